@@ -1,0 +1,112 @@
+// The runtime itself: errors name the kernel, profiling returns per-dispatch timings, grids cover large counts,
+// parameters encode as WGSL expects, tensors check their shapes.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GpuValidationError, Params, grid, type GpuContext } from '.';
+import { acquireNodeDevice } from './node';
+import { add, fill } from '../kernels/elementwise';
+
+let ctx: GpuContext;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+});
+afterAll(() => ctx?.destroy());
+
+describe('GPU runtime', () => {
+  it('reports the adapter and the limits it obtained', () => {
+    expect(ctx.report.runtime).toBe('node');
+    expect(ctx.report.limits.maxStorageBufferBindingSize).toBeGreaterThanOrEqual(128 * 1024 * 1024);
+    expect(ctx.report.vendor.length).toBeGreaterThan(0);
+  });
+
+  it('a WGSL compile error names the file and line', async () => {
+    const fam = ctx.family('broken', '@compute @workgroup_size(1) fn broken_main() { let x: f32 = undefined_name; }');
+    const rec = ctx.recorder('compile-error');
+    expect(() => rec.dispatch({ family: fam, entry: 'broken_main', bindings: [], workgroups: [1] })).not.toThrow();
+    rec.submit();
+    const err = await ctx.flush().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GpuValidationError);
+    expect(String((err as Error).message)).toMatch(/broken\.wgsl:1:\d+/);
+    expect(String((err as Error).message)).toMatch(/undefined_name/);
+  });
+
+  it('a validation error names the kernel by its label', async () => {
+    const a = ctx.tensor([8], { label: 'a' });
+    const b = ctx.tensor([8], { label: 'b' });
+    const out = ctx.tensor([8], { label: 'out' });
+    const rec = ctx.recorder('bad-binding');
+    // Binding the same buffer as read_write output and read-only input in one dispatch is invalid in WebGPU.
+    add(rec, out, out, b);
+    rec.submit();
+    const err = await ctx.flush().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GpuValidationError);
+    expect(String((err as Error).message)).toMatch(/elementwise\.elementwise_add/);
+    expect(String((err as Error).message)).toMatch(/bad-binding/);
+    for (const t of [a, b, out]) t.destroy();
+  });
+
+  it('profiling records one timing per dispatch', async () => {
+    const out = ctx.tensor([1000], { label: 'out' });
+    const rec = ctx.recorder('profiled', { profile: true });
+    fill(rec, out, 1);
+    fill(rec, out, 2);
+    rec.submit();
+    const timings = await rec.timings();
+    await ctx.flush();
+    if (ctx.device.features.has('timestamp-query')) {
+      expect(timings.map((t) => t.label)).toEqual(['elementwise.elementwise_fill', 'elementwise.elementwise_fill']);
+    } else {
+      expect(timings).toHaveLength(1);
+    }
+    for (const t of timings) expect(t.ms).toBeGreaterThanOrEqual(0);
+    expect(Array.from(await ctx.read(out)).every((v) => v === 2)).toBe(true);
+    out.destroy();
+  });
+
+  it('only one recorder is open at a time, and readback refuses to run inside one', async () => {
+    const rec = ctx.recorder('first');
+    expect(() => ctx.recorder('second')).toThrow(/still open/);
+    const t = ctx.tensor([4]);
+    await expect(ctx.read(t)).rejects.toThrow(/submit it first/);
+    rec.submit();
+    await ctx.flush();
+    t.destroy();
+  });
+
+  it('tensors check sizes on upload and reshape', () => {
+    const t = ctx.tensor([2, 3], { label: 'x' });
+    expect(() => ctx.upload(t, new Float32Array(5))).toThrow(/got 5 elements, want 6/);
+    expect(() => t.reshape([4])).toThrow(/element counts differ/);
+    expect(t.reshape([3, 2]).shape).toEqual([3, 2]);
+    t.destroy();
+  });
+
+  it('u32 and i32 tensors round-trip', async () => {
+    const u = ctx.fromArray(new Uint32Array([0, 1, 4294967295]), [3], { dtype: 'u32' });
+    const i = ctx.fromArray(new Int32Array([-5, 0, 7]), [3], { dtype: 'i32' });
+    const [ru, ri] = await ctx.readMany([u, i]);
+    expect(Array.from(ru)).toEqual([0, 1, 4294967295]);
+    expect(Array.from(ri)).toEqual([-5, 0, 7]);
+  });
+});
+
+describe('helpers', () => {
+  it('grid() spreads large workgroup counts over two dimensions without losing any', () => {
+    expect(grid(10)).toEqual([10, 1]);
+    for (const n of [65535, 65536, 1_000_003]) {
+      const [x, y] = grid(n);
+      expect(x).toBeLessThanOrEqual(65535);
+      expect(x * y).toBeGreaterThanOrEqual(n);
+    }
+  });
+
+  it('Params encodes u32, i32 and f32 words in order, padded to 16 bytes', () => {
+    const p = new Params().u32(7).i32(-1).f32(1.5);
+    const w = p.toUint32Array();
+    expect(w.length).toBe(4);
+    expect(w[0]).toBe(7);
+    expect(w[1]).toBe(0xffffffff);
+    expect(new Float32Array(w.buffer)[2]).toBe(1.5);
+    expect(() => new Params().u32(-1)).toThrow(/not a u32/);
+  });
+});

@@ -1,0 +1,9 @@
+// The GPU runtime's public surface (browser-safe; Node's Dawn entry is ./node.ts, imported separately).
+export { acquireDevice, describeAdapter, type AdapterReport, type AcquireOptions } from './adapter';
+export { GpuContext, type TensorOptions } from './context';
+export { GpuDeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors';
+export { KernelFamily, type OverrideConstants } from './kernel';
+export { Params } from './params';
+export { Recorder, grid, type Dispatch, type RecorderOptions } from './recorder';
+export { Tensor, shapeSize, type DType, type HostArrayOf } from './tensor';
+export type { KernelTiming } from './timer';

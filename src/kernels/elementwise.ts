@@ -1,0 +1,40 @@
+// Typed wrappers of shaders/elementwise.wgsl. Same names and argument order as src/reference/elementwise.ts.
+
+import source from '../../shaders/elementwise.wgsl?raw';
+import { Params, grid, type Recorder, type Tensor } from '../gpu';
+
+const WG = 256;
+
+function launch(rec: Recorder, entry: string, out: Tensor, inputs: Tensor[], alpha = 0): void {
+  for (const t of inputs) {
+    if (t.size !== out.size) throw new Error(`${entry}: ${t.describe()} and ${out.describe()} differ in size`);
+  }
+  rec.dispatch({
+    family: rec.ctx.family('elementwise', source),
+    entry,
+    constants: { WG },
+    params: new Params().u32(out.size).f32(alpha),
+    bindings: [out, ...inputs],
+    workgroups: grid(Math.ceil(out.size / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/** out = a + b */
+export function add(rec: Recorder, out: Tensor, a: Tensor, b: Tensor): void {
+  launch(rec, 'elementwise_add', out, [a, b]);
+}
+
+/** out = alpha * a */
+export function scale(rec: Recorder, out: Tensor, a: Tensor, alpha: number): void {
+  launch(rec, 'elementwise_scale', out, [a], alpha);
+}
+
+/** out = value */
+export function fill(rec: Recorder, out: Tensor, value: number): void {
+  launch(rec, 'elementwise_fill', out, [], value);
+}
+
+/** out = a */
+export function copy(rec: Recorder, out: Tensor, a: Tensor): void {
+  launch(rec, 'elementwise_copy', out, [a]);
+}

@@ -1,0 +1,22 @@
+// Typed wrappers of shaders/reduce.wgsl. Same names and argument order as src/reference/reduce.ts.
+
+import source from '../../shaders/reduce.wgsl?raw';
+import type { Recorder, Tensor } from '../gpu';
+import { rowDispatch, rowsCols } from './rows';
+
+function check(what: string, out: Tensor, x: Tensor): void {
+  const { rows } = rowsCols(x);
+  if (out.size !== rows) throw new Error(`${what}: ${out.describe()} must have one element per row of ${x.describe()}`);
+}
+
+/** out[r] = sum_c x[r, c] */
+export function reduceSumRows(rec: Recorder, out: Tensor, x: Tensor): void {
+  check('reduceSumRows', out, x);
+  rowDispatch(rec, 'reduce', source, 'reduce_sum_rows', x, [out, x]);
+}
+
+/** out[r] = max_c x[r, c] */
+export function reduceMaxRows(rec: Recorder, out: Tensor, x: Tensor): void {
+  check('reduceMaxRows', out, x);
+  rowDispatch(rec, 'reduce', source, 'reduce_max_rows', x, [out, x]);
+}

@@ -1,0 +1,159 @@
+// CPU twin of shaders/attention.wgsl: causal grouped-query softmax attention, naive (materializes one score
+// row at a time). Saves the per-row logsumexp, not the probabilities, so the backward recomputes them
+// (flash-attention style). Not the projections or RoPE: q, k, v arrive already projected and rotated.
+
+import type { HostTensor } from './types';
+
+export interface AttentionOptions {
+  /** Score scale; default 1/sqrt(HD) as in HF Llama. */
+  scale?: number;
+}
+
+/**
+ * Checks the attention shapes. Queries are the LAST Tq positions of the Tk keys (Tq = Tk for training,
+ * Tq < Tk when decoding against a KV cache): query t sees keys j <= t + (Tk - Tq).
+ */
+function attentionDims(kernel: string, q: HostTensor, k: HostTensor, v: HostTensor, lse: HostTensor) {
+  const s = (t: HostTensor) => `[${t.shape.join(', ')}]`;
+  if (q.shape.length !== 4) throw new Error(`${kernel}: q must be (B,T,NH,HD), got ${s(q)}`);
+  if (k.shape.length !== 4) throw new Error(`${kernel}: k must be (B,T,NKV,HD), got ${s(k)}`);
+  const [B, Tq, NH, HD] = q.shape;
+  const [Bk, Tk, NKV, HDk] = k.shape;
+  if (Bk !== B || HDk !== HD) throw new Error(`${kernel}: k ${s(k)} does not match q ${s(q)} in B or HD`);
+  if (v.shape.length !== 4 || v.shape.some((d, i) => d !== k.shape[i])) {
+    throw new Error(`${kernel}: v ${s(v)} must have the shape of k ${s(k)}`);
+  }
+  if (NKV < 1 || NH % NKV !== 0) throw new Error(`${kernel}: NH=${NH} query heads must be a multiple of NKV=${NKV}`);
+  if (Tk < Tq) throw new Error(`${kernel}: ${Tk} key positions for ${Tq} query positions`);
+  if (lse.data.length !== B * NH * Tq) throw new Error(`${kernel}: lse has ${lse.data.length} elements, want (B,NH,T)=${B * NH * Tq}`);
+  return { B, Tq, Tk, NH, NKV, HD, group: NH / NKV, offset: Tk - Tq };
+}
+
+function checkSame(kernel: string, a: HostTensor, aName: string, b: HostTensor, bName: string): void {
+  if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
+    throw new Error(`${kernel}: ${aName} [${a.shape.join(', ')}] must have the shape of ${bName} [${b.shape.join(', ')}]`);
+  }
+}
+
+/**
+ * out[b,t,h,:] = sum_{j <= t} softmax_j(scale * q[b,t,h,:] . k[b,j,g,:]) v[b,j,g,:], g = floor(h / (NH/NKV)).
+ * @param out (B,T,NH,HD) attention output, overwritten.
+ * @param lse (B,NH,T) logsumexp of the scaled scores per query row, overwritten; kept for the backward.
+ * @param q   (B,T,NH,HD) rotated queries.
+ * @param k   (B,Tk,NKV,HD) rotated keys (Tk = T in training).
+ * @param v   (B,Tk,NKV,HD) values.
+ */
+export function attentionForward(
+  out: HostTensor,
+  lse: HostTensor,
+  q: HostTensor,
+  k: HostTensor,
+  v: HostTensor,
+  opts: AttentionOptions = {},
+): void {
+  const d = attentionDims('attentionForward', q, k, v, lse);
+  checkSame('attentionForward', out, 'out', q, 'q');
+  const { B, Tq, Tk, NH, NKV, HD, group, offset } = d;
+  const scale = opts.scale ?? 1 / Math.sqrt(HD);
+  const scores = new Float64Array(Tk);
+  const acc = new Float64Array(HD);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < NH; h++) {
+      const g = Math.floor(h / group);
+      for (let t = 0; t < Tq; t++) {
+        const qo = ((b * Tq + t) * NH + h) * HD;
+        const last = t + offset; // causal: keys 0..last
+        let max = -Infinity;
+        for (let j = 0; j <= last; j++) {
+          const ko = ((b * Tk + j) * NKV + g) * HD;
+          let s = 0;
+          for (let e = 0; e < HD; e++) s += q.data[qo + e] * k.data[ko + e];
+          scores[j] = s * scale;
+          if (scores[j] > max) max = scores[j];
+        }
+        let sum = 0;
+        for (let j = 0; j <= last; j++) sum += Math.exp(scores[j] - max);
+        const l = max + Math.log(sum);
+        lse.data[(b * NH + h) * Tq + t] = l;
+        acc.fill(0);
+        for (let j = 0; j <= last; j++) {
+          const p = Math.exp(scores[j] - l);
+          const vo = ((b * Tk + j) * NKV + g) * HD;
+          for (let e = 0; e < HD; e++) acc[e] += p * v.data[vo + e];
+        }
+        for (let e = 0; e < HD; e++) out.data[qo + e] = acc[e];
+      }
+    }
+  }
+}
+
+/**
+ * Backward of attentionForward. With P = exp(S - lse), dP = dOut v^T, D = rowsum(dOut * out):
+ * dS = P * (dP - D); dq = scale * dS k; dk = scale * dS^T q; dv = P^T dOut, summed over the NH/NKV query
+ * heads that share each kv head.
+ * @param dq   (B,T,NH,HD) overwritten.
+ * @param dk   (B,Tk,NKV,HD) overwritten.
+ * @param dv   (B,Tk,NKV,HD) overwritten.
+ * @param dOut (B,T,NH,HD) upstream gradient.
+ * @param q    (B,T,NH,HD) forward input.
+ * @param k    (B,Tk,NKV,HD) forward input.
+ * @param v    (B,Tk,NKV,HD) forward input.
+ * @param out  (B,T,NH,HD) forward output (for D).
+ * @param lse  (B,NH,T) saved by the forward.
+ */
+export function attentionBackward(
+  dq: HostTensor,
+  dk: HostTensor,
+  dv: HostTensor,
+  dOut: HostTensor,
+  q: HostTensor,
+  k: HostTensor,
+  v: HostTensor,
+  out: HostTensor,
+  lse: HostTensor,
+  opts: AttentionOptions = {},
+): void {
+  const kernel = 'attentionBackward';
+  const d = attentionDims(kernel, q, k, v, lse);
+  checkSame(kernel, dq, 'dq', q, 'q');
+  checkSame(kernel, dOut, 'dOut', q, 'q');
+  checkSame(kernel, out, 'out', q, 'q');
+  checkSame(kernel, dk, 'dk', k, 'k');
+  checkSame(kernel, dv, 'dv', v, 'v');
+  const { B, Tq, Tk, NH, NKV, HD, group, offset } = d;
+  const scale = opts.scale ?? 1 / Math.sqrt(HD);
+  const dkAcc = new Float64Array(dk.data.length);
+  const dvAcc = new Float64Array(dv.data.length);
+  const dqRow = new Float64Array(HD);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < NH; h++) {
+      const g = Math.floor(h / group);
+      for (let t = 0; t < Tq; t++) {
+        const qo = ((b * Tq + t) * NH + h) * HD;
+        const l = lse.data[(b * NH + h) * Tq + t];
+        let D = 0;
+        for (let e = 0; e < HD; e++) D += dOut.data[qo + e] * out.data[qo + e];
+        dqRow.fill(0);
+        for (let j = 0; j <= t + offset; j++) {
+          const ko = ((b * Tk + j) * NKV + g) * HD;
+          let s = 0;
+          let dp = 0;
+          for (let e = 0; e < HD; e++) {
+            s += q.data[qo + e] * k.data[ko + e];
+            dp += dOut.data[qo + e] * v.data[ko + e];
+          }
+          const p = Math.exp(s * scale - l);
+          const ds = p * (dp - D) * scale;
+          for (let e = 0; e < HD; e++) {
+            dqRow[e] += ds * k.data[ko + e];
+            dkAcc[ko + e] += ds * q.data[qo + e];
+            dvAcc[ko + e] += p * dOut.data[qo + e];
+          }
+        }
+        for (let e = 0; e < HD; e++) dq.data[qo + e] = dqRow[e];
+      }
+    }
+  }
+  dk.data.set(dkAcc);
+  dv.data.set(dvAcc);
+}

@@ -1,0 +1,294 @@
+// CPU reference of the whole Llama-style policy: forward to logits and backward to every parameter, written as
+// the same flat list of twin calls the GPU model will record (llm.c style; the backward is the list reversed).
+// Matches Hugging Face LlamaForCausalLM in f32/f64. Not the KV-cache decoder, sampler or losses (those sit on top).
+
+import { attentionBackward, attentionForward } from './attention';
+import { embeddingBackward, embeddingForward } from './embedding';
+import { matmul } from './matmul';
+import type { Rng } from './random';
+import { rmsnormBackward, rmsnormForward } from './rmsnorm';
+import { ropeBackward, ropeForward } from './rope';
+import { swigluBackward, swigluForward } from './swiglu';
+import type { FloatArray, HostTensor } from './types';
+
+// Dimension letters: B batch, T sequence, C dModel, V vocab, NH query heads, NKV kv heads, HD head dim
+// (C / NH), F dFF, L layers, N = B*T rows.
+
+/** The architecture numbers the reference needs (the integrator will unify this with the model config). */
+export interface ModelDims {
+  /** V: vocabulary size. */
+  vocabSize: number;
+  /** C: residual width (HF hidden_size). */
+  dModel: number;
+  /** L: decoder layers. */
+  nLayers: number;
+  /** NH: query heads; head dim HD = dModel / nHeads. */
+  nHeads: number;
+  /** NKV: key/value heads (grouped-query attention); divides nHeads. */
+  nKvHeads: number;
+  /** F: MLP hidden width (HF intermediate_size). */
+  dFF: number;
+  /** RoPE base (HF rope_theta). */
+  ropeTheta: number;
+  /** RMSNorm epsilon (HF rms_norm_eps). */
+  normEps: number;
+  /** lm_head shares the embedding table (HF tie_word_embeddings). */
+  tiedEmbeddings: boolean;
+}
+
+/** Parameters (or their gradients) keyed by Hugging Face tensor name, in HF shapes (Linear weights are (out, in)). */
+export type ModelParams = Record<string, HostTensor>;
+
+/** Head dim HD = C / NH, checked. */
+export function headDim(d: ModelDims): number {
+  if (d.dModel % d.nHeads !== 0) throw new Error(`model: dModel ${d.dModel} is not a multiple of nHeads ${d.nHeads}`);
+  if (d.nHeads % d.nKvHeads !== 0) throw new Error(`model: nHeads ${d.nHeads} is not a multiple of nKvHeads ${d.nKvHeads}`);
+  return d.dModel / d.nHeads;
+}
+
+/** Every parameter's HF name and shape, in HF order (embeddings, layers, final norm, lm_head when untied). */
+export function paramShapes(d: ModelDims): { name: string; shape: number[] }[] {
+  const C = d.dModel;
+  const HD = headDim(d);
+  const out: { name: string; shape: number[] }[] = [{ name: 'model.embed_tokens.weight', shape: [d.vocabSize, C] }];
+  for (let i = 0; i < d.nLayers; i++) {
+    const p = `model.layers.${i}.`;
+    out.push(
+      { name: `${p}input_layernorm.weight`, shape: [C] },
+      { name: `${p}self_attn.q_proj.weight`, shape: [d.nHeads * HD, C] },
+      { name: `${p}self_attn.k_proj.weight`, shape: [d.nKvHeads * HD, C] },
+      { name: `${p}self_attn.v_proj.weight`, shape: [d.nKvHeads * HD, C] },
+      { name: `${p}self_attn.o_proj.weight`, shape: [C, d.nHeads * HD] },
+      { name: `${p}post_attention_layernorm.weight`, shape: [C] },
+      { name: `${p}mlp.gate_proj.weight`, shape: [d.dFF, C] },
+      { name: `${p}mlp.up_proj.weight`, shape: [d.dFF, C] },
+      { name: `${p}mlp.down_proj.weight`, shape: [C, d.dFF] },
+    );
+  }
+  out.push({ name: 'model.norm.weight', shape: [C] });
+  if (!d.tiedEmbeddings) out.push({ name: 'lm_head.weight', shape: [d.vocabSize, C] });
+  return out;
+}
+
+/**
+ * Random parameters for tests: normal(0, std) matrices, norm gains 1 + normal(0, 0.1) (not exactly 1, so their
+ * gradients are exercised).
+ */
+export function initParams(d: ModelDims, rng: Rng, opts: { std?: number; dtype?: 'f32' | 'f64' } = {}): ModelParams {
+  const std = opts.std ?? 0.3;
+  const params: ModelParams = {};
+  for (const { name, shape } of paramShapes(d)) {
+    const t = alloc(opts.dtype === 'f64', shape);
+    const isNorm = shape.length === 1;
+    for (let i = 0; i < t.data.length; i++) t.data[i] = isNorm ? 1 + 0.1 * rng.normal() : std * rng.normal();
+    params[name] = t;
+  }
+  return params;
+}
+
+/** Checks that every expected parameter is present with its HF shape (extra keys are an error too). */
+export function checkParams(d: ModelDims, params: ModelParams): void {
+  const shapes = paramShapes(d);
+  for (const { name, shape } of shapes) {
+    const t = params[name];
+    if (!t) throw new Error(`model: missing parameter ${name}`);
+    if (t.shape.length !== shape.length || t.shape.some((x, i) => x !== shape[i]) || t.data.length !== t.shape.reduce((a, b) => a * b, 1)) {
+      throw new Error(`model: ${name} has shape [${t.shape.join(', ')}], want [${shape.join(', ')}]`);
+    }
+  }
+  const known = new Set(shapes.map((s) => s.name));
+  for (const name of Object.keys(params)) {
+    if (!known.has(name)) throw new Error(`model: unexpected parameter ${name}${name === 'lm_head.weight' ? ' (embeddings are tied)' : ''}`);
+  }
+}
+
+/** Activations of one layer kept for the backward. */
+export interface LayerCache {
+  x: HostTensor; // (B,T,C) residual stream entering the layer
+  n1: HostTensor; // (B,T,C) input_layernorm output
+  rstd1: HostTensor; // (B,T)
+  q: HostTensor; // (B,T,NH,HD) after RoPE
+  k: HostTensor; // (B,T,NKV,HD) after RoPE
+  v: HostTensor; // (B,T,NKV,HD)
+  att: HostTensor; // (B,T,NH,HD) attention output before o_proj
+  lse: HostTensor; // (B,NH,T)
+  h: HostTensor; // (B,T,C) residual after the attention block
+  n2: HostTensor; // (B,T,C) post_attention_layernorm output
+  rstd2: HostTensor; // (B,T)
+  gate: HostTensor; // (B,T,F)
+  up: HostTensor; // (B,T,F)
+  act: HostTensor; // (B,T,F) silu(gate) * up
+}
+
+/** Everything modelBackward needs from modelForward. */
+export interface ModelCache {
+  B: number;
+  T: number;
+  f64: boolean;
+  tokens: Uint32Array; // (B*T)
+  layers: LayerCache[];
+  xf: HostTensor; // (B,T,C) residual stream after the last layer
+  nf: HostTensor; // (B,T,C) final norm output
+  rstdf: HostTensor; // (B,T)
+}
+
+function alloc(f64: boolean, shape: readonly number[]): HostTensor {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data: FloatArray = f64 ? new Float64Array(n) : new Float32Array(n);
+  return { data, shape: [...shape] };
+}
+
+/** The same data seen with another shape (matmuls take 2-D (N, C) views of (B,T,C) activations). */
+function view(t: HostTensor, shape: readonly number[]): HostTensor {
+  return { data: t.data, shape: [...shape] };
+}
+
+function param(params: ModelParams, name: string): HostTensor {
+  const t = params[name];
+  if (!t) throw new Error(`model: missing parameter ${name}`);
+  return t;
+}
+
+/**
+ * Forward pass: logits (B,T,V) for tokens (B*T), positions 0..T-1 in every sequence.
+ * Precision follows the embedding table (Float32Array or Float64Array).
+ */
+export function modelForward(
+  d: ModelDims,
+  params: ModelParams,
+  tokens: Uint32Array,
+  B: number,
+  T: number,
+): { logits: HostTensor; cache: ModelCache } {
+  checkParams(d, params);
+  if (tokens.length !== B * T) throw new Error(`modelForward: ${tokens.length} tokens for B*T = ${B}*${T}`);
+  const { dModel: C, vocabSize: V, nHeads: NH, nKvHeads: NKV, dFF: F } = d;
+  const HD = headDim(d);
+  const N = B * T;
+  const embed = param(params, 'model.embed_tokens.weight');
+  const f64 = embed.data instanceof Float64Array;
+  const a = (...shape: number[]) => alloc(f64, shape);
+  const eps = { eps: d.normEps };
+  const rope = { theta: d.ropeTheta };
+  const T2 = { transB: true }; // y = x W^T for (out, in) weights
+
+  let x = a(B, T, C); // (B,T,C)
+  embeddingForward(x, embed, tokens);
+  const layers: LayerCache[] = [];
+  for (let l = 0; l < d.nLayers; l++) {
+    const p = `model.layers.${l}.`;
+    const w = (n: string) => param(params, p + n);
+    const c: LayerCache = {
+      x,
+      n1: a(B, T, C),
+      rstd1: a(B, T),
+      q: a(B, T, NH, HD),
+      k: a(B, T, NKV, HD),
+      v: a(B, T, NKV, HD),
+      att: a(B, T, NH, HD),
+      lse: a(B, NH, T),
+      h: a(B, T, C),
+      n2: a(B, T, C),
+      rstd2: a(B, T),
+      gate: a(B, T, F),
+      up: a(B, T, F),
+      act: a(B, T, F),
+    };
+    // attention block: h = x + o_proj(attn(rope(q_proj(n1)), rope(k_proj(n1)), v_proj(n1)))
+    rmsnormForward(c.n1, c.rstd1, x, w('input_layernorm.weight'), eps);
+    matmul(view(c.q, [N, NH * HD]), view(c.n1, [N, C]), w('self_attn.q_proj.weight'), T2);
+    matmul(view(c.k, [N, NKV * HD]), view(c.n1, [N, C]), w('self_attn.k_proj.weight'), T2);
+    matmul(view(c.v, [N, NKV * HD]), view(c.n1, [N, C]), w('self_attn.v_proj.weight'), T2);
+    ropeForward(c.q, c.q, rope);
+    ropeForward(c.k, c.k, rope);
+    attentionForward(c.att, c.lse, c.q, c.k, c.v);
+    c.h.data.set(x.data); // residual
+    matmul(view(c.h, [N, C]), view(c.att, [N, NH * HD]), w('self_attn.o_proj.weight'), { transB: true, accumulate: true });
+    // MLP block: x' = h + down_proj(silu(gate_proj(n2)) * up_proj(n2))
+    rmsnormForward(c.n2, c.rstd2, c.h, w('post_attention_layernorm.weight'), eps);
+    matmul(view(c.gate, [N, F]), view(c.n2, [N, C]), w('mlp.gate_proj.weight'), T2);
+    matmul(view(c.up, [N, F]), view(c.n2, [N, C]), w('mlp.up_proj.weight'), T2);
+    swigluForward(c.act, c.gate, c.up);
+    const next = a(B, T, C);
+    next.data.set(c.h.data); // residual
+    matmul(view(next, [N, C]), view(c.act, [N, F]), w('mlp.down_proj.weight'), { transB: true, accumulate: true });
+    layers.push(c);
+    x = next;
+  }
+  const nf = a(B, T, C);
+  const rstdf = a(B, T);
+  rmsnormForward(nf, rstdf, x, param(params, 'model.norm.weight'), eps);
+  const logits = a(B, T, V); // (B,T,V)
+  const lm = param(params, d.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+  matmul(view(logits, [N, V]), view(nf, [N, C]), lm, T2);
+  return { logits, cache: { B, T, f64, tokens: tokens.slice(), layers, xf: x, nf, rstdf } };
+}
+
+/**
+ * Backward pass: gradients of every parameter (same names and shapes as params, freshly zeroed and then
+ * filled) for the upstream gradient dLogits (B,T,V). The forward list, reversed.
+ */
+export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCache, dLogits: HostTensor): ModelParams {
+  checkParams(d, params);
+  const { B, T, f64 } = cache;
+  const { dModel: C, vocabSize: V, nHeads: NH, nKvHeads: NKV, dFF: F } = d;
+  const HD = headDim(d);
+  const N = B * T;
+  if (dLogits.data.length !== N * V) throw new Error(`modelBackward: dLogits has ${dLogits.data.length} elements, want (B,T,V)=${N * V}`);
+  const a = (...shape: number[]) => alloc(f64, shape);
+  const grads: ModelParams = {};
+  for (const { name, shape } of paramShapes(d)) grads[name] = a(...shape);
+  const rope = { theta: d.ropeTheta };
+  const TA = { transA: true, accumulate: true }; // dW += dY^T X
+
+  // lm head: logits = nf W^T
+  const lmName = d.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+  const dL = view(dLogits, [N, V]);
+  const dnf = a(N, C);
+  matmul(dnf, dL, param(params, lmName));
+  matmul(grads[lmName], dL, view(cache.nf, [N, C]), TA);
+  const dx = a(B, T, C); // (B,T,C) gradient of the residual stream, carried down through the layers
+  rmsnormBackward(dx, grads['model.norm.weight'], dnf, cache.xf, param(params, 'model.norm.weight'), cache.rstdf);
+
+  const dn = a(B, T, C); // (B,T,C) scratch: gradient of a norm output
+  const dact = a(B, T, F);
+  const dgate = a(B, T, F);
+  const dup = a(B, T, F);
+  const datt = a(B, T, NH, HD);
+  const dq = a(B, T, NH, HD);
+  const dk = a(B, T, NKV, HD);
+  const dv = a(B, T, NKV, HD);
+  for (let l = d.nLayers - 1; l >= 0; l--) {
+    const p = `model.layers.${l}.`;
+    const w = (n: string) => param(params, p + n);
+    const g = (n: string) => grads[p + n];
+    const c = cache.layers[l];
+    const dx2 = view(dx, [N, C]);
+    // MLP block, reversed (dx is the gradient of x' and, through the residual, of h)
+    matmul(view(dact, [N, F]), dx2, w('mlp.down_proj.weight'));
+    matmul(g('mlp.down_proj.weight'), dx2, view(c.act, [N, F]), TA);
+    swigluBackward(dgate, dup, dact, c.gate, c.up);
+    matmul(view(dn, [N, C]), view(dgate, [N, F]), w('mlp.gate_proj.weight'));
+    matmul(view(dn, [N, C]), view(dup, [N, F]), w('mlp.up_proj.weight'), { accumulate: true });
+    matmul(g('mlp.gate_proj.weight'), view(dgate, [N, F]), view(c.n2, [N, C]), TA);
+    matmul(g('mlp.up_proj.weight'), view(dup, [N, F]), view(c.n2, [N, C]), TA);
+    rmsnormBackward(dx, g('post_attention_layernorm.weight'), dn, c.h, w('post_attention_layernorm.weight'), c.rstd2, {
+      accumulate: true,
+    }); // dx is now dh
+    // attention block, reversed
+    matmul(view(datt, [N, NH * HD]), dx2, w('self_attn.o_proj.weight'));
+    matmul(g('self_attn.o_proj.weight'), dx2, view(c.att, [N, NH * HD]), TA);
+    attentionBackward(dq, dk, dv, datt, c.q, c.k, c.v, c.att, c.lse);
+    ropeBackward(dq, dq, rope);
+    ropeBackward(dk, dk, rope);
+    matmul(view(dn, [N, C]), view(dq, [N, NH * HD]), w('self_attn.q_proj.weight'));
+    matmul(view(dn, [N, C]), view(dk, [N, NKV * HD]), w('self_attn.k_proj.weight'), { accumulate: true });
+    matmul(view(dn, [N, C]), view(dv, [N, NKV * HD]), w('self_attn.v_proj.weight'), { accumulate: true });
+    matmul(g('self_attn.q_proj.weight'), view(dq, [N, NH * HD]), view(c.n1, [N, C]), TA);
+    matmul(g('self_attn.k_proj.weight'), view(dk, [N, NKV * HD]), view(c.n1, [N, C]), TA);
+    matmul(g('self_attn.v_proj.weight'), view(dv, [N, NKV * HD]), view(c.n1, [N, C]), TA);
+    rmsnormBackward(dx, g('input_layernorm.weight'), dn, c.x, w('input_layernorm.weight'), c.rstd1, { accumulate: true }); // dx is now d(layer input)
+  }
+  embeddingBackward(grads['model.embed_tokens.weight'], dx, cache.tokens);
+  return grads;
+}

@@ -1,0 +1,77 @@
+// CPU twin of shaders/rope.wgsl: rotary position embedding in Hugging Face Llama's rotate_half convention,
+// on (B,T,H,HD) tensors (H = NH for queries, NKV for keys). Pairs are (i, i + HD/2), not adjacent (i, i+1)
+// as in the original RoPE paper / Meta's complex-number code. Not the attention itself (attention.ts).
+
+import type { HostTensor } from './types';
+
+export interface RopeOptions {
+  /** RoPE base (HF `rope_theta`, e.g. 10000). inv_freq[i] = theta^(-2i/HD) for i < HD/2. */
+  theta: number;
+  /** Position of token t is posOffset + t (default 0): the number of tokens already in the KV cache. */
+  posOffset?: number;
+  /** Explicit position of every token, (B*T); overrides posOffset (per-sequence offsets, left padding). */
+  positions?: Uint32Array;
+}
+
+/** Checks the rope shapes and returns (B, T, H heads, HD head dim). */
+function ropeDims(kernel: string, out: HostTensor, x: HostTensor, opts: RopeOptions) {
+  if (x.shape.length !== 4) throw new Error(`${kernel}: input must be (B,T,H,HD), got [${x.shape.join(', ')}]`);
+  const [B, T, H, HD] = x.shape;
+  if (out.shape.length !== 4 || out.shape.some((d, i) => d !== x.shape[i])) {
+    throw new Error(`${kernel}: output shape [${out.shape.join(', ')}] differs from input shape [${x.shape.join(', ')}]`);
+  }
+  if (HD % 2 !== 0) throw new Error(`${kernel}: head dim ${HD} must be even`);
+  if (opts.positions && opts.positions.length !== B * T) {
+    throw new Error(`${kernel}: positions has ${opts.positions.length} entries, want B*T=${B * T}`);
+  }
+  return { B, T, H, HD };
+}
+
+/**
+ * Rotates every pair (x_i, x_{i+HD/2}) of every head by angle pos * inv_freq[i]; sign = +1 forward, -1 backward
+ * (the transpose of a rotation is the rotation by the opposite angle). Reads both halves before writing,
+ * so out may alias x.
+ */
+function rotate(kernel: string, out: HostTensor, x: HostTensor, opts: RopeOptions, sign: 1 | -1): void {
+  const { B, T, H, HD } = ropeDims(kernel, out, x, opts);
+  const half = HD / 2;
+  const invFreq = new Float64Array(half);
+  for (let i = 0; i < half; i++) invFreq[i] = Math.pow(opts.theta, (-2 * i) / HD);
+  const posOffset = opts.posOffset ?? 0;
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      const pos = opts.positions ? opts.positions[b * T + t] : posOffset + t;
+      for (let i = 0; i < half; i++) {
+        const angle = pos * invFreq[i];
+        const cos = Math.cos(angle);
+        const sin = sign * Math.sin(angle);
+        for (let h = 0; h < H; h++) {
+          const o = ((b * T + t) * H + h) * HD;
+          const x1 = x.data[o + i];
+          const x2 = x.data[o + i + half];
+          // q*cos + rotate_half(q)*sin, rotate_half(q) = cat(-q2, q1)
+          out.data[o + i] = x1 * cos - x2 * sin;
+          out.data[o + i + half] = x2 * cos + x1 * sin;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * out = x * cos + rotate_half(x) * sin with cos/sin of (pos * inv_freq) duplicated over both halves.
+ * @param out (B,T,H,HD) rotated, overwritten; may be the same tensor as x (in place).
+ * @param x   (B,T,H,HD) queries (H = NH) or keys (H = NKV).
+ */
+export function ropeForward(out: HostTensor, x: HostTensor, opts: RopeOptions): void {
+  rotate('ropeForward', out, x, opts, 1);
+}
+
+/**
+ * Backward of ropeForward: dx = R^T dOut, the rotation by the opposite angle. Needs no saved activations.
+ * @param dx   (B,T,H,HD) input gradient, overwritten; may be the same tensor as dOut (in place).
+ * @param dOut (B,T,H,HD) upstream gradient.
+ */
+export function ropeBackward(dx: HostTensor, dOut: HostTensor, opts: RopeOptions): void {
+  rotate('ropeBackward', dx, dOut, opts, -1);
+}
