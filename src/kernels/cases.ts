@@ -1,94 +1,20 @@
-// Kernel verification cases: each runs one WGSL kernel on random inputs at an awkward shape and compares it
-// with its CPU twin. The same list runs in Node (Vitest, Dawn), in the browser self-test page, and in the CLI.
+// The list of kernel verification cases (each runs one WGSL kernel on random inputs at an awkward shape and
+// compares it with its CPU twin), with the cases of the first families. Families with more elaborate cases keep
+// them in <family>.cases.ts beside their wrapper; this file gathers them all.
 
-import type { GpuContext, Recorder, Tensor } from '../gpu';
-import { compareArrays, type Tolerance } from '../reference/compare';
+import type { Recorder, Tensor } from '../gpu';
 import * as refElementwise from '../reference/elementwise';
 import { matmul as matmulTwin } from '../reference/matmul';
-import { Rng } from '../reference/random';
 import * as refReduce from '../reference/reduce';
 import * as refSoftmax from '../reference/softmax';
-import { host, numel, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../reference/types';
 import * as elementwise from './elementwise';
 import { MATMUL_VARIANTS, matmul } from './matmul';
 import * as reduce from './reduce';
 import * as softmax from './softmax';
+import { simpleCase, type KernelCase } from './verify';
 
-export interface CaseResult {
-  name: string;
-  family: string;
-  pass: boolean;
-  /** "max abs 1.2e-07, max rel 3.0e-07 over 1105" plus the first mismatches on failure. */
-  summary: string;
-  maxAbsError: number;
-  /** Wall time of the GPU phase: submit, completion and readback. */
-  ms: number;
-}
-
-export interface KernelCase {
-  name: string;
-  family: string;
-  run(ctx: GpuContext): Promise<CaseResult>;
-}
-
-interface InputSpec {
-  shape: number[];
-  /** Values are uniform in [-scale, scale] (default 1). */
-  scale?: number;
-}
-
-interface TwinCase {
-  name: string;
-  family: string;
-  out: number[];
-  inputs: InputSpec[];
-  /** Start the output from random values (for kernels that accumulate into it). */
-  randomOutput?: boolean;
-  /** Rewrites the random inputs before upload (e.g. turns x into y = forward(x) for a backward case). */
-  prepare?(inputs: HostTensor[]): void;
-  gpu(rec: Recorder, out: Tensor, ...inputs: Tensor[]): void;
-  twin(out: HostTensor, ...inputs: HostTensor[]): void;
-  tol: Tolerance;
-}
-
-function seedOf(name: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
-  return h >>> 0;
-}
-
-function randomHost(rng: Rng, shape: number[], scale: number): HostTensor<Float32Array> {
-  const data = new Float32Array(numel(shape));
-  // Uniform in [-scale, scale], nudged away from exact zeros so no case passes on zeros.
-  for (let i = 0; i < data.length; i++) data[i] = rng.uniform(-scale, scale) || scale * 1e-3;
-  return host(data, shape);
-}
-
-/** Builds a case that runs `gpu` and `twin` on the same random inputs and compares the outputs. */
-function twinCase(spec: TwinCase): KernelCase {
-  return {
-    name: spec.name,
-    family: spec.family,
-    async run(ctx) {
-      const rng = new Rng(seedOf(spec.name));
-      const inputs = spec.inputs.map((s) => randomHost(rng, s.shape, s.scale ?? 1));
-      spec.prepare?.(inputs);
-      const out = spec.randomOutput ? randomHost(rng, spec.out, 1) : host(new Float32Array(numel(spec.out)), spec.out);
-      const gIn = inputs.map((h, i) => ctx.fromArray(h.data, h.shape, { label: `${spec.name}:in${i}` }));
-      const gOut = ctx.fromArray(out.data, out.shape, { label: `${spec.name}:out` });
-      const t0 = performance.now();
-      const rec = ctx.recorder(spec.name);
-      spec.gpu(rec, gOut, ...gIn);
-      rec.submit();
-      const got = await ctx.read(gOut);
-      const ms = performance.now() - t0;
-      for (const t of [...gIn, gOut]) t.destroy();
-      spec.twin(out, ...inputs);
-      const c = compareArrays(got, out.data, spec.tol);
-      return { name: spec.name, family: spec.family, pass: c.pass, summary: c.summary, maxAbsError: c.maxAbsError, ms };
-    },
-  };
-}
+export { runKernelCases, type CaseResult, type KernelCase } from './verify';
 
 const MATMUL_SHAPES: { M: number; N: number; K: number; batch: number; shareB?: boolean }[] = [
   { M: 1, N: 1, K: 1, batch: 1 },
@@ -113,7 +39,7 @@ function matmulCases(): KernelCase[] {
         const bShape = lead(layout.transB ? [s.N, s.K] : [s.K, s.N], !s.shareB);
         const opts = { transA: layout.transA, transB: layout.transB };
         cases.push(
-          twinCase({
+          simpleCase({
             name: `matmul ${variant} ${layout.tag} ${s.batch > 1 ? `${s.batch}x` : ''}${s.M}x${s.N}x${s.K}${s.shareB ? ' shared B' : ''}`,
             family: 'matmul',
             out: lead([s.M, s.N], true),
@@ -127,7 +53,7 @@ function matmulCases(): KernelCase[] {
     }
     const acc = { transB: true, accumulate: true, alpha: -0.75 };
     cases.push(
-      twinCase({
+      simpleCase({
         name: `matmul ${variant} accumulate alpha=-0.75 A*B^T 2x31x9x14`,
         family: 'matmul',
         out: [2, 31, 9],
@@ -147,21 +73,21 @@ function elementwiseCases(): KernelCase[] {
   const exact = { atol: 0, rtol: 0 };
   for (const n of [1, 1031]) {
     cases.push(
-      twinCase({
+      simpleCase({
         name: `add n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }, { shape: [n] }],
         gpu: elementwise.add, twin: refElementwise.add, tol: exact,
       }),
-      twinCase({
+      simpleCase({
         name: `scale n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }],
         gpu: (rec, out, a) => elementwise.scale(rec, out, a, -2.5),
         twin: (out, a) => refElementwise.scale(out, a, -2.5), tol: { atol: 0, rtol: 1e-7 },
       }),
-      twinCase({
+      simpleCase({
         name: `fill n=${n}`, family: 'elementwise', out: [n], inputs: [], randomOutput: true,
         gpu: (rec, out) => elementwise.fill(rec, out, 0.375),
         twin: (out) => refElementwise.fill(out, 0.375), tol: exact,
       }),
-      twinCase({
+      simpleCase({
         name: `copy n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }],
         gpu: elementwise.copy, twin: refElementwise.copy, tol: exact,
       }),
@@ -177,11 +103,11 @@ function reduceCases(): KernelCase[] {
     const out = shape.slice(0, -1);
     const tag = shape.join('x');
     return [
-      twinCase({
+      simpleCase({
         name: `reduceSumRows ${tag}`, family: 'reduce', out, inputs: [{ shape }],
         gpu: reduce.reduceSumRows, twin: refReduce.reduceSumRows, tol: { atol: 1e-5, rtol: 1e-5 },
       }),
-      twinCase({
+      simpleCase({
         name: `reduceMaxRows ${tag}`, family: 'reduce', out, inputs: [{ shape }],
         gpu: reduce.reduceMaxRows, twin: refReduce.reduceMaxRows, tol: { atol: 0, rtol: 0 },
       }),
@@ -195,11 +121,11 @@ function softmaxCases(): KernelCase[] {
   for (const { shape, scale } of shapes) {
     const tag = `${shape.join('x')}${scale >= 1e4 ? ' logits 1e4' : ''}`;
     cases.push(
-      twinCase({
+      simpleCase({
         name: `softmaxForward ${tag}`, family: 'softmax', out: shape, inputs: [{ shape, scale }],
         gpu: softmax.softmaxForward, twin: refSoftmax.softmaxForward, tol: { atol: 1e-6, rtol: 1e-5 },
       }),
-      twinCase({
+      simpleCase({
         name: `logSoftmaxForward ${tag}`, family: 'softmax', out: shape, inputs: [{ shape, scale }],
         gpu: softmax.logSoftmaxForward, twin: refSoftmax.logSoftmaxForward, tol: { atol: 1e-5, rtol: 1e-5 },
       }),
@@ -220,7 +146,7 @@ function backwardCase(
   twin: (dx: HostTensor, y: HostTensor, dy: HostTensor) => void,
   forward: (out: HostTensor, x: HostTensor) => void,
 ): KernelCase {
-  return twinCase({
+  return simpleCase({
     name: `${name} ${shape.join('x')}`,
     family: 'softmax',
     out: shape,
@@ -241,22 +167,3 @@ export function kernelCases(): KernelCase[] {
   return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases()];
 }
 
-/** Runs cases one after another; `onResult` sees each result as it arrives (for live UIs). */
-export async function runKernelCases(
-  ctx: GpuContext,
-  cases: readonly KernelCase[] = kernelCases(),
-  onResult?: (r: CaseResult) => void,
-): Promise<CaseResult[]> {
-  const results: CaseResult[] = [];
-  for (const c of cases) {
-    let r: CaseResult;
-    try {
-      r = await c.run(ctx);
-    } catch (e) {
-      r = { name: c.name, family: c.family, pass: false, summary: `threw: ${(e as Error).message}`, maxAbsError: NaN, ms: 0 };
-    }
-    results.push(r);
-    onResult?.(r);
-  }
-  return results;
-}
