@@ -1,0 +1,40 @@
+// The kernel self-test in a real Chromium with WebGPU on SwiftShader: the page reports a real adapter, runs
+// every kernel case in its worker, and every case passes against its CPU twin. Saves a screenshot.
+import { expect, test } from '@playwright/test';
+
+test('the page shows a real adapter and the kernel self-test passes in the browser', async ({ page }, testInfo) => {
+  const external: string[] = [];
+  page.on('request', (req) => {
+    const url = new URL(req.url());
+    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && url.protocol !== 'data:' && url.protocol !== 'blob:') external.push(req.url());
+  });
+  const consoleErrors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+
+  await page.goto('/?selftest');
+  const status = page.getByTestId('adapter-status');
+  const info = page.getByTestId('adapter-info');
+  await expect(info.or(status.filter({ hasText: /WebGPU|adapter|GPU/ }))).toBeVisible();
+  // A missing adapter is a failure with the page's own explanation, never a skip.
+  if (!(await info.isVisible())) throw new Error(`no WebGPU adapter in Chromium: ${await status.textContent()}`);
+  await expect(page.getByTestId('adapter-name')).not.toHaveText('unknown');
+
+  await page.getByTestId('selftest-run').click();
+  const summary = page.getByTestId('selftest-summary');
+  await expect(summary).toBeVisible({ timeout: 180_000 });
+  const text = (await summary.textContent()) ?? '';
+  const m = /(\d+) passed, (\d+) failed/.exec(text);
+  expect(m, `summary text: ${text}`).not.toBeNull();
+  const [passed, failed] = [Number(m![1]), Number(m![2])];
+  const failures = await page.locator('[data-testid="selftest-row"][data-pass="false"]').allTextContents();
+  expect(failed, `failing cases:\n${failures.join('\n')}`).toBe(0);
+  expect(passed).toBeGreaterThanOrEqual(30);
+  await expect(page.getByTestId('selftest-row')).toHaveCount(passed);
+
+  const shot = testInfo.outputPath('selftest.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  await testInfo.attach('selftest', { path: shot, contentType: 'image/png' });
+  console.log(`browser self-test: ${text}; adapter: ${await page.getByTestId('adapter-name').textContent()}`);
+  expect(external, 'requests that left localhost').toEqual([]);
+  expect(consoleErrors, 'console errors').toEqual([]);
+});

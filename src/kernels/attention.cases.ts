@@ -1,0 +1,102 @@
+// Verification cases of shaders/attention.wgsl against src/reference/attention.ts: forward (out and lse) and
+// backward (dq, dk, dv) at awkward shapes: single element, GQA, multi-query, T not a multiple of the workgroup,
+// KV-cache decode (T=1) and prefix (T < Tk), a custom scale, and large scores.
+
+import type { Tolerance } from '../reference/compare';
+import * as ref from '../reference/attention';
+import { host, type HostTensor } from '../reference/types';
+import * as gpu from './attention';
+import { gpuTwinCase, randomHost, type KernelCase } from './verify';
+
+interface AttentionShape {
+  B: number;
+  T: number;
+  NH: number;
+  NKV: number;
+  HD: number;
+  /** Key positions (default T); queries are the last T of them. */
+  Tk?: number;
+  /** Score scale (default 1/sqrt(HD)). */
+  scale?: number;
+  /** Uniform range of q and k (default 2: scaled scores with a standard deviation of about 1.3). */
+  qkScale?: number;
+  tag?: string;
+}
+
+export const ATTENTION_SHAPES: AttentionShape[] = [
+  { B: 1, T: 1, NH: 1, NKV: 1, HD: 2 },
+  { B: 2, T: 5, NH: 4, NKV: 2, HD: 6 },
+  { B: 1, T: 17, NH: 4, NKV: 1, HD: 8, tag: 'multi-query' },
+  { B: 2, T: 33, NH: 3, NKV: 3, HD: 4 },
+  { B: 2, T: 1, Tk: 19, NH: 4, NKV: 2, HD: 8, tag: 'decode' },
+  { B: 1, T: 5, Tk: 12, NH: 2, NKV: 1, HD: 6, tag: 'prefix' },
+  { B: 1, T: 1, Tk: 300, NH: 2, NKV: 1, HD: 64, tag: 'decode, long cache' },
+  { B: 1, T: 9, NH: 2, NKV: 2, HD: 5, scale: 0.7, tag: 'scale 0.7' },
+  { B: 1, T: 40, NH: 2, NKV: 1, HD: 8, qkScale: 12, tag: 'large scores' },
+  { B: 2, T: 64, NH: 4, NKV: 2, HD: 16 },
+];
+
+// Outputs are f32 sums of up to Tk terms against the twin's f64; a few ulps of exp() per term on top.
+const TOL: Tolerance = { atol: 1e-5, rtol: 1e-4 };
+
+function label(s: AttentionShape): string {
+  const tk = s.Tk !== undefined && s.Tk !== s.T ? ` Tk=${s.Tk}` : '';
+  return `B=${s.B} T=${s.T}${tk} NH=${s.NH} NKV=${s.NKV} HD=${s.HD}${s.tag ? ` (${s.tag})` : ''}`;
+}
+
+function shapes(s: AttentionShape) {
+  const Tk = s.Tk ?? s.T;
+  return { q: [s.B, s.T, s.NH, s.HD], kv: [s.B, Tk, s.NKV, s.HD], lse: [s.B, s.NH, s.T] };
+}
+
+function forwardCase(s: AttentionShape): KernelCase {
+  const sh = shapes(s);
+  const opts = s.scale === undefined ? {} : { scale: s.scale };
+  const qk = s.qkScale ?? 2;
+  return gpuTwinCase({
+    name: `attentionForward ${label(s)}`,
+    family: 'attention',
+    inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv)],
+    // Random starting values: the kernel must overwrite every element.
+    outputs: [{ shape: sh.q, random: true }, { shape: sh.lse, random: true }],
+    gpu: (rec, [out, lse], [q, k, v]) => gpu.attentionForward(rec, out, lse, q, k, v, opts),
+    twin: ([out, lse], ins) => {
+      const [q, k, v] = ins as HostTensor[];
+      ref.attentionForward(out, lse, q, k, v, opts);
+    },
+    tol: TOL,
+  });
+}
+
+function backwardCase(s: AttentionShape): KernelCase {
+  const sh = shapes(s);
+  const opts = s.scale === undefined ? {} : { scale: s.scale };
+  const qk = s.qkScale ?? 2;
+  return gpuTwinCase({
+    name: `attentionBackward ${label(s)}`,
+    family: 'attention',
+    // dOut, q, k, v random; out and lse from the twin's forward, as the backward sees them in training.
+    inputs: (rng) => {
+      const dOut = randomHost(rng, sh.q);
+      const q = randomHost(rng, sh.q, qk);
+      const k = randomHost(rng, sh.kv, qk);
+      const v = randomHost(rng, sh.kv);
+      const out = host(new Float32Array(dOut.data.length), sh.q);
+      const lse = host(new Float32Array(s.B * s.NH * s.T), sh.lse);
+      ref.attentionForward(out, lse, q, k, v, opts);
+      return [dOut, q, k, v, out, lse];
+    },
+    outputs: [{ shape: sh.q, random: true }, { shape: sh.kv, random: true }, { shape: sh.kv, random: true }],
+    gpu: (rec, [dq, dk, dv], [dOut, q, k, v, out, lse]) => gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, opts),
+    twin: ([dq, dk, dv], ins) => {
+      const [dOut, q, k, v, out, lse] = ins as HostTensor[];
+      ref.attentionBackward(dq, dk, dv, dOut, q, k, v, out, lse, opts);
+    },
+    tol: TOL,
+  });
+}
+
+/** Forward and backward cases for every shape in ATTENTION_SHAPES. */
+export function attentionCases(): KernelCase[] {
+  return ATTENTION_SHAPES.flatMap((s) => [forwardCase(s), backwardCase(s)]);
+}

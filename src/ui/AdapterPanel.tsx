@@ -1,0 +1,57 @@
+// Shows the WebGPU adapter the engine runs on, or why there is none and what to do about it.
+import { useLab } from '../store';
+
+export function AdapterPanel() {
+  const status = useLab((s) => s.gpuStatus);
+  const adapter = useLab((s) => s.adapter);
+  const message = useLab((s) => s.gpuMessage);
+  return (
+    <section className="panel" aria-labelledby="adapter-title">
+      <h2 id="adapter-title">GPU</h2>
+      {status === 'starting' && <p data-testid="adapter-status">Requesting a WebGPU device…</p>}
+      {status === 'unavailable' && (
+        <p className="message error" data-testid="adapter-status" role="alert">
+          {message}
+        </p>
+      )}
+      {status === 'error' && (
+        <p className="message error" data-testid="adapter-status" role="alert">
+          {message}
+        </p>
+      )}
+      {adapter && (
+        <dl className="facts" data-testid="adapter-info">
+          <dt>Adapter</dt>
+          <dd data-testid="adapter-name">
+            {[adapter.vendor, adapter.architecture, adapter.description].filter((s) => s && s !== 'unknown').join(' · ') || 'unknown'}
+          </dd>
+          <dt>Kind</dt>
+          <dd data-testid="adapter-kind">
+            {adapter.isFallbackAdapter ? 'software fallback (correct, but 100-1000x slower than a GPU)' : 'hardware GPU'}
+          </dd>
+          <dt>Features</dt>
+          <dd>{adapter.features.length ? adapter.features.join(', ') : 'none of shader-f16, subgroups, timestamp-query'}</dd>
+          <dt>Max storage binding</dt>
+          <dd>{formatBytes(adapter.limits.maxStorageBufferBindingSize)}</dd>
+          <dt>Max buffer</dt>
+          <dd>{formatBytes(adapter.limits.maxBufferSize)}</dd>
+          <dt>Workgroup storage</dt>
+          <dd>{formatBytes(adapter.limits.maxComputeWorkgroupStorageSize)}</dd>
+          <dt>Invocations / workgroup</dt>
+          <dd>{adapter.limits.maxComputeInvocationsPerWorkgroup}</dd>
+        </dl>
+      )}
+      {status === 'ready' && message && (
+        <p className="message error" role="alert">
+          {message}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function formatBytes(n: number): string {
+  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(n % 2 ** 30 ? 1 : 0)} GiB`;
+  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(0)} MiB`;
+  return `${(n / 1024).toFixed(0)} KiB`;
+}
