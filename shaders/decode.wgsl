@@ -1,0 +1,86 @@
+// decode: bookkeeping kernels of KV-cache decoding, all bit copies of 32-bit words (floats travel as their bits).
+// Entry points: decode_kv_write (cache[b, pos+t] = x[b, t]), decode_gather_rows (out[r] = x[rows[r]]),
+// decode_finish (end-of-sequence logic for one step's samples). CPU twins: src/reference/decode.ts
+// (kvWrite, gatherRows, decodeFinish).
+
+override WG: u32 = 64u;
+
+struct Params {
+  B: u32,     // rows (batch)
+  T: u32,     // new positions per row (kv_write) / rows of the index (gather)
+  Tcap: u32,  // cache capacity per row (kv_write) / completion length S (finish)
+  W: u32,     // 32-bit words per position
+  pos: u32,   // first cache position written (kv_write) / completion column (finish)
+  eosId: u32,
+  padId: u32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+
+// --- decode_kv_write: cache (B, Tcap, W) <- x (B, T, W) at positions pos..pos+T-1
+@group(0) @binding(1) var<storage, read_write> cache: array<u32>;
+@group(0) @binding(2) var<storage, read> x: array<u32>;
+
+fn linear(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+  return (wid.x + wid.y * nwg.x) * WG + lid;
+}
+
+@compute @workgroup_size(WG)
+fn decode_kv_write(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+  let i = linear(wid, nwg, lid);
+  if (i >= p.B * p.T * p.W) { return; }
+  let w = i % p.W;
+  let bt = i / p.W;
+  let t = bt % p.T;
+  let b = bt / p.T;
+  cache[(b * p.Tcap + p.pos + t) * p.W + w] = x[i];
+}
+
+// --- decode_gather_rows: out (R, W) <- x (N, W) at rows idx (R), with R = p.T
+@group(0) @binding(3) var<storage, read> idx: array<u32>;
+
+@compute @workgroup_size(WG)
+fn decode_gather_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                      @builtin(local_invocation_index) lid: u32) {
+  let i = linear(wid, nwg, lid);
+  if (i >= p.T * p.W) { return; }
+  let w = i % p.W;
+  let r = i / p.W;
+  cache[i] = x[idx[r] * p.W + w];
+}
+
+// --- decode_finish: one step's samples into the completion buffers, with end-of-sequence logic.
+// (Bindings may repeat numbers used above: WGSL only requires them distinct within one entry point's interface.)
+@group(0) @binding(1) var<storage, read_write> current: array<u32>;   // (R)
+@group(0) @binding(2) var<storage, read_write> done: array<u32>;      // (R)
+@group(0) @binding(3) var<storage, read_write> tokens: array<u32>;    // (R, S)
+@group(0) @binding(4) var<storage, read_write> logprobs: array<f32>;  // (R, S)
+@group(0) @binding(5) var<storage, read_write> entropies: array<f32>; // (R, S)
+@group(0) @binding(6) var<storage, read_write> mask: array<f32>;      // (R, S)
+@group(0) @binding(7) var<storage, read> sampled: array<u32>;        // (R)
+@group(0) @binding(8) var<storage, read> logprob: array<f32>;        // (R)
+@group(0) @binding(9) var<storage, read> entropy: array<f32>;        // (R)
+
+@compute @workgroup_size(WG)
+fn decode_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+  let r = linear(wid, nwg, lid);
+  if (r >= p.B) { return; }
+  let i = r * p.Tcap + p.pos;
+  if (done[r] != 0u) {
+    tokens[i] = p.padId;
+    logprobs[i] = 0.0;
+    entropies[i] = 0.0;
+    mask[i] = 0.0;
+    current[r] = p.padId;
+    return;
+  }
+  let tok = sampled[r];
+  tokens[i] = tok;
+  logprobs[i] = logprob[r];
+  entropies[i] = entropy[r];
+  mask[i] = 1.0;
+  current[r] = tok;
+  if (tok == p.eosId) { done[r] = 1u; }
+}

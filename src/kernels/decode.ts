@@ -1,0 +1,67 @@
+// Typed wrappers of shaders/decode.wgsl: KV-cache writes, row gathers and per-step end-of-sequence bookkeeping.
+// Same names as src/reference/decode.ts, with the recorder first; shapes come from the tensors.
+
+import source from '../../shaders/decode.wgsl?raw';
+import { Params, grid, type Recorder, type Tensor } from '../gpu';
+
+const WG = 64;
+
+function launch(rec: Recorder, entry: string, threads: number, params: Params, bindings: Tensor[]): void {
+  rec.dispatch({
+    family: rec.ctx.family('decode', source),
+    entry,
+    constants: { WG },
+    params,
+    bindings,
+    workgroups: grid(Math.ceil(threads / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+function p(B: number, T: number, Tcap: number, W: number, pos: number, eosId = 0, padId = 0): Params {
+  return new Params().u32(B).u32(T).u32(Tcap).u32(W).u32(pos).u32(eosId).u32(padId);
+}
+
+/** cache (B, Tcap, ...W) <- x (B, T, ...W) at positions pos..pos+T-1 (any 32-bit dtype). */
+export function kvWrite(rec: Recorder, cache: Tensor, x: Tensor, pos: number): void {
+  const [B, Tcap] = cache.shape;
+  const [Bx, T] = x.shape;
+  const W = cache.size / (B * Tcap);
+  if (Bx !== B || x.size !== B * T * W) throw new Error(`kvWrite: ${x.describe()} does not fit rows of ${cache.describe()}`);
+  if (pos + T > Tcap) throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the capacity ${Tcap} of ${cache.describe()}`);
+  launch(rec, 'decode_kv_write', B * T * W, p(B, T, Tcap, W, pos), [cache, x]);
+}
+
+/** out (R, ...W) <- x (N, ...W) at rows idx (R). */
+export function gatherRows(rec: Recorder, out: Tensor, x: Tensor, idx: Tensor<'u32'>): void {
+  const R = idx.size;
+  const W = out.size / Math.max(R, 1);
+  if (out.shape[0] !== R || x.size % W !== 0) throw new Error(`gatherRows: ${out.describe()} must have one row of ${x.describe()} per index`);
+  launch(rec, 'decode_gather_rows', R * W, p(0, R, 0, W, 0), [out, x, idx]);
+}
+
+/** The completion buffers decodeFinish writes (see src/reference/decode.ts DecodeState). */
+export interface DecodeBuffers {
+  current: Tensor<'u32'>;
+  done: Tensor<'u32'>;
+  tokens: Tensor<'u32'>;
+  logprobs: Tensor;
+  entropies: Tensor;
+  mask: Tensor;
+}
+
+/** One step's samples (R) into column `step` of the (R, S) completion buffers, with end-of-sequence logic. */
+export function decodeFinish(
+  rec: Recorder,
+  state: DecodeBuffers,
+  sampled: Tensor<'u32'>,
+  logprob: Tensor,
+  entropy: Tensor,
+  opts: { step: number; eosId: number; padId: number },
+): void {
+  const [R, S] = state.tokens.shape;
+  if (sampled.size !== R || state.current.size !== R) throw new Error(`decodeFinish: ${sampled.describe()} must have ${R} rows`);
+  if (opts.step >= S) throw new Error(`decodeFinish: step ${opts.step} is past the completion length ${S}`);
+  launch(rec, 'decode_finish', R, p(R, 1, S, 1, opts.step, opts.eosId, opts.padId), [
+    state.current, state.done, state.tokens, state.logprobs, state.entropies, state.mask, sampled, logprob, entropy,
+  ]);
+}

@@ -1,0 +1,117 @@
+// Checkpoints in Hugging Face's format: model.safetensors (float32, Llama tensor names and layouts) plus
+// config.json, so a checkpoint made here loads in LlamaForCausalLM. Pure TypeScript on bytes and strings; the
+// files are read and written by the caller (CLI: fs; browser: IndexedDB or a download). Not trainer state.
+
+import { paramShapes } from '../reference/model';
+import {
+  CheckpointError,
+  assertValidCheckpoint,
+  buildLlamaConfigJson,
+  parseLlamaConfigJson,
+  type LlamaConfigJson,
+} from './checkpoint-format';
+import { validateModelConfig, type ModelConfig } from './config';
+import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from './safetensors';
+
+/** Parameters keyed by Hugging Face tensor name, float32, in HF layouts. */
+export type ParamArrays = Record<string, Float32Array>;
+
+/** Token ids that config.json records. */
+export interface SpecialIds {
+  bosId: number;
+  eosId: number;
+  padId: number;
+}
+
+export interface Checkpoint {
+  config: ModelConfig;
+  params: ParamArrays;
+  /** Free-form string metadata stored in the safetensors header (e.g. how it was made). */
+  metadata: Record<string, string>;
+  special: SpecialIds;
+}
+
+/** config.json for a model config. */
+export function configToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJson {
+  return buildLlamaConfigJson({
+    vocabSize: c.vocabSize,
+    hidden: c.dModel,
+    intermediate: c.dFF,
+    nLayers: c.nLayers,
+    nHeads: c.nHeads,
+    nKvHeads: c.nKvHeads,
+    headDim: c.dModel / c.nHeads,
+    maxPositions: c.contextLength,
+    rmsNormEps: c.normEps,
+    ropeTheta: c.ropeTheta,
+    tiedEmbeddings: c.tiedEmbeddings,
+    bosId: special.bosId,
+    eosId: special.eosId,
+    padId: special.padId,
+  });
+}
+
+/** The model config a config.json describes (validated; the head dim must be hidden / heads). */
+export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; special: SpecialIds } {
+  const headDim = json.head_dim ?? json.hidden_size / json.num_attention_heads;
+  if (headDim * json.num_attention_heads !== json.hidden_size) {
+    throw new CheckpointError(
+      `config.json: head_dim ${headDim} x num_attention_heads ${json.num_attention_heads} != hidden_size ${json.hidden_size}; ` +
+        'this lab needs head_dim = hidden_size / num_attention_heads',
+    );
+  }
+  const config = validateModelConfig({
+    vocabSize: json.vocab_size,
+    contextLength: json.max_position_embeddings,
+    nLayers: json.num_hidden_layers,
+    nHeads: json.num_attention_heads,
+    nKvHeads: json.num_key_value_heads ?? json.num_attention_heads,
+    dModel: json.hidden_size,
+    dFF: json.intermediate_size,
+    ropeTheta: json.rope_theta,
+    normEps: json.rms_norm_eps,
+    tiedEmbeddings: json.tie_word_embeddings,
+  });
+  const first = (v: number | number[] | null | undefined, fallback: number) => (Array.isArray(v) ? v[0] : (v ?? fallback));
+  const special = { bosId: first(json.bos_token_id, 1), eosId: first(json.eos_token_id, 2), padId: first(json.pad_token_id, 0) };
+  return { config, special };
+}
+
+/** Serializes a checkpoint: the bytes of model.safetensors and the text of config.json. */
+export function encodeCheckpoint(ck: Checkpoint): { safetensors: Uint8Array; configJson: string } {
+  const tensors = new Map<string, SafetensorsTensorInput>();
+  for (const { name, shape } of paramShapes(ck.config)) {
+    const data = ck.params[name];
+    if (!data) throw new CheckpointError(`cannot save: parameter ${name} is missing`);
+    const n = shape.reduce((a, b) => a * b, 1);
+    if (data.length !== n) throw new CheckpointError(`cannot save: ${name} has ${data.length} values, shape (${shape.join(', ')}) needs ${n}`);
+    tensors.set(name, { dtype: 'F32', shape, data });
+  }
+  const safetensors = writeSafetensors(tensors, { format: 'pt', ...ck.metadata });
+  const configJson = `${JSON.stringify(configToJson(ck.config, ck.special), null, 2)}\n`;
+  return { safetensors, configJson };
+}
+
+/**
+ * Reads a checkpoint. A truncated or malformed file, a foreign architecture, or tensors that do not match
+ * config.json fail with a message that says what is wrong (SafetensorsError or CheckpointError).
+ */
+export function decodeCheckpoint(safetensors: Uint8Array, configJsonText: string): Checkpoint {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(configJsonText);
+  } catch (e) {
+    throw new CheckpointError(`config.json is not valid JSON: ${(e as Error).message}`);
+  }
+  const json = parseLlamaConfigJson(raw);
+  const { config, special } = configFromJson(json);
+  const file = readSafetensors(safetensors, { toFloat32: true, copy: true });
+  assertValidCheckpoint(json, file.tensors);
+  const params: ParamArrays = {};
+  for (const { name } of paramShapes(config)) {
+    const t = file.tensors.get(name)!;
+    params[name] = t.data instanceof Float32Array ? t.data : Float32Array.from(t.data as ArrayLike<number>);
+  }
+  const { format: _format, ...metadata } = file.metadata ?? {};
+  return { config, params, metadata, special };
+}

@@ -1,0 +1,144 @@
+// The policy's architecture config: documented fields with ranges, validation with messages naming the field
+// and the rule, presets from ~56k to ~17M parameters, parameter counts, and the memory a config needs on a
+// device. Not the training config (src/rl) and not the checkpoint's config.json (checkpoint-format.ts).
+
+import type { ModelDims } from '../reference/model';
+
+/** The architecture of a Llama-style decoder (RMSNorm, RoPE, SwiGLU, grouped-query attention). */
+export interface ModelConfig extends ModelDims {
+  /** Longest sequence (prompt + completion) the model is trained and sampled at (HF max_position_embeddings). */
+  contextLength: number;
+}
+
+interface FieldRule {
+  doc: string;
+  min: number;
+  max: number;
+  integer: boolean;
+}
+
+/** One line of documentation and the allowed range of every numeric field. */
+export const MODEL_FIELDS: Record<Exclude<keyof ModelConfig, 'tiedEmbeddings'>, FieldRule> = {
+  vocabSize: { doc: 'V: number of token ids (the char tokenizer has 99)', min: 2, max: 262_144, integer: true },
+  contextLength: { doc: 'longest prompt + completion, in tokens', min: 2, max: 8192, integer: true },
+  nLayers: { doc: 'L: decoder layers', min: 1, max: 64, integer: true },
+  nHeads: { doc: 'NH: query heads; head dim = dModel / nHeads', min: 1, max: 128, integer: true },
+  nKvHeads: { doc: 'NKV: key/value heads (grouped-query attention); divides nHeads', min: 1, max: 128, integer: true },
+  dModel: { doc: 'C: residual width (hidden_size)', min: 2, max: 8192, integer: true },
+  dFF: { doc: 'F: SwiGLU hidden width (intermediate_size)', min: 1, max: 32768, integer: true },
+  ropeTheta: { doc: 'RoPE base frequency', min: 1, max: 1e8, integer: false },
+  normEps: { doc: 'RMSNorm epsilon', min: 1e-12, max: 1e-1, integer: false },
+};
+
+/** A config field that is out of range or inconsistent, with the rule it broke. */
+export class ModelConfigError extends Error {
+  override name = 'ModelConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid model config:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** Every problem of a config (empty when valid). Each message starts with the field name. */
+export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown>>): string[] {
+  const problems: string[] = [];
+  for (const key of Object.keys(c)) {
+    if (!(key in MODEL_FIELDS) && key !== 'tiedEmbeddings') problems.push(`${key}: unknown field (known: ${[...Object.keys(MODEL_FIELDS), 'tiedEmbeddings'].join(', ')})`);
+  }
+  for (const [key, rule] of Object.entries(MODEL_FIELDS)) {
+    const v = c[key as keyof ModelConfig];
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      problems.push(`${key}: must be a number (${rule.doc}), got ${JSON.stringify(v)}`);
+    } else if (rule.integer && !Number.isInteger(v)) {
+      problems.push(`${key}: must be an integer, got ${v}`);
+    } else if (v < rule.min || v > rule.max) {
+      problems.push(`${key}: must be in [${rule.min}, ${rule.max}], got ${v}`);
+    }
+  }
+  if (typeof c.tiedEmbeddings !== 'boolean') problems.push(`tiedEmbeddings: must be true or false, got ${JSON.stringify(c.tiedEmbeddings)}`);
+  if (problems.length) return problems;
+  const m = c as ModelConfig;
+  if (m.dModel % m.nHeads !== 0) problems.push(`nHeads: must divide dModel (dModel ${m.dModel}, nHeads ${m.nHeads})`);
+  else if ((m.dModel / m.nHeads) % 2 !== 0) problems.push(`nHeads: head dim dModel/nHeads must be even for RoPE (got ${m.dModel / m.nHeads})`);
+  if (m.nHeads % m.nKvHeads !== 0) problems.push(`nKvHeads: must divide nHeads (nHeads ${m.nHeads}, nKvHeads ${m.nKvHeads})`);
+  return problems;
+}
+
+/** Returns the config when valid; throws ModelConfigError listing every problem otherwise. */
+export function validateModelConfig(c: Partial<Record<keyof ModelConfig, unknown>>): ModelConfig {
+  const problems = modelConfigProblems(c);
+  if (problems.length) throw new ModelConfigError(problems);
+  return c as ModelConfig;
+}
+
+/** The character vocabulary: <pad>, <bos>, <eos>, <unk> and printable ASCII (public/tokenizers/char). */
+export const CHAR_VOCAB_SIZE = 99;
+
+const base = { vocabSize: CHAR_VOCAB_SIZE, contextLength: 64, ropeTheta: 10_000, normEps: 1e-5, tiedEmbeddings: true };
+
+/** Presets, smallest first. Parameter counts are for the character vocabulary. */
+export const MODEL_PRESETS = {
+  nano: { ...base, nLayers: 2, nHeads: 4, nKvHeads: 2, dModel: 48, dFF: 128 },
+  micro: { ...base, nLayers: 4, nHeads: 4, nKvHeads: 2, dModel: 64, dFF: 176 },
+  tiny: { ...base, nLayers: 4, nHeads: 8, nKvHeads: 4, dModel: 128, dFF: 352, contextLength: 128 },
+  small: { ...base, nLayers: 6, nHeads: 8, nKvHeads: 4, dModel: 256, dFF: 688, contextLength: 128 },
+  base: { ...base, nLayers: 6, nHeads: 8, nKvHeads: 4, dModel: 512, dFF: 1376, contextLength: 256 },
+} satisfies Record<string, ModelConfig>;
+
+export type ModelPresetName = keyof typeof MODEL_PRESETS;
+
+/** Number of parameters (the tied embedding counted once). */
+export function parameterCount(c: ModelConfig): number {
+  const HD = c.dModel / c.nHeads;
+  const attn = c.dModel * c.nHeads * HD * 2 + c.dModel * c.nKvHeads * HD * 2;
+  const mlp = 3 * c.dModel * c.dFF;
+  const perLayer = attn + mlp + 2 * c.dModel;
+  return c.vocabSize * c.dModel * (c.tiedEmbeddings ? 1 : 2) + c.nLayers * perLayer + c.dModel;
+}
+
+/** Bytes a config needs on the GPU, by purpose, for a training batch of `rows` sequences of `seqLen` tokens. */
+export interface MemoryEstimate {
+  params: number;
+  grads: number;
+  adamState: number;
+  /** Activations saved by the forward for the backward, plus the logits and their gradient. */
+  activations: number;
+  /** Keys and values of every layer for `rows` sequences of contextLength tokens (rollouts). */
+  kvCache: number;
+  total: number;
+  /** The largest single buffer, which must fit the device's maxStorageBufferBindingSize. */
+  largestBuffer: number;
+}
+
+export function estimateMemory(c: ModelConfig, rows: number, seqLen = c.contextLength): MemoryEstimate {
+  const f = 4;
+  const P = parameterCount(c);
+  const N = rows * seqLen;
+  const HD = c.dModel / c.nHeads;
+  const kv = c.nKvHeads * HD;
+  // Per layer and token: x, n1, q, k, v, attention out, h, n2, gate, up, swiglu out, two rstd and the lse.
+  const perTokenLayer = 5 * c.dModel + 2 * kv + 3 * c.dFF + 2 + c.nHeads;
+  const activations = f * N * (c.nLayers * perTokenLayer + 2 * c.dModel + 2 * c.vocabSize);
+  const kvCache = f * 2 * c.nLayers * rows * c.contextLength * kv;
+  const largestBuffer = f * Math.max(N * c.vocabSize, N * c.dFF, c.vocabSize * c.dModel, c.dModel * c.dFF, P);
+  const params = f * P;
+  return { params, grads: params, adamState: 2 * params, activations, kvCache, total: 4 * params + activations + kvCache, largestBuffer };
+}
+
+/**
+ * Refuses a config whose buffers cannot exist on this device, before anything is allocated, with the numbers.
+ * (WebGPU does not expose a device's total memory; the per-buffer limits are what it guarantees.)
+ */
+export function checkFitsDevice(c: ModelConfig, rows: number, limits: { maxStorageBufferBindingSize: number; maxBufferSize: number }): void {
+  const m = estimateMemory(c, rows);
+  const limit = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
+  if (m.largestBuffer > limit) {
+    throw new ModelConfigError([
+      `the largest buffer of this model at ${rows} sequences x ${c.contextLength} tokens needs ${mib(m.largestBuffer)}, ` +
+        `more than this device's ${mib(limit)} per buffer; use fewer sequences, a shorter context or a smaller preset`,
+    ]);
+  }
+}
+
+export function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
