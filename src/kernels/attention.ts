@@ -8,21 +8,32 @@ import type { AttentionOptions } from '../reference/attention';
 
 export type { AttentionOptions } from '../reference/attention';
 
-const MAX_WG = 64;
+/** Head dims per workgroup (HB in the shader); larger head dims take ceil(HD / HB) workgroups per row. */
+const HB = 64;
+
+/** Threads per workgroup (ROWS * LANES); the shader's merge buffer (PART = 256 floats) must hold them. */
+const THREADS = 64;
+/** Rows * lanes above which a thread per row already fills a GPU, so rows get no more lanes. */
+const FILL = 4096;
+/** The fewest items a lane should loop over (below it, merging the lanes costs more than they save). */
+const MIN_ITEMS = 8;
 
 /**
- * Workgroup size and head-dim bound for an entry keeping `vectors` partial rows of HD_MAX floats per thread,
- * sized to the device's workgroup memory (16 KiB by default: HD=64 gives 32 threads forward, 28 for dk/dv).
+ * How a kernel spreads `rows` rows, each looping over up to `length` items (keys, or (query, head) pairs),
+ * over threads: LANES threads per row, ROWS rows per workgroup. Training's many rows get a thread each (no
+ * barriers); a decode step's few long rows get up to 64 lanes. LANES is 1, 4, 16 or 64 so that few pipelines
+ * get compiled (each costs 0.1-0.3 s on SwiftShader).
  */
-function tuning(rec: Recorder, HD: number, vectors: number): { WG: number; HD_MAX: number } {
-  const HD_MAX = Math.ceil(HD / 4) * 4;
-  // Besides the partials: two staged rows (rowA, rowB) and two per-thread scalars (redM, redL).
-  const floats = Math.floor(rec.ctx.device.limits.maxComputeWorkgroupStorageSize / 4) - 2 * HD_MAX - 2 * MAX_WG;
-  const fit = Math.min(MAX_WG, Math.floor(floats / (vectors * HD_MAX)));
-  // Whole warps where possible, else multiples of 4 (SwiftShader's SIMD width).
-  const WG = fit >= 32 ? Math.floor(fit / 32) * 32 : Math.floor(fit / 4) * 4;
-  if (WG < 4) throw new Error(`attention: head dim ${HD} does not fit this device's workgroup memory`);
-  return { WG, HD_MAX };
+export function attentionLayout(rows: number, length: number): { LANES: number; ROWS: number } {
+  let lanes = 1;
+  while (lanes < THREADS && rows * lanes < FILL && length >= 4 * lanes * MIN_ITEMS) lanes *= 4;
+  return { LANES: lanes, ROWS: THREADS / lanes };
+}
+
+/** Workgroup counts: blocks of ROWS rows over x and y (each <= the per-dimension limit), dim blocks on z. */
+function workgroups(rec: Recorder, rows: number, perGroup: number, HD: number): [number, number, number] {
+  const [x, y] = grid(Math.ceil(rows / perGroup), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension);
+  return [x, y, Math.ceil(HD / HB)];
 }
 
 function dims(kernel: string, q: Tensor, k: Tensor, v: Tensor, lse: Tensor) {
@@ -62,8 +73,8 @@ function params(d: ReturnType<typeof dims>, opts: AttentionOptions): Params {
 
 /**
  * out[b,t,h,:] = sum_{j <= t + Tk - T} softmax_j(scale * q[b,t,h,:] . k[b,j,g,:]) v[b,j,g,:], g = h / (NH/NKV);
- * lse[b,h,t] = logsumexp_j of the scaled scores. One workgroup per query row, its keys spread over the threads
- * (so a decode step, T = 1, still uses a workgroup's worth of threads per head).
+ * lse[b,h,t] = logsumexp_j of the scaled scores. A thread per query row when there are many rows (training);
+ * up to 64 threads splitting a row's keys when there are few (a decode step, T = 1): see attentionLayout.
  * @param out (B,T,NH,HD) overwritten.
  * @param lse (B,NH,T) overwritten; kept for the backward.
  * @param q   (B,T,NH,HD) rotated queries.
@@ -81,21 +92,22 @@ export function attentionForward(
 ): void {
   const d = dims('attentionForward', q, k, v, lse);
   sameShape('attentionForward', out, 'out', q, 'q');
-  const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
+  const rows = d.B * d.NH * d.T;
+  const layout = attentionLayout(rows, d.Tk);
   rec.dispatch({
     family: rec.ctx.family('attention', source),
     entry: 'attention_forward',
-    constants: tuning(rec, d.HD, 1),
+    constants: layout,
     params: params(d, opts),
     bindings: [out, lse, q, k, v],
-    workgroups: grid(d.B * d.NH * d.T, maxDim),
+    workgroups: workgroups(rec, rows, layout.ROWS, d.HD),
   });
 }
 
 /**
- * Backward of attentionForward: dq (one workgroup per query row, over its keys) and dk, dv (one workgroup per
- * key row, over the queries that see it and the query heads sharing its kv head). Two dispatches, no atomics;
- * dq, dk and dv are overwritten.
+ * Backward of attentionForward in two dispatches, no atomics: dq per query row (over its keys), then dk and dv
+ * per key row (over the queries that see it and the query heads sharing its kv head), each row given one or
+ * more threads as in attentionLayout. dq, dk and dv are overwritten.
  * @param dq   (B,T,NH,HD)
  * @param dk   (B,Tk,NKV,HD)
  * @param dv   (B,Tk,NKV,HD)
@@ -127,22 +139,25 @@ export function attentionBackward(
   sameShape(kernel, dk, 'dk', k, 'k');
   sameShape(kernel, dv, 'dv', v, 'v');
   const family = rec.ctx.family('attention', source);
-  const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   const p = params(d, opts);
+  const qRows = d.B * d.NH * d.T;
+  const qLayout = attentionLayout(qRows, d.Tk);
   rec.dispatch({
     family,
     entry: 'attention_backward_dq',
-    constants: tuning(rec, d.HD, 1),
+    constants: qLayout,
     params: p,
     bindings: [dq, dOut, q, k, v, out, lse],
-    workgroups: grid(d.B * d.NH * d.T, maxDim),
+    workgroups: workgroups(rec, qRows, qLayout.ROWS, d.HD),
   });
+  const kRows = d.B * d.NKV * d.Tk;
+  const kLayout = attentionLayout(kRows, d.T * (d.NH / d.NKV));
   rec.dispatch({
     family,
     entry: 'attention_backward_dkdv',
-    constants: tuning(rec, d.HD, 2),
+    constants: kLayout,
     params: p,
     bindings: [dk, dv, dOut, q, k, v, out, lse],
-    workgroups: grid(d.B * d.NKV * d.Tk, maxDim),
+    workgroups: workgroups(rec, kRows, kLayout.ROWS, d.HD),
   });
 }

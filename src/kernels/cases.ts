@@ -12,6 +12,7 @@ import * as elementwise from './elementwise';
 import { MATMUL_VARIANTS, matmul } from './matmul';
 import * as reduce from './reduce';
 import * as softmax from './softmax';
+import { attentionCases } from './attention.cases';
 import { decodeCases } from './decode.cases';
 import { simpleCase, type KernelCase } from './verify';
 
@@ -165,6 +166,6 @@ function backwardCase(
 
 /** Every kernel case, in a stable order. */
 export function kernelCases(): KernelCase[] {
-  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases()];
+  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases()];
 }
 
