@@ -14,6 +14,7 @@ import * as reduce from './reduce';
 import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
 import { decodeCases } from './decode.cases';
+import { layerCases } from './layers.cases';
 import { simpleCase, type KernelCase } from './verify';
 
 export { runKernelCases, type CaseResult, type KernelCase } from './verify';
@@ -166,6 +167,6 @@ function backwardCase(
 
 /** Every kernel case, in a stable order. */
 export function kernelCases(): KernelCase[] {
-  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases()];
+  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases(), ...layerCases()];
 }
 

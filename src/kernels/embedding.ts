@@ -1,0 +1,88 @@
+// Typed wrappers of shaders/embedding.wgsl: token-embedding lookup and its deterministic scatter-add backward.
+// Same names and argument order as src/reference/embedding.ts, after the recorder. Token ids live on the GPU,
+// so unlike the twin these cannot check ids < V: see the shader's header for what out-of-range ids do.
+// The backward is two dispatches and uses N u32 of scratch this module keeps per context.
+
+import source from '../../shaders/embedding.wgsl?raw';
+import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+
+const WG = 256;
+
+/** Per-context scratch for the backward's links (N u32), grown by powers of two and never shrunk. */
+const linkScratch = new WeakMap<GpuContext, Tensor<'u32'>>();
+
+function links(ctx: GpuContext, N: number): Tensor<'u32'> {
+  let t = linkScratch.get(ctx);
+  if (!t || t.size < N) {
+    // The old buffer is left alive (not destroyed): a recorder that is still open may have bound it.
+    const size = Math.max(1024, 2 ** Math.ceil(Math.log2(N)));
+    t = ctx.tensor<'u32'>([size], { dtype: 'u32', label: 'embedding.links' });
+    linkScratch.set(ctx, t);
+  }
+  return t; // the kernels read only the first N entries
+}
+
+/** Checks the embedding shapes and returns (N rows, C channels, V vocabulary). */
+function embeddingDims(kernel: string, rows: Tensor, table: Tensor, tokens: Tensor): { N: number; C: number; V: number } {
+  if (table.shape.length !== 2) throw new Error(`${kernel}: table must be (V,C), got ${table.describe()}`);
+  const [V, C] = table.shape;
+  if (rows.shape.length < 2 || rows.shape[rows.shape.length - 1] !== C) {
+    throw new Error(`${kernel}: activations must be (B,T,C) with C=${C}, got ${rows.describe()}`);
+  }
+  for (const t of [rows, table]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  if (tokens.dtype !== 'u32') throw new Error(`${kernel}: tokens must be u32, got ${tokens.describe()}`);
+  const N = C === 0 ? 0 : rows.size / C;
+  if (tokens.size !== N) throw new Error(`${kernel}: ${tokens.size} tokens for ${N} rows (B*T)`);
+  return { N, C, V };
+}
+
+/**
+ * out[n, :] = table[tokens[n], :].
+ * @param out    (B,T,C) activations, overwritten.
+ * @param table  (V,C) embedding table.
+ * @param tokens (B*T) u32 token ids, each < V (an id >= V yields a row of NaN).
+ */
+export function embeddingForward(rec: Recorder, out: Tensor, table: Tensor, tokens: Tensor<'u32'>): void {
+  const { N, C, V } = embeddingDims('embeddingForward', out, table, tokens);
+  rec.dispatch({
+    family: rec.ctx.family('embedding', source),
+    entry: 'embedding_forward',
+    constants: { WG },
+    params: new Params().u32(N).u32(C).u32(V),
+    bindings: [out, table, tokens],
+    workgroups: grid(Math.ceil((N * C) / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/**
+ * dTable[tokens[n], :] += dOut[n, :] (scatter-ADD: repeated tokens sum in position order, existing contents are
+ * kept, so a tied lm_head gradient can share the buffer). Deterministic, no atomics; bit-identical to the twin.
+ * Two dispatches: position links (next occurrence, first-occurrence flag), then per-channel walks of each chain.
+ * @param dTable (V,C) gradient of the table, accumulated into.
+ * @param dOut   (B,T,C) upstream gradient.
+ * @param tokens (B*T) u32 token ids (ids >= V are ignored).
+ */
+export function embeddingBackward(rec: Recorder, dTable: Tensor, dOut: Tensor, tokens: Tensor<'u32'>): void {
+  const { N, C, V } = embeddingDims('embeddingBackward', dOut, dTable, tokens);
+  if (N === 0 || C === 0) return;
+  const family = rec.ctx.family('embedding', source);
+  const params = new Params().u32(N).u32(C).u32(V);
+  const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
+  const scratch = links(rec.ctx, N);
+  rec.dispatch({
+    family,
+    entry: 'embedding_backward_links',
+    constants: { WG },
+    params,
+    bindings: [scratch, tokens],
+    workgroups: grid(Math.ceil(N / WG), maxDim),
+  });
+  rec.dispatch({
+    family,
+    entry: 'embedding_backward',
+    constants: { WG },
+    params,
+    bindings: [dTable, dOut, tokens, scratch],
+    workgroups: grid(Math.ceil((N * C) / WG), maxDim),
+  });
+}

@@ -1,0 +1,82 @@
+// Typed wrappers of shaders/rmsnorm.wgsl (Hugging Face Llama RMSNorm, per row of the last dimension).
+// Same names and argument order as src/reference/rmsnorm.ts, after the recorder. Not LayerNorm.
+
+import source from '../../shaders/rmsnorm.wgsl?raw';
+import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
+
+export type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
+
+/** Threads per workgroup: per row, and per dWeight column group in the backward (64: SwiftShader's barriers make
+ * wider row workgroups slower, and C <= 512 gives each thread at most 8 channels). */
+const WG = 64;
+/** Channels per dWeight workgroup in the backward (WG / COLS row lanes each). */
+const COLS = 4;
+
+/** Checks the rmsnorm shapes and returns (N rows, C channels). */
+function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, others: [Tensor, string][]): { N: number; C: number } {
+  if (weight.shape.length !== 1 || weight.shape[0] < 1) throw new Error(`${kernel}: weight must be (C) with C >= 1, got ${weight.describe()}`);
+  const C = weight.shape[0];
+  if (x.shape.length < 1 || x.shape[x.shape.length - 1] !== C) throw new Error(`${kernel}: x must be (B,T,C) with C=${C}, got ${x.describe()}`);
+  const N = x.size / C;
+  if (rstd.size !== N) throw new Error(`${kernel}: rstd ${rstd.describe()} must have B*T=${N} elements`);
+  for (const [t, name] of others) {
+    if (t.size !== x.size || t.shape[t.shape.length - 1] !== C) {
+      throw new Error(`${kernel}: ${name} ${t.describe()} must have the shape of x ${x.describe()}`);
+    }
+  }
+  for (const t of [x, weight, rstd, ...others.map(([t]) => t)]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  return { N, C };
+}
+
+/**
+ * out = weight * x * rstd, rstd = 1/sqrt(mean(x^2) + eps) per row.
+ * @param out    (B,T,C) normalized output, overwritten (may not alias x).
+ * @param rstd   (B*T) reciprocal RMS per row, overwritten; kept for the backward.
+ * @param x      (B,T,C) input.
+ * @param weight (C) gain.
+ */
+export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tensor, weight: Tensor, opts: RmsnormOptions): void {
+  const { N, C } = rmsnormDims('rmsnormForward', x, weight, rstd, [[out, 'out']]);
+  rec.dispatch({
+    family: rec.ctx.family('rmsnorm', source),
+    entry: 'rmsnorm_forward',
+    constants: { WG },
+    params: new Params().u32(N).u32(C).f32(opts.eps),
+    bindings: [out, rstd, x, weight],
+    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/**
+ * Backward of rmsnormForward, one dispatch:
+ * dx_j = r * w_j * dy_j - r^3 * x_j / C * sum_i(dy_i * w_i * x_i);  dWeight_i += sum over rows of dy_i * x_i * r.
+ * @param dx      (B,T,C) input gradient, overwritten (or added to with `accumulate`).
+ * @param dWeight (C) gain gradient, always accumulated into (deterministic column reduction, no atomics).
+ * @param dOut    (B,T,C) upstream gradient.
+ * @param x       (B,T,C) forward input.
+ * @param weight  (C) gain.
+ * @param rstd    (B*T) saved by the forward.
+ */
+export function rmsnormBackward(
+  rec: Recorder,
+  dx: Tensor,
+  dWeight: Tensor,
+  dOut: Tensor,
+  x: Tensor,
+  weight: Tensor,
+  rstd: Tensor,
+  opts: RmsnormBackwardOptions = {},
+): void {
+  const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [[dx, 'dx'], [dOut, 'dOut']]);
+  if (dWeight.size !== C || dWeight.dtype !== 'f32') throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
+  const colGroups = Math.ceil(C / COLS);
+  rec.dispatch({
+    family: rec.ctx.family('rmsnorm', source),
+    entry: 'rmsnorm_backward',
+    constants: { WG, COLS, ACCUMULATE: !!opts.accumulate },
+    params: new Params().u32(N).u32(C).f32(0),
+    bindings: [dx, dWeight, dOut, x, weight, rstd],
+    workgroups: grid(colGroups + N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}

@@ -1,0 +1,118 @@
+// Typed wrappers of shaders/rope.wgsl (rotary position embedding, Hugging Face rotate_half convention).
+// Same names and argument order as src/reference/rope.ts, after the recorder; `positions` is a u32 GPU tensor
+// here. out may be the same tensor as x (in place). Not attention.
+//
+// Bindings: (out, freqs, x[, positions]), or (out, freqs[, positions]) in place. `freqs` is a small per-(theta, HD)
+// table this module builds in f64 and caches per context (see the shader's header: it makes angles exact to
+// ~1e-6 rad for positions < 2^24); it sits right after out so the in-place variants keep contiguous bindings.
+
+import source from '../../shaders/rope.wgsl?raw';
+import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+
+const WG = 64;
+
+export interface GpuRopeOptions {
+  /** RoPE base (HF `rope_theta`, e.g. 10000). inv_freq[i] = theta^(-2i/HD) for i < HD/2. */
+  theta: number;
+  /** Position of token t is posOffset + t (default 0): the number of tokens already in the KV cache. */
+  posOffset?: number;
+  /** Explicit position of every token, (B*T) u32; overrides posOffset, as in the twin. */
+  positions?: Tensor<'u32'>;
+}
+
+/** Floats per pair in the frequency table (six used, padded to eight). */
+const TABLE_STRIDE = 8;
+
+/**
+ * The shader's frequency table for (theta, HD): per pair i, the turn rate f = theta^(-2i/HD) / 2pi as
+ * A = frac(4096 f) and B = f, each split into three chunks of 12 significant bits (exact in f32). Exported for tests.
+ */
+export function ropeFreqTable(theta: number, HD: number): Float32Array {
+  const half = HD / 2;
+  const table = new Float32Array(half * TABLE_STRIDE);
+  const split = (v: number, out: number) => {
+    let rest = v;
+    for (let k = 1; k <= 3; k++) {
+      const scale = 2 ** (12 * k);
+      const chunk = Math.floor(rest * scale) / scale;
+      table[out + k - 1] = chunk; // exact: at most 12 significant bits
+      rest -= chunk;
+    }
+  };
+  for (let i = 0; i < half; i++) {
+    const f = Math.pow(theta, (-2 * i) / HD) / (2 * Math.PI); // the twin's inv_freq, in turns
+    const a = 4096 * f;
+    split(a - Math.floor(a), i * TABLE_STRIDE);
+    split(f, i * TABLE_STRIDE + 3);
+  }
+  return table;
+}
+
+const tables = new WeakMap<GpuContext, Map<string, Tensor>>();
+
+function freqTensor(ctx: GpuContext, theta: number, HD: number): Tensor {
+  let byKey = tables.get(ctx);
+  if (!byKey) tables.set(ctx, (byKey = new Map()));
+  const key = `${theta}/${HD}`;
+  let t = byKey.get(key);
+  if (!t) {
+    t = ctx.fromArray(ropeFreqTable(theta, HD), [HD / 2, TABLE_STRIDE], { label: `rope.freqs[theta=${theta},HD=${HD}]` });
+    byKey.set(key, t);
+  }
+  return t;
+}
+
+function rotate(kernel: string, dir: 'forward' | 'backward', rec: Recorder, out: Tensor, x: Tensor, opts: GpuRopeOptions): void {
+  if (x.shape.length !== 4) throw new Error(`${kernel}: input must be (B,T,H,HD), got ${x.describe()}`);
+  const [B, T, H, HD] = x.shape;
+  if (out.shape.length !== 4 || out.shape.some((d, i) => d !== x.shape[i])) {
+    throw new Error(`${kernel}: output ${out.describe()} differs in shape from input ${x.describe()}`);
+  }
+  if (x.dtype !== 'f32' || out.dtype !== 'f32') throw new Error(`${kernel}: ${x.describe()} and ${out.describe()} must be f32`);
+  if (HD % 2 !== 0) throw new Error(`${kernel}: head dim ${HD} must be even`);
+  if (!(opts.theta > 0)) throw new Error(`${kernel}: theta ${opts.theta} must be positive`);
+  const posOffset = opts.posOffset ?? 0;
+  if (!Number.isInteger(posOffset) || posOffset < 0) throw new Error(`${kernel}: posOffset ${posOffset} must be a non-negative integer`);
+  const pos = opts.positions;
+  if (pos && (pos.dtype !== 'u32' || pos.size !== B * T)) {
+    throw new Error(`${kernel}: positions ${pos.describe()} must be u32 with B*T=${B * T} entries`);
+  }
+  let inPlace = false;
+  if (out.buffer === x.buffer) {
+    const same = out.byteOffset === x.byteOffset && out.byteLength === x.byteLength;
+    const overlap = out.byteOffset < x.byteOffset + x.byteLength && x.byteOffset < out.byteOffset + out.byteLength;
+    if (overlap && !same) throw new Error(`${kernel}: ${out.describe()} partly overlaps ${x.describe()}; pass the same tensor or disjoint ones`);
+    inPlace = same;
+  }
+  const N = B * T;
+  const half = HD / 2;
+  const freqs = freqTensor(rec.ctx, opts.theta, HD);
+  const entry = `rope_${dir}${inPlace ? '_inplace' : ''}${pos ? '_positions' : ''}`;
+  const bindings = [out, freqs, ...(inPlace ? [] : [x]), ...(pos ? [pos] : [])];
+  rec.dispatch({
+    family: rec.ctx.family('rope', source),
+    entry,
+    constants: { WG },
+    params: new Params().u32(N).u32(T).u32(H).u32(half).u32(posOffset),
+    bindings,
+    workgroups: grid(Math.ceil((N * half) / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/**
+ * out = x * cos + rotate_half(x) * sin with cos/sin of (pos * inv_freq) duplicated over both halves.
+ * @param out (B,T,H,HD) rotated, overwritten; may be the same tensor as x (in place).
+ * @param x   (B,T,H,HD) queries (H = NH) or keys (H = NKV).
+ */
+export function ropeForward(rec: Recorder, out: Tensor, x: Tensor, opts: GpuRopeOptions): void {
+  rotate('ropeForward', 'forward', rec, out, x, opts);
+}
+
+/**
+ * Backward of ropeForward: dx = R^T dOut, the rotation by the opposite angle. Needs no saved activations.
+ * @param dx   (B,T,H,HD) input gradient, overwritten; may be the same tensor as dOut (in place).
+ * @param dOut (B,T,H,HD) upstream gradient.
+ */
+export function ropeBackward(rec: Recorder, dx: Tensor, dOut: Tensor, opts: GpuRopeOptions): void {
+  rotate('ropeBackward', 'backward', rec, dx, dOut, opts);
+}
