@@ -61,6 +61,13 @@ export class Tensor<D extends DType = DType> {
     return new Tensor(this.buffer, shape, this.dtype, this.label, this.byteOffset, false);
   }
 
+  /** (B, T, ...rest) viewed as the matrix (B*T, prod(rest)); 2-D tensors as they are. For matmuls over rows. */
+  reshape2d(): Tensor<D> {
+    if (this.shape.length <= 2) return this;
+    const [b, t, ...rest] = this.shape;
+    return this.reshape([b * t, shapeSize(rest)]);
+  }
+
   destroy(): void {
     if (this.destroyed || !this.ownsBuffer) return;
     this.destroyed = true;

@@ -1,12 +1,14 @@
 // Verification cases of shaders/attention.wgsl against src/reference/attention.ts: forward (out and lse) and
 // backward (dq, dk, dv) at awkward shapes: single element, GQA, multi-query, T not a multiple of the workgroup,
-// KV-cache decode (T=1) and prefix (T < Tk), a custom scale, and large scores.
+// KV-cache decode (T=1) and prefix (T < Tk), a custom scale, large scores, left padding (kvStart, with pad
+// queries that see no key) and keys in a larger cache buffer (Tcap > Tk).
 
+import type { Tensor } from '../gpu';
 import type { Tolerance } from '../reference/compare';
 import * as ref from '../reference/attention';
 import { host, type HostTensor } from '../reference/types';
 import * as gpu from './attention';
-import { gpuTwinCase, randomHost, type KernelCase } from './verify';
+import { gpuTwinCase, randomHost, type HostInput, type KernelCase } from './verify';
 
 interface AttentionShape {
   B: number;
@@ -14,8 +16,12 @@ interface AttentionShape {
   NH: number;
   NKV: number;
   HD: number;
-  /** Key positions (default T); queries are the last T of them. */
+  /** Valid key positions (default T); queries are the last T of them. */
   Tk?: number;
+  /** Key positions allocated per sequence in k and v (a KV cache's capacity; default Tk): passed as keys = Tk. */
+  Tcap?: number;
+  /** Per batch row, the first visible key (left padding); passed as a u32 input when given. */
+  kvStart?: number[];
   /** Score scale (default 1/sqrt(HD)). */
   scale?: number;
   /** Uniform range of q and k (default 2: scaled scores with a standard deviation of about 1.3). */
@@ -41,6 +47,16 @@ export const ATTENTION_SHAPES: AttentionShape[] = [
   { B: 1, T: 3, Tk: 7, NH: 2, NKV: 1, HD: 70, tag: 'two dim blocks' },
   { B: 1, T: 2, Tk: 600, NH: 2, NKV: 1, HD: 70, tag: '64 lanes, two dim blocks' },
   { B: 2, T: 64, NH: 4, NKV: 2, HD: 16 },
+  // Left padding: row 1 has 3 pad queries, row 2 has 8 of 9 (each sees no key: out = lse = 0, no gradient).
+  { B: 3, T: 9, NH: 4, NKV: 2, HD: 6, kvStart: [0, 3, 8], tag: 'left-padded' },
+  // A decode step against a KV cache of capacity 20 holding 13 valid positions, left-padded prompts.
+  { B: 3, T: 1, Tk: 13, Tcap: 20, NH: 4, NKV: 2, HD: 8, kvStart: [0, 4, 12], tag: 'decode from cache, left-padded' },
+  // A prefill: the prompts' k/v written into a larger cache buffer, the tensors passed cache-shaped.
+  { B: 2, T: 5, Tk: 5, Tcap: 16, NH: 4, NKV: 2, HD: 6, tag: 'prefill into cache' },
+  { B: 2, T: 5, Tk: 5, Tcap: 16, NH: 4, NKV: 2, HD: 6, kvStart: [2, 0], tag: 'prefill into cache, left-padded' },
+  { B: 1, T: 3, Tk: 9, Tcap: 12, NH: 2, NKV: 1, HD: 4, tag: 'prefix in cache' },
+  // 16 lanes per row: row 1's 10 visible keys leave 6 lanes empty; row 2's query is a pad query (no lane sees a key).
+  { B: 3, T: 1, Tk: 300, Tcap: 320, NH: 2, NKV: 1, HD: 64, kvStart: [0, 290, 300], tag: 'decode, long cache, left-padded' },
 ];
 
 // Outputs are f32 sums of up to Tk terms against the twin's f64; a few ulps of exp() per term on top.
@@ -48,28 +64,52 @@ const TOL: Tolerance = { atol: 1e-5, rtol: 1e-4 };
 
 function label(s: AttentionShape): string {
   const tk = s.Tk !== undefined && s.Tk !== s.T ? ` Tk=${s.Tk}` : '';
-  return `B=${s.B} T=${s.T}${tk} NH=${s.NH} NKV=${s.NKV} HD=${s.HD}${s.tag ? ` (${s.tag})` : ''}`;
+  const cap = s.Tcap !== undefined ? ` Tcap=${s.Tcap}` : '';
+  const start = s.kvStart ? ` kvStart=[${s.kvStart.join(',')}]` : '';
+  return `B=${s.B} T=${s.T}${tk}${cap} NH=${s.NH} NKV=${s.NKV} HD=${s.HD}${start}${s.tag ? ` (${s.tag})` : ''}`;
 }
 
 function shapes(s: AttentionShape) {
   const Tk = s.Tk ?? s.T;
-  return { q: [s.B, s.T, s.NH, s.HD], kv: [s.B, Tk, s.NKV, s.HD], lse: [s.B, s.NH, s.T] };
+  return { q: [s.B, s.T, s.NH, s.HD], kv: [s.B, s.Tcap ?? Tk, s.NKV, s.HD], lse: [s.B, s.NH, s.T] };
+}
+
+/** kvStart as the last input (u32), when the shape has one. */
+function startInput(s: AttentionShape): HostInput[] {
+  return s.kvStart ? [{ data: Uint32Array.from(s.kvStart), shape: [s.B] }] : [];
+}
+
+/** The twin's options; kvStart comes from the inputs (the last one, when the shape has it). */
+function twinOpts(s: AttentionShape, ins: HostInput[]): ref.AttentionOptions {
+  return {
+    ...(s.scale === undefined ? {} : { scale: s.scale }),
+    ...(s.Tcap === undefined ? {} : { keys: s.Tk ?? s.T }),
+    ...(s.kvStart ? { kvStart: ins[ins.length - 1].data as Uint32Array } : {}),
+  };
+}
+
+/** The wrapper's options; kvStart is the last GPU input when the shape has one. */
+function gpuOpts(s: AttentionShape, ins: Tensor[]): gpu.AttentionOptions {
+  return {
+    ...(s.scale === undefined ? {} : { scale: s.scale }),
+    ...(s.Tcap === undefined ? {} : { keys: s.Tk ?? s.T }),
+    ...(s.kvStart ? { kvStart: ins[ins.length - 1] as Tensor<'u32'> } : {}),
+  };
 }
 
 function forwardCase(s: AttentionShape): KernelCase {
   const sh = shapes(s);
-  const opts = s.scale === undefined ? {} : { scale: s.scale };
   const qk = s.qkScale ?? 2;
   return gpuTwinCase({
     name: `attentionForward ${label(s)}`,
     family: 'attention',
-    inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv)],
+    inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv), ...startInput(s)],
     // Random starting values: the kernel must overwrite every element.
     outputs: [{ shape: sh.q, random: true }, { shape: sh.lse, random: true }],
-    gpu: (rec, [out, lse], [q, k, v]) => gpu.attentionForward(rec, out, lse, q, k, v, opts),
+    gpu: (rec, [out, lse], ins) => gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins)),
     twin: ([out, lse], ins) => {
       const [q, k, v] = ins as HostTensor[];
-      ref.attentionForward(out, lse, q, k, v, opts);
+      ref.attentionForward(out, lse, q, k, v, twinOpts(s, ins));
     },
     tol: s.tol ?? TOL,
   });
@@ -77,7 +117,6 @@ function forwardCase(s: AttentionShape): KernelCase {
 
 function backwardCase(s: AttentionShape): KernelCase {
   const sh = shapes(s);
-  const opts = s.scale === undefined ? {} : { scale: s.scale };
   const qk = s.qkScale ?? 2;
   return gpuTwinCase({
     name: `attentionBackward ${label(s)}`,
@@ -90,14 +129,19 @@ function backwardCase(s: AttentionShape): KernelCase {
       const v = randomHost(rng, sh.kv);
       const out = host(new Float32Array(dOut.data.length), sh.q);
       const lse = host(new Float32Array(s.B * s.NH * s.T), sh.lse);
-      ref.attentionForward(out, lse, q, k, v, opts);
-      return [dOut, q, k, v, out, lse];
+      const start = startInput(s);
+      ref.attentionForward(out, lse, q, k, v, twinOpts(s, start));
+      return [dOut, q, k, v, out, lse, ...start];
     },
+    // dk and dv start random everywhere, so the zeros at masked keys and past Tk are proven written.
     outputs: [{ shape: sh.q, random: true }, { shape: sh.kv, random: true }, { shape: sh.kv, random: true }],
-    gpu: (rec, [dq, dk, dv], [dOut, q, k, v, out, lse]) => gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, opts),
+    gpu: (rec, [dq, dk, dv], ins) => {
+      const [dOut, q, k, v, out, lse] = ins;
+      gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, gpuOpts(s, ins));
+    },
     twin: ([dq, dk, dv], ins) => {
       const [dOut, q, k, v, out, lse] = ins as HostTensor[];
-      ref.attentionBackward(dq, dk, dv, dOut, q, k, v, out, lse, opts);
+      ref.attentionBackward(dq, dk, dv, dOut, q, k, v, out, lse, twinOpts(s, ins));
     },
     tol: s.tol ?? TOL,
   });

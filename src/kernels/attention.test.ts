@@ -2,8 +2,9 @@
 // (SwiftShader on machines without a GPU) and is compared with src/reference/attention.ts. Never skips.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext } from '../gpu';
+import { GpuContext, describeAdapter } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
+import { attentionBackward, attentionForward } from './attention';
 import { attentionCases } from './attention.cases';
 
 let ctx: GpuContext;
@@ -29,4 +30,56 @@ describe('attention kernels on the GPU match their CPU twin', () => {
       expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
     });
   }
+});
+
+describe('attention within WebGPU default limits', () => {
+  // The engine requests the adapter's maxStorageBuffersPerShaderStage (12 on SwiftShader), but a browser
+  // adapter may offer only WebGPU's default of 8: every entry point must fit it (dk/dv binds exactly 8).
+  let small: GpuContext | undefined;
+  // Held for the test file's lifetime: a Dawn instance collected while its device lives aborts the process.
+  let dawn: GPU | undefined;
+  beforeAll(async () => {
+    const webgpu = await import('webgpu');
+    dawn = webgpu.create([]);
+    const adapter = await dawn.requestAdapter();
+    if (!adapter) throw new Error('no adapter for the default-limits device');
+    const device = await adapter.requestDevice({ label: 'default-limits' }); // no required limits: the defaults
+    small = new GpuContext(device, ctx.report);
+  });
+  afterAll(() => small?.destroy());
+
+  it('runs every padded and cached case on a device with 8 storage buffers per stage', async () => {
+    const dev = small!;
+    const limit = (c: GpuContext) => c.device.limits.maxStorageBuffersPerShaderStage;
+    console.log(`storage buffers per stage: engine device ${limit(ctx)}, default-limits device ${limit(dev)}`);
+    expect(dev.device.limits.maxStorageBuffersPerShaderStage).toBe(8);
+    const subset = cases.filter((c) => /kvStart|Tcap|B=2 T=5 NH=4/.test(c.name));
+    expect(subset.length).toBeGreaterThanOrEqual(12);
+    for (const c of subset) {
+      const r = await c.run(dev);
+      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
+    }
+    await dev.flush();
+    expect(dawn).toBeDefined();
+  });
+});
+
+describe('attention wrapper checks', () => {
+  it('rejects a kvStart of the wrong size or dtype and keys beyond the key tensor', () => {
+    const q = ctx.tensor([2, 3, 2, 4]);
+    const k = ctx.tensor([2, 5, 1, 4]);
+    const out = ctx.tensor(q.shape);
+    const lse = ctx.tensor([2, 2, 3]);
+    const rec = ctx.recorder('attention checks');
+    try {
+      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: ctx.tensor([3], { dtype: 'u32' }) })).toThrow(/kvStart/);
+      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: ctx.tensor([2]) as never })).toThrow(/kvStart/);
+      expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 6 })).toThrow(/keys=6/);
+      expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 2 })).toThrow(/2 key positions for 3/);
+      expect(() => attentionBackward(rec, out, k, k, out, q, k, k, out, lse, { keys: 6 })).toThrow(/keys=6/);
+    } finally {
+      rec.submit();
+    }
+    expect(rec.dispatchCount).toBe(0);
+  });
 });

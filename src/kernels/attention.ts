@@ -3,13 +3,31 @@
 // argument order as src/reference/attention.ts, after the recorder. Not the projections or RoPE.
 
 import source from '../../shaders/attention.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
-import type { AttentionOptions } from '../reference/attention';
+import { Params, grid, type DType, type GpuContext, type Recorder, type Tensor } from '../gpu';
 
-export type { AttentionOptions } from '../reference/attention';
+/** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
+export interface AttentionOptions {
+  /** Score scale; default 1/sqrt(HD) as in HF Llama. */
+  scale?: number;
+  /**
+   * (B) u32, per batch row the first visible key position (left padding): keys j < kvStart[b] are masked for
+   * every query of row b. A query with no visible key outputs 0 with lse 0 and passes no gradient. Default:
+   * no padding (a cached zeros tensor is bound).
+   */
+  kvStart?: Tensor<'u32'>;
+  /**
+   * Tk, the number of valid key positions; default k.shape[1]. k and v may be a KV cache (B,Tcap,NKV,HD) of
+   * which only the first Tk <= Tcap positions are valid (Tcap is the row stride). Queries are the last T of the
+   * Tk: query i sits at absolute position Tk - T + i.
+   */
+  keys?: number;
+}
 
 /** Head dims per workgroup (HB in the shader); larger head dims take ceil(HD / HB) workgroups per row. */
 const HB = 64;
+
+/** Threads per workgroup of attention_backward_stats (STATS_WG in the shader): a thread per query row. */
+const STATS_WG = 64;
 
 /** Threads per workgroup (ROWS * LANES); the shader's merge buffer (PART = 256 floats) must hold them. */
 const THREADS = 64;
@@ -36,21 +54,48 @@ function workgroups(rec: Recorder, rows: number, perGroup: number, HD: number): 
   return [x, y, Math.ceil(HD / HB)];
 }
 
-function dims(kernel: string, q: Tensor, k: Tensor, v: Tensor, lse: Tensor) {
+/**
+ * Per context, tensors the wrappers own: the zeros bound as kvStart when none is given, and the backward's
+ * (lse, D) stats. Each grows (to a power of two) and is replaced, never destroyed: an open recorder may still
+ * use the old one. Reusing one scratch across calls is safe: dispatches run in recording order.
+ */
+const owned = new WeakMap<GpuContext, Map<string, Tensor>>();
+
+function ownedTensor<D extends DType>(ctx: GpuContext, name: string, size: number, dtype: D): Tensor<D> {
+  let m = owned.get(ctx);
+  if (!m) owned.set(ctx, (m = new Map()));
+  const t = m.get(name) as Tensor<D> | undefined;
+  if (t && t.size >= size) return t;
+  const n = Math.max(64, 2 ** Math.ceil(Math.log2(size)));
+  const fresh = ctx.tensor<D>([n], { dtype, label: `attention:${name}` }); // zero-initialized
+  m.set(name, fresh);
+  return fresh;
+}
+
+function dims(kernel: string, q: Tensor, k: Tensor, v: Tensor, lse: Tensor, opts: AttentionOptions) {
   const s = (t: Tensor) => `(${t.shape.join(', ')})`;
   if (q.shape.length !== 4) throw new Error(`${kernel}: q must be (B,T,NH,HD), got ${q.describe()}`);
-  if (k.shape.length !== 4) throw new Error(`${kernel}: k must be (B,Tk,NKV,HD), got ${k.describe()}`);
+  if (k.shape.length !== 4) throw new Error(`${kernel}: k must be (B,Tcap,NKV,HD), got ${k.describe()}`);
   const [B, T, NH, HD] = q.shape;
-  const [Bk, Tk, NKV, HDk] = k.shape;
+  const [Bk, Tcap, NKV, HDk] = k.shape;
   if (Bk !== B || HDk !== HD) throw new Error(`${kernel}: k ${s(k)} does not match q ${s(q)} in B or HD`);
   if (v.shape.length !== 4 || v.shape.some((d, i) => d !== k.shape[i])) {
     throw new Error(`${kernel}: v ${s(v)} must have the shape of k ${s(k)}`);
   }
   if (NKV < 1 || NH % NKV !== 0) throw new Error(`${kernel}: NH=${NH} query heads must be a multiple of NKV=${NKV}`);
+  const Tk = opts.keys ?? Tcap;
+  if (!Number.isInteger(Tk) || Tk > Tcap) throw new Error(`${kernel}: keys=${Tk} valid positions in a key tensor ${k.describe()}`);
   if (Tk < T) throw new Error(`${kernel}: ${Tk} key positions for ${T} query positions`);
   if (lse.size !== B * NH * T) throw new Error(`${kernel}: lse ${lse.describe()} must have (B,NH,T)=${B * NH * T} elements`);
   for (const t of [q, k, v, lse]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
-  return { B, T, Tk, NH, NKV, HD };
+  const ks = opts.kvStart;
+  if (ks && (ks.dtype !== 'u32' || ks.size !== B)) throw new Error(`${kernel}: kvStart ${ks.describe()} must be (B)=(${B}) u32`);
+  return { B, T, Tk, Tcap, NH, NKV, HD };
+}
+
+/** The kvStart tensor to bind: the caller's, or owned zeros (no padding). */
+function kvStartOf(rec: Recorder, d: ReturnType<typeof dims>, opts: AttentionOptions): Tensor<'u32'> {
+  return opts.kvStart ?? ownedTensor(rec.ctx, 'zeros', d.B, 'u32');
 }
 
 function sameShape(kernel: string, a: Tensor, aName: string, b: Tensor, bName: string): void {
@@ -65,6 +110,7 @@ function params(d: ReturnType<typeof dims>, opts: AttentionOptions): Params {
     .u32(d.B)
     .u32(d.T)
     .u32(d.Tk)
+    .u32(d.Tcap)
     .u32(d.NH)
     .u32(d.NKV)
     .u32(d.HD)
@@ -72,14 +118,15 @@ function params(d: ReturnType<typeof dims>, opts: AttentionOptions): Params {
 }
 
 /**
- * out[b,t,h,:] = sum_{j <= t + Tk - T} softmax_j(scale * q[b,t,h,:] . k[b,j,g,:]) v[b,j,g,:], g = h / (NH/NKV);
- * lse[b,h,t] = logsumexp_j of the scaled scores. A thread per query row when there are many rows (training);
- * up to 64 threads splitting a row's keys when there are few (a decode step, T = 1): see attentionLayout.
+ * out[b,t,h,:] = sum_{s <= j <= a} softmax_j(scale * q[b,t,h,:] . k[b,j,g,:]) v[b,j,g,:], g = h / (NH/NKV),
+ * a = t + Tk - T, s = kvStart[b]; lse[b,h,t] = logsumexp_j of the scaled scores; out = lse = 0 for a pad query
+ * (s > a). A thread per query row when there are many rows (training); up to 64 threads splitting a row's keys
+ * when there are few (a decode step, T = 1): see attentionLayout.
  * @param out (B,T,NH,HD) overwritten.
  * @param lse (B,NH,T) overwritten; kept for the backward.
  * @param q   (B,T,NH,HD) rotated queries.
- * @param k   (B,Tk,NKV,HD) rotated keys, Tk >= T (queries are the last T positions).
- * @param v   (B,Tk,NKV,HD) values.
+ * @param k   (B,Tcap,NKV,HD) rotated keys; the first Tk = opts.keys ?? Tcap valid, Tk >= T (queries are the last T).
+ * @param v   (B,Tcap,NKV,HD) values.
  */
 export function attentionForward(
   rec: Recorder,
@@ -90,7 +137,7 @@ export function attentionForward(
   v: Tensor,
   opts: AttentionOptions = {},
 ): void {
-  const d = dims('attentionForward', q, k, v, lse);
+  const d = dims('attentionForward', q, k, v, lse, opts);
   sameShape('attentionForward', out, 'out', q, 'q');
   const rows = d.B * d.NH * d.T;
   const layout = attentionLayout(rows, d.Tk);
@@ -99,22 +146,23 @@ export function attentionForward(
     entry: 'attention_forward',
     constants: layout,
     params: params(d, opts),
-    bindings: [out, lse, q, k, v],
+    bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
     workgroups: workgroups(rec, rows, layout.ROWS, d.HD),
   });
 }
 
 /**
- * Backward of attentionForward in two dispatches, no atomics: dq per query row (over its keys), then dk and dv
- * per key row (over the queries that see it and the query heads sharing its kv head), each row given one or
- * more threads as in attentionLayout. dq, dk and dv are overwritten.
+ * Backward of attentionForward in three dispatches, no atomics: the per-query-row stats (lse, D = rowsum(dOut *
+ * out)) into a scratch the wrapper owns, dq per query row (over its keys), then dk and dv per key row (over the
+ * queries that see it and the query heads sharing its kv head), each row given one or more threads as in
+ * attentionLayout. dq, dk and dv are overwritten, all of dk and dv: zeros at masked keys and past Tk.
  * @param dq   (B,T,NH,HD)
- * @param dk   (B,Tk,NKV,HD)
- * @param dv   (B,Tk,NKV,HD)
+ * @param dk   (B,Tcap,NKV,HD)
+ * @param dv   (B,Tcap,NKV,HD)
  * @param dOut (B,T,NH,HD) upstream gradient.
  * @param q    (B,T,NH,HD) forward input.
- * @param k    (B,Tk,NKV,HD) forward input.
- * @param v    (B,Tk,NKV,HD) forward input.
+ * @param k    (B,Tcap,NKV,HD) forward input.
+ * @param v    (B,Tcap,NKV,HD) forward input.
  * @param out  (B,T,NH,HD) forward output.
  * @param lse  (B,NH,T) saved by the forward.
  */
@@ -132,7 +180,7 @@ export function attentionBackward(
   opts: AttentionOptions = {},
 ): void {
   const kernel = 'attentionBackward';
-  const d = dims(kernel, q, k, v, lse);
+  const d = dims(kernel, q, k, v, lse, opts);
   sameShape(kernel, dq, 'dq', q, 'q');
   sameShape(kernel, dOut, 'dOut', q, 'q');
   sameShape(kernel, out, 'out', q, 'q');
@@ -140,24 +188,34 @@ export function attentionBackward(
   sameShape(kernel, dv, 'dv', v, 'v');
   const family = rec.ctx.family('attention', source);
   const p = params(d, opts);
+  const kvStart = kvStartOf(rec, d, opts);
   const qRows = d.B * d.NH * d.T;
+  // (lse, D) pairs per query row: one buffer, so that dk/dv binds 8 storage buffers (the WebGPU default limit).
+  const stats = ownedTensor(rec.ctx, 'stats', 2 * qRows, 'f32');
+  rec.dispatch({
+    family,
+    entry: 'attention_backward_stats',
+    params: p,
+    bindings: [stats, dOut, out, lse],
+    workgroups: [...grid(Math.ceil(qRows / STATS_WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension), 1],
+  });
   const qLayout = attentionLayout(qRows, d.Tk);
   rec.dispatch({
     family,
     entry: 'attention_backward_dq',
     constants: qLayout,
     params: p,
-    bindings: [dq, dOut, q, k, v, out, lse],
+    bindings: [dq, dOut, q, k, v, stats, kvStart],
     workgroups: workgroups(rec, qRows, qLayout.ROWS, d.HD),
   });
-  const kRows = d.B * d.NKV * d.Tk;
+  const kRows = d.B * d.NKV * d.Tcap;
   const kLayout = attentionLayout(kRows, d.T * (d.NH / d.NKV));
   rec.dispatch({
     family,
     entry: 'attention_backward_dkdv',
     constants: kLayout,
     params: p,
-    bindings: [dk, dv, dOut, q, k, v, out, lse],
+    bindings: [dk, dv, dOut, q, k, v, stats, kvStart],
     workgroups: workgroups(rec, kRows, kLayout.ROWS, d.HD),
   });
 }

@@ -266,6 +266,130 @@ describe('attention', () => {
       /multiple of NKV/,
     );
   });
+
+  // Left padding (kvStart) and keys in a larger cache (Tcap > Tk valid positions). Rows with kvStart past some
+  // queries' positions have pad queries (no visible key: out = lse = 0, no gradient); the cache's positions
+  // past Tk and the masked keys must get exactly zero gradient, which the finite differences see as well.
+  const padded = [
+    { B: 3, T: 5, NH: 4, NKV: 2, HD: 3, Tk: 5, Tcap: 5, kvStart: [0, 2, 5] },
+    { B: 2, T: 2, NH: 2, NKV: 1, HD: 3, Tk: 5, Tcap: 7, kvStart: [1, 4] },
+    { B: 2, T: 1, NH: 2, NKV: 2, HD: 2, Tk: 4, Tcap: 6, kvStart: [3, 0] },
+    { B: 1, T: 4, NH: 3, NKV: 1, HD: 2, Tk: 4, Tcap: 9, kvStart: [0] },
+  ];
+  it.each(padded)(
+    'masked backward matches finite differences for B=$B T=$T Tk=$Tk Tcap=$Tcap NH=$NH NKV=$NKV HD=$HD kvStart=$kvStart',
+    ({ B, T, NH, NKV, HD, Tk, Tcap, kvStart }) => {
+      const rng = new Rng(17);
+      const opts = { kvStart: Uint32Array.from(kvStart), keys: Tk };
+      const q = rand(rng, [B, T, NH, HD], -1.5, 1.5);
+      const k = rand(rng, [B, Tcap, NKV, HD], -1.5, 1.5);
+      const v = rand(rng, [B, Tcap, NKV, HD]);
+      const out = z64([B, T, NH, HD]);
+      const lse = z64([B, NH, T]);
+      const w = rand(rng, out.shape);
+      const loss = () => (attentionForward(out, lse, q, k, v, opts), weightedSum(out.data, w.data));
+      loss();
+      const dq = rand(rng, q.shape);
+      const dk = rand(rng, k.shape);
+      const dv = rand(rng, v.shape);
+      attentionBackward(dq, dk, dv, w, q, k, v, out, lse, opts);
+      expectGrad('dq', dq.data, loss, q.data);
+      expectGrad('dk', dk.data, loss, k.data);
+      expectGrad('dv', dv.data, loss, v.data);
+      // pad queries: exact zeros, and so are the gradients of masked keys and of cache positions past Tk
+      for (let b = 0; b < B; b++) {
+        for (let t = 0; t < T; t++) {
+          if (Tk - T + t >= kvStart[b]) continue;
+          for (let h = 0; h < NH; h++) {
+            expect(lse.data[(b * NH + h) * T + t]).toBe(0);
+            for (let e = 0; e < HD; e++) {
+              expect(out.data[((b * T + t) * NH + h) * HD + e]).toBe(0);
+              expect(dq.data[((b * T + t) * NH + h) * HD + e]).toBe(0);
+            }
+          }
+        }
+        for (let j = 0; j < Tcap; j++) {
+          if (j >= kvStart[b] && j < Tk) continue;
+          for (let e = 0; e < NKV * HD; e++) {
+            expect(dk.data[(b * Tcap + j) * NKV * HD + e]).toBe(0);
+            expect(dv.data[(b * Tcap + j) * NKV * HD + e]).toBe(0);
+          }
+        }
+      }
+    },
+  );
+
+  /** Positions from..to (exclusive) of batch row b of a (B,L,...) tensor, as a (1,to-from,...) tensor. */
+  function slice(x: HostTensor<Float64Array>, b: number, from: number, to: number): HostTensor<Float64Array> {
+    const [, L, ...rest] = x.shape;
+    const row = numel(rest);
+    return host(x.data.slice((b * L + from) * row, (b * L + to) * row), [1, to - from, ...rest]);
+  }
+
+  it.each([
+    { B: 3, T: 9, NH: 4, NKV: 2, HD: 6, Tk: 9, Tcap: 9, kvStart: [0, 3, 8] },
+    { B: 3, T: 1, NH: 4, NKV: 2, HD: 4, Tk: 13, Tcap: 20, kvStart: [0, 4, 12] },
+    { B: 2, T: 5, NH: 2, NKV: 1, HD: 3, Tk: 5, Tcap: 16, kvStart: [2, 5] },
+    { B: 2, T: 3, NH: 2, NKV: 2, HD: 3, Tk: 7, Tcap: 8, kvStart: [6, 1] },
+  ])(
+    'a left-padded row in a cache equals the unpadded sequence alone (B=$B T=$T Tk=$Tk Tcap=$Tcap kvStart=$kvStart)',
+    ({ B, T, NH, NKV, HD, Tk, Tcap, kvStart }) => {
+      // The property batched generation relies on: for a row with kvStart = s, the queries at positions >= s
+      // give what attention over the sequence without its pad prefix gives, forward and backward; cache
+      // positions past Tk hold garbage that nothing reads.
+      const rng = new Rng(18);
+      const opts = { kvStart: Uint32Array.from(kvStart), keys: Tk };
+      const q = rand(rng, [B, T, NH, HD], -2, 2);
+      const k = rand(rng, [B, Tcap, NKV, HD], -2, 2);
+      const v = rand(rng, [B, Tcap, NKV, HD]);
+      const dOut = rand(rng, [B, T, NH, HD]);
+      const out = z64(q.shape);
+      const lse = z64([B, NH, T]);
+      attentionForward(out, lse, q, k, v, opts);
+      const [dq, dk, dv] = [z64(q.shape), z64(k.shape), z64(v.shape)];
+      attentionBackward(dq, dk, dv, dOut, q, k, v, out, lse, opts);
+      const exact = { atol: 1e-14, rtol: 1e-12 };
+      const same = (label: string, got: ArrayLike<number>, want: ArrayLike<number>) => {
+        const c = compareArrays(got, want, exact);
+        expect(c.pass, `${label}: ${c.summary}`).toBe(true);
+      };
+      const offset = Tk - T;
+      for (let b = 0; b < B; b++) {
+        const s = kvStart[b];
+        const t0 = Math.min(T, Math.max(0, s - offset)); // first real query of the row
+        const Tq = T - t0;
+        // pad queries and masked keys: zeros
+        same(`row ${b} pad out`, slice(out, b, 0, t0).data, new Float64Array(t0 * NH * HD));
+        same(`row ${b} pad dq`, slice(dq, b, 0, t0).data, new Float64Array(t0 * NH * HD));
+        same(`row ${b} masked dk`, slice(dk, b, 0, s).data, new Float64Array(s * NKV * HD));
+        same(`row ${b} masked dv`, slice(dv, b, 0, s).data, new Float64Array(s * NKV * HD));
+        same(`row ${b} dk past Tk`, slice(dk, b, Tk, Tcap).data, new Float64Array((Tcap - Tk) * NKV * HD));
+        const lseRow = (h: number) => lse.data.slice((b * NH + h) * T, (b * NH + h + 1) * T);
+        for (let h = 0; h < NH; h++) same(`row ${b} pad lse`, lseRow(h).slice(0, t0), new Float64Array(t0));
+        if (Tq === 0) continue;
+        // the unpadded sequence: keys s..Tk, queries t0..T, no options
+        const [q1, k1, v1, dOut1] = [slice(q, b, t0, T), slice(k, b, s, Tk), slice(v, b, s, Tk), slice(dOut, b, t0, T)];
+        const out1 = z64(q1.shape);
+        const lse1 = z64([1, NH, Tq]);
+        attentionForward(out1, lse1, q1, k1, v1);
+        const [dq1, dk1, dv1] = [z64(q1.shape), z64(k1.shape), z64(v1.shape)];
+        attentionBackward(dq1, dk1, dv1, dOut1, q1, k1, v1, out1, lse1);
+        same(`row ${b} out`, slice(out, b, t0, T).data, out1.data);
+        for (let h = 0; h < NH; h++) same(`row ${b} lse`, lseRow(h).slice(t0), lse1.data.slice(h * Tq, (h + 1) * Tq));
+        same(`row ${b} dq`, slice(dq, b, t0, T).data, dq1.data);
+        same(`row ${b} dk`, slice(dk, b, s, Tk).data, dk1.data);
+        same(`row ${b} dv`, slice(dv, b, s, Tk).data, dv1.data);
+      }
+    },
+  );
+
+  it('rejects a kvStart of the wrong length and keys beyond the key tensor', () => {
+    const [q, k, out, lse] = [z64([2, 2, 2, 2]), z64([2, 4, 1, 2]), z64([2, 2, 2, 2]), z64([2, 2, 2])];
+    expect(() => attentionForward(out, lse, q, k, k, { kvStart: new Uint32Array(3) })).toThrow(/kvStart has 3 entries/);
+    expect(() => attentionForward(out, lse, q, k, k, { keys: 5 })).toThrow(/keys=5/);
+    expect(() => attentionForward(out, lse, q, k, k, { keys: 1 })).toThrow(/1 key positions for 2/);
+    expect(() => attentionBackward(out, k, k, out, q, k, k, out, lse, { kvStart: new Uint32Array(1) })).toThrow(/kvStart/);
+  });
 });
 
 describe('swiglu', () => {

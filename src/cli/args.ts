@@ -1,0 +1,64 @@
+// A small, strict command-line parser: --flag value, --flag=value and boolean --flag. Unknown flags and bad
+// numbers are errors that name the flag and the rule.
+
+export interface FlagSpec {
+  type: 'string' | 'number' | 'boolean';
+  doc: string;
+  default?: string | number | boolean;
+  /** For numbers: inclusive range. */
+  min?: number;
+  max?: number;
+  integer?: boolean;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type Parsed = Record<string, string | number | boolean | undefined>;
+
+export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpec>): Parsed {
+  const out: Parsed = {};
+  for (const [k, s] of Object.entries(specs)) if (s.default !== undefined) out[k] = s.default;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (flags start with --; see --help)`);
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    const spec = specs[name];
+    if (!spec) throw new UsageError(`unknown flag --${name} (see --help)`);
+    if (spec.type === 'boolean') {
+      out[name] = inline === undefined ? true : inline !== 'false';
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value (${spec.doc})`);
+    if (spec.type === 'string') {
+      out[name] = value;
+      continue;
+    }
+    const n = Number(value);
+    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${value}"`);
+    if (spec.integer && !Number.isInteger(n)) throw new UsageError(`--${name} must be an integer, got ${value}`);
+    if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+      throw new UsageError(`--${name} must be in [${spec.min ?? '-inf'}, ${spec.max ?? 'inf'}], got ${value}`);
+    }
+    out[name] = n;
+  }
+  return out;
+}
+
+export function helpText(usage: string, specs: Record<string, FlagSpec>): string {
+  const rows = Object.entries(specs).map(([k, s]) => {
+    const range = s.min !== undefined || s.max !== undefined ? ` [${s.min ?? ''}..${s.max ?? ''}]` : '';
+    const def = s.default !== undefined ? ` (default ${s.default})` : '';
+    return `  --${k}${s.type === 'boolean' ? '' : ` <${s.type}>`}`.padEnd(26) + `${s.doc}${range}${def}`;
+  });
+  return `${usage}\n\n${rows.join('\n')}\n`;
+}
+
+/** A one-line progress bar for stderr: [#####.....] 40% label. */
+export function progressBar(fraction: number, label: string, width = 28): string {
+  const f = Math.max(0, Math.min(1, fraction));
+  const filled = Math.round(f * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ${label}`;
+}

@@ -1,0 +1,70 @@
+// `npm run generate -- --checkpoint <dir> --prompt "..." [--greedy | --temperature t --seed s] [--json]`:
+// one completion from a checkpoint, on the GPU through Dawn; --json adds every token's log-probability.
+
+import { acquireNodeDevice } from '../gpu/node';
+import { GpuModel } from '../model/gpu-model';
+import { generate } from '../model/generate';
+import { UsageError, helpText, parseArgs, type FlagSpec } from './args';
+import { loadCheckpointDir } from './files';
+
+const FLAGS: Record<string, FlagSpec> = {
+  checkpoint: { type: 'string', doc: 'checkpoint directory (model.safetensors, config.json, tokenizer.json)' },
+  prompt: { type: 'string', doc: 'prompt text (BOS is added)' },
+  greedy: { type: 'boolean', doc: 'argmax decoding' },
+  temperature: { type: 'number', doc: 'sampling temperature', min: 0, max: 10, default: 1 },
+  'top-k': { type: 'number', doc: 'keep the k most likely tokens (0: off)', integer: true, min: 0, default: 0 },
+  'top-p': { type: 'number', doc: 'nucleus mass (1: off)', min: 0, max: 1, default: 1 },
+  'min-p': { type: 'number', doc: 'keep tokens with p >= min-p * p_max (0: off)', min: 0, max: 1, default: 0 },
+  seed: { type: 'number', doc: 'sampling seed', integer: true, min: 0, default: 0 },
+  'max-new-tokens': { type: 'number', doc: 'longest completion', integer: true, min: 1, default: 32 },
+  json: { type: 'boolean', doc: 'print JSON with per-token log-probabilities' },
+  help: { type: 'boolean', doc: 'show this help' },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, FLAGS);
+  if (args.help) {
+    process.stdout.write(helpText('usage: npm run generate -- --checkpoint <dir> --prompt "..." [flags]', FLAGS));
+    return 0;
+  }
+  if (typeof args.checkpoint !== 'string') throw new UsageError('--checkpoint is required');
+  if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
+  const { ck, tok } = loadCheckpointDir(args.checkpoint);
+  const ctx = await acquireNodeDevice();
+  const model = GpuModel.create(ctx, ck.config, ck.params, 1);
+  const prompt = [tok.bosId, ...tok.encode(args.prompt)];
+  const S = Math.min(args['max-new-tokens'] as number, ck.config.contextLength - prompt.length);
+  if (S < 1) throw new UsageError(`the prompt (${prompt.length} tokens with BOS) leaves no room in the model's context of ${ck.config.contextLength}`);
+  const out = await generate(model, [prompt], {
+    maxNewTokens: S,
+    sampler: {
+      temperature: args.temperature as number,
+      greedy: Boolean(args.greedy),
+      topK: args['top-k'] as number,
+      topP: args['top-p'] as number,
+      minP: args['min-p'] as number,
+      seed: args.seed as number,
+    },
+    eosId: tok.eosId,
+    padId: tok.padId,
+  });
+  const ids = Array.from(out.tokens.subarray(0, out.lengths[0]));
+  const text = tok.decode(ids.filter((id) => id !== tok.eosId), { skipSpecialTokens: true });
+  if (args.json) {
+    const tokens = ids.map((id, i) => ({ id, token: tok.tokenString(id), logprob: out.logprobs[i], entropy: out.entropies[i] }));
+    console.log(JSON.stringify({ prompt: args.prompt, completion: text, finished: out.finished[0], tokens }, null, 2));
+  } else {
+    console.log(text);
+  }
+  model.destroy();
+  ctx.destroy();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(`generate: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(e instanceof UsageError ? 2 : 1);
+  },
+);

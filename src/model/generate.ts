@@ -1,0 +1,150 @@
+// Rollouts on the GPU: prefill a left-padded batch of prompts, then decode one token per step against the KV
+// cache, sampling on the GPU. Nothing is read back per token: one readback at the end, plus a 4-byte-per-row
+// "all finished?" check every few steps so a batch that ended early stops early.
+
+import type { Tensor } from '../gpu';
+import { decodeFinish, type DecodeBuffers } from '../kernels/decode';
+import { sampleTokens, type SamplerOptions } from '../kernels/sampler';
+import type { GpuModel } from './gpu-model';
+
+export interface GenerateOptions {
+  /** Longest completion, in tokens (EOS included). */
+  maxNewTokens: number;
+  /** Temperature, top-k, top-p, min-p, greedy and the RNG seed; the step counter is the decode position. */
+  sampler: Omit<SamplerOptions, 'step'>;
+  eosId: number;
+  padId: number;
+  /** Read the finished flags every this many steps to stop early (default 8; 0 never checks). */
+  checkEvery?: number;
+}
+
+/** The outcome of one batch of rollouts; all (R, S) arrays are row-major with S = maxNewTokens. */
+export interface Rollout {
+  rows: number;
+  maxNewTokens: number;
+  /** Completion tokens; padId after a row's end. */
+  tokens: Uint32Array;
+  /** log pi_old(token): log softmax(logits / temperature) at each completion token; 0 after the end. */
+  logprobs: Float32Array;
+  /** Entropy of softmax(logits / temperature) at each completion position; 0 after the end. */
+  entropies: Float32Array;
+  /** 1 for completion tokens (EOS included), 0 after the end. */
+  mask: Float32Array;
+  /** Completion length per row (EOS included). */
+  lengths: Uint32Array;
+  /** True where the row ended with EOS (false: cut at maxNewTokens). */
+  finished: boolean[];
+  /** Decode steps run (prefill included), and readbacks made (the final one and the early-stop checks). */
+  steps: number;
+  readbacks: number;
+}
+
+/** Left-pads prompts to a common length P: tokens (R*P), positions (R*P), first real position per row (R). */
+export function leftPad(prompts: readonly (readonly number[])[], padId: number) {
+  const R = prompts.length;
+  const P = Math.max(...prompts.map((p) => p.length));
+  const tokens = new Uint32Array(R * P).fill(padId);
+  const positions = new Uint32Array(R * P);
+  const kvStart = new Uint32Array(R);
+  prompts.forEach((p, r) => {
+    const start = P - p.length;
+    kvStart[r] = start;
+    for (let t = 0; t < P; t++) {
+      if (t >= start) tokens[r * P + t] = p[t - start];
+      positions[r * P + t] = Math.max(0, t - start);
+    }
+  });
+  return { R, P, tokens, positions, kvStart };
+}
+
+/**
+ * Samples one completion per prompt (repeat a prompt G times for a group). Prompts are token ids (BOS first);
+ * they may differ in length. Deterministic for a given seed, model and device.
+ */
+export async function generate(model: GpuModel, prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout> {
+  const { ctx, config } = model;
+  if (prompts.length === 0) throw new Error('generate: no prompts');
+  if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token (BOS)');
+  const S = opts.maxNewTokens;
+  const pad = leftPad(prompts, opts.padId);
+  const { R, P } = pad;
+  if (P + S > config.contextLength) {
+    throw new Error(`generate: prompt length ${P} + maxNewTokens ${S} exceeds the model's context length ${config.contextLength}`);
+  }
+  const V = config.vocabSize;
+  const C = config.dModel;
+  const own: Tensor[] = [];
+  const t = <T extends Tensor>(x: T) => (own.push(x), x);
+  const u32 = (shape: number[], label: string) => t(ctx.tensor<'u32'>(shape, { dtype: 'u32', label }));
+  const f32 = (shape: number[], label: string) => t(ctx.tensor(shape, { label }));
+
+  const kv = model.createKvCache(R, P + S);
+  const state: DecodeBuffers = {
+    current: u32([R], 'current'),
+    done: u32([R], 'done'),
+    tokens: u32([R, S], 'completion.tokens'),
+    logprobs: f32([R, S], 'completion.logprobs'),
+    entropies: f32([R, S], 'completion.entropies'),
+    mask: f32([R, S], 'completion.mask'),
+  };
+  const kvStart = t(ctx.fromArray<'u32'>(pad.kvStart, [R], { dtype: 'u32', label: 'kvStart' }));
+  const prefillTokens = t(ctx.fromArray<'u32'>(pad.tokens, [R * P], { dtype: 'u32', label: 'prefill.tokens' }));
+  const prefillPositions = t(ctx.fromArray<'u32'>(pad.positions, [R * P], { dtype: 'u32', label: 'prefill.positions' }));
+  const prefillLast = t(ctx.fromArray<'u32'>(Uint32Array.from({ length: R }, (_, r) => r * P + P - 1), [R], { dtype: 'u32', label: 'prefill.last' }));
+  const stepPositions = u32([R], 'step.positions');
+  const identity = t(ctx.fromArray<'u32'>(Uint32Array.from({ length: R }, (_, r) => r), [R], { dtype: 'u32', label: 'rows' }));
+  const head = { x: f32([R, C], 'last.x'), nf: f32([R, C], 'last.nf'), rstd: f32([R], 'last.rstd'), logits: f32([R, V], 'last.logits') };
+  const sampled = u32([R], 'sampled');
+  const lp = f32([R], 'sampled.logprob');
+  const ent = f32([R], 'sampled.entropy');
+  const flp = f32([R], 'sampled.filtered_logprob');
+  const checkEvery = opts.checkEvery ?? 8;
+  let readbacks = 0;
+  let steps = 0;
+  try {
+    for (let s = 0; s < S; s++) {
+      const prefill = s === 0;
+      if (!prefill) ctx.upload(stepPositions, Uint32Array.from(pad.kvStart, (start) => P + s - 1 - start));
+      const rec = ctx.recorder(prefill ? 'rollout.prefill' : 'rollout.decode');
+      const ws = model.workspaceFor(R, prefill ? P : 1);
+      model.decodeForward(
+        rec,
+        ws,
+        kv,
+        prefill ? 0 : P + s - 1,
+        prefill
+          ? { tokens: prefillTokens, positions: prefillPositions, kvStart }
+          : { tokens: state.current, positions: stepPositions, kvStart },
+        prefill ? prefillLast : identity,
+        head,
+      );
+      sampleTokens(rec, sampled, lp, ent, flp, head.logits, { ...opts.sampler, step: s });
+      decodeFinish(rec, state, sampled, lp, ent, { step: s, eosId: opts.eosId, padId: opts.padId });
+      rec.submit();
+      steps++;
+      if (checkEvery > 0 && s + 1 < S && (s + 1) % checkEvery === 0) {
+        readbacks++;
+        const done = await ctx.read(state.done);
+        if (done.every((d) => d === 1)) break;
+      }
+    }
+    const [tokens, logprobs, entropies, mask, done] = await ctx.readMany([state.tokens, state.logprobs, state.entropies, state.mask, state.done]);
+    readbacks++;
+    const lengths = new Uint32Array(R);
+    for (let r = 0; r < R; r++) for (let s = 0; s < S; s++) lengths[r] += mask[r * S + s];
+    return {
+      rows: R,
+      maxNewTokens: S,
+      tokens: tokens as Uint32Array,
+      logprobs: logprobs as Float32Array,
+      entropies: entropies as Float32Array,
+      mask: mask as Float32Array,
+      lengths,
+      finished: Array.from(done as Uint32Array, (d) => d === 1),
+      steps,
+      readbacks,
+    };
+  } finally {
+    for (const x of [...own, ...kv.k, ...kv.v]) x.destroy();
+  }
+}

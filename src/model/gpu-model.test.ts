@@ -1,0 +1,208 @@
+// The GPU model as a whole: PyTorch parity (logits, loss, every gradient), KV-cache decoding against the full
+// forward (with left-padded rows of different lengths), and GPU rollouts (greedy = argmax of the full forward,
+// same seed = same tokens, sampler log-probs = trainer log-probs, one readback per batch).
+
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GpuContext, Tensor } from '../gpu';
+import { acquireNodeDevice } from '../gpu/node';
+import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
+import { logprobForward } from '../kernels/logprob';
+import { fixtureLossInputs, parityError, parityFixtureFrom } from '../reference/fixture';
+import { initParams } from '../reference/model';
+import { Rng } from '../reference/random';
+import type { ParamArrays } from './checkpoint';
+import type { ModelConfig } from './config';
+import { generate, leftPad } from './generate';
+import { GpuModel } from './gpu-model';
+import { readSafetensors } from './safetensors';
+
+let ctx: GpuContext;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+});
+afterAll(() => ctx?.destroy());
+
+const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
+
+function randomModel(config: ModelConfig, seed: number): ParamArrays {
+  const p = initParams(config, new Rng(seed), { std: 0.3 });
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
+}
+
+/** Full (non-cached) forward of one batch; returns logits (B*T*V). */
+async function fullLogits(model: GpuModel, rows: readonly (readonly number[])[], padId = 0): Promise<{ logits: Float32Array; P: number }> {
+  const pad = leftPad(rows, padId);
+  const inp = { tokens: u32(pad.tokens, 'tokens'), positions: u32(pad.positions, 'positions'), kvStart: u32(pad.kvStart, 'kvStart') };
+  const rec = ctx.recorder('full-forward');
+  const ws = model.forward(rec, pad.R, pad.P, inp);
+  rec.submit();
+  const logits = (await ctx.read(ws.logits)) as Float32Array;
+  for (const t of Object.values(inp)) t.destroy();
+  return { logits, P: pad.P };
+}
+
+describe('GPU model vs PyTorch (public/fixtures/llama-parity.safetensors)', () => {
+  it('logits, loss and every parameter gradient match within 1e-4 relative', async () => {
+    const file = readSafetensors(new Uint8Array(readFileSync(new URL('../../public/fixtures/llama-parity.safetensors', import.meta.url))), { copy: true });
+    const fx = parityFixtureFrom(file.tensors, file.metadata);
+    const config: ModelConfig = { ...fx.dims, contextLength: 16 };
+    const params = Object.fromEntries(Object.entries(fx.params).map(([k, v]) => [k, Float32Array.from(v.data)]));
+    const model = GpuModel.create(ctx, config, params);
+    const { B, T } = fx;
+    const positions = Uint32Array.from({ length: B * T }, (_, i) => i % T);
+    const inp = { tokens: u32(Uint32Array.from(fx.tokens), 'tokens'), positions: u32(positions, 'positions') };
+    const { targets, mask } = fixtureLossInputs(fx);
+    const gTargets = u32(targets, 'targets');
+    const gMask = ctx.fromArray(mask, [B * T], { label: 'mask' });
+    const loss = ctx.tensor([1], { label: 'loss' });
+    const dLogits = ctx.tensor([B, T, config.vocabSize], { label: 'dLogits' });
+    const rec = ctx.recorder('parity step');
+    const ws = model.forward(rec, B, T, inp);
+    crossEntropyForward(rec, loss, ws.logits.reshape2d(), gTargets, gMask);
+    crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), gTargets, gMask);
+    model.zeroGrads(rec);
+    model.backward(rec, ws, dLogits, inp);
+    rec.submit();
+    const [logits, lossV] = await ctx.readMany([ws.logits, loss]);
+    const grads = await model.downloadGrads();
+    const errors: Record<string, number> = {
+      logits: parityError(logits, fx.expected.logits),
+      loss: parityError(lossV, [fx.expected.loss]),
+    };
+    for (const [name, want] of Object.entries(fx.expected.grads)) errors[`grad ${name}`] = parityError(grads[name], want);
+    const worst = Object.entries(errors).sort((a, b) => b[1] - a[1]);
+    console.log(`GPU parity (max|got-want|/max|want|): logits ${errors.logits.toExponential(2)}, loss ${errors.loss.toExponential(2)}, worst ${worst[0][0]} ${worst[0][1].toExponential(2)}`);
+    for (const [name, e] of worst) expect(e, name).toBeLessThan(1e-4);
+    model.destroy();
+  });
+});
+
+describe('KV-cache decoding', () => {
+  const config: ModelConfig = {
+    vocabSize: 23, contextLength: 24, nLayers: 2, nHeads: 4, nKvHeads: 2, dModel: 16, dFF: 24,
+    ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true,
+  };
+
+  it('gives the logits of the full forward at every position, for left-padded rows of different lengths', async () => {
+    const model = GpuModel.create(ctx, config, randomModel(config, 11));
+    const rng = new Rng(5);
+    const seqs = [9, 6, 11].map((n) => Array.from({ length: n }, () => 1 + rng.int(config.vocabSize - 1)));
+    const promptLens = [4, 2, 7];
+    // Reference: each row alone, unpadded, full forward.
+    const refs = [];
+    for (const s of seqs) refs.push((await fullLogits(model, [s])).logits);
+    // Cached: prefill the prompts (left-padded), then feed the rest one token per step (teacher forcing).
+    const R = seqs.length;
+    const V = config.vocabSize;
+    const pad = leftPad(seqs.map((s, r) => s.slice(0, promptLens[r])), 0);
+    const steps = Math.max(...seqs.map((s, r) => s.length - promptLens[r]));
+    const kv = model.createKvCache(R, pad.P + steps);
+    const kvStart = u32(pad.kvStart, 'kvStart');
+    const head = {
+      x: ctx.tensor([R, config.dModel]), nf: ctx.tensor([R, config.dModel]), rstd: ctx.tensor([R]), logits: ctx.tensor([R, V], { label: 'logits' }),
+    };
+    let worst = 0;
+    let compared = 0;
+    for (let s = 0; s <= steps; s++) {
+      const prefill = s === 0;
+      const T = prefill ? pad.P : 1;
+      const tokens = prefill ? pad.tokens : Uint32Array.from(seqs, (q, r) => q[promptLens[r] + s - 1] ?? 0);
+      const positions = prefill ? pad.positions : Uint32Array.from(pad.kvStart, (st) => pad.P + s - 1 - st);
+      const last = prefill ? Uint32Array.from({ length: R }, (_, r) => r * T + T - 1) : Uint32Array.from({ length: R }, (_, r) => r);
+      const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions'), kvStart };
+      const lastT = u32(last, 'last');
+      const rec = ctx.recorder('decode');
+      model.decodeForward(rec, model.workspaceFor(R, T), kv, prefill ? 0 : pad.P + s - 1, inp, lastT, head);
+      rec.submit();
+      const got = (await ctx.read(head.logits)) as Float32Array;
+      for (let r = 0; r < R; r++) {
+        const position = promptLens[r] - 1 + s; // index in the row of the token whose next-token logits these are
+        if (position >= seqs[r].length) continue;
+        const want = refs[r].subarray(position * V, (position + 1) * V);
+        worst = Math.max(worst, parityError(got.subarray(r * V, (r + 1) * V), want));
+        compared++;
+      }
+      for (const t of [inp.tokens, inp.positions, lastT]) t.destroy();
+    }
+    console.log(`KV-cache vs full forward: worst relative error ${worst.toExponential(2)} over ${compared} positions in ${steps + 1} steps`);
+    // Every position from each prompt's last token to the row's end was compared.
+    expect(compared).toBe(seqs.reduce((n, q, r) => n + q.length - promptLens[r] + 1, 0));
+    expect(worst).toBeLessThan(1e-5);
+    model.destroy();
+  });
+});
+
+describe('rollouts on the GPU', () => {
+  const config: ModelConfig = {
+    vocabSize: 19, contextLength: 32, nLayers: 2, nHeads: 2, nKvHeads: 1, dModel: 16, dFF: 32,
+    ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true,
+  };
+  const eosId = 2;
+  const padId = 0;
+  const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
+
+  it('greedy decoding equals the argmax of the full forward at every step', async () => {
+    const model = GpuModel.create(ctx, config, randomModel(config, 3));
+    const out = await generate(model, prompts, { maxNewTokens: 10, sampler: { temperature: 1, greedy: true, seed: 1 }, eosId, padId });
+    for (let r = 0; r < prompts.length; r++) {
+      const completion = Array.from(out.tokens.subarray(r * 10, r * 10 + out.lengths[r]));
+      const { logits, P } = await fullLogits(model, [[...prompts[r], ...completion]]);
+      const V = config.vocabSize;
+      for (let s = 0; s < completion.length; s++) {
+        const row = logits.subarray((prompts[r].length - 1 + s) * V, (prompts[r].length + s) * V);
+        const argmax = row.indexOf(Math.max(...row));
+        expect(completion[s], `row ${r} step ${s} (P=${P})`).toBe(argmax);
+      }
+    }
+    model.destroy();
+  });
+
+  it('same seed gives the same tokens; sampler log-probs equal the trainer\'s; one readback per batch', async () => {
+    const model = GpuModel.create(ctx, config, randomModel(config, 4));
+    const opts = { maxNewTokens: 12, sampler: { temperature: 0.9, topP: 0.95, seed: 77 }, eosId, padId, checkEvery: 0 };
+    const a = await generate(model, prompts, opts);
+    const b = await generate(model, prompts, opts);
+    const c = await generate(model, prompts, { ...opts, sampler: { ...opts.sampler, seed: 78 } });
+    expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
+    expect(Array.from(a.tokens)).not.toEqual(Array.from(c.tokens));
+    expect(a.readbacks).toBe(1);
+    // Mask and lengths agree; EOS ends a row; padding after the end.
+    for (let r = 0; r < a.rows; r++) {
+      const n = a.lengths[r];
+      for (let s = 0; s < 12; s++) expect(a.mask[r * 12 + s]).toBe(s < n ? 1 : 0);
+      if (a.finished[r]) expect(a.tokens[r * 12 + n - 1]).toBe(eosId);
+      for (let s = n; s < 12; s++) expect(a.tokens[r * 12 + s]).toBe(padId);
+    }
+    // pi_old from the sampler equals log softmax(logits / tau) of the training forward at those tokens.
+    let worst = 0;
+    for (let r = 0; r < a.rows; r++) {
+      const completion = Array.from(a.tokens.subarray(r * 12, r * 12 + a.lengths[r]));
+      const seq = [...prompts[r], ...completion];
+      const pad = leftPad([seq], padId);
+      const inp = { tokens: u32(pad.tokens, 't'), positions: u32(pad.positions, 'p') };
+      const targets = u32(Uint32Array.from({ length: seq.length }, (_, i) => seq[i + 1] ?? 0), 'targets');
+      const lp: Tensor = ctx.tensor([seq.length]);
+      const ent: Tensor = ctx.tensor([seq.length]);
+      const rec = ctx.recorder('logprobs');
+      const ws = model.forward(rec, 1, seq.length, inp);
+      logprobForward(rec, lp, ent, ws.logits.reshape2d(), targets, { temperature: 0.9 });
+      rec.submit();
+      const got = await ctx.read(lp);
+      for (let s = 0; s < completion.length; s++) {
+        worst = Math.max(worst, Math.abs(got[prompts[r].length - 1 + s] - a.logprobs[r * 12 + s]));
+      }
+    }
+    console.log(`sampler vs trainer log-prob: max |diff| ${worst.toExponential(2)}`);
+    expect(worst).toBeLessThan(1e-5);
+    model.destroy();
+  });
+
+  it('refuses prompts that do not fit the context, with the numbers', async () => {
+    const model = GpuModel.create(ctx, config, randomModel(config, 5));
+    await expect(generate(model, [[1, 2, 3]], { maxNewTokens: 30, sampler: { temperature: 1, seed: 1 }, eosId, padId })).rejects.toThrow(
+      /prompt length 3 \+ maxNewTokens 30 exceeds the model's context length 32/,
+    );
+    model.destroy();
+  });
+});

@@ -1,0 +1,392 @@
+// The policy on the GPU: parameters, gradients and AdamW state as tensors, and the model's forward and backward
+// recorded as flat lists of kernel calls (llm.c style; the backward is the forward reversed). The same layer
+// code serves training (fresh keys and values) and KV-cache decoding (keys and values written into a cache).
+// Not the sampler loop (generate.ts) and not the losses (they produce dLogits or dLogprob/dEntropy).
+
+import type { GpuContext, Recorder, Tensor } from '../gpu';
+import { attentionBackward, attentionForward } from '../kernels/attention';
+import { copy, fill } from '../kernels/elementwise';
+import { embeddingBackward, embeddingForward } from '../kernels/embedding';
+import { gatherRows, kvWrite } from '../kernels/decode';
+import { matmul } from '../kernels/matmul';
+import { clippedAdamwStep } from '../kernels/optimizer';
+import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
+import { ropeBackward, ropeForward } from '../kernels/rope';
+import { swigluBackward, swigluForward } from '../kernels/swiglu';
+import { paramShapes } from '../reference/model';
+import type { ParamArrays } from './checkpoint';
+import { checkFitsDevice, type ModelConfig } from './config';
+
+// Dimension letters: B rows (sequences), T positions per row, N = B*T, C dModel, V vocab, NH/NKV heads,
+// HD head dim, F dFF, L layers, Tcap KV-cache capacity.
+
+/** The activations one layer saves for its backward, for N = B*T rows. */
+interface LayerActs {
+  x: Tensor; // (B,T,C) layer input (the residual stream)
+  n1: Tensor; // (B,T,C) input_layernorm(x)
+  rstd1: Tensor; // (N)
+  q: Tensor; // (B,T,NH,HD) after RoPE
+  k: Tensor; // (B,T,NKV,HD) after RoPE
+  v: Tensor; // (B,T,NKV,HD)
+  att: Tensor; // (B,T,NH,HD) attention output
+  lse: Tensor; // (B,NH,T)
+  h: Tensor; // (B,T,C) x + o_proj(att)
+  n2: Tensor; // (B,T,C) post_attention_layernorm(h)
+  rstd2: Tensor; // (N)
+  gate: Tensor; // (B,T,F)
+  up: Tensor; // (B,T,F)
+  act: Tensor; // (B,T,F) silu(gate) * up
+}
+
+/** Activations and gradient scratch for a (B, T) shape; allocated once per shape and reused. */
+export interface Workspace {
+  B: number;
+  T: number;
+  layers: LayerActs[];
+  xOut: Tensor; // (B,T,C) output of the last layer
+  nf: Tensor; // (B,T,C) final norm
+  rstdf: Tensor; // (N)
+  logits: Tensor; // (B,T,V)
+  // backward scratch
+  dRes: Tensor; // (B,T,C) gradient of the residual stream, accumulated in place through the layers
+  dn: Tensor; // (B,T,C)
+  dAtt: Tensor; // (B,T,NH,HD)
+  dq: Tensor;
+  dk: Tensor;
+  dv: Tensor;
+  dAct: Tensor; // (B,T,F)
+  dGate: Tensor;
+  dUp: Tensor;
+}
+
+/** Where a forward reads its positions and, when decoding, which cache it writes. */
+export interface ForwardInputs {
+  /** (B*T) token ids. */
+  tokens: Tensor<'u32'>;
+  /** (B*T) RoPE position of every token (0 at each row's first real token). */
+  positions: Tensor<'u32'>;
+  /** (B) first real key position per row (left padding); omitted when rows are not left-padded. */
+  kvStart?: Tensor<'u32'>;
+}
+
+/** Per-layer keys and values of a batch of sequences being decoded. */
+export interface KvCache {
+  rows: number;
+  capacity: number;
+  k: Tensor[]; // L x (rows, Tcap, NKV, HD)
+  v: Tensor[];
+}
+
+/** Hyperparameters of one optimizer step. */
+export interface StepOptions {
+  lr: number;
+  weightDecay: number;
+  beta1?: number;
+  beta2?: number;
+  eps?: number;
+  /** Clip the global gradient norm to this (undefined: no clipping). */
+  maxGradNorm?: number;
+}
+
+export class GpuModel {
+  readonly params = new Map<string, Tensor>();
+  readonly grads = new Map<string, Tensor>();
+  private readonly m = new Map<string, Tensor>();
+  private readonly v = new Map<string, Tensor>();
+  /** Optimizer steps taken (AdamW's t). */
+  step = 0;
+  /** Global gradient norm of the last step (before clipping), and the clip factor applied: (1) each. */
+  readonly gradNorm: Tensor;
+  readonly clipScale: Tensor;
+  /** Activations per (B, T) shape; two are kept because prefill and decode shapes alternate during rollouts. */
+  private readonly workspaces = new Map<string, Workspace>();
+  private readonly HD: number;
+
+  private constructor(
+    readonly ctx: GpuContext,
+    readonly config: ModelConfig,
+  ) {
+    this.HD = config.dModel / config.nHeads;
+    this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
+    this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
+  }
+
+  /** Uploads parameters (HF names and shapes) and allocates gradients. Refuses configs the device cannot hold. */
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64): GpuModel {
+    checkFitsDevice(config, maxRows, ctx.device.limits);
+    const model = new GpuModel(ctx, config);
+    for (const { name, shape } of paramShapes(config)) {
+      const data = params[name];
+      if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
+      model.params.set(name, ctx.fromArray(data, shape, { label: name }));
+      model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+    }
+    return model;
+  }
+
+  /** Reads every parameter back (for checkpoints). */
+  async download(): Promise<ParamArrays> {
+    const names = [...this.params.keys()];
+    const arrays = await this.ctx.readMany(names.map((n) => this.params.get(n)!));
+    return Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
+  }
+
+  /** Reads every gradient back (for tests). */
+  async downloadGrads(): Promise<ParamArrays> {
+    const names = [...this.grads.keys()];
+    const arrays = await this.ctx.readMany(names.map((n) => this.grads.get(n)!));
+    return Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
+  }
+
+  /** Reads the optimizer state back: first and second moments by parameter name (empty before the first step). */
+  async downloadOptimizerState(): Promise<{ m: ParamArrays; v: ParamArrays; step: number }> {
+    const names = [...this.m.keys()];
+    const arrays = await this.ctx.readMany([...names.map((n) => this.m.get(n)!), ...names.map((n) => this.v.get(n)!)]);
+    const m = Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
+    const v = Object.fromEntries(names.map((n, i) => [n, arrays[names.length + i] as Float32Array]));
+    return { m, v, step: this.step };
+  }
+
+  /** Restores optimizer moments and the step count (resuming a run exactly). */
+  uploadOptimizerState(state: { m: ParamArrays; v: ParamArrays; step: number }): void {
+    this.ensureMoments();
+    for (const name of this.params.keys()) {
+      if (state.m[name]) this.ctx.upload(this.m.get(name)!, state.m[name]);
+      if (state.v[name]) this.ctx.upload(this.v.get(name)!, state.v[name]);
+    }
+    this.step = state.step;
+  }
+
+  private p(name: string): Tensor {
+    return this.params.get(name)!;
+  }
+
+  private g(name: string): Tensor {
+    return this.grads.get(name)!;
+  }
+
+  private get headWeight(): string {
+    return this.config.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
+  }
+
+  /** The activations for a (B, T) batch, reallocated only when the shape changes. */
+  workspaceFor(B: number, T: number): Workspace {
+    const key = `${B}x${T}`;
+    const cached = this.workspaces.get(key);
+    if (cached) {
+      // Most recently used last, so the first key is the one to evict.
+      this.workspaces.delete(key);
+      this.workspaces.set(key, cached);
+      return cached;
+    }
+    if (this.workspaces.size >= 2) this.destroyWorkspace(this.workspaces.keys().next().value!);
+    const c = this.config;
+    const { HD } = this;
+    const t = (shape: number[], label: string) => this.ctx.tensor(shape, { label });
+    const N = B * T;
+    const layers: LayerActs[] = [];
+    for (let l = 0; l < c.nLayers; l++) {
+      layers.push({
+        x: t([B, T, c.dModel], `L${l}.x`),
+        n1: t([B, T, c.dModel], `L${l}.n1`),
+        rstd1: t([N], `L${l}.rstd1`),
+        q: t([B, T, c.nHeads, HD], `L${l}.q`),
+        k: t([B, T, c.nKvHeads, HD], `L${l}.k`),
+        v: t([B, T, c.nKvHeads, HD], `L${l}.v`),
+        att: t([B, T, c.nHeads, HD], `L${l}.att`),
+        lse: t([B, c.nHeads, T], `L${l}.lse`),
+        h: t([B, T, c.dModel], `L${l}.h`),
+        n2: t([B, T, c.dModel], `L${l}.n2`),
+        rstd2: t([N], `L${l}.rstd2`),
+        gate: t([B, T, c.dFF], `L${l}.gate`),
+        up: t([B, T, c.dFF], `L${l}.up`),
+        act: t([B, T, c.dFF], `L${l}.act`),
+      });
+    }
+    const ws: Workspace = {
+      B,
+      T,
+      layers,
+      xOut: t([B, T, c.dModel], 'xOut'),
+      nf: t([B, T, c.dModel], 'nf'),
+      rstdf: t([N], 'rstdf'),
+      logits: t([B, T, c.vocabSize], 'logits'),
+      dRes: t([B, T, c.dModel], 'dRes'),
+      dn: t([B, T, c.dModel], 'dn'),
+      dAtt: t([B, T, c.nHeads, HD], 'dAtt'),
+      dq: t([B, T, c.nHeads, HD], 'dq'),
+      dk: t([B, T, c.nKvHeads, HD], 'dk'),
+      dv: t([B, T, c.nKvHeads, HD], 'dv'),
+      dAct: t([B, T, c.dFF], 'dAct'),
+      dGate: t([B, T, c.dFF], 'dGate'),
+      dUp: t([B, T, c.dFF], 'dUp'),
+    };
+    this.workspaces.set(key, ws);
+    return ws;
+  }
+
+  /**
+   * One decoder layer: x -> (h, xNext). With a cache, the new keys and values are written at cache position
+   * `pos` and attention reads the cache's first pos + T positions; without, it attends over the fresh k and v.
+   */
+  private layerForward(rec: Recorder, l: number, a: LayerActs, xNext: Tensor, inp: ForwardInputs, cache?: { kv: KvCache; pos: number }): void {
+    const c = this.config;
+    const pre = `model.layers.${l}.`;
+    const rope = { theta: c.ropeTheta, positions: inp.positions };
+    const lin = { transB: true };
+    rmsnormForward(rec, a.n1, a.rstd1, a.x, this.p(`${pre}input_layernorm.weight`), { eps: c.normEps });
+    matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.q_proj.weight`), lin);
+    matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.k_proj.weight`), lin);
+    matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.v_proj.weight`), lin);
+    ropeForward(rec, a.q, a.q, rope);
+    ropeForward(rec, a.k, a.k, rope);
+    if (cache) {
+      kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
+      kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
+      attentionForward(rec, a.att, a.lse, a.q, cache.kv.k[l], cache.kv.v[l], { kvStart: inp.kvStart, keys: cache.pos + a.q.shape[1] });
+    } else {
+      attentionForward(rec, a.att, a.lse, a.q, a.k, a.v, { kvStart: inp.kvStart });
+    }
+    copy(rec, a.h, a.x);
+    matmul(rec, a.h.reshape2d(), a.att.reshape2d(), this.p(`${pre}self_attn.o_proj.weight`), { ...lin, accumulate: true });
+    rmsnormForward(rec, a.n2, a.rstd2, a.h, this.p(`${pre}post_attention_layernorm.weight`), { eps: c.normEps });
+    matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.gate_proj.weight`), lin);
+    matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.up_proj.weight`), lin);
+    swigluForward(rec, a.act, a.gate, a.up);
+    copy(rec, xNext, a.h);
+    matmul(rec, xNext.reshape2d(), a.act.reshape2d(), this.p(`${pre}mlp.down_proj.weight`), { ...lin, accumulate: true });
+  }
+
+  /** Final norm and LM head on rows of the residual stream: (R, C) -> logits (R, V). */
+  private head(rec: Recorder, x: Tensor, nf: Tensor, rstd: Tensor, logits: Tensor): void {
+    rmsnormForward(rec, nf, rstd, x, this.p('model.norm.weight'), { eps: this.config.normEps });
+    matmul(rec, logits.reshape2d(), nf.reshape2d(), this.p(this.headWeight), { transB: true });
+  }
+
+  /**
+   * Training forward over a (B, T) batch; returns the logits (B, T, V) and keeps every activation in the
+   * workspace for backward().
+   */
+  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): Workspace {
+    const ws = this.workspaceFor(B, T);
+    embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
+    ws.layers.forEach((a, l) => this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp));
+    this.head(rec, ws.xOut, ws.nf, ws.rstdf, ws.logits);
+    return ws;
+  }
+
+  /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
+  zeroGrads(rec: Recorder): void {
+    for (const g of this.grads.values()) fill(rec, g, 0);
+  }
+
+  /**
+   * Backward of the last forward() given dLogits (B, T, V) (e.g. from logprobBackward or crossEntropyBackward).
+   * Gradients ACCUMULATE into this.grads, so several minibatches can add up before one optimizer step.
+   */
+  backward(rec: Recorder, ws: Workspace, dLogits: Tensor, inp: ForwardInputs): void {
+    const c = this.config;
+    const acc = { accumulate: true };
+    const weightGrad = { transA: true, accumulate: true };
+    // Head: logits = nf E^T  =>  dnf = dLogits E, dE += dLogits^T nf.
+    matmul(rec, ws.dn.reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
+    matmul(rec, this.g(this.headWeight), dLogits.reshape2d(), ws.nf.reshape2d(), weightGrad);
+    rmsnormBackward(rec, ws.dRes, this.g('model.norm.weight'), ws.dn, ws.xOut, this.p('model.norm.weight'), ws.rstdf);
+    const rope = { theta: c.ropeTheta, positions: inp.positions };
+    for (let l = c.nLayers - 1; l >= 0; l--) {
+      const a = ws.layers[l];
+      const pre = `model.layers.${l}.`;
+      const W = (n: string) => this.p(pre + n);
+      const G = (n: string) => this.g(pre + n);
+      // MLP: x' = h + act Wd^T.
+      matmul(rec, ws.dAct.reshape2d(), ws.dRes.reshape2d(), W('mlp.down_proj.weight'));
+      matmul(rec, G('mlp.down_proj.weight'), ws.dRes.reshape2d(), a.act.reshape2d(), weightGrad);
+      swigluBackward(rec, ws.dGate, ws.dUp, ws.dAct, a.gate, a.up);
+      matmul(rec, ws.dn.reshape2d(), ws.dGate.reshape2d(), W('mlp.gate_proj.weight'));
+      matmul(rec, ws.dn.reshape2d(), ws.dUp.reshape2d(), W('mlp.up_proj.weight'), acc);
+      matmul(rec, G('mlp.gate_proj.weight'), ws.dGate.reshape2d(), a.n2.reshape2d(), weightGrad);
+      matmul(rec, G('mlp.up_proj.weight'), ws.dUp.reshape2d(), a.n2.reshape2d(), weightGrad);
+      rmsnormBackward(rec, ws.dRes, G('post_attention_layernorm.weight'), ws.dn, a.h, W('post_attention_layernorm.weight'), a.rstd2, acc);
+      // Attention: h = x + att Wo^T.
+      matmul(rec, ws.dAtt.reshape2d(), ws.dRes.reshape2d(), W('self_attn.o_proj.weight'));
+      matmul(rec, G('self_attn.o_proj.weight'), ws.dRes.reshape2d(), a.att.reshape2d(), weightGrad);
+      attentionBackward(rec, ws.dq, ws.dk, ws.dv, ws.dAtt, a.q, a.k, a.v, a.att, a.lse, { kvStart: inp.kvStart });
+      ropeBackward(rec, ws.dq, ws.dq, rope);
+      ropeBackward(rec, ws.dk, ws.dk, rope);
+      matmul(rec, ws.dn.reshape2d(), ws.dq.reshape2d(), W('self_attn.q_proj.weight'));
+      matmul(rec, ws.dn.reshape2d(), ws.dk.reshape2d(), W('self_attn.k_proj.weight'), acc);
+      matmul(rec, ws.dn.reshape2d(), ws.dv.reshape2d(), W('self_attn.v_proj.weight'), acc);
+      matmul(rec, G('self_attn.q_proj.weight'), ws.dq.reshape2d(), a.n1.reshape2d(), weightGrad);
+      matmul(rec, G('self_attn.k_proj.weight'), ws.dk.reshape2d(), a.n1.reshape2d(), weightGrad);
+      matmul(rec, G('self_attn.v_proj.weight'), ws.dv.reshape2d(), a.n1.reshape2d(), weightGrad);
+      rmsnormBackward(rec, ws.dRes, G('input_layernorm.weight'), ws.dn, a.x, W('input_layernorm.weight'), a.rstd1, acc);
+    }
+    embeddingBackward(rec, this.g('model.embed_tokens.weight'), ws.dRes, inp.tokens);
+  }
+
+  private ensureMoments(): void {
+    if (this.m.size) return;
+    for (const [name, p] of this.params) {
+      this.m.set(name, this.ctx.tensor(p.shape, { label: `adam_m:${name}` }));
+      this.v.set(name, this.ctx.tensor(p.shape, { label: `adam_v:${name}` }));
+    }
+  }
+
+  /** One clipped AdamW step on the accumulated gradients, on the GPU (no readback). */
+  optimizerStep(rec: Recorder, opts: StepOptions): void {
+    this.ensureMoments();
+    this.step += 1;
+    const names = [...this.params.keys()];
+    clippedAdamwStep(
+      rec,
+      this.gradNorm,
+      this.clipScale,
+      {
+        params: names.map((n) => this.params.get(n)!),
+        m: names.map((n) => this.m.get(n)!),
+        v: names.map((n) => this.v.get(n)!),
+        grads: names.map((n) => this.grads.get(n)!),
+      },
+      { lr: opts.lr, t: this.step, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
+    );
+  }
+
+  /** A KV cache for `rows` sequences of up to `capacity` positions. */
+  createKvCache(rows: number, capacity: number): KvCache {
+    const c = this.config;
+    if (capacity > c.contextLength) {
+      throw new Error(`KV cache of ${capacity} positions exceeds the model's context length ${c.contextLength}`);
+    }
+    const shape = [rows, capacity, c.nKvHeads, this.HD];
+    const k = Array.from({ length: c.nLayers }, (_, l) => this.ctx.tensor(shape, { label: `kcache.L${l}` }));
+    const v = Array.from({ length: c.nLayers }, (_, l) => this.ctx.tensor(shape, { label: `vcache.L${l}` }));
+    return { rows, capacity, k, v };
+  }
+
+  /**
+   * Forward of T new positions per row against a KV cache (prefill: T = prompt length; decode: T = 1), writing
+   * their keys and values at cache position `pos`. Returns the logits of each row's last new position (rows, V).
+   */
+  decodeForward(rec: Recorder, ws: Workspace, kv: KvCache, pos: number, inp: ForwardInputs, lastRows: Tensor<'u32'>, out: { x: Tensor; nf: Tensor; rstd: Tensor; logits: Tensor }): void {
+    embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
+    ws.layers.forEach((a, l) => this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }));
+    gatherRows(rec, out.x, ws.xOut.reshape2d(), lastRows);
+    this.head(rec, out.x, out.nf, out.rstd, out.logits);
+  }
+
+  private destroyWorkspace(key: string): void {
+    const ws = this.workspaces.get(key);
+    if (!ws) return;
+    this.workspaces.delete(key);
+    for (const a of ws.layers) for (const t of Object.values(a)) t.destroy();
+    for (const [name, t] of Object.entries(ws)) if (name !== 'layers' && typeof t === 'object') (t as Tensor).destroy();
+  }
+
+  /** Frees every buffer of the model. */
+  destroy(): void {
+    for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
+    for (const map of [this.params, this.grads, this.m, this.v]) for (const t of map.values()) t.destroy();
+    this.gradNorm.destroy();
+    this.clipScale.destroy();
+  }
+}

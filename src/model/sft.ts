@@ -1,0 +1,181 @@
+// Supervised fine-tuning on a task's demonstrations (the warm start that RL begins from), and greedy evaluation
+// on a split. Sequences are [BOS] prompt completion [EOS], right-padded to a fixed length so every step has the
+// same shape; the loss covers the completion and its EOS only. One command buffer per step, no readback except
+// the loss every `logEvery` steps.
+
+import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
+import { Rng } from '../reference/random';
+import type { Task, TaskItem } from '../tasks';
+import type { GpuModel } from './gpu-model';
+import { generate } from './generate';
+import type { Tokenizer } from './tokenizer';
+
+export interface SftOptions {
+  /** Optimizer steps. */
+  steps: number;
+  /** Demonstrations per step. */
+  batchSize: number;
+  /** Peak learning rate (linear warmup, then cosine decay to 10% of it). */
+  lr: number;
+  /** Warmup steps. */
+  warmup: number;
+  weightDecay: number;
+  /** Global gradient-norm clip (undefined: none). */
+  maxGradNorm?: number;
+  seed: number;
+  /** Fraction of demonstrations replaced by a corrupted (wrong) completion, in [0, 1]: weaker warm starts. */
+  noise: number;
+  /** Read the loss back every this many steps (and on the last). */
+  logEvery: number;
+}
+
+export const SFT_DEFAULTS: SftOptions = {
+  steps: 300,
+  batchSize: 32,
+  lr: 3e-3,
+  warmup: 20,
+  weightDecay: 0.01,
+  maxGradNorm: 1,
+  seed: 0,
+  noise: 0,
+  logEvery: 25,
+};
+
+export interface SftProgress {
+  step: number;
+  steps: number;
+  /** Mean cross-entropy of the last logged step (nats per completion token). */
+  loss: number;
+  lr: number;
+  elapsedMs: number;
+}
+
+/** Token ids of [BOS] prompt, and of completion [EOS]. */
+export function encodeExample(tok: Tokenizer, prompt: string, completion: string): { prompt: number[]; completion: number[] } {
+  return { prompt: [tok.bosId, ...tok.encode(prompt)], completion: [...tok.encode(completion), tok.eosId] };
+}
+
+/** Sequence length that holds any item of the task: BOS + prompt + completion + EOS. */
+export function sequenceLength(task: Task): number {
+  return task.maxPromptLength + task.maxCompletionLength + 2;
+}
+
+/** Learning rate at `step` (1-based): linear warmup, then cosine decay to 10% of the peak. */
+export function learningRate(step: number, opts: Pick<SftOptions, 'lr' | 'warmup' | 'steps'>): number {
+  if (step <= opts.warmup) return (opts.lr * step) / Math.max(1, opts.warmup);
+  const progress = (step - opts.warmup) / Math.max(1, opts.steps - opts.warmup);
+  return opts.lr * (0.1 + 0.45 * (1 + Math.cos(Math.PI * Math.min(1, progress))));
+}
+
+/** A wrong completion of the same alphabet: one character changed, or the answer cut short. */
+function corrupt(answer: string, alphabet: string, rng: Rng): string {
+  if (answer.length > 1 && rng.next() < 0.3) return answer.slice(0, 1 + rng.int(answer.length - 1));
+  const chars = [...answer];
+  const i = rng.int(Math.max(1, chars.length));
+  let c = alphabet[rng.int(alphabet.length)];
+  if (c === chars[i]) c = alphabet[(alphabet.indexOf(c) + 1) % alphabet.length];
+  chars[i] = c;
+  return chars.join('');
+}
+
+/**
+ * Trains the model on demonstrations from the task's train split; yields progress at every logged step.
+ * Deterministic for a seed on a given device.
+ */
+export async function* trainSft(model: GpuModel, task: Task, tok: Tokenizer, options: Partial<SftOptions> = {}): AsyncGenerator<SftProgress> {
+  const opts = { ...SFT_DEFAULTS, ...options };
+  const { ctx, config } = model;
+  const B = opts.batchSize;
+  const T = sequenceLength(task);
+  if (T > config.contextLength) throw new Error(`sft: task sequences need ${T} positions, the model's context is ${config.contextLength}`);
+  const rng = new Rng(opts.seed);
+  const N = B * T;
+  const tokens = ctx.tensor<'u32'>([N], { dtype: 'u32', label: 'sft.tokens' });
+  const targets = ctx.tensor<'u32'>([N], { dtype: 'u32', label: 'sft.targets' });
+  const mask = ctx.tensor([N], { label: 'sft.mask' });
+  const positions = ctx.fromArray<'u32'>(Uint32Array.from({ length: N }, (_, i) => i % T), [N], { dtype: 'u32', label: 'sft.positions' });
+  const loss = ctx.tensor([1], { label: 'sft.loss' });
+  const dLogits = ctx.tensor([B, T, config.vocabSize], { label: 'sft.dLogits' });
+  const hostTokens = new Uint32Array(N);
+  const hostTargets = new Uint32Array(N);
+  const hostMask = new Float32Array(N);
+  const t0 = performance.now();
+  try {
+    for (let step = 1; step <= opts.steps; step++) {
+      hostTokens.fill(tok.padId);
+      hostTargets.fill(0);
+      hostMask.fill(0);
+      for (let b = 0; b < B; b++) {
+        const item = task.sample(rng, 'train');
+        const answer = rng.next() < opts.noise ? corrupt(task.solve(item), task.alphabet, rng) : task.solve(item);
+        const ex = encodeExample(tok, item.prompt, answer);
+        const seq = [...ex.prompt, ...ex.completion];
+        for (let t = 0; t < seq.length; t++) hostTokens[b * T + t] = seq[t];
+        // Position t predicts seq[t + 1]; only completion tokens (and EOS) are supervised.
+        for (let t = ex.prompt.length - 1; t < seq.length - 1; t++) {
+          hostTargets[b * T + t] = seq[t + 1];
+          hostMask[b * T + t] = 1;
+        }
+      }
+      ctx.upload(tokens, hostTokens);
+      ctx.upload(targets, hostTargets);
+      ctx.upload(mask, hostMask);
+      const lr = learningRate(step, opts);
+      const rec = ctx.recorder('sft.step');
+      const inp = { tokens, positions };
+      const ws = model.forward(rec, B, T, inp);
+      crossEntropyForward(rec, loss, ws.logits.reshape2d(), targets, mask);
+      crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), targets, mask);
+      model.zeroGrads(rec);
+      model.backward(rec, ws, dLogits, inp);
+      model.optimizerStep(rec, { lr, weightDecay: opts.weightDecay, maxGradNorm: opts.maxGradNorm });
+      rec.submit();
+      if (step % opts.logEvery === 0 || step === opts.steps) {
+        const [l] = await ctx.read(loss);
+        if (!Number.isFinite(l)) throw new Error(`sft: loss became ${l} at step ${step} (lower the learning rate)`);
+        yield { step, steps: opts.steps, loss: l, lr, elapsedMs: performance.now() - t0 };
+      }
+    }
+  } finally {
+    for (const x of [tokens, targets, mask, positions, loss, dLogits]) x.destroy();
+  }
+}
+
+export interface EvalResult {
+  /** Fraction of items whose greedy completion is correct (accuracy part of the verdict = 1). */
+  accuracy: number;
+  meanReward: number;
+  n: number;
+  samples: { prompt: string; completion: string; reward: number; reason: string }[];
+}
+
+/** Greedy completions on `n` items of a split, verified by the task. Batches of `batch` prompts. */
+export async function evaluateGreedy(
+  model: GpuModel,
+  task: Task,
+  tok: Tokenizer,
+  opts: { n: number; seed: number; split?: 'train' | 'heldout'; batch?: number },
+): Promise<EvalResult> {
+  const rng = new Rng(opts.seed);
+  const items: TaskItem[] = Array.from({ length: opts.n }, () => task.sample(rng, opts.split ?? 'heldout'));
+  const batch = opts.batch ?? 64;
+  let correct = 0;
+  let reward = 0;
+  const samples: EvalResult['samples'] = [];
+  for (let i = 0; i < items.length; i += batch) {
+    const chunk = items.slice(i, i + batch);
+    const prompts = chunk.map((it) => encodeExample(tok, it.prompt, '').prompt);
+    const S = task.maxCompletionLength + 1;
+    const out = await generate(model, prompts, { maxNewTokens: S, sampler: { temperature: 1, greedy: true, seed: 0 }, eosId: tok.eosId, padId: tok.padId });
+    chunk.forEach((it, r) => {
+      const ids = Array.from(out.tokens.subarray(r * S, r * S + out.lengths[r])).filter((id) => id !== tok.eosId);
+      const completion = tok.decode(ids, { skipSpecialTokens: true });
+      // A completion cut at the length limit (no EOS) counts as wrong, whatever its prefix says.
+      const v = out.finished[r] ? task.verify(it, completion) : { reward: 0, parts: { accuracy: 0 }, reason: 'no EOS within the length limit' };
+      correct += v.parts.accuracy === 1 ? 1 : 0;
+      reward += v.reward;
+      if (samples.length < 8) samples.push({ prompt: it.prompt, completion, reward: v.reward, reason: v.reason });
+    });
+  }
+  return { accuracy: correct / items.length, meanReward: reward / items.length, n: items.length, samples };
+}
