@@ -14,6 +14,7 @@ import * as reduce from './reduce';
 import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
 import { decodeCases } from './decode.cases';
+import { headCases } from './head.cases';
 import { layerCases } from './layers.cases';
 import { simpleCase, type KernelCase } from './verify';
 
@@ -167,6 +168,6 @@ function backwardCase(
 
 /** Every kernel case, in a stable order. */
 export function kernelCases(): KernelCase[] {
-  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases(), ...layerCases()];
+  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases(), ...layerCases(), ...headCases()];
 }
 

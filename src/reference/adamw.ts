@@ -1,4 +1,4 @@
-// CPU twin of shaders/adamw.wgsl: one AdamW step in place, PyTorch's torch.optim.AdamW semantics
+// CPU twin of shaders/optimizer.wgsl: one AdamW step in place, PyTorch's torch.optim.AdamW semantics
 // (decoupled weight decay applied to the parameter before the Adam update, bias-corrected moments).
 // Not the learning-rate schedule (the trainer passes lr per step) and not gradient clipping (grad-norm.ts).
 

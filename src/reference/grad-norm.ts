@@ -1,4 +1,4 @@
-// CPU twin of shaders/grad-norm.wgsl: the global L2 norm over all gradient tensors and the clip that follows
+// CPU twin of shaders/optimizer.wgsl: the global L2 norm over all gradient tensors and the clip that follows
 // (PyTorch clip_grad_norm_ semantics: scale = max_norm / (norm + 1e-6), applied only when norm > max_norm).
 // Not the optimizer: adamw.ts can take the scale as `gradScale` instead of a separate pass.
 

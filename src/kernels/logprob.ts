@@ -1,0 +1,114 @@
+// Typed wrappers of shaders/logprob.wgsl: per-row log-prob of the target and full-vocabulary entropy of
+// softmax(logits / tau), and their backward. Same names and argument order as src/reference/logprob.ts.
+// Not the sampler (sampler.ts) and not the SFT loss (cross-entropy.ts).
+
+import source from '../../shaders/logprob.wgsl?raw';
+import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import type { LogprobOptions } from '../reference/logprob';
+import { rowsCols } from './rows';
+
+/** Most threads per row for the head kernels (logprob, cross-entropy, sampler); rows are up to a 50k vocabulary. */
+export const HEAD_WG = 256;
+
+/**
+ * Threads per row for a vocabulary of V: the next power of two >= V, between 32 and HEAD_WG, so small
+ * vocabularies do not idle 256 threads through every barrier. The sampler and logprobForward use the same
+ * value, which keeps their log-probs bit-identical.
+ */
+export function headWorkgroup(V: number): number {
+  let wg = 32;
+  while (wg < V && wg < HEAD_WG) wg *= 2;
+  return wg;
+}
+
+function temperatureOf(kernel: string, opts: LogprobOptions): number {
+  const tau = opts.temperature ?? 1;
+  if (!(tau > 0) || !Number.isFinite(tau)) throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
+  return tau;
+}
+
+/** Checks (N,V) f32 logits, (N) u32 targets (or tokens) and (N) row tensors; returns N and V. */
+export function headDims(
+  kernel: string,
+  logits: Tensor,
+  targets: Tensor<'u32'> | null,
+  rowTensors: [Tensor, string][],
+  targetsName = 'targets',
+): { N: number; V: number } {
+  if (logits.shape.length < 2) throw new Error(`${kernel}: logits must be (N,V), got ${logits.describe()}`);
+  if (logits.dtype !== 'f32') throw new Error(`${kernel}: logits must be f32, got ${logits.describe()}`);
+  const { rows: N, cols: V } = rowsCols(logits);
+  if (targets) {
+    if (targets.dtype !== 'u32') throw new Error(`${kernel}: ${targetsName} must be u32, got ${targets.describe()}`);
+    if (targets.size !== N) throw new Error(`${kernel}: ${targetsName} ${targets.describe()} must have one entry per row of ${logits.describe()}`);
+  }
+  for (const [t, name] of rowTensors) {
+    if (t.size !== N) throw new Error(`${kernel}: ${name} ${t.describe()} must have N=${N} elements`);
+  }
+  return { N, V };
+}
+
+/**
+ * logprob[n] = log softmax(logits[n] / tau)[targets[n]];  entropy[n] = -sum_v p_v log p_v. One workgroup per row.
+ * @param logprob (N) overwritten.
+ * @param entropy (N) overwritten.
+ * @param logits  (N,V) raw logits.
+ * @param targets (N) u32 token ids, each < V (not checked on the GPU; an out-of-range id reads the row's last logit).
+ */
+export function logprobForward(
+  rec: Recorder,
+  logprob: Tensor,
+  entropy: Tensor,
+  logits: Tensor,
+  targets: Tensor<'u32'>,
+  opts: LogprobOptions = {},
+): void {
+  const kernel = 'logprobForward';
+  const tau = temperatureOf(kernel, opts);
+  const { N, V } = headDims(kernel, logits, targets, [
+    [logprob, 'logprob'],
+    [entropy, 'entropy'],
+  ]);
+  rec.dispatch({
+    family: rec.ctx.family('logprob', source),
+    entry: 'logprob_forward',
+    constants: { WG: headWorkgroup(V) },
+    params: new Params().u32(N).u32(V).f32(tau),
+    bindings: [logprob, entropy, logits, targets],
+    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/**
+ * Backward of logprobForward (softmax recomputed): dLogits = (dLogprob ([v = t] - p) - dEntropy p (log p + H)) / tau.
+ * @param dLogits  (N,V) overwritten.
+ * @param dLogprob (N) upstream gradient of logprob.
+ * @param dEntropy (N) upstream gradient of entropy.
+ * @param logits   (N,V) forward input.
+ * @param targets  (N) forward input (u32).
+ */
+export function logprobBackward(
+  rec: Recorder,
+  dLogits: Tensor,
+  dLogprob: Tensor,
+  dEntropy: Tensor,
+  logits: Tensor,
+  targets: Tensor<'u32'>,
+  opts: LogprobOptions = {},
+): void {
+  const kernel = 'logprobBackward';
+  const tau = temperatureOf(kernel, opts);
+  const { N, V } = headDims(kernel, logits, targets, [
+    [dLogprob, 'dLogprob'],
+    [dEntropy, 'dEntropy'],
+  ]);
+  if (dLogits.size !== logits.size) throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
+  rec.dispatch({
+    family: rec.ctx.family('logprob', source),
+    entry: 'logprob_backward',
+    constants: { WG: headWorkgroup(V) },
+    params: new Params().u32(N).u32(V).f32(tau),
+    bindings: [dLogits, dLogprob, dEntropy, logits, targets],
+    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}

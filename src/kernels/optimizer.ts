@@ -1,0 +1,226 @@
+// Typed wrappers of shaders/optimizer.wgsl: global gradient norm, clip factor, clipping and AdamW, with every
+// step-dependent scalar except lr and t (norm, clip factor) kept in GPU tensors, so a whole optimizer step is
+// one command buffer and nothing is read back. Twins: src/reference/grad-norm.ts, adamw.ts, optimizer.ts
+// (same names and argument order; where a twin takes a number the GPU wrapper takes a 1-element tensor).
+
+import source from '../../shaders/optimizer.wgsl?raw';
+import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import type { AdamwOptions } from '../reference/adamw';
+
+const WG = 256;
+const ELEMS = 8;
+/** Elements per partial sum of squares in gradNorm. */
+export const GRAD_NORM_CHUNK = WG * ELEMS;
+
+const partialsCache = new WeakMap<GpuContext, Map<number, Tensor>>();
+
+/** The context's scratch buffer of `size` partial sums (kept for the device's lifetime, reused by every call). */
+function partialsScratch(ctx: GpuContext, size: number): Tensor {
+  let m = partialsCache.get(ctx);
+  if (!m) partialsCache.set(ctx, (m = new Map()));
+  let t = m.get(size);
+  if (!t) m.set(size, (t = ctx.tensor([Math.max(1, size)], { label: `gradNorm partials (${size})` })));
+  return t;
+}
+
+function family(rec: Recorder) {
+  return rec.ctx.family('optimizer', source);
+}
+
+function maxDim(rec: Recorder): number {
+  return rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
+}
+
+function scalarTensor(kernel: string, name: string, t: Tensor): void {
+  if (t.size !== 1 || t.dtype !== 'f32') throw new Error(`${kernel}: ${name} must be a 1-element f32 tensor, got ${t.describe()}`);
+}
+
+/** Number of partial sums gradNorm needs for these tensors (size of `opts.partials`). */
+export function gradNormPartials(grads: readonly Tensor[]): number {
+  return grads.reduce((s, g) => s + Math.ceil(g.size / GRAD_NORM_CHUNK), 0);
+}
+
+export interface GradNormOptions {
+  /** Scratch tensor of gradNormPartials(grads) elements (default: one kept by the context). */
+  partials?: Tensor;
+}
+
+/**
+ * out[0] = sqrt(sum over every tensor and element of g^2). One partial-sum dispatch per tensor (chunks of
+ * GRAD_NORM_CHUNK elements into a small buffer), then one workgroup sums the partials in a fixed order.
+ * @param out   (1) overwritten with the norm; stays on the GPU (feed it to gradClipScale / gradClip).
+ * @param grads the gradient tensors, any shapes (f32).
+ */
+export function gradNorm(rec: Recorder, out: Tensor, grads: readonly Tensor[], opts: GradNormOptions = {}): void {
+  const kernel = 'gradNorm';
+  scalarTensor(kernel, 'out', out);
+  const total = gradNormPartials(grads);
+  const partials = opts.partials ?? partialsScratch(rec.ctx, total);
+  if (partials.size < total) throw new Error(`${kernel}: partials ${partials.describe()} needs at least ${total} elements`);
+  let offset = 0;
+  for (const g of grads) {
+    if (g.dtype !== 'f32') throw new Error(`${kernel}: gradients must be f32, got ${g.describe()}`);
+    const chunks = Math.ceil(g.size / GRAD_NORM_CHUNK);
+    if (chunks === 0) continue;
+    rec.dispatch({
+      family: family(rec), entry: 'grad_norm_partial', constants: { WG, ELEMS },
+      params: new Params().u32(g.size).u32(offset).u32(chunks).f32(0),
+      bindings: [partials, g],
+      workgroups: grid(chunks, maxDim(rec)),
+    });
+    offset += chunks;
+  }
+  rec.dispatch({
+    family: family(rec), entry: 'grad_norm_finalize', constants: { WG, ELEMS },
+    params: new Params().u32(total).u32(0).u32(0).f32(0),
+    bindings: [out, partials], workgroups: [1],
+  });
+}
+
+export interface ClipOptions {
+  /** Clip threshold on the global norm (TRL `max_grad_norm`, e.g. 1.0). */
+  maxNorm: number;
+}
+
+function checkMaxNorm(kernel: string, opts: ClipOptions): void {
+  if (!(opts.maxNorm > 0) || !Number.isFinite(opts.maxNorm)) throw new Error(`${kernel}: maxNorm must be positive, got ${opts.maxNorm}`);
+}
+
+/**
+ * scale[0] = maxNorm / (norm[0] + 1e-6) when norm[0] > maxNorm, else 1 (computed on the GPU).
+ * @param scale (1) overwritten; pass it to adamwStepScaled.
+ * @param norm  (1) from gradNorm.
+ */
+export function gradClipScale(rec: Recorder, scale: Tensor, norm: Tensor, opts: ClipOptions): void {
+  const kernel = 'gradClipScale';
+  scalarTensor(kernel, 'scale', scale);
+  scalarTensor(kernel, 'norm', norm);
+  checkMaxNorm(kernel, opts);
+  rec.dispatch({
+    family: family(rec), entry: 'grad_clip_scale', constants: { WG, ELEMS },
+    params: new Params().u32(0).u32(0).u32(0).f32(opts.maxNorm),
+    bindings: [scale, norm], workgroups: [1],
+  });
+}
+
+/**
+ * Scales every gradient in place by the clip factor of norm[0] (the twin takes the norm as a number).
+ * Prefer gradClipScale + adamwStepScaled, which saves a pass over the gradients.
+ * @param grads the gradient tensors, scaled in place.
+ * @param norm  (1) their global norm, from gradNorm.
+ */
+export function gradClip(rec: Recorder, grads: readonly Tensor[], norm: Tensor, opts: ClipOptions): void {
+  const kernel = 'gradClip';
+  scalarTensor(kernel, 'norm', norm);
+  checkMaxNorm(kernel, opts);
+  for (const g of grads) {
+    if (g.size === 0) continue;
+    rec.dispatch({
+      family: family(rec), entry: 'grad_clip', constants: { WG, ELEMS },
+      params: new Params().u32(g.size).u32(0).u32(0).f32(opts.maxNorm),
+      bindings: [g, norm],
+      workgroups: grid(Math.ceil(g.size / WG), maxDim(rec)),
+    });
+  }
+}
+
+function adamParams(kernel: string, n: number, opts: AdamwOptions): Params {
+  if (!(opts.t >= 1) || !Number.isInteger(opts.t)) throw new Error(`${kernel}: step count t must be an integer >= 1, got ${opts.t}`);
+  const b1 = opts.beta1 ?? 0.9;
+  const b2 = opts.beta2 ?? 0.999;
+  // Bias corrections and 1 - beta in double precision on the host (1 - f32(0.999) would be off by 6e-5).
+  return new Params()
+    .u32(n)
+    .f32(opts.lr)
+    .f32(b1)
+    .f32(b2)
+    .f32(1 - b1)
+    .f32(1 - b2)
+    .f32(opts.eps ?? 1e-8)
+    .f32(opts.weightDecay ?? 0.01)
+    .f32(1 - Math.pow(b1, opts.t))
+    .f32(1 - Math.pow(b2, opts.t))
+    .f32(opts.gradScale ?? 1);
+}
+
+function checkSame(kernel: string, params: Tensor, others: [Tensor, string][]): void {
+  for (const [t, name] of others) {
+    if (t.size !== params.size) throw new Error(`${kernel}: ${name} ${t.describe()} must match params ${params.describe()}`);
+  }
+}
+
+/**
+ * One AdamW update in place (PyTorch semantics; see src/reference/adamw.ts), gradients times opts.gradScale.
+ * @param params (any shape) updated in place.
+ * @param m      (same) first moment, updated in place.
+ * @param v      (same) second moment, updated in place.
+ * @param grads  (same) gradient.
+ */
+export function adamwStep(rec: Recorder, params: Tensor, m: Tensor, v: Tensor, grads: Tensor, opts: AdamwOptions): void {
+  const kernel = 'adamwStep';
+  checkSame(kernel, params, [[m, 'm'], [v, 'v'], [grads, 'grads']]);
+  const p = adamParams(kernel, params.size, opts);
+  if (params.size === 0) return;
+  rec.dispatch({
+    family: family(rec), entry: 'adamw_step', constants: { WG, ELEMS }, params: p,
+    bindings: [params, m, v, grads],
+    workgroups: grid(Math.ceil(params.size / WG), maxDim(rec)),
+  });
+}
+
+/**
+ * adamwStep with the gradient scale read on the GPU from gradScale[0] (e.g. gradClipScale's output).
+ * @param gradScale (1) multiplies every gradient.
+ */
+export function adamwStepScaled(
+  rec: Recorder,
+  params: Tensor,
+  m: Tensor,
+  v: Tensor,
+  grads: Tensor,
+  gradScale: Tensor,
+  opts: Omit<AdamwOptions, 'gradScale'>,
+): void {
+  const kernel = 'adamwStepScaled';
+  checkSame(kernel, params, [[m, 'm'], [v, 'v'], [grads, 'grads']]);
+  scalarTensor(kernel, 'gradScale', gradScale);
+  const p = adamParams(kernel, params.size, opts);
+  if (params.size === 0) return;
+  rec.dispatch({
+    family: family(rec), entry: 'adamw_step_scaled', constants: { WG, ELEMS }, params: p,
+    bindings: [params, m, v, grads, gradScale],
+    workgroups: grid(Math.ceil(params.size / WG), maxDim(rec)),
+  });
+}
+
+/** The tensors of one clipped AdamW step: parallel lists, one entry per parameter tensor. */
+export interface OptimizerState {
+  params: readonly Tensor[];
+  m: readonly Tensor[];
+  v: readonly Tensor[];
+  grads: readonly Tensor[];
+}
+
+/**
+ * A whole optimizer step recorded into `rec` with no readback: norm = gradNorm(grads); scale = clip factor
+ * (1 when maxNorm is undefined); AdamW on every tensor with gradients times scale[0]. norm keeps the
+ * pre-clip global norm for the `grad_norm` metric, read back whenever the caller likes.
+ * @param norm  (1) overwritten with the global gradient norm.
+ * @param scale (1) overwritten with the clip factor.
+ */
+export function clippedAdamwStep(
+  rec: Recorder,
+  norm: Tensor,
+  scale: Tensor,
+  state: OptimizerState,
+  opts: Omit<AdamwOptions, 'gradScale'> & { maxNorm?: number },
+): void {
+  const n = state.params.length;
+  if (state.m.length !== n || state.v.length !== n || state.grads.length !== n) {
+    throw new Error(`clippedAdamwStep: params, m, v and grads must be parallel lists (${n}, ${state.m.length}, ${state.v.length}, ${state.grads.length})`);
+  }
+  gradNorm(rec, norm, state.grads);
+  // maxNorm undefined means no clipping: an infinite threshold gives the factor 1 on the GPU.
+  gradClipScale(rec, scale, norm, { maxNorm: opts.maxNorm ?? 3.4e38 });
+  for (let i = 0; i < n; i++) adamwStepScaled(rec, state.params[i], state.m[i], state.v[i], state.grads[i], scale, opts);
+}

@@ -1,0 +1,75 @@
+// Typed wrappers of shaders/sampler.wgsl: the GPU sampler (temperature, top-k, top-p, min-p, greedy) driven by
+// Philox4x32-10 with the seed and step counter in the uniform parameters, so a decode loop never reads back.
+// Same names and argument order as src/reference/sampler.ts, which defines the distribution and outputs exactly.
+
+import source from '../../shaders/sampler.wgsl?raw';
+import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import { samplerSettings, type SamplerOptions } from '../reference/sampler';
+import { headDims, headWorkgroup } from './logprob';
+
+export type { SamplerOptions } from '../reference/sampler';
+
+/**
+ * Samples one token per row of logits. One workgroup per row; cost is a few passes over the row, plus 32 per
+ * enabled top-k / top-p threshold search.
+ * @param tokens          (N) u32, overwritten with token ids.
+ * @param logprob         (N) log softmax(logits / tau)[token]: the unfiltered sampling distribution, equal bit for
+ *                        bit to logprobForward's output with the same temperature (tau = 1 when temperature is 0).
+ * @param entropy         (N) entropy of softmax(logits / tau).
+ * @param filteredLogprob (N) the token's log-prob under the filtered, renormalised distribution (0 for greedy).
+ * @param logits          (N,V) f32, finite.
+ */
+export function sampleTokens(
+  rec: Recorder,
+  tokens: Tensor<'u32'>,
+  logprob: Tensor,
+  entropy: Tensor,
+  filteredLogprob: Tensor,
+  logits: Tensor,
+  opts: SamplerOptions,
+): void {
+  const kernel = 'sampleTokens';
+  const s = samplerSettings(kernel, opts);
+  const { N, V } = headDims(kernel, logits, tokens, [
+    [logprob, 'logprob'],
+    [entropy, 'entropy'],
+    [filteredLogprob, 'filteredLogprob'],
+  ], 'tokens');
+  if (N === 0) return;
+  if (V === 0) throw new Error(`${kernel}: empty vocabulary`);
+  const params = new Params()
+    .u32(N)
+    .u32(V)
+    .u32(s.seed)
+    .u32(s.step)
+    .u32(s.greedy ? 1 : 0)
+    .u32(s.topK)
+    .f32(s.tau)
+    .f32(s.topP)
+    .f32(s.minP > 0 ? Math.log(s.minP) : -3.4e38);
+  rec.dispatch({
+    family: rec.ctx.family('sampler', source),
+    entry: 'sampler_sample',
+    constants: { WG: headWorkgroup(V) },
+    params,
+    bindings: [tokens, logprob, entropy, filteredLogprob, logits],
+    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
+
+/**
+ * Test hook for the RNG: words[row, i] = Philox4x32-10(counter (row, step, 0, 0), key (seed, 0))[i].
+ * @param words (N,4) u32, overwritten.
+ */
+export function samplerRandom(rec: Recorder, words: Tensor<'u32'>, rows: number, opts: { seed: number; step: number }): void {
+  if (words.dtype !== 'u32' || words.size !== rows * 4) throw new Error(`samplerRandom: words must be (${rows},4) u32, got ${words.describe()}`);
+  const s = samplerSettings('samplerRandom', { temperature: 1, seed: opts.seed, step: opts.step });
+  if (rows === 0) return;
+  rec.dispatch({
+    family: rec.ctx.family('sampler', source),
+    entry: 'sampler_random',
+    params: new Params().u32(rows).u32(0).u32(s.seed).u32(s.step).u32(0).u32(0).f32(1).f32(1).f32(0),
+    bindings: [words],
+    workgroups: grid(Math.ceil(rows / 64), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+}
