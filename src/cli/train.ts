@@ -30,6 +30,8 @@ const FLAGS: Record<string, FlagSpec> = {
   noise: { type: 'number', doc: 'fraction of demonstrations replaced by wrong ones', min: 0, max: 1, default: 0 },
   seed: { type: 'number', doc: 'seed of initialization, data and evaluation', integer: true, min: 0, default: 0 },
   eval: { type: 'number', doc: 'held-out items for the final greedy evaluation', integer: true, min: 0, default: 200 },
+  'eval-every': { type: 'number', doc: 'validate (greedy, 100 held-out items) every this many steps (0: never)', integer: true, min: 0, default: 0 },
+  'stop-at-accuracy': { type: 'number', doc: 'stop once validation accuracy reaches this (warm starts that leave RL room)', min: 0, max: 1 },
   out: { type: 'string', doc: 'output directory (metrics.jsonl, checkpoint, eval.json)' },
   help: { type: 'boolean', doc: 'show this help' },
 };
@@ -76,10 +78,24 @@ async function main(argv: string[]): Promise<number> {
     seed: args.seed as number,
     logEvery: Math.max(1, Math.min(25, Math.floor((args.steps as number) / 20))),
   };
+  const evalEvery = args['eval-every'] as number;
+  const stopAt = args['stop-at-accuracy'] as number | undefined;
+  if (evalEvery > 0) opts.logEvery = evalEvery;
+  let stepsRun = 0;
+  let validation: number | undefined;
   for await (const p of trainSft(model, task, tok, opts)) {
-    appendFileSync(metricsPath, `${JSON.stringify({ step: p.step, loss: p.loss, learning_rate: p.lr, 'timing_s/elapsed': p.elapsedMs / 1000 })}\n`);
+    stepsRun = p.step;
+    const record: Record<string, number> = { step: p.step, loss: p.loss, learning_rate: p.lr, 'timing_s/elapsed': p.elapsedMs / 1000 };
+    if (evalEvery > 0) {
+      // Validation draws held-out items with its own seed, so the final evaluation (another seed) stays unbiased.
+      validation = (await evaluateGreedy(model, task, tok, { n: 100, seed: 999, split: 'heldout' })).accuracy;
+      record['eval/validation_accuracy'] = validation;
+    }
+    appendFileSync(metricsPath, `${JSON.stringify(record)}\n`);
     const eta = ((p.elapsedMs / p.step) * (p.steps - p.step)) / 1000;
-    process.stderr.write(`\r${progressBar(p.step / p.steps, `step ${p.step}/${p.steps} loss ${p.loss.toFixed(4)} lr ${p.lr.toExponential(2)} eta ${eta.toFixed(0)}s`)}   `);
+    const acc = validation === undefined ? '' : ` val ${(validation * 100).toFixed(0)}%`;
+    process.stderr.write(`\r${progressBar(p.step / p.steps, `step ${p.step}/${p.steps} loss ${p.loss.toFixed(4)}${acc} lr ${p.lr.toExponential(2)} eta ${eta.toFixed(0)}s`)}   `);
+    if (stopAt !== undefined && validation !== undefined && validation >= stopAt) break;
   }
   process.stderr.write('\n');
   const special = { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId };
@@ -87,13 +103,13 @@ async function main(argv: string[]): Promise<number> {
     made_by: `npm run train -- ${argv.join(' ')}`,
     task: task.name,
     difficulty: String(task.difficulty),
-    steps: String(opts.steps),
+    steps: String(stepsRun),
     seed: String(opts.seed),
   };
   saveCheckpointDir(out, { config, params: await model.download(), metadata, special }, tokenizerJson);
   if ((args.eval as number) > 0) {
     const ev = await evaluateGreedy(model, task, tok, { n: args.eval as number, seed: 12345, split: 'heldout' });
-    writeFileSync(join(out, 'eval.json'), `${JSON.stringify({ split: 'heldout', ...ev }, null, 2)}\n`);
+    writeFileSync(join(out, 'eval.json'), `${JSON.stringify({ split: 'heldout', steps: stepsRun, ...ev }, null, 2)}\n`);
     console.error(`held-out greedy accuracy ${(ev.accuracy * 100).toFixed(1)}% (n=${ev.n}), mean reward ${ev.meanReward.toFixed(3)}`);
     for (const s of ev.samples.slice(0, 4)) console.error(`  ${JSON.stringify(s.prompt)} -> ${JSON.stringify(s.completion)} (${s.reason})`);
   }
