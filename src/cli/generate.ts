@@ -2,8 +2,7 @@
 // one completion from a checkpoint, on the GPU through Dawn; --json adds every token's log-probability.
 
 import { acquireNodeDevice } from '../gpu/node';
-import { GpuModel } from '../model/gpu-model';
-import { generate } from '../model/generate';
+import { GpuPolicy } from '../model/policy';
 import { UsageError, helpText, parseArgs, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
 
@@ -31,11 +30,11 @@ async function main(argv: string[]): Promise<number> {
   if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
   const { ck, tok } = loadCheckpointDir(args.checkpoint);
   const ctx = await acquireNodeDevice();
-  const model = GpuModel.create(ctx, ck.config, ck.params, 1);
+  const policy = GpuPolicy.create(ctx, ck.config, ck.params, 1);
   const prompt = [tok.bosId, ...tok.encode(args.prompt)];
   const S = Math.min(args['max-new-tokens'] as number, ck.config.contextLength - prompt.length);
   if (S < 1) throw new UsageError(`the prompt (${prompt.length} tokens with BOS) leaves no room in the model's context of ${ck.config.contextLength}`);
-  const out = await generate(model, [prompt], {
+  const out = await policy.generate([prompt], {
     maxNewTokens: S,
     sampler: {
       temperature: args.temperature as number,
@@ -56,7 +55,7 @@ async function main(argv: string[]): Promise<number> {
   } else {
     console.log(text);
   }
-  model.destroy();
+  policy.destroy();
   ctx.destroy();
   return 0;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describeAdapter } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
-import { GpuModel } from '../model/gpu-model';
+import { GpuPolicy } from '../model/policy';
 import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../model/sft';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
@@ -64,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
   const ctx = await acquireNodeDevice();
   console.error(`adapter: ${describeAdapter(ctx.report)}`);
   console.error(`task ${task.name} (difficulty ${task.difficulty}), model ${parameterCount(config).toLocaleString('en-US')} parameters, out ${out}`);
-  const model = GpuModel.create(ctx, config, params, args.batch as number);
+  const policy = GpuPolicy.create(ctx, config, params, args.batch as number);
   const metricsPath = join(out, 'metrics.jsonl');
   writeFileSync(metricsPath, '');
   const opts = {
@@ -83,12 +83,12 @@ async function main(argv: string[]): Promise<number> {
   if (evalEvery > 0) opts.logEvery = evalEvery;
   let stepsRun = 0;
   let validation: number | undefined;
-  for await (const p of trainSft(model, task, tok, opts)) {
+  for await (const p of trainSft(policy, task, tok, opts)) {
     stepsRun = p.step;
     const record: Record<string, number> = { step: p.step, loss: p.loss, learning_rate: p.lr, 'timing_s/elapsed': p.elapsedMs / 1000 };
     if (evalEvery > 0) {
       // Validation draws held-out items with its own seed, so the final evaluation (another seed) stays unbiased.
-      validation = (await evaluateGreedy(model, task, tok, { n: 100, seed: 999, split: 'heldout' })).accuracy;
+      validation = (await evaluateGreedy(policy, task, tok, { n: 100, seed: 999, split: 'heldout' })).accuracy;
       record['eval/validation_accuracy'] = validation;
     }
     appendFileSync(metricsPath, `${JSON.stringify(record)}\n`);
@@ -106,15 +106,15 @@ async function main(argv: string[]): Promise<number> {
     steps: String(stepsRun),
     seed: String(opts.seed),
   };
-  saveCheckpointDir(out, { config, params: await model.download(), metadata, special }, tokenizerJson);
+  saveCheckpointDir(out, { config, params: await policy.download(), metadata, special }, tokenizerJson);
   if ((args.eval as number) > 0) {
-    const ev = await evaluateGreedy(model, task, tok, { n: args.eval as number, seed: 12345, split: 'heldout' });
+    const ev = await evaluateGreedy(policy, task, tok, { n: args.eval as number, seed: 12345, split: 'heldout' });
     writeFileSync(join(out, 'eval.json'), `${JSON.stringify({ split: 'heldout', steps: stepsRun, ...ev }, null, 2)}\n`);
     console.error(`held-out greedy accuracy ${(ev.accuracy * 100).toFixed(1)}% (n=${ev.n}), mean reward ${ev.meanReward.toFixed(3)}`);
     for (const s of ev.samples.slice(0, 4)) console.error(`  ${JSON.stringify(s.prompt)} -> ${JSON.stringify(s.completion)} (${s.reason})`);
   }
   console.log(out);
-  model.destroy();
+  policy.destroy();
   ctx.destroy();
   return 0;
 }

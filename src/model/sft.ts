@@ -1,13 +1,11 @@
 // Supervised fine-tuning on a task's demonstrations (the warm start that RL begins from), and greedy evaluation
-// on a split. Sequences are [BOS] prompt completion [EOS], right-padded to a fixed length so every step has the
-// same shape; the loss covers the completion and its EOS only. One command buffer per step, no readback except
-// the loss every `logEvery` steps.
+// on a split, on any Policy backend. Sequences are [BOS] prompt completion [EOS], right-padded to a fixed length
+// so every step has the same shape; the loss covers the completion and its EOS only. On the GPU each step is one
+// command buffer, and the loss is read back only every `logEvery` steps.
 
-import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import { Rng } from '../reference/random';
 import type { Task, TaskItem } from '../tasks';
-import type { GpuModel } from './gpu-model';
-import { generate } from './generate';
+import type { Policy, SftBatch } from './policy';
 import type { Tokenizer } from './tokenizer';
 
 export interface SftOptions {
@@ -82,62 +80,38 @@ function corrupt(answer: string, alphabet: string, rng: Rng): string {
  * Trains the model on demonstrations from the task's train split; yields progress at every logged step.
  * Deterministic for a seed on a given device.
  */
-export async function* trainSft(model: GpuModel, task: Task, tok: Tokenizer, options: Partial<SftOptions> = {}): AsyncGenerator<SftProgress> {
+export async function* trainSft(policy: Policy, task: Task, tok: Tokenizer, options: Partial<SftOptions> = {}): AsyncGenerator<SftProgress> {
   const opts = { ...SFT_DEFAULTS, ...options };
-  const { ctx, config } = model;
   const B = opts.batchSize;
   const T = sequenceLength(task);
-  if (T > config.contextLength) throw new Error(`sft: task sequences need ${T} positions, the model's context is ${config.contextLength}`);
+  if (T > policy.config.contextLength) throw new Error(`sft: task sequences need ${T} positions, the model's context is ${policy.config.contextLength}`);
   const rng = new Rng(opts.seed);
   const N = B * T;
-  const tokens = ctx.tensor<'u32'>([N], { dtype: 'u32', label: 'sft.tokens' });
-  const targets = ctx.tensor<'u32'>([N], { dtype: 'u32', label: 'sft.targets' });
-  const mask = ctx.tensor([N], { label: 'sft.mask' });
-  const positions = ctx.fromArray<'u32'>(Uint32Array.from({ length: N }, (_, i) => i % T), [N], { dtype: 'u32', label: 'sft.positions' });
-  const loss = ctx.tensor([1], { label: 'sft.loss' });
-  const dLogits = ctx.tensor([B, T, config.vocabSize], { label: 'sft.dLogits' });
-  const hostTokens = new Uint32Array(N);
-  const hostTargets = new Uint32Array(N);
-  const hostMask = new Float32Array(N);
+  const batch: SftBatch = { B, T, tokens: new Uint32Array(N), targets: new Uint32Array(N), mask: new Float32Array(N) };
   const t0 = performance.now();
-  try {
-    for (let step = 1; step <= opts.steps; step++) {
-      hostTokens.fill(tok.padId);
-      hostTargets.fill(0);
-      hostMask.fill(0);
-      for (let b = 0; b < B; b++) {
-        const item = task.sample(rng, 'train');
-        const answer = rng.next() < opts.noise ? corrupt(task.solve(item), task.alphabet, rng) : task.solve(item);
-        const ex = encodeExample(tok, item.prompt, answer);
-        const seq = [...ex.prompt, ...ex.completion];
-        for (let t = 0; t < seq.length; t++) hostTokens[b * T + t] = seq[t];
-        // Position t predicts seq[t + 1]; only completion tokens (and EOS) are supervised.
-        for (let t = ex.prompt.length - 1; t < seq.length - 1; t++) {
-          hostTargets[b * T + t] = seq[t + 1];
-          hostMask[b * T + t] = 1;
-        }
-      }
-      ctx.upload(tokens, hostTokens);
-      ctx.upload(targets, hostTargets);
-      ctx.upload(mask, hostMask);
-      const lr = learningRate(step, opts);
-      const rec = ctx.recorder('sft.step');
-      const inp = { tokens, positions };
-      const ws = model.forward(rec, B, T, inp);
-      crossEntropyForward(rec, loss, ws.logits.reshape2d(), targets, mask);
-      crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), targets, mask);
-      model.zeroGrads(rec);
-      model.backward(rec, ws, dLogits, inp);
-      model.optimizerStep(rec, { lr, weightDecay: opts.weightDecay, maxGradNorm: opts.maxGradNorm });
-      rec.submit();
-      if (step % opts.logEvery === 0 || step === opts.steps) {
-        const [l] = await ctx.read(loss);
-        if (!Number.isFinite(l)) throw new Error(`sft: loss became ${l} at step ${step} (lower the learning rate)`);
-        yield { step, steps: opts.steps, loss: l, lr, elapsedMs: performance.now() - t0 };
+  for (let step = 1; step <= opts.steps; step++) {
+    batch.tokens.fill(tok.padId);
+    batch.targets.fill(0);
+    batch.mask.fill(0);
+    for (let b = 0; b < B; b++) {
+      const item = task.sample(rng, 'train');
+      const answer = rng.next() < opts.noise ? corrupt(task.solve(item), task.alphabet, rng) : task.solve(item);
+      const ex = encodeExample(tok, item.prompt, answer);
+      const seq = [...ex.prompt, ...ex.completion];
+      for (let t = 0; t < seq.length; t++) batch.tokens[b * T + t] = seq[t];
+      // Position t predicts seq[t + 1]; only completion tokens (and EOS) are supervised.
+      for (let t = ex.prompt.length - 1; t < seq.length - 1; t++) {
+        batch.targets[b * T + t] = seq[t + 1];
+        batch.mask[b * T + t] = 1;
       }
     }
-  } finally {
-    for (const x of [tokens, targets, mask, positions, loss, dLogits]) x.destroy();
+    const lr = learningRate(step, opts);
+    const log = step % opts.logEvery === 0 || step === opts.steps;
+    const loss = await policy.sftStep(batch, { lr, weightDecay: opts.weightDecay, maxGradNorm: opts.maxGradNorm, readLoss: log });
+    if (log) {
+      if (!Number.isFinite(loss)) throw new Error(`sft: loss became ${loss} at step ${step} (lower the learning rate)`);
+      yield { step, steps: opts.steps, loss: loss!, lr, elapsedMs: performance.now() - t0 };
+    }
   }
 }
 
@@ -151,7 +125,7 @@ export interface EvalResult {
 
 /** Greedy completions on `n` items of a split, verified by the task. Batches of `batch` prompts. */
 export async function evaluateGreedy(
-  model: GpuModel,
+  policy: Policy,
   task: Task,
   tok: Tokenizer,
   opts: { n: number; seed: number; split?: 'train' | 'heldout'; batch?: number },
@@ -166,7 +140,7 @@ export async function evaluateGreedy(
     const chunk = items.slice(i, i + batch);
     const prompts = chunk.map((it) => encodeExample(tok, it.prompt, '').prompt);
     const S = task.maxCompletionLength + 1;
-    const out = await generate(model, prompts, { maxNewTokens: S, sampler: { temperature: 1, greedy: true, seed: 0 }, eosId: tok.eosId, padId: tok.padId });
+    const out = await policy.generate(prompts, { maxNewTokens: S, sampler: { temperature: 1, greedy: true, seed: 0 }, eosId: tok.eosId, padId: tok.padId });
     chunk.forEach((it, r) => {
       const ids = Array.from(out.tokens.subarray(r * S, r * S + out.lengths[r])).filter((id) => id !== tok.eosId);
       const completion = tok.decode(ids, { skipSpecialTokens: true });

@@ -1,0 +1,214 @@
+// The policy behind one interface on either backend: WebGPU (the WGSL kernels through GpuModel) or the CPU
+// twins (the oracle in tests, and a slow fallback for the smallest presets where a browser has no WebGPU).
+// Trainers and evaluation talk to a Policy, never to a backend directly.
+
+import type { GpuContext, Tensor } from '../gpu';
+import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
+import * as ref from '../reference/cross-entropy';
+import { modelBackward, modelForward, paramShapes, type ModelParams } from '../reference/model';
+import { clippedAdamwStep } from '../reference/optimizer';
+import { sampleTokens } from '../reference/sampler';
+import { host, type HostTensor } from '../reference/types';
+import type { ParamArrays } from './checkpoint';
+import type { ModelConfig } from './config';
+import { generate, type GenerateOptions, type Rollout } from './generate';
+import { GpuModel, type StepOptions } from './gpu-model';
+
+/** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
+export interface SftBatch {
+  B: number;
+  T: number;
+  /** (B*T) input tokens. */
+  tokens: Uint32Array;
+  /** (B*T) next-token targets (ignored where mask is 0). */
+  targets: Uint32Array;
+  /** (B*T) 1 where the target is supervised. */
+  mask: Float32Array;
+}
+
+export interface Policy {
+  readonly backend: 'webgpu' | 'cpu';
+  readonly config: ModelConfig;
+  /** One completion per prompt (token ids, BOS first), sampled with the options' seed. */
+  generate(prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout>;
+  /** One supervised step: masked cross-entropy, backward, clipped AdamW. Returns the loss when asked (a readback). */
+  sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined>;
+  /** The parameters, for checkpoints. */
+  download(): Promise<ParamArrays>;
+  destroy(): void;
+}
+
+/** The GPU buffers of a supervised step of one (B, T) shape. */
+interface SftTensors {
+  tokens: Tensor<'u32'>;
+  targets: Tensor<'u32'>;
+  positions: Tensor<'u32'>;
+  mask: Tensor;
+  loss: Tensor;
+  dLogits: Tensor;
+}
+
+/** The policy on the GPU. */
+export class GpuPolicy implements Policy {
+  readonly backend = 'webgpu';
+  private sft: { key: string; tensors: SftTensors } | null = null;
+
+  constructor(readonly model: GpuModel) {}
+
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number): GpuPolicy {
+    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows));
+  }
+
+  get config(): ModelConfig {
+    return this.model.config;
+  }
+
+  generate(prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout> {
+    return generate(this.model, prompts, opts);
+  }
+
+  private buffers(B: number, T: number): SftTensors {
+    const key = `${B}x${T}`;
+    if (this.sft?.key === key) return this.sft.tensors;
+    if (this.sft) for (const t of Object.values(this.sft.tensors)) t.destroy();
+    const { ctx, config } = this.model;
+    const N = B * T;
+    const u32 = (label: string) => ctx.tensor<'u32'>([N], { dtype: 'u32', label });
+    const tensors = {
+      tokens: u32('sft.tokens'),
+      targets: u32('sft.targets'),
+      positions: ctx.fromArray<'u32'>(Uint32Array.from({ length: N }, (_, i) => i % T), [N], { dtype: 'u32', label: 'sft.positions' }),
+      mask: ctx.tensor([N], { label: 'sft.mask' }),
+      loss: ctx.tensor([1], { label: 'sft.loss' }),
+      dLogits: ctx.tensor([B, T, config.vocabSize], { label: 'sft.dLogits' }),
+    };
+    this.sft = { key, tensors };
+    return tensors;
+  }
+
+  async sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined> {
+    const { ctx } = this.model;
+    const b = this.buffers(batch.B, batch.T);
+    ctx.upload(b.tokens, batch.tokens);
+    ctx.upload(b.targets, batch.targets);
+    ctx.upload(b.mask, batch.mask);
+    const rec = ctx.recorder('sft.step');
+    const inp = { tokens: b.tokens, positions: b.positions };
+    const ws = this.model.forward(rec, batch.B, batch.T, inp);
+    crossEntropyForward(rec, b.loss, ws.logits.reshape2d(), b.targets, b.mask);
+    crossEntropyBackward(rec, b.dLogits.reshape2d(), ws.logits.reshape2d(), b.targets, b.mask);
+    this.model.zeroGrads(rec);
+    this.model.backward(rec, ws, b.dLogits, inp);
+    this.model.optimizerStep(rec, opts);
+    rec.submit();
+    if (!opts.readLoss) return undefined;
+    return (await ctx.read(b.loss))[0];
+  }
+
+  download(): Promise<ParamArrays> {
+    return this.model.download();
+  }
+
+  destroy(): void {
+    if (this.sft) for (const t of Object.values(this.sft.tensors)) t.destroy();
+    this.model.destroy();
+  }
+}
+
+/**
+ * The policy on the CPU twins: the same math as the GPU path in plain TypeScript. Decoding recomputes the full
+ * forward each step (no KV cache), which is fine for the smallest presets and far too slow for the large ones.
+ */
+export class CpuPolicy implements Policy {
+  readonly backend = 'cpu';
+  private readonly params: ModelParams;
+  private readonly m: ModelParams;
+  private readonly v: ModelParams;
+  private step = 0;
+
+  constructor(
+    readonly config: ModelConfig,
+    params: ParamArrays,
+  ) {
+    const make = (fill: (name: string, n: number) => Float32Array) =>
+      Object.fromEntries(paramShapes(config).map(({ name, shape }) => [name, host(fill(name, shape.reduce((a, b) => a * b, 1)), shape)]));
+    this.params = make((name) => Float32Array.from(params[name]));
+    this.m = make((_, n) => new Float32Array(n));
+    this.v = make((_, n) => new Float32Array(n));
+  }
+
+  async generate(prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout> {
+    const R = prompts.length;
+    const S = opts.maxNewTokens;
+    const V = this.config.vocabSize;
+    const longest = Math.max(...prompts.map((p) => p.length));
+    if (longest + S > this.config.contextLength) {
+      throw new Error(`generate: prompt length ${longest} + maxNewTokens ${S} exceeds the model's context length ${this.config.contextLength}`);
+    }
+    const seqs = prompts.map((p) => [...p]);
+    const out = {
+      tokens: new Uint32Array(R * S).fill(opts.padId),
+      logprobs: new Float32Array(R * S),
+      entropies: new Float32Array(R * S),
+      mask: new Float32Array(R * S),
+    };
+    const done = new Uint8Array(R);
+    let steps = 0;
+    for (let s = 0; s < S && !done.every(Boolean); s++) {
+      steps++;
+      // Every row's last-position logits in one (R, V) tensor, so the sampler's per-row RNG streams match the GPU's.
+      const logits = host(new Float32Array(R * V), [R, V]);
+      for (let r = 0; r < R; r++) {
+        if (done[r]) continue;
+        const seq = Uint32Array.from(seqs[r]);
+        const { logits: l } = modelForward(this.config, this.params, seq, 1, seq.length);
+        logits.data.set(l.data.subarray((seq.length - 1) * V, seq.length * V), r * V);
+      }
+      const tok = new Uint32Array(R);
+      const lp = host(new Float32Array(R), [R]);
+      const ent = host(new Float32Array(R), [R]);
+      sampleTokens(tok, lp, ent, host(new Float32Array(R), [R]), logits, { ...opts.sampler, step: s });
+      for (let r = 0; r < R; r++) {
+        if (done[r]) continue;
+        const i = r * S + s;
+        out.tokens[i] = tok[r];
+        out.logprobs[i] = lp.data[r];
+        out.entropies[i] = ent.data[r];
+        out.mask[i] = 1;
+        seqs[r].push(tok[r]);
+        if (tok[r] === opts.eosId) done[r] = 1;
+      }
+    }
+    const lengths = Uint32Array.from({ length: R }, (_, r) => seqs[r].length - prompts[r].length);
+    return { rows: R, maxNewTokens: S, ...out, lengths, finished: Array.from(done, Boolean), steps, readbacks: 0 };
+  }
+
+  async sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined> {
+    const { B, T } = batch;
+    const V = this.config.vocabSize;
+    const { logits, cache } = modelForward(this.config, this.params, batch.tokens, B, T);
+    const flat = host(logits.data, [B * T, V]);
+    const loss = host(new Float32Array(1), [1]);
+    ref.crossEntropyForward(loss, flat, batch.targets, batch.mask);
+    const dLogits = host(new Float32Array(B * T * V), [B, T, V]);
+    ref.crossEntropyBackward(host(dLogits.data, [B * T, V]), flat, batch.targets, batch.mask);
+    const grads = modelBackward(this.config, this.params, cache, dLogits);
+    this.step += 1;
+    const names = Object.keys(this.params);
+    const norm: HostTensor = host(new Float32Array(1), [1]);
+    const scale: HostTensor = host(new Float32Array(1), [1]);
+    clippedAdamwStep(
+      norm,
+      scale,
+      { params: names.map((n) => this.params[n]), m: names.map((n) => this.m[n]), v: names.map((n) => this.v[n]), grads: names.map((n) => grads[n]) },
+      { lr: opts.lr, t: this.step, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
+    );
+    return opts.readLoss ? loss.data[0] : undefined;
+  }
+
+  async download(): Promise<ParamArrays> {
+    return Object.fromEntries(Object.entries(this.params).map(([k, t]) => [k, Float32Array.from(t.data)]));
+  }
+
+  destroy(): void {}
+}
