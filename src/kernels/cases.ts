@@ -16,6 +16,7 @@ import { attentionCases } from './attention.cases';
 import { decodeCases } from './decode.cases';
 import { headCases } from './head.cases';
 import { layerCases } from './layers.cases';
+import { objectiveCases } from './objective.cases';
 import { simpleCase, type KernelCase } from './verify';
 
 export { runKernelCases, type CaseResult, type KernelCase } from './verify';
@@ -168,6 +169,6 @@ function backwardCase(
 
 /** Every kernel case, in a stable order. */
 export function kernelCases(): KernelCase[] {
-  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases(), ...layerCases(), ...headCases()];
+  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases()];
 }
 

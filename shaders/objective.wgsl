@@ -1,0 +1,534 @@
+// objective: the unified RL objective (ALGORITHMS.md) over N sequences padded to L tokens, forward and backward
+// in one go: scalar loss, d loss / d logp and d loss / d entropy per token, per-token records for the inspector
+// and the objective's metrics. Every formula is stated in the CPU twin, src/reference/objective.ts
+// (objectiveForwardBackward); this file follows it in f32. Not the log-prob backward, the advantages or the value loss.
+//
+// The wrapper copies the per-token inputs into one packed u32 buffer of PLANES planes (N, L) (floats as bits),
+// which keeps every entry point within 8 storage buffers, and owns a small stats buffer. Three dispatches:
+//   objective_select   (packed, stats)   one workgroup: masked-token count M, and when a token selection is on
+//                      (top_entropy_quantile, clip_cov, kl_cov) its batch-level threshold by a bitwise search over
+//                      order-preserving u32 keys (32 passes, integer counts, one barrier a pass), then per-token
+//                      selection flags into the packed buffer's FLAGS plane.
+//   objective_rows     (dLogp, dEntropy, records, stats, packed)   a row = a sequence, LANES threads per row
+//                      (ROWS rows a workgroup): per-row n_i and the sequence ratio, then every token's loss,
+//                      gradients and records, then (sequence ratio, GMPO) the row's summed ratio gradient back to
+//                      its tokens; the row's metric partial sums go to stats.
+//   objective_finalize (loss, metrics, stats)   one workgroup: a thread per metric sums the row partials in row
+//                      order. No float atomics anywhere: every sum has a fixed order, so results are deterministic.
+
+override LANES: u32 = 1u;        // threads per row (1, 4, 16 or 64)
+override ROWS: u32 = 64u;        // rows per workgroup
+override WG: u32 = LANES * ROWS; // derived: do not pass
+
+const SELECT_WG: u32 = 256u; // objective_select's workgroup (the twin's selectionSum follows its order)
+const FINAL_WG: u32 = 16u;   // objective_finalize: one thread per metric, plus the loss
+
+// Planes of the packed input (each N*L words).
+const P_LOGP: u32 = 0u;
+const P_OLD: u32 = 1u;
+const P_ADV: u32 = 2u;
+const P_MASK: u32 = 3u;
+const P_ENT: u32 = 4u;
+const P_REF: u32 = 5u;
+const P_SAMPLER: u32 = 6u;
+const P_KLX: u32 = 7u;
+const P_COVKEY: u32 = 8u; // scratch: u32 covariance keys (0: not a candidate)
+const P_FLAGS: u32 = 9u;  // u32 flags: bit 0 kept by the entropy quantile, bit 1 cov-selected
+
+// Stats buffer (u32 words): batch values, then RP words per row.
+const S_M: u32 = 0u;       // f32 masked-token count M
+const S_KEY_ENT: u32 = 1u; // u32 entropy threshold key
+const S_KEY_COV: u32 = 2u; // u32 covariance threshold key
+const S_MEAN_A: u32 = 3u;  // f32 mean advantage over masked tokens (cov selection only)
+const S_MEAN_LP: u32 = 4u; // f32 mean logp over masked tokens (cov selection only)
+const S_ROWS: u32 = 16u;
+const RP: u32 = 16u;
+// Row partials.
+const Q_LOSS: u32 = 0u;
+const Q_POLICY: u32 = 1u;
+const Q_LOW: u32 = 2u;
+const Q_HIGH: u32 = 3u;
+const Q_CISPO: u32 = 4u;
+const Q_KL: u32 = 5u;
+const Q_KLX: u32 = 6u;
+const Q_ENT: u32 = 7u;
+const Q_APPROX: u32 = 8u;
+const Q_DIFF: u32 = 9u;
+const Q_DIFFMAX: u32 = 10u;
+const Q_KEPT: u32 = 11u;
+const Q_COV: u32 = 12u;
+
+// Feature bits of Params.flags.
+const F_DUAL: u32 = 1u;
+const F_DELTA: u32 = 2u;
+const F_TIS: u32 = 4u;
+const F_SAMPLER: u32 = 8u;
+const F_KLX: u32 = 16u;
+const F_KL: u32 = 32u;       // a KL estimate is computed (its input is present)
+const F_SEL_ENT: u32 = 64u;
+const F_CLIP_COV: u32 = 128u;
+const F_KL_COV: u32 = 256u;
+
+struct Params {
+  N: u32,
+  L: u32,
+  lossType: u32, // 0 ppo_clip, 1 cispo, 2 gmpo, 3 sapo
+  seqLevel: u32, // 1: sequence-level ratio (GSPO)
+  aggMode: u32,  // 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum, 3 seq-mean-token-sum-norm
+  klMode: u32,   // 1 k1, 2 k2, 3 k3, 4 low_var_kl, 5 exact
+  flags: u32,    // F_* bits
+  epsLow: f32,
+  epsHigh: f32,
+  clipC: f32,
+  delta: f32,
+  epsMax: f32,
+  tauPos: f32,
+  tauNeg: f32,
+  gmpoClip: f32,
+  beta: f32,        // KL coefficient in the loss (0 with kl_placement in_reward)
+  entropyCoef: f32,
+  oneMinusQ: f32,   // 1 - top_entropy_quantile
+  covFrac: f32,     // clip_cov_ratio or kl_cov_ratio
+  covLb: f32,
+  covUb: f32,
+  klCovCoef: f32,
+  tisCap: f32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+// objective_select
+@group(0) @binding(1) var<storage, read_write> sel_packed: array<u32>;
+@group(0) @binding(2) var<storage, read_write> sel_stats: array<u32>;
+// objective_rows
+@group(0) @binding(1) var<storage, read_write> d_logp: array<f32>;
+@group(0) @binding(2) var<storage, read_write> d_entropy: array<f32>;
+@group(0) @binding(3) var<storage, read_write> recs: array<f32>; // (5, N, L)
+@group(0) @binding(4) var<storage, read_write> row_stats: array<u32>;
+@group(0) @binding(5) var<storage, read> packed: array<u32>;
+// objective_finalize
+@group(0) @binding(1) var<storage, read_write> loss_out: array<f32>;    // (1)
+@group(0) @binding(2) var<storage, read_write> metrics_out: array<f32>; // (K)
+@group(0) @binding(3) var<storage, read> fin_stats: array<u32>;
+
+// ---------------------------------------------------------------------------------------------- shared math
+
+// Order-preserving u32 key of an f32 (as in sampler.wgsl): a < b <=> key(a) < key(b) for finite values.
+fn float_key(x: f32) -> u32 {
+  let b = bitcast<u32>(x);
+  return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+
+// e^x - 1 without cancellation near 0.
+fn expm1(x: f32) -> f32 {
+  if (abs(x) < 0.1) { return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0))))); }
+  return exp(x) - 1.0;
+}
+
+// e^x - 1 - x without cancellation near 0.
+fn expm1_minus_x(x: f32) -> f32 {
+  if (abs(x) < 0.1) { return x * x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 + x * (1.0 / 720.0))))); }
+  return exp(x) - 1.0 - x;
+}
+
+fn ppo_side(r: f32, A: f32) -> f32 {
+  if (r < 1.0 - p.epsLow && A < 0.0) { return -1.0; }
+  if (r > 1.0 + p.epsHigh && A > 0.0) { return 1.0; }
+  return 0.0;
+}
+
+// GMPO's clipped log-ratio (x), d dmin / d d (y) and side (z).
+fn gmpo_token(d: f32, A: f32) -> vec3<f32> {
+  let dc = clamp(d, -20.0, 20.0);
+  let e = clamp(dc, -p.gmpoClip, p.gmpoClip);
+  let inside = d > -20.0 && d < 20.0;
+  if (A > 0.0) {
+    let clipped = dc > p.gmpoClip;
+    return vec3<f32>(min(dc, e), select(0.0, 1.0, !clipped && inside), select(0.0, 1.0, clipped));
+  }
+  if (A < 0.0) {
+    let clipped = dc < -p.gmpoClip;
+    return vec3<f32>(max(dc, e), select(0.0, 1.0, !clipped && inside), select(0.0, -1.0, clipped));
+  }
+  return vec3<f32>(0.0);
+}
+
+// ---------------------------------------------------------------------------------------------- objective_select
+
+var<workgroup> sel_sum: array<vec2<f32>, SELECT_WG>;
+var<workgroup> sel_count: atomic<u32>;
+var<workgroup> sel_counters: array<atomic<u32>, 6>; // 3 rotating slots x (entropy, cov)
+
+fn sel_f(plane: u32, i: u32) -> f32 {
+  return bitcast<f32>(sel_packed[plane * p.N * p.L + i]);
+}
+
+@compute @workgroup_size(SELECT_WG)
+fn objective_select(@builtin(local_invocation_index) lid: u32) {
+  let NL = p.N * p.L;
+  var c = 0u;
+  for (var i = lid; i < NL; i += SELECT_WG) { if (sel_f(P_MASK, i) > 0.0) { c++; } }
+  atomicAdd(&sel_count, c);
+  workgroupBarrier();
+  let n = atomicLoad(&sel_count);
+  let selEnt = (p.flags & F_SEL_ENT) != 0u;
+  let clipCov = (p.flags & F_CLIP_COV) != 0u;
+  let covMode = (p.flags & (F_CLIP_COV | F_KL_COV)) != 0u;
+
+  var meanA = 0.0;
+  var meanLp = 0.0;
+  if (covMode) {
+    var s = vec2<f32>(0.0);
+    for (var i = lid; i < NL; i += SELECT_WG) {
+      if (sel_f(P_MASK, i) > 0.0) { s += vec2<f32>(sel_f(P_ADV, i), sel_f(P_LOGP, i)); }
+    }
+    sel_sum[lid] = s;
+    workgroupBarrier();
+    for (var st = SELECT_WG / 2u; st > 0u; st >>= 1u) {
+      if (lid < st) { sel_sum[lid] += sel_sum[lid + st]; }
+      workgroupBarrier();
+    }
+    let tot = sel_sum[0];
+    if (n > 0u) {
+      meanA = tot.x / f32(n);
+      meanLp = tot.y / f32(n);
+    }
+    // Each thread writes, and later reads, only its own strided tokens' keys: no barrier needed between.
+    for (var i = lid; i < NL; i += SELECT_WG) {
+      var key = 0u;
+      if (sel_f(P_MASK, i) > 0.0) {
+        let A = sel_f(P_ADV, i);
+        let lp = sel_f(P_LOGP, i);
+        let cov = (A - meanA) * (lp - meanLp);
+        var cand = true;
+        if (clipCov) {
+          let r = exp(lp - sel_f(P_OLD, i));
+          cand = ppo_side(r, A) == 0.0 && cov > p.covLb && cov < p.covUb;
+        }
+        if (cand) { key = float_key(cov); }
+      }
+      sel_packed[P_COVKEY * NL + i] = key;
+    }
+  }
+
+  var kEnt = 0u;
+  if (selEnt && n > 0u) { kEnt = n - u32(ceil(p.oneMinusQ * f32(n - 1u))); }
+  var kCov = 0u;
+  if (covMode && n > 0u) { kCov = max(u32(floor(p.covFrac * f32(n))), 1u); }
+
+  // Both threshold searches at once: after pass b, bit 31 - b of each key is settled. The key K found is the
+  // largest with #{key >= K} >= k, i.e. the key of the k-th largest. Counts rotate over three slots so that a
+  // pass needs one barrier: pass b adds into slot b % 3, reads slot (b - 1) % 3, and thread 0 clears
+  // slot (b + 1) % 3, which nobody touches in pass b.
+  // (n comes from an atomic, which the uniformity analysis cannot see as uniform: with n = 0 the search runs
+  // with k = 0 and selects nothing, as there are no masked tokens.)
+  var keyEnt = 0u;
+  var keyCov = 0u;
+  if (selEnt || covMode) {
+    for (var b = 0u; b <= 32u; b++) {
+      if (b > 0u) {
+        let prev = (b - 1u) % 3u;
+        let bit = 1u << (32u - b);
+        keyEnt = select(keyEnt, keyEnt | bit, atomicLoad(&sel_counters[prev * 2u]) >= kEnt);
+        keyCov = select(keyCov, keyCov | bit, atomicLoad(&sel_counters[prev * 2u + 1u]) >= kCov);
+      }
+      if (b == 32u) { break; }
+      let bit = 1u << (31u - b);
+      let candEnt = keyEnt | bit;
+      let candCov = keyCov | bit;
+      var ne = 0u;
+      var nc = 0u;
+      for (var i = lid; i < NL; i += SELECT_WG) {
+        if (selEnt && sel_f(P_MASK, i) > 0.0 && float_key(sel_f(P_ENT, i)) >= candEnt) { ne++; }
+        if (covMode && sel_packed[P_COVKEY * NL + i] >= candCov) { nc++; }
+      }
+      let slot = b % 3u;
+      atomicAdd(&sel_counters[slot * 2u], ne);
+      atomicAdd(&sel_counters[slot * 2u + 1u], nc);
+      if (lid == 0u) {
+        let next = (b + 1u) % 3u;
+        atomicStore(&sel_counters[next * 2u], 0u);
+        atomicStore(&sel_counters[next * 2u + 1u], 0u);
+      }
+      workgroupBarrier();
+    }
+    for (var i = lid; i < NL; i += SELECT_WG) {
+      var fl = 0u;
+      if (sel_f(P_MASK, i) > 0.0) {
+        if (!selEnt || float_key(sel_f(P_ENT, i)) >= keyEnt) { fl |= 1u; }
+        let ck = sel_packed[P_COVKEY * NL + i];
+        if (covMode && ck != 0u && ck >= keyCov) { fl |= 2u; }
+      }
+      sel_packed[P_FLAGS * NL + i] = fl;
+    }
+  }
+  if (lid == 0u) {
+    sel_stats[S_M] = bitcast<u32>(f32(n));
+    sel_stats[S_KEY_ENT] = keyEnt;
+    sel_stats[S_KEY_COV] = keyCov;
+    sel_stats[S_MEAN_A] = bitcast<u32>(meanA);
+    sel_stats[S_MEAN_LP] = bitcast<u32>(meanLp);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- objective_rows
+
+var<workgroup> part: array<vec4<f32>, WG>;
+
+// Sums v over the lanes of this thread's row, in lane order; every lane gets the total.
+fn row_sum(v: vec4<f32>, lid: u32) -> vec4<f32> {
+  part[lid] = v;
+  workgroupBarrier();
+  let base = (lid / LANES) * LANES;
+  var s = vec4<f32>(0.0);
+  for (var j = 0u; j < LANES; j++) { s += part[base + j]; }
+  workgroupBarrier();
+  return s;
+}
+
+// As row_sum for x, y, z; the max for w.
+fn row_sum3_max1(v: vec4<f32>, lid: u32) -> vec4<f32> {
+  part[lid] = v;
+  workgroupBarrier();
+  let base = (lid / LANES) * LANES;
+  var s = vec4<f32>(0.0);
+  for (var j = 0u; j < LANES; j++) {
+    let q = part[base + j];
+    s = vec4<f32>(s.xyz + q.xyz, max(s.w, q.w));
+  }
+  workgroupBarrier();
+  return s;
+}
+
+fn in_f(plane: u32, idx: u32) -> f32 {
+  return bitcast<f32>(packed[plane * p.N * p.L + idx]);
+}
+
+fn put_stat(row: u32, q: u32, v: f32) {
+  row_stats[S_ROWS + row * RP + q] = bitcast<u32>(v);
+}
+
+@compute @workgroup_size(WG)
+fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+  let row = (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
+  let lane = lid % LANES;
+  let valid = row < p.N;
+  let end = select(0u, p.L, valid); // rows past the end loop over nothing but join the barriers
+  let o = row * p.L;
+  let NL = p.N * p.L;
+  let gmpo = p.lossType == 2u;
+  let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != 1u);
+  let hasSel = (p.flags & (F_SEL_ENT | F_CLIP_COV | F_KL_COV)) != 0u;
+
+  // Row pass 1: n_i and the sum that makes the sequence ratio.
+  var n = 0.0;
+  var sumD = 0.0;
+  for (var t = lane; t < end; t += LANES) {
+    let idx = o + t;
+    if (in_f(P_MASK, idx) > 0.0) {
+      n += 1.0;
+      let d = in_f(P_LOGP, idx) - in_f(P_OLD, idx);
+      sumD += select(d, gmpo_token(d, in_f(P_ADV, idx)).x, gmpo);
+    }
+  }
+  let pre = row_sum(vec4<f32>(n, sumD, 0.0, 0.0), lid);
+  n = pre.x;
+  let rSeq = select(1.0, exp(pre.y / n), n > 0.0);
+
+  let M = bitcast<f32>(row_stats[S_M]);
+  let Nf = f32(p.N);
+  var w = 0.0;
+  switch (p.aggMode) {
+    case 0u: { w = select(0.0, 1.0 / M, M > 0.0); }
+    case 1u: { w = select(0.0, 1.0 / (Nf * n), n > 0.0); }
+    case 2u: { w = 1.0 / Nf; }
+    default: { w = 1.0 / (Nf * f32(p.L)); }
+  }
+
+  // Row pass 2: every token.
+  var q0 = vec4<f32>(0.0); // loss, policy, low, high
+  var q1 = vec4<f32>(0.0); // cispo, kl, klExact, entropy
+  var q2 = vec4<f32>(0.0); // approx_kl, logp diff, kept, cov-selected
+  var S = 0.0;             // the row's d loss / d (sequence ratio)
+  var diffMax = 0.0;
+  for (var t = lane; t < end; t += LANES) {
+    let idx = o + t;
+    if (in_f(P_MASK, idx) <= 0.0) {
+      d_logp[idx] = 0.0;
+      d_entropy[idx] = 0.0;
+      for (var k = 0u; k < 5u; k++) { recs[k * NL + idx] = 0.0; }
+      continue;
+    }
+    let lp = in_f(P_LOGP, idx);
+    let old = in_f(P_OLD, idx);
+    let A = in_f(P_ADV, idx);
+    let H = in_f(P_ENT, idx);
+    let d = lp - old;
+    let rho = exp(d);
+    let r = select(rho, rSeq, gmpo || p.seqLevel == 1u);
+    var l = 0.0;
+    var gr = 0.0;   // d l / d r
+    var gdir = 0.0; // d l / d logp through logp itself (CISPO)
+    var side = 0.0;
+    switch (p.lossType) {
+      case 0u: { // ppo_clip
+        let lo = 1.0 - p.epsLow;
+        let hi = 1.0 + p.epsHigh;
+        let hasDelta = (p.flags & F_DELTA) != 0u;
+        let rc = select(r, min(r, p.delta), hasDelta);
+        let u1 = rc * A;
+        let u2 = clamp(r, lo, hi) * A;
+        if (u1 <= u2) {
+          l = -u1;
+          gr = select(0.0, -A, !hasDelta || r < p.delta);
+        } else {
+          l = -u2;
+          gr = select(0.0, -A, r > lo && r < hi);
+        }
+        if ((p.flags & F_DUAL) != 0u && A < 0.0 && l > -p.clipC * A) {
+          l = -p.clipC * A;
+          gr = 0.0;
+        }
+        side = ppo_side(r, A);
+      }
+      case 1u: { // cispo
+        let wgt = min(r, p.epsMax);
+        l = -wgt * A * lp;
+        gdir = -wgt * A;
+        if (r > p.epsMax) {
+          side = 1.0;
+          q1.x += 1.0;
+        }
+      }
+      case 2u: { // gmpo
+        l = -A * r;
+        side = gmpo_token(d, A).z;
+      }
+      default: { // sapo
+        let tau = select(p.tauNeg, p.tauPos, A > 0.0);
+        let s = 1.0 / (1.0 + exp(-tau * (r - 1.0)));
+        l = -A * 4.0 * s / tau;
+        gr = -A * 4.0 * s * (1.0 - s);
+      }
+    }
+    var fl = 1u;
+    if (hasSel) { fl = packed[P_FLAGS * NL + idx]; }
+    let keep = f32(fl & 1u);
+    let picked = f32((fl >> 1u) & 1u);
+    let det = select(0.0, picked, (p.flags & F_CLIP_COV) != 0u);
+    let klSel = select(0.0, picked, (p.flags & F_KL_COV) != 0u);
+    var c = 1.0;
+    if ((p.flags & F_TIS) != 0u) { c = min(exp(old - in_f(P_SAMPLER, idx)), p.tisCap); }
+    let factor = c * keep * (1.0 - det);
+    let lpg = factor * l + c * klSel * p.klCovCoef * abs(d);
+    var g = 0.0;
+    if (gmpo) {
+      S += w * factor * -A;
+    } else if (seqGrad) {
+      S += w * factor * gr;
+    } else {
+      g = w * factor * (gr * r + gdir);
+    }
+    g += w * c * klSel * p.klCovCoef * sign(d);
+    var kl = 0.0;
+    if ((p.flags & F_KL) != 0u) {
+      if (p.klMode == 5u) {
+        kl = in_f(P_KLX, idx);
+      } else {
+        let u = lp - in_f(P_REF, idx);
+        var dk = 0.0;
+        switch (p.klMode) {
+          case 1u: { kl = u; dk = 1.0; }
+          case 2u: { kl = 0.5 * u * u; dk = u; }
+          case 3u: { kl = expm1_minus_x(-u); dk = -expm1(-u); }
+          default: {
+            let k3 = expm1_minus_x(-u);
+            kl = clamp(k3, -10.0, 10.0);
+            dk = select(0.0, -expm1(-u), k3 < 10.0 && k3 > -10.0);
+          }
+        }
+        g += w * p.beta * dk;
+      }
+    }
+    let contrib = w * (lpg + p.beta * kl - p.entropyCoef * H);
+    d_logp[idx] = g;
+    d_entropy[idx] = -p.entropyCoef * w;
+    recs[idx] = r;
+    recs[NL + idx] = side;
+    recs[2u * NL + idx] = kl;
+    recs[3u * NL + idx] = contrib;
+    recs[4u * NL + idx] = w;
+    q0 += vec4<f32>(contrib, w * lpg, select(0.0, 1.0, side < 0.0 && p.lossType != 1u), select(0.0, 1.0, side > 0.0 && p.lossType != 1u));
+    q1 += vec4<f32>(0.0, kl, 0.0, H);
+    if ((p.flags & F_KLX) != 0u) { q1.z += in_f(P_KLX, idx); }
+    var diff = 0.0;
+    if ((p.flags & F_SAMPLER) != 0u) {
+      diff = abs(old - in_f(P_SAMPLER, idx));
+      diffMax = max(diffMax, diff);
+    }
+    q2 += vec4<f32>(expm1_minus_x(d), diff, keep, picked);
+  }
+  let s0 = row_sum(q0, lid);
+  let s1 = row_sum(q1, lid);
+  let s2 = row_sum(q2, lid);
+  let s3 = row_sum3_max1(vec4<f32>(S, 0.0, 0.0, diffMax), lid);
+
+  // Row pass 3: the sequence ratio's gradient, back to each token (each lane revisits its own tokens).
+  if (seqGrad && n > 0.0) {
+    let gs = s3.x * rSeq / n;
+    for (var t = lane; t < end; t += LANES) {
+      let idx = o + t;
+      if (in_f(P_MASK, idx) > 0.0) {
+        var deriv = 1.0;
+        if (gmpo) { deriv = gmpo_token(in_f(P_LOGP, idx) - in_f(P_OLD, idx), in_f(P_ADV, idx)).y; }
+        d_logp[idx] += gs * deriv;
+      }
+    }
+  }
+  if (valid && lane == 0u) {
+    put_stat(row, Q_LOSS, s0.x);
+    put_stat(row, Q_POLICY, s0.y);
+    put_stat(row, Q_LOW, s0.z);
+    put_stat(row, Q_HIGH, s0.w);
+    put_stat(row, Q_CISPO, s1.x);
+    put_stat(row, Q_KL, s1.y);
+    put_stat(row, Q_KLX, s1.z);
+    put_stat(row, Q_ENT, s1.w);
+    put_stat(row, Q_APPROX, s2.x);
+    put_stat(row, Q_DIFF, s2.y);
+    put_stat(row, Q_KEPT, s2.z);
+    put_stat(row, Q_COV, s2.w);
+    put_stat(row, Q_DIFFMAX, s3.w);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- objective_finalize
+
+fn fin_q(row: u32, q: u32) -> f32 {
+  return bitcast<f32>(fin_stats[S_ROWS + row * RP + q]);
+}
+
+// Metric j of OBJECTIVE_METRICS (thread j), the loss (thread 13). Each sums its row partials in row order.
+@compute @workgroup_size(FINAL_WG)
+fn objective_finalize(@builtin(local_invocation_index) lid: u32) {
+  let M = bitcast<f32>(fin_stats[S_M]);
+  let inv = select(0.0, 1.0 / M, M > 0.0);
+  var s = 0.0;
+  switch (lid) {
+    case 0u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_POLICY); } metrics_out[0] = s; }
+    case 1u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOW); } metrics_out[1] = s * inv; }
+    case 2u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_HIGH); } metrics_out[2] = s * inv; }
+    case 3u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOW) + fin_q(i, Q_HIGH); } metrics_out[3] = s * inv; }
+    case 4u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_CISPO); } metrics_out[4] = s * inv; }
+    case 5u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_KL); } metrics_out[5] = s * inv; }
+    case 6u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_KLX); } metrics_out[6] = s * inv; }
+    case 7u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_ENT); } metrics_out[7] = s * inv; }
+    case 8u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_APPROX); } metrics_out[8] = s * inv; }
+    case 9u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_DIFF); } metrics_out[9] = s * inv; }
+    case 10u: { for (var i = 0u; i < p.N; i++) { s = max(s, fin_q(i, Q_DIFFMAX)); } metrics_out[10] = s; }
+    case 11u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_KEPT); } metrics_out[11] = s * inv; }
+    case 12u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_COV); } metrics_out[12] = s * inv; }
+    case 13u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOSS); } loss_out[0] = s; }
+    default: {}
+  }
+}

@@ -1,0 +1,181 @@
+// GPU-vs-twin cases of the objective family: every loss type x aggregation at awkward shapes (N=1 L=1, N=3 L=17,
+// N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, the three token selections,
+// long rows (several lanes per row), an all-masked batch and logp == oldLogp. Inputs are random with ragged
+// masks; padding holds garbage (logp 50) so that any leak of a masked token shows. Every output is compared:
+// loss, dLogp, dEntropy, the records and the metrics; selections must agree exactly or contributions differ.
+
+import * as ref from '../reference/objective';
+import type { Rng } from '../reference/random';
+import { host, type HostTensor } from '../reference/types';
+import type { ObjectiveConfigInput } from '../rl/objective-config';
+import { LOSS_AGG_MODES, LOSS_TYPES, KL_ESTIMATORS } from '../rl/objective-config';
+import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from './objective';
+import { gpuTwinCase, type KernelCase } from './verify';
+
+/** Which optional inputs a case passes. */
+export interface ObjectiveCaseInputs {
+  ref?: boolean;
+  sampler?: boolean;
+  klExact?: boolean;
+}
+
+export interface RandomObjectiveOptions {
+  /** Spread of logp - oldLogp (uniform in [-spread, spread]); 0 makes every ratio exactly 1. */
+  spread?: number;
+  /** Mask every token. */
+  allMasked?: boolean;
+  /** Per-sequence advantages (constant over t) instead of per-token ones. */
+  perSequenceAdvantages?: boolean;
+}
+
+/**
+ * Random objective inputs in the order logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact,
+ * each (N, L) f32. Rows have random lengths (at least one row non-empty) and a few interior masked tokens.
+ */
+export function randomObjectiveInputs(rng: Rng, N: number, L: number, opts: RandomObjectiveOptions = {}): HostTensor<Float32Array>[] {
+  const spread = opts.spread ?? 0.6;
+  const NL = N * L;
+  const t = () => host(new Float32Array(NL), [N, L]);
+  const [logp, old, adv, mask, ent, refLp, smp, klx] = [t(), t(), t(), t(), t(), t(), t(), t()];
+  for (let i = 0; i < N; i++) {
+    const len = N * L === 1 ? 1 : i === 0 ? Math.max(1, rng.int(L + 1)) : rng.int(L + 1);
+    const base = rng.uniform(-1.5, 1.5);
+    for (let j = 0; j < L; j++) {
+      const idx = i * L + j;
+      const on = !opts.allMasked && j < len && (j === 0 || rng.next() > 0.1);
+      mask.data[idx] = on ? 1 : 0;
+      const lp = rng.uniform(-3, -0.05);
+      logp.data[idx] = on ? lp : 50; // padding holds garbage that must never reach a result
+      old.data[idx] = on ? (spread === 0 ? lp : lp + rng.uniform(-spread, spread)) : -50;
+      adv.data[idx] = opts.perSequenceAdvantages ? base : base + rng.uniform(-0.3, 0.3);
+      ent.data[idx] = on ? rng.uniform(0.01, 3) : 1e3;
+      refLp.data[idx] = lp + rng.uniform(-0.5, 0.5);
+      smp.data[idx] = old.data[idx] + rng.uniform(-0.2, 0.2);
+      klx.data[idx] = rng.uniform(0, 0.5);
+    }
+  }
+  return [logp, old, adv, mask, ent, refLp, smp, klx];
+}
+
+/** The inputs object a case passes to either implementation. */
+export function pickInputs<T>(ins: T[], use: ObjectiveCaseInputs): ref.ObjectiveInputs<T> {
+  const [logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact] = ins;
+  return {
+    logp,
+    oldLogp,
+    advantages,
+    mask,
+    entropy,
+    ...(use.ref ? { refLogp } : {}),
+    ...(use.sampler ? { samplerLogp } : {}),
+    ...(use.klExact ? { klExact } : {}),
+  };
+}
+
+const TOL = {
+  loss: { atol: 2e-6, rtol: 1e-4 },
+  grad: { atol: 1e-6, rtol: 1e-4 },
+  records: { atol: 2e-6, rtol: 1e-4 },
+  metrics: { atol: 2e-6, rtol: 1e-4 },
+};
+
+function objectiveCase(
+  name: string,
+  N: number,
+  L: number,
+  config: ObjectiveConfigInput,
+  use: ObjectiveCaseInputs,
+  opts: RandomObjectiveOptions = {},
+): KernelCase {
+  return gpuTwinCase({
+    name: `objective ${N}x${L} ${name}`,
+    family: 'objective',
+    inputs: (rng) => randomObjectiveInputs(rng, N, L, opts),
+    outputs: [
+      { shape: [1], random: true },
+      { shape: [N, L], random: true },
+      { shape: [N, L], random: true },
+      { shape: [OBJECTIVE_RECORDS.length, N, L], random: true },
+      { shape: [OBJECTIVE_METRICS.length], random: true },
+    ],
+    gpu: (rec, [loss, dLogp, dEntropy, records, metrics], ins) =>
+      objectiveForwardBackward(rec, loss, dLogp, dEntropy, records, metrics, pickInputs(ins, use) as ObjectiveTensors, config),
+    twin: ([loss, dLogp, dEntropy, records, metrics], ins) =>
+      ref.objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, pickInputs(ins as HostTensor<Float32Array>[], use), config),
+    tol: [TOL.loss, TOL.grad, TOL.grad, TOL.records, TOL.metrics],
+  });
+}
+
+const SHAPES: [number, number][] = [[1, 1], [3, 17], [8, 33]];
+const ALL: ObjectiveCaseInputs = { ref: true, sampler: true, klExact: true };
+
+/** Every objective case, in a stable order. */
+export function objectiveCases(): KernelCase[] {
+  const cases: KernelCase[] = [];
+  // Every loss type x aggregation x shape at token level, with a KL in the loss (estimator cycling), an entropy
+  // bonus, and TIS on every other case.
+  let j = 0;
+  for (const loss_type of LOSS_TYPES) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      for (const [N, L] of SHAPES) {
+        const kl_estimator = KL_ESTIMATORS[j % KL_ESTIMATORS.length];
+        const tis = j % 2 === 1;
+        j++;
+        const cfg: ObjectiveConfigInput = {
+          loss_type, loss_agg_mode, beta: 0.04, kl_estimator, entropy_coef: 0.01, ...(tis ? { tis_cap: 1.1 } : {}),
+        };
+        cases.push(objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL));
+      }
+    }
+  }
+  // Sequence-level ratios (GSPO and its cispo / sapo relatives), every aggregation.
+  for (const loss_type of ['ppo_clip', 'cispo', 'sapo'] as const) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      for (const [N, L] of [[3, 17], [8, 33]] as const) {
+        cases.push(objectiveCase(`${loss_type} sequence ${loss_agg_mode}`, N, L,
+          { loss_type, loss_agg_mode, importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 }, {}));
+      }
+    }
+  }
+  // GSPO's own epsilons with per-sequence advantages.
+  cases.push(objectiveCase('gspo preset', 8, 33,
+    { importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4, loss_agg_mode: 'seq-mean-token-mean' }, {},
+    { perSequenceAdvantages: true }));
+  // Every KL estimator in and out of the loss.
+  for (const kl_estimator of KL_ESTIMATORS) {
+    cases.push(objectiveCase(`kl ${kl_estimator} in_loss beta=0.1`, 8, 33, { beta: 0.1, kl_estimator }, ALL));
+    cases.push(objectiveCase(`kl ${kl_estimator} in_reward (metric only)`, 3, 17, { beta: 0.1, kl_estimator, kl_placement: 'in_reward' }, ALL));
+  }
+  // Dual clip and the two-sided cap, alone and together, with clip-higher.
+  for (const [N, L] of SHAPES) {
+    cases.push(objectiveCase('ppo_clip dual clip c=1.3 delta=1.5 eps 0.2/0.28', N, L,
+      { clip_ratio_c: 1.3, delta: 1.5, epsilon_high: 0.28 }, {}, { spread: 0.9 }));
+  }
+  cases.push(objectiveCase('ppo_clip dual clip c=1.2', 8, 33, { clip_ratio_c: 1.2 }, {}, { spread: 0.9 }));
+  cases.push(objectiveCase('ppo_clip delta=1.25', 8, 33, { delta: 1.25, loss_agg_mode: 'seq-mean-token-sum' }, {}, { spread: 0.9 }));
+  cases.push(objectiveCase('cispo eps_max=1.3 tis', 8, 33, { loss_type: 'cispo', eps_max: 1.3, tis_cap: 1.05 }, { sampler: true }));
+  cases.push(objectiveCase('gmpo gmpo_clip=0.2', 8, 33, { loss_type: 'gmpo', gmpo_clip: 0.2, loss_agg_mode: 'seq-mean-token-mean' }, {}));
+  // Token selections (batch-level thresholds on the GPU).
+  for (const [N, L] of [[1, 1], [3, 17], [8, 33], [16, 70]] as const) {
+    for (const q of [0, 0.2, 0.75]) {
+      cases.push(objectiveCase(`top_entropy_quantile=${q}`, N, L, { top_entropy_quantile: q, loss_agg_mode: 'seq-mean-token-mean' }, {}));
+    }
+    cases.push(objectiveCase('clip_cov ratio=0.05 band (0.02, 5)', N, L, { clip_cov_ratio: 0.05, clip_cov_lb: 0.02, clip_cov_ub: 5 }, {}));
+    cases.push(objectiveCase('kl_cov ratio=0.1 coef=2', N, L, { kl_cov_ratio: 0.1, kl_cov_coef: 2 }, {}));
+  }
+  cases.push(objectiveCase('top_entropy_quantile=0.3 sequence sapo', 8, 33,
+    { top_entropy_quantile: 0.3, loss_type: 'sapo', importance_sampling_level: 'sequence' }, {}));
+  cases.push(objectiveCase('top_entropy_quantile=0.5 gmpo', 8, 33, { top_entropy_quantile: 0.5, loss_type: 'gmpo' }, {}));
+  // Long rows: several lanes per row (LANES 4, 16, 64), and many rows.
+  for (const [N, L] of [[2, 300], [2, 700], [1, 2000], [70, 9]] as const) {
+    cases.push(objectiveCase('ppo_clip sequence token-mean tis kl k3', N, L,
+      { importance_sampling_level: 'sequence', epsilon: 0.05, beta: 0.04, tis_cap: 1.2, entropy_coef: 0.01 }, ALL));
+    cases.push(objectiveCase('gmpo top_entropy_quantile=0.4', N, L, { loss_type: 'gmpo', top_entropy_quantile: 0.4 }, ALL));
+  }
+  // Degenerate batches.
+  cases.push(objectiveCase('all masked', 3, 17, { beta: 0.04, entropy_coef: 0.01, top_entropy_quantile: 0.5 }, ALL, { allMasked: true }));
+  for (const loss_type of LOSS_TYPES) {
+    cases.push(objectiveCase(`${loss_type} logp == oldLogp`, 8, 33, { loss_type }, ALL, { spread: 0 }));
+  }
+  return cases;
+}

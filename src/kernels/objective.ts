@@ -1,0 +1,173 @@
+// Typed wrapper of shaders/objective.wgsl: the unified RL objective (loss, d loss / d logp, d loss / d entropy,
+// per-token records, metrics) for N sequences padded to L tokens, in one recorder phase of 3 dispatches after
+// a few buffer copies. Same name and argument order as src/reference/objective.ts, which defines every formula.
+// Not the log-prob backward (logprobBackward takes dLogp and dEntropy from here) and not the advantages.
+
+import source from '../../shaders/objective.wgsl?raw';
+import { Params, Tensor, grid, type GpuContext, type Recorder } from '../gpu';
+import {
+  OBJECTIVE_METRICS,
+  OBJECTIVE_RECORDS,
+  objectivePlan,
+  type ObjectiveInputs,
+} from '../reference/objective';
+import type { ObjectiveConfigInput } from '../rl/objective-config';
+
+export { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveMetricRecord, type ObjectiveMetricName } from '../reference/objective';
+
+/** The per-token inputs as GPU tensors, each (N, L) f32. */
+export type ObjectiveTensors = ObjectiveInputs<Tensor>;
+
+/** Planes of the packed input buffer (see the shader): 8 inputs, the covariance keys and the selection flags. */
+const PLANES = 10;
+const PLANE: Record<keyof ObjectiveTensors, number> = {
+  logp: 0,
+  oldLogp: 1,
+  advantages: 2,
+  mask: 3,
+  entropy: 4,
+  refLogp: 5,
+  samplerLogp: 6,
+  klExact: 7,
+};
+/** Stats buffer: 16 batch words, then 16 words of partial sums per row. */
+const STATS_BATCH = 16;
+const STATS_ROW = 16;
+
+const LOSS_TYPE = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3 } as const;
+const AGG_MODE = { 'token-mean': 0, 'seq-mean-token-mean': 1, 'seq-mean-token-sum': 2, 'seq-mean-token-sum-norm': 3 } as const;
+const KL_MODE = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
+const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
+
+/** Threads per workgroup of objective_rows (ROWS * LANES). */
+const THREADS = 64;
+/** Rows * lanes above which a thread per row already fills a GPU. */
+const FILL = 4096;
+/** The fewest tokens a lane should loop over. */
+const MIN_ITEMS = 8;
+
+/**
+ * LANES threads per sequence row and ROWS rows per workgroup for objective_rows: a thread per row for many
+ * rows (no barrier costs beyond a few merges), up to 64 lanes for a few long rows. LANES is 1, 4, 16 or 64.
+ */
+export function objectiveLayout(rows: number, length: number): { LANES: number; ROWS: number } {
+  let lanes = 1;
+  while (lanes < THREADS && rows * lanes < FILL && length >= 4 * lanes * MIN_ITEMS) lanes *= 4;
+  return { LANES: lanes, ROWS: THREADS / lanes };
+}
+
+/**
+ * Per context, the scratch tensors the wrapper owns (packed inputs, stats). Each grows to a power of two and is
+ * replaced, never destroyed (an open recorder may still use the old one); reuse across calls is safe because
+ * the copies and dispatches of a command buffer run in recording order.
+ */
+const owned = new WeakMap<GpuContext, Map<string, Tensor>>();
+
+function ownedTensor(ctx: GpuContext, name: string, size: number): Tensor {
+  let m = owned.get(ctx);
+  if (!m) owned.set(ctx, (m = new Map()));
+  const t = m.get(name);
+  if (t && t.size >= size) return t;
+  const n = Math.max(64, 2 ** Math.ceil(Math.log2(size)));
+  const fresh = ctx.tensor([n], { label: `objective:${name}` });
+  m.set(name, fresh);
+  return fresh;
+}
+
+function requireSize(kernel: string, t: Tensor, name: string, size: number, N: number, L: number): void {
+  if (t.dtype !== 'f32') throw new Error(`${kernel}: ${name} must be f32, got ${t.describe()}`);
+  if (t.size !== size) throw new Error(`${kernel}: ${name} ${t.describe()} must have ${size} elements (N=${N}, L=${L})`);
+}
+
+/**
+ * The unified objective on the GPU (formulas: src/reference/objective.ts). Every token selection
+ * (top_entropy_quantile, clip_cov, kl_cov) and every loss type, ratio level, aggregation and KL estimator is
+ * supported; the batch-level selection thresholds are found on the GPU (bitwise search), no readback.
+ * @param loss     (1) overwritten with the scalar loss.
+ * @param dLogp    (N, L) overwritten: d loss / d logp (not the exact KL's part: see the twin's header).
+ * @param dEntropy (N, L) overwritten: d loss / d entropy.
+ * @param records  (5, N, L) overwritten: OBJECTIVE_RECORDS planes.
+ * @param metrics  (K) overwritten: OBJECTIVE_METRICS values.
+ * @param inputs   (N, L) f32 tensors; mask must be 0/1 (not checked on the GPU).
+ * @param config   objective knobs, validated by resolveObjectiveConfig.
+ */
+export function objectiveForwardBackward(
+  rec: Recorder,
+  loss: Tensor,
+  dLogp: Tensor,
+  dEntropy: Tensor,
+  records: Tensor,
+  metrics: Tensor,
+  inputs: ObjectiveTensors,
+  config: ObjectiveConfigInput = {},
+): void {
+  const kernel = 'objectiveForwardBackward';
+  const plan = objectivePlan(kernel, inputs, config, (t) => t.shape);
+  const { cfg, N, L } = plan;
+  const NL = N * L;
+  for (const [name, t] of Object.entries(inputs) as [string, Tensor | undefined][]) {
+    if (t && t.dtype !== 'f32') throw new Error(`${kernel}: ${name} must be f32, got ${t.describe()}`);
+  }
+  requireSize(kernel, loss, 'loss', 1, N, L);
+  requireSize(kernel, dLogp, 'dLogp', NL, N, L);
+  requireSize(kernel, dEntropy, 'dEntropy', NL, N, L);
+  requireSize(kernel, records, 'records', OBJECTIVE_RECORDS.length * NL, N, L);
+  requireSize(kernel, metrics, 'metrics', OBJECTIVE_METRICS.length, N, L);
+
+  const ctx = rec.ctx;
+  const packed = ownedTensor(ctx, 'packed', PLANES * NL);
+  const stats = ownedTensor(ctx, 'stats', STATS_BATCH + STATS_ROW * N);
+  for (const [name, t] of Object.entries(inputs) as [keyof ObjectiveTensors, Tensor | undefined][]) {
+    if (!t) continue;
+    const plane = new Tensor(packed.buffer, [NL], 'f32', `objective:packed.${name}`, packed.byteOffset + PLANE[name] * NL * 4, false);
+    rec.copy(plane, t);
+  }
+
+  let flags = 0;
+  if (cfg.clip_ratio_c !== undefined) flags |= F.DUAL;
+  if (cfg.delta !== undefined) flags |= F.DELTA;
+  if (cfg.tis_cap !== undefined) flags |= F.TIS;
+  if (plan.hasSampler) flags |= F.SAMPLER;
+  if (plan.hasKlExact) flags |= F.KLX;
+  if (plan.hasKl) flags |= F.KL;
+  if (plan.selectEntropy) flags |= F.SEL_ENT;
+  if (plan.clipCov) flags |= F.CLIP_COV;
+  if (plan.klCov) flags |= F.KL_COV;
+  const params = new Params()
+    .u32(N)
+    .u32(L)
+    .u32(LOSS_TYPE[cfg.loss_type])
+    .u32(cfg.importance_sampling_level === 'sequence' ? 1 : 0)
+    .u32(AGG_MODE[cfg.loss_agg_mode])
+    .u32(KL_MODE[cfg.kl_estimator])
+    .u32(flags)
+    .f32(cfg.epsilon)
+    .f32(cfg.epsilon_high)
+    .f32(cfg.clip_ratio_c ?? 0)
+    .f32(cfg.delta ?? 0)
+    .f32(cfg.eps_max)
+    .f32(cfg.tau_pos)
+    .f32(cfg.tau_neg)
+    .f32(cfg.gmpo_clip)
+    .f32(plan.beta)
+    .f32(cfg.entropy_coef)
+    .f32(1 - cfg.top_entropy_quantile)
+    .f32(plan.clipCov ? cfg.clip_cov_ratio : cfg.kl_cov_ratio)
+    .f32(cfg.clip_cov_lb)
+    .f32(cfg.clip_cov_ub)
+    .f32(cfg.kl_cov_coef)
+    .f32(cfg.tis_cap ?? 0);
+
+  const family = ctx.family('objective', source);
+  const layout = objectiveLayout(N, L);
+  rec.dispatch({ family, entry: 'objective_select', params, bindings: [packed, stats], workgroups: [1] });
+  rec.dispatch({
+    family,
+    entry: 'objective_rows',
+    constants: layout,
+    params,
+    bindings: [dLogp, dEntropy, records, stats, packed],
+    workgroups: grid(Math.ceil(N / layout.ROWS), ctx.device.limits.maxComputeWorkgroupsPerDimension),
+  });
+  rec.dispatch({ family, entry: 'objective_finalize', params, bindings: [loss, metrics, stats], workgroups: [1] });
+}

@@ -1,0 +1,434 @@
+// The objective twin (src/reference/objective.ts): its gradients against central finite differences of its loss
+// (f64) for every differentiable loss type x ratio level x aggregation x KL estimator, plus dual clip, delta,
+// TIS and the token selections; a hand-worked case per named preset of ALGORITHMS.md with the arithmetic in
+// comments; logp == oldLogp (ratio exactly 1: nothing clips, dLogp = -A * weight); and config validation.
+
+import { describe, expect, it } from 'vitest';
+import { randomObjectiveInputs } from '../kernels/objective.cases';
+import {
+  DEFAULT_OBJECTIVE_CONFIG,
+  KL_ESTIMATORS,
+  LOSS_AGG_MODES,
+  OBJECTIVE_PRESETS,
+  resolveObjectiveConfig,
+  type ObjectiveConfigInput,
+} from '../rl/objective-config';
+import { compareArrays } from './compare';
+import {
+  OBJECTIVE_METRICS,
+  OBJECTIVE_RECORDS,
+  objectiveForwardBackward,
+  objectiveMetricRecord,
+  objectivePlan,
+  objectiveSelection,
+  type ObjectiveInputs,
+  type ObjectiveMetricName,
+} from './objective';
+import { Rng } from './random';
+import { host, type HostTensor } from './types';
+
+type T64 = HostTensor<Float64Array>;
+const K = OBJECTIVE_METRICS.length;
+const R = OBJECTIVE_RECORDS.length;
+
+interface Run {
+  loss: number;
+  dLogp: Float64Array;
+  dEntropy: Float64Array;
+  records: Float64Array;
+  metrics: Record<ObjectiveMetricName, number>;
+}
+
+function run(inputs: ObjectiveInputs, config: ObjectiveConfigInput): Run {
+  const [N, L] = inputs.logp.shape;
+  const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
+  const [loss, dLogp, dEntropy, records, metrics] = [z([1]), z([N, L]), z([N, L]), z([R, N, L]), z([K])];
+  objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, inputs, config);
+  const m = {} as Record<ObjectiveMetricName, number>;
+  OBJECTIVE_METRICS.forEach((name, j) => (m[name] = metrics.data[j]));
+  return { loss: loss.data[0], dLogp: dLogp.data, dEntropy: dEntropy.data, records: records.data, metrics: m };
+}
+
+const t64 = (rows: number[][]): T64 => host(Float64Array.from(rows.flat()), [rows.length, rows[0].length]);
+
+/** Random f64 inputs (ragged masks, garbage in padding) with every optional input present. */
+function randomInputs(seed: number, N: number, L: number, spread = 0.6, perSequenceAdvantages = false): Required<ObjectiveInputs<T64>> {
+  const [logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact] = randomObjectiveInputs(new Rng(seed), N, L, {
+    spread,
+    perSequenceAdvantages,
+  }).map((h) => host(Float64Array.from(h.data), h.shape));
+  return { logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact };
+}
+
+/**
+ * Central differences of the twin's loss with respect to each token of `x`, moving the `linked` arrays by the
+ * same step (CISPO: oldLogp and samplerLogp move with logp, so the stop-gradient IS weight and the TIS weight
+ * stay fixed and the difference sees only the surrogate's explicit logp).
+ */
+function fdGrad(loss: () => number, x: Float64Array, linked: Float64Array[] = [], h = 1e-6): Float64Array {
+  const g = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const all = [x, ...linked];
+    const saved = all.map((a) => a[i]);
+    all.forEach((a, j) => (a[i] = saved[j] + h));
+    const fp = loss();
+    all.forEach((a, j) => (a[i] = saved[j] - h));
+    const fm = loss();
+    all.forEach((a, j) => (a[i] = saved[j]));
+    g[i] = (fp - fm) / (2 * h);
+  }
+  return g;
+}
+
+const FD_TOL = { atol: 2e-7, rtol: 2e-6 };
+
+function expectFd(label: string, inputs: Required<ObjectiveInputs<T64>>, config: ObjectiveConfigInput, use: { ref?: boolean; sampler?: boolean; klExact?: boolean }): void {
+  const ins: ObjectiveInputs<T64> = {
+    logp: inputs.logp,
+    oldLogp: inputs.oldLogp,
+    advantages: inputs.advantages,
+    mask: inputs.mask,
+    entropy: inputs.entropy,
+    ...(use.ref ? { refLogp: inputs.refLogp } : {}),
+    ...(use.sampler ? { samplerLogp: inputs.samplerLogp } : {}),
+    ...(use.klExact ? { klExact: inputs.klExact } : {}),
+  };
+  const r = run(ins, config);
+  const lossOf = () => run(ins, config).loss;
+  const cispo = resolveObjectiveConfig(config).loss_type === 'cispo';
+  const linked = cispo ? [inputs.oldLogp.data, inputs.samplerLogp.data] : [];
+  const gl = fdGrad(lossOf, inputs.logp.data, linked);
+  const cl = compareArrays(r.dLogp, gl, FD_TOL);
+  expect(cl.pass, `${label} dLogp: ${cl.summary}`).toBe(true);
+  const ge = fdGrad(lossOf, inputs.entropy.data);
+  const ce = compareArrays(r.dEntropy, ge, FD_TOL);
+  expect(ce.pass, `${label} dEntropy: ${ce.summary}`).toBe(true);
+  // The records' contributions add up to the loss; masked tokens carry nothing.
+  const NL = inputs.logp.data.length;
+  let sum = 0;
+  for (let i = 0; i < NL; i++) sum += r.records[3 * NL + i];
+  expect(sum).toBeCloseTo(r.loss, 12);
+  for (let i = 0; i < NL; i++) {
+    if (inputs.mask.data[i] === 0) expect([r.dLogp[i], r.dEntropy[i], r.records[i], r.records[3 * NL + i]]).toEqual([0, 0, 0, 0]);
+  }
+}
+
+const LEVELS = [
+  { loss_type: 'ppo_clip', importance_sampling_level: 'token' },
+  { loss_type: 'ppo_clip', importance_sampling_level: 'sequence' },
+  { loss_type: 'cispo', importance_sampling_level: 'token' },
+  { loss_type: 'cispo', importance_sampling_level: 'sequence' },
+  { loss_type: 'sapo', importance_sampling_level: 'token' },
+  { loss_type: 'sapo', importance_sampling_level: 'sequence' },
+  { loss_type: 'gmpo', importance_sampling_level: 'token' },
+] as const;
+
+describe('objective twin: gradients match central finite differences', () => {
+  let seed = 100;
+  for (const lv of LEVELS) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      for (const kl of ['none', ...KL_ESTIMATORS] as const) {
+        const s = seed++;
+        const tis = s % 3 === 0;
+        it(`${lv.loss_type} ${lv.importance_sampling_level} ${loss_agg_mode} kl=${kl}${tis ? ' tis' : ''}`, () => {
+          // Small epsilons at sequence level so that some sequence ratios clip.
+          const eps = lv.importance_sampling_level === 'sequence' ? { epsilon: 0.05, epsilon_high: 0.08 } : {};
+          const config: ObjectiveConfigInput = {
+            ...lv, ...eps, loss_agg_mode, entropy_coef: 0.013, eps_max: 1.2,
+            ...(kl === 'none' ? {} : { beta: 0.07, kl_estimator: kl }),
+            ...(tis ? { tis_cap: 1.1 } : {}),
+          };
+          expectFd('', randomInputs(s, 3, 5), config, { ref: true, sampler: true, klExact: true });
+        });
+      }
+    }
+  }
+  const features: [string, ObjectiveConfigInput, number?][] = [
+    ['dual clip c=1.3 + delta=1.5, clip-higher', { clip_ratio_c: 1.3, delta: 1.5, epsilon_high: 0.28 }, 0.9],
+    ['dual clip c=1.3', { clip_ratio_c: 1.3, loss_agg_mode: 'seq-mean-token-sum' }, 0.9],
+    ['delta=1.1 below 1 + epsilon_high = 1.3', { delta: 1.1, epsilon_high: 0.3 }, 0.9],
+    ['gmpo_clip=0.2', { loss_type: 'gmpo', gmpo_clip: 0.2 }],
+    ['sapo tau 2 / 3', { loss_type: 'sapo', tau_pos: 2, tau_neg: 3 }, 0.9],
+    ['low_var_kl clamped at 10', { beta: 0.1, kl_estimator: 'low_var_kl' }],
+    ['top_entropy_quantile=0.5', { top_entropy_quantile: 0.5, beta: 0.05, kl_estimator: 'k2' }],
+    ['top_entropy_quantile=0.3 sequence', { top_entropy_quantile: 0.3, importance_sampling_level: 'sequence', epsilon: 0.05 }],
+    ['top_entropy_quantile=0.4 gmpo', { top_entropy_quantile: 0.4, loss_type: 'gmpo' }],
+    ['clip_cov', { clip_cov_ratio: 0.2, clip_cov_lb: 0.05, clip_cov_ub: 5 }],
+    ['kl_cov', { kl_cov_ratio: 0.2, kl_cov_coef: 1.5, loss_agg_mode: 'seq-mean-token-mean' }],
+    ['tis_cap=0.95 cispo', { loss_type: 'cispo', tis_cap: 0.95 }],
+  ];
+  for (const [name, cfg, spread] of features) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      it(`${name} ${loss_agg_mode}`, () => {
+        const inputs = randomInputs(seed++, 4, 6, spread ?? 0.6);
+        if (name.startsWith('low_var_kl')) for (let i = 0; i < 8; i++) inputs.refLogp.data[i] = inputs.logp.data[i] + 3; // k3(-3) = 16 > 10
+        expectFd(name, inputs, { ...cfg, loss_agg_mode: cfg.loss_agg_mode ?? loss_agg_mode, entropy_coef: 0.02 }, { ref: true, sampler: true });
+      });
+    }
+  }
+});
+
+// ------------------------------------------------------------------------------------------ hand-worked cases
+//
+// Two sequences, L = 3: sequence 0 has 3 tokens, sequence 1 has 2 (its third position is padding).
+// logp = [[-1, -2, -0.5], [-1.5, -0.7, pad]]; oldLogp = logp - ln(ratio), so each ratio is exact by construction.
+
+const LP = [[-1, -2, -0.5], [-1.5, -0.7, 0]];
+const MASK = [[1, 1, 1], [1, 1, 0]];
+const H = [[1.0, 2.0, 0.5], [1.5, 0.25, 0]]; // sum over masked tokens 5.25
+const LN2 = Math.log(2);
+
+function handInputs(ratios: number[][], A: number[][], extra: { u?: number[][] } = {}): ObjectiveInputs<T64> {
+  const old = LP.map((row, i) => row.map((lp, t) => (MASK[i][t] ? lp - Math.log(ratios[i][t]) : 0)));
+  const inputs: ObjectiveInputs<T64> = { logp: t64(LP), oldLogp: t64(old), advantages: t64(A), mask: t64(MASK), entropy: t64(H) };
+  // u = logp - refLogp per token.
+  if (extra.u) inputs.refLogp = t64(LP.map((row, i) => row.map((lp, t) => lp - extra.u![i][t])));
+  return inputs;
+}
+
+const RATIOS = [[1, 1.5, 0.5], [0.5, 1.1, 1]];
+const A_SEQ = [[1, 1, 1], [-1, -1, 0]]; // GRPO-style: +1 for sequence 0, -1 for sequence 1
+const A_TOK = [[0.5, 1.0, -0.5], [-1.0, 2.0, 0]]; // token-level (REINFORCE++ returns, PPO GAE)
+const U = [[0, LN2, 0], [0, 0, 0]]; // one token 2x likelier under pi_theta than under pi_ref
+
+function expectClose(label: string, got: ArrayLike<number>, want: number[]): void {
+  const c = compareArrays(got, want, { atol: 1e-7, rtol: 1e-7 });
+  expect(c.pass, `${label}: ${c.summary}`).toBe(true);
+}
+
+describe('objective twin: hand-worked presets', () => {
+  it('GRPO (DeepSeekMath): ppo_clip eps 0.2, seq-mean-token-mean, k3 KL in the loss with beta 0.04', () => {
+    const r = run(handInputs(RATIOS, A_SEQ, { u: U }), OBJECTIVE_PRESETS.grpo);
+    // Per-token l = -min(r A, clip(r, 0.8, 1.2) A):
+    //   seq 0 (A = +1): r = 1 -> -1;  r = 1.5 -> -min(1.5, 1.2) = -1.2 (clipped high);  r = 0.5 -> -min(0.5, 0.8) = -0.5
+    //   seq 1 (A = -1): r = 0.5 -> -min(-0.5, -0.8) = 0.8 (clipped low);  r = 1.1 -> -min(-1.1, -1.1) = 1.1
+    // Weights 1/(N |y_i|): 1/6 for seq 0, 1/4 for seq 1.
+    // KL: k3(u = ln 2) = e^-ln2 - 1 + ln2 = 0.5 - 1 + 0.693147 = 0.193147, dk3/du = 1 - e^-u = 0.5.
+    const k3 = 0.5 - 1 + LN2;
+    const policy = (-1 - 1.2 - 0.5) / 6 + (0.8 + 1.1) / 4; // -0.45 + 0.475 = 0.025
+    expect(r.metrics.policy_loss).toBeCloseTo(policy, 12);
+    expect(r.loss).toBeCloseTo(policy + (0.04 * k3) / 6, 12); // 0.025 + 0.0012877 = 0.0262877
+    // dLogp = w * dl/dr * r (+ w beta dk): unclipped tokens only.
+    expectClose('dLogp', r.dLogp, [
+      (1 / 6) * -1 * 1, //           -0.166667
+      (1 / 6) * 0.04 * 0.5, //        0.003333 (clipped: KL only)
+      (1 / 6) * -1 * 0.5, //         -0.083333
+      0, //                           clipped low
+      (1 / 4) * 1 * 1.1, //           0.275
+      0,
+    ]);
+    expectClose('dEntropy', r.dEntropy, [0, 0, 0, 0, 0, 0]);
+    expectClose('ratio', r.records.subarray(0, 6), [1, 1.5, 0.5, 0.5, 1.1, 0]);
+    expectClose('clip side', r.records.subarray(6, 12), [0, 1, 0, -1, 0, 0]);
+    expectClose('weight', r.records.subarray(24, 30), [1 / 6, 1 / 6, 1 / 6, 1 / 4, 1 / 4, 0]);
+    expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(1 / 5, 12);
+    expect(r.metrics['clip_ratio/high_mean']).toBeCloseTo(1 / 5, 12);
+    expect(r.metrics['clip_ratio/region_mean']).toBeCloseTo(2 / 5, 12);
+    expect(r.metrics.kl).toBeCloseTo(k3 / 5, 12); // 0.038629
+    expect(r.metrics.entropy).toBeCloseTo(5.25 / 5, 12);
+    // approx_kl = mean (r - 1) - ln r: 0 + (0.5 - ln 1.5) + (-0.5 + ln 2) * 2 + (0.1 - ln 1.1), over 5
+    expect(r.metrics.approx_kl).toBeCloseTo((0.5 - Math.log(1.5) + 2 * (LN2 - 0.5) + 0.1 - Math.log(1.1)) / 5, 12);
+  });
+
+  it('Dr. GRPO: seq-mean-token-sum-norm divides by N * L_max = 2 * 3', () => {
+    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.dr_grpo);
+    // Same per-token losses as GRPO; every weight 1/6.
+    expect(r.loss).toBeCloseTo((-1 - 1.2 - 0.5 + 0.8 + 1.1) / 6, 12); // -0.8 / 6 = -0.133333
+    expectClose('dLogp', r.dLogp, [-1 / 6, 0, -0.5 / 6, 0, 1.1 / 6, 0]);
+  });
+
+  it('DAPO: clip-higher 0.2 / 0.28, token-mean', () => {
+    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.dapo);
+    // r = 1.5 now clips at 1.28: l = -1.28. Others as GRPO. Weight 1/5 (five tokens).
+    expect(r.loss).toBeCloseTo((-1 - 1.28 - 0.5 + 0.8 + 1.1) / 5, 12); // -0.88 / 5 = -0.176
+    expectClose('dLogp', r.dLogp, [-1 / 5, 0, -0.5 / 5, 0, 1.1 / 5, 0]); // -0.2, 0, -0.1, 0, 0.22
+    expect(r.metrics['clip_ratio/high_mean']).toBeCloseTo(1 / 5, 12);
+  });
+
+  it('GSPO: one length-normalized ratio per sequence, eps 3e-4 / 4e-4', () => {
+    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.gspo);
+    // s_0 = (1 * 1.5 * 0.5)^(1/3) = 0.75^(1/3) = 0.908560; A = +1: below 1 - 3e-4 but A > 0, so unclipped: l = -s_0.
+    // s_1 = (0.5 * 1.1)^(1/2) = 0.741620; A = -1 and s_1 < 0.9997: clipped low, l = 0.9997 for both tokens.
+    const s0 = Math.cbrt(0.75);
+    const s1 = Math.sqrt(0.55);
+    expect(r.loss).toBeCloseTo(0.5 * (-s0) + 0.5 * 0.9997, 12); // (-0.908560 + 0.9997) / 2 = 0.045570
+    // d loss / d s_0 = sum_t w (-A) = 3 * (1/6) * -1 = -0.5; d s_0 / d logp_t = s_0 / 3. Sequence 1 is clipped.
+    const g0 = (-0.5 * s0) / 3; // -0.151427
+    expectClose('dLogp', r.dLogp, [g0, g0, g0, 0, 0, 0]);
+    expectClose('ratio', r.records.subarray(0, 6), [s0, s0, s0, s1, s1, 0]);
+    expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(2 / 5, 12);
+  });
+
+  it('CISPO: -sg(min(r, 5)) A logp, token-mean', () => {
+    const r = run(handInputs([[1, 6, 0.5], [0.5, 1.1, 1]], A_SEQ), OBJECTIVE_PRESETS.cispo);
+    // l = -min(r, 5) A logp:
+    //   seq 0 (A = 1): -1 * -1 = 1;  -5 * -2 = 10 (r = 6 truncated to 5);  -0.5 * -0.5 = 0.25
+    //   seq 1 (A = -1): -0.5 * -1 * -1.5 = -0.75;  -1.1 * -1 * -0.7 = -0.77
+    expect(r.loss).toBeCloseTo((1 + 10 + 0.25 - 0.75 - 0.77) / 5, 12); // 9.73 / 5 = 1.946
+    // dLogp = -min(r, 5) A / 5 (the weight is a constant).
+    expectClose('dLogp', r.dLogp, [-1 / 5, -5 / 5, -0.5 / 5, 0.5 / 5, 1.1 / 5, 0]);
+    expect(r.metrics.cispo_clip_ratio).toBeCloseTo(1 / 5, 12);
+    expect(r.metrics['clip_ratio/region_mean']).toBe(0);
+  });
+
+  it('REINFORCE++: ppo_clip token-mean; its KL is in the reward, so beta does not reach the loss', () => {
+    const r = run(handInputs(RATIOS, A_TOK, { u: U }), { ...OBJECTIVE_PRESETS.reinforce_pp, beta: 0.05 });
+    // Token advantages [[0.5, 1, -0.5], [-1, 2]]:
+    //   r = 1, A = 0.5 -> -0.5;  r = 1.5, A = 1 -> -1.2 (high);  r = 0.5, A = -0.5 -> -min(-0.25, -0.4) = 0.4 (low)
+    //   r = 0.5, A = -1 -> 0.8 (low);  r = 1.1, A = 2 -> -2.2
+    expect(r.loss).toBeCloseTo((-0.5 - 1.2 + 0.4 + 0.8 - 2.2) / 5, 12); // -2.7 / 5 = -0.54
+    expectClose('dLogp', r.dLogp, [(-0.5 * 1) / 5, 0, 0, 0, (-2 * 1.1) / 5, 0]); // -0.1, 0, 0, 0, -0.44
+    // The k1 KL is still measured: mean u = ln 2 / 5.
+    expect(r.metrics.kl).toBeCloseTo(LN2 / 5, 12);
+    expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(2 / 5, 12);
+  });
+
+  it('RLOO: ppo_clip, seq-mean-token-mean, leave-one-out advantages +-0.5', () => {
+    const r = run(handInputs(RATIOS, [[0.5, 0.5, 0.5], [-0.5, -0.5, 0]]), OBJECTIVE_PRESETS.rloo);
+    // Half of GRPO's policy losses: seq 0: -0.5, -0.6, -0.25; seq 1: 0.4, 0.55.
+    expect(r.loss).toBeCloseTo((-0.5 - 0.6 - 0.25) / 6 + (0.4 + 0.55) / 4, 12); // -0.225 + 0.2375 = 0.0125
+    expectClose('dLogp', r.dLogp, [-0.5 / 6, 0, (-0.5 * 0.5) / 6, 0, (0.5 * 1.1) / 4, 0]);
+  });
+
+  it('PPO policy part: token-mean, dual clip c = 3, entropy bonus 0.01', () => {
+    const r = run(handInputs([[1, 1.5, 4], [0.5, 1.1, 1]], A_TOK), { ...OBJECTIVE_PRESETS.ppo, clip_ratio_c: 3, entropy_coef: 0.01 });
+    //   r = 1, A = 0.5 -> -0.5;  r = 1.5, A = 1 -> -1.2 (high)
+    //   r = 4, A = -0.5: -min(-2, -0.6) = 2, then dual clip min(2, -3 * -0.5 = 1.5) = 1.5 (no gradient)
+    //   r = 0.5, A = -1 -> 0.8 (low);  r = 1.1, A = 2 -> -2.2
+    const policy = (-0.5 - 1.2 + 1.5 + 0.8 - 2.2) / 5; // -1.6 / 5 = -0.32
+    expect(r.metrics.policy_loss).toBeCloseTo(policy, 12);
+    expect(r.loss).toBeCloseTo(policy - (0.01 * 5.25) / 5, 12); // -0.32 - 0.0105 = -0.3305
+    expectClose('dLogp', r.dLogp, [-0.5 / 5, 0, 0, 0, -2.2 / 5, 0]);
+    expectClose('dEntropy', r.dEntropy, [-0.002, -0.002, -0.002, -0.002, -0.002, 0]);
+    expectClose('clip side', r.records.subarray(6, 12), [0, 1, 0, -1, 0, 0]); // the dual-clipped token is neither side
+  });
+
+  it('top_entropy_quantile 0.5 keeps the 5 - ceil(0.5 * 4) = 3 highest entropies', () => {
+    const cfg = { ...OBJECTIVE_PRESETS.rloo, top_entropy_quantile: 0.5 };
+    const r = run(handInputs(RATIOS, A_SEQ), cfg);
+    // Entropies 1.0, 2.0, 0.5 | 1.5, 0.25: kept 2.0, 1.5, 1.0 -> tokens (0,0), (0,1), (1,0); the others lose their
+    // policy loss but keep their weights (GRPO losses -1, -1.2 | 0.8).
+    expect(r.loss).toBeCloseTo((-1 - 1.2) / 6 + 0.8 / 4, 12); // -0.366667 + 0.2 = -0.166667
+    expectClose('dLogp', r.dLogp, [-1 / 6, 0, 0, 0, 0, 0]);
+    expect(r.metrics['token_selection/entropy_kept_frac']).toBeCloseTo(3 / 5, 12);
+  });
+
+  it('clip_cov detaches the largest-covariance unclipped token; kl_cov penalizes it', () => {
+    // One sequence of 4: A = [2, 0, 0, -2] (mean 0), logp = [-1, -2, -3, -5] (mean -2.75):
+    // cov = (A - 0)(logp + 2.75) = [3.5, 0, 0, 4.5]. k = max(floor(0.25 * 4), 1) = 1.
+    const lp = [[-1, -2, -3, -5]];
+    const A = [[2, 0, 0, -2]];
+    const mk = (r3: number): ObjectiveInputs<T64> => ({
+      logp: t64(lp),
+      oldLogp: t64([[-1, -2, -3, -5 - Math.log(r3)]]),
+      advantages: t64(A),
+      mask: t64([[1, 1, 1, 1]]),
+      entropy: t64([[1, 1, 1, 1]]),
+    });
+    const plan = (cfg: ObjectiveConfigInput, inputs: ObjectiveInputs<T64>) => objectivePlan('t', inputs, cfg, (t) => t.shape);
+    const clipCov = { clip_cov_ratio: 0.25, clip_cov_lb: 1, clip_cov_ub: 5 };
+    // Token 3 has r = 1.1 (unclipped) and the largest cov 4.5: detached.
+    const a = mk(1.1);
+    expect(Array.from(objectiveSelection(a, plan(clipCov, a)).flags)).toEqual([1, 1, 1, 3]);
+    const ra = run(a, clipCov);
+    // Policy losses: -2 (r = 1, A = 2), 0, 0, detached -> loss (-2) / 4.
+    expect(ra.loss).toBeCloseTo(-2 / 4, 12);
+    expectClose('dLogp', ra.dLogp, [-2 / 4, 0, 0, 0]);
+    // With r = 0.5 token 3 is clipped low (A < 0): not a candidate, so token 0 (cov 3.5) is detached instead.
+    const b = mk(0.5);
+    expect(Array.from(objectiveSelection(b, plan(clipCov, b)).flags)).toEqual([3, 1, 1, 1]);
+    // kl_cov: token 3 gets + 1.5 |d| = 1.5 ln 1.1 on top of its ppo_clip loss -min(-2.2, -2.2) = 2.2.
+    const klCov = { kl_cov_ratio: 0.25, kl_cov_coef: 1.5 };
+    const rc = run(a, klCov);
+    expect(rc.loss).toBeCloseTo((-2 + 2.2 + 1.5 * Math.log(1.1)) / 4, 12);
+    // d/dlogp of token 3: (-A r + 1.5 sign(d)) / 4 = (2.2 + 1.5) / 4.
+    expectClose('dLogp', rc.dLogp, [-2 / 4, 0, 0, (2.2 + 1.5) / 4]);
+    expect(rc.metrics['token_selection/cov_selected_frac']).toBeCloseTo(1 / 4, 12);
+  });
+
+  it('truncated IS: the policy loss is scaled by min(pi_old / pi_sampler, C); the gap is reported either way', () => {
+    const inputs = handInputs(RATIOS, A_SEQ);
+    // Sampler log-probs: oldLogp - [[ln 2, 0, -ln 2], [0.1, 0, pad]]: weights exp(gap) = 2 -> capped 1.5, 1, 0.5 | e^0.1, 1.
+    const gap = [[LN2, 0, -LN2], [0.1, 0, 0]];
+    inputs.samplerLogp = host(inputs.oldLogp.data.map((x, i) => x - gap.flat()[i]), [2, 3]);
+    const r = run(inputs, { ...OBJECTIVE_PRESETS.dapo, epsilon_high: 0.2, tis_cap: 1.5 });
+    // Token-mean of c * l: 1.5 * -1 + 1 * -1.2 + 0.5 * -0.5 + e^0.1 * 0.8 + 1 * 1.1.
+    expect(r.loss).toBeCloseTo((-1.5 - 1.2 - 0.25 + Math.exp(0.1) * 0.8 + 1.1) / 5, 12);
+    expectClose('dLogp', r.dLogp, [(1.5 * -1) / 5, 0, (0.5 * -0.5) / 5, 0, 1.1 / 5, 0]);
+    expect(r.metrics['sampling/logp_diff/mean']).toBeCloseTo((LN2 + 0 + LN2 + 0.1 + 0) / 5, 12);
+    expect(r.metrics['sampling/logp_diff/max']).toBeCloseTo(LN2, 12);
+  });
+});
+
+// ------------------------------------------------------------------------------------- ratio exactly one
+
+describe('objective twin: logp == oldLogp (one update per batch) gives ratio 1 exactly', () => {
+  for (const lv of LEVELS) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      it(`${lv.loss_type} ${lv.importance_sampling_level} ${loss_agg_mode}: nothing clips, dLogp = -A * weight`, () => {
+        // Per-sequence advantages, so that the sequence-level gradient (sum_t w (-A)) s / |y| is also -A w.
+        const inputs = randomInputs(7, 4, 9, 0, true);
+        const r = run(inputs, { ...lv, loss_agg_mode, epsilon: 3e-4, epsilon_high: 4e-4, eps_max: 1 });
+        const NL = 36;
+        for (let i = 0; i < NL; i++) {
+          if (!inputs.mask.data[i]) continue;
+          expect(r.records[i]).toBe(1); // exp(0) and exp(0 / n)
+          const w = r.records[4 * NL + i];
+          const want = -inputs.advantages.data[i] * w;
+          expect(Math.abs(r.dLogp[i] - want), `token ${i}`).toBeLessThan(1e-15 + 1e-12 * Math.abs(want));
+        }
+        for (const m of ['clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'cispo_clip_ratio', 'approx_kl'] as const) {
+          expect(r.metrics[m], m).toBe(0);
+        }
+      });
+    }
+  }
+});
+
+// -------------------------------------------------------------------------------------------- config
+
+describe('objective config', () => {
+  it('fills defaults; epsilon_high follows epsilon unless given', () => {
+    expect(resolveObjectiveConfig()).toEqual(DEFAULT_OBJECTIVE_CONFIG);
+    expect(resolveObjectiveConfig({ epsilon: 0.1 }).epsilon_high).toBe(0.1);
+    expect(resolveObjectiveConfig({ epsilon: 0.1, epsilon_high: 0.3 }).epsilon_high).toBe(0.3);
+    expect('delta' in resolveObjectiveConfig({ delta: undefined })).toBe(false);
+  });
+
+  it('every preset resolves', () => {
+    for (const [name, p] of Object.entries(OBJECTIVE_PRESETS)) expect(() => resolveObjectiveConfig(p), name).not.toThrow();
+  });
+
+  it.each([
+    [{ loss_type: 'ppo' }, /loss_type must be one of 'ppo_clip', 'cispo', 'gmpo', 'sapo', got "ppo"/],
+    [{ epsilon: 1 }, /epsilon must be in \[0, 1\), got 1/],
+    [{ epsilon: Number.NaN }, /epsilon must be a finite number/],
+    [{ clip_ratio_c: 1 }, /clip_ratio_c \(dual clip\) must be > 1/],
+    [{ delta: 0.9 }, /delta \(two-sided cap\) must be > 1/],
+    [{ beta: -0.1 }, /beta must be >= 0/],
+    [{ top_entropy_quantile: 1.5 }, /top_entropy_quantile must be in \[0, 1\]/],
+    [{ loss_type: 'gmpo', importance_sampling_level: 'sequence' }, /must be 'token' with loss_type 'gmpo'/],
+    [{ clip_cov_ratio: 0.1, kl_cov_ratio: 0.1 }, /cannot both be on/],
+    [{ kl_cov_ratio: 0.1, loss_type: 'cispo' }, /kl_cov_ratio needs loss_type 'ppo_clip'/],
+    [{ clip_cov_lb: 5, clip_cov_ub: 1 }, /clip_cov_lb must be below clip_cov_ub/],
+    [{ epsilon_low: 0.2 }, /epsilon_low is not a field/],
+  ])('rejects %j', (input, message) => {
+    expect(() => resolveObjectiveConfig(input as ObjectiveConfigInput)).toThrow(message);
+  });
+
+  it('the twin checks shapes, masks and required inputs', () => {
+    const inputs = randomInputs(3, 2, 3);
+    const base: ObjectiveInputs<T64> = { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy };
+    expect(() => run(base, { beta: 0.1 })).toThrow(/needs refLogp/);
+    expect(() => run(base, { tis_cap: 2 })).toThrow(/tis_cap needs samplerLogp/);
+    expect(() => run({ ...base, entropy: t64([[1, 2]]) }, {})).toThrow(/entropy must be \(N, L\) = \(2, 3\)/);
+    expect(() => run({ ...base, mask: t64([[1, 0.5, 0], [1, 1, 1]]) }, {})).toThrow(/mask must be 0 or 1/);
+  });
+
+  it('metric records leave out what was not measured', () => {
+    const inputs = randomInputs(3, 2, 3);
+    const plan = objectivePlan('t', { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy }, {}, (t) => t.shape);
+    const rec = objectiveMetricRecord(new Float64Array(K).fill(0.5), plan);
+    expect(Object.keys(rec).sort()).toEqual(['approx_kl', 'clip_ratio/high_mean', 'clip_ratio/low_mean', 'clip_ratio/region_mean', 'entropy', 'policy_loss']);
+  });
+});

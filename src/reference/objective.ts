@@ -1,0 +1,508 @@
+// CPU twin of shaders/objective.wgsl: the unified RL objective (ALGORITHMS.md) over N sequences padded to L
+// tokens: the scalar loss, its gradients with respect to the per-token log-probabilities and entropies, the
+// per-token records the inspector shows, and the objective's metrics. It is also the precise definition the GPU
+// follows. Not the advantage estimators, the KL-in-reward shaping, the value loss or the log-prob backward.
+//
+// Definitions, per token (i, t) with m = mask (0/1), n_i = sum_t m, M = sum_i n_i, d = logp - oldLogp:
+//   ratio r:  token: rho = exp(d);  sequence (GSPO): s_i = exp(sum_t m d / n_i);  gmpo: g_i (below).
+//   ppo_clip: l = -min(min(r, delta) A, clip(r, 1 - eps_low, 1 + eps_high) A); dual clip (A < 0): l = min(l, -c A).
+//             clip side -1: r < 1 - eps_low and A < 0; +1: r > 1 + eps_high and A > 0 (the clipped branch is active).
+//   cispo:    l = -sg(min(r, eps_max)) A logp, gradient -min(r, eps_max) A; side +1 where r > eps_max.
+//   sapo:     l = -A * 4 sigmoid(tau (r - 1)) / tau, tau = tau_pos where A > 0 else tau_neg; side 0.
+//   gmpo:     (verl's geo_mean) dc = clamp(d, -20, 20); e = clamp(dc, -gmpo_clip, gmpo_clip); dmin = min(dc, e)
+//             where A > 0, max(dc, e) where A < 0, 0 where A = 0; g_i = exp(sum_t m dmin / n_i); l = -A g_i.
+//             Side +1 (A > 0, dc > gmpo_clip) or -1 (A < 0, dc < -gmpo_clip): those tokens pass no gradient.
+//   selection (policy loss only; the KL and entropy terms and the aggregation weights keep every masked token):
+//     top_entropy_quantile q: keep the k = n - ceil((1 - q)(n - 1)) highest entropies of the batch (n = M; TRL's
+//       torch.quantile threshold at 1 - q); ties at the threshold are all kept.
+//     clip_cov: candidates are masked, unclipped tokens with clip_cov_lb < cov < clip_cov_ub, where
+//       cov = (A - mean A)(logp - mean logp) over the masked tokens; the k = max(floor(ratio * M), 1) largest are
+//       detached (their policy loss and its gradient become 0). verl draws k of its candidates at random; this
+//       lab takes the largest, so the GPU and the twin agree. Ties at the threshold are all taken.
+//     kl_cov: the k largest cov among masked tokens get + kl_cov_coef * |d| added to their policy loss (on top
+//       of ppo_clip; verl's kl_cov mode has no clip).
+//   TIS: with tis_cap C the policy loss is multiplied by min(exp(oldLogp - samplerLogp), C) (a constant).
+//   KL (u = logp - refLogp): k1 = u; k2 = u^2/2; k3 = exp(-u) - 1 + u; low_var_kl = clamp(k3, -10, 10); exact =
+//     the klExact input. With kl_placement 'in_loss' the loss gets + beta k per token. The exact KL's gradient is
+//     NOT in dLogp: the caller backpropagates d loss / d klExact = beta * weight (records plane 4) through its
+//     full-vocabulary KL kernel.
+//   entropy bonus: + (-entropy_coef) H per token; dEntropy = -entropy_coef * weight.
+//   aggregation weight w_{i,t} (times m): token-mean 1/M; seq-mean-token-mean 1/(N n_i); seq-mean-token-sum 1/N;
+//     seq-mean-token-sum-norm 1/(N L), with L_max = L, the padded length of the batch as given.
+//   loss = sum_{i,t} w m (policy + beta k - alpha H); gradients flow through r (and logp itself for CISPO):
+//     d r / d logp_t = rho_t (token);  d s_i / d logp_t = s_i m_t / n_i (sequence);  d g_i / d logp_t =
+//     g_i m_t [dmin_t unclipped] / n_i (gmpo).
+// Per-token selection uses f32 arithmetic in the GPU's summation order, so the twin and the GPU select the same
+// tokens; everything else is computed in double precision.
+
+import { lossKlCoef, resolveObjectiveConfig, type ObjectiveConfig, type ObjectiveConfigInput } from '../rl/objective-config';
+import { floatKey } from './sampler';
+import type { HostTensor } from './types';
+
+/** Index -> name of the metrics output (K = OBJECTIVE_METRICS.length). Means are over masked tokens (M). */
+export const OBJECTIVE_METRICS = [
+  'policy_loss', //                         0: the aggregated policy part of the loss (no KL, no entropy bonus)
+  'clip_ratio/low_mean', //                 1: fraction with clip side -1
+  'clip_ratio/high_mean', //                2: fraction with clip side +1
+  'clip_ratio/region_mean', //              3: low + high
+  'cispo_clip_ratio', //                    4: cispo only: fraction with r > eps_max
+  'kl', //                                  5: mean KL estimate by kl_estimator (0 without refLogp / klExact)
+  'kl/exact', //                            6: mean klExact (0 without it)
+  'entropy', //                             7: mean H
+  'approx_kl', //                           8: mean (rho - 1) - log rho: k3 estimate of KL(pi_old || pi_theta)
+  'sampling/logp_diff/mean', //             9: mean |oldLogp - samplerLogp| (0 without samplerLogp)
+  'sampling/logp_diff/max', //             10: max |oldLogp - samplerLogp| (0 without samplerLogp)
+  'token_selection/entropy_kept_frac', //  11: fraction kept by top_entropy_quantile (1 when off)
+  'token_selection/cov_selected_frac', //  12: fraction picked by clip_cov / kl_cov (0 when off)
+] as const;
+
+export type ObjectiveMetricName = (typeof OBJECTIVE_METRICS)[number];
+
+/** Planes of the (R, N, L) records output. Zero at masked-out tokens. */
+export const OBJECTIVE_RECORDS = [
+  'ratio', //        0: the ratio that enters the token's loss: rho (token), s_i (sequence), g_i (gmpo)
+  'clip_side', //    1: -1 low, +1 high, 0 none (see the header per loss type)
+  'kl', //           2: the KL estimate k (0 without a KL input)
+  'contribution', // 3: w m (policy + beta k - alpha H): the records sum to the loss
+  'weight', //       4: the aggregation weight w m
+] as const;
+
+/** Per-token inputs, each (N, L). */
+export interface ObjectiveInputs<T = HostTensor> {
+  /** log pi_theta of the sampled token (the trainer's forward). */
+  logp: T;
+  /** log pi_old (the policy that sampled, recomputed by the trainer). */
+  oldLogp: T;
+  /** A_{i,t} (broadcast over t by the advantage code where it is per sequence). */
+  advantages: T;
+  /** m_{i,t}: 1 for completion tokens that count, 0 for padding and masked tokens. */
+  mask: T;
+  /** Full-vocabulary entropy H_t of pi_theta. */
+  entropy: T;
+  /** log pi_ref; needed for the KL estimators k1..low_var_kl (in the loss, or for the kl metric). */
+  refLogp?: T;
+  /** The sampler's log-prob of the token: for the TIS correction and the sampling/logp_diff metrics. */
+  samplerLogp?: T;
+  /** Per-token exact KL(pi_theta || pi_ref), computed elsewhere; needed for kl_estimator 'exact'. */
+  klExact?: T;
+}
+
+/** What the inputs make available, as both implementations see it. */
+export interface ObjectivePlan {
+  cfg: ObjectiveConfig;
+  N: number;
+  L: number;
+  /** beta applied in the loss (0 with kl_placement 'in_reward'). */
+  beta: number;
+  /** A KL estimate is computed (its input is present). */
+  hasKl: boolean;
+  hasSampler: boolean;
+  hasKlExact: boolean;
+  selectEntropy: boolean;
+  clipCov: boolean;
+  klCov: boolean;
+}
+
+/**
+ * Checks the inputs' shapes against logp (N, L) and that the inputs the config needs are present; returns
+ * the plan both implementations follow. `shapeOf` reads a shape from either a host or a GPU tensor.
+ */
+export function objectivePlan<T>(
+  kernel: string,
+  inputs: ObjectiveInputs<T>,
+  config: ObjectiveConfigInput,
+  shapeOf: (t: T) => readonly number[],
+): ObjectivePlan {
+  const cfg = resolveObjectiveConfig(config);
+  const shape = shapeOf(inputs.logp);
+  if (shape.length !== 2) throw new Error(`${kernel}: logp must be (N, L), got (${shape.join(', ')})`);
+  const [N, L] = shape;
+  if (!(N >= 1 && L >= 1)) throw new Error(`${kernel}: empty batch (N=${N}, L=${L})`);
+  for (const [name, t] of Object.entries(inputs) as [string, T | undefined][]) {
+    if (t === undefined) continue;
+    const s = shapeOf(t);
+    if (s.length !== 2 || s[0] !== N || s[1] !== L) throw new Error(`${kernel}: ${name} must be (N, L) = (${N}, ${L}) like logp, got (${s.join(', ')})`);
+  }
+  const beta = lossKlCoef(cfg);
+  const exact = cfg.kl_estimator === 'exact';
+  const hasKl = exact ? inputs.klExact !== undefined : inputs.refLogp !== undefined;
+  if (beta > 0 && !hasKl) {
+    throw new Error(`${kernel}: beta = ${beta} with kl_estimator '${cfg.kl_estimator}' in the loss needs ${exact ? 'klExact' : 'refLogp'}`);
+  }
+  if (cfg.tis_cap !== undefined && inputs.samplerLogp === undefined) throw new Error(`${kernel}: tis_cap needs samplerLogp`);
+  return {
+    cfg,
+    N,
+    L,
+    beta,
+    hasKl,
+    hasSampler: inputs.samplerLogp !== undefined,
+    hasKlExact: inputs.klExact !== undefined,
+    selectEntropy: cfg.top_entropy_quantile < 1,
+    clipCov: cfg.clip_cov_ratio > 0,
+    klCov: cfg.kl_cov_ratio > 0,
+  };
+}
+
+const f = Math.fround;
+
+/** Workgroup size of the GPU's selection pass; the twin sums in its order. */
+export const SELECT_WG = 256;
+
+/** Sum over masked tokens in f32, in the GPU selection pass's order: thread-strided partials, then a tree. */
+function selectionSum(n: number, masked: (i: number) => boolean, get: (i: number) => number): number {
+  const part = new Float32Array(SELECT_WG);
+  for (let lid = 0; lid < SELECT_WG; lid++) {
+    let s = 0;
+    for (let i = lid; i < n; i += SELECT_WG) if (masked(i)) s = f(s + get(i));
+    part[lid] = s;
+  }
+  for (let stride = SELECT_WG / 2; stride > 0; stride >>= 1) {
+    for (let lid = 0; lid < stride; lid++) part[lid] = part[lid] + part[lid + stride];
+  }
+  return part[0];
+}
+
+/** The key of the k-th largest of `keys` (k >= 1): the largest K with #{key >= K} >= k, as the GPU's bitwise search finds. */
+function kthLargestKey(keys: Uint32Array, k: number): number {
+  const sorted = Uint32Array.from(keys).sort();
+  return sorted[sorted.length - k];
+}
+
+/** ppo_clip's clip side of a ratio (shared by the selection and the loss). */
+function ppoSide(r: number, A: number, cfg: ObjectiveConfig): number {
+  if (r < 1 - cfg.epsilon && A < 0) return -1;
+  if (r > 1 + cfg.epsilon_high && A > 0) return 1;
+  return 0;
+}
+
+/** Token selection flags per token: bit 0 kept by top_entropy_quantile, bit 1 picked by clip_cov / kl_cov. */
+export interface ObjectiveSelection {
+  /** Masked tokens in the batch (M). */
+  count: number;
+  /** Bit 0: kept (always set for masked tokens when top_entropy_quantile is off); bit 1: cov-selected. */
+  flags: Uint8Array;
+}
+
+/** The batch-level token selection, computed exactly as the GPU's objective_select pass does (f32). */
+export function objectiveSelection(inputs: ObjectiveInputs, plan: ObjectivePlan): ObjectiveSelection {
+  const { cfg, N, L } = plan;
+  const NL = N * L;
+  const m = inputs.mask.data;
+  const masked = (i: number) => m[i] > 0;
+  let n = 0;
+  for (let i = 0; i < NL; i++) if (masked(i)) n++;
+  const flags = new Uint8Array(NL);
+  if (!plan.selectEntropy) for (let i = 0; i < NL; i++) if (masked(i)) flags[i] = 1;
+  if (n === 0) return { count: 0, flags };
+  if (plan.selectEntropy) {
+    const H = inputs.entropy.data;
+    const keys = new Uint32Array(NL);
+    for (let i = 0; i < NL; i++) keys[i] = masked(i) ? floatKey(H[i]) : 0;
+    const k = n - Math.ceil(f(f(1 - cfg.top_entropy_quantile) * (n - 1)));
+    const K = kthLargestKey(keys, k);
+    for (let i = 0; i < NL; i++) if (masked(i) && keys[i] >= K) flags[i] |= 1;
+  }
+  if (plan.clipCov || plan.klCov) {
+    const A = inputs.advantages.data;
+    const lp = inputs.logp.data;
+    const old = inputs.oldLogp.data;
+    const meanA = f(selectionSum(NL, masked, (i) => f(A[i])) / n);
+    const meanLp = f(selectionSum(NL, masked, (i) => f(lp[i])) / n);
+    const keys = new Uint32Array(NL);
+    for (let i = 0; i < NL; i++) {
+      if (!masked(i)) continue;
+      const cov = f(f(f(A[i]) - meanA) * f(f(lp[i]) - meanLp));
+      if (plan.clipCov) {
+        const r = Math.exp(f(lp[i]) - f(old[i]));
+        if (ppoSide(r, A[i], cfg) !== 0) continue; // already clipped: not a candidate
+        if (!(cov > f(cfg.clip_cov_lb) && cov < f(cfg.clip_cov_ub))) continue;
+      }
+      keys[i] = floatKey(cov);
+    }
+    const frac = plan.clipCov ? cfg.clip_cov_ratio : cfg.kl_cov_ratio;
+    const k = Math.max(Math.floor(f(f(frac) * n)), 1);
+    const K = kthLargestKey(keys, k);
+    for (let i = 0; i < NL; i++) if (keys[i] !== 0 && keys[i] >= K) flags[i] |= 2;
+  }
+  return { count: n, flags };
+}
+
+/** e^x - 1 - x without cancellation. */
+export function expm1MinusX(x: number): number {
+  return Math.expm1(x) - x;
+}
+
+/** KL estimate k and dk/du at u = logp - refLogp. */
+function klEstimate(est: ObjectiveConfig['kl_estimator'], u: number): [number, number] {
+  switch (est) {
+    case 'k1':
+      return [u, 1];
+    case 'k2':
+      return [(u * u) / 2, u];
+    case 'k3':
+      return [expm1MinusX(-u), -Math.expm1(-u)];
+    case 'low_var_kl': {
+      const k3 = expm1MinusX(-u);
+      return [Math.min(Math.max(k3, -10), 10), k3 < 10 && k3 > -10 ? -Math.expm1(-u) : 0];
+    }
+    case 'exact':
+      return [0, 0]; // the input is used instead
+  }
+}
+
+function checkOutputs(kernel: string, N: number, L: number, outs: [HostTensor, string, number][]): void {
+  for (const [t, name, size] of outs) {
+    if (t.data.length !== size) throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want ${size} (N=${N}, L=${L})`);
+  }
+}
+
+/**
+ * The unified objective: loss, gradients, per-token records and metrics (see the file header for every formula).
+ * @param loss     (1) overwritten with the aggregated scalar loss.
+ * @param dLogp    (N, L) overwritten: d loss / d logp (policy and KL terms; not the exact KL's, see header).
+ * @param dEntropy (N, L) overwritten: d loss / d entropy (the entropy bonus).
+ * @param records  (5, N, L) overwritten: OBJECTIVE_RECORDS planes (ratio, clip side, kl, contribution, weight).
+ * @param metrics  (K) overwritten: OBJECTIVE_METRICS values.
+ * @param inputs   per-token (N, L) inputs; mask must be 0/1.
+ * @param config   objective knobs (defaults filled in and validated by resolveObjectiveConfig).
+ */
+export function objectiveForwardBackward(
+  loss: HostTensor,
+  dLogp: HostTensor,
+  dEntropy: HostTensor,
+  records: HostTensor,
+  metrics: HostTensor,
+  inputs: ObjectiveInputs,
+  config: ObjectiveConfigInput = {},
+): void {
+  const kernel = 'objectiveForwardBackward';
+  const plan = objectivePlan(kernel, inputs, config, (t) => t.shape);
+  const { cfg, N, L, beta } = plan;
+  const NL = N * L;
+  checkOutputs(kernel, N, L, [
+    [loss, 'loss', 1],
+    [dLogp, 'dLogp', NL],
+    [dEntropy, 'dEntropy', NL],
+    [records, 'records', OBJECTIVE_RECORDS.length * NL],
+    [metrics, 'metrics', OBJECTIVE_METRICS.length],
+  ]);
+  const lp = inputs.logp.data;
+  const old = inputs.oldLogp.data;
+  const adv = inputs.advantages.data;
+  const mask = inputs.mask.data;
+  const H = inputs.entropy.data;
+  const ref = inputs.refLogp?.data;
+  const smp = inputs.samplerLogp?.data;
+  const klx = inputs.klExact?.data;
+  for (let i = 0; i < NL; i++) {
+    if (mask[i] !== 0 && mask[i] !== 1) throw new Error(`${kernel}: mask must be 0 or 1, got ${mask[i]} at ${i}`);
+  }
+  const sel = objectiveSelection(inputs, plan);
+  const M = sel.count;
+  const alpha = cfg.entropy_coef;
+  const gmpo = cfg.loss_type === 'gmpo';
+  const seqLevel = cfg.importance_sampling_level === 'sequence';
+  // Gradient through a per-sequence ratio (s_i or g_i), summed over the row before it reaches the tokens.
+  const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo');
+
+  const acc = { loss: 0, policy: 0, low: 0, high: 0, cispo: 0, kl: 0, klx: 0, ent: 0, approx: 0, diff: 0, diffMax: 0, kept: 0, cov: 0 };
+  const rec = records.data;
+  const R = (plane: number, idx: number) => plane * NL + idx;
+  rec.fill(0);
+  dLogp.data.fill(0);
+  dEntropy.data.fill(0);
+  const gRow = new Float64Array(L);
+
+  for (let i = 0; i < N; i++) {
+    const o = i * L;
+    let n = 0;
+    let sumD = 0;
+    for (let t = 0; t < L; t++) {
+      const idx = o + t;
+      if (!mask[idx]) continue;
+      n++;
+      const d = lp[idx] - old[idx];
+      sumD += gmpo ? gmpoToken(d, adv[idx], cfg).dmin : d;
+    }
+    const rSeq = n > 0 ? Math.exp(sumD / n) : 1;
+    let w: number;
+    switch (cfg.loss_agg_mode) {
+      case 'token-mean':
+        w = M > 0 ? 1 / M : 0;
+        break;
+      case 'seq-mean-token-mean':
+        w = n > 0 ? 1 / (N * n) : 0;
+        break;
+      case 'seq-mean-token-sum':
+        w = 1 / N;
+        break;
+      case 'seq-mean-token-sum-norm':
+        w = 1 / (N * L);
+        break;
+    }
+    let S = 0;
+    gRow.fill(0);
+    for (let t = 0; t < L; t++) {
+      const idx = o + t;
+      if (!mask[idx]) continue;
+      const A = adv[idx];
+      const d = lp[idx] - old[idx];
+      const rho = Math.exp(d);
+      const r = gmpo || seqLevel ? rSeq : rho;
+      let l = 0;
+      let gr = 0; // d l / d r
+      let gdir = 0; // d l / d logp through logp itself (CISPO)
+      let side = 0;
+      switch (cfg.loss_type) {
+        case 'ppo_clip': {
+          const lo = 1 - cfg.epsilon;
+          const hi = 1 + cfg.epsilon_high;
+          const rc = cfg.delta !== undefined ? Math.min(r, cfg.delta) : r;
+          const u1 = rc * A;
+          const u2 = Math.min(Math.max(r, lo), hi) * A;
+          if (u1 <= u2) {
+            l = -u1;
+            gr = cfg.delta === undefined || r < cfg.delta ? -A : 0;
+          } else {
+            l = -u2;
+            gr = r > lo && r < hi ? -A : 0;
+          }
+          if (cfg.clip_ratio_c !== undefined && A < 0 && l > -cfg.clip_ratio_c * A) {
+            l = -cfg.clip_ratio_c * A;
+            gr = 0;
+          }
+          side = ppoSide(r, A, cfg);
+          break;
+        }
+        case 'cispo': {
+          const wgt = Math.min(r, cfg.eps_max);
+          l = -wgt * A * lp[idx];
+          gdir = -wgt * A;
+          if (r > cfg.eps_max) {
+            side = 1;
+            acc.cispo++;
+          }
+          break;
+        }
+        case 'sapo': {
+          const tau = A > 0 ? cfg.tau_pos : cfg.tau_neg;
+          const s = 1 / (1 + Math.exp(-tau * (r - 1)));
+          l = (-A * 4 * s) / tau;
+          gr = -A * 4 * s * (1 - s);
+          break;
+        }
+        case 'gmpo':
+          l = -A * r;
+          side = gmpoToken(d, A, cfg).side;
+          break;
+      }
+      const flags = sel.flags[idx];
+      const keep = flags & 1;
+      const picked = (flags >> 1) & 1;
+      const det = plan.clipCov ? picked : 0;
+      const klSel = plan.klCov ? picked : 0;
+      const c = cfg.tis_cap !== undefined ? Math.min(Math.exp(old[idx] - smp![idx]), cfg.tis_cap) : 1;
+      const factor = c * keep * (1 - det);
+      const lpg = factor * l + c * klSel * cfg.kl_cov_coef * Math.abs(d);
+      let g = 0;
+      if (gmpo) S += w * factor * -A;
+      else if (seqGrad) S += w * factor * gr;
+      else g = w * factor * (gr * r + gdir);
+      g += w * c * klSel * cfg.kl_cov_coef * Math.sign(d);
+      let k = 0;
+      if (plan.hasKl) {
+        if (cfg.kl_estimator === 'exact') {
+          k = klx![idx];
+        } else {
+          const [kk, dk] = klEstimate(cfg.kl_estimator, lp[idx] - ref![idx]);
+          k = kk;
+          g += w * beta * dk;
+        }
+      }
+      const contrib = w * (lpg + beta * k - alpha * H[idx]);
+      gRow[t] = g;
+      dEntropy.data[idx] = -alpha * w;
+      rec[R(0, idx)] = r;
+      rec[R(1, idx)] = side;
+      rec[R(2, idx)] = k;
+      rec[R(3, idx)] = contrib;
+      rec[R(4, idx)] = w;
+      acc.loss += contrib;
+      acc.policy += w * lpg;
+      if (side < 0 && cfg.loss_type !== 'cispo') acc.low++;
+      if (side > 0 && cfg.loss_type !== 'cispo') acc.high++;
+      acc.kl += k;
+      if (klx) acc.klx += klx[idx];
+      acc.ent += H[idx];
+      acc.approx += expm1MinusX(d);
+      if (smp) {
+        const diff = Math.abs(old[idx] - smp[idx]);
+        acc.diff += diff;
+        acc.diffMax = Math.max(acc.diffMax, diff);
+      }
+      acc.kept += keep;
+      acc.cov += picked;
+    }
+    if (seqGrad && n > 0) {
+      for (let t = 0; t < L; t++) {
+        const idx = o + t;
+        if (!mask[idx]) continue;
+        const deriv = gmpo ? gmpoToken(lp[idx] - old[idx], adv[idx], cfg).deriv : 1;
+        gRow[t] += (S * rSeq * deriv) / n;
+      }
+    }
+    for (let t = 0; t < L; t++) dLogp.data[o + t] = gRow[t];
+  }
+  loss.data[0] = acc.loss;
+  const mean = (x: number) => (M > 0 ? x / M : 0);
+  const values: Record<ObjectiveMetricName, number> = {
+    policy_loss: acc.policy,
+    'clip_ratio/low_mean': mean(acc.low),
+    'clip_ratio/high_mean': mean(acc.high),
+    'clip_ratio/region_mean': mean(acc.low + acc.high),
+    cispo_clip_ratio: mean(acc.cispo),
+    kl: mean(acc.kl),
+    'kl/exact': mean(acc.klx),
+    entropy: mean(acc.ent),
+    approx_kl: mean(acc.approx),
+    'sampling/logp_diff/mean': mean(acc.diff),
+    'sampling/logp_diff/max': acc.diffMax,
+    'token_selection/entropy_kept_frac': mean(acc.kept),
+    'token_selection/cov_selected_frac': mean(acc.cov),
+  };
+  OBJECTIVE_METRICS.forEach((name, j) => (metrics.data[j] = values[name]));
+}
+
+/** GMPO's per-token pieces: the clipped log-ratio dmin, d dmin / d d (0 or 1), and the clip side. */
+export function gmpoToken(d: number, A: number, cfg: ObjectiveConfig): { dmin: number; deriv: number; side: number } {
+  const dc = Math.min(Math.max(d, -20), 20);
+  const e = Math.min(Math.max(dc, -cfg.gmpo_clip), cfg.gmpo_clip);
+  if (A > 0) {
+    const clipped = dc > cfg.gmpo_clip;
+    return { dmin: Math.min(dc, e), deriv: !clipped && d > -20 && d < 20 ? 1 : 0, side: clipped ? 1 : 0 };
+  }
+  if (A < 0) {
+    const clipped = dc < -cfg.gmpo_clip;
+    return { dmin: Math.max(dc, e), deriv: !clipped && d > -20 && d < 20 ? 1 : 0, side: clipped ? -1 : 0 };
+  }
+  return { dmin: 0, deriv: 0, side: 0 };
+}
+
+/**
+ * The metrics output as a name -> value record, leaving out those whose input was absent or whose feature is
+ * off (cispo_clip_ratio without CISPO, kl without a KL input, sampling/* without samplerLogp, ...).
+ */
+export function objectiveMetricRecord(values: ArrayLike<number>, plan: ObjectivePlan): Partial<Record<ObjectiveMetricName, number>> {
+  const out: Partial<Record<ObjectiveMetricName, number>> = {};
+  OBJECTIVE_METRICS.forEach((name, j) => {
+    if (name === 'cispo_clip_ratio' && plan.cfg.loss_type !== 'cispo') return;
+    if (name === 'kl' && !plan.hasKl) return;
+    if (name === 'kl/exact' && !plan.hasKlExact) return;
+    if (name.startsWith('sampling/') && !plan.hasSampler) return;
+    if (name === 'token_selection/entropy_kept_frac' && !plan.selectEntropy) return;
+    if (name === 'token_selection/cov_selected_frac' && !plan.clipCov && !plan.klCov) return;
+    out[name] = values[j];
+  });
+  return out;
+}
