@@ -1,15 +1,24 @@
 // rmsnorm: Hugging Face Llama RMSNorm over the last dimension of (rows, C), y = w * x * rstd with
 // rstd = 1/sqrt(mean(x^2) + eps) per row, saved for the backward. No mean subtraction, no bias (not LayerNorm).
-// Entry points: rmsnorm_forward (out, rstd, x, weight); rmsnorm_backward (dx, dWeight, dOut, x, weight, rstd).
+// Entry points: rmsnorm_forward (out, rstd, x, weight);
+//               rmsnorm_backward_weight (dWeight, dOut, x, rstd) and rmsnorm_backward (dx, dOut, x, rstd, weight),
+//               the two dispatches of the backward.
 // CPU twins: src/reference/rmsnorm.ts (rmsnormForward, rmsnormBackward).
 //
-// The backward is one dispatch with two kinds of workgroup: the first ceil(C/COLS) workgroups each reduce
-// dWeight over all rows for COLS channels (a column reduction: WG/COLS row lanes with compensated sums, then a
-// fixed tree; no atomics, so deterministic), the rest handle one row of dx each, as the forward does. dWeight is
-// always accumulated into.
+// Rows (forward, backward dx): a workgroup takes ROWS rows and gives each LANES threads (src/kernels/rows.ts,
+// rowLayout, picked from C only); lane i takes channels i, i + LANES, ...; the row's lanes are summed in lane
+// order through a small workgroup buffer (one barrier). LANES = 1 (C below 1024: a thread per row) has no
+// barrier at all: SwiftShader runs barriers very slowly, and runs every workgroup of an entry point that has one
+// more slowly, which is why dWeight is an entry of its own.
+//
+// dWeight (rmsnorm_backward_weight): workgroup g reduces dWeight over all rows for the COLS channels of chunk g
+// (a column reduction: WG/COLS row lanes with compensated sums, then summed in lane order; no atomics, so
+// deterministic). dWeight is always accumulated into.
 
-override WG: u32 = 64u;             // a power of two
-override COLS: u32 = 4u;            // backward: channels per dWeight workgroup, a power of two <= WG
+override LANES: u32 = 1u;           // threads per row: 1, 4, 16 or 64
+override ROWS: u32 = 64u;           // rows per workgroup
+override WG: u32 = LANES * ROWS;    // derived: do not pass
+override COLS: u32 = 4u;            // backward: channels per dWeight workgroup, a power of two dividing WG
 override ACCUMULATE: bool = false;  // backward: dx += instead of dx =
 
 struct Params {
@@ -26,43 +35,49 @@ struct Params {
 @group(0) @binding(3) var<storage, read> x: array<f32>;          // (N, C)
 @group(0) @binding(4) var<storage, read> weight: array<f32>;     // (C)
 
-// rmsnorm_backward (same binding numbers, other variables: WGSL allows that across entry points)
-@group(0) @binding(1) var<storage, read_write> dx: array<f32>;       // (N, C)
-@group(0) @binding(2) var<storage, read_write> d_weight: array<f32>; // (C), accumulated into
-@group(0) @binding(3) var<storage, read> d_out: array<f32>;          // (N, C)
-@group(0) @binding(4) var<storage, read> x_b: array<f32>;            // (N, C)
-@group(0) @binding(5) var<storage, read> weight_b: array<f32>;       // (C)
-@group(0) @binding(6) var<storage, read> rstd_b: array<f32>;         // (N)
+// rmsnorm_backward_weight and rmsnorm_backward (same binding numbers, other variables: WGSL allows that across
+// entry points, and x is the forward's)
+@group(0) @binding(1) var<storage, read_write> d_weight: array<f32>; // weight entry: (C), accumulated into
+@group(0) @binding(1) var<storage, read_write> dx: array<f32>;       // dx entry: (N, C)
+@group(0) @binding(2) var<storage, read> d_out: array<f32>;          // (N, C)
+@group(0) @binding(4) var<storage, read> rstd_b: array<f32>;         // (N)
+@group(0) @binding(5) var<storage, read> weight_b: array<f32>;       // dx entry: (C)
 
 var<workgroup> scratch: array<f32, WG>;
 
-fn workgroup_sum(v: f32, lid: u32) -> f32 {
+// The sum of the row's LANES values of v, in lane order. Call in uniform control flow (once per entry: the
+// buffer is not reused).
+fn lanes_sum(v: f32, lid: u32) -> f32 {
+  if (LANES == 1u) { return v; }
   scratch[lid] = v;
   workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) { scratch[lid] += scratch[lid + s]; }
-    workgroupBarrier();
-  }
-  let r = scratch[0];
-  workgroupBarrier();
-  return r;
+  let r0 = lid - lid % LANES;
+  var s = scratch[r0];
+  for (var i = 1u; i < LANES; i++) { s += scratch[r0 + i]; }
+  return s;
 }
 
-// One workgroup per row.
+// This thread's row of block b (may be past the last row: such threads read nothing but join the merge).
+fn row_of(b: u32, lid: u32) -> u32 {
+  return b * ROWS + lid / LANES;
+}
+
 @compute @workgroup_size(WG)
 fn rmsnorm_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                    @builtin(local_invocation_index) lid: u32) {
-  let row = wid.x + wid.y * nwg.x;
-  if (row >= p.rows) { return; }
+  let row = row_of(wid.x + wid.y * nwg.x, lid);
+  let lane = lid % LANES;
+  let live = row < p.rows;
+  let n = select(0u, p.C, live);
   let base = row * p.C;
   var ss = 0.0;
-  for (var c = lid; c < p.C; c += WG) {
+  for (var c = lane; c < n; c += LANES) {
     let v = x[base + c];
     ss += v * v;
   }
-  let r = 1.0 / sqrt(workgroup_sum(ss, lid) / f32(p.C) + p.eps);
-  if (lid == 0u) { rstd[row] = r; }
-  for (var c = lid; c < p.C; c += WG) { out[base + c] = weight[c] * (x[base + c] * r); }
+  let r = 1.0 / sqrt(lanes_sum(ss, lid) / f32(p.C) + p.eps);
+  if (live && lane == 0u) { rstd[row] = r; }
+  for (var c = lane; c < n; c += LANES) { out[base + c] = weight[c] * (x[base + c] * r); }
 }
 
 // dWeight[c] += sum over rows n of dOut[n, c] * x[n, c] * rstd[n], for the COLS channels of `chunk`.
@@ -76,7 +91,7 @@ fn weight_columns(chunk: u32, lid: u32) {
   var comp = 0.0;
   if (c < p.C) {
     for (var n = lane; n < p.rows; n += lanes) {
-      let y = d_out[n * p.C + c] * x_b[n * p.C + c] * rstd_b[n] - comp;
+      let y = d_out[n * p.C + c] * x[n * p.C + c] * rstd_b[n] - comp;
       let t = s + y;
       comp = (t - s) - y;
       s = t;
@@ -84,33 +99,35 @@ fn weight_columns(chunk: u32, lid: u32) {
   }
   scratch[lid] = s;
   workgroupBarrier();
-  for (var stride = lanes / 2u; stride > 0u; stride >>= 1u) {
-    if (lane < stride) { scratch[lid] += scratch[lid + stride * COLS]; }
-    workgroupBarrier();
+  if (lane == 0u && c < p.C) { // the lanes of channel c sit at cc, cc + COLS, ...: summed in lane order
+    var total = scratch[cc];
+    for (var i = 1u; i < lanes; i++) { total += scratch[cc + i * COLS]; }
+    d_weight[c] += total;
   }
-  if (lane == 0u && c < p.C) { d_weight[c] += scratch[cc]; }
 }
 
-// dx_j = r * w_j * dy_j - r^3 * x_j / C * sum_i(dy_i * w_i * x_i), one workgroup per row,
-// after the ceil(C/COLS) dWeight workgroups (first, so the longer column sums start early).
+@compute @workgroup_size(WG)
+fn rmsnorm_backward_weight(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                           @builtin(local_invocation_index) lid: u32) {
+  weight_columns(wid.x + wid.y * nwg.x, lid);
+}
+
+// dx_j = r * w_j * dy_j - r^3 * x_j / C * sum_i(dy_i * w_i * x_i), ROWS rows per workgroup.
 @compute @workgroup_size(WG)
 fn rmsnorm_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
-  let g = wid.x + wid.y * nwg.x;
-  let col_groups = (p.C + COLS - 1u) / COLS;
-  if (g < col_groups) {
-    weight_columns(g, lid);
-    return;
-  }
-  let row = g - col_groups;
-  if (row >= p.rows) { return; }
+  let row = row_of(wid.x + wid.y * nwg.x, lid);
+  let lane = lid % LANES;
+  let live = row < p.rows;
+  let n = select(0u, p.C, live);
   let base = row * p.C;
-  let r = rstd_b[row];
+  var r = 0.0;
+  if (live) { r = rstd_b[row]; }
   var s = 0.0;
-  for (var c = lid; c < p.C; c += WG) { s += d_out[base + c] * weight_b[c] * x_b[base + c]; }
-  let k = r * r * r * workgroup_sum(s, lid) / f32(p.C);
-  for (var c = lid; c < p.C; c += WG) {
-    let gx = r * weight_b[c] * d_out[base + c] - k * x_b[base + c];
+  for (var c = lane; c < n; c += LANES) { s += d_out[base + c] * weight_b[c] * x[base + c]; }
+  let k = r * r * r * lanes_sum(s, lid) / f32(p.C);
+  for (var c = lane; c < n; c += LANES) {
+    let gx = r * weight_b[c] * d_out[base + c] - k * x[base + c];
     if (ACCUMULATE) {
       dx[base + c] += gx;
     } else {

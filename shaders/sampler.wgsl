@@ -1,18 +1,17 @@
-// sampler: one token per row of logits (N,V) on the GPU with temperature, top-k, top-p, min-p or greedy, one
-// workgroup per row, driven by the counter-based RNG Philox4x32-10 (key (seed, 0), counter (row, step, 0, 0)),
-// so decode steps need no readback and the same seed gives the same tokens as the CPU twin.
+// sampler: one token per row of logits (N,V) on the GPU with temperature, top-k, top-p, min-p or greedy, driven by
+// the counter-based RNG Philox4x32-10 (key (seed, 0), counter (row, step, 0, 0)), so decode steps need no
+// readback and the same seed gives the same tokens as the CPU twin.
 // Filters are thresholds on z = logits / tau found without sorting: top-k and top-p by a bitwise binary search
-// over the order-preserving u32 key of z (32 passes each, a fixed-order workgroup reduction per pass), min-p by
-// comparing z - max z with log(min_p). The token is drawn by inverse CDF in vocabulary order (each thread owns a
-// contiguous chunk; chunk sums are scanned in a fixed order), so results are deterministic.
-// Outputs: token; logprob and entropy of the UNFILTERED softmax(z) (computed exactly like logprob.wgsl, so they
-// equal its output bit for bit on one device); filteredLogprob, the token's log-prob under the filtered,
-// renormalised distribution that was sampled (0 for greedy).
+// over the order-preserving u32 key of z (32 passes each, a fixed-order reduction over the row per pass), min-p by
+// comparing z - max z with log(min_p). The token is drawn by inverse CDF in vocabulary order (each lane of a row
+// owns a contiguous chunk; chunk sums are accumulated in lane order), so results are deterministic.
+// Outputs: token; logprob and entropy of the UNFILTERED softmax(z) (computed by the same code as logprob.wgsl's,
+// the block between the ==== lines, with the same layout, so they equal its output bit for bit on one device);
+// filteredLogprob, the token's log-prob under the filtered, renormalised distribution that was sampled (0 for
+// greedy).
 // Entry points: sampler_sample (tokens, logprob, entropy, filteredLogprob, logits);
 //               sampler_random (words (N,4)): the raw Philox words, a test hook for the RNG.
 // CPU twin: src/reference/sampler.ts (sampleTokens, samplerRandom), which states the definitions precisely.
-
-override WG: u32 = 256u; // a power of two
 
 struct Params {
   rows: u32,
@@ -35,9 +34,101 @@ struct Params {
 
 @group(0) @binding(1) var<storage, read_write> words: array<u32>;           // sampler_random: (N,4)
 
-var<workgroup> scratch: array<f32, WG>;
-var<workgroup> scratchU: array<u32, WG>;
-var<workgroup> chosen: u32;
+// ==== row statistics of softmax(logits / tau), begin: this block is identical in logprob.wgsl and sampler.wgsl
+// (src/kernels/head.test.ts checks it), and both wrappers pick the layout with rowLayout(V), so the sampler's
+// log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call.
+// A workgroup takes ROWS rows and gives each LANES threads; lane i takes columns i, i + LANES, ... of its row;
+// the row's lanes are merged in lane order through a small workgroup buffer, one barrier per merge (two slots
+// alternate, so a slot is rewritten only after the next merge's barrier). LANES = 1 (short rows, e.g. a
+// 99-token vocabulary: a thread per row) has no barrier at all: SwiftShader runs barriers very slowly.
+
+override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
+override ROWS: u32 = 64u;        // rows per workgroup
+override WG: u32 = LANES * ROWS; // derived: do not pass
+override MERGE: u32 = 2u * WG;   // derived: the two merge slots
+
+const NEG_BIG: f32 = -3.402823e38;
+
+var<workgroup> lane_buf: array<f32, MERGE>;
+var<workgroup> lane_buf_u: array<u32, MERGE>;
+var<private> merge_slot: u32;
+var<private> row_base: u32; // this thread's row * cols
+
+// This thread's row (may be past the last row: such threads read nothing but join the merges).
+fn row_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+  return (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
+}
+
+fn z_at(c: u32) -> f32 {
+  return logits[row_base + c] / p.tau;
+}
+
+// The sum of the row's LANES values of v, in lane order. Call in uniform control flow.
+fn lanes_sum(v: f32, lid: u32) -> f32 {
+  if (LANES == 1u) { return v; }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf[o + lid] = v;
+  workgroupBarrier();
+  let r0 = o + lid - lid % LANES;
+  var s = lane_buf[r0];
+  for (var i = 1u; i < LANES; i++) { s += lane_buf[r0 + i]; }
+  return s;
+}
+
+// The row's largest v and its lowest index i, as (bitcast<u32>(v), i). Call in uniform control flow.
+fn lanes_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
+  if (LANES == 1u) { return vec2<u32>(bitcast<u32>(v), i); }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf[o + lid] = v;
+  lane_buf_u[o + lid] = i;
+  workgroupBarrier();
+  let r0 = o + lid - lid % LANES;
+  var m = lane_buf[r0];
+  var mi = lane_buf_u[r0];
+  for (var j = 1u; j < LANES; j++) {
+    let b = lane_buf[r0 + j];
+    let bi = lane_buf_u[r0 + j];
+    if (b > m || (b == m && bi < mi)) {
+      m = b;
+      mi = bi;
+    }
+  }
+  return vec2<u32>(bitcast<u32>(m), mi);
+}
+
+struct RowStats {
+  zmax: f32,   // max of z = logits / tau
+  argmax: u32, // its lowest index
+  logZ: f32,   // log sum exp(z - zmax)
+  H: f32,      // entropy of softmax(z)
+}
+
+// Statistics of softmax(z) over the first n columns of the row at row_base (n = 0: reads nothing).
+fn row_stats(n: u32, lane: u32, lid: u32) -> RowStats {
+  var m = NEG_BIG;
+  var mi = 0u;
+  for (var c = lane; c < n; c += LANES) {
+    let z = z_at(c);
+    if (z > m) {
+      m = z;
+      mi = c;
+    }
+  }
+  let am = lanes_argmax(m, mi, lid);
+  let zmax = bitcast<f32>(am.x);
+  var s = 0.0;
+  for (var c = lane; c < n; c += LANES) { s += exp(z_at(c) - zmax); }
+  let logZ = log(lanes_sum(s, lid));
+  var h = 0.0;
+  for (var c = lane; c < n; c += LANES) {
+    let lp = (z_at(c) - zmax) - logZ;
+    h -= exp(lp) * lp;
+  }
+  return RowStats(zmax, am.y, logZ, lanes_sum(h, lid));
+}
+// ==== row statistics of softmax(logits / tau), end
 
 // ---- Philox4x32-10 ----
 
@@ -83,52 +174,22 @@ fn sampler_random(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
   words[row * 4u + 3u] = w.w;
 }
 
-// ---- workgroup reductions (fixed-order trees) ----
 
-fn workgroup_sum(v: f32, lid: u32) -> f32 {
-  scratch[lid] = v;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) { scratch[lid] += scratch[lid + s]; }
-    workgroupBarrier();
-  }
-  let r = scratch[0];
-  workgroupBarrier();
-  return r;
-}
+const NONE: u32 = 0xffffffffu;
 
-fn workgroup_count(v: u32, lid: u32) -> u32 {
-  scratchU[lid] = v;
-  workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) { scratchU[lid] += scratchU[lid + s]; }
-    workgroupBarrier();
-  }
-  let r = scratchU[0];
-  workgroupBarrier();
-  return r;
-}
+var<workgroup> chosen: array<u32, ROWS>; // per row slot: the token drawn by the lane that owns the draw
 
-// Max value and its lowest index.
-fn workgroup_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
-  scratch[lid] = v;
-  scratchU[lid] = i;
+// The row's LANES counts v, summed. Call in uniform control flow (same slots as the shared block's merges).
+fn lanes_count(v: u32, lid: u32) -> u32 {
+  if (LANES == 1u) { return v; }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf_u[o + lid] = v;
   workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) {
-      let a = scratch[lid];
-      let b = scratch[lid + s];
-      let bi = scratchU[lid + s];
-      if (b > a || (b == a && bi < scratchU[lid])) {
-        scratch[lid] = b;
-        scratchU[lid] = bi;
-      }
-    }
-    workgroupBarrier();
-  }
-  let r = vec2<u32>(bitcast<u32>(scratch[0]), scratchU[0]);
-  workgroupBarrier();
-  return r;
+  let r0 = o + lid - lid % LANES;
+  var s = lane_buf_u[r0];
+  for (var i = 1u; i < LANES; i++) { s += lane_buf_u[r0 + i]; }
+  return s;
 }
 
 // ---- the sampler ----
@@ -139,57 +200,39 @@ fn float_key(x: f32) -> u32 {
   return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
 }
 
-var<private> row_base: u32;
-
-fn z_at(c: u32) -> f32 {
-  return logits[row_base + c] / p.tau;
+// Number of z (of the first n columns) with key >= k.
+fn count_at_least(k: u32, n: u32, lane: u32, lid: u32) -> u32 {
+  var cnt = 0u;
+  for (var c = lane; c < n; c += LANES) { cnt += select(0u, 1u, float_key(z_at(c)) >= k); }
+  return lanes_count(cnt, lid);
 }
 
-// Number of z with key >= k.
-fn count_at_least(k: u32, lid: u32) -> u32 {
-  var n = 0u;
-  for (var c = lid; c < p.cols; c += WG) { n += select(0u, 1u, float_key(z_at(c)) >= k); }
-  return workgroup_count(n, lid);
-}
-
-// Mass (unnormalised, exp(z - zmax)) of z with key >= max(k, floorKey).
-fn mass_at_least(k: u32, floorKey: u32, zmax: f32, lid: u32) -> f32 {
+// Mass (unnormalised, exp(z - zmax)) of z (of the first n columns) with key >= max(k, floorKey).
+fn mass_at_least(k: u32, floorKey: u32, zmax: f32, n: u32, lane: u32, lid: u32) -> f32 {
   let t = max(k, floorKey);
   var s = 0.0;
-  for (var c = lid; c < p.cols; c += WG) {
+  for (var c = lane; c < n; c += LANES) {
     let z = z_at(c);
     if (float_key(z) >= t) { s += exp(z - zmax); }
   }
-  return workgroup_sum(s, lid);
+  return lanes_sum(s, lid);
 }
 
 @compute @workgroup_size(WG)
 fn sampler_sample(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                   @builtin(local_invocation_index) lid: u32) {
-  let row = wid.x + wid.y * nwg.x;
-  if (row >= p.rows) { return; } // uniform across the workgroup
+  let row = row_of(wid, nwg, lid);
+  let lane = lid % LANES;
+  let slot = lid / LANES;
+  let live = row < p.rows;
+  let n = select(0u, p.cols, live); // rows past the last read nothing but join every merge
   row_base = row * p.cols;
 
-  // Max (and argmax), log of the sum and entropy of softmax(z): the same arithmetic as logprob_forward.
-  var m = -3.402823e38;
-  var mi = 0u;
-  for (var c = lid; c < p.cols; c += WG) {
-    let z = z_at(c);
-    if (z > m) { m = z; mi = c; }
-  }
-  let am = workgroup_argmax(m, mi, lid);
-  let zmax = bitcast<f32>(am.x);
-  var s = 0.0;
-  for (var c = lid; c < p.cols; c += WG) { s += exp(z_at(c) - zmax); }
-  let logZ = log(workgroup_sum(s, lid));
-  var h = 0.0;
-  for (var c = lid; c < p.cols; c += WG) {
-    let lp = (z_at(c) - zmax) - logZ;
-    h -= exp(lp) * lp;
-  }
-  let H = workgroup_sum(h, lid);
+  // Max (and argmax), log of the sum and entropy of softmax(z): the shared block, as in logprob_forward.
+  let st = row_stats(n, lane, lid);
+  let zmax = st.zmax;
 
-  var tok = am.y;
+  var tok = st.argmax;
   var filtered = 0.0;
   if (p.greedy == 0u) {
     // Top-k: the largest key K with count(key >= K) >= k is the key of the k-th largest z.
@@ -197,49 +240,55 @@ fn sampler_sample(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if (p.topK > 0u && p.topK < p.cols) {
       for (var bit = 31i; bit >= 0i; bit--) {
         let cand = kKey | (1u << u32(bit));
-        if (count_at_least(cand, lid) >= p.topK) { kKey = cand; }
+        if (count_at_least(cand, n, lane, lid) >= p.topK) { kKey = cand; }
       }
     }
     // Top-p within the top-k set: the largest key K whose head {key >= K} holds mass >= topP * mass(top-k set).
     var pKey = 0u;
     if (p.topP < 1.0) {
-      let need = p.topP * mass_at_least(0u, kKey, zmax, lid);
+      let need = p.topP * mass_at_least(0u, kKey, zmax, n, lane, lid);
       for (var bit = 31i; bit >= 0i; bit--) {
         let cand = pKey | (1u << u32(bit));
-        if (mass_at_least(cand, kKey, zmax, lid) >= need) { pKey = cand; }
+        if (mass_at_least(cand, kKey, zmax, n, lane, lid) >= need) { pKey = cand; }
       }
     }
     let tKey = max(kKey, pKey);
 
-    // Inverse CDF in vocabulary order: thread lid owns columns [lid * chunk, (lid + 1) * chunk).
-    let chunk = (p.cols + WG - 1u) / WG;
-    let c0 = min(lid * chunk, p.cols);
-    let c1 = min(c0 + chunk, p.cols);
+    // Inverse CDF in vocabulary order: lane i of the row owns columns [i * chunk, (i + 1) * chunk).
+    let chunk = (n + LANES - 1u) / LANES;
+    let c0 = min(lane * chunk, n);
+    let c1 = min(c0 + chunk, n);
     var part = 0.0;
     for (var c = c0; c < c1; c++) {
       let z = z_at(c);
       if (float_key(z) >= tKey && (z - zmax) >= p.logMinP) { part += exp(z - zmax); }
     }
-    scratch[lid] = part;
-    if (lid == 0u) { chosen = 0xffffffffu; }
-    workgroupBarrier();
-    if (lid == 0u) { // inclusive prefix sums of the chunk sums, in order
+    // [lo, hi): this lane's share of the row's kept mass, the chunk sums accumulated in lane order.
+    var lo = 0.0;
+    var hi = part;
+    var total = part;
+    if (LANES > 1u) {
+      let o = merge_slot * WG;
+      merge_slot ^= 1u;
+      lane_buf[o + lid] = part;
+      if (lane == 0u) { chosen[slot] = NONE; }
+      workgroupBarrier();
+      let r0 = o + lid - lane;
       var acc = 0.0;
-      for (var i = 0u; i < WG; i++) {
-        acc += scratch[i];
-        scratch[i] = acc;
+      for (var i = 0u; i < LANES; i++) {
+        if (i == lane) { lo = acc; }
+        acc += lane_buf[r0 + i];
+        if (i == lane) { hi = acc; }
       }
+      total = acc;
     }
-    workgroupBarrier();
-    let total = scratch[WG - 1u];
     let u = f32(sampler_words(row).x >> 8u) * (1.0 / 16777216.0);
     let goal = u * total;
-    let lo = select(0.0, scratch[max(lid, 1u) - 1u], lid > 0u);
-    let hi = scratch[lid];
-    if (lo <= goal && goal < hi) { // intervals [lo, hi) are disjoint: at most one thread claims the draw
+    let owner = lo <= goal && goal < hi; // intervals [lo, hi) are disjoint: at most one lane owns the draw
+    var pick = NONE;
+    if (owner) {
       var acc = lo;
-      var pick = 0xffffffffu;
-      var last = 0xffffffffu;
+      var last = NONE;
       for (var c = c0; c < c1; c++) {
         let z = z_at(c);
         if (float_key(z) >= tKey && (z - zmax) >= p.logMinP) {
@@ -249,18 +298,21 @@ fn sampler_sample(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
           if (acc > goal) { pick = c; break; }
         }
       }
-      chosen = select(pick, last, pick == 0xffffffffu); // rounding fallback: the chunk's last kept token
+      pick = select(pick, last, pick == NONE); // rounding fallback: the chunk's last kept token
     }
-    workgroupBarrier();
-    let picked = chosen;
-    if (picked != 0xffffffffu) { tok = picked; } // else (u * total rounded up to total): the argmax
-    filtered = (z_at(tok) - zmax) - log(total);
+    if (LANES > 1u) {
+      if (owner) { chosen[slot] = pick; }
+      workgroupBarrier();
+      pick = chosen[slot];
+    }
+    if (pick != NONE) { tok = pick; } // else (u * total rounded up to total): the argmax
+    if (live) { filtered = (z_at(tok) - zmax) - log(total); }
   }
 
-  if (lid == 0u) {
+  if (live && lane == 0u) {
     tokens[row] = tok;
-    logprob[row] = (z_at(tok) - zmax) - logZ;
-    entropy[row] = H;
+    logprob[row] = (z_at(tok) - zmax) - st.logZ;
+    entropy[row] = st.H;
     filteredLogprob[row] = filtered;
   }
 }

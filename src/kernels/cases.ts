@@ -11,6 +11,7 @@ import { host, type HostTensor } from '../reference/types';
 import * as elementwise from './elementwise';
 import { MATMUL_VARIANTS, matmul } from './matmul';
 import * as reduce from './reduce';
+import { rowEdgeShapes } from './rows';
 import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
 import { decodeCases } from './decode.cases';
@@ -101,7 +102,8 @@ function elementwiseCases(): KernelCase[] {
   return cases;
 }
 
-const ROW_SHAPES: number[][] = [[1, 1], [3, 17], [2, 33, 300]];
+// Plus both sides of each lane edge of the row layout (rows.ts, rowLayout), each with a partial last workgroup.
+const ROW_SHAPES: number[][] = [[1, 1], [3, 17], [2, 33, 300], ...rowEdgeShapes()];
 
 function reduceCases(): KernelCase[] {
   return ROW_SHAPES.flatMap((shape) => {
@@ -122,7 +124,7 @@ function reduceCases(): KernelCase[] {
 
 function softmaxCases(): KernelCase[] {
   const cases: KernelCase[] = [];
-  const shapes: { shape: number[]; scale: number }[] = [...ROW_SHAPES.map((shape) => ({ shape, scale: 3 })), { shape: [7, 65], scale: 1e4 }];
+  const shapes: { shape: number[]; scale: number }[] = [...ROW_SHAPES.map((shape) => ({ shape, scale: 3 })), { shape: [7, 65], scale: 1e4 }, { shape: [17, 1024], scale: 1e4 }];
   for (const { shape, scale } of shapes) {
     const tag = `${shape.join('x')}${scale >= 1e4 ? ' logits 1e4' : ''}`;
     cases.push(

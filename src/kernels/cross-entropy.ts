@@ -1,12 +1,17 @@
 // Typed wrappers of shaders/cross-entropy.wgsl: the masked-mean SFT loss and its backward. Same names and
 // argument order as src/reference/cross-entropy.ts; the mask is an f32 tensor (N), targets u32 (N).
 // Each call records two dispatches (per-row work, then a one-workgroup fixed-order reduction), with the
-// intermediate in a per-context scratch tensor, so the result is deterministic and never read back.
+// intermediate in a per-context scratch tensor, so the result is deterministic and never read back. The per-row
+// dispatches give a row LANES threads and a workgroup ROWS rows, from the vocabulary size (rows.ts, rowLayout).
 
 import source from '../../shaders/cross-entropy.wgsl?raw';
-import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { Params, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import type { CrossEntropyBackwardOptions } from '../reference/cross-entropy';
-import { HEAD_WG, headDims, headWorkgroup } from './logprob';
+import { headDims } from './logprob';
+import { rowLayout, rowWorkgroups } from './rows';
+
+/** Threads of the one workgroup of the final fixed-order reductions (cross_entropy_reduce, _mask_sum). */
+const REDUCE_WG = 256;
 
 const scratchTensors = new WeakMap<GpuContext, Map<string, Tensor>>();
 
@@ -57,13 +62,14 @@ export function crossEntropyForward(
   if (N === 0) return;
   const family = rec.ctx.family('cross-entropy', source);
   const params = new Params().u32(N).u32(V).f32(0);
+  const layout = rowLayout(V);
   rec.dispatch({
-    family, entry: 'cross_entropy_rows', constants: { WG: headWorkgroup(V) }, params,
+    family, entry: 'cross_entropy_rows', constants: { ...layout }, params,
     bindings: [rowLoss, logits, targets, mask],
-    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: rowWorkgroups(rec, N, layout),
   });
   rec.dispatch({
-    family, entry: 'cross_entropy_reduce', constants: { WG: HEAD_WG }, params,
+    family, entry: 'cross_entropy_reduce', constants: { RED_WG: REDUCE_WG }, params,
     bindings: [loss, rowLoss, mask], workgroups: [1],
   });
 }
@@ -93,12 +99,13 @@ export function crossEntropyBackward(
   const family = rec.ctx.family('cross-entropy', source);
   const params = new Params().u32(N).u32(V).f32(dLoss);
   rec.dispatch({
-    family, entry: 'cross_entropy_mask_sum', constants: { WG: HEAD_WG }, params,
+    family, entry: 'cross_entropy_mask_sum', constants: { RED_WG: REDUCE_WG }, params,
     bindings: [count, mask], workgroups: [1],
   });
+  const layout = rowLayout(V);
   rec.dispatch({
-    family, entry: 'cross_entropy_backward', constants: { WG: headWorkgroup(V) }, params,
+    family, entry: 'cross_entropy_backward', constants: { ...layout }, params,
     bindings: [dLogits, logits, targets, mask, count],
-    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: rowWorkgroups(rec, N, layout),
   });
 }

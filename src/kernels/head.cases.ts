@@ -2,6 +2,8 @@
 // AdamW) and sampler, each on the GPU against its CPU twin at awkward shapes (N = 1, 7, 33; V = 2, 37, 300),
 // temperatures 1 and 0.7, logits of magnitude 1e4, masks with zeros, gradient tensors of odd sizes, AdamW over
 // several steps. Sampler cases compare tokens exactly (same Philox draws), floats with a tolerance.
+// The row kernels' layouts (rows.ts, rowLayout: 1, 4, 16 or 64 lanes per row by the row length) are covered at
+// both sides of every lane edge (V = 1023/1024, 4095/4096, 16383/16384), each with a partial last workgroup.
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { compareArrays, type Tolerance } from '../reference/compare';
@@ -16,11 +18,19 @@ import { host, type HostTensor } from '../reference/types';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { logprobBackward, logprobForward } from './logprob';
 import { adamwStep, adamwStepScaled, clippedAdamwStep, gradClip, gradClipScale, gradNorm } from './optimizer';
+import { rowEdgeShapes, rowLayout } from './rows';
 import { samplerRandom, sampleTokens } from './sampler';
 import { gpuTwinCase, randomHost, randomInts, seedOf, type CaseResult, type HostInput, type KernelCase } from './verify';
 
 const SHAPES: [number, number][] = [[1, 2], [7, 37], [33, 300]];
 const TEMPS = [1, 0.7];
+/** (N, V) on both sides of each lane edge of rowLayout, N one row past a full workgroup. */
+const EDGES = rowEdgeShapes();
+/** " (L lanes)" for a case name: which layout an edge case runs. */
+const lanesTag = (V: number) => {
+  const { LANES } = rowLayout(V);
+  return ` (${LANES} lane${LANES > 1 ? 's' : ''} per row)`;
+};
 
 const f32In = (x: HostInput) => x as HostTensor<Float32Array>;
 const u32In = (x: HostInput) => x.data as Uint32Array;
@@ -29,13 +39,15 @@ const u32In = (x: HostInput) => x.data as Uint32Array;
 
 function logprobCases(): KernelCase[] {
   const cases: KernelCase[] = [];
-  const configs = [
+  const configs: { N: number; V: number; tau: number; scale: number; edge?: boolean }[] = [
     ...SHAPES.flatMap(([N, V]) => TEMPS.map((tau) => ({ N, V, tau, scale: 3 }))),
     ...TEMPS.map((tau) => ({ N: 7, V: 300, tau, scale: 1e4 })),
     { N: 3, V: 50257, tau: 0.7, scale: 3 },
+    ...EDGES.map(([N, V]) => ({ N, V, tau: 0.7, scale: 3, edge: true })),
+    { N: 17, V: 1024, tau: 1, scale: 1e4, edge: true },
   ];
-  for (const { N, V, tau, scale } of configs) {
-    const tag = `${N}x${V} tau=${tau}${scale >= 1e4 ? ' logits 1e4' : ''}`;
+  for (const { N, V, tau, scale, edge } of configs) {
+    const tag = `${N}x${V} tau=${tau}${scale >= 1e4 ? ' logits 1e4' : ''}${edge ? lanesTag(V) : ''}`;
     const opts = { temperature: tau };
     cases.push(
       gpuTwinCase({
@@ -77,13 +89,16 @@ function ceInputs(rng: Rng, N: number, V: number, scale: number, allMasked: bool
 }
 
 function crossEntropyCases(): KernelCase[] {
-  const configs = [
+  const configs: { N: number; V: number; scale: number; allMasked: boolean; edge?: boolean }[] = [
     ...SHAPES.map(([N, V]) => ({ N, V, scale: 3, allMasked: false })),
     { N: 7, V: 300, scale: 1e4, allMasked: false },
     { N: 7, V: 37, scale: 3, allMasked: true },
+    ...EDGES.map(([N, V]) => ({ N, V, scale: 3, allMasked: false, edge: true })),
+    { N: 17, V: 1024, scale: 1e4, allMasked: false, edge: true },
+    { N: 5, V: 4096, scale: 3, allMasked: true, edge: true },
   ];
-  return configs.flatMap(({ N, V, scale, allMasked }) => {
-    const tag = `${N}x${V}${scale >= 1e4 ? ' logits 1e4' : ''}${allMasked ? ' all masked' : ' mask zeros'}`;
+  return configs.flatMap(({ N, V, scale, allMasked, edge }) => {
+    const tag = `${N}x${V}${scale >= 1e4 ? ' logits 1e4' : ''}${allMasked ? ' all masked' : ' mask zeros'}${edge ? lanesTag(V) : ''}`;
     const dLoss = 0.5;
     return [
       gpuTwinCase({
@@ -342,6 +357,53 @@ function samplerCase(N: number, V: number, scale: number, opts: refSampler.Sampl
   };
 }
 
+/**
+ * The sampler's logprob/entropy equal logprobForward's bit for bit on the same rows, with logprobForward run on
+ * a batch of a different size: `copies` stacked copies of the sampler's N rows plus one extra row (the row
+ * layout depends on V only, so a row's sums do not depend on the batch).
+ */
+function matchCase(N: number, V: number, copies: number, opts: refSampler.SamplerOptions): KernelCase {
+  const name = `sampleTokens logprob/entropy equal logprobForward bit for bit, ${N}x${V}${lanesTag(V)} vs a batch of ${copies * N + 1} rows`;
+  return {
+    name,
+    family: 'sampler',
+    async run(ctx) {
+      const logits = randomHost(new Rng(seedOf(name)), [N, V], 3);
+      const t0 = performance.now();
+      const s = await runGpuSampler(ctx, logits, opts, 'sampler-vs-logprob');
+      const M = copies * N + 1;
+      const batch = new Float32Array(M * V);
+      const targets = new Uint32Array(M);
+      for (let k = 0; k < copies; k++) {
+        batch.set(logits.data, k * N * V);
+        targets.set(s.tokens, k * N);
+      }
+      batch.fill(0.25, copies * N * V); // the extra row
+      const gl = ctx.fromArray(batch, [M, V], { label: 'svl:logits' });
+      const gt = ctx.fromArray<'u32'>(targets, [M], { dtype: 'u32', label: 'svl:targets' });
+      const lp = ctx.tensor([M], { label: 'svl:logprob' });
+      const h = ctx.tensor([M], { label: 'svl:entropy' });
+      const rec = ctx.recorder('sampler-vs-logprob');
+      logprobForward(rec, lp, h, gl, gt, { temperature: opts.temperature });
+      rec.submit();
+      const [glp, gh] = await ctx.readMany([lp, h]);
+      const ms = performance.now() - t0;
+      for (const x of [gl, gt, lp, h]) x.destroy();
+      const exact = { atol: 0, rtol: 0 };
+      const parts = [];
+      for (let k = 0; k < copies; k++) {
+        const a = compareArrays(s.logprob, glp.subarray(k * N, (k + 1) * N), exact);
+        const b = compareArrays(s.entropy, gh.subarray(k * N, (k + 1) * N), exact);
+        parts.push(
+          { pass: a.pass, summary: `copy ${k} logprob: ${a.summary}`, maxAbsError: a.maxAbsError },
+          { pass: b.pass, summary: `copy ${k} entropy: ${b.summary}`, maxAbsError: b.maxAbsError },
+        );
+      }
+      return result(name, 'sampler', parts, ms);
+    },
+  };
+}
+
 const RANDOM_CASE = 'samplerRandom 33 rows: Philox4x32-10 words identical to the twin';
 const MATCH_CASE = 'sampleTokens logprob/entropy equal logprobForward bit for bit (33x300 tau=0.7)';
 
@@ -367,6 +429,17 @@ function samplerCases(): KernelCase[] {
     // A GPT-2-sized vocabulary: the threshold searches at scale (twin sorts 50k values per row).
     samplerCase(3, 50257, 3, { temperature: 0.8, topK: 40, topP: 0.95, seed, step: 10 }),
     samplerCase(3, 50257, 3, { temperature: 1, topP: 0.9, minP: 0.01, seed, step: 11 }),
+    // Both sides of each lane edge of the row layout, with a partial last workgroup: every merge of the lanes
+    // (argmax, sums, top-k counts, top-p masses, the inverse CDF's chunk sums and the owner's pick).
+    ...EDGES.flatMap(([N, V], i) => [
+      samplerCase(N, V, 3, { temperature: 0.8, seed, step: 20 + i }),
+      samplerCase(N, V, 3, { temperature: 1, topK: 40, topP: 0.9, minP: 0.01, seed, step: 30 + i }),
+    ]),
+    samplerCase(17, 1024, 3, { temperature: 0.7, greedy: true, seed, step: 40 }),
+    samplerCase(5, 4096, 1e4, { temperature: 1, topP: 0.9, topK: 10, seed, step: 41 }),
+    samplerCase(65, 37, 3, { temperature: 1, topK: 5, topP: 0.8, seed, step: 42 }),
+    matchCase(33, 300, 2, { temperature: 0.7, topK: 20, seed: 5, step: 12 }),
+    ...EDGES.filter(([, V]) => rowLayout(V).LANES > 1).map(([N, V]) => matchCase(N, V, 3, { temperature: 0.7, topP: 0.9, seed: 5, step: 13 })),
     {
       name: RANDOM_CASE,
       family: 'sampler',

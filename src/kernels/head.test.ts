@@ -1,13 +1,22 @@
 // GPU-vs-twin tier for the head and optimizer families (logprob, cross-entropy, optimizer, sampler), plus a
 // statistical test of the GPU sampler: 8192 rows of identical logits in one dispatch (each row its own Philox
-// draw), token counts against the exact sampling distribution. A missing adapter fails the suite; it never skips.
+// draw), token counts against the exact sampling distribution; and the row layout's properties: its lane edges,
+// the row statistics shared by logprob.wgsl and sampler.wgsl, bit-identical reruns. A missing adapter fails the
+// suite; it never skips.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext } from '../gpu';
+import logprobSource from '../../shaders/logprob.wgsl?raw';
+import samplerSource from '../../shaders/sampler.wgsl?raw';
+import { describeAdapter, type GpuContext, type Tensor } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
+import { Rng } from '../reference/random';
 import { samplingDistribution, type SamplerOptions } from '../reference/sampler';
 import { host } from '../reference/types';
+import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { headCases, runGpuSampler, runTwinSampler } from './head.cases';
+import { logprobBackward, logprobForward } from './logprob';
+import { ROW_THREADS, rowEdgeShapes, rowLaneEdges, rowLayout } from './rows';
+import { randomHost, randomInts } from './verify';
 
 let ctx: GpuContext;
 
@@ -86,4 +95,64 @@ describe('GPU sampler statistics: counts over 8192 rows of identical logits matc
       expect(differ).toBe(0);
     });
   }
+});
+
+describe('row layout of the row kernels (rows.ts)', () => {
+  it('gives 1, 4, 16 or 64 lanes per row by the row length only, 64 threads per workgroup', () => {
+    const lanes = (cols: number) => rowLayout(cols).LANES;
+    expect([1, 2, 48, 99, 512, 1023].map(lanes)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect([1024, 4095, 4096, 16383, 16384, 50257, 262144].map(lanes)).toEqual([4, 4, 16, 16, 64, 64, 64]);
+    expect(rowLaneEdges()).toEqual([1024, 4096, 16384]);
+    for (const cols of [1, 1024, 4096, 16384]) expect(rowLayout(cols).LANES * rowLayout(cols).ROWS).toBe(ROW_THREADS);
+    expect(rowEdgeShapes()).toEqual([[65, 1023], [17, 1024], [17, 4095], [5, 4096], [5, 16383], [2, 16384]]);
+  });
+
+  it('logprob.wgsl and sampler.wgsl share their row statistics verbatim (bit-identical log-probs)', () => {
+    const block = (src: string) => {
+      const begin = src.indexOf('// ==== row statistics of softmax(logits / tau), begin');
+      const end = src.indexOf('// ==== row statistics of softmax(logits / tau), end');
+      expect(begin, 'begin marker').toBeGreaterThanOrEqual(0);
+      expect(end, 'end marker').toBeGreaterThan(begin);
+      return src.slice(begin, end);
+    };
+    const shared = block(logprobSource);
+    expect(shared).toContain('fn row_stats(');
+    expect(block(samplerSource)).toBe(shared);
+  });
+
+  it('cross-entropy and logprob are bit-identical across runs, at a thread per row and at 4 and 64 lanes', async () => {
+    for (const [N, V] of [[65, 99], [17, 1024], [2, 16384]]) {
+      const rng = new Rng(N * V);
+      const logits = randomHost(rng, [N, V], 3).data;
+      const targets = randomInts(rng, [N], V).data;
+      const mask = Float32Array.from({ length: N }, (_, i) => (i % 5 === 2 ? 0 : 1));
+      const gradsIn = randomHost(rng, [2, N]).data;
+      const run = async () => {
+        const t: Tensor[] = [];
+        const keep = <T extends Tensor>(a: T) => (t.push(a), a);
+        const gl = keep(ctx.fromArray(logits, [N, V]));
+        const gt = keep(ctx.fromArray<'u32'>(targets, [N], { dtype: 'u32' }));
+        const gm = keep(ctx.fromArray(mask, [N]));
+        const gdl = keep(ctx.fromArray(gradsIn.subarray(0, N), [N]));
+        const gdh = keep(ctx.fromArray(gradsIn.subarray(N), [N]));
+        const loss = keep(ctx.tensor([1]));
+        const dCe = keep(ctx.tensor([N, V]));
+        const lp = keep(ctx.tensor([N]));
+        const h = keep(ctx.tensor([N]));
+        const dLp = keep(ctx.tensor([N, V]));
+        const rec = ctx.recorder('determinism');
+        crossEntropyForward(rec, loss, gl, gt, gm);
+        crossEntropyBackward(rec, dCe, gl, gt, gm);
+        logprobForward(rec, lp, h, gl, gt, { temperature: 0.7 });
+        logprobBackward(rec, dLp, gdl, gdh, gl, gt, { temperature: 0.7 });
+        rec.submit();
+        const got = await ctx.readMany([loss, dCe, lp, h, dLp]);
+        t.forEach((a) => a.destroy());
+        return got.map((a) => new Uint32Array(a.buffer.slice(0)));
+      };
+      const first = await run();
+      const second = await run();
+      for (let i = 0; i < first.length; i++) expect(second[i], `${N}x${V} output ${i}`).toEqual(first[i]);
+    }
+  });
 });

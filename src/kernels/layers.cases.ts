@@ -1,7 +1,8 @@
 // GPU-vs-twin cases of the transformer-layer kernel families: embedding, rmsnorm, rope, swiglu. Awkward shapes
 // (rows 1, 7, 65, plus 4096 for long column sums and token chains; C 1, 3, 17, 64, 65; V 1, 37; head dims 2, 6, 16;
 // NH 1, 4), random inputs (never zeros), random initial contents in every output so overwrite-vs-accumulate is
-// checked too.
+// checked too. rmsnorm also runs at both sides of each lane edge of its row layout (rows.ts, rowLayout: C =
+// 1023/1024, 4095/4096, 16383/16384), each with a partial last workgroup.
 
 import type { Recorder, Tensor } from '../gpu';
 import * as refEmbedding from '../reference/embedding';
@@ -14,6 +15,7 @@ import { host, type HostTensor } from '../reference/types';
 import * as embedding from './embedding';
 import * as rmsnorm from './rmsnorm';
 import * as rope from './rope';
+import { rowEdgeShapes, rowLayout } from './rows';
 import * as swiglu from './swiglu';
 import { gpuTwinCase, randomHost, randomInts, type HostInput, type KernelCase } from './verify';
 
@@ -87,20 +89,24 @@ function embeddingCases(): KernelCase[] {
 
 function rmsnormCases(): KernelCase[] {
   const cases: KernelCase[] = [];
-  const shapes: { rows: [number, number]; C: number; eps: number }[] = [
+  const shapes: { rows: [number, number]; C: number; eps: number; edge?: boolean }[] = [
     { rows: [1, 1], C: 64, eps: 1e-5 },
     { rows: [1, 7], C: 17, eps: 1e-6 },
     { rows: [1, 7], C: 1, eps: 1e-5 },
     { rows: [5, 13], C: 3, eps: 1e-5 },
     { rows: [5, 13], C: 64, eps: 1e-6 },
     { rows: [8, 512], C: 17, eps: 1e-5 }, // dWeight sums 4096 rows
+    // Lane edges: (1, N) rows of C channels, N one row past a full workgroup of the layout.
+    ...rowEdgeShapes().map(([N, C]) => ({ rows: [1, N] as [number, number], C, eps: 1e-5, edge: true })),
   ];
-  for (const { rows, C, eps } of shapes) {
+  for (const { rows, C, eps, edge } of shapes) {
     const [B, T] = rows;
     const N = B * T;
+    const { LANES } = rowLayout(C);
+    const tagLayout = edge ? ` (${LANES} lane${LANES > 1 ? 's' : ''} per row)` : '';
     cases.push(
       gpuTwinCase({
-        name: `rmsnormForward ${tagRows(rows)} C=${C} eps=${eps}`,
+        name: `rmsnormForward ${tagRows(rows)} C=${C} eps=${eps}${tagLayout}`,
         family: 'rmsnorm',
         inputs: (rng) => [randomHost(rng, [B, T, C], 2), randomHost(rng, [C])],
         outputs: [{ shape: [B, T, C], random: true }, { shape: [N], random: true }],
@@ -113,7 +119,7 @@ function rmsnormCases(): KernelCase[] {
       if (C === 1 && accumulate) continue;
       cases.push(
         gpuTwinCase({
-          name: `rmsnormBackward ${tagRows(rows)} C=${C} accumulate=${accumulate}`,
+          name: `rmsnormBackward ${tagRows(rows)} C=${C} accumulate=${accumulate}${tagLayout}`,
           family: 'rmsnorm',
           // dOut, x, weight, and rstd from the twin's forward of x (as the backward receives it).
           inputs: (rng) => {

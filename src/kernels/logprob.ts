@@ -1,25 +1,13 @@
 // Typed wrappers of shaders/logprob.wgsl: per-row log-prob of the target and full-vocabulary entropy of
 // softmax(logits / tau), and their backward. Same names and argument order as src/reference/logprob.ts.
-// Not the sampler (sampler.ts) and not the SFT loss (cross-entropy.ts).
+// Not the sampler (sampler.ts) and not the SFT loss (cross-entropy.ts). Rows are laid out by rowLayout(V) (rows.ts:
+// a thread per row for short vocabularies, up to 64 lanes for long ones), the same layout as the sampler's, so the
+// two compute a row's statistics in the same order whatever the number of rows.
 
 import source from '../../shaders/logprob.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import { Params, type Recorder, type Tensor } from '../gpu';
 import type { LogprobOptions } from '../reference/logprob';
-import { rowsCols } from './rows';
-
-/** Most threads per row for the head kernels (logprob, cross-entropy, sampler); rows are up to a 50k vocabulary. */
-export const HEAD_WG = 256;
-
-/**
- * Threads per row for a vocabulary of V: the next power of two >= V, between 32 and HEAD_WG, so small
- * vocabularies do not idle 256 threads through every barrier. The sampler and logprobForward use the same
- * value, which keeps their log-probs bit-identical.
- */
-export function headWorkgroup(V: number): number {
-  let wg = 32;
-  while (wg < V && wg < HEAD_WG) wg *= 2;
-  return wg;
-}
+import { rowLayout, rowWorkgroups, rowsCols } from './rows';
 
 function temperatureOf(kernel: string, opts: LogprobOptions): number {
   const tau = opts.temperature ?? 1;
@@ -49,7 +37,7 @@ export function headDims(
 }
 
 /**
- * logprob[n] = log softmax(logits[n] / tau)[targets[n]];  entropy[n] = -sum_v p_v log p_v. One workgroup per row.
+ * logprob[n] = log softmax(logits[n] / tau)[targets[n]];  entropy[n] = -sum_v p_v log p_v.
  * @param logprob (N) overwritten.
  * @param entropy (N) overwritten.
  * @param logits  (N,V) raw logits.
@@ -69,13 +57,14 @@ export function logprobForward(
     [logprob, 'logprob'],
     [entropy, 'entropy'],
   ]);
+  const layout = rowLayout(V);
   rec.dispatch({
     family: rec.ctx.family('logprob', source),
     entry: 'logprob_forward',
-    constants: { WG: headWorkgroup(V) },
+    constants: { ...layout },
     params: new Params().u32(N).u32(V).f32(tau),
     bindings: [logprob, entropy, logits, targets],
-    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: rowWorkgroups(rec, N, layout),
   });
 }
 
@@ -103,12 +92,14 @@ export function logprobBackward(
     [dEntropy, 'dEntropy'],
   ]);
   if (dLogits.size !== logits.size) throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
+  const layout = rowLayout(V);
   rec.dispatch({
     family: rec.ctx.family('logprob', source),
     entry: 'logprob_backward',
-    constants: { WG: headWorkgroup(V) },
+    constants: { ...layout },
     params: new Params().u32(N).u32(V).f32(tau),
-    bindings: [dLogits, dLogprob, dEntropy, logits, targets],
-    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    // logits at binding 3, as in the forward (the shader's shared row statistics read one `logits` variable)
+    bindings: [dLogits, dLogprob, logits, dEntropy, targets],
+    workgroups: rowWorkgroups(rec, N, layout),
   });
 }

@@ -4,13 +4,11 @@
 import source from '../../shaders/rmsnorm.wgsl?raw';
 import { Params, grid, type Recorder, type Tensor } from '../gpu';
 import type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
+import { rowLayout, rowWorkgroups } from './rows';
 
 export type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
 
-/** Threads per workgroup: per row, and per dWeight column group in the backward (64: SwiftShader's barriers make
- * wider row workgroups slower, and C <= 512 gives each thread at most 8 channels). */
-const WG = 64;
-/** Channels per dWeight workgroup in the backward (WG / COLS row lanes each). */
+/** Channels per dWeight workgroup of the backward (its 64 threads: 64 / COLS = 16 row lanes per channel). */
 const COLS = 4;
 
 /** Checks the rmsnorm shapes and returns (N rows, C channels). */
@@ -30,7 +28,8 @@ function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, ot
 }
 
 /**
- * out = weight * x * rstd, rstd = 1/sqrt(mean(x^2) + eps) per row.
+ * out = weight * x * rstd, rstd = 1/sqrt(mean(x^2) + eps) per row. A thread per row below C = 1024, else 4-64
+ * lanes per row (rows.ts, rowLayout); rstd does not depend on the number of rows.
  * @param out    (B,T,C) normalized output, overwritten (may not alias x).
  * @param rstd   (B*T) reciprocal RMS per row, overwritten; kept for the backward.
  * @param x      (B,T,C) input.
@@ -38,18 +37,21 @@ function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, ot
  */
 export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tensor, weight: Tensor, opts: RmsnormOptions): void {
   const { N, C } = rmsnormDims('rmsnormForward', x, weight, rstd, [[out, 'out']]);
+  const layout = rowLayout(C);
   rec.dispatch({
     family: rec.ctx.family('rmsnorm', source),
     entry: 'rmsnorm_forward',
-    constants: { WG },
+    constants: { ...layout },
     params: new Params().u32(N).u32(C).f32(opts.eps),
     bindings: [out, rstd, x, weight],
-    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: rowWorkgroups(rec, N, layout),
   });
 }
 
 /**
- * Backward of rmsnormForward, one dispatch:
+ * Backward of rmsnormForward, two dispatches: ceil(C / 4) dWeight column workgroups (deterministic compensated
+ * sums, no atomics), then dx in the forward's row layout (the column reduction's barriers would slow every row
+ * workgroup down on SwiftShader if they shared an entry point).
  * dx_j = r * w_j * dy_j - r^3 * x_j / C * sum_i(dy_i * w_i * x_i);  dWeight_i += sum over rows of dy_i * x_i * r.
  * @param dx      (B,T,C) input gradient, overwritten (or added to with `accumulate`).
  * @param dWeight (C) gain gradient, always accumulated into (deterministic column reduction, no atomics).
@@ -70,13 +72,24 @@ export function rmsnormBackward(
 ): void {
   const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [[dx, 'dx'], [dOut, 'dOut']]);
   if (dWeight.size !== C || dWeight.dtype !== 'f32') throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
-  const colGroups = Math.ceil(C / COLS);
+  const family = rec.ctx.family('rmsnorm', source);
+  const params = new Params().u32(N).u32(C).f32(0);
+  const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   rec.dispatch({
-    family: rec.ctx.family('rmsnorm', source),
+    family,
+    entry: 'rmsnorm_backward_weight',
+    constants: { COLS },
+    params,
+    bindings: [dWeight, dOut, x, rstd],
+    workgroups: grid(Math.ceil(C / COLS), maxDim),
+  });
+  const layout = rowLayout(C);
+  rec.dispatch({
+    family,
     entry: 'rmsnorm_backward',
-    constants: { WG, COLS, ACCUMULATE: !!opts.accumulate },
-    params: new Params().u32(N).u32(C).f32(0),
-    bindings: [dx, dWeight, dOut, x, weight, rstd],
-    workgroups: grid(colGroups + N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    constants: { ...layout, ACCUMULATE: !!opts.accumulate },
+    params,
+    bindings: [dx, dOut, x, rstd, weight],
+    workgroups: rowWorkgroups(rec, N, layout),
   });
 }

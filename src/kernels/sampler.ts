@@ -5,13 +5,14 @@
 import source from '../../shaders/sampler.wgsl?raw';
 import { Params, grid, type Recorder, type Tensor } from '../gpu';
 import { samplerSettings, type SamplerOptions } from '../reference/sampler';
-import { headDims, headWorkgroup } from './logprob';
+import { headDims } from './logprob';
+import { rowLayout, rowWorkgroups } from './rows';
 
 export type { SamplerOptions } from '../reference/sampler';
 
 /**
- * Samples one token per row of logits. One workgroup per row; cost is a few passes over the row, plus 32 per
- * enabled top-k / top-p threshold search.
+ * Samples one token per row of logits. Rows are laid out by rowLayout(V) (rows.ts), as logprobForward's; cost is
+ * a few passes over the row, plus 32 per enabled top-k / top-p threshold search.
  * @param tokens          (N) u32, overwritten with token ids.
  * @param logprob         (N) log softmax(logits / tau)[token]: the unfiltered sampling distribution, equal bit for
  *                        bit to logprobForward's output with the same temperature (tau = 1 when temperature is 0).
@@ -47,13 +48,14 @@ export function sampleTokens(
     .f32(s.tau)
     .f32(s.topP)
     .f32(s.minP > 0 ? Math.log(s.minP) : -3.4e38);
+  const layout = rowLayout(V); // the same as logprobForward's: bit-identical log-probs and entropies
   rec.dispatch({
     family: rec.ctx.family('sampler', source),
     entry: 'sampler_sample',
-    constants: { WG: headWorkgroup(V) },
+    constants: { ...layout },
     params,
     bindings: [tokens, logprob, entropy, filteredLogprob, logits],
-    workgroups: grid(N, rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: rowWorkgroups(rec, N, layout),
   });
 }
 
