@@ -62,3 +62,14 @@ export function progressBar(fraction: number, label: string, width = 28): string
   const filled = Math.round(f * width);
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ${label}`;
 }
+
+/** Runs a CLI's main: exit code 0 on success; on failure, "<name>: <message>" and exit 2 for usage errors, 1 otherwise. */
+export function runCli(name: string, main: (argv: string[]) => Promise<number>): void {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      console.error(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+      process.exit(e instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -3,7 +3,7 @@
 
 import { acquireNodeDevice } from '../gpu/node';
 import { GpuPolicy } from '../model/policy';
-import { UsageError, helpText, parseArgs, type FlagSpec } from './args';
+import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -60,10 +60,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`generate: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(e instanceof UsageError ? 2 : 1);
-  },
-);
+runCli('generate', main);

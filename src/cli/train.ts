@@ -12,7 +12,7 @@ import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../model/sft';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import { getTask, taskNames } from '../tasks';
-import { UsageError, helpText, parseArgs, progressBar, type FlagSpec } from './args';
+import { UsageError, helpText, parseArgs, runCli, progressBar, type FlagSpec } from './args';
 import { loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -119,10 +119,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`train: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(e instanceof UsageError ? 2 : 1);
-  },
-);
+runCli('train', main);

@@ -5,6 +5,10 @@
 // Two extensions for batched generation: a per-row key start (left padding: prompts of different lengths in one
 // batch) and a key capacity (k and v live in a KV cache of Tcap positions per row, of which the first Tk are
 // valid).
+//
+// GPU entry points: attention_forward implements attentionForward; attentionBackward is three passes,
+// attention_backward_stats (lse and D = rowsum(dOut * out) per query row), attention_backward_dq and
+// attention_backward_dkdv.
 
 import type { HostTensor } from './types';
 

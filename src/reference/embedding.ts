@@ -1,5 +1,7 @@
 // CPU twin of shaders/embedding.wgsl: token-embedding lookup (forward) and its scatter-add (backward).
 // Not the positional encoding (RoPE lives in rope.ts) and not the tied lm_head (that is a matmul).
+// GPU entry points: embedding_forward; embeddingBackward is embedding_backward_links (chains of positions
+// sharing a token) then embedding_backward (each chain summed in position order, as this twin adds).
 
 import type { HostTensor } from './types';
 

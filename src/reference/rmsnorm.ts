@@ -1,6 +1,8 @@
 // CPU twin of shaders/rmsnorm.wgsl: Hugging Face Llama RMSNorm, y = w * x / sqrt(mean(x^2) + eps), per row.
 // Forward saves rstd = 1/sqrt(mean(x^2) + eps) per row for the backward. No mean subtraction, no bias
 // (that would be LayerNorm, which this model does not use).
+// GPU entry points: rmsnorm_forward; rmsnormBackward is rmsnorm_backward (dx per row) and
+// rmsnorm_backward_weight (dWeight, a deterministic column reduction).
 
 import type { HostTensor } from './types';
 

@@ -1,6 +1,9 @@
 // CPU twin of shaders/rope.wgsl: rotary position embedding in Hugging Face Llama's rotate_half convention,
 // on (B,T,H,HD) tensors (H = NH for queries, NKV for keys). Pairs are (i, i + HD/2), not adjacent (i, i+1)
 // as in the original RoPE paper / Meta's complex-number code. Not the attention itself (attention.ts).
+// GPU entry points: rope_forward, rope_forward_inplace, rope_forward_positions, rope_forward_inplace_positions
+// (ropeForward) and rope_backward, rope_backward_inplace, rope_backward_positions, rope_backward_inplace_positions
+// (ropeBackward): _inplace when out === x, _positions with explicit per-token positions.
 
 import type { HostTensor } from './types';
 
