@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Not shipped: the bandit starts RL from a fresh model by design (its lesson is watching a near-uniform
+# distribution move; SFT on its single prompt reached 100% by the first check), and addition, multiplication
+# and countdown stay near 0% on nano within this budget (addition: 0.5% held-out after 800 steps).
 # task  max-steps  stop-at-accuracy  lr
 settings="
 copy       600 0.30 3e-3
@@ -14,8 +17,6 @@ reverse    600 0.30 3e-3
 sort       600 0.30 3e-3
 parity     600 0.40 3e-3
 count      600 0.30 3e-3
-addition   800 0.25 3e-3
-bandit      40 0.30 1e-3
 "
 want=("$@")
 while read -r task steps stop lr; do
