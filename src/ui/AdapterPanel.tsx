@@ -6,7 +6,7 @@ export function AdapterPanel() {
   const adapter = useLab((s) => s.adapter);
   const message = useLab((s) => s.gpuMessage);
   return (
-    <section className="panel" aria-labelledby="adapter-title">
+    <section className="panel" aria-labelledby="adapter-title" data-testid="gpu-panel" data-state={status}>
       <h2 id="adapter-title">GPU</h2>
       {status === 'starting' && <p data-testid="adapter-status">Requesting a WebGPU device…</p>}
       {status === 'unavailable' && (
