@@ -8,24 +8,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Not shipped: the bandit starts RL from a fresh model by design (its lesson is watching a near-uniform
-# distribution move; SFT on its single prompt reached 100% by the first check), and addition, multiplication
-# and countdown stay near 0% on nano within this budget (addition: 0.5% held-out after 800 steps).
-# task  max-steps  stop-at-accuracy  lr
+# distribution move; SFT on its single prompt reached 100% by the first check); multiplication and countdown
+# stay near 0% on nano within this budget, and so does addition at its default 3 digits (0.5% held-out after
+# 800 steps), so addition ships at 2 digits.
+# task  difficulty  max-steps  eval-every  stop-at-accuracy  lr
 settings="
-copy       600 0.30 3e-3
-reverse    600 0.30 3e-3
-sort       600 0.30 3e-3
-parity     600 0.40 3e-3
-count      600 0.30 3e-3
+copy       5  600  25 0.30 3e-3
+reverse    5  600  25 0.30 3e-3
+sort       5  600  25 0.30 3e-3
+parity     8  600  25 0.40 3e-3
+count      8  600  25 0.30 3e-3
+addition   2 1500  50 0.25 3e-3
 "
 want=("$@")
-while read -r task steps stop lr; do
+while read -r task difficulty steps every stop lr; do
   [ -n "$task" ] || continue
   if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " == *" $task "* ]]; then continue; fi
   out="public/checkpoints/$task"
   rm -rf "$out"
-  echo "== $task: up to $steps steps, stop at validation accuracy $stop" >&2
-  npm run -s train -- --sft --task "$task" --model nano --steps "$steps" --batch 32 --lr "$lr" --seed 0 \
-    --eval-every 25 --stop-at-accuracy "$stop" --eval 200 --out "$out"
+  echo "== $task (difficulty $difficulty): up to $steps steps, stop at validation accuracy $stop" >&2
+  npm run -s train -- --sft --task "$task" --difficulty "$difficulty" --model nano --steps "$steps" --batch 32 \
+    --lr "$lr" --seed 0 --eval-every "$every" --stop-at-accuracy "$stop" --eval 200 --out "$out"
 done <<< "$settings"
 node scripts/warm-start-manifest.mjs public/checkpoints
