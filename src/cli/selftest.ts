@@ -4,12 +4,14 @@
 import { describeAdapter } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { kernelCases, runKernelCases } from '../kernels/cases';
+import { runCli } from './args';
 
-async function main(): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const ctx = await acquireNodeDevice();
   console.log(`adapter: ${describeAdapter(ctx.report)}`);
-  const filter = process.argv[2];
+  const filter = argv[0];
   const cases = kernelCases().filter((c) => !filter || c.name.includes(filter));
+  if (cases.length === 0) throw new Error(`no kernel case matches "${filter}"`);
   const t0 = performance.now();
   const results = await runKernelCases(ctx, cases, (r) => {
     console.log(`${r.pass ? 'PASS' : 'FAIL'}  ${r.name.padEnd(48)} ${r.ms.toFixed(1).padStart(7)} ms  ${r.summary}`);
@@ -20,10 +22,4 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e) => {
-    console.error(e instanceof Error ? e.message : e);
-    process.exit(2);
-  },
-);
+runCli('selftest', main);
