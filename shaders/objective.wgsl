@@ -72,7 +72,7 @@ const F_KL_COV: u32 = 256u;
 struct Params {
   N: u32,
   L: u32,
-  lossType: u32, // 0 ppo_clip, 1 cispo, 2 gmpo, 3 sapo
+  lossType: u32, // 0 ppo_clip, 1 cispo, 2 gmpo, 3 sapo, 4 pg
   seqLevel: u32, // 1: sequence-level ratio (GSPO)
   aggMode: u32,  // 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum, 3 seq-mean-token-sum-norm
   klMode: u32,   // 1 k1, 2 k2, 3 k3, 4 low_var_kl, 5 exact
@@ -317,7 +317,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let o = row * p.L;
   let NL = p.N * p.L;
   let gmpo = p.lossType == 2u;
-  let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != 1u);
+  let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != 1u && p.lossType != 4u);
   let hasSel = (p.flags & (F_SEL_ENT | F_CLIP_COV | F_KL_COV)) != 0u;
 
   // Row pass 1: n_i and the sum that makes the sequence ratio.
@@ -403,6 +403,10 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       case 2u: { // gmpo
         l = -A * r;
         side = gmpo_token(d, A).z;
+      }
+      case 4u: { // pg (REINFORCE): -A logp, no ratio
+        l = -A * lp;
+        gdir = -A;
       }
       default: { // sapo
         let tau = select(p.tauNeg, p.tauPos, A > 0.0);

@@ -121,6 +121,7 @@ const LEVELS = [
   { loss_type: 'sapo', importance_sampling_level: 'token' },
   { loss_type: 'sapo', importance_sampling_level: 'sequence' },
   { loss_type: 'gmpo', importance_sampling_level: 'token' },
+  { loss_type: 'pg', importance_sampling_level: 'token' },
 ] as const;
 
 describe('objective twin: gradients match central finite differences', () => {
@@ -283,6 +284,15 @@ describe('objective twin: hand-worked presets', () => {
     expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(2 / 5, 12);
   });
 
+  it('REINFORCE: -A logp, seq-mean-token-sum, no ratio (so off-policy ratios change nothing)', () => {
+    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.reinforce);
+    // l = -A logp: seq 0 (A = 1): 1, 2, 0.5 (sum 3.5); seq 1 (A = -1): -1.5, -0.7 (sum -2.2). Weight 1/N = 1/2.
+    expect(r.loss).toBeCloseTo((3.5 - 2.2) / 2, 12); // 0.65
+    // dLogp = -A / 2 at every valid token, whatever the ratio.
+    expectClose('dLogp', r.dLogp, [-0.5, -0.5, -0.5, 0.5, 0.5, 0]);
+    expect(r.metrics['clip_ratio/region_mean']).toBe(0);
+  });
+
   it('RLOO: ppo_clip, seq-mean-token-mean, leave-one-out advantages +-0.5', () => {
     const r = run(handInputs(RATIOS, [[0.5, 0.5, 0.5], [-0.5, -0.5, 0]]), OBJECTIVE_PRESETS.rloo);
     // Half of GRPO's policy losses: seq 0: -0.5, -0.6, -0.25; seq 1: 0.4, 0.55.
@@ -400,7 +410,7 @@ describe('objective config', () => {
   });
 
   it.each([
-    [{ loss_type: 'ppo' }, /loss_type must be one of 'ppo_clip', 'cispo', 'gmpo', 'sapo', got "ppo"/],
+    [{ loss_type: 'ppo' }, /loss_type must be one of 'ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', got "ppo"/],
     [{ epsilon: 1 }, /epsilon must be in \[0, 1\), got 1/],
     [{ epsilon: Number.NaN }, /epsilon must be a finite number/],
     [{ clip_ratio_c: 1 }, /clip_ratio_c \(dual clip\) must be > 1/],

@@ -8,6 +8,7 @@
 //   ppo_clip: l = -min(min(r, delta) A, clip(r, 1 - eps_low, 1 + eps_high) A); dual clip (A < 0): l = min(l, -c A).
 //             clip side -1: r < 1 - eps_low and A < 0; +1: r > 1 + eps_high and A > 0 (the clipped branch is active).
 //   cispo:    l = -sg(min(r, eps_max)) A logp, gradient -min(r, eps_max) A; side +1 where r > eps_max.
+//   pg:       l = -A logp (REINFORCE; no ratio, so num_iterations > 1 is uncorrected), gradient -A; side 0.
 //   sapo:     l = -A * 4 sigmoid(tau (r - 1)) / tau, tau = tau_pos where A > 0 else tau_neg; side 0.
 //   gmpo:     (verl's geo_mean) dc = clamp(d, -20, 20); e = clamp(dc, -gmpo_clip, gmpo_clip); dmin = min(dc, e)
 //             where A > 0, max(dc, e) where A < 0, 0 where A = 0; g_i = exp(sum_t m dmin / n_i); l = -A g_i.
@@ -304,7 +305,7 @@ export function objectiveForwardBackward(
   const gmpo = cfg.loss_type === 'gmpo';
   const seqLevel = cfg.importance_sampling_level === 'sequence';
   // Gradient through a per-sequence ratio (s_i or g_i), summed over the row before it reaches the tokens.
-  const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo');
+  const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo' && cfg.loss_type !== 'pg');
 
   const acc = { loss: 0, policy: 0, low: 0, high: 0, cispo: 0, kl: 0, klx: 0, ent: 0, approx: 0, diff: 0, diffMax: 0, kept: 0, cov: 0 };
   const rec = records.data;
@@ -392,6 +393,10 @@ export function objectiveForwardBackward(
           gr = -A * 4 * s * (1 - s);
           break;
         }
+        case 'pg':
+          l = -A * lp[idx];
+          gdir = -A;
+          break;
         case 'gmpo':
           l = -A * r;
           side = gmpoToken(d, A, cfg).side;

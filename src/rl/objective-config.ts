@@ -5,7 +5,7 @@
 // (src/reference/objective.ts) and GPU wrapper (src/kernels/objective.ts) can share it without a dependency cycle.
 
 /** Per-token policy loss family. */
-export type LossType = 'ppo_clip' | 'cispo' | 'gmpo' | 'sapo';
+export type LossType = 'ppo_clip' | 'cispo' | 'gmpo' | 'sapo' | 'pg';
 /** Where the importance ratio lives: per token, or one length-normalized ratio per sequence (GSPO). */
 export type ImportanceSamplingLevel = 'token' | 'sequence';
 /** KL(pi_theta || pi_ref) estimator, with u = log pi_theta - log pi_ref per token. */
@@ -15,7 +15,7 @@ export type KlPlacement = 'in_loss' | 'in_reward';
 /** How per-token losses are averaged into the scalar loss of one optimizer step. */
 export type LossAggMode = 'token-mean' | 'seq-mean-token-mean' | 'seq-mean-token-sum' | 'seq-mean-token-sum-norm';
 
-export const LOSS_TYPES: readonly LossType[] = ['ppo_clip', 'cispo', 'gmpo', 'sapo'];
+export const LOSS_TYPES: readonly LossType[] = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg'];
 export const IMPORTANCE_SAMPLING_LEVELS: readonly ImportanceSamplingLevel[] = ['token', 'sequence'];
 export const KL_ESTIMATORS: readonly KlEstimator[] = ['k1', 'k2', 'k3', 'low_var_kl', 'exact'];
 export const KL_PLACEMENTS: readonly KlPlacement[] = ['in_loss', 'in_reward'];
@@ -23,7 +23,7 @@ export const LOSS_AGG_MODES: readonly LossAggMode[] = ['token-mean', 'seq-mean-t
 
 /** The unified objective's knobs. Optional fields are off when absent. */
 export interface ObjectiveConfig {
-  /** Policy loss: 'ppo_clip' (default), 'cispo', 'gmpo' (geometric mean, token level only), 'sapo' (soft gate). */
+  /** Policy loss: 'ppo_clip' (default), 'cispo', 'gmpo' (geometric mean, token level only), 'sapo' (soft gate), 'pg' (REINFORCE's -A logp). */
   loss_type: LossType;
   /** 'token' (default): rho_{i,t} = exp(logp - oldLogp); 'sequence' (GSPO): s_i = exp(mean_t m (logp - oldLogp)). */
   importance_sampling_level: ImportanceSamplingLevel;
@@ -97,6 +97,8 @@ export const DEFAULT_OBJECTIVE_CONFIG: Readonly<ObjectiveConfig> = {
 
 /** Named algorithms as objective knobs (ALGORITHMS.md "Presets"; advantage estimators and sampling are set elsewhere). */
 export const OBJECTIVE_PRESETS = {
+  /** REINFORCE: -A logp (no ratio), summed over tokens and averaged over sequences, no KL. */
+  reinforce: { loss_type: 'pg', loss_agg_mode: 'seq-mean-token-sum', beta: 0 },
   /** DeepSeekMath GRPO: ppo_clip, seq-mean-token-mean, k3 KL in the loss with beta 0.04. */
   grpo: { loss_type: 'ppo_clip', importance_sampling_level: 'token', epsilon: 0.2, loss_agg_mode: 'seq-mean-token-mean', beta: 0.04, kl_estimator: 'k3', kl_placement: 'in_loss' },
   /** Dr. GRPO: ppo_clip, sum over tokens normalized by N * L_max, no KL. */
