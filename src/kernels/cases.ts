@@ -16,8 +16,10 @@ import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
 import { decodeCases } from './decode.cases';
 import { headCases } from './head.cases';
+import { klCases } from './kl.cases';
 import { layerCases } from './layers.cases';
 import { objectiveCases } from './objective.cases';
+import { valueCases } from './value.cases';
 import { simpleCase, type KernelCase } from './verify';
 
 export { runKernelCases, type CaseResult, type KernelCase } from './verify';
@@ -176,9 +178,9 @@ export function coreCases(): KernelCase[] {
 
 /**
  * Every kernel case, in a stable order (the browser self-test and `npm run selftest` run them all). In Node, the
- * families with their own test file (attention, layers, head, objective) run there, so each case runs once.
+ * families with their own test file (attention, layers, head, objective, kl, value) run there, so each case runs once.
  */
 export function kernelCases(): KernelCase[] {
-  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases()];
+  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases(), ...klCases(), ...valueCases()];
 }
 
