@@ -61,6 +61,17 @@ export class Tensor<D extends DType = DType> {
     return new Tensor(this.buffer, shape, this.dtype, this.label, this.byteOffset, false);
   }
 
+  /**
+   * `shape`'s worth of elements starting `offset` elements in: a view of the same buffer (not owned). Copies accept
+   * any offset; as a kernel binding the byte offset must be a multiple of the device's storage offset alignment.
+   */
+  view(offset: number, shape: readonly number[]): Tensor<D> {
+    if (!Number.isInteger(offset) || offset < 0 || offset + shapeSize(shape) > this.size) {
+      throw new Error(`view of ${this.describe()} at ${offset} with shape (${shape.join(', ')}): out of range`);
+    }
+    return new Tensor(this.buffer, shape, this.dtype, this.label, this.byteOffset + offset * 4, false);
+  }
+
   /** (B, T, ...rest) viewed as the matrix (B*T, prod(rest)); 2-D tensors as they are. For matmuls over rows. */
   reshape2d(): Tensor<D> {
     if (this.shape.length <= 2) return this;

@@ -121,10 +121,12 @@ export class GpuPolicy implements Policy {
  */
 export class CpuPolicy implements Policy {
   readonly backend = 'cpu';
-  private readonly params: ModelParams;
-  private readonly m: ModelParams;
-  private readonly v: ModelParams;
-  private step = 0;
+  /** Parameters and AdamW moments by HF name (the RL learner's CPU path reads and updates them). */
+  readonly params: ModelParams;
+  readonly m: ModelParams;
+  readonly v: ModelParams;
+  /** Optimizer steps taken (AdamW's t). */
+  step = 0;
 
   constructor(
     readonly config: ModelConfig,
@@ -192,7 +194,12 @@ export class CpuPolicy implements Policy {
     ref.crossEntropyForward(loss, flat, batch.targets, batch.mask);
     const dLogits = host(new Float32Array(B * T * V), [B, T, V]);
     ref.crossEntropyBackward(host(dLogits.data, [B * T, V]), flat, batch.targets, batch.mask);
-    const grads = modelBackward(this.config, this.params, cache, dLogits);
+    this.optimizerStep(modelBackward(this.config, this.params, cache, dLogits), opts);
+    return opts.readLoss ? loss.data[0] : undefined;
+  }
+
+  /** One clipped AdamW step with `grads` (by parameter name); returns the global gradient norm before clipping. */
+  optimizerStep(grads: ModelParams, opts: StepOptions): number {
     this.step += 1;
     const names = Object.keys(this.params);
     const norm: HostTensor = host(new Float32Array(1), [1]);
@@ -203,7 +210,7 @@ export class CpuPolicy implements Policy {
       { params: names.map((n) => this.params[n]), m: names.map((n) => this.m[n]), v: names.map((n) => this.v[n]), grads: names.map((n) => grads[n]) },
       { lr: opts.lr, t: this.step, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
     );
-    return opts.readLoss ? loss.data[0] : undefined;
+    return norm.data[0];
   }
 
   async download(): Promise<ParamArrays> {

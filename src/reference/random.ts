@@ -7,6 +7,14 @@ export class Rng {
   constructor(seed: number) {
     this.state = (seed >>> 0) ^ 0x9e3779b9;
   }
+  /** The generator's whole state (one 32-bit word), for checkpoints that resume exactly. */
+  getState(): number {
+    return this.state;
+  }
+  /** Restores a state from getState(). */
+  setState(state: number): void {
+    this.state = state >>> 0;
+  }
   /** Uniform in [0, 1). */
   next(): number {
     let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);

@@ -5,6 +5,7 @@
 
 import { MODEL_PRESETS } from '../model/config';
 import { getTask, taskFactories, taskNames, type Task } from '../tasks';
+import { resolveObjectiveConfig, type ObjectiveConfig } from './objective-config';
 import { ADV_ESTIMATORS, GROUP_ESTIMATORS, SCALE_REWARDS, TOKEN_REWARD_ESTIMATORS, type AdvEstimator } from './advantages';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -582,6 +583,37 @@ export function derive(c: RLConfig): DerivedConfig {
     rewardWeights: c.reward_weights ? { ...c.reward_weights } : { accuracy: task.weights.accuracy, format: task.weights.format },
     passAtKs,
   };
+}
+
+/**
+ * The unified objective's knobs (objective-config.ts) for a valid RL config. `entropyCoef` overrides entropy_coef
+ * (the adaptive entropy controller moves it during a run).
+ */
+export function objectiveConfig(c: RLConfig, entropyCoef: number = c.entropy_coef): ObjectiveConfig {
+  return resolveObjectiveConfig({
+    loss_type: c.loss_type,
+    importance_sampling_level: c.importance_sampling_level,
+    epsilon: c.epsilon,
+    epsilon_high: c.epsilon_high ?? c.epsilon,
+    ...(c.clip_ratio_c !== null ? { clip_ratio_c: c.clip_ratio_c } : {}),
+    ...(c.delta !== null ? { delta: c.delta } : {}),
+    ...(c.tis_cap !== null ? { tis_cap: c.tis_cap } : {}),
+    eps_max: c.eps_max,
+    tau_pos: c.tau_pos,
+    tau_neg: c.tau_neg,
+    gmpo_clip: c.gmpo_clip,
+    beta: c.beta,
+    kl_estimator: c.kl_estimator,
+    kl_placement: c.kl_placement,
+    entropy_coef: entropyCoef,
+    loss_agg_mode: c.loss_agg_mode,
+    top_entropy_quantile: c.top_entropy_quantile,
+    clip_cov_ratio: c.clip_cov_ratio,
+    clip_cov_lb: c.clip_cov_lb,
+    clip_cov_ub: c.clip_cov_ub,
+    kl_cov_ratio: c.kl_cov_ratio,
+    kl_cov_coef: c.kl_cov_coef,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,0 +1,284 @@
+// The learner on the CPU twins: the same steps as GpuLearner (learner.ts) in plain TypeScript, row by row on
+// unpadded sequences. It is the slow fallback where a browser has no WebGPU (the smallest presets only) and an
+// oracle for the GPU learner in tests. Not fast: every forward is the reference model.
+
+import type { ParamArrays } from '../model/checkpoint';
+import type { ModelConfig } from '../model/config';
+import { CpuPolicy } from '../model/policy';
+import { klExactBackward, klExactForward } from '../reference/kl';
+import { logprobBackward, logprobForward } from '../reference/logprob';
+import { modelBackward, modelForward, type ModelCache, type ModelParams } from '../reference/model';
+import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../reference/objective';
+import { host, type HostTensor } from '../reference/types';
+import { VALUE_METRICS, valueLossForwardBackward } from '../reference/value';
+import type { SequenceBatch } from './batch';
+import {
+  INSPECT_PLANES,
+  STEP_SCALARS,
+  criticInit,
+  type Learner,
+  type LearnerInit,
+  type LearnerState,
+  type ScoreResult,
+  type StepScalar,
+  type UpdateInputs,
+  type UpdateOptions,
+  type UpdateResult,
+} from './learner';
+
+/** One row's forward: its logits (T_r, V) and the cache for its backward; `at(s)` is completion token s's logit row. */
+interface RowForward {
+  logits: HostTensor;
+  cache: ModelCache;
+  tokens: Uint32Array;
+  /** Offset of completion token 0's logit row. */
+  first: number;
+}
+
+function rowForward(config: ModelConfig, params: ModelParams, seq: SequenceBatch, n: number): RowForward {
+  const prompt = seq.prompts[n];
+  const S = seq.S;
+  const T = prompt.length + S - 1;
+  const tokens = new Uint32Array(T);
+  tokens.set(prompt);
+  for (let s = 0; s < S - 1; s++) tokens[prompt.length + s] = seq.completions[n * S + s];
+  const { logits, cache } = modelForward(config, params, tokens, 1, T);
+  return { logits: host(logits.data as Float32Array, [T, config.vocabSize]), cache, tokens, first: prompt.length - 1 };
+}
+
+/** The completion rows (S, V) of a row's logits. */
+function completionLogits(f: RowForward, S: number, V: number): HostTensor {
+  return host((f.logits.data as Float32Array).slice(f.first * V, (f.first + S) * V), [S, V]);
+}
+
+function ownParams(arrays: ParamArrays, config: ModelConfig): CpuPolicy {
+  return new CpuPolicy(config, arrays);
+}
+
+export class CpuLearner implements Learner {
+  readonly backend = 'cpu';
+  readonly policy: CpuPolicy;
+  private readonly ref: CpuPolicy | null;
+  private readonly critic: CpuPolicy | null;
+  private results: UpdateResult[] = [];
+
+  constructor(init: LearnerInit) {
+    this.policy = ownParams(init.params, init.config);
+    this.ref = init.needsReference ? ownParams(init.reference ?? init.params, init.config) : null;
+    if (init.needsCritic) {
+      const c = criticInit(init.config, init.params);
+      this.critic = ownParams(init.critic ?? c.params, c.config);
+    } else this.critic = null;
+  }
+
+  get hasReference(): boolean {
+    return this.ref !== null;
+  }
+
+  get hasCritic(): boolean {
+    return this.critic !== null;
+  }
+
+  private logprobs(logits: HostTensor, targets: Uint32Array, temperature: number): { logp: Float32Array; entropy: Float32Array } {
+    const n = targets.length;
+    const lp = host(new Float32Array(n), [n]);
+    const ent = host(new Float32Array(n), [n]);
+    logprobForward(lp, ent, logits, targets, { temperature });
+    return { logp: lp.data as Float32Array, entropy: ent.data as Float32Array };
+  }
+
+  async score(batches: SequenceBatch[], temperature: number): Promise<ScoreResult> {
+    const old: number[] = [];
+    const ref: number[] = [];
+    const values: number[] = [];
+    const V = this.policy.config.vocabSize;
+    for (const seq of batches) {
+      for (let n = 0; n < seq.N; n++) {
+        const targets = seq.completions.subarray(n * seq.S, (n + 1) * seq.S);
+        const f = rowForward(this.policy.config, this.policy.params, seq, n);
+        old.push(...this.logprobs(completionLogits(f, seq.S, V), targets, temperature).logp);
+        if (this.ref) {
+          const r = rowForward(this.ref.config, this.ref.params, seq, n);
+          ref.push(...this.logprobs(completionLogits(r, seq.S, V), targets, temperature).logp);
+        }
+        if (this.critic) {
+          const c = rowForward(this.critic.config, this.critic.params, seq, n);
+          const cl = c.logits.data;
+          for (let s = 0; s < seq.S; s++) values.push(cl[(c.first + s) * V]);
+        }
+      }
+    }
+    return {
+      oldLogp: Float32Array.from(old),
+      refLogp: this.ref ? Float32Array.from(ref) : undefined,
+      values: this.critic ? Float32Array.from(values) : undefined,
+    };
+  }
+
+  update(inp: UpdateInputs, opts: UpdateOptions): void {
+    const { seq } = inp;
+    const { S, N: M } = seq;
+    const MS = M * S;
+    const V = this.policy.config.vocabSize;
+    const temperature = opts.temperature;
+    const forwards: RowForward[] = [];
+    const logits: HostTensor[] = [];
+    const refLogits: HostTensor[] = [];
+    const logp = new Float32Array(MS);
+    const entropy = new Float32Array(MS);
+    const refLogp = new Float32Array(MS);
+    const klExact = new Float32Array(MS);
+    for (let n = 0; n < M; n++) {
+      const f = rowForward(this.policy.config, this.policy.params, seq, n);
+      forwards.push(f);
+      const l = completionLogits(f, S, V);
+      logits.push(l);
+      const targets = seq.completions.subarray(n * S, (n + 1) * S);
+      const o = this.logprobs(l, targets, temperature);
+      logp.set(o.logp, n * S);
+      entropy.set(o.entropy, n * S);
+      if (this.ref) {
+        const rl = completionLogits(rowForward(this.ref.config, this.ref.params, seq, n), S, V);
+        refLogits.push(rl);
+        refLogp.set(this.logprobs(rl, targets, temperature).logp, n * S);
+        const kl = host(new Float32Array(S), [S]);
+        klExactForward(kl, l, rl, { temperature });
+        klExact.set(kl.data, n * S);
+      }
+    }
+    const shape = [M, S];
+    const loss = host(new Float32Array(1), [1]);
+    const dLogp = host(new Float32Array(MS), shape);
+    const dEnt = host(new Float32Array(MS), shape);
+    const records = host(new Float32Array(OBJECTIVE_RECORDS.length * MS), [OBJECTIVE_RECORDS.length, M, S]);
+    const metrics = host(new Float32Array(OBJECTIVE_METRICS.length), [OBJECTIVE_METRICS.length]);
+    objectiveForwardBackward(
+      loss,
+      dLogp,
+      dEnt,
+      records,
+      metrics,
+      {
+        logp: host(logp, shape),
+        oldLogp: host(inp.oldLogp ?? logp, shape),
+        advantages: host(inp.advantages, shape),
+        mask: host(inp.mask, shape),
+        entropy: host(entropy, shape),
+        samplerLogp: host(inp.samplerLogp, shape),
+        ...(this.ref ? { refLogp: host(refLogp, shape), klExact: host(klExact, shape) } : {}),
+      },
+      opts.objective,
+    );
+    const cfg = opts.objective;
+    const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
+    const grads: ModelParams[] = [];
+    for (let n = 0; n < M; n++) {
+      const f = forwards[n];
+      const rows = f.logits.shape[0];
+      const dLogits = host(new Float32Array(rows * V), [1, rows, V]);
+      const d = host(new Float32Array(S * V), [S, V]);
+      const targets = seq.completions.subarray(n * S, (n + 1) * S);
+      logprobBackward(d, host(dLogp.data.slice(n * S, (n + 1) * S), [S]), host(dEnt.data.slice(n * S, (n + 1) * S), [S]), logits[n], targets, { temperature });
+      if (exact) {
+        const dKl = host(Float32Array.from({ length: S }, (_, s) => cfg.beta * records.data[4 * MS + n * S + s]), [S]);
+        klExactBackward(d, dKl, logits[n], refLogits[n], { temperature, accumulate: true });
+      }
+      dLogits.data.set(d.data, f.first * V);
+      grads.push(modelBackward(this.policy.config, this.policy.params, f.cache, dLogits));
+    }
+    const gradNorm = this.policy.optimizerStep(sumGrads(grads), opts.policy);
+
+    const scalars = Object.fromEntries(STEP_SCALARS.map((k) => [k, 0])) as Record<StepScalar, number>;
+    OBJECTIVE_METRICS.forEach((k, i) => (scalars[k] = metrics.data[i]));
+    scalars.loss = loss.data[0];
+    scalars.grad_norm = gradNorm;
+    if (this.critic && opts.critic) {
+      if (!inp.oldValues || !inp.returns) throw new Error('CpuLearner.update: the critic needs oldValues and returns');
+      const cf: RowForward[] = [];
+      const values = new Float32Array(MS);
+      for (let n = 0; n < M; n++) {
+        const c = rowForward(this.critic.config, this.critic.params, seq, n);
+        cf.push(c);
+        for (let s = 0; s < S; s++) values[n * S + s] = c.logits.data[(c.first + s) * V];
+      }
+      const vLoss = host(new Float32Array(1), [1]);
+      const dValues = host(new Float32Array(MS), shape);
+      const vMetrics = host(new Float32Array(VALUE_METRICS.length), [VALUE_METRICS.length]);
+      valueLossForwardBackward(vLoss, dValues, vMetrics, host(values, shape), host(inp.oldValues, shape), host(inp.returns, shape), host(inp.mask, shape), {
+        coef: opts.critic.vfCoef,
+        ...(opts.critic.cliprange !== null ? { cliprange: opts.critic.cliprange } : {}),
+      });
+      const cg: ModelParams[] = [];
+      for (let n = 0; n < M; n++) {
+        const c = cf[n];
+        const rows = c.logits.shape[0];
+        const dLogits = host(new Float32Array(rows * V), [1, rows, V]);
+        for (let s = 0; s < S; s++) dLogits.data[(c.first + s) * V] = dValues.data[n * S + s];
+        cg.push(modelBackward(this.critic.config, this.critic.params, c.cache, dLogits));
+      }
+      scalars['critic/grad_norm'] = this.critic.optimizerStep(sumGrads(cg), opts.critic);
+      VALUE_METRICS.forEach((k, i) => (scalars[k] = vMetrics.data[i]));
+    }
+    const inspected: UpdateResult['inspected'] = new Map();
+    for (const row of opts.inspectRows) {
+      const plane = (p: number) => (records.data as Float32Array).slice(p * MS + row * S, p * MS + (row + 1) * S);
+      const rec = {} as Record<(typeof INSPECT_PLANES)[number], Float32Array>;
+      rec.logp = logp.slice(row * S, (row + 1) * S);
+      rec.entropy = entropy.slice(row * S, (row + 1) * S);
+      OBJECTIVE_RECORDS.forEach((name, p) => (rec[name] = plane(p)));
+      inspected.set(row, rec);
+    }
+    this.results.push({ scalars, inspected });
+  }
+
+  async collect(): Promise<UpdateResult[]> {
+    const r = this.results;
+    this.results = [];
+    return r;
+  }
+
+  async syncReference(): Promise<void> {
+    if (!this.ref) return;
+    for (const [name, t] of Object.entries(this.policy.params)) this.ref.params[name].data.set(t.data);
+  }
+
+  async saveState(): Promise<LearnerState> {
+    const arrays = (p: ModelParams): ParamArrays => Object.fromEntries(Object.entries(p).map(([k, t]) => [k, Float32Array.from(t.data)]));
+    const state: LearnerState = {
+      policy: arrays(this.policy.params),
+      policyOptimizer: { m: arrays(this.policy.m), v: arrays(this.policy.v), step: this.policy.step },
+    };
+    if (this.ref) state.reference = arrays(this.ref.params);
+    if (this.critic) {
+      state.critic = arrays(this.critic.params);
+      state.criticOptimizer = { m: arrays(this.critic.m), v: arrays(this.critic.v), step: this.critic.step };
+    }
+    return state;
+  }
+
+  loadOptimizerState(state: LearnerState): void {
+    const load = (p: CpuPolicy, o: { m: ParamArrays; v: ParamArrays; step: number }) => {
+      for (const [k, t] of Object.entries(o.m)) p.m[k]?.data.set(t);
+      for (const [k, t] of Object.entries(o.v)) p.v[k]?.data.set(t);
+      p.step = o.step;
+    };
+    load(this.policy, state.policyOptimizer);
+    if (this.critic && state.criticOptimizer) load(this.critic, state.criticOptimizer);
+  }
+
+  destroy(): void {}
+}
+
+/** Sums per-row gradients (the rows of one minibatch) into one gradient per parameter. */
+function sumGrads(parts: ModelParams[]): ModelParams {
+  const out: ModelParams = {};
+  for (const [k, t] of Object.entries(parts[0])) {
+    const acc = new Float32Array(t.data.length);
+    for (const g of parts) {
+      const d = g[k].data;
+      for (let i = 0; i < acc.length; i++) acc[i] += d[i];
+    }
+    out[k] = host(acc, t.shape);
+  }
+  return out;
+}

@@ -1,0 +1,538 @@
+// The learner: what the trainer asks of a backend for one RL step, and its WebGPU implementation. It owns the
+// policy, the frozen reference policy (only when beta > 0) and PPO's critic (only for gae), scores batches
+// (log pi_old, log pi_ref, V_old: one readback per batch) and records optimizer steps (forward, log-probs,
+// unified objective, backward, clipped AdamW; critic value loss and step) with NO readback: every step's metrics
+// land in a GPU buffer that collect() reads once per batch. The CPU twin is cpu-learner.ts.
+//
+// The critic is a separate transformer of the policy's architecture, initialized from the policy's trunk, with an
+// untied head whose first output is V (the head starts at zero, so V starts at 0; its other rows never receive a
+// gradient and stay zero). A separate model rather than a value head on the policy's trunk: the value loss then
+// never pulls the policy's features, the critic has its own learning rate, and the same GpuModel code, kernels,
+// optimizer and checkpoint format serve both (as in the PPO-for-LLM trainers TRL, OpenRLHF and verl).
+
+import type { GpuContext, Recorder, Tensor } from '../gpu';
+import { gatherRows } from '../kernels/decode';
+import { scale } from '../kernels/elementwise';
+import { klExactBackward, klExactForward } from '../kernels/kl';
+import { logprobBackward, logprobForward } from '../kernels/logprob';
+import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../kernels/objective';
+import { VALUE_METRICS, valueLossForwardBackward } from '../kernels/value';
+import type { ParamArrays } from '../model/checkpoint';
+import type { ModelConfig } from '../model/config';
+import { GpuModel, type ForwardInputs, type StepOptions } from '../model/gpu-model';
+import { GpuPolicy, type Policy } from '../model/policy';
+import type { ObjectiveConfig } from './objective-config';
+import type { SequenceBatch } from './batch';
+
+/** Per-token inputs of one optimizer step, each (M*S) for the M rows of the minibatch. */
+export interface UpdateInputs {
+  seq: SequenceBatch;
+  advantages: Float32Array;
+  mask: Float32Array;
+  samplerLogp: Float32Array;
+  /** log pi_old; null when the step's own forward is pi_old (one update per batch: the ratio is exactly 1). */
+  oldLogp: Float32Array | null;
+  /** PPO: V_old and the GAE returns. */
+  oldValues?: Float32Array;
+  returns?: Float32Array;
+}
+
+/** Hyperparameters of one optimizer step. */
+export interface UpdateOptions {
+  objective: ObjectiveConfig;
+  temperature: number;
+  policy: StepOptions;
+  critic?: StepOptions & { vfCoef: number; cliprange: number | null };
+  /** Rows of this minibatch whose per-token planes collect() returns (the inspector's sample). */
+  inspectRows: readonly number[];
+}
+
+/** Scalars of one optimizer step (STEP_SCALARS order). */
+export const STEP_SCALARS = [...OBJECTIVE_METRICS, 'loss', 'grad_norm', ...VALUE_METRICS, 'critic/grad_norm'] as const;
+export type StepScalar = (typeof STEP_SCALARS)[number];
+
+/** The per-token planes kept for an inspected row, each (S). */
+export const INSPECT_PLANES = ['logp', 'entropy', ...OBJECTIVE_RECORDS] as const;
+
+/** What collect() returns for one optimizer step. */
+export interface UpdateResult {
+  scalars: Record<StepScalar, number>;
+  /** Inspected rows (indices into the minibatch) -> plane name -> (S). */
+  inspected: Map<number, Record<(typeof INSPECT_PLANES)[number], Float32Array>>;
+}
+
+/** What score() returns, each (N*S) over the batch's rows in order. */
+export interface ScoreResult {
+  oldLogp: Float32Array;
+  refLogp?: Float32Array;
+  values?: Float32Array;
+}
+
+/** Everything needed to resume a learner exactly. */
+export interface LearnerState {
+  policy: ParamArrays;
+  policyOptimizer: { m: ParamArrays; v: ParamArrays; step: number };
+  reference?: ParamArrays;
+  critic?: ParamArrays;
+  criticOptimizer?: { m: ParamArrays; v: ParamArrays; step: number };
+}
+
+export interface LearnerInit {
+  config: ModelConfig;
+  params: ParamArrays;
+  /** Reference parameters (default: a copy of params) when beta > 0. */
+  reference?: ParamArrays | null;
+  needsReference: boolean;
+  needsCritic: boolean;
+  /** Critic parameters when resuming (default: the policy's trunk with a zero head). */
+  critic?: ParamArrays | null;
+  /** Largest number of rows of one forward (a minibatch, a scoring chunk, a rollout batch). */
+  maxRows: number;
+}
+
+/** The backend-neutral learner the trainer drives. */
+export interface Learner {
+  readonly backend: 'webgpu' | 'cpu';
+  readonly policy: Policy;
+  readonly hasReference: boolean;
+  readonly hasCritic: boolean;
+  /** log pi_old (and log pi_ref, V_old when present) of every completion token, in chunks of `chunk` rows. */
+  score(batches: SequenceBatch[], temperature: number): Promise<ScoreResult>;
+  /** Records one optimizer step (no readback on the GPU). */
+  update(inp: UpdateInputs, opts: UpdateOptions): void;
+  /** Results of every update() since the last collect(), in order (one readback). */
+  collect(): Promise<UpdateResult[]>;
+  /** Copies the policy into the reference (periodic reference reset). */
+  syncReference(): Promise<void>;
+  saveState(): Promise<LearnerState>;
+  loadOptimizerState(state: LearnerState): void;
+  destroy(): void;
+}
+
+/** The critic's initial parameters: the policy's trunk, an untied head of zeros (V = head output 0). */
+export function criticInit(config: ModelConfig, policy: ParamArrays): { config: ModelConfig; params: ParamArrays } {
+  const params: ParamArrays = {};
+  for (const [k, v] of Object.entries(policy)) if (k !== 'lm_head.weight') params[k] = Float32Array.from(v);
+  params['lm_head.weight'] = new Float32Array(config.vocabSize * config.dModel);
+  return { config: { ...config, tiedEmbeddings: false }, params };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+interface SeqTensors {
+  key: string;
+  tokens: Tensor<'u32'>;
+  positions: Tensor<'u32'>;
+  kvStart: Tensor<'u32'>;
+  targets: Tensor<'u32'>;
+  gatherIdx: Tensor<'u32'>;
+  scatterIdx: Tensor<'u32'>;
+  /** (M*T*V) -> index into the (M*S + 1) value gradient (critic only). */
+  valueScatterIdx: Tensor<'u32'> | null;
+  /** (M*S) positions of V in the critic's flat logits. */
+  valueGatherIdx: Tensor<'u32'> | null;
+  // (M*T) per-position scratch
+  lpFull: Tensor;
+  entFull: Tensor;
+  refLpFull: Tensor;
+  klFull: Tensor;
+  dLpFull: Tensor;
+  dEntFull: Tensor;
+  dKlFull: Tensor;
+  // (M*S) per-token
+  logp: Tensor;
+  entropy: Tensor;
+  oldLogp: Tensor;
+  refLogp: Tensor;
+  klExact: Tensor;
+  advantages: Tensor;
+  mask: Tensor;
+  samplerLogp: Tensor;
+  /** (M*S + 1): gradients with a zero tail slot for the scatter-by-gather. */
+  dLogpExt: Tensor;
+  dEntExt: Tensor;
+  dKlExt: Tensor;
+  dValuesExt: Tensor;
+  dLogp: Tensor;
+  dEnt: Tensor;
+  dKl: Tensor;
+  dValues: Tensor;
+  records: Tensor;
+  weightPlane: Tensor;
+  values: Tensor;
+  oldValues: Tensor;
+  returns: Tensor;
+  dLogits: Tensor;
+  dCriticLogits: Tensor | null;
+  objectiveMetrics: Tensor;
+  valueMetrics: Tensor;
+  loss: Tensor;
+  valueLoss: Tensor;
+}
+
+/** The learner on WebGPU. */
+export class GpuLearner implements Learner {
+  readonly backend = 'webgpu';
+  readonly policy: GpuPolicy;
+  private readonly ref: GpuModel | null;
+  private readonly critic: GpuModel | null;
+  private seqs = new Map<string, SeqTensors>();
+  /** Per-update scalars (STEP_SCALARS each), grown as needed; collect() reads [0, pending). */
+  private stats: Tensor;
+  private statsCapacity = 0;
+  private pending: { rows: readonly number[]; S: number; inspect: Tensor | null }[] = [];
+
+  constructor(
+    private readonly ctx: GpuContext,
+    init: LearnerInit,
+  ) {
+    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows);
+    this.ref = init.needsReference ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows) : null;
+    if (init.needsCritic) {
+      const c = criticInit(init.config, init.params);
+      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows);
+    } else this.critic = null;
+    this.stats = this.growStats(16);
+  }
+
+  get hasReference(): boolean {
+    return this.ref !== null;
+  }
+
+  get hasCritic(): boolean {
+    return this.critic !== null;
+  }
+
+  private get model(): GpuModel {
+    return this.policy.model;
+  }
+
+  private growStats(updates: number): Tensor {
+    this.statsCapacity = updates;
+    return this.ctx.tensor([updates, STEP_SCALARS.length], { label: 'rl.step_scalars' });
+  }
+
+  /** The buffers of an (M, S, T) minibatch shape, allocated once per shape. */
+  private tensors(seq: SequenceBatch): SeqTensors {
+    const key = `${seq.N}x${seq.S}x${seq.T}`;
+    const have = this.seqs.get(key);
+    if (have) return have;
+    const { ctx } = this;
+    const V = this.model.config.vocabSize;
+    const M = seq.N;
+    const MS = M * seq.S;
+    const MT = M * seq.T;
+    const f = (n: number, label: string) => ctx.tensor([n], { label: `rl.${label}` });
+    const u = (n: number, label: string) => ctx.tensor<'u32'>([n], { dtype: 'u32', label: `rl.${label}` });
+    const ext = (label: string) => ctx.tensor([MS + 1], { label: `rl.${label}` });
+    const dLogpExt = ext('dLogp');
+    const dEntExt = ext('dEntropy');
+    const dKlExt = ext('dKlExact');
+    const dValuesExt = ext('dValues');
+    const t: SeqTensors = {
+      key,
+      tokens: u(MT, 'tokens'),
+      positions: u(MT, 'positions'),
+      kvStart: u(M, 'kvStart'),
+      targets: u(MT, 'targets'),
+      gatherIdx: u(MS, 'gatherIdx'),
+      scatterIdx: u(MT, 'scatterIdx'),
+      valueScatterIdx: this.critic ? u(MT * V, 'valueScatterIdx') : null,
+      valueGatherIdx: this.critic ? u(MS, 'valueGatherIdx') : null,
+      lpFull: f(MT, 'logp.full'),
+      entFull: f(MT, 'entropy.full'),
+      refLpFull: f(MT, 'ref_logp.full'),
+      klFull: f(MT, 'kl_exact.full'),
+      dLpFull: f(MT, 'dLogp.full'),
+      dEntFull: f(MT, 'dEntropy.full'),
+      dKlFull: f(MT, 'dKlExact.full'),
+      logp: ctx.tensor([M, seq.S], { label: 'rl.logp' }),
+      entropy: ctx.tensor([M, seq.S], { label: 'rl.entropy' }),
+      oldLogp: ctx.tensor([M, seq.S], { label: 'rl.old_logp' }),
+      refLogp: ctx.tensor([M, seq.S], { label: 'rl.ref_logp' }),
+      klExact: ctx.tensor([M, seq.S], { label: 'rl.kl_exact' }),
+      advantages: ctx.tensor([M, seq.S], { label: 'rl.advantages' }),
+      mask: ctx.tensor([M, seq.S], { label: 'rl.mask' }),
+      samplerLogp: ctx.tensor([M, seq.S], { label: 'rl.sampler_logp' }),
+      dLogpExt,
+      dEntExt,
+      dKlExt,
+      dValuesExt,
+      dLogp: dLogpExt.view(0, [M, seq.S]),
+      dEnt: dEntExt.view(0, [M, seq.S]),
+      dKl: dKlExt.view(0, [M, seq.S]),
+      dValues: dValuesExt.view(0, [M, seq.S]),
+      records: ctx.tensor([OBJECTIVE_RECORDS.length, M, seq.S], { label: 'rl.records' }),
+      weightPlane: ctx.tensor([M, seq.S], { label: 'rl.weight' }),
+      values: ctx.tensor([M, seq.S], { label: 'rl.values' }),
+      oldValues: ctx.tensor([M, seq.S], { label: 'rl.old_values' }),
+      returns: ctx.tensor([M, seq.S], { label: 'rl.returns' }),
+      dLogits: ctx.tensor([M, seq.T, V], { label: 'rl.dLogits' }),
+      dCriticLogits: this.critic ? ctx.tensor([M, seq.T, V], { label: 'rl.dCriticLogits' }) : null,
+      objectiveMetrics: f(OBJECTIVE_METRICS.length, 'objective_metrics'),
+      valueMetrics: f(VALUE_METRICS.length, 'value_metrics'),
+      loss: f(1, 'loss'),
+      valueLoss: f(1, 'value_loss'),
+    };
+    // The zero tail slots: written once, never overwritten (kernels write only the (M*S) prefix views).
+    for (const e of [dLogpExt, dEntExt, dKlExt, dValuesExt]) ctx.upload(e, new Float32Array(MS + 1));
+    this.seqs.set(key, t);
+    return t;
+  }
+
+  private uploadSeq(t: SeqTensors, seq: SequenceBatch): ForwardInputs {
+    const { ctx } = this;
+    ctx.upload(t.tokens, seq.tokens);
+    ctx.upload(t.positions, seq.positions);
+    ctx.upload(t.kvStart, seq.kvStart);
+    ctx.upload(t.targets, seq.targets);
+    ctx.upload(t.gatherIdx, seq.gatherIdx);
+    ctx.upload(t.scatterIdx, seq.scatterIdx);
+    if (t.valueGatherIdx && t.valueScatterIdx) {
+      const V = this.model.config.vocabSize;
+      const MS = seq.N * seq.S;
+      ctx.upload(t.valueGatherIdx, Uint32Array.from(seq.gatherIdx, (pos) => pos * V));
+      const scatter = new Uint32Array(seq.N * seq.T * V).fill(MS);
+      for (let i = 0; i < MS; i++) scatter[seq.gatherIdx[i] * V] = i;
+      ctx.upload(t.valueScatterIdx, scatter);
+    }
+    return { tokens: t.tokens, positions: t.positions, kvStart: t.kvStart };
+  }
+
+  async score(batches: SequenceBatch[], temperature: number): Promise<ScoreResult> {
+    const outs: { oldLogp: Tensor; refLogp: Tensor | null; values: Tensor | null }[] = [];
+    const own: Tensor[] = [];
+    for (const seq of batches) {
+      const t = this.tensors(seq);
+      const inp = this.uploadSeq(t, seq);
+      const MS = seq.N * seq.S;
+      const keep = (label: string) => {
+        const x = this.ctx.tensor([MS], { label: `rl.score.${label}` });
+        own.push(x);
+        return x;
+      };
+      const o = { oldLogp: keep('old_logp'), refLogp: this.ref ? keep('ref_logp') : null, values: this.critic ? keep('values') : null };
+      const rec = this.ctx.recorder('rl.score');
+      const ws = this.model.forward(rec, seq.N, seq.T, inp);
+      logprobForward(rec, t.lpFull, t.entFull, ws.logits.reshape2d(), t.targets, { temperature });
+      gather(rec, o.oldLogp, t.lpFull, t.gatherIdx);
+      if (this.ref && o.refLogp) {
+        const rws = this.ref.forward(rec, seq.N, seq.T, inp);
+        logprobForward(rec, t.refLpFull, t.klFull, rws.logits.reshape2d(), t.targets, { temperature });
+        gather(rec, o.refLogp, t.refLpFull, t.gatherIdx);
+      }
+      if (this.critic && o.values && t.valueGatherIdx) {
+        const cws = this.critic.forward(rec, seq.N, seq.T, inp);
+        gather(rec, o.values, cws.logits.reshape([cws.logits.size]), t.valueGatherIdx);
+      }
+      rec.submit();
+      outs.push(o);
+    }
+    const flat = outs.flatMap((o) => [o.oldLogp, o.refLogp, o.values].filter((x): x is Tensor => x !== null));
+    const arrays = (await this.ctx.readMany(flat)) as Float32Array[];
+    for (const x of own) x.destroy();
+    const join = (k: 0 | 1 | 2) => {
+      const per = this.ref && this.critic ? 3 : this.ref || this.critic ? 2 : 1;
+      const parts: Float32Array[] = [];
+      outs.forEach((o, i) => {
+        const idx = k === 0 ? 0 : k === 1 ? (o.refLogp ? 1 : -1) : o.values ? (o.refLogp ? 2 : 1) : -1;
+        if (idx >= 0) parts.push(arrays[i * per + idx]);
+      });
+      return concat(parts);
+    };
+    return { oldLogp: join(0), refLogp: this.ref ? join(1) : undefined, values: this.critic ? join(2) : undefined };
+  }
+
+  update(inp: UpdateInputs, opts: UpdateOptions): void {
+    const { ctx } = this;
+    const seq = inp.seq;
+    const t = this.tensors(seq);
+    const fwd = this.uploadSeq(t, seq);
+    ctx.upload(t.advantages, inp.advantages);
+    ctx.upload(t.mask, inp.mask);
+    ctx.upload(t.samplerLogp, inp.samplerLogp);
+    if (inp.oldLogp) ctx.upload(t.oldLogp, inp.oldLogp);
+    const crit = this.critic && opts.critic ? opts.critic : null;
+    if (crit) {
+      if (!inp.oldValues || !inp.returns) throw new Error('GpuLearner.update: the critic needs oldValues and returns');
+      ctx.upload(t.oldValues, inp.oldValues);
+      ctx.upload(t.returns, inp.returns);
+    }
+    const slot = this.pending.length;
+    if (slot >= this.statsCapacity) {
+      // Grow: the old buffer may still be read by submitted work, so it is not destroyed until collect().
+      const old = this.stats;
+      const grown = this.growStats(this.statsCapacity * 2);
+      const rec0 = ctx.recorder('rl.stats.grow');
+      rec0.copy(grown.view(0, [old.size]), old);
+      rec0.submit();
+      this.retired.push(old);
+      this.stats = grown;
+    }
+    const K = STEP_SCALARS.length;
+    const at = (offset: number, n: number) => this.stats.view(slot * K + offset, [n]);
+    const cfg = opts.objective;
+    const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
+    const temperature = opts.temperature;
+
+    const rec = ctx.recorder('rl.update');
+    // Policy forward and the per-token log-probs and entropies of the completion tokens.
+    const ws = this.model.forward(rec, seq.N, seq.T, fwd);
+    const logits2d = ws.logits.reshape2d();
+    logprobForward(rec, t.lpFull, t.entFull, logits2d, t.targets, { temperature });
+    gather(rec, t.logp, t.lpFull, t.gatherIdx);
+    gather(rec, t.entropy, t.entFull, t.gatherIdx);
+    if (!inp.oldLogp) rec.copy(t.oldLogp, t.logp); // the step's own forward is pi_old: rho = 1 exactly
+    let refLogits: Tensor | null = null;
+    if (this.ref) {
+      const rws = this.ref.forward(rec, seq.N, seq.T, fwd);
+      refLogits = rws.logits.reshape2d();
+      logprobForward(rec, t.refLpFull, t.dKlFull, refLogits, t.targets, { temperature });
+      gather(rec, t.refLogp, t.refLpFull, t.gatherIdx);
+      klExactForward(rec, t.klFull, logits2d, refLogits, { temperature });
+      gather(rec, t.klExact, t.klFull, t.gatherIdx);
+    }
+    objectiveForwardBackward(
+      rec,
+      t.loss,
+      t.dLogp,
+      t.dEnt,
+      t.records,
+      t.objectiveMetrics,
+      {
+        logp: t.logp,
+        oldLogp: t.oldLogp,
+        advantages: t.advantages,
+        mask: t.mask,
+        entropy: t.entropy,
+        samplerLogp: t.samplerLogp,
+        ...(this.ref ? { refLogp: t.refLogp, klExact: t.klExact } : {}),
+      },
+      cfg,
+    );
+    // d loss / d (per-token logp, entropy) back to every position, then through the log-softmax to the logits.
+    gather(rec, t.dLpFull, t.dLogpExt, t.scatterIdx);
+    gather(rec, t.dEntFull, t.dEntExt, t.scatterIdx);
+    logprobBackward(rec, t.dLogits.reshape2d(), t.dLpFull, t.dEntFull, logits2d, t.targets, { temperature });
+    if (exact && refLogits) {
+      // The exact KL's gradient (not in dLogp): d loss / d klExact = beta * the aggregation weight (records plane 4).
+      const S = seq.S;
+      const MS = seq.N * S;
+      rec.copy(t.weightPlane, t.records.view(4 * MS, [MS]));
+      scale(rec, t.dKl, t.weightPlane, cfg.beta);
+      gather(rec, t.dKlFull, t.dKlExt, t.scatterIdx);
+      klExactBackward(rec, t.dLogits.reshape2d(), t.dKlFull, logits2d, refLogits, { temperature, accumulate: true });
+    }
+    this.model.zeroGrads(rec);
+    this.model.backward(rec, ws, t.dLogits, fwd);
+    this.model.optimizerStep(rec, opts.policy);
+    rec.copy(at(0, OBJECTIVE_METRICS.length), t.objectiveMetrics);
+    rec.copy(at(OBJECTIVE_METRICS.length, 1), t.loss);
+    rec.copy(at(OBJECTIVE_METRICS.length + 1, 1), this.model.gradNorm);
+    if (crit && this.critic && t.valueGatherIdx && t.valueScatterIdx && t.dCriticLogits) {
+      const cws = this.critic.forward(rec, seq.N, seq.T, fwd);
+      gather(rec, t.values, cws.logits.reshape([cws.logits.size]), t.valueGatherIdx);
+      valueLossForwardBackward(rec, t.valueLoss, t.dValues, t.valueMetrics, t.values, t.oldValues, t.returns, t.mask, {
+        coef: crit.vfCoef,
+        ...(crit.cliprange !== null ? { cliprange: crit.cliprange } : {}),
+      });
+      gather(rec, t.dCriticLogits.reshape([t.dCriticLogits.size]), t.dValuesExt, t.valueScatterIdx);
+      this.critic.zeroGrads(rec);
+      this.critic.backward(rec, cws, t.dCriticLogits, fwd);
+      this.critic.optimizerStep(rec, crit);
+      rec.copy(at(OBJECTIVE_METRICS.length + 2, VALUE_METRICS.length), t.valueMetrics);
+      rec.copy(at(OBJECTIVE_METRICS.length + 2 + VALUE_METRICS.length, 1), this.critic.gradNorm);
+    }
+    // The inspected rows' per-token planes, copied out before the next update overwrites them.
+    let inspect: Tensor | null = null;
+    if (opts.inspectRows.length) {
+      const S = seq.S;
+      const MS = seq.N * S;
+      const planes = INSPECT_PLANES.length;
+      inspect = ctx.tensor([opts.inspectRows.length, planes, S], { label: 'rl.inspect' });
+      opts.inspectRows.forEach((row, k) => {
+        const dst = (p: number) => inspect!.view((k * planes + p) * S, [S]);
+        rec.copy(dst(0), t.logp.view(row * S, [S]));
+        rec.copy(dst(1), t.entropy.view(row * S, [S]));
+        OBJECTIVE_RECORDS.forEach((_, p) => rec.copy(dst(2 + p), t.records.view(p * MS + row * S, [S])));
+      });
+    }
+    rec.submit();
+    this.pending.push({ rows: opts.inspectRows, S: seq.S, inspect });
+  }
+
+  private retired: Tensor[] = [];
+
+  async collect(): Promise<UpdateResult[]> {
+    const pending = this.pending;
+    this.pending = [];
+    if (!pending.length) return [];
+    const K = STEP_SCALARS.length;
+    const inspects = pending.map((p) => p.inspect).filter((x): x is Tensor => x !== null);
+    const [stats, ...insp] = (await this.ctx.readMany([this.stats, ...inspects])) as Float32Array[];
+    for (const x of [...inspects, ...this.retired]) x.destroy();
+    this.retired = [];
+    let k = 0;
+    return pending.map((p, u) => {
+      const scalars = Object.fromEntries(STEP_SCALARS.map((name, i) => [name, stats[u * K + i]])) as Record<StepScalar, number>;
+      const inspected: UpdateResult['inspected'] = new Map();
+      if (p.inspect) {
+        const data = insp[k++];
+        const planes = INSPECT_PLANES.length;
+        p.rows.forEach((row, r) => {
+          const rec = {} as Record<(typeof INSPECT_PLANES)[number], Float32Array>;
+          INSPECT_PLANES.forEach((name, pl) => (rec[name] = data.slice((r * planes + pl) * p.S, (r * planes + pl + 1) * p.S)));
+          inspected.set(row, rec);
+        });
+      }
+      return { scalars, inspected };
+    });
+  }
+
+  async syncReference(): Promise<void> {
+    if (!this.ref) return;
+    const params = await this.model.download();
+    for (const [name, t] of this.ref.params) this.ctx.upload(t, params[name]);
+  }
+
+  async saveState(): Promise<LearnerState> {
+    const state: LearnerState = { policy: await this.model.download(), policyOptimizer: await this.model.downloadOptimizerState() };
+    if (this.ref) state.reference = await this.ref.download();
+    if (this.critic) {
+      state.critic = await this.critic.download();
+      state.criticOptimizer = await this.critic.downloadOptimizerState();
+    }
+    return state;
+  }
+
+  loadOptimizerState(state: LearnerState): void {
+    if (state.policyOptimizer.step > 0) this.model.uploadOptimizerState(state.policyOptimizer);
+    if (this.critic && state.criticOptimizer && state.criticOptimizer.step > 0) this.critic.uploadOptimizerState(state.criticOptimizer);
+  }
+
+  destroy(): void {
+    for (const t of this.seqs.values()) for (const v of Object.values(t)) if (v && typeof v === 'object' && 'destroy' in v) (v as Tensor).destroy();
+    this.seqs.clear();
+    this.stats.destroy();
+    for (const x of this.retired) x.destroy();
+    this.policy.destroy();
+    this.ref?.destroy();
+    this.critic?.destroy();
+  }
+}
+
+
+/** out[i] = x[idx[i]] over flat element indices (one 32-bit word per row). */
+function gather(rec: Recorder, out: Tensor, x: Tensor, idx: Tensor<'u32'>): void {
+  gatherRows(rec, out.reshape([idx.size]), x.reshape([x.size]), idx);
+}
+
+function concat(parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
