@@ -1,5 +1,5 @@
 // The page's side of the engine worker: the only place that calls postMessage. Starts the worker, sends typed
-// requests, and hands every response to one listener (the store).
+// requests (transferring buffers when asked), and hands every response to one listener (the store).
 
 import type { Request, Response } from './protocol';
 
@@ -12,8 +12,8 @@ export class EngineClient {
     this.worker.onerror = (ev) => onResponse({ type: 'error', message: `engine worker failed: ${ev.message}`, fatal: true });
   }
 
-  send(request: Request): void {
-    this.worker.postMessage(request);
+  send(request: Request, transfer: Transferable[] = []): void {
+    this.worker.postMessage(request, transfer);
   }
 
   terminate(): void {

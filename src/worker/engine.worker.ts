@@ -1,49 +1,257 @@
-// The engine worker: owns the GPUDevice and everything that runs on it, so the page's main thread only draws.
-// Answers the requests of protocol.ts; turns device loss and uncaptured GPU errors into 'error' messages.
+// The engine worker: owns the GPUDevice, the LabEngine (trainer + runs store on IndexedDB) and everything that
+// runs on them, so the page's main thread only draws. Answers the requests of protocol.ts, sends the trainer's
+// records to the page a few times a second (typed arrays transferred), and turns device loss and uncaptured GPU
+// errors into 'error' messages (a lost device interrupts the run; resume continues from its saved state).
 
-import { acquireDevice, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
+import { RecordQueue, tokenTexts, transferableGroups } from '../engine/batcher';
+import { IdbRunStore } from '../engine/idb-run-store';
+import { LabEngine } from '../engine/lab-engine';
+import { batchTransfer, packRows } from '../engine/metric-batch';
+import { MemoryRunStore, type RunStore } from '../engine/run-store';
+import type { AssetLoader } from '../engine/start-policy';
+import type { EngineEvent } from '../engine/types';
+import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
 import { runKernelCases } from '../kernels/verify';
+import type { GroupRecord } from '../rl/stream';
 import { assertNever, type Request, type Response } from './protocol';
 
-let ctx: GpuContext | null = null;
+/** How often queued records go to the page. */
+const FLUSH_MS = 250;
 
-function post(message: Response): void {
-  (self as unknown as { postMessage(m: Response): void }).postMessage(message);
+let ctx: GpuContext | null = null;
+let acquiring: Promise<GpuContext> | null = null;
+
+function post(message: Response, transfer: Transferable[] = []): void {
+  (self as unknown as { postMessage(m: Response, t: Transferable[]): void }).postMessage(message, transfer);
 }
 
-async function init(): Promise<void> {
-  try {
-    ctx ??= await acquireDevice({ runtime: 'browser' });
-    ctx.onError((e) => post({ type: 'error', message: e.message, fatal: e instanceof GpuDeviceLostError }));
-    post({ type: 'ready', report: ctx.report });
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    post(e instanceof WebGpuUnavailableError ? { type: 'unavailable', message } : { type: 'error', message, fatal: true });
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Posts in order even when a message needs asynchronous preparation (token texts). */
+let outbox: Promise<void> = Promise.resolve();
+function enqueue(task: () => void | Promise<void>): void {
+  outbox = outbox.then(task).catch((e: unknown) => post({ type: 'error', message: messageOf(e), fatal: false }));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Device
+
+async function device(): Promise<GpuContext> {
+  if (ctx) return ctx;
+  acquiring ??= acquireDevice({ runtime: 'browser' })
+    .then((c) => {
+      ctx = c;
+      c.onError((e) => {
+        const lost = e instanceof GpuDeviceLostError;
+        post({ type: 'error', message: e.message, fatal: lost });
+        if (lost) {
+          if (ctx === c) ctx = null;
+          void engine.deviceLost(e.message);
+        }
+      });
+      engine.setAdapter(describeAdapter(c.report));
+      post({ type: 'ready', report: c.report });
+      return c;
+    })
+    .finally(() => {
+      acquiring = null;
+    });
+  return acquiring;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Files of the site (checkpoints, tokenizers), fetched from the page's own origin.
+
+const siteBase = new URL(import.meta.env.BASE_URL, self.location.origin);
+
+async function fetchAsset(path: string): Promise<Response_> {
+  const url = new URL(path, siteBase);
+  const r = await fetch(url);
+  // A static server answers a missing file with the page itself (SPA fallback): that is a missing file too.
+  if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html')) throw new Error(`${url.pathname}: ${r.ok ? 'not found' : `${r.status} ${r.statusText}`}`);
+  return r;
+}
+type Response_ = globalThis.Response;
+
+const assets: AssetLoader = {
+  bytes: async (p) => new Uint8Array(await (await fetchAsset(p)).arrayBuffer()),
+  text: async (p) => (await fetchAsset(p)).text(),
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Engine and its store
+
+let store: RunStore = new MemoryRunStore();
+const queue = new RecordQueue();
+
+const engine = new LabEngine({
+  store: {
+    // The store is opened asynchronously at init; every call goes to whichever store is current.
+    listRuns: () => store.listRuns(),
+    getRun: (id) => store.getRun(id),
+    putHeader: (h) => store.putHeader(h),
+    appendStep: (h, rows, rollout, evals) => store.appendStep(h, rows, rollout, evals),
+    putState: (h, s) => store.putState(h, s),
+    getState: (id) => store.getState(id),
+    readRecords: (id) => store.readRecords(id),
+    readRollouts: (id, step) => store.readRollouts(id, step),
+    readAllRollouts: (id) => store.readAllRollouts(id),
+    putRun: (d) => store.putRun(d),
+    truncate: (h, step) => store.truncate(h, step),
+    deleteRun: (id) => store.deleteRun(id),
+    estimate: () => store.estimate(),
+  },
+  assets,
+  gpu: device,
+  emit: onEngineEvent,
+});
+
+function onEngineEvent(e: EngineEvent): void {
+  switch (e.type) {
+    case 'records':
+      queue.push(e.runId, e.records);
+      return;
+    case 'progress':
+      flush();
+      enqueue(() => post({ type: 'progress', progress: e.progress }));
+      return;
+    case 'notice':
+      flush();
+      enqueue(() => post({ type: 'notice', level: e.level, message: e.message }));
+      return;
+    case 'runs-changed':
+      enqueue(postRuns);
+      return;
+    default:
+      assertNever(e);
   }
 }
 
+async function postRollouts(runId: string, step: number, groups: GroupRecord[]): Promise<void> {
+  const texts = tokenTexts(groups, await engine.tokenizerFor(runId));
+  const t = transferableGroups(groups);
+  post({ type: 'rollouts', runId, step, groups: t.groups, texts }, t.transfer);
+}
+
+/** Sends everything queued: metric columns (transferred), sampled groups, evaluations. */
+function flush(): void {
+  if (queue.empty) return;
+  for (const d of queue.drain()) {
+    enqueue(() => post({ type: 'metrics', runId: d.runId, batch: d.metrics }, batchTransfer(d.metrics)));
+    for (const r of d.rollouts) enqueue(() => postRollouts(d.runId, r.step, r.groups));
+    if (d.evals.length) enqueue(() => post({ type: 'evals', runId: d.runId, evals: d.evals }));
+  }
+}
+setInterval(flush, FLUSH_MS);
+
+async function postRuns(): Promise<void> {
+  const [runs, storage, persistent] = await Promise.all([
+    engine.listRuns(),
+    store.estimate().catch(() => null),
+    (navigator.storage?.persisted?.() ?? Promise.resolve(false)).catch(() => false),
+  ]);
+  post({ type: 'runs', runs, storage, persistent });
+}
+
+let storeOpened: Promise<void> | null = null;
+function openStore(): Promise<void> {
+  storeOpened ??= (async () => {
+    try {
+      store = await IdbRunStore.open();
+    } catch (e) {
+      post({ type: 'notice', level: 'error', message: `Runs cannot be saved in this browser: ${messageOf(e)}. Runs are kept in memory until the page closes.` });
+    }
+    await engine.recover().catch((e: unknown) => post({ type: 'notice', level: 'warning', message: `Could not check saved runs: ${messageOf(e)}` }));
+    enqueue(postRuns);
+  })();
+  return storeOpened;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+async function init(): Promise<void> {
+  const opened = openStore();
+  try {
+    await device();
+  } catch (e) {
+    const message = messageOf(e);
+    post(e instanceof WebGpuUnavailableError ? { type: 'unavailable', message } : { type: 'error', message, fatal: true });
+  }
+  await opened;
+}
+
 async function selftest(filter: string | undefined): Promise<void> {
-  if (!ctx) throw new Error('the GPU is not initialized');
-  const cases = kernelCases().filter((c) => !filter || c.name.includes(filter));
+  const c = await device();
+  const cases = kernelCases().filter((k) => !filter || k.name.includes(filter));
   const t0 = performance.now();
   let index = 0;
-  const results = await runKernelCases(ctx, cases, (result) => post({ type: 'selftest-case', result, index: index++, total: cases.length }));
+  const results = await runKernelCases(c, cases, (result) => post({ type: 'selftest-case', result, index: index++, total: cases.length }));
   const failed = results.filter((r) => !r.pass).length;
   post({ type: 'selftest-done', passed: results.length - failed, failed, ms: performance.now() - t0 });
 }
 
+async function handle(req: Request): Promise<void> {
+  switch (req.type) {
+    case 'init':
+      return init();
+    case 'selftest':
+      return selftest(req.filter);
+    case 'configure': {
+      await openStore();
+      await engine.create({ config: req.config, preset: req.preset, backend: req.backend });
+      if (req.then === 'start') engine.start();
+      else if (req.then === 'step') engine.stepOnce();
+      return;
+    }
+    case 'start':
+      return engine.start();
+    case 'pause':
+      return engine.pause();
+    case 'step':
+      return engine.stepOnce();
+    case 'reset':
+      return engine.reset();
+    case 'resume': {
+      await openStore();
+      const r = await engine.resume(req.runId);
+      const batch = packRows(r.rows);
+      enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
+      enqueue(() => engine.start());
+      return;
+    }
+    case 'list-runs':
+      await openStore();
+      return enqueue(postRuns);
+    case 'load-run': {
+      await openStore();
+      const r = await engine.loadRun(req.runId);
+      const batch = packRows(r.rows);
+      return enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
+    }
+    case 'load-rollouts': {
+      const groups = await engine.loadRollouts(req.runId, req.step);
+      return enqueue(() => postRollouts(req.runId, req.step, groups));
+    }
+    case 'delete-run':
+      return engine.deleteRun(req.runId);
+    case 'export': {
+      const files = await engine.exportRun(req.runId, req.kind);
+      const transfer = files.flatMap((f) => (typeof f.data === 'string' ? [] : [f.data.buffer as ArrayBuffer]));
+      return enqueue(() => post({ type: 'export-ready', runId: req.runId, kind: req.kind, files }, transfer));
+    }
+    case 'import': {
+      await openStore();
+      const header = await engine.importRun(req.fileName, req.text);
+      return enqueue(() => post({ type: 'imported', header }));
+    }
+    default:
+      return assertNever(req);
+  }
+}
+
 self.onmessage = (ev: MessageEvent<Request>) => {
   const req = ev.data;
-  const run = async () => {
-    switch (req.type) {
-      case 'init':
-        return init();
-      case 'selftest':
-        return selftest(req.filter);
-      default:
-        return assertNever(req);
-    }
-  };
-  run().catch((e: unknown) => post({ type: 'error', message: e instanceof Error ? e.message : String(e), fatal: false }));
+  handle(req).catch((e: unknown) => enqueue(() => post({ type: 'error', message: messageOf(e), fatal: false, request: req.type })));
 };

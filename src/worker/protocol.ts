@@ -1,14 +1,41 @@
 // The typed message protocol between the page and the engine worker. Every message the two sides exchange is
 // listed here; both switch statements are exhaustive over these unions, so adding a message is a type error
-// until both sides handle it.
+// until both sides handle it. Typed arrays (metric columns, token planes, export bytes) are transferred.
 
+import type { ExportFile, ExportKind } from '../engine/lab-engine';
+import type { MetricBatch } from '../engine/metric-batch';
+import type { BackendKind, RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
+import type { PresetName, RLConfig } from '../rl/config';
+import type { EvalRecord, GroupRecord } from '../rl/stream';
 
 /** Page -> worker. */
 export type Request =
   | { type: 'init' }
-  | { type: 'selftest'; /** Only cases whose name contains this text (all when empty). */ filter?: string };
+  | { type: 'selftest'; /** Only cases whose name contains this text (all when empty). */ filter?: string }
+  /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. */
+  | { type: 'configure'; config: RLConfig; preset: PresetName | null; backend: BackendKind; then: 'start' | 'step' | 'none' }
+  /** Train the current run until its last step or a pause. */
+  | { type: 'start' }
+  /** Pause the current run after the step in progress (its state is saved). */
+  | { type: 'pause' }
+  /** One rollout step of the current run, then pause. */
+  | { type: 'step' }
+  /** Drop the current run's trainer (the run stays saved). */
+  | { type: 'reset' }
+  /** Continue a saved run from its last saved state. */
+  | { type: 'resume'; runId: string }
+  | { type: 'list-runs' }
+  /** A saved run's metrics, evaluations and rollout steps (for charts, overlay, inspector). */
+  | { type: 'load-run'; runId: string }
+  | { type: 'load-rollouts'; runId: string; step: number }
+  | { type: 'delete-run'; runId: string }
+  | { type: 'export'; runId: string; kind: ExportKind }
+  | { type: 'import'; fileName: string; text: string };
+
+/** Token strings of sampled groups: [group][completion][token]. */
+export type TokenTexts = string[][][];
 
 /** Worker -> page. */
 export type Response =
@@ -16,8 +43,23 @@ export type Response =
   | { type: 'unavailable'; message: string }
   | { type: 'selftest-case'; result: CaseResult; index: number; total: number }
   | { type: 'selftest-done'; passed: number; failed: number; ms: number }
-  /** An asynchronous GPU problem (device loss, uncaptured validation error) or a failed request. */
-  | { type: 'error'; message: string; fatal: boolean };
+  /** The current run's state, after every step and every change. */
+  | { type: 'progress'; progress: RunProgress }
+  /** New metric rows of a run (columns transferred), sent a few times a second while it trains. */
+  | { type: 'metrics'; runId: string; batch: MetricBatch }
+  /** Sampled groups of one step with per-token records (planes transferred) and each token's text. */
+  | { type: 'rollouts'; runId: string; step: number; groups: GroupRecord[]; texts: TokenTexts }
+  | { type: 'evals'; runId: string; evals: EvalRecord[] }
+  /** Every saved run, newest first; storage use when the browser says. */
+  | { type: 'runs'; runs: RunHeader[]; storage: { usage: number; quota: number } | null; persistent: boolean }
+  /** All records of a saved run (replaces what the page had for it). */
+  | { type: 'run-data'; runId: string; batch: MetricBatch; evals: EvalRecord[]; rolloutSteps: number[] }
+  | { type: 'export-ready'; runId: string; kind: ExportKind; files: ExportFile[] }
+  | { type: 'imported'; header: RunHeader }
+  /** A recoverable problem (storage full, a step not saved): shown, and training goes on. */
+  | { type: 'notice'; level: 'warning' | 'error'; message: string }
+  /** A failed request (`request` names it), a device loss, or an uncaptured GPU error. */
+  | { type: 'error'; message: string; fatal: boolean; request?: Request['type'] };
 
 /** Exhaustiveness guard for switch statements over the unions above. */
 export function assertNever(x: never): never {

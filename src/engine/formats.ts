@@ -1,0 +1,437 @@
+// Export and import formats of a run, readable by the Python world: metrics as CSV (pandas:
+// `read_csv(path, comment='#')`) and JSONL, sampled rollouts as JSONL with every token plane. The first line of
+// each file describes the run (config, preset, ...), so an exported file imports back as the same run.
+// Parsing never throws anything but RunFileError, whose message names the file, the line and what was wrong.
+// Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
+
+import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
+import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
+import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
+
+/** A file that is not a readable RL Lab export; the message says where and why. */
+export class RunFileError extends Error {
+  override name = 'RunFileError';
+}
+
+export const FORMAT = 'rl-lab-run';
+export const FORMAT_VERSION = 1;
+
+/** Largest file the importer reads. */
+export const MAX_IMPORT_BYTES = 256 * 2 ** 20;
+
+const RUN_STATUSES: readonly RunStatus[] = ['loading', 'running', 'pausing', 'paused', 'done', 'interrupted', 'failed', 'imported'];
+
+// ---------------------------------------------------------------------------------------------------------
+// Header line
+
+interface HeaderJson {
+  type: 'run';
+  format: typeof FORMAT;
+  version: number;
+  id: string;
+  name: string;
+  created_at: number;
+  preset: string | null;
+  backend: string;
+  status: string;
+  step: number;
+  elapsed_ms: number;
+  adapter: string;
+  config: RLConfig;
+}
+
+function headerJson(h: RunHeader): HeaderJson {
+  return {
+    type: 'run',
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    id: h.id,
+    name: h.name,
+    created_at: h.createdAt,
+    preset: h.preset,
+    backend: h.backend,
+    status: h.status,
+    step: h.step,
+    elapsed_ms: h.elapsedMs,
+    adapter: h.adapter,
+    config: h.config,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Writing
+
+/** JSON for a number that may be NaN or infinite (JSON has neither): null, "inf", "-inf". */
+function num(v: number): number | string | null {
+  if (Number.isNaN(v)) return null;
+  if (v === Infinity) return 'inf';
+  if (v === -Infinity) return '-inf';
+  return v;
+}
+
+function metricsJson(m: Record<string, number>): Record<string, number | string | null> {
+  const out: Record<string, number | string | null> = {};
+  for (const k of Object.keys(m).sort()) out[k] = num(m[k]);
+  return out;
+}
+
+/** Metric names over the rows, in a stable order: the run's own order of first appearance, sorted. */
+export function metricNames(rows: readonly MetricRow[]): string[] {
+  const s = new Set<string>();
+  for (const r of rows) for (const k in r.metrics) s.add(k);
+  return [...s].sort();
+}
+
+function csvCell(v: string): string {
+  return /[",\n\r#]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+function csvNumber(v: number | undefined): string {
+  if (v === undefined) return '';
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'inf';
+  if (v === -Infinity) return '-inf';
+  return String(v);
+}
+
+/** Metrics as CSV: a `# rl-lab-run {...}` comment line, a header row, one row per optimizer step. */
+export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[]): string {
+  const names = metricNames(rows);
+  const lines = [`# ${FORMAT} ${JSON.stringify(headerJson(header))}`, ['step', 'optimizer_step', 'epoch', 'minibatch', ...names].map(csvCell).join(',')];
+  for (const r of rows) {
+    lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Metrics and evaluations as JSONL: the run line, then one `step` line per optimizer step and one `eval` line per evaluation. */
+export function metricsToJsonl(header: RunHeader, rows: readonly MetricRow[], evals: readonly EvalRecord[]): string {
+  const lines = [JSON.stringify(headerJson(header))];
+  for (const r of rows) {
+    lines.push(JSON.stringify({ type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, metrics: metricsJson(r.metrics) }));
+  }
+  for (const e of evals) {
+    lines.push(JSON.stringify({ type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) }));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** Token planes: JSON names (snake_case, as a Python reader expects) and constructors. */
+const PLANES = {
+  tokens: ['tokens', Uint32Array],
+  logpOld: ['logp_old', Float32Array],
+  logp: ['logp', Float32Array],
+  logpSampler: ['logp_sampler', Float32Array],
+  entropy: ['entropy', Float32Array],
+  ratio: ['ratio', Float32Array],
+  advantage: ['advantage', Float32Array],
+  clipSide: ['clip_side', Int8Array],
+  kl: ['kl', Float32Array],
+  loss: ['loss', Float32Array],
+  weight: ['weight', Float32Array],
+  value: ['value', Float32Array],
+} as const satisfies Record<keyof TokenRecords, readonly [string, unknown]>;
+
+/** Sampled groups as JSONL: the run line, then one `group` line per group with its completions and every token plane. */
+export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: number; groups: readonly GroupRecord[] }[]): string {
+  const lines = [JSON.stringify(headerJson(header))];
+  for (const { step, groups } of rollouts) {
+    for (const g of groups) {
+      lines.push(
+        JSON.stringify({
+          type: 'group',
+          step,
+          index: g.index,
+          prompt: g.prompt,
+          answer: g.answer,
+          completions: g.completions.map((c) => ({
+            text: c.text,
+            length: c.length,
+            finished: c.finished,
+            reward: num(c.reward),
+            rewards: metricsJson(c.rewards),
+            reason: c.reason,
+            masked: c.masked,
+            tokens: Object.fromEntries(
+              (Object.keys(PLANES) as (keyof TokenRecords)[]).map((k) => [PLANES[k][0], Array.from(c.tokens[k] as ArrayLike<number>, num)]),
+            ),
+          })),
+        }),
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reading
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+class At {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+  ) {}
+  fail(what: string): never {
+    throw new RunFileError(`${this.file}: line ${this.line}: ${what}`);
+  }
+}
+
+function isObj(v: unknown): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A number field: JSON numbers, null (NaN) and the strings "inf", "-inf", "nan". */
+function readNum(at: At, v: unknown, what: string): number {
+  if (typeof v === 'number') return v;
+  if (v === null) return NaN;
+  if (typeof v === 'string') {
+    const s = v.trim().toLowerCase();
+    if (s === 'inf' || s === 'infinity' || s === '+inf') return Infinity;
+    if (s === '-inf' || s === '-infinity') return -Infinity;
+    if (s === 'nan') return NaN;
+  }
+  return at.fail(`${what} must be a number, got ${JSON.stringify(v)}`);
+}
+
+function readInt(at: At, v: unknown, what: string, min = 0): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) at.fail(`${what} must be a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  return v as number;
+}
+
+function readStr(at: At, v: unknown, what: string): string {
+  if (typeof v !== 'string') at.fail(`${what} must be a string, got ${JSON.stringify(v)}`);
+  return v as string;
+}
+
+function readMetrics(at: At, v: unknown, what: string): Record<string, number> {
+  if (!isObj(v)) at.fail(`${what} must be an object of name -> number`);
+  const out: Record<string, number> = {};
+  for (const [k, x] of Object.entries(v as Record<string, Json>)) out[k] = readNum(at, x, `${what}.${k}`);
+  return out;
+}
+
+function readHeader(at: At, v: unknown): RunHeader {
+  if (!isObj(v) || v.type !== 'run' || v.format !== FORMAT) {
+    at.fail(`not an RL Lab run export: the first line must be the run line {"type":"run","format":"${FORMAT}",...} (export a run from the runs list to get one)`);
+  }
+  const h = v as unknown as HeaderJson;
+  if (typeof h.version !== 'number' || h.version > FORMAT_VERSION) at.fail(`format version ${JSON.stringify(h.version)} is newer than this lab reads (${FORMAT_VERSION})`);
+  if (!isObj(h.config)) at.fail('the run line has no config object');
+  const check = checkConfig(h.config as unknown as Record<string, unknown>);
+  if (check.errors.length) at.fail(`the run's config is not valid here: ${check.errors.join('; ')}`);
+  const preset = h.preset === null || h.preset === undefined ? null : readStr(at, h.preset, 'preset');
+  if (preset !== null && !isPresetName(preset)) at.fail(`unknown preset ${JSON.stringify(preset)}`);
+  const status = RUN_STATUSES.includes(h.status as RunStatus) ? (h.status as RunStatus) : 'imported';
+  const created = typeof h.created_at === 'number' && Number.isFinite(h.created_at) ? h.created_at : Date.now();
+  return {
+    id: typeof h.id === 'string' && h.id ? h.id : 'imported',
+    name: typeof h.name === 'string' && h.name ? h.name : 'imported run',
+    createdAt: created,
+    updatedAt: created,
+    config: { ...(h.config as RLConfig) },
+    preset: preset as RunHeader['preset'],
+    backend: h.backend === 'cpu' ? 'cpu' : 'webgpu',
+    status,
+    step: typeof h.step === 'number' && Number.isFinite(h.step) ? h.step : 0,
+    savedStep: 0,
+    elapsedMs: typeof h.elapsed_ms === 'number' && Number.isFinite(h.elapsed_ms) ? h.elapsed_ms : 0,
+    adapter: typeof h.adapter === 'string' ? h.adapter : '',
+    lastMetrics: {},
+  };
+}
+
+function readCompletion(at: At, v: unknown, what: string): CompletionRecord {
+  if (!isObj(v)) at.fail(`${what} must be an object`);
+  const c = v as Record<string, Json>;
+  const length = readInt(at, c.length, `${what}.length`);
+  if (!isObj(c.tokens)) at.fail(`${what}.tokens must be an object of token planes`);
+  const t = c.tokens as Record<string, Json>;
+  const tokens = {} as Record<keyof TokenRecords, Float32Array | Uint32Array | Int8Array>;
+  for (const k of Object.keys(PLANES) as (keyof TokenRecords)[]) {
+    const [name, Ctor] = PLANES[k];
+    const arr = t[name] ?? [];
+    if (!Array.isArray(arr)) at.fail(`${what}.tokens.${name} must be an array`);
+    const plane = new Ctor((arr as Json[]).length);
+    (arr as Json[]).forEach((x, i) => (plane[i] = readNum(at, x, `${what}.tokens.${name}[${i}]`)));
+    if (k !== 'value' && plane.length !== length) at.fail(`${what}.tokens.${name} has ${plane.length} entries, want length ${length}`);
+    tokens[k] = plane;
+  }
+  return {
+    text: readStr(at, c.text, `${what}.text`),
+    length,
+    finished: c.finished === true,
+    reward: readNum(at, c.reward, `${what}.reward`),
+    rewards: c.rewards === undefined ? {} : readMetrics(at, c.rewards, `${what}.rewards`),
+    reason: typeof c.reason === 'string' ? c.reason : '',
+    masked: c.masked === true,
+    tokens: tokens as unknown as TokenRecords,
+  };
+}
+
+function parseJsonl(file: string, text: string): RunData {
+  const lines = text.split(/\r?\n/);
+  let header: RunHeader | null = null;
+  const rows: MetricRow[] = [];
+  const evals: EvalRecord[] = [];
+  const rollouts = new Map<number, GroupRecord[]>();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    const at = new At(file, i + 1);
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch (e) {
+      at.fail(`not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    }
+    if (!header) {
+      header = readHeader(at, v);
+      continue;
+    }
+    if (!isObj(v)) at.fail('each line must be a JSON object');
+    const o = v as Record<string, Json>;
+    switch (o.type) {
+      case 'step':
+        rows.push({
+          step: readInt(at, o.step, 'step', 1),
+          optimizerStep: readInt(at, o.optimizer_step, 'optimizer_step', 1),
+          epoch: readInt(at, o.epoch ?? 0, 'epoch'),
+          minibatch: readInt(at, o.minibatch ?? 0, 'minibatch'),
+          metrics: readMetrics(at, o.metrics, 'metrics'),
+        });
+        break;
+      case 'eval': {
+        if (!Array.isArray(o.pass_at_k)) at.fail('pass_at_k must be an array of numbers');
+        evals.push({
+          step: readInt(at, o.step, 'step'),
+          items: readInt(at, o.items ?? 0, 'items'),
+          accuracy: readNum(at, o.accuracy, 'accuracy'),
+          reward: readNum(at, o.reward ?? null, 'reward'),
+          passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
+        });
+        break;
+      }
+      case 'group': {
+        const step = readInt(at, o.step, 'step', 1);
+        if (!Array.isArray(o.completions)) at.fail('completions must be an array');
+        const g: GroupRecord = {
+          index: readInt(at, o.index ?? 0, 'index'),
+          prompt: readStr(at, o.prompt, 'prompt'),
+          answer: typeof o.answer === 'string' ? o.answer : '',
+          completions: (o.completions as Json[]).map((c, j) => readCompletion(at, c, `completions[${j}]`)),
+        };
+        const list = rollouts.get(step) ?? [];
+        list.push(g);
+        rollouts.set(step, list);
+        break;
+      }
+      case 'run':
+        at.fail('a second run line: one file holds one run');
+        break;
+      default:
+        at.fail(`unknown line type ${JSON.stringify(o.type)} (expected step, eval or group)`);
+    }
+  }
+  if (!header) throw new RunFileError(`${file}: the file is empty`);
+  return finish(file, header, rows, evals, [...rollouts.entries()].sort((a, b) => a[0] - b[0]).map(([step, groups]) => ({ step, groups })));
+}
+
+/** Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes). */
+export function splitCsvLine(line: string): string[] {
+  const cells: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
+    } else if (ch === '"' && cur === '') quoted = true;
+    else if (ch === ',') {
+      cells.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  cells.push(cur);
+  return cells;
+}
+
+function parseCsvNumber(at: At, s: string, what: string): number | undefined {
+  const t = s.trim();
+  if (t === '') return undefined;
+  const lower = t.toLowerCase();
+  if (lower === 'nan') return NaN;
+  if (lower === 'inf' || lower === 'infinity' || lower === '+inf') return Infinity;
+  if (lower === '-inf' || lower === '-infinity') return -Infinity;
+  const v = Number(t);
+  if (!Number.isFinite(v)) at.fail(`${what}: ${JSON.stringify(s)} is not a number`);
+  return v;
+}
+
+function parseCsv(file: string, text: string): RunData {
+  const lines = text.split(/\r?\n/);
+  const first = lines[0] ?? '';
+  const prefix = `# ${FORMAT} `;
+  if (!first.startsWith(prefix)) {
+    new At(file, 1).fail(`not an RL Lab metrics CSV: the first line must be "${prefix}{...}" describing the run (export a run from the runs list to get one)`);
+  }
+  let headerValue: unknown;
+  try {
+    headerValue = JSON.parse(first.slice(prefix.length));
+  } catch (e) {
+    new At(file, 1).fail(`the run description is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const header = readHeader(new At(file, 1), headerValue);
+  const cols = splitCsvLine(lines[1] ?? '');
+  const want = ['step', 'optimizer_step', 'epoch', 'minibatch'];
+  if (want.some((w, i) => cols[i] !== w)) new At(file, 2).fail(`the header row must start with ${want.join(',')}, got ${JSON.stringify(lines[1] ?? '')}`);
+  const rows: MetricRow[] = [];
+  for (let i = 2; i < lines.length; i++) {
+    if (!lines[i].trim()) continue;
+    const at = new At(file, i + 1);
+    const cells = splitCsvLine(lines[i]);
+    if (cells.length !== cols.length) at.fail(`${cells.length} cells, but the header has ${cols.length} columns`);
+    const ints = cells.slice(0, 4).map((c, j) => {
+      const v = Number(c);
+      if (!Number.isInteger(v) || v < (j < 2 ? 1 : 0)) at.fail(`${cols[j]} must be a whole number${j < 2 ? ' >= 1' : ''}, got ${JSON.stringify(c)}`);
+      return v;
+    });
+    const metrics: Record<string, number> = {};
+    for (let j = 4; j < cols.length; j++) {
+      const v = parseCsvNumber(at, cells[j], cols[j]);
+      if (v !== undefined) metrics[cols[j]] = v;
+    }
+    rows.push({ step: ints[0], optimizerStep: ints[1], epoch: ints[2], minibatch: ints[3], metrics });
+  }
+  return finish(file, header, rows, [], []);
+}
+
+function finish(file: string, header: RunHeader, rows: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
+  if (!rows.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
+  rows.sort((a, b) => a.optimizerStep - b.optimizerStep);
+  const steps = Math.max(0, ...rows.map((r) => r.step), ...rollouts.map((r) => r.step), ...evals.map((e) => e.step));
+  return {
+    header: { ...header, step: steps, lastMetrics: rows.length ? rows[rows.length - 1].metrics : {}, importedFrom: file },
+    rows,
+    evals: evals.sort((a, b) => a.step - b.step),
+    rollouts,
+  };
+}
+
+/**
+ * Reads an exported run: metrics CSV, metrics JSONL or rollouts JSONL (recognized by content, not by name).
+ * Throws RunFileError with the file name, the line and the problem.
+ */
+export function parseRunFile(file: string, text: string): RunData {
+  if (text.length > MAX_IMPORT_BYTES) throw new RunFileError(`${file}: ${(text.length / 2 ** 20).toFixed(0)} MiB is more than the ${MAX_IMPORT_BYTES / 2 ** 20} MiB the importer reads`);
+  const start = text.replace(/^\uFEFF/, '').trimStart();
+  if (!start) throw new RunFileError(`${file}: the file is empty`);
+  if (start.startsWith('#')) return parseCsv(file, start);
+  if (start.startsWith('{')) return parseJsonl(file, start);
+  throw new RunFileError(`${file}: line 1: not an RL Lab export (expected a metrics CSV starting with "# ${FORMAT}" or a JSONL file starting with a run line)`);
+}

@@ -1,0 +1,542 @@
+// The LabEngine: one run at a time driven through a Trainer (create, start, pause, single step, reset, resume
+// from the last saved state), every step persisted to the runs store, and the runs themselves (list, load,
+// delete, export, import). It reports through an `emit` callback and never touches React, the DOM or
+// postMessage: the worker wires it to the page, the tests to an in-memory store and a scripted trainer.
+
+import type { GpuContext } from '../gpu';
+import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
+import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl } from './formats';
+import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
+import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
+import { createTrainer as realTrainer, type TrainerBackend, type TrainerFactory, type TrainerLike } from './trainer-port';
+import { rowOf, type BackendKind, type EngineEvent, type RunHeader, type RunProgress, type RunStatus } from './types';
+
+/** What a run is exported as. */
+export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';
+
+/** One file of an export: a name to save it under, its MIME type and its content. */
+export interface ExportFile {
+  name: string;
+  mime: string;
+  data: string | Uint8Array;
+}
+
+export interface LabEngineDeps {
+  store: RunStore;
+  assets: AssetLoader;
+  /** The device for WebGPU runs (acquired again after a loss); throws when there is none. */
+  gpu(): Promise<GpuContext>;
+  emit(e: EngineEvent): void;
+  /** The trainer factory (default: src/rl/trainer.ts). */
+  createTrainer?: TrainerFactory;
+  /** Milliseconds clock (default: performance.now). */
+  now?: () => number;
+  /** Wall clock for run headers (default: Date.now). */
+  wallClock?: () => number;
+  /** Save the trainer state at least this often while running (default 30 s), besides every pause and the end. */
+  autosaveMs?: number;
+  /** Groups per step with per-token records (default 2). */
+  inspectGroups?: number;
+}
+
+/** Statuses in which a run has a trainer in memory. */
+const LIVE: readonly RunStatus[] = ['loading', 'running', 'pausing', 'paused', 'done'];
+
+interface Active {
+  header: RunHeader;
+  trainer: TrainerLike | null;
+  tokenizerJson: string;
+  /** Steps the loop may still take (Infinity while running freely, 1 for a single step). */
+  stepsLeft: number;
+  lastSaveAt: number;
+  recentStepMs: number[];
+  tokensPerSec: number;
+  lastStepMs: number;
+  /** The store refused the last write (a notice was shown; the next success clears it). */
+  storageFailing: boolean;
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** A run id that sorts by creation time. */
+export function newRunId(now: number): string {
+  return `run-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, '0')}`;
+}
+
+/** The default name of a run: preset, task and seed. */
+export function runName(config: RLConfig, preset: PresetName | null): string {
+  const algo = preset ? PRESET_INFO[preset].label : 'custom';
+  return `${algo} · ${config.task}${config.difficulty !== null ? ` ${config.difficulty}` : ''} · seed ${config.seed}`;
+}
+
+/** A file-name-safe form of a run name. */
+export function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'run';
+}
+
+export class LabEngine {
+  private active: Active | null = null;
+  private looping: Promise<void> | null = null;
+  private resetRequested = false;
+  private readonly createTrainer: TrainerFactory;
+  private readonly now: () => number;
+  private readonly wall: () => number;
+  private adapter = '';
+
+  constructor(private readonly deps: LabEngineDeps) {
+    this.createTrainer = deps.createTrainer ?? realTrainer;
+    this.now = deps.now ?? (() => performance.now());
+    this.wall = deps.wallClock ?? (() => Date.now());
+  }
+
+  /** The adapter description recorded in new runs' headers. */
+  setAdapter(description: string): void {
+    this.adapter = description;
+  }
+
+  /** Marks runs that were training when the page went away as interrupted (they resume from their saved state). */
+  async recover(): Promise<void> {
+    const runs = await this.deps.store.listRuns();
+    for (const h of runs) {
+      if (h.status === 'running' || h.status === 'pausing' || h.status === 'loading') {
+        const fixed: RunHeader = {
+          ...h,
+          status: 'interrupted',
+          message: h.savedStep > 0 ? `the page closed while it trained; resume continues from the saved state at step ${h.savedStep}` : 'the page closed before any state was saved',
+        };
+        await this.deps.store.putHeader(fixed).catch(() => undefined);
+      }
+    }
+  }
+
+  /** The current run's progress (status 'idle' when there is none). */
+  progress(): RunProgress {
+    const a = this.active;
+    if (!a) {
+      return { runId: null, name: '', status: 'idle', step: 0, totalSteps: 0, elapsedMs: 0, lastStepMs: 0, meanStepMs: 0, tokensPerSec: 0, backend: 'webgpu', savedStep: 0 };
+    }
+    const h = a.header;
+    const recent = a.recentStepMs;
+    return {
+      runId: h.id,
+      name: h.name,
+      status: h.status,
+      step: h.step,
+      totalSteps: h.config.steps,
+      elapsedMs: h.elapsedMs,
+      lastStepMs: a.lastStepMs,
+      meanStepMs: recent.length ? recent.reduce((s, x) => s + x, 0) / recent.length : 0,
+      tokensPerSec: a.tokensPerSec,
+      backend: h.backend,
+      savedStep: h.savedStep,
+      message: h.message,
+    };
+  }
+
+  private emitProgress(): void {
+    this.deps.emit({ type: 'progress', progress: this.progress() });
+  }
+
+  private notice(level: 'warning' | 'error', text: string): void {
+    this.deps.emit({ type: 'notice', level, message: text });
+  }
+
+  /** Runs a store write; a failure becomes a notice (once until a write succeeds again) and `false`. */
+  private async persist(a: Active | null, what: string, write: () => Promise<void>): Promise<boolean> {
+    try {
+      await write();
+      if (a) a.storageFailing = false;
+      return true;
+    } catch (e) {
+      if (!a || !a.storageFailing) {
+        const full = e instanceof StorageFullError;
+        this.notice(
+          'error',
+          full
+            ? `Storage is full: ${what} was not saved. Runs saved before are intact; training goes on in memory. Delete or export old runs to free space. (${message(e)})`
+            : `Could not save ${what}: ${message(e)}. Runs saved before are intact.`,
+        );
+      }
+      if (a) a.storageFailing = true;
+      return false;
+    }
+  }
+
+  private busy(): boolean {
+    return this.looping !== null;
+  }
+
+  private async backendFor(kind: BackendKind, model: Parameters<typeof cpuRefusal>[0]): Promise<TrainerBackend> {
+    if (kind === 'cpu') {
+      const refusal = cpuRefusal(model);
+      if (refusal) throw new Error(refusal);
+      return { kind: 'cpu' };
+    }
+    return { kind: 'webgpu', ctx: await this.deps.gpu() };
+  }
+
+  /** Drops the trainer of the current run (its saved records stay in the store). */
+  private release(): void {
+    const a = this.active;
+    this.active = null;
+    this.resetRequested = false;
+    try {
+      a?.trainer?.destroy();
+    } catch {
+      /* a lost device may refuse to destroy; nothing to keep */
+    }
+    this.emitProgress();
+  }
+
+  /**
+   * Creates a new run from a config: loads the start policy and the trainer, saves the run's header, and leaves
+   * it paused at step 0 (start or step runs it). A paused current run is released first (it stays saved).
+   */
+  async create(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; name?: string }): Promise<RunHeader> {
+    if (this.busy()) throw new Error('a run is training: pause or reset it before starting another');
+    const config = validateConfig(o.config);
+    if (this.active) this.release();
+    const t = this.wall();
+    const header: RunHeader = {
+      id: newRunId(t),
+      name: o.name ?? runName(config, o.preset),
+      createdAt: t,
+      updatedAt: t,
+      config,
+      preset: o.preset,
+      backend: o.backend,
+      status: 'loading',
+      step: 0,
+      savedStep: 0,
+      elapsedMs: 0,
+      adapter: o.backend === 'cpu' ? 'CPU reference backend (slow)' : this.adapter,
+      lastMetrics: {},
+    };
+    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false };
+    this.active = a;
+    this.emitProgress();
+    try {
+      const start = await loadStartPolicy(config, this.deps.assets);
+      const backend = await this.backendFor(o.backend, start.init.config);
+      a.tokenizerJson = start.tokenizerJson;
+      a.trainer = await this.createTrainer({ config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups: this.deps.inspectGroups ?? 2 });
+    } catch (e) {
+      if (this.active === a) this.release();
+      throw e;
+    }
+    if (this.active !== a) {
+      a.trainer.destroy();
+      throw new Error('the run was reset while it loaded');
+    }
+    header.status = 'paused';
+    await this.persist(a, `run "${header.name}"`, () => this.deps.store.putHeader(header));
+    this.deps.emit({ type: 'runs-changed' });
+    this.emitProgress();
+    return { ...header };
+  }
+
+  /** Trains the current run until its last step or a pause. */
+  start(): void {
+    this.go(Infinity);
+  }
+
+  /** Trains exactly one rollout step of the current run, then pauses. */
+  stepOnce(): void {
+    this.go(1);
+  }
+
+  private go(steps: number): void {
+    const a = this.active;
+    if (!a || !a.trainer) throw new Error('no run to train: configure one and press Start');
+    if (this.busy()) {
+      if (a.header.status === 'pausing' && steps === Infinity) {
+        a.header.status = 'running';
+        a.stepsLeft = Infinity;
+        this.emitProgress();
+      }
+      return;
+    }
+    if (a.header.status === 'done' || a.trainer.step >= a.header.config.steps) throw new Error(`the run has done all its ${a.header.config.steps} steps; start a new run (or raise steps)`);
+    if (a.header.status !== 'paused') throw new Error(`the run is ${a.header.status}; it cannot train now`);
+    a.stepsLeft = steps;
+    a.header.status = 'running';
+    a.header.message = undefined;
+    this.emitProgress();
+    this.looping = this.loop(a).finally(() => {
+      this.looping = null;
+      if (this.resetRequested) this.release();
+    });
+  }
+
+  /** Asks the current run to pause after the step in progress (its state is saved then). */
+  pause(): void {
+    const a = this.active;
+    if (!a || a.header.status !== 'running') return;
+    a.header.status = 'pausing';
+    a.stepsLeft = 0;
+    this.emitProgress();
+  }
+
+  /** Drops the current run's trainer after the step in progress (the run stays saved, resumable). */
+  reset(): void {
+    if (!this.active) return;
+    if (this.busy()) {
+      this.resetRequested = true;
+      this.pause();
+      return;
+    }
+    this.release();
+  }
+
+  /** Resolves when the current training loop (if any) has stopped. */
+  async idle(): Promise<void> {
+    while (this.looping) await this.looping;
+  }
+
+  private async loop(a: Active): Promise<void> {
+    const trainer = a.trainer!;
+    try {
+      while (this.active === a && a.header.status === 'running' && a.stepsLeft > 0 && trainer.step < a.header.config.steps) {
+        const t0 = this.now();
+        const records = await trainer.runStep();
+        const ms = this.now() - t0;
+        a.stepsLeft--;
+        await this.afterStep(a, records, ms);
+        if (this.now() - a.lastSaveAt >= (this.deps.autosaveMs ?? 30_000) && trainer.step < a.header.config.steps) await this.saveState(a);
+      }
+      if (this.active !== a || (a.header.status !== 'running' && a.header.status !== 'pausing')) return;
+      await this.saveState(a);
+      a.header.status = trainer.step >= a.header.config.steps ? 'done' : 'paused';
+      a.header.updatedAt = this.wall();
+      await this.persist(a, `run "${a.header.name}"`, () => this.deps.store.putHeader(a.header));
+      this.deps.emit({ type: 'runs-changed' });
+      this.emitProgress();
+    } catch (e) {
+      await this.stopWith(a, a.header.status === 'interrupted' ? 'interrupted' : 'failed', a.header.message ?? message(e));
+    }
+  }
+
+  private async afterStep(a: Active, records: StepRecord[], ms: number): Promise<void> {
+    if (!records.length) throw new Error('the trainer returned no records for a step');
+    const h = a.header;
+    const last = records[records.length - 1];
+    h.step = last.step;
+    h.lastMetrics = { ...last.metrics };
+    h.updatedAt = this.wall();
+    h.elapsedMs += ms;
+    a.lastStepMs = ms;
+    a.recentStepMs.push(ms);
+    if (a.recentStepMs.length > 20) a.recentStepMs.shift();
+    const m = last.metrics;
+    const perSecond = m['perf/rollout_tokens_per_s'];
+    const rows = (m['completions/mean_length'] ?? 0) * h.config.train_batch_size * h.config.num_generations;
+    a.tokensPerSec = Number.isFinite(perSecond) && perSecond > 0 ? perSecond : ms > 0 ? (rows * 1000) / ms : 0;
+    const groups: GroupRecord[] | undefined = records.find((r) => r.groups?.length)?.groups;
+    const evals: EvalRecord[] = records.filter((r) => r.eval).map((r) => r.eval!);
+    // The store clones synchronously when the write starts, so the records may be handed on right after.
+    const saved = this.persist(a, `step ${h.step} of "${h.name}"`, () =>
+      this.deps.store.appendStep({ ...h }, records.map(rowOf), groups ? { step: last.step, groups } : null, evals),
+    );
+    this.deps.emit({ type: 'records', runId: h.id, records });
+    await saved;
+    this.emitProgress();
+  }
+
+  /** Saves the trainer state and the policy checkpoint of the current run (the resume point). */
+  private async saveState(a: Active): Promise<void> {
+    const trainer = a.trainer;
+    if (!trainer || trainer.step === a.header.savedStep) return;
+    const state = await trainer.saveStateBytes();
+    const { safetensors, configJson } = encodeCheckpoint(await trainer.exportCheckpoint());
+    const saved: SavedState = { runId: a.header.id, step: trainer.step, state, safetensors, configJson, tokenizerJson: a.tokenizerJson };
+    const header = { ...a.header, savedStep: trainer.step, updatedAt: this.wall() };
+    if (await this.persist(a, `the trainer state at step ${trainer.step}`, () => this.deps.store.putState(header, saved))) a.header.savedStep = trainer.step;
+    a.lastSaveAt = this.now();
+  }
+
+  private async stopWith(a: Active, status: 'failed' | 'interrupted', why: string): Promise<void> {
+    a.header.status = status;
+    a.header.message = why;
+    a.header.updatedAt = this.wall();
+    await this.persist(a, `run "${a.header.name}"`, () => this.deps.store.putHeader({ ...a.header }));
+    if (this.active === a) {
+      try {
+        a.trainer?.destroy();
+      } catch {
+        /* the device may be gone */
+      }
+      a.trainer = null;
+    }
+    this.deps.emit({ type: 'runs-changed' });
+    this.emitProgress();
+  }
+
+  /**
+   * The device was lost (or the GPU reported an error the trainer cannot survive): the current run stops as
+   * interrupted; resume continues from its last saved state on a new device.
+   */
+  async deviceLost(why: string): Promise<void> {
+    const a = this.active;
+    if (!a || a.header.backend !== 'webgpu' || !LIVE.includes(a.header.status)) return;
+    const text = `${why}. Resume continues from the last saved state${a.header.savedStep ? ` (step ${a.header.savedStep})` : ''}.`;
+    if (this.busy()) {
+      a.header.status = 'interrupted';
+      a.header.message = text;
+      this.emitProgress(); // the loop's step fails next and records the stop
+      return;
+    }
+    await this.stopWith(a, 'interrupted', text);
+  }
+
+  /**
+   * Reopens a saved run from its last saved state (after a reload, a device loss or a failure), paused: start()
+   * trains on. Records after the saved step are dropped, so the curves continue from the state the trainer
+   * resumes; the run's remaining records are returned (the page replaces what it showed with them).
+   */
+  async resume(runId: string): Promise<RunRecords> {
+    if (this.busy()) throw new Error('a run is training: pause or reset it first');
+    const h = await this.deps.store.getRun(runId);
+    if (!h) throw new Error(`no saved run ${runId}`);
+    if (h.status === 'imported') throw new Error(`"${h.name}" is an imported run: it has metrics but no trainer state to continue from`);
+    if (h.step >= h.config.steps && h.savedStep >= h.config.steps) throw new Error(`"${h.name}" has done all its ${h.config.steps} steps`);
+    const saved = await this.deps.store.getState(runId);
+    if (this.active) this.release();
+    const header: RunHeader = { ...h, status: 'loading', message: undefined };
+    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false };
+    this.active = a;
+    this.emitProgress();
+    try {
+      if (saved) {
+        const ck = decodeCheckpoint(saved.safetensors, saved.configJson);
+        const backend = await this.backendFor(h.backend, ck.config);
+        a.tokenizerJson = saved.tokenizerJson;
+        a.trainer = await this.createTrainer({
+          config: h.config,
+          init: { config: ck.config, params: ck.params },
+          tokenizer: loadCharTokenizer(saved.tokenizerJson),
+          backend,
+          inspectGroups: this.deps.inspectGroups ?? 2,
+          resume: saved.state,
+        });
+      } else {
+        // Never saved: start over from the start policy, as the same run.
+        const start = await loadStartPolicy(h.config, this.deps.assets);
+        const backend = await this.backendFor(h.backend, start.init.config);
+        a.tokenizerJson = start.tokenizerJson;
+        a.trainer = await this.createTrainer({ config: h.config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups: this.deps.inspectGroups ?? 2 });
+      }
+    } catch (e) {
+      if (this.active === a) {
+        a.header.status = h.status;
+        this.release();
+      }
+      throw e;
+    }
+    const savedStep = saved?.step ?? 0;
+    if (header.step > savedStep) this.notice('warning', `"${h.name}": steps ${savedStep + 1}-${header.step} were after the last saved state and are dropped; training continues from step ${savedStep}.`);
+    header.step = savedStep;
+    header.savedStep = savedStep;
+    header.status = 'paused';
+    await this.persist(a, `run "${h.name}"`, () => this.deps.store.truncate({ ...header }, savedStep));
+    const records = await this.deps.store.readRecords(runId);
+    this.deps.emit({ type: 'runs-changed' });
+    this.emitProgress();
+    return records;
+  }
+
+  private readonly tokenizers = new Map<string, Tokenizer>();
+
+  /** The tokenizer of a run (the current run's, the one saved with its state, else the character tokenizer). */
+  async tokenizerFor(runId: string): Promise<Tokenizer> {
+    const cached = this.tokenizers.get(runId);
+    if (cached) return cached;
+    let json = this.active?.header.id === runId ? this.active.tokenizerJson : '';
+    if (!json) json = (await this.deps.store.getState(runId).catch(() => null))?.tokenizerJson ?? '';
+    if (!json) json = await this.deps.assets.text(CHAR_TOKENIZER_PATH);
+    const tok = loadCharTokenizer(json);
+    if (this.tokenizers.size > 32) this.tokenizers.clear();
+    this.tokenizers.set(runId, tok);
+    return tok;
+  }
+
+  /** Every saved run, newest first, with the current run's live status. */
+  async listRuns(): Promise<RunHeader[]> {
+    const runs = await this.deps.store.listRuns();
+    const a = this.active;
+    return runs.map((h) => (a && h.id === a.header.id ? { ...a.header } : h));
+  }
+
+  /** A saved run's metric rows, evaluations and the steps that have sampled groups. */
+  loadRun(runId: string): Promise<RunRecords> {
+    return this.deps.store.readRecords(runId);
+  }
+
+  /** The sampled groups of one step of a saved run. */
+  async loadRollouts(runId: string, step: number): Promise<GroupRecord[]> {
+    const g = await this.deps.store.readRollouts(runId, step);
+    if (!g) throw new Error(`no sampled groups are saved for step ${step}`);
+    return g;
+  }
+
+  /** Deletes a saved run (the current run is reset first). */
+  async deleteRun(runId: string): Promise<void> {
+    if (this.active?.header.id === runId) {
+      if (this.busy()) throw new Error('pause the run before deleting it');
+      this.release();
+    }
+    await this.deps.store.deleteRun(runId);
+    this.tokenizers.delete(runId);
+    this.deps.emit({ type: 'runs-changed' });
+  }
+
+  /** The files of an export of a saved run. */
+  async exportRun(runId: string, kind: ExportKind): Promise<ExportFile[]> {
+    const a = this.active;
+    const h = a?.header.id === runId ? { ...a.header } : await this.deps.store.getRun(runId);
+    if (!h) throw new Error(`no saved run ${runId}`);
+    const base = slug(h.name);
+    switch (kind) {
+      case 'metrics-csv': {
+        const r = await this.deps.store.readRecords(runId);
+        return [{ name: `${base}.metrics.csv`, mime: 'text/csv', data: metricsToCsv(h, r.rows) }];
+      }
+      case 'metrics-jsonl': {
+        const r = await this.deps.store.readRecords(runId);
+        return [{ name: `${base}.metrics.jsonl`, mime: 'application/x-ndjson', data: metricsToJsonl(h, r.rows, r.evals) }];
+      }
+      case 'rollouts-jsonl': {
+        const rollouts = await this.deps.store.readAllRollouts(runId);
+        return [{ name: `${base}.rollouts.jsonl`, mime: 'application/x-ndjson', data: rolloutsToJsonl(h, rollouts) }];
+      }
+      case 'checkpoint': {
+        let files: { safetensors: Uint8Array; configJson: string; tokenizerJson: string; step: number };
+        if (a && a.header.id === runId && a.trainer && !this.busy()) {
+          files = { ...encodeCheckpoint(await a.trainer.exportCheckpoint()), tokenizerJson: a.tokenizerJson, step: a.trainer.step };
+        } else {
+          const s = await this.deps.store.getState(runId);
+          if (!s) throw new Error(`"${h.name}" has no saved checkpoint yet (pause it to save one)`);
+          files = { safetensors: s.safetensors, configJson: s.configJson, tokenizerJson: s.tokenizerJson, step: s.step };
+        }
+        const dir = `${base}.step${files.step}`;
+        return [
+          { name: `${dir}.model.safetensors`, mime: 'application/octet-stream', data: files.safetensors },
+          { name: `${dir}.config.json`, mime: 'application/json', data: files.configJson },
+          { name: `${dir}.tokenizer.json`, mime: 'application/json', data: files.tokenizerJson },
+        ];
+      }
+    }
+  }
+
+  /** Imports an exported run file as a new saved run; returns its header. Throws RunFileError for a bad file. */
+  async importRun(fileName: string, text: string): Promise<RunHeader> {
+    const data = parseRunFile(fileName, text);
+    const t = this.wall();
+    data.header = { ...data.header, id: newRunId(t), name: `${data.header.name} (imported)`, status: 'imported', updatedAt: t, savedStep: 0 };
+    await this.deps.store.putRun(data);
+    this.deps.emit({ type: 'runs-changed' });
+    return data.header;
+  }
+}

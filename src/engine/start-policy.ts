@@ -1,0 +1,71 @@
+// The policy a run starts from: a shipped warm-start checkpoint (public/checkpoints/<name>/), a checkpoint at a
+// URL, or a fresh model of a preset, with its tokenizer. Reads files through an injected loader (fetch in the
+// worker, the file system in tests), so it runs anywhere. Not the trainer and not the runs store.
+
+import { decodeCheckpoint, type ParamArrays } from '../model/checkpoint';
+import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../model/config';
+import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import { initParams } from '../reference/model';
+import { Rng } from '../reference/random';
+import type { RLConfig } from '../rl/config';
+
+/** Reads a file of the site (paths relative to its root, e.g. "checkpoints/copy/config.json"). */
+export interface AssetLoader {
+  bytes(path: string): Promise<Uint8Array>;
+  text(path: string): Promise<string>;
+}
+
+export interface StartPolicy {
+  init: { config: ModelConfig; params: ParamArrays };
+  tokenizer: Tokenizer;
+  tokenizerJson: string;
+  /** Where it came from, in words ("warm start checkpoints/copy", "fresh nano model, seed 0"). */
+  source: string;
+}
+
+/** Largest model the CPU backend is offered for: the CPU twins are 100-1000x slower than a GPU. */
+export const CPU_MAX_PARAMETERS = 250_000;
+
+export const CHAR_TOKENIZER_PATH = 'tokenizers/char/tokenizer.json';
+
+/** The directory of a `checkpoint` value: a shipped name maps to checkpoints/<name>/; a URL or path is used as given. */
+export function checkpointDir(checkpoint: string): string {
+  if (/^[A-Za-z0-9_-]+$/.test(checkpoint)) return `checkpoints/${checkpoint}/`;
+  return checkpoint.endsWith('/') ? checkpoint : `${checkpoint}/`;
+}
+
+/** Loads the policy `config` starts from (its `checkpoint`, else a fresh `model` preset seeded by `seed`). */
+export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Promise<StartPolicy> {
+  if (config.checkpoint !== null) {
+    const dir = checkpointDir(config.checkpoint);
+    let files: [Uint8Array, string];
+    try {
+      files = await Promise.all([assets.bytes(`${dir}model.safetensors`), assets.text(`${dir}config.json`)]);
+    } catch (e) {
+      throw new Error(`checkpoint "${config.checkpoint}": could not read ${dir}model.safetensors and config.json (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const ck = decodeCheckpoint(files[0], files[1]);
+    let tokenizerJson: string;
+    try {
+      tokenizerJson = await assets.text(`${dir}tokenizer.json`);
+    } catch {
+      tokenizerJson = await assets.text(CHAR_TOKENIZER_PATH);
+    }
+    return { init: { config: ck.config, params: ck.params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, source: `warm start ${dir}` };
+  }
+  const modelConfig = MODEL_PRESETS[config.model];
+  const init = initParams(modelConfig, new Rng(config.seed), { std: 0.02 });
+  const params: ParamArrays = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
+  const tokenizerJson = await assets.text(CHAR_TOKENIZER_PATH);
+  return { init: { config: modelConfig, params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, source: `fresh ${config.model} model, seed ${config.seed}` };
+}
+
+/** Why the CPU backend cannot run this model, or null when it can. */
+export function cpuRefusal(model: ModelConfig): string | null {
+  const n = parameterCount(model);
+  if (n <= CPU_MAX_PARAMETERS) return null;
+  return (
+    `the CPU backend runs models of at most ${CPU_MAX_PARAMETERS.toLocaleString('en-US')} parameters (it is 100-1000x slower than a GPU); ` +
+    `this one has ${n.toLocaleString('en-US')}. Pick the nano or micro model, or a browser with WebGPU`
+  );
+}

@@ -1,0 +1,56 @@
+// The one place the engine meets the trainer (src/rl/trainer.ts): the slice of its API the lab uses, as an
+// interface the engine's tests can also satisfy, and the default factory and state codec. Not the trainer.
+
+import type { GpuContext } from '../gpu';
+import type { Checkpoint, ParamArrays } from '../model/checkpoint';
+import type { ModelConfig } from '../model/config';
+import type { Tokenizer } from '../model/tokenizer';
+import type { RLConfig } from '../rl/config';
+import type { EvalRecord, StepRecord } from '../rl/stream';
+import { Trainer, decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer';
+
+/** Where the trainer runs: the WGSL kernels on a device, or the CPU twins. */
+export type TrainerBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
+
+/** What the engine needs from a trainer. */
+export interface TrainerLike {
+  /** Rollout steps done. */
+  readonly step: number;
+  /** One rollout batch and its optimizer steps' records (the last carries sampled groups and maybe an eval). */
+  runStep(): Promise<StepRecord[]>;
+  evaluate(): Promise<EvalRecord>;
+  /** Everything needed to continue the run later, as bytes. */
+  saveStateBytes(): Promise<Uint8Array>;
+  /** The policy as a Hugging Face checkpoint. */
+  exportCheckpoint(): Promise<Checkpoint>;
+  destroy(): void;
+}
+
+export interface TrainerOptions {
+  config: RLConfig;
+  init: { config: ModelConfig; params: ParamArrays };
+  tokenizer: Tokenizer;
+  backend: TrainerBackend;
+  /** Groups per step with per-token records for the inspector. */
+  inspectGroups?: number;
+  /** encodeTrainerState bytes of a saved state to continue from. */
+  resume?: Uint8Array;
+}
+
+export type TrainerFactory = (o: TrainerOptions) => Promise<TrainerLike>;
+
+/** The real trainer behind TrainerLike. */
+export const createTrainer: TrainerFactory = async (o) => {
+  const resume: TrainerState | undefined = o.resume ? decodeTrainerState(o.resume) : undefined;
+  const t = await Trainer.create({ config: o.config, init: o.init, tokenizer: o.tokenizer, backend: o.backend, inspectGroups: o.inspectGroups, resume });
+  return {
+    get step() {
+      return t.step;
+    },
+    runStep: () => t.runStep(),
+    evaluate: () => t.evaluate(),
+    saveStateBytes: async () => encodeTrainerState(await t.saveState()),
+    exportCheckpoint: () => t.exportCheckpoint(),
+    destroy: () => t.destroy(),
+  };
+};

@@ -1,0 +1,102 @@
+// Plain data the lab engine, its run store and the page share: run headers, run states and the events the
+// engine emits. No behaviour here, and nothing that needs a DOM, React or a GPU, so the worker protocol, the
+// store and the tests can all name these types.
+
+import type { PresetName, RLConfig } from '../rl/config';
+import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+
+/** Where the policy runs: the WGSL kernels on WebGPU, or the CPU twins (slow; smallest presets only). */
+export type BackendKind = 'webgpu' | 'cpu';
+
+/**
+ * Life of a run. `interrupted`: it was running when the page closed or the device was lost; it resumes from its
+ * last saved state. `failed`: the trainer threw (the message says why); it too can resume from the saved state.
+ */
+export type RunStatus = 'loading' | 'running' | 'pausing' | 'paused' | 'done' | 'interrupted' | 'failed' | 'imported';
+
+/** What the runs store keeps about a run besides its records (the runs list shows this). */
+export interface RunHeader {
+  id: string;
+  name: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+  config: RLConfig;
+  /** The preset the config started from (null: the defaults); shared links and config diffs use it. */
+  preset: PresetName | null;
+  backend: BackendKind;
+  status: RunStatus;
+  /** Rollout steps with stored metrics. */
+  step: number;
+  /** Rollout step of the last saved trainer state (resume point; 0: none saved). */
+  savedStep: number;
+  /** Milliseconds spent training (pauses excluded). */
+  elapsedMs: number;
+  /** The adapter description, for the record. */
+  adapter: string;
+  /** The last optimizer step's metrics (for the runs list). */
+  lastMetrics: Record<string, number>;
+  /** The last error, for failed runs. */
+  message?: string;
+  /** Where an imported run came from. */
+  importedFrom?: string;
+}
+
+/** One stored optimizer step: a StepRecord without its groups and eval (those have their own tables). */
+export interface MetricRow {
+  step: number;
+  optimizerStep: number;
+  epoch: number;
+  minibatch: number;
+  metrics: Record<string, number>;
+}
+
+/** The sampled groups of one rollout step. */
+export interface RolloutRecord {
+  step: number;
+  groups: GroupRecord[];
+}
+
+/** A run as it goes in and out of the store, exports and imports. */
+export interface RunData {
+  header: RunHeader;
+  rows: MetricRow[];
+  evals: EvalRecord[];
+  rollouts: RolloutRecord[];
+}
+
+/** The engine's view of the current run, sent to the page on every change of state and after every step. */
+export interface RunProgress {
+  runId: string | null;
+  name: string;
+  status: RunStatus | 'idle';
+  step: number;
+  totalSteps: number;
+  /** Training time so far (pauses excluded). */
+  elapsedMs: number;
+  /** Wall time of the last rollout step. */
+  lastStepMs: number;
+  /** Mean wall time per rollout step over the recent steps (the ETA uses it). */
+  meanStepMs: number;
+  /** Completion tokens sampled per second over the recent steps. */
+  tokensPerSec: number;
+  backend: BackendKind;
+  savedStep: number;
+  /** Why the run stopped, when it failed or was interrupted. */
+  message?: string;
+}
+
+/** What the engine reports; the worker turns these into protocol messages. */
+export type EngineEvent =
+  | { type: 'progress'; progress: RunProgress }
+  /** The records of one rollout step (metrics of each optimizer step; the last carries groups and maybe eval). */
+  | { type: 'records'; runId: string; records: StepRecord[] }
+  /** A storage or other recoverable problem: shown to the person, training goes on. */
+  | { type: 'notice'; level: 'warning' | 'error'; message: string }
+  /** The runs list changed (a run was created, saved, deleted or imported). */
+  | { type: 'runs-changed' };
+
+/** The fields of a StepRecord that the metric tables keep. */
+export function rowOf(r: StepRecord): MetricRow {
+  return { step: r.step, optimizerStep: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, metrics: r.metrics };
+}

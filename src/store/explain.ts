@@ -1,0 +1,224 @@
+// The rollout inspector's hover: one token's loss term written out with its own numbers plugged in, following
+// the objective's definitions (src/reference/objective.ts), and checked against the share the trainer
+// recorded for it. Also the token quantities the inspector colours by. Pure; no React.
+
+import type { RLConfig } from '../rl/config';
+import type { CompletionRecord } from '../rl/stream';
+
+/** One token's numbers, as recorded by the trainer. */
+export interface TokenView {
+  position: number;
+  text: string;
+  logp: number;
+  logpOld: number;
+  logpSampler: number;
+  entropy: number;
+  ratio: number;
+  advantage: number;
+  clipSide: number;
+  kl: number;
+  /** The token's recorded share of the loss: w (policy + beta k - alpha H). */
+  loss: number;
+  weight: number;
+  value: number | null;
+}
+
+/** Token `t` of a completion. */
+export function tokenView(c: CompletionRecord, t: number, text: string): TokenView {
+  const k = c.tokens;
+  return {
+    position: t,
+    text,
+    logp: k.logp[t],
+    logpOld: k.logpOld[t],
+    logpSampler: k.logpSampler[t],
+    entropy: k.entropy[t],
+    ratio: k.ratio[t],
+    advantage: k.advantage[t],
+    clipSide: k.clipSide[t],
+    kl: k.kl[t],
+    loss: k.loss[t],
+    weight: k.weight[t],
+    value: k.value.length > t ? k.value[t] : null,
+  };
+}
+
+/** Quantities the inspector can colour tokens by. */
+export const COLOR_QUANTITIES = ['probability', 'entropy', 'ratio', 'advantage', 'clip', 'kl', 'loss'] as const;
+export type ColorQuantity = (typeof COLOR_QUANTITIES)[number];
+
+export const COLOR_LABELS: Record<ColorQuantity, string> = {
+  probability: 'probability pi_theta',
+  entropy: 'entropy H',
+  ratio: 'ratio rho',
+  advantage: 'advantage A',
+  clip: 'clipped side',
+  kl: 'KL estimate',
+  loss: 'loss share',
+};
+
+/** The value a token is coloured by, and whether the scale is diverging (centre 0, or 1 for the ratio). */
+export function colorValue(t: TokenView, q: ColorQuantity): number {
+  switch (q) {
+    case 'probability':
+      return Math.exp(t.logp);
+    case 'entropy':
+      return t.entropy;
+    case 'ratio':
+      return t.ratio;
+    case 'advantage':
+      return t.advantage;
+    case 'clip':
+      return t.clipSide;
+    case 'kl':
+      return t.kl;
+    case 'loss':
+      return t.loss;
+  }
+}
+
+/**
+ * A CSS colour for a token: sequential (white to blue) for probability and entropy (entropy scaled by `scale`,
+ * the largest in view); diverging (blue below, red above the centre) for the signed quantities, scaled by the
+ * largest magnitude in view. Masked tokens are grey.
+ */
+export function tokenColor(t: TokenView, q: ColorQuantity, scale: number): string {
+  if (t.weight === 0 && q !== 'probability' && q !== 'entropy') return 'rgba(128,128,128,0.18)';
+  const v = colorValue(t, q);
+  if (!Number.isFinite(v)) return 'rgba(255,0,255,0.5)';
+  if (q === 'probability' || q === 'entropy') {
+    const a = q === 'probability' ? v : scale > 0 ? v / scale : 0;
+    return `rgba(59,91,219,${(0.08 + 0.72 * Math.min(1, Math.max(0, a))).toFixed(3)})`;
+  }
+  const centre = q === 'ratio' ? 1 : 0;
+  const d = v - centre;
+  const a = scale > 0 ? Math.min(1, Math.abs(d) / scale) : 0;
+  if (d === 0 || a === 0) return 'rgba(128,128,128,0.08)';
+  return d > 0 ? `rgba(207,34,46,${(0.1 + 0.7 * a).toFixed(3)})` : `rgba(59,91,219,${(0.1 + 0.7 * a).toFixed(3)})`;
+}
+
+/** The colour scale of a set of tokens: the largest |value - centre| (or the largest value for entropy). */
+export function colorScale(tokens: readonly TokenView[], q: ColorQuantity): number {
+  let s = 0;
+  const centre = q === 'ratio' ? 1 : 0;
+  for (const t of tokens) {
+    const v = colorValue(t, q);
+    if (Number.isFinite(v)) s = Math.max(s, Math.abs(v - centre));
+  }
+  return s;
+}
+
+/** Four significant digits, without trailing noise. */
+export function fmt(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 1e5 || a < 1e-3) return x.toExponential(3);
+  return String(Number(x.toPrecision(4)));
+}
+
+export interface LossExplanation {
+  /** The policy term's formula, then with the numbers plugged in, then its value. */
+  lines: string[];
+  /** The policy term l before the TIS factor. */
+  policy: number;
+  /** min(pi_old / pi_sampler, C), or 1 without truncated IS. */
+  tis: number;
+  /** beta k in the loss (0 when the KL is not in the loss). */
+  klTerm: number;
+  /** -alpha H. */
+  entropyTerm: number;
+  /** tis * policy + klTerm + entropyTerm. */
+  perToken: number;
+  /** weight * perToken: the recomputed share of the loss. */
+  share: number;
+  /** The share the trainer recorded. */
+  recorded: number;
+  /** The recomputation matches the recorded share. */
+  agrees: boolean;
+  note?: string;
+}
+
+/**
+ * Writes out the loss term of one token (ALGORITHMS.md, the objective twin's definitions) with its values.
+ * `alpha` is the entropy coefficient in effect at that step (it adapts with entropy_target).
+ */
+export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): LossExplanation {
+  const A = t.advantage;
+  const r = t.ratio;
+  const rho = c.importance_sampling_level === 'sequence' ? 's_i' : 'ρ';
+  const lines: string[] = [];
+  let l = 0;
+  switch (c.loss_type) {
+    case 'ppo_clip': {
+      const eh = c.epsilon_high ?? c.epsilon;
+      const lo = 1 - c.epsilon;
+      const hi = 1 + eh;
+      const rc = c.delta !== null ? Math.min(r, c.delta) : r;
+      const u1 = rc * A;
+      const u2 = Math.min(Math.max(r, lo), hi) * A;
+      l = -Math.min(u1, u2);
+      const first = c.delta !== null ? `min(${rho}, δ)` : rho;
+      lines.push(`l = −min(${first}·A, clip(${rho}, 1−ε, 1+ε_high)·A)`);
+      lines.push(
+        `  = −min(${c.delta !== null ? `min(${fmt(r)}, ${fmt(c.delta)})` : fmt(r)} × ${fmt(A)}, clip(${fmt(r)}, ${fmt(lo)}, ${fmt(hi)}) × ${fmt(A)})` +
+          ` = −min(${fmt(u1)}, ${fmt(u2)}) = ${fmt(l)}`,
+      );
+      if (c.clip_ratio_c !== null && A < 0 && l > -c.clip_ratio_c * A) {
+        lines.push(`dual clip (A < 0): l = min(l, −c·A) = min(${fmt(l)}, −${fmt(c.clip_ratio_c)} × ${fmt(A)}) = ${fmt(-c.clip_ratio_c * A)}`);
+        l = -c.clip_ratio_c * A;
+      }
+      if (t.clipSide !== 0) lines.push(t.clipSide < 0 ? `clipped low: ${rho} < 1−ε with A < 0, so no gradient` : `clipped high: ${rho} > 1+ε_high with A > 0, so no gradient`);
+      break;
+    }
+    case 'cispo': {
+      const w = Math.min(r, c.eps_max);
+      l = -w * A * t.logp;
+      lines.push('l = −sg(min(ρ, ε_max))·A·log π_θ');
+      lines.push(`  = −min(${fmt(r)}, ${fmt(c.eps_max)}) × ${fmt(A)} × ${fmt(t.logp)} = ${fmt(l)}`);
+      break;
+    }
+    case 'sapo': {
+      const tau = A > 0 ? c.tau_pos : c.tau_neg;
+      const s = 1 / (1 + Math.exp(-tau * (r - 1)));
+      l = (-A * 4 * s) / tau;
+      lines.push(`l = −A·4σ(τ(${rho}−1))/τ, τ = ${A > 0 ? 'τ_pos' : 'τ_neg'}`);
+      lines.push(`  = −${fmt(A)} × 4σ(${fmt(tau)} × (${fmt(r)} − 1)) / ${fmt(tau)} = ${fmt(l)}`);
+      break;
+    }
+    case 'pg':
+      l = -A * t.logp;
+      lines.push('l = −A·log π_θ');
+      lines.push(`  = −${fmt(A)} × ${fmt(t.logp)} = ${fmt(l)}`);
+      break;
+    case 'gmpo':
+      l = -A * r;
+      lines.push('l = −A·g_i, g_i = exp(mean_t clip(log ρ_t)) (the geometric mean of the sequence\'s clipped ratios)');
+      lines.push(`  = −${fmt(A)} × ${fmt(r)} = ${fmt(l)}`);
+      break;
+  }
+  let tis = 1;
+  if (c.tis_cap !== null) {
+    tis = Math.min(Math.exp(t.logpOld - t.logpSampler), c.tis_cap);
+    lines.push(`× min(π_old/π_sampler, C) = min(exp(${fmt(t.logpOld)} − ${fmt(t.logpSampler)}), ${fmt(c.tis_cap)}) = ${fmt(tis)}`);
+  }
+  const beta = c.beta > 0 && c.kl_placement === 'in_loss' ? c.beta : 0;
+  const klTerm = beta * t.kl;
+  if (beta > 0) lines.push(`+ β·k (${c.kl_estimator}) = ${fmt(beta)} × ${fmt(t.kl)} = ${fmt(klTerm)}`);
+  const entropyTerm = -alpha * t.entropy;
+  if (alpha !== 0) lines.push(`− α·H = −${fmt(alpha)} × ${fmt(t.entropy)} = ${fmt(entropyTerm)}`);
+  const perToken = tis * l + klTerm + entropyTerm;
+  const share = t.weight * perToken;
+  lines.push(`share of the loss = w × (${tis !== 1 ? `${fmt(tis)} × ` : ''}${fmt(l)}${beta > 0 ? ` + ${fmt(klTerm)}` : ''}${alpha !== 0 ? ` + ${fmt(entropyTerm)}` : ''}) = ${fmt(t.weight)} × ${fmt(perToken)} = ${fmt(share)}`);
+  const tol = 1e-4 * Math.max(Math.abs(share), Math.abs(t.loss)) + 1e-7;
+  const agrees = Math.abs(share - t.loss) <= tol;
+  let note: string | undefined;
+  if (t.weight === 0) note = 'masked out: this token is not in the loss';
+  else if (!agrees) {
+    const selecting = c.top_entropy_quantile < 1 || c.clip_cov_ratio > 0 || c.kl_cov_ratio > 0;
+    note = selecting
+      ? `the trainer recorded ${fmt(t.loss)}: token selection (${[c.top_entropy_quantile < 1 && 'top_entropy_quantile', c.clip_cov_ratio > 0 && 'Clip-Cov', c.kl_cov_ratio > 0 && 'KL-Cov'].filter(Boolean).join(', ')}) changed this token's policy term`
+      : `the trainer recorded ${fmt(t.loss)}, not the ${fmt(share)} recomputed here`;
+  }
+  return { lines, policy: l, tis, klTerm, entropyTerm, perToken, share, recorded: t.loss, agrees, note };
+}
