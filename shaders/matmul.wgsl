@@ -1,7 +1,9 @@
 // matmul: batched C = alpha * op(A) * op(B) (+ C when ACCUMULATE), row-major f32.
 // op(A) is (M,K), stored (M,K) or, with TRANS_A, (K,M); op(B) is (K,N), stored (K,N) or, with TRANS_B, (N,K).
-// Entry points: matmul_naive (one thread per element: the oracle) and matmul_blocked (each thread a 4x4 tile
-// held in registers, no workgroup barriers: fast on SwiftShader and decent everywhere).
+// Entry points: matmul_naive (one thread per element: the oracle), matmul_blocked (each thread a 4x4 tile held in
+// registers, no workgroup barriers: fast on SwiftShader and decent everywhere), matmul_vec4 (the same tile with
+// vec4 loads, for shapes whose contiguous dimensions divide by 4) and matmul_tiled (64x64 workgroup tiles staged
+// in workgroup memory: the usual choice on GPUs). src/kernels/matmul-tune.ts picks one per device and layout.
 // CPU twin: src/reference/matmul.ts (matmul).
 
 override TRANS_A: bool = false;
@@ -93,6 +95,207 @@ fn matmul_blocked(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (i >= p.M) { break; }
     for (var c = 0u; c < 4u; c++) {
       let j = j0 + c;
+      if (j < p.N) { store(baseC, i, j, rows[r][c]); }
+    }
+  }
+}
+
+// ---- matmul_vec4: the 4x4 register tile of matmul_blocked, loading operands as vec4 along their contiguous
+// dimension (4 k at a time, or 4 columns), through vec4 views of the same buffers. One inner loop per layout,
+// chosen by the override flags (constant-folded): A*B^T (dot products along k), A*B and A^T*B (outer products).
+// The wrapper uses it only where the vec4 dimensions divide by 4 (matmulVariantSupports); A^T*B^T is not covered.
+
+@group(0) @binding(2) var<storage, read> A4: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> B4: array<vec4<f32>>;
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  let z = gid.z;
+  if (i0 >= p.M || j0 >= p.N || z >= p.batch) { return; }
+  let baseA = z * p.strideA;
+  let baseB = z * p.strideB;
+  let iLast = p.M - 1u;
+  let jLast = p.N - 1u;
+  let ri = vec4<u32>(i0, min(i0 + 1u, iLast), min(i0 + 2u, iLast), min(i0 + 3u, iLast));
+  var acc0 = vec4<f32>(0.0);
+  var acc1 = vec4<f32>(0.0);
+  var acc2 = vec4<f32>(0.0);
+  var acc3 = vec4<f32>(0.0);
+  if (!TRANS_A && TRANS_B) {
+    // A (M,K) and B (N,K): rows of both are contiguous in k. K % 4 == 0.
+    let cj = vec4<u32>(j0, min(j0 + 1u, jLast), min(j0 + 2u, jLast), min(j0 + 3u, jLast));
+    let K4 = p.K / 4u;
+    let a0 = (baseA + ri.x * p.K) / 4u;
+    let a1 = (baseA + ri.y * p.K) / 4u;
+    let a2 = (baseA + ri.z * p.K) / 4u;
+    let a3 = (baseA + ri.w * p.K) / 4u;
+    let b0 = (baseB + cj.x * p.K) / 4u;
+    let b1 = (baseB + cj.y * p.K) / 4u;
+    let b2 = (baseB + cj.z * p.K) / 4u;
+    let b3 = (baseB + cj.w * p.K) / 4u;
+    for (var k = 0u; k < K4; k++) {
+      let x0 = A4[a0 + k];
+      let x1 = A4[a1 + k];
+      let x2 = A4[a2 + k];
+      let x3 = A4[a3 + k];
+      let y0 = B4[b0 + k];
+      let y1 = B4[b1 + k];
+      let y2 = B4[b2 + k];
+      let y3 = B4[b3 + k];
+      acc0 += vec4<f32>(dot(x0, y0), dot(x0, y1), dot(x0, y2), dot(x0, y3));
+      acc1 += vec4<f32>(dot(x1, y0), dot(x1, y1), dot(x1, y2), dot(x1, y3));
+      acc2 += vec4<f32>(dot(x2, y0), dot(x2, y1), dot(x2, y2), dot(x2, y3));
+      acc3 += vec4<f32>(dot(x3, y0), dot(x3, y1), dot(x3, y2), dot(x3, y3));
+    }
+  } else if (!TRANS_A) {
+    // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j. K % 4 == 0 and N % 4 == 0.
+    let K4 = p.K / 4u;
+    let N4 = p.N / 4u;
+    let a0 = (baseA + ri.x * p.K) / 4u;
+    let a1 = (baseA + ri.y * p.K) / 4u;
+    let a2 = (baseA + ri.z * p.K) / 4u;
+    let a3 = (baseA + ri.w * p.K) / 4u;
+    var b = baseB / 4u + gid.x;
+    for (var k = 0u; k < K4; k++) {
+      let y0 = B4[b];
+      let y1 = B4[b + N4];
+      let y2 = B4[b + 2u * N4];
+      let y3 = B4[b + 3u * N4];
+      b += 4u * N4;
+      let x0 = A4[a0 + k];
+      let x1 = A4[a1 + k];
+      let x2 = A4[a2 + k];
+      let x3 = A4[a3 + k];
+      acc0 += x0.x * y0 + x0.y * y1 + x0.z * y2 + x0.w * y3;
+      acc1 += x1.x * y0 + x1.y * y1 + x1.z * y2 + x1.w * y3;
+      acc2 += x2.x * y0 + x2.y * y1 + x2.z * y2 + x2.w * y3;
+      acc3 += x3.x * y0 + x3.y * y1 + x3.z * y2 + x3.w * y3;
+    }
+  } else {
+    // A stored (K,M) and B (K,N): at each k, 4 consecutive rows of op(A) and 4 columns of B are one vec4 each.
+    // M % 4 == 0 and N % 4 == 0 (so the clamps above never bite).
+    let M4 = p.M / 4u;
+    let N4 = p.N / 4u;
+    var a = baseA / 4u + gid.y;
+    var b = baseB / 4u + gid.x;
+    for (var k = 0u; k < p.K; k++) {
+      let x = A4[a];
+      let y = B4[b];
+      a += M4;
+      b += N4;
+      acc0 += x.x * y;
+      acc1 += x.y * y;
+      acc2 += x.z * y;
+      acc3 += x.w * y;
+    }
+  }
+  let baseC = z * p.strideC;
+  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var r = 0u; r < 4u; r++) {
+    let i = i0 + r;
+    if (i >= p.M) { break; }
+    for (var c = 0u; c < 4u; c++) {
+      let j = j0 + c;
+      if (j < p.N) { store(baseC, i, j, rows[r][c]); }
+    }
+  }
+}
+
+// ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4
+// block; 64x16 slices of op(A) and 16x64 slices of op(B) are staged in workgroup memory (8 KiB), loaded
+// cooperatively along each operand's contiguous dimension. Good on GPUs; slow on SwiftShader (barriers).
+
+const TILE: u32 = 64u;
+const TK: u32 = 16u;
+var<workgroup> As: array<array<f32, 64>, 16>; // [k][row of the tile]
+var<workgroup> Bs: array<array<f32, 64>, 16>; // [k][column of the tile]
+
+@compute @workgroup_size(16, 16, 1)
+fn matmul_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let z = wid.z;
+  let tileI = wid.y * TILE;
+  let tileJ = wid.x * TILE;
+  let t = lid.y * 16u + lid.x;
+  let baseA = z * p.strideA;
+  let baseB = z * p.strideB;
+  var acc = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  for (var k0 = 0u; k0 < p.K; k0 += TK) {
+    for (var e = 0u; e < 4u; e++) {
+      let idx = t + 256u * e;
+      // Consecutive invocations read consecutive addresses of each operand's storage.
+      var row = idx / TK;
+      var kk = idx % TK;
+      if (TRANS_A) { row = idx % TILE; kk = idx / TILE; }
+      let i = tileI + row;
+      let ka = k0 + kk;
+      As[kk][row] = select(0.0, a_at(baseA, min(i, p.M - 1u), min(ka, p.K - 1u)), i < p.M && ka < p.K);
+      var col = idx % TILE;
+      var kb = idx / TILE;
+      if (TRANS_B) { col = idx / TK; kb = idx % TK; }
+      let j = tileJ + col;
+      let kg = k0 + kb;
+      Bs[kb][col] = select(0.0, b_at(baseB, min(kg, p.K - 1u), min(j, p.N - 1u)), j < p.N && kg < p.K);
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TK; kk++) {
+      let a = vec4<f32>(As[kk][lid.y * 4u], As[kk][lid.y * 4u + 1u], As[kk][lid.y * 4u + 2u], As[kk][lid.y * 4u + 3u]);
+      let b = vec4<f32>(Bs[kk][lid.x * 4u], Bs[kk][lid.x * 4u + 1u], Bs[kk][lid.x * 4u + 2u], Bs[kk][lid.x * 4u + 3u]);
+      acc[0] += a.x * b;
+      acc[1] += a.y * b;
+      acc[2] += a.z * b;
+      acc[3] += a.w * b;
+    }
+    workgroupBarrier();
+  }
+  if (z >= p.batch) { return; }
+  let baseC = z * p.strideC;
+  for (var r = 0u; r < 4u; r++) {
+    let i = tileI + lid.y * 4u + r;
+    if (i >= p.M) { break; }
+    for (var c = 0u; c < 4u; c++) {
+      let j = tileJ + lid.x * 4u + c;
+      if (j < p.N) { store(baseC, i, j, acc[r][c]); }
+    }
+  }
+}
+
+// ---- matmul_strided: matmul_blocked's 4x4 register tile with its rows and columns spread WG_Y and WG_X apart
+// (invocation (tx, ty) of a workgroup owns columns tx, tx+WG_X, tx+2WG_X, tx+3WG_X of the workgroup's 4WG_X-wide
+// tile, rows likewise). Neighbouring invocations then read neighbouring columns of B and write neighbouring
+// columns of C, and share their rows of A: on CPU drivers that run invocations as SIMD lanes (SwiftShader) those
+// become contiguous vector loads and broadcasts instead of gathers. No workgroup memory, no barriers.
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn matmul_strided(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let z = wid.z;
+  let i0 = wid.y * 4u * WG_Y + lid.y;
+  let j0 = wid.x * 4u * WG_X + lid.x;
+  if (i0 >= p.M || j0 >= p.N || z >= p.batch) { return; }
+  let baseA = z * p.strideA;
+  let baseB = z * p.strideB;
+  let iLast = p.M - 1u;
+  let jLast = p.N - 1u;
+  let ri = vec4<u32>(i0, min(i0 + WG_Y, iLast), min(i0 + 2u * WG_Y, iLast), min(i0 + 3u * WG_Y, iLast));
+  let cj = vec4<u32>(j0, min(j0 + WG_X, jLast), min(j0 + 2u * WG_X, jLast), min(j0 + 3u * WG_X, jLast));
+  var acc0 = vec4<f32>(0.0);
+  var acc1 = vec4<f32>(0.0);
+  var acc2 = vec4<f32>(0.0);
+  var acc3 = vec4<f32>(0.0);
+  for (var k = 0u; k < p.K; k++) {
+    let b = vec4<f32>(b_at(baseB, k, cj.x), b_at(baseB, k, cj.y), b_at(baseB, k, cj.z), b_at(baseB, k, cj.w));
+    acc0 += a_at(baseA, ri.x, k) * b;
+    acc1 += a_at(baseA, ri.y, k) * b;
+    acc2 += a_at(baseA, ri.z, k) * b;
+    acc3 += a_at(baseA, ri.w, k) * b;
+  }
+  let baseC = z * p.strideC;
+  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  for (var r = 0u; r < 4u; r++) {
+    let i = i0 + r * WG_Y;
+    if (i >= p.M) { break; }
+    for (var c = 0u; c < 4u; c++) {
+      let j = j0 + c * WG_X;
       if (j < p.N) { store(baseC, i, j, rows[r][c]); }
     }
   }

@@ -1,26 +1,68 @@
 // Typed wrapper of shaders/matmul.wgsl: checks shapes, picks a variant, records the dispatch.
 // Same name and argument order as the CPU twin src/reference/matmul.ts (after the recorder).
+// The variant is the caller's, else the one the autotune chose for this device and layout (matmul-tune.ts), else
+// 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back to 'blocked'.
 
 import source from '../../shaders/matmul.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
-export const MATMUL_VARIANTS = ['naive', 'blocked'] as const;
+export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'tiled'] as const;
 export type MatmulVariant = (typeof MATMUL_VARIANTS)[number];
 
+/** Storage layout of the operands: N = as stored, T = transposed (A*B^T is 'NT'). */
+export type MatmulLayout = 'NN' | 'NT' | 'TN' | 'TT';
+
 export interface GpuMatmulOptions extends MatmulOptions {
-  /** Which implementation to run (default 'blocked'). */
+  /** Which implementation to run (default: the device's tuned choice for the layout, else 'blocked'). */
   variant?: MatmulVariant;
 }
 
+/** A per-layout choice of variant for one device (from the autotune). */
+export type MatmulTuning = Partial<Record<MatmulLayout, MatmulVariant>>;
+
 const WG = 8;
+const tunings = new WeakMap<GPUDevice, MatmulTuning>();
+
+/** Makes `tuning` the default variants of matmul() on this device (matmul-tune.ts calls it). */
+export function setMatmulTuning(device: GPUDevice, tuning: MatmulTuning | null): void {
+  if (tuning) tunings.set(device, { ...tuning });
+  else tunings.delete(device);
+}
+
+/** The tuned default variants of a device ({} before any autotune). */
+export function matmulTuning(device: GPUDevice): MatmulTuning {
+  return { ...(tunings.get(device) ?? {}) };
+}
+
+export function layoutOf(opts: { transA?: boolean; transB?: boolean }): MatmulLayout {
+  return `${opts.transA ? 'T' : 'N'}${opts.transB ? 'T' : 'N'}` as MatmulLayout;
+}
+
+/**
+ * Whether a variant can run a shape: 'vec4' reads 4 floats at a time along each operand's contiguous dimension,
+ * so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and it has no A^T*B^T loop.
+ */
+export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
+  if (variant !== 'vec4') return true;
+  switch (layoutOf(s)) {
+    case 'NT':
+      return s.K % 4 === 0;
+    case 'NN':
+      return s.K % 4 === 0 && s.N % 4 === 0;
+    case 'TN':
+      return s.M % 4 === 0 && s.N % 4 === 0;
+    case 'TT':
+      return false;
+  }
+}
 
 /** out = alpha * op(a) * op(b) (+ out if accumulate), batched; 2-D operands are shared across the batch. */
 export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: GpuMatmulOptions = {}): void {
   const d = matmulDims(out.shape, a.shape, b.shape, opts);
-  const variant = opts.variant ?? 'blocked';
-  const perThread = variant === 'blocked' ? 4 : 1;
+  const wanted = opts.variant ?? tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked';
+  const variant = matmulVariantSupports(wanted, { ...d, transA: opts.transA, transB: opts.transB }) ? wanted : 'blocked';
   const params = new Params()
     .u32(d.M)
     .u32(d.N)
@@ -30,12 +72,14 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     .u32(d.strideB)
     .u32(d.strideC)
     .f32(opts.alpha ?? 1);
+  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup; the others 8x8 invocations of 1 (naive) or 4x4 elements.
+  const perWorkgroup = variant === 'tiled' ? 64 : variant === 'naive' ? WG : 4 * WG;
   rec.dispatch({
     family: rec.ctx.family('matmul', source),
     entry: `matmul_${variant}`,
-    constants: { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, WG_X: WG, WG_Y: WG },
+    constants: { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) },
     params,
     bindings: [out, a, b],
-    workgroups: [Math.ceil(d.N / perThread / WG), Math.ceil(d.M / perThread / WG), d.batch],
+    workgroups: [Math.ceil(d.N / perWorkgroup), Math.ceil(d.M / perWorkgroup), d.batch],
   });
 }

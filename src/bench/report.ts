@@ -1,0 +1,229 @@
+// The benchmark's result format: a flat list of rows (streamed to the page as they are measured), the report
+// that wraps them with the device and options, and its Markdown rendering. Plain data only; no GPU, no DOM.
+
+import type { AdapterReport } from '../gpu';
+import type { MatmulTuning } from '../kernels/matmul';
+import type { TuneMeasurement } from '../kernels/matmul-tune';
+import type { TimingMethod } from './measure';
+
+export const REPORT_SCHEMA = 'rl-lab-bench/1';
+
+/** What a row measures. */
+export type BenchSection = 'phase' | 'compare' | 'rollout' | 'kernel' | 'autotune' | 'grpo';
+
+/** One measured figure. Times are medians over `samples` repetitions after warm-up. */
+export interface BenchRow {
+  preset: string;
+  section: BenchSection;
+  name: string;
+  /** Shapes or batch, for people ("N=1024 C=48"). */
+  shape?: string;
+  /** Median milliseconds per call. */
+  ms: number;
+  samples: number;
+  method: TimingMethod;
+  /** Kernel rows: launches of this kernel (at this shape) per training step. */
+  perStep?: number;
+  gflops?: number;
+  gbps?: number;
+  tokensPerS?: number;
+  /** Compare rows: this implementation's step time over ours (2 = ours is twice as fast). */
+  vsOurs?: number;
+  note?: string;
+}
+
+/** The batch shapes a preset is measured at. */
+export interface BenchShape {
+  /** Training step: B sequences of T tokens. */
+  B: number;
+  T: number;
+  /** Rollouts: rows completions, prompts of `prompt` tokens, `newTokens` decode steps (no early stop). */
+  rollout: { rows: number; prompt: number; newTokens: number };
+}
+
+export interface PresetInfo {
+  preset: string;
+  parameters: number;
+  shape: BenchShape;
+}
+
+export interface BenchReport {
+  schema: typeof REPORT_SCHEMA;
+  createdAt: string;
+  /** The command (CLI) or page (browser) that produced it. */
+  command: string;
+  adapter: AdapterReport;
+  /** One line naming the adapter (describeAdapter). */
+  device: string;
+  /** How kernels were timed on this device. */
+  kernelTiming: TimingMethod;
+  options: { presets: string[]; quick: boolean; reps: number; sections: string[] };
+  presets: PresetInfo[];
+  rows: BenchRow[];
+  /** Problems that did not stop the run (a peer that could not start, a section skipped, ...). */
+  notes: string[];
+  /** The matmul autotune run at the start (absent when disabled): its choice per layout and what it measured. */
+  autotune?: { tuning: MatmulTuning; fromCache: boolean; seconds: number; measurements: TuneMeasurement[] };
+  totalSeconds: number;
+}
+
+const fmt = (x: number | undefined, digits = 2): string => {
+  if (x === undefined || !Number.isFinite(x)) return '';
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 1000) return x.toFixed(0);
+  if (a >= 100) return x.toFixed(1);
+  if (a >= 1) return x.toFixed(digits);
+  return x.toPrecision(digits + 1);
+};
+
+function table(head: string[], rows: string[][], numeric: boolean[]): string {
+  const align = numeric.map((n) => (n ? '---:' : '---'));
+  return [`| ${head.join(' | ')} |`, `| ${align.join(' | ')} |`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+/** The rows of one preset and section, in measurement order. */
+export function rowsOf(rows: readonly BenchRow[], preset: string, section: BenchSection): BenchRow[] {
+  return rows.filter((r) => r.preset === preset && r.section === section);
+}
+
+/** Markdown tables for one preset: step phases, the peer comparison, rollouts, GRPO, autotune and kernels. */
+export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo): string {
+  const { preset, shape } = info;
+  const out: string[] = [
+    `### ${preset} (${info.parameters.toLocaleString('en-US')} parameters; training batch B=${shape.B} x T=${shape.T}; ` +
+      `rollouts ${shape.rollout.rows} x (${shape.rollout.prompt} prompt + ${shape.rollout.newTokens} new tokens))`,
+  ];
+  const phases = rowsOf(rows, preset, 'phase');
+  if (phases.length) {
+    const step = phases.find((r) => r.name === 'step')?.ms;
+    out.push(
+      '',
+      table(
+        ['training step phase', 'ms (median)', 'share of step', 'tokens/s'],
+        phases.map((r) => [r.name, fmt(r.ms), step && r.name !== 'step' && r.name !== 'kernel sum' ? `${((100 * r.ms) / step).toFixed(0)}%` : '', fmt(r.tokensPerS, 0)]),
+        [false, true, true, true],
+      ),
+    );
+  }
+  const compare = rowsOf(rows, preset, 'compare');
+  if (compare.length) {
+    out.push(
+      '',
+      table(
+        ['training step, same model and batch', 'ms (median)', 'time vs ours', 'note'],
+        compare.map((r) => [r.name, fmt(r.ms), r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '', r.note ?? '']),
+        [false, true, true, false],
+      ),
+    );
+  }
+  const rollout = rowsOf(rows, preset, 'rollout');
+  if (rollout.length) {
+    out.push(
+      '',
+      table(
+        ['rollout', 'shape', 'ms (median)', 'tokens/s'],
+        rollout.map((r) => [r.name, r.shape ?? '', fmt(r.ms), fmt(r.tokensPerS, 0)]),
+        [false, false, true, true],
+      ),
+    );
+  }
+  const grpo = rowsOf(rows, preset, 'grpo');
+  if (grpo.length) {
+    const total = grpo.find((r) => r.name === 'step')?.ms;
+    out.push(
+      '',
+      table(
+        ['GRPO step phase', 'ms', 'share', 'note'],
+        grpo.map((r) => [r.name, fmt(r.ms), total && r.name !== 'step' ? `${((100 * r.ms) / total).toFixed(0)}%` : '', r.note ?? '']),
+        [false, true, true, false],
+      ),
+    );
+  }
+  const tune = rowsOf(rows, preset, 'autotune');
+  if (tune.length) {
+    out.push(
+      '',
+      table(
+        ['matmul variant', 'shape', 'ms (median)', 'GFLOP/s', 'note'],
+        tune.map((r) => [r.name, r.shape ?? '', fmt(r.ms, 3), fmt(r.gflops), r.note ?? '']),
+        [false, false, true, true, false],
+      ),
+    );
+  }
+  const kernels = rowsOf(rows, preset, 'kernel');
+  if (kernels.length) {
+    const perStep = (r: BenchRow) => r.ms * (r.perStep ?? 1);
+    const total = kernels.reduce((s, r) => s + perStep(r), 0);
+    const sorted = [...kernels].sort((a, b) => perStep(b) - perStep(a));
+    out.push(
+      '',
+      table(
+        ['kernel (tensors)', 'shape', 'calls/step', 'ms/call', 'ms/step', 'share', 'GFLOP/s', 'GB/s'],
+        sorted.map((r) => [
+          r.name,
+          r.shape ?? '',
+          String(r.perStep ?? 1),
+          fmt(r.ms, 3),
+          fmt(perStep(r)),
+          `${((100 * perStep(r)) / total).toFixed(1)}%`,
+          fmt(r.gflops),
+          fmt(r.gbps),
+        ]),
+        [false, false, true, true, true, true, true, true],
+      ),
+    );
+  }
+  return out.join('\n');
+}
+
+/** The whole report as Markdown: the device, how it was timed, then one block per preset. */
+export function reportMarkdown(report: BenchReport): string {
+  const head = [
+    `## ${report.device}`,
+    '',
+    `- command: \`${report.command}\``,
+    `- date: ${report.createdAt}; runtime: ${report.adapter.runtime}; ${report.totalSeconds.toFixed(0)} s in all`,
+    `- kernels timed with ${report.kernelTiming === 'timestamp' ? 'GPU timestamps (timestamp-query), one timestamped pass per launch' : 'submit-and-wait wall clock (no timestamp-query)'}; ` +
+      `phases, steps and rollouts with submit-and-wait wall clock; medians of ${report.options.reps} runs after warm-up`,
+  ];
+  for (const n of report.notes) head.push(`- note: ${n}`);
+  if (report.autotune) head.push('', autotuneMarkdown(report.autotune));
+  return [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p))].join('\n\n') + '\n';
+}
+
+/** The startup autotune: the variant chosen per layout, and each candidate's summed time on the tune shapes. */
+export function autotuneMarkdown(a: NonNullable<BenchReport['autotune']>): string {
+  const chosen = Object.entries(a.tuning).map(([l, v]) => `${l}: ${v}`).join(', ') || 'none (blocked everywhere)';
+  const title = `Matmul autotune (${a.fromCache ? 'cached for this adapter' : `measured in ${a.seconds.toFixed(1)} s`}): ${chosen}.`;
+  if (a.measurements.length === 0) return title;
+  return `${title}\n\n${table(
+    ['layout', 'variant', 'ms (tune shapes)', 'max rel. error vs naive', 'note'],
+    a.measurements.map((m) => [m.layout, m.variant, fmt(m.ms), m.relError.toExponential(1), m.rejected ?? (a.tuning[m.layout] === m.variant ? 'chosen' : '')]),
+    [false, false, true, true, false],
+  )}`;
+}
+
+/** A stable key for a device, for keeping one BENCHMARKS.md section per device. */
+export function deviceKey(a: AdapterReport): string {
+  return [a.runtime, a.vendor, a.architecture, a.description || a.device].filter(Boolean).join(' ').toLowerCase().replace(/[^a-z0-9 .()-]+/g, '').trim();
+}
+
+/**
+ * BENCHMARKS.md with this report's section replacing the previous one for the same device (or appended): each
+ * section sits between <!-- bench:KEY --> and <!-- /bench:KEY --> markers.
+ */
+export function updateBenchmarksMarkdown(existing: string, report: BenchReport): string {
+  const key = deviceKey(report.adapter);
+  const begin = `<!-- bench:${key} -->`;
+  const end = `<!-- /bench:${key} -->`;
+  const block = `${begin}\n${reportMarkdown(report)}${end}`;
+  const header =
+    '# Benchmarks\n\nThe latest `npm run bench` results per device, written by the bench itself (one section per device, ' +
+    'replaced on each full run). Read the ratios within one section; absolute times depend on the machine and its load.\n';
+  const base = existing.trim() ? existing : header;
+  const i = base.indexOf(begin);
+  const j = base.indexOf(end);
+  if (i >= 0 && j > i) return base.slice(0, i) + block + base.slice(j + end.length);
+  return `${base.trimEnd()}\n\n${block}\n`;
+}

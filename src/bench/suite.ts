@@ -1,0 +1,256 @@
+// The benchmark suite: for each model preset at its real shapes, the training step by phase, the same step in
+// TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), the matmul
+// autotune, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
+// (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
+
+import { describeAdapter, type GpuContext } from '../gpu';
+import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
+import { generate } from '../model/generate';
+import { Rng } from '../reference/random';
+import { CpuTwinStep } from './cpu-twin';
+import { groupDispatches, captureDispatches, timeGroup } from './kernels';
+import { hasTimestamps, median, wallSamples, yieldToEventLoop } from './measure';
+import { REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
+import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
+import { benchMatmulVariants } from './autotune';
+import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
+import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
+
+/** The parts of the suite, in the order they run. */
+export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'autotune', 'kernel'] as const;
+export type SuiteSection = (typeof SUITE_SECTIONS)[number];
+
+export interface BenchOptions {
+  presets: readonly ModelPresetName[];
+  /** Tiny shapes and 2 repetitions: checks that everything runs, measures little. */
+  quick?: boolean;
+  /** Timed repetitions per figure (after warm-up); default 5, quick 2. */
+  reps?: number;
+  sections?: readonly SuiteSection[];
+  /** Include the TensorFlow.js peer in 'compare' (default true; it needs navigator.gpu). */
+  tfjs?: boolean;
+  /** Include the CPU twin's step in 'compare' (default true). */
+  cpuTwin?: boolean;
+  /** Run the matmul autotune first, as the engine does at startup (default true); false measures untuned kernels. */
+  autotune?: boolean;
+  /** Where the autotune keeps its per-adapter result between runs (optional). */
+  tuneStore?: TuneStore;
+  /** Re-measure the autotune even when a cached result exists. */
+  retune?: boolean;
+  /** Recorded in the report (the CLI command line, or the page). */
+  command?: string;
+  onRow?: (row: BenchRow) => void;
+  onProgress?: (message: string) => void;
+  /** Checked between measurements; when it returns true the suite stops and returns what it has. */
+  cancelled?: () => boolean;
+}
+
+/** The shapes a preset is measured at: training batches near what SFT/RL use, the issue's rollout shape. */
+export function benchShape(preset: ModelPresetName, quick = false): BenchShape {
+  if (quick) return { B: 2, T: 16, rollout: { rows: 4, prompt: 8, newTokens: 8 } };
+  const ctxLen = MODEL_PRESETS[preset].contextLength;
+  const prompt = 16;
+  const newTokens = Math.min(64, ctxLen - prompt);
+  const B = preset === 'nano' || preset === 'micro' ? 16 : preset === 'base' ? 4 : 8;
+  return { B, T: 64, rollout: { rows: 64, prompt, newTokens } };
+}
+
+/** Runs the suite on `ctx` and returns the report; rows are also streamed through options.onRow. */
+export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<BenchReport> {
+  const t0 = performance.now();
+  const quick = options.quick ?? false;
+  const reps = options.reps ?? (quick ? 2 : 5);
+  const sections = new Set(options.sections ?? SUITE_SECTIONS);
+  const rows: BenchRow[] = [];
+  const notes: string[] = [];
+  const presets: PresetInfo[] = [];
+  const progress = options.onProgress ?? (() => {});
+  const stop = options.cancelled ?? (() => false);
+  const emit = (row: BenchRow) => {
+    rows.push(row);
+    options.onRow?.(row);
+  };
+  let autotune: BenchReport['autotune'];
+  if (options.autotune ?? true) {
+    progress('matmul autotune');
+    const r = await autotuneMatmul(ctx, { store: options.tuneStore, force: options.retune, reps: quick ? 2 : 3 });
+    autotune = { tuning: r.tuning, fromCache: r.fromCache, seconds: r.ms / 1000, measurements: r.measurements };
+  } else setMatmulTuning(ctx.device, null);
+  let tfjs: typeof import('./peer-tfjs') | null = null;
+  const wantTfjs = sections.has('compare') && (options.tfjs ?? true);
+  if (wantTfjs) {
+    try {
+      if (typeof navigator === 'undefined' || !navigator.gpu) throw new Error('navigator.gpu is missing (in Node, call installNavigatorGpu first)');
+      tfjs = await import('./peer-tfjs');
+      progress(`tfjs: ${await tfjs.useTfjsOnDevice(ctx)} on our device`);
+    } catch (e) {
+      tfjs = null;
+      notes.push(`TensorFlow.js peer not run: ${(e as Error).message}`);
+    }
+  }
+  try {
+    for (const preset of options.presets) {
+      if (stop()) break;
+      const config = MODEL_PRESETS[preset];
+      const shape = benchShape(preset, quick);
+      const info: PresetInfo = { preset, parameters: parameterCount(config), shape };
+      presets.push(info);
+      const params = benchParams(config);
+      const batch = randomBatch(config, shape.B, shape.T);
+      const tokens = shape.B * shape.T;
+      const batchShape = `B=${shape.B} T=${shape.T}`;
+      const ours = OurStep.create(ctx, config, params, batch);
+      try {
+        progress(`${preset}: first step (compiles pipelines)`);
+        await ours.step();
+        const phase = async (name: string, record: (rec: ReturnType<GpuContext['recorder']>) => void) => {
+          const samples = await wallSamples(async () => {
+            const rec = ctx.recorder(`bench.${name}`);
+            record(rec);
+            rec.submit();
+            await ctx.flush();
+          }, reps);
+          const ms = median(samples);
+          return { ms, samples: samples.length };
+        };
+        let stepMs = NaN;
+        if (sections.has('phase') || sections.has('compare')) {
+          progress(`${preset}: training step by phase`);
+          const step = await phase('step', (rec) => ours.record(rec));
+          stepMs = step.ms;
+          if (sections.has('phase')) {
+            const parts: [string, (rec: ReturnType<GpuContext['recorder']>) => void][] = [
+              ['forward', (rec) => ours.forward(rec)],
+              ['loss (cross-entropy + dlogits)', (rec) => ours.lossAndGrad(rec)],
+              ['backward', (rec) => ours.backward(rec)],
+              ['optimizer (clip + AdamW)', (rec) => ours.optimizer(rec)],
+            ];
+            for (const [name, record] of parts) {
+              if (stop()) break;
+              const r = await phase(name, record);
+              emit({ preset, section: 'phase', name, shape: batchShape, ms: r.ms, samples: r.samples, method: 'wall' });
+              await yieldToEventLoop();
+            }
+            emit({ preset, section: 'phase', name: 'step', shape: batchShape, ms: step.ms, samples: step.samples, method: 'wall', tokensPerS: tokens / (step.ms / 1000) });
+          }
+        }
+        if (sections.has('compare') && !stop()) {
+          const tuning = matmulTuning(ctx.device);
+          const tuned = Object.entries(tuning).map(([layout, v]) => `${layout} ${v}`).join(', ');
+          emit({ preset, section: 'compare', name: 'ours (WGSL)', shape: batchShape, ms: stepMs, samples: reps, method: 'wall', vsOurs: 1, note: tuned ? `tuned matmul: ${tuned}` : 'untuned matmul (blocked)' });
+          if (tuned) {
+            // The same step with every matmul on the default 'blocked' variant: what the autotune bought.
+            setMatmulTuning(ctx.device, null);
+            try {
+              const untuned = await phase('step', (rec) => ours.record(rec));
+              emit({ preset, section: 'compare', name: 'ours, matmul untuned (blocked)', shape: batchShape, ms: untuned.ms, samples: untuned.samples, method: 'wall', vsOurs: untuned.ms / stepMs });
+            } finally {
+              setMatmulTuning(ctx.device, tuning);
+            }
+          }
+          if (tfjs) {
+            progress(`${preset}: TensorFlow.js step`);
+            try {
+              const peer = new tfjs.TfjsLlama(config, params);
+              const inputs = tfjs.tfjsBatch(batch.tokens, batch.targets);
+              try {
+                const run = async () => {
+                  peer.trainStep(inputs.tokens, inputs.targets, shape.B, shape.T, BENCH_STEP).dispose();
+                  await tfjs!.tfjsSync(ctx.device);
+                };
+                const samples = await wallSamples(run, reps, 2);
+                const ms = median(samples);
+                emit({ preset, section: 'compare', name: 'TensorFlow.js WebGPU', shape: batchShape, ms, samples: samples.length, method: 'wall', vsOurs: ms / stepMs, note: 'same device, f32, autograd' });
+              } finally {
+                inputs.dispose();
+                peer.dispose();
+              }
+              await ctx.flush();
+            } catch (e) {
+              notes.push(`${preset}: TensorFlow.js step failed: ${(e as Error).message.split('\n')[0]}`);
+            }
+          }
+          if (options.cpuTwin ?? true) {
+            progress(`${preset}: CPU twin step`);
+            const twin = new CpuTwinStep(config, params, batch);
+            const cpuReps = Math.max(1, Math.min(reps, 3));
+            const samples = await wallSamples(async () => void twin.step(BENCH_STEP), cpuReps, quick ? 0 : 1);
+            const ms = median(samples);
+            emit({ preset, section: 'compare', name: 'CPU twin (reference JS, f32)', shape: batchShape, ms, samples: samples.length, method: 'wall', vsOurs: ms / stepMs, note: 'single-threaded' });
+          }
+          await yieldToEventLoop();
+        }
+        if (sections.has('rollout') && !stop()) {
+          progress(`${preset}: rollouts`);
+          for (const row of await benchRollout(ours, shape, reps)) emit({ preset, ...row });
+        }
+        if (sections.has('autotune') && !stop()) {
+          progress(`${preset}: matmul variants at the model's shapes`);
+          for (const row of await benchMatmulVariants(ctx, config, shape, reps)) emit({ preset, ...row });
+        }
+        if (sections.has('kernel') && !stop()) {
+          const rec = ctx.recorder('bench.capture');
+          const captured = captureDispatches(rec, (r) => ours.record(r));
+          rec.submit();
+          await ctx.flush();
+          const groups = groupDispatches(captured);
+          let sum = 0;
+          for (const [i, g] of groups.entries()) {
+            if (stop()) break;
+            progress(`${preset}: kernel ${i + 1}/${groups.length} ${g.name}`);
+            const k = await timeGroup(ctx, g, reps);
+            sum += k.ms * g.count;
+            emit({ preset, section: 'kernel', name: g.name, shape: g.shape, ms: k.ms, samples: k.samples, method: k.method, perStep: g.count, gflops: k.gflops, gbps: k.gbps });
+            if (i % 4 === 3) await yieldToEventLoop();
+          }
+          if (sections.has('phase')) {
+            emit({ preset, section: 'phase', name: 'kernel sum', shape: `${captured.length} dispatches`, ms: sum, samples: reps, method: hasTimestamps(ctx) ? 'timestamp' : 'wall' });
+          }
+        }
+      } finally {
+        ours.destroy();
+      }
+    }
+  } finally {
+    if (tfjs) tfjs.releaseTfjs();
+  }
+  return {
+    schema: REPORT_SCHEMA,
+    createdAt: new Date().toISOString(),
+    command: options.command ?? 'runBench',
+    adapter: ctx.report,
+    device: describeAdapter(ctx.report),
+    kernelTiming: hasTimestamps(ctx) ? 'timestamp' : 'wall',
+    options: { presets: [...options.presets], quick, reps, sections: [...sections] },
+    presets,
+    rows,
+    notes,
+    autotune,
+    totalSeconds: (performance.now() - t0) / 1000,
+  };
+}
+
+/**
+ * Rollout throughput with the engine's generate(): a prefill-only call (one sampled token) and a full call
+ * (newTokens decode steps, no early stop); decode time per step is their difference over newTokens - 1.
+ */
+async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
+  const { rows, prompt, newTokens } = shape.rollout;
+  const V = ours.model.config.vocabSize;
+  const rng = new Rng(5);
+  const prompts = Array.from({ length: rows }, () => [1, ...Array.from({ length: prompt - 1 }, () => 3 + rng.int(V - 3))]);
+  const gen = (S: number) => async () => {
+    await generate(ours.model, prompts, { maxNewTokens: S, sampler: { temperature: 1, seed: 1 }, eosId: 2, padId: 0, checkEvery: 0 });
+  };
+  const pre = await wallSamples(gen(1), reps);
+  const full = await wallSamples(gen(newTokens), reps);
+  const preMs = median(pre);
+  const fullMs = median(full);
+  const perStep = (fullMs - preMs) / Math.max(1, newTokens - 1);
+  const shapeText = `${rows} x (${prompt} + ${newTokens})`;
+  return [
+    { section: 'rollout', name: 'prefill (+ first token)', shape: `${rows} x ${prompt}`, ms: preMs, samples: pre.length, method: 'wall', tokensPerS: (rows * prompt) / (preMs / 1000) },
+    { section: 'rollout', name: 'decode, per step', shape: `${rows} rows`, ms: perStep, samples: full.length, method: 'wall', tokensPerS: rows / (perStep / 1000) },
+    { section: 'rollout', name: 'whole rollout', shape: shapeText, ms: fullMs, samples: full.length, method: 'wall', tokensPerS: (rows * newTokens) / (fullMs / 1000) },
+  ];
+}

@@ -1,0 +1,86 @@
+// `npm run bench -- [--preset nano,micro] [--quick] [--reps 5] [--out runs/bench]`: the benchmark suite
+// (src/bench/suite.ts) in Node on the machine's WebGPU adapter through Dawn, with the TensorFlow.js peer on the
+// same device. Writes a JSON report and a Markdown table, and (full runs) this device's section of BENCHMARKS.md.
+// Progress goes to stderr, the Markdown to stdout. The page runs the same suite at /?bench.
+
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describeAdapter } from '../gpu';
+import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
+import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
+import { reportMarkdown, updateBenchmarksMarkdown } from '../bench/report';
+import { SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
+import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
+
+const FLAGS: Record<string, FlagSpec> = {
+  preset: { type: 'string', doc: `comma-separated presets, or "all" (${Object.keys(MODEL_PRESETS).join(', ')})`, default: 'nano,micro' },
+  quick: { type: 'boolean', doc: 'tiny shapes, 2 repetitions: checks that everything runs; measures little' },
+  reps: { type: 'number', doc: 'timed repetitions per figure after warm-up (default 5, quick 2)', integer: true, min: 1, max: 100 },
+  sections: { type: 'string', doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`, default: SUITE_SECTIONS.join(',') },
+  tfjs: { type: 'boolean', doc: 'run the TensorFlow.js WebGPU peer (--tfjs=false to skip)', default: true },
+  'cpu-twin': { type: 'boolean', doc: "time the CPU twin's step (--cpu-twin=false to skip)", default: true },
+  autotune: { type: 'boolean', doc: 'run the matmul autotune first, as the engine does (--autotune=false: untuned kernels)', default: true },
+  out: { type: 'string', doc: 'directory for the JSON report and Markdown table', default: 'runs/bench' },
+  record: { type: 'boolean', doc: "replace this device's section of BENCHMARKS.md (default: on, except with --quick)" },
+  help: { type: 'boolean', doc: 'show this help' },
+};
+
+function listOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T[] {
+  const items = value === 'all' ? [...allowed] : value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) throw new UsageError(`--${flag}: unknown "${item}" (one of ${allowed.join(', ')})`);
+  }
+  if (items.length === 0) throw new UsageError(`--${flag} is empty`);
+  return items as T[];
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, FLAGS);
+  if (args.help) {
+    process.stdout.write(helpText('usage: npm run bench -- [flags]', FLAGS));
+    return 0;
+  }
+  const presets = listOf('preset', String(args.preset), Object.keys(MODEL_PRESETS) as ModelPresetName[]);
+  const sections = listOf('sections', String(args.sections), SUITE_SECTIONS) as SuiteSection[];
+  const quick = Boolean(args.quick);
+  const record = args.record === undefined ? !quick : Boolean(args.record);
+  const command = ['npm run bench', ...(argv.length ? ['--', ...argv] : [])].join(' ');
+
+  const ctx = await acquireNodeDevice();
+  try {
+    installNavigatorGpu();
+    process.stderr.write(`bench on ${describeAdapter(ctx.report)}\n`);
+    const report = await runBench(ctx, {
+      presets,
+      quick,
+      reps: typeof args.reps === 'number' ? args.reps : undefined,
+      sections,
+      tfjs: Boolean(args.tfjs),
+      cpuTwin: Boolean(args['cpu-twin']),
+      autotune: Boolean(args.autotune),
+      command,
+      onProgress: (m) => process.stderr.write(`  ${m}\n`),
+    });
+    const md = reportMarkdown(report);
+    const dir = String(args.out);
+    await mkdir(dir, { recursive: true });
+    const stamp = report.createdAt.replace(/[:.]/g, '-');
+    for (const name of [`bench-${stamp}`, 'latest']) {
+      await writeFile(join(dir, `${name}.json`), JSON.stringify(report, null, 1) + '\n');
+      await writeFile(join(dir, `${name}.md`), md);
+    }
+    process.stdout.write(md);
+    process.stderr.write(`report: ${join(dir, `bench-${stamp}.json`)} and .md\n`);
+    if (record) {
+      const path = 'BENCHMARKS.md';
+      const existing = await readFile(path, 'utf8').catch(() => '');
+      await writeFile(path, updateBenchmarksMarkdown(existing, report));
+      process.stderr.write(`updated ${path}\n`);
+    }
+    return 0;
+  } finally {
+    ctx.destroy();
+  }
+}
+
+runCli('bench', main);

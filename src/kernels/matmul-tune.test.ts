@@ -1,0 +1,132 @@
+// The matmul autotune: it chooses only candidates that match the naive oracle, installs them as matmul()'s default
+// on the device, caches per adapter (memory and a store), and every candidate, made the default for every layout,
+// gives the whole model's loss and gradients of the CPU twin. Correctness only: no timing is asserted.
+
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GpuContext } from '../gpu';
+import { acquireNodeDevice } from '../gpu/node';
+import { MODEL_PRESETS } from '../model/config';
+import { GpuModel } from '../model/gpu-model';
+import { crossEntropyBackward as ceBackwardTwin, crossEntropyForward as ceForwardTwin } from '../reference/cross-entropy';
+import { initParams, modelBackward, modelForward } from '../reference/model';
+import { Rng } from '../reference/random';
+import { host } from '../reference/types';
+import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
+import { matmul, matmulTuning, setMatmulTuning, type MatmulVariant } from './matmul';
+import { TUNE_CANDIDATES, autotuneMatmul, clearMatmulTuneCache, tuneCandidates, type TuneStore } from './matmul-tune';
+
+let ctx: GpuContext;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+});
+afterEach(() => {
+  setMatmulTuning(ctx.device, null);
+  clearMatmulTuneCache();
+});
+afterAll(() => ctx?.destroy());
+
+const SHAPES = [
+  { M: 24, N: 40, K: 16, transB: true },
+  { M: 24, N: 16, K: 40 },
+  { M: 40, N: 16, K: 24, transA: true },
+];
+
+describe('matmul autotune', () => {
+  it('picks, per layout, a candidate that matches the naive oracle, and makes it the default', async () => {
+    const r = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1 });
+    expect(r.fromCache).toBe(false);
+    for (const layout of ['NT', 'NN', 'TN'] as const) {
+      const v = r.tuning[layout];
+      expect(v, layout).toBeDefined();
+      expect(tuneCandidates(ctx)).toContain(v);
+      const m = r.measurements.find((x) => x.layout === layout && x.variant === v)!;
+      expect(m.rejected).toBeUndefined();
+      expect(m.relError).toBeLessThan(1e-4);
+    }
+    expect(matmulTuning(ctx.device)).toEqual(r.tuning);
+    // matmul() now records the tuned entry point for an A*B^T product.
+    const rec = ctx.recorder('tuned default');
+    const entries: string[] = [];
+    const dispatch = rec.dispatch.bind(rec);
+    rec.dispatch = (d) => (entries.push(d.entry), dispatch(d));
+    const a = ctx.tensor([8, 16]);
+    const b = ctx.tensor([12, 16]);
+    const out = ctx.tensor([8, 12]);
+    matmul(rec, out, a, b, { transB: true });
+    rec.submit();
+    await ctx.flush();
+    expect(entries).toEqual([`matmul_${r.tuning.NT}`]);
+    for (const t of [a, b, out]) t.destroy();
+  });
+
+  it('reuses the result for the same adapter: from memory, and from a store in a fresh process', async () => {
+    const saved = new Map<string, string>();
+    const store: TuneStore = { get: (k) => saved.get(k) ?? null, set: (k, v) => void saved.set(k, v) };
+    const first = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1, store });
+    expect(saved.size).toBe(1);
+    const again = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1 });
+    expect(again.fromCache).toBe(true);
+    expect(again.tuning).toEqual(first.tuning);
+    clearMatmulTuneCache(); // as if the page were reloaded
+    setMatmulTuning(ctx.device, null);
+    const reloaded = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1, store });
+    expect(reloaded.fromCache).toBe(true);
+    expect(matmulTuning(ctx.device)).toEqual(first.tuning);
+  });
+});
+
+describe('every candidate as the model-wide default matches the CPU twin model', () => {
+  const config = { ...MODEL_PRESETS.nano, tiedEmbeddings: false };
+  const B = 3;
+  const T = 17;
+  const p = initParams(config, new Rng(4), { std: 0.3 });
+  const params = Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
+  const rng = new Rng(9);
+  const tokens = Uint32Array.from({ length: B * T }, () => rng.int(config.vocabSize));
+  const targets = Uint32Array.from({ length: B * T }, () => rng.int(config.vocabSize));
+  const mask = new Float32Array(B * T).fill(1);
+  // The twin in f64 is the reference.
+  const p64 = initParams(config, new Rng(4), { std: 0.3, dtype: 'f64' });
+  const { logits, cache } = modelForward(config, p64, tokens, B, T);
+  const flat = host(logits.data, [B * T, config.vocabSize]);
+  const lossWant = host(new Float64Array(1), [1]);
+  ceForwardTwin(lossWant, flat, targets, mask);
+  const dLogitsWant = host(new Float64Array(B * T * config.vocabSize), [B, T, config.vocabSize]);
+  ceBackwardTwin(host(dLogitsWant.data, [B * T, config.vocabSize]), flat, targets, mask);
+  const gradsWant = modelBackward(config, p64, cache, dLogitsWant);
+
+  for (const variant of TUNE_CANDIDATES as readonly MatmulVariant[]) {
+    it(`${variant} for A*B^T, A*B and A^T*B`, async () => {
+      setMatmulTuning(ctx.device, { NT: variant, NN: variant, TN: variant });
+      const model = GpuModel.create(ctx, config, params, B);
+      const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
+      const inp = { tokens: u32(tokens, 'tokens'), positions: u32(Uint32Array.from({ length: B * T }, (_, i) => i % T), 'positions') };
+      const gTargets = u32(targets, 'targets');
+      const gMask = ctx.fromArray(mask, [B * T], { label: 'mask' });
+      const loss = ctx.tensor([1], { label: 'loss' });
+      const dLogits = ctx.tensor([B, T, config.vocabSize], { label: 'dLogits' });
+      const rec = ctx.recorder('tuned step');
+      const ws = model.forward(rec, B, T, inp);
+      crossEntropyForward(rec, loss, ws.logits.reshape2d(), gTargets, gMask);
+      crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), gTargets, gMask);
+      model.zeroGrads(rec);
+      model.backward(rec, ws, dLogits, inp);
+      rec.submit();
+      const [lossGot] = await ctx.readMany([loss]);
+      const grads = await model.downloadGrads();
+      const rel = (got: ArrayLike<number>, want: ArrayLike<number>) => {
+        let d = 0;
+        let m = 0;
+        for (let i = 0; i < want.length; i++) {
+          d = Math.max(d, Math.abs(got[i] - want[i]));
+          m = Math.max(m, Math.abs(want[i]));
+        }
+        return d / (m + 1e-12);
+      };
+      expect(rel(lossGot, lossWant.data)).toBeLessThan(1e-5);
+      for (const [name, want] of Object.entries(gradsWant)) expect(rel(grads[name], want.data), `${variant} grad ${name}`).toBeLessThan(1e-4);
+      for (const t of [inp.tokens, inp.positions, gTargets, gMask, loss, dLogits]) t.destroy();
+      model.destroy();
+    });
+  }
+});

@@ -1,0 +1,228 @@
+// The matmul autotune: at startup, times each candidate variant (matmul.ts) on a few shapes per layout, keeps only
+// candidates whose output matches the naive oracle on this device, and makes the fastest per layout matmul()'s
+// default for the device. Results are cached per adapter (in memory, plus an optional key-value store such as a
+// file or IndexedDB wrapper), so a second device on the same adapter skips the measurements. Not the benchmark.
+
+import type { GpuContext, Tensor } from '../gpu';
+import { Rng, randomArray } from '../reference/random';
+import {
+  matmul,
+  matmulVariantSupports,
+  setMatmulTuning,
+  type MatmulLayout,
+  type MatmulTuning,
+  type MatmulVariant,
+} from './matmul';
+
+/** Variants the autotune chooses between ('naive' is the oracle, never a candidate). */
+export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'tiled'];
+
+/**
+ * The candidates worth timing on an adapter: on software (CPU) adapters 'tiled' is left out, because workgroup
+ * barriers are very slow there (PLATFORM.md) and compiling it costs about a second of startup on SwiftShader.
+ */
+export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
+  return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && v === 'tiled'));
+}
+
+/** The layouts the model uses: x W^T (forward), dY W (backward data), dY^T X (weight gradients). */
+export const TUNED_LAYOUTS: readonly MatmulLayout[] = ['NT', 'NN', 'TN'];
+
+/** One matmul shape: out (M,N) = op(A) op(B); A stored (K,M) when transA, B stored (N,K) when transB. */
+export interface MatmulShape {
+  M: number;
+  N: number;
+  K: number;
+  transA?: boolean;
+  transB?: boolean;
+}
+
+/** A candidate's time on one layout (summed over that layout's shapes), or why it was dropped. */
+export interface TuneMeasurement {
+  layout: MatmulLayout;
+  variant: MatmulVariant;
+  ms: number;
+  /** Max |candidate - naive| / (max |naive| + 1e-6) over the shapes; candidates above 1e-4 are dropped. */
+  relError: number;
+  rejected?: string;
+}
+
+export interface TuneResult {
+  /** The adapter the result belongs to. */
+  adapterKey: string;
+  tuning: MatmulTuning;
+  /** Empty when the tuning came from the cache. */
+  measurements: TuneMeasurement[];
+  fromCache: boolean;
+  ms: number;
+}
+
+/** A place to keep results between runs (e.g. a JSON file in Node, IndexedDB in a page). */
+export interface TuneStore {
+  get(key: string): Promise<string | null> | string | null;
+  set(key: string, value: string): Promise<void> | void;
+}
+
+export interface TuneOptions {
+  /** Shapes to time; default: small shapes of a mid-size model (tuneShapes(128, 352, 256)). */
+  shapes?: MatmulShape[];
+  /** Timed repetitions per shape (default 3). */
+  reps?: number;
+  store?: TuneStore;
+  /** Measure even when a cached result exists. */
+  force?: boolean;
+}
+
+const memoryCache = new Map<string, MatmulTuning>();
+const STORE_PREFIX = 'rl-lab.matmul-tune.v1:';
+
+/** The adapter a tuning belongs to (vendor, architecture, description, runtime). */
+export function adapterKey(ctx: GpuContext): string {
+  const r = ctx.report;
+  return [r.runtime, r.vendor, r.architecture, r.device, r.description].join('|');
+}
+
+/** Per layout, the shapes of a model with residual width C, MLP width F, and N rows per batch. */
+export function tuneShapes(C: number, F: number, N: number): MatmulShape[] {
+  return [
+    { M: N, N: F, K: C, transB: true },
+    { M: N, N: C, K: C, transB: true },
+    { M: N, N: C, K: F },
+    { M: N, N: F, K: C },
+    { M: F, N: C, K: N, transA: true },
+    { M: C, N: C, K: N, transA: true },
+  ];
+}
+
+function layoutOfShape(s: MatmulShape): MatmulLayout {
+  return `${s.transA ? 'T' : 'N'}${s.transB ? 'T' : 'N'}` as MatmulLayout;
+}
+
+/**
+ * Measures the candidates and installs the fastest per layout as matmul()'s default on ctx's device (or installs
+ * the cached choice for this adapter). Candidates that disagree with the naive oracle are never chosen.
+ */
+export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {}): Promise<TuneResult> {
+  const t0 = performance.now();
+  const key = adapterKey(ctx);
+  if (!options.force) {
+    let cached = memoryCache.get(key) ?? null;
+    if (!cached && options.store) {
+      const text = await options.store.get(STORE_PREFIX + key);
+      if (text) cached = parseTuning(text);
+    }
+    if (cached) {
+      memoryCache.set(key, cached);
+      setMatmulTuning(ctx.device, cached);
+      return { adapterKey: key, tuning: cached, measurements: [], fromCache: true, ms: performance.now() - t0 };
+    }
+  }
+  const shapes = options.shapes ?? tuneShapes(128, 352, 256);
+  const reps = options.reps ?? 3;
+  const measurements: TuneMeasurement[] = [];
+  const tuning: MatmulTuning = {};
+  for (const layout of TUNED_LAYOUTS) {
+    const mine = shapes.filter((s) => layoutOfShape(s) === layout);
+    const variants = tuneCandidates(ctx).filter((v) => mine.length > 0 && mine.every((s) => matmulVariantSupports(v, s)));
+    if (variants.length === 0) continue;
+    const results = await measureLayout(ctx, layout, mine, variants, reps);
+    measurements.push(...results);
+    const best = results.filter((r) => !r.rejected).sort((a, b) => a.ms - b.ms)[0];
+    if (best) tuning[layout] = best.variant;
+  }
+  memoryCache.set(key, tuning);
+  setMatmulTuning(ctx.device, tuning);
+  if (options.store) await options.store.set(STORE_PREFIX + key, JSON.stringify(tuning));
+  return { adapterKey: key, tuning, measurements, fromCache: false, ms: performance.now() - t0 };
+}
+
+/** Forgets cached tunings (tests). */
+export function clearMatmulTuneCache(): void {
+  memoryCache.clear();
+}
+
+function parseTuning(text: string): MatmulTuning | null {
+  try {
+    const o = JSON.parse(text) as Record<string, string>;
+    const out: MatmulTuning = {};
+    for (const layout of TUNED_LAYOUTS) {
+      const v = o[layout];
+      if (v && (TUNE_CANDIDATES as readonly string[]).includes(v)) out[layout] = v as MatmulVariant;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The candidates on one layout's shapes: each checked once against the naive oracle, then timed round-robin
+ * (every rep times every variant on every shape) so that a machine whose load drifts biases no candidate.
+ * ms is the median over reps of the summed time of the shapes (GPU timestamps when present, else wall per submit).
+ */
+export async function measureLayout(
+  ctx: GpuContext,
+  layout: MatmulLayout,
+  shapes: readonly MatmulShape[],
+  variants: readonly MatmulVariant[],
+  reps: number,
+): Promise<TuneMeasurement[]> {
+  const owned: Tensor[] = [];
+  const t = <T extends Tensor>(x: T) => (owned.push(x), x);
+  try {
+    const ops = shapes.map((s) => {
+      const rng = new Rng(s.M * 7919 + s.N * 31 + s.K);
+      return {
+        s,
+        a: t(ctx.fromArray(randomArray(rng, s.M * s.K), s.transA ? [s.K, s.M] : [s.M, s.K], { label: 'tune.a' })),
+        b: t(ctx.fromArray(randomArray(rng, s.K * s.N), s.transB ? [s.N, s.K] : [s.K, s.N], { label: 'tune.b' })),
+        out: t(ctx.tensor([s.M, s.N], { label: 'tune.out' })),
+        ref: t(ctx.tensor([s.M, s.N], { label: 'tune.ref' })),
+      };
+    });
+    const relError = new Map<MatmulVariant, number>();
+    for (const v of variants) {
+      let worst = 0;
+      for (const o of ops) {
+        const opts = { transA: o.s.transA, transB: o.s.transB };
+        const check = ctx.recorder('tune.check');
+        matmul(check, o.ref, o.a, o.b, { ...opts, variant: 'naive' });
+        matmul(check, o.out, o.a, o.b, { ...opts, variant: v });
+        check.submit();
+        const [want, got] = (await ctx.readMany([o.ref, o.out])) as Float32Array[];
+        let maxDiff = 0;
+        let maxRef = 0;
+        for (let i = 0; i < want.length; i++) {
+          maxDiff = Math.max(maxDiff, Math.abs(got[i] - want[i]));
+          maxRef = Math.max(maxRef, Math.abs(want[i]));
+        }
+        worst = Math.max(worst, maxDiff / (maxRef + 1e-6));
+      }
+      relError.set(v, worst);
+    }
+    const profile = ctx.device.features.has('timestamp-query');
+    const sums = new Map<MatmulVariant, number[]>(variants.map((v) => [v, []]));
+    for (let r = 0; r < reps; r++) {
+      for (const v of variants) {
+        let sum = 0;
+        for (const o of ops) {
+          const rec = ctx.recorder('tune.time', { profile });
+          const t1 = performance.now();
+          matmul(rec, o.out, o.a, o.b, { transA: o.s.transA, transB: o.s.transB, variant: v });
+          rec.submit();
+          await ctx.flush();
+          const wall = performance.now() - t1;
+          sum += profile ? (await rec.timings())[0].ms : wall;
+        }
+        sums.get(v)!.push(sum);
+      }
+    }
+    return variants.map((variant) => {
+      const xs = [...sums.get(variant)!].sort((a, b) => a - b);
+      const err = relError.get(variant)!;
+      return { layout, variant, ms: xs[xs.length >> 1], relError: err, rejected: err > 1e-4 ? `differs from the naive oracle (${err.toExponential(1)})` : undefined };
+    });
+  } finally {
+    for (const x of owned) x.destroy();
+  }
+}
