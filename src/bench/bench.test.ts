@@ -1,0 +1,77 @@
+// The benchmark suite in --quick mode on nano produces a well-formed report (every section, finite figures, the
+// peer and the CPU twin beside ours, Markdown tables), and BENCHMARKS.md keeps one section per device.
+// Correctness of the harness only: no timing is asserted.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GpuContext } from '../gpu';
+import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
+import { captureDispatches, groupDispatches, tensorRole } from './kernels';
+import { REPORT_SCHEMA, reportMarkdown, updateBenchmarksMarkdown, type BenchReport } from './report';
+import { OurStep, benchParams, randomBatch } from './step';
+import { runBench } from './suite';
+import { MODEL_PRESETS } from '../model/config';
+
+let ctx: GpuContext;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+  installNavigatorGpu();
+});
+afterAll(() => ctx?.destroy());
+
+describe('bench harness', () => {
+  it('names tensors by role, without layer numbers', () => {
+    expect(tensorRole('L3.q')).toBe('q');
+    expect(tensorRole('grad:model.layers.3.self_attn.q_proj.weight')).toBe('grad:q_proj');
+    expect(tensorRole('adam_m:model.layers.0.mlp.up_proj.weight')).toBe('adam_m:up_proj');
+    expect(tensorRole('model.norm.weight')).toBe('norm');
+  });
+
+  it('captures every dispatch of a step and groups the layers together', async () => {
+    const config = MODEL_PRESETS.nano;
+    const step = OurStep.create(ctx, config, benchParams(config), randomBatch(config, 2, 8));
+    const rec = ctx.recorder('capture');
+    const captured = captureDispatches(rec, (r) => step.record(r));
+    rec.submit();
+    await ctx.flush();
+    expect(captured.length).toBe(rec.dispatchCount);
+    const groups = groupDispatches(captured);
+    expect(groups.reduce((s, g) => s + g.count, 0)).toBe(captured.length);
+    const q = groups.find((g) => g.name.startsWith('matmul_') && g.name.endsWith('(q, n1, q_proj)'))!;
+    expect(q.count).toBe(config.nLayers);
+    expect(q.flop).toBe(2 * 16 * config.dModel * config.dModel);
+    step.destroy();
+  });
+
+  let report: BenchReport;
+  it('runs --quick on nano: every section, finite figures', async () => {
+    const seen: string[] = [];
+    report = await runBench(ctx, { presets: ['nano'], quick: true, reps: 1, command: 'test', onRow: (r) => seen.push(r.section) });
+    expect(report.schema).toBe(REPORT_SCHEMA);
+    expect(report.notes).toEqual([]);
+    expect(report.presets.map((p) => p.preset)).toEqual(['nano']);
+    expect(seen.length).toBe(report.rows.length);
+    for (const section of ['phase', 'compare', 'rollout', 'autotune', 'kernel']) expect(seen, section).toContain(section);
+    for (const r of report.rows) {
+      expect(Number.isFinite(r.ms) && r.ms >= 0, `${r.section} ${r.name}: ${r.ms}`).toBe(true);
+      if (r.section !== 'kernel') expect(r.ms, `${r.section} ${r.name}`).toBeGreaterThan(0);
+    }
+    const compare = report.rows.filter((r) => r.section === 'compare').map((r) => r.name);
+    expect(compare).toEqual(expect.arrayContaining(['ours (WGSL)', 'TensorFlow.js WebGPU', 'CPU twin (reference JS, f32)']));
+    expect(report.autotune?.tuning.NT).toBeDefined();
+    const rollout = report.rows.filter((r) => r.section === 'rollout');
+    expect(rollout.every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
+  });
+
+  it('renders Markdown and keeps one BENCHMARKS.md section per device', () => {
+    const md = reportMarkdown(report);
+    expect(md).toContain('| training step, same model and batch |');
+    expect(md).toContain('TensorFlow.js WebGPU');
+    expect(md).toContain('| kernel (tensors) |');
+    const once = updateBenchmarksMarkdown('', report);
+    const twice = updateBenchmarksMarkdown(once, { ...report, createdAt: 'later' });
+    expect(twice.split('<!-- bench:').length).toBe(2);
+    expect(twice).toContain('later');
+    const other = updateBenchmarksMarkdown(twice, { ...report, adapter: { ...report.adapter, vendor: 'other' } });
+    expect(other.split('<!-- bench:').length).toBe(3);
+  });
+});
