@@ -133,8 +133,10 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo): str
     const total = grpo.find((r) => r.name === 'step')?.ms;
     out.push(
       '',
+      `GRPO step of the RL trainer (${grpo[0].shape ?? ''}; median of ${grpo[0].samples} steps after one warm-up step):`,
+      '',
       table(
-        ['GRPO step phase', 'ms', 'share', 'note'],
+        ['GRPO step phase', 'ms (median)', 'share of step', 'note'],
         grpo.map((r) => [r.name, fmt(r.ms), total && r.name !== 'step' ? `${((100 * r.ms) / total).toFixed(0)}%` : '', r.note ?? '']),
         [false, true, true, false],
       ),

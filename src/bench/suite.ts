@@ -1,6 +1,6 @@
 // The benchmark suite: for each model preset at its real shapes, the training step by phase, the same step in
-// TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), the matmul
-// autotune, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
+// TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), one GRPO step of
+// the RL trainer by phase, the matmul variants, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { describeAdapter, type GpuContext } from '../gpu';
@@ -13,11 +13,12 @@ import { hasTimestamps, median, wallSamples, yieldToEventLoop } from './measure'
 import { REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 import { benchMatmulVariants } from './autotune';
+import { benchGrpoStep, grpoShape } from './grpo';
 import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 
 /** The parts of the suite, in the order they run. */
-export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'autotune', 'kernel'] as const;
+export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel'] as const;
 export type SuiteSection = (typeof SUITE_SECTIONS)[number];
 
 export interface BenchOptions {
@@ -183,6 +184,14 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
         if (sections.has('rollout') && !stop()) {
           progress(`${preset}: rollouts`);
           for (const row of await benchRollout(ours, shape, reps)) emit({ preset, ...row });
+        }
+        if (sections.has('grpo') && !stop()) {
+          progress(`${preset}: GRPO steps (trainer)`);
+          try {
+            for (const row of await benchGrpoStep(ctx, preset, grpoShape(preset, quick), Math.max(1, Math.min(reps, 3)))) emit({ preset, ...row });
+          } catch (e) {
+            notes.push(`${preset}: GRPO step failed: ${(e as Error).message.split('\n')[0]}`);
+          }
         }
         if (sections.has('autotune') && !stop()) {
           progress(`${preset}: matmul variants at the model's shapes`);

@@ -4,6 +4,7 @@
 // Progress goes to stderr, the Markdown to stdout. The page runs the same suite at /?bench.
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describeAdapter } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     installNavigatorGpu();
     process.stderr.write(`bench on ${describeAdapter(ctx.report)}\n`);
+    const loadBefore = loadavg()[0];
     const report = await runBench(ctx, {
       presets,
       quick,
@@ -61,6 +63,8 @@ async function main(argv: string[]): Promise<number> {
       command,
       onProgress: (m) => process.stderr.write(`  ${m}\n`),
     });
+    // Other processes share the CPU (and, on SwiftShader, the "GPU"): say how busy the machine was.
+    report.notes.push(`machine load (1-min average) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${availableParallelism()} cores`);
     const md = reportMarkdown(report);
     const dir = String(args.out);
     await mkdir(dir, { recursive: true });

@@ -26,7 +26,7 @@ interface Column {
   cell: (r: BenchRow) => string;
 }
 
-const COLUMNS: Record<Exclude<BenchSection, 'grpo'>, { title: string; columns: Column[] }> = {
+const COLUMNS: Record<BenchSection, { title: string; columns: Column[] }> = {
   phase: {
     title: 'Training step by phase',
     columns: [
@@ -51,6 +51,14 @@ const COLUMNS: Record<Exclude<BenchSection, 'grpo'>, { title: string; columns: C
       { head: 'shape', cell: (r) => r.shape ?? '' },
       { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms) },
       { head: 'tokens/s', num: true, cell: (r) => fmt(r.tokensPerS, 0) },
+    ],
+  },
+  grpo: {
+    title: 'One GRPO step of the RL trainer, by phase',
+    columns: [
+      { head: 'phase', cell: (r) => r.name },
+      { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms) },
+      { head: 'note', cell: (r) => r.note ?? '' },
     ],
   },
   autotune: {
