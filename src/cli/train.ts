@@ -1,6 +1,6 @@
 // `npm run train -- --sft --task <task> ...`: supervised warm start on a task's demonstrations, on the GPU
 // through Dawn. Prints a progress bar, writes metrics.jsonl, the checkpoint and eval.json into --out.
-// (Reinforcement learning runs with --preset <algorithm> once the RL trainer exists; see src/rl.)
+// Without --sft the command is reinforcement learning (train-rl.ts: --task <task> --preset <algorithm>).
 
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { Rng } from '../reference/random';
 import { getTask, taskNames } from '../tasks';
 import { UsageError, helpText, parseArgs, runCli, progressBar, type FlagSpec } from './args';
 import { loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
+import { trainRl } from './train-rl';
 
 const FLAGS: Record<string, FlagSpec> = {
   sft: { type: 'boolean', doc: 'supervised fine-tuning on the task\'s demonstrations (the warm start for RL)' },
@@ -37,12 +38,12 @@ const FLAGS: Record<string, FlagSpec> = {
 };
 
 async function main(argv: string[]): Promise<number> {
+  if (!argv.some((a) => a === '--sft' || a.startsWith('--sft='))) return trainRl(argv);
   const args = parseArgs(argv, FLAGS);
   if (args.help) {
     process.stdout.write(helpText('usage: npm run train -- --sft --task <task> [flags]', FLAGS));
     return 0;
   }
-  if (!args.sft) throw new UsageError('only --sft training exists so far: pass --sft (RL presets come with the RL trainer)');
   if (typeof args.task !== 'string') throw new UsageError(`--task is required (one of ${taskNames.join(', ')})`);
   const task = getTask(args.task, args.difficulty as number | undefined);
   const out = (args.out as string | undefined) ?? join('runs', `sft-${task.name}-${Date.now()}`);

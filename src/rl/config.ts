@@ -696,8 +696,8 @@ function encodeValue(v: RLConfig[RLField]): string {
   return String(v);
 }
 
-/** Parses one field's URL text to its type; `{ error }` names the field and what was expected. */
-function decodeValue(key: RLField, text: string): unknown {
+/** Parses one field's text (URL parameter or CLI flag) to its type; `{ error }` names the field and what was expected. */
+export function decodeValue(key: RLField, text: string): unknown {
   const spec = FIELDS[key];
   const s = text.trim();
   const isNull = s === '' || s === 'null';
