@@ -65,7 +65,7 @@ describe('trainer: every preset', () => {
           for (const [name, plane] of Object.entries(c.tokens)) {
             if (name === 'value' && preset !== 'ppo') continue;
             expect(plane.length, `${preset} ${name}`).toBe(c.length);
-            for (const v of plane as ArrayLike<number>) expect(Number.isFinite(v)).toBe(true);
+            for (const v of Array.from(plane as ArrayLike<number>)) expect(Number.isFinite(v)).toBe(true);
           }
         }
       }
