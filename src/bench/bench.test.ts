@@ -1,5 +1,5 @@
 // The benchmark suite in --quick mode on nano produces a well-formed report (every section, finite figures, the
-// peer and the CPU twin beside ours, Markdown tables), and BENCHMARKS.md keeps one section per device.
+// peer and the CPU twin beside ours, Markdown tables), and BENCHMARKS.md keeps one section per device and command.
 // Correctness of the harness only: no timing is asserted.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ describe('bench harness', () => {
     expect(report.notes).toEqual([]);
     expect(report.presets.map((p) => p.preset)).toEqual(['nano']);
     expect(seen.length).toBe(report.rows.length);
-    for (const section of ['phase', 'compare', 'rollout', 'autotune', 'kernel']) expect(seen, section).toContain(section);
+    for (const section of ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel']) expect(seen, section).toContain(section);
     for (const r of report.rows) {
       expect(Number.isFinite(r.ms) && r.ms >= 0, `${r.section} ${r.name}: ${r.ms}`).toBe(true);
       if (r.section !== 'kernel') expect(r.ms, `${r.section} ${r.name}`).toBeGreaterThan(0);
@@ -62,7 +62,7 @@ describe('bench harness', () => {
     expect(rollout.every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
   });
 
-  it('renders Markdown and keeps one BENCHMARKS.md section per device', () => {
+  it('renders Markdown and keeps one BENCHMARKS.md section per device and command', () => {
     const md = reportMarkdown(report);
     expect(md).toContain('| training step, same model and batch |');
     expect(md).toContain('TensorFlow.js WebGPU');
@@ -73,5 +73,7 @@ describe('bench harness', () => {
     expect(twice).toContain('later');
     const other = updateBenchmarksMarkdown(twice, { ...report, adapter: { ...report.adapter, vendor: 'other' } });
     expect(other.split('<!-- bench:').length).toBe(3);
+    const otherCommand = updateBenchmarksMarkdown(other, { ...report, options: { ...report.options, presets: ['small'] } });
+    expect(otherCommand.split('<!-- bench:').length).toBe(4);
   });
 });

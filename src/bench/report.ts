@@ -206,23 +206,27 @@ export function autotuneMarkdown(a: NonNullable<BenchReport['autotune']>): strin
   )}`;
 }
 
-/** A stable key for a device, for keeping one BENCHMARKS.md section per device. */
-export function deviceKey(a: AdapterReport): string {
-  return [a.runtime, a.vendor, a.architecture, a.description || a.device].filter(Boolean).join(' ').toLowerCase().replace(/[^a-z0-9 .()-]+/g, '').trim();
+/** A stable key for a device and what was run on it: one BENCHMARKS.md section per (device, presets, sections). */
+export function sectionKey(report: Pick<BenchReport, 'adapter' | 'options'>): string {
+  const a = report.adapter;
+  const device = [a.runtime, a.vendor, a.architecture, a.description || a.device].filter(Boolean).join(' ');
+  const o = report.options;
+  return `${device} | ${o.presets.join(',')} | ${o.sections.join(',')}${o.quick ? ' | quick' : ''}`.toLowerCase().replace(/[^a-z0-9 .,|()-]+/g, '').trim();
 }
 
 /**
- * BENCHMARKS.md with this report's section replacing the previous one for the same device (or appended): each
- * section sits between <!-- bench:KEY --> and <!-- /bench:KEY --> markers.
+ * BENCHMARKS.md with this report's section replacing the previous one for the same device, presets and sections
+ * (or appended): each section sits between <!-- bench:KEY --> and <!-- /bench:KEY --> markers.
  */
 export function updateBenchmarksMarkdown(existing: string, report: BenchReport): string {
-  const key = deviceKey(report.adapter);
+  const key = sectionKey(report);
   const begin = `<!-- bench:${key} -->`;
   const end = `<!-- /bench:${key} -->`;
   const block = `${begin}\n${reportMarkdown(report)}${end}`;
   const header =
-    '# Benchmarks\n\nThe latest `npm run bench` results per device, written by the bench itself (one section per device, ' +
-    'replaced on each full run). Read the ratios within one section; absolute times depend on the machine and its load.\n';
+    '# Benchmarks\n\nThe latest `npm run bench` results per device, written by the bench itself: one section per device and ' +
+    'command (presets and sections), replaced when that command runs again. Read the ratios within one section; absolute ' +
+    'times depend on the machine and its load (noted in each section).\n';
   const base = existing.trim() ? existing : header;
   const i = base.indexOf(begin);
   const j = base.indexOf(end);

@@ -206,7 +206,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
           let sum = 0;
           for (const [i, g] of groups.entries()) {
             if (stop()) break;
-            progress(`${preset}: kernel ${i + 1}/${groups.length} ${g.name}`);
+            if (i % 10 === 0) progress(`${preset}: kernels ${i + 1}-${Math.min(i + 10, groups.length)} of ${groups.length}`);
             const k = await timeGroup(ctx, g, reps);
             sum += k.ms * g.count;
             emit({ preset, section: 'kernel', name: g.name, shape: g.shape, ms: k.ms, samples: k.samples, method: k.method, perStep: g.count, gflops: k.gflops, gbps: k.gbps });
