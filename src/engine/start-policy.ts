@@ -3,11 +3,13 @@
 // worker, the file system in tests), so it runs anywhere. Not the trainer and not the runs store.
 
 import { decodeCheckpoint, type ParamArrays } from '../model/checkpoint';
-import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../model/config';
+import { MODEL_PRESETS, type ModelConfig } from '../model/config';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import type { RLConfig } from '../rl/config';
+
+export { CPU_MAX_PARAMETERS, cpuRefusal } from './cpu-limit';
 
 /** Reads a file of the site (paths relative to its root, e.g. "checkpoints/copy/config.json"). */
 export interface AssetLoader {
@@ -22,9 +24,6 @@ export interface StartPolicy {
   /** Where it came from, in words ("warm start checkpoints/copy", "fresh nano model, seed 0"). */
   source: string;
 }
-
-/** Largest model the CPU backend is offered for: the CPU twins are 100-1000x slower than a GPU. */
-export const CPU_MAX_PARAMETERS = 250_000;
 
 export const CHAR_TOKENIZER_PATH = 'tokenizers/char/tokenizer.json';
 
@@ -58,14 +57,4 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
   const params: ParamArrays = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
   const tokenizerJson = await assets.text(CHAR_TOKENIZER_PATH);
   return { init: { config: modelConfig, params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, source: `fresh ${config.model} model, seed ${config.seed}` };
-}
-
-/** Why the CPU backend cannot run this model, or null when it can. */
-export function cpuRefusal(model: ModelConfig): string | null {
-  const n = parameterCount(model);
-  if (n <= CPU_MAX_PARAMETERS) return null;
-  return (
-    `the CPU backend runs models of at most ${CPU_MAX_PARAMETERS.toLocaleString('en-US')} parameters (it is 100-1000x slower than a GPU); ` +
-    `this one has ${n.toLocaleString('en-US')}. Pick the nano or micro model, or a browser with WebGPU`
-  );
 }

@@ -81,13 +81,17 @@ export interface ChartRun {
 /** One chart's data: rows for recharts, the series keys drawn, and the primary run's last raw values. */
 export interface ChartData {
   rows: Record<string, number | null | [number, number]>[];
-  series: { key: string; runId: string; runLabel: string; metric: string }[];
+  series: { key: string; runId: string; runIndex: number; runLabel: string; metric: string }[];
   /** Key of the band series per run (value [lo, hi]), when the chart has a band. */
-  bands: { key: string; runId: string }[];
+  bands: { key: string; runId: string; runIndex: number; runLabel: string }[];
+  /** Runs drawn (more than one: an overlay). */
+  runCount: number;
   /** Last finite raw value of each metric of the first run. */
   last: Record<string, number>;
   /** Rows of the first run before decimation. */
   rawPoints: number;
+  /** Drawn on a log scale (values <= 0 left out). */
+  log: boolean;
 }
 
 /** Key of a run's metric in chart rows. */
@@ -110,7 +114,7 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
       if (o.log) v = positiveOnly(v);
       const d = decimate(grid, run.table.x, v);
       const key = seriesKey(ri, metric);
-      series.push({ key, runId: run.id, runLabel: run.label, metric });
+      series.push({ key, runId: run.id, runIndex: ri, runLabel: run.label, metric });
       for (let b = 0; b < rows.length; b++) rows[b][key] = Number.isFinite(d.mean[b]) ? d.mean[b] : null;
     }
     if (spec.band) {
@@ -128,7 +132,7 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
         const dl = decimate(grid, run.table.x, lo);
         const dh = decimate(grid, run.table.x, hi);
         const key = seriesKey(ri, `${spec.band.mean}±${spec.band.std}`);
-        bands.push({ key, runId: run.id });
+        bands.push({ key, runId: run.id, runIndex: ri, runLabel: run.label });
         for (let b = 0; b < rows.length; b++) rows[b][key] = Number.isFinite(dl.mean[b]) && Number.isFinite(dh.mean[b]) ? [dl.mean[b], dh.mean[b]] : null;
       }
     }
@@ -136,5 +140,5 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
   const last: Record<string, number> = {};
   const first = runs[0];
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
-  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0 };
+  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length };
 }

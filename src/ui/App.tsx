@@ -1,23 +1,66 @@
-// The page shell at this stage: the GPU adapter in use and the kernel self-test. The lab (configuration,
-// charts, inspector) replaces the body; the self-test stays reachable at ?selftest.
-import { useEffect } from 'react';
+// The page shell: the lab by default; the kernel self-test at ?selftest; the benchmark panel at ?bench (loaded
+// lazily, only there). Starts the engine worker once and reads a shared link's config before the first render.
+import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { useLab } from '../store';
 import { AdapterPanel } from './AdapterPanel';
+import { Lab } from './Lab';
 import { SelfTest } from './SelfTest';
 
-export function App() {
-  const startEngine = useLab((s) => s.startEngine);
-  useEffect(() => startEngine(), [startEngine]);
+// The bench panel is another engineer's file and may be absent from a build; import.meta.glob finds it lazily
+// when it is there, and the page says so when it is not.
+const benchModules = import.meta.glob<{ default: ComponentType }>('./BenchPanel.tsx');
+const benchLoader = benchModules['./BenchPanel.tsx'];
+const BenchPanel = benchLoader ? lazy(benchLoader) : null;
+
+function Shell({ children }: { children: React.ReactNode }) {
   return (
     <div className="app">
       <header className="app-header">
         <h1>RL Lab</h1>
         <p className="tagline">GRPO, PPO and their relatives, trained live on your GPU. Every kernel is a WGSL compute shader.</p>
       </header>
-      <main>
-        <AdapterPanel />
-        <SelfTest />
-      </main>
+      <main>{children}</main>
     </div>
   );
+}
+
+export function App() {
+  const startEngine = useLab((s) => s.startEngine);
+  const loadWarmStarts = useLab((s) => s.loadWarmStarts);
+  const [page] = useState(() => {
+    const params = new URLSearchParams(location.search);
+    if (params.has('selftest')) return 'selftest' as const;
+    if (params.has('bench')) return 'bench' as const;
+    useLab.getState().initConfig(location.search);
+    return 'lab' as const;
+  });
+  useEffect(() => startEngine(), [startEngine]);
+  useEffect(() => {
+    if (page === 'lab') void loadWarmStarts();
+  }, [page, loadWarmStarts]);
+  if (page === 'selftest') {
+    return (
+      <Shell>
+        <AdapterPanel />
+        <SelfTest />
+      </Shell>
+    );
+  }
+  if (page === 'bench') {
+    return (
+      <Shell>
+        <AdapterPanel />
+        {BenchPanel ? (
+          <Suspense fallback={<p className="hint">Loading the benchmark panel…</p>}>
+            <BenchPanel />
+          </Suspense>
+        ) : (
+          <p className="message error" data-testid="bench-missing">
+            This build has no benchmark panel (src/ui/BenchPanel.tsx).
+          </p>
+        )}
+      </Shell>
+    );
+  }
+  return <Lab />;
 }

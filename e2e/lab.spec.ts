@@ -1,0 +1,266 @@
+// The lab in a real Chromium with WebGPU on SwiftShader, driving the real trainer in the engine worker on the
+// smallest setting (GRPO on copy from its warm start, 2 prompts x 4 completions): pick a preset, edit a knob,
+// start, see every chart receive finite values, pause, hover a token in the inspector and check its loss term,
+// reload and find the run, overlay two runs with their config diff, export metrics and import them back, refuse
+// a malformed file, open a shared link and find the same config, survive a bad link and a full storage quota.
+// No request leaves localhost; long tasks on the main thread during training stay under 200 ms; screenshots are
+// saved as artifacts.
+import { expect, test, type Page, type TestInfo } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+
+/** The smallest real experiment (the preset is picked in the page). */
+const SMALL = 'task=copy&difficulty=5&checkpoint=copy&train_batch_size=2&num_generations=4&eval_every=2&eval_items=2&eval_num_generations=4';
+
+interface Watch {
+  external: string[];
+  errors: string[];
+}
+
+/** Fails every request that would leave this machine, and records page errors. */
+async function guard(page: Page): Promise<Watch> {
+  const w: Watch = { external: [], errors: [] };
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (['127.0.0.1', 'localhost'].includes(url.hostname) || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    w.external.push(route.request().url());
+    return route.abort();
+  });
+  page.on('pageerror', (e) => w.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if ((m.type() === 'error' || /failed to render/.test(m.text())) && !/Failed to load resource/.test(m.text())) w.errors.push(`console: ${m.text()}`);
+  });
+  // Long tasks on the main thread (> 50 ms each) and the chart render jobs (user timing), from page start.
+  await page.addInitScript(() => {
+    const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
+    w.__longTasks = [];
+    w.__renders = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longTasks.push([e.startTime, e.duration]);
+    }).observe({ type: 'longtask', buffered: true });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.duration > 40) w.__renders.push([e.name, e.startTime, e.duration]);
+    }).observe({ type: 'measure', buffered: true });
+  });
+  return w;
+}
+
+async function ready(page: Page): Promise<void> {
+  const panel = page.getByTestId('gpu-panel');
+  await expect(panel).toHaveAttribute('data-state', /^(ready|unavailable|error)$/, { timeout: 60_000 });
+  if ((await panel.getAttribute('data-state')) !== 'ready') throw new Error(`no WebGPU adapter in Chromium: ${await page.getByTestId('adapter-status').textContent()}`);
+}
+
+/** A screenshot of the viewport (a full-page capture resizes the page, which is not what a person sees). */
+async function shot(page: Page, info: TestInfo, name: string): Promise<void> {
+  const path = info.outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await info.attach(name, { path, contentType: 'image/png' });
+}
+
+async function lastValues(page: Page, chart: string): Promise<Record<string, number>> {
+  return JSON.parse((await page.getByTestId(`chart-${chart}`).getAttribute('data-last')) ?? '{}') as Record<string, number>;
+}
+
+async function setField(page: Page, section: string, field: string, value: string): Promise<void> {
+  const details = page.getByTestId(`section-${section}`);
+  if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();
+  await page.locator(`#field-input-${field}`).fill(value);
+}
+
+async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 120_000): Promise<void> {
+  const s = page.getByTestId('run-status');
+  await expect(s).toHaveAttribute('data-status', status, { timeout });
+  if (minStep) await expect.poll(async () => Number(await s.getAttribute('data-step')), { timeout }).toBeGreaterThanOrEqual(minStep);
+}
+
+// Tall enough that a viewport screenshot shows the configuration, the controls and the first rows of charts.
+test.use({ viewport: { width: 1440, height: 1500 } });
+
+test('train, watch, inspect, reload, overlay, export, import and share in the lab', async ({ page, context }, info) => {
+  test.setTimeout(300_000);
+  const w = await guard(page);
+  await page.goto(`/?preset=dr_grpo&${SMALL}&steps=40`);
+  await ready(page);
+
+  // Pick a preset: the algorithm's knobs change, the experiment (task, batch, steps) stays.
+  await page.getByTestId('preset-select').selectOption('grpo');
+  await expect(page.getByTestId('preset-description')).toContainText('group-normalized');
+  await expect(page.getByTestId('field-task')).toHaveAttribute('data-value', 'copy');
+  await expect(page.getByTestId('field-beta')).toHaveAttribute('data-value', '0.04');
+  // Two updates per batch, so the ratio moves and the clip can fire; the field is marked as changed.
+  await setField(page, 'optimizer', 'num_iterations', '2');
+  await expect(page.getByTestId('field-num_iterations')).toHaveAttribute('data-differs', 'true');
+  // An invalid value is named inline and blocks Start; fixing it unblocks.
+  await setField(page, 'sampling', 'temperature', 'hot');
+  await expect(page.getByTestId('field-error-temperature')).toContainText('must be a number');
+  await expect(page.getByTestId('run-start')).toBeDisabled();
+  await setField(page, 'sampling', 'temperature', '1');
+  await expect(page.getByTestId('field-error-temperature')).toHaveCount(0);
+
+  // Start, and watch the long tasks of the main thread while the worker trains.
+  // The window starts at the click (entries from before it may still be delivered late, so filter by time).
+  const clickedAt = await page.evaluate(() => performance.now());
+  const t0 = Date.now();
+  await page.getByTestId('run-start').click();
+  await waitStatus(page, /running/, 3);
+  await shot(page, info, 'lab-mid-run');
+  for (const chart of ['reward', 'entropy', 'clip', 'kl', 'lengths', 'fractions', 'loss', 'grad', 'lr', 'throughput']) {
+    const last = await lastValues(page, chart);
+    expect(Object.keys(last).length, `chart ${chart} has metrics`).toBeGreaterThan(0);
+    for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${chart}: ${k} = ${v}`).toBe(true);
+  }
+  expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(4);
+  await expect(page.getByTestId('chart-pass-at-k')).toHaveAttribute('data-finite', 'true');
+  await expect(page.getByTestId('status-adapter')).toHaveAttribute('data-fallback', 'true');
+
+  await page.getByTestId('run-pause').click();
+  await waitStatus(page, /paused/);
+  const trainedMs = Date.now() - t0;
+  const { longTasks, renders } = await page.evaluate(() => {
+    const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
+    return { longTasks: w.__longTasks, renders: w.__renders };
+  }).then((r) => ({ longTasks: r.longTasks.filter(([t]) => t >= clickedAt), renders: r.renders.filter(([, t]) => t >= clickedAt) }));
+  const longest = Math.max(0, ...longTasks.map(([, d]) => d));
+  const report = longTasks
+    .map(([t, d]) => {
+      const inside = renders.filter(([, s, rd]) => s >= t - 1 && s + rd <= t + d + 1).map(([n, , rd]) => `${n} ${rd.toFixed(0)}`);
+      return `${d.toFixed(0)} ms at ${t.toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
+    })
+    .join('; ');
+  console.log(`training ${(trainedMs / 1000).toFixed(1)} s: ${longTasks.length} long tasks, longest ${longest.toFixed(0)} ms: ${report}`);
+  expect(longest, `long tasks during training: ${report}`).toBeLessThan(200);
+  const status = page.getByTestId('run-status');
+  const runId = (await status.getAttribute('data-run-id'))!;
+  const steps = Number(await status.getAttribute('data-step'));
+
+  // Inspector: the groups of the last step; hover a token: its numbers and its loss term, recomputed here and
+  // equal to the share the trainer recorded.
+  await page.getByTestId('color-by').selectOption('ratio');
+  const token = page.getByTestId('token').first();
+  await token.hover();
+  const detail = page.getByTestId('token-detail');
+  await expect(detail).toBeVisible();
+  await expect(page.getByTestId('token-formula')).toContainText('l = −min(ρ·A, clip(ρ, 1−ε, 1+ε_high)·A)');
+  await expect(detail).toHaveAttribute('data-agrees', 'true');
+  for (const t of await page.getByTestId('token').all()) {
+    await t.hover();
+    await expect(detail).toHaveAttribute('data-agrees', 'true');
+  }
+  await shot(page, info, 'lab-inspector');
+
+  // Reload: the run is in the list, paused where it was, and opens on the charts.
+  await page.reload();
+  await ready(page);
+  const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+  await expect(row).toHaveAttribute('data-status', 'paused');
+  await expect(row).toHaveAttribute('data-step', String(steps));
+  await row.getByTestId('run-open').click();
+  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', String(steps * 2));
+  const originalLast = await page.getByTestId('chart-reward').getAttribute('data-last');
+
+  // A second run with another seed, one step; overlay the first: both on the charts, and their config diff.
+  // (After the reload the page shows the link's config: the preset and the fields as set before.)
+  await expect(page.getByTestId('field-num_iterations')).toHaveAttribute('data-value', '2');
+  await setField(page, 'optimizer', 'seed', '7');
+  await page.getByTestId('run-step').click();
+  await waitStatus(page, /paused/, 1);
+  await expect(page.getByTestId('run-row')).toHaveCount(2);
+  await row.getByTestId('overlay-toggle').check();
+  await expect(page.getByTestId('charts')).toHaveAttribute('data-runs', '2');
+  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-runs', '2');
+  await expect(page.locator('[data-testid=diff-row][data-field=seed]')).toHaveCount(1);
+  await expect(page.getByTestId('config-diff')).toHaveAttribute('data-rows', '1');
+  await shot(page, info, 'lab-overlay');
+
+  // Export the first run's metrics (JSONL and CSV) and import both back: the same curves.
+  for (const kind of ['metrics-jsonl', 'metrics-csv'] as const) {
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByTestId(`export-${kind}`).click()]);
+    const path = info.outputPath(download.suggestedFilename());
+    await download.saveAs(path);
+    expect(readFileSync(path, 'utf8').split('\n')[0]).toContain('rl-lab-run');
+    await page.getByTestId('import-file').setInputFiles(path);
+    await expect(page.getByTestId('import-ok')).toContainText('(imported)');
+  }
+  await expect(page.getByTestId('run-row')).toHaveCount(4);
+  const imported = page.locator('[data-testid=run-row][data-status=imported]');
+  await expect(imported).toHaveCount(2);
+  for (const r of await imported.all()) {
+    await r.getByTestId('run-open').click();
+    await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', String(steps * 2));
+    await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-last', originalLast!);
+  }
+  // A malformed file: a message, nothing imported, the page still works.
+  await page.getByTestId('import-file').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/json', buffer: Buffer.from('{"type":"run","format":"rl-lab-run"\nnot json\n') });
+  await expect(page.getByTestId('import-error')).toContainText('broken.jsonl: line 1');
+  await expect(page.getByTestId('run-row')).toHaveCount(4);
+
+  // The shared link reopens the same experiment in a new tab.
+  const link = await page.getByTestId('share-link').inputValue();
+  expect(link).toContain('seed=7');
+  const other = await context.newPage();
+  const w2 = await guard(other);
+  await other.goto(link);
+  await ready(other);
+  await expect(other.getByTestId('preset-select')).toHaveValue('grpo');
+  for (const f of ['task', 'difficulty', 'checkpoint', 'train_batch_size', 'num_generations', 'num_iterations', 'seed', 'beta', 'steps']) {
+    await expect(other.getByTestId(`field-${f}`)).toHaveAttribute('data-value', (await page.getByTestId(`field-${f}`).getAttribute('data-value'))!);
+  }
+  await expect(other.getByTestId('url-error')).toHaveCount(0);
+  await other.close();
+
+  // A bad link: a message, the defaults, a working page.
+  const bad = await context.newPage();
+  const w3 = await guard(bad);
+  await bad.goto('/?preset=grpoo&temperature=hot&lr=3');
+  await ready(bad);
+  await expect(bad.getByTestId('url-error')).toContainText('preset');
+  await expect(bad.getByTestId('url-error')).toContainText('did you mean learning_rate');
+  await expect(bad.getByTestId('config-panel')).toHaveAttribute('data-valid', 'true');
+  await expect(bad.getByTestId('run-start')).toBeEnabled();
+  await bad.close();
+
+  expect([...w.external, ...w2.external, ...w3.external], 'requests that left localhost').toEqual([]);
+  expect([...w.errors, ...w2.errors, ...w3.errors], 'page errors').toEqual([]);
+  await expect(page.getByTestId('panel-error')).toHaveCount(0);
+});
+
+test('a full storage quota is reported, training goes on, and saved runs survive', async ({ page, context }, info) => {
+  test.setTimeout(180_000);
+  const w = await guard(page);
+  // Give this origin a 2 MB quota (Chromium's override through the DevTools protocol; it binds a database
+  // created after it). One tiny run takes about 1.2 MB (metrics, sampled groups, trainer state and checkpoint),
+  // so the first run fits and the second fills the quota while it trains.
+  const cdp = await context.newCDPSession(page);
+  const origin = new URL(info.project.use.baseURL!).origin;
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 2_000_000 });
+  await page.goto(`/?preset=grpo&${SMALL}&steps=2`);
+  await ready(page);
+  await page.getByTestId('run-start').click();
+  await waitStatus(page, /done/, 2);
+  await expect(page.getByTestId('notice')).toHaveCount(0);
+  const firstId = await page.getByTestId('run-status').getAttribute('data-run-id');
+  await expect(page.getByTestId('run-row')).toHaveCount(1);
+
+  await setField(page, 'optimizer', 'seed', '3');
+  await page.getByTestId('run-start').click();
+  await expect(page.getByTestId('notice').filter({ hasText: 'Storage is full' }).first()).toBeVisible({ timeout: 60_000 });
+  await waitStatus(page, /done/, 2);
+  // The page kept training and drawing: the new run's charts have both steps; the message came once.
+  expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBe(2);
+  await expect(page.getByTestId('notice').filter({ hasText: 'Storage is full' })).toHaveCount(1);
+  await shot(page, info, 'lab-quota');
+
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  await page.reload();
+  await ready(page);
+  const first = page.locator(`[data-testid=run-row][data-run-id="${firstId}"]`);
+  await expect(first).toHaveAttribute('data-status', 'done');
+  await expect(first).toHaveAttribute('data-step', '2');
+  await first.getByTestId('run-open').click();
+  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '2');
+  // Its checkpoint was saved before the quota filled: it still exports.
+  const [download] = await Promise.all([page.waitForEvent('download'), first.getByTestId('export-checkpoint').click()]);
+  expect(download.suggestedFilename()).toMatch(/step2\.model\.safetensors$/);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});

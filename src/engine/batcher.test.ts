@@ -1,0 +1,70 @@
+// The worker's record queue and metric columns: rows pack into columns and back unchanged, runs drain in order,
+// and transferable copies of token planes own their buffers (transferring them detaches nothing else).
+import { describe, expect, it } from 'vitest';
+import type { GroupRecord, StepRecord } from '../rl/stream';
+import { RecordQueue, tokenTexts, transferableGroups } from './batcher';
+import { batchTransfer, packRows, unpackBatch } from './metric-batch';
+import type { MetricRow } from './types';
+
+function rec(step: number, opt: number, metrics: Record<string, number>, groups?: GroupRecord[]): StepRecord {
+  return { kind: 'step', step, optimizerStep: opt, epoch: 0, minibatch: 0, metrics, groups };
+}
+
+function group(backing: ArrayBuffer): GroupRecord {
+  const f = (o: number) => new Float32Array(backing, o * 4, 2);
+  return {
+    index: 0, prompt: 'p', answer: 'a',
+    completions: [{
+      text: 'ab', length: 2, finished: true, reward: 1, rewards: { accuracy: 1 }, reason: '', masked: false,
+      tokens: { tokens: Uint32Array.from([5, 2]), logpOld: f(0), logp: f(2), logpSampler: f(4), entropy: f(6), ratio: f(8), advantage: f(10), clipSide: Int8Array.from([0, 1]), kl: f(12), loss: f(14), weight: f(16), value: new Float32Array(0) },
+    }],
+  };
+}
+
+describe('metric batches and the record queue', () => {
+  it('packs rows into columns (union of names, NaN where absent) and unpacks them unchanged', () => {
+    const rows: MetricRow[] = [
+      { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5, kl: 0.01 } },
+      { step: 1, optimizerStep: 2, epoch: 1, minibatch: 0, metrics: { reward: 0.5, entropy: 2 } },
+    ];
+    const b = packRows(rows);
+    expect(b.names).toEqual(['entropy', 'kl', 'reward']);
+    expect(Array.from(b.values)).toEqual([NaN, 0.01, 0.5, 2, NaN, 0.5]);
+    expect(unpackBatch(b)).toEqual(rows);
+    expect(batchTransfer(b)).toHaveLength(5);
+  });
+
+  it('drains runs in arrival order, merging consecutive pushes of the same run', () => {
+    const q = new RecordQueue();
+    const backing = new ArrayBuffer(18 * 4);
+    q.push('a', [rec(1, 1, { reward: 1 }), rec(1, 2, { reward: 1 }, [group(backing)])]);
+    q.push('a', [rec(2, 3, { reward: 2 })]);
+    q.push('b', [rec(1, 1, { reward: 3 })]);
+    const d = q.drain();
+    expect(q.empty).toBe(true);
+    expect(d.map((x) => x.runId)).toEqual(['a', 'b']);
+    expect(Array.from(d[0].metrics.optimizerStep)).toEqual([1, 2, 3]);
+    expect(d[0].rollouts.map((r) => r.step)).toEqual([1]);
+    expect(q.drain()).toEqual([]);
+  });
+
+  it('copies token planes into their own buffers before they are transferred', () => {
+    const backing = new ArrayBuffer(18 * 4);
+    new Float32Array(backing).forEach((_, i, a) => (a[i] = i));
+    const g = group(backing);
+    const { groups, transfer } = transferableGroups([g]);
+    const planes = Object.values(groups[0].completions[0].tokens).filter((p) => p.length > 0);
+    expect(transfer).toHaveLength(planes.length);
+    for (const p of planes) expect(p.buffer.byteLength).toBe(p.byteLength);
+    expect(transfer).not.toContain(backing);
+    expect(Array.from(groups[0].completions[0].tokens.ratio)).toEqual([8, 9]);
+    structuredClone(transfer, { transfer }); // detaches the copies only
+    expect(backing.byteLength).toBe(18 * 4);
+    expect(Array.from(g.completions[0].tokens.ratio)).toEqual([8, 9]);
+  });
+
+  it('names every token, special tokens by their text', () => {
+    const tok = { specialIds: new Set([2]), tokenString: (id: number) => (id === 2 ? '<eos>' : '?'), decode: (ids: ArrayLike<number>) => String.fromCharCode(ids[0] + 92) };
+    expect(tokenTexts([group(new ArrayBuffer(72))], tok)).toEqual([[['a', '<eos>']]]);
+  });
+});

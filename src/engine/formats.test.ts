@@ -1,0 +1,102 @@
+// Export formats round-trip exactly (NaN and infinities included), token planes keep their types, and every kind
+// of malformed file is refused with the file name, the line and the reason.
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../rl/config';
+import type { GroupRecord } from '../rl/stream';
+import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine } from './formats';
+import type { MetricRow, RunHeader } from './types';
+
+const config = resolveConfig('dapo', { task: 'copy', seed: 7, steps: 3 });
+const header: RunHeader = {
+  id: 'run-1', name: 'DAPO, "copy"', createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000, config, preset: 'dapo', backend: 'webgpu',
+  status: 'done', step: 3, savedStep: 3, elapsedMs: 1234, adapter: 'test adapter', lastMetrics: {},
+};
+const rows: MetricRow[] = [
+  { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.25, entropy: 1.5, 'clip_ratio/low_mean': 0, kl: NaN } },
+  { step: 1, optimizerStep: 2, epoch: 1, minibatch: 0, metrics: { reward: 0.25, entropy: 1.25, 'clip_ratio/low_mean': 0.125, grad_norm: Infinity } },
+  { step: 2, optimizerStep: 3, epoch: 0, minibatch: 0, metrics: { reward: -0.5, entropy: 1e-9, 'rewards/a,b/mean': -Infinity } },
+];
+const evals = [{ step: 2, items: 4, accuracy: 0.5, reward: 0.6, passAtK: [0.5, 0.75, NaN] }];
+
+function group(): GroupRecord {
+  const n = 3;
+  return {
+    index: 1,
+    prompt: 'copy:ab=',
+    answer: 'ab',
+    completions: [
+      {
+        text: 'ab', length: n, finished: true, reward: 1, rewards: { accuracy: 1, format: 1 }, reason: 'correct', masked: false,
+        tokens: {
+          tokens: Uint32Array.from([5, 6, 2]), logpOld: Float32Array.from([-0.1, -0.2, -0.3]), logp: Float32Array.from([-0.11, -0.19, -0.3]),
+          logpSampler: Float32Array.from([-0.1, -0.2, -0.3]), entropy: Float32Array.from([1, 2, 3]), ratio: Float32Array.from([0.99, 1.01, 1]),
+          advantage: Float32Array.from([0.5, 0.5, 0.5]), clipSide: Int8Array.from([0, 1, -1]), kl: Float32Array.from([0, 0.01, 0]),
+          loss: Float32Array.from([-0.1, -0.2, -0.3]), weight: Float32Array.from([0.2, 0.2, 0.2]), value: new Float32Array(0),
+        },
+      },
+    ],
+  };
+}
+
+describe('run export formats', () => {
+  it('metrics JSONL round-trips rows (NaN, ±inf), evals and the config', () => {
+    const back = parseRunFile('a.jsonl', metricsToJsonl(header, rows, evals));
+    expect(back.rows).toEqual(rows);
+    expect(back.evals).toEqual(evals);
+    expect(back.header.config).toEqual(config);
+    expect(back.header.preset).toBe('dapo');
+    expect(back.header.name).toBe(header.name);
+    expect(back.header.importedFrom).toBe('a.jsonl');
+  });
+
+  it('metrics CSV round-trips rows, with a comment line pandas skips and quoted names', () => {
+    const text = metricsToCsv(header, rows);
+    const lines = text.split('\n');
+    expect(lines[0].startsWith('# rl-lab-run {')).toBe(true);
+    expect(splitCsvLine(lines[1])).toEqual(['step', 'optimizer_step', 'epoch', 'minibatch', 'clip_ratio/low_mean', 'entropy', 'grad_norm', 'kl', 'reward', 'rewards/a,b/mean']);
+    expect(lines[2]).toBe('1,1,0,0,0,1.5,,NaN,0.25,');
+    const back = parseRunFile('a.csv', text);
+    expect(back.rows).toEqual(rows);
+    expect(back.header.config).toEqual(config);
+  });
+
+  it('rollouts JSONL keeps every token plane with its type', () => {
+    const g = group();
+    const back = parseRunFile('r.jsonl', rolloutsToJsonl(header, [{ step: 2, groups: [g] }]));
+    expect(back.rollouts).toHaveLength(1);
+    const c = back.rollouts[0].groups[0].completions[0];
+    expect(c.tokens.tokens).toBeInstanceOf(Uint32Array);
+    expect(c.tokens.clipSide).toBeInstanceOf(Int8Array);
+    expect(Array.from(c.tokens.clipSide)).toEqual([0, 1, -1]);
+    expect(c.tokens.logp).toEqual(g.completions[0].tokens.logp);
+    expect(back.rollouts[0].groups[0]).toEqual(g);
+  });
+
+  it('refuses malformed files with the file, the line and the reason', () => {
+    const good = metricsToJsonl(header, rows, evals).split('\n');
+    const cases: [string, string, RegExp][] = [
+      ['empty.jsonl', '', /empty\.jsonl: the file is empty/],
+      ['x.txt', 'hello', /x\.txt: line 1: not an RL Lab export/],
+      ['a.jsonl', '{"type":"step"}', /a\.jsonl: line 1: not an RL Lab run export/],
+      ['b.jsonl', `${good[0]}\n{not json`, /b\.jsonl: line 2: not valid JSON/],
+      ['c.jsonl', `${good[0]}\n{"type":"step","step":0,"optimizer_step":1,"metrics":{}}`, /c\.jsonl: line 2: step must be a whole number >= 1/],
+      ['d.jsonl', `${good[0]}\n{"type":"step","step":1,"optimizer_step":1,"metrics":{"reward":"high"}}`, /line 2: metrics\.reward must be a number/],
+      ['e.jsonl', `${good[0]}\n{"type":"weird"}`, /line 2: unknown line type "weird"/],
+      ['f.jsonl', good[0], /f\.jsonl: the run line is there but no step/],
+      ['g.jsonl', good[0].replace('"num_generations":8', '"num_generations":0') + '\n' + good[1], /line 1: the run's config is not valid here: num_generations/],
+      ['h.csv', '# rl-lab-run {"type":"run"}\nstep\n', /h\.csv: line 1: not an RL Lab run export/],
+      ['i.csv', metricsToCsv(header, rows).replace('\n1,1,0,0,', '\n1,1,0,'), /i\.csv: line 3: 9 cells, but the header has 10 columns/],
+      ['j.csv', metricsToCsv(header, rows).replace('1.5', 'abc'), /j\.csv: line 3: entropy: "abc" is not a number/],
+    ];
+    for (const [name, text, want] of cases) {
+      let err: unknown;
+      try {
+        parseRunFile(name, text);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, name).toBeInstanceOf(RunFileError);
+      expect((err as Error).message, name).toMatch(want);
+    }
+  });
+});

@@ -1,0 +1,163 @@
+// The LabEngine with the real trainer on the CPU backend, an in-memory runs store and the shipped copy warm
+// start: runs step, pause, persist and export; resume continues exactly where a saved state left off; a full
+// quota keeps training, says so, and leaves saved runs intact; a lost device interrupts; bad imports are refused.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decodeCheckpoint } from '../model/checkpoint';
+import { resolveConfig, type RLConfig } from '../rl/config';
+import { parseRunFile, RunFileError } from './formats';
+import { LabEngine, type LabEngineDeps } from './lab-engine';
+import { MemoryRunStore } from './run-store';
+import type { AssetLoader } from './start-policy';
+import type { EngineEvent } from './types';
+
+const publicDir = new URL('../../public/', import.meta.url);
+const assets: AssetLoader = {
+  bytes: async (p) => new Uint8Array(readFileSync(new URL(p, publicDir))),
+  text: async (p) => readFileSync(new URL(p, publicDir), 'utf8'),
+};
+
+/** The smallest real experiment: GRPO on copy from its warm start, 2 prompts x 4 completions. */
+function tinyConfig(over: Partial<RLConfig> = {}): RLConfig {
+  return resolveConfig('grpo', {
+    task: 'copy', difficulty: 3, checkpoint: 'copy', train_batch_size: 2, num_generations: 4, steps: 4,
+    eval_every: 2, eval_items: 2, eval_num_generations: 2, num_iterations: 2, ...over,
+  });
+}
+
+function makeEngine(store = new MemoryRunStore(), over: Partial<LabEngineDeps> = {}) {
+  const events: EngineEvent[] = [];
+  const engine = new LabEngine({
+    store,
+    assets,
+    gpu: async () => {
+      throw new Error('no GPU in this test');
+    },
+    emit: (e) => events.push(e),
+    ...over,
+  });
+  return { engine, events, store };
+}
+
+const recordsOf = (events: EngineEvent[]) => events.flatMap((e) => (e.type === 'records' ? e.records : []));
+const notices = (events: EngineEvent[]) => events.flatMap((e) => (e.type === 'notice' ? [e.message] : []));
+
+describe('LabEngine (CPU backend, real trainer)', () => {
+  it('steps, pauses with a saved state, runs to the end, and exports what it stored', async () => {
+    const { engine, events, store } = makeEngine();
+    const h = await engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    expect(engine.progress().status).toBe('paused');
+    engine.stepOnce();
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    const recs = recordsOf(events);
+    expect(recs.length).toBe(2); // num_iterations 2, one minibatch
+    expect(recs[1].groups?.length).toBeGreaterThan(0);
+    for (const r of recs) expect(Number.isFinite(r.metrics.reward)).toBe(true);
+    expect((await store.getState(h.id))?.step).toBe(1);
+
+    engine.start();
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'done', step: 4, savedStep: 4 });
+    const all = recordsOf(events);
+    expect(all.map((r) => r.optimizerStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(all.filter((r) => r.eval).map((r) => r.eval!.step)).toEqual([2, 4]);
+
+    const stored = await store.readRecords(h.id);
+    expect(stored.rows.length).toBe(8);
+    expect(stored.evals.map((e) => e.step)).toEqual([2, 4]);
+    expect(stored.rolloutSteps).toEqual([1, 2, 3, 4]);
+    expect((await store.getRun(h.id))?.status).toBe('done');
+
+    const [csv] = await engine.exportRun(h.id, 'metrics-csv');
+    const [jsonl] = await engine.exportRun(h.id, 'metrics-jsonl');
+    const [rollouts] = await engine.exportRun(h.id, 'rollouts-jsonl');
+    const fromCsv = parseRunFile(csv.name, csv.data as string);
+    const fromJsonl = parseRunFile(jsonl.name, jsonl.data as string);
+    expect(fromCsv.rows).toEqual(stored.rows);
+    expect(fromJsonl.rows).toEqual(stored.rows);
+    expect(fromJsonl.evals).toEqual(stored.evals);
+    expect(fromJsonl.header.config).toEqual(h.config);
+    const fromRollouts = parseRunFile(rollouts.name, rollouts.data as string);
+    expect(fromRollouts.rollouts.map((r) => r.step)).toEqual([1, 2, 3, 4]);
+    expect(fromRollouts.rollouts[0].groups[0].completions[0].tokens.logpOld).toEqual((await store.readRollouts(h.id, 1))![0].completions[0].tokens.logpOld);
+
+    const files = await engine.exportRun(h.id, 'checkpoint');
+    expect(files.map((f) => f.name.split('.').slice(-2).join('.'))).toEqual(['model.safetensors', 'config.json', 'tokenizer.json']);
+    const ck = decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string);
+    expect(ck.config.dModel).toBe(48);
+
+    const imported = await engine.importRun(jsonl.name, jsonl.data as string);
+    expect(imported.id).not.toBe(h.id);
+    expect((await store.readRecords(imported.id)).rows).toEqual(stored.rows);
+    expect(() => engine.start()).toThrow(/all its 4 steps/);
+  });
+
+  it('resumes a run interrupted after its saved state exactly as if it had not stopped', async () => {
+    const straight = makeEngine();
+    await straight.engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    straight.engine.start();
+    await straight.engine.idle();
+    const want = recordsOf(straight.events).map((r) => r.metrics);
+
+    const store = new MemoryRunStore();
+    const first = makeEngine(store);
+    const h = await first.engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    first.engine.stepOnce();
+    await first.engine.idle();
+    first.engine.stepOnce(); // saved after each single step: state at step 2
+    await first.engine.idle();
+    // A third step runs but the page closes before its state is saved: the header says running.
+    await store.putHeader({ ...(await store.getRun(h.id))!, status: 'running', step: 3 });
+
+    const second = makeEngine(store);
+    await second.engine.recover();
+    expect((await store.getRun(h.id))?.status).toBe('interrupted');
+    const records = await second.engine.resume(h.id);
+    expect(records.rows.length).toBe(4);
+    second.engine.start();
+    await second.engine.idle();
+    const got = [...recordsOf(first.events), ...recordsOf(second.events)].map((r) => r.metrics);
+    expect(got.length).toBe(want.length);
+    // Timing metrics differ run to run; everything the algorithm computes must match exactly.
+    const strip = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/')));
+    expect(got.map(strip)).toEqual(want.map(strip));
+    expect((await store.readRecords(h.id)).rows.length).toBe(8);
+  });
+
+  it('keeps training when storage is full, says so once, and never loses what was saved', async () => {
+    const store = new MemoryRunStore();
+    const { engine, events } = makeEngine(store);
+    const other = await engine.create({ config: tinyConfig({ steps: 1 }), preset: 'grpo', backend: 'cpu' });
+    engine.start();
+    await engine.idle();
+    const otherRows = (await store.readRecords(other.id)).rows;
+    const h = await engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    engine.stepOnce();
+    await engine.idle();
+    const savedBefore = await store.readRecords(h.id);
+    store.quotaBytes = 1; // no room for anything more
+    engine.start();
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'done', step: 4 });
+    expect(recordsOf(events).filter((r) => r.step > 1).length).toBe(6); // the page still got every step
+    const full = notices(events).filter((m) => m.startsWith('Storage is full'));
+    expect(full.length).toBe(1);
+    expect((await store.readRecords(h.id)).rows).toEqual(savedBefore.rows);
+    expect((await store.getState(h.id))?.step).toBe(1);
+    expect((await store.readRecords(other.id)).rows).toEqual(otherRows);
+  });
+
+  it('interrupts the run when the device is lost, and refuses malformed imports without touching the store', async () => {
+    const { engine, store } = makeEngine();
+    const h = await engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    const before = await store.listRuns();
+    await expect(engine.importRun('bad.jsonl', '{"type":"run"}\n')).rejects.toBeInstanceOf(RunFileError);
+    await expect(engine.importRun('bad.csv', 'step,reward\n1,2\n')).rejects.toThrow(/bad\.csv: line 1/);
+    expect(await store.listRuns()).toEqual(before);
+    // Device loss only concerns WebGPU runs; a CPU run keeps going.
+    await engine.deviceLost('GPU device lost (unknown): test');
+    expect(engine.progress().status).toBe('paused');
+    expect(h.backend).toBe('cpu');
+  });
+});

@@ -1,0 +1,182 @@
+// Live charts of every metric of the stream (recharts): one chart per group of metrics (store/charts.ts), the
+// viewed run and any overlaid runs on the same axes, EMA smoothing, log scale where it helps, hover tooltips,
+// and decimation to a few hundred points so a 10,000-step run draws as fast as a short one. Plots redraw one per
+// task (render-queue.ts) and only near the viewport; each chart carries its latest values in data-last for tests.
+import { memo, useMemo, useRef } from 'react';
+import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
+import { useLab } from '../store';
+import { CHART_SPECS, chartData, chartsFor, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
+import { fmt } from '../store/explain';
+import { PassAtKChart } from './PassAtKChart';
+import { useNearViewport, useStaggered } from './render-queue';
+
+/** Points per chart after decimation. */
+const MAX_POINTS = 400;
+
+export const METRIC_COLORS = ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad', '#5c940d', '#862e9c'];
+export const RUN_COLORS = ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad'];
+const DASHES = ['', '6 3', '2 3', '10 3 2 3'];
+
+function tooltipValue(v: unknown): string {
+  if (Array.isArray(v)) return `${fmt(v[0] as number)} – ${fmt(v[1] as number)}`;
+  return typeof v === 'number' ? fmt(v) : String(v);
+}
+
+/** The plot itself: the expensive part, rendered through the render queue. */
+const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartData }) {
+  // Everything drawn comes from `data` (it may lag the live runs by a task or two).
+  const overlay = data.runCount > 1;
+  return (
+    <ComposedChart responsive data={data.rows} style={{ width: '100%', height: 170 }} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+      <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+      <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11 }} allowDecimals={false} />
+      <YAxis scale={data.log ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow={data.log} tick={{ fontSize: 11 }} width={52} tickFormatter={(v: number) => fmt(v)} />
+      <Tooltip formatter={(v, name) => [tooltipValue(v), String(name)]} labelFormatter={(x) => `optimizer step ${x}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
+      {data.bands.map((b) => {
+        const ri = b.runIndex;
+        return (
+          <Area
+            key={b.key}
+            dataKey={b.key}
+            name={`${overlay ? `${b.runLabel}: ` : ''}${spec.band!.mean} ± ${spec.band!.std}`}
+            stroke="none"
+            fill={overlay ? RUN_COLORS[ri % RUN_COLORS.length] : METRIC_COLORS[0]}
+            fillOpacity={0.15}
+            isAnimationActive={false}
+            connectNulls
+          />
+        );
+      })}
+      {data.series.map((s) => {
+        const ri = s.runIndex;
+        const mi = spec.metrics.indexOf(s.metric);
+        return (
+          <Line
+            key={s.key}
+            dataKey={s.key}
+            name={overlay ? `${s.runLabel}: ${s.metric}` : s.metric}
+            stroke={overlay ? RUN_COLORS[ri % RUN_COLORS.length] : METRIC_COLORS[mi % METRIC_COLORS.length]}
+            strokeDasharray={overlay ? DASHES[mi % DASHES.length] : undefined}
+            dot={false}
+            strokeWidth={1.6}
+            isAnimationActive={false}
+            connectNulls
+          />
+        );
+      })}
+    </ComposedChart>
+  );
+});
+
+/** The series drawn, as a light HTML legend (cheaper than recharts' own). */
+function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
+  const overlay = data.runCount > 1;
+  return (
+    <div className="chart-legend">
+      {data.series.map((s) => {
+        const ri = s.runIndex;
+        const mi = spec.metrics.indexOf(s.metric);
+        const color = overlay ? RUN_COLORS[ri % RUN_COLORS.length] : METRIC_COLORS[mi % METRIC_COLORS.length];
+        return (
+          <span key={s.key} style={{ color }}>
+            {overlay && mi > 0 ? '┅' : '━'} {overlay ? `${s.runLabel}: ` : ''}
+            {s.metric}
+          </span>
+        );
+      })}
+    </div>
+  );
+}
+
+/**
+ * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
+ * through the render queue, one chart per task, and only while it is near the viewport.
+ */
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string }) {
+  const setLogScale = useLab((s) => s.setLogScale);
+  const ref = useRef<HTMLElement>(null);
+  const near = useNearViewport(ref);
+  // `versions` changes whenever a table grows; the tables themselves are mutated in place.
+  const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
+  const drawn = useStaggered(`chart-${spec.id}`, data, near);
+  const finite = Object.values(data.last).every((v) => Number.isFinite(v));
+  return (
+    <figure
+      ref={ref}
+      className="chart"
+      data-testid={`chart-${spec.id}`}
+      data-metrics={spec.metrics.join(',')}
+      data-points={data.rawPoints}
+      data-drawn={drawn ? drawn.rawPoints : 0}
+      data-runs={runs.length}
+      data-last={JSON.stringify(data.last)}
+      data-finite={finite}
+      data-log={log}
+    >
+      <figcaption>
+        <span className="chart-title" title={spec.hint}>
+          {spec.title}
+        </span>
+        {spec.log !== 'never' && (
+          <label className="log-toggle">
+            <input type="checkbox" checked={log} onChange={(e) => setLogScale(spec.id, e.target.checked)} /> log
+          </label>
+        )}
+      </figcaption>
+      {drawn ? <Plot spec={spec} data={drawn} /> : <div className="plot-placeholder" />}
+      {drawn && <LegendRow spec={spec} data={drawn} />}
+    </figure>
+  );
+});
+
+export function Charts() {
+  const views = useLab((s) => s.views);
+  const viewRunId = useLab((s) => s.viewRunId);
+  const overlay = useLab((s) => s.overlay);
+  const runs = useLab((s) => s.runs);
+  const smoothing = useLab((s) => s.smoothing);
+  const setSmoothing = useLab((s) => s.setSmoothing);
+  const logScale = useLab((s) => s.logScale);
+  const ids = useMemo(() => [viewRunId, ...overlay].filter((id): id is string => !!id && !!views[id]), [viewRunId, overlay, views]);
+  // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
+  // place; `versions` says when), not on every store update that touches `views`.
+  const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
+  const prev = useRef<ChartRun[]>([]);
+  const same = next.length === prev.current.length && next.every((r, i) => r.id === prev.current[i].id && r.label === prev.current[i].label && r.table === prev.current[i].table);
+  if (!same) prev.current = next;
+  const chartRuns = prev.current;
+  const versions = ids.map((id) => views[id].version).join(',');
+  const names = useMemo(() => [...new Set(chartRuns.flatMap((r) => r.table.names))].sort(), [chartRuns, versions]);
+  const namesKey = names.join('|');
+  // Before any run has data, the main charts are drawn empty: the layout does not jump when training starts,
+  // and the chart library's first-use cost is paid while the page is idle rather than during the first step.
+  const specs = useMemo(() => (namesKey ? chartsFor(namesKey.split('|')) : CHART_SPECS.slice(0, 6)), [namesKey]);
+  return (
+    <section className="panel charts" aria-labelledby="charts-title" data-testid="charts" data-runs={ids.length}>
+      <div className="charts-head">
+        <h2 id="charts-title">Metrics</h2>
+        <label className="smoothing">
+          smoothing
+          <input type="range" min={0} max={0.99} step={0.01} value={smoothing} data-testid="smoothing" onChange={(e) => setSmoothing(Number(e.target.value))} />
+          <span>{smoothing.toFixed(2)}</span>
+        </label>
+        {ids.length > 1 && (
+          <span className="legend-runs" data-testid="overlay-legend">
+            {chartRuns.map((r, i) => (
+              <span key={r.id} style={{ color: RUN_COLORS[i % RUN_COLORS.length] }}>
+                ■ {r.label}{' '}
+              </span>
+            ))}
+          </span>
+        )}
+      </div>
+      {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
+      <div className="chart-grid">
+        {specs.map((spec) => (
+          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} />
+        ))}
+        <PassAtKChart runIds={ids} />
+      </div>
+    </section>
+  );
+}

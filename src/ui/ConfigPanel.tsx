@@ -1,0 +1,187 @@
+// The configure panel, generated from RL_FIELDS and FIELD_SECTIONS: algorithm preset, task and difficulty,
+// model or warm start, backend, and every knob by section (doc and formula on hover, range, inline message when
+// invalid, a mark when it differs from the preset); the quantities derived from the config; the shareable link.
+import { useMemo } from 'react';
+import { cpuRefusal } from '../engine/cpu-limit';
+import { MODEL_PRESETS } from '../model/config';
+import { FIELD_SECTIONS, PRESET_INFO, PRESET_NAMES, derive, isPresetName, resolveConfig, type RLConfig, type RLField } from '../rl/config';
+import { taskFactories, taskNames } from '../tasks';
+import { useLab } from '../store';
+import { differsFromPreset } from '../store/config-diff';
+import { FieldInput } from './FieldInput';
+import { ShareLink } from './ShareLink';
+
+const SECTION_TITLES: Record<string, string> = {
+  task: 'Task and model',
+  sampling: 'Sampling',
+  advantage: 'Advantage',
+  loss: 'Objective',
+  regularizers: 'Regularization',
+  optimizer: 'Optimization',
+  critic: 'Critic (PPO)',
+  schedule: 'Schedule and evaluation',
+};
+
+const OPEN_SECTIONS = new Set(['task', 'sampling', 'schedule']);
+
+function PresetPicker() {
+  const preset = useLab((s) => s.preset);
+  const applyPreset = useLab((s) => s.applyPreset);
+  return (
+    <div className="preset-row">
+      <label htmlFor="preset-select">Algorithm</label>
+      <select id="preset-select" data-testid="preset-select" value={preset ?? ''} onChange={(e) => applyPreset(isPresetName(e.target.value) ? e.target.value : null)}>
+        {PRESET_NAMES.map((p) => (
+          <option key={p} value={p}>
+            {PRESET_INFO[p].label}
+          </option>
+        ))}
+        <option value="">custom (every default)</option>
+      </select>
+      <span className="hint" data-testid="preset-description">
+        {preset ? PRESET_INFO[preset].description : 'the defaults of every field; change any knob below'}
+      </span>
+    </div>
+  );
+}
+
+function TaskSelect() {
+  const task = useLab((s) => s.draft.task);
+  const setTask = useLab((s) => s.setTask);
+  return (
+    <select id="field-input-task" data-testid="task-select" value={String(task)} onChange={(e) => setTask(e.target.value)}>
+      {taskNames.map((t) => (
+        <option key={t} value={t} title={taskFactories[t].description}>
+          {t}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function CheckpointSelect() {
+  const checkpoint = useLab((s) => s.draft.checkpoint);
+  const model = useLab((s) => s.draft.model);
+  const warmStarts = useLab((s) => s.warmStarts);
+  const setField = useLab((s) => s.setField);
+  const current = typeof checkpoint === 'string' ? checkpoint : '';
+  const known = warmStarts.some((w) => w.name === current);
+  return (
+    <select id="field-input-checkpoint" data-testid="checkpoint-select" value={current} onChange={(e) => setField('checkpoint', e.target.value || null)}>
+      <option value="">none: a fresh {String(model)} model</option>
+      {warmStarts.map((w) => (
+        <option key={w.name} value={w.name}>
+          warm start {w.name} ({w.task} {w.difficulty}, {(w.accuracy * 100).toFixed(0)}% held-out)
+        </option>
+      ))}
+      {current && !known && <option value={current}>{current}</option>}
+    </select>
+  );
+}
+
+function BackendPicker() {
+  const backend = useLab((s) => s.backend);
+  const gpuStatus = useLab((s) => s.gpuStatus);
+  const setBackend = useLab((s) => s.setBackend);
+  const model = useLab((s) => s.draft.model);
+  const checkpoint = useLab((s) => s.draft.checkpoint);
+  const preset = MODEL_PRESETS[model as keyof typeof MODEL_PRESETS];
+  // Warm starts are nano models; a fresh model is the `model` preset.
+  const refusal = checkpoint === null && preset ? cpuRefusal(preset) : null;
+  return (
+    <div className="preset-row">
+      <label htmlFor="backend-select">Backend</label>
+      <select id="backend-select" data-testid="backend-select" value={backend} onChange={(e) => setBackend(e.target.value === 'cpu' ? 'cpu' : 'webgpu')}>
+        <option value="webgpu" disabled={gpuStatus === 'unavailable'}>
+          WebGPU (WGSL kernels){gpuStatus === 'unavailable' ? ': not available here' : ''}
+        </option>
+        <option value="cpu">CPU reference (slow: smallest models only)</option>
+      </select>
+      {backend === 'cpu' && (
+        <span className={refusal ? 'field-error' : 'hint'} data-testid="backend-note">
+          {refusal ?? 'the CPU twins of every kernel: correct, but 100-1000x slower than a GPU; use tiny batches'}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function Derived({ config }: { config: RLConfig }) {
+  const d = useMemo(() => {
+    try {
+      return derive(config);
+    } catch {
+      return null;
+    }
+  }, [config]);
+  if (!d) return null;
+  return (
+    <ul className="derived" data-testid="derived">
+      <li>
+        N = B·G = {config.train_batch_size}·{config.num_generations} = {d.sequencesPerStep} completions per step, {d.optimizerStepsPerBatch} optimizer step
+        {d.optimizerStepsPerBatch === 1 ? '' : 's'} per batch of {d.minibatchSize} sequences
+      </li>
+      <li>
+        sequences of up to {d.sequenceLength} tokens ({d.maxPromptTokens} prompt + {d.maxCompletionLength} completion); task difficulty {d.difficulty}
+      </li>
+      {d.usesRatio && d.ratioIsOne && (
+        <li className="note" data-testid="ratio-is-one">
+          One update per batch (num_iterations 1, one minibatch): π_θ = π_old at that update, so ρ = 1 exactly and the clip never fires. Raise num_iterations or
+          num_minibatches to see clipping.
+        </li>
+      )}
+      {d.needsReference && <li>a frozen reference policy is kept for the KL term (β = {config.beta})</li>}
+      {d.needsCritic && <li>a critic is trained beside the policy (GAE, γ = {config.gamma}, λ = {config.lam})</li>}
+    </ul>
+  );
+}
+
+export function ConfigPanel() {
+  const draft = useLab((s) => s.draft);
+  const preset = useLab((s) => s.preset);
+  const config = useLab((s) => s.check.config);
+  const otherErrors = useLab((s) => s.check.otherErrors);
+  const otherWarnings = useLab((s) => s.check.otherWarnings);
+  const differs = useMemo(() => differsFromPreset(draft, preset), [draft, preset]);
+  const base = useMemo(() => resolveConfig(preset), [preset]);
+  const task = String(draft.task);
+  const range = taskFactories[task as keyof typeof taskFactories]?.difficultyRange;
+  const custom: Partial<Record<RLField, React.ReactNode>> = { task: <TaskSelect />, checkpoint: <CheckpointSelect /> };
+  return (
+    <section className="panel config" aria-labelledby="config-title" data-testid="config-panel" data-valid={config !== null}>
+      <h2 id="config-title">Configure</h2>
+      <PresetPicker />
+      <BackendPicker />
+      {range && (
+        <p className="hint">
+          {taskFactories[task as keyof typeof taskFactories].description} Difficulty: {range.meaning}, {range.min}-{range.max} (default {range.default}).
+        </p>
+      )}
+      {Object.entries(FIELD_SECTIONS).map(([section, fields]) => (
+        <details key={section} open={OPEN_SECTIONS.has(section)} className="config-section" data-testid={`section-${section}`}>
+          <summary>
+            {SECTION_TITLES[section] ?? section}
+            {fields.some((f) => differs.has(f)) && <span className="differs"> ●</span>}
+          </summary>
+          <div className="fields">
+            {fields.map((f) => (
+              <FieldInput key={f} name={f} differs={differs.has(f)} presetValue={base[f]} custom={custom[f]} />
+            ))}
+          </div>
+        </details>
+      ))}
+      {otherErrors.map((e) => (
+        <p key={e} className="field-error" role="alert">
+          {e}
+        </p>
+      ))}
+      {otherWarnings.map((w) => (
+        <p key={w} className="field-warning">
+          {w}
+        </p>
+      ))}
+      {config && <Derived config={config} />}
+      <ShareLink />
+    </section>
+  );
+}

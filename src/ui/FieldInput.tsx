@@ -1,0 +1,120 @@
+// One config field of the configure panel: its input (generated from the field's spec in RL_FIELDS), its doc and
+// range on hover, a mark when it differs from the preset, and its inline message when invalid. Reads and writes
+// the store's draft; knows nothing about other fields.
+import { useEffect, useState } from 'react';
+import { RL_FIELDS, rangeText, type FieldSpec, type RLField } from '../rl/config';
+import { showValue } from '../store/config-diff';
+import { useLab } from '../store';
+
+/** Text of a value in a text input: null as empty, weights as name:w pairs. */
+function toText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return Object.entries(v as Record<string, number>).map(([k, w]) => `${k}:${w}`).join(',');
+  return String(v);
+}
+
+/** Parses a text input's value for a field; unparsable text is kept as is, so validation names it inline. */
+function parseText(spec: FieldSpec, text: string): unknown {
+  const s = text.trim();
+  if (spec.kind === 'number') {
+    if (s === '') return spec.nullable ? null : text;
+    const v = Number(s);
+    return Number.isFinite(v) ? v : text;
+  }
+  if (spec.kind === 'string') return s === '' ? null : s;
+  if (spec.kind === 'weights') {
+    if (s === '') return null;
+    const out: Record<string, number> = {};
+    for (const part of s.split(',')) {
+      const m = /^\s*([^:\s]+)\s*:\s*(\S+)\s*$/.exec(part);
+      const w = m ? Number(m[2]) : NaN;
+      if (!m || !Number.isFinite(w)) return text;
+      out[m[1]] = w;
+    }
+    return out;
+  }
+  return text;
+}
+
+/** The hover text of a field: its doc (with its formula), range and null meaning. */
+export function fieldHelp(name: RLField): string {
+  const spec: FieldSpec = RL_FIELDS[name];
+  const parts = [`${name}: ${spec.doc}`];
+  if (spec.kind === 'number') parts.push(`range ${rangeText(spec)}${spec.integer ? ', whole numbers' : ''}${spec.nullable ? `; empty = ${spec.nullMeans}` : ''}`);
+  if (spec.kind === 'enum') parts.push(`one of ${spec.values.join(', ')}`);
+  if (spec.kind === 'string' || spec.kind === 'weights') parts.push(`empty = ${spec.nullMeans}`);
+  parts.push(`default ${showValue(spec.default)}`);
+  return parts.join('\n');
+}
+
+export function FieldInput({ name, differs, presetValue, custom }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode }) {
+  const value = useLab((s) => s.draft[name]);
+  const error = useLab((s) => s.check.fieldErrors[name]);
+  const warning = useLab((s) => s.check.fieldWarnings[name]);
+  const setField = useLab((s) => s.setField);
+  const spec: FieldSpec = RL_FIELDS[name];
+  const [text, setText] = useState(toText(value));
+  const [focused, setFocused] = useState(false);
+  useEffect(() => {
+    if (!focused) setText(toText(value));
+  }, [value, focused]);
+  const id = `field-input-${name}`;
+  let input: React.ReactNode;
+  if (custom) input = custom;
+  else if (spec.kind === 'enum') {
+    input = (
+      <select id={id} value={String(value)} onChange={(e) => setField(name, e.target.value)}>
+        {spec.values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (spec.kind === 'boolean') {
+    input = <input id={id} type="checkbox" checked={value === true} onChange={(e) => setField(name, e.target.checked)} />;
+  } else {
+    input = (
+      <input
+        id={id}
+        type="text"
+        inputMode={spec.kind === 'number' ? 'decimal' : 'text'}
+        value={text}
+        placeholder={spec.kind === 'number' && spec.nullable ? spec.nullMeans : spec.kind === 'string' || spec.kind === 'weights' ? spec.nullMeans : ''}
+        aria-invalid={!!error}
+        onFocus={() => setFocused(true)}
+        onBlur={() => setFocused(false)}
+        onChange={(e) => {
+          setText(e.target.value);
+          setField(name, parseText(spec, e.target.value));
+        }}
+      />
+    );
+  }
+  const range = spec.kind === 'number' ? rangeText(spec) : '';
+  return (
+    <div className={`field${error ? ' invalid' : ''}`} data-testid={`field-${name}`} data-differs={differs} data-invalid={!!error} data-value={toText(value)}>
+      <label htmlFor={id} className="field-label" title={fieldHelp(name)}>
+        <span className="field-name">{name}</span>
+        {differs && (
+          <span className="differs" title={`differs from the preset (${showValue(presetValue)})`} aria-label="differs from the preset">
+            ●
+          </span>
+        )}
+        <span className="field-doc" role="tooltip">
+          {fieldHelp(name)}
+        </span>
+      </label>
+      <div className="field-input">
+        {input}
+        {range && <span className="field-range">{range}</span>}
+      </div>
+      {error && (
+        <div className="field-error" role="alert" data-testid={`field-error-${name}`}>
+          {error}
+        </div>
+      )}
+      {!error && warning && <div className="field-warning">{warning}</div>}
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+// The rollout inspector: for a chosen step of the viewed run, each sampled group with its prompt, its
+// completions, their rewards and advantages; every token coloured by a chosen quantity; hovering a token shows
+// its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's.
+import { useEffect, useMemo, useState } from 'react';
+import type { RLConfig } from '../rl/config';
+import type { GroupRecord } from '../rl/stream';
+import { useLab } from '../store';
+import { COLOR_LABELS, COLOR_QUANTITIES, colorScale, explainTokenLoss, fmt, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
+
+function visible(text: string): string {
+  return text.replace(/ /g, '␣').replace(/\n/g, '⏎');
+}
+
+function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | null; alpha: number }) {
+  const ex = config ? explainTokenLoss(config, t, alpha) : null;
+  const rows: [string, string][] = [
+    ['token', `${JSON.stringify(t.text)} (position ${t.position})`],
+    ['probability π_θ', fmt(Math.exp(t.logp))],
+    ['log π_θ / log π_old / log π_sampler', `${fmt(t.logp)} / ${fmt(t.logpOld)} / ${fmt(t.logpSampler)}`],
+    ['entropy H', fmt(t.entropy)],
+    ['ratio ρ', fmt(t.ratio)],
+    ['advantage A', fmt(t.advantage)],
+    ['clipped', t.clipSide < 0 ? 'low' : t.clipSide > 0 ? 'high' : 'no'],
+    ['KL estimate', fmt(t.kl)],
+    ['weight w', fmt(t.weight)],
+    ['loss share (recorded)', fmt(t.loss)],
+  ];
+  if (t.value !== null) rows.push(['value V_old', fmt(t.value)]);
+  return (
+    <div className="token-detail" data-testid="token-detail" data-agrees={ex?.agrees ?? ''} data-share={ex?.share ?? ''} data-recorded={t.loss}>
+      <dl className="facts">
+        {rows.map(([k, v]) => (
+          <div key={k} className="fact">
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+      </dl>
+      {ex && (
+        <pre className="formula" data-testid="token-formula">
+          {ex.lines.join('\n')}
+          {ex.note ? `\n(${ex.note})` : ''}
+        </pre>
+      )}
+    </div>
+  );
+}
+
+function Group({ g, gi, texts, colorBy, onHover, hover }: { g: GroupRecord; gi: number; texts: string[][]; colorBy: ColorQuantity; onHover: (h: [number, number, number]) => void; hover: [number, number, number] | null }) {
+  const views = useMemo(() => g.completions.map((c, ci) => Array.from({ length: c.length }, (_, t) => tokenView(c, t, texts[ci]?.[t] ?? '?'))), [g, texts]);
+  const scale = useMemo(() => colorScale(views.flat(), colorBy), [views, colorBy]);
+  return (
+    <div className="group" data-testid="group">
+      <div className="group-head">
+        group {g.index}: prompt <code>{visible(g.prompt)}</code> answer <code>{visible(g.answer)}</code>
+      </div>
+      <table className="completions">
+        <thead>
+          <tr>
+            <th className="num">reward</th>
+            <th className="num">A</th>
+            <th>completion (tokens coloured by {COLOR_LABELS[colorBy]})</th>
+            <th>verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {g.completions.map((c, ci) => (
+            <tr key={ci} data-testid="completion" data-reward={c.reward}>
+              <td className="num">{fmt(c.reward)}</td>
+              <td className="num">{c.tokens.advantage.length ? fmt(c.tokens.advantage[0]) : '—'}</td>
+              <td className="tokens">
+                {views[ci].map((t) => (
+                  <span
+                    key={t.position}
+                    className={`tok${hover && hover[0] === gi && hover[1] === ci && hover[2] === t.position ? ' hovered' : ''}`}
+                    data-testid="token"
+                    style={{ background: tokenColor(t, colorBy, scale) }}
+                    onMouseEnter={() => onHover([gi, ci, t.position])}
+                  >
+                    {visible(t.text)}
+                  </span>
+                ))}
+                {!c.finished && <span className="cut"> (cut at L_max)</span>}
+                {c.masked && <span className="cut"> (masked)</span>}
+              </td>
+              <td className="reason">{c.reason}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Inspector() {
+  const runId = useLab((s) => s.viewRunId);
+  const view = useLab((s) => (s.viewRunId ? s.views[s.viewRunId] : undefined));
+  const chosen = useLab((s) => s.inspectStep);
+  const setStep = useLab((s) => s.setInspectStep);
+  const colorBy = useLab((s) => s.colorBy);
+  const setColorBy = useLab((s) => s.setColorBy);
+  const rollouts = useLab((s) => s.rollouts);
+  const requestRollouts = useLab((s) => s.requestRollouts);
+  const runs = useLab((s) => s.runs);
+  const [hover, setHover] = useState<[number, number, number] | null>(null);
+  const steps = view?.rolloutSteps ?? [];
+  const step = chosen ?? steps[steps.length - 1] ?? null;
+  const entry = runId && step !== null ? rollouts[`${runId}@${step}`] : undefined;
+  useEffect(() => {
+    if (runId && step !== null && !entry) requestRollouts(runId, step);
+  }, [runId, step, entry, requestRollouts]);
+  useEffect(() => setHover(null), [runId, step]);
+  const config = runs.find((r) => r.id === runId)?.config ?? null;
+  // The entropy coefficient in effect at that step (it adapts with entropy_target).
+  const alpha = useMemo(() => {
+    const col = view?.table.column('entropy_coef');
+    if (!view || !col || step === null) return config?.entropy_coef ?? 0;
+    const s = view.table.step;
+    for (let i = s.length - 1; i >= 0; i--) if (s[i] === step && Number.isFinite(col[i])) return col[i];
+    return config?.entropy_coef ?? 0;
+  }, [view, step, config]);
+  const hovered = hover && entry ? entry.groups[hover[0]]?.completions[hover[1]] : undefined;
+  return (
+    <section className="panel inspector" aria-labelledby="inspector-title" data-testid="inspector" data-step={step ?? ''}>
+      <div className="charts-head">
+        <h2 id="inspector-title">Rollout inspector</h2>
+        <label>
+          step{' '}
+          <select data-testid="inspect-step" value={step ?? ''} onChange={(e) => setStep(e.target.value ? Number(e.target.value) : null)} disabled={!steps.length}>
+            {steps.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          colour by{' '}
+          <select data-testid="color-by" value={colorBy} onChange={(e) => setColorBy(e.target.value as ColorQuantity)}>
+            {COLOR_QUANTITIES.map((q) => (
+              <option key={q} value={q}>
+                {COLOR_LABELS[q]}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {!steps.length && <p className="hint">Sampled groups of each step appear here while a run trains (or open a saved run).</p>}
+      {steps.length > 0 && !entry && <p className="hint">Loading the groups of step {step}…</p>}
+      {entry && (
+        <div className="inspector-body">
+          <div className="groups">
+            {entry.groups.map((g, gi) => (
+              <Group key={`${step}-${gi}`} g={g} gi={gi} texts={entry.texts[gi] ?? []} colorBy={colorBy} hover={hover} onHover={setHover} />
+            ))}
+          </div>
+          <aside className="detail">
+            {hover && hovered ? (
+              <TokenDetail t={tokenView(hovered, hover[2], entry.texts[hover[0]]?.[hover[1]]?.[hover[2]] ?? '?')} config={config} alpha={alpha} />
+            ) : (
+              <p className="hint">Hover a token to see its numbers and its loss term.</p>
+            )}
+          </aside>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+// The lab page: configure an experiment, run it, watch every metric, inspect sampled groups token by token,
+// and keep, compare, share and export runs. Layout only; each panel reads the store itself.
+import { AdapterPanel } from './AdapterPanel';
+import { Charts } from './Charts';
+import { ConfigPanel } from './ConfigPanel';
+import { Downloads } from './Downloads';
+import { PanelBoundary } from './ErrorBoundary';
+import { Inspector } from './Inspector';
+import { Notices } from './Notices';
+import { RunControls } from './RunControls';
+import { RunsPanel } from './RunsPanel';
+
+export function Lab() {
+  return (
+    <div className="lab">
+      <header className="app-header">
+        <h1>RL Lab</h1>
+        <p className="tagline">GRPO, PPO and their relatives, trained live on your GPU. Every kernel is a WGSL compute shader.</p>
+      </header>
+      <Notices />
+      <div className="lab-grid">
+        <aside className="lab-side">
+          <AdapterPanel compact />
+          <PanelBoundary name="configure">
+            <ConfigPanel />
+          </PanelBoundary>
+        </aside>
+        <main className="lab-main">
+          <RunControls />
+          <PanelBoundary name="charts">
+            <Charts />
+          </PanelBoundary>
+          <PanelBoundary name="inspector">
+            <Inspector />
+          </PanelBoundary>
+          <PanelBoundary name="runs">
+            <RunsPanel />
+          </PanelBoundary>
+          <Downloads />
+        </main>
+      </div>
+    </div>
+  );
+}

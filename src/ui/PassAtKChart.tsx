@@ -1,0 +1,95 @@
+// The held-out evaluation: pass@k over k (unbiased estimate from eval_num_generations samples per prompt) at
+// chosen evaluation steps of the viewed run, the last evaluation of each overlaid run, and greedy accuracy by
+// step. Does RL discover new answers (pass@k rises for large k) or only sharpen (pass@1 rises, pass@k flat)?
+import { useMemo, useRef, useState } from 'react';
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import type { EvalRecord } from '../rl/stream';
+import { useLab } from '../store';
+import { fmt } from '../store/explain';
+import { METRIC_COLORS, RUN_COLORS } from './Charts';
+import { useNearViewport, useStaggered } from './render-queue';
+
+const NO_EVALS: EvalRecord[] = [];
+
+/** Default steps to draw: the first and the last evaluation, and up to two between. */
+function defaultSteps(evals: readonly EvalRecord[]): number[] {
+  if (evals.length <= 4) return evals.map((e) => e.step);
+  const idx = [0, Math.round((evals.length - 1) / 3), Math.round((2 * (evals.length - 1)) / 3), evals.length - 1];
+  return [...new Set(idx.map((i) => evals[i].step))];
+}
+
+export function PassAtKChart({ runIds }: { runIds: string[] }) {
+  const views = useLab((s) => s.views);
+  const runs = useLab((s) => s.runs);
+  const [chosen, setChosen] = useState<number[] | null>(null);
+  const primary = (runIds[0] ? views[runIds[0]]?.evals : undefined) ?? NO_EVALS;
+  const steps = chosen?.filter((s) => primary.some((e) => e.step === s)) ?? defaultSteps(primary);
+  const evalsKey = runIds.map((id) => views[id]?.evals);
+  const prevEvals = useRef<(EvalRecord[] | undefined)[]>([]);
+  if (evalsKey.length !== prevEvals.current.length || evalsKey.some((e, i) => e !== prevEvals.current[i])) prevEvals.current = evalsKey;
+  const stableEvals = prevEvals.current;
+  const curves = useMemo(() => {
+    const out: { key: string; label: string; color: string; dash?: string; passAtK: number[] }[] = [];
+    steps.forEach((s, i) => {
+      const e = primary.find((x) => x.step === s);
+      if (e) out.push({ key: `p${s}`, label: `step ${s}`, color: METRIC_COLORS[i % METRIC_COLORS.length], passAtK: e.passAtK });
+    });
+    runIds.slice(1).forEach((id, j) => {
+      const ev = stableEvals[j + 1] ?? [];
+      const e = ev[ev.length - 1];
+      const name = runs.find((r) => r.id === id)?.name ?? id;
+      if (e) out.push({ key: `o${j}`, label: `${name}: step ${e.step}`, color: RUN_COLORS[(j + 1) % RUN_COLORS.length], dash: '6 3', passAtK: e.passAtK });
+    });
+    return out;
+  }, [stableEvals, steps.join(','), runIds.join(','), runs]);
+  const ref = useRef<HTMLElement>(null);
+  const near = useNearViewport(ref);
+  const drawn = useStaggered('chart-pass-at-k', curves, near);
+  if (!primary.length && curves.length === 0) return <figure ref={ref} className="chart wide" hidden data-testid="chart-pass-at-k" data-evals={0} />;
+  const shown = drawn ?? [];
+  const K = Math.max(0, ...shown.map((c) => c.passAtK.length));
+  const rows = Array.from({ length: K }, (_, k) => Object.fromEntries([['k', k + 1], ...shown.map((c) => [c.key, c.passAtK[k] ?? null])]));
+  const last = primary[primary.length - 1];
+  return (
+    <figure ref={ref} className="chart wide" data-testid="chart-pass-at-k" data-evals={primary.length} data-last={JSON.stringify(last?.passAtK ?? [])} data-finite={!!last && last.passAtK.every(Number.isFinite)}>
+      <figcaption>
+        <span className="chart-title" title="unbiased pass@k = 1 - C(n-c, k)/C(n, k) on held-out prompts, n = eval_num_generations samples each">
+          Held-out pass@k
+        </span>
+        <span className="eval-steps">
+          {primary.map((e) => (
+            <label key={e.step}>
+              <input
+                type="checkbox"
+                checked={steps.includes(e.step)}
+                onChange={(ev) => setChosen(ev.target.checked ? [...steps, e.step].sort((a, b) => a - b) : steps.filter((s) => s !== e.step))}
+              />
+              {e.step}
+            </label>
+          ))}
+        </span>
+      </figcaption>
+      {!drawn ? <div className="plot-placeholder" /> : <LineChart responsive data={rows} style={{ width: '100%', height: 170 }} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+        <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+        <XAxis dataKey="k" type="number" scale="log" domain={[1, Math.max(2, K)]} ticks={rows.map((r) => r.k as number).filter((k) => (k & (k - 1)) === 0 || k === K)} tick={{ fontSize: 11 }} />
+        <YAxis domain={[0, 1]} tick={{ fontSize: 11 }} width={40} tickFormatter={(v: number) => fmt(v)} />
+        <Tooltip formatter={(v, name) => [fmt(Number(v)), String(name)]} labelFormatter={(k) => `k = ${k}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
+        {shown.map((c) => (
+          <Line key={c.key} dataKey={c.key} name={c.label} stroke={c.color} strokeDasharray={c.dash} dot isAnimationActive={false} connectNulls />
+        ))}
+      </LineChart>}
+      <div className="chart-legend">
+        {shown.map((c) => (
+          <span key={c.key} style={{ color: c.color }}>
+            ━ {c.label}
+          </span>
+        ))}
+      </div>
+      {primary.length > 0 && (
+        <p className="hint" data-testid="eval-accuracy">
+          greedy held-out accuracy: {primary.map((e) => `step ${e.step}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
+        </p>
+      )}
+    </figure>
+  );
+}

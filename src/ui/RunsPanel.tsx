@@ -1,0 +1,202 @@
+// Saved runs (IndexedDB, in the engine worker): the list, open one on the charts, overlay two or more with the
+// diff of their configs, resume, delete, export (metrics CSV and JSONL, rollouts JSONL, checkpoint safetensors +
+// config.json) and import an exported file. Import errors and storage use are shown here.
+import { useMemo, useState } from 'react';
+import type { ExportKind } from '../engine/lab-engine';
+import type { RunHeader } from '../engine/types';
+import { useLab } from '../store';
+import { configDiff, showValue } from '../store/config-diff';
+import { fmt } from '../store/explain';
+import { RUN_COLORS } from './Charts';
+
+const EXPORTS: [ExportKind, string][] = [
+  ['metrics-csv', 'metrics CSV'],
+  ['metrics-jsonl', 'metrics JSONL'],
+  ['rollouts-jsonl', 'rollouts JSONL'],
+  ['checkpoint', 'checkpoint'],
+];
+
+function mb(n: number): string {
+  return `${(n / 2 ** 20).toFixed(n < 10 * 2 ** 20 ? 1 : 0)} MB`;
+}
+
+function RunRow({ h }: { h: RunHeader }) {
+  const viewRunId = useLab((s) => s.viewRunId);
+  const overlay = useLab((s) => s.overlay);
+  const live = useLab((s) => s.progress.runId === h.id);
+  const openRun = useLab((s) => s.openRun);
+  const toggleOverlay = useLab((s) => s.toggleOverlay);
+  const resumeRun = useLab((s) => s.resumeRun);
+  const deleteRun = useLab((s) => s.deleteRun);
+  const exportRun = useLab((s) => s.exportRun);
+  const [confirming, setConfirming] = useState(false);
+  const viewing = viewRunId === h.id;
+  const overlaid = overlay.includes(h.id);
+  const resumable = !live && h.status !== 'imported' && h.status !== 'done';
+  const reward = h.lastMetrics.reward;
+  return (
+    <tr data-testid="run-row" data-run-id={h.id} data-status={h.status} data-step={h.step} data-name={h.name} className={viewing ? 'viewing' : ''}>
+      <td>
+        <input
+          type="checkbox"
+          data-testid="overlay-toggle"
+          title="overlay on the charts"
+          checked={overlaid}
+          disabled={viewing}
+          onChange={() => toggleOverlay(h.id)}
+          aria-label={`overlay ${h.name}`}
+        />
+      </td>
+      <td>
+        <button type="button" className="link" data-testid="run-open" onClick={() => openRun(h.id)} title="show on the charts and in the inspector">
+          {h.name}
+        </button>
+        <div className="hint small">
+          {new Date(h.createdAt).toLocaleString()} · {h.backend === 'cpu' ? 'CPU' : 'WebGPU'}
+          {h.importedFrom ? ` · imported from ${h.importedFrom}` : ''}
+        </div>
+      </td>
+      <td data-testid="run-state">{live ? 'current' : h.status}</td>
+      <td className="num">
+        {h.step}/{h.config.steps}
+      </td>
+      <td className="num">{reward !== undefined ? fmt(reward) : '—'}</td>
+      <td className="actions">
+        {resumable && (
+          <button type="button" className="secondary" data-testid="run-resume-row" onClick={() => resumeRun(h.id)} title={`continue from the saved state at step ${h.savedStep}`}>
+            Resume
+          </button>
+        )}
+        {EXPORTS.map(([kind, label]) => (
+          <button key={kind} type="button" className="secondary" data-testid={`export-${kind}`} onClick={() => exportRun(h.id, kind)}>
+            {label}
+          </button>
+        ))}
+        {confirming ? (
+          <>
+            <button type="button" className="danger" data-testid="run-delete-confirm" onClick={() => deleteRun(h.id)}>
+              Delete for good
+            </button>
+            <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+              Keep
+            </button>
+          </>
+        ) : (
+          <button type="button" className="secondary" data-testid="run-delete" onClick={() => setConfirming(true)}>
+            Delete
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function ConfigDiffTable() {
+  const viewRunId = useLab((s) => s.viewRunId);
+  const overlay = useLab((s) => s.overlay);
+  const runs = useLab((s) => s.runs);
+  const shown = useMemo(() => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r), [viewRunId, overlay, runs]);
+  const rows = useMemo(() => configDiff(shown), [shown]);
+  if (shown.length < 2) return null;
+  return (
+    <div className="config-diff" data-testid="config-diff" data-rows={rows.length}>
+      <h3>Config diff of the runs on the charts</h3>
+      {rows.length === 0 ? (
+        <p className="hint">Same config: the runs differ only by chance (or by where they were run).</p>
+      ) : (
+        <table className="results">
+          <thead>
+            <tr>
+              <th>field</th>
+              {shown.map((r, i) => (
+                <th key={r.id} style={{ color: RUN_COLORS[i % RUN_COLORS.length] }}>
+                  {r.name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((d) => (
+              <tr key={d.field} data-testid="diff-row" data-field={d.field}>
+                <td>{d.field}</td>
+                {d.values.map((v, i) => (
+                  <td key={i}>{showValue(v)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+export function RunsPanel() {
+  const runs = useLab((s) => s.runs);
+  const storage = useLab((s) => s.storage);
+  const importError = useLab((s) => s.importError);
+  const lastImported = useLab((s) => s.lastImported);
+  const importFile = useLab((s) => s.importFile);
+  const addNotice = useLab((s) => s.addNotice);
+  return (
+    <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>
+      <div className="charts-head">
+        <h2 id="runs-title">Runs</h2>
+        <label className="import">
+          Import an exported run{' '}
+          <input
+            type="file"
+            data-testid="import-file"
+            accept=".csv,.jsonl,.json,.ndjson,text/csv,application/json"
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              e.target.value = '';
+              if (!f) return;
+              f.text().then(
+                (text) => importFile(f.name, text),
+                (err: unknown) => addNotice('error', `Could not read ${f.name}: ${err instanceof Error ? err.message : String(err)}`),
+              );
+            }}
+          />
+        </label>
+        {storage && (
+          <span className="hint small" data-testid="storage">
+            storage: {mb(storage.usage)} of {mb(storage.quota)} used
+          </span>
+        )}
+      </div>
+      {importError && (
+        <p className="message error" role="alert" data-testid="import-error">
+          {importError}
+        </p>
+      )}
+      {lastImported && !importError && (
+        <p className="hint" data-testid="import-ok">
+          Imported "{lastImported.name}" ({lastImported.step} steps).
+        </p>
+      )}
+      {runs.length === 0 ? (
+        <p className="hint">No saved runs yet. Every run is saved in this browser as it trains and survives a reload.</p>
+      ) : (
+        <table className="results runs-table">
+          <thead>
+            <tr>
+              <th title="overlay on the charts">⧉</th>
+              <th>run</th>
+              <th>status</th>
+              <th className="num">step</th>
+              <th className="num">reward</th>
+              <th>actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((h) => (
+              <RunRow key={h.id} h={h} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <ConfigDiffTable />
+    </section>
+  );
+}

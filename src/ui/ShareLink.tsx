@@ -1,0 +1,29 @@
+// The shareable link of the config being edited (preset + the fields that differ from it, seed included), kept
+// in the address bar too, so copying the page's URL shares the experiment.
+import { useEffect, useMemo } from 'react';
+import { configToUrlParams } from '../rl/config';
+import { useLab } from '../store';
+
+export function ShareLink() {
+  const config = useLab((s) => s.check.config);
+  const preset = useLab((s) => s.preset);
+  const query = useMemo(() => (config ? configToUrlParams(config, preset).toString() : null), [config, preset]);
+  useEffect(() => {
+    if (query === null) return;
+    const url = `${location.pathname}${query ? `?${query}` : ''}${location.hash}`;
+    if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', url);
+  }, [query]);
+  if (query === null) return <p className="hint">Fix the marked fields to get a shareable link.</p>;
+  const link = `${location.origin}${location.pathname}${query ? `?${query}` : ''}`;
+  return (
+    <div className="share">
+      <label htmlFor="share-link">Shareable link (config and seed)</label>
+      <div className="share-row">
+        <input id="share-link" data-testid="share-link" readOnly value={link} onFocus={(e) => e.currentTarget.select()} />
+        <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(link)}>
+          Copy
+        </button>
+      </div>
+    </div>
+  );
+}
