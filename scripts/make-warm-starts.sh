@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 # 800 steps), so addition ships at 2 digits.
 # task  difficulty  max-steps  eval-every  stop-at-accuracy  lr
 settings="
-copy       5  600  25 0.30 3e-3
+copy       3  600  25 0.30 3e-3
 reverse    5  600  25 0.30 3e-3
 sort       5  600  25 0.30 3e-3
 parity     8  600  25 0.40 3e-3

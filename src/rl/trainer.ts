@@ -296,7 +296,8 @@ export class Trainer {
       const ids = Array.from(rollout.tokens.subarray(r * L, r * L + len)).filter((id) => id !== tok.eosId);
       const text = tok.decode(ids, { skipSpecialTokens: true });
       texts.push(text);
-      const v: Verdict = rollout.finished[r] ? task.verify(item, text) : { reward: 0, parts: { accuracy: 0, format: 0 }, reason: `no EOS within ${L} tokens` };
+      // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
+      const v: Verdict = task.verify(item, text);
       verdicts.push(v);
       let reward = 0;
       for (const [name, w] of Object.entries(weights)) {
