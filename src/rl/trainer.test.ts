@@ -21,7 +21,7 @@ afterAll(() => ctx?.destroy());
 
 /** A small GRPO-family setting on the copy warm start: 2 prompts x 4 completions. */
 function small(preset: PresetName, over: Partial<RLConfig> = {}): RLConfig {
-  return resolveConfig(preset, { task: 'copy', difficulty: 5, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, ...over });
+  return resolveConfig(preset, { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, ...over });
 }
 
 async function runAll(config: RLConfig, backend: TrainerBackend = { kind: 'webgpu', ctx }): Promise<StepRecord[]> {
