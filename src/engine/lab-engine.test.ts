@@ -3,7 +3,10 @@
 // quota keeps training, says so, and leaves saved runs intact; a lost device interrupts; bad imports are refused.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { MODEL_PRESETS } from '../model/config';
+import { initParams } from '../reference/model';
+import { Rng } from '../reference/random';
 import { resolveConfig, type RLConfig } from '../rl/config';
 import { parseRunFile, RunFileError } from './formats';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
@@ -161,3 +164,67 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(h.backend).toBe('cpu');
   });
 });
+
+describe('LabEngine device loss (scripted trainer)', () => {
+  /** A trainer whose steps wait for the test to release them, and which fails once the device is lost. */
+  function scripted() {
+    const created: { resume?: Uint8Array; backend: string }[] = [];
+    let lost = false;
+    const factory: NonNullable<LabEngineDeps['createTrainer']> = async (o) => {
+      created.push({ resume: o.resume, backend: o.backend.kind });
+      let step = o.resume ? o.resume[0] : 0;
+      return {
+        get step() {
+          return step;
+        },
+        async runStep() {
+          await new Promise((r) => setTimeout(r, 5));
+          if (lost) throw new Error('mapAsync: device lost');
+          step++;
+          return [{ kind: 'step', step, optimizerStep: step, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+        },
+        evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
+        saveStateBytes: async () => Uint8Array.of(step),
+        exportCheckpoint: async () => {
+          throw new Error('not used');
+        },
+        destroy: () => undefined,
+      };
+    };
+    return { factory, created, loseDevice: () => (lost = true), restore: () => (lost = false) };
+  }
+
+  it('stops the run as interrupted with the reason, and resumes from the saved state on a new device', async () => {
+    const s = scripted();
+    const store = new MemoryRunStore();
+    // Only the trainer is scripted; states are saved through the real store (a checkpoint is needed to resume).
+    const { engine, events } = makeEngine(store, { createTrainer: s.factory, gpu: async () => ({}) as never });
+    const h = await engine.create({ config: tinyConfig({ steps: 50, checkpoint: null }), preset: 'grpo', backend: 'webgpu' });
+    // Save a resumable state by hand at step 0 -> the engine's own saves need exportCheckpoint, which this fake lacks.
+    const real = await freshCheckpoint();
+    await store.putState({ ...(await store.getRun(h.id))!, savedStep: 0 }, { runId: h.id, step: 0, state: Uint8Array.of(0), ...real });
+    engine.start();
+    while (engine.progress().step < 3) await new Promise((r) => setTimeout(r, 5));
+    s.loseDevice();
+    await engine.deviceLost('GPU device lost (unknown): the driver was reset');
+    await engine.idle();
+    const p = engine.progress();
+    expect(p.status).toBe('interrupted');
+    expect(p.message).toMatch(/the driver was reset\. Resume continues from the last saved state/);
+    expect((await store.getRun(h.id))?.status).toBe('interrupted');
+    expect(events.some((e) => e.type === 'progress' && e.progress.status === 'interrupted')).toBe(true);
+
+    s.restore();
+    const records = await engine.resume(h.id);
+    expect(records.rows).toEqual([]); // steps after the saved state (step 0) are dropped
+    expect(s.created.at(-1)).toEqual({ resume: Uint8Array.of(0), backend: 'webgpu' });
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 0 });
+  });
+});
+
+async function freshCheckpoint(): Promise<{ safetensors: Uint8Array; configJson: string; tokenizerJson: string }> {
+  const init = initParams(MODEL_PRESETS.nano, new Rng(1), { std: 0.02 });
+  const params = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
+  const ck = encodeCheckpoint({ config: MODEL_PRESETS.nano, params, metadata: {}, special: { bosId: 1, eosId: 2, padId: 0 } });
+  return { safetensors: ck.safetensors, configJson: ck.configJson, tokenizerJson: await assets.text('tokenizers/char/tokenizer.json') };
+}

@@ -247,6 +247,11 @@ export default function BenchPanel() {
           note: {n}
         </p>
       ))}
+      {report?.report.peak && (
+        <p className="hint" data-testid="bench-peak">
+          Measured arithmetic peak of this adapter (register-only multiply-adds): {fmt(report.report.peak.gflops)} GFLOP/s
+        </p>
+      )}
       {report?.report.autotune && (
         <p className="hint" data-testid="bench-autotune">
           Matmul autotune: {Object.entries(report.report.autotune.tuning).map(([l, v]) => `${l} ${v}`).join(', ') || 'none'}

@@ -11,7 +11,10 @@ import { PassAtKChart } from './PassAtKChart';
 import { useNearViewport, useStaggered } from './render-queue';
 
 /** Points per chart after decimation. */
-const MAX_POINTS = 400;
+const MAX_POINTS = 300;
+
+/** A chart redraws at most this often while metrics stream in (each redraw is a task of its own). */
+const REDRAW_MS = 1000;
 
 export const METRIC_COLORS = ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad', '#5c940d', '#862e9c'];
 export const RUN_COLORS = ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad'];
@@ -29,8 +32,8 @@ const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartDa
   return (
     <ComposedChart responsive data={data.rows} style={{ width: '100%', height: 170 }} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-      <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11 }} allowDecimals={false} />
-      <YAxis scale={data.log ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow={data.log} tick={{ fontSize: 11 }} width={52} tickFormatter={(v: number) => fmt(v)} />
+      <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11 }} tickCount={5} interval={0} allowDecimals={false} />
+      <YAxis scale={data.log ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow={data.log} tick={{ fontSize: 11 }} tickCount={4} interval={0} width={52} tickFormatter={(v: number) => fmt(v)} />
       <Tooltip formatter={(v, name) => [tooltipValue(v), String(name)]} labelFormatter={(x) => `optimizer step ${x}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
       {data.bands.map((b) => {
         const ri = b.runIndex;
@@ -98,7 +101,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   const near = useNearViewport(ref);
   // `versions` changes whenever a table grows; the tables themselves are mutated in place.
   const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
-  const drawn = useStaggered(`chart-${spec.id}`, data, near);
+  const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
   return (
     <figure

@@ -16,6 +16,9 @@ const EXPORTS: [ExportKind, string][] = [
   ['checkpoint', 'checkpoint'],
 ];
 
+/** One formatter for every row: creating one per call (toLocaleString) costs milliseconds each. */
+const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
+
 function mb(n: number): string {
   return `${(n / 2 ** 20).toFixed(n < 10 * 2 ** 20 ? 1 : 0)} MB`;
 }
@@ -52,7 +55,7 @@ function RunRow({ h }: { h: RunHeader }) {
           {h.name}
         </button>
         <div className="hint small">
-          {new Date(h.createdAt).toLocaleString()} · {h.backend === 'cpu' ? 'CPU' : 'WebGPU'}
+          {DATE.format(h.createdAt)} · {h.backend === 'cpu' ? 'CPU' : 'WebGPU'}
           {h.importedFrom ? ` · imported from ${h.importedFrom}` : ''}
         </div>
       </td>

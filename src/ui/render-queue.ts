@@ -34,15 +34,23 @@ export function enqueueRender(key: string, job: () => void): void {
 }
 
 /**
- * `value` as last adopted through the render queue (undefined until the first adoption). While `active` is
- * false (the chart is off screen) new values wait; they are adopted once it is active again.
+ * `value` as last adopted through the render queue (undefined until the first adoption), at most once per
+ * `minIntervalMs` (a trailing adoption follows the last change). While `active` is false (the chart is off
+ * screen) new values wait; they are adopted once it is active again.
  */
-export function useStaggered<T>(key: string, value: T, active: boolean): T | undefined {
-  const [shown, setShown] = useState<{ v: T } | undefined>(undefined);
+export function useStaggered<T>(key: string, value: T, active: boolean, minIntervalMs = 0): T | undefined {
+  const [shown, setShown] = useState<{ v: T; at: number } | undefined>(undefined);
   useEffect(() => {
     if (!active || (shown && shown.v === value)) return;
-    enqueueRender(key, () => setShown({ v: value }));
-  }, [key, value, active, shown]);
+    const wait = shown ? shown.at + minIntervalMs - performance.now() : 0;
+    const adopt = () => enqueueRender(key, () => setShown({ v: value, at: performance.now() }));
+    if (wait <= 0) {
+      adopt();
+      return;
+    }
+    const t = setTimeout(adopt, wait);
+    return () => clearTimeout(t);
+  }, [key, value, active, shown, minIntervalMs]);
   useEffect(() => () => void queue.delete(key), [key]);
   return shown?.v;
 }

@@ -1,0 +1,69 @@
+// Helpers of the lab's browser tests: the smallest real experiment, a guard that fails requests leaving this
+// machine and records page errors and main-thread long tasks, and small page actions. Not a test file.
+import { expect, type Page, type TestInfo } from '@playwright/test';
+
+/** The smallest real experiment (the preset, steps and eval_every are each test's; a parameter given twice is an error). */
+export const SMALL = 'task=copy&difficulty=3&checkpoint=copy&train_batch_size=2&num_generations=4&eval_items=2&eval_num_generations=4';
+
+export interface Watch {
+  external: string[];
+  errors: string[];
+}
+
+/** Fails every request that would leave this machine, and records page errors. */
+export async function guard(page: Page): Promise<Watch> {
+  const w: Watch = { external: [], errors: [] };
+  await page.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (['127.0.0.1', 'localhost'].includes(url.hostname) || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    w.external.push(route.request().url());
+    return route.abort();
+  });
+  page.on('pageerror', (e) => w.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if ((m.type() === 'error' || /failed to render/.test(m.text())) && !/Failed to load resource/.test(m.text())) w.errors.push(`console: ${m.text()}`);
+  });
+  // Long tasks on the main thread (> 50 ms each) and the chart render jobs (user timing), from page start.
+  await page.addInitScript(() => {
+    const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
+    w.__longTasks = [];
+    w.__renders = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__longTasks.push([e.startTime, e.duration]);
+    }).observe({ type: 'longtask', buffered: true });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (e.duration > 40) w.__renders.push([e.name, e.startTime, e.duration]);
+    }).observe({ type: 'measure', buffered: true });
+  });
+  return w;
+}
+
+export async function ready(page: Page): Promise<void> {
+  const panel = page.getByTestId('gpu-panel');
+  await expect(panel).toHaveAttribute('data-state', /^(ready|unavailable|error)$/, { timeout: 60_000 });
+  if ((await panel.getAttribute('data-state')) !== 'ready') throw new Error(`no WebGPU adapter in Chromium: ${await page.getByTestId('adapter-status').textContent()}`);
+}
+
+/** A screenshot of the viewport (a full-page capture resizes the page, which is not what a person sees). */
+export async function shot(page: Page, info: TestInfo, name: string): Promise<void> {
+  const path = info.outputPath(`${name}.png`);
+  await page.screenshot({ path });
+  await info.attach(name, { path, contentType: 'image/png' });
+}
+
+export async function lastValues(page: Page, chart: string): Promise<Record<string, number>> {
+  return JSON.parse((await page.getByTestId(`chart-${chart}`).getAttribute('data-last')) ?? '{}') as Record<string, number>;
+}
+
+export async function setField(page: Page, section: string, field: string, value: string): Promise<void> {
+  const details = page.getByTestId(`section-${section}`);
+  if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();
+  await page.locator(`#field-input-${field}`).fill(value);
+}
+
+export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 120_000): Promise<void> {
+  const s = page.getByTestId('run-status');
+  await expect(s).toHaveAttribute('data-status', status, { timeout });
+  if (minStep) await expect.poll(async () => Number(await s.getAttribute('data-step')), { timeout }).toBeGreaterThanOrEqual(minStep);
+}
+
