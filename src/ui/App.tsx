@@ -1,5 +1,6 @@
 // The page shell: the lab by default; the kernel self-test at ?selftest; the benchmark panel at ?bench (loaded
-// lazily, only there). Starts the engine worker once and reads a shared link's config before the first render.
+// lazily, only there, with its own worker). Starts the engine worker once (not on the bench page) and reads a
+// shared link's config before the first render.
 import { lazy, Suspense, useEffect, useState, type ComponentType } from 'react';
 import { useLab } from '../store';
 import { AdapterPanel } from './AdapterPanel';
@@ -34,7 +35,10 @@ export function App() {
     useLab.getState().initConfig(location.search);
     return 'lab' as const;
   });
-  useEffect(() => startEngine(), [startEngine]);
+  // The bench page runs its own worker and device; the lab's engine stays off there so it measures alone.
+  useEffect(() => {
+    if (page !== 'bench') startEngine();
+  }, [page, startEngine]);
   useEffect(() => {
     if (page === 'lab') void loadWarmStarts();
   }, [page, loadWarmStarts]);
@@ -49,7 +53,6 @@ export function App() {
   if (page === 'bench') {
     return (
       <Shell>
-        <AdapterPanel />
         {BenchPanel ? (
           <Suspense fallback={<p className="hint">Loading the benchmark panel…</p>}>
             <BenchPanel />
