@@ -58,6 +58,7 @@ describe('bench harness', () => {
     const compare = report.rows.filter((r) => r.section === 'compare').map((r) => r.name);
     expect(compare).toEqual(expect.arrayContaining(['ours (WGSL)', 'TensorFlow.js WebGPU', 'CPU twin (reference JS, f32)']));
     expect(report.autotune?.tuning.NT).toBeDefined();
+    expect(report.peak?.gflops).toBeGreaterThan(0);
     const rollout = report.rows.filter((r) => r.section === 'rollout');
     expect(rollout.every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
   });

@@ -34,6 +34,24 @@ export async function wallSamples(run: () => Promise<void>, reps: number, warmup
 }
 
 /**
+ * Wall-clock samples of several pieces of work, round-robin: `warmup` untimed rounds, then `reps` rounds that time
+ * each piece once, in turn. On a machine whose load drifts (shared CI runners, CPU adapters), drift then spreads
+ * over every piece instead of biasing the ones measured last. Returns the samples by name, in milliseconds.
+ */
+export async function interleavedSamples(runs: readonly (readonly [string, () => Promise<void>])[], reps: number, warmup = 1): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = Object.fromEntries(runs.map(([name]) => [name, []]));
+  for (let r = 0; r < warmup + reps; r++) {
+    for (const [name, run] of runs) {
+      const t0 = performance.now();
+      await run();
+      if (r >= warmup) out[name].push(performance.now() - t0);
+    }
+    await yieldToEventLoop();
+  }
+  return out;
+}
+
+/**
  * Samples of one dispatch, in milliseconds per dispatch. With timestamp-query: the dispatch recorded `reps` times
  * in one profiled recorder (a timestamped pass each) after one untimed warm-up submit. Without: `reps` submits of
  * `inner` copies each, waited for, the wall time divided by `inner` (submit overhead amortized, not removed).

@@ -4,6 +4,7 @@
 import type { AdapterReport } from '../gpu';
 import type { MatmulTuning } from '../kernels/matmul';
 import type { TuneMeasurement } from '../kernels/matmul-tune';
+import type { PeakResult } from './peak';
 import type { TimingMethod } from './measure';
 
 export const REPORT_SCHEMA = 'rl-lab-bench/1';
@@ -64,6 +65,8 @@ export interface BenchReport {
   notes: string[];
   /** The matmul autotune run at the start (absent when disabled): its choice per layout and what it measured. */
   autotune?: { tuning: MatmulTuning; fromCache: boolean; seconds: number; measurements: TuneMeasurement[] };
+  /** The adapter's measured arithmetic peak (register-only multiply-adds), for "fraction of peak". */
+  peak?: PeakResult;
   totalSeconds: number;
 }
 
@@ -88,7 +91,8 @@ export function rowsOf(rows: readonly BenchRow[], preset: string, section: Bench
 }
 
 /** Markdown tables for one preset: step phases, the peer comparison, rollouts, GRPO, autotune and kernels. */
-export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo): string {
+export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peakGflops?: number): string {
+  const ofPeak = (g: number | undefined) => (g !== undefined && peakGflops ? `${((100 * g) / peakGflops).toFixed(1)}%` : '');
   const { preset, shape } = info;
   const out: string[] = [
     `### ${preset} (${info.parameters.toLocaleString('en-US')} parameters; training batch B=${shape.B} x T=${shape.T}; ` +
@@ -147,9 +151,9 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo): str
     out.push(
       '',
       table(
-        ['matmul variant', 'shape', 'ms (median)', 'GFLOP/s', 'note'],
-        tune.map((r) => [r.name, r.shape ?? '', fmt(r.ms, 3), fmt(r.gflops), r.note ?? '']),
-        [false, false, true, true, false],
+        ['matmul variant', 'shape', 'ms (median)', 'GFLOP/s', 'of peak', 'note'],
+        tune.map((r) => [r.name, r.shape ?? '', fmt(r.ms, 3), fmt(r.gflops), ofPeak(r.gflops), r.note ?? '']),
+        [false, false, true, true, true, false],
       ),
     );
   }
@@ -161,7 +165,7 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo): str
     out.push(
       '',
       table(
-        ['kernel (tensors)', 'shape', 'calls/step', 'ms/call', 'ms/step', 'share', 'GFLOP/s', 'GB/s'],
+        ['kernel (tensors)', 'shape', 'calls/step', 'ms/call', 'ms/step', 'share', 'GFLOP/s', 'of peak', 'GB/s'],
         sorted.map((r) => [
           r.name,
           r.shape ?? '',
@@ -170,9 +174,10 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo): str
           fmt(perStep(r)),
           `${((100 * perStep(r)) / total).toFixed(1)}%`,
           fmt(r.gflops),
+          ofPeak(r.gflops),
           fmt(r.gbps),
         ]),
-        [false, false, true, true, true, true, true, true],
+        [false, false, true, true, true, true, true, true, true],
       ),
     );
   }
@@ -189,9 +194,15 @@ export function reportMarkdown(report: BenchReport): string {
     `- kernels timed with ${report.kernelTiming === 'timestamp' ? 'GPU timestamps (timestamp-query), one timestamped pass per launch' : 'submit-and-wait wall clock (no timestamp-query)'}; ` +
       `phases, steps and rollouts with submit-and-wait wall clock; medians of ${report.options.reps} runs after warm-up`,
   ];
+  if (report.peak) {
+    head.push(
+      `- measured arithmetic peak (register-only multiply-add kernel, ${report.peak.invocations.toLocaleString('en-US')} invocations): ` +
+        `${fmt(report.peak.gflops)} GFLOP/s; "of peak" columns are fractions of it`,
+    );
+  }
   for (const n of report.notes) head.push(`- note: ${n}`);
   if (report.autotune) head.push('', autotuneMarkdown(report.autotune));
-  return [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p))].join('\n\n') + '\n';
+  return [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops))].join('\n\n') + '\n';
 }
 
 /** The startup autotune: the variant chosen per layout, and each candidate's summed time on the tune shapes. */

@@ -3,17 +3,18 @@
 // the RL trainer by phase, the matmul variants, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
-import { describeAdapter, type GpuContext } from '../gpu';
+import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
 import { generate } from '../model/generate';
 import { Rng } from '../reference/random';
 import { CpuTwinStep } from './cpu-twin';
 import { groupDispatches, captureDispatches, timeGroup } from './kernels';
-import { hasTimestamps, median, wallSamples, yieldToEventLoop } from './measure';
+import { hasTimestamps, interleavedSamples, median, yieldToEventLoop } from './measure';
 import { REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 import { benchMatmulVariants } from './autotune';
 import { benchGrpoStep, grpoShape } from './grpo';
+import { measurePeak } from './peak';
 import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 
@@ -77,6 +78,11 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     const r = await autotuneMatmul(ctx, { store: options.tuneStore, force: options.retune, reps: quick ? 2 : 3 });
     autotune = { tuning: r.tuning, fromCache: r.fromCache, seconds: r.ms / 1000, measurements: r.measurements };
   } else setMatmulTuning(ctx.device, null);
+  let peak: BenchReport['peak'];
+  if (sections.has('autotune')) {
+    progress('adapter arithmetic peak');
+    peak = await measurePeak(ctx, reps);
+  }
   let tfjs: typeof import('./peer-tfjs') | null = null;
   const wantTfjs = sections.has('compare') && (options.tfjs ?? true);
   if (wantTfjs) {
@@ -104,80 +110,94 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
       try {
         progress(`${preset}: first step (compiles pipelines)`);
         await ours.step();
-        const phase = async (name: string, record: (rec: ReturnType<GpuContext['recorder']>) => void) => {
-          const samples = await wallSamples(async () => {
-            const rec = ctx.recorder(`bench.${name}`);
-            record(rec);
-            rec.submit();
-            await ctx.flush();
-          }, reps);
-          const ms = median(samples);
-          return { ms, samples: samples.length };
+        // One recorder, submitted and waited for: the wall time of a phase as the trainer experiences it.
+        const phase = (name: string, record: (rec: Recorder) => void) => async () => {
+          const rec = ctx.recorder(`bench.${name}`);
+          record(rec);
+          rec.submit();
+          await ctx.flush();
         };
-        let stepMs = NaN;
-        if (sections.has('phase') || sections.has('compare')) {
+        if (sections.has('phase') && !stop()) {
           progress(`${preset}: training step by phase`);
-          const step = await phase('step', (rec) => ours.record(rec));
-          stepMs = step.ms;
-          if (sections.has('phase')) {
-            const parts: [string, (rec: ReturnType<GpuContext['recorder']>) => void][] = [
-              ['forward', (rec) => ours.forward(rec)],
-              ['loss (cross-entropy + dlogits)', (rec) => ours.lossAndGrad(rec)],
-              ['backward', (rec) => ours.backward(rec)],
-              ['optimizer (clip + AdamW)', (rec) => ours.optimizer(rec)],
-            ];
-            for (const [name, record] of parts) {
-              if (stop()) break;
-              const r = await phase(name, record);
-              emit({ preset, section: 'phase', name, shape: batchShape, ms: r.ms, samples: r.samples, method: 'wall' });
-              await yieldToEventLoop();
-            }
-            emit({ preset, section: 'phase', name: 'step', shape: batchShape, ms: step.ms, samples: step.samples, method: 'wall', tokensPerS: tokens / (step.ms / 1000) });
+          const parts: [string, (rec: Recorder) => void][] = [
+            ['forward', (rec) => ours.forward(rec)],
+            ['loss (cross-entropy + dlogits)', (rec) => ours.lossAndGrad(rec)],
+            ['backward', (rec) => ours.backward(rec)],
+            ['optimizer (clip + AdamW)', (rec) => ours.optimizer(rec)],
+            ['step', (rec) => ours.record(rec)],
+          ];
+          const samples = await interleavedSamples(
+            parts.map(([name, record]) => [name, phase(name, record)]),
+            reps,
+          );
+          for (const [name] of parts) {
+            const ms = median(samples[name]);
+            emit({ preset, section: 'phase', name, shape: batchShape, ms, samples: samples[name].length, method: 'wall', tokensPerS: name === 'step' ? tokens / (ms / 1000) : undefined });
           }
+          await yieldToEventLoop();
         }
         if (sections.has('compare') && !stop()) {
+          progress(`${preset}: ours vs TensorFlow.js vs the CPU twin`);
           const tuning = matmulTuning(ctx.device);
           const tuned = Object.entries(tuning).map(([layout, v]) => `${layout} ${v}`).join(', ');
-          emit({ preset, section: 'compare', name: 'ours (WGSL)', shape: batchShape, ms: stepMs, samples: reps, method: 'wall', vsOurs: 1, note: tuned ? `tuned matmul: ${tuned}` : 'untuned matmul (blocked)' });
+          const runs: [string, () => Promise<void>][] = [['ours', phase('step', (rec) => ours.record(rec))]];
+          const notesOf: Record<string, string> = { ours: tuned ? `tuned matmul: ${tuned}` : 'untuned matmul (blocked)' };
           if (tuned) {
             // The same step with every matmul on the default 'blocked' variant: what the autotune bought.
-            setMatmulTuning(ctx.device, null);
-            try {
-              const untuned = await phase('step', (rec) => ours.record(rec));
-              emit({ preset, section: 'compare', name: 'ours, matmul untuned (blocked)', shape: batchShape, ms: untuned.ms, samples: untuned.samples, method: 'wall', vsOurs: untuned.ms / stepMs });
-            } finally {
-              setMatmulTuning(ctx.device, tuning);
-            }
+            const untuned = phase('step', (rec) => ours.record(rec));
+            runs.push([
+              'untuned',
+              async () => {
+                setMatmulTuning(ctx.device, null);
+                try {
+                  await untuned();
+                } finally {
+                  setMatmulTuning(ctx.device, tuning);
+                }
+              },
+            ]);
           }
+          let peer: InstanceType<NonNullable<typeof tfjs>['TfjsLlama']> | null = null;
+          let peerInputs: ReturnType<NonNullable<typeof tfjs>['tfjsBatch']> | null = null;
           if (tfjs) {
-            progress(`${preset}: TensorFlow.js step`);
-            try {
-              const peer = new tfjs.TfjsLlama(config, params);
-              const inputs = tfjs.tfjsBatch(batch.tokens, batch.targets);
-              try {
-                const run = async () => {
-                  peer.trainStep(inputs.tokens, inputs.targets, shape.B, shape.T, BENCH_STEP).dispose();
-                  await tfjs!.tfjsSync(ctx.device);
-                };
-                const samples = await wallSamples(run, reps, 2);
-                const ms = median(samples);
-                emit({ preset, section: 'compare', name: 'TensorFlow.js WebGPU', shape: batchShape, ms, samples: samples.length, method: 'wall', vsOurs: ms / stepMs, note: 'same device, f32, autograd' });
-              } finally {
-                inputs.dispose();
-                peer.dispose();
-              }
-              await ctx.flush();
-            } catch (e) {
-              notes.push(`${preset}: TensorFlow.js step failed: ${(e as Error).message.split('\n')[0]}`);
-            }
+            const t = tfjs;
+            peer = new t.TfjsLlama(config, params);
+            peerInputs = t.tfjsBatch(batch.tokens, batch.targets);
+            const [p, inp] = [peer, peerInputs];
+            runs.push([
+              'tfjs',
+              async () => {
+                p.trainStep(inp.tokens, inp.targets, shape.B, shape.T, BENCH_STEP).dispose();
+                await t.tfjsSync(ctx.device);
+              },
+            ]);
+            notesOf.tfjs = 'same device, f32, autograd';
           }
           if (options.cpuTwin ?? true) {
-            progress(`${preset}: CPU twin step`);
             const twin = new CpuTwinStep(config, params, batch);
-            const cpuReps = Math.max(1, Math.min(reps, 3));
-            const samples = await wallSamples(async () => void twin.step(BENCH_STEP), cpuReps, quick ? 0 : 1);
-            const ms = median(samples);
-            emit({ preset, section: 'compare', name: 'CPU twin (reference JS, f32)', shape: batchShape, ms, samples: samples.length, method: 'wall', vsOurs: ms / stepMs, note: 'single-threaded' });
+            runs.push(['cpu', async () => void twin.step(BENCH_STEP)]);
+            notesOf.cpu = 'single-threaded';
+          }
+          try {
+            // Round-robin, so that load from other processes drifting during the run biases no side; at most 3 reps,
+            // as the peer and the twin are the slow sides here. The warm-up round compiles tfjs's shaders.
+            const samples = await interleavedSamples(runs, Math.min(reps, 3), 1);
+            const oursMs = median(samples.ours);
+            const names: Record<string, string> = {
+              ours: 'ours (WGSL)',
+              untuned: 'ours, matmul untuned (blocked)',
+              tfjs: 'TensorFlow.js WebGPU',
+              cpu: 'CPU twin (reference JS, f32)',
+            };
+            for (const [key] of runs) {
+              const ms = median(samples[key]);
+              emit({ preset, section: 'compare', name: names[key], shape: batchShape, ms, samples: samples[key].length, method: 'wall', vsOurs: ms / oursMs, note: notesOf[key] });
+            }
+          } catch (e) {
+            notes.push(`${preset}: comparison failed: ${(e as Error).message.split('\n')[0]}`);
+          } finally {
+            peerInputs?.dispose();
+            peer?.dispose();
           }
           await yieldToEventLoop();
         }
@@ -188,7 +208,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
         if (sections.has('grpo') && !stop()) {
           progress(`${preset}: GRPO steps (trainer)`);
           try {
-            for (const row of await benchGrpoStep(ctx, preset, grpoShape(preset, quick), Math.max(1, Math.min(reps, 3)))) emit({ preset, ...row });
+            for (const row of await benchGrpoStep(ctx, preset, grpoShape(preset, quick), Math.max(1, Math.min(reps, 2)))) emit({ preset, ...row });
           } catch (e) {
             notes.push(`${preset}: GRPO step failed: ${(e as Error).message.split('\n')[0]}`);
           }
@@ -235,6 +255,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     rows,
     notes,
     autotune,
+    peak,
     totalSeconds: (performance.now() - t0) / 1000,
   };
 }
@@ -251,8 +272,7 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
   const gen = (S: number) => async () => {
     await generate(ours.model, prompts, { maxNewTokens: S, sampler: { temperature: 1, seed: 1 }, eosId: 2, padId: 0, checkEvery: 0 });
   };
-  const pre = await wallSamples(gen(1), reps);
-  const full = await wallSamples(gen(newTokens), reps);
+  const { pre, full } = await interleavedSamples([['pre', gen(1)], ['full', gen(newTokens)]], reps);
   const preMs = median(pre);
   const fullMs = median(full);
   const perStep = (fullMs - preMs) / Math.max(1, newTokens - 1);
