@@ -39,7 +39,7 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   const clickedAt = await page.evaluate(() => performance.now());
   const t0 = Date.now();
   await page.getByTestId('run-start').click();
-  await waitStatus(page, /running/, 3);
+  await waitStatus(page, /running/, 5);
   await shot(page, info, 'lab-mid-run');
   for (const chart of ['reward', 'entropy', 'clip', 'kl', 'lengths', 'fractions', 'loss', 'grad', 'lr', 'throughput']) {
     const last = await lastValues(page, chart);

@@ -117,6 +117,16 @@ export function fmt(x: number): string {
   return String(Number(x.toPrecision(4)));
 }
 
+/** Axis labels: short enough for a narrow axis (3e-4, 0.25, 1.2k). */
+export function fmtTick(v: number): string {
+  if (!Number.isFinite(v)) return '';
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (a < 1e-3) return v.toExponential(0);
+  if (a >= 1e4) return `${Number((v / 1000).toPrecision(3))}k`;
+  return String(Number(v.toPrecision(3)));
+}
+
 export interface LossExplanation {
   /** The policy term's formula, then with the numbers plugged in, then its value. */
   lines: string[];

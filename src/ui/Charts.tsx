@@ -6,7 +6,7 @@ import { memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
 import { useLab } from '../store';
 import { CHART_SPECS, chartData, chartsFor, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
-import { fmt } from '../store/explain';
+import { fmt, fmtTick } from '../store/explain';
 import { PassAtKChart } from './PassAtKChart';
 import { useNearViewport, useStaggered } from './render-queue';
 
@@ -33,7 +33,7 @@ const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartDa
     <ComposedChart responsive data={data.rows} style={{ width: '100%', height: 170 }} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
       <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11 }} tickCount={5} interval={0} allowDecimals={false} />
-      <YAxis scale={data.log ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow={data.log} tick={{ fontSize: 11 }} tickCount={4} interval={0} width={52} tickFormatter={(v: number) => fmt(v)} />
+      <YAxis scale={data.log ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow={data.log} tick={{ fontSize: 11 }} tickCount={4} interval={0} width={44} tickFormatter={fmtTick} />
       <Tooltip formatter={(v, name) => [tooltipValue(v), String(name)]} labelFormatter={(x) => `optimizer step ${x}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
       {data.bands.map((b) => {
         const ri = b.runIndex;
