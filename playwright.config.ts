@@ -33,7 +33,8 @@ export default defineConfig({
   webServer: {
     command: `npx vite build && npx vite preview --host 127.0.0.1 --port ${port} --strictPort`,
     url: `http://127.0.0.1:${port}`,
-    reuseExistingServer: !process.env.CI,
+    // Always build and serve this tree: a server left running from an older build would test stale code.
+    reuseExistingServer: false,
     timeout: 180_000,
     stdout: 'ignore',
     stderr: 'pipe',

@@ -8,13 +8,16 @@ export const SMALL = 'task=copy&difficulty=3&checkpoint=copy&train_batch_size=2&
 export interface Watch {
   external: string[];
   errors: string[];
+  /** Every URL the page requested (same origin included). */
+  requests: string[];
 }
 
 /** Fails every request that would leave this machine, and records page errors. */
 export async function guard(page: Page): Promise<Watch> {
-  const w: Watch = { external: [], errors: [] };
+  const w: Watch = { external: [], errors: [], requests: [] };
   await page.route('**/*', (route) => {
     const url = new URL(route.request().url());
+    w.requests.push(url.pathname);
     if (['127.0.0.1', 'localhost'].includes(url.hostname) || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
     w.external.push(route.request().url());
     return route.abort();

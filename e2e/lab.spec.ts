@@ -157,6 +157,11 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await page.getByTestId('import-file').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/json', buffer: Buffer.from('{"type":"run","format":"rl-lab-run"\nnot json\n') });
   await expect(page.getByTestId('import-error')).toContainText('broken.jsonl: line 1');
   await expect(page.getByTestId('run-row')).toHaveCount(5);
+  // Delete takes two clicks, and removes that run only.
+  await longRow.getByTestId('run-delete').click();
+  await longRow.getByTestId('run-delete-confirm').click();
+  await expect(page.getByTestId('run-row')).toHaveCount(4);
+  await expect(longRow).toHaveCount(0);
 
   // The shared link reopens the same experiment in a new tab.
   const link = await page.getByTestId('share-link').inputValue();
@@ -184,6 +189,8 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await bad.close();
 
   expect([...w.external, ...w2.external, ...w3.external], 'requests that left localhost').toEqual([]);
+  // The page never loaded transformers.js or ONNX Runtime (they are for learned rewards, loaded on demand).
+  expect(w.requests.filter((u) => /ort-wasm|onnx|transformers/i.test(u))).toEqual([]);
   expect([...w.errors, ...w2.errors, ...w3.errors], 'page errors').toEqual([]);
   await expect(page.getByTestId('panel-error')).toHaveCount(0);
 });

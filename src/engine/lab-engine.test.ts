@@ -223,8 +223,48 @@ describe('LabEngine device loss (scripted trainer)', () => {
 });
 
 async function freshCheckpoint(): Promise<{ safetensors: Uint8Array; configJson: string; tokenizerJson: string }> {
+  const ck = encodeCheckpoint(await freshCheckpointObject());
+  return { safetensors: ck.safetensors, configJson: ck.configJson, tokenizerJson: await assets.text('tokenizers/char/tokenizer.json') };
+}
+
+describe('LabEngine reset (scripted trainer)', () => {
+  it('reset while training stops after the step in progress, releases the trainer and keeps the run saved', async () => {
+    let destroyed = 0;
+    let step = 0;
+    const { engine, store } = makeEngine(new MemoryRunStore(), {
+      createTrainer: async () => ({
+        get step() {
+          return step;
+        },
+        async runStep() {
+          await new Promise((r) => setTimeout(r, 5));
+          step++;
+          return [{ kind: 'step', step, optimizerStep: step, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+        },
+        evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
+        saveStateBytes: async () => Uint8Array.of(step),
+        exportCheckpoint: freshCheckpointObject,
+        destroy: () => void destroyed++,
+      }),
+    });
+    const h = await engine.create({ config: tinyConfig({ steps: 1000, checkpoint: null }), preset: 'grpo', backend: 'cpu' });
+    engine.start();
+    while (engine.progress().step < 2) await new Promise((r) => setTimeout(r, 2));
+    engine.reset();
+    await engine.idle();
+    expect(engine.progress().status).toBe('idle');
+    expect(destroyed).toBe(1);
+    const saved = (await store.getRun(h.id))!;
+    expect(saved.status).toBe('paused');
+    expect(saved.savedStep).toBe(saved.step);
+    expect((await store.readRecords(h.id)).rows.length).toBe(saved.step);
+    expect(() => engine.start()).toThrow(/no run to train/);
+  });
+});
+
+/** A fresh nano policy as a checkpoint (for scripted trainers, which have no policy of their own). */
+async function freshCheckpointObject() {
   const init = initParams(MODEL_PRESETS.nano, new Rng(1), { std: 0.02 });
   const params = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
-  const ck = encodeCheckpoint({ config: MODEL_PRESETS.nano, params, metadata: {}, special: { bosId: 1, eosId: 2, padId: 0 } });
-  return { safetensors: ck.safetensors, configJson: ck.configJson, tokenizerJson: await assets.text('tokenizers/char/tokenizer.json') };
+  return { config: MODEL_PRESETS.nano, params, metadata: {}, special: { bosId: 1, eosId: 2, padId: 0 } };
 }
