@@ -42,6 +42,7 @@ const PHASES: [string, string][] = [
 export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, shape: GrpoShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
   const modelConfig = MODEL_PRESETS[preset];
   const config = resolveConfig('grpo', {
+    model: preset,
     task: 'copy',
     train_batch_size: shape.prompts,
     num_generations: shape.generations,

@@ -1,24 +1,25 @@
 // The benchmark suite: for each model preset at its real shapes, the training step by phase, the same step in
-// TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), one GRPO step of
-// the RL trainer by phase, the matmul variants, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
-// (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
+// TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), one GRPO step
+// of the RL trainer by phase, the matmul variants against the adapter's measured peak, and every kernel of the
+// step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser (src/worker/bench.worker.ts) run exactly
+// this code. No DOM, no React, no Node APIs.
 
 import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
+import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
+import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
 import { generate } from '../model/generate';
 import { Rng } from '../reference/random';
+import { benchMatmulVariants } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
-import { groupDispatches, captureDispatches, timeGroup } from './kernels';
+import { benchGrpoStep, grpoShape } from './grpo';
+import { captureDispatches, groupDispatches, timeGroup } from './kernels';
 import { hasTimestamps, interleavedSamples, median, yieldToEventLoop } from './measure';
+import { measurePeak } from './peak';
 import { REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
-import { benchMatmulVariants } from './autotune';
-import { benchGrpoStep, grpoShape } from './grpo';
-import { measurePeak } from './peak';
-import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
-import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 
-/** The parts of the suite, in the order they run. */
+/** The parts of the suite, in the order they run ('autotune': the matmul variants at the model's shapes and the peak). */
 export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel'] as const;
 export type SuiteSection = (typeof SUITE_SECTIONS)[number];
 
