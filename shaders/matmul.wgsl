@@ -47,6 +47,20 @@ fn store(base: u32, i: u32, j: u32, v: f32) {
   }
 }
 
+// Stores a 4x4 register tile whose element (r, c) belongs at row i0 + r*di, column j0 + c*dj of C, skipping the
+// rows and columns outside C.
+fn store_tile(baseC: u32, i0: u32, j0: u32, di: u32, dj: u32, tile: array<vec4<f32>, 4>) {
+  var t = tile;
+  for (var r = 0u; r < 4u; r++) {
+    let i = i0 + r * di;
+    if (i >= p.M) { break; }
+    for (var c = 0u; c < 4u; c++) {
+      let j = j0 + c * dj;
+      if (j < p.N) { store(baseC, i, j, t[r][c]); }
+    }
+  }
+}
+
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn matmul_naive(@builtin(global_invocation_id) gid: vec3<u32>) {
   let j = gid.x;
@@ -88,16 +102,7 @@ fn matmul_blocked(@builtin(global_invocation_id) gid: vec3<u32>) {
     acc2 += a.z * b;
     acc3 += a.w * b;
   }
-  let baseC = z * p.strideC;
-  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  for (var r = 0u; r < 4u; r++) {
-    let i = i0 + r;
-    if (i >= p.M) { break; }
-    for (var c = 0u; c < 4u; c++) {
-      let j = j0 + c;
-      if (j < p.N) { store(baseC, i, j, rows[r][c]); }
-    }
-  }
+  store_tile(z * p.strideC, i0, j0, 1u, 1u, array<vec4<f32>, 4>(acc0, acc1, acc2, acc3));
 }
 
 // ---- matmul_vec4: the 4x4 register tile of matmul_blocked, loading operands as vec4 along their contiguous
@@ -191,16 +196,7 @@ fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
       acc3 += x.w * y;
     }
   }
-  let baseC = z * p.strideC;
-  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  for (var r = 0u; r < 4u; r++) {
-    let i = i0 + r;
-    if (i >= p.M) { break; }
-    for (var c = 0u; c < 4u; c++) {
-      let j = j0 + c;
-      if (j < p.N) { store(baseC, i, j, rows[r][c]); }
-    }
-  }
+  store_tile(z * p.strideC, i0, j0, 1u, 1u, array<vec4<f32>, 4>(acc0, acc1, acc2, acc3));
 }
 
 // ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4
@@ -250,15 +246,7 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
     workgroupBarrier();
   }
   if (z >= p.batch) { return; }
-  let baseC = z * p.strideC;
-  for (var r = 0u; r < 4u; r++) {
-    let i = tileI + lid.y * 4u + r;
-    if (i >= p.M) { break; }
-    for (var c = 0u; c < 4u; c++) {
-      let j = tileJ + lid.x * 4u + c;
-      if (j < p.N) { store(baseC, i, j, acc[r][c]); }
-    }
-  }
+  store_tile(z * p.strideC, tileI + lid.y * 4u, tileJ + lid.x * 4u, 1u, 1u, acc);
 }
 
 // ---- matmul_strided: matmul_blocked's 4x4 register tile with its rows and columns spread WG_Y and WG_X apart
@@ -289,14 +277,5 @@ fn matmul_strided(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     acc2 += a_at(baseA, ri.z, k) * b;
     acc3 += a_at(baseA, ri.w, k) * b;
   }
-  let baseC = z * p.strideC;
-  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  for (var r = 0u; r < 4u; r++) {
-    let i = i0 + r * WG_Y;
-    if (i >= p.M) { break; }
-    for (var c = 0u; c < 4u; c++) {
-      let j = j0 + c * WG_X;
-      if (j < p.N) { store(baseC, i, j, rows[r][c]); }
-    }
-  }
+  store_tile(z * p.strideC, i0, j0, WG_Y, WG_X, array<vec4<f32>, 4>(acc0, acc1, acc2, acc3));
 }

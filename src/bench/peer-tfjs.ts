@@ -9,20 +9,12 @@ import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import type { GpuContext } from '../gpu';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
+import type { StepOptions } from '../model/gpu-model';
 import { paramShapes } from '../reference/model';
 
 /** The tfjs backend name we register over our device (the kernels are registered under 'webgpu'). */
 const BACKEND = 'webgpu';
 
-/** The optimizer settings of one step; the same ones our GpuModel.optimizerStep takes. */
-export interface PeerStepOptions {
-  lr: number;
-  weightDecay: number;
-  beta1?: number;
-  beta2?: number;
-  eps?: number;
-  maxGradNorm?: number;
-}
 
 let installedOn: GPUDevice | null = null;
 
@@ -184,7 +176,7 @@ export class TfjsLlama {
    * One training step: loss, gradients of every parameter, global-norm clip (PyTorch semantics), AdamW (decoupled
    * weight decay, bias-corrected). Returns the loss tensor (before the update) without reading it back.
    */
-  trainStep(tokens: tf.Tensor1D, targets: tf.Tensor1D, B: number, T: number, opts: PeerStepOptions): tf.Scalar {
+  trainStep(tokens: tf.Tensor1D, targets: tf.Tensor1D, B: number, T: number, opts: StepOptions): tf.Scalar {
     this.step += 1;
     const t = this.step;
     const b1 = opts.beta1 ?? 0.9;

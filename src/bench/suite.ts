@@ -34,7 +34,7 @@ export interface BenchOptions {
   tfjs?: boolean;
   /** Include the CPU twin's step in 'compare' (default true). */
   cpuTwin?: boolean;
-  /** Run the matmul autotune first, as the engine does at startup (default true); false measures untuned kernels. */
+  /** Run the startup matmul autotune (autotuneMatmul) first (default true); false measures untuned kernels. */
   autotune?: boolean;
   /** Where the autotune keeps its per-adapter result between runs (optional). */
   tuneStore?: TuneStore;

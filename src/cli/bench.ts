@@ -20,9 +20,9 @@ const FLAGS: Record<string, FlagSpec> = {
   sections: { type: 'string', doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`, default: SUITE_SECTIONS.join(',') },
   tfjs: { type: 'boolean', doc: 'run the TensorFlow.js WebGPU peer (--tfjs=false to skip)', default: true },
   'cpu-twin': { type: 'boolean', doc: "time the CPU twin's step (--cpu-twin=false to skip)", default: true },
-  autotune: { type: 'boolean', doc: 'run the matmul autotune first, as the engine does (--autotune=false: untuned kernels)', default: true },
+  autotune: { type: 'boolean', doc: 'run the startup matmul autotune (autotuneMatmul) first (--autotune=false: untuned kernels)', default: true },
   out: { type: 'string', doc: 'directory for the JSON report and Markdown table', default: 'runs/bench' },
-  record: { type: 'boolean', doc: "replace this device's section of BENCHMARKS.md (default: on, except with --quick)" },
+  record: { type: 'boolean', doc: "replace this device and command's section of BENCHMARKS.md (default: on, except with --quick)" },
   help: { type: 'boolean', doc: 'show this help' },
 };
 
