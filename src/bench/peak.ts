@@ -23,7 +23,7 @@ function peakDispatch(ctx: GpuContext, out: Dispatch['bindings'][number], wg: [n
 }
 
 /** Doubles the launch until it takes at least `targetMs` (or hits 2^20 workgroups), then times it `reps` times. */
-export async function measurePeak(ctx: GpuContext, reps: number, targetMs = 20): Promise<PeakResult> {
+export async function measurePeak(ctx: GpuContext, reps: number, targetMs = 50): Promise<PeakResult> {
   let workgroups = 64;
   const maxWorkgroups = 1 << 20;
   for (;;) {
