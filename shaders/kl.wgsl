@@ -1,7 +1,7 @@
 // kl: the exact full-vocabulary KL(pi_theta || pi_ref) per row of softmax(logits / tau) against
 // softmax(refLogits / tau), and its backward to the policy's logits only (the reference is frozen). Not the
 // per-token KL estimators k1/k2/k3 (objective.wgsl) and not the log-prob or entropy (logprob.wgsl).
-// Entry points: kl_forward (kl, logits, refLogits); kl_backward (dLogits, dKl, logits, refLogits), bindings in the
+// Entry points: kl_exact_forward (kl, logits, refLogits); kl_exact_backward (dLogits, dKl, logits, refLogits), bindings in the
 // twin's order. CPU twins: src/reference/kl.ts (klExactForward, klExactBackward), which state the same formulas.
 //
 // With z = logits / tau, y = refLogits / tau, a = the lowest index of max z (z_a = zmax), ymax = max y,
@@ -33,11 +33,11 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-// kl_forward
+// kl_exact_forward
 @group(0) @binding(1) var<storage, read_write> kl_out: array<f32>; // (N)
 @group(0) @binding(2) var<storage, read> f_logits: array<f32>;     // (N,V)
 @group(0) @binding(3) var<storage, read> f_ref: array<f32>;        // (N,V)
-// kl_backward
+// kl_exact_backward
 @group(0) @binding(1) var<storage, read_write> d_logits: array<f32>; // (N,V)
 @group(0) @binding(2) var<storage, read> d_kl: array<f32>;           // (N)
 @group(0) @binding(3) var<storage, read> b_logits: array<f32>;       // (N,V)
@@ -127,7 +127,7 @@ fn row_kl(m: vec4<f32>, s: vec4<f32>) -> vec3<f32> {
 // ---- entries ----
 
 @compute @workgroup_size(WG)
-fn kl_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+fn kl_exact_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
   let row = row_of(wid, nwg, lid);
   let lane = lid % LANES;
@@ -145,7 +145,7 @@ fn kl_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 
 // dLogits_v (+)= dKl p_v (e_v - r) / tau.
 @compute @workgroup_size(WG)
-fn kl_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+fn kl_exact_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
   let row = row_of(wid, nwg, lid);
   let lane = lid % LANES;

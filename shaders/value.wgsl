@@ -1,7 +1,7 @@
 // value: PPO's clipped value loss (ALGORITHMS.md), token-mean over masked tokens, forward and backward in one
 // single-workgroup dispatch: the scalar loss, d loss / d values and four metrics. Not GAE or the returns (src/rl)
 // and not the critic's forward. Formulas: the CPU twin, src/reference/value.ts (valueLossForwardBackward).
-// Entry point: value_forward_backward (loss, dValues, metrics, values, oldValues, returns, mask), the twin's order.
+// Entry point: value_loss_forward_backward (loss, dValues, metrics, values, oldValues, returns, mask), the twin's order.
 //
 // One workgroup of WG threads loops over all N*L tokens (a training batch has at most ~16k): no float atomics, and
 // every sum has a fixed order, the twin's: thread t sums tokens t, t + WG, t + 2 WG, ... in index order, then a
@@ -46,7 +46,7 @@ fn token(i: u32) -> vec3<f32> {
 }
 
 @compute @workgroup_size(WG)
-fn value_forward_backward(@builtin(local_invocation_index) lid: u32) {
+fn value_loss_forward_backward(@builtin(local_invocation_index) lid: u32) {
   var a = vec4<f32>(0.0);
   var b = 0.0;
   for (var i = lid; i < p.count; i += WG) {

@@ -14,7 +14,6 @@ import { Rng } from '../reference/random';
 import {
   PRESET_NAMES,
   RL_FIELDS,
-  RLConfigError,
   configToJson,
   configWarnings,
   decodeValue,
@@ -289,10 +288,4 @@ export async function trainRl(argv: string[]): Promise<number> {
   trainer.destroy();
   ctx?.destroy();
   return 0;
-}
-
-/** For tests: the messages a bad command line produces. */
-export function describeUsageProblem(e: unknown): string {
-  if (e instanceof RLConfigError || e instanceof UsageError) return e.message;
-  return String(e);
 }

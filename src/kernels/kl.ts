@@ -45,7 +45,7 @@ export function klExactForward(rec: Recorder, kl: Tensor, logits: Tensor, refLog
   const layout = rowLayout(V);
   rec.dispatch({
     family: rec.ctx.family('kl', source),
-    entry: 'kl_forward',
+    entry: 'kl_exact_forward',
     constants: { ...layout },
     params: new Params().u32(N).u32(V).f32(tau).u32(0),
     bindings: [kl, logits, refLogits],
@@ -79,7 +79,7 @@ export function klExactBackward(
   const layout = rowLayout(V);
   rec.dispatch({
     family: rec.ctx.family('kl', source),
-    entry: 'kl_backward',
+    entry: 'kl_exact_backward',
     constants: { ...layout },
     params: new Params().u32(N).u32(V).f32(tau).u32(opts.accumulate ? 1 : 0),
     bindings: [dLogits, dKl, logits, refLogits],

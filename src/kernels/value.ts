@@ -48,7 +48,7 @@ export function valueLossForwardBackward(
   }
   rec.dispatch({
     family: rec.ctx.family('value', source),
-    entry: 'value_forward_backward',
+    entry: 'value_loss_forward_backward',
     params: new Params().u32(values.size).u32(clip ? 1 : 0).f32(cliprange).f32(coef),
     bindings: [loss, dValues, metrics, values, oldValues, returns, mask],
     workgroups: [1],

@@ -51,10 +51,6 @@ function completionLogits(f: RowForward, S: number, V: number): HostTensor {
   return host((f.logits.data as Float32Array).slice(f.first * V, (f.first + S) * V), [S, V]);
 }
 
-function ownParams(arrays: ParamArrays, config: ModelConfig): CpuPolicy {
-  return new CpuPolicy(config, arrays);
-}
-
 export class CpuLearner implements Learner {
   readonly backend = 'cpu';
   readonly policy: CpuPolicy;
@@ -63,11 +59,11 @@ export class CpuLearner implements Learner {
   private results: UpdateResult[] = [];
 
   constructor(init: LearnerInit) {
-    this.policy = ownParams(init.params, init.config);
-    this.ref = init.needsReference ? ownParams(init.reference ?? init.params, init.config) : null;
+    this.policy = new CpuPolicy(init.config, init.params);
+    this.ref = init.needsReference ? new CpuPolicy(init.config, init.reference ?? init.params) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
-      this.critic = ownParams(init.critic ?? c.params, c.config);
+      this.critic = new CpuPolicy(c.config, init.critic ?? c.params);
     } else this.critic = null;
   }
 
@@ -87,7 +83,7 @@ export class CpuLearner implements Learner {
     return { logp: lp.data as Float32Array, entropy: ent.data as Float32Array };
   }
 
-  async score(batches: SequenceBatch[], temperature: number): Promise<ScoreResult> {
+  async score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult> {
     const old: number[] = [];
     const ref: number[] = [];
     const values: number[] = [];
@@ -95,8 +91,10 @@ export class CpuLearner implements Learner {
     for (const seq of batches) {
       for (let n = 0; n < seq.N; n++) {
         const targets = seq.completions.subarray(n * seq.S, (n + 1) * seq.S);
-        const f = rowForward(this.policy.config, this.policy.params, seq, n);
-        old.push(...this.logprobs(completionLogits(f, seq.S, V), targets, temperature).logp);
+        if (policy) {
+          const f = rowForward(this.policy.config, this.policy.params, seq, n);
+          old.push(...this.logprobs(completionLogits(f, seq.S, V), targets, temperature).logp);
+        }
         if (this.ref) {
           const r = rowForward(this.ref.config, this.ref.params, seq, n);
           ref.push(...this.logprobs(completionLogits(r, seq.S, V), targets, temperature).logp);
@@ -109,7 +107,7 @@ export class CpuLearner implements Learner {
       }
     }
     return {
-      oldLogp: Float32Array.from(old),
+      oldLogp: policy ? Float32Array.from(old) : undefined,
       refLogp: this.ref ? Float32Array.from(ref) : undefined,
       values: this.critic ? Float32Array.from(values) : undefined,
     };

@@ -63,7 +63,8 @@ export interface UpdateResult {
 
 /** What score() returns, each (N*S) over the batch's rows in order. */
 export interface ScoreResult {
-  oldLogp: Float32Array;
+  /** Absent when score() was asked not to run the policy (one update per batch: the update's forward is pi_old). */
+  oldLogp?: Float32Array;
   refLogp?: Float32Array;
   values?: Float32Array;
 }
@@ -96,8 +97,8 @@ export interface Learner {
   readonly policy: Policy;
   readonly hasReference: boolean;
   readonly hasCritic: boolean;
-  /** log pi_old (and log pi_ref, V_old when present) of every completion token, in chunks of `chunk` rows. */
-  score(batches: SequenceBatch[], temperature: number): Promise<ScoreResult>;
+  /** log pi_old (when `policy`), log pi_ref and V_old (when present) of every completion token of the batches. */
+  score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult>;
   /** Records one optimizer step (no readback on the GPU). */
   update(inp: UpdateInputs, opts: UpdateOptions): void;
   /** Results of every update() since the last collect(), in order (one readback). */
@@ -181,6 +182,8 @@ export class GpuLearner implements Learner {
   private stats: Tensor;
   private statsCapacity = 0;
   private pending: { rows: readonly number[]; S: number; inspect: Tensor | null }[] = [];
+  /** Stats buffers replaced by a larger one; submitted work may still read them, so they die at collect(). */
+  private retired: Tensor[] = [];
 
   constructor(
     private readonly ctx: GpuContext,
@@ -299,48 +302,46 @@ export class GpuLearner implements Learner {
     return { tokens: t.tokens, positions: t.positions, kvStart: t.kvStart };
   }
 
-  async score(batches: SequenceBatch[], temperature: number): Promise<ScoreResult> {
-    const outs: { oldLogp: Tensor; refLogp: Tensor | null; values: Tensor | null }[] = [];
-    const own: Tensor[] = [];
+  async score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult> {
+    const kinds = [policy ? 'oldLogp' : null, this.ref ? 'refLogp' : null, this.critic ? 'values' : null].filter((k): k is keyof ScoreResult => k !== null);
+    const outs: Tensor[][] = kinds.map(() => []);
     for (const seq of batches) {
       const t = this.tensors(seq);
       const inp = this.uploadSeq(t, seq);
-      const MS = seq.N * seq.S;
-      const keep = (label: string) => {
-        const x = this.ctx.tensor([MS], { label: `rl.score.${label}` });
-        own.push(x);
-        return x;
-      };
-      const o = { oldLogp: keep('old_logp'), refLogp: this.ref ? keep('ref_logp') : null, values: this.critic ? keep('values') : null };
+      const out = () => this.ctx.tensor([seq.N * seq.S], { label: 'rl.score' });
       const rec = this.ctx.recorder('rl.score');
-      const ws = this.model.forward(rec, seq.N, seq.T, inp);
-      logprobForward(rec, t.lpFull, t.entFull, ws.logits.reshape2d(), t.targets, { temperature });
-      gather(rec, o.oldLogp, t.lpFull, t.gatherIdx);
-      if (this.ref && o.refLogp) {
+      if (policy) {
+        const o = out();
+        const ws = this.model.forward(rec, seq.N, seq.T, inp);
+        logprobForward(rec, t.lpFull, t.entFull, ws.logits.reshape2d(), t.targets, { temperature });
+        gather(rec, o, t.lpFull, t.gatherIdx);
+        outs[kinds.indexOf('oldLogp')].push(o);
+      }
+      if (this.ref) {
+        const o = out();
         const rws = this.ref.forward(rec, seq.N, seq.T, inp);
         logprobForward(rec, t.refLpFull, t.klFull, rws.logits.reshape2d(), t.targets, { temperature });
-        gather(rec, o.refLogp, t.refLpFull, t.gatherIdx);
+        gather(rec, o, t.refLpFull, t.gatherIdx);
+        outs[kinds.indexOf('refLogp')].push(o);
       }
-      if (this.critic && o.values && t.valueGatherIdx) {
+      if (this.critic && t.valueGatherIdx) {
+        const o = out();
         const cws = this.critic.forward(rec, seq.N, seq.T, inp);
-        gather(rec, o.values, cws.logits.reshape([cws.logits.size]), t.valueGatherIdx);
+        gather(rec, o, cws.logits.reshape([cws.logits.size]), t.valueGatherIdx);
+        outs[kinds.indexOf('values')].push(o);
       }
       rec.submit();
-      outs.push(o);
     }
-    const flat = outs.flatMap((o) => [o.oldLogp, o.refLogp, o.values].filter((x): x is Tensor => x !== null));
+    const flat = outs.flat();
     const arrays = (await this.ctx.readMany(flat)) as Float32Array[];
-    for (const x of own) x.destroy();
-    const join = (k: 0 | 1 | 2) => {
-      const per = this.ref && this.critic ? 3 : this.ref || this.critic ? 2 : 1;
-      const parts: Float32Array[] = [];
-      outs.forEach((o, i) => {
-        const idx = k === 0 ? 0 : k === 1 ? (o.refLogp ? 1 : -1) : o.values ? (o.refLogp ? 2 : 1) : -1;
-        if (idx >= 0) parts.push(arrays[i * per + idx]);
-      });
-      return concat(parts);
-    };
-    return { oldLogp: join(0), refLogp: this.ref ? join(1) : undefined, values: this.critic ? join(2) : undefined };
+    for (const x of flat) x.destroy();
+    const result: ScoreResult = {};
+    let i = 0;
+    kinds.forEach((k, j) => {
+      result[k] = concat(arrays.slice(i, i + outs[j].length));
+      i += outs[j].length;
+    });
+    return result;
   }
 
   update(inp: UpdateInputs, opts: UpdateOptions): void {
@@ -460,8 +461,6 @@ export class GpuLearner implements Learner {
     rec.submit();
     this.pending.push({ rows: opts.inspectRows, S: seq.S, inspect });
   }
-
-  private retired: Tensor[] = [];
 
   async collect(): Promise<UpdateResult[]> {
     const pending = this.pending;

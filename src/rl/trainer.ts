@@ -17,6 +17,7 @@ import { computeAdvantages, groupRewardStats, meanPassAtK, type RunningBaseline 
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { derive, objectiveConfig, validateConfig, type DerivedConfig, type RLConfig } from './config';
 import { CpuLearner } from './cpu-learner';
+import { VALUE_METRICS } from '../reference/value';
 import { GpuLearner, type Learner, type LearnerState, type UpdateResult } from './learner';
 import type { CompletionRecord, EvalRecord, GroupRecord, Metrics, StepRecord } from './stream';
 
@@ -346,13 +347,17 @@ export class Trainer {
 
     const ratioIsOne = c.num_iterations === 1 && mbs.length === 1;
     const needScore = !ratioIsOne || this.learner.hasReference || this.learner.hasCritic;
-    const scored = needScore ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature)) : null;
+    // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
+    // needs log pi_old before the update (k1 = log pi_old - log pi_ref).
+    const scorePolicy = !ratioIsOne || d.klInReward;
+    const scored = needScore ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature, scorePolicy)) : null;
 
     const adv = await time('adv', () => {
       let k1: Float32Array | undefined;
       if (scored?.refLogp && d.klInReward) {
+        const old = scored.oldLogp!; // scored whenever klInReward
         k1 = new Float32Array(N * S);
-        for (let i = 0; i < k1.length; i++) k1[i] = mask[i] ? scored.oldLogp[i] - scored.refLogp[i] : 0;
+        for (let i = 0; i < k1.length; i++) k1[i] = mask[i] ? old[i] - scored.refLogp[i] : 0;
       }
       const res = computeAdvantages(
         c.adv_estimator,
@@ -383,7 +388,7 @@ export class Trainer {
               advantages: takeRows(adv.advantages, S, rows),
               mask: takeRows(mask, S, rows),
               samplerLogp: takeRows(rollout.logprobs, S, rows),
-              oldLogp: ratioIsOne || !scored ? null : takeRows(scored.oldLogp, S, rows),
+              oldLogp: scored?.oldLogp && !ratioIsOne ? takeRows(scored.oldLogp, S, rows) : null,
               oldValues: scored?.values ? takeRows(scored.values, S, rows) : undefined,
               returns: adv.returns ? takeRows(adv.returns, S, rows) : undefined,
             },
@@ -479,7 +484,7 @@ export class Trainer {
     ro: StepRollouts,
     advantages: Float32Array,
     mask: Float32Array,
-    scored: { oldLogp: Float32Array; values?: Float32Array } | null,
+    scored: { oldLogp?: Float32Array; values?: Float32Array } | null,
     results: UpdateResult[],
     updates: { rows: number[] }[],
     inspectRows: Set<number>,
@@ -505,7 +510,7 @@ export class Trainer {
         const pl = planes.get(r);
         const sl = (x: Float32Array | undefined) => (x ? Float32Array.from(x.subarray(0, len)) : new Float32Array(len));
         const rowSlice = (x: Float32Array | undefined) => (x ? Float32Array.from(x.subarray(r * S, r * S + len)) : new Float32Array(0));
-        const logpOld = scored ? rowSlice(scored.oldLogp) : sl(pl?.logp);
+        const logpOld = scored?.oldLogp ? rowSlice(scored.oldLogp) : sl(pl?.logp);
         return {
           text: ro.texts[r],
           length: len,
@@ -613,15 +618,10 @@ export class Trainer {
   }
 }
 
-/** An update's scalars under their metric names (value metrics only with a critic). */
+/** An update's scalars under their metric names (the critic's only when there is one). */
 function updateMetrics(res: UpdateResult, critic: boolean): Metrics {
-  const s = res.scalars;
-  const m: Metrics = {};
-  for (const [k, v] of Object.entries(s)) {
-    if (!critic && (k.startsWith('value') || k.startsWith('critic/') || k === 'vpred_mean' || k === 'return_mean' || k === 'vf_explained_var')) continue;
-    m[k] = v;
-  }
-  return m;
+  const criticOnly = new Set<string>([...VALUE_METRICS, 'critic/grad_norm']);
+  return Object.fromEntries(Object.entries(res.scalars).filter(([k]) => critic || !criticOnly.has(k)));
 }
 
 function selectGroups(r: StepRollouts, groups: number[], G: number): StepRollouts {
