@@ -1,10 +1,10 @@
 // `npm run generate -- --checkpoint <dir> --prompt "..." [--greedy | --temperature t --seed s] [--json]`:
 // one completion from a checkpoint, on the GPU through Dawn; --json adds every token's log-probability.
 
-import { acquireNodeDevice } from '../gpu/node';
 import { GpuPolicy } from '../model/policy';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
+import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
   checkpoint: { type: 'string', doc: 'checkpoint directory (model.safetensors, config.json, tokenizer.json)' },
@@ -17,6 +17,7 @@ const FLAGS: Record<string, FlagSpec> = {
   seed: { type: 'number', doc: 'sampling seed', integer: true, min: 0, default: 0 },
   'max-new-tokens': { type: 'number', doc: 'longest completion', integer: true, min: 1, default: 32 },
   json: { type: 'boolean', doc: 'print JSON with per-token log-probabilities' },
+  autotune: AUTOTUNE_FLAG,
   help: { type: 'boolean', doc: 'show this help' },
 };
 
@@ -29,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
   if (typeof args.checkpoint !== 'string') throw new UsageError('--checkpoint is required');
   if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
   const { ck, tok } = loadCheckpointDir(args.checkpoint);
-  const ctx = await acquireNodeDevice();
+  const ctx = await acquireTunedDevice({ tune: Boolean(args.autotune) });
   const policy = GpuPolicy.create(ctx, ck.config, ck.params, 1);
   const prompt = [tok.bosId, ...tok.encode(args.prompt)];
   const S = Math.min(args['max-new-tokens'] as number, ck.config.contextLength - prompt.length);

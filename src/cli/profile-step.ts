@@ -1,17 +1,17 @@
 // `npm run profile -- [preset] [B] [T]`: one SFT training step of a model preset, kernel by kernel (GPU timestamps);
 // prints the heaviest kernels. A development tool; `npm run bench` is the benchmark.
-import { acquireNodeDevice } from '../gpu/node';
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
 import { GpuModel } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
+import { acquireTunedDevice } from './tuned-device';
 
 const preset = (process.argv[2] ?? 'nano') as ModelPresetName;
 const B = Number(process.argv[3] ?? 32);
 const T = Number(process.argv[4] ?? 40);
 const config = MODEL_PRESETS[preset];
-const ctx = await acquireNodeDevice();
+const ctx = await acquireTunedDevice();
 const p = initParams(config, new Rng(1), { std: 0.02 });
 const model = GpuModel.create(ctx, config, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)])), B);
 const N = B * T;

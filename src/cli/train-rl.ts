@@ -6,8 +6,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeAdapter, type GpuContext } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import type { GpuContext } from '../gpu';
 import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
@@ -30,6 +29,7 @@ import type { GroupRecord } from '../rl/stream';
 import { Trainer, decodeTrainerState, encodeTrainerState } from '../rl/trainer';
 import { UsageError, progressBar } from './args';
 import { PUBLIC_DIR, loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
+import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
@@ -41,6 +41,7 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
   'inspect-groups': { value: 'n', doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)' },
   quiet: { value: null, doc: 'no progress bar' },
+  autotune: { value: null, doc: AUTOTUNE_FLAG.doc },
   help: { value: null, doc: 'show this help' },
 };
 
@@ -233,8 +234,7 @@ export async function trainRl(argv: string[]): Promise<number> {
   if (backendName !== 'webgpu' && backendName !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
   let ctx: GpuContext | null = null;
   if (backendName === 'webgpu') {
-    ctx = await acquireNodeDevice();
-    console.error(`adapter: ${describeAdapter(ctx.report)}`);
+    ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
   }
   const out = (parsed.command.out as string | undefined) ?? join('runs', `${config.task}-${preset ?? 'resume'}-${Date.now()}`);
   mkdirSync(out, { recursive: true });

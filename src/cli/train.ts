@@ -4,8 +4,6 @@
 
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeAdapter } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
 import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
 import { GpuPolicy } from '../model/policy';
 import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../model/sft';
@@ -15,6 +13,7 @@ import { getTask, taskNames } from '../tasks';
 import { UsageError, helpText, parseArgs, runCli, progressBar, type FlagSpec } from './args';
 import { loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
 import { trainRl } from './train-rl';
+import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
   sft: { type: 'boolean', doc: 'supervised fine-tuning on the task\'s demonstrations (the warm start for RL)' },
@@ -34,6 +33,7 @@ const FLAGS: Record<string, FlagSpec> = {
   'eval-every': { type: 'number', doc: 'validate (greedy, 100 held-out items) every this many steps (0: never)', integer: true, min: 0, default: 0 },
   'stop-at-accuracy': { type: 'number', doc: 'stop once validation accuracy reaches this (warm starts that leave RL room)', min: 0, max: 1 },
   out: { type: 'string', doc: 'output directory (metrics.jsonl, checkpoint, eval.json)' },
+  autotune: AUTOTUNE_FLAG,
   help: { type: 'boolean', doc: 'show this help' },
 };
 
@@ -62,8 +62,7 @@ async function main(argv: string[]): Promise<number> {
     const init = initParams(config, new Rng(args.seed as number), { std: 0.02 });
     params = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
   }
-  const ctx = await acquireNodeDevice();
-  console.error(`adapter: ${describeAdapter(ctx.report)}`);
+  const ctx = await acquireTunedDevice({ tune: Boolean(args.autotune) });
   console.error(`task ${task.name} (difficulty ${task.difficulty}), model ${parameterCount(config).toLocaleString('en-US')} parameters, out ${out}`);
   const policy = GpuPolicy.create(ctx, config, params, args.batch as number);
   const metricsPath = join(out, 'metrics.jsonl');

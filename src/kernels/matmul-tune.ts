@@ -136,6 +136,12 @@ export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {})
   return { adapterKey: key, tuning, measurements, fromCache: false, ms: performance.now() - t0 };
 }
 
+/** One line for a log or a page: the choice per layout and where it came from. */
+export function describeTuning(r: TuneResult): string {
+  const choice = Object.entries(r.tuning).map(([layout, v]) => `${layout} ${v}`).join(', ') || 'no candidate (naive kernels)';
+  return `matmul autotune: ${choice} (${r.fromCache ? 'cached for this adapter' : `measured in ${(r.ms / 1000).toFixed(1)} s`})`;
+}
+
 /** Forgets cached tunings (tests). */
 export function clearMatmulTuneCache(): void {
   memoryCache.clear();

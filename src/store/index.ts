@@ -23,6 +23,8 @@ import { MetricTable } from './metric-table';
 export interface GpuSlice {
   gpuStatus: 'idle' | 'starting' | 'ready' | 'unavailable' | 'error';
   adapter: AdapterReport | null;
+  /** The matmul autotune's choice for the adapter, in words (null before the device is ready). */
+  tuning: string | null;
   /** The last error or the reason WebGPU is unavailable, shown as is. */
   gpuMessage: string | null;
 }
@@ -172,6 +174,7 @@ const defaultDraft = (): Record<string, unknown> => ({ ...resolveConfig(LAB_DEFA
 export const useLab = create<LabState>()((set, get) => ({
   gpuStatus: 'idle',
   adapter: null,
+  tuning: null,
   gpuMessage: null,
   selftestRunning: false,
   selftestResults: [],
@@ -371,7 +374,7 @@ export const useLab = create<LabState>()((set, get) => ({
   handleResponse(r) {
     switch (r.type) {
       case 'ready':
-        return set({ gpuStatus: 'ready', adapter: r.report, gpuMessage: null });
+        return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
       case 'unavailable':
         // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
         return set({ gpuStatus: 'unavailable', gpuMessage: r.message, backend: 'cpu' });

@@ -7,6 +7,7 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
   const status = useLab((s) => s.gpuStatus);
   const adapter = useLab((s) => s.adapter);
   const message = useLab((s) => s.gpuMessage);
+  const tuning = useLab((s) => s.tuning);
   const details = adapter && (
     <dl className="facts" data-testid="adapter-info">
       <dt>Adapter</dt>
@@ -27,6 +28,12 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
       <dd>{formatBytes(adapter.limits.maxComputeWorkgroupStorageSize)}</dd>
       <dt>Invocations / workgroup</dt>
       <dd>{adapter.limits.maxComputeInvocationsPerWorkgroup}</dd>
+      {tuning && (
+        <>
+          <dt>Kernels</dt>
+          <dd data-testid="adapter-tuning">{tuning}</dd>
+        </>
+      )}
     </dl>
   );
   return (

@@ -5,6 +5,7 @@
 
 import { RecordQueue, tokenTexts, transferableGroups } from '../engine/batcher';
 import { IdbRunStore } from '../engine/idb-run-store';
+import { idbTuneStore } from '../engine/idb-tune-store';
 import { LabEngine } from '../engine/lab-engine';
 import { batchTransfer, packRows } from '../engine/metric-batch';
 import { MemoryRunStore, type RunStore } from '../engine/run-store';
@@ -12,6 +13,7 @@ import type { AssetLoader } from '../engine/start-policy';
 import type { EngineEvent } from '../engine/types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
+import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
 import type { GroupRecord } from '../rl/stream';
 import { assertNever, type Request, type Response } from './protocol';
@@ -40,7 +42,7 @@ function enqueue(task: () => void | Promise<void>): void {
 async function device(): Promise<GpuContext> {
   if (ctx) return ctx;
   acquiring ??= acquireDevice({ runtime: 'browser' })
-    .then((c) => {
+    .then(async (c) => {
       ctx = c;
       c.onError((e) => {
         const lost = e instanceof GpuDeviceLostError;
@@ -51,7 +53,15 @@ async function device(): Promise<GpuContext> {
         }
       });
       engine.setAdapter(describeAdapter(c.report));
-      post({ type: 'ready', report: c.report });
+      // The matmul variants for this adapter, before any model records a pass (cached in IndexedDB after the first
+      // visit). A failure leaves the default variants, which are correct, only slower.
+      let tuning: string;
+      try {
+        tuning = describeTuning(await autotuneMatmul(c, { store: idbTuneStore() ?? undefined }));
+      } catch (e) {
+        tuning = `not tuned (${messageOf(e)}); default variants`;
+      }
+      post({ type: 'ready', report: c.report, tuning });
       return c;
     })
     .finally(() => {

@@ -39,7 +39,8 @@ export type TokenTexts = string[][][];
 
 /** Worker -> page. */
 export type Response =
-  | { type: 'ready'; report: AdapterReport }
+  /** tuning: the matmul autotune's choice for this adapter, in words. */
+  | { type: 'ready'; report: AdapterReport; tuning?: string }
   | { type: 'unavailable'; message: string }
   | { type: 'selftest-case'; result: CaseResult; index: number; total: number }
   | { type: 'selftest-done'; passed: number; failed: number; ms: number }
