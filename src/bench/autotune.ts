@@ -1,11 +1,15 @@
-// The matmul section of the benchmark: every autotune candidate at the model's characteristic shapes (a forward
-// projection, a backward data product, a weight gradient, the LM head), timed round-robin, with the variant the
-// device's autotune chose marked. The autotune itself is src/kernels/matmul-tune.ts.
+// The kernel-variant section of the benchmark: every matmul autotune candidate at the model's characteristic
+// shapes (a forward projection, a backward data product, a weight gradient, the LM head), timed round-robin, with
+// the variant the device's autotune chose marked; and attention's two kernel paths at the training shape. The
+// autotune itself is src/kernels/matmul-tune.ts.
 
-import type { GpuContext } from '../gpu';
+import type { GpuContext, Tensor } from '../gpu';
+import { attentionBackward, attentionForward, rowsPathSupports, type AttentionPath } from '../kernels/attention';
 import { layoutOf, matmulTuning, matmulVariantSupports } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
 import type { ModelConfig } from '../model/config';
+import { Rng, randomArray } from '../reference/random';
+import { hasTimestamps, median } from './measure';
 import type { BenchRow, BenchShape } from './report';
 
 /** The four matmul shapes that dominate a training step of `config` at N = B*T rows. */
@@ -44,4 +48,77 @@ export async function benchMatmulVariants(ctx: GpuContext, config: ModelConfig, 
     }
   }
   return rows;
+}
+
+/**
+ * Rows: attention forward and backward at the training shape (B, T) of `config` on each kernel path that takes
+ * its head dim, timed round-robin; 'chosen' marks the path the model takes. GFLOP/s counts the useful work of
+ * causal attention, P = B*NH*T(T+1)/2 query-key pairs: 4*P*HD forward, 10*P*HD backward (flash attention's
+ * convention; the kernels recompute scores, so they execute more).
+ */
+export async function benchAttentionPaths(ctx: GpuContext, config: ModelConfig, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
+  const { B, T } = shape;
+  const NH = config.nHeads;
+  const NKV = config.nKvHeads;
+  const HD = config.dModel / NH;
+  const rng = new Rng(11);
+  const owned: Tensor[] = [];
+  const t = (s: number[], random = true) => {
+    const x = random ? ctx.fromArray(randomArray(rng, s.reduce((a, b) => a * b)), s, { label: 'bench.att' }) : ctx.tensor(s, { label: 'bench.att' });
+    owned.push(x);
+    return x;
+  };
+  try {
+    const q = t([B, T, NH, HD]);
+    const k = t([B, T, NKV, HD]);
+    const v = t([B, T, NKV, HD]);
+    const dOut = t([B, T, NH, HD]);
+    const out = t([B, T, NH, HD], false);
+    const lse = t([B, NH, T], false);
+    const dq = t([B, T, NH, HD], false);
+    const dk = t([B, T, NKV, HD], false);
+    const dv = t([B, T, NKV, HD], false);
+    const paths: AttentionPath[] = rowsPathSupports(HD) ? ['lanes', 'rows'] : ['lanes'];
+    const chosen: AttentionPath = rowsPathSupports(HD) ? 'rows' : 'lanes'; // at training's many rows
+    const profile = hasTimestamps(ctx);
+    const samples = new Map<string, number[]>();
+    const add = (key: string, ms: number) => samples.set(key, [...(samples.get(key) ?? []), ms]);
+    for (let r = 0; r <= reps; r++) {
+      for (const path of paths) {
+        const rec = ctx.recorder('bench.attention', { profile });
+        const t0 = performance.now();
+        attentionForward(rec, out, lse, q, k, v, { path });
+        attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, { path });
+        rec.submit();
+        await ctx.flush();
+        const wall = performance.now() - t0;
+        if (r === 0) continue; // warm-up: compiles the pipelines
+        if (profile) {
+          const ms = (await rec.timings()).map((x) => x.ms);
+          add(`${path}:forward`, ms[0]);
+          add(`${path}:backward`, ms.slice(1).reduce((a, b) => a + b, 0));
+        } else {
+          add(`${path}:forward+backward`, wall);
+        }
+      }
+    }
+    const pairs = (B * NH * T * (T + 1)) / 2;
+    const flop: Record<string, number> = { forward: 4 * pairs * HD, backward: 10 * pairs * HD, 'forward+backward': 14 * pairs * HD };
+    return [...samples.entries()].map(([key, xs]) => {
+      const [path, part] = key.split(':');
+      const ms = median(xs);
+      return {
+        section: 'autotune' as const,
+        name: `attention ${path}: ${part}`,
+        shape: `(${B},${T},${NH},${HD}) NKV=${NKV}`,
+        ms,
+        samples: xs.length,
+        method: profile ? ('timestamp' as const) : ('wall' as const),
+        gflops: flop[part] / (ms / 1000) / 1e9,
+        note: path === chosen ? 'chosen' : '',
+      };
+    });
+  } finally {
+    for (const x of owned) x.destroy();
+  }
 }

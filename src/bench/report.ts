@@ -151,7 +151,7 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
     out.push(
       '',
       table(
-        ['matmul variant', 'shape', 'ms (median)', 'GFLOP/s', 'of peak', 'note'],
+        ['kernel variant', 'shape', 'ms (median)', 'GFLOP/s', 'of peak', 'note'],
         tune.map((r) => [r.name, r.shape ?? '', fmt(r.ms, 3), fmt(r.gflops), ofPeak(r.gflops), r.note ?? '']),
         [false, false, true, true, true, false],
       ),

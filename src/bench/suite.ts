@@ -1,8 +1,8 @@
 // The benchmark suite: for each model preset at its real shapes, the training step by phase, the same step in
 // TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), one GRPO step
-// of the RL trainer by phase, the matmul variants against the adapter's measured peak, and every kernel of the
-// step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser (src/worker/bench.worker.ts) run exactly
-// this code. No DOM, no React, no Node APIs.
+// of the RL trainer by phase, the matmul variants and attention's kernel paths against the adapter's measured
+// peak, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
+// (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
@@ -10,7 +10,7 @@ import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
 import { generate } from '../model/generate';
 import { Rng } from '../reference/random';
-import { benchMatmulVariants } from './autotune';
+import { benchAttentionPaths, benchMatmulVariants } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
@@ -19,7 +19,7 @@ import { measurePeak } from './peak';
 import { REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 
-/** The parts of the suite, in the order they run ('autotune': the matmul variants at the model's shapes and the peak). */
+/** The parts of the suite, in the order they run ('autotune': the matmul variants and attention paths at the model's shapes, and the peak). */
 export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel'] as const;
 export type SuiteSection = (typeof SUITE_SECTIONS)[number];
 
@@ -217,6 +217,8 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
         if (sections.has('autotune') && !stop()) {
           progress(`${preset}: matmul variants at the model's shapes`);
           for (const row of await benchMatmulVariants(ctx, config, shape, reps)) emit({ preset, ...row });
+          progress(`${preset}: attention kernel paths at the training shape`);
+          for (const row of await benchAttentionPaths(ctx, config, shape, reps)) emit({ preset, ...row });
         }
         if (sections.has('kernel') && !stop()) {
           const rec = ctx.recorder('bench.capture');

@@ -57,6 +57,10 @@ export const ATTENTION_SHAPES: AttentionShape[] = [
   { B: 1, T: 3, Tk: 9, Tcap: 12, NH: 2, NKV: 1, HD: 4, tag: 'prefix in cache' },
   // 16 lanes per row: row 1's 10 visible keys leave 6 lanes empty; row 2's query is a pad query (no lane sees a key).
   { B: 3, T: 1, Tk: 300, Tcap: 320, NH: 2, NKV: 1, HD: 64, kvStart: [0, 290, 300], tag: 'decode, long cache, left-padded' },
+  // The presets' head dims (nano 12, small 32, base 64) with ragged row counts, for both paths.
+  { B: 3, T: 21, NH: 4, NKV: 2, HD: 12, kvStart: [0, 5, 20], tag: 'nano head dim, left-padded' },
+  { B: 2, T: 7, Tk: 11, Tcap: 13, NH: 8, NKV: 4, HD: 32, kvStart: [1, 0], tag: 'small head dim, prefix in cache' },
+  { B: 1, T: 13, NH: 6, NKV: 2, HD: 64, tag: 'base head dim, groups of 3' },
 ];
 
 // Outputs are f32 sums of up to Tk terms against the twin's f64; a few ulps of exp() per term on top.
@@ -88,25 +92,26 @@ function twinOpts(s: AttentionShape, ins: HostInput[]): ref.AttentionOptions {
   };
 }
 
-/** The wrapper's options; kvStart is the last GPU input when the shape has one. */
-function gpuOpts(s: AttentionShape, ins: Tensor[]): gpu.AttentionOptions {
+/** The wrapper's options on one kernel path; kvStart is the last GPU input when the shape has one. */
+function gpuOpts(s: AttentionShape, ins: Tensor[], path: gpu.AttentionPath): gpu.AttentionOptions {
   return {
+    path,
     ...(s.scale === undefined ? {} : { scale: s.scale }),
     ...(s.Tcap === undefined ? {} : { keys: s.Tk ?? s.T }),
     ...(s.kvStart ? { kvStart: ins[ins.length - 1] as Tensor<'u32'> } : {}),
   };
 }
 
-function forwardCase(s: AttentionShape): KernelCase {
+function forwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
   const sh = shapes(s);
   const qk = s.qkScale ?? 2;
   return gpuTwinCase({
-    name: `attentionForward ${label(s)}`,
+    name: `attentionForward [${path}] ${label(s)}`,
     family: 'attention',
     inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv), ...startInput(s)],
     // Random starting values: the kernel must overwrite every element.
     outputs: [{ shape: sh.q, random: true }, { shape: sh.lse, random: true }],
-    gpu: (rec, [out, lse], ins) => gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins)),
+    gpu: (rec, [out, lse], ins) => gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, path)),
     twin: ([out, lse], ins) => {
       const [q, k, v] = ins as HostTensor[];
       ref.attentionForward(out, lse, q, k, v, twinOpts(s, ins));
@@ -115,11 +120,11 @@ function forwardCase(s: AttentionShape): KernelCase {
   });
 }
 
-function backwardCase(s: AttentionShape): KernelCase {
+function backwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
   const sh = shapes(s);
   const qk = s.qkScale ?? 2;
   return gpuTwinCase({
-    name: `attentionBackward ${label(s)}`,
+    name: `attentionBackward [${path}] ${label(s)}`,
     family: 'attention',
     // dOut, q, k, v random; out and lse from the twin's forward, as the backward sees them in training.
     inputs: (rng) => {
@@ -137,7 +142,7 @@ function backwardCase(s: AttentionShape): KernelCase {
     outputs: [{ shape: sh.q, random: true }, { shape: sh.kv, random: true }, { shape: sh.kv, random: true }],
     gpu: (rec, [dq, dk, dv], ins) => {
       const [dOut, q, k, v, out, lse] = ins;
-      gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, gpuOpts(s, ins));
+      gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, gpuOpts(s, ins, path));
     },
     twin: ([dq, dk, dv], ins) => {
       const [dOut, q, k, v, out, lse] = ins as HostTensor[];
@@ -147,7 +152,10 @@ function backwardCase(s: AttentionShape): KernelCase {
   });
 }
 
-/** Forward and backward cases for every shape in ATTENTION_SHAPES. */
+/** Forward and backward cases for every shape in ATTENTION_SHAPES, on each kernel path that takes the shape. */
 export function attentionCases(): KernelCase[] {
-  return ATTENTION_SHAPES.flatMap((s) => [forwardCase(s), backwardCase(s)]);
+  return ATTENTION_SHAPES.flatMap((s) => {
+    const paths: gpu.AttentionPath[] = gpu.rowsPathSupports(s.HD) ? ['lanes', 'rows'] : ['lanes'];
+    return paths.flatMap((path) => [forwardCase(s, path), backwardCase(s, path)]);
+  });
 }

@@ -77,6 +77,10 @@ describe('attention wrapper checks', () => {
       expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 6 })).toThrow(/keys=6/);
       expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 2 })).toThrow(/2 key positions for 3/);
       expect(() => attentionBackward(rec, out, k, k, out, q, k, k, out, lse, { keys: 6 })).toThrow(/keys=6/);
+      // The rows path needs HD % 4 == 0 and HD <= 64; asked for elsewhere it says so instead of computing garbage.
+      const q6 = ctx.tensor([2, 3, 2, 6]);
+      const k6 = ctx.tensor([2, 3, 1, 6]);
+      expect(() => attentionForward(rec, ctx.tensor(q6.shape), lse, q6, k6, k6, { path: 'rows' })).toThrow(/path 'rows' needs a head dim that divides by 4/);
     } finally {
       rec.submit();
     }

@@ -1,9 +1,14 @@
 // Typed wrappers of shaders/attention.wgsl: causal grouped-query attention, forward and backward (flash style:
 // the forward saves the logsumexp per query row, the backward recomputes the probabilities). Same names and
-// argument order as src/reference/attention.ts, after the recorder. Not the projections or RoPE.
+// argument order as src/reference/attention.ts, after the recorder. Not the projections or RoPE. Two kernel
+// paths: shaders/attention-rows.wgsl (a thread per row, head vectors in unrolled vec4 registers) for the many
+// rows of training, scoring and prefill when HD divides by 4, and shaders/attention.wgsl (rows split over lanes,
+// any HD) for the rest, such as a decode step's few long rows.
 
 import source from '../../shaders/attention.wgsl?raw';
-import { Params, grid, type DType, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import rowsTemplate from '../../shaders/attention-rows.wgsl?raw';
+import { Params, grid, type DType, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
+import { expandUnrolled } from '../gpu/unroll';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {
@@ -21,7 +26,43 @@ export interface AttentionOptions {
    * Tk: query i sits at absolute position Tk - T + i.
    */
   keys?: number;
+  /**
+   * The kernel path: 'rows' (attention-rows.wgsl; needs HD % 4 == 0 and HD <= 64), 'lanes' (attention.wgsl).
+   * Default: 'rows' where it applies and a thread per row fills the device (attentionLayout gives one lane).
+   */
+  path?: AttentionPath;
 }
+
+export type AttentionPath = 'rows' | 'lanes';
+
+/** The largest head dim of the 'rows' path (16 vec4 registers per head vector). */
+export const ROWS_MAX_HD = 64;
+
+/** Whether the 'rows' path takes head dim HD. */
+export function rowsPathSupports(HD: number): boolean {
+  return HD % 4 === 0 && HD <= ROWS_MAX_HD;
+}
+
+const rowsSources = new Map<number, string>();
+
+/** attention-rows.wgsl expanded for HD (one family per head dim, compiled on first use). */
+function rowsFamily(ctx: GpuContext, HD: number): KernelFamily {
+  const HD4 = HD / 4;
+  let text = rowsSources.get(HD4);
+  if (!text) rowsSources.set(HD4, (text = expandUnrolled(rowsTemplate.replace('__HD4__', String(HD4)), HD4)));
+  return ctx.family(`attention-rows-hd${HD}`, text);
+}
+
+/** The path a kernel over `rows` rows of `length` items takes (opts.path, else the faster one that applies). */
+function pathOf(kernel: string, HD: number, layout: { LANES: number }, opts: AttentionOptions): AttentionPath {
+  if (opts.path === 'rows' && !rowsPathSupports(HD)) {
+    throw new Error(`${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`);
+  }
+  return opts.path ?? (rowsPathSupports(HD) && layout.LANES === 1 ? 'rows' : 'lanes');
+}
+
+/** Threads per workgroup of attention-rows.wgsl (WG in the shader): a thread per row. */
+const ROWS_WG = 64;
 
 /** Head dims per workgroup (HB in the shader); larger head dims take ceil(HD / HB) workgroups per row. */
 const HB = 64;
@@ -48,10 +89,10 @@ export function attentionLayout(rows: number, length: number): { LANES: number; 
   return { LANES: lanes, ROWS: THREADS / lanes };
 }
 
-/** Workgroup counts: blocks of ROWS rows over x and y (each <= the per-dimension limit), dim blocks on z. */
-function workgroups(rec: Recorder, rows: number, perGroup: number, HD: number): [number, number, number] {
+/** Workgroup counts: blocks of perGroup rows over x and y (each <= the per-dimension limit), dimBlocks on z. */
+function workgroups(rec: Recorder, rows: number, perGroup: number, dimBlocks = 1): [number, number, number] {
   const [x, y] = grid(Math.ceil(rows / perGroup), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension);
-  return [x, y, Math.ceil(HD / HB)];
+  return [x, y, dimBlocks];
 }
 
 /**
@@ -141,13 +182,23 @@ export function attentionForward(
   sameShape('attentionForward', out, 'out', q, 'q');
   const rows = d.B * d.NH * d.T;
   const layout = attentionLayout(rows, d.Tk);
+  if (pathOf('attentionForward', d.HD, layout, opts) === 'rows') {
+    rec.dispatch({
+      family: rowsFamily(rec.ctx, d.HD),
+      entry: 'attention_forward',
+      params: params(d, opts),
+      bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
+      workgroups: workgroups(rec, rows, ROWS_WG),
+    });
+    return;
+  }
   rec.dispatch({
     family: rec.ctx.family('attention', source),
     entry: 'attention_forward',
     constants: layout,
     params: params(d, opts),
     bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
-    workgroups: workgroups(rec, rows, layout.ROWS, d.HD),
+    workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(d.HD / HB)),
   });
 }
 
@@ -200,22 +251,24 @@ export function attentionBackward(
     workgroups: [...grid(Math.ceil(qRows / STATS_WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension), 1],
   });
   const qLayout = attentionLayout(qRows, d.Tk);
+  const qRowsPath = pathOf(kernel, d.HD, qLayout, opts) === 'rows';
   rec.dispatch({
-    family,
+    family: qRowsPath ? rowsFamily(rec.ctx, d.HD) : family,
     entry: 'attention_backward_dq',
-    constants: qLayout,
+    constants: qRowsPath ? undefined : qLayout,
     params: p,
     bindings: [dq, dOut, q, k, v, stats, kvStart],
-    workgroups: workgroups(rec, qRows, qLayout.ROWS, d.HD),
+    workgroups: qRowsPath ? workgroups(rec, qRows, ROWS_WG) : workgroups(rec, qRows, qLayout.ROWS, Math.ceil(d.HD / HB)),
   });
   const kRows = d.B * d.NKV * d.Tcap;
   const kLayout = attentionLayout(kRows, d.T * (d.NH / d.NKV));
+  const kRowsPath = pathOf(kernel, d.HD, kLayout, opts) === 'rows';
   rec.dispatch({
-    family,
+    family: kRowsPath ? rowsFamily(rec.ctx, d.HD) : family,
     entry: 'attention_backward_dkdv',
-    constants: kLayout,
+    constants: kRowsPath ? undefined : kLayout,
     params: p,
     bindings: [dk, dv, dOut, q, k, v, stats, kvStart],
-    workgroups: workgroups(rec, kRows, kLayout.ROWS, d.HD),
+    workgroups: kRowsPath ? workgroups(rec, kRows, ROWS_WG) : workgroups(rec, kRows, kLayout.ROWS, Math.ceil(d.HD / HB)),
   });
 }
