@@ -2,8 +2,9 @@
 // outputs), specialized for head dims that divide by 4 (HD = 4 * HD4, HD4 <= 16) and many rows: a thread per row,
 // the row's head vectors held in vec4 registers, every loop over the head dim unrolled. Measured on SwiftShader at
 // the nano preset's shapes, 3-7x faster than attention.wgsl's thread-per-row path, whose head-dim loops load one
-// float at a time from storage and keep partial sums in dynamically indexed private arrays. Training, scoring and
-// prefill take this path; a decode step with few long rows takes attention.wgsl's lanes (src/kernels/attention.ts).
+// float at a time from storage and keep partial sums in dynamically indexed private arrays. Taken where the rows
+// fill the device or the adapter is a CPU one; otherwise attention.wgsl's lanes (defaultAttentionPath in
+// src/kernels/attention.ts).
 //
 // A template, expanded by src/kernels/attention.ts (expandUnrolled in src/gpu/unroll.ts) for one HD4:
 //   a line ending in `// @unroll` is repeated HD4 times with $c replaced by 0, 1, ..., HD4 - 1;

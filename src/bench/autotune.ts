@@ -4,7 +4,7 @@
 // autotune itself is src/kernels/matmul-tune.ts.
 
 import type { GpuContext, Tensor } from '../gpu';
-import { attentionBackward, attentionForward, rowsPathSupports, type AttentionPath } from '../kernels/attention';
+import { attentionBackward, attentionForward, defaultAttentionPath, rowsPathSupports, type AttentionPath } from '../kernels/attention';
 import { layoutOf, matmulTuning, matmulVariantSupports } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
 import type { ModelConfig } from '../model/config';
@@ -52,7 +52,8 @@ export async function benchMatmulVariants(ctx: GpuContext, config: ModelConfig, 
 
 /**
  * Rows: attention forward and backward at the training shape (B, T) of `config` on each kernel path that takes
- * its head dim, timed round-robin; 'chosen' marks the path the model takes. GFLOP/s counts the useful work of
+ * its head dim, timed round-robin; 'chosen' marks the path the model takes (per kernel: the forward's, and the
+ * backward's key-row kernel, the heavier one). GFLOP/s counts the useful work of
  * causal attention, P = B*NH*T(T+1)/2 query-key pairs: 4*P*HD forward, 10*P*HD backward (flash attention's
  * convention; the kernels recompute scores, so they execute more).
  */
@@ -79,7 +80,10 @@ export async function benchAttentionPaths(ctx: GpuContext, config: ModelConfig, 
     const dk = t([B, T, NKV, HD], false);
     const dv = t([B, T, NKV, HD], false);
     const paths: AttentionPath[] = rowsPathSupports(HD) ? ['lanes', 'rows'] : ['lanes'];
-    const chosen: AttentionPath = rowsPathSupports(HD) ? 'rows' : 'lanes'; // at training's many rows
+    const chosen: Record<string, AttentionPath> = {
+      forward: defaultAttentionPath(ctx, HD, B * NH * T, T),
+      backward: defaultAttentionPath(ctx, HD, B * NKV * T, T * (NH / NKV)),
+    };
     const profile = hasTimestamps(ctx);
     const samples = new Map<string, number[]>();
     const add = (key: string, ms: number) => samples.set(key, [...(samples.get(key) ?? []), ms]);
@@ -115,7 +119,7 @@ export async function benchAttentionPaths(ctx: GpuContext, config: ModelConfig, 
         samples: xs.length,
         method: profile ? ('timestamp' as const) : ('wall' as const),
         gflops: flop[part] / (ms / 1000) / 1e9,
-        note: path === chosen ? 'chosen' : '',
+        note: path === (chosen[part] ?? chosen.forward) ? 'chosen' : '',
       };
     });
   } finally {

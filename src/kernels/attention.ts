@@ -1,9 +1,9 @@
 // Typed wrappers of shaders/attention.wgsl: causal grouped-query attention, forward and backward (flash style:
 // the forward saves the logsumexp per query row, the backward recomputes the probabilities). Same names and
 // argument order as src/reference/attention.ts, after the recorder. Not the projections or RoPE. Two kernel
-// paths: shaders/attention-rows.wgsl (a thread per row, head vectors in unrolled vec4 registers) for the many
-// rows of training, scoring and prefill when HD divides by 4, and shaders/attention.wgsl (rows split over lanes,
-// any HD) for the rest, such as a decode step's few long rows.
+// paths: shaders/attention-rows.wgsl (a thread per row, head vectors in unrolled vec4 registers) when HD divides
+// by 4 and either the rows fill the device or the adapter is a CPU one, and shaders/attention.wgsl (rows split
+// over lanes, any HD) for the rest, such as a decode step's few long rows on a GPU (defaultAttentionPath).
 
 import source from '../../shaders/attention.wgsl?raw';
 import rowsTemplate from '../../shaders/attention-rows.wgsl?raw';
@@ -28,7 +28,7 @@ export interface AttentionOptions {
   keys?: number;
   /**
    * The kernel path: 'rows' (attention-rows.wgsl; needs HD % 4 == 0 and HD <= 64), 'lanes' (attention.wgsl).
-   * Default: 'rows' where it applies and a thread per row fills the device (attentionLayout gives one lane).
+   * Default: defaultAttentionPath.
    */
   path?: AttentionPath;
 }
@@ -53,12 +53,21 @@ function rowsFamily(ctx: GpuContext, HD: number): KernelFamily {
   return ctx.family(`attention-rows-hd${HD}`, text);
 }
 
-/** The path a kernel over `rows` rows of `length` items takes (opts.path, else the faster one that applies). */
-function pathOf(kernel: string, HD: number, layout: { LANES: number }, opts: AttentionOptions): AttentionPath {
+/**
+ * The path a kernel over `rows` rows of `length` items takes by default: 'rows' where it applies and either a
+ * thread per row already fills the device (attentionLayout gives one lane) or the adapter is a CPU (software)
+ * one, where parallelism beyond its few cores buys nothing and workgroup barriers are slow; else 'lanes'.
+ */
+export function defaultAttentionPath(ctx: GpuContext, HD: number, rows: number, length: number): AttentionPath {
+  if (!rowsPathSupports(HD)) return 'lanes';
+  return ctx.report.isFallbackAdapter || attentionLayout(rows, length).LANES === 1 ? 'rows' : 'lanes';
+}
+
+function pathOf(kernel: string, ctx: GpuContext, HD: number, rows: number, length: number, opts: AttentionOptions): AttentionPath {
   if (opts.path === 'rows' && !rowsPathSupports(HD)) {
     throw new Error(`${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`);
   }
-  return opts.path ?? (rowsPathSupports(HD) && layout.LANES === 1 ? 'rows' : 'lanes');
+  return opts.path ?? defaultAttentionPath(ctx, HD, rows, length);
 }
 
 /** Threads per workgroup of attention-rows.wgsl (WG in the shader): a thread per row. */
@@ -182,7 +191,7 @@ export function attentionForward(
   sameShape('attentionForward', out, 'out', q, 'q');
   const rows = d.B * d.NH * d.T;
   const layout = attentionLayout(rows, d.Tk);
-  if (pathOf('attentionForward', d.HD, layout, opts) === 'rows') {
+  if (pathOf('attentionForward', rec.ctx, d.HD, rows, d.Tk, opts) === 'rows') {
     rec.dispatch({
       family: rowsFamily(rec.ctx, d.HD),
       entry: 'attention_forward',
@@ -251,7 +260,7 @@ export function attentionBackward(
     workgroups: [...grid(Math.ceil(qRows / STATS_WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension), 1],
   });
   const qLayout = attentionLayout(qRows, d.Tk);
-  const qRowsPath = pathOf(kernel, d.HD, qLayout, opts) === 'rows';
+  const qRowsPath = pathOf(kernel, rec.ctx, d.HD, qRows, d.Tk, opts) === 'rows';
   rec.dispatch({
     family: qRowsPath ? rowsFamily(rec.ctx, d.HD) : family,
     entry: 'attention_backward_dq',
@@ -262,7 +271,7 @@ export function attentionBackward(
   });
   const kRows = d.B * d.NKV * d.Tcap;
   const kLayout = attentionLayout(kRows, d.T * (d.NH / d.NKV));
-  const kRowsPath = pathOf(kernel, d.HD, kLayout, opts) === 'rows';
+  const kRowsPath = pathOf(kernel, rec.ctx, d.HD, kRows, d.T * (d.NH / d.NKV), opts) === 'rows';
   rec.dispatch({
     family: kRowsPath ? rowsFamily(rec.ctx, d.HD) : family,
     entry: 'attention_backward_dkdv',
