@@ -33,6 +33,8 @@ const MATMUL_SHAPES: { M: number; N: number; K: number; batch: number; shareB?: 
   { M: 4, N: 4, K: 4, batch: 1 },
   { M: 17, N: 68, K: 36, batch: 2, shareB: true },
   { M: 20, N: 12, K: 65, batch: 3 },
+  // More than one 64x64 block of C per workgroup of 'wide' (8x8 per invocation) and 'tiled', ragged in both.
+  { M: 76, N: 136, K: 20, batch: 1 },
 ];
 
 const LAYOUTS = [

@@ -15,7 +15,7 @@ import {
 } from './matmul';
 
 /** Variants the autotune chooses between ('naive' is the oracle, never a candidate). */
-export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'tiled'];
+export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'wide', 'tiled'];
 
 /**
  * The candidates worth timing on an adapter: on software (CPU) adapters 'tiled' is left out, because workgroup
@@ -74,7 +74,8 @@ export interface TuneOptions {
 }
 
 const memoryCache = new Map<string, MatmulTuning>();
-const STORE_PREFIX = 'rl-lab.matmul-tune.v1:';
+/** Cached results are keyed by the candidate list too, so adding a variant re-measures. */
+const STORE_PREFIX = `rl-lab.matmul-tune.v1[${TUNE_CANDIDATES.join(',')}]:`;
 
 /** The adapter a tuning belongs to (vendor, architecture, description, runtime). */
 export function adapterKey(ctx: GpuContext): string {

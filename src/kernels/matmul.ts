@@ -5,10 +5,11 @@
 
 import source from '../../shaders/matmul.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
+import { expandUnrolled } from '../gpu/unroll';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
-export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'tiled'] as const;
+export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tiled'] as const;
 export type MatmulVariant = (typeof MATMUL_VARIANTS)[number];
 
 /** Storage layout of the operands: N = as stored, T = transposed (A*B^T is 'NT'). */
@@ -23,6 +24,9 @@ export interface GpuMatmulOptions extends MatmulOptions {
 export type MatmulTuning = Partial<Record<MatmulLayout, MatmulVariant>>;
 
 const WG = 8;
+
+/** matmul.wgsl with matmul_wide's 8-row unrolled lines expanded (src/gpu/unroll.ts). */
+const expanded = expandUnrolled(source, 8);
 const tunings = new WeakMap<GPUDevice, MatmulTuning>();
 
 /** Makes `tuning` the default variants of matmul() on this device (matmul-tune.ts calls it). */
@@ -41,11 +45,11 @@ export function layoutOf(opts: { transA?: boolean; transB?: boolean }): MatmulLa
 }
 
 /**
- * Whether a variant can run a shape: 'vec4' reads 4 floats at a time along each operand's contiguous dimension,
- * so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and it has no A^T*B^T loop.
+ * Whether a variant can run a shape: 'vec4' and 'wide' read 4 floats at a time along each operand's contiguous
+ * dimension, so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and have no A^T*B^T loop.
  */
 export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
-  if (variant !== 'vec4') return true;
+  if (variant !== 'vec4' && variant !== 'wide') return true;
   switch (layoutOf(s)) {
     case 'NT':
       return s.K % 4 === 0;
@@ -72,10 +76,11 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     .u32(d.strideB)
     .u32(d.strideC)
     .f32(opts.alpha ?? 1);
-  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup; the others 8x8 invocations of 1 (naive) or 4x4 elements.
-  const perWorkgroup = variant === 'tiled' ? 64 : variant === 'naive' ? WG : 4 * WG;
+  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup; the others 8x8 invocations of 1 (naive), 8x8 (wide)
+  // or 4x4 elements.
+  const perWorkgroup = variant === 'tiled' ? 64 : variant === 'naive' ? WG : variant === 'wide' ? 8 * WG : 4 * WG;
   rec.dispatch({
-    family: rec.ctx.family('matmul', source),
+    family: rec.ctx.family('matmul', expanded),
     entry: `matmul_${variant}`,
     constants: { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) },
     params,
