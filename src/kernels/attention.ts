@@ -7,7 +7,7 @@
 
 import source from '../../shaders/attention.wgsl?raw';
 import rowsTemplate from '../../shaders/attention-rows.wgsl?raw';
-import { Params, grid, type DType, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
+import { Params, grid, type DType, type Dispatch, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
 import { expandUnrolled } from '../gpu/unroll';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
@@ -63,11 +63,19 @@ export function defaultAttentionPath(ctx: GpuContext, HD: number, rows: number, 
   return ctx.report.isFallbackAdapter || attentionLayout(rows, length).LANES === 1 ? 'rows' : 'lanes';
 }
 
-function pathOf(kernel: string, ctx: GpuContext, HD: number, rows: number, length: number, opts: AttentionOptions): AttentionPath {
+/**
+ * Where one entry point over `rows` rows of `length` items runs: on opts.path (else defaultAttentionPath), its
+ * family, override constants and workgroups. Both files name their entry points alike.
+ */
+function launch(kernel: string, rec: Recorder, HD: number, rows: number, length: number, opts: AttentionOptions): Pick<Dispatch, 'family' | 'constants' | 'workgroups'> {
   if (opts.path === 'rows' && !rowsPathSupports(HD)) {
     throw new Error(`${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`);
   }
-  return opts.path ?? defaultAttentionPath(ctx, HD, rows, length);
+  if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
+    return { family: rowsFamily(rec.ctx, HD), workgroups: workgroups(rec, rows, ROWS_WG) };
+  }
+  const layout = attentionLayout(rows, length);
+  return { family: rec.ctx.family('attention', source), constants: layout, workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)) };
 }
 
 /** Threads per workgroup of attention-rows.wgsl (WG in the shader): a thread per row. */
@@ -189,25 +197,11 @@ export function attentionForward(
 ): void {
   const d = dims('attentionForward', q, k, v, lse, opts);
   sameShape('attentionForward', out, 'out', q, 'q');
-  const rows = d.B * d.NH * d.T;
-  const layout = attentionLayout(rows, d.Tk);
-  if (pathOf('attentionForward', rec.ctx, d.HD, rows, d.Tk, opts) === 'rows') {
-    rec.dispatch({
-      family: rowsFamily(rec.ctx, d.HD),
-      entry: 'attention_forward',
-      params: params(d, opts),
-      bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
-      workgroups: workgroups(rec, rows, ROWS_WG),
-    });
-    return;
-  }
   rec.dispatch({
-    family: rec.ctx.family('attention', source),
+    ...launch('attentionForward', rec, d.HD, d.B * d.NH * d.T, d.Tk, opts),
     entry: 'attention_forward',
-    constants: layout,
     params: params(d, opts),
     bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
-    workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(d.HD / HB)),
   });
 }
 
@@ -246,38 +240,28 @@ export function attentionBackward(
   sameShape(kernel, out, 'out', q, 'q');
   sameShape(kernel, dk, 'dk', k, 'k');
   sameShape(kernel, dv, 'dv', v, 'v');
-  const family = rec.ctx.family('attention', source);
   const p = params(d, opts);
   const kvStart = kvStartOf(rec, d, opts);
   const qRows = d.B * d.NH * d.T;
   // (lse, D) pairs per query row: one buffer, so that dk/dv binds 8 storage buffers (the WebGPU default limit).
   const stats = ownedTensor(rec.ctx, 'stats', 2 * qRows, 'f32');
   rec.dispatch({
-    family,
+    family: rec.ctx.family('attention', source),
     entry: 'attention_backward_stats',
     params: p,
     bindings: [stats, dOut, out, lse],
     workgroups: [...grid(Math.ceil(qRows / STATS_WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension), 1],
   });
-  const qLayout = attentionLayout(qRows, d.Tk);
-  const qRowsPath = pathOf(kernel, rec.ctx, d.HD, qRows, d.Tk, opts) === 'rows';
   rec.dispatch({
-    family: qRowsPath ? rowsFamily(rec.ctx, d.HD) : family,
+    ...launch(kernel, rec, d.HD, qRows, d.Tk, opts),
     entry: 'attention_backward_dq',
-    constants: qRowsPath ? undefined : qLayout,
     params: p,
     bindings: [dq, dOut, q, k, v, stats, kvStart],
-    workgroups: qRowsPath ? workgroups(rec, qRows, ROWS_WG) : workgroups(rec, qRows, qLayout.ROWS, Math.ceil(d.HD / HB)),
   });
-  const kRows = d.B * d.NKV * d.Tcap;
-  const kLayout = attentionLayout(kRows, d.T * (d.NH / d.NKV));
-  const kRowsPath = pathOf(kernel, rec.ctx, d.HD, kRows, d.T * (d.NH / d.NKV), opts) === 'rows';
   rec.dispatch({
-    family: kRowsPath ? rowsFamily(rec.ctx, d.HD) : family,
+    ...launch(kernel, rec, d.HD, d.B * d.NKV * d.Tcap, d.T * (d.NH / d.NKV), opts),
     entry: 'attention_backward_dkdv',
-    constants: kRowsPath ? undefined : kLayout,
     params: p,
     bindings: [dk, dv, dOut, q, k, v, stats, kvStart],
-    workgroups: kRowsPath ? workgroups(rec, kRows, ROWS_WG) : workgroups(rec, kRows, kLayout.ROWS, Math.ceil(d.HD / HB)),
   });
 }
