@@ -1,5 +1,8 @@
 // A small, strict command-line parser: --flag value, --flag=value and boolean --flag. Unknown flags and bad
-// numbers are errors that name the flag and the rule.
+// numbers are errors that name the flag and the rule; an unknown flag names the nearest known one (or the field
+// another trainer's name stands for), whichever form it was given in.
+
+import { nearestField } from '../schema/fields';
 
 export interface FlagSpec {
   type: 'string' | 'number' | 'boolean';
@@ -25,7 +28,7 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (flags start with --; see --help)`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
     const spec = specs[name];
-    if (!spec) throw new UsageError(`unknown flag --${name} (see --help)`);
+    if (!spec) throw new UsageError(`${unknownFlagMessage(name, specs)} (see --help)`);
     if (spec.type === 'boolean') {
       out[name] = inline === undefined ? true : inline !== 'false';
       continue;
@@ -45,6 +48,22 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
     out[name] = n;
   }
   return out;
+}
+
+/**
+ * "unknown flag --x; did you mean --y?" with the nearest flag, or the field another trainer's name stands for
+ * (`--kl_coef` -> `--beta`, with `known` carrying TRL/verl/OpenRLHF names). Dashes and underscores are alike.
+ */
+export function unknownFlagMessage(name: string, known: Readonly<Record<string, object>>): string {
+  const near = nearestField(name, known) ?? nearestField(name.replace(/-/g, '_'), known);
+  if (!near) return `unknown flag --${name}`;
+  const foreign = near.via !== null && near.via === name.toLowerCase() ? ` (${name} is another trainer's name for it)` : '';
+  return `unknown flag --${name}; did you mean --${near.field}?${foreign}`;
+}
+
+/** Index of the last argument an unknown flag at `i` takes: its value too when one follows (`--lr 1`), so the value is not read as a stray argument. */
+export function skipUnknownValue(argv: readonly string[], i: number, inline: string | undefined): number {
+  return inline === undefined && argv[i + 1] !== undefined && !argv[i + 1].startsWith('--') ? i + 1 : i;
 }
 
 export function helpText(usage: string, specs: Record<string, FlagSpec>): string {

@@ -11,13 +11,14 @@ import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import {
+  FIELD_SPECS,
   PRESET_NAMES,
   RL_FIELDS,
   configToJson,
   configWarnings,
-  decodeValue,
+  decodeFieldText,
   isPresetName,
-  rangeText,
+  kindText,
   resolveConfig,
   suggestion,
   type FieldSpec,
@@ -27,7 +28,7 @@ import {
 } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
 import { Trainer, decodeTrainerState, encodeTrainerState } from '../rl/trainer';
-import { UsageError, progressBar } from './args';
+import { UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
 import { PUBLIC_DIR, loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
@@ -46,31 +47,14 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
 };
 
 function fieldHelp(name: string, spec: FieldSpec): string {
-  let kind: string;
-  switch (spec.kind) {
-    case 'number':
-      kind = `${spec.integer ? 'int' : 'num'} in ${rangeText(spec)}${spec.nullable ? `, or null (${spec.nullMeans})` : ''}`;
-      break;
-    case 'enum':
-      kind = spec.values.join('|');
-      break;
-    case 'boolean':
-      kind = 'true|false';
-      break;
-    case 'string':
-      kind = `text, or null (${spec.nullMeans})`;
-      break;
-    case 'weights':
-      kind = `name:w,name:w, or null (${spec.nullMeans})`;
-      break;
-  }
   const def = spec.default === null ? 'null' : typeof spec.default === 'object' ? JSON.stringify(spec.default) : String(spec.default);
-  return `  --${name}`.padEnd(34) + `${spec.doc}\n${' '.repeat(34)}${kind}; default ${def}`;
+  const others = [spec.trl && `TRL ${spec.trl}`, spec.verl && `verl ${spec.verl}`, spec.openrlhf && `OpenRLHF ${spec.openrlhf}`].filter(Boolean).join('; ');
+  return `  --${name}`.padEnd(34) + `${spec.doc}\n${' '.repeat(34)}${kindText(spec)}; default ${def}${others ? `\n${' '.repeat(34)}elsewhere: ${others}${spec.note ? ` (${spec.note})` : ''}` : ''}`;
 }
 
 export function rlHelpText(): string {
   const cmd = Object.entries(COMMAND_FLAGS).map(([k, f]) => `  --${k}${f.value ? ` <${f.value}>` : ''}`.padEnd(34) + f.doc);
-  const fields = Object.entries(RL_FIELDS).map(([k, s]) => fieldHelp(k, s as FieldSpec));
+  const fields = Object.entries(FIELD_SPECS).map(([k, s]) => fieldHelp(k, s));
   return [
     'usage: npm run train -- --task <task> --preset <algorithm> [--steps N] [--seed S] [--config file.json] [--out dir] [--<field> value ...]',
     '       npm run train -- --sft --task <task> ...   (supervised warm start; --sft --help lists its flags)',
@@ -78,7 +62,7 @@ export function rlHelpText(): string {
     'command flags:',
     ...cmd,
     '',
-    'config fields (ALGORITHMS.md; TRL/verl names), each also a flag; a preset sets some, flags override:',
+    'config fields (their math: docs/algorithms.md; every metric: docs/metrics.md), each also a flag; a preset sets some, flags override:',
     ...fields,
     '',
   ].join('\n');
@@ -94,7 +78,7 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
   const command: Record<string, string | boolean> = {};
   const fields: Partial<Record<RLField, unknown>> = {};
   const errors: string[] = [];
-  const known = [...Object.keys(COMMAND_FLAGS), ...Object.keys(RL_FIELDS)];
+  const known = { ...COMMAND_FLAGS, ...FIELD_SPECS };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (flags start with --; see --help)`);
@@ -110,10 +94,11 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
       continue;
     }
     if (!(name in RL_FIELDS)) {
-      errors.push(`unknown flag --${raw}${suggestion(raw, known)}`);
+      errors.push(unknownFlagMessage(raw, known));
+      i = skipUnknownValue(argv, i, inline);
       continue;
     }
-    const spec = RL_FIELDS[name as RLField] as FieldSpec;
+    const spec = FIELD_SPECS[name as RLField];
     let text = inline;
     if (text === undefined) {
       const next = argv[i + 1];
@@ -121,7 +106,7 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
       else if (next === undefined) throw new UsageError(`--${name} needs a value (${spec.doc})`);
       else text = argv[++i];
     }
-    const v = decodeValue(name as RLField, text);
+    const v = decodeFieldText(name, spec, text);
     if (v && typeof v === 'object' && 'error' in v) errors.push((v as { error: string }).error);
     else fields[name as RLField] = v;
   }

@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
 import { GpuPolicy } from '../model/policy';
-import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../model/sft';
+import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../rl/sft';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import { getTask, taskNames } from '../tasks';

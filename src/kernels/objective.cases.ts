@@ -7,8 +7,7 @@
 import * as ref from '../reference/objective';
 import type { Rng } from '../reference/random';
 import { host, type HostTensor } from '../reference/types';
-import type { ObjectiveConfigInput } from '../rl/objective-config';
-import { LOSS_AGG_MODES, LOSS_TYPES, KL_ESTIMATORS } from '../rl/objective-config';
+import { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from './objective';
 import { gpuTwinCase, type KernelCase } from './verify';
 
@@ -83,10 +82,11 @@ function objectiveCase(
   name: string,
   N: number,
   L: number,
-  config: ObjectiveConfigInput,
+  config: Partial<ObjectiveConfig>,
   use: ObjectiveCaseInputs,
   opts: RandomObjectiveOptions = {},
 ): KernelCase {
+  const cfg = resolveObjectiveConfig(config);
   return gpuTwinCase({
     name: `objective ${N}x${L} ${name}`,
     family: 'objective',
@@ -99,9 +99,9 @@ function objectiveCase(
       { shape: [OBJECTIVE_METRICS.length], random: true },
     ],
     gpu: (rec, [loss, dLogp, dEntropy, records, metrics], ins) =>
-      objectiveForwardBackward(rec, loss, dLogp, dEntropy, records, metrics, pickInputs(ins, use) as ObjectiveTensors, config),
+      objectiveForwardBackward(rec, loss, dLogp, dEntropy, records, metrics, pickInputs(ins, use) as ObjectiveTensors, cfg),
     twin: ([loss, dLogp, dEntropy, records, metrics], ins) =>
-      ref.objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, pickInputs(ins as HostTensor<Float32Array>[], use), config),
+      ref.objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, pickInputs(ins as HostTensor<Float32Array>[], use), cfg),
     tol: [TOL.loss, TOL.grad, TOL.grad, TOL.records, TOL.metrics],
   });
 }
@@ -121,7 +121,7 @@ export function objectiveCases(): KernelCase[] {
         const kl_estimator = KL_ESTIMATORS[j % KL_ESTIMATORS.length];
         const tis = j % 2 === 1;
         j++;
-        const cfg: ObjectiveConfigInput = {
+        const cfg: Partial<ObjectiveConfig> = {
           loss_type, loss_agg_mode, beta: 0.04, kl_estimator, entropy_coef: 0.01, ...(tis ? { tis_cap: 1.1 } : {}),
         };
         cases.push(objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL));

@@ -9,6 +9,7 @@ import { OBJECTIVE_METRICS } from '../reference/objective';
 import { Rng } from '../reference/random';
 import { objectiveForwardBackward, objectiveLayout } from './objective';
 import { objectiveCases, pickInputs, randomObjectiveInputs } from './objective.cases';
+import { resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 
 let ctx: GpuContext;
 
@@ -52,7 +53,7 @@ describe('objective wrapper', () => {
     const run = async () => {
       const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) => ctx.tensor(s, { label: `det:out${i}` }));
       const rec = ctx.recorder('objective determinism');
-      objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], pickInputs(ins, { ref: true }), cfg);
+      objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], pickInputs(ins, { ref: true }), resolveObjectiveConfig(cfg));
       rec.submit();
       const got = await ctx.readMany(outs);
       for (const t of outs) t.destroy();
@@ -70,13 +71,13 @@ describe('objective wrapper', () => {
     const inputs = { logp: lp, oldLogp: old, advantages: adv, mask, entropy: ent };
     const rec = ctx.recorder('objective checks');
     const outs = [t([1]), t([2, 3]), t([2, 3]), t([5, 2, 3]), t([OBJECTIVE_METRICS.length])] as const;
-    const call = (over: object, cfg = {}) =>
-      objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], { ...inputs, ...over }, cfg);
+    const call = (over: object, cfg: Partial<ObjectiveConfig> = {}) =>
+      objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], { ...inputs, ...over }, resolveObjectiveConfig(cfg));
     expect(() => call({ mask: t([3, 2]) })).toThrow(/mask must be \(N, L\) = \(2, 3\)/);
     expect(() => call({}, { beta: 0.1 })).toThrow(/needs refLogp/);
     expect(() => call({}, { beta: 0.1, kl_estimator: 'exact' })).toThrow(/needs klExact/);
     expect(() => call({}, { tis_cap: 2 })).toThrow(/tis_cap needs samplerLogp/);
-    expect(() => call({}, { epsilon: 1.5 })).toThrow(/epsilon must be in \[0, 1\)/);
+    expect(() => call({}, { epsilon: 1.5 })).toThrow(/epsilon: must be in \[0, 1\)/);
     expect(() => objectiveForwardBackward(rec, outs[0], t([2, 2]), outs[2], outs[3], outs[4], inputs)).toThrow(/dLogp/);
     rec.submit();
   });

@@ -11,7 +11,7 @@ import {
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
-import type { ObjectiveConfigInput } from '../rl/objective-config';
+import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, type ObjectiveConfig } from '../schema/objective';
 
 export { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveMetricRecord, type ObjectiveMetricName } from '../reference/objective';
 
@@ -89,7 +89,7 @@ function requireSize(kernel: string, t: Tensor, name: string, size: number, N: n
  * @param records  (5, N, L) overwritten: OBJECTIVE_RECORDS planes.
  * @param metrics  (K) overwritten: OBJECTIVE_METRICS values.
  * @param inputs   (N, L) f32 tensors; mask must be 0/1 (not checked on the GPU).
- * @param config   objective knobs, validated by resolveObjectiveConfig.
+ * @param config   objective knobs, complete and valid (an RL config, or resolveObjectiveConfig's result).
  */
 export function objectiveForwardBackward(
   rec: Recorder,
@@ -99,7 +99,7 @@ export function objectiveForwardBackward(
   records: Tensor,
   metrics: Tensor,
   inputs: ObjectiveTensors,
-  config: ObjectiveConfigInput = {},
+  config: ObjectiveConfig = DEFAULT_OBJECTIVE_CONFIG,
 ): void {
   const kernel = 'objectiveForwardBackward';
   const plan = objectivePlan(kernel, inputs, config, (t) => t.shape);
@@ -124,9 +124,9 @@ export function objectiveForwardBackward(
   }
 
   let flags = 0;
-  if (cfg.clip_ratio_c !== undefined) flags |= F.DUAL;
-  if (cfg.delta !== undefined) flags |= F.DELTA;
-  if (cfg.tis_cap !== undefined) flags |= F.TIS;
+  if (cfg.clip_ratio_c !== null) flags |= F.DUAL;
+  if (cfg.delta !== null) flags |= F.DELTA;
+  if (cfg.tis_cap !== null) flags |= F.TIS;
   if (plan.hasSampler) flags |= F.SAMPLER;
   if (plan.hasKlExact) flags |= F.KLX;
   if (plan.hasKl) flags |= F.KL;
@@ -142,7 +142,7 @@ export function objectiveForwardBackward(
     .u32(KL_MODE[cfg.kl_estimator])
     .u32(flags)
     .f32(cfg.epsilon)
-    .f32(cfg.epsilon_high)
+    .f32(epsilonHigh(cfg))
     .f32(cfg.clip_ratio_c ?? 0)
     .f32(cfg.delta ?? 0)
     .f32(cfg.eps_max)

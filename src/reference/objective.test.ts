@@ -1,18 +1,12 @@
 // The objective twin (src/reference/objective.ts): its gradients against central finite differences of its loss
 // (f64) for every differentiable loss type x ratio level x aggregation x KL estimator, plus dual clip, delta,
-// TIS and the token selections; a hand-worked case per named preset of ALGORITHMS.md with the arithmetic in
+// TIS and the token selections; a hand-worked case per named preset of docs/algorithms.md#presets with the arithmetic in
 // comments; logp == oldLogp (ratio exactly 1: nothing clips, dLogp = -A * weight); and config validation.
 
 import { describe, expect, it } from 'vitest';
 import { randomObjectiveInputs } from '../kernels/objective.cases';
-import {
-  DEFAULT_OBJECTIVE_CONFIG,
-  KL_ESTIMATORS,
-  LOSS_AGG_MODES,
-  OBJECTIVE_PRESETS,
-  resolveObjectiveConfig,
-  type ObjectiveConfigInput,
-} from '../rl/objective-config';
+import { PRESET_NAMES, resolveConfig, type PresetName } from '../rl/config';
+import { DEFAULT_OBJECTIVE_CONFIG, KL_ESTIMATORS, LOSS_AGG_MODES, epsilonHigh, objectivePart, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 import { compareArrays } from './compare';
 import {
   OBJECTIVE_METRICS,
@@ -39,15 +33,18 @@ interface Run {
   metrics: Record<ObjectiveMetricName, number>;
 }
 
-function run(inputs: ObjectiveInputs, config: ObjectiveConfigInput): Run {
+function run(inputs: ObjectiveInputs, config: Partial<ObjectiveConfig>): Run {
   const [N, L] = inputs.logp.shape;
   const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
   const [loss, dLogp, dEntropy, records, metrics] = [z([1]), z([N, L]), z([N, L]), z([R, N, L]), z([K])];
-  objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, inputs, config);
+  objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, inputs, resolveObjectiveConfig(config));
   const m = {} as Record<ObjectiveMetricName, number>;
   OBJECTIVE_METRICS.forEach((name, j) => (m[name] = metrics.data[j]));
   return { loss: loss.data[0], dLogp: dLogp.data, dEntropy: dEntropy.data, records: records.data, metrics: m };
 }
+
+/** A named preset's objective knobs (the RL presets of src/rl/config/presets.ts, not a copy). */
+const preset = (name: PresetName): ObjectiveConfig => objectivePart(resolveConfig(name));
 
 const t64 = (rows: number[][]): T64 => host(Float64Array.from(rows.flat()), [rows.length, rows[0].length]);
 
@@ -82,7 +79,7 @@ function fdGrad(loss: () => number, x: Float64Array, linked: Float64Array[] = []
 
 const FD_TOL = { atol: 2e-7, rtol: 2e-6 };
 
-function expectFd(label: string, inputs: Required<ObjectiveInputs<T64>>, config: ObjectiveConfigInput, use: { ref?: boolean; sampler?: boolean; klExact?: boolean }): void {
+function expectFd(label: string, inputs: Required<ObjectiveInputs<T64>>, config: Partial<ObjectiveConfig>, use: { ref?: boolean; sampler?: boolean; klExact?: boolean }): void {
   const ins: ObjectiveInputs<T64> = {
     logp: inputs.logp,
     oldLogp: inputs.oldLogp,
@@ -134,7 +131,7 @@ describe('objective twin: gradients match central finite differences', () => {
         it(`${lv.loss_type} ${lv.importance_sampling_level} ${loss_agg_mode} kl=${kl}${tis ? ' tis' : ''}`, () => {
           // Small epsilons at sequence level so that some sequence ratios clip.
           const eps = lv.importance_sampling_level === 'sequence' ? { epsilon: 0.05, epsilon_high: 0.08 } : {};
-          const config: ObjectiveConfigInput = {
+          const config: Partial<ObjectiveConfig> = {
             ...lv, ...eps, loss_agg_mode, entropy_coef: 0.013, eps_max: 1.2,
             ...(kl === 'none' ? {} : { beta: 0.07, kl_estimator: kl }),
             ...(tis ? { tis_cap: 1.1 } : {}),
@@ -144,7 +141,7 @@ describe('objective twin: gradients match central finite differences', () => {
       }
     }
   }
-  const features: [string, ObjectiveConfigInput, number?][] = [
+  const features: [string, Partial<ObjectiveConfig>, number?][] = [
     ['dual clip c=1.3 + delta=1.5, clip-higher', { clip_ratio_c: 1.3, delta: 1.5, epsilon_high: 0.28 }, 0.9],
     ['dual clip c=1.3', { clip_ratio_c: 1.3, loss_agg_mode: 'seq-mean-token-sum' }, 0.9],
     ['delta=1.1 below 1 + epsilon_high = 1.3', { delta: 1.1, epsilon_high: 0.3 }, 0.9],
@@ -199,7 +196,7 @@ function expectClose(label: string, got: ArrayLike<number>, want: number[]): voi
 
 describe('objective twin: hand-worked presets', () => {
   it('GRPO (DeepSeekMath): ppo_clip eps 0.2, seq-mean-token-mean, k3 KL in the loss with beta 0.04', () => {
-    const r = run(handInputs(RATIOS, A_SEQ, { u: U }), OBJECTIVE_PRESETS.grpo);
+    const r = run(handInputs(RATIOS, A_SEQ, { u: U }), preset('grpo'));
     // Per-token l = -min(r A, clip(r, 0.8, 1.2) A):
     //   seq 0 (A = +1): r = 1 -> -1;  r = 1.5 -> -min(1.5, 1.2) = -1.2 (clipped high);  r = 0.5 -> -min(0.5, 0.8) = -0.5
     //   seq 1 (A = -1): r = 0.5 -> -min(-0.5, -0.8) = 0.8 (clipped low);  r = 1.1 -> -min(-1.1, -1.1) = 1.1
@@ -232,14 +229,14 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('Dr. GRPO: seq-mean-token-sum-norm divides by N * L_max = 2 * 3', () => {
-    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.dr_grpo);
+    const r = run(handInputs(RATIOS, A_SEQ), preset('dr_grpo'));
     // Same per-token losses as GRPO; every weight 1/6.
     expect(r.loss).toBeCloseTo((-1 - 1.2 - 0.5 + 0.8 + 1.1) / 6, 12); // -0.8 / 6 = -0.133333
     expectClose('dLogp', r.dLogp, [-1 / 6, 0, -0.5 / 6, 0, 1.1 / 6, 0]);
   });
 
   it('DAPO: clip-higher 0.2 / 0.28, token-mean', () => {
-    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.dapo);
+    const r = run(handInputs(RATIOS, A_SEQ), preset('dapo'));
     // r = 1.5 now clips at 1.28: l = -1.28. Others as GRPO. Weight 1/5 (five tokens).
     expect(r.loss).toBeCloseTo((-1 - 1.28 - 0.5 + 0.8 + 1.1) / 5, 12); // -0.88 / 5 = -0.176
     expectClose('dLogp', r.dLogp, [-1 / 5, 0, -0.5 / 5, 0, 1.1 / 5, 0]); // -0.2, 0, -0.1, 0, 0.22
@@ -247,7 +244,7 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('GSPO: one length-normalized ratio per sequence, eps 3e-4 / 4e-4', () => {
-    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.gspo);
+    const r = run(handInputs(RATIOS, A_SEQ), preset('gspo'));
     // s_0 = (1 * 1.5 * 0.5)^(1/3) = 0.75^(1/3) = 0.908560; A = +1: below 1 - 3e-4 but A > 0, so unclipped: l = -s_0.
     // s_1 = (0.5 * 1.1)^(1/2) = 0.741620; A = -1 and s_1 < 0.9997: clipped low, l = 0.9997 for both tokens.
     const s0 = Math.cbrt(0.75);
@@ -261,7 +258,7 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('CISPO: -sg(min(r, 5)) A logp, token-mean', () => {
-    const r = run(handInputs([[1, 6, 0.5], [0.5, 1.1, 1]], A_SEQ), OBJECTIVE_PRESETS.cispo);
+    const r = run(handInputs([[1, 6, 0.5], [0.5, 1.1, 1]], A_SEQ), preset('cispo'));
     // l = -min(r, 5) A logp:
     //   seq 0 (A = 1): -1 * -1 = 1;  -5 * -2 = 10 (r = 6 truncated to 5);  -0.5 * -0.5 = 0.25
     //   seq 1 (A = -1): -0.5 * -1 * -1.5 = -0.75;  -1.1 * -1 * -0.7 = -0.77
@@ -273,7 +270,7 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('REINFORCE++: ppo_clip token-mean; its KL is in the reward, so beta does not reach the loss', () => {
-    const r = run(handInputs(RATIOS, A_TOK, { u: U }), { ...OBJECTIVE_PRESETS.reinforce_pp, beta: 0.05 });
+    const r = run(handInputs(RATIOS, A_TOK, { u: U }), { ...preset('reinforce_pp'), beta: 0.05 });
     // Token advantages [[0.5, 1, -0.5], [-1, 2]]:
     //   r = 1, A = 0.5 -> -0.5;  r = 1.5, A = 1 -> -1.2 (high);  r = 0.5, A = -0.5 -> -min(-0.25, -0.4) = 0.4 (low)
     //   r = 0.5, A = -1 -> 0.8 (low);  r = 1.1, A = 2 -> -2.2
@@ -285,7 +282,7 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('REINFORCE: -A logp, seq-mean-token-sum, no ratio (so off-policy ratios change nothing)', () => {
-    const r = run(handInputs(RATIOS, A_SEQ), OBJECTIVE_PRESETS.reinforce);
+    const r = run(handInputs(RATIOS, A_SEQ), preset('reinforce'));
     // l = -A logp: seq 0 (A = 1): 1, 2, 0.5 (sum 3.5); seq 1 (A = -1): -1.5, -0.7 (sum -2.2). Weight 1/N = 1/2.
     expect(r.loss).toBeCloseTo((3.5 - 2.2) / 2, 12); // 0.65
     // dLogp = -A / 2 at every valid token, whatever the ratio.
@@ -294,14 +291,14 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('RLOO: ppo_clip, seq-mean-token-mean, leave-one-out advantages +-0.5', () => {
-    const r = run(handInputs(RATIOS, [[0.5, 0.5, 0.5], [-0.5, -0.5, 0]]), OBJECTIVE_PRESETS.rloo);
+    const r = run(handInputs(RATIOS, [[0.5, 0.5, 0.5], [-0.5, -0.5, 0]]), preset('rloo'));
     // Half of GRPO's policy losses: seq 0: -0.5, -0.6, -0.25; seq 1: 0.4, 0.55.
     expect(r.loss).toBeCloseTo((-0.5 - 0.6 - 0.25) / 6 + (0.4 + 0.55) / 4, 12); // -0.225 + 0.2375 = 0.0125
     expectClose('dLogp', r.dLogp, [-0.5 / 6, 0, (-0.5 * 0.5) / 6, 0, (0.5 * 1.1) / 4, 0]);
   });
 
   it('PPO policy part: token-mean, dual clip c = 3, entropy bonus 0.01', () => {
-    const r = run(handInputs([[1, 1.5, 4], [0.5, 1.1, 1]], A_TOK), { ...OBJECTIVE_PRESETS.ppo, clip_ratio_c: 3, entropy_coef: 0.01 });
+    const r = run(handInputs([[1, 1.5, 4], [0.5, 1.1, 1]], A_TOK), { ...preset('ppo'), clip_ratio_c: 3, entropy_coef: 0.01 });
     //   r = 1, A = 0.5 -> -0.5;  r = 1.5, A = 1 -> -1.2 (high)
     //   r = 4, A = -0.5: -min(-2, -0.6) = 2, then dual clip min(2, -3 * -0.5 = 1.5) = 1.5 (no gradient)
     //   r = 0.5, A = -1 -> 0.8 (low);  r = 1.1, A = 2 -> -2.2
@@ -314,7 +311,7 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('top_entropy_quantile 0.5 keeps the 5 - ceil(0.5 * 4) = 3 highest entropies', () => {
-    const cfg = { ...OBJECTIVE_PRESETS.rloo, top_entropy_quantile: 0.5 };
+    const cfg = { ...preset('rloo'), top_entropy_quantile: 0.5 };
     const r = run(handInputs(RATIOS, A_SEQ), cfg);
     // Entropies 1.0, 2.0, 0.5 | 1.5, 0.25: kept 2.0, 1.5, 1.0 -> tokens (0,0), (0,1), (1,0); the others lose their
     // policy loss but keep their weights (GRPO losses -1, -1.2 | 0.8).
@@ -335,7 +332,7 @@ describe('objective twin: hand-worked presets', () => {
       mask: t64([[1, 1, 1, 1]]),
       entropy: t64([[1, 1, 1, 1]]),
     });
-    const plan = (cfg: ObjectiveConfigInput, inputs: ObjectiveInputs<T64>) => objectivePlan('t', inputs, cfg, (t) => t.shape);
+    const plan = (cfg: Partial<ObjectiveConfig>, inputs: ObjectiveInputs<T64>) => objectivePlan('t', inputs, resolveObjectiveConfig(cfg), (t) => t.shape);
     const clipCov = { clip_cov_ratio: 0.25, clip_cov_lb: 1, clip_cov_ub: 5 };
     // Token 3 has r = 1.1 (unclipped) and the largest cov 4.5: detached.
     const a = mk(1.1);
@@ -361,7 +358,7 @@ describe('objective twin: hand-worked presets', () => {
     // Sampler log-probs: oldLogp - [[ln 2, 0, -ln 2], [0.1, 0, pad]]: weights exp(gap) = 2 -> capped 1.5, 1, 0.5 | e^0.1, 1.
     const gap = [[LN2, 0, -LN2], [0.1, 0, 0]];
     inputs.samplerLogp = host(inputs.oldLogp.data.map((x, i) => x - gap.flat()[i]), [2, 3]);
-    const r = run(inputs, { ...OBJECTIVE_PRESETS.dapo, epsilon_high: 0.2, tis_cap: 1.5 });
+    const r = run(inputs, { ...preset('dapo'), epsilon_high: 0.2, tis_cap: 1.5 });
     // Token-mean of c * l: 1.5 * -1 + 1 * -1.2 + 0.5 * -0.5 + e^0.1 * 0.8 + 1 * 1.1.
     expect(r.loss).toBeCloseTo((-1.5 - 1.2 - 0.25 + Math.exp(0.1) * 0.8 + 1.1) / 5, 12);
     expectClose('dLogp', r.dLogp, [(1.5 * -1) / 5, 0, (0.5 * -0.5) / 5, 0, 1.1 / 5, 0]);
@@ -400,30 +397,30 @@ describe('objective twin: logp == oldLogp (one update per batch) gives ratio 1 e
 describe('objective config', () => {
   it('fills defaults; epsilon_high follows epsilon unless given', () => {
     expect(resolveObjectiveConfig()).toEqual(DEFAULT_OBJECTIVE_CONFIG);
-    expect(resolveObjectiveConfig({ epsilon: 0.1 }).epsilon_high).toBe(0.1);
-    expect(resolveObjectiveConfig({ epsilon: 0.1, epsilon_high: 0.3 }).epsilon_high).toBe(0.3);
-    expect('delta' in resolveObjectiveConfig({ delta: undefined })).toBe(false);
+    expect(epsilonHigh(resolveObjectiveConfig({ epsilon: 0.1 }))).toBe(0.1);
+    expect(epsilonHigh(resolveObjectiveConfig({ epsilon: 0.1, epsilon_high: 0.3 }))).toBe(0.3);
+    expect(resolveObjectiveConfig({ delta: null }).delta).toBeNull();
   });
 
-  it('every preset resolves', () => {
-    for (const [name, p] of Object.entries(OBJECTIVE_PRESETS)) expect(() => resolveObjectiveConfig(p), name).not.toThrow();
+  it("every preset's objective part resolves on its own", () => {
+    for (const name of PRESET_NAMES) expect(() => resolveObjectiveConfig(preset(name)), name).not.toThrow();
   });
 
   it.each([
-    [{ loss_type: 'ppo' }, /loss_type must be one of 'ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', got "ppo"/],
-    [{ epsilon: 1 }, /epsilon must be in \[0, 1\), got 1/],
-    [{ epsilon: Number.NaN }, /epsilon must be a finite number/],
-    [{ clip_ratio_c: 1 }, /clip_ratio_c \(dual clip\) must be > 1/],
-    [{ delta: 0.9 }, /delta \(two-sided cap\) must be > 1/],
-    [{ beta: -0.1 }, /beta must be >= 0/],
-    [{ top_entropy_quantile: 1.5 }, /top_entropy_quantile must be in \[0, 1\]/],
-    [{ loss_type: 'gmpo', importance_sampling_level: 'sequence' }, /must be 'token' with loss_type 'gmpo'/],
+    [{ loss_type: 'ppo' }, /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg; got "ppo"/],
+    [{ epsilon: 1 }, /epsilon: must be in \[0, 1\), got 1/],
+    [{ epsilon: Number.NaN }, /epsilon: must be a number in \[0, 1\), got NaN/],
+    [{ clip_ratio_c: 1 }, /clip_ratio_c: must be in \(1, 100\]/],
+    [{ delta: 0.9 }, /delta: must be in \(1, 100\]/],
+    [{ beta: -0.1 }, /beta: must be in \[0, 10\]/],
+    [{ top_entropy_quantile: 1.5 }, /top_entropy_quantile: must be in \[0, 1\]/],
+    [{ loss_type: 'gmpo', importance_sampling_level: 'sequence' }, /importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio/],
     [{ clip_cov_ratio: 0.1, kl_cov_ratio: 0.1 }, /cannot both be on/],
-    [{ kl_cov_ratio: 0.1, loss_type: 'cispo' }, /kl_cov_ratio needs loss_type 'ppo_clip'/],
-    [{ clip_cov_lb: 5, clip_cov_ub: 1 }, /clip_cov_lb must be below clip_cov_ub/],
-    [{ epsilon_low: 0.2 }, /epsilon_low is not a field/],
+    [{ kl_cov_ratio: 0.1, loss_type: 'cispo' }, /kl_cov_ratio: covariance token selection needs loss_type 'ppo_clip'/],
+    [{ clip_cov_lb: 5, clip_cov_ub: 1 }, /clip_cov_lb: must be below clip_cov_ub/],
+    [{ epsilon_low: 0.2 }, /unknown field epsilon_low/],
   ])('rejects %j', (input, message) => {
-    expect(() => resolveObjectiveConfig(input as ObjectiveConfigInput)).toThrow(message);
+    expect(() => resolveObjectiveConfig(input as Partial<ObjectiveConfig>)).toThrow(message);
   });
 
   it('the twin checks shapes, masks and required inputs', () => {
@@ -437,7 +434,7 @@ describe('objective config', () => {
 
   it('metric records leave out what was not measured', () => {
     const inputs = randomInputs(3, 2, 3);
-    const plan = objectivePlan('t', { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy }, {}, (t) => t.shape);
+    const plan = objectivePlan('t', { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy }, DEFAULT_OBJECTIVE_CONFIG, (t) => t.shape);
     const rec = objectiveMetricRecord(new Float64Array(K).fill(0.5), plan);
     expect(Object.keys(rec).sort()).toEqual(['approx_kl', 'clip_ratio/high_mean', 'clip_ratio/low_mean', 'clip_ratio/region_mean', 'entropy', 'policy_loss']);
   });

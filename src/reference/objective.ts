@@ -36,7 +36,7 @@
 // Per-token selection uses f32 arithmetic in the GPU's summation order, so the twin and the GPU select the same
 // tokens; everything else is computed in double precision.
 
-import { lossKlCoef, resolveObjectiveConfig, type ObjectiveConfig, type ObjectiveConfigInput } from '../rl/objective-config';
+import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, lossKlCoef, type ObjectiveConfig } from '../schema/objective';
 import { floatKey } from './sampler';
 import type { HostTensor } from './types';
 
@@ -111,10 +111,9 @@ export interface ObjectivePlan {
 export function objectivePlan<T>(
   kernel: string,
   inputs: ObjectiveInputs<T>,
-  config: ObjectiveConfigInput,
+  cfg: ObjectiveConfig,
   shapeOf: (t: T) => readonly number[],
 ): ObjectivePlan {
-  const cfg = resolveObjectiveConfig(config);
   const shape = shapeOf(inputs.logp);
   if (shape.length !== 2) throw new Error(`${kernel}: logp must be (N, L), got (${shape.join(', ')})`);
   const [N, L] = shape;
@@ -130,7 +129,7 @@ export function objectivePlan<T>(
   if (beta > 0 && !hasKl) {
     throw new Error(`${kernel}: beta = ${beta} with kl_estimator '${cfg.kl_estimator}' in the loss needs ${exact ? 'klExact' : 'refLogp'}`);
   }
-  if (cfg.tis_cap !== undefined && inputs.samplerLogp === undefined) throw new Error(`${kernel}: tis_cap needs samplerLogp`);
+  if (cfg.tis_cap !== null && inputs.samplerLogp === undefined) throw new Error(`${kernel}: tis_cap needs samplerLogp`);
   return {
     cfg,
     N,
@@ -173,7 +172,7 @@ function kthLargestKey(keys: Uint32Array, k: number): number {
 /** ppo_clip's clip side of a ratio (shared by the selection and the loss). */
 function ppoSide(r: number, A: number, cfg: ObjectiveConfig): number {
   if (r < 1 - cfg.epsilon && A < 0) return -1;
-  if (r > 1 + cfg.epsilon_high && A > 0) return 1;
+  if (r > 1 + epsilonHigh(cfg) && A > 0) return 1;
   return 0;
 }
 
@@ -266,7 +265,7 @@ function checkOutputs(kernel: string, N: number, L: number, outs: [HostTensor, s
  * @param records  (5, N, L) overwritten: OBJECTIVE_RECORDS planes (ratio, clip side, kl, contribution, weight).
  * @param metrics  (K) overwritten: OBJECTIVE_METRICS values.
  * @param inputs   per-token (N, L) inputs; mask must be 0/1.
- * @param config   objective knobs (defaults filled in and validated by resolveObjectiveConfig).
+ * @param config   objective knobs, complete and valid (an RL config, or resolveObjectiveConfig's result).
  */
 export function objectiveForwardBackward(
   loss: HostTensor,
@@ -275,7 +274,7 @@ export function objectiveForwardBackward(
   records: HostTensor,
   metrics: HostTensor,
   inputs: ObjectiveInputs,
-  config: ObjectiveConfigInput = {},
+  config: ObjectiveConfig = DEFAULT_OBJECTIVE_CONFIG,
 ): void {
   const kernel = 'objectiveForwardBackward';
   const plan = objectivePlan(kernel, inputs, config, (t) => t.shape);
@@ -358,18 +357,18 @@ export function objectiveForwardBackward(
       switch (cfg.loss_type) {
         case 'ppo_clip': {
           const lo = 1 - cfg.epsilon;
-          const hi = 1 + cfg.epsilon_high;
-          const rc = cfg.delta !== undefined ? Math.min(r, cfg.delta) : r;
+          const hi = 1 + epsilonHigh(cfg);
+          const rc = cfg.delta !== null ? Math.min(r, cfg.delta) : r;
           const u1 = rc * A;
           const u2 = Math.min(Math.max(r, lo), hi) * A;
           if (u1 <= u2) {
             l = -u1;
-            gr = cfg.delta === undefined || r < cfg.delta ? -A : 0;
+            gr = cfg.delta === null || r < cfg.delta ? -A : 0;
           } else {
             l = -u2;
             gr = r > lo && r < hi ? -A : 0;
           }
-          if (cfg.clip_ratio_c !== undefined && A < 0 && l > -cfg.clip_ratio_c * A) {
+          if (cfg.clip_ratio_c !== null && A < 0 && l > -cfg.clip_ratio_c * A) {
             l = -cfg.clip_ratio_c * A;
             gr = 0;
           }
@@ -407,7 +406,7 @@ export function objectiveForwardBackward(
       const picked = (flags >> 1) & 1;
       const det = plan.clipCov ? picked : 0;
       const klSel = plan.klCov ? picked : 0;
-      const c = cfg.tis_cap !== undefined ? Math.min(Math.exp(old[idx] - smp![idx]), cfg.tis_cap) : 1;
+      const c = cfg.tis_cap !== null ? Math.min(Math.exp(old[idx] - smp![idx]), cfg.tis_cap) : 1;
       const factor = c * keep * (1 - det);
       const lpg = factor * l + c * klSel * cfg.kl_cov_coef * Math.abs(d);
       let g = 0;

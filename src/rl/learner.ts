@@ -21,7 +21,7 @@ import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { GpuModel, type ForwardInputs, type StepOptions } from '../model/gpu-model';
 import { GpuPolicy, type Policy } from '../model/policy';
-import type { ObjectiveConfig } from './objective-config';
+import type { ObjectiveConfig } from '../schema/objective';
 import type { SequenceBatch } from './batch';
 
 /** Per-token inputs of one optimizer step, each (M*S) for the M rows of the minibatch. */

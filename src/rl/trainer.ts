@@ -8,14 +8,15 @@ import type { GpuContext } from '../gpu';
 import type { Checkpoint, ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { Rollout } from '../model/generate';
-import { encodeExample } from '../model/sft';
+import { encodeExample } from './sft';
 import type { Tokenizer } from '../model/tokenizer';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
 import { Rng } from '../reference/random';
 import { getTask, type Task, type TaskItem, type Verdict } from '../tasks';
 import { computeAdvantages, groupRewardStats, meanPassAtK, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
-import { derive, objectiveConfig, validateConfig, type DerivedConfig, type RLConfig } from './config';
+import { derive, validateConfig, type DerivedConfig, type RLConfig } from './config';
+import type { ObjectiveConfig } from '../schema/objective';
 import { CpuLearner } from './cpu-learner';
 import { VALUE_METRICS } from '../reference/value';
 import { GpuLearner, type Learner, type LearnerState, type UpdateResult } from './learner';
@@ -372,7 +373,8 @@ export class Trainer {
     const inspectRows = new Set<number>();
     for (let g = 0; g < Math.min(this.inspectGroups, N / G); g++) for (let i = 0; i < G; i++) inspectRows.add(g * G + i);
 
-    const objective = objectiveConfig(c, this.entropyCoef);
+    // The RL config is an objective config; only alpha moves during a run (the adaptive entropy controller).
+    const objective: ObjectiveConfig = { ...c, entropy_coef: this.entropyCoef };
     const updates: { epoch: number; minibatch: number; lr: number; rows: number[] }[] = [];
     await time('update_actor', async () => {
       for (let epoch = 0; epoch < c.num_iterations; epoch++) {

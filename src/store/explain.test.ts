@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../reference/random';
 import { objectiveForwardBackward, OBJECTIVE_METRICS, OBJECTIVE_RECORDS } from '../reference/objective';
 import { host, zeros } from '../reference/types';
-import { objectiveConfig, resolveConfig, type RLConfig } from '../rl/config';
+import { resolveConfig, type RLConfig } from '../rl/config';
 import { colorScale, explainTokenLoss, fmt, fmtTick, tokenColor, type TokenView } from './explain';
 
 const N = 6;
@@ -32,7 +32,7 @@ function batch(seed: number) {
 function tokens(c: RLConfig, seed: number): TokenView[] {
   const inputs = batch(seed);
   const records = zeros([OBJECTIVE_RECORDS.length, N, L]);
-  objectiveForwardBackward(zeros([1]), zeros([N, L]), zeros([N, L]), records, zeros([OBJECTIVE_METRICS.length]), inputs, objectiveConfig(c));
+  objectiveForwardBackward(zeros([1]), zeros([N, L]), zeros([N, L]), records, zeros([OBJECTIVE_METRICS.length]), inputs, c);
   const R = (p: number, i: number) => records.data[p * N * L + i];
   const out: TokenView[] = [];
   for (let i = 0; i < N * L; i++) {

@@ -3,10 +3,10 @@
 // so every step has the same shape; the loss covers the completion and its EOS only. On the GPU each step is one
 // command buffer, and the loss is read back only every `logEvery` steps.
 
+import type { Policy, SftBatch } from '../model/policy';
+import type { Tokenizer } from '../model/tokenizer';
 import { Rng } from '../reference/random';
 import type { Task, TaskItem } from '../tasks';
-import type { Policy, SftBatch } from './policy';
-import type { Tokenizer } from './tokenizer';
 
 export interface SftOptions {
   /** Optimizer steps. */

@@ -9,8 +9,8 @@ import { loadCharTokenizerFile } from '../cli/files';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import { getTask } from '../tasks';
-import { MODEL_PRESETS } from './config';
-import { GpuPolicy } from './policy';
+import { MODEL_PRESETS } from '../model/config';
+import { GpuPolicy } from '../model/policy';
 import { evaluateGreedy, trainSft } from './sft';
 
 let ctx: GpuContext;

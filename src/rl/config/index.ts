@@ -1,0 +1,12 @@
+// The RL training config, one import for its users: the schema (schema.ts, over src/schema/), the named presets
+// (presets.ts), validation at the boundaries (validate.ts), derived quantities (derive.ts), and the JSON and URL
+// codecs (codecs.ts, messages.ts). The knobs themselves are declared once, in schema.ts and src/schema/objective.ts.
+
+export { DEFAULT_CONFIG, FIELD_NAMES, FIELD_SECTIONS, FIELD_SPECS, RL_FIELDS, type RLConfig, type RLField } from './schema';
+export { PRESETS, PRESET_INFO, PRESET_NAMES, isPresetName, type PresetName } from './presets';
+export { RLConfigError, checkConfig, configWarnings, resolveConfig, validateConfig, type ConfigCheck } from './validate';
+export { derive, isGroupEstimator, type DerivedConfig } from './derive';
+export { configFromUrlParams, configToJson, configToUrlParams, parseConfigJson } from './codecs';
+export { locateJsonError } from './messages';
+export { SECTIONS, decodeFieldText, editDistance, kindText, nearestField, rangeText, sameValue, suggestion, unknownFieldMessage, type FieldSpec, type Section } from '../../schema/fields';
+export { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, epsilonHigh, type KlEstimator, type LossAggMode, type LossType, type ObjectiveConfig } from '../../schema/objective';

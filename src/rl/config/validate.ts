@@ -1,0 +1,165 @@
+// Validation of the RL config at its boundaries (URL, file, UI, CLI, resume): every field against its rule in the
+// schema, then the rules between fields, each message naming the field to change and the rule; warnings name knobs
+// that are set but have no effect. Runs once per boundary, never per optimizer step.
+
+import { MODEL_PRESETS } from '../../model/config';
+import { getTask, taskFactories, type Task } from '../../tasks';
+import { fieldProblems, sameValue, suggestion } from '../../schema/fields';
+import { objectiveRuleErrors } from '../../schema/objective';
+import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
+import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
+import { DEFAULT_CONFIG, RL_FIELDS, type RLConfig, type RLField } from './schema';
+
+/** A config that cannot be used, with every problem found (each message starts with the field it is about). */
+export class RLConfigError extends Error {
+  override name = 'RLConfigError';
+  constructor(readonly problems: string[]) {
+    super(problems.length === 1 ? `invalid RL config: ${problems[0]}` : `invalid RL config:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** The outcome of checking a raw config: errors make it unusable; warnings name knobs that have no effect. */
+export interface ConfigCheck {
+  errors: string[];
+  warnings: string[];
+}
+
+/**
+ * Every problem of a raw (complete) config. Unknown fields and bad values first; the cross-field rules only
+ * run once every field is individually valid.
+ */
+export function checkConfig(raw: Readonly<Record<string, unknown>>): ConfigCheck {
+  const errors = fieldProblems(RL_FIELDS, raw);
+  if (errors.length) return { errors, warnings: [] };
+  const c = raw as RLConfig;
+  return { errors: crossFieldErrors(c), warnings: configWarnings(c) };
+}
+
+/** Returns the config when valid; throws RLConfigError listing every problem otherwise. */
+export function validateConfig(raw: Readonly<Record<string, unknown>>): RLConfig {
+  const { errors } = checkConfig(raw);
+  if (errors.length) throw new RLConfigError(errors);
+  return { ...(raw as RLConfig) };
+}
+
+/**
+ * The full validated config of `preset` (null: the defaults alone) with `overrides` applied. Throws
+ * RLConfigError for an unknown preset, an unknown override field (with a suggestion) or any invalid value.
+ */
+export function resolveConfig(preset: PresetName | null, overrides: Readonly<Record<string, unknown>> = {}): RLConfig {
+  if (preset !== null && !isPresetName(preset)) {
+    throw new RLConfigError([`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${JSON.stringify(preset)}${suggestion(String(preset), PRESET_NAMES)}`]);
+  }
+  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...(preset === null ? {} : PRESETS[preset]), ...overrides };
+  // A copy, so the config never aliases the caller's object (arrays stay arrays, and are refused by validation).
+  if (merged.reward_weights && typeof merged.reward_weights === 'object' && !Array.isArray(merged.reward_weights)) merged.reward_weights = { ...(merged.reward_weights as object) };
+  return validateConfig(merged);
+}
+
+/** The rules between fields. Each message starts with the field to change and states the rule. */
+function crossFieldErrors(c: RLConfig): string[] {
+  const e: string[] = [];
+  const N = c.train_batch_size * c.num_generations;
+  const factory = taskFactories[c.task];
+  const range = factory.difficultyRange;
+  if (c.difficulty !== null && (c.difficulty < range.min || c.difficulty > range.max)) {
+    e.push(`difficulty: ${c.task}'s difficulty (${range.meaning}) is a whole number in [${range.min}, ${range.max}], got ${c.difficulty}`);
+  }
+  if (GROUP_ESTIMATORS.includes(c.adv_estimator) && c.num_generations < 2) {
+    e.push(
+      c.adv_estimator === 'rloo'
+        ? `num_generations: rloo's leave-one-out baseline divides by G - 1 and needs num_generations >= 2, got ${c.num_generations}`
+        : `num_generations: adv_estimator '${c.adv_estimator}' compares the completions of a group and needs num_generations >= 2, got ${c.num_generations}`,
+    );
+  }
+  if (c.adv_estimator === 'gae' && c.vf_coef <= 0) e.push(`vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`);
+  if (c.dynamic_sampling && c.num_generations < 2) {
+    e.push(`dynamic_sampling: drops groups whose rewards are all equal, and with num_generations ${c.num_generations} every group is; use num_generations >= 2`);
+  }
+  if (N % c.num_minibatches !== 0) e.push(`num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`);
+  e.push(...objectiveRuleErrors(c));
+  if (c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)) {
+    e.push(
+      `kl_placement: 'in_reward' puts -beta * k1 in per-token rewards, which only ${TOKEN_REWARD_ESTIMATORS.join(', ')} use; ` +
+        `adv_estimator '${c.adv_estimator}' needs kl_placement 'in_loss' (or beta 0)`,
+    );
+  }
+  const task = taskOf(c);
+  if (task) {
+    const L = c.max_completion_length ?? task.maxCompletionLength + 1;
+    if (c.overlong_buffer_enable && c.overlong_buffer_len !== null && c.overlong_buffer_len >= L) {
+      e.push(`overlong_buffer_len: L_c must be less than max_completion_length (${L}) so that L_max - L_c > 0, got ${c.overlong_buffer_len}`);
+    }
+    if (c.checkpoint === null) {
+      const ctx = MODEL_PRESETS[c.model].contextLength;
+      const need = 1 + task.maxPromptLength + L;
+      if (need > ctx) {
+        e.push(
+          `max_completion_length: BOS + the longest ${c.task} prompt (${task.maxPromptLength}) + max_completion_length (${L}) = ${need} tokens, ` +
+            `more than the ${c.model} model's context of ${ctx}; shorten completions, lower the difficulty or pick a larger model`,
+        );
+      }
+    }
+  }
+  return e;
+}
+
+/** Knobs that are set but have no effect, and combinations that work but are probably not what was meant. */
+export function configWarnings(c: RLConfig): string[] {
+  const w: string[] = [];
+  const set = (k: RLField) => !sameValue(c[k], DEFAULT_CONFIG[k]);
+  const ignored = (k: RLField, why: string) => {
+    if (set(k)) w.push(`${k}: ignored ${why}`);
+  };
+  if (c.kl_placement === 'in_reward' && c.beta === 0) w.push("kl_placement: 'in_reward' has no effect with beta 0 (no KL term at all)");
+  if (c.kl_placement === 'in_reward' && c.beta > 0 && c.kl_estimator !== 'k1') {
+    w.push(`kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`);
+  }
+  if (c.adv_estimator !== 'grpo') ignored('scale_rewards', `by adv_estimator '${c.adv_estimator}' (only grpo divides by a std)`);
+  if (c.adv_estimator !== 'reinforce') ignored('reinforce_baseline_momentum', `by adv_estimator '${c.adv_estimator}' (only reinforce keeps a running baseline)`);
+  if (c.adv_estimator !== 'gae') {
+    for (const k of ['gamma', 'lam', 'vf_coef', 'cliprange_value', 'critic_learning_rate'] as const) ignored(k, `without a critic (adv_estimator '${c.adv_estimator}', not gae)`);
+  }
+  if (c.loss_type !== 'ppo_clip') {
+    for (const k of ['epsilon', 'epsilon_high', 'clip_ratio_c', 'delta'] as const) ignored(k, `by loss_type '${c.loss_type}' (the clip range, dual clip and cap belong to ppo_clip)`);
+  }
+  if (c.loss_type !== 'sapo') for (const k of ['tau_pos', 'tau_neg'] as const) ignored(k, `by loss_type '${c.loss_type}' (only sapo gates)`);
+  if (c.loss_type !== 'cispo') ignored('eps_max', `by loss_type '${c.loss_type}' (only cispo caps its weight)`);
+  if (c.loss_type === 'cispo' && c.eps_max < 1) w.push(`eps_max: ${c.eps_max} < 1 caps every ratio below 1, shrinking even on-policy updates`);
+  if (c.loss_type !== 'gmpo') ignored('gmpo_clip', `by loss_type '${c.loss_type}' (only gmpo clips log-ratios)`);
+  if (c.clip_cov_ratio === 0) for (const k of ['clip_cov_lb', 'clip_cov_ub'] as const) ignored(k, 'while clip_cov_ratio is 0');
+  if (c.kl_cov_ratio === 0) ignored('kl_cov_coef', 'while kl_cov_ratio is 0');
+  if (c.loss_type === 'pg') {
+    ignored('importance_sampling_level', "by loss_type 'pg' (-A log pi has no ratio)");
+    if (c.num_iterations > 1 || c.num_minibatches > 1) {
+      w.push("loss_type: 'pg' has no importance ratio, so every optimizer step after the first on a batch is off-policy without correction; use ppo_clip or cispo with several updates per batch");
+    }
+  }
+  if (!c.dynamic_sampling) ignored('max_resample', 'without dynamic_sampling');
+  if (c.dynamic_sampling && c.num_generations >= 2 && !GROUP_ESTIMATORS.includes(c.adv_estimator)) {
+    w.push(`dynamic_sampling: drops groups whose rewards are all equal, which still carry signal for adv_estimator '${c.adv_estimator}'`);
+  }
+  if (!c.overlong_buffer_enable) ignored('overlong_buffer_len', 'while overlong_buffer_enable is false');
+  if (c.entropy_target !== null && c.entropy_coef_step === 0) w.push('entropy_coef_step: 0 keeps alpha fixed, so entropy_target has no effect');
+  if (c.entropy_target === null) ignored('entropy_coef_step', 'without entropy_target (alpha is fixed)');
+  if (c.beta === 0) {
+    ignored('ref_model_sync_steps', 'with beta 0 (no reference model)');
+    ignored('kl_estimator', 'with beta 0 (no KL term)');
+  }
+  const optimizerSteps = c.steps * c.num_iterations * c.num_minibatches;
+  if (c.warmup_steps >= optimizerSteps) w.push(`warmup_steps: ${c.warmup_steps} is not less than the run's ${optimizerSteps} optimizer steps, so the learning rate never reaches its peak`);
+  if (c.eval_every > c.steps) w.push(`eval_every: ${c.eval_every} is more than steps (${c.steps}), so the run never evaluates before the end`);
+  if (c.curriculum !== 'fixed') {
+    const r = taskFactories[c.task].difficultyRange;
+    if ((c.difficulty ?? r.default) === r.min) w.push(`curriculum: '${c.curriculum}' has nothing to vary: difficulty is ${c.task}'s easiest (${r.min})`);
+  }
+  return w;
+}
+
+function taskOf(c: RLConfig): Task | null {
+  try {
+    return getTask(c.task, c.difficulty ?? undefined);
+  } catch {
+    return null; // the difficulty error is reported on its own
+  }
+}

@@ -1,0 +1,337 @@
+// The kinds of knob a config is made of (number, enum, boolean, string, weights), each declared once with its
+// doc, default, range, panel section and its names in TRL, verl and OpenRLHF; and the rules every boundary (URL,
+// file, UI, CLI, resume) applies to a raw value: checking it, parsing it from text, printing its range. A leaf
+// module: it imports nothing, so the objective's knobs (objective.ts) can sit below the kernels and their twins.
+
+/** Config panel sections, in the order the panel shows them, with the docs/algorithms.md section of their math. */
+export const SECTIONS = {
+  task: { title: 'Task and model', math: 'docs/algorithms.md#rewards' },
+  sampling: { title: 'Sampling', math: 'docs/algorithms.md#sampling' },
+  advantage: { title: 'Advantage', math: 'docs/algorithms.md#advantage-estimators' },
+  loss: { title: 'Policy loss', math: 'docs/algorithms.md#policy-losses' },
+  regularizers: { title: 'Regularizers', math: 'docs/algorithms.md#kl-regularization' },
+  optimizer: { title: 'Optimization', math: 'docs/algorithms.md#optimizer' },
+  critic: { title: 'Critic (PPO)', math: 'docs/algorithms.md#value-loss-and-the-critic' },
+  schedule: { title: 'Schedule and evaluation', math: 'docs/algorithms.md#evaluation' },
+} as const;
+export type Section = keyof typeof SECTIONS;
+
+/** The same knob's name in other trainers: TRL's config field, verl's dotted config path, OpenRLHF's CLI flag. */
+export interface OtherNames {
+  trl?: string;
+  verl?: string;
+  openrlhf?: string;
+  /** Other spellings people type (older OpenRLHF flags, Hugging Face's `lr`, ...), used for suggestions only. */
+  also?: readonly string[];
+  /** How the other trainers' knob differs (unit, placement, an extra switch), when it does. */
+  note?: string;
+}
+
+interface Common extends OtherNames {
+  doc: string;
+  section: Section;
+}
+export interface NumberField<Nullable extends boolean = boolean> extends Common {
+  kind: 'number';
+  default: Nullable extends true ? number | null : number;
+  min: number;
+  max: number;
+  integer: boolean;
+  minExclusive: boolean;
+  maxExclusive: boolean;
+  nullable: Nullable;
+  /** What null means, for nullable fields. */
+  nullMeans?: string;
+}
+export interface EnumField<V extends string = string> extends Common {
+  kind: 'enum';
+  default: V;
+  values: readonly V[];
+}
+export interface BooleanField extends Common {
+  kind: 'boolean';
+  default: boolean;
+}
+export interface StringField extends Common {
+  kind: 'string';
+  default: string | null;
+  nullMeans: string;
+}
+export interface WeightsField extends Common {
+  kind: 'weights';
+  default: Record<string, number> | null;
+  nullMeans: string;
+}
+
+/** One knob's specification: documentation, default, allowed values, section and other trainers' names. */
+export type FieldSpec = NumberField | EnumField | BooleanField | StringField | WeightsField;
+
+/** The TypeScript type of a field's value. */
+export type ValueOf<F> =
+  F extends EnumField<infer V> ? V
+  : F extends NumberField<infer Nl> ? (Nl extends true ? number | null : number)
+  : F extends BooleanField ? boolean
+  : F extends StringField ? string | null
+  : F extends WeightsField ? Record<string, number> | null
+  : never;
+
+/** The config type a record of fields describes. */
+export type ConfigOf<Fs> = { [K in keyof Fs]: ValueOf<Fs[K]> };
+
+// ---------------------------------------------------------------------------------------------------------
+// Constructors. The section is stamped by `section()`, so each field is written with its doc and range only.
+
+type Unsectioned<F> = Omit<F, 'section'>;
+interface NumOpts extends OtherNames {
+  minExclusive?: boolean;
+  maxExclusive?: boolean;
+}
+const num = <Nl extends boolean>(doc: string, def: Nl extends true ? number | null : number, min: number, max: number, integer: boolean, nullable: Nl, o: NumOpts, nullMeans?: string): Unsectioned<NumberField<Nl>> => {
+  const { minExclusive, maxExclusive, ...names } = o;
+  return { kind: 'number', doc, default: def, min, max, integer, minExclusive: !!minExclusive, maxExclusive: !!maxExclusive, nullable, ...(nullMeans ? { nullMeans } : {}), ...names };
+};
+/** A whole number in [min, max]. */
+export const int = (doc: string, def: number, min: number, max: number, o: OtherNames = {}) => num<false>(doc, def, min, max, true, false, o);
+/** A whole number in [min, max], or null meaning `nullMeans`. */
+export const optInt = (doc: string, nullMeans: string, def: number | null, min: number, max: number, o: OtherNames = {}) => num<true>(doc, def, min, max, true, true, o, nullMeans);
+/** A real number in the range (ends exclusive when asked). */
+export const real = (doc: string, def: number, min: number, max: number, o: NumOpts = {}) => num<false>(doc, def, min, max, false, false, o);
+/** A real number in the range, or null meaning `nullMeans`. */
+export const optReal = (doc: string, nullMeans: string, def: number | null, min: number, max: number, o: NumOpts = {}) => num<true>(doc, def, min, max, false, true, o, nullMeans);
+/** One of `values`. */
+export const oneOf = <const V extends string>(doc: string, values: readonly V[], def: NoInfer<V>, o: OtherNames = {}): Unsectioned<EnumField<V>> => ({ kind: 'enum', doc, default: def, values, ...o });
+/** true or false. */
+export const flag = (doc: string, def: boolean, o: OtherNames = {}): Unsectioned<BooleanField> => ({ kind: 'boolean', doc, default: def, ...o });
+/** Non-empty text, or null meaning `nullMeans`. */
+export const optString = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({ kind: 'string', doc, default: null, nullMeans, ...o });
+/** Reward function name -> weight, or null meaning `nullMeans`. */
+export const weights = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<WeightsField> => ({ kind: 'weights', doc, default: null, nullMeans, ...o });
+
+/** The fields of one panel section, each stamped with it. */
+export function section<S extends Section, Fs extends Record<string, Unsectioned<FieldSpec>>>(s: S, fields: Fs): { [K in keyof Fs]: Fs[K] & { section: S } } {
+  return Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...f, section: s }])) as { [K in keyof Fs]: Fs[K] & { section: S } };
+}
+
+/** Every field's default: the base every preset starts from. */
+export function defaultsOf<Fs extends Record<string, FieldSpec>>(fields: Fs): ConfigOf<Fs> {
+  return Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, f.default])) as ConfigOf<Fs>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Checking and parsing raw values. Every message starts with the field's name and states the rule.
+
+/** Rendering of a number field's range: [0, 1), (0, 100], ... */
+export function rangeText(spec: NumberField): string {
+  return `${spec.minExclusive ? '(' : '['}${spec.min}, ${spec.max}${spec.maxExclusive ? ')' : ']'}`;
+}
+
+/** What is wrong with `v` as the value of field `key`, or null when it is allowed. */
+export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string | null {
+  const got = describe(v);
+  switch (spec.kind) {
+    case 'number': {
+      if (v === null) return spec.nullable ? null : `${key}: must be a number in ${rangeText(spec)}, got null`;
+      if (typeof v !== 'number' || !Number.isFinite(v)) return `${key}: must be a ${spec.integer ? 'whole ' : ''}number in ${rangeText(spec)}${spec.nullable ? ` or null (${spec.nullMeans})` : ''}, got ${got}`;
+      if (spec.integer && !Number.isInteger(v)) return `${key}: must be a whole number, got ${v}`;
+      const low = spec.minExclusive ? v <= spec.min : v < spec.min;
+      const high = spec.maxExclusive ? v >= spec.max : v > spec.max;
+      if (low || high) return `${key}: must be in ${rangeText(spec)}, got ${v}`;
+      return null;
+    }
+    case 'enum':
+      if (typeof v === 'string' && spec.values.includes(v)) return null;
+      return `${key}: must be one of ${spec.values.join(', ')}; got ${got}${typeof v === 'string' ? suggestion(v, spec.values) : ''}`;
+    case 'boolean':
+      return typeof v === 'boolean' ? null : `${key}: must be true or false, got ${got}`;
+    case 'string':
+      if (v === null || (typeof v === 'string' && v.trim() !== '')) return null;
+      return `${key}: must be a non-empty string or null (${spec.nullMeans}), got ${got}`;
+    case 'weights': {
+      if (v === null) return null;
+      if (typeof v !== 'object' || Array.isArray(v)) return `${key}: must be an object of reward function name -> weight, or null (${spec.nullMeans}), got ${got}`;
+      const entries = Object.entries(v as Record<string, unknown>);
+      if (entries.length === 0) return `${key}: needs at least one reward function (or null: ${spec.nullMeans})`;
+      for (const [name, w] of entries) {
+        if (!/^[A-Za-z_][\w.-]*$/.test(name)) return `${key}: reward function name ${JSON.stringify(name)} must start with a letter or _ and use letters, digits, _ . -`;
+        if (typeof w !== 'number' || !Number.isFinite(w)) return `${key}: the weight of ${name} must be a finite number, got ${describe(w)}`;
+        if (w < -100 || w > 100) return `${key}: the weight of ${name} must be in [-100, 100], got ${w}`;
+      }
+      return null;
+    }
+  }
+}
+
+/**
+ * Every problem of a raw, complete config over `fields`: unknown names (with the nearest field or the other
+ * trainer's name it matches) and values outside their rules.
+ */
+export function fieldProblems(fields: Readonly<Record<string, FieldSpec>>, raw: Readonly<Record<string, unknown>>): string[] {
+  const errors: string[] = [];
+  for (const key of Object.keys(raw)) if (!(key in fields)) errors.push(unknownFieldMessage(key, fields));
+  for (const [key, spec] of Object.entries(fields)) {
+    if (!(key in raw)) errors.push(`${key}: missing (${spec.doc})`);
+    else {
+      const problem = fieldProblem(key, spec, raw[key]);
+      if (problem) errors.push(problem);
+    }
+  }
+  return errors;
+}
+
+/** Parses one field's text (URL parameter or CLI flag) to its type; `{ error }` names the field and what was expected. */
+export function decodeFieldText(key: string, spec: FieldSpec, text: string): unknown {
+  const s = text.trim();
+  const isNull = s === '' || s === 'null';
+  switch (spec.kind) {
+    case 'number': {
+      if (isNull) return spec.nullable ? null : { error: `${key}: must be a number in ${rangeText(spec)}, got an empty value` };
+      const v = Number(s);
+      if (!Number.isFinite(v)) return { error: `${key}: must be a number in ${rangeText(spec)}${spec.nullable ? ' or empty (null)' : ''}, got ${JSON.stringify(text)}` };
+      return v;
+    }
+    case 'boolean':
+      if (s === 'true' || s === '1') return true;
+      if (s === 'false' || s === '0') return false;
+      return { error: `${key}: must be true or false, got ${JSON.stringify(text)}` };
+    case 'enum':
+      return s;
+    case 'string':
+      return isNull ? null : s;
+    case 'weights': {
+      if (isNull) return null;
+      if (s.startsWith('{')) {
+        try {
+          return JSON.parse(s) as unknown;
+        } catch {
+          return { error: `${key}: not valid JSON: ${JSON.stringify(text)}` };
+        }
+      }
+      const out: Record<string, number> = {};
+      for (const part of s.split(',')) {
+        const m = /^\s*([^:\s]+)\s*:\s*(\S+)\s*$/.exec(part);
+        const w = m ? Number(m[2]) : NaN;
+        if (!m || !Number.isFinite(w)) return { error: `${key}: expected name:weight pairs separated by commas (accuracy:0.8,format:0.2), got ${JSON.stringify(text)}` };
+        out[m[1]] = w;
+      }
+      return out;
+    }
+  }
+}
+
+/** One field's value as text (URL parameter, CLI flag): numbers as JS prints them, null as '', weights as name:w,name:w. */
+export function encodeFieldText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'object') return Object.entries(v).map(([k, w]) => `${k}:${String(w)}`).join(',');
+  return String(v);
+}
+
+/** A field's kind and allowed values in one line (help text, tooltips): "num in (0, 1], or null (epsilon)". */
+export function kindText(spec: FieldSpec): string {
+  switch (spec.kind) {
+    case 'number':
+      return `${spec.integer ? 'int' : 'num'} in ${rangeText(spec)}${spec.nullable ? `, or null (${spec.nullMeans})` : ''}`;
+    case 'enum':
+      return spec.values.join('|');
+    case 'boolean':
+      return 'true|false';
+    case 'string':
+      return `text, or null (${spec.nullMeans})`;
+    case 'weights':
+      return `name:w,name:w, or null (${spec.nullMeans})`;
+  }
+}
+
+/** Two values of a field are the same (weights compared by entries). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
+  }
+  return false;
+}
+
+/** A value as a message shows it. */
+export function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object' && v !== null) return 'an object';
+  return String(v);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Names: the nearest field for a misspelled name, and other trainers' names for our fields.
+
+/**
+ * The other names a field answers to, lower case: each trainer's name in full and its last segment (verl's dotted
+ * path, TRL's `PPOConfig.lam`, OpenRLHF's `--algo.kl.init_coef`), and `also`.
+ */
+export function otherNamesOf(spec: OtherNames): string[] {
+  const out = new Set<string>();
+  for (const name of [spec.trl, spec.verl, spec.openrlhf]) {
+    for (const one of (name ?? '').split(' / ')) {
+      const bare = one.trim().replace(/^--/, '');
+      if (!bare) continue;
+      out.add(bare);
+      out.add(bare.slice(bare.lastIndexOf('.') + 1));
+    }
+  }
+  for (const a of spec.also ?? []) out.add(a);
+  return [...out].map((s) => s.toLowerCase());
+}
+
+/**
+ * The field a foreign or misspelled name means: an exact match of another trainer's name first (`kl_coef` ->
+ * beta), then the nearest of our names and theirs within a small edit distance (`num_generation` ->
+ * num_generations). Null when nothing is close.
+ */
+export function nearestField(name: string, fields: Readonly<Record<string, object>>): { field: string; via: string | null } | null {
+  const lower = name.replace(/^-+/, '').toLowerCase();
+  const norm = (s: string) => s.toLowerCase().replace(/[-_\s.]/g, '');
+  const candidates: { name: string; field: string; foreign: boolean }[] = [];
+  for (const [field, spec] of Object.entries(fields)) {
+    candidates.push({ name: field, field, foreign: false });
+    for (const other of otherNamesOf(spec as OtherNames)) if (other !== field) candidates.push({ name: other, field, foreign: true });
+  }
+  const exact = candidates.find((c) => c.name === lower) ?? candidates.find((c) => norm(c.name) === norm(lower));
+  if (exact) return { field: exact.field, via: exact.foreign ? exact.name : null };
+  let best: (typeof candidates)[number] | null = null;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(lower, c.name);
+    if (d < bestD || (d === bestD && best?.foreign && !c.foreign)) {
+      bestD = d;
+      best = c;
+    }
+  }
+  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
+  return best && bestD <= limit ? { field: best.field, via: best.foreign ? best.name : null } : null;
+}
+
+/** "unknown field X; did you mean Y? (...)" for a name that is not a field. */
+export function unknownFieldMessage(key: string, fields: Readonly<Record<string, object>>, what = 'field'): string {
+  const near = nearestField(key, fields);
+  if (!near) return `unknown ${what} ${key}`;
+  return `unknown ${what} ${key}; did you mean ${near.field}?${near.via && near.via === key.replace(/^-+/, '').toLowerCase() ? ` (${key} is another trainer's name for it)` : ''}`;
+}
+
+/** "; did you mean X?" when some candidate is a small edit away (or the same name in another case/spelling), else "". */
+export function suggestion(name: string, candidates: readonly string[]): string {
+  const near = nearestField(name, Object.fromEntries(candidates.map((c) => [c, {}])));
+  return near ? `; did you mean ${near.field}?` : '';
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), with adjacent transpositions counted as one. */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
