@@ -1,5 +1,5 @@
 // The shipped warm-start checkpoints: each one in the manifest loads, validates against its config.json, uses the
-// lab's character tokenizer, and records the task, seed and steps the manifest states.
+// lab's character tokenizer, and records the task, seed and steps the manifest states; README's table agrees.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
@@ -9,7 +9,7 @@ import { getTask } from '../tasks';
 
 const root = new URL('../../public/checkpoints/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', root), 'utf8')) as {
-  checkpoints: { task: string; path: string; steps: number; seed: number; heldout_greedy_accuracy: number; command: string }[];
+  checkpoints: { task: string; difficulty: number; path: string; steps: number; seed: number; heldout_greedy_accuracy: number; command: string }[];
 };
 
 describe('shipped warm starts', () => {
@@ -20,6 +20,15 @@ describe('shipped warm starts', () => {
       expect(e.heldout_greedy_accuracy, e.task).toBeLessThanOrEqual(0.7);
       expect(e.command).toMatch(new RegExp(`--sft --task ${e.task} `));
     }
+  });
+
+  it("README's warm-start table states what the manifest records", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const rows = [...readme.matchAll(/^\| (\w+) \| (\d+) \| (\d+) \| ([\d.]+)% /gm)].map((m) => [m[1], Number(m[2]), Number(m[3]), Number(m[4])]);
+    const want = manifest.checkpoints.map((e) => [
+      e.task, e.difficulty, e.steps, Number((e.heldout_greedy_accuracy * 100).toFixed(1)),
+    ]);
+    expect(rows).toEqual(want);
   });
 
   for (const e of manifest.checkpoints) {

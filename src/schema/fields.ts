@@ -11,7 +11,7 @@ export const SECTIONS = {
   loss: { title: 'Policy loss', math: 'docs/algorithms.md#policy-losses' },
   regularizers: { title: 'Regularizers', math: 'docs/algorithms.md#kl-regularization' },
   optimizer: { title: 'Optimization', math: 'docs/algorithms.md#optimizer' },
-  critic: { title: 'Critic (PPO)', math: 'docs/algorithms.md#value-loss-and-the-critic' },
+  critic: { title: 'Critic (PPO)', math: 'docs/algorithms.md#ppo-value-loss-and-critic' },
   schedule: { title: 'Schedule and evaluation', math: 'docs/algorithms.md#evaluation' },
 } as const;
 export type Section = keyof typeof SECTIONS;
