@@ -8,16 +8,11 @@
 // CPU twins: src/reference/cross-entropy.ts (crossEntropyForward = rows + reduce, crossEntropyBackward = mask_sum
 // + backward). Rows with mask 0 never read their target (padding may hold any id).
 //
-// Row entries (rows, backward): a workgroup takes ROWS rows and gives each LANES threads (src/kernels/rows.ts,
-// rowLayout, picked from the row length only). Lane i takes columns i, i + LANES, ...; the row's lanes are merged
-// in lane order through a small workgroup buffer, one barrier per merge. LANES = 1 (short rows: a thread per
-// row) has no barrier at all: SwiftShader runs barriers very slowly.
+// Row entries (rows, backward) are laid out by block row-layout (shaders/blocks/row-layout.wgsl: LANES threads per
+// row, ROWS rows per workgroup, lanes merged in lane order); a row's max and normaliser come from block
+// row-max-logsum, which softmax.wgsl includes too.
 
-override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
-override ROWS: u32 = 64u;        // rows per workgroup
-override WG: u32 = LANES * ROWS; // derived: do not pass
-override MERGE: u32 = 2u * WG;   // derived: two merge slots (alternating), so a merge needs one barrier
-override RED_WG: u32 = 256u;     // reduce and mask_sum: threads of their one workgroup, a power of two
+override RED_WG: u32 = 256u; // reduce and mask_sum: threads of their one workgroup, a power of two
 
 struct Params {
   rows: u32,
@@ -36,44 +31,15 @@ struct Params {
 @group(0) @binding(2) var<storage, read> red_rows: array<f32>;  // reduce: rowLoss (N); mask_sum: mask (N)
 @group(0) @binding(3) var<storage, read> red_mask: array<f32>;  // reduce: mask (N)
 
-const NEG_BIG: f32 = -3.402823e38;
-
 // ---- lanes of a row ----
 
-var<workgroup> lane_buf: array<f32, MERGE>;
-var<private> merge_slot: u32;
-
-// This thread's row (may be past the last row: such threads read nothing but join the merges).
-fn row_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-  return (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
+// Element i of the logits, for block row-max-logsum.
+fn row_value(i: u32) -> f32 {
+  return logits[i];
 }
 
-// The row's LANES values of v in lane order, combined with op (0: sum, 1: max). Call in uniform control flow.
-// Slots alternate, so a slot is rewritten only after the next merge's barrier: one barrier per merge.
-fn lanes_merge(v: f32, lid: u32, op: u32) -> f32 {
-  if (LANES == 1u) { return v; }
-  let o = merge_slot * WG;
-  merge_slot ^= 1u;
-  lane_buf[o + lid] = v;
-  workgroupBarrier();
-  let r0 = o + lid - lid % LANES;
-  var a = lane_buf[r0];
-  for (var i = 1u; i < LANES; i++) {
-    let b = lane_buf[r0 + i];
-    if (op == 0u) { a += b; } else { a = max(a, b); }
-  }
-  return a;
-}
-
-// Row max and log of the sum of exp(x - max) over the first n columns (n = 0 for rows that read nothing).
-fn row_stats(base: u32, n: u32, lane: u32, lid: u32) -> vec2<f32> {
-  var m = NEG_BIG;
-  for (var c = lane; c < n; c += LANES) { m = max(m, logits[base + c]); }
-  let rowMax = lanes_merge(m, lid, 1u);
-  var s = 0.0;
-  for (var c = lane; c < n; c += LANES) { s += exp(logits[base + c] - rowMax); }
-  return vec2<f32>(rowMax, log(lanes_merge(s, lid, 0u)));
-}
+// row_of, lanes_sum, lanes_max and row_max_logsum (base, n, lane, lid) -> (row max, log sum exp(x - max)).
+// @include row-max-logsum
 
 @compute @workgroup_size(WG)
 fn cross_entropy_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -84,7 +50,7 @@ fn cross_entropy_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
   var w = 0.0;
   if (live) { w = mask[row]; }
   let base = row * p.cols;
-  let st = row_stats(base, select(0u, p.cols, w != 0.0), lane, lid); // masked rows read nothing
+  let st = row_max_logsum(base, select(0u, p.cols, w != 0.0), lane, lid); // masked rows read nothing
   if (live && lane == 0u) {
     var loss = 0.0;
     if (w != 0.0) {
@@ -144,7 +110,7 @@ fn cross_entropy_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wo
   if (live) { w = mask[row]; }
   let on = w != 0.0 && n != 0.0;
   let base = row * p.cols;
-  let st = row_stats(base, select(0u, p.cols, on), lane, lid);
+  let st = row_max_logsum(base, select(0u, p.cols, on), lane, lid);
   if (!live) { return; } // after the merges
   if (!on) {
     for (var c = lane; c < p.cols; c += LANES) { out[base + c] = 0.0; }

@@ -13,17 +13,12 @@
 // numbers of the size of the logits; in this form it is -r, with e_a = 0 exactly, so no cancellation happens.
 // Max-subtracted exps keep logits of magnitude 1e4 finite. Every sum has a fixed order (deterministic).
 //
-// Rows are laid out as logprob.wgsl's (src/kernels/rows.ts, rowLayout by V only): a workgroup takes ROWS rows and
-// gives each LANES threads; lane i takes columns i, i + LANES, ...; the lanes are merged in lane order through a
-// small workgroup buffer (two alternating slots: one barrier per merge, two merges per row). LANES = 1 (short
-// rows) has no barrier at all: SwiftShader runs barriers very slowly.
+// Rows are laid out as logprob.wgsl's, by block row-layout (shaders/blocks/row-layout.wgsl; rowLayout by V
+// only): LANES threads per row, lanes merged in lane order through two alternating slots, two merges per row.
+// The merges here are kl's own (not block row-lanes's f32 ones): each carries a vec4 state, the max pass's
+// (zmax, y at its lowest index, ymax, index) in one barrier and the sum pass's three sums in another.
 // The two entries read logits/refLogits at different bindings (the twin's order), and WGSL cannot portably pass
 // storage pointers to a function, so each entry has its own three short column loops over the shared steps below.
-
-override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
-override ROWS: u32 = 64u;        // rows per workgroup
-override WG: u32 = LANES * ROWS; // derived: do not pass
-override MERGE: u32 = 2u * WG;   // derived: the two merge slots
 
 struct Params {
   rows: u32,
@@ -43,15 +38,10 @@ struct Params {
 @group(0) @binding(3) var<storage, read> b_logits: array<f32>;       // (N,V)
 @group(0) @binding(4) var<storage, read> b_ref: array<f32>;          // (N,V)
 
-const NEG_BIG: f32 = -3.402823e38;
+// LANES, ROWS, WG, MERGE, NEG_BIG, merge_slot and row_of.
+// @include row-layout
 
 var<workgroup> lane_buf: array<vec4<f32>, MERGE>;
-var<private> merge_slot: u32;
-
-// This thread's row (may be past the last row: such threads read nothing but join the merges).
-fn row_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-  return (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
-}
 
 // ---- the per-column steps and the lane merges, shared by both entries ----
 

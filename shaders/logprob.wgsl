@@ -5,11 +5,11 @@
 // Entry points: logprob_forward (logprob, entropy, logits, targets);
 //               logprob_backward (dLogits, dLogprob, logits, dEntropy, targets): NOT the twin's argument order
 //               (dLogits, dLogprob, dEntropy, logits, targets): logits sits at binding 3 in both entries, so that
-//               both use the one `logits` variable of the shared row statistics below.
+//               both use the one `logits` variable that the row statistics read.
 // CPU twins: src/reference/logprob.ts (logprobForward, logprobBackward).
-// The row statistics are the same code as shaders/sampler.wgsl's (the block between the ==== lines), so that
-// the sampler's log-probs and this kernel's agree bit for bit on one device (pi_old == the sampler's
-// distribution).
+// Rows are laid out and their statistics (max, argmax, log-sum-exp, entropy) computed by block row-stats
+// (shaders/blocks/row-stats.wgsl), which shaders/sampler.wgsl includes too, so that the sampler's log-probs and
+// this kernel's agree bit for bit on one device (pi_old == the sampler's distribution).
 
 struct Params {
   rows: u32,
@@ -27,101 +27,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read> d_entropy: array<f32>;   // backward: (N)
 @group(0) @binding(5) var<storage, read> bwd_targets: array<u32>; // backward: (N)
 
-// ==== row statistics of softmax(logits / tau), begin: this block is identical in logprob.wgsl and sampler.wgsl
-// (src/kernels/head.test.ts checks it), and both wrappers pick the layout with rowLayout(V), so the sampler's
-// log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call.
-// A workgroup takes ROWS rows and gives each LANES threads; lane i takes columns i, i + LANES, ... of its row;
-// the row's lanes are merged in lane order through a small workgroup buffer, one barrier per merge (two slots
-// alternate, so a slot is rewritten only after the next merge's barrier). LANES = 1 (short rows, e.g. a
-// 99-token vocabulary: a thread per row) has no barrier at all: SwiftShader runs barriers very slowly.
-
-override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
-override ROWS: u32 = 64u;        // rows per workgroup
-override WG: u32 = LANES * ROWS; // derived: do not pass
-override MERGE: u32 = 2u * WG;   // derived: the two merge slots
-
-const NEG_BIG: f32 = -3.402823e38;
-
-var<workgroup> lane_buf: array<f32, MERGE>;
-var<workgroup> lane_buf_u: array<u32, MERGE>;
-var<private> merge_slot: u32;
-var<private> row_base: u32; // this thread's row * cols
-
-// This thread's row (may be past the last row: such threads read nothing but join the merges).
-fn row_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-  return (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
-}
-
-fn z_at(c: u32) -> f32 {
-  return logits[row_base + c] / p.tau;
-}
-
-// The sum of the row's LANES values of v, in lane order. Call in uniform control flow.
-fn lanes_sum(v: f32, lid: u32) -> f32 {
-  if (LANES == 1u) { return v; }
-  let o = merge_slot * WG;
-  merge_slot ^= 1u;
-  lane_buf[o + lid] = v;
-  workgroupBarrier();
-  let r0 = o + lid - lid % LANES;
-  var s = lane_buf[r0];
-  for (var i = 1u; i < LANES; i++) { s += lane_buf[r0 + i]; }
-  return s;
-}
-
-// The row's largest v and its lowest index i, as (bitcast<u32>(v), i). Call in uniform control flow.
-fn lanes_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
-  if (LANES == 1u) { return vec2<u32>(bitcast<u32>(v), i); }
-  let o = merge_slot * WG;
-  merge_slot ^= 1u;
-  lane_buf[o + lid] = v;
-  lane_buf_u[o + lid] = i;
-  workgroupBarrier();
-  let r0 = o + lid - lid % LANES;
-  var m = lane_buf[r0];
-  var mi = lane_buf_u[r0];
-  for (var j = 1u; j < LANES; j++) {
-    let b = lane_buf[r0 + j];
-    let bi = lane_buf_u[r0 + j];
-    if (b > m || (b == m && bi < mi)) {
-      m = b;
-      mi = bi;
-    }
-  }
-  return vec2<u32>(bitcast<u32>(m), mi);
-}
-
-struct RowStats {
-  zmax: f32,   // max of z = logits / tau
-  argmax: u32, // its lowest index
-  logZ: f32,   // log sum exp(z - zmax)
-  H: f32,      // entropy of softmax(z)
-}
-
-// Statistics of softmax(z) over the first n columns of the row at row_base (n = 0: reads nothing).
-fn row_stats(n: u32, lane: u32, lid: u32) -> RowStats {
-  var m = NEG_BIG;
-  var mi = 0u;
-  for (var c = lane; c < n; c += LANES) {
-    let z = z_at(c);
-    if (z > m) {
-      m = z;
-      mi = c;
-    }
-  }
-  let am = lanes_argmax(m, mi, lid);
-  let zmax = bitcast<f32>(am.x);
-  var s = 0.0;
-  for (var c = lane; c < n; c += LANES) { s += exp(z_at(c) - zmax); }
-  let logZ = log(lanes_sum(s, lid));
-  var h = 0.0;
-  for (var c = lane; c < n; c += LANES) {
-    let lp = (z_at(c) - zmax) - logZ;
-    h -= exp(lp) * lp;
-  }
-  return RowStats(zmax, am.y, logZ, lanes_sum(h, lid));
-}
-// ==== row statistics of softmax(logits / tau), end
+// Row layout (LANES, ROWS, WG, row_of), lane merges and row_stats(); reads `logits` and `p.tau`.
+// @include row-stats
 
 @compute @workgroup_size(WG)
 fn logprob_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

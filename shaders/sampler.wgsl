@@ -5,8 +5,9 @@
 // over the order-preserving u32 key of z (32 passes each, a fixed-order reduction over the row per pass), min-p by
 // comparing z - max z with log(min_p). The token is drawn by inverse CDF in vocabulary order (each lane of a row
 // owns a contiguous chunk; chunk sums are accumulated in lane order), so results are deterministic.
-// Outputs: token; logprob and entropy of the UNFILTERED softmax(z) (computed by the same code as logprob.wgsl's,
-// the block between the ==== lines, with the same layout, so they equal its output bit for bit on one device);
+// Outputs: token; logprob and entropy of the UNFILTERED softmax(z) (computed by block row-stats,
+// shaders/blocks/row-stats.wgsl, which logprob.wgsl includes too, with the same layout, so they equal its output
+// bit for bit on one device);
 // filteredLogprob, the token's log-prob under the filtered, renormalised distribution that was sampled (0 for
 // greedy).
 // Entry points: sampler_sample (tokens, logprob, entropy, filteredLogprob, logits);
@@ -34,101 +35,8 @@ struct Params {
 
 @group(0) @binding(1) var<storage, read_write> words: array<u32>;           // sampler_random: (N,4)
 
-// ==== row statistics of softmax(logits / tau), begin: this block is identical in logprob.wgsl and sampler.wgsl
-// (src/kernels/head.test.ts checks it), and both wrappers pick the layout with rowLayout(V), so the sampler's
-// log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call.
-// A workgroup takes ROWS rows and gives each LANES threads; lane i takes columns i, i + LANES, ... of its row;
-// the row's lanes are merged in lane order through a small workgroup buffer, one barrier per merge (two slots
-// alternate, so a slot is rewritten only after the next merge's barrier). LANES = 1 (short rows, e.g. a
-// 99-token vocabulary: a thread per row) has no barrier at all: SwiftShader runs barriers very slowly.
-
-override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
-override ROWS: u32 = 64u;        // rows per workgroup
-override WG: u32 = LANES * ROWS; // derived: do not pass
-override MERGE: u32 = 2u * WG;   // derived: the two merge slots
-
-const NEG_BIG: f32 = -3.402823e38;
-
-var<workgroup> lane_buf: array<f32, MERGE>;
-var<workgroup> lane_buf_u: array<u32, MERGE>;
-var<private> merge_slot: u32;
-var<private> row_base: u32; // this thread's row * cols
-
-// This thread's row (may be past the last row: such threads read nothing but join the merges).
-fn row_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-  return (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
-}
-
-fn z_at(c: u32) -> f32 {
-  return logits[row_base + c] / p.tau;
-}
-
-// The sum of the row's LANES values of v, in lane order. Call in uniform control flow.
-fn lanes_sum(v: f32, lid: u32) -> f32 {
-  if (LANES == 1u) { return v; }
-  let o = merge_slot * WG;
-  merge_slot ^= 1u;
-  lane_buf[o + lid] = v;
-  workgroupBarrier();
-  let r0 = o + lid - lid % LANES;
-  var s = lane_buf[r0];
-  for (var i = 1u; i < LANES; i++) { s += lane_buf[r0 + i]; }
-  return s;
-}
-
-// The row's largest v and its lowest index i, as (bitcast<u32>(v), i). Call in uniform control flow.
-fn lanes_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
-  if (LANES == 1u) { return vec2<u32>(bitcast<u32>(v), i); }
-  let o = merge_slot * WG;
-  merge_slot ^= 1u;
-  lane_buf[o + lid] = v;
-  lane_buf_u[o + lid] = i;
-  workgroupBarrier();
-  let r0 = o + lid - lid % LANES;
-  var m = lane_buf[r0];
-  var mi = lane_buf_u[r0];
-  for (var j = 1u; j < LANES; j++) {
-    let b = lane_buf[r0 + j];
-    let bi = lane_buf_u[r0 + j];
-    if (b > m || (b == m && bi < mi)) {
-      m = b;
-      mi = bi;
-    }
-  }
-  return vec2<u32>(bitcast<u32>(m), mi);
-}
-
-struct RowStats {
-  zmax: f32,   // max of z = logits / tau
-  argmax: u32, // its lowest index
-  logZ: f32,   // log sum exp(z - zmax)
-  H: f32,      // entropy of softmax(z)
-}
-
-// Statistics of softmax(z) over the first n columns of the row at row_base (n = 0: reads nothing).
-fn row_stats(n: u32, lane: u32, lid: u32) -> RowStats {
-  var m = NEG_BIG;
-  var mi = 0u;
-  for (var c = lane; c < n; c += LANES) {
-    let z = z_at(c);
-    if (z > m) {
-      m = z;
-      mi = c;
-    }
-  }
-  let am = lanes_argmax(m, mi, lid);
-  let zmax = bitcast<f32>(am.x);
-  var s = 0.0;
-  for (var c = lane; c < n; c += LANES) { s += exp(z_at(c) - zmax); }
-  let logZ = log(lanes_sum(s, lid));
-  var h = 0.0;
-  for (var c = lane; c < n; c += LANES) {
-    let lp = (z_at(c) - zmax) - logZ;
-    h -= exp(lp) * lp;
-  }
-  return RowStats(zmax, am.y, logZ, lanes_sum(h, lid));
-}
-// ==== row statistics of softmax(logits / tau), end
+// Row layout (LANES, ROWS, WG, row_of), lane merges and row_stats(); reads `logits` and `p.tau`.
+// @include row-stats
 
 // ---- Philox4x32-10 ----
 
@@ -179,7 +87,7 @@ const NONE: u32 = 0xffffffffu;
 
 var<workgroup> chosen: array<u32, ROWS>; // per row slot: the token drawn by the lane that owns the draw
 
-// The row's LANES counts v, summed. Call in uniform control flow (same slots as the shared block's merges).
+// The row's LANES counts v, summed. Call in uniform control flow (the same slots as block row-lanes's merges).
 fn lanes_count(v: u32, lid: u32) -> u32 {
   if (LANES == 1u) { return v; }
   let o = merge_slot * WG;
@@ -228,7 +136,7 @@ fn sampler_sample(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let n = select(0u, p.cols, live); // rows past the last read nothing but join every merge
   row_base = row * p.cols;
 
-  // Max (and argmax), log of the sum and entropy of softmax(z): the shared block, as in logprob_forward.
+  // Max (and argmax), log of the sum and entropy of softmax(z): block row-stats, as in logprob_forward.
   let st = row_stats(n, lane, lid);
   let zmax = st.zmax;
 

@@ -2,19 +2,12 @@
 // (SwiftShader on machines without a GPU) and is compared with src/reference/attention.ts. Never skips.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GpuContext, describeAdapter } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { GpuContext } from '../gpu';
 import { attentionBackward, attentionForward } from './attention';
 import { attentionCases } from './attention.cases';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = attentionCases();
 
@@ -23,13 +16,7 @@ describe('attention kernels on the GPU match their CPU twin', () => {
     expect(cases.some((c) => c.name.startsWith('attentionForward'))).toBe(true);
     expect(cases.some((c) => c.name.startsWith('attentionBackward'))).toBe(true);
   });
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      console.log(`${r.name}: ${r.summary} (${r.ms.toFixed(1)} ms)`);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases, { logResults: true });
 });
 
 describe('attention within WebGPU default limits', () => {
@@ -44,14 +31,14 @@ describe('attention within WebGPU default limits', () => {
     const adapter = await dawn.requestAdapter();
     if (!adapter) throw new Error('no adapter for the default-limits device');
     const device = await adapter.requestDevice({ label: 'default-limits' }); // no required limits: the defaults
-    small = new GpuContext(device, ctx.report);
+    small = new GpuContext(device, gpu.ctx.report);
   });
   afterAll(() => small?.destroy());
 
   it('runs every padded and cached case on a device with 8 storage buffers per stage', async () => {
     const dev = small!;
     const limit = (c: GpuContext) => c.device.limits.maxStorageBuffersPerShaderStage;
-    console.log(`storage buffers per stage: engine device ${limit(ctx)}, default-limits device ${limit(dev)}`);
+    console.log(`storage buffers per stage: engine device ${limit(gpu.ctx)}, default-limits device ${limit(dev)}`);
     expect(dev.device.limits.maxStorageBuffersPerShaderStage).toBe(8);
     const subset = cases.filter((c) => /kvStart|Tcap|B=2 T=5 NH=4/.test(c.name));
     expect(subset.length).toBeGreaterThanOrEqual(12);
@@ -66,21 +53,21 @@ describe('attention within WebGPU default limits', () => {
 
 describe('attention wrapper checks', () => {
   it('rejects a kvStart of the wrong size or dtype and keys beyond the key tensor', () => {
-    const q = ctx.tensor([2, 3, 2, 4]);
-    const k = ctx.tensor([2, 5, 1, 4]);
-    const out = ctx.tensor(q.shape);
-    const lse = ctx.tensor([2, 2, 3]);
-    const rec = ctx.recorder('attention checks');
+    const q = gpu.ctx.tensor([2, 3, 2, 4]);
+    const k = gpu.ctx.tensor([2, 5, 1, 4]);
+    const out = gpu.ctx.tensor(q.shape);
+    const lse = gpu.ctx.tensor([2, 2, 3]);
+    const rec = gpu.ctx.recorder('attention checks');
     try {
-      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: ctx.tensor([3], { dtype: 'u32' }) })).toThrow(/kvStart/);
-      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: ctx.tensor([2]) as never })).toThrow(/kvStart/);
+      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: gpu.ctx.tensor([3], { dtype: 'u32' }) })).toThrow(/kvStart/);
+      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: gpu.ctx.tensor([2]) as never })).toThrow(/kvStart/);
       expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 6 })).toThrow(/keys=6/);
       expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 2 })).toThrow(/2 key positions for 3/);
       expect(() => attentionBackward(rec, out, k, k, out, q, k, k, out, lse, { keys: 6 })).toThrow(/keys=6/);
       // The rows path needs HD % 4 == 0 and HD <= 64; asked for elsewhere it says so instead of computing garbage.
-      const q6 = ctx.tensor([2, 3, 2, 6]);
-      const k6 = ctx.tensor([2, 3, 1, 6]);
-      expect(() => attentionForward(rec, ctx.tensor(q6.shape), lse, q6, k6, k6, { path: 'rows' })).toThrow(/path 'rows' needs a head dim that divides by 4/);
+      const q6 = gpu.ctx.tensor([2, 3, 2, 6]);
+      const k6 = gpu.ctx.tensor([2, 3, 1, 6]);
+      expect(() => attentionForward(rec, gpu.ctx.tensor(q6.shape), lse, q6, k6, k6, { path: 'rows' })).toThrow(/path 'rows' needs a head dim that divides by 4/);
     } finally {
       rec.submit();
     }

@@ -8,7 +8,7 @@
 import source from '../../shaders/attention.wgsl?raw';
 import rowsTemplate from '../../shaders/attention-rows.wgsl?raw';
 import { Params, grid, type DType, type Dispatch, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
-import { expandUnrolled } from '../gpu/unroll';
+import { expandUnrolled } from '../gpu/template';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {

@@ -4,11 +4,15 @@
 // intermediate in a per-context scratch tensor, so the result is deterministic and never read back. The per-row
 // dispatches give a row LANES threads and a workgroup ROWS rows, from the vocabulary size (rows.ts, rowLayout).
 
-import source from '../../shaders/cross-entropy.wgsl?raw';
+import template from '../../shaders/cross-entropy.wgsl?raw';
 import { Params, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import type { CrossEntropyBackwardOptions } from '../reference/cross-entropy';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
+import { withBlocks } from './wgsl-blocks';
+
+/** shaders/cross-entropy.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
+const source = withBlocks(template, 'cross-entropy.wgsl');
 
 /** Threads of the one workgroup of the final fixed-order reductions (cross_entropy_reduce, _mask_sum). */
 const REDUCE_WG = 256;

@@ -1,14 +1,10 @@
 // GPU-vs-twin tier for the head and optimizer families (logprob, cross-entropy, optimizer, sampler), plus a
 // statistical test of the GPU sampler: 8192 rows of identical logits in one dispatch (each row its own Philox
-// draw), token counts against the exact sampling distribution; and the row layout's properties: its lane edges,
-// the row statistics shared by logprob.wgsl and sampler.wgsl, bit-identical reruns. A missing adapter fails the
-// suite; it never skips.
+// draw), token counts against the exact sampling distribution; and the row layout's properties: its lane edges and
+// bit-identical reruns. A missing adapter fails the suite; it never skips.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import logprobSource from '../../shaders/logprob.wgsl?raw';
-import samplerSource from '../../shaders/sampler.wgsl?raw';
-import { describeAdapter, type GpuContext, type Tensor } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { describe, expect, it } from 'vitest';
+import type { Tensor } from '../gpu';
 import { Rng } from '../reference/random';
 import { samplingDistribution, type SamplerOptions } from '../reference/sampler';
 import { host } from '../reference/types';
@@ -16,16 +12,10 @@ import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { headCases, runGpuSampler, runTwinSampler } from './head.cases';
 import { logprobBackward, logprobForward } from './logprob';
 import { ROW_THREADS, rowEdgeShapes, rowLaneEdges, rowLayout } from './rows';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { randomHost, randomInts } from './verify';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = headCases();
 
@@ -35,12 +25,7 @@ describe('head and optimizer kernels on the GPU match their CPU twins', () => {
     expect([...families].sort()).toEqual(['cross-entropy', 'logprob', 'optimizer', 'sampler']);
     expect(cases.length).toBeGreaterThanOrEqual(40);
   });
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases);
 });
 
 /** Upper critical value of chi-square with `df` degrees of freedom at z standard deviations (Wilson-Hilferty). */
@@ -66,7 +51,7 @@ describe('GPU sampler statistics: counts over 8192 rows of identical logits matc
       const data = new Float32Array(ROWS * LOGITS_V8.length);
       for (let r = 0; r < ROWS; r++) data.set(LOGITS_V8, r * LOGITS_V8.length);
       const logits = host(data, [ROWS, LOGITS_V8.length]);
-      const got = await runGpuSampler(ctx, logits, opts, 'sampler-stats');
+      const got = await runGpuSampler(gpu.ctx, logits, opts, 'sampler-stats');
       const want = samplingDistribution(host(Float32Array.from(LOGITS_V8), [1, LOGITS_V8.length]), 0, opts);
       const counts = new Array<number>(LOGITS_V8.length).fill(0);
       for (const t of got.tokens) counts[t]++;
@@ -107,19 +92,6 @@ describe('row layout of the row kernels (rows.ts)', () => {
     expect(rowEdgeShapes()).toEqual([[65, 1023], [17, 1024], [17, 4095], [5, 4096], [5, 16383], [2, 16384]]);
   });
 
-  it('logprob.wgsl and sampler.wgsl share their row statistics verbatim (bit-identical log-probs)', () => {
-    const block = (src: string) => {
-      const begin = src.indexOf('// ==== row statistics of softmax(logits / tau), begin');
-      const end = src.indexOf('// ==== row statistics of softmax(logits / tau), end');
-      expect(begin, 'begin marker').toBeGreaterThanOrEqual(0);
-      expect(end, 'end marker').toBeGreaterThan(begin);
-      return src.slice(begin, end);
-    };
-    const shared = block(logprobSource);
-    expect(shared).toContain('fn row_stats(');
-    expect(block(samplerSource)).toBe(shared);
-  });
-
   it('cross-entropy and logprob are bit-identical across runs, at a thread per row and at 4 and 64 lanes', async () => {
     for (const [N, V] of [[65, 99], [17, 1024], [2, 16384]]) {
       const rng = new Rng(N * V);
@@ -130,23 +102,23 @@ describe('row layout of the row kernels (rows.ts)', () => {
       const run = async () => {
         const t: Tensor[] = [];
         const keep = <T extends Tensor>(a: T) => (t.push(a), a);
-        const gl = keep(ctx.fromArray(logits, [N, V]));
-        const gt = keep(ctx.fromArray<'u32'>(targets, [N], { dtype: 'u32' }));
-        const gm = keep(ctx.fromArray(mask, [N]));
-        const gdl = keep(ctx.fromArray(gradsIn.subarray(0, N), [N]));
-        const gdh = keep(ctx.fromArray(gradsIn.subarray(N), [N]));
-        const loss = keep(ctx.tensor([1]));
-        const dCe = keep(ctx.tensor([N, V]));
-        const lp = keep(ctx.tensor([N]));
-        const h = keep(ctx.tensor([N]));
-        const dLp = keep(ctx.tensor([N, V]));
-        const rec = ctx.recorder('determinism');
+        const gl = keep(gpu.ctx.fromArray(logits, [N, V]));
+        const gt = keep(gpu.ctx.fromArray<'u32'>(targets, [N], { dtype: 'u32' }));
+        const gm = keep(gpu.ctx.fromArray(mask, [N]));
+        const gdl = keep(gpu.ctx.fromArray(gradsIn.subarray(0, N), [N]));
+        const gdh = keep(gpu.ctx.fromArray(gradsIn.subarray(N), [N]));
+        const loss = keep(gpu.ctx.tensor([1]));
+        const dCe = keep(gpu.ctx.tensor([N, V]));
+        const lp = keep(gpu.ctx.tensor([N]));
+        const h = keep(gpu.ctx.tensor([N]));
+        const dLp = keep(gpu.ctx.tensor([N, V]));
+        const rec = gpu.ctx.recorder('determinism');
         crossEntropyForward(rec, loss, gl, gt, gm);
         crossEntropyBackward(rec, dCe, gl, gt, gm);
         logprobForward(rec, lp, h, gl, gt, { temperature: 0.7 });
         logprobBackward(rec, dLp, gdl, gdh, gl, gt, { temperature: 0.7 });
         rec.submit();
-        const got = await ctx.readMany([loss, dCe, lp, h, dLp]);
+        const got = await gpu.ctx.readMany([loss, dCe, lp, h, dLp]);
         t.forEach((a) => a.destroy());
         return got.map((a) => new Uint32Array(a.buffer.slice(0)));
       };

@@ -2,19 +2,11 @@
 // cases run in their own files): every case runs the real WGSL through Dawn (SwiftShader on machines without a GPU)
 // and is compared with its CPU twin. A missing adapter fails the suite with the reason; it never skips.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { describe, expect, it } from 'vitest';
 import { coreCases, kernelCases } from './cases';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = coreCases();
 
@@ -24,10 +16,5 @@ describe('kernels on the GPU match their CPU twins', () => {
     expect(all.length).toBeGreaterThanOrEqual(30);
     expect(new Set(all.map((c) => c.name)).size).toBe(all.length);
   });
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases);
 });

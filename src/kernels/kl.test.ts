@@ -3,9 +3,8 @@
 // central finite differences of its forward, the plain formula sum p (log p - log q), shift invariance and
 // finiteness at logits of magnitude 1e4. A missing adapter fails the suite; it never skips.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext, type Tensor } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { describe, expect, it } from 'vitest';
+import type { Tensor } from '../gpu';
 import { compareArrays, type Tolerance } from '../reference/compare';
 import { numericalGradient, weightedSum } from '../reference/finite-diff';
 import * as ref from '../reference/kl';
@@ -13,16 +12,10 @@ import { Rng } from '../reference/random';
 import { host, numel, type HostTensor } from '../reference/types';
 import { klExactBackward, klExactForward } from './kl';
 import { klCases } from './kl.cases';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { randomHost } from './verify';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = klCases();
 
@@ -32,12 +25,7 @@ describe('kl on the GPU matches its CPU twin', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
     expect(cases.length).toBeGreaterThanOrEqual(50);
   });
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases);
 });
 
 describe('kl wrapper', () => {
@@ -49,18 +37,18 @@ describe('kl wrapper', () => {
       const dKlIn = randomHost(rng, [N]).data;
       const start = randomHost(rng, [N, V]).data;
       const run = async (refData: Float32Array) => {
-        const gl = ctx.fromArray(logits, [N, V], { label: 'kl:logits' });
-        const gr = ctx.fromArray(refData, [N, V], { label: 'kl:ref' });
-        const gd = ctx.fromArray(dKlIn, [N], { label: 'kl:dKl' });
-        const kl = ctx.tensor([N], { label: 'kl:kl' });
-        const dl = ctx.fromArray(start, [N, V], { label: 'kl:dLogits' });
-        const dacc = ctx.fromArray(start, [N, V], { label: 'kl:dLogitsAcc' });
-        const rec = ctx.recorder('kl same');
+        const gl = gpu.ctx.fromArray(logits, [N, V], { label: 'kl:logits' });
+        const gr = gpu.ctx.fromArray(refData, [N, V], { label: 'kl:ref' });
+        const gd = gpu.ctx.fromArray(dKlIn, [N], { label: 'kl:dKl' });
+        const kl = gpu.ctx.tensor([N], { label: 'kl:kl' });
+        const dl = gpu.ctx.fromArray(start, [N, V], { label: 'kl:dLogits' });
+        const dacc = gpu.ctx.fromArray(start, [N, V], { label: 'kl:dLogitsAcc' });
+        const rec = gpu.ctx.recorder('kl same');
         klExactForward(rec, kl, gl, gr, { temperature: 0.7 });
         klExactBackward(rec, dl, gd, gl, gr, { temperature: 0.7 });
         klExactBackward(rec, dacc, gd, gl, gr, { temperature: 0.7, accumulate: true });
         rec.submit();
-        const got = await ctx.readMany([kl, dl, dacc]);
+        const got = await gpu.ctx.readMany([kl, dl, dacc]);
         for (const t of [gl, gr, gd, kl, dl, dacc] as Tensor[]) t.destroy();
         return got;
       };
@@ -76,8 +64,8 @@ describe('kl wrapper', () => {
   });
 
   it('checks shapes and the temperature before recording', () => {
-    const t = (s: number[]) => ctx.tensor(s, { label: 'chk' });
-    const rec = ctx.recorder('kl checks');
+    const t = (s: number[]) => gpu.ctx.tensor(s, { label: 'chk' });
+    const rec = gpu.ctx.recorder('kl checks');
     expect(() => klExactForward(rec, t([2]), t([2, 5]), t([2, 4]))).toThrow(/refLogits .* must have the shape of logits/);
     expect(() => klExactForward(rec, t([3]), t([2, 5]), t([2, 5]))).toThrow(/kl .* must have N=2/);
     expect(() => klExactForward(rec, t([2]), t([2, 5]), t([2, 5]), { temperature: 0 })).toThrow(/temperature/);

@@ -3,11 +3,15 @@
 // Not the per-token KL estimators (objective.ts). Rows are laid out by rowLayout(V) (rows.ts), as logprob's are:
 // a thread per row for short vocabularies, up to 64 lanes for long ones; each call is one dispatch.
 
-import source from '../../shaders/kl.wgsl?raw';
+import template from '../../shaders/kl.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
 import type { KlBackwardOptions, KlOptions } from '../reference/kl';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
+import { withBlocks } from './wgsl-blocks';
+
+/** shaders/kl.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
+const source = withBlocks(template, 'kl.wgsl');
 
 export type { KlBackwardOptions, KlOptions } from '../reference/kl';
 

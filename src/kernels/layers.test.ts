@@ -2,33 +2,22 @@
 // Dawn (SwiftShader on machines without a GPU) against its CPU twin, plus the properties a twin comparison does
 // not show: bit-identical reruns of the reductions, and what out-of-range token ids do.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GpuContext, Tensor } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { describe, expect, it } from 'vitest';
+import type { Tensor } from '../gpu';
 import { Rng } from '../reference/random';
 import { embeddingBackward, embeddingForward } from './embedding';
 import { layerCases } from './layers.cases';
 import { rmsnormBackward, rmsnormForward } from './rmsnorm';
 import { ropeFreqTable } from './rope';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { randomHost } from './verify';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = layerCases();
 
 describe('layer kernels on the GPU match their CPU twins', () => {
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases);
 });
 
 describe('layer kernels: properties beyond the twin comparison', () => {
@@ -43,21 +32,21 @@ describe('layer kernels: properties beyond the twin comparison', () => {
     const run = async () => {
       const t: Tensor[] = [];
       const keep = <T extends Tensor>(a: T) => (t.push(a), a);
-      const gTok = keep(ctx.fromArray<'u32'>(tokens, [N], { dtype: 'u32' }));
-      const gdOut = keep(ctx.fromArray(dOut, [N, C]));
-      const gx = keep(ctx.fromArray(x, [N, C]));
-      const gw = keep(ctx.fromArray(w, [C]));
-      const dTable = keep(ctx.fromArray(init, [V, C]));
-      const y = keep(ctx.tensor([N, C]));
-      const rstd = keep(ctx.tensor([N]));
-      const dx = keep(ctx.tensor([N, C]));
-      const dW = keep(ctx.fromArray(init.subarray(0, C), [C]));
-      const rec = ctx.recorder('determinism');
+      const gTok = keep(gpu.ctx.fromArray<'u32'>(tokens, [N], { dtype: 'u32' }));
+      const gdOut = keep(gpu.ctx.fromArray(dOut, [N, C]));
+      const gx = keep(gpu.ctx.fromArray(x, [N, C]));
+      const gw = keep(gpu.ctx.fromArray(w, [C]));
+      const dTable = keep(gpu.ctx.fromArray(init, [V, C]));
+      const y = keep(gpu.ctx.tensor([N, C]));
+      const rstd = keep(gpu.ctx.tensor([N]));
+      const dx = keep(gpu.ctx.tensor([N, C]));
+      const dW = keep(gpu.ctx.fromArray(init.subarray(0, C), [C]));
+      const rec = gpu.ctx.recorder('determinism');
       embeddingBackward(rec, dTable, gdOut, gTok);
       rmsnormForward(rec, y, rstd, gx, gw, { eps: 1e-5 });
       rmsnormBackward(rec, dx, dW, gdOut, gx, gw, rstd);
       rec.submit();
-      const got = await ctx.readMany([dTable, dW, dx]);
+      const got = await gpu.ctx.readMany([dTable, dW, dx]);
       t.forEach((a) => a.destroy());
       return got.map((a) => new Uint32Array(a.buffer.slice(0)));
     };
@@ -68,16 +57,16 @@ describe('layer kernels: properties beyond the twin comparison', () => {
 
   it('token ids >= V give NaN rows forward and no gradient backward', async () => {
     const [C, V] = [5, 3];
-    const tokens = ctx.fromArray<'u32'>([2, 3, 0, 99], [4], { dtype: 'u32' });
-    const table = ctx.fromArray(Float32Array.from({ length: V * C }, (_, i) => i + 1), [V, C]);
-    const out = ctx.tensor([4, C]);
-    const dOut = ctx.fromArray(new Float32Array(4 * C).fill(1), [4, C]);
-    const dTable = ctx.fromArray(new Float32Array(V * C).fill(0.5), [V, C]);
-    const rec = ctx.recorder('bad tokens');
+    const tokens = gpu.ctx.fromArray<'u32'>([2, 3, 0, 99], [4], { dtype: 'u32' });
+    const table = gpu.ctx.fromArray(Float32Array.from({ length: V * C }, (_, i) => i + 1), [V, C]);
+    const out = gpu.ctx.tensor([4, C]);
+    const dOut = gpu.ctx.fromArray(new Float32Array(4 * C).fill(1), [4, C]);
+    const dTable = gpu.ctx.fromArray(new Float32Array(V * C).fill(0.5), [V, C]);
+    const rec = gpu.ctx.recorder('bad tokens');
     embeddingForward(rec, out, table, tokens);
     embeddingBackward(rec, dTable, dOut, tokens);
     rec.submit();
-    const [o, d] = await ctx.readMany([out, dTable]);
+    const [o, d] = await gpu.ctx.readMany([out, dTable]);
     for (const t of [tokens, table, out, dOut, dTable]) t.destroy();
     expect(Array.from(o.subarray(0, C))).toEqual([11, 12, 13, 14, 15]);
     expect(Array.from(o.subarray(C, 2 * C)).every(Number.isNaN)).toBe(true);

@@ -4,10 +4,14 @@
 // a thread per row for short vocabularies, up to 64 lanes for long ones), the same layout as the sampler's, so the
 // two compute a row's statistics in the same order whatever the number of rows.
 
-import source from '../../shaders/logprob.wgsl?raw';
+import template from '../../shaders/logprob.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
 import type { LogprobOptions } from '../reference/logprob';
 import { rowLayout, rowWorkgroups, rowsCols } from './rows';
+import { withBlocks } from './wgsl-blocks';
+
+/** shaders/logprob.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
+const source = withBlocks(template, 'logprob.wgsl');
 
 function temperatureOf(kernel: string, opts: LogprobOptions): number {
   const tau = opts.temperature ?? 1;

@@ -2,9 +2,7 @@
 // on the device, caches per adapter (memory and a store), and every candidate, made the default for every layout,
 // gives the whole model's loss and gradients of the CPU twin. Correctness only: no timing is asserted.
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { GpuContext } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MODEL_PRESETS } from '../model/config';
 import { GpuModel } from '../model/gpu-model';
 import { crossEntropyBackward as ceBackwardTwin, crossEntropyForward as ceForwardTwin } from '../reference/cross-entropy';
@@ -14,16 +12,13 @@ import { host } from '../reference/types';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { matmul, matmulTuning, setMatmulTuning, type MatmulVariant } from './matmul';
 import { TUNE_CANDIDATES, autotuneMatmul, clearMatmulTuneCache, tuneCandidates, type TuneStore } from './matmul-tune';
+import { useNodeDevice } from './test-device';
 
-let ctx: GpuContext;
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-});
+const gpu = useNodeDevice();
 afterEach(() => {
-  setMatmulTuning(ctx.device, null);
+  setMatmulTuning(gpu.ctx.device, null);
   clearMatmulTuneCache();
 });
-afterAll(() => ctx?.destroy());
 
 const SHAPES = [
   { M: 24, N: 40, K: 16, transB: true },
@@ -33,28 +28,28 @@ const SHAPES = [
 
 describe('matmul autotune', () => {
   it('picks, per layout, a candidate that matches the naive oracle, and makes it the default', async () => {
-    const r = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1 });
+    const r = await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1 });
     expect(r.fromCache).toBe(false);
     for (const layout of ['NT', 'NN', 'TN'] as const) {
       const v = r.tuning[layout];
       expect(v, layout).toBeDefined();
-      expect(tuneCandidates(ctx)).toContain(v);
+      expect(tuneCandidates(gpu.ctx)).toContain(v);
       const m = r.measurements.find((x) => x.layout === layout && x.variant === v)!;
       expect(m.rejected).toBeUndefined();
       expect(m.relError).toBeLessThan(1e-4);
     }
-    expect(matmulTuning(ctx.device)).toEqual(r.tuning);
+    expect(matmulTuning(gpu.ctx.device)).toEqual(r.tuning);
     // matmul() now records the tuned entry point for an A*B^T product.
-    const rec = ctx.recorder('tuned default');
+    const rec = gpu.ctx.recorder('tuned default');
     const entries: string[] = [];
     const dispatch = rec.dispatch.bind(rec);
     rec.dispatch = (d) => (entries.push(d.entry), dispatch(d));
-    const a = ctx.tensor([8, 16]);
-    const b = ctx.tensor([12, 16]);
-    const out = ctx.tensor([8, 12]);
+    const a = gpu.ctx.tensor([8, 16]);
+    const b = gpu.ctx.tensor([12, 16]);
+    const out = gpu.ctx.tensor([8, 12]);
     matmul(rec, out, a, b, { transB: true });
     rec.submit();
-    await ctx.flush();
+    await gpu.ctx.flush();
     expect(entries).toEqual([`matmul_${r.tuning.NT}`]);
     for (const t of [a, b, out]) t.destroy();
   });
@@ -62,16 +57,16 @@ describe('matmul autotune', () => {
   it('reuses the result for the same adapter: from memory, and from a store in a fresh process', async () => {
     const saved = new Map<string, string>();
     const store: TuneStore = { get: (k) => saved.get(k) ?? null, set: (k, v) => void saved.set(k, v) };
-    const first = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1, store });
+    const first = await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1, store });
     expect(saved.size).toBe(1);
-    const again = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1 });
+    const again = await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1 });
     expect(again.fromCache).toBe(true);
     expect(again.tuning).toEqual(first.tuning);
     clearMatmulTuneCache(); // as if the page were reloaded
-    setMatmulTuning(ctx.device, null);
-    const reloaded = await autotuneMatmul(ctx, { shapes: SHAPES, reps: 1, store });
+    setMatmulTuning(gpu.ctx.device, null);
+    const reloaded = await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1, store });
     expect(reloaded.fromCache).toBe(true);
-    expect(matmulTuning(ctx.device)).toEqual(first.tuning);
+    expect(matmulTuning(gpu.ctx.device)).toEqual(first.tuning);
   });
 });
 
@@ -97,22 +92,22 @@ describe('every candidate as the model-wide default matches the CPU twin model',
 
   for (const variant of TUNE_CANDIDATES as readonly MatmulVariant[]) {
     it(`${variant} for A*B^T, A*B and A^T*B`, async () => {
-      setMatmulTuning(ctx.device, { NT: variant, NN: variant, TN: variant });
-      const model = GpuModel.create(ctx, config, params, B);
-      const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
+      setMatmulTuning(gpu.ctx.device, { NT: variant, NN: variant, TN: variant });
+      const model = GpuModel.create(gpu.ctx, config, params, B);
+      const u32 = (data: Uint32Array, label: string) => gpu.ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
       const inp = { tokens: u32(tokens, 'tokens'), positions: u32(Uint32Array.from({ length: B * T }, (_, i) => i % T), 'positions') };
       const gTargets = u32(targets, 'targets');
-      const gMask = ctx.fromArray(mask, [B * T], { label: 'mask' });
-      const loss = ctx.tensor([1], { label: 'loss' });
-      const dLogits = ctx.tensor([B, T, config.vocabSize], { label: 'dLogits' });
-      const rec = ctx.recorder('tuned step');
+      const gMask = gpu.ctx.fromArray(mask, [B * T], { label: 'mask' });
+      const loss = gpu.ctx.tensor([1], { label: 'loss' });
+      const dLogits = gpu.ctx.tensor([B, T, config.vocabSize], { label: 'dLogits' });
+      const rec = gpu.ctx.recorder('tuned step');
       const ws = model.forward(rec, B, T, inp);
       crossEntropyForward(rec, loss, ws.logits.reshape2d(), gTargets, gMask);
       crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), gTargets, gMask);
       model.zeroGrads(rec);
       model.backward(rec, ws, dLogits, inp);
       rec.submit();
-      const [lossGot] = await ctx.readMany([loss]);
+      const [lossGot] = await gpu.ctx.readMany([loss]);
       const grads = await model.downloadGrads();
       const rel = (got: ArrayLike<number>, want: ArrayLike<number>) => {
         let d = 0;

@@ -5,7 +5,7 @@
 
 import source from '../../shaders/matmul.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
-import { expandUnrolled } from '../gpu/unroll';
+import { expandUnrolled } from '../gpu/template';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
@@ -25,7 +25,7 @@ export type MatmulTuning = Partial<Record<MatmulLayout, MatmulVariant>>;
 
 const WG = 8;
 
-/** matmul.wgsl with matmul_wide's 8-row unrolled lines expanded (src/gpu/unroll.ts). */
+/** matmul.wgsl with matmul_wide's 8-row unrolled lines expanded (src/gpu/template.ts). */
 const expanded = expandUnrolled(source, 8);
 const tunings = new WeakMap<GPUDevice, MatmulTuning>();
 

@@ -2,23 +2,15 @@
 // case of objective.cases.ts, plus determinism (two runs bit-identical) and the wrapper's checks. A missing
 // adapter fails the suite; it never skips.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { describe, expect, it } from 'vitest';
 import { OBJECTIVE_METRICS } from '../reference/objective';
 import { Rng } from '../reference/random';
 import { objectiveForwardBackward, objectiveLayout } from './objective';
 import { objectiveCases, pickInputs, randomObjectiveInputs } from './objective.cases';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = objectiveCases();
 
@@ -28,12 +20,7 @@ describe('objective on the GPU matches its CPU twin', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
     expect(cases.length).toBeGreaterThanOrEqual(100);
   });
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases);
 });
 
 describe('objective wrapper', () => {
@@ -48,14 +35,14 @@ describe('objective wrapper', () => {
   it('is deterministic: two runs with a token selection are bit-identical', async () => {
     const N = 16;
     const L = 70;
-    const ins = randomObjectiveInputs(new Rng(7), N, L).map((h, i) => ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }));
+    const ins = randomObjectiveInputs(new Rng(7), N, L).map((h, i) => gpu.ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }));
     const cfg = { kl_cov_ratio: 0.1, top_entropy_quantile: 0.5, beta: 0.04 } as const;
     const run = async () => {
-      const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) => ctx.tensor(s, { label: `det:out${i}` }));
-      const rec = ctx.recorder('objective determinism');
+      const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) => gpu.ctx.tensor(s, { label: `det:out${i}` }));
+      const rec = gpu.ctx.recorder('objective determinism');
       objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], pickInputs(ins, { ref: true }), resolveObjectiveConfig(cfg));
       rec.submit();
-      const got = await ctx.readMany(outs);
+      const got = await gpu.ctx.readMany(outs);
       for (const t of outs) t.destroy();
       return got;
     };
@@ -66,10 +53,10 @@ describe('objective wrapper', () => {
   });
 
   it('checks shapes and required inputs before recording', () => {
-    const t = (s: number[]) => ctx.tensor(s, { label: 'chk' });
+    const t = (s: number[]) => gpu.ctx.tensor(s, { label: 'chk' });
     const [lp, old, adv, mask, ent] = [t([2, 3]), t([2, 3]), t([2, 3]), t([2, 3]), t([2, 3])];
     const inputs = { logp: lp, oldLogp: old, advantages: adv, mask, entropy: ent };
-    const rec = ctx.recorder('objective checks');
+    const rec = gpu.ctx.recorder('objective checks');
     const outs = [t([1]), t([2, 3]), t([2, 3]), t([5, 2, 3]), t([OBJECTIVE_METRICS.length])] as const;
     const call = (over: object, cfg: Partial<ObjectiveConfig> = {}) =>
       objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], { ...inputs, ...over }, resolveObjectiveConfig(cfg));

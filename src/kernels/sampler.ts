@@ -2,11 +2,15 @@
 // Philox4x32-10 with the seed and step counter in the uniform parameters, so a decode loop never reads back.
 // Same names and argument order as src/reference/sampler.ts, which defines the distribution and outputs exactly.
 
-import source from '../../shaders/sampler.wgsl?raw';
+import template from '../../shaders/sampler.wgsl?raw';
 import { Params, grid, type Recorder, type Tensor } from '../gpu';
 import { samplerSettings, type SamplerOptions } from '../reference/sampler';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
+import { withBlocks } from './wgsl-blocks';
+
+/** shaders/sampler.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
+const source = withBlocks(template, 'sampler.wgsl');
 
 export type { SamplerOptions } from '../reference/sampler';
 

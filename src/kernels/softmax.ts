@@ -1,8 +1,12 @@
 // Typed wrappers of shaders/softmax.wgsl. Same names and argument order as src/reference/softmax.ts.
 
-import source from '../../shaders/softmax.wgsl?raw';
+import template from '../../shaders/softmax.wgsl?raw';
 import type { Recorder, Tensor } from '../gpu';
 import { rowDispatch } from './rows';
+import { withBlocks } from './wgsl-blocks';
+
+/** shaders/softmax.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
+const source = withBlocks(template, 'softmax.wgsl');
 
 function check(what: string, ...ts: Tensor[]): void {
   for (const t of ts) if (t.size !== ts[0].size) throw new Error(`${what}: ${t.describe()} and ${ts[0].describe()} differ in size`);

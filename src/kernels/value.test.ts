@@ -3,25 +3,17 @@
 // unclipped), the metrics against a direct computation, and the degenerate batches (all masked, values ==
 // oldValues). A missing adapter fails the suite; it never skips.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext } from '../gpu';
-import { acquireNodeDevice } from '../gpu/node';
+import { describe, expect, it } from 'vitest';
 import { compareArrays } from '../reference/compare';
 import { numericalGradient } from '../reference/finite-diff';
 import { Rng } from '../reference/random';
 import { host, type HostTensor } from '../reference/types';
 import * as ref from '../reference/value';
+import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { VALUE_METRICS, valueLossForwardBackward, type ValueLossOptions } from './value';
 import { randomValueInputs, valueCases } from './value.cases';
 
-let ctx: GpuContext;
-
-beforeAll(async () => {
-  ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-});
-
-afterAll(() => ctx?.destroy());
+const gpu = useNodeDevice();
 
 const cases = valueCases();
 
@@ -31,12 +23,7 @@ describe('value loss on the GPU matches its CPU twin', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
     expect(cases.length).toBeGreaterThanOrEqual(20);
   });
-  for (const c of cases) {
-    it(c.name, async () => {
-      const r = await c.run(ctx);
-      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
-    });
-  }
+  itEachCaseMatchesTwin(gpu, cases);
 });
 
 describe('value wrapper', () => {
@@ -47,13 +34,13 @@ describe('value wrapper', () => {
 
   it('is deterministic: two runs over 16384 tokens are bit-identical', async () => {
     const [N, L] = [64, 256];
-    const ins = randomValueInputs(new Rng(3), N, L).map((h, i) => ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }));
+    const ins = randomValueInputs(new Rng(3), N, L).map((h, i) => gpu.ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }));
     const run = async () => {
-      const outs = [[1], [N, L], [VALUE_METRICS.length]].map((s, i) => ctx.tensor(s, { label: `det:out${i}` }));
-      const rec = ctx.recorder('value determinism');
+      const outs = [[1], [N, L], [VALUE_METRICS.length]].map((s, i) => gpu.ctx.tensor(s, { label: `det:out${i}` }));
+      const rec = gpu.ctx.recorder('value determinism');
       valueLossForwardBackward(rec, outs[0], outs[1], outs[2], ins[0], ins[1], ins[2], ins[3], { cliprange: 0.2, coef: 0.5 });
       rec.submit();
-      const got = await ctx.readMany(outs);
+      const got = await gpu.ctx.readMany(outs);
       for (const t of outs) t.destroy();
       return got;
     };
@@ -64,9 +51,9 @@ describe('value wrapper', () => {
   });
 
   it('checks shapes and options before recording', () => {
-    const t = (s: number[]) => ctx.tensor(s, { label: 'chk' });
+    const t = (s: number[]) => gpu.ctx.tensor(s, { label: 'chk' });
     const [v, o, r, m, d] = [t([2, 3]), t([2, 3]), t([2, 3]), t([2, 3]), t([2, 3])];
-    const rec = ctx.recorder('value checks');
+    const rec = gpu.ctx.recorder('value checks');
     const call = (over: Partial<Record<'loss' | 'dValues' | 'metrics' | 'returns' | 'mask', ReturnType<typeof t>>>, opts: ValueLossOptions = { coef: 0.5 }) =>
       valueLossForwardBackward(rec, over.loss ?? t([1]), over.dValues ?? d, over.metrics ?? t([4]), v, o, over.returns ?? r, over.mask ?? m, opts);
     expect(() => call({ mask: t([3, 2]) })).toThrow(/mask .* must have the shape of values/);

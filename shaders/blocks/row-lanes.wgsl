@@ -1,0 +1,33 @@
+// Block row-lanes (`// @include row-lanes`): the f32 merges of a row's lanes (sum and max, in lane order) on top
+// of block row-layout, which it includes. A fragment, not a shader: src/gpu/template.ts pastes it in place of
+// the marker. Call every merge in uniform control flow: rows past the last one join them too.
+
+// @include row-layout
+
+var<workgroup> lane_buf: array<f32, MERGE>;
+
+// The row's LANES values of v in lane order, combined with op (0: sum, 1: max).
+fn lanes_merge(v: f32, lid: u32, op: u32) -> f32 {
+  if (LANES == 1u) { return v; }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf[o + lid] = v;
+  workgroupBarrier();
+  let r0 = o + lid - lid % LANES;
+  var a = lane_buf[r0];
+  for (var i = 1u; i < LANES; i++) {
+    let b = lane_buf[r0 + i];
+    if (op == 0u) { a += b; } else { a = max(a, b); }
+  }
+  return a;
+}
+
+// The sum of the row's LANES values of v, in lane order.
+fn lanes_sum(v: f32, lid: u32) -> f32 {
+  return lanes_merge(v, lid, 0u);
+}
+
+// The largest of the row's LANES values of v.
+fn lanes_max(v: f32, lid: u32) -> f32 {
+  return lanes_merge(v, lid, 1u);
+}

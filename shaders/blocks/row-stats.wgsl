@@ -1,0 +1,69 @@
+// Block row-stats (`// @include row-stats`): max, argmax, log-sum-exp and entropy of softmax(logits / tau) over a
+// row, for logprob.wgsl and sampler.wgsl; includes block row-lanes. A fragment, not a shader: src/gpu/template.ts
+// pastes it in place of the marker. The including shader declares `logits` (storage array<f32>, (rows, cols))
+// and a uniform `p` with `tau` (temperature > 0). Both wrappers lay rows out with rowLayout(V), so the sampler's
+// log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call: the same
+// code in the same order (pi_old of a rollout is exactly the sampler's distribution).
+
+// @include row-lanes
+
+var<workgroup> lane_buf_u: array<u32, MERGE>;
+var<private> row_base: u32; // this thread's row * cols
+
+fn z_at(c: u32) -> f32 {
+  return logits[row_base + c] / p.tau;
+}
+
+// The row's largest v and its lowest index i, as (bitcast<u32>(v), i). Call in uniform control flow.
+fn lanes_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
+  if (LANES == 1u) { return vec2<u32>(bitcast<u32>(v), i); }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf[o + lid] = v;
+  lane_buf_u[o + lid] = i;
+  workgroupBarrier();
+  let r0 = o + lid - lid % LANES;
+  var m = lane_buf[r0];
+  var mi = lane_buf_u[r0];
+  for (var j = 1u; j < LANES; j++) {
+    let b = lane_buf[r0 + j];
+    let bi = lane_buf_u[r0 + j];
+    if (b > m || (b == m && bi < mi)) {
+      m = b;
+      mi = bi;
+    }
+  }
+  return vec2<u32>(bitcast<u32>(m), mi);
+}
+
+struct RowStats {
+  zmax: f32,   // max of z = logits / tau
+  argmax: u32, // its lowest index
+  logZ: f32,   // log sum exp(z - zmax)
+  H: f32,      // entropy of softmax(z)
+}
+
+// Statistics of softmax(z) over the first n columns of the row at row_base (n = 0: reads nothing). Call in
+// uniform control flow.
+fn row_stats(n: u32, lane: u32, lid: u32) -> RowStats {
+  var m = NEG_BIG;
+  var mi = 0u;
+  for (var c = lane; c < n; c += LANES) {
+    let z = z_at(c);
+    if (z > m) {
+      m = z;
+      mi = c;
+    }
+  }
+  let am = lanes_argmax(m, mi, lid);
+  let zmax = bitcast<f32>(am.x);
+  var s = 0.0;
+  for (var c = lane; c < n; c += LANES) { s += exp(z_at(c) - zmax); }
+  let logZ = log(lanes_sum(s, lid));
+  var h = 0.0;
+  for (var c = lane; c < n; c += LANES) {
+    let lp = (z_at(c) - zmax) - logZ;
+    h -= exp(lp) * lp;
+  }
+  return RowStats(zmax, am.y, logZ, lanes_sum(h, lid));
+}
