@@ -1,4 +1,4 @@
-// value: PPO's clipped value loss (ALGORITHMS.md), token-mean over masked tokens, forward and backward in one
+// value: PPO's clipped value loss (docs/algorithms.md#ppo-value-loss-and-critic), token-mean over masked tokens, forward and backward in one
 // single-workgroup dispatch: the scalar loss, d loss / d values and four metrics. Not GAE or the returns (src/rl)
 // and not the critic's forward. Formulas: the CPU twin, src/reference/value.ts (valueLossForwardBackward).
 // Entry point: value_loss_forward_backward (loss, dValues, metrics, values, oldValues, returns, mask), the twin's order.

@@ -1,6 +1,6 @@
 // CPU twin of shaders/kl.wgsl: the exact full-vocabulary KL(pi_theta || pi_ref) per row, on logits / tau, and its
 // backward to the policy's logits (the reference model is frozen: refLogits get no gradient). This is the
-// `kl_estimator: exact` value of ALGORITHMS.md. Not the per-token estimators k1/k2/k3 (objective.ts) and not the
+// `kl_estimator: exact` value of docs/algorithms.md#kl-estimators. Not the per-token estimators k1/k2/k3 (objective.ts) and not the
 // log-prob or entropy (logprob.ts).
 
 import type { HostTensor } from './types';

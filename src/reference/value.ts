@@ -1,4 +1,4 @@
-// CPU twin of shaders/value.wgsl: PPO's clipped value loss (ALGORITHMS.md, "PPO value loss"), token-mean over the
+// CPU twin of shaders/value.wgsl: PPO's clipped value loss (docs/algorithms.md#ppo-value-loss-and-critic), token-mean over the
 // masked tokens of N sequences padded to L, forward and backward in one call: the scalar loss, d loss / d values
 // and four metrics. Not the returns or advantages (GAE lives in src/rl) and not the critic's forward.
 //

@@ -1,4 +1,4 @@
-// Advantage estimators of ALGORITHMS.md (`adv_estimator`), the group reward statistics the metrics report
+// Advantage estimators of docs/algorithms.md#advantage-estimators (`adv_estimator`), the group reward statistics the metrics report
 // (`reward`, `reward_std`, `frac_reward_zero_std`) and the unbiased pass@k estimator. Pure CPU arithmetic on
 // typed arrays, float64 inside: the batch is at most a few thousand tokens. Not the loss (the unified objective
 // consumes these advantages) and not the rewards themselves (src/tasks and the reward functions make those).
@@ -8,7 +8,7 @@
 // tokens that count and 0 elsewhere; every per-token output is exactly 0 where m = 0. A row whose mask is all
 // 0 (a completion dropped by mask_truncated_completions) gets all-zero outputs and takes no part in whitening.
 
-/** Every value of `adv_estimator`, in ALGORITHMS.md's order. */
+/** Every value of `adv_estimator`, in docs/algorithms.md's order. */
 export const ADV_ESTIMATORS = ['grpo', 'dr_grpo', 'rloo', 'reinforce', 'reinforce_pp', 'reinforce_pp_baseline', 'remax', 'opo', 'gae'] as const;
 export type AdvEstimator = (typeof ADV_ESTIMATORS)[number];
 

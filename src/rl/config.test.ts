@@ -1,4 +1,4 @@
-// RL config: every field documented with a valid default; presets valid and equal to ALGORITHMS.md's table;
+// RL config: every field documented with a valid default; presets valid and equal to docs/algorithms.md#presets;
 // each cross-field rule with its message; derive(); JSON and URL boundaries (round trips, helpful errors).
 import { describe, expect, it } from 'vitest';
 import {
@@ -94,7 +94,7 @@ describe('fields and defaults', () => {
 });
 
 describe('presets', () => {
-  // ALGORITHMS.md's preset table, column by column: adv (and scale_rewards), ratio, loss (and epsilons), agg,
+  // docs/algorithms.md's preset table, column by column: adv (and scale_rewards), ratio, loss (and epsilons), agg,
   // KL (beta, estimator, placement), other.
   const TABLE: Record<PresetName, Partial<RLConfig>> = {
     reinforce: { adv_estimator: 'reinforce', loss_type: 'pg', loss_agg_mode: 'seq-mean-token-sum', beta: 0 },
