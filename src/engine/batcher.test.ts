@@ -1,9 +1,10 @@
-// The worker's record queue and metric columns: rows pack into columns and back unchanged, runs drain in order,
-// and transferable copies of token planes own their buffers (transferring them detaches nothing else).
+// The worker's record queue and metric columns: rows pack into columns and back unchanged, each row lands on the
+// charts' rollout-step axis, runs drain in order, and transferable copies of token planes own their buffers
+// (transferring them detaches nothing else).
 import { describe, expect, it } from 'vitest';
 import type { GroupRecord, StepRecord } from '../rl/stream';
 import { RecordQueue, tokenTexts, transferableGroups } from './batcher';
-import { batchTransfer, packRows, unpackBatch } from './metric-batch';
+import { batchTransfer, chartX, packRows, unpackBatch } from './metric-batch';
 import type { MetricRow } from './types';
 
 function rec(step: number, opt: number, metrics: Record<string, number>, groups?: GroupRecord[]): StepRecord {
@@ -31,7 +32,30 @@ describe('metric batches and the record queue', () => {
     expect(b.names).toEqual(['entropy', 'kl', 'reward']);
     expect(Array.from(b.values)).toEqual([NaN, 0.01, 0.5, 2, NaN, 0.5]);
     expect(unpackBatch(b)).toEqual(rows);
-    expect(batchTransfer(b)).toHaveLength(5);
+    expect(unpackBatch(b).map((r) => 'update' in r)).toEqual([false, false]);
+    expect(batchTransfer(b)).toHaveLength(8);
+    expect(new Set(batchTransfer(b)).size).toBe(8); // one buffer per column, none shared
+  });
+
+  it('places optimizer steps as sub-ticks of their rollout step, so runs with different update counts align', () => {
+    const twoUpdates: MetricRow[] = [1, 2].flatMap((step) =>
+      [0, 1].map((update) => ({ step, optimizerStep: 2 * (step - 1) + update + 1, epoch: update, minibatch: 0, update, updates: 2, metrics: { reward: step } })),
+    );
+    const oneUpdate: MetricRow[] = [1, 2].map((step) => ({ step, optimizerStep: step, epoch: 0, minibatch: 0, update: 0, updates: 1, metrics: { reward: step } }));
+    const a = packRows(twoUpdates);
+    expect(Array.from(a.x)).toEqual([0.5, 1, 1.5, 2]);
+    expect(Array.from(packRows(oneUpdate).x)).toEqual([1, 2]); // the last update of each rollout step sits on the step
+    expect(unpackBatch(a)).toEqual(twoUpdates); // update/updates survive the round trip
+    expect(chartX({ step: 3, update: 1, updates: 3 })).toBeCloseTo(2 + 2 / 3, 15);
+  });
+
+  it('puts rows without update/updates on their rollout step (older files), overlapping within the step', () => {
+    const rows: MetricRow[] = [
+      { step: 4, optimizerStep: 7, epoch: 0, minibatch: 0, metrics: {} },
+      { step: 4, optimizerStep: 8, epoch: 1, minibatch: 0, metrics: {} },
+      { step: 5, optimizerStep: 9, epoch: 0, minibatch: 0, update: 0, updates: 0, metrics: {} },
+    ];
+    expect(Array.from(packRows(rows).x)).toEqual([4, 4, 5]); // updates = 0 says nothing either
   });
 
   it('drains runs in arrival order, merging consecutive pushes of the same run', () => {

@@ -1,5 +1,6 @@
 // Metric rows packed as columns of typed arrays, so a batch of optimizer steps crosses the worker boundary as a
-// few transferred buffers instead of thousands of small objects. Pure data; the worker decides when to send.
+// few transferred buffers instead of thousands of small objects. Also where a row lands on the charts' x axis
+// (the rollout step, its optimizer steps as sub-ticks). Pure data; the worker decides when to send.
 
 import type { MetricRow } from './types';
 
@@ -10,7 +11,25 @@ export interface MetricBatch {
   optimizerStep: Float64Array;
   epoch: Float64Array;
   minibatch: Float64Array;
+  /** MetricRow.update per row (NaN: the row did not record it). */
+  update: Float64Array;
+  /** MetricRow.updates per row (NaN: the row did not record it). */
+  updates: Float64Array;
+  /** Each row's place on the charts' x axis (see chartX). */
+  x: Float64Array;
   values: Float64Array;
+}
+
+/**
+ * A row's place on the charts' x axis, in rollout steps: step - 1 + (update + 1) / updates, so the optimizer steps
+ * of rollout step s spread over (s - 1, s] and the last one sits on s. Runs with different numbers of updates per
+ * rollout step then line up step for step. A row without update/updates sits on its rollout step (the optimizer
+ * steps of one rollout step overlap there, which is all such a row can say).
+ */
+export function chartX(row: Pick<MetricRow, 'step' | 'update' | 'updates'>): number {
+  const { step, update, updates } = row;
+  if (update === undefined || updates === undefined || !(updates > 0)) return step;
+  return step - 1 + (update + 1) / updates;
 }
 
 /** Packs rows into columns; metric names are the union over the rows, sorted. */
@@ -26,20 +45,26 @@ export function packRows(rows: readonly MetricRow[]): MetricBatch {
   const optimizerStep = new Float64Array(n);
   const epoch = new Float64Array(n);
   const minibatch = new Float64Array(n);
+  const update = new Float64Array(n);
+  const updates = new Float64Array(n);
+  const x = new Float64Array(n);
   rows.forEach((r, i) => {
     step[i] = r.step;
     optimizerStep[i] = r.optimizerStep;
     epoch[i] = r.epoch;
     minibatch[i] = r.minibatch;
+    update[i] = r.update ?? NaN;
+    updates[i] = r.updates ?? NaN;
+    x[i] = chartX(r);
     for (const k in r.metrics) {
       const v = r.metrics[k];
       values[i * K + col.get(k)!] = typeof v === 'number' ? v : NaN;
     }
   });
-  return { names, step, optimizerStep, epoch, minibatch, values };
+  return { names, step, optimizerStep, epoch, minibatch, update, updates, x, values };
 }
 
-/** The rows of a batch (NaN cells are left out of each row's metrics). */
+/** The rows of a batch (NaN cells are left out of each row's metrics; update/updates only where recorded). */
 export function unpackBatch(b: MetricBatch): MetricRow[] {
   const K = b.names.length;
   const rows: MetricRow[] = [];
@@ -49,7 +74,10 @@ export function unpackBatch(b: MetricBatch): MetricRow[] {
       const v = b.values[i * K + j];
       if (!Number.isNaN(v)) metrics[b.names[j]] = v;
     }
-    rows.push({ step: b.step[i], optimizerStep: b.optimizerStep[i], epoch: b.epoch[i], minibatch: b.minibatch[i], metrics });
+    const row: MetricRow = { step: b.step[i], optimizerStep: b.optimizerStep[i], epoch: b.epoch[i], minibatch: b.minibatch[i], metrics };
+    if (!Number.isNaN(b.update[i])) row.update = b.update[i];
+    if (!Number.isNaN(b.updates[i])) row.updates = b.updates[i];
+    rows.push(row);
   }
   return rows;
 }
@@ -61,5 +89,5 @@ export function batchLength(b: MetricBatch): number {
 
 /** The buffers to transfer with a batch. */
 export function batchTransfer(b: MetricBatch): ArrayBuffer[] {
-  return [b.step, b.optimizerStep, b.epoch, b.minibatch, b.values].map((a) => a.buffer as ArrayBuffer);
+  return [b.step, b.optimizerStep, b.epoch, b.minibatch, b.update, b.updates, b.x, b.values].map((a) => a.buffer as ArrayBuffer);
 }

@@ -1,74 +1,86 @@
-// Which metric goes on which chart: the fixed charts of the lab (reward with its std band, entropy, clip ratios,
-// KL beside the exact KL, lengths, fractions, losses, grad norm, learning rate, sampler mismatch, throughput,
-// step time) and one chart per remaining metric family, so every metric the trainer reports is drawn exactly
-// once, including ones added later. Also the chart rows the components draw. Pure; no React.
+// Which metric goes on which chart, read from the metric catalog (src/schema/metrics.ts): each metric the
+// catalog knows on its chart, in the catalog's chart order, and one chart per family for names it lacks, so every
+// metric the trainer reports is drawn exactly once, including ones added later. Also the hover texts (the
+// catalog's doc, formula and healthy range) and the rows a chart draws. Pure; no React.
 
+import { CHARTS, METRICS, metricSpec, type MetricSpec } from '../schema/metrics';
 import type { MetricTable } from './metric-table';
 import { decimate, makeGrid, positiveOnly, smooth } from './series';
+
+/** The x axis of every metric chart. */
+export const X_AXIS_LABEL = 'rollout step';
 
 export interface ChartSpec {
   id: string;
   title: string;
-  /** Metrics drawn, in legend order (only those the runs report are drawn). */
+  /** The y axis label: what the chart's values count (the catalog's CHARTS[].y). */
+  y: string;
+  /** Metrics drawn as lines, in legend order (only those the runs report are drawn). */
   metrics: string[];
-  /** Draw mean ± std as a band around `mean` (reward ± reward_std). */
+  /** Draw mean ± std as a band around `mean` (reward ± reward_std); `std` is not drawn as a line. */
   band?: { mean: string; std: string };
   /** Log scale: 'on' by default, 'off' by default but offered, or not offered (values cross zero). */
   log: 'on' | 'off' | 'never';
-  /** What to read from the chart, one line. */
-  hint: string;
-  /** Metrics matched by prefix (for the catch-all charts). */
-  prefix?: string;
 }
 
-/** The lab's fixed charts, in page order. */
-export const CHART_SPECS: readonly ChartSpec[] = [
-  { id: 'reward', title: 'Reward and accuracy', metrics: ['reward', 'accuracy'], band: { mean: 'reward', std: 'reward_std' }, log: 'never', hint: 'mean reward of the sampled completions (band: ± its std across the batch) and the fraction judged correct' },
-  { id: 'entropy', title: 'Entropy', metrics: ['entropy'], log: 'off', hint: 'mean full-vocabulary entropy H_t of pi_theta over completion tokens (nats); a collapse to ~0 ends exploration' },
-  { id: 'clip', title: 'Clip ratio', metrics: ['clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'cispo_clip_ratio'], log: 'off', hint: 'fraction of tokens whose ratio was clipped below (A < 0) or above (A > 0); exactly 0 with one update per batch' },
-  { id: 'kl', title: 'KL', metrics: ['kl', 'kl/exact', 'approx_kl'], log: 'off', hint: 'the chosen estimator of KL(pi_theta || pi_ref) beside the exact full-vocabulary KL; approx_kl is to pi_old' },
-  { id: 'lengths', title: 'Completion length', metrics: ['completions/mean_length', 'completions/min_length', 'completions/max_length', 'completions/mean_terminated_length'], log: 'never', hint: 'tokens per completion, EOS included' },
-  { id: 'fractions', title: 'Clipped and zero-signal fractions', metrics: ['completions/clipped_ratio', 'frac_reward_zero_std', 'dynamic_sampling/filtered_frac'], log: 'never', hint: 'completions cut at L_max; groups whose rewards are all equal (no GRPO signal); groups dropped by dynamic sampling' },
-  { id: 'loss', title: 'Loss', metrics: ['policy_loss', 'value_loss', 'vf_explained_var'], log: 'never', hint: 'the aggregated policy loss (and the critic\'s value loss and explained variance for PPO)' },
-  { id: 'grad', title: 'Gradient norm', metrics: ['grad_norm'], log: 'on', hint: 'global gradient norm before clipping to max_grad_norm' },
-  { id: 'lr', title: 'Learning rate and entropy coefficient', metrics: ['learning_rate', 'entropy_coef'], log: 'off', hint: 'the schedule in effect and the (adaptive) entropy bonus alpha' },
-  { id: 'sampling', title: 'Sampler vs trainer log-prob gap', metrics: ['sampling/logp_diff/mean', 'sampling/logp_diff/max'], log: 'off', hint: '|log pi_old - log pi_sampler|: 0 when the sampler and the trainer agree bit for bit' },
-  { id: 'throughput', title: 'Throughput', metrics: ['perf/rollout_tokens_per_s', 'perf/train_tokens_per_s'], log: 'on', hint: 'completion tokens sampled, and tokens trained on, per second' },
-  { id: 'time', title: 'Step time', metrics: ['perf/step_ms'], log: 'on', hint: 'wall time of one optimizer step (ms)' },
-];
-
-const FIXED = new Set(CHART_SPECS.flatMap((c) => c.metrics).concat(CHART_SPECS.flatMap((c) => (c.band ? [c.band.std] : []))));
-
-/** The family of a metric not on a fixed chart: its first path segment ("rewards/accuracy/mean" -> "rewards"). */
+/** The family of a metric the catalog lacks: its first path segment ("rewards/accuracy/mean" -> "rewards"). */
 export function family(name: string): string {
   const i = name.indexOf('/');
   return i < 0 ? name : name.slice(0, i);
 }
 
+/** Position of a metric's catalog entry (legend order within a chart). */
+const CATALOG_ORDER = new Map<MetricSpec, number>(METRICS.map((m, i) => [m, i]));
+
+function byCatalogOrder(a: { name: string; spec: MetricSpec }, b: { name: string; spec: MetricSpec }): number {
+  return CATALOG_ORDER.get(a.spec)! - CATALOG_ORDER.get(b.spec)! || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+}
+
 /**
- * The charts to draw for these metric names: the fixed charts that have at least one of them, then one chart per
- * family of the rest. Every name lands on exactly one chart.
+ * The charts to draw for these metric names: the catalog's charts that have at least one of them (CHARTS order,
+ * metrics in catalog order), then one chart per family of the names the catalog lacks. Every name lands on
+ * exactly one chart; a band's std is drawn as the band when its mean is there, else as a line.
  */
 export function chartsFor(names: readonly string[]): ChartSpec[] {
-  const have = new Set(names);
-  const out = CHART_SPECS.filter((c) => c.metrics.some((m) => have.has(m)));
-  const rest = new Map<string, string[]>();
-  for (const n of [...have].sort()) {
-    if (FIXED.has(n)) continue;
-    const f = family(n);
-    rest.set(f, [...(rest.get(f) ?? []), n]);
+  const onChart = new Map<string, { name: string; spec: MetricSpec }[]>();
+  const unknown = new Map<string, string[]>();
+  for (const name of [...new Set(names)].sort()) {
+    const spec = metricSpec(name);
+    if (spec) onChart.set(spec.chart, [...(onChart.get(spec.chart) ?? []), { name, spec }]);
+    else unknown.set(family(name), [...(unknown.get(family(name)) ?? []), name]);
   }
-  for (const [f, metrics] of rest) {
-    out.push({
-      id: `family-${f.replace(/[^A-Za-z0-9_-]/g, '_')}`,
-      title: f === 'timing_s' ? 'Time per phase (s)' : f === 'rewards' ? 'Reward functions' : f.replace(/_/g, ' '),
-      metrics,
-      prefix: f,
-      log: f === 'timing_s' ? 'on' : 'off',
-      hint: f === 'timing_s' ? 'seconds spent in each phase of a step' : `every ${f}/... metric the trainer reports`,
-    });
+  const out: ChartSpec[] = [];
+  for (const c of CHARTS) {
+    const entries = onChart.get(c.id);
+    if (!entries) continue;
+    const metrics = entries.sort(byCatalogOrder).map((e) => e.name);
+    const band = 'band' in c && metrics.includes(c.band.mean) && metrics.includes(c.band.std) ? c.band : undefined;
+    out.push({ id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics, ...(band && { band }) });
+  }
+  for (const [f, metrics] of unknown) {
+    out.push({ id: `family-${f.replace(/[^A-Za-z0-9_-]/g, '_')}`, title: f.replace(/_/g, ' '), y: 'value', log: 'off', metrics });
   }
   return out;
+}
+
+/** How many charts are drawn, empty, before a run has data (so the layout does not jump when training starts). */
+const STARTING_CHART_COUNT = 6;
+
+/** The first catalog charts with the plain (non-template) metrics the catalog puts on them. */
+export const STARTING_CHARTS: readonly ChartSpec[] = chartsFor(METRICS.filter((m) => !m.name.includes('<')).map((m) => m.name))
+  .filter((c) => CHARTS.slice(0, STARTING_CHART_COUNT).some((k) => k.id === c.id));
+
+/** A metric's hover text: what it measures, its formula and its healthy range (from the catalog). */
+export function metricHelp(name: string): string {
+  const spec = metricSpec(name);
+  if (!spec) return `${name}: not in the metric catalog`;
+  return `${name}: ${spec.doc}\n${spec.formula}\nhealthy: ${spec.healthy}`;
+}
+
+/** A chart's hover text: one line per metric it draws (the band's std included). */
+export function chartHelp(spec: ChartSpec): string {
+  const names = spec.band ? [...spec.metrics, spec.band.std] : spec.metrics;
+  return [`${spec.title} (${spec.y}) over ${X_AXIS_LABEL}s; optimizer steps are sub-ticks`, ...names.map((n) => `${n}: ${metricSpec(n)?.doc ?? 'not in the metric catalog'}`)].join('\n');
 }
 
 /** A run as the charts see it. */
@@ -78,8 +90,12 @@ export interface ChartRun {
   table: MetricTable;
 }
 
+/** Key of the first run's optimizer step in chart rows (for tooltips). */
+export const OPTIMIZER_STEP_KEY = 'optimizerStep';
+
 /** One chart's data: rows for recharts, the series keys drawn, and the primary run's last raw values. */
 export interface ChartData {
+  /** One row per grid bucket: `x`, the first run's last optimizer step in it (OPTIMIZER_STEP_KEY), each series. */
   rows: Record<string, number | null | [number, number]>[];
   series: { key: string; runId: string; runIndex: number; runLabel: string; metric: string }[];
   /** Key of the band series per run (value [lo, hi]), when the chart has a band. */
@@ -106,6 +122,11 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
   const rows: ChartData['rows'] = Array.from(grid.x, (x) => ({ x }));
   const series: ChartData['series'] = [];
   const bands: ChartData['bands'] = [];
+  const first = runs[0];
+  if (first) {
+    const opt = decimate(grid, first.table.x, first.table.optimizerStep).max;
+    for (let b = 0; b < rows.length; b++) rows[b][OPTIMIZER_STEP_KEY] = Number.isFinite(opt[b]) ? opt[b] : null;
+  }
   runs.forEach((run, ri) => {
     for (const metric of spec.metrics) {
       const col = run.table.column(metric);
@@ -138,7 +159,6 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
     }
   });
   const last: Record<string, number> = {};
-  const first = runs[0];
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
   return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length };
 }

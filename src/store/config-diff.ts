@@ -17,6 +17,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** Two configs are the same experiment: every field equal. */
+export function sameConfig(a: RLConfig, b: RLConfig): boolean {
+  return (Object.keys(a) as RLField[]).every((k) => sameValue(a[k], b[k]));
+}
+
 /** A config value as text for tables and tooltips. */
 export function showValue(v: unknown): string {
   if (v === null || v === undefined) return '—';

@@ -7,7 +7,7 @@ import { Rng } from '../reference/random';
 import { objectiveForwardBackward, OBJECTIVE_METRICS, OBJECTIVE_RECORDS } from '../reference/objective';
 import { host, zeros } from '../reference/types';
 import { resolveConfig, type RLConfig } from '../rl/config';
-import { colorScale, explainTokenLoss, fmt, fmtTick, tokenColor, type TokenView } from './explain';
+import { colorScale, explainTokenLoss, tokenColor, type TokenView } from './explain';
 
 const N = 6;
 const L = 7;
@@ -104,12 +104,5 @@ describe('token loss explanation', () => {
     expect(tokenColor(lo, 'ratio', scale)).toMatch(/^rgba\(59,91,219,0\.800\)$/);
     expect(tokenColor(base, 'ratio', scale)).toBe('rgba(128,128,128,0.08)');
     expect(tokenColor({ ...base, weight: 0 }, 'advantage', 1)).toBe('rgba(128,128,128,0.18)');
-  });
-});
-
-describe('number formats', () => {
-  it('keeps four significant digits in tooltips and short axis labels', () => {
-    expect([fmt(0), fmt(0.123456), fmt(-2.5), fmt(3e-4), fmt(123456), fmt(NaN)]).toEqual(['0', '0.1235', '-2.5', '3.000e-4', '1.235e+5', 'NaN']);
-    expect([fmtTick(0), fmtTick(3e-4), fmtTick(0.25), fmtTick(1.23456), fmtTick(12345), fmtTick(-0.015)]).toEqual(['0', '3e-4', '0.25', '1.23', '12.3k', '-0.015']);
   });
 });

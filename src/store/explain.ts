@@ -4,6 +4,7 @@
 
 import type { RLConfig } from '../rl/config';
 import type { CompletionRecord } from '../rl/stream';
+import { fmt } from './format';
 
 /** One token's numbers, as recorded by the trainer. */
 export interface TokenView {
@@ -106,25 +107,6 @@ export function colorScale(tokens: readonly TokenView[], q: ColorQuantity): numb
     if (Number.isFinite(v)) s = Math.max(s, Math.abs(v - centre));
   }
   return s;
-}
-
-/** Four significant digits, without trailing noise. */
-export function fmt(x: number): string {
-  if (!Number.isFinite(x)) return String(x);
-  if (x === 0) return '0';
-  const a = Math.abs(x);
-  if (a >= 1e5 || a < 1e-3) return x.toExponential(3);
-  return String(Number(x.toPrecision(4)));
-}
-
-/** Axis labels: short enough for a narrow axis (3e-4, 0.25, 1.2k). */
-export function fmtTick(v: number): string {
-  if (!Number.isFinite(v)) return '';
-  const a = Math.abs(v);
-  if (a === 0) return '0';
-  if (a < 1e-3) return v.toExponential(0);
-  if (a >= 1e4) return `${Number((v / 1000).toPrecision(3))}k`;
-  return String(Number(v.toPrecision(3)));
 }
 
 export interface LossExplanation {

@@ -1,16 +1,19 @@
 // A run's metrics on the page: growable columns (one Float64Array per metric, NaN where a step did not report
-// it) indexed by optimizer step, appended to in place as batches arrive. Pure data, no React; the store wraps
-// each table with a version number so components re-render when it grows.
+// it), one row per optimizer step, appended to in place as batches arrive. The charts' x is the rollout step with
+// optimizer steps as sub-ticks (metric-batch.ts chartX); the optimizer step stays beside it for tooltips. Pure
+// data, no React; the store wraps each table with a version number so components re-render when it grows.
 
 import type { MetricBatch } from '../engine/metric-batch';
 
 export class MetricTable {
   private cap = 0;
   private n = 0;
-  /** Optimizer step of each row (the charts' x). */
+  /** Each row's place on the charts' x axis (rollout steps, fractional within a step). */
   private xs = new Float64Array(0);
   /** Rollout step of each row. */
   private steps = new Float64Array(0);
+  /** Optimizer step of each row (strictly increasing: a rewrite on resume keeps it so). */
+  private optimizerSteps = new Float64Array(0);
   private readonly cols = new Map<string, Float64Array>();
 
   get length(): number {
@@ -22,7 +25,7 @@ export class MetricTable {
     return [...this.cols.keys()].sort();
   }
 
-  /** Optimizer steps (length `length`). */
+  /** The charts' x of each row (length `length`). */
   get x(): Float64Array {
     return this.xs.subarray(0, this.n);
   }
@@ -30,6 +33,11 @@ export class MetricTable {
   /** Rollout steps (length `length`). */
   get step(): Float64Array {
     return this.steps.subarray(0, this.n);
+  }
+
+  /** Optimizer steps (length `length`). */
+  get optimizerStep(): Float64Array {
+    return this.optimizerSteps.subarray(0, this.n);
   }
 
   /** One metric's column (NaN where not reported), or null when the run never reported it. */
@@ -49,28 +57,29 @@ export class MetricTable {
   private grow(need: number): void {
     if (need <= this.cap) return;
     const cap = Math.max(need, this.cap * 2, 64);
-    const resize = (a: Float64Array, fill: number) => {
-      const b = new Float64Array(cap).fill(fill);
+    const resize = (a: Float64Array) => {
+      const b = new Float64Array(cap).fill(NaN);
       b.set(a.subarray(0, this.n));
       return b;
     };
-    this.xs = resize(this.xs, NaN);
-    this.steps = resize(this.steps, NaN);
-    for (const [k, c] of this.cols) this.cols.set(k, resize(c, NaN));
+    this.xs = resize(this.xs);
+    this.steps = resize(this.steps);
+    this.optimizerSteps = resize(this.optimizerSteps);
+    for (const [k, c] of this.cols) this.cols.set(k, resize(c));
     this.cap = cap;
   }
 
   /**
    * Appends a batch. Rows at or before an existing optimizer step replace the table from there on (a run that
-   * resumed from an earlier saved state rewrites its tail), so x stays strictly increasing.
+   * resumed from an earlier saved state rewrites its tail), so optimizer steps stay strictly increasing.
    */
   append(b: MetricBatch): void {
     const rows = b.step.length;
     if (!rows) return;
     const first = b.optimizerStep[0];
-    if (this.n > 0 && first <= this.xs[this.n - 1]) {
+    if (this.n > 0 && first <= this.optimizerSteps[this.n - 1]) {
       let keep = this.n;
-      while (keep > 0 && this.xs[keep - 1] >= first) keep--;
+      while (keep > 0 && this.optimizerSteps[keep - 1] >= first) keep--;
       this.n = keep;
       for (const c of this.cols.values()) c.fill(NaN, keep);
     }
@@ -79,8 +88,9 @@ export class MetricTable {
     const K = b.names.length;
     for (let i = 0; i < rows; i++) {
       const at = this.n + i;
-      this.xs[at] = b.optimizerStep[i];
+      this.xs[at] = b.x[i];
       this.steps[at] = b.step[i];
+      this.optimizerSteps[at] = b.optimizerStep[i];
       for (let j = 0; j < K; j++) this.cols.get(b.names[j])![at] = b.values[i * K + j];
     }
     this.n += rows;

@@ -1,11 +1,14 @@
-// What the charts draw: debiased EMA smoothing, decimation onto a shared grid that keeps means and spikes, the
-// metric table's in-place growth and rewrites on resume, every metric on exactly one chart, and a 10,000-step
-// run turned into chart rows fast enough to redraw while training.
+// What the charts draw: debiased EMA smoothing, decimation onto a shared grid that keeps means and spikes (whole
+// or fractional rollout steps), the metric table's in-place growth and rewrites on resume, every metric on
+// exactly one chart (the catalog's, else its family's), runs with different update counts aligned on the
+// rollout-step axis, and a 10,000-step run of 30 metrics decimated to at most the points asked for.
 import { describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
-import { chartData, chartsFor, CHART_SPECS } from './charts';
+import type { MetricRow } from '../engine/types';
+import { CHARTS, METRICS, metricSpec } from '../schema/metrics';
+import { chartData, chartHelp, chartsFor, metricHelp, OPTIMIZER_STEP_KEY, STARTING_CHARTS } from './charts';
 import { MetricTable } from './metric-table';
-import { decimate, makeGrid, positiveOnly, smooth } from './series';
+import { bucketOf, decimate, makeGrid, positiveOnly, smooth } from './series';
 
 function table(n: number, f: (i: number) => Record<string, number>, start = 1): MetricTable {
   const t = new MetricTable();
@@ -42,13 +45,29 @@ describe('decimation', () => {
     const v = Float64Array.from({ length: n }, (_, i) => (i === 5000 ? 100 : i % 2));
     const g = makeGrid([xs], 400);
     expect(g.buckets).toBeLessThanOrEqual(400);
+    const width = g.start[1] - g.start[0];
+    expect(width).toBe(25); // a whole number of steps per bucket: every bucket holds the same count
     const d = decimate(g, xs, v);
-    const b = Math.floor((5001 - g.x0) / g.width);
-    expect(d.max[b]).toBe(100); // the spike survives in the envelope
-    const first = Array.from(v.subarray(0, g.width));
-    expect(d.mean[0]).toBeCloseTo(first.reduce((a, x) => a + x, 0) / g.width, 12);
+    expect(d.max[bucketOf(g, 5001)]).toBe(100); // the spike survives in the envelope
+    const first = Array.from(v.subarray(0, width));
+    expect(d.mean[0]).toBeCloseTo(first.reduce((a, x) => a + x, 0) / width, 12);
     expect([d.min[0], d.max[0]]).toEqual([0, 1]);
     expect(g.x[g.buckets - 1]).toBe(n);
+  });
+  it('keeps fractional x (optimizer steps as sub-ticks) apart when they fit, and buckets by whole sub-ticks when not', () => {
+    const halves = Float64Array.from({ length: 8 }, (_, i) => (i + 1) / 2); // 0.5, 1, ..., 4
+    const wholes = Float64Array.from([1, 2, 3, 4]);
+    const g = makeGrid([halves, wholes], 100);
+    expect(Array.from(g.x)).toEqual(Array.from(halves)); // the union of both runs' x, each its own bucket
+    expect(Array.from(decimate(g, wholes, wholes).mean)).toEqual([NaN, 1, NaN, 2, NaN, 3, NaN, 4]);
+    const many = Float64Array.from({ length: 3000 }, (_, i) => (i + 1) / 3); // 1000 rollout steps x 3 updates
+    const coarse = makeGrid([many], 300);
+    expect(coarse.buckets).toBeLessThanOrEqual(300);
+    const counts = decimate(coarse, many, new Float64Array(many.length).fill(1));
+    expect(counts.mean.every((m) => m === 1)).toBe(true); // every bucket got points
+    const perBucket = new Map<number, number>();
+    for (const x of many) perBucket.set(bucketOf(coarse, x), (perBucket.get(bucketOf(coarse, x)) ?? 0) + 1);
+    expect(new Set([...perBucket.values()].slice(0, -1)).size).toBe(1); // whole sub-ticks per bucket (the last may be short)
   });
   it('puts runs of different lengths on one grid', () => {
     const a = Float64Array.from({ length: 50 }, (_, i) => i + 1);
@@ -71,9 +90,38 @@ describe('metric table', () => {
     expect(Array.from(t.column('kl')!)).toEqual([NaN, NaN, NaN, 0.5]);
     expect(t.last('reward')).toBe(4);
     t.append(packRows([{ step: 3, optimizerStep: 3, epoch: 0, minibatch: 0, metrics: { reward: 30 } }]));
+    expect(Array.from(t.optimizerStep)).toEqual([1, 2, 3]);
     expect(Array.from(t.x)).toEqual([1, 2, 3]);
     expect(Array.from(t.column('reward')!)).toEqual([1, 2, 30]);
     expect(Number.isNaN(t.last('kl'))).toBe(true);
+  });
+});
+
+/** A run of `steps` rollout steps with `updates` optimizer steps each; reward = its rollout step. */
+function run(steps: number, updates: number): MetricTable {
+  const rows: MetricRow[] = [];
+  for (let step = 1; step <= steps; step++) {
+    for (let update = 0; update < updates; update++) rows.push({ step, optimizerStep: rows.length + 1, epoch: update, minibatch: 0, update, updates, metrics: { reward: step, reward_std: 0 } });
+  }
+  const t = new MetricTable();
+  t.append(packRows(rows));
+  return t;
+}
+
+describe('the rollout-step axis', () => {
+  it('aligns a run with two updates per step with a run with one: the same rollout step at the same x', () => {
+    const two = run(3, 2);
+    const one = run(3, 1);
+    expect(Array.from(two.x)).toEqual([0.5, 1, 1.5, 2, 2.5, 3]);
+    const spec = chartsFor(['reward']).find((c) => c.metrics.includes('reward'))!;
+    const d = chartData(spec, [{ id: 'two', label: 'two', table: two }, { id: 'one', label: 'one', table: one }], { smoothing: 0, maxPoints: 100, log: false });
+    for (const row of d.rows) {
+      const x = row.x as number;
+      expect(row['r0:reward']).toBe(Math.ceil(x)); // run "two" at every sub-tick
+      expect(row['r1:reward']).toBe(Number.isInteger(x) ? x : null); // run "one" on the whole steps only
+    }
+    expect(d.rows.map((r) => r[OPTIMIZER_STEP_KEY])).toEqual([1, 2, 3, 4, 5, 6]); // the first run's optimizer step, for the tooltip
+    expect(d.rawPoints).toBe(6);
   });
 });
 
@@ -84,45 +132,87 @@ describe('charts', () => {
     'completions/loss_tokens', 'entropy', 'kl', 'kl/exact', 'approx_kl', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean',
     'cispo_clip_ratio', 'policy_loss', 'value_loss', 'vf_explained_var', 'grad_norm', 'learning_rate', 'entropy_coef', 'sampling/logp_diff/mean',
     'sampling/logp_diff/max', 'perf/step_ms', 'perf/rollout_tokens_per_s', 'perf/train_tokens_per_s', 'timing_s/gen', 'timing_s/update', 'loss',
-    'token_selection/entropy_kept_frac',
+    'token_selection/entropy_kept_frac', 'made_up/never_catalogued',
   ];
-  it('draws every metric on exactly one chart (reward_std as the reward band)', () => {
+  const banded = CHARTS.flatMap((c) => ('band' in c ? [c.band] : []));
+
+  it('draws every metric on exactly one chart: the catalog\'s when it has one, its family\'s when not', () => {
     const specs = chartsFor(trainerNames);
-    const drawn = specs.flatMap((s) => s.metrics.filter((m) => trainerNames.includes(m)));
-    const counts = new Map<string, number>();
-    for (const m of drawn) counts.set(m, (counts.get(m) ?? 0) + 1);
-    for (const m of trainerNames.filter((n) => n !== 'reward_std')) expect(counts.get(m), m).toBe(1);
-    expect(specs.find((s) => s.id === 'reward')!.band).toEqual({ mean: 'reward', std: 'reward_std' });
+    const bandStds = new Set(specs.flatMap((s) => (s.band ? [s.band.std] : [])));
+    const drawn = specs.flatMap((s) => s.metrics);
+    for (const m of trainerNames) expect(drawn.filter((d) => d === m).length + (bandStds.has(m) ? 1 : 0), m).toBe(1);
     expect(new Set(specs.map((s) => s.id)).size).toBe(specs.length);
-    expect(specs.map((s) => s.id)).toContain('family-timing_s');
-    expect(chartsFor(['reward']).map((s) => s.id)).toEqual(['reward']);
+    for (const s of specs) for (const m of s.metrics) expect(s.id, m).toBe(metricSpec(m)?.chart ?? `family-${m.split('/')[0]}`);
+    // Catalog charts first, in the catalog's order; then the families.
+    const catalogIds = specs.map((s) => s.id).filter((id) => !id.startsWith('family-'));
+    expect(catalogIds).toEqual(CHARTS.map((c) => c.id).filter((id) => catalogIds.includes(id)));
+    expect(specs.findIndex((s) => s.id.startsWith('family-'))).toBe(catalogIds.length);
+    expect(specs.find((s) => s.id === 'family-made_up')).toMatchObject({ title: 'made up', y: 'value', metrics: ['made_up/never_catalogued'] });
+  });
+
+  it('draws a catalog band (mean ± std) when both are reported, and the std as a line when its mean is not', () => {
+    for (const band of banded) {
+      const chart = metricSpec(band.mean)!.chart;
+      const withMean = chartsFor([band.mean, band.std]).find((s) => s.id === chart)!;
+      expect(withMean.band).toEqual(band);
+      expect(withMean.metrics).not.toContain(band.std);
+      expect(chartsFor([band.std]).flatMap((s) => s.metrics)).toEqual([band.std]);
+    }
+  });
+
+  it('puts template names on their template\'s chart and orders each chart by the catalog', () => {
+    const template = METRICS.find((m) => m.name.includes('<'))!;
+    const name = template.name.replace(/<[a-z]+>/g, 'x');
+    expect(metricSpec(name)).toBe(template);
+    expect(metricSpec(template.name.replace(/<[a-z]+>/g, 'x/y'))).toBeUndefined(); // a template segment is one path segment
+    expect(chartsFor([name]).map((s) => s.id)).toEqual([template.chart]);
+    const plain = METRICS.filter((m) => !m.name.includes('<'));
+    for (const c of chartsFor(plain.map((m) => m.name).reverse())) {
+      const order = c.metrics.map((m) => plain.findIndex((p) => p.name === m));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
+  it('labels axes and hovers from the catalog: the y unit, each metric\'s doc, formula and healthy range', () => {
+    for (const s of chartsFor(trainerNames)) {
+      const c = CHARTS.find((k) => k.id === s.id);
+      expect(s.y).toBe(c ? c.y : 'value');
+      expect(s.log).toBe(c ? c.log : 'off');
+    }
+    const m = METRICS[0];
+    expect(metricHelp(m.name)).toBe(`${m.name}: ${m.doc}\n${m.formula}\nhealthy: ${m.healthy}`);
+    expect(metricHelp('made_up/x')).toBe('made_up/x: not in the metric catalog');
+    const spec = chartsFor([m.name])[0];
+    expect(chartHelp(spec)).toContain(`${m.name}: ${m.doc}`);
+    expect(STARTING_CHARTS.every((s) => CHARTS.slice(0, 6).some((c) => c.id === s.id))).toBe(true);
   });
 
   it('overlays runs on a shared grid with a std band, and reports the first run\'s last raw values', () => {
-    const a = table(20, (i) => ({ reward: i / 20, reward_std: 0.1, accuracy: 0.5 }));
-    const b = table(10, (i) => ({ reward: 1 - i / 10, reward_std: 0.2, accuracy: 0.25 }));
-    const spec = CHART_SPECS.find((s) => s.id === 'reward')!;
+    const band = banded[0];
+    const a = table(20, (i) => ({ [band.mean]: i / 20, [band.std]: 0.1 }));
+    const b = table(10, (i) => ({ [band.mean]: 1 - i / 10, [band.std]: 0.2 }));
+    const spec = chartsFor([band.mean, band.std]).find((s) => s.band)!;
     const d = chartData(spec, [{ id: 'a', label: 'A', table: a }, { id: 'b', label: 'B', table: b }], { smoothing: 0, maxPoints: 100, log: false });
     expect(d.rows).toHaveLength(20);
-    expect(d.series.map((s) => s.key)).toEqual(['r0:reward', 'r0:accuracy', 'r1:reward', 'r1:accuracy']);
-    expect(d.rows[4]['r0:reward']).toBeCloseTo(5 / 20, 12);
-    expect(d.rows[15]['r1:reward']).toBeNull();
-    const band = d.rows[0][d.bands[1].key] as [number, number];
-    expect(band[0]).toBeCloseTo(0.9 - 0.2, 12);
-    expect(band[1]).toBeCloseTo(0.9 + 0.2, 12);
-    expect(d.last).toEqual({ reward: 1, accuracy: 0.5 });
+    expect(d.series.map((s) => s.key)).toEqual([`r0:${band.mean}`, `r1:${band.mean}`]);
+    expect(d.rows[4][`r0:${band.mean}`]).toBeCloseTo(5 / 20, 12);
+    expect(d.rows[15][`r1:${band.mean}`]).toBeNull();
+    const lohi = d.rows[0][d.bands[1].key] as [number, number];
+    expect(lohi[0]).toBeCloseTo(0.9 - 0.2, 12);
+    expect(lohi[1]).toBeCloseTo(0.9 + 0.2, 12);
+    expect(d.last).toEqual({ [band.mean]: 1 });
     expect(d.runCount).toBe(2);
   });
 
-  it('turns a 10,000-step run of 30 metrics into chart rows in well under a frame budget per chart', () => {
+  it('decimates a 10,000-step run of 30 metrics to at most the points asked for, on every chart', () => {
     const names = Array.from({ length: 30 }, (_, j) => (j === 0 ? 'reward' : `m${j}`));
     const t = table(10_000, (i) => Object.fromEntries(names.map((n, j) => [n, Math.sin(i / (j + 1))])));
     const specs = chartsFor(t.names);
-    const t0 = performance.now();
-    let rows = 0;
-    for (const spec of specs) rows = Math.max(rows, chartData(spec, [{ id: 'a', label: 'A', table: t }], { smoothing: 0.6, maxPoints: 400, log: false }).rows.length);
-    const ms = performance.now() - t0;
-    expect(rows).toBeLessThanOrEqual(400);
-    expect(ms).toBeLessThan(500); // all charts of the run; ~10-30 ms on a 2-core CI machine
+    expect(specs.flatMap((s) => s.metrics).sort()).toEqual([...names].sort());
+    for (const spec of specs) {
+      const d = chartData(spec, [{ id: 'a', label: 'A', table: t }], { smoothing: 0.6, maxPoints: 400, log: false });
+      expect(d.rows.length).toBeLessThanOrEqual(400);
+      expect(d.rawPoints).toBe(10_000);
+    }
   });
 });

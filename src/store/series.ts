@@ -35,39 +35,86 @@ export interface Decimated {
   max: Float64Array;
 }
 
-/** The shared x grid of some series: bucket b covers [x0 + b w, x0 + (b + 1) w). */
+/**
+ * The shared x grid of some series: bucket b covers [start[b], start[b + 1]) (the last one reaches to the end).
+ * x is in rollout steps and may be fractional (optimizer steps are sub-ticks), so buckets are not assumed to be
+ * whole numbers.
+ */
 export interface Grid {
-  x0: number;
-  width: number;
   buckets: number;
-  /** The x each bucket is drawn at: the largest x any series has in it (its last step). */
+  /** Where each bucket starts, increasing. */
+  start: Float64Array;
+  /** The x each bucket is drawn at: the largest x any series has in it. */
   x: Float64Array;
 }
 
-/** A grid over the union of these x ranges with at most `maxPoints` buckets (width 1 when they fit). */
-export function makeGrid(xs: readonly ArrayLike<number>[], maxPoints: number): Grid {
-  let lo = Infinity;
-  let hi = -Infinity;
+/** The distinct values of these series, sorted, or null when there are more than `limit`. */
+function distinctUpTo(xs: readonly ArrayLike<number>[], limit: number): Float64Array | null {
+  const seen = new Set<number>();
   for (const x of xs) {
-    if (!x.length) continue;
-    lo = Math.min(lo, x[0]);
-    hi = Math.max(hi, x[x.length - 1]);
-  }
-  if (!Number.isFinite(lo)) return { x0: 0, width: 1, buckets: 0, x: new Float64Array(0) };
-  const span = hi - lo + 1;
-  const width = Math.max(1, Math.ceil(span / Math.max(1, maxPoints)));
-  const buckets = Math.ceil(span / width);
-  const x = new Float64Array(buckets).fill(NaN);
-  for (const xv of xs) {
-    for (let i = 0; i < xv.length; i++) {
-      const b = Math.floor((xv[i] - lo) / width);
-      if (!(x[b] >= xv[i])) x[b] = xv[i];
+    for (let i = 0; i < x.length; i++) {
+      seen.add(x[i]);
+      if (seen.size > limit) return null;
     }
   }
-  return { x0: lo, width, buckets, x };
+  return Float64Array.from(seen).sort();
 }
 
-/** One series (x increasing) onto a grid. */
+/** The smallest positive gap between neighbouring values of any one series (1 when there is none). */
+function finestSpacing(xs: readonly ArrayLike<number>[]): number {
+  let r = Infinity;
+  for (const x of xs) {
+    for (let i = 1; i < x.length; i++) {
+      const d = Math.abs(x[i] - x[i - 1]);
+      if (d > 0 && d < r) r = d;
+    }
+  }
+  return Number.isFinite(r) ? r : 1;
+}
+
+/**
+ * A grid over the union of these x ranges with at most `maxPoints` buckets: one bucket per distinct x when they
+ * fit (nothing is averaged), else equal buckets whose width is a whole multiple of the series' finest spacing (so
+ * each bucket holds the same number of points and a periodic series does not alias).
+ */
+export function makeGrid(xs: readonly ArrayLike<number>[], maxPoints: number): Grid {
+  const limit = Math.max(1, maxPoints);
+  const exact = distinctUpTo(xs, limit);
+  if (exact) return { buckets: exact.length, start: exact, x: exact.slice() };
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const x of xs) for (let i = 0; i < x.length; i++) {
+    if (x[i] < lo) lo = x[i];
+    if (x[i] > hi) hi = x[i];
+  }
+  const r = finestSpacing(xs);
+  const width = r * Math.ceil((hi - lo + r) / (r * limit));
+  const buckets = Math.min(limit, Math.ceil((hi - lo + r) / width));
+  const start = Float64Array.from({ length: buckets }, (_, b) => lo + b * width);
+  const grid = { buckets, start, x: new Float64Array(buckets).fill(NaN) };
+  for (const xv of xs) {
+    for (let i = 0; i < xv.length; i++) {
+      const b = bucketOf(grid, xv[i]);
+      if (!(grid.x[b] >= xv[i])) grid.x[b] = xv[i];
+    }
+  }
+  return grid;
+}
+
+/** The bucket holding x: the last one starting at or before it (-1 before the first). */
+export function bucketOf(grid: Grid, x: number): number {
+  let lo = 0;
+  let hi = grid.buckets - 1;
+  if (!(x >= grid.start[0])) return -1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (grid.start[mid] <= x) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** One series onto a grid (any order of x). */
 export function decimate(grid: Grid, x: ArrayLike<number>, values: ArrayLike<number>): Decimated {
   const n = grid.buckets;
   const sum = new Float64Array(n);
@@ -77,8 +124,8 @@ export function decimate(grid: Grid, x: ArrayLike<number>, values: ArrayLike<num
   for (let i = 0; i < x.length; i++) {
     const v = values[i];
     if (!Number.isFinite(v)) continue;
-    const b = Math.floor((x[i] - grid.x0) / grid.width);
-    if (b < 0 || b >= n) continue;
+    const b = bucketOf(grid, x[i]);
+    if (b < 0) continue;
     sum[b] += v;
     cnt[b]++;
     if (!(min[b] <= v)) min[b] = v;

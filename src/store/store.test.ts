@@ -1,17 +1,48 @@
-// The store without a DOM: a shared link's config is read back exactly (or refused with a message and the
-// defaults), edits validate per field, a preset switch keeps the experiment, the worker's messages land in
-// the right slices, and config diffs name exactly the fields that differ.
+// The store without a DOM, each test on a fresh store with a fake engine: a shared link's config is read back
+// exactly (or refused with a message and the defaults), edits validate per field, a preset switch keeps the
+// experiment, the worker's messages land in the right slices, the run controls' rules (selectors) decide both
+// the buttons and what the actions send, stores share nothing, and config diffs name exactly the differing fields.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
-import type { RunProgress } from '../engine/types';
+import type { RunHeader, RunProgress } from '../engine/types';
+import type { AdapterReport } from '../gpu/adapter';
 import { configToUrlParams, resolveConfig } from '../rl/config';
+import type { Request, Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
-import { IDLE_PROGRESS, LAB_DEFAULT, useLab } from './index';
+import { createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
+import { canContinue, canPause, canResumeRun, canStart, canStep, chartRunIds, isBusy, runStep, startBlocker, startLabel } from './selectors';
 
-const initial = useLab.getState();
-beforeEach(() => useLab.setState(initial, true));
+/** A store whose engine records the requests it gets; `respond` plays the worker. */
+function labWithFakeEngine() {
+  const sent: Request[] = [];
+  let respond: (r: Response) => void = () => {
+    throw new Error('the engine was not started');
+  };
+  const store = createLabStore({
+    connect: (onResponse) => {
+      respond = onResponse;
+      return { send: (r) => sent.push(r) };
+    },
+  });
+  return { store, sent, respond: (r: Response) => respond(r) };
+}
+
+let useLab: LabStore;
+beforeEach(() => {
+  useLab = labWithFakeEngine().store;
+});
 
 const progress = (p: Partial<RunProgress>): RunProgress => ({ ...IDLE_PROGRESS, ...p });
+
+/** The worker's answer once it has a device. */
+const READY: Response = {
+  type: 'ready',
+  report: { runtime: 'browser', vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} as AdapterReport['limits'] },
+};
+
+function header(id: string, config: RunHeader['config'], p: Partial<RunHeader> = {}): RunHeader {
+  return { id, name: id, createdAt: 0, updatedAt: 0, config, preset: 'grpo', backend: 'webgpu', status: 'paused', step: 3, savedStep: 3, elapsedMs: 0, adapter: '', lastMetrics: {}, ...p };
+}
 
 describe('config slice', () => {
   it('reads a shared link back to the same config and preset', () => {
@@ -77,8 +108,8 @@ describe('config slice', () => {
 });
 
 describe('worker messages', () => {
-  const h = useLab.getState().handleResponse;
   it('follow a new run: its view, its metrics, its groups and evaluations', () => {
+    const h = useLab.getState().handleResponse;
     h({ type: 'progress', progress: progress({ runId: 'r1', status: 'running', step: 0, totalSteps: 5 }) });
     expect(useLab.getState().viewRunId).toBe('r1');
     h({ type: 'metrics', runId: 'r1', batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5 } }]) });
@@ -98,6 +129,7 @@ describe('worker messages', () => {
   });
 
   it('keep errors where they belong: imports in the runs panel, the rest as notices; no WebGPU selects the CPU', () => {
+    const h = useLab.getState().handleResponse;
     h({ type: 'error', message: 'bad.csv: line 1: nope', fatal: false, request: 'import' });
     expect(useLab.getState().importError).toBe('bad.csv: line 1: nope');
     expect(useLab.getState().notices).toHaveLength(0);
@@ -107,6 +139,117 @@ describe('worker messages', () => {
     expect(useLab.getState().gpuStatus).toBe('error');
     h({ type: 'unavailable', message: 'no navigator.gpu' });
     expect(useLab.getState().backend).toBe('cpu');
+  });
+});
+
+describe('run controls', () => {
+  it('start a new run only once the engine is ready and the config is valid', () => {
+    const { store, sent, respond } = labWithFakeEngine();
+    const s = store.getState;
+    expect(startBlocker(s())).toBe('engine');
+    s().startEngine();
+    s().startEngine(); // once per store
+    expect(sent).toEqual([{ type: 'init' }]);
+    expect(s().gpuStatus).toBe('starting');
+    s().startRun();
+    expect(sent).toHaveLength(1); // not ready: nothing sent, as the disabled button says
+    respond(READY);
+    expect([canStart(s()), canStep(s()), startLabel(s())]).toEqual([true, true, 'Start']);
+    s().startRun();
+    expect(sent[1]).toEqual({ type: 'configure', config: s().check.config, preset: 'grpo', backend: 'webgpu', then: 'start' });
+    s().setField('temperature', 'hot');
+    expect(startBlocker(s())).toBe('config');
+    s().startRun();
+    s().stepRun();
+    expect(sent).toHaveLength(2);
+    expect(s().notices[0].message).toMatch(/^The config has errors; fix the marked fields first\. temperature: must be a number/);
+  });
+
+  it('continue the paused run while its config is the edited one, and start a new run once it is not', () => {
+    const { store, sent, respond } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    respond({ type: 'unavailable', message: 'no WebGPU' }); // the CPU backend is ready as soon as the worker answers
+    respond({ type: 'runs', runs: [header('r1', s().check.config!, { backend: 'cpu' })], storage: null, persistent: false });
+    respond({ type: 'progress', progress: progress({ runId: 'r1', status: 'paused', step: 3, totalSteps: 10, backend: 'cpu' }) });
+    expect([canContinue(s()), startLabel(s()), canStart(s())]).toEqual([true, 'Continue', true]);
+    s().startRun();
+    s().stepRun();
+    expect(sent.slice(1)).toEqual([{ type: 'start' }, { type: 'step' }]);
+    s().setField('seed', 7);
+    expect([canContinue(s()), startLabel(s())]).toEqual([false, 'Start new run']);
+    s().stepRun();
+    expect(sent[3]).toMatchObject({ type: 'configure', then: 'step', backend: 'cpu', config: { seed: 7 } });
+    s().setField('seed', s().runs[0].config.seed);
+    expect(canContinue(s())).toBe(true); // the same experiment again
+  });
+
+  it('block start and step while the run is busy, and pause only a running run', () => {
+    const { store, sent, respond } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    respond(READY);
+    for (const status of ['loading', 'running', 'pausing'] as const) {
+      respond({ type: 'progress', progress: progress({ runId: 'r1', status }) });
+      expect([isBusy(s()), canStart(s()), canStep(s()), startBlocker(s())]).toEqual([true, false, false, 'busy']);
+      expect(canPause(s())).toBe(status === 'running');
+      s().startRun();
+      s().stepRun();
+      s().pauseRun();
+    }
+    expect(sent).toEqual([{ type: 'init' }, { type: 'pause' }]);
+    expect(s().notices).toEqual([]);
+  });
+
+  it('show the current run\'s live step in the runs list, and offer resume for other unfinished runs only', () => {
+    const { store, respond } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    const config = s().check.config!;
+    const live = header('live', config, { status: 'running', step: 2 });
+    const done = header('done', config, { status: 'done', step: 9 });
+    const interrupted = header('int', config, { status: 'interrupted', step: 4 });
+    respond({ type: 'runs', runs: [live, done, interrupted], storage: null, persistent: false });
+    respond({ type: 'progress', progress: progress({ runId: 'live', status: 'running', step: 5 }) });
+    expect([runStep(s(), live), runStep(s(), done), runStep(s(), interrupted)]).toEqual([5, 9, 4]);
+    expect([canResumeRun(s(), live), canResumeRun(s(), done), canResumeRun(s(), interrupted)]).toEqual([false, false, true]);
+  });
+
+  it('chart the viewed run and the overlaid runs whose records are on the page', () => {
+    const { store, sent, respond } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    respond({ type: 'progress', progress: progress({ runId: 'a', status: 'running' }) });
+    s().toggleOverlay('b');
+    expect(sent.at(-1)).toEqual({ type: 'load-run', runId: 'b' });
+    expect(chartRunIds(s())).toEqual(['a']); // b's records have not arrived
+    respond({ type: 'run-data', runId: 'b', batch: packRows([]), evals: [], rolloutSteps: [] });
+    expect(chartRunIds(s())).toEqual(['a', 'b']);
+    s().openRun('b');
+    expect([s().viewRunId, s().overlay]).toEqual(['b', []]);
+    s().deleteRun('b');
+    expect(sent.at(-1)).toEqual({ type: 'delete-run', runId: 'b' });
+    expect([s().viewRunId, chartRunIds(s())]).toEqual([null, []]);
+  });
+});
+
+describe('stores', () => {
+  it('share nothing: each has its own engine, notices and export ids', () => {
+    const a = labWithFakeEngine();
+    const b = labWithFakeEngine();
+    a.store.getState().startEngine();
+    expect([a.sent.length, b.sent.length]).toEqual([1, 0]);
+    a.store.getState().addNotice('warning', 'one');
+    a.store.getState().addNotice('warning', 'two');
+    b.store.getState().addNotice('warning', 'three');
+    expect(a.store.getState().notices.map((n) => n.id)).toEqual([1, 2]);
+    expect(b.store.getState().notices.map((n) => n.id)).toEqual([1]);
+    a.respond({ type: 'export-ready', runId: 'r', kind: 'metrics-csv', files: [] });
+    a.respond({ type: 'export-ready', runId: 'r', kind: 'metrics-csv', files: [] });
+    expect(a.store.getState().downloads?.id).toBe(2);
+    expect(b.store.getState().downloads).toBeNull();
+    for (let i = 0; i < 10; i++) a.store.getState().addNotice('error', `n${i}`);
+    expect(a.store.getState().notices.map((n) => n.message)).toEqual(['n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'n9']); // the last 8
   });
 });
 

@@ -2,6 +2,7 @@
 // which flag), and that the lab then runs on the slow CPU backend for the smallest models. `compact` folds the
 // adapter's details away (the lab's sidebar); the self-test page shows them open.
 import { useLab } from '../store';
+import { formatBytes } from '../store/format';
 
 export function AdapterPanel({ compact = false }: { compact?: boolean }) {
   const status = useLab((s) => s.gpuStatus);
@@ -72,10 +73,4 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
       )}
     </section>
   );
-}
-
-function formatBytes(n: number): string {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(n % 2 ** 30 ? 1 : 0)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(0)} MiB`;
-  return `${(n / 1024).toFixed(0)} KiB`;
 }

@@ -1,24 +1,14 @@
 // The benchmark page (?bench): runs the benchmark suite in its own worker (bench.worker.ts) on this browser's GPU and
 // shows each table as its rows arrive: step phases, ours vs TensorFlow.js vs the CPU twin, rollouts, matmul
-// variants and every kernel. Self-contained (local state, no store); the lab's engine is not involved.
+// variants and every kernel. Local state (not the lab store); its worker client and report types come through
+// store/bench.ts. The lab's engine is not involved.
 
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { rowsOf, type BenchReport, type BenchRow, type BenchSection } from '../bench/report';
-import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
-import { BenchClient, type BenchResponse } from '../worker/bench-client';
+import { BENCH_PRESETS, BenchClient, rowsOf, type BenchReport, type BenchResponse, type BenchRow, type BenchSection, type ModelPresetName } from '../store/bench';
+import { fmtMeasure } from '../store/format';
 
 type Status = 'starting' | 'ready' | 'running' | 'done' | 'unavailable' | 'error';
 
-const PRESETS = Object.keys(MODEL_PRESETS) as ModelPresetName[];
-
-function fmt(x: number | undefined, digits = 2): string {
-  if (x === undefined || !Number.isFinite(x)) return '';
-  const a = Math.abs(x);
-  if (a >= 1000) return x.toFixed(0);
-  if (a >= 100) return x.toFixed(1);
-  if (a >= 1 || a === 0) return x.toFixed(digits);
-  return x.toPrecision(digits + 1);
-}
 
 interface Column {
   head: string;
@@ -31,16 +21,16 @@ const COLUMNS: Record<BenchSection, { title: string; columns: Column[] }> = {
     title: 'Training step by phase',
     columns: [
       { head: 'phase', cell: (r) => r.name },
-      { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms) },
-      { head: 'tokens/s', num: true, cell: (r) => fmt(r.tokensPerS, 0) },
+      { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms) },
+      { head: 'tokens/s', num: true, cell: (r) => fmtMeasure(r.tokensPerS, 0) },
     ],
   },
   compare: {
     title: 'Same model, same batch: ours vs TensorFlow.js vs the CPU twin',
     columns: [
       { head: 'implementation', cell: (r) => r.name },
-      { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms) },
-      { head: 'time vs ours', num: true, cell: (r) => (r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '') },
+      { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms) },
+      { head: 'time vs ours', num: true, cell: (r) => (r.vsOurs !== undefined ? `${fmtMeasure(r.vsOurs)}x` : '') },
       { head: 'note', cell: (r) => r.note ?? '' },
     ],
   },
@@ -49,15 +39,15 @@ const COLUMNS: Record<BenchSection, { title: string; columns: Column[] }> = {
     columns: [
       { head: 'rollout', cell: (r) => r.name },
       { head: 'shape', cell: (r) => r.shape ?? '' },
-      { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms) },
-      { head: 'tokens/s', num: true, cell: (r) => fmt(r.tokensPerS, 0) },
+      { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms) },
+      { head: 'tokens/s', num: true, cell: (r) => fmtMeasure(r.tokensPerS, 0) },
     ],
   },
   grpo: {
     title: 'One GRPO step of the RL trainer, by phase',
     columns: [
       { head: 'phase', cell: (r) => r.name },
-      { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms) },
+      { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms) },
       { head: 'note', cell: (r) => r.note ?? '' },
     ],
   },
@@ -66,8 +56,8 @@ const COLUMNS: Record<BenchSection, { title: string; columns: Column[] }> = {
     columns: [
       { head: 'variant: role', cell: (r) => r.name },
       { head: 'shape', cell: (r) => r.shape ?? '' },
-      { head: 'ms (median)', num: true, cell: (r) => fmt(r.ms, 3) },
-      { head: 'GFLOP/s', num: true, cell: (r) => fmt(r.gflops) },
+      { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms, 3) },
+      { head: 'GFLOP/s', num: true, cell: (r) => fmtMeasure(r.gflops) },
       { head: 'note', cell: (r) => r.note ?? '' },
     ],
   },
@@ -77,10 +67,10 @@ const COLUMNS: Record<BenchSection, { title: string; columns: Column[] }> = {
       { head: 'kernel (tensors)', cell: (r) => r.name },
       { head: 'shape', cell: (r) => r.shape ?? '' },
       { head: 'calls/step', num: true, cell: (r) => String(r.perStep ?? 1) },
-      { head: 'ms/call', num: true, cell: (r) => fmt(r.ms, 3) },
-      { head: 'ms/step', num: true, cell: (r) => fmt(r.ms * (r.perStep ?? 1)) },
-      { head: 'GFLOP/s', num: true, cell: (r) => fmt(r.gflops) },
-      { head: 'GB/s', num: true, cell: (r) => fmt(r.gbps) },
+      { head: 'ms/call', num: true, cell: (r) => fmtMeasure(r.ms, 3) },
+      { head: 'ms/step', num: true, cell: (r) => fmtMeasure(r.ms * (r.perStep ?? 1)) },
+      { head: 'GFLOP/s', num: true, cell: (r) => fmtMeasure(r.gflops) },
+      { head: 'GB/s', num: true, cell: (r) => fmtMeasure(r.gbps) },
     ],
   },
 };
@@ -197,12 +187,12 @@ export default function BenchPanel() {
       <div className="controls">
         <fieldset disabled={!canRun} style={{ border: 0, padding: 0, margin: '8px 0' }}>
           <span>Presets: </span>
-          {PRESETS.map((p) => (
+          {BENCH_PRESETS.map((p) => (
             <label key={p} style={{ marginRight: 10 }}>
               <input
                 type="checkbox"
                 checked={presets.includes(p)}
-                onChange={(e) => setPresets((ps) => (e.target.checked ? PRESETS.filter((x) => x === p || ps.includes(x)) : ps.filter((x) => x !== p)))}
+                onChange={(e) => setPresets((ps) => (e.target.checked ? BENCH_PRESETS.filter((x) => x === p || ps.includes(x)) : ps.filter((x) => x !== p)))}
               />{' '}
               {p}
             </label>
@@ -249,7 +239,7 @@ export default function BenchPanel() {
       ))}
       {report?.report.peak && (
         <p className="hint" data-testid="bench-peak">
-          Measured arithmetic peak of this adapter (register-only multiply-adds): {fmt(report.report.peak.gflops)} GFLOP/s
+          Measured arithmetic peak of this adapter (register-only multiply-adds): {fmtMeasure(report.report.peak.gflops)} GFLOP/s
         </p>
       )}
       {report?.report.autotune && (

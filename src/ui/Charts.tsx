@@ -1,12 +1,17 @@
-// Live charts of every metric of the stream (recharts): one chart per group of metrics (store/charts.ts), the
-// viewed run and any overlaid runs on the same axes, EMA smoothing, log scale where it helps, hover tooltips,
-// and decimation to a few hundred points so a 10,000-step run draws as fast as a short one. Plots redraw one per
-// task (render-queue.ts) and only near the viewport; each chart carries its latest values in data-last for tests.
+// Live charts of every metric of the stream (recharts): each metric on its catalog chart (store/charts.ts), the
+// viewed run and any overlaid runs on the same axes against the rollout step (optimizer steps as sub-ticks, so
+// runs with different update counts align), EMA smoothing, log scale where it helps, hover tooltips with the
+// catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
+// fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
+// carries its latest values in data-last for tests.
 import { memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
+import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
-import { CHART_SPECS, chartData, chartsFor, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
-import { fmt, fmtTick } from '../store/explain';
+import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartsFor, metricHelp, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
+import { fmt, fmtTick } from '../store/format';
+import { chartRunIds } from '../store/selectors';
+import { runColor, seriesStroke } from './colors';
 import { PassAtKChart } from './PassAtKChart';
 import { useNearViewport, useStaggered } from './render-queue';
 
@@ -16,50 +21,70 @@ const MAX_POINTS = 300;
 /** A chart redraws at most this often while metrics stream in (each redraw is a task of its own). */
 const REDRAW_MS = 1000;
 
-export const METRIC_COLORS = ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad', '#5c940d', '#862e9c'];
-export const RUN_COLORS = ['#3b5bdb', '#e8590c', '#2b8a3e', '#ae3ec9', '#c92a2a', '#1098ad'];
-const DASHES = ['', '6 3', '2 3', '10 3 2 3'];
-
 function tooltipValue(v: unknown): string {
   if (Array.isArray(v)) return `${fmt(v[0] as number)} – ${fmt(v[1] as number)}`;
   return typeof v === 'number' ? fmt(v) : String(v);
 }
+
+/** The tooltip's heading: the rollout step of the point, and the first run's optimizer step there. */
+function tooltipLabel(x: unknown, payload: readonly { payload?: Record<string, unknown> }[]): string {
+  const opt = payload[0]?.payload?.[OPTIMIZER_STEP_KEY];
+  return `${X_AXIS_LABEL} ${Math.ceil(Number(x))}${typeof opt === 'number' ? ` · optimizer step ${opt}` : ''}`;
+}
+
+const AXIS_LABEL_STYLE = { fontSize: 11, fill: 'var(--muted)' };
 
 /** The plot itself: the expensive part, rendered through the render queue. */
 const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   // Everything drawn comes from `data` (it may lag the live runs by a task or two).
   const overlay = data.runCount > 1;
   return (
-    <ComposedChart responsive data={data.rows} style={{ width: '100%', height: 170 }} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+    <ComposedChart responsive data={data.rows} style={{ width: '100%', height: 186 }} margin={{ top: 4, right: 8, bottom: 4, left: 4 }}>
       <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-      <XAxis dataKey="x" type="number" domain={['dataMin', 'dataMax']} tick={{ fontSize: 11 }} tickCount={5} interval={0} allowDecimals={false} />
-      <YAxis scale={data.log ? 'log' : 'auto'} domain={['auto', 'auto']} allowDataOverflow={data.log} tick={{ fontSize: 11 }} tickCount={4} interval={0} width={44} tickFormatter={fmtTick} />
-      <Tooltip formatter={(v, name) => [tooltipValue(v), String(name)]} labelFormatter={(x) => `optimizer step ${x}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
-      {data.bands.map((b) => {
-        const ri = b.runIndex;
-        return (
-          <Area
-            key={b.key}
-            dataKey={b.key}
-            name={`${overlay ? `${b.runLabel}: ` : ''}${spec.band!.mean} ± ${spec.band!.std}`}
-            stroke="none"
-            fill={overlay ? RUN_COLORS[ri % RUN_COLORS.length] : METRIC_COLORS[0]}
-            fillOpacity={0.15}
-            isAnimationActive={false}
-            connectNulls
-          />
-        );
-      })}
+      <XAxis
+        dataKey="x"
+        type="number"
+        domain={['dataMin', 'dataMax']}
+        tick={{ fontSize: 11 }}
+        tickCount={5}
+        interval={0}
+        allowDecimals={false}
+        height={30}
+        label={{ value: X_AXIS_LABEL, position: 'insideBottom', offset: 0, style: AXIS_LABEL_STYLE }}
+      />
+      <YAxis
+        scale={data.log ? 'log' : 'auto'}
+        domain={['auto', 'auto']}
+        allowDataOverflow={data.log}
+        tick={{ fontSize: 11 }}
+        tickCount={4}
+        interval={0}
+        width={56}
+        tickFormatter={fmtTick}
+        label={{ value: spec.y, angle: -90, position: 'insideLeft', style: { ...AXIS_LABEL_STYLE, textAnchor: 'middle' } }}
+      />
+      <Tooltip formatter={(v, name) => [tooltipValue(v), String(name)]} labelFormatter={tooltipLabel} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
+      {data.bands.map((b) => (
+        <Area
+          key={b.key}
+          dataKey={b.key}
+          name={`${overlay ? `${b.runLabel}: ` : ''}${spec.band!.mean} ± ${spec.band!.std}`}
+          stroke="none"
+          fill={seriesStroke(overlay, b.runIndex, 0).color}
+          fillOpacity={0.15}
+          isAnimationActive={false}
+          connectNulls
+        />
+      ))}
       {data.series.map((s) => {
-        const ri = s.runIndex;
-        const mi = spec.metrics.indexOf(s.metric);
+        const stroke = seriesStroke(overlay, s.runIndex, spec.metrics.indexOf(s.metric));
         return (
           <Line
             key={s.key}
             dataKey={s.key}
             name={overlay ? `${s.runLabel}: ${s.metric}` : s.metric}
-            stroke={overlay ? RUN_COLORS[ri % RUN_COLORS.length] : METRIC_COLORS[mi % METRIC_COLORS.length]}
-            strokeDasharray={overlay ? DASHES[mi % DASHES.length] : undefined}
+            stroke={stroke.color}
+            strokeDasharray={stroke.dash}
             dot={false}
             strokeWidth={1.6}
             isAnimationActive={false}
@@ -77,11 +102,9 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   return (
     <div className="chart-legend">
       {data.series.map((s) => {
-        const ri = s.runIndex;
         const mi = spec.metrics.indexOf(s.metric);
-        const color = overlay ? RUN_COLORS[ri % RUN_COLORS.length] : METRIC_COLORS[mi % METRIC_COLORS.length];
         return (
-          <span key={s.key} style={{ color }}>
+          <span key={s.key} style={{ color: seriesStroke(overlay, s.runIndex, mi).color }} title={metricHelp(s.metric)}>
             {overlay && mi > 0 ? '┅' : '━'} {overlay ? `${s.runLabel}: ` : ''}
             {s.metric}
           </span>
@@ -117,7 +140,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       data-log={log}
     >
       <figcaption>
-        <span className="chart-title" title={spec.hint}>
+        <span className="chart-title" title={chartHelp(spec)}>
           {spec.title}
         </span>
         {spec.log !== 'never' && (
@@ -134,13 +157,11 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
 
 export function Charts() {
   const views = useLab((s) => s.views);
-  const viewRunId = useLab((s) => s.viewRunId);
-  const overlay = useLab((s) => s.overlay);
+  const ids = useLab(useShallow(chartRunIds));
   const runs = useLab((s) => s.runs);
   const smoothing = useLab((s) => s.smoothing);
   const setSmoothing = useLab((s) => s.setSmoothing);
   const logScale = useLab((s) => s.logScale);
-  const ids = useMemo(() => [viewRunId, ...overlay].filter((id): id is string => !!id && !!views[id]), [viewRunId, overlay, views]);
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
   const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
@@ -153,7 +174,7 @@ export function Charts() {
   const namesKey = names.join('|');
   // Before any run has data, the main charts are drawn empty: the layout does not jump when training starts,
   // and the chart library's first-use cost is paid while the page is idle rather than during the first step.
-  const specs = useMemo(() => (namesKey ? chartsFor(namesKey.split('|')) : CHART_SPECS.slice(0, 6)), [namesKey]);
+  const specs = useMemo(() => (namesKey ? chartsFor(namesKey.split('|')) : STARTING_CHARTS), [namesKey]);
   return (
     <section className="panel charts" aria-labelledby="charts-title" data-testid="charts" data-runs={ids.length}>
       <div className="charts-head">
@@ -166,7 +187,7 @@ export function Charts() {
         {ids.length > 1 && (
           <span className="legend-runs" data-testid="overlay-legend">
             {chartRuns.map((r, i) => (
-              <span key={r.id} style={{ color: RUN_COLORS[i % RUN_COLORS.length] }}>
+              <span key={r.id} style={{ color: runColor(i) }}>
                 ■ {r.label}{' '}
               </span>
             ))}

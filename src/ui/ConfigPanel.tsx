@@ -2,12 +2,10 @@
 // model or warm start, backend, and every knob by section (doc and formula on hover, range, inline message when
 // invalid, a mark when it differs from the preset); the quantities derived from the config; the shareable link.
 import { useMemo } from 'react';
-import { cpuRefusal } from '../engine/cpu-limit';
-import { MODEL_PRESETS } from '../model/config';
-import { FIELD_SECTIONS, PRESET_INFO, PRESET_NAMES, derive, isPresetName, resolveConfig, type RLConfig, type RLField } from '../rl/config';
-import { taskFactories, taskNames } from '../tasks';
 import { useLab } from '../store';
 import { differsFromPreset } from '../store/config-diff';
+import { FIELD_SECTIONS, PRESET_INFO, PRESET_NAMES, derive, isPresetName, resolveConfig, taskFactories, taskNames, type RLConfig, type RLField } from '../store/schema';
+import { cpuBackendRefusal } from '../store/selectors';
 import { FieldInput } from './FieldInput';
 import { ShareLink } from './ShareLink';
 
@@ -83,11 +81,7 @@ function BackendPicker() {
   const backend = useLab((s) => s.backend);
   const gpuStatus = useLab((s) => s.gpuStatus);
   const setBackend = useLab((s) => s.setBackend);
-  const model = useLab((s) => s.draft.model);
-  const checkpoint = useLab((s) => s.draft.checkpoint);
-  const preset = MODEL_PRESETS[model as keyof typeof MODEL_PRESETS];
-  // Warm starts are nano models; a fresh model is the `model` preset.
-  const refusal = checkpoint === null && preset ? cpuRefusal(preset) : null;
+  const refusal = useLab(cpuBackendRefusal);
   return (
     <div className="preset-row">
       <label htmlFor="backend-select">Backend</label>

@@ -2,9 +2,9 @@
 // range on hover, a mark when it differs from the preset, and its inline message when invalid. Reads and writes
 // the store's draft; knows nothing about other fields.
 import { useEffect, useState } from 'react';
-import { RL_FIELDS, rangeText, type FieldSpec, type RLField } from '../rl/config';
-import { showValue } from '../store/config-diff';
 import { useLab } from '../store';
+import { showValue } from '../store/config-diff';
+import { RL_FIELDS, rangeText, type FieldSpec, type RLField } from '../store/schema';
 
 /** Text of a value in a text input: null as empty, weights as name:w pairs. */
 function toText(v: unknown): string {

@@ -2,10 +2,10 @@
 // completions, their rewards and advantages; every token coloured by a chosen quantity; hovering a token shows
 // its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's.
 import { useEffect, useMemo, useState } from 'react';
-import type { RLConfig } from '../rl/config';
-import type { GroupRecord } from '../rl/stream';
-import { useLab } from '../store';
-import { COLOR_LABELS, COLOR_QUANTITIES, colorScale, explainTokenLoss, fmt, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
+import { rolloutKey, useLab } from '../store';
+import { COLOR_LABELS, COLOR_QUANTITIES, colorScale, explainTokenLoss, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
+import { fmt } from '../store/format';
+import type { GroupRecord, RLConfig } from '../store/schema';
 
 function visible(text: string): string {
   return text.replace(/ /g, '␣').replace(/\n/g, '⏎');
@@ -105,7 +105,7 @@ export function Inspector() {
   const [hover, setHover] = useState<[number, number, number] | null>(null);
   const steps = view?.rolloutSteps ?? [];
   const step = chosen ?? steps[steps.length - 1] ?? null;
-  const entry = runId && step !== null ? rollouts[`${runId}@${step}`] : undefined;
+  const entry = runId && step !== null ? rollouts[rolloutKey(runId, step)] : undefined;
   useEffect(() => {
     if (runId && step !== null && !entry) requestRollouts(runId, step);
   }, [runId, step, entry, requestRollouts]);

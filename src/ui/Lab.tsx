@@ -7,16 +7,14 @@ import { Downloads } from './Downloads';
 import { PanelBoundary } from './ErrorBoundary';
 import { Inspector } from './Inspector';
 import { Notices } from './Notices';
+import { PageHeader } from './PageHeader';
 import { RunControls } from './RunControls';
 import { RunsPanel } from './RunsPanel';
 
 export function Lab() {
   return (
     <div className="lab">
-      <header className="app-header">
-        <h1>RL Lab</h1>
-        <p className="tagline">GRPO, PPO and their relatives, trained live on your GPU. Every kernel is a WGSL compute shader.</p>
-      </header>
+      <PageHeader />
       <Notices />
       <div className="lab-grid">
         <aside className="lab-side">

@@ -3,10 +3,10 @@
 // step. Does RL discover new answers (pass@k rises for large k) or only sharpen (pass@1 rises, pass@k flat)?
 import { useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { EvalRecord } from '../rl/stream';
 import { useLab } from '../store';
-import { fmt } from '../store/explain';
-import { METRIC_COLORS, RUN_COLORS } from './Charts';
+import { fmt } from '../store/format';
+import type { EvalRecord } from '../store/schema';
+import { metricColor, runColor } from './colors';
 import { useNearViewport, useStaggered } from './render-queue';
 
 const NO_EVALS: EvalRecord[] = [];
@@ -32,13 +32,13 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
     const out: { key: string; label: string; color: string; dash?: string; passAtK: number[] }[] = [];
     steps.forEach((s, i) => {
       const e = primary.find((x) => x.step === s);
-      if (e) out.push({ key: `p${s}`, label: `step ${s}`, color: METRIC_COLORS[i % METRIC_COLORS.length], passAtK: e.passAtK });
+      if (e) out.push({ key: `p${s}`, label: `step ${s}`, color: metricColor(i), passAtK: e.passAtK });
     });
     runIds.slice(1).forEach((id, j) => {
       const ev = stableEvals[j + 1] ?? [];
       const e = ev[ev.length - 1];
       const name = runs.find((r) => r.id === id)?.name ?? id;
-      if (e) out.push({ key: `o${j}`, label: `${name}: step ${e.step}`, color: RUN_COLORS[(j + 1) % RUN_COLORS.length], dash: '6 3', passAtK: e.passAtK });
+      if (e) out.push({ key: `o${j}`, label: `${name}: step ${e.step}`, color: runColor(j + 1), dash: '6 3', passAtK: e.passAtK });
     });
     return out;
   }, [stableEvals, steps.join(','), runIds.join(','), runs]);

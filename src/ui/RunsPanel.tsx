@@ -1,13 +1,14 @@
 // Saved runs (IndexedDB, in the engine worker): the list, open one on the charts, overlay two or more with the
 // diff of their configs, resume, delete, export (metrics CSV and JSONL, rollouts JSONL, checkpoint safetensors +
-// config.json) and import an exported file. Import errors and storage use are shown here.
+// config.json) and import an exported file. Import errors and storage use are shown here. The current run's row
+// shows its live step (from the engine's progress), not the step its saved header had.
 import { useMemo, useState } from 'react';
-import type { ExportKind } from '../engine/lab-engine';
-import type { RunHeader } from '../engine/types';
 import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
-import { fmt } from '../store/explain';
-import { RUN_COLORS } from './Charts';
+import { fmt, formatBytes } from '../store/format';
+import type { ExportKind, RunHeader } from '../store/schema';
+import { canResumeRun, isCurrentRun, runStep } from '../store/selectors';
+import { runColor } from './colors';
 
 const EXPORTS: [ExportKind, string][] = [
   ['metrics-csv', 'metrics CSV'],
@@ -19,14 +20,12 @@ const EXPORTS: [ExportKind, string][] = [
 /** One formatter for every row: creating one per call (toLocaleString) costs milliseconds each. */
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
 
-function mb(n: number): string {
-  return `${(n / 2 ** 20).toFixed(n < 10 * 2 ** 20 ? 1 : 0)} MB`;
-}
-
 function RunRow({ h }: { h: RunHeader }) {
   const viewRunId = useLab((s) => s.viewRunId);
   const overlay = useLab((s) => s.overlay);
-  const live = useLab((s) => s.progress.runId === h.id);
+  const live = useLab((s) => isCurrentRun(s, h.id));
+  const step = useLab((s) => runStep(s, h));
+  const resumable = useLab((s) => canResumeRun(s, h));
   const openRun = useLab((s) => s.openRun);
   const toggleOverlay = useLab((s) => s.toggleOverlay);
   const resumeRun = useLab((s) => s.resumeRun);
@@ -35,10 +34,9 @@ function RunRow({ h }: { h: RunHeader }) {
   const [confirming, setConfirming] = useState(false);
   const viewing = viewRunId === h.id;
   const overlaid = overlay.includes(h.id);
-  const resumable = !live && h.status !== 'imported' && h.status !== 'done';
   const reward = h.lastMetrics.reward;
   return (
-    <tr data-testid="run-row" data-run-id={h.id} data-status={h.status} data-step={h.step} data-name={h.name} className={viewing ? 'viewing' : ''}>
+    <tr data-testid="run-row" data-run-id={h.id} data-status={h.status} data-step={step} data-name={h.name} className={viewing ? 'viewing' : ''}>
       <td>
         <input
           type="checkbox"
@@ -61,7 +59,7 @@ function RunRow({ h }: { h: RunHeader }) {
       </td>
       <td data-testid="run-state">{live ? 'current' : h.status}</td>
       <td className="num">
-        {h.step}/{h.config.steps}
+        {step}/{h.config.steps}
       </td>
       <td className="num">{reward !== undefined ? fmt(reward) : '—'}</td>
       <td className="actions">
@@ -112,7 +110,7 @@ function ConfigDiffTable() {
             <tr>
               <th>field</th>
               {shown.map((r, i) => (
-                <th key={r.id} style={{ color: RUN_COLORS[i % RUN_COLORS.length] }}>
+                <th key={r.id} style={{ color: runColor(i) }}>
                   {r.name}
                 </th>
               ))}
@@ -164,7 +162,7 @@ export function RunsPanel() {
         </label>
         {storage && (
           <span className="hint small" data-testid="storage">
-            storage: {mb(storage.usage)} of {mb(storage.quota)} used
+            storage: {formatBytes(storage.usage)} of {formatBytes(storage.quota)} used
           </span>
         )}
       </div>

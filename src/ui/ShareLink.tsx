@@ -1,8 +1,8 @@
 // The shareable link of the config being edited (preset + the fields that differ from it, seed included), kept
 // in the address bar too, so copying the page's URL shares the experiment.
 import { useEffect, useMemo } from 'react';
-import { configToUrlParams } from '../rl/config';
 import { useLab } from '../store';
+import { configToUrlParams } from '../store/schema';
 
 export function ShareLink() {
   const config = useLab((s) => s.check.config);

@@ -1,0 +1,25 @@
+// What the page's panels need from the layers below the store, in one place: the config's fields, sections and
+// presets, the tasks, and the metric catalog's charts. The UI imports these from here (ui -> store -> the rest),
+// never from src/rl, src/tasks, src/schema or the engine directly. Re-exports only.
+
+export {
+  FIELD_SECTIONS,
+  PRESET_INFO,
+  PRESET_NAMES,
+  RL_FIELDS,
+  configToUrlParams,
+  derive,
+  isPresetName,
+  rangeText,
+  resolveConfig,
+  type DerivedConfig,
+  type FieldSpec,
+  type PresetName,
+  type RLConfig,
+  type RLField,
+} from '../rl/config';
+export { taskFactories, taskNames, type TaskName } from '../tasks';
+export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
+export type { ExportKind } from '../engine/lab-engine';
+export type { BackendKind, RunHeader, RunProgress } from '../engine/types';
+export type { EvalRecord, GroupRecord } from '../rl/stream';

@@ -1,0 +1,110 @@
+// The lab's rules, derived from the store's state and written once: may a run start, continue, step, pause,
+// reset or resume; which step a run is at; which backend and runs are shown. The run controls render from these
+// and the store's actions check the same ones, so a button and its action never disagree. Pure functions of the
+// state; no React, no side effects.
+
+import { cpuRefusal } from '../engine/cpu-limit';
+import type { BackendKind, RunHeader } from '../engine/types';
+import { MODEL_PRESETS } from '../model/config';
+import { sameConfig } from './config-diff';
+import type { LabState } from './index';
+
+/** The saved header of the engine's current run, if it has been listed yet. */
+export function currentRun(s: LabState): RunHeader | undefined {
+  return s.progress.runId === null ? undefined : s.runs.find((r) => r.id === s.progress.runId);
+}
+
+/** The engine's current run is doing something (loading, training, or finishing a step before it pauses). */
+export function isBusy(s: LabState): boolean {
+  const st = s.progress.status;
+  return st === 'running' || st === 'pausing' || st === 'loading';
+}
+
+/** The engine can take a run on the selected backend (the CPU backend needs only the worker's answer). */
+export function engineReady(s: LabState): boolean {
+  return s.backend === 'cpu' ? s.gpuStatus !== 'idle' && s.gpuStatus !== 'starting' : s.gpuStatus === 'ready';
+}
+
+/** The current run is paused and its config equals the edited one: Start continues it instead of starting anew. */
+export function canContinue(s: LabState): boolean {
+  const current = currentRun(s);
+  return s.progress.status === 'paused' && !!current && s.check.config !== null && sameConfig(current.config, s.check.config);
+}
+
+/** Why Start (and Step) cannot run now, or null when they can. */
+export type StartBlocker = 'busy' | 'engine' | 'config';
+
+export function startBlocker(s: LabState): StartBlocker | null {
+  if (isBusy(s)) return 'busy';
+  if (!engineReady(s)) return 'engine';
+  if (s.check.config === null) return 'config';
+  return null;
+}
+
+/** Start (continue the current run, or a new run from the edited config) is possible. */
+export function canStart(s: LabState): boolean {
+  return startBlocker(s) === null;
+}
+
+/** Step (one rollout step, then pause) is possible: a start that pauses after one step, under the same rule. */
+export function canStep(s: LabState): boolean {
+  return canStart(s);
+}
+
+/** Pause is possible: the current run is training. */
+export function canPause(s: LabState): boolean {
+  return s.progress.status === 'running';
+}
+
+/** Reset (drop the trainer; the run stays saved) is possible: there is a current run. */
+export function canReset(s: LabState): boolean {
+  return s.progress.runId !== null;
+}
+
+/** The current run stopped on its own (failed, or interrupted by a reload or a lost device) and can resume. */
+export function canResumeCurrent(s: LabState): boolean {
+  return s.progress.runId !== null && (s.progress.status === 'interrupted' || s.progress.status === 'failed');
+}
+
+/** A saved run that is not the current one can resume from its saved state (imported and finished runs cannot). */
+export function canResumeRun(s: LabState, h: RunHeader): boolean {
+  return !isCurrentRun(s, h.id) && h.status !== 'imported' && h.status !== 'done';
+}
+
+/** What the Start button does, in words. */
+export function startLabel(s: LabState): 'Continue' | 'Start new run' | 'Start' {
+  return canContinue(s) ? 'Continue' : s.progress.status === 'paused' ? 'Start new run' : 'Start';
+}
+
+/** This run is the engine's current run. */
+export function isCurrentRun(s: LabState, runId: string): boolean {
+  return s.progress.runId === runId;
+}
+
+/** A run's rollout step: live from the engine's progress for the current run, else the saved header's. */
+export function runStep(s: LabState, h: RunHeader): number {
+  return isCurrentRun(s, h.id) ? s.progress.step : h.step;
+}
+
+/** Milliseconds left for the current run at its recent pace (NaN before a step has been timed). */
+export function etaMs(s: LabState): number {
+  const p = s.progress;
+  return p.meanStepMs > 0 ? Math.max(0, p.totalSteps - p.step) * p.meanStepMs : NaN;
+}
+
+/** The backend the page is about: the current run's, else the selected one. */
+export function activeBackend(s: LabState): BackendKind {
+  return s.progress.runId ? s.progress.backend : s.backend;
+}
+
+/** Why the CPU backend cannot run the edited model (null: it can, or the backend is WebGPU). Warm starts are nano models. */
+export function cpuBackendRefusal(s: LabState): string | null {
+  if (s.backend !== 'cpu' || s.draft.checkpoint !== null) return null;
+  const preset = MODEL_PRESETS[s.draft.model as keyof typeof MODEL_PRESETS];
+  return preset ? cpuRefusal(preset) : null;
+}
+
+/** The runs on the charts, first the viewed one then the overlaid ones, each only once its records are on the page. */
+export function chartRunIds(s: LabState): string[] {
+  return [s.viewRunId, ...s.overlay].filter((id): id is string => !!id && !!s.views[id]);
+}

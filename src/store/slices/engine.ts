@@ -1,0 +1,153 @@
+// The engine slice: the worker's device (adapter, autotune, errors), the kernel self-test, the current run's
+// progress and the run controls (start or continue, pause, step, reset, resume). It connects the store's engine
+// link and receives every worker message (handleResponse), keeping its own and handing the rest to the slice
+// that owns them. Whether a control may act is decided by selectors.ts, as for the buttons.
+
+import type { RunProgress } from '../../engine/types';
+import type { AdapterReport } from '../../gpu/adapter';
+import type { CaseResult } from '../../kernels/verify';
+import { assertNever, type Response } from '../../worker/protocol';
+import { canContinue, canPause, canReset, canStep, startBlocker } from '../selectors';
+import type { LabSlice } from '../slice';
+
+export const IDLE_PROGRESS: RunProgress = { runId: null, name: '', status: 'idle', step: 0, totalSteps: 0, elapsedMs: 0, lastStepMs: 0, meanStepMs: 0, tokensPerSec: 0, backend: 'webgpu', savedStep: 0 };
+
+export interface EngineState {
+  gpuStatus: 'idle' | 'starting' | 'ready' | 'unavailable' | 'error';
+  adapter: AdapterReport | null;
+  /** The matmul autotune's choice for the adapter, in words (null before the device is ready). */
+  tuning: string | null;
+  /** The last error or the reason WebGPU is unavailable, shown as is. */
+  gpuMessage: string | null;
+  selftestRunning: boolean;
+  selftestResults: CaseResult[];
+  selftestTotal: number;
+  selftestSummary: { passed: number; failed: number; ms: number } | null;
+  /** The engine's current run (IDLE_PROGRESS before there is one). */
+  progress: RunProgress;
+}
+
+export interface EngineActions {
+  /** Starts the engine worker (once per store) and asks for a device. */
+  startEngine(): void;
+  runSelfTest(filter?: string): void;
+  /** Every message of the worker comes in here. */
+  handleResponse(r: Response): void;
+  /** Continues the current paused run when its config is the edited one, else starts a new run from the edited config. */
+  startRun(): void;
+  pauseRun(): void;
+  /** One rollout step (of the current paused run, or of a new run), then pause. */
+  stepRun(): void;
+  resetRun(): void;
+  /** Continues a saved run from its last saved state, and edits and shows its config. */
+  resumeRun(runId: string): void;
+}
+
+export type EngineSlice = EngineState & EngineActions;
+
+export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => ({
+  gpuStatus: 'idle',
+  adapter: null,
+  tuning: null,
+  gpuMessage: null,
+  selftestRunning: false,
+  selftestResults: [],
+  selftestTotal: 0,
+  selftestSummary: null,
+  progress: IDLE_PROGRESS,
+
+  startEngine() {
+    if (!link.connect((r) => get().handleResponse(r))) return;
+    set({ gpuStatus: 'starting', gpuMessage: null });
+    link.send({ type: 'init' });
+  },
+
+  runSelfTest(filter) {
+    const s = get();
+    if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
+    set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
+    link.send({ type: 'selftest', filter });
+  },
+
+  startRun() {
+    const s = get();
+    const blocker = startBlocker(s);
+    if (blocker === 'config') {
+      const errors = [...Object.entries(s.check.fieldErrors).map(([k, v]) => `${k}: ${v}`), ...s.check.otherErrors];
+      s.addNotice('error', `The config has errors; fix the marked fields first. ${errors.join('; ')}`);
+    }
+    if (blocker) return;
+    if (canContinue(s)) link.send({ type: 'start' });
+    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then: 'start' });
+  },
+
+  pauseRun() {
+    if (canPause(get())) link.send({ type: 'pause' });
+  },
+
+  stepRun() {
+    const s = get();
+    if (!canStep(s)) return;
+    if (canContinue(s)) link.send({ type: 'step' });
+    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then: 'step' });
+  },
+
+  resetRun() {
+    if (canReset(get())) link.send({ type: 'reset' });
+  },
+
+  resumeRun(runId) {
+    const h = get().runs.find((r) => r.id === runId);
+    if (h) get().editRunConfig(h);
+    get().showRun(runId);
+    link.send({ type: 'resume', runId });
+  },
+
+  handleResponse(r) {
+    const s = get();
+    switch (r.type) {
+      case 'ready':
+        return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
+      case 'unavailable':
+        // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
+        set({ gpuStatus: 'unavailable', gpuMessage: r.message });
+        return s.setBackend('cpu');
+      case 'selftest-case':
+        return set({ selftestResults: [...s.selftestResults, r.result], selftestTotal: r.total });
+      case 'selftest-done':
+        return set({ selftestRunning: false, selftestSummary: { passed: r.passed, failed: r.failed, ms: r.ms } });
+      case 'progress': {
+        const runId = r.progress.runId;
+        const isNew = runId !== null && runId !== s.progress.runId;
+        set({ progress: r.progress });
+        // A new current run: the charts and the inspector follow it.
+        if (isNew) s.followRun(runId);
+        return;
+      }
+      case 'metrics':
+        return s.appendMetrics(r.runId, r.batch);
+      case 'rollouts':
+        s.cacheRollouts(r.runId, r.step, r.groups, r.texts);
+        return s.addRolloutStep(r.runId, r.step);
+      case 'evals':
+        return s.mergeEvals(r.runId, r.evals);
+      case 'run-data':
+        return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
+      case 'runs':
+        return s.setRuns(r.runs, r.storage, r.persistent);
+      case 'export-ready':
+        return s.offerDownloads(r.files);
+      case 'imported':
+        return s.importDone(r.header);
+      case 'notice':
+        return s.addNotice(r.level, r.message);
+      case 'error':
+        if (r.request === 'import') return s.importFailed(r.message);
+        if (r.request === 'selftest') set({ selftestRunning: false });
+        if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
+        return s.addNotice('error', r.message);
+      default:
+        return assertNever(r);
+    }
+  },
+});

@@ -1,0 +1,75 @@
+// The runs slice: the saved runs (IndexedDB, in the worker) and the storage they use, deleting, exporting and
+// importing them, and the files of an export waiting to be saved by the page. Ids of exports count per store.
+
+import type { ExportFile, ExportKind } from '../../engine/lab-engine';
+import type { RunHeader } from '../../engine/types';
+import type { LabSlice } from '../slice';
+
+export interface RunsState {
+  runs: RunHeader[];
+  storage: { usage: number; quota: number } | null;
+  persistent: boolean;
+  importError: string | null;
+  lastImported: RunHeader | null;
+  /** Files to download (the page saves them and clears this); `id` tells one export from the next. */
+  downloads: { id: number; files: ExportFile[] } | null;
+}
+
+export interface RunsActions {
+  setRuns(runs: RunHeader[], storage: RunsState['storage'], persistent: boolean): void;
+  deleteRun(runId: string): void;
+  exportRun(runId: string, kind: ExportKind): void;
+  offerDownloads(files: ExportFile[]): void;
+  clearDownloads(): void;
+  importFile(fileName: string, text: string): void;
+  importDone(header: RunHeader): void;
+  importFailed(message: string): void;
+}
+
+export type RunsSlice = RunsState & RunsActions;
+
+export const runsSlice: LabSlice<RunsSlice> = ({ link }) => (set, get) => {
+  let lastDownloadId = 0;
+  return {
+    runs: [],
+    storage: null,
+    persistent: false,
+    importError: null,
+    lastImported: null,
+    downloads: null,
+
+    setRuns(runs, storage, persistent) {
+      set({ runs, storage, persistent });
+    },
+
+    deleteRun(runId) {
+      link.send({ type: 'delete-run', runId });
+      get().forgetRun(runId);
+    },
+
+    exportRun(runId, kind) {
+      link.send({ type: 'export', runId, kind });
+    },
+
+    offerDownloads(files) {
+      set({ downloads: { id: ++lastDownloadId, files } });
+    },
+
+    clearDownloads() {
+      set({ downloads: null });
+    },
+
+    importFile(fileName, text) {
+      set({ importError: null });
+      link.send({ type: 'import', fileName, text });
+    },
+
+    importDone(header) {
+      set({ lastImported: header, importError: null });
+    },
+
+    importFailed(message) {
+      set({ importError: message });
+    },
+  };
+};
