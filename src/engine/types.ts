@@ -48,6 +48,13 @@ export interface MetricRow {
   optimizerStep: number;
   epoch: number;
   minibatch: number;
+  /**
+   * Index of this optimizer step within its rollout step, 0-based (absent in rows recorded before it was kept).
+   * With `updates`, it places the row on the charts' rollout-step axis: x = step - 1 + (update + 1) / updates.
+   */
+  update?: number;
+  /** Optimizer steps of this row's rollout step (num_iterations x minibatches; absent in older rows). */
+  updates?: number;
   metrics: Record<string, number>;
 }
 
