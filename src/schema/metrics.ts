@@ -234,7 +234,7 @@ export const METRICS = [
     name: 'approx_kl',
     doc: 'How far this optimizer step\'s policy has moved from the one that sampled the batch: the k3 estimate of KL(pi_old || pi_theta) over the loss tokens.',
     formula: '(1/M) sum_{i,t} m_{i,t} ((rho_{i,t} - 1) - log rho_{i,t}),  rho = pi_theta / pi_old per token',
-    healthy: 'Exactly 0 on the first optimizer step of a batch (pi_theta = pi_old); below about 0.05 on the later ones (num_iterations > 1 or several minibatches).',
+    healthy: '0 on the first optimizer step of a batch, where pi_theta is pi_old (exactly 0 with one update per batch); below about 0.05 on the later ones (num_iterations > 1 or several minibatches).',
     moves: 'Above about 0.1: the steps within a batch move the policy too far and clipping does most of the work (lower the learning rate or num_iterations).',
     unit: 'nats',
     chart: 'kl',
@@ -335,7 +335,7 @@ export const METRICS = [
     name: 'frac_reward_zero_std',
     doc: 'Fraction of groups whose G rewards are all equal: those groups give a group-relative advantage (GRPO, RLOO, Dr. GRPO) no signal at all.',
     formula: '(1/B) #{b : max_{i in b} r_i - min_{i in b} r_i <= 1e-8}',
-    healthy: 'Below 0.5; with this lab\'s small groups (G = 4-8) on 0/1 rewards it often sits at 0.2-0.6.',
+    healthy: 'Below about 0.6: this lab\'s small groups (G = 4-8) on 0/1 rewards often sit at 0.2-0.6; larger groups read lower.',
     moves: 'Rising toward 1: the batch stops teaching. All groups right: raise the difficulty. All wrong: lower it or raise the temperature. dynamic_sampling refills such groups.',
     unit: 'fraction',
     chart: 'fractions',
@@ -372,7 +372,7 @@ export const METRICS = [
     name: 'loss',
     doc: 'The whole objective this optimizer step minimizes for the policy: the policy loss plus the KL term (kl_placement in_loss) minus the entropy bonus; the critic\'s value loss is not in it.',
     formula: 'sum_{i,t} w_{i,t} m_{i,t} (l_{i,t} + beta k_{i,t} - alpha H_{i,t})',
-    healthy: 'Near policy_loss + beta kl - alpha entropy; near 0.',
+    healthy: 'About policy_loss, plus beta x kl when the KL is in the loss, minus alpha x entropy; near 0.',
     moves: 'Read it like policy_loss; its gap from policy_loss is the KL term and the entropy bonus.',
     unit: '',
     chart: 'loss',
@@ -603,7 +603,7 @@ export const METRICS = [
   {
     name: 'num_tokens',
     doc: 'Prompt and completion tokens of every rollout batch so far in the run (cumulative; TRL\'s num_tokens).',
-    formula: 'sum over the rollout steps so far of sum_i (prompt tokens of y_i + len(y_i))',
+    formula: 'sum over the rollout steps so far of sum_i (prompt length of y_i + len(y_i))',
     healthy: 'Grows linearly: each step adds about N x (prompt length + completion length).',
     moves: 'Its slope is the tokens per step; a kink means the lengths changed. A fair x axis to compare runs with different batch sizes.',
     unit: 'tokens',
@@ -679,18 +679,11 @@ export type MetricName = Placeholders<CatalogName>;
 
 /**
  * A metric record typed by the catalog: the fixed names optional, the templated ones as index signatures (a read
- * of `timing_s/x` types as number but may be absent). Indexing it with a name the catalog lacks fails typecheck.
+ * of `timing_s/x` types as number but may be absent). Indexing it with a name the catalog lacks fails typecheck, so
+ * code that reads a metric by name reads it through this type and breaks at compile time when the metric is renamed.
  * A `Record<string, number>` is assignable to it (the trainer builds names dynamically), and it to that.
  */
 export type Metrics = { [K in Exclude<CatalogName, Templated>]?: number } & { [K in Placeholders<Templated>]: number };
-
-/**
- * A metric name checked against the catalog at compile time, for code that reads a metric by name
- * (`metrics[metricName('perf/rollout_tokens_per_s')]`): renaming the metric breaks typecheck there.
- */
-export function metricName<N extends MetricName>(name: N): N {
-  return name;
-}
 
 const BY_NAME = new Map<string, MetricSpec>(METRICS.map((m) => [m.name, m]));
 
