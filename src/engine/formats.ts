@@ -6,8 +6,8 @@
 // Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
 
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
-import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
+import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
 
 /** A file that is not a readable RL Lab export; the message says where and why. */
