@@ -1,9 +1,10 @@
-// Export formats round-trip exactly (NaN and infinities included), token planes keep their types, and every kind
+// Export formats round-trip exactly (NaN and infinities included), token planes keep their types, files written
+// before metric renames (and before rows carried update/updates) import under the current names, and every kind
 // of malformed file is refused with the file name, the line and the reason.
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
-import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine } from './formats';
+import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine, withUpdateIndex } from './formats';
 import type { MetricRow, RunHeader } from './types';
 
 const config = resolveConfig('dapo', { task: 'copy', seed: 7, steps: 3 });
@@ -17,6 +18,12 @@ const rows: MetricRow[] = [
   { step: 2, optimizerStep: 3, epoch: 0, minibatch: 0, metrics: { reward: -0.5, entropy: 1e-9, 'rewards/a,b/mean': -Infinity } },
 ];
 const evals = [{ step: 2, items: 4, accuracy: 0.5, reward: 0.6, passAtK: [0.5, 0.75, NaN] }];
+/** The rows as they come back: each with its index among its rollout step's optimizer steps, and their count. */
+const rowsBack: MetricRow[] = [
+  { ...rows[0], update: 0, updates: 2 },
+  { ...rows[1], update: 1, updates: 2 },
+  { ...rows[2], update: 0, updates: 1 },
+];
 
 function group(): GroupRecord {
   const n = 3;
@@ -41,7 +48,7 @@ function group(): GroupRecord {
 describe('run export formats', () => {
   it('metrics JSONL round-trips rows (NaN, ±inf), evals and the config', () => {
     const back = parseRunFile('a.jsonl', metricsToJsonl(header, rows, evals));
-    expect(back.rows).toEqual(rows);
+    expect(back.rows).toEqual(rowsBack);
     expect(back.evals).toEqual(evals);
     expect(back.header.config).toEqual(config);
     expect(back.header.preset).toBe('dapo');
@@ -49,15 +56,61 @@ describe('run export formats', () => {
     expect(back.header.importedFrom).toBe('a.jsonl');
   });
 
-  it('metrics CSV round-trips rows, with a comment line pandas skips and quoted names', () => {
-    const text = metricsToCsv(header, rows);
+  it('metrics CSV round-trips rows, with a comment line pandas skips, metrics in catalog order and quoted names', () => {
+    const text = metricsToCsv(header, [...rows, { step: 2, optimizerStep: 4, epoch: 0, minibatch: 1, metrics: { zeta: 1, alpha: 2 } }]);
     const lines = text.split('\n');
     expect(lines[0].startsWith('# rl-lab-run {')).toBe(true);
-    expect(splitCsvLine(lines[1])).toEqual(['step', 'optimizer_step', 'epoch', 'minibatch', 'clip_ratio/low_mean', 'entropy', 'grad_norm', 'kl', 'reward', 'rewards/a,b/mean']);
-    expect(lines[2]).toBe('1,1,0,0,0,1.5,,NaN,0.25,');
-    const back = parseRunFile('a.csv', text);
-    expect(back.rows).toEqual(rows);
+    expect(splitCsvLine(lines[1])).toEqual([
+      'step', 'optimizer_step', 'epoch', 'minibatch', 'update', 'updates',
+      'reward', 'entropy', 'clip_ratio/low_mean', 'kl', 'grad_norm', 'rewards/a,b/mean', 'alpha', 'zeta',
+    ]);
+    expect(lines[2]).toBe('1,1,0,0,0,2,0.25,1.5,0,NaN,,,,');
+    const back = parseRunFile('a.csv', metricsToCsv(header, rows));
+    expect(back.rows).toEqual(rowsBack);
     expect(back.header.config).toEqual(config);
+  });
+
+  it('keeps the update index a row carries, and fills it in by rollout step where a row has none', () => {
+    const recorded: MetricRow[] = [
+      { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, update: 0, updates: 3, metrics: { reward: 1 } },
+      { step: 1, optimizerStep: 2, epoch: 0, minibatch: 1, update: 1, updates: 3, metrics: { reward: 1 } },
+      { step: 1, optimizerStep: 3, epoch: 0, minibatch: 2, update: 2, updates: 3, metrics: { reward: 1 } },
+      { step: 2, optimizerStep: 5, epoch: 1, minibatch: 0, metrics: { reward: 2 } },
+      { step: 2, optimizerStep: 4, epoch: 0, minibatch: 0, metrics: { reward: 2 } },
+    ];
+    const want = [...recorded.slice(0, 3), { ...recorded[4], update: 0, updates: 2 }, { ...recorded[3], update: 1, updates: 2 }];
+    expect(withUpdateIndex(recorded)).toEqual([...recorded.slice(0, 3), { ...recorded[3], update: 1, updates: 2 }, { ...recorded[4], update: 0, updates: 2 }]);
+    expect(parseRunFile('u.csv', metricsToCsv(header, recorded)).rows).toEqual(want);
+    expect(parseRunFile('u.jsonl', metricsToJsonl(header, recorded, [])).rows).toEqual(want);
+  });
+
+  it('imports files written before the renames: former names under the current ones (scaled), update/updates computed', () => {
+    const runLine = metricsToCsv(header, []).split('\n')[0];
+    const oldCsv = [
+      runLine,
+      'step,optimizer_step,epoch,minibatch,reward,perf/step_ms,timing_s/step,sampling/logp_diff/mean,timing_s/gen',
+      '1,1,0,0,0.5,1250,1.25,1e-7,0.5',
+      '1,2,1,0,0.5,1250,1.25,2e-7,0.5',
+      '2,3,0,0,0.75,2000,,,0.25',
+    ].join('\n');
+    const back = parseRunFile('old.csv', oldCsv);
+    expect(back.rows).toEqual([
+      { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, update: 0, updates: 2, metrics: { reward: 0.5, step_time: 1.25, 'sampling/sampling_logp_difference/mean': 1e-7, 'timing_s/gen': 0.5 } },
+      { step: 1, optimizerStep: 2, epoch: 1, minibatch: 0, update: 1, updates: 2, metrics: { reward: 0.5, step_time: 1.25, 'sampling/sampling_logp_difference/mean': 2e-7, 'timing_s/gen': 0.5 } },
+      { step: 2, optimizerStep: 3, epoch: 0, minibatch: 0, update: 0, updates: 1, metrics: { reward: 0.75, step_time: 2, 'timing_s/gen': 0.25 } },
+    ]);
+    expect(back.header.lastMetrics).toEqual({ reward: 0.75, step_time: 2, 'timing_s/gen': 0.25 });
+
+    const oldJsonl = [
+      runLine.slice('# rl-lab-run '.length),
+      JSON.stringify({ type: 'step', step: 1, optimizer_step: 1, epoch: 0, minibatch: 0, metrics: { 'perf/step_ms': 500, 'sampling/logp_diff/max': 3e-7 } }),
+      JSON.stringify({ type: 'step', step: 1, optimizer_step: 2, epoch: 0, minibatch: 1, metrics: { 'perf/step_ms': 500, step_time: 0.4 } }),
+    ].join('\n');
+    expect(parseRunFile('old.jsonl', oldJsonl).rows).toEqual([
+      { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, update: 0, updates: 2, metrics: { step_time: 0.5, 'sampling/sampling_logp_difference/max': 3e-7 } },
+      // A current name in the same row wins over a former one.
+      { step: 1, optimizerStep: 2, epoch: 0, minibatch: 1, update: 1, updates: 2, metrics: { step_time: 0.4 } },
+    ]);
   });
 
   it('rollouts JSONL keeps every token plane with its type', () => {
@@ -85,8 +138,10 @@ describe('run export formats', () => {
       ['f.jsonl', good[0], /f\.jsonl: the run line is there but no step/],
       ['g.jsonl', good[0].replace('"num_generations":8', '"num_generations":0') + '\n' + good[1], /line 1: the run's config is not valid here: num_generations/],
       ['h.csv', '# rl-lab-run {"type":"run"}\nstep\n', /h\.csv: line 1: not an RL Lab run export/],
-      ['i.csv', metricsToCsv(header, rows).replace('\n1,1,0,0,', '\n1,1,0,'), /i\.csv: line 3: 9 cells, but the header has 10 columns/],
+      ['i.csv', metricsToCsv(header, rows).replace('\n1,1,0,0,', '\n1,1,0,'), /i\.csv: line 3: 11 cells, but the header has 12 columns/],
       ['j.csv', metricsToCsv(header, rows).replace('1.5', 'abc'), /j\.csv: line 3: entropy: "abc" is not a number/],
+      ['k.csv', metricsToCsv(header, rows).replace('\n1,1,0,0,0,2,', '\n1,1,0,0,0,0,'), /k\.csv: line 3: updates must be a whole number >= 1, got "0"/],
+      ['l.jsonl', `${good[0]}\n{"type":"step","step":1,"optimizer_step":1,"update":-1,"metrics":{}}`, /l\.jsonl: line 2: update must be a whole number >= 0/],
     ];
     for (const [name, text, want] of cases) {
       let err: unknown;

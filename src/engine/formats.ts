@@ -1,11 +1,13 @@
 // Export and import formats of a run, readable by the Python world: metrics as CSV (pandas:
-// `read_csv(path, comment='#')`) and JSONL, sampled rollouts as JSONL with every token plane. The first line of
-// each file describes the run (config, preset, ...), so an exported file imports back as the same run.
+// `read_csv(path, comment='#')`, columns in the metric catalog's order) and JSONL, sampled rollouts as JSONL with
+// every token plane. The first line of each file describes the run (config, preset, ...), so an exported file
+// imports back as the same run; files written before a metric was renamed import under its current name.
 // Parsing never throws anything but RunFileError, whose message names the file, the line and what was wrong.
 // Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
 
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
 import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
+import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
 
 /** A file that is not a readable RL Lab export; the message says where and why. */
@@ -75,11 +77,44 @@ function metricsJson(m: Record<string, number>): Record<string, number | string 
   return out;
 }
 
-/** Metric names over the rows, in a stable order: the run's own order of first appearance, sorted. */
+/** Metric names over the rows in catalog order (src/schema/metrics.ts), then names the catalog lacks, sorted. */
 export function metricNames(rows: readonly MetricRow[]): string[] {
   const s = new Set<string>();
   for (const r of rows) for (const k in r.metrics) s.add(k);
-  return [...s].sort();
+  return orderMetricNames(s);
+}
+
+/**
+ * The rows with `update` (index of the optimizer step within its rollout step) and `updates` (how many) filled in
+ * where missing, by grouping the rows by rollout step in optimizer-step order: rows recorded or exported before
+ * the trainer kept them. Rows that have them keep theirs.
+ */
+export function withUpdateIndex(rows: readonly MetricRow[]): MetricRow[] {
+  const byStep = new Map<number, MetricRow[]>();
+  for (const r of [...rows].sort((a, b) => a.optimizerStep - b.optimizerStep)) {
+    const group = byStep.get(r.step);
+    if (group) group.push(r);
+    else byStep.set(r.step, [r]);
+  }
+  const filled = new Map<MetricRow, MetricRow>();
+  for (const group of byStep.values()) {
+    group.forEach((r, i) => filled.set(r, { ...r, update: r.update ?? i, updates: r.updates ?? group.length }));
+  }
+  return rows.map((r) => filled.get(r)!);
+}
+
+/**
+ * Metrics under their current names: a former name (the catalog's `formerly`) becomes the current one, its value
+ * times the scale (perf/step_ms in ms -> step_time in s). A current name present in the same row wins.
+ */
+function renameFormerMetrics(metrics: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(metrics)) {
+    const { name, scale } = currentMetricName(k);
+    if (name === k) out[k] = v;
+    else if (!(name in metrics) && !(name in out)) out[name] = v * scale;
+  }
+  return out;
 }
 
 function csvCell(v: string): string {
@@ -94,12 +129,16 @@ function csvNumber(v: number | undefined): string {
   return String(v);
 }
 
+/** The CSV's leading columns, before the metrics; `update` and `updates` are absent from older files. */
+const CSV_INDEX = ['step', 'optimizer_step', 'epoch', 'minibatch'] as const;
+const CSV_UPDATE = ['update', 'updates'] as const;
+
 /** Metrics as CSV: a `# rl-lab-run {...}` comment line, a header row, one row per optimizer step. */
 export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[]): string {
   const names = metricNames(rows);
-  const lines = [`# ${FORMAT} ${JSON.stringify(headerJson(header))}`, ['step', 'optimizer_step', 'epoch', 'minibatch', ...names].map(csvCell).join(',')];
-  for (const r of rows) {
-    lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
+  const lines = [`# ${FORMAT} ${JSON.stringify(headerJson(header))}`, [...CSV_INDEX, ...CSV_UPDATE, ...names].map(csvCell).join(',')];
+  for (const r of withUpdateIndex(rows)) {
+    lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch, r.update, r.updates].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
   }
   return lines.join('\n') + '\n';
 }
@@ -107,8 +146,10 @@ export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[]): str
 /** Metrics and evaluations as JSONL: the run line, then one `step` line per optimizer step and one `eval` line per evaluation. */
 export function metricsToJsonl(header: RunHeader, rows: readonly MetricRow[], evals: readonly EvalRecord[]): string {
   const lines = [JSON.stringify(headerJson(header))];
-  for (const r of rows) {
-    lines.push(JSON.stringify({ type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, metrics: metricsJson(r.metrics) }));
+  for (const r of withUpdateIndex(rows)) {
+    lines.push(
+      JSON.stringify({ type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics) }),
+    );
   }
   for (const e of evals) {
     lines.push(JSON.stringify({ type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) }));
@@ -293,15 +334,19 @@ function parseJsonl(file: string, text: string): RunData {
     if (!isObj(v)) at.fail('each line must be a JSON object');
     const o = v as Record<string, Json>;
     switch (o.type) {
-      case 'step':
-        rows.push({
+      case 'step': {
+        const row: MetricRow = {
           step: readInt(at, o.step, 'step', 1),
           optimizerStep: readInt(at, o.optimizer_step, 'optimizer_step', 1),
           epoch: readInt(at, o.epoch ?? 0, 'epoch'),
           minibatch: readInt(at, o.minibatch ?? 0, 'minibatch'),
-          metrics: readMetrics(at, o.metrics, 'metrics'),
-        });
+          metrics: renameFormerMetrics(readMetrics(at, o.metrics, 'metrics')),
+        };
+        if (o.update !== undefined) row.update = readInt(at, o.update, 'update');
+        if (o.updates !== undefined) row.updates = readInt(at, o.updates, 'updates', 1);
+        rows.push(row);
         break;
+      }
       case 'eval': {
         if (!Array.isArray(o.pass_at_k)) at.fail('pass_at_k must be an array of numbers');
         evals.push({
@@ -388,32 +433,38 @@ function parseCsv(file: string, text: string): RunData {
   }
   const header = readHeader(new At(file, 1), headerValue);
   const cols = splitCsvLine(lines[1] ?? '');
-  const want = ['step', 'optimizer_step', 'epoch', 'minibatch'];
-  if (want.some((w, i) => cols[i] !== w)) new At(file, 2).fail(`the header row must start with ${want.join(',')}, got ${JSON.stringify(lines[1] ?? '')}`);
+  if (CSV_INDEX.some((w, i) => cols[i] !== w)) new At(file, 2).fail(`the header row must start with ${CSV_INDEX.join(',')}, got ${JSON.stringify(lines[1] ?? '')}`);
+  // update,updates follow in files written since the trainer records them.
+  const hasUpdate = CSV_UPDATE.every((w, i) => cols[CSV_INDEX.length + i] === w);
+  const leading = CSV_INDEX.length + (hasUpdate ? CSV_UPDATE.length : 0);
+  // The smallest value of each leading column: step and optimizer_step count from 1, updates too.
+  const least = [1, 1, 0, 0, 0, 1];
   const rows: MetricRow[] = [];
   for (let i = 2; i < lines.length; i++) {
     if (!lines[i].trim()) continue;
     const at = new At(file, i + 1);
     const cells = splitCsvLine(lines[i]);
     if (cells.length !== cols.length) at.fail(`${cells.length} cells, but the header has ${cols.length} columns`);
-    const ints = cells.slice(0, 4).map((c, j) => {
+    const ints = cells.slice(0, leading).map((c, j) => {
       const v = Number(c);
-      if (!Number.isInteger(v) || v < (j < 2 ? 1 : 0)) at.fail(`${cols[j]} must be a whole number${j < 2 ? ' >= 1' : ''}, got ${JSON.stringify(c)}`);
+      if (!Number.isInteger(v) || v < least[j]) at.fail(`${cols[j]} must be a whole number${least[j] ? ` >= ${least[j]}` : ''}, got ${JSON.stringify(c)}`);
       return v;
     });
     const metrics: Record<string, number> = {};
-    for (let j = 4; j < cols.length; j++) {
+    for (let j = leading; j < cols.length; j++) {
       const v = parseCsvNumber(at, cells[j], cols[j]);
       if (v !== undefined) metrics[cols[j]] = v;
     }
-    rows.push({ step: ints[0], optimizerStep: ints[1], epoch: ints[2], minibatch: ints[3], metrics });
+    const row: MetricRow = { step: ints[0], optimizerStep: ints[1], epoch: ints[2], minibatch: ints[3], metrics: renameFormerMetrics(metrics) };
+    if (hasUpdate) [row.update, row.updates] = [ints[4], ints[5]];
+    rows.push(row);
   }
   return finish(file, header, rows, [], []);
 }
 
-function finish(file: string, header: RunHeader, rows: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
-  if (!rows.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
-  rows.sort((a, b) => a.optimizerStep - b.optimizerStep);
+function finish(file: string, header: RunHeader, parsed: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
+  if (!parsed.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
+  const rows = withUpdateIndex(parsed.sort((a, b) => a.optimizerStep - b.optimizerStep));
   const steps = Math.max(0, ...rows.map((r) => r.step), ...rollouts.map((r) => r.step), ...evals.map((e) => e.step));
   return {
     header: { ...header, step: steps, lastMetrics: rows.length ? rows[rows.length - 1].metrics : {}, importedFrom: file },

@@ -8,6 +8,7 @@ import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl } from './formats';
 import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
 import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
@@ -330,8 +331,9 @@ export class LabEngine {
     a.lastStepMs = ms;
     a.recentStepMs.push(ms);
     if (a.recentStepMs.length > 20) a.recentStepMs.shift();
-    const m = last.metrics;
-    const perSecond = m['perf/rollout_tokens_per_s'];
+    // Read through the catalog's type, so renaming either metric breaks typecheck here rather than the progress line.
+    const m: Metrics = last.metrics;
+    const perSecond = m['perf/rollout_tokens_per_s'] ?? NaN;
     const rows = (m['completions/mean_length'] ?? 0) * h.config.train_batch_size * h.config.num_generations;
     a.tokensPerSec = Number.isFinite(perSecond) && perSecond > 0 ? perSecond : ms > 0 ? (rows * 1000) / ms : 0;
     const groups: GroupRecord[] | undefined = records.find((r) => r.groups?.length)?.groups;

@@ -57,12 +57,688 @@ export interface MetricSpec {
   per: 'rollout' | 'update';
   /** When it is emitted (absent: always). */
   when?: string;
-  /** The same quantity's name in other trainers' logs, where one exists. */
+  /**
+   * The same quantity's name in other trainers' logs, where one exists (TRL: GRPOTrainer's unless `compare` says
+   * PPOTrainer; W&B shows TRL's and OpenRLHF's under a train/ prefix).
+   */
   trl?: string;
   verl?: string;
   openrlhf?: string;
-  /** Names this metric had in earlier RL Lab files; they import under the current name. */
-  formerly?: string[];
+  /** How those trainers' quantity differs from this one, where it does (estimator, aggregation, when logged). */
+  compare?: string;
+  /**
+   * Names this metric had in earlier RL Lab files; they import under the current name, their values multiplied
+   * by `scale` (default 1) where the unit changed (perf/step_ms in milliseconds became step_time in seconds: 0.001).
+   */
+  formerly?: readonly { name: string; scale?: number }[];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The catalog. Order: by chart in CHARTS order, the most read metric first; the CSV header and docs/metrics.md
+// follow it. Notation (docs/algorithms.md#notation, in ASCII): N = B*G completions y_i per rollout step, G per
+// group; m_{i,t} the loss mask; |y_i| = sum_t m_{i,t}; M = sum_{i,t} m_{i,t} over one optimizer step's sequences;
+// len(y_i) the tokens sampled, EOS included; rho the importance ratio; A the advantage; tau the temperature.
+
+export const METRICS = [
+  // Reward and accuracy
+  {
+    name: 'reward',
+    doc: "Mean reward of the rollout step's sampled completions, after overlong shaping: the number training pushes up.",
+    formula: '(1/N) sum_i r_i,  r_i = sum_k w_k R_k(x, y_i) (+ the overlong penalty under overlong_buffer_enable)',
+    healthy: "Rises over the run from about the warm start's accuracy (0.2-0.6 on the shipped checkpoints); within [0, 1] (down to -1 with overlong shaping).",
+    moves: 'Rising: the policy learns. Flat: no signal (see frac_reward_zero_std) or too small a learning rate. Falling after a rise: collapse or a reward part being gamed; look at entropy and rewards/<fn>/mean.',
+    unit: 'reward',
+    chart: 'reward',
+    per: 'rollout',
+    trl: 'reward',
+    verl: 'critic/score/mean',
+    openrlhf: 'reward',
+  },
+  {
+    name: 'reward_std',
+    doc: 'Mean over the groups of the standard deviation of the rewards within a group: how much the G completions of one prompt disagree (the band around reward).',
+    formula: '(1/B) sum_b std_{i in group b} r_i,  std unbiased (divides by G - 1)',
+    healthy: 'Clearly above 0 (0.1-0.4 on this lab\'s 0/1 accuracy rewards): groups hold both successes and failures.',
+    moves: 'Falling toward 0: groups become uniform and group-relative advantages vanish. With high reward the task is solved at this difficulty (raise it); with low reward the policy never succeeds (lower difficulty or raise temperature).',
+    unit: 'reward',
+    chart: 'reward',
+    per: 'rollout',
+    trl: 'reward_std',
+  },
+  {
+    name: 'accuracy',
+    doc: "Mean of the task's accuracy reward over the rollout step's completions: the fraction judged correct (the bandit: its arm's reward).",
+    formula: '(1/N) sum_i R_accuracy(x, y_i)',
+    healthy: "Rises with reward from the warm start's level; on the shipped warm starts 0.2-0.6 at the start, and +10 points or more within 20 steps of 8 x 8 on copy.",
+    moves: 'Rising with reward: real progress. Reward rising while accuracy stays flat: the policy is collecting the format reward only. Falling: the update is too large (learning rate, num_iterations) or the reference pulls back.',
+    unit: 'fraction',
+    chart: 'reward',
+    per: 'rollout',
+  },
+
+  // Entropy
+  {
+    name: 'entropy',
+    doc: "Mean entropy of pi_theta's next-token distribution over the loss tokens, over the whole vocabulary, at temperature tau.",
+    formula: '(1/M) sum_{i,t} m_{i,t} H_{i,t},  H_{i,t} = -sum_v pi_theta(v | x, y_{i,<t}) log pi_theta(v | x, y_{i,<t})',
+    healthy: 'About 0.3-1.5 nats on this lab\'s tasks (the uniform distribution over the 99-token vocabulary has ln 99 = 4.6); drifts down slowly as the policy grows confident.',
+    moves: 'A fast fall toward 0 is entropy collapse: exploration ends and reward plateaus (epsilon_high, entropy_coef > 0 or top_entropy_quantile help). A rise toward ln V: the updates push the policy apart (lower the learning rate).',
+    unit: 'nats',
+    chart: 'entropy',
+    per: 'update',
+    trl: 'entropy',
+    verl: 'actor/entropy',
+    openrlhf: 'entropy_loss',
+    compare: 'verl aggregates by loss_agg_mode; OpenRLHF logs entropy_loss, the mean entropy, only when an entropy coefficient is set',
+  },
+
+  // Clip ratio
+  {
+    name: 'clip_ratio/low_mean',
+    doc: 'Fraction of loss tokens clipped at the lower bound: the ratio fell below 1 - eps_low on a token with negative advantage, so the token passes no gradient.',
+    formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} < 1 - eps_low and A_{i,t} < 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
+    healthy: 'Exactly 0 with one update per batch (num_iterations 1, one minibatch: rho = 1); a few percent (below 0.1) with several.',
+    moves: 'Rising above about 0.2: the optimizer steps within a batch move the policy too far and many tokens stop learning (lower the learning rate or num_iterations).',
+    unit: 'fraction',
+    chart: 'clip',
+    per: 'update',
+    trl: 'clip_ratio/low_mean',
+  },
+  {
+    name: 'clip_ratio/low_min',
+    doc: "The smallest, over the optimizer step's sequences, of the fraction of a sequence's loss tokens clipped at the lower bound.",
+    formula: 'min_i (1/|y_i|) sum_t m_{i,t} [rho_{i,t} < 1 - eps_low and A_{i,t} < 0]',
+    healthy: 'Almost always 0: some sequence has no token clipped low.',
+    moves: 'Above 0: every sequence of the step has tokens clipped low, so the policy moved far on all of them.',
+    unit: 'fraction',
+    chart: 'clip',
+    per: 'update',
+    trl: 'clip_ratio/low_min',
+    compare: 'TRL averages the per-micro-batch minimum over the steps since its last log',
+  },
+  {
+    name: 'clip_ratio/high_mean',
+    doc: 'Fraction of loss tokens clipped at the upper bound: the ratio rose above 1 + eps_high on a token with positive advantage, so the token passes no gradient.',
+    formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} > 1 + eps_high and A_{i,t} > 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
+    healthy: 'Exactly 0 with one update per batch; a few percent with several; smaller with clip-higher (epsilon_high 0.28).',
+    moves: 'Rising: positive-advantage tokens gain probability faster than the clip allows; with a collapsing entropy, raise epsilon_high (clip-higher) so rare good tokens can grow.',
+    unit: 'fraction',
+    chart: 'clip',
+    per: 'update',
+    trl: 'clip_ratio/high_mean',
+  },
+  {
+    name: 'clip_ratio/high_max',
+    doc: "The largest, over the optimizer step's sequences, of the fraction of a sequence's loss tokens clipped at the upper bound.",
+    formula: 'max_i (1/|y_i|) sum_t m_{i,t} [rho_{i,t} > 1 + eps_high and A_{i,t} > 0]',
+    healthy: '0 with one update per batch; below about 0.5 with several.',
+    moves: 'Near 1: at least one sequence is clipped almost everywhere: its probability rose far since sampling.',
+    unit: 'fraction',
+    chart: 'clip',
+    per: 'update',
+    trl: 'clip_ratio/high_max',
+  },
+  {
+    name: 'clip_ratio/region_mean',
+    doc: 'Fraction of loss tokens clipped on either side: where the clipped branch of the PPO objective is active.',
+    formula: 'clip_ratio/low_mean + clip_ratio/high_mean',
+    healthy: 'Exactly 0 with one update per batch (the most common surprise in GRPO runs: rho = 1, nothing can clip); below about 0.2 with several.',
+    moves: 'Rising: the policy moves too far within a batch (lower learning rate or num_iterations). Always 0 with num_iterations > 1: the clip never binds, epsilon may be wider than needed.',
+    unit: 'fraction',
+    chart: 'clip',
+    per: 'update',
+    trl: 'clip_ratio/region_mean',
+    verl: 'actor/pg_clipfrac',
+    openrlhf: 'ppo_clip_ratio',
+    compare: "verl's actor/pg_clipfrac_lower is not clip_ratio/low_mean: it counts the dual clip (clip_ratio_c) binding",
+  },
+  {
+    name: 'cispo_clip_ratio',
+    doc: "CISPO's share of loss tokens whose importance weight was capped at eps_max (their gradient still flows, scaled by eps_max); 0 under other losses.",
+    formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} > eps_max]',
+    healthy: '0 with one update per batch; rare (below 0.01) with eps_max 5.',
+    moves: 'Rising: tokens whose probability grew more than eps_max-fold since sampling: the updates within a batch move too far.',
+    unit: 'fraction',
+    chart: 'clip',
+    per: 'update',
+    trl: 'cispo_clip_ratio',
+    compare: 'TRL counts only tokens with A > 0, and its cap is epsilon_high',
+  },
+
+  // KL
+  {
+    name: 'kl',
+    doc: 'Mean of the configured KL estimator (kl_estimator) between pi_theta and the reference pi_ref over the loss tokens; 0 without a reference model (beta = 0).',
+    formula: '(1/M) sum_{i,t} m_{i,t} k(u_{i,t}),  u = log pi_theta - log pi_ref;  k1 = u, k2 = u^2/2, k3 = e^{-u} - 1 + u, low_var_kl = clamp(k3, -10, 10), exact = kl/exact',
+    healthy: '0 at the start, then a slow climb: below about 0.5 nats over a run of this lab\'s size with beta 0.01-0.05.',
+    moves: 'Growing fast: the policy leaves its start faster than beta holds it (raise beta, lower the learning rate). k1 can be negative on one batch: it is unbiased only on average.',
+    unit: 'nats',
+    chart: 'kl',
+    per: 'update',
+    trl: 'kl',
+    verl: 'actor/kl_loss',
+    openrlhf: 'kl',
+    compare: 'TRL: k3, logged only when beta > 0; verl logs actor/kl_loss for the KL in the loss and actor/reward_kl_penalty for the KL in the reward',
+  },
+  {
+    name: 'kl/exact',
+    doc: 'Mean exact KL(pi_theta || pi_ref) over the loss tokens, summed over the whole vocabulary at each token; 0 without a reference model (beta = 0).',
+    formula: '(1/M) sum_{i,t} m_{i,t} sum_v pi_theta(v | .) (log pi_theta(v | .) - log pi_ref(v | .))',
+    healthy: 'Never negative; close to kl and below about 0.5 nats.',
+    moves: 'Where kl and kl/exact part ways, the one-sample estimator is noisy at this batch size (or k1 is negative). Rising: the policy drifts from the reference.',
+    unit: 'nats',
+    chart: 'kl',
+    per: 'update',
+  },
+  {
+    name: 'approx_kl',
+    doc: 'How far this optimizer step\'s policy has moved from the one that sampled the batch: the k3 estimate of KL(pi_old || pi_theta) over the loss tokens.',
+    formula: '(1/M) sum_{i,t} m_{i,t} ((rho_{i,t} - 1) - log rho_{i,t}),  rho = pi_theta / pi_old per token',
+    healthy: '0 on the first optimizer step of a batch, where pi_theta is pi_old (exactly 0 with one update per batch); below about 0.05 on the later ones (num_iterations > 1 or several minibatches).',
+    moves: 'Above about 0.1: the steps within a batch move the policy too far and clipping does most of the work (lower the learning rate or num_iterations).',
+    unit: 'nats',
+    chart: 'kl',
+    per: 'update',
+    trl: 'policy/approxkl_avg',
+    verl: 'actor/ppo_kl',
+    openrlhf: 'ppo_kl',
+    compare: "the same KL by other estimators: verl and OpenRLHF average k1 = log pi_old - log pi_theta, TRL's PPOTrainer (its GRPOTrainer has none) averages (log rho)^2 / 2",
+  },
+
+  // Completion length
+  {
+    name: 'completions/mean_length',
+    doc: 'Mean length of the rollout step\'s sampled completions in tokens, EOS included.',
+    formula: '(1/N) sum_i len(y_i),  len(y_i) = tokens sampled for y_i, EOS included',
+    healthy: 'A little above the task\'s answer length and stable (copy at difficulty 3: about 4 tokens, 3 characters and EOS).',
+    moves: 'Growing toward L_max: the policy fails to stop (watch completions/clipped_ratio). Collapsing toward 1: it emits EOS at once.',
+    unit: 'tokens',
+    chart: 'lengths',
+    per: 'rollout',
+    trl: 'completions/mean_length',
+    verl: 'response_length/mean',
+    openrlhf: 'response_length',
+  },
+  {
+    name: 'completions/min_length',
+    doc: 'Length of the shortest completion of the rollout step, EOS included.',
+    formula: 'min_i len(y_i)',
+    healthy: 'Near the shortest correct answer; 1 means some completion was a bare EOS.',
+    moves: 'Dropping to 1 and staying: the policy learned to stop early on some prompts.',
+    unit: 'tokens',
+    chart: 'lengths',
+    per: 'rollout',
+    trl: 'completions/min_length',
+    verl: 'response_length/min',
+  },
+  {
+    name: 'completions/max_length',
+    doc: 'Length of the longest completion of the rollout step, EOS included.',
+    formula: 'max_i len(y_i)',
+    healthy: 'Below L_max (max_completion_length).',
+    moves: 'Pinned at L_max: some completion was cut off (see completions/clipped_ratio).',
+    unit: 'tokens',
+    chart: 'lengths',
+    per: 'rollout',
+    trl: 'completions/max_length',
+    verl: 'response_length/max',
+  },
+  {
+    name: 'completions/mean_terminated_length',
+    doc: 'Mean length of the completions that ended with EOS (the truncated ones left out); 0 when none did.',
+    formula: '(1/|T|) sum_{i in T} len(y_i),  T = the completions that ended with EOS',
+    healthy: 'Equal to completions/mean_length while nothing is truncated.',
+    moves: 'Below mean_length: truncated completions pull the mean up; the finished answers are shorter.',
+    unit: 'tokens',
+    chart: 'lengths',
+    per: 'rollout',
+    trl: 'completions/mean_terminated_length',
+  },
+  {
+    name: 'completions/min_terminated_length',
+    doc: 'Length of the shortest completion that ended with EOS; 0 when none did.',
+    formula: 'min_{i in T} len(y_i)',
+    healthy: 'Equal to completions/min_length while nothing is truncated.',
+    moves: 'Read with min_length: a gap means the shortest completions were cut off, which only happens when L_max is tiny.',
+    unit: 'tokens',
+    chart: 'lengths',
+    per: 'rollout',
+    trl: 'completions/min_terminated_length',
+  },
+  {
+    name: 'completions/max_terminated_length',
+    doc: 'Length of the longest completion that ended with EOS; 0 when none did.',
+    formula: 'max_{i in T} len(y_i)',
+    healthy: 'Below L_max, near the longest correct answer.',
+    moves: 'Below max_length: the longest completions were cut off, not finished.',
+    unit: 'tokens',
+    chart: 'lengths',
+    per: 'rollout',
+    trl: 'completions/max_terminated_length',
+  },
+
+  // Clipped and zero-signal fractions
+  {
+    name: 'completions/clipped_ratio',
+    doc: 'Fraction of the rollout step\'s completions cut at L_max without an EOS (truncated).',
+    formula: '(1/N) #{i : y_i has no EOS}',
+    healthy: '0 on this lab\'s tasks (L_max sits just above the longest correct answer); below 0.05.',
+    moves: 'Rising: the policy stops ending its answers. Overlong shaping then lowers their reward; mask_truncated_completions drops them from the loss.',
+    unit: 'fraction',
+    chart: 'fractions',
+    per: 'rollout',
+    trl: 'completions/clipped_ratio',
+    verl: 'response_length/clip_ratio',
+    openrlhf: 'rollout/truncated_rate',
+  },
+  {
+    name: 'frac_reward_zero_std',
+    doc: 'Fraction of groups whose G rewards are all equal: those groups give a group-relative advantage (GRPO, RLOO, Dr. GRPO) no signal at all.',
+    formula: '(1/B) #{b : max_{i in b} r_i - min_{i in b} r_i <= 1e-8}',
+    healthy: 'Below about 0.6: this lab\'s small groups (G = 4-8) on 0/1 rewards often sit at 0.2-0.6; larger groups read lower.',
+    moves: 'Rising toward 1: the batch stops teaching. All groups right: raise the difficulty. All wrong: lower it or raise the temperature. dynamic_sampling refills such groups.',
+    unit: 'fraction',
+    chart: 'fractions',
+    per: 'rollout',
+    trl: 'frac_reward_zero_std',
+  },
+  {
+    name: 'dynamic_sampling/filtered_frac',
+    doc: 'Fraction of the groups sampled in this rollout step that dynamic sampling dropped for having all-equal rewards; 0 when dynamic_sampling is off.',
+    formula: 'groups dropped / groups sampled, over every batch of prompts drawn this step (at most 1 + max_resample batches)',
+    healthy: '0 with dynamic_sampling off; with it on, about what frac_reward_zero_std would read (0.2-0.6 here).',
+    moves: 'Near 1: almost every group is uniform, sampling is mostly wasted, and the step trains on the few groups that survive (or on the last batch as is).',
+    unit: 'fraction',
+    chart: 'fractions',
+    per: 'rollout',
+  },
+
+  // Loss
+  {
+    name: 'policy_loss',
+    doc: 'The policy part of the objective at this optimizer step, aggregated by loss_agg_mode (without the KL term and the entropy bonus).',
+    formula: 'sum_{i,t} w_{i,t} m_{i,t} l_{i,t},  w = 1/M (token-mean), 1/(N |y_i|) (seq-mean-token-mean), 1/N (seq-mean-token-sum), 1/(N L_max) (seq-mean-token-sum-norm), N the step\'s sequences',
+    healthy: 'Near 0 and noisy: with group-normalized advantages the advantages sum to about 0, so the loss does too. Its level is not a learning curve.',
+    moves: 'Watch reward, not this. Large swings: large advantages or ratios in the batch. A drift away from 0 on later optimizer steps of a batch: the ratio moves.',
+    unit: '',
+    chart: 'loss',
+    per: 'update',
+    trl: 'policy_loss',
+    verl: 'actor/pg_loss',
+    openrlhf: 'policy_loss',
+    compare: 'TRL logs policy_loss only when the entropy bonus is on',
+  },
+  {
+    name: 'loss',
+    doc: 'The whole objective this optimizer step minimizes for the policy: the policy loss plus the KL term (kl_placement in_loss) minus the entropy bonus; the critic\'s value loss is not in it.',
+    formula: 'sum_{i,t} w_{i,t} m_{i,t} (l_{i,t} + beta k_{i,t} - alpha H_{i,t})',
+    healthy: 'About policy_loss, plus beta x kl when the KL is in the loss, minus alpha x entropy; near 0.',
+    moves: 'Read it like policy_loss; its gap from policy_loss is the KL term and the entropy bonus.',
+    unit: '',
+    chart: 'loss',
+    per: 'update',
+    trl: 'loss',
+    compare: "TRL's is the Trainer's loss averaged over the steps since its last log",
+  },
+  {
+    name: 'value_loss',
+    doc: "PPO's clipped value loss of the critic at this optimizer step, token mean over the loss tokens, before weighting by vf_coef.",
+    formula: '(1/M) sum_{i,t} m_{i,t} 0.5 max((V - R)^2, (clip(V, V_old - eps_v, V_old + eps_v) - R)^2)',
+    healthy: 'Falls within tens of steps from its first value (the critic starts at V = 0); small (below 0.1) on this lab\'s 0/1 rewards.',
+    moves: 'Rising: the returns change faster than the critic follows (raise critic_learning_rate or vf_coef). Flat and high: the critic cannot predict the reward from the text.',
+    unit: '',
+    chart: 'loss',
+    per: 'update',
+    when: 'with adv_estimator gae (the ppo preset)',
+    trl: 'loss/value_avg',
+    verl: 'critic/vf_loss',
+    openrlhf: 'critic_loss',
+    compare: 'TRL: its PPOTrainer',
+  },
+
+  // Gradient norm
+  {
+    name: 'grad_norm',
+    doc: "Global L2 norm of the policy's gradient at this optimizer step, before clipping to max_grad_norm.",
+    formula: '||grad_theta loss||_2 over every parameter of the policy',
+    healthy: 'About 0.1-3 on the nano model; max_grad_norm (default 1) scales larger gradients down to it.',
+    moves: 'Spikes: a batch with large advantages or ratios. A steady rise: training destabilizes (lower the learning rate). Near 0: no signal (every advantage 0).',
+    unit: '',
+    chart: 'grad',
+    per: 'update',
+    trl: 'grad_norm',
+    verl: 'actor/grad_norm',
+    openrlhf: 'actor_grad_norm',
+  },
+  {
+    name: 'critic/grad_norm',
+    doc: "Global L2 norm of the critic's gradient (vf_coef times the value loss's) at this optimizer step, before clipping to max_grad_norm.",
+    formula: '||grad_phi vf_coef value_loss||_2 over every parameter of the critic',
+    healthy: 'Well below the policy\'s grad_norm (vf_coef 0.1 scales it): about 0.01-0.3.',
+    moves: 'Spikes when the returns jump (reward suddenly rises); near 0 once the critic predicts the returns.',
+    unit: '',
+    chart: 'grad',
+    per: 'update',
+    when: 'with adv_estimator gae (the ppo preset)',
+    verl: 'critic/grad_norm',
+    openrlhf: 'critic_grad_norm',
+  },
+
+  // Learning rate and entropy coefficient
+  {
+    name: 'learning_rate',
+    doc: "The policy's AdamW learning rate at this optimizer step, after warmup and schedule.",
+    formula: 't <= warmup_steps: lr t / warmup_steps; then constant lr, cosine lr (1 + cos(pi p)) / 2 or linear lr (1 - p), p = (t - warmup_steps) / (T - warmup_steps), T optimizer steps in all',
+    healthy: 'As configured: 3e-4 by default, 1e-3 in this lab\'s quick examples.',
+    moves: 'It moves only by its schedule; compare its shape with reward to see whether a decay came too early.',
+    unit: '',
+    chart: 'lr',
+    per: 'update',
+    trl: 'learning_rate',
+    verl: 'actor/lr',
+    openrlhf: 'actor_lr',
+  },
+  {
+    name: 'entropy_coef',
+    doc: 'The entropy bonus coefficient alpha of this rollout step (it moves under adaptive entropy, entropy_target).',
+    formula: 'alpha <- clamp(alpha + entropy_coef_step (mean H < entropy_target ? 1 : -1), -1, 1) after each rollout step',
+    healthy: 'Constant (0 by default) unless entropy_target is set; then it rises while entropy is below the target and falls while above.',
+    moves: 'Climbing steadily: entropy stays below the target despite the bonus (the target may be too high for this task).',
+    unit: '',
+    chart: 'lr',
+    per: 'rollout',
+    trl: 'entropy_coef',
+  },
+
+  // Sampler vs trainer log-prob gap
+  {
+    name: 'sampling/sampling_logp_difference/mean',
+    doc: "Mean absolute gap between the trainer's log pi_old and the sampler's log-probability of each sampled token: the train/inference mismatch.",
+    formula: '(1/M) sum_{i,t} m_{i,t} |log pi_old(y_{i,t}) - log pi_sampler(y_{i,t})|',
+    healthy: 'About 1e-7: the sampler and the trainer run the same kernels, so only float rounding differs. Above 1e-3 is a bug.',
+    moves: 'A jump: the sampler and the trainer disagree (different kernels, precision or temperature handling). tis_cap corrects the loss for the gap.',
+    unit: 'nats',
+    chart: 'sampling',
+    per: 'update',
+    trl: 'sampling/sampling_logp_difference/mean',
+    formerly: [{ name: 'sampling/logp_diff/mean' }],
+    compare: "TRL logs it only with vLLM and its importance-sampling correction, as a mean of per-process means; verl's training/rollout_probs_diff_mean compares probabilities, not log-probabilities",
+  },
+  {
+    name: 'sampling/sampling_logp_difference/max',
+    doc: "Largest absolute gap, over the loss tokens, between the trainer's log pi_old and the sampler's log-probability.",
+    formula: 'max_{i,t : m_{i,t} = 1} |log pi_old(y_{i,t}) - log pi_sampler(y_{i,t})|',
+    healthy: 'Below about 1e-6 (float rounding only).',
+    moves: 'A spike with a small mean: a few tokens disagree, usually near-tied logits where rounding flips which is larger.',
+    unit: 'nats',
+    chart: 'sampling',
+    per: 'update',
+    trl: 'sampling/sampling_logp_difference/max',
+    formerly: [{ name: 'sampling/logp_diff/max' }],
+  },
+
+  // Reward functions
+  {
+    name: 'rewards/<fn>/mean',
+    doc: "Mean of one reward function's value over the rollout step's completions, before weighting: accuracy, format, overlong, ...",
+    formula: '(1/N) sum_i R_fn(x, y_i)',
+    healthy: 'accuracy rises; format is near 1 from the warm start on; overlong stays near 0 (no completion reaches the buffer).',
+    moves: 'Compare the parts: one rising while accuracy stays flat is what the policy optimizes instead of the task.',
+    unit: 'reward',
+    chart: 'rewards',
+    per: 'rollout',
+    when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format), and rewards/overlong/* with overlong_buffer_enable",
+    trl: 'rewards/<fn>/mean',
+  },
+  {
+    name: 'rewards/<fn>/std',
+    doc: "Standard deviation of one reward function's value over the rollout step's completions.",
+    formula: 'std_i R_fn(x, y_i),  unbiased (divides by N - 1)',
+    healthy: 'Above 0 for accuracy (some right, some wrong); 0 for a part every completion already satisfies.',
+    moves: 'Falling to 0: that reward function no longer separates the completions, so it no longer teaches.',
+    unit: 'reward',
+    chart: 'rewards',
+    per: 'rollout',
+    when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format), and rewards/overlong/* with overlong_buffer_enable",
+    trl: 'rewards/<fn>/std',
+  },
+
+  // Token selection
+  {
+    name: 'token_selection/entropy_kept_frac',
+    doc: "Fraction of loss tokens kept in the policy loss by top_entropy_quantile (the batch's highest-entropy q); 1 when off.",
+    formula: '(1/M) #{kept},  kept: the k = M - ceil((1 - q)(M - 1)) highest H_{i,t} of the batch (ties at the threshold all kept)',
+    healthy: 'About q when on (q = 0.2: 0.2); exactly 1 when off.',
+    moves: 'Well above q: many tokens tie at the threshold entropy, a sign of a near-deterministic policy.',
+    unit: 'fraction',
+    chart: 'selection',
+    per: 'update',
+  },
+  {
+    name: 'token_selection/cov_selected_frac',
+    doc: 'Fraction of loss tokens picked by Clip-Cov (detached from the policy loss) or KL-Cov (given a KL penalty); 0 when both are off.',
+    formula: '(1/M) #{picked},  picked: the k = max(floor(ratio M), 1) largest cov_{i,t} = (A_{i,t} - mean A)(log pi_theta - mean log pi_theta) (Clip-Cov: among unclipped tokens with clip_cov_lb < cov < clip_cov_ub)',
+    healthy: 'About clip_cov_ratio or kl_cov_ratio when on (2e-4 to 0.01); fewer when few tokens are candidates.',
+    moves: 'Below the ratio under Clip-Cov: few tokens fall in the covariance band, so the method is barely acting.',
+    unit: 'fraction',
+    chart: 'selection',
+    per: 'update',
+  },
+
+  // Critic
+  {
+    name: 'vf_explained_var',
+    doc: "How much of the returns' variance the critic's V_old explains over the rollout step's loss tokens; 0 when the returns do not vary.",
+    formula: '1 - Var(R - V_old) / Var(R) over the tokens with m_{i,t} = 1',
+    healthy: 'Rises from about 0 toward 0.3-0.8 as the critic learns; negative means worse than predicting the mean.',
+    moves: 'Stuck near 0 or negative: the critic is not learning, and GAE\'s advantages are mostly noise.',
+    unit: '',
+    chart: 'critic',
+    per: 'rollout',
+    when: 'with adv_estimator gae (the ppo preset)',
+    verl: 'critic/vf_explained_var',
+  },
+  {
+    name: 'vpred_mean',
+    doc: "Mean of the critic's prediction V over the loss tokens at this optimizer step.",
+    formula: '(1/M) sum_{i,t} m_{i,t} V_{i,t}',
+    healthy: 'Starts at 0 (the critic\'s head starts at zero) and approaches return_mean within tens of steps.',
+    moves: 'Lagging far behind return_mean: the critic learns too slowly (critic_learning_rate, vf_coef).',
+    unit: 'reward',
+    chart: 'critic',
+    per: 'update',
+    when: 'with adv_estimator gae (the ppo preset)',
+    verl: 'critic/vpred_mean',
+  },
+  {
+    name: 'return_mean',
+    doc: "Mean GAE return over the loss tokens at this optimizer step: the critic's target.",
+    formula: '(1/M) sum_{i,t} m_{i,t} R_{i,t},  R_t = A^GAE_t + V_old,t (before whitening)',
+    healthy: 'Near reward minus the KL penalty in the reward (gamma 1: the final reward minus the KL summed from t on).',
+    moves: 'Follows reward; a gap below reward is the KL penalty.',
+    unit: 'reward',
+    chart: 'critic',
+    per: 'update',
+    when: 'with adv_estimator gae (the ppo preset)',
+    verl: 'critic/returns/mean',
+  },
+  {
+    name: 'value_clipfrac',
+    doc: 'Fraction of loss tokens where the clipped value branch is strictly larger: V moved more than cliprange_value from V_old.',
+    formula: '(1/M) sum_{i,t} m_{i,t} [(clip(V, V_old - eps_v, V_old + eps_v) - R)^2 > (V - R)^2]',
+    healthy: 'Exactly 0 on the first optimizer step of a batch (V = V_old) and without value clipping; low (below 0.2) otherwise.',
+    moves: 'Rising: the critic moves far within a batch and the clip holds it back.',
+    unit: 'fraction',
+    chart: 'critic',
+    per: 'update',
+    when: 'with adv_estimator gae (the ppo preset)',
+    trl: 'val/clipfrac_avg',
+    verl: 'critic/vf_clipfrac',
+    compare: 'TRL: its PPOTrainer',
+  },
+
+  // Curriculum
+  {
+    name: 'difficulty',
+    doc: 'The task difficulty the rollout step sampled its prompts at (it moves under a curriculum).',
+    formula: 'fixed: difficulty; easy_to_hard: d_min + round((difficulty - d_min) s / (steps - 1)) at step s (from 0); adaptive: sampled among d_min..difficulty with weight max(0.05, 1 - success EMA)',
+    healthy: 'Constant under curriculum fixed; a staircase under easy_to_hard; under adaptive it wanders toward the difficulties the policy still fails.',
+    moves: 'Under adaptive, drifting up: the easier levels are mastered (their success EMA is high).',
+    unit: '',
+    chart: 'curriculum',
+    per: 'rollout',
+  },
+
+  // Tokens
+  {
+    name: 'completions/loss_tokens',
+    doc: 'Completion tokens in the loss in this rollout step: the sum of the loss mask over the batch.',
+    formula: 'sum_{i,t} m_{i,t} over the N completions of the rollout step',
+    healthy: 'N times the mean length (2 prompts x 4 completions of 4 tokens: 32); smaller only when mask_truncated_completions drops truncated completions.',
+    moves: 'Below N x mean_length: truncated completions were masked out. 0: nothing trains this step.',
+    unit: 'tokens',
+    chart: 'tokens',
+    per: 'rollout',
+  },
+  {
+    name: 'num_tokens',
+    doc: 'Prompt and completion tokens of every rollout batch so far in the run (cumulative; TRL\'s num_tokens).',
+    formula: 'sum over the rollout steps so far of sum_i (prompt length of y_i + len(y_i))',
+    healthy: 'Grows linearly: each step adds about N x (prompt length + completion length).',
+    moves: 'Its slope is the tokens per step; a kink means the lengths changed. A fair x axis to compare runs with different batch sizes.',
+    unit: 'tokens',
+    chart: 'tokens',
+    per: 'rollout',
+    trl: 'num_tokens',
+    compare: "verl's perf/total_num_tokens is the tokens of one step, not a running total",
+  },
+
+  // Throughput
+  {
+    name: 'perf/rollout_tokens_per_s',
+    doc: 'Completion tokens of the batch trained on, per second of the sampling phase (timing_s/gen).',
+    formula: 'sum_i len(y_i) / timing_s/gen',
+    healthy: 'Steady within a run; hundreds to thousands per second for the nano model depending on the device.',
+    moves: 'Falling: the device throttles or is shared, or dynamic sampling draws extra batches (their time counts, their tokens do not).',
+    unit: 'tokens/s',
+    chart: 'throughput',
+    per: 'rollout',
+  },
+  {
+    name: 'perf/train_tokens_per_s',
+    doc: 'Loss tokens trained on per second of the update phase (timing_s/update_actor), over every pass of num_iterations.',
+    formula: 'completions/loss_tokens x num_iterations / timing_s/update_actor',
+    healthy: 'Steady within a run; lower than the rollout rate, since each token needs a forward and a backward pass.',
+    moves: 'Falling: longer sequences (attention costs grow with length) or a slower device.',
+    unit: 'tokens/s',
+    chart: 'throughput',
+    per: 'rollout',
+  },
+
+  // Time
+  {
+    name: 'step_time',
+    doc: 'Wall time of the whole rollout step: sampling, scoring, advantages, every optimizer step, and the evaluation when one ran.',
+    formula: 't_end - t_start of the rollout step, in seconds',
+    healthy: 'Steady within a run; it grows with N, L_max and num_iterations x num_minibatches (a 8 x 8 GRPO step on copy: about 4 s on a CPU-only machine).',
+    moves: 'A steady rise: completions lengthen or the device throttles. Spikes: evaluation steps (timing_s/testing) or other work on the machine.',
+    unit: 's',
+    chart: 'time',
+    per: 'rollout',
+    formerly: [{ name: 'timing_s/step' }, { name: 'perf/step_ms', scale: 0.001 }],
+    trl: 'step_time',
+    verl: 'timing_s/step',
+    openrlhf: 'timing/step_total',
+    compare: 'TRL times each optimizer step, generation included on the steps that sample a new batch, not the whole rollout step',
+  },
+  {
+    name: 'timing_s/<phase>',
+    doc: 'Seconds the rollout step spent in one phase: timing_s/gen sampling and scoring the rewards, timing_s/old_log_prob the scoring pass (log pi_old, log pi_ref, V_old), timing_s/adv the advantages, timing_s/update_actor the optimizer steps and their readback, timing_s/testing the held-out evaluation.',
+    formula: 'wall time of the phase within the rollout step, in seconds',
+    healthy: 'timing_s/update_actor and timing_s/old_log_prob dominate (a GRPO step on copy: about 54% and 38%); timing_s/adv is close to 0.',
+    moves: 'A phase growing out of proportion names the bottleneck: timing_s/gen grows with longer completions, timing_s/old_log_prob with a reference model or a critic, timing_s/testing with eval_items.',
+    unit: 's',
+    chart: 'time',
+    per: 'rollout',
+    when: 'timing_s/gen, timing_s/adv and timing_s/update_actor every step; timing_s/old_log_prob when the batch is scored (num_iterations > 1, several minibatches, beta > 0 or a critic); timing_s/testing on the steps that evaluate (eval_every)',
+    verl: 'timing_s/<phase>',
+    compare: 'verl uses the same phase names, and more: ref, values, update_critic',
+  },
+] as const satisfies readonly MetricSpec[];
+
+// ---------------------------------------------------------------------------------------------------------
+// Names as types, and lookups.
+
+type CatalogName = (typeof METRICS)[number]['name'];
+/** `rewards/<fn>/mean` -> `rewards/${string}/mean`: each `<placeholder>` becomes one `${string}`. */
+type Placeholders<S extends string> = S extends `${infer Head}<${string}>${infer Tail}` ? `${Head}${string}${Placeholders<Tail>}` : S;
+type Templated = Extract<CatalogName, `${string}<${string}>${string}`>;
+
+/** Every metric name: the catalog's names, with `<fn>`/`<phase>` placeholders standing for any string. */
+export type MetricName = Placeholders<CatalogName>;
+
+/**
+ * A metric record typed by the catalog: the fixed names optional, the templated ones as index signatures (a read
+ * of `timing_s/x` types as number but may be absent). Indexing it with a name the catalog lacks fails typecheck, so
+ * code that reads a metric by name reads it through this type and breaks at compile time when the metric is renamed.
+ * A `Record<string, number>` is assignable to it (the trainer builds names dynamically), and it to that.
+ */
+export type Metrics = { [K in Exclude<CatalogName, Templated>]?: number } & { [K in Placeholders<Templated>]: number };
+
+const BY_NAME = new Map<string, MetricSpec>(METRICS.map((m) => [m.name, m]));
+
+/** A template as a whole-name pattern: each placeholder matches one non-empty path segment. */
+function templatePattern(name: string): RegExp {
+  const parts = name.split(/<[^>]+>/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[^/]+')}$`);
+}
+
+const TEMPLATES: { spec: MetricSpec; pattern: RegExp }[] = METRICS.filter((m) => m.name.includes('<')).map((m) => ({ spec: m, pattern: templatePattern(m.name) }));
+
+const FORMERLY = new Map<string, { name: string; scale: number }>(
+  METRICS.flatMap((m) => ('formerly' in m ? m.formerly : []).map((f) => [f.name, { name: m.name, scale: 'scale' in f ? f.scale : 1 }] as const)),
+);
+
+/**
+ * The catalog entry of a current metric name: an exact name, or an instance of a template (`rewards/format/mean`
+ * -> `rewards/<fn>/mean`). A former name is not current (`timing_s/step` is step_time's, not a phase): map it with
+ * currentMetricName first. Undefined for names the catalog lacks.
+ */
+export function metricSpec(name: string): MetricSpec | undefined {
+  const exact = BY_NAME.get(name);
+  if (exact) return exact;
+  if (FORMERLY.has(name)) return undefined;
+  return TEMPLATES.find((t) => t.pattern.test(name))?.spec;
+}
+
+/**
+ * The current name of a metric and the factor its old values are multiplied by: a former name (MetricSpec.formerly)
+ * maps to the metric that replaced it (`perf/step_ms` -> `step_time`, scale 0.001); any other name maps to itself
+ * with scale 1.
+ */
+export function currentMetricName(name: string): { name: string; scale: number } {
+  return FORMERLY.get(name) ?? { name, scale: 1 };
+}
+
+/** The chart a metric is drawn on; undefined for names the catalog lacks. */
+export function chartOf(name: string): ChartId | undefined {
+  return metricSpec(name)?.chart;
+}
+
+/** Position of a name in catalog order: its entry's index (instances of one template share it). */
+function catalogIndex(name: string): number {
+  const spec = metricSpec(name);
+  return spec ? METRICS.indexOf(spec as (typeof METRICS)[number]) : METRICS.length;
+}
+
+/**
+ * Names in catalog order (the CSV header's and the docs' order): by catalog entry, instances of one template
+ * sorted by name, then the names the catalog lacks, sorted.
+ */
+export function orderMetricNames(names: Iterable<string>): string[] {
+  const keyed = [...new Set(names)].map((n) => [catalogIndex(n), n] as const);
+  keyed.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return keyed.map(([, n]) => n);
 }
 
 // PLACEHOLDER-UNTIL-MERGE

@@ -1,0 +1,150 @@
+// docs/metrics.md as a string, rendered from the metric catalog (metrics.ts): one section per chart, one entry per
+// metric, then the other trainers' names and the former names. scripts/make-metrics-doc.ts writes it
+// (`npm run docs:metrics`); metrics.test.ts fails when the file in the repository differs. Pure; no file access.
+
+import { CHARTS, METRICS, type MetricSpec } from './metrics';
+
+/** Where the generated page lives, relative to the repository root. */
+export const METRICS_DOC_PATH = 'docs/metrics.md';
+
+/** Text safe for Markdown outside code: `<fn>` would otherwise read as an HTML tag. */
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/<(?=[A-Za-z/])/g, '&lt;');
+}
+
+/**
+ * Identifiers set in code: names with a slash (`clip_ratio/low_mean`, `rewards/<fn>/mean`, verl's `actor/ppo_kl`), snake_case names
+ * (config fields, metric names, symbols such as pi_theta) and placeholders (`<fn>`). Plain words stay prose.
+ */
+const IDENTIFIER = /[A-Za-z0-9_<>]+(?:\/[A-Za-z0-9_<>*]+)+|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|<[a-z]+>/g;
+
+/** Slash names are code when every segment is a word (`actor/pg_clipfrac`), not arithmetic (`1/N`, `0/1`). */
+function isCodeToken(token: string): boolean {
+  return !token.includes('/') || token.split('/').every((part) => /^[A-Za-z<*]/.test(part));
+}
+
+/** Prose for Markdown: identifiers as code, the rest escaped. */
+function prose(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(IDENTIFIER)) {
+    const token = match[0];
+    if (!isCodeToken(token)) continue;
+    out += escape(text.slice(last, match.index)) + code(token);
+    last = match.index + token.length;
+  }
+  return out + escape(text.slice(last));
+}
+
+function code(text: string): string {
+  return `\`${text}\``;
+}
+
+/** A table cell: prose with its pipes escaped. */
+function cell(text: string): string {
+  return prose(text).replace(/\|/g, '\\|');
+}
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens. */
+function anchor(title: string): string {
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
+}
+
+const PER: Record<MetricSpec['per'], string> = {
+  rollout: 'once per rollout step (repeated on each of its optimizer steps)',
+  update: 'per optimizer step',
+};
+
+function otherNames(m: MetricSpec): string[] {
+  const out: string[] = [];
+  if (m.trl) out.push(`TRL ${code(m.trl)}`);
+  if (m.verl) out.push(`verl ${code(m.verl)}`);
+  if (m.openrlhf) out.push(`OpenRLHF ${code(m.openrlhf)}`);
+  return out;
+}
+
+function entry(m: MetricSpec): string[] {
+  const lines = [`### ${code(m.name)}`, '', prose(m.doc), ''];
+  lines.push(`- **Formula:** ${code(m.formula)}`);
+  lines.push(`- **Healthy:** ${prose(m.healthy)}`);
+  lines.push(`- **When it moves:** ${prose(m.moves)}`);
+  lines.push(`- **Unit:** ${m.unit || 'a plain number'}. **Logged:** ${PER[m.per]}. **Emitted:** ${m.when ? prose(m.when) : 'always'}.`);
+  const others = otherNames(m);
+  if (others.length) lines.push(`- **Other trainers:** ${others.join(', ')}.${m.compare ? ` How they differ: ${prose(m.compare)}.` : ''}`);
+  if (m.formerly?.length) {
+    const former = m.formerly.map((f) => (f.scale !== undefined && f.scale !== 1 ? `${code(f.name)} (values x ${f.scale})` : code(f.name)));
+    lines.push(`- **Formerly:** ${former.join(', ')}; files that use it import under the current name.`);
+  }
+  lines.push('');
+  return lines;
+}
+
+const INTRO = [
+  '# Metrics',
+  '',
+  '<!-- Generated from src/schema/metrics.ts by `npm run docs:metrics`. Edit the catalog there, not this file. -->',
+  '',
+  'Every number the trainer reports, by the name it is logged under: the names on the charts, in the CSV and JSONL',
+  "exports, and in `npm run train`'s metrics.jsonl. Look a name up here to learn what it measures, how it is",
+  'computed, where a healthy run keeps it and what it means when it moves.',
+  '',
+  'The trainer yields one record per optimizer step. Some metrics describe the whole rollout step (the sampled batch:',
+  'rewards, lengths, timings); they are logged once per rollout step and repeated on each of its optimizer steps, so',
+  'every record holds every metric. The others describe one optimizer step (its minibatch and the policy at that',
+  "step: entropy, KL, clip ratios, losses). With `num_iterations` 1 and one minibatch the two coincide.",
+  '',
+  'A name with `<fn>` or `<phase>` stands for a family: `rewards/<fn>/mean` is logged as `rewards/accuracy/mean`,',
+  '`rewards/format/mean`, and so on, one per reward function. Names follow TRL where TRL has the metric, so a',
+  "TRL user reads them as they are; [other trainers' names](#other-trainers-names) lists what TRL, verl and OpenRLHF",
+  'call each quantity.',
+  '',
+  'Formulas use the notation of [the algorithms page](algorithms.md#notation), in ASCII: a rollout step samples',
+  'B prompts and G completions y_i per prompt (N = B*G); m_{i,t} is the loss mask (1 for a completion token that',
+  'counts); |y_i| = sum_t m_{i,t}; M = sum_{i,t} m_{i,t} over the sequences of one optimizer step; len(y_i) is the',
+  'number of tokens sampled for y_i, EOS included; r_i is the reward, A_{i,t} the advantage, rho_{i,t} =',
+  'pi_theta(y_{i,t}) / pi_old(y_{i,t}) the importance ratio, H_{i,t} the entropy of pi_theta at that token, and every',
+  'probability is computed at the sampling temperature tau. [x] is 1 when x holds and 0 otherwise.',
+  '',
+  'The healthy ranges are for this lab\'s small tasks and nano models (copy, sort, addition, ... from their warm',
+  'starts); larger models and other tasks move them.',
+  '',
+];
+
+/** The whole page. */
+export function renderMetricsDoc(): string {
+  const lines = [...INTRO, '## Charts', ''];
+  const byChart = CHARTS.map((c) => ({ chart: c, metrics: METRICS.filter((m) => m.chart === c.id) as MetricSpec[] })).filter((g) => g.metrics.length);
+  for (const { chart, metrics } of byChart) {
+    lines.push(`- [${chart.title}](#${anchor(chart.title)}): ${metrics.map((m) => code(m.name)).join(', ')}`);
+  }
+  lines.push('');
+  for (const { chart, metrics } of byChart) {
+    lines.push(`## ${chart.title}`, '');
+    const band = 'band' in chart ? ` The band is ${code(chart.band.mean)} ± ${code(chart.band.std)}.` : '';
+    lines.push(`The ${code(chart.id)} chart; its y axis: ${chart.y}.${band}`, '');
+    for (const m of metrics) lines.push(...entry(m));
+  }
+  lines.push(
+    "## Other trainers' names",
+    '',
+    'The same quantity under its name in TRL, verl and OpenRLHF; a blank cell: that trainer does not log it. TRL and',
+    'OpenRLHF show theirs under a `train/` prefix in W&B.',
+    '',
+    '| RL Lab | TRL | verl | OpenRLHF | how they differ |',
+    '|---|---|---|---|---|',
+  );
+  for (const m of METRICS as readonly MetricSpec[]) {
+    if (!m.trl && !m.verl && !m.openrlhf) continue;
+    const name = (n: string | undefined) => (n ? code(n) : '');
+    lines.push(`| ${code(m.name)} | ${name(m.trl)} | ${name(m.verl)} | ${name(m.openrlhf)} | ${m.compare ? cell(m.compare) : ''} |`);
+  }
+  lines.push('', '## Former names', '', 'Files exported before a rename import under the current name, their values multiplied by the factor.', '');
+  lines.push('| former name | current name | factor |', '|---|---|---|');
+  for (const m of METRICS as readonly MetricSpec[]) {
+    for (const f of m.formerly ?? []) lines.push(`| ${code(f.name)} | ${code(m.name)} | ${f.scale ?? 1} |`);
+  }
+  return lines.join('\n') + '\n';
+}
