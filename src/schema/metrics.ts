@@ -740,19 +740,3 @@ export function orderMetricNames(names: Iterable<string>): string[] {
   keyed.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
   return keyed.map(([, n]) => n);
 }
-
-// PLACEHOLDER-UNTIL-MERGE
-// A stand-in for the catalog's entries so this branch typechecks: the three metrics of the reward chart (its band
-// included) and one template. The catalog's full METRICS and metricSpec replace everything below this line.
-
-/** Every metric the trainer emits (placeholder: see the line above). */
-export const METRICS: readonly MetricSpec[] = [
-  { name: 'reward', doc: 'Mean total reward of the sampled completions.', formula: 'mean_i r_i', healthy: 'rises', moves: 'falls: the policy unlearns', unit: '', chart: 'reward', per: 'rollout' },
-  { name: 'reward_std', doc: 'Standard deviation of the total reward over the batch.', formula: 'std_i r_i', healthy: '> 0', moves: '0: no learning signal', unit: '', chart: 'reward', per: 'rollout' },
-  { name: 'rewards/<fn>/mean', doc: 'Mean of one reward function over the batch.', formula: 'mean_i r_fn(i)', healthy: 'rises', moves: 'falls: that part of the task is unlearned', unit: '', chart: 'rewards', per: 'rollout' },
-];
-
-/** The catalog entry of a metric name: an exact entry, else a template whose `<...>` segments match one path segment each. */
-export function metricSpec(name: string): MetricSpec | undefined {
-  return METRICS.find((m) => m.name === name) ?? METRICS.find((m) => m.name.includes('<') && new RegExp(`^${m.name.split(/<[a-z]+>/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`).test(name));
-}
