@@ -27,7 +27,8 @@ import {
   type RLField,
 } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
-import { Trainer, decodeTrainerState, encodeTrainerState } from '../rl/trainer';
+import { Trainer } from '../rl/trainer';
+import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
 import { UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
 import { PUBLIC_DIR, loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';

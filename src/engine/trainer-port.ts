@@ -7,7 +7,8 @@ import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import type { RLConfig } from '../rl/config';
 import type { EvalRecord, StepRecord } from '../rl/stream';
-import { Trainer, decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer';
+import { Trainer } from '../rl/trainer';
+import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
 
 /** Where the trainer runs: the WGSL kernels on a device, or the CPU twins. */
 export type TrainerBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };

@@ -9,7 +9,8 @@ import { acquireNodeDevice } from '../gpu/node';
 import { PRESET_NAMES, resolveConfig, type PresetName, type RLConfig } from './config';
 import { OBJECTIVE_METRICS } from './../reference/objective';
 import type { StepRecord } from './stream';
-import { Trainer, decodeTrainerState, encodeTrainerState, learningRateAt, minibatchRows, type TrainerBackend } from './trainer';
+import { Trainer, type TrainerBackend } from './trainer';
+import { decodeTrainerState, encodeTrainerState } from './trainer-state';
 
 let ctx: GpuContext;
 const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
@@ -141,22 +142,7 @@ describe('trainer: CPU learner', () => {
   });
 });
 
-describe('trainer: schedule and validation', () => {
-  it('learning rate: linear warmup then cosine / linear decay to 0', () => {
-    const c = { learning_rate: 1e-3, warmup_steps: 10, lr_schedule: 'cosine' as const };
-    expect(learningRateAt(c, 5, 110)).toBeCloseTo(5e-4, 12);
-    expect(learningRateAt(c, 10, 110)).toBeCloseTo(1e-3, 12);
-    expect(learningRateAt(c, 60, 110)).toBeCloseTo(5e-4, 12);
-    expect(learningRateAt(c, 110, 110)).toBeCloseTo(0, 12);
-    expect(learningRateAt({ ...c, lr_schedule: 'linear' }, 60, 110)).toBeCloseTo(5e-4, 12);
-    expect(learningRateAt({ ...c, lr_schedule: 'constant' }, 100, 110)).toBe(1e-3);
-  });
-
-  it('minibatches: contiguous, as even as possible', () => {
-    expect(minibatchRows(8, 2)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7]]);
-    expect(minibatchRows(5, 2)).toEqual([[0, 1], [2, 3, 4]]);
-  });
-
+describe('trainer: validation', () => {
   it('refuses an invalid config naming the field, before allocating anything', async () => {
     const bad = { ...small('grpo'), num_generations: 1 };
     await expect(Trainer.create({ config: bad, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' } })).rejects.toThrow(

@@ -1,0 +1,225 @@
+// A rollout step's completions: B prompts' groups of G sampled on the policy (dynamic sampling refills the groups
+// whose rewards all tie), scored into rewards (the task's verdicts, weighted, plus overlong shaping), and the row
+// subset / concatenation that dynamic sampling keeps. Not the advantages (advantages.ts), not the optimizer steps
+// (trainer.ts).
+
+import type { Rollout } from '../model/generate';
+import type { Policy } from '../model/policy';
+import { encodeExample } from './sft';
+import type { Tokenizer } from '../model/tokenizer';
+import type { Rng } from '../reference/random';
+import type { Task, TaskItem, Verdict } from '../tasks';
+import { groupRewardStats } from './advantages';
+import { takeRows } from './batch';
+import type { DerivedConfig, RLConfig } from './config';
+
+/** Rollouts of one step, with rewards, before advantages. */
+export interface StepRollouts {
+  items: TaskItem[];
+  /** (N) BOS-first prompt ids, each group's prompt repeated G times. */
+  prompts: number[][];
+  rollout: Rollout;
+  verdicts: Verdict[];
+  texts: string[];
+  /** (N) r_i after shaping. */
+  rewards: Float32Array;
+  /** (N) the overlong penalty added to r_i. */
+  overlong: Float32Array;
+  /** (N) reward by function name (accuracy, format, overlong). */
+  parts: Record<string, Float32Array>;
+  /** Groups sampled and groups dropped by dynamic sampling. */
+  groupsSampled: number;
+  groupsDropped: number;
+  /** (B) greedy rewards (remax). */
+  greedyRewards?: Float32Array;
+  /** Completion tokens of the kept rows. */
+  rolloutTokens: number;
+}
+
+/** What sampling and scoring read: the run's config, its derived values and the tokenizer. */
+export interface RolloutSetting {
+  config: RLConfig;
+  derived: DerivedConfig;
+  tokenizer: Tokenizer;
+}
+
+/**
+ * The sampler's options for a generation of rollout step `stepsDone + 1`. One seed per (run seed, step, salt):
+ * the same config and seed give the same tokens on the same device.
+ */
+export function samplerOptions(c: RLConfig, stepsDone: number, seedSalt: number, greedy = false) {
+  const seed = (Math.imul(c.seed ^ 0x2545f491, 0x9e3779b1) + Math.imul(stepsDone + 1, 0x85ebca6b) + seedSalt) >>> 0;
+  return { temperature: c.temperature, topK: c.top_k, topP: c.top_p, minP: c.min_p, greedy, seed };
+}
+
+/**
+ * Samples B prompts' groups (prompts drawn from `rng`) and scores them; with dynamic sampling, up to max_resample
+ * more batches refill the groups dropped because their rewards all tie. When nothing survives, the last batch is
+ * returned as is (its group advantages are all 0).
+ */
+export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task: Task, rng: Rng, stepsDone: number): Promise<StepRollouts> {
+  const c = s.config;
+  const G = c.num_generations;
+  const L = s.derived.maxCompletionLength;
+  const tok = s.tokenizer;
+  const kept: StepRollouts[] = [];
+  let sampled = 0;
+  let dropped = 0;
+  let keptGroups = 0;
+  const attempts = c.dynamic_sampling ? 1 + c.max_resample : 1;
+  let last: StepRollouts | null = null;
+  for (let a = 0; a < attempts && keptGroups < c.train_batch_size; a++) {
+    const B = c.train_batch_size;
+    const items = Array.from({ length: B }, () => task.sample(rng, 'train'));
+    const prompts = items.flatMap((it) => Array.from({ length: G }, () => encodeExample(tok, it.prompt, '').prompt));
+    const rollout = await policy.generate(prompts, {
+      maxNewTokens: L,
+      sampler: samplerOptions(c, stepsDone, a * 7919),
+      eosId: tok.eosId,
+      padId: tok.padId,
+    });
+    const r = scoreCompletions(s, task, items, prompts, rollout);
+    if (c.adv_estimator === 'remax') {
+      const greedyPrompts = items.map((it) => encodeExample(tok, it.prompt, '').prompt);
+      const g = await policy.generate(greedyPrompts, { maxNewTokens: L, sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true), eosId: tok.eosId, padId: tok.padId });
+      r.greedyRewards = scoreCompletions(s, task, items, greedyPrompts, g).rewards;
+    }
+    sampled += B;
+    last = r;
+    if (!c.dynamic_sampling) {
+      kept.push(r);
+      keptGroups += B;
+      break;
+    }
+    const stats = groupRewardStats(r.rewards, G);
+    const keep = stats.zeroStd.map((z) => !z);
+    dropped += keep.filter((k) => !k).length;
+    const room = c.train_batch_size - keptGroups;
+    const groups = keep.map((k, g) => (k ? g : -1)).filter((g) => g >= 0).slice(0, room);
+    if (groups.length) {
+      kept.push(selectGroups(r, groups, G));
+      keptGroups += groups.length;
+    }
+  }
+  const out = kept.length ? mergeRollouts(kept) : last!;
+  out.groupsSampled = sampled;
+  out.groupsDropped = dropped;
+  return out;
+}
+
+/** Rewards of a batch of completions: the task's verdicts, weighted, plus overlong shaping. */
+export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): StepRollouts {
+  const c = s.config;
+  const tok = s.tokenizer;
+  const L = s.derived.maxCompletionLength;
+  const Lc = s.derived.overlongBufferLen;
+  const R = rollout.rows;
+  const perItem = R / items.length;
+  const weights = s.derived.rewardWeights;
+  const rewards = new Float32Array(R);
+  const overlong = new Float32Array(R);
+  const parts: Record<string, Float32Array> = {};
+  const verdicts: Verdict[] = [];
+  const texts: string[] = [];
+  let rolloutTokens = 0;
+  for (let r = 0; r < R; r++) {
+    const item = items[Math.floor(r / perItem)];
+    const len = rollout.lengths[r];
+    rolloutTokens += len;
+    const ids = Array.from(rollout.tokens.subarray(r * L, r * L + len)).filter((id) => id !== tok.eosId);
+    const text = tok.decode(ids, { skipSpecialTokens: true });
+    texts.push(text);
+    // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
+    const v: Verdict = task.verify(item, text);
+    verdicts.push(v);
+    let reward = 0;
+    for (const [name, w] of Object.entries(weights)) {
+      const part = v.parts[name] ?? 0;
+      reward += w * part;
+      (parts[name] ??= new Float32Array(R))[r] = part;
+    }
+    if (c.overlong_buffer_enable && Lc > 0 && len > L - Lc) overlong[r] = (L - Lc - len) / Lc;
+    rewards[r] = reward + overlong[r];
+  }
+  if (c.overlong_buffer_enable) parts.overlong = overlong;
+  return { items, prompts, rollout, verdicts, texts, rewards, overlong, parts, groupsSampled: items.length, groupsDropped: 0, rolloutTokens };
+}
+
+/** The rows of the groups `groups` (each G consecutive rows). */
+function selectGroups(r: StepRollouts, groups: number[], G: number): StepRollouts {
+  const rows = groups.flatMap((g) => Array.from({ length: G }, (_, i) => g * G + i));
+  return subsetRollouts(r, rows, groups);
+}
+
+/** The rollouts of `rows`, whose prompts are the items `groups`. */
+function subsetRollouts(r: StepRollouts, rows: number[], groups: number[]): StepRollouts {
+  const S = r.rollout.maxNewTokens;
+  const ro = r.rollout;
+  const pick = <T>(xs: ArrayLike<T>) => rows.map((i) => xs[i]);
+  return {
+    items: groups.map((g) => r.items[g]),
+    prompts: rows.map((i) => r.prompts[i]),
+    rollout: {
+      rows: rows.length,
+      maxNewTokens: S,
+      tokens: takeRows(ro.tokens, S, rows),
+      logprobs: takeRows(ro.logprobs, S, rows),
+      entropies: takeRows(ro.entropies, S, rows),
+      mask: takeRows(ro.mask, S, rows),
+      lengths: Uint32Array.from(pick(ro.lengths)),
+      finished: pick(ro.finished),
+      steps: ro.steps,
+      readbacks: ro.readbacks,
+    },
+    verdicts: pick(r.verdicts),
+    texts: pick(r.texts),
+    rewards: Float32Array.from(pick(r.rewards)),
+    overlong: Float32Array.from(pick(r.overlong)),
+    parts: Object.fromEntries(Object.entries(r.parts).map(([k, v]) => [k, Float32Array.from(pick(v))])),
+    greedyRewards: r.greedyRewards ? Float32Array.from(groups.map((g) => r.greedyRewards![g])) : undefined,
+    groupsSampled: r.groupsSampled,
+    groupsDropped: r.groupsDropped,
+    rolloutTokens: rows.reduce((a, i) => a + ro.lengths[i], 0),
+  };
+}
+
+/** The concatenation of several batches' rollouts, rows in order (the group counters are the caller's to set). */
+function mergeRollouts(parts: StepRollouts[]): StepRollouts {
+  if (parts.length === 1) return parts[0];
+  const cat = <A extends Float32Array | Uint32Array>(xs: A[]): A => {
+    const out = new (xs[0].constructor as new (n: number) => A)(xs.reduce((a, x) => a + x.length, 0));
+    let o = 0;
+    for (const x of xs) {
+      out.set(x, o);
+      o += x.length;
+    }
+    return out;
+  };
+  const ro = parts.map((p) => p.rollout);
+  const names = [...new Set(parts.flatMap((p) => Object.keys(p.parts)))];
+  return {
+    items: parts.flatMap((p) => p.items),
+    prompts: parts.flatMap((p) => p.prompts),
+    rollout: {
+      rows: ro.reduce((a, r) => a + r.rows, 0),
+      maxNewTokens: ro[0].maxNewTokens,
+      tokens: cat(ro.map((r) => r.tokens)),
+      logprobs: cat(ro.map((r) => r.logprobs)),
+      entropies: cat(ro.map((r) => r.entropies)),
+      mask: cat(ro.map((r) => r.mask)),
+      lengths: cat(ro.map((r) => r.lengths)),
+      finished: ro.flatMap((r) => r.finished),
+      steps: ro.reduce((a, r) => a + r.steps, 0),
+      readbacks: ro.reduce((a, r) => a + r.readbacks, 0),
+    },
+    verdicts: parts.flatMap((p) => p.verdicts),
+    texts: parts.flatMap((p) => p.texts),
+    rewards: cat(parts.map((p) => p.rewards)),
+    overlong: cat(parts.map((p) => p.overlong)),
+    parts: Object.fromEntries(names.map((n) => [n, cat(parts.map((p) => p.parts[n] ?? new Float32Array(p.rollout.rows)))])),
+    greedyRewards: parts[0].greedyRewards ? cat(parts.map((p) => p.greedyRewards!)) : undefined,
+    groupsSampled: 0,
+    groupsDropped: 0,
+    rolloutTokens: parts.reduce((a, p) => a + p.rolloutTokens, 0),
+  };
+}
