@@ -132,7 +132,7 @@ export interface LossExplanation {
 }
 
 /**
- * Writes out the loss term of one token (ALGORITHMS.md, the objective twin's definitions) with its values.
+ * Writes out the loss term of one token (docs/algorithms.md#policy-losses, the objective twin's definitions) with its values.
  * `alpha` is the entropy coefficient in effect at that step (it adapts with entropy_target).
  */
 export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): LossExplanation {
