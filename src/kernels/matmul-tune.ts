@@ -19,7 +19,7 @@ export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 
 
 /**
  * The candidates worth timing on an adapter: on software (CPU) adapters 'tiled' is left out, because workgroup
- * barriers are very slow there (PLATFORM.md) and compiling it costs about a second of startup on SwiftShader.
+ * barriers are very slow there (BENCHMARKS.md's SwiftShader sections) and compiling it costs about a second of startup on SwiftShader.
  */
 export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
   return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && v === 'tiled'));

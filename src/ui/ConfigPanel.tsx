@@ -4,21 +4,10 @@
 import { useMemo } from 'react';
 import { useLab } from '../store';
 import { differsFromPreset } from '../store/config-diff';
-import { FIELD_SECTIONS, PRESET_INFO, PRESET_NAMES, derive, isPresetName, resolveConfig, taskFactories, taskNames, type RLConfig, type RLField } from '../store/schema';
+import { FIELD_SECTIONS, SECTIONS, PRESET_INFO, PRESET_NAMES, derive, isPresetName, resolveConfig, taskFactories, taskNames, type RLConfig, type RLField } from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
 import { FieldInput } from './FieldInput';
 import { ShareLink } from './ShareLink';
-
-const SECTION_TITLES: Record<string, string> = {
-  task: 'Task and model',
-  sampling: 'Sampling',
-  advantage: 'Advantage',
-  loss: 'Objective',
-  regularizers: 'Regularization',
-  optimizer: 'Optimization',
-  critic: 'Critic (PPO)',
-  schedule: 'Schedule and evaluation',
-};
 
 const OPEN_SECTIONS = new Set(['task', 'sampling', 'schedule']);
 
@@ -154,7 +143,7 @@ export function ConfigPanel() {
       {Object.entries(FIELD_SECTIONS).map(([section, fields]) => (
         <details key={section} open={OPEN_SECTIONS.has(section)} className="config-section" data-testid={`section-${section}`}>
           <summary>
-            {SECTION_TITLES[section] ?? section}
+            {SECTIONS[section as keyof typeof SECTIONS].title}
             {fields.some((f) => differs.has(f)) && <span className="differs"> ●</span>}
           </summary>
           <div className="fields">

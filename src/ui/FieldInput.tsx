@@ -4,36 +4,15 @@
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
-import { RL_FIELDS, rangeText, type FieldSpec, type RLField } from '../store/schema';
+import { RL_FIELDS, SECTIONS, decodeFieldText, encodeFieldText, rangeText, type FieldSpec, type RLField } from '../store/schema';
 
-/** Text of a value in a text input: null as empty, weights as name:w pairs. */
-function toText(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'object') return Object.entries(v as Record<string, number>).map(([k, w]) => `${k}:${w}`).join(',');
-  return String(v);
-}
+/** Text of a value in a text input: null as empty, weights as name:w pairs (the URL's form). */
+const toText = encodeFieldText;
 
-/** Parses a text input's value for a field; unparsable text is kept as is, so validation names it inline. */
-function parseText(spec: FieldSpec, text: string): unknown {
-  const s = text.trim();
-  if (spec.kind === 'number') {
-    if (s === '') return spec.nullable ? null : text;
-    const v = Number(s);
-    return Number.isFinite(v) ? v : text;
-  }
-  if (spec.kind === 'string') return s === '' ? null : s;
-  if (spec.kind === 'weights') {
-    if (s === '') return null;
-    const out: Record<string, number> = {};
-    for (const part of s.split(',')) {
-      const m = /^\s*([^:\s]+)\s*:\s*(\S+)\s*$/.exec(part);
-      const w = m ? Number(m[2]) : NaN;
-      if (!m || !Number.isFinite(w)) return text;
-      out[m[1]] = w;
-    }
-    return out;
-  }
-  return text;
+/** Parses a text input's value by the field's own text rule; unparsable text is kept as is, so validation names it inline. */
+function parseText(name: RLField, spec: FieldSpec, text: string): unknown {
+  const v = decodeFieldText(name, spec, text);
+  return v !== null && typeof v === 'object' && 'error' in v ? text : v;
 }
 
 /** The hover text of a field: its doc (with its formula), range and null meaning. */
@@ -44,6 +23,9 @@ export function fieldHelp(name: RLField): string {
   if (spec.kind === 'enum') parts.push(`one of ${spec.values.join(', ')}`);
   if (spec.kind === 'string' || spec.kind === 'weights') parts.push(`empty = ${spec.nullMeans}`);
   parts.push(`default ${showValue(spec.default)}`);
+  const others = [spec.trl && `TRL ${spec.trl}`, spec.verl && `verl ${spec.verl}`, spec.openrlhf && `OpenRLHF ${spec.openrlhf}`].filter(Boolean);
+  if (others.length) parts.push(`elsewhere: ${others.join('; ')}${spec.note ? ` (${spec.note})` : ''}`);
+  parts.push(`math: ${SECTIONS[spec.section].math}`);
   return parts.join('\n');
 }
 
@@ -86,7 +68,7 @@ export function FieldInput({ name, differs, presetValue, custom }: { name: RLFie
         onBlur={() => setFocused(false)}
         onChange={(e) => {
           setText(e.target.value);
-          setField(name, parseText(spec, e.target.value));
+          setField(name, parseText(name, spec, e.target.value));
         }}
       />
     );

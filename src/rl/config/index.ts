@@ -8,5 +8,5 @@ export { RLConfigError, checkConfig, configWarnings, resolveConfig, validateConf
 export { derive, isGroupEstimator, type DerivedConfig } from './derive';
 export { configFromUrlParams, configToJson, configToUrlParams, parseConfigJson } from './codecs';
 export { locateJsonError } from './messages';
-export { SECTIONS, decodeFieldText, editDistance, kindText, nearestField, rangeText, sameValue, suggestion, unknownFieldMessage, type FieldSpec, type Section } from '../../schema/fields';
+export { SECTIONS, decodeFieldText, editDistance, encodeFieldText, kindText, nearestField, rangeText, sameValue, suggestion, unknownFieldMessage, type FieldSpec, type Section } from '../../schema/fields';
 export { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, epsilonHigh, type KlEstimator, type LossAggMode, type LossType, type ObjectiveConfig } from '../../schema/objective';
