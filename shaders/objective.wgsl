@@ -12,16 +12,17 @@
 //   objective_rows     (dLogp, dEntropy, records, stats, packed)   a row = a sequence, LANES threads per row
 //                      (ROWS rows a workgroup): per-row n_i and the sequence ratio, then every token's loss,
 //                      gradients and records, then (sequence ratio, GMPO) the row's summed ratio gradient back to
-//                      its tokens; the row's metric partial sums go to stats.
-//   objective_finalize (loss, metrics, stats)   one workgroup: a thread per metric sums the row partials in row
-//                      order. No float atomics anywhere: every sum has a fixed order, so results are deterministic.
+//                      its tokens; the row's metric partial sums and its masked-token count n_i go to stats.
+//   objective_finalize (loss, metrics, stats)   one workgroup: a thread per metric reduces the row partials in row
+//                      order (sums; the per-row clip fractions' min / max for low_min / high_max). No float atomics
+//                      anywhere: every sum has a fixed order, so results are deterministic.
 
 override LANES: u32 = 1u;        // threads per row (1, 4, 16 or 64)
 override ROWS: u32 = 64u;        // rows per workgroup
 override WG: u32 = LANES * ROWS; // derived: do not pass
 
 const SELECT_WG: u32 = 256u; // objective_select's workgroup (the twin's selectionSum follows its order)
-const FINAL_WG: u32 = 16u;   // objective_finalize: one thread per metric, plus the loss
+const FINAL_WG: u32 = 16u;   // objective_finalize: one thread per metric (15), plus the loss
 
 // Planes of the packed input (each N*L words).
 const P_LOGP: u32 = 0u;
@@ -57,6 +58,7 @@ const Q_DIFF: u32 = 9u;
 const Q_DIFFMAX: u32 = 10u;
 const Q_KEPT: u32 = 11u;
 const Q_COV: u32 = 12u;
+const Q_N: u32 = 13u;     // masked tokens in the row (n_i)
 
 // Feature bits of Params.flags.
 const F_DUAL: u32 = 1u;
@@ -503,6 +505,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     put_stat(row, Q_KEPT, s2.z);
     put_stat(row, Q_COV, s2.w);
     put_stat(row, Q_DIFFMAX, s3.w);
+    put_stat(row, Q_N, n);
   }
 }
 
@@ -512,7 +515,7 @@ fn fin_q(row: u32, q: u32) -> f32 {
   return bitcast<f32>(fin_stats[S_ROWS + row * RP + q]);
 }
 
-// Metric j of OBJECTIVE_METRICS (thread j), the loss (thread 13). Each sums its row partials in row order.
+// Metric j of OBJECTIVE_METRICS (thread j), the loss (thread 15). Each reduces its row partials in row order.
 @compute @workgroup_size(FINAL_WG)
 fn objective_finalize(@builtin(local_invocation_index) lid: u32) {
   let M = bitcast<f32>(fin_stats[S_M]);
@@ -532,7 +535,26 @@ fn objective_finalize(@builtin(local_invocation_index) lid: u32) {
     case 10u: { for (var i = 0u; i < p.N; i++) { s = max(s, fin_q(i, Q_DIFFMAX)); } metrics_out[10] = s; }
     case 11u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_KEPT); } metrics_out[11] = s * inv; }
     case 12u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_COV); } metrics_out[12] = s * inv; }
-    case 13u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOSS); } loss_out[0] = s; }
+    case 13u: { // low_min: rows without masked tokens have no fraction; 0 when no row has one
+      var counted = false;
+      s = 1.0;
+      for (var i = 0u; i < p.N; i++) {
+        let n = fin_q(i, Q_N);
+        if (n > 0.0) {
+          s = min(s, fin_q(i, Q_LOW) / n);
+          counted = true;
+        }
+      }
+      metrics_out[13] = select(0.0, s, counted);
+    }
+    case 14u: { // high_max: a row without masked tokens would add 0, which the max already starts from
+      for (var i = 0u; i < p.N; i++) {
+        let n = fin_q(i, Q_N);
+        if (n > 0.0) { s = max(s, fin_q(i, Q_HIGH) / n); }
+      }
+      metrics_out[14] = s;
+    }
+    case 15u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOSS); } loss_out[0] = s; }
     default: {}
   }
 }

@@ -1,6 +1,7 @@
 // GPU-vs-twin cases of the objective family: every loss type x aggregation at awkward shapes (N=1 L=1, N=3 L=17,
 // N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, the three token selections,
-// long rows (several lanes per row), an all-masked batch and logp == oldLogp. Inputs are random with ragged
+// long rows (several lanes per row), per-sequence clip fractions with an empty row, an all-masked batch and
+// logp == oldLogp. Inputs are random with ragged
 // masks; padding holds garbage (logp 50) so that any leak of a masked token shows. Every output is compared:
 // loss, dLogp, dEntropy, the records and the metrics; selections must agree exactly or contributions differ.
 
@@ -25,6 +26,10 @@ export interface RandomObjectiveOptions {
   allMasked?: boolean;
   /** Per-sequence advantages (constant over t) instead of per-token ones. */
   perSequenceAdvantages?: boolean;
+  /** This row has no masked token (a sequence the per-sequence clip fractions must skip). */
+  emptyRow?: number;
+  /** The first masked token of every row clips low under ppo_clip's default epsilon (A = -1, ratio e^-1). */
+  lowClipEveryRow?: boolean;
 }
 
 /**
@@ -51,6 +56,23 @@ export function randomObjectiveInputs(rng: Rng, N: number, L: number, opts: Rand
       refLp.data[idx] = lp + rng.uniform(-0.5, 0.5);
       smp.data[idx] = old.data[idx] + rng.uniform(-0.2, 0.2);
       klx.data[idx] = rng.uniform(0, 0.5);
+    }
+  }
+  // Applied after every draw, so that the options leave the other tokens as they were.
+  if (opts.emptyRow !== undefined) {
+    for (let j = 0; j < L; j++) {
+      const idx = opts.emptyRow * L + j;
+      [mask.data[idx], logp.data[idx], old.data[idx], ent.data[idx]] = [0, 50, -50, 1e3];
+    }
+  }
+  if (opts.lowClipEveryRow) {
+    for (let i = 0; i < N; i++) {
+      const first = mask.data.subarray(i * L, (i + 1) * L).indexOf(1);
+      if (first < 0) continue;
+      const idx = i * L + first;
+      adv.data[idx] = -1;
+      old.data[idx] = logp.data[idx] + 1;
+      smp.data[idx] = old.data[idx];
     }
   }
   return [logp, old, adv, mask, ent, refLp, smp, klx];
@@ -172,6 +194,15 @@ export function objectiveCases(): KernelCase[] {
       { importance_sampling_level: 'sequence', epsilon: 0.05, beta: 0.04, tis_cap: 1.2, entropy_coef: 0.01 }, ALL));
     cases.push(objectiveCase('gmpo top_entropy_quantile=0.4', N, L, { loss_type: 'gmpo', top_entropy_quantile: 0.4 }, ALL));
   }
+  // Per-sequence clip fractions (clip_ratio/low_min, high_max): a row without masked tokens that both must skip,
+  // and a low clip in every other row so that low_min is above 0.
+  for (const [N, L] of [[3, 17], [8, 33], [70, 9], [3, 300]] as const) {
+    cases.push(objectiveCase('ppo_clip per-sequence clip fractions, row 1 empty', N, L, { epsilon_high: 0.28 }, {},
+      { spread: 0.9, emptyRow: 1, lowClipEveryRow: true }));
+  }
+  cases.push(objectiveCase('ppo_clip sequence per-sequence clip fractions, row 2 empty', 8, 33,
+    { importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 }, {}, { emptyRow: 2 }));
+  cases.push(objectiveCase('gmpo per-sequence clip fractions, row 0 empty', 8, 33, { loss_type: 'gmpo', gmpo_clip: 0.2 }, {}, { emptyRow: 0 }));
   // Degenerate batches.
   cases.push(objectiveCase('all masked', 3, 17, { beta: 0.04, entropy_coef: 0.01, top_entropy_quantile: 0.5 }, ALL, { allMasked: true }));
   for (const loss_type of LOSS_TYPES) {

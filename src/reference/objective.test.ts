@@ -1,7 +1,8 @@
 // The objective twin (src/reference/objective.ts): its gradients against central finite differences of its loss
 // (f64) for every differentiable loss type x ratio level x aggregation x KL estimator, plus dual clip, delta,
-// TIS and the token selections; a hand-worked case per named preset of docs/algorithms.md#presets with the arithmetic in
-// comments; logp == oldLogp (ratio exactly 1: nothing clips, dLogp = -A * weight); and config validation.
+// TIS and the token selections; a hand-worked case per named preset of docs/algorithms.md#presets with the
+// arithmetic in comments; the per-sequence clip fractions (low_min / high_max) by hand and against the records'
+// clip sides; logp == oldLogp (ratio exactly 1: nothing clips, dLogp = -A * weight); and config validation.
 
 import { describe, expect, it } from 'vitest';
 import { randomObjectiveInputs } from '../kernels/objective.cases';
@@ -222,6 +223,9 @@ describe('objective twin: hand-worked presets', () => {
     expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(1 / 5, 12);
     expect(r.metrics['clip_ratio/high_mean']).toBeCloseTo(1 / 5, 12);
     expect(r.metrics['clip_ratio/region_mean']).toBeCloseTo(2 / 5, 12);
+    // Per sequence: seq 0 clips 0 of 3 low and 1 of 3 high; seq 1 clips 1 of 2 low and 0 high.
+    expect(r.metrics['clip_ratio/low_min']).toBe(0);
+    expect(r.metrics['clip_ratio/high_max']).toBeCloseTo(1 / 3, 12);
     expect(r.metrics.kl).toBeCloseTo(k3 / 5, 12); // 0.038629
     expect(r.metrics.entropy).toBeCloseTo(5.25 / 5, 12);
     // approx_kl = mean (r - 1) - ln r: 0 + (0.5 - ln 1.5) + (-0.5 + ln 2) * 2 + (0.1 - ln 1.1), over 5
@@ -255,6 +259,9 @@ describe('objective twin: hand-worked presets', () => {
     expectClose('dLogp', r.dLogp, [g0, g0, g0, 0, 0, 0]);
     expectClose('ratio', r.records.subarray(0, 6), [s0, s0, s0, s1, s1, 0]);
     expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(2 / 5, 12);
+    // Sequence 1 clips as a whole (2 of 2 low), sequence 0 not at all.
+    expect(r.metrics['clip_ratio/low_min']).toBe(0);
+    expect(r.metrics['clip_ratio/high_max']).toBe(0);
   });
 
   it('CISPO: -sg(min(r, 5)) A logp, token-mean', () => {
@@ -267,6 +274,7 @@ describe('objective twin: hand-worked presets', () => {
     expectClose('dLogp', r.dLogp, [-1 / 5, -5 / 5, -0.5 / 5, 0.5 / 5, 1.1 / 5, 0]);
     expect(r.metrics.cispo_clip_ratio).toBeCloseTo(1 / 5, 12);
     expect(r.metrics['clip_ratio/region_mean']).toBe(0);
+    expect(r.metrics['clip_ratio/high_max']).toBe(0); // CISPO's cap is its own metric, not a high clip
   });
 
   it('REINFORCE++: ppo_clip token-mean; its KL is in the reward, so beta does not reach the loss', () => {
@@ -362,9 +370,75 @@ describe('objective twin: hand-worked presets', () => {
     // Token-mean of c * l: 1.5 * -1 + 1 * -1.2 + 0.5 * -0.5 + e^0.1 * 0.8 + 1 * 1.1.
     expect(r.loss).toBeCloseTo((-1.5 - 1.2 - 0.25 + Math.exp(0.1) * 0.8 + 1.1) / 5, 12);
     expectClose('dLogp', r.dLogp, [(1.5 * -1) / 5, 0, (0.5 * -0.5) / 5, 0, 1.1 / 5, 0]);
-    expect(r.metrics['sampling/logp_diff/mean']).toBeCloseTo((LN2 + 0 + LN2 + 0.1 + 0) / 5, 12);
-    expect(r.metrics['sampling/logp_diff/max']).toBeCloseTo(LN2, 12);
+    expect(r.metrics['sampling/sampling_logp_difference/mean']).toBeCloseTo((LN2 + 0 + LN2 + 0.1 + 0) / 5, 12);
+    expect(r.metrics['sampling/sampling_logp_difference/max']).toBeCloseTo(LN2, 12);
   });
+});
+
+// ------------------------------------------------------------------------- per-sequence clip fractions
+
+describe('objective twin: per-sequence clip fractions (clip_ratio/low_min, clip_ratio/high_max)', () => {
+  it('by hand: the min and max over sequences with masked tokens; a sequence without any is skipped', () => {
+    // Three sequences, L = 3; the last has no masked token (its values are garbage that must not count).
+    //   seq 0: ratios 0.5, 1.5, 1 with A = -1, 1, 1 -> sides -1, +1, 0: low 1/3, high 1/3
+    //   seq 1: ratios 0.5, 2 with A = -1, 1 (third token masked) -> sides -1, +1: low 1/2, high 1/2
+    const lp = [[-1, -2, -0.5], [-1.5, -0.7, 50], [50, 50, 50]];
+    const ratio = [[0.5, 1.5, 1], [0.5, 2, 1], [1, 1, 1]];
+    const inputs: ObjectiveInputs<T64> = {
+      logp: t64(lp),
+      oldLogp: t64(lp.map((row, i) => row.map((x, t) => x - Math.log(ratio[i][t])))),
+      advantages: t64([[-1, 1, 1], [-1, 1, -1], [-1, -1, -1]]),
+      mask: t64([[1, 1, 1], [1, 1, 0], [0, 0, 0]]),
+      entropy: t64([[1, 1, 1], [1, 1, 1], [1, 1, 1]]),
+    };
+    const r = run(inputs, {} /* ppo_clip, epsilon 0.2 */);
+    expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(2 / 5, 12);
+    expect(r.metrics['clip_ratio/high_mean']).toBeCloseTo(2 / 5, 12);
+    expect(r.metrics['clip_ratio/low_min']).toBeCloseTo(1 / 3, 12); // the empty sequence would make it 0
+    expect(r.metrics['clip_ratio/high_max']).toBeCloseTo(1 / 2, 12);
+    // No masked token anywhere: both are 0.
+    const none = run({ ...inputs, mask: t64([[0, 0, 0], [0, 0, 0], [0, 0, 0]]) }, {});
+    expect([none.metrics['clip_ratio/low_min'], none.metrics['clip_ratio/high_max']]).toEqual([0, 0]);
+  });
+
+  for (const [name, cfg, opts] of [
+    ['ppo_clip, a low clip in every sequence', { epsilon_high: 0.28 }, { spread: 0.9, lowClipEveryRow: true }],
+    ['ppo_clip sequence level', { importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 }, { spread: 0.6 }],
+    ['gmpo', { loss_type: 'gmpo', gmpo_clip: 0.2 }, { spread: 0.6 }],
+  ] as const) {
+    it(`${name}: equal to the fractions of the records' clip sides per sequence, skipping the empty one`, () => {
+      const N = 6;
+      const L = 9;
+      const [logp, oldLogp, advantages, mask, entropy] = randomObjectiveInputs(new Rng(11), N, L, { ...opts, emptyRow: 2 }).map((h) =>
+        host(Float64Array.from(h.data), h.shape),
+      );
+      const r = run({ logp, oldLogp, advantages, mask, entropy }, cfg);
+      const low: number[] = [];
+      const high: number[] = [];
+      for (let i = 0; i < N; i++) {
+        let n = 0;
+        let lo = 0;
+        let hi = 0;
+        for (let t = 0; t < L; t++) {
+          if (!mask.data[i * L + t]) continue;
+          const side = r.records[N * L + i * L + t];
+          n++;
+          lo += side < 0 ? 1 : 0;
+          hi += side > 0 ? 1 : 0;
+        }
+        if (n === 0) continue;
+        low.push(lo / n);
+        high.push(hi / n);
+      }
+      expect(low.length).toBeLessThan(N); // row 2 at least is empty
+      expect(r.metrics['clip_ratio/low_min']).toBe(Math.min(...low));
+      expect(r.metrics['clip_ratio/high_max']).toBe(Math.max(...high));
+      expect(r.metrics['clip_ratio/low_min']).toBeLessThanOrEqual(r.metrics['clip_ratio/low_mean']);
+      expect(r.metrics['clip_ratio/high_max']).toBeGreaterThanOrEqual(r.metrics['clip_ratio/high_mean']);
+      if (name.includes('every sequence')) expect(r.metrics['clip_ratio/low_min']).toBeGreaterThan(0);
+      expect(r.metrics['clip_ratio/high_max']).toBeGreaterThan(0);
+    });
+  }
 });
 
 // ------------------------------------------------------------------------------------- ratio exactly one
@@ -384,7 +458,7 @@ describe('objective twin: logp == oldLogp (one update per batch) gives ratio 1 e
           const want = -inputs.advantages.data[i] * w;
           expect(Math.abs(r.dLogp[i] - want), `token ${i}`).toBeLessThan(1e-15 + 1e-12 * Math.abs(want));
         }
-        for (const m of ['clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'cispo_clip_ratio', 'approx_kl'] as const) {
+        for (const m of ['clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'clip_ratio/low_min', 'clip_ratio/high_max', 'cispo_clip_ratio', 'approx_kl'] as const) {
           expect(r.metrics[m], m).toBe(0);
         }
       });
@@ -436,6 +510,8 @@ describe('objective config', () => {
     const inputs = randomInputs(3, 2, 3);
     const plan = objectivePlan('t', { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy }, DEFAULT_OBJECTIVE_CONFIG, (t) => t.shape);
     const rec = objectiveMetricRecord(new Float64Array(K).fill(0.5), plan);
-    expect(Object.keys(rec).sort()).toEqual(['approx_kl', 'clip_ratio/high_mean', 'clip_ratio/low_mean', 'clip_ratio/region_mean', 'entropy', 'policy_loss']);
+    expect(Object.keys(rec).sort()).toEqual([
+      'approx_kl', 'clip_ratio/high_max', 'clip_ratio/high_mean', 'clip_ratio/low_mean', 'clip_ratio/low_min', 'clip_ratio/region_mean', 'entropy', 'policy_loss',
+    ]);
   });
 });

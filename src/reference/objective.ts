@@ -42,19 +42,21 @@ import type { HostTensor } from './types';
 
 /** Index -> name of the metrics output (K = OBJECTIVE_METRICS.length). Means are over masked tokens (M). */
 export const OBJECTIVE_METRICS = [
-  'policy_loss', //                         0: the aggregated policy part of the loss (no KL, no entropy bonus)
-  'clip_ratio/low_mean', //                 1: fraction with clip side -1
-  'clip_ratio/high_mean', //                2: fraction with clip side +1
-  'clip_ratio/region_mean', //              3: low + high
-  'cispo_clip_ratio', //                    4: cispo only: fraction with r > eps_max
-  'kl', //                                  5: mean KL estimate by kl_estimator (0 without refLogp / klExact)
-  'kl/exact', //                            6: mean klExact (0 without it)
-  'entropy', //                             7: mean H
-  'approx_kl', //                           8: mean (rho - 1) - log rho: k3 estimate of KL(pi_old || pi_theta)
-  'sampling/logp_diff/mean', //             9: mean |oldLogp - samplerLogp| (0 without samplerLogp)
-  'sampling/logp_diff/max', //             10: max |oldLogp - samplerLogp| (0 without samplerLogp)
-  'token_selection/entropy_kept_frac', //  11: fraction kept by top_entropy_quantile (1 when off)
-  'token_selection/cov_selected_frac', //  12: fraction picked by clip_cov / kl_cov (0 when off)
+  'policy_loss', //                              0: the aggregated policy part of the loss (no KL, no entropy bonus)
+  'clip_ratio/low_mean', //                      1: fraction with clip side -1
+  'clip_ratio/high_mean', //                     2: fraction with clip side +1
+  'clip_ratio/region_mean', //                   3: low + high
+  'cispo_clip_ratio', //                         4: cispo only: fraction with r > eps_max
+  'kl', //                                       5: mean KL estimate by kl_estimator (0 without refLogp / klExact)
+  'kl/exact', //                                 6: mean klExact (0 without it)
+  'entropy', //                                  7: mean H
+  'approx_kl', //                                8: mean (rho - 1) - log rho: k3 estimate of KL(pi_old || pi_theta)
+  'sampling/sampling_logp_difference/mean', //   9: mean |oldLogp - samplerLogp| (0 without samplerLogp)
+  'sampling/sampling_logp_difference/max', //   10: max |oldLogp - samplerLogp| (0 without samplerLogp)
+  'token_selection/entropy_kept_frac', //       11: fraction kept by top_entropy_quantile (1 when off)
+  'token_selection/cov_selected_frac', //       12: fraction picked by clip_cov / kl_cov (0 when off)
+  'clip_ratio/low_min', //                      13: min over sequences with n_i > 0 of their clip side -1 fraction (0 when none)
+  'clip_ratio/high_max', //                     14: max over sequences with n_i > 0 of their clip side +1 fraction (0 when none)
 ] as const;
 
 export type ObjectiveMetricName = (typeof OBJECTIVE_METRICS)[number];
@@ -82,7 +84,7 @@ export interface ObjectiveInputs<T = HostTensor> {
   entropy: T;
   /** log pi_ref; needed for the KL estimators k1..low_var_kl (in the loss, or for the kl metric). */
   refLogp?: T;
-  /** The sampler's log-prob of the token: for the TIS correction and the sampling/logp_diff metrics. */
+  /** The sampler's log-prob of the token: for the TIS correction and the sampling/sampling_logp_difference metrics. */
   samplerLogp?: T;
   /** Per-token exact KL(pi_theta || pi_ref), computed elsewhere; needed for kl_estimator 'exact'. */
   klExact?: T;
@@ -307,6 +309,9 @@ export function objectiveForwardBackward(
   const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo' && cfg.loss_type !== 'pg');
 
   const acc = { loss: 0, policy: 0, low: 0, high: 0, cispo: 0, kl: 0, klx: 0, ent: 0, approx: 0, diff: 0, diffMax: 0, kept: 0, cov: 0 };
+  // Per-sequence clip fractions (TRL's low_min / high_max are over processes; here over the batch's sequences).
+  let lowMin = Infinity;
+  let highMax = 0;
   const rec = records.data;
   const R = (plane: number, idx: number) => plane * NL + idx;
   rec.fill(0);
@@ -342,6 +347,8 @@ export function objectiveForwardBackward(
         break;
     }
     let S = 0;
+    let rowLow = 0;
+    let rowHigh = 0;
     gRow.fill(0);
     for (let t = 0; t < L; t++) {
       const idx = o + t;
@@ -434,8 +441,8 @@ export function objectiveForwardBackward(
       rec[R(4, idx)] = w;
       acc.loss += contrib;
       acc.policy += w * lpg;
-      if (side < 0 && cfg.loss_type !== 'cispo') acc.low++;
-      if (side > 0 && cfg.loss_type !== 'cispo') acc.high++;
+      if (side < 0 && cfg.loss_type !== 'cispo') rowLow++;
+      if (side > 0 && cfg.loss_type !== 'cispo') rowHigh++;
       acc.kl += k;
       if (klx) acc.klx += klx[idx];
       acc.ent += H[idx];
@@ -457,6 +464,12 @@ export function objectiveForwardBackward(
       }
     }
     for (let t = 0; t < L; t++) dLogp.data[o + t] = gRow[t];
+    acc.low += rowLow;
+    acc.high += rowHigh;
+    if (n > 0) {
+      lowMin = Math.min(lowMin, rowLow / n);
+      highMax = Math.max(highMax, rowHigh / n);
+    }
   }
   loss.data[0] = acc.loss;
   const mean = (x: number) => (M > 0 ? x / M : 0);
@@ -470,10 +483,12 @@ export function objectiveForwardBackward(
     'kl/exact': mean(acc.klx),
     entropy: mean(acc.ent),
     approx_kl: mean(acc.approx),
-    'sampling/logp_diff/mean': mean(acc.diff),
-    'sampling/logp_diff/max': acc.diffMax,
+    'sampling/sampling_logp_difference/mean': mean(acc.diff),
+    'sampling/sampling_logp_difference/max': acc.diffMax,
     'token_selection/entropy_kept_frac': mean(acc.kept),
     'token_selection/cov_selected_frac': mean(acc.cov),
+    'clip_ratio/low_min': lowMin === Infinity ? 0 : lowMin,
+    'clip_ratio/high_max': highMax,
   };
   OBJECTIVE_METRICS.forEach((name, j) => (metrics.data[j] = values[name]));
 }

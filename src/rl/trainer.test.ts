@@ -80,7 +80,7 @@ describe('trainer: off-policy sanity', () => {
     for (const r of records) {
       expect(r.metrics['clip_ratio/region_mean']).toBe(0);
       expect(r.metrics.approx_kl).toBe(0);
-      expect(r.metrics['sampling/logp_diff/max']).toBe(0);
+      expect(r.metrics['sampling/sampling_logp_difference/max']).toBe(0);
       for (const g of r.groups ?? []) for (const c of g.completions) for (let t = 0; t < c.length; t++) expect(c.tokens.ratio[t]).toBe(1);
     }
   });
