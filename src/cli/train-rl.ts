@@ -262,7 +262,7 @@ export async function trainRl(argv: string[]): Promise<number> {
   const quiet = Boolean(parsed.command.quiet);
   for await (const r of trainer.run()) {
     const finite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
-    appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
+    appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
     if (r.groups?.length) appendFileSync(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
     if (r.eval) appendFileSync(paths.eval, `${JSON.stringify(r.eval)}\n`);
     if (finite.length) {

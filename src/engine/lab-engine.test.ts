@@ -123,7 +123,8 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const got = [...recordsOf(first.events), ...recordsOf(second.events)].map((r) => r.metrics);
     expect(got.length).toBe(want.length);
     // Timing metrics differ run to run; everything the algorithm computes must match exactly.
-    const strip = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('timing_s/')));
+    const strip = (m: Record<string, number>) =>
+      Object.fromEntries(Object.entries(m).filter(([k]) => k !== 'step_time' && !k.startsWith('perf/') && !k.startsWith('timing_s/')));
     expect(got.map(strip)).toEqual(want.map(strip));
     expect((await store.readRecords(h.id)).rows.length).toBe(8);
   });
@@ -181,7 +182,7 @@ describe('LabEngine device loss (scripted trainer)', () => {
           await new Promise((r) => setTimeout(r, 5));
           if (lost) throw new Error('mapAsync: device lost');
           step++;
-          return [{ kind: 'step', step, optimizerStep: step, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: step } }];
         },
         evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
         saveStateBytes: async () => Uint8Array.of(step),
@@ -239,7 +240,7 @@ describe('LabEngine reset (scripted trainer)', () => {
         async runStep() {
           await new Promise((r) => setTimeout(r, 5));
           step++;
-          return [{ kind: 'step', step, optimizerStep: step, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: step } }];
         },
         evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
         saveStateBytes: async () => Uint8Array.of(step),

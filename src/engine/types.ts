@@ -46,6 +46,13 @@ export interface RunHeader {
 export interface MetricRow {
   step: number;
   optimizerStep: number;
+  /**
+   * StepRecord's update (0-based index of the optimizer step within its rollout step) and updates (optimizer steps
+   * of that rollout step); a chart's x is step - 1 + (update + 1) / updates. Optional: rows read from files and
+   * metric batches that do not carry them have neither.
+   */
+  update?: number;
+  updates?: number;
   epoch: number;
   minibatch: number;
   metrics: Record<string, number>;

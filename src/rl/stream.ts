@@ -84,6 +84,14 @@ export interface StepRecord {
   step: number;
   /** Optimizer step, 1-based over the whole run. */
   optimizerStep: number;
+  /**
+   * This optimizer step's index within its rollout step, 0-based (epoch-major: epoch * num_minibatches + minibatch).
+   * With `updates`, a chart places it at x = step - 1 + (update + 1) / updates, so a rollout step's updates share
+   * the interval (step - 1, step] and its last lands on x = step.
+   */
+  update: number;
+  /** How many optimizer steps its rollout step made (num_iterations x its minibatches). */
+  updates: number;
   /** Epoch (0..num_iterations-1) and minibatch (0..num_minibatches-1) within the batch. */
   epoch: number;
   minibatch: number;
