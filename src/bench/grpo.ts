@@ -69,7 +69,7 @@ export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, sh
   }
   const completions = shape.prompts * shape.generations;
   const what = `${shape.prompts} prompts x ${shape.generations} = ${completions} completions, up to ${shape.maxTokens} tokens`;
-  const stepMs = median(samples.map((m) => m['perf/step_ms']));
+  const stepMs = median(samples.map((m) => m.step_time)) * 1000;
   const rows: Omit<BenchRow, 'preset'>[] = [];
   let covered = 0;
   for (const [phase, note] of PHASES) {

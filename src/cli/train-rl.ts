@@ -27,6 +27,7 @@ import {
   type RLField,
 } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
+import type { MetricName } from '../schema/metrics';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
 import { UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
@@ -247,7 +248,7 @@ export async function trainRl(argv: string[]): Promise<number> {
   const quiet = Boolean(parsed.command.quiet);
   for await (const r of trainer.run()) {
     const finite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
-    appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
+    appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
     if (r.groups?.length) appendFileSync(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
     if (r.eval) appendFileSync(paths.eval, `${JSON.stringify(r.eval)}\n`);
     if (finite.length) {
@@ -259,9 +260,9 @@ export async function trainRl(argv: string[]): Promise<number> {
       const done = r.step - startStep;
       const eta = ((performance.now() - t0) / 1000 / done) * (config.steps - r.step);
       const ev = r.eval ? ` eval acc ${(r.eval.accuracy * 100).toFixed(0)}% pass@${r.eval.passAtK.length} ${(r.eval.passAtK[r.eval.passAtK.length - 1] * 100).toFixed(0)}%` : '';
-      const m = r.metrics;
+      const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
       process.stderr.write(
-        `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m.reward.toFixed(3)} acc ${(m.accuracy * 100).toFixed(0)}% entropy ${m.entropy.toFixed(3)} clip ${m['clip_ratio/region_mean'].toFixed(3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
+        `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
       );
     }
   }

@@ -8,7 +8,7 @@ import { batchTransfer, chartX, packRows, unpackBatch } from './metric-batch';
 import type { MetricRow } from './types';
 
 function rec(step: number, opt: number, metrics: Record<string, number>, groups?: GroupRecord[]): StepRecord {
-  return { kind: 'step', step, optimizerStep: opt, epoch: 0, minibatch: 0, metrics, groups };
+  return { kind: 'step', step, optimizerStep: opt, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics, groups };
 }
 
 function group(backing: ArrayBuffer): GroupRecord {

@@ -185,7 +185,7 @@ describe('LabEngine device loss (scripted trainer)', () => {
           await new Promise((r) => setTimeout(r, 5));
           if (lost) throw new Error('mapAsync: device lost');
           step++;
-          return [{ kind: 'step', step, optimizerStep: step, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: step } }];
         },
         evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
         saveStateBytes: async () => Uint8Array.of(step),
@@ -243,7 +243,7 @@ describe('LabEngine reset (scripted trainer)', () => {
         async runStep() {
           await new Promise((r) => setTimeout(r, 5));
           step++;
-          return [{ kind: 'step', step, optimizerStep: step, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: step } }];
         },
         evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
         saveStateBytes: async () => Uint8Array.of(step),

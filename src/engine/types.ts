@@ -46,15 +46,15 @@ export interface RunHeader {
 export interface MetricRow {
   step: number;
   optimizerStep: number;
-  epoch: number;
-  minibatch: number;
   /**
-   * Index of this optimizer step within its rollout step, 0-based (absent in rows recorded before it was kept).
-   * With `updates`, it places the row on the charts' rollout-step axis: x = step - 1 + (update + 1) / updates.
+   * StepRecord's update (0-based index of the optimizer step within its rollout step) and updates (optimizer steps
+   * of that rollout step); a chart's x is step - 1 + (update + 1) / updates. Optional: rows read from files and
+   * metric batches that do not carry them have neither.
    */
   update?: number;
-  /** Optimizer steps of this row's rollout step (num_iterations x minibatches; absent in older rows). */
   updates?: number;
+  epoch: number;
+  minibatch: number;
   metrics: Record<string, number>;
 }
 
@@ -105,5 +105,5 @@ export type EngineEvent =
 
 /** The fields of a StepRecord that the metric tables keep. */
 export function rowOf(r: StepRecord): MetricRow {
-  return { step: r.step, optimizerStep: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, metrics: r.metrics };
+  return { step: r.step, optimizerStep: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, metrics: r.metrics };
 }

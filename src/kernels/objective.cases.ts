@@ -1,9 +1,8 @@
 // GPU-vs-twin cases of the objective family: every loss type x aggregation at awkward shapes (N=1 L=1, N=3 L=17,
 // N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, the three token selections,
-// long rows (several lanes per row), per-sequence clip fractions with an empty row, an all-masked batch and
-// logp == oldLogp. Inputs are random with ragged
-// masks; padding holds garbage (logp 50) so that any leak of a masked token shows. Every output is compared:
-// loss, dLogp, dEntropy, the records and the metrics; selections must agree exactly or contributions differ.
+// long rows, per-sequence clip fractions with an empty row, an all-masked batch and logp == oldLogp. Inputs are
+// random with ragged masks and garbage in padding (logp 50), so a leak of a masked token shows. Every output is
+// compared (loss, dLogp, dEntropy, records, metrics); selections must agree exactly or contributions differ.
 
 import * as ref from '../reference/objective';
 import type { Rng } from '../reference/random';

@@ -1,4 +1,4 @@
-// CPU twin of shaders/objective.wgsl: the unified RL objective (ALGORITHMS.md) over N sequences padded to L
+// CPU twin of shaders/objective.wgsl: the unified RL objective (docs/algorithms.md#policy-losses) over N sequences padded to L
 // tokens: the scalar loss, its gradients with respect to the per-token log-probabilities and entropies, the
 // per-token records the inspector shows, and the objective's metrics. It is also the precise definition the GPU
 // follows. Not the advantage estimators, the KL-in-reward shaping, the value loss or the log-prob backward.

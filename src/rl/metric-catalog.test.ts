@@ -8,7 +8,7 @@ import { loadCheckpointDir } from '../cli/files';
 import { METRICS, metricSpec, type MetricSpec } from '../schema/metrics';
 import { PRESET_NAMES, resolveConfig, type PresetName, type RLConfig } from './config';
 import type { StepRecord } from './stream';
-import { Trainer } from './trainer';
+import { runToEnd } from './trainer';
 
 const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 
@@ -25,16 +25,7 @@ const RUNS: { label: string; config: RLConfig }[] = [
   },
 ];
 
-async function records(config: RLConfig): Promise<StepRecord[]> {
-  const t = await Trainer.create({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' } });
-  const out: StepRecord[] = [];
-  try {
-    for await (const r of t.run()) out.push(r);
-  } finally {
-    t.destroy();
-  }
-  return out;
-}
+const records = (config: RLConfig) => runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' } });
 
 describe('metric catalog: the names the trainer emits', () => {
   const runs: { label: string; records: StepRecord[] }[] = [];
@@ -76,7 +67,7 @@ describe('metric catalog: the names the trainer emits', () => {
       for (const [step, recs] of byStep) {
         for (const [name, value] of Object.entries(recs[0].metrics)) {
           if (metricSpec(name)?.per !== 'rollout') continue;
-          if (recs.some((r) => !Object.is(r.metrics[name], value))) changed.push(`${run.label}, step ${step}: ${name}`);
+          if (recs.some((r) => !Object.is((r.metrics as Record<string, number>)[name], value))) changed.push(`${run.label}, step ${step}: ${name}`);
         }
       }
     }

@@ -34,6 +34,11 @@ export interface StepRollouts {
   greedyRewards?: Float32Array;
   /** Completion tokens of the kept rows. */
   rolloutTokens: number;
+  /**
+   * Prompt (BOS included) and completion (EOS included) tokens of every completion sampled for the step, the groups
+   * dynamic sampling dropped included and remax's greedy baselines not: the step's increment of TRL's num_tokens.
+   */
+  sampledTokens: number;
 }
 
 /** What sampling and scoring read: the run's config, its derived values and the tokenizer. */
@@ -65,6 +70,7 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
   const kept: StepRollouts[] = [];
   let sampled = 0;
   let dropped = 0;
+  let sampledTokens = 0;
   let keptGroups = 0;
   const attempts = c.dynamic_sampling ? 1 + c.max_resample : 1;
   let last: StepRollouts | null = null;
@@ -85,6 +91,7 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
       r.greedyRewards = scoreCompletions(s, task, items, greedyPrompts, g).rewards;
     }
     sampled += B;
+    sampledTokens += r.sampledTokens;
     last = r;
     if (!c.dynamic_sampling) {
       kept.push(r);
@@ -104,6 +111,7 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
   const out = kept.length ? mergeRollouts(kept) : last!;
   out.groupsSampled = sampled;
   out.groupsDropped = dropped;
+  out.sampledTokens = sampledTokens;
   return out;
 }
 
@@ -142,7 +150,8 @@ export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[
     rewards[r] = reward + overlong[r];
   }
   if (c.overlong_buffer_enable) parts.overlong = overlong;
-  return { items, prompts, rollout, verdicts, texts, rewards, overlong, parts, groupsSampled: items.length, groupsDropped: 0, rolloutTokens };
+  const sampledTokens = prompts.reduce((a, p) => a + p.length, rolloutTokens);
+  return { items, prompts, rollout, verdicts, texts, rewards, overlong, parts, groupsSampled: items.length, groupsDropped: 0, rolloutTokens, sampledTokens };
 }
 
 /** The rows of the groups `groups` (each G consecutive rows). */
@@ -180,10 +189,11 @@ function subsetRollouts(r: StepRollouts, rows: number[], groups: number[]): Step
     groupsSampled: r.groupsSampled,
     groupsDropped: r.groupsDropped,
     rolloutTokens: rows.reduce((a, i) => a + ro.lengths[i], 0),
+    sampledTokens: r.sampledTokens,
   };
 }
 
-/** The concatenation of several batches' rollouts, rows in order (the group counters are the caller's to set). */
+/** The concatenation of several batches' rollouts, rows in order (the sampling counters are the caller's to set). */
 function mergeRollouts(parts: StepRollouts[]): StepRollouts {
   if (parts.length === 1) return parts[0];
   const cat = <A extends Float32Array | Uint32Array>(xs: A[]): A => {
@@ -221,5 +231,6 @@ function mergeRollouts(parts: StepRollouts[]): StepRollouts {
     groupsSampled: 0,
     groupsDropped: 0,
     rolloutTokens: parts.reduce((a, p) => a + p.rolloutTokens, 0),
+    sampledTokens: 0,
   };
 }

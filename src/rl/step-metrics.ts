@@ -1,6 +1,6 @@
 // The trainer's metrics of a rollout step as StepRecord carries them: the batch's reward, length and sampling
 // metrics, an optimizer step's scalars under their names, the phase timings and throughput, and the critic's
-// explained variance. Pure functions over finished results, names as ALGORITHMS.md and TRL. Not the objective's
+// explained variance. Pure functions over finished results, every name one of the catalog's (docs/metrics.md). Not the objective's
 // own metrics (reference/objective.ts computes those) and not the metric catalog (src/schema/metrics.ts).
 
 import { VALUE_METRICS } from '../reference/value';
@@ -9,7 +9,7 @@ import type { UpdateResult } from './learner';
 import type { StepRollouts } from './rollouts';
 import type { Metrics } from './stream';
 
-/** The batch's reward, length and sampling metrics (ALGORITHMS.md names). */
+/** The batch's reward, length and sampling metrics. */
 export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty: number, groupSize: number): Metrics {
   const N = ro.rollout.rows;
   const stats = groupRewardStats(ro.rewards, groupSize);
@@ -31,7 +31,10 @@ export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty:
   m['completions/min_length'] = Math.min(...lengths);
   m['completions/max_length'] = Math.max(...lengths);
   m['completions/clipped_ratio'] = 1 - terminated.length / N;
+  // Over the completions that ended with EOS; 0 when none did (as TRL logs them).
   m['completions/mean_terminated_length'] = terminated.length ? mean(terminated) : 0;
+  m['completions/min_terminated_length'] = terminated.length ? Math.min(...terminated) : 0;
+  m['completions/max_terminated_length'] = terminated.length ? Math.max(...terminated) : 0;
   m['completions/loss_tokens'] = maskedTokens(mask);
   return m;
 }
@@ -55,8 +58,9 @@ export class PhaseTimes {
 }
 
 /**
- * The step's time and throughput metrics: timing_s/<phase> per phase, the whole step's wall time, rollout tokens
- * per second of generation and trained tokens (masked tokens x epochs) per second of updates.
+ * The step's time and throughput metrics: timing_s/<phase> per phase, step_time (TRL's name for the whole step's
+ * wall time, in seconds), rollout tokens per second of generation and trained tokens (masked tokens x epochs) per
+ * second of updates.
  */
 export function timingMetrics(
   phases: Readonly<Record<string, number>>,
@@ -67,9 +71,9 @@ export function timingMetrics(
   const m: Metrics = {
     'perf/rollout_tokens_per_s': rolloutTokens / Math.max(1e-9, phases.gen),
     'perf/train_tokens_per_s': trainedTokens / Math.max(1e-9, phases.update_actor),
-    'perf/step_ms': stepSeconds * 1000,
+    step_time: stepSeconds,
   };
-  for (const [k, v] of Object.entries({ ...phases, step: stepSeconds })) m[`timing_s/${k}`] = v;
+  for (const [k, v] of Object.entries(phases)) m[`timing_s/${k}`] = v;
   return m;
 }
 

@@ -1,10 +1,12 @@
-// The trainer's output: the typed metric stream (one record per optimizer step, names as ALGORITHMS.md and
-// TRL/verl), the per-token records of sampled groups that the rollout inspector shows, and evaluation results.
+// The trainer's output: the typed metric stream (one record per optimizer step, every name declared in the metric
+// catalog, src/schema/metrics.ts, and explained in docs/metrics.md), the per-token records of sampled groups that the rollout inspector shows, and evaluation results.
 // Plain data only (numbers, strings, typed arrays), so records cross the worker boundary and land in IndexedDB
 // and JSONL exports unchanged. Not the trainer itself (trainer.ts).
 
-/** Metric name -> value. Names: ALGORITHMS.md "Metrics" (reward, entropy, clip_ratio/low_mean, timing_s/<phase>, ...). */
-export type Metrics = Record<string, number>;
+import type { Metrics } from '../schema/metrics';
+
+/** Metric name -> value, typed by the catalog (reward, entropy, clip_ratio/low_mean, timing_s/<phase>, ...). */
+export type { Metrics };
 
 /** Per-token planes of one completion, each of length `length` (the completion's tokens, EOS included). */
 export interface TokenRecords {
@@ -84,6 +86,14 @@ export interface StepRecord {
   step: number;
   /** Optimizer step, 1-based over the whole run. */
   optimizerStep: number;
+  /**
+   * This optimizer step's index within its rollout step, 0-based (epoch-major: epoch * num_minibatches + minibatch).
+   * With `updates`, a chart places it at x = step - 1 + (update + 1) / updates, so a rollout step's updates share
+   * the interval (step - 1, step] and its last lands on x = step.
+   */
+  update: number;
+  /** How many optimizer steps its rollout step made (num_iterations x its minibatches). */
+  updates: number;
   /** Epoch (0..num_iterations-1) and minibatch (0..num_minibatches-1) within the batch. */
   epoch: number;
   minibatch: number;

@@ -7,10 +7,13 @@ import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
 import type { RunningBaseline } from './advantages';
-import type { RLConfig } from './config';
+import { RLConfigError, validateConfig, type RLConfig } from './config';
 import type { LearnerState } from './learner';
 
-/** The trainer's counters and host-side state (the tensors live in LearnerState). */
+/**
+ * The trainer's counters and host-side state (the tensors live in LearnerState). Version 1; fields added since
+ * (numTokens) are optional in files, so older version-1 files still resume, with those fields' defaults.
+ */
 export interface TrainerMeta {
   version: 1;
   config: RLConfig;
@@ -19,6 +22,8 @@ export interface TrainerMeta {
   step: number;
   /** Optimizer steps done. */
   optimizerStep: number;
+  /** The num_tokens metric: prompt and completion tokens sampled for training so far (0 in files without it). */
+  numTokens: number;
   /** State of the data RNG (prompt sampling). */
   rngState: number;
   /** The entropy coefficient in effect (moves when adaptive). */
@@ -60,13 +65,17 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
   if (file.metadata.format !== 'rl-lab-trainer-state' || !file.metadata.trainer) {
     throw new Error('trainer state: not an RL Lab trainer state (its safetensors header has no "trainer" metadata)');
   }
-  let meta: TrainerMeta & { policyOptimizerStep: number; criticOptimizerStep: number | null };
+  let meta: Omit<TrainerMeta, 'numTokens'> & { numTokens?: unknown; policyOptimizerStep: number; criticOptimizerStep: number | null };
   try {
     meta = JSON.parse(file.metadata.trainer);
   } catch (e) {
     throw new Error(`trainer state: the "trainer" metadata is not valid JSON: ${(e as Error).message}`);
   }
   if (meta.version !== 1) throw new Error(`trainer state: version ${String(meta.version)} is not supported (expected 1)`);
+  const numTokens = meta.numTokens ?? 0;
+  if (typeof numTokens !== 'number' || !Number.isSafeInteger(numTokens) || numTokens < 0) {
+    throw new Error(`trainer state: numTokens must be a whole number >= 0, got ${JSON.stringify(meta.numTokens)}`);
+  }
   const parts: Record<string, ParamArrays> = {};
   for (const [key, t] of file.tensors) {
     const slash = key.indexOf('/');
@@ -74,6 +83,13 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
     (parts[part] ??= {})[key.slice(slash + 1)] = t.data as Float32Array;
   }
   if (!parts.policy) throw new Error('trainer state: no policy tensors');
+  // The resume boundary: the saved config is checked once here, with every problem named.
+  try {
+    meta.config = validateConfig(meta.config as unknown as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof RLConfigError) throw new Error(`trainer state: its saved config is not valid here: ${e.problems.join('; ')}`);
+    throw e;
+  }
   const { policyOptimizerStep, criticOptimizerStep, ...rest } = meta;
   const learner: LearnerState = {
     policy: parts.policy,
@@ -84,5 +100,5 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
     learner.critic = parts.critic;
     learner.criticOptimizer = { m: parts.critic_adam_m ?? {}, v: parts.critic_adam_v ?? {}, step: criticOptimizerStep ?? 0 };
   }
-  return { meta: rest, learner };
+  return { meta: { ...rest, numTokens }, learner };
 }

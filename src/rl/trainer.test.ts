@@ -1,15 +1,18 @@
-// The trainer on the real GPU path (Dawn): every preset runs, the metric stream is complete and finite, one
-// update per batch gives rho = 1 exactly and no clipping while several do not, the same seed gives the same
-// metrics, a saved state resumes exactly, and the CPU learner agrees with the GPU learner.
+// The trainer on the real GPU path (Dawn): every preset runs, the metric stream is complete, finite and
+// consistent (per-sequence clip extremes around their means, terminated lengths in order, num_tokens counting
+// every sampled token, each record's place within its rollout step), one update per batch gives rho = 1 exactly
+// and no clipping while several do not, the same seed gives the same metrics, a saved state resumes exactly
+// (num_tokens included), and the CPU learner agrees with the GPU learner.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
+import { encodeExample } from './sft';
 import { PRESET_NAMES, resolveConfig, type PresetName, type RLConfig } from './config';
 import { OBJECTIVE_METRICS } from './../reference/objective';
 import type { StepRecord } from './stream';
-import { Trainer, type TrainerBackend } from './trainer';
+import { Trainer, runToEnd, type TrainerBackend } from './trainer';
 import { decodeTrainerState, encodeTrainerState } from './trainer-state';
 
 let ctx: GpuContext;
@@ -25,19 +28,36 @@ function small(preset: PresetName, over: Partial<RLConfig> = {}): RLConfig {
   return resolveConfig(preset, { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, ...over });
 }
 
-async function runAll(config: RLConfig, backend: TrainerBackend = { kind: 'webgpu', ctx }): Promise<StepRecord[]> {
-  const t = await Trainer.create({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend });
-  const out: StepRecord[] = [];
-  try {
-    for await (const r of t.run()) out.push(r);
-  } finally {
-    t.destroy();
-  }
-  return out;
-}
+/** A record whose metrics read as plain numbers. */
+type PlainRecord = Omit<StepRecord, 'metrics'> & { metrics: Record<string, number> };
+
+/** Every record of a run; metrics read as plain numbers (each test states which metrics it expects). */
+const runAll = async (config: RLConfig, backend: TrainerBackend = { kind: 'webgpu', ctx }) =>
+  (await runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend })) as unknown as PlainRecord[];
 
 /** Metrics that measure time, which differ run to run. */
-const timed = (k: string) => k.startsWith('timing_s/') || k.startsWith('perf/');
+const timed = (k: string) => k === 'step_time' || k.startsWith('timing_s/') || k.startsWith('perf/');
+
+/** Records grouped by rollout step, in order. */
+const byStep = <R extends Pick<StepRecord, 'step'>>(records: R[]) => [...new Set(records.map((r) => r.step))].map((s) => records.filter((r) => r.step === s));
+
+/** Checks across a record's metrics that hold whatever the run does. */
+function expectConsistent(label: string, m: Record<string, number>): void {
+  // The per-sequence extremes bracket the token means (f32 on the GPU: an ulp of slack where all sequences tie).
+  expect(m['clip_ratio/low_min'], label).toBeLessThanOrEqual(m['clip_ratio/low_mean'] + 1e-6);
+  expect(m['clip_ratio/high_max'], label).toBeGreaterThanOrEqual(m['clip_ratio/high_mean'] - 1e-6);
+  expect(m['clip_ratio/low_min'], label).toBeGreaterThanOrEqual(0);
+  expect(m['clip_ratio/high_max'], label).toBeLessThanOrEqual(1);
+  const [lo, mean, hi] = ['min', 'mean', 'max'].map((k) => m[`completions/${k}_terminated_length`]);
+  if (m['completions/clipped_ratio'] < 1) {
+    expect(lo, label).toBeGreaterThan(0);
+    expect(lo, label).toBeLessThanOrEqual(mean);
+    expect(mean, label).toBeLessThanOrEqual(hi);
+    expect(hi, label).toBeLessThanOrEqual(m['completions/max_length']);
+  } else {
+    expect([lo, mean, hi], label).toEqual([0, 0, 0]);
+  }
+}
 const untimed = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !timed(k)));
 
 describe('trainer: every preset', () => {
@@ -52,9 +72,12 @@ describe('trainer: every preset', () => {
         for (const [k, v] of Object.entries(r.metrics)) expect(Number.isFinite(v), `${preset} step ${r.step}: ${k} = ${v}`).toBe(true);
         for (const k of ['reward', 'reward_std', 'accuracy', 'frac_reward_zero_std', 'entropy', 'kl', 'clip_ratio/low_mean', 'clip_ratio/high_mean',
           'clip_ratio/region_mean', 'policy_loss', 'grad_norm', 'learning_rate', 'approx_kl', 'completions/mean_length', 'completions/clipped_ratio',
-          'timing_s/gen', 'timing_s/update_actor', 'timing_s/step', 'perf/step_ms', 'rewards/accuracy/mean', ...OBJECTIVE_METRICS]) {
+          'completions/min_terminated_length', 'completions/mean_terminated_length', 'completions/max_terminated_length', 'num_tokens', 'step_time',
+          'timing_s/gen', 'timing_s/update_actor', 'rewards/accuracy/mean', ...OBJECTIVE_METRICS]) {
           expect(r.metrics, `${preset}: ${k}`).toHaveProperty([k]);
         }
+        for (const k of ['timing_s/step', 'perf/step_ms', 'sampling/logp_diff/mean']) expect(r.metrics, `${preset}: ${k}`).not.toHaveProperty([k]);
+        expectConsistent(`${preset} step ${r.step} update ${r.update}`, r.metrics);
         if (preset === 'ppo') for (const k of ['value_loss', 'vf_explained_var', 'critic/grad_norm']) expect(r.metrics).toHaveProperty([k]);
         if (preset === 'dapo') expect(r.metrics).toHaveProperty(['dynamic_sampling/filtered_frac']);
       }
@@ -70,6 +93,22 @@ describe('trainer: every preset', () => {
           }
         }
       }
+      // Per rollout step: its records are updates 0..updates-1 in order, and num_tokens (one value per rollout step)
+      // grows by the prompt (BOS included) and completion tokens it sampled. Every group is inspected here (2 of 2),
+      // so the groups give the exact count; dynamic sampling also counts the groups it dropped.
+      let tokens = 0;
+      for (const batch of byStep(records)) {
+        expect(batch.map((r) => [r.update, r.updates])).toEqual(batch.map((_, i) => [i, perBatch]));
+        expect(new Set(batch.map((r) => r.metrics.num_tokens)).size).toBe(1);
+        const grown = batch[0].metrics.num_tokens - tokens;
+        const groups = batch[batch.length - 1].groups!;
+        expect(groups.length).toBe(config.train_batch_size);
+        const sampled = groups.reduce((a, g) => a + g.completions.reduce((b, c) => b + encodeExample(warm.tok, g.prompt, '').prompt.length + c.length, 0), 0);
+        expect(grown).toBeGreaterThan(0);
+        if (config.dynamic_sampling) expect(grown).toBeGreaterThanOrEqual(sampled);
+        else expect(grown).toBe(sampled);
+        tokens += grown;
+      }
     });
   }
 });
@@ -79,6 +118,7 @@ describe('trainer: off-policy sanity', () => {
     const records = await runAll(small('grpo'));
     for (const r of records) {
       expect(r.metrics['clip_ratio/region_mean']).toBe(0);
+      expect([r.metrics['clip_ratio/low_min'], r.metrics['clip_ratio/high_max']]).toEqual([0, 0]);
       expect(r.metrics.approx_kl).toBe(0);
       expect(r.metrics['sampling/sampling_logp_difference/max']).toBe(0);
       for (const g of r.groups ?? []) for (const c of g.completions) for (let t = 0; t < c.length; t++) expect(c.tokens.ratio[t]).toBe(1);
@@ -93,6 +133,10 @@ describe('trainer: off-policy sanity', () => {
     const later = records.filter((r) => r.epoch > 0 || r.minibatch > 0);
     expect(later.length).toBe(3 * 3);
     expect(later.some((r) => r.metrics['clip_ratio/region_mean'] > 0)).toBe(true);
+    // Sequences clip unevenly, so somewhere a per-sequence extreme leaves its token mean.
+    for (const r of later) expectConsistent(`step ${r.step} update ${r.update}`, r.metrics);
+    const m = later.map((r) => r.metrics);
+    expect(m.some((x) => x['clip_ratio/high_max'] > x['clip_ratio/high_mean'] || x['clip_ratio/low_min'] < x['clip_ratio/low_mean'])).toBe(true);
     expect(later.some((r) => r.metrics.approx_kl > 0)).toBe(true);
     const ratios = records.flatMap((r) => r.groups ?? []).flatMap((g) => g.completions.flatMap((c) => Array.from(c.tokens.ratio)));
     expect(ratios.some((x) => x !== 1)).toBe(true);
@@ -120,9 +164,13 @@ describe('trainer: determinism and resume', () => {
     first.destroy();
     const resumed = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx }, resume: decodeTrainerState(bytes) });
     expect(resumed.step).toBe(2);
+    expect(resumed.numTokens).toBe(byStep(straight)[1][0].metrics.num_tokens);
     const third = await resumed.runStep();
     resumed.destroy();
     expect(third.map((r) => untimed(r.metrics))).toEqual(straight.slice(2).map((r) => untimed(r.metrics)));
+    // num_tokens continues from the saved count, exactly as the straight run's third step.
+    expect(third.map((r) => r.metrics.num_tokens)).toEqual(byStep(straight)[2].map((r) => r.metrics.num_tokens));
+    expect(third[0].metrics.num_tokens).toBeGreaterThan(byStep(straight)[1][0].metrics.num_tokens ?? Infinity);
     expect(() => decodeTrainerState(new Uint8Array(16))).toThrow();
   });
 });

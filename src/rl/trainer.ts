@@ -48,6 +48,8 @@ export class Trainer {
   step = 0;
   /** Optimizer steps done. */
   optimizerStep = 0;
+  /** Prompt and completion tokens of every completion sampled for training so far (TRL's num_tokens). */
+  numTokens = 0;
   private readonly rng: Rng;
   private entropyCoef: number;
   private baseline: RunningBaseline | null = null;
@@ -87,6 +89,7 @@ export class Trainer {
       const m = resume.meta;
       this.step = m.step;
       this.optimizerStep = m.optimizerStep;
+      this.numTokens = m.numTokens;
       this.rng.setState(m.rngState);
       this.entropyCoef = m.entropyCoef;
       this.baseline = m.baseline;
@@ -226,6 +229,7 @@ export class Trainer {
     });
     const results = await time('update_actor', () => this.learner.collect());
     this.step++;
+    this.numTokens += ro.sampledTokens;
 
     // Host-side state that follows the batch.
     const meanEntropy = results.reduce((a, r) => a + r.scalars.entropy, 0) / results.length;
@@ -243,6 +247,7 @@ export class Trainer {
     if (scored?.values && adv.returns) batchMetrics.vf_explained_var = explainedVariance(scored.values, adv.returns, mask);
     Object.assign(batchMetrics, timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations));
     batchMetrics.entropy_coef = objective.entropy_coef;
+    batchMetrics.num_tokens = this.numTokens;
 
     const groups = groupRecords(ro, adv.advantages, mask, scored, results, updates, inspectRows, G, S);
     return results.map((res, u) => {
@@ -252,6 +257,8 @@ export class Trainer {
         kind: 'step',
         step: this.step,
         optimizerStep: this.optimizerStep - results.length + u + 1,
+        update: u,
+        updates: results.length,
         epoch: up.epoch,
         minibatch: up.minibatch,
         metrics,
@@ -281,6 +288,7 @@ export class Trainer {
         modelConfig: { ...this.modelConfig },
         step: this.step,
         optimizerStep: this.optimizerStep,
+        numTokens: this.numTokens,
         rngState: this.rng.getState(),
         entropyCoef: this.entropyCoef,
         baseline: this.baseline ? { ...this.baseline } : null,
@@ -304,4 +312,16 @@ export class Trainer {
   destroy(): void {
     this.learner.destroy();
   }
+}
+
+/** Runs a trainer from `opts` to its last step and returns every record (tests and scripts; the lab streams instead). */
+export async function runToEnd(opts: TrainerOptions): Promise<StepRecord[]> {
+  const t = await Trainer.create(opts);
+  const out: StepRecord[] = [];
+  try {
+    for await (const r of t.run()) out.push(r);
+  } finally {
+    t.destroy();
+  }
+  return out;
 }
