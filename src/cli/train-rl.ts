@@ -11,7 +11,9 @@ import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import {
+  FIELD_SECTIONS,
   FIELD_SPECS,
+  SECTIONS,
   PRESET_NAMES,
   RL_FIELDS,
   configToJson,
@@ -25,6 +27,7 @@ import {
   type PresetName,
   type RLConfig,
   type RLField,
+  type Section,
 } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
@@ -56,7 +59,11 @@ function fieldHelp(name: string, spec: FieldSpec): string {
 
 export function rlHelpText(): string {
   const cmd = Object.entries(COMMAND_FLAGS).map(([k, f]) => `  --${k}${f.value ? ` <${f.value}>` : ''}`.padEnd(34) + f.doc);
-  const fields = Object.entries(FIELD_SPECS).map(([k, s]) => fieldHelp(k, s));
+  const fields = (Object.entries(FIELD_SECTIONS) as [Section, readonly RLField[]][]).flatMap(([section, names]) => [
+    '',
+    `${SECTIONS[section].title} (${SECTIONS[section].math}):`,
+    ...names.map((k) => fieldHelp(k, FIELD_SPECS[k])),
+  ]);
   return [
     'usage: npm run train -- --task <task> --preset <algorithm> [--steps N] [--seed S] [--config file.json] [--out dir] [--<field> value ...]',
     '       npm run train -- --sft --task <task> ...   (supervised warm start; --sft --help lists its flags)',
