@@ -96,11 +96,19 @@ const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartDa
   );
 });
 
+/** The path prefix every drawn metric shares ("completions/"), written once so a long legend fits its row. */
+function sharedPrefix(metrics: readonly string[]): string {
+  const first = metrics[0]?.split('/')[0];
+  return metrics.length > 1 && first !== undefined && metrics.every((m) => m.startsWith(`${first}/`)) ? `${first}/` : '';
+}
+
 /** The series drawn, as a light HTML legend (cheaper than recharts' own). */
 function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   const overlay = data.runCount > 1;
+  const prefix = sharedPrefix(data.series.map((s) => s.metric));
   return (
     <div className="chart-legend">
+      {prefix && <span className="legend-prefix">{prefix}</span>}
       {data.series.map((s) => {
         const mi = spec.metrics.indexOf(s.metric);
         return (
