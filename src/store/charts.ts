@@ -108,6 +108,35 @@ export interface ChartData {
   rawPoints: number;
   /** Drawn on a log scale (values <= 0 left out). */
   log: boolean;
+  /**
+   * A linear axis's range when the drawn values are (nearly) constant, centred on them; null lets the axis choose.
+   * Without it an axis stretches float noise in a flat series (smoothing 3 gives 2.9999999999999996) over its whole
+   * height, and a constant curve looks like it jumps.
+   */
+  yDomain: [number, number] | null;
+}
+
+/** See ChartData.yDomain: a span below 1e-9 of the values' size is float noise, so the axis shows +-10% around them. */
+export function flatDomain(rows: ChartData['rows'], keys: readonly string[], log: boolean): [number, number] | null {
+  if (log) return null;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const row of rows) {
+    for (const k of keys) {
+      const v = row[k];
+      if (v === null || v === undefined) continue;
+      for (const y of Array.isArray(v) ? v : [v]) {
+        if (!Number.isFinite(y)) continue;
+        lo = Math.min(lo, y);
+        hi = Math.max(hi, y);
+      }
+    }
+  }
+  if (!Number.isFinite(lo)) return null;
+  const mid = (lo + hi) / 2;
+  if (hi - lo > 1e-9 * Math.max(1e-12, Math.abs(mid))) return null;
+  const pad = mid === 0 ? 1 : Math.abs(mid) * 0.1;
+  return [mid - pad, mid + pad];
 }
 
 /** Key of a run's metric in chart rows. */
@@ -160,5 +189,5 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
   });
   const last: Record<string, number> = {};
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
-  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length };
+  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
 }

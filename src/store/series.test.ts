@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
 import type { MetricRow } from '../engine/types';
 import { CHARTS, METRICS, metricSpec } from '../schema/metrics';
-import { chartData, chartHelp, chartsFor, metricHelp, OPTIMIZER_STEP_KEY, STARTING_CHARTS } from './charts';
+import { chartData, chartHelp, chartsFor, flatDomain, metricHelp, OPTIMIZER_STEP_KEY, STARTING_CHARTS } from './charts';
 import { MetricTable } from './metric-table';
 import { bucketOf, decimate, makeGrid, positiveOnly, smooth } from './series';
 
@@ -214,5 +214,19 @@ describe('charts', () => {
       expect(d.rows.length).toBeLessThanOrEqual(400);
       expect(d.rawPoints).toBe(10_000);
     }
+  });
+});
+
+describe('the y axis of a flat series', () => {
+  const rows = (vals: number[]) => vals.map((v, i) => ({ x: i + 1, [OPTIMIZER_STEP_KEY]: i + 1, 'r0:difficulty': v }));
+  it('is centred on the value (+-10%) when the values differ only by float noise, so a constant does not look like it jumps', () => {
+    const smoothed = Array.from(smooth(new Float64Array(20).fill(3), 0.6));
+    expect(flatDomain(rows(smoothed), ['r0:difficulty'], false)).toEqual([2.7, 3.3]);
+    expect(flatDomain(rows([0, 0]), ['r0:difficulty'], false)).toEqual([-1, 1]);
+  });
+  it('is left to the axis when the values really move, on a log axis, and with nothing to draw', () => {
+    expect(flatDomain(rows([3, 3.01]), ['r0:difficulty'], false)).toBeNull();
+    expect(flatDomain(rows([3, 3]), ['r0:difficulty'], true)).toBeNull();
+    expect(flatDomain(rows([]), ['r0:difficulty'], false)).toBeNull();
   });
 });

@@ -54,7 +54,7 @@ const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartDa
       />
       <YAxis
         scale={data.log ? 'log' : 'auto'}
-        domain={['auto', 'auto']}
+        domain={data.yDomain ?? ['auto', 'auto']}
         allowDataOverflow={data.log}
         tick={{ fontSize: 11 }}
         tickCount={4}
