@@ -102,19 +102,25 @@ function sharedPrefix(metrics: readonly string[]): string {
   return metrics.length > 1 && first !== undefined && metrics.every((m) => m.startsWith(`${first}/`)) ? `${first}/` : '';
 }
 
-/** The series drawn, as a light HTML legend (cheaper than recharts' own). */
+/** A dash pattern as legend text. */
+const DASH_GLYPH: Record<string, string> = { '': '━', '6 3': '╍', '2 3': '┅', '10 3 2 3': '━·' };
+
+/**
+ * The series drawn, as a light HTML legend (cheaper than recharts' own). Alone: each metric in its colour. In an
+ * overlay the runs' colours are named once above the charts, so each metric is listed once with its dash.
+ */
 function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   const overlay = data.runCount > 1;
-  const prefix = sharedPrefix(data.series.map((s) => s.metric));
+  const metrics = [...new Set(data.series.map((s) => s.metric))];
+  const prefix = sharedPrefix(metrics);
   return (
     <div className="chart-legend">
       {prefix && <span className="legend-prefix">{prefix}</span>}
-      {data.series.map((s) => {
-        const mi = spec.metrics.indexOf(s.metric);
+      {metrics.map((metric) => {
+        const stroke = seriesStroke(overlay, 0, spec.metrics.indexOf(metric));
         return (
-          <span key={s.key} style={{ color: seriesStroke(overlay, s.runIndex, mi).color }} title={metricHelp(s.metric)}>
-            {overlay && mi > 0 ? '┅' : '━'} {overlay ? `${s.runLabel}: ` : ''}
-            {s.metric}
+          <span key={metric} style={overlay ? undefined : { color: stroke.color }} title={metricHelp(metric)}>
+            {DASH_GLYPH[stroke.dash ?? ''] ?? '━'} {metric.slice(prefix.length)}
           </span>
         );
       })}
