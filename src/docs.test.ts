@@ -1,11 +1,12 @@
 // Every document the code, the shaders, the scripts and the docs cite is in the repository, and every
 // `docs/<page>.md#<anchor>` points at a heading of that page (GitHub's slugs), so a reader who follows a comment,
-// a --help line or a config field's "math" link lands on the definition.
+// a --help line or a config field's "math" link lands on the definition; docs/algorithms.md names every knob.
 
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { FIELD_NAMES } from './rl/config';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -58,5 +59,10 @@ describe('documents the repository cites', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('docs/algorithms.md names every config field, so a knob is found by its name', () => {
+    const text = readFileSync(join(ROOT, 'docs/algorithms.md'), 'utf8');
+    expect(FIELD_NAMES.filter((f) => !text.includes(`\`${f}\``))).toEqual([]);
   });
 });
