@@ -23,7 +23,7 @@ function group(backing: ArrayBuffer): GroupRecord {
 }
 
 describe('metric batches and the record queue', () => {
-  it('packs rows into columns (union of names, NaN where absent) and unpacks them unchanged', () => {
+  it('packs rows into columns (union of names, NaN where absent) and unpacks them unchanged, update/updates filled in', () => {
     const rows: MetricRow[] = [
       { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5, kl: 0.01 } },
       { step: 1, optimizerStep: 2, epoch: 1, minibatch: 0, metrics: { reward: 0.5, entropy: 2 } },
@@ -31,8 +31,9 @@ describe('metric batches and the record queue', () => {
     const b = packRows(rows);
     expect(b.names).toEqual(['entropy', 'kl', 'reward']);
     expect(Array.from(b.values)).toEqual([NaN, 0.01, 0.5, 2, NaN, 0.5]);
-    expect(unpackBatch(b)).toEqual(rows);
-    expect(unpackBatch(b).map((r) => 'update' in r)).toEqual([false, false]);
+    // Rows recorded before update/updates were kept get them from their rollout step (two optimizer steps here).
+    expect(unpackBatch(b)).toEqual(rows.map((r, i) => ({ ...r, update: i, updates: 2 })));
+    expect(unpackBatch(packRows(unpackBatch(b)))).toEqual(unpackBatch(b));
     expect(batchTransfer(b)).toHaveLength(8);
     expect(new Set(batchTransfer(b)).size).toBe(8); // one buffer per column, none shared
   });
@@ -49,13 +50,14 @@ describe('metric batches and the record queue', () => {
     expect(chartX({ step: 3, update: 1, updates: 3 })).toBeCloseTo(2 + 2 / 3, 15);
   });
 
-  it('puts rows without update/updates on their rollout step (older files), overlapping within the step', () => {
+  it('gives rows stored without update/updates (older runs) their sub-ticks from the rows of their rollout step', () => {
     const rows: MetricRow[] = [
       { step: 4, optimizerStep: 7, epoch: 0, minibatch: 0, metrics: {} },
       { step: 4, optimizerStep: 8, epoch: 1, minibatch: 0, metrics: {} },
       { step: 5, optimizerStep: 9, epoch: 0, minibatch: 0, update: 0, updates: 0, metrics: {} },
     ];
-    expect(Array.from(packRows(rows).x)).toEqual([4, 4, 5]); // updates = 0 says nothing either
+    expect(Array.from(packRows(rows).x)).toEqual([3.5, 4, 5]); // updates = 0 is kept, and says nothing: the step
+    expect(chartX({ step: 4 })).toBe(4); // a lone row without them sits on its rollout step
   });
 
   it('drains runs in arrival order, merging consecutive pushes of the same run', () => {

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
-import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine, withUpdateIndex } from './formats';
+import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine } from './formats';
+import { withUpdateIndex } from './metric-batch';
 import type { MetricRow, RunHeader } from './types';
 
 const config = resolveConfig('dapo', { task: 'copy', seed: 7, steps: 3 });

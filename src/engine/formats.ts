@@ -8,6 +8,7 @@
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
 import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
+import { withUpdateIndex } from './metric-batch';
 import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
 
 /** A file that is not a readable RL Lab export; the message says where and why. */
@@ -82,25 +83,6 @@ export function metricNames(rows: readonly MetricRow[]): string[] {
   const s = new Set<string>();
   for (const r of rows) for (const k in r.metrics) s.add(k);
   return orderMetricNames(s);
-}
-
-/**
- * The rows with `update` (index of the optimizer step within its rollout step) and `updates` (how many) filled in
- * where missing, by grouping the rows by rollout step in optimizer-step order: rows recorded or exported before
- * the trainer kept them. Rows that have them keep theirs.
- */
-export function withUpdateIndex(rows: readonly MetricRow[]): MetricRow[] {
-  const byStep = new Map<number, MetricRow[]>();
-  for (const r of [...rows].sort((a, b) => a.optimizerStep - b.optimizerStep)) {
-    const group = byStep.get(r.step);
-    if (group) group.push(r);
-    else byStep.set(r.step, [r]);
-  }
-  const filled = new Map<MetricRow, MetricRow>();
-  for (const group of byStep.values()) {
-    group.forEach((r, i) => filled.set(r, { ...r, update: r.update ?? i, updates: r.updates ?? group.length }));
-  }
-  return rows.map((r) => filled.get(r)!);
 }
 
 /**

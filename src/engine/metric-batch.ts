@@ -32,8 +32,31 @@ export function chartX(row: Pick<MetricRow, 'step' | 'update' | 'updates'>): num
   return step - 1 + (update + 1) / updates;
 }
 
-/** Packs rows into columns; metric names are the union over the rows, sorted. */
-export function packRows(rows: readonly MetricRow[]): MetricBatch {
+/**
+ * The rows with `update` (index of the optimizer step within its rollout step) and `updates` (how many) filled in
+ * where missing, by grouping the rows by rollout step in optimizer-step order: rows recorded or exported before
+ * the trainer kept them. Rows that have them keep theirs.
+ */
+export function withUpdateIndex(rows: readonly MetricRow[]): MetricRow[] {
+  const byStep = new Map<number, MetricRow[]>();
+  for (const r of [...rows].sort((a, b) => a.optimizerStep - b.optimizerStep)) {
+    const group = byStep.get(r.step);
+    if (group) group.push(r);
+    else byStep.set(r.step, [r]);
+  }
+  const filled = new Map<MetricRow, MetricRow>();
+  for (const group of byStep.values()) {
+    group.forEach((r, i) => filled.set(r, { ...r, update: r.update ?? i, updates: r.updates ?? group.length }));
+  }
+  return rows.map((r) => filled.get(r)!);
+}
+
+/**
+ * Packs rows into columns; metric names are the union over the rows, sorted. Rows stored before records kept
+ * update/updates get them from their rollout step's rows (withUpdateIndex), so old runs draw on the same axis.
+ */
+export function packRows(recorded: readonly MetricRow[]): MetricBatch {
+  const rows = withUpdateIndex(recorded);
   const nameSet = new Set<string>();
   for (const r of rows) for (const k in r.metrics) nameSet.add(k);
   const names = [...nameSet].sort();
