@@ -7,7 +7,7 @@ import type { RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
 import { assertNever, type Response } from '../../worker/protocol';
-import { canContinue, canPause, canReset, canStep, startBlocker } from '../selectors';
+import { canContinue, canPause, canReset, startBlocker } from '../selectors';
 import type { LabSlice } from '../slice';
 
 export const IDLE_PROGRESS: RunProgress = { runId: null, name: '', status: 'idle', step: 0, totalSteps: 0, elapsedMs: 0, lastStepMs: 0, meanStepMs: 0, tokensPerSec: 0, backend: 'webgpu', savedStep: 0 };
@@ -45,31 +45,12 @@ export interface EngineActions {
 
 export type EngineSlice = EngineState & EngineActions;
 
-export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => ({
-  gpuStatus: 'idle',
-  adapter: null,
-  tuning: null,
-  gpuMessage: null,
-  selftestRunning: false,
-  selftestResults: [],
-  selftestTotal: 0,
-  selftestSummary: null,
-  progress: IDLE_PROGRESS,
-
-  startEngine() {
-    if (!link.connect((r) => get().handleResponse(r))) return;
-    set({ gpuStatus: 'starting', gpuMessage: null });
-    link.send({ type: 'init' });
-  },
-
-  runSelfTest(filter) {
-    const s = get();
-    if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
-    set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
-    link.send({ type: 'selftest', filter });
-  },
-
-  startRun() {
+export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
+  /**
+   * Start or Step: continues the current paused run when its config is the edited one, else configures a new run
+   * from the edited config; either way then trains ('start') or takes one step and pauses ('step').
+   */
+  const launch = (then: 'start' | 'step') => {
     const s = get();
     const blocker = startBlocker(s);
     if (blocker === 'config') {
@@ -77,77 +58,102 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => ({
       s.addNotice('error', `The config has errors; fix the marked fields first. ${errors.join('; ')}`);
     }
     if (blocker) return;
-    if (canContinue(s)) link.send({ type: 'start' });
-    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then: 'start' });
-  },
+    if (canContinue(s)) link.send({ type: then });
+    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then });
+  };
+  return {
+    gpuStatus: 'idle',
+    adapter: null,
+    tuning: null,
+    gpuMessage: null,
+    selftestRunning: false,
+    selftestResults: [],
+    selftestTotal: 0,
+    selftestSummary: null,
+    progress: IDLE_PROGRESS,
 
-  pauseRun() {
-    if (canPause(get())) link.send({ type: 'pause' });
-  },
+    startEngine() {
+      if (!link.connect((r) => get().handleResponse(r))) return;
+      set({ gpuStatus: 'starting', gpuMessage: null });
+      link.send({ type: 'init' });
+    },
 
-  stepRun() {
-    const s = get();
-    if (!canStep(s)) return;
-    if (canContinue(s)) link.send({ type: 'step' });
-    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then: 'step' });
-  },
+    runSelfTest(filter) {
+      const s = get();
+      if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
+      set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
+      link.send({ type: 'selftest', filter });
+    },
 
-  resetRun() {
-    if (canReset(get())) link.send({ type: 'reset' });
-  },
+    startRun() {
+      launch('start');
+    },
 
-  resumeRun(runId) {
-    const h = get().runs.find((r) => r.id === runId);
-    if (h) get().editRunConfig(h);
-    get().showRun(runId);
-    link.send({ type: 'resume', runId });
-  },
+    pauseRun() {
+      if (canPause(get())) link.send({ type: 'pause' });
+    },
 
-  handleResponse(r) {
-    const s = get();
-    switch (r.type) {
-      case 'ready':
-        return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
-      case 'unavailable':
-        // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
-        set({ gpuStatus: 'unavailable', gpuMessage: r.message });
-        return s.setBackend('cpu');
-      case 'selftest-case':
-        return set({ selftestResults: [...s.selftestResults, r.result], selftestTotal: r.total });
-      case 'selftest-done':
-        return set({ selftestRunning: false, selftestSummary: { passed: r.passed, failed: r.failed, ms: r.ms } });
-      case 'progress': {
-        const runId = r.progress.runId;
-        const isNew = runId !== null && runId !== s.progress.runId;
-        set({ progress: r.progress });
-        // A new current run: the charts and the inspector follow it.
-        if (isNew) s.followRun(runId);
-        return;
+    stepRun() {
+      launch('step');
+    },
+
+    resetRun() {
+      if (canReset(get())) link.send({ type: 'reset' });
+    },
+
+    resumeRun(runId) {
+      const h = get().runs.find((r) => r.id === runId);
+      if (h) get().editRunConfig(h);
+      get().showRun(runId);
+      link.send({ type: 'resume', runId });
+    },
+
+    handleResponse(r) {
+      const s = get();
+      switch (r.type) {
+        case 'ready':
+          return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
+        case 'unavailable':
+          // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
+          set({ gpuStatus: 'unavailable', gpuMessage: r.message });
+          return s.setBackend('cpu');
+        case 'selftest-case':
+          return set({ selftestResults: [...s.selftestResults, r.result], selftestTotal: r.total });
+        case 'selftest-done':
+          return set({ selftestRunning: false, selftestSummary: { passed: r.passed, failed: r.failed, ms: r.ms } });
+        case 'progress': {
+          const runId = r.progress.runId;
+          const isNew = runId !== null && runId !== s.progress.runId;
+          set({ progress: r.progress });
+          // A new current run: the charts and the inspector follow it.
+          if (isNew) s.followRun(runId);
+          return;
+        }
+        case 'metrics':
+          return s.appendMetrics(r.runId, r.batch);
+        case 'rollouts':
+          s.cacheRollouts(r.runId, r.step, r.groups, r.texts);
+          return s.addRolloutStep(r.runId, r.step);
+        case 'evals':
+          return s.mergeEvals(r.runId, r.evals);
+        case 'run-data':
+          return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
+        case 'runs':
+          return s.setRuns(r.runs, r.storage, r.persistent);
+        case 'export-ready':
+          return s.offerDownloads(r.files);
+        case 'imported':
+          return s.importDone(r.header);
+        case 'notice':
+          return s.addNotice(r.level, r.message);
+        case 'error':
+          if (r.request === 'import') return s.importFailed(r.message);
+          if (r.request === 'selftest') set({ selftestRunning: false });
+          if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
+          return s.addNotice('error', r.message);
+        default:
+          return assertNever(r);
       }
-      case 'metrics':
-        return s.appendMetrics(r.runId, r.batch);
-      case 'rollouts':
-        s.cacheRollouts(r.runId, r.step, r.groups, r.texts);
-        return s.addRolloutStep(r.runId, r.step);
-      case 'evals':
-        return s.mergeEvals(r.runId, r.evals);
-      case 'run-data':
-        return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
-      case 'runs':
-        return s.setRuns(r.runs, r.storage, r.persistent);
-      case 'export-ready':
-        return s.offerDownloads(r.files);
-      case 'imported':
-        return s.importDone(r.header);
-      case 'notice':
-        return s.addNotice(r.level, r.message);
-      case 'error':
-        if (r.request === 'import') return s.importFailed(r.message);
-        if (r.request === 'selftest') set({ selftestRunning: false });
-        if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
-        return s.addNotice('error', r.message);
-      default:
-        return assertNever(r);
-    }
-  },
-});
+    },
+  };
+};
