@@ -1,6 +1,6 @@
-// CPU twin of shaders/objective.wgsl: the unified RL objective (docs/algorithms.md#policy-losses) over N sequences padded to L
-// tokens: the scalar loss, its gradients with respect to the per-token log-probabilities and entropies, the
-// per-token records the inspector shows, and the objective's metrics. It is also the precise definition the GPU
+// CPU twin of shaders/objective.wgsl: the unified RL objective (docs/algorithms.md#policy-losses) over N sequences
+// padded to L tokens: the scalar loss, its gradients with respect to the per-token log-probabilities and entropies,
+// the per-token records the inspector shows, and the objective's metrics. It is also the precise definition the GPU
 // follows. Not the advantage estimators, the KL-in-reward shaping, the value loss or the log-prob backward.
 //
 // Definitions, per token (i, t) with m = mask (0/1), n_i = sum_t m, M = sum_i n_i, d = logp - oldLogp:

@@ -386,14 +386,15 @@ function finite(x: ArrayLike<number>, name: string): Float64Array {
   return out;
 }
 
-function mean(x: ArrayLike<number>): number {
+/** The mean (0 for no values). */
+export function mean(x: ArrayLike<number>): number {
   let s = 0;
   for (let k = 0; k < x.length; k++) s += x[k];
-  return s / x.length;
+  return x.length ? s / x.length : 0;
 }
 
-/** Unbiased std of x[from..to); 0 for fewer than 2 entries. Two-pass, so equal values give exactly 0. */
-function unbiasedStd(x: ArrayLike<number>, from: number, to: number): number {
+/** Unbiased std of x[from..to) (all of x by default); 0 for fewer than 2 entries. Two-pass, so equal values give exactly 0. */
+export function unbiasedStd(x: ArrayLike<number>, from = 0, to = x.length): number {
   const n = to - from;
   if (n < 2) return 0;
   let s = 0;

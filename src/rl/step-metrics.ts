@@ -1,10 +1,10 @@
 // The trainer's metrics of a rollout step as StepRecord carries them: the batch's reward, length and sampling
 // metrics, an optimizer step's scalars under their names, the phase timings and throughput, and the critic's
-// explained variance. Pure functions over finished results, every name one of the catalog's (docs/metrics.md). Not the objective's
-// own metrics (reference/objective.ts computes those) and not the metric catalog (src/schema/metrics.ts).
+// explained variance. Pure functions over finished results, every name one of the catalog's (docs/metrics.md).
+// Not the objective's own metrics (reference/objective.ts computes those) and not the catalog (src/schema/metrics.ts).
 
 import { VALUE_METRICS } from '../reference/value';
-import { groupRewardStats } from './advantages';
+import { groupRewardStats, mean, unbiasedStd } from './advantages';
 import type { UpdateResult } from './learner';
 import type { StepRollouts } from './rollouts';
 import type { Metrics } from './stream';
@@ -23,7 +23,7 @@ export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty:
   };
   for (const [name, v] of Object.entries(ro.parts)) {
     m[`rewards/${name}/mean`] = mean(v);
-    m[`rewards/${name}/std`] = std(v);
+    m[`rewards/${name}/std`] = unbiasedStd(v);
   }
   const lengths = Array.from(ro.rollout.lengths);
   const terminated = lengths.filter((_, r) => ro.rollout.finished[r]);
@@ -95,22 +95,6 @@ export function maskedTokens(mask: ArrayLike<number>): number {
   let n = 0;
   for (let i = 0; i < mask.length; i++) n += mask[i];
   return n;
-}
-
-/** The mean (0 for no values). */
-export function mean(x: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i];
-  return x.length ? s / x.length : 0;
-}
-
-/** The sample standard deviation (n - 1; 0 below two values). */
-function std(x: ArrayLike<number>): number {
-  if (x.length < 2) return 0;
-  const m = mean(x);
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += (x[i] - m) ** 2;
-  return Math.sqrt(s / (x.length - 1));
 }
 
 function variance(x: number[]): number {

@@ -10,7 +10,7 @@ import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { Rng } from '../reference/random';
 import { getTask, type Task } from '../tasks';
-import { computeAdvantages, type RunningBaseline } from './advantages';
+import { computeAdvantages, mean, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { derive, validateConfig, type DerivedConfig, type RLConfig } from './config';
 import type { ObjectiveConfig } from '../schema/objective';
@@ -20,7 +20,7 @@ import { groupRecords, inspectedRows } from './inspector-records';
 import { GpuLearner, type Learner } from './learner';
 import { sampleStepRollouts } from './rollouts';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
-import { PhaseTimes, explainedVariance, maskedTokens, mean, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
+import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
 
