@@ -1,6 +1,6 @@
 // objective: the unified RL objective (docs/algorithms.md#policy-losses) over N sequences padded to L tokens,
-// forward and backward in one go: scalar loss, d loss / d logp and d loss / d entropy per token, per-token records for the inspector
-// and the objective's metrics. Every formula is stated in the CPU twin, src/reference/objective.ts
+// forward and backward in one go: scalar loss, d loss / d logp and d loss / d entropy per token, per-token records
+// for the inspector and the objective's metrics. Every formula is stated in the CPU twin, src/reference/objective.ts
 // (objectiveForwardBackward); this file follows it in f32. Not the log-prob backward, the advantages or the value loss.
 //
 // The wrapper copies the per-token inputs into one packed u32 buffer of PLANES planes (N, L) (floats as bits),
