@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomObjectiveInputs } from '../kernels/objective.cases';
 import { PRESET_NAMES, resolveConfig, type PresetName } from '../rl/config';
-import { DEFAULT_OBJECTIVE_CONFIG, KL_ESTIMATORS, LOSS_AGG_MODES, epsilonHigh, objectivePart, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
+import { DEFAULT_OBJECTIVE_CONFIG, KL_ESTIMATORS, LOSS_AGG_MODES, OBJECTIVE_FIELDS, epsilonHigh, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 import { compareArrays } from './compare';
 import {
   OBJECTIVE_METRICS,
@@ -45,7 +45,10 @@ function run(inputs: ObjectiveInputs, config: Partial<ObjectiveConfig>): Run {
 }
 
 /** A named preset's objective knobs (the RL presets of src/rl/config/presets.ts, not a copy). */
-const preset = (name: PresetName): ObjectiveConfig => objectivePart(resolveConfig(name));
+const preset = (name: PresetName): ObjectiveConfig => {
+  const c = resolveConfig(name);
+  return Object.fromEntries(Object.keys(OBJECTIVE_FIELDS).map((k) => [k, c[k as keyof ObjectiveConfig]])) as ObjectiveConfig;
+};
 
 const t64 = (rows: number[][]): T64 => host(Float64Array.from(rows.flat()), [rows.length, rows[0].length]);
 

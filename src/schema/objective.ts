@@ -114,8 +114,3 @@ export function resolveObjectiveConfig(input: Partial<ObjectiveConfig> = {}): Ob
   if (problems.length) throw new Error(`objective config: ${problems.join('; ')}`);
   return raw;
 }
-
-/** The objective's knobs of a larger config (an RL config), alone: for display, exports and the twin's tests. */
-export function objectivePart(c: ObjectiveConfig): ObjectiveConfig {
-  return Object.fromEntries(Object.keys(OBJECTIVE_FIELDS).map((k) => [k, c[k as ObjectiveField]])) as ObjectiveConfig;
-}
