@@ -5,8 +5,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
 
-export const PUBLIC_DIR = new URL('../../public/', import.meta.url);
+export { PUBLIC_ASSETS, PUBLIC_DIR };
 export const CHAR_TOKENIZER_PATH = new URL('tokenizers/char/tokenizer.json', PUBLIC_DIR);
 
 export function loadCharTokenizerFile(): { tok: Tokenizer; json: string } {

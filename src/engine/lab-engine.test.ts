@@ -1,7 +1,6 @@
 // The LabEngine with the real trainer on the CPU backend, an in-memory runs store and the shipped copy warm
 // start: runs step, pause, persist and export; resume continues exactly where a saved state left off; a full
 // quota keeps training, says so, and leaves saved runs intact; a lost device interrupts; bad imports are refused.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { MODEL_PRESETS } from '../model/config';
@@ -13,14 +12,10 @@ import { parseRunFile, RunFileError } from './formats';
 import { withUpdateIndex } from './metric-batch';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
-import type { AssetLoader } from './start-policy';
+import { PUBLIC_ASSETS } from './node-assets';
 import type { EngineEvent } from './types';
 
-const publicDir = new URL('../../public/', import.meta.url);
-const assets: AssetLoader = {
-  bytes: async (p) => new Uint8Array(readFileSync(new URL(p, publicDir))),
-  text: async (p) => readFileSync(new URL(p, publicDir), 'utf8'),
-};
+const assets = PUBLIC_ASSETS;
 
 /** The smallest real experiment: GRPO on copy from its warm start, 2 prompts x 4 completions. */
 function tinyConfig(over: Partial<RLConfig> = {}): RLConfig {

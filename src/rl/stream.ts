@@ -8,6 +8,10 @@ import type { Metrics } from '../schema/metrics';
 /** Metric name -> value, typed by the catalog (reward, entropy, clip_ratio/low_mean, timing_s/<phase>, ...). */
 export type { Metrics };
 
+/** The per-token quantities a completion's tokens can be looked at by (the inspector's colourings, a lesson's highlights). */
+export const TOKEN_PLANES = ['probability', 'entropy', 'ratio', 'advantage', 'clip', 'kl', 'loss'] as const;
+export type TokenPlane = (typeof TOKEN_PLANES)[number];
+
 /** Per-token planes of one completion, each of length `length` (the completion's tokens, EOS included). */
 export interface TokenRecords {
   /** Token ids of the completion. */
@@ -103,6 +107,8 @@ export interface StepRecord {
   groups?: GroupRecord[];
   /** Evaluation after this batch, when one ran. */
   eval?: EvalRecord;
+  /** The evaluation before any training (step 0), on the first record of a run that evaluates. */
+  initialEval?: EvalRecord;
 }
 
 /** Everything the trainer yields. */

@@ -3,7 +3,7 @@
 // recorded for it. Also the token quantities the inspector colours by. Pure; no React.
 
 import type { RLConfig } from '../rl/config';
-import type { CompletionRecord } from '../rl/stream';
+import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../rl/stream';
 import { fmt } from './format';
 
 /** One token's numbers, as recorded by the trainer. */
@@ -44,9 +44,9 @@ export function tokenView(c: CompletionRecord, t: number, text: string): TokenVi
   };
 }
 
-/** Quantities the inspector can colour tokens by. */
-export const COLOR_QUANTITIES = ['probability', 'entropy', 'ratio', 'advantage', 'clip', 'kl', 'loss'] as const;
-export type ColorQuantity = (typeof COLOR_QUANTITIES)[number];
+/** Quantities the inspector can colour tokens by (the planes of a token record, rl/stream.ts). */
+export const COLOR_QUANTITIES = TOKEN_PLANES;
+export type ColorQuantity = TokenPlane;
 
 export const COLOR_LABELS: Record<ColorQuantity, string> = {
   probability: 'probability pi_theta',

@@ -1,0 +1,16 @@
+// The lessons, in the order the panel lists them. A lesson is one file in catalog/; adding one is adding the file
+// and its line here (src/lessons/lessons.test.ts fails when a catalog file is not listed). docs/lessons.md says how.
+
+import { clipZero } from './catalog/clip-zero';
+import type { Lesson } from './lesson';
+
+export const LESSONS: readonly Lesson[] = [clipZero];
+
+/** The lesson with `id`, or undefined. */
+export function lessonById(id: string): Lesson | undefined {
+  return LESSONS.find((l) => l.id === id);
+}
+
+export type { Lesson, LessonCheck, LessonQuestion, LessonRun, LessonRunResult, LessonVerdict } from './lesson';
+export { LESSON_DEFAULT_SEED } from './lesson';
+export { latestOf, renderNarration, narrationNumber, type LatestMetrics } from './narration';
