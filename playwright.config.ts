@@ -2,7 +2,8 @@
 // The app is built and served by `vite preview` on 127.0.0.1; one worker, since the CPU is the GPU here.
 import { defineConfig } from '@playwright/test';
 
-const port = 4173;
+// E2E_PORT lets two checkouts run their browser tests side by side.
+const port = Number(process.env.E2E_PORT ?? 4173);
 
 export default defineConfig({
   testDir: 'e2e',
