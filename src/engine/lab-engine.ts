@@ -3,7 +3,7 @@
 // delete, export, import). It reports through an `emit` callback and never touches React, the DOM or
 // postMessage: the worker wires it to the page, the tests to an in-memory store and a scripted trainer.
 
-import type { GpuContext } from '../gpu';
+import { GpuDeviceLostError, type GpuContext } from '../gpu';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
@@ -316,7 +316,12 @@ export class LabEngine {
       this.deps.emit({ type: 'runs-changed' });
       this.emitProgress();
     } catch (e) {
-      await this.stopWith(a, a.header.status === 'interrupted' ? 'interrupted' : 'failed', a.header.message ?? message(e));
+      // A lost device interrupts (resumable on a new device) even when the step's own failure (a buffer unmapped
+      // under a readback) arrives before the device's lost event: give that event a moment to land first.
+      if (a.header.backend === 'webgpu' && !(e instanceof GpuDeviceLostError)) await new Promise((r) => setTimeout(r, 100));
+      const lost = a.header.status === 'interrupted' || e instanceof GpuDeviceLostError;
+      const why = a.header.message ?? (e instanceof GpuDeviceLostError ? lostText(a, message(e)) : message(e));
+      await this.stopWith(a, lost ? 'interrupted' : 'failed', why);
     }
   }
 
@@ -383,7 +388,7 @@ export class LabEngine {
   async deviceLost(why: string): Promise<void> {
     const a = this.active;
     if (!a || a.header.backend !== 'webgpu' || !LIVE.includes(a.header.status)) return;
-    const text = `${why}. Resume continues from the last saved state${a.header.savedStep ? ` (step ${a.header.savedStep})` : ''}.`;
+    const text = lostText(a, why);
     if (this.busy()) {
       a.header.status = 'interrupted';
       a.header.message = text;
@@ -541,4 +546,9 @@ export class LabEngine {
     this.deps.emit({ type: 'runs-changed' });
     return data.header;
   }
+}
+
+/** What a person reads when the device went away under a run. */
+function lostText(a: Active, why: string): string {
+  return `${why.replace(/\.\s*$/, '')}. Resume continues from the last saved state${a.header.savedStep ? ` (step ${a.header.savedStep})` : ''}.`;
 }

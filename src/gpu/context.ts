@@ -28,6 +28,8 @@ export class GpuContext {
   private openRecorder: Recorder | null = null;
   private lostMessage: string | null = null;
   private readonly errorListeners = new Set<(e: Error) => void>();
+  /** Set by destroy(): the device going away after it is expected, not a loss. */
+  private released = false;
 
   constructor(
     readonly device: GPUDevice,
@@ -39,7 +41,8 @@ export class GpuContext {
       this.emit(new GpuValidationError(message));
     });
     void device.lost.then((info) => {
-      if (info.reason === 'destroyed') return;
+      // Our own destroy() is not a loss; a destroy by anyone else (or a test standing in for a driver reset) is.
+      if (info.reason === 'destroyed' && this.released) return;
       this.lostMessage = `GPU device lost (${info.reason}): ${info.message}`;
       this.emit(new GpuDeviceLostError(this.lostMessage));
     });
@@ -222,6 +225,7 @@ export class GpuContext {
 
   /** Releases the device; required in Node or the process may not exit. */
   destroy(): void {
+    this.released = true;
     this.device.destroy();
   }
 }

@@ -265,3 +265,11 @@ self.onmessage = (ev: MessageEvent<Request>) => {
   const req = ev.data;
   handle(req).catch((e: unknown) => enqueue(() => post({ type: 'error', message: messageOf(e), fatal: false, request: req.type })));
 };
+
+// Destroys the engine's device the way a driver reset or a long background tab does, so the browser tests can check
+// that a run survives it (the page says what happened; Resume continues from the last saved state).
+(self as unknown as { rlLabLoseDevice?: () => boolean }).rlLabLoseDevice = () => {
+  if (!ctx) return false;
+  ctx.device.destroy();
+  return true;
+};
