@@ -175,7 +175,9 @@ export function lessonRunStates(s: LabState): LessonRunState[] {
   });
 }
 
-/** The charts the open lesson asks the learner to look at. */
+const NO_CHARTS: readonly ChartId[] = [];
+
+/** The charts the open lesson asks the learner to look at (the same array while the lesson stays open). */
 export function highlightedCharts(s: LabState): readonly ChartId[] {
-  return openedLesson(s)?.highlight.charts ?? [];
+  return openedLesson(s)?.highlight.charts ?? NO_CHARTS;
 }
