@@ -172,6 +172,9 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
         </a>
       </div>
       <h3 data-testid="lesson-title">{lesson.title}</h3>
+      <p className="small">
+        Your progress: <ProgressMarks lessonId={lesson.id} />
+      </p>
       <p className="small muted">{lesson.source}</p>
       <Question lesson={lesson} />
       <p className="lesson-look">
