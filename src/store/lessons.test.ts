@@ -149,6 +149,7 @@ describe('a lesson\'s runs', () => {
     respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
     expect(s().lesson?.runIds).toEqual({ a: 'ra' });
     respond(progress({ runId: 'rb', name: runB.label, status: 'loading' }));
+    expect([s().viewRunId, s().overlay, sent.at(-1)]).toEqual(['rb', ['ra'], { type: 'load-run', runId: 'ra' }]); // both runs on the charts
     respond(metricsOf('rb', records(8, 2, (step) => (step % 4 === 1 ? 0 : 0.05))));
     expect(lessonNarration(s())[1]).toContain('clip_ratio/region_mean is 0.05, approx_kl 0.08');
     expect(s().lesson?.verdict).toBeNull();
@@ -166,6 +167,7 @@ describe('a lesson\'s runs', () => {
     // Another seed: the same runs at seed 1; a verdict that does not observe keeps "observed" from before.
     s().rerunLessonWithAnotherSeed();
     expect(s().lesson).toMatchObject({ seed: 1, phase: 'running', runIds: {}, verdict: null });
+    expect(s().overlay).toEqual([]); // the first go's runs leave the charts
     expect(sent.at(-1)).toMatchObject({ type: 'configure', config: { ...configA, seed: 1 }, name: runA.label });
     respond(progress({ runId: 'ra1', name: runA.label, status: 'running' }));
     respond(metricsOf('ra1', records(8, 1, (step) => (step === 3 ? 0.01 : 0))));

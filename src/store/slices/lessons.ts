@@ -1,5 +1,6 @@
 // The lessons slice: the open lesson (from the panel or a ?lesson=<id> link), the learner's answer, its runs
-// launched one after the other through the engine slice (each named by its label, all at one seed), the verdict
+// launched one after the other through the engine slice (each named by its label, all at one seed, the earlier
+// ones overlaid on the charts as the next one trains), the verdict
 // of the lesson's check once every run is done, and each lesson's progress kept in the browser's storage. The
 // lessons themselves are data (src/lessons); the rules of the Run button and the live narration are selectors.
 
@@ -166,6 +167,8 @@ export const lessonsSlice: LabSlice<LessonsSlice> = ({ storage }) => (set, get) 
       const s = session();
       const lesson = s && lessonById(s.lessonId);
       if (!lesson || lessonRunBlocker(get()) !== null) return;
+      // The runs of an earlier go leave the charts: the new runs carry the same names.
+      for (const id of Object.values(s.runIds)) if (get().overlay.includes(id)) get().toggleOverlay(id);
       set({ lesson: { ...idle(lesson.id, seed ?? s.seed), phase: 'running' } });
       launch(lesson, 0);
     },
@@ -187,6 +190,8 @@ export const lessonsSlice: LabSlice<LessonsSlice> = ({ storage }) => (set, get) 
         if (p.name !== run.label) return stop(`Another run ("${p.name}") took the engine before "${run.label}" started.`);
         runId = p.runId;
         patch({ runIds: { ...s.runIds, [run.key]: runId } });
+        // The charts show the new run; the lesson's earlier runs stay on them beside it, for comparison.
+        for (const id of Object.values(s.runIds)) if (!get().overlay.includes(id)) get().toggleOverlay(id);
       }
       if (p.runId !== runId) return stop(`Another run${p.name ? ` ("${p.name}")` : ''} took the engine while "${run.label}" was training; run the lesson again.`);
       if (p.status === 'failed' || p.status === 'interrupted') return stop(`"${run.label}" ${p.status === 'failed' ? 'failed' : 'was interrupted'}${p.message ? `: ${p.message}` : ''}. Run the lesson again.`);
