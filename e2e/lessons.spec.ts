@@ -13,9 +13,8 @@ const WALKED = [{ id: 'clip-zero', choice: 0, chart: 'clip' }] as const;
 
 /** The verdict's values as the page shows them (name -> number). */
 async function verdictValues(page: Page): Promise<Record<string, number>> {
-  const rows = page.getByTestId('lesson-values').locator('.fact');
   const out: Record<string, number> = {};
-  for (const row of await rows.all()) out[(await row.locator('dt').textContent())!] = Number(await row.locator('dd').textContent());
+  for (const row of await page.getByTestId('lesson-value').all()) out[(await row.locator('th').textContent())!] = Number(await row.locator('td').textContent());
   return out;
 }
 
@@ -57,6 +56,8 @@ for (const walk of WALKED) {
     for (const [k, v] of Object.entries(values)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
     await expect(page.getByTestId('lesson-narration')).not.toContainText('…');
     await expect(page.getByTestId('lesson-rerun')).toBeEnabled();
+    // Every run of the lesson is on the charts, named by what differs.
+    await expect(page.getByTestId('charts')).toHaveAttribute('data-runs', String(await page.getByTestId('lesson-runs').locator('li').count()));
     await verdict.scrollIntoViewIfNeeded();
     await shot(page, info, `${walk.id}-verdict`);
 

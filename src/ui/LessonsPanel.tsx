@@ -137,14 +137,16 @@ function Verdict({ lesson }: { lesson: Lesson }) {
       <p className={`summary ${verdict.observed ? 'pass' : 'fail'}`}>{verdict.observed ? 'Observed' : 'Not this time'}</p>
       <p className="small">Claim: {lesson.check.claim}</p>
       <p>{verdict.summary}</p>
-      <dl className="facts" data-testid="lesson-values">
-        {Object.entries(verdict.values).map(([k, v]) => (
-          <div key={k} className="fact">
-            <dt>{k}</dt>
-            <dd>{narrationNumber(v)}</dd>
-          </div>
-        ))}
-      </dl>
+      <table className="lesson-values" data-testid="lesson-values">
+        <tbody>
+          {Object.entries(verdict.values).map(([k, v]) => (
+            <tr key={k} data-testid="lesson-value">
+              <th scope="row">{k}</th>
+              <td className="num">{narrationNumber(v)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       {!verdict.observed && (
         <p data-testid="lesson-why-not">
           <strong>Why this can happen:</strong> {lesson.check.whyNot}
