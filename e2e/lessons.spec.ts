@@ -8,8 +8,11 @@ import { guard, ready, shot } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1200 } });
 
-/** The lessons walked end to end: id, the choice the learner makes, and a chart the lesson highlights. */
-const WALKED = [{ id: 'clip-zero', choice: 0, chart: 'clip' }] as const;
+/**
+ * The lessons walked end to end: id, the choice the learner makes, a chart the lesson highlights and its first
+ * inspector plane. A second lesson is one more entry here.
+ */
+const WALKED = [{ id: 'clip-zero', choice: 0, chart: 'clip', plane: 'ratio' }] as const;
 
 /** The verdict's values as the page shows them (name -> number). */
 async function verdictValues(page: Page): Promise<Record<string, number>> {
@@ -27,6 +30,8 @@ for (const walk of WALKED) {
     const lesson = page.getByTestId('lesson');
     await expect(lesson).toHaveAttribute('data-lesson', walk.id);
     await expect(page.getByTestId(`chart-${walk.chart}`)).toHaveAttribute('data-highlighted', 'true');
+    await expect(page.getByTestId('color-by')).toHaveValue(walk.plane);
+    await expect(page.getByTestId(`lesson-plane-${walk.plane}`)).toHaveAttribute('aria-pressed', 'true');
 
     // Predict first: Run waits for an answer; the answer is judged and explained.
     await expect(page.getByTestId('lesson-run')).toBeDisabled();

@@ -4,6 +4,7 @@
 // narration) are the store's selectors; this is layout only.
 import { useShallow } from 'zustand/react/shallow';
 import { LESSONS, narrationNumber, useLab, type Lesson } from '../store';
+import { COLOR_LABELS } from '../store/explain';
 import { lessonNarration, lessonProgressOf, lessonRunBlocker, lessonRunStates, openedLesson, type LessonRunBlocker } from '../store/selectors';
 
 /** Why Run is greyed out, in words. */
@@ -160,6 +161,23 @@ function Verdict({ lesson }: { lesson: Lesson }) {
   );
 }
 
+/** The inspector planes the lesson points at: one button each colours the inspector's tokens by it. */
+function Planes({ lesson }: { lesson: Lesson }) {
+  const colorBy = useLab((s) => s.colorBy);
+  const setColorBy = useLab((s) => s.setColorBy);
+  if (!lesson.highlight.planes.length) return null;
+  return (
+    <p className="lesson-planes small">
+      Inspector tokens coloured by:{' '}
+      {lesson.highlight.planes.map((plane) => (
+        <button type="button" key={plane} className={`secondary small${colorBy === plane ? ' chosen' : ''}`} data-testid={`lesson-plane-${plane}`} aria-pressed={colorBy === plane} onClick={() => setColorBy(plane)}>
+          {COLOR_LABELS[plane]}
+        </button>
+      ))}
+    </p>
+  );
+}
+
 function OpenLesson({ lesson }: { lesson: Lesson }) {
   const phase = useLab((s) => s.lesson!.phase);
   const closeLesson = useLab((s) => s.closeLesson);
@@ -182,6 +200,7 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
       <p className="lesson-look">
         <strong>Look at:</strong> {lesson.look}
       </p>
+      <Planes lesson={lesson} />
       <RunBar lesson={lesson} />
       {phase !== 'ready' && <Narration />}
       <Verdict lesson={lesson} />
