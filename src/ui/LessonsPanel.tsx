@@ -87,17 +87,17 @@ function RunLine({ lesson, index }: { lesson: Lesson; index: number }) {
   );
 }
 
-function RunBar({ lesson: l }: { lesson: Lesson }) {
-  const lesson = useLab((s) => s.lesson!);
+function RunBar({ lesson }: { lesson: Lesson }) {
+  const session = useLab((s) => s.lesson!);
   const blocker = useLab(lessonRunBlocker);
   const startLesson = useLab((s) => s.startLesson);
   const rerun = useLab((s) => s.rerunLessonWithAnotherSeed);
-  const ranOnce = lesson.phase === 'done' || lesson.phase === 'stopped';
+  const ranOnce = session.phase === 'done' || session.phase === 'stopped';
   return (
-    <div className="lesson-runs" data-testid="lesson-runs" data-phase={lesson.phase}>
+    <div className="lesson-runs" data-testid="lesson-runs" data-phase={session.phase}>
       <div className="buttons">
         <button type="button" data-testid="lesson-run" disabled={blocker !== null} onClick={() => startLesson()} title={blocker ? BLOCKED[blocker] : ''}>
-          {ranOnce ? `Run again (seed ${lesson.seed})` : 'Run'}
+          {ranOnce ? `Run again (seed ${session.seed})` : 'Run'}
         </button>
         {ranOnce && (
           <button type="button" className="secondary" data-testid="lesson-rerun" disabled={blocker !== null} onClick={rerun}>
@@ -107,14 +107,14 @@ function RunBar({ lesson: l }: { lesson: Lesson }) {
       </div>
       {blocker && blocker !== 'running' && <p className="hint small">{BLOCKED[blocker]}</p>}
       <ul className="lesson-run-list small">
-        {l.runs.map((r, i) => (
-          <RunLine key={r.key} lesson={l} index={i} />
+        {lesson.runs.map((r, i) => (
+          <RunLine key={r.key} lesson={lesson} index={i} />
         ))}
       </ul>
       <p className="hint small">
-        Runs share seed {lesson.seed}, so they differ only in what their names say.
+        {lesson.runs.length > 1 ? `The runs share seed ${session.seed}, so they differ only in what their names say.` : `Seed ${session.seed}.`}
       </p>
-      {lesson.stopReason && <p className="lesson-feedback fail">{lesson.stopReason}</p>}
+      {session.stopReason && <p className="lesson-feedback fail">{session.stopReason}</p>}
     </div>
   );
 }
