@@ -3,7 +3,7 @@
 // seed 0 at the lesson's own step budget, through the real trainer on Dawn (SwiftShader in CI). The 5-seed
 // verdicts come from `npm run lessons -- --check`.
 
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PUBLIC_ASSETS } from '../engine/node-assets';
 import { useNodeDevice } from '../kernels/test-device';
@@ -43,6 +43,14 @@ describe('the lesson catalog', () => {
     const l = lessonById('clip-zero')!;
     expect(renderNarration('{a:clip_ratio/region_mean} and {b:approx_kl}', l, { a: { 'clip_ratio/region_mean': 0 } })).toBe('0 and …');
     expect(renderNarration('{reward}', l, { a: { reward: 0.123456 } })).toBe('0.123');
+  });
+});
+
+describe('docs/lessons.md', () => {
+  it('names every lesson id in its list', () => {
+    const text = readFileSync(new URL('../../docs/lessons.md', import.meta.url), 'utf8');
+    const list = text.slice(text.indexOf('## The lessons'));
+    expect(LESSONS.map((l) => l.id).filter((id) => !list.includes(`| \`${id}\` |`))).toEqual([]);
   });
 });
 

@@ -1,26 +1,38 @@
 // The lab's zustand store, composed from typed slices (one file each under slices/): config, engine, runs,
-// charts, inspector, notices. createLabStore() makes a store with its own engine link and counters (tests make
-// fresh ones with a fake engine); useLab is the page's. Actions are callable outside React (the worker client
+// charts, inspector, notices, lessons. createLabStore() makes a store with its own engine link, storage and
+// counters (tests make fresh ones with a fake engine and a map for storage); useLab is the page's. Actions are callable outside React (the worker client
 // feeds messages in through handleResponse). The rules of the run controls are selectors.ts.
 
 import { create } from 'zustand';
 import { EngineClient } from '../worker/client';
 import { engineLink, type EngineConnector } from './engine-link';
-import type { SliceDeps } from './slice';
+import type { KeyValueStorage, SliceDeps } from './slice';
 import { chartsSlice, type ChartsSlice } from './slices/charts';
 import { configSlice, type ConfigSlice } from './slices/config';
 import { engineSlice, type EngineSlice } from './slices/engine';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector';
+import { lessonsSlice, type LessonsSlice } from './slices/lessons';
 import { noticesSlice, type NoticesSlice } from './slices/notices';
 import { runsSlice, type RunsSlice } from './slices/runs';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
 // it in createLabStore (the compiler refuses a slice named in LabState but not spread).
-export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice;
+export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & LessonsSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
   connect?: EngineConnector;
+  /** Where lesson progress is kept (default: the browser's localStorage, when the page may use it). */
+  storage?: KeyValueStorage | null;
+}
+
+/** The browser's localStorage, or null where there is none or the page may not use it. */
+function browserStorage(): KeyValueStorage | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
 }
 
 /** The page's engine: the worker, started on the first startEngine(). */
@@ -28,7 +40,7 @@ const connectWorker: EngineConnector = (onResponse) => new EngineClient(onRespon
 
 /** A lab store with its own engine link and counters. */
 export function createLabStore(options: LabStoreOptions = {}) {
-  const deps: SliceDeps = { link: engineLink(options.connect ?? connectWorker) };
+  const deps: SliceDeps = { link: engineLink(options.connect ?? connectWorker), storage: options.storage === undefined ? browserStorage() : options.storage };
   return create<LabState>()((...a) => ({
     ...configSlice(deps)(...a),
     ...engineSlice(deps)(...a),
@@ -36,6 +48,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...chartsSlice(deps)(...a),
     ...inspectorSlice(deps)(...a),
     ...noticesSlice(deps)(...a),
+    ...lessonsSlice(deps)(...a),
   }));
 }
 
@@ -51,3 +64,5 @@ export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';
 export { rolloutKey, type InspectorSlice } from './slices/inspector';
 export type { Notice, NoticesSlice } from './slices/notices';
 export type { RunsSlice } from './slices/runs';
+export { LESSON_PROGRESS_KEY, NO_PROGRESS, type LessonPhase, type LessonProgress, type LessonSession, type LessonsSlice } from './slices/lessons';
+export { LESSONS, LESSON_DEFAULT_SEED, lessonById, narrationNumber, type Lesson, type LessonVerdict } from '../lessons';

@@ -5,9 +5,14 @@
 
 import { cpuRefusal } from '../engine/cpu-limit';
 import type { BackendKind, RunHeader } from '../engine/types';
+import { latestOf, lessonById, renderNarration, type Lesson, type LessonRunResult } from '../lessons';
 import { MODEL_PRESETS } from '../model/config';
+import type { ChartId } from '../schema/metrics';
 import { sameConfig } from './config-diff';
 import type { LabState } from './index';
+import { lessonRunResults } from './lesson-results';
+import { rolloutKey } from './slices/inspector';
+import { NO_PROGRESS, type LessonProgress } from './slices/lessons';
 
 /** The saved header of the engine's current run, if it has been listed yet. */
 export function currentRun(s: LabState): RunHeader | undefined {
@@ -107,4 +112,72 @@ export function cpuBackendRefusal(s: LabState): string | null {
 /** The runs on the charts, first the viewed one then the overlaid ones, each only once its records are on the page. */
 export function chartRunIds(s: LabState): string[] {
   return [s.viewRunId, ...s.overlay].filter((id): id is string => !!id && !!s.views[id]);
+}
+
+/** The open lesson, if any. */
+export function openedLesson(s: LabState): Lesson | undefined {
+  return s.lesson ? lessonById(s.lesson.lessonId) : undefined;
+}
+
+/** What the learner has done in a lesson (nothing yet: NO_PROGRESS). */
+export function lessonProgressOf(s: LabState, lessonId: string): LessonProgress {
+  return s.lessonProgress[lessonId] ?? NO_PROGRESS;
+}
+
+/** Why the open lesson's runs cannot start now: no lesson, not answered yet, its runs going, or the engine's reasons. */
+export type LessonRunBlocker = 'closed' | 'answer' | 'running' | 'busy' | 'engine';
+
+export function lessonRunBlocker(s: LabState): LessonRunBlocker | null {
+  const lesson = openedLesson(s);
+  if (!lesson) return 'closed';
+  if (lessonProgressOf(s, lesson.id).answer === null) return 'answer';
+  if (s.lesson!.phase === 'running') return 'running';
+  if (isBusy(s)) return 'busy';
+  if (!engineReady(s)) return 'engine';
+  return null;
+}
+
+/** The open lesson's runs launched so far, as its check sees them (from the page's metric tables). */
+export function lessonResults(s: LabState): LessonRunResult[] {
+  const lesson = openedLesson(s);
+  if (!lesson) return [];
+  return lessonRunResults(lesson, s.lesson!, s.views, (runId, step) => s.rollouts[rolloutKey(runId, step)]?.groups);
+}
+
+/** The open lesson's narration with the runs' latest values in place ("…" where a value is not there yet). */
+export function lessonNarration(s: LabState): string[] {
+  const lesson = openedLesson(s);
+  if (!lesson) return [];
+  const latest = latestOf(lessonResults(s));
+  return lesson.narration.map((text) => renderNarration(text, lesson, latest));
+}
+
+/** Where one run of the open lesson stands: waiting its turn, training (at a step of the lesson's steps), done, or stopped. */
+export interface LessonRunState {
+  key: string;
+  label: string;
+  state: 'waiting' | 'training' | 'done' | 'stopped';
+  step: number;
+  steps: number;
+}
+
+export function lessonRunStates(s: LabState): LessonRunState[] {
+  const lesson = openedLesson(s);
+  const l = s.lesson;
+  if (!lesson || !l) return [];
+  return lesson.runs.map((run, i) => {
+    const runId = l.runIds[run.key];
+    const live = runId !== undefined && s.progress.runId === runId;
+    const state: LessonRunState['state'] =
+      l.phase === 'ready' || i > l.current ? 'waiting' : l.phase === 'done' || i < l.current ? 'done' : l.phase === 'stopped' ? 'stopped' : 'training';
+    const step = state === 'done' ? lesson.steps : live ? s.progress.step : 0;
+    return { key: run.key, label: run.label, state, step, steps: lesson.steps };
+  });
+}
+
+const NO_CHARTS: readonly ChartId[] = [];
+
+/** The charts the open lesson asks the learner to look at (the same array while the lesson stays open). */
+export function highlightedCharts(s: LabState): readonly ChartId[] {
+  return openedLesson(s)?.highlight.charts ?? NO_CHARTS;
 }

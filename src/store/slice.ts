@@ -1,4 +1,4 @@
-// The shape every slice of the lab store has: a function of the store's dependencies (the engine link) that
+// The shape every slice of the lab store has: a function of the store's dependencies (the engine link, storage) that
 // returns a zustand StateCreator over the whole LabState, producing that slice's own state and actions. Slices
 // read and call each other through `get()`; each owns the fields it returns.
 
@@ -6,10 +6,15 @@ import type { StateCreator } from 'zustand';
 import type { EngineLink } from './engine-link';
 import type { LabState } from './index';
 
+/** A small synchronous key-value store (the browser's localStorage, or a test's map). */
+export type KeyValueStorage = Pick<Storage, 'getItem' | 'setItem'>;
+
 /** What a store gives each of its slices. */
 export interface SliceDeps {
   /** The line to this store's engine worker. */
   link: EngineLink;
+  /** Where small settings outlive the page (lesson progress); null where there is none. */
+  storage: KeyValueStorage | null;
 }
 
 /** A slice: its state and actions `S`, made per store. */

@@ -3,14 +3,14 @@
 // runs with different update counts align), EMA smoothing, log scale where it helps, hover tooltips with the
 // catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
 // fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
-// carries its latest values in data-last for tests.
+// carries its latest values in data-last for tests. The charts an open lesson points at are outlined and labelled.
 import { memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
 import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartsFor, metricHelp, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
-import { chartRunIds } from '../store/selectors';
+import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
 import { PassAtKChart } from './PassAtKChart';
 import { useNearViewport, useStaggered } from './render-queue';
@@ -132,7 +132,7 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string }) {
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, highlighted }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; highlighted: boolean }) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
@@ -143,8 +143,9 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   return (
     <figure
       ref={ref}
-      className="chart"
+      className={highlighted ? 'chart highlighted' : 'chart'}
       data-testid={`chart-${spec.id}`}
+      data-highlighted={highlighted}
       data-metrics={spec.metrics.join(',')}
       data-points={data.rawPoints}
       data-drawn={drawn ? drawn.rawPoints : 0}
@@ -156,6 +157,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
           {spec.title}
+          {highlighted && <span className="lesson-tag"> · lesson: look here</span>}
         </span>
         {spec.log !== 'never' && (
           <label className="log-toggle">
@@ -176,6 +178,7 @@ export function Charts() {
   const smoothing = useLab((s) => s.smoothing);
   const setSmoothing = useLab((s) => s.setSmoothing);
   const logScale = useLab((s) => s.logScale);
+  const highlighted = useLab(highlightedCharts);
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
   const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
@@ -211,7 +214,7 @@ export function Charts() {
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
       <div className="chart-grid">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} />
+          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} />
         ))}
         <PassAtKChart runIds={ids} />
       </div>

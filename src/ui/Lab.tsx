@@ -1,11 +1,12 @@
-// The lab page: configure an experiment, run it, watch every metric, inspect sampled groups token by token,
-// and keep, compare, share and export runs. Layout only; each panel reads the store itself.
+// The lab page: follow a lesson, or configure an experiment, run it, watch every metric, inspect sampled groups
+// token by token, and keep, compare, share and export runs. Layout only; each panel reads the store itself.
 import { AdapterPanel } from './AdapterPanel';
 import { Charts } from './Charts';
 import { ConfigPanel } from './ConfigPanel';
 import { Downloads } from './Downloads';
 import { PanelBoundary } from './ErrorBoundary';
 import { Inspector } from './Inspector';
+import { LessonsPanel } from './LessonsPanel';
 import { Notices } from './Notices';
 import { PageHeader } from './PageHeader';
 import { RunControls } from './RunControls';
@@ -19,6 +20,9 @@ export function Lab() {
       <div className="lab-grid">
         <aside className="lab-side">
           <AdapterPanel compact />
+          <PanelBoundary name="lessons">
+            <LessonsPanel />
+          </PanelBoundary>
           <PanelBoundary name="configure">
             <ConfigPanel />
           </PanelBoundary>

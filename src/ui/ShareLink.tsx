@@ -1,5 +1,5 @@
 // The shareable link of the config being edited (preset + the fields that differ from it, seed included), kept
-// in the address bar too, so copying the page's URL shares the experiment.
+// in the address bar too (with the open lesson's ?lesson=<id>), so copying the page's URL shares the experiment.
 import { useEffect, useMemo } from 'react';
 import { useLab } from '../store';
 import { configToUrlParams } from '../store/schema';
@@ -7,12 +7,14 @@ import { configToUrlParams } from '../store/schema';
 export function ShareLink() {
   const config = useLab((s) => s.check.config);
   const preset = useLab((s) => s.preset);
+  const lessonId = useLab((s) => s.lesson?.lessonId ?? null);
   const query = useMemo(() => (config ? configToUrlParams(config, preset).toString() : null), [config, preset]);
   useEffect(() => {
     if (query === null) return;
-    const url = `${location.pathname}${query ? `?${query}` : ''}${location.hash}`;
+    const address = [lessonId !== null && `lesson=${encodeURIComponent(lessonId)}`, query].filter(Boolean).join('&');
+    const url = `${location.pathname}${address ? `?${address}` : ''}${location.hash}`;
     if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', url);
-  }, [query]);
+  }, [query, lessonId]);
   if (query === null) return <p className="hint">Fix the marked fields to get a shareable link.</p>;
   const link = `${location.origin}${location.pathname}${query ? `?${query}` : ''}`;
   return (

@@ -210,7 +210,7 @@ async function handle(req: Request): Promise<void> {
       return selftest(req.filter);
     case 'configure': {
       await openStore();
-      await engine.create({ config: req.config, preset: req.preset, backend: req.backend });
+      await engine.create({ config: req.config, preset: req.preset, backend: req.backend, name: req.name });
       if (req.then === 'start') engine.start();
       else if (req.then === 'step') engine.stepOnce();
       return;

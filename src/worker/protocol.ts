@@ -14,8 +14,8 @@ import type { EvalRecord, GroupRecord } from '../rl/stream';
 export type Request =
   | { type: 'init' }
   | { type: 'selftest'; /** Only cases whose name contains this text (all when empty). */ filter?: string }
-  /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. */
-  | { type: 'configure'; config: RLConfig; preset: PresetName | null; backend: BackendKind; then: 'start' | 'step' | 'none' }
+  /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. `name`: the run's name (default: preset, task and seed). */
+  | { type: 'configure'; config: RLConfig; preset: PresetName | null; backend: BackendKind; then: 'start' | 'step' | 'none'; name?: string }
   /** Train the current run until its last step or a pause. */
   | { type: 'start' }
   /** Pause the current run after the step in progress (its state is saved). */

@@ -9,7 +9,7 @@ export const clipZero: Lesson = {
   id: 'clip-zero',
   title: 'Why is the clip ratio always 0?',
   source:
-    'A frequent question in the big trainers\' trackers (TRL issues #3120 and #3144, verl #791). The ratio is pi_theta / pi_old, and pi_old is the policy that sampled the batch (docs/algorithms.md#ratios-and-clipping).',
+    'A frequent question in the big trainers\' trackers (TRL issues #3120 and #3144, verl #791). The ratio is pi_theta / pi_old, and pi_old is the policy that sampled the batch (docs/algorithms.md#importance-ratio).',
   question: {
     prompt: 'GRPO takes one optimizer step per batch of samples (num_iterations 1). How often will the PPO clip fire?',
     choices: ['Never: the clip ratio is exactly 0', 'On a few tokens per step', 'On most tokens once the policy moves'],

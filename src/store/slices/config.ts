@@ -1,17 +1,17 @@
 // The config slice: the experiment being edited (preset, raw field values and their check, backend), a shared
-// link's config read at startup, and the shipped warm-start checkpoints. Edits validate per field as they are
-// made; nothing here talks to the engine.
+// link's config read at startup (and the lesson it opens), and the shipped warm-start checkpoints. Edits validate
+// per field as they are made; nothing here talks to the engine.
 
 import type { BackendKind, RunHeader } from '../../engine/types';
-import { configFromUrlParams, isPresetName, resolveConfig, type PresetName, type RLField } from '../../rl/config';
+import { configFromUrlParams, isPresetName, resolveConfig, type PresetName, type RLConfig, type RLField } from '../../rl/config';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
 
 /** The lab's starting experiment: GRPO on two-digit addition from its warm start. */
 export const LAB_DEFAULT = { preset: 'grpo' as PresetName, overrides: { task: 'addition', difficulty: 2, checkpoint: 'addition' } };
 
-/** Page parameters that are not config fields. */
-export const PAGE_PARAMS = ['selftest', 'bench'] as const;
+/** Page parameters that are not config fields (?lesson=<id> opens a lesson). */
+export const PAGE_PARAMS = ['selftest', 'bench', 'lesson'] as const;
 
 /** A shipped warm-start checkpoint (public/checkpoints/manifest.json). */
 export interface WarmStart {
@@ -34,7 +34,7 @@ export interface ConfigState {
 }
 
 export interface ConfigActions {
-  /** Reads the config from a URL query (a shared link); a bad one leaves the defaults and a message. */
+  /** Reads the config from a URL query (a shared link); a bad one leaves the defaults and a message. Opens ?lesson=<id>. */
   initConfig(search: string): void;
   loadWarmStarts(): Promise<void>;
   setField(field: RLField, value: unknown): void;
@@ -44,6 +44,8 @@ export interface ConfigActions {
   setBackend(b: BackendKind): void;
   /** Edits a saved run's experiment: its config, preset and backend. */
   editRunConfig(h: RunHeader): void;
+  /** Shows a complete config (a lesson's run) as the edited one, with the preset it came from. */
+  showConfig(config: RLConfig, preset: PresetName | null): void;
 }
 
 export type ConfigSlice = ConfigState & ConfigActions;
@@ -62,6 +64,8 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
 
   initConfig(search) {
     const params = new URLSearchParams(search);
+    const lesson = params.get('lesson');
+    if (lesson !== null) get().openLesson(lesson);
     for (const p of PAGE_PARAMS) params.delete(p);
     if ([...params.keys()].length === 0) return;
     try {
@@ -104,5 +108,9 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
 
   editRunConfig(h) {
     set({ ...edited({ ...h.config }), preset: h.preset, backend: h.backend });
+  },
+
+  showConfig(config, preset) {
+    set({ ...edited({ ...config }), preset });
   },
 });

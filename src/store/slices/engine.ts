@@ -36,6 +36,8 @@ export interface EngineActions {
   /** Continues the current paused run when its config is the edited one, else starts a new run from the edited config. */
   startRun(): void;
   pauseRun(): void;
+  /** A new run from the edited config, named `name`, trained to its last step (never continues the paused run); false when it could not start. */
+  startNewRun(name: string): boolean;
   /** One rollout step (of the current paused run, or of a new run), then pause. */
   stepRun(): void;
   resetRun(): void;
@@ -48,18 +50,20 @@ export type EngineSlice = EngineState & EngineActions;
 export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
   /**
    * Start or Step: continues the current paused run when its config is the edited one, else configures a new run
-   * from the edited config; either way then trains ('start') or takes one step and pauses ('step').
+   * from the edited config; either way then trains ('start') or takes one step and pauses ('step'). `fresh` always
+   * configures a new run, named `name` (the engine's default name otherwise). Says whether it sent anything.
    */
-  const launch = (then: 'start' | 'step') => {
+  const launch = (then: 'start' | 'step', fresh?: { name: string }): boolean => {
     const s = get();
     const blocker = startBlocker(s);
     if (blocker === 'config') {
       const errors = [...Object.entries(s.check.fieldErrors).map(([k, v]) => `${k}: ${v}`), ...s.check.otherErrors];
       s.addNotice('error', `The config has errors; fix the marked fields first. ${errors.join('; ')}`);
     }
-    if (blocker) return;
-    if (canContinue(s)) link.send({ type: then });
-    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then });
+    if (blocker) return false;
+    if (!fresh && canContinue(s)) link.send({ type: then });
+    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then, ...(fresh && { name: fresh.name }) });
+    return true;
   };
   return {
     gpuStatus: 'idle',
@@ -87,6 +91,10 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
 
     startRun() {
       launch('start');
+    },
+
+    startNewRun(name) {
+      return launch('start', { name });
     },
 
     pauseRun() {
@@ -127,7 +135,8 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           set({ progress: r.progress });
           // A new current run: the charts and the inspector follow it.
           if (isNew) s.followRun(runId);
-          return;
+          // An open lesson launches its next run or takes its verdict when its current run finishes.
+          return get().lessonRunProgressed(r.progress);
         }
         case 'metrics':
           return s.appendMetrics(r.runId, r.batch);
@@ -150,6 +159,7 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           if (r.request === 'import') return s.importFailed(r.message);
           if (r.request === 'selftest') set({ selftestRunning: false });
           if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
+          if (r.request === 'configure') s.lessonRunRefused(r.message);
           return s.addNotice('error', r.message);
         default:
           return assertNever(r);

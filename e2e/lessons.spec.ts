@@ -1,0 +1,88 @@
+// Lessons end to end in a real Chromium with WebGPU on SwiftShader, through the real trainer in the engine worker:
+// a shared link (?lesson=<id>) opens the lesson, the learner answers before Run is enabled, the lesson's runs go
+// one after the other, the narration quotes live numbers, the lesson's charts are outlined, the check's verdict
+// shows its values, and a reload keeps the learner's progress. WALKED lists the lessons walked here (each costs
+// its full runs on a software GPU). No request leaves localhost; screenshots are saved as artifacts.
+import { expect, test, type Page } from '@playwright/test';
+import { guard, ready, shot } from './helpers';
+
+test.use({ viewport: { width: 1440, height: 1200 } });
+
+/**
+ * The lessons walked end to end: id, the choice the learner makes, a chart the lesson highlights and its first
+ * inspector plane. A second lesson is one more entry here.
+ */
+const WALKED = [{ id: 'clip-zero', choice: 0, chart: 'clip', plane: 'ratio' }] as const;
+
+/** The verdict's values as the page shows them (name -> number). */
+async function verdictValues(page: Page): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const row of await page.getByTestId('lesson-value').all()) out[(await row.locator('th').textContent())!] = Number(await row.locator('td').textContent());
+  return out;
+}
+
+for (const walk of WALKED) {
+  test(`lesson ${walk.id}: answer, run, narration, verdict, progress kept`, async ({ page }, info) => {
+    test.setTimeout(600_000);
+    const w = await guard(page);
+    await page.goto(`/?lesson=${walk.id}`);
+    await ready(page);
+    const lesson = page.getByTestId('lesson');
+    await expect(lesson).toHaveAttribute('data-lesson', walk.id);
+    await expect(page.getByTestId(`chart-${walk.chart}`)).toHaveAttribute('data-highlighted', 'true');
+    await expect(page.getByTestId('color-by')).toHaveValue(walk.plane);
+    await expect(page.getByTestId(`lesson-plane-${walk.plane}`)).toHaveAttribute('aria-pressed', 'true');
+
+    // Predict first: Run waits for an answer; the answer is judged and explained.
+    await expect(page.getByTestId('lesson-run')).toBeDisabled();
+    await shot(page, info, `${walk.id}-opened`);
+    await page.getByTestId(`lesson-choice-${walk.choice}`).click();
+    await expect(page.getByTestId('lesson-answer-feedback')).toBeVisible();
+    await expect(page.getByTestId(`lesson-choice-${walk.choice}`)).toBeDisabled();
+
+    // Run: the runs go one after the other; the narration quotes the live values of the first.
+    await page.getByTestId('lesson-run').click();
+    await expect(lesson).toHaveAttribute('data-phase', 'running');
+    const firstRun = page.getByTestId('lesson-runs').locator('li').first();
+    await expect(firstRun).toHaveAttribute('data-state', 'training');
+    const narration = page.getByTestId('lesson-narration').locator('p').first();
+    await expect(narration).not.toContainText('…', { timeout: 300_000 });
+    await expect(narration).toContainText(/\d/);
+    await shot(page, info, `${walk.id}-running`);
+
+    // The verdict, with the numbers it rests on.
+    await expect(lesson).toHaveAttribute('data-phase', /done|stopped/, { timeout: 540_000 });
+    await expect(lesson).toHaveAttribute('data-phase', 'done');
+    const verdict = page.getByTestId('lesson-verdict');
+    await expect(verdict).toHaveAttribute('data-observed', 'true');
+    await expect(verdict).toContainText('Observed');
+    const values = await verdictValues(page);
+    expect(Object.keys(values).length).toBeGreaterThan(0);
+    for (const [k, v] of Object.entries(values)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
+    await expect(page.getByTestId('lesson-narration')).not.toContainText('…');
+    await expect(page.getByTestId('lesson-rerun')).toBeEnabled();
+    // Every run of the lesson is on the charts, named by what differs.
+    await expect(page.getByTestId('charts')).toHaveAttribute('data-runs', String(await page.getByTestId('lesson-runs').locator('li').count()));
+    await verdict.scrollIntoViewIfNeeded();
+    await shot(page, info, `${walk.id}-verdict`);
+
+    // A reload keeps the progress: the answer stands, and the list marks the lesson run and observed.
+    await page.reload();
+    await ready(page);
+    await expect(page.getByTestId('lesson-answer-feedback')).toBeVisible();
+    await expect(page.getByTestId('lesson-run')).toBeEnabled();
+    await page.getByTestId('lesson-close').click();
+    const marks = page.getByTestId(`lesson-progress-${walk.id}`);
+    await expect(marks).toHaveAttribute('data-completed', 'true');
+    await expect(marks).toHaveAttribute('data-observed', 'true');
+    await shot(page, info, `${walk.id}-list-after-reload`);
+
+    // An unknown lesson id names the known ones.
+    await page.goto('/?lesson=no-such-lesson');
+    await expect(page.getByText(`There is no lesson "no-such-lesson". The lessons are:`)).toBeVisible();
+    await expect(page.getByTestId(`lesson-item-${walk.id}`)).toBeVisible();
+
+    expect(w.external).toEqual([]);
+    expect(w.errors).toEqual([]);
+  });
+}

@@ -1,0 +1,256 @@
+// The lessons slice without a DOM, on fresh stores with a fake engine and a map for storage: ?lesson=<id> opens a
+// lesson (an unknown id names the known ones), the answer comes before Run, the runs go one after the other as
+// named runs at one seed, the narration quotes the runs' latest values, the verdict is the lesson's check over the
+// page's metric tables, another seed reruns, progress outlives the store and bad stored progress is ignored, and
+// the page's records rebuild exactly what the headless runner collects.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { packRows } from '../engine/metric-batch';
+import { rowOf, type RunProgress } from '../engine/types';
+import type { AdapterReport } from '../gpu/adapter';
+import { LESSONS, lessonById } from '../lessons';
+import { collectRun, lessonRunConfig } from '../lessons/run';
+import type { EvalRecord, StepRecord } from '../rl/stream';
+import type { Request, Response } from '../worker/protocol';
+import { createLabStore, IDLE_PROGRESS, LESSON_PROGRESS_KEY } from './index';
+import { viewRecords } from './lesson-results';
+import { highlightedCharts, lessonNarration, lessonProgressOf, lessonRunBlocker, lessonRunStates } from './selectors';
+import { MetricTable } from './metric-table';
+import { parseLessonProgress } from './slices/lessons';
+
+const clipZero = lessonById('clip-zero')!;
+const [runA, runB] = clipZero.runs;
+
+/** A Storage over a Map. */
+function memoryStorage(init: Record<string, string> = {}) {
+  const m = new Map(Object.entries(init));
+  return { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v), map: m };
+}
+
+/** A store whose engine records the requests it gets; `respond` plays the worker. */
+function lab(storage = memoryStorage()) {
+  const sent: Request[] = [];
+  let respond: (r: Response) => void = () => {
+    throw new Error('the engine was not started');
+  };
+  const store = createLabStore({
+    storage,
+    connect: (onResponse) => {
+      respond = onResponse;
+      return { send: (r) => sent.push(r) };
+    },
+  });
+  return { store, s: store.getState, sent, storage, respond: (r: Response) => respond(r) };
+}
+
+const READY: Response = {
+  type: 'ready',
+  report: { runtime: 'browser', vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} as AdapterReport['limits'] },
+};
+
+const progress = (p: Partial<RunProgress>): Response => ({ type: 'progress', progress: { ...IDLE_PROGRESS, ...p } });
+
+/** The records of `steps` rollout steps of `updates` optimizer steps each, with this clip ratio per step. */
+function records(steps: number, updates: number, clip: (step: number) => number): StepRecord[] {
+  const out: StepRecord[] = [];
+  for (let step = 1; step <= steps; step++) {
+    for (let u = 0; u < updates; u++) {
+      out.push({ kind: 'step', step, optimizerStep: (step - 1) * updates + u + 1, update: u, updates, epoch: u, minibatch: 0, metrics: { 'clip_ratio/region_mean': u === updates - 1 ? clip(step) : 0, approx_kl: 0.01 * step } });
+    }
+  }
+  return out;
+}
+
+const metricsOf = (runId: string, rs: StepRecord[]): Response => ({ type: 'metrics', runId, batch: packRows(rs.map(rowOf)) });
+
+/** An opened, answered clip-zero lesson on a ready engine. */
+function answered() {
+  const l = lab();
+  l.s().startEngine();
+  l.respond(READY);
+  l.s().initConfig('?lesson=clip-zero');
+  l.s().answerLesson(0);
+  return l;
+}
+
+let l: ReturnType<typeof lab>;
+beforeEach(() => {
+  l = lab();
+});
+
+describe('opening a lesson', () => {
+  it('?lesson=<id> opens it with the other page parameters, and colours the inspector by its first plane', () => {
+    l.s().initConfig('?lesson=clip-zero');
+    expect(l.s().lesson).toMatchObject({ lessonId: 'clip-zero', seed: 0, phase: 'ready' });
+    expect(l.s().urlError).toBeNull();
+    expect(l.s().colorBy).toBe('ratio');
+    expect(highlightedCharts(l.s())).toEqual(['clip', 'kl']);
+    l.s().closeLesson();
+    expect([l.s().lesson, highlightedCharts(l.s())]).toEqual([null, []]);
+  });
+
+  it('an unknown id leaves the page as it was and names the known lessons', () => {
+    l.s().initConfig('?lesson=clip-one');
+    expect(l.s().lesson).toBeNull();
+    expect(l.s().notices.map((n) => n.message)).toEqual([`There is no lesson "clip-one". The lessons are: ${LESSONS.map((x) => x.id).join(', ')}.`]);
+    expect(l.s().notices[0].message).toContain('clip-zero');
+  });
+});
+
+describe('the answer', () => {
+  it('comes before Run, is kept once given, and is stored', () => {
+    const { s, sent, respond, storage } = lab();
+    s().startEngine();
+    respond(READY);
+    s().openLesson('clip-zero');
+    expect(lessonRunBlocker(s())).toBe('answer');
+    s().startLesson();
+    expect(sent).toEqual([{ type: 'init' }]);
+    s().answerLesson(7); // not a choice
+    expect(lessonProgressOf(s(), 'clip-zero').answer).toBeNull();
+    s().answerLesson(2);
+    s().answerLesson(0); // a prediction is not changed afterwards
+    expect(lessonProgressOf(s(), 'clip-zero')).toEqual({ answer: 2, completed: false, observed: false });
+    expect(JSON.parse(storage.map.get(LESSON_PROGRESS_KEY)!)).toEqual({ 'clip-zero': { answer: 2, completed: false, observed: false } });
+    expect(lessonRunBlocker(s())).toBeNull();
+  });
+
+  it('Run waits for the engine and for a run that is training', () => {
+    const { s, respond } = lab();
+    s().openLesson('clip-zero');
+    s().answerLesson(0);
+    expect(lessonRunBlocker(s())).toBe('engine');
+    s().startEngine();
+    respond(READY);
+    respond(progress({ runId: 'other', name: 'mine', status: 'running' }));
+    expect(lessonRunBlocker(s())).toBe('busy');
+  });
+});
+
+describe('a lesson\'s runs', () => {
+  it('go one after the other as named runs at one seed; narration quotes them; the check decides over their tables', () => {
+    const { s, sent, respond, storage } = answered();
+    s().startLesson();
+    expect(lessonRunBlocker(s())).toBe('running');
+    const configA = lessonRunConfig(clipZero, runA, 0);
+    expect(sent.at(-1)).toEqual({ type: 'configure', config: configA, preset: runA.preset, backend: 'webgpu', then: 'start', name: runA.label });
+    expect(s().check.config).toEqual(configA); // the config panel shows what runs
+    expect(lessonNarration(s())[0]).toContain('clip_ratio/region_mean is … and approx_kl is …');
+
+    respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 0, totalSteps: 8 }));
+    respond(metricsOf('ra', records(8, 1, () => 0)));
+    respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 8, totalSteps: 8 }));
+    expect(lessonNarration(s())[0]).toContain('clip_ratio/region_mean is 0 and approx_kl is 0.08');
+    expect(lessonRunStates(s()).map((r) => [r.state, r.step])).toEqual([['training', 8], ['waiting', 0]]);
+    expect(sent).toHaveLength(2);
+
+    respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
+    expect(sent.at(-1)).toEqual({ type: 'configure', config: lessonRunConfig(clipZero, runB, 0), preset: runB.preset, backend: 'webgpu', then: 'start', name: runB.label });
+    // The finished run is still the engine's until the next one reports: nothing is taken for run b yet.
+    respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
+    expect(s().lesson?.runIds).toEqual({ a: 'ra' });
+    respond(progress({ runId: 'rb', name: runB.label, status: 'loading' }));
+    expect([s().viewRunId, s().overlay, sent.at(-1)]).toEqual(['rb', ['ra'], { type: 'load-run', runId: 'ra' }]); // both runs on the charts
+    respond(metricsOf('rb', records(8, 2, (step) => (step % 4 === 1 ? 0 : 0.05))));
+    expect(lessonNarration(s())[1]).toContain('clip_ratio/region_mean is 0.05, approx_kl 0.08');
+    expect(s().lesson?.verdict).toBeNull();
+    respond(progress({ runId: 'rb', name: runB.label, status: 'done', step: 8, totalSteps: 8 }));
+
+    expect(s().lesson).toMatchObject({ phase: 'done', runIds: { a: 'ra', b: 'rb' } });
+    expect(s().lesson?.verdict).toEqual({
+      observed: true,
+      values: { 'a: largest clip ratio': 0, 'b: steps with clipping': 6, 'b: steps': 8 },
+      summary: 'One update per batch: the largest clip ratio over 8 steps was 0. Two updates: the clip fired on 6 of 8 steps.',
+    });
+    expect(lessonRunStates(s()).map((r) => r.state)).toEqual(['done', 'done']);
+    expect(lessonProgressOf(s(), 'clip-zero')).toEqual({ answer: 0, completed: true, observed: true });
+
+    // Another seed: the same runs at seed 1; a verdict that does not observe keeps "observed" from before.
+    s().rerunLessonWithAnotherSeed();
+    expect(s().lesson).toMatchObject({ seed: 1, phase: 'running', runIds: {}, verdict: null });
+    expect(s().overlay).toEqual([]); // the first go's runs leave the charts
+    expect(sent.at(-1)).toMatchObject({ type: 'configure', config: { ...configA, seed: 1 }, name: runA.label });
+    respond(progress({ runId: 'ra1', name: runA.label, status: 'running' }));
+    respond(metricsOf('ra1', records(8, 1, (step) => (step === 3 ? 0.01 : 0))));
+    respond(progress({ runId: 'ra1', name: runA.label, status: 'done', step: 8 }));
+    respond(progress({ runId: 'rb1', name: runB.label, status: 'running' }));
+    respond(metricsOf('rb1', records(8, 2, () => 0.1)));
+    respond(progress({ runId: 'rb1', name: runB.label, status: 'done', step: 8 }));
+    expect(s().lesson?.verdict).toMatchObject({ observed: false, values: { 'a: largest clip ratio': 0.01 } });
+    expect(lessonProgressOf(s(), 'clip-zero')).toEqual({ answer: 0, completed: true, observed: true });
+
+    // Progress outlives the store.
+    const again = lab(storage);
+    expect(lessonProgressOf(again.s(), 'clip-zero')).toEqual({ answer: 0, completed: true, observed: true });
+  });
+
+  it('stop when another run takes the engine, when a run fails, or when the engine refuses one', () => {
+    const { s, respond } = answered();
+    s().startLesson();
+    respond(progress({ runId: 'x', name: 'grpo · copy 3 · seed 5', status: 'running' }));
+    expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: expect.stringMatching(/^Another run \("grpo · copy 3 · seed 5"\) took the engine/) });
+    respond(progress({ runId: 'x', name: 'grpo · copy 3 · seed 5', status: 'done' }));
+
+    s().startLesson();
+    respond(progress({ runId: 'ra', name: runA.label, status: 'running' }));
+    respond(progress({ runId: 'ra', name: runA.label, status: 'failed', message: 'device lost' }));
+    expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: `"${runA.label}" failed: device lost. Run the lesson again.` });
+    expect(lessonRunStates(s()).map((r) => r.state)).toEqual(['stopped', 'waiting']);
+
+    s().startLesson();
+    respond({ type: 'error', message: 'checkpoint copy: not found', fatal: false, request: 'configure' });
+    expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: "The engine refused the lesson's run: checkpoint copy: not found" });
+    expect(s().notices.at(-1)?.message).toBe('checkpoint copy: not found');
+  });
+});
+
+describe('stored progress', () => {
+  it('is read entry by entry: bad text, bad entries and answers that are not a choice are left out', () => {
+    expect(parseLessonProgress(null)).toEqual({});
+    expect(parseLessonProgress('{not json')).toEqual({});
+    expect(parseLessonProgress('[1,2]')).toEqual({});
+    expect(parseLessonProgress('"clip-zero"')).toEqual({});
+    const text = JSON.stringify({
+      'clip-zero': { answer: 9, completed: true, observed: false },
+      'some-later-lesson': { answer: 1, completed: false, observed: false },
+      broken: { answer: 0, completed: 'yes', observed: false },
+      worse: null,
+    });
+    expect(parseLessonProgress(text)).toEqual({
+      'clip-zero': { answer: null, completed: true, observed: false },
+      'some-later-lesson': { answer: 1, completed: false, observed: false },
+    });
+    const l2 = lab(memoryStorage({ [LESSON_PROGRESS_KEY]: '{"clip-zero": 3' }));
+    expect(l2.s().lessonProgress).toEqual({});
+  });
+
+  it('a storage that refuses to be read or written leaves the progress on the page', () => {
+    const refusing = {
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+    };
+    const { s } = lab(refusing as unknown as ReturnType<typeof memoryStorage>);
+    s().openLesson('clip-zero');
+    s().answerLesson(1);
+    expect(lessonProgressOf(s(), 'clip-zero').answer).toBe(1);
+  });
+});
+
+describe('the page\'s records', () => {
+  it('rebuild what the headless runner collects: steps, updates and evaluations', () => {
+    const rs = records(3, 2, (step) => step / 10);
+    const e0: EvalRecord = { step: 0, items: 2, accuracy: 0.25, reward: 0.25, passAtK: [0.25] };
+    const e2: EvalRecord = { step: 2, items: 2, accuracy: 0.5, reward: 0.5, passAtK: [0.5] };
+    rs[0].initialEval = e0;
+    rs[3].eval = e2;
+    const table = new MetricTable();
+    table.append(packRows(rs.map(rowOf)));
+    const rebuilt = viewRecords({ table, version: 1, evals: [e0, e2], rolloutSteps: [] }, 1, () => undefined);
+    const config = lessonRunConfig(clipZero, runB, 0);
+    expect(collectRun(runB, config, rebuilt)).toEqual(collectRun(runB, config, rs));
+    expect(rebuilt.map((r) => [r.update, r.updates, r.epoch])).toEqual(rs.map((r) => [r.update, r.updates, r.epoch]));
+  });
+});

@@ -1,0 +1,217 @@
+// The lessons slice: the open lesson (from the panel or a ?lesson=<id> link), the learner's answer, its runs
+// launched one after the other through the engine slice (each named by its label, all at one seed, the earlier
+// ones overlaid on the charts as the next one trains), the verdict
+// of the lesson's check once every run is done, and each lesson's progress kept in the browser's storage. The
+// lessons themselves are data (src/lessons); the rules of the Run button and the live narration are selectors.
+
+import type { RunProgress } from '../../engine/types';
+import { LESSON_DEFAULT_SEED, LESSONS, lessonById, type Lesson, type LessonVerdict } from '../../lessons';
+import { lessonRunConfig } from '../../lessons/run';
+import { lessonRunResults } from '../lesson-results';
+import { rolloutKey } from './inspector';
+import { lessonRunBlocker } from '../selectors';
+import type { LabSlice, KeyValueStorage } from '../slice';
+
+/** What the learner has done in a lesson, kept across visits. */
+export interface LessonProgress {
+  /** The choice the learner made (null: not answered yet). */
+  answer: number | null;
+  /** The runs went to the end and the check gave a verdict at least once. */
+  completed: boolean;
+  /** The check observed the phenomenon at least once. */
+  observed: boolean;
+}
+
+export const NO_PROGRESS: LessonProgress = { answer: null, completed: false, observed: false };
+
+/** Where progress is kept; the version is in the name, so a new format starts afresh instead of misreading the old. */
+export const LESSON_PROGRESS_KEY = 'rl-lab.lesson-progress.v1';
+
+/** The stored progress, entry by entry; anything that is not a well-formed entry is left out (never thrown). */
+export function parseLessonProgress(text: string | null): Record<string, LessonProgress> {
+  let raw: unknown;
+  try {
+    raw = text === null ? null : JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const out: Record<string, LessonProgress> = {};
+  for (const [id, e] of Object.entries(raw as Record<string, unknown>)) {
+    if (typeof e !== 'object' || e === null) continue;
+    const { answer, completed, observed } = e as Record<string, unknown>;
+    if (typeof completed !== 'boolean' || typeof observed !== 'boolean') continue;
+    const choices = lessonById(id)?.question.choices.length ?? Infinity;
+    const validAnswer = typeof answer === 'number' && Number.isInteger(answer) && answer >= 0 && answer < choices;
+    out[id] = { answer: validAnswer ? answer : null, completed, observed };
+  }
+  return out;
+}
+
+/** Where the lesson's runs stand. */
+export type LessonPhase = 'ready' | 'running' | 'done' | 'stopped';
+
+/** The open lesson and its runs in this visit. */
+export interface LessonSession {
+  lessonId: string;
+  /** The seed every run of the lesson shares. */
+  seed: number;
+  phase: LessonPhase;
+  /** The engine's run id of each run launched at this seed, by run key. */
+  runIds: Record<string, string>;
+  /** Index (in lesson.runs) of the run launched last. */
+  current: number;
+  /** The engine's current run when run `current` was launched: the launched run is the next one it reports. */
+  launchedOver: string | null;
+  /** The check's verdict, once every run is done. */
+  verdict: LessonVerdict | null;
+  /** Why the runs stopped before the verdict. */
+  stopReason: string | null;
+}
+
+export interface LessonsState {
+  lesson: LessonSession | null;
+  /** Progress by lesson id (every lesson listed has an entry only once the learner did something in it). */
+  lessonProgress: Record<string, LessonProgress>;
+}
+
+export interface LessonsActions {
+  /** Opens a lesson and colours the inspector by its first plane; an unknown id is a notice naming the known ones. */
+  openLesson(id: string): void;
+  closeLesson(): void;
+  /** The learner's prediction, once per lesson (it is kept; a prediction changed after the run would teach nothing). */
+  answerLesson(choice: number): void;
+  /** Launches the lesson's runs, one after the other, at the session's seed (or `seed`). Blocked as lessonRunBlocker says. */
+  startLesson(seed?: number): void;
+  /** The same runs at the next seed. */
+  rerunLessonWithAnotherSeed(): void;
+  /** The engine's progress: follows the lesson's current run, launches the next one, takes the verdict at the end. */
+  lessonRunProgressed(p: RunProgress): void;
+  /** The engine refused to configure the launched run (the message is shown as a notice too). */
+  lessonRunRefused(message: string): void;
+}
+
+export type LessonsSlice = LessonsState & LessonsActions;
+
+const idle = (lessonId: string, seed: number): LessonSession => ({ lessonId, seed, phase: 'ready', runIds: {}, current: 0, launchedOver: null, verdict: null, stopReason: null });
+
+export const lessonsSlice: LabSlice<LessonsSlice> = ({ storage }) => (set, get) => {
+  const progressOf = (id: string) => get().lessonProgress[id] ?? NO_PROGRESS;
+  const putProgress = (id: string, p: Partial<LessonProgress>) => {
+    const lessonProgress = { ...get().lessonProgress, [id]: { ...progressOf(id), ...p } };
+    set({ lessonProgress });
+    try {
+      storage?.setItem(LESSON_PROGRESS_KEY, JSON.stringify(lessonProgress));
+    } catch {
+      // Storage full or refused: the progress stays on the page for this visit.
+    }
+  };
+  const session = () => get().lesson;
+  const patch = (p: Partial<LessonSession>) => {
+    const s = session();
+    if (s) set({ lesson: { ...s, ...p } });
+  };
+  const stop = (reason: string) => patch({ phase: 'stopped', stopReason: reason });
+
+  /** Shows run `index`'s config as the edited one and starts it as a new run named by its label. */
+  const launch = (lesson: Lesson, index: number) => {
+    const run = lesson.runs[index];
+    patch({ current: index, launchedOver: get().progress.runId });
+    get().showConfig(lessonRunConfig(lesson, run, session()!.seed), run.preset);
+    if (!get().startNewRun(run.label)) stop(`"${run.label}" could not start (see the notices).`);
+  };
+
+  const finish = (lesson: Lesson) => {
+    const s = get();
+    const on = s.lesson!;
+    let verdict: LessonVerdict;
+    try {
+      const results = lessonRunResults(lesson, on, s.views, (runId, step) => s.rollouts[rolloutKey(runId, step)]?.groups);
+      verdict = lesson.check.evaluate(results);
+    } catch (e) {
+      return stop(`The lesson's check could not be evaluated: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    patch({ phase: 'done', verdict });
+    putProgress(lesson.id, { completed: true, observed: progressOf(lesson.id).observed || verdict.observed });
+  };
+
+  return {
+    lesson: null,
+    lessonProgress: parseLessonProgress(readStored(storage)),
+
+    openLesson(id) {
+      const lesson = lessonById(id);
+      if (!lesson) {
+        get().addNotice('warning', `There is no lesson "${id}". The lessons are: ${LESSONS.map((l) => l.id).join(', ')}.`);
+        return;
+      }
+      if (session()?.lessonId === id) return;
+      set({ lesson: idle(id, LESSON_DEFAULT_SEED) });
+      const plane = lesson.highlight.planes[0];
+      if (plane) get().setColorBy(plane);
+    },
+
+    closeLesson() {
+      set({ lesson: null });
+    },
+
+    answerLesson(choice) {
+      const s = session();
+      const lesson = s && lessonById(s.lessonId);
+      if (!lesson || progressOf(lesson.id).answer !== null) return;
+      if (!Number.isInteger(choice) || choice < 0 || choice >= lesson.question.choices.length) return;
+      putProgress(lesson.id, { answer: choice });
+    },
+
+    startLesson(seed) {
+      const s = session();
+      const lesson = s && lessonById(s.lessonId);
+      if (!lesson || lessonRunBlocker(get()) !== null) return;
+      // The runs of an earlier go leave the charts: the new runs carry the same names.
+      for (const id of Object.values(s.runIds)) if (get().overlay.includes(id)) get().toggleOverlay(id);
+      set({ lesson: { ...idle(lesson.id, seed ?? s.seed), phase: 'running' } });
+      launch(lesson, 0);
+    },
+
+    rerunLessonWithAnotherSeed() {
+      const s = session();
+      if (s) get().startLesson(s.seed + 1);
+    },
+
+    lessonRunProgressed(p) {
+      const s = session();
+      const lesson = s && lessonById(s.lessonId);
+      if (!lesson || s.phase !== 'running') return;
+      const run = lesson.runs[s.current];
+      let runId = s.runIds[run.key];
+      if (runId === undefined) {
+        // Still the run that was current before the launch, or nothing yet: the launched run has not started.
+        if (p.runId === null || p.runId === s.launchedOver) return;
+        if (p.name !== run.label) return stop(`Another run ("${p.name}") took the engine before "${run.label}" started.`);
+        runId = p.runId;
+        patch({ runIds: { ...s.runIds, [run.key]: runId } });
+        // The charts show the new run; the lesson's earlier runs stay on them beside it, for comparison.
+        for (const id of Object.values(s.runIds)) if (!get().overlay.includes(id)) get().toggleOverlay(id);
+      }
+      if (p.runId !== runId) return stop(`Another run${p.name ? ` ("${p.name}")` : ''} took the engine while "${run.label}" was training; run the lesson again.`);
+      if (p.status === 'failed' || p.status === 'interrupted') return stop(`"${run.label}" ${p.status === 'failed' ? 'failed' : 'was interrupted'}${p.message ? `: ${p.message}` : ''}. Run the lesson again.`);
+      if (p.status !== 'done') return;
+      if (s.current + 1 < lesson.runs.length) return launch(lesson, s.current + 1);
+      finish(lesson);
+    },
+
+    lessonRunRefused(message) {
+      const s = session();
+      if (s?.phase === 'running' && s.runIds[lessonById(s.lessonId)?.runs[s.current]?.key ?? ''] === undefined) stop(`The engine refused the lesson's run: ${message}`);
+    },
+  };
+};
+
+/** The stored progress text, or null where storage is absent or refuses to be read. */
+function readStored(storage: KeyValueStorage | null): string | null {
+  try {
+    return storage?.getItem(LESSON_PROGRESS_KEY) ?? null;
+  } catch {
+    return null;
+  }
+}
