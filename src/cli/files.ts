@@ -3,7 +3,7 @@
 // (FileError); every write is atomic (temporary file in the same directory, fsync, rename). The browser stores
 // the same bytes in IndexedDB instead.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { CheckpointError } from '../model/checkpoint-format';
@@ -168,11 +168,13 @@ export function unusableCheckpointProblems(ck: Checkpoint, tok: Tokenizer): stri
  * checkpoint that cannot be used (unusableCheckpointProblems), as a CheckpointError.
  */
 export function loadCheckpointDir(dir: string): { ck: Checkpoint; tok: Tokenizer } {
+  const holds = `a checkpoint directory holds ${CHECKPOINT_FILES.join(', ')}`;
+  if (!existsSync(dir)) throw new FileError(dir, 'read the checkpoint directory', 'ENOENT', `${REASONS.ENOENT} (${holds})`);
   const read = (name: string) => {
     try {
       return readFileOrFail(join(dir, name));
     } catch (e) {
-      (e as Error).message = `checkpoint ${dir}: ${(e as Error).message} (a checkpoint directory holds ${CHECKPOINT_FILES.join(', ')})`;
+      (e as Error).message = `${(e as Error).message} (${holds})`;
       throw e;
     }
   };

@@ -404,7 +404,7 @@ export async function trainRl(argv: string[]): Promise<number> {
     }
     signal = sig;
     trainer.stop();
-    console.error(`\n${sig}: finishing step ${trainer.step + 1}, then saving (send it again to exit at once)`);
+    console.error(`\n${sig}: stopping after the step in progress, then saving (send it again to exit at once)`);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
