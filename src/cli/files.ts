@@ -114,8 +114,14 @@ export function writeFilesAtomic(files: readonly (readonly [path: string, data: 
   try {
     for (const [path, data] of files) temporaries.push([writeTemporary(path, data), path]);
   } catch (e) {
-    for (const [tmp] of temporaries) rmSync(tmp, { force: true });
-    rmSync(temporaryOf(files[temporaries.length][0]), { force: true });
+    const cleanup = [...temporaries.map(([tmp]) => tmp), temporaryOf(files[temporaries.length][0])];
+    for (const tmp of cleanup) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // Nothing to remove where the temporary could not be made (e.g. its directory is missing).
+      }
+    }
     throw e;
   }
   for (const [tmp, path] of temporaries) onFile(path, 'replace it', () => renameSync(tmp, path));
