@@ -80,9 +80,13 @@ describe('the start of a run', () => {
     const file = join(scratch(), 'rl_config.json');
     writeFileSync(file, configToJson(init.config, init.preset));
     expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(init);
-    const fresh = resolveRunStart(parseRlArgs(['--task', 'copy', '--checkpoint', '']));
+    // multiplication ships no warm start: a fresh model, with the task's default difficulty recorded.
+    const fresh = resolveRunStart(parseRlArgs(['--task', 'multiplication']));
     expect(fresh.dir).toBe(null);
+    expect(fresh.config.checkpoint).toBe(null);
     expect(fresh.config.difficulty).toBe(derive({ ...fresh.config, difficulty: null }).difficulty);
+    writeFileSync(file, configToJson(fresh.config, fresh.preset));
+    expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(fresh);
   });
 
   it('shows a missing absolute checkpoint directory as given, not under public/checkpoints/', () => {
