@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { configToJson, derive, resolveConfig } from '../rl/config';
 import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
-import { EXIT } from './args';
+import { EXIT, exitCodeOf } from './args';
 import { PUBLIC_DIR, TRAINER_STATE_FILE, loadCheckpointDir } from './files';
 import { checkpointDirOf, parseRlArgs, resolveRunStart, resumeConfig, rlHelpText } from './train-rl';
 
@@ -61,6 +61,25 @@ describe('train flags', () => {
 });
 
 const scratch = () => mkdtempSync(join(tmpdir(), 'rl-lab-train-'));
+
+describe('exit codes', () => {
+  const error = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    throw new Error('expected a throw');
+  };
+
+  it('a bad flag and a bad config value are both refused input (2); a runtime failure is 1', () => {
+    expect(exitCodeOf(error(() => parseRlArgs(['--lr', '1'])))).toBe(EXIT.usage);
+    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--epsilon', '2']))))).toBe(EXIT.usage);
+    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--config', '/no/such/rl_config.json']))))).toBe(EXIT.usage);
+    expect(exitCodeOf(new Error('device lost'))).toBe(EXIT.failed);
+    expect(new Set(Object.values(EXIT)).size).toBe(4);
+  });
+});
 
 describe('the start of a run', () => {
   it("records the shipped warm start and its difficulty, so the run's rl_config.json fed back gives the same config and start", () => {
