@@ -8,7 +8,7 @@ import { modelConfigProblems, type ModelConfig } from '../model/config';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
 import { paramShapes } from '../reference/model';
 import type { RunningBaseline } from './advantages';
-import { DEFAULT_CONFIG, RLConfigError, derive, validateConfig, type RLConfig } from './config';
+import { DEFAULT_CONFIG, FIELD_NAMES, RLConfigError, derive, validateConfig, type RLConfig } from './config';
 import type { LearnerState } from './learner';
 
 /**
@@ -117,7 +117,10 @@ function metaProblems(
   if (!isRecord(raw.config)) problems.push(`config: must be the run's RL config (an object), got ${shown(raw.config)}`);
   else {
     try {
-      config = validateConfig({ save_every: DEFAULT_CONFIG.save_every, ...raw.config });
+      // In the schema's field order, so the config compares equal (as JSON) to one resolved afresh.
+      const withDefaults: Record<string, unknown> = { save_every: DEFAULT_CONFIG.save_every, ...raw.config };
+      const ordered = [...FIELD_NAMES, ...Object.keys(withDefaults)].filter((k) => k in withDefaults);
+      config = validateConfig(Object.fromEntries([...new Set(ordered)].map((k) => [k, withDefaults[k]])));
     } catch (e) {
       if (!(e instanceof RLConfigError)) throw e;
       problems.push(`config: its saved config is not valid here: ${e.problems.join('; ')}`);
