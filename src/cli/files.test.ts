@@ -29,7 +29,9 @@ describe('file errors', () => {
     expect(thrown(() => readFileOrFail(join(dir, 'nope.json'))).message).toBe(`${join(dir, 'nope.json')}: cannot read it: no such file or directory`);
     expect(thrown(() => readFileOrFail(dir)).message).toBe(`${dir}: cannot read it: is a directory, not a file`);
     writeFileSync(join(dir, 'f'), 'x');
-    expect(thrown(() => writeFileAtomic(join(dir, 'f', 'g'), 'y')).message).toMatch(new RegExp(`^${join(dir, 'f')}/\\.g\\.tmp-\\d+: cannot write it: a part of the path is a file, not a directory$`));
+    expect(thrown(() => writeFileAtomic(join(dir, 'f', 'g'), 'y')).message).toMatch(
+      new RegExp(`^${join(dir, 'f', 'g')}: cannot write it \\(through \\.g\\.tmp-\\d+\\): a part of the path is a file, not a directory; nothing was replaced`),
+    );
   });
 
   it('no space left on the device is said, with the path (ENOSPC)', () => {
@@ -72,7 +74,7 @@ describe('atomic writes', () => {
         [join(dir, 'gone', 'x'), 'x'],
       ]),
     );
-    expect(e.message).toMatch(/gone\/\.x\.tmp-\d+: cannot write it: no such file or directory/);
+    expect(e.message).toMatch(/gone\/x: cannot write it \(through \.x\.tmp-\d+\): no such file or directory; nothing was replaced: the files there are as they were$/);
     expect(readFileSync(join(dir, 'model'), 'utf8')).toBe('model at step 5');
     expect(readFileSync(join(dir, 'state'), 'utf8')).toBe('state at step 5');
     expect(readdirSync(dir).sort()).toEqual(['model', 'state']);
@@ -83,7 +85,7 @@ describe('atomic writes', () => {
     chmodSync(dir, 0o500);
     const root = process.getuid?.() === 0;
     if (root) expect(() => writeFileAtomic(join(dir, 'a'), 'x')).not.toThrow();
-    else expect(thrown(() => writeFileAtomic(join(dir, 'a'), 'x')).message).toMatch(new RegExp(`^${dir}/\\.a\\.tmp-\\d+: cannot write it: permission denied$`));
+    else expect(thrown(() => writeFileAtomic(join(dir, 'a'), 'x')).message).toMatch(new RegExp(`^${dir}/a: cannot write it \\(through \\.a\\.tmp-\\d+\\): permission denied`));
     chmodSync(dir, 0o700);
   });
 });

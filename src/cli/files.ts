@@ -77,7 +77,7 @@ function temporaryOf(path: string): string {
 /** Writes `data` to a temporary file beside `path` and fsyncs it; the caller renames it into place. */
 function writeTemporary(path: string, data: Uint8Array | string): string {
   const tmp = temporaryOf(path);
-  onFile(tmp, 'write it', () => {
+  onFile(path, `write it (through ${basename(tmp)})`, () => {
     const fd = openSync(tmp, 'w');
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -122,6 +122,7 @@ export function writeFilesAtomic(files: readonly (readonly [path: string, data: 
         // Nothing to remove where the temporary could not be made (e.g. its directory is missing).
       }
     }
+    if (e instanceof FileError) e.message += '; nothing was replaced: the files there are as they were';
     throw e;
   }
   for (const [tmp, path] of temporaries) onFile(path, 'replace it', () => renameSync(tmp, path));

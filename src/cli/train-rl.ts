@@ -390,12 +390,17 @@ export async function trainRl(argv: string[]): Promise<number> {
   // The pair is written together, the trainer state renamed last; both record the step (the checkpoint's
   // metadata "steps", the state's meta.step), so a save cut off between the renames is named on resume.
   let savedStep = resume ? resume.meta.step : -1;
+  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${out} are from step ${savedStep}` : 'nothing was saved');
   const save = async () => {
     const state = encodeTrainerState(await trainer.saveState());
-    writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson), [join(out, TRAINER_STATE_FILE), state]]);
+    try {
+      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson), [join(out, TRAINER_STATE_FILE), state]]);
+    } catch (e) {
+      (e as Error).message = `saving step ${trainer.step}: ${(e as Error).message}; ${savedText()}`;
+      throw e;
+    }
     savedStep = trainer.step;
   };
-  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${out} are from step ${savedStep}` : 'nothing was saved');
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (signal) {
