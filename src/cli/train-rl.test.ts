@@ -4,7 +4,7 @@
 // interrupted with SIGINT leaves a consistent checkpoint + trainer state pair that --resume carries to the end.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -182,10 +182,13 @@ describe('interrupting a run', () => {
     expect(ck.metadata?.steps).toBe(String(stopped));
     expect(stepsIn(join(out, 'metrics.jsonl'))).toEqual(Array.from({ length: stopped }, (_, i) => i + 1));
 
+    // As a SIGKILL after a step's log but before its save would leave it: a line the state does not hold.
+    appendFileSync(join(out, 'metrics.jsonl'), `${JSON.stringify({ step: stopped + 1, reward: 0 })}\n`);
     const resumed = cli(['--resume', join(out, TRAINER_STATE_FILE), '--quiet', '--autotune=false']);
     let resumedErr = '';
     resumed.stderr!.on('data', (d) => (resumedErr += d));
     expect(await finished(resumed), resumedErr).toBe(EXIT.ok);
+    expect(resumedErr).toContain(`dropped 1 log line(s) after step ${stopped}`);
     expect(stepsIn(join(out, 'metrics.jsonl'))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(decodeTrainerState(new Uint8Array(readFileSync(join(out, TRAINER_STATE_FILE)))).meta.step).toBe(40);
     expect(loadCheckpointDir(out).ck.metadata?.steps).toBe('40');

@@ -303,19 +303,17 @@ function readTrainerStateFile(path: string): TrainerState {
  * renames (the state is renamed last, so it is the older one). The state holds the policy too, so the run
  * continues from it and the next save rewrites the checkpoint.
  */
-function pairMismatch(stateDir: string, step: number): string | null {
-  const ckDir = stateDir;
-  if (!existsSync(join(ckDir, 'model.safetensors'))) return `${ckDir} has no model.safetensors beside the trainer state (step ${step}); the next save writes it`;
+function pairMismatch(dir: string, step: number): string | null {
+  const model = join(dir, 'model.safetensors');
+  if (!existsSync(model)) return `${dir} has no model.safetensors beside the trainer state (step ${step}); the next save writes the checkpoint`;
   let ckStep: string | undefined;
   try {
-    ckStep = loadCheckpointDir(ckDir).ck.metadata?.steps;
+    ckStep = loadCheckpointDir(dir).ck.metadata?.steps;
   } catch (e) {
-    return `the checkpoint beside the trainer state cannot be read (${(e as Error).message}); resuming from the trainer state (step ${step}), the next save rewrites it`;
+    return `the checkpoint beside the trainer state cannot be used (${(e as Error).message}); resuming from the trainer state (step ${step}), the next save rewrites the checkpoint`;
   }
-  if (ckStep !== String(step)) {
-    return `${join(ckDir, 'model.safetensors')} is from step ${ckStep ?? '?'} but ${TRAINER_STATE_FILE} from step ${step} (a save was cut off between them); resuming from the trainer state, the next save rewrites the checkpoint`;
-  }
-  return null;
+  if (ckStep === String(step)) return null;
+  return `${model} is from step ${ckStep ?? '?'} but ${TRAINER_STATE_FILE} from step ${step} (a save was cut off between them); resuming from the trainer state, the next save rewrites the checkpoint`;
 }
 
 export async function trainRl(argv: string[]): Promise<number> {
