@@ -388,7 +388,8 @@ export async function trainRl(argv: string[]): Promise<number> {
   // The pair is written together, the trainer state renamed last; both record the step (the checkpoint's
   // metadata "steps", the state's meta.step), so a save cut off between the renames is named on resume.
   let savedStep = resume ? resume.meta.step : -1;
-  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${out} are from step ${savedStep}` : 'nothing was saved');
+  let savedIn = statePath !== null ? dirname(statePath) : out;
+  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${savedIn} are from step ${savedStep}` : 'nothing was saved');
   const save = async () => {
     const state = encodeTrainerState(await trainer.saveState());
     try {
@@ -398,6 +399,7 @@ export async function trainRl(argv: string[]): Promise<number> {
       throw e;
     }
     savedStep = trainer.step;
+    savedIn = out;
   };
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
