@@ -82,13 +82,30 @@ export function progressBar(fraction: number, label: string, width = 28): string
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ${label}`;
 }
 
-/** Runs a CLI's main: exit code 0 on success; on failure, "<name>: <message>" and exit 2 for usage errors, 1 otherwise. */
+/**
+ * The exit codes of every CLI: 0 done; 2 the input was refused before any work (a flag, a config field, a file's
+ * contents: UsageError and the errors named in INPUT_ERRORS); 1 a failure while working (a file that cannot be
+ * written, a device lost, non-finite metrics); 130 interrupted (SIGINT or SIGTERM; what was saved is said).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** Error classes (by name, so this module imports no layer below) that mean the input was refused: exit 2. */
+const INPUT_ERRORS = new Set(['UsageError', 'RLConfigError', 'TrainerStateError', 'ModelConfigError', 'CheckpointError', 'SafetensorsError']);
+
+/** The exit code for an error thrown by a CLI's main (EXIT): an input file that cannot be read is refused input too. */
+export function exitCodeOf(e: unknown): number {
+  if (!(e instanceof Error)) return EXIT.failed;
+  const unreadableInput = e.name === 'FileError' && (e as Error & { input?: boolean }).input === true;
+  return INPUT_ERRORS.has(e.name) || unreadableInput ? EXIT.usage : EXIT.failed;
+}
+
+/** Runs a CLI's main: its exit code on return; on a throw, "<name>: <message>" and exitCodeOf the error. */
 export function runCli(name: string, main: (argv: string[]) => Promise<number>): void {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e: unknown) => {
       console.error(`${name}: ${e instanceof Error ? e.message : String(e)}`);
-      process.exit(e instanceof UsageError ? 2 : 1);
+      process.exit(exitCodeOf(e));
     },
   );
 }

@@ -1,38 +1,205 @@
-// Node-side files: checkpoint directories (model.safetensors + config.json + tokenizer.json) and the char
-// tokenizer shipped in public/. The browser stores the same bytes in IndexedDB instead.
+// Node-side files: checkpoint directories (model.safetensors + config.json + tokenizer.json), the trainer state
+// beside them, and the char tokenizer shipped in public/. Every file error names its path and a plain reason
+// (FileError); every write is atomic (temporary file in the same directory, fsync, rename). The browser stores
+// the same bytes in IndexedDB instead.
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
+import { CheckpointError } from '../model/checkpoint-format';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
 
 export { PUBLIC_ASSETS, PUBLIC_DIR };
 export const CHAR_TOKENIZER_PATH = new URL('tokenizers/char/tokenizer.json', PUBLIC_DIR);
 
+/** The file names of a checkpoint directory and of the trainer state saved beside it. */
+export const CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'tokenizer.json'] as const;
+export const TRAINER_STATE_FILE = 'trainer_state.safetensors';
+
+const REASONS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EISDIR: 'is a directory, not a file',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  EEXIST: 'already exists',
+  EMFILE: 'too many open files',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+/**
+ * A file operation that failed: the path, what was being done and a plain reason (the errno code kept in `code`).
+ * `input`: the file was being read (the CLI's input cannot be used) rather than written.
+ */
+export class FileError extends Error {
+  override name = 'FileError';
+  readonly input: boolean;
+  constructor(
+    readonly path: string,
+    readonly doing: string,
+    readonly code: string | undefined,
+    reason: string,
+  ) {
+    super(`${path}: cannot ${doing}: ${reason}`);
+    this.input = doing.startsWith('read');
+  }
+}
+
+/** Runs one fs call on `path`; an fs error becomes a FileError naming the path and a plain reason. */
+export function onFile<T>(path: string | URL, doing: string, op: () => T): T {
+  try {
+    return op();
+  } catch (e) {
+    if (e instanceof FileError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    const shown = path instanceof URL ? decodeURIComponent(path.pathname) : path;
+    throw new FileError(shown, doing, code, (code && REASONS[code]) ?? (e as Error).message);
+  }
+}
+
+export function readFileOrFail(path: string | URL): Buffer {
+  return onFile(path, 'read it', () => readFileSync(path));
+}
+
+export function mkdirOrFail(dir: string): void {
+  onFile(dir, 'create the directory', () => mkdirSync(dir, { recursive: true }));
+}
+
+/** The temporary name a file is written under before it is renamed into place (same directory, so rename is atomic). */
+function temporaryOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
+}
+
+/** Writes `data` to a temporary file beside `path` and fsyncs it; the caller renames it into place. */
+function writeTemporary(path: string, data: Uint8Array | string): string {
+  const tmp = temporaryOf(path);
+  onFile(path, `write it (through ${basename(tmp)})`, () => {
+    const fd = openSync(tmp, 'w');
+    try {
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  });
+  return tmp;
+}
+
+/** Makes the renames in `dir` durable (best effort: some file systems cannot fsync a directory). */
+function syncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // The data is already on disk; only the rename's durability across a power cut depends on this.
+  }
+}
+
+/**
+ * Writes several files so that each is either its old or its new version, never partial: every file goes to a
+ * temporary first (a failure, e.g. ENOSPC, removes the temporaries and leaves every old file as it was), then
+ * they are renamed into place in the order given, so the last one named is the last to change.
+ */
+export function writeFilesAtomic(files: readonly (readonly [path: string, data: Uint8Array | string])[]): void {
+  const temporaries: [string, string][] = [];
+  try {
+    for (const [path, data] of files) temporaries.push([writeTemporary(path, data), path]);
+  } catch (e) {
+    const cleanup = [...temporaries.map(([tmp]) => tmp), temporaryOf(files[temporaries.length][0])];
+    for (const tmp of cleanup) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // Nothing to remove where the temporary could not be made (e.g. its directory is missing).
+      }
+    }
+    if (e instanceof FileError) e.message += '; nothing was replaced: the files there are as they were';
+    throw e;
+  }
+  for (const [tmp, path] of temporaries) onFile(path, 'replace it', () => renameSync(tmp, path));
+  for (const dir of new Set(files.map(([p]) => dirname(p)))) syncDirectory(dir);
+}
+
+export function writeFileAtomic(path: string, data: Uint8Array | string): void {
+  writeFilesAtomic([[path, data]]);
+}
+
 export function loadCharTokenizerFile(): { tok: Tokenizer; json: string } {
-  const json = readFileSync(CHAR_TOKENIZER_PATH, 'utf8');
+  const json = readFileOrFail(CHAR_TOKENIZER_PATH).toString('utf8');
   return { tok: loadCharTokenizer(json), json };
 }
 
-export function saveCheckpointDir(dir: string, ck: Checkpoint, tokenizerJson: string): void {
-  mkdirSync(dir, { recursive: true });
+/** The files of a checkpoint directory, encoded: [path, bytes] in the order they are renamed into place. */
+export function checkpointFiles(dir: string, ck: Checkpoint, tokenizerJson: string): [string, Uint8Array | string][] {
   const { safetensors, configJson } = encodeCheckpoint(ck);
-  writeFileSync(join(dir, 'model.safetensors'), safetensors);
-  writeFileSync(join(dir, 'config.json'), configJson);
-  writeFileSync(join(dir, 'tokenizer.json'), tokenizerJson);
+  return [
+    [join(dir, 'tokenizer.json'), tokenizerJson],
+    [join(dir, 'config.json'), configJson],
+    [join(dir, 'model.safetensors'), safetensors],
+  ];
 }
 
-/** Reads a checkpoint directory; a missing or malformed file fails with its path in the message. */
+export function saveCheckpointDir(dir: string, ck: Checkpoint, tokenizerJson: string): void {
+  mkdirOrFail(dir);
+  writeFilesAtomic(checkpointFiles(dir, ck, tokenizerJson));
+}
+
+/**
+ * What makes a decoded checkpoint unusable for sampling or training, though its files are well formed: a
+ * non-finite weight (named, with its index), or a tokenizer with more ids than the model's vocab_size (the
+ * extra ids would index past the embedding table).
+ */
+export function unusableCheckpointProblems(ck: Checkpoint, tok: Tokenizer): string[] {
+  const problems: string[] = [];
+  for (const [name, data] of Object.entries(ck.params)) {
+    const bad = data.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0) problems.push(`model.safetensors: tensor ${name} holds ${data[bad]} at index ${bad} (the weights must be finite)`);
+  }
+  if (tok.vocabSize > ck.config.vocabSize) {
+    problems.push(`tokenizer.json: the tokenizer has ${tok.vocabSize} tokens but the model's vocab_size is ${ck.config.vocabSize} (every token id must be below vocab_size)`);
+  }
+  return problems;
+}
+
+/**
+ * Reads a checkpoint directory; a missing or malformed file fails with its path in the message, and so does a
+ * checkpoint that cannot be used (unusableCheckpointProblems), as a CheckpointError.
+ */
 export function loadCheckpointDir(dir: string): { ck: Checkpoint; tok: Tokenizer } {
+  const holds = `a checkpoint directory holds ${CHECKPOINT_FILES.join(', ')}`;
+  if (!existsSync(dir)) throw new FileError(dir, 'read the checkpoint directory', 'ENOENT', `${REASONS.ENOENT} (${holds})`);
   const read = (name: string) => {
     try {
-      return readFileSync(join(dir, name));
-    } catch {
-      throw new Error(`checkpoint ${dir}: cannot read ${name} (a checkpoint directory holds model.safetensors, config.json and tokenizer.json)`);
+      return readFileOrFail(join(dir, name));
+    } catch (e) {
+      (e as Error).message = `${(e as Error).message} (${holds})`;
+      throw e;
     }
   };
-  const ck = decodeCheckpoint(new Uint8Array(read('model.safetensors')), read('config.json').toString('utf8'));
-  const tok = loadCharTokenizer(read('tokenizer.json').toString('utf8'));
+  // The decoder's error keeps its class (so the CLI's exit code says "refused input"), with the directory added.
+  const parsed = <T>(decode: () => T): T => {
+    try {
+      return decode();
+    } catch (e) {
+      (e as Error).message = `checkpoint ${dir}: ${(e as Error).message}`;
+      throw e;
+    }
+  };
+  const model = read('model.safetensors');
+  const config = read('config.json');
+  const tokenizer = read('tokenizer.json');
+  const ck = parsed(() => decodeCheckpoint(new Uint8Array(model), config.toString('utf8')));
+  const tok = parsed(() => loadCharTokenizer(tokenizer.toString('utf8')));
+  const problems = unusableCheckpointProblems(ck, tok);
+  if (problems.length) throw new CheckpointError(`checkpoint ${dir}: ${problems.join('; ')}`);
   return { ck, tok };
 }

@@ -1,5 +1,7 @@
 // `npm run generate -- --checkpoint <dir> --prompt "..." [--greedy | --temperature t --seed s] [--json]`:
-// one completion from a checkpoint, on the GPU through Dawn; --json adds every token's log-probability.
+// one completion from a checkpoint, on the GPU through Dawn; --json adds every token's log-probability. A
+// checkpoint with non-finite weights or a tokenizer larger than the model's vocab_size is refused (exit 2) before
+// any sampling, by loadCheckpointDir.
 
 import { GpuPolicy } from '../model/policy';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';

@@ -4,14 +4,14 @@
 import { describeAdapter } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { kernelCases, runKernelCases } from '../kernels/cases';
-import { runCli } from './args';
+import { UsageError, runCli } from './args';
 
 async function main(argv: string[]): Promise<number> {
   const ctx = await acquireNodeDevice();
   console.log(`adapter: ${describeAdapter(ctx.report)}`);
   const filter = argv[0];
   const cases = kernelCases().filter((c) => !filter || c.name.includes(filter));
-  if (cases.length === 0) throw new Error(`no kernel case matches "${filter}"`);
+  if (cases.length === 0) throw new UsageError(`no kernel case matches "${filter}"`);
   const t0 = performance.now();
   const results = await runKernelCases(ctx, cases, (r) => {
     console.log(`${r.pass ? 'PASS' : 'FAIL'}  ${r.name.padEnd(48)} ${r.ms.toFixed(1).padStart(7)} ms  ${r.summary}`);

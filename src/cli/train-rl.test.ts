@@ -1,8 +1,21 @@
-// The RL command's flags: every config field is a flag in either form (--lr 1, --lr=1, dashes or underscores),
-// and a misspelled or foreign flag names the nearest field or the field another trainer's name stands for.
+// The RL command: every config field is a flag in either form (--lr 1, --lr=1, dashes or underscores), and a
+// misspelled or foreign flag names the nearest field or the field another trainer's name stands for; a run's
+// rl_config.json reproduces its start; --resume refuses changes other than the ones it allows; and a real run
+// interrupted with SIGINT leaves a consistent checkpoint + trainer state pair that --resume carries to the end.
 
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseRlArgs, rlHelpText } from './train-rl';
+import { configToJson, derive, resolveConfig } from '../rl/config';
+import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
+import { EXIT, exitCodeOf } from './args';
+import { PUBLIC_DIR, TRAINER_STATE_FILE, loadCheckpointDir } from './files';
+import { checkpointDirOf, parseRlArgs, resolveRunStart, resumeConfig, rlHelpText } from './train-rl';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const problem = (argv: string[]) => {
   try {
@@ -45,4 +58,139 @@ describe('train flags', () => {
     expect(help).toMatch(/--epsilon_high .*\n.*num in \[0, 100\], or null \(epsilon\); default null\n.*elsewhere: TRL epsilon_high; verl actor_rollout_ref\.actor\.clip_ratio_high/);
     expect(help).toMatch(/docs\/algorithms\.md/);
   });
+});
+
+const scratch = () => mkdtempSync(join(tmpdir(), 'rl-lab-train-'));
+
+describe('exit codes', () => {
+  const error = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    throw new Error('expected a throw');
+  };
+
+  it('a bad flag and a bad config value are both refused input (2); a runtime failure is 1', () => {
+    expect(exitCodeOf(error(() => parseRlArgs(['--lr', '1'])))).toBe(EXIT.usage);
+    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--epsilon', '2']))))).toBe(EXIT.usage);
+    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--config', '/no/such/rl_config.json']))))).toBe(EXIT.usage);
+    expect(exitCodeOf(new Error('device lost'))).toBe(EXIT.failed);
+    expect(new Set(Object.values(EXIT)).size).toBe(4);
+  });
+});
+
+describe('the start of a run', () => {
+  it("records the shipped warm start and its difficulty, so the run's rl_config.json fed back gives the same config and start", () => {
+    const first = resolveRunStart(parseRlArgs(['--task', 'copy', '--preset', 'dr_grpo', '--steps', '3', '--seed', '5']));
+    expect(first.config.checkpoint).toBe('copy');
+    expect(first.config.difficulty).toBe(3);
+    expect(first.dir).toBe(fileURLToPath(new URL('checkpoints/copy', PUBLIC_DIR)));
+    const file = join(scratch(), 'rl_config.json');
+    writeFileSync(file, configToJson(first.config, first.preset));
+    expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(first);
+  });
+
+  it('records an --init directory (absolute) and a fresh model\'s difficulty the same way', () => {
+    const init = resolveRunStart(parseRlArgs(['--task', 'copy', '--init', 'public/checkpoints/copy', '--difficulty', '2']));
+    expect(init.config.checkpoint).toBe(resolve('public/checkpoints/copy'));
+    expect(init.dir).toBe(resolve('public/checkpoints/copy'));
+    const file = join(scratch(), 'rl_config.json');
+    writeFileSync(file, configToJson(init.config, init.preset));
+    expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(init);
+    // multiplication ships no warm start: a fresh model, with the task's default difficulty recorded.
+    const fresh = resolveRunStart(parseRlArgs(['--task', 'multiplication']));
+    expect(fresh.dir).toBe(null);
+    expect(fresh.config.checkpoint).toBe(null);
+    expect(fresh.config.difficulty).toBe(derive({ ...fresh.config, difficulty: null }).difficulty);
+    writeFileSync(file, configToJson(fresh.config, fresh.preset));
+    expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(fresh);
+  });
+
+  it('shows a missing absolute checkpoint directory as given, not under public/checkpoints/', () => {
+    expect(checkpointDirOf('/no/such/dir')).toBe('/no/such/dir');
+    expect(checkpointDirOf('runs/x')).toBe('runs/x');
+    expect(checkpointDirOf('copy')).toBe(fileURLToPath(new URL('checkpoints/copy', PUBLIC_DIR)));
+    expect(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--init', 'a', '--checkpoint', 'copy']))).toThrow(/--init and --checkpoint both name the starting weights/);
+  });
+});
+
+describe('--resume', () => {
+  /** What resumeConfig reads of a state: the saved config and the steps done. */
+  const saved = (step: number) => ({ meta: { config: resolveConfig('grpo', { task: 'copy', steps: 6, seed: 1 }), step } }) as TrainerState;
+  const refusal = (argv: string[], step = 3) => {
+    try {
+      resumeConfig(parseRlArgs(['--resume', 's', ...argv]), saved(step), 's');
+      return '';
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+
+  it('continues with the saved config; --steps extends it and --save_every may change', () => {
+    const c = resumeConfig(parseRlArgs(['--resume', 's', '--steps', '10', '--save_every', '2', '--out', 'o', '--quiet']), saved(6), 's');
+    expect(c).toEqual({ ...saved(6).meta.config, steps: 10, save_every: 2 });
+    expect(resumeConfig(parseRlArgs(['--resume', 's', '--seed', '1', '--task', 'copy']), saved(3), 's')).toEqual(saved(3).meta.config);
+  });
+
+  it.each([
+    [['--learning_rate', '0.1'], /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups\)/],
+    [['--preset', 'ppo', '--seed', '2', '--task', 'addition'], /cannot change on resume: --preset, --seed, --task /],
+    [['--config', 'x.json'], /cannot change on resume: --config /],
+    [['--init', 'dir'], /cannot change on resume: --init /],
+    [['--steps', '2'], /--steps 2 is fewer than the 3 steps s has done already/],
+  ])('refuses %j, naming the flags', (argv, message) => {
+    expect(refusal(argv)).toMatch(message);
+  });
+
+  it('a finished run says so and how to extend it, instead of running 0 steps', () => {
+    expect(refusal([], 6)).toBe('s: the run is finished (6 of 6 steps done); resume with --steps N (N > 6) to extend it');
+    expect(refusal(['--steps', '6'], 6)).toMatch(/the run is finished/);
+  });
+});
+
+describe('interrupting a run', () => {
+  const cli = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', '--import', './src/cli/register-raw.mjs', 'src/cli/train.ts', ...args], { cwd: ROOT, env: process.env });
+  const finished = (child: ChildProcess) => new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const stepsIn = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { step: number }).step) : []);
+
+  it('SIGINT saves the last completed step as a pair, and --resume continues to the end', async () => {
+    const out = join(scratch(), 'run');
+    const tiny = ['--task', 'copy', '--steps', '40', '--train_batch_size', '1', '--num_generations', '2', '--eval_every', '0', '--save_every', '0', '--inspect-groups', '0', '--quiet', '--autotune=false'];
+    const child = cli([...tiny, '--out', out]);
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exit = finished(child);
+    // Interrupt once a few steps are logged (save_every 0: nothing is saved before the interrupt).
+    await new Promise<void>((ready) => {
+      const poll = setInterval(() => {
+        if (stepsIn(join(out, 'metrics.jsonl')).length >= 3 || child.exitCode !== null) {
+          clearInterval(poll);
+          ready();
+        }
+      }, 100);
+    });
+    child.kill('SIGINT');
+    expect(await exit, stderr).toBe(EXIT.interrupted);
+    expect(stderr).toMatch(/interrupted by SIGINT after step (\d+) of 40 .*continue with: npm run train -- --resume/);
+    const state = decodeTrainerState(new Uint8Array(readFileSync(join(out, TRAINER_STATE_FILE))));
+    const { ck } = loadCheckpointDir(out);
+    const stopped = state.meta.step;
+    expect(stopped).toBeGreaterThanOrEqual(3);
+    expect(stopped).toBeLessThan(40);
+    expect(ck.metadata?.steps).toBe(String(stopped));
+    expect(stepsIn(join(out, 'metrics.jsonl'))).toEqual(Array.from({ length: stopped }, (_, i) => i + 1));
+
+    // As a SIGKILL after a step's log but before its save would leave it: a line the state does not hold.
+    appendFileSync(join(out, 'metrics.jsonl'), `${JSON.stringify({ step: stopped + 1, reward: 0 })}\n`);
+    const resumed = cli(['--resume', join(out, TRAINER_STATE_FILE), '--quiet', '--autotune=false']);
+    let resumedErr = '';
+    resumed.stderr!.on('data', (d) => (resumedErr += d));
+    expect(await finished(resumed), resumedErr).toBe(EXIT.ok);
+    expect(resumedErr).toContain(`dropped 1 log line(s) after step ${stopped}`);
+    expect(stepsIn(join(out, 'metrics.jsonl'))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(decodeTrainerState(new Uint8Array(readFileSync(join(out, TRAINER_STATE_FILE)))).meta.step).toBe(40);
+    expect(loadCheckpointDir(out).ck.metadata?.steps).toBe('40');
+  }, 300_000);
 });

@@ -1,10 +1,13 @@
 // `npm run train -- --task <task> --preset <algorithm> ...`: reinforcement learning with the trainer (src/rl) on
 // the machine's WebGPU adapter through Dawn (or the CPU twins with --backend cpu). Starts from the task's shipped
 // warm start unless --init says otherwise; every RL config field is a flag (--num_generations 8); --config reads a
-// JSON file. Writes metrics.jsonl, rollouts.jsonl, eval.jsonl, the final checkpoint and the trainer state into --out.
+// JSON file. Writes metrics.jsonl, rollouts.jsonl, eval.jsonl and rl_config.json (the resolved config: the
+// checkpoint and difficulty it started from, so --config rl_config.json reproduces the run) into --out, and the
+// checkpoint with the trainer state every save_every steps, at the end and on SIGINT/SIGTERM, atomically as a pair.
+// --resume continues a saved run (a larger --steps extends it).
 
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GpuContext } from '../gpu';
 import { MODEL_PRESETS, parameterCount } from '../model/config';
@@ -20,8 +23,10 @@ import {
   configWarnings,
   decodeFieldText,
   isPresetName,
+  derive,
   kindText,
   resolveConfig,
+  validateConfig,
   suggestion,
   type FieldSpec,
   type PresetName,
@@ -32,9 +37,20 @@ import {
 import type { GroupRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { Trainer } from '../rl/trainer';
-import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
-import { UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
-import { PUBLIC_DIR, loadCharTokenizerFile, loadCheckpointDir, saveCheckpointDir } from './files';
+import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
+import { EXIT, UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
+import {
+  PUBLIC_DIR,
+  TRAINER_STATE_FILE,
+  checkpointFiles,
+  loadCharTokenizerFile,
+  loadCheckpointDir,
+  mkdirOrFail,
+  onFile,
+  readFileOrFail,
+  writeFileAtomic,
+  writeFilesAtomic,
+} from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 /** Flags of the RL command that are not config fields. */
@@ -42,8 +58,11 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   preset: { value: 'name', doc: `algorithm preset: ${PRESET_NAMES.join(', ')} (default grpo)` },
   config: { value: 'file.json', doc: 'config file: an object of fields, optionally with "preset"; flags override it' },
   init: { value: 'dir', doc: "checkpoint directory to start from (default: the task's shipped warm start, else a fresh `model`)" },
-  resume: { value: 'file', doc: 'trainer_state.safetensors of an earlier run: continue it exactly (same config)' },
-  out: { value: 'dir', doc: 'output directory (default runs/<task>-<preset>-<time>)' },
+  resume: {
+    value: 'file',
+    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune; any other flag is refused',
+  },
+  out: { value: 'dir', doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file)' },
   backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
   'inspect-groups': { value: 'n', doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)' },
   quiet: { value: null, doc: 'no progress bar' },
@@ -73,6 +92,10 @@ export function rlHelpText(): string {
     '',
     'config fields (their math: docs/algorithms.md; every metric: docs/metrics.md), each also a flag; a preset sets some, flags override:',
     ...fields,
+    '',
+    'saving: the checkpoint and trainer_state.safetensors are written to --out every save_every steps, at the end, and on',
+    'SIGINT/SIGTERM (the current step finishes first; a second signal exits at once, keeping the last saved pair).',
+    `exit codes: ${EXIT.ok} done, ${EXIT.usage} refused input (flags, config, files), ${EXIT.failed} failed while running, ${EXIT.interrupted} interrupted (state saved).`,
     '',
   ].join('\n');
 }
@@ -129,11 +152,20 @@ interface WarmStart {
   path: string;
 }
 
-function warmStartOf(task: string): WarmStart | null {
-  const path = new URL('checkpoints/manifest.json', PUBLIC_DIR);
-  if (!existsSync(path)) return null;
-  const manifest = JSON.parse(readFileSync(path, 'utf8')) as { checkpoints: WarmStart[] };
-  return manifest.checkpoints.find((c) => c.task === task) ?? null;
+const MANIFEST = new URL('checkpoints/manifest.json', PUBLIC_DIR);
+
+function shippedWarmStarts(): WarmStart[] {
+  if (!existsSync(MANIFEST)) return [];
+  return (JSON.parse(readFileOrFail(MANIFEST).toString('utf8')) as { checkpoints: WarmStart[] }).checkpoints;
+}
+
+/**
+ * The directory a `checkpoint` value names: a path (absolute, or with a slash, or an existing directory) as
+ * given; otherwise a shipped warm start's name under public/checkpoints/.
+ */
+export function checkpointDirOf(name: string): string {
+  if (isAbsolute(name) || /[\\/]/.test(name) || name.startsWith('.') || existsSync(name)) return name;
+  return fileURLToPath(new URL(`checkpoints/${name}`, PUBLIC_DIR));
 }
 
 /** The config from --config, --preset and field flags, validated (RLConfigError names every bad field). */
@@ -141,7 +173,7 @@ export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset
   let fileFields: Record<string, unknown> = {};
   let filePreset: string | null = null;
   if (typeof parsed.command.config === 'string') {
-    const text = readFileSync(parsed.command.config, 'utf8');
+    const text = readFileOrFail(parsed.command.config).toString('utf8');
     let obj: unknown;
     try {
       obj = JSON.parse(text);
@@ -157,6 +189,79 @@ export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset
   const presetName = (parsed.command.preset as string | undefined) ?? filePreset ?? 'grpo';
   if (!isPresetName(presetName)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}; got "${presetName}"${suggestion(presetName, PRESET_NAMES)}`);
   return { config: resolveConfig(presetName, { ...fileFields, ...parsed.fields }), preset: presetName };
+}
+
+/** Where a new run starts: its config with the checkpoint and difficulty resolved, and the directory to load (null: a fresh model). */
+export interface RunStart {
+  config: RLConfig;
+  preset: PresetName;
+  /** The checkpoint directory the weights come from; null for a fresh `model` preset from `seed`. */
+  dir: string | null;
+}
+
+/**
+ * Resolves a new run's start. The config records what was chosen, so the run's rl_config.json fed back through
+ * --config gives the same config and the same start: `checkpoint` is the shipped warm start's name (chosen by
+ * task when neither --init nor checkpoint is given) or the --init directory (absolute), and `difficulty` is the
+ * warm start's (unless set) or the task's default.
+ */
+export function resolveRunStart(parsed: ParsedRlArgs): RunStart {
+  const initDir = typeof parsed.command.init === 'string' ? parsed.command.init : null;
+  if (initDir !== null && parsed.fields.checkpoint != null) throw new UsageError('--init and --checkpoint both name the starting weights; give one');
+  const first = configFromArgs(parsed);
+  let overrides: Partial<Record<RLField, unknown>> = {};
+  if (initDir !== null) overrides = { checkpoint: resolve(initDir) };
+  else if (first.config.checkpoint === null) {
+    // A warm start fixes the difficulty it was trained at unless the user sets one.
+    const warm = shippedWarmStarts().find((w) => w.task === first.config.task);
+    if (warm) overrides = { checkpoint: warm.path.replace(/^checkpoints\//, ''), ...(first.config.difficulty === null ? { difficulty: warm.difficulty } : {}) };
+  }
+  const withStart = Object.keys(overrides).length ? configFromArgs({ command: parsed.command, fields: { ...parsed.fields, ...overrides } }) : first;
+  const config = withStart.config.difficulty === null ? { ...withStart.config, difficulty: derive(withStart.config).difficulty } : withStart.config;
+  return { config: validateConfig(config), preset: withStart.preset, dir: config.checkpoint === null ? null : checkpointDirOf(config.checkpoint) };
+}
+
+/** Command flags and config fields that may differ from the saved run on --resume; every other flag is refused. */
+const RESUME_COMMAND_FLAGS = new Set(['resume', 'out', 'quiet', 'backend', 'autotune', 'inspect-groups', 'help']);
+const RESUME_FIELDS = new Set<RLField>(['steps', 'save_every']);
+
+/**
+ * The config to continue a saved run with: the saved one, with --steps (at least the steps done; more extend the
+ * run) and --save_every applied. A field flag equal to the saved value is accepted; any other change is refused
+ * with a message naming the flags.
+ */
+export function resumeConfig(parsed: ParsedRlArgs, state: TrainerState, statePath: string): RLConfig {
+  const saved = state.meta.config;
+  const refused = [
+    ...Object.keys(parsed.command).filter((k) => !RESUME_COMMAND_FLAGS.has(k)),
+    ...(Object.entries(parsed.fields) as [RLField, unknown][]).filter(([k, v]) => !RESUME_FIELDS.has(k) && JSON.stringify(v) !== JSON.stringify(saved[k])).map(([k]) => k),
+  ];
+  if (refused.length) {
+    const may = [...[...RESUME_FIELDS].map((f) => `--${f}`), ...[...RESUME_COMMAND_FLAGS].filter((f) => f !== 'resume' && f !== 'help').map((f) => `--${f}`)];
+    throw new UsageError(`--resume continues the saved run with its saved config; these flags cannot change on resume: ${refused.map((k) => `--${k}`).join(', ')} (may change: ${may.join(', ')})`);
+  }
+  const done = state.meta.step;
+  const steps = (parsed.fields.steps as number | undefined) ?? saved.steps;
+  if (steps < done) throw new UsageError(`--steps ${steps} is fewer than the ${done} steps ${statePath} has done already`);
+  if (steps === done) {
+    throw new UsageError(`${statePath}: the run is finished (${done} of ${saved.steps} steps done); resume with --steps N (N > ${done}) to extend it`);
+  }
+  return validateConfig({ ...saved, steps, save_every: (parsed.fields.save_every as number | undefined) ?? saved.save_every });
+}
+
+/** Drops the lines of a .jsonl log whose step is after `lastStep` (logged after the last save, so not in the state). */
+function trimLogAfter(path: string, lastStep: number): number {
+  if (!existsSync(path)) return 0;
+  const lines = readFileOrFail(path).toString('utf8').split('\n').filter(Boolean);
+  const kept = lines.filter((line) => {
+    try {
+      return ((JSON.parse(line) as { step?: number }).step ?? 0) <= lastStep;
+    } catch {
+      return true;
+    }
+  });
+  if (kept.length !== lines.length) writeFileAtomic(path, kept.map((l) => `${l}\n`).join(''));
+  return lines.length - kept.length;
 }
 
 function jsonlGroups(step: number, groups: GroupRecord[]): string {
@@ -182,40 +287,76 @@ function jsonlGroups(step: number, groups: GroupRecord[]): string {
     .join('\n');
 }
 
+/** Reads a trainer state file, its problems named with the file's path. */
+function readTrainerStateFile(path: string): TrainerState {
+  const bytes = readFileOrFail(path);
+  try {
+    return decodeTrainerState(new Uint8Array(bytes));
+  } catch (e) {
+    (e as Error).message = `${path}: ${(e as Error).message}`;
+    throw e;
+  }
+}
+
+/**
+ * A warning when the checkpoint beside a trainer state is from another step: a save was cut off between the two
+ * renames (the state is renamed last, so it is the older one). The state holds the policy too, so the run
+ * continues from it and the next save rewrites the checkpoint.
+ */
+function pairMismatch(dir: string, step: number): string | null {
+  const model = join(dir, 'model.safetensors');
+  if (!existsSync(model)) return `${dir} has no model.safetensors beside the trainer state (step ${step}); the next save writes the checkpoint`;
+  let ckStep: string | undefined;
+  try {
+    ckStep = loadCheckpointDir(dir).ck.metadata?.steps;
+  } catch (e) {
+    return `the checkpoint beside the trainer state cannot be used (${(e as Error).message}); resuming from the trainer state (step ${step}), the next save rewrites the checkpoint`;
+  }
+  if (ckStep === String(step)) return null;
+  return `${model} is from step ${ckStep ?? '?'} but ${TRAINER_STATE_FILE} from step ${step} (a save was cut off between them); resuming from the trainer state, the next save rewrites the checkpoint`;
+}
+
 export async function trainRl(argv: string[]): Promise<number> {
   const parsed = parseRlArgs(argv);
   if (parsed.command.help) {
     process.stdout.write(rlHelpText());
-    return 0;
+    return EXIT.ok;
   }
   if (parsed.fields.task === undefined && typeof parsed.command.config !== 'string' && typeof parsed.command.resume !== 'string') {
     throw new UsageError('--task is required (see --help)');
   }
+  const backendName = (parsed.command.backend as string | undefined) ?? 'webgpu';
+  if (backendName !== 'webgpu' && backendName !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
+  const inspectGroups = parsed.command['inspect-groups'] !== undefined ? Number(parsed.command['inspect-groups']) : 2;
+  if (!Number.isInteger(inspectGroups) || inspectGroups < 0) throw new UsageError(`--inspect-groups must be a whole number >= 0`);
   const { tok, json: tokenizerJson } = loadCharTokenizerFile();
-  const resume = typeof parsed.command.resume === 'string' ? decodeTrainerState(new Uint8Array(readFileSync(parsed.command.resume))) : undefined;
+  const statePath = typeof parsed.command.resume === 'string' ? parsed.command.resume : null;
+  let resume: TrainerState | undefined;
   let config: RLConfig;
   let preset: PresetName | null = null;
   let init;
   let source: string;
-  if (resume) {
-    config = resume.meta.config;
+  if (statePath !== null) {
+    resume = readTrainerStateFile(statePath);
+    const savedSteps = resume.meta.config.steps;
+    config = resumeConfig(parsed, resume, statePath);
+    resume.meta.config = config;
     init = { config: resume.meta.modelConfig, params: resume.learner.policy };
-    source = `resumed from ${parsed.command.resume} at step ${resume.meta.step}`;
+    source = `${statePath} at step ${resume.meta.step}`;
+    if (config.steps > savedSteps) {
+      const stretched = [config.lr_schedule !== 'constant' && `lr_schedule ${config.lr_schedule}`, config.curriculum === 'easy_to_hard' && 'the easy_to_hard curriculum'].filter(Boolean);
+      console.error(`extending the run from ${savedSteps} to ${config.steps} steps${stretched.length ? ` (${stretched.join(' and ')} now stretch to ${config.steps} steps)` : ''}`);
+    }
+    const mismatch = pairMismatch(dirname(statePath), resume.meta.step);
+    if (mismatch) console.error(`warning: ${mismatch}`);
   } else {
-    // A warm start fixes the difficulty it was trained at unless the user sets one.
-    const taskName = (parsed.fields.task as string | undefined) ?? null;
-    const warm = typeof parsed.command.init !== 'string' && parsed.fields.checkpoint == null && taskName ? warmStartOf(taskName) : null;
-    if (warm && parsed.fields.difficulty === undefined) parsed.fields.difficulty = warm.difficulty;
-    const resolved = configFromArgs(parsed);
-    config = resolved.config;
-    preset = resolved.preset;
-    const named = config.checkpoint === null ? null : existsSync(config.checkpoint) ? config.checkpoint : fileURLToPath(new URL(`checkpoints/${config.checkpoint}`, PUBLIC_DIR));
-    const dir =
-      typeof parsed.command.init === 'string' ? parsed.command.init : (named ?? (warm && warm.task === config.task ? fileURLToPath(new URL(warm.path, PUBLIC_DIR)) : null));
-    if (dir) {
-      const { ck } = loadCheckpointDir(dir);
+    const start = resolveRunStart(parsed);
+    config = start.config;
+    preset = start.preset;
+    if (start.dir) {
+      const { ck } = loadCheckpointDir(start.dir);
       init = { config: ck.config, params: ck.params };
-      source = dir;
+      source = start.dir;
     } else {
       const mc = MODEL_PRESETS[config.model];
       const p = initParams(mc, new Rng(config.seed), { std: 0.02 });
@@ -224,62 +365,96 @@ export async function trainRl(argv: string[]): Promise<number> {
     }
   }
   for (const w of configWarnings(config)) console.error(`warning: ${w}`);
-  const backendName = (parsed.command.backend as string | undefined) ?? 'webgpu';
-  if (backendName !== 'webgpu' && backendName !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
+  const out = (parsed.command.out as string | undefined) ?? (statePath !== null ? dirname(statePath) : join('runs', `${config.task}-${preset}-${Date.now()}`));
+  mkdirOrFail(out);
+  const paths = { metrics: join(out, 'metrics.jsonl'), rollouts: join(out, 'rollouts.jsonl'), eval: join(out, 'eval.jsonl') };
+  if (resume) {
+    // Steps logged after the last save are not in the state; they run again, so their old lines go.
+    const dropped = Object.values(paths).reduce((n, p) => n + trimLogAfter(p, resume.meta.step), 0);
+    if (dropped) console.error(`dropped ${dropped} log line(s) after step ${resume.meta.step} (logged after the last save; those steps run again)`);
+  } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
+  writeFileAtomic(join(out, 'rl_config.json'), `${configToJson(config, preset)}\n`);
+  const append = (path: string, text: string) => onFile(path, 'append to it', () => appendFileSync(path, text));
+
   let ctx: GpuContext | null = null;
-  if (backendName === 'webgpu') {
-    ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
-  }
-  const out = (parsed.command.out as string | undefined) ?? join('runs', `${config.task}-${preset ?? 'resume'}-${Date.now()}`);
-  mkdirSync(out, { recursive: true });
-  const inspectGroups = parsed.command['inspect-groups'] !== undefined ? Number(parsed.command['inspect-groups']) : 2;
-  if (!Number.isInteger(inspectGroups) || inspectGroups < 0) throw new UsageError(`--inspect-groups must be a whole number >= 0`);
-  const trainer = await Trainer.create({
-    config,
-    init,
-    tokenizer: tok,
-    backend: ctx ? { kind: 'webgpu', ctx } : { kind: 'cpu' },
-    inspectGroups,
-    resume,
-  });
+  if (backendName === 'webgpu') ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
+  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend: ctx ? { kind: 'webgpu', ctx } : { kind: 'cpu' }, inspectGroups, resume });
+  const startStep = trainer.step;
   console.error(
     `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +
-      `${config.steps} steps of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
+      `steps ${startStep + 1}..${config.steps} of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
   );
-  writeFileSync(join(out, 'rl_config.json'), `${configToJson(config, preset)}\n`);
-  const paths = { metrics: join(out, 'metrics.jsonl'), rollouts: join(out, 'rollouts.jsonl'), eval: join(out, 'eval.jsonl') };
-  if (!resume) for (const p of Object.values(paths)) writeFileSync(p, '');
+
+  // The pair is written together, the trainer state renamed last; both record the step (the checkpoint's
+  // metadata "steps", the state's meta.step), so a save cut off between the renames is named on resume.
+  let savedStep = resume ? resume.meta.step : -1;
+  let savedIn = statePath !== null ? dirname(statePath) : out;
+  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${savedIn} are from step ${savedStep}` : 'nothing was saved');
+  const save = async () => {
+    const state = encodeTrainerState(await trainer.saveState());
+    try {
+      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson), [join(out, TRAINER_STATE_FILE), state]]);
+    } catch (e) {
+      (e as Error).message = `saving step ${trainer.step}: ${(e as Error).message}; ${savedText()}`;
+      throw e;
+    }
+    savedStep = trainer.step;
+    savedIn = out;
+  };
+  let signal: NodeJS.Signals | null = null;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (signal) {
+      console.error(`\n${sig} again: exiting without finishing the step; ${savedText()}`);
+      process.exit(EXIT.interrupted);
+    }
+    signal = sig;
+    trainer.stop();
+    console.error(`\n${sig}: stopping after the step in progress, then saving (send it again to exit at once)`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
   const t0 = performance.now();
-  const startStep = trainer.step;
   let last: Record<string, number> = {};
   const quiet = Boolean(parsed.command.quiet);
-  for await (const r of trainer.run()) {
-    const finite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
-    appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
-    if (r.groups?.length) appendFileSync(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
-    if (r.eval) appendFileSync(paths.eval, `${JSON.stringify(r.eval)}\n`);
-    if (finite.length) {
-      trainer.destroy();
-      throw new Error(`step ${r.step}: non-finite metrics ${finite.map(([k, v]) => `${k}=${v}`).join(', ')} (the run stopped; metrics.jsonl has every step so far)`);
+  try {
+    for await (const r of trainer.run()) {
+      const nonFinite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
+      append(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
+      if (r.groups?.length) append(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
+      if (r.eval) append(paths.eval, `${JSON.stringify(r.eval)}\n`);
+      if (nonFinite.length) {
+        // That step is not saved: the last good pair stays as it is.
+        throw new Error(`step ${r.step}: non-finite metrics ${nonFinite.map(([k, v]) => `${k}=${v}`).join(', ')}; the run stopped without saving this step; ${savedText()} (metrics.jsonl has every step so far)`);
+      }
+      last = r.metrics;
+      const stepDone = r.update === r.updates - 1;
+      if (stepDone && config.save_every > 0 && r.step % config.save_every === 0 && r.step < config.steps) await save();
+      if (!quiet) {
+        const done = r.step - startStep;
+        const eta = ((performance.now() - t0) / 1000 / done) * (config.steps - r.step);
+        const ev = r.eval ? ` eval acc ${(r.eval.accuracy * 100).toFixed(0)}% pass@${r.eval.passAtK.length} ${(r.eval.passAtK[r.eval.passAtK.length - 1] * 100).toFixed(0)}%` : '';
+        const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
+        process.stderr.write(
+          `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
+        );
+      }
     }
-    last = r.metrics;
-    if (!quiet) {
-      const done = r.step - startStep;
-      const eta = ((performance.now() - t0) / 1000 / done) * (config.steps - r.step);
-      const ev = r.eval ? ` eval acc ${(r.eval.accuracy * 100).toFixed(0)}% pass@${r.eval.passAtK.length} ${(r.eval.passAtK[r.eval.passAtK.length - 1] * 100).toFixed(0)}%` : '';
-      const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
-      process.stderr.write(
-        `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
-      );
-    }
+    if (!quiet) process.stderr.write('\n');
+    if (trainer.step !== savedStep) await save();
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    trainer.destroy();
+    ctx?.destroy();
   }
-  if (!quiet) process.stderr.write('\n');
-  const ck = await trainer.exportCheckpoint();
-  saveCheckpointDir(out, ck, tokenizerJson);
-  writeFileSync(join(out, 'trainer_state.safetensors'), encodeTrainerState(await trainer.saveState()));
-  console.error(`done: ${trainer.step} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s; last reward ${last.reward?.toFixed(3)}, accuracy ${((last.accuracy ?? 0) * 100).toFixed(1)}%`);
+  const took = `${trainer.step - startStep} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+  if (signal) {
+    console.error(`interrupted by ${signal} after step ${trainer.step} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`);
+    console.log(out);
+    return EXIT.interrupted;
+  }
+  console.error(`done: ${took}; last reward ${last.reward?.toFixed(3)}, accuracy ${((last.accuracy ?? 0) * 100).toFixed(1)}%; saved to ${out}`);
   console.log(out);
-  trainer.destroy();
-  ctx?.destroy();
-  return 0;
+  return EXIT.ok;
 }

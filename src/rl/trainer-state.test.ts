@@ -1,15 +1,24 @@
 // The trainer state's file (trainer-state.ts): a state round-trips exactly, a version-1 file written before
-// numTokens existed decodes with the count at 0, and foreign, newer or damaged files fail with what is wrong.
-// Resuming a real run exactly from a decoded state is trainer.test.ts's.
+// numTokens or save_every existed decodes with their defaults, and foreign, newer, damaged or malformed files
+// (a table of tens of them) fail with a TrainerStateError naming the field or tensor. Resuming a real run exactly
+// from a decoded state is trainer.test.ts's.
 
 import { describe, expect, it } from 'vitest';
-import { MODEL_PRESETS } from '../model/config';
+import type { ParamArrays } from '../model/checkpoint';
+import { MODEL_PRESETS, type ModelConfig } from '../model/config';
 import { readSafetensors, writeSafetensors } from '../model/safetensors';
+import { paramShapes } from '../reference/model';
 import { resolveConfig } from './config';
-import { decodeTrainerState, encodeTrainerState, type TrainerState } from './trainer-state';
+import { TrainerStateError, decodeTrainerState, encodeTrainerState, type TrainerState } from './trainer-state';
 
+/** Every tensor of `dims` filled with `base + i * 1e-6` (distinct per part, so a swap would show). */
+function params(dims: ModelConfig, base: number): ParamArrays {
+  return Object.fromEntries(paramShapes(dims).map(({ name, shape }) => [name, Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => base + i * 1e-6)]));
+}
+
+/** A PPO state (a critic, and a reference: the ppo preset's beta is 0.05) of the nano model after 2 steps. */
 function state(): TrainerState {
-  const p = (xs: number[]) => ({ 'model.embed_tokens.weight': Float32Array.from(xs) });
+  const criticDims = { ...MODEL_PRESETS.nano, tiedEmbeddings: false };
   return {
     meta: {
       version: 1,
@@ -24,22 +33,80 @@ function state(): TrainerState {
       successRate: { 3: 0.25 },
     },
     learner: {
-      policy: p([1, 2, 3]),
-      policyOptimizer: { m: p([0.1, 0.2, 0.3]), v: p([0.01, 0.02, 0.03]), step: 4 },
-      critic: p([4, 5, 6]),
-      criticOptimizer: { m: p([0.4, 0.5, 0.6]), v: p([0.04, 0.05, 0.06]), step: 4 },
+      policy: params(MODEL_PRESETS.nano, 1),
+      policyOptimizer: { m: params(MODEL_PRESETS.nano, 0.1), v: params(MODEL_PRESETS.nano, 0.01), step: 4 },
+      reference: params(MODEL_PRESETS.nano, 2),
+      critic: params(criticDims, 4),
+      criticOptimizer: { m: params(criticDims, 0.4), v: params(criticDims, 0.04), step: 4 },
     },
   };
 }
 
-/** The file's "trainer" metadata rewritten by `edit`, tensors kept. */
-function withMeta(bytes: Uint8Array, edit: (meta: Record<string, unknown>) => void): Uint8Array {
+type Tensors = Map<string, { dtype: 'F32'; shape: number[]; data: Float32Array }>;
+
+/** The file's "trainer" metadata rewritten by `edit` and its tensors by `editTensors`. */
+function withMeta(bytes: Uint8Array, edit: (meta: Record<string, unknown>) => void, editTensors: (t: Tensors) => void = () => {}): Uint8Array {
   const file = readSafetensors(bytes, { toFloat32: true, copy: true });
   const meta = JSON.parse(file.metadata.trainer) as Record<string, unknown>;
   edit(meta);
-  const tensors = new Map([...file.tensors].map(([k, t]) => [k, { dtype: 'F32' as const, shape: t.shape, data: t.data as Float32Array }]));
+  const tensors: Tensors = new Map([...file.tensors].map(([k, t]) => [k, { dtype: 'F32' as const, shape: t.shape, data: t.data as Float32Array }]));
+  editTensors(tensors);
   return writeSafetensors(tensors, { ...file.metadata, trainer: JSON.stringify(meta) });
 }
+
+const cfg = (m: Record<string, unknown>) => m.config as Record<string, unknown>;
+const mc = (m: Record<string, unknown>) => m.modelConfig as Record<string, unknown>;
+const EMBED = 'model.embed_tokens.weight';
+
+/** Malformed states: [what, meta edit, tensor edit, the message must match]. Every one names its field or tensor. */
+const MALFORMED: [string, (m: Record<string, unknown>) => void, ((t: Tensors) => void) | null, RegExp][] = [
+  ['step a string', (m) => (m.step = 'x'), null, /step: must be a whole number in \[0, 5\].*got "x"/],
+  ['step negative', (m) => (m.step = -5), null, /step: must be a whole number in \[0, 5\].*got -5/],
+  ['step fractional', (m) => (m.step = 1.5), null, /step: .*got 1\.5/],
+  ['step past the config\'s steps', (m) => (m.step = 6), null, /step: must be a whole number in \[0, 5\].*got 6/],
+  ['step missing', (m) => delete m.step, null, /step: .*got nothing/],
+  ['step null', (m) => (m.step = null), null, /step: .*got null/],
+  ['optimizerStep a string', (m) => (m.optimizerStep = '4'), null, /optimizerStep: must be a whole number.*got "4"/],
+  ['optimizerStep negative', (m) => (m.optimizerStep = -1), null, /optimizerStep: .*got -1/],
+  ['numTokens negative', (m) => (m.numTokens = -1), null, /numTokens: must be a whole number in \[0, .*got -1/],
+  ['numTokens a string', (m) => (m.numTokens = '12'), null, /numTokens: .*got "12"/],
+  ['numTokens fractional', (m) => (m.numTokens = 0.5), null, /numTokens: .*got 0\.5/],
+  ['rngState a string', (m) => (m.rngState = 'abc'), null, /rngState: must be a whole number in \[0, 4294967295\].*got "abc"/],
+  ['rngState beyond 32 bits', (m) => (m.rngState = 2 ** 32), null, /rngState: .*got 4294967296/],
+  ['rngState an array', (m) => (m.rngState = [1, 2]), null, /rngState: .*got \[1,2\]/],
+  ['rngState negative', (m) => (m.rngState = -1), null, /rngState: .*got -1/],
+  ['entropyCoef a string', (m) => (m.entropyCoef = 'hi'), null, /entropyCoef: must be a finite number, got "hi"/],
+  ['entropyCoef null (NaN in JSON)', (m) => (m.entropyCoef = null), null, /entropyCoef: must be a finite number, got null/],
+  ['baseline a number', (m) => (m.baseline = 3), null, /baseline: must be null or \{ value, batches \}, got 3/],
+  ['baseline value not finite', (m) => (m.baseline = { value: null, batches: 1 }), null, /baseline\.value: must be a finite number/],
+  ['baseline batches negative', (m) => (m.baseline = { value: 0.5, batches: -2 }), null, /baseline\.batches: .*got -2/],
+  ['successRate an array', (m) => (m.successRate = [0.5]), null, /successRate: must be an object/],
+  ['successRate a rate above 1', (m) => (m.successRate = { 3: 1.5 }), null, /successRate\.3: must be a rate in \[0, 1\], got 1\.5/],
+  ['successRate a key that is not a difficulty', (m) => (m.successRate = { easy: 0.5 }), null, /successRate\.easy: the key must be a difficulty/],
+  ['policyOptimizerStep missing', (m) => delete m.policyOptimizerStep, null, /policyOptimizerStep: .*got nothing/],
+  ['criticOptimizerStep a string', (m) => (m.criticOptimizerStep = 'two'), null, /criticOptimizerStep: .*got "two"/],
+  ['an unknown field', (m) => (m.stepz = 1), null, /stepz: unknown field/],
+  ['modelConfig missing', (m) => delete m.modelConfig, null, /modelConfig: must be the policy's architecture \(an object\), got nothing/],
+  ['modelConfig a string', (m) => (m.modelConfig = 'nano'), null, /modelConfig: .*got "nano"/],
+  ['modelConfig without contextLength', (m) => delete mc(m).contextLength, null, /modelConfig\.contextLength: must be a number/],
+  ['modelConfig dModel not a number', (m) => (mc(m).dModel = '48'), null, /modelConfig\.dModel: must be a number/],
+  ['modelConfig nKvHeads not dividing nHeads', (m) => (mc(m).nKvHeads = 3), null, /modelConfig\.nKvHeads: must divide nHeads/],
+  ['modelConfig larger than the tensors', (m) => (mc(m).dModel = 64), null, /policy\/model\.embed_tokens\.weight: has 4752 values, the model config needs \[99, 64\] = 6336/],
+  ['config missing', (m) => delete m.config, null, /config: must be the run's RL config \(an object\), got nothing/],
+  ['config a field out of range', (m) => (cfg(m).epsilon = 2), null, /config: .*epsilon: must be in \[0, 1\), got 2/],
+  ['config steps a string', (m) => (cfg(m).steps = 'many'), null, /config: .*steps: /],
+  ['policy tensors missing', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('policy/')).forEach((k) => t.delete(k)), /policy: no policy tensors/],
+  ['a policy tensor missing', () => {}, (t) => t.delete(`policy/${EMBED}`), /policy\/model\.embed_tokens\.weight: missing \(the model config needs it, shape \[99, 48\]\)/],
+  ['a policy tensor of the wrong size', () => {}, (t) => t.set(`policy/${EMBED}`, { dtype: 'F32', shape: [3], data: new Float32Array(3) }), /policy\/model\.embed_tokens\.weight: has 3 values/],
+  ['a policy tensor with NaN', () => {}, (t) => (t.get(`policy/${EMBED}`)!.data[7] = NaN), /policy\/model\.embed_tokens\.weight: value 7 is NaN/],
+  ['an Adam moment with Infinity', () => {}, (t) => (t.get('policy_adam_v/model.norm.weight')!.data[0] = Infinity), /policy_adam_v\/model\.norm\.weight: value 0 is Infinity/],
+  ['a tensor foreign to the model', () => {}, (t) => t.set('policy/extra.weight', { dtype: 'F32', shape: [1], data: new Float32Array(1) }), /policy\/extra\.weight: not a tensor of this model config/],
+  ['an unknown tensor group', () => {}, (t) => t.set('optimizer/x', { dtype: 'F32', shape: [1], data: new Float32Array(1) }), /optimizer\/: not a tensor group/],
+  ['Adam moments missing after optimizer steps', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('policy_adam_m/')).forEach((k) => t.delete(k)), /policy_adam_m: missing \(the config's optimizer has stepped\)/],
+  ['the critic missing with gae', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('critic')).forEach((k) => t.delete(k)), /critic: missing \(the config needs it\)/],
+  ['the reference missing with beta > 0', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('reference/')).forEach((k) => t.delete(k)), /reference: missing \(the config needs it\)/],
+  ['the critic head tied', () => {}, (t) => t.delete('critic/lm_head.weight'), /critic\/lm_head\.weight: missing/],
+];
 
 describe('trainer state file', () => {
   it('round-trips every counter and tensor exactly', () => {
@@ -54,13 +121,39 @@ describe('trainer state file', () => {
     expect({ ...back.meta, numTokens: 1234 }).toEqual(state().meta);
   });
 
+  it('a file written before save_every existed decodes with its default', () => {
+    const old = withMeta(encodeTrainerState(state()), (m) => delete cfg(m).save_every);
+    // Equal as JSON too (field order included): Trainer.create compares the resumed config that way.
+    expect(JSON.stringify(decodeTrainerState(old).meta.config)).toBe(JSON.stringify(state().meta.config));
+  });
+
   it('refuses foreign, newer and damaged files, naming what is wrong', () => {
     const good = encodeTrainerState(state());
     expect(() => decodeTrainerState(writeSafetensors(new Map(), { format: 'other' }))).toThrow(/not an RL Lab trainer state/);
-    expect(() => decodeTrainerState(withMeta(good, (m) => (m.version = 2)))).toThrow(/version 2 is not supported/);
-    expect(() => decodeTrainerState(withMeta(good, (m) => (m.numTokens = -1)))).toThrow(/numTokens must be a whole number >= 0, got -1/);
-    expect(() => decodeTrainerState(withMeta(good, (m) => (m.numTokens = '12')))).toThrow(/numTokens must be a whole number >= 0, got "12"/);
-    expect(() => decodeTrainerState(new Uint8Array(16))).toThrow();
+    expect(() => decodeTrainerState(withMeta(good, (m) => (m.version = 2)))).toThrow(/version: 2 is not supported/);
+    expect(() => decodeTrainerState(new Uint8Array(16))).toThrow(TrainerStateError);
+    expect(() => decodeTrainerState(good.subarray(0, good.length - 100))).toThrow(/trainer state: not a readable safetensors file/);
+  });
+
+  it.each(MALFORMED)('refuses %s, naming the field', (_what, edit, editTensors, message) => {
+    const bad = withMeta(encodeTrainerState(state()), edit, editTensors ?? undefined);
+    let thrown: unknown = null;
+    try {
+      decodeTrainerState(bad);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(TrainerStateError);
+    expect((thrown as Error).message).toMatch(message);
+  });
+
+  it('names every problem of a file at once', () => {
+    const bad = withMeta(encodeTrainerState(state()), (m) => {
+      m.step = 'x';
+      m.rngState = -1;
+      delete m.modelConfig;
+    });
+    expect(() => decodeTrainerState(bad)).toThrow(/modelConfig: [^\n]*\n\s+step: [^\n]*\n\s+rngState: /);
   });
 
   it('checks the saved config at the resume boundary, naming every field and rule', () => {
@@ -70,6 +163,6 @@ describe('trainer state file', () => {
       c.epsilon = 2;
       c.kl_coef = 0.1;
     });
-    expect(() => decodeTrainerState(bad)).toThrow(/its saved config is not valid here: .*unknown field kl_coef; did you mean beta\?.*epsilon: must be in \[0, 1\), got 2/);
+    expect(() => decodeTrainerState(bad)).toThrow(/config: its saved config is not valid here: .*unknown field kl_coef; did you mean beta\?.*epsilon: must be in \[0, 1\), got 2/);
   });
 });

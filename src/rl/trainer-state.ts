@@ -4,10 +4,11 @@
 // (model/checkpoint.ts).
 
 import type { ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
+import { modelConfigProblems, type ModelConfig } from '../model/config';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
+import { paramShapes } from '../reference/model';
 import type { RunningBaseline } from './advantages';
-import { RLConfigError, validateConfig, type RLConfig } from './config';
+import { DEFAULT_CONFIG, FIELD_NAMES, RLConfigError, derive, validateConfig, type RLConfig } from './config';
 import type { LearnerState } from './learner';
 
 /**
@@ -59,37 +60,163 @@ export function encodeTrainerState(state: TrainerState): Uint8Array {
   return writeSafetensors(tensors, { format: 'rl-lab-trainer-state', trainer: JSON.stringify(meta) });
 }
 
-/** Reads a file written by encodeTrainerState; a foreign or damaged file fails with what is wrong. */
+/** A trainer state file that cannot be resumed; `problems` each start with the field or tensor they are about. */
+export class TrainerStateError extends Error {
+  override name = 'TrainerStateError';
+  constructor(readonly problems: string[]) {
+    super(problems.length === 1 ? `trainer state: ${problems[0]}` : `trainer state:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const shown = (v: unknown) => (v === undefined ? 'nothing' : JSON.stringify(v));
+
+/** A whole number in [min, max], or the problem named by `field`. */
+function wholeProblem(field: string, v: unknown, min: number, max = Number.MAX_SAFE_INTEGER, why = ''): string | null {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+    return `${field}: must be a whole number in [${min}, ${max}]${why}, got ${shown(v)}`;
+  }
+  return null;
+}
+
+/** The tensor parts a state may hold, and the architecture each part's tensors follow. */
+const POLICY_PARTS = ['policy', 'policy_adam_m', 'policy_adam_v', 'reference'] as const;
+const CRITIC_PARTS = ['critic', 'critic_adam_m', 'critic_adam_v'] as const;
+
+/** Problems of one part's tensors against the architecture: every tensor present, of the right size, finite. */
+function partProblems(part: string, arrays: ParamArrays, dims: ModelConfig): string[] {
+  const problems: string[] = [];
+  const expected = paramShapes(dims);
+  const names = new Set(expected.map((e) => e.name));
+  for (const { name, shape } of expected) {
+    const data = arrays[name];
+    const size = shape.reduce((a, b) => a * b, 1);
+    if (!data) problems.push(`${part}/${name}: missing (the model config needs it, shape [${shape.join(', ')}])`);
+    else if (data.length !== size) problems.push(`${part}/${name}: has ${data.length} values, the model config needs [${shape.join(', ')}] = ${size}`);
+    else {
+      const bad = data.findIndex((x) => !Number.isFinite(x));
+      if (bad >= 0) problems.push(`${part}/${name}: value ${bad} is ${data[bad]} (the saved tensors must be finite)`);
+    }
+  }
+  for (const name of Object.keys(arrays)) if (!names.has(name)) problems.push(`${part}/${name}: not a tensor of this model config`);
+  return problems;
+}
+
+/** The saved meta checked field by field; returns the problems (each naming its field) and the decoded meta. */
+function metaProblems(
+  raw: Record<string, unknown>,
+  parts: Record<string, ParamArrays>,
+): { problems: string[]; meta?: TrainerMeta & { policyOptimizerStep: number; criticOptimizerStep: number | null } } {
+  if (raw.version !== 1) return { problems: [`version: ${shown(raw.version)} is not supported (expected 1)`] };
+  const problems: string[] = [];
+  const known = new Set(['version', 'config', 'modelConfig', 'step', 'optimizerStep', 'numTokens', 'rngState', 'entropyCoef', 'baseline', 'successRate', 'policyOptimizerStep', 'criticOptimizerStep']);
+  for (const k of Object.keys(raw)) if (!known.has(k)) problems.push(`${k}: unknown field (known: ${[...known].join(', ')})`);
+  // The resume boundary: the saved config is checked once here, with every problem named. save_every came after
+  // version 1; files without it take its default, as numTokens does.
+  let config: RLConfig | null = null;
+  if (!isRecord(raw.config)) problems.push(`config: must be the run's RL config (an object), got ${shown(raw.config)}`);
+  else {
+    try {
+      // In the schema's field order, so the config compares equal (as JSON) to one resolved afresh.
+      const withDefaults: Record<string, unknown> = { save_every: DEFAULT_CONFIG.save_every, ...raw.config };
+      const ordered = [...FIELD_NAMES, ...Object.keys(withDefaults)].filter((k) => k in withDefaults);
+      config = validateConfig(Object.fromEntries([...new Set(ordered)].map((k) => [k, withDefaults[k]])));
+    } catch (e) {
+      if (!(e instanceof RLConfigError)) throw e;
+      problems.push(`config: its saved config is not valid here: ${e.problems.join('; ')}`);
+    }
+  }
+  let modelConfig: ModelConfig | null = null;
+  if (!isRecord(raw.modelConfig)) problems.push(`modelConfig: must be the policy's architecture (an object), got ${shown(raw.modelConfig)}`);
+  else {
+    const mp = modelConfigProblems(raw.modelConfig);
+    if (mp.length) problems.push(...mp.map((p) => `modelConfig.${p}`));
+    else modelConfig = raw.modelConfig as unknown as ModelConfig;
+  }
+  const stepMax = config ? config.steps : Number.MAX_SAFE_INTEGER;
+  const push = (p: string | null) => p && problems.push(p);
+  push(wholeProblem('step', raw.step, 0, stepMax, config ? ' (the rollout steps done, at most the config\'s steps)' : ''));
+  push(wholeProblem('optimizerStep', raw.optimizerStep, 0));
+  const numTokens = raw.numTokens ?? 0;
+  push(wholeProblem('numTokens', numTokens, 0));
+  push(wholeProblem('rngState', raw.rngState, 0, 0xffffffff, ' (the data RNG, 32 bits)'));
+  if (typeof raw.entropyCoef !== 'number' || !Number.isFinite(raw.entropyCoef)) problems.push(`entropyCoef: must be a finite number, got ${shown(raw.entropyCoef)}`);
+  const baseline = raw.baseline;
+  if (baseline !== null) {
+    if (!isRecord(baseline)) problems.push(`baseline: must be null or { value, batches }, got ${shown(baseline)}`);
+    else {
+      if (typeof baseline.value !== 'number' || !Number.isFinite(baseline.value)) problems.push(`baseline.value: must be a finite number, got ${shown(baseline.value)}`);
+      push(wholeProblem('baseline.batches', baseline.batches, 0));
+    }
+  }
+  if (!isRecord(raw.successRate)) problems.push(`successRate: must be an object of difficulty -> rate, got ${shown(raw.successRate)}`);
+  else {
+    for (const [d, r] of Object.entries(raw.successRate)) {
+      if (!/^\d+$/.test(d)) problems.push(`successRate.${d}: the key must be a difficulty (a whole number)`);
+      if (typeof r !== 'number' || !(r >= 0 && r <= 1)) problems.push(`successRate.${d}: must be a rate in [0, 1], got ${shown(r)}`);
+    }
+  }
+  push(wholeProblem('policyOptimizerStep', raw.policyOptimizerStep, 0));
+  if (raw.criticOptimizerStep !== null) push(wholeProblem('criticOptimizerStep', raw.criticOptimizerStep, 0));
+
+  // Tensors: the policy always; the reference and the critic when the config uses them; AdamW moments once the
+  // optimizer has stepped (the trainer would otherwise start them from zero, or the reference from the policy,
+  // without a word).
+  for (const part of Object.keys(parts)) {
+    if (!(POLICY_PARTS as readonly string[]).includes(part) && !(CRITIC_PARTS as readonly string[]).includes(part)) problems.push(`${part}/: not a tensor group of a trainer state (known: ${[...POLICY_PARTS, ...CRITIC_PARTS].join(', ')})`);
+  }
+  if (!parts.policy) problems.push('policy: no policy tensors');
+  if (config && modelConfig) {
+    const d = derive(config);
+    const required: string[] = ['policy'];
+    if (typeof raw.policyOptimizerStep === 'number' && raw.policyOptimizerStep > 0) required.push('policy_adam_m', 'policy_adam_v');
+    if (d.needsReference) required.push('reference');
+    if (d.needsCritic) {
+      required.push('critic');
+      if (typeof raw.criticOptimizerStep === 'number' && raw.criticOptimizerStep > 0) required.push('critic_adam_m', 'critic_adam_v');
+    }
+    for (const part of required) if (part !== 'policy' && !parts[part]) problems.push(`${part}: missing (the config${part.includes('adam') ? "'s optimizer has stepped" : ' needs it'})`);
+    const criticDims = { ...modelConfig, tiedEmbeddings: false };
+    for (const [part, arrays] of Object.entries(parts)) {
+      if ((POLICY_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, modelConfig));
+      else if ((CRITIC_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, criticDims));
+    }
+  }
+  if (problems.length) return { problems };
+  const { policyOptimizerStep, criticOptimizerStep, ...rest } = raw as unknown as TrainerMeta & { policyOptimizerStep: number; criticOptimizerStep: number | null };
+  return { problems, meta: { ...rest, config: config!, modelConfig: modelConfig!, numTokens: numTokens as number, policyOptimizerStep, criticOptimizerStep } };
+}
+
+/**
+ * Reads a file written by encodeTrainerState. Every field of the meta and every tensor is checked where it enters
+ * (types, ranges, the config, the architecture, tensor sizes, finiteness); a foreign or damaged file throws
+ * TrainerStateError naming each field or tensor that is wrong.
+ */
 export function decodeTrainerState(bytes: Uint8Array): TrainerState {
-  const file = readSafetensors(bytes, { toFloat32: true, copy: true });
-  if (file.metadata.format !== 'rl-lab-trainer-state' || !file.metadata.trainer) {
-    throw new Error('trainer state: not an RL Lab trainer state (its safetensors header has no "trainer" metadata)');
-  }
-  let meta: Omit<TrainerMeta, 'numTokens'> & { numTokens?: unknown; policyOptimizerStep: number; criticOptimizerStep: number | null };
+  let file: ReturnType<typeof readSafetensors>;
   try {
-    meta = JSON.parse(file.metadata.trainer);
+    file = readSafetensors(bytes, { toFloat32: true, copy: true });
   } catch (e) {
-    throw new Error(`trainer state: the "trainer" metadata is not valid JSON: ${(e as Error).message}`);
+    throw new TrainerStateError([`not a readable safetensors file (${(e as Error).message})`]);
   }
-  if (meta.version !== 1) throw new Error(`trainer state: version ${String(meta.version)} is not supported (expected 1)`);
-  const numTokens = meta.numTokens ?? 0;
-  if (typeof numTokens !== 'number' || !Number.isSafeInteger(numTokens) || numTokens < 0) {
-    throw new Error(`trainer state: numTokens must be a whole number >= 0, got ${JSON.stringify(meta.numTokens)}`);
+  if (file.metadata?.format !== 'rl-lab-trainer-state' || !file.metadata.trainer) {
+    throw new TrainerStateError(['not an RL Lab trainer state (its safetensors header has no "trainer" metadata)']);
   }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(file.metadata.trainer);
+  } catch (e) {
+    throw new TrainerStateError([`the "trainer" metadata is not valid JSON: ${(e as Error).message}`]);
+  }
+  if (!isRecord(raw)) throw new TrainerStateError([`the "trainer" metadata must be an object, got ${shown(raw)}`]);
   const parts: Record<string, ParamArrays> = {};
   for (const [key, t] of file.tensors) {
     const slash = key.indexOf('/');
-    const part = key.slice(0, slash);
+    const part = slash < 0 ? key : key.slice(0, slash);
     (parts[part] ??= {})[key.slice(slash + 1)] = t.data as Float32Array;
   }
-  if (!parts.policy) throw new Error('trainer state: no policy tensors');
-  // The resume boundary: the saved config is checked once here, with every problem named.
-  try {
-    meta.config = validateConfig(meta.config as unknown as Record<string, unknown>);
-  } catch (e) {
-    if (e instanceof RLConfigError) throw new Error(`trainer state: its saved config is not valid here: ${e.problems.join('; ')}`);
-    throw e;
-  }
+  const { problems, meta } = metaProblems(raw, parts);
+  if (!meta) throw new TrainerStateError(problems);
   const { policyOptimizerStep, criticOptimizerStep, ...rest } = meta;
   const learner: LearnerState = {
     policy: parts.policy,
@@ -100,5 +227,5 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
     learner.critic = parts.critic;
     learner.criticOptimizer = { m: parts.critic_adam_m ?? {}, v: parts.critic_adam_v ?? {}, step: criticOptimizerStep ?? 0 };
   }
-  return { meta: { ...rest, numTokens }, learner };
+  return { meta: rest, learner };
 }
