@@ -3,11 +3,13 @@
 // runs with different update counts align), EMA smoothing, log scale where it helps, hover tooltips with the
 // catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
 // fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
-// carries its latest values in data-last for tests.
+// carries its latest values in data-last for tests. A dashed vertical line marks each step where an alert of the
+// viewed run fired on one of the chart's metrics (steps listed in data-alerts).
 import { memo, useMemo, useRef } from 'react';
-import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
-import { useLab } from '../store';
+import type { Alert } from '../rl/alerts';
+import { alertsOn, useLab } from '../store';
 import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartsFor, metricHelp, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
 import { chartRunIds } from '../store/selectors';
@@ -35,7 +37,7 @@ function tooltipLabel(x: unknown, payload: readonly { payload?: Record<string, u
 const AXIS_LABEL_STYLE = { fontSize: 11, fill: 'var(--muted)' };
 
 /** The plot itself: the expensive part, rendered through the render queue. */
-const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartData }) {
+const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: ChartData; marks: readonly Alert[] }) {
   // Everything drawn comes from `data` (it may lag the live runs by a task or two).
   const overlay = data.runCount > 1;
   return (
@@ -92,6 +94,9 @@ const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartDa
           />
         );
       })}
+      {marks.map((m) => (
+        <ReferenceLine key={`${m.metric}@${m.step}`} x={m.step} stroke="var(--fail)" strokeDasharray="4 3" label={{ value: `⚠ ${m.title}`, position: 'insideTopLeft', fontSize: 10, fill: 'var(--fail)' }} />
+      ))}
     </ComposedChart>
   );
 });
@@ -132,7 +137,7 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string }) {
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, alerts }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; alerts: readonly Alert[] | undefined }) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
@@ -140,6 +145,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
+  const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
   return (
     <figure
       ref={ref}
@@ -152,6 +158,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       data-last={JSON.stringify(data.last)}
       data-finite={finite}
       data-log={log}
+      data-alerts={marks.map((m) => m.step).join(',')}
     >
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
@@ -163,7 +170,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
           </label>
         )}
       </figcaption>
-      {drawn ? <Plot spec={spec} data={drawn} /> : <div className="plot-placeholder" />}
+      {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
       {drawn && <LegendRow spec={spec} data={drawn} />}
     </figure>
   );
@@ -176,6 +183,7 @@ export function Charts() {
   const smoothing = useLab((s) => s.smoothing);
   const setSmoothing = useLab((s) => s.setSmoothing);
   const logScale = useLab((s) => s.logScale);
+  const alerts = useLab((s) => (ids[0] === undefined ? undefined : s.alerts[ids[0]]));
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
   const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
@@ -211,7 +219,7 @@ export function Charts() {
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
       <div className="chart-grid">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} />
+          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} alerts={alerts} />
         ))}
         <PassAtKChart runIds={ids} />
       </div>
