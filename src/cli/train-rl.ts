@@ -29,7 +29,9 @@ import {
   type RLField,
   type Section,
 } from '../rl/config';
-import type { GroupRecord } from '../rl/stream';
+import { watchStep, type StepExtremes } from '../rl/alerts';
+import { divergenceText, firstNonFinite } from '../rl/divergence';
+import type { GroupRecord, StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
@@ -253,14 +255,24 @@ export async function trainRl(argv: string[]): Promise<number> {
   const startStep = trainer.step;
   let last: Record<string, number> = {};
   const quiet = Boolean(parsed.command.quiet);
+  let alertHistory: StepExtremes[] = [];
+  let stepRecords: StepRecord[] = [];
   for await (const r of trainer.run()) {
-    const finite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
+    const diverged = firstNonFinite([r]);
     appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
     if (r.groups?.length) appendFileSync(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
     if (r.eval) appendFileSync(paths.eval, `${JSON.stringify(r.eval)}\n`);
-    if (finite.length) {
+    if (diverged) {
       trainer.destroy();
-      throw new Error(`step ${r.step}: non-finite metrics ${finite.map(([k, v]) => `${k}=${v}`).join(', ')} (the run stopped; metrics.jsonl has every step so far)`);
+      throw new Error(`${divergenceText(diverged)} (the run stopped; metrics.jsonl has every step so far)`);
+    }
+    // Alerts once per rollout step, over its optimizer steps' records.
+    stepRecords.push(r);
+    if (r.update === r.updates - 1) {
+      const watched = watchStep(alertHistory, stepRecords);
+      alertHistory = watched.history;
+      stepRecords = [];
+      for (const a of watched.alerts) process.stderr.write(`${quiet ? '' : '\n'}warning: ${a.message}\n`);
     }
     last = r.metrics;
     if (!quiet) {

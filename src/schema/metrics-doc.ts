@@ -73,7 +73,7 @@ const ALERT_CONDITION: Record<MetricAlert['direction'], string> = {
 };
 
 function alertText(a: MetricAlert): string {
-  const over = a.direction === 'flat' ? `over ${a.steps} rollout steps` : `for ${a.steps} rollout step${a.steps === 1 ? '' : 's'} in a row`;
+  const over = a.direction === 'flat' ? `over ${a.steps} rollout steps` : a.steps === 1 ? 'on a rollout step' : `for ${a.steps} rollout steps in a row`;
   const lesson = a.lesson ? ` Lesson: ${code(a.lesson)}.` : '';
   return `*${a.title}*, ${ALERT_CONDITION[a.direction]} ${a.threshold} ${over}. ${prose(a.cause)} What usually helps: ${prose(a.knob)}${lesson}`;
 }
