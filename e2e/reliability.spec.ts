@@ -1,6 +1,7 @@
 // Nothing lost, nothing silent, in a real Chromium with WebGPU on SwiftShader: a run whose config diverges
 // (learning_rate 1 with weight_decay 10 on the smallest setting) pauses with a message naming the first non-finite
-// metric and its step, the state saved in IndexedDB stays finite, and the checkpoint the page exports is finite.
+// metric and its step, the state saved in IndexedDB stays finite, and the checkpoint the page exports is finite;
+// an alert (lengths pinned at the cap) is shown, marked on its chart, and pauses the run under alert_action pause.
 // Screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
@@ -51,6 +52,7 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   // The charts show the run as of its saved state: one step, finite.
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '1');
   await expect(page.getByTestId('chart-entropy')).toHaveAttribute('data-finite', 'true');
+  await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-drawn', '1');
   await shot(page, info, 'reliability-diverged');
 
   // The state saved in IndexedDB: step 1, every tensor finite (the trainer state and the checkpoint).
@@ -85,6 +87,32 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   expect(exported.tensors).toBeGreaterThan(0);
   expect(exported.nonFinite, `${exported.nonFinite} of ${exported.values} exported values are not finite`).toBe(0);
 
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('an alert names its metric, marks its step on the chart, and pauses the run under alert_action pause', async ({ page }, info) => {
+  test.setTimeout(240_000);
+  const w = await guard(page);
+  // A one-token completion cap: every completion of copy is cut before its answer ends, so
+  // completions/clipped_ratio is 1 from the first step and the alert fires on the third.
+  await page.goto(`/?preset=grpo&${SMALL}&steps=10&eval_every=0&max_completion_length=1&alert_action=pause`);
+  await expect(page.getByTestId('url-error')).toHaveCount(0);
+  await ready(page);
+  await page.getByTestId('run-start').click();
+
+  const message = page.getByTestId('run-message');
+  await expect(message).toContainText(/^Paused by an alert \(alert_action pause\)\. Alert at step 3, lengths pinned at the cap: completions\/clipped_ratio = 1, at or above 0\.9 for 3 steps\./, { timeout: 180_000 });
+  await expect(message).toContainText('max_completion_length');
+  await expect(message).toContainText('Lesson: length-bias.');
+  await waitStatus(page, /paused/);
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', '3');
+  await expect(page.getByTestId('notice').filter({ hasText: 'lengths pinned at the cap' })).toHaveCount(1);
+  const chart = page.getByTestId('chart-fractions');
+  await expect(chart).toHaveAttribute('data-alerts', '3');
+  await expect(chart).toHaveAttribute('data-drawn', '3');
+  await chart.scrollIntoViewIfNeeded();
+  await shot(page, info, 'reliability-alert');
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });

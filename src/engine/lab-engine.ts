@@ -412,7 +412,7 @@ export class LabEngine {
     const dropped = h.step > savedStep + 1 ? ` (steps ${savedStep + 1}-${h.step} after it are dropped)` : h.step > savedStep ? ` (step ${h.step} after it is dropped)` : '';
     const text =
       `${why.charAt(0).toUpperCase()}${why.slice(1)}. The update was not kept: the run is paused at its last saved state, step ${savedStep}${dropped}. ` +
-      'Start continues from it; a smaller learning_rate or weight_decay (in a new run) usually avoids it.';
+      'Training on continues from it; a smaller learning_rate or weight_decay (in a new run) usually avoids it.';
     h.step = savedStep;
     h.savedStep = savedStep;
     h.status = 'paused';
