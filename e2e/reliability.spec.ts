@@ -95,22 +95,26 @@ test('an alert names its metric, marks its step on the chart, and pauses the run
   test.setTimeout(240_000);
   const w = await guard(page);
   // A one-token completion cap: every completion of copy is cut before its answer ends, so
-  // completions/clipped_ratio is 1 from the first step and the alert fires on the third.
+  // completions/clipped_ratio sits near 1 and the alert fires once it has held for three steps.
   await page.goto(`/?preset=grpo&${SMALL}&steps=10&eval_every=0&max_completion_length=1&alert_action=pause`);
   await expect(page.getByTestId('url-error')).toHaveCount(0);
   await ready(page);
   await page.getByTestId('run-start').click();
 
   const message = page.getByTestId('run-message');
-  await expect(message).toContainText(/^Paused by an alert \(alert_action pause\)\. Alert at step 3, lengths pinned at the cap: completions\/clipped_ratio = 1, at or above 0\.9 for 3 steps\./, { timeout: 180_000 });
+  const pattern = /^Paused by an alert \(alert_action pause\)\. Alert at step (\d+), lengths pinned at the cap: completions\/clipped_ratio = [\d.]+, at or above 0\.9 for 3 steps\./;
+  await expect(message).toContainText(pattern, { timeout: 180_000 });
   await expect(message).toContainText('max_completion_length');
   await expect(message).toContainText('Lesson: length-bias.');
+  // The sampler may end a completion with EOS at first, so the streak can start a step or two late.
+  const step = pattern.exec((await message.textContent()) ?? '')![1];
+  expect(Number(step)).toBeGreaterThanOrEqual(3);
   await waitStatus(page, /paused/);
-  await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', '3');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', step);
   await expect(page.getByTestId('notice').filter({ hasText: 'lengths pinned at the cap' })).toHaveCount(1);
   const chart = page.getByTestId('chart-fractions');
-  await expect(chart).toHaveAttribute('data-alerts', '3');
-  await expect(chart).toHaveAttribute('data-drawn', '3');
+  await expect(chart).toHaveAttribute('data-alerts', new RegExp(`(^|,)${step}(,|$)`));
+  await expect(chart).toHaveAttribute('data-drawn', step);
   await chart.scrollIntoViewIfNeeded();
   await shot(page, info, 'reliability-alert');
   expect(w.external).toEqual([]);
