@@ -94,8 +94,15 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
           />
         );
       })}
-      {marks.map((m) => (
-        <ReferenceLine key={`${m.metric}@${m.step}`} x={m.step} stroke="var(--fail)" strokeDasharray="4 3" label={{ value: `⚠ ${m.title}`, position: 'insideTopLeft', fontSize: 10, fill: 'var(--fail)' }} />
+      {[...new Set(marks.map((m) => m.step))].map((step) => (
+        // Left of the line: an alert fires at the newest step, the right edge of the chart.
+        <ReferenceLine
+          key={step}
+          x={step}
+          stroke="var(--fail)"
+          strokeDasharray="4 3"
+          label={{ value: `⚠ ${marks.filter((m) => m.step === step).map((m) => m.title).join(', ')}`, position: 'insideTopRight', fontSize: 10, fill: 'var(--fail)' }}
+        />
       ))}
     </ComposedChart>
   );
