@@ -297,8 +297,9 @@ describe('LabEngine divergence (CPU backend, real trainer)', () => {
     const replaced = events.filter((e) => e.type === 'run-data');
     expect(replaced.length).toBe(1);
     expect(replaced[0].type === 'run-data' && replaced[0].records.rows.map((r) => r.step)).toEqual([1]);
-    expect((await store.readRecords(h.id)).rows.map((r) => r.step)).toEqual([1]);
-    expect(await store.getRun(h.id)).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    const rows = (await store.readRecords(h.id)).rows;
+    expect(rows.map((r) => r.step)).toEqual([1]);
+    expect(await store.getRun(h.id)).toMatchObject({ status: 'paused', step: 1, savedStep: 1, lastMetrics: rows[0].metrics });
 
     const saved = (await store.getState(h.id))!;
     expect(saved.step).toBe(1);

@@ -413,15 +413,22 @@ export class LabEngine {
     const text =
       `${why.charAt(0).toUpperCase()}${why.slice(1)}. The update was not kept: the run is paused at its last saved state, step ${savedStep}${dropped}. ` +
       'Training on continues from it; a smaller learning_rate or weight_decay (in a new run) usually avoids it.';
+    const stored = await this.deps.store.readRecords(h.id);
+    const records: RunRecords = {
+      rows: stored.rows.filter((r) => r.step <= savedStep),
+      evals: stored.evals.filter((e) => e.step <= savedStep),
+      rolloutSteps: stored.rolloutSteps.filter((s) => s <= savedStep),
+    };
     h.step = savedStep;
     h.savedStep = savedStep;
+    h.lastMetrics = records.rows.length ? { ...records.rows[records.rows.length - 1].metrics } : {};
     h.status = 'paused';
     h.message = text;
     h.updatedAt = this.wall();
     a.stepsLeft = 0;
     a.alertHistory = [];
     await this.persist(a, `run "${h.name}"`, () => this.deps.store.truncate({ ...h }, savedStep));
-    this.deps.emit({ type: 'run-data', runId: h.id, records: await this.deps.store.readRecords(h.id) });
+    this.deps.emit({ type: 'run-data', runId: h.id, records });
     this.notice('error', text);
     this.deps.emit({ type: 'runs-changed' });
     this.emitProgress();
