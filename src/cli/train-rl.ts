@@ -34,7 +34,9 @@ import {
   type RLField,
   type Section,
 } from '../rl/config';
-import type { GroupRecord } from '../rl/stream';
+import { watchStep, type StepExtremes } from '../rl/alerts';
+import { divergenceText, firstNonFinite } from '../rl/divergence';
+import type { GroupRecord, StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
@@ -417,18 +419,28 @@ export async function trainRl(argv: string[]): Promise<number> {
   const t0 = performance.now();
   let last: Record<string, number> = {};
   const quiet = Boolean(parsed.command.quiet);
+  let alertHistory: StepExtremes[] = [];
+  let stepRecords: StepRecord[] = [];
   try {
     for await (const r of trainer.run()) {
-      const nonFinite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
+      const diverged = firstNonFinite([r]);
       append(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
       if (r.groups?.length) append(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
       if (r.eval) append(paths.eval, `${JSON.stringify(r.eval)}\n`);
-      if (nonFinite.length) {
+      if (diverged) {
         // That step is not saved: the last good pair stays as it is.
-        throw new Error(`step ${r.step}: non-finite metrics ${nonFinite.map(([k, v]) => `${k}=${v}`).join(', ')}; the run stopped without saving this step; ${savedText()} (metrics.jsonl has every step so far)`);
+        throw new Error(`${divergenceText(diverged)}; the run stopped without saving this step; ${savedText()} (metrics.jsonl has every step so far)`);
+      }
+      // Alerts once per rollout step, over its optimizer steps' records.
+      stepRecords.push(r);
+      const stepDone = r.update === r.updates - 1;
+      if (stepDone) {
+        const watched = watchStep(alertHistory, stepRecords);
+        alertHistory = watched.history;
+        stepRecords = [];
+        for (const a of watched.alerts) process.stderr.write(`${quiet ? '' : '\n'}warning: ${a.message}\n`);
       }
       last = r.metrics;
-      const stepDone = r.update === r.updates - 1;
       if (stepDone && config.save_every > 0 && r.step % config.save_every === 0 && r.step < config.steps) await save();
       if (!quiet) {
         const done = r.step - startStep;
@@ -436,7 +448,8 @@ export async function trainRl(argv: string[]): Promise<number> {
         const ev = r.eval ? ` eval acc ${(r.eval.accuracy * 100).toFixed(0)}% pass@${r.eval.passAtK.length} ${(r.eval.passAtK[r.eval.passAtK.length - 1] * 100).toFixed(0)}%` : '';
         const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
         process.stderr.write(
-          `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
+          `
+${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
         );
       }
     }

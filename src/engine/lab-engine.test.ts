@@ -1,18 +1,21 @@
 // The LabEngine with the real trainer on the CPU backend, an in-memory runs store and the shipped copy warm
 // start: runs step, pause, persist and export; resume continues exactly where a saved state left off; a full
-// quota keeps training, says so, and leaves saved runs intact; a lost device interrupts; bad imports are refused.
+// quota keeps training, says so, and leaves saved runs intact; a lost device interrupts; bad imports are refused;
+// a diverging run (NaN metrics or weights) goes back to its last finite saved state and pauses; alerts warn or pause.
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { MODEL_PRESETS } from '../model/config';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import { resolveConfig, type RLConfig } from '../rl/config';
+import { decodeTrainerState } from '../rl/trainer-state';
 import { chartOf } from '../schema/metrics';
 import { parseRunFile, RunFileError } from './formats';
 import { withUpdateIndex } from './metric-batch';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
+import type { TrainerFactory } from './trainer-port';
 import type { EngineEvent } from './types';
 
 const assets = PUBLIC_ASSETS;
@@ -268,3 +271,121 @@ async function freshCheckpointObject() {
   const params = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
   return { config: MODEL_PRESETS.nano, params, metadata: {}, special: { bosId: 1, eosId: 2, padId: 0 } };
 }
+
+/** Every value of a set of named arrays is finite. */
+const allFinite = (arrays: Record<string, ArrayLike<number>>) => Object.values(arrays).every((a) => Array.from(a).every(Number.isFinite));
+
+describe('LabEngine divergence (CPU backend, real trainer)', () => {
+  it('keeps no non-finite update: pauses naming the metric and step, back at the last saved state, which stays finite', async () => {
+    const { engine, events, store } = makeEngine();
+    // learning_rate 1 with weight_decay 10 blows the weights up within a few steps.
+    const h = await engine.create({ config: tinyConfig({ num_iterations: 1, learning_rate: 1, weight_decay: 10, steps: 30, eval_every: 0 }), preset: 'grpo', backend: 'cpu' });
+    engine.stepOnce();
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    engine.start();
+    await engine.idle();
+
+    const p = engine.progress();
+    expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    const m = /^The run diverged: (\S+) = (NaN|-?Infinity) at step (\d+) \(optimizer step \d+\)\. The update was not kept: the run is paused at its last saved state, step 1/.exec(p.message ?? '');
+    expect(m, p.message).not.toBeNull();
+    expect(Number(m![3])).toBeGreaterThan(1);
+    expect(notices(events)).toContain(p.message);
+    // The diverged step was never shown; the page got the run's records back as of the saved state.
+    for (const r of recordsOf(events)) expect(Object.values(r.metrics).every(Number.isFinite), `step ${r.step}`).toBe(true);
+    const replaced = events.filter((e) => e.type === 'run-data');
+    expect(replaced.length).toBe(1);
+    expect(replaced[0].type === 'run-data' && replaced[0].records.rows.map((r) => r.step)).toEqual([1]);
+    const rows = (await store.readRecords(h.id)).rows;
+    expect(rows.map((r) => r.step)).toEqual([1]);
+    expect(await store.getRun(h.id)).toMatchObject({ status: 'paused', step: 1, savedStep: 1, lastMetrics: rows[0].metrics });
+
+    const saved = (await store.getState(h.id))!;
+    expect(saved.step).toBe(1);
+    const state = decodeTrainerState(saved.state);
+    expect(allFinite(state.learner.policy) && allFinite(state.learner.policyOptimizer.m) && allFinite(state.learner.policyOptimizer.v)).toBe(true);
+    expect(allFinite(decodeCheckpoint(saved.safetensors, saved.configJson).params)).toBe(true);
+    const files = await engine.exportRun(h.id, 'checkpoint');
+    expect(files[0].name).toMatch(/\.step1\.model\.safetensors$/);
+    expect(allFinite(decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string).params)).toBe(true);
+
+    // Start continues from the saved state: the next step is step 2 again.
+    engine.stepOnce();
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 2, savedStep: 2 });
+    expect(engine.progress().message).toBeUndefined();
+  });
+});
+
+/**
+ * A trainer that reports `metricsAt(step)` for each step and whose policy is a fresh nano model, or, from step
+ * `nanFrom` on, one with a NaN weight (an update that blew up after its metrics were computed).
+ */
+function scriptedTrainer(metricsAt: (step: number) => Record<string, number>, nanFrom = Infinity) {
+  const created: (number | null)[] = [];
+  const factory: TrainerFactory = async (o) => {
+    let step = o.resume ? o.resume[0] : 0;
+    created.push(o.resume ? o.resume[0] : null);
+    return {
+      get step() {
+        return step;
+      },
+      async runStep() {
+        step++;
+        return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: metricsAt(step) }];
+      },
+      evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
+      saveStateBytes: async () => Uint8Array.of(step),
+      exportCheckpoint: async () => {
+        const ck = await freshCheckpointObject();
+        if (step >= nanFrom) Object.values(ck.params)[0][0] = NaN;
+        return ck;
+      },
+      destroy: () => undefined,
+    };
+  };
+  return { factory, created };
+}
+
+describe('LabEngine divergence and alerts (scripted trainer)', () => {
+  it('never saves non-finite weights: a save that finds them rewinds to the last saved state', async () => {
+    const t = scriptedTrainer((step) => ({ reward: step }), 2);
+    const { engine, store } = makeEngine(new MemoryRunStore(), { createTrainer: t.factory });
+    const h = await engine.create({ config: tinyConfig({ steps: 10, checkpoint: null }), preset: 'grpo', backend: 'cpu' });
+    engine.stepOnce();
+    await engine.idle();
+    engine.stepOnce();
+    await engine.idle();
+    const p = engine.progress();
+    expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    expect(p.message).toMatch(/^The run diverged: the policy's weights became non-finite \(\S+\) in the updates of step 2, though the step's metrics were finite\. .*step 1 \(step 2 after it is dropped\)/);
+    expect(t.created).toEqual([null, 1]); // a new trainer from the state saved at step 1
+    expect((await store.getState(h.id))?.step).toBe(1);
+    expect((await store.readRecords(h.id)).rows.map((r) => r.step)).toEqual([1]);
+  });
+
+  it('reports an alert at the step it fired, and pauses there (state saved) when alert_action is pause', async () => {
+    const collapsed = (step: number) => ({ reward: 0.1 * step, entropy: 0.01 });
+    for (const action of ['warn', 'pause'] as const) {
+      const t = scriptedTrainer(collapsed);
+      const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: t.factory });
+      const h = await engine.create({ config: tinyConfig({ steps: 6, checkpoint: null, alert_action: action }), preset: 'grpo', backend: 'cpu' });
+      engine.start();
+      await engine.idle();
+      const alerts = events.flatMap((e) => (e.type === 'alert' ? [e] : []));
+      expect(alerts.map((e) => [e.runId, e.alert.metric, e.alert.step])).toEqual([[h.id, 'entropy', 3]]);
+      expect(alerts[0].alert.message).toMatch(/entropy collapse: entropy = 0\.01, at or below 0\.05 for 3 steps.*Lesson: entropy-collapse\.$/);
+      // The alert comes after the records of the step it marks.
+      const recordsOf3 = events.findIndex((e) => e.type === 'records' && e.records[0].step === 3);
+      expect(events.indexOf(alerts[0])).toBeGreaterThan(recordsOf3);
+      if (action === 'warn') {
+        expect(engine.progress()).toMatchObject({ status: 'done', step: 6 });
+      } else {
+        expect(engine.progress()).toMatchObject({ status: 'paused', step: 3, savedStep: 3 });
+        expect(engine.progress().message).toBe(`Paused by an alert (alert_action pause). ${alerts[0].alert.message}`);
+        expect((await store.getState(h.id))?.step).toBe(3);
+      }
+    }
+  });
+});

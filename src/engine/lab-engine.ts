@@ -1,11 +1,15 @@
 // The LabEngine: one run at a time driven through a Trainer (create, start, pause, single step, reset, resume
 // from the last saved state), every step persisted to the runs store, and the runs themselves (list, load,
-// delete, export, import). It reports through an `emit` callback and never touches React, the DOM or
-// postMessage: the worker wires it to the page, the tests to an in-memory store and a scripted trainer.
+// delete, export, import). Every step is watched: a non-finite metric rewinds the run to its last saved state (a
+// saved state is always finite) and pauses it; an alert is reported and may pause it. It reports through an `emit`
+// callback and never touches React, the DOM or postMessage: the worker wires it to the page, the tests to an
+// in-memory store and a scripted trainer.
 
 import { GpuDeviceLostError, type GpuContext } from '../gpu';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import { watchStep, type StepExtremes } from '../rl/alerts';
+import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
@@ -58,6 +62,8 @@ interface Active {
   lastStepMs: number;
   /** The store refused the last write (a notice was shown; the next success clears it). */
   storageFailing: boolean;
+  /** The last rollout steps' metric extremes, for the alerts (src/rl/alerts.ts). */
+  alertHistory: StepExtremes[];
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -216,7 +222,7 @@ export class LabEngine {
       adapter: o.backend === 'cpu' ? 'CPU reference backend (slow)' : this.adapter,
       lastMetrics: {},
     };
-    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false };
+    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
     this.active = a;
     this.emitProgress();
     try {
@@ -305,11 +311,14 @@ export class LabEngine {
         const records = await trainer.runStep();
         const ms = this.now() - t0;
         a.stepsLeft--;
+        // Checked on the scalars already read back; a diverged step is neither stored nor shown.
+        const diverged = firstNonFinite(records);
+        if (diverged) return await this.rewind(a, divergenceText(diverged));
         await this.afterStep(a, records, ms);
-        if (this.now() - a.lastSaveAt >= (this.deps.autosaveMs ?? 30_000) && trainer.step < a.header.config.steps) await this.saveState(a);
+        if (this.now() - a.lastSaveAt >= (this.deps.autosaveMs ?? 30_000) && trainer.step < a.header.config.steps && !(await this.saveState(a))) return;
       }
       if (this.active !== a || (a.header.status !== 'running' && a.header.status !== 'pausing')) return;
-      await this.saveState(a);
+      if (!(await this.saveState(a))) return;
       a.header.status = trainer.step >= a.header.config.steps ? 'done' : 'paused';
       a.header.updatedAt = this.wall();
       await this.persist(a, `run "${a.header.name}"`, () => this.deps.store.putHeader(a.header));
@@ -348,20 +357,110 @@ export class LabEngine {
       this.deps.store.appendStep({ ...h }, records.map(rowOf), groups ? { step: last.step, groups } : null, evals),
     );
     this.deps.emit({ type: 'records', runId: h.id, records });
+    const watched = watchStep(a.alertHistory, records);
+    a.alertHistory = watched.history;
+    for (const alert of watched.alerts) this.deps.emit({ type: 'alert', runId: h.id, alert });
+    if (watched.alerts.length && h.config.alert_action === 'pause' && h.status === 'running') {
+      // As pause(): the loop stops after this step and saves its state (its metrics are finite).
+      h.status = 'pausing';
+      h.message = `Paused by an alert (alert_action pause). ${watched.alerts.map((x) => x.message).join(' ')}`;
+      a.stepsLeft = 0;
+    }
     await saved;
     this.emitProgress();
   }
 
-  /** Saves the trainer state and the policy checkpoint of the current run (the resume point). */
-  private async saveState(a: Active): Promise<void> {
+  /**
+   * Saves the trainer state and the policy checkpoint of the current run (the resume point), but only finite
+   * weights: the last update of a step can blow the weights up while that step's metrics (computed before it) are
+   * still finite, so the weights being saved are checked (they are read back for the save anyway). Non-finite ones
+   * rewind the run instead (rewind), and false is returned; true otherwise.
+   */
+  private async saveState(a: Active): Promise<boolean> {
     const trainer = a.trainer;
-    if (!trainer || trainer.step === a.header.savedStep) return;
+    if (!trainer || trainer.step === a.header.savedStep) return true;
+    const checkpoint = await trainer.exportCheckpoint();
+    const bad = firstNonFiniteTensor(checkpoint.params);
+    if (bad) {
+      await this.rewind(a, `the run diverged: the policy's weights became non-finite (${bad}) in the updates of step ${trainer.step}, though the step's metrics were finite`);
+      return false;
+    }
     const state = await trainer.saveStateBytes();
-    const { safetensors, configJson } = encodeCheckpoint(await trainer.exportCheckpoint());
+    const { safetensors, configJson } = encodeCheckpoint(checkpoint);
     const saved: SavedState = { runId: a.header.id, step: trainer.step, state, safetensors, configJson, tokenizerJson: a.tokenizerJson };
     const header = { ...a.header, savedStep: trainer.step, updatedAt: this.wall() };
     if (await this.persist(a, `the trainer state at step ${trainer.step}`, () => this.deps.store.putState(header, saved))) a.header.savedStep = trainer.step;
     a.lastSaveAt = this.now();
+    return true;
+  }
+
+  /**
+   * A diverged run: the update is not kept. The trainer goes back to the run's last saved state (saveState never
+   * saves a non-finite one; without one, to the start policy), the records after that step are dropped in the store
+   * and on the page, and the run pauses with a message naming `why`; Start continues from the saved state.
+   */
+  private async rewind(a: Active, why: string): Promise<void> {
+    const h = a.header;
+    try {
+      a.trainer?.destroy();
+    } catch {
+      /* a lost device may refuse to destroy; the trainer is replaced anyway */
+    }
+    a.trainer = null;
+    const saved = await this.deps.store.getState(h.id);
+    const savedStep = saved?.step ?? 0;
+    try {
+      await this.loadTrainer(a, saved);
+    } catch (e) {
+      throw new Error(`${why}; going back to the saved state at step ${savedStep} failed: ${message(e)}`);
+    }
+    const dropped = h.step > savedStep + 1 ? ` (steps ${savedStep + 1}-${h.step} after it are dropped)` : h.step > savedStep ? ` (step ${h.step} after it is dropped)` : '';
+    const text =
+      `${why.charAt(0).toUpperCase()}${why.slice(1)}. The update was not kept: the run is paused at its last saved state, step ${savedStep}${dropped}. ` +
+      'Training on continues from it; a smaller learning_rate or weight_decay (in a new run) usually avoids it.';
+    const stored = await this.deps.store.readRecords(h.id);
+    const records: RunRecords = {
+      rows: stored.rows.filter((r) => r.step <= savedStep),
+      evals: stored.evals.filter((e) => e.step <= savedStep),
+      rolloutSteps: stored.rolloutSteps.filter((s) => s <= savedStep),
+    };
+    h.step = savedStep;
+    h.savedStep = savedStep;
+    h.lastMetrics = records.rows.length ? { ...records.rows[records.rows.length - 1].metrics } : {};
+    h.status = 'paused';
+    h.message = text;
+    h.updatedAt = this.wall();
+    a.stepsLeft = 0;
+    a.alertHistory = [];
+    await this.persist(a, `run "${h.name}"`, () => this.deps.store.truncate({ ...h }, savedStep));
+    this.deps.emit({ type: 'run-data', runId: h.id, records });
+    this.notice('error', text);
+    this.deps.emit({ type: 'runs-changed' });
+    this.emitProgress();
+  }
+
+  /** Makes the run's trainer: from its saved state, or (never saved) from the start policy, as the same run. */
+  private async loadTrainer(a: Active, saved: SavedState | null): Promise<void> {
+    const h = a.header;
+    const inspectGroups = this.deps.inspectGroups ?? 2;
+    if (saved) {
+      const ck = decodeCheckpoint(saved.safetensors, saved.configJson);
+      const backend = await this.backendFor(h.backend, ck.config);
+      a.tokenizerJson = saved.tokenizerJson;
+      a.trainer = await this.createTrainer({
+        config: h.config,
+        init: { config: ck.config, params: ck.params },
+        tokenizer: loadCharTokenizer(saved.tokenizerJson),
+        backend,
+        inspectGroups,
+        resume: saved.state,
+      });
+    } else {
+      const start = await loadStartPolicy(h.config, this.deps.assets);
+      const backend = await this.backendFor(h.backend, start.init.config);
+      a.tokenizerJson = start.tokenizerJson;
+      a.trainer = await this.createTrainer({ config: h.config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups });
+    }
   }
 
   private async stopWith(a: Active, status: 'failed' | 'interrupted', why: string): Promise<void> {
@@ -412,29 +511,11 @@ export class LabEngine {
     const saved = await this.deps.store.getState(runId);
     if (this.active) this.release();
     const header: RunHeader = { ...h, status: 'loading', message: undefined };
-    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false };
+    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
     this.active = a;
     this.emitProgress();
     try {
-      if (saved) {
-        const ck = decodeCheckpoint(saved.safetensors, saved.configJson);
-        const backend = await this.backendFor(h.backend, ck.config);
-        a.tokenizerJson = saved.tokenizerJson;
-        a.trainer = await this.createTrainer({
-          config: h.config,
-          init: { config: ck.config, params: ck.params },
-          tokenizer: loadCharTokenizer(saved.tokenizerJson),
-          backend,
-          inspectGroups: this.deps.inspectGroups ?? 2,
-          resume: saved.state,
-        });
-      } else {
-        // Never saved: start over from the start policy, as the same run.
-        const start = await loadStartPolicy(h.config, this.deps.assets);
-        const backend = await this.backendFor(h.backend, start.init.config);
-        a.tokenizerJson = start.tokenizerJson;
-        a.trainer = await this.createTrainer({ config: h.config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups: this.deps.inspectGroups ?? 2 });
-      }
+      await this.loadTrainer(a, saved);
     } catch (e) {
       if (this.active === a) {
         a.header.status = h.status;

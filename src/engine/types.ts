@@ -2,8 +2,10 @@
 // engine emits. No behaviour here, and nothing that needs a DOM, React or a GPU, so the worker protocol, the
 // store and the tests can all name these types.
 
+import type { Alert } from '../rl/alerts';
 import type { PresetName, RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+import type { RunRecords } from './run-store';
 
 /** Where the policy runs: the WGSL kernels on WebGPU, or the CPU twins (slow; smallest presets only). */
 export type BackendKind = 'webgpu' | 'cpu';
@@ -36,7 +38,7 @@ export interface RunHeader {
   adapter: string;
   /** The last optimizer step's metrics (for the runs list). */
   lastMetrics: Record<string, number>;
-  /** The last error, for failed runs. */
+  /** The last error, for failed runs; why a paused run paused (divergence, an alert). */
   message?: string;
   /** Where an imported run came from. */
   importedFrom?: string;
@@ -89,7 +91,7 @@ export interface RunProgress {
   tokensPerSec: number;
   backend: BackendKind;
   savedStep: number;
-  /** Why the run stopped, when it failed or was interrupted. */
+  /** Why the run stopped: failed, interrupted, or paused by a divergence or an alert. */
   message?: string;
 }
 
@@ -101,7 +103,11 @@ export type EngineEvent =
   /** A storage or other recoverable problem: shown to the person, training goes on. */
   | { type: 'notice'; level: 'warning' | 'error'; message: string }
   /** The runs list changed (a run was created, saved, deleted or imported). */
-  | { type: 'runs-changed' };
+  | { type: 'runs-changed' }
+  /** A warning sign in the current run's metrics (src/rl/alerts.ts), at the step it fired. */
+  | { type: 'alert'; runId: string; alert: Alert }
+  /** All records of a run, replacing what the page shows (a diverged run went back to its last saved state). */
+  | { type: 'run-data'; runId: string; records: RunRecords };
 
 /** The fields of a StepRecord that the metric tables keep. */
 export function rowOf(r: StepRecord): MetricRow {

@@ -2,7 +2,7 @@
 // metric, then the other trainers' names and the former names. scripts/make-metrics-doc.ts writes it
 // (`npm run docs:metrics`); metrics.test.ts fails when the file in the repository differs. Pure; no file access.
 
-import { CHARTS, METRICS, type MetricSpec } from './metrics';
+import { CHARTS, METRICS, type MetricAlert, type MetricSpec } from './metrics';
 
 /** Where the generated page lives, relative to the repository root. */
 export const METRICS_DOC_PATH = 'docs/metrics.md';
@@ -66,6 +66,18 @@ function otherNames(m: MetricSpec): string[] {
   return out;
 }
 
+const ALERT_CONDITION: Record<MetricAlert['direction'], string> = {
+  high: 'at or above',
+  low: 'at or below',
+  flat: 'moving by at most',
+};
+
+function alertText(a: MetricAlert): string {
+  const over = a.direction === 'flat' ? `over ${a.steps} rollout steps` : a.steps === 1 ? 'on a rollout step' : `for ${a.steps} rollout steps in a row`;
+  const lesson = a.lesson ? ` Lesson: ${code(a.lesson)}.` : '';
+  return `*${a.title}*, ${ALERT_CONDITION[a.direction]} ${a.threshold} ${over}. ${prose(a.cause)} What usually helps: ${prose(a.knob)}${lesson}`;
+}
+
 function entry(m: MetricSpec): string[] {
   const lines = [`### ${code(m.name)}`, '', prose(m.doc), ''];
   lines.push(`- **Formula:** ${code(m.formula)}`);
@@ -74,6 +86,7 @@ function entry(m: MetricSpec): string[] {
   lines.push(`- **Unit:** ${m.unit || 'a plain number'}. **Logged:** ${PER[m.per]}. **Emitted:** ${m.when ? prose(m.when) : 'always'}.`);
   const others = otherNames(m);
   if (others.length) lines.push(`- **Other trainers:** ${others.join(', ')}.${m.compare ? ` How they differ: ${prose(m.compare)}.` : ''}`);
+  if (m.alert) lines.push(`- **Alert:** ${alertText(m.alert)}`);
   if (m.formerly?.length) {
     const former = m.formerly.map((f) => (f.scale !== undefined && f.scale !== 1 ? `${code(f.name)} (values x ${f.scale})` : code(f.name)));
     lines.push(`- **Formerly:** ${former.join(', ')}; files that use it import under the current name.`);
@@ -110,6 +123,10 @@ const INTRO = [
   '',
   'The healthy ranges are for this lab\'s small tasks and nano models (copy, sort, addition, ... from their warm',
   'starts); larger models and other tasks move them.',
+  '',
+  'A metric with an **Alert** line is watched while a run trains: when its condition holds for the steps it names,',
+  'the lab (and `npm run train`) warns with the likely cause and the knob that usually helps, marks the step on the',
+  "metric's chart, and pauses the run when `alert_action` is `pause`.",
   '',
 ];
 

@@ -71,6 +71,29 @@ export interface MetricSpec {
    * by `scale` (default 1) where the unit changed (perf/step_ms in milliseconds became step_time in seconds: 0.001).
    */
   formerly?: readonly { name: string; scale?: number }[];
+  /** When a value of this metric is a warning sign the lab tells the person about (src/rl/alerts.ts watches for it). */
+  alert?: MetricAlert;
+}
+
+/**
+ * A metric's alarm: the condition, its threshold and how long it must hold, why it usually happens, and the knob that
+ * usually helps. Each rollout step counts with its worst value over its optimizer steps (the highest for 'high', the
+ * lowest for 'low').
+ */
+export interface MetricAlert {
+  /** The condition's name ("entropy collapse"). */
+  title: string;
+  /** 'high': value >= threshold; 'low': value <= threshold; 'flat': the value moved by at most threshold over `steps` rollout steps. */
+  direction: 'high' | 'low' | 'flat';
+  threshold: number;
+  /** Consecutive rollout steps the condition must hold before it fires (once, until it clears). */
+  steps: number;
+  /** The likely cause, in a sentence. */
+  cause: string;
+  /** The knob that usually helps, in a sentence naming config fields. */
+  knob: string;
+  /** The id of the lesson that shows this condition, where there is one. */
+  lesson?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -90,6 +113,14 @@ export const METRICS = [
     unit: 'reward',
     chart: 'reward',
     per: 'rollout',
+    alert: {
+      title: 'reward stuck',
+      direction: 'flat',
+      threshold: 1e-9,
+      steps: 10,
+      cause: 'The reward has not moved at all for 10 rollout steps: every completion succeeds (the task is solved at this difficulty) or none does, and the same reward everywhere leaves nothing to learn from.',
+      knob: 'Raise difficulty when it is stuck high; lower difficulty or raise temperature when it is stuck low.',
+    },
     trl: 'reward',
     verl: 'critic/score/mean',
     openrlhf: 'reward',
@@ -126,6 +157,15 @@ export const METRICS = [
     unit: 'nats',
     chart: 'entropy',
     per: 'update',
+    alert: {
+      title: 'entropy collapse',
+      direction: 'low',
+      threshold: 0.05,
+      steps: 3,
+      cause: 'The policy has become almost deterministic on the tokens it samples, so the completions of a group stop differing and exploration ends.',
+      knob: 'Raise epsilon_high (clip-higher, 0.28), set entropy_coef above 0 or an entropy_target, or lower learning_rate.',
+      lesson: 'entropy-collapse',
+    },
     trl: 'entropy',
     verl: 'actor/entropy',
     openrlhf: 'entropy_loss',
@@ -187,6 +227,15 @@ export const METRICS = [
     unit: 'fraction',
     chart: 'clip',
     per: 'update',
+    alert: {
+      title: 'clip ratio explosion',
+      direction: 'high',
+      threshold: 0.3,
+      steps: 2,
+      cause: 'The optimizer steps within a batch move the policy so far that a large share of tokens sits outside the clip range and stops learning.',
+      knob: 'Lower learning_rate or num_iterations (fewer passes over each batch).',
+      lesson: 'clip-zero',
+    },
     trl: 'clip_ratio/region_mean',
     verl: 'actor/pg_clipfrac',
     openrlhf: 'ppo_clip_ratio',
@@ -239,6 +288,15 @@ export const METRICS = [
     unit: 'nats',
     chart: 'kl',
     per: 'update',
+    alert: {
+      title: 'ratio explosion',
+      direction: 'high',
+      threshold: 0.5,
+      steps: 1,
+      cause: 'Within one batch the policy moved ten times further from the one that sampled it than a healthy run does, so importance ratios are far from 1.',
+      knob: 'Lower learning_rate or num_iterations; keep max_grad_norm on (1).',
+      lesson: 'kl-estimators',
+    },
     trl: 'policy/approxkl_avg',
     verl: 'actor/ppo_kl',
     openrlhf: 'ppo_kl',
@@ -327,6 +385,15 @@ export const METRICS = [
     unit: 'fraction',
     chart: 'fractions',
     per: 'rollout',
+    alert: {
+      title: 'lengths pinned at the cap',
+      direction: 'high',
+      threshold: 0.9,
+      steps: 3,
+      cause: 'Almost every completion runs to max_completion_length without EOS: the policy lost its stop token, or the answers need more room.',
+      knob: 'Raise max_completion_length, or turn on overlong_buffer_enable or mask_truncated_completions.',
+      lesson: 'length-bias',
+    },
     trl: 'completions/clipped_ratio',
     verl: 'response_length/clip_ratio',
     openrlhf: 'rollout/truncated_rate',
@@ -340,6 +407,15 @@ export const METRICS = [
     unit: 'fraction',
     chart: 'fractions',
     per: 'rollout',
+    alert: {
+      title: 'every group zero-signal',
+      direction: 'high',
+      threshold: 1,
+      steps: 5,
+      cause: "Every group's completions got the same reward, so every group-relative advantage is 0 and no step trains.",
+      knob: 'Move difficulty (down when reward is 0, up when it is 1), raise temperature or num_generations, or turn on dynamic_sampling.',
+      lesson: 'dead-groups',
+    },
     trl: 'frac_reward_zero_std',
   },
   {

@@ -1,5 +1,5 @@
 // The lab's zustand store, composed from typed slices (one file each under slices/): config, engine, runs,
-// charts, inspector, notices, lessons. createLabStore() makes a store with its own engine link, storage and
+// charts, inspector, notices, alerts, lessons. createLabStore() makes a store with its own engine link, storage and
 // counters (tests make fresh ones with a fake engine and a map for storage); useLab is the page's. Actions are callable outside React (the worker client
 // feeds messages in through handleResponse). The rules of the run controls are selectors.ts.
 
@@ -7,6 +7,7 @@ import { create } from 'zustand';
 import { EngineClient } from '../worker/client';
 import { engineLink, type EngineConnector } from './engine-link';
 import type { KeyValueStorage, SliceDeps } from './slice';
+import { alertsSlice, type AlertsSlice } from './slices/alerts';
 import { chartsSlice, type ChartsSlice } from './slices/charts';
 import { configSlice, type ConfigSlice } from './slices/config';
 import { engineSlice, type EngineSlice } from './slices/engine';
@@ -17,7 +18,7 @@ import { runsSlice, type RunsSlice } from './slices/runs';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
 // it in createLabStore (the compiler refuses a slice named in LabState but not spread).
-export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & LessonsSlice;
+export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -48,6 +49,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...chartsSlice(deps)(...a),
     ...inspectorSlice(deps)(...a),
     ...noticesSlice(deps)(...a),
+    ...alertsSlice(deps)(...a),
     ...lessonsSlice(deps)(...a),
   }));
 }
@@ -58,6 +60,7 @@ export type LabStore = ReturnType<typeof createLabStore>;
 export const useLab: LabStore = createLabStore();
 
 export type { EngineConnection, EngineConnector } from './engine-link';
+export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
 export { LAB_DEFAULT, PAGE_PARAMS, type ConfigSlice, type WarmStart } from './slices/config';
 export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';

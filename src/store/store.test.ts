@@ -9,7 +9,8 @@ import type { AdapterReport } from '../gpu/adapter';
 import { configToUrlParams, resolveConfig } from '../rl/config';
 import type { Request, Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
-import { createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
+import { ALERT_RULES } from '../rl/alerts';
+import { alertsOn, createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
 import { canContinue, canPause, canResumeRun, canStart, canStep, chartRunIds, isBusy, runStep, startBlocker, startLabel } from './selectors';
 
 /** A store whose engine records the requests it gets; `respond` plays the worker. */
@@ -139,6 +140,20 @@ describe('worker messages', () => {
     expect(useLab.getState().gpuStatus).toBe('error');
     h({ type: 'unavailable', message: 'no navigator.gpu' });
     expect(useLab.getState().backend).toBe('cpu');
+  });
+
+  it('keep each alert for its run and chart, show it as a warning, and drop it with the steps it was on', () => {
+    const h = useLab.getState().handleResponse;
+    const [rule] = ALERT_RULES.filter((r) => r.metric === 'entropy');
+    const alert = { ...rule, step: 3, value: 0.01, message: 'Alert at step 3, entropy collapse: ...' };
+    h({ type: 'alert', runId: 'r1', alert });
+    expect(useLab.getState().alerts.r1).toEqual([alert]);
+    expect(useLab.getState().notices.map((n) => [n.level, n.message])).toEqual([['warning', alert.message]]);
+    expect(alertsOn(useLab.getState().alerts.r1, ['entropy'])).toEqual([alert]);
+    expect(alertsOn(useLab.getState().alerts.r1, ['reward'])).toEqual([]);
+    // The run went back to step 1 (a rewind): its records replace the page's, and the alert of step 3 goes.
+    h({ type: 'run-data', runId: 'r1', batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { entropy: 0.5 } }]), evals: [], rolloutSteps: [1] });
+    expect(useLab.getState().alerts.r1).toEqual([]);
   });
 });
 

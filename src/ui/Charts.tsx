@@ -4,10 +4,13 @@
 // catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
 // fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
 // carries its latest values in data-last for tests. The charts an open lesson points at are outlined and labelled.
+// A dashed vertical line marks each step where an alert of the viewed run fired on one of the chart's metrics (steps
+// listed in data-alerts).
 import { memo, useMemo, useRef } from 'react';
-import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
-import { useLab } from '../store';
+import type { Alert } from '../rl/alerts';
+import { alertsOn, useLab } from '../store';
 import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartsFor, metricHelp, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
@@ -35,7 +38,7 @@ function tooltipLabel(x: unknown, payload: readonly { payload?: Record<string, u
 const AXIS_LABEL_STYLE = { fontSize: 11, fill: 'var(--muted)' };
 
 /** The plot itself: the expensive part, rendered through the render queue. */
-const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartData }) {
+const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: ChartData; marks: readonly Alert[] }) {
   // Everything drawn comes from `data` (it may lag the live runs by a task or two).
   const overlay = data.runCount > 1;
   return (
@@ -92,6 +95,16 @@ const Plot = memo(function Plot({ spec, data }: { spec: ChartSpec; data: ChartDa
           />
         );
       })}
+      {[...new Set(marks.map((m) => m.step))].map((step) => (
+        // Left of the line: an alert fires at the newest step, the right edge of the chart.
+        <ReferenceLine
+          key={step}
+          x={step}
+          stroke="var(--fail)"
+          strokeDasharray="4 3"
+          label={{ value: `⚠ ${marks.filter((m) => m.step === step).map((m) => m.title).join(', ')}`, position: 'insideTopRight', fontSize: 10, fill: 'var(--fail)' }}
+        />
+      ))}
     </ComposedChart>
   );
 });
@@ -132,7 +145,7 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, highlighted }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; highlighted: boolean }) {
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, highlighted, alerts }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; highlighted: boolean; alerts: readonly Alert[] | undefined }) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
@@ -140,6 +153,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
+  const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
   return (
     <figure
       ref={ref}
@@ -153,6 +167,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       data-last={JSON.stringify(data.last)}
       data-finite={finite}
       data-log={log}
+      data-alerts={marks.map((m) => m.step).join(',')}
     >
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
@@ -165,7 +180,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
           </label>
         )}
       </figcaption>
-      {drawn ? <Plot spec={spec} data={drawn} /> : <div className="plot-placeholder" />}
+      {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
       {drawn && <LegendRow spec={spec} data={drawn} />}
     </figure>
   );
@@ -179,6 +194,7 @@ export function Charts() {
   const setSmoothing = useLab((s) => s.setSmoothing);
   const logScale = useLab((s) => s.logScale);
   const highlighted = useLab(highlightedCharts);
+  const alerts = useLab((s) => (ids[0] === undefined ? undefined : s.alerts[ids[0]]));
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
   const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
@@ -214,7 +230,7 @@ export function Charts() {
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
       <div className="chart-grid">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} />
+          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} />
         ))}
         <PassAtKChart runIds={ids} />
       </div>

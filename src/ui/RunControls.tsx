@@ -78,7 +78,7 @@ export function RunControls() {
           <>no run yet: pick a preset and press Start</>
         )}
       </p>
-      {p.message && (p.status === 'interrupted' || p.status === 'failed') && (
+      {p.message && (p.status === 'interrupted' || p.status === 'failed' || p.status === 'paused') && (
         <p className="message error" role="alert" data-testid="run-message">
           {p.message}
         </p>

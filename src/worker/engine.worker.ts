@@ -133,6 +133,18 @@ function onEngineEvent(e: EngineEvent): void {
     case 'runs-changed':
       enqueue(postRuns);
       return;
+    case 'alert':
+      // After the records of its step, so the chart has the step it marks.
+      flush();
+      enqueue(() => post({ type: 'alert', runId: e.runId, alert: e.alert }));
+      return;
+    case 'run-data': {
+      // Records still queued are older than these and are replaced by them.
+      flush();
+      const batch = packRows(e.records.rows);
+      enqueue(() => post({ type: 'run-data', runId: e.runId, batch, evals: e.records.evals, rolloutSteps: e.records.rolloutSteps }, batchTransfer(batch)));
+      return;
+    }
     default:
       assertNever(e);
   }

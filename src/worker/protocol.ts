@@ -7,6 +7,7 @@ import type { MetricBatch } from '../engine/metric-batch';
 import type { BackendKind, RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
+import type { Alert } from '../rl/alerts';
 import type { PresetName, RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord } from '../rl/stream';
 
@@ -59,6 +60,8 @@ export type Response =
   | { type: 'imported'; header: RunHeader }
   /** A recoverable problem (storage full, a step not saved): shown, and training goes on. */
   | { type: 'notice'; level: 'warning' | 'error'; message: string }
+  /** A warning sign in a run's metrics at a step (src/rl/alerts.ts): shown, and marked on its metric's chart. */
+  | { type: 'alert'; runId: string; alert: Alert }
   /** A failed request (`request` names it), a device loss, or an uncaptured GPU error. */
   | { type: 'error'; message: string; fatal: boolean; request?: Request['type'] };
 

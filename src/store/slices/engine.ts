@@ -146,6 +146,7 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
         case 'evals':
           return s.mergeEvals(r.runId, r.evals);
         case 'run-data':
+          s.forgetAlertsAfter(r.runId, r.batch.step.reduce((m, x) => Math.max(m, x), 0));
           return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
         case 'runs':
           return s.setRuns(r.runs, r.storage, r.persistent);
@@ -155,6 +156,8 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           return s.importDone(r.header);
         case 'notice':
           return s.addNotice(r.level, r.message);
+        case 'alert':
+          return s.addAlert(r.runId, r.alert);
         case 'error':
           if (r.request === 'import') return s.importFailed(r.message);
           if (r.request === 'selftest') set({ selftestRunning: false });
