@@ -315,7 +315,10 @@ export class LabEngine {
         const diverged = firstNonFinite(records);
         if (diverged) return await this.rewind(a, divergenceText(diverged));
         await this.afterStep(a, records, ms);
-        if (this.now() - a.lastSaveAt >= (this.deps.autosaveMs ?? 30_000) && trainer.step < a.header.config.steps && !(await this.saveState(a))) return;
+        // Saved every save_every steps and at least every autosaveMs, so a lost tab or device costs little.
+        const every = a.header.config.save_every;
+        const due = (every > 0 && trainer.step % every === 0) || this.now() - a.lastSaveAt >= (this.deps.autosaveMs ?? 30_000);
+        if (due && trainer.step < a.header.config.steps && !(await this.saveState(a))) return;
       }
       if (this.active !== a || (a.header.status !== 'running' && a.header.status !== 'pausing')) return;
       if (!(await this.saveState(a))) return;

@@ -74,7 +74,7 @@ const SCHEDULE_FIELDS = section('schedule', {
   steps: int('training steps: rollout batches, each giving num_iterations * num_minibatches optimizer steps', 200, 1, 1_000_000, { trl: 'max_steps', verl: 'trainer.total_training_steps', note: 'TRL max_steps counts optimizer steps' }),
   eval_every: int('evaluate on held-out items every this many steps (0: never)', 25, 0, 1_000_000, { trl: 'eval_steps', verl: 'trainer.test_freq', openrlhf: '--eval.steps', also: ['eval_steps'] }),
   eval_items: int('held-out prompts per evaluation', 100, 0, 100_000, { verl: 'data.val_max_samples' }),
-  save_every: int('CLI: write the checkpoint and trainer state to --out every this many steps (0: only at the end and on interrupt); the lab ignores it', 10, 0, 1_000_000, { trl: 'save_steps', verl: 'trainer.save_freq' }),
+  save_every: int('save the checkpoint and trainer state every this many steps (0: only at the end, on pause and on interrupt; the lab also saves at least every 30 s)', 10, 0, 1_000_000, { trl: 'save_steps', verl: 'trainer.save_freq' }),
   eval_num_generations: int('samples per held-out prompt at evaluation, for pass@k (k = 1, 2, 4, ... up to this)', 8, 1, 1024, { trl: 'num_generations_eval', verl: 'actor_rollout_ref.rollout.val_kwargs.n', openrlhf: '--eval.n_samples_per_prompt', also: ['eval_n_samples_per_prompt'] }),
   alert_action: oneOf('what an alert (entropy collapse, ratio explosion, zero-signal groups, lengths at the cap, reward stuck; docs/metrics.md) does: warn, or warn and pause the run', ['warn', 'pause'] as const, 'warn'),
 });
