@@ -3,30 +3,93 @@
 // Charts, tooltips, the CSV header, the engine's progress, imports of other files and docs/metrics.md read it.
 // A leaf module (no imports), so every layer from the kernels' twins up to the UI can name metrics through it.
 
+/** One update per batch (num_iterations 1, one minibatch): pi_theta is pi_old on every token, so rho = 1. */
+const ONE_UPDATE = [
+  { knob: 'num_iterations', is: [1] },
+  { knob: 'num_minibatches', is: [1] },
+] as const;
+const NO_CRITIC = [{ knob: 'adv_estimator', not: ['gae'] }] as const;
+
 /** The charts of the lab, in page order. Every metric is drawn on exactly one. */
 export const CHARTS = [
   { id: 'reward', title: 'Reward and accuracy', y: 'reward', log: 'never', band: { mean: 'reward', std: 'reward_std' } },
   { id: 'entropy', title: 'Entropy', y: 'nats', log: 'off' },
-  { id: 'clip', title: 'Clip ratio', y: 'fraction of tokens', log: 'off' },
-  { id: 'kl', title: 'KL', y: 'nats', log: 'off' },
+  {
+    id: 'clip', title: 'Clip ratio', y: 'fraction of tokens', log: 'off',
+    note: 'tokens whose ratio rho left the clip range; they pass no gradient',
+    quiet: [
+      { when: ONE_UPDATE, kind: 'zero', why: 'one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip' },
+      { when: [{ knob: 'loss_type', is: ['pg', 'sapo'] }], kind: 'off', why: 'this loss has no clip' },
+    ],
+  },
+  {
+    id: 'kl', title: 'KL', y: 'nats', log: 'off',
+    quiet: [
+      { when: [{ knob: 'beta', is: [0] }], metrics: ['kl', 'kl/exact'], kind: 'off', why: 'no reference model to measure against' },
+      { when: ONE_UPDATE, metrics: ['approx_kl'], kind: 'zero', why: 'one update per batch, so pi_theta is pi_old when it is measured' },
+    ],
+  },
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
-  { id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never' },
-  { id: 'loss', title: 'Loss', y: 'loss', log: 'never' },
-  { id: 'grad', title: 'Gradient norm', y: 'L2 norm', log: 'on' },
-  { id: 'lr', title: 'Learning rate and entropy coefficient', y: 'value', log: 'off' },
-  { id: 'sampling', title: 'Sampler vs trainer log-prob gap', y: 'nats', log: 'off' },
+  {
+    id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never',
+    note: 'frac_reward_zero_std: groups whose rewards are all equal, so their advantages are 0 and they teach nothing',
+    quiet: [{ when: [{ knob: 'dynamic_sampling', is: [false] }], metrics: ['dynamic_sampling/filtered_frac'], kind: 'off', why: 'no group is refilled' }],
+  },
+  {
+    id: 'loss', title: 'Policy loss', y: 'loss', log: 'never',
+    note: 'near 0 by design: advantages are zero-mean within each group, so the loss averages to about 0 while its gradient is not 0; watch reward, not this',
+    quiet: [{ when: NO_CRITIC, metrics: ['value_loss'], kind: 'off', why: 'no critic (GAE only)' }],
+  },
+  {
+    id: 'grad', title: 'Gradient norm', y: 'L2 norm', log: 'on',
+    quiet: [{ when: NO_CRITIC, metrics: ['critic/grad_norm'], kind: 'off', why: 'no critic (GAE only)' }],
+  },
+  {
+    id: 'lr', title: 'Learning rate and entropy coefficient', y: 'value', log: 'off',
+    quiet: [{ when: [{ knob: 'entropy_coef', is: [0] }, { knob: 'entropy_target', is: [null] }], metrics: ['entropy_coef'], kind: 'off', why: 'no entropy bonus' }],
+  },
+  { id: 'sampling', title: 'Sampler vs trainer log-prob gap', y: 'nats', log: 'off', note: 'the same kernels sample and train, so only float rounding differs' },
   { id: 'rewards', title: 'Reward functions', y: 'reward', log: 'never' },
-  { id: 'selection', title: 'Token selection', y: 'fraction of tokens', log: 'never' },
-  { id: 'critic', title: 'Critic', y: 'value', log: 'off' },
-  { id: 'curriculum', title: 'Curriculum', y: 'difficulty', log: 'never' },
+  {
+    id: 'selection', title: 'Token selection', y: 'fraction of tokens', log: 'never',
+    quiet: [
+      {
+        when: [{ knob: 'top_entropy_quantile', is: [1] }, { knob: 'clip_cov_ratio', is: [0] }, { knob: 'kl_cov_ratio', is: [0] }],
+        kind: 'off', why: 'every loss token is kept as is',
+      },
+    ],
+  },
+  { id: 'critic', title: 'Critic', y: 'value', log: 'off', quiet: [{ when: NO_CRITIC, kind: 'off', why: 'only GAE (the ppo preset) trains a critic' }] },
+  { id: 'curriculum', title: 'Curriculum', y: 'difficulty', log: 'never', quiet: [{ when: [{ knob: 'curriculum', is: ['fixed'] }], kind: 'off', why: 'every step samples the configured difficulty' }] },
   { id: 'tokens', title: 'Tokens', y: 'tokens', log: 'off' },
   { id: 'throughput', title: 'Throughput', y: 'tokens / s', log: 'on' },
   { id: 'time', title: 'Time', y: 'seconds', log: 'on' },
 ] as const satisfies readonly ChartFamily[];
 
+/** A config value a condition compares with (the catalog is a leaf module: knobs are named, not typed). */
+export type KnobValue = string | number | boolean | null;
+
+/** A condition on one config knob: its value is one of `is`, or none of `not`. */
+export type KnobCondition = { knob: string; is: readonly KnobValue[] } | { knob: string; not: readonly KnobValue[] };
+
+/**
+ * When some of a chart's metrics say nothing in a run, because of its config: the feature is off ('off'), or the
+ * values are 0 by construction ('zero'). The chart says so, naming the knobs, instead of drawing a flat line.
+ */
+export interface ChartQuiet {
+  /** Every condition holds. */
+  when: readonly KnobCondition[];
+  /** The metrics it silences (catalog names); absent: all of the chart's. */
+  metrics?: readonly string[];
+  kind: 'off' | 'zero';
+  /** Why, in a few words, for the reader. */
+  why: string;
+}
+
 /** One chart: its title, what its y axis counts, its log-scale default, and an optional mean ± std band. */
 export interface ChartFamily {
   id: string;
+  /** Unique among the charts, ignoring case. */
   title: string;
   /** The y-axis label. */
   y: string;
@@ -34,6 +97,10 @@ export interface ChartFamily {
   log: 'on' | 'off' | 'never';
   /** Draw mean ± std as a band (reward ± reward_std). */
   band?: { mean: string; std: string };
+  /** A line under the title answering the question its values raise most often. */
+  note?: string;
+  /** When some or all of its metrics carry no signal in a run, and why. */
+  quiet?: readonly ChartQuiet[];
 }
 
 export type ChartId = (typeof CHARTS)[number]['id'];

@@ -8,8 +8,9 @@ import { memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
-import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartsFor, metricHelp, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
+import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartQuietness, chartsFor, metricHelp, type ChartData, type ChartQuietness, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
+import { runLabels } from '../store/run-names';
 import { chartRunIds } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
 import { PassAtKChart } from './PassAtKChart';
@@ -132,7 +133,7 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string }) {
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, quiet }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; quiet: ChartQuietness }) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
@@ -152,6 +153,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       data-last={JSON.stringify(data.last)}
       data-finite={finite}
       data-log={log}
+      data-off={quiet.whole}
     >
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
@@ -163,8 +165,23 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
           </label>
         )}
       </figcaption>
-      {drawn ? <Plot spec={spec} data={drawn} /> : <div className="plot-placeholder" />}
-      {drawn && <LegendRow spec={spec} data={drawn} />}
+      {spec.note && !quiet.whole && <p className="chart-note">{spec.note}</p>}
+      {quiet.whole ? (
+        // A flat line at 0 on an axis of its own reads as a measurement; say which knob turned the chart off.
+        <div className="chart-off" data-testid="chart-off">
+          {quiet.notes.join('; ')}
+        </div>
+      ) : (
+        <>
+          {quiet.notes.map((n) => (
+            <p key={n} className="chart-note" data-testid="chart-quiet">
+              {n}
+            </p>
+          ))}
+          {drawn ? <Plot spec={spec} data={drawn} /> : <div className="plot-placeholder" />}
+          {drawn && <LegendRow spec={spec} data={drawn} />}
+        </>
+      )}
     </figure>
   );
 });
@@ -178,7 +195,10 @@ export function Charts() {
   const logScale = useLab((s) => s.logScale);
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
-  const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
+  const idsKey = ids.join(',');
+  const drawnHeaders = useMemo(() => ids.flatMap((id) => runs.filter((r) => r.id === id)), [idsKey, runs]);
+  const labels = useMemo(() => runLabels(drawnHeaders), [drawnHeaders]);
+  const next = ids.map((id) => ({ id, label: labels.get(id) ?? id, table: views[id].table }));
   const prev = useRef<ChartRun[]>([]);
   const same = next.length === prev.current.length && next.every((r, i) => r.id === prev.current[i].id && r.label === prev.current[i].label && r.table === prev.current[i].table);
   if (!same) prev.current = next;
@@ -189,6 +209,10 @@ export function Charts() {
   // Before any run has data, the main charts are drawn empty: the layout does not jump when training starts,
   // and the chart library's first-use cost is paid while the page is idle rather than during the first step.
   const specs = useMemo(() => (namesKey ? chartsFor(namesKey.split('|')) : STARTING_CHARTS), [namesKey]);
+  // What each chart says about metrics the runs' configs silence; recomputed only when a config or label changes.
+  const quietRuns = drawnHeaders.map((h) => ({ label: labels.get(h.id) ?? h.name, config: h.config }));
+  const quietKey = JSON.stringify(quietRuns);
+  const quiet = useMemo(() => new Map(specs.map((spec) => [spec.id, chartQuietness(spec, quietRuns)])), [specs, quietKey]);
   return (
     <section className="panel charts" aria-labelledby="charts-title" data-testid="charts" data-runs={ids.length}>
       <div className="charts-head">
@@ -211,7 +235,7 @@ export function Charts() {
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
       <div className="chart-grid">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} />
+          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} quiet={quiet.get(spec.id)!} />
         ))}
         <PassAtKChart runIds={ids} />
       </div>
