@@ -32,12 +32,12 @@ export const CHARTS = [
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
   {
     id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never',
-    note: 'frac_reward_zero_std: groups whose rewards are all equal, so their advantages are 0 and they teach nothing',
+    note: 'frac_reward_zero_std: groups with all-equal rewards; their advantages are 0, so they teach nothing',
     quiet: [{ when: [{ knob: 'dynamic_sampling', is: [false] }], metrics: ['dynamic_sampling/filtered_frac'], kind: 'off', why: 'no group is refilled' }],
   },
   {
     id: 'loss', title: 'Policy loss', y: 'loss', log: 'never',
-    note: 'near 0 by design: advantages are zero-mean within each group, so the loss averages to about 0 while its gradient is not 0; watch reward, not this',
+    note: 'near 0 by design: advantages are zero-mean within each group, so the loss averages to about 0 while its gradient is not 0',
     quiet: [{ when: NO_CRITIC, metrics: ['value_loss'], kind: 'off', why: 'only GAE trains a critic' }],
   },
   {

@@ -125,7 +125,8 @@ export function chartQuietness(spec: ChartSpec, runs: readonly { label: string; 
   const family = CHARTS.find((c) => c.id === spec.id) as ChartFamily | undefined;
   const quiet: readonly ChartQuiet[] = family?.quiet ?? [];
   const drawn = spec.band ? [...spec.metrics, spec.band.std] : spec.metrics;
-  const notes: string[] = [];
+  // One line per quiet part, naming the runs it holds in ("this run", "every run", or their labels).
+  const parts = new Map<string, string[]>();
   let whole = runs.length > 0 && quiet.length > 0;
   for (const run of runs) {
     const silenced = new Set<string>();
@@ -137,10 +138,16 @@ export function chartQuietness(spec: ChartSpec, runs: readonly { label: string; 
       const subject = q.metrics ? `${names.join(', ')} ` : '';
       const state = q.kind === 'off' ? 'off' : 'always 0';
       const knobs = q.when.map((c) => knobText(c.knob, run.config[c.knob] ?? null)).join(', ');
-      notes.push(`${subject}${state} in ${runs.length > 1 ? run.label : 'this run'}: ${knobs} (${q.why})`);
+      const key = JSON.stringify([subject, state, knobs, q.why]);
+      parts.set(key, [...(parts.get(key) ?? []), run.label]);
     }
     if (!drawn.every((m) => silenced.has(m))) whole = false;
   }
+  const notes = [...parts].map(([key, labels]) => {
+    const [subject, state, knobs, why] = JSON.parse(key) as string[];
+    const where = runs.length === 1 ? 'this run' : labels.length === runs.length ? 'every run' : labels.join(', ');
+    return `${subject}${state} in ${where}: ${knobs} (${why})`;
+  });
   return { whole, notes };
 }
 

@@ -131,7 +131,8 @@ describe('token loss explanation', () => {
       const signed = q !== 'probability' && q !== 'entropy';
       expect(legend.swatches.some((w) => w.color === tokenColor({ ...base, weight: 0 }, q, scale) && /masked/.test(w.meaning)), q).toBe(signed);
     }
-    expect(colorLegend('advantage', 0.25).scaleNote).toBe('full colour at |A − 0| = 0.25, the largest in view');
+    expect(colorLegend('advantage', 0.25).scaleNote).toBe('full colour at |A| = 0.25, the largest in view');
+    expect(colorLegend('advantage', 0).scaleNote).toBe('every token in view has A = 0');
     expect(colorLegend('ratio', 0.3).scaleNote).toBe('full colour at |ρ − 1| = 0.3, the largest in view');
   });
 

@@ -136,7 +136,8 @@ export interface ColorLegend {
 export function colorLegend(q: ColorQuantity, scale: number): ColorLegend {
   const full = (d: number) => divergingColor(d, 1);
   const masked: LegendSwatch = { color: MASKED_COLOR, meaning: 'masked: not in the loss (w = 0)' };
-  const atScale = `full colour at |${COLOR_SYMBOLS[q]} − ${centreOf(q)}| = ${fmt(scale)}, the largest in view`;
+  const distance = centreOf(q) === 0 ? `|${COLOR_SYMBOLS[q]}|` : `|${COLOR_SYMBOLS[q]} − ${centreOf(q)}|`;
+  const atScale = scale > 0 ? `full colour at ${distance} = ${fmt(scale)}, the largest in view` : `every token in view has ${COLOR_SYMBOLS[q]} = ${centreOf(q)}`;
   switch (q) {
     case 'probability':
       return {

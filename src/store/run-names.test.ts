@@ -35,7 +35,7 @@ describe('run labels', () => {
 
   it('for a run alone, name its task and what it changed from its preset', () => {
     expect(runLabels([header('a', 'grpo', { task: 'copy', difficulty: 3 })]).get('a')).toBe('grpo · copy 3');
-    expect(runLabels([header('a', 'grpo', { task: 'copy', difficulty: 3, learning_rate: 1e-3 })]).get('a')).toBe('grpo · copy 3 · lr 0.001');
+    expect(runLabels([header('a', 'grpo', { task: 'copy', difficulty: 3, learning_rate: 1e-3, steps: 40, curriculum: 'adaptive' })]).get('a')).toBe('grpo · copy 3 · lr 0.001');
     expect(runLabels([])).toEqual(new Map());
   });
 });

@@ -1,8 +1,9 @@
 // Run labels that tell runs apart by what differs between them, not only by colour: the preset, then the knobs
-// whose values differ among the runs compared ("grpo · lr 0.001 · temp 0.7"), or, for a run alone, the knobs
-// where it departs from its preset. Pure; the saved name of a run is not changed (it stays in files and exports).
+// whose values differ among the runs compared ("grpo · lr 0.001 · temp 0.7"), or, for a run alone, its task and
+// the knobs where its algorithm departs from its preset. Pure; the saved name of a run is not changed (it stays in files and exports).
 
 import type { RunHeader } from '../engine/types';
+import { FIELD_SECTIONS } from '../rl/config';
 import { configDiff, differsFromPreset, showValue } from './config-diff';
 
 /** Short names for the knobs that differ most often between runs; the others are written as the knob itself. */
@@ -16,6 +17,12 @@ const SHORT_KNOB: Readonly<Record<string, string>> = {
 
 /** How many differing knobs a label names before it says "+n more" (the full diff is the overlay's table). */
 const MAX_KNOBS = 3;
+
+/**
+ * Knobs that set up the experiment rather than the algorithm (the task, the model, the schedule): a run alone is
+ * named by its task and by how its algorithm departs from the preset, not by its step count or checkpoint.
+ */
+const SETUP = new Set<string>([...FIELD_SECTIONS.task, ...FIELD_SECTIONS.schedule]);
 
 /** One knob and this run's value, as a label shows it. */
 function knobPart(field: string, value: unknown): string {
@@ -31,14 +38,14 @@ function label(h: RunHeader, fields: readonly string[], context: readonly string
 
 /**
  * A label for each run (by id), distinct whenever the configs are: with two or more runs, the preset and the
- * knobs whose values differ among them; a run alone, the preset, its task and the knobs it changed from its
- * preset. Runs with equal configs are numbered by creation ("#2").
+ * knobs whose values differ among them; a run alone, the preset, its task and the algorithm's knobs it changed
+ * from its preset (not the setup: task, model, schedule). Runs with equal configs are numbered by creation ("#2").
  */
 export function runLabels(runs: readonly RunHeader[]): Map<string, string> {
   const out = new Map<string, string>();
   if (runs.length === 1) {
     const h = runs[0];
-    const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter((f) => f !== 'task' && f !== 'difficulty');
+    const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter((f) => !SETUP.has(f));
     const task = `${h.config.task}${h.config.difficulty !== null ? ` ${h.config.difficulty}` : ''}`;
     out.set(h.id, label(h, changed, [task]));
     return out;

@@ -141,10 +141,12 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
+  // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences.
+  const notes = quiet.whole ? [] : [...(spec.note ? [spec.note] : []), ...quiet.notes];
   return (
     <figure
       ref={ref}
-      className="chart"
+      className={notes.length ? 'chart has-notes' : 'chart'}
       data-testid={`chart-${spec.id}`}
       data-metrics={spec.metrics.join(',')}
       data-points={data.rawPoints}
@@ -165,7 +167,6 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
           </label>
         )}
       </figcaption>
-      {spec.note && !quiet.whole && <p className="chart-note">{spec.note}</p>}
       {quiet.whole ? (
         // A flat line at 0 on an axis of its own reads as a measurement; say which knob turned the chart off.
         <div className="chart-off" data-testid="chart-off">
@@ -173,11 +174,15 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
         </div>
       ) : (
         <>
-          {quiet.notes.map((n) => (
-            <p key={n} className="chart-note" data-testid="chart-quiet">
-              {n}
-            </p>
-          ))}
+          {notes.length > 0 && (
+            <div className="chart-notes" title={notes.join('\n')}>
+              {notes.map((n) => (
+                <p key={n} className="chart-note">
+                  {n}
+                </p>
+              ))}
+            </div>
+          )}
           {drawn ? <Plot spec={spec} data={drawn} /> : <div className="plot-placeholder" />}
           {drawn && <LegendRow spec={spec} data={drawn} />}
         </>
