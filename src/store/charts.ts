@@ -1,7 +1,8 @@
 // Which metric goes on which chart, read from the metric catalog (src/schema/metrics.ts): each metric the
 // catalog knows on its chart, in the catalog's chart order, and one chart per family for names it lacks, so every
 // metric the trainer reports is drawn exactly once, including ones added later. Also the hover texts (the
-// catalog's doc, formula and healthy range) and the rows a chart draws. Pure; no React.
+// catalog's doc, formula and healthy range), the rows a chart draws, and which of its metrics a run's config turns
+// off (the catalog's quiet conditions). Pure; no React.
 
 import { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartQuiet, type KnobCondition, type MetricSpec } from '../schema/metrics';
 import { showValue } from './config-diff';

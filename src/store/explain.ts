@@ -1,6 +1,7 @@
 // The rollout inspector's hover: one token's loss term written out with its own numbers plugged in, following
 // the objective's definitions (src/reference/objective.ts), and checked against the share the trainer
-// recorded for it. Also the token quantities the inspector colours by. Pure; no React.
+// recorded for it. Also the token quantities the inspector colours by, the legend of each colouring, and the weight
+// w and loss share in words. Pure; no React.
 
 import type { RLConfig } from '../rl/config';
 import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../rl/stream';

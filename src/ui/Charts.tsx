@@ -3,7 +3,8 @@
 // runs with different update counts align), EMA smoothing, log scale where it helps, hover tooltips with the
 // catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
 // fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
-// carries its latest values in data-last for tests.
+// carries its latest values in data-last for tests. Under a title: the catalog's note and the metrics a run's config
+// turns off; a chart off in every run drawn names the knob instead of plotting a flat line.
 import { memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';

@@ -1,6 +1,7 @@
 // The rollout inspector: for a chosen step of the viewed run, each sampled group with its prompt, its
 // completions, their rewards and advantages; every token coloured by a chosen quantity; hovering a token shows
-// its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's.
+// its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's; a
+// legend says what each colour means under the chosen quantity.
 import { useEffect, useMemo, useState } from 'react';
 import { rolloutKey, useLab } from '../store';
 import { COLOR_LABELS, COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLoss, lossShareTerms, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
