@@ -47,6 +47,9 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
     for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${chart}: ${k} = ${v}`).toBe(true);
   }
   expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(4);
+  // A chart whose feature is off names the knob instead of drawing a flat line; the loss chart says why it sits near 0.
+  await expect(page.getByTestId('chart-curriculum').getByTestId('chart-off')).toHaveText('off in this run: curriculum = fixed (every step samples the configured difficulty)');
+  await expect(page.getByTestId('chart-loss')).toContainText('advantages are zero-mean within each group');
   await expect(page.getByTestId('chart-pass-at-k')).toHaveAttribute('data-finite', 'true');
   await expect(page.getByTestId('status-adapter')).toHaveAttribute('data-fallback', 'true');
 
@@ -80,6 +83,9 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await expect(detail).toBeVisible();
   await expect(page.getByTestId('token-formula')).toContainText('l = −min(ρ·A, clip(ρ, 1−ε, 1+ε_high)·A)');
   await expect(detail).toHaveAttribute('data-agrees', 'true');
+  // What the colours mean, and what w and the loss share are.
+  await expect(page.getByTestId('color-legend')).toContainText('ρ > 1: the update made this token more likely');
+  await expect(page.getByTestId('loss-share-terms')).toContainText('seq-mean-token-mean: w = 1/(N·|y_i|)');
   for (const t of await page.getByTestId('token').all()) {
     await t.hover();
     await expect(detail).toHaveAttribute('data-agrees', 'true');
@@ -108,6 +114,9 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-runs', '2');
   await expect(page.locator('[data-testid=diff-row][data-field=seed]')).toHaveCount(1);
   await expect(page.getByTestId('config-diff')).toHaveAttribute('data-rows', '1');
+  // The runs are told apart by what differs between them.
+  await expect(row).toHaveAttribute('data-label', 'grpo · seed 0');
+  await expect(page.getByTestId('overlay-legend')).toContainText('grpo · seed 7');
   await shot(page, info, 'lab-overlay');
 
   // Export the first run's metrics (JSONL and CSV) and import both back: the same curves.
@@ -166,6 +175,11 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   // The shared link reopens the same experiment in a new tab.
   const link = await page.getByTestId('share-link').inputValue();
   expect(link).toContain('seed=7');
+  // Copy confirms (with the clipboard allowed; refused, it would say why and select the link).
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.getByTestId('share-copy').click();
+  await expect(page.getByTestId('copy-status')).toHaveText('Copied.');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
   const other = await context.newPage();
   const w2 = await guard(other);
   await other.goto(link);

@@ -2,7 +2,7 @@
 // metric, then the other trainers' names and the former names. scripts/make-metrics-doc.ts writes it
 // (`npm run docs:metrics`); metrics.test.ts fails when the file in the repository differs. Pure; no file access.
 
-import { CHARTS, METRICS, type MetricAlert, type MetricSpec } from './metrics';
+import { CHARTS, METRICS, type ChartFamily, type MetricAlert, type MetricSpec } from './metrics';
 
 /** Where the generated page lives, relative to the repository root. */
 export const METRICS_DOC_PATH = 'docs/metrics.md';
@@ -142,6 +142,14 @@ export function renderMetricsDoc(): string {
     lines.push(`## ${chart.title}`, '');
     const band = 'band' in chart ? ` The band is ${code(chart.band.mean)} ± ${code(chart.band.std)}.` : '';
     lines.push(`The ${code(chart.id)} chart; its y axis: ${chart.y}.${band}`, '');
+    const family: ChartFamily = chart;
+    if (family.note) lines.push(`Under its title: ${prose(family.note)}.`, '');
+    for (const q of family.quiet ?? []) {
+      const knobs = q.when.map((c) => ('is' in c ? `${code(c.knob)} ${c.is.map(String).join(' or ')}` : `${code(c.knob)} not ${c.not.map(String).join(' or ')}`)).join(' and ');
+      const what = q.metrics ? q.metrics.map(code).join(', ') : 'the chart';
+      const verb = q.metrics && q.metrics.length > 1 ? 'are' : 'is';
+      lines.push(`With ${knobs}, ${what} ${verb} ${q.kind === 'off' ? 'off' : 'always 0'} (${prose(q.why)}); the chart says so.`, '');
+    }
     for (const m of metrics) lines.push(...entry(m));
   }
   lines.push(

@@ -3,30 +3,93 @@
 // Charts, tooltips, the CSV header, the engine's progress, imports of other files and docs/metrics.md read it.
 // A leaf module (no imports), so every layer from the kernels' twins up to the UI can name metrics through it.
 
+/** One update per batch (num_iterations 1, one minibatch): pi_theta is pi_old on every token, so rho = 1. */
+const ONE_UPDATE = [
+  { knob: 'num_iterations', is: [1] },
+  { knob: 'num_minibatches', is: [1] },
+] as const;
+const NO_CRITIC = [{ knob: 'adv_estimator', not: ['gae'] }] as const;
+
 /** The charts of the lab, in page order. Every metric is drawn on exactly one. */
 export const CHARTS = [
   { id: 'reward', title: 'Reward and accuracy', y: 'reward', log: 'never', band: { mean: 'reward', std: 'reward_std' } },
   { id: 'entropy', title: 'Entropy', y: 'nats', log: 'off' },
-  { id: 'clip', title: 'Clip ratio', y: 'fraction of tokens', log: 'off' },
-  { id: 'kl', title: 'KL', y: 'nats', log: 'off' },
+  {
+    id: 'clip', title: 'Clip ratio', y: 'fraction of tokens', log: 'off',
+    note: 'tokens whose ratio rho left the clip range; they pass no gradient',
+    quiet: [
+      { when: ONE_UPDATE, kind: 'zero', why: 'one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip' },
+      { when: [{ knob: 'loss_type', is: ['pg', 'sapo'] }], kind: 'off', why: 'this loss has no clip' },
+    ],
+  },
+  {
+    id: 'kl', title: 'KL', y: 'nats', log: 'off',
+    quiet: [
+      { when: [{ knob: 'beta', is: [0] }], metrics: ['kl', 'kl/exact'], kind: 'off', why: 'no reference model to measure against' },
+      { when: ONE_UPDATE, metrics: ['approx_kl'], kind: 'zero', why: 'one update per batch, so pi_theta is pi_old when it is measured' },
+    ],
+  },
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
-  { id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never' },
-  { id: 'loss', title: 'Loss', y: 'loss', log: 'never' },
-  { id: 'grad', title: 'Gradient norm', y: 'L2 norm', log: 'on' },
-  { id: 'lr', title: 'Learning rate and entropy coefficient', y: 'value', log: 'off' },
-  { id: 'sampling', title: 'Sampler vs trainer log-prob gap', y: 'nats', log: 'off' },
+  {
+    id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never',
+    note: 'frac_reward_zero_std: groups with all-equal rewards; their advantages are 0, so they teach nothing',
+    quiet: [{ when: [{ knob: 'dynamic_sampling', is: [false] }], metrics: ['dynamic_sampling/filtered_frac'], kind: 'off', why: 'no group is refilled' }],
+  },
+  {
+    id: 'loss', title: 'Policy loss', y: 'loss', log: 'never',
+    note: 'near 0 by design: advantages are zero-mean within each group, so the loss averages to about 0 while its gradient is not 0',
+    quiet: [{ when: NO_CRITIC, metrics: ['value_loss'], kind: 'off', why: 'only GAE trains a critic' }],
+  },
+  {
+    id: 'grad', title: 'Gradient norm', y: 'L2 norm', log: 'on',
+    quiet: [{ when: NO_CRITIC, metrics: ['critic/grad_norm'], kind: 'off', why: 'only GAE trains a critic' }],
+  },
+  {
+    id: 'lr', title: 'Learning rate and entropy coefficient', y: 'value', log: 'off',
+    quiet: [{ when: [{ knob: 'entropy_coef', is: [0] }, { knob: 'entropy_target', is: [null] }], metrics: ['entropy_coef'], kind: 'off', why: 'no entropy bonus' }],
+  },
+  { id: 'sampling', title: 'Sampler vs trainer log-prob gap', y: 'nats', log: 'off', note: 'the same kernels sample and train, so only float rounding differs' },
   { id: 'rewards', title: 'Reward functions', y: 'reward', log: 'never' },
-  { id: 'selection', title: 'Token selection', y: 'fraction of tokens', log: 'never' },
-  { id: 'critic', title: 'Critic', y: 'value', log: 'off' },
-  { id: 'curriculum', title: 'Curriculum', y: 'difficulty', log: 'never' },
+  {
+    id: 'selection', title: 'Token selection', y: 'fraction of tokens', log: 'never',
+    quiet: [
+      {
+        when: [{ knob: 'top_entropy_quantile', is: [1] }, { knob: 'clip_cov_ratio', is: [0] }, { knob: 'kl_cov_ratio', is: [0] }],
+        kind: 'off', why: 'every loss token is kept as is',
+      },
+    ],
+  },
+  { id: 'critic', title: 'Critic', y: 'value', log: 'off', quiet: [{ when: NO_CRITIC, kind: 'off', why: 'only GAE, the ppo preset, trains a critic' }] },
+  { id: 'curriculum', title: 'Curriculum', y: 'difficulty', log: 'never', quiet: [{ when: [{ knob: 'curriculum', is: ['fixed'] }], kind: 'off', why: 'every step samples the configured difficulty' }] },
   { id: 'tokens', title: 'Tokens', y: 'tokens', log: 'off' },
   { id: 'throughput', title: 'Throughput', y: 'tokens / s', log: 'on' },
   { id: 'time', title: 'Time', y: 'seconds', log: 'on' },
 ] as const satisfies readonly ChartFamily[];
 
+/** A config value a condition compares with (the catalog is a leaf module: knobs are named, not typed). */
+export type KnobValue = string | number | boolean | null;
+
+/** A condition on one config knob: its value is one of `is`, or none of `not`. */
+export type KnobCondition = { knob: string; is: readonly KnobValue[] } | { knob: string; not: readonly KnobValue[] };
+
+/**
+ * When some of a chart's metrics say nothing in a run, because of its config: the feature is off ('off'), or the
+ * values are 0 by construction ('zero'). The chart says so, naming the knobs, instead of drawing a flat line.
+ */
+export interface ChartQuiet {
+  /** Every condition holds. */
+  when: readonly KnobCondition[];
+  /** The metrics it silences (catalog names); absent: all of the chart's. */
+  metrics?: readonly string[];
+  kind: 'off' | 'zero';
+  /** Why, in a few words, for the reader. */
+  why: string;
+}
+
 /** One chart: its title, what its y axis counts, its log-scale default, and an optional mean ± std band. */
 export interface ChartFamily {
   id: string;
+  /** Unique among the charts, ignoring case. */
   title: string;
   /** The y-axis label. */
   y: string;
@@ -34,6 +97,10 @@ export interface ChartFamily {
   log: 'on' | 'off' | 'never';
   /** Draw mean ± std as a band (reward ± reward_std). */
   band?: { mean: string; std: string };
+  /** A line under the title answering the question its values raise most often. */
+  note?: string;
+  /** When some or all of its metrics carry no signal in a run, and why. */
+  quiet?: readonly ChartQuiet[];
 }
 
 export type ChartId = (typeof CHARTS)[number]['id'];
@@ -177,7 +244,7 @@ export const METRICS = [
     name: 'clip_ratio/low_mean',
     doc: 'Fraction of loss tokens clipped at the lower bound: the ratio fell below 1 - eps_low on a token with negative advantage, so the token passes no gradient.',
     formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} < 1 - eps_low and A_{i,t} < 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
-    healthy: 'Exactly 0 with one update per batch (num_iterations 1, one minibatch: rho = 1); a few percent (below 0.1) with several.',
+    healthy: 'Exactly 0 with one update per batch (num_iterations 1, one minibatch): the policy that computes the loss is the one that sampled, so every ratio rho is 1 and nothing can clip; a few percent (below 0.1) with several.',
     moves: 'Rising above about 0.2: the optimizer steps within a batch move the policy too far and many tokens stop learning (lower the learning rate or num_iterations).',
     unit: 'fraction',
     chart: 'clip',
@@ -400,7 +467,7 @@ export const METRICS = [
   },
   {
     name: 'frac_reward_zero_std',
-    doc: 'Fraction of groups whose G rewards are all equal: those groups give a group-relative advantage (GRPO, RLOO, Dr. GRPO) no signal at all.',
+    doc: 'Fraction of groups whose G rewards are all equal (all right or all wrong): their group-relative advantages (GRPO, RLOO, Dr. GRPO) are all 0, so those groups teach nothing.',
     formula: '(1/B) #{b : max_{i in b} r_i - min_{i in b} r_i <= 1e-8}',
     healthy: 'Below about 0.6: this lab\'s small groups (G = 4-8) on 0/1 rewards often sit at 0.2-0.6; larger groups read lower.',
     moves: 'Rising toward 1: the batch stops teaching. All groups right: raise the difficulty. All wrong: lower it or raise the temperature. dynamic_sampling refills such groups.',
@@ -434,7 +501,7 @@ export const METRICS = [
     name: 'policy_loss',
     doc: 'The policy part of the objective at this optimizer step, aggregated by loss_agg_mode (without the KL term and the entropy bonus).',
     formula: 'sum_{i,t} w_{i,t} m_{i,t} l_{i,t},  w = 1/M (token-mean), 1/(N |y_i|) (seq-mean-token-mean), 1/N (seq-mean-token-sum), 1/(N L_max) (seq-mean-token-sum-norm), N the step\'s sequences',
-    healthy: 'Near 0 and noisy: with group-normalized advantages the advantages sum to about 0, so the loss does too. Its level is not a learning curve.',
+    healthy: "Near 0 and noisy, by construction (the most asked question about GRPO's loss): group-relative advantages are zero-mean within each group and rho = 1 on the first update, so the terms -rho A average to about 0; the gradient, sum A grad log pi_theta, is not 0. Its level is not a learning curve.",
     moves: 'Watch reward, not this. Large swings: large advantages or ratios in the batch. A drift away from 0 on later optimizer steps of a batch: the ratio moves.',
     unit: '',
     chart: 'loss',

@@ -1,9 +1,11 @@
 // Which metric goes on which chart, read from the metric catalog (src/schema/metrics.ts): each metric the
 // catalog knows on its chart, in the catalog's chart order, and one chart per family for names it lacks, so every
 // metric the trainer reports is drawn exactly once, including ones added later. Also the hover texts (the
-// catalog's doc, formula and healthy range) and the rows a chart draws. Pure; no React.
+// catalog's doc, formula and healthy range), the rows a chart draws, and which of its metrics a run's config turns
+// off (the catalog's quiet conditions). Pure; no React.
 
-import { CHARTS, METRICS, metricSpec, type MetricSpec } from '../schema/metrics';
+import { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartQuiet, type KnobCondition, type MetricSpec } from '../schema/metrics';
+import { showValue } from './config-diff';
 import type { MetricTable } from './metric-table';
 import { decimate, makeGrid, positiveOnly, smooth } from './series';
 
@@ -21,6 +23,8 @@ export interface ChartSpec {
   band?: { mean: string; std: string };
   /** Log scale: 'on' by default, 'off' by default but offered, or not offered (values cross zero). */
   log: 'on' | 'off' | 'never';
+  /** A line under the title (the catalog's CHARTS[].note). */
+  note?: string;
 }
 
 /** The family of a metric the catalog lacks: its first path segment ("rewards/accuracy/mean" -> "rewards"). */
@@ -55,10 +59,13 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
     if (!entries) continue;
     const metrics = entries.sort(byCatalogOrder).map((e) => e.name);
     const band = 'band' in c && metrics.includes(c.band.mean) && metrics.includes(c.band.std) ? c.band : undefined;
-    out.push({ id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics, ...(band && { band }) });
+    const note = 'note' in c ? c.note : undefined;
+    out.push({ id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics, ...(band && { band }), ...(note && { note }) });
   }
+  // A family's chart is titled by its path prefix ("loss/*"), never like a catalog chart ("Loss"): two charts
+  // with one title read as the same chart.
   for (const [f, metrics] of unknown) {
-    out.push({ id: `family-${f.replace(/[^A-Za-z0-9_-]/g, '_')}`, title: f.replace(/_/g, ' '), y: 'value', log: 'off', metrics });
+    out.push({ id: `family-${f.replace(/[^A-Za-z0-9_-]/g, '_')}`, title: `${f}/* (not in the metric catalog)`, y: 'value', log: 'off', metrics });
   }
   return out;
 }
@@ -88,6 +95,61 @@ export interface ChartRun {
   id: string;
   label: string;
   table: MetricTable;
+}
+
+/** A config as the catalog's conditions read it: knob name to value. */
+export type KnobValues = Readonly<Record<string, unknown>>;
+
+function holds(c: KnobCondition, config: KnobValues): boolean {
+  const v = config[c.knob] ?? null;
+  return 'is' in c ? c.is.some((x) => x === v) : !c.not.some((x) => x === v);
+}
+
+/** A knob's value as a chart note names it: "beta = 0", "entropy_target unset". */
+function knobText(knob: string, v: unknown): string {
+  return v === null ? `${knob} unset` : `${knob} = ${showValue(v)}`;
+}
+
+/** What a chart says about metrics that carry no signal in the runs drawn (CHARTS[].quiet). */
+export interface ChartQuietness {
+  /** Every metric of the chart is quiet in every run: the chart shows `notes` instead of a plot. */
+  whole: boolean;
+  /** One line per quiet part and run: "kl, kl/exact off in this run: beta = 0 (no reference model ...)". */
+  notes: string[];
+}
+
+/**
+ * Which of a chart's metrics say nothing in these runs, read from the catalog's quiet conditions and each run's
+ * config: "off in this run: curriculum = fixed (...)". With several runs each line names its run.
+ */
+export function chartQuietness(spec: ChartSpec, runs: readonly { label: string; config: KnobValues }[]): ChartQuietness {
+  const family = CHARTS.find((c) => c.id === spec.id) as ChartFamily | undefined;
+  const quiet: readonly ChartQuiet[] = family?.quiet ?? [];
+  const drawn = spec.band ? [...spec.metrics, spec.band.std] : spec.metrics;
+  // One line per quiet part, naming the runs it holds in ("this run", "every run", or their labels).
+  const parts = new Map<string, string[]>();
+  let whole = runs.length > 0 && quiet.length > 0;
+  for (const run of runs) {
+    const silenced = new Set<string>();
+    for (const q of quiet) {
+      if (!q.when.every((c) => holds(c, run.config))) continue;
+      const names = q.metrics ? drawn.filter((m) => q.metrics!.includes(metricSpec(m)?.name ?? m)) : drawn;
+      if (q.metrics && !names.length) continue;
+      names.forEach((m) => silenced.add(m));
+      const subject = q.metrics ? `${names.join(', ')} ` : '';
+      const state = q.kind === 'off' ? 'off' : 'always 0';
+      const knobs = q.when.map((c) => knobText(c.knob, run.config[c.knob] ?? null)).join(', ');
+      const key = JSON.stringify([subject, state, knobs, q.why]);
+      parts.set(key, [...(parts.get(key) ?? []), run.label]);
+    }
+    if (!drawn.every((m) => silenced.has(m))) whole = false;
+  }
+  const notes = [...parts].map(([key, labels]) => {
+    const [subject, state, knobs, why] = JSON.parse(key) as string[];
+    const where = runs.length === 1 ? 'this run' : labels.length === runs.length ? 'every run' : labels.join(', ');
+    return `${subject}${state} in ${where}: ${knobs} (${why})`;
+  });
+  return { whole, notes };
 }
 
 /** Key of the first run's optimizer step in chart rows (for tooltips). */

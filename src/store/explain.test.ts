@@ -7,7 +7,7 @@ import { Rng } from '../reference/random';
 import { objectiveForwardBackward, OBJECTIVE_METRICS, OBJECTIVE_RECORDS } from '../reference/objective';
 import { host, zeros } from '../reference/types';
 import { resolveConfig, type RLConfig } from '../rl/config';
-import { colorScale, explainTokenLoss, tokenColor, type TokenView } from './explain';
+import { COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLoss, lossShareTerms, tokenColor, type TokenView } from './explain';
 
 const N = 6;
 const L = 7;
@@ -104,5 +104,46 @@ describe('token loss explanation', () => {
     expect(tokenColor(lo, 'ratio', scale)).toMatch(/^rgba\(59,91,219,0\.800\)$/);
     expect(tokenColor(base, 'ratio', scale)).toBe('rgba(128,128,128,0.08)');
     expect(tokenColor({ ...base, weight: 0 }, 'advantage', 1)).toBe('rgba(128,128,128,0.18)');
+  });
+
+  it('gives every colouring a legend drawn in the tokens\' own colours: red above, blue below the centre, grey masked', () => {
+    const base: TokenView = { position: 0, text: 'a', logp: Math.log(0.5), logpOld: -0.1, logpSampler: -0.1, entropy: 0, ratio: 1, advantage: 0, clipSide: 0, kl: 0, loss: 0, weight: 1, value: null };
+    const scale = 0.5;
+    const at = (q: string, meaning: RegExp) => {
+      const sw = colorLegend(q as never, scale).swatches.find((w) => meaning.test(w.meaning));
+      expect(sw, `${q} ${meaning}`).toBeDefined();
+      return sw!.color;
+    };
+    expect(at('ratio', /^ρ > 1/)).toBe(tokenColor({ ...base, ratio: 1 + scale }, 'ratio', scale));
+    expect(at('ratio', /^ρ < 1/)).toBe(tokenColor({ ...base, ratio: 1 - scale }, 'ratio', scale));
+    expect(at('ratio', /^ρ = 1/)).toBe(tokenColor(base, 'ratio', scale));
+    expect(at('clip', /^clipped high/)).toBe(tokenColor({ ...base, clipSide: 1 }, 'clip', 1));
+    expect(at('clip', /^clipped low/)).toBe(tokenColor({ ...base, clipSide: -1 }, 'clip', 1));
+    expect(at('clip', /^not clipped/)).toBe(tokenColor(base, 'clip', 1));
+    expect(at('advantage', /^A > 0/)).toBe(tokenColor({ ...base, advantage: scale }, 'advantage', scale));
+    expect(at('loss', /^share < 0/)).toBe(tokenColor({ ...base, loss: -scale }, 'loss', scale));
+    expect(at('probability', /π_θ = 0\.5/)).toBe(tokenColor(base, 'probability', 0));
+    expect(at('entropy', /largest H/)).toBe(tokenColor({ ...base, entropy: 2 }, 'entropy', 2));
+    for (const q of COLOR_QUANTITIES) {
+      const legend = colorLegend(q, scale);
+      expect(legend.swatches.length, q).toBeGreaterThanOrEqual(2);
+      expect(new Set(legend.swatches.map((w) => w.color)).size, `${q}: one colour per meaning`).toBe(legend.swatches.length);
+      const signed = q !== 'probability' && q !== 'entropy';
+      expect(legend.swatches.some((w) => w.color === tokenColor({ ...base, weight: 0 }, q, scale) && /masked/.test(w.meaning)), q).toBe(signed);
+    }
+    expect(colorLegend('advantage', 0.25).scaleNote).toBe('full colour at |A| = 0.25, the largest in view');
+    expect(colorLegend('advantage', 0).scaleNote).toBe('every token in view has A = 0');
+    expect(colorLegend('ratio', 0.3).scaleNote).toBe('full colour at |ρ − 1| = 0.3, the largest in view');
+  });
+
+  it('defines the weight w by the run\'s loss_agg_mode and the loss share by its terms', () => {
+    const grpo = lossShareTerms(resolveConfig('grpo'));
+    expect(grpo.weight).toContain('seq-mean-token-mean: w = 1/(N·|y_i|)');
+    expect(grpo.share).toContain('w·(l + β·k − α·H)');
+    const dapo = lossShareTerms(resolveConfig('dapo'));
+    expect(dapo.weight).toContain('token-mean: w = 1/M');
+    expect(dapo.share).toContain('w·(l − α·H)');
+    expect(lossShareTerms(resolveConfig('dr_grpo')).weight).toContain('w = 1/(N·L_max)');
+    expect(lossShareTerms(resolveConfig('reinforce')).weight).toContain('w = 1/N,');
   });
 });

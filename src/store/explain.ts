@@ -1,6 +1,7 @@
 // The rollout inspector's hover: one token's loss term written out with its own numbers plugged in, following
 // the objective's definitions (src/reference/objective.ts), and checked against the share the trainer
-// recorded for it. Also the token quantities the inspector colours by. Pure; no React.
+// recorded for it. Also the token quantities the inspector colours by, the legend of each colouring, and the weight
+// w and loss share in words. Pure; no React.
 
 import type { RLConfig } from '../rl/config';
 import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../rl/stream';
@@ -78,30 +79,172 @@ export function colorValue(t: TokenView, q: ColorQuantity): number {
   }
 }
 
+/** Masked tokens (w = 0: not in the loss), under every signed quantity. */
+const MASKED_COLOR = 'rgba(128,128,128,0.18)';
+/** A signed quantity at its centre (0, or 1 for the ratio): no colour to speak of. */
+const CENTRE_COLOR = 'rgba(128,128,128,0.08)';
+/** A value that is not finite (NaN, Infinity): loud on purpose. */
+const NOT_FINITE_COLOR = 'rgba(255,0,255,0.5)';
+
+/** Sequential scale: `a` in [0, 1] from pale to deep blue. */
+function sequentialColor(a: number): string {
+  return `rgba(59,91,219,${(0.08 + 0.72 * Math.min(1, Math.max(0, a))).toFixed(3)})`;
+}
+
+/** Diverging scale: `d` the signed distance from the centre, `a` in (0, 1] its size: red above, blue below. */
+function divergingColor(d: number, a: number): string {
+  if (d === 0 || a === 0) return CENTRE_COLOR;
+  return d > 0 ? `rgba(207,34,46,${(0.1 + 0.7 * a).toFixed(3)})` : `rgba(59,91,219,${(0.1 + 0.7 * a).toFixed(3)})`;
+}
+
+/** The centre of a diverging quantity: 1 for the ratio (unchanged since sampling), 0 for the others. */
+const centreOf = (q: ColorQuantity) => (q === 'ratio' ? 1 : 0);
+
+/** Probability and entropy are coloured on a sequential scale; the rest diverge around their centre. */
+const isSequential = (q: ColorQuantity) => q === 'probability' || q === 'entropy';
+
 /**
  * A CSS colour for a token: sequential (white to blue) for probability and entropy (entropy scaled by `scale`,
  * the largest in view); diverging (blue below, red above the centre) for the signed quantities, scaled by the
  * largest magnitude in view. Masked tokens are grey.
  */
 export function tokenColor(t: TokenView, q: ColorQuantity, scale: number): string {
-  if (t.weight === 0 && q !== 'probability' && q !== 'entropy') return 'rgba(128,128,128,0.18)';
+  if (t.weight === 0 && !isSequential(q)) return MASKED_COLOR;
   const v = colorValue(t, q);
-  if (!Number.isFinite(v)) return 'rgba(255,0,255,0.5)';
-  if (q === 'probability' || q === 'entropy') {
-    const a = q === 'probability' ? v : scale > 0 ? v / scale : 0;
-    return `rgba(59,91,219,${(0.08 + 0.72 * Math.min(1, Math.max(0, a))).toFixed(3)})`;
+  if (!Number.isFinite(v)) return NOT_FINITE_COLOR;
+  if (isSequential(q)) return sequentialColor(q === 'probability' ? v : scale > 0 ? v / scale : 0);
+  const d = v - centreOf(q);
+  return divergingColor(d, scale > 0 ? Math.min(1, Math.abs(d) / scale) : 0);
+}
+
+/** One entry of a colour legend: a swatch and what a token of that colour means. */
+export interface LegendSwatch {
+  color: string;
+  meaning: string;
+}
+
+/** What the inspector's colours mean under one quantity: the swatches, and what the full colour stands for. */
+export interface ColorLegend {
+  swatches: LegendSwatch[];
+  /** The value at which the colour is full strength (the scale of the tokens in view). */
+  scaleNote: string;
+}
+
+/**
+ * The legend of the inspector's colouring by `q`, the colours drawn by tokenColor itself (so the legend cannot
+ * disagree with the tokens), `scale` being colorScale's value for the tokens in view.
+ */
+export function colorLegend(q: ColorQuantity, scale: number): ColorLegend {
+  const full = (d: number) => divergingColor(d, 1);
+  const masked: LegendSwatch = { color: MASKED_COLOR, meaning: 'masked: not in the loss (w = 0)' };
+  const distance = centreOf(q) === 0 ? `|${COLOR_SYMBOLS[q]}|` : `|${COLOR_SYMBOLS[q]} − ${centreOf(q)}|`;
+  const atScale = scale > 0 ? `full colour at ${distance} = ${fmt(scale)}, the largest in view` : `every token in view has ${COLOR_SYMBOLS[q]} = ${centreOf(q)}`;
+  switch (q) {
+    case 'probability':
+      return {
+        swatches: [
+          { color: sequentialColor(0), meaning: 'π_θ near 0: the policy now finds this token unlikely' },
+          { color: sequentialColor(0.5), meaning: 'π_θ = 0.5' },
+          { color: sequentialColor(1), meaning: 'π_θ near 1: the policy is sure of this token' },
+        ],
+        scaleNote: 'absolute scale: π_θ from 0 to 1',
+      };
+    case 'entropy':
+      return {
+        swatches: [
+          { color: sequentialColor(0), meaning: 'H near 0: the policy was sure what comes next' },
+          { color: sequentialColor(1), meaning: 'the largest H in view: the policy hesitated most here' },
+        ],
+        scaleNote: `full colour at H = ${fmt(scale)} nats, the largest in view`,
+      };
+    case 'ratio':
+      return {
+        swatches: [
+          { color: full(1), meaning: 'ρ > 1: the update made this token more likely than when it was sampled' },
+          { color: full(-1), meaning: 'ρ < 1: the update made it less likely' },
+          { color: CENTRE_COLOR, meaning: 'ρ = 1: unchanged (every token on the first update of a batch)' },
+          masked,
+        ],
+        scaleNote: atScale,
+      };
+    case 'advantage':
+      return {
+        swatches: [
+          { color: full(1), meaning: 'A > 0: better than its group; the update raises its probability' },
+          { color: full(-1), meaning: 'A < 0: worse than its group; the update lowers it' },
+          { color: CENTRE_COLOR, meaning: 'A = 0: no signal (e.g. every completion of the group got the same reward)' },
+          masked,
+        ],
+        scaleNote: atScale,
+      };
+    case 'clip':
+      return {
+        swatches: [
+          { color: full(1), meaning: 'clipped high: ρ > 1 + ε_high with A > 0; passes no gradient' },
+          { color: full(-1), meaning: 'clipped low: ρ < 1 − ε with A < 0; passes no gradient' },
+          { color: CENTRE_COLOR, meaning: 'not clipped: its gradient flows' },
+          masked,
+        ],
+        scaleNote: 'one colour per side; with one update per batch ρ = 1 and nothing is clipped',
+      };
+    case 'kl':
+      return {
+        swatches: [
+          { color: full(1), meaning: 'k > 0: π_θ has drifted from the reference π_ref on this token' },
+          { color: full(-1), meaning: 'k < 0: possible only with the k1 estimator (log π_θ − log π_ref)' },
+          { color: CENTRE_COLOR, meaning: 'k = 0: as the reference (always, with beta = 0)' },
+          masked,
+        ],
+        scaleNote: atScale,
+      };
+    case 'loss':
+      return {
+        swatches: [
+          { color: full(-1), meaning: 'share < 0: minimizing the loss raises this token (usually A > 0)' },
+          { color: full(1), meaning: 'share > 0: minimizing the loss lowers this token (usually A < 0)' },
+          { color: CENTRE_COLOR, meaning: 'share 0: no push (A = 0)' },
+          masked,
+        ],
+        scaleNote: atScale,
+      };
   }
-  const centre = q === 'ratio' ? 1 : 0;
-  const d = v - centre;
-  const a = scale > 0 ? Math.min(1, Math.abs(d) / scale) : 0;
-  if (d === 0 || a === 0) return 'rgba(128,128,128,0.08)';
-  return d > 0 ? `rgba(207,34,46,${(0.1 + 0.7 * a).toFixed(3)})` : `rgba(59,91,219,${(0.1 + 0.7 * a).toFixed(3)})`;
+}
+
+/** The symbol of each quantity in formulas and legends. */
+const COLOR_SYMBOLS: Record<ColorQuantity, string> = {
+  probability: 'π_θ',
+  entropy: 'H',
+  ratio: 'ρ',
+  advantage: 'A',
+  clip: 'clip side',
+  kl: 'k',
+  loss: 'share',
+};
+
+/** The weight w of each loss_agg_mode (docs/algorithms.md#loss-aggregation), in words the inspector shows. */
+const AGG_WEIGHTS: Record<RLConfig['loss_agg_mode'], string> = {
+  'token-mean': 'w = 1/M, M the loss tokens of the optimizer step: every token weighs the same',
+  'seq-mean-token-mean': 'w = 1/(N·|y_i|), N the step\'s sequences, |y_i| this completion\'s loss tokens: each sequence weighs the same',
+  'seq-mean-token-sum': 'w = 1/N, N the step\'s sequences: a long completion weighs more',
+  'seq-mean-token-sum-norm': 'w = 1/(N·L_max), N the step\'s sequences: a constant',
+};
+
+/**
+ * What the hover's "weight w" and "loss share" are, for this config: w from loss_agg_mode (masked tokens have
+ * w = 0), and the share written as the formula docs/algorithms.md#total-loss sums over the tokens.
+ */
+export function lossShareTerms(c: RLConfig): { weight: string; share: string } {
+  const beta = c.beta > 0 && c.kl_placement === 'in_loss';
+  return {
+    weight: `weight w: how much this token counts in the step's loss, from loss_agg_mode ${c.loss_agg_mode}: ${AGG_WEIGHTS[c.loss_agg_mode]}; 0 when masked`,
+    share: `loss share: this token's term w·(l${beta ? ' + β·k' : ''} − α·H), l its policy loss; the shares of every token of the optimizer step sum to its loss`,
+  };
 }
 
 /** The colour scale of a set of tokens: the largest |value - centre| (or the largest value for entropy). */
 export function colorScale(tokens: readonly TokenView[], q: ColorQuantity): number {
   let s = 0;
-  const centre = q === 'ratio' ? 1 : 0;
+  const centre = centreOf(q);
   for (const t of tokens) {
     const v = colorValue(t, q);
     if (Number.isFinite(v)) s = Math.max(s, Math.abs(v - centre));

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
 import type { MetricRow } from '../engine/types';
 import { CHARTS, METRICS, metricSpec } from '../schema/metrics';
-import { chartData, chartHelp, chartsFor, flatDomain, metricHelp, OPTIMIZER_STEP_KEY, STARTING_CHARTS } from './charts';
+import { resolveConfig, RL_FIELDS } from '../rl/config';
+import { chartData, chartHelp, chartQuietness, chartsFor, flatDomain, metricHelp, OPTIMIZER_STEP_KEY, STARTING_CHARTS } from './charts';
 import { MetricTable } from './metric-table';
 import { bucketOf, decimate, makeGrid, positiveOnly, smooth } from './series';
 
@@ -147,7 +148,13 @@ describe('charts', () => {
     const catalogIds = specs.map((s) => s.id).filter((id) => !id.startsWith('family-'));
     expect(catalogIds).toEqual(CHARTS.map((c) => c.id).filter((id) => catalogIds.includes(id)));
     expect(specs.findIndex((s) => s.id.startsWith('family-'))).toBe(catalogIds.length);
-    expect(specs.find((s) => s.id === 'family-made_up')).toMatchObject({ title: 'made up', y: 'value', metrics: ['made_up/never_catalogued'] });
+    expect(specs.find((s) => s.id === 'family-made_up')).toMatchObject({ title: 'made_up/* (not in the metric catalog)', y: 'value', metrics: ['made_up/never_catalogued'] });
+  });
+
+  it('never gives two charts one title, whatever the case, families included', () => {
+    const titles = chartsFor([...trainerNames, 'loss/value_avg', 'kl_loss/x', 'critic_extra/y']).map((s) => s.title.toLowerCase());
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(new Set(CHARTS.map((c) => c.title.toLowerCase())).size).toBe(CHARTS.length);
   });
 
   it('draws a catalog band (mean ± std) when both are reported, and the std as a line when its mean is not', () => {
@@ -228,5 +235,69 @@ describe('the y axis of a flat series', () => {
     expect(flatDomain(rows([3, 3.01]), ['r0:difficulty'], false)).toBeNull();
     expect(flatDomain(rows([3, 3]), ['r0:difficulty'], true)).toBeNull();
     expect(flatDomain(rows([]), ['r0:difficulty'], false)).toBeNull();
+  });
+});
+
+describe('charts whose feature is off', () => {
+  const allNames = METRICS.filter((m) => !m.name.includes('<')).map((m) => m.name);
+  const chart = (id: string) => chartsFor(allNames).find((c) => c.id === id)!;
+  const run = (label: string, config: object) => ({ label, config: config as Record<string, unknown> });
+
+  it('name the knobs and their values instead of drawing a flat line: curriculum fixed, no critic, no token selection', () => {
+    const grpo = resolveConfig('grpo', { curriculum: 'fixed' });
+    expect(chartQuietness(chart('curriculum'), [run('a', grpo)])).toEqual({ whole: true, notes: ['off in this run: curriculum = fixed (every step samples the configured difficulty)'] });
+    expect(chartQuietness(chart('critic'), [run('a', grpo)]).notes).toEqual(['off in this run: adv_estimator = grpo (only GAE, the ppo preset, trains a critic)']);
+    expect(chartQuietness(chart('selection'), [run('a', grpo)]).whole).toBe(true);
+    expect(chartQuietness(chart('selection'), [run('a', { ...grpo, top_entropy_quantile: 0.2 })])).toEqual({ whole: false, notes: [] });
+    expect(chartQuietness(chart('critic'), [run('a', resolveConfig('ppo'))])).toEqual({ whole: false, notes: [] });
+  });
+
+  it('say why clip ratios are always 0 with one update per batch, and leave them drawn with several', () => {
+    const one = resolveConfig('grpo', { num_iterations: 1, num_minibatches: 1 });
+    const q = chartQuietness(chart('clip'), [run('a', one)]);
+    expect(q.whole).toBe(true);
+    expect(q.notes[0]).toBe('always 0 in this run: num_iterations = 1, num_minibatches = 1 (one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip)');
+    expect(chartQuietness(chart('clip'), [run('a', { ...one, num_iterations: 2 })])).toEqual({ whole: false, notes: [] });
+  });
+
+  it('note the quiet metrics of a chart that still draws others (beta 0: kl off, approx_kl still measured)', () => {
+    const c = resolveConfig('grpo', { beta: 0, num_iterations: 2 });
+    expect(chartQuietness(chart('kl'), [run('a', c)])).toEqual({ whole: false, notes: ['kl, kl/exact off in this run: beta = 0 (no reference model to measure against)'] });
+    // With one update per batch approx_kl is 0 too: every metric of the chart is quiet.
+    expect(chartQuietness(chart('kl'), [run('a', { ...c, num_iterations: 1, num_minibatches: 1 })]).whole).toBe(true);
+    // A null knob reads "unset".
+    expect(chartQuietness(chart('lr'), [run('a', resolveConfig('grpo', { entropy_coef: 0, entropy_target: null }))]).notes).toEqual([
+      'entropy_coef off in this run: entropy_coef = 0, entropy_target unset (no entropy bonus)',
+    ]);
+  });
+
+  it('in an overlay, name the run it is off in, and draw the chart while any run has it on', () => {
+    const fixed = resolveConfig('grpo', { curriculum: 'fixed' });
+    const adaptive = resolveConfig('grpo', { curriculum: 'adaptive' });
+    expect(chartQuietness(chart('curriculum'), [run('grpo · curriculum fixed', fixed), run('grpo · curriculum adaptive', adaptive)])).toEqual({
+      whole: false,
+      notes: ['off in grpo · curriculum fixed: curriculum = fixed (every step samples the configured difficulty)'],
+    });
+    // Off in every run for the same reason: said once.
+    expect(chartQuietness(chart('curriculum'), [run('x', fixed), run('y', fixed)])).toEqual({ whole: true, notes: ['off in every run: curriculum = fixed (every step samples the configured difficulty)'] });
+    expect(chartQuietness(chart('curriculum'), [])).toEqual({ whole: false, notes: [] });
+  });
+
+  it('read only knobs the config has, with values those knobs can take, and metrics on their own chart', () => {
+    const fields = RL_FIELDS as Record<string, { kind: string; values?: readonly string[]; nullable?: boolean; min?: number; max?: number }>;
+    for (const c of CHARTS) {
+      for (const q of 'quiet' in c ? c.quiet : []) {
+        for (const m of 'metrics' in q ? q.metrics : []) expect(metricSpec(m)?.chart, `${c.id}: ${m}`).toBe(c.id);
+        for (const cond of q.when) {
+          const f = fields[cond.knob];
+          expect(f, `${c.id}: ${cond.knob}`).toBeDefined();
+          for (const v of 'is' in cond ? cond.is : cond.not) {
+            if (v === null) expect(f.nullable || f.kind === 'string', `${cond.knob} null`).toBe(true);
+            else if (f.kind === 'enum') expect(f.values, `${cond.knob} ${v}`).toContain(v);
+            else expect(typeof v, `${cond.knob} ${v}`).toBe(f.kind);
+          }
+        }
+      }
+    }
   });
 });

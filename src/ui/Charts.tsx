@@ -3,16 +3,18 @@
 // runs with different update counts align), EMA smoothing, log scale where it helps, hover tooltips with the
 // catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
 // fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
-// carries its latest values in data-last for tests. The charts an open lesson points at are outlined and labelled.
-// A dashed vertical line marks each step where an alert of the viewed run fired on one of the chart's metrics (steps
-// listed in data-alerts).
+// carries its latest values in data-last for tests. Under a title: the catalog's note and the metrics a run's config
+// turns off; a chart off in every run drawn names the knob instead of plotting a flat line. The charts an open lesson
+// points at are outlined and labelled. A dashed vertical line marks each step where an alert of the viewed run fired
+// on one of the chart's metrics (steps listed in data-alerts).
 import { memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
 import { alertsOn, useLab } from '../store';
-import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartsFor, metricHelp, type ChartData, type ChartRun, type ChartSpec } from '../store/charts';
+import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartQuietness, chartsFor, metricHelp, type ChartData, type ChartQuietness, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
+import { runLabels } from '../store/run-names';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
 import { PassAtKChart } from './PassAtKChart';
@@ -145,7 +147,7 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, highlighted, alerts }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; highlighted: boolean; alerts: readonly Alert[] | undefined }) {
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, highlighted, alerts, quiet }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; highlighted: boolean; alerts: readonly Alert[] | undefined; quiet: ChartQuietness }) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
@@ -154,10 +156,12 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
   const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
+  // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences.
+  const notes = quiet.whole ? [] : [...(spec.note ? [spec.note] : []), ...quiet.notes];
   return (
     <figure
       ref={ref}
-      className={highlighted ? 'chart highlighted' : 'chart'}
+      className={['chart', highlighted && 'highlighted', notes.length > 0 && 'has-notes'].filter(Boolean).join(' ')}
       data-testid={`chart-${spec.id}`}
       data-highlighted={highlighted}
       data-metrics={spec.metrics.join(',')}
@@ -168,6 +172,7 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       data-finite={finite}
       data-log={log}
       data-alerts={marks.map((m) => m.step).join(',')}
+      data-off={quiet.whole}
     >
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
@@ -180,8 +185,26 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
           </label>
         )}
       </figcaption>
-      {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
-      {drawn && <LegendRow spec={spec} data={drawn} />}
+      {quiet.whole ? (
+        // A flat line at 0 on an axis of its own reads as a measurement; say which knob turned the chart off.
+        <div className="chart-off" data-testid="chart-off">
+          {quiet.notes.join('; ')}
+        </div>
+      ) : (
+        <>
+          {notes.length > 0 && (
+            <div className="chart-notes" title={notes.join('\n')}>
+              {notes.map((n) => (
+                <p key={n} className="chart-note">
+                  {n}
+                </p>
+              ))}
+            </div>
+          )}
+          {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
+          {drawn && <LegendRow spec={spec} data={drawn} />}
+        </>
+      )}
     </figure>
   );
 });
@@ -197,7 +220,10 @@ export function Charts() {
   const alerts = useLab((s) => (ids[0] === undefined ? undefined : s.alerts[ids[0]]));
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
-  const next = ids.map((id) => ({ id, label: runs.find((r) => r.id === id)?.name ?? id, table: views[id].table }));
+  const idsKey = ids.join(',');
+  const drawnHeaders = useMemo(() => ids.flatMap((id) => runs.filter((r) => r.id === id)), [idsKey, runs]);
+  const labels = useMemo(() => runLabels(drawnHeaders), [drawnHeaders]);
+  const next = ids.map((id) => ({ id, label: labels.get(id) ?? id, table: views[id].table }));
   const prev = useRef<ChartRun[]>([]);
   const same = next.length === prev.current.length && next.every((r, i) => r.id === prev.current[i].id && r.label === prev.current[i].label && r.table === prev.current[i].table);
   if (!same) prev.current = next;
@@ -208,6 +234,10 @@ export function Charts() {
   // Before any run has data, the main charts are drawn empty: the layout does not jump when training starts,
   // and the chart library's first-use cost is paid while the page is idle rather than during the first step.
   const specs = useMemo(() => (namesKey ? chartsFor(namesKey.split('|')) : STARTING_CHARTS), [namesKey]);
+  // What each chart says about metrics the runs' configs silence; recomputed only when a config or label changes.
+  const quietRuns = drawnHeaders.map((h) => ({ label: labels.get(h.id) ?? h.name, config: h.config }));
+  const quietKey = JSON.stringify(quietRuns);
+  const quiet = useMemo(() => new Map(specs.map((spec) => [spec.id, chartQuietness(spec, quietRuns)])), [specs, quietKey]);
   return (
     <section className="panel charts" aria-labelledby="charts-title" data-testid="charts" data-runs={ids.length}>
       <div className="charts-head">
@@ -230,7 +260,7 @@ export function Charts() {
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
       <div className="chart-grid">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} />
+          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} quiet={quiet.get(spec.id)!} />
         ))}
         <PassAtKChart runIds={ids} />
       </div>

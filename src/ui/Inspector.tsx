@@ -1,9 +1,10 @@
 // The rollout inspector: for a chosen step of the viewed run, each sampled group with its prompt, its
 // completions, their rewards and advantages; every token coloured by a chosen quantity; hovering a token shows
-// its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's.
+// its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's; a
+// legend says what each colour means under the chosen quantity.
 import { useEffect, useMemo, useState } from 'react';
 import { rolloutKey, useLab } from '../store';
-import { COLOR_LABELS, COLOR_QUANTITIES, colorScale, explainTokenLoss, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
+import { COLOR_LABELS, COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLoss, lossShareTerms, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
 import { fmt } from '../store/format';
 import type { GroupRecord, RLConfig } from '../store/schema';
 
@@ -11,8 +12,24 @@ function visible(text: string): string {
   return text.replace(/ /g, '␣').replace(/\n/g, '⏎');
 }
 
+/** What each colour means under the chosen quantity, drawn with the tokens' own colours. */
+function ColorLegendRow({ colorBy, scale }: { colorBy: ColorQuantity; scale: number }) {
+  const legend = colorLegend(colorBy, scale);
+  return (
+    <div className="color-legend" data-testid="color-legend" data-quantity={colorBy}>
+      {legend.swatches.map((s) => (
+        <span key={s.meaning} className="swatch-entry">
+          <span className="swatch" style={{ background: s.color }} aria-hidden="true" /> {s.meaning}
+        </span>
+      ))}
+      <span className="hint small">{legend.scaleNote}</span>
+    </div>
+  );
+}
+
 function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | null; alpha: number }) {
   const ex = config ? explainTokenLoss(config, t, alpha) : null;
+  const terms = config ? lossShareTerms(config) : null;
   const rows: [string, string][] = [
     ['token', `${JSON.stringify(t.text)} (position ${t.position})`],
     ['probability π_θ', fmt(Math.exp(t.logp))],
@@ -36,6 +53,11 @@ function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | nu
           </div>
         ))}
       </dl>
+      {terms && (
+        <p className="hint small" data-testid="loss-share-terms">
+          {terms.weight}. {terms.share}.
+        </p>
+      )}
       {ex && (
         <pre className="formula" data-testid="token-formula">
           {ex.lines.join('\n')}
@@ -46,9 +68,13 @@ function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | nu
   );
 }
 
-function Group({ g, gi, texts, colorBy, onHover, hover }: { g: GroupRecord; gi: number; texts: string[][]; colorBy: ColorQuantity; onHover: (h: [number, number, number]) => void; hover: [number, number, number] | null }) {
-  const views = useMemo(() => g.completions.map((c, ci) => Array.from({ length: c.length }, (_, t) => tokenView(c, t, texts[ci]?.[t] ?? '?'))), [g, texts]);
-  const scale = useMemo(() => colorScale(views.flat(), colorBy), [views, colorBy]);
+/** Each completion's tokens as the inspector shows them. */
+function groupViews(g: GroupRecord, texts: string[][]): TokenView[][] {
+  return g.completions.map((c, ci) => Array.from({ length: c.length }, (_, t) => tokenView(c, t, texts[ci]?.[t] ?? '?')));
+}
+
+function Group({ g, gi, texts, colorBy, scale, onHover, hover }: { g: GroupRecord; gi: number; texts: string[][]; colorBy: ColorQuantity; scale: number; onHover: (h: [number, number, number]) => void; hover: [number, number, number] | null }) {
+  const views = useMemo(() => groupViews(g, texts), [g, texts]);
   return (
     <div className="group" data-testid="group">
       <div className="group-head">
@@ -120,6 +146,8 @@ export function Inspector() {
     return config?.entropy_coef ?? 0;
   }, [view, step, config]);
   const hovered = hover && entry ? entry.groups[hover[0]]?.completions[hover[1]] : undefined;
+  // One scale for the whole step, so a colour means the same value in every group and the legend can name it.
+  const scale = useMemo(() => (entry ? colorScale(entry.groups.flatMap((g, gi) => groupViews(g, entry.texts[gi] ?? []).flat()), colorBy) : 0), [entry, colorBy]);
   return (
     <section className="panel inspector" aria-labelledby="inspector-title" data-testid="inspector" data-step={step ?? ''}>
       <div className="charts-head">
@@ -147,11 +175,12 @@ export function Inspector() {
       </div>
       {!steps.length && <p className="hint">Sampled groups of each step appear here while a run trains (or open a saved run).</p>}
       {steps.length > 0 && !entry && <p className="hint">Loading the groups of step {step}…</p>}
+      {entry && <ColorLegendRow colorBy={colorBy} scale={scale} />}
       {entry && (
         <div className="inspector-body">
           <div className="groups">
             {entry.groups.map((g, gi) => (
-              <Group key={`${step}-${gi}`} g={g} gi={gi} texts={entry.texts[gi] ?? []} colorBy={colorBy} hover={hover} onHover={setHover} />
+              <Group key={`${step}-${gi}`} g={g} gi={gi} texts={entry.texts[gi] ?? []} colorBy={colorBy} scale={scale} hover={hover} onHover={setHover} />
             ))}
           </div>
           <aside className="detail">

@@ -5,6 +5,7 @@ import { useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { useLab } from '../store';
 import { fmt } from '../store/format';
+import { runLabels } from '../store/run-names';
 import type { EvalRecord } from '../store/schema';
 import { metricColor, runColor } from './colors';
 import { useNearViewport, useStaggered } from './render-queue';
@@ -21,6 +22,7 @@ function defaultSteps(evals: readonly EvalRecord[]): number[] {
 export function PassAtKChart({ runIds }: { runIds: string[] }) {
   const views = useLab((s) => s.views);
   const runs = useLab((s) => s.runs);
+  const labels = useMemo(() => runLabels(runIds.flatMap((id) => runs.filter((r) => r.id === id))), [runIds.join(','), runs]);
   const [chosen, setChosen] = useState<number[] | null>(null);
   const primary = (runIds[0] ? views[runIds[0]]?.evals : undefined) ?? NO_EVALS;
   const steps = chosen?.filter((s) => primary.some((e) => e.step === s)) ?? defaultSteps(primary);
@@ -37,11 +39,11 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
     runIds.slice(1).forEach((id, j) => {
       const ev = stableEvals[j + 1] ?? [];
       const e = ev[ev.length - 1];
-      const name = runs.find((r) => r.id === id)?.name ?? id;
+      const name = labels.get(id) ?? id;
       if (e) out.push({ key: `o${j}`, label: `${name}: step ${e.step}`, color: runColor(j + 1), dash: '6 3', passAtK: e.passAtK });
     });
     return out;
-  }, [stableEvals, steps.join(','), runIds.join(','), runs]);
+  }, [stableEvals, steps.join(','), runIds.join(','), labels]);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const drawn = useStaggered('chart-pass-at-k', curves, near);

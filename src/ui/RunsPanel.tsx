@@ -7,6 +7,7 @@ import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
 import { fmt, formatBytes } from '../store/format';
 import type { ExportKind, RunHeader } from '../store/schema';
+import { runLabels } from '../store/run-names';
 import { canResumeRun, isCurrentRun, runStep } from '../store/selectors';
 import { runColor } from './colors';
 
@@ -20,7 +21,7 @@ const EXPORTS: [ExportKind, string][] = [
 /** One formatter for every row: creating one per call (toLocaleString) costs milliseconds each. */
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
 
-function RunRow({ h }: { h: RunHeader }) {
+function RunRow({ h, label }: { h: RunHeader; label: string }) {
   const viewRunId = useLab((s) => s.viewRunId);
   const overlay = useLab((s) => s.overlay);
   const live = useLab((s) => isCurrentRun(s, h.id));
@@ -36,7 +37,7 @@ function RunRow({ h }: { h: RunHeader }) {
   const overlaid = overlay.includes(h.id);
   const reward = h.lastMetrics.reward;
   return (
-    <tr data-testid="run-row" data-run-id={h.id} data-status={h.status} data-step={step} data-name={h.name} className={viewing ? 'viewing' : ''}>
+    <tr data-testid="run-row" data-run-id={h.id} data-status={h.status} data-step={step} data-name={h.name} data-label={label} className={viewing ? 'viewing' : ''}>
       <td>
         <input
           type="checkbox"
@@ -45,12 +46,12 @@ function RunRow({ h }: { h: RunHeader }) {
           checked={overlaid}
           disabled={viewing}
           onChange={() => toggleOverlay(h.id)}
-          aria-label={`overlay ${h.name}`}
+          aria-label={`overlay ${label}`}
         />
       </td>
       <td>
-        <button type="button" className="link" data-testid="run-open" onClick={() => openRun(h.id)} title="show on the charts and in the inspector">
-          {h.name}
+        <button type="button" className="link" data-testid="run-open" onClick={() => openRun(h.id)} title={`${h.name}: show on the charts and in the inspector`}>
+          {label}
         </button>
         <div className="hint small">
           {DATE.format(h.createdAt)} · {h.backend === 'cpu' ? 'CPU' : 'WebGPU'}
@@ -98,6 +99,7 @@ function ConfigDiffTable() {
   const runs = useLab((s) => s.runs);
   const shown = useMemo(() => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r), [viewRunId, overlay, runs]);
   const rows = useMemo(() => configDiff(shown), [shown]);
+  const labels = useMemo(() => runLabels(shown), [shown]);
   if (shown.length < 2) return null;
   return (
     <div className="config-diff" data-testid="config-diff" data-rows={rows.length}>
@@ -110,8 +112,8 @@ function ConfigDiffTable() {
             <tr>
               <th>field</th>
               {shown.map((r, i) => (
-                <th key={r.id} style={{ color: runColor(i) }}>
-                  {r.name}
+                <th key={r.id} style={{ color: runColor(i) }} title={r.name}>
+                  {labels.get(r.id) ?? r.name}
                 </th>
               ))}
             </tr>
@@ -139,6 +141,7 @@ export function RunsPanel() {
   const lastImported = useLab((s) => s.lastImported);
   const importFile = useLab((s) => s.importFile);
   const addNotice = useLab((s) => s.addNotice);
+  const labels = useMemo(() => runLabels(runs), [runs]);
   return (
     <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>
       <div className="charts-head">
@@ -192,7 +195,7 @@ export function RunsPanel() {
           </thead>
           <tbody>
             {runs.map((h) => (
-              <RunRow key={h.id} h={h} />
+              <RunRow key={h.id} h={h} label={labels.get(h.id) ?? h.name} />
             ))}
           </tbody>
         </table>
