@@ -10,6 +10,7 @@ import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '..
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
 import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
+import { maxOf } from '../schema/extremes';
 
 /** A file that is not a readable RL Lab export; the message says where and why. */
 export class RunFileError extends Error {
@@ -90,13 +91,14 @@ export function metricNames(rows: readonly MetricRow[]): string[] {
  * times the scale (perf/step_ms in ms -> step_time in s). A current name present in the same row wins.
  */
 function renameFormerMetrics(metrics: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
+  // Own-property checks and a null-prototype map: a metric named constructor or __proto__ is a metric like any other.
+  const out: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const [k, v] of Object.entries(metrics)) {
     const { name, scale } = currentMetricName(k);
     if (name === k) out[k] = v;
-    else if (!(name in metrics) && !(name in out)) out[name] = v * scale;
+    else if (!Object.hasOwn(metrics, name) && !Object.hasOwn(out, name)) out[name] = v * scale;
   }
-  return out;
+  return { ...out };
 }
 
 function csvCell(v: string): string {
@@ -230,9 +232,9 @@ function readStr(at: At, v: unknown, what: string): string {
 
 function readMetrics(at: At, v: unknown, what: string): Record<string, number> {
   if (!isObj(v)) at.fail(`${what} must be an object of name -> number`);
-  const out: Record<string, number> = {};
+  const out: Record<string, number> = Object.create(null) as Record<string, number>;
   for (const [k, x] of Object.entries(v as Record<string, Json>)) out[k] = readNum(at, x, `${what}.${k}`);
-  return out;
+  return { ...out };
 }
 
 function readHeader(at: At, v: unknown): RunHeader {
@@ -447,7 +449,7 @@ function parseCsv(file: string, text: string): RunData {
 function finish(file: string, header: RunHeader, parsed: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
   if (!parsed.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
   const rows = withUpdateIndex(parsed.sort((a, b) => a.optimizerStep - b.optimizerStep));
-  const steps = Math.max(0, ...rows.map((r) => r.step), ...rollouts.map((r) => r.step), ...evals.map((e) => e.step));
+  const steps = Math.max(maxOf(rows.map((r) => r.step), 0), maxOf(rollouts.map((r) => r.step), 0), maxOf(evals.map((e) => e.step), 0));
   return {
     header: { ...header, step: steps, lastMetrics: rows.length ? rows[rows.length - 1].metrics : {}, importedFrom: file },
     rows,
