@@ -313,25 +313,44 @@ export function nearestField(name: string, fields: Readonly<Record<string, objec
   // No field name is near this long: the edit-distance search costs length x length per candidate.
   if (name.length > MAX_SUGGESTED_NAME) return null;
   const lower = name.replace(/^-+/, '').toLowerCase();
-  const norm = (s: string) => s.toLowerCase().replace(/[-_\s.]/g, '');
-  const candidates: { name: string; field: string; foreign: boolean }[] = [];
-  for (const [field, spec] of Object.entries(fields)) {
-    candidates.push({ name: field, field, foreign: false });
-    for (const other of otherNamesOf(spec as OtherNames)) if (other !== field) candidates.push({ name: other, field, foreign: true });
-  }
-  const exact = candidates.find((c) => c.name === lower) ?? candidates.find((c) => norm(c.name) === norm(lower));
+  const candidates = candidatesOf(fields);
+  const normLower = normName(lower);
+  const exact = candidates.find((c) => c.name === lower) ?? candidates.find((c) => c.norm === normLower);
   if (exact) return { field: exact.field, via: exact.foreign ? exact.name : null };
-  let best: (typeof candidates)[number] | null = null;
+  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
+  let best: Candidate | null = null;
   let bestD = Infinity;
   for (const c of candidates) {
+    // Names whose lengths differ by more than the limit are farther than it: no need to measure them.
+    if (Math.abs(c.name.length - lower.length) > limit) continue;
     const d = editDistance(lower, c.name);
     if (d < bestD || (d === bestD && best?.foreign && !c.foreign)) {
       bestD = d;
       best = c;
     }
   }
-  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
   return best && bestD <= limit ? { field: best.field, via: best.foreign ? best.name : null } : null;
+}
+
+interface Candidate {
+  name: string;
+  norm: string;
+  field: string;
+  foreign: boolean;
+}
+const normName = (s: string) => s.toLowerCase().replace(/[-_\s.]/g, '');
+/** The names each field answers to, per field table (a link with 900 unknown names asks 900 times). */
+const candidateCache = new WeakMap<object, Candidate[]>();
+function candidatesOf(fields: Readonly<Record<string, object>>): Candidate[] {
+  const cached = candidateCache.get(fields);
+  if (cached) return cached;
+  const candidates: Candidate[] = [];
+  for (const [field, spec] of Object.entries(fields)) {
+    candidates.push({ name: field, norm: normName(field), field, foreign: false });
+    for (const other of otherNamesOf(spec as OtherNames)) if (other !== field) candidates.push({ name: other, norm: normName(other), field, foreign: true });
+  }
+  candidateCache.set(fields, candidates);
+  return candidates;
 }
 
 /** Names longer than this get no suggestion (every field name is far shorter). */
