@@ -74,7 +74,8 @@ function num(v: number): number | string | null {
 }
 
 function metricsJson(m: Record<string, number>): Record<string, number | string | null> {
-  const out: Record<string, number | string | null> = {};
+  // Null prototype: a metric named __proto__ is written like any other (JSON.stringify writes own keys).
+  const out: Record<string, number | string | null> = Object.create(null) as Record<string, number | string | null>;
   for (const k of Object.keys(m).sort()) out[k] = num(m[k]);
   return out;
 }
