@@ -4,7 +4,7 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { getTask, taskFactories, type Task } from '../../tasks';
-import { fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
+import { clipText, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
@@ -114,7 +114,7 @@ function rewardWeightErrors(c: RLConfig): string[] {
   const names = taskFactories[c.task].rewardNames;
   const e: string[] = [];
   for (const name of Object.keys(c.reward_weights)) {
-    if (!names.includes(name)) e.push(`reward_weights: ${c.task} has no reward function ${name}${suggestion(name, names)}; its rewards are ${names.join(', ')}`);
+    if (!names.includes(name)) e.push(`reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`);
   }
   if (Object.values(c.reward_weights).every((w) => w === 0)) {
     e.push(`reward_weights: every weight is 0, so every reward is 0 and nothing is learned; give one of ${c.task}'s rewards (${names.join(', ')}) a nonzero weight`);
