@@ -4,7 +4,7 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { getTask, taskFactories, type Task } from '../../tasks';
-import { clipText, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
+import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
@@ -29,6 +29,8 @@ export interface ConfigCheck {
  * run once every field is individually valid.
  */
 export function checkConfig(raw: Readonly<Record<string, unknown>>): ConfigCheck {
+  // Files (run exports, trainer states) hand over whatever their JSON held.
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { errors: [`config: must be an object of fields, got ${describe(raw)}`], warnings: [] };
   const errors = fieldProblems(RL_FIELDS, raw);
   if (errors.length) return { errors, warnings: [] };
   const c = raw as RLConfig;
