@@ -74,10 +74,18 @@ function num(v: number): number | string | null {
 }
 
 function metricsJson(m: Record<string, number>): Record<string, number | string | null> {
-  // Null prototype: a metric named __proto__ is written like any other (JSON.stringify writes own keys).
-  const out: Record<string, number | string | null> = Object.create(null) as Record<string, number | string | null>;
-  for (const k of Object.keys(m).sort()) out[k] = num(m[k]);
+  const out: Record<string, number | string | null> = {};
+  for (const k of Object.keys(m).sort()) setOwn(out, k, num(m[k]));
   return out;
+}
+
+/**
+ * Sets `o[k] = v` as an own property even for k = "__proto__" (a metric may be named anything; plain assignment
+ * would set the object's prototype instead and drop the metric).
+ */
+function setOwn<T>(o: Record<string, T>, k: string, v: T): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 /** Metric names over the rows in catalog order (src/schema/metrics.ts), then names the catalog lacks, sorted. */
@@ -92,14 +100,14 @@ export function metricNames(rows: readonly MetricRow[]): string[] {
  * times the scale (perf/step_ms in ms -> step_time in s). A current name present in the same row wins.
  */
 function renameFormerMetrics(metrics: Record<string, number>): Record<string, number> {
-  // Own-property checks and a null-prototype map: a metric named constructor or __proto__ is a metric like any other.
-  const out: Record<string, number> = Object.create(null) as Record<string, number>;
+  // Own-property checks: a metric named constructor or __proto__ is a metric like any other.
+  const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(metrics)) {
     const { name, scale } = currentMetricName(k);
-    if (name === k) out[k] = v;
-    else if (!Object.hasOwn(metrics, name) && !Object.hasOwn(out, name)) out[name] = v * scale;
+    if (name === k) setOwn(out, k, v);
+    else if (!Object.hasOwn(metrics, name) && !Object.hasOwn(out, name)) setOwn(out, name, v * scale);
   }
-  return { ...out };
+  return out;
 }
 
 function csvCell(v: string): string {
@@ -233,9 +241,9 @@ function readStr(at: At, v: unknown, what: string): string {
 
 function readMetrics(at: At, v: unknown, what: string): Record<string, number> {
   if (!isObj(v)) at.fail(`${what} must be an object of name -> number`);
-  const out: Record<string, number> = Object.create(null) as Record<string, number>;
-  for (const [k, x] of Object.entries(v as Record<string, Json>)) out[k] = readNum(at, x, `${what}.${k}`);
-  return { ...out };
+  const out: Record<string, number> = {};
+  for (const [k, x] of Object.entries(v as Record<string, Json>)) setOwn(out, k, readNum(at, x, `${what}.${k}`));
+  return out;
 }
 
 function readHeader(at: At, v: unknown): RunHeader {
