@@ -3,6 +3,7 @@
 // (Chromium's SwiftShader on machines without a GPU; see scripts/setup-system.sh).
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
 import { existsSync } from 'node:fs';
 import { offlinePlugin } from './scripts/offline-plugin';
 
@@ -10,8 +11,18 @@ const swiftshaderIcd = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const vulkanEnv: Record<string, string> =
   process.env.VK_ICD_FILENAMES || !existsSync(swiftshaderIcd) ? {} : { VK_ICD_FILENAMES: swiftshaderIcd };
 
+/**
+ * The dev server only: index.html's Content-Security-Policy plus what Vite's dev client needs (the inline React
+ * refresh preamble and the hot-reload socket). Builds and `vite preview` serve the policy as written.
+ */
+const devServerPolicy: Plugin = {
+  name: 'dev-server-csp',
+  apply: 'serve',
+  transformIndexHtml: (html) => html.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws: wss:"),
+};
+
 export default defineConfig({
-  plugins: [react(), offlinePlugin()],
+  plugins: [react(), offlinePlugin(), devServerPolicy],
   worker: { format: 'es' },
   build: { target: 'es2022', chunkSizeWarningLimit: 1500 },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },

@@ -2,7 +2,7 @@
 // numbers are errors that name the flag and the rule; an unknown flag names the nearest known one (or the field
 // another trainer's name stands for), whichever form it was given in.
 
-import { nearestField } from '../schema/fields';
+import { clipText, isFieldName, nearestField } from '../schema/fields';
 
 export interface FlagSpec {
   type: 'string' | 'number' | 'boolean';
@@ -25,9 +25,9 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
   for (const [k, s] of Object.entries(specs)) if (s.default !== undefined) out[k] = s.default;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (flags start with --; see --help)`);
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${clipText(arg)}" (flags start with --; see --help)`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    const spec = specs[name];
+    const spec = isFieldName(specs, name) ? specs[name] : undefined;
     if (!spec) throw new UsageError(`${unknownFlagMessage(name, specs)} (see --help)`);
     if (spec.type === 'boolean') {
       out[name] = inline === undefined ? true : inline !== 'false';
@@ -40,7 +40,7 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
       continue;
     }
     const n = Number(value);
-    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${value}"`);
+    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number, got "${clipText(value)}"`);
     if (spec.integer && !Number.isInteger(n)) throw new UsageError(`--${name} must be an integer, got ${value}`);
     if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
       throw new UsageError(`--${name} must be in [${spec.min ?? '-inf'}, ${spec.max ?? 'inf'}], got ${value}`);
@@ -56,7 +56,7 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
  */
 export function unknownFlagMessage(name: string, known: Readonly<Record<string, object>>): string {
   const near = nearestField(name, known) ?? nearestField(name.replace(/-/g, '_'), known);
-  if (!near) return `unknown flag --${name}`;
+  if (!near) return `unknown flag --${clipText(name)}`;
   const foreign = near.via !== null && near.via === name.toLowerCase() ? ` (${name} is another trainer's name for it)` : '';
   return `unknown flag --${name}; did you mean --${near.field}?${foreign}`;
 }

@@ -38,6 +38,7 @@ import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite } from '../rl/divergence';
 import type { GroupRecord, StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
+import { clipText, isFieldName } from '../schema/fields';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
 import { EXIT, UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
@@ -115,10 +116,10 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
   const known = { ...COMMAND_FLAGS, ...FIELD_SPECS };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}" (flags start with --; see --help)`);
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${clipText(arg)}" (flags start with --; see --help)`);
     const [raw, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    const name = raw in RL_FIELDS ? raw : raw.replace(/-/g, '_') in RL_FIELDS ? raw.replace(/-/g, '_') : raw;
-    if (name in COMMAND_FLAGS) {
+    const name = isFieldName(RL_FIELDS, raw) ? raw : isFieldName(RL_FIELDS, raw.replace(/-/g, '_')) ? raw.replace(/-/g, '_') : raw;
+    if (isFieldName(COMMAND_FLAGS, name)) {
       if (COMMAND_FLAGS[name].value === null) command[name] = inline === undefined ? true : inline !== 'false';
       else {
         const v = inline ?? argv[++i];
@@ -127,7 +128,7 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
       }
       continue;
     }
-    if (!(name in RL_FIELDS)) {
+    if (!isFieldName(RL_FIELDS, name)) {
       errors.push(unknownFlagMessage(raw, known));
       i = skipUnknownValue(argv, i, inline);
       continue;

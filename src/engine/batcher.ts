@@ -21,7 +21,9 @@ export class RecordQueue {
   /** Queues one rollout step's records of a run. */
   push(runId: string, records: readonly StepRecord[]): void {
     const last = this.pending[this.pending.length - 1];
-    if (last && last.runId === runId) last.records.push(...records);
+    // A loop, not push(...records): a rollout step may hold num_iterations x num_minibatches records, past what
+    // one call can take as arguments.
+    if (last && last.runId === runId) for (const r of records) last.records.push(r);
     else this.pending.push({ runId, records: [...records] });
   }
 

@@ -155,4 +155,18 @@ describe('run export formats', () => {
       expect((err as Error).message, name).toMatch(want);
     }
   });
+
+  it('imports a valid export with 130,000 optimizer-step rows', () => {
+    // One row per optimizer step; the rows' largest step was once taken by spreading them into Math.max.
+    const many: MetricRow[] = Array.from({ length: 130_000 }, (_, i) => ({ step: i + 1, optimizerStep: i + 1, epoch: 0, minibatch: 0, metrics: { reward: i % 7 } }));
+    const run = parseRunFile('big.csv', metricsToCsv(header, many));
+    expect(run.rows).toHaveLength(130_000);
+    expect(run.header.step).toBe(130_000);
+  });
+
+  it('keeps metrics named like Object members (constructor, __proto__, toString) through export and import', () => {
+    const metrics = JSON.parse('{"constructor":1,"__proto__":2,"toString":3}') as Record<string, number>;
+    const back = parseRunFile('odd.jsonl', metricsToJsonl(header, [{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics }], []));
+    expect(Object.entries(back.rows[0].metrics).sort()).toEqual([['__proto__', 2], ['constructor', 1], ['toString', 3]]);
+  });
 });

@@ -10,6 +10,8 @@ import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '..
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
 import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
+import { maxOf } from '../schema/extremes';
+import { clipText, quote } from '../schema/fields';
 
 /** A file that is not a readable RL Lab export; the message says where and why. */
 export class RunFileError extends Error {
@@ -74,8 +76,17 @@ function num(v: number): number | string | null {
 
 function metricsJson(m: Record<string, number>): Record<string, number | string | null> {
   const out: Record<string, number | string | null> = {};
-  for (const k of Object.keys(m).sort()) out[k] = num(m[k]);
+  for (const k of Object.keys(m).sort()) setOwn(out, k, num(m[k]));
   return out;
+}
+
+/**
+ * Sets `o[k] = v` as an own property even for k = "__proto__" (a metric may be named anything; plain assignment
+ * would set the object's prototype instead and drop the metric).
+ */
+function setOwn<T>(o: Record<string, T>, k: string, v: T): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
 }
 
 /** Metric names over the rows in catalog order (src/schema/metrics.ts), then names the catalog lacks, sorted. */
@@ -90,11 +101,12 @@ export function metricNames(rows: readonly MetricRow[]): string[] {
  * times the scale (perf/step_ms in ms -> step_time in s). A current name present in the same row wins.
  */
 function renameFormerMetrics(metrics: Record<string, number>): Record<string, number> {
+  // Own-property checks: a metric named constructor or __proto__ is a metric like any other.
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(metrics)) {
     const { name, scale } = currentMetricName(k);
-    if (name === k) out[k] = v;
-    else if (!(name in metrics) && !(name in out)) out[name] = v * scale;
+    if (name === k) setOwn(out, k, v);
+    else if (!Object.hasOwn(metrics, name) && !Object.hasOwn(out, name)) setOwn(out, name, v * scale);
   }
   return out;
 }
@@ -215,7 +227,7 @@ function readNum(at: At, v: unknown, what: string): number {
     if (s === '-inf' || s === '-infinity') return -Infinity;
     if (s === 'nan') return NaN;
   }
-  return at.fail(`${what} must be a number, got ${JSON.stringify(v)}`);
+  return at.fail(`${what} must be a number, got ${clipText(JSON.stringify(v) ?? String(v))}`);
 }
 
 function readInt(at: At, v: unknown, what: string, min = 0): number {
@@ -231,7 +243,7 @@ function readStr(at: At, v: unknown, what: string): string {
 function readMetrics(at: At, v: unknown, what: string): Record<string, number> {
   if (!isObj(v)) at.fail(`${what} must be an object of name -> number`);
   const out: Record<string, number> = {};
-  for (const [k, x] of Object.entries(v as Record<string, Json>)) out[k] = readNum(at, x, `${what}.${k}`);
+  for (const [k, x] of Object.entries(v as Record<string, Json>)) setOwn(out, k, readNum(at, x, `${what}.${k}`));
   return out;
 }
 
@@ -415,7 +427,7 @@ function parseCsv(file: string, text: string): RunData {
   }
   const header = readHeader(new At(file, 1), headerValue);
   const cols = splitCsvLine(lines[1] ?? '');
-  if (CSV_INDEX.some((w, i) => cols[i] !== w)) new At(file, 2).fail(`the header row must start with ${CSV_INDEX.join(',')}, got ${JSON.stringify(lines[1] ?? '')}`);
+  if (CSV_INDEX.some((w, i) => cols[i] !== w)) new At(file, 2).fail(`the header row must start with ${CSV_INDEX.join(',')}, got ${quote(lines[1] ?? '')}`);
   // update,updates follow in files written since the trainer records them.
   const hasUpdate = CSV_UPDATE.every((w, i) => cols[CSV_INDEX.length + i] === w);
   const leading = CSV_INDEX.length + (hasUpdate ? CSV_UPDATE.length : 0);
@@ -429,7 +441,7 @@ function parseCsv(file: string, text: string): RunData {
     if (cells.length !== cols.length) at.fail(`${cells.length} cells, but the header has ${cols.length} columns`);
     const ints = cells.slice(0, leading).map((c, j) => {
       const v = Number(c);
-      if (!Number.isInteger(v) || v < least[j]) at.fail(`${cols[j]} must be a whole number${least[j] ? ` >= ${least[j]}` : ''}, got ${JSON.stringify(c)}`);
+      if (!Number.isInteger(v) || v < least[j]) at.fail(`${cols[j]} must be a whole number${least[j] ? ` >= ${least[j]}` : ''}, got ${quote(c)}`);
       return v;
     });
     const metrics: Record<string, number> = {};
@@ -447,7 +459,7 @@ function parseCsv(file: string, text: string): RunData {
 function finish(file: string, header: RunHeader, parsed: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
   if (!parsed.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
   const rows = withUpdateIndex(parsed.sort((a, b) => a.optimizerStep - b.optimizerStep));
-  const steps = Math.max(0, ...rows.map((r) => r.step), ...rollouts.map((r) => r.step), ...evals.map((e) => e.step));
+  const steps = Math.max(maxOf(rows.map((r) => r.step), 0), maxOf(rollouts.map((r) => r.step), 0), maxOf(evals.map((e) => e.step), 0));
   return {
     header: { ...header, step: steps, lastMetrics: rows.length ? rows[rows.length - 1].metrics : {}, importedFrom: file },
     rows,

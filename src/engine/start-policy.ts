@@ -33,6 +33,23 @@ export function checkpointDir(checkpoint: string): string {
   return checkpoint.endsWith('/') ? checkpoint : `${checkpoint}/`;
 }
 
+/**
+ * The origin a `checkpoint` value would be fetched from when it is not the site's own (`site`: the page's base
+ * URL), or null when it is: a shipped name, a relative path, or a URL on the site's origin. Anything the URL
+ * parser makes no origin of (data:, a bad URL) counts as foreign, shown as the value's scheme or the value cut.
+ */
+export function foreignCheckpointOrigin(checkpoint: string, site: string): string | null {
+  const dir = checkpointDir(checkpoint);
+  let url: URL;
+  try {
+    url = new URL(dir, site);
+  } catch {
+    return dir.length > 80 ? `${dir.slice(0, 80)}...` : dir;
+  }
+  if (url.origin === new URL(site).origin) return null;
+  return url.origin === 'null' ? `${url.protocol} URL` : url.origin;
+}
+
 /** Loads the policy `config` starts from (its `checkpoint`, else a fresh `model` preset seeded by `seed`). */
 export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Promise<StartPolicy> {
   if (config.checkpoint !== null) {

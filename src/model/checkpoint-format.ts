@@ -3,6 +3,8 @@
 // This file does not read bytes (src/model/safetensors.ts does) and does not own the model's config type: it speaks
 // Hugging Face's names and layouts only (Linear weights are (out_features, in_features), row-major).
 
+import { clipText } from '../schema/fields';
+
 /** The subset of Hugging Face `config.json` for `LlamaForCausalLM` that this lab reads and writes. */
 export interface LlamaConfigJson {
   /** Always ["LlamaForCausalLM"] when we write it. */
@@ -48,6 +50,9 @@ export class CheckpointError extends Error {
 
 type JsonObject = Record<string, unknown>;
 
+/** A config.json value as a message shows it: JSON, cut to 80 characters. */
+const shown = (v: unknown): string => clipText(JSON.stringify(v) ?? String(v));
+
 /** Defaults of transformers' LlamaConfig, used for fields a config.json leaves out. */
 const LLAMA_DEFAULTS = {
   max_position_embeddings: 2048,
@@ -73,12 +78,12 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   const problems: string[] = [];
   if (c.model_type !== 'llama') {
     const arch = Array.isArray(c.architectures) ? ` (${c.architectures.join(', ')})` : '';
-    problems.push(`model_type is ${JSON.stringify(c.model_type)}${arch}, not "llama": this is not a Llama config`);
+    problems.push(`model_type is ${shown(c.model_type)}${arch}, not "llama": this is not a Llama config`);
   }
   const posInt = (key: string, fallback?: number): number => {
     const v = c[key] ?? fallback;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
-      problems.push(`${key} must be a positive integer, got ${JSON.stringify(c[key])}`);
+      problems.push(`${key} must be a positive integer, got ${shown(c[key])}`);
       return 1;
     }
     return v;
@@ -86,7 +91,7 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   const posNum = (key: string, fallback: number): number => {
     const v = c[key] ?? fallback;
     if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) {
-      problems.push(`${key} must be a positive number, got ${JSON.stringify(c[key])}`);
+      problems.push(`${key} must be a positive number, got ${shown(c[key])}`);
       return fallback;
     }
     return v;
@@ -95,7 +100,7 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
     const v = c[key] === undefined ? fallback : c[key];
     if (v === null) return null;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-      problems.push(`${key} must be a non-negative integer or null, got ${JSON.stringify(v)}`);
+      problems.push(`${key} must be a non-negative integer or null, got ${shown(v)}`);
       return null;
     }
     return v;
@@ -114,12 +119,12 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   const eps = posNum('rms_norm_eps', LLAMA_DEFAULTS.rms_norm_eps);
   const theta = posNum('rope_theta', LLAMA_DEFAULTS.rope_theta);
   const tied = c.tie_word_embeddings ?? LLAMA_DEFAULTS.tie_word_embeddings;
-  if (typeof tied !== 'boolean') problems.push(`tie_word_embeddings must be true or false, got ${JSON.stringify(tied)}`);
+  if (typeof tied !== 'boolean') problems.push(`tie_word_embeddings must be true or false, got ${shown(tied)}`);
   const bos = tokenId('bos_token_id', LLAMA_DEFAULTS.bos_token_id);
   let eos: number | number[] = LLAMA_DEFAULTS.eos_token_id;
   if (Array.isArray(c.eos_token_id)) {
     if (c.eos_token_id.length === 0 || !c.eos_token_id.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) {
-      problems.push(`eos_token_id must be an id or a non-empty list of ids, got ${JSON.stringify(c.eos_token_id)}`);
+      problems.push(`eos_token_id must be an id or a non-empty list of ids, got ${shown(c.eos_token_id)}`);
     } else eos = c.eos_token_id as number[];
   } else {
     eos = tokenId('eos_token_id', LLAMA_DEFAULTS.eos_token_id) ?? LLAMA_DEFAULTS.eos_token_id;
@@ -127,13 +132,13 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   const pad = tokenId('pad_token_id', LLAMA_DEFAULTS.pad_token_id);
   const dtype = c.torch_dtype ?? LLAMA_DEFAULTS.torch_dtype;
   if (dtype !== 'float32' && dtype !== 'float16' && dtype !== 'bfloat16') {
-    problems.push(`torch_dtype ${JSON.stringify(dtype)} is not supported (float32, float16 or bfloat16)`);
+    problems.push(`torch_dtype ${shown(dtype)} is not supported (float32, float16 or bfloat16)`);
   }
-  if ((c.hidden_act ?? 'silu') !== 'silu') problems.push(`hidden_act ${JSON.stringify(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
+  if ((c.hidden_act ?? 'silu') !== 'silu') problems.push(`hidden_act ${shown(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
   if (c.attention_bias === true) problems.push('attention_bias true is not supported (q/k/v/o projections have no bias here)');
   if (c.mlp_bias === true) problems.push('mlp_bias true is not supported (gate/up/down projections have no bias here)');
   if (c.rope_scaling !== undefined && c.rope_scaling !== null) {
-    problems.push(`rope_scaling ${JSON.stringify(c.rope_scaling)} is not supported (plain RoPE only)`);
+    problems.push(`rope_scaling ${shown(c.rope_scaling)} is not supported (plain RoPE only)`);
   }
   if (problems.length > 0) throw new CheckpointError(`config.json is not a Llama config this lab can run:\n- ${problems.join('\n- ')}`);
   return {

@@ -10,7 +10,7 @@ import {
   parseLlamaConfigJson,
   type LlamaConfigJson,
 } from './checkpoint-format';
-import { validateModelConfig, type ModelConfig } from './config';
+import { ModelConfigError, validateModelConfig, type ModelConfig } from './config';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from './safetensors';
 
 /** Parameters keyed by Hugging Face tensor name, float32, in HF layouts. */
@@ -51,6 +51,20 @@ export function configToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJs
   });
 }
 
+/** Each model config field's key in config.json. */
+const HF_NAMES: Record<keyof ModelConfig, string> = {
+  vocabSize: 'vocab_size',
+  contextLength: 'max_position_embeddings',
+  nLayers: 'num_hidden_layers',
+  nHeads: 'num_attention_heads',
+  nKvHeads: 'num_key_value_heads',
+  dModel: 'hidden_size',
+  dFF: 'intermediate_size',
+  ropeTheta: 'rope_theta',
+  normEps: 'rms_norm_eps',
+  tiedEmbeddings: 'tie_word_embeddings',
+};
+
 /** The model config a config.json describes (validated; the head dim must be hidden / heads). */
 export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; special: SpecialIds } {
   const headDim = json.head_dim ?? json.hidden_size / json.num_attention_heads;
@@ -60,18 +74,26 @@ export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; sp
         'this lab needs head_dim = hidden_size / num_attention_heads',
     );
   }
-  const config = validateModelConfig({
-    vocabSize: json.vocab_size,
-    contextLength: json.max_position_embeddings,
-    nLayers: json.num_hidden_layers,
-    nHeads: json.num_attention_heads,
-    nKvHeads: json.num_key_value_heads ?? json.num_attention_heads,
-    dModel: json.hidden_size,
-    dFF: json.intermediate_size,
-    ropeTheta: json.rope_theta,
-    normEps: json.rms_norm_eps,
-    tiedEmbeddings: json.tie_word_embeddings,
-  });
+  let config: ModelConfig;
+  try {
+    config = validateModelConfig({
+      vocabSize: json.vocab_size,
+      contextLength: json.max_position_embeddings,
+      nLayers: json.num_hidden_layers,
+      nHeads: json.num_attention_heads,
+      nKvHeads: json.num_key_value_heads ?? json.num_attention_heads,
+      dModel: json.hidden_size,
+      dFF: json.intermediate_size,
+      ropeTheta: json.rope_theta,
+      normEps: json.rms_norm_eps,
+      tiedEmbeddings: json.tie_word_embeddings,
+    });
+  } catch (e) {
+    // A config.json that parses as Llama but describes a model outside the engine's ranges: said in its own keys.
+    if (!(e instanceof ModelConfigError)) throw e;
+    const problems = e.problems.map((p) => p.replace(/^(\w+):/, (_, ours: string) => `${HF_NAMES[ours as keyof ModelConfig] ?? ours}:`));
+    throw new CheckpointError(`config.json describes a model this lab cannot run:\n- ${problems.join('\n- ')}`);
+  }
   const first = (v: number | number[] | null | undefined, fallback: number) => (Array.isArray(v) ? v[0] : (v ?? fallback));
   const special = { bosId: first(json.bos_token_id, 1), eosId: first(json.eos_token_id, 2), padId: first(json.pad_token_id, 0) };
   return { config, special };

@@ -6,6 +6,7 @@ import type { Tensor } from '../gpu';
 import { decodeFinish, type DecodeBuffers } from '../kernels/decode';
 import { sampleTokens, type SamplerOptions } from '../kernels/sampler';
 import type { GpuModel } from './gpu-model';
+import { maxOf } from '../schema/extremes';
 
 export interface GenerateOptions {
   /** Longest completion, in tokens (EOS included). */
@@ -42,7 +43,7 @@ export interface Rollout {
 /** Left-pads prompts to a common length P: tokens (R*P), positions (R*P), first real position per row (R). */
 export function leftPad(prompts: readonly (readonly number[])[], padId: number) {
   const R = prompts.length;
-  const P = Math.max(...prompts.map((p) => p.length));
+  const P = maxOf(prompts.map((p) => p.length));
   const tokens = new Uint32Array(R * P).fill(padId);
   const positions = new Uint32Array(R * P);
   const kvStart = new Uint32Array(R);

@@ -13,6 +13,7 @@ import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
 import { GpuModel, type StepOptions } from './gpu-model';
+import { maxOf } from '../schema/extremes';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
 export interface SftBatch {
@@ -143,7 +144,7 @@ export class CpuPolicy implements Policy {
     const R = prompts.length;
     const S = opts.maxNewTokens;
     const V = this.config.vocabSize;
-    const longest = Math.max(...prompts.map((p) => p.length));
+    const longest = maxOf(prompts.map((p) => p.length));
     if (longest + S > this.config.contextLength) {
       throw new Error(`generate: prompt length ${longest} + maxNewTokens ${S} exceeds the model's context length ${this.config.contextLength}`);
     }

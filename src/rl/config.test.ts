@@ -331,7 +331,7 @@ describe('URL boundary', () => {
       temperature: 0.7,
       epsilon_high: name === 'cispo' ? 4 : base.epsilon_high === null ? 0.25 : null,
       checkpoint: 'https://example.org/ck?x=1&y=2',
-      reward_weights: { accuracy: 1, format: 0.125, 'my.fn': -0.5 },
+      reward_weights: { accuracy: 1, format: 0.125, positions: -0.5 },
       mask_truncated_completions: !base.mask_truncated_completions,
       cliprange_value: null,
     });

@@ -8,6 +8,7 @@ import { groupRewardStats, mean, unbiasedStd } from './advantages';
 import type { UpdateResult } from './learner';
 import type { StepRollouts } from './rollouts';
 import type { Metrics } from './stream';
+import { maxOf, minOf } from '../schema/extremes';
 
 /** The batch's reward, length and sampling metrics. */
 export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty: number, groupSize: number): Metrics {
@@ -28,13 +29,13 @@ export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty:
   const lengths = Array.from(ro.rollout.lengths);
   const terminated = lengths.filter((_, r) => ro.rollout.finished[r]);
   m['completions/mean_length'] = mean(lengths);
-  m['completions/min_length'] = Math.min(...lengths);
-  m['completions/max_length'] = Math.max(...lengths);
+  m['completions/min_length'] = minOf(lengths);
+  m['completions/max_length'] = maxOf(lengths);
   m['completions/clipped_ratio'] = 1 - terminated.length / N;
   // Over the completions that ended with EOS; 0 when none did (as TRL logs them).
   m['completions/mean_terminated_length'] = terminated.length ? mean(terminated) : 0;
-  m['completions/min_terminated_length'] = terminated.length ? Math.min(...terminated) : 0;
-  m['completions/max_terminated_length'] = terminated.length ? Math.max(...terminated) : 0;
+  m['completions/min_terminated_length'] = terminated.length ? minOf(terminated) : 0;
+  m['completions/max_terminated_length'] = terminated.length ? maxOf(terminated) : 0;
   m['completions/loss_tokens'] = maskedTokens(mask);
   return m;
 }

@@ -209,11 +209,13 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
     throw new TrainerStateError([`the "trainer" metadata is not valid JSON: ${(e as Error).message}`]);
   }
   if (!isRecord(raw)) throw new TrainerStateError([`the "trainer" metadata must be an object, got ${shown(raw)}`]);
-  const parts: Record<string, ParamArrays> = {};
+  // Null-prototype maps: a tensor named "__proto__/x" or "constructor/x" is a name like any other, never a write
+  // into Object.prototype (the unknown part is then refused by name).
+  const parts: Record<string, ParamArrays> = Object.create(null) as Record<string, ParamArrays>;
   for (const [key, t] of file.tensors) {
     const slash = key.indexOf('/');
     const part = slash < 0 ? key : key.slice(0, slash);
-    (parts[part] ??= {})[key.slice(slash + 1)] = t.data as Float32Array;
+    (parts[part] ??= Object.create(null) as ParamArrays)[key.slice(slash + 1)] = t.data as Float32Array;
   }
   const { problems, meta } = metaProblems(raw, parts);
   if (!meta) throw new TrainerStateError(problems);

@@ -23,6 +23,7 @@ import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule'
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
+import { maxOf } from '../schema/extremes';
 
 /** Where the tensor work runs. */
 export type TrainerBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
@@ -165,7 +166,7 @@ export class Trainer {
     if (c.mask_truncated_completions) for (let r = 0; r < N; r++) if (truncatedRows[r]) mask.fill(0, r * S, (r + 1) * S);
 
     // Minibatches (contiguous rows, the same split every epoch) in the training layout.
-    const P = Math.max(...ro.prompts.map((p) => p.length));
+    const P = maxOf(ro.prompts.map((p) => p.length));
     const mbs = minibatchRows(N, c.num_minibatches);
     const seqs: SequenceBatch[] = mbs.map((rows) => sequenceBatch(ro.prompts, rollout.tokens, S, rows, P, tok.padId));
 

@@ -125,6 +125,27 @@ export function rangeText(spec: NumberField): string {
   return `${spec.minExclusive ? '(' : '['}${spec.min}, ${spec.max}${spec.maxExclusive ? ')' : ']'}`;
 }
 
+/**
+ * Whether `key` names one of `fields` itself: an own property, so the names every object inherits (constructor,
+ * toString, __proto__) are never taken for fields, however a config arrives (JSON, link, flag, file header).
+ */
+export function isFieldName(fields: object, key: string): boolean {
+  return Object.hasOwn(fields, key);
+}
+
+/** Longest text a message quotes from its input: a value or name longer than this is shown cut, with its length. */
+export const MAX_QUOTED = 80;
+
+/** `text` as a message quotes it: at most MAX_QUOTED characters, longer text cut with "... (N characters)". */
+export function clipText(text: string, max = MAX_QUOTED): string {
+  return text.length <= max ? text : `${text.slice(0, max)}... (${text.length} characters)`;
+}
+
+/** A string quoted for a message (JSON-escaped), cut to MAX_QUOTED characters. */
+export function quote(text: string): string {
+  return text.length <= MAX_QUOTED ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, MAX_QUOTED))}... (${text.length} characters)`;
+}
+
 /** What is wrong with `v` as the value of field `key`, or null when it is allowed. */
 export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string | null {
   const got = describe(v);
@@ -152,7 +173,7 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
       const entries = Object.entries(v as Record<string, unknown>);
       if (entries.length === 0) return `${key}: needs at least one reward function (or null: ${spec.nullMeans})`;
       for (const [name, w] of entries) {
-        if (!/^[A-Za-z_][\w.-]*$/.test(name)) return `${key}: reward function name ${JSON.stringify(name)} must start with a letter or _ and use letters, digits, _ . -`;
+        if (!/^[A-Za-z_][\w.-]*$/.test(name)) return `${key}: reward function name ${quote(name)} must start with a letter or _ and use letters, digits, _ . -`;
         if (typeof w !== 'number' || !Number.isFinite(w)) return `${key}: the weight of ${name} must be a finite number, got ${describe(w)}`;
         if (w < -100 || w > 100) return `${key}: the weight of ${name} must be in [-100, 100], got ${w}`;
       }
@@ -167,9 +188,9 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
  */
 export function fieldProblems(fields: Readonly<Record<string, FieldSpec>>, raw: Readonly<Record<string, unknown>>): string[] {
   const errors: string[] = [];
-  for (const key of Object.keys(raw)) if (!(key in fields)) errors.push(unknownFieldMessage(key, fields));
+  for (const key of Object.keys(raw)) if (!isFieldName(fields, key)) errors.push(unknownFieldMessage(key, fields));
   for (const [key, spec] of Object.entries(fields)) {
-    if (!(key in raw)) errors.push(`${key}: missing (${spec.doc})`);
+    if (!Object.hasOwn(raw, key)) errors.push(`${key}: missing (${spec.doc})`);
     else {
       const problem = fieldProblem(key, spec, raw[key]);
       if (problem) errors.push(problem);
@@ -186,13 +207,13 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
     case 'number': {
       if (isNull) return spec.nullable ? null : { error: `${key}: must be a number in ${rangeText(spec)}, got an empty value` };
       const v = Number(s);
-      if (!Number.isFinite(v)) return { error: `${key}: must be a number in ${rangeText(spec)}${spec.nullable ? ' or empty (null)' : ''}, got ${JSON.stringify(text)}` };
+      if (!Number.isFinite(v)) return { error: `${key}: must be a number in ${rangeText(spec)}${spec.nullable ? ' or empty (null)' : ''}, got ${quote(text)}` };
       return v;
     }
     case 'boolean':
       if (s === 'true' || s === '1') return true;
       if (s === 'false' || s === '0') return false;
-      return { error: `${key}: must be true or false, got ${JSON.stringify(text)}` };
+      return { error: `${key}: must be true or false, got ${quote(text)}` };
     case 'enum':
       return s;
     case 'string':
@@ -203,17 +224,18 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
         try {
           return JSON.parse(s) as unknown;
         } catch {
-          return { error: `${key}: not valid JSON: ${JSON.stringify(text)}` };
+          return { error: `${key}: not valid JSON: ${quote(text)}` };
         }
       }
-      const out: Record<string, number> = {};
+      // A null-prototype map, so a name like __proto__ is an entry (and refused by the weights rule), not a prototype.
+      const out: Record<string, number> = Object.create(null) as Record<string, number>;
       for (const part of s.split(',')) {
         const m = /^\s*([^:\s]+)\s*:\s*(\S+)\s*$/.exec(part);
         const w = m ? Number(m[2]) : NaN;
-        if (!m || !Number.isFinite(w)) return { error: `${key}: expected name:weight pairs separated by commas (accuracy:0.8,format:0.2), got ${JSON.stringify(text)}` };
+        if (!m || !Number.isFinite(w)) return { error: `${key}: expected name:weight pairs separated by commas (accuracy:0.8,format:0.2), got ${quote(text)}` };
         out[m[1]] = w;
       }
-      return out;
+      return { ...out };
     }
   }
 }
@@ -255,7 +277,7 @@ export function sameValue(a: unknown, b: unknown): boolean {
 /** A value as a message shows it. */
 export function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'string') return quote(v);
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'object' && v !== null) return 'an object';
   return String(v);
@@ -288,32 +310,56 @@ export function otherNamesOf(spec: OtherNames): string[] {
  * num_generations). Null when nothing is close.
  */
 export function nearestField(name: string, fields: Readonly<Record<string, object>>): { field: string; via: string | null } | null {
+  // No field name is near this long: the edit-distance search costs length x length per candidate.
+  if (name.length > MAX_SUGGESTED_NAME) return null;
   const lower = name.replace(/^-+/, '').toLowerCase();
-  const norm = (s: string) => s.toLowerCase().replace(/[-_\s.]/g, '');
-  const candidates: { name: string; field: string; foreign: boolean }[] = [];
-  for (const [field, spec] of Object.entries(fields)) {
-    candidates.push({ name: field, field, foreign: false });
-    for (const other of otherNamesOf(spec as OtherNames)) if (other !== field) candidates.push({ name: other, field, foreign: true });
-  }
-  const exact = candidates.find((c) => c.name === lower) ?? candidates.find((c) => norm(c.name) === norm(lower));
+  const candidates = candidatesOf(fields);
+  const normLower = normName(lower);
+  const exact = candidates.find((c) => c.name === lower) ?? candidates.find((c) => c.norm === normLower);
   if (exact) return { field: exact.field, via: exact.foreign ? exact.name : null };
-  let best: (typeof candidates)[number] | null = null;
+  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
+  let best: Candidate | null = null;
   let bestD = Infinity;
   for (const c of candidates) {
+    // Names whose lengths differ by more than the limit are farther than it: no need to measure them.
+    if (Math.abs(c.name.length - lower.length) > limit) continue;
     const d = editDistance(lower, c.name);
     if (d < bestD || (d === bestD && best?.foreign && !c.foreign)) {
       bestD = d;
       best = c;
     }
   }
-  const limit = Math.max(1, Math.min(3, Math.floor(lower.length / 3)));
   return best && bestD <= limit ? { field: best.field, via: best.foreign ? best.name : null } : null;
 }
 
-/** "unknown field X; did you mean Y? (...)" for a name that is not a field. */
+interface Candidate {
+  name: string;
+  norm: string;
+  field: string;
+  foreign: boolean;
+}
+const normName = (s: string) => s.toLowerCase().replace(/[-_\s.]/g, '');
+/** The names each field answers to, per field table (a link with 900 unknown names asks 900 times). */
+const candidateCache = new WeakMap<object, Candidate[]>();
+function candidatesOf(fields: Readonly<Record<string, object>>): Candidate[] {
+  const cached = candidateCache.get(fields);
+  if (cached) return cached;
+  const candidates: Candidate[] = [];
+  for (const [field, spec] of Object.entries(fields)) {
+    candidates.push({ name: field, norm: normName(field), field, foreign: false });
+    for (const other of otherNamesOf(spec as OtherNames)) if (other !== field) candidates.push({ name: other, norm: normName(other), field, foreign: true });
+  }
+  candidateCache.set(fields, candidates);
+  return candidates;
+}
+
+/** Names longer than this get no suggestion (every field name is far shorter). */
+export const MAX_SUGGESTED_NAME = 64;
+
+/** "unknown field X; did you mean Y? (...)" for a name that is not a field (a long name shown cut). */
 export function unknownFieldMessage(key: string, fields: Readonly<Record<string, object>>, what = 'field'): string {
   const near = nearestField(key, fields);
-  if (!near) return `unknown ${what} ${key}`;
+  if (!near) return `unknown ${what} ${clipText(key)}`;
   return `unknown ${what} ${key}; did you mean ${near.field}?${near.via && near.via === key.replace(/^-+/, '').toLowerCase() ? ` (${key} is another trainer's name for it)` : ''}`;
 }
 

@@ -73,7 +73,7 @@ function byField(messages: readonly string[]): { fields: Partial<Record<RLField,
   const other: string[] = [];
   for (const m of messages) {
     const key = /^([a-z_]+):/.exec(m)?.[1];
-    if (key && key in RL_FIELDS) {
+    if (key && Object.hasOwn(RL_FIELDS, key)) {
       const f = key as RLField;
       fields[f] = fields[f] ? `${fields[f]}; ${m.slice(key.length + 2)}` : m.slice(key.length + 2);
     } else other.push(m);

@@ -55,13 +55,84 @@ describe('config slice', () => {
     expect(s.check.config).toEqual(c);
   });
 
-  it('refuses a bad link with every problem named, and keeps the valid defaults', () => {
+  it('names every problem of a bad link and shows the defaults when nothing of it is good', () => {
     useLab.getState().initConfig('?preset=grpoo&temperature=hot&lr=3');
     const s = useLab.getState();
     expect(s.urlError).toMatch(/preset: must be one of/);
     expect(s.urlError).toMatch(/temperature: must be a number/);
     expect(s.urlError).toMatch(/did you mean learning_rate/);
-    expect(s.check.config).toEqual(resolveConfig(LAB_DEFAULT.preset, LAB_DEFAULT.overrides));
+    expect(s.preset).toBeNull();
+    expect(s.check.config).toEqual(resolveConfig(null));
+  });
+
+  it('keeps the good fields of a partly bad link and names the bad ones', () => {
+    useLab.getState().initConfig('?preset=dapo&seed=7&task=sort&beta=abc');
+    const s = useLab.getState();
+    expect(s.preset).toBe('dapo');
+    expect(s.check.config).toEqual(resolveConfig('dapo', { seed: 7, task: 'sort' }));
+    expect(s.urlError).toBe('The link\'s config is used except for what is named below.\nbeta: must be a number in [0, 10], got "abc"');
+  });
+
+  it('summarizes a link with many bad fields: five problems, a count of the rest', () => {
+    const params = new URLSearchParams('seed=4');
+    for (let i = 0; i < 900; i++) params.set(`unknown_${i}`, '1');
+    useLab.getState().initConfig(`?${params}`);
+    const s = useLab.getState();
+    expect(s.check.config?.seed).toBe(4);
+    expect(s.urlError!.split('\n')).toEqual([
+      "The link's config is used except for what is named below.",
+      ...Array.from({ length: 5 }, (_, i) => `unknown field unknown_${i}`),
+      'and 895 more problems',
+    ]);
+  });
+
+  it('quotes a 10,000-character bad value cut, with no unbroken run longer than a line', () => {
+    useLab.getState().initConfig(`?temperature=${'7'.repeat(10_000)}`);
+    const { urlError } = useLab.getState();
+    expect(urlError).toContain(`temperature: must be a number in (0, 100], got "${'7'.repeat(80)}"... (10000 characters)`);
+    expect(urlError!.length).toBeLessThan(400);
+    expect(Math.max(...urlError!.split(/\s+/).map((w) => w.length))).toBeLessThanOrEqual(90);
+  });
+
+  it('closes the link notice', () => {
+    useLab.getState().initConfig('?nope=1');
+    expect(useLab.getState().urlError).toMatch(/unknown field nope/);
+    useLab.getState().dismissUrlError();
+    expect(useLab.getState().urlError).toBeNull();
+  });
+
+  it('holds back a checkpoint on another origin until the person confirms it', () => {
+    const site = 'https://lab.example/rl/';
+    for (const url of ['http://169.254.169.254/latest/ck', 'https://elsewhere.example/ck', '//elsewhere.example/ck']) {
+      const lab = labWithFakeEngine().store;
+      lab.getState().initConfig(`?preset=grpo&seed=5&checkpoint=${encodeURIComponent(url)}`, site);
+      const held = lab.getState();
+      expect(held.linkCheckpoint).toEqual({ checkpoint: url, origin: new URL(url, site).origin });
+      expect(held.draft.checkpoint).toBeNull();
+      expect(held.check.config).toEqual(resolveConfig('grpo', { seed: 5 }));
+      held.confirmLinkCheckpoint();
+      expect(lab.getState().draft.checkpoint).toBe(url);
+      expect(lab.getState().linkCheckpoint).toBeNull();
+    }
+    useLab.getState().initConfig('?checkpoint=https%3A%2F%2Felsewhere.example%2Fck', site);
+    useLab.getState().refuseLinkCheckpoint();
+    expect(useLab.getState().linkCheckpoint).toBeNull();
+    expect(useLab.getState().draft.checkpoint).toBeNull();
+  });
+
+  it('uses a shipped checkpoint or one on the page\'s own origin without asking', () => {
+    const site = 'https://lab.example/rl/';
+    for (const ck of ['addition', 'https://lab.example/rl/my-ck', 'runs/mine']) {
+      const lab = labWithFakeEngine().store;
+      lab.getState().initConfig(`?checkpoint=${encodeURIComponent(ck)}`, site);
+      expect(lab.getState().linkCheckpoint).toBeNull();
+      expect(lab.getState().draft.checkpoint).toBe(ck);
+    }
+  });
+
+  it('holds back a data: URL checkpoint, shown by its scheme', () => {
+    useLab.getState().initConfig(`?checkpoint=${encodeURIComponent('data:application/octet-stream;base64,AAAA')}`, 'https://lab.example/');
+    expect(useLab.getState().linkCheckpoint?.origin).toBe('data: URL');
   });
 
   it('ignores the page\'s own parameters and an empty query', () => {

@@ -26,6 +26,7 @@ function operationTask(
     difficulty: { min: 1, max: maxDigits, default: defaultDigits, meaning: 'digits per operand' },
     alphabet: `0123456789${op}=`,
     weights: { accuracy: 0.9, format: 0.1 },
+    extraRewards: ['positions'],
     disjointSplits: true,
     maxPromptLength: (d) => 2 * d + 2,
     maxCompletionLength: (d) => 2 * answerDigits(d, d) + 2,

@@ -26,6 +26,7 @@ export const bandit: TaskFactory = defineTask<true>({
   alphabet: BANDIT_PROMPT + BANDIT_ARMS,
   // The arm's value is the whole reward; format is only a gate (a non-arm completion gets 0).
   weights: { accuracy: 1, format: 0 },
+  extraRewards: ['best'],
   disjointSplits: false,
   maxPromptLength: () => BANDIT_PROMPT.length,
   maxCompletionLength: () => 4,

@@ -16,6 +16,7 @@ function lettersTask(name: 'copy' | 'reverse', word: string, transform: (s: stri
     difficulty: { min: 2, max: 16, default: 5, meaning: 'string length' },
     alphabet: `${head}=${COPY_LETTERS}`,
     weights: { accuracy: 0.9, format: 0.1 },
+    extraRewards: ['positions'],
     disjointSplits: true,
     maxPromptLength: (n) => head.length + n + 1,
     maxCompletionLength: (n) => 2 * n + 2,

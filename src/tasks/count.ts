@@ -22,6 +22,7 @@ export const count: TaskFactory = defineTask<CountProblem>({
   difficulty: { min: 2, max: 24, default: 8, meaning: 'string length' },
   alphabet: `count :=${COUNT_LETTERS}0123456789`,
   weights: { accuracy: 0.9, format: 0.1 },
+  extraRewards: ['positions'],
   disjointSplits: true,
   maxPromptLength: (n) => n + 9,
   maxCompletionLength: () => 4,

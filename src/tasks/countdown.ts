@@ -151,6 +151,7 @@ export const countdown: TaskFactory = defineTask<CountdownProblem>({
   difficulty: { min: 2, max: 4, default: 3, meaning: 'how many numbers are given' },
   alphabet: '0123456789 from,=+-*/()',
   weights: { accuracy: 0.9, format: 0.1 },
+  extraRewards: [],
   disjointSplits: true,
   maxPromptLength: (n) => 2 * n + 8,
   maxCompletionLength: (n) => 6 * n + 4,

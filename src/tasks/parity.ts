@@ -10,6 +10,7 @@ export const parity: TaskFactory = defineTask<string>({
   difficulty: { min: 4, max: 32, default: 8, meaning: 'number of bits' },
   alphabet: 'par:=01',
   weights: { accuracy: 0.9, format: 0.1 },
+  extraRewards: ['positions'],
   disjointSplits: true,
   maxPromptLength: (n) => n + 5,
   maxCompletionLength: () => 4,

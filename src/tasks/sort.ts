@@ -16,6 +16,7 @@ export const sort: TaskFactory = defineTask<string>({
   difficulty: { min: 2, max: 16, default: 5, meaning: 'number of digits' },
   alphabet: `sort:=${DIGITS}`,
   weights: { accuracy: 0.9, format: 0.1 },
+  extraRewards: ['positions', 'permutation'],
   disjointSplits: true,
   maxPromptLength: (n) => n + 6,
   maxCompletionLength: (n) => 2 * n + 2,

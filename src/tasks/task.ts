@@ -67,6 +67,8 @@ export interface Task {
    */
   readonly alphabet: string;
   readonly weights: RewardWeights;
+  /** Every reward function (verdict part) this task scores, accuracy and format first: what reward_weights may name. */
+  readonly rewardNames: readonly string[];
   /** Longest prompt this instance generates (characters). */
   readonly maxPromptLength: number;
   /**
@@ -110,6 +112,8 @@ export interface TaskDefinition<P> {
   /** Characters of prompts and correct completions over all difficulties (order does not matter). */
   alphabet: string;
   weights: RewardWeights;
+  /** The names of the informational parts `check` adds besides accuracy and format (its `extra` keys). */
+  extraRewards: readonly string[];
   disjointSplits: boolean;
   maxPromptLength(difficulty: number): number;
   maxCompletionLength(difficulty: number): number;
@@ -135,6 +139,8 @@ export interface TaskFactory {
   readonly description: string;
   readonly difficultyRange: DifficultyRange;
   readonly alphabet: string;
+  /** Every reward function (verdict part) the task scores, accuracy and format first: what reward_weights may name. */
+  readonly rewardNames: readonly string[];
   /** The task at a difficulty (an integer in range; throws RangeError otherwise). */
   create(difficulty?: number): Task;
 }
@@ -237,6 +243,7 @@ export function defineTask<P>(def: TaskDefinition<P>): TaskFactory {
     throw new Error(`task "${def.name}": weights must be non-negative and sum to 1`);
   }
   checkDifficulty(def.name, def.difficulty, def.difficulty.default);
+  const rewardNames: readonly string[] = ['accuracy', 'format', ...def.extraRewards];
 
   const create = (difficulty: number = def.difficulty.default): Task => {
     checkDifficulty(def.name, def.difficulty, difficulty);
@@ -275,6 +282,7 @@ export function defineTask<P>(def: TaskDefinition<P>): TaskFactory {
       difficultyRange: def.difficulty,
       alphabet,
       weights: w,
+      rewardNames,
       maxPromptLength: def.maxPromptLength(difficulty),
       maxCompletionLength: def.maxCompletionLength(difficulty),
       disjointSplits: def.disjointSplits,
@@ -310,6 +318,7 @@ export function defineTask<P>(def: TaskDefinition<P>): TaskFactory {
     name: def.name,
     description: def.description,
     difficultyRange: def.difficulty,
+    rewardNames,
     alphabet,
     create,
   };

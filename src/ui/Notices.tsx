@@ -1,17 +1,41 @@
-// Messages that must not break the page: a shared link whose config is invalid, storage full, a step not saved,
-// a GPU error or device loss, a failed request. Each can be dismissed; none blocks the lab.
+// Messages that must not break the page: a shared link whose config is partly invalid, a link's checkpoint on
+// another site (used only once the person confirms its origin), storage full, a step not saved, a GPU error or
+// device loss, a failed request. Each can be dismissed; none blocks the lab.
 import { useLab } from '../store';
 
 export function Notices() {
   const notices = useLab((s) => s.notices);
   const urlError = useLab((s) => s.urlError);
+  const linkCheckpoint = useLab((s) => s.linkCheckpoint);
   const dismiss = useLab((s) => s.dismissNotice);
-  if (!notices.length && !urlError) return null;
+  const dismissUrlError = useLab((s) => s.dismissUrlError);
+  const confirmLinkCheckpoint = useLab((s) => s.confirmLinkCheckpoint);
+  const refuseLinkCheckpoint = useLab((s) => s.refuseLinkCheckpoint);
+  if (!notices.length && !urlError && !linkCheckpoint) return null;
   return (
     <div className="notices" aria-live="polite">
+      {linkCheckpoint && (
+        <div className="notice warning" role="alert" data-testid="link-checkpoint" data-origin={linkCheckpoint.origin}>
+          <span>
+            This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has been read from it; the
+            page starts from its own model until you choose to use it.
+          </span>
+          <span className="notice-actions">
+            <button type="button" onClick={confirmLinkCheckpoint} data-testid="link-checkpoint-use">
+              Use the checkpoint from {linkCheckpoint.origin}
+            </button>
+            <button type="button" className="link" onClick={refuseLinkCheckpoint} aria-label="dismiss" data-testid="link-checkpoint-refuse">
+              ✕
+            </button>
+          </span>
+        </div>
+      )}
       {urlError && (
         <p className="notice error" role="alert" data-testid="url-error">
-          {urlError}
+          <span>{urlError}</span>
+          <button type="button" className="link" onClick={dismissUrlError} aria-label="dismiss" data-testid="url-error-dismiss">
+            ✕
+          </button>
         </p>
       )}
       {notices.map((n) => (

@@ -2,6 +2,7 @@
 
 import type { Lesson } from '../lesson';
 import { runOf, series } from '../narration';
+import { maxOf } from '../../schema/extremes';
 
 const COMMON = { task: 'copy', difficulty: 3, checkpoint: 'copy', temperature: 0.7, learning_rate: 1e-3, eval_every: 0 } as const;
 
@@ -32,7 +33,7 @@ export const clipZero: Lesson = {
     evaluate(runs) {
       const a = series(runOf(runs, 'a'), 'clip_ratio/region_mean');
       const b = series(runOf(runs, 'b'), 'clip_ratio/region_mean');
-      const aMax = Math.max(0, ...a);
+      const aMax = maxOf(a, 0);
       const bFired = b.filter((v) => v > 0).length;
       const observed = a.length > 0 && aMax === 0 && bFired > b.length / 2;
       return {

@@ -2,11 +2,13 @@
 // URL parameters for a shareable link (the preset and only the fields that differ from it). Both decode through
 // the schema's field rules and validate once; bad JSON is reported with line, column and what was expected.
 
-import { decodeFieldText, describe, encodeFieldText, sameValue, suggestion, unknownFieldMessage } from '../../schema/fields';
+import { clipText, decodeFieldText, describe, encodeFieldText, isFieldName, quote, sameValue, suggestion, unknownFieldMessage } from '../../schema/fields';
 import { jsonErrorMessage } from './messages';
 import { PRESET_NAMES, isPresetName, type PresetName } from './presets';
 import { FIELD_NAMES, FIELD_SPECS, RL_FIELDS, type RLConfig, type RLField } from './schema';
-import { RLConfigError, resolveConfig } from './validate';
+import { RLConfigError, checkConfig, resolveConfig } from './validate';
+import { DEFAULT_CONFIG } from './schema';
+import { PRESETS } from './presets';
 
 /**
  * A config from JSON text: an object of fields, optionally with "preset" naming the preset the other fields
@@ -52,21 +54,34 @@ export function configToUrlParams(c: RLConfig, preset: PresetName | null): URLSe
  * are errors with a suggestion, except those named in `ignore` (the page's own parameters).
  */
 export function configFromUrlParams(params: URLSearchParams, opts: { ignore?: readonly string[] } = {}): RLConfig {
+  const { preset, overrides, errors } = readUrlParams(params, opts.ignore ?? []);
+  if (errors.length) throw new RLConfigError(errors);
+  return resolveConfig(preset, overrides);
+}
+
+/** A link read field by field: its preset, the fields that decoded, and the problems of the rest. */
+interface UrlParamsRead {
+  preset: PresetName | null;
+  overrides: Record<string, unknown>;
+  errors: string[];
+}
+
+function readUrlParams(params: URLSearchParams, ignore: readonly string[]): UrlParamsRead {
   const errors: string[] = [];
   const overrides: Record<string, unknown> = {};
   const seen = new Set<string>();
   let preset: PresetName | null = null;
   for (const [key, text] of params) {
-    if (opts.ignore?.includes(key)) continue;
+    if (ignore.includes(key)) continue;
     if (seen.has(key)) {
-      errors.push(`${key}: given twice in the URL`);
+      errors.push(`${clipText(key)}: given twice in the URL`);
       continue;
     }
     seen.add(key);
     if (key === 'preset') {
       if (isPresetName(text)) preset = text;
-      else errors.push(`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${JSON.stringify(text)}${suggestion(text, PRESET_NAMES)}`);
-    } else if (!(key in RL_FIELDS)) {
+      else errors.push(`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${quote(text)}${suggestion(text, PRESET_NAMES)}`);
+    } else if (!isFieldName(RL_FIELDS, key)) {
       errors.push(unknownFieldMessage(key, RL_FIELDS));
     } else {
       const parsed = decodeFieldText(key, FIELD_SPECS[key as RLField], text);
@@ -74,6 +89,44 @@ export function configFromUrlParams(params: URLSearchParams, opts: { ignore?: re
       else overrides[key] = parsed;
     }
   }
-  if (errors.length) throw new RLConfigError(errors);
-  return resolveConfig(preset, overrides);
+  return { preset, overrides, errors };
+}
+
+/** A shared link read as far as it goes: the config of its good fields, and the problems of the fields left out. */
+export interface LinkConfig {
+  config: RLConfig;
+  /** The link's preset when it named a valid one (else null: the defaults). */
+  preset: PresetName | null;
+  /** One message per problem, each starting with the field it is about; empty when the whole link was used. */
+  problems: string[];
+  /** The fields whose values the link gave but the config does not use (a bad value, or a rule they broke). */
+  dropped: RLField[];
+}
+
+/**
+ * The config a shared link describes, keeping what can be kept: unknown parameters and undecodable values are
+ * named and skipped; a field whose value breaks its rule, or a rule between fields it takes part in, is named
+ * and left at the preset's value. Never throws for a bad link.
+ */
+export function configFromUrlParamsKeeping(params: URLSearchParams, opts: { ignore?: readonly string[] } = {}): LinkConfig {
+  const { preset, overrides, errors } = readUrlParams(params, opts.ignore ?? []);
+  const problems = [...errors];
+  const dropped: RLField[] = [];
+  const base = { ...DEFAULT_CONFIG, ...(preset === null ? {} : PRESETS[preset]) };
+  const kept: Record<string, unknown> = { ...overrides };
+  // Each round drops the overridden fields the remaining problems name; a problem naming only fields the link
+  // did not set (a rule between a link field and a preset field) drops every override left, so this ends.
+  for (;;) {
+    const check = checkConfig({ ...base, ...kept });
+    if (!check.errors.length) break;
+    const named = Object.keys(kept).filter((k) => check.errors.some((e) => e.startsWith(`${k}:`) || e.includes(` ${k} `)));
+    const drop = named.length ? named : Object.keys(kept);
+    if (!drop.length) throw new RLConfigError(check.errors); // the preset itself is invalid: a bug, not a bad link
+    for (const e of check.errors) if (!problems.includes(e)) problems.push(e);
+    for (const k of drop) {
+      delete kept[k];
+      dropped.push(k as RLField);
+    }
+  }
+  return { config: resolveConfig(preset, kept), preset, problems, dropped };
 }

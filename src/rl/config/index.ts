@@ -6,7 +6,7 @@ export { DEFAULT_CONFIG, FIELD_NAMES, FIELD_SECTIONS, FIELD_SPECS, RL_FIELDS, ty
 export { PRESETS, PRESET_INFO, PRESET_NAMES, isPresetName, type PresetName } from './presets';
 export { RLConfigError, checkConfig, configWarnings, resolveConfig, validateConfig, type ConfigCheck } from './validate';
 export { derive, isGroupEstimator, type DerivedConfig } from './derive';
-export { configFromUrlParams, configToJson, configToUrlParams, parseConfigJson } from './codecs';
-export { locateJsonError } from './messages';
+export { configFromUrlParams, configFromUrlParamsKeeping, configToJson, configToUrlParams, parseConfigJson, type LinkConfig } from './codecs';
+export { locateJsonError, summarizeProblems } from './messages';
 export { SECTIONS, decodeFieldText, editDistance, encodeFieldText, kindText, nearestField, rangeText, sameValue, suggestion, unknownFieldMessage, type FieldSpec, type Section } from '../../schema/fields';
 export { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, epsilonHigh, type KlEstimator, type LossAggMode, type LossType, type ObjectiveConfig } from '../../schema/objective';

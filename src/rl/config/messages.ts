@@ -1,5 +1,22 @@
-// Where a JSON text first goes wrong and what the grammar expected there, as a message with line, column and a
-// caret under the spot: JSON.parse's own errors name neither the line nor what was expected.
+// How config problems are shown to a person: a list as its first few, each cut to a readable length, and a count
+// of the rest; a JSON text by where it first goes wrong and what the grammar expected there, with line, column
+// and a caret under the spot (JSON.parse's own errors name neither the line nor what was expected).
+
+/** Problems a summary lists; the rest are counted. */
+export const SUMMARY_SHOWN = 5;
+/** Longest line of a summary: a problem's message past this is cut (its values are already cut to 80 characters). */
+export const SUMMARY_LINE = 240;
+
+/** The first SUMMARY_SHOWN problems, one per line, each cut to SUMMARY_LINE characters, then "and N more". */
+export function summarizeProblems(problems: readonly string[]): string {
+  const lines = problems.slice(0, SUMMARY_SHOWN).map((p) => (p.length > SUMMARY_LINE ? `${p.slice(0, SUMMARY_LINE)}...` : p));
+  const rest = problems.length - lines.length;
+  if (rest > 0) lines.push(`and ${rest} more problem${rest === 1 ? '' : 's'}`);
+  return lines.join('\n');
+}
+
+/** Nesting the JSON error search follows; no config comes near it. */
+export const MAX_JSON_DEPTH = 1000;
 
 /** "config JSON: line L, column C: <what was expected>" plus the line and a caret. */
 export function jsonErrorMessage(text: string, err: unknown): string {
@@ -10,9 +27,13 @@ export function jsonErrorMessage(text: string, err: unknown): string {
   const lineStart = before.lastIndexOf('\n') + 1;
   const column = located.pos - lineStart + 1;
   const lineEnd = text.indexOf('\n', lineStart);
-  const lineText = text.slice(lineStart, lineEnd < 0 ? text.length : lineEnd);
+  // A long line (minified JSON) is shown as a window around the spot, so the caret stays under it.
+  const from = Math.max(lineStart, located.pos - 60);
+  const to = Math.min(lineEnd < 0 ? text.length : lineEnd, located.pos + 20);
+  const lineText = `${from > lineStart ? '...' : ''}${text.slice(from, to)}${to < (lineEnd < 0 ? text.length : lineEnd) ? '...' : ''}`;
+  const caretAt = located.pos - from + (from > lineStart ? 3 : 0);
   const found = located.pos >= text.length ? 'the end of the text' : JSON.stringify(text[located.pos]);
-  return `config JSON: line ${line}, column ${column} (position ${located.pos}): expected ${located.expected}, found ${found}\n    ${lineText}\n    ${' '.repeat(column - 1)}^`;
+  return `config JSON: line ${line}, column ${column} (position ${located.pos}): expected ${located.expected}, found ${found}\n    ${lineText}\n    ${' '.repeat(caretAt)}^`;
 }
 
 /** Where a JSON text first goes wrong and what the grammar expected there (null if it parses). */
@@ -51,9 +72,28 @@ export function locateJsonError(text: string): { pos: number; expected: string }
     if (!m) throw new Fail(i, 'a value (object, array, string, number, true, false or null)');
     i += m[0].length;
   };
+  let depth = 0;
   const value = (): void => {
     ws();
     const ch = text[i];
+    // The search recurses per level: past MAX_JSON_DEPTH it reports the spot instead of overflowing the stack.
+    if ((ch === '{' || ch === '[') && depth >= MAX_JSON_DEPTH) throw new Fail(i, `at most ${MAX_JSON_DEPTH} levels of nested objects and arrays`);
+    if (ch === '{' || ch === '[') {
+      depth++;
+      try {
+        container(ch);
+      } finally {
+        depth--;
+      }
+      return;
+    }
+    if (ch === '"') return string();
+    if (ch === 't') return literal('true');
+    if (ch === 'f') return literal('false');
+    if (ch === 'n') return literal('null');
+    number();
+  };
+  const container = (ch: string): void => {
     if (ch === '{') {
       i++;
       ws();
@@ -102,11 +142,6 @@ export function locateJsonError(text: string): { pos: number; expected: string }
         throw new Fail(i, "',' or ']' after an array element");
       }
     }
-    if (ch === '"') return string();
-    if (ch === 't') return literal('true');
-    if (ch === 'f') return literal('false');
-    if (ch === 'n') return literal('null');
-    number();
   };
   try {
     value();

@@ -4,7 +4,7 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { getTask, taskFactories, type Task } from '../../tasks';
-import { fieldProblems, sameValue, suggestion } from '../../schema/fields';
+import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
@@ -29,6 +29,8 @@ export interface ConfigCheck {
  * run once every field is individually valid.
  */
 export function checkConfig(raw: Readonly<Record<string, unknown>>): ConfigCheck {
+  // Files (run exports, trainer states) hand over whatever their JSON held.
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { errors: [`config: must be an object of fields, got ${describe(raw)}`], warnings: [] };
   const errors = fieldProblems(RL_FIELDS, raw);
   if (errors.length) return { errors, warnings: [] };
   const c = raw as RLConfig;
@@ -48,7 +50,7 @@ export function validateConfig(raw: Readonly<Record<string, unknown>>): RLConfig
  */
 export function resolveConfig(preset: PresetName | null, overrides: Readonly<Record<string, unknown>> = {}): RLConfig {
   if (preset !== null && !isPresetName(preset)) {
-    throw new RLConfigError([`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${JSON.stringify(preset)}${suggestion(String(preset), PRESET_NAMES)}`]);
+    throw new RLConfigError([`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${quote(String(preset))}${suggestion(String(preset), PRESET_NAMES)}`]);
   }
   const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...(preset === null ? {} : PRESETS[preset]), ...overrides };
   // A copy, so the config never aliases the caller's object (arrays stay arrays, and are refused by validation).
@@ -78,6 +80,7 @@ function crossFieldErrors(c: RLConfig): string[] {
   }
   if (N % c.num_minibatches !== 0) e.push(`num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`);
   e.push(...objectiveRuleErrors(c));
+  e.push(...rewardWeightErrors(c));
   if (c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)) {
     e.push(
       `kl_placement: 'in_reward' puts -beta * k1 in per-token rewards, which only ${TOKEN_REWARD_ESTIMATORS.join(', ')} use; ` +
@@ -104,6 +107,43 @@ function crossFieldErrors(c: RLConfig): string[] {
   return e;
 }
 
+/**
+ * reward_weights against the task: every name must be one of the task's reward functions (a misspelled one would
+ * weigh a part that is always 0), and some weight must be nonzero (all zero makes every reward 0: nothing learns).
+ */
+function rewardWeightErrors(c: RLConfig): string[] {
+  if (c.reward_weights === null) return [];
+  const names = taskFactories[c.task].rewardNames;
+  const e: string[] = [];
+  for (const name of Object.keys(c.reward_weights)) {
+    if (!names.includes(name)) e.push(`reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`);
+  }
+  if (Object.values(c.reward_weights).every((w) => w === 0)) {
+    e.push(`reward_weights: every weight is 0, so every reward is 0 and nothing is learned; give one of ${c.task}'s rewards (${names.join(', ')}) a nonzero weight`);
+  }
+  return e;
+}
+
+/**
+ * Below these, sampling is greedy in effect: logits / tau turn a logit gap of 0.5 into a probability ratio of
+ * e^(0.5 / tau) = e^10 at tau 0.05, and a nucleus of top_p 0.05 holds only the most likely token unless that
+ * token's probability is under 5%. Then a group's completions come out identical.
+ */
+export const NEAR_GREEDY_TEMPERATURE = 0.05;
+export const NEAR_GREEDY_TOP_P = 0.05;
+
+/** Sampling knobs set so that every completion is the most likely one, each message naming the knob. */
+function greedySamplingWarnings(c: RLConfig): string[] {
+  const causes: [RLField, string][] = [];
+  if (c.temperature < NEAR_GREEDY_TEMPERATURE) causes.push(['temperature', `${c.temperature} is below ${NEAR_GREEDY_TEMPERATURE}: logits / tau make the most likely token all but certain`]);
+  if (c.top_p < NEAR_GREEDY_TOP_P) causes.push(['top_p', `${c.top_p} is below ${NEAR_GREEDY_TOP_P}: the nucleus holds only the most likely token`]);
+  if (c.top_k === 1) causes.push(['top_k', '1 keeps only the most likely token']);
+  const effect = GROUP_ESTIMATORS.includes(c.adv_estimator)
+    ? `sampling is greedy in effect, so the ${c.num_generations} completions of a group come out identical, their advantages are 0 and the loss and gradient are 0: nothing is learned`
+    : 'sampling is greedy in effect, so the policy never tries anything but its most likely completion';
+  return causes.map(([k, why]) => `${k}: ${why}; ${effect}`);
+}
+
 /** Knobs that are set but have no effect, and combinations that work but are probably not what was meant. */
 export function configWarnings(c: RLConfig): string[] {
   const w: string[] = [];
@@ -111,6 +151,7 @@ export function configWarnings(c: RLConfig): string[] {
   const ignored = (k: RLField, why: string) => {
     if (set(k)) w.push(`${k}: ignored ${why}`);
   };
+  w.push(...greedySamplingWarnings(c));
   if (c.kl_placement === 'in_reward' && c.beta === 0) w.push("kl_placement: 'in_reward' has no effect with beta 0 (no KL term at all)");
   if (c.kl_placement === 'in_reward' && c.beta > 0 && c.kl_estimator !== 'k1') {
     w.push(`kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`);

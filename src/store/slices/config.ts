@@ -1,9 +1,11 @@
 // The config slice: the experiment being edited (preset, raw field values and their check, backend), a shared
-// link's config read at startup (and the lesson it opens), and the shipped warm-start checkpoints. Edits validate
+// link's config read at startup (its good fields kept, its bad ones named, a checkpoint on another site held back
+// until the person confirms its origin; the lesson it opens), and the shipped warm-start checkpoints. Edits validate
 // per field as they are made; nothing here talks to the engine.
 
+import { foreignCheckpointOrigin } from '../../engine/start-policy';
 import type { BackendKind, RunHeader } from '../../engine/types';
-import { configFromUrlParams, isPresetName, resolveConfig, type PresetName, type RLConfig, type RLField } from '../../rl/config';
+import { configFromUrlParamsKeeping, resolveConfig, summarizeProblems, type PresetName, type RLConfig, type RLField } from '../../rl/config';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
 
@@ -28,14 +30,24 @@ export interface ConfigState {
   draft: Record<string, unknown>;
   check: DraftCheck;
   backend: BackendKind;
-  /** Why the link's config could not be used (the page then shows the defaults). */
+  /** What of the link's config could not be used (summarized: the first problems and a count of the rest). */
   urlError: string | null;
+  /** A link's checkpoint on another site, held back (not in the draft, never fetched) until confirmed. */
+  linkCheckpoint: { checkpoint: string; origin: string } | null;
   warmStarts: WarmStart[];
 }
 
 export interface ConfigActions {
-  /** Reads the config from a URL query (a shared link); a bad one leaves the defaults and a message. Opens ?lesson=<id>. */
-  initConfig(search: string): void;
+  /**
+   * Reads the config from a URL query (a shared link) on the page at `site` (its base URL): the good fields are
+   * used, the bad ones named in urlError; a checkpoint on another origin waits in linkCheckpoint.
+   */
+  initConfig(search: string, site?: string): void;
+  dismissUrlError(): void;
+  /** Uses the link's checkpoint from another site, as the person confirmed on the page. */
+  confirmLinkCheckpoint(): void;
+  /** Leaves the link's checkpoint from another site out for good. */
+  refuseLinkCheckpoint(): void;
   loadWarmStarts(): Promise<void>;
   setField(field: RLField, value: unknown): void;
   applyPreset(preset: PresetName | null): void;
@@ -50,6 +62,11 @@ export interface ConfigActions {
 
 export type ConfigSlice = ConfigState & ConfigActions;
 
+/** The page's base URL (its origin and path), or a placeholder outside a browser (tests pass their own). */
+function pageSite(): string {
+  return typeof location === 'undefined' ? 'http://localhost/' : new URL(import.meta.env.BASE_URL, location.origin).href;
+}
+
 const defaultDraft = (): Record<string, unknown> => ({ ...resolveConfig(LAB_DEFAULT.preset, LAB_DEFAULT.overrides) });
 
 /** A draft and its check, always set together. */
@@ -60,21 +77,43 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
   ...edited(defaultDraft()),
   backend: 'webgpu',
   urlError: null,
+  linkCheckpoint: null,
   warmStarts: [],
 
-  initConfig(search) {
+  initConfig(search, site = pageSite()) {
     const params = new URLSearchParams(search);
     const lesson = params.get('lesson');
     if (lesson !== null) get().openLesson(lesson);
     for (const p of PAGE_PARAMS) params.delete(p);
     if ([...params.keys()].length === 0) return;
-    try {
-      const config = configFromUrlParams(params);
-      const p = params.get('preset');
-      set({ ...edited({ ...config }), preset: p !== null && isPresetName(p) ? p : null, urlError: null });
-    } catch (e) {
-      set({ urlError: `The link's config could not be used, so the page shows the defaults instead. ${e instanceof Error ? e.message : String(e)}` });
+    const { config, preset, problems, dropped } = configFromUrlParamsKeeping(params);
+    const draft: Record<string, unknown> = { ...config };
+    let linkCheckpoint: ConfigState['linkCheckpoint'] = null;
+    const origin = config.checkpoint === null ? null : foreignCheckpointOrigin(config.checkpoint, site);
+    if (config.checkpoint !== null && origin !== null) {
+      // Held back: the worker fetches only what is in the draft, so nothing is read from that origin unless confirmed.
+      linkCheckpoint = { checkpoint: config.checkpoint, origin };
+      draft.checkpoint = resolveConfig(preset).checkpoint;
     }
+    const kept = dropped.length > 5 ? `${dropped.slice(0, 5).join(', ')} and ${dropped.length - 5} more` : dropped.join(', ');
+    const urlError = problems.length
+      ? `The link's config is used except for what is named below${dropped.length ? ` (${kept} stay at the preset's values)` : ''}.\n${summarizeProblems(problems)}`
+      : null;
+    set({ ...edited(draft), preset, urlError, linkCheckpoint });
+  },
+
+  dismissUrlError() {
+    set({ urlError: null });
+  },
+
+  confirmLinkCheckpoint() {
+    const held = get().linkCheckpoint;
+    if (!held) return;
+    set({ ...edited({ ...get().draft, checkpoint: held.checkpoint }), linkCheckpoint: null });
+  },
+
+  refuseLinkCheckpoint() {
+    set({ linkCheckpoint: null });
   },
 
   async loadWarmStarts() {
