@@ -3,10 +3,14 @@
 // config field is either written or commented, the value conversions are the trainers' units, and the prompts are
 // the task's own with answers its verifier accepts.
 
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIELD_NAMES, PRESET_NAMES, resolveConfig, type RLConfig } from '../rl/config';
 import { getTask } from '../tasks';
-import { EXPORT_TARGETS, exportExperiment, mappingRows, trlClassOf, type Export, type ExportTarget } from '.';
+import { EXPORT_TARGETS, bundleScript, exportExperiment, mappingRows, trlClassOf, type Export, type ExportTarget } from '.';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
 import verlFields from './fixtures/verl.json';
@@ -149,5 +153,14 @@ describe('exports', () => {
     const trl = exportExperiment('trl', c, { preset: 'grpo', model: 'org/some-model', maxRows: 20 });
     expect(trl.files.find((f) => f.path === 'data/train.jsonl')!.text).toBe(rows.map((r) => `${JSON.stringify({ prompt: r.prompt[0].content, answer: r.reward_model.ground_truth })}\n`).join(''));
     expect(trl.files.find((f) => f.path === 'train_trl.py')!.text).toContain('default="org/some-model"');
+  });
+
+  it('bundles every file of an export in one sh script that writes them back unchanged', () => {
+    const e = exportExperiment('openrlhf', resolveConfig('reinforce_pp', { task: 'countdown', steps: 2 }), { preset: 'reinforce_pp', model: 'm' });
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
+    const bundle = join(dir, 'bundle.sh');
+    writeFileSync(bundle, bundleScript(e));
+    execFileSync('sh', [bundle, join(dir, 'out')]);
+    for (const f of e.files) expect(readFileSync(join(dir, 'out', f.path), 'utf8'), f.path).toBe(f.text);
   });
 });

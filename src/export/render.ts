@@ -29,7 +29,8 @@ export interface Export {
 }
 
 export interface ExportOptions {
-  preset: PresetName;
+  /** The preset the config started from; null for a config edited away from every preset. */
+  preset: PresetName | null;
   /** The starting weights: a path to a Hugging Face format checkpoint, or a hub model name. */
   model: string;
   /** Prompts per split at most; the default writes the run's prompts (data.ts rowCounts). */
@@ -75,9 +76,9 @@ function rowComment(r: MappingRow): string {
   return `# ${r.field} = ${r.lab}${r.comment ? `: ${oneLine(r.comment)}` : ''}`;
 }
 
-function header(c: RLConfig, preset: PresetName, target: ExportTarget, how: string): string[] {
+function header(c: RLConfig, preset: PresetName | null, target: ExportTarget, how: string): string[] {
   return [
-    `RL Lab experiment: preset ${preset} (${PRESET_INFO[preset].label}), task ${c.task} at difficulty ${derive(c).difficulty}, ${c.steps} steps.`,
+    `RL Lab experiment: ${preset ? `preset ${preset} (${PRESET_INFO[preset].label})` : 'a custom config'}, task ${c.task} at difficulty ${derive(c).difficulty}, ${c.steps} steps.`,
     `Exported for ${TARGET_LABELS[target]}, written against ${TARGET_VERSIONS[target]}.`,
     how,
     'Every lab field appears below: as a setting, or as a comment saying what it became or that there is no equivalent.',
@@ -142,7 +143,7 @@ function openrlhfReward(c: RLConfig): string {
 // ---------------------------------------------------------------------------------------------------------
 // TRL
 
-function renderTrl(c: RLConfig, preset: PresetName, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
   const cls = trlClassOf(c);
   const trainer = cls.replace('Config', 'Trainer');
   const module = cls === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
@@ -208,7 +209,7 @@ function renderTrl(c: RLConfig, preset: PresetName, model: string, rows: Mapping
 // ---------------------------------------------------------------------------------------------------------
 // verl
 
-function renderVerl(c: RLConfig, preset: PresetName, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+function renderVerl(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
   const d = derive(c);
   const own: Setting[] = [
     { key: 'actor_rollout_ref.rollout.name', value: 'vllm' },
@@ -256,7 +257,7 @@ function renderVerl(c: RLConfig, preset: PresetName, model: string, rows: Mappin
 // ---------------------------------------------------------------------------------------------------------
 // OpenRLHF
 
-function renderOpenrlhf(c: RLConfig, preset: PresetName, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+function renderOpenrlhf(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
   const d = derive(c);
   const keys = ['--actor.model_name_or_path', ...(d.needsCritic ? ['--critic.model_name_or_path'] : []), '--data.prompt_dataset', '--data.input_key', '--data.label_key', '--reward.remote_url', '--ckpt.output_dir', ...(evalOn ? ['--eval.dataset'] : [])];
   const lines = [
@@ -304,7 +305,7 @@ export function mappingTable(target: ExportTarget, rows: readonly MappingRow[]):
   ].join('\n');
 }
 
-function readme(c: RLConfig, preset: PresetName, target: ExportTarget, rows: readonly MappingRow[], files: readonly string[]): string {
+function readme(c: RLConfig, preset: PresetName | null, target: ExportTarget, rows: readonly MappingRow[], files: readonly string[]): string {
   return [
     `# ${TARGET_LABELS[target]} export of an RL Lab experiment`,
     '',
@@ -352,4 +353,33 @@ export function exportExperiment(target: ExportTarget, c: RLConfig, options: Exp
   }
   files.push({ path: 'README.md', text: readme(c, options.preset, target, rows, [...files.map((f) => f.path)]) });
   return { target, entry: ENTRY[target], files, rows, keys };
+}
+
+/** The delimiter of the bundle's here-documents: no exported file has it on a line of its own. */
+const BUNDLE_EOF = 'RL_LAB_EXPORT_EOF';
+
+/**
+ * Every file of an export as one shell script that writes them into a folder (default: the trainer's name), for a
+ * single download from the page: `bash rl-lab-verl-export.sh [dir]`. Quoted here-documents, so nothing in the
+ * files is expanded.
+ */
+export function bundleScript(e: Export): string {
+  const lines = [
+    '#!/usr/bin/env sh',
+    `# Writes an RL Lab experiment exported for ${TARGET_LABELS[e.target]} into a folder: sh ${bundleName(e.target)} [dir]; then see README.md there.`,
+    'set -eu',
+    `DIR="\${1:-rl-lab-${e.target}}"`,
+    'mkdir -p "$DIR/data"',
+  ];
+  for (const f of e.files) {
+    if (f.text.split('\n').includes(BUNDLE_EOF)) throw new Error(`${f.path} has the bundle's delimiter on a line of its own`);
+    lines.push(`cat > "$DIR/${f.path}" <<'${BUNDLE_EOF}'`, f.text.endsWith('\n') ? f.text.slice(0, -1) : f.text, BUNDLE_EOF);
+  }
+  lines.push(`echo "wrote $DIR: ${e.files.map((f) => f.path).join(', ')}; run ${e.entry} there"`, '');
+  return lines.join('\n');
+}
+
+/** The file name of an export's bundle. */
+export function bundleName(target: ExportTarget): string {
+  return `rl-lab-${target}-export.sh`;
 }
