@@ -29,14 +29,14 @@ export function plainRow(item: TaskItem): { prompt: string; answer: string } {
   return { prompt: item.prompt, answer: item.answer };
 }
 
-/** verl's row layout (RLHFDataset): data_source, prompt as chat messages, reward_model.ground_truth. */
+/** verl's row layout (RLHFDataset): data_source, prompt as chat messages, reward_model.ground_truth; extra_info carries the prompt text for the reward function. */
 export function verlRow(c: RLConfig, item: TaskItem, split: Split, index: number) {
   return {
     data_source: `rl-lab/${c.task}`,
     prompt: [{ role: 'user', content: item.prompt }],
     ability: c.task,
     reward_model: { style: 'rule', ground_truth: item.answer },
-    extra_info: { split, index },
+    extra_info: { split, index, prompt: item.prompt },
   };
 }
 

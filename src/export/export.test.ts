@@ -163,4 +163,17 @@ describe('exports', () => {
     execFileSync('sh', [bundle, join(dir, 'out')]);
     for (const f of e.files) expect(readFileSync(join(dir, 'out', f.path), 'utf8'), f.path).toBe(f.text);
   });
+
+  it('puts the Python verifiers with the experiment\'s task, difficulty and weights in every reward function', () => {
+    const c = resolveConfig('grpo', { task: 'count', difficulty: 12, reward_weights: { accuracy: 0.7, format: 0.3 } });
+    const modules = { trl: 'train_trl.py', verl: 'reward_fn.py', openrlhf: 'reward_func.py' } as const;
+    for (const target of EXPORT_TARGETS) {
+      const text = exportExperiment(target, c, { preset: 'grpo', model: 'm', maxRows: 1 }).files.find((f) => f.path === modules[target])!.text;
+      expect(text).toContain('def verify(task, difficulty, prompt, completion):');
+      expect(text).toContain('TASK = "count"\nDIFFICULTY = 12\nWEIGHTS = {"accuracy":0.7,"format":0.3}');
+      expect(text).toMatch(/reward\(TASK, DIFFICULTY, /);
+    }
+    const row = JSON.parse(exportExperiment('verl', c, { preset: 'grpo', model: 'm', maxRows: 1 }).files.find((f) => f.path === 'data/train.jsonl')!.text);
+    expect(row.extra_info.prompt).toBe(row.prompt[0].content);
+  });
 });

@@ -5,6 +5,7 @@
 
 import { PRESET_INFO, derive, type PresetName, type RLConfig } from '../rl/config';
 import { exportItems, jsonl, plainRow, rowCounts, verlRow } from './data';
+import VERIFIERS_PY from './verifiers.py?raw';
 import { TARGET_LABELS, mappingRows, trlClassOf, type ExportTarget, type MappingRow, type Setting, type SettingValue } from './mapping';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
@@ -86,56 +87,65 @@ function header(c: RLConfig, preset: PresetName | null, target: ExportTarget, ho
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Reward modules. The lab's verifiers also score the format and accept every correct completion; this reward is
-// the exact match with the canonical answer the dataset carries.
+// Reward modules: the lab's verifiers in Python (verifiers.py, checked against src/tasks/ by
+// scripts/check-python-verifiers.ts), with the task, difficulty and reward weights of the experiment.
 
 function rewardDoc(c: RLConfig): string[] {
-  const w = Object.entries(derive(c).rewardWeights).map(([k, v]) => `${k} ${v}`).join(', ');
+  const d = derive(c);
+  const w = Object.entries(d.rewardWeights).map(([k, v]) => `${k} ${v}`).join(', ');
   return [
-    `Reward for the lab's task "${c.task}": 1 when the completion equals the canonical answer exactly, else 0.`,
-    `The lab's verifier (src/tasks/${c.task}) weighs its parts (${w}): a correct completion scores 1 there too,`,
-    'but a wrong, well-formed one earns the format weight there and 0 here, and a task with more than one correct',
-    'completion (countdown: any expression reaching the target) accepts others there.',
+    `Reward for the lab's task "${c.task}" at difficulty ${d.difficulty}: the lab's verifier (src/tasks/) ported to Python, the sum of`,
+    `its reward parts times their weights (${w}), as the lab computes it; the port agrees with the TypeScript verifier part by part`,
+    '(scripts/check-python-verifiers.ts). DAPO\'s overlong shaping is not in it: verl\'s DAPO reward manager and OpenRLHF\'s',
+    '--reward.overlong_buffer_len add it where the experiment turns it on.',
   ];
 }
 
-const EXACT_MATCH_PY = (name: string) => `def ${name}(completion: str, answer: str) -> float:
-    """1.0 when the completion is the canonical answer exactly (the lab compares characters, EOS removed)."""
-    return 1.0 if completion == answer else 0.0
-`;
+/** The verifiers and the experiment's constants, as the head of every reward module. */
+function rewardModule(c: RLConfig): string[] {
+  const d = derive(c);
+  return [
+    ...rewardDoc(c).map((l) => `# ${l}`),
+    '',
+    VERIFIERS_PY.trimEnd(),
+    '',
+    '',
+    '# The experiment.',
+    `TASK = ${JSON.stringify(c.task)}`,
+    `DIFFICULTY = ${d.difficulty}`,
+    `WEIGHTS = ${JSON.stringify(d.rewardWeights)}`,
+    '',
+  ];
+}
 
 function verlReward(c: RLConfig): string {
   return [
-    ...rewardDoc(c).map((l) => `# ${l}`),
-    '# verl calls compute_score(data_source, solution_str, ground_truth, extra_info) per response (custom_reward_function).',
+    ...rewardModule(c),
     '',
-    EXACT_MATCH_PY('exact_match'),
-    '',
+    '# verl calls compute_score(data_source, solution_str, ground_truth, extra_info) per response (custom_reward_function);',
+    '# the prompt the verifier parses is in extra_info (data/*.jsonl), the canonical answer in ground_truth.',
     'def compute_score(data_source, solution_str, ground_truth, extra_info=None):',
-    '    return exact_match(solution_str, ground_truth)',
+    '    return reward(TASK, DIFFICULTY, extra_info["prompt"], solution_str, WEIGHTS)',
     '',
   ].join('\n');
 }
 
 function openrlhfReward(c: RLConfig): string {
   return [
-    ...rewardDoc(c).map((l) => `# ${l}`),
+    ...rewardModule(c),
+    '',
     '# OpenRLHF loads reward_func(queries, prompts, labels) from a .py file given as --reward.remote_url; a query is',
     '# the prompt and the response decoded with special tokens, so the response is what follows the prompt, less',
     '# trailing special tokens.',
-    'import re',
-    '',
     'import torch',
-    '',
-    EXACT_MATCH_PY('exact_match'),
     '',
     "TRAILING_SPECIAL = re.compile(r'(?:<\\|[^|]*\\|>|</s>)+\\s*$')",
     '',
     '',
     'def reward_func(queries, prompts, labels):',
     "    responses = [TRAILING_SPECIAL.sub('', q[len(p):]) for q, p in zip(queries, prompts)]",
-    '    scores = torch.tensor([exact_match(r, a) for r, a in zip(responses, labels)])',
-    "    return {'rewards': scores, 'scores': scores, 'extra_logs': {'accuracy': scores}}",
+    '    scores = torch.tensor([reward(TASK, DIFFICULTY, p, r, WEIGHTS) for p, r in zip(prompts, responses)])',
+    "    return {'rewards': scores, 'scores': scores, 'extra_logs': {}}",
     '',
   ].join('\n');
 }
@@ -155,11 +165,11 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
     'from datasets import load_dataset',
     `from ${module} import ${cls}, ${trainer}`,
     '',
-    ...rewardDoc(c).map((l) => `# ${l}`),
-    EXACT_MATCH_PY('exact_match'),
+    ...rewardModule(c),
     '',
-    'def accuracy(completions, answer, **kwargs):',
-    '    return [exact_match(c, a) for c, a in zip(completions, answer)]',
+    '# TRL passes the prompts and completions (plain text: the prompts are not chat messages) to each reward function.',
+    'def lab_reward(prompts, completions, **kwargs):',
+    '    return [reward(TASK, DIFFICULTY, p, c, WEIGHTS) for p, c in zip(prompts, completions)]',
     '',
     '',
     'parser = argparse.ArgumentParser()',
@@ -172,7 +182,7 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
     `config = ${cls}(`,
     '    output_dir="out",',
     '    report_to="none",',
-    ...(cls === 'GRPOConfig' ? ['    reward_weights=[1.0],  # one reward function: accuracy (the weights of the lab are in its docstring above)'] : []),
+    ...(cls === 'GRPOConfig' ? ['    reward_weights=[1.0],  # one reward function, lab_reward; it applies the weights of the lab (WEIGHTS)'] : []),
   ];
   for (const r of rows) {
     lines.push(`    ${rowComment(r)}`);
@@ -185,7 +195,7 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
   if (cls === 'PPOConfig') {
     lines.push(
       "# TRL's PPOTrainer scores completions with a reward model (reward_model_path), not a function, and trains a",
-      '# value model beside the policy; the lab scores with its verifier. Train a reward model on the accuracy above,',
+      '# value model beside the policy; the lab scores with its verifier. Train a reward model on lab_reward above,',
       '# or export this experiment to verl or OpenRLHF, which take a reward function with a critic.',
       'raise SystemExit("PPOConfig is written above; TRL PPO needs a reward model where the lab uses a verifier (see the comment)")',
       '',
@@ -194,7 +204,7 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
     lines.push(
       `trainer = ${trainer}(`,
       '    model=args.model,',
-      '    reward_funcs=[accuracy],',
+      '    reward_funcs=[lab_reward],',
       '    args=config,',
       '    train_dataset=train,',
       ...(evalOn ? ['    eval_dataset=heldout,'] : []),
