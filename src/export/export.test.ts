@@ -55,6 +55,9 @@ const cases: [string, RLConfig][] = [
   ...PRESET_NAMES.map((p) => [p, resolveConfig(p, {})] as [string, RLConfig]),
   ['grpo with every optional knob', resolveConfig('grpo', EVERYTHING_ON)],
   ['ppo with every optional knob', resolveConfig('ppo', { ...EVERYTHING_ON, clip_cov_ratio: 0, kl_cov_ratio: 0.1 })],
+  ['grpo with the other objectives and estimators', resolveConfig('grpo', { loss_type: 'gmpo', kl_estimator: 'exact', scale_rewards: 'batch', lr_schedule: 'linear', adv_estimator: 'opo' })],
+  ['grpo with sapo', resolveConfig('grpo', { loss_type: 'sapo', adv_estimator: 'reinforce_pp_baseline', kl_estimator: 'k2', max_grad_norm: 0, cliprange_value: null })],
+  ['reinforce with several updates per batch', resolveConfig('reinforce', { num_iterations: 2, num_minibatches: 2, scale_rewards: 'none', beta: 0.01, reinforce_baseline_momentum: 0.9 })],
 ];
 
 describe('exports', () => {
@@ -123,6 +126,8 @@ describe('exports', () => {
     expect(setting('openrlhf', ppo, '--actor.lr_warmup_ratio')).toBe(40 / 800);
     expect(setting('trl', resolveConfig('grpo', { num_minibatches: 4, num_iterations: 2, steps: 100 }), 'max_steps')).toBe(800);
     expect(setting('verl', resolveConfig('grpo', { top_k: 0 }), 'actor_rollout_ref.rollout.top_k')).toBe(-1);
+    expect(setting('trl', resolveConfig('grpo', { warmup_steps: 10 }), 'lr_scheduler_type')).toBe('constant_with_warmup');
+    expect(setting('trl', resolveConfig('grpo', {}), 'lr_scheduler_type')).toBe('constant');
   });
 
   it('comments a knob with no equivalent, saying what the lab does', () => {

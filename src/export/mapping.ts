@@ -117,6 +117,10 @@ const TRL: Partial<Record<RLField, Conversion>> = {
   ref_model_sync_steps: ({ c, trlClass }) => (trlClass === 'PPOConfig' ? none(`PPOConfig keeps its reference fixed; the lab resets it every ${c.ref_model_sync_steps} steps (0: never)`) : c.ref_model_sync_steps === 0 ? none('the lab never resets the reference (0); TRL sync_ref_model stays off') : { settings: [{ key: 'sync_ref_model', value: true }, { key: 'ref_model_mixup_alpha', value: 1 }, { key: 'ref_model_sync_steps', value: c.ref_model_sync_steps }], comment: 'mixup alpha 1: the reference becomes the current policy, as in the lab' }),
   entropy_target: ({ c, trlClass }) => (trlClass !== 'GRPOConfig' ? none(`${trlClass} has no adaptive entropy; the lab: ${c.entropy_target === null ? 'alpha stays fixed' : `moves alpha toward a mean entropy of ${c.entropy_target}`}`) : c.entropy_target === null ? none('null in the lab: alpha stays fixed (TRL use_adaptive_entropy stays off)') : { settings: [{ key: 'use_adaptive_entropy', value: true }, { key: 'entropy_target', value: c.entropy_target }], comment: null }),
   warmup_steps: ({ c }) => set('warmup_steps', c.warmup_steps, 'optimizer steps, as in the lab'),
+  lr_schedule: ({ c }) =>
+    c.lr_schedule === 'constant' && c.warmup_steps > 0
+      ? set('lr_scheduler_type', 'constant_with_warmup', "transformers' constant schedule ignores warmup; the lab warms up, then holds")
+      : set('lr_scheduler_type', c.lr_schedule),
   scale_rewards: ({ c, trlClass }) => (trlClass === 'PPOConfig' ? none(`PPOConfig whitens GAE advantages itself; the lab's scale_rewards (${c.scale_rewards}) applies to group estimators`) : trlClass === 'RLOOConfig' ? set('normalize_advantages', c.scale_rewards !== 'none', 'RLOOConfig only normalizes over the batch (on) or not (off)') : set('scale_rewards', c.scale_rewards)),
 };
 
