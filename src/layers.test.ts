@@ -1,5 +1,5 @@
 // The layer rule of README.md and docs/architecture.md, read from the imports of every file under src/:
-//   entry points (main.tsx, cli) -> ui -> store -> worker -> bench -> engine -> rl -> tasks -> model -> kernels
+//   entry points (main.tsx, cli) -> ui -> store -> worker -> bench -> engine -> export -> rl -> tasks -> model -> kernels
 //   -> reference -> gpu -> schema
 // A module imports only from its own layer or lower ones; the UI imports values only from the store (types from
 // anywhere); React, zustand and recharts stay above the worker; the `webgpu` package stays in src/gpu.
@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = dirname(fileURLToPath(import.meta.url));
 
 /** Layers from the top; a layer may import from itself and the layers after it. */
-const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'schema'] as const;
+const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'export', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'schema'] as const;
 type Layer = (typeof ORDER)[number];
 
 /** Packages only some layers may import. */

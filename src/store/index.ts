@@ -69,3 +69,4 @@ export type { Notice, NoticesSlice } from './slices/notices';
 export type { RunsSlice } from './slices/runs';
 export { LESSON_PROGRESS_KEY, NO_PROGRESS, type LessonPhase, type LessonProgress, type LessonSession, type LessonsSlice } from './slices/lessons';
 export { LESSONS, LESSON_DEFAULT_SEED, lessonById, narrationNumber, type Lesson, type LessonVerdict } from '../lessons';
+export type { Export, ExportFile, ExportTarget, MappingRow, Setting } from '../export';

@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 
-function save(name: string, mime: string, data: string | Uint8Array): void {
+/** Saves one file as a browser download (also the "Run elsewhere" panel's). */
+export function save(name: string, mime: string, data: string | Uint8Array): void {
   const blob = new Blob([typeof data === 'string' ? data : (data as Uint8Array<ArrayBuffer>)], { type: mime });
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');

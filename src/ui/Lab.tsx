@@ -10,6 +10,7 @@ import { LessonsPanel } from './LessonsPanel';
 import { Notices } from './Notices';
 import { PageHeader } from './PageHeader';
 import { RunControls } from './RunControls';
+import { RunElsewherePanel } from './RunElsewherePanel';
 import { RunsPanel } from './RunsPanel';
 
 export function Lab() {
@@ -38,6 +39,7 @@ export function Lab() {
           <PanelBoundary name="runs">
             <RunsPanel />
           </PanelBoundary>
+          <RunElsewherePanel />
           <Downloads />
         </main>
       </div>

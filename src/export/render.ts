@@ -1,0 +1,395 @@
+// Renders an experiment (an RL config, its preset and a model) as the files another trainer runs: a TRL Python
+// script, a verl `main_ppo` launch script with its reward module, an OpenRLHF `train_ppo_ray` launch script with
+// its reward module, the prompts as JSONL, and a README with the mapping table. Pure text generation over the
+// mapping rows (mapping.ts); no file system, so the page and the CLI share it.
+
+import { PRESET_INFO, derive, type PresetName, type RLConfig } from '../rl/config';
+import { exportItems, jsonl, plainRow, rowCounts, verlRow } from './data';
+import VERIFIERS_PY from './verifiers.py?raw';
+import { TARGET_LABELS, mappingRows, trlClassOf, type ExportTarget, type MappingRow, type Setting, type SettingValue } from './mapping';
+import openrlhfFields from './fixtures/openrlhf.json';
+import trlFields from './fixtures/trl.json';
+import verlFields from './fixtures/verl.json';
+
+/** One file of an export: its path inside the export folder and its text. */
+export interface ExportFile {
+  path: string;
+  text: string;
+}
+
+/** An experiment exported for one trainer. */
+export interface Export {
+  target: ExportTarget;
+  /** The file to run (a path among `files`). */
+  entry: string;
+  files: ExportFile[];
+  /** Every field of the config and what it became. */
+  rows: MappingRow[];
+  /** Every key the export writes in the trainer's config or command line, the mapped ones and the run's own. */
+  keys: string[];
+}
+
+export interface ExportOptions {
+  /** The preset the config started from; null for a config edited away from every preset. */
+  preset: PresetName | null;
+  /** The starting weights: a path to a Hugging Face format checkpoint, or a hub model name. */
+  model: string;
+  /** Prompts per split at most; the default writes the run's prompts (data.ts rowCounts). */
+  maxRows?: number;
+}
+
+/** The folder (relative to the export) a run's model defaults to when no model is named: the lab's checkpoint in Hugging Face format. */
+export const DEFAULT_MODEL_PATH = 'checkpoint';
+
+/** The version of each trainer the export was written against (the fixtures' source). */
+export const TARGET_VERSIONS: Readonly<Record<ExportTarget, string>> = {
+  trl: `${trlFields.repo} @ ${trlFields.commit.slice(0, 7)} (${trlFields.version})`,
+  verl: `${verlFields.repo} @ ${verlFields.commit.slice(0, 7)} (${verlFields.version})`,
+  openrlhf: `${openrlhfFields.repo} ${openrlhfFields.version} @ ${openrlhfFields.commit.slice(0, 7)}`,
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Value syntax of each target.
+
+function pyValue(v: SettingValue): string {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return String(v);
+  return `[${v.map(String).join(', ')}]`;
+}
+
+function hydraValue(v: SettingValue): string {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number' || typeof v === 'string') return String(v);
+  return `[${v.map(String).join(',')}]`;
+}
+
+function shellWords(s: Setting): string {
+  if (s.value === true) return s.key;
+  if (Array.isArray(s.value)) return `${s.key} ${s.value.map(String).join(' ')}`;
+  return `${s.key} ${String(s.value)}`;
+}
+
+/** A comment's text on one line (comments are written as `# ...`). */
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+function rowComment(r: MappingRow): string {
+  return `# ${r.field} = ${r.lab}${r.comment ? `: ${oneLine(r.comment)}` : ''}`;
+}
+
+function header(c: RLConfig, preset: PresetName | null, target: ExportTarget, how: string): string[] {
+  return [
+    `RL Lab experiment: ${preset ? `preset ${preset} (${PRESET_INFO[preset].label})` : 'a custom config'}, task ${c.task} at difficulty ${derive(c).difficulty}, ${c.steps} steps.`,
+    `Exported for ${TARGET_LABELS[target]}, written against ${TARGET_VERSIONS[target]}.`,
+    how,
+    'Every lab field appears below: as a setting, or as a comment saying what it became or that there is no equivalent.',
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reward modules: the lab's verifiers in Python (verifiers.py, checked against src/tasks/ by
+// scripts/check-python-verifiers.ts), with the task, difficulty and reward weights of the experiment.
+
+function rewardDoc(c: RLConfig): string[] {
+  const d = derive(c);
+  const w = Object.entries(d.rewardWeights).map(([k, v]) => `${k} ${v}`).join(', ');
+  return [
+    `Reward for the lab's task "${c.task}" at difficulty ${d.difficulty}: the lab's verifier (src/tasks/) ported to Python, the sum of`,
+    `its reward parts times their weights (${w}), as the lab computes it; the port agrees with the TypeScript verifier part by part`,
+    '(scripts/check-python-verifiers.ts). DAPO\'s overlong shaping is not in it: verl\'s DAPO reward manager and OpenRLHF\'s',
+    '--reward.overlong_buffer_len add it where the experiment turns it on.',
+  ];
+}
+
+/** The verifiers and the experiment's constants, as the head of every reward module. */
+function rewardModule(c: RLConfig): string[] {
+  const d = derive(c);
+  return [
+    ...rewardDoc(c).map((l) => `# ${l}`),
+    '',
+    VERIFIERS_PY.trimEnd(),
+    '',
+    '',
+    '# The experiment.',
+    `TASK = ${JSON.stringify(c.task)}`,
+    `DIFFICULTY = ${d.difficulty}`,
+    `WEIGHTS = ${JSON.stringify(d.rewardWeights)}`,
+    '',
+  ];
+}
+
+function verlReward(c: RLConfig): string {
+  return [
+    ...rewardModule(c),
+    '',
+    '# verl calls compute_score(data_source, solution_str, ground_truth, extra_info) per response (custom_reward_function);',
+    '# the prompt the verifier parses is in extra_info (data/*.jsonl), the canonical answer in ground_truth.',
+    'def compute_score(data_source, solution_str, ground_truth, extra_info=None):',
+    '    return reward(TASK, DIFFICULTY, extra_info["prompt"], solution_str, WEIGHTS)',
+    '',
+  ].join('\n');
+}
+
+function openrlhfReward(c: RLConfig): string {
+  return [
+    ...rewardModule(c),
+    '',
+    '# OpenRLHF loads reward_func(queries, prompts, labels) from a .py file given as --reward.remote_url; a query is',
+    '# the prompt and the response decoded with special tokens, so the response is what follows the prompt, less',
+    '# trailing special tokens.',
+    'import torch',
+    '',
+    "TRAILING_SPECIAL = re.compile(r'(?:<\\|[^|]*\\|>|</s>)+\\s*$')",
+    '',
+    '',
+    'def reward_func(queries, prompts, labels):',
+    "    responses = [TRAILING_SPECIAL.sub('', q[len(p):]) for q, p in zip(queries, prompts)]",
+    '    scores = torch.tensor([reward(TASK, DIFFICULTY, p, r, WEIGHTS) for p, r in zip(prompts, responses)])',
+    "    return {'rewards': scores, 'scores': scores, 'extra_logs': {}}",
+    '',
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// TRL
+
+function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+  const cls = trlClassOf(c);
+  const trainer = cls.replace('Config', 'Trainer');
+  const module = cls === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
+  const keys = ['output_dir', 'report_to', ...(cls === 'GRPOConfig' ? ['reward_weights'] : [])];
+  const lines: string[] = [
+    ...header(c, preset, 'trl', 'Run: python train_trl.py [--model PATH_OR_HUB_NAME] (the data/ folder beside it holds the prompts).').map((l) => `# ${l}`),
+    'import argparse',
+    '',
+    'from datasets import load_dataset',
+    `from ${module} import ${cls}, ${trainer}`,
+    '',
+    ...rewardModule(c),
+    '',
+    '# TRL passes the prompts and completions (plain text: the prompts are not chat messages) to each reward function.',
+    'def lab_reward(prompts, completions, **kwargs):',
+    '    return [reward(TASK, DIFFICULTY, p, c, WEIGHTS) for p, c in zip(prompts, completions)]',
+    '',
+    '',
+    'parser = argparse.ArgumentParser()',
+    `parser.add_argument("--model", default=${JSON.stringify(model)}, help="a Hugging Face format checkpoint folder or a hub model name")`,
+    'args = parser.parse_args()',
+    '',
+    `train = load_dataset("json", data_files="data/train.jsonl", split="train")`,
+    ...(evalOn ? [`heldout = load_dataset("json", data_files="data/heldout.jsonl", split="train")`] : []),
+    '',
+    `config = ${cls}(`,
+    '    output_dir="out",',
+    '    report_to="none",',
+    ...(cls === 'GRPOConfig' ? ['    reward_weights=[1.0],  # one reward function, lab_reward; it applies the weights of the lab (WEIGHTS)'] : []),
+  ];
+  for (const r of rows) {
+    lines.push(`    ${rowComment(r)}`);
+    for (const s of r.settings) {
+      lines.push(`    ${s.key}=${pyValue(s.value)},`);
+      keys.push(s.key);
+    }
+  }
+  lines.push(')', '');
+  if (cls === 'PPOConfig') {
+    lines.push(
+      "# TRL's PPOTrainer scores completions with a reward model (reward_model_path), not a function, and trains a",
+      '# value model beside the policy; the lab scores with its verifier. Train a reward model on lab_reward above,',
+      '# or export this experiment to verl or OpenRLHF, which take a reward function with a critic.',
+      'raise SystemExit("PPOConfig is written above; TRL PPO needs a reward model where the lab uses a verifier (see the comment)")',
+      '',
+    );
+  } else {
+    lines.push(
+      `trainer = ${trainer}(`,
+      '    model=args.model,',
+      '    reward_funcs=[lab_reward],',
+      '    args=config,',
+      '    train_dataset=train,',
+      ...(evalOn ? ['    eval_dataset=heldout,'] : []),
+      ')',
+      'trainer.train()',
+      '',
+    );
+  }
+  return { text: lines.join('\n'), keys };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// verl
+
+function renderVerl(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+  const d = derive(c);
+  const own: Setting[] = [
+    { key: 'actor_rollout_ref.rollout.name', value: 'vllm' },
+    { key: 'data.max_prompt_length', value: d.maxPromptTokens },
+    { key: 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', value: 1 },
+    { key: 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', value: 1 },
+    { key: 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', value: 1 },
+    ...(d.needsCritic ? [{ key: 'critic.ppo_micro_batch_size_per_gpu', value: 1 }] : []),
+    { key: 'custom_reward_function.name', value: 'compute_score' },
+    { key: 'trainer.logger', value: 'console' },
+  ];
+  const keys = ['data.train_files', 'data.val_files', 'actor_rollout_ref.model.path', ...(d.needsCritic ? ['critic.model.path'] : []), 'custom_reward_function.path', 'trainer.n_gpus_per_node', 'trainer.nnodes', ...own.map((s) => s.key)];
+  const word = (s: Setting) => `  '${s.added ? '+' : ''}${s.key}=${hydraValue(s.value)}'`;
+  const lines = [
+    '#!/usr/bin/env bash',
+    ...header(c, preset, 'verl', 'Run: MODEL=<checkpoint folder or hub name> GPUS=<n> bash run_verl.sh [more key=value overrides].').map((l) => `# ${l}`),
+    "# verl's dataset reads parquet: the first step converts data/*.jsonl (verl's row layout) with pandas.",
+    'set -euo pipefail',
+    'HERE="$(cd "$(dirname "$0")" && pwd)"',
+    `MODEL="\${MODEL:-${model}}"`,
+    'GPUS="${GPUS:-1}"',
+    `python3 -c 'import pandas as pd, sys; [pd.read_json(f"{sys.argv[1]}/data/{s}.jsonl", lines=True).to_parquet(f"{sys.argv[1]}/data/{s}.parquet") for s in ("train", "heldout")]' "$HERE"`,
+    'ARGS=(',
+    '  "data.train_files=$HERE/data/train.parquet"',
+    '  "data.val_files=$HERE/data/heldout.parquet"',
+    '  "actor_rollout_ref.model.path=$MODEL"',
+    ...(d.needsCritic ? ['  "critic.model.path=$MODEL"'] : []),
+    '  "custom_reward_function.path=$HERE/reward_fn.py"',
+    '  "trainer.n_gpus_per_node=$GPUS"',
+    "  'trainer.nnodes=1'",
+    ...own.map(word),
+  ];
+  if (!evalOn) lines.push("  # the lab never evaluates: data.val_files still names the held-out file (verl needs one); trainer.test_freq is -1");
+  for (const r of rows) {
+    lines.push(`  ${rowComment(r)}`);
+    for (const s of r.settings) {
+      lines.push(word(s));
+      keys.push(s.key);
+    }
+  }
+  lines.push(')', 'python3 -m verl.trainer.main_ppo "${ARGS[@]}" "$@"', '');
+  return { text: lines.join('\n'), keys };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// OpenRLHF
+
+function renderOpenrlhf(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+  const d = derive(c);
+  const keys = ['--actor.model_name_or_path', ...(d.needsCritic ? ['--critic.model_name_or_path'] : []), '--data.prompt_dataset', '--data.input_key', '--data.label_key', '--reward.remote_url', '--ckpt.output_dir', ...(evalOn ? ['--eval.dataset'] : [])];
+  const lines = [
+    '#!/usr/bin/env bash',
+    ...header(c, preset, 'openrlhf', 'Run on a Ray cluster: MODEL=<checkpoint folder or hub name> bash run_openrlhf.sh [more flags].').map((l) => `# ${l}`),
+    'set -euo pipefail',
+    'HERE="$(cd "$(dirname "$0")" && pwd)"',
+    `MODEL="\${MODEL:-${model}}"`,
+    'ARGS=(',
+    '  --actor.model_name_or_path "$MODEL"',
+    ...(d.needsCritic ? ['  --critic.model_name_or_path "$MODEL"'] : []),
+    '  --data.prompt_dataset "$HERE/data/train.jsonl"',
+    '  --data.input_key prompt',
+    '  --data.label_key answer',
+    '  --reward.remote_url "$HERE/reward_func.py"',
+    '  --ckpt.output_dir "$HERE/out"',
+    ...(evalOn ? ['  --eval.dataset "$HERE/data/heldout.jsonl"'] : []),
+  ];
+  for (const r of rows) {
+    lines.push(`  ${rowComment(r)}`);
+    for (const s of r.settings) {
+      lines.push(`  ${shellWords(s)}`);
+      keys.push(s.key);
+    }
+  }
+  lines.push(')', 'python3 -m openrlhf.cli.train_ppo_ray "${ARGS[@]}" "$@"', '');
+  return { text: lines.join('\n'), keys };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+const ENTRY: Readonly<Record<ExportTarget, string>> = { trl: 'train_trl.py', verl: 'run_verl.sh', openrlhf: 'run_openrlhf.sh' };
+
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+}
+
+/** The mapping table of one export as Markdown: lab field, lab value, the trainer's settings, the comment. */
+export function mappingTable(target: ExportTarget, rows: readonly MappingRow[]): string {
+  const settingText = (s: Setting) => `\`${s.added ? '+' : ''}${s.key}=${hydraValue(s.value)}\``;
+  return [
+    `| lab field | lab value | ${TARGET_LABELS[target]} | note |`,
+    '|---|---|---|---|',
+    ...rows.map((r) => `| \`${r.field}\` | \`${cell(r.lab)}\` | ${r.settings.length ? r.settings.map(settingText).join(' ') : 'none'} | ${cell(r.comment ?? '')} |`),
+  ].join('\n');
+}
+
+function readme(c: RLConfig, preset: PresetName | null, target: ExportTarget, rows: readonly MappingRow[], files: readonly string[]): string {
+  return [
+    `# ${TARGET_LABELS[target]} export of an RL Lab experiment`,
+    '',
+    ...header(c, preset, target, `Entry: \`${ENTRY[target]}\`.`),
+    '',
+    '## Files',
+    '',
+    ...files.map((f) => `- \`${f}\``),
+    '',
+    '## The model',
+    '',
+    `The model is a parameter. By default the run starts from \`${DEFAULT_MODEL_PATH}/\` beside this file: put the lab's checkpoint there in Hugging Face format (the Llama layout the lab writes), or name a hub model instead.`,
+    'Token counts (max_completion_length and its relatives) were the lab\'s characters; a real tokenizer spends fewer tokens per character, so they are upper bounds there.',
+    '',
+    '## Reward',
+    '',
+    ...rewardDoc(c),
+    '',
+    '## Mapping',
+    '',
+    mappingTable(target, rows),
+    '',
+  ].join('\n');
+}
+
+/** An experiment as the files one trainer runs (every field mapped or commented), with the keys it writes. */
+export function exportExperiment(target: ExportTarget, c: RLConfig, options: ExportOptions): Export {
+  const rows = mappingRows(target, c);
+  const counts = rowCounts(c);
+  const cap = (n: number) => Math.min(n, options.maxRows ?? n);
+  const evalOn = c.eval_every > 0 && c.eval_items > 0;
+  const train = exportItems(c, 'train', cap(counts.train));
+  const heldout = exportItems(c, 'heldout', cap(Math.max(counts.heldout, 1)));
+  const render = { trl: renderTrl, verl: renderVerl, openrlhf: renderOpenrlhf }[target];
+  const { text, keys } = render(c, options.preset, options.model, rows, evalOn);
+  const files: ExportFile[] = [{ path: ENTRY[target], text }];
+  if (target === 'verl') {
+    files.push({ path: 'reward_fn.py', text: verlReward(c) });
+    files.push({ path: 'data/train.jsonl', text: jsonl(train.map((it, i) => verlRow(c, it, 'train', i))) });
+    files.push({ path: 'data/heldout.jsonl', text: jsonl(heldout.map((it, i) => verlRow(c, it, 'heldout', i))) });
+  } else {
+    if (target === 'openrlhf') files.push({ path: 'reward_func.py', text: openrlhfReward(c) });
+    files.push({ path: 'data/train.jsonl', text: jsonl(train.map(plainRow)) });
+    files.push({ path: 'data/heldout.jsonl', text: jsonl(heldout.map(plainRow)) });
+  }
+  files.push({ path: 'README.md', text: readme(c, options.preset, target, rows, [...files.map((f) => f.path)]) });
+  return { target, entry: ENTRY[target], files, rows, keys };
+}
+
+/** The delimiter of the bundle's here-documents: no exported file has it on a line of its own. */
+const BUNDLE_EOF = 'RL_LAB_EXPORT_EOF';
+
+/**
+ * Every file of an export as one shell script that writes them into a folder (default: the trainer's name), for a
+ * single download from the page: `bash rl-lab-verl-export.sh [dir]`. Quoted here-documents, so nothing in the
+ * files is expanded.
+ */
+export function bundleScript(e: Export): string {
+  const lines = [
+    '#!/usr/bin/env sh',
+    `# Writes an RL Lab experiment exported for ${TARGET_LABELS[e.target]} into a folder: sh ${bundleName(e.target)} [dir]; then see README.md there.`,
+    'set -eu',
+    `DIR="\${1:-rl-lab-${e.target}}"`,
+    'mkdir -p "$DIR/data"',
+  ];
+  for (const f of e.files) {
+    if (f.text.split('\n').includes(BUNDLE_EOF)) throw new Error(`${f.path} has the bundle's delimiter on a line of its own`);
+    lines.push(`cat > "$DIR/${f.path}" <<'${BUNDLE_EOF}'`, f.text.endsWith('\n') ? f.text.slice(0, -1) : f.text, BUNDLE_EOF);
+  }
+  lines.push(`echo "wrote $DIR: ${e.files.map((f) => f.path).join(', ')}; run ${e.entry} there"`, '');
+  return lines.join('\n');
+}
+
+/** The file name of an export's bundle. */
+export function bundleName(target: ExportTarget): string {
+  return `rl-lab-${target}-export.sh`;
+}
