@@ -71,6 +71,23 @@ describe('run export formats', () => {
     expect(back.header.config).toEqual(config);
   });
 
+  it('metrics CSV carries the evaluations as comment lines after the rows; files without them still import', () => {
+    const text = metricsToCsv(header, rows, evals);
+    const lines = text.trimEnd().split('\n');
+    // One `# eval` line per evaluation, last, so pandas (comment='#') reads the same table as before.
+    expect(lines.slice(-1)[0]).toBe('# eval {"type":"eval","step":2,"items":4,"accuracy":0.5,"reward":0.6,"pass_at_k":[0.5,0.75,null]}');
+    expect(lines.filter((l) => l.startsWith('#'))).toHaveLength(2);
+    const back = parseRunFile('e.csv', text);
+    expect(back.rows).toEqual(rowsBack);
+    expect(back.evals).toEqual(evals);
+    // The same run as its JSONL export gives, but for the file it came from.
+    expect({ ...back, header: { ...back.header, importedFrom: 'e.jsonl' } }).toEqual(parseRunFile('e.jsonl', metricsToJsonl(header, rows, evals)));
+    // A CSV written before the eval lines (none at the end) imports with no evaluations.
+    expect(parseRunFile('old.csv', metricsToCsv(header, rows)).evals).toEqual([]);
+    expect(() => parseRunFile('f.csv', text.replace('"pass_at_k":[', '"pass_at_k":{'))).toThrow(/^f\.csv: line 6: the evaluation is not valid JSON/);
+    expect(() => parseRunFile('g.csv', text.replace('"pass_at_k":[0.5,0.75,null]', '"pass_at_k":3'))).toThrow(/^g\.csv: line 6: pass_at_k must be an array of numbers/);
+  });
+
   it('keeps the update index a row carries, and fills it in by rollout step where a row has none', () => {
     const recorded: MetricRow[] = [
       { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, update: 0, updates: 3, metrics: { reward: 1 } },

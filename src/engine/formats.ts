@@ -1,7 +1,9 @@
 // Export and import formats of a run, readable by the Python world: metrics as CSV (pandas:
 // `read_csv(path, comment='#')`, columns in the metric catalog's order) and JSONL, sampled rollouts as JSONL with
 // every token plane. The first line of each file describes the run (config, preset, ...), so an exported file
-// imports back as the same run; files written before a metric was renamed import under its current name.
+// imports back as the same run; files written before a metric was renamed import under its current name. The CSV
+// carries the evaluations as `# eval {...}` comment lines after the rows (pandas skips them; this reader reads them).
+// Other trainers' logs (TRL, verl, OpenRLHF) are read by foreign-logs.ts, not here.
 // Parsing never throws anything but RunFileError, whose message names the file, the line and what was wrong.
 // Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
 
@@ -9,7 +11,7 @@ import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
 import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
-import type { MetricRow, RunData, RunHeader, RunStatus } from './types';
+import type { ForeignTrainer, MetricRow, RunData, RunHeader, RunOrigin, RunStatus } from './types';
 import { maxOf } from '../schema/extremes';
 import { clipText, quote } from '../schema/fields';
 
@@ -43,7 +45,11 @@ interface HeaderJson {
   elapsed_ms: number;
   adapter: string;
   config: RLConfig;
+  /** Runs imported from another trainer's log (absent otherwise). */
+  origin?: RunOrigin;
 }
+
+const FOREIGN_TRAINERS: readonly ForeignTrainer[] = ['trl', 'verl', 'openrlhf'];
 
 function headerJson(h: RunHeader): HeaderJson {
   return {
@@ -60,6 +66,7 @@ function headerJson(h: RunHeader): HeaderJson {
     elapsed_ms: h.elapsedMs,
     adapter: h.adapter,
     config: h.config,
+    ...(h.origin ? { origin: h.origin } : {}),
   };
 }
 
@@ -127,13 +134,25 @@ function csvNumber(v: number | undefined): string {
 const CSV_INDEX = ['step', 'optimizer_step', 'epoch', 'minibatch'] as const;
 const CSV_UPDATE = ['update', 'updates'] as const;
 
-/** Metrics as CSV: a `# rl-lab-run {...}` comment line, a header row, one row per optimizer step. */
-export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[]): string {
+/** The prefix of the CSV's evaluation lines: a comment to pandas (`comment='#'`) and to readers older than them. */
+const CSV_EVAL = '# eval ';
+
+/** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
+function evalJson(e: EvalRecord) {
+  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) };
+}
+
+/**
+ * Metrics as CSV: a `# rl-lab-run {...}` comment line, a header row, one row per optimizer step, then one
+ * `# eval {...}` line per evaluation (the JSONL's eval line), so a run imported from its CSV keeps its pass@k curve.
+ */
+export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[], evals: readonly EvalRecord[] = []): string {
   const names = metricNames(rows);
   const lines = [`# ${FORMAT} ${JSON.stringify(headerJson(header))}`, [...CSV_INDEX, ...CSV_UPDATE, ...names].map(csvCell).join(',')];
   for (const r of withUpdateIndex(rows)) {
     lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch, r.update, r.updates].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
   }
+  for (const e of evals) lines.push(CSV_EVAL + JSON.stringify(evalJson(e)));
   return lines.join('\n') + '\n';
 }
 
@@ -145,9 +164,7 @@ export function metricsToJsonl(header: RunHeader, rows: readonly MetricRow[], ev
       JSON.stringify({ type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics) }),
     );
   }
-  for (const e of evals) {
-    lines.push(JSON.stringify({ type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) }));
-  }
+  for (const e of evals) lines.push(JSON.stringify(evalJson(e)));
   return lines.join('\n') + '\n';
 }
 
@@ -274,6 +291,32 @@ function readHeader(at: At, v: unknown): RunHeader {
     elapsedMs: typeof h.elapsed_ms === 'number' && Number.isFinite(h.elapsed_ms) ? h.elapsed_ms : 0,
     adapter: typeof h.adapter === 'string' ? h.adapter : '',
     lastMetrics: {},
+    ...(h.origin === undefined ? {} : { origin: readOrigin(at, h.origin) }),
+  };
+}
+
+function readOrigin(at: At, v: unknown): RunOrigin {
+  if (!isObj(v)) at.fail('origin must be an object {trainer, file, uncatalogued}');
+  const o = v as Record<string, Json>;
+  if (!FOREIGN_TRAINERS.includes(o.trainer as ForeignTrainer)) at.fail(`origin.trainer must be one of ${FOREIGN_TRAINERS.join(', ')}, got ${JSON.stringify(o.trainer)}`);
+  const uncatalogued = o.uncatalogued ?? [];
+  if (!Array.isArray(uncatalogued)) at.fail('origin.uncatalogued must be an array of metric names');
+  return {
+    trainer: o.trainer as ForeignTrainer,
+    file: readStr(at, o.file, 'origin.file'),
+    uncatalogued: (uncatalogued as Json[]).map((n, i) => readStr(at, n, `origin.uncatalogued[${i}]`)),
+  };
+}
+
+/** One `eval` line (JSONL) or `# eval` line (CSV). */
+function readEval(at: At, o: Record<string, Json>): EvalRecord {
+  if (!Array.isArray(o.pass_at_k)) at.fail('pass_at_k must be an array of numbers');
+  return {
+    step: readInt(at, o.step, 'step'),
+    items: readInt(at, o.items ?? 0, 'items'),
+    accuracy: readNum(at, o.accuracy, 'accuracy'),
+    reward: readNum(at, o.reward ?? null, 'reward'),
+    passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
   };
 }
 
@@ -341,17 +384,9 @@ function parseJsonl(file: string, text: string): RunData {
         rows.push(row);
         break;
       }
-      case 'eval': {
-        if (!Array.isArray(o.pass_at_k)) at.fail('pass_at_k must be an array of numbers');
-        evals.push({
-          step: readInt(at, o.step, 'step'),
-          items: readInt(at, o.items ?? 0, 'items'),
-          accuracy: readNum(at, o.accuracy, 'accuracy'),
-          reward: readNum(at, o.reward ?? null, 'reward'),
-          passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
-        });
+      case 'eval':
+        evals.push(readEval(at, o));
         break;
-      }
       case 'group': {
         const step = readInt(at, o.step, 'step', 1);
         if (!Array.isArray(o.completions)) at.fail('completions must be an array');
@@ -434,9 +469,21 @@ function parseCsv(file: string, text: string): RunData {
   // The smallest value of each leading column: step and optimizer_step count from 1, updates too.
   const least = [1, 1, 0, 0, 0, 1];
   const rows: MetricRow[] = [];
+  const evals: EvalRecord[] = [];
   for (let i = 2; i < lines.length; i++) {
     if (!lines[i].trim()) continue;
     const at = new At(file, i + 1);
+    if (lines[i].startsWith(CSV_EVAL)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(lines[i].slice(CSV_EVAL.length));
+      } catch (e) {
+        at.fail(`the evaluation is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+      }
+      if (!isObj(v) || v.type !== 'eval') at.fail('an evaluation line must be "# eval {\"type\":\"eval\",...}"');
+      evals.push(readEval(at, v as Record<string, Json>));
+      continue;
+    }
     const cells = splitCsvLine(lines[i]);
     if (cells.length !== cols.length) at.fail(`${cells.length} cells, but the header has ${cols.length} columns`);
     const ints = cells.slice(0, leading).map((c, j) => {
@@ -453,10 +500,11 @@ function parseCsv(file: string, text: string): RunData {
     if (hasUpdate) [row.update, row.updates] = [ints[4], ints[5]];
     rows.push(row);
   }
-  return finish(file, header, rows, [], []);
+  return finish(file, header, rows, evals, []);
 }
 
-function finish(file: string, header: RunHeader, parsed: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
+/** The RunData of a file's header and records: rows in optimizer-step order, the header's step and last metrics. */
+export function finish(file: string, header: RunHeader, parsed: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
   if (!parsed.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
   const rows = withUpdateIndex(parsed.sort((a, b) => a.optimizerStep - b.optimizerStep));
   const steps = Math.max(maxOf(rows.map((r) => r.step), 0), maxOf(rollouts.map((r) => r.step), 0), maxOf(evals.map((e) => e.step), 0));

@@ -13,7 +13,8 @@ import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/dive
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
-import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl } from './formats';
+import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
+import { parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
 import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
 import { createTrainer as realTrainer, type TrainerBackend, type TrainerFactory, type TrainerLike } from './trainer-port';
@@ -592,7 +593,7 @@ export class LabEngine {
     switch (kind) {
       case 'metrics-csv': {
         const r = await this.deps.store.readRecords(runId);
-        return [{ name: `${base}.metrics.csv`, mime: 'text/csv', data: metricsToCsv(h, r.rows) }];
+        return [{ name: `${base}.metrics.csv`, mime: 'text/csv', data: metricsToCsv(h, r.rows, r.evals) }];
       }
       case 'metrics-jsonl': {
         const r = await this.deps.store.readRecords(runId);
@@ -621,9 +622,12 @@ export class LabEngine {
     }
   }
 
-  /** Imports an exported run file as a new saved run; returns its header. Throws RunFileError for a bad file. */
+  /**
+   * Imports an exported run file, or a TRL, verl or OpenRLHF metrics log, as a new saved run; returns its header.
+   * Throws RunFileError for a file that is none of them.
+   */
   async importRun(fileName: string, text: string): Promise<RunHeader> {
-    const data = parseRunFile(fileName, text);
+    const data = parseRunOrTrainerLog(fileName, text);
     const t = this.wall();
     data.header = { ...data.header, id: newRunId(t), name: `${data.header.name} (imported)`, status: 'imported', updatedAt: t, savedStep: 0 };
     await this.deps.store.putRun(data);

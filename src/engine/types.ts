@@ -42,6 +42,18 @@ export interface RunHeader {
   message?: string;
   /** Where an imported run came from. */
   importedFrom?: string;
+  /** A run imported from another trainer's log: which trainer, which file, and its metric names the catalog lacks. */
+  origin?: RunOrigin;
+}
+
+/** The trainers whose logs import as runs (src/engine/foreign-logs.ts); their metric names are in the metric catalog. */
+export type ForeignTrainer = 'trl' | 'verl' | 'openrlhf';
+
+export interface RunOrigin {
+  trainer: ForeignTrainer;
+  file: string;
+  /** Metric names with no catalog entry for that trainer, kept under their own names. */
+  uncatalogued: string[];
 }
 
 /** One stored optimizer step: a StepRecord without its groups and eval (those have their own tables). */

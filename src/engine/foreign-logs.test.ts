@@ -1,0 +1,119 @@
+// Other trainers' logs import as runs under the lab's metric names: a TRL trainer_state.json, verl's file-logger
+// JSONL (wrapped and flat), an OpenRLHF JSONL. The fixtures keep each trainer's real layout; the field names they
+// rely on are noted beside them. Also: the format is told from content, the lab's own files still go to
+// formats.ts, and a file that is none of them is refused with its name and what was expected.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../rl/config';
+import { metricsToCsv, metricsToJsonl, parseRunFile, RunFileError } from './formats';
+import { labMetricName, parseRunOrTrainerLog } from './foreign-logs';
+import type { RunHeader } from './types';
+
+/**
+ * TRL: transformers' TrainerState.save_to_json writes {global_step, epoch, log_history, ...}; each log_history entry
+ * is {step, epoch, <metric>: value}, GRPOTrainer's names (reward, reward_std, kl, entropy, clip_ratio/region_mean,
+ * completions/mean_length, frac_reward_zero_std, rewards/<fn>/mean, num_tokens) beside the Trainer's (loss,
+ * grad_norm, learning_rate); evaluation entries carry eval_ names at the same step; the last entry is the run's
+ * summary (train_runtime, train_loss, total_flos, ...).
+ */
+const TRL_STATE = readFileSync(new URL('./fixtures/trl-trainer_state.json', import.meta.url), 'utf8');
+
+/**
+ * verl: verl/utils/tracking.py's 'file' backend appends json.dumps({"step": step, "data": data}) per step; the
+ * names are RayPPOTrainer's metrics (critic/score/mean, actor/entropy, actor/pg_clipfrac, actor/ppo_kl,
+ * actor/pg_loss, actor/grad_norm, actor/lr, response_length/mean, timing_s/<phase>, val-core/<source>/...). Its
+ * validation before training is logged at step 0; a run stopped while writing leaves a cut last line.
+ */
+const VERL_JSONL = [
+  { step: 0, data: { 'val-core/countdown/acc/mean@1': 0.12 } },
+  {
+    step: 1,
+    data: {
+      'critic/score/mean': 0.2, 'actor/entropy': 1.9, 'actor/pg_clipfrac': 0.0, 'actor/ppo_kl': 0.0, 'actor/pg_loss': -0.01,
+      'actor/grad_norm': 0.7, 'actor/lr': 1e-6, 'response_length/mean': 120.5, 'timing_s/gen': 3.1, 'training/global_step': 1, 'training/epoch': 0,
+    },
+  },
+  { step: 2, data: { 'critic/score/mean': 0.35, 'actor/entropy': 1.8, 'actor/pg_clipfrac': 0.01, 'actor/ppo_kl': 0.002, 'actor/pg_loss': 0.02, 'actor/grad_norm': 0.8, 'actor/lr': 1e-6, 'response_length/mean': 118 } },
+]
+  .map((l) => JSON.stringify(l))
+  .join('\n')
+  .concat('\n{"step": 3, "data": {"critic/sco');
+
+/**
+ * OpenRLHF: its PPO trainer's logs_dict per global step, flat, names from its actor and critic (reward, kl,
+ * policy_loss, ppo_clip_ratio, response_length, actor_lr, critic_loss) and the step as global_step; W&B writes the
+ * same under train/ (train/global_step).
+ */
+const OPENRLHF_JSONL = [
+  { 'train/global_step': 1, 'train/reward': 0.1, 'train/kl': 0.0, 'train/policy_loss': 0.05, 'train/ppo_clip_ratio': 0.0, 'train/response_length': 80, 'train/actor_lr': 5e-7, 'train/return': 0.1 },
+  { 'train/global_step': 2, 'train/reward': 0.3, 'train/kl': 0.01, 'train/policy_loss': -0.02, 'train/ppo_clip_ratio': 0.02, 'train/response_length': 76, 'train/actor_lr': 5e-7, 'train/return': 0.3 },
+]
+  .map((l) => JSON.stringify(l))
+  .join('\n');
+
+describe('trainer logs as runs', () => {
+  it('maps a TRL trainer_state.json through the catalog, merges eval entries into their step and skips the summary', () => {
+    const run = parseRunOrTrainerLog('trainer_state.json', TRL_STATE);
+    expect(run.header.origin).toEqual({ trainer: 'trl', file: 'trainer_state.json', uncatalogued: ['eval_loss', 'eval_reward', 'eval_runtime', 'eval_samples_per_second', 'eval_steps_per_second'] });
+    expect(run.header.status).toBe('imported');
+    expect(run.header.config).toEqual(DEFAULT_CONFIG);
+    expect(run.header.name).toBe('TRL: trainer_state');
+    expect(run.rows.map((r) => r.step)).toEqual([1, 2, 3, 4]);
+    expect(run.rows.map((r) => r.metrics.reward)).toEqual([0.21, 0.34, 0.47, 0.58]);
+    expect(run.rows[0].metrics).toMatchObject({ 'clip_ratio/region_mean': 0, 'completions/mean_length': 9.5, frac_reward_zero_std: 0.25, 'rewards/accuracy_reward/mean': 0.21, num_tokens: 1520, learning_rate: 1e-5 });
+    expect(run.rows[1].metrics).toMatchObject({ eval_reward: 0.3, entropy: 1.72 });
+    // Position keys and the run summary are not metrics.
+    for (const r of run.rows) for (const k of ['epoch', 'step', 'train_runtime', 'train_loss']) expect(Object.hasOwn(r.metrics, k)).toBe(false);
+    expect(run.header.step).toBe(4);
+    expect(run.header.lastMetrics.reward).toBe(0.58);
+  });
+
+  it("reads verl's file logger: wrapped lines, step 0's validation, a cut last line dropped", () => {
+    const run = parseRunOrTrainerLog('metrics.jsonl', VERL_JSONL);
+    expect(run.header.origin?.trainer).toBe('verl');
+    expect(run.rows.map((r) => r.step)).toEqual([0, 1, 2]);
+    expect(run.rows[2].metrics).toEqual({ reward: 0.35, entropy: 1.8, 'clip_ratio/region_mean': 0.01, approx_kl: 0.002, policy_loss: 0.02, grad_norm: 0.8, learning_rate: 1e-6, 'completions/mean_length': 118 });
+    // timing_s/<phase> is a catalog template; the validation score is not in the catalog and keeps its name.
+    expect(run.rows[1].metrics['timing_s/gen']).toBe(3.1);
+    expect(run.rows[0].metrics).toEqual({ 'val-core/countdown/acc/mean@1': 0.12 });
+    expect(run.header.origin?.uncatalogued).toEqual(['val-core/countdown/acc/mean@1']);
+  });
+
+  it('reads flat verl lines and OpenRLHF lines (train/ prefixed), told apart by the catalog names they use', () => {
+    const flatVerl = VERL_JSONL.split('\n')
+      .slice(1, 3)
+      .map((l) => JSON.stringify({ step: JSON.parse(l).step, ...JSON.parse(l).data }))
+      .join('\n');
+    expect(parseRunOrTrainerLog('verl.jsonl', flatVerl).rows.map((r) => [r.step, r.metrics.reward])).toEqual([[1, 0.2], [2, 0.35]]);
+    const run = parseRunOrTrainerLog('openrlhf.jsonl', OPENRLHF_JSONL);
+    expect(run.header.origin).toEqual({ trainer: 'openrlhf', file: 'openrlhf.jsonl', uncatalogued: ['train/return'] });
+    expect(run.rows[1].metrics).toEqual({ reward: 0.3, kl: 0.01, policy_loss: -0.02, 'clip_ratio/region_mean': 0.02, 'completions/mean_length': 76, learning_rate: 5e-7, 'train/return': 0.3 });
+  });
+
+  it('maps names only through the catalog: each trainer its own names, templates filled in', () => {
+    expect(labMetricName('verl', 'actor/kl_loss')).toBe('kl');
+    expect(labMetricName('openrlhf', 'entropy_loss')).toBe('entropy');
+    expect(labMetricName('trl', 'train/rewards/format/std')).toBe('rewards/format/std');
+    // verl's names mean nothing in a TRL log, and unknown names map to nothing.
+    expect(labMetricName('trl', 'actor/pg_clipfrac')).toBeUndefined();
+    expect(labMetricName('openrlhf', 'no/such/metric')).toBeUndefined();
+  });
+
+  it("still reads the lab's own exports, keeps the origin through an export, and refuses other files by name", () => {
+    const trl = parseRunOrTrainerLog('trainer_state.json', TRL_STATE);
+    const header: RunHeader = { ...trl.header, id: 'r', name: 'cluster run' };
+    for (const [name, text] of [['a.csv', metricsToCsv(header, trl.rows)], ['a.jsonl', metricsToJsonl(header, trl.rows, [])]]) {
+      const back = parseRunOrTrainerLog(name, text);
+      expect(back.header.origin).toEqual(trl.header.origin);
+      expect(back.rows.map((r) => r.metrics)).toEqual(trl.rows.map((r) => r.metrics));
+      expect(back).toEqual(parseRunFile(name, text));
+    }
+    const refused = (name: string, text: string) => () => parseRunOrTrainerLog(name, text);
+    expect(refused('notes.json', '{"hello": "world"}')).toThrow(RunFileError);
+    expect(refused('notes.json', '{"hello": "world"}')).toThrow(/^notes\.json: not a run this lab reads: expected an RL Lab export .*TRL trainer_state\.json .*verl .*OpenRLHF/);
+    expect(refused('table.txt', 'a b c')).toThrow(/^table\.txt: not a run this lab reads: expected an RL Lab export/);
+    expect(refused('empty.json', '{"log_history": []}')).toThrow(/^empty\.json: a TRL log with no logged steps/);
+    expect(refused('bad.json', '{"log_history": [{"step": -1, "reward": 1}]}')).toThrow(/^bad\.json: log_history\[0\]: step must be a whole number >= 0, got -1/);
+    expect(refused('cut.jsonl', '{"reward": 1}\n{"rew\n{"reward": 2}')).toThrow(/^cut\.jsonl: line 2: not valid JSON/);
+  });
+});
