@@ -110,8 +110,8 @@ describe('trainer logs as runs', () => {
     }
     const refused = (name: string, text: string) => () => parseRunOrTrainerLog(name, text);
     expect(refused('notes.json', '{"hello": "world"}')).toThrow(RunFileError);
-    expect(refused('notes.json', '{"hello": "world"}')).toThrow(/^notes\.json: not a run this lab reads: expected an RL Lab export .*TRL trainer_state\.json .*verl .*OpenRLHF/);
-    expect(refused('table.txt', 'a b c')).toThrow(/^table\.txt: not a run this lab reads: expected an RL Lab export/);
+    expect(refused('notes.json', '{"hello": "world"}')).toThrow(/^notes\.json: line 1: not a run this lab reads: expected an RL Lab export .*TRL trainer_state\.json .*verl .*OpenRLHF/);
+    expect(refused('table.txt', 'a b c')).toThrow(/^table\.txt: line 1: not a run this lab reads: expected an RL Lab export/);
     expect(refused('empty.json', '{"log_history": []}')).toThrow(/^empty\.json: a TRL log with no logged steps/);
     expect(refused('bad.json', '{"log_history": [{"step": -1, "reward": 1}]}')).toThrow(/^bad\.json: log_history\[0\]: step must be a whole number >= 0, got -1/);
     expect(refused('cut.jsonl', '{"reward": 1}\n{"rew\n{"reward": 2}')).toThrow(/^cut\.jsonl: line 2: not valid JSON/);

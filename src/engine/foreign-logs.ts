@@ -155,6 +155,16 @@ function jsonlEntries(file: string, text: string): { where: string; entry: Entry
   return out;
 }
 
+/** The first line as a JSON object, or null. */
+function firstLineObject(text: string): Entry | null {
+  try {
+    const v: unknown = JSON.parse(text.split(/\r?\n/, 1)[0]);
+    return isObj(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 /** How many of an entry's keys a trainer's catalog names cover. */
 function known(trainer: ForeignTrainer, e: Entry): number {
   return Object.keys(e).filter((k) => labMetricName(trainer, k) !== undefined).length;
@@ -184,14 +194,8 @@ export function readTrainerLog(file: string, text: string): { trainer: ForeignTr
     });
     return { trainer: 'trl', entries: entries.filter(({ entry }) => !Object.hasOwn(entry, TRL_SUMMARY_KEY)) };
   }
-  const firstLine = start.split(/\r?\n/, 1)[0];
-  let first: unknown;
-  try {
-    first = JSON.parse(firstLine);
-  } catch {
-    return null;
-  }
-  if (!isObj(first) || first.type === 'run') return null;
+  const first = firstLineObject(start);
+  if (!first || first.type === 'run') return null;
   const entries = jsonlEntries(file, start);
   // verl's file logger (verl/utils/tracking.py, backend 'file'): one {"step": n, "data": {name: value}} per line.
   if (isObj(first.data) && typeof first.step === 'number') {
@@ -245,6 +249,6 @@ export function parseRunOrTrainerLog(file: string, text: string): RunData {
   if (log) return parseTrainerLog(file, log.trainer, log.entries);
   const start = text.replace(/^\uFEFF/, '').trimStart();
   // The lab's own files: a CSV's comment line, or a JSONL run line (parseRunFile names what is wrong in them).
-  if (!start || start.startsWith('#') || /^\{\s*"type"\s*:\s*"run"/.test(start)) return parseRunFile(file, text);
-  throw new RunFileError(`${file}: not a run this lab reads: ${EXPECTED}`);
+  if (!start || start.startsWith('#') || firstLineObject(start)?.type === 'run') return parseRunFile(file, text);
+  throw new RunFileError(`${file}: line 1: not a run this lab reads: ${EXPECTED}`);
 }

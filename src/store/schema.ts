@@ -24,5 +24,6 @@ export {
 export { taskFactories, taskNames, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export type { ExportKind } from '../engine/lab-engine';
+export { TRAINER_TITLES } from '../engine/foreign-logs';
 export type { BackendKind, RunHeader, RunProgress } from '../engine/types';
 export type { EvalRecord, GroupRecord } from '../rl/stream';

@@ -4,6 +4,7 @@
 // state; no React, no side effects.
 
 import { cpuRefusal } from '../engine/cpu-limit';
+import type { ExportKind } from '../engine/lab-engine';
 import type { BackendKind, RunHeader } from '../engine/types';
 import { latestOf, lessonById, renderNarration, type Lesson, type LessonRunResult } from '../lessons';
 import { MODEL_PRESETS } from '../model/config';
@@ -74,6 +75,19 @@ export function canResumeCurrent(s: LabState): boolean {
 /** A saved run that is not the current one can resume from its saved state (imported and finished runs cannot). */
 export function canResumeRun(s: LabState, h: RunHeader): boolean {
   return !isCurrentRun(s, h.id) && h.status !== 'imported' && h.status !== 'done';
+}
+
+/** Every export of a run, in the order the runs list offers them. */
+export const EXPORT_KINDS: readonly ExportKind[] = ['metrics-csv', 'metrics-jsonl', 'rollouts-jsonl', 'checkpoint'];
+
+/**
+ * The exports a run offers. An imported run has metrics (and evaluations) only: no sampled groups to write and no
+ * trainer state to save, so only its metrics exports. A checkpoint needs a saved trainer state, or the current run
+ * (whose trainer the engine holds, or saves when paused).
+ */
+export function runExports(s: LabState, h: RunHeader): ExportKind[] {
+  if (h.status === 'imported') return ['metrics-csv', 'metrics-jsonl'];
+  return EXPORT_KINDS.filter((k) => k !== 'checkpoint' || h.savedStep > 0 || isCurrentRun(s, h.id));
 }
 
 /** What the Start button does, in words. */

@@ -11,7 +11,7 @@ import type { Request, Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
 import { ALERT_RULES } from '../rl/alerts';
 import { alertsOn, createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
-import { canContinue, canPause, canResumeRun, canStart, canStep, chartRunIds, isBusy, runStep, startBlocker, startLabel } from './selectors';
+import { canContinue, canPause, canResumeRun, canStart, canStep, chartRunIds, isBusy, runExports, runStep, startBlocker, startLabel } from './selectors';
 
 /** A store whose engine records the requests it gets; `respond` plays the worker. */
 function labWithFakeEngine() {
@@ -299,6 +299,36 @@ describe('run controls', () => {
     respond({ type: 'progress', progress: progress({ runId: 'live', status: 'running', step: 5 }) });
     expect([runStep(s(), live), runStep(s(), done), runStep(s(), interrupted)]).toEqual([5, 9, 4]);
     expect([canResumeRun(s(), live), canResumeRun(s(), done), canResumeRun(s(), interrupted)]).toEqual([false, false, true]);
+  });
+
+  it('offer each run only the exports it can give: an imported run its metrics, a run without saved state no checkpoint', () => {
+    const { store, sent, respond } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    const config = s().check.config!;
+    const live = header('live', config, { status: 'running', step: 2, savedStep: 0 });
+    const paused = header('paused', config, { status: 'paused', savedStep: 3 });
+    const fresh = header('fresh', config, { status: 'interrupted', savedStep: 0 });
+    const trl = header('trl', config, { status: 'imported', savedStep: 0, preset: null, origin: { trainer: 'trl', file: 'trainer_state.json', uncatalogued: [] } });
+    respond({ type: 'runs', runs: [live, paused, fresh, trl], storage: null, persistent: false });
+    respond({ type: 'progress', progress: progress({ runId: 'live', status: 'running', step: 2 }) });
+    expect(runExports(s(), live)).toEqual(['metrics-csv', 'metrics-jsonl', 'rollouts-jsonl', 'checkpoint']);
+    expect(runExports(s(), paused)).toEqual(['metrics-csv', 'metrics-jsonl', 'rollouts-jsonl', 'checkpoint']);
+    expect(runExports(s(), fresh)).toEqual(['metrics-csv', 'metrics-jsonl', 'rollouts-jsonl']);
+    expect(runExports(s(), trl)).toEqual(['metrics-csv', 'metrics-jsonl']);
+    expect(canResumeRun(s(), trl)).toBe(false);
+    // The action follows the same rule: what a run does not offer is not asked of the engine.
+    sent.length = 0;
+    s().exportRun('trl', 'checkpoint');
+    s().exportRun('trl', 'rollouts-jsonl');
+    s().exportRun('fresh', 'checkpoint');
+    s().exportRun('trl', 'metrics-csv');
+    expect(sent).toEqual([{ type: 'export', runId: 'trl', kind: 'metrics-csv' }]);
+    expect(s().notices.map((n) => n.message)).toEqual([
+      '"trl" has no checkpoint export: an imported run has its metrics only.',
+      '"trl" has no rollouts-jsonl export: an imported run has its metrics only.',
+      '"fresh" has no checkpoint export: no trainer state is saved yet.',
+    ]);
   });
 
   it('chart the viewed run and the overlaid runs whose records are on the page', () => {

@@ -1,22 +1,30 @@
 // Saved runs (IndexedDB, in the engine worker): the list, open one on the charts, overlay two or more with the
 // diff of their configs, resume, delete, export (metrics CSV and JSONL, rollouts JSONL, checkpoint safetensors +
-// config.json) and import an exported file. Import errors and storage use are shown here. The current run's row
-// shows its live step (from the engine's progress), not the step its saved header had.
+// config.json) and import an exported file or a TRL, verl or OpenRLHF metrics log (overlaid like any run). A run
+// offers only the actions it can do (selectors' runExports, canResumeRun). Import errors and storage use are shown
+// here. The current run's row shows its live step (from the engine's progress), not the step its saved header had.
 import { useMemo, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
 import { fmt, formatBytes } from '../store/format';
-import type { ExportKind, RunHeader } from '../store/schema';
+import { TRAINER_TITLES, type ExportKind, type RunHeader } from '../store/schema';
 import { runLabels } from '../store/run-names';
-import { canResumeRun, isCurrentRun, runStep } from '../store/selectors';
+import { canResumeRun, isCurrentRun, runExports, runStep } from '../store/selectors';
 import { runColor } from './colors';
 
-const EXPORTS: [ExportKind, string][] = [
-  ['metrics-csv', 'metrics CSV'],
-  ['metrics-jsonl', 'metrics JSONL'],
-  ['rollouts-jsonl', 'rollouts JSONL'],
-  ['checkpoint', 'checkpoint'],
-];
+const EXPORT_LABELS: Record<ExportKind, string> = {
+  'metrics-csv': 'metrics CSV',
+  'metrics-jsonl': 'metrics JSONL',
+  'rollouts-jsonl': 'rollouts JSONL',
+  checkpoint: 'checkpoint',
+};
+
+/** Where a run was trained and imported from, for its row. */
+function whereFrom(h: RunHeader): string {
+  if (h.origin) return `${TRAINER_TITLES[h.origin.trainer]} · imported from ${h.origin.file}`;
+  return `${h.backend === 'cpu' ? 'CPU' : 'WebGPU'}${h.importedFrom ? ` · imported from ${h.importedFrom}` : ''}`;
+}
 
 /** One formatter for every row: creating one per call (toLocaleString) costs milliseconds each. */
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
@@ -27,6 +35,7 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
   const live = useLab((s) => isCurrentRun(s, h.id));
   const step = useLab((s) => runStep(s, h));
   const resumable = useLab((s) => canResumeRun(s, h));
+  const exports = useLab(useShallow((s) => runExports(s, h)));
   const openRun = useLab((s) => s.openRun);
   const toggleOverlay = useLab((s) => s.toggleOverlay);
   const resumeRun = useLab((s) => s.resumeRun);
@@ -37,7 +46,16 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
   const overlaid = overlay.includes(h.id);
   const reward = h.lastMetrics.reward;
   return (
-    <tr data-testid="run-row" data-run-id={h.id} data-status={h.status} data-step={step} data-name={h.name} data-label={label} className={viewing ? 'viewing' : ''}>
+    <tr
+      data-testid="run-row"
+      data-run-id={h.id}
+      data-status={h.status}
+      data-step={step}
+      data-name={h.name}
+      data-label={label}
+      data-origin={h.origin?.trainer}
+      className={viewing ? 'viewing' : ''}
+    >
       <td>
         <input
           type="checkbox"
@@ -54,13 +72,13 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
           {label}
         </button>
         <div className="hint small">
-          {DATE.format(h.createdAt)} · {h.backend === 'cpu' ? 'CPU' : 'WebGPU'}
-          {h.importedFrom ? ` · imported from ${h.importedFrom}` : ''}
+          {DATE.format(h.createdAt)} · {whereFrom(h)}
         </div>
       </td>
       <td data-testid="run-state">{live ? 'current' : h.status}</td>
       <td className="num">
-        {step}/{h.config.steps}
+        {/* A foreign log's config is not known (the header holds the lab's defaults), so neither is its length. */}
+        {h.origin ? step : `${step}/${h.config.steps}`}
       </td>
       <td className="num">{reward !== undefined ? fmt(reward) : '—'}</td>
       <td className="actions">
@@ -69,9 +87,9 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
             Resume
           </button>
         )}
-        {EXPORTS.map(([kind, label]) => (
+        {exports.map((kind) => (
           <button key={kind} type="button" className="secondary" data-testid={`export-${kind}`} onClick={() => exportRun(h.id, kind)}>
-            {label}
+            {EXPORT_LABELS[kind]}
           </button>
         ))}
         {confirming ? (
@@ -97,22 +115,30 @@ function ConfigDiffTable() {
   const viewRunId = useLab((s) => s.viewRunId);
   const overlay = useLab((s) => s.overlay);
   const runs = useLab((s) => s.runs);
-  const shown = useMemo(() => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r), [viewRunId, overlay, runs]);
+  const charted = useMemo(() => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r), [viewRunId, overlay, runs]);
+  // A run imported from another trainer's log has no known config (its header holds the lab's defaults): left out.
+  const shown = useMemo(() => charted.filter((r) => !r.origin), [charted]);
+  const foreign = useMemo(() => charted.filter((r) => r.origin), [charted]);
   const rows = useMemo(() => configDiff(shown), [shown]);
-  const labels = useMemo(() => runLabels(shown), [shown]);
-  if (shown.length < 2) return null;
+  const labels = useMemo(() => runLabels(charted), [charted]);
+  if (charted.length < 2) return null;
   return (
     <div className="config-diff" data-testid="config-diff" data-rows={rows.length}>
       <h3>Config diff of the runs on the charts</h3>
-      {rows.length === 0 ? (
+      {foreign.length > 0 && (
+        <p className="hint" data-testid="config-diff-foreign">
+          Not compared: {foreign.map((r) => `${labels.get(r.id) ?? r.name} (imported from ${TRAINER_TITLES[r.origin!.trainer]}; its log holds no lab config)`).join(', ')}.
+        </p>
+      )}
+      {shown.length < 2 ? null : rows.length === 0 ? (
         <p className="hint">Same config: the runs differ only by chance (or by where they were run).</p>
       ) : (
         <table className="results">
           <thead>
             <tr>
               <th>field</th>
-              {shown.map((r, i) => (
-                <th key={r.id} style={{ color: runColor(i) }} title={r.name}>
+              {shown.map((r) => (
+                <th key={r.id} style={{ color: runColor(charted.indexOf(r)) }} title={r.name}>
                   {labels.get(r.id) ?? r.name}
                 </th>
               ))}
@@ -147,7 +173,7 @@ export function RunsPanel() {
       <div className="charts-head">
         <h2 id="runs-title">Runs</h2>
         <label className="import">
-          Import an exported run{' '}
+          Import a run (an export, or a TRL trainer_state.json, verl or OpenRLHF metrics JSONL){' '}
           <input
             type="file"
             data-testid="import-file"
@@ -176,7 +202,19 @@ export function RunsPanel() {
       )}
       {lastImported && !importError && (
         <p className="hint" data-testid="import-ok">
-          Imported "{lastImported.name}" ({lastImported.step} steps).
+          Imported "{lastImported.name}" ({lastImported.step} steps{lastImported.origin ? `, from ${TRAINER_TITLES[lastImported.origin.trainer]}` : ''}).
+          {lastImported.origin && (
+            <>
+              {' '}
+              Its metrics are under the lab's names; tick it to overlay it on the run you are viewing.
+            </>
+          )}
+          {lastImported.origin && lastImported.origin.uncatalogued.length > 0 && (
+            <span data-testid="import-uncatalogued">
+              {' '}
+              Not in the metric catalog, kept under their own names: {lastImported.origin.uncatalogued.join(', ')}.
+            </span>
+          )}
         </p>
       )}
       {runs.length === 0 ? (

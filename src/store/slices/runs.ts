@@ -3,6 +3,7 @@
 
 import type { ExportFile, ExportKind } from '../../engine/lab-engine';
 import type { RunHeader } from '../../engine/types';
+import { runExports } from '../selectors';
 import type { LabSlice } from '../slice';
 
 export interface RunsState {
@@ -48,6 +49,12 @@ export const runsSlice: LabSlice<RunsSlice> = ({ link }) => (set, get) => {
     },
 
     exportRun(runId, kind) {
+      // The same rule the runs list renders its buttons from: a run is asked only for what it can give.
+      const h = get().runs.find((r) => r.id === runId);
+      if (h && !runExports(get(), h).includes(kind)) {
+        get().addNotice('warning', `"${h.name}" has no ${kind} export: ${h.status === 'imported' ? 'an imported run has its metrics only' : 'no trainer state is saved yet'}.`);
+        return;
+      }
       link.send({ type: 'export', runId, kind });
     },
 
