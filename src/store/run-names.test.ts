@@ -26,6 +26,14 @@ describe('run labels', () => {
     expect(labels.get('a')!.split(' · ')).toHaveLength(5);
   });
 
+  it('name a run imported from another trainer by its trainer and file, and label the lab runs among themselves', () => {
+    const trl = (id: string, createdAt: number): RunHeader => ({
+      ...header(id, 'grpo', {}, createdAt), preset: null, status: 'imported', origin: { trainer: 'trl', file: 'trainer_state.json', uncatalogued: [] },
+    });
+    const labels = runLabels([header('lab', 'grpo', { seed: 3 }), trl('t2', 20), trl('t1', 10), { ...trl('v', 5), origin: { trainer: 'verl', file: 'metrics.jsonl', uncatalogued: [] } }]);
+    expect(Object.fromEntries(labels)).toEqual({ lab: 'grpo · addition · seed 3', t1: 'TRL · trainer_state.json', t2: 'TRL · trainer_state.json #2', v: 'verl · metrics.jsonl' });
+  });
+
   it('number runs with equal configs by creation, so no two labels are the same', () => {
     const labels = runLabels([header('late', 'grpo', { seed: 1 }, 20), header('early', 'grpo', { seed: 1 }, 10), header('other', 'grpo', { seed: 2 }, 5)]);
     expect(labels.get('early')).toBe('grpo · seed 1');

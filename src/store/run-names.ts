@@ -1,7 +1,9 @@
 // Run labels that tell runs apart by what differs between them, not only by colour: the preset, then the knobs
 // whose values differ among the runs compared ("grpo · lr 0.001 · temp 0.7"), or, for a run alone, its task and
-// the knobs where its algorithm departs from its preset. Pure; the saved name of a run is not changed (it stays in files and exports).
+// the knobs where its algorithm departs from its preset; a run imported from TRL, verl or OpenRLHF, its trainer and
+// file. Pure; the saved name of a run is not changed (it stays in files and exports).
 
+import { TRAINER_TITLES } from '../engine/foreign-logs';
 import type { RunHeader } from '../engine/types';
 import { FIELD_SECTIONS } from '../rl/config';
 import { configDiff, differsFromPreset, showValue } from './config-diff';
@@ -41,8 +43,17 @@ function label(h: RunHeader, fields: readonly string[], context: readonly string
  * knobs whose values differ among them; a run alone, the preset, its task and the algorithm's knobs it changed
  * from its preset (not the setup: task, model, schedule). Runs with equal configs are numbered by creation ("#2").
  */
-export function runLabels(runs: readonly RunHeader[]): Map<string, string> {
+export function runLabels(all: readonly RunHeader[]): Map<string, string> {
   const out = new Map<string, string>();
+  // A run from another trainer's log has no lab config to tell it by: its trainer and file name it, and the
+  // lab's runs are labelled among themselves.
+  const foreign = all.filter((h) => h.origin);
+  for (const h of foreign) {
+    const text = `${TRAINER_TITLES[h.origin!.trainer]} · ${h.origin!.file}`;
+    const n = foreign.filter((o) => o.createdAt < h.createdAt && `${TRAINER_TITLES[o.origin!.trainer]} · ${o.origin!.file}` === text).length + 1;
+    out.set(h.id, n > 1 ? `${text} #${n}` : text);
+  }
+  const runs = all.filter((h) => !h.origin);
   if (runs.length === 1) {
     const h = runs[0];
     const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter((f) => !SETUP.has(f));
