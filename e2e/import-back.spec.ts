@@ -34,7 +34,8 @@ test('import a TRL trainer_state.json and overlay it on a browser run', async ({
   await expect(page.getByTestId('charts')).toHaveAttribute('data-runs', '2');
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-runs', '2');
   await expect(page.getByTestId('chart-entropy')).toHaveAttribute('data-runs', '2');
-  await expect(page.getByTestId('config-diff-foreign')).toContainText('imported from TRL');
+  await expect(page.getByTestId('config-diff-foreign')).toContainText('Not compared: TRL · trl-trainer_state.json');
+  await expect(page.getByTestId('overlay-legend')).toContainText('TRL · trl-trainer_state.json');
   await page.getByTestId('chart-reward').scrollIntoViewIfNeeded();
   await shot(page, info, 'import-back-trl-overlay');
   await page.getByTestId('runs-panel').scrollIntoViewIfNeeded();

@@ -82,6 +82,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(fromCsv.rows).toEqual(exported);
     expect(fromJsonl.rows).toEqual(exported);
     expect(fromJsonl.evals).toEqual(stored.evals);
+    expect(fromCsv.evals).toEqual(stored.evals);
     expect(fromJsonl.header.config).toEqual(h.config);
     const fromRollouts = parseRunFile(rollouts.name, rollouts.data as string);
     expect(fromRollouts.rollouts.map((r) => r.step)).toEqual([1, 2, 3, 4]);
@@ -95,6 +96,10 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const imported = await engine.importRun(jsonl.name, jsonl.data as string);
     expect(imported.id).not.toBe(h.id);
     expect((await store.readRecords(imported.id)).rows).toEqual(exported);
+    // A TRL log imports beside it as a run from TRL, with nothing to resume.
+    const trl = await engine.importRun('trainer_state.json', JSON.stringify({ global_step: 1, log_history: [{ step: 1, epoch: 0.5, reward: 0.5, kl: 0.01 }] }));
+    expect([trl.status, trl.origin?.trainer, trl.savedStep]).toEqual(['imported', 'trl', 0]);
+    expect((await store.readRecords(trl.id)).rows.map((r) => r.metrics)).toEqual([{ reward: 0.5, kl: 0.01 }]);
     expect(() => engine.start()).toThrow(/all its 4 steps/);
   });
 

@@ -127,7 +127,7 @@ function ConfigDiffTable() {
       <h3>Config diff of the runs on the charts</h3>
       {foreign.length > 0 && (
         <p className="hint" data-testid="config-diff-foreign">
-          Not compared: {foreign.map((r) => `${labels.get(r.id) ?? r.name} (imported from ${TRAINER_TITLES[r.origin!.trainer]}; its log holds no lab config)`).join(', ')}.
+          Not compared: {foreign.map((r) => labels.get(r.id) ?? r.name).join(', ')} (a log from another trainer holds no lab config).
         </p>
       )}
       {shown.length < 2 ? null : rows.length === 0 ? (
