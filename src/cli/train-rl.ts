@@ -29,7 +29,7 @@ import {
   type RLField,
   type Section,
 } from '../rl/config';
-import type { GroupRecord } from '../rl/stream';
+import { evalsOf, type GroupRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
@@ -257,7 +257,8 @@ export async function trainRl(argv: string[]): Promise<number> {
     const finite = Object.entries(r.metrics).filter(([, v]) => !Number.isFinite(v));
     appendFileSync(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
     if (r.groups?.length) appendFileSync(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
-    if (r.eval) appendFileSync(paths.eval, `${JSON.stringify(r.eval)}\n`);
+    // The step-0 evaluation (before training) comes first, so eval.jsonl reads in step order.
+    for (const e of evalsOf(r)) appendFileSync(paths.eval, `${JSON.stringify(e)}\n`);
     if (finite.length) {
       trainer.destroy();
       throw new Error(`step ${r.step}: non-finite metrics ${finite.map(([k, v]) => `${k}=${v}`).join(', ')} (the run stopped; metrics.jsonl has every step so far)`);
