@@ -1,6 +1,7 @@
-// Lesson first-run: the experiment the page opens on. GRPO on a shipped warm start, long enough for the reward to
-// climb visibly, with held-out accuracy measured before training (step 0) and at the end, so "did RL help?" has
-// an answer. The page's default experiment (LAB_DEFAULT in store/slices/config.ts) is this lesson's run.
+// Lesson first-run: the experiment the page opens on. GRPO on the copy warm start ("copy:abc=" -> "abc"), long
+// enough for the reward to climb visibly, with held-out accuracy measured before training (step 0) and after, so
+// "did RL help?" has an answer. The page's default experiment (LAB_DEFAULT in store/slices/config.ts) is this run.
+// Addition was tried first: its 2-digit warm start barely moves in 150 steps at any temperature and learning rate.
 
 import type { Lesson, LessonRunResult } from '../lesson';
 import { firstLast, narrationNumber, runOf, series } from '../narration';
@@ -23,10 +24,10 @@ export const firstRun: Lesson = {
   id: 'first-run',
   title: 'Your first RL run',
   source:
-    'GRPO (DeepSeekMath, Shao et al. 2024) on a small model that already half-knows the task (a supervised warm start): sample a group of answers per prompt, reward the right ones, and push the policy toward the answers that beat their group (docs/algorithms.md#advantage-estimators).',
+    'GRPO (DeepSeekMath, Shao et al. 2024) on a small model that already half-knows the task (a supervised warm start that copies a 3-letter string right about half the time): sample a group of answers per prompt, reward the right ones, and push the policy toward the answers that beat their group (docs/algorithms.md#advantage-estimators).',
   question: {
     prompt:
-      'The model starts from a warm start that gets some problems right. RL rewards only right answers: it never shows the model a solution. After 150 steps, what happens to the training reward and to accuracy on held-out problems it never trains on?',
+      'The model is asked to copy a short string ("copy:abc=" -> "abc") and starts from a warm start that gets it right about half the time. RL rewards only right answers: it never shows the model a solution. After 150 steps, what happens to the training reward and to accuracy on held-out strings it never trains on?',
     choices: [
       'Nothing: without solutions to copy, the model cannot learn',
       'The reward rises, but held-out accuracy stays where it was (it only memorizes the training prompts)',
@@ -38,11 +39,12 @@ export const firstRun: Lesson = {
   runs: [
     {
       key: 'a',
-      label: 'GRPO from the addition warm start',
+      label: 'GRPO from the copy warm start',
       preset: 'grpo',
       overrides: {
-        task: 'addition', difficulty: 1, checkpoint: 'addition', temperature: 1, learning_rate: 3e-3, train_batch_size: 4,
-        eval_every: 50, eval_items: 100, eval_num_generations: 4,
+        // 4 prompts x 8 completions keeps a step cheap; temperature 0.7 makes most groups mix right and wrong answers.
+        task: 'copy', difficulty: 3, checkpoint: 'copy', temperature: 0.7, learning_rate: 1e-3, train_batch_size: 4,
+        eval_every: 50, eval_items: 64, eval_num_generations: 4,
       },
     },
   ],
