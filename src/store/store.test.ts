@@ -88,7 +88,7 @@ describe('config slice', () => {
     setField('num_iterations', 3);
     applyPreset('dapo');
     const c = useLab.getState().check.config!;
-    expect(c).toMatchObject({ seed: 9, train_batch_size: 2, task: 'addition', checkpoint: 'addition', epsilon_high: 0.28, dynamic_sampling: true, beta: 0 });
+    expect(c).toMatchObject({ seed: 9, train_batch_size: 2, task: LAB_DEFAULT.overrides.task, checkpoint: LAB_DEFAULT.overrides.checkpoint, temperature: LAB_DEFAULT.overrides.temperature, epsilon_high: 0.28, dynamic_sampling: true, beta: 0 });
     expect(c.num_iterations).toBe(1); // an algorithm knob: the preset's (default) value
     expect(switchPreset({ ...resolveConfig('grpo'), dynamic_sampling: true }, 'grpo').dynamic_sampling).toBe(false);
   });
