@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LESSONS, lessonById, type Lesson } from '../lessons';
 import { runLesson, type LessonOutcome } from '../lessons/run';
+import { lessonRunsText } from '../lessons/table';
 import { UsageError, runCli } from './args';
 import { PUBLIC_ASSETS } from './files';
 import { acquireTunedDevice } from './tuned-device';
@@ -63,7 +64,7 @@ export function parseLessonArgs(argv: readonly string[]): LessonArgs {
 }
 
 function listText(): string {
-  return LESSONS.map((l) => `${l.id.padEnd(22)}${l.title}\n${' '.repeat(22)}${l.runs.map((r) => r.label).join(' vs ')}; ${l.steps} steps each\n`).join('');
+  return LESSONS.map((l) => `${l.id.padEnd(22)}${l.title}\n${' '.repeat(22)}${lessonRunsText(l)}\n`).join('');
 }
 
 function valuesText(o: LessonOutcome): string {

@@ -36,7 +36,7 @@ import {
 } from '../rl/config';
 import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite } from '../rl/divergence';
-import type { GroupRecord, StepRecord } from '../rl/stream';
+import { evalsOf, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
 import { Trainer } from '../rl/trainer';
@@ -427,7 +427,8 @@ export async function trainRl(argv: string[]): Promise<number> {
       const diverged = firstNonFinite([r]);
       append(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
       if (r.groups?.length) append(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
-      if (r.eval) append(paths.eval, `${JSON.stringify(r.eval)}\n`);
+      // The step-0 evaluation (before training) comes first, so eval.jsonl reads in step order.
+      for (const e of evalsOf(r)) append(paths.eval, `${JSON.stringify(e)}\n`);
       if (diverged) {
         // That step is not saved: the last good pair stays as it is.
         throw new Error(`${divergenceText(diverged)}; the run stopped without saving this step; ${savedText()} (metrics.jsonl has every step so far)`);
@@ -449,8 +450,7 @@ export async function trainRl(argv: string[]): Promise<number> {
         const ev = r.eval ? ` eval acc ${(r.eval.accuracy * 100).toFixed(0)}% pass@${r.eval.passAtK.length} ${(r.eval.passAtK[r.eval.passAtK.length - 1] * 100).toFixed(0)}%` : '';
         const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
         process.stderr.write(
-          `
-${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
+          `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
         );
       }
     }

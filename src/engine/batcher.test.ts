@@ -74,6 +74,13 @@ describe('metric batches and the record queue', () => {
     expect(q.drain()).toEqual([]);
   });
 
+  it('sends the evaluation before training (step 0) ahead of the ones after batches', () => {
+    const q = new RecordQueue();
+    const ev = (step: number) => ({ step, items: 1, accuracy: step / 10, reward: 0, passAtK: [0] });
+    q.push('a', [{ ...rec(1, 1, { reward: 1 }), initialEval: ev(0), eval: ev(1) }, { ...rec(2, 2, { reward: 1 }), eval: ev(2) }]);
+    expect(q.drain()[0].evals.map((e) => e.step)).toEqual([0, 1, 2]);
+  });
+
   it('copies token planes into their own buffers before they are transferred', () => {
     const backing = new ArrayBuffer(18 * 4);
     new Float32Array(backing).forEach((_, i, a) => (a[i] = i));

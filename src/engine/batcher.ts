@@ -3,7 +3,7 @@
 // messages a second) however fast the GPU steps. Pure data; the timer belongs to the worker.
 
 import type { Tokenizer } from '../model/tokenizer';
-import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
 import { packRows, type MetricBatch } from './metric-batch';
 import { rowOf } from './types';
 
@@ -38,7 +38,7 @@ export class RecordQueue {
       runId,
       metrics: packRows(records.map(rowOf)),
       rollouts: records.filter((r) => r.groups && r.groups.length).map((r) => ({ step: r.step, groups: r.groups! })),
-      evals: records.filter((r) => r.eval).map((r) => r.eval!),
+      evals: records.flatMap(evalsOf),
     }));
     this.pending = [];
     return out;

@@ -1,7 +1,8 @@
 // The LabEngine with the real trainer on the CPU backend, an in-memory runs store and the shipped copy warm
-// start: runs step, pause, persist and export; resume continues exactly where a saved state left off; a full
-// quota keeps training, says so, and leaves saved runs intact; a lost device interrupts; bad imports are refused;
-// a diverging run (NaN metrics or weights) goes back to its last finite saved state and pauses; alerts warn or pause.
+// start: runs step, pause, persist (the step-0 evaluation included) and export; resume continues exactly where a
+// saved state left off; a full quota keeps training, says so, and leaves saved runs intact; a lost device
+// interrupts; bad imports are refused; a diverging run (NaN metrics or weights) goes back to its last finite saved
+// state and pauses; alerts warn or pause.
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { MODEL_PRESETS } from '../model/config';
@@ -56,6 +57,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const recs = recordsOf(events);
     expect(recs.length).toBe(2); // num_iterations 2, one minibatch
     expect(recs[1].groups?.length).toBeGreaterThan(0);
+    expect(recs[0].initialEval?.step).toBe(0); // the evaluation before training, on the run's first record
     for (const r of recs) expect(Number.isFinite(r.metrics.reward)).toBe(true);
     expect((await store.getState(h.id))?.step).toBe(1);
 
@@ -68,7 +70,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
 
     const stored = await store.readRecords(h.id);
     expect(stored.rows.length).toBe(8);
-    expect(stored.evals.map((e) => e.step)).toEqual([2, 4]);
+    expect(stored.evals.map((e) => e.step)).toEqual([0, 2, 4]);
     expect(stored.rolloutSteps).toEqual([1, 2, 3, 4]);
     expect((await store.getRun(h.id))?.status).toBe('done');
 

@@ -11,7 +11,7 @@ import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
-import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
 import { parseRunOrTrainerLog } from './foreign-logs';
@@ -355,7 +355,7 @@ export class LabEngine {
     const rows = (m['completions/mean_length'] ?? 0) * h.config.train_batch_size * h.config.num_generations;
     a.tokensPerSec = Number.isFinite(perSecond) && perSecond > 0 ? perSecond : ms > 0 ? (rows * 1000) / ms : 0;
     const groups: GroupRecord[] | undefined = records.find((r) => r.groups?.length)?.groups;
-    const evals: EvalRecord[] = records.filter((r) => r.eval).map((r) => r.eval!);
+    const evals: EvalRecord[] = records.flatMap(evalsOf);
     // The store clones synchronously when the write starts, so the records may be handed on right after.
     const saved = this.persist(a, `step ${h.step} of "${h.name}"`, () =>
       this.deps.store.appendStep({ ...h }, records.map(rowOf), groups ? { step: last.step, groups } : null, evals),

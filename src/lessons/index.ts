@@ -2,9 +2,13 @@
 // and its line here (src/lessons/lessons.test.ts fails when a catalog file is not listed). docs/lessons.md says how.
 
 import { clipZero } from './catalog/clip-zero';
+import { firstRun } from './catalog/first-run';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero];
+export const LESSONS: readonly Lesson[] = [firstRun, clipZero];
+
+/** The lesson whose run is the experiment the page opens on (store/slices/config.ts LAB_DEFAULT). */
+export const FIRST_LESSON: Lesson = firstRun;
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
@@ -12,5 +16,5 @@ export function lessonById(id: string): Lesson | undefined {
 }
 
 export type { Lesson, LessonCheck, LessonQuestion, LessonRun, LessonRunResult, LessonVerdict } from './lesson';
-export { LESSON_DEFAULT_SEED } from './lesson';
+export { LESSON_DEFAULT_SEED, lessonRunOverrides } from './lesson';
 export { latestOf, renderNarration, narrationNumber, type LatestMetrics } from './narration';

@@ -90,3 +90,8 @@ export interface Lesson {
 
 /** The seed a lesson's runs share when the learner has not asked for another. */
 export const LESSON_DEFAULT_SEED = 0;
+
+/** A run's config fields over its preset, with the lesson's step budget (the seed is the caller's). */
+export function lessonRunOverrides(lesson: Pick<Lesson, 'steps'>, run: LessonRun): Partial<RLConfig> {
+  return { ...run.overrides, steps: lesson.steps };
+}

@@ -5,13 +5,13 @@
 
 import { loadStartPolicy, type AssetLoader } from '../engine/start-policy';
 import { resolveConfig, type RLConfig } from '../rl/config';
-import type { StepRecord } from '../rl/stream';
+import { evalsOf, type StepRecord } from '../rl/stream';
 import { Trainer, type TrainerBackend } from '../rl/trainer';
-import type { Lesson, LessonRun, LessonRunResult, LessonVerdict } from './lesson';
+import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult, type LessonVerdict } from './lesson';
 
 /** The config of one run of a lesson at `seed`: the preset, the run's knobs, the lesson's seed and step budget. */
 export function lessonRunConfig(lesson: Lesson, run: LessonRun, seed: number): RLConfig {
-  return resolveConfig(run.preset, { ...run.overrides, seed, steps: lesson.steps });
+  return resolveConfig(run.preset, { ...lessonRunOverrides(lesson, run), seed });
 }
 
 /** A run's records gathered the way checks read them. */
@@ -19,8 +19,7 @@ export function collectRun(run: LessonRun, config: RLConfig, records: readonly S
   const out: LessonRunResult = { key: run.key, label: run.label, config, steps: [], updates: [], evals: [], groups: [] };
   for (const r of records) {
     out.updates.push(r.metrics);
-    if (r.initialEval) out.evals.push(r.initialEval);
-    if (r.eval) out.evals.push(r.eval);
+    out.evals.push(...evalsOf(r));
     if (r.update === r.updates - 1) {
       out.steps.push(r.metrics);
       out.groups.push(r.groups ?? []);

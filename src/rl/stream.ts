@@ -111,5 +111,13 @@ export interface StepRecord {
   initialEval?: EvalRecord;
 }
 
+/** The evaluations a record carries, in step order: the one before training (step 0), then the one after its batch. */
+export function evalsOf(r: Pick<StepRecord, 'initialEval' | 'eval'>): EvalRecord[] {
+  const out: EvalRecord[] = [];
+  if (r.initialEval) out.push(r.initialEval);
+  if (r.eval) out.push(r.eval);
+  return out;
+}
+
 /** Everything the trainer yields. */
 export type TrainerEvent = StepRecord;

@@ -1,8 +1,8 @@
 // The trainer on the real GPU path (Dawn): every preset runs, the metric stream is complete, finite and
-// consistent (per-sequence clip extremes around their means, terminated lengths in order, num_tokens counting
-// every sampled token, each record's place within its rollout step), one update per batch gives rho = 1 exactly
-// and no clipping while several do not, the same seed gives the same metrics, a saved state resumes exactly
-// (num_tokens included), and the CPU learner agrees with the GPU learner.
+// consistent (clip extremes around their means, terminated lengths in order, num_tokens, each record's place in its
+// rollout step), one update per batch gives rho = 1 exactly and no clipping while several do not, the same seed gives
+// the same metrics, a saved state resumes exactly, held-out evaluation runs at step 0 (not again on resume) and every
+// eval_every steps, and the CPU learner agrees with the GPU learner.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
@@ -172,6 +172,38 @@ describe('trainer: determinism and resume', () => {
     expect(third.map((r) => r.metrics.num_tokens)).toEqual(byStep(straight)[2].map((r) => r.metrics.num_tokens));
     expect(third[0].metrics.num_tokens).toBeGreaterThan(byStep(straight)[1][0].metrics.num_tokens ?? Infinity);
     expect(() => decodeTrainerState(new Uint8Array(16))).toThrow();
+  });
+});
+
+describe('trainer: held-out evaluation', () => {
+  it('evaluates once before training (step 0, on the first record), then every eval_every steps; a resumed run does not re-evaluate step 0', async () => {
+    const config = small('grpo', { steps: 2, num_iterations: 2, eval_every: 2, eval_items: 4, eval_num_generations: 2 });
+    const init = { config: warm.ck.config, params: warm.ck.params };
+    const records = await runAll(config);
+    const initial = records.filter((r) => r.initialEval);
+    expect(initial).toHaveLength(1);
+    expect(initial[0]).toBe(records[0]);
+    expect(initial[0].initialEval).toMatchObject({ step: 0, items: 4 });
+    expect(initial[0].initialEval!.passAtK).toHaveLength(2);
+    expect(records.filter((r) => r.eval).map((r) => r.eval!.step)).toEqual([2]);
+    // Evaluation has its own RNG: the step-0 evaluation leaves the training stream as it was without it.
+    const unevaluated = await runAll({ ...config, eval_every: 0 });
+    expect(records.map((r) => untimed(r.metrics))).toEqual(unevaluated.map((r) => untimed(r.metrics)));
+
+    const first = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx } });
+    expect((await first.runStep())[0].initialEval?.step).toBe(0);
+    const bytes = encodeTrainerState(await first.saveState());
+    first.destroy();
+    const resumed = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx }, resume: decodeTrainerState(bytes) });
+    const second = await resumed.runStep();
+    resumed.destroy();
+    expect(second.some((r) => r.initialEval)).toBe(false);
+    expect(second[second.length - 1].eval?.step).toBe(2);
+  });
+
+  it('does not evaluate at all when eval_every is 0', async () => {
+    const records = await runAll(small('grpo', { steps: 1 }));
+    expect(records.some((r) => r.initialEval || r.eval)).toBe(false);
   });
 });
 

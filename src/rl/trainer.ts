@@ -148,6 +148,9 @@ export class Trainer {
     if (this.done) return [];
     const c = this.config;
     const d = this.derived;
+    // The held-out score before any training, so a chart can answer "did RL help?" from step 0. Only a run that
+    // starts at step 0 has it (a resumed run already evaluated, or never will); it is not part of step 1's time.
+    const initialEval = c.eval_every > 0 && this.step === 0 ? await this.evaluate() : undefined;
     const tStep = performance.now();
     const phases = new PhaseTimes();
     const time = phases.time.bind(phases);
@@ -264,6 +267,7 @@ export class Trainer {
         minibatch: up.minibatch,
         metrics,
       };
+      if (u === 0 && initialEval) record.initialEval = initialEval;
       if (u === results.length - 1) {
         record.groups = groups;
         if (evalRecord) record.eval = evalRecord;

@@ -160,7 +160,7 @@ describe('config slice', () => {
     setField('num_iterations', 3);
     applyPreset('dapo');
     const c = useLab.getState().check.config!;
-    expect(c).toMatchObject({ seed: 9, train_batch_size: 2, task: 'addition', checkpoint: 'addition', epsilon_high: 0.28, dynamic_sampling: true, beta: 0 });
+    expect(c).toMatchObject({ seed: 9, train_batch_size: 2, task: LAB_DEFAULT.overrides.task, checkpoint: LAB_DEFAULT.overrides.checkpoint, temperature: LAB_DEFAULT.overrides.temperature, epsilon_high: 0.28, dynamic_sampling: true, beta: 0 });
     expect(c.num_iterations).toBe(1); // an algorithm knob: the preset's (default) value
     expect(switchPreset({ ...resolveConfig('grpo'), dynamic_sampling: true }, 'grpo').dynamic_sampling).toBe(false);
   });
@@ -194,6 +194,9 @@ describe('worker messages', () => {
     expect(useLab.getState().rollouts['r1@2']).toBeDefined();
     h({ type: 'evals', runId: 'r1', evals: [{ step: 2, items: 2, accuracy: 0.5, reward: 0.5, passAtK: [0.5, 1] }] });
     expect(useLab.getState().views.r1.evals).toHaveLength(1);
+    // The evaluation before training joins the series at step 0, so held-out accuracy reads from before RL.
+    h({ type: 'evals', runId: 'r1', evals: [{ step: 0, items: 2, accuracy: 0, reward: 0.25, passAtK: [0, 0.5] }] });
+    expect(useLab.getState().views.r1.evals.map((e) => [e.step, e.accuracy])).toEqual([[0, 0], [2, 0.5]]);
     // A saved run's records replace what the page had for it.
     h({ type: 'run-data', runId: 'r1', batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.1 } }]), evals: [], rolloutSteps: [1] });
     expect(useLab.getState().views.r1.table.length).toBe(1);

@@ -12,6 +12,11 @@ import { useNearViewport, useStaggered } from './render-queue';
 
 const NO_EVALS: EvalRecord[] = [];
 
+/** An evaluation's name: step 0 is the policy before any training (the trainer evaluates it first). */
+function stepLabel(step: number): string {
+  return step === 0 ? 'step 0 (before training)' : `step ${step}`;
+}
+
 /** Default steps to draw: the first and the last evaluation, and up to two between. */
 function defaultSteps(evals: readonly EvalRecord[]): number[] {
   if (evals.length <= 4) return evals.map((e) => e.step);
@@ -34,7 +39,7 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
     const out: { key: string; label: string; color: string; dash?: string; passAtK: number[] }[] = [];
     steps.forEach((s, i) => {
       const e = primary.find((x) => x.step === s);
-      if (e) out.push({ key: `p${s}`, label: `step ${s}`, color: metricColor(i), passAtK: e.passAtK });
+      if (e) out.push({ key: `p${s}`, label: stepLabel(s), color: metricColor(i), passAtK: e.passAtK });
     });
     runIds.slice(1).forEach((id, j) => {
       const ev = stableEvals[j + 1] ?? [];
@@ -89,7 +94,7 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
       </div>
       {primary.length > 0 && (
         <p className="hint" data-testid="eval-accuracy">
-          greedy held-out accuracy: {primary.map((e) => `step ${e.step}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
+          greedy held-out accuracy: {primary.map((e) => `${stepLabel(e.step)}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
         </p>
       )}
     </figure>

@@ -5,12 +5,19 @@
 
 import { foreignCheckpointOrigin } from '../../engine/start-policy';
 import type { BackendKind, RunHeader } from '../../engine/types';
+import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
 import { configFromUrlParamsKeeping, resolveConfig, summarizeProblems, type PresetName, type RLConfig, type RLField } from '../../rl/config';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
 
-/** The lab's starting experiment: GRPO on two-digit addition from its warm start. */
-export const LAB_DEFAULT = { preset: 'grpo' as PresetName, overrides: { task: 'addition', difficulty: 2, checkpoint: 'addition' } };
+/**
+ * The lab's starting experiment (the page with no link): the run of the first lesson, "Your first RL run", so the
+ * page opens on an experiment that visibly learns and the lesson and the default are one definition.
+ */
+export const LAB_DEFAULT: { preset: PresetName; overrides: Partial<RLConfig> } = {
+  preset: FIRST_LESSON.runs[0].preset,
+  overrides: lessonRunOverrides(FIRST_LESSON, FIRST_LESSON.runs[0]),
+};
 
 /** Page parameters that are not config fields (?lesson=<id> opens a lesson). */
 export const PAGE_PARAMS = ['selftest', 'bench', 'lesson'] as const;
