@@ -2,10 +2,11 @@
 // and its line here (src/lessons/lessons.test.ts fails when a catalog file is not listed). docs/lessons.md says how.
 
 import { clipZero } from './catalog/clip-zero';
+import { rewardHacking } from './catalog/reward-hacking';
 import { weakVsStrongPrior } from './catalog/weak-vs-strong-prior';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero, weakVsStrongPrior];
+export const LESSONS: readonly Lesson[] = [clipZero, rewardHacking, weakVsStrongPrior];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
