@@ -24,8 +24,10 @@ export const weakVsStrongPrior: Lesson = {
     why: 'GRPO\'s advantage is a completion\'s reward minus its group\'s mean. When all G completions of a prompt fail, every advantage is 0 and the prompt teaches nothing. RL can only reinforce successes the policy already samples.',
   },
   runs: [
+    // The weak run's completions are cut at 6 tokens (5 letters and EOS, all a right answer needs) so that its
+    // failures, which run long, cost no more than the strong run's.
     { key: 'strong', label: 'copy 3 letters: the start solves some', preset: 'grpo', overrides: { ...COMMON, difficulty: 3 } },
-    { key: 'weak', label: 'copy 5 letters: the start solves none or almost none', preset: 'grpo', overrides: { ...COMMON, difficulty: 5 } },
+    { key: 'weak', label: 'copy 5 letters: the start solves none or almost none', preset: 'grpo', overrides: { ...COMMON, difficulty: 5, max_completion_length: 6 } },
   ],
   steps: 10,
   look: 'Compare the two runs on the Reward chart (accuracy) and the Fractions chart (frac_reward_zero_std: the share of groups whose rewards are all equal).',
