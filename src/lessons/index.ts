@@ -3,12 +3,11 @@
 
 import { clipZero } from './catalog/clip-zero';
 import { rewardHacking } from './catalog/reward-hacking';
-import { sharpenOrDiscover } from './catalog/sharpen-or-discover';
 import { rlVsSft } from './catalog/rl-vs-sft';
 import { weakVsStrongPrior } from './catalog/weak-vs-strong-prior';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero, sharpenOrDiscover, rlVsSft, rewardHacking, weakVsStrongPrior];
+export const LESSONS: readonly Lesson[] = [clipZero, rlVsSft, rewardHacking, weakVsStrongPrior];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
