@@ -3,9 +3,12 @@
 
 import { clipZero } from './catalog/clip-zero';
 import { firstRun } from './catalog/first-run';
+import { rewardHacking } from './catalog/reward-hacking';
+import { rlVsSft } from './catalog/rl-vs-sft';
+import { weakVsStrongPrior } from './catalog/weak-vs-strong-prior';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [firstRun, clipZero];
+export const LESSONS: readonly Lesson[] = [firstRun, clipZero, weakVsStrongPrior, rewardHacking, rlVsSft];
 
 /** The lesson whose run is the experiment the page opens on (store/slices/config.ts LAB_DEFAULT). */
 export const FIRST_LESSON: Lesson = firstRun;

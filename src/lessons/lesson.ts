@@ -17,6 +17,12 @@ export interface LessonRun {
   preset: PresetName;
   /** Config fields over the preset; `seed` and `steps` are set by the lesson (pairs share the seed). */
   overrides: Partial<RLConfig>;
+  /**
+   * 'rl' (the default): the trainer. 'sft': supervised fine-tuning on the task's demonstrations from the same warm
+   * start instead (src/rl/sft.ts), `steps` optimizer steps of train_batch_size x num_generations demonstrations at
+   * learning_rate, then one held-out evaluation; such a run has evals but no per-step metrics.
+   */
+  mode?: 'rl' | 'sft';
 }
 
 /** The prediction asked before running: choices with one right answer. */

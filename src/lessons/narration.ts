@@ -2,7 +2,7 @@
 // first run's latest value, {key:metric} a named run's; values print with 3 significant digits, and a value not
 // there yet prints as "…". Pure functions over LessonRunResult-like data, used by the page and the headless runner.
 
-import type { Metrics } from '../rl/stream';
+import type { EvalRecord, Metrics } from '../rl/stream';
 import type { Lesson, LessonRunResult } from './lesson';
 
 /** Latest metrics per run key (what the page has so far). */
@@ -66,4 +66,11 @@ export function runOf(runs: readonly LessonRunResult[], key: string): LessonRunR
   const r = runs.find((x) => x.key === key);
   if (!r) throw new Error(`no run "${key}" in this lesson (runs: ${runs.map((x) => x.key).join(', ')})`);
   return r;
+}
+
+/** A run's last held-out evaluation (throws when it has none: a lesson whose run never reaches an evaluation). */
+export function finalEval(run: LessonRunResult): EvalRecord {
+  const e = run.evals[run.evals.length - 1];
+  if (!e) throw new Error(`run "${run.key}" has no held-out evaluation (its eval_every never reaches a step)`);
+  return e;
 }

@@ -1,12 +1,15 @@
 // Runs a lesson headless: each of its runs through the same trainer the lab uses (src/rl/trainer.ts), from the
 // policy its config names (loadStartPolicy), with the lesson's seed and step budget, then evaluates its check.
-// Used by `npm run lessons` and the lessons test. Not the page's path (the store launches lesson runs through the
-// worker engine) and not the lessons themselves (catalog/).
+// A run in mode 'sft' fine-tunes the same start on demonstrations instead (src/rl/sft.ts) and is evaluated the way
+// the trainer evaluates. Used by `npm run lessons` and the lessons test. Not the page's path (the store launches
+// lesson runs through the worker engine) and not the lessons themselves (catalog/).
 
 import { loadStartPolicy, type AssetLoader } from '../engine/start-policy';
 import { resolveConfig, type RLConfig } from '../rl/config';
+import { trainSft } from '../rl/sft';
 import { evalsOf, type StepRecord } from '../rl/stream';
 import { Trainer, type TrainerBackend } from '../rl/trainer';
+import { getTask } from '../tasks';
 import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult, type LessonVerdict } from './lesson';
 
 /** The config of one run of a lesson at `seed`: the preset, the run's knobs, the lesson's seed and step budget. */
@@ -50,15 +53,46 @@ export async function runLesson(lesson: Lesson, opts: LessonRunOptions): Promise
     const config = lessonRunConfig(lesson, run, opts.seed);
     const start = await loadStartPolicy(config, opts.assets);
     const trainer = await Trainer.create({ config, init: start.init, tokenizer: start.tokenizer, backend: opts.backend });
-    const records: StepRecord[] = [];
+    let result: LessonRunResult;
     try {
-      for await (const r of trainer.run()) records.push(r);
+      result = run.mode === 'sft' ? await supervisedRun(run, config, trainer) : collectRun(run, config, await allRecords(trainer));
     } finally {
       trainer.destroy();
     }
-    const result = collectRun(run, config, records);
     runs.push(result);
     opts.onRun?.(result);
   }
   return { lesson, seed: opts.seed, runs, verdict: lesson.check.evaluate(runs) };
+}
+
+/** Every record of the trainer's remaining steps. */
+async function allRecords(trainer: Trainer): Promise<StepRecord[]> {
+  const out: StepRecord[] = [];
+  for await (const r of trainer.run()) out.push(r);
+  return out;
+}
+
+/**
+ * A run in mode 'sft': `config.steps` supervised steps on the task's demonstrations, each of train_batch_size x
+ * num_generations sequences (as many as an RL step samples), peak learning_rate without warmup (sft.ts decays it to a
+ * tenth over the run), with the config's weight decay and gradient clip, on the trainer's policy; then the
+ * trainer's held-out evaluation, recorded at step `config.steps`.
+ */
+async function supervisedRun(run: LessonRun, config: RLConfig, trainer: Trainer): Promise<LessonRunResult> {
+  const task = getTask(config.task, config.difficulty ?? undefined);
+  const sft = trainSft(trainer.learner.policy, task, trainer.tokenizer, {
+    steps: config.steps,
+    batchSize: config.train_batch_size * config.num_generations,
+    lr: config.learning_rate,
+    warmup: 0,
+    weightDecay: config.weight_decay,
+    maxGradNorm: config.max_grad_norm > 0 ? config.max_grad_norm : undefined,
+    seed: config.seed,
+    logEvery: config.steps,
+  });
+  for await (const _progress of sft) {
+    // Only the last step logs; the loss is not a lesson metric.
+  }
+  const evaluation = await trainer.evaluate();
+  return { key: run.key, label: run.label, config, steps: [], updates: [], evals: [{ ...evaluation, step: config.steps }], groups: [] };
 }
