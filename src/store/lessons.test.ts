@@ -124,6 +124,17 @@ describe('the answer', () => {
     respond(progress({ runId: 'other', name: 'mine', status: 'running' }));
     expect(lessonRunBlocker(s())).toBe('busy');
   });
+
+  it('a lesson with a supervised run says it runs from the command line, and sends nothing', () => {
+    const { s, sent, respond } = lab();
+    s().startEngine();
+    respond(READY);
+    s().openLesson('rl-vs-sft');
+    s().answerLesson(0);
+    expect(lessonRunBlocker(s())).toBe('headless');
+    s().startLesson();
+    expect(sent).toEqual([{ type: 'init' }]);
+  });
 });
 
 describe('a lesson\'s runs', () => {

@@ -11,6 +11,7 @@ import { lessonNarration, lessonProgressOf, lessonRunBlocker, lessonRunStates, o
 const BLOCKED: Record<LessonRunBlocker, string> = {
   closed: '',
   answer: 'Answer the question first: predict, then run.',
+  headless: 'This lesson has a supervised (SFT) run, which the page does not train yet: run it with npm run lessons -- --check <id>.',
   running: "The lesson's runs are training.",
   busy: 'Another run is training: pause or reset it first.',
   engine: 'The engine is not ready yet (see the GPU line above).',
@@ -105,7 +106,7 @@ function RunBar({ lesson }: { lesson: Lesson }) {
           </button>
         )}
       </div>
-      {blocker && blocker !== 'running' && <p className="hint small">{BLOCKED[blocker]}</p>}
+      {blocker && blocker !== 'running' && <p className="hint small" data-testid="lesson-blocked">{BLOCKED[blocker].replace('<id>', lesson.id)}</p>}
       <ul className="lesson-run-list small">
         {lesson.runs.map((r, i) => (
           <RunLine key={r.key} lesson={lesson} index={i} />
