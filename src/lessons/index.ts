@@ -2,9 +2,10 @@
 // and its line here (src/lessons/lessons.test.ts fails when a catalog file is not listed). docs/lessons.md says how.
 
 import { clipZero } from './catalog/clip-zero';
+import { deadGroups } from './catalog/dead-groups';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero];
+export const LESSONS: readonly Lesson[] = [clipZero, deadGroups];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
