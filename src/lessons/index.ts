@@ -3,9 +3,10 @@
 
 import { clipZero } from './catalog/clip-zero';
 import { deadGroups } from './catalog/dead-groups';
+import { klEstimators } from './catalog/kl-estimators';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero, deadGroups];
+export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, klEstimators];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
