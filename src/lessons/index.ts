@@ -4,9 +4,10 @@
 import { clipZero } from './catalog/clip-zero';
 import { deadGroups } from './catalog/dead-groups';
 import { klEstimators } from './catalog/kl-estimators';
+import { lengthBias } from './catalog/length-bias';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, klEstimators];
+export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, klEstimators, lengthBias];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
