@@ -3,11 +3,12 @@
 
 import { clipZero } from './catalog/clip-zero';
 import { deadGroups } from './catalog/dead-groups';
+import { entropyCollapse } from './catalog/entropy-collapse';
 import { klEstimators } from './catalog/kl-estimators';
 import { lengthBias } from './catalog/length-bias';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, klEstimators, lengthBias];
+export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, entropyCollapse, lengthBias, klEstimators];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
