@@ -2,13 +2,14 @@
 // and its line here (src/lessons/lessons.test.ts fails when a catalog file is not listed). docs/lessons.md says how.
 
 import { clipZero } from './catalog/clip-zero';
+import { criticVsGroup } from './catalog/critic-vs-group';
 import { deadGroups } from './catalog/dead-groups';
 import { entropyCollapse } from './catalog/entropy-collapse';
 import { klEstimators } from './catalog/kl-estimators';
 import { lengthBias } from './catalog/length-bias';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, entropyCollapse, lengthBias, klEstimators];
+export const LESSONS: readonly Lesson[] = [clipZero, deadGroups, entropyCollapse, lengthBias, klEstimators, criticVsGroup];
 
 /** The lesson with `id`, or undefined. */
 export function lessonById(id: string): Lesson | undefined {
