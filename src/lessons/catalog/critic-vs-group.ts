@@ -33,7 +33,7 @@ export const criticVsGroup: Lesson = {
   id: 'critic-vs-group',
   title: 'A critic or a group: where does the baseline come from?',
   source:
-    'PPO (Schulman et al., 2017) with GAE learns a value network as the baseline; GRPO (DeepSeekMath) drops it and uses the mean reward of the other completions of the same prompt; the survey of RL for reasoning models and DAPO discuss the trade. vf_explained_var is verl\'s critic/vf_explained_var.',
+    'PPO (Schulman et al., 2017) with GAE learns a value network as the baseline; GRPO (DeepSeekMath) drops it and uses the mean reward of the other completions of the same prompt; the survey of RL for reasoning models discusses the trade. vf_explained_var is verl\'s critic/vf_explained_var.',
   question: {
     prompt:
       'PPO starts with a fresh critic (its value head outputs 0). After ten steps of training on the same kind of batch GRPO sees, how much of the return\'s variance does the critic explain (vf_explained_var)?',

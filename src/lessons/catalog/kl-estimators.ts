@@ -27,7 +27,7 @@ export const klEstimators: Lesson = {
   id: 'kl-estimators',
   title: 'k1, k2, k3: which KL estimate can you trust?',
   source:
-    'John Schulman\'s note "Approximating KL divergence" (2020), which introduced k1, k2 and k3; GRPO (DeepSeekMath) uses k3 in its loss, REINFORCE++ and PPO put k1 in the reward; the survey of RL for reasoning models compares where each trainer puts it.',
+    'John Schulman\'s note "Approximating KL divergence" (2020), which introduced k1, k2 and k3; GRPO (DeepSeekMath) uses k3 in its loss, REINFORCE++ and PPO put k1 in the reward; the survey of RL for reasoning models reviews both placements.',
   question: {
     prompt:
       'From the sampled tokens alone, with u = log pi_theta - log pi_ref: k1 = u, k2 = u^2 / 2, k3 = e^-u - 1 + u. Against the exact KL summed over the whole vocabulary, which one is off on average?',
