@@ -2,13 +2,29 @@
 // and its line here (src/lessons/lessons.test.ts fails when a catalog file is not listed). docs/lessons.md says how.
 
 import { clipZero } from './catalog/clip-zero';
+import { criticVsGroup } from './catalog/critic-vs-group';
+import { deadGroups } from './catalog/dead-groups';
+import { entropyCollapse } from './catalog/entropy-collapse';
 import { firstRun } from './catalog/first-run';
+import { klEstimators } from './catalog/kl-estimators';
+import { lengthBias } from './catalog/length-bias';
 import { rewardHacking } from './catalog/reward-hacking';
 import { rlVsSft } from './catalog/rl-vs-sft';
 import { weakVsStrongPrior } from './catalog/weak-vs-strong-prior';
 import type { Lesson } from './lesson';
 
-export const LESSONS: readonly Lesson[] = [firstRun, clipZero, weakVsStrongPrior, rewardHacking, rlVsSft];
+export const LESSONS: readonly Lesson[] = [
+  firstRun,
+  clipZero,
+  deadGroups,
+  entropyCollapse,
+  lengthBias,
+  klEstimators,
+  criticVsGroup,
+  weakVsStrongPrior,
+  rewardHacking,
+  rlVsSft,
+];
 
 /** The lesson whose run is the experiment the page opens on (store/slices/config.ts LAB_DEFAULT). */
 export const FIRST_LESSON: Lesson = firstRun;
