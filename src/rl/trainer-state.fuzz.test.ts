@@ -3,17 +3,14 @@
 // "trainer state:" (or "safetensors:") and names the field or says what is wrong: never a TypeError/RangeError
 // crash, never accepted in silence, and never a write through a tensor name into Object.prototype.
 import { describe, expect, it } from 'vitest';
-import type { ParamArrays } from '../model/checkpoint';
 import { MODEL_PRESETS } from '../model/config';
-import { paramShapes } from '../reference/model';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
 import { INHERITED_NAMES } from '../reference/fuzz-inputs';
 import { resolveConfig } from './config';
+import { fixtureParams } from './trainer-state.fixture';
 import { decodeTrainerState, encodeTrainerState, type TrainerState } from './trainer-state';
 
-/** Every tensor of the nano model filled with `base + i * 1e-6` (a complete, finite policy). */
-const weights = (base: number): ParamArrays =>
-  Object.fromEntries(paramShapes(MODEL_PRESETS.nano).map(({ name, shape }) => [name, Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => base + i * 1e-6)]));
+const weights = (base: number) => fixtureParams(MODEL_PRESETS.nano, base);
 const state: TrainerState = {
   meta: {
     version: 1,

@@ -4,17 +4,13 @@
 // from a decoded state is trainer.test.ts's.
 
 import { describe, expect, it } from 'vitest';
-import type { ParamArrays } from '../model/checkpoint';
-import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import { MODEL_PRESETS } from '../model/config';
 import { readSafetensors, writeSafetensors } from '../model/safetensors';
-import { paramShapes } from '../reference/model';
 import { resolveConfig } from './config';
+import { fixtureParams } from './trainer-state.fixture';
 import { TrainerStateError, decodeTrainerState, encodeTrainerState, type TrainerState } from './trainer-state';
 
-/** Every tensor of `dims` filled with `base + i * 1e-6` (distinct per part, so a swap would show). */
-function params(dims: ModelConfig, base: number): ParamArrays {
-  return Object.fromEntries(paramShapes(dims).map(({ name, shape }) => [name, Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => base + i * 1e-6)]));
-}
+const params = fixtureParams;
 
 /** A PPO state (a critic, and a reference: the ppo preset's beta is 0.05) of the nano model after 2 steps. */
 function state(): TrainerState {
