@@ -265,7 +265,8 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
 
 /**
  * Rollout throughput with the engine's generate(): a prefill-only call (one sampled token) and a full call
- * (newTokens decode steps, no early stop); decode time per step is their difference over newTokens - 1.
+ * (newTokens decode steps, no early stop); decode time per step is the median of their paired differences over
+ * newTokens - 1.
  */
 async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
   const { rows, prompt, newTokens } = shape.rollout;
@@ -275,10 +276,12 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
   const gen = (S: number) => async () => {
     await generate(ours.model, prompts, { maxNewTokens: S, sampler: { temperature: 1, seed: 1 }, eosId: 2, padId: 0, checkEvery: 0 });
   };
-  const { pre, full } = await interleavedSamples([['pre', gen(1)], ['full', gen(newTokens)]], reps);
+  // At least 3 pairs: the per-step figure is a difference of two wall times, and one stall in a single pair can
+  // outweigh the whole decode. Each pair runs back to back, so the median of the pairs' differences is taken.
+  const { pre, full } = await interleavedSamples([['pre', gen(1)], ['full', gen(newTokens)]], Math.max(reps, 3));
   const preMs = median(pre);
   const fullMs = median(full);
-  const perStep = (fullMs - preMs) / Math.max(1, newTokens - 1);
+  const perStep = median(full.map((f, i) => f - pre[i])) / Math.max(1, newTokens - 1);
   const shapeText = `${rows} x (${prompt} + ${newTokens})`;
   return [
     { section: 'rollout', name: 'prefill (+ first token)', shape: `${rows} x ${prompt}`, ms: preMs, samples: pre.length, method: 'wall', tokensPerS: (rows * prompt) / (preMs / 1000) },
