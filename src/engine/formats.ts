@@ -1,6 +1,7 @@
 // Export and import formats of a run, readable by the Python world: metrics as CSV (pandas:
 // `read_csv(path, comment='#')`, columns in the metric catalog's order) and JSONL, sampled rollouts as JSONL with
-// every token plane. The first line of each file describes the run (config, preset, ...), so an exported file
+// every token plane. A metrics JSONL step line carries its rollout step's histograms (entropy, advantage; bins of
+// src/schema/histograms.ts) where the run recorded them; the CSV stays scalar. The first line of each file describes the run (config, preset, ...), so an exported file
 // imports back as the same run; files written before a metric was renamed import under its current name. The CSV
 // carries the evaluations as `# eval {...}` comment lines after the rows (pandas skips them; this reader reads them).
 // Other trainers' logs (TRL, verl, OpenRLHF) are read by foreign-logs.ts, not here.
@@ -9,6 +10,7 @@
 
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
 import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
+import { HISTOGRAMS, type HistogramId, type StepHistograms } from '../schema/histograms';
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
 import type { ForeignTrainer, MetricRow, RunData, RunHeader, RunOrigin, RunStatus } from './types';
@@ -139,7 +141,7 @@ const CSV_EVAL = '# eval ';
 
 /** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
 function evalJson(e: EvalRecord) {
-  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) };
+  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num), ...(e.solvedBy && { solved_by: e.solvedBy }) };
 }
 
 /**
@@ -161,7 +163,10 @@ export function metricsToJsonl(header: RunHeader, rows: readonly MetricRow[], ev
   const lines = [JSON.stringify(headerJson(header))];
   for (const r of withUpdateIndex(rows)) {
     lines.push(
-      JSON.stringify({ type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics) }),
+      JSON.stringify({
+        type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics),
+        ...(r.histograms && { histograms: r.histograms }),
+      }),
     );
   }
   for (const e of evals) lines.push(JSON.stringify(evalJson(e)));
@@ -317,7 +322,28 @@ function readEval(at: At, o: Record<string, Json>): EvalRecord {
     accuracy: readNum(at, o.accuracy, 'accuracy'),
     reward: readNum(at, o.reward ?? null, 'reward'),
     passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
+    ...(o.solved_by !== undefined && { solvedBy: readCounts(at, o.solved_by, 'solved_by') }),
   };
+}
+
+/** An array of whole-number counts (a histogram's bins). */
+function readCounts(at: At, v: unknown, what: string): number[] {
+  if (!Array.isArray(v)) at.fail(`${what} must be an array of counts`);
+  return (v as Json[]).map((x, i) => readInt(at, x, `${what}[${i}]`));
+}
+
+/** A step line's histograms: known ids only, each with one count per bin of its edges. */
+function readHistograms(at: At, v: unknown): StepHistograms {
+  if (!isObj(v)) at.fail('histograms must be an object of histogram id -> counts');
+  const out: StepHistograms = {};
+  for (const [id, counts] of Object.entries(v as Record<string, Json>)) {
+    if (!Object.hasOwn(HISTOGRAMS, id)) at.fail(`histograms.${id}: not a histogram this lab records (${Object.keys(HISTOGRAMS).join(', ')})`);
+    const bins = HISTOGRAMS[id as HistogramId].edges.length - 1;
+    const c = readCounts(at, counts, `histograms.${id}`);
+    if (c.length !== bins) at.fail(`histograms.${id} has ${c.length} bins, want ${bins}`);
+    out[id as HistogramId] = c;
+  }
+  return out;
 }
 
 function readCompletion(at: At, v: unknown, what: string): CompletionRecord {
@@ -381,6 +407,7 @@ function parseJsonl(file: string, text: string): RunData {
         };
         if (o.update !== undefined) row.update = readInt(at, o.update, 'update');
         if (o.updates !== undefined) row.updates = readInt(at, o.updates, 'updates', 1);
+        if (o.histograms !== undefined) row.histograms = readHistograms(at, o.histograms);
         rows.push(row);
         break;
       }

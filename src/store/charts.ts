@@ -25,6 +25,8 @@ export interface ChartSpec {
   log: 'on' | 'off' | 'never';
   /** A line under the title (the catalog's CHARTS[].note). */
   note?: string;
+  /** Metrics drawn as areas stacked in this order (the catalog's CHARTS[].stack, those the runs report). */
+  stack?: string[];
 }
 
 /** The family of a metric the catalog lacks: its first path segment ("rewards/accuracy/mean" -> "rewards"). */
@@ -60,7 +62,11 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
     const metrics = entries.sort(byCatalogOrder).map((e) => e.name);
     const band = 'band' in c && metrics.includes(c.band.mean) && metrics.includes(c.band.std) ? c.band : undefined;
     const note = 'note' in c ? c.note : undefined;
-    out.push({ id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics, ...(band && { band }), ...(note && { note }) });
+    const stack = 'stack' in c ? c.stack.filter((m) => metrics.includes(m)) : [];
+    out.push({
+      id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics,
+      ...(band && { band }), ...(note && { note }), ...(stack.length > 0 && { stack }),
+    });
   }
   // A family's chart is titled by its path prefix ("loss/*"), never like a catalog chart ("Loss"): two charts
   // with one title read as the same chart.
