@@ -1,7 +1,8 @@
 // Export and import formats of a run, readable by the Python world: metrics as CSV (pandas:
 // `read_csv(path, comment='#')`, columns in the metric catalog's order) and JSONL, sampled rollouts as JSONL with
 // every token plane. A metrics JSONL step line carries its rollout step's histograms (entropy, advantage; bins of
-// src/schema/histograms.ts) where the run recorded them; the CSV stays scalar. The first line of each file describes the run (config, preset, ...), so an exported file
+// src/schema/histograms.ts) where the run recorded them; the CSV carries them as `# histograms {...}` comment lines
+// after its rows, as it does the evaluations. The first line of each file describes the run (config, preset, ...), so an exported file
 // imports back as the same run; files written before a metric was renamed import under its current name. The CSV
 // carries the evaluations as `# eval {...}` comment lines after the rows (pandas skips them; this reader reads them).
 // Other trainers' logs (TRL, verl, OpenRLHF) are read by foreign-logs.ts, not here.
@@ -138,6 +139,8 @@ const CSV_UPDATE = ['update', 'updates'] as const;
 
 /** The prefix of the CSV's evaluation lines: a comment to pandas (`comment='#'`) and to readers older than them. */
 const CSV_EVAL = '# eval ';
+/** The prefix of the CSV's histogram lines (one per row that carries histograms), a comment likewise. */
+const CSV_HIST = '# histograms ';
 
 /** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
 function evalJson(e: EvalRecord) {
@@ -154,6 +157,7 @@ export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[], eval
   for (const r of withUpdateIndex(rows)) {
     lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch, r.update, r.updates].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
   }
+  for (const r of rows) if (r.histograms) lines.push(CSV_HIST + JSON.stringify({ type: 'histograms', optimizer_step: r.optimizerStep, histograms: r.histograms }));
   for (const e of evals) lines.push(CSV_EVAL + JSON.stringify(evalJson(e)));
   return lines.join('\n') + '\n';
 }
@@ -497,9 +501,22 @@ function parseCsv(file: string, text: string): RunData {
   const least = [1, 1, 0, 0, 0, 1];
   const rows: MetricRow[] = [];
   const evals: EvalRecord[] = [];
+  const histograms: { at: At; optimizerStep: number; histograms: StepHistograms }[] = [];
   for (let i = 2; i < lines.length; i++) {
     if (!lines[i].trim()) continue;
     const at = new At(file, i + 1);
+    if (lines[i].startsWith(CSV_HIST)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(lines[i].slice(CSV_HIST.length));
+      } catch (e) {
+        at.fail(`the histograms are not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+      }
+      if (!isObj(v) || v.type !== 'histograms') at.fail('a histograms line must be "# histograms {\"type\":\"histograms\",...}"');
+      const o = v as Record<string, Json>;
+      histograms.push({ at, optimizerStep: readInt(at, o.optimizer_step, 'optimizer_step', 1), histograms: readHistograms(at, o.histograms) });
+      continue;
+    }
     if (lines[i].startsWith(CSV_EVAL)) {
       let v: unknown;
       try {
@@ -526,6 +543,12 @@ function parseCsv(file: string, text: string): RunData {
     const row: MetricRow = { step: ints[0], optimizerStep: ints[1], epoch: ints[2], minibatch: ints[3], metrics: renameFormerMetrics(metrics) };
     if (hasUpdate) [row.update, row.updates] = [ints[4], ints[5]];
     rows.push(row);
+  }
+  const byOptimizerStep = new Map(rows.map((r) => [r.optimizerStep, r]));
+  for (const h of histograms) {
+    const row = byOptimizerStep.get(h.optimizerStep);
+    if (!row) h.at.fail(`histograms of optimizer_step ${h.optimizerStep}, which has no row`);
+    row.histograms = h.histograms;
   }
   return finish(file, header, rows, evals, []);
 }
