@@ -179,7 +179,7 @@ export interface ChartData {
   /**
    * A linear axis's range when the drawn values are (nearly) constant, centred on them; null lets the axis choose.
    * Without it an axis stretches float noise in a flat series (smoothing 3 gives 2.9999999999999996) over its whole
-   * height, and a constant curve looks like it jumps.
+   * height, and a constant curve looks like it jumps. A stacked chart's parts make one whole: always [0, 1].
    */
   yDomain: [number, number] | null;
 }
@@ -257,5 +257,5 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
   });
   const last: Record<string, number> = {};
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
-  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
+  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: spec.stack ? [0, 1] : flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
 }

@@ -74,16 +74,16 @@ export function SolveRateChart() {
     <figure ref={ref} className="chart" data-testid="chart-solve-rate" data-evals={sets.length} data-last={JSON.stringify(last.counts)}>
       <figcaption>
         <span className="chart-title" title="How many held-out prompts exactly c of their n samples solve (a sample passes when the verifier judges it correct and it ended with EOS). Mass moving right from 0: RL finds answers it could not; mass moving only from the middle to n: it sharpens what it could already do.">
-          Held-out solve rate per prompt
+          Held-out solve rate
         </span>
-        <span className="hint small">prompts solved by c of {n} samples</span>
+        <span className="hint small">prompts by samples solved</span>
       </figcaption>
       {!drawn ? (
         <div className="plot-placeholder" />
       ) : (
-        <BarChart responsive data={rows} style={{ width: '100%', height: 186 }} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
+        <BarChart responsive data={rows} style={{ width: '100%', height: 176 }} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-          <XAxis dataKey="c" tick={{ fontSize: 11 }} label={{ value: 'samples solved (c)', position: 'insideBottom', offset: 0, style: { fontSize: 11, fill: 'var(--muted)' } }} height={30} />
+          <XAxis dataKey="c" tick={{ fontSize: 11 }} label={{ value: `samples solved, of ${n}`, position: 'insideBottom', offset: 0, style: { fontSize: 11, fill: 'var(--muted)' } }} height={30} />
           <YAxis allowDecimals={false} tick={{ fontSize: 11 }} width={40} />
           <Tooltip formatter={(v, name) => [`${v} prompts`, String(name)]} labelFormatter={(c) => `solved by ${c} of ${n}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
           {shown.map((s, i) => (
