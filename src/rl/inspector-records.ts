@@ -8,6 +8,11 @@ import type { StepRollouts } from './rollouts';
 import { completionPasses } from './dynamics';
 import type { CompletionRecord, GroupRecord, GroupSummary } from './stream';
 
+/** Row r (of padded length S) is left out of the loss: the mask drops its first token though it has tokens. */
+function rowMasked(mask: Float32Array, r: number, S: number, len: number): boolean {
+  return mask[r * S] === 0 && len > 0;
+}
+
 /** The rows of the first `groups` groups of G (their rows are contiguous), at most the batch's N rows. */
 export function inspectedRows(groups: number, N: number, G: number): Set<number> {
   const rows = new Set<number>();
@@ -57,7 +62,7 @@ export function groupRecords(
         reward: ro.rewards[r],
         rewards: Object.fromEntries(Object.entries(ro.parts).map(([k, v]) => [k, v[r]])),
         reason: ro.verdicts[r].reason,
-        masked: mask[r * S] === 0 && len > 0,
+        masked: rowMasked(mask, r, S, len),
         tokens: {
           tokens: Uint32Array.from(rollout.tokens.subarray(r * S, r * S + len)),
           logpOld,
@@ -86,7 +91,6 @@ export function groupRecords(
 export function groupSummaries(ro: StepRollouts, advantages: Float32Array, mask: Float32Array, G: number, S: number): GroupSummary[] {
   const rollout = ro.rollout;
   const perItem = rollout.rows / ro.items.length;
-  const accuracy = ro.parts.accuracy;
   const out: GroupSummary[] = [];
   for (let g = 0; g < rollout.rows / G; g++) {
     const item = ro.items[Math.floor((g * G) / perItem)];
@@ -105,9 +109,9 @@ export function groupSummaries(ro: StepRollouts, advantages: Float32Array, mask:
         length: len,
         finished: rollout.finished[r],
         reward: ro.rewards[r],
-        passed: completionPasses(accuracy ? accuracy[r] : 0, rollout.finished[r]),
+        passed: completionPasses(ro.verdicts[r].parts.accuracy, rollout.finished[r]),
         advantage: n ? sum / n : 0,
-        masked: mask[r * S] === 0 && len > 0,
+        masked: rowMasked(mask, r, S, len),
       };
     });
     out.push({ index: g, prompt: item.prompt, answer: item.answer, completions });

@@ -256,7 +256,8 @@ export class Trainer {
     // From values already on the host: the rollout's per-token entropies (read back with its tokens), the rewards'
     // parts and the advantages; no readback of its own.
     const dynamics = stepDynamics({
-      accuracy: ro.parts.accuracy ?? new Float32Array(N),
+      // The verifier's verdict, whatever reward_weights makes of it.
+      accuracy: ro.verdicts.map((v) => v.parts.accuracy),
       finished: rollout.finished,
       lengths: rollout.lengths,
       entropies: rollout.entropies,

@@ -228,7 +228,7 @@ export const METRICS = [
   // Group signal
   {
     name: 'groups/all_fail_frac',
-    doc: "Fraction of the rollout step's groups in which no completion passes. A completion passes when the task's verifier judges it correct (its accuracy reward part is 1) and it ended with EOS; the held-out pass@k counts by the same rule.",
+    doc: "Fraction of the rollout step's groups in which no completion passes. A completion passes when the task's verifier judges it correct (its accuracy part is 1, whatever reward_weights makes of it; the bandit: the best arm) and it ended with EOS; the held-out pass@k counts by the same rule.",
     formula: '(1/B) #{b : no i in b passes},  i passes <=> R_accuracy(x, y_i) = 1 and y_i ended with EOS',
     healthy: 'Falling over the run; below about 0.5 once the warm start gets some prompts right.',
     moves: 'Rising toward 1: the policy solves almost nothing at this difficulty, so group-relative advantages have nothing to pull toward (lower difficulty or raise temperature).',
