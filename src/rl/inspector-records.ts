@@ -13,6 +13,11 @@ function rowMasked(mask: Float32Array, r: number, S: number, len: number): boole
   return mask[r * S] === 0 && len > 0;
 }
 
+/** The task item of group g (G rows each): dynamic sampling keeps whole groups, so rows per item stay G. */
+function itemOfGroup(ro: StepRollouts, g: number, G: number) {
+  return ro.items[Math.floor((g * G) / (ro.rollout.rows / ro.items.length))];
+}
+
 /** The rows of the first `groups` groups of G (their rows are contiguous), at most the batch's N rows. */
 export function inspectedRows(groups: number, N: number, G: number): Set<number> {
   const rows = new Set<number>();
@@ -48,7 +53,7 @@ export function groupRecords(
     rowsByGroup.set(g, [...(rowsByGroup.get(g) ?? []), r]);
   }
   for (const [g, rows] of rowsByGroup) {
-    const item = ro.items[Math.floor((g * G) / (rollout.rows / ro.items.length))];
+    const item = itemOfGroup(ro, g, G);
     const completions: CompletionRecord[] = rows.map((r) => {
       const len = rollout.lengths[r];
       const pl = planes.get(r);
@@ -90,10 +95,9 @@ export function groupRecords(
  */
 export function groupSummaries(ro: StepRollouts, advantages: Float32Array, mask: Float32Array, G: number, S: number): GroupSummary[] {
   const rollout = ro.rollout;
-  const perItem = rollout.rows / ro.items.length;
   const out: GroupSummary[] = [];
   for (let g = 0; g < rollout.rows / G; g++) {
-    const item = ro.items[Math.floor((g * G) / perItem)];
+    const item = itemOfGroup(ro, g, G);
     const completions = Array.from({ length: G }, (_, i) => {
       const r = g * G + i;
       let sum = 0;

@@ -69,6 +69,17 @@ describe('trainer: rollout-step dynamics', () => {
       expect(m['groups/nonzero_adv_frac'], label).toBeCloseTo(nonzero, 12);
       expect(m['groups/nonzero_adv_frac'], label).toBeCloseTo(1 - m.frac_reward_zero_std, 12);
 
+      // The summaries of the inspected groups agree with their per-token records (GRPO: one A per completion).
+      for (const inspected of r.groups!) {
+        const brief = batch[inspected.index];
+        expect(brief.prompt).toBe(inspected.prompt);
+        inspected.completions.forEach((c, i) => {
+          expect(brief.completions[i].text).toBe(c.text);
+          expect(brief.completions[i].reward).toBe(c.reward);
+          expect(brief.completions[i].advantage).toBeCloseTo(c.tokens.advantage[0], 6);
+        });
+      }
+
       // Each histogram counts every loss token once.
       const h = r.histograms!;
       expect(h.entropy, label).toHaveLength(HISTOGRAMS.entropy.edges.length - 1);

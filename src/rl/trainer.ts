@@ -253,8 +253,8 @@ export class Trainer {
     Object.assign(batchMetrics, timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations));
     batchMetrics.entropy_coef = objective.entropy_coef;
     batchMetrics.num_tokens = this.numTokens;
-    // From values already on the host: the rollout's per-token entropies (read back with its tokens), the rewards'
-    // parts and the advantages; no readback of its own.
+    // From values already on the host: the rollout's per-token entropies (read back with its tokens), the verdicts,
+    // the lengths and the advantages; no readback of its own.
     const dynamics = stepDynamics({
       // The verifier's verdict, whatever reward_weights makes of it.
       accuracy: ro.verdicts.map((v) => v.parts.accuracy),
