@@ -166,6 +166,19 @@ describe('run export formats', () => {
     expect(back.rollouts[0].groups[0]).toEqual(g);
   });
 
+  it('rollouts JSONL keeps every group of a step in brief, beside its sampled groups', () => {
+    const g = group();
+    const batch = [
+      { index: 0, prompt: 'copy:ba=', answer: 'ba', completions: [{ text: 'b', length: 2, finished: true, reward: 0.1, passed: false, advantage: -0.75, masked: false }] },
+      { index: 1, prompt: 'copy:ab=', answer: 'ab', completions: [{ text: 'ab', length: 3, finished: true, reward: 1, passed: true, advantage: 0.5, masked: false }] },
+    ];
+    const text = rolloutsToJsonl(header, [{ step: 2, groups: [g], batch }, { step: 3, groups: [g] }]);
+    const back = parseRunFile('s.jsonl', text);
+    expect(back.rollouts.map((r) => [r.step, r.batch])).toEqual([[2, batch], [3, undefined]]);
+    expect(back.rollouts[0].groups[0]).toEqual(g);
+    expect(() => parseRunFile('t.jsonl', text.replace('"advantage":-0.75', '"advantage":"x"'))).toThrow(/^t\.jsonl: line 2: groups\[0\]\.completions\[0\]\.advantage must be a number/);
+  });
+
   it('refuses malformed files with the file, the line and the reason', () => {
     const good = metricsToJsonl(header, rows, evals).split('\n');
     const cases: [string, string, RegExp][] = [

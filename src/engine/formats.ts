@@ -10,7 +10,7 @@
 // Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
 
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
-import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
+import type { CompletionRecord, CompletionSummary, EvalRecord, GroupRecord, GroupSummary, TokenRecords } from '../rl/stream';
 import { HISTOGRAMS, type HistogramId, type StepHistograms } from '../schema/histograms';
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
@@ -193,10 +193,15 @@ const PLANES = {
   value: ['value', Float32Array],
 } as const satisfies Record<keyof TokenRecords, readonly [string, unknown]>;
 
-/** Sampled groups as JSONL: the run line, then one `group` line per group with its completions and every token plane. */
-export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: number; groups: readonly GroupRecord[] }[]): string {
+/**
+ * Sampled groups as JSONL: the run line, then per step a `batch` line with every group in brief (where recorded) and
+ * one `group` line per sampled group with its completions and every token plane.
+ */
+export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: number; groups: readonly GroupRecord[]; batch?: readonly GroupSummary[] }[]): string {
   const lines = [JSON.stringify(headerJson(header))];
-  for (const { step, groups } of rollouts) {
+  for (const { step, groups, batch } of rollouts) {
+    // Every group of the step in brief, before its sampled groups' token planes.
+    if (batch) lines.push(JSON.stringify({ type: 'batch', step, groups: batch.map((g) => ({ ...g, completions: g.completions.map((c) => ({ ...c, reward: num(c.reward), advantage: num(c.advantage) })) })) }));
     for (const g of groups) {
       lines.push(
         JSON.stringify({
@@ -378,12 +383,35 @@ function readCompletion(at: At, v: unknown, what: string): CompletionRecord {
   };
 }
 
+/** One group of a `batch` line: its prompt and each completion in brief. */
+function readGroupSummary(at: At, v: unknown, what: string): GroupSummary {
+  if (!isObj(v)) at.fail(`${what} must be an object`);
+  const g = v as Record<string, Json>;
+  if (!Array.isArray(g.completions)) at.fail(`${what}.completions must be an array`);
+  const completions = (g.completions as Json[]).map((cv, j): CompletionSummary => {
+    const w = `${what}.completions[${j}]`;
+    if (!isObj(cv)) at.fail(`${w} must be an object`);
+    const c = cv as Record<string, Json>;
+    return {
+      text: readStr(at, c.text, `${w}.text`),
+      length: readInt(at, c.length, `${w}.length`),
+      finished: c.finished === true,
+      reward: readNum(at, c.reward, `${w}.reward`),
+      passed: c.passed === true,
+      advantage: readNum(at, c.advantage, `${w}.advantage`),
+      masked: c.masked === true,
+    };
+  });
+  return { index: readInt(at, g.index ?? 0, `${what}.index`), prompt: readStr(at, g.prompt, `${what}.prompt`), answer: typeof g.answer === 'string' ? g.answer : '', completions };
+}
+
 function parseJsonl(file: string, text: string): RunData {
   const lines = text.split(/\r?\n/);
   let header: RunHeader | null = null;
   const rows: MetricRow[] = [];
   const evals: EvalRecord[] = [];
   const rollouts = new Map<number, GroupRecord[]>();
+  const batches = new Map<number, GroupSummary[]>();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (!line) continue;
@@ -432,15 +460,22 @@ function parseJsonl(file: string, text: string): RunData {
         rollouts.set(step, list);
         break;
       }
+      case 'batch': {
+        const step = readInt(at, o.step, 'step', 1);
+        if (!Array.isArray(o.groups)) at.fail('groups must be an array');
+        batches.set(step, (o.groups as Json[]).map((g, j) => readGroupSummary(at, g, `groups[${j}]`)));
+        break;
+      }
       case 'run':
         at.fail('a second run line: one file holds one run');
         break;
       default:
-        at.fail(`unknown line type ${JSON.stringify(o.type)} (expected step, eval or group)`);
+        at.fail(`unknown line type ${JSON.stringify(o.type)} (expected step, eval, batch or group)`);
     }
   }
   if (!header) throw new RunFileError(`${file}: the file is empty`);
-  return finish(file, header, rows, evals, [...rollouts.entries()].sort((a, b) => a[0] - b[0]).map(([step, groups]) => ({ step, groups })));
+  const steps = [...new Set([...rollouts.keys(), ...batches.keys()])].sort((a, b) => a - b);
+  return finish(file, header, rows, evals, steps.map((step) => ({ step, groups: rollouts.get(step) ?? [], ...(batches.has(step) && { batch: batches.get(step)! }) })));
 }
 
 /** Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes). */

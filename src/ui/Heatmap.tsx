@@ -56,29 +56,36 @@ export function Heatmap({ rows, columns, values, max, xLabel, cellText, height =
   useEffect(() => {
     const c = canvas.current;
     if (!c) return;
-    const dpr = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
-    const w = c.clientWidth;
-    const h = c.clientHeight;
-    c.width = Math.max(1, Math.round(w * dpr));
-    c.height = Math.max(1, Math.round(h * dpr));
-    const g = c.getContext('2d');
-    if (!g) return;
-    g.scale(dpr, dpr);
-    g.clearRect(0, 0, w, h);
-    const R = rows.length;
-    const C = columns.length;
-    if (!R || !C || !(scaleMax > 0)) return;
-    const cw = w / C;
-    const rh = h / R;
-    for (let r = 0; r < R; r++) {
-      for (let col = 0; col < C; col++) {
-        const v = values[r]?.[col];
-        if (v === undefined || !Number.isFinite(v) || v <= 0) continue;
-        g.fillStyle = heatColor(Math.sqrt(v / scaleMax));
-        // Row 0 at the bottom; cells overlap by a hair so no seams show between them.
-        g.fillRect(col * cw, h - (r + 1) * rh, cw + 0.5, rh + 0.5);
+    const draw = () => {
+      const dpr = typeof devicePixelRatio === 'number' ? devicePixelRatio : 1;
+      const w = c.clientWidth;
+      const h = c.clientHeight;
+      c.width = Math.max(1, Math.round(w * dpr));
+      c.height = Math.max(1, Math.round(h * dpr));
+      const g = c.getContext('2d');
+      if (!g) return;
+      g.scale(dpr, dpr);
+      g.clearRect(0, 0, w, h);
+      const R = rows.length;
+      const C = columns.length;
+      if (!R || !C || !(scaleMax > 0)) return;
+      const cw = w / C;
+      const rh = h / R;
+      for (let r = 0; r < R; r++) {
+        for (let col = 0; col < C; col++) {
+          const v = values[r]?.[col];
+          if (v === undefined || !Number.isFinite(v) || v <= 0) continue;
+          g.fillStyle = heatColor(Math.sqrt(v / scaleMax));
+          // Row 0 at the bottom; cells overlap by a hair so no seams show between them.
+          g.fillRect(col * cw, h - (r + 1) * rh, cw + 0.5, rh + 0.5);
+        }
       }
-    }
+    };
+    draw();
+    // A resized canvas is drawn again at its new size rather than stretched.
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(draw);
+    observer?.observe(c);
+    return () => observer?.disconnect();
   }, [rows, columns, values, scaleMax]);
   const onMove = (e: React.MouseEvent<HTMLCanvasElement>) => {
     const box = e.currentTarget.getBoundingClientRect();
