@@ -4,6 +4,7 @@
 
 import type { Tokenizer } from '../model/tokenizer';
 import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
+import type { RolloutRecord } from './types';
 import { packRows, type MetricBatch } from './metric-batch';
 import { rowOf } from './types';
 
@@ -11,7 +12,7 @@ import { rowOf } from './types';
 export interface Drained {
   runId: string;
   metrics: MetricBatch;
-  rollouts: { step: number; groups: GroupRecord[] }[];
+  rollouts: RolloutRecord[];
   evals: EvalRecord[];
 }
 
@@ -37,7 +38,7 @@ export class RecordQueue {
     const out = this.pending.map(({ runId, records }) => ({
       runId,
       metrics: packRows(records.map(rowOf)),
-      rollouts: records.filter((r) => r.groups && r.groups.length).map((r) => ({ step: r.step, groups: r.groups! })),
+      rollouts: records.filter((r) => r.groups && r.groups.length).map((r) => ({ step: r.step, groups: r.groups!, ...(r.batch && { batch: r.batch }) })),
       evals: records.flatMap(evalsOf),
     }));
     this.pending = [];

@@ -1,9 +1,10 @@
 // Export formats round-trip exactly (NaN and infinities included), token planes keep their types, files written
 // before metric renames (and before rows carried update/updates) import under the current names, and every kind
-// of malformed file is refused with the file name, the line and the reason.
+// of malformed file is refused with the file name, the line and the reason. Histograms and solve rates round-trip too.
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
+import { HISTOGRAMS, type HistogramId } from '../schema/histograms';
 import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine } from './formats';
 import { withUpdateIndex } from './metric-batch';
 import type { MetricRow, RunHeader } from './types';
@@ -55,6 +56,28 @@ describe('run export formats', () => {
     expect(back.header.preset).toBe('dapo');
     expect(back.header.name).toBe(header.name);
     expect(back.header.importedFrom).toBe('a.jsonl');
+  });
+
+  it('metrics JSONL round-trips each rollout step\'s histograms and each evaluation\'s solve-rate histogram', () => {
+    const K = (id: HistogramId) => HISTOGRAMS[id].edges.length - 1;
+    const entropy = Array.from({ length: K('entropy') }, (_, b) => b * 3);
+    const advantage = Array.from({ length: K('advantage') }, (_, b) => (b % 2 ? 0 : 7));
+    const withHist: MetricRow[] = [rows[0], { ...rows[1], histograms: { entropy, advantage } }, { ...rows[2], histograms: { entropy: new Array(K('entropy')).fill(0) } }];
+    const solved = [{ step: 0, items: 4, accuracy: 0, reward: 0, passAtK: [0.25], solvedBy: [3, 1] }, { ...evals[0], solvedBy: [1, 0, 2, 1] }];
+    const text = metricsToJsonl(header, withHist, solved);
+    const back = parseRunFile('h.jsonl', text);
+    expect(back.rows.map((r) => r.histograms)).toEqual([undefined, { entropy, advantage }, { entropy: new Array(K('entropy')).fill(0) }]);
+    expect(back.evals).toEqual(solved);
+    // The CSV keeps them on comment lines after its rows, which pandas skips.
+    const csv = metricsToCsv(header, withHist, solved);
+    const fromCsv = parseRunFile('h.csv', csv);
+    expect(fromCsv.rows.map((r) => r.histograms)).toEqual([undefined, { entropy, advantage }, { entropy: new Array(K('entropy')).fill(0) }]);
+    expect(fromCsv.evals).toEqual(solved);
+    expect(() => parseRunFile('l.csv', csv.replace('"optimizer_step":2', '"optimizer_step":9'))).toThrow(/^l\.csv: line \d+: histograms of optimizer_step 9, which has no row/);
+    // A histogram with the wrong bins, or one this lab does not record, is refused with its line.
+    expect(() => parseRunFile('i.jsonl', text.replace(`"entropy":[${entropy.join(',')}]`, '"entropy":[1,2]'))).toThrow(/^i\.jsonl: line 3: histograms\.entropy has 2 bins, want \d+/);
+    expect(() => parseRunFile('j.jsonl', text.replace('"histograms":{"entropy"', '"histograms":{"ratio"'))).toThrow(/^j\.jsonl: line 3: histograms\.ratio: not a histogram this lab records/);
+    expect(() => parseRunFile('k.jsonl', text.replace('"solved_by":[1,0,2,1]', '"solved_by":[1,-1]'))).toThrow(/solved_by\[1\] must be a whole number/);
   });
 
   it('metrics CSV round-trips rows, with a comment line pandas skips, metrics in catalog order and quoted names', () => {
@@ -141,6 +164,19 @@ describe('run export formats', () => {
     expect(Array.from(c.tokens.clipSide)).toEqual([0, 1, -1]);
     expect(c.tokens.logp).toEqual(g.completions[0].tokens.logp);
     expect(back.rollouts[0].groups[0]).toEqual(g);
+  });
+
+  it('rollouts JSONL keeps every group of a step in brief, beside its sampled groups', () => {
+    const g = group();
+    const batch = [
+      { index: 0, prompt: 'copy:ba=', answer: 'ba', completions: [{ text: 'b', length: 2, finished: true, reward: 0.1, passed: false, advantage: -0.75, masked: false }] },
+      { index: 1, prompt: 'copy:ab=', answer: 'ab', completions: [{ text: 'ab', length: 3, finished: true, reward: 1, passed: true, advantage: 0.5, masked: false }] },
+    ];
+    const text = rolloutsToJsonl(header, [{ step: 2, groups: [g], batch }, { step: 3, groups: [g] }]);
+    const back = parseRunFile('s.jsonl', text);
+    expect(back.rollouts.map((r) => [r.step, r.batch])).toEqual([[2, batch], [3, undefined]]);
+    expect(back.rollouts[0].groups[0]).toEqual(g);
+    expect(() => parseRunFile('t.jsonl', text.replace('"advantage":-0.75', '"advantage":"x"'))).toThrow(/^t\.jsonl: line 2: groups\[0\]\.completions\[0\]\.advantage must be a number/);
   });
 
   it('refuses malformed files with the file, the line and the reason', () => {

@@ -1,6 +1,8 @@
 // Export and import formats of a run, readable by the Python world: metrics as CSV (pandas:
 // `read_csv(path, comment='#')`, columns in the metric catalog's order) and JSONL, sampled rollouts as JSONL with
-// every token plane. The first line of each file describes the run (config, preset, ...), so an exported file
+// every token plane. A metrics JSONL step line carries its rollout step's histograms (entropy, advantage; bins of
+// src/schema/histograms.ts) where the run recorded them; the CSV carries them as `# histograms {...}` comment lines
+// after its rows, as it does the evaluations. The first line of each file describes the run (config, preset, ...), so an exported file
 // imports back as the same run; files written before a metric was renamed import under its current name. The CSV
 // carries the evaluations as `# eval {...}` comment lines after the rows (pandas skips them; this reader reads them).
 // Other trainers' logs (TRL, verl, OpenRLHF) are read by foreign-logs.ts, not here.
@@ -8,7 +10,8 @@
 // Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
 
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
-import type { CompletionRecord, EvalRecord, GroupRecord, TokenRecords } from '../rl/stream';
+import type { CompletionRecord, CompletionSummary, EvalRecord, GroupRecord, GroupSummary, TokenRecords } from '../rl/stream';
+import { HISTOGRAMS, type HistogramId, type StepHistograms } from '../schema/histograms';
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
 import type { ForeignTrainer, MetricRow, RunData, RunHeader, RunOrigin, RunStatus } from './types';
@@ -136,10 +139,12 @@ const CSV_UPDATE = ['update', 'updates'] as const;
 
 /** The prefix of the CSV's evaluation lines: a comment to pandas (`comment='#'`) and to readers older than them. */
 const CSV_EVAL = '# eval ';
+/** The prefix of the CSV's histogram lines (one per row that carries histograms), a comment likewise. */
+const CSV_HIST = '# histograms ';
 
 /** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
 function evalJson(e: EvalRecord) {
-  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) };
+  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num), ...(e.solvedBy && { solved_by: e.solvedBy }) };
 }
 
 /**
@@ -152,6 +157,7 @@ export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[], eval
   for (const r of withUpdateIndex(rows)) {
     lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch, r.update, r.updates].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
   }
+  for (const r of rows) if (r.histograms) lines.push(CSV_HIST + JSON.stringify({ type: 'histograms', optimizer_step: r.optimizerStep, histograms: r.histograms }));
   for (const e of evals) lines.push(CSV_EVAL + JSON.stringify(evalJson(e)));
   return lines.join('\n') + '\n';
 }
@@ -161,7 +167,10 @@ export function metricsToJsonl(header: RunHeader, rows: readonly MetricRow[], ev
   const lines = [JSON.stringify(headerJson(header))];
   for (const r of withUpdateIndex(rows)) {
     lines.push(
-      JSON.stringify({ type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics) }),
+      JSON.stringify({
+        type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics),
+        ...(r.histograms && { histograms: r.histograms }),
+      }),
     );
   }
   for (const e of evals) lines.push(JSON.stringify(evalJson(e)));
@@ -184,10 +193,15 @@ const PLANES = {
   value: ['value', Float32Array],
 } as const satisfies Record<keyof TokenRecords, readonly [string, unknown]>;
 
-/** Sampled groups as JSONL: the run line, then one `group` line per group with its completions and every token plane. */
-export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: number; groups: readonly GroupRecord[] }[]): string {
+/**
+ * Sampled groups as JSONL: the run line, then per step a `batch` line with every group in brief (where recorded) and
+ * one `group` line per sampled group with its completions and every token plane.
+ */
+export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: number; groups: readonly GroupRecord[]; batch?: readonly GroupSummary[] }[]): string {
   const lines = [JSON.stringify(headerJson(header))];
-  for (const { step, groups } of rollouts) {
+  for (const { step, groups, batch } of rollouts) {
+    // Every group of the step in brief, before its sampled groups' token planes.
+    if (batch) lines.push(JSON.stringify({ type: 'batch', step, groups: batch.map((g) => ({ ...g, completions: g.completions.map((c) => ({ ...c, reward: num(c.reward), advantage: num(c.advantage) })) })) }));
     for (const g of groups) {
       lines.push(
         JSON.stringify({
@@ -317,7 +331,28 @@ function readEval(at: At, o: Record<string, Json>): EvalRecord {
     accuracy: readNum(at, o.accuracy, 'accuracy'),
     reward: readNum(at, o.reward ?? null, 'reward'),
     passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
+    ...(o.solved_by !== undefined && { solvedBy: readCounts(at, o.solved_by, 'solved_by') }),
   };
+}
+
+/** An array of whole-number counts (a histogram's bins). */
+function readCounts(at: At, v: unknown, what: string): number[] {
+  if (!Array.isArray(v)) at.fail(`${what} must be an array of counts`);
+  return (v as Json[]).map((x, i) => readInt(at, x, `${what}[${i}]`));
+}
+
+/** A step line's histograms: known ids only, each with one count per bin of its edges. */
+function readHistograms(at: At, v: unknown): StepHistograms {
+  if (!isObj(v)) at.fail('histograms must be an object of histogram id -> counts');
+  const out: StepHistograms = {};
+  for (const [id, counts] of Object.entries(v as Record<string, Json>)) {
+    if (!Object.hasOwn(HISTOGRAMS, id)) at.fail(`histograms.${id}: not a histogram this lab records (${Object.keys(HISTOGRAMS).join(', ')})`);
+    const bins = HISTOGRAMS[id as HistogramId].edges.length - 1;
+    const c = readCounts(at, counts, `histograms.${id}`);
+    if (c.length !== bins) at.fail(`histograms.${id} has ${c.length} bins, want ${bins}`);
+    out[id as HistogramId] = c;
+  }
+  return out;
 }
 
 function readCompletion(at: At, v: unknown, what: string): CompletionRecord {
@@ -348,12 +383,35 @@ function readCompletion(at: At, v: unknown, what: string): CompletionRecord {
   };
 }
 
+/** One group of a `batch` line: its prompt and each completion in brief. */
+function readGroupSummary(at: At, v: unknown, what: string): GroupSummary {
+  if (!isObj(v)) at.fail(`${what} must be an object`);
+  const g = v as Record<string, Json>;
+  if (!Array.isArray(g.completions)) at.fail(`${what}.completions must be an array`);
+  const completions = (g.completions as Json[]).map((cv, j): CompletionSummary => {
+    const w = `${what}.completions[${j}]`;
+    if (!isObj(cv)) at.fail(`${w} must be an object`);
+    const c = cv as Record<string, Json>;
+    return {
+      text: readStr(at, c.text, `${w}.text`),
+      length: readInt(at, c.length, `${w}.length`),
+      finished: c.finished === true,
+      reward: readNum(at, c.reward, `${w}.reward`),
+      passed: c.passed === true,
+      advantage: readNum(at, c.advantage, `${w}.advantage`),
+      masked: c.masked === true,
+    };
+  });
+  return { index: readInt(at, g.index ?? 0, `${what}.index`), prompt: readStr(at, g.prompt, `${what}.prompt`), answer: typeof g.answer === 'string' ? g.answer : '', completions };
+}
+
 function parseJsonl(file: string, text: string): RunData {
   const lines = text.split(/\r?\n/);
   let header: RunHeader | null = null;
   const rows: MetricRow[] = [];
   const evals: EvalRecord[] = [];
   const rollouts = new Map<number, GroupRecord[]>();
+  const batches = new Map<number, GroupSummary[]>();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();
     if (!line) continue;
@@ -381,6 +439,7 @@ function parseJsonl(file: string, text: string): RunData {
         };
         if (o.update !== undefined) row.update = readInt(at, o.update, 'update');
         if (o.updates !== undefined) row.updates = readInt(at, o.updates, 'updates', 1);
+        if (o.histograms !== undefined) row.histograms = readHistograms(at, o.histograms);
         rows.push(row);
         break;
       }
@@ -401,15 +460,22 @@ function parseJsonl(file: string, text: string): RunData {
         rollouts.set(step, list);
         break;
       }
+      case 'batch': {
+        const step = readInt(at, o.step, 'step', 1);
+        if (!Array.isArray(o.groups)) at.fail('groups must be an array');
+        batches.set(step, (o.groups as Json[]).map((g, j) => readGroupSummary(at, g, `groups[${j}]`)));
+        break;
+      }
       case 'run':
         at.fail('a second run line: one file holds one run');
         break;
       default:
-        at.fail(`unknown line type ${JSON.stringify(o.type)} (expected step, eval or group)`);
+        at.fail(`unknown line type ${JSON.stringify(o.type)} (expected step, eval, batch or group)`);
     }
   }
   if (!header) throw new RunFileError(`${file}: the file is empty`);
-  return finish(file, header, rows, evals, [...rollouts.entries()].sort((a, b) => a[0] - b[0]).map(([step, groups]) => ({ step, groups })));
+  const steps = [...new Set([...rollouts.keys(), ...batches.keys()])].sort((a, b) => a - b);
+  return finish(file, header, rows, evals, steps.map((step) => ({ step, groups: rollouts.get(step) ?? [], ...(batches.has(step) && { batch: batches.get(step)! }) })));
 }
 
 /** Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes). */
@@ -470,9 +536,22 @@ function parseCsv(file: string, text: string): RunData {
   const least = [1, 1, 0, 0, 0, 1];
   const rows: MetricRow[] = [];
   const evals: EvalRecord[] = [];
+  const histograms: { at: At; optimizerStep: number; histograms: StepHistograms }[] = [];
   for (let i = 2; i < lines.length; i++) {
     if (!lines[i].trim()) continue;
     const at = new At(file, i + 1);
+    if (lines[i].startsWith(CSV_HIST)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(lines[i].slice(CSV_HIST.length));
+      } catch (e) {
+        at.fail(`the histograms are not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+      }
+      if (!isObj(v) || v.type !== 'histograms') at.fail('a histograms line must be "# histograms {\"type\":\"histograms\",...}"');
+      const o = v as Record<string, Json>;
+      histograms.push({ at, optimizerStep: readInt(at, o.optimizer_step, 'optimizer_step', 1), histograms: readHistograms(at, o.histograms) });
+      continue;
+    }
     if (lines[i].startsWith(CSV_EVAL)) {
       let v: unknown;
       try {
@@ -499,6 +578,12 @@ function parseCsv(file: string, text: string): RunData {
     const row: MetricRow = { step: ints[0], optimizerStep: ints[1], epoch: ints[2], minibatch: ints[3], metrics: renameFormerMetrics(metrics) };
     if (hasUpdate) [row.update, row.updates] = [ints[4], ints[5]];
     rows.push(row);
+  }
+  const byOptimizerStep = new Map(rows.map((r) => [r.optimizerStep, r]));
+  for (const h of histograms) {
+    const row = byOptimizerStep.get(h.optimizerStep);
+    if (!row) h.at.fail(`histograms of optimizer_step ${h.optimizerStep}, which has no row`);
+    row.histograms = h.histograms;
   }
   return finish(file, header, rows, evals, []);
 }

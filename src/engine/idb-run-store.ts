@@ -2,7 +2,7 @@
 // every write one transaction, so a write that fails (a full quota) leaves what was saved before untouched and
 // surfaces as StorageFullError. Not the in-memory store (run-store.ts) and not the export formats.
 
-import type { EvalRecord, GroupRecord } from '../rl/stream';
+import type { EvalRecord } from '../rl/stream';
 import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
 import type { MetricRow, RolloutRecord, RunData, RunHeader } from './types';
 
@@ -104,7 +104,7 @@ export class IdbRunStore implements RunStore {
       t.objectStore('runs').put(h);
       const rs = t.objectStore('rows');
       for (const r of rows) rs.put({ runId: h.id, ...r });
-      if (rollout) t.objectStore('rollouts').put({ runId: h.id, step: rollout.step, groups: rollout.groups });
+      if (rollout) t.objectStore('rollouts').put({ runId: h.id, ...rollout });
       for (const e of evals) t.objectStore('evals').put({ runId: h.id, ...e });
       return () => undefined;
     });
@@ -138,17 +138,22 @@ export class IdbRunStore implements RunStore {
     });
   }
 
-  readRollouts(runId: string, step: number): Promise<GroupRecord[] | null> {
+  readRollouts(runId: string, step: number): Promise<RolloutRecord | null> {
     return this.tx('reading sampled groups', ['rollouts'], 'readonly', (t) => {
       const req = t.objectStore('rollouts').get([runId, step]);
-      return () => ((req.result as { groups: GroupRecord[] } | undefined)?.groups ?? null);
+      return () => {
+        const r = req.result as (RolloutRecord & { runId?: string }) | undefined;
+        if (!r) return null;
+        const { runId: _, ...rollout } = r;
+        return rollout;
+      };
     });
   }
 
   readAllRollouts(runId: string): Promise<RolloutRecord[]> {
     return this.tx('reading sampled groups', ['rollouts'], 'readonly', (t) => {
       const req = t.objectStore('rollouts').getAll(runRange(runId));
-      return () => (req.result as { step: number; groups: GroupRecord[] }[]).map(({ step, groups }) => ({ step, groups }));
+      return () => (req.result as (RolloutRecord & { runId?: string })[]).map(({ runId: _, ...rollout }) => rollout);
     });
   }
 
@@ -158,7 +163,7 @@ export class IdbRunStore implements RunStore {
       t.objectStore('runs').put(h);
       const rs = t.objectStore('rows');
       for (const r of data.rows) rs.put({ runId: h.id, ...r });
-      for (const r of data.rollouts) t.objectStore('rollouts').put({ runId: h.id, step: r.step, groups: r.groups });
+      for (const r of data.rollouts) t.objectStore('rollouts').put({ runId: h.id, ...r });
       for (const e of data.evals) t.objectStore('evals').put({ runId: h.id, ...e });
       return () => undefined;
     });

@@ -88,7 +88,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(fromJsonl.header.config).toEqual(h.config);
     const fromRollouts = parseRunFile(rollouts.name, rollouts.data as string);
     expect(fromRollouts.rollouts.map((r) => r.step)).toEqual([1, 2, 3, 4]);
-    expect(fromRollouts.rollouts[0].groups[0].completions[0].tokens.logpOld).toEqual((await store.readRollouts(h.id, 1))![0].completions[0].tokens.logpOld);
+    expect(fromRollouts.rollouts[0].groups[0].completions[0].tokens.logpOld).toEqual((await store.readRollouts(h.id, 1))!.groups[0].completions[0].tokens.logpOld);
 
     const files = await engine.exportRun(h.id, 'checkpoint');
     expect(files.map((f) => f.name.split('.').slice(-2).join('.'))).toEqual(['model.safetensors', 'config.json', 'tokenizer.json']);

@@ -18,7 +18,7 @@ import { parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
 import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
 import { createTrainer as realTrainer, type TrainerBackend, type TrainerFactory, type TrainerLike } from './trainer-port';
-import { rowOf, type BackendKind, type EngineEvent, type RunHeader, type RunProgress, type RunStatus } from './types';
+import { rowOf, type BackendKind, type EngineEvent, type RolloutRecord, type RunHeader, type RunProgress, type RunStatus } from './types';
 
 /** What a run is exported as. */
 export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';
@@ -354,11 +354,12 @@ export class LabEngine {
     const perSecond = m['perf/rollout_tokens_per_s'] ?? NaN;
     const rows = (m['completions/mean_length'] ?? 0) * h.config.train_batch_size * h.config.num_generations;
     a.tokensPerSec = Number.isFinite(perSecond) && perSecond > 0 ? perSecond : ms > 0 ? (rows * 1000) / ms : 0;
-    const groups: GroupRecord[] | undefined = records.find((r) => r.groups?.length)?.groups;
+    const withGroups = records.find((r) => r.groups?.length);
+    const groups: GroupRecord[] | undefined = withGroups?.groups;
     const evals: EvalRecord[] = records.flatMap(evalsOf);
     // The store clones synchronously when the write starts, so the records may be handed on right after.
     const saved = this.persist(a, `step ${h.step} of "${h.name}"`, () =>
-      this.deps.store.appendStep({ ...h }, records.map(rowOf), groups ? { step: last.step, groups } : null, evals),
+      this.deps.store.appendStep({ ...h }, records.map(rowOf), groups ? { step: last.step, groups, ...(withGroups?.batch && { batch: withGroups.batch }) } : null, evals),
     );
     this.deps.emit({ type: 'records', runId: h.id, records });
     const watched = watchStep(a.alertHistory, records);
@@ -567,7 +568,7 @@ export class LabEngine {
   }
 
   /** The sampled groups of one step of a saved run. */
-  async loadRollouts(runId: string, step: number): Promise<GroupRecord[]> {
+  async loadRollouts(runId: string, step: number): Promise<RolloutRecord> {
     const g = await this.deps.store.readRollouts(runId, step);
     if (!g) throw new Error(`no sampled groups are saved for step ${step}`);
     return g;

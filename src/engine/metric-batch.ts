@@ -2,6 +2,7 @@
 // few transferred buffers instead of thousands of small objects. Also where a row lands on the charts' x axis
 // (the rollout step, its optimizer steps as sub-ticks). Pure data; the worker decides when to send.
 
+import type { StepHistograms } from '../rl/stream';
 import type { MetricRow } from './types';
 
 /** Rows of metrics as columns. `values` is row-major: values[row * names.length + col]; NaN = not reported. */
@@ -18,6 +19,8 @@ export interface MetricBatch {
   /** Each row's place on the charts' x axis (see chartX). */
   x: Float64Array;
   values: Float64Array;
+  /** The rows that carry their rollout step's histograms (MetricRow.histograms), by row index; few and small, so plain data. */
+  histograms: { row: number; counts: StepHistograms }[];
 }
 
 /**
@@ -71,7 +74,9 @@ export function packRows(recorded: readonly MetricRow[]): MetricBatch {
   const update = new Float64Array(n);
   const updates = new Float64Array(n);
   const x = new Float64Array(n);
+  const histograms: MetricBatch['histograms'] = [];
   rows.forEach((r, i) => {
+    if (r.histograms) histograms.push({ row: i, counts: r.histograms });
     step[i] = r.step;
     optimizerStep[i] = r.optimizerStep;
     epoch[i] = r.epoch;
@@ -84,7 +89,7 @@ export function packRows(recorded: readonly MetricRow[]): MetricBatch {
       values[i * K + col.get(k)!] = typeof v === 'number' ? v : NaN;
     }
   });
-  return { names, step, optimizerStep, epoch, minibatch, update, updates, x, values };
+  return { names, step, optimizerStep, epoch, minibatch, update, updates, x, values, histograms };
 }
 
 /** The rows of a batch (NaN cells are left out of each row's metrics; update/updates only where recorded). */
@@ -102,6 +107,7 @@ export function unpackBatch(b: MetricBatch): MetricRow[] {
     if (!Number.isNaN(b.updates[i])) row.updates = b.updates[i];
     rows.push(row);
   }
+  for (const h of b.histograms) rows[h.row].histograms = h.counts;
   return rows;
 }
 

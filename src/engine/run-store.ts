@@ -3,7 +3,7 @@
 // optional byte quota (the engine's tests, and the fallback where a browser has no IndexedDB). The IndexedDB
 // store is idb-run-store.ts. Every write is atomic: a write that fails leaves what was saved before untouched.
 
-import type { EvalRecord, GroupRecord } from '../rl/stream';
+import type { EvalRecord } from '../rl/stream';
 import type { MetricRow, RolloutRecord, RunData, RunHeader } from './types';
 
 /** The browser refused a write because its storage quota is used up. Nothing saved before is affected. */
@@ -44,7 +44,8 @@ export interface RunStore {
   putState(h: RunHeader, saved: SavedState): Promise<void>;
   getState(runId: string): Promise<SavedState | null>;
   readRecords(runId: string): Promise<RunRecords>;
-  readRollouts(runId: string, step: number): Promise<GroupRecord[] | null>;
+  /** One step's sampled groups (and every group in brief, where recorded). */
+  readRollouts(runId: string, step: number): Promise<RolloutRecord | null>;
   readAllRollouts(runId: string): Promise<RolloutRecord[]>;
   /** A whole run (an import), in one transaction. */
   putRun(data: RunData): Promise<void>;
@@ -71,7 +72,7 @@ export class MemoryRunStore implements RunStore {
   private runs = new Map<string, RunHeader>();
   private rows = new Map<string, MetricRow[]>();
   private evals = new Map<string, EvalRecord[]>();
-  private rollouts = new Map<string, Map<number, GroupRecord[]>>();
+  private rollouts = new Map<string, Map<number, RolloutRecord>>();
   private states = new Map<string, SavedState>();
 
   /** @param quotaBytes writes that would take the store past this many bytes fail with StorageFullError. */
@@ -107,8 +108,8 @@ export class MemoryRunStore implements RunStore {
     list.sort((a, b) => a.optimizerStep - b.optimizerStep);
     this.rows.set(h.id, list);
     if (rollout) {
-      const m = this.rollouts.get(h.id) ?? new Map<number, GroupRecord[]>();
-      m.set(rollout.step, structuredClone(rollout.groups));
+      const m = this.rollouts.get(h.id) ?? new Map<number, RolloutRecord>();
+      m.set(rollout.step, structuredClone(rollout));
       this.rollouts.set(h.id, m);
     }
     if (evals.length) {
@@ -132,12 +133,12 @@ export class MemoryRunStore implements RunStore {
       rolloutSteps: [...(this.rollouts.get(runId)?.keys() ?? [])].sort((a, b) => a - b),
     };
   }
-  async readRollouts(runId: string, step: number): Promise<GroupRecord[] | null> {
+  async readRollouts(runId: string, step: number): Promise<RolloutRecord | null> {
     const g = this.rollouts.get(runId)?.get(step);
     return g ? structuredClone(g) : null;
   }
   async readAllRollouts(runId: string): Promise<RolloutRecord[]> {
-    return [...(this.rollouts.get(runId)?.entries() ?? [])].sort((a, b) => a[0] - b[0]).map(([step, groups]) => ({ step, groups: structuredClone(groups) }));
+    return [...(this.rollouts.get(runId)?.values() ?? [])].sort((a, b) => a.step - b.step).map((r) => structuredClone(r));
   }
   async putRun(data: RunData): Promise<void> {
     this.check(sizeOf(data));
@@ -145,7 +146,7 @@ export class MemoryRunStore implements RunStore {
     this.runs.set(id, structuredClone(data.header));
     this.rows.set(id, structuredClone(data.rows));
     this.evals.set(id, structuredClone(data.evals));
-    this.rollouts.set(id, new Map(data.rollouts.map((r) => [r.step, structuredClone(r.groups)])));
+    this.rollouts.set(id, new Map(data.rollouts.map((r) => [r.step, structuredClone(r)])));
   }
   async truncate(h: RunHeader, step: number): Promise<void> {
     this.runs.set(h.id, structuredClone(h));

@@ -4,7 +4,7 @@
 
 import type { Alert } from '../rl/alerts';
 import type { PresetName, RLConfig } from '../rl/config';
-import type { EvalRecord, GroupRecord, StepRecord } from '../rl/stream';
+import type { EvalRecord, GroupRecord, GroupSummary, StepHistograms, StepRecord } from '../rl/stream';
 import type { RunRecords } from './run-store';
 
 /** Where the policy runs: the WGSL kernels on WebGPU, or the CPU twins (slow; smallest presets only). */
@@ -70,12 +70,16 @@ export interface MetricRow {
   epoch: number;
   minibatch: number;
   metrics: Record<string, number>;
+  /** The rollout step's histograms (StepRecord.histograms), on its last optimizer step's row only. */
+  histograms?: StepHistograms;
 }
 
 /** The sampled groups of one rollout step. */
 export interface RolloutRecord {
   step: number;
   groups: GroupRecord[];
+  /** Every group of the step in brief (StepRecord.batch); absent in runs recorded before it was kept. */
+  batch?: GroupSummary[];
 }
 
 /** A run as it goes in and out of the store, exports and imports. */
@@ -123,5 +127,7 @@ export type EngineEvent =
 
 /** The fields of a StepRecord that the metric tables keep. */
 export function rowOf(r: StepRecord): MetricRow {
-  return { step: r.step, optimizerStep: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, metrics: r.metrics };
+  const row: MetricRow = { step: r.step, optimizerStep: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, metrics: r.metrics };
+  if (r.histograms) row.histograms = r.histograms;
+  return row;
 }

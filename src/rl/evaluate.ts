@@ -7,6 +7,7 @@ import { encodeExample } from './sft';
 import { Rng } from '../reference/random';
 import type { Task } from '../tasks';
 import { meanPassAtK } from './advantages';
+import { completionPasses, solveRateHistogram } from './dynamics';
 import { samplerOptions, scoreCompletions, type RolloutSetting } from './rollouts';
 import type { EvalRecord } from './stream';
 
@@ -14,7 +15,7 @@ const EVAL_SEED_SALT = 0x5eed_e7a1;
 
 /**
  * Evaluates `policy` on `task`'s held-out split after `stepsDone` rollout steps. A completion counts as correct
- * when its accuracy part is 1 and it ended with EOS.
+ * when it passes (dynamics.ts completionPasses: its accuracy part is 1 and it ended with EOS).
  */
 export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: Task, stepsDone: number): Promise<EvalRecord> {
   const c = s.config;
@@ -22,7 +23,7 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
   const L = s.derived.maxCompletionLength;
   const rng = new Rng((c.seed ^ EVAL_SEED_SALT) >>> 0);
   const items = Array.from({ length: c.eval_items }, () => task.sample(rng, 'heldout'));
-  if (!items.length) return { step: stepsDone, items: 0, accuracy: 0, reward: 0, passAtK: [] };
+  if (!items.length) return { step: stepsDone, items: 0, accuracy: 0, reward: 0, passAtK: [], solvedBy: [] };
   const n = c.eval_num_generations;
   const chunk = Math.max(1, Math.floor(Math.max(64, c.train_batch_size * c.num_generations) / n));
   let correct = 0;
@@ -34,7 +35,7 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
     const greedy = await policy.generate(prompts, { maxNewTokens: L, sampler: { ...samplerOptions(c, stepsDone, 0xe7a1, true), seed: 0 }, eosId: tok.eosId, padId: tok.padId });
     const g = scoreCompletions(s, task, part, prompts, greedy);
     for (let r = 0; r < part.length; r++) {
-      correct += g.verdicts[r].parts.accuracy === 1 && greedy.finished[r] ? 1 : 0;
+      correct += completionPasses(g.verdicts[r].parts.accuracy, greedy.finished[r]) ? 1 : 0;
       reward += g.rewards[r];
     }
     const many = prompts.flatMap((p) => Array.from({ length: n }, () => p));
@@ -47,10 +48,10 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
     const sc = scoreCompletions(s, task, part, many, samples);
     for (let p = 0; p < part.length; p++) {
       let k = 0;
-      for (let j = 0; j < n; j++) if (sc.verdicts[p * n + j].parts.accuracy === 1 && samples.finished[p * n + j]) k++;
+      for (let j = 0; j < n; j++) if (completionPasses(sc.verdicts[p * n + j].parts.accuracy, samples.finished[p * n + j])) k++;
       counts.push(k);
     }
   }
   const passAtK = Array.from({ length: n }, (_, k) => meanPassAtK(counts, n, k + 1));
-  return { step: stepsDone, items: items.length, accuracy: correct / items.length, reward: reward / items.length, passAtK };
+  return { step: stepsDone, items: items.length, accuracy: correct / items.length, reward: reward / items.length, passAtK, solvedBy: solveRateHistogram(counts, n) };
 }

@@ -1,10 +1,22 @@
 // The rollout inspector's records of a rollout step: which groups are inspected, and for each of their completions
 // the text, rewards and per-token planes (log-probs, entropy, ratio, advantage, clip side, KL, loss share, weight,
-// value) from the last optimizer step that used the row. Plain data for stream.ts's GroupRecord; not the UI.
+// value) from the last optimizer step that used the row; and every group of the batch in brief (text, reward,
+// pass, advantage; no token planes). Plain data for stream.ts's GroupRecord and GroupSummary; not the UI.
 
 import type { ScoreResult, UpdateResult } from './learner';
 import type { StepRollouts } from './rollouts';
-import type { CompletionRecord, GroupRecord } from './stream';
+import { completionPasses } from './dynamics';
+import type { CompletionRecord, GroupRecord, GroupSummary } from './stream';
+
+/** Row r (of padded length S) is left out of the loss: the mask drops its first token though it has tokens. */
+function rowMasked(mask: Float32Array, r: number, S: number, len: number): boolean {
+  return mask[r * S] === 0 && len > 0;
+}
+
+/** The task item of group g (G rows each): dynamic sampling keeps whole groups, so rows per item stay G. */
+function itemOfGroup(ro: StepRollouts, g: number, G: number) {
+  return ro.items[Math.floor((g * G) / (ro.rollout.rows / ro.items.length))];
+}
 
 /** The rows of the first `groups` groups of G (their rows are contiguous), at most the batch's N rows. */
 export function inspectedRows(groups: number, N: number, G: number): Set<number> {
@@ -41,7 +53,7 @@ export function groupRecords(
     rowsByGroup.set(g, [...(rowsByGroup.get(g) ?? []), r]);
   }
   for (const [g, rows] of rowsByGroup) {
-    const item = ro.items[Math.floor((g * G) / (rollout.rows / ro.items.length))];
+    const item = itemOfGroup(ro, g, G);
     const completions: CompletionRecord[] = rows.map((r) => {
       const len = rollout.lengths[r];
       const pl = planes.get(r);
@@ -55,7 +67,7 @@ export function groupRecords(
         reward: ro.rewards[r],
         rewards: Object.fromEntries(Object.entries(ro.parts).map(([k, v]) => [k, v[r]])),
         reason: ro.verdicts[r].reason,
-        masked: mask[r * S] === 0 && len > 0,
+        masked: rowMasked(mask, r, S, len),
         tokens: {
           tokens: Uint32Array.from(rollout.tokens.subarray(r * S, r * S + len)),
           logpOld,
@@ -75,4 +87,38 @@ export function groupRecords(
     groups.push({ index: g, prompt: item.prompt, answer: item.answer, completions });
   }
   return groups;
+}
+
+/**
+ * Every group of the batch in brief: each completion's text, reward, pass verdict and advantage (the mean of its
+ * loss tokens' A; 0 when the mask drops it). Small enough to keep for every step: no token planes.
+ */
+export function groupSummaries(ro: StepRollouts, advantages: Float32Array, mask: Float32Array, G: number, S: number): GroupSummary[] {
+  const rollout = ro.rollout;
+  const out: GroupSummary[] = [];
+  for (let g = 0; g < rollout.rows / G; g++) {
+    const item = itemOfGroup(ro, g, G);
+    const completions = Array.from({ length: G }, (_, i) => {
+      const r = g * G + i;
+      let sum = 0;
+      let n = 0;
+      for (let t = r * S; t < (r + 1) * S; t++) {
+        if (!mask[t]) continue;
+        sum += advantages[t];
+        n++;
+      }
+      const len = rollout.lengths[r];
+      return {
+        text: ro.texts[r],
+        length: len,
+        finished: rollout.finished[r],
+        reward: ro.rewards[r],
+        passed: completionPasses(ro.verdicts[r].parts.accuracy, rollout.finished[r]),
+        advantage: n ? sum / n : 0,
+        masked: rowMasked(mask, r, S, len),
+      };
+    });
+    out.push({ index: g, prompt: item.prompt, answer: item.answer, completions });
+  }
+  return out;
 }

@@ -3,10 +3,13 @@
 // Plain data only (numbers, strings, typed arrays), so records cross the worker boundary and land in IndexedDB
 // and JSONL exports unchanged. Not the trainer itself (trainer.ts).
 
+import type { StepHistograms } from '../schema/histograms';
 import type { Metrics } from '../schema/metrics';
 
 /** Metric name -> value, typed by the catalog (reward, entropy, clip_ratio/low_mean, timing_s/<phase>, ...). */
 export type { Metrics };
+/** A rollout step's histograms by id, with the bin edges of src/schema/histograms.ts. */
+export type { StepHistograms };
 
 /** The per-token quantities a completion's tokens can be looked at by (the inspector's colourings, a lesson's highlights). */
 export const TOKEN_PLANES = ['probability', 'entropy', 'ratio', 'advantage', 'clip', 'kl', 'loss'] as const;
@@ -69,6 +72,32 @@ export interface GroupRecord {
   completions: CompletionRecord[];
 }
 
+/** One completion of a batch in brief, as the inspector's all-groups view lists it. */
+export interface CompletionSummary {
+  /** Decoded text (EOS removed). */
+  text: string;
+  /** Tokens, EOS included. */
+  length: number;
+  finished: boolean;
+  /** r_i after overlong shaping. */
+  reward: number;
+  /** The verifier judged it correct and it ended with EOS (src/rl/dynamics.ts completionPasses). */
+  passed: boolean;
+  /** Its advantage: the mean of A_{i,t} over its loss tokens (every token's A under sequence-level estimators); 0 when masked out. */
+  advantage: number;
+  /** Excluded from the loss (mask_truncated_completions). */
+  masked: boolean;
+}
+
+/** A batch's group in brief: its prompt and every completion without token planes. */
+export interface GroupSummary {
+  /** Index of the group in the step's batch. */
+  index: number;
+  prompt: string;
+  answer: string;
+  completions: CompletionSummary[];
+}
+
 /** Held-out evaluation: greedy accuracy and the unbiased pass@k curve from eval_num_generations samples per prompt. */
 export interface EvalRecord {
   /** Rollout step the evaluation ran after (0: before training). */
@@ -81,6 +110,11 @@ export interface EvalRecord {
   reward: number;
   /** pass@k for k = 1..eval_num_generations (index k-1), from sampled completions at the training temperature. */
   passAtK: number[];
+  /**
+   * The per-prompt solve-rate histogram: index c counts the held-out prompts that exactly c of their n =
+   * eval_num_generations samples pass (length n + 1). Absent in records made before it was kept.
+   */
+  solvedBy?: number[];
 }
 
 /** One optimizer step of the trainer. */
@@ -105,6 +139,10 @@ export interface StepRecord {
   metrics: Metrics;
   /** Sampled groups with per-token records: on the last optimizer step of a batch only. */
   groups?: GroupRecord[];
+  /** Every group of the batch in brief (no token planes): on the last optimizer step of a batch only. */
+  batch?: GroupSummary[];
+  /** The rollout step's histograms (entropy, advantage; src/schema/histograms.ts): on its last optimizer step only. */
+  histograms?: StepHistograms;
   /** Evaluation after this batch, when one ran. */
   eval?: EvalRecord;
   /** The evaluation before any training (step 0), on the first record of a run that evaluates. */

@@ -16,7 +16,8 @@ import { derive, validateConfig, type DerivedConfig, type RLConfig } from './con
 import type { ObjectiveConfig } from '../schema/objective';
 import { CpuLearner } from './cpu-learner';
 import { evaluateHeldOut } from './evaluate';
-import { groupRecords, inspectedRows } from './inspector-records';
+import { stepDynamics } from './dynamics';
+import { groupRecords, groupSummaries, inspectedRows } from './inspector-records';
 import { GpuLearner, type Learner } from './learner';
 import { sampleStepRollouts } from './rollouts';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
@@ -252,6 +253,20 @@ export class Trainer {
     Object.assign(batchMetrics, timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations));
     batchMetrics.entropy_coef = objective.entropy_coef;
     batchMetrics.num_tokens = this.numTokens;
+    // From values already on the host: the rollout's per-token entropies (read back with its tokens), the verdicts,
+    // the lengths and the advantages; no readback of its own.
+    const dynamics = stepDynamics({
+      // The verifier's verdict, whatever reward_weights makes of it.
+      accuracy: ro.verdicts.map((v) => v.parts.accuracy),
+      finished: rollout.finished,
+      lengths: rollout.lengths,
+      entropies: rollout.entropies,
+      advantages: adv.advantages,
+      mask,
+      groupSize: G,
+      S,
+    });
+    Object.assign(batchMetrics, dynamics.metrics);
 
     const groups = groupRecords(ro, adv.advantages, mask, scored, results, updates, inspectRows, G, S);
     return results.map((res, u) => {
@@ -270,6 +285,8 @@ export class Trainer {
       if (u === 0 && initialEval) record.initialEval = initialEval;
       if (u === results.length - 1) {
         record.groups = groups;
+        record.batch = groupSummaries(ro, adv.advantages, mask, G, S);
+        record.histograms = dynamics.histograms;
         if (evalRecord) record.eval = evalRecord;
       }
       return record;

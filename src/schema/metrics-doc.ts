@@ -1,7 +1,8 @@
 // docs/metrics.md as a string, rendered from the metric catalog (metrics.ts): one section per chart, one entry per
-// metric, then the other trainers' names and the former names. scripts/make-metrics-doc.ts writes it
+// metric, the per-step histograms and their bins (histograms.ts), then the other trainers' names and the former names. scripts/make-metrics-doc.ts writes it
 // (`npm run docs:metrics`); metrics.test.ts fails when the file in the repository differs. Pure; no file access.
 
+import { HISTOGRAMS, HISTOGRAM_IDS } from './histograms';
 import { CHARTS, METRICS, type ChartFamily, type MetricAlert, type MetricSpec } from './metrics';
 
 /** Where the generated page lives, relative to the repository root. */
@@ -151,6 +152,21 @@ export function renderMetricsDoc(): string {
       lines.push(`With ${knobs}, ${what} ${verb} ${q.kind === 'off' ? 'off' : 'always 0'} (${prose(q.why)}); the chart says so.`, '');
     }
     for (const m of metrics) lines.push(...entry(m));
+  }
+  lines.push(
+    '## Histograms',
+    '',
+    "Beside its scalars, each rollout step records these distributions with fixed bins (on its last optimizer step's",
+    'record, and in the metrics JSONL as that step line\'s `histograms`, in the CSV as `# histograms` comment lines). The',
+    'page draws each as a heatmap over steps, colour = the bin\'s share of the step\'s counts. Bin k is [e_k, e_{k+1});',
+    'the first and last bins are open (they also take values below the first edge and at or above the last).',
+    'Each held-out evaluation also records its solve-rate histogram, `solved_by`: entry c counts the prompts that exactly c',
+    'of their `eval_num_generations` samples pass.',
+    '',
+  );
+  for (const id of HISTOGRAM_IDS) {
+    const h = HISTOGRAMS[id];
+    lines.push(`### ${code(id)}`, '', prose(h.doc), '', `- **Counts:** ${h.counts}, unit ${h.unit}`, `- **Edges:** ${h.edges.join(', ')}`, '');
   }
   lines.push(
     "## Other trainers' names",

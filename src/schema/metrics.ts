@@ -13,6 +13,11 @@ const NO_CRITIC = [{ knob: 'adv_estimator', not: ['gae'] }] as const;
 /** The charts of the lab, in page order. Every metric is drawn on exactly one. */
 export const CHARTS = [
   { id: 'reward', title: 'Reward and accuracy', y: 'reward', log: 'never', band: { mean: 'reward', std: 'reward_std' } },
+  {
+    id: 'groups', title: 'Group signal', y: 'fraction', log: 'never',
+    stack: ['groups/all_fail_frac', 'groups/mixed_frac', 'groups/all_pass_frac'],
+    note: 'only mixed groups (some completions pass, some fail) carry a group-relative learning signal',
+  },
   { id: 'entropy', title: 'Entropy', y: 'nats', log: 'off' },
   {
     id: 'clip', title: 'Clip ratio', y: 'fraction of tokens', log: 'off',
@@ -30,6 +35,10 @@ export const CHARTS = [
     ],
   },
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
+  {
+    id: 'length_percentiles', title: 'Completion length percentiles', y: 'tokens', log: 'never',
+    note: 'p10, median and p90 of the step\'s lengths: a widening spread means some completions run long or stop early',
+  },
   {
     id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never',
     note: 'frac_reward_zero_std: groups with all-equal rewards; their advantages are 0, so they teach nothing',
@@ -99,6 +108,8 @@ export interface ChartFamily {
   band?: { mean: string; std: string };
   /** A line under the title answering the question its values raise most often. */
   note?: string;
+  /** Metrics drawn as areas stacked in this order (fractions of one whole); the chart's other metrics are lines. */
+  stack?: readonly string[];
   /** When some or all of its metrics carry no signal in a run, and why. */
   quiet?: readonly ChartQuiet[];
 }
@@ -214,6 +225,51 @@ export const METRICS = [
     per: 'rollout',
   },
 
+  // Group signal
+  {
+    name: 'groups/all_fail_frac',
+    doc: "Fraction of the rollout step's groups in which no completion passes. A completion passes when the task's verifier judges it correct (its accuracy part is 1, whatever reward_weights makes of it; the bandit: the best arm) and it ended with EOS; the held-out pass@k counts by the same rule.",
+    formula: '(1/B) #{b : no i in b passes},  i passes <=> R_accuracy(x, y_i) = 1 and y_i ended with EOS',
+    healthy: 'Falling over the run; below about 0.5 once the warm start gets some prompts right.',
+    moves: 'Rising toward 1: the policy solves almost nothing at this difficulty, so group-relative advantages have nothing to pull toward (lower difficulty or raise temperature).',
+    unit: 'fraction',
+    chart: 'groups',
+    per: 'rollout',
+    compare: "verl's PRIME recipe logs the count batch/solve_none (a group reward <= 0), not a fraction",
+  },
+  {
+    name: 'groups/mixed_frac',
+    doc: "Fraction of the rollout step's groups in which some but not all completions pass: the groups whose group-relative advantages carry a pass/fail signal.",
+    formula: '(1/B) #{b : 0 < #{i in b passes} < G}  (= 1 - all_fail_frac - all_pass_frac)',
+    healthy: 'Well above 0, ideally the largest share (0.3-0.8 on this lab\'s tasks with G = 8).',
+    moves: 'Falling toward 0: every group is uniform and GRPO-style training stalls; whether the rest went all-pass (solved: raise difficulty) or all-fail (too hard) says which way to move.',
+    unit: 'fraction',
+    chart: 'groups',
+    per: 'rollout',
+    compare: "TRL's frac_reward_zero_std counts groups whose rewards tie, which includes groups that pass or fail alike but differ in a format part; here a group is judged by pass/fail only",
+  },
+  {
+    name: 'groups/all_pass_frac',
+    doc: "Fraction of the rollout step's groups in which every completion passes (same rule as groups/all_fail_frac).",
+    formula: '(1/B) #{b : every i in b passes}',
+    healthy: 'Rising slowly as the policy masters the task; below about 0.6 while there is still something to learn at this difficulty.',
+    moves: 'Near 1: the task is solved at this difficulty and the batch teaches nothing (raise difficulty, or use curriculum adaptive).',
+    unit: 'fraction',
+    chart: 'groups',
+    per: 'rollout',
+    compare: "verl's PRIME recipe logs the count batch/solve_all, not a fraction",
+  },
+  {
+    name: 'groups/nonzero_adv_frac',
+    doc: "Fraction of the rollout step's completions that carry a learning signal: at least one loss token with a non-zero advantage (a completion the mask drops entirely counts as zero).",
+    formula: '(1/N) #{i : exists t with m_{i,t} = 1 and |A_{i,t}| > 1e-8}',
+    healthy: 'About 1 - frac_reward_zero_std under group estimators (GRPO, RLOO, Dr. GRPO); near 1 under batch-normalized ones (reinforce_pp, gae).',
+    moves: 'Falling: more groups tie and their completions train on nothing; above mixed_frac when a format part separates completions that pass or fail alike.',
+    unit: 'fraction',
+    chart: 'groups',
+    per: 'rollout',
+  },
+
   // Entropy
   {
     name: 'entropy',
@@ -237,6 +293,17 @@ export const METRICS = [
     verl: 'actor/entropy',
     openrlhf: 'entropy_loss',
     compare: 'verl aggregates by loss_agg_mode; OpenRLHF logs entropy_loss, the mean entropy, only when an entropy coefficient is set',
+  },
+
+  {
+    name: 'entropy/top_decile_mean',
+    doc: "Mean entropy of the highest-entropy tenth of the rollout step's loss tokens (the 'forking' or critical tokens where the policy still chooses), under the sampling distribution softmax(logits / tau).",
+    formula: '(1/k) sum of the k = ceil(M/10) largest H_{i,t} over the tokens with m_{i,t} = 1,  H under pi_old at temperature tau (the rollout\'s entropies)',
+    healthy: 'Well above the mean entropy (typically 2-5 times it) and falling slowly; it is where exploration still happens.',
+    moves: 'Collapsing together with the mean: exploration is ending everywhere (entropy collapse). Holding while the mean falls: the policy is confident on routine tokens but still explores at the few decisions that matter, the healthy pattern.',
+    unit: 'nats',
+    chart: 'entropy',
+    per: 'rollout',
   },
 
   // Clip ratio
@@ -440,6 +507,38 @@ export const METRICS = [
     chart: 'lengths',
     per: 'rollout',
     trl: 'completions/max_terminated_length',
+  },
+
+  // Completion length percentiles
+  {
+    name: 'completions/p10_length',
+    doc: "10th percentile of the rollout step's completion lengths, EOS included.",
+    formula: 'quantile_0.1 of len(y_i) over the N completions, linear interpolation between ranks (NumPy\'s default)',
+    healthy: 'Near the shortest correct answer; close to the median on tasks with one answer length.',
+    moves: 'Falling away from the median: a growing share of completions stops early.',
+    unit: 'tokens',
+    chart: 'length_percentiles',
+    per: 'rollout',
+  },
+  {
+    name: 'completions/p50_length',
+    doc: "Median of the rollout step's completion lengths, EOS included: the typical length, unmoved by a few runaway completions.",
+    formula: 'quantile_0.5 of len(y_i) over the N completions, linear interpolation between ranks',
+    healthy: 'Near the answer length and stable.',
+    moves: 'Mean rising while the median holds: a few completions run long (see p90 and clipped_ratio). Both rising: the whole policy lengthens its answers.',
+    unit: 'tokens',
+    chart: 'length_percentiles',
+    per: 'rollout',
+  },
+  {
+    name: 'completions/p90_length',
+    doc: "90th percentile of the rollout step's completion lengths, EOS included.",
+    formula: 'quantile_0.9 of len(y_i) over the N completions, linear interpolation between ranks',
+    healthy: 'Below L_max (max_completion_length).',
+    moves: 'Climbing to L_max: the longest tenth of the completions stops ending (watch completions/clipped_ratio).',
+    unit: 'tokens',
+    chart: 'length_percentiles',
+    per: 'rollout',
   },
 
   // Clipped and zero-signal fractions

@@ -25,6 +25,8 @@ export interface ChartSpec {
   log: 'on' | 'off' | 'never';
   /** A line under the title (the catalog's CHARTS[].note). */
   note?: string;
+  /** Metrics drawn as areas stacked in this order (the catalog's CHARTS[].stack, those the runs report). */
+  stack?: string[];
 }
 
 /** The family of a metric the catalog lacks: its first path segment ("rewards/accuracy/mean" -> "rewards"). */
@@ -60,7 +62,11 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
     const metrics = entries.sort(byCatalogOrder).map((e) => e.name);
     const band = 'band' in c && metrics.includes(c.band.mean) && metrics.includes(c.band.std) ? c.band : undefined;
     const note = 'note' in c ? c.note : undefined;
-    out.push({ id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics, ...(band && { band }), ...(note && { note }) });
+    const stack = 'stack' in c ? c.stack.filter((m) => metrics.includes(m)) : [];
+    out.push({
+      id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics,
+      ...(band && { band }), ...(note && { note }), ...(stack.length > 0 && { stack }),
+    });
   }
   // A family's chart is titled by its path prefix ("loss/*"), never like a catalog chart ("Loss"): two charts
   // with one title read as the same chart.
@@ -173,7 +179,7 @@ export interface ChartData {
   /**
    * A linear axis's range when the drawn values are (nearly) constant, centred on them; null lets the axis choose.
    * Without it an axis stretches float noise in a flat series (smoothing 3 gives 2.9999999999999996) over its whole
-   * height, and a constant curve looks like it jumps.
+   * height, and a constant curve looks like it jumps. A stacked chart's parts make one whole: always [0, 1].
    */
   yDomain: [number, number] | null;
 }
@@ -251,5 +257,5 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
   });
   const last: Record<string, number> = {};
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
-  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
+  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: spec.stack ? [0, 1] : flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
 }

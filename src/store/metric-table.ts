@@ -1,9 +1,11 @@
 // A run's metrics on the page: growable columns (one Float64Array per metric, NaN where a step did not report
 // it), one row per optimizer step, appended to in place as batches arrive. The charts' x is the rollout step with
-// optimizer steps as sub-ticks (metric-batch.ts chartX); the optimizer step stays beside it for tooltips. Pure
-// data, no React; the store wraps each table with a version number so components re-render when it grows.
+// optimizer steps as sub-ticks (metric-batch.ts chartX); the optimizer step stays beside it for tooltips. Beside
+// the columns, each rollout step's histograms (entropy, advantage) by step, for the heatmaps. Pure data, no React;
+// the store wraps each table with a version number so components re-render when it grows.
 
 import type { MetricBatch } from '../engine/metric-batch';
+import type { StepHistograms } from '../rl/stream';
 
 export class MetricTable {
   private cap = 0;
@@ -15,6 +17,8 @@ export class MetricTable {
   /** Optimizer step of each row (strictly increasing: a rewrite on resume keeps it so). */
   private optimizerSteps = new Float64Array(0);
   private readonly cols = new Map<string, Float64Array>();
+  /** Histograms by rollout step, in step order. */
+  private readonly hists = new Map<number, StepHistograms>();
 
   get length(): number {
     return this.n;
@@ -44,6 +48,11 @@ export class MetricTable {
   column(name: string): Float64Array | null {
     const c = this.cols.get(name);
     return c ? c.subarray(0, this.n) : null;
+  }
+
+  /** The rollout steps that recorded histograms, ascending, with their histograms. */
+  histograms(): [number, StepHistograms][] {
+    return [...this.hists].sort((a, b) => a[0] - b[0]);
   }
 
   /** The last finite value of a metric, or NaN. */
@@ -82,7 +91,9 @@ export class MetricTable {
       while (keep > 0 && this.optimizerSteps[keep - 1] >= first) keep--;
       this.n = keep;
       for (const c of this.cols.values()) c.fill(NaN, keep);
+      for (const step of [...this.hists.keys()]) if (step >= b.step[0]) this.hists.delete(step);
     }
+    for (const h of b.histograms ?? []) this.hists.set(b.step[h.row], h.counts);
     this.grow(this.n + rows);
     for (const name of b.names) if (!this.cols.has(name)) this.cols.set(name, new Float64Array(this.cap).fill(NaN));
     const K = b.names.length;

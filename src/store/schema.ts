@@ -23,7 +23,8 @@ export {
 } from '../rl/config';
 export { taskFactories, taskNames, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
+export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';
 export type { ExportKind } from '../engine/lab-engine';
 export { TRAINER_TITLES } from '../engine/foreign-logs';
 export type { BackendKind, RunHeader, RunProgress } from '../engine/types';
-export type { EvalRecord, GroupRecord } from '../rl/stream';
+export type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';

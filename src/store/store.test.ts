@@ -192,6 +192,12 @@ describe('worker messages', () => {
     h({ type: 'rollouts', runId: 'r1', step: 2, groups: [], texts: [] });
     expect(useLab.getState().views.r1.rolloutSteps).toEqual([2]);
     expect(useLab.getState().rollouts['r1@2']).toBeDefined();
+    // Every group of a step in brief arrives with its sampled groups; a step's histograms arrive with its rows.
+    const batch = [{ index: 0, prompt: 'p', answer: 'a', completions: [{ text: 'a', length: 2, finished: true, reward: 1, passed: true, advantage: 0.5, masked: false }] }];
+    h({ type: 'rollouts', runId: 'r1', step: 3, groups: [], texts: [], batch });
+    expect(useLab.getState().rollouts['r1@3'].batch).toEqual(batch);
+    h({ type: 'metrics', runId: 'r1', batch: packRows([{ step: 3, optimizerStep: 3, epoch: 0, minibatch: 0, metrics: { reward: 1 }, histograms: { entropy: [1, 2] } }]) });
+    expect(useLab.getState().views.r1.table.histograms()).toEqual([[3, { entropy: [1, 2] }]]);
     h({ type: 'evals', runId: 'r1', evals: [{ step: 2, items: 2, accuracy: 0.5, reward: 0.5, passAtK: [0.5, 1] }] });
     expect(useLab.getState().views.r1.evals).toHaveLength(1);
     // The evaluation before training joins the series at step 0, so held-out accuracy reads from before RL.

@@ -7,7 +7,7 @@
 // turns off; a chart off in every run drawn names the knob instead of plotting a flat line. The charts an open lesson
 // points at are outlined and labelled. A dashed vertical line marks each step where an alert of the viewed run fired
 // on one of the chart's metrics (steps listed in data-alerts).
-import { memo, useMemo, useRef } from 'react';
+import { Fragment, memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
@@ -15,10 +15,15 @@ import { alertsOn, useLab } from '../store';
 import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartQuietness, chartsFor, metricHelp, type ChartData, type ChartQuietness, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
 import { runLabels } from '../store/run-names';
+import { HISTOGRAM_IDS, type HistogramId } from '../store/schema';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
+import { HistogramHeatmap, SolveRateChart } from './Distributions';
 import { PassAtKChart } from './PassAtKChart';
 import { useNearViewport, useStaggered } from './render-queue';
+
+/** Each recorded histogram's heatmap follows the chart of its scalar summary (the rest go after the charts). */
+const HEATMAP_AFTER: Record<string, HistogramId> = { groups: 'advantage', entropy: 'entropy' };
 
 /** Points per chart after decimation. */
 const MAX_POINTS = 300;
@@ -83,6 +88,24 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
       ))}
       {data.series.map((s) => {
         const stroke = seriesStroke(overlay, s.runIndex, spec.metrics.indexOf(s.metric));
+        // Parts of one whole (the group outcomes) stack per run, so the areas' heights add up to 1.
+        if (spec.stack?.includes(s.metric)) {
+          return (
+            <Area
+              key={s.key}
+              dataKey={s.key}
+              name={overlay ? `${s.runLabel}: ${s.metric}` : s.metric}
+              stackId={`run${s.runIndex}`}
+              type="linear"
+              stroke={stroke.color}
+              strokeDasharray={stroke.dash}
+              fill={stroke.color}
+              fillOpacity={overlay ? 0.15 : 0.45}
+              isAnimationActive={false}
+              connectNulls
+            />
+          );
+        }
         return (
           <Line
             key={s.key}
@@ -260,9 +283,16 @@ export function Charts() {
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
       <div className="chart-grid">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} quiet={quiet.get(spec.id)!} />
+          <Fragment key={spec.id}>
+            <MetricChart spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} quiet={quiet.get(spec.id)!} />
+            {HEATMAP_AFTER[spec.id] && <HistogramHeatmap id={HEATMAP_AFTER[spec.id]} />}
+          </Fragment>
+        ))}
+        {HISTOGRAM_IDS.filter((id) => !specs.some((spec) => HEATMAP_AFTER[spec.id] === id)).map((id) => (
+          <HistogramHeatmap key={id} id={id} />
         ))}
         <PassAtKChart runIds={ids} />
+        <SolveRateChart />
       </div>
     </section>
   );

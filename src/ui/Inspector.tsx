@@ -1,12 +1,17 @@
 // The rollout inspector: for a chosen step of the viewed run, each sampled group with its prompt, its
 // completions, their rewards and advantages; every token coloured by a chosen quantity; hovering a token shows
 // its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's; a
-// legend says what each colour means under the chosen quantity.
+// legend says what each colour means under the chosen quantity. On demand, every group of the step in brief (the
+// trainer keeps a summary of all of them): each group's completions sorted by reward with their advantages.
 import { useEffect, useMemo, useState } from 'react';
 import { rolloutKey, useLab } from '../store';
+import { groupsByReward, type SortedGroup } from '../store/dynamics';
 import { COLOR_LABELS, COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLoss, lossShareTerms, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
 import { fmt } from '../store/format';
-import type { GroupRecord, RLConfig } from '../store/schema';
+import type { GroupRecord, GroupSummary, RLConfig } from '../store/schema';
+
+/** Groups the all-groups view draws before "show all" (a big batch's hundreds of rows are drawn only when asked). */
+const FIRST_GROUPS = 16;
 
 function visible(text: string): string {
   return text.replace(/ /g, '␣').replace(/\n/g, '⏎');
@@ -118,6 +123,69 @@ function Group({ g, gi, texts, colorBy, scale, onHover, hover }: { g: GroupRecor
   );
 }
 
+/** One group of the all-groups view: completions sorted by reward, each with its advantage and verdict. */
+function SummaryGroup({ g }: { g: SortedGroup }) {
+  const outcome = g.passed === 0 ? 'all fail' : g.passed === g.completions.length ? 'all pass' : 'mixed';
+  return (
+    <div className="group" data-testid="summary-group" data-outcome={outcome} data-rewards={g.completions.map((c) => c.reward).join(',')}>
+      <div className="group-head">
+        group {g.index}: <code>{visible(g.prompt)}</code> → <code>{visible(g.answer)}</code> · {g.passed}/{g.completions.length} pass ({outcome})
+      </div>
+      <table className="completions">
+        <thead>
+          <tr>
+            <th className="num">reward</th>
+            <th className="num">A</th>
+            <th>completion</th>
+          </tr>
+        </thead>
+        <tbody>
+          {g.completions.map((c, ci) => (
+            <tr key={ci} className={c.passed ? 'passed' : undefined} data-testid="summary-completion" data-reward={c.reward} data-advantage={c.advantage}>
+              <td className="num">{fmt(c.reward)}</td>
+              <td className={`num ${c.advantage > 0 ? 'adv-pos' : c.advantage < 0 ? 'adv-neg' : ''}`}>{fmt(c.advantage)}</td>
+              <td>
+                <code>{visible(c.text)}</code>
+                {!c.finished && <span className="cut"> (cut at L_max)</span>}
+                {c.masked && <span className="cut"> (masked)</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Every group of a step, completions sorted by reward; the first FIRST_GROUPS until asked for the rest. */
+function AllGroups({ batch, step }: { batch: GroupSummary[]; step: number }) {
+  const [showAll, setShowAll] = useState(false);
+  useEffect(() => setShowAll(false), [step]);
+  const sorted = useMemo(() => groupsByReward(batch), [batch]);
+  const shown = showAll ? sorted : sorted.slice(0, FIRST_GROUPS);
+  const completions = sorted.reduce((a, g) => a + g.completions.length, 0);
+  const passed = sorted.reduce((a, g) => a + g.passed, 0);
+  const count = (o: string) => sorted.filter((g) => (g.passed === 0 ? 'all fail' : g.passed === g.completions.length ? 'all pass' : 'mixed') === o).length;
+  return (
+    <div data-testid="all-groups" data-groups={sorted.length}>
+      <p className="hint small">
+        {sorted.length} groups, {passed} of {completions} completions pass (verifier correct and ended with EOS): {count('all fail')} all fail, {count('mixed')} mixed,{' '}
+        {count('all pass')} all pass. Completions sorted by reward; A is the completion's advantage (mean over its loss tokens).
+      </p>
+      <div className="all-groups">
+        {shown.map((g) => (
+          <SummaryGroup key={g.index} g={g} />
+        ))}
+      </div>
+      {shown.length < sorted.length && (
+        <button type="button" data-testid="show-all-groups" onClick={() => setShowAll(true)}>
+          show all {sorted.length} groups
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function Inspector() {
   const runId = useLab((s) => s.viewRunId);
   const view = useLab((s) => (s.viewRunId ? s.views[s.viewRunId] : undefined));
@@ -125,6 +193,8 @@ export function Inspector() {
   const setStep = useLab((s) => s.setInspectStep);
   const colorBy = useLab((s) => s.colorBy);
   const setColorBy = useLab((s) => s.setColorBy);
+  const inspectView = useLab((s) => s.inspectView);
+  const setInspectView = useLab((s) => s.setInspectView);
   const rollouts = useLab((s) => s.rollouts);
   const requestRollouts = useLab((s) => s.requestRollouts);
   const runs = useLab((s) => s.runs);
@@ -162,7 +232,15 @@ export function Inspector() {
             ))}
           </select>
         </label>
-        <label>
+        <span className="view-toggle" role="group" aria-label="what to list">
+          <button type="button" data-testid="view-tokens" aria-pressed={inspectView === 'tokens'} onClick={() => setInspectView('tokens')}>
+            sampled groups, token by token{entry ? ` (${entry.groups.length})` : ''}
+          </button>
+          <button type="button" data-testid="view-all-groups" aria-pressed={inspectView === 'all'} onClick={() => setInspectView('all')}>
+            all groups by reward{entry?.batch ? ` (${entry.batch.length})` : ''}
+          </button>
+        </span>
+        <label hidden={inspectView === 'all'}>
           colour by{' '}
           <select data-testid="color-by" value={colorBy} onChange={(e) => setColorBy(e.target.value as ColorQuantity)}>
             {COLOR_QUANTITIES.map((q) => (
@@ -175,8 +253,9 @@ export function Inspector() {
       </div>
       {!steps.length && <p className="hint">Sampled groups of each step appear here while a run trains (or open a saved run).</p>}
       {steps.length > 0 && !entry && <p className="hint">Loading the groups of step {step}…</p>}
-      {entry && <ColorLegendRow colorBy={colorBy} scale={scale} />}
-      {entry && (
+      {entry && inspectView === 'all' && (entry.batch ? <AllGroups batch={entry.batch} step={step!} /> : <p className="hint">This run kept no summary of every group at step {step} (runs recorded before it was kept).</p>)}
+      {entry && inspectView === 'tokens' && <ColorLegendRow colorBy={colorBy} scale={scale} />}
+      {entry && inspectView === 'tokens' && (
         <div className="inspector-body">
           <div className="groups">
             {entry.groups.map((g, gi) => (

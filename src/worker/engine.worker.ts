@@ -10,12 +10,11 @@ import { LabEngine } from '../engine/lab-engine';
 import { batchTransfer, packRows } from '../engine/metric-batch';
 import { MemoryRunStore, type RunStore } from '../engine/run-store';
 import type { AssetLoader } from '../engine/start-policy';
-import type { EngineEvent } from '../engine/types';
+import type { EngineEvent, RolloutRecord } from '../engine/types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
 import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
-import type { GroupRecord } from '../rl/stream';
 import { assertNever, type Request, type Response } from './protocol';
 
 /** How often queued records go to the page. */
@@ -150,10 +149,10 @@ function onEngineEvent(e: EngineEvent): void {
   }
 }
 
-async function postRollouts(runId: string, step: number, groups: GroupRecord[]): Promise<void> {
+async function postRollouts(runId: string, { step, groups, batch }: RolloutRecord): Promise<void> {
   const texts = tokenTexts(groups, await engine.tokenizerFor(runId));
   const t = transferableGroups(groups);
-  post({ type: 'rollouts', runId, step, groups: t.groups, texts }, t.transfer);
+  post({ type: 'rollouts', runId, step, groups: t.groups, texts, ...(batch && { batch }) }, t.transfer);
 }
 
 /** Sends everything queued: metric columns (transferred), sampled groups, evaluations. */
@@ -161,7 +160,7 @@ function flush(): void {
   if (queue.empty) return;
   for (const d of queue.drain()) {
     enqueue(() => post({ type: 'metrics', runId: d.runId, batch: d.metrics }, batchTransfer(d.metrics)));
-    for (const r of d.rollouts) enqueue(() => postRollouts(d.runId, r.step, r.groups));
+    for (const r of d.rollouts) enqueue(() => postRollouts(d.runId, r));
     if (d.evals.length) enqueue(() => post({ type: 'evals', runId: d.runId, evals: d.evals }));
   }
 }
@@ -253,8 +252,8 @@ async function handle(req: Request): Promise<void> {
       return enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
     }
     case 'load-rollouts': {
-      const groups = await engine.loadRollouts(req.runId, req.step);
-      return enqueue(() => postRollouts(req.runId, req.step, groups));
+      const rollout = await engine.loadRollouts(req.runId, req.step);
+      return enqueue(() => postRollouts(req.runId, rollout));
     }
     case 'delete-run':
       return engine.deleteRun(req.runId);

@@ -9,7 +9,7 @@ import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
 import type { Alert } from '../rl/alerts';
 import type { PresetName, RLConfig } from '../rl/config';
-import type { EvalRecord, GroupRecord } from '../rl/stream';
+import type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
 
 /** Page -> worker. */
 export type Request =
@@ -49,8 +49,8 @@ export type Response =
   | { type: 'progress'; progress: RunProgress }
   /** New metric rows of a run (columns transferred), sent a few times a second while it trains. */
   | { type: 'metrics'; runId: string; batch: MetricBatch }
-  /** Sampled groups of one step with per-token records (planes transferred) and each token's text. */
-  | { type: 'rollouts'; runId: string; step: number; groups: GroupRecord[]; texts: TokenTexts }
+  /** Sampled groups of one step with per-token records (planes transferred) and each token's text; every group of the step in brief where recorded. */
+  | { type: 'rollouts'; runId: string; step: number; groups: GroupRecord[]; texts: TokenTexts; batch?: GroupSummary[] }
   | { type: 'evals'; runId: string; evals: EvalRecord[] }
   /** Every saved run, newest first; storage use when the browser says. */
   | { type: 'runs'; runs: RunHeader[]; storage: { usage: number; quota: number } | null; persistent: boolean }

@@ -141,7 +141,7 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
         case 'metrics':
           return s.appendMetrics(r.runId, r.batch);
         case 'rollouts':
-          s.cacheRollouts(r.runId, r.step, r.groups, r.texts);
+          s.cacheRollouts(r.runId, r.step, r.groups, r.texts, r.batch);
           return s.addRolloutStep(r.runId, r.step);
         case 'evals':
           return s.mergeEvals(r.runId, r.evals);
