@@ -139,7 +139,8 @@ const CSV_EVAL = '# eval ';
 
 /** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
 function evalJson(e: EvalRecord) {
-  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num) };
+  const rank1 = e.rank1 ? { rank1_accuracy: num(e.rank1.accuracy), rank1_reward: num(e.rank1.reward) } : {};
+  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num), ...rank1 };
 }
 
 /**
@@ -317,6 +318,7 @@ function readEval(at: At, o: Record<string, Json>): EvalRecord {
     accuracy: readNum(at, o.accuracy, 'accuracy'),
     reward: readNum(at, o.reward ?? null, 'reward'),
     passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
+    ...(o.rank1_accuracy !== undefined ? { rank1: { accuracy: readNum(at, o.rank1_accuracy, 'rank1_accuracy'), reward: readNum(at, o.rank1_reward ?? null, 'rank1_reward') } } : {}),
   };
 }
 

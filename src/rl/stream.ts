@@ -81,6 +81,11 @@ export interface EvalRecord {
   reward: number;
   /** pass@k for k = 1..eval_num_generations (index k-1), from sampled completions at the training temperature. */
   passAtK: number[];
+  /**
+   * The same greedy evaluation with every weight matrix's update replaced by its rank-1 approximation
+   * W_0 + sigma_1 u_1 v_1^T (rank1_eval; after step 0 only).
+   */
+  rank1?: { accuracy: number; reward: number };
 }
 
 /** One optimizer step of the trainer. */
