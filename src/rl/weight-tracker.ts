@@ -10,33 +10,10 @@ import type { ParamArrays } from '../model/checkpoint';
 import { CpuPolicy, GpuPolicy, type Policy } from '../model/policy';
 import { host, type HostTensor } from '../reference/types';
 import * as twin from '../reference/weight-stats';
+import { weightMetricName } from '../schema/weight-names';
 import type { Metrics } from './stream';
 
-const LAYER_PARTS: Record<string, string> = {
-  'input_layernorm.weight': 'attn_norm',
-  'self_attn.q_proj.weight': 'q',
-  'self_attn.k_proj.weight': 'k',
-  'self_attn.v_proj.weight': 'v',
-  'self_attn.o_proj.weight': 'o',
-  'post_attention_layernorm.weight': 'mlp_norm',
-  'mlp.gate_proj.weight': 'gate',
-  'mlp.up_proj.weight': 'up',
-  'mlp.down_proj.weight': 'down',
-};
-
-/**
- * The short name of a parameter in the weights/<matrix>/* metrics: model.embed_tokens.weight -> embed,
- * model.layers.0.self_attn.q_proj.weight -> layers.0.q, model.norm.weight -> norm, lm_head.weight -> head.
- */
-export function weightMetricName(hfName: string): string {
-  if (hfName === 'model.embed_tokens.weight') return 'embed';
-  if (hfName === 'model.norm.weight') return 'norm';
-  if (hfName === 'lm_head.weight') return 'head';
-  const m = /^model\.layers\.(\d+)\.(.+)$/.exec(hfName);
-  const part = m ? LAYER_PARTS[m[2]] : undefined;
-  if (!m || !part) throw new Error(`weightMetricName: ${hfName} is not a parameter of the Llama layout`);
-  return `layers.${m[1]}.${part}`;
-}
+export { weightMetricName };
 
 /** One tracked weight: its metric name and whether it is a matrix (a norm's gain is a vector: no rank-1 share). */
 export interface TrackedWeight {
