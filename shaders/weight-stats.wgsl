@@ -5,14 +5,14 @@
 // weight_update_stats runs as ONE workgroup per matrix (a measurement is a handful of small matrices every few
 // steps, not a hot loop): it never materializes dW = W - W_0 but reads both each time. Its phases are separated by
 // storage barriers, which order the workgroup's own storage writes:
-//   1. ||dW||_F^2 and ||W_0||_F^2, each thread a strided part, then a tree sum;
+//   1. ||dW||_F^2 and ||W_0||_F^2, each thread a strided part, then a workgroup sum;
 //   2. `iterations` power steps from powerStart(c): u = dW v (a thread per row), v = dW^T u (a thread per column),
-//      v /= ||v|| (a tree sum);
+//      v /= ||v|| (a workgroup sum);
 //   3. u = dW v with the unit v, sigma_1^2 = ||u||^2.
 // out[3 slot ..] gets (||dW||^2, ||W_0||^2, sigma_1^2); u and v keep dW v and v for rank1_apply.
 // rank1_apply: w[r, c] = w0[r, c] + u[r] v[c], one thread per element.
 
-const WG: u32 = 64u; // weight_update_stats' one workgroup; a power of two (the tree sums); 64 keeps SwiftShader's barriers cheap
+const WG: u32 = 64u; // weight_update_stats' one workgroup; 64 keeps SwiftShader's barriers cheap
 override APPLY_WG: u32 = 256u;
 
 struct Params {
@@ -31,16 +31,16 @@ struct Params {
 
 var<workgroup> red: array<f32, WG>;
 
-// The workgroup's sum of x (every thread's), in a fixed tree order. Call in uniform control flow.
-fn tree_sum(x: f32, lid: u32) -> f32 {
+// The workgroup's sum of x (every thread's) in a fixed order: each thread adds the WG partial sums itself. Two
+// barriers where a tree takes log2(WG) + 2; barriers are most of this kernel's time on SwiftShader. Call in
+// uniform control flow.
+fn group_sum(x: f32, lid: u32) -> f32 {
   workgroupBarrier(); // earlier reads of red are done
   red[lid] = x;
   workgroupBarrier();
-  for (var s = WG / 2u; s > 0u; s >>= 1u) {
-    if (lid < s) { red[lid] += red[lid + s]; }
-    workgroupBarrier();
-  }
-  return red[0];
+  var s = 0.0;
+  for (var i = 0u; i < WG; i++) { s += red[i]; }
+  return s;
 }
 
 // The power iteration's start vector at column c: a PCG hash of c mapped to [-1, 1) (the twin's powerStart).
@@ -74,8 +74,8 @@ fn weight_update_stats(@builtin(local_invocation_index) lid: u32) {
     dsq += d * d;
     ssq += w0[i] * w0[i];
   }
-  let delta_sq = tree_sum(dsq, lid);
-  let start_sq = tree_sum(ssq, lid);
+  let delta_sq = group_sum(dsq, lid);
+  let start_sq = group_sum(ssq, lid);
   for (var c = lid; c < p.cols; c += WG) { v[c] = power_start(c); }
   storageBarrier();
   for (var k = 0u; k < p.iterations; k++) {
@@ -88,13 +88,13 @@ fn weight_update_stats(@builtin(local_invocation_index) lid: u32) {
       v[c] = s;
       sq += s * s;
     }
-    let norm = tree_sum(sq, lid);
+    let norm = group_sum(sq, lid);
     let inv = select(0.0, inverseSqrt(norm), norm > 0.0);
     // Each thread scales the columns it wrote; the barrier below publishes them before the next u = dW v.
     for (var c = lid; c < p.cols; c += WG) { v[c] *= inv; }
     storageBarrier();
   }
-  let sigma_sq = tree_sum(multiply_v(lid), lid);
+  let sigma_sq = group_sum(multiply_v(lid), lid);
   if (lid == 0u) {
     out[3u * p.slot] = delta_sq;
     out[3u * p.slot + 1u] = start_sq;

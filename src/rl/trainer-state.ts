@@ -43,7 +43,7 @@ export interface TrainerState {
   start?: ParamArrays;
 }
 
-/** Serializes a trainer state (policy, reference, critic, AdamW moments, counters, RNG) into one safetensors file. */
+/** Serializes a trainer state (policy, reference, critic, AdamW moments, the starting weights, counters, RNG) into one safetensors file. */
 export function encodeTrainerState(state: TrainerState): Uint8Array {
   const tensors = new Map<string, SafetensorsTensorInput>();
   const add = (prefix: string, arrays: ParamArrays | undefined) => {
