@@ -146,6 +146,11 @@ export function WeightUpdates() {
           </tbody>
         </table>
       )}
+      {accuracies.length > 0 && (
+        <p className="hint" style={{ marginTop: 4 }}>
+          Close numbers: one direction per matrix carries what the run learned. Lower on the right: the rest of the update matters.
+        </p>
+      )}
     </section>
   );
 }
