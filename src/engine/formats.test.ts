@@ -179,6 +179,14 @@ describe('run export formats', () => {
     expect(() => parseRunFile('t.jsonl', text.replace('"advantage":-0.75', '"advantage":"x"'))).toThrow(/^t\.jsonl: line 2: groups\[0\]\.completions\[0\]\.advantage must be a number/);
   });
 
+  it("an evaluation with the rank-1 comparison (rank1_eval) round-trips through JSONL and CSV", () => {
+    const withRank1 = [...evals, { step: 4, items: 4, accuracy: 0.75, reward: 0.8, passAtK: [0.75, 1, 1], rank1: { accuracy: 0.25, reward: 0.3 } }];
+    const csv = metricsToCsv(header, rows, withRank1);
+    expect(csv.trimEnd().split('\n').slice(-1)[0]).toContain('"rank1_accuracy":0.25,"rank1_reward":0.3');
+    expect(parseRunFile('r.jsonl', metricsToJsonl(header, rows, withRank1)).evals).toEqual(withRank1);
+    expect(parseRunFile('r.csv', csv).evals).toEqual(withRank1);
+  });
+
   it('refuses malformed files with the file, the line and the reason', () => {
     const good = metricsToJsonl(header, rows, evals).split('\n');
     const cases: [string, string, RegExp][] = [

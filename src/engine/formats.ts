@@ -144,7 +144,8 @@ const CSV_HIST = '# histograms ';
 
 /** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
 function evalJson(e: EvalRecord) {
-  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num), ...(e.solvedBy && { solved_by: e.solvedBy }) };
+  const rank1 = e.rank1 ? { rank1_accuracy: num(e.rank1.accuracy), rank1_reward: num(e.rank1.reward) } : {};
+  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num), ...(e.solvedBy && { solved_by: e.solvedBy }), ...rank1 };
 }
 
 /**
@@ -332,6 +333,7 @@ function readEval(at: At, o: Record<string, Json>): EvalRecord {
     reward: readNum(at, o.reward ?? null, 'reward'),
     passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
     ...(o.solved_by !== undefined && { solvedBy: readCounts(at, o.solved_by, 'solved_by') }),
+    ...(o.rank1_accuracy !== undefined ? { rank1: { accuracy: readNum(at, o.rank1_accuracy, 'rank1_accuracy'), reward: readNum(at, o.rank1_reward ?? null, 'rank1_reward') } } : {}),
   };
 }
 

@@ -20,8 +20,8 @@ function small(preset: PresetName, over: Partial<RLConfig> = {}): RLConfig {
 const RUNS: { label: string; config: RLConfig }[] = [
   ...PRESET_NAMES.map((preset) => ({ label: preset, config: small(preset) })),
   {
-    label: 'grpo with evaluation, overlong shaping and num_iterations 2',
-    config: small('grpo', { steps: 2, eval_every: 1, eval_items: 2, eval_num_generations: 2, overlong_buffer_enable: true, num_iterations: 2 }),
+    label: 'grpo with evaluation, overlong shaping, weight statistics and num_iterations 2',
+    config: small('grpo', { steps: 2, eval_every: 1, eval_items: 2, eval_num_generations: 2, overlong_buffer_enable: true, num_iterations: 2, weight_stats_every: 1 }),
   },
 ];
 

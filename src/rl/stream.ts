@@ -115,6 +115,11 @@ export interface EvalRecord {
    * eval_num_generations samples pass (length n + 1). Absent in records made before it was kept.
    */
   solvedBy?: number[];
+  /**
+   * The same greedy evaluation with every weight matrix's update replaced by its rank-1 approximation
+   * W_0 + sigma_1 u_1 v_1^T (rank1_eval; after step 0 only).
+   */
+  rank1?: { accuracy: number; reward: number };
 }
 
 /** One optimizer step of the trainer. */

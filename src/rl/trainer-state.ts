@@ -39,9 +39,11 @@ export interface TrainerMeta {
 export interface TrainerState {
   meta: TrainerMeta;
   learner: LearnerState;
+  /** The run's starting weights W_0, when the run tracks its weight updates (weight_stats_every, rank1_eval). */
+  start?: ParamArrays;
 }
 
-/** Serializes a trainer state (policy, reference, critic, AdamW moments, counters, RNG) into one safetensors file. */
+/** Serializes a trainer state (policy, reference, critic, AdamW moments, the starting weights, counters, RNG) into one safetensors file. */
 export function encodeTrainerState(state: TrainerState): Uint8Array {
   const tensors = new Map<string, SafetensorsTensorInput>();
   const add = (prefix: string, arrays: ParamArrays | undefined) => {
@@ -56,6 +58,7 @@ export function encodeTrainerState(state: TrainerState): Uint8Array {
   add('critic', l.critic);
   add('critic_adam_m', l.criticOptimizer?.m);
   add('critic_adam_v', l.criticOptimizer?.v);
+  add('start', state.start);
   const meta = { ...state.meta, policyOptimizerStep: l.policyOptimizer.step, criticOptimizerStep: l.criticOptimizer?.step ?? null };
   return writeSafetensors(tensors, { format: 'rl-lab-trainer-state', trainer: JSON.stringify(meta) });
 }
@@ -80,7 +83,7 @@ function wholeProblem(field: string, v: unknown, min: number, max = Number.MAX_S
 }
 
 /** The tensor parts a state may hold, and the architecture each part's tensors follow. */
-const POLICY_PARTS = ['policy', 'policy_adam_m', 'policy_adam_v', 'reference'] as const;
+const POLICY_PARTS = ['policy', 'policy_adam_m', 'policy_adam_v', 'reference', 'start'] as const;
 const CRITIC_PARTS = ['critic', 'critic_adam_m', 'critic_adam_v'] as const;
 
 /** Problems of one part's tensors against the architecture: every tensor present, of the right size, finite. */
@@ -229,5 +232,5 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
     learner.critic = parts.critic;
     learner.criticOptimizer = { m: parts.critic_adam_m ?? {}, v: parts.critic_adam_v ?? {}, step: criticOptimizerStep ?? 0 };
   }
-  return { meta: rest, learner };
+  return { meta: rest, learner, ...(parts.start ? { start: parts.start } : {}) };
 }

@@ -24,6 +24,7 @@ import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule'
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
+import { createWeightTracker, type WeightTracker } from './weight-tracker';
 import { maxOf } from '../schema/extremes';
 
 /** Where the tensor work runs. */
@@ -59,6 +60,9 @@ export class Trainer {
   private readonly tasks = new Map<number, Task>();
   private readonly inspectGroups: number;
   private stopped = false;
+  /** The run's starting weights W_0 (host arrays) and their copy beside the policy, when weights are tracked. */
+  private readonly startParams: ParamArrays | null;
+  private readonly weights: WeightTracker | null;
 
   private constructor(
     opts: TrainerOptions,
@@ -98,6 +102,11 @@ export class Trainer {
       this.successRate = { ...m.successRate };
       this.learner.loadOptimizerState(resume.learner);
     }
+    // W_0 is the run's start, also after a resume (the state carries it; a state saved without it measures from
+    // where it resumed).
+    const tracked = this.config.weight_stats_every > 0 || (this.config.rank1_eval && this.config.eval_every > 0);
+    this.startParams = tracked ? (resume ? (resume.start ?? resume.learner.policy) : opts.init.params) : null;
+    this.weights = this.startParams ? createWeightTracker(this.learner.policy, this.startParams) : null;
   }
 
   /** A trainer for `opts.config` starting from `opts.init` (or continuing `opts.resume`). */
@@ -246,6 +255,8 @@ export class Trainer {
     if (c.ref_model_sync_steps > 0 && this.step % c.ref_model_sync_steps === 0) await this.learner.syncReference();
     let evalRecord: EvalRecord | undefined;
     if (c.eval_every > 0 && (this.step % c.eval_every === 0 || this.step === c.steps)) evalRecord = await time('testing', () => this.evaluate());
+    // After the batch's updates and outside their command buffers: one small dispatch per weight, one readback.
+    const weightMetrics = this.weights && c.weight_stats_every > 0 && this.step % c.weight_stats_every === 0 ? await time('weights', () => this.weights!.measure()) : undefined;
     const stepSeconds = (performance.now() - tStep) / 1000;
 
     const batchMetrics = rolloutMetrics(ro, mask, difficulty, G);
@@ -267,6 +278,7 @@ export class Trainer {
       S,
     });
     Object.assign(batchMetrics, dynamics.metrics);
+    if (weightMetrics) Object.assign(batchMetrics, weightMetrics);
 
     const groups = groupRecords(ro, adv.advantages, mask, scored, results, updates, inspectRows, G, S);
     return results.map((res, u) => {
@@ -298,7 +310,14 @@ export class Trainer {
    * eval_num_generations samples per prompt at the training temperature. The same prompts every time.
    */
   async evaluate(): Promise<EvalRecord> {
-    return evaluateHeldOut(this, this.learner.policy, this.taskAt(this.derived.difficulty), this.step);
+    const task = this.taskAt(this.derived.difficulty);
+    const record = await evaluateHeldOut(this, this.learner.policy, task, this.step);
+    // The same evaluation with every matrix at W_0 + sigma_1 u_1 v_1^T (at step 0 that is W_0 itself: nothing to add).
+    if (this.weights && this.config.rank1_eval && this.step > 0) {
+      const rank1 = await this.weights.withRank1(() => evaluateHeldOut(this, this.learner.policy, task, this.step));
+      record.rank1 = { accuracy: rank1.accuracy, reward: rank1.reward };
+    }
+    return record;
   }
 
   /** Everything needed to continue exactly (policy, reference, critic, optimizer moments, RNG, counters). */
@@ -317,6 +336,7 @@ export class Trainer {
         successRate: { ...this.successRate },
       },
       learner: await this.learner.saveState(),
+      ...(this.startParams ? { start: this.startParams } : {}),
     };
   }
 
@@ -332,6 +352,7 @@ export class Trainer {
   }
 
   destroy(): void {
+    this.weights?.destroy();
     this.learner.destroy();
   }
 }

@@ -70,6 +70,16 @@ export const CHARTS = [
   },
   { id: 'critic', title: 'Critic', y: 'value', log: 'off', quiet: [{ when: NO_CRITIC, kind: 'off', why: 'only GAE, the ppo preset, trains a critic' }] },
   { id: 'curriculum', title: 'Curriculum', y: 'difficulty', log: 'never', quiet: [{ when: [{ knob: 'curriculum', is: ['fixed'] }], kind: 'off', why: 'every step samples the configured difficulty' }] },
+  {
+    id: 'weights', title: 'Weight updates', y: '||W - W_0|| / ||W_0||', log: 'on',
+    note: 'which weights RL moves, one line per matrix; the weight-update heatmap shows the same by step',
+    quiet: [{ when: [{ knob: 'weight_stats_every', is: [0] }], kind: 'off', why: 'weight_stats_every is 0' }],
+  },
+  {
+    id: 'rank1', title: 'Rank-1 share of the update', y: 'fraction of ||W - W_0||^2', log: 'never',
+    note: "1: the matrix's whole update is one outer product u v^T",
+    quiet: [{ when: [{ knob: 'weight_stats_every', is: [0] }], kind: 'off', why: 'weight_stats_every is 0' }],
+  },
   { id: 'tokens', title: 'Tokens', y: 'tokens', log: 'off' },
   { id: 'throughput', title: 'Throughput', y: 'tokens / s', log: 'on' },
   { id: 'time', title: 'Time', y: 'seconds', log: 'on' },
@@ -831,6 +841,30 @@ export const METRICS = [
     per: 'rollout',
   },
 
+  // Weight updates
+  {
+    name: 'weights/<matrix>/rel_update',
+    doc: "How far one weight has moved from the run's starting weights, relative to its size. <matrix> is embed, layers.<i>.attn_norm, .q, .k, .v, .o, .mlp_norm, .gate, .up, .down, norm, and head when the embeddings are untied.",
+    formula: '||W_t - W_0||_F / ||W_0||_F,  W_0 the weights at the start of the run (kept beside the policy)',
+    healthy: "Grows over the run, fast at first (AdamW's first steps move every weight by about the learning rate). The first lesson's run (GRPO on copy, nano, learning rate 1e-3) measured 0.05-0.09 per matrix at step 10 and 0.10-0.28 at step 50, the last layer ahead of the first; the norm gains an order of magnitude less (2e-3 to 2e-2).",
+    moves: 'One matrix far ahead of the others: the update concentrates there (look at its rank-1 share). A jump: one large step (see grad_norm). Flat: the learning rate is too small to move it, or it gets no gradient.',
+    unit: '',
+    chart: 'weights',
+    per: 'rollout',
+    when: 'every weight_stats_every rollout steps, one per weight <matrix> of the model',
+  },
+  {
+    name: 'weights/<matrix>/rank1_share',
+    doc: "The fraction of one weight matrix's update W_t - W_0 that lies in its top singular direction: 1 when the whole update is one outer product u v^T.",
+    formula: 'sigma_1^2 / ||W_t - W_0||_F^2 = sigma_1^2 / sum_k sigma_k^2,  sigma_1 by 64 power iterations on dW^T dW from a fixed start vector; 0 when W_t = W_0',
+    healthy: "Well above a noise update's, about 4 / min(rows, cols) for a random matrix (0.08 for nano's 48 columns). The first lesson's run (GRPO on copy, nano) measured 0.93-0.95 for the embedding and 0.35-0.76 for the other matrices over steps 10-50. The rank-1 evaluation (rank1_eval) says whether that one direction carries what was learned.",
+    moves: 'Falling over the run: the update spreads over more directions. Near 1: one direction carries the whole update. About 4 / min(rows, cols): the update looks like noise.',
+    unit: 'fraction',
+    chart: 'rank1',
+    per: 'rollout',
+    when: "every weight_stats_every rollout steps, one per weight matrix <matrix> (a norm's gain is a vector and has none)",
+  },
+
   // Tokens
   {
     name: 'completions/loss_tokens',
@@ -895,14 +929,14 @@ export const METRICS = [
   },
   {
     name: 'timing_s/<phase>',
-    doc: 'Seconds the rollout step spent in one phase: timing_s/gen sampling and scoring the rewards, timing_s/old_log_prob the scoring pass (log pi_old, log pi_ref, V_old), timing_s/adv the advantages, timing_s/update_actor the optimizer steps and their readback, timing_s/testing the held-out evaluation.',
+    doc: 'Seconds the rollout step spent in one phase: timing_s/gen sampling and scoring the rewards, timing_s/old_log_prob the scoring pass (log pi_old, log pi_ref, V_old), timing_s/adv the advantages, timing_s/update_actor the optimizer steps and their readback, timing_s/testing the held-out evaluation (and its rank-1 repeat under rank1_eval), timing_s/weights the weight statistics.',
     formula: 'wall time of the phase within the rollout step, in seconds',
     healthy: 'timing_s/update_actor and timing_s/old_log_prob dominate (a GRPO step on copy: about 54% and 38%); timing_s/adv is close to 0.',
     moves: 'A phase growing out of proportion names the bottleneck: timing_s/gen grows with longer completions, timing_s/old_log_prob with a reference model or a critic, timing_s/testing with eval_items.',
     unit: 's',
     chart: 'time',
     per: 'rollout',
-    when: 'timing_s/gen, timing_s/adv and timing_s/update_actor every step; timing_s/old_log_prob when the batch is scored (num_iterations > 1, several minibatches, beta > 0 or a critic); timing_s/testing on the steps that evaluate (eval_every)',
+    when: 'timing_s/gen, timing_s/adv and timing_s/update_actor every step; timing_s/old_log_prob when the batch is scored (num_iterations > 1, several minibatches, beta > 0 or a critic); timing_s/testing on the steps that evaluate (eval_every); timing_s/weights on the steps that measure the weights (weight_stats_every)',
     verl: 'timing_s/<phase>',
     compare: 'verl uses the same phase names, and more: ref, values, update_critic',
   },

@@ -12,6 +12,7 @@ import { PageHeader } from './PageHeader';
 import { RunControls } from './RunControls';
 import { RunElsewherePanel } from './RunElsewherePanel';
 import { RunsPanel } from './RunsPanel';
+import { WeightUpdates } from './WeightUpdates';
 
 export function Lab() {
   return (
@@ -32,6 +33,9 @@ export function Lab() {
           <RunControls />
           <PanelBoundary name="charts">
             <Charts />
+          </PanelBoundary>
+          <PanelBoundary name="weights">
+            <WeightUpdates />
           </PanelBoundary>
           <PanelBoundary name="inspector">
             <Inspector />

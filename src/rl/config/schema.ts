@@ -76,6 +76,8 @@ const SCHEDULE_FIELDS = section('schedule', {
   eval_items: int('held-out prompts per evaluation', 100, 0, 100_000, { verl: 'data.val_max_samples' }),
   save_every: int('save the checkpoint and trainer state every this many steps (0: only at the end, on pause and on interrupt; the lab also saves at least every 30 s)', 10, 0, 1_000_000, { trl: 'save_steps', verl: 'trainer.save_freq' }),
   eval_num_generations: int('samples per held-out prompt at evaluation, for pass@k (k = 1, 2, 4, ... up to this)', 8, 1, 1024, { trl: 'num_generations_eval', verl: 'actor_rollout_ref.rollout.val_kwargs.n', openrlhf: '--eval.n_samples_per_prompt', also: ['eval_n_samples_per_prompt'] }),
+  weight_stats_every: int('measure which weights RL moves every this many steps: per matrix ||W - W_0||_F / ||W_0||_F and the share of the update in its top singular direction; keeps a copy of the starting weights beside the policy (0: never)', 10, 0, 1_000_000),
+  rank1_eval: flag("at each held-out evaluation after step 0, evaluate again with every weight matrix's update W - W_0 replaced by its best rank-1 approximation (keeps a copy of the starting weights; the evaluation takes twice as long)", true),
   alert_action: oneOf('what an alert (entropy collapse, ratio explosion, zero-signal groups, lengths at the cap, reward stuck; docs/metrics.md) does: warn, or warn and pause the run', ['warn', 'pause'] as const, 'warn'),
 });
 
