@@ -10,7 +10,9 @@ import { compareArrays, type Tolerance } from '../reference/compare';
 import { OBJECTIVE_RECORDS } from '../reference/objective';
 import { drGrpoAdvantages, grpoAdvantages } from './advantages';
 import { compareObjectives, comparisonProblem, objectiveHostInputs, sideInputs, twinOutputs, type ComparedBatch, type ObjectiveSideValues } from './compare';
+import { loadCheckpointDir } from '../cli/files';
 import { resolveConfig, type RLConfig } from './config';
+import { Trainer } from './trainer';
 import { randomComparedBatch } from './compare.fixture';
 
 const gpu = useNodeDevice();
@@ -90,6 +92,47 @@ describe('compareObjectives on the GPU equals the objective twin on the same inp
     // The truncated rows (every third row from 1) are masked on B's side only.
     expect(got.b.mask.subarray(batch.S, 2 * batch.S).every((x) => x === 0)).toBe(true);
     expect(got.a.mask.subarray(batch.S, 2 * batch.S).some((x) => x > 0)).toBe(true);
+  });
+});
+
+describe('the trainer\'s A/B between steps', () => {
+  const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+  const run = (over: Partial<RLConfig> = {}) =>
+    Trainer.create({
+      config: resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, num_iterations: 2, learning_rate: 1e-3, temperature: 1.5, ...over }),
+      init: { config: warm.ck.config, params: warm.ck.params },
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx: gpu.ctx },
+    });
+  const timed = (k: string) => k === 'step_time' || k.startsWith('timing_s/') || k.startsWith('perf/');
+  const untimed = (m: Record<string, number>) => Object.fromEntries(Object.entries(m).filter(([k]) => !timed(k)));
+
+  it('evaluates the latest step (ratio not 1 after its updates) and a fresh batch (ratio 1), and leaves the run as it was', async () => {
+    const compared = await run();
+    const plain = await run();
+    try {
+      await expect(compared.compareObjectives(config('dr_grpo'), 'latest')).rejects.toThrow(/no step has run yet/);
+      await compared.runStep();
+      await plain.runStep();
+      const latest = await compared.compareObjectives(resolveConfig('dr_grpo', { num_generations: 4 }), 'latest');
+      expect(latest.rows.length).toBe(8);
+      expect(latest.ratioIsOne).toBe(false);
+      expect(latest.step).toBe(1);
+      const masked = (side: typeof latest.a) => Array.from(side.ratio).filter((_, i) => side.mask[i] > 0);
+      expect(masked(latest.a).some((r) => Math.abs(r - 1) > 1e-4)).toBe(true);
+      // Both sides see the same ratios (same parameters, same pi_old); only the objective differs.
+      expect(masked(latest.b)).toEqual(masked(latest.a));
+      latest.rows.forEach((row) => expect(row.tokens.length).toBe(row.length));
+      const fresh = await compared.compareObjectives(resolveConfig('dapo', { num_generations: 4 }), 'fresh');
+      expect(fresh.ratioIsOne).toBe(true);
+      expect(masked(fresh.a).every((r) => r === 1)).toBe(true);
+      await expect(compared.compareObjectives(resolveConfig('ppo', { num_generations: 4 }), 'latest')).rejects.toThrow(/objective B: adv_estimator gae needs a critic/);
+      const [next, same] = [await compared.runStep(), await plain.runStep()];
+      expect(next.map((r) => untimed(r.metrics as Record<string, number>))).toEqual(same.map((r) => untimed(r.metrics as Record<string, number>)));
+    } finally {
+      compared.destroy();
+      plain.destroy();
+    }
   });
 });
 

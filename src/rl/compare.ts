@@ -10,7 +10,11 @@ import * as twin from '../reference/objective';
 import { host, type HostTensor } from '../reference/types';
 import { epsilonHigh, type ObjectiveConfig } from '../schema/objective';
 import { computeAdvantages } from './advantages';
+import { sequenceBatch } from './batch';
 import { derive, type RLConfig } from './config';
+import type { Learner, ScoreResult } from './learner';
+import type { RolloutSetting, StepRollouts } from './rollouts';
+import { maxOf } from '../schema/extremes';
 
 /** Where the objective runs: the WGSL kernel on a device, or its CPU twin. */
 export type ObjectiveBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
@@ -257,4 +261,102 @@ export function clipRangeText(c: ObjectiveConfig): string {
     case 'pg':
       return 'no ratio, no clip';
   }
+}
+
+/** Which batch an A/B evaluates: the run's latest rollout step, or a batch sampled now from the current policy. */
+export type CompareSource = 'latest' | 'fresh';
+
+/** One completion of the compared batch, for display. */
+export interface ComparedRow {
+  /** Index of its group (G consecutive rows share a prompt). */
+  group: number;
+  prompt: string;
+  text: string;
+  /** Token ids of the completion (EOS included), `length` of them. */
+  tokens: Uint32Array;
+  length: number;
+  reward: number;
+  correct: boolean;
+  finished: boolean;
+}
+
+/** An A/B of two objectives on one batch: plain data (crosses the worker boundary as is). */
+export interface ObjectiveComparison {
+  source: CompareSource;
+  /** Rollout steps the run had done: the latest step's number, or the step a fresh batch was sampled after. */
+  step: number;
+  /** Padded completion length (the per-token arrays are (rows * S)). */
+  S: number;
+  groupSize: number;
+  /** Every ratio is exactly 1: the batch was sampled at the parameters it is evaluated at. */
+  ratioIsOne: boolean;
+  rows: ComparedRow[];
+  a: ObjectiveSideValues;
+  b: ObjectiveSideValues;
+}
+
+/** What an A/B reads from a trainer. */
+export interface CompareSetting extends RolloutSetting {
+  learner: Learner;
+  backend: ObjectiveBackend;
+}
+
+/**
+ * Scores rollouts at the current parameters (log pi_theta, H, and the reference's log-probs and exact KL: one
+ * readback) and evaluates `a` and `b` on them. `before` is what the run scored before the step's updates: its
+ * log pi_old (absent when the step made one update per batch; the sampler's log-probs, the same policy, stand in)
+ * and its critic values. Without `before` (a fresh batch) pi_old is the current policy, so every ratio is 1.
+ */
+export async function compareOnRollouts(
+  s: CompareSetting,
+  ro: StepRollouts,
+  before: Pick<ScoreResult, 'oldLogp' | 'values'> | null,
+  a: RLConfig,
+  b: RLConfig,
+  source: CompareSource,
+  step: number,
+): Promise<ObjectiveComparison> {
+  const rollout = ro.rollout;
+  const N = rollout.rows;
+  const S = rollout.maxNewTokens;
+  const G = s.config.num_generations;
+  const rowIds = Array.from({ length: N }, (_, r) => r);
+  const seq = sequenceBatch(ro.prompts, rollout.tokens, S, rowIds, maxOf(ro.prompts.map((p) => p.length)), s.tokenizer.padId);
+  const planes = await s.learner.tokenPlanes(seq, s.config.temperature);
+  const values = before ? before.values : s.learner.hasCritic ? (await s.learner.score([seq], s.config.temperature, false)).values : undefined;
+  const correct = Uint8Array.from(ro.verdicts, (v) => (v.parts.accuracy > 0.5 ? 1 : 0));
+  const batch: ComparedBatch = {
+    groupSize: G,
+    S,
+    rewards: ro.rewards,
+    correct,
+    lengths: rollout.lengths,
+    finished: rollout.finished,
+    completionMask: rollout.mask,
+    logp: planes.logp,
+    oldLogp: before ? (before.oldLogp ?? rollout.logprobs) : planes.logp,
+    entropy: planes.entropy,
+    samplerLogp: rollout.logprobs,
+    refLogp: planes.refLogp,
+    klExact: planes.klExact,
+    values,
+    greedyRewards: ro.greedyRewards,
+  };
+  for (const [name, c] of [['A', a], ['B', b]] as const) {
+    const problem = comparisonProblem(batch, c);
+    if (problem) throw new Error(`objective ${name}: ${problem}`);
+  }
+  const sides = await compareObjectives(s.backend, batch, a, b);
+  const perItem = N / ro.items.length;
+  const rows: ComparedRow[] = rowIds.map((r) => ({
+    group: Math.floor(r / G),
+    prompt: ro.items[Math.floor(r / perItem)].prompt,
+    text: ro.texts[r],
+    tokens: Uint32Array.from(rollout.tokens.subarray(r * S, r * S + rollout.lengths[r])),
+    length: rollout.lengths[r],
+    reward: ro.rewards[r],
+    correct: correct[r] === 1,
+    finished: rollout.finished[r],
+  }));
+  return { source, step, S, groupSize: G, ratioIsOne: !before, rows, ...sides };
 }
