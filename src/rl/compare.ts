@@ -8,7 +8,7 @@ import type { GpuContext, Tensor } from '../gpu';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from '../kernels/objective';
 import * as twin from '../reference/objective';
 import { host, type HostTensor } from '../reference/types';
-import { epsilonHigh, type ObjectiveConfig } from '../schema/objective';
+import type { ObjectiveConfig } from '../schema/objective';
 import { computeAdvantages } from './advantages';
 import { sequenceBatch } from './batch';
 import { derive, type RLConfig } from './config';
@@ -245,22 +245,6 @@ export async function compareObjectives(
   const configs = [a, b];
   const raw = backend.kind === 'webgpu' ? await gpuOutputs(backend.ctx, inputs, configs) : inputs.map((x, k) => twinOutputs(x, configs[k]));
   return { a: sideValues(a, inputs[0], sides[0], raw[0]), b: sideValues(b, inputs[1], sides[1], raw[1]) };
-}
-
-/** The clip range of a config in words, for labels (ppo_clip's [1 - eps, 1 + eps_high], CISPO's cap, ...). */
-export function clipRangeText(c: ObjectiveConfig): string {
-  switch (c.loss_type) {
-    case 'ppo_clip':
-      return `ratio clipped to [${1 - c.epsilon}, ${1 + epsilonHigh(c)}]`;
-    case 'cispo':
-      return `weight capped at ${c.eps_max}`;
-    case 'gmpo':
-      return `log-ratio clipped at ±${c.gmpo_clip}`;
-    case 'sapo':
-      return 'soft gate, no hard clip';
-    case 'pg':
-      return 'no ratio, no clip';
-  }
 }
 
 /** Which batch an A/B evaluates: the run's latest rollout step, or a batch sampled now from the current policy. */
