@@ -8,7 +8,8 @@ import { COLOR_LABELS, COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLo
 import { fmt } from '../store/format';
 import type { GroupRecord, RLConfig } from '../store/schema';
 
-function visible(text: string): string {
+/** A token's text with its spaces and newlines drawn (␣, ⏎). */
+export function visible(text: string): string {
   return text.replace(/ /g, '␣').replace(/\n/g, '⏎');
 }
 
