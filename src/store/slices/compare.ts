@@ -49,10 +49,9 @@ export interface CompareActions {
 
 export type CompareSlice = CompareState & CompareActions;
 
-/** The current run's config (A), when the runs list knows it. */
-export function currentRunConfig(s: { progress: { runId: string | null }; runs: readonly { id: string; config: RLConfig; preset: PresetName | null }[] }): { config: RLConfig; preset: PresetName | null } | null {
-  const h = s.progress.runId ? s.runs.find((r) => r.id === s.progress.runId) : undefined;
-  return h ? { config: h.config, preset: h.preset } : null;
+/** The current run's header (A's config and preset), when the runs list knows it: the list's own object, so a selector returning it is stable. */
+export function currentRunConfig<H extends { id: string; config: RLConfig; preset: PresetName | null }>(s: { progress: { runId: string | null }; runs: readonly H[] }): H | null {
+  return (s.progress.runId ? s.runs.find((r) => r.id === s.progress.runId) : undefined) ?? null;
 }
 
 /** The fields where B's draft differs from what its preset made of A's config. */
