@@ -11,7 +11,7 @@ import { resolveConfig, type RLConfig } from '../rl/config';
 import type { Request, Response } from '../worker/protocol';
 import { comparedColor, comparedScale, comparedTokens, highlightedTokens } from './compare';
 import { MASKED_COLOR } from './explain';
-import { compareBlocker, createLabStore, IDLE_PROGRESS } from './index';
+import { COMPARE_FIELDS, compareBlocker, createLabStore, IDLE_PROGRESS } from './index';
 
 function lab() {
   const sent: Request[] = [];
@@ -86,6 +86,13 @@ describe('compare slice', () => {
     expect(store.getState().compareError).toBe('objective B: adv_estimator gae needs a critic');
     expect(store.getState().comparePending).toBeNull();
     expect(store.getState().notices).toEqual([]);
+  });
+});
+
+describe('B\'s knobs', () => {
+  it('are the objective\'s: advantages, policy loss, KL and entropy terms, the loss mask; not the schedule or the reference reset', () => {
+    for (const f of ['adv_estimator', 'scale_rewards', 'epsilon_high', 'loss_agg_mode', 'beta', 'kl_estimator', 'entropy_coef', 'mask_truncated_completions'] as const) expect(COMPARE_FIELDS).toContain(f);
+    for (const f of ['ref_model_sync_steps', 'entropy_target', 'learning_rate', 'num_iterations', 'task'] as const) expect(COMPARE_FIELDS).not.toContain(f);
   });
 });
 

@@ -64,7 +64,7 @@ export const useLab: LabStore = createLabStore();
 export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
-export { compareBlocker, compareEdits, currentRunConfig, type CompareSlice, type ComparisonView } from './slices/compare';
+export { COMPARE_FIELDS, compareBlocker, compareEdits, currentRunConfig, type CompareSlice, type ComparisonView } from './slices/compare';
 export { LAB_DEFAULT, PAGE_PARAMS, type ConfigSlice, type WarmStart } from './slices/config';
 export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';
 export { rolloutKey, type InspectorSlice } from './slices/inspector';

@@ -4,7 +4,7 @@
 // share by length and correctness, the tokens that differ most, each completion's tokens under A and B side by side
 // (coloured as in the inspector, the top differing tokens outlined), and one completion's per-token numbers.
 import { useMemo, useState } from 'react';
-import { compareBlocker, compareEdits, currentRunConfig, useLab, type ComparisonView } from '../store';
+import { COMPARE_FIELDS, compareBlocker, compareEdits, currentRunConfig, useLab, type ComparisonView } from '../store';
 import {
   COMPARE_LABELS,
   COMPARE_QUANTITIES,
@@ -19,12 +19,9 @@ import {
   type ComparedToken,
 } from '../store/compare';
 import { fmt } from '../store/format';
-import { FIELD_SECTIONS, PRESET_INFO, PRESET_NAMES, isPresetName, sameValue, type RLField } from '../store/schema';
+import { PRESET_INFO, PRESET_NAMES, isPresetName, sameValue } from '../store/schema';
 import { FieldInput } from './FieldInput';
 import { visible } from './Inspector';
-
-/** The knobs B can change: those that make the objective (advantages, loss, KL and entropy terms) and the loss mask. */
-const B_FIELDS: readonly RLField[] = [...FIELD_SECTIONS.advantage, ...FIELD_SECTIONS.loss, ...FIELD_SECTIONS.regularizers, 'mask_truncated_completions'];
 
 function BKnobs() {
   const draft = useLab((s) => s.compareDraft);
@@ -34,20 +31,20 @@ function BKnobs() {
   const setField = useLab((s) => s.setCompareField);
   if (!draft || !check || !a) return null;
   const edited = new Set(compareEdits(a.config, preset, draft));
-  const fromA = new Set(B_FIELDS.filter((f) => !sameValue(draft[f], a.config[f])));
+  const fromA = new Set(COMPARE_FIELDS.filter((f) => !sameValue(draft[f], a.config[f])));
   return (
     <details className="config-section" data-testid="compare-knobs">
       <summary>
         B's knobs ({fromA.size} differ from A{edited.size ? `, ${edited.size} edited` : ''})
       </summary>
       <div className="fields">
-        {B_FIELDS.map((f) => (
+        {COMPARE_FIELDS.map((f) => (
           <FieldInput
             key={f}
             name={f}
             differs={fromA.has(f)}
             presetValue={a.config[f]}
-            binding={{ value: draft[f], error: check.fieldErrors[f], warning: check.fieldWarnings[f], set: (v) => setField(f, v), prefix: 'b-' }}
+            binding={{ value: draft[f], error: check.fieldErrors[f], warning: check.fieldWarnings[f], set: (v) => setField(f, v), prefix: 'b-', differsFrom: 'A' }}
           />
         ))}
       </div>

@@ -37,6 +37,8 @@ export interface FieldBinding {
   set(value: unknown): void;
   /** Prefix of the input's id and test id, so the same field can sit in two panels. */
   prefix: string;
+  /** What the dot compares against ("A", for objective B). */
+  differsFrom: string;
 }
 
 export function FieldInput({ name, differs, presetValue, custom, binding }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode; binding?: FieldBinding }) {
@@ -94,7 +96,7 @@ export function FieldInput({ name, differs, presetValue, custom, binding }: { na
       <label htmlFor={id} className="field-label" title={fieldHelp(name)}>
         <span className="field-name">{name}</span>
         {differs && (
-          <span className="differs" title={`differs from the preset (${showValue(presetValue)})`} aria-label="differs from the preset">
+          <span className="differs" title={`differs from ${binding?.differsFrom ?? 'the preset'} (${showValue(presetValue)})`} aria-label={`differs from ${binding?.differsFrom ?? 'the preset'}`}>
             ●
           </span>
         )}

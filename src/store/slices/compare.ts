@@ -4,10 +4,14 @@
 
 import type { CompareSource, ObjectiveComparison } from '../../rl/compare';
 import { explainComparison, type ComparisonExplanation } from '../../rl/compare-explain';
-import { FIELD_NAMES, PRESET_INFO, sameValue, type PresetName, type RLConfig, type RLField } from '../../rl/config';
+import { FIELD_NAMES, FIELD_SECTIONS, PRESET_INFO, sameValue, type PresetName, type RLConfig, type RLField } from '../../rl/config';
+import { OBJECTIVE_FIELDS } from '../../schema/objective';
 import type { Response } from '../../worker/protocol';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
+
+/** The knobs B can change: those that make the objective (advantages, policy loss, KL and entropy terms) and the loss mask. */
+export const COMPARE_FIELDS: readonly RLField[] = [...FIELD_SECTIONS.advantage, ...(Object.keys(OBJECTIVE_FIELDS) as RLField[]), 'mask_truncated_completions'];
 
 /** A comparison as the page keeps it. */
 export interface ComparisonView {
