@@ -1,8 +1,10 @@
 // The same-batch A/B on the GPU against the objective's CPU twin: for GRPO vs Dr. GRPO (ratio 1), DAPO vs GRPO, and
 // a clipped pair with num_iterations 2 (ratio not 1, so the clip sides of the two sides differ), every per-token
-// value of both sides (d loss / d logp, ratio, clip side, KL, contribution, weight) and the loss and metrics equal
-// the twin's on the same inputs, and each side's advantages are its own estimator's on the shared rewards.
-// Also which configs a batch cannot evaluate, and why. A missing adapter fails the suite; it never skips.
+// value of both sides (d loss / d logp, ratio, clip side, KL, contribution, weight, loss share) and the loss equal
+// the twin's on the same inputs, and each side's advantages are its own estimator's on the shared rewards. Also the
+// trainer's A/B between steps (latest step and fresh batch; the run's next step is unchanged by it), the learners'
+// per-token planes (GPU equals CPU), and which configs a batch cannot evaluate, and why. A missing adapter fails the
+// suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
 import { useNodeDevice } from '../kernels/test-device';
@@ -13,6 +15,9 @@ import { compareObjectives, comparisonProblem, objectiveHostInputs, sideInputs, 
 import { loadCheckpointDir } from '../cli/files';
 import { resolveConfig, type RLConfig } from './config';
 import { Trainer } from './trainer';
+import { sequenceBatch } from './batch';
+import { CpuLearner } from './cpu-learner';
+import { GpuLearner } from './learner';
 import { randomComparedBatch } from './compare.fixture';
 
 const gpu = useNodeDevice();
@@ -132,6 +137,34 @@ describe('the trainer\'s A/B between steps', () => {
     } finally {
       compared.destroy();
       plain.destroy();
+    }
+  });
+});
+
+describe('tokenPlanes', () => {
+  it('gives the same log-probs, entropies, reference log-probs and exact KL on the GPU and the CPU learner', async () => {
+    const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+    const params = warm.ck.params;
+    // A reference a little away from the policy, so the KL is not 0.
+    const reference = Object.fromEntries(Object.entries(params).map(([k, v], j) => [k, v.map((x, i) => x + 0.02 * Math.sin(i * 0.7 + j))]));
+    const init = { config: warm.ck.config, params, reference, needsReference: true, needsCritic: false, maxRows: 4 };
+    const prompts = ['copy:abc=', 'copy:ba=', 'copy:cab=', 'copy:a='].map((p) => [warm.tok.bosId, ...warm.tok.encode(p)]);
+    const S = 5;
+    const completions = Uint32Array.from({ length: 4 * S }, (_, i) => warm.tok.encode('abcab')[i % 5]);
+    const P = Math.max(...prompts.map((p) => p.length));
+    const seq = sequenceBatch(prompts, completions, S, [0, 1, 2, 3], P, warm.tok.padId);
+    const gpuLearner = new GpuLearner(gpu.ctx, init);
+    try {
+      const got = await gpuLearner.tokenPlanes(seq, 0.8);
+      const want = await new CpuLearner(init).tokenPlanes(seq, 0.8);
+      for (const k of ['logp', 'entropy', 'refLogp', 'klExact'] as const) {
+        const c = compareArrays(got[k]!, want[k]!, { atol: 2e-4, rtol: 1e-3 });
+        expect(c.pass, `${k}: ${c.summary}`).toBe(true);
+      }
+      expect(Math.max(...want.klExact!)).toBeGreaterThan(1e-4);
+      expect(Array.from(want.logp).some((x, i) => Math.abs(x - want.refLogp![i]) > 1e-3)).toBe(true);
+    } finally {
+      gpuLearner.destroy();
     }
   });
 });

@@ -299,7 +299,7 @@ export class Trainer {
     const a: RLConfig = { ...this.config, entropy_coef: this.entropyCoef };
     const setting = { config: this.config, derived: this.derived, tokenizer: this.tokenizer, learner: this.learner, backend: this.backend };
     if (source === 'latest') {
-      if (!this.latest) throw new Error('no step has run yet: run a step first, or compare on a fresh batch');
+      if (!this.latest) throw new Error('no step has run yet in this session of the run (a resumed run keeps no batch): run a step first, or compare on a fresh batch');
       return compareOnRollouts(setting, this.latest.ro, this.latest.scored ?? {}, a, validateConfig(b), 'latest', this.step);
     }
     const rng = new Rng(Math.imul(this.config.seed + 1, 0x27d4eb2d) ^ (this.step + 1));

@@ -1,6 +1,6 @@
 // One config field of the configure panel: its input (generated from the field's spec in RL_FIELDS), its doc and
 // range on hover, a mark when it differs from the preset, and its inline message when invalid. Reads and writes
-// the store's draft; knows nothing about other fields.
+// the store's draft, or the draft of a binding (objective B of the A/B panel); knows nothing about other fields.
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
