@@ -61,6 +61,8 @@ describe('explainComparison', () => {
     expect(text).toContain('A (grpo, scale_rewards group) mean |A| 0.866, B (dr_grpo) 0.5; no token changes sign');
     expect(text).toContain('long wrong (2): 50% under A, 80% under B (gains); short correct (2): 50% under A, 20% under B (loses)');
     expect(text).toContain('Every ratio is 1');
+    expect(text).toContain('KL to the reference in the loss: A beta 0.04 × k3, B none;');
+    expect(text).not.toContain('Entropy bonus');
     expect(e.medianLength).toBe(5);
     expect(e.cells.map((c) => [c.long, c.correct, c.gradShareA, c.gradShareB].map((x) => (typeof x === 'number' ? Number(x.toFixed(4)) : x)))).toEqual([
       [true, false, 0.5, 0.8],

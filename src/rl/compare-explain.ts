@@ -5,7 +5,7 @@
 // sum, so objectives whose overall scale differs (token-mean vs a 1/L norm) compare by where they push, not how hard
 // (Adam's per-parameter normalization takes most of the overall scale out anyway).
 
-import type { LossAggMode } from '../schema/objective';
+import { lossKlCoef, type LossAggMode } from '../schema/objective';
 import type { ObjectiveComparison, ObjectiveSideValues } from './compare';
 
 /** One completion's totals under A and B. */
@@ -199,6 +199,11 @@ export function explainComparison(cmp: Pick<ObjectiveComparison, 'rows' | 'S' | 
         `${flips ? `; ${flips} tokens change sign` : '; no token changes sign'}.`,
     );
   }
+
+  // The terms beside the policy loss: they push tokens whatever their advantage (a tied group's tokens too).
+  const kl = (s: ObjectiveSideValues) => (lossKlCoef(s.config) > 0 ? `beta ${s.config.beta} × ${s.config.kl_estimator}` : 'none');
+  if (kl(a) !== kl(b)) lines.push(`KL to the reference in the loss: A ${kl(a)}, B ${kl(b)}; it pushes every token, those of groups whose rewards tie too.`);
+  if (a.config.entropy_coef !== b.config.entropy_coef) lines.push(`Entropy bonus alpha: A ${num(a.config.entropy_coef)}, B ${num(b.config.entropy_coef)}.`);
 
   if (totalA === 0 || totalB === 0) {
     const which = [totalA === 0 ? 'A' : null, totalB === 0 ? 'B' : null].filter(Boolean).join(' and ');

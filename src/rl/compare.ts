@@ -83,7 +83,6 @@ export function comparisonProblem(batch: ComparedBatch, c: RLConfig): string | n
   }
   if (c.adv_estimator === 'gae' && !batch.values) return 'adv_estimator gae needs a critic, and this run has none; pick another estimator';
   if (c.adv_estimator === 'remax' && !batch.greedyRewards) return 'adv_estimator remax needs greedy rollouts, and this batch has none; pick another estimator';
-  if (c.tis_cap !== null && !batch.samplerLogp) return 'tis_cap needs the sampler log-probs';
   if (c.num_generations !== batch.groupSize) return `num_generations must stay ${batch.groupSize}: the batch's groups have ${batch.groupSize} completions`;
   return null;
 }
