@@ -70,7 +70,10 @@ export function transferableGroups(groups: readonly GroupRecord[]): { groups: Gr
 
 /** The text of every token of these groups ([group][completion][token]), special tokens as their names. */
 export function tokenTexts(groups: readonly GroupRecord[], tok: Pick<Tokenizer, 'decode' | 'tokenString' | 'specialIds'>): string[][][] {
-  return groups.map((g) =>
-    g.completions.map((c) => Array.from(c.tokens.tokens, (id) => (tok.specialIds.has(id) ? tok.tokenString(id) : tok.decode([id])))),
-  );
+  return groups.map((g) => g.completions.map((c) => tokenStrings(c.tokens.tokens, tok)));
+}
+
+/** Each token's text: special tokens by name (<eos>), others decoded. */
+export function tokenStrings(ids: Uint32Array, tok: Pick<Tokenizer, 'decode' | 'tokenString' | 'specialIds'>): string[] {
+  return Array.from(ids, (id) => (tok.specialIds.has(id) ? tok.tokenString(id) : tok.decode([id])));
 }

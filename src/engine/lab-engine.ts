@@ -10,6 +10,7 @@ import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
+import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
 import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
@@ -89,6 +90,8 @@ export class LabEngine {
   private active: Active | null = null;
   private looping: Promise<void> | null = null;
   private resetRequested = false;
+  /** An objective comparison is using the trainer (training waits for it: both would sample on the same buffers). */
+  private comparing = false;
   private readonly createTrainer: TrainerFactory;
   private readonly now: () => number;
   private readonly wall: () => number;
@@ -259,6 +262,7 @@ export class LabEngine {
   private go(steps: number): void {
     const a = this.active;
     if (!a || !a.trainer) throw new Error('no run to train: configure one and press Start');
+    if (this.comparing) throw new Error('an objective comparison is running on this run; train on when it has finished');
     if (this.busy()) {
       if (a.header.status === 'pausing' && steps === Infinity) {
         a.header.status = 'running';
@@ -277,6 +281,24 @@ export class LabEngine {
       this.looping = null;
       if (this.resetRequested) this.release();
     });
+  }
+
+  /**
+   * A/B of the current run's objective and `b` on one batch at its current parameters (src/rl/compare.ts): its latest
+   * rollout step or a fresh batch. Only between steps (paused or done); the run itself does not change.
+   */
+  async compareObjectives(b: RLConfig, source: CompareSource): Promise<{ runId: string; comparison: ObjectiveComparison }> {
+    const a = this.active;
+    if (!a || !a.trainer) throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
+    if (this.busy()) throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
+    if (this.comparing) throw new Error('a comparison is already running');
+    if (!a.trainer.compareObjectives) throw new Error('this run\'s trainer cannot compare objectives');
+    this.comparing = true;
+    try {
+      return { runId: a.header.id, comparison: await a.trainer.compareObjectives(validateConfig(b), source) };
+    } finally {
+      this.comparing = false;
+    }
   }
 
   /** Asks the current run to pause after the step in progress (its state is saved then). */

@@ -5,6 +5,7 @@ import type { GpuContext } from '../gpu';
 import type { Checkpoint, ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
+import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import type { RLConfig } from '../rl/config';
 import type { EvalRecord, StepRecord } from '../rl/stream';
 import { Trainer } from '../rl/trainer';
@@ -24,6 +25,8 @@ export interface TrainerLike {
   saveStateBytes(): Promise<Uint8Array>;
   /** The policy as a Hugging Face checkpoint. */
   exportCheckpoint(): Promise<Checkpoint>;
+  /** A/B of the run's objective and `b` on one batch (src/rl/compare.ts); absent on scripted test trainers. */
+  compareObjectives?(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison>;
   destroy(): void;
 }
 
@@ -52,6 +55,7 @@ export const createTrainer: TrainerFactory = async (o) => {
     evaluate: () => t.evaluate(),
     saveStateBytes: async () => encodeTrainerState(await t.saveState()),
     exportCheckpoint: () => t.exportCheckpoint(),
+    compareObjectives: (b, source) => t.compareObjectives(b, source),
     destroy: () => t.destroy(),
   };
 };

@@ -21,6 +21,7 @@ import {
   type LearnerState,
   type ScoreResult,
   type StepScalar,
+  type TokenPlanes,
   type UpdateInputs,
   type UpdateOptions,
   type UpdateResult,
@@ -111,6 +112,28 @@ export class CpuLearner implements Learner {
       refLogp: this.ref ? Float32Array.from(ref) : undefined,
       values: this.critic ? Float32Array.from(values) : undefined,
     };
+  }
+
+  async tokenPlanes(seq: SequenceBatch, temperature: number): Promise<TokenPlanes> {
+    const { S, N } = seq;
+    const V = this.policy.config.vocabSize;
+    const planes = { logp: new Float32Array(N * S), entropy: new Float32Array(N * S) };
+    const ref = this.ref ? { refLogp: new Float32Array(N * S), klExact: new Float32Array(N * S) } : null;
+    for (let n = 0; n < N; n++) {
+      const targets = seq.completions.subarray(n * S, (n + 1) * S);
+      const l = completionLogits(rowForward(this.policy.config, this.policy.params, seq, n), S, V);
+      const o = this.logprobs(l, targets, temperature);
+      planes.logp.set(o.logp, n * S);
+      planes.entropy.set(o.entropy, n * S);
+      if (this.ref && ref) {
+        const rl = completionLogits(rowForward(this.ref.config, this.ref.params, seq, n), S, V);
+        ref.refLogp.set(this.logprobs(rl, targets, temperature).logp, n * S);
+        const kl = host(new Float32Array(S), [S]);
+        klExactForward(kl, l, rl, { temperature });
+        ref.klExact.set(kl.data, n * S);
+      }
+    }
+    return { ...planes, ...ref };
   }
 
   update(inp: UpdateInputs, opts: UpdateOptions): void {

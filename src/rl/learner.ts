@@ -69,6 +69,15 @@ export interface ScoreResult {
   values?: Float32Array;
 }
 
+/** The policy's per-token planes of a batch at the current parameters, each (N*S); the reference's when there is one. */
+export interface TokenPlanes {
+  logp: Float32Array;
+  entropy: Float32Array;
+  refLogp?: Float32Array;
+  /** Exact KL(pi_theta || pi_ref) per token. */
+  klExact?: Float32Array;
+}
+
 /** Everything needed to resume a learner exactly. */
 export interface LearnerState {
   policy: ParamArrays;
@@ -99,6 +108,8 @@ export interface Learner {
   readonly hasCritic: boolean;
   /** log pi_old (when `policy`), log pi_ref and V_old (when present) of every completion token of the batches. */
   score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult>;
+  /** log pi_theta and H of every completion token at the current parameters (and log pi_ref, exact KL), one readback; not used by training. */
+  tokenPlanes(seq: SequenceBatch, temperature: number): Promise<TokenPlanes>;
   /** Records one optimizer step (no readback on the GPU). */
   update(inp: UpdateInputs, opts: UpdateOptions): void;
   /** Results of every update() since the last collect(), in order (one readback). */
@@ -342,6 +353,35 @@ export class GpuLearner implements Learner {
       i += outs[j].length;
     });
     return result;
+  }
+
+  async tokenPlanes(seq: SequenceBatch, temperature: number): Promise<TokenPlanes> {
+    const t = this.tensors(seq);
+    const inp = this.uploadSeq(t, seq);
+    const MS = seq.N * seq.S;
+    const outs: Tensor[] = [];
+    const out = (label: string) => {
+      const o = this.ctx.tensor([MS], { label: `rl.planes.${label}` });
+      outs.push(o);
+      return o;
+    };
+    const rec = this.ctx.recorder('rl.token_planes');
+    const ws = this.model.forward(rec, seq.N, seq.T, inp);
+    const logits2d = ws.logits.reshape2d();
+    logprobForward(rec, t.lpFull, t.entFull, logits2d, t.targets, { temperature });
+    gather(rec, out('logp'), t.lpFull, t.gatherIdx);
+    gather(rec, out('entropy'), t.entFull, t.gatherIdx);
+    if (this.ref) {
+      const refLogits = this.ref.forward(rec, seq.N, seq.T, inp).logits.reshape2d();
+      logprobForward(rec, t.refLpFull, t.dKlFull, refLogits, t.targets, { temperature });
+      gather(rec, out('ref_logp'), t.refLpFull, t.gatherIdx);
+      klExactForward(rec, t.klFull, logits2d, refLogits, { temperature });
+      gather(rec, out('kl_exact'), t.klFull, t.gatherIdx);
+    }
+    rec.submit();
+    const [logp, entropy, refLogp, klExact] = (await this.ctx.readMany(outs)) as Float32Array[];
+    for (const o of outs) o.destroy();
+    return this.ref ? { logp, entropy, refLogp, klExact } : { logp, entropy };
   }
 
   update(inp: UpdateInputs, opts: UpdateOptions): void {

@@ -14,12 +14,13 @@ import { computeAdvantages, mean, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { derive, validateConfig, type DerivedConfig, type RLConfig } from './config';
 import type { ObjectiveConfig } from '../schema/objective';
+import { compareOnRollouts, type CompareSource, type ObjectiveComparison } from './compare';
 import { CpuLearner } from './cpu-learner';
 import { evaluateHeldOut } from './evaluate';
 import { stepDynamics } from './dynamics';
 import { groupRecords, groupSummaries, inspectedRows } from './inspector-records';
-import { GpuLearner, type Learner } from './learner';
-import { sampleStepRollouts } from './rollouts';
+import { GpuLearner, type Learner, type ScoreResult } from './learner';
+import { sampleStepRollouts, type StepRollouts } from './rollouts';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
@@ -63,6 +64,9 @@ export class Trainer {
   /** The run's starting weights W_0 (host arrays) and their copy beside the policy, when weights are tracked. */
   private readonly startParams: ParamArrays | null;
   private readonly weights: WeightTracker | null;
+  private readonly backend: TrainerBackend;
+  /** The last rollout step's rollouts and what was scored before its updates: the A/B's "latest step" (references, no copy). */
+  private latest: { ro: StepRollouts; scored: ScoreResult | null } | null = null;
 
   private constructor(
     opts: TrainerOptions,
@@ -72,6 +76,7 @@ export class Trainer {
     this.config = validateConfig(opts.config);
     this.derived = derive(this.config);
     this.inspectGroups = opts.inspectGroups ?? 2;
+    this.backend = opts.backend;
     this.rng = new Rng(this.config.seed);
     this.entropyCoef = this.config.entropy_coef;
     const resume = opts.resume;
@@ -242,6 +247,7 @@ export class Trainer {
       }
     });
     const results = await time('update_actor', () => this.learner.collect());
+    this.latest = { ro, scored };
     this.step++;
     this.numTokens += ro.sampledTokens;
 
@@ -318,6 +324,23 @@ export class Trainer {
       record.rank1 = { accuracy: rank1.accuracy, reward: rank1.reward };
     }
     return record;
+  }
+
+  /**
+   * A/B of the run's objective (A, with the current entropy coefficient) and `b` on one batch at the current
+   * parameters (src/rl/compare.ts): the latest step's rollouts, or a batch sampled now on its own RNG stream (the
+   * run's stream, and so an exact resume, is untouched). Only between steps; nothing of the run changes.
+   */
+  async compareObjectives(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison> {
+    const a: RLConfig = { ...this.config, entropy_coef: this.entropyCoef };
+    const setting = { config: this.config, derived: this.derived, tokenizer: this.tokenizer, learner: this.learner, backend: this.backend };
+    if (source === 'latest') {
+      if (!this.latest) throw new Error('no step has run yet in this session of the run (a resumed run keeps no batch): run a step first, or compare on a fresh batch');
+      return compareOnRollouts(setting, this.latest.ro, this.latest.scored ?? {}, a, validateConfig(b), 'latest', this.step);
+    }
+    const rng = new Rng(Math.imul(this.config.seed + 1, 0x27d4eb2d) ^ (this.step + 1));
+    const ro = await sampleStepRollouts(this, this.learner.policy, this.taskAt(this.derived.difficulty), rng, this.step);
+    return compareOnRollouts(setting, ro, null, a, validateConfig(b), 'fresh', this.step);
   }
 
   /** Everything needed to continue exactly (policy, reference, critic, optimizer moments, RNG, counters). */

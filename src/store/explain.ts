@@ -80,19 +80,19 @@ export function colorValue(t: TokenView, q: ColorQuantity): number {
 }
 
 /** Masked tokens (w = 0: not in the loss), under every signed quantity. */
-const MASKED_COLOR = 'rgba(128,128,128,0.18)';
+export const MASKED_COLOR = 'rgba(128,128,128,0.18)';
 /** A signed quantity at its centre (0, or 1 for the ratio): no colour to speak of. */
 const CENTRE_COLOR = 'rgba(128,128,128,0.08)';
 /** A value that is not finite (NaN, Infinity): loud on purpose. */
 const NOT_FINITE_COLOR = 'rgba(255,0,255,0.5)';
 
 /** Sequential scale: `a` in [0, 1] from pale to deep blue. */
-function sequentialColor(a: number): string {
+export function sequentialColor(a: number): string {
   return `rgba(59,91,219,${(0.08 + 0.72 * Math.min(1, Math.max(0, a))).toFixed(3)})`;
 }
 
 /** Diverging scale: `d` the signed distance from the centre, `a` in (0, 1] its size: red above, blue below. */
-function divergingColor(d: number, a: number): string {
+export function divergingColor(d: number, a: number): string {
   if (d === 0 || a === 0) return CENTRE_COLOR;
   return d > 0 ? `rgba(207,34,46,${(0.1 + 0.7 * a).toFixed(3)})` : `rgba(59,91,219,${(0.1 + 0.7 * a).toFixed(3)})`;
 }

@@ -9,6 +9,7 @@ import { engineLink, type EngineConnector } from './engine-link';
 import type { KeyValueStorage, SliceDeps } from './slice';
 import { alertsSlice, type AlertsSlice } from './slices/alerts';
 import { chartsSlice, type ChartsSlice } from './slices/charts';
+import { compareSlice, type CompareSlice } from './slices/compare';
 import { configSlice, type ConfigSlice } from './slices/config';
 import { engineSlice, type EngineSlice } from './slices/engine';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector';
@@ -18,7 +19,7 @@ import { runsSlice, type RunsSlice } from './slices/runs';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
 // it in createLabStore (the compiler refuses a slice named in LabState but not spread).
-export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice;
+export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice & CompareSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -51,6 +52,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...noticesSlice(deps)(...a),
     ...alertsSlice(deps)(...a),
     ...lessonsSlice(deps)(...a),
+    ...compareSlice(deps)(...a),
   }));
 }
 
@@ -62,6 +64,7 @@ export const useLab: LabStore = createLabStore();
 export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
+export { COMPARE_FIELDS, compareBlocker, compareEdits, currentRunConfig, type CompareSlice, type ComparisonView } from './slices/compare';
 export { LAB_DEFAULT, PAGE_PARAMS, type ConfigSlice, type WarmStart } from './slices/config';
 export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';
 export { rolloutKey, type InspectorSlice } from './slices/inspector';

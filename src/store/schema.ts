@@ -14,6 +14,7 @@ export {
   derive,
   isPresetName,
   rangeText,
+  sameValue,
   resolveConfig,
   type DerivedConfig,
   type FieldSpec,

@@ -1,6 +1,6 @@
 // One config field of the configure panel: its input (generated from the field's spec in RL_FIELDS), its doc and
 // range on hover, a mark when it differs from the preset, and its inline message when invalid. Reads and writes
-// the store's draft; knows nothing about other fields.
+// the store's draft, or the draft of a binding (objective B of the A/B panel); knows nothing about other fields.
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
@@ -29,18 +29,35 @@ export function fieldHelp(name: RLField): string {
   return parts.join('\n');
 }
 
-export function FieldInput({ name, differs, presetValue, custom }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode }) {
-  const value = useLab((s) => s.draft[name]);
-  const error = useLab((s) => s.check.fieldErrors[name]);
-  const warning = useLab((s) => s.check.fieldWarnings[name]);
-  const setField = useLab((s) => s.setField);
+/** A field bound to another draft than the config panel's (objective B of the A/B), with its own id prefix. */
+export interface FieldBinding {
+  value: unknown;
+  error?: string;
+  warning?: string;
+  set(value: unknown): void;
+  /** Prefix of the input's id and test id, so the same field can sit in two panels. */
+  prefix: string;
+  /** What the dot compares against ("A", for objective B). */
+  differsFrom: string;
+}
+
+export function FieldInput({ name, differs, presetValue, custom, binding }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode; binding?: FieldBinding }) {
+  const draftValue = useLab((s) => s.draft[name]);
+  const draftError = useLab((s) => s.check.fieldErrors[name]);
+  const draftWarning = useLab((s) => s.check.fieldWarnings[name]);
+  const setDraftField = useLab((s) => s.setField);
+  const value = binding ? binding.value : draftValue;
+  const error = binding ? binding.error : draftError;
+  const warning = binding ? binding.warning : draftWarning;
+  const setField = (field: RLField, v: unknown) => (binding ? binding.set(v) : setDraftField(field, v));
+  const prefix = binding?.prefix ?? '';
   const spec: FieldSpec = RL_FIELDS[name];
   const [text, setText] = useState(toText(value));
   const [focused, setFocused] = useState(false);
   useEffect(() => {
     if (!focused) setText(toText(value));
   }, [value, focused]);
-  const id = `field-input-${name}`;
+  const id = `${prefix}field-input-${name}`;
   let input: React.ReactNode;
   if (custom) input = custom;
   else if (spec.kind === 'enum') {
@@ -75,11 +92,11 @@ export function FieldInput({ name, differs, presetValue, custom }: { name: RLFie
   }
   const range = spec.kind === 'number' ? rangeText(spec) : '';
   return (
-    <div className={`field${error ? ' invalid' : ''}`} data-testid={`field-${name}`} data-differs={differs} data-invalid={!!error} data-value={toText(value)}>
+    <div className={`field${error ? ' invalid' : ''}`} data-testid={`${prefix}field-${name}`} data-differs={differs} data-invalid={!!error} data-value={toText(value)}>
       <label htmlFor={id} className="field-label" title={fieldHelp(name)}>
         <span className="field-name">{name}</span>
         {differs && (
-          <span className="differs" title={`differs from the preset (${showValue(presetValue)})`} aria-label="differs from the preset">
+          <span className="differs" title={`differs from ${binding?.differsFrom ?? 'the preset'} (${showValue(presetValue)})`} aria-label={`differs from ${binding?.differsFrom ?? 'the preset'}`}>
             ●
           </span>
         )}
@@ -92,7 +109,7 @@ export function FieldInput({ name, differs, presetValue, custom }: { name: RLFie
         {range && <span className="field-range">{range}</span>}
       </div>
       {error && (
-        <div className="field-error" role="alert" data-testid={`field-error-${name}`}>
+        <div className="field-error" role="alert" data-testid={`${prefix}field-error-${name}`}>
           {error}
         </div>
       )}

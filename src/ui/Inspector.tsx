@@ -13,7 +13,8 @@ import type { GroupRecord, GroupSummary, RLConfig } from '../store/schema';
 /** Groups the all-groups view draws before "show all" (a big batch's hundreds of rows are drawn only when asked). */
 const FIRST_GROUPS = 16;
 
-function visible(text: string): string {
+/** A token's text with its spaces and newlines drawn (␣, ⏎). */
+export function visible(text: string): string {
   return text.replace(/ /g, '␣').replace(/\n/g, '⏎');
 }
 

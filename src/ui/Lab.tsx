@@ -2,6 +2,7 @@
 // token by token, and keep, compare, share and export runs. Layout only; each panel reads the store itself.
 import { AdapterPanel } from './AdapterPanel';
 import { Charts } from './Charts';
+import { CompareObjectives } from './CompareObjectives';
 import { ConfigPanel } from './ConfigPanel';
 import { Downloads } from './Downloads';
 import { PanelBoundary } from './ErrorBoundary';
@@ -39,6 +40,9 @@ export function Lab() {
           </PanelBoundary>
           <PanelBoundary name="inspector">
             <Inspector />
+          </PanelBoundary>
+          <PanelBoundary name="compare objectives">
+            <CompareObjectives />
           </PanelBoundary>
           <PanelBoundary name="runs">
             <RunsPanel />

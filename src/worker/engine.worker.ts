@@ -3,7 +3,7 @@
 // records to the page a few times a second (typed arrays transferred), and turns device loss and uncaptured GPU
 // errors into 'error' messages (a lost device interrupts the run; resume continues from its saved state).
 
-import { RecordQueue, tokenTexts, transferableGroups } from '../engine/batcher';
+import { RecordQueue, tokenStrings, tokenTexts, transferableGroups } from '../engine/batcher';
 import { IdbRunStore } from '../engine/idb-run-store';
 import { idbTuneStore } from '../engine/idb-tune-store';
 import { LabEngine } from '../engine/lab-engine';
@@ -266,6 +266,12 @@ async function handle(req: Request): Promise<void> {
       await openStore();
       const header = await engine.importRun(req.fileName, req.text);
       return enqueue(() => post({ type: 'imported', header }));
+    }
+    case 'compare-objectives': {
+      const { runId, comparison } = await engine.compareObjectives(req.config, req.source);
+      const tok = await engine.tokenizerFor(runId);
+      const texts = comparison.rows.map((r) => tokenStrings(r.tokens, tok));
+      return enqueue(() => post({ type: 'objective-comparison', id: req.id, runId, comparison, texts }));
     }
     default:
       return assertNever(req);

@@ -8,6 +8,7 @@ import type { BackendKind, RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
 import type { Alert } from '../rl/alerts';
+import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import type { PresetName, RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
 
@@ -33,7 +34,9 @@ export type Request =
   | { type: 'load-rollouts'; runId: string; step: number }
   | { type: 'delete-run'; runId: string }
   | { type: 'export'; runId: string; kind: ExportKind }
-  | { type: 'import'; fileName: string; text: string };
+  | { type: 'import'; fileName: string; text: string }
+  /** A/B of the current run's objective and `config` (B) on its latest step or a fresh batch, between steps. `id` comes back with the answer. */
+  | { type: 'compare-objectives'; id: number; source: CompareSource; config: RLConfig };
 
 /** Token strings of sampled groups: [group][completion][token]. */
 export type TokenTexts = string[][][];
@@ -62,6 +65,8 @@ export type Response =
   | { type: 'notice'; level: 'warning' | 'error'; message: string }
   /** A warning sign in a run's metrics at a step (src/rl/alerts.ts): shown, and marked on its metric's chart. */
   | { type: 'alert'; runId: string; alert: Alert }
+  /** The answer to compare-objectives `id`: both sides' per-token values, and each completion's token texts. */
+  | { type: 'objective-comparison'; id: number; runId: string; comparison: ObjectiveComparison; texts: string[][] }
   /** A failed request (`request` names it), a device loss, or an uncaptured GPU error. */
   | { type: 'error'; message: string; fatal: boolean; request?: Request['type'] };
 

@@ -158,8 +158,11 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           return s.addNotice(r.level, r.message);
         case 'alert':
           return s.addAlert(r.runId, r.alert);
+        case 'objective-comparison':
+          return s.receiveComparison(r);
         case 'error':
           if (r.request === 'import') return s.importFailed(r.message);
+          if (r.request === 'compare-objectives') return s.comparisonFailed(r.message);
           if (r.request === 'selftest') set({ selftestRunning: false });
           if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
           if (r.request === 'configure') s.lessonRunRefused(r.message);
