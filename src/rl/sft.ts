@@ -48,9 +48,32 @@ export interface SftProgress {
   elapsedMs: number;
 }
 
-/** Token ids of [BOS] prompt, and of completion [EOS]. */
-export function encodeExample(tok: Tokenizer, prompt: string, completion: string): { prompt: number[]; completion: number[] } {
-  return { prompt: [tok.bosId, ...tok.encode(prompt)], completion: [...tok.encode(completion), tok.eosId] };
+/**
+ * Token ids of a prompt: [BOS] prompt (BOS when the tokenizer puts one first), or with `chat` the tokenizer's chat
+ * template around it as one user message, encoded without adding BOS (the template writes it where it wants one),
+ * as transformers' apply_chat_template does. Throws when `chat` is asked of a tokenizer without a template.
+ */
+export function encodePrompt(tok: Tokenizer, prompt: string, chat = false): number[] {
+  if (chat) {
+    if (!tok.applyChatTemplate) throw new Error("chat_template: this model's tokenizer has no chat template (tokenizer_config.json chat_template)");
+    return tok.encode(tok.applyChatTemplate(prompt));
+  }
+  return tok.prependsBos ? [tok.bosId, ...tok.encode(prompt)] : tok.encode(prompt);
+}
+
+/**
+ * The most tokens a prompt of `promptChars` task characters can take: what encodePrompt adds around it (BOS, or the
+ * chat template's own tokens) plus one per character. Task alphabets are printable ASCII, one token per character
+ * in the character vocabulary and at most one in byte-level BPE (merges only shorten); other tokenizers get one
+ * token of slack for a word-start marker (SentencePiece's Metaspace).
+ */
+export function promptTokenBound(tok: Tokenizer, promptChars: number, chat = false): number {
+  return encodePrompt(tok, '', chat).length + promptChars + (tok.kind === 'char' ? 0 : 1);
+}
+
+/** Token ids of the prompt (encodePrompt), and of completion [EOS]. */
+export function encodeExample(tok: Tokenizer, prompt: string, completion: string, chat = false): { prompt: number[]; completion: number[] } {
+  return { prompt: encodePrompt(tok, prompt, chat), completion: [...tok.encode(completion), tok.eosId] };
 }
 
 /** Sequence length that holds any item of the task: BOS + prompt + completion + EOS. */
