@@ -110,13 +110,6 @@ export async function tokenizerFromFiles(tokenizerJson: string, tokenizerConfigJ
  * caller to prefix with the folder; a tokenizer with ids beyond the model's vocab_size is refused.
  */
 export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () => Promise<string>): Promise<HfFolder> {
-  const named = (file: string, e: unknown): never => {
-    if (e instanceof Error) {
-      if (!e.message.startsWith(file)) e.message = `${file}: ${e.message}`;
-      throw e;
-    }
-    throw new CheckpointError(`${file}: ${String(e)}`);
-  };
 
   // Weights: one file, else the shards of the index.
   let weights: Uint8Array | CheckpointShard[];
@@ -164,7 +157,9 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
   try {
     tokenizer = await tokenizerFromFiles(tokenizerJson, tokenizerConfigJson, firstEosId(generation) ?? firstEosId(rawConfig));
   } catch (e) {
-    return named(e instanceof TokenizerError && /tokenizer_config/.test(e.message) ? 'tokenizer_config.json' : 'tokenizer.json', e);
+    // Messages that start with tokenizer.json or tokenizer_config.json name their file already; others get it in front.
+    if (e instanceof Error && !/^tokenizer(_config)?\.json\b/.test(e.message)) e.message = `tokenizer.json: ${e.message}`;
+    throw e;
   }
   const problems = unusableCheckpointProblems(ck, tokenizer);
   if (problems.length) throw new CheckpointError(problems.join('; '));
