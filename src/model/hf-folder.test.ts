@@ -17,7 +17,7 @@ import { modelBackward, modelForward, paramShapes } from '../reference/model';
 import { host } from '../reference/types';
 import { resolveConfig } from '../rl/config';
 import { encodePrompt } from '../rl/sft';
-import { runToEnd } from '../rl/trainer';
+import { Trainer } from '../rl/trainer';
 import { taskCorpus } from '../tasks/corpus';
 import { writeSafetensors } from './safetensors';
 import { GpuModel } from './gpu-model';
@@ -183,16 +183,25 @@ describe('on the GPU', () => {
     }
   });
 
-  it.each(NAMES)('%s: one GRPO step of the trainer runs on a task and its loss is finite', async (name) => {
+  it.each(NAMES)('%s: one GRPO step of the trainer runs on a task, its loss is finite and every parameter moves', async (name) => {
     const { ck, tokenizer } = folders[name];
     const config = resolveConfig('grpo', {
       task: 'addition', difficulty: 1, train_batch_size: 2, num_generations: 4, steps: 1, eval_every: 0, seed: 3,
-      max_completion_length: 8, chat_template: name === 'tiny-qwen2',
+      max_completion_length: 8, chat_template: name === 'tiny-qwen2', weight_decay: 0,
+      // A random model earns the same reward on every completion (zero advantages), so the entropy bonus is what
+      // gives every parameter a gradient here.
+      entropy_coef: 0.01,
     });
-    const records = await runToEnd({ config, init: { config: ck.config, params: ck.params }, tokenizer, backend: { kind: 'webgpu', ctx } });
+    const trainer = await Trainer.create({ config, init: { config: ck.config, params: ck.params }, tokenizer, backend: { kind: 'webgpu', ctx } });
+    const records = [];
+    for await (const r of trainer.run()) records.push(r);
+    const after = (await trainer.exportCheckpoint()).params;
+    trainer.destroy();
     expect(records.length).toBeGreaterThan(0);
     for (const r of records) expect(Number.isFinite(r.metrics.loss), `loss ${r.metrics.loss}`).toBe(true);
     expect(Number.isFinite(records[records.length - 1].metrics.grad_norm)).toBe(true);
+    // The optimizer updated every tensor, the Qwen2 biases too (AdamW's first step moves each entry by about lr).
+    for (const [param, before] of Object.entries(ck.params)) expect(after[param], param).not.toEqual(before);
   });
 });
 
