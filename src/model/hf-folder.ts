@@ -32,7 +32,11 @@ export interface HfFolder {
   ck: Checkpoint;
   tokenizer: Tokenizer;
   tokenizerJson: string;
-  /** tokenizer_config.json as read, or null when the folder has none. */
+  /**
+   * tokenizer_config.json as read, with `eos_token` filled in when the end of sequence came from
+   * generation_config.json or config.json instead, so the tokenizer files saved with a run (which keep no
+   * generation_config.json) reload with the same ids. Null for the character vocabulary without one.
+   */
   tokenizerConfigJson: string | null;
   /** The safetensors files the weights came from (one, or the shards in index order). */
   weightFiles: string[];
@@ -150,7 +154,7 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
   // Tokenizer.
   let tokenizerJson = await optional(() => read.text('tokenizer.json'));
   if (tokenizerJson === null) tokenizerJson = fallbackTokenizer ? await fallbackTokenizer() : await read.text('tokenizer.json');
-  const tokenizerConfigJson = await optional(() => read.text('tokenizer_config.json'));
+  let tokenizerConfigJson = await optional(() => read.text('tokenizer_config.json'));
   const generationText = await optional(() => read.text('generation_config.json'));
   const generation = generationText === null ? null : parseObject(generationText, 'generation_config.json');
   let tokenizer: Tokenizer;
@@ -160,6 +164,10 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
     // Messages that start with tokenizer.json or tokenizer_config.json name their file already; others get it in front.
     if (e instanceof Error && !/^tokenizer(_config)?\.json\b/.test(e.message)) e.message = `tokenizer.json: ${e.message}`;
     throw e;
+  }
+  if (tokenizer.kind === 'pretrained') {
+    const tokenizerConfig = tokenizerConfigJson === null ? {} : parseObject(tokenizerConfigJson, 'tokenizer_config.json');
+    if (tokenizerConfig.eos_token == null) tokenizerConfigJson = `${JSON.stringify({ ...tokenizerConfig, eos_token: tokenizer.tokenString(tokenizer.eosId) }, null, 2)}\n`;
   }
   const problems = unusableCheckpointProblems(ck, tokenizer);
   if (problems.length) throw new CheckpointError(problems.join('; '));
