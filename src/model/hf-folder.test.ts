@@ -187,7 +187,7 @@ describe('on the GPU', () => {
     const { ck, tokenizer } = folders[name];
     const config = resolveConfig('grpo', {
       task: 'addition', difficulty: 1, train_batch_size: 2, num_generations: 4, steps: 1, eval_every: 0, seed: 3,
-      max_completion_length: 8, chat_template: name === 'tiny-qwen2', weight_decay: 0,
+      max_completion_length: 8, chat_template: name === 'tiny-qwen2', weight_decay: 0, checkpoint: `models/${name}/`,
       // A random model earns the same reward on every completion (zero advantages), so the entropy bonus is what
       // gives every parameter a gradient here.
       entropy_coef: 0.01,
@@ -266,6 +266,20 @@ describe('sharded and malformed folders', () => {
       writeFileSync(join(d, SHARD_INDEX_FILE), JSON.stringify({ weight_map: { 'model.norm.weight': '../elsewhere.safetensors' } }));
     });
     await expect(loadHfFolder(fsReader(badIndex))).rejects.toThrow(/weight_map\["model.norm.weight"\] is "..\/elsewhere.safetensors", not a file name in this folder/);
+  });
+
+  it('takes the end of sequence from generation_config.json when tokenizer_config.json names none, and records it', async () => {
+    const dir = copyOf('tiny-llama', (d) => {
+      const c = JSON.parse(readFileSync(join(d, 'tokenizer_config.json'), 'utf8'));
+      delete c.eos_token;
+      writeFileSync(join(d, 'tokenizer_config.json'), JSON.stringify(c));
+      // An id the conventional names would not find first: generation_config.json decides.
+      writeFileSync(join(d, 'generation_config.json'), JSON.stringify({ eos_token_id: [0, 2] }));
+    });
+    const f = await loadHfFolder(fsReader(dir));
+    expect(f.tokenizer.eosId).toBe(0);
+    // The tokenizer_config.json saved with a run names it, so a checkpoint without generation_config.json agrees.
+    expect(JSON.parse(f.tokenizerConfigJson!).eos_token).toBe('<pad>');
   });
 
   it('refuses missing weights, a Qwen2 file without its biases, and broken tokenizer files, naming each', async () => {
