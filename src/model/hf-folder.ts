@@ -15,16 +15,6 @@ export interface FolderReader {
   text(name: string): Promise<string>;
 }
 
-/** The files of a folder this reader uses, in the order they are read. */
-export const HF_FOLDER_FILES = [
-  'config.json',
-  'model.safetensors',
-  'model.safetensors.index.json',
-  'tokenizer.json',
-  'tokenizer_config.json',
-  'generation_config.json',
-] as const;
-
 export const SHARD_INDEX_FILE = 'model.safetensors.index.json';
 
 /** A folder decoded: the checkpoint, its tokenizer, and the tokenizer files as read (saved with runs and checkpoints). */
@@ -114,7 +104,6 @@ export async function tokenizerFromFiles(tokenizerJson: string, tokenizerConfigJ
  * caller to prefix with the folder; a tokenizer with ids beyond the model's vocab_size is refused.
  */
 export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () => Promise<string>): Promise<HfFolder> {
-
   // Weights: one file, else the shards of the index.
   let weights: Uint8Array | CheckpointShard[];
   let weightFiles: string[];
@@ -146,14 +135,15 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
   }
   const configText = await read.text('config.json');
   const rawConfig = parseObject(configText, 'config.json');
-  let ck: Checkpoint;
   // decodeCheckpoint names config.json, the shard, or the tensors in its messages already.
-  ck = decodeCheckpoint(weights, configText);
+  const ck = decodeCheckpoint(weights, configText);
   if (weightMap) checkShardPlacement(weights as CheckpointShard[], weightMap, SHARD_INDEX_FILE);
 
   // Tokenizer.
+  // Without a fallback, a missing tokenizer.json is read once more so that the reader's own error (its path) is thrown.
   let tokenizerJson = await optional(() => read.text('tokenizer.json'));
   if (tokenizerJson === null) tokenizerJson = fallbackTokenizer ? await fallbackTokenizer() : await read.text('tokenizer.json');
+  // The two configs are optional: one that cannot be read counts as absent.
   let tokenizerConfigJson = await optional(() => read.text('tokenizer_config.json'));
   const generationText = await optional(() => read.text('generation_config.json'));
   const generation = generationText === null ? null : parseObject(generationText, 'generation_config.json');
