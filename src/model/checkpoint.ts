@@ -147,7 +147,7 @@ function readShards(shards: readonly CheckpointShard[]): { tensors: Map<string, 
       where.set(name, file);
       tensors.set(name, t);
     }
-    if (shards.length === 1 || read.metadata) metadata = { ...metadata, ...(read.metadata ?? {}) };
+    metadata = { ...metadata, ...(read.metadata ?? {}) };
   }
   return { tensors, metadata };
 }

@@ -15,6 +15,8 @@ import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entr
 import { crossEntropyBackward as crossEntropyBackwardTwin } from '../reference/cross-entropy';
 import { modelBackward, modelForward, paramShapes } from '../reference/model';
 import { host } from '../reference/types';
+import { PUBLIC_ASSETS } from '../engine/node-assets';
+import { loadStartPolicy } from '../engine/start-policy';
 import { resolveConfig } from '../rl/config';
 import { encodePrompt } from '../rl/sft';
 import { Trainer } from '../rl/trainer';
@@ -95,6 +97,19 @@ describe('the shipped tiny folders', () => {
     expect(qwen.tokenizer.prependsBos).toBe(false);
     expect(qwen.tokenizer.vocabSize).toBeLessThan(qwen.ck.config.vocabSize);
     expect(qwen.tokenizer.applyChatTemplate?.('2+2=')).toBe('<|im_start|>user\n2+2=<|im_end|>\n<|im_start|>assistant\n');
+  });
+});
+
+describe('as the start of a run (the page and the lessons read the site through loadStartPolicy)', () => {
+  it('a checkpoint path on the site loads the folder with its tokenizer files; a missing one is named', async () => {
+    const start = await loadStartPolicy(resolveConfig('grpo', { task: 'addition', checkpoint: 'models/tiny-qwen2/', chat_template: true }), PUBLIC_ASSETS);
+    expect(start.init.config).toEqual(folders['tiny-qwen2'].ck.config);
+    expect(start.tokenizer.eosId).toBe(folders['tiny-qwen2'].tokenizer.eosId);
+    expect(start.tokenizerConfigJson).toBe(readFileSync(join(MODELS, 'tiny-qwen2', 'tokenizer_config.json'), 'utf8'));
+    expect(start.source).toBe('warm start models/tiny-qwen2/');
+    await expect(loadStartPolicy(resolveConfig('grpo', { task: 'addition', checkpoint: 'models/nope' }), PUBLIC_ASSETS)).rejects.toThrow(
+      /^checkpoint "models\/nope" \(models\/nope\/\): .*models\/nope\/model.safetensors.* \(nor is there a model.safetensors.index.json listing shards\)/,
+    );
   });
 });
 
