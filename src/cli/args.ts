@@ -90,7 +90,7 @@ export function progressBar(fraction: number, label: string, width = 28): string
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 /** Error classes (by name, so this module imports no layer below) that mean the input was refused: exit 2. */
-const INPUT_ERRORS = new Set(['UsageError', 'RLConfigError', 'TrainerStateError', 'ModelConfigError', 'CheckpointError', 'SafetensorsError']);
+const INPUT_ERRORS = new Set(['UsageError', 'RLConfigError', 'TrainerStateError', 'ModelConfigError', 'CheckpointError', 'SafetensorsError', 'TokenizerError']);
 
 /** The exit code for an error thrown by a CLI's main (EXIT): an input file that cannot be read is refused input too. */
 export function exitCodeOf(e: unknown): number {

@@ -23,6 +23,15 @@ const thrown = (f: () => unknown): Error => {
   throw new Error('expected a throw');
 };
 
+const rejected = async (p: Promise<unknown>): Promise<Error> => {
+  try {
+    await p;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
+};
+
 describe('file errors', () => {
   it('name the path and a plain reason: ENOENT, EISDIR, ENOTDIR', () => {
     const dir = scratch();
@@ -99,40 +108,40 @@ describe('checkpoints that cannot be used', () => {
     return dir;
   }
 
-  it('loads the shipped warm start', () => {
-    expect(loadCheckpointDir(WARM).ck.config.vocabSize).toBe(99);
+  it('loads the shipped warm start', async () => {
+    expect((await loadCheckpointDir(WARM)).ck.config.vocabSize).toBe(99);
   });
 
   it.each([
     ['NaN', NaN],
     ['Infinity', Infinity],
     ['-Infinity', -Infinity],
-  ])('refuses a weight of %s, naming the tensor and index', (_name, value) => {
+  ])('refuses a weight of %s, naming the tensor and index', async (_name, value) => {
     const dir = editedWarmStart((d) => {
       const ck = decodeCheckpoint(new Uint8Array(readFileSync(join(d, 'model.safetensors'))), readFileSync(join(d, 'config.json'), 'utf8'));
       ck.params['model.layers.1.mlp.up_proj.weight'][17] = value;
       writeFileSync(join(d, 'model.safetensors'), encodeCheckpoint(ck).safetensors);
     });
-    const e = thrown(() => loadCheckpointDir(dir));
+    const e = (await rejected(loadCheckpointDir(dir)));
     expect(e.message).toBe(`checkpoint ${dir}: model.safetensors: tensor model.layers.1.mlp.up_proj.weight holds ${value} at index 17 (the weights must be finite)`);
     expect(exitCodeOf(e)).toBe(EXIT.usage);
   });
 
-  it("refuses a tokenizer larger than the model's vocab_size, saying both numbers", () => {
+  it("refuses a tokenizer larger than the model's vocab_size, saying both numbers", async () => {
     const dir = editedWarmStart((d) => {
       const tok = JSON.parse(readFileSync(join(d, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } };
       [...'éßüøλ'].forEach((ch, i) => (tok.model.vocab[ch] = 99 + i));
       writeFileSync(join(d, 'tokenizer.json'), JSON.stringify(tok));
     });
-    expect(thrown(() => loadCheckpointDir(dir)).message).toMatch(/tokenizer\.json: the tokenizer has 104 tokens but the model's vocab_size is 99/);
+    expect((await rejected(loadCheckpointDir(dir))).message).toMatch(/tokenizer\.json: the tokenizer has 104 tokens but the model's vocab_size is 99/);
   });
 
-  it('a missing directory is named as given; a missing file by its path', () => {
-    expect(thrown(() => loadCheckpointDir('/no/such/checkpoint')).message).toMatch(/^\/no\/such\/checkpoint: cannot read the checkpoint directory: no such file or directory/);
+  it('a missing directory is named as given; a missing file by its path', async () => {
+    expect((await rejected(loadCheckpointDir('/no/such/checkpoint'))).message).toMatch(/^\/no\/such\/checkpoint: cannot read the checkpoint directory: no such file or directory/);
     const dir = editedWarmStart((d) => writeFileSync(join(d, 'config.json'), '{'));
-    expect(thrown(() => loadCheckpointDir(dir)).message).toMatch(new RegExp(`^checkpoint ${dir}: config.json is not valid JSON`));
+    expect((await rejected(loadCheckpointDir(dir))).message).toMatch(new RegExp(`^checkpoint ${dir}: config.json is not valid JSON`));
     const noModel = scratch();
     expect(existsSync(join(noModel, 'model.safetensors'))).toBe(false);
-    expect(thrown(() => loadCheckpointDir(noModel)).message).toMatch(new RegExp(`^${noModel}/model.safetensors: cannot read it: no such file or directory`));
+    expect((await rejected(loadCheckpointDir(noModel))).message).toMatch(new RegExp(`^${noModel}/model.safetensors: cannot read it: no such file or directory`));
   });
 });

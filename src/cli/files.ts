@@ -1,16 +1,16 @@
-// Node-side files: checkpoint directories (model.safetensors + config.json + tokenizer.json), the trainer state
-// beside them, and the char tokenizer shipped in public/. Every file error names its path and a plain reason
+// Node-side files: checkpoint directories (model.safetensors + config.json + tokenizer.json, or any Hugging Face
+// model folder with shards, tokenizer_config.json and generation_config.json), the trainer state beside them, and the char tokenizer shipped in public/. Every file error names its path and a plain reason
 // (FileError); every write is atomic (temporary file in the same directory, fsync, rename). The browser stores
 // the same bytes in IndexedDB instead.
 
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { decodeCheckpoint, encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
-import { CheckpointError } from '../model/checkpoint-format';
+import { encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
+import { loadHfFolder, unusableCheckpointProblems } from '../model/hf-folder';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
 
-export { PUBLIC_ASSETS, PUBLIC_DIR };
+export { PUBLIC_ASSETS, PUBLIC_DIR, unusableCheckpointProblems };
 export const CHAR_TOKENIZER_PATH = new URL('tokenizers/char/tokenizer.json', PUBLIC_DIR);
 
 /** The file names of a checkpoint directory and of the trainer state saved beside it. */
@@ -138,68 +138,53 @@ export function loadCharTokenizerFile(): { tok: Tokenizer; json: string } {
   return { tok: loadCharTokenizer(json), json };
 }
 
-/** The files of a checkpoint directory, encoded: [path, bytes] in the order they are renamed into place. */
-export function checkpointFiles(dir: string, ck: Checkpoint, tokenizerJson: string): [string, Uint8Array | string][] {
+/**
+ * The files of a checkpoint directory, encoded: [path, bytes] in the order they are renamed into place. A BPE
+ * tokenizer's tokenizer_config.json (its special tokens and chat template) is written beside tokenizer.json.
+ */
+export function checkpointFiles(dir: string, ck: Checkpoint, tokenizerJson: string, tokenizerConfigJson: string | null = null): [string, Uint8Array | string][] {
   const { safetensors, configJson } = encodeCheckpoint(ck);
   return [
+    ...(tokenizerConfigJson === null ? [] : [[join(dir, 'tokenizer_config.json'), tokenizerConfigJson] as [string, string]]),
     [join(dir, 'tokenizer.json'), tokenizerJson],
     [join(dir, 'config.json'), configJson],
     [join(dir, 'model.safetensors'), safetensors],
   ];
 }
 
-export function saveCheckpointDir(dir: string, ck: Checkpoint, tokenizerJson: string): void {
+export function saveCheckpointDir(dir: string, ck: Checkpoint, tokenizerJson: string, tokenizerConfigJson: string | null = null): void {
   mkdirOrFail(dir);
-  writeFilesAtomic(checkpointFiles(dir, ck, tokenizerJson));
+  writeFilesAtomic(checkpointFiles(dir, ck, tokenizerJson, tokenizerConfigJson));
+}
+
+/** A checkpoint directory read back: the checkpoint, its tokenizer, and the tokenizer files to save with it. */
+export interface LoadedCheckpointDir {
+  ck: Checkpoint;
+  tok: Tokenizer;
+  tokenizerJson: string;
+  tokenizerConfigJson: string | null;
 }
 
 /**
- * What makes a decoded checkpoint unusable for sampling or training, though its files are well formed: a
- * non-finite weight (named, with its index), or a tokenizer with more ids than the model's vocab_size (the
- * extra ids would index past the embedding table).
+ * Reads a checkpoint directory: the lab's own (model.safetensors, config.json, tokenizer.json) or any Hugging Face
+ * Llama/Qwen2 folder (shards with model.safetensors.index.json, a BPE tokenizer.json with tokenizer_config.json and
+ * generation_config.json; src/model/hf-folder.ts). A missing file fails as a FileError with its path; a malformed
+ * or unusable one with the directory and the file named, keeping its class (CheckpointError, SafetensorsError,
+ * TokenizerError), so the CLI's exit code says "refused input".
  */
-export function unusableCheckpointProblems(ck: Checkpoint, tok: Tokenizer): string[] {
-  const problems: string[] = [];
-  for (const [name, data] of Object.entries(ck.params)) {
-    const bad = data.findIndex((x) => !Number.isFinite(x));
-    if (bad >= 0) problems.push(`model.safetensors: tensor ${name} holds ${data[bad]} at index ${bad} (the weights must be finite)`);
-  }
-  if (tok.vocabSize > ck.config.vocabSize) {
-    problems.push(`tokenizer.json: the tokenizer has ${tok.vocabSize} tokens but the model's vocab_size is ${ck.config.vocabSize} (every token id must be below vocab_size)`);
-  }
-  return problems;
-}
-
-/**
- * Reads a checkpoint directory; a missing or malformed file fails with its path in the message, and so does a
- * checkpoint that cannot be used (unusableCheckpointProblems), as a CheckpointError.
- */
-export function loadCheckpointDir(dir: string): { ck: Checkpoint; tok: Tokenizer } {
+export async function loadCheckpointDir(dir: string): Promise<LoadedCheckpointDir> {
   const holds = `a checkpoint directory holds ${CHECKPOINT_FILES.join(', ')}`;
   if (!existsSync(dir)) throw new FileError(dir, 'read the checkpoint directory', 'ENOENT', `${REASONS.ENOENT} (${holds})`);
-  const read = (name: string) => {
-    try {
-      return readFileOrFail(join(dir, name));
-    } catch (e) {
-      (e as Error).message = `${(e as Error).message} (${holds})`;
-      throw e;
-    }
+  const read = {
+    bytes: async (name: string) => new Uint8Array(readFileOrFail(join(dir, name))),
+    text: async (name: string) => readFileOrFail(join(dir, name)).toString('utf8'),
   };
-  // The decoder's error keeps its class (so the CLI's exit code says "refused input"), with the directory added.
-  const parsed = <T>(decode: () => T): T => {
-    try {
-      return decode();
-    } catch (e) {
-      (e as Error).message = `checkpoint ${dir}: ${(e as Error).message}`;
-      throw e;
-    }
-  };
-  const model = read('model.safetensors');
-  const config = read('config.json');
-  const tokenizer = read('tokenizer.json');
-  const ck = parsed(() => decodeCheckpoint(new Uint8Array(model), config.toString('utf8')));
-  const tok = parsed(() => loadCharTokenizer(tokenizer.toString('utf8')));
-  const problems = unusableCheckpointProblems(ck, tok);
-  if (problems.length) throw new CheckpointError(`checkpoint ${dir}: ${problems.join('; ')}`);
-  return { ck, tok };
+  try {
+    const folder = await loadHfFolder(read);
+    return { ck: folder.ck, tok: folder.tokenizer, tokenizerJson: folder.tokenizerJson, tokenizerConfigJson: folder.tokenizerConfigJson };
+  } catch (e) {
+    if (e instanceof FileError) e.message = `${e.message} (${holds})`;
+    else if (e instanceof Error) e.message = `checkpoint ${dir}: ${e.message}`;
+    throw e;
+  }
 }

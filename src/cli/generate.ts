@@ -1,16 +1,19 @@
 // `npm run generate -- --checkpoint <dir> --prompt "..." [--greedy | --temperature t --seed s] [--json]`:
-// one completion from a checkpoint, on the GPU through Dawn; --json adds every token's log-probability. A
+// one completion from a checkpoint (the lab's own or a Hugging Face Llama/Qwen2 folder with its BPE tokenizer), on
+// the GPU through Dawn; --json adds the prompt's and the completion's token ids and every token's log-probability. A
 // checkpoint with non-finite weights or a tokenizer larger than the model's vocab_size is refused (exit 2) before
 // any sampling, by loadCheckpointDir.
 
 import { GpuPolicy } from '../model/policy';
+import { encodePrompt } from '../rl/sft';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
-  checkpoint: { type: 'string', doc: 'checkpoint directory (model.safetensors, config.json, tokenizer.json)' },
-  prompt: { type: 'string', doc: 'prompt text (BOS is added)' },
+  checkpoint: { type: 'string', doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json)' },
+  prompt: { type: 'string', doc: 'prompt text (BOS is added when the tokenizer puts one first)' },
+  chat: { type: 'boolean', doc: "give the prompt as one user message through the tokenizer's chat template" },
   greedy: { type: 'boolean', doc: 'argmax decoding' },
   temperature: { type: 'number', doc: 'sampling temperature', min: 0, max: 10, default: 1 },
   'top-k': { type: 'number', doc: 'keep the k most likely tokens (0: off)', integer: true, min: 0, default: 0 },
@@ -31,12 +34,13 @@ async function main(argv: string[]): Promise<number> {
   }
   if (typeof args.checkpoint !== 'string') throw new UsageError('--checkpoint is required');
   if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
-  const { ck, tok } = loadCheckpointDir(args.checkpoint);
+  const { ck, tok } = await loadCheckpointDir(args.checkpoint);
+  if (args.chat && !tok.applyChatTemplate) throw new UsageError(`--chat: the tokenizer of ${args.checkpoint} has no chat template (tokenizer_config.json chat_template)`);
+  const prompt = encodePrompt(tok, args.prompt, Boolean(args.chat));
+  const S = Math.min(args['max-new-tokens'] as number, ck.config.contextLength - prompt.length);
+  if (S < 1) throw new UsageError(`the prompt (${prompt.length} tokens) leaves no room in the model's context of ${ck.config.contextLength}`);
   const ctx = await acquireTunedDevice({ tune: Boolean(args.autotune) });
   const policy = GpuPolicy.create(ctx, ck.config, ck.params, 1);
-  const prompt = [tok.bosId, ...tok.encode(args.prompt)];
-  const S = Math.min(args['max-new-tokens'] as number, ck.config.contextLength - prompt.length);
-  if (S < 1) throw new UsageError(`the prompt (${prompt.length} tokens with BOS) leaves no room in the model's context of ${ck.config.contextLength}`);
   const out = await policy.generate([prompt], {
     maxNewTokens: S,
     sampler: {
@@ -54,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
   const text = tok.decode(ids.filter((id) => id !== tok.eosId), { skipSpecialTokens: true });
   if (args.json) {
     const tokens = ids.map((id, i) => ({ id, token: tok.tokenString(id), logprob: out.logprobs[i], entropy: out.entropies[i] }));
-    console.log(JSON.stringify({ prompt: args.prompt, completion: text, finished: out.finished[0], tokens }, null, 2));
+    console.log(JSON.stringify({ prompt: args.prompt, prompt_ids: prompt, completion: text, completion_ids: ids, finished: out.finished[0], tokens }, null, 2));
   } else {
     console.log(text);
   }

@@ -175,7 +175,7 @@ describe('interrupting a run', () => {
     expect(await exit, stderr).toBe(EXIT.interrupted);
     expect(stderr).toMatch(/interrupted by SIGINT after step (\d+) of 40 .*continue with: npm run train -- --resume/);
     const state = decodeTrainerState(new Uint8Array(readFileSync(join(out, TRAINER_STATE_FILE))));
-    const { ck } = loadCheckpointDir(out);
+    const { ck } = await loadCheckpointDir(out);
     const stopped = state.meta.step;
     expect(stopped).toBeGreaterThanOrEqual(3);
     expect(stopped).toBeLessThan(40);
@@ -191,6 +191,6 @@ describe('interrupting a run', () => {
     expect(resumedErr).toContain(`dropped 1 log line(s) after step ${stopped}`);
     expect(stepsIn(join(out, 'metrics.jsonl'))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(decodeTrainerState(new Uint8Array(readFileSync(join(out, TRAINER_STATE_FILE)))).meta.step).toBe(40);
-    expect(loadCheckpointDir(out).ck.metadata?.steps).toBe('40');
+    expect((await loadCheckpointDir(out)).ck.metadata?.steps).toBe('40');
   }, 300_000);
 });

@@ -306,12 +306,12 @@ function readTrainerStateFile(path: string): TrainerState {
  * renames (the state is renamed last, so it is the older one). The state holds the policy too, so the run
  * continues from it and the next save rewrites the checkpoint.
  */
-function pairMismatch(dir: string, step: number): string | null {
+async function pairMismatch(dir: string, step: number): Promise<string | null> {
   const model = join(dir, 'model.safetensors');
   if (!existsSync(model)) return `${dir} has no model.safetensors beside the trainer state (step ${step}); the next save writes the checkpoint`;
   let ckStep: string | undefined;
   try {
-    ckStep = loadCheckpointDir(dir).ck.metadata?.steps;
+    ckStep = (await loadCheckpointDir(dir)).ck.metadata?.steps;
   } catch (e) {
     return `the checkpoint beside the trainer state cannot be used (${(e as Error).message}); resuming from the trainer state (step ${step}), the next save rewrites the checkpoint`;
   }
@@ -332,7 +332,8 @@ export async function trainRl(argv: string[]): Promise<number> {
   if (backendName !== 'webgpu' && backendName !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
   const inspectGroups = parsed.command['inspect-groups'] !== undefined ? Number(parsed.command['inspect-groups']) : 2;
   if (!Number.isInteger(inspectGroups) || inspectGroups < 0) throw new UsageError(`--inspect-groups must be a whole number >= 0`);
-  const { tok, json: tokenizerJson } = loadCharTokenizerFile();
+  let { tok, json: tokenizerJson } = loadCharTokenizerFile();
+  let tokenizerConfigJson: string | null = null;
   const statePath = typeof parsed.command.resume === 'string' ? parsed.command.resume : null;
   let resume: TrainerState | undefined;
   let config: RLConfig;
@@ -350,15 +351,17 @@ export async function trainRl(argv: string[]): Promise<number> {
       const stretched = [config.lr_schedule !== 'constant' && `lr_schedule ${config.lr_schedule}`, config.curriculum === 'easy_to_hard' && 'the easy_to_hard curriculum'].filter(Boolean);
       console.error(`extending the run from ${savedSteps} to ${config.steps} steps${stretched.length ? ` (${stretched.join(' and ')} now stretch to ${config.steps} steps)` : ''}`);
     }
-    const mismatch = pairMismatch(dirname(statePath), resume.meta.step);
+    const mismatch = await pairMismatch(dirname(statePath), resume.meta.step);
     if (mismatch) console.error(`warning: ${mismatch}`);
   } else {
     const start = resolveRunStart(parsed);
     config = start.config;
     preset = start.preset;
     if (start.dir) {
-      const { ck } = loadCheckpointDir(start.dir);
-      init = { config: ck.config, params: ck.params };
+      // The checkpoint keeps its own tokenizer (the character vocabulary, or a Hugging Face folder's BPE).
+      const loaded = await loadCheckpointDir(start.dir);
+      init = { config: loaded.ck.config, params: loaded.ck.params };
+      ({ tok, tokenizerJson, tokenizerConfigJson } = loaded);
       source = start.dir;
     } else {
       const mc = MODEL_PRESETS[config.model];
@@ -396,7 +399,7 @@ export async function trainRl(argv: string[]): Promise<number> {
   const save = async () => {
     const state = encodeTrainerState(await trainer.saveState());
     try {
-      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson), [join(out, TRAINER_STATE_FILE), state]]);
+      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson, tokenizerConfigJson), [join(out, TRAINER_STATE_FILE), state]]);
     } catch (e) {
       (e as Error).message = `saving step ${trainer.step}: ${(e as Error).message}; ${savedText()}`;
       throw e;

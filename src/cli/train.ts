@@ -48,13 +48,16 @@ async function main(argv: string[]): Promise<number> {
   const task = getTask(args.task, args.difficulty as number | undefined);
   const out = (args.out as string | undefined) ?? join('runs', `sft-${task.name}-${Date.now()}`);
   mkdirSync(out, { recursive: true });
-  const { tok, json: tokenizerJson } = loadCharTokenizerFile();
+  let { tok, json: tokenizerJson } = loadCharTokenizerFile();
+  let tokenizerConfigJson: string | null = null;
   let config;
   let params;
   if (typeof args.init === 'string') {
-    const loaded = loadCheckpointDir(args.init);
+    // A checkpoint keeps its own tokenizer (the character vocabulary, or a Hugging Face folder's BPE).
+    const loaded = await loadCheckpointDir(args.init);
     config = loaded.ck.config;
     params = loaded.ck.params;
+    ({ tok, tokenizerJson, tokenizerConfigJson } = loaded);
   } else {
     const name = args.model as string;
     if (!(name in MODEL_PRESETS)) throw new UsageError(`--model must be one of ${Object.keys(MODEL_PRESETS).join(', ')}, got "${name}"`);
@@ -106,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
     steps: String(stepsRun),
     seed: String(opts.seed),
   };
-  saveCheckpointDir(out, { config, params: await policy.download(), metadata, special }, tokenizerJson);
+  saveCheckpointDir(out, { config, params: await policy.download(), metadata, special }, tokenizerJson, tokenizerConfigJson);
   if ((args.eval as number) > 0) {
     const ev = await evaluateGreedy(policy, task, tok, { n: args.eval as number, seed: 12345, split: 'heldout' });
     writeFileSync(join(out, 'eval.json'), `${JSON.stringify({ split: 'heldout', steps: stepsRun, ...ev }, null, 2)}\n`);

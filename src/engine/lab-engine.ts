@@ -7,7 +7,8 @@
 
 import { GpuDeviceLostError, type GpuContext } from '../gpu';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
-import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import { tokenizerFromFiles } from '../model/hf-folder';
+import type { Tokenizer } from '../model/tokenizer';
 import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
@@ -56,6 +57,8 @@ interface Active {
   header: RunHeader;
   trainer: TrainerLike | null;
   tokenizerJson: string;
+  /** tokenizer_config.json beside it (BPE tokenizers), else null. */
+  tokenizerConfigJson: string | null;
   /** Steps the loop may still take (Infinity while running freely, 1 for a single step). */
   stepsLeft: number;
   lastSaveAt: number;
@@ -226,13 +229,14 @@ export class LabEngine {
       adapter: o.backend === 'cpu' ? 'CPU reference backend (slow)' : this.adapter,
       lastMetrics: {},
     };
-    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
+    const a: Active = { header, trainer: null, tokenizerJson: '', tokenizerConfigJson: null, stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
     this.active = a;
     this.emitProgress();
     try {
       const start = await loadStartPolicy(config, this.deps.assets);
       const backend = await this.backendFor(o.backend, start.init.config);
       a.tokenizerJson = start.tokenizerJson;
+      a.tokenizerConfigJson = start.tokenizerConfigJson;
       a.trainer = await this.createTrainer({ config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups: this.deps.inspectGroups ?? 2 });
     } catch (e) {
       if (this.active === a) this.release();
@@ -414,7 +418,7 @@ export class LabEngine {
     }
     const state = await trainer.saveStateBytes();
     const { safetensors, configJson } = encodeCheckpoint(checkpoint);
-    const saved: SavedState = { runId: a.header.id, step: trainer.step, state, safetensors, configJson, tokenizerJson: a.tokenizerJson };
+    const saved: SavedState = { runId: a.header.id, step: trainer.step, state, safetensors, configJson, tokenizerJson: a.tokenizerJson, tokenizerConfigJson: a.tokenizerConfigJson };
     const header = { ...a.header, savedStep: trainer.step, updatedAt: this.wall() };
     if (await this.persist(a, `the trainer state at step ${trainer.step}`, () => this.deps.store.putState(header, saved))) a.header.savedStep = trainer.step;
     a.lastSaveAt = this.now();
@@ -474,10 +478,11 @@ export class LabEngine {
       const ck = decodeCheckpoint(saved.safetensors, saved.configJson);
       const backend = await this.backendFor(h.backend, ck.config);
       a.tokenizerJson = saved.tokenizerJson;
+      a.tokenizerConfigJson = saved.tokenizerConfigJson ?? null;
       a.trainer = await this.createTrainer({
         config: h.config,
         init: { config: ck.config, params: ck.params },
-        tokenizer: loadCharTokenizer(saved.tokenizerJson),
+        tokenizer: await tokenizerFromFiles(saved.tokenizerJson, a.tokenizerConfigJson),
         backend,
         inspectGroups,
         resume: saved.state,
@@ -486,6 +491,7 @@ export class LabEngine {
       const start = await loadStartPolicy(h.config, this.deps.assets);
       const backend = await this.backendFor(h.backend, start.init.config);
       a.tokenizerJson = start.tokenizerJson;
+      a.tokenizerConfigJson = start.tokenizerConfigJson;
       a.trainer = await this.createTrainer({ config: h.config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups });
     }
   }
@@ -538,7 +544,7 @@ export class LabEngine {
     const saved = await this.deps.store.getState(runId);
     if (this.active) this.release();
     const header: RunHeader = { ...h, status: 'loading', message: undefined };
-    const a: Active = { header, trainer: null, tokenizerJson: '', stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
+    const a: Active = { header, trainer: null, tokenizerJson: '', tokenizerConfigJson: null, stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
     this.active = a;
     this.emitProgress();
     try {
@@ -569,9 +575,14 @@ export class LabEngine {
     const cached = this.tokenizers.get(runId);
     if (cached) return cached;
     let json = this.active?.header.id === runId ? this.active.tokenizerJson : '';
-    if (!json) json = (await this.deps.store.getState(runId).catch(() => null))?.tokenizerJson ?? '';
+    let configJson = this.active?.header.id === runId ? this.active.tokenizerConfigJson : null;
+    if (!json) {
+      const saved = await this.deps.store.getState(runId).catch(() => null);
+      json = saved?.tokenizerJson ?? '';
+      configJson = saved?.tokenizerConfigJson ?? null;
+    }
     if (!json) json = await this.deps.assets.text(CHAR_TOKENIZER_PATH);
-    const tok = loadCharTokenizer(json);
+    const tok = await tokenizerFromFiles(json, configJson);
     if (this.tokenizers.size > 32) this.tokenizers.clear();
     this.tokenizers.set(runId, tok);
     return tok;
@@ -627,19 +638,20 @@ export class LabEngine {
         return [{ name: `${base}.rollouts.jsonl`, mime: 'application/x-ndjson', data: rolloutsToJsonl(h, rollouts) }];
       }
       case 'checkpoint': {
-        let files: { safetensors: Uint8Array; configJson: string; tokenizerJson: string; step: number };
+        let files: { safetensors: Uint8Array; configJson: string; tokenizerJson: string; tokenizerConfigJson: string | null; step: number };
         if (a && a.header.id === runId && a.trainer && !this.busy()) {
-          files = { ...encodeCheckpoint(await a.trainer.exportCheckpoint()), tokenizerJson: a.tokenizerJson, step: a.trainer.step };
+          files = { ...encodeCheckpoint(await a.trainer.exportCheckpoint()), tokenizerJson: a.tokenizerJson, tokenizerConfigJson: a.tokenizerConfigJson, step: a.trainer.step };
         } else {
           const s = await this.deps.store.getState(runId);
           if (!s) throw new Error(`"${h.name}" has no saved checkpoint yet (pause it to save one)`);
-          files = { safetensors: s.safetensors, configJson: s.configJson, tokenizerJson: s.tokenizerJson, step: s.step };
+          files = { safetensors: s.safetensors, configJson: s.configJson, tokenizerJson: s.tokenizerJson, tokenizerConfigJson: s.tokenizerConfigJson ?? null, step: s.step };
         }
         const dir = `${base}.step${files.step}`;
         return [
           { name: `${dir}.model.safetensors`, mime: 'application/octet-stream', data: files.safetensors },
           { name: `${dir}.config.json`, mime: 'application/json', data: files.configJson },
           { name: `${dir}.tokenizer.json`, mime: 'application/json', data: files.tokenizerJson },
+          ...(files.tokenizerConfigJson === null ? [] : [{ name: `${dir}.tokenizer_config.json`, mime: 'application/json', data: files.tokenizerConfigJson }]),
         ];
       }
     }

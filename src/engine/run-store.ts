@@ -24,6 +24,8 @@ export interface SavedState {
   configJson: string;
   /** tokenizer.json the policy uses. */
   tokenizerJson: string;
+  /** Its tokenizer_config.json (a Hugging Face BPE tokenizer's special tokens and chat template); absent for the character vocabulary. */
+  tokenizerConfigJson?: string | null;
 }
 
 /** A run's records for charts: metric rows, evaluations, and the steps that have sampled groups. */

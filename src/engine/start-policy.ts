@@ -1,9 +1,10 @@
-// The policy a run starts from: a shipped warm-start checkpoint (public/checkpoints/<name>/), a checkpoint at a
-// URL, or a fresh model of a preset, with its tokenizer. Reads files through an injected loader (fetch in the
+// The policy a run starts from: a shipped warm-start checkpoint (public/checkpoints/<name>/), a Hugging Face model
+// folder (public/models/tiny-qwen2/, a URL), or a fresh model of a preset, with its tokenizer (character or BPE). Reads files through an injected loader (fetch in the
 // worker, the file system in tests), so it runs anywhere. Not the trainer and not the runs store.
 
-import { decodeCheckpoint, type ParamArrays } from '../model/checkpoint';
+import type { ParamArrays } from '../model/checkpoint';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import { loadHfFolder } from '../model/hf-folder';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
@@ -21,6 +22,8 @@ export interface StartPolicy {
   init: { config: ModelConfig; params: ParamArrays };
   tokenizer: Tokenizer;
   tokenizerJson: string;
+  /** The folder's tokenizer_config.json (special tokens, chat template), or null (the character vocabulary). */
+  tokenizerConfigJson: string | null;
   /** Where it came from, in words ("warm start checkpoints/copy", "fresh nano model, seed 0"). */
   source: string;
 }
@@ -54,24 +57,21 @@ export function foreignCheckpointOrigin(checkpoint: string, site: string): strin
 export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Promise<StartPolicy> {
   if (config.checkpoint !== null) {
     const dir = checkpointDir(config.checkpoint);
-    let files: [Uint8Array, string];
+    const read = { bytes: (name: string) => assets.bytes(`${dir}${name}`), text: (name: string) => assets.text(`${dir}${name}`) };
+    let folder;
     try {
-      files = await Promise.all([assets.bytes(`${dir}model.safetensors`), assets.text(`${dir}config.json`)]);
+      // A folder without tokenizer.json is one of the lab's older checkpoints: the character vocabulary.
+      folder = await loadHfFolder(read, () => assets.text(CHAR_TOKENIZER_PATH));
     } catch (e) {
-      throw new Error(`checkpoint "${config.checkpoint}": could not read ${dir}model.safetensors and config.json (${e instanceof Error ? e.message : String(e)})`);
+      if (e instanceof Error) e.message = `checkpoint "${config.checkpoint}" (${dir}): ${e.message}`;
+      throw e;
     }
-    const ck = decodeCheckpoint(files[0], files[1]);
-    let tokenizerJson: string;
-    try {
-      tokenizerJson = await assets.text(`${dir}tokenizer.json`);
-    } catch {
-      tokenizerJson = await assets.text(CHAR_TOKENIZER_PATH);
-    }
-    return { init: { config: ck.config, params: ck.params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, source: `warm start ${dir}` };
+    const { ck, tokenizer, tokenizerJson, tokenizerConfigJson } = folder;
+    return { init: { config: ck.config, params: ck.params }, tokenizer, tokenizerJson, tokenizerConfigJson, source: `warm start ${dir}` };
   }
   const modelConfig = MODEL_PRESETS[config.model];
   const init = initParams(modelConfig, new Rng(config.seed), { std: 0.02 });
   const params: ParamArrays = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
   const tokenizerJson = await assets.text(CHAR_TOKENIZER_PATH);
-  return { init: { config: modelConfig, params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, source: `fresh ${config.model} model, seed ${config.seed}` };
+  return { init: { config: modelConfig, params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, tokenizerConfigJson: null, source: `fresh ${config.model} model, seed ${config.seed}` };
 }

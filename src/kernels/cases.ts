@@ -14,6 +14,7 @@ import * as reduce from './reduce';
 import { rowEdgeShapes } from './rows';
 import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
+import { biasCases } from './bias.cases';
 import { decodeCases } from './decode.cases';
 import { headCases } from './head.cases';
 import { klCases } from './kl.cases';
@@ -187,9 +188,9 @@ export function coreCases(): KernelCase[] {
 
 /**
  * Every kernel case, in a stable order (the browser self-test and `npm run selftest` run them all). In Node, the
- * families with their own test file (attention, layers, head, objective, kl, value, weight-stats) run there, so each case runs once.
+ * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias) run there, so each case runs once.
  */
 export function kernelCases(): KernelCase[] {
-  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases(), ...klCases(), ...valueCases(), ...weightStatsCases()];
+  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases(), ...klCases(), ...valueCases(), ...weightStatsCases(), ...biasCases()];
 }
 

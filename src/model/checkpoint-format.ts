@@ -1,15 +1,20 @@
-// Hugging Face Llama checkpoint naming: the config.json subset for LlamaForCausalLM, the tensor names and shapes a
-// model.safetensors must hold, and a validator that says precisely what is wrong with a foreign or broken file.
+// Hugging Face Llama checkpoint naming: the config.json subset for LlamaForCausalLM (and Qwen2ForCausalLM, a Llama
+// with q/k/v projection biases), the tensor names and shapes a model.safetensors must hold, and a validator that says
+// precisely what is wrong with a foreign or broken file.
 // This file does not read bytes (src/model/safetensors.ts does) and does not own the model's config type: it speaks
 // Hugging Face's names and layouts only (Linear weights are (out_features, in_features), row-major).
 
 import { clipText } from '../schema/fields';
 
-/** The subset of Hugging Face `config.json` for `LlamaForCausalLM` that this lab reads and writes. */
+/**
+ * The subset of Hugging Face `config.json` for `LlamaForCausalLM` (model_type "llama") and `Qwen2ForCausalLM`
+ * (model_type "qwen2": the same decoder with biases on the q/k/v projections) that this lab reads and writes.
+ */
 export interface LlamaConfigJson {
-  /** Always ["LlamaForCausalLM"] when we write it. */
+  /** ["LlamaForCausalLM"] or ["Qwen2ForCausalLM"] when we write it. */
   architectures: string[];
-  model_type: 'llama';
+  /** "qwen2" implies q/k/v biases (Qwen2Config has no attention_bias field). */
+  model_type: 'llama' | 'qwen2';
   /** Rows of the embedding table (and of lm_head). */
   vocab_size: number;
   /** Model width C. */
@@ -37,8 +42,11 @@ export interface LlamaConfigJson {
   /** Dtype the weights were saved in; we write "float32". */
   torch_dtype: 'float32' | 'float16' | 'bfloat16';
   hidden_act: 'silu';
-  attention_bias: false;
-  mlp_bias: false;
+  /** Llama only (Qwen2's config has neither field). */
+  attention_bias?: false;
+  mlp_bias?: false;
+  /** Qwen2 only: sliding-window attention, which the engine does not implement. */
+  use_sliding_window?: false;
   /** Per-head width; hidden_size / num_attention_heads unless stated. */
   head_dim: number;
 }
@@ -53,6 +61,14 @@ type JsonObject = Record<string, unknown>;
 /** A config.json value as a message shows it: JSON, cut to 80 characters. */
 const shown = (v: unknown): string => clipText(JSON.stringify(v) ?? String(v));
 
+/** True when the config's model has q/k/v projection biases (Qwen2). */
+export function hasQkvBias(c: Pick<LlamaConfigJson, 'model_type'>): boolean {
+  return c.model_type === 'qwen2';
+}
+
+/** Defaults of transformers' Qwen2Config where they differ from LlamaConfig's. */
+const QWEN2_DEFAULTS = { max_position_embeddings: 32768, bos_token_id: null, eos_token_id: null } as const;
+
 /** Defaults of transformers' LlamaConfig, used for fields a config.json leaves out. */
 const LLAMA_DEFAULTS = {
   max_position_embeddings: 2048,
@@ -66,20 +82,22 @@ const LLAMA_DEFAULTS = {
 } as const;
 
 /**
- * Validates a parsed Hugging Face config.json as a Llama model this lab can run and returns it with defaults
- * filled in (num_key_value_heads = num_attention_heads, head_dim = hidden_size / num_attention_heads, and
- * transformers' LlamaConfig defaults). Throws {@link CheckpointError} listing every problem: another
+ * Validates a parsed Hugging Face config.json as a Llama or Qwen2 model this lab can run and returns it with
+ * defaults filled in (num_key_value_heads = num_attention_heads, head_dim = hidden_size / num_attention_heads, and
+ * transformers' LlamaConfig or Qwen2Config defaults). Throws {@link CheckpointError} listing every problem: another
  * model_type, missing or non-integer sizes, heads not divisible by key/value heads, features the engine does not
- * implement (activations other than silu, attention/MLP biases, rope_scaling).
+ * implement (activations other than silu, Llama attention/MLP biases, rope_scaling, Qwen2 sliding windows).
  */
 export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CheckpointError('config.json must be a JSON object');
   const c = json as JsonObject;
   const problems: string[] = [];
-  if (c.model_type !== 'llama') {
+  const qwen2 = c.model_type === 'qwen2';
+  if (c.model_type !== 'llama' && !qwen2) {
     const arch = Array.isArray(c.architectures) ? ` (${c.architectures.join(', ')})` : '';
-    problems.push(`model_type is ${shown(c.model_type)}${arch}, not "llama": this is not a Llama config`);
+    problems.push(`model_type is ${shown(c.model_type)}${arch}, not "llama" or "qwen2": this is not a Llama or Qwen2 config`);
   }
+  const defaults = qwen2 ? { ...LLAMA_DEFAULTS, ...QWEN2_DEFAULTS } : LLAMA_DEFAULTS;
   const posInt = (key: string, fallback?: number): number => {
     const v = c[key] ?? fallback;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
@@ -115,19 +133,20 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   let headDim = hidden / heads;
   if (c.head_dim !== undefined && c.head_dim !== null) headDim = posInt('head_dim');
   else if (hidden % heads !== 0) problems.push(`hidden_size ${hidden} is not a multiple of num_attention_heads ${heads} (and head_dim is not given)`);
-  const maxPos = posInt('max_position_embeddings', LLAMA_DEFAULTS.max_position_embeddings);
+  const maxPos = posInt('max_position_embeddings', defaults.max_position_embeddings);
   const eps = posNum('rms_norm_eps', LLAMA_DEFAULTS.rms_norm_eps);
   const theta = posNum('rope_theta', LLAMA_DEFAULTS.rope_theta);
   const tied = c.tie_word_embeddings ?? LLAMA_DEFAULTS.tie_word_embeddings;
   if (typeof tied !== 'boolean') problems.push(`tie_word_embeddings must be true or false, got ${shown(tied)}`);
-  const bos = tokenId('bos_token_id', LLAMA_DEFAULTS.bos_token_id);
+  // Qwen2 leaves the ids to the tokenizer (its defaults are null); the Llama defaults stand in for what we write.
+  const bos = tokenId('bos_token_id', defaults.bos_token_id);
   let eos: number | number[] = LLAMA_DEFAULTS.eos_token_id;
   if (Array.isArray(c.eos_token_id)) {
     if (c.eos_token_id.length === 0 || !c.eos_token_id.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) {
       problems.push(`eos_token_id must be an id or a non-empty list of ids, got ${shown(c.eos_token_id)}`);
     } else eos = c.eos_token_id as number[];
   } else {
-    eos = tokenId('eos_token_id', LLAMA_DEFAULTS.eos_token_id) ?? LLAMA_DEFAULTS.eos_token_id;
+    eos = tokenId('eos_token_id', defaults.eos_token_id) ?? LLAMA_DEFAULTS.eos_token_id;
   }
   const pad = tokenId('pad_token_id', LLAMA_DEFAULTS.pad_token_id);
   const dtype = c.torch_dtype ?? LLAMA_DEFAULTS.torch_dtype;
@@ -135,15 +154,16 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
     problems.push(`torch_dtype ${shown(dtype)} is not supported (float32, float16 or bfloat16)`);
   }
   if ((c.hidden_act ?? 'silu') !== 'silu') problems.push(`hidden_act ${shown(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
-  if (c.attention_bias === true) problems.push('attention_bias true is not supported (q/k/v/o projections have no bias here)');
+  if (c.attention_bias === true) problems.push('attention_bias true is not supported (a Llama o_proj bias is not implemented; Qwen2 q/k/v biases are)');
   if (c.mlp_bias === true) problems.push('mlp_bias true is not supported (gate/up/down projections have no bias here)');
+  if (qwen2 && c.use_sliding_window === true) problems.push('use_sliding_window true is not supported (attention is over the whole context here)');
   if (c.rope_scaling !== undefined && c.rope_scaling !== null) {
     problems.push(`rope_scaling ${shown(c.rope_scaling)} is not supported (plain RoPE only)`);
   }
-  if (problems.length > 0) throw new CheckpointError(`config.json is not a Llama config this lab can run:\n- ${problems.join('\n- ')}`);
-  return {
-    architectures: Array.isArray(c.architectures) ? c.architectures.map(String) : ['LlamaForCausalLM'],
-    model_type: 'llama',
+  if (problems.length > 0) throw new CheckpointError(`config.json is not a ${qwen2 ? 'Qwen2' : 'Llama'} config this lab can run:\n- ${problems.join('\n- ')}`);
+  const parsed: LlamaConfigJson = {
+    architectures: Array.isArray(c.architectures) ? c.architectures.map(String) : [qwen2 ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'],
+    model_type: qwen2 ? 'qwen2' : 'llama',
     vocab_size: vocab,
     hidden_size: hidden,
     intermediate_size: inter,
@@ -159,10 +179,10 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
     pad_token_id: pad,
     torch_dtype: dtype as LlamaConfigJson['torch_dtype'],
     hidden_act: 'silu',
-    attention_bias: false,
-    mlp_bias: false,
+    ...(qwen2 ? { use_sliding_window: false as const } : { attention_bias: false as const, mlp_bias: false as const }),
     head_dim: headDim,
   };
+  return parsed;
 }
 
 /** Dimensions needed to write a config.json; everything else takes the values this lab always uses. */
@@ -181,13 +201,17 @@ export interface LlamaConfigDims {
   bosId: number;
   eosId: number;
   padId: number | null;
+  /** q/k/v projection biases: written as a Qwen2 config (Qwen2ForCausalLM). */
+  qkvBias?: boolean;
 }
 
 /** Builds the config.json we save next to a float32 model.safetensors (validated by {@link parseLlamaConfigJson}). */
 export function buildLlamaConfigJson(d: LlamaConfigDims): LlamaConfigJson {
+  const family = d.qkvBias
+    ? { architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', use_sliding_window: false }
+    : { architectures: ['LlamaForCausalLM'], model_type: 'llama', attention_bias: false, mlp_bias: false };
   return parseLlamaConfigJson({
-    architectures: ['LlamaForCausalLM'],
-    model_type: 'llama',
+    ...family,
     vocab_size: d.vocabSize,
     hidden_size: d.hidden,
     intermediate_size: d.intermediate,
@@ -203,8 +227,6 @@ export function buildLlamaConfigJson(d: LlamaConfigDims): LlamaConfigJson {
     pad_token_id: d.padId,
     torch_dtype: 'float32',
     hidden_act: 'silu',
-    attention_bias: false,
-    mlp_bias: false,
     head_dim: d.headDim,
   });
 }
@@ -216,6 +238,9 @@ export type LlamaTensorKind =
   | 'q_proj'
   | 'k_proj'
   | 'v_proj'
+  | 'q_bias'
+  | 'k_bias'
+  | 'v_bias'
   | 'o_proj'
   | 'post_attention_layernorm'
   | 'gate_proj'
@@ -248,16 +273,28 @@ const LAYER_TENSORS: ReadonlyArray<[LlamaTensorKind, string]> = [
   ['down_proj', 'mlp.down_proj.weight'],
 ];
 
+/** The q/k/v biases of a Qwen2 layer, each listed right after its projection's weight. */
+const QKV_BIASES: ReadonlyMap<LlamaTensorKind, [LlamaTensorKind, string]> = new Map([
+  ['q_proj', ['q_bias', 'self_attn.q_proj.bias']],
+  ['k_proj', ['k_bias', 'self_attn.k_proj.bias']],
+  ['v_proj', ['v_bias', 'self_attn.v_proj.bias']],
+]);
+
 /**
  * The tensor names of a LlamaForCausalLM checkpoint in Hugging Face order: `model.embed_tokens.weight`, then per
  * layer `model.layers.{i}.input_layernorm.weight`, `self_attn.{q,k,v,o}_proj.weight`,
  * `post_attention_layernorm.weight`, `mlp.{gate,up,down}_proj.weight`, then `model.norm.weight`, and
- * `lm_head.weight` only when the embeddings are not tied.
+ * `lm_head.weight` only when the embeddings are not tied. With `qkvBias` (Qwen2ForCausalLM) each of
+ * `self_attn.{q,k,v}_proj.bias` follows its weight.
  */
-export function llamaTensorNames(nLayers: number, tied: boolean): LlamaTensorName[] {
+export function llamaTensorNames(nLayers: number, tied: boolean, qkvBias = false): LlamaTensorName[] {
   const out: LlamaTensorName[] = [{ name: 'model.embed_tokens.weight', kind: 'embed_tokens', layer: null }];
   for (let i = 0; i < nLayers; i++) {
-    for (const [kind, suffix] of LAYER_TENSORS) out.push({ name: `model.layers.${i}.${suffix}`, kind, layer: i });
+    for (const [kind, suffix] of LAYER_TENSORS) {
+      out.push({ name: `model.layers.${i}.${suffix}`, kind, layer: i });
+      const bias = qkvBias ? QKV_BIASES.get(kind) : undefined;
+      if (bias) out.push({ name: `model.layers.${i}.${bias[1]}`, kind: bias[0], layer: i });
+    }
   }
   out.push({ name: 'model.norm.weight', kind: 'norm', layer: null });
   if (!tied) out.push({ name: 'lm_head.weight', kind: 'lm_head', layer: null });
@@ -287,6 +324,11 @@ export function llamaTensorShape(kind: LlamaTensorKind, c: LlamaConfigJson): { s
       return { shape: [C], why: `hidden_size ${C}` };
     case 'q_proj':
       return { shape: [q, C], why: `${qWhy}, hidden_size ${C}` };
+    case 'q_bias':
+      return { shape: [q], why: qWhy };
+    case 'k_bias':
+    case 'v_bias':
+      return { shape: [kv], why: kvWhy };
     case 'k_proj':
     case 'v_proj':
       return { shape: [kv, C], why: `${kvWhy}, hidden_size ${C}` };
@@ -302,7 +344,7 @@ export function llamaTensorShape(kind: LlamaTensorKind, c: LlamaConfigJson): { s
 
 /** Every tensor of the checkpoint {@link llamaTensorNames} lists, with its expected shape. */
 export function llamaTensorSpecs(c: LlamaConfigJson): LlamaTensorSpec[] {
-  return llamaTensorNames(c.num_hidden_layers, c.tie_word_embeddings).map((t) => ({ ...t, shape: llamaTensorShape(t.kind, c).shape }));
+  return llamaTensorNames(c.num_hidden_layers, c.tie_word_embeddings, hasQkvBias(c)).map((t) => ({ ...t, shape: llamaTensorShape(t.kind, c).shape }));
 }
 
 /** Dtypes the loader accepts (F16/BF16 are widened to float32 on load). */
@@ -446,7 +488,7 @@ export function validateCheckpointTensors(
         message: 'lm_head.weight is present but tie_word_embeddings is true: it is ignored and model.embed_tokens.weight is used, as Hugging Face does',
       });
     } else {
-      problems.push({ kind: 'unexpected', severity: 'error', name, found: [...t.shape], message: `unexpected tensor ${name} ${fmt(t.shape)} (not part of a LlamaForCausalLM with this config)` });
+      problems.push({ kind: 'unexpected', severity: 'error', name, found: [...t.shape], message: `unexpected tensor ${name} ${fmt(t.shape)} (not part of a ${hasQkvBias(config) ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'} with this config)` });
     }
   }
   return { ok: !problems.some((p) => p.severity === 'error'), problems };

@@ -1,5 +1,5 @@
-// Checkpoints in Hugging Face's format: model.safetensors (float32, Llama tensor names and layouts) plus
-// config.json, so a checkpoint made here loads in LlamaForCausalLM. Pure TypeScript on bytes and strings; the
+// Checkpoints in Hugging Face's format: model.safetensors (float32, Llama tensor names and layouts; or several
+// shards) plus config.json, so a checkpoint made here loads in LlamaForCausalLM (Qwen2ForCausalLM with q/k/v biases). Pure TypeScript on bytes and strings; the
 // files are read and written by the caller (CLI: fs; browser: IndexedDB or a download). Not trainer state.
 
 import { paramShapes } from '../reference/model';
@@ -7,11 +7,12 @@ import {
   CheckpointError,
   assertValidCheckpoint,
   buildLlamaConfigJson,
+  hasQkvBias,
   parseLlamaConfigJson,
   type LlamaConfigJson,
 } from './checkpoint-format';
 import { ModelConfigError, validateModelConfig, type ModelConfig } from './config';
-import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from './safetensors';
+import { SafetensorsError, readSafetensors, writeSafetensors, type SafetensorsTensor, type SafetensorsTensorInput } from './safetensors';
 
 /** Parameters keyed by Hugging Face tensor name, float32, in HF layouts. */
 export type ParamArrays = Record<string, Float32Array>;
@@ -48,6 +49,7 @@ export function configToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJs
     bosId: special.bosId,
     eosId: special.eosId,
     padId: special.padId,
+    qkvBias: c.qkvBias === true,
   });
 }
 
@@ -63,6 +65,7 @@ const HF_NAMES: Record<keyof ModelConfig, string> = {
   ropeTheta: 'rope_theta',
   normEps: 'rms_norm_eps',
   tiedEmbeddings: 'tie_word_embeddings',
+  qkvBias: 'model_type',
 };
 
 /** The model config a config.json describes (validated; the head dim must be hidden / heads). */
@@ -87,6 +90,8 @@ export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; sp
       ropeTheta: json.rope_theta,
       normEps: json.rms_norm_eps,
       tiedEmbeddings: json.tie_word_embeddings,
+      // Only Qwen2 configs carry the key, so a Llama model config stays exactly what it was.
+      ...(hasQkvBias(json) ? { qkvBias: true } : {}),
     });
   } catch (e) {
     // A config.json that parses as Llama but describes a model outside the engine's ranges: said in its own keys.
@@ -114,11 +119,45 @@ export function encodeCheckpoint(ck: Checkpoint): { safetensors: Uint8Array; con
   return { safetensors, configJson };
 }
 
+/** One file of a sharded checkpoint (model-00001-of-00002.safetensors, ...). */
+export interface CheckpointShard {
+  file: string;
+  bytes: Uint8Array;
+}
+
 /**
- * Reads a checkpoint. A truncated or malformed file, a foreign architecture, or tensors that do not match
- * config.json fail with a message that says what is wrong (SafetensorsError or CheckpointError).
+ * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a shard that
+ * cannot be read is named in the message (the SafetensorsError keeps its class and code).
  */
-export function decodeCheckpoint(safetensors: Uint8Array, configJsonText: string): Checkpoint {
+function readShards(shards: readonly CheckpointShard[]): { tensors: Map<string, SafetensorsTensor>; metadata: Record<string, string> } {
+  const tensors = new Map<string, SafetensorsTensor>();
+  const where = new Map<string, string>();
+  let metadata: Record<string, string> = {};
+  for (const { file, bytes } of shards) {
+    let read;
+    try {
+      read = readSafetensors(bytes, { toFloat32: true, copy: true });
+    } catch (e) {
+      if (e instanceof SafetensorsError && shards.length > 1) e.message = `${file}: ${e.message}`;
+      throw e;
+    }
+    for (const [name, t] of read.tensors) {
+      const before = where.get(name);
+      if (before !== undefined) throw new CheckpointError(`tensor ${name} is in both ${before} and ${file}`);
+      where.set(name, file);
+      tensors.set(name, t);
+    }
+    metadata = { ...metadata, ...(read.metadata ?? {}) };
+  }
+  return { tensors, metadata };
+}
+
+/**
+ * Reads a checkpoint: one model.safetensors, or the shards of a sharded one (their tensors together). A truncated
+ * or malformed file, a foreign architecture, or tensors that do not match config.json fail with a message that
+ * says what is wrong (SafetensorsError or CheckpointError).
+ */
+export function decodeCheckpoint(safetensors: Uint8Array | readonly CheckpointShard[], configJsonText: string): Checkpoint {
   let raw: unknown;
   try {
     raw = JSON.parse(configJsonText);
@@ -127,7 +166,7 @@ export function decodeCheckpoint(safetensors: Uint8Array, configJsonText: string
   }
   const json = parseLlamaConfigJson(raw);
   const { config, special } = configFromJson(json);
-  const file = readSafetensors(safetensors, { toFloat32: true, copy: true });
+  const file = readShards(safetensors instanceof Uint8Array ? [{ file: 'model.safetensors', bytes: safetensors }] : safetensors);
   assertValidCheckpoint(json, file.tensors);
   const params: ParamArrays = {};
   for (const { name } of paramShapes(config)) {

@@ -18,7 +18,7 @@ interface FieldRule {
 }
 
 /** One line of documentation and the allowed range of every numeric field. */
-export const MODEL_FIELDS: Record<Exclude<keyof ModelConfig, 'tiedEmbeddings'>, FieldRule> = {
+export const MODEL_FIELDS: Record<Exclude<keyof ModelConfig, 'tiedEmbeddings' | 'qkvBias'>, FieldRule> = {
   vocabSize: { doc: 'V: number of token ids (the char tokenizer has 99)', min: 2, max: 262_144, integer: true },
   contextLength: { doc: 'longest prompt + completion, in tokens', min: 2, max: 8192, integer: true },
   nLayers: { doc: 'L: decoder layers', min: 1, max: 64, integer: true },
@@ -41,8 +41,9 @@ export class ModelConfigError extends Error {
 /** Every problem of a config (empty when valid). Each message starts with the field name. */
 export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown>>): string[] {
   const problems: string[] = [];
+  const flags = ['tiedEmbeddings', 'qkvBias'];
   for (const key of Object.keys(c)) {
-    if (!(key in MODEL_FIELDS) && key !== 'tiedEmbeddings') problems.push(`${key}: unknown field (known: ${[...Object.keys(MODEL_FIELDS), 'tiedEmbeddings'].join(', ')})`);
+    if (!(key in MODEL_FIELDS) && !flags.includes(key)) problems.push(`${key}: unknown field (known: ${[...Object.keys(MODEL_FIELDS), ...flags].join(', ')})`);
   }
   for (const [key, rule] of Object.entries(MODEL_FIELDS)) {
     const v = c[key as keyof ModelConfig];
@@ -55,6 +56,7 @@ export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown
     }
   }
   if (typeof c.tiedEmbeddings !== 'boolean') problems.push(`tiedEmbeddings: must be true or false, got ${JSON.stringify(c.tiedEmbeddings)}`);
+  if (c.qkvBias !== undefined && typeof c.qkvBias !== 'boolean') problems.push(`qkvBias: must be true or false when given, got ${JSON.stringify(c.qkvBias)}`);
   if (problems.length) return problems;
   const m = c as ModelConfig;
   if (m.dModel % m.nHeads !== 0) problems.push(`nHeads: must divide dModel (dModel ${m.dModel}, nHeads ${m.nHeads})`);
@@ -89,7 +91,7 @@ export type ModelPresetName = keyof typeof MODEL_PRESETS;
 /** Number of parameters (the tied embedding counted once). */
 export function parameterCount(c: ModelConfig): number {
   const HD = c.dModel / c.nHeads;
-  const attn = c.dModel * c.nHeads * HD * 2 + c.dModel * c.nKvHeads * HD * 2;
+  const attn = c.dModel * c.nHeads * HD * 2 + c.dModel * c.nKvHeads * HD * 2 + (c.qkvBias ? (c.nHeads + 2 * c.nKvHeads) * HD : 0);
   const mlp = 3 * c.dModel * c.dFF;
   const perLayer = attn + mlp + 2 * c.dModel;
   return c.vocabSize * c.dModel * (c.tiedEmbeddings ? 1 : 2) + c.nLayers * perLayer + c.dModel;

@@ -5,6 +5,7 @@
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
+import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
@@ -238,6 +239,12 @@ export class GpuModel {
     matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.q_proj.weight`), lin);
     matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.k_proj.weight`), lin);
     matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.v_proj.weight`), lin);
+    if (c.qkvBias) {
+      // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.
+      biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
+      biasAdd(rec, a.k.reshape2d(), this.p(`${pre}self_attn.k_proj.bias`));
+      biasAdd(rec, a.v.reshape2d(), this.p(`${pre}self_attn.v_proj.bias`));
+    }
     ropeForward(rec, a.q, a.q, rope);
     ropeForward(rec, a.k, a.k, rope);
     if (cache) {
@@ -313,6 +320,12 @@ export class GpuModel {
       attentionBackward(rec, ws.dq, ws.dk, ws.dv, ws.dAtt, a.q, a.k, a.v, a.att, a.lse, { kvStart: inp.kvStart });
       ropeBackward(rec, ws.dq, ws.dq, rope);
       ropeBackward(rec, ws.dk, ws.dk, rope);
+      if (c.qkvBias) {
+        // dq, dk, dv are the gradients of the projections' outputs here, so each bias gets their column sums.
+        biasGrad(rec, G('self_attn.q_proj.bias'), ws.dq.reshape2d());
+        biasGrad(rec, G('self_attn.k_proj.bias'), ws.dk.reshape2d());
+        biasGrad(rec, G('self_attn.v_proj.bias'), ws.dv.reshape2d());
+      }
       matmul(rec, ws.dn.reshape2d(), ws.dq.reshape2d(), W('self_attn.q_proj.weight'));
       matmul(rec, ws.dn.reshape2d(), ws.dk.reshape2d(), W('self_attn.k_proj.weight'), acc);
       matmul(rec, ws.dn.reshape2d(), ws.dv.reshape2d(), W('self_attn.v_proj.weight'), acc);

@@ -2,7 +2,7 @@
 // tokenizer.json by a tiny pure-TS reader, used on hot paths and in tests) and any pretrained tokenizer.json
 // (loaded lazily through Hugging Face's JS tokenizers, never at page startup).
 // This file does not fetch anything: callers pass the parsed (or raw) JSON in. It never adds special tokens
-// on encode; callers prepend `bosId` and append `eosId` themselves.
+// on encode; callers prepend `bosId` (when `prependsBos`) and append `eosId` themselves.
 
 /** A tokenizer as the model, the trainer and the inspector see it. */
 export interface Tokenizer {
@@ -15,6 +15,17 @@ export interface Tokenizer {
   readonly vocabSize: number;
   /** Id that starts a sequence. */
   readonly bosId: number;
+  /**
+   * Whether a prompt starts with `bosId`: true for the character vocabulary and for tokenizers whose own
+   * post-processor adds it (Llama); false for those that add none (Qwen2, whose bos_token is null).
+   */
+  readonly prependsBos: boolean;
+  /**
+   * The prompt text a chat model is given for one user message: tokenizer_config.json's `chat_template` rendered
+   * with that message and `add_generation_prompt`, as transformers' `apply_chat_template(..., tokenize=False)`
+   * does. Null when the tokenizer has no chat template.
+   */
+  readonly applyChatTemplate: ((userText: string) => string) | null;
   /** Id that ends a completion; sampling stops on it. */
   readonly eosId: number;
   /** Id used to fill ragged batches (masked out of every loss). */
@@ -237,6 +248,8 @@ export function loadCharTokenizer(json: string | object): Tokenizer {
     kind: 'char',
     vocabSize: byId.length,
     bosId,
+    prependsBos: true,
+    applyChatTemplate: null,
     eosId,
     padId,
     unkId,
@@ -297,6 +310,11 @@ export interface PretrainedTokenizerOptions {
    * ~130 ms import in Node). Both give identical ids.
    */
   backend?: PretrainedTokenizerBackend;
+  /**
+   * End-of-sequence id to use when tokenizer_config.json names no `eos_token` (a Hugging Face folder's
+   * generation_config.json or config.json `eos_token_id`); conventional names are tried only after it.
+   */
+  eosId?: number;
 }
 
 /** The part of a Hugging Face tokenizer object both backends expose that this wrapper uses. */
@@ -361,7 +379,11 @@ export async function loadPretrainedTokenizer(
     }
     return null;
   };
-  const eosId = resolve('eos_token', EOS_NAMES);
+  const givenEos = tokenFromConfig(config, 'eos_token') === null && options.eosId !== undefined ? options.eosId : null;
+  if (givenEos !== null && core.id_to_token(givenEos) === undefined) {
+    throw new TokenizerError(`end-of-sequence id ${givenEos} (generation_config.json or config.json eos_token_id) is not in the vocabulary`);
+  }
+  const eosId = givenEos ?? resolve('eos_token', EOS_NAMES);
   if (eosId === null) {
     throw new TokenizerError('cannot tell which token is end-of-sequence: pass tokenizer_config.json (eos_token)');
   }
@@ -371,11 +393,17 @@ export async function loadPretrainedTokenizer(
   const unkId = unkTok === null ? null : (core.token_to_id(unkTok) ?? null);
   const unkText = unkTok ?? '';
   const specialIds = new Set(core.specialIds);
+  // What Hugging Face does with add_special_tokens=True: the tokenizer's post-processor decides whether BOS leads.
+  const probe = core.encode('a', { add_special_tokens: true });
+  const prependsBos = config.bos_token !== null && probe.length > core.encode('a', { add_special_tokens: false }).length && probe[0] === bosId;
+  const applyChatTemplate = typeof config.chat_template === 'string' ? await chatTemplateRenderer(config.chat_template, config) : null;
 
   return {
     kind: 'pretrained',
     vocabSize: core.vocabSize,
     bosId,
+    prependsBos,
+    applyChatTemplate,
     eosId,
     padId,
     unkId,
@@ -394,6 +422,31 @@ export async function loadPretrainedTokenizer(
       return core.id_to_token(id) ?? unkText;
     },
   };
+}
+
+// The special tokens a chat template may name, as transformers.js passes them (SPECIAL_TOKEN_ATTRIBUTES there).
+const TEMPLATE_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
+
+/**
+ * A renderer of a Jinja chat template for one user message, with the variables transformers.js'
+ * `apply_chat_template` passes (messages, add_generation_prompt, tools, documents, the special tokens' text).
+ * The Jinja engine is imported on first use, like the tokenizers.
+ */
+async function chatTemplateRenderer(source: string, config: JsonObject): Promise<(userText: string) => string> {
+  const { Template } = await import('@huggingface/jinja');
+  let template: InstanceType<typeof Template>;
+  try {
+    template = new Template(source);
+  } catch (e) {
+    throw new TokenizerError(`tokenizer_config.json chat_template is not a template Jinja can read: ${(e as Error).message}`);
+  }
+  const tokens: Record<string, string> = {};
+  for (const key of TEMPLATE_TOKENS) {
+    const t = tokenFromConfig(config, key);
+    if (t) tokens[key] = t;
+  }
+  return (userText) =>
+    template.render({ messages: [{ role: 'user', content: userText }], add_generation_prompt: true, tools: null, documents: null, ...tokens });
 }
 
 async function viaTokenizers(tj: JsonObject, config: JsonObject): Promise<HfCoreTokenizer> {

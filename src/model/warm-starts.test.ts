@@ -32,8 +32,8 @@ describe('shipped warm starts', () => {
   });
 
   for (const e of manifest.checkpoints) {
-    it(`${e.task}: loads, is the nano preset, and records how it was made`, () => {
-      const { ck, tok } = loadCheckpointDir(new URL(e.task, root).pathname);
+    it(`${e.task}: loads, is the nano preset, and records how it was made`, async () => {
+      const { ck, tok } = await loadCheckpointDir(new URL(e.task, root).pathname);
       expect(ck.config).toEqual(MODEL_PRESETS.nano);
       expect(ck.metadata.task).toBe(e.task);
       expect(Number(ck.metadata.steps)).toBe(e.steps);

@@ -3,6 +3,7 @@
 // Matches Hugging Face LlamaForCausalLM in f32/f64. Not the KV-cache decoder, sampler or losses (those sit on top).
 
 import { attentionBackward, attentionForward } from './attention';
+import { biasAdd, biasGrad } from './bias';
 import { embeddingBackward, embeddingForward } from './embedding';
 import { matmul } from './matmul';
 import type { Rng } from './random';
@@ -34,6 +35,11 @@ export interface ModelDims {
   normEps: number;
   /** lm_head shares the embedding table (HF tie_word_embeddings). */
   tiedEmbeddings: boolean;
+  /**
+   * q/k/v projections carry a bias (Qwen2: `self_attn.{q,k,v}_proj.bias`; o_proj and the MLP have none).
+   * Absent or false: the Llama layout, no bias tensors and no bias kernels.
+   */
+  qkvBias?: boolean;
 }
 
 /** Parameters (or their gradients) keyed by Hugging Face tensor name, in HF shapes (Linear weights are (out, in)). */
@@ -56,8 +62,11 @@ export function paramShapes(d: ModelDims): { name: string; shape: number[] }[] {
     out.push(
       { name: `${p}input_layernorm.weight`, shape: [C] },
       { name: `${p}self_attn.q_proj.weight`, shape: [d.nHeads * HD, C] },
+      ...(d.qkvBias ? [{ name: `${p}self_attn.q_proj.bias`, shape: [d.nHeads * HD] }] : []),
       { name: `${p}self_attn.k_proj.weight`, shape: [d.nKvHeads * HD, C] },
+      ...(d.qkvBias ? [{ name: `${p}self_attn.k_proj.bias`, shape: [d.nKvHeads * HD] }] : []),
       { name: `${p}self_attn.v_proj.weight`, shape: [d.nKvHeads * HD, C] },
+      ...(d.qkvBias ? [{ name: `${p}self_attn.v_proj.bias`, shape: [d.nKvHeads * HD] }] : []),
       { name: `${p}self_attn.o_proj.weight`, shape: [C, d.nHeads * HD] },
       { name: `${p}post_attention_layernorm.weight`, shape: [C] },
       { name: `${p}mlp.gate_proj.weight`, shape: [d.dFF, C] },
@@ -70,16 +79,21 @@ export function paramShapes(d: ModelDims): { name: string; shape: number[] }[] {
   return out;
 }
 
+/** True for an RMSNorm gain (a 1-D weight that multiplies), false for matrices and biases. */
+function isNormGain(name: string): boolean {
+  return name.endsWith('layernorm.weight') || name === 'model.norm.weight';
+}
+
 /**
- * Random parameters for tests: normal(0, std) matrices, norm gains 1 + normal(0, 0.1) (not exactly 1, so their
- * gradients are exercised).
+ * Random parameters for tests: normal(0, std) matrices and biases, norm gains 1 + normal(0, 0.1) (not exactly 1,
+ * so their gradients are exercised).
  */
 export function initParams(d: ModelDims, rng: Rng, opts: { std?: number; dtype?: 'f32' | 'f64' } = {}): ModelParams {
   const std = opts.std ?? 0.3;
   const params: ModelParams = {};
   for (const { name, shape } of paramShapes(d)) {
     const t = alloc(opts.dtype === 'f64', shape);
-    const isNorm = shape.length === 1;
+    const isNorm = isNormGain(name);
     for (let i = 0; i < t.data.length; i++) t.data[i] = isNorm ? 1 + 0.1 * rng.normal() : std * rng.normal();
     params[name] = t;
   }
@@ -199,6 +213,12 @@ export function modelForward(
     matmul(view(c.q, [N, NH * HD]), view(c.n1, [N, C]), w('self_attn.q_proj.weight'), T2);
     matmul(view(c.k, [N, NKV * HD]), view(c.n1, [N, C]), w('self_attn.k_proj.weight'), T2);
     matmul(view(c.v, [N, NKV * HD]), view(c.n1, [N, C]), w('self_attn.v_proj.weight'), T2);
+    if (d.qkvBias) {
+      // Qwen2: the biases are added before RoPE, as in Qwen2Attention.
+      biasAdd(view(c.q, [N, NH * HD]), w('self_attn.q_proj.bias'));
+      biasAdd(view(c.k, [N, NKV * HD]), w('self_attn.k_proj.bias'));
+      biasAdd(view(c.v, [N, NKV * HD]), w('self_attn.v_proj.bias'));
+    }
     ropeForward(c.q, c.q, rope);
     ropeForward(c.k, c.k, rope);
     attentionForward(c.att, c.lse, c.q, c.k, c.v);
@@ -281,6 +301,12 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
     attentionBackward(dq, dk, dv, datt, c.q, c.k, c.v, c.att, c.lse);
     ropeBackward(dq, dq, rope);
     ropeBackward(dk, dk, rope);
+    if (d.qkvBias) {
+      // dq, dk, dv are now the gradients of the projections' outputs (before RoPE), so each bias gets their column sums.
+      biasGrad(g('self_attn.q_proj.bias'), view(dq, [N, NH * HD]));
+      biasGrad(g('self_attn.k_proj.bias'), view(dk, [N, NKV * HD]));
+      biasGrad(g('self_attn.v_proj.bias'), view(dv, [N, NKV * HD]));
+    }
     matmul(view(dn, [N, C]), view(dq, [N, NH * HD]), w('self_attn.q_proj.weight'));
     matmul(view(dn, [N, C]), view(dk, [N, NKV * HD]), w('self_attn.k_proj.weight'), { accumulate: true });
     matmul(view(dn, [N, C]), view(dv, [N, NKV * HD]), w('self_attn.v_proj.weight'), { accumulate: true });

@@ -100,8 +100,10 @@ describe('compareObjectives on the GPU equals the objective twin on the same inp
   });
 });
 
+const warmCopy = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+
 describe('the trainer\'s A/B between steps', () => {
-  const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+  const warm = warmCopy;
   const run = (over: Partial<RLConfig> = {}) =>
     Trainer.create({
       config: resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, num_iterations: 2, learning_rate: 1e-3, temperature: 1.5, ...over }),
@@ -143,7 +145,7 @@ describe('the trainer\'s A/B between steps', () => {
 
 describe('tokenPlanes', () => {
   it('gives the same log-probs, entropies, reference log-probs and exact KL on the GPU and the CPU learner', async () => {
-    const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+    const warm = warmCopy;
     const params = warm.ck.params;
     // A reference a little away from the policy, so the KL is not 0.
     const reference = Object.fromEntries(Object.entries(params).map(([k, v], j) => [k, v.map((x, i) => x + 0.02 * Math.sin(i * 0.7 + j))]));

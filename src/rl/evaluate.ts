@@ -3,7 +3,7 @@
 // The same prompts every time (their own RNG, seeded from the run's seed). Not the training rollouts (rollouts.ts).
 
 import type { Policy } from '../model/policy';
-import { encodeExample } from './sft';
+import { encodePrompt } from './sft';
 import { Rng } from '../reference/random';
 import type { Task } from '../tasks';
 import { meanPassAtK } from './advantages';
@@ -31,7 +31,7 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
   const counts: number[] = [];
   for (let i = 0; i < items.length; i += chunk) {
     const part = items.slice(i, i + chunk);
-    const prompts = part.map((it) => encodeExample(tok, it.prompt, '').prompt);
+    const prompts = part.map((it) => encodePrompt(tok, it.prompt, c.chat_template));
     const greedy = await policy.generate(prompts, { maxNewTokens: L, sampler: { ...samplerOptions(c, stepsDone, 0xe7a1, true), seed: 0 }, eosId: tok.eosId, padId: tok.padId });
     const g = scoreCompletions(s, task, part, prompts, greedy);
     for (let r = 0; r < part.length; r++) {

@@ -10,7 +10,7 @@ import { resolveConfig, type PresetName, type RLConfig } from './config';
 import { Trainer } from './trainer';
 
 let ctx: GpuContext;
-const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 
 beforeAll(async () => {
   ctx = await acquireNodeDevice();

@@ -10,7 +10,7 @@ import { PRESET_NAMES, resolveConfig, type PresetName, type RLConfig } from './c
 import type { StepRecord } from './stream';
 import { runToEnd } from './trainer';
 
-const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 
 /** The smallest setting on the copy warm start: 2 prompts x 4 completions. */
 function small(preset: PresetName, over: Partial<RLConfig> = {}): RLConfig {

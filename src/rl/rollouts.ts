@@ -5,7 +5,7 @@
 
 import type { Rollout } from '../model/generate';
 import type { Policy } from '../model/policy';
-import { encodeExample } from './sft';
+import { encodePrompt } from './sft';
 import type { Tokenizer } from '../model/tokenizer';
 import type { Rng } from '../reference/random';
 import type { Task, TaskItem, Verdict } from '../tasks';
@@ -77,7 +77,7 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
   for (let a = 0; a < attempts && keptGroups < c.train_batch_size; a++) {
     const B = c.train_batch_size;
     const items = Array.from({ length: B }, () => task.sample(rng, 'train'));
-    const prompts = items.flatMap((it) => Array.from({ length: G }, () => encodeExample(tok, it.prompt, '').prompt));
+    const prompts = items.flatMap((it) => Array.from({ length: G }, () => encodePrompt(tok, it.prompt, c.chat_template)));
     const rollout = await policy.generate(prompts, {
       maxNewTokens: L,
       sampler: samplerOptions(c, stepsDone, a * 7919),
@@ -86,7 +86,7 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
     });
     const r = scoreCompletions(s, task, items, prompts, rollout);
     if (c.adv_estimator === 'remax') {
-      const greedyPrompts = items.map((it) => encodeExample(tok, it.prompt, '').prompt);
+      const greedyPrompts = items.map((it) => encodePrompt(tok, it.prompt, c.chat_template));
       const g = await policy.generate(greedyPrompts, { maxNewTokens: L, sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true), eosId: tok.eosId, padId: tok.padId });
       r.greedyRewards = scoreCompletions(s, task, items, greedyPrompts, g).rewards;
     }

@@ -48,14 +48,41 @@ export interface SftProgress {
   elapsedMs: number;
 }
 
-/** Token ids of [BOS] prompt, and of completion [EOS]. */
-export function encodeExample(tok: Tokenizer, prompt: string, completion: string): { prompt: number[]; completion: number[] } {
-  return { prompt: [tok.bosId, ...tok.encode(prompt)], completion: [...tok.encode(completion), tok.eosId] };
+/**
+ * Token ids of a prompt: [BOS] prompt (BOS when the tokenizer puts one first), or with `chat` the tokenizer's chat
+ * template around it as one user message, encoded without adding BOS (the template writes it where it wants one),
+ * as transformers' apply_chat_template does. Throws when `chat` is asked of a tokenizer without a template.
+ */
+export function encodePrompt(tok: Tokenizer, prompt: string, chat = false): number[] {
+  if (chat) {
+    if (!tok.applyChatTemplate) throw new Error("chat_template: this model's tokenizer has no chat template (tokenizer_config.json chat_template)");
+    return tok.encode(tok.applyChatTemplate(prompt));
+  }
+  return tok.prependsBos ? [tok.bosId, ...tok.encode(prompt)] : tok.encode(prompt);
 }
 
-/** Sequence length that holds any item of the task: BOS + prompt + completion + EOS. */
-export function sequenceLength(task: Task): number {
-  return task.maxPromptLength + task.maxCompletionLength + 2;
+/**
+ * The most tokens a prompt of `promptChars` task characters can take: what encodePrompt adds around it (BOS, or the
+ * chat template's own tokens) plus one per character. Task alphabets are printable ASCII, one token per character
+ * in the character vocabulary and at most one in byte-level BPE (merges only shorten); other tokenizers get one
+ * token of slack for a word-start marker (SentencePiece's Metaspace).
+ */
+export function promptTokenBound(tok: Tokenizer, promptChars: number, chat = false): number {
+  return encodePrompt(tok, '', chat).length + promptChars + (tok.kind === 'char' ? 0 : 1);
+}
+
+/** Token ids of the prompt (encodePrompt), and of completion [EOS]. */
+export function encodeExample(tok: Tokenizer, prompt: string, completion: string, chat = false): { prompt: number[]; completion: number[] } {
+  return { prompt: encodePrompt(tok, prompt, chat), completion: [...tok.encode(completion), tok.eosId] };
+}
+
+/**
+ * Sequence length that holds any item of the task in `tok`'s tokens: the prompt's bound (promptTokenBound: BOS +
+ * prompt for the character vocabulary) + completion + EOS, with one token of slack for tokenizers other than the
+ * character vocabulary (as for the prompt).
+ */
+export function sequenceLength(task: Task, tok: Tokenizer): number {
+  return promptTokenBound(tok, task.maxPromptLength) + task.maxCompletionLength + 1 + (tok.kind === 'char' ? 0 : 1);
 }
 
 /** Learning rate at `step` (1-based): linear warmup, then cosine decay to 10% of the peak. */
@@ -83,7 +110,7 @@ function corrupt(answer: string, alphabet: string, rng: Rng): string {
 export async function* trainSft(policy: Policy, task: Task, tok: Tokenizer, options: Partial<SftOptions> = {}): AsyncGenerator<SftProgress> {
   const opts = { ...SFT_DEFAULTS, ...options };
   const B = opts.batchSize;
-  const T = sequenceLength(task);
+  const T = sequenceLength(task, tok);
   if (T > policy.config.contextLength) throw new Error(`sft: task sequences need ${T} positions, the model's context is ${policy.config.contextLength}`);
   const rng = new Rng(opts.seed);
   const N = B * T;
@@ -98,6 +125,8 @@ export async function* trainSft(policy: Policy, task: Task, tok: Tokenizer, opti
       const answer = rng.next() < opts.noise ? corrupt(task.solve(item), task.alphabet, rng) : task.solve(item);
       const ex = encodeExample(tok, item.prompt, answer);
       const seq = [...ex.prompt, ...ex.completion];
+      // A longer sequence would run into the next row of the batch.
+      if (seq.length > T) throw new Error(`sft: ${JSON.stringify(item.prompt)} + its answer take ${seq.length} tokens, more than the ${T} a row holds`);
       for (let t = 0; t < seq.length; t++) batch.tokens[b * T + t] = seq[t];
       // Position t predicts seq[t + 1]; only completion tokens (and EOS) are supervised.
       for (let t = ex.prompt.length - 1; t < seq.length - 1; t++) {

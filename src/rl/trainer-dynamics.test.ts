@@ -14,7 +14,7 @@ import type { EvalRecord, StepRecord } from './stream';
 import { runToEnd } from './trainer';
 
 let ctx: GpuContext;
-const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 
 beforeAll(async () => {
   ctx = await acquireNodeDevice();

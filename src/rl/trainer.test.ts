@@ -16,7 +16,7 @@ import { Trainer, runToEnd, type TrainerBackend } from './trainer';
 import { decodeTrainerState, encodeTrainerState } from './trainer-state';
 
 let ctx: GpuContext;
-const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 
 beforeAll(async () => {
   ctx = await acquireNodeDevice();

@@ -8,6 +8,7 @@ import type { GpuContext } from '../gpu';
 import type { Checkpoint, ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
+import { promptTokenBound } from './sft';
 import { Rng } from '../reference/random';
 import { getTask, type Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
@@ -89,10 +90,14 @@ export class Trainer {
       needsCritic: this.derived.needsCritic,
       maxRows: Math.max(this.derived.minibatchSize, this.config.train_batch_size * this.config.num_generations, this.config.eval_items),
     };
-    const need = this.derived.maxPromptTokens + this.derived.maxCompletionLength;
+    // derived.maxPromptTokens counts the task's longest prompt in characters plus BOS; the tokenizer (and the chat
+    // template, when on) decide what it takes in tokens.
+    const promptTokens = promptTokenBound(tokenizer, this.derived.maxPromptTokens - 1, this.config.chat_template);
+    const need = promptTokens + this.derived.maxCompletionLength;
     if (need > opts.init.config.contextLength) {
+      const around = this.config.chat_template ? 'in its chat template' : tokenizer.prependsBos ? 'with BOS' : 'without BOS';
       throw new Error(
-        `max_completion_length: the longest prompt (${this.derived.maxPromptTokens} tokens with BOS) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
+        `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
     }
     this.learner = opts.backend.kind === 'webgpu' ? new GpuLearner(opts.backend.ctx, init) : new CpuLearner(init);

@@ -18,7 +18,7 @@ import { decodeTrainerState, encodeTrainerState } from './trainer-state';
 import { createWeightTracker, weightMetricName } from './weight-tracker';
 
 let ctx: GpuContext;
-const warm = loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
+const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 const init = { config: warm.ck.config, params: warm.ck.params };
 
 beforeAll(async () => {

@@ -14,6 +14,7 @@ const TASK_FIELDS = section('task', {
   difficulty: optInt("the task's difficulty knob (its meaning and range are the task's)", "the task's default difficulty", null, 0, 1000),
   model: oneOf('model preset to start from when no checkpoint is given (src/model/config.ts)', Object.keys(MODEL_PRESETS) as (keyof typeof MODEL_PRESETS)[], 'nano'),
   checkpoint: optString('warm-start checkpoint to start from (a shipped name, a URL or a directory); overrides model', 'a fresh model of the `model` preset', { verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path', also: ['pretrain', 'model_name_or_path'], note: 'their path of the starting weights' }),
+  chat_template: flag("give the model each prompt as one user message through its tokenizer's chat template (tokenizer_config.json chat_template, with the generation prompt), as chat models expect; needs a checkpoint whose tokenizer has one", false, { openrlhf: '--data.apply_chat_template', note: 'TRL and verl apply the chat template whenever the prompts are conversations' }),
   reward_weights: weights('w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ...)', "the task's own weights", { trl: 'reward_weights' }),
 });
 

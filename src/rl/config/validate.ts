@@ -93,6 +93,9 @@ function crossFieldErrors(c: RLConfig): string[] {
     if (c.overlong_buffer_enable && c.overlong_buffer_len !== null && c.overlong_buffer_len >= L) {
       e.push(`overlong_buffer_len: L_c must be less than max_completion_length (${L}) so that L_max - L_c > 0, got ${c.overlong_buffer_len}`);
     }
+    if (c.checkpoint === null && c.chat_template) {
+      e.push("chat_template: a fresh model uses the character vocabulary, which has no chat template; set checkpoint to a model whose tokenizer_config.json has one");
+    }
     if (c.checkpoint === null) {
       const ctx = MODEL_PRESETS[c.model].contextLength;
       const need = 1 + task.maxPromptLength + L;
