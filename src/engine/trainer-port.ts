@@ -9,6 +9,7 @@ import type { RLConfig } from '../rl/config';
 import type { EvalRecord, StepRecord } from '../rl/stream';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
+import type { UserRewardSandbox } from '../rl/user-reward';
 
 /** Where the trainer runs: the WGSL kernels on a device, or the CPU twins. */
 export type TrainerBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
@@ -36,6 +37,8 @@ export interface TrainerOptions {
   inspectGroups?: number;
   /** encodeTrainerState bytes of a saved state to continue from. */
   resume?: Uint8Array;
+  /** Where the config's reward_fn runs (the engine worker's Blob-worker sandbox). */
+  rewardSandbox?: UserRewardSandbox;
 }
 
 export type TrainerFactory = (o: TrainerOptions) => Promise<TrainerLike>;
@@ -43,7 +46,7 @@ export type TrainerFactory = (o: TrainerOptions) => Promise<TrainerLike>;
 /** The real trainer behind TrainerLike. */
 export const createTrainer: TrainerFactory = async (o) => {
   const resume: TrainerState | undefined = o.resume ? decodeTrainerState(o.resume) : undefined;
-  const t = await Trainer.create({ config: o.config, init: o.init, tokenizer: o.tokenizer, backend: o.backend, inspectGroups: o.inspectGroups, resume });
+  const t = await Trainer.create({ config: o.config, init: o.init, tokenizer: o.tokenizer, backend: o.backend, inspectGroups: o.inspectGroups, resume, rewardSandbox: o.rewardSandbox });
   return {
     get step() {
       return t.step;

@@ -12,6 +12,7 @@ import type { Task, TaskItem, Verdict } from '../tasks';
 import { groupRewardStats } from './advantages';
 import { takeRows } from './batch';
 import type { DerivedConfig, RLConfig } from './config';
+import { USER_REWARD_NAME, type UserRewardFunction } from './user-reward';
 
 /** Rollouts of one step, with rewards, before advantages. */
 export interface StepRollouts {
@@ -41,11 +42,13 @@ export interface StepRollouts {
   sampledTokens: number;
 }
 
-/** What sampling and scoring read: the run's config, its derived values and the tokenizer. */
+/** What sampling and scoring read: the run's config, its derived values, the tokenizer and the user's reward function. */
 export interface RolloutSetting {
   config: RLConfig;
   derived: DerivedConfig;
   tokenizer: Tokenizer;
+  /** The config's reward_fn running in its sandbox (null without one): the reward function `user`. */
+  userReward: UserRewardFunction | null;
 }
 
 /**
@@ -84,11 +87,11 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
       eosId: tok.eosId,
       padId: tok.padId,
     });
-    const r = scoreCompletions(s, task, items, prompts, rollout);
+    const r = await scoreCompletions(s, task, items, prompts, rollout);
     if (c.adv_estimator === 'remax') {
       const greedyPrompts = items.map((it) => encodeExample(tok, it.prompt, '').prompt);
       const g = await policy.generate(greedyPrompts, { maxNewTokens: L, sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true), eosId: tok.eosId, padId: tok.padId });
-      r.greedyRewards = scoreCompletions(s, task, items, greedyPrompts, g).rewards;
+      r.greedyRewards = (await scoreCompletions(s, task, items, greedyPrompts, g)).rewards;
     }
     sampled += B;
     sampledTokens += r.sampledTokens;
@@ -115,8 +118,12 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
   return out;
 }
 
-/** Rewards of a batch of completions: the task's verdicts, weighted, plus overlong shaping. */
-export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): StepRollouts {
+/**
+ * Rewards of a batch of completions: the task's verdicts and the user's reward function (one call for the whole
+ * batch, its reward added to each verdict as the part `user` and its own parts as `user.<name>`), weighted, plus
+ * overlong shaping. Rejects with UserRewardError when the user's function fails.
+ */
+export async function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): Promise<StepRollouts> {
   const c = s.config;
   const tok = s.tokenizer;
   const L = s.derived.maxCompletionLength;
@@ -127,19 +134,29 @@ export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[
   const rewards = new Float32Array(R);
   const overlong = new Float32Array(R);
   const parts: Record<string, Float32Array> = {};
-  const verdicts: Verdict[] = [];
   const texts: string[] = [];
   let rolloutTokens = 0;
   for (let r = 0; r < R; r++) {
-    const item = items[Math.floor(r / perItem)];
     const len = rollout.lengths[r];
     rolloutTokens += len;
     const ids = Array.from(rollout.tokens.subarray(r * L, r * L + len)).filter((id) => id !== tok.eosId);
-    const text = tok.decode(ids, { skipSpecialTokens: true });
-    texts.push(text);
-    // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
-    const v: Verdict = task.verify(item, text);
-    verdicts.push(v);
+    texts.push(tok.decode(ids, { skipSpecialTokens: true }));
+  }
+  const itemOf = (r: number) => items[Math.floor(r / perItem)];
+  // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
+  const verdicts: Verdict[] = texts.map((text, r) => task.verify(itemOf(r), text));
+  if (s.userReward) {
+    const scores = await s.userReward.score(texts.map((completion, r) => ({ prompt: itemOf(r).prompt, completion, item: itemOf(r) })));
+    verdicts.forEach((v, r) => {
+      const u = scores[r];
+      v.parts[USER_REWARD_NAME] = u.reward;
+      for (const [k, p] of Object.entries(u.parts)) v.parts[`${USER_REWARD_NAME}.${k}`] = p;
+      v.reason = `${v.reason}; ${USER_REWARD_NAME} ${u.reward}`;
+    });
+  }
+  for (let r = 0; r < R; r++) {
+    const len = rollout.lengths[r];
+    const v = verdicts[r];
     let reward = 0;
     for (const [name, w] of Object.entries(weights)) {
       const part = v.parts[name] ?? 0;

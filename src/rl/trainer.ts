@@ -23,6 +23,7 @@ import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule'
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
+import type { UserRewardFunction, UserRewardSandbox } from './user-reward';
 import { maxOf } from '../schema/extremes';
 
 /** Where the tensor work runs. */
@@ -39,12 +40,16 @@ export interface TrainerOptions {
   inspectGroups?: number;
   /** A saved state to continue from exactly (its config must equal `config`). */
   resume?: TrainerState;
+  /** Where the config's reward_fn runs (a Blob worker in the browser, a worker thread in Node); needed when it has one. */
+  rewardSandbox?: UserRewardSandbox;
 }
 
 export class Trainer {
   readonly config: RLConfig;
   readonly derived: DerivedConfig;
   readonly learner: Learner;
+  /** The config's reward_fn in its sandbox, or null. */
+  readonly userReward: UserRewardFunction | null;
   /** Rollout steps done. */
   step = 0;
   /** Optimizer steps done. */
@@ -85,7 +90,9 @@ export class Trainer {
         `max_completion_length: the longest prompt (${this.derived.maxPromptTokens} tokens with BOS) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
     }
+    if (this.config.reward_fn !== null && !opts.rewardSandbox) throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
     this.learner = opts.backend.kind === 'webgpu' ? new GpuLearner(opts.backend.ctx, init) : new CpuLearner(init);
+    this.userReward = this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
     if (resume) {
       const m = resume.meta;
       this.step = m.step;
@@ -315,6 +322,7 @@ export class Trainer {
   }
 
   destroy(): void {
+    this.userReward?.destroy();
     this.learner.destroy();
   }
 }

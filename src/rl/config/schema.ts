@@ -5,7 +5,7 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { taskNames } from '../../tasks';
-import { SECTIONS, defaultsOf, flag, int, oneOf, optInt, optReal, optString, real, section, weights, type ConfigOf, type FieldSpec, type Section } from '../../schema/fields';
+import { SECTIONS, defaultsOf, flag, int, oneOf, optInt, optReal, optString, optText, real, section, weights, type ConfigOf, type FieldSpec, type Section } from '../../schema/fields';
 import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
 import { ADV_ESTIMATORS, SCALE_REWARDS } from '../advantages';
 
@@ -14,7 +14,11 @@ const TASK_FIELDS = section('task', {
   difficulty: optInt("the task's difficulty knob (its meaning and range are the task's)", "the task's default difficulty", null, 0, 1000),
   model: oneOf('model preset to start from when no checkpoint is given (src/model/config.ts)', Object.keys(MODEL_PRESETS) as (keyof typeof MODEL_PRESETS)[], 'nano'),
   checkpoint: optString('warm-start checkpoint to start from (a shipped name, a URL or a directory); overrides model', 'a fresh model of the `model` preset', { verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path', also: ['pretrain', 'model_name_or_path'], note: 'their path of the starting weights' }),
-  reward_weights: weights('w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ...)', "the task's own weights", { trl: 'reward_weights' }),
+  reward_weights: weights('w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ..., user for reward_fn)', "the task's own weights (and user: 1 with a reward_fn)", { trl: 'reward_weights' }),
+  reward_fn: optText(
+    'a reward function of your own in JavaScript, (prompt, completion, item) => number | { reward, parts }, scored as the reward function `user`; it runs in a sandbox without network or storage, once per batch, stopped after 5 s',
+    'none (only the task\'s rewards)',
+  ),
 });
 
 const SAMPLING_FIELDS = section('sampling', {
