@@ -50,12 +50,14 @@ import {
   loadCheckpointDir,
   mkdirOrFail,
   onFile,
+  CLI_ASSETS,
   readFileOrFail,
   writeFileAtomic,
   writeFilesAtomic,
 } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
+import { loadLearnedReward } from '../engine/learned-reward';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
@@ -386,7 +388,10 @@ export async function trainRl(argv: string[]): Promise<number> {
 
   let ctx: GpuContext | null = null;
   if (backendName === 'webgpu') ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
-  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend: ctx ? { kind: 'webgpu', ctx } : { kind: 'cpu' }, inspectGroups, resume, rewardSandbox: nodeRewardSandbox });
+  const backend = ctx ? ({ kind: 'webgpu', ctx } as const) : ({ kind: 'cpu' } as const);
+  const learnedReward = config.reward_model !== null ? await loadLearnedReward(config, CLI_ASSETS, { policy: init.config, padId: tok.padId, backend }) : undefined;
+  if (learnedReward) console.error(`reward_model: ${learnedReward.source}`);
+  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend, inspectGroups, resume, rewardSandbox: nodeRewardSandbox, learnedReward });
   const startStep = trainer.step;
   console.error(
     `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +

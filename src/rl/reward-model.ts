@@ -26,6 +26,9 @@ export interface PreferencePair {
   rejected: readonly number[];
 }
 
+/** config.json's "rl_lab": { "kind": ... } of a saved lab reward model. */
+export const REWARD_MODEL_KIND = 'reward-model';
+
 /** The metrics of one training step. */
 export interface RewardModelStepMetrics {
   /** Mean -log sigmoid(r_chosen - r_rejected) (without the centering term). */
@@ -82,6 +85,12 @@ export class LabRewardModel {
     return new LabRewardModel(ctx, GpuModel.create(ctx, init.config, opts.params ?? init.params, maxRows), opts.padId, maxRows);
   }
 
+  /** A saved reward model (its own config, untied head) on the GPU. */
+  static load(ctx: GpuContext, config: ModelConfig, params: ParamArrays, opts: { padId: number; maxRows?: number }): LabRewardModel {
+    const maxRows = opts.maxRows ?? 64;
+    return new LabRewardModel(ctx, GpuModel.create(ctx, config, params, maxRows), opts.padId, maxRows);
+  }
+
   get config(): ModelConfig {
     return this.model.config;
   }
@@ -99,10 +108,14 @@ export class LabRewardModel {
     if (rows > this.maxRows) throw new Error(`reward model: ${rows} sequences in one ${what}, more than the ${this.maxRows} it was made for`);
   }
 
-  /** The scores of `sequences`: one forward, one readback. */
+  /** The scores of `sequences`: one forward and one readback per maxRows of them. */
   async score(sequences: readonly ScoredSequence[]): Promise<Float32Array> {
-    if (sequences.length === 0) return new Float32Array(0);
-    this.checkRows(sequences.length, 'scoring batch');
+    const out = new Float32Array(sequences.length);
+    for (let i = 0; i < sequences.length; i += this.maxRows) out.set(await this.scoreChunk(sequences.slice(i, i + this.maxRows)), i);
+    return out;
+  }
+
+  private async scoreChunk(sequences: readonly ScoredSequence[]): Promise<Float32Array> {
     const batch = scoreBatch(sequences, this.config.vocabSize, this.padId);
     const { inp, scoreIdx, temps } = this.upload(batch);
     const scores = this.ctx.tensor([batch.B], { label: 'rm.scores' });

@@ -12,6 +12,7 @@ import type { Task, TaskItem, Verdict } from '../tasks';
 import { groupRewardStats } from './advantages';
 import { takeRows } from './batch';
 import type { DerivedConfig, RLConfig } from './config';
+import { LEARNED_REWARD_NAME, type LearnedReward } from './learned-reward';
 import { USER_REWARD_NAME, type UserRewardFunction } from './user-reward';
 
 /** Rollouts of one step, with rewards, before advantages. */
@@ -49,6 +50,8 @@ export interface RolloutSetting {
   tokenizer: Tokenizer;
   /** The config's reward_fn running in its sandbox (null without one): the reward function `user`. */
   userReward: UserRewardFunction | null;
+  /** The config's reward_model, loaded (null without one): the reward function `reward_model`. */
+  learnedReward: LearnedReward | null;
 }
 
 /**
@@ -120,8 +123,9 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
 
 /**
  * Rewards of a batch of completions: the task's verdicts and the user's reward function (one call for the whole
- * batch, its reward added to each verdict as the part `user` and its own parts as `user.<name>`), weighted, plus
- * overlong shaping. Rejects with UserRewardError when the user's function fails.
+ * batch, its reward added to each verdict as the part `user` and its own parts as `user.<name>`) and the learned
+ * reward model (one batched call, the part `reward_model`), weighted, plus overlong shaping. Rejects with
+ * UserRewardError when the user's function fails.
  */
 export async function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): Promise<StepRollouts> {
   const c = s.config;
@@ -135,11 +139,12 @@ export async function scoreCompletions(s: RolloutSetting, task: Task, items: Tas
   const overlong = new Float32Array(R);
   const parts: Record<string, Float32Array> = {};
   const texts: string[] = [];
+  const completionIds: number[][] = [];
   let rolloutTokens = 0;
   for (let r = 0; r < R; r++) {
-    const len = rollout.lengths[r];
-    rolloutTokens += len;
-    const ids = Array.from(rollout.tokens.subarray(r * L, r * L + len)).filter((id) => id !== tok.eosId);
+    rolloutTokens += rollout.lengths[r];
+    const ids = completionTokens(rollout, r, tok.eosId);
+    completionIds.push(ids);
     texts.push(tok.decode(ids, { skipSpecialTokens: true }));
   }
   const itemOf = (r: number) => items[Math.floor(r / perItem)];
@@ -152,6 +157,13 @@ export async function scoreCompletions(s: RolloutSetting, task: Task, items: Tas
       v.parts[USER_REWARD_NAME] = u.reward;
       for (const [k, p] of Object.entries(u.parts)) v.parts[`${USER_REWARD_NAME}.${k}`] = p;
       v.reason = `${v.reason}; ${USER_REWARD_NAME} ${u.reward}`;
+    });
+  }
+  if (s.learnedReward) {
+    const scores = await s.learnedReward.score(texts.map((completion, r) => ({ promptIds: prompts[r], completionIds: completionIds[r], completion })));
+    verdicts.forEach((v, r) => {
+      v.parts[LEARNED_REWARD_NAME] = scores[r];
+      v.reason = `${v.reason}; ${LEARNED_REWARD_NAME} ${scores[r].toPrecision(3)}`;
     });
   }
   for (let r = 0; r < R; r++) {
@@ -169,6 +181,12 @@ export async function scoreCompletions(s: RolloutSetting, task: Task, items: Tas
   if (c.overlong_buffer_enable) parts.overlong = overlong;
   const sampledTokens = prompts.reduce((a, p) => a + p.length, rolloutTokens);
   return { items, prompts, rollout, verdicts, texts, rewards, overlong, parts, groupsSampled: items.length, groupsDropped: 0, rolloutTokens, sampledTokens };
+}
+
+/** The token ids of row `r`'s completion, without its EOS: what its text is decoded from and a reward model reads. */
+export function completionTokens(rollout: Rollout, r: number, eosId: number): number[] {
+  const L = rollout.maxNewTokens;
+  return Array.from(rollout.tokens.subarray(r * L, r * L + rollout.lengths[r])).filter((id) => id !== eosId);
 }
 
 /** The rows of the groups `groups` (each G consecutive rows). */

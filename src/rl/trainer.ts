@@ -23,6 +23,7 @@ import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule'
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
+import type { LearnedReward } from './learned-reward';
 import type { UserRewardFunction, UserRewardSandbox } from './user-reward';
 import { maxOf } from '../schema/extremes';
 
@@ -42,6 +43,8 @@ export interface TrainerOptions {
   resume?: TrainerState;
   /** Where the config's reward_fn runs (a Blob worker in the browser, a worker thread in Node); needed when it has one. */
   rewardSandbox?: UserRewardSandbox;
+  /** The config's reward_model, loaded by the caller (src/engine/learned-reward.ts); needed when it names one. */
+  learnedReward?: LearnedReward;
 }
 
 export class Trainer {
@@ -50,6 +53,8 @@ export class Trainer {
   readonly learner: Learner;
   /** The config's reward_fn in its sandbox, or null. */
   readonly userReward: UserRewardFunction | null;
+  /** The config's reward_model, or null. */
+  readonly learnedReward: LearnedReward | null;
   /** Rollout steps done. */
   step = 0;
   /** Optimizer steps done. */
@@ -91,8 +96,10 @@ export class Trainer {
       );
     }
     if (this.config.reward_fn !== null && !opts.rewardSandbox) throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
+    if (this.config.reward_model !== null && !opts.learnedReward) throw new Error(`reward_model: ${this.config.reward_model} was not loaded for this trainer`);
     this.learner = opts.backend.kind === 'webgpu' ? new GpuLearner(opts.backend.ctx, init) : new CpuLearner(init);
     this.userReward = this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
+    this.learnedReward = this.config.reward_model !== null ? (opts.learnedReward ?? null) : null;
     if (resume) {
       const m = resume.meta;
       this.step = m.step;
@@ -323,6 +330,7 @@ export class Trainer {
 
   destroy(): void {
     this.userReward?.destroy();
+    this.learnedReward?.destroy();
     this.learner.destroy();
   }
 }

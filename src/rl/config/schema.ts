@@ -19,6 +19,14 @@ const TASK_FIELDS = section('task', {
     'a reward function of your own in JavaScript, (prompt, completion, item) => number | { reward, parts }, scored as the reward function `user`; it runs in a sandbox without network or storage, once per batch, stopped after 5 s',
     'none (only the task\'s rewards)',
   ),
+  reward_model: optString(
+    'a learned reward, scored as the reward function `reward_model` once per batch: the folder of a text-classification model in ONNX run by transformers.js (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx; the shipped one is models/sentiment-char/), or of a reward model trained in the lab by `npm run reward-model` (config.json, model.safetensors)',
+    'none (only the task\'s rewards)',
+  ),
+  reward_model_label: optString(
+    "a text classifier's label whose probability is the reward (one of its config.json id2label)",
+    "the classifier's last label (POSITIVE for a NEGATIVE/POSITIVE model)",
+  ),
 });
 
 const SAMPLING_FIELDS = section('sampling', {
