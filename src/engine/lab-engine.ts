@@ -99,7 +99,7 @@ export class LabEngine {
 
   constructor(private readonly deps: LabEngineDeps) {
     const create = deps.createTrainer ?? realTrainer;
-    this.createTrainer = deps.rewardSandbox ? (o) => create({ ...o, rewardSandbox: deps.rewardSandbox }) : create;
+    this.createTrainer = (o) => create({ ...o, assets: deps.assets, ...(deps.rewardSandbox ? { rewardSandbox: deps.rewardSandbox } : {}) });
     this.now = deps.now ?? (() => performance.now());
     this.wall = deps.wallClock ?? (() => Date.now());
   }

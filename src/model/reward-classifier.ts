@@ -108,6 +108,7 @@ export async function loadRewardClassifier(files: ClassifierFiles, options: Rewa
 
   const tf = await import('@huggingface/transformers');
   serveFromMemory(tf.env);
+  useBundledRuntime(tf.env);
   const modelId = `rl-lab/classifier-${nextModelId++}`;
   served.set(modelId, files);
   let model: Awaited<ReturnType<typeof tf.AutoModelForSequenceClassification.from_pretrained>>;
@@ -152,6 +153,19 @@ export async function loadRewardClassifier(files: ClassifierFiles, options: Rewa
 }
 
 type TransformersEnv = (typeof import('@huggingface/transformers'))['env'];
+
+/**
+ * In the browser transformers.js points ONNX Runtime at a CDN for its WASM files. The lab never loads code from
+ * another site (and its machines have no network): clearing the paths makes ONNX Runtime load the copy the build
+ * ships beside its own module. Node's runtime (onnxruntime-node) has no such paths.
+ */
+function useBundledRuntime(env: TransformersEnv): void {
+  const wasm = (env.backends.onnx as { wasm?: { wasmPaths?: unknown } } | undefined)?.wasm;
+  if (!wasm) return;
+  const paths = wasm.wasmPaths;
+  const remote = (p: unknown) => typeof p === 'string' && /^https?:/.test(p) && typeof location !== 'undefined' && !p.startsWith(location.origin);
+  if (remote(paths) || (paths !== null && typeof paths === 'object' && Object.values(paths).some(remote))) wasm.wasmPaths = undefined;
+}
 
 /**
  * The file of a served folder that a transformers.js cache key names, or undefined. Keys are the local path
