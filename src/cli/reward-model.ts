@@ -88,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
     made_by: `npm run reward-model -- ${argv.join(' ')}`,
     task: config.task,
     difficulty: trainer.derived.difficulty,
-    policy: start.dir,
+    policy: config.checkpoint,
     held_out_accuracy_before: result.heldOutAccuracyBefore,
   });
   writeFilesAtomic([
