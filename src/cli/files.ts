@@ -4,11 +4,12 @@
 // the same bytes in IndexedDB instead.
 
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { loadHfFolder, unusableCheckpointProblems } from '../model/hf-folder';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
+import type { AssetLoader } from '../engine/start-policy';
 
 export { PUBLIC_ASSETS, PUBLIC_DIR, unusableCheckpointProblems };
 export const CHAR_TOKENIZER_PATH = new URL('tokenizers/char/tokenizer.json', PUBLIC_DIR);
@@ -63,6 +64,22 @@ export function onFile<T>(path: string | URL, doing: string, op: () => T): T {
 
 export function readFileOrFail(path: string | URL): Buffer {
   return onFile(path, 'read it', () => readFileSync(path));
+}
+
+/**
+ * An AssetLoader over the file system for the CLI: a path is read as given (relative to the working directory);
+ * a relative path that does not exist there is read from public/, so a site path such as
+ * models/sentiment-char/config.json works in the CLI as in the page.
+ */
+export const CLI_ASSETS: AssetLoader = {
+  bytes: async (path) => new Uint8Array(readFileOrFail(cliAssetPath(path))),
+  text: async (path) => readFileOrFail(cliAssetPath(path)).toString('utf8'),
+};
+
+function cliAssetPath(path: string): string | URL {
+  if (existsSync(path) || isAbsolute(path)) return path;
+  const shipped = new URL(path, PUBLIC_DIR);
+  return existsSync(shipped) ? shipped : path;
 }
 
 export function mkdirOrFail(dir: string): void {

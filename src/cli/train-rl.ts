@@ -50,11 +50,14 @@ import {
   loadCheckpointDir,
   mkdirOrFail,
   onFile,
+  CLI_ASSETS,
   readFileOrFail,
   writeFileAtomic,
   writeFilesAtomic,
 } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
+import { nodeRewardSandbox } from './reward-sandbox';
+import { loadLearnedReward } from '../engine/learned-reward';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
@@ -76,7 +79,8 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
 function fieldHelp(name: string, spec: FieldSpec): string {
   const def = spec.default === null ? 'null' : typeof spec.default === 'object' ? JSON.stringify(spec.default) : String(spec.default);
   const others = [spec.trl && `TRL ${spec.trl}`, spec.verl && `verl ${spec.verl}`, spec.openrlhf && `OpenRLHF ${spec.openrlhf}`].filter(Boolean).join('; ');
-  return `  --${name}`.padEnd(34) + `${spec.doc}\n${' '.repeat(34)}${kindText(spec)}; default ${def}${others ? `\n${' '.repeat(34)}elsewhere: ${others}${spec.note ? ` (${spec.note})` : ''}` : ''}`;
+  const kind = spec.kind === 'string' && spec.multiline ? 'a file: its text is the value' : kindText(spec);
+  return `  --${name}`.padEnd(34) + `${spec.doc}\n${' '.repeat(34)}${kind}; default ${def}${others ? `\n${' '.repeat(34)}elsewhere: ${others}${spec.note ? ` (${spec.note})` : ''}` : ''}`;
 }
 
 export function rlHelpText(): string {
@@ -141,6 +145,9 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
       else if (next === undefined) throw new UsageError(`--${name} needs a value (${spec.doc})`);
       else text = argv[++i];
     }
+    // A text of several lines (reward_fn's source) is given as a file, whose text goes into the config, so the run's
+    // rl_config.json holds it and reproduces the run without the file.
+    if (spec.kind === 'string' && spec.multiline && text.trim() !== '' && text.trim() !== 'null') text = readFileOrFail(text).toString('utf8');
     const v = decodeFieldText(name, spec, text);
     if (v && typeof v === 'object' && 'error' in v) errors.push((v as { error: string }).error);
     else fields[name as RLField] = v;
@@ -384,7 +391,10 @@ export async function trainRl(argv: string[]): Promise<number> {
 
   let ctx: GpuContext | null = null;
   if (backendName === 'webgpu') ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
-  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend: ctx ? { kind: 'webgpu', ctx } : { kind: 'cpu' }, inspectGroups, resume });
+  const backend = ctx ? ({ kind: 'webgpu', ctx } as const) : ({ kind: 'cpu' } as const);
+  const learnedReward = config.reward_model !== null ? await loadLearnedReward(config, CLI_ASSETS, { policy: init.config, padId: tok.padId, backend }) : undefined;
+  if (learnedReward) console.error(`reward_model: ${learnedReward.source}`);
+  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend, inspectGroups, resume, rewardSandbox: nodeRewardSandbox, learnedReward });
   const startStep = trainer.step;
   console.error(
     `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +

@@ -19,6 +19,7 @@ import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
 import { parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
 import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
+import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
 import { createTrainer as realTrainer, type TrainerBackend, type TrainerFactory, type TrainerLike } from './trainer-port';
 import { rowOf, type BackendKind, type EngineEvent, type RolloutRecord, type RunHeader, type RunProgress, type RunStatus } from './types';
 
@@ -40,6 +41,8 @@ export interface LabEngineDeps {
   emit(e: EngineEvent): void;
   /** The trainer factory (default: src/rl/trainer.ts). */
   createTrainer?: TrainerFactory;
+  /** Where a config's reward_fn runs (the engine worker passes its Blob-worker sandbox); every trainer gets it. */
+  rewardSandbox?: UserRewardSandbox;
   /** Milliseconds clock (default: performance.now). */
   now?: () => number;
   /** Wall clock for run headers (default: Date.now). */
@@ -101,7 +104,8 @@ export class LabEngine {
   private adapter = '';
 
   constructor(private readonly deps: LabEngineDeps) {
-    this.createTrainer = deps.createTrainer ?? realTrainer;
+    const create = deps.createTrainer ?? realTrainer;
+    this.createTrainer = (o) => create({ ...o, assets: deps.assets, ...(deps.rewardSandbox ? { rewardSandbox: deps.rewardSandbox } : {}) });
     this.now = deps.now ?? (() => performance.now());
     this.wall = deps.wallClock ?? (() => Date.now());
   }
@@ -355,6 +359,9 @@ export class LabEngine {
       this.deps.emit({ type: 'runs-changed' });
       this.emitProgress();
     } catch (e) {
+      // The user's reward function failed (an error, a bad value, a batch past its time limit): nothing of the step
+      // was kept, so the run pauses where it is, with the function's own message.
+      if (e instanceof UserRewardError) return await this.pauseWith(a, `${e.message}. The run is paused at step ${a.header.step}; fix reward_fn in a new run`);
       // A lost device interrupts (resumable on a new device) even when the step's own failure (a buffer unmapped
       // under a readback) arrives before the device's lost event: give that event a moment to land first.
       if (a.header.backend === 'webgpu' && !(e instanceof GpuDeviceLostError)) await new Promise((r) => setTimeout(r, 100));
@@ -494,6 +501,19 @@ export class LabEngine {
       a.tokenizerConfigJson = start.tokenizerConfigJson;
       a.trainer = await this.createTrainer({ config: h.config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups });
     }
+  }
+
+  /** Pauses the current run with a message (shown on the page and kept in its header); Start tries again. */
+  private async pauseWith(a: Active, text: string): Promise<void> {
+    const h = a.header;
+    h.status = 'paused';
+    h.message = text;
+    h.updatedAt = this.wall();
+    a.stepsLeft = 0;
+    await this.persist(a, `run "${h.name}"`, () => this.deps.store.putHeader({ ...h }));
+    this.notice('error', text);
+    this.deps.emit({ type: 'runs-changed' });
+    this.emitProgress();
   }
 
   private async stopWith(a: Active, status: 'failed' | 'interrupted', why: string): Promise<void> {

@@ -10,6 +10,10 @@ import type { RLConfig } from '../rl/config';
 import type { EvalRecord, StepRecord } from '../rl/stream';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
+import type { LearnedReward } from '../rl/learned-reward';
+import type { UserRewardSandbox } from '../rl/user-reward';
+import { loadLearnedReward } from './learned-reward';
+import type { AssetLoader } from './start-policy';
 
 /** Where the trainer runs: the WGSL kernels on a device, or the CPU twins. */
 export type TrainerBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
@@ -39,6 +43,10 @@ export interface TrainerOptions {
   inspectGroups?: number;
   /** encodeTrainerState bytes of a saved state to continue from. */
   resume?: Uint8Array;
+  /** Where the config's reward_fn runs (the engine worker's Blob-worker sandbox). */
+  rewardSandbox?: UserRewardSandbox;
+  /** Where the config's reward_model folder is read from (the site in the worker, the file system in the CLI). */
+  assets?: AssetLoader;
 }
 
 export type TrainerFactory = (o: TrainerOptions) => Promise<TrainerLike>;
@@ -46,7 +54,18 @@ export type TrainerFactory = (o: TrainerOptions) => Promise<TrainerLike>;
 /** The real trainer behind TrainerLike. */
 export const createTrainer: TrainerFactory = async (o) => {
   const resume: TrainerState | undefined = o.resume ? decodeTrainerState(o.resume) : undefined;
-  const t = await Trainer.create({ config: o.config, init: o.init, tokenizer: o.tokenizer, backend: o.backend, inspectGroups: o.inspectGroups, resume });
+  let learnedReward: LearnedReward | undefined;
+  if (o.config.reward_model !== null) {
+    if (!o.assets) throw new Error(`reward_model: ${o.config.reward_model} cannot be read here (no files to read it from)`);
+    learnedReward = await loadLearnedReward(o.config, o.assets, { policy: o.init.config, padId: o.tokenizer.padId, backend: o.backend });
+  }
+  let t: Trainer;
+  try {
+    t = await Trainer.create({ config: o.config, init: o.init, tokenizer: o.tokenizer, backend: o.backend, inspectGroups: o.inspectGroups, resume, rewardSandbox: o.rewardSandbox, learnedReward });
+  } catch (e) {
+    learnedReward?.destroy();
+    throw e;
+  }
   return {
     get step() {
       return t.step;

@@ -20,6 +20,7 @@ import { headCases } from './head.cases';
 import { klCases } from './kl.cases';
 import { layerCases } from './layers.cases';
 import { objectiveCases } from './objective.cases';
+import { bradleyTerryCases } from './bradley-terry.cases';
 import { valueCases } from './value.cases';
 import { weightStatsCases } from './weight-stats.cases';
 import { simpleCase, type KernelCase } from './verify';
@@ -188,9 +189,9 @@ export function coreCases(): KernelCase[] {
 
 /**
  * Every kernel case, in a stable order (the browser self-test and `npm run selftest` run them all). In Node, the
- * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias) run there, so each case runs once.
+ * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias, bradley-terry) run there, so each case runs once.
  */
 export function kernelCases(): KernelCase[] {
-  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases(), ...klCases(), ...valueCases(), ...weightStatsCases(), ...biasCases()];
+  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases(), ...klCases(), ...valueCases(), ...weightStatsCases(), ...biasCases(), ...bradleyTerryCases()];
 }
 

@@ -7,6 +7,7 @@ import { deadGroups } from './catalog/dead-groups';
 import { entropyCollapse } from './catalog/entropy-collapse';
 import { firstRun } from './catalog/first-run';
 import { klEstimators } from './catalog/kl-estimators';
+import { learnedReward } from './catalog/learned-reward';
 import { lengthBias } from './catalog/length-bias';
 import { rewardHacking } from './catalog/reward-hacking';
 import { rlVsSft } from './catalog/rl-vs-sft';
@@ -23,6 +24,7 @@ export const LESSONS: readonly Lesson[] = [
   criticVsGroup,
   weakVsStrongPrior,
   rewardHacking,
+  learnedReward,
   rlVsSft,
 ];
 

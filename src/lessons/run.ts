@@ -9,6 +9,7 @@ import { resolveConfig, type RLConfig } from '../rl/config';
 import { trainSft } from '../rl/sft';
 import { evalsOf, type StepRecord } from '../rl/stream';
 import { Trainer, type TrainerBackend } from '../rl/trainer';
+import { loadLearnedReward } from '../engine/learned-reward';
 import { getTask } from '../tasks';
 import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult, type LessonVerdict } from './lesson';
 
@@ -52,7 +53,9 @@ export async function runLesson(lesson: Lesson, opts: LessonRunOptions): Promise
   for (const run of lesson.runs) {
     const config = lessonRunConfig(lesson, run, opts.seed);
     const start = await loadStartPolicy(config, opts.assets);
-    const trainer = await Trainer.create({ config, init: start.init, tokenizer: start.tokenizer, backend: opts.backend });
+    const learnedReward =
+      config.reward_model !== null ? await loadLearnedReward(config, opts.assets, { policy: start.init.config, padId: start.tokenizer.padId, backend: opts.backend }) : undefined;
+    const trainer = await Trainer.create({ config, init: start.init, tokenizer: start.tokenizer, backend: opts.backend, learnedReward });
     let result: LessonRunResult;
     try {
       result = run.mode === 'sft' ? await supervisedRun(run, config, trainer) : collectRun(run, config, await allRecords(trainer));

@@ -33,7 +33,7 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
     const part = items.slice(i, i + chunk);
     const prompts = part.map((it) => encodePrompt(tok, it.prompt, c.chat_template));
     const greedy = await policy.generate(prompts, { maxNewTokens: L, sampler: { ...samplerOptions(c, stepsDone, 0xe7a1, true), seed: 0 }, eosId: tok.eosId, padId: tok.padId });
-    const g = scoreCompletions(s, task, part, prompts, greedy);
+    const g = await scoreCompletions(s, task, part, prompts, greedy);
     for (let r = 0; r < part.length; r++) {
       correct += completionPasses(g.verdicts[r].parts.accuracy, greedy.finished[r]) ? 1 : 0;
       reward += g.rewards[r];
@@ -45,7 +45,7 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
       eosId: tok.eosId,
       padId: tok.padId,
     });
-    const sc = scoreCompletions(s, task, part, many, samples);
+    const sc = await scoreCompletions(s, task, part, many, samples);
     for (let p = 0; p < part.length; p++) {
       let k = 0;
       for (let j = 0; j < n; j++) if (completionPasses(sc.verdicts[p * n + j].parts.accuracy, samples.finished[p * n + j])) k++;

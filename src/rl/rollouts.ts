@@ -12,6 +12,8 @@ import type { Task, TaskItem, Verdict } from '../tasks';
 import { groupRewardStats } from './advantages';
 import { takeRows } from './batch';
 import type { DerivedConfig, RLConfig } from './config';
+import { LEARNED_REWARD_NAME, type LearnedReward } from './learned-reward';
+import { USER_REWARD_NAME, type UserRewardFunction } from './user-reward';
 
 /** Rollouts of one step, with rewards, before advantages. */
 export interface StepRollouts {
@@ -41,11 +43,15 @@ export interface StepRollouts {
   sampledTokens: number;
 }
 
-/** What sampling and scoring read: the run's config, its derived values and the tokenizer. */
+/** What sampling and scoring read: the run's config, its derived values, the tokenizer and the user's reward function. */
 export interface RolloutSetting {
   config: RLConfig;
   derived: DerivedConfig;
   tokenizer: Tokenizer;
+  /** The config's reward_fn running in its sandbox (null without one): the reward function `user`. */
+  userReward: UserRewardFunction | null;
+  /** The config's reward_model, loaded (null without one): the reward function `reward_model`. */
+  learnedReward: LearnedReward | null;
 }
 
 /**
@@ -84,11 +90,11 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
       eosId: tok.eosId,
       padId: tok.padId,
     });
-    const r = scoreCompletions(s, task, items, prompts, rollout);
+    const r = await scoreCompletions(s, task, items, prompts, rollout);
     if (c.adv_estimator === 'remax') {
       const greedyPrompts = items.map((it) => encodePrompt(tok, it.prompt, c.chat_template));
       const g = await policy.generate(greedyPrompts, { maxNewTokens: L, sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true), eosId: tok.eosId, padId: tok.padId });
-      r.greedyRewards = scoreCompletions(s, task, items, greedyPrompts, g).rewards;
+      r.greedyRewards = (await scoreCompletions(s, task, items, greedyPrompts, g)).rewards;
     }
     sampled += B;
     sampledTokens += r.sampledTokens;
@@ -115,8 +121,13 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
   return out;
 }
 
-/** Rewards of a batch of completions: the task's verdicts, weighted, plus overlong shaping. */
-export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): StepRollouts {
+/**
+ * Rewards of a batch of completions: the task's verdicts and the user's reward function (one call for the whole
+ * batch, its reward added to each verdict as the part `user` and its own parts as `user.<name>`) and the learned
+ * reward model (one batched call, the part `reward_model`), weighted, plus overlong shaping. Rejects with
+ * UserRewardError when the user's function fails.
+ */
+export async function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): Promise<StepRollouts> {
   const c = s.config;
   const tok = s.tokenizer;
   const L = s.derived.maxCompletionLength;
@@ -127,19 +138,37 @@ export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[
   const rewards = new Float32Array(R);
   const overlong = new Float32Array(R);
   const parts: Record<string, Float32Array> = {};
-  const verdicts: Verdict[] = [];
   const texts: string[] = [];
+  const completionIds: number[][] = [];
   let rolloutTokens = 0;
   for (let r = 0; r < R; r++) {
-    const item = items[Math.floor(r / perItem)];
+    rolloutTokens += rollout.lengths[r];
+    const ids = completionTokens(rollout, r, tok.eosId);
+    completionIds.push(ids);
+    texts.push(tok.decode(ids, { skipSpecialTokens: true }));
+  }
+  const itemOf = (r: number) => items[Math.floor(r / perItem)];
+  // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
+  const verdicts: Verdict[] = texts.map((text, r) => task.verify(itemOf(r), text));
+  if (s.userReward) {
+    const scores = await s.userReward.score(texts.map((completion, r) => ({ prompt: itemOf(r).prompt, completion, item: itemOf(r) })));
+    verdicts.forEach((v, r) => {
+      const u = scores[r];
+      v.parts[USER_REWARD_NAME] = u.reward;
+      for (const [k, p] of Object.entries(u.parts)) v.parts[`${USER_REWARD_NAME}.${k}`] = p;
+      v.reason = `${v.reason}; ${USER_REWARD_NAME} ${u.reward}`;
+    });
+  }
+  if (s.learnedReward) {
+    const scores = await s.learnedReward.score(texts.map((completion, r) => ({ promptIds: prompts[r], completionIds: completionIds[r], completion })));
+    verdicts.forEach((v, r) => {
+      v.parts[LEARNED_REWARD_NAME] = scores[r];
+      v.reason = `${v.reason}; ${LEARNED_REWARD_NAME} ${scores[r].toPrecision(3)}`;
+    });
+  }
+  for (let r = 0; r < R; r++) {
     const len = rollout.lengths[r];
-    rolloutTokens += len;
-    const ids = Array.from(rollout.tokens.subarray(r * L, r * L + len)).filter((id) => id !== tok.eosId);
-    const text = tok.decode(ids, { skipSpecialTokens: true });
-    texts.push(text);
-    // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
-    const v: Verdict = task.verify(item, text);
-    verdicts.push(v);
+    const v = verdicts[r];
     let reward = 0;
     for (const [name, w] of Object.entries(weights)) {
       const part = v.parts[name] ?? 0;
@@ -152,6 +181,12 @@ export function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[
   if (c.overlong_buffer_enable) parts.overlong = overlong;
   const sampledTokens = prompts.reduce((a, p) => a + p.length, rolloutTokens);
   return { items, prompts, rollout, verdicts, texts, rewards, overlong, parts, groupsSampled: items.length, groupsDropped: 0, rolloutTokens, sampledTokens };
+}
+
+/** The token ids of row `r`'s completion, without its EOS: what its text is decoded from and a reward model reads. */
+export function completionTokens(rollout: Rollout, r: number, eosId: number): number[] {
+  const L = rollout.maxNewTokens;
+  return Array.from(rollout.tokens.subarray(r * L, r * L + rollout.lengths[r])).filter((id) => id !== eosId);
 }
 
 /** The rows of the groups `groups` (each G consecutive rows). */

@@ -27,6 +27,8 @@ import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetr
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
 import { createWeightTracker, type WeightTracker } from './weight-tracker';
+import type { LearnedReward } from './learned-reward';
+import type { UserRewardFunction, UserRewardSandbox } from './user-reward';
 import { maxOf } from '../schema/extremes';
 
 /** Where the tensor work runs. */
@@ -43,12 +45,20 @@ export interface TrainerOptions {
   inspectGroups?: number;
   /** A saved state to continue from exactly (its config must equal `config`). */
   resume?: TrainerState;
+  /** Where the config's reward_fn runs (a Blob worker in the browser, a worker thread in Node); needed when it has one. */
+  rewardSandbox?: UserRewardSandbox;
+  /** The config's reward_model, loaded by the caller (src/engine/learned-reward.ts); needed when it names one. */
+  learnedReward?: LearnedReward;
 }
 
 export class Trainer {
   readonly config: RLConfig;
   readonly derived: DerivedConfig;
   readonly learner: Learner;
+  /** The config's reward_fn in its sandbox, or null. */
+  readonly userReward: UserRewardFunction | null;
+  /** The config's reward_model, or null. */
+  readonly learnedReward: LearnedReward | null;
   /** Rollout steps done. */
   step = 0;
   /** Optimizer steps done. */
@@ -100,7 +110,11 @@ export class Trainer {
         `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
     }
+    if (this.config.reward_fn !== null && !opts.rewardSandbox) throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
+    if (this.config.reward_model !== null && !opts.learnedReward) throw new Error(`reward_model: ${this.config.reward_model} was not loaded for this trainer`);
     this.learner = opts.backend.kind === 'webgpu' ? new GpuLearner(opts.backend.ctx, init) : new CpuLearner(init);
+    this.userReward = this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
+    this.learnedReward = this.config.reward_model !== null ? (opts.learnedReward ?? null) : null;
     if (resume) {
       const m = resume.meta;
       this.step = m.step;
@@ -338,7 +352,7 @@ export class Trainer {
    */
   async compareObjectives(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison> {
     const a: RLConfig = { ...this.config, entropy_coef: this.entropyCoef };
-    const setting = { config: this.config, derived: this.derived, tokenizer: this.tokenizer, learner: this.learner, backend: this.backend };
+    const setting = { config: this.config, derived: this.derived, tokenizer: this.tokenizer, learner: this.learner, backend: this.backend, userReward: this.userReward, learnedReward: this.learnedReward };
     if (source === 'latest') {
       if (!this.latest) throw new Error('no step has run yet in this session of the run (a resumed run keeps no batch): run a step first, or compare on a fresh batch');
       return compareOnRollouts(setting, this.latest.ro, this.latest.scored ?? {}, a, validateConfig(b), 'latest', this.step);
@@ -381,6 +395,8 @@ export class Trainer {
 
   destroy(): void {
     this.weights?.destroy();
+    this.userReward?.destroy();
+    this.learnedReward?.destroy();
     this.learner.destroy();
   }
 }

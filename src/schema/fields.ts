@@ -56,6 +56,8 @@ export interface StringField extends Common {
   kind: 'string';
   default: string | null;
   nullMeans: string;
+  /** Several lines of text (source code, a data file): the panel edits it in a text area, not a one-line input. */
+  multiline?: boolean;
 }
 export interface WeightsField extends Common {
   kind: 'weights';
@@ -104,6 +106,8 @@ export const oneOf = <const V extends string>(doc: string, values: readonly V[],
 export const flag = (doc: string, def: boolean, o: OtherNames = {}): Unsectioned<BooleanField> => ({ kind: 'boolean', doc, default: def, ...o });
 /** Non-empty text, or null meaning `nullMeans`. */
 export const optString = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({ kind: 'string', doc, default: null, nullMeans, ...o });
+/** Non-empty text of several lines (source code, a data file), or null meaning `nullMeans`. */
+export const optText = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({ kind: 'string', doc, default: null, nullMeans, multiline: true, ...o });
 /** Reward function name -> weight, or null meaning `nullMeans`. */
 export const weights = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<WeightsField> => ({ kind: 'weights', doc, default: null, nullMeans, ...o });
 

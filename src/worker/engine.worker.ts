@@ -16,6 +16,7 @@ import { kernelCases } from '../kernels/cases';
 import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Request, type Response } from './protocol';
+import { browserRewardSandbox } from './reward-sandbox';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -95,6 +96,7 @@ let store: RunStore = new MemoryRunStore();
 const queue = new RecordQueue();
 
 const engine = new LabEngine({
+  rewardSandbox: browserRewardSandbox,
   store: {
     // The store is opened asynchronously at init; every call goes to whichever store is current.
     listRuns: () => store.listRuns(),

@@ -5,6 +5,8 @@
 import { getTask } from '../../tasks';
 import { epsilonHigh } from '../../schema/objective';
 import { GROUP_ESTIMATORS, type AdvEstimator } from '../advantages';
+import { LEARNED_REWARD_NAME } from '../learned-reward';
+import { USER_REWARD_NAME } from '../user-reward';
 import type { RLConfig } from './schema';
 
 /** Everything computed from a config, in one place. */
@@ -52,7 +54,7 @@ export interface DerivedConfig {
   criticLearningRate: number;
   /** True when entropy_coef adapts toward entropy_target. */
   adaptiveEntropy: boolean;
-  /** The reward weights in effect (reward_weights, or the task's own). */
+  /** The reward weights in effect (reward_weights, or the task's own plus user: 1 with a reward_fn and reward_model: 1 with a reward_model). */
   rewardWeights: Record<string, number>;
   /** k values reported as pass@k at evaluation: powers of 2 up to eval_num_generations, and it. */
   passAtKs: number[];
@@ -89,7 +91,14 @@ export function derive(c: RLConfig): DerivedConfig {
     klInReward: c.beta > 0 && c.kl_placement === 'in_reward',
     criticLearningRate: c.critic_learning_rate ?? c.learning_rate,
     adaptiveEntropy: c.entropy_target !== null,
-    rewardWeights: c.reward_weights ? { ...c.reward_weights } : { accuracy: task.weights.accuracy, format: task.weights.format },
+    rewardWeights: c.reward_weights
+      ? { ...c.reward_weights }
+      : {
+          accuracy: task.weights.accuracy,
+          format: task.weights.format,
+          ...(c.reward_fn !== null ? { [USER_REWARD_NAME]: 1 } : {}),
+          ...(c.reward_model !== null ? { [LEARNED_REWARD_NAME]: 1 } : {}),
+        },
     passAtKs,
   };
 }

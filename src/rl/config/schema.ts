@@ -5,7 +5,7 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { taskNames } from '../../tasks';
-import { SECTIONS, defaultsOf, flag, int, oneOf, optInt, optReal, optString, real, section, weights, type ConfigOf, type FieldSpec, type Section } from '../../schema/fields';
+import { SECTIONS, defaultsOf, flag, int, oneOf, optInt, optReal, optString, optText, real, section, weights, type ConfigOf, type FieldSpec, type Section } from '../../schema/fields';
 import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
 import { ADV_ESTIMATORS, SCALE_REWARDS } from '../advantages';
 
@@ -15,7 +15,19 @@ const TASK_FIELDS = section('task', {
   model: oneOf('model preset to start from when no checkpoint is given (src/model/config.ts)', Object.keys(MODEL_PRESETS) as (keyof typeof MODEL_PRESETS)[], 'nano'),
   checkpoint: optString('warm-start checkpoint to start from (a shipped name, a URL or a directory); overrides model', 'a fresh model of the `model` preset', { verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path', also: ['pretrain', 'model_name_or_path'], note: 'their path of the starting weights' }),
   chat_template: flag("give the model each prompt as one user message through its tokenizer's chat template (tokenizer_config.json chat_template, with the generation prompt), as chat models expect; needs a checkpoint whose tokenizer has one", false, { openrlhf: '--data.apply_chat_template', note: 'TRL and verl apply the chat template whenever the prompts are conversations' }),
-  reward_weights: weights('w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ...)', "the task's own weights", { trl: 'reward_weights' }),
+  reward_weights: weights('w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ..., user for reward_fn)', "the task's own weights (and user: 1 with a reward_fn)", { trl: 'reward_weights' }),
+  reward_fn: optText(
+    'a reward function of your own in JavaScript, (prompt, completion, item) => number | { reward, parts }, scored as the reward function `user`; it runs in a sandbox without network or storage, once per batch, stopped after 5 s',
+    'none (only the task\'s rewards)',
+  ),
+  reward_model: optString(
+    'a learned reward, scored as the reward function `reward_model` once per batch: the folder of a text-classification model in ONNX run by transformers.js (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx; the shipped one is models/sentiment-char/), or of a reward model trained in the lab by `npm run reward-model` (config.json, model.safetensors)',
+    'none (only the task\'s rewards)',
+  ),
+  reward_model_label: optString(
+    "a text classifier's label whose probability is the reward (one of its config.json id2label)",
+    "the classifier's last label (POSITIVE for a NEGATIVE/POSITIVE model)",
+  ),
 });
 
 const SAMPLING_FIELDS = section('sampling', {

@@ -7,6 +7,8 @@ import { getTask, taskFactories, type Task } from '../../tasks';
 import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
+import { LEARNED_REWARD_NAME } from '../learned-reward';
+import { USER_REWARD_NAME } from '../user-reward';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
 import { DEFAULT_CONFIG, RL_FIELDS, type RLConfig, type RLField } from './schema';
 
@@ -111,15 +113,22 @@ function crossFieldErrors(c: RLConfig): string[] {
 }
 
 /**
- * reward_weights against the task: every name must be one of the task's reward functions (a misspelled one would
- * weigh a part that is always 0), and some weight must be nonzero (all zero makes every reward 0: nothing learns).
+ * reward_weights against the task: every name must be one of the task's reward functions or `user` when there is
+ * a reward_fn (a misspelled one would weigh a part that is always 0), and some weight must be nonzero (all zero
+ * makes every reward 0: nothing learns).
  */
 function rewardWeightErrors(c: RLConfig): string[] {
   if (c.reward_weights === null) return [];
-  const names = taskFactories[c.task].rewardNames;
+  const names = [
+    ...taskFactories[c.task].rewardNames,
+    ...(c.reward_fn !== null ? [USER_REWARD_NAME] : []),
+    ...(c.reward_model !== null ? [LEARNED_REWARD_NAME] : []),
+  ];
   const e: string[] = [];
   for (const name of Object.keys(c.reward_weights)) {
-    if (!names.includes(name)) e.push(`reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`);
+    if (name === LEARNED_REWARD_NAME && c.reward_model === null) e.push(`reward_weights: ${LEARNED_REWARD_NAME} weighs the score of reward_model, which is not set; name a reward model folder or drop ${LEARNED_REWARD_NAME}`);
+    else if (name === USER_REWARD_NAME && c.reward_fn === null) e.push(`reward_weights: ${USER_REWARD_NAME} weighs the reward of reward_fn, which is empty; write a reward_fn or drop ${USER_REWARD_NAME}`);
+    else if (!names.includes(name)) e.push(`reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`);
   }
   if (Object.values(c.reward_weights).every((w) => w === 0)) {
     e.push(`reward_weights: every weight is 0, so every reward is 0 and nothing is learned; give one of ${c.task}'s rewards (${names.join(', ')}) a nonzero weight`);
@@ -184,6 +193,13 @@ export function configWarnings(c: RLConfig): string[] {
     w.push(`dynamic_sampling: drops groups whose rewards are all equal, which still carry signal for adv_estimator '${c.adv_estimator}'`);
   }
   if (!c.overlong_buffer_enable) ignored('overlong_buffer_len', 'while overlong_buffer_enable is false');
+  if (c.reward_fn !== null && c.reward_weights !== null && !(USER_REWARD_NAME in c.reward_weights)) {
+    w.push(`reward_fn: runs but counts for nothing, since reward_weights gives ${USER_REWARD_NAME} no weight; add ${USER_REWARD_NAME}:1 to reward_weights`);
+  }
+  if (c.reward_model !== null && c.reward_weights !== null && !(LEARNED_REWARD_NAME in c.reward_weights)) {
+    w.push(`reward_model: is loaded but counts for nothing, since reward_weights gives ${LEARNED_REWARD_NAME} no weight; add ${LEARNED_REWARD_NAME}:1 to reward_weights`);
+  }
+  if (c.reward_model === null) ignored('reward_model_label', 'without a reward_model');
   if (c.entropy_target !== null && c.entropy_coef_step === 0) w.push('entropy_coef_step: 0 keeps alpha fixed, so entropy_target has no effect');
   if (c.entropy_target === null) ignored('entropy_coef_step', 'without entropy_target (alpha is fixed)');
   if (c.beta === 0) {

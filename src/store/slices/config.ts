@@ -7,6 +7,7 @@ import { foreignCheckpointOrigin } from '../../engine/start-policy';
 import type { BackendKind, RunHeader } from '../../engine/types';
 import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
 import { configFromUrlParamsKeeping, resolveConfig, summarizeProblems, type PresetName, type RLConfig, type RLField } from '../../rl/config';
+import { clipText } from '../../schema/fields';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
 
@@ -101,6 +102,13 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
       // Held back: the worker fetches only what is in the draft, so nothing is read from that origin unless confirmed.
       linkCheckpoint = { checkpoint: config.checkpoint, origin };
       draft.checkpoint = resolveConfig(preset).checkpoint;
+    }
+    // A reward model is fetched and run like a checkpoint; a link may name only this site's (typed by hand, any works).
+    const rewardOrigin = config.reward_model === null ? null : foreignCheckpointOrigin(config.reward_model, site);
+    if (config.reward_model !== null && rewardOrigin !== null) {
+      problems.push(`reward_model: ${clipText(config.reward_model)} is on ${rewardOrigin}, not this site; a link may name only this site's reward models, so it is not used (type it into the field to use it)`);
+      dropped.push('reward_model');
+      draft.reward_model = resolveConfig(preset).reward_model;
     }
     const kept = dropped.length > 5 ? `${dropped.slice(0, 5).join(', ')} and ${dropped.length - 5} more` : dropped.join(', ');
     const urlError = problems.length
