@@ -22,6 +22,8 @@ test('a user reward function is charted, and an endless one is stopped with the 
   expect(Object.keys(rewards)).toEqual(expect.arrayContaining(['rewards/user/mean', 'rewards/accuracy/mean']));
   for (const [k, v] of Object.entries(rewards)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
   await page.getByTestId('chart-rewards').scrollIntoViewIfNeeded();
+  // Plots are drawn only near the viewport, through a render queue: wait for this one's 3 steps.
+  await expect(page.getByTestId('chart-rewards')).toHaveAttribute('data-drawn', '3');
   await shot(page, info, 'rewards-user-charted');
 
   // An endless loop: the sandbox is terminated after its time limit and the run pauses, saying why.

@@ -6,6 +6,7 @@ import { bandit } from './bandit';
 import { copy, reverse } from './copy';
 import { count } from './count';
 import { countdown } from './countdown';
+import { knightsKnaves } from './knights-knaves';
 import { parity } from './parity';
 import { sort } from './sort';
 import type { Task, TaskFactory } from './task';
@@ -15,9 +16,10 @@ export { HELDOUT_MODULUS, hashString, splitOfKey } from './task';
 export { evaluateExpression, parseExpression, Rational } from './expression';
 export { judgeCountdown, solveCountdown } from './countdown';
 export { banditArmRewards } from './bandit';
+export { solveKnightsKnaves, statementHolds } from './knights-knaves';
 
 /** Every task name, in picker order (simplest first). */
-export const taskNames = ['bandit', 'copy', 'reverse', 'sort', 'parity', 'count', 'addition', 'multiplication', 'countdown'] as const;
+export const taskNames = ['bandit', 'copy', 'reverse', 'sort', 'parity', 'count', 'addition', 'multiplication', 'countdown', 'knights_knaves'] as const;
 
 /** A registered task name. */
 export type TaskName = (typeof taskNames)[number];
@@ -33,6 +35,7 @@ export const taskFactories: Readonly<Record<TaskName, TaskFactory>> = {
   addition,
   multiplication,
   countdown,
+  knights_knaves: knightsKnaves,
 };
 
 /** True if `name` is a registered task name. */
