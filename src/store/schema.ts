@@ -15,13 +15,14 @@ export {
   isPresetName,
   rangeText,
   resolveConfig,
+  taskFactoryOf,
   type DerivedConfig,
   type FieldSpec,
   type PresetName,
   type RLConfig,
   type RLField,
 } from '../rl/config';
-export { taskFactories, taskNames, type TaskName } from '../tasks';
+export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFactory, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export type { ExportKind } from '../engine/lab-engine';
 export { TRAINER_TITLES } from '../engine/foreign-logs';
