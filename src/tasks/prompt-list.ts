@@ -145,7 +145,7 @@ export function promptListTask(text: string): TaskFactory {
   return defineTask<PromptListItem>({
     name: PROMPT_LIST_TASK,
     description: `Your own ${items.length} prompts (line ${items[0].line}: ${show(items[0].prompt, 30)} -> ${show(items[0].answer, 12)}), matched exactly or as numbers${disjoint ? `; ${held} held out` : '; too few to hold any out'}.`,
-    difficulty: { min: 1, max: 1, default: 1, meaning: 'none: the list is what it is' },
+    difficulty: { min: 1, max: 1, default: 1, meaning: 'none (a fixed list)' },
     // Printable ASCII: a wrong answer may use any character the prompts and answers do not.
     alphabet: Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join(''),
     weights: { accuracy: 0.9, format: 0.1 },

@@ -185,7 +185,8 @@ export function ConfigPanel() {
       <BackendPicker />
       {factory && range && (
         <p className="hint" data-testid="task-description">
-          {factory.description} Difficulty: {range.meaning}, {range.min}-{range.max} (default {range.default}).
+          {factory.description}
+          {range.min < range.max && ` Difficulty: ${range.meaning}, ${range.min}-${range.max} (default ${range.default}).`}
         </p>
       )}
       {draft.task === PROMPT_LIST_TASK && draft.prompts === null && (
