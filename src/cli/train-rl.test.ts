@@ -53,6 +53,16 @@ describe('train flags', () => {
     expect(msg).not.toMatch(/unexpected argument/);
   });
 
+  it('--reward_fn and --prompts name files whose text goes into the config, and a missing file is named', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rl-lab-flags-'));
+    writeFileSync(join(dir, 'reward.js'), '(prompt, completion) => completion.length\n');
+    writeFileSync(join(dir, 'list.jsonl'), '{"prompt": "2+2=", "answer": "4"}\n');
+    const { fields } = parseRlArgs(['--reward_fn', join(dir, 'reward.js'), `--prompts=${join(dir, 'list.jsonl')}`, '--task', 'prompts']);
+    expect(fields).toEqual({ reward_fn: '(prompt, completion) => completion.length', prompts: '{"prompt": "2+2=", "answer": "4"}', task: 'prompts' });
+    expect(resolveRunStart(parseRlArgs(['--reward_fn', join(dir, 'reward.js'), '--task', 'copy'])).config.reward_fn).toBe('(prompt, completion) => completion.length');
+    expect(problem(['--reward_fn', join(dir, 'nope.js')])).toMatch(/^--reward_fn names a file whose text is the value: .*nope\.js: cannot read it/);
+  });
+
   it('--help lists every field with its range, default and other trainers\' names', () => {
     const help = rlHelpText();
     expect(help).toMatch(/--epsilon_high .*\n.*num in \[0, 100\], or null \(epsilon\); default null\n.*elsewhere: TRL epsilon_high; verl actor_rollout_ref\.actor\.clip_ratio_high/);

@@ -147,7 +147,14 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
     }
     // A text of several lines (reward_fn's source) is given as a file, whose text goes into the config, so the run's
     // rl_config.json holds it and reproduces the run without the file.
-    if (spec.kind === 'string' && spec.multiline && text.trim() !== '' && text.trim() !== 'null') text = readFileOrFail(text).toString('utf8');
+    if (spec.kind === 'string' && spec.multiline && text.trim() !== '' && text.trim() !== 'null') {
+      try {
+        text = readFileOrFail(text).toString('utf8');
+      } catch (e) {
+        errors.push(`--${name} names a file whose text is the value: ${(e as Error).message}`);
+        continue;
+      }
+    }
     const v = decodeFieldText(name, spec, text);
     if (v && typeof v === 'object' && 'error' in v) errors.push((v as { error: string }).error);
     else fields[name as RLField] = v;

@@ -13,6 +13,7 @@ import { decodeTrainerState } from '../rl/trainer-state';
 import { chartOf } from '../schema/metrics';
 import { parseRunFile, RunFileError } from './formats';
 import { withUpdateIndex } from './metric-batch';
+import { nodeRewardSandbox } from '../cli/reward-sandbox';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
@@ -394,5 +395,27 @@ describe('LabEngine divergence and alerts (scripted trainer)', () => {
         expect((await store.getState(h.id))?.step).toBe(3);
       }
     }
+  });
+});
+
+describe('LabEngine with a reward_fn (CPU backend, real trainer, Node sandbox)', () => {
+  it('scores with the function, and pauses the run with its message when a batch loops past the time limit', async () => {
+    const rewardSandbox: LabEngineDeps['rewardSandbox'] = (source) => nodeRewardSandbox(source, { timeLimitMs: 300 });
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), { rewardSandbox });
+    await engine.create({ config: tinyConfig({ steps: 2, eval_every: 0, reward_fn: '(p, c) => c.length' }), preset: 'grpo', backend: 'cpu' });
+    engine.stepOnce();
+    await engine.idle();
+    expect(recordsOf(events).every((r) => Number.isFinite(r.metrics['rewards/user/mean']))).toBe(true);
+    engine.reset();
+
+    const h = await engine.create({ config: tinyConfig({ steps: 2, eval_every: 0, reward_fn: '(p, c) => { for (;;) {} }' }), preset: 'grpo', backend: 'cpu' });
+    engine.start();
+    await engine.idle();
+    const saved = (await store.getRun(h.id))!;
+    expect(saved.status).toBe('paused');
+    expect(saved.step).toBe(0);
+    expect(saved.message).toMatch(/^reward_fn did not finish a batch of 8 completions within 0.3 s \(an endless loop\?\), so its sandbox was stopped\. The run is paused at step 0/);
+    expect(notices(events).some((n) => n.startsWith('reward_fn did not finish'))).toBe(true);
+    engine.reset();
   });
 });

@@ -2,9 +2,9 @@
 // difficulty and seed, in the rows TRL (datasets-style JSONL: prompt, answer) and verl (data_source, prompt as chat
 // messages, reward_model.ground_truth) read. Plain text out; not the verifiers (the reward modules are in render.ts).
 
-import { derive, type RLConfig } from '../rl/config';
+import { derive, taskOf, type RLConfig } from '../rl/config';
 import { Rng } from '../reference/random';
-import { getTask, type Split, type TaskItem } from '../tasks';
+import type { Split, TaskItem } from '../tasks';
 
 /** Training prompts written at most: the run's steps * train_batch_size, capped so a long run's export stays small. */
 export const MAX_TRAIN_ROWS = 50_000;
@@ -19,7 +19,7 @@ export function rowCounts(c: RLConfig): Record<Split, number> {
 
 /** `n` items of a split of the config's task at its difficulty, deterministic in the config's seed. */
 export function exportItems(c: RLConfig, split: Split, n: number): TaskItem[] {
-  const task = getTask(c.task, derive(c).difficulty);
+  const task = taskOf(c, derive(c).difficulty);
   const rng = new Rng((c.seed + SPLIT_SEED[split]) >>> 0);
   return Array.from({ length: n }, () => task.sample(rng, split));
 }

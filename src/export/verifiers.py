@@ -244,6 +244,70 @@ def _countdown_parse(prompt):
     return ([int(x) for x in m.group(2).split(",")], int(m.group(1))) if m else None
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Knights and Knaves: statements about 2-3 people (src/tasks/knights-knaves.ts), solved by trying every assignment.
+
+KK_PEOPLE = "ABC"
+
+
+def _kk_holds(s, knights):
+    """Whether statement s holds when knights[i] says whether person i is a knight; None for a foreign statement."""
+    def who(letter):
+        i = KK_PEOPLE.find(letter)
+        return knights[i] if 0 <= i < len(knights) else None
+
+    m = re.fullmatch(r"([A-C])([kn])", s)
+    if m:
+        k = who(m.group(1))
+        return None if k is None else k == (m.group(2) == "k")
+    m = re.fullmatch(r"([A-C])([kn])([&|])([A-C])([kn])", s)
+    if m:
+        a, b = who(m.group(1)), who(m.group(4))
+        if a is None or b is None:
+            return None
+        a, b = a == (m.group(2) == "k"), b == (m.group(5) == "k")
+        return (a and b) if m.group(3) == "&" else (a or b)
+    m = re.fullmatch(r"([A-C])([=!])([A-C])", s)
+    if m:
+        p, q = who(m.group(1)), who(m.group(3))
+        if p is None or q is None:
+            return None
+        return p == q if m.group(2) == "=" else p != q
+    return None
+
+
+def _kk_parse(prompt):
+    m = re.fullmatch(r"kk:(.*)\?", prompt)
+    if not m:
+        return None
+    said = m.group(1).split(";")
+    if len(said) < 2 or len(said) > len(KK_PEOPLE):
+        return None
+    statements = []
+    for i, part in enumerate(said):
+        pieces = part.split(":")
+        if len(pieces) != 2 or pieces[0] != KK_PEOPLE[i] or _kk_holds(pieces[1], [True] * len(said)) is None:
+            return None
+        statements.append(pieces[1])
+    return statements
+
+
+def _kk_solutions(statements):
+    n = len(statements)
+    out = []
+    for mask in range(1 << n):
+        knights = [((mask >> (n - 1 - i)) & 1) == 1 for i in range(n)]
+        if all(_kk_holds(s, knights) == knights[i] for i, s in enumerate(statements)):
+            out.append("".join("k" if k else "n" for k in knights))
+    return out
+
+
+def _kk_check(statements, completion, _difficulty):
+    solutions = _kk_solutions(statements)
+    ok = bool(re.fullmatch("[kn]{" + str(len(statements)) + "}", completion))
+    return _exact_match(solutions[0] if len(solutions) == 1 else "", completion, ok)
+
+
 TASKS = {
     "addition": _operation("+", lambda a, b: max(a, b) + 1, lambda a, b: a + b),
     "multiplication": _operation("*", lambda a, b: a + b, lambda a, b: a * b),
@@ -283,6 +347,13 @@ TASKS = {
         "parse": _countdown_parse,
         "limit": lambda p: 6 * len(p[0]) + 4,
         "check": lambda p, c, _d: _judge_countdown(p, c),
+    },
+    "knights_knaves": {
+        "alphabet": "kk:;?&|=!" + KK_PEOPLE + "kn",
+        "weights": {"accuracy": 0.9, "format": 0.1},
+        "parse": _kk_parse,
+        "limit": lambda p: len(p) + 2,
+        "check": _kk_check,
     },
 }
 

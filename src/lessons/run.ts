@@ -5,12 +5,11 @@
 // lesson runs through the worker engine) and not the lessons themselves (catalog/).
 
 import { loadStartPolicy, type AssetLoader } from '../engine/start-policy';
-import { resolveConfig, type RLConfig } from '../rl/config';
+import { resolveConfig, taskOf, type RLConfig } from '../rl/config';
 import { trainSft } from '../rl/sft';
 import { evalsOf, type StepRecord } from '../rl/stream';
 import { Trainer, type TrainerBackend } from '../rl/trainer';
 import { loadLearnedReward } from '../engine/learned-reward';
-import { getTask } from '../tasks';
 import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult, type LessonVerdict } from './lesson';
 
 /** The config of one run of a lesson at `seed`: the preset, the run's knobs, the lesson's seed and step budget. */
@@ -82,7 +81,7 @@ async function allRecords(trainer: Trainer): Promise<StepRecord[]> {
  * trainer's held-out evaluation, recorded at step `config.steps`.
  */
 async function supervisedRun(run: LessonRun, config: RLConfig, trainer: Trainer): Promise<LessonRunResult> {
-  const task = getTask(config.task, config.difficulty ?? undefined);
+  const task = taskOf(config);
   const sft = trainSft(trainer.learner.policy, task, trainer.tokenizer, {
     steps: config.steps,
     batchSize: config.train_batch_size * config.num_generations,

@@ -10,10 +10,10 @@ import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { promptTokenBound } from './sft';
 import { Rng } from '../reference/random';
-import { getTask, type Task } from '../tasks';
+import type { Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
-import { derive, validateConfig, type DerivedConfig, type RLConfig } from './config';
+import { derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
 import type { ObjectiveConfig } from '../schema/objective';
 import { compareOnRollouts, type CompareSource, type ObjectiveComparison } from './compare';
 import { CpuLearner } from './cpu-learner';
@@ -166,7 +166,7 @@ export class Trainer {
 
   private taskAt(difficulty: number): Task {
     let t = this.tasks.get(difficulty);
-    if (!t) this.tasks.set(difficulty, (t = getTask(this.config.task, difficulty)));
+    if (!t) this.tasks.set(difficulty, (t = taskOf(this.config, difficulty)));
     return t;
   }
 

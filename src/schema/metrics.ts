@@ -739,7 +739,7 @@ export const METRICS = [
     unit: 'reward',
     chart: 'rewards',
     per: 'rollout',
-    when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format), and rewards/overlong/* with overlong_buffer_enable",
+    when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format, and user with a reward_fn), and rewards/overlong/* with overlong_buffer_enable",
     trl: 'rewards/<fn>/mean',
   },
   {
@@ -751,7 +751,7 @@ export const METRICS = [
     unit: 'reward',
     chart: 'rewards',
     per: 'rollout',
-    when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format), and rewards/overlong/* with overlong_buffer_enable",
+    when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format, and user with a reward_fn), and rewards/overlong/* with overlong_buffer_enable",
     trl: 'rewards/<fn>/std',
   },
 

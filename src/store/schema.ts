@@ -16,13 +16,14 @@ export {
   rangeText,
   sameValue,
   resolveConfig,
+  taskFactoryOf,
   type DerivedConfig,
   type FieldSpec,
   type PresetName,
   type RLConfig,
   type RLField,
 } from '../rl/config';
-export { taskFactories, taskNames, type TaskName } from '../tasks';
+export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFactory, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';
 export type { ExportKind } from '../engine/lab-engine';

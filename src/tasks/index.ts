@@ -6,7 +6,10 @@ import { bandit } from './bandit';
 import { copy, reverse } from './copy';
 import { count } from './count';
 import { countdown } from './countdown';
+import { knightsKnaves } from './knights-knaves';
 import { parity } from './parity';
+import { PROMPT_LIST_TASK, promptListTask } from './prompt-list';
+import { thinkFormat } from './think-format';
 import { sort } from './sort';
 import type { Task, TaskFactory } from './task';
 
@@ -15,9 +18,12 @@ export { HELDOUT_MODULUS, hashString, splitOfKey } from './task';
 export { evaluateExpression, parseExpression, Rational } from './expression';
 export { judgeCountdown, solveCountdown } from './countdown';
 export { banditArmRewards } from './bandit';
+export { solveKnightsKnaves, statementHolds } from './knights-knaves';
+export { PROMPT_LIST_TASK, PromptListError, answerMatches, parsePromptList, promptListTask } from './prompt-list';
+export { THINK_BUDGET, thinkFormat, thinkFormatTask } from './think-format';
 
 /** Every task name, in picker order (simplest first). */
-export const taskNames = ['bandit', 'copy', 'reverse', 'sort', 'parity', 'count', 'addition', 'multiplication', 'countdown'] as const;
+export const taskNames = ['bandit', 'copy', 'reverse', 'sort', 'parity', 'count', 'addition', 'multiplication', 'countdown', 'knights_knaves'] as const;
 
 /** A registered task name. */
 export type TaskName = (typeof taskNames)[number];
@@ -33,6 +39,7 @@ export const taskFactories: Readonly<Record<TaskName, TaskFactory>> = {
   addition,
   multiplication,
   countdown,
+  knights_knaves: knightsKnaves,
 };
 
 /** True if `name` is a registered task name. */
@@ -57,3 +64,30 @@ export function getTask(name: string, difficulty?: number): Task {
 export const TASK_ALPHABET: string = [...new Set(taskNames.flatMap((n) => [...taskFactories[n].alphabet]))]
   .sort((a, b) => a.charCodeAt(0) - b.charCodeAt(0))
   .join('');
+
+/** Every value a config's `task` may take: the registry's tasks, and `prompts` (the person's own prompt list). */
+export const taskChoices = [...taskNames, PROMPT_LIST_TASK] as const;
+export type TaskChoice = (typeof taskChoices)[number];
+
+/** How completions are written: the task's own way, or R1's <think>...</think><answer>...</answer> around it. */
+export const ANSWER_FORMATS = ['plain', 'think'] as const;
+export type AnswerFormat = (typeof ANSWER_FORMATS)[number];
+
+/** The last prompt list read, so a config checked on every keystroke parses its list once. */
+let lastList: { text: string; factory: TaskFactory } | null = null;
+
+/**
+ * The task factory a config's task fields describe: the registry's task, or the prompt list (`prompts`: its
+ * text), in the answer format asked for. Throws PromptListError for a malformed list, Error for `prompts` without
+ * one or an unknown name.
+ */
+export function taskFactoryFor(task: string, prompts: string | null, answerFormat: AnswerFormat): TaskFactory {
+  let factory: TaskFactory;
+  if (task === PROMPT_LIST_TASK) {
+    if (prompts === null) throw new Error('task "prompts" trains on your own prompt list, and none is given (the prompts field: JSONL or CSV text)');
+    if (lastList?.text !== prompts) lastList = { text: prompts, factory: promptListTask(prompts) };
+    factory = lastList.factory;
+  } else if (isTaskName(task)) factory = taskFactories[task];
+  else throw new Error(`unknown task "${task}"; known tasks: ${taskChoices.join(', ')}`);
+  return answerFormat === 'think' ? thinkFormat(factory) : factory;
+}

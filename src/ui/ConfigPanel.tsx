@@ -1,10 +1,10 @@
 // The configure panel, generated from RL_FIELDS and FIELD_SECTIONS: algorithm preset, task and difficulty,
 // model or warm start, backend, and every knob by section (doc and formula on hover, range, inline message when
 // invalid, a mark when it differs from the preset); the quantities derived from the config; the shareable link.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useLab } from '../store';
 import { differsFromPreset } from '../store/config-diff';
-import { FIELD_SECTIONS, SECTIONS, PRESET_INFO, PRESET_NAMES, derive, isPresetName, resolveConfig, taskFactories, taskNames, type RLConfig, type RLField } from '../store/schema';
+import { FIELD_SECTIONS, SECTIONS, PRESET_INFO, PRESET_NAMES, PROMPT_LIST_TASK, derive, isPresetName, resolveConfig, taskChoices, taskFactories, taskFactoryOf, taskNames, type RLConfig, type RLField, type TaskFactory } from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
 import { FieldInput } from './FieldInput';
 import { ShareLink } from './ShareLink';
@@ -37,13 +37,61 @@ function TaskSelect() {
   const setTask = useLab((s) => s.setTask);
   return (
     <select id="field-input-task" data-testid="task-select" value={String(task)} onChange={(e) => setTask(e.target.value)}>
-      {taskNames.map((t) => (
-        <option key={t} value={t} title={taskFactories[t].description}>
+      {taskChoices.map((t) => (
+        <option key={t} value={t} title={(taskNames as readonly string[]).includes(t) ? taskFactories[t as (typeof taskNames)[number]].description : 'your own prompts and answers (a JSONL or CSV file, in the prompts field)'}>
           {t}
         </option>
       ))}
     </select>
   );
+}
+
+/** The prompts field: a file picker whose file's text becomes the field (the list travels in the config), and a clear button. */
+function PromptsPicker() {
+  const prompts = useLab((s) => s.draft.prompts);
+  const setField = useLab((s) => s.setField);
+  const [name, setName] = useState<string | null>(null);
+  const lines = typeof prompts === 'string' ? prompts.split('\n').filter((l) => l.trim() !== '').length : 0;
+  return (
+    <div className="prompts-picker">
+      <input
+        id="field-input-prompts"
+        type="file"
+        accept=".jsonl,.csv,.json,.txt,text/csv,application/json"
+        data-testid="prompts-file"
+        onChange={async (e) => {
+          const file = e.target.files?.[0];
+          e.target.value = '';
+          if (!file) return;
+          setName(file.name);
+          setField('prompts', (await file.text()).trim() || null);
+        }}
+      />
+      {typeof prompts === 'string' && (
+        <span className="prompts-summary" data-testid="prompts-summary">
+          {name ?? 'list'}: {lines} lines{' '}
+          <button
+            type="button"
+            onClick={() => {
+              setName(null);
+              setField('prompts', null);
+            }}
+          >
+            clear
+          </button>
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The draft's task factory, or null while its task fields cannot make one (a missing or malformed prompt list). */
+function factoryOf(draft: Record<string, unknown>): TaskFactory | null {
+  try {
+    return taskFactoryOf(draft as Pick<RLConfig, 'task' | 'prompts' | 'answer_format'>);
+  } catch {
+    return null;
+  }
 }
 
 function CheckpointSelect() {
@@ -127,18 +175,22 @@ export function ConfigPanel() {
   const otherWarnings = useLab((s) => s.check.otherWarnings);
   const differs = useMemo(() => differsFromPreset(draft, preset), [draft, preset]);
   const base = useMemo(() => resolveConfig(preset), [preset]);
-  const task = String(draft.task);
-  const range = taskFactories[task as keyof typeof taskFactories]?.difficultyRange;
-  const custom: Partial<Record<RLField, React.ReactNode>> = { task: <TaskSelect />, checkpoint: <CheckpointSelect /> };
+  const factory = useMemo(() => factoryOf(draft), [draft.task, draft.prompts, draft.answer_format]);
+  const range = factory?.difficultyRange;
+  const custom: Partial<Record<RLField, React.ReactNode>> = { task: <TaskSelect />, checkpoint: <CheckpointSelect />, prompts: <PromptsPicker /> };
   return (
     <section className="panel config" aria-labelledby="config-title" data-testid="config-panel" data-valid={config !== null}>
       <h2 id="config-title">Configure</h2>
       <PresetPicker />
       <BackendPicker />
-      {range && (
-        <p className="hint">
-          {taskFactories[task as keyof typeof taskFactories].description} Difficulty: {range.meaning}, {range.min}-{range.max} (default {range.default}).
+      {factory && range && (
+        <p className="hint" data-testid="task-description">
+          {factory.description}
+          {range.min < range.max && ` Difficulty: ${range.meaning}, ${range.min}-${range.max} (default ${range.default}).`}
         </p>
+      )}
+      {draft.task === PROMPT_LIST_TASK && draft.prompts === null && (
+        <p className="hint">Task prompts trains on your own list: pick a JSONL or CSV file with prompt and answer in the prompts field below.</p>
       )}
       {Object.entries(FIELD_SECTIONS).map(([section, fields]) => (
         <details key={section} open={OPEN_SECTIONS.has(section)} className="config-section" data-testid={`section-${section}`}>

@@ -72,6 +72,25 @@ export function FieldInput({ name, differs, presetValue, custom, binding }: { na
     );
   } else if (spec.kind === 'boolean') {
     input = <input id={id} type="checkbox" checked={value === true} onChange={(e) => setField(name, e.target.checked)} />;
+  } else if (spec.kind === 'string' && spec.multiline) {
+    // Source code or a data file: several lines, monospaced, no spell checking.
+    input = (
+      <textarea
+        id={id}
+        className="field-text"
+        rows={5}
+        spellCheck={false}
+        value={text}
+        placeholder={spec.nullMeans}
+        aria-invalid={!!error}
+        onFocus={() => setFocused(true)}
+        onBlur={() => setFocused(false)}
+        onChange={(e) => {
+          setText(e.target.value);
+          setField(name, parseText(name, spec, e.target.value));
+        }}
+      />
+    );
   } else {
     input = (
       <input

@@ -2,7 +2,7 @@
 // models a run keeps (reference, critic), lengths, the clip bound and KL placement in effect, the reward weights
 // and the pass@k values of evaluation. Pure; derive() trusts its input (validate first).
 
-import { getTask } from '../../tasks';
+import { taskOf } from './task-of';
 import { epsilonHigh } from '../../schema/objective';
 import { GROUP_ESTIMATORS, type AdvEstimator } from '../advantages';
 import { LEARNED_REWARD_NAME } from '../learned-reward';
@@ -62,7 +62,7 @@ export interface DerivedConfig {
 
 /** The derived quantities of a valid config (validate first: derive trusts its input). */
 export function derive(c: RLConfig): DerivedConfig {
-  const task = getTask(c.task, c.difficulty ?? undefined);
+  const task = taskOf(c);
   const N = c.train_batch_size * c.num_generations;
   const L = c.max_completion_length ?? task.maxCompletionLength + 1;
   const greedy = c.adv_estimator === 'remax' ? c.train_batch_size : 0;

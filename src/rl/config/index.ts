@@ -6,6 +6,7 @@ export { DEFAULT_CONFIG, FIELD_NAMES, FIELD_SECTIONS, FIELD_SPECS, RL_FIELDS, ty
 export { PRESETS, PRESET_INFO, PRESET_NAMES, isPresetName, type PresetName } from './presets';
 export { RLConfigError, checkConfig, configWarnings, resolveConfig, validateConfig, type ConfigCheck } from './validate';
 export { derive, isGroupEstimator, type DerivedConfig } from './derive';
+export { taskFactoryOf, taskOf, type TaskFields } from './task-of';
 export { configFromUrlParams, configFromUrlParamsKeeping, configToJson, configToUrlParams, parseConfigJson, type LinkConfig } from './codecs';
 export { locateJsonError, summarizeProblems } from './messages';
 export { SECTIONS, decodeFieldText, editDistance, encodeFieldText, kindText, nearestField, rangeText, sameValue, suggestion, unknownFieldMessage, type FieldSpec, type Section } from '../../schema/fields';

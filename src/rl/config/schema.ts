@@ -4,13 +4,19 @@
 // type, the defaults, the panel sections, validation, codecs, CLI flags and --help all derive from RL_FIELDS.
 
 import { MODEL_PRESETS } from '../../model/config';
-import { taskNames } from '../../tasks';
+import { ANSWER_FORMATS, taskChoices } from '../../tasks';
 import { SECTIONS, defaultsOf, flag, int, oneOf, optInt, optReal, optString, optText, real, section, weights, type ConfigOf, type FieldSpec, type Section } from '../../schema/fields';
 import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
 import { ADV_ESTIMATORS, SCALE_REWARDS } from '../advantages';
 
 const TASK_FIELDS = section('task', {
-  task: oneOf('the verifiable environment to train on', taskNames, 'addition'),
+  task: oneOf('the verifiable environment to train on (prompts: your own prompt list, the prompts field)', taskChoices, 'addition'),
+  answer_format: oneOf(
+    "plain: the task's own answers; think: <think>...</think><answer>...</answer>, the tags scored as the reward function format and the answer by the task's verifier as accuracy (R1-style)",
+    ANSWER_FORMATS,
+    'plain',
+  ),
+  prompts: optText('your own prompts for task prompts: JSONL lines {"prompt": ..., "answer": ...} or CSV with a header naming prompt and answer; answers match exactly or as numbers; one in ten held out by a hash of the prompt', 'none'),
   difficulty: optInt("the task's difficulty knob (its meaning and range are the task's)", "the task's default difficulty", null, 0, 1000),
   model: oneOf('model preset to start from when no checkpoint is given (src/model/config.ts)', Object.keys(MODEL_PRESETS) as (keyof typeof MODEL_PRESETS)[], 'nano'),
   checkpoint: optString('warm-start checkpoint to start from (a shipped name, a URL or a directory); overrides model', 'a fresh model of the `model` preset', { verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path', also: ['pretrain', 'model_name_or_path'], note: 'their path of the starting weights' }),

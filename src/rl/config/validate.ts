@@ -3,7 +3,7 @@
 // that are set but have no effect. Runs once per boundary, never per optimizer step.
 
 import { MODEL_PRESETS } from '../../model/config';
-import { getTask, taskFactories, type Task } from '../../tasks';
+import { PROMPT_LIST_TASK, type Task, type TaskFactory } from '../../tasks';
 import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
@@ -11,6 +11,7 @@ import { LEARNED_REWARD_NAME } from '../learned-reward';
 import { USER_REWARD_NAME } from '../user-reward';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
 import { DEFAULT_CONFIG, RL_FIELDS, type RLConfig, type RLField } from './schema';
+import { taskFactoryOf, taskOf } from './task-of';
 
 /** A config that cannot be used, with every problem found (each message starts with the field it is about). */
 export class RLConfigError extends Error {
@@ -64,9 +65,17 @@ export function resolveConfig(preset: PresetName | null, overrides: Readonly<Rec
 function crossFieldErrors(c: RLConfig): string[] {
   const e: string[] = [];
   const N = c.train_batch_size * c.num_generations;
-  const factory = taskFactories[c.task];
-  const range = factory.difficultyRange;
-  if (c.difficulty !== null && (c.difficulty < range.min || c.difficulty > range.max)) {
+  const factory = factoryOrNull(c);
+  if (!factory) {
+    // The task cannot be built (a prompt list that is missing or malformed): the rules about it cannot be checked.
+    try {
+      taskFactoryOf(c);
+    } catch (err) {
+      e.push(`prompts: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const range = factory?.difficultyRange;
+  if (range && c.difficulty !== null && (c.difficulty < range.min || c.difficulty > range.max)) {
     e.push(`difficulty: ${c.task}'s difficulty (${range.meaning}) is a whole number in [${range.min}, ${range.max}], got ${c.difficulty}`);
   }
   if (GROUP_ESTIMATORS.includes(c.adv_estimator) && c.num_generations < 2) {
@@ -82,14 +91,14 @@ function crossFieldErrors(c: RLConfig): string[] {
   }
   if (N % c.num_minibatches !== 0) e.push(`num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`);
   e.push(...objectiveRuleErrors(c));
-  e.push(...rewardWeightErrors(c));
+  if (factory) e.push(...rewardWeightErrors(c, factory));
   if (c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)) {
     e.push(
       `kl_placement: 'in_reward' puts -beta * k1 in per-token rewards, which only ${TOKEN_REWARD_ESTIMATORS.join(', ')} use; ` +
         `adv_estimator '${c.adv_estimator}' needs kl_placement 'in_loss' (or beta 0)`,
     );
   }
-  const task = taskOf(c);
+  const task = factory ? taskOrNull(c) : null;
   if (task) {
     const L = c.max_completion_length ?? task.maxCompletionLength + 1;
     if (c.overlong_buffer_enable && c.overlong_buffer_len !== null && c.overlong_buffer_len >= L) {
@@ -117,10 +126,10 @@ function crossFieldErrors(c: RLConfig): string[] {
  * a reward_fn (a misspelled one would weigh a part that is always 0), and some weight must be nonzero (all zero
  * makes every reward 0: nothing learns).
  */
-function rewardWeightErrors(c: RLConfig): string[] {
+function rewardWeightErrors(c: RLConfig, factory: TaskFactory): string[] {
   if (c.reward_weights === null) return [];
   const names = [
-    ...taskFactories[c.task].rewardNames,
+    ...factory.rewardNames,
     ...(c.reward_fn !== null ? [USER_REWARD_NAME] : []),
     ...(c.reward_model !== null ? [LEARNED_REWARD_NAME] : []),
   ];
@@ -209,16 +218,25 @@ export function configWarnings(c: RLConfig): string[] {
   const optimizerSteps = c.steps * c.num_iterations * c.num_minibatches;
   if (c.warmup_steps >= optimizerSteps) w.push(`warmup_steps: ${c.warmup_steps} is not less than the run's ${optimizerSteps} optimizer steps, so the learning rate never reaches its peak`);
   if (c.eval_every > c.steps) w.push(`eval_every: ${c.eval_every} is more than steps (${c.steps}), so the run never evaluates before the end`);
-  if (c.curriculum !== 'fixed') {
-    const r = taskFactories[c.task].difficultyRange;
+  if (c.prompts !== null && c.task !== PROMPT_LIST_TASK) ignored('prompts', `by task '${c.task}' (only task ${PROMPT_LIST_TASK} trains on the list)`);
+  const r = factoryOrNull(c)?.difficultyRange;
+  if (c.curriculum !== 'fixed' && r) {
     if ((c.difficulty ?? r.default) === r.min) w.push(`curriculum: '${c.curriculum}' has nothing to vary: difficulty is ${c.task}'s easiest (${r.min})`);
   }
   return w;
 }
 
-function taskOf(c: RLConfig): Task | null {
+function factoryOrNull(c: RLConfig): TaskFactory | null {
   try {
-    return getTask(c.task, c.difficulty ?? undefined);
+    return taskFactoryOf(c);
+  } catch {
+    return null; // reported by crossFieldErrors
+  }
+}
+
+function taskOrNull(c: RLConfig): Task | null {
+  try {
+    return taskOf(c);
   } catch {
     return null; // the difficulty error is reported on its own
   }

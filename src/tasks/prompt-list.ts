@@ -1,0 +1,164 @@
+// The person's own prompts as a task: a list of prompts with their answers, read from JSONL (one
+// {"prompt": ..., "answer": ...} per line) or CSV (a header row naming the prompt and answer columns), held out
+// one in ten by a hash of the prompt's text, and verified by exact match (or numeric equality when the answer is a
+// number: "3.50" and "3.5" agree). Malformed files are refused with the line and what is wrong. Not a file
+// picker (the config panel has one) and not a generator: the items are the list's.
+
+import { defineTask, show, splitOfKey, type Check, type TaskFactory } from './task';
+
+/** The task's name in the config (`task: prompts`); the list is the config's `prompts` text. */
+export const PROMPT_LIST_TASK = 'prompts';
+
+/** Longest prompt and answer accepted, in characters (the models' contexts are 64-256 tokens). */
+export const MAX_PROMPT_CHARS = 200;
+export const MAX_ANSWER_CHARS = 100;
+
+/** A prompt list that cannot be used; the message names the line and what is wrong with it. */
+export class PromptListError extends Error {
+  override name = 'PromptListError';
+}
+
+/** One prompt of the list and where it came from. */
+export interface PromptListItem {
+  prompt: string;
+  answer: string;
+  line: number;
+}
+
+const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+/** The fields of one CSV line (RFC 4180 quoting: "a ""quoted"" field", commas inside quotes). */
+function csvFields(line: string, lineNo: number): string[] {
+  const out: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"' && field === '') quoted = true;
+    else if (ch === ',') {
+      out.push(field);
+      field = '';
+    } else field += ch;
+  }
+  if (quoted) throw new PromptListError(`line ${lineNo}: a quoted field is not closed`);
+  out.push(field);
+  return out;
+}
+
+/** Checks one prompt or answer: text, not empty, printable ASCII (the lab's tokenizer), not too long. */
+function checkText(what: 'prompt' | 'answer', v: unknown, lineNo: number): string {
+  if (typeof v === 'number' && Number.isFinite(v)) v = String(v);
+  if (typeof v !== 'string') throw new PromptListError(`line ${lineNo}: "${what}" must be text, got ${v === null ? 'null' : typeof v}`);
+  if (v.trim() === '') throw new PromptListError(`line ${lineNo}: the ${what} is empty`);
+  const max = what === 'prompt' ? MAX_PROMPT_CHARS : MAX_ANSWER_CHARS;
+  if (v.length > max) throw new PromptListError(`line ${lineNo}: the ${what} has ${v.length} characters, more than ${max}`);
+  for (const ch of v) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c < 32 || c > 126) throw new PromptListError(`line ${lineNo}: the ${what} has the character ${JSON.stringify(ch)}, which the lab's tokenizer does not have (printable ASCII only)`);
+  }
+  return v;
+}
+
+/**
+ * The items of a prompt list: JSONL when its first non-blank line starts with `{`, CSV otherwise. Blank lines are
+ * skipped. Throws PromptListError naming the line of the first problem.
+ */
+export function parsePromptList(text: string): PromptListItem[] {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const first = lines.findIndex((l) => l.trim() !== '');
+  if (first < 0) throw new PromptListError('the prompt list is empty: give JSONL lines {"prompt": ..., "answer": ...} or CSV with a header "prompt,answer"');
+  const items: PromptListItem[] = [];
+  if (lines[first].trim().startsWith('{')) {
+    lines.forEach((raw, i) => {
+      const lineNo = i + 1;
+      if (raw.trim() === '') return;
+      let row: unknown;
+      try {
+        row = JSON.parse(raw);
+      } catch (e) {
+        throw new PromptListError(`line ${lineNo}: not valid JSON (${(e as Error).message})`);
+      }
+      if (!row || typeof row !== 'object' || Array.isArray(row)) throw new PromptListError(`line ${lineNo}: must be an object {"prompt": ..., "answer": ...}`);
+      const r = row as Record<string, unknown>;
+      for (const k of ['prompt', 'answer']) if (!(k in r)) throw new PromptListError(`line ${lineNo}: missing "${k}"`);
+      items.push({ prompt: checkText('prompt', r.prompt, lineNo), answer: checkText('answer', r.answer, lineNo), line: lineNo });
+    });
+  } else {
+    const header = csvFields(lines[first], first + 1).map((h) => h.trim().toLowerCase());
+    const col = (name: string) => {
+      const at = header.indexOf(name);
+      if (at < 0) throw new PromptListError(`line ${first + 1}: the CSV header has no "${name}" column (it has ${header.map((h) => JSON.stringify(h)).join(', ')})`);
+      return at;
+    };
+    const p = col('prompt');
+    const a = col('answer');
+    for (let i = first + 1; i < lines.length; i++) {
+      if (lines[i].trim() === '') continue;
+      const fields = csvFields(lines[i], i + 1);
+      if (fields.length !== header.length) throw new PromptListError(`line ${i + 1}: ${fields.length} field${fields.length === 1 ? '' : 's'}, but the header has ${header.length}`);
+      items.push({ prompt: checkText('prompt', fields[p], i + 1), answer: checkText('answer', fields[a], i + 1), line: i + 1 });
+    }
+  }
+  if (!items.length) throw new PromptListError('the prompt list has a header but no prompts');
+  const seen = new Map<string, PromptListItem>();
+  for (const it of items) {
+    const before = seen.get(it.prompt);
+    if (before && before.answer !== it.answer) throw new PromptListError(`line ${it.line}: the prompt ${show(it.prompt)} is on line ${before.line} with another answer`);
+    seen.set(it.prompt, it);
+  }
+  return [...seen.values()];
+}
+
+/** Whether a completion matches an answer: the same text (surrounding blanks ignored), or equal numbers. */
+export function answerMatches(answer: string, completion: string): boolean {
+  const a = answer.trim();
+  const c = completion.trim();
+  if (a === c) return true;
+  return NUMBER.test(a) && NUMBER.test(c) && Number(a) === Number(c);
+}
+
+/**
+ * The task of a prompt list (text as parsePromptList reads it). When the hash holds out none of the prompts, or
+ * all of them, the list is too small to split and both splits draw from all of it (disjointSplits false).
+ */
+export function promptListTask(text: string): TaskFactory {
+  const items = parsePromptList(text);
+  const byPrompt = new Map(items.map((it) => [it.prompt, it]));
+  const held = items.filter((it) => splitOfKey(PROMPT_LIST_TASK, it.prompt) === 'heldout').length;
+  const disjoint = held > 0 && held < items.length;
+  const longestPrompt = Math.max(...items.map((it) => it.prompt.length));
+  const longestAnswer = Math.max(...items.map((it) => it.answer.length));
+  const limit = 2 * longestAnswer + 2;
+  const check = (it: PromptListItem, completion: string): Check => {
+    const numeric = NUMBER.test(it.answer.trim());
+    const formatOk = numeric ? NUMBER.test(completion.trim()) : completion.trim() !== '';
+    if (!formatOk) return { accuracy: 0, format: 0, reason: numeric ? `not a number: ${show(completion)}` : 'blank completion' };
+    if (answerMatches(it.answer, completion)) return { accuracy: 1, format: 1, reason: 'correct' };
+    return { accuracy: 0, format: 1, reason: `wrong: expected ${show(it.answer)}, got ${show(completion)}` };
+  };
+  return defineTask<PromptListItem>({
+    name: PROMPT_LIST_TASK,
+    description: `Your own ${items.length} prompts (line ${items[0].line}: ${show(items[0].prompt, 30)} -> ${show(items[0].answer, 12)}), matched exactly or as numbers${disjoint ? `; ${held} held out` : '; too few to hold any out'}.`,
+    difficulty: { min: 1, max: 1, default: 1, meaning: 'none (a fixed list)' },
+    // Printable ASCII: a wrong answer may use any character the prompts and answers do not.
+    alphabet: Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join(''),
+    weights: { accuracy: 0.9, format: 0.1 },
+    extraRewards: [],
+    disjointSplits: disjoint,
+    maxPromptLength: () => longestPrompt,
+    maxCompletionLength: () => limit,
+    draw: (rng) => items[rng.int(items.length)],
+    render: (it) => it.prompt,
+    parse: (prompt) => byPrompt.get(prompt) ?? null,
+    key: (it) => it.prompt,
+    solve: (it) => it.answer,
+    completionLimit: () => limit,
+    check: (it, completion) => check(it, completion),
+  });
+}
