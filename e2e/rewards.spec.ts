@@ -51,3 +51,25 @@ test('a user reward function is charted, an endless one is stopped with the run 
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
+
+test("a reward function cannot reach the network or compile code: it runs under the page's security policy", async ({ page }) => {
+  test.setTimeout(240_000);
+  const w = await guard(page);
+  await page.goto(`/?preset=grpo&${SMALL}&steps=1&eval_every=0`);
+  await ready(page);
+  // import() is syntax, so no deleted global can stop it; Function and eval compile strings. Under the page's CSP
+  // (script-src 'self', no 'unsafe-eval') all three are refused before any request leaves.
+  await setField(
+    page,
+    'task',
+    'reward_fn',
+    '(prompt, completion) => {\n  import("https://reward-fn-probe.invalid/x.js").catch(() => {});\n  let compiled = 0;\n  try { compiled += (0, Function)("return 1")(); } catch (e) {}\n  try { compiled += (0, eval)("1"); } catch (e) {}\n  return compiled;\n}',
+  );
+  await page.getByTestId('run-start').click();
+  await waitStatus(page, /done/, 1);
+  await page.waitForTimeout(1000);
+  const rewards = await lastValues(page, 'rewards');
+  expect(rewards['rewards/user/mean']).toBe(0);
+  expect(w.external).toEqual([]);
+  expect(w.requests.filter((p) => p.includes('reward-fn-probe'))).toEqual([]);
+});

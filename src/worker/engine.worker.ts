@@ -17,6 +17,7 @@ import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Request, type Response } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
+import { sandboxClient, type HostedWorker } from './sandbox-host';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -92,11 +93,17 @@ const assets: AssetLoader = {
 // ---------------------------------------------------------------------------------------------------------
 // Engine and its store
 
+/** Starts a reward-function sandbox in the page (set when the page sends its sandbox host's port). */
+let startSandbox: ((script: string) => HostedWorker) | null = null;
+
 let store: RunStore = new MemoryRunStore();
 const queue = new RecordQueue();
 
 const engine = new LabEngine({
-  rewardSandbox: browserRewardSandbox,
+  rewardSandbox: browserRewardSandbox((script) => {
+    if (!startSandbox) throw new Error('reward_fn: the page has not connected its sandbox host yet');
+    return startSandbox(script);
+  }),
   store: {
     // The store is opened asynchronously at init; every call goes to whichever store is current.
     listRuns: () => store.listRuns(),
@@ -275,6 +282,9 @@ async function handle(req: Request): Promise<void> {
       const texts = comparison.rows.map((r) => tokenStrings(r.tokens, tok));
       return enqueue(() => post({ type: 'objective-comparison', id: req.id, runId, comparison, texts }));
     }
+    case 'sandbox-host':
+      startSandbox = sandboxClient(req.port);
+      return;
     default:
       return assertNever(req);
   }

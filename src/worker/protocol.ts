@@ -36,7 +36,9 @@ export type Request =
   | { type: 'export'; runId: string; kind: ExportKind }
   | { type: 'import'; fileName: string; text: string }
   /** A/B of the current run's objective and `config` (B) on its latest step or a fresh batch, between steps. `id` comes back with the answer. */
-  | { type: 'compare-objectives'; id: number; source: CompareSource; config: RLConfig };
+  | { type: 'compare-objectives'; id: number; source: CompareSource; config: RLConfig }
+  /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
+  | { type: 'sandbox-host'; port: MessagePort };
 
 /** Token strings of sampled groups: [group][completion][token]. */
 export type TokenTexts = string[][][];
