@@ -79,6 +79,22 @@ describe('reward_fn sandbox (Node)', () => {
       { reward: -1, parts: {} },
     ]);
   });
+
+  it('cannot load a module with import(): the vm context has no loader for it', async () => {
+    // import() is syntax, so no global can be deleted to stop it; the context must refuse it. The promise settles
+    // after the batch returns, so the next batch in the same sandbox reads how it settled: 1 loaded, 2 refused.
+    const f = nodeRewardSandbox(
+      '() => { if (globalThis.__import === undefined) { globalThis.__import = 0; import("node:fs").then(() => { globalThis.__import = 1; }, () => { globalThis.__import = 2; }); } return globalThis.__import; }',
+      { timeLimitMs: 2000 },
+    );
+    try {
+      expect((await f.score(batch)).map((s) => s.reward)).toEqual([0, 0]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await f.score(batch)).map((s) => s.reward)).toEqual([2, 2]);
+    } finally {
+      f.destroy();
+    }
+  });
 });
 
 describe('reward_fn sandbox (browser script)', () => {
