@@ -15,7 +15,8 @@ import { ropeBackward, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { paramShapes } from '../reference/model';
 import type { ParamArrays } from './checkpoint';
-import { checkFitsDevice, type ModelConfig } from './config';
+import type { ModelConfig } from './config';
+import { checkModelFitsDevice } from './memory-plan';
 
 // Dimension letters: B rows (sequences), T positions per row, N = B*T, C dModel, V vocab, NH/NKV heads,
 // HD head dim, F dFF, L layers, Tcap KV-cache capacity.
@@ -46,7 +47,11 @@ export interface Workspace {
   xOut: Tensor; // (B,T,C) output of the last layer
   nf: Tensor; // (B,T,C) final norm
   rstdf: Tensor; // (N)
-  logits: Tensor; // (B,T,V)
+  /**
+   * (B,T,V), allocated by the first training forward() of the shape: KV-cache decoding computes only the last
+   * position's logits (into its own buffer), so a prefill shape never holds rows x prompt x V of them.
+   */
+  logits: Tensor | null;
   // backward scratch
   dRes: Tensor; // (B,T,C) gradient of the residual stream, accumulated in place through the layers
   dn: Tensor; // (B,T,C)
@@ -58,6 +63,9 @@ export interface Workspace {
   dGate: Tensor;
   dUp: Tensor;
 }
+
+/** A workspace after forward(): its logits exist. */
+export type TrainingWorkspace = Workspace & { logits: Tensor };
 
 /** Where a forward reads its positions and, when decoding, which cache it writes. */
 export interface ForwardInputs {
@@ -111,9 +119,12 @@ export class GpuModel {
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
   }
 
-  /** Uploads parameters (HF names and shapes) and allocates gradients. Refuses configs the device cannot hold. */
+  /**
+   * Uploads parameters (HF names and shapes) and allocates gradients. Refuses a model whose weights, or whose
+   * logits for `maxRows` sequences at one position, cannot be a buffer on the device (memory-plan.ts).
+   */
   static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64): GpuModel {
-    checkFitsDevice(config, maxRows, ctx.device.limits);
+    checkModelFitsDevice(config, maxRows, ctx.device.limits);
     const model = new GpuModel(ctx, config);
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
@@ -210,7 +221,7 @@ export class GpuModel {
       xOut: t([B, T, c.dModel], 'xOut'),
       nf: t([B, T, c.dModel], 'nf'),
       rstdf: t([N], 'rstdf'),
-      logits: t([B, T, c.vocabSize], 'logits'),
+      logits: null,
       dRes: t([B, T, c.dModel], 'dRes'),
       dn: t([B, T, c.dModel], 'dn'),
       dAtt: t([B, T, c.nHeads, HD], 'dAtt'),
@@ -267,12 +278,13 @@ export class GpuModel {
    * Training forward over a (B, T) batch; returns the logits (B, T, V) and keeps every activation in the
    * workspace for backward().
    */
-  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): Workspace {
+  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): TrainingWorkspace {
     const ws = this.workspaceFor(B, T);
+    const logits = (ws.logits ??= this.ctx.tensor([B, T, this.config.vocabSize], { label: 'logits' }));
     embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
     ws.layers.forEach((a, l) => this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp));
-    this.head(rec, ws.xOut, ws.nf, ws.rstdf, ws.logits);
-    return ws;
+    this.head(rec, ws.xOut, ws.nf, ws.rstdf, logits);
+    return ws as TrainingWorkspace;
   }
 
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
@@ -379,7 +391,7 @@ export class GpuModel {
     if (!ws) return;
     this.workspaces.delete(key);
     for (const a of ws.layers) for (const t of Object.values(a)) t.destroy();
-    for (const [name, t] of Object.entries(ws)) if (name !== 'layers' && typeof t === 'object') (t as Tensor).destroy();
+    for (const [name, t] of Object.entries(ws)) if (name !== 'layers' && t !== null && typeof t === 'object') (t as Tensor).destroy();
   }
 
   /** Frees every buffer of the model. */

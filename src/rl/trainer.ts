@@ -8,6 +8,7 @@ import type { GpuContext } from '../gpu';
 import type { Checkpoint, ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
+import { assertPlanFits } from '../model/memory-plan';
 import { Rng } from '../reference/random';
 import { getTask, type Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
@@ -18,6 +19,7 @@ import { CpuLearner } from './cpu-learner';
 import { evaluateHeldOut } from './evaluate';
 import { groupRecords, inspectedRows } from './inspector-records';
 import { GpuLearner, type Learner } from './learner';
+import { rlMemoryPlan } from './memory';
 import { sampleStepRollouts } from './rollouts';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
@@ -39,6 +41,8 @@ export interface TrainerOptions {
   inspectGroups?: number;
   /** A saved state to continue from exactly (its config must equal `config`). */
   resume?: TrainerState;
+  /** Bytes the run may use on the GPU; the memory plan (src/rl/memory.ts) refuses a run that needs more. */
+  memoryBudgetBytes?: number | null;
 }
 
 export class Trainer {
@@ -84,6 +88,11 @@ export class Trainer {
       throw new Error(
         `max_completion_length: the longest prompt (${this.derived.maxPromptTokens} tokens with BOS) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
+    }
+    if (opts.backend.kind === 'webgpu') {
+      // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
+      const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
+      assertPlanFits(rlMemoryPlan(this.config, opts.init.config, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null }));
     }
     this.learner = opts.backend.kind === 'webgpu' ? new GpuLearner(opts.backend.ctx, init) : new CpuLearner(init);
     if (resume) {
