@@ -5,10 +5,12 @@
 // order-preserving u32 key of z, 4 bits a pass (8 passes each: per pass, each lane counts (or sums the mass of) the
 // row's z in the 16 digit buckets under the prefix found so far, and the lanes' buckets are merged in lane order),
 // min-p by comparing z - max z with log(min_p). Both searches together read the row 16 times where a bitwise
-// binary search read it 64 times, and past the first pass compute exp() only for the z under the prefix
-// (measured on SwiftShader, one row of 151,936: top-p 154 -> 86 ms, top-k + top-p 269 -> 151 ms; top-k alone and a
-// 99-token vocabulary unchanged). The token is drawn by inverse CDF in vocabulary order (each lane of a row owns a
-// contiguous chunk; chunk sums are accumulated in lane order), so results are deterministic.
+// binary search read it 64 times, and past the first pass compute exp() only for the z under the prefix. Measured
+// on SwiftShader (CPU), old and new interleaved, one row of 151,936: top-p 154-174 -> 86-100 ms, top-k + top-p
+// 188-269 -> 151-172 ms, but top-k alone 91-100 -> 93-126 ms (a pass does more per element, which a CPU pays and
+// a GPU, bound by reading the row, should not); a 99-token vocabulary within the machine's noise.
+// The token is drawn by inverse CDF in vocabulary order (each lane of a row owns a contiguous chunk; chunk sums are
+// accumulated in lane order), so results are deterministic.
 // Outputs: token; logprob and entropy of the UNFILTERED softmax(z) (computed by block row-stats,
 // shaders/blocks/row-stats.wgsl, which logprob.wgsl includes too, with the same layout, so they equal its output
 // bit for bit on one device);
@@ -95,34 +97,47 @@ var<workgroup> chosen: array<u32, ROWS>; // per row slot: the token drawn by the
 
 const DIGITS: u32 = 16u; // buckets per pass: 4 bits of the key
 const DIGIT_INDEX = vec4<u32>(0u, 1u, 2u, 3u); // the first four buckets' digits
-override DIGIT_LANES: u32 = DIGITS * WG;  // derived: every lane's buckets
 override DIGIT_ROWS: u32 = DIGITS * ROWS; // derived: every row's merged buckets
-var<workgroup> digit_lanes: array<u32, DIGIT_LANES>;
+// One vec4 of buckets per thread, then the rows' merged buckets: 1 KiB + 64 B to 4 KiB. Kept small on purpose:
+// SwiftShader's pipeline compile time grows steeply with workgroup memory. Measured per multi-lane layout: the
+// bitwise search's pipeline 0.08-0.18 s; this one with all 16 buckets per thread at once (4 KiB more) 0.5-0.9 s;
+// as written, one vec4 a round, 0.25-0.55 s.
+var<workgroup> digit_lanes: array<vec4<u32>, WG>;
 var<workgroup> digit_rows: array<u32, DIGIT_ROWS>;
+var<private> digit_totals: array<vec4<u32>, 4>; // the row's 16 buckets, merged (lanes_digits)
 
-// The row's buckets summed over its LANES lanes in lane order (as f32 bits when `mass`, else as counts): lane i
-// of the row sums buckets i, i + LANES, ..., then every lane reads the 16 sums. Call in uniform control flow. Two barriers; a
-// buffer is rewritten only after a later barrier that every reader of it has passed, so no slots alternate.
-fn lanes_digits(bins: array<u32, DIGITS>, mass: bool, lane: u32, lid: u32) -> array<u32, DIGITS> {
-  if (LANES == 1u) { return bins; }
-  for (var d = 0u; d < DIGITS; d++) { digit_lanes[lid * DIGITS + d] = bins[d]; }
-  workgroupBarrier();
+// Sets digit_totals to the row's buckets b (four vec4 of 16) summed over its LANES lanes in lane order, as f32
+// bits when `mass`, else as counts. Four rounds, one vec4 each: every lane writes it, lane i < 4 of the row sums
+// component i over the lanes, then (after the last round) every lane reads the 16 sums. Call in uniform control
+// flow. Each buffer is rewritten only after a later barrier that every reader of it has passed (no slots alternate).
+fn lanes_digits(b0: vec4<u32>, b1: vec4<u32>, b2: vec4<u32>, b3: vec4<u32>, mass: bool, lane: u32, lid: u32) {
+  digit_totals = array<vec4<u32>, 4>(b0, b1, b2, b3);
+  if (LANES == 1u) { return; }
   let slot = lid / LANES;
-  for (var b = lane; b < DIGITS; b += LANES) {
-    let r0 = (lid - lane) * DIGITS + b; // bucket b of the row's first lane
-    var cnt = 0u;
-    var sum = 0.0;
-    for (var i = 0u; i < LANES; i++) {
-      let v = digit_lanes[r0 + i * DIGITS];
-      cnt += v;
-      sum += bitcast<f32>(v);
+  for (var j = 0u; j < 4u; j++) {
+    digit_lanes[lid] = digit_totals[j];
+    workgroupBarrier();
+    if (lane < 4u) {
+      var cnt = 0u;
+      var sum = 0.0;
+      for (var i = 0u; i < LANES; i++) {
+        let v = digit_lanes[lid - lane + i][lane];
+        cnt += v;
+        sum += bitcast<f32>(v);
+      }
+      digit_rows[slot * DIGITS + 4u * j + lane] = select(cnt, bitcast<u32>(sum), mass);
     }
-    digit_rows[slot * DIGITS + b] = select(cnt, bitcast<u32>(sum), mass);
+    workgroupBarrier();
   }
-  workgroupBarrier();
-  var out: array<u32, DIGITS>;
-  for (var d = 0u; d < DIGITS; d++) { out[d] = digit_rows[slot * DIGITS + d]; }
-  return out;
+  for (var j = 0u; j < 4u; j++) {
+    let o = slot * DIGITS + 4u * j;
+    digit_totals[j] = vec4<u32>(digit_rows[o], digit_rows[o + 1u], digit_rows[o + 2u], digit_rows[o + 3u]);
+  }
+}
+
+// Bucket d of the row's merged buckets.
+fn digit_total(d: u32) -> u32 {
+  return digit_totals[d / 4u][d % 4u];
 }
 
 // Whether key lies under prefix at the digit at bit `shift`: the bits above that digit equal prefix's.
@@ -178,11 +193,10 @@ fn radix_threshold(k: u32, mass: bool, floorKey: u32, zmax: f32, n: u32, lane: u
       c2 = bitcast<vec4<u32>>(m2);
       c3 = bitcast<vec4<u32>>(m3);
     }
-    let bins = array<u32, DIGITS>(c0.x, c0.y, c0.z, c0.w, c1.x, c1.y, c1.z, c1.w, c2.x, c2.y, c2.z, c2.w, c3.x, c3.y, c3.z, c3.w);
-    let tot = lanes_digits(bins, mass, lane, lid);
+    lanes_digits(c0, c1, c2, c3, mass, lane, lid);
     if (mass && level == 0u) {
       var all = 0.0;
-      for (var d = 0u; d < DIGITS; d++) { all += bitcast<f32>(tot[15u - d]); }
+      for (var d = 0u; d < DIGITS; d++) { all += bitcast<f32>(digit_total(15u - d)); }
       goal = p.topP * all;
     }
     // The largest digit d with (everything above) + buckets d..15 reaching the goal; d = 0 always does.
@@ -190,15 +204,15 @@ fn radix_threshold(k: u32, mass: bool, floorKey: u32, zmax: f32, n: u32, lane: u
     var cnt = aboveCount;
     var sum = aboveMass;
     loop {
-      cnt += tot[d];
-      sum += bitcast<f32>(tot[d]);
+      cnt += digit_total(d);
+      sum += bitcast<f32>(digit_total(d));
       let reached = select(cnt >= k, sum >= goal, mass);
       if (reached || d == 0u) { break; }
       d--;
     }
     prefix |= d << shift;
-    aboveCount = cnt - tot[d];
-    aboveMass = sum - bitcast<f32>(tot[d]);
+    aboveCount = cnt - digit_total(d);
+    aboveMass = sum - bitcast<f32>(digit_total(d));
   }
   return prefix;
 }
