@@ -106,13 +106,14 @@ export class GpuModel {
   /** Global gradient norm of the last step (before clipping), and the clip factor applied: (1) each. */
   readonly gradNorm: Tensor;
   readonly clipScale: Tensor;
-  /** Activations per (B, T) shape; two are kept because prefill and decode shapes alternate during rollouts. */
+  /** Activations per (B, T) shape, the `maxWorkspaces` most recently used (see create). */
   private readonly workspaces = new Map<string, Workspace>();
   private readonly HD: number;
 
   private constructor(
     readonly ctx: GpuContext,
     readonly config: ModelConfig,
+    private readonly maxWorkspaces: number,
   ) {
     this.HD = config.dModel / config.nHeads;
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
@@ -122,10 +123,13 @@ export class GpuModel {
   /**
    * Uploads parameters (HF names and shapes) and allocates gradients. Refuses a model whose weights, or whose
    * logits for `maxRows` sequences at one position, cannot be a buffer on the device (memory-plan.ts).
+   * `maxWorkspaces` shapes keep their activations: two for a policy, whose prefill and decode shapes alternate
+   * during rollouts; one for a model that only runs training batches (a reference, a critic), whose shape changes
+   * only between steps, so an old step's activations are not kept beside the new ones.
    */
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64): GpuModel {
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64, maxWorkspaces = 2): GpuModel {
     checkModelFitsDevice(config, maxRows, ctx.device.limits);
-    const model = new GpuModel(ctx, config);
+    const model = new GpuModel(ctx, config, maxWorkspaces);
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
@@ -190,7 +194,7 @@ export class GpuModel {
       this.workspaces.set(key, cached);
       return cached;
     }
-    if (this.workspaces.size >= 2) this.destroyWorkspace(this.workspaces.keys().next().value!);
+    if (this.workspaces.size >= this.maxWorkspaces) this.destroyWorkspace(this.workspaces.keys().next().value!);
     const c = this.config;
     const { HD } = this;
     const t = (shape: number[], label: string) => this.ctx.tensor(shape, { label });

@@ -1,6 +1,7 @@
-// The memory plan against what a run really allocates: one training step of a small model on the GPU (Dawn,
+// The memory plan against what a run really allocates: four training steps of a small model on the GPU (Dawn,
 // SwiftShader without a GPU), counting every tensor's bytes (GpuContext.tensorBytes), for a run with a reference
-// and two minibatches and for PPO with a critic. The plan must cover the measured peak and overstate it by less
+// and two minibatches and for PPO with a critic, on a task whose training shape changes between steps (so buffers
+// kept per shape would pile up). The plan must cover the measured peak and overstate it by less
 // than 10% (measured: 2-3%), so its refusals are about the real buffers. A missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
@@ -23,9 +24,9 @@ async function measure(config: RLConfig, model: ModelConfig): Promise<{ planned:
   const before = ctx.tensorBytes().live;
   ctx.resetTensorPeak();
   const trainer = await Trainer.create({ config, init: { config: model, params }, tokenizer: loadCharTokenizer(buildCharTokenizerJson()), backend: { kind: 'webgpu', ctx } });
-  // Two steps: the second's rollouts run while the first's training workspace is still cached.
-  await trainer.runStep();
-  await trainer.runStep();
+  // Four steps: later rollouts run while an earlier step's training workspace is still cached, and addition's
+  // prompts vary in length, so the training shape follows the step's longest prompt.
+  for (let s = 0; s < 4; s++) await trainer.runStep();
   const measured = ctx.tensorBytes().peak - before;
   trainer.destroy();
   const { maxBufferSize, maxStorageBufferBindingSize } = ctx.device.limits;
@@ -37,8 +38,8 @@ describe('memory plan against the bytes a run allocates', () => {
   // A wider vocabulary than the character tokenizer's, so the logits weigh as they do in a real model.
   const model: ModelConfig = { ...MODEL_PRESETS.nano, vocabSize: 4096 };
   const runs: [string, RLConfig][] = [
-    ['GRPO with a reference (beta 0.04) and 2 minibatches', resolveConfig('grpo', { task: 'copy', train_batch_size: 2, num_generations: 4, num_minibatches: 2, beta: 0.04, eval_items: 0, steps: 2 })],
-    ['PPO with a critic', resolveConfig('ppo', { task: 'copy', train_batch_size: 2, num_generations: 4, eval_items: 0, steps: 2 })],
+    ['GRPO with a reference (beta 0.04) and 2 minibatches', resolveConfig('grpo', { task: 'addition', train_batch_size: 1, num_generations: 8, num_minibatches: 2, beta: 0.04, eval_items: 0, steps: 4 })],
+    ['PPO with a critic', resolveConfig('ppo', { task: 'addition', train_batch_size: 1, num_generations: 8, eval_items: 0, steps: 4 })],
   ];
   for (const [name, config] of runs) {
     it(name, async () => {
