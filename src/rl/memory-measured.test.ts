@@ -1,8 +1,8 @@
 // The memory plan against what a run really allocates: four training steps of a small model on the GPU (Dawn,
 // SwiftShader without a GPU), counting every tensor's bytes (GpuContext.tensorBytes), for a run with a reference
 // and two minibatches and for PPO with a critic, on a task whose training shape changes between steps (so buffers
-// kept per shape would pile up). The plan must cover the measured peak and overstate it by less
-// than 10% (measured: 2-3%), so its refusals are about the real buffers. A missing adapter fails the suite; it never skips.
+// kept per shape would pile up). The plan must cover the measured peak and overstate it by less than 10%
+// (measured: 2-3%), so its refusals are about the real buffers. A missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
 import { useNodeDevice } from '../kernels/test-device';
