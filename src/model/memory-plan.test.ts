@@ -7,7 +7,7 @@ import { parameterCount } from './config';
 import { QWEN25_05B, SMOLLM2_135M } from './real-models.fixture';
 import { MemoryPlanError, assertPlanFits, checkModelFitsDevice, describePlan, planMemory, weightBytes, type MemoryShape } from './memory-plan';
 
-const KNOBS = { rolloutRows: 'ROLLOUT', trainRows: 'MINIBATCH', completionTokens: 'COMPLETION', model: 'MODEL' };
+const KNOBS = { rolloutRows: 'ROLLOUT', trainRows: 'MINIBATCH', completionTokens: 'COMPLETION', model: 'MODEL', weightTracking: 'TRACKING' };
 const GiB = 2 ** 30;
 /** A large GPU's limits (no budget). */
 const BIG = { maxBufferSize: 64 * GiB, maxStorageBufferBindingSize: 64 * GiB };

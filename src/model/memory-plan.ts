@@ -23,7 +23,10 @@ export interface MemoryShape {
   /** A frozen reference model runs beside the policy (KL): its weights, its (never used) gradients, its forward. */
   reference: boolean;
   /** A critic (a second model with an untied head) trains beside the policy: everything the policy has, again. */
-  critic: boolean;
+  critic: boolean;  /** The run's starting weights W_0 are kept beside the policy (to measure how far each weight moved). */
+  startWeights?: boolean;
+  /** Evaluations also run on the rank-1 update, with the policy's weights copied aside meanwhile. */
+  rank1Backup?: boolean;
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
@@ -36,6 +39,8 @@ export interface MemoryKnobs {
   completionTokens: string;
   /** What sets the model, e.g. "model (a smaller preset) or checkpoint". */
   model: string;
+  /** What keeps W_0 beside the policy, e.g. "weight_stats_every 0 and rank1_eval false". */
+  weightTracking: string;
 }
 
 /** What the device allows: WebGPU's per-buffer limits (it exposes no total) and the caller's budget for the run. */
@@ -110,6 +115,13 @@ export function weightBytes(model: ModelConfig): { total: number; largest: { nam
   return { total, largest };
 }
 
+/** The weight tracker's vectors beside W_0: u (rows) and v (columns) of each weight, and three sums per weight. */
+function trackerScratchBytes(model: ModelConfig): number {
+  let floats = 0;
+  for (const { shape } of paramShapes(model)) floats += shape[0] + (shape.length > 1 ? shape.slice(1).reduce((a, b) => a * b, 1) : 1) + 3;
+  return F32 * floats;
+}
+
 /**
  * Refuses a model whose buffers cannot exist on the device, before uploading it: its largest parameter tensor, and
  * the logits of one position for `rows` sequences (a decode step's). The run's own shapes (minibatch, lengths)
@@ -170,6 +182,9 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
   const criticW = weightBytes(criticModel);
   const refW = shape.reference ? policyW.total : 0;
   const critW = shape.critic ? criticW.total : 0;
+  // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
+  const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
+  const backupW = shape.rank1Backup ? policyW.total : 0;
   const nModels = 1 + (shape.reference ? 1 : 0) + (shape.critic ? 1 : 0);
   const who = (parts: [boolean, string][]) => parts.filter(([on]) => on).map(([, s]) => s).join(' + ');
   const models = who([[true, 'policy'], [shape.reference, 'reference'], [shape.critic, 'critic']]);
@@ -196,9 +211,11 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
   const parts: MemoryPlanPart[] = [
     {
       part: 'weights',
-      bytes: policyW.total + refW + critW,
-      detail: `${models}: ${formatBytes(policyW.total)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}`,
-      knobs: [knobs.model],
+      bytes: policyW.total + refW + critW + startW + backupW,
+      detail:
+        `${models}: ${formatBytes(policyW.total)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}`,
+      knobs: [knobs.model, ...(shape.startWeights ? [knobs.weightTracking] : [])],
     },
     {
       part: 'gradients',

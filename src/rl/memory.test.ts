@@ -35,8 +35,12 @@ describe('memory plan of an RL run', () => {
       trainRows: 16,
       reference: c.beta > 0,
       critic: false,
+      startWeights: true, // weight_stats_every 10 by default
+      rank1Backup: c.rank1_eval && c.eval_every > 0,
     });
     expect(rlMemoryShape({ ...c, eval_items: 0 }).rolloutRows).toBe(32);
+    const untracked = rlMemoryShape({ ...c, weight_stats_every: 0, rank1_eval: false });
+    expect([untracked.startWeights, untracked.rank1Backup]).toEqual([false, false]);
     expect(rlMemoryShape(resolveConfig('ppo', {})).critic).toBe(true);
   });
 

@@ -12,6 +12,7 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
   trainRows: 'the minibatch (raise num_minibatches, or lower train_batch_size x num_generations)',
   completionTokens: 'max_completion_length',
   model: 'the model (a smaller preset or checkpoint)',
+  weightTracking: 'weight_stats_every 0 and rank1_eval false (no copy of the starting weights)',
 };
 
 /**
@@ -30,6 +31,9 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     trainRows: d.minibatchSize,
     reference: d.needsReference,
     critic: d.needsCritic,
+    // As the trainer decides (src/rl/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.
+    startWeights: config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0),
+    rank1Backup: config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
   };
 }
 
