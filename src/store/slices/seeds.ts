@@ -33,9 +33,9 @@ export type SeedsSlice = SeedsState & SeedsActions;
 
 export const seedsSlice: LabSlice<SeedsSlice> = ({ link }) => (set, get) => {
   /** Asks the worker for the records of the group's runs the page does not have (the live run's stream in). */
+  const missing = (runId: string) => !get().views[runId] && runId !== get().progress.runId;
   const loadMembers = (groupId: string) => {
-    const s = get();
-    for (const h of groupMembers(s.runs, groupId)) if (!s.views[h.id] && h.id !== s.progress.runId) link.send({ type: 'load-run', runId: h.id });
+    for (const h of groupMembers(get().runs, groupId)) if (missing(h.id)) link.send({ type: 'load-run', runId: h.id });
   };
   return {
     seedCount: 3,
@@ -73,10 +73,12 @@ export const seedsSlice: LabSlice<SeedsSlice> = ({ link }) => (set, get) => {
       const members = groupMembers(s.runs, groupId);
       if (!members.length) return;
       const shown = members.find((h) => h.id === s.progress.runId) ?? members[0];
-      if (s.views[shown.id] || shown.id === s.progress.runId) s.showRun(shown.id);
-      else s.openRun(shown.id);
-      if ((s.seedGroupView[groupId] ?? 'band') === 'seeds') get().setSeedGroupView(groupId, 'seeds');
-      else loadMembers(groupId);
+      s.showRun(shown.id);
+      // Every run of the group whose records are missing is loaded, the shown one too; seed by seed, the others are
+      // overlaid (which loads them).
+      if ((s.seedGroupView[groupId] ?? 'band') === 'band') return loadMembers(groupId);
+      if (missing(shown.id)) link.send({ type: 'load-run', runId: shown.id });
+      get().setSeedGroupView(groupId, 'seeds');
     },
   };
 };
