@@ -453,6 +453,8 @@ describe('LabEngine seed groups (scripted trainer)', () => {
     expect(new Set(queued.map((q) => JSON.stringify(q)))).toEqual(new Set(['[0,""]', '[1,""]', '[2,"6"]']));
     expect(engine.progress().seedQueue).toBeUndefined();
     expect(engine.progress()).toMatchObject({ status: 'done', step: 3, name: runs[2].name });
+    // One run hands over to the next with no idle moment between them (the page would offer Start in it).
+    expect(events.some((e) => e.type === 'progress' && e.progress.status === 'idle')).toBe(false);
   });
 
   it('pause holds the queue at the current seed and start continues it; reset drops the seeds not run', async () => {

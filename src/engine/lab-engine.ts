@@ -214,8 +214,8 @@ export class LabEngine {
     return { kind: 'webgpu', ctx: await this.deps.gpu() };
   }
 
-  /** Drops the trainer of the current run (its saved records stay in the store). */
-  private release(): void {
+  /** Drops the trainer of the current run (its saved records stay in the store); `quiet`: the next run's progress follows at once. */
+  private release(quiet = false): void {
     const a = this.active;
     this.active = null;
     this.resetRequested = false;
@@ -224,7 +224,7 @@ export class LabEngine {
     } catch {
       /* a lost device may refuse to destroy; nothing to keep */
     }
-    this.emitProgress();
+    if (!quiet) this.emitProgress();
   }
 
   /**
@@ -319,7 +319,8 @@ export class LabEngine {
   /** create() without the busy check and the queue's end: the seed queue creates its runs through it. */
   private async open(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; name?: string; seedGroup?: SeedGroupTag }): Promise<RunHeader> {
     const config = validateConfig(o.config);
-    if (this.active) this.release();
+    // The next seed of a queue replaces the previous one without an idle moment in between (the page would offer Start).
+    if (this.active) this.release(o.seedGroup !== undefined && o.seedGroup.index > 0);
     const t = this.wall();
     const header: RunHeader = {
       id: newRunId(t),

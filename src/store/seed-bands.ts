@@ -114,25 +114,19 @@ export function bootstrapBand(values: readonly number[], statistic: SeedStatisti
   const stat = seedStatistic(values, statistic);
   if (n < 2) return { seeds: n, stat, lo: NaN, hi: NaN };
   const plan = planFor(n, statistic, resamples);
-  const distinct = plan.count.length;
-  const t = new Float64Array(distinct);
-  for (let u = 0; u < distinct; u++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += plan.coef[u * n + i] * sorted[i];
-    t[u] = s;
+  // Each distinct weighting's statistic, repeated as often as it was drawn, sorted (a typed array sorts natively).
+  const t = new Float64Array(plan.resamples);
+  let filled = 0;
+  for (let u = 0; u < plan.count.length; u++) {
+    let v = 0;
+    for (let i = 0; i < n; i++) v += plan.coef[u * n + i] * sorted[i];
+    t.fill(v, filled, filled + plan.count[u]);
+    filled += plan.count[u];
   }
-  const order = Array.from({ length: distinct }, (_, u) => u).sort((a, b) => t[a] - t[b]);
-  // The k-th smallest and k-th largest of the resamples, counting each weighting as often as it was drawn.
+  t.sort();
+  // The k-th smallest and k-th largest resampled statistic.
   const k = Math.max(1, Math.ceil(((1 - BAND_LEVEL) / 2) * plan.resamples));
-  const at = (rank: number) => {
-    let cum = 0;
-    for (const u of order) {
-      cum += plan.count[u];
-      if (cum >= rank) return t[u];
-    }
-    return t[order[order.length - 1]];
-  };
-  return { seeds: n, stat, lo: Math.min(at(k), stat), hi: Math.max(at(plan.resamples + 1 - k), stat) };
+  return { seeds: n, stat, lo: Math.min(t[k - 1], stat), hi: Math.max(t[plan.resamples - k], stat) };
 }
 
 /** A statistic across seeds at each point of a shared grid. */

@@ -162,8 +162,15 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   const overlay = data.runCount > 1;
   const metrics = [...new Set(data.series.map((s) => s.metric))];
   const prefix = sharedPrefix(metrics);
+  const group = data.seedGroups[0];
   return (
     <div className="chart-legend">
+      {group && (
+        // What a group's line and band are, said once (the seed count per step when runs have different lengths).
+        <span className="legend-prefix" data-testid="seed-band-legend">
+          {STATISTIC_NAMES[group.statistic]} of {group.seeds} seeds{group.minSeeds < group.maxSeeds ? ` (${group.minSeeds}-${group.maxSeeds} per step)` : ''} in its {Math.round(BAND_PERCENT)}% bootstrap band:
+        </span>
+      )}
       {prefix && <span className="legend-prefix">{prefix}</span>}
       {metrics.map((metric) => {
         const stroke = seriesStroke(overlay, 0, spec.metrics.indexOf(metric));

@@ -127,12 +127,14 @@ function SeedGroupRows({ groupId, members, labels }: { groupId: string; members:
   const view = useLab((s) => s.seedGroupView[groupId] ?? 'band');
   const viewing = useLab((s) => members.some((h) => h.id === s.viewRunId));
   const liveId = useLab((s) => members.find((h) => isCurrentRun(s, h.id))?.id);
+  // The current run's state is the engine's (its listed header may lag a step behind).
+  const liveStatus = useLab((s) => (liveId ? s.progress.status : null));
   const setView = useLab((s) => s.setSeedGroupView);
   const openGroup = useLab((s) => s.openSeedGroup);
   const size = members[0].seedGroup!.size;
   const counts = new Map<string, number>();
   for (const h of members) {
-    const state = h.id === liveId ? 'current' : h.status;
+    const state = h.id === liveId && liveStatus ? liveStatus : h.status;
     counts.set(state, (counts.get(state) ?? 0) + 1);
   }
   const rewards = members.map((h) => h.lastMetrics.reward).filter((r): r is number => Number.isFinite(r));
