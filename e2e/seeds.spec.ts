@@ -33,7 +33,7 @@ test('3 seeds x 2 steps: one queue, one band, one row', async ({ page }, info) =
   await expect(reward).toHaveAttribute('data-runs', '1');
   await expect(reward.locator('.recharts-area')).toHaveCount(Number(await reward.getAttribute('data-seed-bands')));
   await expect(page.getByTestId('seed-statistic')).toHaveValue('median');
-  await expect(reward.getByTestId('seed-band-legend')).toHaveText('median of 3 seeds in its 95% bootstrap band:');
+  await expect(reward.getByTestId('seed-band-legend')).toHaveText('median, 3 seeds, 95% band:');
   await reward.scrollIntoViewIfNeeded();
   await shot(page, info, 'seeds-band');
 

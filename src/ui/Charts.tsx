@@ -166,9 +166,14 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   return (
     <div className="chart-legend">
       {group && (
-        // What a group's line and band are, said once (the seed count per step when runs have different lengths).
-        <span className="legend-prefix" data-testid="seed-band-legend">
-          {STATISTIC_NAMES[group.statistic]} of {group.seeds} seeds{group.minSeeds < group.maxSeeds ? ` (${group.minSeeds}-${group.maxSeeds} per step)` : ''} in its {Math.round(BAND_PERCENT)}% bootstrap band:
+        // What a group's line and band are, said once and short (the legend shares the chart's height); the hover
+        // text adds how many seeds the steps have when they differ (a seed that ended early, or a value not reported).
+        <span
+          className="legend-prefix"
+          data-testid="seed-band-legend"
+          title={`each line: the ${STATISTIC_NAMES[group.statistic]} across ${group.seeds} seeds at each step, in its ${Math.round(BAND_PERCENT)}% percentile-bootstrap band over the seeds${group.minSeeds < group.maxSeeds ? `; steps have ${group.minSeeds} to ${group.maxSeeds} seeds with a value` : ''}`}
+        >
+          {STATISTIC_NAMES[group.statistic]}, {group.seeds} seeds, {Math.round(BAND_PERCENT)}% band:
         </span>
       )}
       {prefix && <span className="legend-prefix">{prefix}</span>}
