@@ -13,7 +13,7 @@ test('3 seeds x 2 steps: one queue, one band, one row', async ({ page }, info) =
   await page.goto(`/?preset=grpo&${SMALL}&steps=2&eval_every=0&seed=7`);
   await ready(page);
 
-  await page.getByTestId('seed-count').fill('3');
+  await page.getByTestId('seed-count').selectOption('3');
   await page.getByTestId('seeds-start').click();
   // The status line says which run of the group trains.
   await expect(page.getByTestId('status-seed-queue')).toHaveAttribute('data-size', '3', { timeout: 60_000 });

@@ -457,6 +457,19 @@ describe('LabEngine seed groups (scripted trainer)', () => {
     expect(events.some((e) => e.type === 'progress' && e.progress.status === 'idle')).toBe(false);
   });
 
+  it('goes on past a seed whose run cannot start, and names it', async () => {
+    const t = scriptedTrainer((step) => ({ reward: step }));
+    const factory: TrainerFactory = (o) => (o.config.seed === 0 ? Promise.reject(new Error('no trainer for seed 0')) : t.factory(o));
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: factory });
+    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.idle();
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status, h.seedGroup?.index])).toEqual([[1, 'done', 1]]);
+    expect(notices(events)).toEqual([
+      'Seed 0 of the seed group could not start: no trainer for seed 0. The other seed goes on.',
+      'The seed group finished with 1 of 2 seeds trained; not trained: seed 0 (could not start: no trainer for seed 0).',
+    ]);
+  });
+
   it('pause holds the queue at the current seed and start continues it; reset drops the seeds not run', async () => {
     let pauseAtFirstStep = true;
     const { engine, events, store } = makeEngine(new MemoryRunStore(), {

@@ -32,16 +32,14 @@ function SeedGroupControl() {
       >
         Run over seeds
       </button>
-      <input
-        type="number"
-        min={SEED_GROUP_MIN}
-        max={SEED_GROUP_MAX}
-        step={1}
-        value={count}
-        data-testid="seed-count"
-        aria-label="number of seeds"
-        onChange={(e) => setCount(Number(e.target.value))}
-      />
+      {/* A list rather than a number field: every choice is a valid group size. */}
+      <select value={count} data-testid="seed-count" aria-label="number of seeds" onChange={(e) => setCount(Number(e.target.value))}>
+        {Array.from({ length: SEED_GROUP_MAX - SEED_GROUP_MIN + 1 }, (_, i) => SEED_GROUP_MIN + i).map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
       <span className="hint small">seeds</span>
     </span>
   );
