@@ -470,6 +470,22 @@ describe('LabEngine seed groups (scripted trainer)', () => {
     ]);
   });
 
+  it('Step takes one step: at a seed\'s last step the next seed\'s run is created and waits, paused', async () => {
+    const { engine, store } = makeEngine(new MemoryRunStore(), { createTrainer: seededFactory(null) });
+    await engine.startSeeds({ config: tinyConfig({ steps: 1, checkpoint: null, seed: 3 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.idle();
+    // Started freely, both seeds ran; a second group is then stepped through.
+    expect((await store.listRuns()).map((h) => h.status)).toEqual(['done', 'done']);
+    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 20 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    engine.pause(); // after its first step
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, name: expect.stringMatching(/seed 20$/) });
+    engine.stepOnce(); // seed 20's last step
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 0, name: expect.stringMatching(/seed 21$/), seedQueue: { index: 1, size: 2 } });
+    expect((await store.listRuns()).filter((h) => h.config.seed >= 20).map((h) => [h.config.seed, h.status]).sort()).toEqual([[20, 'done'], [21, 'paused']]);
+  });
+
   it('pause holds the queue at the current seed and start continues it; reset drops the seeds not run', async () => {
     let pauseAtFirstStep = true;
     const { engine, events, store } = makeEngine(new MemoryRunStore(), {
