@@ -470,6 +470,28 @@ describe('LabEngine seed groups (scripted trainer)', () => {
     ]);
   });
 
+  it('a seed interrupted by a lost device is named, and the next seed trains on a new device', async () => {
+    const t = scriptedTrainer((step) => ({ reward: step }));
+    let lost = false;
+    const factory: TrainerFactory = async (o) => {
+      const trainer = await t.factory(o);
+      const runStep = async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        if (lost && o.config.seed === 0) throw new Error('mapAsync: device lost');
+        return trainer.runStep();
+      };
+      return { ...trainer, get step() { return trainer.step; }, runStep };
+    };
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: factory, gpu: async () => ({}) as never });
+    await engine.startSeeds({ config: tinyConfig({ steps: 50, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'webgpu', seeds: 2 });
+    while (engine.progress().step < 2) await new Promise((r) => setTimeout(r, 5));
+    lost = true;
+    await engine.deviceLost('GPU device lost (unknown): the driver was reset');
+    await engine.idle();
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([[0, 'interrupted'], [1, 'done']]);
+    expect(notices(events)[0]).toMatch(/^Seed 0 of the seed group was interrupted: GPU device lost \(unknown\): the driver was reset\. Resume continues from the last saved state.*\. The other seed goes on\.$/);
+  });
+
   it('Step takes one step: at a seed\'s last step the next seed\'s run is created and waits, paused', async () => {
     const { engine, store } = makeEngine(new MemoryRunStore(), { createTrainer: seededFactory(null) });
     await engine.startSeeds({ config: tinyConfig({ steps: 1, checkpoint: null, seed: 3 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
