@@ -45,6 +45,8 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
   const resumeRun = useLab((s) => s.resumeRun);
   const deleteRun = useLab((s) => s.deleteRun);
   const exportRun = useLab((s) => s.exportRun);
+  // A seed of a group drawn as a band is on the charts through its group, not as an overlay of its own.
+  const inBand = useLab((s) => h.seedGroup !== undefined && (s.seedGroupView[h.seedGroup.id] ?? 'band') === 'band');
   const [confirming, setConfirming] = useState(false);
   const viewing = viewRunId === h.id;
   const overlaid = overlay.includes(h.id);
@@ -65,9 +67,9 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
         <input
           type="checkbox"
           data-testid="overlay-toggle"
-          title="overlay on the charts"
-          checked={overlaid}
-          disabled={viewing}
+          title={inBand ? "drawn in its group's band; choose every seed to draw the seeds one by one" : 'overlay on the charts'}
+          checked={overlaid && !inBand}
+          disabled={viewing || inBand}
           onChange={() => toggleOverlay(h.id)}
           aria-label={`overlay ${label}`}
         />
