@@ -49,7 +49,7 @@ describe('the jax-js peer computes what our model computes', () => {
         const opts = { ...BENCH_STEP, lr: 1e-2 };
         const ourLoss0 = await ours.step(opts);
         const peerLoss0Array = peer.trainStep(inputs.tokens, inputs.targets, batch.B, batch.T, opts);
-        await jaxSync(ctx.device, peer.state());
+        await jaxSync(ctx.device, [peerLoss0Array]);
         const peerLoss0 = (await peerLoss0Array.data())[0];
         expect(rel(peerLoss0, ourLoss0), `loss ours ${ourLoss0} jax-js ${peerLoss0}`).toBeLessThan(1e-4);
         const ourLoss1 = await ours.evalLoss();

@@ -42,9 +42,12 @@ export async function useJaxOnDevice(ctx: GpuContext): Promise<string> {
   return `@jax-js/jax ${JAXJS_VERSION} webgpu backend, jit`;
 }
 
-/** Waits until the arrays are computed and every command on the device queue has run (submit-and-wait). */
+/**
+ * Waits until the arrays are computed and every command on the device queue has run (submit-and-wait).
+ * jax-js dispatches lazily; blockUntilReady submits an array's pending kernels. The outputs of one jit call share
+ * all of its kernels, so one output of a call stands for the whole call.
+ */
 export async function jaxSync(device: GPUDevice, arrays: np.Array[]): Promise<void> {
-  // blockUntilReady submits the arrays' pending kernels (jax-js dispatches lazily) and waits for a read.
   await blockUntilReady(arrays);
   await device.queue.onSubmittedWorkDone();
 }
@@ -205,11 +208,6 @@ export class JaxLlama {
     this.m = m;
     this.v = v;
     return loss;
-  }
-
-  /** The state the step just wrote, for jaxSync (the arrays stay owned by the model). */
-  state(): np.Array[] {
-    return [...Object.values(this.params), ...Object.values(this.m), ...Object.values(this.v)];
   }
 
   /** The loss on a batch without training (forward only, jit-compiled). */
