@@ -7,7 +7,7 @@
 // turns off; a chart off in every run drawn names the knob instead of plotting a flat line. The charts an open lesson
 // points at are outlined and labelled. A dashed vertical line marks each step where an alert of the viewed run fired
 // on one of the chart's metrics (steps listed in data-alerts).
-import { memo, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
@@ -15,6 +15,7 @@ import { alertsOn, useLab } from '../store';
 import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartQuietness, chartsFor, metricHelp, type ChartData, type ChartQuietness, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
 import { runLabels } from '../store/run-names';
+import { markStartup } from '../store/startup';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
 import { PassAtKChart } from './PassAtKChart';
@@ -155,6 +156,10 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
   const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
+  // Time to first step ends when a plot has drawn a point (after React committed it).
+  useEffect(() => {
+    if (drawn && drawn.rawPoints > 0) markStartup('first-point');
+  }, [drawn]);
   const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
   // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences.
   const notes = quiet.whole ? [] : [...(spec.note ? [spec.note] : []), ...quiet.notes];
