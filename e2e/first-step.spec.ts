@@ -1,6 +1,7 @@
 // Time to first step in a real Chromium with WebGPU on SwiftShader: the page as a newcomer opens it (no link: the
-// first lesson's run), Start, until a chart has drawn its first point; once on a first visit (the matmul autotune
-// measures) and once after a reload (the tune comes from IndexedDB, the files from the offline cache). Prints
+// first lesson's run), Start, until a chart has drawn its first point; on a first visit (the matmul autotune
+// measures), after a reload (the tune comes from IndexedDB, the files from the offline cache), and once more with
+// the held-out evaluation at step 0 turned off (?eval_every=0), which shows that evaluation's share. Prints
 // where the time went from the page's and the engine worker's User Timing marks (src/worker/startup-marks.ts) and
 // the worker's resource timings. A measurement, not a pass/fail: no timing is asserted (it depends on the load).
 import { expect, test, type Page } from '@playwright/test';
@@ -57,16 +58,20 @@ test('time to first step: page load to the first chart point, without and with a
   test.setTimeout(600_000);
   const w = await guard(page);
   const results: Record<string, Timeline> = {};
-  for (const visit of ['first visit (autotune measured)', 'reload (tune cached)']) {
-    if (visit.startsWith('first')) await page.goto('/');
-    else await page.reload();
+  const visits: [string, string, () => Promise<unknown>][] = [
+    ['first visit (autotune measured)', 'first-step-first-visit', () => page.goto('/')],
+    ['reload (tune cached)', 'first-step-reload', () => page.reload()],
+    ['tune cached, no evaluation at step 0 (?eval_every=0)', 'first-step-no-eval', () => page.goto('/?eval_every=0')],
+  ];
+  for (const [visit, screenshot, open] of visits) {
+    await open();
     await ready(page);
     await page.getByTestId('run-start').click();
     await page.waitForFunction(() => performance.getEntriesByName('rl-lab:first-point').length > 0, null, { timeout: 300_000, polling: 100 });
     // The second step's mark gives the steady step time the first step is compared with.
     await waitStatus(page, /running/, 2, 300_000);
     results[visit] = await timeline(page);
-    await shot(page, info, visit.startsWith('first') ? 'first-step-first-visit' : 'first-step-reload');
+    await shot(page, info, screenshot);
     await page.getByTestId('run-pause').click();
     await waitStatus(page, /paused/, 0, 300_000);
     console.log(report(visit, results[visit]));

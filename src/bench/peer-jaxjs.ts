@@ -14,6 +14,10 @@ import { causalBias, ropeTables } from './peer-tables';
 
 type Params = Record<string, np.Array>;
 type Tables = { cos: np.Array; sin: np.Array; bias: np.Array };
+/** The compiled step: (params, moments, batch, tables, bias corrections 1 - beta^t) -> [loss, new params, new moments]. */
+type StepFn = OwnedFunction<
+  (p: Params, m: Params, v: Params, tokens: np.Array, targets: np.Array, tables: Tables, c1: np.Array, c2: np.Array) => [np.Array, Params, Params, Params]
+>;
 
 /** The package's version, for the report (its package.json is not importable as a module in every bundler). */
 export const JAXJS_VERSION = '0.1.25';
@@ -125,7 +129,7 @@ export class JaxLlama {
   private step = 0;
   private tables: Tables | null = null;
   private tablesT = 0;
-  private readonly stepFns = new Map<string, OwnedFunction<(...args: never[]) => unknown>>();
+  private readonly stepFns = new Map<string, StepFn>();
   private lossFn: OwnedFunction<(p: Params, tokens: np.Array, targets: np.Array, tables: Tables) => np.Array> | null = null;
   private lossShape = '';
 
@@ -158,17 +162,17 @@ export class JaxLlama {
    * One jit-compiled training step: loss and gradients (valueAndGrad), global-norm clip (PyTorch semantics),
    * AdamW (decoupled weight decay, bias-corrected). Compiled once per (B, T, optimizer settings).
    */
-  private stepFn(B: number, T: number, opts: StepOptions) {
+  private stepFn(B: number, T: number, opts: StepOptions): StepFn {
     const b1 = opts.beta1 ?? 0.9;
     const b2 = opts.beta2 ?? 0.999;
     const eps = opts.eps ?? 1e-8;
     const maxNorm = opts.maxGradNorm ?? 3.4e38;
     const key = JSON.stringify([B, T, opts.lr, opts.weightDecay, b1, b2, eps, maxNorm]);
     const cached = this.stepFns.get(key);
-    if (cached) return cached as unknown as typeof fn;
+    if (cached) return cached;
     const c = this.config;
     // correction = [1 - b1^t, 1 - b2^t]: an input, so one compiled step serves every step count.
-    const fn = jit((p: Params, m: Params, v: Params, tokens: np.Array, targets: np.Array, tables: Tables, c1: np.Array, c2: np.Array) => {
+    const fn: StepFn = jit((p: Params, m: Params, v: Params, tokens: np.Array, targets: np.Array, tables: Tables, c1: np.Array, c2: np.Array) => {
       const [loss, grads] = valueAndGrad((q: Params) => llamaLoss(c, B, T, q, tokens, targets, tables))(tree.ref(p));
       const names = Object.keys(p);
       const sq = names.map((n) => np.square(grads[n].ref).sum()).reduce((a, b) => a.add(b));
@@ -189,7 +193,7 @@ export class JaxLlama {
       c2.dispose();
       return [loss, p1, m1, v1] as [np.Array, Params, Params, Params];
     });
-    this.stepFns.set(key, fn as unknown as OwnedFunction<(...args: never[]) => unknown>);
+    this.stepFns.set(key, fn);
     return fn;
   }
 
