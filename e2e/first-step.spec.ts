@@ -1,7 +1,6 @@
 // Time to first step in a real Chromium with WebGPU on SwiftShader: the page as a newcomer opens it (no link: the
 // first lesson's run), Start, until a chart has drawn its first point; on a first visit (the matmul autotune
-// measures), after a reload (the tune comes from IndexedDB, the files from the offline cache), and once more with
-// the held-out evaluation at step 0 turned off (?eval_every=0), which shows that evaluation's share. Prints
+// measures) and after a reload (the tune comes from IndexedDB, the files from the offline cache). Prints
 // where the time went from the page's and the engine worker's User Timing marks (src/worker/startup-marks.ts) and
 // the worker's resource timings. A measurement, not a pass/fail: no timing is asserted (it depends on the load).
 import { expect, test, type Page } from '@playwright/test';
@@ -61,7 +60,6 @@ test('time to first step: page load to the first chart point, without and with a
   const visits: [string, string, () => Promise<unknown>][] = [
     ['first visit (autotune measured)', 'first-step-first-visit', () => page.goto('/')],
     ['reload (tune cached)', 'first-step-reload', () => page.reload()],
-    ['tune cached, no evaluation at step 0 (?eval_every=0)', 'first-step-no-eval', () => page.goto('/?eval_every=0')],
   ];
   for (const [visit, screenshot, open] of visits) {
     await open();
