@@ -50,13 +50,17 @@ describe('bench harness', () => {
     expect(report.notes).toEqual([]);
     expect(report.presets.map((p) => p.preset)).toEqual(['nano']);
     expect(seen.length).toBe(report.rows.length);
-    for (const section of ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel']) expect(seen, section).toContain(section);
+    for (const section of ['phase', 'compare', 'matmul-peer', 'rollout', 'grpo', 'autotune', 'kernel']) expect(seen, section).toContain(section);
     for (const r of report.rows) {
       expect(Number.isFinite(r.ms) && r.ms >= 0, `${r.section} ${r.name}: ${r.ms}`).toBe(true);
       if (r.section !== 'kernel') expect(r.ms, `${r.section} ${r.name}`).toBeGreaterThan(0);
     }
     const compare = report.rows.filter((r) => r.section === 'compare').map((r) => r.name);
-    expect(compare).toEqual(expect.arrayContaining(['ours (WGSL)', 'TensorFlow.js WebGPU', 'CPU twin (reference JS, f32)']));
+    expect(compare).toEqual(expect.arrayContaining(['ours (WGSL)', 'TensorFlow.js WebGPU', 'jax-js WebGPU (jit)', 'CPU twin (reference JS, f32)']));
+    // Our matmul and jax-js's at each of the model's four matmul shapes, each side with its ratio to ours.
+    const matmulPeer = report.rows.filter((r) => r.section === 'matmul-peer');
+    expect(matmulPeer.length).toBe(8);
+    expect(matmulPeer.filter((r) => r.name.startsWith('jax-js')).every((r) => (r.vsOurs ?? 0) > 0)).toBe(true);
     expect(report.autotune?.tuning.NT).toBeDefined();
     expect(report.peak?.gflops).toBeGreaterThan(0);
     const rollout = report.rows.filter((r) => r.section === 'rollout');
@@ -67,6 +71,8 @@ describe('bench harness', () => {
     const md = reportMarkdown(report);
     expect(md).toContain('| training step, same model and batch |');
     expect(md).toContain('TensorFlow.js WebGPU');
+    expect(md).toContain('jax-js WebGPU (jit)');
+    expect(md).toContain('| matmul, same shape and data |');
     expect(md).toContain('| kernel (tensors) |');
     const once = updateBenchmarksMarkdown('', report);
     const twice = updateBenchmarksMarkdown(once, { ...report, createdAt: 'later' });

@@ -36,12 +36,16 @@ export async function wallSamples(run: () => Promise<void>, reps: number, warmup
 /**
  * Wall-clock samples of several pieces of work, round-robin: `warmup` untimed rounds, then `reps` rounds that time
  * each piece once, in turn. On a machine whose load drifts (shared CI runners, CPU adapters), drift then spreads
- * over every piece instead of biasing the ones measured last. Returns the samples by name, in milliseconds.
+ * over every piece instead of biasing the ones measured last. Each round starts one piece later than the one before,
+ * so no piece always runs right after the same other one: a cost one piece leaves behind (a garbage collection after
+ * a framework peer's step, say) lands on a different piece each round, and the medians drop it.
+ * Returns the samples by name, in milliseconds.
  */
 export async function interleavedSamples(runs: readonly (readonly [string, () => Promise<void>])[], reps: number, warmup = 1): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = Object.fromEntries(runs.map(([name]) => [name, []]));
   for (let r = 0; r < warmup + reps; r++) {
-    for (const [name, run] of runs) {
+    for (let i = 0; i < runs.length; i++) {
+      const [name, run] = runs[(i + r) % runs.length];
       const t0 = performance.now();
       await run();
       if (r >= warmup) out[name].push(performance.now() - t0);

@@ -11,6 +11,7 @@ import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { StepOptions } from '../model/gpu-model';
 import { paramShapes } from '../reference/model';
+import { causalBias, ropeTables } from './peer-tables';
 
 /** The tfjs backend name we register over our device (the kernels are registered under 'webgpu'). */
 const BACKEND = 'webgpu';
@@ -94,18 +95,8 @@ export class TfjsLlama {
     if (this.cache?.T === T) return this.cache;
     if (this.cache) for (const t of [this.cache.cos, this.cache.sin, this.cache.maskBias]) t.dispose();
     const { HD } = this;
-    const half = HD / 2;
-    const cos = new Float32Array(T * HD);
-    const sin = new Float32Array(T * HD);
-    for (let t = 0; t < T; t++) {
-      for (let i = 0; i < half; i++) {
-        const angle = t * Math.pow(this.config.ropeTheta, (-2 * i) / HD);
-        cos[t * HD + i] = cos[t * HD + i + half] = Math.cos(angle);
-        sin[t * HD + i] = sin[t * HD + i + half] = Math.sin(angle);
-      }
-    }
-    const bias = new Float32Array(T * T);
-    for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) bias[i * T + j] = -1e9;
+    const { cos, sin } = ropeTables(this.config, T);
+    const bias = causalBias(T);
     // Built inside the step's tidy scope: keep() them, or the scope would dispose the cache.
     this.cache = { T, cos: tf.keep(tf.tensor(cos, [T, 1, HD])), sin: tf.keep(tf.tensor(sin, [T, 1, HD])), maskBias: tf.keep(tf.tensor(bias, [T, T])) };
     return this.cache;

@@ -10,7 +10,7 @@ import type { TimingMethod } from './measure';
 export const REPORT_SCHEMA = 'rl-lab-bench/1';
 
 /** What a row measures. */
-export type BenchSection = 'phase' | 'compare' | 'rollout' | 'kernel' | 'autotune' | 'grpo';
+export type BenchSection = 'phase' | 'compare' | 'matmul-peer' | 'rollout' | 'kernel' | 'autotune' | 'grpo';
 
 /** One measured figure. Times are medians over `samples` repetitions after warm-up. */
 export interface BenchRow {
@@ -28,7 +28,7 @@ export interface BenchRow {
   gflops?: number;
   gbps?: number;
   tokensPerS?: number;
-  /** Compare rows: this implementation's step time over ours (2 = ours is twice as fast). */
+  /** Compare and matmul-peer rows: this implementation's time over ours (2 = ours is twice as fast). */
   vsOurs?: number;
   note?: string;
 }
@@ -90,7 +90,7 @@ export function rowsOf(rows: readonly BenchRow[], preset: string, section: Bench
   return rows.filter((r) => r.preset === preset && r.section === section);
 }
 
-/** Markdown tables for one preset: step phases, the peer comparison, rollouts, GRPO, autotune and kernels. */
+/** Markdown tables for one preset: step phases, the peer comparisons (step and matmul), rollouts, GRPO, autotune and kernels. */
 export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peakGflops?: number): string {
   const ofPeak = (g: number | undefined) => (g !== undefined && peakGflops ? `${((100 * g) / peakGflops).toFixed(1)}%` : '');
   const { preset, shape } = info;
@@ -118,6 +118,17 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
         ['training step, same model and batch', 'ms (median)', 'time vs ours', 'note'],
         compare.map((r) => [r.name, fmt(r.ms), r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '', r.note ?? '']),
         [false, true, true, false],
+      ),
+    );
+  }
+  const matmulPeer = rowsOf(rows, preset, 'matmul-peer');
+  if (matmulPeer.length) {
+    out.push(
+      '',
+      table(
+        ['matmul, same shape and data', 'shape', 'ms (median)', 'GFLOP/s', 'time vs ours', 'note'],
+        matmulPeer.map((r) => [r.name, r.shape ?? '', fmt(r.ms, 3), fmt(r.gflops), r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '', r.note ?? '']),
+        [false, false, true, true, true, false],
       ),
     );
   }

@@ -1,16 +1,17 @@
 // The benchmark suite: for each model preset at its real shapes, the training step by phase, the same step in
-// TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts (prefill and decode tokens/s), one GRPO step
+// TensorFlow.js and jax-js (WebGPU, same device) and in the CPU twin, our matmul against jax-js's at the model's
+// shapes, rollouts (prefill and decode tokens/s), one GRPO step
 // of the RL trainer by phase, the matmul variants and attention's kernel paths against the adapter's measured
 // peak, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
-import { matmulTuning, setMatmulTuning } from '../kernels/matmul';
+import { layoutOf, matmul, matmulTuning, matmulVariantSupports, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
-import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
+import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../model/config';
 import { generate } from '../model/generate';
-import { Rng } from '../reference/random';
-import { benchAttentionPaths, benchMatmulVariants } from './autotune';
+import { Rng, randomArray } from '../reference/random';
+import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
@@ -32,6 +33,8 @@ export interface BenchOptions {
   sections?: readonly SuiteSection[];
   /** Include the TensorFlow.js peer in 'compare' (default true; it needs navigator.gpu). */
   tfjs?: boolean;
+  /** Include the jax-js peer in 'compare': its step, and its matmul at the model's shapes (default true; it needs navigator). */
+  jaxjs?: boolean;
   /** Include the CPU twin's step in 'compare' (default true). */
   cpuTwin?: boolean;
   /** Run the startup matmul autotune (autotuneMatmul) first (default true); false measures untuned kernels. */
@@ -84,18 +87,20 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     progress('adapter arithmetic peak');
     peak = await measurePeak(ctx, reps);
   }
-  let tfjs: typeof import('./peer-tfjs') | null = null;
-  const wantTfjs = sections.has('compare') && (options.tfjs ?? true);
-  if (wantTfjs) {
+  // A peer that cannot start is left out with a note; the rest of the suite runs.
+  const startPeer = async <M>(name: string, load: () => Promise<M>, bind: (m: M) => Promise<string>): Promise<M | null> => {
     try {
       if (typeof navigator === 'undefined' || !navigator.gpu) throw new Error('navigator.gpu is missing (in Node, call installNavigatorGpu first)');
-      tfjs = await import('./peer-tfjs');
-      progress(`tfjs: ${await tfjs.useTfjsOnDevice(ctx)} on our device`);
+      const m = await load();
+      progress(`${name}: ${await bind(m)} on our device`);
+      return m;
     } catch (e) {
-      tfjs = null;
-      notes.push(`TensorFlow.js peer not run: ${(e as Error).message}`);
+      notes.push(`${name} peer not run: ${(e as Error).message}`);
+      return null;
     }
-  }
+  };
+  const tfjs = sections.has('compare') && (options.tfjs ?? true) ? await startPeer('TensorFlow.js', () => import('./peer-tfjs'), (m) => m.useTfjsOnDevice(ctx)) : null;
+  const jax = sections.has('compare') && (options.jaxjs ?? true) ? await startPeer('jax-js', () => import('./peer-jaxjs'), (m) => m.useJaxOnDevice(ctx)) : null;
   try {
     for (const preset of options.presets) {
       if (stop()) break;
@@ -138,7 +143,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
           await yieldToEventLoop();
         }
         if (sections.has('compare') && !stop()) {
-          progress(`${preset}: ours vs TensorFlow.js vs the CPU twin`);
+          progress(`${preset}: ours vs TensorFlow.js vs jax-js vs the CPU twin`);
           const tuning = matmulTuning(ctx.device);
           const tuned = Object.entries(tuning).map(([layout, v]) => `${layout} ${v}`).join(', ');
           const runs: [string, () => Promise<void>][] = [['ours', phase('step', (rec) => ours.record(rec))]];
@@ -174,6 +179,23 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
             ]);
             notesOf.tfjs = 'same device, f32, autograd';
           }
+          let jaxPeer: InstanceType<NonNullable<typeof jax>['JaxLlama']> | null = null;
+          let jaxInputs: ReturnType<NonNullable<typeof jax>['jaxBatch']> | null = null;
+          if (jax) {
+            const j = jax;
+            jaxPeer = new j.JaxLlama(config, params);
+            jaxInputs = j.jaxBatch(batch.tokens, batch.targets);
+            const [p, inp] = [jaxPeer, jaxInputs];
+            runs.push([
+              'jax',
+              async () => {
+                const loss = p.trainStep(inp.tokens, inp.targets, shape.B, shape.T, BENCH_STEP);
+                await j.jaxSync(ctx.device, [loss]);
+                loss.dispose();
+              },
+            ]);
+            notesOf.jax = 'same device, f32, one jit of valueAndGrad + AdamW (fused kernels)';
+          }
           if (options.cpuTwin ?? true) {
             const twin = new CpuTwinStep(config, params, batch);
             runs.push(['cpu', async () => void twin.step(BENCH_STEP)]);
@@ -188,6 +210,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
               ours: 'ours (WGSL)',
               untuned: 'ours, matmul untuned (blocked)',
               tfjs: 'TensorFlow.js WebGPU',
+              jax: 'jax-js WebGPU (jit)',
               cpu: 'CPU twin (reference JS, f32)',
             };
             for (const [key] of runs) {
@@ -199,6 +222,16 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
           } finally {
             peerInputs?.dispose();
             peer?.dispose();
+            jaxInputs?.dispose();
+            jaxPeer?.dispose();
+          }
+          if (jax && !stop()) {
+            progress(`${preset}: our matmul vs jax-js's at the model's shapes`);
+            try {
+              for (const row of await benchMatmulVsJax(ctx, jax, config, shape.B * shape.T, Math.max(reps, 3))) emit({ preset, ...row });
+            } catch (e) {
+              notes.push(`${preset}: matmul comparison with jax-js failed: ${(e as Error).message.split('\n')[0]}`);
+            }
           }
           await yieldToEventLoop();
         }
@@ -261,6 +294,72 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     peak,
     totalSeconds: (performance.now() - t0) / 1000,
   };
+}
+
+/**
+ * Our matmul (the variant the device's tuning picks) against jax-js's jit-compiled matmul, at the model's four
+ * characteristic shapes, on the same data. Both sides are timed the same way: `inner` products submitted, then
+ * waited for (wall clock; jax-js submits one command buffer per kernel, we record the `inner` into one), round-robin.
+ */
+async function benchMatmulVsJax(
+  ctx: GpuContext,
+  jax: typeof import('./peer-jaxjs'),
+  config: ModelConfig,
+  N: number,
+  reps: number,
+  inner = 4,
+): Promise<Omit<BenchRow, 'preset'>[]> {
+  const rows: Omit<BenchRow, 'preset'>[] = [];
+  const tuning = matmulTuning(ctx.device);
+  for (const s of modelMatmulShapes(config, N)) {
+    const rng = new Rng(s.M * 7919 + s.N * 31 + s.K);
+    const aData = randomArray(rng, s.M * s.K);
+    const bData = randomArray(rng, s.K * s.N);
+    const a = ctx.fromArray(aData, s.transA ? [s.K, s.M] : [s.M, s.K], { label: 'bench.mm.a' });
+    const b = ctx.fromArray(bData, s.transB ? [s.N, s.K] : [s.K, s.N], { label: 'bench.mm.b' });
+    const out = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
+    const peer = new jax.JaxMatmul(s, aData, bData);
+    const tuned = tuning[layoutOf(s)];
+    const variant = tuned && matmulVariantSupports(tuned, s) ? tuned : 'blocked';
+    try {
+      const samples = await interleavedSamples(
+        [
+          [
+            'ours',
+            async () => {
+              const rec = ctx.recorder('bench.matmul');
+              for (let i = 0; i < inner; i++) matmul(rec, out, a, b, { transA: s.transA, transB: s.transB });
+              rec.submit();
+              await ctx.flush();
+            },
+          ],
+          [
+            'jax',
+            async () => {
+              const products = Array.from({ length: inner }, () => peer.run());
+              await jax.jaxSync(ctx.device, products);
+              for (const p of products) p.dispose();
+            },
+          ],
+        ],
+        reps,
+      );
+      const label = `${s.M}x${s.N}x${s.K} ${s.transA ? 'A^T' : 'A'}*${s.transB ? 'B^T' : 'B'}`;
+      const flop = 2 * s.M * s.N * s.K;
+      const oursMs = median(samples.ours) / inner;
+      for (const [key, name, note] of [
+        ['ours', `ours (${variant}): ${s.role}`, 'tuned variant'],
+        ['jax', `jax-js (jit): ${s.role}`, ''],
+      ] as const) {
+        const ms = median(samples[key]) / inner;
+        rows.push({ section: 'matmul-peer', name, shape: label, ms, samples: samples[key].length, method: 'wall', gflops: flop / (ms / 1000) / 1e9, vsOurs: ms / oursMs, note });
+      }
+    } finally {
+      peer.dispose();
+      for (const t of [a, b, out]) t.destroy();
+    }
+  }
+  return rows;
 }
 
 /**

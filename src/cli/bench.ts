@@ -1,6 +1,6 @@
 // `npm run bench -- [--preset nano,micro] [--quick] [--reps 5] [--out runs/bench]`: the benchmark suite
-// (src/bench/suite.ts) in Node on the machine's WebGPU adapter through Dawn, with the TensorFlow.js peer on the
-// same device. Writes a JSON report and a Markdown table, and (full runs) this device's section of BENCHMARKS.md.
+// (src/bench/suite.ts) in Node on the machine's WebGPU adapter through Dawn, with the TensorFlow.js and jax-js
+// peers on the same device. Writes a JSON report and a Markdown table, and (full runs) this device's section of BENCHMARKS.md.
 // Progress goes to stderr, the Markdown to stdout. The page runs the same suite at /?bench.
 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -19,6 +19,7 @@ const FLAGS: Record<string, FlagSpec> = {
   reps: { type: 'number', doc: 'timed repetitions per figure after warm-up (default 5, quick 2)', integer: true, min: 1, max: 100 },
   sections: { type: 'string', doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`, default: SUITE_SECTIONS.join(',') },
   tfjs: { type: 'boolean', doc: 'run the TensorFlow.js WebGPU peer (--tfjs=false to skip)', default: true },
+  jaxjs: { type: 'boolean', doc: "run the jax-js WebGPU peer: its step and its matmul at the model's shapes (--jaxjs=false to skip)", default: true },
   'cpu-twin': { type: 'boolean', doc: "time the CPU twin's step (--cpu-twin=false to skip)", default: true },
   autotune: { type: 'boolean', doc: 'run the startup matmul autotune (autotuneMatmul) first (--autotune=false: untuned kernels)', default: true },
   out: { type: 'string', doc: 'directory for the JSON report and Markdown table', default: 'runs/bench' },
@@ -58,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
       reps: typeof args.reps === 'number' ? args.reps : undefined,
       sections,
       tfjs: Boolean(args.tfjs),
+      jaxjs: Boolean(args.jaxjs),
       cpuTwin: Boolean(args['cpu-twin']),
       autotune: Boolean(args.autotune),
       command,

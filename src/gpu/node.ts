@@ -40,12 +40,14 @@ export async function acquireNodeDevice(options: Omit<AcquireOptions, 'gpu' | 'r
 
 /**
  * Exposes the process's Dawn instance as navigator.gpu, for libraries that look for it there (TensorFlow.js's
- * WebGPU backend checks it before wrapping a device: the benchmark's peer). Call after acquireNodeDevice.
- * Node 20 has no navigator; Node 21+ has one without gpu. Leaves an existing navigator.gpu alone.
+ * WebGPU backend checks it before wrapping a device; jax-js also reads navigator.userAgent: the benchmark's
+ * peers). Call after acquireNodeDevice. Node 20 has no navigator; Node 21+ has one (with userAgent) without gpu.
+ * Leaves an existing navigator.gpu alone.
  */
 export function installNavigatorGpu(): void {
   if (!dawnInstance) throw new Error('installNavigatorGpu: call acquireNodeDevice first');
   const g = globalThis as { navigator?: { gpu?: GPU } };
-  if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: { gpu: dawnInstance }, configurable: true, writable: true });
+  const userAgent = `Node.js/${process.versions.node}`;
+  if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: { gpu: dawnInstance, userAgent }, configurable: true, writable: true });
   else if (!g.navigator.gpu) Object.defineProperty(g.navigator, 'gpu', { value: dawnInstance, configurable: true });
 }

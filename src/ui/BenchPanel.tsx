@@ -1,5 +1,6 @@
 // The benchmark page (?bench): runs the benchmark suite in its own worker (bench.worker.ts) on this browser's GPU and
-// shows each table as its rows arrive: step phases, ours vs TensorFlow.js vs the CPU twin, rollouts, matmul
+// shows each table as its rows arrive: step phases, ours vs TensorFlow.js vs jax-js vs the CPU twin (and our matmul
+// vs jax-js's), rollouts, matmul
 // variants and every kernel. Local state (not the lab store); its worker client and report types come through
 // store/bench.ts. The lab's engine is not involved.
 
@@ -26,12 +27,22 @@ const COLUMNS: Record<BenchSection, { title: string; columns: Column[] }> = {
     ],
   },
   compare: {
-    title: 'Same model, same batch: ours vs TensorFlow.js vs the CPU twin',
+    title: 'Same model, same batch: ours vs TensorFlow.js vs jax-js vs the CPU twin',
     columns: [
       { head: 'implementation', cell: (r) => r.name },
       { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms) },
       { head: 'time vs ours', num: true, cell: (r) => (r.vsOurs !== undefined ? `${fmtMeasure(r.vsOurs)}x` : '') },
       { head: 'note', cell: (r) => r.note ?? '' },
+    ],
+  },
+  'matmul-peer': {
+    title: 'Same matmul shape and data: ours vs jax-js',
+    columns: [
+      { head: 'implementation: role', cell: (r) => r.name },
+      { head: 'shape', cell: (r) => r.shape ?? '' },
+      { head: 'ms (median)', num: true, cell: (r) => fmtMeasure(r.ms, 3) },
+      { head: 'GFLOP/s', num: true, cell: (r) => fmtMeasure(r.gflops) },
+      { head: 'time vs ours', num: true, cell: (r) => (r.vsOurs !== undefined ? `${fmtMeasure(r.vsOurs)}x` : '') },
     ],
   },
   rollout: {
@@ -122,6 +133,7 @@ export default function BenchPanel() {
   const [quick, setQuick] = useState(false);
   const [reps, setReps] = useState(5);
   const [tfjs, setTfjs] = useState(true);
+  const [jaxjs, setJaxjs] = useState(true);
   const [cpuTwin, setCpuTwin] = useState(true);
   const client = useRef<BenchClient | null>(null);
 
@@ -167,7 +179,7 @@ export default function BenchPanel() {
     setMessage('');
     setProgress('starting');
     setStatus('running');
-    client.current?.run({ presets, quick, reps, tfjs, cpuTwin });
+    client.current?.run({ presets, quick, reps, tfjs, jaxjs, cpuTwin });
   };
 
   const byPreset = useMemo(() => [...new Set(rows.map((r) => r.preset))], [rows]);
@@ -178,7 +190,8 @@ export default function BenchPanel() {
       <h2 id="bench-title">Benchmark</h2>
       <p className="hint">
         The same suite as <code>npm run bench</code>, on this browser’s GPU: a training step by phase, the same step in
-        TensorFlow.js (WebGPU, same device) and in the CPU twin, rollouts, and every kernel. Medians after warm-up; compare
+        TensorFlow.js and jax-js (WebGPU, same device) and in the CPU twin, our matmul against jax-js’s, rollouts, and
+        every kernel. Medians after warm-up; compare
         ratios within one run. A software adapter (SwiftShader) is 100-1000x slower than a GPU.
       </p>
       <p className="adapter-line" data-testid="bench-device">
@@ -206,6 +219,9 @@ export default function BenchPanel() {
           </label>
           <label style={{ marginRight: 10 }}>
             <input type="checkbox" checked={tfjs} onChange={(e) => setTfjs(e.target.checked)} /> TensorFlow.js peer
+          </label>
+          <label style={{ marginRight: 10 }}>
+            <input type="checkbox" checked={jaxjs} onChange={(e) => setJaxjs(e.target.checked)} /> jax-js peer
           </label>
           <label>
             <input type="checkbox" checked={cpuTwin} onChange={(e) => setCpuTwin(e.target.checked)} /> CPU twin

@@ -8,7 +8,7 @@
 // points at are outlined and labelled. A dashed vertical line marks each step where an alert of the viewed run fired
 // on one of the chart's metrics (steps listed in data-alerts). A seed group drawn as a band is one line per metric, the
 // median or IQM across its seeds, inside its 95% bootstrap band (data-seed-bands counts those bands).
-import { Fragment, memo, useMemo, useRef } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
@@ -19,6 +19,7 @@ import { runLabels } from '../store/run-names';
 import type { SeedStatistic } from '../store/seed-bands';
 import { chartEntries, groupMembers, seedGroupLabel } from '../store/seed-groups';
 import { HISTOGRAM_IDS, type HistogramId } from '../store/schema';
+import { markStartup } from '../store/startup';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
 import { HistogramHeatmap, SolveRateChart } from './Distributions';
@@ -201,6 +202,10 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, statistic
   const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log, statistic }), [spec, runs, smoothing, log, statistic, versions]);
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
+  // Time to first step ends when a plot has drawn a point (after React committed it).
+  useEffect(() => {
+    if (drawn && drawn.rawPoints > 0) markStartup('first-point');
+  }, [drawn]);
   const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
   // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences.
   const notes = quiet.whole ? [] : [...(spec.note ? [spec.note] : []), ...quiet.notes];

@@ -13,6 +13,7 @@ export interface BenchRunOptions {
   reps?: number;
   sections?: SuiteSection[];
   tfjs: boolean;
+  jaxjs: boolean;
   cpuTwin: boolean;
 }
 

@@ -18,6 +18,7 @@ import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Request, type Response } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
 import { sandboxClient, type HostedWorker } from './sandbox-host';
+import { markStartup } from './startup-marks';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -44,6 +45,7 @@ async function device(): Promise<GpuContext> {
   if (ctx) return ctx;
   acquiring ??= acquireDevice({ runtime: 'browser' })
     .then(async (c) => {
+      markStartup('device');
       ctx = c;
       c.onError((e) => {
         const lost = e instanceof GpuDeviceLostError;
@@ -62,6 +64,7 @@ async function device(): Promise<GpuContext> {
       } catch (e) {
         tuning = `not tuned (${messageOf(e)}); default variants`;
       }
+      markStartup('autotune');
       post({ type: 'ready', report: c.report, tuning });
       return c;
     })
@@ -125,9 +128,14 @@ const engine = new LabEngine({
   emit: onEngineEvent,
 });
 
+let recordEvents = 0;
+
 function onEngineEvent(e: EngineEvent): void {
   switch (e.type) {
     case 'records':
+      // Time to first step: the first two steps' records (the first one also compiles the pipelines).
+      recordEvents++;
+      if (recordEvents <= 2) markStartup(recordEvents === 1 ? 'step-1' : 'step-2');
       queue.push(e.runId, e.records);
       return;
     case 'progress':
@@ -229,8 +237,10 @@ async function handle(req: Request): Promise<void> {
     case 'selftest':
       return selftest(req.filter);
     case 'configure': {
+      markStartup('run-configure');
       await openStore();
       await engine.create({ config: req.config, preset: req.preset, backend: req.backend, name: req.name });
+      markStartup('run-created');
       if (req.then === 'start') engine.start();
       else if (req.then === 'step') engine.stepOnce();
       return;

@@ -7,6 +7,7 @@ import type { RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
 import { assertNever, type Response } from '../../worker/protocol';
+import { markStartup } from '../../worker/startup-marks';
 import { canContinue, canPause, canReset, startBlocker } from '../selectors';
 import type { LabSlice } from '../slice';
 
@@ -62,7 +63,10 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
     }
     if (blocker) return false;
     if (!fresh && canContinue(s)) link.send({ type: then });
-    else link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then, ...(fresh && { name: fresh.name }) });
+    else {
+      markStartup('configure');
+      link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then, ...(fresh && { name: fresh.name }) });
+    }
     return true;
   };
   return {
@@ -78,6 +82,7 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
 
     startEngine() {
       if (!link.connect((r) => get().handleResponse(r))) return;
+      markStartup('engine-start');
       set({ gpuStatus: 'starting', gpuMessage: null });
       link.send({ type: 'init' });
     },
@@ -120,6 +125,7 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
       const s = get();
       switch (r.type) {
         case 'ready':
+          markStartup('gpu-ready');
           return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
         case 'unavailable':
           // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
@@ -139,6 +145,7 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           return get().lessonRunProgressed(r.progress);
         }
         case 'metrics':
+          markStartup('first-metrics');
           return s.appendMetrics(r.runId, r.batch);
         case 'rollouts':
           s.cacheRollouts(r.runId, r.step, r.groups, r.texts, r.batch);

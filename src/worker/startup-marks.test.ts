@@ -1,0 +1,16 @@
+// The time-to-first-step marks are set once per stage, at the first time it is reached, under the shared prefix
+// the e2e (e2e/first-step.spec.ts) reads them by.
+import { expect, it } from 'vitest';
+import { STARTUP_MARK_PREFIX, markStartup } from './startup-marks';
+
+it('marks a stage once, at its first occurrence', () => {
+  const named = () => performance.getEntriesByName(`${STARTUP_MARK_PREFIX}first-point`, 'mark');
+  expect(named()).toHaveLength(0);
+  markStartup('first-point');
+  const first = named()[0].startTime;
+  markStartup('first-point');
+  expect(named()).toHaveLength(1);
+  expect(named()[0].startTime).toBe(first);
+  markStartup('step-1');
+  expect(performance.getEntriesByName(`${STARTUP_MARK_PREFIX}step-1`, 'mark')).toHaveLength(1);
+});
