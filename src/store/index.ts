@@ -10,6 +10,7 @@ import type { KeyValueStorage, SliceDeps } from './slice';
 import { alertsSlice, type AlertsSlice } from './slices/alerts';
 import { chartsSlice, type ChartsSlice } from './slices/charts';
 import { compareSlice, type CompareSlice } from './slices/compare';
+import { foldersSlice, type FoldersSlice } from './slices/folders';
 import { configSlice, type ConfigSlice } from './slices/config';
 import { engineSlice, type EngineSlice } from './slices/engine';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector';
@@ -20,7 +21,7 @@ import { seedsSlice, type SeedsSlice } from './slices/seeds';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
 // it in createLabStore (the compiler refuses a slice named in LabState but not spread).
-export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice & CompareSlice & SeedsSlice;
+export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice & CompareSlice & SeedsSlice & FoldersSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -55,6 +56,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...lessonsSlice(deps)(...a),
     ...compareSlice(deps)(...a),
     ...seedsSlice(deps)(...a),
+    ...foldersSlice(deps)(...a),
   }));
 }
 
@@ -66,6 +68,7 @@ export const useLab: LabStore = createLabStore();
 export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
+export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export { COMPARE_FIELDS, compareBlocker, compareEdits, currentRunConfig, type CompareSlice, type ComparisonView } from './slices/compare';
 export { LAB_DEFAULT, PAGE_PARAMS, type ConfigSlice, type WarmStart } from './slices/config';
 export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';

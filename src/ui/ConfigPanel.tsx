@@ -2,7 +2,7 @@
 // model or warm start, backend, and every knob by section (doc and formula on hover, range, inline message when
 // invalid, a mark when it differs from the preset); the quantities derived from the config; the shareable link.
 import { useMemo, useState } from 'react';
-import { useLab } from '../store';
+import { useLab, type FolderField } from '../store';
 import { differsFromPreset } from '../store/config-diff';
 import { FIELD_SECTIONS, SECTIONS, PRESET_INFO, PRESET_NAMES, PROMPT_LIST_TASK, derive, isPresetName, resolveConfig, taskChoices, taskFactories, taskFactoryOf, taskNames, type RLConfig, type RLField, type TaskFactory } from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
@@ -79,6 +79,42 @@ function PromptsPicker() {
           >
             clear
           </button>
+        </span>
+      )}
+    </div>
+  );
+}
+
+/**
+ * "Load a folder…": a directory picker whose model files the worker keeps (IndexedDB) as local/<name>/, then the
+ * field names that path.
+ */
+function FolderPicker({ field }: { field: FolderField }) {
+  const importFolder = useLab((s) => s.importFolder);
+  const state = useLab((s) => (s.folderImport?.field === field ? s.folderImport : null));
+  return (
+    <div className="folder-picker">
+      <label className="folder-button">
+        Load a folder…
+        <input
+          type="file"
+          data-testid={`folder-${field}`}
+          // Chromium, Firefox and Safari pick directories with this attribute.
+          {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
+          multiple
+          onChange={(e) => {
+            const files = [...(e.target.files ?? [])].map((f) => ({ relativePath: f.webkitRelativePath || f.name, arrayBuffer: () => f.arrayBuffer() }));
+            e.target.value = '';
+            if (files.length) void importFolder(field, files);
+          }}
+        />
+      </label>
+      {state && (
+        <span className={`folder-status ${state.status}`} data-testid={`folder-status-${field}`} data-status={state.status}>
+          {state.status === 'reading' && `reading ${state.name}…`}
+          {state.status === 'saving' && `keeping ${state.name} in this browser…`}
+          {state.status === 'done' && `${state.name}: ${state.files?.length ?? 0} files kept (${(state.files ?? []).join(', ')})`}
+          {state.status === 'failed' && state.message}
         </span>
       )}
     </div>
@@ -178,6 +214,7 @@ export function ConfigPanel() {
   const factory = useMemo(() => factoryOf(draft), [draft.task, draft.prompts, draft.answer_format]);
   const range = factory?.difficultyRange;
   const custom: Partial<Record<RLField, React.ReactNode>> = { task: <TaskSelect />, checkpoint: <CheckpointSelect />, prompts: <PromptsPicker /> };
+  const extra: Partial<Record<RLField, React.ReactNode>> = { checkpoint: <FolderPicker field="checkpoint" />, reward_model: <FolderPicker field="reward_model" /> };
   return (
     <section className="panel config" aria-labelledby="config-title" data-testid="config-panel" data-valid={config !== null}>
       <h2 id="config-title">Configure</h2>
@@ -200,7 +237,7 @@ export function ConfigPanel() {
           </summary>
           <div className="fields">
             {fields.map((f) => (
-              <FieldInput key={f} name={f} differs={differs.has(f)} presetValue={base[f]} custom={custom[f]} />
+              <FieldInput key={f} name={f} differs={differs.has(f)} presetValue={base[f]} custom={custom[f]} extra={extra[f]} />
             ))}
           </div>
         </details>

@@ -41,7 +41,7 @@ export interface FieldBinding {
   differsFrom: string;
 }
 
-export function FieldInput({ name, differs, presetValue, custom, binding }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode; binding?: FieldBinding }) {
+export function FieldInput({ name, differs, presetValue, custom, extra, binding }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode; extra?: React.ReactNode; binding?: FieldBinding }) {
   const draftValue = useLab((s) => s.draft[name]);
   const draftError = useLab((s) => s.check.fieldErrors[name]);
   const draftWarning = useLab((s) => s.check.fieldWarnings[name]);
@@ -133,6 +133,7 @@ export function FieldInput({ name, differs, presetValue, custom, binding }: { na
         </div>
       )}
       {!error && warning && <div className="field-warning">{warning}</div>}
+      {extra}
     </div>
   );
 }

@@ -18,6 +18,7 @@ import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Request, type Response } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
 import { sandboxClient, type HostedWorker } from './sandbox-host';
+import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
 
 /** How often queued records go to the page. */
@@ -88,9 +89,13 @@ async function fetchAsset(path: string): Promise<Response_> {
 }
 type Response_ = globalThis.Response;
 
+// Folders imported from disk live in IndexedDB under local/<name>/ (src/engine/idb-folder-store.ts).
+let folders: Promise<IdbFolderStore> | null = null;
+const folderStore = () => (folders ??= IdbFolderStore.open());
+
 const assets: AssetLoader = {
-  bytes: async (p) => new Uint8Array(await (await fetchAsset(p)).arrayBuffer()),
-  text: async (p) => (await fetchAsset(p)).text(),
+  bytes: async (p) => (p.startsWith(LOCAL_FOLDER_PREFIX) ? (await folderStore()).get(p) : new Uint8Array(await (await fetchAsset(p)).arrayBuffer())),
+  text: async (p) => (p.startsWith(LOCAL_FOLDER_PREFIX) ? new TextDecoder().decode(await (await folderStore()).get(p)) : (await fetchAsset(p)).text()),
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -294,6 +299,13 @@ async function handle(req: Request): Promise<void> {
       const tok = await engine.tokenizerFor(runId);
       const texts = comparison.rows.map((r) => tokenStrings(r.tokens, tok));
       return enqueue(() => post({ type: 'objective-comparison', id: req.id, runId, comparison, texts }));
+    }
+    case 'import-folder': {
+      const name = localFolderName(req.name);
+      const files = req.files.filter((f) => isModelFile(f.path));
+      if (!files.some((f) => f.path === 'config.json')) throw new Error(`the folder ${req.name} has no config.json at its top: pick the model's own folder`);
+      await (await folderStore()).put(name, files);
+      return enqueue(() => post({ type: 'folder-imported', id: req.id, path: `${LOCAL_FOLDER_PREFIX}${name}/`, files: files.map((f) => f.path) }));
     }
     case 'sandbox-host':
       startSandbox = sandboxClient(req.port);

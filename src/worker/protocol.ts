@@ -39,6 +39,8 @@ export type Request =
   | { type: 'import'; fileName: string; text: string }
   /** A/B of the current run's objective and `config` (B) on its latest step or a fresh batch, between steps. `id` comes back with the answer. */
   | { type: 'compare-objectives'; id: number; source: CompareSource; config: RLConfig }
+  /** A model folder picked from disk (paths inside it), kept in IndexedDB as local/<name>/. */
+  | { type: 'import-folder'; id: number; name: string; files: { path: string; bytes: Uint8Array }[] }
   /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
   | { type: 'sandbox-host'; port: MessagePort };
 
@@ -70,6 +72,7 @@ export type Response =
   /** A warning sign in a run's metrics at a step (src/rl/alerts.ts): shown, and marked on its metric's chart. */
   | { type: 'alert'; runId: string; alert: Alert }
   /** The answer to compare-objectives `id`: both sides' per-token values, and each completion's token texts. */
+  | { type: 'folder-imported'; id: number; path: string; files: string[] }
   | { type: 'objective-comparison'; id: number; runId: string; comparison: ObjectiveComparison; texts: string[][] }
   /** A failed request (`request` names it), a device loss, or an uncaptured GPU error. */
   | { type: 'error'; message: string; fatal: boolean; request?: Request['type'] };

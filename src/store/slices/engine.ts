@@ -167,9 +167,12 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           return s.addAlert(r.runId, r.alert);
         case 'objective-comparison':
           return s.receiveComparison(r);
+        case 'folder-imported':
+          return s.folderImported(r);
         case 'error':
           if (r.request === 'import') return s.importFailed(r.message);
           if (r.request === 'compare-objectives') return s.comparisonFailed(r.message);
+          if (r.request === 'import-folder') return s.folderImportFailed(r.message);
           if (r.request === 'selftest') set({ selftestRunning: false });
           if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
           if (r.request === 'configure') s.lessonRunRefused(r.message);

@@ -1,0 +1,77 @@
+// Model folders a person imported from disk (a checkpoint or a reward model), kept in the browser's IndexedDB in a
+// database of their own, so a run can name one as `local/<name>/` and read it again after a reload. Used by the
+// engine worker's file reader; the page sends the files. Not the runs store (idb-run-store.ts).
+
+import { StorageFullError } from './run-store';
+
+/** The path prefix of imported folders: `local/<name>/<file>`. */
+export const LOCAL_FOLDER_PREFIX = 'local/';
+
+const DB_NAME = 'rl-lab-folders';
+const STORE = 'files';
+
+/** The files of a folder that a model folder can need; anything else in a picked folder is not kept. */
+export function isModelFile(path: string): boolean {
+  return /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors|model-\d{5}-of-\d{5}\.safetensors|model\.safetensors\.index\.json|onnx\/model\.onnx)$/.test(path);
+}
+
+/** A folder name usable in a path: what the person's folder is called, other characters as '-'. */
+export function localFolderName(name: string): string {
+  const clean = name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 64);
+  return clean || 'folder';
+}
+
+function openDb(factory: IDBFactory): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const req = factory.open(DB_NAME, 1);
+    req.onupgradeneeded = () => {
+      if (!req.result.objectStoreNames.contains(STORE)) req.result.createObjectStore(STORE);
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(new Error(`browser storage failed while opening the imported folders: ${req.error?.message ?? 'unknown error'}`));
+  });
+}
+
+export class IdbFolderStore {
+  private constructor(private readonly db: IDBDatabase) {}
+
+  static async open(factory: IDBFactory | undefined = globalThis.indexedDB): Promise<IdbFolderStore> {
+    if (!factory) throw new Error('this browser has no IndexedDB here (private mode?), so a folder cannot be imported');
+    return new IdbFolderStore(await openDb(factory));
+  }
+
+  /**
+   * Keeps `files` (paths inside the folder) as `local/<name>/`, replacing a folder of that name, in one transaction:
+   * a full quota leaves the earlier folder as it was and rejects with StorageFullError.
+   */
+  put(name: string, files: readonly { path: string; bytes: Uint8Array }[]): Promise<void> {
+    const prefix = `${LOCAL_FOLDER_PREFIX}${name}/`;
+    return new Promise((resolve, reject) => {
+      const t = this.db.transaction(STORE, 'readwrite');
+      const store = t.objectStore(STORE);
+      store.delete(IDBKeyRange.bound(prefix, `${prefix}\uffff`));
+      for (const f of files) store.put(f.bytes, `${prefix}${f.path}`);
+      t.oncomplete = () => resolve();
+      const fail = () => {
+        const e = t.error;
+        if (e?.name === 'QuotaExceededError') reject(new StorageFullError(`browser storage is full while importing the folder ${name}`));
+        else reject(new Error(`browser storage failed while importing the folder ${name}: ${e?.message ?? 'the transaction was aborted'}`));
+      };
+      t.onerror = fail;
+      t.onabort = fail;
+    });
+  }
+
+  /** The bytes of `local/<name>/<file>`; rejects naming the path when it is not there. */
+  get(path: string): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      const req = this.db.transaction(STORE, 'readonly').objectStore(STORE).get(path);
+      req.onsuccess = () => {
+        const v = req.result as Uint8Array | ArrayBuffer | undefined;
+        if (v === undefined) reject(new Error(`${path}: not in the imported folders (import the folder again)`));
+        else resolve(v instanceof Uint8Array ? v : new Uint8Array(v));
+      };
+      req.onerror = () => reject(new Error(`browser storage failed while reading ${path}: ${req.error?.message ?? 'unknown error'}`));
+    });
+  }
+}
