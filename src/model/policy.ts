@@ -12,7 +12,7 @@ import { host, type HostTensor } from '../reference/types';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
-import { GpuModel, type StepOptions } from './gpu-model';
+import { GpuModel, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
@@ -34,7 +34,7 @@ export interface Policy {
   generate(prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout>;
   /** One supervised step: masked cross-entropy, backward, clipped AdamW. Returns the loss when asked (a readback). */
   sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined>;
-  /** The parameters, for checkpoints. */
+  /** The parameters, for checkpoints (under LoRA the merged weights W + s B A, in the base's layout). */
   download(): Promise<ParamArrays>;
   destroy(): void;
 }
@@ -56,8 +56,8 @@ export class GpuPolicy implements Policy {
 
   constructor(readonly model: GpuModel) {}
 
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number): GpuPolicy {
-    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows));
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number, lora?: LoraInit): GpuPolicy {
+    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, lora));
   }
 
   get config(): ModelConfig {

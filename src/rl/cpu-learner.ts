@@ -60,6 +60,7 @@ export class CpuLearner implements Learner {
   private results: UpdateResult[] = [];
 
   constructor(init: LearnerInit) {
+    if (init.lora) throw new Error('lora_rank: LoRA runs on the WebGPU backend only; set lora_rank 0 for the CPU backend');
     this.policy = new CpuPolicy(init.config, init.params);
     this.ref = init.needsReference ? new CpuPolicy(init.config, init.reference ?? init.params) : null;
     if (init.needsCritic) {
