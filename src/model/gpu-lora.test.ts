@@ -1,7 +1,8 @@
 // The GPU model with LoRA adapters against the CPU reference (src/reference/lora.ts, model.ts): logits and every
 // adapter gradient at awkward shapes (GQA, Qwen2 biases, left padding, odd widths), the first forward equal to the
-// base model exactly (B = 0), the merged weights' logits equal to the adapted model's, and an optimizer step that
-// moves the adapters only. Runs on the machine's WebGPU adapter through Dawn.
+// base model exactly (B = 0), the merged weights' logits equal to the adapted model's, KV-cache rollouts through the
+// adapters equal the merged model's, and an optimizer step that moves the adapters only. Runs on the machine's
+// WebGPU adapter through Dawn.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
@@ -13,6 +14,7 @@ import { Rng } from '../reference/random';
 import { host } from '../reference/types';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
+import { generate } from './generate';
 import { GpuModel } from './gpu-model';
 
 let ctx: GpuContext;
@@ -102,6 +104,22 @@ describe('GPU model with LoRA', () => {
     // The adapters moved the model, so the comparison above is between two different ways to compute it.
     expect(compareArrays(adaptedLogits, baseLogits, { atol: 1e-3, rtol: 0 }).pass).toBe(false);
     for (const m of [base, fresh, trained, merged]) m.destroy();
+  });
+
+  it('KV-cache rollouts (prefill, then one token per step) through the adapters equal the merged model\'s', async () => {
+    const spec: LoraSpec = { rank: 3, alpha: 6, targets: LORA_TARGETS };
+    const adapted = GpuModel.create(ctx, CONFIG, baseParams(8), 4, { spec, adapters: trainedAdapters(spec, 9) });
+    const merged = GpuModel.create(ctx, CONFIG, await adapted.download(), 4);
+    // Left-padded prompts of different lengths; sampled at temperature 1 with one seed, so both draw the same tokens.
+    const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
+    const opts = { maxNewTokens: 6, sampler: { temperature: 1, seed: 4 }, eosId: 2, padId: 0 };
+    const a = await generate(adapted, prompts, opts);
+    const m = await generate(merged, prompts, opts);
+    expect(Array.from(a.tokens)).toEqual(Array.from(m.tokens));
+    const c = compareArrays(a.logprobs, m.logprobs, { atol: 1e-5, rtol: 0 });
+    expect(c.pass, `log-probs: ${c.summary}`).toBe(true);
+    adapted.destroy();
+    merged.destroy();
   });
 
   it('an optimizer step moves the adapters and leaves every base weight as it was', async () => {
