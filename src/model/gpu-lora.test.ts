@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { compareArrays } from '../reference/compare';
-import { initLoraAdapters, loraShapes, LORA_TARGETS, type LoraSpec } from '../reference/lora';
+import { initLoraAdapters, loraShapes, mergeLoraAdapters, LORA_TARGETS, type LoraSpec } from '../reference/lora';
 import { initParams, modelBackward, modelForward, paramShapes, type ModelParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import { host } from '../reference/types';
@@ -96,9 +96,16 @@ describe('GPU model with LoRA', () => {
     const baseLogits = (await run(base)).logits;
     expect(Array.from((await run(fresh)).logits)).toEqual(Array.from(baseLogits));
 
-    const trained = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters: trainedAdapters(spec, 6) });
+    const adapters = trainedAdapters(spec, 6);
+    const trained = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters });
     const adaptedLogits = (await run(trained)).logits;
-    const merged = GpuModel.create(ctx, CONFIG, await trained.download(), B);
+    // The GPU's merge against its twin, then the merged model against the adapted one.
+    const mergedParams = await trained.download();
+    for (const [name, want] of Object.entries(mergeLoraAdapters(CONFIG, spec, params, adapters))) {
+      const c = compareArrays(mergedParams[name], want, { atol: 1e-6, rtol: 1e-6 });
+      expect(c.pass, `merge ${name}: ${c.summary}`).toBe(true);
+    }
+    const merged = GpuModel.create(ctx, CONFIG, mergedParams, B);
     const c = compareArrays((await run(merged)).logits, adaptedLogits, { atol: 1e-5, rtol: 0 });
     expect(c.pass, `merged vs adapted: ${c.summary}`).toBe(true);
     // The adapters moved the model, so the comparison above is between two different ways to compute it.

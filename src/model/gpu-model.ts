@@ -16,7 +16,7 @@ import { clippedAdamwStep } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
 import { ropeBackward, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
-import { loraNames, loraScale, loraShapes, mergeLoraAdapters, type LoraSpec, type LoraTarget } from '../reference/lora';
+import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../reference/lora';
 import { paramShapes } from '../reference/model';
 import type { ParamArrays } from './checkpoint';
 import { checkFitsDevice, type ModelConfig } from './config';
@@ -164,11 +164,33 @@ export class GpuModel {
     return this.lora ? this.adapters : this.params;
   }
 
-  /** Reads every parameter back (for checkpoints); under LoRA the merged weights W + s B A, in the base's layout. */
+  /**
+   * Reads every parameter back (for checkpoints); under LoRA the merged weights W + s B A, in the base's layout,
+   * merged on the GPU (twin: mergeLoraAdapters) one layer at a time, so the extra memory is one layer's projections.
+   */
   async download(): Promise<ParamArrays> {
     const base = await this.downloadBase();
     if (!this.lora) return base;
-    return mergeLoraAdapters(this.config, this.lora.spec, base, await this.downloadAdapters());
+    const { spec, scale } = this.lora;
+    for (let l = 0; l < this.config.nLayers; l++) {
+      const rec = this.ctx.recorder(`lora.merge.L${l}`);
+      const merged = spec.targets.map((tg) => {
+        const name = loraBaseWeight(l, tg);
+        const W = this.p(name);
+        const n = loraNames(l, tg);
+        const out = this.ctx.tensor(W.shape, { label: `merged:${name}` });
+        copy(rec, out, W);
+        matmul(rec, out, this.adapters.get(n.B)!, this.adapters.get(n.A)!, { accumulate: true, alpha: scale });
+        return { name, out };
+      });
+      rec.submit();
+      const arrays = await this.ctx.readMany(merged.map((m) => m.out));
+      merged.forEach((m, i) => {
+        base[m.name] = arrays[i] as Float32Array;
+        m.out.destroy();
+      });
+    }
+    return base;
   }
 
   /** Reads the base weights back as they are (under LoRA, without the adapters). */
