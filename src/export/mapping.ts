@@ -89,7 +89,17 @@ const TRL_LOSS_TYPE_OF_AGG: Readonly<Record<RLConfig['loss_agg_mode'], string | 
   'seq-mean-token-sum': null,
 };
 
+/** TRL's LoRA is a PEFT LoraConfig given to the trainer (peft_config), written by render.ts; none when the lab's is off. */
+const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'> => {
+  if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0); the trainer gets no peft_config');
+  if (trlClass === 'PPOConfig') return none(`the PPO script stops before its trainer (see it); the lab trains LoRA adapters of rank ${c.lora_rank}`);
+  return written("the trainer's peft_config=LoraConfig(...)");
+};
+
 const TRL: Partial<Record<RLField, Conversion>> = {
+  lora_rank: trlLora,
+  lora_alpha: trlLora,
+  lora_targets: trlLora,
   loss_type: ({ c }) => {
     if (c.loss_type === 'ppo_clip') return none('the clipped PPO objective is every TRL loss_type but cispo/sapo; loss_type is written from loss_agg_mode');
     if (c.loss_type === 'cispo' || c.loss_type === 'sapo') return written('loss_type (it picks both the objective and the aggregation in TRL)');
