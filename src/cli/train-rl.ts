@@ -59,6 +59,7 @@ import {
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
+import { loraShapes } from '../reference/lora';
 import { loadLearnedReward } from '../engine/learned-reward';
 
 /** Flags of the RL command that are not config fields. */
@@ -427,6 +428,10 @@ export async function trainRl(argv: string[]): Promise<number> {
     `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +
       `steps ${startStep + 1}..${config.steps} of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
   );
+  if (trainer.lora) {
+    const trainable = loraShapes(init.config, trainer.lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
+    console.error(`LoRA rank ${trainer.lora.rank}, alpha ${trainer.lora.alpha} on ${trainer.lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`);
+  }
 
   // The pair is written together, the trainer state renamed last; both record the step (the checkpoint's
   // metadata "steps", the state's meta.step), so a save cut off between the renames is named on resume.
