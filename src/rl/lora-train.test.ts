@@ -1,6 +1,6 @@
 // GRPO with LoRA on the copy warm start, on the real GPU path (Dawn): a step trains the adapters only (the base
 // weights stay bit-identical, the merged checkpoint moves) with a finite loss, a saved state (base, adapters, their
-// AdamW moments) resumes exactly, and the CPU backend refuses LoRA by name.
+// AdamW moments) resumes exactly, and the CPU learner (the twins) agrees with the GPU learner under LoRA.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
@@ -75,11 +75,34 @@ describe('GRPO with LoRA', () => {
     expect(() => decodeTrainerState(encodeTrainerState({ ...saved, learner: withoutAdapters }))).toThrow(/lora: missing/);
   });
 
-  it('validates the knobs, naming the field and the rule; the CPU backend refuses LoRA', async () => {
+  it('the CPU learner agrees with the GPU learner under LoRA, with a reference model and the KL in the loss', async () => {
+    const config = lora({ steps: 2, beta: 0.05, lora_targets: 'k_proj,o_proj,gate_proj' });
+    const run = async (backend: { kind: 'cpu' } | { kind: 'webgpu'; ctx: GpuContext }) => {
+      const t = await Trainer.create({ config, init, tokenizer: warm.tok, backend });
+      const records = [...(await t.runStep()), ...(await t.runStep())];
+      const adapters = (await t.exportLoraAdapters())!.adapters;
+      t.destroy();
+      return { records, adapters };
+    };
+    const gpu = await run({ kind: 'webgpu', ctx });
+    const cpu = await run({ kind: 'cpu' });
+    expect(cpu.records.length).toBe(gpu.records.length);
+    cpu.records.forEach((r, i) => {
+      for (const [k, v] of Object.entries(untimed(gpu.records[i].metrics))) {
+        const w = r.metrics[k as keyof typeof r.metrics] as number;
+        expect(Math.abs(w - v!), `${k}: cpu ${w} gpu ${v}`).toBeLessThanOrEqual(1e-3 * Math.max(1, Math.abs(v!)));
+      }
+    });
+    for (const [name, g] of Object.entries(gpu.adapters)) {
+      const worst = g.reduce((m, x, i) => Math.max(m, Math.abs(x - cpu.adapters[name][i])), 0);
+      expect(worst, name).toBeLessThan(1e-4);
+    }
+  });
+
+  it('validates the knobs, naming the field and the rule', async () => {
     expect(checkConfig({ ...lora(), lora_targets: 'q_proj,qkv' }).errors).toEqual([`lora_targets: "qkv" is not a projection; the projections are ${LORA_TARGETS.join(', ')}`]);
     expect(checkConfig({ ...lora(), lora_rank: -1 }).errors).toEqual(['lora_rank: must be in [0, 1024], got -1']);
     expect(checkConfig({ ...lora(), lora_alpha: 0 }).errors).toEqual(['lora_alpha: must be in (0, 100000], got 0']);
     expect(checkConfig({ ...lora({ lora_rank: 0, lora_alpha: 32 }) }).warnings).toContain('lora_alpha: ignored while lora_rank is 0 (LoRA is off)');
-    await expect(Trainer.create({ config: lora(), init, tokenizer: warm.tok, backend: { kind: 'cpu' } })).rejects.toThrow(/lora_rank: LoRA runs on the WebGPU backend only/);
   });
 });

@@ -11,7 +11,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import { promptTokenBound } from './sft';
 import { Rng } from '../reference/random';
 import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../reference/lora';
-import { GpuPolicy } from '../model/policy';
+import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
@@ -394,8 +394,10 @@ export class Trainer {
   /** Under LoRA (lora_rank > 0) the spec and the adapters as trained so far, for PEFT's layout; null otherwise. */
   async exportLoraAdapters(): Promise<{ spec: LoraSpec; adapters: ParamArrays } | null> {
     const policy = this.learner.policy;
-    if (!this.lora || !(policy instanceof GpuPolicy)) return null;
-    return { spec: this.lora, adapters: await policy.model.downloadAdapters() };
+    if (!this.lora) return null;
+    if (policy instanceof GpuPolicy) return { spec: this.lora, adapters: await policy.model.downloadAdapters() };
+    if (policy instanceof CpuPolicy && policy.lora) return { spec: this.lora, adapters: Object.fromEntries(Object.entries(policy.lora.adapters).map(([k, t]) => [k, Float32Array.from(t.data)])) };
+    return null;
   }
 
   /**
