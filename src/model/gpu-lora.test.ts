@@ -1,12 +1,14 @@
 // The GPU model with LoRA adapters against the CPU reference (src/reference/lora.ts, model.ts): logits and every
 // adapter gradient at awkward shapes (GQA, Qwen2 biases, left padding, odd widths), the first forward equal to the
 // base model exactly (B = 0), the merged weights' logits equal to the adapted model's, KV-cache rollouts through the
-// adapters equal the merged model's, and an optimizer step that moves the adapters only. Runs on the machine's
+// adapters equal the merged model's, the backward without any of the base's gradient work (dispatches counted), and
+// an optimizer step that moves the adapters only. Runs on the machine's
 // WebGPU adapter through Dawn.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
+import { embeddingBackward } from '../kernels/embedding';
 import { compareArrays } from '../reference/compare';
 import { initLoraAdapters, loraShapes, mergeLoraAdapters, LORA_TARGETS, type LoraSpec } from '../reference/lora';
 import { initParams, modelBackward, modelForward, paramShapes, type ModelParams } from '../reference/model';
@@ -127,6 +129,40 @@ describe('GPU model with LoRA', () => {
     expect(c.pass, `log-probs: ${c.summary}`).toBe(true);
     adapted.destroy();
     merged.destroy();
+  });
+
+  it("records none of the base's gradient work: its weight-gradient matmuls, bias and embedding gradients are skipped", async () => {
+    const params = baseParams(12);
+    const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
+    const dLogits = ctx.tensor([B, T, CONFIG.vocabSize], { label: 'dLogits' });
+    /** Dispatches of one backward (after its forward, which is not counted). */
+    const backwardDispatches = (model: GpuModel) => {
+      const fwd = ctx.recorder('forward');
+      const ws = model.forward(fwd, B, T, inp);
+      fwd.submit();
+      const rec = ctx.recorder('backward');
+      model.backward(rec, ws, dLogits, inp);
+      const n = rec.dispatchCount;
+      rec.submit();
+      return n;
+    };
+    const full = GpuModel.create(ctx, CONFIG, params, B);
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'up_proj'] };
+    const adapted = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(3)) });
+    // The embedding's backward, on its own, for the count it drops.
+    const emb = ctx.recorder('embedding');
+    const g = ctx.tensor([CONFIG.vocabSize, CONFIG.dModel], { label: 'dE' });
+    embeddingBackward(emb, g, ctx.tensor([B, T, CONFIG.dModel], { label: 'dx' }), inp.tokens);
+    const embedding = emb.dispatchCount;
+    emb.submit();
+    const L = CONFIG.nLayers;
+    // Dropped: the head's and 7 weight gradients per layer, 3 bias gradients per layer (Qwen2), the embedding's.
+    // Added: 4 matmuls per adapted projection.
+    const dropped = 1 + 7 * L + 3 * L + embedding;
+    const added = 4 * L * spec.targets.length;
+    expect(backwardDispatches(adapted)).toBe(backwardDispatches(full) - dropped + added);
+    for (const m of [full, adapted]) m.destroy();
+    for (const t of [dLogits, g, ...Object.values(inp)]) t.destroy();
   });
 
   it('an optimizer step moves the adapters and leaves every base weight as it was', async () => {
