@@ -1,10 +1,9 @@
 // The GPU model with LoRA adapters against the CPU reference (src/reference/lora.ts, model.ts): logits and every
-// adapter gradient at awkward shapes (GQA, Qwen2 biases, left padding, odd widths), the first forward equal to the
-// base model exactly (B = 0), the merged weights' logits equal to the adapted model's, KV-cache rollouts through the
-// adapters equal the merged model's, the backward without any of the base's gradient work (dispatches counted), and
-// an optimizer step that moves the adapters only. Runs on the machine's
+// adapter gradient at awkward shapes (GQA 3:1, Qwen2 biases, widths 12 and 10, ranks 1 and 3), the first forward
+// equal to the base model exactly (B = 0), the merged weights' logits equal to the adapted model's, KV-cache rollouts
+// of left-padded prompts through the adapters equal to the merged model's, the backward without any of the base's
+// gradient work (dispatches counted), and an optimizer step that moves the adapters only. Runs on the machine's
 // WebGPU adapter through Dawn.
-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
