@@ -4,6 +4,7 @@
 // of left-padded prompts through the adapters equal to the merged model's, the backward without any of the base's
 // gradient work (dispatches counted), and an optimizer step that moves the adapters only. Runs on the machine's
 // WebGPU adapter through Dawn.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
