@@ -7,7 +7,7 @@ import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
-import { GpuModel, type ForwardInputs, type StepOptions, type Workspace } from '../model/gpu-model';
+import { GpuModel, type ForwardInputs, type StepOptions, type TrainingWorkspace } from '../model/gpu-model';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 
@@ -50,7 +50,7 @@ export class OurStep {
   readonly mask: Tensor;
   readonly loss: Tensor;
   readonly dLogits: Tensor;
-  private ws: Workspace | null = null;
+  private ws: TrainingWorkspace | null = null;
 
   private constructor(
     readonly ctx: GpuContext,
@@ -115,7 +115,7 @@ export class OurStep {
     return (await this.ctx.read(this.loss))[0];
   }
 
-  private workspace(): Workspace {
+  private workspace(): TrainingWorkspace {
     if (!this.ws) throw new Error('OurStep: forward() must be recorded first');
     return this.ws;
   }

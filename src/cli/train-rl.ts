@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GpuContext } from '../gpu';
 import { MODEL_PRESETS, parameterCount } from '../model/config';
+import { describePlan } from '../model/memory-plan';
 import { initParams } from '../reference/model';
 import { Rng } from '../reference/random';
 import {
@@ -40,6 +41,7 @@ import { divergenceText, firstNonFinite } from '../rl/divergence';
 import { evalsOf, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
+import { rlMemoryPlan } from '../rl/memory';
 import { Trainer } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
 import { EXIT, UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
@@ -69,13 +71,17 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   init: { value: 'dir', doc: "checkpoint directory to start from (default: the task's shipped warm start, else a fresh `model`)" },
   resume: {
     value: 'file',
-    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune; any other flag is refused',
+    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget; any other flag is refused',
   },
   out: { value: 'dir', doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file)' },
   backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
   'inspect-groups': { value: 'n', doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)' },
   quiet: { value: null, doc: 'no progress bar' },
   autotune: { value: null, doc: AUTOTUNE_FLAG.doc },
+  'memory-budget': {
+    value: 'GiB',
+    doc: "GPU memory the run may use: the memory plan (printed at the start) refuses a run that needs more, naming the knobs to lower (default: only the device's per-buffer limits are checked)",
+  },
   help: { value: null, doc: 'show this help' },
 };
 
@@ -243,7 +249,7 @@ export function resolveRunStart(parsed: ParsedRlArgs): RunStart {
 }
 
 /** Command flags and config fields that may differ from the saved run on --resume; every other flag is refused. */
-const RESUME_COMMAND_FLAGS = new Set(['resume', 'out', 'quiet', 'backend', 'autotune', 'inspect-groups', 'help']);
+const RESUME_COMMAND_FLAGS = new Set(['resume', 'out', 'quiet', 'backend', 'autotune', 'inspect-groups', 'memory-budget', 'help']);
 const RESUME_FIELDS = new Set<RLField>(['steps', 'save_every']);
 
 /**
@@ -367,6 +373,9 @@ export async function trainRl(argv: string[]): Promise<number> {
   if (backendName !== 'webgpu' && backendName !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
   const inspectGroups = parsed.command['inspect-groups'] !== undefined ? Number(parsed.command['inspect-groups']) : 2;
   if (!Number.isInteger(inspectGroups) || inspectGroups < 0) throw new UsageError(`--inspect-groups must be a whole number >= 0`);
+  const budgetGiB = parsed.command['memory-budget'] !== undefined ? Number(parsed.command['memory-budget']) : null;
+  if (budgetGiB !== null && !(budgetGiB > 0)) throw new UsageError(`--memory-budget must be a number of GiB > 0, got "${parsed.command['memory-budget']}"`);
+  const memoryBudgetBytes = budgetGiB === null ? null : budgetGiB * 2 ** 30;
   let { tok, json: tokenizerJson } = loadCharTokenizerFile();
   let tokenizerConfigJson: string | null = null;
   const statePath = typeof parsed.command.resume === 'string' ? parsed.command.resume : null;
@@ -418,11 +427,16 @@ export async function trainRl(argv: string[]): Promise<number> {
   const append = (path: string, text: string) => onFile(path, 'append to it', () => appendFileSync(path, text));
 
   let ctx: GpuContext | null = null;
-  if (backendName === 'webgpu') ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
+  if (backendName === 'webgpu') {
+    ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
+    const { maxBufferSize, maxStorageBufferBindingSize } = ctx.device.limits;
+    const plan = rlMemoryPlan(config, init.config, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: memoryBudgetBytes });
+    console.error(`memory plan:\n  ${describePlan(plan).join('\n  ')}`);
+  }
   const backend = ctx ? ({ kind: 'webgpu', ctx } as const) : ({ kind: 'cpu' } as const);
   const learnedReward = config.reward_model !== null ? await loadLearnedReward(config, CLI_ASSETS, { policy: init.config, padId: tok.padId, backend }) : undefined;
   if (learnedReward) console.error(`reward_model: ${learnedReward.source}`);
-  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend, inspectGroups, resume, rewardSandbox: nodeRewardSandbox, learnedReward });
+  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend, inspectGroups, resume, rewardSandbox: nodeRewardSandbox, learnedReward, memoryBudgetBytes });
   const startStep = trainer.step;
   console.error(
     `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +

@@ -419,3 +419,124 @@ describe('LabEngine with a reward_fn (CPU backend, real trainer, Node sandbox)',
     engine.reset();
   });
 });
+
+describe('LabEngine seed groups (scripted trainer)', () => {
+  /** The scripted trainer, except that the run at `failingSeed` throws in its second step. */
+  function seededFactory(failingSeed: number | null) {
+    const t = scriptedTrainer((step) => ({ reward: step }));
+    const factory: TrainerFactory = async (o) => {
+      const trainer = await t.factory(o);
+      if (o.config.seed !== failingSeed) return trainer;
+      return { ...trainer, get step() { return trainer.step; }, runStep: async () => (trainer.step >= 1 ? Promise.reject(new Error('scripted failure')) : trainer.runStep()) };
+    };
+    return factory;
+  }
+
+  it('runs seed s, s+1, s+2 one after the other as named runs of one group; a failed seed is named and the others go on', async () => {
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: seededFactory(6) });
+    await engine.startSeeds({ config: tinyConfig({ steps: 3, checkpoint: null, seed: 5 }), preset: 'grpo', backend: 'cpu', seeds: 3 });
+    await engine.idle();
+    const runs = (await store.listRuns()).sort((a, b) => a.seedGroup!.index - b.seedGroup!.index);
+    expect(runs.map((h) => [h.config.seed, h.status, h.step, h.seedGroup!.index, h.seedGroup!.size])).toEqual([
+      [5, 'done', 3, 0, 3],
+      [6, 'failed', 1, 1, 3],
+      [7, 'done', 3, 2, 3],
+    ]);
+    expect(new Set(runs.map((h) => h.seedGroup!.id)).size).toBe(1);
+    expect(runs.map((h) => h.name)).toEqual(['GRPO (DeepSeekMath) · copy 3 · seed 5', 'GRPO (DeepSeekMath) · copy 3 · seed 6', 'GRPO (DeepSeekMath) · copy 3 · seed 7']);
+    expect(notices(events)).toEqual([
+      'Seed 6 of the seed group failed: scripted failure. The other seed goes on.',
+      'The seed group finished with 2 of 3 seeds trained; not trained: seed 6 (failed: scripted failure).',
+    ]);
+    // While the queue went on, each run's progress said where in the group it was; after it, nothing.
+    const queued = events.flatMap((e) => (e.type === 'progress' && e.progress.seedQueue ? [[e.progress.seedQueue.index, e.progress.seedQueue.failedSeeds.join(',')]] : []));
+    expect(new Set(queued.map((q) => JSON.stringify(q)))).toEqual(new Set(['[0,""]', '[1,""]', '[2,"6"]']));
+    expect(engine.progress().seedQueue).toBeUndefined();
+    expect(engine.progress()).toMatchObject({ status: 'done', step: 3, name: runs[2].name });
+    // One run hands over to the next with no idle moment between them (the page would offer Start in it).
+    expect(events.some((e) => e.type === 'progress' && e.progress.status === 'idle')).toBe(false);
+  });
+
+  it('goes on past a seed whose run cannot start, and names it', async () => {
+    const t = scriptedTrainer((step) => ({ reward: step }));
+    const factory: TrainerFactory = (o) => (o.config.seed === 0 ? Promise.reject(new Error('no trainer for seed 0')) : t.factory(o));
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: factory });
+    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.idle();
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status, h.seedGroup?.index])).toEqual([[1, 'done', 1]]);
+    expect(notices(events)).toEqual([
+      'Seed 0 of the seed group could not start: no trainer for seed 0. The other seed goes on.',
+      'The seed group finished with 1 of 2 seeds trained; not trained: seed 0 (could not start: no trainer for seed 0).',
+    ]);
+  });
+
+  it('a seed interrupted by a lost device is named, and the next seed trains on a new device', async () => {
+    const t = scriptedTrainer((step) => ({ reward: step }));
+    let lost = false;
+    const factory: TrainerFactory = async (o) => {
+      const trainer = await t.factory(o);
+      const runStep = async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        if (lost && o.config.seed === 0) throw new Error('mapAsync: device lost');
+        return trainer.runStep();
+      };
+      return { ...trainer, get step() { return trainer.step; }, runStep };
+    };
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: factory, gpu: async () => ({}) as never });
+    await engine.startSeeds({ config: tinyConfig({ steps: 50, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'webgpu', seeds: 2 });
+    while (engine.progress().step < 2) await new Promise((r) => setTimeout(r, 5));
+    lost = true;
+    await engine.deviceLost('GPU device lost (unknown): the driver was reset');
+    await engine.idle();
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([[0, 'interrupted'], [1, 'done']]);
+    expect(notices(events)[0]).toMatch(/^Seed 0 of the seed group was interrupted: GPU device lost \(unknown\): the driver was reset\. Resume continues from the last saved state.*\. The other seed goes on\.$/);
+  });
+
+  it('Step takes one step: at a seed\'s last step the next seed\'s run is created and waits, paused', async () => {
+    const { engine, store } = makeEngine(new MemoryRunStore(), { createTrainer: seededFactory(null) });
+    await engine.startSeeds({ config: tinyConfig({ steps: 1, checkpoint: null, seed: 3 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.idle();
+    // Started freely, both seeds ran; a second group is then stepped through.
+    expect((await store.listRuns()).map((h) => h.status)).toEqual(['done', 'done']);
+    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 20 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    engine.pause(); // after its first step
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, name: expect.stringMatching(/seed 20$/) });
+    engine.stepOnce(); // seed 20's last step
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 0, name: expect.stringMatching(/seed 21$/), seedQueue: { index: 1, size: 2 } });
+    expect((await store.listRuns()).filter((h) => h.config.seed >= 20).map((h) => [h.config.seed, h.status]).sort()).toEqual([[20, 'done'], [21, 'paused']]);
+  });
+
+  it('pause holds the queue at the current seed and start continues it; reset drops the seeds not run', async () => {
+    let pauseAtFirstStep = true;
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), {
+      createTrainer: seededFactory(null),
+      emit: (e) => {
+        events.push(e);
+        if (e.type === 'records' && pauseAtFirstStep) {
+          pauseAtFirstStep = false;
+          engine.pause();
+        }
+      },
+    });
+    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'cpu', seeds: 3 });
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, seedQueue: { index: 0, size: 3, failedSeeds: [] } });
+    expect((await store.listRuns()).length).toBe(1);
+
+    engine.start();
+    await engine.idle();
+    // Seed 0 ran to its end and the queue went on with seed 1 and 2, trained to the end.
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([[0, 'done'], [1, 'done'], [2, 'done']]);
+
+    pauseAtFirstStep = true;
+    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 10 }), preset: 'grpo', backend: 'cpu', seeds: 3 });
+    await engine.idle();
+    engine.reset();
+    expect(notices(events)).toContain('The seed group stopped: seeds 11, 12 were not run.');
+    expect(engine.progress()).toMatchObject({ status: 'idle' });
+    expect((await store.listRuns()).filter((h) => h.config.seed >= 10).map((h) => [h.config.seed, h.status])).toEqual([[10, 'paused']]);
+    await expect(engine.startSeeds({ config: tinyConfig({ checkpoint: null }), preset: 'grpo', backend: 'cpu', seeds: 11 })).rejects.toThrow('a seed group has 2 to 10 seeds (got 11)');
+  });
+});

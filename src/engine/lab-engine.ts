@@ -1,6 +1,7 @@
 // The LabEngine: one run at a time driven through a Trainer (create, start, pause, single step, reset, resume
 // from the last saved state), every step persisted to the runs store, and the runs themselves (list, load,
-// delete, export, import). Every step is watched: a non-finite metric rewinds the run to its last saved state (a
+// delete, export, import). A seed group queues one config over N seeds, run after run on the same device; pause
+// and reset act on the queue, and a seed that fails is named while the others go on. Every step is watched: a non-finite metric rewinds the run to its last saved state (a
 // saved state is always finite) and pauses it; an alert is reported and may pause it. It reports through an `emit`
 // callback and never touches React, the DOM or postMessage: the worker wires it to the page, the tests to an
 // in-memory store and a scripted trainer.
@@ -24,6 +25,7 @@ import { StorageFullError, type RunRecords, type RunStore, type SavedState } fro
 import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
 import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
 import { createTrainer as realTrainer, type TrainerBackend, type TrainerFactory, type TrainerLike } from './trainer-port';
+import { groupSeeds, newSeedGroupId, seedCountError, type SeedGroupTag } from './seed-group';
 import { rowOf, type BackendKind, type EngineEvent, type RolloutRecord, type RunHeader, type RunProgress, type RunStatus } from './types';
 
 /** What a run is exported as. */
@@ -77,6 +79,18 @@ interface Active {
   alertHistory: StepExtremes[];
 }
 
+/** The seeds of a seed group still to run, in order; the engine's current run is the one at `index`. */
+interface SeedQueue {
+  groupId: string;
+  config: RLConfig;
+  preset: PresetName | null;
+  backend: BackendKind;
+  seeds: number[];
+  index: number;
+  /** Seeds whose run failed, was interrupted, or could not start, and why. */
+  failed: { seed: number; why: string }[];
+}
+
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** A run id that sorts by creation time. */
@@ -99,6 +113,7 @@ export class LabEngine {
   private active: Active | null = null;
   private looping: Promise<void> | null = null;
   private resetRequested = false;
+  private seedQueue: SeedQueue | null = null;
   /** An objective comparison is using the trainer (training waits for it: both would sample on the same buffers). */
   private comparing = false;
   private readonly createTrainer: TrainerFactory;
@@ -141,6 +156,8 @@ export class LabEngine {
     }
     const h = a.header;
     const recent = a.recentStepMs;
+    const q = this.seedQueue;
+    const queued = q && h.seedGroup?.id === q.groupId ? { seedQueue: { groupId: q.groupId, index: q.index, size: q.seeds.length, failedSeeds: q.failed.map((f) => f.seed) } } : {};
     return {
       runId: h.id,
       name: h.name,
@@ -154,6 +171,7 @@ export class LabEngine {
       backend: h.backend,
       savedStep: h.savedStep,
       message: h.message,
+      ...queued,
     };
   }
 
@@ -199,8 +217,8 @@ export class LabEngine {
     return { kind: 'webgpu', ctx: await this.deps.gpu() };
   }
 
-  /** Drops the trainer of the current run (its saved records stay in the store). */
-  private release(): void {
+  /** Drops the trainer of the current run (its saved records stay in the store); `quiet`: the next run's progress follows at once. */
+  private release(quiet = false): void {
     const a = this.active;
     this.active = null;
     this.resetRequested = false;
@@ -209,7 +227,7 @@ export class LabEngine {
     } catch {
       /* a lost device may refuse to destroy; nothing to keep */
     }
-    this.emitProgress();
+    if (!quiet) this.emitProgress();
   }
 
   /**
@@ -218,8 +236,94 @@ export class LabEngine {
    */
   async create(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; name?: string }): Promise<RunHeader> {
     if (this.busy()) throw new Error('a run is training: pause or reset it before starting another');
+    this.dropSeedQueue();
+    return this.open(o);
+  }
+
+  /**
+   * A seed group: the config over `seeds` seeds (its seed, seed + 1, ...), one run after the other, each named as
+   * a run of its own and tagged with the group. The first seed's run is created and starts training at once; each
+   * next one is created when the previous is done. A seed whose run fails (or cannot start) is named in a notice and
+   * the queue goes on; pause holds the queue at the current seed (start continues it), reset drops it.
+   */
+  async startSeeds(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; seeds: number }): Promise<void> {
+    if (this.busy()) throw new Error('a run is training: pause or reset it before starting a seed group');
+    const refused = seedCountError(o.seeds);
+    if (refused) throw new Error(refused);
     const config = validateConfig(o.config);
-    if (this.active) this.release();
+    this.dropSeedQueue();
+    const q: SeedQueue = { groupId: newSeedGroupId(this.wall()), config, preset: o.preset, backend: o.backend, seeds: groupSeeds(config.seed, o.seeds), index: 0, failed: [] };
+    this.seedQueue = q;
+    if (await this.openQueuedSeed(q)) this.go(Infinity);
+  }
+
+  /** Stops a seed queue (reset, a new run, a resume): the seeds not started yet are named. */
+  private dropSeedQueue(): void {
+    const q = this.seedQueue;
+    this.seedQueue = null;
+    if (!q) return;
+    const left = q.seeds.slice(q.index + 1);
+    if (left.length) this.notice('warning', `The seed group stopped: seed${left.length > 1 ? 's' : ''} ${left.join(', ')} ${left.length > 1 ? 'were' : 'was'} not run.`);
+  }
+
+  /** Creates the run of the queue's seed at `index`, or of the next that can start; false when none is left (the queue ends). */
+  private async openQueuedSeed(q: SeedQueue): Promise<boolean> {
+    while (q.index < q.seeds.length) {
+      if (this.seedQueue !== q) return false;
+      const seed = q.seeds[q.index];
+      const seedGroup: SeedGroupTag = { id: q.groupId, index: q.index, size: q.seeds.length };
+      try {
+        await this.open({ config: { ...q.config, seed }, preset: q.preset, backend: q.backend, seedGroup });
+        return this.seedQueue === q;
+      } catch (e) {
+        if (this.seedQueue !== q) return false;
+        this.seedFailed(q, seed, `could not start: ${message(e)}`);
+        q.index++;
+      }
+    }
+    this.finishSeedQueue(q);
+    return false;
+  }
+
+  private seedFailed(q: SeedQueue, seed: number, why: string): void {
+    q.failed.push({ seed, why });
+    const left = q.seeds.length - q.index - 1;
+    this.notice('error', `Seed ${seed} of the seed group ${why}.${left > 0 ? ` The other seed${left > 1 ? 's go' : ' goes'} on.` : ''}`);
+  }
+
+  private finishSeedQueue(q: SeedQueue): void {
+    if (this.seedQueue === q) this.seedQueue = null;
+    if (q.failed.length) {
+      const ok = q.seeds.length - q.failed.length;
+      this.notice('warning', `The seed group finished with ${ok} of ${q.seeds.length} seeds trained; not trained: ${q.failed.map((f) => `seed ${f.seed} (${f.why})`).join('; ')}.`);
+    }
+    this.emitProgress();
+  }
+
+  /**
+   * After a run of the seed queue stopped: done or failed moves the queue to the next seed (created, and training
+   * when `free`); paused holds the queue. True when the next seed's run is the active one and set to train.
+   */
+  private async nextSeed(run: Active, free: boolean): Promise<boolean> {
+    const q = this.seedQueue;
+    if (!q || this.resetRequested || this.active !== run || run.header.seedGroup?.id !== q.groupId) return false;
+    const { status, config, message: why } = run.header;
+    if (status === 'failed' || status === 'interrupted') this.seedFailed(q, config.seed, `${status === 'failed' ? 'failed' : 'was interrupted'}${why ? `: ${why.replace(/\.\s*$/, '')}` : ''}`);
+    else if (status !== 'done') return false;
+    q.index++;
+    if (!(await this.openQueuedSeed(q)) || !free) return false;
+    const next = this.active!;
+    next.stepsLeft = Infinity;
+    next.header.status = 'running';
+    this.emitProgress();
+    return true;
+  }
+
+  /** create() without the busy check and the queue's end: the seed queue creates its runs through it. */
+  private async open(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; name?: string; seedGroup?: SeedGroupTag }): Promise<RunHeader> {
+    const config = validateConfig(o.config);
+    // The next seed of a queue replaces the previous one without an idle moment in between (the page would offer Start).
+    if (this.active) this.release(o.seedGroup !== undefined && o.seedGroup.index > 0);
     const t = this.wall();
     const header: RunHeader = {
       id: newRunId(t),
@@ -235,6 +339,7 @@ export class LabEngine {
       elapsedMs: 0,
       adapter: o.backend === 'cpu' ? 'CPU reference backend (slow)' : this.adapter,
       lastMetrics: {},
+      ...(o.seedGroup && { seedGroup: o.seedGroup }),
     };
     const a: Active = { header, trainer: null, tokenizerJson: '', tokenizerConfigJson: null, stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
     this.active = a;
@@ -288,7 +393,7 @@ export class LabEngine {
     a.header.status = 'running';
     a.header.message = undefined;
     this.emitProgress();
-    this.looping = this.loop(a).finally(() => {
+    this.looping = this.drive(a, steps === Infinity).finally(() => {
       this.looping = null;
       if (this.resetRequested) this.release();
     });
@@ -323,6 +428,7 @@ export class LabEngine {
 
   /** Drops the current run's trainer after the step in progress (the run stays saved, resumable). */
   reset(): void {
+    this.dropSeedQueue();
     if (!this.active) return;
     if (this.busy()) {
       this.resetRequested = true;
@@ -335,6 +441,16 @@ export class LabEngine {
   /** Resolves when the current training loop (if any) has stopped. */
   async idle(): Promise<void> {
     while (this.looping) await this.looping;
+  }
+
+  /** Trains the run, then (in a seed queue) each next seed's run while the queue goes on. */
+  private async drive(a: Active, free: boolean): Promise<void> {
+    let run = a;
+    await this.loop(run);
+    while (await this.nextSeed(run, free)) {
+      run = this.active!;
+      await this.loop(run);
+    }
   }
 
   private async loop(a: Active): Promise<void> {
@@ -565,6 +681,7 @@ export class LabEngine {
     if (h.status === 'imported') throw new Error(`"${h.name}" is an imported run: it has metrics but no trainer state to continue from`);
     if (h.step >= h.config.steps && h.savedStep >= h.config.steps) throw new Error(`"${h.name}" has done all its ${h.config.steps} steps`);
     const saved = await this.deps.store.getState(runId);
+    this.dropSeedQueue();
     if (this.active) this.release();
     const header: RunHeader = { ...h, status: 'loading', message: undefined };
     const a: Active = { header, trainer: null, tokenizerJson: '', tokenizerConfigJson: null, stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
@@ -634,6 +751,7 @@ export class LabEngine {
   async deleteRun(runId: string): Promise<void> {
     if (this.active?.header.id === runId) {
       if (this.busy()) throw new Error('pause the run before deleting it');
+      this.dropSeedQueue();
       this.release();
     }
     await this.deps.store.deleteRun(runId);

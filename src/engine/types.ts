@@ -6,6 +6,7 @@ import type { Alert } from '../rl/alerts';
 import type { PresetName, RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, GroupSummary, StepHistograms, StepRecord } from '../rl/stream';
 import type { RunRecords } from './run-store';
+import type { SeedGroupTag, SeedQueueProgress } from './seed-group';
 
 /** Where the policy runs: the WGSL kernels on WebGPU, or the CPU twins (slow; smallest presets only). */
 export type BackendKind = 'webgpu' | 'cpu';
@@ -44,6 +45,8 @@ export interface RunHeader {
   importedFrom?: string;
   /** A run imported from another trainer's log: which trainer, which file, and its metric names the catalog lacks. */
   origin?: RunOrigin;
+  /** The seed group the run belongs to (src/engine/seed-group.ts); absent on a run trained alone and on older stored runs. */
+  seedGroup?: SeedGroupTag;
 }
 
 /** The trainers whose logs import as runs (src/engine/foreign-logs.ts); their metric names are in the metric catalog. */
@@ -109,6 +112,8 @@ export interface RunProgress {
   savedStep: number;
   /** Why the run stopped: failed, interrupted, or paused by a divergence or an alert. */
   message?: string;
+  /** The seed queue this run is part of, while the queue goes on (absent for a run trained alone). */
+  seedQueue?: SeedQueueProgress;
 }
 
 /** What the engine reports; the worker turns these into protocol messages. */

@@ -30,6 +30,8 @@ export class GpuContext {
   private readonly errorListeners = new Set<(e: Error) => void>();
   /** Set by destroy(): the device going away after it is expected, not a loss. */
   private released = false;
+  private liveBytes = 0;
+  private peakBytes = 0;
 
   constructor(
     readonly device: GPUDevice,
@@ -81,6 +83,8 @@ export class GpuContext {
     // GPUBufferUsage is a global that Dawn installs at acquisition, so it is read here, not at module load.
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
     const buffer = this.device.createBuffer({ label, size: bytes, usage });
+    this.liveBytes += bytes;
+    this.peakBytes = Math.max(this.peakBytes, this.liveBytes);
     return new Tensor(buffer, shape, dtype, label, 0, true, (b) => this.forget(b));
   }
 
@@ -208,8 +212,22 @@ export class GpuContext {
     return i;
   }
 
-  /** Drops cached bind groups that reference a destroyed buffer. */
+  /**
+   * Bytes of the tensors alive now, and the most alive at once since the context was made or resetTensorPeak()
+   * (what the memory plan, src/model/memory-plan.ts, predicts; uniform and staging buffers are not counted).
+   */
+  tensorBytes(): { live: number; peak: number } {
+    return { live: this.liveBytes, peak: this.peakBytes };
+  }
+
+  /** Starts a new peak at the bytes alive now. */
+  resetTensorPeak(): void {
+    this.peakBytes = this.liveBytes;
+  }
+
+  /** Drops cached bind groups that reference a destroyed buffer, and stops counting its bytes. */
   private forget(buffer: GPUBuffer): void {
+    this.liveBytes -= buffer.size;
     const id = this.objectIds.get(buffer);
     if (id === undefined) return;
     const needle = `|${id}@`;

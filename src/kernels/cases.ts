@@ -11,7 +11,7 @@ import { host, type HostTensor } from '../reference/types';
 import * as elementwise from './elementwise';
 import { MATMUL_VARIANTS, matmul, matmulVariantSupports } from './matmul';
 import * as reduce from './reduce';
-import { rowEdgeShapes } from './rows';
+import { REAL_VOCABS, rowEdgeShapes } from './rows';
 import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
 import { biasCases } from './bias.cases';
@@ -87,6 +87,41 @@ function matmulCases(): KernelCase[] {
   return cases;
 }
 
+/**
+ * The LM head at Qwen2.5's vocabulary: logits = nf E^T (3 rows), its input gradient dLogits E (a reduction over
+ * 151,936) and the weight gradient dE += dLogits^T nf (151,936 output rows): the dispatch grids at a real
+ * vocabulary's size. Every variant but 'naive' and 'tiled', whose grids follow the same formula and whose loops
+ * the shapes above cover: on SwiftShader they take 0.5-3 s ('naive') and 4-8 s ('tiled') per product at 3 rows.
+ */
+function lmHeadCases(): KernelCase[] {
+  const R = 3;
+  const C = 32;
+  const V = REAL_VOCABS.qwen25;
+  const products = [
+    { tag: `logits = nf E^T ${R}x${V}x${C}`, out: [R, V], a: [R, C], b: [V, C], M: R, N: V, K: C, opts: { transB: true } },
+    { tag: `dnf = dLogits E ${R}x${C}x${V}`, out: [R, C], a: [R, V], b: [V, C], M: R, N: C, K: V, opts: {} },
+    { tag: `dE += dLogits^T nf ${V}x${C}x${R}`, out: [V, C], a: [R, V], b: [R, C], M: V, N: C, K: R, opts: { transA: true, accumulate: true } },
+  ];
+  return MATMUL_VARIANTS.filter((v) => v !== 'naive' && v !== 'tiled').flatMap((variant) =>
+    products
+      .filter((p) => matmulVariantSupports(variant, { M: p.M, N: p.N, K: p.K, ...p.opts }))
+      .map((p) =>
+        simpleCase({
+          name: `matmul ${variant} LM head ${p.tag}`,
+          family: 'matmul',
+          out: p.out,
+          inputs: [{ shape: p.a }, { shape: p.b }],
+          randomOutput: p.opts.accumulate === true,
+          gpu: (rec, out, a, b) => matmul(rec, out, a, b, { ...p.opts, variant }),
+          twin: (out, a, b) => matmulTwin(out, a, b, p.opts),
+          // A sequential f32 sum of K unit-scale products drifts by about 2^-24 K / 7 (its partial sums grow like
+          // sqrt(K / 9)): 1.3e-3 at K = 151,936, which 1e-5 sqrt(K) no longer covers; 2^-24 K is about 7 sigma.
+          tol: { atol: Math.max(1e-5 * Math.sqrt(p.K), 2 ** -24 * p.K), rtol: 1e-5 },
+        }),
+      ),
+  );
+}
+
 function elementwiseCases(): KernelCase[] {
   const cases: KernelCase[] = [];
   const exact = { atol: 0, rtol: 0 };
@@ -115,8 +150,9 @@ function elementwiseCases(): KernelCase[] {
   return cases;
 }
 
-// Plus both sides of each lane edge of the row layout (rows.ts, rowLayout), each with a partial last workgroup.
-const ROW_SHAPES: number[][] = [[1, 1], [3, 17], [2, 33, 300], ...rowEdgeShapes()];
+// Plus both sides of each lane edge of the row layout (rows.ts, rowLayout), each with a partial last workgroup,
+// and two rows of Qwen2.5's vocabulary.
+const ROW_SHAPES: number[][] = [[1, 1], [3, 17], [2, 33, 300], ...rowEdgeShapes(), [2, REAL_VOCABS.qwen25]];
 
 function reduceCases(): KernelCase[] {
   return ROW_SHAPES.flatMap((shape) => {
@@ -184,7 +220,7 @@ function backwardCase(
 
 /** The cases of the families that have no test file of their own (kernels.test.ts runs these in Node). */
 export function coreCases(): KernelCase[] {
-  return [...matmulCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases()];
+  return [...matmulCases(), ...lmHeadCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases()];
 }
 
 /**

@@ -4,6 +4,8 @@
 // several steps. Sampler cases compare tokens exactly (same Philox draws), floats with a tolerance.
 // The row kernels' layouts (rows.ts, rowLayout: 1, 4, 16 or 64 lanes per row by the row length) are covered at
 // both sides of every lane edge (V = 1023/1024, 4095/4096, 16383/16384), each with a partial last workgroup.
+// Real vocabularies (rows.ts, REAL_VOCABS: SmolLM2's 49,152 and Qwen2.5's 151,936) run with 1-3 rows, as a decode
+// step does: log-prob, cross-entropy and the sampler's top-k, top-p and min-p, including ties at the thresholds.
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { compareArrays, type Tolerance } from '../reference/compare';
@@ -18,7 +20,7 @@ import { host, type HostTensor } from '../reference/types';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { logprobBackward, logprobForward } from './logprob';
 import { adamwStep, adamwStepScaled, clippedAdamwStep, gradClip, gradClipScale, gradNorm } from './optimizer';
-import { rowEdgeShapes, rowLayout } from './rows';
+import { REAL_VOCABS, rowEdgeShapes, rowLayout } from './rows';
 import { samplerRandom, sampleTokens } from './sampler';
 import { gpuTwinCase, randomHost, randomInts, seedOf, type CaseResult, type HostInput, type KernelCase } from './verify';
 
@@ -43,6 +45,9 @@ function logprobCases(): KernelCase[] {
     ...SHAPES.flatMap(([N, V]) => TEMPS.map((tau) => ({ N, V, tau, scale: 3 }))),
     ...TEMPS.map((tau) => ({ N: 7, V: 300, tau, scale: 1e4 })),
     { N: 3, V: 50257, tau: 0.7, scale: 3 },
+    { N: 2, V: REAL_VOCABS.smollm2, tau: 0.7, scale: 3 },
+    { N: 3, V: REAL_VOCABS.qwen25, tau: 0.7, scale: 3 },
+    { N: 1, V: REAL_VOCABS.qwen25, tau: 1, scale: 1e4 },
     ...EDGES.map(([N, V]) => ({ N, V, tau: 0.7, scale: 3, edge: true })),
     { N: 17, V: 1024, tau: 1, scale: 1e4, edge: true },
   ];
@@ -93,6 +98,7 @@ function crossEntropyCases(): KernelCase[] {
     ...SHAPES.map(([N, V]) => ({ N, V, scale: 3, allMasked: false })),
     { N: 7, V: 300, scale: 1e4, allMasked: false },
     { N: 7, V: 37, scale: 3, allMasked: true },
+    { N: 3, V: REAL_VOCABS.qwen25, scale: 3, allMasked: false },
     ...EDGES.map(([N, V]) => ({ N, V, scale: 3, allMasked: false, edge: true })),
     { N: 17, V: 1024, scale: 1e4, allMasked: false, edge: true },
     { N: 5, V: 4096, scale: 3, allMasked: true, edge: true },
@@ -326,18 +332,24 @@ export function runTwinSampler(logits: HostTensor<Float32Array>, opts: refSample
   return r;
 }
 
-function samplerCase(N: number, V: number, scale: number, opts: refSampler.SamplerOptions): KernelCase {
+/**
+ * A sampler case: N rows of V random logits in [-scale, scale]; with `tieStep`, each logit rounded to a multiple of
+ * it, so that many tokens tie at every top-k / top-p / min-p threshold (ties are kept: the kept set may exceed k).
+ */
+function samplerCase(N: number, V: number, scale: number, opts: refSampler.SamplerOptions, tieStep = 0): KernelCase {
   const parts = [`tau=${opts.temperature}`];
   if (opts.topK) parts.push(`topK=${opts.topK}`);
   if (opts.topP !== undefined) parts.push(`topP=${opts.topP}`);
   if (opts.minP) parts.push(`minP=${opts.minP}`);
   if (opts.greedy) parts.push('greedy');
-  const name = `sampleTokens ${N}x${V}${scale >= 1e4 ? ' logits 1e4' : ''} ${parts.join(' ')} seed=${opts.seed} step=${opts.step}`;
+  const ties = tieStep > 0 ? ` ties (logits in steps of ${tieStep})` : '';
+  const name = `sampleTokens ${N}x${V}${scale >= 1e4 ? ' logits 1e4' : ''}${ties} ${parts.join(' ')} seed=${opts.seed} step=${opts.step}`;
   return {
     name,
     family: 'sampler',
     async run(ctx) {
       const logits = randomHost(new Rng(seedOf(name)), [N, V], scale);
+      if (tieStep > 0) for (let i = 0; i < logits.data.length; i++) logits.data[i] = Math.round(logits.data[i] / tieStep) * tieStep;
       const t0 = performance.now();
       const got = await runGpuSampler(ctx, logits, opts, name);
       const ms = performance.now() - t0;
@@ -429,6 +441,20 @@ function samplerCases(): KernelCase[] {
     // A GPT-2-sized vocabulary: the threshold searches at scale (twin sorts 50k values per row).
     samplerCase(3, 50257, 3, { temperature: 0.8, topK: 40, topP: 0.95, seed, step: 10 }),
     samplerCase(3, 50257, 3, { temperature: 1, topP: 0.9, minP: 0.01, seed, step: 11 }),
+    // Real vocabularies, a few rows each as in a decode step: each filter alone and together, and ties at the
+    // thresholds. Tokens must equal the twin's under the same Philox draw, and filteredLogprob (the token's
+    // log-prob renormalised over the kept set) must match it, which pins the kept set's mass.
+    samplerCase(3, REAL_VOCABS.smollm2, 3, { temperature: 0.8, topK: 40, topP: 0.95, seed, step: 50 }),
+    samplerCase(2, REAL_VOCABS.smollm2, 3, { temperature: 1, topP: 0.9, minP: 0.01, seed, step: 51 }),
+    samplerCase(3, REAL_VOCABS.qwen25, 3, { temperature: 1, seed, step: 52 }),
+    samplerCase(3, REAL_VOCABS.qwen25, 3, { temperature: 0.7, topK: 50, topP: 0.9, minP: 0.05, seed, step: 53 }),
+    samplerCase(2, REAL_VOCABS.qwen25, 3, { temperature: 1, topK: 1000, seed, step: 54 }),
+    samplerCase(2, REAL_VOCABS.qwen25, 3, { temperature: 1, topP: 0.95, seed, step: 55 }),
+    samplerCase(2, REAL_VOCABS.qwen25, 3, { temperature: 1, minP: 0.1, seed, step: 56 }),
+    samplerCase(3, REAL_VOCABS.qwen25, 3, { temperature: 0.7, topK: 1000, topP: 0.5, seed, step: 57 }, 0.5),
+    // Temperature 0 (greedy, tau = 1): at 1e4 and tau != 1 the rounding of logits / tau (1e-3) over the many
+    // near-max tokens of a 151,936 row moves the log-prob by more than an f32 tolerance against the twin.
+    samplerCase(1, REAL_VOCABS.qwen25, 1e4, { temperature: 0, seed, step: 58 }),
     // Both sides of each lane edge of the row layout, with a partial last workgroup: every merge of the lanes
     // (argmax, sums, top-k counts, top-p masses, the inverse CDF's chunk sums and the owner's pick).
     ...EDGES.flatMap(([N, V], i) => [
@@ -439,6 +465,7 @@ function samplerCases(): KernelCase[] {
     samplerCase(5, 4096, 1e4, { temperature: 1, topP: 0.9, topK: 10, seed, step: 41 }),
     samplerCase(65, 37, 3, { temperature: 1, topK: 5, topP: 0.8, seed, step: 42 }),
     matchCase(33, 300, 2, { temperature: 0.7, topK: 20, seed: 5, step: 12 }),
+    matchCase(1, REAL_VOCABS.qwen25, 2, { temperature: 0.7, topP: 0.9, seed: 5, step: 14 }),
     ...EDGES.filter(([, V]) => rowLayout(V).LANES > 1).map(([N, V]) => matchCase(N, V, 3, { temperature: 0.7, topP: 0.9, seed: 5, step: 13 })),
     {
       name: RANDOM_CASE,

@@ -35,7 +35,7 @@ function chiSquareCritical(df: number, z: number): number {
 }
 
 const LOGITS_V8 = [2.0, 1.5, 1.0, 0.5, 0.0, -0.5, -1.0, -3.0];
-// 8192 rows: SwiftShader runs the 32-pass threshold searches of a row in about 0.6 ms (CPU emulation).
+// 8192 rows: SwiftShader runs the threshold searches of a short row in well under a millisecond (CPU emulation).
 const ROWS = 8192;
 
 describe('GPU sampler statistics: counts over 8192 rows of identical logits match the sampling distribution', () => {

@@ -1,5 +1,6 @@
 // GPU-vs-twin cases of the kl family (shaders/kl.wgsl against src/reference/kl.ts): forward, backward and
-// backward with accumulate at awkward shapes (N = 1, 7, 33; V = 2, 37, 300, 50257), temperatures 1 and 0.7,
+// backward with accumulate at awkward shapes (N = 1, 7, 33; V = 2, 37, 300, 50257, and the real vocabularies of
+// rows.ts's REAL_VOCABS, 49,152 and 151,936, with 2-3 rows), temperatures 1 and 0.7,
 // reference logits independent of the policy's or close to them (KL near 0), logits of magnitude 1e4, and both
 // sides of every lane edge of rowLayout (V = 1023/1024, 4095/4096, 16383/16384) with a partial last workgroup.
 // Logits of magnitude 1e4 run at tau = 1 only: with tau != 1, the f32 rounding of logits / tau (about 1e-3 at 1e4)
@@ -10,7 +11,7 @@ import type { Rng } from '../reference/random';
 import * as ref from '../reference/kl';
 import type { HostTensor } from '../reference/types';
 import { klExactBackward, klExactForward } from './kl';
-import { rowEdgeShapes, rowLayout } from './rows';
+import { REAL_VOCABS, rowEdgeShapes, rowLayout } from './rows';
 import { gpuTwinCase, randomHost, type HostInput, type KernelCase } from './verify';
 
 const f32In = (x: HostInput) => x as HostTensor<Float32Array>;
@@ -81,6 +82,9 @@ export function klCases(): KernelCase[] {
     { N: 7, V: 300, tau: 1, scale: 1e4, kind: 'independent' },
     { N: 7, V: 300, tau: 1, scale: 1e4, kind: 'near' },
     { N: 3, V: 50257, tau: 0.7, scale: 3, kind: 'independent' },
+    { N: 2, V: REAL_VOCABS.smollm2, tau: 0.7, scale: 3, kind: 'independent' },
+    { N: 3, V: REAL_VOCABS.qwen25, tau: 0.7, scale: 3, kind: 'independent' },
+    { N: 2, V: REAL_VOCABS.qwen25, tau: 1, scale: 3, kind: 'near' },
     ...rowEdgeShapes().map(([N, V]): KlConfig => ({ N, V, tau: 0.7, scale: 3, kind: 'independent', edge: true })),
     { N: 17, V: 1024, tau: 1, scale: 1e4, kind: 'independent', edge: true },
   ];

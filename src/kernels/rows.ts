@@ -54,6 +54,13 @@ export function rowEdgeShapes(): [number, number][] {
   return rowLaneEdges().flatMap((edge) => [edge - 1, edge].map((cols): [number, number] => [rowLayout(cols).ROWS + 1, cols]));
 }
 
+/**
+ * Vocabulary sizes of real models the row kernels are tested at, with a few rows each (a decode step): SmolLM2's
+ * 49,152 and Qwen2.5's 151,936. Both take rowLayout's 64 lanes, so a row is one workgroup looping over
+ * 768 or 2,374 columns per lane.
+ */
+export const REAL_VOCABS = { smollm2: 49_152, qwen25: 151_936 } as const;
+
 /** Workgroup counts for `rows` rows, ROWS per workgroup (x, y each within the device's per-dimension limit). */
 export function rowWorkgroups(rec: Recorder, rows: number, layout: RowLayout): [number, number] {
   return grid(Math.ceil(rows / layout.ROWS), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension);

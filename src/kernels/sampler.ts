@@ -16,7 +16,7 @@ export type { SamplerOptions } from '../reference/sampler';
 
 /**
  * Samples one token per row of logits. Rows are laid out by rowLayout(V) (rows.ts), as logprobForward's; cost is
- * a few passes over the row, plus 32 per enabled top-k / top-p threshold search.
+ * a few passes over the row, plus 8 per enabled top-k / top-p threshold search (a radix search, 4 bits a pass).
  * @param tokens          (N) u32, overwritten with token ids.
  * @param logprob         (N) log softmax(logits / tau)[token]: the unfiltered sampling distribution, equal bit for
  *                        bit to logprobForward's output with the same temperature (tau = 1 when temperature is 0).

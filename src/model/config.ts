@@ -1,6 +1,6 @@
 // The policy's architecture config: documented fields with ranges, validation with messages naming the field
-// and the rule, presets from ~56k to ~17M parameters, parameter counts, and the memory a config needs on a
-// device. Not the training config (src/rl) and not the checkpoint's config.json (checkpoint-format.ts).
+// and the rule, presets from ~56k to ~17M parameters, parameter counts. Not the memory a run needs on a device
+// (memory-plan.ts), not the training config (src/rl) and not the checkpoint's config.json (checkpoint-format.ts).
 
 import type { ModelDims } from '../reference/model';
 
@@ -95,52 +95,4 @@ export function parameterCount(c: ModelConfig): number {
   const mlp = 3 * c.dModel * c.dFF;
   const perLayer = attn + mlp + 2 * c.dModel;
   return c.vocabSize * c.dModel * (c.tiedEmbeddings ? 1 : 2) + c.nLayers * perLayer + c.dModel;
-}
-
-/** Bytes a config needs on the GPU, by purpose, for a training batch of `rows` sequences of `seqLen` tokens. */
-export interface MemoryEstimate {
-  params: number;
-  grads: number;
-  adamState: number;
-  /** Activations saved by the forward for the backward, plus the logits and their gradient. */
-  activations: number;
-  /** Keys and values of every layer for `rows` sequences of contextLength tokens (rollouts). */
-  kvCache: number;
-  total: number;
-  /** The largest single buffer, which must fit the device's maxStorageBufferBindingSize. */
-  largestBuffer: number;
-}
-
-export function estimateMemory(c: ModelConfig, rows: number, seqLen = c.contextLength): MemoryEstimate {
-  const f = 4;
-  const P = parameterCount(c);
-  const N = rows * seqLen;
-  const HD = c.dModel / c.nHeads;
-  const kv = c.nKvHeads * HD;
-  // Per layer and token: x, n1, q, k, v, attention out, h, n2, gate, up, swiglu out, two rstd and the lse.
-  const perTokenLayer = 5 * c.dModel + 2 * kv + 3 * c.dFF + 2 + c.nHeads;
-  const activations = f * N * (c.nLayers * perTokenLayer + 2 * c.dModel + 2 * c.vocabSize);
-  const kvCache = f * 2 * c.nLayers * rows * c.contextLength * kv;
-  const largestBuffer = f * Math.max(N * c.vocabSize, N * c.dFF, c.vocabSize * c.dModel, c.dModel * c.dFF, P);
-  const params = f * P;
-  return { params, grads: params, adamState: 2 * params, activations, kvCache, total: 4 * params + activations + kvCache, largestBuffer };
-}
-
-/**
- * Refuses a config whose buffers cannot exist on this device, before anything is allocated, with the numbers.
- * (WebGPU does not expose a device's total memory; the per-buffer limits are what it guarantees.)
- */
-export function checkFitsDevice(c: ModelConfig, rows: number, limits: { maxStorageBufferBindingSize: number; maxBufferSize: number }): void {
-  const m = estimateMemory(c, rows);
-  const limit = Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize);
-  if (m.largestBuffer > limit) {
-    throw new ModelConfigError([
-      `the largest buffer of this model at ${rows} sequences x ${c.contextLength} tokens needs ${mib(m.largestBuffer)}, ` +
-        `more than this device's ${mib(limit)} per buffer; use fewer sequences, a shorter context or a smaller preset`,
-    ]);
-  }
-}
-
-export function mib(bytes: number): string {
-  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 }

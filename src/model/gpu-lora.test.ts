@@ -71,7 +71,7 @@ describe('GPU model with LoRA', () => {
   ])('logits and adapter gradients equal the CPU reference; only adapters have gradients: $name', async ({ spec }) => {
     const params = baseParams(3);
     const adapters = trainedAdapters(spec, 4);
-    const model = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters });
+    const model = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
     const rng = new Rng(9);
     const dLogits = Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1));
     const got = await run(model, dLogits);
@@ -94,12 +94,12 @@ describe('GPU model with LoRA', () => {
     const params = baseParams(5);
     const spec: LoraSpec = { rank: 4, alpha: 8, targets: LORA_TARGETS };
     const base = GpuModel.create(ctx, CONFIG, params, B);
-    const fresh = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(1)) });
+    const fresh = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(1)) });
     const baseLogits = (await run(base)).logits;
     expect(Array.from((await run(fresh)).logits)).toEqual(Array.from(baseLogits));
 
     const adapters = trainedAdapters(spec, 6);
-    const trained = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters });
+    const trained = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
     const adaptedLogits = (await run(trained)).logits;
     // The GPU's merge against its twin, then the merged model against the adapted one.
     const mergedParams = await trained.download();
@@ -117,7 +117,7 @@ describe('GPU model with LoRA', () => {
 
   it('KV-cache rollouts (prefill, then one token per step) through the adapters equal the merged model\'s', async () => {
     const spec: LoraSpec = { rank: 3, alpha: 6, targets: LORA_TARGETS };
-    const adapted = GpuModel.create(ctx, CONFIG, baseParams(8), 4, { spec, adapters: trainedAdapters(spec, 9) });
+    const adapted = GpuModel.create(ctx, CONFIG, baseParams(8), 4, 2, { spec, adapters: trainedAdapters(spec, 9) });
     const merged = GpuModel.create(ctx, CONFIG, await adapted.download(), 4);
     // Left-padded prompts of different lengths; sampled at temperature 1 with one seed, so both draw the same tokens.
     const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
@@ -148,7 +148,7 @@ describe('GPU model with LoRA', () => {
     };
     const full = GpuModel.create(ctx, CONFIG, params, B);
     const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'up_proj'] };
-    const adapted = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(3)) });
+    const adapted = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(3)) });
     // The embedding's backward, on its own, for the count it drops.
     const emb = ctx.recorder('embedding');
     const g = ctx.tensor([CONFIG.vocabSize, CONFIG.dModel], { label: 'dE' });
@@ -169,7 +169,7 @@ describe('GPU model with LoRA', () => {
     const params = baseParams(7);
     const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'down_proj'] };
     const adapters = initLoraAdapters(CONFIG, spec, new Rng(2));
-    const model = GpuModel.create(ctx, CONFIG, params, B, { spec, adapters });
+    const model = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
     const rng = new Rng(11);
     await run(model, Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1)));
     const rec = ctx.recorder('step');

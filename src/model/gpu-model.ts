@@ -19,7 +19,8 @@ import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../reference/lora';
 import { paramShapes } from '../reference/model';
 import type { ParamArrays } from './checkpoint';
-import { checkFitsDevice, type ModelConfig } from './config';
+import type { ModelConfig } from './config';
+import { checkModelFitsDevice } from './memory-plan';
 
 // Dimension letters: B rows (sequences), T positions per row, N = B*T, C dModel, V vocab, NH/NKV heads,
 // HD head dim, F dFF, L layers, Tcap KV-cache capacity.
@@ -51,7 +52,11 @@ export interface Workspace {
   xOut: Tensor; // (B,T,C) output of the last layer
   nf: Tensor; // (B,T,C) final norm
   rstdf: Tensor; // (N)
-  logits: Tensor; // (B,T,V)
+  /**
+   * (B,T,V), allocated by the first training forward() of the shape: KV-cache decoding computes only the last
+   * position's logits (into its own buffer), so a prefill shape never holds rows x prompt x V of them.
+   */
+  logits: Tensor | null;
   // backward scratch
   dRes: Tensor; // (B,T,C) gradient of the residual stream, accumulated in place through the layers
   dn: Tensor; // (B,T,C)
@@ -64,6 +69,9 @@ export interface Workspace {
   dUp: Tensor;
   dXa: Tensor | null; // (N, r) with LoRA: the gradient of x A^T
 }
+
+/** A workspace after forward(): its logits exist. */
+export type TrainingWorkspace = Workspace & { logits: Tensor };
 
 /** Where a forward reads its positions and, when decoding, which cache it writes. */
 export interface ForwardInputs {
@@ -118,13 +126,14 @@ export class GpuModel {
   /** Global gradient norm of the last step (before clipping), and the clip factor applied: (1) each. */
   readonly gradNorm: Tensor;
   readonly clipScale: Tensor;
-  /** Activations per (B, T) shape; two are kept because prefill and decode shapes alternate during rollouts. */
+  /** Activations per (B, T) shape, the `maxWorkspaces` most recently used (see create). */
   private readonly workspaces = new Map<string, Workspace>();
   private readonly HD: number;
 
   private constructor(
     readonly ctx: GpuContext,
     readonly config: ModelConfig,
+    private readonly maxWorkspaces: number,
     lora: LoraSpec | null,
   ) {
     this.HD = config.dModel / config.nHeads;
@@ -136,11 +145,15 @@ export class GpuModel {
 
   /**
    * Uploads parameters (HF names and shapes) and allocates gradients: for every parameter, or with `lora` for the
-   * adapters only (the base frozen). Refuses configs the device cannot hold.
+   * adapters only (the base frozen). Refuses a model whose weights, or whose logits for `maxRows` sequences at one
+   * position, cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
+   * for a policy, whose prefill and decode shapes alternate during rollouts; one for a model that only runs training
+   * batches (a reference, a critic), whose shape changes only between steps, so an old step's activations are not
+   * kept beside the new ones.
    */
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64, lora?: LoraInit): GpuModel {
-    checkFitsDevice(config, maxRows, ctx.device.limits);
-    const model = new GpuModel(ctx, config, lora?.spec ?? null);
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64, maxWorkspaces = 2, lora?: LoraInit): GpuModel {
+    checkModelFitsDevice(config, maxRows, ctx.device.limits);
+    const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null);
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
@@ -260,7 +273,7 @@ export class GpuModel {
       this.workspaces.set(key, cached);
       return cached;
     }
-    if (this.workspaces.size >= 2) this.destroyWorkspace(this.workspaces.keys().next().value!);
+    if (this.workspaces.size >= this.maxWorkspaces) this.destroyWorkspace(this.workspaces.keys().next().value!);
     const c = this.config;
     const { HD } = this;
     const t = (shape: number[], label: string) => this.ctx.tensor(shape, { label });
@@ -292,7 +305,7 @@ export class GpuModel {
       xOut: t([B, T, c.dModel], 'xOut'),
       nf: t([B, T, c.dModel], 'nf'),
       rstdf: t([N], 'rstdf'),
-      logits: t([B, T, c.vocabSize], 'logits'),
+      logits: null,
       dRes: t([B, T, c.dModel], 'dRes'),
       dn: t([B, T, c.dModel], 'dn'),
       dAtt: t([B, T, c.nHeads, HD], 'dAtt'),
@@ -387,12 +400,13 @@ export class GpuModel {
    * Training forward over a (B, T) batch; returns the logits (B, T, V) and keeps every activation in the
    * workspace for backward().
    */
-  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): Workspace {
+  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): TrainingWorkspace {
     const ws = this.workspaceFor(B, T);
+    const logits = (ws.logits ??= this.ctx.tensor([B, T, this.config.vocabSize], { label: 'logits' }));
     embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
     ws.layers.forEach((a, l) => this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp));
-    this.head(rec, ws.xOut, ws.nf, ws.rstdf, ws.logits);
-    return ws;
+    this.head(rec, ws.xOut, ws.nf, ws.rstdf, logits);
+    return ws as TrainingWorkspace;
   }
 
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */

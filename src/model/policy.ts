@@ -58,7 +58,7 @@ export class GpuPolicy implements Policy {
   constructor(readonly model: GpuModel) {}
 
   static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number, lora?: LoraInit): GpuPolicy {
-    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, lora));
+    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora));
   }
 
   get config(): ModelConfig {

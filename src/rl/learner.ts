@@ -206,10 +206,11 @@ export class GpuLearner implements Learner {
     init: LearnerInit,
   ) {
     this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined);
-    this.ref = init.needsReference ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows) : null;
+    // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
+    this.ref = init.needsReference ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
-      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows);
+      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1);
     } else this.critic = null;
     this.stats = this.growStats(16);
   }
@@ -231,11 +232,17 @@ export class GpuLearner implements Learner {
     return this.ctx.tensor([updates, STEP_SCALARS.length], { label: 'rl.step_scalars' });
   }
 
-  /** The buffers of an (M, S, T) minibatch shape, allocated once per shape. */
+  /**
+   * The buffers of an (M, S, T) minibatch shape, allocated once per shape. Only the latest shape is kept: every
+   * minibatch of a step has one shape, but T follows the step's longest prompt, so shapes change between steps,
+   * and each set holds an (M, T, V) logits gradient (the memory plan, memory.ts, counts one set).
+   */
   private tensors(seq: SequenceBatch): SeqTensors {
     const key = `${seq.N}x${seq.S}x${seq.T}`;
     const have = this.seqs.get(key);
     if (have) return have;
+    // The previous shape's work has completed: the trainer collects a step's updates before the next step starts.
+    this.dropSeqs();
     const { ctx } = this;
     const V = this.model.config.vocabSize;
     const M = seq.N;
@@ -555,9 +562,13 @@ export class GpuLearner implements Learner {
     if (this.critic && state.criticOptimizer && state.criticOptimizer.step > 0) this.critic.uploadOptimizerState(state.criticOptimizer);
   }
 
-  destroy(): void {
+  private dropSeqs(): void {
     for (const t of this.seqs.values()) for (const v of Object.values(t)) if (v && typeof v === 'object' && 'destroy' in v) (v as Tensor).destroy();
     this.seqs.clear();
+  }
+
+  destroy(): void {
+    this.dropSeqs();
     this.stats.destroy();
     for (const x of this.retired) x.destroy();
     this.policy.destroy();

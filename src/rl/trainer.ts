@@ -9,6 +9,7 @@ import type { Checkpoint, ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { Tokenizer } from '../model/tokenizer';
 import { promptTokenBound } from './sft';
+import { assertPlanFits } from '../model/memory-plan';
 import { Rng } from '../reference/random';
 import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../reference/lora';
 import { CpuPolicy, GpuPolicy } from '../model/policy';
@@ -24,6 +25,7 @@ import { stepDynamics } from './dynamics';
 import { groupRecords, groupSummaries, inspectedRows } from './inspector-records';
 import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
+import { rlMemoryPlan } from './memory';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
@@ -51,6 +53,8 @@ export interface TrainerOptions {
   rewardSandbox?: UserRewardSandbox;
   /** The config's reward_model, loaded by the caller (src/engine/learned-reward.ts); needed when it names one. */
   learnedReward?: LearnedReward;
+  /** Bytes the run may use on the GPU; the memory plan (src/rl/memory.ts) refuses a run that needs more. */
+  memoryBudgetBytes?: number | null;
 }
 
 export class Trainer {
@@ -117,6 +121,11 @@ export class Trainer {
       throw new Error(
         `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
+    }
+    if (opts.backend.kind === 'webgpu') {
+      // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
+      const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
+      assertPlanFits(rlMemoryPlan(this.config, opts.init.config, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null }));
     }
     if (this.config.reward_fn !== null && !opts.rewardSandbox) throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
     if (this.config.reward_model !== null && !opts.learnedReward) throw new Error(`reward_model: ${this.config.reward_model} was not loaded for this trainer`);

@@ -1,13 +1,16 @@
 // The short names of a Llama-layout model's weights in the weights/<matrix>/* metrics (embed, layers.0.q, ...,
-// norm, head) and their order in the model, so the trainer that emits the metrics and the page that lays them out
+// norm, head; Qwen2's q/k/v biases as layers.0.q_bias, ...) and their order in the model, so the trainer that emits the metrics and the page that lays them out
 // as heatmap rows agree. A leaf module (no imports). Not the parameter shapes (src/reference/model.ts).
 
 /** A layer's parameters by their Hugging Face suffix, in the model's order, with their short names. */
 const LAYER_PARTS = [
   ['input_layernorm.weight', 'attn_norm'],
   ['self_attn.q_proj.weight', 'q'],
+  ['self_attn.q_proj.bias', 'q_bias'],
   ['self_attn.k_proj.weight', 'k'],
+  ['self_attn.k_proj.bias', 'k_bias'],
   ['self_attn.v_proj.weight', 'v'],
+  ['self_attn.v_proj.bias', 'v_bias'],
   ['self_attn.o_proj.weight', 'o'],
   ['post_attention_layernorm.weight', 'mlp_norm'],
   ['mlp.gate_proj.weight', 'gate'],

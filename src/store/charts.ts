@@ -2,11 +2,13 @@
 // catalog knows on its chart, in the catalog's chart order, and one chart per family for names it lacks, so every
 // metric the trainer reports is drawn exactly once, including ones added later. Also the hover texts (the
 // catalog's doc, formula and healthy range), the rows a chart draws, and which of its metrics a run's config turns
-// off (the catalog's quiet conditions). Pure; no React.
+// off (the catalog's quiet conditions). A seed group draws as one line per metric, the per-step median or IQM
+// across its seeds, with a bootstrap band (seed-bands.ts). Pure; no React.
 
 import { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartQuiet, type KnobCondition, type MetricSpec } from '../schema/metrics';
 import { showValue } from './config-diff';
 import type { MetricTable } from './metric-table';
+import { seedBands, type SeedStatistic } from './seed-bands';
 import { decimate, makeGrid, positiveOnly, smooth } from './series';
 
 /** The x axis of every metric chart. */
@@ -101,6 +103,11 @@ export interface ChartRun {
   id: string;
   label: string;
   table: MetricTable;
+  /**
+   * A seed group drawn as its statistic across seeds: every seed's table (`table` is one of them, for the tooltip's
+   * optimizer step and the last values). Absent: the run's own lines.
+   */
+  seeds?: MetricTable[];
 }
 
 /** A config as the catalog's conditions read it: knob name to value. */
@@ -166,8 +173,13 @@ export interface ChartData {
   /** One row per grid bucket: `x`, the first run's last optimizer step in it (OPTIMIZER_STEP_KEY), each series. */
   rows: Record<string, number | null | [number, number]>[];
   series: { key: string; runId: string; runIndex: number; runLabel: string; metric: string }[];
-  /** Key of the band series per run (value [lo, hi]), when the chart has a band. */
-  bands: { key: string; runId: string; runIndex: number; runLabel: string }[];
+  /**
+   * Key of each band series (value [lo, hi]): per run the chart's mean ± std band, when the chart has one; per seed
+   * group and metric (`metric` set) the bootstrap band of the statistic across seeds.
+   */
+  bands: { key: string; runId: string; runIndex: number; runLabel: string; metric?: string }[];
+  /** Per seed group drawn: its statistic and how many seeds the drawn points have (fewest and most). */
+  seedGroups: { runIndex: number; statistic: SeedStatistic; seeds: number; minSeeds: number; maxSeeds: number }[];
   /** Runs drawn (more than one: an overlay). */
   runCount: number;
   /** Last finite raw value of each metric of the first run. */
@@ -214,23 +226,57 @@ export const seriesKey = (runIndex: number, metric: string) => `r${runIndex}:${m
  * The rows a chart draws for these runs: each metric smoothed (weight `smoothing`) at full resolution, then
  * decimated onto a shared grid of at most `maxPoints` buckets (the bucket mean). Log scale drops values <= 0.
  */
-export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoothing: number; maxPoints: number; log: boolean }): ChartData {
-  const grid = makeGrid(runs.map((r) => r.table.x), o.maxPoints);
+export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoothing: number; maxPoints: number; log: boolean; statistic?: SeedStatistic }): ChartData {
+  const grid = makeGrid(runs.flatMap((r) => (r.seeds ? r.seeds.map((t) => t.x) : [r.table.x])), o.maxPoints);
   const rows: ChartData['rows'] = Array.from(grid.x, (x) => ({ x }));
   const series: ChartData['series'] = [];
   const bands: ChartData['bands'] = [];
+  const seedGroups: ChartData['seedGroups'] = [];
+  const statistic = o.statistic ?? 'median';
+  /** A column smoothed at full resolution (log scale: values <= 0 dropped), then onto the grid. */
+  const onGrid = (table: MetricTable, col: Float64Array) => {
+    let v = smooth(col, o.smoothing);
+    if (o.log) v = positiveOnly(v);
+    return decimate(grid, table.x, v);
+  };
   const first = runs[0];
   if (first) {
     const opt = decimate(grid, first.table.x, first.table.optimizerStep).max;
     for (let b = 0; b < rows.length; b++) rows[b][OPTIMIZER_STEP_KEY] = Number.isFinite(opt[b]) ? opt[b] : null;
   }
   runs.forEach((run, ri) => {
+    if (run.seeds) {
+      // Each seed smoothed and put on the grid alone, then per point the statistic across the seeds that have it.
+      // The catalog's mean ± std band (spread within a batch) is not drawn for a group: its band is across seeds.
+      let minSeeds = Infinity;
+      let maxSeeds = 0;
+      for (const metric of spec.metrics) {
+        const perSeed = run.seeds.flatMap((t) => {
+          const col = t.column(metric);
+          return col ? [onGrid(t, col).mean] : [];
+        });
+        if (!perSeed.length) continue;
+        const b = seedBands(perSeed, statistic);
+        const key = seriesKey(ri, metric);
+        const bandKey = seriesKey(ri, `${metric}~seeds`);
+        series.push({ key, runId: run.id, runIndex: ri, runLabel: run.label, metric });
+        bands.push({ key: bandKey, runId: run.id, runIndex: ri, runLabel: run.label, metric });
+        for (let p = 0; p < rows.length; p++) {
+          rows[p][key] = Number.isFinite(b.stat[p]) ? b.stat[p] : null;
+          rows[p][bandKey] = Number.isFinite(b.lo[p]) && Number.isFinite(b.hi[p]) ? [b.lo[p], b.hi[p]] : null;
+          if (b.seeds[p] > 0) {
+            minSeeds = Math.min(minSeeds, b.seeds[p]);
+            maxSeeds = Math.max(maxSeeds, b.seeds[p]);
+          }
+        }
+      }
+      seedGroups.push({ runIndex: ri, statistic, seeds: run.seeds.length, minSeeds: maxSeeds ? minSeeds : 0, maxSeeds });
+      return;
+    }
     for (const metric of spec.metrics) {
       const col = run.table.column(metric);
       if (!col) continue;
-      let v = smooth(col, o.smoothing);
-      if (o.log) v = positiveOnly(v);
-      const d = decimate(grid, run.table.x, v);
+      const d = onGrid(run.table, col);
       const key = seriesKey(ri, metric);
       series.push({ key, runId: run.id, runIndex: ri, runLabel: run.label, metric });
       for (let b = 0; b < rows.length; b++) rows[b][key] = Number.isFinite(d.mean[b]) ? d.mean[b] : null;
@@ -257,5 +303,5 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
   });
   const last: Record<string, number> = {};
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
-  return { rows, series, bands, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: spec.stack ? [0, 1] : flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
+  return { rows, series, bands, seedGroups, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: spec.stack ? [0, 1] : flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
 }

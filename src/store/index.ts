@@ -1,5 +1,5 @@
 // The lab's zustand store, composed from typed slices (one file each under slices/): config, engine, runs,
-// charts, inspector, notices, alerts, lessons. createLabStore() makes a store with its own engine link, storage and
+// charts, inspector, notices, alerts, lessons, compare, seeds. createLabStore() makes a store with its own engine link, storage and
 // counters (tests make fresh ones with a fake engine and a map for storage); useLab is the page's. Actions are callable outside React (the worker client
 // feeds messages in through handleResponse). The rules of the run controls are selectors.ts.
 
@@ -16,10 +16,11 @@ import { inspectorSlice, type InspectorSlice } from './slices/inspector';
 import { lessonsSlice, type LessonsSlice } from './slices/lessons';
 import { noticesSlice, type NoticesSlice } from './slices/notices';
 import { runsSlice, type RunsSlice } from './slices/runs';
+import { seedsSlice, type SeedsSlice } from './slices/seeds';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
 // it in createLabStore (the compiler refuses a slice named in LabState but not spread).
-export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice & CompareSlice;
+export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice & CompareSlice & SeedsSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -53,6 +54,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...alertsSlice(deps)(...a),
     ...lessonsSlice(deps)(...a),
     ...compareSlice(deps)(...a),
+    ...seedsSlice(deps)(...a),
   }));
 }
 
@@ -70,6 +72,9 @@ export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';
 export { rolloutKey, type InspectorSlice } from './slices/inspector';
 export type { Notice, NoticesSlice } from './slices/notices';
 export type { RunsSlice } from './slices/runs';
+export type { SeedsSlice } from './slices/seeds';
+export { BAND_LEVEL, BOOTSTRAP_RESAMPLES, type SeedStatistic } from './seed-bands';
+export { SEED_GROUP_MAX, SEED_GROUP_MIN } from '../engine/seed-group';
 export { LESSON_PROGRESS_KEY, NO_PROGRESS, type LessonPhase, type LessonProgress, type LessonSession, type LessonsSlice } from './slices/lessons';
 export { LESSONS, LESSON_DEFAULT_SEED, lessonById, narrationNumber, type Lesson, type LessonVerdict } from '../lessons';
 export type { Export, ExportFile, ExportTarget, MappingRow, Setting } from '../export';

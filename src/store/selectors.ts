@@ -31,8 +31,12 @@ export function engineReady(s: LabState): boolean {
   return s.backend === 'cpu' ? s.gpuStatus !== 'idle' && s.gpuStatus !== 'starting' : s.gpuStatus === 'ready';
 }
 
-/** The current run is paused and its config equals the edited one: Start continues it instead of starting anew. */
+/**
+ * The current run is paused and its config equals the edited one, or it is a paused seed of a seed queue (its seed
+ * differs from the edited config's): Start continues it (and the queue) instead of starting anew.
+ */
 export function canContinue(s: LabState): boolean {
+  if (s.progress.status === 'paused' && s.progress.seedQueue) return true;
   const current = currentRun(s);
   return s.progress.status === 'paused' && !!current && s.check.config !== null && sameConfig(current.config, s.check.config);
 }

@@ -6,15 +6,18 @@
 // carries its latest values in data-last for tests. Under a title: the catalog's note and the metrics a run's config
 // turns off; a chart off in every run drawn names the knob instead of plotting a flat line. The charts an open lesson
 // points at are outlined and labelled. A dashed vertical line marks each step where an alert of the viewed run fired
-// on one of the chart's metrics (steps listed in data-alerts).
+// on one of the chart's metrics (steps listed in data-alerts). A seed group drawn as a band is one line per metric, the
+// median or IQM across its seeds, inside its 95% bootstrap band (data-seed-bands counts those bands).
 import { Fragment, memo, useMemo, useRef } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
-import { alertsOn, useLab } from '../store';
+import { alertsOn, BAND_LEVEL, BOOTSTRAP_RESAMPLES, useLab } from '../store';
 import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartQuietness, chartsFor, metricHelp, type ChartData, type ChartQuietness, type ChartRun, type ChartSpec } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
 import { runLabels } from '../store/run-names';
+import type { SeedStatistic } from '../store/seed-bands';
+import { chartEntries, groupMembers, seedGroupLabel } from '../store/seed-groups';
 import { HISTOGRAM_IDS, type HistogramId } from '../store/schema';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { runColor, seriesStroke } from './colors';
@@ -24,6 +27,9 @@ import { useNearViewport, useStaggered } from './render-queue';
 
 /** Each recorded histogram's heatmap follows the chart of its scalar summary (the rest go after the charts). */
 const HEATMAP_AFTER: Record<string, HistogramId> = { groups: 'advantage', entropy: 'entropy' };
+
+/** The seed bands' coverage in percent. */
+const BAND_PERCENT = BAND_LEVEL * 100;
 
 /** Points per chart after decimation. */
 const MAX_POINTS = 300;
@@ -43,6 +49,9 @@ function tooltipLabel(x: unknown, payload: readonly { payload?: Record<string, u
 }
 
 const AXIS_LABEL_STYLE = { fontSize: 11, fill: 'var(--muted)' };
+
+/** The statistics across seeds, as the page names them. */
+const STATISTIC_NAMES: Record<SeedStatistic, string> = { median: 'median', iqm: 'IQM' };
 
 /** The plot itself: the expensive part, rendered through the render queue. */
 const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: ChartData; marks: readonly Alert[] }) {
@@ -78,18 +87,20 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
         <Area
           key={b.key}
           dataKey={b.key}
-          name={`${overlay ? `${b.runLabel}: ` : ''}${spec.band!.mean} ± ${spec.band!.std}`}
+          name={`${overlay ? `${b.runLabel}: ` : ''}${b.metric ? `${b.metric}: ${Math.round(BAND_PERCENT)}% band across seeds` : `${spec.band!.mean} ± ${spec.band!.std}`}`}
           stroke="none"
-          fill={seriesStroke(overlay, b.runIndex, 0).color}
-          fillOpacity={0.15}
+          fill={seriesStroke(overlay, b.runIndex, b.metric ? spec.metrics.indexOf(b.metric) : 0).color}
+          fillOpacity={b.metric ? 0.22 : 0.15}
           isAnimationActive={false}
           connectNulls
         />
       ))}
       {data.series.map((s) => {
         const stroke = seriesStroke(overlay, s.runIndex, spec.metrics.indexOf(s.metric));
-        // Parts of one whole (the group outcomes) stack per run, so the areas' heights add up to 1.
-        if (spec.stack?.includes(s.metric)) {
+        const group = data.seedGroups.find((g) => g.runIndex === s.runIndex);
+        // Parts of one whole (the group outcomes) stack per run, so the areas' heights add up to 1; a seed group's
+        // statistics of the parts need not add up to 1, so they are lines in their bands.
+        if (spec.stack?.includes(s.metric) && !group) {
           return (
             <Area
               key={s.key}
@@ -110,7 +121,7 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
           <Line
             key={s.key}
             dataKey={s.key}
-            name={overlay ? `${s.runLabel}: ${s.metric}` : s.metric}
+            name={`${overlay ? `${s.runLabel}: ` : ''}${s.metric}${group ? ` (${STATISTIC_NAMES[group.statistic]} of ${group.seeds} seeds)` : ''}`}
             stroke={stroke.color}
             strokeDasharray={stroke.dash}
             dot={false}
@@ -151,8 +162,20 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   const overlay = data.runCount > 1;
   const metrics = [...new Set(data.series.map((s) => s.metric))];
   const prefix = sharedPrefix(metrics);
+  const group = data.seedGroups[0];
   return (
     <div className="chart-legend">
+      {group && (
+        // What a group's line and band are, said once and short (the legend shares the chart's height); the hover
+        // text adds how many seeds the steps have when they differ (a seed that ended early, or a value not reported).
+        <span
+          className="legend-prefix"
+          data-testid="seed-band-legend"
+          title={`each line: the ${STATISTIC_NAMES[group.statistic]} across ${group.seeds} seeds at each step, in its ${Math.round(BAND_PERCENT)}% percentile-bootstrap band over the seeds${group.minSeeds < group.maxSeeds ? `; steps have ${group.minSeeds} to ${group.maxSeeds} seeds with a value` : ''}`}
+        >
+          {STATISTIC_NAMES[group.statistic]}, {group.seeds} seeds, {Math.round(BAND_PERCENT)}% band:
+        </span>
+      )}
       {prefix && <span className="legend-prefix">{prefix}</span>}
       {metrics.map((metric) => {
         const stroke = seriesStroke(overlay, 0, spec.metrics.indexOf(metric));
@@ -170,12 +193,12 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, versions, highlighted, alerts, quiet }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; log: boolean; versions: string; highlighted: boolean; alerts: readonly Alert[] | undefined; quiet: ChartQuietness }) {
+const MetricChart = memo(function MetricChart({ spec, runs, smoothing, statistic, log, versions, highlighted, alerts, quiet }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; statistic: SeedStatistic; log: boolean; versions: string; highlighted: boolean; alerts: readonly Alert[] | undefined; quiet: ChartQuietness }) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   // `versions` changes whenever a table grows; the tables themselves are mutated in place.
-  const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log }), [spec, runs, smoothing, log, versions]);
+  const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log, statistic }), [spec, runs, smoothing, log, statistic, versions]);
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
   const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
@@ -196,6 +219,8 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, log, vers
       data-log={log}
       data-alerts={marks.map((m) => m.step).join(',')}
       data-off={quiet.whole}
+      data-seed-bands={data.bands.filter((b) => b.metric).length}
+      data-seeds={data.seedGroups.map((g) => (g.minSeeds === g.maxSeeds ? g.maxSeeds : `${g.minSeeds}-${g.maxSeeds}`)).join(',')}
     >
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
@@ -236,6 +261,9 @@ export function Charts() {
   const views = useLab((s) => s.views);
   const ids = useLab(useShallow(chartRunIds));
   const runs = useLab((s) => s.runs);
+  const groupViews = useLab((s) => s.seedGroupView);
+  const statistic = useLab((s) => s.seedStatistic);
+  const setStatistic = useLab((s) => s.setSeedStatistic);
   const smoothing = useLab((s) => s.smoothing);
   const setSmoothing = useLab((s) => s.setSmoothing);
   const logScale = useLab((s) => s.logScale);
@@ -244,15 +272,24 @@ export function Charts() {
   // The charts' runs change only when the set of runs, a label or a table object changes (tables grow in
   // place; `versions` says when), not on every store update that touches `views`.
   const idsKey = ids.join(',');
-  const drawnHeaders = useMemo(() => ids.flatMap((id) => runs.filter((r) => r.id === id)), [idsKey, runs]);
-  const labels = useMemo(() => runLabels(drawnHeaders), [drawnHeaders]);
-  const next = ids.map((id) => ({ id, label: labels.get(id) ?? id, table: views[id].table }));
+  // A seed group drawn as a band is one entry holding its runs whose records are here.
+  const loadedKey = Object.keys(views).join(',');
+  const entries = useMemo(() => chartEntries(ids, runs, groupViews, (id) => !!views[id]), [idsKey, runs, groupViews, loadedKey]);
+  const drawnHeaders = useMemo(() => entries.flatMap((e) => runs.filter((r) => r.id === e.id)), [entries, runs]);
+  const labels = useMemo(() => {
+    const named = runLabels(drawnHeaders);
+    for (const e of entries) if (e.groupId) named.set(e.id, seedGroupLabel(groupMembers(runs, e.groupId)));
+    return named;
+  }, [drawnHeaders, entries, runs]);
+  const next: ChartRun[] = entries.map((e) => ({ id: e.id, label: labels.get(e.id) ?? e.id, table: views[e.id].table, ...(e.members && { seeds: e.members.map((m) => views[m].table) }) }));
   const prev = useRef<ChartRun[]>([]);
-  const same = next.length === prev.current.length && next.every((r, i) => r.id === prev.current[i].id && r.label === prev.current[i].label && r.table === prev.current[i].table);
+  const sameSeeds = (a: ChartRun['seeds'], b: ChartRun['seeds']) => a === b || (!!a && !!b && a.length === b.length && a.every((t, i) => t === b[i]));
+  const same = next.length === prev.current.length && next.every((r, i) => r.id === prev.current[i].id && r.label === prev.current[i].label && r.table === prev.current[i].table && sameSeeds(r.seeds, prev.current[i].seeds));
   if (!same) prev.current = next;
   const chartRuns = prev.current;
-  const versions = ids.map((id) => views[id].version).join(',');
-  const names = useMemo(() => [...new Set(chartRuns.flatMap((r) => r.table.names))].sort(), [chartRuns, versions]);
+  const grouped = chartRuns.some((r) => r.seeds);
+  const versions = entries.flatMap((e) => e.members ?? [e.id]).map((id) => views[id].version).join(',');
+  const names = useMemo(() => [...new Set(chartRuns.flatMap((r) => (r.seeds ?? [r.table]).flatMap((t) => t.names)))].sort(), [chartRuns, versions]);
   const namesKey = names.join('|');
   // Before any run has data, the main charts are drawn empty: the layout does not jump when training starts,
   // and the chart library's first-use cost is paid while the page is idle rather than during the first step.
@@ -270,7 +307,16 @@ export function Charts() {
           <input type="range" min={0} max={0.99} step={0.01} value={smoothing} data-testid="smoothing" onChange={(e) => setSmoothing(Number(e.target.value))} />
           <span>{smoothing.toFixed(2)}</span>
         </label>
-        {ids.length > 1 && (
+        {grouped && (
+          <label className="smoothing" title={`each seed group's line is this statistic of its seeds at each step; its band is the ${Math.round(BAND_PERCENT)}% percentile bootstrap of it over the seeds (${BOOTSTRAP_RESAMPLES} resamples)`}>
+            across seeds
+            <select value={statistic} data-testid="seed-statistic" onChange={(e) => setStatistic(e.target.value as SeedStatistic)}>
+              <option value="median">median</option>
+              <option value="iqm">IQM (interquartile mean)</option>
+            </select>
+          </label>
+        )}
+        {chartRuns.length > 1 && (
           <span className="legend-runs" data-testid="overlay-legend">
             {chartRuns.map((r, i) => (
               <span key={r.id} style={{ color: runColor(i) }}>
@@ -284,7 +330,7 @@ export function Charts() {
       <div className="chart-grid">
         {specs.map((spec) => (
           <Fragment key={spec.id}>
-            <MetricChart spec={spec} runs={chartRuns} smoothing={smoothing} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} quiet={quiet.get(spec.id)!} />
+            <MetricChart spec={spec} runs={chartRuns} smoothing={smoothing} statistic={statistic} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} quiet={quiet.get(spec.id)!} />
             {HEATMAP_AFTER[spec.id] && <HistogramHeatmap id={HEATMAP_AFTER[spec.id]} />}
           </Fragment>
         ))}

@@ -32,13 +32,18 @@ const STOPS: [number, number, number][] = [
   [8, 48, 107],
 ];
 
-/** The colour of t in [0, 1] on the scale. */
-export function heatColor(t: number): string {
-  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
-  const i = Math.min(STOPS.length - 2, Math.floor(x));
+/** The colour at t in [0, 1] of a ramp of RGB stops, linearly between neighbouring stops (shared by every heatmap). */
+export function rampColor(stops: readonly (readonly [number, number, number])[], t: number): string {
+  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
   const f = x - i;
-  const c = STOPS[i].map((a, k) => Math.round(a + f * (STOPS[i + 1][k] - a)));
+  const c = stops[i].map((a, k) => Math.round(a + f * (stops[i + 1][k] - a)));
   return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+/** The colour of t in [0, 1] on this heatmap's scale. */
+export function heatColor(t: number): string {
+  return rampColor(STOPS, t);
 }
 
 /** At most `n` evenly spread indices of `length` columns, first and last included. */

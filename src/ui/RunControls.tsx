@@ -1,8 +1,9 @@
 // Run controls and the status line: start (or continue), pause, single step, reset; step, elapsed time, ETA and
 // throughput of the current run; the adapter it runs on, with a note when that is a software fallback; resume
-// for a run that was interrupted (device loss, reload) or failed. Which button is enabled is the store's
-// selectors (store/selectors.ts), the same rules the store's actions check.
-import { useLab } from '../store';
+// for a run that was interrupted (device loss, reload) or failed; the edited config over N seeds as a seed group
+// (queued run after run; the status line says which seed of the group trains). Which button is enabled is the
+// store's selectors (store/selectors.ts), the same rules the store's actions check.
+import { SEED_GROUP_MAX, SEED_GROUP_MIN, useLab } from '../store';
 import { clock, describeAdapter, throughput } from '../store/format';
 import { activeBackend, canPause, canReset, canResumeCurrent, canStart, canStep, etaMs, startBlocker, startLabel, type StartBlocker } from '../store/selectors';
 
@@ -12,6 +13,37 @@ const BLOCKED: Record<StartBlocker, string> = {
   engine: 'the engine is not ready',
   config: 'the config has errors',
 };
+
+/** The edited config over N seeds, one run after the other on this device. */
+function SeedGroupControl() {
+  const count = useLab((s) => s.seedCount);
+  const setCount = useLab((s) => s.setSeedCount);
+  const startSeedGroup = useLab((s) => s.startSeedGroup);
+  const blocker = useLab(startBlocker);
+  return (
+    <span className="seed-controls">
+      <button
+        type="button"
+        className="secondary"
+        data-testid="seeds-start"
+        disabled={blocker !== null}
+        onClick={startSeedGroup}
+        title={blocker ? BLOCKED[blocker] : `the edited config over ${count} seeds (its seed, seed + 1, ...), one run after the other; the charts draw the median across seeds with a bootstrap band`}
+      >
+        Run over seeds
+      </button>
+      {/* A list rather than a number field: every choice is a valid group size. */}
+      <select value={count} data-testid="seed-count" aria-label="number of seeds" onChange={(e) => setCount(Number(e.target.value))}>
+        {Array.from({ length: SEED_GROUP_MAX - SEED_GROUP_MIN + 1 }, (_, i) => SEED_GROUP_MIN + i).map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+      <span className="hint small">seeds</span>
+    </span>
+  );
+}
 
 function AdapterNote() {
   const adapter = useLab((s) => s.adapter);
@@ -60,6 +92,7 @@ export function RunControls() {
         <button type="button" className="secondary" data-testid="run-reset" disabled={!resetEnabled} onClick={resetRun} title="drop the trainer; the run stays saved">
           Reset
         </button>
+        <SeedGroupControl />
         {resumable && p.runId && (
           <button type="button" data-testid="run-resume" onClick={() => resumeRun(p.runId!)}>
             Resume from step {p.savedStep}
@@ -69,7 +102,15 @@ export function RunControls() {
       <p className="status-line" data-testid="run-status" data-status={p.status} data-step={p.step} data-total={p.totalSteps} data-run-id={p.runId ?? ''}>
         {p.runId ? (
           <>
-            <strong>{p.name}</strong> · <span data-testid="status-state">{p.status}</span> · step {p.step}/{p.totalSteps} · elapsed {clock(p.elapsedMs)}
+            <strong>{p.name}</strong>
+            {p.seedQueue && (
+              <span data-testid="status-seed-queue" data-index={p.seedQueue.index} data-size={p.seedQueue.size}>
+                {' '}
+                (seed group: run {p.seedQueue.index + 1} of {p.seedQueue.size}
+                {p.seedQueue.failedSeeds.length > 0 && <>; failed: seed {p.seedQueue.failedSeeds.join(', ')}</>})
+              </span>
+            )}{' '}
+            · <span data-testid="status-state">{p.status}</span> · step {p.step}/{p.totalSteps} · elapsed {clock(p.elapsedMs)}
             {p.status === 'running' && <> · ETA {clock(eta)}</>}
             {p.meanStepMs > 0 && <> · {throughput(p.meanStepMs, p.tokensPerSec)}</>}
             {p.savedStep > 0 && <> · saved at step {p.savedStep}</>}

@@ -3,6 +3,8 @@
 // config.json) and import an exported file or a TRL, verl or OpenRLHF metrics log (overlaid like any run). A run
 // offers only the actions it can do (selectors' runExports, canResumeRun). Import errors and storage use are shown
 // here. The current run's row shows its live step (from the engine's progress), not the step its saved header had.
+// A seed group's runs sit under one row of their own (expand it for each seed's row), with the choice of drawing the
+// group as its statistic across seeds with a band, or every seed as a line.
 import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
@@ -10,6 +12,8 @@ import { configDiff, showValue } from '../store/config-diff';
 import { fmt, formatBytes } from '../store/format';
 import { TRAINER_TITLES, type ExportKind, type RunHeader } from '../store/schema';
 import { runLabels } from '../store/run-names';
+import { seedStatistic } from '../store/seed-bands';
+import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
 import { canResumeRun, isCurrentRun, runExports, runStep } from '../store/selectors';
 import { runColor } from './colors';
 
@@ -29,7 +33,7 @@ function whereFrom(h: RunHeader): string {
 /** One formatter for every row: creating one per call (toLocaleString) costs milliseconds each. */
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
 
-function RunRow({ h, label }: { h: RunHeader; label: string }) {
+function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; inGroup?: boolean }) {
   const viewRunId = useLab((s) => s.viewRunId);
   const overlay = useLab((s) => s.overlay);
   const live = useLab((s) => isCurrentRun(s, h.id));
@@ -41,6 +45,8 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
   const resumeRun = useLab((s) => s.resumeRun);
   const deleteRun = useLab((s) => s.deleteRun);
   const exportRun = useLab((s) => s.exportRun);
+  // A seed of a group drawn as a band is on the charts through its group, not as an overlay of its own.
+  const inBand = useLab((s) => h.seedGroup !== undefined && (s.seedGroupView[h.seedGroup.id] ?? 'band') === 'band');
   const [confirming, setConfirming] = useState(false);
   const viewing = viewRunId === h.id;
   const overlaid = overlay.includes(h.id);
@@ -54,15 +60,16 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
       data-name={h.name}
       data-label={label}
       data-origin={h.origin?.trainer}
-      className={viewing ? 'viewing' : ''}
+      data-seed-group={h.seedGroup?.id}
+      className={[viewing && 'viewing', inGroup && 'seed-member'].filter(Boolean).join(' ')}
     >
       <td>
         <input
           type="checkbox"
           data-testid="overlay-toggle"
-          title="overlay on the charts"
-          checked={overlaid}
-          disabled={viewing}
+          title={inBand ? "drawn in its group's band; choose every seed to draw the seeds one by one" : 'overlay on the charts'}
+          checked={overlaid && !inBand}
+          disabled={viewing || inBand}
           onChange={() => toggleOverlay(h.id)}
           aria-label={`overlay ${label}`}
         />
@@ -108,6 +115,63 @@ function RunRow({ h, label }: { h: RunHeader; label: string }) {
         )}
       </td>
     </tr>
+  );
+}
+
+const GROUP_VIEWS: { view: SeedGroupView; text: string; title: string }[] = [
+  { view: 'band', text: 'band', title: 'one line per metric: the median (or IQM) across seeds at each step, in its 95% bootstrap band' },
+  { view: 'seeds', text: 'every seed', title: 'each seed as a line of its own' },
+];
+
+/** A seed group: one row (open it on the charts, band or every seed), and when expanded each seed's own row. */
+function SeedGroupRows({ groupId, members, labels }: { groupId: string; members: RunHeader[]; labels: Map<string, string> }) {
+  const [expanded, setExpanded] = useState(false);
+  const view = useLab((s) => s.seedGroupView[groupId] ?? 'band');
+  const viewing = useLab((s) => members.some((h) => h.id === s.viewRunId));
+  const liveId = useLab((s) => members.find((h) => isCurrentRun(s, h.id))?.id);
+  // The current run's state is the engine's (its listed header may lag a step behind).
+  const liveStatus = useLab((s) => (liveId ? s.progress.status : null));
+  const setView = useLab((s) => s.setSeedGroupView);
+  const openGroup = useLab((s) => s.openSeedGroup);
+  const size = members[0].seedGroup!.size;
+  const counts = new Map<string, number>();
+  for (const h of members) {
+    const state = h.id === liveId && liveStatus ? liveStatus : h.status;
+    counts.set(state, (counts.get(state) ?? 0) + 1);
+  }
+  const rewards = members.map((h) => h.lastMetrics.reward).filter((r): r is number => Number.isFinite(r));
+  const label = seedGroupLabel(members);
+  return (
+    <>
+      <tr data-testid="seed-group-row" data-group-id={groupId} data-runs={members.length} data-view={view} data-expanded={expanded} className={`seed-group${viewing ? ' viewing' : ''}`}>
+        <td>
+          <button type="button" className="link" data-testid="seed-group-expand" aria-expanded={expanded} onClick={() => setExpanded(!expanded)} title={expanded ? 'hide the seeds' : 'show each seed'}>
+            {expanded ? '▾' : '▸'}
+          </button>
+        </td>
+        <td>
+          <button type="button" className="link" data-testid="seed-group-open" onClick={() => openGroup(groupId)} title={`${label}: show the group on the charts`}>
+            {label}
+          </button>
+          <div className="hint small">
+            seed group · {members.length} of {size} runs · {DATE.format(members[0].createdAt)} · {whereFrom(members[0])}
+          </div>
+        </td>
+        <td data-testid="seed-group-state">{[...counts].map(([state, n]) => `${n} ${state}`).join(', ')}</td>
+        <td className="num">{members.filter((h) => h.status === 'done').length}/{size} done</td>
+        <td className="num" title="median of the seeds' last reward">{rewards.length ? fmt(seedStatistic(rewards, 'median')) : '—'}</td>
+        <td className="actions">
+          <span className="segmented" role="group" aria-label="draw the group as">
+            {GROUP_VIEWS.map((v) => (
+              <button key={v.view} type="button" className={view === v.view ? '' : 'secondary'} aria-pressed={view === v.view} data-testid={`seed-view-${v.view}`} title={v.title} onClick={() => setView(groupId, v.view)}>
+                {v.text}
+              </button>
+            ))}
+          </span>
+        </td>
+      </tr>
+      {expanded && members.map((h) => <RunRow key={h.id} h={h} label={labels.get(h.id) ?? h.name} inGroup />)}
+    </>
   );
 }
 
@@ -168,6 +232,7 @@ export function RunsPanel() {
   const importFile = useLab((s) => s.importFile);
   const addNotice = useLab((s) => s.addNotice);
   const labels = useMemo(() => runLabels(runs), [runs]);
+  const rows = useMemo(() => runsListRows(runs), [runs]);
   return (
     <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>
       <div className="charts-head">
@@ -232,9 +297,13 @@ export function RunsPanel() {
             </tr>
           </thead>
           <tbody>
-            {runs.map((h) => (
-              <RunRow key={h.id} h={h} label={labels.get(h.id) ?? h.name} />
-            ))}
+            {rows.map((row) =>
+              row.kind === 'run' ? (
+                <RunRow key={row.run.id} h={row.run} label={labels.get(row.run.id) ?? row.run.name} />
+              ) : (
+                <SeedGroupRows key={row.groupId} groupId={row.groupId} members={row.members} labels={labels} />
+              ),
+            )}
           </tbody>
         </table>
       )}

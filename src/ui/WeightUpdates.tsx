@@ -4,6 +4,7 @@
 // store only (src/store/weight-updates.ts shapes the data). Its own small drawing code; not the metric charts.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLab } from '../store';
+import { rampColor } from './Heatmap';
 import { fmt } from '../store/format';
 import { heatPosition, latestShares, rank1Accuracies, weightUpdateGrid, type WeightUpdateGrid } from '../store/weight-updates';
 
@@ -23,12 +24,7 @@ const RAMP: readonly (readonly [number, number, number])[] = [
 
 /** The ramp's colour at t in [0, 1]; a missing value is transparent (the panel shows through). */
 function heatColor(t: number): string {
-  if (!Number.isFinite(t)) return 'transparent';
-  const x = Math.min(1, Math.max(0, t)) * (RAMP.length - 1);
-  const i = Math.min(RAMP.length - 2, Math.floor(x));
-  const f = x - i;
-  const [a, b] = [RAMP[i], RAMP[i + 1]];
-  return `rgb(${a.map((v, k) => Math.round(v + (b[k] - v) * f)).join(',')})`;
+  return Number.isFinite(t) ? rampColor(RAMP, t) : 'transparent';
 }
 
 const RAMP_CSS = `linear-gradient(to right, ${RAMP.map((_, i) => heatColor(i / (RAMP.length - 1))).join(', ')})`;

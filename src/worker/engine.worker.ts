@@ -235,6 +235,9 @@ async function handle(req: Request): Promise<void> {
       else if (req.then === 'step') engine.stepOnce();
       return;
     }
+    case 'start-seeds':
+      await openStore();
+      return engine.startSeeds({ config: req.config, preset: req.preset, backend: req.backend, seeds: req.seeds });
     case 'start':
       return engine.start();
     case 'pause':

@@ -18,6 +18,8 @@ export type Request =
   | { type: 'selftest'; /** Only cases whose name contains this text (all when empty). */ filter?: string }
   /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. `name`: the run's name (default: preset, task and seed). */
   | { type: 'configure'; config: RLConfig; preset: PresetName | null; backend: BackendKind; then: 'start' | 'step' | 'none'; name?: string }
+  /** A seed group: the config over `seeds` seeds (its seed, seed + 1, ...), run after run; pause and reset act on the queue. */
+  | { type: 'start-seeds'; config: RLConfig; preset: PresetName | null; backend: BackendKind; seeds: number }
   /** Train the current run until its last step or a pause. */
   | { type: 'start' }
   /** Pause the current run after the step in progress (its state is saved). */

@@ -1,0 +1,101 @@
+// The memory plan (memory-plan.ts): its parts for SmolLM2-135M's and Qwen2.5-0.5B's real configs, how each part
+// scales with the shape it depends on, the largest buffer, and the refusals (per-buffer limit, budget) naming the
+// knobs to change. Pure arithmetic: no device.
+
+import { describe, expect, it } from 'vitest';
+import { parameterCount } from './config';
+import { QWEN25_05B, SMOLLM2_135M } from './real-models.fixture';
+import { MemoryPlanError, assertPlanFits, checkModelFitsDevice, describePlan, planMemory, weightBytes, type MemoryShape } from './memory-plan';
+
+const KNOBS = { rolloutRows: 'ROLLOUT', trainRows: 'MINIBATCH', completionTokens: 'COMPLETION', model: 'MODEL', weightTracking: 'TRACKING' };
+const GiB = 2 ** 30;
+/** A large GPU's limits (no budget). */
+const BIG = { maxBufferSize: 64 * GiB, maxStorageBufferBindingSize: 64 * GiB };
+/** WebGPU's default limits. */
+const DEFAULT_LIMITS = { maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 };
+
+const SHAPE: MemoryShape = { rolloutRows: 16, promptTokens: 32, completionTokens: 96, trainRows: 16, reference: false, critic: false };
+
+const part = (plan: ReturnType<typeof planMemory>, name: string) => plan.parts.find((p) => p.part === name)!.bytes;
+
+describe('memory plan', () => {
+  it("counts the real models' weights: SmolLM2-135M 134,515,008 parameters, Qwen2.5-0.5B 494,005,120 without biases", () => {
+    expect(parameterCount(SMOLLM2_135M)).toBe(134_515_008);
+    expect(weightBytes(SMOLLM2_135M).total).toBe(4 * 134_515_008);
+    expect(weightBytes(SMOLLM2_135M).largest).toEqual({ name: 'model.embed_tokens.weight', bytes: 4 * 49_152 * 576 });
+    expect(weightBytes(QWEN25_05B).total).toBe(4 * parameterCount(QWEN25_05B));
+    expect(weightBytes(QWEN25_05B).largest.bytes).toBe(4 * 151_936 * 896);
+  });
+
+  it('has gradients equal to the weights and AdamW state twice them, for the policy alone', () => {
+    const plan = planMemory(SMOLLM2_135M, SHAPE, KNOBS, BIG);
+    const w = weightBytes(SMOLLM2_135M).total;
+    expect(part(plan, 'weights')).toBe(w);
+    expect(part(plan, 'gradients')).toBe(w);
+    expect(part(plan, 'adamw')).toBe(2 * w);
+    expect(plan.peakBytes).toBe(plan.parts.reduce((a, p) => a + p.bytes, 0));
+    expect(plan.problems).toEqual([]);
+  });
+
+  it('adds a reference (weights and gradients, no AdamW) and a critic (an untied head, with AdamW)', () => {
+    const w = weightBytes(SMOLLM2_135M).total;
+    const head = 4 * 49_152 * 576;
+    const ref = planMemory(SMOLLM2_135M, { ...SHAPE, reference: true }, KNOBS, BIG);
+    expect(part(ref, 'weights')).toBe(2 * w);
+    expect(part(ref, 'adamw')).toBe(2 * w);
+    const critic = planMemory(SMOLLM2_135M, { ...SHAPE, critic: true }, KNOBS, BIG);
+    expect(part(critic, 'weights')).toBe(2 * w + head);
+    expect(part(critic, 'adamw')).toBe(2 * (2 * w + head));
+  });
+
+  it('sizes the KV cache as 2 x layers x rows x (prompt + completion) x kv width, and it scales with the rows', () => {
+    const plan = planMemory(SMOLLM2_135M, SHAPE, KNOBS, BIG);
+    expect(part(plan, 'kvCache')).toBe(4 * 2 * 30 * 16 * 128 * 192);
+    const twice = planMemory(SMOLLM2_135M, { ...SHAPE, rolloutRows: 32 }, KNOBS, BIG);
+    expect(part(twice, 'kvCache')).toBe(2 * part(plan, 'kvCache'));
+  });
+
+  it('grows the logits with the minibatch and the vocabulary; the training logits are the largest buffer at a real vocabulary', () => {
+    const plan = planMemory(QWEN25_05B, SHAPE, KNOBS, BIG);
+    expect(plan.largest.name).toBe('training logits');
+    expect(plan.largest.bytes).toBe(4 * 16 * 128 * 151_936);
+    const more = planMemory(QWEN25_05B, { ...SHAPE, trainRows: 32 }, KNOBS, BIG);
+    expect(part(more, 'logits')).toBeGreaterThan(part(plan, 'logits'));
+    expect(more.largest.bytes).toBe(2 * plan.largest.bytes);
+    expect(part(planMemory(SMOLLM2_135M, SHAPE, KNOBS, BIG), 'logits')).toBeLessThan(part(plan, 'logits'));
+  });
+
+  it('refuses a buffer over the per-buffer limit, naming the limit and the knobs that shrink it', () => {
+    const plan = planMemory(QWEN25_05B, SHAPE, KNOBS, DEFAULT_LIMITS);
+    expect(plan.problems.length).toBeGreaterThan(0);
+    const logits = plan.problems.find((p) => p.startsWith('training logits'))!;
+    expect(logits).toMatch(/16 sequences x 128 tokens x 151936 vocabulary x 4 B = 1\.16 GiB in one buffer, more than this device's 128\.0 MiB \(maxStorageBufferBindingSize\); lower MINIBATCH, or COMPLETION/);
+    expect(plan.problems.some((p) => p.startsWith('model.embed_tokens.weight') && p.includes('lower MODEL'))).toBe(true);
+    expect(() => assertPlanFits(plan)).toThrow(MemoryPlanError);
+    expect(() => assertPlanFits(plan)).toThrow(/the run does not fit this device's memory:\n {2}training logits/);
+  });
+
+  it('refuses a peak over the budget, naming the two largest parts and their knobs', () => {
+    const fits = planMemory(SMOLLM2_135M, SHAPE, KNOBS, { ...BIG, budgetBytes: 64 * GiB });
+    expect(fits.problems).toEqual([]);
+    const tight = planMemory(SMOLLM2_135M, SHAPE, KNOBS, { ...BIG, budgetBytes: 2 * GiB });
+    expect(tight.peakBytes).toBeGreaterThan(2 * GiB);
+    expect(tight.problems).toHaveLength(1);
+    expect(tight.problems[0]).toMatch(/^the run needs [\d.]+ GiB at its peak, more than the budget of 2\.00 GiB; the largest parts are /);
+    expect(tight.problems[0]).toMatch(/lower .*(MINIBATCH|MODEL)/);
+  });
+
+  it('checks a model before upload: its largest tensor and one position of logits per sequence', () => {
+    expect(() => checkModelFitsDevice(SMOLLM2_135M, 64, DEFAULT_LIMITS)).not.toThrow();
+    expect(() => checkModelFitsDevice(QWEN25_05B, 64, DEFAULT_LIMITS)).toThrow(/model\.embed_tokens\.weight needs 519\.3 MiB in one buffer, more than this device's per-buffer limit of 128\.0 MiB/);
+    expect(() => checkModelFitsDevice(SMOLLM2_135M, 1024, DEFAULT_LIMITS)).toThrow(/the logits of 1024 sequences x 49152 vocabulary need 192\.0 MiB/);
+  });
+
+  it('describes itself in lines: one per part, the peak, the largest buffer, the verdict', () => {
+    const lines = describePlan(planMemory(SMOLLM2_135M, SHAPE, KNOBS, { ...BIG, budgetBytes: 64 * GiB }));
+    expect(lines).toHaveLength(9);
+    expect(lines[0]).toMatch(/^weights +513\.1 MiB {2}policy: 513\.1 MiB$/);
+    expect(lines[6]).toMatch(/^peak +[\d.]+ GiB of a 64\.00 GiB budget$/);
+    expect(lines[8]).toBe('fits');
+  });
+});

@@ -1,0 +1,80 @@
+// The RL run's memory plan (memory.ts): the shapes it takes from the config's knobs, SmolLM2-135M's plan at the
+// default batch (printed: the README quotes it), and the trainer refusing an over-large run before it allocates
+// anything, with the knobs to change in the message. No GPU: the trainer is refused before it would touch one.
+
+import { describe, expect, it } from 'vitest';
+import type { GpuContext } from '../gpu';
+import { MODEL_PRESETS } from '../model/config';
+import { MemoryPlanError, describePlan, formatBytes } from '../model/memory-plan';
+import { QWEN25_05B, SMOLLM2_135M } from '../model/real-models.fixture';
+import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
+import { DEFAULT_CONFIG, derive, resolveConfig } from './config';
+import { RL_MEMORY_KNOBS, rlMemoryPlan, rlMemoryShape } from './memory';
+import { Trainer } from './trainer';
+
+const GiB = 2 ** 30;
+/** A large GPU's per-buffer limits. */
+const BIG = { maxBufferSize: 64 * GiB, maxStorageBufferBindingSize: 64 * GiB };
+
+/** A stand-in for a device that has only limits: the plan is checked before the trainer touches anything else. */
+function deviceWithLimits(limits: { maxBufferSize: number; maxStorageBufferBindingSize: number }): GpuContext {
+  return { device: { limits } } as unknown as GpuContext;
+}
+
+/** A tokenizer is needed to build a trainer; which one does not matter to the refusal. */
+const TOKENIZER = loadCharTokenizer(buildCharTokenizerJson());
+
+describe('memory plan of an RL run', () => {
+  it('takes the rollout rows, lengths and minibatch from the config', () => {
+    const c = resolveConfig('grpo', { train_batch_size: 4, num_generations: 8, num_minibatches: 2, eval_items: 10, eval_num_generations: 4 });
+    const d = derive(c);
+    expect(rlMemoryShape(c)).toEqual({
+      rolloutRows: 40, // evaluation: 10 prompts x 4 samples, more than the 32 a step samples
+      promptTokens: d.maxPromptTokens,
+      completionTokens: d.maxCompletionLength,
+      trainRows: 16,
+      reference: c.beta > 0,
+      critic: false,
+      startWeights: true, // weight_stats_every 10 by default
+      rank1Backup: c.rank1_eval && c.eval_every > 0,
+    });
+    expect(rlMemoryShape({ ...c, eval_items: 0 }).rolloutRows).toBe(32);
+    const untracked = rlMemoryShape({ ...c, weight_stats_every: 0, rank1_eval: false });
+    expect([untracked.startWeights, untracked.rank1Backup]).toEqual([false, false]);
+    expect(rlMemoryShape(resolveConfig('ppo', {})).critic).toBe(true);
+  });
+
+  it("prints SmolLM2-135M's plan at the default batch, which fits a 24 GiB budget", () => {
+    const c = resolveConfig('grpo', {});
+    const plan = rlMemoryPlan(c, SMOLLM2_135M, { ...BIG, budgetBytes: 24 * GiB });
+    const s = rlMemoryShape(c);
+    console.log(
+      `SmolLM2-135M, default config (task ${c.task}, train_batch_size ${c.train_batch_size} x num_generations ${c.num_generations}, ` +
+        `prompt ${s.promptTokens} + completion ${s.completionTokens} tokens, ${c.num_minibatches} minibatch, beta ${c.beta}):\n  ${describePlan(plan).join('\n  ')}`,
+    );
+    expect(plan.problems).toEqual([]);
+    expect(plan.largest.name).toBe('training logits');
+  });
+
+  it("refuses Qwen2.5-0.5B's default run on WebGPU's default per-buffer limits, naming the knobs", () => {
+    const plan = rlMemoryPlan(resolveConfig('grpo', {}), QWEN25_05B, { maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 });
+    const logits = plan.problems.find((p) => p.startsWith('training logits'));
+    expect(logits).toContain(`lower ${RL_MEMORY_KNOBS.trainRows}, or max_completion_length`);
+    expect(logits).toContain('raise num_minibatches');
+  });
+
+  it('refuses an over-large run in the trainer before allocating, with the knob to change', async () => {
+    const config = { ...DEFAULT_CONFIG, train_batch_size: 64, num_generations: 16 };
+    const model = { ...MODEL_PRESETS.nano, vocabSize: 151_936 };
+    const small = deviceWithLimits({ maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 });
+    const create = () => Trainer.create({ config, init: { config: model, params: {} }, tokenizer: TOKENIZER, backend: { kind: 'webgpu', ctx: small } });
+    await expect(create()).rejects.toThrow(MemoryPlanError);
+    await expect(create()).rejects.toThrow(/training logits: 1024 sequences x \d+ tokens x 151936 vocabulary .*lower the minibatch \(raise num_minibatches/);
+    // With the per-buffer limits met, a budget still refuses the peak.
+    const big = deviceWithLimits(BIG);
+    const budget = 1 * GiB;
+    await expect(
+      Trainer.create({ config, init: { config: model, params: {} }, tokenizer: TOKENIZER, backend: { kind: 'webgpu', ctx: big }, memoryBudgetBytes: budget }),
+    ).rejects.toThrow(new RegExp(`more than the budget of ${formatBytes(budget)}`));
+  });
+});

@@ -1,0 +1,43 @@
+// The memory plan of an RL run: maps the config's knobs (batch, generations, minibatches, lengths, KL, critic)
+// onto the model's memory plan (src/model/memory-plan.ts), naming those knobs in its refusals. Pure: the device's
+// limits and the budget come from the caller. Not the plan's arithmetic, which lives with the model's buffers.
+
+import type { ModelConfig } from '../model/config';
+import { planMemory, type MemoryDevice, type MemoryKnobs, type MemoryPlan, type MemoryShape } from '../model/memory-plan';
+import { derive, type RLConfig } from './config';
+
+/** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
+export const RL_MEMORY_KNOBS: MemoryKnobs = {
+  rolloutRows: 'train_batch_size x num_generations (sequences sampled at once)',
+  trainRows: 'the minibatch (raise num_minibatches, or lower train_batch_size x num_generations)',
+  completionTokens: 'max_completion_length',
+  model: 'the model (a smaller preset or checkpoint)',
+  weightTracking: 'weight_stats_every 0 and rank1_eval false (no copy of the starting weights)',
+};
+
+/**
+ * The shapes a run of `config` allocates for. Rollouts sample N = B*G sequences at once; an evaluation samples at
+ * most max(64, N) (src/rl/evaluate.ts: chunks of eval_num_generations samples per prompt). Scoring and updates
+ * run minibatches of N / num_minibatches sequences, each prompt + completion long.
+ */
+export function rlMemoryShape(config: RLConfig): MemoryShape {
+  const d = derive(config);
+  const N = d.sequencesPerStep;
+  const evalRows = config.eval_items > 0 ? Math.min(Math.max(64, N), config.eval_items * config.eval_num_generations) : 0;
+  return {
+    rolloutRows: Math.max(N, evalRows),
+    promptTokens: d.maxPromptTokens,
+    completionTokens: d.maxCompletionLength,
+    trainRows: d.minibatchSize,
+    reference: d.needsReference,
+    critic: d.needsCritic,
+    // As the trainer decides (src/rl/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.
+    startWeights: config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0),
+    rank1Backup: config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
+  };
+}
+
+/** The memory plan of a run of `config` on `model` against the device's limits and budget. */
+export function rlMemoryPlan(config: RLConfig, model: ModelConfig, device: MemoryDevice): MemoryPlan {
+  return planMemory(model, rlMemoryShape(config), RL_MEMORY_KNOBS, device);
+}
