@@ -4,6 +4,7 @@
 // whose training shape changes between steps (so buffers kept per shape would pile up). The plan must cover the
 // measured peak and overstate it by less than 10% (measured: 0.2-3.8%), so its refusals are about the real buffers.
 // A missing adapter fails the suite; it never skips.
+
 import { describe, expect, it } from 'vitest';
 import { useNodeDevice } from '../kernels/test-device';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
