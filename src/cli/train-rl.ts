@@ -3,10 +3,11 @@
 // warm start unless --init says otherwise; every RL config field is a flag (--num_generations 8); --config reads a
 // JSON file. Writes metrics.jsonl, rollouts.jsonl, eval.jsonl and rl_config.json (the resolved config: the
 // checkpoint and difficulty it started from, so --config rl_config.json reproduces the run) into --out, and the
-// checkpoint with the trainer state every save_every steps, at the end and on SIGINT/SIGTERM, atomically as a pair.
+// checkpoint with the trainer state every save_every steps, at the end and on SIGINT/SIGTERM, atomically as a pair
+// (with lora_rank > 0 the checkpoint holds the merged weights, and adapter/ the adapters in PEFT's layout).
 // --resume continues a saved run (a larger --steps extends it).
 
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GpuContext } from '../gpu';
@@ -59,6 +60,8 @@ import {
 } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
+import { loraShapes } from '../reference/lora';
 import { loadLearnedReward } from '../engine/learned-reward';
 
 /** Flags of the RL command that are not config fields. */
@@ -108,6 +111,7 @@ export function rlHelpText(): string {
     '',
     'saving: the checkpoint and trainer_state.safetensors are written to --out every save_every steps, at the end, and on',
     'SIGINT/SIGTERM (the current step finishes first; a second signal exits at once, keeping the last saved pair).',
+    `with lora_rank > 0 the checkpoint holds the merged weights W + s B A, and ${LORA_ADAPTER_DIR}/ the adapters in PEFT's layout (${PEFT_WEIGHTS_FILE}, ${PEFT_CONFIG_FILE}).`,
     `exit codes: ${EXIT.ok} done, ${EXIT.usage} refused input (flags, config, files), ${EXIT.failed} failed while running, ${EXIT.interrupted} interrupted (state saved).`,
     '',
   ].join('\n');
@@ -321,6 +325,23 @@ function readTrainerStateFile(path: string): TrainerState {
   }
 }
 
+/** The folder under --out that holds a LoRA run's adapters in PEFT's layout. */
+export const LORA_ADAPTER_DIR = 'adapter';
+
+/**
+ * Under LoRA, the adapters as PEFT's two files in --out/adapter/ (for PeftModel.from_pretrained on the base named by
+ * the config's checkpoint); none otherwise. A folder of their own, so a loader that finds adapter_config.json beside
+ * model.safetensors does not take the merged checkpoint for an adapter.
+ */
+async function loraAdapterFiles(trainer: Trainer, out: string): Promise<[string, Uint8Array | string][]> {
+  const lora = await trainer.exportLoraAdapters();
+  if (!lora) return [];
+  const dir = join(out, LORA_ADAPTER_DIR);
+  mkdirSync(dir, { recursive: true });
+  const files = peftAdapterFiles(trainer.modelConfig, lora.spec, lora.adapters, trainer.config.checkpoint);
+  return [[join(dir, PEFT_WEIGHTS_FILE), files.safetensors], [join(dir, PEFT_CONFIG_FILE), files.configJson]];
+}
+
 /**
  * A warning when the checkpoint beside a trainer state is from another step: a save was cut off between the two
  * renames (the state is renamed last, so it is the older one). The state holds the policy too, so the run
@@ -421,6 +442,10 @@ export async function trainRl(argv: string[]): Promise<number> {
     `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +
       `steps ${startStep + 1}..${config.steps} of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
   );
+  if (trainer.lora) {
+    const trainable = loraShapes(init.config, trainer.lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
+    console.error(`LoRA rank ${trainer.lora.rank}, alpha ${trainer.lora.alpha} on ${trainer.lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`);
+  }
 
   // The pair is written together, the trainer state renamed last; both record the step (the checkpoint's
   // metadata "steps", the state's meta.step), so a save cut off between the renames is named on resume.
@@ -430,7 +455,8 @@ export async function trainRl(argv: string[]): Promise<number> {
   const save = async () => {
     const state = encodeTrainerState(await trainer.saveState());
     try {
-      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson, tokenizerConfigJson), [join(out, TRAINER_STATE_FILE), state]]);
+      const adapters = await loraAdapterFiles(trainer, out);
+      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson, tokenizerConfigJson), ...adapters, [join(out, TRAINER_STATE_FILE), state]]);
     } catch (e) {
       (e as Error).message = `saving step ${trainer.step}: ${(e as Error).message}; ${savedText()}`;
       throw e;

@@ -9,6 +9,9 @@
 import { GpuDeviceLostError, type GpuContext } from '../gpu';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { tokenizerFromFiles } from '../model/hf-folder';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
+import { decodeTrainerState } from '../rl/trainer-state';
+import { parseLoraTargets } from '../reference/lora';
 import type { Tokenizer } from '../model/tokenizer';
 import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
@@ -777,19 +780,26 @@ export class LabEngine {
       }
       case 'checkpoint': {
         let files: { safetensors: Uint8Array; configJson: string; tokenizerJson: string; tokenizerConfigJson: string | null; step: number };
+        // A LoRA run's adapters come from its trainer state (the checkpoint holds the merged weights).
+        let state: (() => Promise<Uint8Array>) | null = null;
         if (a && a.header.id === runId && a.trainer && !this.busy()) {
-          files = { ...encodeCheckpoint(await a.trainer.exportCheckpoint()), tokenizerJson: a.tokenizerJson, tokenizerConfigJson: a.tokenizerConfigJson, step: a.trainer.step };
+          const trainer = a.trainer;
+          files = { ...encodeCheckpoint(await trainer.exportCheckpoint()), tokenizerJson: a.tokenizerJson, tokenizerConfigJson: a.tokenizerConfigJson, step: trainer.step };
+          state = () => trainer.saveStateBytes();
         } else {
           const s = await this.deps.store.getState(runId);
           if (!s) throw new Error(`"${h.name}" has no saved checkpoint yet (pause it to save one)`);
           files = { safetensors: s.safetensors, configJson: s.configJson, tokenizerJson: s.tokenizerJson, tokenizerConfigJson: s.tokenizerConfigJson ?? null, step: s.step };
+          state = async () => s.state;
         }
         const dir = `${base}.step${files.step}`;
+        const adapter = h.config.lora_rank > 0 ? loraAdapterExport(await state(), dir) : [];
         return [
           { name: `${dir}.model.safetensors`, mime: 'application/octet-stream', data: files.safetensors },
           { name: `${dir}.config.json`, mime: 'application/json', data: files.configJson },
           { name: `${dir}.tokenizer.json`, mime: 'application/json', data: files.tokenizerJson },
           ...(files.tokenizerConfigJson === null ? [] : [{ name: `${dir}.tokenizer_config.json`, mime: 'application/json', data: files.tokenizerConfigJson }]),
+          ...adapter,
         ];
       }
     }
@@ -807,6 +817,22 @@ export class LabEngine {
     this.deps.emit({ type: 'runs-changed' });
     return data.header;
   }
+}
+
+/**
+ * A LoRA run's adapters in PEFT's layout (adapter_model.safetensors, adapter_config.json) from its trainer state,
+ * named after the checkpoint's files; the base model named is the run's `checkpoint`.
+ */
+function loraAdapterExport(stateBytes: Uint8Array, dir: string): ExportFile[] {
+  const st = decodeTrainerState(stateBytes);
+  const c = st.meta.config;
+  if (!st.learner.lora) throw new Error(`the saved state of this LoRA run (lora_rank ${c.lora_rank}) holds no adapters`);
+  const spec = { rank: c.lora_rank, alpha: c.lora_alpha, targets: parseLoraTargets(c.lora_targets) };
+  const files = peftAdapterFiles(st.meta.modelConfig, spec, st.learner.lora, c.checkpoint);
+  return [
+    { name: `${dir}.${PEFT_WEIGHTS_FILE}`, mime: 'application/octet-stream', data: files.safetensors },
+    { name: `${dir}.${PEFT_CONFIG_FILE}`, mime: 'application/json', data: files.configJson },
+  ];
 }
 
 /** What a person reads when the device went away under a run. */

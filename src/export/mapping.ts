@@ -5,6 +5,7 @@
 // Not the rendering of scripts (render.ts) and not the trainers' field lists (fixtures/, read by the tests).
 
 import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, type RLField } from '../rl/config';
+import { parseLoraTargets } from '../reference/lora';
 import trlFields from './fixtures/trl.json';
 
 /** The trainers an experiment exports to. */
@@ -68,6 +69,16 @@ const set = (key: string, value: SettingValue, comment: string | null = null, ad
 const none = (comment: string): Pick<MappingRow, 'settings' | 'comment'> => ({ settings: [], comment });
 const written = (where: string): Pick<MappingRow, 'settings' | 'comment'> => none(`written with ${where}`);
 
+/**
+ * lora_targets: the lab's comma list becomes a list in the trainer's syntax (a Hydra list for verl, words for
+ * OpenRLHF's nargs flag); null (every projection) is left to their default, all-linear, which adapts the same seven.
+ */
+function loraTargetsRow(c: RLConfig, key: string, list: (targets: readonly string[]) => string): Pick<MappingRow, 'settings' | 'comment'> {
+  if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0)');
+  if (c.lora_targets === null) return none(`null in the lab: every projection, which ${key}'s default all-linear adapts on these models`);
+  return set(key, list(parseLoraTargets(c.lora_targets)));
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // TRL. Names are GRPOConfig's unless prefixed `PPOConfig.`; a name the chosen class lacks becomes a comment.
 
@@ -78,7 +89,17 @@ const TRL_LOSS_TYPE_OF_AGG: Readonly<Record<RLConfig['loss_agg_mode'], string | 
   'seq-mean-token-sum': null,
 };
 
+/** TRL's LoRA is a PEFT LoraConfig given to the trainer (peft_config), written by render.ts; none when the lab's is off. */
+const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'> => {
+  if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0); the trainer gets no peft_config');
+  if (trlClass === 'PPOConfig') return none(`the PPO script stops before its trainer (see it); the lab trains LoRA adapters of rank ${c.lora_rank}`);
+  return written("the trainer's peft_config=LoraConfig(...)");
+};
+
 const TRL: Partial<Record<RLField, Conversion>> = {
+  lora_rank: trlLora,
+  lora_alpha: trlLora,
+  lora_targets: trlLora,
   loss_type: ({ c }) => {
     if (c.loss_type === 'ppo_clip') return none('the clipped PPO objective is every TRL loss_type but cispo/sapo; loss_type is written from loss_agg_mode');
     if (c.loss_type === 'cispo' || c.loss_type === 'sapo') return written('loss_type (it picks both the objective and the aggregation in TRL)');
@@ -154,6 +175,7 @@ function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
 const A = 'actor_rollout_ref.actor.';
 
 const VERL: Partial<Record<RLField, Conversion>> = {
+  lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!, (t) => `[${t.join(',')}]`),
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
     if (!mode) return none('no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs');
@@ -236,6 +258,7 @@ const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | nu
 };
 
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {
+  lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.openrlhf!, (t) => t.join(' ')),
   loss_type: ({ c }) => {
     if (c.loss_type === 'ppo_clip') return set('--actor.policy_loss_type', c.importance_sampling_level === 'sequence' ? 'gspo' : 'ppo');
     return none(`OpenRLHF has only ppo and gspo losses; the lab uses ${c.loss_type}`);

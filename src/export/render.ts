@@ -9,6 +9,7 @@ import VERIFIERS_PY from './verifiers.py?raw';
 import { TARGET_LABELS, mappingRows, trlClassOf, type ExportTarget, type MappingRow, type Setting, type SettingValue } from './mapping';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
+import { parseLoraTargets } from '../reference/lora';
 import verlFields from './fixtures/verl.json';
 
 /** One file of an export: its path inside the export folder and its text. */
@@ -56,6 +57,11 @@ function pyValue(v: SettingValue): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number') return String(v);
   return `[${v.map(String).join(', ')}]`;
+}
+
+/** A Python list of strings. */
+function pyList(items: readonly string[]): string {
+  return `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
 }
 
 function hydraValue(v: SettingValue): string {
@@ -158,11 +164,17 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
   const trainer = cls.replace('Config', 'Trainer');
   const module = cls === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
   const keys = ['output_dir', 'report_to', ...(cls === 'GRPOConfig' ? ['reward_weights'] : [])];
+  // LoRA: PEFT's config for the trainer, the lab's rank, alpha and projections (all-linear adapts the same seven).
+  const lora =
+    c.lora_rank > 0 && cls !== 'PPOConfig'
+      ? `    peft_config=LoraConfig(r=${c.lora_rank}, lora_alpha=${c.lora_alpha}, lora_dropout=0.0, target_modules=${c.lora_targets === null ? '"all-linear"' : pyList(parseLoraTargets(c.lora_targets))}, task_type="CAUSAL_LM"),`
+      : null;
   const lines: string[] = [
     ...header(c, preset, 'trl', 'Run: python train_trl.py [--model PATH_OR_HUB_NAME] (the data/ folder beside it holds the prompts).').map((l) => `# ${l}`),
     'import argparse',
     '',
     'from datasets import load_dataset',
+    ...(lora ? ['from peft import LoraConfig'] : []),
     `from ${module} import ${cls}, ${trainer}`,
     '',
     ...rewardModule(c),
@@ -208,6 +220,7 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
       '    args=config,',
       '    train_dataset=train,',
       ...(evalOn ? ['    eval_dataset=heldout,'] : []),
+      ...(lora ? [lora] : []),
       ')',
       'trainer.train()',
       '',

@@ -1,6 +1,8 @@
 // The policy on the GPU: parameters, gradients and AdamW state as tensors, and the model's forward and backward
 // recorded as flat lists of kernel calls (llm.c style; the backward is the forward reversed). The same layer
 // code serves training (fresh keys and values) and KV-cache decoding (keys and values written into a cache).
+// With LoRA (src/reference/lora.ts) the base weights are frozen: only the adapters get gradients and AdamW, and
+// the base's weight-gradient matmuls are not recorded at all.
 // Not the sampler loop (generate.ts) and not the losses (they produce dLogits or dLogprob/dEntropy).
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
@@ -14,6 +16,7 @@ import { clippedAdamwStep } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
 import { ropeBackward, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
+import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../reference/lora';
 import { paramShapes } from '../reference/model';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
@@ -38,6 +41,7 @@ interface LayerActs {
   gate: Tensor; // (B,T,F)
   up: Tensor; // (B,T,F)
   act: Tensor; // (B,T,F) silu(gate) * up
+  xa: Partial<Record<LoraTarget, Tensor>>; // with LoRA: (N, r) x A^T of each adapted projection
 }
 
 /** Activations and gradient scratch for a (B, T) shape; allocated once per shape and reused. */
@@ -63,6 +67,7 @@ export interface Workspace {
   dAct: Tensor; // (B,T,F)
   dGate: Tensor;
   dUp: Tensor;
+  dXa: Tensor | null; // (N, r) with LoRA: the gradient of x A^T
 }
 
 /** A workspace after forward(): its logits exist. */
@@ -86,6 +91,12 @@ export interface KvCache {
   v: Tensor[];
 }
 
+/** LoRA adapters for a model: the spec and the adapters' starting values by name (loraShapes). */
+export interface LoraInit {
+  spec: LoraSpec;
+  adapters: ParamArrays;
+}
+
 /** Hyperparameters of one optimizer step. */
 export interface StepOptions {
   lr: number;
@@ -98,8 +109,16 @@ export interface StepOptions {
 }
 
 export class GpuModel {
+  /** The base weights (HF names). Frozen under LoRA. */
   readonly params = new Map<string, Tensor>();
+  /** The LoRA adapters by name (empty without LoRA). */
+  readonly adapters = new Map<string, Tensor>();
+  /** Gradients of what the optimizer trains: every base weight, or under LoRA the adapters only. */
   readonly grads = new Map<string, Tensor>();
+  /** The spec and s = alpha / r when the model carries LoRA adapters. */
+  readonly lora: { spec: LoraSpec; scale: number } | null;
+  /** Under LoRA, where a norm's gain gradient goes (the gain is frozen; the kernel writes dx and dgain together). */
+  private readonly frozenGainGrad: Tensor | null;
   private readonly m = new Map<string, Tensor>();
   private readonly v = new Map<string, Tensor>();
   /** Optimizer steps taken (AdamW's t). */
@@ -115,35 +134,89 @@ export class GpuModel {
     readonly ctx: GpuContext,
     readonly config: ModelConfig,
     private readonly maxWorkspaces: number,
+    lora: LoraSpec | null,
   ) {
     this.HD = config.dModel / config.nHeads;
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
+    this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
+    this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
   }
 
   /**
-   * Uploads parameters (HF names and shapes) and allocates gradients. Refuses a model whose weights, or whose
-   * logits for `maxRows` sequences at one position, cannot be a buffer on the device (memory-plan.ts).
-   * `maxWorkspaces` shapes keep their activations: two for a policy, whose prefill and decode shapes alternate
-   * during rollouts; one for a model that only runs training batches (a reference, a critic), whose shape changes
-   * only between steps, so an old step's activations are not kept beside the new ones.
+   * Uploads parameters (HF names and shapes) and allocates gradients: for every parameter, or with `lora` for the
+   * adapters only (the base frozen). Refuses a model whose weights, or whose logits for `maxRows` sequences at one
+   * position, cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
+   * for a policy, whose prefill and decode shapes alternate during rollouts; one for a model that only runs training
+   * batches (a reference, a critic), whose shape changes only between steps, so an old step's activations are not
+   * kept beside the new ones.
    */
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64, maxWorkspaces = 2): GpuModel {
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64, maxWorkspaces = 2, lora?: LoraInit): GpuModel {
     checkModelFitsDevice(config, maxRows, ctx.device.limits);
-    const model = new GpuModel(ctx, config, maxWorkspaces);
+    const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null);
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
       model.params.set(name, ctx.fromArray(data, shape, { label: name }));
-      model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+      if (!lora) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+    }
+    if (lora) {
+      for (const { name, shape } of loraShapes(config, lora.spec)) {
+        const data = lora.adapters[name];
+        if (!data) throw new Error(`GpuModel: LoRA adapter ${name} is missing`);
+        if (data.length !== shape[0] * shape[1]) throw new Error(`GpuModel: LoRA adapter ${name} has ${data.length} values, want [${shape.join(', ')}]`);
+        model.adapters.set(name, ctx.fromArray(data, shape, { label: name }));
+        model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+      }
     }
     return model;
   }
 
-  /** Reads every parameter back (for checkpoints). */
+  /** What the optimizer updates: the base weights, or under LoRA the adapters. */
+  private get trained(): Map<string, Tensor> {
+    return this.lora ? this.adapters : this.params;
+  }
+
+  /**
+   * Reads every parameter back (for checkpoints); under LoRA the merged weights W + s B A, in the base's layout,
+   * merged on the GPU (twin: mergeLoraAdapters) one layer at a time, so the extra memory is one layer's projections.
+   */
   async download(): Promise<ParamArrays> {
+    const base = await this.downloadBase();
+    if (!this.lora) return base;
+    const { spec, scale } = this.lora;
+    for (let l = 0; l < this.config.nLayers; l++) {
+      const rec = this.ctx.recorder(`lora.merge.L${l}`);
+      const merged = spec.targets.map((tg) => {
+        const name = loraBaseWeight(l, tg);
+        const W = this.p(name);
+        const n = loraNames(l, tg);
+        const out = this.ctx.tensor(W.shape, { label: `merged:${name}` });
+        copy(rec, out, W);
+        matmul(rec, out, this.adapters.get(n.B)!, this.adapters.get(n.A)!, { accumulate: true, alpha: scale });
+        return { name, out };
+      });
+      rec.submit();
+      const arrays = await this.ctx.readMany(merged.map((m) => m.out));
+      merged.forEach((m, i) => {
+        base[m.name] = arrays[i] as Float32Array;
+        m.out.destroy();
+      });
+    }
+    return base;
+  }
+
+  /** Reads the base weights back as they are (under LoRA, without the adapters). */
+  async downloadBase(): Promise<ParamArrays> {
     const names = [...this.params.keys()];
     const arrays = await this.ctx.readMany(names.map((n) => this.params.get(n)!));
+    return Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
+  }
+
+  /** Reads the LoRA adapters back by name ({} without LoRA). */
+  async downloadAdapters(): Promise<ParamArrays> {
+    const names = [...this.adapters.keys()];
+    const arrays = await this.ctx.readMany(names.map((n) => this.adapters.get(n)!));
     return Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
   }
 
@@ -166,7 +239,7 @@ export class GpuModel {
   /** Restores optimizer moments and the step count (resuming a run exactly). */
   uploadOptimizerState(state: { m: ParamArrays; v: ParamArrays; step: number }): void {
     this.ensureMoments();
-    for (const name of this.params.keys()) {
+    for (const name of this.trained.keys()) {
       if (state.m[name]) this.ctx.upload(this.m.get(name)!, state.m[name]);
       if (state.v[name]) this.ctx.upload(this.v.get(name)!, state.v[name]);
     }
@@ -179,6 +252,11 @@ export class GpuModel {
 
   private g(name: string): Tensor {
     return this.grads.get(name)!;
+  }
+
+  /** A norm gain's gradient: its own, or under LoRA the scratch the frozen gains' gradients are dropped into. */
+  private gainGrad(name: string): Tensor {
+    return this.frozenGainGrad ?? this.g(name);
   }
 
   private get headWeight(): string {
@@ -217,6 +295,7 @@ export class GpuModel {
         gate: t([B, T, c.dFF], `L${l}.gate`),
         up: t([B, T, c.dFF], `L${l}.up`),
         act: t([B, T, c.dFF], `L${l}.act`),
+        xa: Object.fromEntries((this.lora?.spec.targets ?? []).map((tg) => [tg, t([N, this.lora!.spec.rank], `L${l}.xa.${tg}`)])),
       });
     }
     const ws: Workspace = {
@@ -236,6 +315,7 @@ export class GpuModel {
       dAct: t([B, T, c.dFF], 'dAct'),
       dGate: t([B, T, c.dFF], 'dGate'),
       dUp: t([B, T, c.dFF], 'dUp'),
+      dXa: this.lora ? t([N, this.lora.spec.rank], 'dXa') : null,
     };
     this.workspaces.set(key, ws);
     return ws;
@@ -250,10 +330,15 @@ export class GpuModel {
     const pre = `model.layers.${l}.`;
     const rope = { theta: c.ropeTheta, positions: inp.positions };
     const lin = { transB: true };
+    // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
+    const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => this.loraForward(rec, l, tg, a, y, x);
     rmsnormForward(rec, a.n1, a.rstd1, a.x, this.p(`${pre}input_layernorm.weight`), { eps: c.normEps });
     matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.q_proj.weight`), lin);
     matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.k_proj.weight`), lin);
     matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.v_proj.weight`), lin);
+    adapt('q_proj', a.q, a.n1);
+    adapt('k_proj', a.k, a.n1);
+    adapt('v_proj', a.v, a.n1);
     if (c.qkvBias) {
       // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.
       biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
@@ -271,12 +356,38 @@ export class GpuModel {
     }
     copy(rec, a.h, a.x);
     matmul(rec, a.h.reshape2d(), a.att.reshape2d(), this.p(`${pre}self_attn.o_proj.weight`), { ...lin, accumulate: true });
+    adapt('o_proj', a.h, a.att);
     rmsnormForward(rec, a.n2, a.rstd2, a.h, this.p(`${pre}post_attention_layernorm.weight`), { eps: c.normEps });
     matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.gate_proj.weight`), lin);
     matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.up_proj.weight`), lin);
+    adapt('gate_proj', a.gate, a.n2);
+    adapt('up_proj', a.up, a.n2);
     swigluForward(rec, a.act, a.gate, a.up);
     copy(rec, xNext, a.h);
     matmul(rec, xNext.reshape2d(), a.act.reshape2d(), this.p(`${pre}mlp.down_proj.weight`), { ...lin, accumulate: true });
+    adapt('down_proj', xNext, a.act);
+  }
+
+  /** Twin: loraForward of src/reference/lora.ts. xa = x A^T (kept), y += s xa B^T; nothing when tg is not adapted. */
+  private loraForward(rec: Recorder, l: number, tg: LoraTarget, a: LayerActs, y: Tensor, x: Tensor): void {
+    const xa = a.xa[tg];
+    if (!this.lora || !xa) return;
+    const n = loraNames(l, tg);
+    matmul(rec, xa, x.reshape2d(), this.adapters.get(n.A)!, { transB: true });
+    matmul(rec, y.reshape2d(), xa, this.adapters.get(n.B)!, { transB: true, accumulate: true, alpha: this.lora.scale });
+  }
+
+  /** Twin: loraBackward. dB += s dY^T xa, dA += (s dY B)^T x, dX += (s dY B) A. */
+  private loraBackward(rec: Recorder, ws: Workspace, l: number, tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor): void {
+    const xa = ws.layers[l].xa[tg];
+    if (!this.lora || !xa || !ws.dXa) return;
+    const n = loraNames(l, tg);
+    const A = this.adapters.get(n.A)!;
+    const B = this.adapters.get(n.B)!;
+    matmul(rec, this.g(n.B), dY.reshape2d(), xa, { transA: true, accumulate: true, alpha: this.lora.scale });
+    matmul(rec, ws.dXa, dY.reshape2d(), B, { alpha: this.lora.scale });
+    matmul(rec, this.g(n.A), ws.dXa, x.reshape2d(), { transA: true, accumulate: true });
+    matmul(rec, dX.reshape2d(), ws.dXa, A, { accumulate: true });
   }
 
   /** Final norm and LM head on rows of the residual stream: (R, C) -> logits (R, V). */
@@ -301,42 +412,53 @@ export class GpuModel {
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
   zeroGrads(rec: Recorder): void {
     for (const g of this.grads.values()) fill(rec, g, 0);
+    if (this.frozenGainGrad) fill(rec, this.frozenGainGrad, 0);
   }
 
   /**
    * Backward of the last forward() given dLogits (B, T, V) (e.g. from logprobBackward or crossEntropyBackward).
-   * Gradients ACCUMULATE into this.grads, so several minibatches can add up before one optimizer step.
+   * Gradients ACCUMULATE into this.grads, so several minibatches can add up before one optimizer step. Under
+   * LoRA only the adapters' gradients are computed: the base's weight-gradient matmuls are skipped.
    */
   backward(rec: Recorder, ws: Workspace, dLogits: Tensor, inp: ForwardInputs): void {
     const c = this.config;
     const acc = { accumulate: true };
-    const weightGrad = { transA: true, accumulate: true };
+    const frozen = this.lora !== null;
+    // dW += dY^T X for a base weight, unless the base is frozen.
+    const weightGrad = (name: string, dY: Tensor, x: Tensor) => {
+      if (!frozen) matmul(rec, this.g(name), dY.reshape2d(), x.reshape2d(), { transA: true, accumulate: true });
+    };
     // Head: logits = nf E^T  =>  dnf = dLogits E, dE += dLogits^T nf.
     matmul(rec, ws.dn.reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
-    matmul(rec, this.g(this.headWeight), dLogits.reshape2d(), ws.nf.reshape2d(), weightGrad);
-    rmsnormBackward(rec, ws.dRes, this.g('model.norm.weight'), ws.dn, ws.xOut, this.p('model.norm.weight'), ws.rstdf);
+    weightGrad(this.headWeight, dLogits, ws.nf);
+    rmsnormBackward(rec, ws.dRes, this.gainGrad('model.norm.weight'), ws.dn, ws.xOut, this.p('model.norm.weight'), ws.rstdf);
     const rope = { theta: c.ropeTheta, positions: inp.positions };
     for (let l = c.nLayers - 1; l >= 0; l--) {
       const a = ws.layers[l];
       const pre = `model.layers.${l}.`;
       const W = (n: string) => this.p(pre + n);
       const G = (n: string) => this.g(pre + n);
+      const adaptBack = (tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor) => this.loraBackward(rec, ws, l, tg, dX, dY, x);
       // MLP: x' = h + act Wd^T.
       matmul(rec, ws.dAct.reshape2d(), ws.dRes.reshape2d(), W('mlp.down_proj.weight'));
-      matmul(rec, G('mlp.down_proj.weight'), ws.dRes.reshape2d(), a.act.reshape2d(), weightGrad);
+      weightGrad(pre + 'mlp.down_proj.weight', ws.dRes, a.act);
+      adaptBack('down_proj', ws.dAct, ws.dRes, a.act);
       swigluBackward(rec, ws.dGate, ws.dUp, ws.dAct, a.gate, a.up);
       matmul(rec, ws.dn.reshape2d(), ws.dGate.reshape2d(), W('mlp.gate_proj.weight'));
       matmul(rec, ws.dn.reshape2d(), ws.dUp.reshape2d(), W('mlp.up_proj.weight'), acc);
-      matmul(rec, G('mlp.gate_proj.weight'), ws.dGate.reshape2d(), a.n2.reshape2d(), weightGrad);
-      matmul(rec, G('mlp.up_proj.weight'), ws.dUp.reshape2d(), a.n2.reshape2d(), weightGrad);
-      rmsnormBackward(rec, ws.dRes, G('post_attention_layernorm.weight'), ws.dn, a.h, W('post_attention_layernorm.weight'), a.rstd2, acc);
+      weightGrad(pre + 'mlp.gate_proj.weight', ws.dGate, a.n2);
+      weightGrad(pre + 'mlp.up_proj.weight', ws.dUp, a.n2);
+      adaptBack('gate_proj', ws.dn, ws.dGate, a.n2);
+      adaptBack('up_proj', ws.dn, ws.dUp, a.n2);
+      rmsnormBackward(rec, ws.dRes, this.gainGrad(pre + 'post_attention_layernorm.weight'), ws.dn, a.h, W('post_attention_layernorm.weight'), a.rstd2, acc);
       // Attention: h = x + att Wo^T.
       matmul(rec, ws.dAtt.reshape2d(), ws.dRes.reshape2d(), W('self_attn.o_proj.weight'));
-      matmul(rec, G('self_attn.o_proj.weight'), ws.dRes.reshape2d(), a.att.reshape2d(), weightGrad);
+      weightGrad(pre + 'self_attn.o_proj.weight', ws.dRes, a.att);
+      adaptBack('o_proj', ws.dAtt, ws.dRes, a.att);
       attentionBackward(rec, ws.dq, ws.dk, ws.dv, ws.dAtt, a.q, a.k, a.v, a.att, a.lse, { kvStart: inp.kvStart });
       ropeBackward(rec, ws.dq, ws.dq, rope);
       ropeBackward(rec, ws.dk, ws.dk, rope);
-      if (c.qkvBias) {
+      if (c.qkvBias && !frozen) {
         // dq, dk, dv are the gradients of the projections' outputs here, so each bias gets their column sums.
         biasGrad(rec, G('self_attn.q_proj.bias'), ws.dq.reshape2d());
         biasGrad(rec, G('self_attn.k_proj.bias'), ws.dk.reshape2d());
@@ -345,17 +467,20 @@ export class GpuModel {
       matmul(rec, ws.dn.reshape2d(), ws.dq.reshape2d(), W('self_attn.q_proj.weight'));
       matmul(rec, ws.dn.reshape2d(), ws.dk.reshape2d(), W('self_attn.k_proj.weight'), acc);
       matmul(rec, ws.dn.reshape2d(), ws.dv.reshape2d(), W('self_attn.v_proj.weight'), acc);
-      matmul(rec, G('self_attn.q_proj.weight'), ws.dq.reshape2d(), a.n1.reshape2d(), weightGrad);
-      matmul(rec, G('self_attn.k_proj.weight'), ws.dk.reshape2d(), a.n1.reshape2d(), weightGrad);
-      matmul(rec, G('self_attn.v_proj.weight'), ws.dv.reshape2d(), a.n1.reshape2d(), weightGrad);
-      rmsnormBackward(rec, ws.dRes, G('input_layernorm.weight'), ws.dn, a.x, W('input_layernorm.weight'), a.rstd1, acc);
+      weightGrad(pre + 'self_attn.q_proj.weight', ws.dq, a.n1);
+      weightGrad(pre + 'self_attn.k_proj.weight', ws.dk, a.n1);
+      weightGrad(pre + 'self_attn.v_proj.weight', ws.dv, a.n1);
+      adaptBack('q_proj', ws.dn, ws.dq, a.n1);
+      adaptBack('k_proj', ws.dn, ws.dk, a.n1);
+      adaptBack('v_proj', ws.dn, ws.dv, a.n1);
+      rmsnormBackward(rec, ws.dRes, this.gainGrad(pre + 'input_layernorm.weight'), ws.dn, a.x, W('input_layernorm.weight'), a.rstd1, acc);
     }
-    embeddingBackward(rec, this.g('model.embed_tokens.weight'), ws.dRes, inp.tokens);
+    if (!frozen) embeddingBackward(rec, this.g('model.embed_tokens.weight'), ws.dRes, inp.tokens);
   }
 
   private ensureMoments(): void {
     if (this.m.size) return;
-    for (const [name, p] of this.params) {
+    for (const [name, p] of this.trained) {
       this.m.set(name, this.ctx.tensor(p.shape, { label: `adam_m:${name}` }));
       this.v.set(name, this.ctx.tensor(p.shape, { label: `adam_v:${name}` }));
     }
@@ -365,13 +490,14 @@ export class GpuModel {
   optimizerStep(rec: Recorder, opts: StepOptions): void {
     this.ensureMoments();
     this.step += 1;
-    const names = [...this.params.keys()];
+    const trained = this.trained;
+    const names = [...trained.keys()];
     clippedAdamwStep(
       rec,
       this.gradNorm,
       this.clipScale,
       {
-        params: names.map((n) => this.params.get(n)!),
+        params: names.map((n) => trained.get(n)!),
         m: names.map((n) => this.m.get(n)!),
         v: names.map((n) => this.v.get(n)!),
         grads: names.map((n) => this.grads.get(n)!),
@@ -407,14 +533,18 @@ export class GpuModel {
     const ws = this.workspaces.get(key);
     if (!ws) return;
     this.workspaces.delete(key);
-    for (const a of ws.layers) for (const t of Object.values(a)) t.destroy();
-    for (const [name, t] of Object.entries(ws)) if (name !== 'layers' && t !== null && typeof t === 'object') (t as Tensor).destroy();
+    for (const a of ws.layers) {
+      for (const [name, t] of Object.entries(a)) if (name !== 'xa') (t as Tensor).destroy();
+      for (const t of Object.values(a.xa)) t.destroy();
+    }
+    for (const [name, t] of Object.entries(ws)) if (name !== 'layers' && t && typeof t === 'object') (t as Tensor).destroy();
   }
 
   /** Frees every buffer of the model. */
   destroy(): void {
     for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
-    for (const map of [this.params, this.grads, this.m, this.v]) for (const t of map.values()) t.destroy();
+    for (const map of [this.params, this.adapters, this.grads, this.m, this.v]) for (const t of map.values()) t.destroy();
+    this.frozenGainGrad?.destroy();
     this.gradNorm.destroy();
     this.clipScale.destroy();
   }

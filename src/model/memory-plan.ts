@@ -5,6 +5,7 @@
 // Knows the buffers GpuModel, generate() and the GPU learner allocate; not the RL config (src/rl/memory.ts maps
 // its knobs onto this plan and names them in the refusals).
 
+import { loraShapes, type LoraSpec } from '../reference/lora';
 import { headDim, paramShapes } from '../reference/model';
 import type { ModelConfig } from './config';
 
@@ -27,6 +28,11 @@ export interface MemoryShape {
   startWeights?: boolean;
   /** Evaluations also run on the rank-1 update, with the policy's weights copied aside meanwhile. */
   rank1Backup?: boolean;
+  /**
+   * LoRA on the policy: the adapters add to the weights, the policy's gradients and AdamW moments are theirs instead
+   * of every weight's, and each policy workspace keeps x A^T of every adapted projection and one gradient of it.
+   */
+  lora?: LoraSpec | null;
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
@@ -180,6 +186,11 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
 
   const policyW = weightBytes(m);
   const criticW = weightBytes(criticModel);
+  // Under LoRA the optimizer trains the adapters only: the policy's gradients and moments are theirs.
+  const lora = shape.lora ?? null;
+  const loraW = lora ? F32 * loraShapes(m, lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0) : 0;
+  const policyTrained = lora ? loraW : policyW.total;
+  const loraActs = (rows: number) => (lora ? F32 * rows * lora.rank * (m.nLayers * lora.targets.length + 1) : 0);
   const refW = shape.reference ? policyW.total : 0;
   const critW = shape.critic ? criticW.total : 0;
   // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
@@ -195,9 +206,9 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
   const sampledLogits = F32 * R * V;
   // Policy workspaces: the two largest of training (M, T), prefill (R, P) and decode (R, 1) stay cached together.
   const ws = [
-    { acts: workspaceActivationBytes(m, M, T), logits: trainLogits },
-    { acts: workspaceActivationBytes(m, R, P), logits: 0 },
-    { acts: workspaceActivationBytes(m, R, 1), logits: 0 },
+    { acts: workspaceActivationBytes(m, M, T) + loraActs(M * T), logits: trainLogits },
+    { acts: workspaceActivationBytes(m, R, P) + loraActs(R * P), logits: 0 },
+    { acts: workspaceActivationBytes(m, R, 1) + loraActs(R), logits: 0 },
   ].sort((a, b) => b.acts + b.logits - (a.acts + a.logits));
   const cached = ws.slice(0, 2);
   // The reference and the critic only ever run the training shape.
@@ -211,22 +222,23 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
   const parts: MemoryPlanPart[] = [
     {
       part: 'weights',
-      bytes: policyW.total + refW + critW + startW + backupW,
+      bytes: policyW.total + loraW + refW + critW + startW + backupW,
       detail:
         `${models}: ${formatBytes(policyW.total)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}`,
       knobs: [knobs.model, ...(shape.startWeights ? [knobs.weightTracking] : [])],
     },
     {
       part: 'gradients',
-      bytes: policyW.total + refW + critW,
-      detail: `one per weight (${models})`,
+      bytes: policyTrained + refW + critW,
+      detail: `one per weight (${models})${shape.lora ? "; the policy's for its LoRA adapters only (its base is frozen)" : ''}`,
       knobs: [knobs.model],
     },
     {
       part: 'adamw',
-      bytes: 2 * (policyW.total + critW),
-      detail: `first and second moments (${who([[true, 'policy'], [shape.critic, 'critic']])})`,
+      bytes: 2 * (policyTrained + critW),
+      detail: `first and second moments (${who([[true, shape.lora ? "policy's LoRA adapters" : 'policy'], [shape.critic, 'critic']])})`,
       knobs: [knobs.model],
     },
     {

@@ -5,14 +5,15 @@
 import type { GpuContext, Tensor } from '../gpu';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import * as ref from '../reference/cross-entropy';
-import { modelBackward, modelForward, paramShapes, type ModelParams } from '../reference/model';
+import { loraShapes, mergeLoraAdapters } from '../reference/lora';
+import { modelBackward, modelForward, paramShapes, type ModelLora, type ModelParams } from '../reference/model';
 import { clippedAdamwStep } from '../reference/optimizer';
 import { sampleTokens } from '../reference/sampler';
 import { host, type HostTensor } from '../reference/types';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
-import { GpuModel, type StepOptions } from './gpu-model';
+import { GpuModel, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
@@ -34,7 +35,7 @@ export interface Policy {
   generate(prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout>;
   /** One supervised step: masked cross-entropy, backward, clipped AdamW. Returns the loss when asked (a readback). */
   sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined>;
-  /** The parameters, for checkpoints. */
+  /** The parameters, for checkpoints (under LoRA the merged weights W + s B A, in the base's layout). */
   download(): Promise<ParamArrays>;
   destroy(): void;
 }
@@ -56,8 +57,8 @@ export class GpuPolicy implements Policy {
 
   constructor(readonly model: GpuModel) {}
 
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number): GpuPolicy {
-    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows));
+  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number, lora?: LoraInit): GpuPolicy {
+    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora));
   }
 
   get config(): ModelConfig {
@@ -122,8 +123,11 @@ export class GpuPolicy implements Policy {
  */
 export class CpuPolicy implements Policy {
   readonly backend = 'cpu';
-  /** Parameters and AdamW moments by HF name (the RL learner's CPU path reads and updates them). */
+  /** Parameters by HF name (the RL learner's CPU path reads and updates them); frozen under LoRA. */
   readonly params: ModelParams;
+  /** LoRA adapters on the base (their names: loraShapes), or null. */
+  readonly lora: ModelLora | null;
+  /** AdamW moments of what is trained: every parameter, or under LoRA the adapters. */
   readonly m: ModelParams;
   readonly v: ModelParams;
   /** Optimizer steps taken (AdamW's t). */
@@ -132,12 +136,15 @@ export class CpuPolicy implements Policy {
   constructor(
     readonly config: ModelConfig,
     params: ParamArrays,
+    lora?: LoraInit,
   ) {
-    const make = (fill: (name: string, n: number) => Float32Array) =>
-      Object.fromEntries(paramShapes(config).map(({ name, shape }) => [name, host(fill(name, shape.reduce((a, b) => a * b, 1)), shape)]));
-    this.params = make((name) => Float32Array.from(params[name]));
-    this.m = make((_, n) => new Float32Array(n));
-    this.v = make((_, n) => new Float32Array(n));
+    const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
+      Object.fromEntries(shapes.map(({ name, shape }) => [name, host(fill(name, shape.reduce((a, b) => a * b, 1)), shape)]));
+    this.params = make(paramShapes(config), (name) => Float32Array.from(params[name]));
+    const trained = lora ? loraShapes(config, lora.spec) : paramShapes(config);
+    this.lora = lora ? { spec: lora.spec, adapters: make(trained, (name) => Float32Array.from(lora.adapters[name])) } : null;
+    this.m = make(trained, (_, n) => new Float32Array(n));
+    this.v = make(trained, (_, n) => new Float32Array(n));
   }
 
   async generate(prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout> {
@@ -164,7 +171,7 @@ export class CpuPolicy implements Policy {
       for (let r = 0; r < R; r++) {
         if (done[r]) continue;
         const seq = Uint32Array.from(seqs[r]);
-        const { logits: l } = modelForward(this.config, this.params, seq, 1, seq.length);
+        const { logits: l } = modelForward(this.config, this.params, seq, 1, seq.length, this.lora ?? undefined);
         logits.data.set(l.data.subarray((seq.length - 1) * V, seq.length * V), r * V);
       }
       const tok = new Uint32Array(R);
@@ -189,33 +196,40 @@ export class CpuPolicy implements Policy {
   async sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined> {
     const { B, T } = batch;
     const V = this.config.vocabSize;
-    const { logits, cache } = modelForward(this.config, this.params, batch.tokens, B, T);
+    const { logits, cache } = modelForward(this.config, this.params, batch.tokens, B, T, this.lora ?? undefined);
     const flat = host(logits.data, [B * T, V]);
     const loss = host(new Float32Array(1), [1]);
     ref.crossEntropyForward(loss, flat, batch.targets, batch.mask);
     const dLogits = host(new Float32Array(B * T * V), [B, T, V]);
     ref.crossEntropyBackward(host(dLogits.data, [B * T, V]), flat, batch.targets, batch.mask);
-    this.optimizerStep(modelBackward(this.config, this.params, cache, dLogits), opts);
+    this.optimizerStep(modelBackward(this.config, this.params, cache, dLogits, this.lora ?? undefined), opts);
     return opts.readLoss ? loss.data[0] : undefined;
   }
 
-  /** One clipped AdamW step with `grads` (by parameter name); returns the global gradient norm before clipping. */
+  /**
+   * One clipped AdamW step with `grads` (by parameter name) on what is trained (under LoRA the adapters; the base's
+   * gradients, if given, are ignored); returns the global gradient norm before clipping.
+   */
   optimizerStep(grads: ModelParams, opts: StepOptions): number {
     this.step += 1;
-    const names = Object.keys(this.params);
+    const trained = this.lora ? this.lora.adapters : this.params;
+    const names = Object.keys(this.m);
     const norm: HostTensor = host(new Float32Array(1), [1]);
     const scale: HostTensor = host(new Float32Array(1), [1]);
     clippedAdamwStep(
       norm,
       scale,
-      { params: names.map((n) => this.params[n]), m: names.map((n) => this.m[n]), v: names.map((n) => this.v[n]), grads: names.map((n) => grads[n]) },
+      { params: names.map((n) => trained[n]), m: names.map((n) => this.m[n]), v: names.map((n) => this.v[n]), grads: names.map((n) => grads[n]) },
       { lr: opts.lr, t: this.step, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
     );
     return norm.data[0];
   }
 
+  /** The parameters (for checkpoints); under LoRA the merged weights W + s B A. */
   async download(): Promise<ParamArrays> {
-    return Object.fromEntries(Object.entries(this.params).map(([k, t]) => [k, Float32Array.from(t.data)]));
+    const arrays = (p: ModelParams) => Object.fromEntries(Object.entries(p).map(([k, t]) => [k, Float32Array.from(t.data)]));
+    const base = arrays(this.params);
+    return this.lora ? mergeLoraAdapters(this.config, this.lora.spec, base, arrays(this.lora.adapters)) : base;
   }
 
   destroy(): void {}

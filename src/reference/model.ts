@@ -1,10 +1,12 @@
 // CPU reference of the whole Llama-style policy: forward to logits and backward to every parameter, written as
 // the same flat list of twin calls the GPU model will record (llm.c style; the backward is the list reversed).
-// Matches Hugging Face LlamaForCausalLM in f32/f64. Not the KV-cache decoder, sampler or losses (those sit on top).
+// Matches Hugging Face LlamaForCausalLM in f32/f64, optionally with LoRA adapters on chosen projections
+// (src/reference/lora.ts). Not the KV-cache decoder, sampler or losses (those sit on top).
 
 import { attentionBackward, attentionForward } from './attention';
 import { biasAdd, biasGrad } from './bias';
 import { embeddingBackward, embeddingForward } from './embedding';
+import { loraBackward, loraForward, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from './lora';
 import { matmul } from './matmul';
 import type { Rng } from './random';
 import { rmsnormBackward, rmsnormForward } from './rmsnorm';
@@ -116,6 +118,21 @@ export function checkParams(d: ModelDims, params: ModelParams): void {
   }
 }
 
+/** LoRA adapters on the model: the spec and the adapter matrices by name (loraShapes). */
+export interface ModelLora {
+  spec: LoraSpec;
+  adapters: ModelParams;
+}
+
+/** Checks that every adapter the spec needs is present with its shape. */
+function checkLora(d: ModelDims, lora: ModelLora): void {
+  for (const { name, shape } of loraShapes(d, lora.spec)) {
+    const t = lora.adapters[name];
+    if (!t) throw new Error(`model: missing LoRA adapter ${name}`);
+    if (t.shape.length !== 2 || t.shape[0] !== shape[0] || t.shape[1] !== shape[1]) throw new Error(`model: ${name} has shape [${t.shape.join(', ')}], want [${shape.join(', ')}]`);
+  }
+}
+
 /** Activations of one layer kept for the backward. */
 export interface LayerCache {
   x: HostTensor; // (B,T,C) residual stream entering the layer
@@ -132,6 +149,8 @@ export interface LayerCache {
   gate: HostTensor; // (B,T,F)
   up: HostTensor; // (B,T,F)
   act: HostTensor; // (B,T,F) silu(gate) * up
+  /** With LoRA: x A^T (N, r) of each adapted projection. */
+  xa: Partial<Record<LoraTarget, HostTensor>>;
 }
 
 /** Everything modelBackward needs from modelForward. */
@@ -173,8 +192,10 @@ export function modelForward(
   tokens: Uint32Array,
   B: number,
   T: number,
+  lora?: ModelLora,
 ): { logits: HostTensor; cache: ModelCache } {
   checkParams(d, params);
+  if (lora) checkLora(d, lora);
   if (tokens.length !== B * T) throw new Error(`modelForward: ${tokens.length} tokens for B*T = ${B}*${T}`);
   const { dModel: C, vocabSize: V, nHeads: NH, nKvHeads: NKV, dFF: F } = d;
   const HD = headDim(d);
@@ -207,12 +228,23 @@ export function modelForward(
       gate: a(B, T, F),
       up: a(B, T, F),
       act: a(B, T, F),
+      xa: {},
+    };
+    // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
+    const adapt = (t: LoraTarget, y: HostTensor, xin: HostTensor) => {
+      if (!lora || !lora.spec.targets.includes(t)) return;
+      const n = loraNames(l, t);
+      const xa = (c.xa[t] = a(N, lora.spec.rank));
+      loraForward(y, xa, xin, lora.adapters[n.A], lora.adapters[n.B], loraScale(lora.spec));
     };
     // attention block: h = x + o_proj(attn(rope(q_proj(n1)), rope(k_proj(n1)), v_proj(n1)))
     rmsnormForward(c.n1, c.rstd1, x, w('input_layernorm.weight'), eps);
     matmul(view(c.q, [N, NH * HD]), view(c.n1, [N, C]), w('self_attn.q_proj.weight'), T2);
     matmul(view(c.k, [N, NKV * HD]), view(c.n1, [N, C]), w('self_attn.k_proj.weight'), T2);
     matmul(view(c.v, [N, NKV * HD]), view(c.n1, [N, C]), w('self_attn.v_proj.weight'), T2);
+    adapt('q_proj', view(c.q, [N, NH * HD]), view(c.n1, [N, C]));
+    adapt('k_proj', view(c.k, [N, NKV * HD]), view(c.n1, [N, C]));
+    adapt('v_proj', view(c.v, [N, NKV * HD]), view(c.n1, [N, C]));
     if (d.qkvBias) {
       // Qwen2: the biases are added before RoPE, as in Qwen2Attention.
       biasAdd(view(c.q, [N, NH * HD]), w('self_attn.q_proj.bias'));
@@ -224,14 +256,18 @@ export function modelForward(
     attentionForward(c.att, c.lse, c.q, c.k, c.v);
     c.h.data.set(x.data); // residual
     matmul(view(c.h, [N, C]), view(c.att, [N, NH * HD]), w('self_attn.o_proj.weight'), { transB: true, accumulate: true });
+    adapt('o_proj', view(c.h, [N, C]), view(c.att, [N, NH * HD]));
     // MLP block: x' = h + down_proj(silu(gate_proj(n2)) * up_proj(n2))
     rmsnormForward(c.n2, c.rstd2, c.h, w('post_attention_layernorm.weight'), eps);
     matmul(view(c.gate, [N, F]), view(c.n2, [N, C]), w('mlp.gate_proj.weight'), T2);
     matmul(view(c.up, [N, F]), view(c.n2, [N, C]), w('mlp.up_proj.weight'), T2);
+    adapt('gate_proj', view(c.gate, [N, F]), view(c.n2, [N, C]));
+    adapt('up_proj', view(c.up, [N, F]), view(c.n2, [N, C]));
     swigluForward(c.act, c.gate, c.up);
     const next = a(B, T, C);
     next.data.set(c.h.data); // residual
     matmul(view(next, [N, C]), view(c.act, [N, F]), w('mlp.down_proj.weight'), { transB: true, accumulate: true });
+    adapt('down_proj', view(next, [N, C]), view(c.act, [N, F]));
     layers.push(c);
     x = next;
   }
@@ -246,10 +282,13 @@ export function modelForward(
 
 /**
  * Backward pass: gradients of every parameter (same names and shapes as params, freshly zeroed and then
- * filled) for the upstream gradient dLogits (B,T,V). The forward list, reversed.
+ * filled) for the upstream gradient dLogits (B,T,V). The forward list, reversed. With LoRA (the same adapters as
+ * the forward's) the adapters' gradients are included under their names; the base's are computed all the same
+ * (the GPU model skips them, since the base is frozen).
  */
-export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCache, dLogits: HostTensor): ModelParams {
+export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCache, dLogits: HostTensor, lora?: ModelLora): ModelParams {
   checkParams(d, params);
+  if (lora) checkLora(d, lora);
   const { B, T, f64 } = cache;
   const { dModel: C, vocabSize: V, nHeads: NH, nKvHeads: NKV, dFF: F } = d;
   const HD = headDim(d);
@@ -258,6 +297,8 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
   const a = (...shape: number[]) => alloc(f64, shape);
   const grads: ModelParams = {};
   for (const { name, shape } of paramShapes(d)) grads[name] = a(...shape);
+  if (lora) for (const { name, shape } of loraShapes(d, lora.spec)) grads[name] = a(...shape);
+  const dxa = lora ? a(N, lora.spec.rank) : null; // scratch: the gradient of x A^T
   const rope = { theta: d.ropeTheta };
   const TA = { transA: true, accumulate: true }; // dW += dY^T X
 
@@ -284,12 +325,23 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
     const g = (n: string) => grads[p + n];
     const c = cache.layers[l];
     const dx2 = view(dx, [N, C]);
+    // With LoRA, each adapted projection adds dA, dB and its part of the input's gradient (dX accumulates).
+    const adaptBack = (t: LoraTarget, dX: HostTensor, dY: HostTensor, xin: HostTensor) => {
+      if (!lora || !dxa || !lora.spec.targets.includes(t)) return;
+      const n = loraNames(l, t);
+      const xa = c.xa[t];
+      if (!xa) throw new Error(`modelBackward: the forward kept no LoRA activation for layer ${l} ${t}`);
+      loraBackward(dX, grads[n.A], grads[n.B], dxa, dY, xin, xa, lora.adapters[n.A], lora.adapters[n.B], loraScale(lora.spec));
+    };
     // MLP block, reversed (dx is the gradient of x' and, through the residual, of h)
     matmul(view(dact, [N, F]), dx2, w('mlp.down_proj.weight'));
     matmul(g('mlp.down_proj.weight'), dx2, view(c.act, [N, F]), TA);
+    adaptBack('down_proj', view(dact, [N, F]), dx2, view(c.act, [N, F]));
     swigluBackward(dgate, dup, dact, c.gate, c.up);
     matmul(view(dn, [N, C]), view(dgate, [N, F]), w('mlp.gate_proj.weight'));
     matmul(view(dn, [N, C]), view(dup, [N, F]), w('mlp.up_proj.weight'), { accumulate: true });
+    adaptBack('gate_proj', view(dn, [N, C]), view(dgate, [N, F]), view(c.n2, [N, C]));
+    adaptBack('up_proj', view(dn, [N, C]), view(dup, [N, F]), view(c.n2, [N, C]));
     matmul(g('mlp.gate_proj.weight'), view(dgate, [N, F]), view(c.n2, [N, C]), TA);
     matmul(g('mlp.up_proj.weight'), view(dup, [N, F]), view(c.n2, [N, C]), TA);
     rmsnormBackward(dx, g('post_attention_layernorm.weight'), dn, c.h, w('post_attention_layernorm.weight'), c.rstd2, {
@@ -298,6 +350,7 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
     // attention block, reversed
     matmul(view(datt, [N, NH * HD]), dx2, w('self_attn.o_proj.weight'));
     matmul(g('self_attn.o_proj.weight'), dx2, view(c.att, [N, NH * HD]), TA);
+    adaptBack('o_proj', view(datt, [N, NH * HD]), dx2, view(c.att, [N, NH * HD]));
     attentionBackward(dq, dk, dv, datt, c.q, c.k, c.v, c.att, c.lse);
     ropeBackward(dq, dq, rope);
     ropeBackward(dk, dk, rope);
@@ -310,6 +363,9 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
     matmul(view(dn, [N, C]), view(dq, [N, NH * HD]), w('self_attn.q_proj.weight'));
     matmul(view(dn, [N, C]), view(dk, [N, NKV * HD]), w('self_attn.k_proj.weight'), { accumulate: true });
     matmul(view(dn, [N, C]), view(dv, [N, NKV * HD]), w('self_attn.v_proj.weight'), { accumulate: true });
+    adaptBack('q_proj', view(dn, [N, C]), view(dq, [N, NH * HD]), view(c.n1, [N, C]));
+    adaptBack('k_proj', view(dn, [N, C]), view(dk, [N, NKV * HD]), view(c.n1, [N, C]));
+    adaptBack('v_proj', view(dn, [N, C]), view(dv, [N, NKV * HD]), view(c.n1, [N, C]));
     matmul(g('self_attn.q_proj.weight'), view(dq, [N, NH * HD]), view(c.n1, [N, C]), TA);
     matmul(g('self_attn.k_proj.weight'), view(dk, [N, NKV * HD]), view(c.n1, [N, C]), TA);
     matmul(g('self_attn.v_proj.weight'), view(dv, [N, NKV * HD]), view(c.n1, [N, C]), TA);

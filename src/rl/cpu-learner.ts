@@ -7,7 +7,7 @@ import type { ModelConfig } from '../model/config';
 import { CpuPolicy } from '../model/policy';
 import { klExactBackward, klExactForward } from '../reference/kl';
 import { logprobBackward, logprobForward } from '../reference/logprob';
-import { modelBackward, modelForward, type ModelCache, type ModelParams } from '../reference/model';
+import { modelBackward, modelForward, type ModelCache, type ModelLora, type ModelParams } from '../reference/model';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../reference/objective';
 import { host, type HostTensor } from '../reference/types';
 import { VALUE_METRICS, valueLossForwardBackward } from '../reference/value';
@@ -36,14 +36,14 @@ interface RowForward {
   first: number;
 }
 
-function rowForward(config: ModelConfig, params: ModelParams, seq: SequenceBatch, n: number): RowForward {
+function rowForward(config: ModelConfig, params: ModelParams, seq: SequenceBatch, n: number, lora?: ModelLora): RowForward {
   const prompt = seq.prompts[n];
   const S = seq.S;
   const T = prompt.length + S - 1;
   const tokens = new Uint32Array(T);
   tokens.set(prompt);
   for (let s = 0; s < S - 1; s++) tokens[prompt.length + s] = seq.completions[n * S + s];
-  const { logits, cache } = modelForward(config, params, tokens, 1, T);
+  const { logits, cache } = modelForward(config, params, tokens, 1, T, lora);
   return { logits: host(logits.data as Float32Array, [T, config.vocabSize]), cache, tokens, first: prompt.length - 1 };
 }
 
@@ -60,7 +60,7 @@ export class CpuLearner implements Learner {
   private results: UpdateResult[] = [];
 
   constructor(init: LearnerInit) {
-    this.policy = new CpuPolicy(init.config, init.params);
+    this.policy = new CpuPolicy(init.config, init.params, init.lora ?? undefined);
     this.ref = init.needsReference ? new CpuPolicy(init.config, init.reference ?? init.params) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
@@ -93,7 +93,7 @@ export class CpuLearner implements Learner {
       for (let n = 0; n < seq.N; n++) {
         const targets = seq.completions.subarray(n * seq.S, (n + 1) * seq.S);
         if (policy) {
-          const f = rowForward(this.policy.config, this.policy.params, seq, n);
+          const f = rowForward(this.policy.config, this.policy.params, seq, n, this.policy.lora ?? undefined);
           old.push(...this.logprobs(completionLogits(f, seq.S, V), targets, temperature).logp);
         }
         if (this.ref) {
@@ -121,7 +121,7 @@ export class CpuLearner implements Learner {
     const ref = this.ref ? { refLogp: new Float32Array(N * S), klExact: new Float32Array(N * S) } : null;
     for (let n = 0; n < N; n++) {
       const targets = seq.completions.subarray(n * S, (n + 1) * S);
-      const l = completionLogits(rowForward(this.policy.config, this.policy.params, seq, n), S, V);
+      const l = completionLogits(rowForward(this.policy.config, this.policy.params, seq, n, this.policy.lora ?? undefined), S, V);
       const o = this.logprobs(l, targets, temperature);
       planes.logp.set(o.logp, n * S);
       planes.entropy.set(o.entropy, n * S);
@@ -150,7 +150,7 @@ export class CpuLearner implements Learner {
     const refLogp = new Float32Array(MS);
     const klExact = new Float32Array(MS);
     for (let n = 0; n < M; n++) {
-      const f = rowForward(this.policy.config, this.policy.params, seq, n);
+      const f = rowForward(this.policy.config, this.policy.params, seq, n, this.policy.lora ?? undefined);
       forwards.push(f);
       const l = completionLogits(f, S, V);
       logits.push(l);
@@ -205,7 +205,7 @@ export class CpuLearner implements Learner {
         klExactBackward(d, dKl, logits[n], refLogits[n], { temperature, accumulate: true });
       }
       dLogits.data.set(d.data, f.first * V);
-      grads.push(modelBackward(this.policy.config, this.policy.params, f.cache, dLogits));
+      grads.push(modelBackward(this.policy.config, this.policy.params, f.cache, dLogits, this.policy.lora ?? undefined));
     }
     const gradNorm = this.policy.optimizerStep(sumGrads(grads), opts.policy);
 
@@ -260,7 +260,8 @@ export class CpuLearner implements Learner {
 
   async syncReference(): Promise<void> {
     if (!this.ref) return;
-    for (const [name, t] of Object.entries(this.policy.params)) this.ref.params[name].data.set(t.data);
+    // The current policy: under LoRA its merged weights.
+    for (const [name, t] of Object.entries(await this.policy.download())) this.ref.params[name].data.set(t);
   }
 
   async saveState(): Promise<LearnerState> {
@@ -269,6 +270,7 @@ export class CpuLearner implements Learner {
       policy: arrays(this.policy.params),
       policyOptimizer: { m: arrays(this.policy.m), v: arrays(this.policy.v), step: this.policy.step },
     };
+    if (this.policy.lora) state.lora = arrays(this.policy.lora.adapters);
     if (this.ref) state.reference = arrays(this.ref.params);
     if (this.critic) {
       state.critic = arrays(this.critic.params);

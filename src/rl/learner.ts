@@ -19,7 +19,7 @@ import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '
 import { VALUE_METRICS, valueLossForwardBackward } from '../kernels/value';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
-import { GpuModel, type ForwardInputs, type StepOptions } from '../model/gpu-model';
+import { GpuModel, type ForwardInputs, type LoraInit, type StepOptions } from '../model/gpu-model';
 import { GpuPolicy, type Policy } from '../model/policy';
 import type { ObjectiveConfig } from '../schema/objective';
 import type { SequenceBatch } from './batch';
@@ -80,7 +80,10 @@ export interface TokenPlanes {
 
 /** Everything needed to resume a learner exactly. */
 export interface LearnerState {
+  /** The policy's weights (under LoRA the frozen base, without the adapters). */
   policy: ParamArrays;
+  /** Under LoRA, the adapters by name (their AdamW moments are policyOptimizer's). */
+  lora?: ParamArrays;
   policyOptimizer: { m: ParamArrays; v: ParamArrays; step: number };
   reference?: ParamArrays;
   critic?: ParamArrays;
@@ -98,6 +101,8 @@ export interface LearnerInit {
   critic?: ParamArrays | null;
   /** Largest number of rows of one forward (a minibatch, a scoring chunk, a rollout batch). */
   maxRows: number;
+  /** LoRA adapters on the policy (the base frozen); the reference and the critic stay full models. */
+  lora?: LoraInit | null;
 }
 
 /** The backend-neutral learner the trainer drives. */
@@ -200,7 +205,7 @@ export class GpuLearner implements Learner {
     private readonly ctx: GpuContext,
     init: LearnerInit,
   ) {
-    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows);
+    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined);
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
     this.ref = init.needsReference ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1) : null;
     if (init.needsCritic) {
@@ -542,7 +547,8 @@ export class GpuLearner implements Learner {
   }
 
   async saveState(): Promise<LearnerState> {
-    const state: LearnerState = { policy: await this.model.download(), policyOptimizer: await this.model.downloadOptimizerState() };
+    const state: LearnerState = { policy: await this.model.downloadBase(), policyOptimizer: await this.model.downloadOptimizerState() };
+    if (this.model.lora) state.lora = await this.model.downloadAdapters();
     if (this.ref) state.reference = await this.ref.download();
     if (this.critic) {
       state.critic = await this.critic.download();

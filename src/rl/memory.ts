@@ -4,6 +4,7 @@
 
 import type { ModelConfig } from '../model/config';
 import { planMemory, type MemoryDevice, type MemoryKnobs, type MemoryPlan, type MemoryShape } from '../model/memory-plan';
+import { parseLoraTargets } from '../reference/lora';
 import { derive, type RLConfig } from './config';
 
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
@@ -22,6 +23,9 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
  */
 export function rlMemoryShape(config: RLConfig): MemoryShape {
   const d = derive(config);
+  const lora = config.lora_rank > 0 ? { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) } : null;
+  // As the trainer decides: under LoRA no weight is tracked (the base does not move).
+  const tracking = lora === null;
   const N = d.sequencesPerStep;
   const evalRows = config.eval_items > 0 ? Math.min(Math.max(64, N), config.eval_items * config.eval_num_generations) : 0;
   return {
@@ -32,8 +36,9 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     reference: d.needsReference,
     critic: d.needsCritic,
     // As the trainer decides (src/rl/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.
-    startWeights: config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0),
-    rank1Backup: config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
+    startWeights: tracking && (config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0)),
+    rank1Backup: tracking && config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
+    ...(lora ? { lora } : {}),
   };
 }
 

@@ -1,11 +1,13 @@
 // A trainer's saved state, to resume a run exactly: its counters and host-side state (TrainerMeta) and the
 // learner's tensors (policy, reference, critic, AdamW moments), and their file format: one safetensors file with
-// the meta as JSON in its header and the tensors named <part>/<HF name>. Not the checkpoint export of a policy
+// the meta as JSON in its header and the tensors named <part>/<HF name> (under LoRA the part lora/ holds the
+// adapters, and the policy's AdamW moments are the adapters'). Not the checkpoint export of a policy
 // (model/checkpoint.ts).
 
 import type { ParamArrays } from '../model/checkpoint';
 import { modelConfigProblems, type ModelConfig } from '../model/config';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
+import { loraShapes, parseLoraTargets } from '../reference/lora';
 import { paramShapes } from '../reference/model';
 import type { RunningBaseline } from './advantages';
 import { DEFAULT_CONFIG, FIELD_NAMES, RLConfigError, derive, validateConfig, type RLConfig } from './config';
@@ -52,6 +54,7 @@ export function encodeTrainerState(state: TrainerState): Uint8Array {
   };
   const l = state.learner;
   add('policy', l.policy);
+  add('lora', l.lora);
   add('policy_adam_m', l.policyOptimizer.m);
   add('policy_adam_v', l.policyOptimizer.v);
   add('reference', l.reference);
@@ -83,13 +86,12 @@ function wholeProblem(field: string, v: unknown, min: number, max = Number.MAX_S
 }
 
 /** The tensor parts a state may hold, and the architecture each part's tensors follow. */
-const POLICY_PARTS = ['policy', 'policy_adam_m', 'policy_adam_v', 'reference', 'start'] as const;
+const POLICY_PARTS = ['policy', 'lora', 'policy_adam_m', 'policy_adam_v', 'reference', 'start'] as const;
 const CRITIC_PARTS = ['critic', 'critic_adam_m', 'critic_adam_v'] as const;
 
 /** Problems of one part's tensors against the architecture: every tensor present, of the right size, finite. */
-function partProblems(part: string, arrays: ParamArrays, dims: ModelConfig): string[] {
+function partProblems(part: string, arrays: ParamArrays, expected: { name: string; shape: number[] }[]): string[] {
   const problems: string[] = [];
-  const expected = paramShapes(dims);
   const names = new Set(expected.map((e) => e.name));
   for (const { name, shape } of expected) {
     const data = arrays[name];
@@ -173,6 +175,10 @@ function metaProblems(
     const d = derive(config);
     const required: string[] = ['policy'];
     if (typeof raw.policyOptimizerStep === 'number' && raw.policyOptimizerStep > 0) required.push('policy_adam_m', 'policy_adam_v');
+    // Under LoRA the adapters are saved beside the frozen base, and AdamW's moments are theirs.
+    const lora = config.lora_rank > 0 ? loraShapes(modelConfig, { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) }) : null;
+    if (lora) required.push('lora');
+    else if (parts.lora) problems.push('lora: the config has no LoRA (lora_rank 0), but the state holds adapters');
     if (d.needsReference) required.push('reference');
     if (d.needsCritic) {
       required.push('critic');
@@ -180,9 +186,12 @@ function metaProblems(
     }
     for (const part of required) if (part !== 'policy' && !parts[part]) problems.push(`${part}: missing (the config${part.includes('adam') ? "'s optimizer has stepped" : ' needs it'})`);
     const criticDims = { ...modelConfig, tiedEmbeddings: false };
+    const trained = ['lora', 'policy_adam_m', 'policy_adam_v'];
     for (const [part, arrays] of Object.entries(parts)) {
-      if ((POLICY_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, modelConfig));
-      else if ((CRITIC_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, criticDims));
+      if (lora && trained.includes(part)) problems.push(...partProblems(part, arrays, lora));
+      else if (part === 'lora') continue; // refused above
+      else if ((POLICY_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, paramShapes(modelConfig)));
+      else if ((CRITIC_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, paramShapes(criticDims)));
     }
   }
   if (problems.length) return { problems };
@@ -227,6 +236,7 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
     policy: parts.policy,
     policyOptimizer: { m: parts.policy_adam_m ?? {}, v: parts.policy_adam_v ?? {}, step: policyOptimizerStep },
   };
+  if (parts.lora) learner.lora = parts.lora;
   if (parts.reference) learner.reference = parts.reference;
   if (parts.critic) {
     learner.critic = parts.critic;

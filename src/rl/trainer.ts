@@ -11,6 +11,8 @@ import type { Tokenizer } from '../model/tokenizer';
 import { promptTokenBound } from './sft';
 import { assertPlanFits } from '../model/memory-plan';
 import { Rng } from '../reference/random';
+import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../reference/lora';
+import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
@@ -80,6 +82,8 @@ export class Trainer {
   private readonly startParams: ParamArrays | null;
   private readonly weights: WeightTracker | null;
   private readonly backend: TrainerBackend;
+  /** The LoRA spec when lora_rank > 0. */
+  readonly lora: LoraSpec | null;
   /** The last rollout step's rollouts and what was scored before its updates: the A/B's "latest step" (references, no copy). */
   private latest: { ro: StepRollouts; scored: ScoreResult | null } | null = null;
 
@@ -95,6 +99,9 @@ export class Trainer {
     this.rng = new Rng(this.config.seed);
     this.entropyCoef = this.config.entropy_coef;
     const resume = opts.resume;
+    this.lora = this.config.lora_rank > 0 ? { rank: this.config.lora_rank, alpha: this.config.lora_alpha, targets: parseLoraTargets(this.config.lora_targets) } : null;
+    // Fresh adapters from their own stream of the seed, so turning LoRA on leaves the data and sampling RNGs alone.
+    const lora = this.lora ? { spec: this.lora, adapters: resume?.learner.lora ?? initLoraAdapters(opts.init.config, this.lora, new Rng(Math.imul(this.config.seed + 7, 0x9e3779b1))) } : null;
     const init = {
       config: opts.init.config,
       params: resume ? resume.learner.policy : opts.init.params,
@@ -103,6 +110,7 @@ export class Trainer {
       needsReference: this.derived.needsReference,
       needsCritic: this.derived.needsCritic,
       maxRows: Math.max(this.derived.minibatchSize, this.config.train_batch_size * this.config.num_generations, this.config.eval_items),
+      lora,
     };
     // derived.maxPromptTokens counts the task's longest prompt in characters plus BOS; the tokenizer (and the chat
     // template, when on) decide what it takes in tokens.
@@ -137,7 +145,8 @@ export class Trainer {
     }
     // W_0 is the run's start, also after a resume (the state carries it; a state saved without it measures from
     // where it resumed).
-    const tracked = this.config.weight_stats_every > 0 || (this.config.rank1_eval && this.config.eval_every > 0);
+    // Not under LoRA: the tracker measures the base weights, which do not move (validate.ts warns).
+    const tracked = this.lora === null && (this.config.weight_stats_every > 0 || (this.config.rank1_eval && this.config.eval_every > 0));
     this.startParams = tracked ? (resume ? (resume.start ?? resume.learner.policy) : opts.init.params) : null;
     this.weights = this.startParams ? createWeightTracker(this.learner.policy, this.startParams) : null;
   }
@@ -391,7 +400,19 @@ export class Trainer {
     };
   }
 
-  /** The current policy as a Hugging Face checkpoint (encodeCheckpoint writes model.safetensors + config.json). */
+  /** Under LoRA (lora_rank > 0) the spec and the adapters as trained so far, for PEFT's layout; null otherwise. */
+  async exportLoraAdapters(): Promise<{ spec: LoraSpec; adapters: ParamArrays } | null> {
+    const policy = this.learner.policy;
+    if (!this.lora) return null;
+    if (policy instanceof GpuPolicy) return { spec: this.lora, adapters: await policy.model.downloadAdapters() };
+    if (policy instanceof CpuPolicy && policy.lora) return { spec: this.lora, adapters: Object.fromEntries(Object.entries(policy.lora.adapters).map(([k, t]) => [k, Float32Array.from(t.data)])) };
+    return null;
+  }
+
+  /**
+   * The current policy as a Hugging Face checkpoint (encodeCheckpoint writes model.safetensors + config.json); under
+   * LoRA the merged weights W + s B A.
+   */
   async exportCheckpoint(): Promise<Checkpoint> {
     const tok = this.tokenizer;
     return {

@@ -52,6 +52,8 @@ export function WeightUpdates() {
   const grid = useMemo(() => (table ? weightUpdateGrid(table) : null), [table, version]);
   const shares = useMemo(() => (grid ? latestShares(grid) : []), [grid]);
   const accuracies = useMemo(() => rank1Accuracies(view?.evals ?? []), [view?.evals]);
+  // A LoRA run's base does not move (only its adapters train), so the run measures nothing here.
+  const loraRank = useLab((s) => s.runs.find((r) => r.id === s.viewRunId)?.config.lora_rank ?? 0);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [hover, setHover] = useState<{ row: number; col: number } | null>(null);
   useEffect(() => {
@@ -69,7 +71,12 @@ export function WeightUpdates() {
   return (
     <section className="panel" aria-labelledby="weights-title" data-testid="weight-updates" data-rows={rows} data-steps={steps.length} data-rank1-evals={accuracies.length}>
       <h2 id="weights-title">Which weights move</h2>
-      {!grid || rows === 0 ? (
+      {(!grid || rows === 0) && loraRank > 0 ? (
+        <p className="hint" data-testid="weight-updates-lora">
+          This run trains LoRA adapters (<code>lora_rank</code> {loraRank}) on a frozen base: no base weight moves, so nothing is measured
+          here. Its update to each adapted matrix is s B A, of rank at most {loraRank}.
+        </p>
+      ) : !grid || rows === 0 ? (
         <p className="hint">
           Every <code>weight_stats_every</code> steps the run measures how far each weight matrix moved from its start, ||W − W_0|| / ||W_0||, and
           how much of that move is one direction (the rank-1 share). The heatmap fills in at the first such step.

@@ -80,6 +80,9 @@ const OPTIMIZER_FIELDS = section('optimizer', {
   warmup_steps: int('optimizer steps of linear warmup from 0 to learning_rate', 0, 0, 1_000_000, { trl: 'warmup_steps', verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps', also: ['lr_warmup_ratio', 'warmup_ratio'], note: 'OpenRLHF --actor.lr_warmup_ratio is a fraction of the steps' }),
   lr_schedule: oneOf('learning rate after warmup: constant, cosine or linear decay to 0 at the last optimizer step', ['constant', 'cosine', 'linear'] as const, 'constant', { trl: 'lr_scheduler_type', verl: 'actor_rollout_ref.actor.optim.lr_scheduler_type', openrlhf: '--actor.lr_scheduler', also: ['lr_scheduler'] }),
   seed: int('seed of sampling, data and initialization', 0, 0, 4_294_967_295, { trl: 'seed', verl: 'data.seed', openrlhf: '--train.seed', also: ['seed'] }),
+  lora_rank: int('LoRA: rank r of the adapters y = x W^T + (alpha / r) (x A^T) B^T on the lora_targets projections; the base weights are frozen and AdamW trains A and B only (0: off, every weight is trained)', 0, 0, 1024, { verl: 'actor_rollout_ref.model.lora_rank', openrlhf: '--ds.lora.rank', also: ['r', 'lora_r'], note: "PEFT's LoraConfig r; TRL takes a peft_config" }),
+  lora_alpha: real("LoRA: alpha; the adapters' output is scaled by alpha / lora_rank", 16, 0, 100_000, { minExclusive: true, verl: 'actor_rollout_ref.model.lora_alpha', openrlhf: '--ds.lora.alpha', also: ['lora_alpha'], note: "PEFT's LoraConfig lora_alpha" }),
+  lora_targets: optString('LoRA: the projections that get adapters, comma-separated among q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj', 'all seven projections (all-linear without the LM head)', { verl: 'actor_rollout_ref.model.target_modules', openrlhf: '--ds.lora.target_modules', also: ['target_modules', 'lora_target_modules'], note: "PEFT's LoraConfig target_modules" }),
 });
 
 const CRITIC_FIELDS = section('critic', {

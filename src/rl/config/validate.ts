@@ -6,6 +6,7 @@ import { MODEL_PRESETS } from '../../model/config';
 import { PROMPT_LIST_TASK, type Task, type TaskFactory } from '../../tasks';
 import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
+import { parseLoraTargets } from '../../reference/lora';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
 import { LEARNED_REWARD_NAME } from '../learned-reward';
 import { USER_REWARD_NAME } from '../user-reward';
@@ -91,6 +92,11 @@ function crossFieldErrors(c: RLConfig): string[] {
   }
   if (N % c.num_minibatches !== 0) e.push(`num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`);
   e.push(...objectiveRuleErrors(c));
+  try {
+    parseLoraTargets(c.lora_targets);
+  } catch (err) {
+    e.push(`lora_targets: ${(err as Error).message}`);
+  }
   if (factory) e.push(...rewardWeightErrors(c, factory));
   if (c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)) {
     e.push(
@@ -173,6 +179,10 @@ export function configWarnings(c: RLConfig): string[] {
     if (set(k)) w.push(`${k}: ignored ${why}`);
   };
   w.push(...greedySamplingWarnings(c));
+  if (c.lora_rank === 0) for (const k of ['lora_alpha', 'lora_targets'] as const) ignored(k, 'while lora_rank is 0 (LoRA is off)');
+  if (c.lora_rank > 0 && (c.weight_stats_every > 0 || c.rank1_eval)) {
+    w.push('weight_stats_every, rank1_eval: not measured with LoRA (lora_rank > 0): the base weights do not move and the update is the adapters\' s B A');
+  }
   if (c.kl_placement === 'in_reward' && c.beta === 0) w.push("kl_placement: 'in_reward' has no effect with beta 0 (no KL term at all)");
   if (c.kl_placement === 'in_reward' && c.beta > 0 && c.kl_estimator !== 'k1') {
     w.push(`kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`);

@@ -1,0 +1,187 @@
+// The GPU model with LoRA adapters against the CPU reference (src/reference/lora.ts, model.ts): logits and every
+// adapter gradient at awkward shapes (GQA 3:1, Qwen2 biases, widths 12 and 10, ranks 1 and 3), the first forward
+// equal to the base model exactly (B = 0), the merged weights' logits equal to the adapted model's, KV-cache rollouts
+// of left-padded prompts through the adapters equal to the merged model's, the backward without any of the base's
+// gradient work (dispatches counted), and an optimizer step that moves the adapters only. Runs on the machine's
+// WebGPU adapter through Dawn.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GpuContext } from '../gpu';
+import { acquireNodeDevice } from '../gpu/node';
+import { embeddingBackward } from '../kernels/embedding';
+import { compareArrays } from '../reference/compare';
+import { initLoraAdapters, loraShapes, mergeLoraAdapters, LORA_TARGETS, type LoraSpec } from '../reference/lora';
+import { initParams, modelBackward, modelForward, paramShapes, type ModelParams } from '../reference/model';
+import { Rng } from '../reference/random';
+import { host } from '../reference/types';
+import type { ParamArrays } from './checkpoint';
+import type { ModelConfig } from './config';
+import { generate } from './generate';
+import { GpuModel } from './gpu-model';
+
+let ctx: GpuContext;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+});
+afterAll(() => ctx?.destroy());
+
+const CONFIG: ModelConfig = { vocabSize: 13, dModel: 12, nLayers: 2, nHeads: 3, nKvHeads: 1, dFF: 10, ropeTheta: 10000, normEps: 1e-6, tiedEmbeddings: false, qkvBias: true, contextLength: 16 };
+const B = 2;
+const T = 5;
+const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
+const tokens = Uint32Array.from({ length: B * T }, (_, i) => (i * 7 + 3) % CONFIG.vocabSize);
+const positions = Uint32Array.from({ length: B * T }, (_, i) => i % T);
+
+function baseParams(seed: number): ParamArrays {
+  const p = initParams(CONFIG, new Rng(seed), { std: 0.3 });
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
+}
+
+/** Adapters with B nonzero too (as after some training), so every adapter gradient is exercised. */
+function trainedAdapters(spec: LoraSpec, seed: number): ParamArrays {
+  const rng = new Rng(seed);
+  return Object.fromEntries(loraShapes(CONFIG, spec).map(({ name, shape }) => [name, Float32Array.from({ length: shape[0] * shape[1] }, () => 0.4 * rng.normal())]));
+}
+
+const hostParams = (arrays: ParamArrays, shapes: { name: string; shape: number[] }[]): ModelParams =>
+  Object.fromEntries(shapes.map(({ name, shape }) => [name, host(Float64Array.from(arrays[name]), shape)]));
+
+/** One forward (and, given dLogits, backward) on the GPU; returns the logits and the gradients. */
+async function run(model: GpuModel, dLogits?: Float32Array): Promise<{ logits: Float32Array; grads: ParamArrays }> {
+  const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
+  const rec = ctx.recorder('lora');
+  const ws = model.forward(rec, B, T, inp);
+  const dl = dLogits ? ctx.fromArray(dLogits, [B, T, CONFIG.vocabSize], { label: 'dLogits' }) : null;
+  if (dl) {
+    model.zeroGrads(rec);
+    model.backward(rec, ws, dl, inp);
+  }
+  rec.submit();
+  const logits = (await ctx.read(ws.logits)) as Float32Array;
+  const grads = dl ? await model.downloadGrads() : {};
+  dl?.destroy();
+  for (const t of Object.values(inp)) t.destroy();
+  return { logits, grads };
+}
+
+describe('GPU model with LoRA', () => {
+  it.each([
+    { name: 'every projection, r=3 alpha=7', spec: { rank: 3, alpha: 7, targets: LORA_TARGETS } as LoraSpec },
+    { name: 'k/o/up, r=1 alpha=16', spec: { rank: 1, alpha: 16, targets: ['k_proj', 'o_proj', 'up_proj'] } as LoraSpec },
+  ])('logits and adapter gradients equal the CPU reference; only adapters have gradients: $name', async ({ spec }) => {
+    const params = baseParams(3);
+    const adapters = trainedAdapters(spec, 4);
+    const model = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
+    const rng = new Rng(9);
+    const dLogits = Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1));
+    const got = await run(model, dLogits);
+    const shapes = loraShapes(CONFIG, spec);
+    const lora = { spec, adapters: hostParams(adapters, shapes) };
+    const refParams = hostParams(params, paramShapes(CONFIG));
+    const ref = modelForward(CONFIG, refParams, tokens, B, T, lora);
+    const want = modelBackward(CONFIG, refParams, ref.cache, host(Float64Array.from(dLogits), [B, T, CONFIG.vocabSize]), lora);
+    const c = compareArrays(got.logits, ref.logits.data, { atol: 1e-5, rtol: 1e-4 });
+    expect(c.pass, `logits: ${c.summary}`).toBe(true);
+    expect(Object.keys(got.grads).sort()).toEqual(shapes.map((s) => s.name).sort());
+    for (const { name } of shapes) {
+      const g = compareArrays(got.grads[name], want[name].data, { atol: 1e-5, rtol: 1e-4 });
+      expect(g.pass, `${name}: ${g.summary}`).toBe(true);
+    }
+    model.destroy();
+  });
+
+  it('with B = 0 at init the first forward is the base model exactly; the merged weights reproduce a trained adapter', async () => {
+    const params = baseParams(5);
+    const spec: LoraSpec = { rank: 4, alpha: 8, targets: LORA_TARGETS };
+    const base = GpuModel.create(ctx, CONFIG, params, B);
+    const fresh = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(1)) });
+    const baseLogits = (await run(base)).logits;
+    expect(Array.from((await run(fresh)).logits)).toEqual(Array.from(baseLogits));
+
+    const adapters = trainedAdapters(spec, 6);
+    const trained = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
+    const adaptedLogits = (await run(trained)).logits;
+    // The GPU's merge against its twin, then the merged model against the adapted one.
+    const mergedParams = await trained.download();
+    for (const [name, want] of Object.entries(mergeLoraAdapters(CONFIG, spec, params, adapters))) {
+      const c = compareArrays(mergedParams[name], want, { atol: 1e-6, rtol: 1e-6 });
+      expect(c.pass, `merge ${name}: ${c.summary}`).toBe(true);
+    }
+    const merged = GpuModel.create(ctx, CONFIG, mergedParams, B);
+    const c = compareArrays((await run(merged)).logits, adaptedLogits, { atol: 1e-5, rtol: 0 });
+    expect(c.pass, `merged vs adapted: ${c.summary}`).toBe(true);
+    // The adapters moved the model, so the comparison above is between two different ways to compute it.
+    expect(compareArrays(adaptedLogits, baseLogits, { atol: 1e-3, rtol: 0 }).pass).toBe(false);
+    for (const m of [base, fresh, trained, merged]) m.destroy();
+  });
+
+  it('KV-cache rollouts (prefill, then one token per step) through the adapters equal the merged model\'s', async () => {
+    const spec: LoraSpec = { rank: 3, alpha: 6, targets: LORA_TARGETS };
+    const adapted = GpuModel.create(ctx, CONFIG, baseParams(8), 4, 2, { spec, adapters: trainedAdapters(spec, 9) });
+    const merged = GpuModel.create(ctx, CONFIG, await adapted.download(), 4);
+    // Left-padded prompts of different lengths; sampled at temperature 1 with one seed, so both draw the same tokens.
+    const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
+    const opts = { maxNewTokens: 6, sampler: { temperature: 1, seed: 4 }, eosId: 2, padId: 0 };
+    const a = await generate(adapted, prompts, opts);
+    const m = await generate(merged, prompts, opts);
+    expect(Array.from(a.tokens)).toEqual(Array.from(m.tokens));
+    const c = compareArrays(a.logprobs, m.logprobs, { atol: 1e-5, rtol: 0 });
+    expect(c.pass, `log-probs: ${c.summary}`).toBe(true);
+    adapted.destroy();
+    merged.destroy();
+  });
+
+  it("records none of the base's gradient work: its weight-gradient matmuls, bias and embedding gradients are skipped", async () => {
+    const params = baseParams(12);
+    const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
+    const dLogits = ctx.tensor([B, T, CONFIG.vocabSize], { label: 'dLogits' });
+    /** Dispatches of one backward (after its forward, which is not counted). */
+    const backwardDispatches = (model: GpuModel) => {
+      const fwd = ctx.recorder('forward');
+      const ws = model.forward(fwd, B, T, inp);
+      fwd.submit();
+      const rec = ctx.recorder('backward');
+      model.backward(rec, ws, dLogits, inp);
+      const n = rec.dispatchCount;
+      rec.submit();
+      return n;
+    };
+    const full = GpuModel.create(ctx, CONFIG, params, B);
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'up_proj'] };
+    const adapted = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(3)) });
+    // The embedding's backward, on its own, for the count it drops.
+    const emb = ctx.recorder('embedding');
+    const g = ctx.tensor([CONFIG.vocabSize, CONFIG.dModel], { label: 'dE' });
+    embeddingBackward(emb, g, ctx.tensor([B, T, CONFIG.dModel], { label: 'dx' }), inp.tokens);
+    const embedding = emb.dispatchCount;
+    emb.submit();
+    const L = CONFIG.nLayers;
+    // Dropped: the head's and 7 weight gradients per layer, 3 bias gradients per layer (Qwen2), the embedding's.
+    // Added: 4 matmuls per adapted projection.
+    const dropped = 1 + 7 * L + 3 * L + embedding;
+    const added = 4 * L * spec.targets.length;
+    expect(backwardDispatches(adapted)).toBe(backwardDispatches(full) - dropped + added);
+    for (const m of [full, adapted]) m.destroy();
+    for (const t of [dLogits, g, ...Object.values(inp)]) t.destroy();
+  });
+
+  it('an optimizer step moves the adapters and leaves every base weight as it was', async () => {
+    const params = baseParams(7);
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'down_proj'] };
+    const adapters = initLoraAdapters(CONFIG, spec, new Rng(2));
+    const model = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
+    const rng = new Rng(11);
+    await run(model, Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1)));
+    const rec = ctx.recorder('step');
+    model.optimizerStep(rec, { lr: 1e-2, weightDecay: 0.1, maxGradNorm: 1 });
+    rec.submit();
+    const after = await model.downloadBase();
+    for (const [name, a] of Object.entries(params)) expect(Array.from(after[name]), name).toEqual(Array.from(a));
+    const moved = await model.downloadAdapters();
+    for (const { name } of loraShapes(CONFIG, spec)) expect(Array.from(moved[name]), name).not.toEqual(Array.from(adapters[name]));
+    const state = await model.downloadOptimizerState();
+    expect(Object.keys(state.m).sort()).toEqual(loraShapes(CONFIG, spec).map((s) => s.name).sort());
+    model.destroy();
+  });
+});
+
