@@ -2,6 +2,7 @@
 // database of their own, so a run can name one as `local/<name>/` and read it again after a reload. Used by the
 // engine worker's file reader; the page sends the files. Not the runs store (idb-run-store.ts).
 
+import { openKeyValueDb } from './idb-tune-store';
 import { StorageFullError } from './run-store';
 
 /** The path prefix of imported folders: `local/<name>/<file>`. */
@@ -21,23 +22,12 @@ export function localFolderName(name: string): string {
   return clean || 'folder';
 }
 
-function openDb(factory: IDBFactory): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const req = factory.open(DB_NAME, 1);
-    req.onupgradeneeded = () => {
-      if (!req.result.objectStoreNames.contains(STORE)) req.result.createObjectStore(STORE);
-    };
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(new Error(`browser storage failed while opening the imported folders: ${req.error?.message ?? 'unknown error'}`));
-  });
-}
-
 export class IdbFolderStore {
   private constructor(private readonly db: IDBDatabase) {}
 
   static async open(factory: IDBFactory | undefined = globalThis.indexedDB): Promise<IdbFolderStore> {
     if (!factory) throw new Error('this browser has no IndexedDB here (private mode?), so a folder cannot be imported');
-    return new IdbFolderStore(await openDb(factory));
+    return new IdbFolderStore(await openKeyValueDb(factory, DB_NAME, STORE, 'the imported folders'));
   }
 
   /**

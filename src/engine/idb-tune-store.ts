@@ -5,17 +5,23 @@
 const DB_NAME = 'rl-lab-cache';
 const STORE = 'kv';
 
-function openDb(factory: IDBFactory): Promise<IDBDatabase> {
+/**
+ * Opens (or creates) a database of one key -> value store, `what` naming it in errors. Shared by the small stores
+ * kept apart from the runs database (this cache, the imported folders of idb-folder-store.ts).
+ */
+export function openKeyValueDb(factory: IDBFactory, dbName: string, storeName: string, what: string): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
-    const req = factory.open(DB_NAME, 1);
+    const req = factory.open(dbName, 1);
     req.onupgradeneeded = () => {
-      if (!req.result.objectStoreNames.contains(STORE)) req.result.createObjectStore(STORE);
+      if (!req.result.objectStoreNames.contains(storeName)) req.result.createObjectStore(storeName);
     };
     req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error ?? new Error('cannot open the cache database'));
-    req.onblocked = () => reject(new Error('the cache database is blocked by another tab'));
+    req.onerror = () => reject(new Error(`cannot open ${what}: ${req.error?.message ?? 'unknown error'}`));
+    req.onblocked = () => reject(new Error(`${what} is blocked by another tab`));
   });
 }
+
+const openDb = (factory: IDBFactory) => openKeyValueDb(factory, DB_NAME, STORE, 'the cache database');
 
 function request<T>(db: IDBDatabase, mode: IDBTransactionMode, run: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
