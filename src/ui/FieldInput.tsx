@@ -58,6 +58,17 @@ export function FieldInput({ name, differs, presetValue, custom, extra, binding 
     if (!focused) setText(toText(value));
   }, [value, focused]);
   const id = `${prefix}field-input-${name}`;
+  // A typed field (one line or several): the text as typed, parsed into the draft on every change.
+  const textProps = {
+    value: text,
+    'aria-invalid': !!error,
+    onFocus: () => setFocused(true),
+    onBlur: () => setFocused(false),
+    onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+      setText(e.target.value);
+      setField(name, parseText(name, spec, e.target.value));
+    },
+  };
   let input: React.ReactNode;
   if (custom) input = custom;
   else if (spec.kind === 'enum') {
@@ -80,15 +91,8 @@ export function FieldInput({ name, differs, presetValue, custom, extra, binding 
         className="field-text"
         rows={5}
         spellCheck={false}
-        value={text}
         placeholder={spec.nullMeans}
-        aria-invalid={!!error}
-        onFocus={() => setFocused(true)}
-        onBlur={() => setFocused(false)}
-        onChange={(e) => {
-          setText(e.target.value);
-          setField(name, parseText(name, spec, e.target.value));
-        }}
+        {...textProps}
       />
     );
   } else {
@@ -97,15 +101,8 @@ export function FieldInput({ name, differs, presetValue, custom, extra, binding 
         id={id}
         type="text"
         inputMode={spec.kind === 'number' ? 'decimal' : 'text'}
-        value={text}
         placeholder={spec.kind === 'number' && spec.nullable ? spec.nullMeans : spec.kind === 'string' || spec.kind === 'weights' ? spec.nullMeans : ''}
-        aria-invalid={!!error}
-        onFocus={() => setFocused(true)}
-        onBlur={() => setFocused(false)}
-        onChange={(e) => {
-          setText(e.target.value);
-          setField(name, parseText(name, spec, e.target.value));
-        }}
+        {...textProps}
       />
     );
   }
