@@ -1,13 +1,13 @@
 // Model folders picked from disk: "Load a folder…" beside checkpoint keeps the tiny Qwen2 folder
-// (public/models/tiny-qwen2, as a person's own download would be) in the browser as local/tiny-qwen2/, a run trains
-// on it, and a page opened later trains from the kept folder by naming local/tiny-qwen2/ (nothing fetched for it from
+// (public/models/tiny-qwen2, as a person's own download would be) in the browser as local/tiny-qwen2/, a GRPO run with
+// LoRA adapters (rank 4) trains on it, and a page opened later trains from the kept folder by naming local/tiny-qwen2/ (nothing fetched for it from
 // the site); beside
 // reward_model it keeps the sentiment classifier and a run is rewarded by it. A folder without config.json is
 // refused with a message. No request leaves this machine.
 import { expect, test } from '@playwright/test';
 import { guard, lastValues, ready, shot, waitStatus } from './helpers';
 
-const SETTING = 'preset=grpo&task=addition&difficulty=1&chat_template=true&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
+const SETTING = 'preset=grpo&task=addition&difficulty=1&chat_template=true&lora_rank=4&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
 
 test('a checkpoint folder picked from disk trains, and a later page trains from the kept folder', async ({ page }, info) => {
   test.setTimeout(240_000);
