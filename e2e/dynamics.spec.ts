@@ -4,7 +4,7 @@
 // inspector's all-groups view sorted by reward. The main thread's longest task while training is printed as
 // lab.spec.ts measures it (a measurement, not a pass/fail); screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
-import { guard, lastValues, ready, shot, SMALL, waitStatus } from './helpers';
+import { guard, lastValues, ready, shot, SMALL, waitStatus, longTasksSince } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1500 } });
 
@@ -80,18 +80,8 @@ test('group signal, distributions over steps, solve rates and every group of a s
   await expect(page.getByTestId('token').first()).toBeVisible();
 
   // As lab.spec.ts reports them: each long task since the click, with the render jobs that ran inside it.
-  const { longTasks, renders } = await page.evaluate(() => {
-    const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
-    return { longTasks: w.__longTasks, renders: w.__renders };
-  }).then((r) => ({ longTasks: r.longTasks.filter(([t]) => t >= clickedAt), renders: r.renders.filter(([, t]) => t >= clickedAt) }));
-  const longest = Math.max(0, ...longTasks.map(([, d]) => d));
-  const report = longTasks
-    .map(([t, d]) => {
-      const inside = renders.filter(([, s, rd]) => s >= t - 1 && s + rd <= t + d + 1).map(([n, , rd]) => `${n} ${rd.toFixed(0)}`);
-      return `${d.toFixed(0)} ms at ${(t - clickedAt).toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
-    })
-    .join('; ');
-  console.log(`dynamics: training ${(trainedMs / 1000).toFixed(1)} s, then the views: ${longTasks.length} long tasks, longest ${longest.toFixed(0)} ms: ${report}`);
+  const long = await longTasksSince(page, clickedAt);
+  console.log(`dynamics: training ${(trainedMs / 1000).toFixed(1)} s, then the views: ${long.count} long tasks, longest ${long.longest.toFixed(0)} ms: ${long.report}`);
   expect(w.errors).toEqual([]);
   expect(w.external).toEqual([]);
 });

@@ -70,3 +70,26 @@ export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeou
   if (minStep) await expect.poll(async () => Number(await s.getAttribute('data-step')), { timeout }).toBeGreaterThanOrEqual(minStep);
 }
 
+
+/**
+ * The page's long tasks (> 50 ms on the main thread) since `since` (page clock, ms), each with the chart render jobs
+ * that ran inside it, as one printable line; and the longest. Printed by the tests, never asserted (timing depends on
+ * the machine).
+ */
+export async function longTasksSince(page: Page, since: number): Promise<{ count: number; longest: number; report: string }> {
+  const { longTasks, renders } = await page
+    .evaluate(() => {
+      const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
+      return { longTasks: w.__longTasks, renders: w.__renders };
+    })
+    .then((r) => ({ longTasks: r.longTasks.filter(([t]) => t >= since), renders: r.renders.filter(([, t]) => t >= since) }));
+  let longest = 0;
+  for (const [, d] of longTasks) longest = Math.max(longest, d);
+  const report = longTasks
+    .map(([t, d]) => {
+      const inside = renders.filter(([, s, rd]) => s >= t - 1 && s + rd <= t + d + 1).map(([n, , rd]) => `${n} ${rd.toFixed(0)}`);
+      return `${d.toFixed(0)} ms at ${(t - since).toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
+    })
+    .join('; ');
+  return { count: longTasks.length, longest, report };
+}

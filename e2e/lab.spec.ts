@@ -8,7 +8,7 @@
 // screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { guard, lastValues, ready, setField, shot, SMALL, waitStatus } from './helpers';
+import { guard, lastValues, ready, setField, shot, SMALL, waitStatus, longTasksSince } from './helpers';
 
 // Tall enough that a viewport screenshot shows the configuration, the controls and the first rows of charts.
 test.use({ viewport: { width: 1440, height: 1500 } });
@@ -57,18 +57,8 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await page.getByTestId('run-pause').click();
   await waitStatus(page, /paused/);
   const trainedMs = Date.now() - t0;
-  const { longTasks, renders } = await page.evaluate(() => {
-    const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
-    return { longTasks: w.__longTasks, renders: w.__renders };
-  }).then((r) => ({ longTasks: r.longTasks.filter(([t]) => t >= clickedAt), renders: r.renders.filter(([, t]) => t >= clickedAt) }));
-  const longest = Math.max(0, ...longTasks.map(([, d]) => d));
-  const report = longTasks
-    .map(([t, d]) => {
-      const inside = renders.filter(([, s, rd]) => s >= t - 1 && s + rd <= t + d + 1).map(([n, , rd]) => `${n} ${rd.toFixed(0)}`);
-      return `${d.toFixed(0)} ms at ${t.toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
-    })
-    .join('; ');
-  console.log(`training ${(trainedMs / 1000).toFixed(1)} s: ${longTasks.length} long tasks, longest ${longest.toFixed(0)} ms: ${report}`);
+  const long = await longTasksSince(page, clickedAt);
+  console.log(`training ${(trainedMs / 1000).toFixed(1)} s: ${long.count} long tasks, longest ${long.longest.toFixed(0)} ms: ${long.report}`);
   const status = page.getByTestId('run-status');
   const runId = (await status.getAttribute('data-run-id'))!;
   const steps = Number(await status.getAttribute('data-step'));
