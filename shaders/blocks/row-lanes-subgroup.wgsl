@@ -10,6 +10,8 @@
 // of LANES. It relies on a 1-D workgroup's subgroups being runs of consecutive local invocation indices that
 // start at a multiple of their size, as on GPUs' drivers and SwiftShader (src/kernels/row-reductions.test.ts
 // checks it on the test device). Sums come out in another order than block row-lanes's: equal up to rounding.
+// The order of 16- and 64-lane rows follows the subgroup size, so a driver that compiled two pipelines with
+// different sizes could round the sampler's and logprob's sums differently; 4-lane rows never depend on it.
 // Call every merge in uniform control flow: rows past the last one join them too.
 
 // @include row-layout
