@@ -3,37 +3,16 @@
 // pastes it in place of the marker. The including shader declares `logits` (storage array<f32>, (rows, cols))
 // and a uniform `p` with `tau` (temperature > 0). Both wrappers lay rows out with rowLayout(V), so the sampler's
 // log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call: the same
-// code in the same order (pi_old of a rollout is exactly the sampler's distribution).
+// code in the same order (pi_old of a rollout is exactly the sampler's distribution). The lane merges (lanes_sum,
+// lanes_argmax) come from block row-lanes, or row-lanes-subgroup on a device with subgroups (one variant for
+// every family of a device, src/kernels/wgsl-blocks.ts).
 
 // @include row-lanes
 
-var<workgroup> lane_buf_u: array<u32, MERGE>;
 var<private> row_base: u32; // this thread's row * cols
 
 fn z_at(c: u32) -> f32 {
   return logits[row_base + c] / p.tau;
-}
-
-// The row's largest v and its lowest index i, as (bitcast<u32>(v), i). Call in uniform control flow.
-fn lanes_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
-  if (LANES == 1u) { return vec2<u32>(bitcast<u32>(v), i); }
-  let o = merge_slot * WG;
-  merge_slot ^= 1u;
-  lane_buf[o + lid] = v;
-  lane_buf_u[o + lid] = i;
-  workgroupBarrier();
-  let r0 = o + lid - lid % LANES;
-  var m = lane_buf[r0];
-  var mi = lane_buf_u[r0];
-  for (var j = 1u; j < LANES; j++) {
-    let b = lane_buf[r0 + j];
-    let bi = lane_buf_u[r0 + j];
-    if (b > m || (b == m && bi < mi)) {
-      m = b;
-      mi = bi;
-    }
-  }
-  return vec2<u32>(bitcast<u32>(m), mi);
 }
 
 struct RowStats {

@@ -1,24 +1,39 @@
-// `npm run selftest`: runs every kernel case on this machine's WebGPU adapter (Dawn) and prints a table.
-// Exits non-zero when a case fails or no adapter is available.
+// `npm run selftest`: runs every kernel case on this machine's WebGPU adapter (Dawn) and prints a table; where
+// the adapter has subgroups, then runs the row kernels' cases again on a device created without them, so both
+// lane-merge variants (src/kernels/wgsl-blocks.ts) are checked. Exits non-zero when a case fails or no adapter
+// is available.
 
-import { describeAdapter } from '../gpu';
+import { describeAdapter, type GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import { kernelCases, runKernelCases } from '../kernels/cases';
+import { kernelCases, runKernelCases, type KernelCase } from '../kernels/cases';
+import { ROW_REDUCTION_FAMILIES, rowReductionOf } from '../kernels/wgsl-blocks';
 import { UsageError, runCli } from './args';
 
-async function main(argv: string[]): Promise<number> {
-  const ctx = await acquireNodeDevice();
-  console.log(`adapter: ${describeAdapter(ctx.report)}`);
-  const filter = argv[0];
-  const cases = kernelCases().filter((c) => !filter || c.name.includes(filter));
-  if (cases.length === 0) throw new UsageError(`no kernel case matches "${filter}"`);
-  const t0 = performance.now();
+async function runOn(ctx: GpuContext, cases: readonly KernelCase[]): Promise<number> {
+  console.log(`adapter: ${describeAdapter(ctx.report)}; row reductions: ${rowReductionOf(ctx)}`);
   const results = await runKernelCases(ctx, cases, (r) => {
     console.log(`${r.pass ? 'PASS' : 'FAIL'}  ${r.name.padEnd(48)} ${r.ms.toFixed(1).padStart(7)} ms  ${r.summary}`);
   });
   ctx.destroy();
-  const failed = results.filter((r) => !r.pass).length;
-  console.log(`${results.length - failed} passed, ${failed} failed (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return results.filter((r) => !r.pass).length;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const filter = argv[0];
+  const cases = kernelCases().filter((c) => !filter || c.name.includes(filter));
+  if (cases.length === 0) throw new UsageError(`no kernel case matches "${filter}"`);
+  const t0 = performance.now();
+  const ctx = await acquireNodeDevice();
+  const withSubgroups = rowReductionOf(ctx) === 'subgroups';
+  let failed = await runOn(ctx, cases);
+  let total = cases.length;
+  const rowCases = cases.filter((c) => ROW_REDUCTION_FAMILIES.includes(c.family));
+  if (withSubgroups && rowCases.length > 0) {
+    console.log(`\nthe ${rowCases.length} row kernel cases again, on a device without subgroups (workgroup-memory merges):`);
+    failed += await runOn(await acquireNodeDevice({ withoutFeatures: ['subgroups'] }), rowCases);
+    total += rowCases.length;
+  }
+  console.log(`${total - failed} passed, ${failed} failed (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   return failed ? 1 : 0;
 }
 

@@ -45,6 +45,11 @@ export interface AcquireOptions {
   powerPreference?: GPUPowerPreference;
   /** Request the fallback (software) adapter explicitly. */
   forceFallbackAdapter?: boolean;
+  /**
+   * Optional features the device is created without even where the adapter has them, so that a device with
+   * subgroups can run the code of one without (the tests and the self-test run both variants of the row kernels).
+   */
+  withoutFeatures?: readonly GPUFeatureName[];
 }
 
 /**
@@ -67,7 +72,7 @@ export async function acquireDevice(options: AcquireOptions = {}): Promise<GpuCo
       `WebGPU is present but no GPU adapter is available (it may be blocklisted or disabled). ${browserWebGpuAdvice(userAgent)}`,
     );
   }
-  const features = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
+  const features = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f) && !options.withoutFeatures?.includes(f));
   const requiredLimits: Record<string, number> = {};
   for (const name of RAISED_LIMITS) requiredLimits[name] = adapter.limits[name];
   const device = await adapter.requestDevice({

@@ -12,7 +12,8 @@ export class KernelFamily {
   constructor(
     private readonly device: GPUDevice,
     readonly name: string,
-    source: string,
+    /** The WGSL compiled (after template expansion), e.g. to tell which variant a context chose. */
+    readonly source: string,
   ) {
     this.module = device.createShaderModule({ label: `${name}.wgsl`, code: source });
     this.compileErrors = this.module.getCompilationInfo().then((info) =>

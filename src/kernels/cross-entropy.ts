@@ -9,10 +9,10 @@ import { Params, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import type { CrossEntropyBackwardOptions } from '../reference/cross-entropy';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
-import { withBlocks } from './wgsl-blocks';
+import { rowFamily } from './wgsl-blocks';
 
-/** shaders/cross-entropy.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
-const source = withBlocks(template, 'cross-entropy.wgsl');
+/** shaders/cross-entropy.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
+const familyOf = (rec: Recorder) => rowFamily(rec.ctx, 'cross-entropy', template, 'cross-entropy.wgsl');
 
 /** Threads of the one workgroup of the final fixed-order reductions (cross_entropy_reduce, _mask_sum). */
 const REDUCE_WG = 256;
@@ -64,7 +64,7 @@ export function crossEntropyForward(
   const rowLoss = opts.rowLoss ?? scratch(rec.ctx, 'rowLoss', N);
   if (rowLoss.size !== N) throw new Error(`${kernel}: rowLoss ${rowLoss.describe()} must have N=${N} elements`);
   if (N === 0) return;
-  const family = rec.ctx.family('cross-entropy', source);
+  const family = familyOf(rec);
   const params = new Params().u32(N).u32(V).f32(0);
   const layout = rowLayout(V);
   rec.dispatch({
@@ -100,7 +100,7 @@ export function crossEntropyBackward(
   if (N === 0) return;
   const dLoss = opts.dLoss ?? 1;
   const count = scratch(rec.ctx, 'maskSum', 1);
-  const family = rec.ctx.family('cross-entropy', source);
+  const family = familyOf(rec);
   const params = new Params().u32(N).u32(V).f32(dLoss);
   rec.dispatch({
     family, entry: 'cross_entropy_mask_sum', constants: { RED_WG: REDUCE_WG }, params,

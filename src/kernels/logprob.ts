@@ -8,10 +8,10 @@ import template from '../../shaders/logprob.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
 import type { LogprobOptions } from '../reference/logprob';
 import { rowLayout, rowWorkgroups, rowsCols } from './rows';
-import { withBlocks } from './wgsl-blocks';
+import { rowFamily } from './wgsl-blocks';
 
-/** shaders/logprob.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
-const source = withBlocks(template, 'logprob.wgsl');
+/** shaders/logprob.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
+const family = (rec: Recorder) => rowFamily(rec.ctx, 'logprob', template, 'logprob.wgsl');
 
 function temperatureOf(kernel: string, opts: LogprobOptions): number {
   const tau = opts.temperature ?? 1;
@@ -63,7 +63,7 @@ export function logprobForward(
   ]);
   const layout = rowLayout(V);
   rec.dispatch({
-    family: rec.ctx.family('logprob', source),
+    family: family(rec),
     entry: 'logprob_forward',
     constants: { ...layout },
     params: new Params().u32(N).u32(V).f32(tau),
@@ -98,7 +98,7 @@ export function logprobBackward(
   if (dLogits.size !== logits.size) throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
   const layout = rowLayout(V);
   rec.dispatch({
-    family: rec.ctx.family('logprob', source),
+    family: family(rec),
     entry: 'logprob_backward',
     constants: { ...layout },
     params: new Params().u32(N).u32(V).f32(tau),

@@ -12,11 +12,11 @@ function check(what: string, out: Tensor, x: Tensor): void {
 /** out[r] = sum_c x[r, c] */
 export function reduceSumRows(rec: Recorder, out: Tensor, x: Tensor): void {
   check('reduceSumRows', out, x);
-  rowDispatch(rec, 'reduce', source, 'reduce_sum_rows', x, [out, x]);
+  rowDispatch(rec, rec.ctx.family('reduce', source), 'reduce_sum_rows', x, [out, x]);
 }
 
 /** out[r] = max_c x[r, c] */
 export function reduceMaxRows(rec: Recorder, out: Tensor, x: Tensor): void {
   check('reduceMaxRows', out, x);
-  rowDispatch(rec, 'reduce', source, 'reduce_max_rows', x, [out, x]);
+  rowDispatch(rec, rec.ctx.family('reduce', source), 'reduce_max_rows', x, [out, x]);
 }

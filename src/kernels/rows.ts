@@ -1,7 +1,7 @@
 // Layout and launch helpers for the row kernels (reductions, softmax, rmsnorm, cross-entropy, log-prob, sampler):
 // each row of the last dimension is given LANES threads, and a workgroup takes ROWS rows (attention.ts's idea).
 
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import { Params, grid, type KernelFamily, type Recorder, type Tensor } from '../gpu';
 
 /** Threads per workgroup of the row kernels (ROWS * LANES, the shaders' WG). */
 export const ROW_THREADS = 64;
@@ -72,12 +72,12 @@ export function rowsCols(t: Tensor): { rows: number; cols: number } {
   return { rows: cols === 0 ? 0 : t.size / cols, cols };
 }
 
-/** Records a row kernel over `shapeOf`'s rows with bindings in the twin's order, laid out by rowLayout. */
-export function rowDispatch(rec: Recorder, familyName: string, source: string, entry: string, shapeOf: Tensor, bindings: Tensor[]): void {
+/** Records a row kernel of `family` over `shapeOf`'s rows with bindings in the twin's order, laid out by rowLayout. */
+export function rowDispatch(rec: Recorder, family: KernelFamily, entry: string, shapeOf: Tensor, bindings: Tensor[]): void {
   const { rows, cols } = rowsCols(shapeOf);
   const layout = rowLayout(cols);
   rec.dispatch({
-    family: rec.ctx.family(familyName, source),
+    family,
     entry,
     constants: { ...layout },
     params: new Params().u32(rows).u32(cols),

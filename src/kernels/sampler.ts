@@ -7,10 +7,10 @@ import { Params, grid, type Recorder, type Tensor } from '../gpu';
 import { samplerSettings, type SamplerOptions } from '../reference/sampler';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
-import { withBlocks } from './wgsl-blocks';
+import { rowFamily } from './wgsl-blocks';
 
-/** shaders/sampler.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
-const source = withBlocks(template, 'sampler.wgsl');
+/** shaders/sampler.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
+const family = (rec: Recorder) => rowFamily(rec.ctx, 'sampler', template, 'sampler.wgsl');
 
 export type { SamplerOptions } from '../reference/sampler';
 
@@ -54,7 +54,7 @@ export function sampleTokens(
     .f32(s.minP > 0 ? Math.log(s.minP) : -3.4e38);
   const layout = rowLayout(V); // the same as logprobForward's: bit-identical log-probs and entropies
   rec.dispatch({
-    family: rec.ctx.family('sampler', source),
+    family: family(rec),
     entry: 'sampler_sample',
     constants: { ...layout },
     params,
@@ -72,7 +72,7 @@ export function samplerRandom(rec: Recorder, words: Tensor<'u32'>, rows: number,
   const s = samplerSettings('samplerRandom', { temperature: 1, seed: opts.seed, step: opts.step });
   if (rows === 0) return;
   rec.dispatch({
-    family: rec.ctx.family('sampler', source),
+    family: family(rec),
     entry: 'sampler_random',
     params: new Params().u32(rows).u32(0).u32(s.seed).u32(s.step).u32(0).u32(0).f32(1).f32(1).f32(0),
     bindings: [words],

@@ -1,22 +1,69 @@
-// The shared WGSL blocks (shaders/blocks/*.wgsl) by the names their `// @include` markers use, and the expansion
-// of a shader with them (src/gpu/template.ts). A block is added here with its `?raw` import; the expander reads
-// no files itself, so that one registry serves Vite in the browser and src/cli/raw-loader.mjs in Node.
+// The shared WGSL blocks (shaders/blocks/*.wgsl) by the names their `// @include` markers use, the expansion of a
+// shader with them (src/gpu/template.ts), and the row kernels' reduction variant per device: the lane merges of
+// block row-lanes through workgroup memory, or block row-lanes-subgroup's where the device has `subgroups`. A
+// block is added here with its `?raw` import; the expander reads no files itself, so that one registry serves
+// Vite in the browser and src/cli/raw-loader.mjs in Node.
 
 import rowLanes from '../../shaders/blocks/row-lanes.wgsl?raw';
+import rowLanesSubgroup from '../../shaders/blocks/row-lanes-subgroup.wgsl?raw';
 import rowLayout from '../../shaders/blocks/row-layout.wgsl?raw';
 import rowMaxLogsum from '../../shaders/blocks/row-max-logsum.wgsl?raw';
 import rowStats from '../../shaders/blocks/row-stats.wgsl?raw';
+import type { GpuContext, KernelFamily } from '../gpu';
 import { expandIncludes } from '../gpu/template';
 
 /** Block name (its file's name under shaders/blocks, without .wgsl) -> its text. */
 export const WGSL_BLOCKS: Readonly<Record<string, string>> = {
   'row-layout': rowLayout,
   'row-lanes': rowLanes,
+  'row-lanes-subgroup': rowLanesSubgroup,
   'row-max-logsum': rowMaxLogsum,
   'row-stats': rowStats,
 };
 
-/** `source` (shaders/<shaderName>) with its `// @include` lines replaced by the blocks' text. */
-export function withBlocks(source: string, shaderName: string): string {
-  return expandIncludes(source, WGSL_BLOCKS, shaderName);
+/**
+ * How the row kernels (softmax, cross-entropy, logprob, sampler) merge a row's lanes: 'workgroup' through
+ * workgroup memory (block row-lanes, every device), 'subgroups' with subgroup shuffles (block row-lanes-subgroup).
+ */
+export type RowReduction = 'workgroup' | 'subgroups';
+
+/** The kernel families whose shaders merge lanes through block row-lanes: the ones with two variants. */
+export const ROW_REDUCTION_FAMILIES: readonly string[] = ['softmax', 'cross-entropy', 'logprob', 'sampler'];
+
+/** The row reduction a device runs: 'subgroups' exactly when the device was created with that feature. */
+export function rowReductionOf(ctx: GpuContext): RowReduction {
+  return ctx.device.features.has('subgroups') ? 'subgroups' : 'workgroup';
+}
+
+/** The blocks a variant includes: 'subgroups' reads `// @include row-lanes` as block row-lanes-subgroup. */
+const VARIANT_BLOCKS: Record<RowReduction, Readonly<Record<string, string>>> = {
+  workgroup: WGSL_BLOCKS,
+  subgroups: { ...WGSL_BLOCKS, 'row-lanes': rowLanesSubgroup },
+};
+
+/**
+ * `source` (shaders/<shaderName>) with its `// @include` lines replaced by the blocks' text; with 'subgroups',
+ * block row-lanes-subgroup stands for row-lanes and the module starts with `enable subgroups;`.
+ */
+export function withBlocks(source: string, shaderName: string, reduction: RowReduction = 'workgroup'): string {
+  const expanded = expandIncludes(source, VARIANT_BLOCKS[reduction], shaderName);
+  return reduction === 'subgroups' ? `enable subgroups;\n${expanded}` : expanded;
+}
+
+const expansions = new Map<string, string>();
+
+/**
+ * The kernel family of a row shader on this context, in the context's variant (rowReductionOf). A context has
+ * one variant for all its families, so the sampler and logprob merge a row in the same order; the family keeps
+ * the shader's name either way (profiles and errors name the same kernels).
+ */
+export function rowFamily(ctx: GpuContext, familyName: string, template: string, shaderName: string): KernelFamily {
+  const reduction = rowReductionOf(ctx);
+  const key = `${shaderName}|${reduction}`;
+  let source = expansions.get(key);
+  if (source === undefined) {
+    source = withBlocks(template, shaderName, reduction);
+    expansions.set(key, source);
+  }
+  return ctx.family(familyName, source);
 }
