@@ -21,6 +21,7 @@ parity     8  600  25 0.40 3e-3
 count      8  600  25 0.30 3e-3
 addition   2 1500  50 0.25 3e-3
 countdown  2 1500  50 0.30 3e-3
+knights_knaves 2 1500 50 0.60 3e-3
 "
 want=("$@")
 while read -r task difficulty steps every stop lr; do
