@@ -58,6 +58,15 @@ export async function lastValues(page: Page, chart: string): Promise<Record<stri
   return JSON.parse((await page.getByTestId(`chart-${chart}`).getAttribute('data-last')) ?? '{}') as Record<string, number>;
 }
 
+/** Each of `charts` has metrics, and every latest value is finite. */
+export async function expectFiniteCharts(page: Page, charts: readonly string[]): Promise<void> {
+  for (const chart of charts) {
+    const last = await lastValues(page, chart);
+    expect(Object.keys(last).length, `chart ${chart} has metrics`).toBeGreaterThan(0);
+    for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${chart}: ${k} = ${v}`).toBe(true);
+  }
+}
+
 export async function setField(page: Page, section: string, field: string, value: string): Promise<void> {
   const details = page.getByTestId(`section-${section}`);
   if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open))) await details.locator('summary').click();

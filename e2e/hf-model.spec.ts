@@ -4,7 +4,7 @@
 // its tokens decoded by the tokenizer saved with it (tokenizer.json and tokenizer_config.json). No request leaves
 // this machine.
 import { expect, test } from '@playwright/test';
-import { guard, lastValues, ready, shot, waitStatus } from './helpers';
+import { guard, ready, shot, waitStatus, expectFiniteCharts } from './helpers';
 
 const RUN = 'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&chat_template=true&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
 
@@ -22,11 +22,7 @@ test('a run trains on the tiny Qwen2 folder through its chat template, and reope
   await waitStatus(page, /done/, 3);
   // Every step's record has reached the charts (the worker sends them a few times a second).
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '3');
-  for (const chart of ['reward', 'entropy', 'loss', 'grad']) {
-    const last = await lastValues(page, chart);
-    expect(Object.keys(last).length, `chart ${chart} has metrics`).toBeGreaterThan(0);
-    for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${chart}: ${k} = ${v}`).toBe(true);
-  }
+  await expectFiniteCharts(page, ['reward', 'entropy', 'loss', 'grad']);
   // The folder's files were fetched from the site, the weights and both tokenizer files among them.
   for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) expect(w.requests, f).toContain(`/models/tiny-qwen2/${f}`);
   // The inspector draws each sampled BPE token as its text (byte-level "Ġ" markers decoded).

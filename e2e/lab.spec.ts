@@ -8,7 +8,7 @@
 // screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { guard, lastValues, ready, setField, shot, SMALL, waitStatus, longTasksSince } from './helpers';
+import { guard, ready, setField, shot, SMALL, waitStatus, longTasksSince, expectFiniteCharts } from './helpers';
 
 // Tall enough that a viewport screenshot shows the configuration, the controls and the first rows of charts.
 test.use({ viewport: { width: 1440, height: 1500 } });
@@ -42,11 +42,7 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await page.getByTestId('run-start').click();
   await waitStatus(page, /running/, 5);
   await shot(page, info, 'lab-mid-run');
-  for (const chart of ['reward', 'entropy', 'clip', 'kl', 'lengths', 'fractions', 'loss', 'grad', 'lr', 'throughput']) {
-    const last = await lastValues(page, chart);
-    expect(Object.keys(last).length, `chart ${chart} has metrics`).toBeGreaterThan(0);
-    for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${chart}: ${k} = ${v}`).toBe(true);
-  }
+  await expectFiniteCharts(page, ['reward', 'entropy', 'clip', 'kl', 'lengths', 'fractions', 'loss', 'grad', 'lr', 'throughput']);
   expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(4);
   // A chart whose feature is off names the knob instead of drawing a flat line; the loss chart says why it sits near 0.
   await expect(page.getByTestId('chart-curriculum').getByTestId('chart-off')).toHaveText('off in this run: curriculum = fixed (every step samples the configured difficulty)');

@@ -3,7 +3,7 @@
 // charts carry finite metrics and a nonzero gradient norm (the adapters get gradients), and the run's checkpoint
 // download holds the merged weights and the adapters in PEFT's layout.
 import { expect, test } from '@playwright/test';
-import { guard, lastValues, ready, shot, waitStatus } from './helpers';
+import { guard, lastValues, ready, shot, waitStatus, expectFiniteCharts } from './helpers';
 
 const RUN =
   'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4&max_completion_length=8' +
@@ -22,11 +22,7 @@ test('a LoRA run trains 3 steps on the tiny Qwen2 folder and downloads its adapt
   await page.getByTestId('run-start').click();
   await waitStatus(page, /done/, 3);
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '3');
-  for (const chart of ['reward', 'entropy', 'loss', 'grad']) {
-    const last = await lastValues(page, chart);
-    expect(Object.keys(last).length, `chart ${chart} has metrics`).toBeGreaterThan(0);
-    for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${chart}: ${k} = ${v}`).toBe(true);
-  }
+  await expectFiniteCharts(page, ['reward', 'entropy', 'loss', 'grad']);
   // The entropy bonus gives the adapters a gradient even where every reward of a group is the same.
   expect((await lastValues(page, 'grad')).grad_norm).toBeGreaterThan(0);
   const optimizer = page.getByTestId('section-optimizer');

@@ -4,7 +4,7 @@
 // one forward and one readback; a training step is recorded without readback and its metrics collected later.
 // Also: preference pairs from groups of a policy's completions labelled by a verifier. Not the RL trainer.
 
-import type { GpuContext, Tensor } from '../gpu';
+import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { BT_METRICS, bradleyTerryForwardBackward, type BradleyTerryOptions } from '../kernels/bradley-terry';
 import { gatherRows } from '../kernels/decode';
 import type { ParamArrays } from '../model/checkpoint';
@@ -130,10 +130,10 @@ export class LabRewardModel {
 
   /**
    * Records the Bradley-Terry forward and backward of `pairs` into the gradients (zeroed first), without an optimizer
-   * step. Returns the loss and metrics tensors the step writes, and every tensor it made (`temps`, those two
-   * included), which the caller destroys once it has read what it wants.
+   * step, on `rec` (submitted here when not given). Returns the loss and metrics tensors the step writes, and every
+   * tensor it made (`temps`, those two included), which the caller destroys once it has read what it wants.
    */
-  recordBackward(pairs: readonly PreferencePair[], opts: BradleyTerryOptions = {}): { loss: Tensor; metrics: Tensor; temps: Tensor[] } {
+  recordBackward(pairs: readonly PreferencePair[], opts: BradleyTerryOptions = {}, given?: Recorder): { loss: Tensor; metrics: Tensor; temps: Tensor[] } {
     if (pairs.length === 0) throw new Error('reward model: a training step needs at least one preference pair');
     this.checkRows(2 * pairs.length, 'training step (two sequences per pair)');
     const sequences: ScoredSequence[] = pairs.flatMap((p) => [
@@ -156,21 +156,22 @@ export class LabRewardModel {
     const metrics = this.ctx.tensor([BT_METRICS.length], { label: 'rm.metrics' });
     const dLogits = this.ctx.tensor([N, batch.T, V], { label: 'rm.dLogits' });
 
-    const rec = this.ctx.recorder('reward model step');
+    const rec = given ?? this.ctx.recorder('reward model step');
     const ws = this.model.forward(rec, N, batch.T, inp);
     gatherRows(rec, scores, ws.logits.reshape([ws.logits.size]), scoreIdx);
     bradleyTerryForwardBackward(rec, loss, dScoresExt.view(0, [N]), metrics, scores, pairIdx, opts);
     gatherRows(rec, dLogits.reshape([dLogits.size]), dScoresExt, spreadIdx);
     this.model.zeroGrads(rec);
     this.model.backward(rec, ws, dLogits, inp);
-    rec.submit();
+    if (!given) rec.submit();
     return { loss, metrics, temps: [...temps, pairIdx, spreadIdx, scores, dScoresExt, dLogits, loss, metrics] };
   }
 
   /** One training step on `pairs` (Bradley-Terry backward, clipped AdamW), recorded at once; its metrics are read when awaited. */
   trainStep(pairs: readonly PreferencePair[], opts: RewardModelStepOptions): Promise<RewardModelStepMetrics> {
-    const { metrics, temps } = this.recordBackward(pairs, opts);
-    const rec = this.ctx.recorder('reward model optimizer');
+    // One command buffer for the whole step: forward, loss, backward and AdamW.
+    const rec = this.ctx.recorder('reward model step');
+    const { metrics, temps } = this.recordBackward(pairs, opts, rec);
     this.model.optimizerStep(rec, opts);
     rec.submit();
     const gradNorm = this.model.gradNorm;
