@@ -2,7 +2,7 @@
 // op(A) is (M,K), stored (M,K) or, with TRANS_A, (K,M); op(B) is (K,N), stored (K,N) or, with TRANS_B, (N,K).
 // Entry points: matmul_naive (one thread per element: the oracle), matmul_blocked (each thread a 4x4 tile held in
 // registers, no workgroup barriers: fast on SwiftShader and decent everywhere), matmul_vec4 (the same tile with
-// vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with an 8x8 tile) and
+// vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with an 8x8 or 16x8 tile) and
 // matmul_tiled (64x64 workgroup tiles staged in workgroup memory: the usual choice on GPUs). src/kernels/matmul-tune.ts picks one per device and layout.
 // CPU twin: src/reference/matmul.ts (matmul).
 
@@ -199,11 +199,16 @@ fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
   store_tile(z * p.strideC, i0, j0, 1u, 1u, array<vec4<f32>, 4>(acc0, acc1, acc2, acc3));
 }
 
-// ---- matmul_wide: matmul_vec4 with an 8x8 register tile per invocation (rows i0..i0+7, columns j0..j0+7 held
-// as two vec4 per row): twice the multiply-adds per operand load of the 4x4 tile, which pays on CPU drivers and
-// at larger shapes. Same layouts and divisibility as matmul_vec4. The file is a template: lines ending in
-// `// @unroll` are repeated for $c = 0..7 (src/gpu/unroll.ts; matmul.ts expands it). Rows and columns past C are
-// clamped on load and skipped on store.
+// ---- matmul_wide: matmul_vec4 with a ROWS x 8 register tile per invocation (rows i0..i0+ROWS-1, columns
+// j0..j0+7 held as two vec4 per row): ROWS = 8 is variant 'wide', ROWS = 16 variant 'tall'. Larger tiles do more
+// multiply-adds per operand load, which is what pays on CPU drivers: on SwiftShader a storage load costs about
+// as much as ten vec4 multiply-adds (BENCHMARKS.md). Same layouts and divisibility as matmul_vec4. The file is a
+// template (src/gpu/template.ts; matmul.ts expands it once per ROWS): `__ROWS__` is the row count; a line ending
+// in `// @rows` is repeated for $r = 0..ROWS-1 ($rq = $r / 4, $rl = $r % 4), one ending in `// @quads` for
+// $q = 0..ROWS/4-1, one ending in `// @unroll` for $c = 0..7 (columns). Rows and columns past C are clamped on
+// load and skipped on store.
+
+const WIDE_ROWS: u32 = __ROWS__u;
 
 // Stores row i of the tile (columns j0..j0+7: lo then hi), skipping what lies outside C.
 fn store_row8(baseC: u32, i: u32, j0: u32, lo: vec4<f32>, hi: vec4<f32>) {
@@ -217,31 +222,31 @@ fn store_row8(baseC: u32, i: u32, j0: u32, lo: vec4<f32>, hi: vec4<f32>) {
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
   let j0 = gid.x * 8u;
-  let i0 = gid.y * 8u;
+  let i0 = gid.y * WIDE_ROWS;
   let z = gid.z;
   if (i0 >= p.M || j0 >= p.N || z >= p.batch) { return; }
   let baseA = z * p.strideA;
   let baseB = z * p.strideB;
   let iLast = p.M - 1u;
   let jLast = p.N - 1u;
-  var lo$c = vec4<f32>(0.0); // @unroll
-  var hi$c = vec4<f32>(0.0); // @unroll
+  var lo$r = vec4<f32>(0.0); // @rows
+  var hi$r = vec4<f32>(0.0); // @rows
   if (!TRANS_A && TRANS_B) {
     // A (M,K) and B (N,K): dot products along k, 4 k at a time. K % 4 == 0.
     let K4 = p.K / 4u;
-    let a$c = (baseA + min(i0 + $c, iLast) * p.K) / 4u; // @unroll
+    let a$r = (baseA + min(i0 + $r, iLast) * p.K) / 4u; // @rows
     let b$c = (baseB + min(j0 + $c, jLast) * p.K) / 4u; // @unroll
     for (var k = 0u; k < K4; k++) {
       let y$c = B4[b$c + k]; // @unroll
-      let x$c = A4[a$c + k]; // @unroll
-      lo$c += vec4<f32>(dot(x$c, y0), dot(x$c, y1), dot(x$c, y2), dot(x$c, y3)); // @unroll
-      hi$c += vec4<f32>(dot(x$c, y4), dot(x$c, y5), dot(x$c, y6), dot(x$c, y7)); // @unroll
+      let x$r = A4[a$r + k]; // @rows
+      lo$r += vec4<f32>(dot(x$r, y0), dot(x$r, y1), dot(x$r, y2), dot(x$r, y3)); // @rows
+      hi$r += vec4<f32>(dot(x$r, y4), dot(x$r, y5), dot(x$r, y6), dot(x$r, y7)); // @rows
     }
   } else if (!TRANS_A) {
     // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j. K % 4 == 0 and N % 4 == 0.
     let K4 = p.K / 4u;
     let N4 = p.N / 4u;
-    let a$c = (baseA + min(i0 + $c, iLast) * p.K) / 4u; // @unroll
+    let a$r = (baseA + min(i0 + $r, iLast) * p.K) / 4u; // @rows
     var bLo = baseB / 4u + j0 / 4u;
     var bHi = baseB / 4u + min(j0 / 4u + 1u, N4 - 1u);
     for (var k = 0u; k < K4; k++) {
@@ -255,32 +260,30 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
       let w3 = B4[bHi + 3u * N4];
       bLo += 4u * N4;
       bHi += 4u * N4;
-      let x$c = A4[a$c + k]; // @unroll
-      lo$c += x$c.x * y0 + x$c.y * y1 + x$c.z * y2 + x$c.w * y3; // @unroll
-      hi$c += x$c.x * w0 + x$c.y * w1 + x$c.z * w2 + x$c.w * w3; // @unroll
+      let x$r = A4[a$r + k]; // @rows
+      lo$r += x$r.x * y0 + x$r.y * y1 + x$r.z * y2 + x$r.w * y3; // @rows
+      hi$r += x$r.x * w0 + x$r.y * w1 + x$r.z * w2 + x$r.w * w3; // @rows
     }
   } else {
-    // A stored (K,M) and B (K,N): at each k, rows i0..i0+7 of op(A) and columns j0..j0+7 of B are two vec4 each.
-    // M % 4 == 0 and N % 4 == 0.
+    // A stored (K,M) and B (K,N): at each k, rows i0..i0+ROWS-1 of op(A) are ROWS/4 vec4 and columns j0..j0+7 of
+    // B two vec4. M % 4 == 0 and N % 4 == 0.
     let M4 = p.M / 4u;
     let N4 = p.N / 4u;
-    var aLo = baseA / 4u + i0 / 4u;
-    var aHi = baseA / 4u + min(i0 / 4u + 1u, M4 - 1u);
+    var a$q = baseA / 4u + min(i0 / 4u + $q, M4 - 1u); // @quads
     var bLo = baseB / 4u + j0 / 4u;
     var bHi = baseB / 4u + min(j0 / 4u + 1u, N4 - 1u);
     for (var k = 0u; k < p.K; k++) {
-      let x = array<vec4<f32>, 2>(A4[aLo], A4[aHi]);
+      let x$q = A4[a$q]; // @quads
       let y = B4[bLo];
       let w = B4[bHi];
-      aLo += M4;
-      aHi += M4;
+      a$q += M4; // @quads
       bLo += N4;
       bHi += N4;
-      lo$c += x[$c / 4][$c % 4] * y; // @unroll
-      hi$c += x[$c / 4][$c % 4] * w; // @unroll
+      lo$r += x$rq[$rl] * y; // @rows
+      hi$r += x$rq[$rl] * w; // @rows
     }
   }
-  store_row8(z * p.strideC, i0 + $c, j0, lo$c, hi$c); // @unroll
+  store_row8(z * p.strideC, i0 + $r, j0, lo$r, hi$r); // @rows
 }
 
 // ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4

@@ -47,6 +47,15 @@ export function tensorRole(label: string): string {
     .replace(/\.weight\b/g, '');
 }
 
+/** A dispatch's kernel as tables show it: its label's entry part when labelled (matmul's 'tall' runs matmul_wide of its own module), else its entry. */
+function kernelName(d: Dispatch): string {
+  return d.label ? d.label.slice(d.label.indexOf('.') + 1) : d.entry;
+}
+
+function isMatmul(d: Dispatch): boolean {
+  return d.family.name === 'matmul' || d.family.name.startsWith('matmul-');
+}
+
 function words(d: Dispatch): number[] {
   return d.params ? Array.from(d.params.toUint32Array()) : [];
 }
@@ -54,7 +63,7 @@ function words(d: Dispatch): number[] {
 /** Floating-point work of a dispatch where it is well defined (matmul, attention), else undefined. */
 function flopOf(d: Dispatch): number | undefined {
   const w = words(d);
-  if (d.family.name === 'matmul') {
+  if (isMatmul(d)) {
     const [M, N, K, batch] = w;
     return 2 * M * N * K * batch;
   }
@@ -71,7 +80,7 @@ function flopOf(d: Dispatch): number | undefined {
 
 function shapeOf(d: Dispatch): string {
   const w = words(d);
-  if (d.family.name === 'matmul') {
+  if (isMatmul(d)) {
     const [M, N, K, batch] = w;
     const c = d.constants ?? {};
     const layout = `${c.TRANS_A ? 'A^T' : 'A'}*${c.TRANS_B ? 'B^T' : 'B'}${c.ACCUMULATE ? ' +=' : ''}`;
@@ -85,7 +94,7 @@ export function groupDispatches(dispatches: readonly Dispatch[]): KernelGroup[] 
   const groups = new Map<string, KernelGroup>();
   for (const d of dispatches) {
     const roles = d.bindings.map((t) => tensorRole(t.label));
-    const name = `${d.entry}(${roles.join(', ')})`;
+    const name = `${kernelName(d)}(${roles.join(', ')})`;
     const key = `${name}|${d.params?.key() ?? ''}|${JSON.stringify(d.constants ?? {})}|${d.bindings.map((t) => t.shape.join('x')).join(',')}`;
     const g = groups.get(key);
     if (g) g.count++;

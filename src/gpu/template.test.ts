@@ -1,7 +1,7 @@
 // The WGSL template markers: shared blocks by `// @include` (nesting and its errors), repeated lines, sums with
 // nested parentheses, and the unrolling errors.
 import { describe, expect, it } from 'vitest';
-import { expandIncludes, expandUnrolled } from './template';
+import { expandIncludes, expandRepeated, expandUnrolled } from './template';
 
 describe('expandIncludes', () => {
   const blocks = {
@@ -61,5 +61,29 @@ describe('expandUnrolled', () => {
   it('rejects a bad count and an unbalanced sum', () => {
     expect(() => expandUnrolled('x', 0)).toThrow(/n must be/);
     expect(() => expandUnrolled('let s = @sum(a$c;', 2)).toThrow(/unbalanced/);
+  });
+});
+
+describe('expandRepeated', () => {
+  const rows = (r: number) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) });
+  it('repeats the marked lines, replacing longer tokens before their prefixes', () => {
+    expect(expandRepeated('a\nacc$r += x$rq[$rl]; // @rows\nb', 'rows', 6, rows)).toBe(
+      'a\nacc0 += x0[0];\nacc1 += x0[1];\nacc2 += x0[2];\nacc3 += x0[3];\nacc4 += x1[0];\nacc5 += x1[1];\nb',
+    );
+  });
+  it('composes with other markers: each pass expands only its own', () => {
+    const text = 'let y$c = b$c; // @unroll\nlet x$q = a$q; // @quads';
+    const quads = expandRepeated(text, 'quads', 2, (q) => ({ $q: String(q) }));
+    expect(quads).toBe('let y$c = b$c; // @unroll\nlet x0 = a0;\nlet x1 = a1;');
+    expect(expandUnrolled(quads, 2)).toBe('let y0 = b0;\nlet y1 = b1;\nlet x0 = a0;\nlet x1 = a1;');
+  });
+  it('leaves comment lines that name the marker alone', () => {
+    const text = '// a line ending in `// @rows` is repeated\nlet x = 1;';
+    expect(expandRepeated(text, 'rows', 3, rows)).toBe(text);
+  });
+  it('rejects a bad count, a bad marker name and a marker left mid-line', () => {
+    expect(() => expandRepeated('x', 'rows', 0, rows)).toThrow(/n must be/);
+    expect(() => expandRepeated('x', 'Rows!', 2, rows)).toThrow(/marker must be/);
+    expect(() => expandRepeated('let a = 1; @rows let b = 2;', 'rows', 2, rows)).toThrow(/@rows marker was left unexpanded/);
   });
 });

@@ -4,7 +4,9 @@
 //   a line `// @include name` is replaced by the text of block `name` (shaders/blocks/name.wgsl), whose own
 //     includes are expanded in turn; each block enters a shader at most once (WGSL forbids a second definition);
 //   a line ending in `// @unroll` is repeated n times with $c = 0 .. n - 1 (the marker removed);
-//   @sum(expr) becomes (expr[$c=0] + ... + expr[$c=n-1]); expr may hold balanced parentheses.
+//   @sum(expr) becomes (expr[$c=0] + ... + expr[$c=n-1]); expr may hold balanced parentheses;
+//   a line ending in `// @<marker>` is repeated n times with named tokens replaced per copy (expandRepeated: a
+//     kernel tiled in two dimensions, such as matmul.wgsl's matmul_wide over rows and columns, uses one marker each).
 // The unrolling markers exist because compilers such as SwiftShader's do not unroll loops or keep dynamically
 // indexed private arrays in registers, so loops over a small fixed dimension are written out
 // (shaders/attention-rows.wgsl, matmul.wgsl's matmul_wide).
@@ -45,18 +47,45 @@ export function expandIncludes(source: string, blocks: Readonly<Record<string, s
 
 /** The template with every unrolling marker expanded for n >= 1. */
 export function expandUnrolled(source: string, n: number): string {
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expandUnrolled: n must be a whole number >= 1, got ${n}`);
+  checkCount('expandUnrolled', n);
   const at = (text: string, c: number) => text.replaceAll('$c', String(c));
-  const lines = source.split('\n').flatMap((line) => {
-    if (line.trimStart().startsWith('//')) return [line]; // comments may name the markers
-    const body = expandSums(line, n, at);
-    if (!UNROLL.test(body)) return [body];
-    const bare = body.replace(UNROLL, '');
-    return Array.from({ length: n }, (_, c) => at(bare, c));
-  });
-  const out = lines.join('\n');
+  const out = repeatMarked(source, UNROLL, n, at, (line) => expandSums(line, n, at));
   if (/@sum\(|@unroll/.test(out.replace(/\/\/.*$/gm, ''))) throw new Error('expandUnrolled: a marker was left unexpanded');
   return out;
+}
+
+/**
+ * Every line ending in `// @<marker>` repeated n times (n >= 1), copy i with each token of tokens(i) replaced by its
+ * value; tokens are replaced longest first, so `$rq` and `$r` may both be used. Other lines pass unchanged.
+ */
+export function expandRepeated(source: string, marker: string, n: number, tokens: (i: number) => Record<string, string>): string {
+  checkCount('expandRepeated', n);
+  if (!/^[a-z][a-z0-9-]*$/.test(marker)) throw new Error(`expandRepeated: marker must be lower-case letters, digits and dashes, got "${marker}"`);
+  const at = (text: string, i: number) =>
+    Object.entries(tokens(i))
+      .sort(([a], [b]) => b.length - a.length)
+      .reduce((t, [token, value]) => t.replaceAll(token, value), text);
+  const out = repeatMarked(source, new RegExp(`\\s*\\/\\/ @${marker}\\s*$`), n, at, (line) => line);
+  if (new RegExp(`@${marker}\\b`).test(out.replace(/\/\/.*$/gm, ''))) throw new Error(`expandRepeated: a @${marker} marker was left unexpanded`);
+  return out;
+}
+
+function checkCount(fn: string, n: number): void {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${fn}: n must be a whole number >= 1, got ${n}`);
+}
+
+/** Lines matching `marker` (after `prepare`) repeated n times through `at`; comment lines untouched. */
+function repeatMarked(source: string, marker: RegExp, n: number, at: (text: string, i: number) => string, prepare: (line: string) => string): string {
+  return source
+    .split('\n')
+    .flatMap((line) => {
+      if (line.trimStart().startsWith('//')) return [line]; // comments may name the markers
+      const body = prepare(line);
+      if (!marker.test(body)) return [body];
+      const bare = body.replace(marker, '');
+      return Array.from({ length: n }, (_, i) => at(bare, i));
+    })
+    .join('\n');
 }
 
 function expandSums(line: string, n: number, at: (text: string, c: number) => string): string {

@@ -38,6 +38,8 @@ const MATMUL_SHAPES: { M: number; N: number; K: number; batch: number; shareB?: 
   { M: 20, N: 12, K: 65, batch: 3 },
   // More than one 64x64 block of C per workgroup of 'wide' (8x8 per invocation) and 'tiled', ragged in both.
   { M: 76, N: 136, K: 20, batch: 1 },
+  // More than one 128-row block of C per workgroup of 'tall' (16x8 per invocation), ragged rows, batched.
+  { M: 140, N: 20, K: 12, batch: 2 },
 ];
 
 const LAYOUTS = [

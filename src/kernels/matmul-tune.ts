@@ -15,7 +15,7 @@ import {
 } from './matmul';
 
 /** Variants the autotune chooses between ('naive' is the oracle, never a candidate). */
-export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'wide', 'tiled'];
+export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'wide', 'tall', 'tiled'];
 
 /**
  * The candidates worth timing on an adapter: on software (CPU) adapters 'tiled' is left out, because workgroup

@@ -5,11 +5,11 @@
 
 import source from '../../shaders/matmul.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
-import { expandUnrolled } from '../gpu/template';
+import { expandRepeated, expandUnrolled } from '../gpu/template';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
-export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tiled'] as const;
+export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tall', 'tiled'] as const;
 export type MatmulVariant = (typeof MATMUL_VARIANTS)[number];
 
 /** Storage layout of the operands: N = as stored, T = transposed (A*B^T is 'NT'). */
@@ -25,8 +25,14 @@ export type MatmulTuning = Partial<Record<MatmulLayout, MatmulVariant>>;
 
 const WG = 8;
 
-/** matmul.wgsl with matmul_wide's 8-row unrolled lines expanded (src/gpu/template.ts). */
-const expanded = expandUnrolled(source, 8);
+/** matmul.wgsl with matmul_wide's tile of `rows` x 8 expanded (src/gpu/template.ts): 8 rows for 'wide', 16 for 'tall'. */
+function expandTile(rows: number): string {
+  const byRow = expandRepeated(source.replaceAll('__ROWS__', String(rows)), 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
+  return expandUnrolled(expandRepeated(byRow, 'quads', rows / 4, (q) => ({ $q: String(q) })), 8);
+}
+/** Rows of C per invocation of matmul_wide, by variant. */
+const TILE_ROWS = { wide: 8, tall: 16 } as const;
+const sources = { wide: expandTile(TILE_ROWS.wide), tall: expandTile(TILE_ROWS.tall) };
 const tunings = new WeakMap<GPUDevice, MatmulTuning>();
 
 /** Makes `tuning` the default variants of matmul() on this device (matmul-tune.ts calls it). */
@@ -45,11 +51,11 @@ export function layoutOf(opts: { transA?: boolean; transB?: boolean }): MatmulLa
 }
 
 /**
- * Whether a variant can run a shape: 'vec4' and 'wide' read 4 floats at a time along each operand's contiguous
+ * Whether a variant can run a shape: 'vec4', 'wide' and 'tall' read 4 floats at a time along each operand's contiguous
  * dimension, so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and have no A^T*B^T loop.
  */
 export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
-  if (variant !== 'vec4' && variant !== 'wide') return true;
+  if (variant !== 'vec4' && variant !== 'wide' && variant !== 'tall') return true;
   switch (layoutOf(s)) {
     case 'NT':
       return s.K % 4 === 0;
@@ -76,15 +82,19 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     .u32(d.strideB)
     .u32(d.strideC)
     .f32(opts.alpha ?? 1);
-  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup; the others 8x8 invocations of 1 (naive), 8x8 (wide)
-  // or 4x4 elements.
-  const perWorkgroup = variant === 'tiled' ? 64 : variant === 'naive' ? WG : variant === 'wide' ? 8 * WG : 4 * WG;
+  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup; the others 8x8 invocations of 1 (naive), 8x8 (wide),
+  // 16x8 (tall: rows x columns) or 4x4 elements.
+  const tile = variant === 'wide' || variant === 'tall';
+  const cols = variant === 'tiled' ? 64 : variant === 'naive' ? WG : tile ? 8 * WG : 4 * WG;
+  const rows = variant === 'tiled' ? 64 : variant === 'naive' ? WG : tile ? TILE_ROWS[variant] * WG : 4 * WG;
   rec.dispatch({
-    family: rec.ctx.family('matmul', expanded),
-    entry: `matmul_${variant}`,
+    // 'tall' is matmul_wide expanded for 16 rows: its own module.
+    family: variant === 'tall' ? rec.ctx.family('matmul-tall', sources.tall) : rec.ctx.family('matmul', sources.wide),
+    entry: `matmul_${variant === 'tall' ? 'wide' : variant}`,
+    label: `matmul.matmul_${variant}`,
     constants: { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) },
     params,
     bindings: [out, a, b],
-    workgroups: [Math.ceil(d.N / perWorkgroup), Math.ceil(d.M / perWorkgroup), d.batch],
+    workgroups: [Math.ceil(d.N / cols), Math.ceil(d.M / rows), d.batch],
   });
 }
