@@ -286,6 +286,35 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
   store_row8(z * p.strideC, i0 + $r, j0, lo$r, hi$r); // @rows
 }
 
+// matmul_wide_scalar_a: the same tile for the shapes whose op(A) cannot be read 4 floats at a time (A*B with K, or
+// A^T*B with M, not divisible by 4, as at a vocabulary of 99) while B (K,N) can (N % 4 == 0): A one float at a time
+// through the f32 view, B as two vec4 per k. Its own entry point, since one entry may not bind A and A4 both.
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn matmul_wide_scalar_a(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let j0 = gid.x * 8u;
+  let i0 = gid.y * WIDE_ROWS;
+  let z = gid.z;
+  if (i0 >= p.M || j0 >= p.N || z >= p.batch) { return; }
+  let baseA = z * p.strideA;
+  let iLast = p.M - 1u;
+  let N4 = p.N / 4u;
+  var lo$r = vec4<f32>(0.0); // @rows
+  var hi$r = vec4<f32>(0.0); // @rows
+  let row$r = min(i0 + $r, iLast); // @rows
+  var bLo = (z * p.strideB) / 4u + j0 / 4u;
+  var bHi = (z * p.strideB) / 4u + min(j0 / 4u + 1u, N4 - 1u);
+  for (var k = 0u; k < p.K; k++) {
+    let y = B4[bLo];
+    let w = B4[bHi];
+    bLo += N4;
+    bHi += N4;
+    let x$r = a_at(baseA, row$r, k); // @rows
+    lo$r += x$r * y; // @rows
+    hi$r += x$r * w; // @rows
+  }
+  store_row8(z * p.strideC, i0 + $r, j0, lo$r, hi$r); // @rows
+}
+
 // ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4
 // block; 64x16 slices of op(A) and 16x64 slices of op(B) are staged in workgroup memory (8 KiB), loaded
 // cooperatively along each operand's contiguous dimension. Good on GPUs; slow on SwiftShader (barriers).

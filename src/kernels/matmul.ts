@@ -51,11 +51,16 @@ export function layoutOf(opts: { transA?: boolean; transB?: boolean }): MatmulLa
 }
 
 /**
- * Whether a variant can run a shape: 'vec4', 'wide' and 'tall' read 4 floats at a time along each operand's contiguous
- * dimension, so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and have no A^T*B^T loop.
+ * Whether a variant can run a shape: 'vec4', 'wide' and 'tall' read 4 floats at a time along each operand's
+ * contiguous dimension, so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and have no A^T*B^T
+ * loop. 'wide' and 'tall' also take A*B and A^T*B with only N divisible by 4 (scalarA: A read a float at a time).
  */
 export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
   if (variant !== 'vec4' && variant !== 'wide' && variant !== 'tall') return true;
+  return vec4Operands(s) || (variant !== 'vec4' && scalarA(s));
+}
+
+function vec4Operands(s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
   switch (layoutOf(s)) {
     case 'NT':
       return s.K % 4 === 0;
@@ -66,6 +71,11 @@ export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N:
     case 'TT':
       return false;
   }
+}
+
+/** A shape matmul_wide_scalar_a runs: B stored (K,N) with N divisible by 4, A in any layout but A^T*B^T. */
+function scalarA(s: { N: number; transB?: boolean }): boolean {
+  return !s.transB && s.N % 4 === 0;
 }
 
 /** out = alpha * op(a) * op(b) (+ out if accumulate), batched; 2-D operands are shared across the batch. */
@@ -90,7 +100,7 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   rec.dispatch({
     // 'tall' is matmul_wide expanded for 16 rows: its own module.
     family: variant === 'tall' ? rec.ctx.family('matmul-tall', sources.tall) : rec.ctx.family('matmul', sources.wide),
-    entry: `matmul_${variant === 'tall' ? 'wide' : variant}`,
+    entry: tile ? (vec4Operands({ ...d, ...opts }) ? 'matmul_wide' : 'matmul_wide_scalar_a') : `matmul_${variant}`,
     label: `matmul.matmul_${variant}`,
     constants: { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) },
     params,
