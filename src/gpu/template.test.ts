@@ -87,3 +87,14 @@ describe('expandRepeated', () => {
     expect(() => expandRepeated('let a = 1; @rows let b = 2;', 'rows', 2, rows)).toThrow(/@rows marker was left unexpanded/);
   });
 });
+
+describe('expandRepeated then expandUnrolled on a line marked for both', () => {
+  it('repeats over both dimensions, the first marker outermost, sums expanded in the second pass', () => {
+    const text = 'let s$t = @sum(q$t_$c * k$c); // @rows\nvar a$t_$c = 0.0; // @rows @unroll';
+    const byRow = expandRepeated(text, 'rows', 2, (t) => ({ $t: String(t) }));
+    expect(byRow).toBe('let s0 = @sum(q0_$c * k$c);\nlet s1 = @sum(q1_$c * k$c);\nvar a0_$c = 0.0; // @unroll\nvar a1_$c = 0.0; // @unroll');
+    expect(expandUnrolled(byRow, 2)).toBe(
+      'let s0 = (q0_0 * k0 + q0_1 * k1);\nlet s1 = (q1_0 * k0 + q1_1 * k1);\nvar a0_0 = 0.0;\nvar a0_1 = 0.0;\nvar a1_0 = 0.0;\nvar a1_1 = 0.0;',
+    );
+  });
+});

@@ -56,7 +56,9 @@ export function expandUnrolled(source: string, n: number): string {
 
 /**
  * Every line ending in `// @<marker>` repeated n times (n >= 1), copy i with each token of tokens(i) replaced by its
- * value; tokens are replaced longest first, so `$rq` and `$r` may both be used. Other lines pass unchanged.
+ * value; tokens are replaced longest first, so `$rq` and `$r` may both be used. Other lines pass unchanged. A line
+ * ending in `// @<marker> @<other> ...` is repeated too and its copies keep `// @<other> ...` for a later pass (a
+ * line repeated over two dimensions; expand the first marker first).
  */
 export function expandRepeated(source: string, marker: string, n: number, tokens: (i: number) => Record<string, string>): string {
   checkCount('expandRepeated', n);
@@ -65,7 +67,7 @@ export function expandRepeated(source: string, marker: string, n: number, tokens
     Object.entries(tokens(i))
       .sort(([a], [b]) => b.length - a.length)
       .reduce((t, [token, value]) => t.replaceAll(token, value), text);
-  const out = repeatMarked(source, new RegExp(`\\s*\\/\\/ @${marker}\\s*$`), n, at, (line) => line);
+  const out = repeatMarked(source, new RegExp(`\\s*\\/\\/ @${marker}((?: @[a-z][a-z0-9-]*)*)\\s*$`), n, at, (line) => line);
   if (new RegExp(`@${marker}\\b`).test(out.replace(/\/\/.*$/gm, ''))) throw new Error(`expandRepeated: a @${marker} marker was left unexpanded`);
   return out;
 }
@@ -82,7 +84,8 @@ function repeatMarked(source: string, marker: RegExp, n: number, at: (text: stri
       if (line.trimStart().startsWith('//')) return [line]; // comments may name the markers
       const body = prepare(line);
       if (!marker.test(body)) return [body];
-      const bare = body.replace(marker, '');
+      // Markers after this one (`// @rows @unroll`) stay on each copy for their own pass.
+      const bare = body.replace(marker, (_m: string, rest: unknown) => (typeof rest === 'string' && rest ? ` //${rest}` : ''));
       return Array.from({ length: n }, (_, i) => at(bare, i));
     })
     .join('\n');

@@ -1,14 +1,14 @@
 // Typed wrappers of shaders/attention.wgsl: causal grouped-query attention, forward and backward (flash style:
 // the forward saves the logsumexp per query row, the backward recomputes the probabilities). Same names and
 // argument order as src/reference/attention.ts, after the recorder. Not the projections or RoPE. Two kernel
-// paths: shaders/attention-rows.wgsl (a thread per row, head vectors in unrolled vec4 registers) when HD divides
+// paths: shaders/attention-rows.wgsl (a thread per 4 rows, head vectors in unrolled vec4 registers) when HD divides
 // by 4 and either the rows fill the device or the adapter is a CPU one, and shaders/attention.wgsl (rows split
 // over lanes, any HD) for the rest, such as a decode step's few long rows on a GPU (defaultAttentionPath).
 
 import source from '../../shaders/attention.wgsl?raw';
 import rowsTemplate from '../../shaders/attention-rows.wgsl?raw';
 import { Params, grid, type DType, type Dispatch, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
-import { expandUnrolled } from '../gpu/template';
+import { expandRepeated, expandUnrolled } from '../gpu/template';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {
@@ -43,14 +43,24 @@ export function rowsPathSupports(HD: number): boolean {
   return HD % 4 === 0 && HD <= ROWS_MAX_HD;
 }
 
-const rowsSources = new Map<number, string>();
+const rowsSources = new Map<string, string>();
 
-/** attention-rows.wgsl expanded for HD (one family per head dim, compiled on first use). */
-function rowsFamily(ctx: GpuContext, HD: number): KernelFamily {
+/** Rows per thread of the 'rows' path (RQ in attention-rows.wgsl) for sequences of `perSequence` rows: 4, or 1 for a
+ * decode step's single query, where a thread's other rows would only be computed and discarded. */
+export function rowsPerThread(perSequence: number): number {
+  return perSequence >= 4 ? 4 : 1;
+}
+
+/** attention-rows.wgsl expanded for HD and RQ rows per thread (one family each, compiled on first use). */
+function rowsFamily(ctx: GpuContext, HD: number, RQ: number): KernelFamily {
   const HD4 = HD / 4;
-  let text = rowsSources.get(HD4);
-  if (!text) rowsSources.set(HD4, (text = expandUnrolled(rowsTemplate.replace('__HD4__', String(HD4)), HD4)));
-  return ctx.family(`attention-rows-hd${HD}`, text);
+  const key = `hd${HD}-rq${RQ}`;
+  let text = rowsSources.get(key);
+  if (!text) {
+    const byRow = expandRepeated(rowsTemplate.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)), 'qrows', RQ, (t) => ({ $t: String(t) }));
+    rowsSources.set(key, (text = expandUnrolled(byRow, HD4)));
+  }
+  return ctx.family(`attention-rows-${key}`, text);
 }
 
 /**
@@ -65,20 +75,24 @@ export function defaultAttentionPath(ctx: GpuContext, HD: number, rows: number, 
 
 /**
  * Where one entry point over `rows` rows of `length` items runs: on opts.path (else defaultAttentionPath), its
- * family, override constants and workgroups. Both files name their entry points alike.
+ * family, override constants and workgroups. The rows come as sequences of `perSequence` rows (T query rows, or Tcap
+ * key rows), which the 'rows' path gives rowsPerThread(perSequence) to a thread. Both files name their entry points
+ * alike.
  */
-function launch(kernel: string, rec: Recorder, HD: number, rows: number, length: number, opts: AttentionOptions): Pick<Dispatch, 'family' | 'constants' | 'workgroups'> {
+function launch(kernel: string, rec: Recorder, HD: number, rows: number, perSequence: number, length: number, opts: AttentionOptions): Pick<Dispatch, 'family' | 'constants' | 'workgroups'> {
   if (opts.path === 'rows' && !rowsPathSupports(HD)) {
     throw new Error(`${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`);
   }
   if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
-    return { family: rowsFamily(rec.ctx, HD), workgroups: workgroups(rec, rows, ROWS_WG) };
+    const RQ = rowsPerThread(perSequence);
+    const threads = (rows / perSequence) * Math.ceil(perSequence / RQ);
+    return { family: rowsFamily(rec.ctx, HD, RQ), workgroups: workgroups(rec, threads, ROWS_WG) };
   }
   const layout = attentionLayout(rows, length);
   return { family: rec.ctx.family('attention', source), constants: layout, workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)) };
 }
 
-/** Threads per workgroup of attention-rows.wgsl (WG in the shader): a thread per row. */
+/** Threads per workgroup of attention-rows.wgsl (WG in the shader). */
 const ROWS_WG = 64;
 
 /** Head dims per workgroup (HB in the shader); larger head dims take ceil(HD / HB) workgroups per row. */
@@ -198,7 +212,7 @@ export function attentionForward(
   const d = dims('attentionForward', q, k, v, lse, opts);
   sameShape('attentionForward', out, 'out', q, 'q');
   rec.dispatch({
-    ...launch('attentionForward', rec, d.HD, d.B * d.NH * d.T, d.Tk, opts),
+    ...launch('attentionForward', rec, d.HD, d.B * d.NH * d.T, d.T, d.Tk, opts),
     entry: 'attention_forward',
     params: params(d, opts),
     bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
@@ -253,13 +267,13 @@ export function attentionBackward(
     workgroups: [...grid(Math.ceil(qRows / STATS_WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension), 1],
   });
   rec.dispatch({
-    ...launch(kernel, rec, d.HD, qRows, d.Tk, opts),
+    ...launch(kernel, rec, d.HD, qRows, d.T, d.Tk, opts),
     entry: 'attention_backward_dq',
     params: p,
     bindings: [dq, dOut, q, k, v, stats, kvStart],
   });
   rec.dispatch({
-    ...launch(kernel, rec, d.HD, d.B * d.NKV * d.Tcap, d.T * (d.NH / d.NKV), opts),
+    ...launch(kernel, rec, d.HD, d.B * d.NKV * d.Tcap, d.Tcap, d.T * (d.NH / d.NKV), opts),
     entry: 'attention_backward_dkdv',
     params: p,
     bindings: [dk, dv, dOut, q, k, v, stats, kvStart],
