@@ -2,7 +2,7 @@
 // op(A) is (M,K), stored (M,K) or, with TRANS_A, (K,M); op(B) is (K,N), stored (K,N) or, with TRANS_B, (N,K).
 // Entry points: matmul_naive (one thread per element: the oracle), matmul_blocked (each thread a 4x4 tile held in
 // registers, no workgroup barriers: fast on SwiftShader and decent everywhere), matmul_vec4 (the same tile with
-// vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with an 8x8 or 16x8 tile) and
+// vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with 8x8 to 16x16 tiles) and
 // matmul_tiled (64x64 workgroup tiles staged in workgroup memory: the usual choice on GPUs). src/kernels/matmul-tune.ts picks one per device and layout.
 // CPU twin: src/reference/matmul.ts (matmul).
 
@@ -199,29 +199,30 @@ fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
   store_tile(z * p.strideC, i0, j0, 1u, 1u, array<vec4<f32>, 4>(acc0, acc1, acc2, acc3));
 }
 
-// ---- matmul_wide: matmul_vec4 with a ROWS x 8 register tile per invocation (rows i0..i0+ROWS-1, columns
-// j0..j0+7 held as two vec4 per row): ROWS = 8 is variant 'wide', ROWS = 16 variant 'tall'. Larger tiles do more
-// multiply-adds per operand load, which is what pays on CPU drivers: on SwiftShader a storage load costs about
-// as much as ten vec4 multiply-adds (BENCHMARKS.md). Same layouts and divisibility as matmul_vec4. The file is a
-// template (src/gpu/template.ts; matmul.ts expands it once per ROWS): `__ROWS__` is the row count; a line ending
-// in `// @rows` is repeated for $r = 0..ROWS-1 ($rq = $r / 4, $rl = $r % 4), one ending in `// @quads` for
-// $q = 0..ROWS/4-1, one ending in `// @unroll` for $c = 0..7 (columns). Rows and columns past C are clamped on
-// load and skipped on store.
+// ---- matmul_wide: matmul_vec4 with a ROWS x COLS register tile per invocation (rows i0..i0+ROWS-1, columns
+// j0..j0+COLS-1 held as COLS/4 vec4 per row): 8x8 is variant 'wide', 16x8 'tall', 16x16 'square'. Larger tiles do
+// more multiply-adds per operand load (ROWS * COLS per ROWS + COLS floats), which is what pays on CPU drivers: on
+// SwiftShader a storage load costs about as much as ten vec4 multiply-adds (BENCHMARKS.md). Same layouts and
+// divisibility as matmul_vec4. The file is a template (src/gpu/template.ts; matmul.ts expands it once per tile):
+// `__ROWS__` and `__COLS__` are the tile; a line ending in `// @rows` is repeated for $r = 0..ROWS-1 ($rq = $r / 4,
+// $rl = $r % 4), one in `// @quads` for $q = 0..ROWS/4-1, one in `// @cols` for column quads $v = 0..COLS/4-1 ($v0
+// .. $v3 = its columns 4$v .. 4$v+3), one in `// @unroll` for columns $c = 0..COLS-1, one in `// @rows @cols` for
+// every pair. Rows and columns past C are clamped on load and skipped on store.
 
 const WIDE_ROWS: u32 = __ROWS__u;
+const WIDE_COLS: u32 = __COLS__u;
 
-// Stores row i of the tile (columns j0..j0+7: lo then hi), skipping what lies outside C.
-fn store_row8(baseC: u32, i: u32, j0: u32, lo: vec4<f32>, hi: vec4<f32>) {
+// Stores 4 columns j..j+3 of row i of the tile, skipping what lies outside C.
+fn store_quad(baseC: u32, i: u32, j: u32, v: vec4<f32>) {
   if (i >= p.M) { return; }
   for (var c = 0u; c < 4u; c++) {
-    if (j0 + c < p.N) { store(baseC, i, j0 + c, lo[c]); }
-    if (j0 + 4u + c < p.N) { store(baseC, i, j0 + 4u + c, hi[c]); }
+    if (j + c < p.N) { store(baseC, i, j + c, v[c]); }
   }
 }
 
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let j0 = gid.x * 8u;
+  let j0 = gid.x * WIDE_COLS;
   let i0 = gid.y * WIDE_ROWS;
   let z = gid.z;
   if (i0 >= p.M || j0 >= p.N || z >= p.batch) { return; }
@@ -229,8 +230,7 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
   let baseB = z * p.strideB;
   let iLast = p.M - 1u;
   let jLast = p.N - 1u;
-  var lo$r = vec4<f32>(0.0); // @rows
-  var hi$r = vec4<f32>(0.0); // @rows
+  var acc$r_$v = vec4<f32>(0.0); // @rows @cols
   if (!TRANS_A && TRANS_B) {
     // A (M,K) and B (N,K): dot products along k, 4 k at a time. K % 4 == 0.
     let K4 = p.K / 4u;
@@ -239,80 +239,61 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var k = 0u; k < K4; k++) {
       let y$c = B4[b$c + k]; // @unroll
       let x$r = A4[a$r + k]; // @rows
-      lo$r += vec4<f32>(dot(x$r, y0), dot(x$r, y1), dot(x$r, y2), dot(x$r, y3)); // @rows
-      hi$r += vec4<f32>(dot(x$r, y4), dot(x$r, y5), dot(x$r, y6), dot(x$r, y7)); // @rows
+      acc$r_$v += vec4<f32>(dot(x$r, y$v0), dot(x$r, y$v1), dot(x$r, y$v2), dot(x$r, y$v3)); // @rows @cols
     }
   } else if (!TRANS_A) {
-    // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j. K % 4 == 0 and N % 4 == 0.
+    // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j: 4 rows of B per column quad. K % 4 == 0 and
+    // N % 4 == 0.
     let K4 = p.K / 4u;
     let N4 = p.N / 4u;
     let a$r = (baseA + min(i0 + $r, iLast) * p.K) / 4u; // @rows
-    var bLo = baseB / 4u + j0 / 4u;
-    var bHi = baseB / 4u + min(j0 / 4u + 1u, N4 - 1u);
+    var b$v = baseB / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
     for (var k = 0u; k < K4; k++) {
-      let y0 = B4[bLo];
-      let y1 = B4[bLo + N4];
-      let y2 = B4[bLo + 2u * N4];
-      let y3 = B4[bLo + 3u * N4];
-      let w0 = B4[bHi];
-      let w1 = B4[bHi + N4];
-      let w2 = B4[bHi + 2u * N4];
-      let w3 = B4[bHi + 3u * N4];
-      bLo += 4u * N4;
-      bHi += 4u * N4;
+      let y$v = array<vec4<f32>, 4>(B4[b$v], B4[b$v + N4], B4[b$v + 2u * N4], B4[b$v + 3u * N4]); // @cols
+      b$v += 4u * N4; // @cols
       let x$r = A4[a$r + k]; // @rows
-      lo$r += x$r.x * y0 + x$r.y * y1 + x$r.z * y2 + x$r.w * y3; // @rows
-      hi$r += x$r.x * w0 + x$r.y * w1 + x$r.z * w2 + x$r.w * w3; // @rows
+      acc$r_$v += x$r.x * y$v[0] + x$r.y * y$v[1] + x$r.z * y$v[2] + x$r.w * y$v[3]; // @rows @cols
     }
   } else {
-    // A stored (K,M) and B (K,N): at each k, rows i0..i0+ROWS-1 of op(A) are ROWS/4 vec4 and columns j0..j0+7 of
-    // B two vec4. M % 4 == 0 and N % 4 == 0.
+    // A stored (K,M) and B (K,N): at each k, rows i0..i0+ROWS-1 of op(A) are ROWS/4 vec4 and the tile's columns of
+    // B COLS/4 vec4. M % 4 == 0 and N % 4 == 0.
     let M4 = p.M / 4u;
     let N4 = p.N / 4u;
     var a$q = baseA / 4u + min(i0 / 4u + $q, M4 - 1u); // @quads
-    var bLo = baseB / 4u + j0 / 4u;
-    var bHi = baseB / 4u + min(j0 / 4u + 1u, N4 - 1u);
+    var b$v = baseB / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
     for (var k = 0u; k < p.K; k++) {
       let x$q = A4[a$q]; // @quads
-      let y = B4[bLo];
-      let w = B4[bHi];
+      let y$v = B4[b$v]; // @cols
       a$q += M4; // @quads
-      bLo += N4;
-      bHi += N4;
-      lo$r += x$rq[$rl] * y; // @rows
-      hi$r += x$rq[$rl] * w; // @rows
+      b$v += N4; // @cols
+      acc$r_$v += x$rq[$rl] * y$v; // @rows @cols
     }
   }
-  store_row8(z * p.strideC, i0 + $r, j0, lo$r, hi$r); // @rows
+  store_quad(z * p.strideC, i0 + $r, j0 + $v0, acc$r_$v); // @rows @cols
 }
 
 // matmul_wide_scalar_a: the same tile for the shapes whose op(A) cannot be read 4 floats at a time (A*B with K, or
 // A^T*B with M, not divisible by 4, as at a vocabulary of 99) while B (K,N) can (N % 4 == 0): A one float at a time
-// through the f32 view, B as two vec4 per k. Its own entry point, since one entry may not bind A and A4 both.
+// through the f32 view, B as COLS/4 vec4 per k. Its own entry point, since one entry may not bind A and A4 both.
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn matmul_wide_scalar_a(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let j0 = gid.x * 8u;
+  let j0 = gid.x * WIDE_COLS;
   let i0 = gid.y * WIDE_ROWS;
   let z = gid.z;
   if (i0 >= p.M || j0 >= p.N || z >= p.batch) { return; }
   let baseA = z * p.strideA;
   let iLast = p.M - 1u;
   let N4 = p.N / 4u;
-  var lo$r = vec4<f32>(0.0); // @rows
-  var hi$r = vec4<f32>(0.0); // @rows
+  var acc$r_$v = vec4<f32>(0.0); // @rows @cols
   let row$r = min(i0 + $r, iLast); // @rows
-  var bLo = (z * p.strideB) / 4u + j0 / 4u;
-  var bHi = (z * p.strideB) / 4u + min(j0 / 4u + 1u, N4 - 1u);
+  var b$v = (z * p.strideB) / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
   for (var k = 0u; k < p.K; k++) {
-    let y = B4[bLo];
-    let w = B4[bHi];
-    bLo += N4;
-    bHi += N4;
+    let y$v = B4[b$v]; // @cols
+    b$v += N4; // @cols
     let x$r = a_at(baseA, row$r, k); // @rows
-    lo$r += x$r * y; // @rows
-    hi$r += x$r * w; // @rows
+    acc$r_$v += x$r * y$v; // @rows @cols
   }
-  store_row8(z * p.strideC, i0 + $r, j0, lo$r, hi$r); // @rows
+  store_quad(z * p.strideC, i0 + $r, j0 + $v0, acc$r_$v); // @rows @cols
 }
 
 // ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4

@@ -5,7 +5,7 @@
 
 import type { GpuContext, Tensor } from '../gpu';
 import { attentionBackward, attentionForward, defaultAttentionPath, rowsPathSupports, type AttentionPath } from '../kernels/attention';
-import { layoutOf, matmulTuning, matmulVariantSupports } from '../kernels/matmul';
+import { layoutOf, matmulTuning, matmulVariantSupports, variantFor } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
 import type { ModelConfig } from '../model/config';
 import { Rng, randomArray } from '../reference/random';
@@ -33,7 +33,7 @@ export async function benchMatmulVariants(ctx: GpuContext, config: ModelConfig, 
     const flop = 2 * s.M * s.N * s.K;
     const label = `${s.M}x${s.N}x${s.K} ${s.transA ? 'A^T' : 'A'}*${s.transB ? 'B^T' : 'B'}`;
     const variants = TUNE_CANDIDATES.filter((v) => matmulVariantSupports(v, s));
-    const chosen = tuned[layout] && matmulVariantSupports(tuned[layout], s) ? tuned[layout] : 'blocked';
+    const chosen = variantFor(tuned[layout] ?? 'blocked', s);
     for (const m of await measureLayout(ctx, layout, [s], variants, reps)) {
       rows.push({
         section: 'autotune',

@@ -6,7 +6,7 @@
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
-import { layoutOf, matmul, matmulTuning, matmulVariantSupports, setMatmulTuning } from '../kernels/matmul';
+import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../model/config';
 import { generate } from '../model/generate';
@@ -320,7 +320,7 @@ async function benchMatmulVsJax(
     const out = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
     const peer = new jax.JaxMatmul(s, aData, bData);
     const tuned = tuning[layoutOf(s)];
-    const variant = tuned && matmulVariantSupports(tuned, s) ? tuned : 'blocked';
+    const variant = variantFor(tuned ?? 'blocked', s);
     try {
       const samples = await interleavedSamples(
         [

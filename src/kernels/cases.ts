@@ -36,10 +36,17 @@ const MATMUL_SHAPES: { M: number; N: number; K: number; batch: number; shareB?: 
   { M: 4, N: 4, K: 4, batch: 1 },
   { M: 17, N: 68, K: 36, batch: 2, shareB: true },
   { M: 20, N: 12, K: 65, batch: 3 },
-  // More than one 64x64 block of C per workgroup of 'wide' (8x8 per invocation) and 'tiled', ragged in both.
+  // More than one 64x64 block of C per workgroup of 'wide' (8x8 per invocation) and 'tiled', and more than one
+  // 128-column block of 'square' (16x16), ragged in both.
   { M: 76, N: 136, K: 20, batch: 1 },
   // More than one 128-row block of C per workgroup of 'tall' (16x8 per invocation), ragged rows, batched.
   { M: 140, N: 20, K: 12, batch: 2 },
+  // Columns that divide by 16 ('square' takes only those): over one 128-column block, ragged rows; and batched.
+  { M: 140, N: 144, K: 20, batch: 1 },
+  { M: 36, N: 32, K: 40, batch: 2 },
+  // A small output over a long K (the weight gradients' shape), A ragged (scalar A loads on A^T*B) or not.
+  { M: 20, N: 12, K: 600, batch: 1 },
+  { M: 18, N: 12, K: 601, batch: 1 },
 ];
 
 const LAYOUTS = [
@@ -71,6 +78,22 @@ function matmulCases(): KernelCase[] {
           }),
         );
       }
+    }
+    const accTN = { transA: true, accumulate: true, alpha: -0.75 };
+    if (matmulVariantSupports(variant, { M: 18, N: 12, K: 601, ...accTN })) {
+      // The weight gradients' form: dW += alpha dY^T X over a long K, A ragged.
+      cases.push(
+        simpleCase({
+          name: `matmul ${variant} accumulate alpha=-0.75 A^T*B 18x12x601`,
+          family: 'matmul',
+          out: [18, 12],
+          inputs: [{ shape: [601, 18] }, { shape: [601, 12] }],
+          randomOutput: true,
+          gpu: (rec, out, a, b) => matmul(rec, out, a, b, { ...accTN, variant }),
+          twin: (out, a, b) => matmulTwin(out, a, b, accTN),
+          tol: { atol: 1e-5 * Math.sqrt(601), rtol: 1e-5 },
+        }),
+      );
     }
     const acc = { transB: true, accumulate: true, alpha: -0.75 };
     cases.push(

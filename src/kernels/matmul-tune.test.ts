@@ -10,7 +10,7 @@ import { initParams, modelBackward, modelForward } from '../reference/model';
 import { Rng } from '../reference/random';
 import { host } from '../reference/types';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
-import { matmul, matmulTuning, setMatmulTuning, type MatmulVariant } from './matmul';
+import { matmul, matmulTuning, setMatmulTuning, variantFor, type MatmulVariant } from './matmul';
 import { TUNE_CANDIDATES, autotuneMatmul, clearMatmulTuneCache, tuneCandidates, type TuneStore } from './matmul-tune';
 import { useNodeDevice } from './test-device';
 
@@ -39,18 +39,18 @@ describe('matmul autotune', () => {
       expect(m.relError).toBeLessThan(1e-4);
     }
     expect(matmulTuning(gpu.ctx.device)).toEqual(r.tuning);
-    // matmul() now records the tuned entry point for an A*B^T product.
+    // matmul() now records the tuned variant (or the one it falls back to at this shape) for an A*B^T product.
     const rec = gpu.ctx.recorder('tuned default');
-    const entries: string[] = [];
+    const labels: (string | undefined)[] = [];
     const dispatch = rec.dispatch.bind(rec);
-    rec.dispatch = (d) => (entries.push(d.entry), dispatch(d));
+    rec.dispatch = (d) => (labels.push(d.label), dispatch(d));
     const a = gpu.ctx.tensor([8, 16]);
     const b = gpu.ctx.tensor([12, 16]);
     const out = gpu.ctx.tensor([8, 12]);
     matmul(rec, out, a, b, { transB: true });
     rec.submit();
     await gpu.ctx.flush();
-    expect(entries).toEqual([`matmul_${r.tuning.NT}`]);
+    expect(labels).toEqual([`matmul.matmul_${variantFor(r.tuning.NT!, { M: 8, N: 12, K: 16, transB: true })}`]);
     for (const t of [a, b, out]) t.destroy();
   });
 

@@ -15,14 +15,17 @@ import {
 } from './matmul';
 
 /** Variants the autotune chooses between ('naive' is the oracle, never a candidate). */
-export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'wide', 'tall', 'tiled'];
+export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'wide', 'tall', 'square', 'tiled'];
 
 /**
- * The candidates worth timing on an adapter: on software (CPU) adapters 'tiled' is left out, because workgroup
- * barriers are very slow there (BENCHMARKS.md's SwiftShader sections) and compiling it costs about a second of startup on SwiftShader.
+ * The candidates worth timing on an adapter. On software (CPU) adapters 'tiled' is left out, because workgroup
+ * barriers are very slow there and compiling it costs about a second of startup on SwiftShader, and so are
+ * 'strided' and 'vec4', which the larger register tiles beat at every shape there (BENCHMARKS.md's SwiftShader
+ * sections): each candidate left out saves three pipeline compiles and their timings on a first visit.
  */
 export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
-  return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && v === 'tiled'));
+  const slowOnCpu: readonly MatmulVariant[] = ['tiled', 'strided', 'vec4'];
+  return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && slowOnCpu.includes(v)));
 }
 
 /** The layouts the model uses: x W^T (forward), dY W (backward data), dY^T X (weight gradients). */

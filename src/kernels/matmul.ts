@@ -1,7 +1,7 @@
 // Typed wrapper of shaders/matmul.wgsl: checks shapes, picks a variant, records the dispatch.
 // Same name and argument order as the CPU twin src/reference/matmul.ts (after the recorder).
 // The variant is the caller's, else the one the autotune chose for this device and layout (matmul-tune.ts), else
-// 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back to 'blocked'.
+// 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back (variantFor).
 
 import source from '../../shaders/matmul.wgsl?raw';
 import { Params, type Recorder, type Tensor } from '../gpu';
@@ -9,7 +9,7 @@ import { expandRepeated, expandUnrolled } from '../gpu/template';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
-export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tall', 'tiled'] as const;
+export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tall', 'square', 'tiled'] as const;
 export type MatmulVariant = (typeof MATMUL_VARIANTS)[number];
 
 /** Storage layout of the operands: N = as stored, T = transposed (A*B^T is 'NT'). */
@@ -25,15 +25,32 @@ export type MatmulTuning = Partial<Record<MatmulLayout, MatmulVariant>>;
 
 const WG = 8;
 
-/** matmul.wgsl with matmul_wide's tile of `rows` x 8 expanded (src/gpu/template.ts): 8 rows for 'wide', 16 for 'tall'. */
-function expandTile(rows: number): string {
-  const byRow = expandRepeated(source.replaceAll('__ROWS__', String(rows)), 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
-  return expandUnrolled(expandRepeated(byRow, 'quads', rows / 4, (q) => ({ $q: String(q) })), 8);
+/** The register tiles of matmul_wide (rows x columns of C per invocation), by variant. */
+const TILES = { wide: [8, 8], tall: [16, 8], square: [16, 16] } as const;
+type TileVariant = keyof typeof TILES;
+
+function isTile(v: MatmulVariant): v is TileVariant {
+  return Object.hasOwn(TILES, v);
 }
-/** Rows of C per invocation of matmul_wide, by variant. */
-const TILE_ROWS = { wide: 8, tall: 16 } as const;
-const sources = { wide: expandTile(TILE_ROWS.wide), tall: expandTile(TILE_ROWS.tall) };
+
+/** matmul.wgsl with matmul_wide's tile of `rows` x `cols` expanded (src/gpu/template.ts). */
+function expandTile(rows: number, cols: number): string {
+  let text = source.replaceAll('__ROWS__', String(rows)).replaceAll('__COLS__', String(cols));
+  text = expandRepeated(text, 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
+  text = expandRepeated(text, 'quads', rows / 4, (q) => ({ $q: String(q) }));
+  text = expandRepeated(text, 'cols', cols / 4, (v) => ({ $v0: String(4 * v), $v1: String(4 * v + 1), $v2: String(4 * v + 2), $v3: String(4 * v + 3), $v: String(v) }));
+  return expandUnrolled(text, cols);
+}
+const sources = new Map<TileVariant, string>();
 const tunings = new WeakMap<GPUDevice, MatmulTuning>();
+
+/** The kernel family of a variant: 'matmul' (every entry, matmul_wide at 8x8), or matmul_wide's other tiles each in its own module. */
+function familyOf(rec: Recorder, variant: MatmulVariant) {
+  const tile: TileVariant = isTile(variant) ? variant : 'wide';
+  let text = sources.get(tile);
+  if (!text) sources.set(tile, (text = expandTile(TILES[tile][0], TILES[tile][1])));
+  return rec.ctx.family(tile === 'wide' ? 'matmul' : `matmul-${tile}`, text);
+}
 
 /** Makes `tuning` the default variants of matmul() on this device (matmul-tune.ts calls it). */
 export function setMatmulTuning(device: GPUDevice, tuning: MatmulTuning | null): void {
@@ -51,13 +68,22 @@ export function layoutOf(opts: { transA?: boolean; transB?: boolean }): MatmulLa
 }
 
 /**
- * Whether a variant can run a shape: 'vec4', 'wide' and 'tall' read 4 floats at a time along each operand's
- * contiguous dimension, so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M and N), and have no A^T*B^T
- * loop. 'wide' and 'tall' also take A*B and A^T*B with only N divisible by 4 (scalarA: A read a float at a time).
+ * Whether a variant can run a shape: 'vec4' and the tiles of matmul_wide ('wide', 'tall', 'square') read 4 floats
+ * at a time along each operand's contiguous dimension, so those must divide by 4 (A*B^T: K; A*B: K and N; A^T*B: M
+ * and N), and have no A^T*B^T loop. 'wide' and 'tall' also take A*B and A^T*B with only N divisible by 4 (scalarA:
+ * A read a float at a time). 'square' takes only N divisible by 16 with vec4 operands: its 16 columns would
+ * otherwise waste up to 3/4 of a tile (N = 24 wastes a third), and scalar A loads cost more than its wider tile saves.
  */
 export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
-  if (variant !== 'vec4' && variant !== 'wide' && variant !== 'tall') return true;
+  if (variant === 'square') return vec4Operands(s) && s.N % 16 === 0;
+  if (variant !== 'vec4' && !isTile(variant)) return true;
   return vec4Operands(s) || (variant !== 'vec4' && scalarA(s));
+}
+
+/** The variant that runs a shape for `wanted`: itself where it can, 'square' falls back to 'tall', the rest to 'blocked'. */
+export function variantFor(wanted: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): MatmulVariant {
+  if (matmulVariantSupports(wanted, s)) return wanted;
+  return wanted === 'square' ? variantFor('tall', s) : 'blocked';
 }
 
 function vec4Operands(s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
@@ -82,7 +108,7 @@ function scalarA(s: { N: number; transB?: boolean }): boolean {
 export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: GpuMatmulOptions = {}): void {
   const d = matmulDims(out.shape, a.shape, b.shape, opts);
   const wanted = opts.variant ?? tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked';
-  const variant = matmulVariantSupports(wanted, { ...d, transA: opts.transA, transB: opts.transB }) ? wanted : 'blocked';
+  const variant = variantFor(wanted, { ...d, transA: opts.transA, transB: opts.transB });
   const params = new Params()
     .u32(d.M)
     .u32(d.N)
@@ -92,19 +118,13 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     .u32(d.strideB)
     .u32(d.strideC)
     .f32(opts.alpha ?? 1);
-  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup; the others 8x8 invocations of 1 (naive), 8x8 (wide),
-  // 16x8 (tall: rows x columns) or 4x4 elements.
-  const tile = variant === 'wide' || variant === 'tall';
-  const cols = variant === 'tiled' ? 64 : variant === 'naive' ? WG : tile ? 8 * WG : 4 * WG;
-  const rows = variant === 'tiled' ? 64 : variant === 'naive' ? WG : tile ? TILE_ROWS[variant] * WG : 4 * WG;
-  rec.dispatch({
-    // 'tall' is matmul_wide expanded for 16 rows: its own module.
-    family: variant === 'tall' ? rec.ctx.family('matmul-tall', sources.tall) : rec.ctx.family('matmul', sources.wide),
-    entry: tile ? (vec4Operands({ ...d, ...opts }) ? 'matmul_wide' : 'matmul_wide_scalar_a') : `matmul_${variant}`,
-    label: `matmul.matmul_${variant}`,
-    constants: { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) },
-    params,
-    bindings: [out, a, b],
-    workgroups: [Math.ceil(d.N / cols), Math.ceil(d.M / rows), d.batch],
-  });
+  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4); the others 8x8
+  // invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
+  const [tileRows, tileCols] = variant === 'tiled' ? [8, 8] : variant === 'naive' ? [1, 1] : isTile(variant) ? TILES[variant] : [4, 4];
+  const grid: [number, number] = [Math.ceil(d.N / (tileCols * WG)), Math.ceil(d.M / (tileRows * WG))];
+  const family = familyOf(rec, variant);
+  const entry = isTile(variant) ? (vec4Operands({ ...d, ...opts }) ? 'matmul_wide' : 'matmul_wide_scalar_a') : `matmul_${variant}`;
+  const label = `matmul.matmul_${variant}`;
+  const constants = { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) };
+  rec.dispatch({ family, entry, label, constants, params, bindings: [out, a, b], workgroups: [...grid, d.batch] });
 }
