@@ -206,8 +206,9 @@ fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
 // divisibility as matmul_vec4. The file is a template (src/gpu/template.ts; matmul.ts expands it once per tile):
 // `__ROWS__` and `__COLS__` are the tile; a line ending in `// @rows` is repeated for $r = 0..ROWS-1 ($rq = $r / 4,
 // $rl = $r % 4), one in `// @quads` for $q = 0..ROWS/4-1, one in `// @cols` for column quads $v = 0..COLS/4-1 ($v0
-// .. $v3 = its columns 4$v .. 4$v+3), one in `// @unroll` for columns $c = 0..COLS-1, one in `// @rows @cols` for
-// every pair. Rows and columns past C are clamped on load and skipped on store.
+// .. $v3 = its columns 4$v .. 4$v+3), one in `// @ku` for $u = 0..3 (k within a step of 4), one in `// @unroll`
+// for columns $c = 0..COLS-1; a line with several markers for every combination, the first marker outermost
+// (matmul.ts expands @ku, then @rows, @quads, @cols and @unroll). Rows and columns past C are clamped on load and skipped on store.
 
 const WIDE_ROWS: u32 = __ROWS__u;
 const WIDE_COLS: u32 = __COLS__u;
@@ -259,9 +260,20 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
     // B COLS/4 vec4. M % 4 == 0 and N % 4 == 0.
     let M4 = p.M / 4u;
     let N4 = p.N / 4u;
+    // Four k per iteration, the updates ordered k-outermost so that consecutive multiply-adds hit different
+    // accumulators: SwiftShader runs this loop up to twice as fast as one k per iteration; the last K % 4 k one
+    // at a time.
     var a$q = baseA / 4u + min(i0 / 4u + $q, M4 - 1u); // @quads
     var b$v = baseB / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
-    for (var k = 0u; k < p.K; k++) {
+    let K4 = p.K / 4u;
+    for (var k4 = 0u; k4 < K4; k4++) {
+      let x$q_$u = A4[a$q + $u * M4]; // @ku @quads
+      let y$v_$u = B4[b$v + $u * N4]; // @ku @cols
+      a$q += 4u * M4; // @quads
+      b$v += 4u * N4; // @cols
+      acc$r_$v += x$rq_$u[$rl] * y$v_$u; // @ku @rows @cols
+    }
+    for (var k = 4u * K4; k < p.K; k++) {
       let x$q = A4[a$q]; // @quads
       let y$v = B4[b$v]; // @cols
       a$q += M4; // @quads

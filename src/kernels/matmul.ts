@@ -36,6 +36,7 @@ function isTile(v: MatmulVariant): v is TileVariant {
 /** matmul.wgsl with matmul_wide's tile of `rows` x `cols` expanded (src/gpu/template.ts). */
 function expandTile(rows: number, cols: number): string {
   let text = source.replaceAll('__ROWS__', String(rows)).replaceAll('__COLS__', String(cols));
+  text = expandRepeated(text, 'ku', 4, (u) => ({ $u: String(u) }));
   text = expandRepeated(text, 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
   text = expandRepeated(text, 'quads', rows / 4, (q) => ({ $q: String(q) }));
   text = expandRepeated(text, 'cols', cols / 4, (v) => ({ $v0: String(4 * v), $v1: String(4 * v + 1), $v2: String(4 * v + 2), $v3: String(4 * v + 3), $v: String(v) }));
