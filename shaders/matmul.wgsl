@@ -243,8 +243,8 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
       acc$r_$v += vec4<f32>(dot(x$r, y$v0), dot(x$r, y$v1), dot(x$r, y$v2), dot(x$r, y$v3)); // @rows @cols
     }
   } else if (!TRANS_A) {
-    // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j: 4 rows of B per column quad. K % 4 == 0 and
-    // N % 4 == 0.
+    // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j: 4 rows of B per column quad, the updates
+    // ordered k-outermost as in A^T*B below. K % 4 == 0 and N % 4 == 0.
     let K4 = p.K / 4u;
     let N4 = p.N / 4u;
     let a$r = (baseA + min(i0 + $r, iLast) * p.K) / 4u; // @rows
@@ -253,7 +253,7 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
       let y$v = array<vec4<f32>, 4>(B4[b$v], B4[b$v + N4], B4[b$v + 2u * N4], B4[b$v + 3u * N4]); // @cols
       b$v += 4u * N4; // @cols
       let x$r = A4[a$r + k]; // @rows
-      acc$r_$v += x$r.x * y$v[0] + x$r.y * y$v[1] + x$r.z * y$v[2] + x$r.w * y$v[3]; // @rows @cols
+      acc$r_$v += x$r[$u] * y$v[$u]; // @ku @rows @cols
     }
   } else {
     // A stored (K,M) and B (K,N): at each k, rows i0..i0+ROWS-1 of op(A) are ROWS/4 vec4 and the tile's columns of
