@@ -1,5 +1,7 @@
 // swiglu: the Llama MLP gate, out = silu(gate) * up with silu(g) = g * sigmoid(g), elementwise over n values,
-// one element per invocation. Not the gate/up/down projections (matmuls).
+// one element per invocation: an f32, or where n divides by 4 a vec4 (the file is a template: src/kernels/swiglu.ts
+// sets the alias V to f32 or vec4<f32>; on SwiftShader a vec4 load costs about twice an f32 one, for four values).
+// Not the gate/up/down projections (matmuls).
 // Entry points: swiglu_forward (out, gate, up); swiglu_backward (dGate, dUp, dOut, gate, up).
 // CPU twins: src/reference/swiglu.ts (swigluForward, swigluBackward).
 //
@@ -8,23 +10,25 @@
 
 override WG: u32 = 256u;
 
+alias V = __V__;
+
 struct Params {
-  n: u32,
+  n: u32, // elements of type V
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 
 // swiglu_forward
-@group(0) @binding(1) var<storage, read_write> out: array<f32>; // (n)
-@group(0) @binding(2) var<storage, read> gate: array<f32>;      // (n)
-@group(0) @binding(3) var<storage, read> up: array<f32>;        // (n)
+@group(0) @binding(1) var<storage, read_write> out: array<V>; // (n)
+@group(0) @binding(2) var<storage, read> gate: array<V>;      // (n)
+@group(0) @binding(3) var<storage, read> up: array<V>;        // (n)
 
 // swiglu_backward
-@group(0) @binding(1) var<storage, read_write> d_gate: array<f32>; // (n)
-@group(0) @binding(2) var<storage, read_write> d_up: array<f32>;   // (n)
-@group(0) @binding(3) var<storage, read> d_out: array<f32>;        // (n)
-@group(0) @binding(4) var<storage, read> gate_b: array<f32>;       // (n)
-@group(0) @binding(5) var<storage, read> up_b: array<f32>;         // (n)
+@group(0) @binding(1) var<storage, read_write> d_gate: array<V>; // (n)
+@group(0) @binding(2) var<storage, read_write> d_up: array<V>;   // (n)
+@group(0) @binding(3) var<storage, read> d_out: array<V>;        // (n)
+@group(0) @binding(4) var<storage, read> gate_b: array<V>;       // (n)
+@group(0) @binding(5) var<storage, read> up_b: array<V>;         // (n)
 
 // Workgroups may be spread over x and y (see src/gpu/recorder.ts grid()).
 fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
@@ -32,7 +36,7 @@ fn index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
 }
 
 // 1 / (1 + exp(-g)): exp overflows to +inf for g < -88 and the quotient is then 0, the right limit.
-fn sigmoid(g: f32) -> f32 {
+fn sigmoid(g: V) -> V {
   return 1.0 / (1.0 + exp(-g));
 }
 

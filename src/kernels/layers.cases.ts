@@ -214,6 +214,7 @@ function swigluCases(): KernelCase[] {
     { shape: [1, 7, 17], gateScale: 3 },
     { shape: [5, 13, 64], gateScale: 3 },
     { shape: [7, 65], gateScale: 120 }, // sigmoid tails: exp(-g) overflows to inf for g < -88
+    { shape: [4, 65], gateScale: 120 }, // the same, four values per invocation (n divides by 4, as 5x13x64)
   ];
   for (const { shape, gateScale } of shapes) {
     const tag = `${shape.join('x')} gate scale ${gateScale}`;

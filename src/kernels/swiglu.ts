@@ -16,14 +16,19 @@ function checkSameShape(kernel: string, tensors: [Tensor, string][]): void {
   }
 }
 
+const sources = { f32: source.replace('__V__', 'f32'), vec4: source.replace('__V__', 'vec4<f32>') };
+
+/** One dispatch over n values: four per invocation (vec4) where n divides by 4, else one. */
 function launch(rec: Recorder, entry: string, n: number, bindings: Tensor[]): void {
+  const vec4 = n % 4 === 0;
+  const items = vec4 ? n / 4 : n;
   rec.dispatch({
-    family: rec.ctx.family('swiglu', source),
+    family: vec4 ? rec.ctx.family('swiglu-vec4', sources.vec4) : rec.ctx.family('swiglu', sources.f32),
     entry,
     constants: { WG },
-    params: new Params().u32(n),
+    params: new Params().u32(items),
     bindings,
-    workgroups: grid(Math.ceil(n / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: grid(Math.ceil(items / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });
 }
 
