@@ -5,6 +5,10 @@
 //               the two dispatches of the backward.
 // CPU twins: src/reference/rmsnorm.ts (rmsnormForward, rmsnormBackward).
 //
+// A template (src/kernels/rmsnorm.ts): the alias V is f32, or vec4<f32> where C divides by 4, and every loop over
+// channels and every channel index below counts values of type V (W floats each): on SwiftShader a vec4 load
+// costs about twice an f32 one, for four values. total() sums the components of a V.
+//
 // Rows (forward, backward dx): a workgroup takes ROWS rows and gives each LANES threads (src/kernels/rows.ts,
 // rowLayout, picked from C only); lane i takes channels i, i + LANES, ...; the row's lanes are summed in lane
 // order through a small workgroup buffer (one barrier). LANES = 1 (C below 1024: a thread per row) has no
@@ -21,29 +25,37 @@ override WG: u32 = LANES * ROWS;    // derived: do not pass
 override COLS: u32 = 4u;            // backward: channels per dWeight workgroup, a power of two dividing WG
 override ACCUMULATE: bool = false;  // backward: dx += instead of dx =
 
+alias V = __V__;
+const W: u32 = __W__u; // floats per V
+
 struct Params {
   rows: u32, // N = B*T
-  C: u32,
+  C: u32,    // channels (floats)
   eps: f32,
+}
+
+fn total(v: V) -> f32 {
+  return __TOTAL__;
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
 
 // rmsnorm_forward
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;  // (N, C)
+@group(0) @binding(1) var<storage, read_write> out: array<V>;    // (N, C)
 @group(0) @binding(2) var<storage, read_write> rstd: array<f32>; // (N)
-@group(0) @binding(3) var<storage, read> x: array<f32>;          // (N, C)
-@group(0) @binding(4) var<storage, read> weight: array<f32>;     // (C)
+@group(0) @binding(3) var<storage, read> x: array<V>;            // (N, C)
+@group(0) @binding(4) var<storage, read> weight: array<V>;       // (C)
 
 // rmsnorm_backward_weight and rmsnorm_backward (same binding numbers, other variables: WGSL allows that across
 // entry points, and x is the forward's)
-@group(0) @binding(1) var<storage, read_write> d_weight: array<f32>; // weight entry: (C), accumulated into
-@group(0) @binding(1) var<storage, read_write> dx: array<f32>;       // dx entry: (N, C)
-@group(0) @binding(2) var<storage, read> d_out: array<f32>;          // (N, C)
-@group(0) @binding(4) var<storage, read> rstd_b: array<f32>;         // (N)
-@group(0) @binding(5) var<storage, read> weight_b: array<f32>;       // dx entry: (C)
+@group(0) @binding(1) var<storage, read_write> d_weight: array<V>; // weight entry: (C), accumulated into
+@group(0) @binding(1) var<storage, read_write> dx: array<V>;       // dx entry: (N, C)
+@group(0) @binding(2) var<storage, read> d_out: array<V>;          // (N, C)
+@group(0) @binding(4) var<storage, read> rstd_b: array<f32>;       // (N)
+@group(0) @binding(5) var<storage, read> weight_b: array<V>;       // dx entry: (C)
 
 var<workgroup> scratch: array<f32, WG>;
+var<workgroup> scratch_v: array<V, WG>;
 
 // The sum of the row's LANES values of v, in lane order. Call in uniform control flow (once per entry: the
 // buffer is not reused).
@@ -68,41 +80,42 @@ fn rmsnorm_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
   let row = row_of(wid.x + wid.y * nwg.x, lid);
   let lane = lid % LANES;
   let live = row < p.rows;
-  let n = select(0u, p.C, live);
-  let base = row * p.C;
+  let n = select(0u, p.C / W, live);
+  let base = row * (p.C / W);
   var ss = 0.0;
   for (var c = lane; c < n; c += LANES) {
     let v = x[base + c];
-    ss += v * v;
+    ss += total(v * v);
   }
   let r = 1.0 / sqrt(lanes_sum(ss, lid) / f32(p.C) + p.eps);
   if (live && lane == 0u) { rstd[row] = r; }
   for (var c = lane; c < n; c += LANES) { out[base + c] = weight[c] * (x[base + c] * r); }
 }
 
-// dWeight[c] += sum over rows n of dOut[n, c] * x[n, c] * rstd[n], for the COLS channels of `chunk`.
+// dWeight[c] += sum over rows n of dOut[n, c] * x[n, c] * rstd[n], for the COLS channels (of type V) of `chunk`.
 fn weight_columns(chunk: u32, lid: u32) {
   let lanes = WG / COLS;
   let cc = lid % COLS;
   let lane = lid / COLS;
   let c = chunk * COLS + cc;
+  let CV = p.C / W;
   // Compensated (Kahan) sum per lane: a lane adds N/lanes terms of both signs, and the twin sums in f64.
-  var s = 0.0;
-  var comp = 0.0;
-  if (c < p.C) {
+  var s = V(0.0);
+  var comp = V(0.0);
+  if (c < CV) {
     for (var n = lane; n < p.rows; n += lanes) {
-      let y = d_out[n * p.C + c] * x[n * p.C + c] * rstd_b[n] - comp;
+      let y = d_out[n * CV + c] * x[n * CV + c] * rstd_b[n] - comp;
       let t = s + y;
       comp = (t - s) - y;
       s = t;
     }
   }
-  scratch[lid] = s;
+  scratch_v[lid] = s;
   workgroupBarrier();
-  if (lane == 0u && c < p.C) { // the lanes of channel c sit at cc, cc + COLS, ...: summed in lane order
-    var total = scratch[cc];
-    for (var i = 1u; i < lanes; i++) { total += scratch[cc + i * COLS]; }
-    d_weight[c] += total;
+  if (lane == 0u && c < CV) { // the lanes of channel c sit at cc, cc + COLS, ...: summed in lane order
+    var sum = scratch_v[cc];
+    for (var i = 1u; i < lanes; i++) { sum += scratch_v[cc + i * COLS]; }
+    d_weight[c] += sum;
   }
 }
 
@@ -119,12 +132,12 @@ fn rmsnorm_backward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
   let row = row_of(wid.x + wid.y * nwg.x, lid);
   let lane = lid % LANES;
   let live = row < p.rows;
-  let n = select(0u, p.C, live);
-  let base = row * p.C;
+  let n = select(0u, p.C / W, live);
+  let base = row * (p.C / W);
   var r = 0.0;
   if (live) { r = rstd_b[row]; }
   var s = 0.0;
-  for (var c = lane; c < n; c += LANES) { s += d_out[base + c] * weight_b[c] * x[base + c]; }
+  for (var c = lane; c < n; c += LANES) { s += total(d_out[base + c] * weight_b[c] * x[base + c]); }
   let k = r * r * r * lanes_sum(s, lid) / f32(p.C);
   for (var c = lane; c < n; c += LANES) {
     let gx = r * weight_b[c] * d_out[base + c] - k * x[base + c];

@@ -150,7 +150,7 @@ function lmHeadCases(): KernelCase[] {
 function elementwiseCases(): KernelCase[] {
   const cases: KernelCase[] = [];
   const exact = { atol: 0, rtol: 0 };
-  for (const n of [1, 1031]) {
+  for (const n of [1, 1031, 1032]) { // 1032: four values per invocation
     cases.push(
       simpleCase({
         name: `add n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }, { shape: [n] }],

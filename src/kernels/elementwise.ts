@@ -5,17 +5,23 @@ import { Params, grid, type Recorder, type Tensor } from '../gpu';
 
 const WG = 256;
 
+const sources = { f32: source.replaceAll('__V__', 'f32'), vec4: source.replaceAll('__V__', 'vec4<f32>') };
+
+/** One dispatch over out's values: four per invocation (vec4) where the size divides by 4, else one. */
 function launch(rec: Recorder, entry: string, out: Tensor, inputs: Tensor[], alpha = 0): void {
   for (const t of inputs) {
     if (t.size !== out.size) throw new Error(`${entry}: ${t.describe()} and ${out.describe()} differ in size`);
   }
+  const vec4 = out.size % 4 === 0;
+  const items = vec4 ? out.size / 4 : out.size;
   rec.dispatch({
-    family: rec.ctx.family('elementwise', source),
+    family: vec4 ? rec.ctx.family('elementwise-vec4', sources.vec4) : rec.ctx.family('elementwise', sources.f32),
     entry,
+    label: `elementwise.${entry}`,
     constants: { WG },
-    params: new Params().u32(out.size).f32(alpha),
+    params: new Params().u32(items).f32(alpha),
     bindings: [out, ...inputs],
-    workgroups: grid(Math.ceil(out.size / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    workgroups: grid(Math.ceil(items / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });
 }
 

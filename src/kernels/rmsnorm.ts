@@ -8,8 +8,18 @@ import { rowLayout, rowWorkgroups } from './rows';
 
 export type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
 
-/** Channels per dWeight workgroup of the backward (its 64 threads: 64 / COLS = 16 row lanes per channel). */
+/** Channels (values of the shader's V) per dWeight workgroup of the backward (its 64 threads: 64 / COLS = 16 row lanes per channel). */
 const COLS = 4;
+
+const sources = {
+  f32: source.replaceAll('__V__', 'f32').replaceAll('__W__', '1').replaceAll('__TOTAL__', 'v'),
+  vec4: source.replaceAll('__V__', 'vec4<f32>').replaceAll('__W__', '4').replaceAll('__TOTAL__', 'v.x + v.y + v.z + v.w'),
+};
+
+/** The shader for C channels: four per value (vec4) where C divides by 4, else one; and the values per row. */
+function familyFor(rec: Recorder, C: number) {
+  return C % 4 === 0 ? { family: rec.ctx.family('rmsnorm-vec4', sources.vec4), values: C / 4 } : { family: rec.ctx.family('rmsnorm', sources.f32), values: C };
+}
 
 /** Checks the rmsnorm shapes and returns (N rows, C channels). */
 function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, others: [Tensor, string][]): { N: number; C: number } {
@@ -39,8 +49,9 @@ export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tens
   const { N, C } = rmsnormDims('rmsnormForward', x, weight, rstd, [[out, 'out']]);
   const layout = rowLayout(C);
   rec.dispatch({
-    family: rec.ctx.family('rmsnorm', source),
+    family: familyFor(rec, C).family,
     entry: 'rmsnorm_forward',
+    label: 'rmsnorm.rmsnorm_forward',
     constants: { ...layout },
     params: new Params().u32(N).u32(C).f32(opts.eps),
     bindings: [out, rstd, x, weight],
@@ -49,7 +60,7 @@ export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tens
 }
 
 /**
- * Backward of rmsnormForward, two dispatches: ceil(C / 4) dWeight column workgroups (deterministic compensated
+ * Backward of rmsnormForward, two dispatches: ceil(C / 4) (C / 16 with vec4) dWeight column workgroups (deterministic compensated
  * sums, no atomics), then dx in the forward's row layout (the column reduction's barriers would slow every row
  * workgroup down on SwiftShader if they shared an entry point).
  * dx_j = r * w_j * dy_j - r^3 * x_j / C * sum_i(dy_i * w_i * x_i);  dWeight_i += sum over rows of dy_i * x_i * r.
@@ -72,21 +83,23 @@ export function rmsnormBackward(
 ): void {
   const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [[dx, 'dx'], [dOut, 'dOut']]);
   if (dWeight.size !== C || dWeight.dtype !== 'f32') throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
-  const family = rec.ctx.family('rmsnorm', source);
+  const { family, values } = familyFor(rec, C);
   const params = new Params().u32(N).u32(C).f32(0);
   const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   rec.dispatch({
     family,
     entry: 'rmsnorm_backward_weight',
+    label: 'rmsnorm.rmsnorm_backward_weight',
     constants: { COLS },
     params,
     bindings: [dWeight, dOut, x, rstd],
-    workgroups: grid(Math.ceil(C / COLS), maxDim),
+    workgroups: grid(Math.ceil(values / COLS), maxDim),
   });
   const layout = rowLayout(C);
   rec.dispatch({
     family,
     entry: 'rmsnorm_backward',
+    label: 'rmsnorm.rmsnorm_backward',
     constants: { ...layout, ACCUMULATE: !!opts.accumulate },
     params,
     bindings: [dx, dOut, x, rstd, weight],

@@ -16,7 +16,7 @@ function checkSameShape(kernel: string, tensors: [Tensor, string][]): void {
   }
 }
 
-const sources = { f32: source.replace('__V__', 'f32'), vec4: source.replace('__V__', 'vec4<f32>') };
+const sources = { f32: source.replaceAll('__V__', 'f32'), vec4: source.replaceAll('__V__', 'vec4<f32>') };
 
 /** One dispatch over n values: four per invocation (vec4) where n divides by 4, else one. */
 function launch(rec: Recorder, entry: string, n: number, bindings: Tensor[]): void {
@@ -25,6 +25,7 @@ function launch(rec: Recorder, entry: string, n: number, bindings: Tensor[]): vo
   rec.dispatch({
     family: vec4 ? rec.ctx.family('swiglu-vec4', sources.vec4) : rec.ctx.family('swiglu', sources.f32),
     entry,
+    label: `swiglu.${entry}`,
     constants: { WG },
     params: new Params().u32(items),
     bindings,
