@@ -67,9 +67,13 @@ export interface TuneStore {
 }
 
 export interface TuneOptions {
-  /** Shapes to time; default: small shapes of a mid-size model (tuneShapes(128, 352, 256)). */
+  /**
+   * Shapes to time; default tuneShapes(64, 176, 1024): the micro preset's layers over a training batch of 16 x 64
+   * tokens, as many multiply-adds as a mid-size model's layers over 256 tokens but with the row counts training
+   * has (a batch of 256 rows left the 16-row tiles 2 workgroups on some products, and chose them wrongly).
+   */
   shapes?: MatmulShape[];
-  /** Timed repetitions per shape (default 5: the register tiles differ by 10-25% on SwiftShader, about what 3 reps on a loaded 2-core machine cannot resolve). */
+  /** Timed repetitions per shape (default 5: the register tiles differ by 10-25% on SwiftShader, about what a median of 3 reps on a loaded 2-core machine could not resolve). */
   reps?: number;
   store?: TuneStore;
   /** Measure even when a cached result exists. */
@@ -121,7 +125,7 @@ export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {})
       return { adapterKey: key, tuning: cached, measurements: [], fromCache: true, ms: performance.now() - t0 };
     }
   }
-  const shapes = options.shapes ?? tuneShapes(128, 352, 256);
+  const shapes = options.shapes ?? tuneShapes(64, 176, 1024);
   const reps = options.reps ?? 5;
   const measurements: TuneMeasurement[] = [];
   const tuning: MatmulTuning = {};
@@ -168,7 +172,8 @@ function parseTuning(text: string): MatmulTuning | null {
 /**
  * The candidates on one layout's shapes: each checked once against the naive oracle, then timed round-robin
  * (every rep times every variant on every shape) so that a machine whose load drifts biases no candidate.
- * ms is the median over reps of the summed time of the shapes (GPU timestamps when present, else wall per submit).
+ * ms is the sum over the shapes of each shape's least time over the reps (GPU timestamps when present, else wall
+ * per submit): other work on the machine only ever adds time, so the least is the most repeatable figure.
  */
 export async function measureLayout(
   ctx: GpuContext,
@@ -211,26 +216,25 @@ export async function measureLayout(
       relError.set(v, worst);
     }
     const profile = ctx.device.features.has('timestamp-query');
-    const sums = new Map<MatmulVariant, number[]>(variants.map((v) => [v, []]));
+    const least = new Map<MatmulVariant, number[]>(variants.map((v) => [v, ops.map(() => Infinity)]));
     for (let r = 0; r < reps; r++) {
       for (const v of variants) {
-        let sum = 0;
-        for (const o of ops) {
+        const mins = least.get(v)!;
+        for (const [i, o] of ops.entries()) {
           const rec = ctx.recorder('tune.time', { profile });
           const t1 = performance.now();
           matmul(rec, o.out, o.a, o.b, { transA: o.s.transA, transB: o.s.transB, variant: v });
           rec.submit();
           await ctx.flush();
           const wall = performance.now() - t1;
-          sum += profile ? (await rec.timings())[0].ms : wall;
+          mins[i] = Math.min(mins[i], profile ? (await rec.timings())[0].ms : wall);
         }
-        sums.get(v)!.push(sum);
       }
     }
     return variants.map((variant) => {
-      const xs = [...sums.get(variant)!].sort((a, b) => a - b);
       const err = relError.get(variant)!;
-      return { layout, variant, ms: xs[xs.length >> 1], relError: err, rejected: err > 1e-4 ? `differs from the naive oracle (${err.toExponential(1)})` : undefined };
+      const ms = least.get(variant)!.reduce((a, b) => a + b, 0);
+      return { layout, variant, ms, relError: err, rejected: err > 1e-4 ? `differs from the naive oracle (${err.toExponential(1)})` : undefined };
     });
   } finally {
     for (const x of owned) x.destroy();
