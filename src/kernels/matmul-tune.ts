@@ -81,8 +81,11 @@ export interface TuneOptions {
 }
 
 const memoryCache = new Map<string, MatmulTuning>();
-/** Cached results are keyed by the candidate list too, so adding a variant re-measures. */
-const STORE_PREFIX = `rl-lab.matmul-tune.v1[${TUNE_CANDIDATES.join(',')}]:`;
+/**
+ * Cached results are keyed by the candidate list too, so adding a variant re-measures; and by a version, raised
+ * when the measurement changes (v2: least time per shape at 1024 rows), so a choice measured the old way is not kept.
+ */
+const STORE_PREFIX = `rl-lab.matmul-tune.v2[${TUNE_CANDIDATES.join(',')}]:`;
 
 /** The adapter a tuning belongs to (vendor, architecture, description, runtime). */
 export function adapterKey(ctx: GpuContext): string {
