@@ -9,6 +9,11 @@ import type { TimingMethod } from './measure';
 
 export const REPORT_SCHEMA = 'rl-lab-bench/1';
 
+/** The phase row of a preset's first step, which includes compiling the pipelines nothing before it compiled. */
+export const FIRST_STEP = 'first step (compiles pipelines)';
+/** Phase rows that are not a part of the step (no share of it). */
+const NOT_A_PART = ['step', 'kernel sum', FIRST_STEP];
+
 /** What a row measures. */
 export type BenchSection = 'phase' | 'compare' | 'matmul-peer' | 'rollout' | 'kernel' | 'autotune' | 'grpo';
 
@@ -105,7 +110,7 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
       '',
       table(
         ['training step phase', 'ms (median)', 'share of step', 'tokens/s'],
-        phases.map((r) => [r.name, fmt(r.ms), step && r.name !== 'step' && r.name !== 'kernel sum' ? `${((100 * r.ms) / step).toFixed(0)}%` : '', fmt(r.tokensPerS, 0)]),
+        phases.map((r) => [r.name, fmt(r.ms), step && !NOT_A_PART.includes(r.name) ? `${((100 * r.ms) / step).toFixed(0)}%` : '', fmt(r.tokensPerS, 0)]),
         [false, true, true, true],
       ),
     );
