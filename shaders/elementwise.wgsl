@@ -1,5 +1,5 @@
 // elementwise: flat f32 operations over n elements, one element per invocation: an f32, or where n divides by 4 a
-// vec4 (the file is a template: src/kernels/elementwise.ts sets the alias V to f32 or vec4<f32>; on SwiftShader a
+// vec4 (the file is a template: src/kernels/value-type.ts sets the alias V to f32 or vec4<f32>; on SwiftShader a
 // vec4 load costs about twice an f32 one, for four values).
 // Entry points: elementwise_add (out = a + b), elementwise_scale (out = alpha * a), elementwise_fill (out = value),
 // elementwise_copy (out = a). CPU twins: src/reference/elementwise.ts (add, scale, fill, copy).

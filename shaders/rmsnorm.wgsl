@@ -5,7 +5,7 @@
 //               the two dispatches of the backward.
 // CPU twins: src/reference/rmsnorm.ts (rmsnormForward, rmsnormBackward).
 //
-// A template (src/kernels/rmsnorm.ts): the alias V is f32, or vec4<f32> where C divides by 4, and every loop over
+// A template (src/kernels/value-type.ts): the alias V is f32, or vec4<f32> where C divides by 4, and every loop over
 // channels and every channel index below counts values of type V (W floats each): on SwiftShader a vec4 load
 // costs about twice an f32 one, for four values. total() sums the components of a V.
 //

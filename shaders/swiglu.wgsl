@@ -1,5 +1,5 @@
 // swiglu: the Llama MLP gate, out = silu(gate) * up with silu(g) = g * sigmoid(g), elementwise over n values,
-// one element per invocation: an f32, or where n divides by 4 a vec4 (the file is a template: src/kernels/swiglu.ts
+// one element per invocation: an f32, or where n divides by 4 a vec4 (the file is a template: src/kernels/value-type.ts
 // sets the alias V to f32 or vec4<f32>; on SwiftShader a vec4 load costs about twice an f32 one, for four values).
 // Not the gate/up/down projections (matmuls).
 // Entry points: swiglu_forward (out, gate, up); swiglu_backward (dGate, dUp, dOut, gate, up).

@@ -2,20 +2,18 @@
 
 import source from '../../shaders/elementwise.wgsl?raw';
 import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import { valueTypeFamily } from './value-type';
 
 const WG = 256;
 
-const sources = { f32: source.replaceAll('__V__', 'f32'), vec4: source.replaceAll('__V__', 'vec4<f32>') };
-
-/** One dispatch over out's values: four per invocation (vec4) where the size divides by 4, else one. */
+/** One dispatch over out's values: four per invocation (vec4) where the size divides by 4, else one (value-type.ts). */
 function launch(rec: Recorder, entry: string, out: Tensor, inputs: Tensor[], alpha = 0): void {
   for (const t of inputs) {
     if (t.size !== out.size) throw new Error(`${entry}: ${t.describe()} and ${out.describe()} differ in size`);
   }
-  const vec4 = out.size % 4 === 0;
-  const items = vec4 ? out.size / 4 : out.size;
+  const { family, values: items } = valueTypeFamily(rec.ctx, 'elementwise', source, out.size);
   rec.dispatch({
-    family: vec4 ? rec.ctx.family('elementwise-vec4', sources.vec4) : rec.ctx.family('elementwise', sources.f32),
+    family,
     entry,
     label: `elementwise.${entry}`,
     constants: { WG },

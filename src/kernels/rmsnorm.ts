@@ -5,20 +5,16 @@ import source from '../../shaders/rmsnorm.wgsl?raw';
 import { Params, grid, type Recorder, type Tensor } from '../gpu';
 import type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
 import { rowLayout, rowWorkgroups } from './rows';
+import { valueTypeFamily } from './value-type';
 
 export type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
 
 /** Channels (values of the shader's V) per dWeight workgroup of the backward (its 64 threads: 64 / COLS = 16 row lanes per channel). */
 const COLS = 4;
 
-const sources = {
-  f32: source.replaceAll('__V__', 'f32').replaceAll('__W__', '1').replaceAll('__TOTAL__', 'v'),
-  vec4: source.replaceAll('__V__', 'vec4<f32>').replaceAll('__W__', '4').replaceAll('__TOTAL__', 'v.x + v.y + v.z + v.w'),
-};
-
-/** The shader for C channels: four per value (vec4) where C divides by 4, else one; and the values per row. */
+/** The shader for C channels: four per value (vec4) where C divides by 4, else one (value-type.ts); and the values per row. */
 function familyFor(rec: Recorder, C: number) {
-  return C % 4 === 0 ? { family: rec.ctx.family('rmsnorm-vec4', sources.vec4), values: C / 4 } : { family: rec.ctx.family('rmsnorm', sources.f32), values: C };
+  return valueTypeFamily(rec.ctx, 'rmsnorm', source, C);
 }
 
 /** Checks the rmsnorm shapes and returns (N rows, C channels). */

@@ -3,6 +3,7 @@
 
 import source from '../../shaders/swiglu.wgsl?raw';
 import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import { valueTypeFamily } from './value-type';
 
 const WG = 256;
 
@@ -16,14 +17,11 @@ function checkSameShape(kernel: string, tensors: [Tensor, string][]): void {
   }
 }
 
-const sources = { f32: source.replaceAll('__V__', 'f32'), vec4: source.replaceAll('__V__', 'vec4<f32>') };
-
-/** One dispatch over n values: four per invocation (vec4) where n divides by 4, else one. */
+/** One dispatch over n values: four per invocation (vec4) where n divides by 4, else one (value-type.ts). */
 function launch(rec: Recorder, entry: string, n: number, bindings: Tensor[]): void {
-  const vec4 = n % 4 === 0;
-  const items = vec4 ? n / 4 : n;
+  const { family, values: items } = valueTypeFamily(rec.ctx, 'swiglu', source, n);
   rec.dispatch({
-    family: vec4 ? rec.ctx.family('swiglu-vec4', sources.vec4) : rec.ctx.family('swiglu', sources.f32),
+    family,
     entry,
     label: `swiglu.${entry}`,
     constants: { WG },
