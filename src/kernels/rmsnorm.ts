@@ -12,10 +12,6 @@ export type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnor
 /** Channels (values of the shader's V) per dWeight workgroup of the backward (its 64 threads: 64 / COLS = 16 row lanes per channel). */
 const COLS = 4;
 
-/** The shader for C channels: four per value (vec4) where C divides by 4, else one (value-type.ts); and the values per row. */
-function familyFor(rec: Recorder, C: number) {
-  return valueTypeFamily(rec.ctx, 'rmsnorm', source, C);
-}
 
 /** Checks the rmsnorm shapes and returns (N rows, C channels). */
 function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, others: [Tensor, string][]): { N: number; C: number } {
@@ -45,7 +41,7 @@ export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tens
   const { N, C } = rmsnormDims('rmsnormForward', x, weight, rstd, [[out, 'out']]);
   const layout = rowLayout(C);
   rec.dispatch({
-    family: familyFor(rec, C).family,
+    family: valueTypeFamily(rec.ctx, 'rmsnorm', source, C).family,
     entry: 'rmsnorm_forward',
     label: 'rmsnorm.rmsnorm_forward',
     constants: { ...layout },
@@ -79,7 +75,7 @@ export function rmsnormBackward(
 ): void {
   const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [[dx, 'dx'], [dOut, 'dOut']]);
   if (dWeight.size !== C || dWeight.dtype !== 'f32') throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
-  const { family, values } = familyFor(rec, C);
+  const { family, values } = valueTypeFamily(rec.ctx, 'rmsnorm', source, C); // values: C, or C / 4 with vec4
   const params = new Params().u32(N).u32(C).f32(0);
   const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   rec.dispatch({
