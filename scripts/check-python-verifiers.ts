@@ -6,7 +6,7 @@
 // exits 1 on any disagreement of a reward part. Not part of the test suite, which needs no Python.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Rng } from '../src/reference/random';
+import { Rng } from '../src/core/random';
 import { getTask, taskFactories, taskNames, type TaskItem } from '../src/tasks';
 
 const ITEMS_PER_SPLIT = 8;

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = dirname(fileURLToPath(import.meta.url));
 
 /** Layers from the top; a layer may import from itself and the layers after it. */
-const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'export', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'schema'] as const;
+const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'export', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'core', 'schema'] as const;
 type Layer = (typeof ORDER)[number];
 
 /** Packages only some layers may import. */

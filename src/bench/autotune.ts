@@ -8,7 +8,7 @@ import { attentionBackward, attentionForward, defaultAttentionPath, rowsPathSupp
 import { layoutOf, matmulTuning, matmulVariantSupports, variantFor } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
 import type { ModelConfig } from '../model/config';
-import { Rng, randomArray } from '../reference/random';
+import { Rng, randomArray } from '../core/random';
 import { hasTimestamps, median } from './measure';
 import type { BenchRow, BenchShape } from './report';
 

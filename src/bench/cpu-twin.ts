@@ -6,9 +6,10 @@ import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { StepOptions } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../reference/cross-entropy';
-import { modelBackward, modelForward, paramShapes, type ModelParams } from '../reference/model';
+import { modelBackward, modelForward } from '../reference/model';
+import { paramShapes, type ModelParams } from '../core/model-shapes';
 import { clippedAdamwStep } from '../reference/optimizer';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import type { Batch } from './step';
 
 /** Reference weights, AdamW moments and the batch; step() runs one whole training step. */

@@ -7,7 +7,7 @@ import type { GpuContext } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { matmul } from '../kernels/matmul';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
-import { Rng, randomArray } from '../reference/random';
+import { Rng, randomArray } from '../core/random';
 import { modelMatmulShapes } from './autotune';
 import { JaxLlama, JaxMatmul, jaxBatch, jaxSync, useJaxOnDevice } from './peer-jaxjs';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';

@@ -9,7 +9,7 @@ import type { GpuContext } from '../gpu';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { StepOptions } from '../model/gpu-model';
-import { paramShapes } from '../reference/model';
+import { paramShapes } from '../core/model-shapes';
 import { causalBias, ropeTables } from './peer-tables';
 
 type Params = Record<string, np.Array>;

@@ -8,8 +8,8 @@ import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entr
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { GpuModel, type ForwardInputs, type StepOptions, type TrainingWorkspace } from '../model/gpu-model';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 
 /** The optimizer settings every side of the comparison uses. */
 export const BENCH_STEP: StepOptions = { lr: 1e-3, weightDecay: 0.01, maxGradNorm: 1.0 };

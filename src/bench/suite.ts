@@ -10,7 +10,7 @@ import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../model/config';
 import { generate } from '../model/generate';
-import { Rng, randomArray } from '../reference/random';
+import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';

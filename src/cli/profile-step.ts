@@ -3,8 +3,8 @@
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
 import { GpuModel } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { UsageError, runCli } from './args';
 import { acquireTunedDevice } from './tuned-device';
 

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import type { GpuContext } from '../gpu';
 import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { describePlan } from '../model/memory-plan';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import {
   FIELD_SECTIONS,
   FIELD_SPECS,
@@ -61,7 +61,7 @@ import {
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
-import { loraShapes } from '../reference/lora';
+import { loraShapes } from '../core/lora-layout';
 import { loadLearnedReward } from '../engine/learned-reward';
 
 /** Flags of the RL command that are not config fields. */

@@ -3,7 +3,7 @@
 // wrong (never a TypeError or RangeError), or, for edits that leave a valid export, imported as a run.
 import { describe, expect, it } from 'vitest';
 import { badJsonValues, INHERITED_NAMES, pick } from '../reference/fuzz-inputs';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { FIELD_NAMES, FIELD_SPECS, resolveConfig } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
 import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError } from './formats';

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { MODEL_PRESETS } from '../model/config';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { resolveConfig, type RLConfig } from '../rl/config';
 import { decodeTrainerState } from '../rl/trainer-state';
 import { chartOf } from '../schema/metrics';

@@ -11,7 +11,7 @@ import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { tokenizerFromFiles } from '../model/hf-folder';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
 import { decodeTrainerState } from '../rl/trainer-state';
-import { parseLoraTargets } from '../reference/lora';
+import { parseLoraTargets } from '../core/lora-layout';
 import type { Tokenizer } from '../model/tokenizer';
 import { watchStep, type StepExtremes } from '../rl/alerts';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';

@@ -6,8 +6,8 @@ import type { ParamArrays } from '../model/checkpoint';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
 import { loadHfFolder } from '../model/hf-folder';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import type { RLConfig } from '../rl/config';
 
 export { CPU_MAX_PARAMETERS, cpuRefusal } from './cpu-limit';

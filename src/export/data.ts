@@ -3,7 +3,7 @@
 // messages, reward_model.ground_truth) read. Plain text out; not the verifiers (the reward modules are in render.ts).
 
 import { derive, taskOf, type RLConfig } from '../rl/config';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import type { Split, TaskItem } from '../tasks';
 
 /** Training prompts written at most: the run's steps * train_batch_size, capped so a long run's export stays small. */

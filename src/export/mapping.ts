@@ -5,7 +5,7 @@
 // Not the rendering of scripts (render.ts) and not the trainers' field lists (fixtures/, read by the tests).
 
 import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, type RLField } from '../rl/config';
-import { parseLoraTargets } from '../reference/lora';
+import { parseLoraTargets } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 
 /** The trainers an experiment exports to. */

@@ -9,7 +9,7 @@ import VERIFIERS_PY from './verifiers.py?raw';
 import { TARGET_LABELS, mappingRows, trlClassOf, type ExportTarget, type MappingRow, type Setting, type SettingValue } from './mapping';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
-import { parseLoraTargets } from '../reference/lora';
+import { parseLoraTargets } from '../core/lora-layout';
 import verlFields from './fixtures/verl.json';
 
 /** One file of an export: its path inside the export folder and its text. */

@@ -6,7 +6,7 @@
 import type { Tensor } from '../gpu';
 import type { Tolerance } from '../reference/compare';
 import * as ref from '../reference/attention';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import * as gpu from './attention';
 import { gpuTwinCase, randomHost, type HostInput, type KernelCase } from './verify';
 

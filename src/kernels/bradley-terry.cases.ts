@@ -4,8 +4,8 @@
 // to 500 pairs over 1000 scores. Every output is compared: loss, dScores (overwritten from random contents), metrics.
 
 import * as ref from '../reference/bradley-terry';
-import type { Rng } from '../reference/random';
-import { host, type HostTensor } from '../reference/types';
+import type { Rng } from '../core/random';
+import { host, type HostTensor } from '../core/host-tensor';
 import { BT_METRICS, bradleyTerryForwardBackward, type BradleyTerryOptions } from './bradley-terry';
 import { gpuTwinCase, type KernelCase } from './verify';
 

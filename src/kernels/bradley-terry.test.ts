@@ -5,8 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import * as ref from '../reference/bradley-terry';
-import { Rng } from '../reference/random';
-import { host } from '../reference/types';
+import { Rng } from '../core/random';
+import { host } from '../core/host-tensor';
 import { bradleyTerryCases, randomPairInputs } from './bradley-terry.cases';
 import { BT_METRICS, bradleyTerryForwardBackward } from './bradley-terry';
 import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';

@@ -7,7 +7,7 @@ import * as refElementwise from '../reference/elementwise';
 import { matmul as matmulTwin } from '../reference/matmul';
 import * as refReduce from '../reference/reduce';
 import * as refSoftmax from '../reference/softmax';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import * as elementwise from './elementwise';
 import { MATMUL_VARIANTS, matmul, matmulVariantSupports } from './matmul';
 import * as reduce from './reduce';

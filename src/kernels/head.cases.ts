@@ -14,9 +14,9 @@ import { adamwStep as adamwStepTwin, type AdamwOptions } from '../reference/adam
 import { gradClip as gradClipTwin, gradNorm as gradNormTwin } from '../reference/grad-norm';
 import * as refLogprob from '../reference/logprob';
 import * as refOpt from '../reference/optimizer';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import * as refSampler from '../reference/sampler';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { logprobBackward, logprobForward } from './logprob';
 import { adamwStep, adamwStepScaled, clippedAdamwStep, gradClip, gradClipScale, gradNorm } from './optimizer';

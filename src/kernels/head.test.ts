@@ -5,9 +5,9 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../gpu';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { samplingDistribution, type SamplerOptions } from '../reference/sampler';
-import { host } from '../reference/types';
+import { host } from '../core/host-tensor';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { headCases, runGpuSampler, runTwinSampler } from './head.cases';
 import { logprobBackward, logprobForward } from './logprob';

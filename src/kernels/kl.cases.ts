@@ -7,9 +7,9 @@
 // moves a KL between two spread-out rows by more than any f32 tolerance against the f64 twin (the math, not the
 // kernel: src/kernels/kl.test.ts checks the twin's stability at 1e4 for other temperatures).
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import * as ref from '../reference/kl';
-import type { HostTensor } from '../reference/types';
+import type { HostTensor } from '../core/host-tensor';
 import { klExactBackward, klExactForward } from './kl';
 import { REAL_VOCABS, rowEdgeShapes, rowLayout } from './rows';
 import { gpuTwinCase, randomHost, type HostInput, type KernelCase } from './verify';

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../gpu';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { embeddingBackward, embeddingForward } from './embedding';
 import { layerCases } from './layers.cases';
 import { rmsnormBackward, rmsnormForward } from './rmsnorm';

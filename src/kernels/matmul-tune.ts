@@ -4,7 +4,7 @@
 // file or IndexedDB wrapper), so a second device on the same adapter skips the measurements. Not the benchmark.
 
 import type { GpuContext, Tensor } from '../gpu';
-import { Rng, randomArray } from '../reference/random';
+import { Rng, randomArray } from '../core/random';
 import {
   matmul,
   matmulVariantSupports,

@@ -5,8 +5,8 @@
 // compared (loss, dLogp, dEntropy, records, metrics); selections must agree exactly or contributions differ.
 
 import * as ref from '../reference/objective';
-import type { Rng } from '../reference/random';
-import { host, type HostTensor } from '../reference/types';
+import type { Rng } from '../core/random';
+import { host, type HostTensor } from '../core/host-tensor';
 import { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from './objective';
 import { gpuTwinCase, type KernelCase } from './verify';

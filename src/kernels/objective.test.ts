@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { OBJECTIVE_METRICS } from '../reference/objective';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { objectiveForwardBackward, objectiveLayout } from './objective';
 import { objectiveCases, pickInputs, randomObjectiveInputs } from './objective.cases';
 import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';

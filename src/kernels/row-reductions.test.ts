@@ -10,7 +10,7 @@ import type { GpuContext, Tensor } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import * as refLogprob from '../reference/logprob';
 import * as refSoftmax from '../reference/softmax';
-import type { HostTensor } from '../reference/types';
+import type { HostTensor } from '../core/host-tensor';
 import { kernelCases } from './cases';
 import { logprobForward } from './logprob';
 import { rowLayout } from './rows';

@@ -4,9 +4,9 @@
 // values == oldValues (the first epoch: nothing clips), cliprange 0 and values of magnitude 50.
 // Every output is compared: loss, dValues (overwritten from random contents) and the four metrics.
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import * as ref from '../reference/value';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import { VALUE_METRICS, valueLossForwardBackward, type ValueLossOptions } from './value';
 import { gpuTwinCase, type KernelCase } from './verify';
 

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareArrays } from '../reference/compare';
 import { numericalGradient } from '../reference/finite-diff';
-import { Rng } from '../reference/random';
-import { host, type HostTensor } from '../reference/types';
+import { Rng } from '../core/random';
+import { host, type HostTensor } from '../core/host-tensor';
 import * as ref from '../reference/value';
 import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { VALUE_METRICS, valueLossForwardBackward, type ValueLossOptions } from './value';

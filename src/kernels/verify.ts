@@ -3,8 +3,8 @@
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { compareArrays, type Tolerance } from '../reference/compare';
-import { Rng } from '../reference/random';
-import { host, numel, type HostTensor } from '../reference/types';
+import { Rng } from '../core/random';
+import { host, numel, type HostTensor } from '../core/host-tensor';
 
 export interface CaseResult {
   name: string;

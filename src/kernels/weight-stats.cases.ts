@@ -3,10 +3,10 @@
 // longer than one workgroup in each direction. Updates are noise plus a rank-1 direction of some strength, as RL
 // updates are; the stats buffer starts random and only the case's slot may change.
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import * as ref from '../reference/weight-stats';
-import type { HostTensor } from '../reference/types';
-import { host, numel } from '../reference/types';
+import type { HostTensor } from '../core/host-tensor';
+import { host, numel } from '../core/host-tensor';
 import { gpuTwinCase, randomHost, type HostInput, type KernelCase } from './verify';
 import { RANK1_ITERATIONS, rank1Apply, weightUpdateStats } from './weight-stats';
 

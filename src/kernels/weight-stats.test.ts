@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../gpu';
 import { squaredSingularValues, symmetricEigenvalues } from '../reference/jacobi';
-import { Rng } from '../reference/random';
-import { host } from '../reference/types';
+import { Rng } from '../core/random';
+import { host } from '../core/host-tensor';
 import * as ref from '../reference/weight-stats';
 import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
 import { RANK1_ITERATIONS, rank1Apply, rank1Share, relativeUpdate, weightUpdateStats } from './weight-stats';

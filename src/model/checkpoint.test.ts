@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_PRESETS } from './config';
 import { decodeCheckpoint, encodeCheckpoint, type ParamArrays } from './checkpoint';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { writeSafetensors } from './safetensors';
 
 const config = { ...MODEL_PRESETS.nano, nLayers: 1 };

@@ -2,7 +2,7 @@
 // shards) plus config.json, so a checkpoint made here loads in LlamaForCausalLM (Qwen2ForCausalLM with q/k/v biases). Pure TypeScript on bytes and strings; the
 // files are read and written by the caller (CLI: fs; browser: IndexedDB or a download). Not trainer state.
 
-import { paramShapes } from '../reference/model';
+import { paramShapes } from '../core/model-shapes';
 import {
   CheckpointError,
   assertValidCheckpoint,

@@ -1,8 +1,8 @@
 // Model config: presets are valid and within the advertised sizes, and bad configs name the field and rule.
 import { describe, expect, it } from 'vitest';
 import { MODEL_PRESETS, ModelConfigError, parameterCount, validateModelConfig } from './config';
-import { initParams, paramShapes } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams, paramShapes } from '../core/model-shapes';
+import { Rng } from '../core/random';
 
 describe('model config', () => {
   it('presets are valid, ordered by size, and span ~50k to ~20M parameters', () => {

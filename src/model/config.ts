@@ -2,7 +2,7 @@
 // and the rule, presets from ~56k to ~17M parameters, parameter counts. Not the memory a run needs on a device
 // (memory-plan.ts), not the training config (src/rl) and not the checkpoint's config.json (checkpoint-format.ts).
 
-import type { ModelDims } from '../reference/model';
+import type { ModelDims } from '../core/model-shapes';
 
 /** The architecture of a Llama-style decoder (RMSNorm, RoPE, SwiGLU, grouped-query attention). */
 export interface ModelConfig extends ModelDims {

@@ -4,8 +4,8 @@
 // RangeError), or, for edits that leave a valid file (bytes of tensor data), read back.
 import { describe, expect, it } from 'vitest';
 import { INHERITED_NAMES, pick } from '../reference/fuzz-inputs';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { CheckpointError } from './checkpoint-format';
 import { decodeCheckpoint, encodeCheckpoint, type ParamArrays } from './checkpoint';
 import { MODEL_PRESETS } from './config';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { encodePrompt, promptTokenBound } from '../rl/sft';
 import { getTask, taskFactories, taskNames } from '../tasks';
 import { loadHfFolder, type HfFolder } from './hf-folder';

@@ -5,8 +5,9 @@
 // Knows the buffers GpuModel, generate() and the GPU learner allocate; not the RL config (src/rl/memory.ts maps
 // its knobs onto this plan and names them in the refusals).
 
-import { loraShapes, type LoraSpec } from '../reference/lora';
-import { headDim, paramShapes } from '../reference/model';
+import { formatBytes } from '../core/format';
+import { loraShapes, type LoraSpec } from '../core/lora-layout';
+import { headDim, paramShapes } from '../core/model-shapes';
 import type { ModelConfig } from './config';
 
 const F32 = 4;
@@ -100,13 +101,6 @@ export class MemoryPlanError extends Error {
   constructor(readonly plan: MemoryPlan) {
     super(`the run does not fit this device's memory:\n  ${plan.problems.join('\n  ')}`);
   }
-}
-
-/** "1.4 GiB", "513.1 MiB", "12.0 KiB". */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 2 ** 30) return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
-  if (bytes >= 2 ** 20) return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-  return `${(bytes / 2 ** 10).toFixed(1)} KiB`;
 }
 
 /** Bytes of a model's parameters (and so of its gradients, and of each AdamW moment), and its largest tensor. */

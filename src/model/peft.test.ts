@@ -3,8 +3,8 @@
 // LoraConfig's, and a folder reads back to the same spec and adapters; configs the lab cannot run are refused.
 
 import { describe, expect, it } from 'vitest';
-import { initLoraAdapters, type LoraSpec } from '../reference/lora';
-import { Rng } from '../reference/random';
+import { initLoraAdapters, type LoraSpec } from '../core/lora-layout';
+import { Rng } from '../core/random';
 import peft from './fixtures/peft.json';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles, readPeftAdapter } from './peft';
 import { readSafetensors } from './safetensors';

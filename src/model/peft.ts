@@ -4,7 +4,7 @@
 // reading such a folder back. The names and fields are PEFT's recorded facts (fixtures/peft.json). Not the merged
 // checkpoint (checkpoint.ts writes that).
 
-import { LORA_TARGETS, loraShapes, type LoraDims, type LoraSpec, type LoraTarget } from '../reference/lora';
+import { LORA_TARGETS, loraShapes, type LoraDims, type LoraSpec, type LoraTarget } from '../core/lora-layout';
 import type { ParamArrays } from './checkpoint';
 import peft from './fixtures/peft.json';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from './safetensors';

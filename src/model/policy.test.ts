@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import type { ModelConfig } from './config';
 import { CpuPolicy, GpuPolicy, type Policy, type SftBatch } from './policy';
 

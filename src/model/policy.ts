@@ -5,11 +5,13 @@
 import type { GpuContext, Tensor } from '../gpu';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import * as ref from '../reference/cross-entropy';
-import { loraShapes, mergeLoraAdapters } from '../reference/lora';
-import { modelBackward, modelForward, paramShapes, type ModelLora, type ModelParams } from '../reference/model';
+import { mergeLoraAdapters } from '../reference/lora';
+import { loraShapes } from '../core/lora-layout';
+import { modelBackward, modelForward, type ModelLora } from '../reference/model';
+import { paramShapes, type ModelParams } from '../core/model-shapes';
 import { clippedAdamwStep } from '../reference/optimizer';
 import { sampleTokens } from '../reference/sampler';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';

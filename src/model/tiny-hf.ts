@@ -4,8 +4,8 @@
 // deterministic: the same corpus and seeds give the same bytes. scripts/make-tiny-hf.ts writes them; a test checks
 // the committed files match. Not a loader (hf-folder.ts) and not a trained model: the weights are random.
 
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { encodeCheckpoint, type ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import type { AddedTokenJson } from './tokenizer';

@@ -2,7 +2,7 @@
 // (decoupled weight decay applied to the parameter before the Adam update, bias-corrected moments).
 // Not the learning-rate schedule (the trainer passes lr per step) and not gradient clipping (grad-norm.ts).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface AdamwOptions {
   /** Learning rate for this step. */

@@ -10,7 +10,7 @@
 // attention_backward_stats (lse and D = rowsum(dOut * out) per query row), attention_backward_dq and
 // attention_backward_dkdv.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface AttentionOptions {
   /** Score scale; default 1/sqrt(HD) as in HF Llama. */

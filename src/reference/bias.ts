@@ -2,7 +2,7 @@
 // projection biases) and its gradient, the column sums of the output gradient. Not the matmul that precedes it.
 
 import { rowsCols } from './rows';
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 function checkBias(what: string, bias: HostTensor, x: HostTensor): { rows: number; cols: number } {
   const rc = rowsCols(x, what);

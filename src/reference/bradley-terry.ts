@@ -12,7 +12,7 @@
 // ... in order, then a tree (s = 32, ..., 1: partial[t] += partial[t + s]); each gradient entry sums its pairs in
 // pair order. This twin follows that order in double precision.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /** Index -> name of the metrics output; means over pairs (0 when P = 0). */
 export const BT_METRICS = [

@@ -1,7 +1,7 @@
 // Compares a computed array with an expected one and explains the difference.
 // Used by every GPU-vs-twin case and finite-difference check; prints the first mismatches.
 
-import type { FloatArray } from './types';
+import type { FloatArray } from '../core/host-tensor';
 
 export interface Tolerance {
   /** Absolute tolerance. */

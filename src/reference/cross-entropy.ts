@@ -1,7 +1,7 @@
 // CPU twin of shaders/cross-entropy.wgsl: the SFT loss, mean over unmasked rows of -log softmax(logits)[target],
 // and its backward to the logits. No temperature (that is logprob.ts, for RL), no label smoothing.
 
-import type { FloatArray, HostTensor } from './types';
+import type { FloatArray, HostTensor } from '../core/host-tensor';
 
 function crossEntropyDims(kernel: string, logits: HostTensor, targets: Uint32Array, mask: FloatArray) {
   if (logits.shape.length < 2) throw new Error(`${kernel}: logits must be (N,V), got [${logits.shape.join(', ')}]`);

@@ -1,6 +1,6 @@
 // CPU twins of shaders/elementwise.wgsl: flat operations over equally sized tensors.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 function sameSize(what: string, out: HostTensor, ...ins: HostTensor[]): void {
   for (const t of ins) {

@@ -3,7 +3,7 @@
 // GPU entry points: embedding_forward; embeddingBackward is embedding_backward_links (chains of positions
 // sharing a token) then embedding_backward (each chain summed in position order, as this twin adds).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /** Checks the embedding shapes and returns (N rows, C channels, V vocabulary). */
 function embeddingDims(

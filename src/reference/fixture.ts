@@ -3,7 +3,7 @@
 // Not a safetensors parser: callers parse the file (src/model/safetensors.ts) and pass the tensor map in,
 // so src/reference stays below src/model in the dependency order.
 
-import type { ModelDims, ModelParams } from './model';
+import type { ModelDims, ModelParams } from '../core/model-shapes';
 
 /** The structural subset of a parsed safetensors tensor that this file reads. */
 export interface FixtureTensor {

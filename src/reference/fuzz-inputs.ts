@@ -4,7 +4,7 @@
 // only; nothing in the product imports it.
 
 import type { FieldSpec } from '../schema/fields';
-import type { Rng } from './random';
+import type { Rng } from '../core/random';
 
 /** One of `xs`, drawn from `rng`. */
 export function pick<T>(rng: Rng, xs: readonly T[]): T {

@@ -2,7 +2,7 @@
 // (PyTorch clip_grad_norm_ semantics: scale = max_norm / (norm + 1e-6), applied only when norm > max_norm).
 // Not the optimizer: adamw.ts can take the scale as `gradScale` instead of a separate pass.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /**
  * norm = sqrt(sum over every tensor and element of g^2), accumulated in JS numbers.

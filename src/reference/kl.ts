@@ -3,7 +3,7 @@
 // `kl_estimator: exact` value of docs/algorithms.md#kl-estimators. Not the per-token estimators k1/k2/k3 (objective.ts) and not the
 // log-prob or entropy (logprob.ts).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface KlOptions {
   /** Sampling temperature tau > 0 (default 1): p = softmax(logits / tau), q = softmax(refLogits / tau). */

@@ -2,7 +2,7 @@
 // softmax(logits / tau), and their backward. This is what every RL loss pushes its gradient through.
 // Not sampling (the sampler kernel) and not the SFT loss (cross-entropy.ts).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface LogprobOptions {
   /** Sampling temperature tau > 0 (default 1): probabilities are softmax(logits / tau), matching the sampler. */

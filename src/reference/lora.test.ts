@@ -5,10 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { compareArrays } from './compare';
 import { numericalGradient, weightedSum } from './finite-diff';
-import { initLoraAdapters, loraScale, loraShapes, mergeLoraAdapters, parseLoraTargets, LORA_TARGETS, type LoraSpec } from './lora';
-import { initParams, modelBackward, modelForward, type ModelDims, type ModelParams } from './model';
-import { Rng } from './random';
-import { host, numel, type HostTensor } from './types';
+import { mergeLoraAdapters } from './lora';
+import { initLoraAdapters, loraScale, loraShapes, parseLoraTargets, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
+import { modelBackward, modelForward } from './model';
+import { initParams, type ModelDims, type ModelParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
+import { host, numel, type HostTensor } from '../core/host-tensor';
 
 const DIMS: { name: string; dims: ModelDims; B: number; T: number; spec: LoraSpec }[] = [
   {

@@ -1,7 +1,7 @@
 // CPU twin of shaders/matmul.wgsl: batched C = alpha * op(A) * op(B) (+ C when accumulating).
 // The oracle every GPU matmul variant is tested against. Row-major, any float precision.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /** Options shared by the matmul twin and its GPU wrapper (src/kernels/matmul.ts). */
 export interface MatmulOptions {

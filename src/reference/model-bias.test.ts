@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { biasAdd, biasGrad } from './bias';
 import { compareArrays } from './compare';
 import { numericalGradient, weightedSum } from './finite-diff';
-import { initParams, modelBackward, modelForward, paramShapes, type ModelDims } from './model';
-import { Rng } from './random';
-import { host, numel, type HostTensor } from './types';
+import { modelBackward, modelForward } from './model';
+import { initParams, paramShapes, type ModelDims } from '../core/model-shapes';
+import { Rng } from '../core/random';
+import { host, numel, type HostTensor } from '../core/host-tensor';
 
 function rand(rng: Rng, shape: readonly number[]): HostTensor<Float64Array> {
   return host(Float64Array.from({ length: numel(shape) }, () => rng.uniform(-1, 1)), shape);

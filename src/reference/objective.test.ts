@@ -19,8 +19,8 @@ import {
   type ObjectiveInputs,
   type ObjectiveMetricName,
 } from './objective';
-import { Rng } from './random';
-import { host, type HostTensor } from './types';
+import { Rng } from '../core/random';
+import { host, type HostTensor } from '../core/host-tensor';
 
 type T64 = HostTensor<Float64Array>;
 const K = OBJECTIVE_METRICS.length;

@@ -38,7 +38,7 @@
 
 import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, lossKlCoef, type ObjectiveConfig } from '../schema/objective';
 import { floatKey } from './sampler';
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /** Index -> name of the metrics output (K = OBJECTIVE_METRICS.length). Means are over masked tokens (M). */
 export const OBJECTIVE_METRICS = [

@@ -5,7 +5,7 @@
 
 import { adamwStep, type AdamwOptions } from './adamw';
 import { clipScale, gradNorm } from './grad-norm';
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 function scalarOf(kernel: string, name: string, t: HostTensor): number {
   if (t.data.length !== 1) throw new Error(`${kernel}: ${name} must have 1 element, got ${t.data.length}`);

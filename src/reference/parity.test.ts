@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { readSafetensors } from '../model/safetensors';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { fixtureLossInputs, parityError, parityFixtureFrom, type ParityFixture } from './fixture';
-import { modelBackward, modelForward, paramShapes, type ModelParams } from './model';
-import { host } from './types';
+import { modelBackward, modelForward } from './model';
+import { paramShapes, type ModelParams } from '../core/model-shapes';
+import { host } from '../core/host-tensor';
 
 const TOL = 1e-4;
 

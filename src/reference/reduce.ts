@@ -1,7 +1,7 @@
 // CPU twins of shaders/reduce.wgsl: per-row sum and max of a (rows, cols) tensor into (rows).
 
 import { rowsCols } from './rows';
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 function reduceRows(what: string, out: HostTensor, x: HostTensor, init: number, op: (acc: number, v: number) => number): void {
   const { rows, cols } = rowsCols(x, what);

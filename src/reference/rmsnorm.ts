@@ -4,7 +4,7 @@
 // GPU entry points: rmsnorm_forward; rmsnormBackward is rmsnorm_backward (dx per row) and
 // rmsnorm_backward_weight (dWeight, a deterministic column reduction).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface RmsnormOptions {
   /** The epsilon inside the square root (HF `rms_norm_eps`, e.g. 1e-5 or 1e-6). */

@@ -5,7 +5,7 @@
 // (ropeForward) and rope_backward, rope_backward_inplace, rope_backward_positions, rope_backward_inplace_positions
 // (ropeBackward): _inplace when out === x, _positions with explicit per-token positions.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface RopeOptions {
   /** RoPE base (HF `rope_theta`, e.g. 10000). inv_freq[i] = theta^(-2i/HD) for i < HD/2. */

@@ -1,5 +1,5 @@
 // Row view of a host tensor: the last dimension is the row, everything before it counts rows.
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export function rowsCols(t: HostTensor, what: string): { rows: number; cols: number } {
   if (t.shape.length === 0) throw new Error(`${what}: expected at least 1 dimension`);

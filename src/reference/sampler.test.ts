@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { logprobForward } from './logprob';
-import { Rng } from './random';
+import { Rng } from '../core/random';
 import {
   floatKey,
   keptMask,
@@ -17,7 +17,7 @@ import {
   scaledRow,
   type SamplerOptions,
 } from './sampler';
-import { host, type HostTensor } from './types';
+import { host, type HostTensor } from '../core/host-tensor';
 
 const LOGITS_V8 = [2.0, 1.5, 1.0, 0.5, 0.0, -0.5, -1.0, -3.0];
 const DRAWS = 20000;

@@ -17,7 +17,7 @@
 // filteredLogprob = log of the token's probability under the filtered, renormalised distribution actually
 // sampled (0 for greedy).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 export interface SamplerOptions {
   /** tau >= 0; 0 means greedy (log-probs and entropy then use tau = 1). */

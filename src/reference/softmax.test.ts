@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareArrays } from './compare';
 import { numericalGradient, weightedSum } from './finite-diff';
-import { Rng } from './random';
+import { Rng } from '../core/random';
 import { logSoftmaxBackward, logSoftmaxForward, softmaxBackward, softmaxForward } from './softmax';
-import { host } from './types';
+import { host } from '../core/host-tensor';
 
 const pairs = [
   { name: 'softmax', forward: softmaxForward, backward: softmaxBackward },

@@ -2,7 +2,7 @@
 // Stable for large logits: the row max is subtracted before exponentiating.
 
 import { rowsCols } from './rows';
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 function rowLogSumExp(x: ArrayLike<number>, base: number, cols: number): number {
   let m = -Infinity;

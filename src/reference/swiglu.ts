@@ -1,7 +1,7 @@
 // CPU twin of shaders/swiglu.wgsl: the Llama MLP's gate, out = silu(gate) * up, elementwise.
 // Not the gate/up/down projections (those are matmuls).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 function checkSameShape(kernel: string, tensors: [HostTensor, string][]): void {
   const [ref, refName] = tensors[0];

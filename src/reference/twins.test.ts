@@ -11,12 +11,13 @@ import { embeddingBackward, embeddingForward } from './embedding';
 import { numericalGradient, weightedSum } from './finite-diff';
 import { clipScale, gradClip, gradNorm } from './grad-norm';
 import { logprobBackward, logprobForward } from './logprob';
-import { initParams, modelBackward, modelForward, paramShapes, type ModelDims } from './model';
-import { Rng } from './random';
+import { modelBackward, modelForward } from './model';
+import { initParams, paramShapes, type ModelDims } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { rmsnormBackward, rmsnormForward } from './rmsnorm';
 import { ropeBackward, ropeForward } from './rope';
 import { swigluBackward, swigluForward } from './swiglu';
-import { host, numel, type HostTensor } from './types';
+import { host, numel, type HostTensor } from '../core/host-tensor';
 
 const FD: Tolerance = { atol: 1e-7, rtol: 1e-6 };
 

@@ -12,7 +12,7 @@
 // ... in index order, then a tree: for s = 32, 16, ..., 1, partial[t] += partial[t + s]. This twin sums in that
 // order, in double precision.
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /** Index -> name of the metrics output. Means are over masked tokens (0 when none is masked in). */
 export const VALUE_METRICS = [

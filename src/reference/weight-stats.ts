@@ -3,7 +3,7 @@
 // of dW = W - W_0 (power iteration on dW^T dW from a fixed start vector), plus the top right singular vector v and
 // dW v; rank1Apply writes W_0 + (dW v) v^T, the rank-1 update. Not the exact SVD the tests compare with (jacobi.ts).
 
-import type { HostTensor } from './types';
+import type { HostTensor } from '../core/host-tensor';
 
 /** The three numbers weightUpdateStats writes per matrix, in slot order. */
 export const WEIGHT_STATS = ['delta_sq', 'start_sq', 'sigma1_sq'] as const;

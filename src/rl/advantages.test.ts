@@ -19,7 +19,7 @@ import {
   whiten,
   type AdvantageInput,
 } from './advantages';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 
 /** A full mask: N rows of L valid tokens. */
 const ones = (N: number, L: number) => new Array<number>(N * L).fill(1);

@@ -3,7 +3,7 @@
 // Test support only.
 
 import { randomObjectiveInputs } from '../kernels/objective.cases';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import type { ComparedBatch } from './compare';
 
 /** A batch of N rows in groups of G from the objective cases' random inputs: ragged masks, garbage in padding. */

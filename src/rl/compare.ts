@@ -7,7 +7,7 @@
 import type { GpuContext, Tensor } from '../gpu';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from '../kernels/objective';
 import * as twin from '../reference/objective';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import type { ObjectiveConfig } from '../schema/objective';
 import { computeAdvantages } from './advantages';
 import { sequenceBatch } from './batch';

@@ -23,7 +23,7 @@ import {
   type PresetName,
   type RLConfig,
 } from './config';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 
 /** The problems resolveConfig reports for these overrides over the defaults (or a preset). */
 function problems(overrides: Record<string, unknown>, preset: PresetName | null = null): string {

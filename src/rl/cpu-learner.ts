@@ -7,9 +7,10 @@ import type { ModelConfig } from '../model/config';
 import { CpuPolicy } from '../model/policy';
 import { klExactBackward, klExactForward } from '../reference/kl';
 import { logprobBackward, logprobForward } from '../reference/logprob';
-import { modelBackward, modelForward, type ModelCache, type ModelLora, type ModelParams } from '../reference/model';
+import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../reference/model';
+import { type ModelParams } from '../core/model-shapes';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../reference/objective';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import { VALUE_METRICS, valueLossForwardBackward } from '../reference/value';
 import type { SequenceBatch } from './batch';
 import {

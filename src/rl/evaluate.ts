@@ -4,7 +4,7 @@
 
 import type { Policy } from '../model/policy';
 import { encodePrompt } from './sft';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import type { Task } from '../tasks';
 import { meanPassAtK } from './advantages';
 import { completionPasses, solveRateHistogram } from './dynamics';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import { loraShapes, LORA_TARGETS } from '../reference/lora';
+import { loraShapes, LORA_TARGETS } from '../core/lora-layout';
 import { checkConfig, resolveConfig, type RLConfig } from './config';
 import { Trainer } from './trainer';
 import { decodeTrainerState, encodeTrainerState, TrainerStateError } from './trainer-state';

@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { useNodeDevice } from '../kernels/test-device';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
-import { formatBytes } from '../model/memory-plan';
+import { formatBytes } from '../core/format';
 import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
-import { initParams } from '../reference/model';
-import { Rng } from '../reference/random';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { resolveConfig, type RLConfig } from './config';
 import { rlMemoryPlan } from './memory';
 import { Trainer } from './trainer';

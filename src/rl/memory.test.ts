@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { MODEL_PRESETS } from '../model/config';
-import { MemoryPlanError, describePlan, formatBytes } from '../model/memory-plan';
+import { MemoryPlanError, describePlan } from '../model/memory-plan';
+import { formatBytes } from '../core/format';
 import { QWEN25_05B, SMOLLM2_135M } from '../model/real-models.fixture';
 import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
 import { DEFAULT_CONFIG, derive, resolveConfig } from './config';

@@ -4,7 +4,7 @@
 
 import type { ModelConfig } from '../model/config';
 import { planMemory, type MemoryDevice, type MemoryKnobs, type MemoryPlan, type MemoryShape } from '../model/memory-plan';
-import { parseLoraTargets } from '../reference/lora';
+import { parseLoraTargets } from '../core/lora-layout';
 import { derive, type RLConfig } from './config';
 
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */

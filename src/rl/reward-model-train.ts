@@ -8,7 +8,7 @@ import type { GpuContext } from '../gpu';
 import { encodeCheckpoint, type Checkpoint, type ParamArrays, type SpecialIds } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import type { Policy } from '../model/policy';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { getTask } from '../tasks';
 import type { RolloutSetting } from './rollouts';
 import { completionTokens, sampleStepRollouts } from './rollouts';

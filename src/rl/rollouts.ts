@@ -7,7 +7,7 @@ import type { Rollout } from '../model/generate';
 import type { Policy } from '../model/policy';
 import { encodePrompt } from './sft';
 import type { Tokenizer } from '../model/tokenizer';
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import type { Task, TaskItem, Verdict } from '../tasks';
 import { groupRewardStats } from './advantages';
 import { takeRows } from './batch';

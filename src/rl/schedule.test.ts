@@ -2,7 +2,7 @@
 // curriculum's difficulty per step (fixed, the easy-to-hard ramp, and the adaptive draw's weights and RNG use).
 
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 
 describe('schedule', () => {

@@ -3,7 +3,7 @@
 // Pure functions of the config and the trainer's counters; the adaptive curriculum draws from the RNG it is given.
 // Not the trainer's loop (trainer.ts).
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import type { RLConfig } from './config';
 
 /** The learning rate at optimizer step `t` (1-based) of `total`: linear warmup, then constant / cosine / linear decay. */

@@ -5,7 +5,7 @@
 
 import type { Policy, SftBatch } from '../model/policy';
 import type { Tokenizer } from '../model/tokenizer';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import type { Task, TaskItem } from '../tasks';
 
 export interface SftOptions {

@@ -3,7 +3,7 @@
 
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
-import { paramShapes } from '../reference/model';
+import { paramShapes } from '../core/model-shapes';
 
 /** Every tensor of `dims` filled with `base + i * 1e-6` (distinct per part, so a swap would show). */
 export function fixtureParams(dims: ModelConfig, base: number): ParamArrays {

@@ -7,8 +7,8 @@
 import type { ParamArrays } from '../model/checkpoint';
 import { modelConfigProblems, type ModelConfig } from '../model/config';
 import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '../model/safetensors';
-import { loraShapes, parseLoraTargets } from '../reference/lora';
-import { paramShapes } from '../reference/model';
+import { loraShapes, parseLoraTargets } from '../core/lora-layout';
+import { paramShapes } from '../core/model-shapes';
 import type { RunningBaseline } from './advantages';
 import { DEFAULT_CONFIG, FIELD_NAMES, RLConfigError, derive, validateConfig, type RLConfig } from './config';
 import type { LearnerState } from './learner';

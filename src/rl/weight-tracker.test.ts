@@ -9,7 +9,7 @@ import { loadCheckpointDir } from '../cli/files';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { GpuPolicy } from '../model/policy';
-import { paramShapes } from '../reference/model';
+import { paramShapes } from '../core/model-shapes';
 import { squaredSingularValues } from '../reference/jacobi';
 import { resolveConfig, type RLConfig } from './config';
 import type { StepRecord } from './stream';

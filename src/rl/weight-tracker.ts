@@ -8,7 +8,7 @@ import type { GpuContext, Tensor } from '../gpu';
 import { RANK1_ITERATIONS, rank1Apply, rank1Share, relativeUpdate, weightUpdateStats } from '../kernels/weight-stats';
 import type { ParamArrays } from '../model/checkpoint';
 import { CpuPolicy, GpuPolicy, type Policy } from '../model/policy';
-import { host, type HostTensor } from '../reference/types';
+import { host, type HostTensor } from '../core/host-tensor';
 import * as twin from '../reference/weight-stats';
 import { weightMetricName } from '../schema/weight-names';
 import type { Metrics } from './stream';

@@ -267,13 +267,13 @@ export function kindText(spec: FieldSpec): string {
   }
 }
 
-/** Two values of a field are the same (weights compared by entries). */
+/** Two values of a field are the same (numbers, strings, booleans, null; weight objects by entries, in any order). */
 export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    return ka.length === kb.length && ka.every((k) => (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
+    const ka = Object.keys(a).sort();
+    const kb = Object.keys(b).sort();
+    return ka.length === kb.length && ka.every((k, i) => k === kb[i] && (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
   }
   return false;
 }

@@ -2,20 +2,10 @@
 // table), the fields where a config departs from its preset (the configure panel's marks), and the per-field
 // messages of a config being edited. Pure functions over RL configs.
 
+import { sameValue } from '../schema/fields';
 import { FIELD_SECTIONS, PRESETS, RL_FIELDS, checkConfig, resolveConfig, type PresetName, type RLConfig, type RLField } from '../rl/config';
 
 const FIELD_NAMES = Object.values(FIELD_SECTIONS).flat();
-
-/** Equal config values (numbers, strings, booleans, null, weight objects). */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).sort();
-    const kb = Object.keys(b).sort();
-    return ka.length === kb.length && ka.every((k, i) => k === kb[i] && (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
-  }
-  return false;
-}
 
 /** Two configs are the same experiment: every field equal. */
 export function sameConfig(a: RLConfig, b: RLConfig): boolean {

@@ -3,9 +3,9 @@
 // the delta cap, sequence-level ratios, the KL in the loss, an entropy bonus and truncated IS; with token
 // selection on, the tokens it changed are the ones that disagree, and the hover says why.
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { objectiveForwardBackward, OBJECTIVE_METRICS, OBJECTIVE_RECORDS } from '../reference/objective';
-import { host, zeros } from '../reference/types';
+import { host, zeros } from '../core/host-tensor';
 import { resolveConfig, type RLConfig } from '../rl/config';
 import { COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLoss, lossShareTerms, tokenColor, type TokenView } from './explain';
 

@@ -1,7 +1,8 @@
 // The page's number formats: tooltips keep four significant digits, axis ticks stay short, clock times and byte
 // sizes read naturally, and benchmark cells keep the digits that matter.
 import { describe, expect, it } from 'vitest';
-import { clock, fmt, fmtMeasure, fmtTick, formatBytes, throughput } from './format';
+import { clock, fmt, fmtMeasure, fmtTick, throughput } from './format';
+import { formatBytes } from '../core/format';
 
 describe('number formats', () => {
   it('keeps four significant digits in tooltips and short axis labels', () => {

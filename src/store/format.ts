@@ -3,6 +3,7 @@
 // panels import them from here (the adapter's description is the GPU layer's own, passed through).
 
 export { describeAdapter } from '../gpu/adapter';
+export { formatBytes } from '../core/format';
 
 /** Four significant digits, without trailing noise. */
 export function fmt(x: number): string {
@@ -41,13 +42,6 @@ export function clock(ms: number): string {
   const m = Math.floor((s % 3600) / 60);
   const sec = String(s % 60).padStart(2, '0');
   return h ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
-}
-
-/** Bytes in binary units: "2 GiB", "1.5 GiB", "256 MiB", "3.5 MiB", "16 KiB". */
-export function formatBytes(n: number): string {
-  if (n >= 2 ** 30) return `${(n / 2 ** 30).toFixed(n % 2 ** 30 ? 1 : 0)} GiB`;
-  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(n < 10 * 2 ** 20 ? 1 : 0)} MiB`;
-  return `${(n / 1024).toFixed(0)} KiB`;
 }
 
 /** Seconds per step and tokens per second of the status line: "1.25 s/step · 42.5 tokens/s". */

@@ -4,7 +4,7 @@
 // step counts its seeds), and a chart of a seed group: one line and one band per metric instead of a line per seed.
 import { describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { chartData, chartsFor, seriesKey, type ChartRun } from './charts';
 import { MetricTable } from './metric-table';
 import { BAND_LEVEL, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrapBand, orderWeights, seedBands, seedStatistic, type SeedStatistic } from './seed-bands';

@@ -3,7 +3,7 @@
 // arrays; the resamples come from a fixed-seed RNG, so the same values always give the same band. Not the charts'
 // smoothing and decimation (series.ts), which run on each seed's series before these.
 
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 
 /** The per-step statistic across seeds: the median, or the mean of the middle half (IQM, robust to one odd seed). */
 export type SeedStatistic = 'median' | 'iqm';

@@ -1,7 +1,7 @@
 // Text of every task, for training a small tokenizer: prompts and correct answers drawn from each task at each of
 // its difficulties, deterministically. Not a training set for the model (tasks sample their own items).
 
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { getTask, taskFactories, type TaskName } from './index';
 
 /**

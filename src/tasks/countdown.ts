@@ -3,7 +3,7 @@
 // rationals, no eval); the generator builds the target from the numbers, so a solution always exists, and the
 // solver finds the shortest one by exhaustive search. Not the TV show's rules (no 100s, no approximate scores).
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import { evaluateExpression, parseExpression, Rational } from './expression';
 import { defineTask, show, type TaskFactory } from './task';
 

@@ -3,7 +3,7 @@
 // determinism, garbage completions) run on it with every other task in tasks.test.ts.
 
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { getTask, solveKnightsKnaves, statementHolds } from './index';
 
 describe('knights and knaves', () => {

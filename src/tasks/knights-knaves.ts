@@ -4,7 +4,7 @@
 // with exactly one consistent assignment; the solver tries every assignment. Not natural-language puzzles: the
 // notation is short so that the small presets' context holds prompt and answer.
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 import { defineTask, exactMatch, show, type TaskFactory } from './task';
 
 /** People are named by these letters, in order. */

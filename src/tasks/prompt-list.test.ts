@@ -3,7 +3,7 @@
 // never overlapping the training split), and a list too small to split.
 
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { PromptListError, answerMatches, parsePromptList, promptListTask, splitOfKey } from './index';
 
 /** A JSONL list of n questions "q<i>?" with answers i. */

@@ -3,7 +3,7 @@
 // (prompt parsing, empty/overlong/foreign-character rejection, weighted reward, no exceptions from verify).
 // Pure TypeScript: no GPU, no DOM, no tokenizer. Completions are plain strings with the EOS already removed.
 
-import type { Rng } from '../reference/random';
+import type { Rng } from '../core/random';
 
 /** Which side of the deterministic split an item belongs to. */
 export type Split = 'train' | 'heldout';

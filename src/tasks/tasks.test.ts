@@ -2,7 +2,7 @@
 // verifiers to bad completions, and the Countdown expression parser. CPU only, no GPU.
 
 import { describe, it, expect } from 'vitest';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import {
   banditArmRewards,
   evaluateExpression,

@@ -3,7 +3,7 @@
 // foreign prompts), the split and the solver passed through.
 
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../reference/random';
+import { Rng } from '../core/random';
 import { getTask, taskFactoryFor, thinkFormatTask } from './index';
 
 describe('think format', () => {

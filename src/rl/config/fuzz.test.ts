@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../cli/args';
 import { parseRlArgs } from '../../cli/train-rl';
 import { badJsonValues, badTextValues, INHERITED_NAMES, pick, unknownNames } from '../../reference/fuzz-inputs';
-import { Rng } from '../../reference/random';
+import { Rng } from '../../core/random';
 import { clipText } from '../../schema/fields';
 import { configFromUrlParams, configFromUrlParamsKeeping, configToJson, parseConfigJson } from './codecs';
 import { summarizeProblems } from './messages';

@@ -6,7 +6,7 @@ import { MODEL_PRESETS } from '../../model/config';
 import { PROMPT_LIST_TASK, type Task, type TaskFactory } from '../../tasks';
 import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
 import { objectiveRuleErrors } from '../../schema/objective';
-import { parseLoraTargets } from '../../reference/lora';
+import { parseLoraTargets } from '../../core/lora-layout';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
 import { LEARNED_REWARD_NAME } from '../learned-reward';
 import { USER_REWARD_NAME } from '../user-reward';
