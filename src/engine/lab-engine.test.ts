@@ -17,7 +17,7 @@ import { nodeRewardSandbox } from '../cli/reward-sandbox';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
-import type { TrainerFactory } from './trainer-port';
+import type { TrainerFactory } from './run-session';
 import type { EngineEvent } from './types';
 
 const assets = PUBLIC_ASSETS;

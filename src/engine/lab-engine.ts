@@ -1,5 +1,5 @@
-// The LabEngine: one run at a time driven through a Trainer (create, start, pause, single step, reset, resume
-// from the last saved state), every step persisted to the runs store, and the runs themselves (list, load,
+// The LabEngine: the page's driver of one run at a time, each a RunSession (run-session.ts) whose sink is the runs
+// store (create, start, pause, single step, reset, resume from the last saved state), every step persisted, and the runs themselves (list, load,
 // delete, export, import). A seed group queues one config over N seeds, run after run on the same device; pause
 // and reset act on the queue, and a seed that fails is named while the others go on. Every step is watched: a non-finite metric rewinds the run to its last saved state (a
 // saved state is always finite) and pauses it; an alert is reported and may pause it. It reports through an `emit`
@@ -7,32 +7,26 @@
 // in-memory store and a scripted trainer.
 
 import { GpuDeviceLostError, type GpuContext } from '../gpu';
-import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { tokenizerFromFiles } from '../model/hf-folder';
-import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
-import { decodeTrainerState } from '../rl/trainer-state';
-import { parseLoraTargets } from '../core/lora-layout';
 import type { Tokenizer } from '../model/tokenizer';
-import { watchStep, type StepExtremes } from '../rl/alerts';
-import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
-import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
+import { evalsOf, type EvalRecord, type GroupRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
 import { parseRunOrTrainerLog } from './foreign-logs';
-import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
-import { CHAR_TOKENIZER_PATH, cpuRefusal, loadStartPolicy, type AssetLoader } from './start-policy';
+import { StorageFullError, type RunRecords, type RunStore } from './run-store';
+import { CHAR_TOKENIZER_PATH, type AssetLoader } from './start-policy';
 import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
-import { createTrainer as realTrainer, type TrainerBackend, type TrainerFactory, type TrainerLike } from './trainer-port';
+import { RunSession, policyFiles, type PolicyFiles, type RunSink, type SavedRun, type StepOutcome, type TrainerFactory } from './run-session';
 import { groupSeeds, newSeedGroupId, seedCountError, type SeedGroupTag } from './seed-group';
 import { rowOf, type BackendKind, type EngineEvent, type RolloutRecord, type RunHeader, type RunProgress, type RunStatus } from './types';
 
 /** What a run is exported as. */
 export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';
 
-/** One file of an export: a name to save it under, its MIME type and its content. */
-export interface ExportFile {
+/** One file a run is downloaded as: a name to save it under, its MIME type and its content. */
+export interface DownloadFile {
   name: string;
   mime: string;
   data: string | Uint8Array;
@@ -44,7 +38,7 @@ export interface LabEngineDeps {
   /** The device for WebGPU runs (acquired again after a loss); throws when there is none. */
   gpu(): Promise<GpuContext>;
   emit(e: EngineEvent): void;
-  /** The trainer factory (default: src/rl/trainer.ts). */
+  /** The trainer factory (default: the real trainer, run-session.ts). */
   createTrainer?: TrainerFactory;
   /** Where a config's reward_fn runs (the engine worker passes its Blob-worker sandbox); every trainer gets it. */
   rewardSandbox?: UserRewardSandbox;
@@ -63,20 +57,15 @@ const LIVE: readonly RunStatus[] = ['loading', 'running', 'pausing', 'paused', '
 
 interface Active {
   header: RunHeader;
-  trainer: TrainerLike | null;
-  tokenizerJson: string;
-  /** tokenizer_config.json beside it (BPE tokenizers), else null. */
-  tokenizerConfigJson: string | null;
+  /** The run's session (null while it loads, after a stop, or when its trainer could not be made again). */
+  session: RunSession | null;
   /** Steps the loop may still take (Infinity while running freely, 1 for a single step). */
   stepsLeft: number;
-  lastSaveAt: number;
   recentStepMs: number[];
   tokensPerSec: number;
   lastStepMs: number;
   /** The store refused the last write (a notice was shown; the next success clears it). */
   storageFailing: boolean;
-  /** The last rollout steps' metric extremes, for the alerts (src/rl/alerts.ts). */
-  alertHistory: StepExtremes[];
 }
 
 /** The seeds of a seed group still to run, in order; the engine's current run is the one at `index`. */
@@ -116,14 +105,11 @@ export class LabEngine {
   private seedQueue: SeedQueue | null = null;
   /** An objective comparison is using the trainer (training waits for it: both would sample on the same buffers). */
   private comparing = false;
-  private readonly createTrainer: TrainerFactory;
   private readonly now: () => number;
   private readonly wall: () => number;
   private adapter = '';
 
   constructor(private readonly deps: LabEngineDeps) {
-    const create = deps.createTrainer ?? realTrainer;
-    this.createTrainer = (o) => create({ ...o, assets: deps.assets, ...(deps.rewardSandbox ? { rewardSandbox: deps.rewardSandbox } : {}) });
     this.now = deps.now ?? (() => performance.now());
     this.wall = deps.wallClock ?? (() => Date.now());
   }
@@ -208,22 +194,13 @@ export class LabEngine {
     return this.looping !== null;
   }
 
-  private async backendFor(kind: BackendKind, model: Parameters<typeof cpuRefusal>[0]): Promise<TrainerBackend> {
-    if (kind === 'cpu') {
-      const refusal = cpuRefusal(model);
-      if (refusal) throw new Error(refusal);
-      return { kind: 'cpu' };
-    }
-    return { kind: 'webgpu', ctx: await this.deps.gpu() };
-  }
-
   /** Drops the trainer of the current run (its saved records stay in the store); `quiet`: the next run's progress follows at once. */
   private release(quiet = false): void {
     const a = this.active;
     this.active = null;
     this.resetRequested = false;
     try {
-      a?.trainer?.destroy();
+      a?.session?.destroy();
     } catch {
       /* a lost device may refuse to destroy; nothing to keep */
     }
@@ -341,23 +318,21 @@ export class LabEngine {
       lastMetrics: {},
       ...(o.seedGroup && { seedGroup: o.seedGroup }),
     };
-    const a: Active = { header, trainer: null, tokenizerJson: '', tokenizerConfigJson: null, stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
+    const a = newActive(header);
     this.active = a;
     this.emitProgress();
+    let session: RunSession;
     try {
-      const start = await loadStartPolicy(config, this.deps.assets);
-      const backend = await this.backendFor(o.backend, start.init.config);
-      a.tokenizerJson = start.tokenizerJson;
-      a.tokenizerConfigJson = start.tokenizerConfigJson;
-      a.trainer = await this.createTrainer({ config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups: this.deps.inspectGroups ?? 2 });
+      session = await this.openSession(a, null);
     } catch (e) {
       if (this.active === a) this.release();
       throw e;
     }
     if (this.active !== a) {
-      a.trainer.destroy();
+      session.destroy();
       throw new Error('the run was reset while it loaded');
     }
+    a.session = session;
     header.status = 'paused';
     await this.persist(a, `run "${header.name}"`, () => this.deps.store.putHeader(header));
     this.deps.emit({ type: 'runs-changed' });
@@ -377,7 +352,7 @@ export class LabEngine {
 
   private go(steps: number): void {
     const a = this.active;
-    if (!a || !a.trainer) throw new Error('no run to train: configure one and press Start');
+    if (!a || !a.session) throw new Error('no run to train: configure one and press Start');
     if (this.comparing) throw new Error('an objective comparison is running on this run; train on when it has finished');
     if (this.busy()) {
       if (a.header.status === 'pausing' && steps === Infinity) {
@@ -387,7 +362,7 @@ export class LabEngine {
       }
       return;
     }
-    if (a.header.status === 'done' || a.trainer.step >= a.header.config.steps) throw new Error(`the run has done all its ${a.header.config.steps} steps; start a new run (or raise steps)`);
+    if (a.header.status === 'done' || a.session.done) throw new Error(`the run has done all its ${a.header.config.steps} steps; start a new run (or raise steps)`);
     if (a.header.status !== 'paused') throw new Error(`the run is ${a.header.status}; it cannot train now`);
     a.stepsLeft = steps;
     a.header.status = 'running';
@@ -405,13 +380,14 @@ export class LabEngine {
    */
   async compareObjectives(b: RLConfig, source: CompareSource): Promise<{ runId: string; comparison: ObjectiveComparison }> {
     const a = this.active;
-    if (!a || !a.trainer) throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
+    const trainer = a?.session?.trainer;
+    if (!a || !trainer) throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
     if (this.busy()) throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
     if (this.comparing) throw new Error('a comparison is already running');
-    if (!a.trainer.compareObjectives) throw new Error('this run\'s trainer cannot compare objectives');
+    if (!trainer.compareObjectives) throw new Error('this run\'s trainer cannot compare objectives');
     this.comparing = true;
     try {
-      return { runId: a.header.id, comparison: await a.trainer.compareObjectives(validateConfig(b), source) };
+      return { runId: a.header.id, comparison: await trainer.compareObjectives(validateConfig(b), source) };
     } finally {
       this.comparing = false;
     }
@@ -454,25 +430,18 @@ export class LabEngine {
   }
 
   private async loop(a: Active): Promise<void> {
-    const trainer = a.trainer!;
+    const session = a.session!;
     try {
-      while (this.active === a && a.header.status === 'running' && a.stepsLeft > 0 && trainer.step < a.header.config.steps) {
-        const t0 = this.now();
-        const records = await trainer.runStep();
-        const ms = this.now() - t0;
+      while (this.active === a && a.header.status === 'running' && a.stepsLeft > 0 && !session.done) {
+        const outcome = await session.runStep();
         a.stepsLeft--;
-        // Checked on the scalars already read back; a diverged step is neither stored nor shown.
-        const diverged = firstNonFinite(records);
-        if (diverged) return await this.rewind(a, divergenceText(diverged));
-        await this.afterStep(a, records, ms);
-        // Saved every save_every steps and at least every autosaveMs, so a lost tab or device costs little.
-        const every = a.header.config.save_every;
-        const due = (every > 0 && trainer.step % every === 0) || this.now() - a.lastSaveAt >= (this.deps.autosaveMs ?? 30_000);
-        if (due && trainer.step < a.header.config.steps && !(await this.saveState(a))) return;
+        if (outcome.kind === 'diverged') return await this.rewound(a, outcome);
+        this.afterStep(a, outcome);
       }
       if (this.active !== a || (a.header.status !== 'running' && a.header.status !== 'pausing')) return;
-      if (!(await this.saveState(a))) return;
-      a.header.status = trainer.step >= a.header.config.steps ? 'done' : 'paused';
+      const saved = await session.save();
+      if (saved.kind === 'diverged') return await this.rewound(a, saved);
+      a.header.status = session.done ? 'done' : 'paused';
       a.header.updatedAt = this.wall();
       await this.persist(a, `run "${a.header.name}"`, () => this.deps.store.putHeader(a.header));
       this.deps.emit({ type: 'runs-changed' });
@@ -490,136 +459,111 @@ export class LabEngine {
     }
   }
 
-  private async afterStep(a: Active, records: StepRecord[], ms: number): Promise<void> {
-    if (!records.length) throw new Error('the trainer returned no records for a step');
+  /** A trained step (already in the store through the session's sink): progress, records and alerts to the page. */
+  private afterStep(a: Active, o: Extract<StepOutcome, { kind: 'trained' }>): void {
+    const { records, ms, alerts } = o;
     const h = a.header;
-    const last = records[records.length - 1];
-    h.step = last.step;
-    h.lastMetrics = { ...last.metrics };
-    h.updatedAt = this.wall();
-    h.elapsedMs += ms;
     a.lastStepMs = ms;
     a.recentStepMs.push(ms);
     if (a.recentStepMs.length > 20) a.recentStepMs.shift();
     // Read through the catalog's type, so renaming either metric breaks typecheck here rather than the progress line.
-    const m: Metrics = last.metrics;
+    const m: Metrics = records[records.length - 1].metrics;
     const perSecond = m['perf/rollout_tokens_per_s'] ?? NaN;
     const rows = (m['completions/mean_length'] ?? 0) * h.config.train_batch_size * h.config.num_generations;
     a.tokensPerSec = Number.isFinite(perSecond) && perSecond > 0 ? perSecond : ms > 0 ? (rows * 1000) / ms : 0;
-    const withGroups = records.find((r) => r.groups?.length);
-    const groups: GroupRecord[] | undefined = withGroups?.groups;
-    const evals: EvalRecord[] = records.flatMap(evalsOf);
-    // The store clones synchronously when the write starts, so the records may be handed on right after.
-    const saved = this.persist(a, `step ${h.step} of "${h.name}"`, () =>
-      this.deps.store.appendStep({ ...h }, records.map(rowOf), groups ? { step: last.step, groups, ...(withGroups?.batch && { batch: withGroups.batch }) } : null, evals),
-    );
     this.deps.emit({ type: 'records', runId: h.id, records });
-    const watched = watchStep(a.alertHistory, records);
-    a.alertHistory = watched.history;
-    for (const alert of watched.alerts) this.deps.emit({ type: 'alert', runId: h.id, alert });
-    if (watched.alerts.length && h.config.alert_action === 'pause' && h.status === 'running') {
+    for (const alert of alerts) this.deps.emit({ type: 'alert', runId: h.id, alert });
+    if (alerts.length && h.config.alert_action === 'pause' && h.status === 'running') {
       // As pause(): the loop stops after this step and saves its state (its metrics are finite).
       h.status = 'pausing';
-      h.message = `Paused by an alert (alert_action pause). ${watched.alerts.map((x) => x.message).join(' ')}`;
+      h.message = `Paused by an alert (alert_action pause). ${alerts.map((x) => x.message).join(' ')}`;
       a.stepsLeft = 0;
     }
-    await saved;
     this.emitProgress();
   }
 
   /**
-   * Saves the trainer state and the policy checkpoint of the current run (the resume point), but only finite
-   * weights: the last update of a step can blow the weights up while that step's metrics (computed before it) are
-   * still finite, so the weights being saved are checked (they are read back for the save anyway). Non-finite ones
-   * rewind the run instead (rewind), and false is returned; true otherwise.
+   * The runs store as a session's sink: a step's rows, groups and evaluations with the updated header in one write,
+   * the resume point with the header's saved step, the rewind's truncation. A write the store refuses becomes a
+   * notice and training goes on in memory (persist).
    */
-  private async saveState(a: Active): Promise<boolean> {
-    const trainer = a.trainer;
-    if (!trainer || trainer.step === a.header.savedStep) return true;
-    const checkpoint = await trainer.exportCheckpoint();
-    const bad = firstNonFiniteTensor(checkpoint.params);
-    if (bad) {
-      await this.rewind(a, `the run diverged: the policy's weights became non-finite (${bad}) in the updates of step ${trainer.step}, though the step's metrics were finite`);
-      return false;
-    }
-    const state = await trainer.saveStateBytes();
-    const { safetensors, configJson } = encodeCheckpoint(checkpoint);
-    const saved: SavedState = { runId: a.header.id, step: trainer.step, state, safetensors, configJson, tokenizerJson: a.tokenizerJson, tokenizerConfigJson: a.tokenizerConfigJson };
-    const header = { ...a.header, savedStep: trainer.step, updatedAt: this.wall() };
-    if (await this.persist(a, `the trainer state at step ${trainer.step}`, () => this.deps.store.putState(header, saved))) a.header.savedStep = trainer.step;
-    a.lastSaveAt = this.now();
-    return true;
+  private sinkOf(a: Active): RunSink {
+    const store = this.deps.store;
+    return {
+      appendStep: async (records, ms) => {
+        const h = a.header;
+        const last = records[records.length - 1];
+        h.step = last.step;
+        h.lastMetrics = { ...last.metrics };
+        h.updatedAt = this.wall();
+        h.elapsedMs += ms;
+        const withGroups = records.find((r) => r.groups?.length);
+        const groups: GroupRecord[] | undefined = withGroups?.groups;
+        const evals: EvalRecord[] = records.flatMap(evalsOf);
+        const rollout = groups ? { step: last.step, groups, ...(withGroups?.batch && { batch: withGroups.batch }) } : null;
+        await this.persist(a, `step ${h.step} of "${h.name}"`, () => store.appendStep({ ...h }, records.map(rowOf), rollout, evals));
+      },
+      save: async (saved) => {
+        const header = { ...a.header, savedStep: saved.step, updatedAt: this.wall() };
+        const ok = await this.persist(a, `the trainer state at step ${saved.step}`, () => store.putState(header, { runId: a.header.id, ...saved }));
+        if (ok) a.header.savedStep = saved.step;
+        return ok;
+      },
+      lastSaved: async () => {
+        const s = await store.getState(a.header.id);
+        return s && { ...s, tokenizerConfigJson: s.tokenizerConfigJson ?? null };
+      },
+      truncate: async (step) => {
+        const h = a.header;
+        const stored = await store.readRecords(h.id);
+        const kept = stored.rows.filter((r) => r.step <= step);
+        h.step = step;
+        h.savedStep = step;
+        h.lastMetrics = kept.length ? { ...kept[kept.length - 1].metrics } : {};
+        h.updatedAt = this.wall();
+        await this.persist(a, `run "${h.name}"`, () => store.truncate({ ...h }, step));
+      },
+    };
+  }
+
+  /** The session of a run: at its saved resume point, or (never saved) at its config's start policy. */
+  private openSession(a: Active, from: SavedRun | null): Promise<RunSession> {
+    const h = a.header;
+    return RunSession.open(
+      { config: h.config, backend: h.backend, divergence: 'pause', inspectGroups: this.deps.inspectGroups ?? 2, autosaveMs: this.deps.autosaveMs ?? 30_000 },
+      {
+        assets: this.deps.assets,
+        sink: this.sinkOf(a),
+        device: () => this.deps.gpu(),
+        now: this.now,
+        ...(this.deps.rewardSandbox && { rewardSandbox: this.deps.rewardSandbox }),
+        ...(this.deps.createTrainer && { createTrainer: this.deps.createTrainer }),
+      },
+      from,
+    );
   }
 
   /**
-   * A diverged run: the update is not kept. The trainer goes back to the run's last saved state (saveState never
-   * saves a non-finite one; without one, to the start policy), the records after that step are dropped in the store
-   * and on the page, and the run pauses with a message naming `why`; Start continues from the saved state.
+   * A diverged run (the session kept nothing of the update and went back to its last saved state): the page gets the
+   * run's records as of that state, and the run pauses with the session's message; Start continues from it.
    */
-  private async rewind(a: Active, why: string): Promise<void> {
+  private async rewound(a: Active, o: Extract<StepOutcome, { kind: 'diverged' }>): Promise<void> {
     const h = a.header;
-    try {
-      a.trainer?.destroy();
-    } catch {
-      /* a lost device may refuse to destroy; the trainer is replaced anyway */
-    }
-    a.trainer = null;
-    const saved = await this.deps.store.getState(h.id);
-    const savedStep = saved?.step ?? 0;
-    try {
-      await this.loadTrainer(a, saved);
-    } catch (e) {
-      throw new Error(`${why}; going back to the saved state at step ${savedStep} failed: ${message(e)}`);
-    }
-    const dropped = h.step > savedStep + 1 ? ` (steps ${savedStep + 1}-${h.step} after it are dropped)` : h.step > savedStep ? ` (step ${h.step} after it is dropped)` : '';
-    const text =
-      `${why.charAt(0).toUpperCase()}${why.slice(1)}. The update was not kept: the run is paused at its last saved state, step ${savedStep}${dropped}. ` +
-      'Training on continues from it; a smaller learning_rate or weight_decay (in a new run) usually avoids it.';
     const stored = await this.deps.store.readRecords(h.id);
     const records: RunRecords = {
-      rows: stored.rows.filter((r) => r.step <= savedStep),
-      evals: stored.evals.filter((e) => e.step <= savedStep),
-      rolloutSteps: stored.rolloutSteps.filter((s) => s <= savedStep),
+      rows: stored.rows.filter((r) => r.step <= o.savedStep),
+      evals: stored.evals.filter((e) => e.step <= o.savedStep),
+      rolloutSteps: stored.rolloutSteps.filter((s) => s <= o.savedStep),
     };
-    h.step = savedStep;
-    h.savedStep = savedStep;
-    h.lastMetrics = records.rows.length ? { ...records.rows[records.rows.length - 1].metrics } : {};
     h.status = 'paused';
-    h.message = text;
+    h.message = o.message;
     h.updatedAt = this.wall();
     a.stepsLeft = 0;
-    a.alertHistory = [];
-    await this.persist(a, `run "${h.name}"`, () => this.deps.store.truncate({ ...h }, savedStep));
+    await this.persist(a, `run "${h.name}"`, () => this.deps.store.putHeader({ ...h }));
     this.deps.emit({ type: 'run-data', runId: h.id, records });
-    this.notice('error', text);
+    this.notice('error', o.message);
     this.deps.emit({ type: 'runs-changed' });
     this.emitProgress();
-  }
-
-  /** Makes the run's trainer: from its saved state, or (never saved) from the start policy, as the same run. */
-  private async loadTrainer(a: Active, saved: SavedState | null): Promise<void> {
-    const h = a.header;
-    const inspectGroups = this.deps.inspectGroups ?? 2;
-    if (saved) {
-      const ck = decodeCheckpoint(saved.safetensors, saved.configJson);
-      const backend = await this.backendFor(h.backend, ck.config);
-      a.tokenizerJson = saved.tokenizerJson;
-      a.tokenizerConfigJson = saved.tokenizerConfigJson ?? null;
-      a.trainer = await this.createTrainer({
-        config: h.config,
-        init: { config: ck.config, params: ck.params },
-        tokenizer: await tokenizerFromFiles(saved.tokenizerJson, a.tokenizerConfigJson),
-        backend,
-        inspectGroups,
-        resume: saved.state,
-      });
-    } else {
-      const start = await loadStartPolicy(h.config, this.deps.assets);
-      const backend = await this.backendFor(h.backend, start.init.config);
-      a.tokenizerJson = start.tokenizerJson;
-      a.tokenizerConfigJson = start.tokenizerConfigJson;
-      a.trainer = await this.createTrainer({ config: h.config, init: start.init, tokenizer: start.tokenizer, backend, inspectGroups });
-    }
   }
 
   /** Pauses the current run with a message (shown on the page and kept in its header); Start tries again. */
@@ -641,12 +585,8 @@ export class LabEngine {
     a.header.updatedAt = this.wall();
     await this.persist(a, `run "${a.header.name}"`, () => this.deps.store.putHeader({ ...a.header }));
     if (this.active === a) {
-      try {
-        a.trainer?.destroy();
-      } catch {
-        /* the device may be gone */
-      }
-      a.trainer = null;
+      a.session?.destroy();
+      a.session = null;
     }
     this.deps.emit({ type: 'runs-changed' });
     this.emitProgress();
@@ -684,11 +624,11 @@ export class LabEngine {
     this.dropSeedQueue();
     if (this.active) this.release();
     const header: RunHeader = { ...h, status: 'loading', message: undefined };
-    const a: Active = { header, trainer: null, tokenizerJson: '', tokenizerConfigJson: null, stepsLeft: 0, lastSaveAt: this.now(), recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false, alertHistory: [] };
+    const a = newActive(header);
     this.active = a;
     this.emitProgress();
     try {
-      await this.loadTrainer(a, saved);
+      a.session = await this.openSession(a, saved && { ...saved, tokenizerConfigJson: saved.tokenizerConfigJson ?? null });
     } catch (e) {
       if (this.active === a) {
         a.header.status = h.status;
@@ -714,8 +654,9 @@ export class LabEngine {
   async tokenizerFor(runId: string): Promise<Tokenizer> {
     const cached = this.tokenizers.get(runId);
     if (cached) return cached;
-    let json = this.active?.header.id === runId ? this.active.tokenizerJson : '';
-    let configJson = this.active?.header.id === runId ? this.active.tokenizerConfigJson : null;
+    const live = this.active?.header.id === runId ? this.active.session : null;
+    let json = live?.tokenizerJson ?? '';
+    let configJson = live?.tokenizerConfigJson ?? null;
     if (!json) {
       const saved = await this.deps.store.getState(runId).catch(() => null);
       json = saved?.tokenizerJson ?? '';
@@ -760,7 +701,7 @@ export class LabEngine {
   }
 
   /** The files of an export of a saved run. */
-  async exportRun(runId: string, kind: ExportKind): Promise<ExportFile[]> {
+  async exportRun(runId: string, kind: ExportKind): Promise<DownloadFile[]> {
     const a = this.active;
     const h = a?.header.id === runId ? { ...a.header } : await this.deps.store.getRun(runId);
     if (!h) throw new Error(`no saved run ${runId}`);
@@ -779,28 +720,19 @@ export class LabEngine {
         return [{ name: `${base}.rollouts.jsonl`, mime: 'application/x-ndjson', data: rolloutsToJsonl(h, rollouts) }];
       }
       case 'checkpoint': {
-        let files: { safetensors: Uint8Array; configJson: string; tokenizerJson: string; tokenizerConfigJson: string | null; step: number };
-        // A LoRA run's adapters come from its trainer state (the checkpoint holds the merged weights).
-        let state: (() => Promise<Uint8Array>) | null = null;
-        if (a && a.header.id === runId && a.trainer && !this.busy()) {
-          const trainer = a.trainer;
-          files = { ...encodeCheckpoint(await trainer.exportCheckpoint()), tokenizerJson: a.tokenizerJson, tokenizerConfigJson: a.tokenizerConfigJson, step: trainer.step };
-          state = () => trainer.saveStateBytes();
-        } else {
+        // The live session's policy when the run is between steps, else the saved resume point; a LoRA run's adapters
+        // come from its trainer state (the checkpoint holds the merged weights).
+        const live = a && a.header.id === runId && a.session && !this.busy() ? a.session : null;
+        let policy: PolicyFiles;
+        if (live) policy = await live.exportFiles();
+        else {
           const s = await this.deps.store.getState(runId);
           if (!s) throw new Error(`"${h.name}" has no saved checkpoint yet (pause it to save one)`);
-          files = { safetensors: s.safetensors, configJson: s.configJson, tokenizerJson: s.tokenizerJson, tokenizerConfigJson: s.tokenizerConfigJson ?? null, step: s.step };
-          state = async () => s.state;
+          policy = policyFiles({ ...s, tokenizerConfigJson: s.tokenizerConfigJson ?? null }, h.config.lora_rank > 0 ? s.state : null);
         }
-        const dir = `${base}.step${files.step}`;
-        const adapter = h.config.lora_rank > 0 ? loraAdapterExport(await state(), dir) : [];
-        return [
-          { name: `${dir}.model.safetensors`, mime: 'application/octet-stream', data: files.safetensors },
-          { name: `${dir}.config.json`, mime: 'application/json', data: files.configJson },
-          { name: `${dir}.tokenizer.json`, mime: 'application/json', data: files.tokenizerJson },
-          ...(files.tokenizerConfigJson === null ? [] : [{ name: `${dir}.tokenizer_config.json`, mime: 'application/json', data: files.tokenizerConfigJson }]),
-          ...adapter,
-        ];
+        // One folder's files as downloads: <run>.step<N>.<file>, the adapters' folder flattened into the name.
+        const dir = `${base}.step${policy.step}`;
+        return policy.files.map((f) => ({ name: `${dir}.${f.name.split('/').pop()}`, mime: f.name.endsWith('.json') ? 'application/json' : 'application/octet-stream', data: f.data }));
       }
     }
   }
@@ -819,20 +751,9 @@ export class LabEngine {
   }
 }
 
-/**
- * A LoRA run's adapters in PEFT's layout (adapter_model.safetensors, adapter_config.json) from its trainer state,
- * named after the checkpoint's files; the base model named is the run's `checkpoint`.
- */
-function loraAdapterExport(stateBytes: Uint8Array, dir: string): ExportFile[] {
-  const st = decodeTrainerState(stateBytes);
-  const c = st.meta.config;
-  if (!st.learner.lora) throw new Error(`the saved state of this LoRA run (lora_rank ${c.lora_rank}) holds no adapters`);
-  const spec = { rank: c.lora_rank, alpha: c.lora_alpha, targets: parseLoraTargets(c.lora_targets) };
-  const files = peftAdapterFiles(st.meta.modelConfig, spec, st.learner.lora, c.checkpoint);
-  return [
-    { name: `${dir}.${PEFT_WEIGHTS_FILE}`, mime: 'application/octet-stream', data: files.safetensors },
-    { name: `${dir}.${PEFT_CONFIG_FILE}`, mime: 'application/json', data: files.configJson },
-  ];
+/** A run's in-memory part, before its session is open. */
+function newActive(header: RunHeader): Active {
+  return { header, session: null, stepsLeft: 0, recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false };
 }
 
 /** What a person reads when the device went away under a run. */

@@ -11,7 +11,7 @@ import type { RLConfig } from '../rl/config';
 import { classifierReward, labReward, type LearnedReward } from '../rl/learned-reward';
 import { LabRewardModel, REWARD_MODEL_KIND } from '../rl/reward-model';
 import type { AssetLoader } from './start-policy';
-import type { TrainerBackend } from './trainer-port';
+import type { TrainerBackend } from '../rl/trainer';
 
 /** What the lab reward model must agree with: the policy's vocabulary and pad id. */
 export interface LearnedRewardContext {

@@ -2,7 +2,7 @@
 // listed here; both switch statements are exhaustive over these unions, so adding a message is a type error
 // until both sides handle it. Typed arrays (metric columns, token planes, export bytes) are transferred.
 
-import type { ExportFile, ExportKind } from '../engine/lab-engine';
+import type { DownloadFile, ExportKind } from '../engine/lab-engine';
 import type { MetricBatch } from '../engine/metric-batch';
 import type { BackendKind, RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
@@ -65,7 +65,7 @@ export type Response =
   | { type: 'runs'; runs: RunHeader[]; storage: { usage: number; quota: number } | null; persistent: boolean }
   /** All records of a saved run (replaces what the page had for it). */
   | { type: 'run-data'; runId: string; batch: MetricBatch; evals: EvalRecord[]; rolloutSteps: number[] }
-  | { type: 'export-ready'; runId: string; kind: ExportKind; files: ExportFile[] }
+  | { type: 'export-ready'; runId: string; kind: ExportKind; files: DownloadFile[] }
   | { type: 'imported'; header: RunHeader }
   /** A recoverable problem (storage full, a step not saved): shown, and training goes on. */
   | { type: 'notice'; level: 'warning' | 'error'; message: string }

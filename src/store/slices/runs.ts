@@ -1,7 +1,7 @@
 // The runs slice: the saved runs (IndexedDB, in the worker) and the storage they use, deleting, exporting and
 // importing them, and the files of an export waiting to be saved by the page. Ids of exports count per store.
 
-import type { ExportFile, ExportKind } from '../../engine/lab-engine';
+import type { DownloadFile, ExportKind } from '../../engine/lab-engine';
 import type { RunHeader } from '../../engine/types';
 import { runExports } from '../selectors';
 import type { LabSlice } from '../slice';
@@ -13,14 +13,14 @@ export interface RunsState {
   importError: string | null;
   lastImported: RunHeader | null;
   /** Files to download (the page saves them and clears this); `id` tells one export from the next. */
-  downloads: { id: number; files: ExportFile[] } | null;
+  downloads: { id: number; files: DownloadFile[] } | null;
 }
 
 export interface RunsActions {
   setRuns(runs: RunHeader[], storage: RunsState['storage'], persistent: boolean): void;
   deleteRun(runId: string): void;
   exportRun(runId: string, kind: ExportKind): void;
-  offerDownloads(files: ExportFile[]): void;
+  offerDownloads(files: DownloadFile[]): void;
   clearDownloads(): void;
   importFile(fileName: string, text: string): void;
   importDone(header: RunHeader): void;
