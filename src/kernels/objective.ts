@@ -40,6 +40,7 @@ const STATS_ROW = 16;
 const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
 const AGG = { 'token-mean': 0, 'seq-mean-token-mean': 1, 'seq-mean-token-sum': 2, 'seq-mean-token-sum-norm': 3 } as const;
 const KL = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
+/** F.KL: a KL estimate is computed (its input is present). */
 const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
 
 const PARAMS = uniforms('Params', {
