@@ -19,18 +19,9 @@
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)
 // (attention_backward_stats stays in attention.wgsl.) CPU twin: src/reference/attention.ts.
 
-struct Params {
-  B: u32,
-  T: u32,     // query positions
-  Tk: u32,    // valid key positions, >= T; queries are the last T of them
-  Tcap: u32,  // key positions allocated per sequence in k, v, dk, dv (their row stride), >= Tk
-  NH: u32,    // query heads
-  NKV: u32,   // kv heads; NH % NKV == 0
-  HD: u32,    // head dim, 4 * HD4
-  scale: f32, // score scale
-}
+// @uniforms Params
+// @consts
 
-const WG: u32 = 64u;
 const HD4: u32 = __HD4__u;
 const RQ: u32 = __RQ__u; // rows per thread
 const NEG_BIG: f32 = -3.402823e38; // "minus infinity" that stays finite: exp(NEG_BIG - m) is 0

@@ -29,19 +29,11 @@ override WG: u32 = LANES * ROWS; // derived: do not pass
 override PART: u32 = 256u; // floats of the merge buffer, >= WG; a round merges PART / WG dims of every row
 
 // Head dims per workgroup: private arrays need a constant size. HD > HB runs ceil(HD / HB) workgroups per row,
-// each recomputing the scores (full-HD dots) and producing its own slice of dims.
-const HB: u32 = 64u;
+// each recomputing the scores (full-HD dots) and producing its own slice of dims. STATS_WG: attention_backward_stats'
+// threads, a thread per query row.
+// @consts
 
-struct Params {
-  B: u32,
-  T: u32,     // query positions
-  Tk: u32,    // valid key positions, >= T; queries are the last T of them
-  Tcap: u32,  // key positions allocated per sequence in k, v, dk, dv (their row stride), >= Tk
-  NH: u32,    // query heads
-  NKV: u32,   // kv heads; NH % NKV == 0
-  HD: u32,    // head dim
-  scale: f32, // score scale, 1/sqrt(HD) by default
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 // Each entry's bindings follow its twin's argument order, so the same slot holds different tensors per entry;
@@ -175,8 +167,6 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
 @group(0) @binding(2) var<storage, read> sDOut: array<f32>; // dOut (B,T,NH,HD)
 @group(0) @binding(3) var<storage, read> sOut: array<f32>;  // out (B,T,NH,HD)
 @group(0) @binding(4) var<storage, read> sLse: array<f32>;  // lse (B,NH,T)
-
-const STATS_WG: u32 = 64u;
 
 @compute @workgroup_size(STATS_WG)
 fn attention_backward_stats(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -5,10 +5,7 @@
 
 override WG: u32 = 256u;
 
-struct Params {
-  rows: u32,
-  cols: u32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // bias_add: x (rows, cols); bias_grad: dbias (cols)

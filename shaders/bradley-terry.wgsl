@@ -7,14 +7,9 @@
 // partial[t] += partial[t + s]. The gradient loop gives each score one thread, which sums its pairs in pair order:
 // O(N P) work without float atomics, fine for the few hundred pairs of a reward-model batch.
 
-const WG: u32 = 64u; // the twin's BT_THREADS
+// @consts
 
-struct Params {
-  n: u32,            // scores
-  pairs: u32,        // P
-  center_coef: f32,  // lambda
-  _pad: u32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> loss: array<f32>;     // (1)

@@ -14,11 +14,7 @@
 
 override RED_WG: u32 = 256u; // reduce and mask_sum: threads of their one workgroup, a power of two
 
-struct Params {
-  rows: u32,
-  cols: u32,
-  dLoss: f32, // backward only: upstream gradient of the scalar loss
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 // (Bindings repeat numbers across entry points: WGSL only requires them distinct within one entry's interface.)

@@ -5,15 +5,7 @@
 
 override WG: u32 = 64u;
 
-struct Params {
-  B: u32,     // rows (batch)
-  T: u32,     // new positions per row (kv_write) / rows of the index (gather)
-  Tcap: u32,  // cache capacity per row (kv_write) / completion length S (finish)
-  W: u32,     // 32-bit words per position
-  pos: u32,   // first cache position written (kv_write) / completion column (finish)
-  eosId: u32,
-  padId: u32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 

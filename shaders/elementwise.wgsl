@@ -8,10 +8,7 @@ override WG: u32 = 256u;
 
 alias V = __V__;
 
-struct Params {
-  n: u32,     // elements of type V
-  alpha: f32, // scale factor, or the fill value
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<V>; // (n)

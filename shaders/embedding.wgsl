@@ -18,11 +18,7 @@ override WG: u32 = 256u;
 const FIRST: u32 = 0x80000000u; // links[n] flag: n is its token's first occurrence
 const SKIP: u32 = 0x7fffffffu;  // links[n] for an id >= V
 
-struct Params {
-  rows: u32, // N = B*T
-  C: u32,
-  V: u32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 

@@ -20,12 +20,7 @@
 // The two entries read logits/refLogits at different bindings (the twin's order), and WGSL cannot portably pass
 // storage pointers to a function, so each entry has its own three short column loops over the shared steps below.
 
-struct Params {
-  rows: u32,
-  cols: u32,
-  tau: f32,        // temperature > 0
-  accumulate: u32, // backward: 1 adds into dLogits, 0 overwrites
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 // kl_exact_forward

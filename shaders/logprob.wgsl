@@ -11,11 +11,7 @@
 // (shaders/blocks/row-stats.wgsl), which shaders/sampler.wgsl includes too, so that the sampler's log-probs and
 // this kernel's agree bit for bit on one device (pi_old == the sampler's distribution).
 
-struct Params {
-  rows: u32,
-  cols: u32,
-  tau: f32, // temperature > 0: z = logits / tau
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out0: array<f32>; // forward: logprob (N); backward: dLogits (N,V)

@@ -12,16 +12,7 @@ override ACCUMULATE: bool = false;
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
 
-struct Params {
-  M: u32,
-  N: u32,
-  K: u32,
-  batch: u32,
-  strideA: u32, // elements between batch entries of A (0: shared by the batch)
-  strideB: u32,
-  strideC: u32,
-  alpha: f32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> C: array<f32>; // (batch, M, N)

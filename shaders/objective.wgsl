@@ -21,29 +21,19 @@ override LANES: u32 = 1u;        // threads per row (1, 4, 16 or 64)
 override ROWS: u32 = 64u;        // rows per workgroup
 override WG: u32 = LANES * ROWS; // derived: do not pass
 
-const SELECT_WG: u32 = 256u; // objective_select's workgroup (the twin's selectionSum follows its order)
-const FINAL_WG: u32 = 16u;   // objective_finalize: one thread per metric (15), plus the loss
+// Declared in src/kernels/objective.ts: SELECT_WG (objective_select's workgroup; the twin's selectionSum follows its
+// order), FINAL_WG (objective_finalize: one thread per metric, plus the loss), the planes P_* of the packed input
+// (each N*L words; P_COVKEY: scratch u32 covariance keys, 0 not a candidate; P_FLAGS: u32 flags, bit 0 kept by the
+// entropy quantile, bit 1 cov-selected), the stats layout S_ROWS and RP, the feature bits F_* of Params.flags and
+// the codes of Params.lossType (LOSS_*), aggMode (AGG_*) and klMode (KL_*).
+// @consts
 
-// Planes of the packed input (each N*L words).
-const P_LOGP: u32 = 0u;
-const P_OLD: u32 = 1u;
-const P_ADV: u32 = 2u;
-const P_MASK: u32 = 3u;
-const P_ENT: u32 = 4u;
-const P_REF: u32 = 5u;
-const P_SAMPLER: u32 = 6u;
-const P_KLX: u32 = 7u;
-const P_COVKEY: u32 = 8u; // scratch: u32 covariance keys (0: not a candidate)
-const P_FLAGS: u32 = 9u;  // u32 flags: bit 0 kept by the entropy quantile, bit 1 cov-selected
-
-// Stats buffer (u32 words): batch values, then RP words per row.
+// Stats buffer (u32 words): batch values, then RP words per row from S_ROWS.
 const S_M: u32 = 0u;       // f32 masked-token count M
 const S_KEY_ENT: u32 = 1u; // u32 entropy threshold key
 const S_KEY_COV: u32 = 2u; // u32 covariance threshold key
 const S_MEAN_A: u32 = 3u;  // f32 mean advantage over masked tokens (cov selection only)
 const S_MEAN_LP: u32 = 4u; // f32 mean logp over masked tokens (cov selection only)
-const S_ROWS: u32 = 16u;
-const RP: u32 = 16u;
 // Row partials.
 const Q_LOSS: u32 = 0u;
 const Q_POLICY: u32 = 1u;
@@ -60,42 +50,7 @@ const Q_KEPT: u32 = 11u;
 const Q_COV: u32 = 12u;
 const Q_N: u32 = 13u;     // masked tokens in the row (n_i)
 
-// Feature bits of Params.flags.
-const F_DUAL: u32 = 1u;
-const F_DELTA: u32 = 2u;
-const F_TIS: u32 = 4u;
-const F_SAMPLER: u32 = 8u;
-const F_KLX: u32 = 16u;
-const F_KL: u32 = 32u;       // a KL estimate is computed (its input is present)
-const F_SEL_ENT: u32 = 64u;
-const F_CLIP_COV: u32 = 128u;
-const F_KL_COV: u32 = 256u;
-
-struct Params {
-  N: u32,
-  L: u32,
-  lossType: u32, // 0 ppo_clip, 1 cispo, 2 gmpo, 3 sapo, 4 pg
-  seqLevel: u32, // 1: sequence-level ratio (GSPO)
-  aggMode: u32,  // 0 token-mean, 1 seq-mean-token-mean, 2 seq-mean-token-sum, 3 seq-mean-token-sum-norm
-  klMode: u32,   // 1 k1, 2 k2, 3 k3, 4 low_var_kl, 5 exact
-  flags: u32,    // F_* bits
-  epsLow: f32,
-  epsHigh: f32,
-  clipC: f32,
-  delta: f32,
-  epsMax: f32,
-  tauPos: f32,
-  tauNeg: f32,
-  gmpoClip: f32,
-  beta: f32,        // KL coefficient in the loss (0 with kl_placement in_reward)
-  entropyCoef: f32,
-  oneMinusQ: f32,   // 1 - top_entropy_quantile
-  covFrac: f32,     // clip_cov_ratio or kl_cov_ratio
-  covLb: f32,
-  covUb: f32,
-  klCovCoef: f32,
-  tisCap: f32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 // objective_select
@@ -318,8 +273,8 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let end = select(0u, p.L, valid); // rows past the end loop over nothing but join the barriers
   let o = row * p.L;
   let NL = p.N * p.L;
-  let gmpo = p.lossType == 2u;
-  let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != 1u && p.lossType != 4u);
+  let gmpo = p.lossType == LOSS_GMPO;
+  let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != LOSS_CISPO && p.lossType != LOSS_PG);
   let hasSel = (p.flags & (F_SEL_ENT | F_CLIP_COV | F_KL_COV)) != 0u;
 
   // Row pass 1: n_i and the sum that makes the sequence ratio.
@@ -341,10 +296,10 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let Nf = f32(p.N);
   var w = 0.0;
   switch (p.aggMode) {
-    case 0u: { w = select(0.0, 1.0 / M, M > 0.0); }
-    case 1u: { w = select(0.0, 1.0 / (Nf * n), n > 0.0); }
-    case 2u: { w = 1.0 / Nf; }
-    default: { w = 1.0 / (Nf * f32(p.L)); }
+    case AGG_TOKEN_MEAN: { w = select(0.0, 1.0 / M, M > 0.0); }
+    case AGG_SEQ_MEAN_TOKEN_MEAN: { w = select(0.0, 1.0 / (Nf * n), n > 0.0); }
+    case AGG_SEQ_MEAN_TOKEN_SUM: { w = 1.0 / Nf; }
+    default: { w = 1.0 / (Nf * f32(p.L)); } // AGG_SEQ_MEAN_TOKEN_SUM_NORM
   }
 
   // Row pass 2: every token.
@@ -373,7 +328,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     var gdir = 0.0; // d l / d logp through logp itself (CISPO)
     var side = 0.0;
     switch (p.lossType) {
-      case 0u: { // ppo_clip
+      case LOSS_PPO_CLIP: {
         let lo = 1.0 - p.epsLow;
         let hi = 1.0 + p.epsHigh;
         let hasDelta = (p.flags & F_DELTA) != 0u;
@@ -393,7 +348,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         }
         side = ppo_side(r, A);
       }
-      case 1u: { // cispo
+      case LOSS_CISPO: {
         let wgt = min(r, p.epsMax);
         l = -wgt * A * lp;
         gdir = -wgt * A;
@@ -402,15 +357,15 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
           q1.x += 1.0;
         }
       }
-      case 2u: { // gmpo
+      case LOSS_GMPO: {
         l = -A * r;
         side = gmpo_token(d, A).z;
       }
-      case 4u: { // pg (REINFORCE): -A logp, no ratio
+      case LOSS_PG: { // REINFORCE: -A logp, no ratio
         l = -A * lp;
         gdir = -A;
       }
-      default: { // sapo
+      default: { // LOSS_SAPO
         let tau = select(p.tauNeg, p.tauPos, A > 0.0);
         let s = 1.0 / (1.0 + exp(-tau * (r - 1.0)));
         l = -A * 4.0 * s / tau;
@@ -438,16 +393,16 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     g += w * c * klSel * p.klCovCoef * sign(d);
     var kl = 0.0;
     if ((p.flags & F_KL) != 0u) {
-      if (p.klMode == 5u) {
+      if (p.klMode == KL_EXACT) {
         kl = in_f(P_KLX, idx);
       } else {
         let u = lp - in_f(P_REF, idx);
         var dk = 0.0;
         switch (p.klMode) {
-          case 1u: { kl = u; dk = 1.0; }
-          case 2u: { kl = 0.5 * u * u; dk = u; }
-          case 3u: { kl = expm1_minus_x(-u); dk = -expm1(-u); }
-          default: {
+          case KL_K1: { kl = u; dk = 1.0; }
+          case KL_K2: { kl = 0.5 * u * u; dk = u; }
+          case KL_K3: { kl = expm1_minus_x(-u); dk = -expm1(-u); }
+          default: { // KL_LOW_VAR_KL
             let k3 = expm1_minus_x(-u);
             kl = clamp(k3, -10.0, 10.0);
             dk = select(0.0, -expm1(-u), k3 < 10.0 && k3 > -10.0);
@@ -464,7 +419,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     recs[2u * NL + idx] = kl;
     recs[3u * NL + idx] = contrib;
     recs[4u * NL + idx] = w;
-    q0 += vec4<f32>(contrib, w * lpg, select(0.0, 1.0, side < 0.0 && p.lossType != 1u), select(0.0, 1.0, side > 0.0 && p.lossType != 1u));
+    q0 += vec4<f32>(contrib, w * lpg, select(0.0, 1.0, side < 0.0 && p.lossType != LOSS_CISPO), select(0.0, 1.0, side > 0.0 && p.lossType != LOSS_CISPO));
     q1 += vec4<f32>(0.0, kl, 0.0, H);
     if ((p.flags & F_KLX) != 0u) { q1.z += in_f(P_KLX, idx); }
     var diff = 0.0;

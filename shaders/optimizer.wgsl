@@ -14,26 +14,9 @@
 override WG: u32 = 256u;   // a power of two
 override ELEMS: u32 = 8u;  // grad_norm_partial: elements per thread, so a chunk is WG * ELEMS elements
 
-struct NormParams {
-  n: u32,        // partial: elements of this tensor; finalize: number of partials
-  offset: u32,   // partial: first slot of this tensor's chunks in partials
-  chunks: u32,   // partial: chunks of this tensor
-  maxNorm: f32,  // clip_scale, clip
-}
+// @uniforms NormParams
 
-struct AdamParams {
-  n: u32,
-  lr: f32,
-  beta1: f32,
-  beta2: f32,
-  oneMinusBeta1: f32, // 1 - beta1 and 1 - beta2 computed on the host in double precision
-  oneMinusBeta2: f32,
-  eps: f32,
-  weightDecay: f32,
-  bc1: f32,           // 1 - beta1^t
-  bc2: f32,           // 1 - beta2^t
-  gradScale: f32,     // adamw_step only; adamw_step_scaled reads scale[0]
-}
+// @uniforms AdamParams
 
 // (Bindings repeat numbers across entry points: WGSL only requires them distinct within one entry's interface.)
 @group(0) @binding(0) var<uniform> pn: NormParams;

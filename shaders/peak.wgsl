@@ -5,10 +5,7 @@
 
 override WG: u32 = 64u;
 
-struct Params {
-  iters: u32,
-  scale: f32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

@@ -28,11 +28,7 @@ override ACCUMULATE: bool = false;  // backward: dx += instead of dx =
 alias V = __V__;
 const W: u32 = __W__u; // floats per V
 
-struct Params {
-  rows: u32, // N = B*T
-  C: u32,    // channels (floats)
-  eps: f32,
-}
+// @uniforms Params
 
 fn total(v: V) -> f32 {
   return __TOTAL__;

@@ -19,13 +19,8 @@
 
 override WG: u32 = 64u;
 
-struct Params {
-  rows: u32,       // N = B*T
-  T: u32,
-  H: u32,
-  half: u32,       // HD / 2
-  pos_offset: u32, // without positions: position of token t is pos_offset + t
-}
+// @uniforms Params
+// @consts
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // (B,T,H,HD); also the input in place
@@ -65,7 +60,7 @@ fn cos_sin_turns(u: f32) -> vec2<f32> {
 
 // (cos, sin) of pos * inv_freq[i], sin negated for the backward.
 fn cos_sin(pos: u32, i: u32, sign: f32) -> vec2<f32> {
-  let f = i * 8u;
+  let f = i * TABLE_STRIDE;
   let ph = f32(pos >> 12u);
   let pl = f32(pos & 4095u);
   let coarse = fract(fract(ph * freqs[f]) + fract(pl * freqs[f + 3u])); // exact: multiples of 2^-12

@@ -20,17 +20,7 @@
 //               sampler_random (words (N,4)): the raw Philox words, a test hook for the RNG.
 // CPU twin: src/reference/sampler.ts (sampleTokens, samplerRandom), which states the definitions precisely.
 
-struct Params {
-  rows: u32,
-  cols: u32,
-  seed: u32,
-  step: u32,
-  greedy: u32,  // 1: argmax (greedy flag, or temperature 0)
-  topK: u32,    // 0 (or >= cols): off
-  tau: f32,     // temperature, or 1 when greedy with temperature 0
-  topP: f32,    // 1: off
-  logMinP: f32, // log(min_p), or -3.4e38 when off
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> tokens: array<u32>;          // (N)

@@ -6,10 +6,7 @@
 // workgroup, lanes merged in lane order); the forward's max and normaliser come from block row-max-logsum,
 // which cross-entropy.wgsl includes too.
 
-struct Params {
-  rows: u32,
-  cols: u32,
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // (rows, cols): y, or dx for backward

@@ -12,9 +12,7 @@ override WG: u32 = 256u;
 
 alias V = __V__;
 
-struct Params {
-  n: u32, // elements of type V
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 

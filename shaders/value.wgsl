@@ -8,14 +8,9 @@
 // tree, for s = WG/2, ..., 1: partial[t] += partial[t + s]. A second loop writes dValues, which needs the total
 // masked count M. Tokens with mask 0 are skipped entirely (padding may hold any value) and get dValues = 0.
 
-const WG: u32 = 64u; // the twin's VALUE_THREADS
+// @consts
 
-struct Params {
-  count: u32,     // N * L
-  clip: u32,      // 1: clip V to [Vold - cliprange, Vold + cliprange]
-  cliprange: f32,
-  coef: f32,      // vf_coef
-}
+// @uniforms Params
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> loss: array<f32>;    // (1)

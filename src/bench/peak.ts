@@ -2,13 +2,16 @@
 // launch takes long enough to time, then timed like any kernel. The benchmark states matmul throughput as a
 // fraction of it. A lower bound of the hardware's peak (what WGSL through this driver reaches), not a spec sheet.
 
-import source from '../../shaders/peak.wgsl?raw';
-import { Params, grid, type Dispatch, type GpuContext } from '../gpu';
+import raw from '../../shaders/peak.wgsl?raw';
+import { declareShader, grid, uniforms, type Dispatch, type GpuContext } from '../gpu';
 import { dispatchSamples, median, type TimingMethod } from './measure';
 
 const WG = 64;
 const ITERS = 256;
 const FLOP_PER_INVOCATION = ITERS * 8 * 4 * 2;
+
+const PARAMS = uniforms('Params', { iters: 'u32', scale: 'f32' });
+export const PEAK_SHADER = declareShader('peak.wgsl', raw, { uniforms: [PARAMS] });
 
 export interface PeakResult {
   gflops: number;
@@ -19,7 +22,7 @@ export interface PeakResult {
 }
 
 function peakDispatch(ctx: GpuContext, out: Dispatch['bindings'][number], wg: [number, number]): Dispatch {
-  return { family: ctx.family('peak', source), entry: 'peak_fma', constants: { WG }, params: new Params().u32(ITERS).f32(1), bindings: [out], workgroups: wg };
+  return { family: ctx.family('peak', PEAK_SHADER.source), entry: 'peak_fma', constants: { WG }, params: PARAMS.pack({ iters: ITERS, scale: 1 }), bindings: [out], workgroups: wg };
 }
 
 /** Doubles the launch until it takes at least `targetMs` (or hits 2^20 workgroups), then times it `reps` times. */

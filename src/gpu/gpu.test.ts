@@ -1,8 +1,8 @@
 // The runtime itself: errors name the kernel, profiling returns per-dispatch timings, grids cover large counts,
-// parameters encode as WGSL expects, tensors check their shapes.
+// tensors check their shapes (uniform packing: params.test.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GpuValidationError, Params, grid, type GpuContext } from '.';
+import { GpuValidationError, grid, type GpuContext } from '.';
 import { acquireNodeDevice } from './node';
 import { add, fill } from '../kernels/elementwise';
 
@@ -98,15 +98,5 @@ describe('helpers', () => {
       expect(x).toBeLessThanOrEqual(65535);
       expect(x * y).toBeGreaterThanOrEqual(n);
     }
-  });
-
-  it('Params encodes u32, i32 and f32 words in order, padded to 16 bytes', () => {
-    const p = new Params().u32(7).i32(-1).f32(1.5);
-    const w = p.toUint32Array();
-    expect(w.length).toBe(4);
-    expect(w[0]).toBe(7);
-    expect(w[1]).toBe(0xffffffff);
-    expect(new Float32Array(w.buffer)[2]).toBe(1.5);
-    expect(() => new Params().u32(-1)).toThrow(/not a u32/);
   });
 });

@@ -5,9 +5,9 @@
 // by 4 and either the rows fill the device or the adapter is a CPU one, and shaders/attention.wgsl (rows split
 // over lanes, any HD) for the rest, such as a decode step's few long rows on a GPU (defaultAttentionPath).
 
-import source from '../../shaders/attention.wgsl?raw';
-import rowsTemplate from '../../shaders/attention-rows.wgsl?raw';
-import { Params, grid, type DType, type Dispatch, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/attention.wgsl?raw';
+import rowsRaw from '../../shaders/attention-rows.wgsl?raw';
+import { declareShader, grid, uniforms, type Params, type DType, type Dispatch, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
 import { expandRepeated, expandUnrolled } from '../gpu/template';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
@@ -57,7 +57,7 @@ function rowsFamily(ctx: GpuContext, HD: number, RQ: number): KernelFamily {
   const key = `hd${HD}-rq${RQ}`;
   let text = rowsSources.get(key);
   if (!text) {
-    const byRow = expandRepeated(rowsTemplate.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)), 'qrows', RQ, (t) => ({ $t: String(t) }));
+    const byRow = expandRepeated(ATTENTION_ROWS_SHADER.source.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)), 'qrows', RQ, (t) => ({ $t: String(t) }));
     rowsSources.set(key, (text = expandUnrolled(byRow, HD4)));
   }
   return ctx.family(`attention-rows-${key}`, text);
@@ -89,7 +89,7 @@ function launch(kernel: string, rec: Recorder, HD: number, rows: number, perSequ
     return { family: rowsFamily(rec.ctx, HD, RQ), workgroups: workgroups(rec, threads, ROWS_WG) };
   }
   const layout = attentionLayout(rows, length);
-  return { family: rec.ctx.family('attention', source), constants: layout, workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)) };
+  return { family: rec.ctx.family('attention', ATTENTION_SHADER.source), constants: layout, workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)) };
 }
 
 /** Threads per workgroup of attention-rows.wgsl (WG in the shader). */
@@ -100,6 +100,20 @@ const HB = 64;
 
 /** Threads per workgroup of attention_backward_stats (STATS_WG in the shader): a thread per query row. */
 const STATS_WG = 64;
+
+/** The uniforms of both paths' shaders. */
+const PARAMS = uniforms('Params', {
+  B: 'u32',
+  T: 'u32',     // query positions
+  Tk: 'u32',    // valid key positions, >= T; queries are the last T of them
+  Tcap: 'u32',  // key positions allocated per sequence in k, v, dk, dv (their row stride), >= Tk
+  NH: 'u32',    // query heads
+  NKV: 'u32',   // kv heads; NH % NKV == 0
+  HD: 'u32',    // head dim
+  scale: 'f32', // score scale, 1/sqrt(HD) by default
+});
+export const ATTENTION_SHADER = declareShader('attention.wgsl', raw, { uniforms: [PARAMS], consts: { HB, STATS_WG } });
+export const ATTENTION_ROWS_SHADER = declareShader('attention-rows.wgsl', rowsRaw, { uniforms: [PARAMS], consts: { WG: ROWS_WG } });
 
 /** Threads per workgroup (ROWS * LANES); the shader's merge buffer (PART = 256 floats) must hold them. */
 const THREADS = 64;
@@ -178,15 +192,8 @@ function sameShape(kernel: string, a: Tensor, aName: string, b: Tensor, bName: s
 }
 
 function params(d: ReturnType<typeof dims>, opts: AttentionOptions): Params {
-  return new Params()
-    .u32(d.B)
-    .u32(d.T)
-    .u32(d.Tk)
-    .u32(d.Tcap)
-    .u32(d.NH)
-    .u32(d.NKV)
-    .u32(d.HD)
-    .f32(opts.scale ?? 1 / Math.sqrt(d.HD));
+  const { B, T, Tk, Tcap, NH, NKV, HD } = d;
+  return PARAMS.pack({ B, T, Tk, Tcap, NH, NKV, HD, scale: opts.scale ?? 1 / Math.sqrt(d.HD) });
 }
 
 /**
@@ -260,7 +267,7 @@ export function attentionBackward(
   // (lse, D) pairs per query row: one buffer, so that dk/dv binds 8 storage buffers (the WebGPU default limit).
   const stats = ownedTensor(rec.ctx, 'stats', 2 * qRows, 'f32');
   rec.dispatch({
-    family: rec.ctx.family('attention', source),
+    family: rec.ctx.family('attention', ATTENTION_SHADER.source),
     entry: 'attention_backward_stats',
     params: p,
     bindings: [stats, dOut, out, lse],

@@ -1,18 +1,21 @@
 // Typed wrappers of shaders/bias.wgsl (a Linear layer's bias and its gradient). Same names and argument order as
 // src/reference/bias.ts. Used by the GPU model only when the checkpoint has q/k/v biases (Qwen2).
 
-import source from '../../shaders/bias.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/bias.wgsl?raw';
+import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { rowsCols } from './rows';
 
 const WG = 256;
 
+const PARAMS = uniforms('Params', { rows: 'u32', cols: 'u32' });
+export const BIAS_SHADER = declareShader('bias.wgsl', raw, { uniforms: [PARAMS] });
+
 function launch(rec: Recorder, entry: string, out: Tensor, input: Tensor, rows: number, cols: number, threads: number): void {
   rec.dispatch({
-    family: rec.ctx.family('bias', source),
+    family: rec.ctx.family('bias', BIAS_SHADER.source),
     entry,
     constants: { WG },
-    params: new Params().u32(rows).u32(cols),
+    params: PARAMS.pack({ rows, cols }),
     bindings: [out, input],
     workgroups: grid(Math.max(1, Math.ceil(threads / WG)), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });

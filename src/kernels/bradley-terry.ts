@@ -2,11 +2,19 @@
 // backward in one single-workgroup dispatch (loss, dScores, metrics). Same name and argument order as
 // src/reference/bradley-terry.ts, which states the formulas and the summation order. Not the reward model's forward.
 
-import source from '../../shaders/bradley-terry.wgsl?raw';
-import { Params, type Recorder, type Tensor } from '../gpu';
-import { BT_METRICS, resolveBradleyTerryOptions, type BradleyTerryOptions } from '../reference/bradley-terry';
+import raw from '../../shaders/bradley-terry.wgsl?raw';
+import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
+import { BT_METRICS, BT_THREADS, resolveBradleyTerryOptions, type BradleyTerryOptions } from '../reference/bradley-terry';
 
 export { BT_METRICS, type BradleyTerryOptions, type BtMetricName } from '../reference/bradley-terry';
+
+const PARAMS = uniforms('Params', {
+  n: 'u32',           // scores
+  pairs: 'u32',       // P
+  center_coef: 'f32', // lambda
+});
+/** WG: the one workgroup's threads, the twin's summation order. */
+export const BRADLEY_TERRY_SHADER = declareShader('bradley-terry.wgsl', raw, { uniforms: [PARAMS], consts: { WG: BT_THREADS } });
 
 /**
  * The Bradley-Terry loss on the GPU (formulas: src/reference/bradley-terry.ts):
@@ -37,9 +45,9 @@ export function bradleyTerryForwardBackward(
     throw new Error(`${kernel}: metrics must be ${BT_METRICS.length} f32 (BT_METRICS), got ${metrics.describe()}`);
   }
   rec.dispatch({
-    family: rec.ctx.family('bradley-terry', source),
+    family: rec.ctx.family('bradley-terry', BRADLEY_TERRY_SHADER.source),
     entry: 'bradley_terry_forward_backward',
-    params: new Params().u32(scores.size).u32(pairs.size / 2).f32(centerCoef).u32(0),
+    params: PARAMS.pack({ n: scores.size, pairs: pairs.size / 2, center_coef: centerCoef }),
     bindings: [loss, dScores, metrics, scores, pairs],
     workgroups: [1],
   });

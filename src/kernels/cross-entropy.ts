@@ -4,15 +4,22 @@
 // intermediate in a per-context scratch tensor, so the result is deterministic and never read back. The per-row
 // dispatches give a row LANES threads and a workgroup ROWS rows, from the vocabulary size (rows.ts, rowLayout).
 
-import template from '../../shaders/cross-entropy.wgsl?raw';
-import { Params, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/cross-entropy.wgsl?raw';
+import { declareShader, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import type { CrossEntropyBackwardOptions } from '../reference/cross-entropy';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
 import { rowFamily } from './wgsl-blocks';
 
+const PARAMS = uniforms('Params', {
+  rows: 'u32',
+  cols: 'u32',
+  dLoss: 'f32', // backward only: upstream gradient of the scalar loss
+});
+export const CROSS_ENTROPY_SHADER = declareShader('cross-entropy.wgsl', raw, { uniforms: [PARAMS] });
+
 /** shaders/cross-entropy.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
-const familyOf = (rec: Recorder) => rowFamily(rec.ctx, 'cross-entropy', template, 'cross-entropy.wgsl');
+const familyOf = (rec: Recorder) => rowFamily(rec.ctx, 'cross-entropy', CROSS_ENTROPY_SHADER.source, 'cross-entropy.wgsl');
 
 /** Threads of the one workgroup of the final fixed-order reductions (cross_entropy_reduce, _mask_sum). */
 const REDUCE_WG = 256;
@@ -65,7 +72,7 @@ export function crossEntropyForward(
   if (rowLoss.size !== N) throw new Error(`${kernel}: rowLoss ${rowLoss.describe()} must have N=${N} elements`);
   if (N === 0) return;
   const family = familyOf(rec);
-  const params = new Params().u32(N).u32(V).f32(0);
+  const params = PARAMS.pack({ rows: N, cols: V, dLoss: 0 });
   const layout = rowLayout(V);
   rec.dispatch({
     family, entry: 'cross_entropy_rows', constants: { ...layout }, params,
@@ -101,7 +108,7 @@ export function crossEntropyBackward(
   const dLoss = opts.dLoss ?? 1;
   const count = scratch(rec.ctx, 'maskSum', 1);
   const family = familyOf(rec);
-  const params = new Params().u32(N).u32(V).f32(dLoss);
+  const params = PARAMS.pack({ rows: N, cols: V, dLoss });
   rec.dispatch({
     family, entry: 'cross_entropy_mask_sum', constants: { RED_WG: REDUCE_WG }, params,
     bindings: [count, mask], workgroups: [1],

@@ -1,14 +1,25 @@
 // Typed wrappers of shaders/decode.wgsl: KV-cache writes, row gathers and per-step end-of-sequence bookkeeping.
 // Same names as src/reference/decode.ts, with the recorder first; shapes come from the tensors.
 
-import source from '../../shaders/decode.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/decode.wgsl?raw';
+import { declareShader, grid, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
 
 const WG = 64;
 
+const PARAMS = uniforms('Params', {
+  B: 'u32',     // rows (batch)
+  T: 'u32',     // new positions per row (kv_write) / rows of the index (gather)
+  Tcap: 'u32',  // cache capacity per row (kv_write) / completion length S (finish)
+  W: 'u32',     // 32-bit words per position
+  pos: 'u32',   // first cache position written (kv_write) / completion column (finish)
+  eosId: 'u32',
+  padId: 'u32',
+});
+export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS] });
+
 function launch(rec: Recorder, entry: string, threads: number, params: Params, bindings: Tensor[]): void {
   rec.dispatch({
-    family: rec.ctx.family('decode', source),
+    family: rec.ctx.family('decode', DECODE_SHADER.source),
     entry,
     constants: { WG },
     params,
@@ -18,7 +29,7 @@ function launch(rec: Recorder, entry: string, threads: number, params: Params, b
 }
 
 function p(B: number, T: number, Tcap: number, W: number, pos: number, eosId = 0, padId = 0): Params {
-  return new Params().u32(B).u32(T).u32(Tcap).u32(W).u32(pos).u32(eosId).u32(padId);
+  return PARAMS.pack({ B, T, Tcap, W, pos, eosId, padId });
 }
 
 /** cache (B, Tcap, ...W) <- x (B, T, ...W) at positions pos..pos+T-1 (any 32-bit dtype). */

@@ -1,23 +1,29 @@
 // Typed wrappers of shaders/elementwise.wgsl. Same names and argument order as src/reference/elementwise.ts.
 
-import source from '../../shaders/elementwise.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/elementwise.wgsl?raw';
+import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { valueTypeFamily } from './value-type';
 
 const WG = 256;
+
+const PARAMS = uniforms('Params', {
+  n: 'u32',     // elements of type V
+  alpha: 'f32', // scale factor, or the fill value
+});
+export const ELEMENTWISE_SHADER = declareShader('elementwise.wgsl', raw, { uniforms: [PARAMS] });
 
 /** One dispatch over out's values: four per invocation (vec4) where the size divides by 4, else one (value-type.ts). */
 function launch(rec: Recorder, entry: string, out: Tensor, inputs: Tensor[], alpha = 0): void {
   for (const t of inputs) {
     if (t.size !== out.size) throw new Error(`${entry}: ${t.describe()} and ${out.describe()} differ in size`);
   }
-  const { family, values: items } = valueTypeFamily(rec.ctx, 'elementwise', source, out.size);
+  const { family, values: items } = valueTypeFamily(rec.ctx, 'elementwise', ELEMENTWISE_SHADER.source, out.size);
   rec.dispatch({
     family,
     entry,
     label: `elementwise.${entry}`,
     constants: { WG },
-    params: new Params().u32(items).f32(alpha),
+    params: PARAMS.pack({ n: items, alpha }),
     bindings: [out, ...inputs],
     workgroups: grid(Math.ceil(items / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });

@@ -3,10 +3,17 @@
 // so unlike the twin these cannot check ids < V: see the shader's header for what out-of-range ids do.
 // The backward is two dispatches and uses N u32 of scratch this module keeps per context.
 
-import source from '../../shaders/embedding.wgsl?raw';
-import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/embedding.wgsl?raw';
+import { declareShader, grid, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
 
 const WG = 256;
+
+const PARAMS = uniforms('Params', {
+  rows: 'u32', // N = B*T
+  C: 'u32',
+  V: 'u32',
+});
+export const EMBEDDING_SHADER = declareShader('embedding.wgsl', raw, { uniforms: [PARAMS] });
 
 /** Per-context scratch for the backward's links (N u32), grown by powers of two and never shrunk. */
 const linkScratch = new WeakMap<GpuContext, Tensor<'u32'>>();
@@ -45,10 +52,10 @@ function embeddingDims(kernel: string, rows: Tensor, table: Tensor, tokens: Tens
 export function embeddingForward(rec: Recorder, out: Tensor, table: Tensor, tokens: Tensor<'u32'>): void {
   const { N, C, V } = embeddingDims('embeddingForward', out, table, tokens);
   rec.dispatch({
-    family: rec.ctx.family('embedding', source),
+    family: rec.ctx.family('embedding', EMBEDDING_SHADER.source),
     entry: 'embedding_forward',
     constants: { WG },
-    params: new Params().u32(N).u32(C).u32(V),
+    params: PARAMS.pack({ rows: N, C, V }),
     bindings: [out, table, tokens],
     workgroups: grid(Math.ceil((N * C) / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });
@@ -65,8 +72,8 @@ export function embeddingForward(rec: Recorder, out: Tensor, table: Tensor, toke
 export function embeddingBackward(rec: Recorder, dTable: Tensor, dOut: Tensor, tokens: Tensor<'u32'>): void {
   const { N, C, V } = embeddingDims('embeddingBackward', dOut, dTable, tokens);
   if (N === 0 || C === 0) return;
-  const family = rec.ctx.family('embedding', source);
-  const params = new Params().u32(N).u32(C).u32(V);
+  const family = rec.ctx.family('embedding', EMBEDDING_SHADER.source);
+  const params = PARAMS.pack({ rows: N, C, V });
   const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   const scratch = links(rec.ctx, N);
   rec.dispatch({

@@ -3,15 +3,23 @@
 // Not the per-token KL estimators (objective.ts). Rows are laid out by rowLayout(V) (rows.ts), as logprob's are:
 // a thread per row for short vocabularies, up to 64 lanes for long ones; each call is one dispatch.
 
-import template from '../../shaders/kl.wgsl?raw';
-import { Params, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/kl.wgsl?raw';
+import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import type { KlBackwardOptions, KlOptions } from '../reference/kl';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
 import { withBlocks } from './wgsl-blocks';
 
+const PARAMS = uniforms('Params', {
+  rows: 'u32',
+  cols: 'u32',
+  tau: 'f32',        // temperature > 0
+  accumulate: 'u32', // backward: 1 adds into dLogits, 0 overwrites
+});
+export const KL_SHADER = declareShader('kl.wgsl', raw, { uniforms: [PARAMS] });
+
 /** shaders/kl.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
-const source = withBlocks(template, 'kl.wgsl');
+const source = withBlocks(KL_SHADER.source, 'kl.wgsl');
 
 export type { KlBackwardOptions, KlOptions } from '../reference/kl';
 
@@ -51,7 +59,7 @@ export function klExactForward(rec: Recorder, kl: Tensor, logits: Tensor, refLog
     family: rec.ctx.family('kl', source),
     entry: 'kl_exact_forward',
     constants: { ...layout },
-    params: new Params().u32(N).u32(V).f32(tau).u32(0),
+    params: PARAMS.pack({ rows: N, cols: V, tau, accumulate: 0 }),
     bindings: [kl, logits, refLogits],
     workgroups: rowWorkgroups(rec, N, layout),
   });
@@ -85,7 +93,7 @@ export function klExactBackward(
     family: rec.ctx.family('kl', source),
     entry: 'kl_exact_backward',
     constants: { ...layout },
-    params: new Params().u32(N).u32(V).f32(tau).u32(opts.accumulate ? 1 : 0),
+    params: PARAMS.pack({ rows: N, cols: V, tau, accumulate: opts.accumulate ? 1 : 0 }),
     bindings: [dLogits, dKl, logits, refLogits],
     workgroups: rowWorkgroups(rec, N, layout),
   });

@@ -4,14 +4,21 @@
 // a thread per row for short vocabularies, up to 64 lanes for long ones), the same layout as the sampler's, so the
 // two compute a row's statistics in the same order whatever the number of rows.
 
-import template from '../../shaders/logprob.wgsl?raw';
-import { Params, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/logprob.wgsl?raw';
+import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import type { LogprobOptions } from '../reference/logprob';
 import { rowLayout, rowWorkgroups, rowsCols } from './rows';
 import { rowFamily } from './wgsl-blocks';
 
+const PARAMS = uniforms('Params', {
+  rows: 'u32',
+  cols: 'u32',
+  tau: 'f32', // temperature > 0: z = logits / tau
+});
+export const LOGPROB_SHADER = declareShader('logprob.wgsl', raw, { uniforms: [PARAMS] });
+
 /** shaders/logprob.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
-const family = (rec: Recorder) => rowFamily(rec.ctx, 'logprob', template, 'logprob.wgsl');
+const family = (rec: Recorder) => rowFamily(rec.ctx, 'logprob', LOGPROB_SHADER.source, 'logprob.wgsl');
 
 function temperatureOf(kernel: string, opts: LogprobOptions): number {
   const tau = opts.temperature ?? 1;
@@ -66,7 +73,7 @@ export function logprobForward(
     family: family(rec),
     entry: 'logprob_forward',
     constants: { ...layout },
-    params: new Params().u32(N).u32(V).f32(tau),
+    params: PARAMS.pack({ rows: N, cols: V, tau }),
     bindings: [logprob, entropy, logits, targets],
     workgroups: rowWorkgroups(rec, N, layout),
   });
@@ -101,7 +108,7 @@ export function logprobBackward(
     family: family(rec),
     entry: 'logprob_backward',
     constants: { ...layout },
-    params: new Params().u32(N).u32(V).f32(tau),
+    params: PARAMS.pack({ rows: N, cols: V, tau }),
     // logits at binding 3, as in the forward (the shader's shared row statistics read one `logits` variable)
     bindings: [dLogits, dLogprob, logits, dEntropy, targets],
     workgroups: rowWorkgroups(rec, N, layout),

@@ -3,8 +3,8 @@
 // The variant is the caller's, else the one the autotune chose for this device and layout (matmul-tune.ts), else
 // 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back (variantFor).
 
-import source from '../../shaders/matmul.wgsl?raw';
-import { Params, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/matmul.wgsl?raw';
+import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import { expandRepeated, expandUnrolled } from '../gpu/template';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 
@@ -25,6 +25,18 @@ export type MatmulTuning = Partial<Record<MatmulLayout, MatmulVariant>>;
 
 const WG = 8;
 
+const PARAMS = uniforms('Params', {
+  M: 'u32',
+  N: 'u32',
+  K: 'u32',
+  batch: 'u32',
+  strideA: 'u32', // elements between batch entries of A (0: shared by the batch)
+  strideB: 'u32',
+  strideC: 'u32',
+  alpha: 'f32',
+});
+export const MATMUL_SHADER = declareShader('matmul.wgsl', raw, { uniforms: [PARAMS] });
+
 /** The register tiles of matmul_wide (rows x columns of C per invocation), by variant. */
 const TILES = { wide: [8, 8], tall: [16, 8], square: [16, 16] } as const;
 type TileVariant = keyof typeof TILES;
@@ -35,7 +47,7 @@ function isTile(v: MatmulVariant): v is TileVariant {
 
 /** matmul.wgsl with matmul_wide's tile of `rows` x `cols` expanded (src/gpu/template.ts). */
 function expandTile(rows: number, cols: number): string {
-  let text = source.replaceAll('__ROWS__', String(rows)).replaceAll('__COLS__', String(cols));
+  let text = MATMUL_SHADER.source.replaceAll('__ROWS__', String(rows)).replaceAll('__COLS__', String(cols));
   text = expandRepeated(text, 'ku', 4, (u) => ({ $u: String(u) }));
   text = expandRepeated(text, 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
   text = expandRepeated(text, 'quads', rows / 4, (q) => ({ $q: String(q) }));
@@ -110,15 +122,16 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   const d = matmulDims(out.shape, a.shape, b.shape, opts);
   const wanted = opts.variant ?? tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked';
   const variant = variantFor(wanted, { ...d, transA: opts.transA, transB: opts.transB });
-  const params = new Params()
-    .u32(d.M)
-    .u32(d.N)
-    .u32(d.K)
-    .u32(d.batch)
-    .u32(d.strideA)
-    .u32(d.strideB)
-    .u32(d.strideC)
-    .f32(opts.alpha ?? 1);
+  const params = PARAMS.pack({
+    M: d.M,
+    N: d.N,
+    K: d.K,
+    batch: d.batch,
+    strideA: d.strideA,
+    strideB: d.strideB,
+    strideC: d.strideC,
+    alpha: opts.alpha ?? 1,
+  });
   // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4); the others 8x8
   // invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
   const [tileRows, tileCols] = variant === 'tiled' ? [8, 8] : variant === 'naive' ? [1, 1] : isTile(variant) ? TILES[variant] : [4, 4];

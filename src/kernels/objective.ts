@@ -3,11 +3,12 @@
 // a few buffer copies. Same name and argument order as src/reference/objective.ts, which defines every formula.
 // Not the log-prob backward (logprobBackward takes dLogp and dEntropy from here) and not the advantages.
 
-import source from '../../shaders/objective.wgsl?raw';
-import { Params, Tensor, grid, type GpuContext, type Recorder } from '../gpu';
+import raw from '../../shaders/objective.wgsl?raw';
+import { Tensor, declareShader, grid, uniforms, type GpuContext, type Recorder } from '../gpu';
 import {
   OBJECTIVE_METRICS,
   OBJECTIVE_RECORDS,
+  SELECT_WG,
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
@@ -18,26 +19,69 @@ export { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveMetricRecord, type Objec
 /** The per-token inputs as GPU tensors, each (N, L) f32. */
 export type ObjectiveTensors = ObjectiveInputs<Tensor>;
 
-/** Planes of the packed input buffer (see the shader): 8 inputs, the covariance keys and the selection flags. */
+/** Planes of the packed input buffer (the shader's P_*): 8 inputs, the covariance keys and the selection flags. */
+const P = { LOGP: 0, OLD: 1, ADV: 2, MASK: 3, ENT: 4, REF: 5, SAMPLER: 6, KLX: 7, COVKEY: 8, FLAGS: 9 } as const;
 const PLANES = 10;
 const PLANE: Record<keyof ObjectiveTensors, number> = {
-  logp: 0,
-  oldLogp: 1,
-  advantages: 2,
-  mask: 3,
-  entropy: 4,
-  refLogp: 5,
-  samplerLogp: 6,
-  klExact: 7,
+  logp: P.LOGP,
+  oldLogp: P.OLD,
+  advantages: P.ADV,
+  mask: P.MASK,
+  entropy: P.ENT,
+  refLogp: P.REF,
+  samplerLogp: P.SAMPLER,
+  klExact: P.KLX,
 };
-/** Stats buffer: 16 batch words, then 16 words of partial sums per row. */
+/** Stats buffer: 16 batch words, then 16 words of partial sums per row (the shader's S_ROWS and RP). */
 const STATS_BATCH = 16;
 const STATS_ROW = 16;
 
-const LOSS_TYPE = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
-const AGG_MODE = { 'token-mean': 0, 'seq-mean-token-mean': 1, 'seq-mean-token-sum': 2, 'seq-mean-token-sum-norm': 3 } as const;
-const KL_MODE = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
+/** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
+const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
+const AGG = { 'token-mean': 0, 'seq-mean-token-mean': 1, 'seq-mean-token-sum': 2, 'seq-mean-token-sum-norm': 3 } as const;
+const KL = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
+/** F.KL: a KL estimate is computed (its input is present). */
 const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
+
+const PARAMS = uniforms('Params', {
+  N: 'u32',
+  L: 'u32',
+  lossType: 'u32',    // LOSS_*
+  seqLevel: 'u32',    // 1: sequence-level ratio (GSPO)
+  aggMode: 'u32',     // AGG_*
+  klMode: 'u32',      // KL_*
+  flags: 'u32',       // F_* bits
+  epsLow: 'f32',
+  epsHigh: 'f32',
+  clipC: 'f32',
+  delta: 'f32',
+  epsMax: 'f32',
+  tauPos: 'f32',
+  tauNeg: 'f32',
+  gmpoClip: 'f32',
+  beta: 'f32',        // KL coefficient in the loss (0 with kl_placement in_reward)
+  entropyCoef: 'f32',
+  oneMinusQ: 'f32',   // 1 - top_entropy_quantile
+  covFrac: 'f32',     // clip_cov_ratio or kl_cov_ratio
+  covLb: 'f32',
+  covUb: 'f32',
+  klCovCoef: 'f32',
+  tisCap: 'f32',
+});
+export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
+  uniforms: [PARAMS],
+  consts: {
+    SELECT_WG,
+    FINAL_WG: OBJECTIVE_METRICS.length + 1, // objective_finalize: a thread per metric, plus the loss
+    P,
+    S_ROWS: STATS_BATCH,
+    RP: STATS_ROW,
+    F,
+    LOSS,
+    AGG,
+    KL,
+  },
+});
 
 /** Threads per workgroup of objective_rows (ROWS * LANES). */
 const THREADS = 64;
@@ -133,32 +177,33 @@ export function objectiveForwardBackward(
   if (plan.selectEntropy) flags |= F.SEL_ENT;
   if (plan.clipCov) flags |= F.CLIP_COV;
   if (plan.klCov) flags |= F.KL_COV;
-  const params = new Params()
-    .u32(N)
-    .u32(L)
-    .u32(LOSS_TYPE[cfg.loss_type])
-    .u32(cfg.importance_sampling_level === 'sequence' ? 1 : 0)
-    .u32(AGG_MODE[cfg.loss_agg_mode])
-    .u32(KL_MODE[cfg.kl_estimator])
-    .u32(flags)
-    .f32(cfg.epsilon)
-    .f32(epsilonHigh(cfg))
-    .f32(cfg.clip_ratio_c ?? 0)
-    .f32(cfg.delta ?? 0)
-    .f32(cfg.eps_max)
-    .f32(cfg.tau_pos)
-    .f32(cfg.tau_neg)
-    .f32(cfg.gmpo_clip)
-    .f32(plan.beta)
-    .f32(cfg.entropy_coef)
-    .f32(1 - cfg.top_entropy_quantile)
-    .f32(plan.clipCov ? cfg.clip_cov_ratio : cfg.kl_cov_ratio)
-    .f32(cfg.clip_cov_lb)
-    .f32(cfg.clip_cov_ub)
-    .f32(cfg.kl_cov_coef)
-    .f32(cfg.tis_cap ?? 0);
+  const params = PARAMS.pack({
+    N,
+    L,
+    lossType: LOSS[cfg.loss_type],
+    seqLevel: cfg.importance_sampling_level === 'sequence' ? 1 : 0,
+    aggMode: AGG[cfg.loss_agg_mode],
+    klMode: KL[cfg.kl_estimator],
+    flags,
+    epsLow: cfg.epsilon,
+    epsHigh: epsilonHigh(cfg),
+    clipC: cfg.clip_ratio_c ?? 0,
+    delta: cfg.delta ?? 0,
+    epsMax: cfg.eps_max,
+    tauPos: cfg.tau_pos,
+    tauNeg: cfg.tau_neg,
+    gmpoClip: cfg.gmpo_clip,
+    beta: plan.beta,
+    entropyCoef: cfg.entropy_coef,
+    oneMinusQ: 1 - cfg.top_entropy_quantile,
+    covFrac: plan.clipCov ? cfg.clip_cov_ratio : cfg.kl_cov_ratio,
+    covLb: cfg.clip_cov_lb,
+    covUb: cfg.clip_cov_ub,
+    klCovCoef: cfg.kl_cov_coef,
+    tisCap: cfg.tis_cap ?? 0,
+  });
 
-  const family = ctx.family('objective', source);
+  const family = ctx.family('objective', OBJECTIVE_SHADER.source);
   const layout = objectiveLayout(N, L);
   rec.dispatch({ family, entry: 'objective_select', params, bindings: [packed, stats], workgroups: [1] });
   rec.dispatch({

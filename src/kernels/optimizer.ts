@@ -3,8 +3,8 @@
 // one command buffer and nothing is read back. Twins: src/reference/grad-norm.ts, adamw.ts, optimizer.ts
 // (same names and argument order; where a twin takes a number the GPU wrapper takes a 1-element tensor).
 
-import source from '../../shaders/optimizer.wgsl?raw';
-import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/optimizer.wgsl?raw';
+import { declareShader, grid, uniforms, type Params, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import type { AdamwOptions } from '../reference/adamw';
 
 /**
@@ -16,6 +16,27 @@ const WG = 64;
 const ELEMS = 32;
 /** Elements per partial sum of squares in gradNorm. */
 export const GRAD_NORM_CHUNK = WG * ELEMS;
+
+const NORM_PARAMS = uniforms('NormParams', {
+  n: 'u32',       // partial: elements of this tensor; finalize: number of partials
+  offset: 'u32',  // partial: first slot of this tensor's chunks in partials
+  chunks: 'u32',  // partial: chunks of this tensor
+  maxNorm: 'f32', // clip_scale, clip
+});
+const ADAM_PARAMS = uniforms('AdamParams', {
+  n: 'u32',
+  lr: 'f32',
+  beta1: 'f32',
+  beta2: 'f32',
+  oneMinusBeta1: 'f32', // 1 - beta1 and 1 - beta2 computed on the host in double precision
+  oneMinusBeta2: 'f32',
+  eps: 'f32',
+  weightDecay: 'f32',
+  bc1: 'f32',           // 1 - beta1^t
+  bc2: 'f32',           // 1 - beta2^t
+  gradScale: 'f32',     // adamw_step only; adamw_step_scaled reads scale[0]
+});
+export const OPTIMIZER_SHADER = declareShader('optimizer.wgsl', raw, { uniforms: [NORM_PARAMS, ADAM_PARAMS] });
 
 const partialsCache = new WeakMap<GpuContext, Map<number, Tensor>>();
 
@@ -29,7 +50,7 @@ function partialsScratch(ctx: GpuContext, size: number): Tensor {
 }
 
 function family(rec: Recorder) {
-  return rec.ctx.family('optimizer', source);
+  return rec.ctx.family('optimizer', OPTIMIZER_SHADER.source);
 }
 
 function maxDim(rec: Recorder): number {
@@ -69,7 +90,7 @@ export function gradNorm(rec: Recorder, out: Tensor, grads: readonly Tensor[], o
     if (chunks === 0) continue;
     rec.dispatch({
       family: family(rec), entry: 'grad_norm_partial', constants: { WG, ELEMS },
-      params: new Params().u32(g.size).u32(offset).u32(chunks).f32(0),
+      params: NORM_PARAMS.pack({ n: g.size, offset, chunks, maxNorm: 0 }),
       bindings: [partials, g],
       workgroups: grid(chunks, maxDim(rec)),
     });
@@ -77,7 +98,7 @@ export function gradNorm(rec: Recorder, out: Tensor, grads: readonly Tensor[], o
   }
   rec.dispatch({
     family: family(rec), entry: 'grad_norm_finalize', constants: { WG, ELEMS },
-    params: new Params().u32(total).u32(0).u32(0).f32(0),
+    params: NORM_PARAMS.pack({ n: total, offset: 0, chunks: 0, maxNorm: 0 }),
     bindings: [out, partials], workgroups: [1],
   });
 }
@@ -103,7 +124,7 @@ export function gradClipScale(rec: Recorder, scale: Tensor, norm: Tensor, opts: 
   checkMaxNorm(kernel, opts);
   rec.dispatch({
     family: family(rec), entry: 'grad_clip_scale', constants: { WG, ELEMS },
-    params: new Params().u32(0).u32(0).u32(0).f32(opts.maxNorm),
+    params: NORM_PARAMS.pack({ n: 0, offset: 0, chunks: 0, maxNorm: opts.maxNorm }),
     bindings: [scale, norm], workgroups: [1],
   });
 }
@@ -122,7 +143,7 @@ export function gradClip(rec: Recorder, grads: readonly Tensor[], norm: Tensor, 
     if (g.size === 0) continue;
     rec.dispatch({
       family: family(rec), entry: 'grad_clip', constants: { WG, ELEMS },
-      params: new Params().u32(g.size).u32(0).u32(0).f32(opts.maxNorm),
+      params: NORM_PARAMS.pack({ n: g.size, offset: 0, chunks: 0, maxNorm: opts.maxNorm }),
       bindings: [g, norm],
       workgroups: grid(Math.ceil(g.size / WG), maxDim(rec)),
     });
@@ -134,18 +155,19 @@ function adamParams(kernel: string, n: number, opts: AdamwOptions): Params {
   const b1 = opts.beta1 ?? 0.9;
   const b2 = opts.beta2 ?? 0.999;
   // Bias corrections and 1 - beta in double precision on the host (1 - f32(0.999) would be off by 6e-5).
-  return new Params()
-    .u32(n)
-    .f32(opts.lr)
-    .f32(b1)
-    .f32(b2)
-    .f32(1 - b1)
-    .f32(1 - b2)
-    .f32(opts.eps ?? 1e-8)
-    .f32(opts.weightDecay ?? 0.01)
-    .f32(1 - Math.pow(b1, opts.t))
-    .f32(1 - Math.pow(b2, opts.t))
-    .f32(opts.gradScale ?? 1);
+  return ADAM_PARAMS.pack({
+    n,
+    lr: opts.lr,
+    beta1: b1,
+    beta2: b2,
+    oneMinusBeta1: 1 - b1,
+    oneMinusBeta2: 1 - b2,
+    eps: opts.eps ?? 1e-8,
+    weightDecay: opts.weightDecay ?? 0.01,
+    bc1: 1 - Math.pow(b1, opts.t),
+    bc2: 1 - Math.pow(b2, opts.t),
+    gradScale: opts.gradScale ?? 1,
+  });
 }
 
 function checkSame(kernel: string, params: Tensor, others: [Tensor, string][]): void {

@@ -1,8 +1,10 @@
 // Typed wrappers of shaders/reduce.wgsl. Same names and argument order as src/reference/reduce.ts.
 
-import source from '../../shaders/reduce.wgsl?raw';
-import type { Recorder, Tensor } from '../gpu';
-import { rowDispatch, rowsCols } from './rows';
+import raw from '../../shaders/reduce.wgsl?raw';
+import { declareShader, type Recorder, type Tensor } from '../gpu';
+import { ROW_PARAMS, rowDispatch, rowsCols } from './rows';
+
+export const REDUCE_SHADER = declareShader('reduce.wgsl', raw, { uniforms: [ROW_PARAMS] });
 
 function check(what: string, out: Tensor, x: Tensor): void {
   const { rows } = rowsCols(x);
@@ -12,11 +14,11 @@ function check(what: string, out: Tensor, x: Tensor): void {
 /** out[r] = sum_c x[r, c] */
 export function reduceSumRows(rec: Recorder, out: Tensor, x: Tensor): void {
   check('reduceSumRows', out, x);
-  rowDispatch(rec, rec.ctx.family('reduce', source), 'reduce_sum_rows', x, [out, x]);
+  rowDispatch(rec, rec.ctx.family('reduce', REDUCE_SHADER.source), 'reduce_sum_rows', x, [out, x]);
 }
 
 /** out[r] = max_c x[r, c] */
 export function reduceMaxRows(rec: Recorder, out: Tensor, x: Tensor): void {
   check('reduceMaxRows', out, x);
-  rowDispatch(rec, rec.ctx.family('reduce', source), 'reduce_max_rows', x, [out, x]);
+  rowDispatch(rec, rec.ctx.family('reduce', REDUCE_SHADER.source), 'reduce_max_rows', x, [out, x]);
 }

@@ -1,8 +1,8 @@
 // Typed wrappers of shaders/rmsnorm.wgsl (Hugging Face Llama RMSNorm, per row of the last dimension).
 // Same names and argument order as src/reference/rmsnorm.ts, after the recorder. Not LayerNorm.
 
-import source from '../../shaders/rmsnorm.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/rmsnorm.wgsl?raw';
+import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnorm';
 import { rowLayout, rowWorkgroups } from './rows';
 import { valueTypeFamily } from './value-type';
@@ -12,6 +12,12 @@ export type { RmsnormBackwardOptions, RmsnormOptions } from '../reference/rmsnor
 /** Channels (values of the shader's V) per dWeight workgroup of the backward (its 64 threads: 64 / COLS = 16 row lanes per channel). */
 const COLS = 4;
 
+const PARAMS = uniforms('Params', {
+  rows: 'u32', // N = B*T
+  C: 'u32',    // channels (floats)
+  eps: 'f32',
+});
+export const RMSNORM_SHADER = declareShader('rmsnorm.wgsl', raw, { uniforms: [PARAMS] });
 
 /** Checks the rmsnorm shapes and returns (N rows, C channels). */
 function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, others: [Tensor, string][]): { N: number; C: number } {
@@ -41,11 +47,11 @@ export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tens
   const { N, C } = rmsnormDims('rmsnormForward', x, weight, rstd, [[out, 'out']]);
   const layout = rowLayout(C);
   rec.dispatch({
-    family: valueTypeFamily(rec.ctx, 'rmsnorm', source, C).family,
+    family: valueTypeFamily(rec.ctx, 'rmsnorm', RMSNORM_SHADER.source, C).family,
     entry: 'rmsnorm_forward',
     label: 'rmsnorm.rmsnorm_forward',
     constants: { ...layout },
-    params: new Params().u32(N).u32(C).f32(opts.eps),
+    params: PARAMS.pack({ rows: N, C, eps: opts.eps }),
     bindings: [out, rstd, x, weight],
     workgroups: rowWorkgroups(rec, N, layout),
   });
@@ -75,8 +81,8 @@ export function rmsnormBackward(
 ): void {
   const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [[dx, 'dx'], [dOut, 'dOut']]);
   if (dWeight.size !== C || dWeight.dtype !== 'f32') throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
-  const { family, values } = valueTypeFamily(rec.ctx, 'rmsnorm', source, C); // values: C, or C / 4 with vec4
-  const params = new Params().u32(N).u32(C).f32(0);
+  const { family, values } = valueTypeFamily(rec.ctx, 'rmsnorm', RMSNORM_SHADER.source, C); // values: C, or C / 4 with vec4
+  const params = PARAMS.pack({ rows: N, C, eps: 0 });
   const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   rec.dispatch({
     family,

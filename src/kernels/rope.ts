@@ -6,8 +6,8 @@
 // table this module builds in f64 and caches per context (see the shader's header: it makes angles exact to
 // ~1e-6 rad for positions < 2^24); it sits right after out so the in-place variants keep contiguous bindings.
 
-import source from '../../shaders/rope.wgsl?raw';
-import { Params, grid, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/rope.wgsl?raw';
+import { declareShader, grid, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
 
 const WG = 64;
 
@@ -22,6 +22,15 @@ export interface GpuRopeOptions {
 
 /** Floats per pair in the frequency table (six used, padded to eight). */
 const TABLE_STRIDE = 8;
+
+const PARAMS = uniforms('Params', {
+  rows: 'u32',       // N = B*T
+  T: 'u32',
+  H: 'u32',
+  half: 'u32',       // HD / 2
+  pos_offset: 'u32', // without positions: position of token t is pos_offset + t
+});
+export const ROPE_SHADER = declareShader('rope.wgsl', raw, { uniforms: [PARAMS], consts: { TABLE_STRIDE } });
 
 /**
  * The shader's frequency table for (theta, HD): per pair i, the turn rate f = theta^(-2i/HD) / 2pi as
@@ -90,10 +99,10 @@ function rotate(kernel: string, dir: 'forward' | 'backward', rec: Recorder, out:
   const entry = `rope_${dir}${inPlace ? '_inplace' : ''}${pos ? '_positions' : ''}`;
   const bindings = [out, freqs, ...(inPlace ? [] : [x]), ...(pos ? [pos] : [])];
   rec.dispatch({
-    family: rec.ctx.family('rope', source),
+    family: rec.ctx.family('rope', ROPE_SHADER.source),
     entry,
     constants: { WG },
-    params: new Params().u32(N).u32(T).u32(H).u32(half).u32(posOffset),
+    params: PARAMS.pack({ rows: N, T, H, half, pos_offset: posOffset }),
     bindings,
     workgroups: grid(Math.ceil((N * half) / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });

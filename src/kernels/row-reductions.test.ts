@@ -5,14 +5,13 @@
 // SwiftShader does) and one created without it, which runs the fallback. Not the cases' definitions (cases.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import logprobTemplate from '../../shaders/logprob.wgsl?raw';
 import type { GpuContext, Tensor } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import * as refLogprob from '../reference/logprob';
 import * as refSoftmax from '../reference/softmax';
 import type { HostTensor } from '../core/host-tensor';
 import { kernelCases } from './cases';
-import { logprobForward } from './logprob';
+import { LOGPROB_SHADER, logprobForward } from './logprob';
 import { rowLayout } from './rows';
 import * as softmax from './softmax';
 import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
@@ -74,8 +73,8 @@ describe('the row reduction variant follows the device features', () => {
     expect(rowReductionOf(withSubgroups.ctx)).toBe(hasSubgroups ? 'subgroups' : 'workgroup');
     expect(rowReductionOf(fallback.ctx)).toBe('workgroup');
     expect(fallback.ctx.report.features).not.toContain('subgroups');
-    const sub = rowFamily(withSubgroups.ctx, 'logprob', logprobTemplate, 'logprob.wgsl').source;
-    const wg = rowFamily(fallback.ctx, 'logprob', logprobTemplate, 'logprob.wgsl').source;
+    const sub = rowFamily(withSubgroups.ctx, 'logprob', LOGPROB_SHADER.source, 'logprob.wgsl').source;
+    const wg = rowFamily(fallback.ctx, 'logprob', LOGPROB_SHADER.source, 'logprob.wgsl').source;
     expect(wg).not.toMatch(/enable subgroups|subgroupShuffleXor/);
     if (hasSubgroups) {
       expect(sub.startsWith('enable subgroups;\n')).toBe(true);

@@ -1,7 +1,10 @@
 // Layout and launch helpers for the row kernels (reductions, softmax, rmsnorm, cross-entropy, log-prob, sampler):
 // each row of the last dimension is given LANES threads, and a workgroup takes ROWS rows (attention.ts's idea).
 
-import { Params, grid, type KernelFamily, type Recorder, type Tensor } from '../gpu';
+import { grid, uniforms, type KernelFamily, type Recorder, type Tensor } from '../gpu';
+
+/** The uniforms of the row kernels launched by rowDispatch (softmax, reduce): their `// @uniforms Params`. */
+export const ROW_PARAMS = uniforms('Params', { rows: 'u32', cols: 'u32' });
 
 /** Threads per workgroup of the row kernels (ROWS * LANES, the shaders' WG). */
 export const ROW_THREADS = 64;
@@ -80,7 +83,7 @@ export function rowDispatch(rec: Recorder, family: KernelFamily, entry: string, 
     family,
     entry,
     constants: { ...layout },
-    params: new Params().u32(rows).u32(cols),
+    params: ROW_PARAMS.pack({ rows, cols }),
     bindings,
     workgroups: rowWorkgroups(rec, rows, layout),
   });

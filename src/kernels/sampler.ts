@@ -2,15 +2,28 @@
 // Philox4x32-10 with the seed and step counter in the uniform parameters, so a decode loop never reads back.
 // Same names and argument order as src/reference/sampler.ts, which defines the distribution and outputs exactly.
 
-import template from '../../shaders/sampler.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/sampler.wgsl?raw';
+import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { samplerSettings, type SamplerOptions } from '../reference/sampler';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
 import { rowFamily } from './wgsl-blocks';
 
+const PARAMS = uniforms('Params', {
+  rows: 'u32',
+  cols: 'u32',
+  seed: 'u32',
+  step: 'u32',
+  greedy: 'u32',  // 1: argmax (greedy flag, or temperature 0)
+  topK: 'u32',    // 0 (or >= cols): off
+  tau: 'f32',     // temperature, or 1 when greedy with temperature 0
+  topP: 'f32',    // 1: off
+  logMinP: 'f32', // log(min_p), or -3.4e38 when off
+});
+export const SAMPLER_SHADER = declareShader('sampler.wgsl', raw, { uniforms: [PARAMS] });
+
 /** shaders/sampler.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
-const family = (rec: Recorder) => rowFamily(rec.ctx, 'sampler', template, 'sampler.wgsl');
+const family = (rec: Recorder) => rowFamily(rec.ctx, 'sampler', SAMPLER_SHADER.source, 'sampler.wgsl');
 
 export type { SamplerOptions } from '../reference/sampler';
 
@@ -42,16 +55,17 @@ export function sampleTokens(
   ], 'tokens');
   if (N === 0) return;
   if (V === 0) throw new Error(`${kernel}: empty vocabulary`);
-  const params = new Params()
-    .u32(N)
-    .u32(V)
-    .u32(s.seed)
-    .u32(s.step)
-    .u32(s.greedy ? 1 : 0)
-    .u32(s.topK)
-    .f32(s.tau)
-    .f32(s.topP)
-    .f32(s.minP > 0 ? Math.log(s.minP) : -3.4e38);
+  const params = PARAMS.pack({
+    rows: N,
+    cols: V,
+    seed: s.seed,
+    step: s.step,
+    greedy: s.greedy ? 1 : 0,
+    topK: s.topK,
+    tau: s.tau,
+    topP: s.topP,
+    logMinP: s.minP > 0 ? Math.log(s.minP) : -3.4e38,
+  });
   const layout = rowLayout(V); // the same as logprobForward's: bit-identical log-probs and entropies
   rec.dispatch({
     family: family(rec),
@@ -74,7 +88,7 @@ export function samplerRandom(rec: Recorder, words: Tensor<'u32'>, rows: number,
   rec.dispatch({
     family: family(rec),
     entry: 'sampler_random',
-    params: new Params().u32(rows).u32(0).u32(s.seed).u32(s.step).u32(0).u32(0).f32(1).f32(1).f32(0),
+    params: PARAMS.pack({ rows, cols: 0, seed: s.seed, step: s.step, greedy: 0, topK: 0, tau: 1, topP: 1, logMinP: 0 }),
     bindings: [words],
     workgroups: grid(Math.ceil(rows / 64), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });

@@ -1,13 +1,15 @@
 // Typed wrappers of shaders/softmax.wgsl. Same names and argument order as src/reference/softmax.ts. The shader's
 // lane merges are the device's row reduction variant (src/kernels/wgsl-blocks.ts, rowFamily).
 
-import template from '../../shaders/softmax.wgsl?raw';
-import type { Recorder, Tensor } from '../gpu';
-import { rowDispatch } from './rows';
+import raw from '../../shaders/softmax.wgsl?raw';
+import { declareShader, type Recorder, type Tensor } from '../gpu';
+import { ROW_PARAMS, rowDispatch } from './rows';
 import { rowFamily } from './wgsl-blocks';
 
+export const SOFTMAX_SHADER = declareShader('softmax.wgsl', raw, { uniforms: [ROW_PARAMS] });
+
 /** shaders/softmax.wgsl with its shared blocks, in the recorder's device's variant. */
-const family = (rec: Recorder) => rowFamily(rec.ctx, 'softmax', template, 'softmax.wgsl');
+const family = (rec: Recorder) => rowFamily(rec.ctx, 'softmax', SOFTMAX_SHADER.source, 'softmax.wgsl');
 
 function check(what: string, ...ts: Tensor[]): void {
   for (const t of ts) if (t.size !== ts[0].size) throw new Error(`${what}: ${t.describe()} and ${ts[0].describe()} differ in size`);

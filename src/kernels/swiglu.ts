@@ -1,11 +1,16 @@
 // Typed wrappers of shaders/swiglu.wgsl (the Llama MLP gate, out = silu(gate) * up). Same names and argument
 // order as src/reference/swiglu.ts, after the recorder. Not the gate/up/down projections (matmuls).
 
-import source from '../../shaders/swiglu.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/swiglu.wgsl?raw';
+import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { valueTypeFamily } from './value-type';
 
 const WG = 256;
+
+const PARAMS = uniforms('Params', {
+  n: 'u32', // elements of type V
+});
+export const SWIGLU_SHADER = declareShader('swiglu.wgsl', raw, { uniforms: [PARAMS] });
 
 function checkSameShape(kernel: string, tensors: [Tensor, string][]): void {
   const [ref, refName] = tensors[0];
@@ -19,13 +24,13 @@ function checkSameShape(kernel: string, tensors: [Tensor, string][]): void {
 
 /** One dispatch over n values: four per invocation (vec4) where n divides by 4, else one (value-type.ts). */
 function launch(rec: Recorder, entry: string, n: number, bindings: Tensor[]): void {
-  const { family, values: items } = valueTypeFamily(rec.ctx, 'swiglu', source, n);
+  const { family, values: items } = valueTypeFamily(rec.ctx, 'swiglu', SWIGLU_SHADER.source, n);
   rec.dispatch({
     family,
     entry,
     label: `swiglu.${entry}`,
     constants: { WG },
-    params: new Params().u32(items),
+    params: PARAMS.pack({ n: items }),
     bindings,
     workgroups: grid(Math.ceil(items / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });

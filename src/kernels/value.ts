@@ -3,11 +3,20 @@
 // src/reference/value.ts, which states the formulas and the summation order. Not GAE or the returns (src/rl) and
 // not the critic's forward; one workgroup loops over every token, meant for batches of up to ~16k tokens.
 
-import source from '../../shaders/value.wgsl?raw';
-import { Params, type Recorder, type Tensor } from '../gpu';
-import { VALUE_METRICS, resolveValueLossOptions, type ValueLossOptions } from '../reference/value';
+import raw from '../../shaders/value.wgsl?raw';
+import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
+import { VALUE_METRICS, VALUE_THREADS, resolveValueLossOptions, type ValueLossOptions } from '../reference/value';
 
 export { VALUE_METRICS, type ValueLossOptions, type ValueMetricName } from '../reference/value';
+
+const PARAMS = uniforms('Params', {
+  count: 'u32',     // N * L
+  clip: 'u32',      // 1: clip V to [Vold - cliprange, Vold + cliprange]
+  cliprange: 'f32',
+  coef: 'f32',      // vf_coef
+});
+/** WG: the one workgroup's threads, the twin's summation order. */
+export const VALUE_SHADER = declareShader('value.wgsl', raw, { uniforms: [PARAMS], consts: { WG: VALUE_THREADS } });
 
 function sameShape(a: Tensor, b: Tensor): boolean {
   return a.shape.length === b.shape.length && a.shape.every((d, i) => d === b.shape[i]);
@@ -47,9 +56,9 @@ export function valueLossForwardBackward(
     throw new Error(`${kernel}: metrics must be ${VALUE_METRICS.length} f32 (VALUE_METRICS), got ${metrics.describe()}`);
   }
   rec.dispatch({
-    family: rec.ctx.family('value', source),
+    family: rec.ctx.family('value', VALUE_SHADER.source),
     entry: 'value_loss_forward_backward',
-    params: new Params().u32(values.size).u32(clip ? 1 : 0).f32(cliprange).f32(coef),
+    params: PARAMS.pack({ count: values.size, clip: clip ? 1 : 0, cliprange, coef }),
     bindings: [loss, dValues, metrics, values, oldValues, returns, mask],
     workgroups: [1],
   });

@@ -3,13 +3,16 @@
 // Same names and argument order as src/reference/weight-stats.ts. Not the bookkeeping over a whole model
 // (src/rl/weight-tracker.ts).
 
-import source from '../../shaders/weight-stats.wgsl?raw';
-import { Params, grid, type Recorder, type Tensor } from '../gpu';
+import raw from '../../shaders/weight-stats.wgsl?raw';
+import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { matrixDims, type WeightStatsOptions } from '../reference/weight-stats';
 
 export { RANK1_ITERATIONS, WEIGHT_STATS, matrixDims, rank1Share, relativeUpdate, type WeightStatsOptions } from '../reference/weight-stats';
 
 const APPLY_WG = 256;
+
+const PARAMS = uniforms('Params', { rows: 'u32', cols: 'u32', slot: 'u32', iterations: 'u32' });
+export const WEIGHT_STATS_SHADER = declareShader('weight-stats.wgsl', raw, { uniforms: [PARAMS] });
 
 function checkArgs(what: string, w: Tensor, w0: Tensor, u: Tensor, v: Tensor): { R: number; C: number } {
   const { R, C } = matrixDims(w, what);
@@ -35,9 +38,9 @@ export function weightUpdateStats(rec: Recorder, out: Tensor, u: Tensor, v: Tens
   if (!Number.isInteger(iterations) || iterations < 1) throw new Error(`${what}: iterations must be a whole number >= 1, got ${iterations}`);
   if (!Number.isInteger(slot) || slot < 0 || 3 * slot + 3 > out.size) throw new Error(`${what}: slot ${slot} is outside ${out.describe()}`);
   rec.dispatch({
-    family: rec.ctx.family('weight-stats', source),
+    family: rec.ctx.family('weight-stats', WEIGHT_STATS_SHADER.source),
     entry: 'weight_update_stats',
-    params: new Params().u32(R).u32(C).u32(slot).u32(iterations),
+    params: PARAMS.pack({ rows: R, cols: C, slot, iterations }),
     bindings: [out, u, v, w, w0],
     workgroups: [1],
   });
@@ -47,10 +50,10 @@ export function weightUpdateStats(rec: Recorder, out: Tensor, u: Tensor, v: Tens
 export function rank1Apply(rec: Recorder, w: Tensor, w0: Tensor, u: Tensor, v: Tensor): void {
   const { R, C } = checkArgs('rank1Apply', w, w0, u, v);
   rec.dispatch({
-    family: rec.ctx.family('weight-stats', source),
+    family: rec.ctx.family('weight-stats', WEIGHT_STATS_SHADER.source),
     entry: 'rank1_apply',
     constants: { APPLY_WG },
-    params: new Params().u32(R).u32(C).u32(0).u32(0),
+    params: PARAMS.pack({ rows: R, cols: C, slot: 0, iterations: 0 }),
     bindings: [w, w0, u, v],
     workgroups: grid(Math.ceil((R * C) / APPLY_WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });
