@@ -9,10 +9,10 @@ import { encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { loadHfFolder, unusableCheckpointProblems } from '../model/hf-folder';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
-import type { AssetLoader } from '../engine/start-policy';
+import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 
 export { PUBLIC_ASSETS, PUBLIC_DIR, unusableCheckpointProblems };
-export const CHAR_TOKENIZER_PATH = new URL('tokenizers/char/tokenizer.json', PUBLIC_DIR);
+
 
 /** The file names of a checkpoint directory and of the trainer state saved beside it. */
 export const CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'tokenizer.json'] as const;
@@ -151,7 +151,7 @@ export function writeFileAtomic(path: string, data: Uint8Array | string): void {
 }
 
 export function loadCharTokenizerFile(): { tok: Tokenizer; json: string } {
-  const json = readFileOrFail(CHAR_TOKENIZER_PATH).toString('utf8');
+  const json = readFileOrFail(new URL(CHAR_TOKENIZER_PATH, PUBLIC_DIR)).toString('utf8');
   return { tok: loadCharTokenizer(json), json };
 }
 

@@ -13,7 +13,7 @@ import { compareArrays } from '../reference/compare';
 import { mergeLoraAdapters } from '../reference/lora';
 import { EXIT } from './args';
 import { loadCheckpointDir } from './files';
-import { LORA_ADAPTER_DIR } from './train-rl';
+import { LORA_ADAPTER_DIR } from '../engine/run-session';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

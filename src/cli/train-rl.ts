@@ -7,14 +7,14 @@
 // (with lora_rank > 0 the checkpoint holds the merged weights, and adapter/ the adapters in PEFT's layout).
 // --resume continues a saved run (a larger --steps extends it).
 
-import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GpuContext } from '../gpu';
-import { MODEL_PRESETS, parameterCount } from '../model/config';
+import { encodeCheckpoint } from '../model/checkpoint';
+import { parameterCount } from '../model/config';
+import { tokenizerFromFiles } from '../model/hf-folder';
 import { describePlan } from '../model/memory-plan';
-import { initParams } from '../core/model-shapes';
-import { Rng } from '../core/random';
 import {
   FIELD_SECTIONS,
   FIELD_SPECS,
@@ -36,20 +36,15 @@ import {
   type RLField,
   type Section,
 } from '../rl/config';
-import { watchStep, type StepExtremes } from '../rl/alerts';
-import { divergenceText, firstNonFinite } from '../rl/divergence';
 import { evalsOf, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
 import { rlMemoryPlan } from '../rl/memory';
-import { Trainer } from '../rl/trainer';
-import { decodeTrainerState, encodeTrainerState, type TrainerState } from '../rl/trainer-state';
+import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
 import { EXIT, UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
 import {
   PUBLIC_DIR,
   TRAINER_STATE_FILE,
-  checkpointFiles,
-  loadCharTokenizerFile,
   loadCheckpointDir,
   mkdirOrFail,
   onFile,
@@ -60,9 +55,10 @@ import {
 } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
-import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../model/peft';
 import { loraShapes } from '../core/lora-layout';
-import { loadLearnedReward } from '../engine/learned-reward';
+import { LORA_ADAPTER_DIR, RunDivergedError, RunSession, policyFiles, type RunSink, type SavedRun, type SessionStart } from '../engine/run-session';
+import { CHAR_TOKENIZER_PATH } from '../engine/start-policy';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
@@ -315,31 +311,14 @@ function jsonlGroups(step: number, groups: GroupRecord[]): string {
 }
 
 /** Reads a trainer state file, its problems named with the file's path. */
-function readTrainerStateFile(path: string): TrainerState {
-  const bytes = readFileOrFail(path);
+function readTrainerStateFile(path: string): { bytes: Uint8Array; state: TrainerState } {
+  const bytes = new Uint8Array(readFileOrFail(path));
   try {
-    return decodeTrainerState(new Uint8Array(bytes));
+    return { bytes, state: decodeTrainerState(bytes) };
   } catch (e) {
     (e as Error).message = `${path}: ${(e as Error).message}`;
     throw e;
   }
-}
-
-/** The folder under --out that holds a LoRA run's adapters in PEFT's layout. */
-export const LORA_ADAPTER_DIR = 'adapter';
-
-/**
- * Under LoRA, the adapters as PEFT's two files in --out/adapter/ (for PeftModel.from_pretrained on the base named by
- * the config's checkpoint); none otherwise. A folder of their own, so a loader that finds adapter_config.json beside
- * model.safetensors does not take the merged checkpoint for an adapter.
- */
-async function loraAdapterFiles(trainer: Trainer, out: string): Promise<[string, Uint8Array | string][]> {
-  const lora = await trainer.exportLoraAdapters();
-  if (!lora) return [];
-  const dir = join(out, LORA_ADAPTER_DIR);
-  mkdirSync(dir, { recursive: true });
-  const files = peftAdapterFiles(trainer.modelConfig, lora.spec, lora.adapters, trainer.config.checkpoint);
-  return [[join(dir, PEFT_WEIGHTS_FILE), files.safetensors], [join(dir, PEFT_CONFIG_FILE), files.configJson]];
 }
 
 /**
@@ -360,6 +339,64 @@ async function pairMismatch(dir: string, step: number): Promise<string | null> {
   return `${model} is from step ${ckStep ?? '?'} but ${TRAINER_STATE_FILE} from step ${step} (a save was cut off between them); resuming from the trainer state, the next save rewrites the checkpoint`;
 }
 
+/**
+ * The resume point a trainer state file continues from: the state itself, its policy as the checkpoint (the state is
+ * what the run continues from, whatever the checkpoint beside it holds) and the tokenizer files saved beside it.
+ */
+async function savedRunOf(statePath: string, bytes: Uint8Array, state: TrainerState): Promise<SavedRun> {
+  const dir = dirname(statePath);
+  const tokenizerPath = join(dir, 'tokenizer.json');
+  const tokenizerJson = existsSync(tokenizerPath) ? readFileOrFail(tokenizerPath).toString('utf8') : await CLI_ASSETS.text(CHAR_TOKENIZER_PATH);
+  const configPath = join(dir, 'tokenizer_config.json');
+  const tokenizerConfigJson = existsSync(configPath) ? readFileOrFail(configPath).toString('utf8') : null;
+  const tok = await tokenizerFromFiles(tokenizerJson, tokenizerConfigJson);
+  const ck = { config: state.meta.modelConfig, params: state.learner.policy, metadata: {}, special: { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId } };
+  return { step: state.meta.step, state: bytes, ...encodeCheckpoint(ck), tokenizerJson, tokenizerConfigJson };
+}
+
+/**
+ * --out as a run's sink: metrics.jsonl (one line per optimizer step), rollouts.jsonl and eval.jsonl appended per
+ * rollout step; the checkpoint, its adapters under LoRA and the trainer state written together, the state renamed
+ * last (both record their step, so a save cut off between the renames is named on resume); a rewind drops the log
+ * lines after the saved step.
+ */
+function folderSink(out: string, paths: { metrics: string; rollouts: string; eval: string }, lora: boolean, savedText: () => string): RunSink & { savedIn: string } {
+  const append = (path: string, text: string) => onFile(path, 'append to it', () => appendFileSync(path, text));
+  const sink = {
+    savedIn: out,
+    appendStep: async (records: StepRecord[]) => {
+      for (const r of records) {
+        append(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
+        if (r.groups?.length) append(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
+        // The step-0 evaluation (before training) comes first, so eval.jsonl reads in step order.
+        for (const e of evalsOf(r)) append(paths.eval, `${JSON.stringify(e)}\n`);
+      }
+    },
+    save: async (saved: SavedRun) => {
+      const policy = policyFiles(saved, lora ? saved.state : null);
+      try {
+        if (lora) mkdirOrFail(join(out, LORA_ADAPTER_DIR));
+        writeFilesAtomic([...policy.files.map((f) => [join(out, f.name), f.data] as [string, Uint8Array | string]), [join(out, TRAINER_STATE_FILE), saved.state]]);
+      } catch (e) {
+        (e as Error).message = `saving step ${saved.step}: ${(e as Error).message}; ${savedText()}`;
+        throw e;
+      }
+      sink.savedIn = out;
+      return true;
+    },
+    lastSaved: async () => {
+      const statePath = join(sink.savedIn, TRAINER_STATE_FILE);
+      if (!existsSync(statePath)) return null;
+      const { bytes, state } = readTrainerStateFile(statePath);
+      return savedRunOf(statePath, bytes, state);
+    },
+    truncate: async (step: number) => {
+      for (const p of Object.values(paths)) trimLogAfter(p, step);
+    },
+  };
+  return sink;
+}
+
 export async function trainRl(argv: string[]): Promise<number> {
   const parsed = parseRlArgs(argv);
   if (parsed.command.help) {
@@ -376,94 +413,72 @@ export async function trainRl(argv: string[]): Promise<number> {
   const budgetGiB = parsed.command['memory-budget'] !== undefined ? Number(parsed.command['memory-budget']) : null;
   if (budgetGiB !== null && !(budgetGiB > 0)) throw new UsageError(`--memory-budget must be a number of GiB > 0, got "${parsed.command['memory-budget']}"`);
   const memoryBudgetBytes = budgetGiB === null ? null : budgetGiB * 2 ** 30;
-  let { tok, json: tokenizerJson } = loadCharTokenizerFile();
-  let tokenizerConfigJson: string | null = null;
   const statePath = typeof parsed.command.resume === 'string' ? parsed.command.resume : null;
-  let resume: TrainerState | undefined;
+  let from: SavedRun | null = null;
   let config: RLConfig;
   let preset: PresetName | null = null;
-  let init;
-  let source: string;
   if (statePath !== null) {
-    resume = readTrainerStateFile(statePath);
-    const savedSteps = resume.meta.config.steps;
-    config = resumeConfig(parsed, resume, statePath);
-    resume.meta.config = config;
-    init = { config: resume.meta.modelConfig, params: resume.learner.policy };
-    source = `${statePath} at step ${resume.meta.step}`;
+    const { bytes, state } = readTrainerStateFile(statePath);
+    const savedSteps = state.meta.config.steps;
+    config = resumeConfig(parsed, state, statePath);
     if (config.steps > savedSteps) {
       const stretched = [config.lr_schedule !== 'constant' && `lr_schedule ${config.lr_schedule}`, config.curriculum === 'easy_to_hard' && 'the easy_to_hard curriculum'].filter(Boolean);
       console.error(`extending the run from ${savedSteps} to ${config.steps} steps${stretched.length ? ` (${stretched.join(' and ')} now stretch to ${config.steps} steps)` : ''}`);
     }
-    const mismatch = await pairMismatch(dirname(statePath), resume.meta.step);
+    const mismatch = await pairMismatch(dirname(statePath), state.meta.step);
     if (mismatch) console.error(`warning: ${mismatch}`);
+    from = await savedRunOf(statePath, bytes, state);
   } else {
-    const start = resolveRunStart(parsed);
-    config = start.config;
-    preset = start.preset;
-    if (start.dir) {
-      // The checkpoint keeps its own tokenizer (the character vocabulary, or a Hugging Face folder's BPE).
-      const loaded = await loadCheckpointDir(start.dir);
-      init = { config: loaded.ck.config, params: loaded.ck.params };
-      ({ tok, tokenizerJson, tokenizerConfigJson } = loaded);
-      source = start.dir;
-    } else {
-      const mc = MODEL_PRESETS[config.model];
-      const p = initParams(mc, new Rng(config.seed), { std: 0.02 });
-      init = { config: mc, params: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)])) };
-      source = `a fresh ${config.model} model (no warm start for ${config.task})`;
-    }
+    ({ config, preset } = resolveRunStart(parsed));
   }
   for (const w of configWarnings(config)) console.error(`warning: ${w}`);
   const out = (parsed.command.out as string | undefined) ?? (statePath !== null ? dirname(statePath) : join('runs', `${config.task}-${preset}-${Date.now()}`));
   mkdirOrFail(out);
   const paths = { metrics: join(out, 'metrics.jsonl'), rollouts: join(out, 'rollouts.jsonl'), eval: join(out, 'eval.jsonl') };
-  if (resume) {
+  if (from) {
     // Steps logged after the last save are not in the state; they run again, so their old lines go.
-    const dropped = Object.values(paths).reduce((n, p) => n + trimLogAfter(p, resume.meta.step), 0);
-    if (dropped) console.error(`dropped ${dropped} log line(s) after step ${resume.meta.step} (logged after the last save; those steps run again)`);
+    const dropped = Object.values(paths).reduce((n, p) => n + trimLogAfter(p, from.step), 0);
+    if (dropped) console.error(`dropped ${dropped} log line(s) after step ${from.step} (logged after the last save; those steps run again)`);
   } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
   writeFileAtomic(join(out, 'rl_config.json'), `${configToJson(config, preset)}\n`);
-  const append = (path: string, text: string) => onFile(path, 'append to it', () => appendFileSync(path, text));
 
   let ctx: GpuContext | null = null;
-  if (backendName === 'webgpu') {
-    ctx = await acquireTunedDevice({ tune: parsed.command.autotune !== false });
-    const { maxBufferSize, maxStorageBufferBindingSize } = ctx.device.limits;
-    const plan = rlMemoryPlan(config, init.config, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: memoryBudgetBytes });
+  const device = async () => (ctx ??= await acquireTunedDevice({ tune: parsed.command.autotune !== false }));
+  let savedStep = from ? from.step : -1;
+  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${sink.savedIn} are from step ${savedStep}` : 'nothing was saved');
+  const sink = folderSink(out, paths, config.lora_rank > 0, savedText);
+  if (statePath !== null) sink.savedIn = dirname(statePath);
+  const onStart = ({ modelConfig, backend }: SessionStart) => {
+    if (backend.kind !== 'webgpu') return;
+    const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
+    const plan = rlMemoryPlan(config, modelConfig, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: memoryBudgetBytes });
     console.error(`memory plan:\n  ${describePlan(plan).join('\n  ')}`);
+  };
+  let session: RunSession;
+  try {
+    session = await RunSession.open(
+      { config, backend: backendName, divergence: 'stop', inspectGroups, memoryBudgetBytes, onStart },
+      { assets: CLI_ASSETS, sink, device, rewardSandbox: nodeRewardSandbox },
+      from,
+    );
+  } catch (e) {
+    (ctx as GpuContext | null)?.destroy();
+    throw e;
   }
-  const backend = ctx ? ({ kind: 'webgpu', ctx } as const) : ({ kind: 'cpu' } as const);
-  const learnedReward = config.reward_model !== null ? await loadLearnedReward(config, CLI_ASSETS, { policy: init.config, padId: tok.padId, backend }) : undefined;
-  if (learnedReward) console.error(`reward_model: ${learnedReward.source}`);
-  const trainer = await Trainer.create({ config, init, tokenizer: tok, backend, inspectGroups, resume, rewardSandbox: nodeRewardSandbox, learnedReward, memoryBudgetBytes });
-  const startStep = trainer.step;
+  const trainer = session.trainer.trainer!;
+  const startStep = session.step;
+  if (trainer.learnedReward) console.error(`reward_model: ${trainer.learnedReward.source}`);
+  const modelConfig = session.start!.modelConfig;
+  const source = from ? `${statePath} at step ${from.step}` : session.start!.source;
   console.error(
-    `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(init.config).toLocaleString('en-US')} parameters from ${source}; ` +
+    `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(modelConfig).toLocaleString('en-US')} parameters from ${source}; ` +
       `steps ${startStep + 1}..${config.steps} of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
   );
   if (trainer.lora) {
-    const trainable = loraShapes(init.config, trainer.lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
+    const trainable = loraShapes(modelConfig, trainer.lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
     console.error(`LoRA rank ${trainer.lora.rank}, alpha ${trainer.lora.alpha} on ${trainer.lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`);
   }
 
-  // The pair is written together, the trainer state renamed last; both record the step (the checkpoint's
-  // metadata "steps", the state's meta.step), so a save cut off between the renames is named on resume.
-  let savedStep = resume ? resume.meta.step : -1;
-  let savedIn = statePath !== null ? dirname(statePath) : out;
-  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${savedIn} are from step ${savedStep}` : 'nothing was saved');
-  const save = async () => {
-    const state = encodeTrainerState(await trainer.saveState());
-    try {
-      const adapters = await loraAdapterFiles(trainer, out);
-      writeFilesAtomic([...checkpointFiles(out, await trainer.exportCheckpoint(), tokenizerJson, tokenizerConfigJson), ...adapters, [join(out, TRAINER_STATE_FILE), state]]);
-    } catch (e) {
-      (e as Error).message = `saving step ${trainer.step}: ${(e as Error).message}; ${savedText()}`;
-      throw e;
-    }
-    savedStep = trainer.step;
-    savedIn = out;
-  };
   let signal: NodeJS.Signals | null = null;
   const onSignal = (sig: NodeJS.Signals) => {
     if (signal) {
@@ -471,7 +486,6 @@ export async function trainRl(argv: string[]): Promise<number> {
       process.exit(EXIT.interrupted);
     }
     signal = sig;
-    trainer.stop();
     console.error(`\n${sig}: stopping after the step in progress, then saving (send it again to exit at once)`);
   };
   process.on('SIGINT', onSignal);
@@ -480,51 +494,42 @@ export async function trainRl(argv: string[]): Promise<number> {
   const t0 = performance.now();
   let last: Record<string, number> = {};
   const quiet = Boolean(parsed.command.quiet);
-  let alertHistory: StepExtremes[] = [];
-  let stepRecords: StepRecord[] = [];
   try {
-    for await (const r of trainer.run()) {
-      const diverged = firstNonFinite([r]);
-      append(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
-      if (r.groups?.length) append(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
-      // The step-0 evaluation (before training) comes first, so eval.jsonl reads in step order.
-      for (const e of evalsOf(r)) append(paths.eval, `${JSON.stringify(e)}\n`);
-      if (diverged) {
-        // That step is not saved: the last good pair stays as it is.
-        throw new Error(`${divergenceText(diverged)}; the run stopped without saving this step; ${savedText()} (metrics.jsonl has every step so far)`);
-      }
-      // Alerts once per rollout step, over its optimizer steps' records.
-      stepRecords.push(r);
-      const stepDone = r.update === r.updates - 1;
-      if (stepDone) {
-        const watched = watchStep(alertHistory, stepRecords);
-        alertHistory = watched.history;
-        stepRecords = [];
-        for (const a of watched.alerts) process.stderr.write(`${quiet ? '' : '\n'}warning: ${a.message}\n`);
-      }
-      last = r.metrics;
-      if (stepDone && config.save_every > 0 && r.step % config.save_every === 0 && r.step < config.steps) await save();
-      if (!quiet) {
+    await session.runToEnd({
+      shouldStop: () => signal !== null,
+      onStep: ({ records, alerts, saved }) => {
+        if (saved) savedStep = session.savedStep;
+        for (const a of alerts) process.stderr.write(`${quiet ? '' : '\n'}warning: ${a.message}\n`);
+        const r = records[records.length - 1];
+        last = r.metrics;
+        if (quiet) return;
         const done = r.step - startStep;
         const eta = ((performance.now() - t0) / 1000 / done) * (config.steps - r.step);
-        const ev = r.eval ? ` eval acc ${(r.eval.accuracy * 100).toFixed(0)}% pass@${r.eval.passAtK.length} ${(r.eval.passAtK[r.eval.passAtK.length - 1] * 100).toFixed(0)}%` : '';
+        const evaluation = records.find((x) => x.eval)?.eval;
+        const ev = evaluation ? ` eval acc ${(evaluation.accuracy * 100).toFixed(0)}% pass@${evaluation.passAtK.length} ${(evaluation.passAtK[evaluation.passAtK.length - 1] * 100).toFixed(0)}%` : '';
         const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
         process.stderr.write(
           `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
         );
-      }
-    }
+      },
+    });
+    savedStep = session.savedStep;
     if (!quiet) process.stderr.write('\n');
-    if (trainer.step !== savedStep) await save();
+  } catch (e) {
+    if (e instanceof RunDivergedError) {
+      if (!quiet) process.stderr.write('\n');
+      throw new Error(`${e.message} (${e.savedStep > 0 ? `the checkpoint and trainer state in ${sink.savedIn} are from step ${e.savedStep}; the logs end there` : 'nothing was saved; the logs are empty'})`);
+    }
+    throw e;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    trainer.destroy();
-    ctx?.destroy();
+    session.destroy();
+    (ctx as GpuContext | null)?.destroy();
   }
-  const took = `${trainer.step - startStep} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+  const took = `${session.savedStep - startStep} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
   if (signal) {
-    console.error(`interrupted by ${signal} after step ${trainer.step} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`);
+    console.error(`interrupted by ${signal} after step ${session.savedStep} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`);
     console.log(out);
     return EXIT.interrupted;
   }
