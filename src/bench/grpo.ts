@@ -1,15 +1,26 @@
-// One full GRPO step of the RL trainer (src/rl/trainer.ts), split by the trainer's own phases (timing_s/gen,
+// One full GRPO step of the RL trainer, driven as every run is (a RunSession), split by the trainer's own phases (timing_s/gen,
 // old_log_prob, adv, update_actor): B prompts x G completions of up to L tokens on a fresh model of a preset.
 // The issue's target shape is the `small` preset with B*G = 64 completions of up to 64 tokens. Not the trainer.
 
 import type { GpuContext } from '../gpu';
+import { NO_SINK, RunSession } from '../engine/run-session';
+import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
-import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
+import { buildCharTokenizerJson } from '../model/tokenizer';
 import { resolveConfig } from '../rl/config';
-import { Trainer } from '../rl/trainer';
 import { median } from './measure';
 import type { BenchRow } from './report';
-import { benchParams } from './step';
+
+/** The only file a fresh model's run reads: the character vocabulary, built in memory (the bench reads no site files). */
+const CHAR_ONLY: AssetLoader = {
+  text: async (path) => {
+    if (path !== CHAR_TOKENIZER_PATH) throw new Error(`the bench reads no ${path}`);
+    return JSON.stringify(buildCharTokenizerJson());
+  },
+  bytes: async (path) => {
+    throw new Error(`the bench reads no ${path}`);
+  },
+};
 
 export interface GrpoShape {
   /** Prompts per step (train_batch_size). */
@@ -40,7 +51,6 @@ const PHASES: [string, string][] = [
  * step and the median time of each phase over the last `reps` (the first step compiles pipelines).
  */
 export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, shape: GrpoShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
-  const modelConfig = MODEL_PRESETS[preset];
   const config = resolveConfig('grpo', {
     model: preset,
     task: 'copy',
@@ -51,21 +61,17 @@ export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, sh
     eval_every: 0,
     seed: 1,
   });
-  const trainer = await Trainer.create({
-    config,
-    init: { config: modelConfig, params: benchParams(modelConfig) },
-    tokenizer: loadCharTokenizer(buildCharTokenizerJson()),
-    backend: { kind: 'webgpu', ctx },
-    inspectGroups: 0,
-  });
+  // A fresh model of the preset (checkpoint null), as a run of it would start.
+  const session = await RunSession.open({ config, backend: 'webgpu', divergence: 'stop', inspectGroups: 0 }, { assets: CHAR_ONLY, sink: NO_SINK, device: async () => ctx });
   const samples: Record<string, number>[] = [];
   try {
     for (let i = 0; i < reps + 1; i++) {
-      const records = await trainer.runStep();
-      if (i > 0) samples.push(records[records.length - 1].metrics);
+      const o = await session.runStep();
+      if (o.kind === 'diverged') throw new Error(o.message);
+      if (i > 0) samples.push(o.records[o.records.length - 1].metrics);
     }
   } finally {
-    trainer.destroy();
+    session.destroy();
   }
   const completions = shape.prompts * shape.generations;
   const what = `${shape.prompts} prompts x ${shape.generations} = ${completions} completions, up to ${shape.maxTokens} tokens`;

@@ -92,7 +92,7 @@ async function main(argv: string[]): Promise<number> {
     let shown = 0;
     const t0 = performance.now();
     for (let s = args.seed; s < args.seed + args.seeds; s++) {
-      const o = await runLesson(lesson, { seed: s, backend, assets: PUBLIC_ASSETS });
+      const o = await runLesson(lesson, { seed: s, backend, assets: PUBLIC_ASSETS, onAlert: (run, alert) => console.error(`  warning (${lesson.id} seed ${s}, ${run.label}): ${alert.message}`) });
       if (o.verdict.observed) shown++;
       console.log(`${lesson.id} seed ${s}: ${o.verdict.observed ? 'observed' : 'not this time'}: ${valuesText(o)}`);
       console.log(`  ${o.verdict.summary}`);

@@ -8,9 +8,9 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parameterCount } from '../model/config';
 import { REWARD_MODEL_TRAINING_DEFAULTS, rewardModelFiles, trainLabRewardModel, type RewardModelTrainingOptions } from '../rl/reward-model-train';
-import { Trainer } from '../rl/trainer';
+import { NO_SINK, RunSession } from '../engine/run-session';
 import { EXIT, UsageError, helpText, parseArgs, progressBar, runCli, type FlagSpec } from './args';
-import { loadCharTokenizerFile, loadCheckpointDir, mkdirOrFail, writeFileAtomic, writeFilesAtomic } from './files';
+import { CLI_ASSETS, mkdirOrFail, writeFileAtomic, writeFilesAtomic } from './files';
 import { parseRlArgs, resolveRunStart } from './train-rl';
 import { acquireTunedDevice } from './tuned-device';
 
@@ -60,14 +60,16 @@ async function main(argv: string[]): Promise<number> {
   const start = resolveRunStart(parsed);
   const config = start.config;
   if (!start.dir) throw new UsageError(`no warm start for ${config.task}: give --init or --checkpoint (a fresh model's completions are all wrong, so there is nothing to prefer)`);
-  const { ck } = await loadCheckpointDir(start.dir);
-  const { tok, json: tokenizerJson } = loadCharTokenizerFile();
   const opts = Object.fromEntries(Object.entries(RM_FLAGS).filter(([, s]) => s.key).map(([name, s]) => [s.key!, args[name]])) as unknown as RewardModelTrainingOptions;
   const out = (args.out as string | undefined) ?? join('runs', `reward-model-${config.task}-${Date.now()}`);
   mkdirOrFail(out);
 
   const ctx = await acquireTunedDevice({ tune: false });
-  const trainer = await Trainer.create({ config, init: { config: ck.config, params: ck.params }, tokenizer: tok, backend: { kind: 'webgpu', ctx } });
+  // The sampling policy is a run's, opened as every run is; the reward model starts from its weights.
+  const session = await RunSession.open({ config, backend: 'webgpu', divergence: 'stop' }, { assets: CLI_ASSETS, sink: NO_SINK, device: async () => ctx });
+  const trainer = session.trainer.trainer!;
+  const tok = trainer.tokenizer;
+  const ck = await session.trainer.exportCheckpoint();
   console.error(
     `reward model for ${config.task} (difficulty ${trainer.derived.difficulty}) from ${start.dir}, ${parameterCount(ck.config).toLocaleString('en-US')} parameters; ` +
       `pairs sampled at temperature ${config.temperature}, ${config.num_generations} per prompt`,
@@ -94,10 +96,11 @@ async function main(argv: string[]): Promise<number> {
   writeFilesAtomic([
     [join(out, 'model.safetensors'), files.safetensors],
     [join(out, 'config.json'), files.configJson],
-    [join(out, 'tokenizer.json'), tokenizerJson],
+    [join(out, 'tokenizer.json'), session.tokenizerJson],
+    ...(session.tokenizerConfigJson === null ? [] : [[join(out, 'tokenizer_config.json'), session.tokenizerConfigJson] as [string, string]]),
   ]);
   console.error(`saved ${out} (reward_model: ${out})`);
-  trainer.destroy();
+  session.destroy();
   result.rm.destroy();
   ctx.destroy();
   return EXIT.ok;

@@ -1,15 +1,17 @@
-// Runs a lesson headless: each of its runs through the same trainer the lab uses (src/rl/trainer.ts), from the
-// policy its config names (loadStartPolicy), with the lesson's seed and step budget, then evaluates its check.
+// Runs a lesson headless: each of its runs as a RunSession (src/engine/run-session.ts), the driver the lab and the
+// CLI use, from the policy its config names, with the lesson's seed and step budget, then evaluates its check. A run
+// that diverges stops the lesson with the session's message; alerts go to `onAlert`.
 // A run in mode 'sft' fine-tunes the same start on demonstrations instead (src/rl/sft.ts) and is evaluated the way
 // the trainer evaluates. Used by `npm run lessons` and the lessons test. Not the page's path (the store launches
 // lesson runs through the worker engine) and not the lessons themselves (catalog/).
 
-import { loadStartPolicy, type AssetLoader } from '../engine/start-policy';
+import type { AssetLoader } from '../engine/start-policy';
+import { NO_SINK, RunSession } from '../engine/run-session';
+import type { Alert } from '../rl/alerts';
 import { resolveConfig, taskOf, type RLConfig } from '../rl/config';
 import { trainSft } from '../rl/sft';
 import { evalsOf, type StepRecord } from '../rl/stream';
-import { Trainer, type TrainerBackend } from '../rl/trainer';
-import { loadLearnedReward } from '../engine/learned-reward';
+import type { Trainer, TrainerBackend } from '../rl/trainer';
 import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult, type LessonVerdict } from './lesson';
 
 /** The config of one run of a lesson at `seed`: the preset, the run's knobs, the lesson's seed and step budget. */
@@ -37,6 +39,8 @@ export interface LessonRunOptions {
   assets: AssetLoader;
   /** Called after each run with its result (progress for the CLI). */
   onRun?: (result: LessonRunResult) => void;
+  /** Called with each alert a run raises (src/rl/alerts.ts), as the page draws them and the train CLI prints them. */
+  onAlert?: (run: LessonRun, alert: Alert) => void;
 }
 
 export interface LessonOutcome {
@@ -51,27 +55,31 @@ export async function runLesson(lesson: Lesson, opts: LessonRunOptions): Promise
   const runs: LessonRunResult[] = [];
   for (const run of lesson.runs) {
     const config = lessonRunConfig(lesson, run, opts.seed);
-    const start = await loadStartPolicy(config, opts.assets);
-    const learnedReward =
-      config.reward_model !== null ? await loadLearnedReward(config, opts.assets, { policy: start.init.config, padId: start.tokenizer.padId, backend: opts.backend }) : undefined;
-    const trainer = await Trainer.create({ config, init: start.init, tokenizer: start.tokenizer, backend: opts.backend, learnedReward });
+    const backend = opts.backend;
+    const session = await RunSession.open(
+      { config, backend: backend.kind, divergence: 'stop' },
+      { assets: opts.assets, sink: NO_SINK, device: async () => (backend.kind === 'webgpu' ? backend.ctx : Promise.reject(new Error('no device'))) },
+    );
     let result: LessonRunResult;
     try {
-      result = run.mode === 'sft' ? await supervisedRun(run, config, trainer) : collectRun(run, config, await allRecords(trainer));
+      if (run.mode === 'sft') result = await supervisedRun(run, config, session.trainer.trainer!);
+      else {
+        const records: StepRecord[] = [];
+        await session.runToEnd({
+          onStep: (o) => {
+            records.push(...o.records);
+            for (const a of o.alerts) opts.onAlert?.(run, a);
+          },
+        });
+        result = collectRun(run, config, records);
+      }
     } finally {
-      trainer.destroy();
+      session.destroy();
     }
     runs.push(result);
     opts.onRun?.(result);
   }
   return { lesson, seed: opts.seed, runs, verdict: lesson.check.evaluate(runs) };
-}
-
-/** Every record of the trainer's remaining steps. */
-async function allRecords(trainer: Trainer): Promise<StepRecord[]> {
-  const out: StepRecord[] = [];
-  for await (const r of trainer.run()) out.push(r);
-  return out;
 }
 
 /**
