@@ -8,7 +8,7 @@ import { packRows } from '../engine/metric-batch';
 import { rowOf, type RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import { LESSONS, lessonById } from '../lessons';
-import { collectRun, lessonRunConfig } from '../lessons/run';
+import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { EvalRecord, StepRecord } from '../rl/stream';
 import type { Request, Response } from '../worker/protocol';
 import { createLabStore, IDLE_PROGRESS, LESSON_PROGRESS_KEY } from './index';
