@@ -29,6 +29,7 @@ export const PAGE_LAYERS: readonly Layer[] = ['main', 'ui', 'store'];
 export const PAGE_IMPORTS: readonly string[] = [
   // the worker's clients and their message types
   'worker/client',
+  'worker/requests',
   'worker/protocol',
   'worker/bench-client',
   'worker/startup-marks',
