@@ -20,6 +20,9 @@ echo "== e2e (playwright, Chromium + WebGPU)"
 npx playwright test
 e2e=$?
 
+echo "== page bundle (the e2e build's entry chunk: no WGSL, no trainer code)"
+node scripts/check-entry-chunk.mjs || e2e=1
+
 node scripts/summarize-tests.mjs test-results/vitest.json test-results/e2e.json "$(( $(date +%s) - start ))"
 summary=$?
 [ $unit -eq 0 ] && [ $e2e -eq 0 ] && [ $summary -eq 0 ]

@@ -1,20 +1,17 @@
-// The layer rule of README.md and docs/architecture.md, read from the imports of every file under src/:
-//   entry points (main.tsx, cli) -> ui -> store -> worker -> bench -> engine -> export -> rl -> tasks -> model -> kernels
-//   -> reference -> gpu -> schema
-// A module imports only from its own layer or lower ones; the UI imports values only from the store (types from
-// anywhere); React, zustand and recharts stay above the worker; the `webgpu` package stays in src/gpu.
-// Tests (*.test.ts) may reach anywhere.
+// The layer rule of README.md and docs/architecture.md (src/layers.ts holds it), read from the imports of every file
+// under src/: a module imports only from its own layer or lower ones; the UI imports values only from the store (types
+// from anywhere); the page (main.tsx, ui, store) imports values from below only from the pure modules of
+// PAGE_IMPORTS, and nothing it reaches, however far down, is GPU, kernel, WGSL or trainer code; React, zustand and
+// recharts stay above the worker; the `webgpu` package stays in src/gpu. Tests (*.test.ts) may reach anywhere.
 
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { LAYER_LINE, ORDER, PAGE_IMPORTS, PAGE_LAYERS, PAGE_NEVER, type Layer } from './layers';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
-/** Layers from the top; a layer may import from itself and the layers after it. */
-const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'export', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'core', 'schema'] as const;
-type Layer = (typeof ORDER)[number];
 
 /** Packages only some layers may import. */
 const PACKAGES: Record<string, readonly Layer[]> = {
@@ -64,7 +61,49 @@ export function violation(rel: string, imp: Import): string | null {
   if (target === null || target === from) return null;
   if (ORDER.indexOf(target) < ORDER.indexOf(from)) return `${rel} imports ${s}: ${from} may not import from ${target}, a layer above it`;
   if (from === 'ui' && target !== 'store' && !imp.typeOnly) return `${rel} imports ${s}: the UI imports values only from the store (types from anywhere)`;
+  if (PAGE_LAYERS.includes(from) && !PAGE_LAYERS.includes(target) && !imp.typeOnly) {
+    const id = moduleId(relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/'));
+    if (!PAGE_IMPORTS.includes(id)) return `${rel} imports ${s}: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)`;
+  }
   return null;
+}
+
+/** A module's name as PAGE_IMPORTS writes it: its path under src/ without the extension or a trailing /index. */
+export function moduleId(rel: string): string {
+  return rel.replace(/\.tsx?$/, '').replace(/\/index$/, '');
+}
+
+/** The file an import names (its .ts, .tsx or folder index), or null for a package or a file that is not there. */
+function resolveImport(file: string, specifier: string): string | null {
+  if (!specifier.startsWith('.')) return null;
+  const p = resolve(dirname(file), specifier.replace(/\?.*$/, ''));
+  for (const c of [p, `${p}.ts`, `${p}.tsx`, join(p, 'index.ts'), join(p, 'index.tsx')]) if (existsSync(c) && statSync(c).isFile()) return c;
+  return null;
+}
+
+/** Every file and package `starts` (paths under src/) load through value imports, static and dynamic, all the way down. */
+export function closureOf(starts: readonly string[]): { files: string[]; packages: string[] } {
+  const files = new Set<string>(starts.map((s) => join(SRC, s)));
+  const packages = new Set<string>();
+  const queue = [...files];
+  while (queue.length) {
+    const f = queue.shift()!;
+    if (!/\.tsx?$/.test(f)) continue;
+    for (const imp of importsOf(f, readFileSync(f, 'utf8'))) {
+      if (imp.typeOnly) continue;
+      if (!imp.specifier.startsWith('.')) {
+        packages.add(imp.specifier);
+        continue;
+      }
+      const target = resolveImport(f, imp.specifier);
+      if (target === null) throw new Error(`${relative(SRC, f)} imports ${imp.specifier}, which is not there`);
+      if (!files.has(target)) {
+        files.add(target);
+        queue.push(target);
+      }
+    }
+  }
+  return { files: [...files].map((f) => relative(SRC, f).split('\\').join('/')).sort(), packages: [...packages].sort() };
 }
 
 function sourceFiles(dir: string): string[] {
@@ -90,6 +129,39 @@ describe('layers', () => {
     expect(problems).toEqual([]);
   });
 
+  const page = closureOf(['main.tsx']);
+  const below = page.files.filter((f) => {
+    const l = layerOf(f);
+    return l === null || !PAGE_LAYERS.includes(l);
+  });
+
+  it(`the page reaches ${page.files.length} files from main.tsx (${below.length} below it), none of them GPU, kernel, WGSL or trainer code`, () => {
+    console.log(`main.tsx reaches ${page.files.length} files by value imports, ${below.length} of them below the page`);
+    const never = (files: string[]) => files.filter((f) => PAGE_NEVER.some((re) => re.test(f)));
+    expect(never(page.files)).toEqual([]);
+    // Below the page, nothing but the allowed modules and what they load; and none of them loads what the page must not.
+    const allowed = closureOf(PAGE_IMPORTS.map((id) => relative(SRC, resolveImport(join(SRC, 'main.tsx'), `./${id}`) ?? join(SRC, id))));
+    expect(below.filter((f) => !allowed.files.includes(f))).toEqual([]);
+    expect(never(allowed.files)).toEqual([]);
+    const pagePackages = ['react', 'react-dom', 'recharts', 'zustand'];
+    expect(page.packages.filter((p) => !pagePackages.some((name) => p === name || p.startsWith(`${name}/`)))).toEqual([]);
+  });
+
+  it('every module PAGE_IMPORTS names is there', () => {
+    expect(PAGE_IMPORTS.filter((id) => resolveImport(join(SRC, 'main.tsx'), `./${id}`) === null)).toEqual([]);
+  });
+
+  it('README.md and docs/architecture.md quote the layer order of src/layers.ts', () => {
+    expect(LAYER_LINE).toBe(
+      'main.tsx, cli -> ui -> store -> lessons -> worker client ~> worker -> bench -> engine -> export -> rl -> tasks -> model -> kernels -> reference -> gpu -> core -> schema',
+    );
+    const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
+    expect(readme.match(/Dependencies point one way: `([^`]+)`/)?.[1]).toBe(LAYER_LINE);
+    const architecture = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
+    const block = architecture.slice(architecture.indexOf('## The dependency rule')).match(/```text\n([\s\S]*?)```/)?.[1];
+    expect(block?.replace(/\s+/g, ' ').trim()).toBe(LAYER_LINE);
+  });
+
   it('the rule catches what it should', () => {
     const v = (rel: string, text: string) => importsOf(rel, text).map((i) => violation(rel, i)).filter(Boolean);
     expect(v('kernels/x.ts', "import { Trainer } from '../rl/trainer';")).toEqual(['kernels/x.ts imports ../rl/trainer: kernels may not import from rl, a layer above it']);
@@ -100,5 +172,14 @@ describe('layers', () => {
     expect(v('engine/x.ts', "import { create } from 'zustand';")).toEqual(['engine/x.ts imports the package zustand, which only store, ui may use']);
     expect(v('model/x.ts', "export { Tensor } from '../gpu/tensor';\nimport src from '../../shaders/x.wgsl?raw';")).toEqual([]);
     expect(v('schema/x.ts', "// import { X } from '../rl/config';\nconst a = 1;")).toEqual([]);
+    expect(v('store/x.ts', "import { runLesson } from '../lessons/run';")).toEqual([
+      'store/x.ts imports ../lessons/run: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)',
+    ]);
+    expect(v('store/slices/x.ts', "import { describeAdapter } from '../../gpu/adapter';")).toHaveLength(1);
+    expect(v('store/slices/x.ts', "import type { AdapterReport } from '../../gpu/adapter';\nimport { lessonRunConfig } from '../../lessons/results';")).toEqual([]);
+    expect(v('store/x.ts', "import { LESSONS } from '../lessons';\nimport { RL_FIELDS } from '../rl/config/schema';")).toEqual([
+      'store/x.ts imports ../rl/config/schema: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)',
+    ]);
+    expect(v('main.tsx', "import { Trainer } from './rl/trainer';")).toHaveLength(1);
   });
 });

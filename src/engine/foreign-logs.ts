@@ -7,10 +7,9 @@
 import { DEFAULT_CONFIG } from '../rl/config';
 import { METRICS, type MetricSpec } from '../schema/metrics';
 import { finish, parseRunFile, RunFileError, FORMAT, MAX_IMPORT_BYTES } from './formats';
-import type { ForeignTrainer, MetricRow, RunData, RunHeader } from './types';
+import { TRAINER_TITLES, type ForeignTrainer, type MetricRow, type RunData, type RunHeader } from './types';
 
-/** The trainers as a person names them (the runs panel says "imported from TRL"). */
-export const TRAINER_TITLES: Readonly<Record<ForeignTrainer, string>> = { trl: 'TRL', verl: 'verl', openrlhf: 'OpenRLHF' };
+export { TRAINER_TITLES } from './types';
 
 /**
  * Prefixes a trainer's names may carry in a log besides the catalog's: TRL's and OpenRLHF's W&B logging writes

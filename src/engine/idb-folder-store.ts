@@ -3,24 +3,13 @@
 // engine worker's file reader; the page sends the files. Not the runs store (idb-run-store.ts).
 
 import { openKeyValueDb } from './idb-tune-store';
+import { LOCAL_FOLDER_PREFIX } from './folder-names';
 import { StorageFullError } from './run-store';
 
-/** The path prefix of imported folders: `local/<name>/<file>`. */
-export const LOCAL_FOLDER_PREFIX = 'local/';
+export { LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from './folder-names';
 
 const DB_NAME = 'rl-lab-folders';
 const STORE = 'files';
-
-/** The files of a folder that a model folder can need; anything else in a picked folder is not kept. */
-export function isModelFile(path: string): boolean {
-  return /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors|model-\d{5}-of-\d{5}\.safetensors|model\.safetensors\.index\.json|onnx\/model\.onnx)$/.test(path);
-}
-
-/** A folder name usable in a path: what the person's folder is called, other characters as '-'. */
-export function localFolderName(name: string): string {
-  const clean = name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 64);
-  return clean || 'folder';
-}
 
 export class IdbFolderStore {
   private constructor(private readonly db: IDBDatabase) {}

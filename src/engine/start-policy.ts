@@ -10,7 +10,10 @@ import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import type { RLConfig } from '../rl/config';
 
+import { checkpointDir } from './checkpoint-path';
+
 export { CPU_MAX_PARAMETERS, cpuRefusal } from './cpu-limit';
+export { checkpointDir, foreignCheckpointOrigin } from './checkpoint-path';
 
 /** Reads a file of the site (paths relative to its root, e.g. "checkpoints/copy/config.json"). */
 export interface AssetLoader {
@@ -29,29 +32,6 @@ export interface StartPolicy {
 }
 
 export const CHAR_TOKENIZER_PATH = 'tokenizers/char/tokenizer.json';
-
-/** The directory of a `checkpoint` value: a shipped name maps to checkpoints/<name>/; a URL or path is used as given. */
-export function checkpointDir(checkpoint: string): string {
-  if (/^[A-Za-z0-9_-]+$/.test(checkpoint)) return `checkpoints/${checkpoint}/`;
-  return checkpoint.endsWith('/') ? checkpoint : `${checkpoint}/`;
-}
-
-/**
- * The origin a `checkpoint` value would be fetched from when it is not the site's own (`site`: the page's base
- * URL), or null when it is: a shipped name, a relative path, or a URL on the site's origin. Anything the URL
- * parser makes no origin of (data:, a bad URL) counts as foreign, shown as the value's scheme or the value cut.
- */
-export function foreignCheckpointOrigin(checkpoint: string, site: string): string | null {
-  const dir = checkpointDir(checkpoint);
-  let url: URL;
-  try {
-    url = new URL(dir, site);
-  } catch {
-    return dir.length > 80 ? `${dir.slice(0, 80)}...` : dir;
-  }
-  if (url.origin === new URL(site).origin) return null;
-  return url.origin === 'null' ? `${url.protocol} URL` : url.origin;
-}
 
 /** Loads the policy `config` starts from (its `checkpoint`, else a fresh `model` preset seeded by `seed`). */
 export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Promise<StartPolicy> {

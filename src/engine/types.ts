@@ -52,6 +52,9 @@ export interface RunHeader {
 /** The trainers whose logs import as runs (src/engine/foreign-logs.ts); their metric names are in the metric catalog. */
 export type ForeignTrainer = 'trl' | 'verl' | 'openrlhf';
 
+/** The trainers as a person names them (the runs panel says "imported from TRL"). */
+export const TRAINER_TITLES: Readonly<Record<ForeignTrainer, string>> = { trl: 'TRL', verl: 'verl', openrlhf: 'OpenRLHF' };
+
 export interface RunOrigin {
   trainer: ForeignTrainer;
   file: string;

@@ -4,6 +4,8 @@
 import { GpuContext } from './context';
 import { WebGpuUnavailableError, browserWebGpuAdvice } from './errors';
 
+export { describeAdapter } from '../schema/adapter-text';
+
 /** Features the engine uses when the adapter has them; none is required. */
 export const OPTIONAL_FEATURES: readonly GPUFeatureName[] = ['timestamp-query', 'shader-f16', 'subgroups'];
 
@@ -104,9 +106,3 @@ function isFallback(adapter: GPUAdapter, info: GPUAdapterInfo): boolean {
   return Boolean(fromInfo ?? fromAdapter) || text.includes('swiftshader') || text.includes('llvmpipe') || text.includes('lavapipe');
 }
 
-/** One line for logs and status bars: "google swiftshader (fallback, CPU) · timestamp-query, subgroups". */
-export function describeAdapter(r: AdapterReport): string {
-  const name = [r.vendor, r.architecture, r.description].filter((s) => s && s !== 'unknown').join(' ') || 'unknown adapter';
-  const kind = r.isFallbackAdapter ? ' (software fallback: correct but slow)' : '';
-  return `${name}${kind} · ${r.features.join(', ') || 'no optional features'}`;
-}

@@ -12,7 +12,8 @@ import { CHARTS, metricSpec } from '../schema/metrics';
 import { LESSONS, lessonById, renderNarration } from './index';
 import { narrationPlaceholders } from './narration';
 import { lessonsTable } from './table';
-import { lessonRunConfig, runLesson } from './run';
+import { lessonRunConfig } from './results';
+import { runLesson } from './run';
 
 describe('the lesson catalog', () => {
   it('lists every file of catalog/ once, with unique kebab-case ids', () => {

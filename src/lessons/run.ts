@@ -8,30 +8,12 @@
 import type { AssetLoader } from '../engine/start-policy';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import type { Alert } from '../rl/alerts';
-import { resolveConfig, taskOf, type RLConfig } from '../rl/config';
+import { taskOf, type RLConfig } from '../rl/config';
 import { trainSft } from '../rl/sft';
-import { evalsOf, type StepRecord } from '../rl/stream';
+import type { StepRecord } from '../rl/stream';
 import type { Trainer, TrainerBackend } from '../rl/trainer';
-import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult, type LessonVerdict } from './lesson';
-
-/** The config of one run of a lesson at `seed`: the preset, the run's knobs, the lesson's seed and step budget. */
-export function lessonRunConfig(lesson: Lesson, run: LessonRun, seed: number): RLConfig {
-  return resolveConfig(run.preset, { ...lessonRunOverrides(lesson, run), seed });
-}
-
-/** A run's records gathered the way checks read them. */
-export function collectRun(run: LessonRun, config: RLConfig, records: readonly StepRecord[]): LessonRunResult {
-  const out: LessonRunResult = { key: run.key, label: run.label, config, steps: [], updates: [], evals: [], groups: [] };
-  for (const r of records) {
-    out.updates.push(r.metrics);
-    out.evals.push(...evalsOf(r));
-    if (r.update === r.updates - 1) {
-      out.steps.push(r.metrics);
-      out.groups.push(r.groups ?? []);
-    }
-  }
-  return out;
-}
+import type { Lesson, LessonRun, LessonRunResult, LessonVerdict } from './lesson';
+import { collectRun, lessonRunConfig } from './results';
 
 export interface LessonRunOptions {
   seed: number;

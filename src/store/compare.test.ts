@@ -8,23 +8,17 @@ import type { RunHeader, RunProgress } from '../engine/types';
 import { compareObjectives, type ObjectiveComparison } from '../rl/compare';
 import { randomComparedBatch } from '../rl/compare.fixture';
 import { resolveConfig, type RLConfig } from '../rl/config';
-import type { Request, Response } from '../worker/protocol';
+import type { Response } from '../worker/protocol';
 import { comparedColor, comparedScale, comparedTokens, highlightedTokens } from './compare';
 import { MASKED_COLOR } from './explain';
 import { COMPARE_FIELDS, compareBlocker, createLabStore, IDLE_PROGRESS } from './index';
+import { fakeEngine, settle } from './fake-engine.fixture';
 
 function lab() {
-  const sent: Request[] = [];
-  let respond: (r: Response) => void = () => undefined;
-  const store = createLabStore({
-    connect: (onResponse) => {
-      respond = onResponse;
-      return { send: (r) => sent.push(r) };
-    },
-    storage: null,
-  });
+  const engine = fakeEngine();
+  const store = createLabStore({ connect: engine.connect, storage: null });
   store.getState().startEngine();
-  return { store, sent, respond: (r: Response) => respond(r) };
+  return { store, ...engine };
 }
 
 const A = resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, seed: 7 });
@@ -45,7 +39,7 @@ async function answer(id: number, a: RLConfig, b: RLConfig): Promise<Response> {
 
 describe('compare slice', () => {
   it('builds B from the run, checks it, sends it, and keeps the answer with its explanation', async () => {
-    const { store, sent, respond } = lab();
+    const { store, sent, respond, idOf } = lab();
     const s = () => store.getState();
     expect(compareBlocker(s())).toMatch(/start a run/);
     respond({ type: 'runs', runs: [header('paused')], storage: null, persistent: false });
@@ -65,10 +59,12 @@ describe('compare slice', () => {
     const req = sent.at(-1);
     expect(req).toMatchObject({ type: 'compare-objectives', source: 'fresh', config: { adv_estimator: 'dr_grpo', epsilon_high: 0.28 } });
     expect(compareBlocker(s())).toBe('comparing…');
-    const id = (req as Extract<Request, { type: 'compare-objectives' }>).id;
+    const id = idOf('compare-objectives');
     respond(await answer(id + 1, A, s().compareCheck!.config!)); // not the request in flight: ignored
+    await settle();
     expect(s().comparison).toBeNull();
     respond(await answer(id, A, s().compareCheck!.config!));
+    await settle();
     const view = s().comparison!;
     expect(view.labelA).toBe('A: GRPO (DeepSeekMath) (this run)');
     expect(view.labelB).toBe('B: Dr. GRPO with epsilon_high 0.28');
@@ -76,13 +72,14 @@ describe('compare slice', () => {
     expect(s().comparePending).toBeNull();
   });
 
-  it('shows the worker\'s refusal', () => {
-    const { store, respond } = lab();
+  it('shows the worker\'s refusal', async () => {
+    const { store, respond, fail } = lab();
     respond({ type: 'runs', runs: [header('paused')], storage: null, persistent: false });
     respond({ type: 'progress', progress: progress('paused') });
     store.getState().pickCompareObjective('ppo');
     store.getState().runComparison();
-    respond({ type: 'error', message: 'objective B: adv_estimator gae needs a critic', fatal: false, request: 'compare-objectives' });
+    fail('compare-objectives', 'objective B: adv_estimator gae needs a critic');
+    await settle();
     expect(store.getState().compareError).toBe('objective B: adv_estimator gae needs a critic');
     expect(store.getState().comparePending).toBeNull();
     expect(store.getState().notices).toEqual([]);

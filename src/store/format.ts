@@ -1,8 +1,8 @@
 // Every number and label format of the page in one place: metric values (four significant digits), axis ticks,
 // clock times, byte sizes, benchmark timings, and the adapter's one-line description. Pure functions; the
-// panels import them from here (the adapter's description is the GPU layer's own, passed through).
+// panels import them from here (the adapter's description is schema/adapter-text.ts's, passed through).
 
-export { describeAdapter } from '../gpu/adapter';
+export { describeAdapter } from '../schema/adapter-text';
 export { formatBytes } from '../core/format';
 
 /** Four significant digits, without trailing noise. */

@@ -40,7 +40,7 @@ function browserStorage(): KeyValueStorage | null {
 }
 
 /** The page's engine: the worker, started on the first startEngine(). */
-const connectWorker: EngineConnector = (onResponse) => new EngineClient(onResponse);
+const connectWorker: EngineConnector = (onEvent) => new EngineClient(onEvent);
 
 /** A lab store with its own engine link and counters. */
 export function createLabStore(options: LabStoreOptions = {}) {

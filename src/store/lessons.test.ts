@@ -8,10 +8,11 @@ import { packRows } from '../engine/metric-batch';
 import { rowOf, type RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import { LESSONS, lessonById } from '../lessons';
-import { collectRun, lessonRunConfig } from '../lessons/run';
+import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { EvalRecord, StepRecord } from '../rl/stream';
-import type { Request, Response } from '../worker/protocol';
+import type { Response } from '../worker/protocol';
 import { createLabStore, IDLE_PROGRESS, LESSON_PROGRESS_KEY } from './index';
+import { fakeEngine, settle } from './fake-engine.fixture';
 import { viewRecords } from './lesson-results';
 import { highlightedCharts, lessonNarration, lessonProgressOf, lessonRunBlocker, lessonRunStates } from './selectors';
 import { MetricTable } from './metric-table';
@@ -28,18 +29,9 @@ function memoryStorage(init: Record<string, string> = {}) {
 
 /** A store whose engine records the requests it gets; `respond` plays the worker. */
 function lab(storage = memoryStorage()) {
-  const sent: Request[] = [];
-  let respond: (r: Response) => void = () => {
-    throw new Error('the engine was not started');
-  };
-  const store = createLabStore({
-    storage,
-    connect: (onResponse) => {
-      respond = onResponse;
-      return { send: (r) => sent.push(r) };
-    },
-  });
-  return { store, s: store.getState, sent, storage, respond: (r: Response) => respond(r) };
+  const engine = fakeEngine();
+  const store = createLabStore({ storage, connect: engine.connect });
+  return { store, s: store.getState, storage, ...engine };
 }
 
 const READY: Response = {
@@ -194,8 +186,8 @@ describe('a lesson\'s runs', () => {
     expect(lessonProgressOf(again.s(), 'clip-zero')).toEqual({ answer: 0, completed: true, observed: true });
   });
 
-  it('stop when another run takes the engine, when a run fails, or when the engine refuses one', () => {
-    const { s, respond } = answered();
+  it('stop when another run takes the engine, when a run fails, or when the engine refuses one', async () => {
+    const { s, respond, fail } = answered();
     s().startLesson();
     respond(progress({ runId: 'x', name: 'grpo · copy 3 · seed 5', status: 'running' }));
     expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: expect.stringMatching(/^Another run \("grpo · copy 3 · seed 5"\) took the engine/) });
@@ -208,7 +200,8 @@ describe('a lesson\'s runs', () => {
     expect(lessonRunStates(s()).map((r) => r.state)).toEqual(['stopped', 'waiting']);
 
     s().startLesson();
-    respond({ type: 'error', message: 'checkpoint copy: not found', fatal: false, request: 'configure' });
+    fail('configure', 'checkpoint copy: not found');
+    await settle();
     expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: "The engine refused the lesson's run: checkpoint copy: not found" });
     expect(s().notices.at(-1)?.message).toBe('checkpoint copy: not found');
   });

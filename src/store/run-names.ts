@@ -3,7 +3,7 @@
 // the knobs where its algorithm departs from its preset; a run imported from TRL, verl or OpenRLHF, its trainer and
 // file. Pure; the saved name of a run is not changed (it stays in files and exports).
 
-import { TRAINER_TITLES } from '../engine/foreign-logs';
+import { TRAINER_TITLES } from '../engine/types';
 import type { RunHeader } from '../engine/types';
 import { FIELD_SECTIONS } from '../rl/config';
 import { configDiff, differsFromPreset, showValue } from './config-diff';

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunHeader, RunProgress } from '../engine/types';
 import { resolveConfig } from '../rl/config';
-import type { Request, Response } from '../worker/protocol';
 import { createLabStore, IDLE_PROGRESS } from './index';
+import { fakeEngine } from './fake-engine.fixture';
 import { canContinue, chartRunIds, startLabel } from './selectors';
 import { chartEntries, runsListRows, seedGroupLabel } from './seed-groups';
 import { packRows } from '../engine/metric-batch';
@@ -43,18 +43,11 @@ describe('seed groups in the runs list and on the charts', () => {
 });
 
 function labWithFakeEngine() {
-  const sent: Request[] = [];
-  let respond: (r: Response) => void = () => undefined;
-  const store = createLabStore({
-    connect: (onResponse) => {
-      respond = onResponse;
-      return { send: (r) => sent.push(r) };
-    },
-    storage: null,
-  });
+  const { connect, sent, respond } = fakeEngine();
+  const store = createLabStore({ connect, storage: null });
   store.getState().startEngine();
   respond({ type: 'ready', report: { runtime: 'browser', vendor: '', architecture: '', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} as never } });
-  return { store, sent, respond: (r: Response) => respond(r) };
+  return { store, sent, respond };
 }
 
 describe('the seeds slice', () => {

@@ -7,25 +7,18 @@ import { packRows } from '../engine/metric-batch';
 import type { RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import { configToUrlParams, resolveConfig } from '../rl/config';
-import type { Request, Response } from '../worker/protocol';
+import type { Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
 import { ALERT_RULES } from '../rl/alerts';
 import { alertsOn, createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
+import { fakeEngine, settle } from './fake-engine.fixture';
 import { canContinue, canPause, canResumeRun, canStart, canStep, chartRunIds, isBusy, runExports, runStep, startBlocker, startLabel } from './selectors';
 
 /** A store whose engine records the requests it gets; `respond` plays the worker. */
 function labWithFakeEngine() {
-  const sent: Request[] = [];
-  let respond: (r: Response) => void = () => {
-    throw new Error('the engine was not started');
-  };
-  const store = createLabStore({
-    connect: (onResponse) => {
-      respond = onResponse;
-      return { send: (r) => sent.push(r) };
-    },
-  });
-  return { store, sent, respond: (r: Response) => respond(r) };
+  const engine = fakeEngine();
+  const store = createLabStore({ connect: engine.connect });
+  return { store, ...engine };
 }
 
 let useLab: LabStore;
@@ -209,9 +202,14 @@ describe('worker messages', () => {
     expect(useLab.getState().views.r1.rolloutSteps).toEqual([1]);
   });
 
-  it('keep errors where they belong: imports in the runs panel, the rest as notices; no WebGPU selects the CPU', () => {
+  it('keep errors where they belong: imports in the runs panel, the rest as notices; no WebGPU selects the CPU', async () => {
+    const lab = labWithFakeEngine();
+    useLab = lab.store;
+    useLab.getState().startEngine();
     const h = useLab.getState().handleResponse;
-    h({ type: 'error', message: 'bad.csv: line 1: nope', fatal: false, request: 'import' });
+    useLab.getState().importFile('bad.csv', 'nope');
+    lab.fail('import', 'bad.csv: line 1: nope');
+    await settle();
     expect(useLab.getState().importError).toBe('bad.csv: line 1: nope');
     expect(useLab.getState().notices).toHaveLength(0);
     h({ type: 'notice', level: 'error', message: 'Storage is full: ...' });
@@ -359,7 +357,7 @@ describe('run controls', () => {
 });
 
 describe('stores', () => {
-  it('share nothing: each has its own engine, notices and export ids', () => {
+  it('share nothing: each has its own engine, notices and export ids', async () => {
     const a = labWithFakeEngine();
     const b = labWithFakeEngine();
     a.store.getState().startEngine();
@@ -369,8 +367,11 @@ describe('stores', () => {
     b.store.getState().addNotice('warning', 'three');
     expect(a.store.getState().notices.map((n) => n.id)).toEqual([1, 2]);
     expect(b.store.getState().notices.map((n) => n.id)).toEqual([1]);
-    a.respond({ type: 'export-ready', runId: 'r', kind: 'metrics-csv', files: [] });
-    a.respond({ type: 'export-ready', runId: 'r', kind: 'metrics-csv', files: [] });
+    a.store.getState().exportRun('r', 'metrics-csv');
+    a.reply('export', { type: 'export-ready', runId: 'r', kind: 'metrics-csv', files: [] });
+    a.store.getState().exportRun('r', 'metrics-csv');
+    a.reply('export', { type: 'export-ready', runId: 'r', kind: 'metrics-csv', files: [] });
+    await settle();
     expect(a.store.getState().downloads?.id).toBe(2);
     expect(b.store.getState().downloads).toBeNull();
     for (let i = 0; i < 10; i++) a.store.getState().addNotice('error', `n${i}`);

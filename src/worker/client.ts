@@ -1,31 +1,40 @@
 // The page's side of the engine worker: the only place that calls postMessage. Starts the worker, sends typed
-// requests (transferring buffers when asked), and hands every response to one listener (the store). Also hosts the
-// reward-function sandboxes the engine asks for (sandbox-host.ts).
+// requests (transferring buffers when asked) each with its own id, settles each caller's promise with its own
+// answer (requests.ts), and hands every event to one listener (the store). Also hosts the reward-function
+// sandboxes the engine asks for (sandbox-host.ts).
 
-import type { Request, Response } from './protocol';
+import type { ReplyOf, Request, Response, WorkerEvent } from './protocol';
+import { RequestChannel } from './requests';
 import { hostSandboxes } from './sandbox-host';
 
 export class EngineClient {
   private readonly worker: Worker;
+  private readonly channel: RequestChannel;
 
-  constructor(onResponse: (r: Response) => void) {
+  constructor(onEvent: (e: WorkerEvent) => void) {
     this.worker = new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'rl-lab-engine' });
+    this.channel = new RequestChannel(this.worker, onEvent);
     this.worker.onmessage = (ev: MessageEvent<Response>) => {
       const t0 = performance.now();
-      onResponse(ev.data);
+      this.channel.receive(ev.data);
       // React renders store updates in a microtask queued by the update: this one runs after it, so the
       // user-timing entry covers the message's whole cost on the main thread (profiles show it by type).
       queueMicrotask(() => performance.measure(`message ${ev.data.type}`, { start: t0 }));
     };
-    this.worker.onerror = (ev) => onResponse({ type: 'error', message: `engine worker failed: ${ev.message}`, fatal: true });
+    this.worker.onerror = (ev) => {
+      const message = `engine worker failed: ${ev.message}`;
+      this.channel.failAll(message);
+      onEvent({ type: 'error', message, fatal: true });
+    };
     // Reward-function sandboxes are started here, under the page's Content-Security-Policy (see sandbox-host.ts).
-    const channel = new MessageChannel();
-    hostSandboxes(channel.port1);
-    this.send({ type: 'sandbox-host', port: channel.port2 }, [channel.port2]);
+    const sandboxes = new MessageChannel();
+    hostSandboxes(sandboxes.port1);
+    this.request({ type: 'sandbox-host', port: sandboxes.port2 }, [sandboxes.port2]).catch((e: unknown) => console.warn(`reward-function sandboxes not connected: ${String(e)}`));
   }
 
-  send(request: Request, transfer: Transferable[] = []): void {
-    this.worker.postMessage(request, transfer);
+  /** Sends a request; resolves with its own reply, rejects with its own error (a RequestError). */
+  request<R extends Request>(request: R, transfer: Transferable[] = []): Promise<ReplyOf<R['type']>> {
+    return this.channel.request(request, transfer);
   }
 
   terminate(): void {

@@ -1,5 +1,6 @@
 // The engine worker: owns the GPUDevice, the LabEngine (trainer + runs store on IndexedDB) and everything that
-// runs on them, so the page's main thread only draws. Answers the requests of protocol.ts, sends the trainer's
+// runs on them, so the page's main thread only draws. Answers each request of protocol.ts once, with its id (its
+// reply, or an 'error'), after the events it caused; sends the trainer's
 // records to the page a few times a second (typed arrays transferred), and turns device loss and uncaptured GPU
 // errors into 'error' messages (a lost device interrupts the run; resume continues from its saved state).
 
@@ -15,7 +16,7 @@ import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableEr
 import { kernelCases } from '../kernels/cases';
 import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
-import { assertNever, type Request, type Response } from './protocol';
+import { assertNever, type Envelope, type Replies, type Request, type Response } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
 import { sandboxClient, type HostedWorker } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
@@ -235,12 +236,21 @@ async function selftest(filter: string | undefined): Promise<void> {
   post({ type: 'selftest-done', passed: results.length - failed, failed, ms: performance.now() - t0 });
 }
 
-async function handle(req: Request): Promise<void> {
+/** Answers request `req` with `reply` (its id added), after everything already queued for the page. */
+function answer<T extends Request['type']>(req: Envelope & { type: T }, reply: Replies[T], transfer: Transferable[] = []): void {
+  enqueue(() => post({ ...reply, id: req.id } as Response, transfer));
+}
+
+const DONE = { type: 'done' } as const;
+
+async function handle(req: Envelope): Promise<void> {
   switch (req.type) {
     case 'init':
-      return init();
+      await init();
+      return answer(req, DONE);
     case 'selftest':
-      return selftest(req.filter);
+      await selftest(req.filter);
+      return answer(req, DONE);
     case 'configure': {
       markStartup('run-configure');
       await openStore();
@@ -248,76 +258,85 @@ async function handle(req: Request): Promise<void> {
       markStartup('run-created');
       if (req.then === 'start') engine.start();
       else if (req.then === 'step') engine.stepOnce();
-      return;
+      return answer(req, DONE);
     }
     case 'start-seeds':
       await openStore();
-      return engine.startSeeds({ config: req.config, preset: req.preset, backend: req.backend, seeds: req.seeds });
+      await engine.startSeeds({ config: req.config, preset: req.preset, backend: req.backend, seeds: req.seeds });
+      return answer(req, DONE);
     case 'start':
-      return engine.start();
+      engine.start();
+      return answer(req, DONE);
     case 'pause':
-      return engine.pause();
+      engine.pause();
+      return answer(req, DONE);
     case 'step':
-      return engine.stepOnce();
+      engine.stepOnce();
+      return answer(req, DONE);
     case 'reset':
-      return engine.reset();
+      engine.reset();
+      return answer(req, DONE);
     case 'resume': {
       await openStore();
       const r = await engine.resume(req.runId);
       const batch = packRows(r.rows);
       enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
       enqueue(() => engine.start());
-      return;
+      return answer(req, DONE);
     }
     case 'list-runs':
       await openStore();
-      return enqueue(postRuns);
+      enqueue(postRuns);
+      return answer(req, DONE);
     case 'load-run': {
       await openStore();
       const r = await engine.loadRun(req.runId);
       const batch = packRows(r.rows);
-      return enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
+      enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
+      return answer(req, DONE);
     }
     case 'load-rollouts': {
       const rollout = await engine.loadRollouts(req.runId, req.step);
-      return enqueue(() => postRollouts(req.runId, rollout));
+      enqueue(() => postRollouts(req.runId, rollout));
+      return answer(req, DONE);
     }
     case 'delete-run':
-      return engine.deleteRun(req.runId);
+      await engine.deleteRun(req.runId);
+      return answer(req, DONE);
     case 'export': {
       const files = await engine.exportRun(req.runId, req.kind);
       const transfer = files.flatMap((f) => (typeof f.data === 'string' ? [] : [f.data.buffer as ArrayBuffer]));
-      return enqueue(() => post({ type: 'export-ready', runId: req.runId, kind: req.kind, files }, transfer));
+      return answer(req, { type: 'export-ready', runId: req.runId, kind: req.kind, files }, transfer);
     }
     case 'import': {
       await openStore();
       const header = await engine.importRun(req.fileName, req.text);
-      return enqueue(() => post({ type: 'imported', header }));
+      return answer(req, { type: 'imported', header });
     }
     case 'compare-objectives': {
       const { runId, comparison } = await engine.compareObjectives(req.config, req.source);
       const tok = await engine.tokenizerFor(runId);
       const texts = comparison.rows.map((r) => tokenStrings(r.tokens, tok));
-      return enqueue(() => post({ type: 'objective-comparison', id: req.id, runId, comparison, texts }));
+      return answer(req, { type: 'objective-comparison', runId, comparison, texts });
     }
     case 'import-folder': {
       const name = localFolderName(req.name);
       const files = req.files.filter((f) => isModelFile(f.path));
       if (!files.some((f) => f.path === 'config.json')) throw new Error(`the folder ${req.name} has no config.json at its top: pick the model's own folder`);
       await (await folderStore()).put(name, files);
-      return enqueue(() => post({ type: 'folder-imported', id: req.id, path: `${LOCAL_FOLDER_PREFIX}${name}/`, files: files.map((f) => f.path) }));
+      return answer(req, { type: 'folder-imported', path: `${LOCAL_FOLDER_PREFIX}${name}/`, files: files.map((f) => f.path) });
     }
     case 'sandbox-host':
       startSandbox = sandboxClient(req.port);
-      return;
+      return answer(req, DONE);
     default:
       return assertNever(req);
   }
 }
 
-self.onmessage = (ev: MessageEvent<Request>) => {
+self.onmessage = (ev: MessageEvent<Envelope>) => {
   const req = ev.data;
-  handle(req).catch((e: unknown) => enqueue(() => post({ type: 'error', message: messageOf(e), fatal: false, request: req.type })));
+  handle(req).catch((e: unknown) => enqueue(() => post({ type: 'error', id: req.id, message: messageOf(e), fatal: false })));
 };
 
 // Destroys the engine's device the way a driver reset or a long background tab does, so the browser tests can check

@@ -1,6 +1,10 @@
 // The typed message protocol between the page and the engine worker. Every message the two sides exchange is
 // listed here; both switch statements are exhaustive over these unions, so adding a message is a type error
 // until both sides handle it. Typed arrays (metric columns, token planes, export bytes) are transferred.
+// Every request travels with an id the page's client allocates (Envelope) and gets exactly one answer carrying
+// that id back: its reply (Replies names which) or an 'error'. So two requests of one type in flight each get
+// their own answer (src/worker/requests.ts keeps the id -> caller map). Events (progress, records, runs, alerts,
+// notices, device errors) carry no id and go to the store's one listener.
 
 import type { DownloadFile, ExportKind } from '../engine/lab-engine';
 import type { MetricBatch } from '../engine/metric-batch';
@@ -37,18 +41,63 @@ export type Request =
   | { type: 'delete-run'; runId: string }
   | { type: 'export'; runId: string; kind: ExportKind }
   | { type: 'import'; fileName: string; text: string }
-  /** A/B of the current run's objective and `config` (B) on its latest step or a fresh batch, between steps. `id` comes back with the answer. */
-  | { type: 'compare-objectives'; id: number; source: CompareSource; config: RLConfig }
+  /** A/B of the current run's objective and `config` (B) on its latest step or a fresh batch, between steps. */
+  | { type: 'compare-objectives'; source: CompareSource; config: RLConfig }
   /** A model folder picked from disk (paths inside it), kept in IndexedDB as local/<name>/. */
-  | { type: 'import-folder'; id: number; name: string; files: { path: string; bytes: Uint8Array }[] }
+  | { type: 'import-folder'; name: string; files: { path: string; bytes: Uint8Array }[] }
   /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
   | { type: 'sandbox-host'; port: MessagePort };
 
 /** Token strings of sampled groups: [group][completion][token]. */
 export type TokenTexts = string[][][];
 
-/** Worker -> page. */
-export type Response =
+/** A request on the wire: the id the client allocated rides along and comes back with the answer. */
+export type Envelope = Request & { id: number };
+
+/** Done: the request was carried out; what it changed arrives as events (progress, run-data, runs, ...). */
+export type Done = { type: 'done' };
+
+/** The reply each request gets when it succeeds (an 'error' with its id when it fails). */
+export interface Replies {
+  init: Done;
+  selftest: Done;
+  configure: Done;
+  'start-seeds': Done;
+  start: Done;
+  pause: Done;
+  step: Done;
+  reset: Done;
+  /** After the run's records (run-data) went out. */
+  resume: Done;
+  'list-runs': Done;
+  /** After the run's records (run-data) went out. */
+  'load-run': Done;
+  /** After the step's groups (rollouts) went out. */
+  'load-rollouts': Done;
+  'delete-run': Done;
+  export: { type: 'export-ready'; runId: string; kind: ExportKind; files: DownloadFile[] };
+  import: { type: 'imported'; header: RunHeader };
+  /** Both sides' per-token values, and each completion's token texts. */
+  'compare-objectives': { type: 'objective-comparison'; runId: string; comparison: ObjectiveComparison; texts: string[][] };
+  /** Where the folder is kept (local/<name>/) and the files kept. */
+  'import-folder': { type: 'folder-imported'; path: string; files: string[] };
+  'sandbox-host': Done;
+}
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** A compile-time check: every request type has a reply in Replies, and Replies names no other. */
+export type RepliesCoverRequests = Same<keyof Replies, Request['type']> extends true ? true : never;
+export const REPLIES_COVER_REQUESTS: RepliesCoverRequests = true;
+
+/** The reply to a request of type `T`, with the request's id. */
+export type ReplyOf<T extends Request['type']> = Replies[T] & { id: number };
+/** Any reply. */
+export type Reply = { [T in Request['type']]: ReplyOf<T> }[Request['type']];
+/** A failed request: `id` names it. */
+export type Failure = { type: 'error'; id: number; message: string; fatal: boolean };
+
+/** Worker -> page messages that answer no request. */
+export type WorkerEvent =
   /** tuning: the matmul autotune's choice for this adapter, in words. */
   | { type: 'ready'; report: AdapterReport; tuning?: string }
   | { type: 'unavailable'; message: string }
@@ -65,17 +114,15 @@ export type Response =
   | { type: 'runs'; runs: RunHeader[]; storage: { usage: number; quota: number } | null; persistent: boolean }
   /** All records of a saved run (replaces what the page had for it). */
   | { type: 'run-data'; runId: string; batch: MetricBatch; evals: EvalRecord[]; rolloutSteps: number[] }
-  | { type: 'export-ready'; runId: string; kind: ExportKind; files: DownloadFile[] }
-  | { type: 'imported'; header: RunHeader }
   /** A recoverable problem (storage full, a step not saved): shown, and training goes on. */
   | { type: 'notice'; level: 'warning' | 'error'; message: string }
   /** A warning sign in a run's metrics at a step (src/rl/alerts.ts): shown, and marked on its metric's chart. */
   | { type: 'alert'; runId: string; alert: Alert }
-  /** The answer to compare-objectives `id`: both sides' per-token values, and each completion's token texts. */
-  | { type: 'folder-imported'; id: number; path: string; files: string[] }
-  | { type: 'objective-comparison'; id: number; runId: string; comparison: ObjectiveComparison; texts: string[][] }
-  /** A failed request (`request` names it), a device loss, or an uncaptured GPU error. */
-  | { type: 'error'; message: string; fatal: boolean; request?: Request['type'] };
+  /** A problem no request asked about: a device loss, an uncaptured GPU error, a failed device start. */
+  | { type: 'error'; message: string; fatal: boolean };
+
+/** Worker -> page: an answer (reply or failure, with the request's id) or an event (no id). */
+export type Response = Reply | Failure | WorkerEvent;
 
 /** Exhaustiveness guard for switch statements over the unions above. */
 export function assertNever(x: never): never {

@@ -6,7 +6,7 @@ import type { CompareSource, ObjectiveComparison } from '../../rl/compare';
 import { explainComparison, type ComparisonExplanation } from '../../rl/compare-explain';
 import { FIELD_NAMES, FIELD_SECTIONS, PRESET_INFO, sameValue, type PresetName, type RLConfig, type RLField } from '../../rl/config';
 import { OBJECTIVE_FIELDS } from '../../schema/objective';
-import type { Response } from '../../worker/protocol';
+import type { ReplyOf } from '../../worker/protocol';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
 
@@ -47,8 +47,9 @@ export interface CompareActions {
   setCompareField(field: RLField, value: unknown): void;
   /** Asks the worker for the A/B of the current run and B. */
   runComparison(): void;
-  receiveComparison(r: Extract<Response, { type: 'objective-comparison' }>): void;
-  comparisonFailed(message: string): void;
+  /** The answer to comparison `id` (ignored unless it is the one in flight). */
+  receiveComparison(id: number, r: Pick<ReplyOf<'compare-objectives'>, 'runId' | 'comparison' | 'texts'>): void;
+  comparisonFailed(id: number, message: string): void;
 }
 
 export type CompareSlice = CompareState & CompareActions;
@@ -119,12 +120,15 @@ export const compareSlice: LabSlice<CompareSlice> = ({ link }) => (set, get) => 
         },
         compareError: null,
       });
-      link.send({ type: 'compare-objectives', id, source: s.compareSource, config: b });
+      link.request({ type: 'compare-objectives', source: s.compareSource, config: b }).then(
+        (r) => get().receiveComparison(id, r),
+        (e: unknown) => get().comparisonFailed(id, e instanceof Error ? e.message : String(e)),
+      );
     },
 
-    receiveComparison(r) {
+    receiveComparison(id, r) {
       const p = get().comparePending;
-      if (!p || r.id !== p.id) return;
+      if (!p || id !== p.id) return;
       set({
         comparePending: null,
         compareError: null,
@@ -132,7 +136,8 @@ export const compareSlice: LabSlice<CompareSlice> = ({ link }) => (set, get) => 
       });
     },
 
-    comparisonFailed(message) {
+    comparisonFailed(id, message) {
+      if (get().comparePending?.id !== id) return;
       set({ comparePending: null, compareError: message });
     },
   };

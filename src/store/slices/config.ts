@@ -3,7 +3,7 @@
 // until the person confirms its origin; the lesson it opens), and the shipped warm-start checkpoints. Edits validate
 // per field as they are made; nothing here talks to the engine.
 
-import { foreignCheckpointOrigin } from '../../engine/start-policy';
+import { foreignCheckpointOrigin } from '../../engine/checkpoint-path';
 import type { BackendKind, RunHeader } from '../../engine/types';
 import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
 import { configFromUrlParamsKeeping, resolveConfig, summarizeProblems, type PresetName, type RLConfig, type RLField } from '../../rl/config';

@@ -1,15 +1,18 @@
 // The engine slice: the worker's device (adapter, autotune, errors), the kernel self-test, the current run's
 // progress and the run controls (start or continue, pause, step, reset, resume). It connects the store's engine
-// link and receives every worker message (handleResponse), keeping its own and handing the rest to the slice
-// that owns them. Whether a control may act is decided by selectors.ts, as for the buttons.
+// link and receives every worker event (handleResponse), keeping its own and handing the rest to the slice that
+// owns them; answers to requests come back to the call that sent them (a refused configure to the lessons, a failed
+// self-test to its flag). Whether a control may act is decided by selectors.ts, as for the buttons.
 
 import type { RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
-import { assertNever, type Response } from '../../worker/protocol';
+import { assertNever, type WorkerEvent } from '../../worker/protocol';
 import { markStartup } from '../../worker/startup-marks';
 import { canContinue, canPause, canReset, startBlocker } from '../selectors';
 import type { LabSlice } from '../slice';
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export const IDLE_PROGRESS: RunProgress = { runId: null, name: '', status: 'idle', step: 0, totalSteps: 0, elapsedMs: 0, lastStepMs: 0, meanStepMs: 0, tokensPerSec: 0, backend: 'webgpu', savedStep: 0 };
 
@@ -32,8 +35,8 @@ export interface EngineActions {
   /** Starts the engine worker (once per store) and asks for a device. */
   startEngine(): void;
   runSelfTest(filter?: string): void;
-  /** Every message of the worker comes in here. */
-  handleResponse(r: Response): void;
+  /** Every event of the worker (a message that answers no request) comes in here. */
+  handleResponse(r: WorkerEvent): void;
   /** Continues the current paused run when its config is the edited one, else starts a new run from the edited config. */
   startRun(): void;
   pauseRun(): void;
@@ -65,7 +68,11 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
     if (!fresh && canContinue(s)) link.send({ type: then });
     else {
       markStartup('configure');
-      link.send({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then, ...(fresh && { name: fresh.name }) });
+      link.request({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then, ...(fresh && { name: fresh.name }) }).catch((e: unknown) => {
+        const message = messageOf(e);
+        get().lessonRunRefused(message);
+        get().addNotice('error', message);
+      });
     }
     return true;
   };
@@ -91,7 +98,10 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
       const s = get();
       if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
       set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
-      link.send({ type: 'selftest', filter });
+      link.request({ type: 'selftest', filter }).catch((e: unknown) => {
+        set({ selftestRunning: false });
+        get().addNotice('error', messageOf(e));
+      });
     },
 
     startRun() {
@@ -157,25 +167,12 @@ export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
           return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
         case 'runs':
           return s.setRuns(r.runs, r.storage, r.persistent);
-        case 'export-ready':
-          return s.offerDownloads(r.files);
-        case 'imported':
-          return s.importDone(r.header);
         case 'notice':
           return s.addNotice(r.level, r.message);
         case 'alert':
           return s.addAlert(r.runId, r.alert);
-        case 'objective-comparison':
-          return s.receiveComparison(r);
-        case 'folder-imported':
-          return s.folderImported(r);
         case 'error':
-          if (r.request === 'import') return s.importFailed(r.message);
-          if (r.request === 'compare-objectives') return s.comparisonFailed(r.message);
-          if (r.request === 'import-folder') return s.folderImportFailed(r.message);
-          if (r.request === 'selftest') set({ selftestRunning: false });
           if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
-          if (r.request === 'configure') s.lessonRunRefused(r.message);
           return s.addNotice('error', r.message);
         default:
           return assertNever(r);

@@ -3,8 +3,8 @@
 // and the field that asked (checkpoint or reward_model) then names that path, so the run reads the folder like a
 // shipped one, also after a reload. Not the folder store itself (src/engine/idb-folder-store.ts).
 
-import { isModelFile } from '../../engine/idb-folder-store';
-import type { Response } from '../../worker/protocol';
+import { isModelFile } from '../../engine/folder-names';
+import type { ReplyOf } from '../../worker/protocol';
 import type { LabSlice } from '../slice';
 
 /** The config fields a folder can be picked for. */
@@ -33,8 +33,9 @@ export interface FoldersState {
 export interface FoldersActions {
   /** Reads the model files of a picked folder and has the worker keep them; the field names the folder once saved. */
   importFolder(field: FolderField, files: readonly PickedFile[]): Promise<void>;
-  folderImported(r: Extract<Response, { type: 'folder-imported' }>): void;
-  folderImportFailed(message: string): void;
+  /** The answer to import request `id`: where the folder is kept and its files. */
+  folderImported(id: number, r: Pick<ReplyOf<'import-folder'>, 'path' | 'files'>): void;
+  folderImportFailed(id: number, message: string): void;
 }
 
 export type FoldersSlice = FoldersState & FoldersActions;
@@ -63,11 +64,14 @@ export const foldersSlice: LabSlice<FoldersSlice> = ({ link }) => (set, get) => 
       const id = nextId++;
       pending = { id, field };
       set({ folderImport: { field, name, status: 'saving' } });
-      link.send({ type: 'import-folder', id, name, files: read });
+      link.request({ type: 'import-folder', name, files: read }).then(
+        (r) => get().folderImported(id, r),
+        (e: unknown) => get().folderImportFailed(id, e instanceof Error ? e.message : String(e)),
+      );
     },
 
-    folderImported(r) {
-      if (!pending || r.id !== pending.id) return;
+    folderImported(id, r) {
+      if (!pending || id !== pending.id) return;
       const field = pending.field;
       pending = null;
       const name = get().folderImport?.name ?? r.path;
@@ -75,7 +79,8 @@ export const foldersSlice: LabSlice<FoldersSlice> = ({ link }) => (set, get) => 
       get().setField(field, r.path);
     },
 
-    folderImportFailed(message) {
+    folderImportFailed(id, message) {
+      if (!pending || id !== pending.id) return;
       const current = get().folderImport;
       pending = null;
       set({ folderImport: current ? { ...current, status: 'failed', message } : null });

@@ -6,7 +6,7 @@
 
 import type { RunProgress } from '../../engine/types';
 import { LESSON_DEFAULT_SEED, LESSONS, lessonById, type Lesson, type LessonVerdict } from '../../lessons';
-import { lessonRunConfig } from '../../lessons/run';
+import { lessonRunConfig } from '../../lessons/results';
 import { lessonRunResults } from '../lesson-results';
 import { rolloutKey } from './inspector';
 import { lessonRunBlocker } from '../selectors';

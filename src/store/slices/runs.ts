@@ -1,10 +1,13 @@
 // The runs slice: the saved runs (IndexedDB, in the worker) and the storage they use, deleting, exporting and
 // importing them, and the files of an export waiting to be saved by the page. Ids of exports count per store.
+// An export's files and an import's run (or its error) come back as the answer to that very request.
 
 import type { DownloadFile, ExportKind } from '../../engine/lab-engine';
 import type { RunHeader } from '../../engine/types';
 import { runExports } from '../selectors';
 import type { LabSlice } from '../slice';
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export interface RunsState {
   runs: RunHeader[];
@@ -55,7 +58,10 @@ export const runsSlice: LabSlice<RunsSlice> = ({ link }) => (set, get) => {
         get().addNotice('warning', `"${h.name}" has no ${kind} export: ${h.status === 'imported' ? 'an imported run has its metrics only' : 'no trainer state is saved yet'}.`);
         return;
       }
-      link.send({ type: 'export', runId, kind });
+      link.request({ type: 'export', runId, kind }).then(
+        (r) => get().offerDownloads(r.files),
+        (e: unknown) => get().addNotice('error', messageOf(e)),
+      );
     },
 
     offerDownloads(files) {
@@ -68,7 +74,10 @@ export const runsSlice: LabSlice<RunsSlice> = ({ link }) => (set, get) => {
 
     importFile(fileName, text) {
       set({ importError: null });
-      link.send({ type: 'import', fileName, text });
+      link.request({ type: 'import', fileName, text }).then(
+        (r) => get().importDone(r.header),
+        (e: unknown) => get().importFailed(messageOf(e)),
+      );
     },
 
     importDone(header) {
