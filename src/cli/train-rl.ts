@@ -192,7 +192,7 @@ export function checkpointDirOf(name: string): string {
 }
 
 /** The config from --config, --preset and field flags, validated (RLConfigError names every bad field). */
-export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset: PresetName } {
+export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset: PresetName; given: Set<string> } {
   let fileFields: Record<string, unknown> = {};
   let filePreset: string | null = null;
   if (typeof parsed.command.config === 'string') {
@@ -211,7 +211,8 @@ export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset
   }
   const presetName = (parsed.command.preset as string | undefined) ?? filePreset ?? 'grpo';
   if (!isPresetName(presetName)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}; got "${presetName}"${suggestion(presetName, PRESET_NAMES)}`);
-  return { config: resolveConfig(presetName, { ...fileFields, ...parsed.fields }), preset: presetName };
+  const fields = { ...fileFields, ...parsed.fields };
+  return { config: resolveConfig(presetName, fields), preset: presetName, given: new Set(Object.keys(fields)) };
 }
 
 /** Where a new run starts: its config with the checkpoint and difficulty resolved, and the directory to load (null: a fresh model). */
@@ -234,8 +235,9 @@ export function resolveRunStart(parsed: ParsedRlArgs): RunStart {
   const first = configFromArgs(parsed);
   let overrides: Partial<Record<RLField, unknown>> = {};
   if (initDir !== null) overrides = { checkpoint: resolve(initDir) };
-  else if (first.config.checkpoint === null) {
-    // A warm start fixes the difficulty it was trained at unless the user sets one.
+  else if (!first.given.has('checkpoint')) {
+    // No checkpoint named: the task's warm start, whose difficulty it was trained at holds unless the user sets one.
+    // `--checkpoint null` (or null in --config, as a fresh run's rl_config.json records it) is a fresh model, as in the page.
     const warm = shippedWarmStarts().find((w) => w.task === first.config.task);
     if (warm) overrides = { checkpoint: warm.path.replace(/^checkpoints\//, ''), ...(first.config.difficulty === null ? { difficulty: warm.difficulty } : {}) };
   }
