@@ -3,7 +3,8 @@
 //   -> reference -> gpu -> schema
 // A module imports only from its own layer or lower ones; the UI imports values only from the store (types from
 // anywhere); React, zustand and recharts stay above the worker; the `webgpu` package stays in src/gpu.
-// Tests (*.test.ts) may reach anywhere.
+// Tests (*.test.ts) and the test support under src/testing/ (Vitest preambles such as the GPU test device) may reach
+// anywhere; product code imports neither src/testing/ nor vitest.
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -15,6 +16,9 @@ const SRC = dirname(fileURLToPath(import.meta.url));
 /** Layers from the top; a layer may import from itself and the layers after it. */
 const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'export', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'schema'] as const;
 type Layer = (typeof ORDER)[number];
+
+/** The folder of test-only helpers: outside the layers, importable from tests only. */
+const TEST_SUPPORT = 'testing';
 
 /** Packages only some layers may import. */
 const PACKAGES: Record<string, readonly Layer[]> = {
@@ -51,16 +55,25 @@ export function layerOf(rel: string): Layer | null {
   return rel.includes('/') ? null : 'main';
 }
 
+/** Whether a path under src/ (relative) is test support. */
+export function isTestSupport(rel: string): boolean {
+  return rel.split('/')[0] === TEST_SUPPORT;
+}
+
 /** What is wrong with one import, or null. `rel` is the importing file's path relative to src/. */
 export function violation(rel: string, imp: Import): string | null {
+  if (isTestSupport(rel)) return null;
   const from = layerOf(rel);
-  if (!from) return `${rel}: a file outside the known layers (${ORDER.join(', ')})`;
+  if (!from) return `${rel}: a file outside the known layers (${ORDER.join(', ')}) and ${TEST_SUPPORT}/`;
   const s = imp.specifier.replace(/\?raw$/, '');
   if (!s.startsWith('.')) {
+    if (s === 'vitest' || s.startsWith('vitest/')) return `${rel} imports ${s}: only tests and ${TEST_SUPPORT}/ may use vitest`;
     const allowed = PACKAGES[s];
     return allowed && !allowed.includes(from) ? `${rel} imports the package ${s}, which only ${allowed.join(', ')} may use` : null;
   }
-  const target = layerOf(relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/'));
+  const targetRel = relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/');
+  if (isTestSupport(targetRel)) return `${rel} imports ${s}: ${TEST_SUPPORT}/ is test support, for tests only`;
+  const target = layerOf(targetRel);
   if (target === null || target === from) return null;
   if (ORDER.indexOf(target) < ORDER.indexOf(from)) return `${rel} imports ${s}: ${from} may not import from ${target}, a layer above it`;
   if (from === 'ui' && target !== 'store' && !imp.typeOnly) return `${rel} imports ${s}: the UI imports values only from the store (types from anywhere)`;
@@ -100,5 +113,8 @@ describe('layers', () => {
     expect(v('engine/x.ts', "import { create } from 'zustand';")).toEqual(['engine/x.ts imports the package zustand, which only store, ui may use']);
     expect(v('model/x.ts', "export { Tensor } from '../gpu/tensor';\nimport src from '../../shaders/x.wgsl?raw';")).toEqual([]);
     expect(v('schema/x.ts', "// import { X } from '../rl/config';\nconst a = 1;")).toEqual([]);
+    expect(v('kernels/x.ts', "import { useNodeDevice } from '../testing/test-device';")).toEqual(['kernels/x.ts imports ../testing/test-device: testing/ is test support, for tests only']);
+    expect(v('kernels/x.ts', "import { it } from 'vitest';")).toEqual(['kernels/x.ts imports vitest: only tests and testing/ may use vitest']);
+    expect(v('testing/x.ts', "import { it } from 'vitest';\nimport { Trainer } from '../rl/trainer';\nimport { create } from 'webgpu';")).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import { Rng } from '../reference/random';
 import { host, numel, type HostTensor } from '../reference/types';
 import { klExactBackward, klExactForward } from './kl';
 import { klCases } from './kl.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { randomHost } from './verify';
 
 const gpu = useNodeDevice();
