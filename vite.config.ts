@@ -1,15 +1,20 @@
-// Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite.
+// Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite: the fast project
+// (pure logic, no Dawn: `npm run test:fast`) and the slow project (GPU device, CLI processes, real training runs);
+// src/testing/tiers.ts tells them apart.
 // The GPU tests run real WGSL through Dawn on whatever Vulkan driver VK_ICD_FILENAMES names
 // (Chromium's SwiftShader on machines without a GPU; see scripts/setup-system.sh).
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { offlinePlugin } from './scripts/offline-plugin';
+import { testTiers } from './src/testing/tiers';
 
 const swiftshaderIcd = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const vulkanEnv: Record<string, string> =
   process.env.VK_ICD_FILENAMES || !existsSync(swiftshaderIcd) ? {} : { VK_ICD_FILENAMES: swiftshaderIcd };
+const tiers = testTiers(import.meta.dirname);
 
 /**
  * The dev server only: index.html's Content-Security-Policy plus what Vite's dev client needs (the inline React
@@ -28,12 +33,22 @@ export default defineConfig({
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },
   server: { host: '127.0.0.1' },
   test: {
-    include: ['src/**/*.test.ts'],
     env: vulkanEnv,
     // Dawn's native module is happiest in a child process of its own, not a worker thread.
     pool: 'forks',
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        // The webgpu package is a throwing stand-in here: a misclassified file fails instead of finding a device.
+        resolve: { alias: { webgpu: fileURLToPath(new URL('./src/testing/no-webgpu.ts', import.meta.url)) } },
+        // No Dawn here, so worker threads, cheaper to start than the forks the slow project needs.
+        test: { name: 'fast', include: tiers.fast, pool: 'threads', testTimeout: 10_000, hookTimeout: 10_000 },
+      },
+      {
+        extends: true,
+        test: { name: 'slow', include: tiers.slow, testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+    ],
   },
 });

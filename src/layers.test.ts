@@ -3,6 +3,8 @@
 // from anywhere); the page (main.tsx, ui, store) imports values from below only from the pure modules of
 // PAGE_IMPORTS, and nothing it reaches, however far down, is GPU, kernel, WGSL or trainer code; React, zustand and
 // recharts stay above the worker; the `webgpu` package stays in src/gpu. Tests (*.test.ts) may reach anywhere.
+// The test support under src/testing/ (Vitest preambles such as the GPU test device) may reach anywhere; product code
+// imports neither src/testing/ nor vitest.
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -12,6 +14,9 @@ import { LAYER_LINE, ORDER, PAGE_IMPORTS, PAGE_LAYERS, PAGE_NEVER, type Layer } 
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
+
+/** The folder of test-only helpers: outside the layers, importable from tests only. */
+const TEST_SUPPORT = 'testing';
 
 /** Packages only some layers may import. */
 const PACKAGES: Record<string, readonly Layer[]> = {
@@ -48,16 +53,25 @@ export function layerOf(rel: string): Layer | null {
   return rel.includes('/') ? null : 'main';
 }
 
+/** Whether a path under src/ (relative) is test support. */
+export function isTestSupport(rel: string): boolean {
+  return rel.split('/')[0] === TEST_SUPPORT;
+}
+
 /** What is wrong with one import, or null. `rel` is the importing file's path relative to src/. */
 export function violation(rel: string, imp: Import): string | null {
+  if (isTestSupport(rel)) return null;
   const from = layerOf(rel);
-  if (!from) return `${rel}: a file outside the known layers (${ORDER.join(', ')})`;
+  if (!from) return `${rel}: a file outside the known layers (${ORDER.join(', ')}) and ${TEST_SUPPORT}/`;
   const s = imp.specifier.replace(/\?raw$/, '');
   if (!s.startsWith('.')) {
+    if (s === 'vitest' || s.startsWith('vitest/')) return `${rel} imports ${s}: only tests and ${TEST_SUPPORT}/ may use vitest`;
     const allowed = PACKAGES[s];
     return allowed && !allowed.includes(from) ? `${rel} imports the package ${s}, which only ${allowed.join(', ')} may use` : null;
   }
-  const target = layerOf(relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/'));
+  const targetRel = relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/');
+  if (isTestSupport(targetRel)) return `${rel} imports ${s}: ${TEST_SUPPORT}/ is test support, for tests only`;
+  const target = layerOf(targetRel);
   if (target === null || target === from) return null;
   if (ORDER.indexOf(target) < ORDER.indexOf(from)) return `${rel} imports ${s}: ${from} may not import from ${target}, a layer above it`;
   if (from === 'ui' && target !== 'store' && !imp.typeOnly) return `${rel} imports ${s}: the UI imports values only from the store (types from anywhere)`;
@@ -115,6 +129,13 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('layers', () => {
+  it('one product place makes a trainer: every driver runs through a RunSession', () => {
+    const makers = sourceFiles(SRC)
+      .map((f) => relative(SRC, f).split('\\').join('/'))
+      .filter((rel) => !isTestSupport(rel) && /\bTrainer\.create\(/.test(readFileSync(join(SRC, rel), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
+    expect(makers).toEqual(['engine/run-session.ts']);
+  });
+
   it('every import of src/ points down the layers', () => {
     const problems: string[] = [];
     const files = sourceFiles(SRC);
@@ -181,5 +202,8 @@ describe('layers', () => {
       'store/x.ts imports ../rl/config/schema: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)',
     ]);
     expect(v('main.tsx', "import { Trainer } from './rl/trainer';")).toHaveLength(1);
+    expect(v('kernels/x.ts', "import { useNodeDevice } from '../testing/test-device';")).toEqual(['kernels/x.ts imports ../testing/test-device: testing/ is test support, for tests only']);
+    expect(v('kernels/x.ts', "import { it } from 'vitest';")).toEqual(['kernels/x.ts imports vitest: only tests and testing/ may use vitest']);
+    expect(v('testing/x.ts', "import { it } from 'vitest';\nimport { Trainer } from '../rl/trainer';\nimport { create } from 'webgpu';")).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GpuContext } from '../gpu';
 import { attentionBackward, attentionForward } from './attention';
 import { attentionCases } from './attention.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
 

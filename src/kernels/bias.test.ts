@@ -3,7 +3,7 @@
 
 import { describe } from 'vitest';
 import { biasCases } from './bias.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
 

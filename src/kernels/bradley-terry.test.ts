@@ -9,7 +9,7 @@ import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
 import { bradleyTerryCases, randomPairInputs } from './bradley-terry.cases';
 import { BT_METRICS, bradleyTerryForwardBackward } from './bradley-terry';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
 const cases = bradleyTerryCases();

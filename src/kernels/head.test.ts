@@ -12,7 +12,7 @@ import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { headCases, runGpuSampler, runTwinSampler } from './head.cases';
 import { logprobBackward, logprobForward } from './logprob';
 import { ROW_THREADS, rowEdgeShapes, rowLaneEdges, rowLayout } from './rows';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { randomHost, randomInts } from './verify';
 
 const gpu = useNodeDevice();

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { coreCases, kernelCases } from './cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
 

@@ -12,7 +12,7 @@ import { Rng } from '../core/random';
 import { host, numel, type HostTensor } from '../core/host-tensor';
 import { klExactBackward, klExactForward } from './kl';
 import { klCases } from './kl.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { randomHost } from './verify';
 
 const gpu = useNodeDevice();

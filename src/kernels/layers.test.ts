@@ -9,7 +9,7 @@ import { embeddingBackward, embeddingForward } from './embedding';
 import { layerCases } from './layers.cases';
 import { rmsnormBackward, rmsnormForward } from './rmsnorm';
 import { ropeFreqTable } from './rope';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { randomHost } from './verify';
 
 const gpu = useNodeDevice();

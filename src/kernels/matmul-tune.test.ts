@@ -13,7 +13,7 @@ import { host } from '../core/host-tensor';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { matmul, matmulTuning, setMatmulTuning, variantFor, type MatmulVariant } from './matmul';
 import { TUNE_CANDIDATES, autotuneMatmul, clearMatmulTuneCache, tuneCandidates, type TuneStore } from './matmul-tune';
-import { useNodeDevice } from './test-device';
+import { useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
 afterEach(() => {

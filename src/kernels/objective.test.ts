@@ -7,7 +7,7 @@ import { OBJECTIVE_METRICS } from '../reference/objective';
 import { Rng } from '../core/random';
 import { objectiveForwardBackward, objectiveLayout } from './objective';
 import { objectiveCases, pickInputs, randomObjectiveInputs } from './objective.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 
 const gpu = useNodeDevice();

@@ -14,7 +14,7 @@ import { kernelCases } from './cases';
 import { LOGPROB_SHADER, logprobForward } from './logprob';
 import { rowLayout } from './rows';
 import * as softmax from './softmax';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { gpuTwinCase, randomHost, randomInts, simpleCase, type KernelCase } from './verify';
 import { ROW_REDUCTION_FAMILIES, rowFamily, rowReductionOf } from './wgsl-blocks';
 

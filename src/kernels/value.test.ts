@@ -9,7 +9,7 @@ import { numericalGradient } from '../reference/finite-diff';
 import { Rng } from '../core/random';
 import { host, type HostTensor } from '../core/host-tensor';
 import * as ref from '../reference/value';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { VALUE_METRICS, valueLossForwardBackward, type ValueLossOptions } from './value';
 import { randomValueInputs, valueCases } from './value.cases';
 

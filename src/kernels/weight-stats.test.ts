@@ -9,7 +9,7 @@ import { squaredSingularValues, symmetricEigenvalues } from '../reference/jacobi
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
 import * as ref from '../reference/weight-stats';
-import { itEachCaseMatchesTwin, useNodeDevice } from './test-device';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { RANK1_ITERATIONS, rank1Apply, rank1Share, relativeUpdate, weightUpdateStats } from './weight-stats';
 import { updatedWeights, weightStatsCases } from './weight-stats.cases';
 

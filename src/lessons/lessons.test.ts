@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PUBLIC_ASSETS } from '../engine/node-assets';
-import { useNodeDevice } from '../kernels/test-device';
+import { useNodeDevice } from '../testing/test-device';
 import { validateConfig } from '../rl/config';
 import { CHARTS, metricSpec } from '../schema/metrics';
 import { LESSONS, lessonById, renderNarration } from './index';

@@ -132,7 +132,7 @@ export function modelForward(
     };
     // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
     const adapt = (t: LoraTarget, y: HostTensor, xin: HostTensor) => {
-      if (!lora || !lora.spec.targets.includes(t)) return;
+      if (!lora?.spec.targets.includes(t)) return;
       const n = loraNames(l, t);
       const xa = (c.xa[t] = a(N, lora.spec.rank));
       loraForward(y, xa, xin, lora.adapters[n.A], lora.adapters[n.B], loraScale(lora.spec));

@@ -44,7 +44,7 @@ export function stepExtremes(records: readonly Pick<StepRecord, 'step' | 'metric
 }
 
 /** The value a step counts with under a rule: its worst one (the highest for 'high', the lowest for 'low'). */
-function valueOf(s: StepExtremes, rule: AlertRule): number | undefined {
+function extremeOf(s: StepExtremes, rule: AlertRule): number | undefined {
   return rule.direction === 'low' ? s.low[rule.metric] : s.high[rule.metric];
 }
 
@@ -54,7 +54,7 @@ function holdsEnding(history: readonly StepExtremes[], end: number, rule: AlertR
   if (start < 0) return false;
   const values: number[] = [];
   for (let i = start; i <= end; i++) {
-    const v = valueOf(history[i], rule);
+    const v = extremeOf(history[i], rule);
     if (v === undefined) return false;
     values.push(v);
   }
@@ -84,7 +84,7 @@ export function alertsAt(history: readonly StepExtremes[], rules: readonly Alert
   for (const rule of rules) {
     if (!holdsEnding(history, end, rule) || holdsEnding(history, end - 1, rule)) continue;
     const last = history[end];
-    const value = valueOf(last, rule)!;
+    const value = extremeOf(last, rule)!;
     out.push({ ...rule, step: last.step, value, message: alertMessage(rule, last.step, value) });
   }
   return out;

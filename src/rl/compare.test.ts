@@ -7,7 +7,7 @@
 // suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
-import { useNodeDevice } from '../kernels/test-device';
+import { useNodeDevice } from '../testing/test-device';
 import { compareArrays, type Tolerance } from '../reference/compare';
 import { OBJECTIVE_RECORDS } from '../reference/objective';
 import { drGrpoAdvantages, grpoAdvantages } from './advantages';

@@ -14,7 +14,7 @@ import { host, type HostTensor } from '../core/host-tensor';
 import { VALUE_METRICS, valueLossForwardBackward } from '../reference/value';
 import type { SequenceBatch } from './batch';
 import {
-  INSPECT_PLANES,
+  type INSPECT_PLANES,
   STEP_SCALARS,
   criticInit,
   type Learner,

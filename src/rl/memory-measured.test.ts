@@ -6,7 +6,7 @@
 // A missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
-import { useNodeDevice } from '../kernels/test-device';
+import { useNodeDevice } from '../testing/test-device';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
 import { formatBytes } from '../core/format';
 import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';

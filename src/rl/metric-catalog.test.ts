@@ -8,7 +8,7 @@ import { loadCheckpointDir } from '../cli/files';
 import { METRICS, metricSpec, type MetricSpec } from '../schema/metrics';
 import { PRESET_NAMES, resolveConfig, type PresetName, type RLConfig } from './config';
 import type { StepRecord } from './stream';
-import { runToEnd } from './trainer';
+import { runToEnd } from '../testing/run-to-end';
 
 const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 

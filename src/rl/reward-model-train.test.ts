@@ -11,7 +11,8 @@ import { acquireNodeDevice } from '../gpu/node';
 import { resolveConfig } from './config';
 import { labReward } from './learned-reward';
 import { REWARD_MODEL_TRAINING_DEFAULTS, rankingAccuracy, rewardModelFiles, trainLabRewardModel } from './reward-model-train';
-import { Trainer, runToEnd } from './trainer';
+import { Trainer } from './trainer';
+import { runToEnd } from '../testing/run-to-end';
 
 let ctx: GpuContext;
 const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);

@@ -11,7 +11,7 @@ import { HISTOGRAMS } from '../schema/histograms';
 import { getTask } from '../tasks';
 import { resolveConfig } from './config';
 import type { EvalRecord, StepRecord } from './stream';
-import { runToEnd } from './trainer';
+import { runToEnd } from '../testing/run-to-end';
 
 let ctx: GpuContext;
 const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);

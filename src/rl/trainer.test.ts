@@ -12,7 +12,8 @@ import { encodeExample } from './sft';
 import { PRESET_NAMES, resolveConfig, type PresetName, type RLConfig } from './config';
 import { OBJECTIVE_METRICS } from './../reference/objective';
 import type { StepRecord } from './stream';
-import { Trainer, runToEnd, type TrainerBackend } from './trainer';
+import { Trainer, type TrainerBackend } from './trainer';
+import { runToEnd } from '../testing/run-to-end';
 import { decodeTrainerState, encodeTrainerState } from './trainer-state';
 
 let ctx: GpuContext;

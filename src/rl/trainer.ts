@@ -430,15 +430,3 @@ export class Trainer {
     this.learner.destroy();
   }
 }
-
-/** Runs a trainer from `opts` to its last step and returns every record (tests and scripts; the lab streams instead). */
-export async function runToEnd(opts: TrainerOptions): Promise<StepRecord[]> {
-  const t = await Trainer.create(opts);
-  const out: StepRecord[] = [];
-  try {
-    for await (const r of t.run()) out.push(r);
-  } finally {
-    t.destroy();
-  }
-  return out;
-}

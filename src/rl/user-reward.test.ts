@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
 import { nodeRewardSandbox } from '../cli/reward-sandbox';
 import { checkConfig, derive, resolveConfig } from './config';
-import { runToEnd } from './trainer';
+import { runToEnd } from '../testing/run-to-end';
 import { BLOCKED_GLOBALS, browserSandboxScript, type UserRewardInput } from './user-reward';
 
 const item = { prompt: 'copy:abc=', answer: 'abc' };

@@ -9,7 +9,7 @@ import { CHARTS, METRICS, type ChartFamily, type MetricAlert, type MetricSpec } 
 export const METRICS_DOC_PATH = 'docs/metrics.md';
 
 /** Text safe for Markdown outside code: `<fn>` would otherwise read as an HTML tag. */
-function escape(text: string): string {
+function escapeMarkdown(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/<(?=[A-Za-z/])/g, '&lt;');
 }
 
@@ -31,10 +31,10 @@ function prose(text: string): string {
   for (const match of text.matchAll(IDENTIFIER)) {
     const token = match[0];
     if (!isCodeToken(token)) continue;
-    out += escape(text.slice(last, match.index)) + code(token);
+    out += escapeMarkdown(text.slice(last, match.index)) + code(token);
     last = match.index + token.length;
   }
-  return out + escape(text.slice(last));
+  return out + escapeMarkdown(text.slice(last));
 }
 
 function code(text: string): string {

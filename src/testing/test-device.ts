@@ -1,11 +1,11 @@
 // The shared preamble of the GPU test files (Vitest in Node only: it imports vitest and Dawn): the device acquired
 // before a file's tests and destroyed after them, and one test per GPU-vs-twin case. Not for the browser or CLI
-// self-tests, which run the same cases through verify.ts's runKernelCases.
+// self-tests, which run the same cases through kernels/verify.ts's runKernelCases.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeAdapter, type GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import type { KernelCase } from './verify';
+import type { KernelCase } from '../kernels/verify';
 
 /** The file's device; `ctx` may be read in tests and hooks, which run after the acquisition. */
 export interface TestDevice {

@@ -1,0 +1,51 @@
+// The fast tier holds no test file that acquires a WebGPU device, and the two tiers together run every test file
+// once: read from the Vitest projects of vite.config.ts itself.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import config from '../../vite.config';
+import { testTiers, tierOf } from './tiers';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+/** The include list of each Vitest project, by name. */
+function projects(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const p of (config.test?.projects ?? []) as { test?: { name?: string; include?: string[] } }[]) {
+    out[p.test?.name ?? '?'] = p.test?.include ?? [];
+  }
+  return out;
+}
+
+describe('test tiers', () => {
+  it('splits every test file into fast or slow, once', () => {
+    const { fast, slow } = projects();
+    const tiers = testTiers(ROOT);
+    expect(fast).toEqual(tiers.fast);
+    expect(slow).toEqual(tiers.slow);
+    expect(fast.length).toBeGreaterThan(30);
+    expect(slow.length).toBeGreaterThan(10);
+    expect(fast.filter((f) => slow.includes(f))).toEqual([]);
+  });
+
+  it('keeps every file that acquires a device out of the fast tier', () => {
+    const { fast, slow } = projects();
+    // Independent of tiers.ts's signs: the files that import the device helpers.
+    const acquiresDevice = /^import\s[^;]*?from\s+'[^']*\/(?:testing\/test-device|gpu\/node)'/m;
+    const acquires = [...fast, ...slow].filter((f) => acquiresDevice.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(acquires.length).toBeGreaterThan(10);
+    expect(acquires.filter((f) => fast.includes(f))).toEqual([]);
+    expect(fast).toContain('src/testing/tiers.test.ts');
+    expect(slow).toContain('src/kernels/kernels.test.ts');
+  });
+
+  it('reads the signs of a device, a CLI child process or a real training run', () => {
+    expect(tierOf("import { useNodeDevice } from '../testing/test-device';")).toBe('slow');
+    expect(tierOf('const ctx = await acquireNodeDevice();')).toBe('slow');
+    expect(tierOf("import { create } from 'webgpu';")).toBe('slow');
+    expect(tierOf("import { spawnSync } from 'node:child_process';")).toBe('slow');
+    expect(tierOf('const engine = new LabEngine(deps);')).toBe('slow');
+    expect(tierOf("import { grpoAdvantages } from './advantages';")).toBe('fast');
+  });
+});

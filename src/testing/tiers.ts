@@ -1,0 +1,43 @@
+// The two tiers of the Vitest suite (vite.config.ts's projects), read from each test file's text:
+//   slow  files that acquire a WebGPU device through Dawn (the shared test device, acquireNodeDevice, the webgpu
+//         package, the CLI's tuned device), start the CLI in a child process (which may open one), or train the real
+//         model through a LabEngine; 120 s per test
+//   fast  everything else: pure logic on the CPU, no Dawn; 10 s per test (`npm run test:fast`)
+// `npm test` runs both, each file once.
+
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export type Tier = 'fast' | 'slow';
+
+/**
+ * What puts a test file in the slow tier: an import statement or a call at the start of a line (so a quoted example
+ * in a test, like tiers.test.ts's, does not count).
+ */
+const SLOW_SIGNS: readonly RegExp[] = [
+  /^import\s[^;]*?from\s+['"](?:[^'"]*\/testing\/test-device|[^'"]*\/gpu\/node|webgpu|(?:node:)?child_process|[^'"]*\/cli\/tuned-device)['"]/m,
+  /^[^'"`\n]*\bimport\(\s*['"]webgpu['"]\s*\)/m,
+  /^[^'"`\n]*\b(?:acquireNodeDevice|useNodeDevice)\(/m,
+  /^[^'"`\n]*\bnew LabEngine\b/m,
+];
+
+/** The tier of one test file, from its source text. */
+export function tierOf(text: string): Tier {
+  return SLOW_SIGNS.some((re) => re.test(text)) ? 'slow' : 'fast';
+}
+
+/** Every *.test.ts under `dir`, relative to `root` with forward slashes, sorted. */
+function testFiles(root: string, dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return testFiles(root, p);
+    return e.name.endsWith('.test.ts') ? [relative(root, p).split('\\').join('/')] : [];
+  });
+}
+
+/** The test files under `root`/src, split by tier. */
+export function testTiers(root: string): Record<Tier, string[]> {
+  const out: Record<Tier, string[]> = { fast: [], slow: [] };
+  for (const f of testFiles(root, join(root, 'src')).sort()) out[tierOf(readFileSync(join(root, f), 'utf8'))].push(f);
+  return out;
+}
