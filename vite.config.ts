@@ -23,7 +23,10 @@ const tiers = testTiers(import.meta.dirname);
 const devServerPolicy: Plugin = {
   name: 'dev-server-csp',
   apply: 'serve',
-  transformIndexHtml: (html) => html.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws: wss:"),
+  transformIndexHtml: (html) =>
+    html
+      .replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+      .replace("connect-src 'self'", "connect-src 'self' ws: wss:"),
 };
 
 export default defineConfig({

@@ -15,11 +15,15 @@ async function panelShot(page: Page, info: TestInfo, name: string): Promise<void
   await info.attach(name, { path, contentType: 'image/png' });
 }
 
-test('compare GRPO with Dr. GRPO and with an edited epsilon_high on the latest step of a run', async ({ page }, info) => {
+test('compare GRPO with Dr. GRPO and with an edited epsilon_high on the latest step of a run', async ({
+  page,
+}, info) => {
   test.setTimeout(300_000);
   const w = await guard(page);
   // Four prompts, so that some group's rewards differ (a batch of tied groups has no policy gradient to compare).
-  await page.goto('/?preset=grpo&task=copy&difficulty=3&checkpoint=copy&train_batch_size=4&num_generations=4&steps=3&eval_every=0&num_iterations=2&temperature=1&learning_rate=0.001');
+  await page.goto(
+    '/?preset=grpo&task=copy&difficulty=3&checkpoint=copy&train_batch_size=4&num_generations=4&steps=3&eval_every=0&num_iterations=2&temperature=1&learning_rate=0.001',
+  );
   await expect(page.getByTestId('url-error')).toHaveCount(0);
   await ready(page);
 
@@ -42,7 +46,9 @@ test('compare GRPO with Dr. GRPO and with an edited epsilon_high on the latest s
   await expect(result).toBeVisible({ timeout: 60_000 });
   await expect(result).toContainText('A: GRPO (DeepSeekMath) (this run) vs B: Dr. GRPO, on the batch of step 3');
   const explanation = panel.getByTestId('compare-explanation');
-  await expect(explanation).toContainText("A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y|) (N = 16, L =");
+  await expect(explanation).toContainText(
+    'A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y|) (N = 16, L =',
+  );
   await expect(explanation).toContainText('B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L)');
   await expect(explanation).toContainText(/Share of the gradient .* \d+(\.\d)?% under A, \d+(\.\d)?% under B/);
   await expect(explanation).toContainText(/Clipped tokens: A \d+ \(\d+ low, \d+ high\), B \d+/);
@@ -52,7 +58,9 @@ test('compare GRPO with Dr. GRPO and with an edited epsilon_high on the latest s
   const completions = panel.getByTestId('compare-completion');
   expect(await completions.count()).toBe(4);
   const first = completions.first();
-  expect(await first.getByTestId('compare-line-A').getByTestId('compare-token').count()).toBe(await first.getByTestId('compare-line-B').getByTestId('compare-token').count());
+  expect(await first.getByTestId('compare-line-A').getByTestId('compare-token').count()).toBe(
+    await first.getByTestId('compare-line-B').getByTestId('compare-token').count(),
+  );
   expect(await panel.getByTestId('compare-tokens').locator('.tok.differs-most').count()).toBeGreaterThan(0);
   // One completion's numbers, token by token: loss shares as percentages, gradients as numbers, clip sides named.
   const rows = panel.getByTestId('compare-token-row');
@@ -70,12 +78,15 @@ test('compare GRPO with Dr. GRPO and with an edited epsilon_high on the latest s
   await panel.locator('#b-field-input-epsilon_high').fill('0.5');
   await expect(panel.getByTestId('b-field-epsilon_high')).toHaveAttribute('data-differs', 'true');
   await panel.getByTestId('compare-run').click();
-  await expect(result).toContainText('B: this run\'s config with epsilon_high 0.5', { timeout: 60_000 });
+  await expect(result).toContainText("B: this run's config with epsilon_high 0.5", { timeout: 60_000 });
   await expect(explanation).toContainText('Advantages: the same on both sides');
   const clip = /Clipped tokens: A \d+ \((\d+) low, (\d+) high\), B \d+ \((\d+) low, (\d+) high\)/;
   await expect(explanation).toContainText(clip);
   // A wider upper clip range clips no more tokens high, and the lower range is the same.
-  const [lowA, highA, lowB, highB] = clip.exec((await explanation.textContent()) ?? '')!.slice(1).map(Number);
+  const [lowA, highA, lowB, highB] = clip
+    .exec((await explanation.textContent()) ?? '')!
+    .slice(1)
+    .map(Number);
   expect(lowB).toBe(lowA);
   expect(highB).toBeLessThanOrEqual(highA);
   await panelShot(page, info, 'ab-epsilon-high');

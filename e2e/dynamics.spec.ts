@@ -24,7 +24,12 @@ test('group signal, distributions over steps, solve rates and every group of a s
   const groups = page.getByTestId('chart-groups');
   await expect(groups).toHaveAttribute('data-points', '4');
   const g = await lastValues(page, 'groups');
-  expect(Object.keys(g).sort()).toEqual(['groups/all_fail_frac', 'groups/all_pass_frac', 'groups/mixed_frac', 'groups/nonzero_adv_frac']);
+  expect(Object.keys(g).sort()).toEqual([
+    'groups/all_fail_frac',
+    'groups/all_pass_frac',
+    'groups/mixed_frac',
+    'groups/nonzero_adv_frac',
+  ]);
   expect(g['groups/all_fail_frac'] + g['groups/mixed_frac'] + g['groups/all_pass_frac']).toBeCloseTo(1, 9);
   expect(g['groups/nonzero_adv_frac']).toBeGreaterThanOrEqual(0);
   expect(g['groups/nonzero_adv_frac']).toBeLessThanOrEqual(1);
@@ -32,7 +37,8 @@ test('group signal, distributions over steps, solve rates and every group of a s
 
   // Length percentiles on a chart of their own, and the top-decile entropy beside the mean.
   const lengths = await lastValues(page, 'length_percentiles');
-  for (const k of ['completions/p10_length', 'completions/p50_length', 'completions/p90_length']) expect(Number.isFinite(lengths[k]), k).toBe(true);
+  for (const k of ['completions/p10_length', 'completions/p50_length', 'completions/p90_length'])
+    expect(Number.isFinite(lengths[k]), k).toBe(true);
   expect(lengths['completions/p10_length']).toBeLessThanOrEqual(lengths['completions/p90_length']);
   const entropy = await lastValues(page, 'entropy');
   expect(entropy['entropy/top_decile_mean']).toBeGreaterThan(0);
@@ -49,7 +55,9 @@ test('group signal, distributions over steps, solve rates and every group of a s
   const canvas = page.getByTestId('heatmap-entropy-cells').locator('canvas');
   const box = (await canvas.boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.9, box.y + box.height * 0.5);
-  await expect(page.getByTestId('heatmap-entropy-cells-hover')).toContainText(/step 4: .* holds .*% of \d+ loss tokens/);
+  await expect(page.getByTestId('heatmap-entropy-cells-hover')).toContainText(
+    /step 4: .* holds .*% of \d+ loss tokens/,
+  );
   await shot(page, info, 'dynamics-heatmaps');
 
   // Solve rates at the first (step 0) and the latest evaluation: each counts the 2 held-out prompts once.
@@ -73,7 +81,8 @@ test('group signal, distributions over steps, solve rates and every group of a s
     const rewards = (await group.getAttribute('data-rewards'))!.split(',').map(Number);
     expect(rewards).toEqual([...rewards].sort((a, b) => b - a));
   }
-  for (const c of await page.getByTestId('summary-completion').all()) expect(Number.isFinite(Number(await c.getAttribute('data-advantage')))).toBe(true);
+  for (const c of await page.getByTestId('summary-completion').all())
+    expect(Number.isFinite(Number(await c.getAttribute('data-advantage')))).toBe(true);
   await shot(page, info, 'dynamics-all-groups');
   // And back to the token view.
   await page.getByTestId('view-tokens').click();
@@ -81,7 +90,9 @@ test('group signal, distributions over steps, solve rates and every group of a s
 
   // As lab.spec.ts reports them: each long task since the click, with the render jobs that ran inside it.
   const long = await longTasksSince(page, clickedAt);
-  console.log(`dynamics: training ${(trainedMs / 1000).toFixed(1)} s, then the views: ${long.count} long tasks, longest ${long.longest.toFixed(0)} ms: ${long.report}`);
+  console.log(
+    `dynamics: training ${(trainedMs / 1000).toFixed(1)} s, then the views: ${long.count} long tasks, longest ${long.longest.toFixed(0)} ms: ${long.report}`,
+  );
   expect(w.errors).toEqual([]);
   expect(w.external).toEqual([]);
 });

@@ -27,10 +27,15 @@ test('export the edited experiment to TRL and verl from the page and download it
   await expect(page.getByTestId('elsewhere-script')).toContainText('epsilon_high=0.28');
   const rows = page.getByTestId('elsewhere-mapping').locator('tbody tr');
   expect(await rows.count()).toBeGreaterThan(60);
-  await expect(rows.filter({ has: page.locator('td code', { hasText: /^reinforce_baseline_momentum$/ }) })).toContainText('no equivalent in GRPOConfig');
+  await expect(
+    rows.filter({ has: page.locator('td code', { hasText: /^reinforce_baseline_momentum$/ }) }),
+  ).toContainText('no equivalent in GRPOConfig');
 
   await page.getByTestId('elsewhere-model').fill('org/base-model');
-  const [script] = await Promise.all([page.waitForEvent('download'), page.getByTestId('elsewhere-download-entry').click()]);
+  const [script] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('elsewhere-download-entry').click(),
+  ]);
   expect(script.suggestedFilename()).toBe('train_trl.py');
   const scriptPath = info.outputPath('train_trl.py');
   await script.saveAs(scriptPath);
@@ -41,15 +46,22 @@ test('export the edited experiment to TRL and verl from the page and download it
   await expect(page.getByTestId('elsewhere-script')).toContainText("'actor_rollout_ref.actor.clip_ratio_high=0.28'");
   await expect(page.getByTestId('elsewhere-script')).toContainText("'+algorithm.filter_groups.enable=True'");
   await shot(page, info, 'run-elsewhere-verl');
-  const [bundle] = await Promise.all([page.waitForEvent('download'), page.getByTestId('elsewhere-download-bundle').click()]);
+  const [bundle] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('elsewhere-download-bundle').click(),
+  ]);
   expect(bundle.suggestedFilename()).toBe('rl-lab-verl-export.sh');
   const bundlePath = info.outputPath('rl-lab-verl-export.sh');
   await bundle.saveAs(bundlePath);
   const dir = info.outputPath('verl-run');
   execFileSync('sh', [bundlePath, dir]);
-  for (const f of ['run_verl.sh', 'reward_fn.py', 'data/train.jsonl', 'data/heldout.jsonl', 'README.md']) expect(existsSync(join(dir, f)), f).toBe(true);
+  for (const f of ['run_verl.sh', 'reward_fn.py', 'data/train.jsonl', 'data/heldout.jsonl', 'README.md'])
+    expect(existsSync(join(dir, f)), f).toBe(true);
   execFileSync('bash', ['-n', join(dir, 'run_verl.sh')]);
-  const train = readFileSync(join(dir, 'data/train.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { data_source: string; reward_model: { ground_truth: string } });
+  const train = readFileSync(join(dir, 'data/train.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { data_source: string; reward_model: { ground_truth: string } });
   expect(train).toHaveLength(5 * 4);
   expect(train[0].data_source).toBe('rl-lab/copy');
   expect(readFileSync(join(dir, 'run_verl.sh'), 'utf8')).toContain('MODEL="${MODEL:-org/base-model}"');

@@ -21,26 +21,57 @@ interface Timeline {
 async function timeline(page: Page): Promise<Timeline> {
   const ofPage = await page.evaluate(() => ({
     origin: performance.timeOrigin,
-    marks: performance.getEntriesByType('mark').filter((m) => m.name.startsWith('rl-lab:')).map((m) => [m.name, m.startTime] as [string, number]),
+    marks: performance
+      .getEntriesByType('mark')
+      .filter((m) => m.name.startsWith('rl-lab:'))
+      .map((m) => [m.name, m.startTime] as [string, number]),
   }));
   const worker = page.workers().find((w) => w.url().includes('engine.worker'));
-  if (!worker) throw new Error(`no engine worker among ${page.workers().map((w) => w.url()).join(', ')}`);
+  if (!worker)
+    throw new Error(
+      `no engine worker among ${page
+        .workers()
+        .map((w) => w.url())
+        .join(', ')}`,
+    );
   const ofWorker = await worker.evaluate(() => ({
     origin: performance.timeOrigin,
-    marks: performance.getEntriesByType('mark').filter((m) => m.name.startsWith('rl-lab:')).map((m) => [m.name, m.startTime] as [string, number]),
-    fetches: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map((r) => [new URL(r.name).pathname, r.startTime, r.responseEnd] as [string, number, number]),
+    marks: performance
+      .getEntriesByType('mark')
+      .filter((m) => m.name.startsWith('rl-lab:'))
+      .map((m) => [m.name, m.startTime] as [string, number]),
+    fetches: (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).map(
+      (r) => [new URL(r.name).pathname, r.startTime, r.responseEnd] as [string, number, number],
+    ),
   }));
   // Worker times count from the worker's start; shift them onto the page's clock.
   const shift = ofWorker.origin - ofPage.origin;
   const marks: Record<string, number> = {};
   for (const [name, t] of ofPage.marks) marks[name.slice('rl-lab:'.length)] = t;
   for (const [name, t] of ofWorker.marks) marks[`worker:${name.slice('rl-lab:'.length)}`] = t + shift;
-  return { pageOrigin: ofPage.origin, workerOrigin: ofWorker.origin, marks, fetches: ofWorker.fetches.map(([p, a, b]) => [p, a + shift, b + shift]) };
+  return {
+    pageOrigin: ofPage.origin,
+    workerOrigin: ofWorker.origin,
+    marks,
+    fetches: ofWorker.fetches.map(([p, a, b]) => [p, a + shift, b + shift]),
+  };
 }
 
 /** The timeline as lines: each stage's time since navigation start and since the stage before it. */
 function report(label: string, t: Timeline): string {
-  const order = ['engine-start', 'worker:device', 'worker:autotune', 'gpu-ready', 'configure', 'worker:run-configure', 'worker:run-created', 'worker:step-1', 'first-metrics', 'first-point', 'worker:step-2'];
+  const order = [
+    'engine-start',
+    'worker:device',
+    'worker:autotune',
+    'gpu-ready',
+    'configure',
+    'worker:run-configure',
+    'worker:run-created',
+    'worker:step-1',
+    'first-metrics',
+    'first-point',
+    'worker:step-2',
+  ];
   const lines = [`time to first step, ${label}:`];
   let prev = 0;
   for (const name of order) {
@@ -49,11 +80,16 @@ function report(label: string, t: Timeline): string {
     lines.push(`  ${name.padEnd(22)} ${(at / 1000).toFixed(2).padStart(7)} s  (+${((at - prev) / 1000).toFixed(2)} s)`);
     prev = at;
   }
-  for (const [path, start, end] of t.fetches) lines.push(`  fetch ${path}: ${(start / 1000).toFixed(2)}-${(end / 1000).toFixed(2)} s (${(end - start).toFixed(0)} ms)`);
+  for (const [path, start, end] of t.fetches)
+    lines.push(
+      `  fetch ${path}: ${(start / 1000).toFixed(2)}-${(end / 1000).toFixed(2)} s (${(end - start).toFixed(0)} ms)`,
+    );
   return lines.join('\n');
 }
 
-test('time to first step: page load to the first chart point, without and with a cached tune', async ({ page }, info) => {
+test('time to first step: page load to the first chart point, without and with a cached tune', async ({
+  page,
+}, info) => {
   test.setTimeout(600_000);
   const w = await guard(page);
   const results: Record<string, Timeline> = {};
@@ -65,7 +101,10 @@ test('time to first step: page load to the first chart point, without and with a
     await open();
     await ready(page);
     await page.getByTestId('run-start').click();
-    await page.waitForFunction(() => performance.getEntriesByName('rl-lab:first-point').length > 0, null, { timeout: 300_000, polling: 100 });
+    await page.waitForFunction(() => performance.getEntriesByName('rl-lab:first-point').length > 0, null, {
+      timeout: 300_000,
+      polling: 100,
+    });
     // The second step's mark gives the steady step time the first step is compared with.
     await waitStatus(page, /running/, 2, 300_000);
     results[visit] = await timeline(page);

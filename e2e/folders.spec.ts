@@ -7,9 +7,12 @@
 import { expect, test } from '@playwright/test';
 import { guard, lastValues, ready, shot, waitStatus } from './helpers';
 
-const SETTING = 'preset=grpo&task=addition&difficulty=1&chat_template=true&lora_rank=4&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
+const SETTING =
+  'preset=grpo&task=addition&difficulty=1&chat_template=true&lora_rank=4&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
 
-test('a checkpoint folder picked from disk trains, and a later page trains from the kept folder', async ({ page }, info) => {
+test('a checkpoint folder picked from disk trains, and a later page trains from the kept folder', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const w = await guard(page);
   await page.goto(`/?${SETTING}&steps=2`);
@@ -21,8 +24,12 @@ test('a checkpoint folder picked from disk trains, and a later page trains from 
   await expect(page.getByTestId('run-start')).toBeEnabled();
   await page.getByTestId('run-start').click();
   await waitStatus(page, /done/, 2);
-  for (const [k, v] of Object.entries(await lastValues(page, 'reward'))) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
-  expect(w.requests.filter((p) => p.includes('/models/tiny-qwen2/')), 'the folder came from the picker, not the site').toEqual([]);
+  for (const [k, v] of Object.entries(await lastValues(page, 'reward')))
+    expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
+  expect(
+    w.requests.filter((p) => p.includes('/models/tiny-qwen2/')),
+    'the folder came from the picker, not the site',
+  ).toEqual([]);
   await page.getByTestId('field-checkpoint').scrollIntoViewIfNeeded();
   await shot(page, info, 'folders-checkpoint');
 
@@ -37,10 +44,14 @@ test('a checkpoint folder picked from disk trains, and a later page trains from 
   expect(w.errors).toEqual([]);
 });
 
-test('a reward model folder picked from disk rewards a run; a folder without config.json is refused', async ({ page }, info) => {
+test('a reward model folder picked from disk rewards a run; a folder without config.json is refused', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const w = await guard(page);
-  await page.goto('/?preset=grpo&task=copy&difficulty=3&checkpoint=copy&train_batch_size=2&num_generations=4&eval_items=2&eval_num_generations=4&steps=2&eval_every=0');
+  await page.goto(
+    '/?preset=grpo&task=copy&difficulty=3&checkpoint=copy&train_batch_size=2&num_generations=4&eval_items=2&eval_num_generations=4&steps=2&eval_every=0',
+  );
   await ready(page);
   await page.getByTestId('folder-reward_model').setInputFiles('public/models/sentiment-char/onnx');
   await expect(page.getByTestId('folder-status-reward_model')).toHaveAttribute('data-status', 'failed');

@@ -3,7 +3,8 @@
 import { expect, type Page, type TestInfo } from '@playwright/test';
 
 /** The smallest real experiment (the preset, steps and eval_every are each test's; a parameter given twice is an error). */
-export const SMALL = 'task=copy&difficulty=3&checkpoint=copy&train_batch_size=2&num_generations=4&eval_items=2&eval_num_generations=4';
+export const SMALL =
+  'task=copy&difficulty=3&checkpoint=copy&train_batch_size=2&num_generations=4&eval_items=2&eval_num_generations=4';
 
 export interface Watch {
   external: string[];
@@ -18,13 +19,15 @@ export async function guard(page: Page): Promise<Watch> {
   await page.route('**/*', (route) => {
     const url = new URL(route.request().url());
     w.requests.push(url.pathname);
-    if (['127.0.0.1', 'localhost'].includes(url.hostname) || url.protocol === 'data:' || url.protocol === 'blob:') return route.continue();
+    if (['127.0.0.1', 'localhost'].includes(url.hostname) || url.protocol === 'data:' || url.protocol === 'blob:')
+      return route.continue();
     w.external.push(route.request().url());
     return route.abort();
   });
   page.on('pageerror', (e) => w.errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if ((m.type() === 'error' || /failed to render/.test(m.text())) && !/Failed to load resource/.test(m.text())) w.errors.push(`console: ${m.text()}`);
+    if ((m.type() === 'error' || /failed to render/.test(m.text())) && !/Failed to load resource/.test(m.text()))
+      w.errors.push(`console: ${m.text()}`);
   });
   // Long tasks on the main thread (> 50 ms each) and the chart render jobs (user timing), from page start.
   await page.addInitScript(() => {
@@ -44,7 +47,8 @@ export async function guard(page: Page): Promise<Watch> {
 export async function ready(page: Page): Promise<void> {
   const panel = page.getByTestId('gpu-panel');
   await expect(panel).toHaveAttribute('data-state', /^(ready|unavailable|error)$/, { timeout: 60_000 });
-  if ((await panel.getAttribute('data-state')) !== 'ready') throw new Error(`no WebGPU adapter in Chromium: ${await page.getByTestId('adapter-status').textContent()}`);
+  if ((await panel.getAttribute('data-state')) !== 'ready')
+    throw new Error(`no WebGPU adapter in Chromium: ${await page.getByTestId('adapter-status').textContent()}`);
 }
 
 /** A screenshot of the viewport (a full-page capture resizes the page, which is not what a person sees). */
@@ -55,7 +59,10 @@ export async function shot(page: Page, info: TestInfo, name: string): Promise<vo
 }
 
 export async function lastValues(page: Page, chart: string): Promise<Record<string, number>> {
-  return JSON.parse((await page.getByTestId(`chart-${chart}`).getAttribute('data-last')) ?? '{}') as Record<string, number>;
+  return JSON.parse((await page.getByTestId(`chart-${chart}`).getAttribute('data-last')) ?? '{}') as Record<
+    string,
+    number
+  >;
 }
 
 /** Each of `charts` has metrics, and every latest value is finite. */
@@ -76,27 +83,37 @@ export async function setField(page: Page, section: string, field: string, value
 export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 120_000): Promise<void> {
   const s = page.getByTestId('run-status');
   await expect(s).toHaveAttribute('data-status', status, { timeout });
-  if (minStep) await expect.poll(async () => Number(await s.getAttribute('data-step')), { timeout }).toBeGreaterThanOrEqual(minStep);
+  if (minStep)
+    await expect
+      .poll(async () => Number(await s.getAttribute('data-step')), { timeout })
+      .toBeGreaterThanOrEqual(minStep);
 }
-
 
 /**
  * The page's long tasks (> 50 ms on the main thread) since `since` (page clock, ms), each with the chart render jobs
  * that ran inside it, as one printable line; and the longest. Printed by the tests, never asserted (timing depends on
  * the machine).
  */
-export async function longTasksSince(page: Page, since: number): Promise<{ count: number; longest: number; report: string }> {
+export async function longTasksSince(
+  page: Page,
+  since: number,
+): Promise<{ count: number; longest: number; report: string }> {
   const { longTasks, renders } = await page
     .evaluate(() => {
       const w = window as unknown as { __longTasks: [number, number][]; __renders: [string, number, number][] };
       return { longTasks: w.__longTasks, renders: w.__renders };
     })
-    .then((r) => ({ longTasks: r.longTasks.filter(([t]) => t >= since), renders: r.renders.filter(([, t]) => t >= since) }));
+    .then((r) => ({
+      longTasks: r.longTasks.filter(([t]) => t >= since),
+      renders: r.renders.filter(([, t]) => t >= since),
+    }));
   let longest = 0;
   for (const [, d] of longTasks) longest = Math.max(longest, d);
   const report = longTasks
     .map(([t, d]) => {
-      const inside = renders.filter(([, s, rd]) => s >= t - 1 && s + rd <= t + d + 1).map(([n, , rd]) => `${n} ${rd.toFixed(0)}`);
+      const inside = renders
+        .filter(([, s, rd]) => s >= t - 1 && s + rd <= t + d + 1)
+        .map(([n, , rd]) => `${n} ${rd.toFixed(0)}`);
       return `${d.toFixed(0)} ms at ${(t - since).toFixed(0)}${inside.length ? ` (${inside.join(', ')})` : ''}`;
     })
     .join('; ');

@@ -6,9 +6,12 @@
 import { expect, test } from '@playwright/test';
 import { guard, ready, shot, waitStatus, expectFiniteCharts } from './helpers';
 
-const RUN = 'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&chat_template=true&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
+const RUN =
+  'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&chat_template=true&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
 
-test('a run trains on the tiny Qwen2 folder through its chat template, and reopens after a reload', async ({ page }, info) => {
+test('a run trains on the tiny Qwen2 folder through its chat template, and reopens after a reload', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const w = await guard(page);
   await page.goto(`/?${RUN}&steps=3`);
@@ -24,7 +27,8 @@ test('a run trains on the tiny Qwen2 folder through its chat template, and reope
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '3');
   await expectFiniteCharts(page, ['reward', 'entropy', 'loss', 'grad']);
   // The folder's files were fetched from the site, the weights and both tokenizer files among them.
-  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) expect(w.requests, f).toContain(`/models/tiny-qwen2/${f}`);
+  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'])
+    expect(w.requests, f).toContain(`/models/tiny-qwen2/${f}`);
   // The inspector draws each sampled BPE token as its text (byte-level "Ġ" markers decoded).
   const tokens = page.getByTestId('token');
   expect(await tokens.count()).toBeGreaterThan(0);

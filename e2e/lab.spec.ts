@@ -42,10 +42,23 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await page.getByTestId('run-start').click();
   await waitStatus(page, /running/, 5);
   await shot(page, info, 'lab-mid-run');
-  await expectFiniteCharts(page, ['reward', 'entropy', 'clip', 'kl', 'lengths', 'fractions', 'loss', 'grad', 'lr', 'throughput']);
+  await expectFiniteCharts(page, [
+    'reward',
+    'entropy',
+    'clip',
+    'kl',
+    'lengths',
+    'fractions',
+    'loss',
+    'grad',
+    'lr',
+    'throughput',
+  ]);
   expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(4);
   // A chart whose feature is off names the knob instead of drawing a flat line; the loss chart says why it sits near 0.
-  await expect(page.getByTestId('chart-curriculum').getByTestId('chart-off')).toHaveText('off in this run: curriculum = fixed (every step samples the configured difficulty)');
+  await expect(page.getByTestId('chart-curriculum').getByTestId('chart-off')).toHaveText(
+    'off in this run: curriculum = fixed (every step samples the configured difficulty)',
+  );
   await expect(page.getByTestId('chart-loss')).toContainText('advantages are zero-mean within each group');
   await expect(page.getByTestId('chart-pass-at-k')).toHaveAttribute('data-finite', 'true');
   await expect(page.getByTestId('status-adapter')).toHaveAttribute('data-fallback', 'true');
@@ -54,7 +67,9 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await waitStatus(page, /paused/);
   const trainedMs = Date.now() - t0;
   const long = await longTasksSince(page, clickedAt);
-  console.log(`training ${(trainedMs / 1000).toFixed(1)} s: ${long.count} long tasks, longest ${long.longest.toFixed(0)} ms: ${long.report}`);
+  console.log(
+    `training ${(trainedMs / 1000).toFixed(1)} s: ${long.count} long tasks, longest ${long.longest.toFixed(0)} ms: ${long.report}`,
+  );
   const status = page.getByTestId('run-status');
   const runId = (await status.getAttribute('data-run-id'))!;
   const steps = Number(await status.getAttribute('data-step'));
@@ -127,12 +142,40 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   // A 10,000-step run (synthetic metrics under the exported run's header) imports, opens and redraws with
   // decimation and smoothing, with no long task over 200 ms.
   const header = readFileSync(info.outputPath(exportedJsonl), 'utf8').split('\n')[0];
-  const names = ['reward', 'reward_std', 'accuracy', 'entropy', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'kl', 'kl/exact', 'completions/mean_length', 'grad_norm', 'learning_rate', 'policy_loss', 'perf/step_ms', 'timing_s/gen'];
+  const names = [
+    'reward',
+    'reward_std',
+    'accuracy',
+    'entropy',
+    'clip_ratio/low_mean',
+    'clip_ratio/high_mean',
+    'kl',
+    'kl/exact',
+    'completions/mean_length',
+    'grad_norm',
+    'learning_rate',
+    'policy_loss',
+    'perf/step_ms',
+    'timing_s/gen',
+  ];
   const lines = [header];
   for (let i = 1; i <= 10_000; i++) {
-    lines.push(JSON.stringify({ type: 'step', step: i, optimizer_step: i, epoch: 0, minibatch: 0, metrics: Object.fromEntries(names.map((n, j) => [n, 0.5 + 0.4 * Math.sin(i / (50 * (j + 1))) + 0.05 * Math.cos(i * 1.7 + j)])) }));
+    lines.push(
+      JSON.stringify({
+        type: 'step',
+        step: i,
+        optimizer_step: i,
+        epoch: 0,
+        minibatch: 0,
+        metrics: Object.fromEntries(
+          names.map((n, j) => [n, 0.5 + 0.4 * Math.sin(i / (50 * (j + 1))) + 0.05 * Math.cos(i * 1.7 + j)]),
+        ),
+      }),
+    );
   }
-  await page.getByTestId('import-file').setInputFiles({ name: 'long.jsonl', mimeType: 'application/json', buffer: Buffer.from(lines.join('\n')) });
+  await page
+    .getByTestId('import-file')
+    .setInputFiles({ name: 'long.jsonl', mimeType: 'application/json', buffer: Buffer.from(lines.join('\n')) });
   await expect(page.getByTestId('import-ok')).toContainText('(10000 steps)');
   const longRow = page.locator('[data-testid=run-row][data-step="10000"]');
   const openedAt = await page.evaluate(() => performance.now());
@@ -143,12 +186,22 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await page.getByTestId('smoothing').fill('0.9');
   await expect(page.getByTestId('chart-kl')).toHaveAttribute('data-drawn', '10000');
   await page.waitForTimeout(1500);
-  const longOpen = await page.evaluate((t) => (window as unknown as { __longTasks: [number, number][] }).__longTasks.filter(([s]) => s >= t).map(([, d]) => d), openedAt);
-  console.log(`10,000-step run: ${longOpen.length} long tasks while opening and re-smoothing, longest ${Math.max(0, ...longOpen).toFixed(0)} ms`);
+  const longOpen = await page.evaluate(
+    (t) =>
+      (window as unknown as { __longTasks: [number, number][] }).__longTasks.filter(([s]) => s >= t).map(([, d]) => d),
+    openedAt,
+  );
+  console.log(
+    `10,000-step run: ${longOpen.length} long tasks while opening and re-smoothing, longest ${Math.max(0, ...longOpen).toFixed(0)} ms`,
+  );
   await shot(page, info, 'lab-10k-steps');
 
   // A malformed file: a message, nothing imported, the page still works.
-  await page.getByTestId('import-file').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/json', buffer: Buffer.from('{"type":"run","format":"rl-lab-run"\nnot json\n') });
+  await page.getByTestId('import-file').setInputFiles({
+    name: 'broken.jsonl',
+    mimeType: 'application/json',
+    buffer: Buffer.from('{"type":"run","format":"rl-lab-run"\nnot json\n'),
+  });
   await expect(page.getByTestId('import-error')).toContainText('broken.jsonl: line 1');
   await expect(page.getByTestId('run-row')).toHaveCount(5);
   // Delete takes two clicks, and removes that run only.
@@ -170,8 +223,21 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
   await other.goto(link);
   await ready(other);
   await expect(other.getByTestId('preset-select')).toHaveValue('grpo');
-  for (const f of ['task', 'difficulty', 'checkpoint', 'train_batch_size', 'num_generations', 'num_iterations', 'seed', 'beta', 'steps']) {
-    await expect(other.getByTestId(`field-${f}`)).toHaveAttribute('data-value', (await page.getByTestId(`field-${f}`).getAttribute('data-value'))!);
+  for (const f of [
+    'task',
+    'difficulty',
+    'checkpoint',
+    'train_batch_size',
+    'num_generations',
+    'num_iterations',
+    'seed',
+    'beta',
+    'steps',
+  ]) {
+    await expect(other.getByTestId(`field-${f}`)).toHaveAttribute(
+      'data-value',
+      (await page.getByTestId(`field-${f}`).getAttribute('data-value'))!,
+    );
   }
   await expect(other.getByTestId('url-error')).toHaveCount(0);
   await other.close();
@@ -214,7 +280,9 @@ test('a full storage quota is reported, training goes on, and saved runs survive
 
   await setField(page, 'optimizer', 'seed', '3');
   await page.getByTestId('run-start').click();
-  await expect(page.getByTestId('notice').filter({ hasText: 'Storage is full' }).first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('notice').filter({ hasText: 'Storage is full' }).first()).toBeVisible({
+    timeout: 60_000,
+  });
   await waitStatus(page, /done/, 2);
   // The page kept training and drawing: the new run's charts have both steps; the message came once.
   expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBe(2);
@@ -235,4 +303,3 @@ test('a full storage quota is reported, training goes on, and saved runs survive
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
-

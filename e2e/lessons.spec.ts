@@ -20,7 +20,8 @@ const WALKED = [
 /** The verdict's values as the page shows them (name -> number). */
 async function verdictValues(page: Page): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const row of await page.getByTestId('lesson-value').all()) out[(await row.locator('th').textContent())!] = Number(await row.locator('td').textContent());
+  for (const row of await page.getByTestId('lesson-value').all())
+    out[(await row.locator('th').textContent())!] = Number(await row.locator('td').textContent());
   return out;
 }
 
@@ -65,7 +66,10 @@ for (const walk of WALKED) {
     await expect(page.getByTestId('lesson-narration')).not.toContainText('…');
     await expect(page.getByTestId('lesson-rerun')).toBeEnabled();
     // Every run of the lesson is on the charts, named by what differs.
-    await expect(page.getByTestId('charts')).toHaveAttribute('data-runs', String(await page.getByTestId('lesson-runs').locator('li').count()));
+    await expect(page.getByTestId('charts')).toHaveAttribute(
+      'data-runs',
+      String(await page.getByTestId('lesson-runs').locator('li').count()),
+    );
     await verdict.scrollIntoViewIfNeeded();
     await shot(page, info, `${walk.id}-verdict`);
 

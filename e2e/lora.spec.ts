@@ -9,7 +9,9 @@ const RUN =
   'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4&max_completion_length=8' +
   '&eval_every=0&entropy_coef=0.01&learning_rate=0.01&lora_rank=4&lora_alpha=8&lora_targets=q_proj,v_proj,down_proj';
 
-test('a LoRA run trains 3 steps on the tiny Qwen2 folder and downloads its adapters in PEFT layout', async ({ page }, info) => {
+test('a LoRA run trains 3 steps on the tiny Qwen2 folder and downloads its adapters in PEFT layout', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const w = await guard(page);
   await page.goto(`/?${RUN}&steps=3`);
@@ -33,7 +35,14 @@ test('a LoRA run trains 3 steps on the tiny Qwen2 folder and downloads its adapt
   const row = page.getByTestId('run-row').first();
   await Promise.all([page.waitForEvent('download'), row.getByTestId('export-checkpoint').click()]);
   const files = (await page.getByTestId('last-export').getAttribute('data-files'))!.split(',');
-  expect(files.map((f) => f.replace(/^.*\.step\d+\./, ''))).toEqual(['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'adapter_model.safetensors', 'adapter_config.json']);
+  expect(files.map((f) => f.replace(/^.*\.step\d+\./, ''))).toEqual([
+    'model.safetensors',
+    'config.json',
+    'tokenizer.json',
+    'tokenizer_config.json',
+    'adapter_model.safetensors',
+    'adapter_config.json',
+  ]);
 
   expect(w.external, 'requests that left localhost').toEqual([]);
   expect(w.errors, 'page errors').toEqual([]);

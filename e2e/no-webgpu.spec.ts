@@ -4,7 +4,12 @@
 import { expect, test } from '@playwright/test';
 import { guard, lastValues, shot, SMALL, waitStatus } from './helpers';
 
-test.use({ launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--disable-background-networking', '--no-first-run'] } });
+test.use({
+  launchOptions: {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--disable-background-networking', '--no-first-run'],
+  },
+});
 
 test('the page says so plainly and trains on the CPU backend, labelled slow', async ({ page }, info) => {
   test.setTimeout(120_000);

@@ -18,7 +18,10 @@ test('after one visit the page reloads and trains offline', async ({ page, conte
   });
   expect(kept).toContain('/checkpoints/copy/model.safetensors');
   expect(kept.some((p) => /engine\.worker-.*\.js$/.test(p))).toBe(true);
-  expect(kept.some((p) => p.endsWith('.wasm')), 'no heavy optional files kept').toBe(false);
+  expect(
+    kept.some((p) => p.endsWith('.wasm')),
+    'no heavy optional files kept',
+  ).toBe(false);
 
   await context.setOffline(true);
   await page.reload();
@@ -31,14 +34,18 @@ test('after one visit the page reloads and trains offline', async ({ page, conte
   expect(errors).toEqual([]);
 });
 
-test('a device lost mid-run: the page says so and Resume trains on from the last saved state', async ({ page }, info) => {
+test('a device lost mid-run: the page says so and Resume trains on from the last saved state', async ({
+  page,
+}, info) => {
   await page.goto(`/?preset=grpo&${SMALL}&steps=60&eval_every=0`);
   await ready(page);
   await page.getByTestId('run-start').click();
   await waitStatus(page, /running/, 3);
   const engine = page.workers().find((w) => /engine\.worker/.test(w.url()));
   expect(engine, 'the engine worker').toBeDefined();
-  expect(await engine!.evaluate(() => (self as unknown as { rlLabLoseDevice(): boolean }).rlLabLoseDevice())).toBe(true);
+  expect(await engine!.evaluate(() => (self as unknown as { rlLabLoseDevice(): boolean }).rlLabLoseDevice())).toBe(
+    true,
+  );
   await waitStatus(page, /interrupted/);
   await expect(page.getByTestId('run-message')).toContainText(/device lost/i);
   await expect(page.getByTestId('run-message')).toContainText(/Resume continues from the last saved state/);
@@ -46,7 +53,13 @@ test('a device lost mid-run: the page says so and Resume trains on from the last
   const lostAt = Number(await page.getByTestId('run-status').getAttribute('data-step'));
   await page.getByTestId('run-resume').click();
   await waitStatus(page, /running|paused|done/, lostAt + 2);
-  await page.getByTestId('run-pause').click().catch(() => {});
-  const last = JSON.parse((await page.getByTestId('chart-reward').getAttribute('data-last')) ?? '{}') as Record<string, number>;
+  await page
+    .getByTestId('run-pause')
+    .click()
+    .catch(() => {});
+  const last = JSON.parse((await page.getByTestId('chart-reward').getAttribute('data-last')) ?? '{}') as Record<
+    string,
+    number
+  >;
   for (const [k, v] of Object.entries(last)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);
 });

@@ -13,7 +13,10 @@ test.use({ viewport: { width: 1440, height: 1500 } });
 function nonFiniteInSafetensors(bytes: Uint8Array): { tensors: number; values: number; nonFinite: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLength = Number(view.getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Record<string, { dtype: string; data_offsets: [number, number] }>;
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Record<
+    string,
+    { dtype: string; data_offsets: [number, number] }
+  >;
   let tensors = 0;
   let values = 0;
   let nonFinite = 0;
@@ -30,7 +33,9 @@ function nonFiniteInSafetensors(bytes: Uint8Array): { tensors: number; values: n
   return { tensors, values, nonFinite };
 }
 
-test('a diverging run pauses naming the metric and step; its saved state and exported weights stay finite', async ({ page }, info) => {
+test('a diverging run pauses naming the metric and step; its saved state and exported weights stay finite', async ({
+  page,
+}, info) => {
   test.setTimeout(300_000);
   const w = await guard(page);
   await page.goto(`/?preset=grpo&${SMALL}&steps=30&eval_every=0&learning_rate=1&weight_decay=10`);
@@ -44,7 +49,10 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   await page.getByTestId('run-start').click();
 
   const message = page.getByTestId('run-message');
-  await expect(message).toContainText(/^The run diverged: \S+ = (NaN|-?Infinity) at step \d+ \(optimizer step \d+\)\. The update was not kept/, { timeout: 240_000 });
+  await expect(message).toContainText(
+    /^The run diverged: \S+ = (NaN|-?Infinity) at step \d+ \(optimizer step \d+\)\. The update was not kept/,
+    { timeout: 240_000 },
+  );
   await expect(message).toContainText('last saved state, step 1');
   await waitStatus(page, /paused/);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', '1');
@@ -62,11 +70,13 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
       req.onsuccess = () => resolve(req.result);
       req.onerror = () => reject(req.error);
     });
-    const s = await new Promise<{ step: number; state: Uint8Array; safetensors: Uint8Array } | undefined>((resolve, reject) => {
-      const req = db.transaction('states').objectStore('states').get(id);
-      req.onsuccess = () => resolve(req.result);
-      req.onerror = () => reject(req.error);
-    });
+    const s = await new Promise<{ step: number; state: Uint8Array; safetensors: Uint8Array } | undefined>(
+      (resolve, reject) => {
+        const req = db.transaction('states').objectStore('states').get(id);
+        req.onsuccess = () => resolve(req.result);
+        req.onerror = () => reject(req.error);
+      },
+    );
     db.close();
     return s ? { step: s.step, state: Array.from(s.state), safetensors: Array.from(s.safetensors) } : null;
   }, runId);
@@ -91,7 +101,9 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   expect(w.errors).toEqual([]);
 });
 
-test('an alert names its metric, marks its step on the chart, and pauses the run under alert_action pause', async ({ page }, info) => {
+test('an alert names its metric, marks its step on the chart, and pauses the run under alert_action pause', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const w = await guard(page);
   // A one-token completion cap: every completion of copy is cut before its answer ends, so
@@ -102,7 +114,8 @@ test('an alert names its metric, marks its step on the chart, and pauses the run
   await page.getByTestId('run-start').click();
 
   const message = page.getByTestId('run-message');
-  const pattern = /^Paused by an alert \(alert_action pause\)\. Alert at step (\d+), lengths pinned at the cap: completions\/clipped_ratio = [\d.]+, at or above 0\.9 for 3 steps\./;
+  const pattern =
+    /^Paused by an alert \(alert_action pause\)\. Alert at step (\d+), lengths pinned at the cap: completions\/clipped_ratio = [\d.]+, at or above 0\.9 for 3 steps\./;
   await expect(message).toContainText(pattern, { timeout: 180_000 });
   await expect(message).toContainText('max_completion_length');
   await expect(message).toContainText('Lesson: length-bias.');

@@ -12,7 +12,9 @@ test.use({ viewport: { width: 1440, height: 1500 } });
 test('GRPO with the shipped text classifier as the reward', async ({ page }, info) => {
   test.setTimeout(300_000);
   const w = await guard(page);
-  await page.goto(`/?preset=grpo&${SMALL}&steps=3&eval_every=0&reward_model=models/sentiment-char/&reward_weights=reward_model:1,accuracy:0`);
+  await page.goto(
+    `/?preset=grpo&${SMALL}&steps=3&eval_every=0&reward_model=models/sentiment-char/&reward_weights=reward_model:1,accuracy:0`,
+  );
   await expect(page.getByTestId('url-error')).toHaveCount(0);
   await ready(page);
   // Nothing of transformers.js or ONNX Runtime is fetched before a run asks for it.
@@ -36,7 +38,9 @@ test('GRPO with the shipped text classifier as the reward', async ({ page }, inf
 test('GRPO against the shipped reward model trained in the lab', async ({ page }, info) => {
   test.setTimeout(300_000);
   const w = await guard(page);
-  await page.goto(`/?preset=grpo&${SMALL}&steps=3&eval_every=0&reward_model=models/copy-reward-model/&reward_weights=reward_model:1,accuracy:0`);
+  await page.goto(
+    `/?preset=grpo&${SMALL}&steps=3&eval_every=0&reward_model=models/copy-reward-model/&reward_weights=reward_model:1,accuracy:0`,
+  );
   await expect(page.getByTestId('url-error')).toHaveCount(0);
   await ready(page);
   await page.getByTestId('run-start').click();
@@ -57,6 +61,8 @@ test('GRPO against the shipped reward model trained in the lab', async ({ page }
 test("a link naming another site's reward model is not used, and says so", async ({ page }) => {
   const w = await guard(page);
   await page.goto(`/?preset=grpo&${SMALL}&steps=3&reward_model=https://elsewhere.invalid/rm/`);
-  await expect(page.getByTestId('url-error')).toContainText("reward_model: https://elsewhere.invalid/rm/ is on https://elsewhere.invalid, not this site");
+  await expect(page.getByTestId('url-error')).toContainText(
+    'reward_model: https://elsewhere.invalid/rm/ is on https://elsewhere.invalid, not this site',
+  );
   expect(w.external).toEqual([]);
 });

@@ -5,7 +5,9 @@
 import { expect, test } from '@playwright/test';
 import { SMALL, guard, lastValues, ready, setField, shot, waitStatus } from './helpers';
 
-test('a user reward function is charted, an endless one is stopped with the run paused, and a prompt list is picked', async ({ page }, info) => {
+test('a user reward function is charted, an endless one is stopped with the run paused, and a prompt list is picked', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const w = await guard(page);
   await page.goto(`/?preset=grpo&${SMALL}&steps=3&eval_every=0`);
@@ -13,7 +15,12 @@ test('a user reward function is charted, an endless one is stopped with the run 
   await ready(page);
 
   // The field is a text area of several lines; the fraction of the completion's characters that are "a".
-  await setField(page, 'task', 'reward_fn', '(prompt, completion) =>\n  completion.length ? (completion.split("a").length - 1) / completion.length : 0');
+  await setField(
+    page,
+    'task',
+    'reward_fn',
+    '(prompt, completion) =>\n  completion.length ? (completion.split("a").length - 1) / completion.length : 0',
+  );
   await expect(page.getByTestId('field-error-reward_fn')).toHaveCount(0);
   await expect(page.locator('#field-input-reward_fn')).toHaveJSProperty('tagName', 'TEXTAREA');
   await page.getByTestId('run-start').click();
@@ -30,7 +37,9 @@ test('a user reward function is charted, an endless one is stopped with the run 
   await setField(page, 'task', 'reward_fn', '(prompt, completion) => {\n  while (true) {}\n}');
   await page.getByTestId('run-start').click();
   await waitStatus(page, /paused/);
-  await expect(page.getByTestId('run-message')).toContainText('reward_fn did not finish a batch of 8 completions within 5 s (an endless loop?)');
+  await expect(page.getByTestId('run-message')).toContainText(
+    'reward_fn did not finish a batch of 8 completions within 5 s (an endless loop?)',
+  );
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', '0');
   await page.getByTestId('run-message').scrollIntoViewIfNeeded();
   await shot(page, info, 'rewards-loop-stopped');
@@ -40,7 +49,9 @@ test('a user reward function is charted, an endless one is stopped with the run 
   await expect(page.getByTestId('field-error-prompts')).toContainText('none is given');
   await expect(page.getByTestId('run-start')).toBeDisabled();
   const file = (name: string, text: string) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(text) });
-  await page.getByTestId('prompts-file').setInputFiles(file('bad.jsonl', '{"prompt": "2+2=", "answer": "4"}\n{"prompt": "3+3="}\n'));
+  await page
+    .getByTestId('prompts-file')
+    .setInputFiles(file('bad.jsonl', '{"prompt": "2+2=", "answer": "4"}\n{"prompt": "3+3="}\n'));
   await expect(page.getByTestId('field-error-prompts')).toContainText('line 2: missing "answer"');
   await page.getByTestId('prompts-file').setInputFiles(file('sums.csv', 'prompt,answer\n2+2=,4\n3+3=,6\n'));
   await expect(page.getByTestId('field-error-prompts')).toHaveCount(0);
@@ -52,7 +63,9 @@ test('a user reward function is charted, an endless one is stopped with the run 
   expect(w.errors).toEqual([]);
 });
 
-test("a reward function cannot reach the network or compile code: it runs under the page's security policy", async ({ page }) => {
+test("a reward function cannot reach the network or compile code: it runs under the page's security policy", async ({
+  page,
+}) => {
   test.setTimeout(240_000);
   const w = await guard(page);
   await page.goto(`/?preset=grpo&${SMALL}&steps=1&eval_every=0`);

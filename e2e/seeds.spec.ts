@@ -41,7 +41,9 @@ test('3 seeds x 2 steps: one queue, one band, one row', async ({ page }, info) =
   await page.getByTestId('seed-group-expand').click();
   const members = page.locator('[data-testid="run-row"][data-seed-group]');
   await expect(members).toHaveCount(3);
-  expect((await members.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')))).sort()).toEqual([7, 8, 9].map((s) => `GRPO (DeepSeekMath) · copy 3 · seed ${s}`));
+  expect((await members.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')))).sort()).toEqual(
+    [7, 8, 9].map((s) => `GRPO (DeepSeekMath) · copy 3 · seed ${s}`),
+  );
   await expect(page.getByTestId('run-row')).toHaveCount(3); // no run outside the group
 
   // Every seed: three runs on the charts, no seed bands; back to the band.

@@ -6,7 +6,8 @@ test('the page shows a real adapter and the kernel self-test passes in the brows
   const external: string[] = [];
   page.on('request', (req) => {
     const url = new URL(req.url());
-    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && url.protocol !== 'data:' && url.protocol !== 'blob:') external.push(req.url());
+    if (!['127.0.0.1', 'localhost'].includes(url.hostname) && url.protocol !== 'data:' && url.protocol !== 'blob:')
+      external.push(req.url());
   });
   const consoleErrors: string[] = [];
   page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));

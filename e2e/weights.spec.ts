@@ -7,7 +7,9 @@ import { SMALL, guard, ready, shot, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1500 } });
 
-test('a short run with weight_stats_every 1 fills the weight-update heatmap and the rank-1 comparison', async ({ page }, info) => {
+test('a short run with weight_stats_every 1 fills the weight-update heatmap and the rank-1 comparison', async ({
+  page,
+}, info) => {
   const w = await guard(page);
   // Seed 1: groups with unequal rewards from the first step, so every weight moves.
   await page.goto(`/?preset=grpo&${SMALL}&steps=4&eval_every=2&weight_stats_every=1&seed=1`);
@@ -47,7 +49,8 @@ test('a short run with weight_stats_every 1 fills the weight-update heatmap and 
   await expect(accuracy.locator('tbody tr')).toHaveCount(2);
   await expect(accuracy.locator('tbody tr').first()).toContainText(/^2\d+%\d+%$/);
 
-  for (const chart of ['weights', 'rank1']) await expect(page.getByTestId(`chart-${chart}`)).toHaveAttribute('data-finite', 'true');
+  for (const chart of ['weights', 'rank1'])
+    await expect(page.getByTestId(`chart-${chart}`)).toHaveAttribute('data-finite', 'true');
 
   await heatmap.hover({ position: { x: 5, y: 13 * 1 + 5 } });
   await expect(page.getByTestId('weight-scale')).toContainText('layers.0.attn_norm at step 1');

@@ -40,24 +40,38 @@ function fail(message) {
 
 const html = join(DIST, 'index.html');
 if (!existsSync(html)) fail(`${html} is not there: run \`npx vite build\` first`);
-const page = [...readFileSync(html, 'utf8').matchAll(/<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/?([^"]+\.js)"/g)].map((m) => m[1]);
+const page = [
+  ...readFileSync(html, 'utf8').matchAll(
+    /<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/?([^"]+\.js)"/g,
+  ),
+].map((m) => m[1]);
 if (!page.length) fail('index.html loads no script');
-const assets = readdirSync(join(DIST, 'assets')).filter((f) => f.endsWith('.js')).map((f) => `assets/${f}`);
+const assets = readdirSync(join(DIST, 'assets'))
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => `assets/${f}`);
 const others = assets.filter((f) => !page.includes(f));
 const text = (f) => readFileSync(join(DIST, f), 'utf8');
 const othersText = others.map(text).join('\n');
 
-const trainer = TRAINER_SOURCES.flatMap((src) => longStrings(readFileSync(join(ROOT, src), 'utf8')).map((s) => ({ src, s })));
+const trainer = TRAINER_SOURCES.flatMap((src) =>
+  longStrings(readFileSync(join(ROOT, src), 'utf8')).map((s) => ({ src, s })),
+);
 const found = trainer.filter(({ s }) => othersText.includes(s));
-for (const src of TRAINER_SOURCES) if (!found.some((m) => m.src === src)) fail(`no string of ${src} is in any chunk: the markers no longer find the trainer`);
-for (const m of WGSL_MARKERS) if (!othersText.includes(m)) fail(`no chunk holds "${m}": the WGSL markers no longer find the shaders`);
+for (const src of TRAINER_SOURCES)
+  if (!found.some((m) => m.src === src))
+    fail(`no string of ${src} is in any chunk: the markers no longer find the trainer`);
+for (const m of WGSL_MARKERS)
+  if (!othersText.includes(m)) fail(`no chunk holds "${m}": the WGSL markers no longer find the shaders`);
 
 const problems = [];
 for (const f of page) {
   const t = text(f);
   for (const m of WGSL_MARKERS) if (t.includes(m)) problems.push(`${f} holds WGSL ("${m}")`);
-  for (const { src, s } of found) if (t.includes(s)) problems.push(`${f} holds a string of ${src}: "${s.slice(0, 60)}"`);
+  for (const { src, s } of found)
+    if (t.includes(s)) problems.push(`${f} holds a string of ${src}: "${s.slice(0, 60)}"`);
 }
 const kb = (f) => (readFileSync(join(DIST, f)).length / 1000).toFixed(2);
 if (problems.length) fail(`the page's bundle holds worker code:\n  ${problems.join('\n  ')}`);
-console.log(`check-entry-chunk: the page's bundle (${page.map((f) => `${f} ${kb(f)} kB`).join(', ')}) holds no WGSL and none of ${found.length} trainer strings`);
+console.log(
+  `check-entry-chunk: the page's bundle (${page.map((f) => `${f} ${kb(f)} kB`).join(', ')}) holds no WGSL and none of ${found.length} trainer strings`,
+);

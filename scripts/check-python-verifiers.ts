@@ -23,14 +23,32 @@ function completionsOf(rng: Rng, alphabet: string, limit: number, item: TaskItem
   const a = item.answer;
   const other = (ch: string) => alphabet[(alphabet.indexOf(ch) + 1 + rng.int(alphabet.length - 1)) % alphabet.length];
   const i = rng.int(a.length);
-  const out = [a, a.slice(0, i) + other(a[i]) + a.slice(i + 1), a + alphabet[rng.int(alphabet.length)], a.slice(0, -1), `0${a}`, ` ${a}`, '', alphabet[0].repeat(limit + 1), `${a}é`, `${a}\u{1F600}`];
+  const out = [
+    a,
+    a.slice(0, i) + other(a[i]) + a.slice(i + 1),
+    a + alphabet[rng.int(alphabet.length)],
+    a.slice(0, -1),
+    `0${a}`,
+    ` ${a}`,
+    '',
+    alphabet[0].repeat(limit + 1),
+    `${a}é`,
+    `${a}\u{1F600}`,
+  ];
   for (let k = 0; k < RANDOM_STRINGS; k++) {
     const n = 1 + rng.int(limit + 2);
     out.push(Array.from({ length: n }, () => alphabet[rng.int(alphabet.length)]).join(''));
   }
   if (item.prompt.includes(' from ')) {
     // Countdown: other spellings of a correct expression, and numbers that are not all given.
-    out.push(`(${a})`, a.replace(/([+\-*/])/g, ' $1 '), `${a}*1`, `${a}+0`, '1/0', item.prompt.split(' from ')[1].replace('=', '').split(',').join('+'));
+    out.push(
+      `(${a})`,
+      a.replace(/([+\-*/])/g, ' $1 '),
+      `${a}*1`,
+      `${a}+0`,
+      '1/0',
+      item.prompt.split(' from ')[1].replace('=', '').split(',').join('+'),
+    );
   }
   return out;
 }
@@ -44,7 +62,8 @@ for (const name of taskNames) {
     for (const split of ['train', 'heldout'] as const) {
       for (let k = 0; k < ITEMS_PER_SPLIT; k++) {
         const item = task.sample(rng, split);
-        for (const completion of completionsOf(rng, task.alphabet, task.maxCompletionLength, item)) cases.push({ task: name, difficulty, prompt: item.prompt, completion });
+        for (const completion of completionsOf(rng, task.alphabet, task.maxCompletionLength, item))
+          cases.push({ task: name, difficulty, prompt: item.prompt, completion });
       }
     }
   }
@@ -52,9 +71,16 @@ for (const name of taskNames) {
 
 const python = process.env.PYTHON ?? '/usr/bin/python3';
 const verifiersDir = fileURLToPath(new URL('../src/export/', import.meta.url));
-const program = 'import json, sys; sys.path.insert(0, sys.argv[1]); import verifiers; cases = json.load(sys.stdin); print(json.dumps([verifiers.verify(c["task"], c["difficulty"], c["prompt"], c["completion"]) for c in cases]))';
+const program =
+  'import json, sys; sys.path.insert(0, sys.argv[1]); import verifiers; cases = json.load(sys.stdin); print(json.dumps([verifiers.verify(c["task"], c["difficulty"], c["prompt"], c["completion"]) for c in cases]))';
 const version = execFileSync(python, ['--version'], { encoding: 'utf8' }).trim();
-const pyParts = JSON.parse(execFileSync(python, ['-c', program, verifiersDir], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 1 << 28 })) as Record<string, number>[];
+const pyParts = JSON.parse(
+  execFileSync(python, ['-c', program, verifiersDir], {
+    input: JSON.stringify(cases),
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  }),
+) as Record<string, number>[];
 
 interface Tally {
   cases: number;
@@ -69,7 +95,14 @@ cases.forEach((c, i) => {
   const task = getTask(c.task, c.difficulty);
   const ts = task.verify({ prompt: c.prompt, answer: '' }, c.completion);
   const py = pyParts[i];
-  const t = tally.get(c.task) ?? { cases: 0, prompts: new Set<string>(), correct: 0, partial: 0, zero: 0, disagree: [] };
+  const t = tally.get(c.task) ?? {
+    cases: 0,
+    prompts: new Set<string>(),
+    correct: 0,
+    partial: 0,
+    zero: 0,
+    disagree: [],
+  };
   tally.set(c.task, t);
   t.cases++;
   t.prompts.add(`${c.difficulty}|${c.prompt}`);
@@ -79,7 +112,8 @@ cases.forEach((c, i) => {
   for (const k of new Set([...Object.keys(ts.parts), ...Object.keys(py)])) {
     const a = ts.parts[k];
     const b = py[k];
-    if (a === undefined || b === undefined || Math.abs(a - b) > 1e-12) t.disagree.push(`${JSON.stringify(c.prompt)} ${JSON.stringify(c.completion)}: ${k} TypeScript ${a} Python ${b}`);
+    if (a === undefined || b === undefined || Math.abs(a - b) > 1e-12)
+      t.disagree.push(`${JSON.stringify(c.prompt)} ${JSON.stringify(c.completion)}: ${k} TypeScript ${a} Python ${b}`);
   }
 });
 
@@ -88,9 +122,13 @@ console.log('| task | prompts | completions | reward 1 | partial | 0 | disagreem
 console.log('|---|---|---|---|---|---|---|');
 let disagreements = 0;
 for (const [name, t] of tally) {
-  console.log(`| ${name} | ${t.prompts.size} | ${t.cases} | ${t.correct} | ${t.partial} | ${t.zero} | ${t.disagree.length} |`);
+  console.log(
+    `| ${name} | ${t.prompts.size} | ${t.cases} | ${t.correct} | ${t.partial} | ${t.zero} | ${t.disagree.length} |`,
+  );
   disagreements += t.disagree.length;
 }
-console.log(`total: ${cases.length} completions of ${[...tally.values()].reduce((s, t) => s + t.prompts.size, 0)} prompts, ${disagreements} disagreements`);
+console.log(
+  `total: ${cases.length} completions of ${[...tally.values()].reduce((s, t) => s + t.prompts.size, 0)} prompts, ${disagreements} disagreements`,
+);
 for (const t of tally.values()) for (const d of t.disagree.slice(0, 5)) console.log(`  ${d}`);
 process.exit(disagreements ? 1 : 0);

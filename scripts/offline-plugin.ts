@@ -40,7 +40,8 @@ export function keptBuildFiles(bundle: Readonly<Record<string, BundleItem>>): st
   };
   for (const item of Object.values(bundle)) if (item.type === 'chunk' && item.isEntry) visit(item.fileName);
   for (const item of Object.values(bundle)) {
-    if (/(^|\/)engine\.worker-[^/]*\.js$/.test(item.fileName) || item.fileName.endsWith('.css')) kept.add(item.fileName);
+    if (/(^|\/)engine\.worker-[^/]*\.js$/.test(item.fileName) || item.fileName.endsWith('.css'))
+      kept.add(item.fileName);
   }
   return [...kept].sort();
 }
@@ -55,14 +56,20 @@ export function offlinePlugin(): Plugin {
     },
     generateBundle(_options, bundle) {
       const built = keptBuildFiles(bundle as unknown as Record<string, BundleItem>);
-      const shipped = KEPT_PUBLIC.flatMap((p) => filesUnder(publicDir, p)).map((f) => relative(publicDir, join(publicDir, f)).split('\\').join('/'));
+      const shipped = KEPT_PUBLIC.flatMap((p) => filesUnder(publicDir, p)).map((f) =>
+        relative(publicDir, join(publicDir, f)).split('\\').join('/'),
+      );
       const files = ['', ...built, ...shipped.sort()];
       const hash = createHash('sha256');
       for (const f of built) hash.update(f);
       for (const f of shipped) hash.update(f).update(readFileSync(join(publicDir, f)));
       const precache = { version: hash.digest('hex').slice(0, 16), files };
       const source = readFileSync(new URL('./service-worker.js', import.meta.url), 'utf8');
-      this.emitFile({ type: 'asset', fileName: 'sw.js', source: `const PRECACHE = ${JSON.stringify(precache)};\n${source}` });
+      this.emitFile({
+        type: 'asset',
+        fileName: 'sw.js',
+        source: `const PRECACHE = ${JSON.stringify(precache)};\n${source}`,
+      });
     },
   };
 }

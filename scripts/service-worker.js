@@ -23,7 +23,9 @@ self.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((keys) => Promise.all(keys.filter((k) => k.startsWith('rl-lab-') && k !== CACHE).map((k) => caches.delete(k))))
+      .then((keys) =>
+        Promise.all(keys.filter((k) => k.startsWith('rl-lab-') && k !== CACHE).map((k) => caches.delete(k))),
+      )
       .then(() => self.clients.claim()),
   );
 });
@@ -35,7 +37,9 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== scope.origin || !url.href.startsWith(scope.href)) return;
   if (request.mode === 'navigate') {
     // The page: the network's newest, else the kept copy (the query string carries the config, not another page).
-    event.respondWith(fetch(request).catch(() => caches.match(scope.href, { cacheName: CACHE }).then((r) => r ?? Response.error())));
+    event.respondWith(
+      fetch(request).catch(() => caches.match(scope.href, { cacheName: CACHE }).then((r) => r ?? Response.error())),
+    );
     return;
   }
   const key = url.origin + url.pathname;

@@ -22,7 +22,9 @@ if (v) {
   passed += v.numPassedTests;
   failed += v.numFailedTests;
   skipped += v.numPendingTests + v.numTodoTests;
-  console.log(`unit: ${v.numPassedTests} passed, ${v.numFailedTests} failed, ${v.numPendingTests + v.numTodoTests} skipped`);
+  console.log(
+    `unit: ${v.numPassedTests} passed, ${v.numFailedTests} failed, ${v.numPendingTests + v.numTodoTests} skipped`,
+  );
 } else ok = false;
 
 const p = read(playwrightPath, 'e2e');

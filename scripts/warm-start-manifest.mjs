@@ -19,12 +19,22 @@ for (const task of readdirSync(root).sort()) {
     command: meta.made_by,
     seed: Number(meta.seed),
     steps: Number(meta.steps),
-    model: { hidden_size: config.hidden_size, num_hidden_layers: config.num_hidden_layers, vocab_size: config.vocab_size },
+    model: {
+      hidden_size: config.hidden_size,
+      num_hidden_layers: config.num_hidden_layers,
+      vocab_size: config.vocab_size,
+    },
     heldout_greedy_accuracy: evalJson.accuracy,
     heldout_mean_reward: evalJson.meanReward,
     eval_items: evalJson.n,
     bytes: bytes.length,
   });
 }
-writeFileSync(join(root, 'manifest.json'), `${JSON.stringify({ note: 'made by scripts/make-warm-starts.sh', checkpoints: entries }, null, 2)}\n`);
-for (const e of entries) console.log(`${e.task.padEnd(10)} steps ${String(e.steps).padStart(4)}  held-out greedy accuracy ${(e.heldout_greedy_accuracy * 100).toFixed(1)}%`);
+writeFileSync(
+  join(root, 'manifest.json'),
+  `${JSON.stringify({ note: 'made by scripts/make-warm-starts.sh', checkpoints: entries }, null, 2)}\n`,
+);
+for (const e of entries)
+  console.log(
+    `${e.task.padEnd(10)} steps ${String(e.steps).padStart(4)}  held-out greedy accuracy ${(e.heldout_greedy_accuracy * 100).toFixed(1)}%`,
+  );

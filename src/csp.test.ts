@@ -22,12 +22,12 @@ function policy(page: string): Record<string, string[]> {
 describe('Content-Security-Policy', () => {
   const p = policy(html);
 
-  it('connects only to the page\'s own origin and its blob:/data: URLs', () => {
+  it("connects only to the page's own origin and its blob:/data: URLs", () => {
     expect(p['connect-src']).toEqual(["'self'", 'blob:', 'data:']);
     expect(p['default-src']).toEqual(["'self'"]);
   });
 
-  it('runs only the page\'s own scripts and workers, WebAssembly allowed', () => {
+  it("runs only the page's own scripts and workers, WebAssembly allowed", () => {
     expect(p['script-src']).toEqual(["'self'", "'wasm-unsafe-eval'"]);
     expect(p['worker-src']).toEqual(["'self'", 'blob:']);
     expect(p['object-src']).toEqual(["'none'"]);
@@ -37,7 +37,7 @@ describe('Content-Security-Policy', () => {
     for (const sources of Object.values(p)) for (const s of sources) expect(s).toMatch(/^('[a-z-]+'|blob:|data:)$/);
   });
 
-  it('sits before the page\'s script, so it governs it', () => {
+  it("sits before the page's script, so it governs it", () => {
     expect(html.indexOf('Content-Security-Policy')).toBeLessThan(html.indexOf('<script'));
   });
 });

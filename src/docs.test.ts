@@ -32,7 +32,13 @@ function anchorsOf(page: string): Set<string> {
   return new Set([...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => slug(m[1])));
 }
 
-const CITING = [...files('src', /\.(ts|tsx)$/), ...files('shaders', /\.wgsl$/), ...files('scripts', /\.(ts|sh|mjs|py)$/), ...files('docs', /\.md$/), 'README.md'];
+const CITING = [
+  ...files('src', /\.(ts|tsx)$/),
+  ...files('shaders', /\.wgsl$/),
+  ...files('scripts', /\.(ts|sh|mjs|py)$/),
+  ...files('docs', /\.md$/),
+  'README.md',
+];
 
 describe('documents the repository cites', () => {
   it('slugs follow GitHub', () => {
@@ -46,7 +52,10 @@ describe('documents the repository cites', () => {
     for (const f of CITING) {
       if (f.endsWith('docs.test.ts')) continue;
       // A line that saves a file names that file, not a document (the bench page's report).
-      const text = readFileSync(join(ROOT, f), 'utf8').split('\n').filter((line) => !line.includes('download(')).join('\n');
+      const text = readFileSync(join(ROOT, f), 'utf8')
+        .split('\n')
+        .filter((line) => !line.includes('download('))
+        .join('\n');
       for (const m of text.matchAll(/(?:\.\.\/|\.\/)?\b((?:docs\/)?[A-Za-z][\w./-]*\.md)(#[\w-]+)?/g)) {
         const cited = m[1];
         // A bare page name is the repository root's, or a page of docs/ (as docs/ and its generators write links).
@@ -55,7 +64,8 @@ describe('documents the repository cites', () => {
           problems.push(`${f}: cites ${cited}, which is not in the repository`);
           continue;
         }
-        if (m[2] && !anchorsOf(path).has(m[2].slice(1))) problems.push(`${f}: ${cited}${m[2]} is not a heading of ${relative(ROOT, join(ROOT, path))}`);
+        if (m[2] && !anchorsOf(path).has(m[2].slice(1)))
+          problems.push(`${f}: ${cited}${m[2]} is not a heading of ${relative(ROOT, join(ROOT, path))}`);
       }
     }
     expect(problems).toEqual([]);

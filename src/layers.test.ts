@@ -14,7 +14,6 @@ import { LAYER_LINE, ORDER, PAGE_IMPORTS, PAGE_LAYERS, PAGE_NEVER, type Layer } 
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 
-
 /** The folder of test-only helpers: outside the layers, importable from tests only. */
 const TEST_SUPPORT = 'testing';
 
@@ -41,7 +40,8 @@ export function importsOf(file: string, text: string): Import[] {
   for (const m of code.matchAll(/(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/g)) {
     out.push({ from: file, specifier: m[3], typeOnly: !!m[2] });
   }
-  for (const m of code.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ from: file, specifier: m[1], typeOnly: false });
+  for (const m of code.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g))
+    out.push({ from: file, specifier: m[1], typeOnly: false });
   return out;
 }
 
@@ -65,19 +65,31 @@ export function violation(rel: string, imp: Import): string | null {
   if (!from) return `${rel}: a file outside the known layers (${ORDER.join(', ')}) and ${TEST_SUPPORT}/`;
   const s = imp.specifier.replace(/\?raw$/, '');
   if (!s.startsWith('.')) {
-    if (s === 'vitest' || s.startsWith('vitest/')) return `${rel} imports ${s}: only tests and ${TEST_SUPPORT}/ may use vitest`;
+    if (s === 'vitest' || s.startsWith('vitest/'))
+      return `${rel} imports ${s}: only tests and ${TEST_SUPPORT}/ may use vitest`;
     const allowed = PACKAGES[s];
-    return allowed && !allowed.includes(from) ? `${rel} imports the package ${s}, which only ${allowed.join(', ')} may use` : null;
+    return allowed && !allowed.includes(from)
+      ? `${rel} imports the package ${s}, which only ${allowed.join(', ')} may use`
+      : null;
   }
-  const targetRel = relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/');
+  const targetRel = relative(SRC, resolve(SRC, dirname(rel), s))
+    .split('\\')
+    .join('/');
   if (isTestSupport(targetRel)) return `${rel} imports ${s}: ${TEST_SUPPORT}/ is test support, for tests only`;
   const target = layerOf(targetRel);
   if (target === null || target === from) return null;
-  if (ORDER.indexOf(target) < ORDER.indexOf(from)) return `${rel} imports ${s}: ${from} may not import from ${target}, a layer above it`;
-  if (from === 'ui' && target !== 'store' && !imp.typeOnly) return `${rel} imports ${s}: the UI imports values only from the store (types from anywhere)`;
+  if (ORDER.indexOf(target) < ORDER.indexOf(from))
+    return `${rel} imports ${s}: ${from} may not import from ${target}, a layer above it`;
+  if (from === 'ui' && target !== 'store' && !imp.typeOnly)
+    return `${rel} imports ${s}: the UI imports values only from the store (types from anywhere)`;
   if (PAGE_LAYERS.includes(from) && !PAGE_LAYERS.includes(target) && !imp.typeOnly) {
-    const id = moduleId(relative(SRC, resolve(SRC, dirname(rel), s)).split('\\').join('/'));
-    if (!PAGE_IMPORTS.includes(id)) return `${rel} imports ${s}: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)`;
+    const id = moduleId(
+      relative(SRC, resolve(SRC, dirname(rel), s))
+        .split('\\')
+        .join('/'),
+    );
+    if (!PAGE_IMPORTS.includes(id))
+      return `${rel} imports ${s}: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)`;
   }
   return null;
 }
@@ -91,7 +103,8 @@ export function moduleId(rel: string): string {
 function resolveImport(file: string, specifier: string): string | null {
   if (!specifier.startsWith('.')) return null;
   const p = resolve(dirname(file), specifier.replace(/\?.*$/, ''));
-  for (const c of [p, `${p}.ts`, `${p}.tsx`, join(p, 'index.ts'), join(p, 'index.tsx')]) if (existsSync(c) && statSync(c).isFile()) return c;
+  for (const c of [p, `${p}.ts`, `${p}.tsx`, join(p, 'index.ts'), join(p, 'index.tsx')])
+    if (existsSync(c) && statSync(c).isFile()) return c;
   return null;
 }
 
@@ -117,7 +130,10 @@ export function closureOf(starts: readonly string[]): { files: string[]; package
       }
     }
   }
-  return { files: [...files].map((f) => relative(SRC, f).split('\\').join('/')).sort(), packages: [...packages].sort() };
+  return {
+    files: [...files].map((f) => relative(SRC, f).split('\\').join('/')).sort(),
+    packages: [...packages].sort(),
+  };
 }
 
 function sourceFiles(dir: string): string[] {
@@ -132,7 +148,11 @@ describe('layers', () => {
   it('one product place makes a trainer: every driver runs through a RunSession', () => {
     const makers = sourceFiles(SRC)
       .map((f) => relative(SRC, f).split('\\').join('/'))
-      .filter((rel) => !isTestSupport(rel) && /\bTrainer\.create\(/.test(readFileSync(join(SRC, rel), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')));
+      .filter(
+        (rel) =>
+          !isTestSupport(rel) &&
+          /\bTrainer\.create\(/.test(readFileSync(join(SRC, rel), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')),
+      );
     expect(makers).toEqual(['engine/run-session.ts']);
   });
 
@@ -161,11 +181,15 @@ describe('layers', () => {
     const never = (files: string[]) => files.filter((f) => PAGE_NEVER.some((re) => re.test(f)));
     expect(never(page.files)).toEqual([]);
     // Below the page, nothing but the allowed modules and what they load; and none of them loads what the page must not.
-    const allowed = closureOf(PAGE_IMPORTS.map((id) => relative(SRC, resolveImport(join(SRC, 'main.tsx'), `./${id}`) ?? join(SRC, id))));
+    const allowed = closureOf(
+      PAGE_IMPORTS.map((id) => relative(SRC, resolveImport(join(SRC, 'main.tsx'), `./${id}`) ?? join(SRC, id))),
+    );
     expect(below.filter((f) => !allowed.files.includes(f))).toEqual([]);
     expect(never(allowed.files)).toEqual([]);
     const pagePackages = ['react', 'react-dom', 'recharts', 'zustand'];
-    expect(page.packages.filter((p) => !pagePackages.some((name) => p === name || p.startsWith(`${name}/`)))).toEqual([]);
+    expect(page.packages.filter((p) => !pagePackages.some((name) => p === name || p.startsWith(`${name}/`)))).toEqual(
+      [],
+    );
   });
 
   it('every module PAGE_IMPORTS names is there', () => {
@@ -179,31 +203,62 @@ describe('layers', () => {
     const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
     expect(readme.match(/Dependencies point one way: `([^`]+)`/)?.[1]).toBe(LAYER_LINE);
     const architecture = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
-    const block = architecture.slice(architecture.indexOf('## The dependency rule')).match(/```text\n([\s\S]*?)```/)?.[1];
+    const block = architecture
+      .slice(architecture.indexOf('## The dependency rule'))
+      .match(/```text\n([\s\S]*?)```/)?.[1];
     expect(block?.replace(/\s+/g, ' ').trim()).toBe(LAYER_LINE);
   });
 
   it('the rule catches what it should', () => {
-    const v = (rel: string, text: string) => importsOf(rel, text).map((i) => violation(rel, i)).filter(Boolean);
-    expect(v('kernels/x.ts', "import { Trainer } from '../rl/trainer';")).toEqual(['kernels/x.ts imports ../rl/trainer: kernels may not import from rl, a layer above it']);
+    const v = (rel: string, text: string) =>
+      importsOf(rel, text)
+        .map((i) => violation(rel, i))
+        .filter(Boolean);
+    expect(v('kernels/x.ts', "import { Trainer } from '../rl/trainer';")).toEqual([
+      'kernels/x.ts imports ../rl/trainer: kernels may not import from rl, a layer above it',
+    ]);
     expect(v('reference/x.ts', "import type { RLConfig } from '../rl/config';")).toHaveLength(1);
-    expect(v('ui/X.tsx', "import { RL_FIELDS } from '../rl/config';")).toEqual(['ui/X.tsx imports ../rl/config: the UI imports values only from the store (types from anywhere)']);
-    expect(v('ui/X.tsx', "import type { RLConfig } from '../rl/config';\nimport { useLab } from '../store';")).toEqual([]);
+    expect(v('ui/X.tsx', "import { RL_FIELDS } from '../rl/config';")).toEqual([
+      'ui/X.tsx imports ../rl/config: the UI imports values only from the store (types from anywhere)',
+    ]);
+    expect(v('ui/X.tsx', "import type { RLConfig } from '../rl/config';\nimport { useLab } from '../store';")).toEqual(
+      [],
+    );
     expect(v('ui/X.tsx', "const m = import('../bench/suite');")).toHaveLength(1);
-    expect(v('engine/x.ts', "import { create } from 'zustand';")).toEqual(['engine/x.ts imports the package zustand, which only store, ui may use']);
-    expect(v('model/x.ts', "export { Tensor } from '../gpu/tensor';\nimport src from '../../shaders/x.wgsl?raw';")).toEqual([]);
+    expect(v('engine/x.ts', "import { create } from 'zustand';")).toEqual([
+      'engine/x.ts imports the package zustand, which only store, ui may use',
+    ]);
+    expect(
+      v('model/x.ts', "export { Tensor } from '../gpu/tensor';\nimport src from '../../shaders/x.wgsl?raw';"),
+    ).toEqual([]);
     expect(v('schema/x.ts', "// import { X } from '../rl/config';\nconst a = 1;")).toEqual([]);
     expect(v('store/x.ts', "import { runLesson } from '../lessons/run';")).toEqual([
       'store/x.ts imports ../lessons/run: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)',
     ]);
     expect(v('store/slices/x.ts', "import { describeAdapter } from '../../gpu/adapter';")).toHaveLength(1);
-    expect(v('store/slices/x.ts', "import type { AdapterReport } from '../../gpu/adapter';\nimport { lessonRunConfig } from '../../lessons/results';")).toEqual([]);
-    expect(v('store/x.ts', "import { LESSONS } from '../lessons';\nimport { RL_FIELDS } from '../rl/config/schema';")).toEqual([
+    expect(
+      v(
+        'store/slices/x.ts',
+        "import type { AdapterReport } from '../../gpu/adapter';\nimport { lessonRunConfig } from '../../lessons/results';",
+      ),
+    ).toEqual([]);
+    expect(
+      v('store/x.ts', "import { LESSONS } from '../lessons';\nimport { RL_FIELDS } from '../rl/config/schema';"),
+    ).toEqual([
       'store/x.ts imports ../rl/config/schema: the page imports values from below only from the pure modules of PAGE_IMPORTS (src/layers.ts)',
     ]);
     expect(v('main.tsx', "import { Trainer } from './rl/trainer';")).toHaveLength(1);
-    expect(v('kernels/x.ts', "import { useNodeDevice } from '../testing/test-device';")).toEqual(['kernels/x.ts imports ../testing/test-device: testing/ is test support, for tests only']);
-    expect(v('kernels/x.ts', "import { it } from 'vitest';")).toEqual(['kernels/x.ts imports vitest: only tests and testing/ may use vitest']);
-    expect(v('testing/x.ts', "import { it } from 'vitest';\nimport { Trainer } from '../rl/trainer';\nimport { create } from 'webgpu';")).toEqual([]);
+    expect(v('kernels/x.ts', "import { useNodeDevice } from '../testing/test-device';")).toEqual([
+      'kernels/x.ts imports ../testing/test-device: testing/ is test support, for tests only',
+    ]);
+    expect(v('kernels/x.ts', "import { it } from 'vitest';")).toEqual([
+      'kernels/x.ts imports vitest: only tests and testing/ may use vitest',
+    ]);
+    expect(
+      v(
+        'testing/x.ts',
+        "import { it } from 'vitest';\nimport { Trainer } from '../rl/trainer';\nimport { create } from 'webgpu';",
+      ),
+    ).toEqual([]);
   });
 });

@@ -7,7 +7,25 @@
  * other files at the top of src/; `core` (seeded RNG, parameter shapes, LoRA target parsing) sits under
  * everything but the schema.
  */
-export const ORDER = ['main', 'cli', 'ui', 'store', 'lessons', 'worker', 'bench', 'engine', 'export', 'rl', 'tasks', 'model', 'kernels', 'reference', 'gpu', 'core', 'schema'] as const;
+export const ORDER = [
+  'main',
+  'cli',
+  'ui',
+  'store',
+  'lessons',
+  'worker',
+  'bench',
+  'engine',
+  'export',
+  'rl',
+  'tasks',
+  'model',
+  'kernels',
+  'reference',
+  'gpu',
+  'core',
+  'schema',
+] as const;
 export type Layer = (typeof ORDER)[number];
 
 /** How the rule line names a layer where the folder's name alone would mislead. */
@@ -65,4 +83,15 @@ export const PAGE_IMPORTS: readonly string[] = [
  * Paths under src/ that nothing the page loads may reach, however many hops away: the GPU layer, the kernels and
  * their WGSL, the GPU model, the trainer and its learners, the engine itself.
  */
-export const PAGE_NEVER: readonly RegExp[] = [/^gpu\//, /^kernels\//, /^model\/gpu-/, /^model\/policy\b/, /^rl\/trainer/, /^rl\/learner/, /^rl\/cpu-learner/, /^engine\/lab-engine/, /\.wgsl$/, /^\.\.\/shaders\//];
+export const PAGE_NEVER: readonly RegExp[] = [
+  /^gpu\//,
+  /^kernels\//,
+  /^model\/gpu-/,
+  /^model\/policy\b/,
+  /^rl\/trainer/,
+  /^rl\/learner/,
+  /^rl\/cpu-learner/,
+  /^engine\/lab-engine/,
+  /\.wgsl$/,
+  /^\.\.\/shaders\//,
+];

@@ -7,7 +7,9 @@ import './ui/styles.css';
 
 // The built page keeps itself for offline use (sw.js, made by scripts/offline-plugin.ts); the dev server does not.
 if (import.meta.env.PROD && 'serviceWorker' in navigator) {
-  navigator.serviceWorker.register(`${import.meta.env.BASE_URL}sw.js`).catch((e: unknown) => console.warn(`offline copy not kept: ${e instanceof Error ? e.message : String(e)}`));
+  navigator.serviceWorker
+    .register(`${import.meta.env.BASE_URL}sw.js`)
+    .catch((e: unknown) => console.warn(`offline copy not kept: ${e instanceof Error ? e.message : String(e)}`));
 }
 
 createRoot(document.getElementById('root')!).render(

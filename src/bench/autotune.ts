@@ -4,7 +4,13 @@
 // autotune itself is src/kernels/matmul-tune.ts.
 
 import type { GpuContext, Tensor } from '../gpu';
-import { attentionBackward, attentionForward, defaultAttentionPath, rowsPathSupports, type AttentionPath } from '../kernels/attention';
+import {
+  attentionBackward,
+  attentionForward,
+  defaultAttentionPath,
+  rowsPathSupports,
+  type AttentionPath,
+} from '../kernels/attention';
 import { layoutOf, matmulTuning, matmulVariantSupports, variantFor } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
 import type { ModelConfig } from '../model/config';
@@ -25,7 +31,12 @@ export function modelMatmulShapes(config: ModelConfig, N: number): (MatmulShape 
 }
 
 /** Rows: every candidate at each of the model's matmul shapes; 'chosen' marks the device's tuned variant. */
-export async function benchMatmulVariants(ctx: GpuContext, config: ModelConfig, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
+export async function benchMatmulVariants(
+  ctx: GpuContext,
+  config: ModelConfig,
+  shape: BenchShape,
+  reps: number,
+): Promise<Omit<BenchRow, 'preset'>[]> {
   const rows: Omit<BenchRow, 'preset'>[] = [];
   const tuned = matmulTuning(ctx.device);
   for (const s of modelMatmulShapes(config, shape.B * shape.T)) {
@@ -57,7 +68,12 @@ export async function benchMatmulVariants(ctx: GpuContext, config: ModelConfig, 
  * causal attention, P = B*NH*T(T+1)/2 query-key pairs: 4*P*HD forward, 10*P*HD backward (flash attention's
  * convention; the kernels recompute scores, so they execute more).
  */
-export async function benchAttentionPaths(ctx: GpuContext, config: ModelConfig, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
+export async function benchAttentionPaths(
+  ctx: GpuContext,
+  config: ModelConfig,
+  shape: BenchShape,
+  reps: number,
+): Promise<Omit<BenchRow, 'preset'>[]> {
   const { B, T } = shape;
   const NH = config.nHeads;
   const NKV = config.nKvHeads;
@@ -65,7 +81,16 @@ export async function benchAttentionPaths(ctx: GpuContext, config: ModelConfig, 
   const rng = new Rng(11);
   const owned: Tensor[] = [];
   const t = (s: number[], random = true) => {
-    const x = random ? ctx.fromArray(randomArray(rng, s.reduce((a, b) => a * b)), s, { label: 'bench.att' }) : ctx.tensor(s, { label: 'bench.att' });
+    const x = random
+      ? ctx.fromArray(
+          randomArray(
+            rng,
+            s.reduce((a, b) => a * b),
+          ),
+          s,
+          { label: 'bench.att' },
+        )
+      : ctx.tensor(s, { label: 'bench.att' });
     owned.push(x);
     return x;
   };
@@ -100,14 +125,21 @@ export async function benchAttentionPaths(ctx: GpuContext, config: ModelConfig, 
         if (profile) {
           const ms = (await rec.timings()).map((x) => x.ms);
           add(`${path}:forward`, ms[0]);
-          add(`${path}:backward`, ms.slice(1).reduce((a, b) => a + b, 0));
+          add(
+            `${path}:backward`,
+            ms.slice(1).reduce((a, b) => a + b, 0),
+          );
         } else {
           add(`${path}:forward+backward`, wall);
         }
       }
     }
     const pairs = (B * NH * T * (T + 1)) / 2;
-    const flop: Record<string, number> = { forward: 4 * pairs * HD, backward: 10 * pairs * HD, 'forward+backward': 14 * pairs * HD };
+    const flop: Record<string, number> = {
+      forward: 4 * pairs * HD,
+      backward: 10 * pairs * HD,
+      'forward+backward': 14 * pairs * HD,
+    };
     return [...samples.entries()].map(([key, xs]) => {
       const [path, part] = key.split(':');
       const ms = median(xs);

@@ -45,18 +45,32 @@ describe('bench harness', () => {
   let report: BenchReport;
   it('runs --quick on nano: every section, finite figures', async () => {
     const seen: string[] = [];
-    report = await runBench(ctx, { presets: ['nano'], quick: true, reps: 1, command: 'test', onRow: (r) => seen.push(r.section) });
+    report = await runBench(ctx, {
+      presets: ['nano'],
+      quick: true,
+      reps: 1,
+      command: 'test',
+      onRow: (r) => seen.push(r.section),
+    });
     expect(report.schema).toBe(REPORT_SCHEMA);
     expect(report.notes).toEqual([]);
     expect(report.presets.map((p) => p.preset)).toEqual(['nano']);
     expect(seen.length).toBe(report.rows.length);
-    for (const section of ['phase', 'compare', 'matmul-peer', 'rollout', 'grpo', 'autotune', 'kernel']) expect(seen, section).toContain(section);
+    for (const section of ['phase', 'compare', 'matmul-peer', 'rollout', 'grpo', 'autotune', 'kernel'])
+      expect(seen, section).toContain(section);
     for (const r of report.rows) {
       expect(Number.isFinite(r.ms) && r.ms >= 0, `${r.section} ${r.name}: ${r.ms}`).toBe(true);
       if (r.section !== 'kernel') expect(r.ms, `${r.section} ${r.name}`).toBeGreaterThan(0);
     }
     const compare = report.rows.filter((r) => r.section === 'compare').map((r) => r.name);
-    expect(compare).toEqual(expect.arrayContaining(['ours (WGSL)', 'TensorFlow.js WebGPU', 'jax-js WebGPU (jit)', 'CPU twin (reference JS, f32)']));
+    expect(compare).toEqual(
+      expect.arrayContaining([
+        'ours (WGSL)',
+        'TensorFlow.js WebGPU',
+        'jax-js WebGPU (jit)',
+        'CPU twin (reference JS, f32)',
+      ]),
+    );
     // Our matmul and jax-js's at each of the model's four matmul shapes, each side with its ratio to ours.
     const matmulPeer = report.rows.filter((r) => r.section === 'matmul-peer');
     expect(matmulPeer.length).toBe(8);
@@ -80,7 +94,10 @@ describe('bench harness', () => {
     expect(twice).toContain('later');
     const other = updateBenchmarksMarkdown(twice, { ...report, adapter: { ...report.adapter, vendor: 'other' } });
     expect(other.split('<!-- bench:').length).toBe(3);
-    const otherCommand = updateBenchmarksMarkdown(other, { ...report, options: { ...report.options, presets: ['small'] } });
+    const otherCommand = updateBenchmarksMarkdown(other, {
+      ...report,
+      options: { ...report.options, presets: ['small'] },
+    });
     expect(otherCommand.split('<!-- bench:').length).toBe(4);
   });
 });

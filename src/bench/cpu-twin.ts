@@ -51,7 +51,15 @@ export class CpuTwinStep {
       host(new Float32Array(1), [1]),
       host(new Float32Array(1), [1]),
       { params: this.names.map((n) => this.params[n]), m: this.m, v: this.v, grads: this.names.map((n) => grads[n]) },
-      { lr: opts.lr, t: this.t, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
+      {
+        lr: opts.lr,
+        t: this.t,
+        weightDecay: opts.weightDecay,
+        beta1: opts.beta1,
+        beta2: opts.beta2,
+        eps: opts.eps,
+        maxNorm: opts.maxGradNorm,
+      },
     );
     return loss.data[0];
   }

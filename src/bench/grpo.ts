@@ -50,7 +50,12 @@ const PHASES: [string, string][] = [
  * Runs `1 + reps` GRPO steps (copy task, the 'grpo' preset, no evaluation) on a fresh model and reports the median
  * step and the median time of each phase over the last `reps` (the first step compiles pipelines).
  */
-export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, shape: GrpoShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
+export async function benchGrpoStep(
+  ctx: GpuContext,
+  preset: ModelPresetName,
+  shape: GrpoShape,
+  reps: number,
+): Promise<Omit<BenchRow, 'preset'>[]> {
   const config = resolveConfig('grpo', {
     model: preset,
     task: 'copy',
@@ -62,7 +67,10 @@ export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, sh
     seed: 1,
   });
   // A fresh model of the preset (checkpoint null), as a run of it would start.
-  const session = await RunSession.open({ config, backend: 'webgpu', divergence: 'stop', inspectGroups: 0 }, { assets: CHAR_ONLY, sink: NO_SINK, device: async () => ctx });
+  const session = await RunSession.open(
+    { config, backend: 'webgpu', divergence: 'stop', inspectGroups: 0 },
+    { assets: CHAR_ONLY, sink: NO_SINK, device: async () => ctx },
+  );
   const samples: Record<string, number>[] = [];
   try {
     for (let i = 0; i < reps + 1; i++) {
@@ -85,7 +93,15 @@ export async function benchGrpoStep(ctx: GpuContext, preset: ModelPresetName, sh
     covered += ms;
     rows.push({ section: 'grpo', name: phase, shape: what, ms, samples: xs.length, method: 'wall', note });
   }
-  rows.push({ section: 'grpo', name: 'other', shape: what, ms: Math.max(0, stepMs - covered), samples: samples.length, method: 'wall', note: 'step minus the phases above (host bookkeeping, records)' });
+  rows.push({
+    section: 'grpo',
+    name: 'other',
+    shape: what,
+    ms: Math.max(0, stepMs - covered),
+    samples: samples.length,
+    method: 'wall',
+    note: 'step minus the phases above (host bookkeeping, records)',
+  });
   rows.push({
     section: 'grpo',
     name: 'step',

@@ -67,7 +67,10 @@ function flopOf(d: Dispatch): number | undefined {
     const [M, N, K, batch] = w;
     return 2 * M * N * K * batch;
   }
-  if (d.family.name.startsWith('attention') && (d.entry === 'attention_forward' || d.entry.startsWith('attention_backward_d'))) {
+  if (
+    d.family.name.startsWith('attention') &&
+    (d.entry === 'attention_forward' || d.entry.startsWith('attention_backward_d'))
+  ) {
     const [B, T, Tk, , NH, , HD] = w;
     // Query t (of the last T of Tk positions) sees t + Tk - T + 1 keys (causal, no padding).
     const pairs = B * NH * (T * (Tk - T) + (T * (T + 1)) / 2);

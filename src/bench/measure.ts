@@ -41,7 +41,11 @@ export async function wallSamples(run: () => Promise<void>, reps: number, warmup
  * a framework peer's step, say) lands on a different piece each round, and the medians drop it.
  * Returns the samples by name, in milliseconds.
  */
-export async function interleavedSamples(runs: readonly (readonly [string, () => Promise<void>])[], reps: number, warmup = 1): Promise<Record<string, number[]>> {
+export async function interleavedSamples(
+  runs: readonly (readonly [string, () => Promise<void>])[],
+  reps: number,
+  warmup = 1,
+): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = Object.fromEntries(runs.map(([name]) => [name, []]));
   for (let r = 0; r < warmup + reps; r++) {
     for (let i = 0; i < runs.length; i++) {
@@ -60,7 +64,12 @@ export async function interleavedSamples(runs: readonly (readonly [string, () =>
  * in one profiled recorder (a timestamped pass each) after one untimed warm-up submit. Without: `reps` submits of
  * `inner` copies each, waited for, the wall time divided by `inner` (submit overhead amortized, not removed).
  */
-export async function dispatchSamples(ctx: GpuContext, d: Dispatch, reps: number, inner = 4): Promise<{ samples: number[]; method: TimingMethod }> {
+export async function dispatchSamples(
+  ctx: GpuContext,
+  d: Dispatch,
+  reps: number,
+  inner = 4,
+): Promise<{ samples: number[]; method: TimingMethod }> {
   const warm = ctx.recorder('bench.warmup');
   warm.dispatch(d);
   warm.submit();

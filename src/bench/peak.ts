@@ -22,7 +22,14 @@ export interface PeakResult {
 }
 
 function peakDispatch(ctx: GpuContext, out: Dispatch['bindings'][number], wg: [number, number]): Dispatch {
-  return { family: ctx.family('peak', PEAK_SHADER.source), entry: 'peak_fma', constants: { WG }, params: PARAMS.pack({ iters: ITERS, scale: 1 }), bindings: [out], workgroups: wg };
+  return {
+    family: ctx.family('peak', PEAK_SHADER.source),
+    entry: 'peak_fma',
+    constants: { WG },
+    params: PARAMS.pack({ iters: ITERS, scale: 1 }),
+    bindings: [out],
+    workgroups: wg,
+  };
 }
 
 /** Doubles the launch until it takes at least `targetMs` (or hits 2^20 workgroups), then times it `reps` times. */
@@ -43,7 +50,10 @@ export async function measurePeak(ctx: GpuContext, reps: number, targetMs = 50):
         return { gflops: (invocations * FLOP_PER_INVOCATION) / (ms / 1000) / 1e9, ms, method, invocations };
       }
       // Jump most of the way when the probe is far too short (fast GPUs), else double.
-      workgroups = Math.min(maxWorkgroups, workgroups * Math.max(2, Math.min(64, Math.floor(targetMs / Math.max(probeMs, 1e-3)))));
+      workgroups = Math.min(
+        maxWorkgroups,
+        workgroups * Math.max(2, Math.min(64, Math.floor(targetMs / Math.max(probeMs, 1e-3)))),
+      );
     } finally {
       out.destroy();
     }

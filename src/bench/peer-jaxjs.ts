@@ -4,7 +4,18 @@
 // GPUDevice, so its kernel fusion and compiler face ours on the same hardware. Also a jit-compiled matmul for the
 // per-shape comparison. Not a second engine: benchmarks and tests only.
 
-import { blockUntilReady, defaultDevice, getWebGPUDevice, init, jit, nn, numpy as np, tree, valueAndGrad, type OwnedFunction } from '@jax-js/jax';
+import {
+  blockUntilReady,
+  defaultDevice,
+  getWebGPUDevice,
+  init,
+  jit,
+  nn,
+  numpy as np,
+  tree,
+  valueAndGrad,
+  type OwnedFunction,
+} from '@jax-js/jax';
 import type { GpuContext } from '../gpu';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
@@ -16,7 +27,16 @@ type Params = Record<string, np.Array>;
 type Tables = { cos: np.Array; sin: np.Array; bias: np.Array };
 /** The compiled step: (params, moments, batch, tables, bias corrections 1 - beta^t) -> [loss, new params, new moments]. */
 type StepFn = OwnedFunction<
-  (p: Params, m: Params, v: Params, tokens: np.Array, targets: np.Array, tables: Tables, c1: np.Array, c2: np.Array) => [np.Array, Params, Params, Params]
+  (
+    p: Params,
+    m: Params,
+    v: Params,
+    tokens: np.Array,
+    targets: np.Array,
+    tables: Tables,
+    c1: np.Array,
+    c2: np.Array,
+  ) => [np.Array, Params, Params, Params]
 >;
 
 /** The package's version, for the report (its package.json is not importable as a module in every bundler). */
@@ -30,7 +50,8 @@ export const JAXJS_VERSION = '0.1.25';
  */
 export async function useJaxOnDevice(ctx: GpuContext): Promise<string> {
   const nav = (globalThis as { navigator?: object }).navigator;
-  if (!nav || typeof (nav as { userAgent?: unknown }).userAgent !== 'string') throw new Error('jax-js needs navigator.userAgent (in Node, call installNavigatorGpu first)');
+  if (!nav || typeof (nav as { userAgent?: unknown }).userAgent !== 'string')
+    throw new Error('jax-js needs navigator.userAgent (in Node, call installNavigatorGpu first)');
   const device = ctx.device;
   const own = Object.getOwnPropertyDescriptor(nav, 'gpu');
   const adapter = { limits: device.limits, features: device.features, requestDevice: async () => device };
@@ -41,7 +62,10 @@ export async function useJaxOnDevice(ctx: GpuContext): Promise<string> {
     if (own) Object.defineProperty(nav, 'gpu', own);
     else delete (nav as { gpu?: unknown }).gpu;
   }
-  if (getWebGPUDevice() !== device) throw new Error('jax-js is bound to another GPUDevice already (it starts its WebGPU backend once per page or process)');
+  if (getWebGPUDevice() !== device)
+    throw new Error(
+      'jax-js is bound to another GPUDevice already (it starts its WebGPU backend once per page or process)',
+    );
   defaultDevice('webgpu');
   return `@jax-js/jax ${JAXJS_VERSION} webgpu backend, jit`;
 }
@@ -69,7 +93,15 @@ function i32(data: Uint32Array): np.Array {
  * The mean next-token cross-entropy of the model on N = B*T tokens. jax-js moves its arguments (reference counts):
  * every array here is consumed exactly once, `.ref` marks each use that is not the last.
  */
-function llamaLoss(c: ModelConfig, B: number, T: number, p: Params, tokens: np.Array, targets: np.Array, tables: Tables): np.Array {
+function llamaLoss(
+  c: ModelConfig,
+  B: number,
+  T: number,
+  p: Params,
+  tokens: np.Array,
+  targets: np.Array,
+  tables: Tables,
+): np.Array {
   const HD = c.dModel / c.nHeads;
   const N = B * T;
   const NH = c.nHeads;
@@ -97,14 +129,20 @@ function llamaLoss(c: ModelConfig, B: number, T: number, p: Params, tokens: np.A
     const k = rope(lin(n1.ref, w('self_attn.k_proj')).reshape([B, T, NKV, HD]));
     const v = lin(n1, w('self_attn.v_proj')).reshape([B, T, NKV, HD]);
     // Grouped-query attention without repeating keys: the G query heads of kv head g become G*T rows.
-    const qg = q.reshape([B, T, NKV, G, HD]).transpose([0, 2, 3, 1, 4]).reshape([B * NKV, G * T, HD]);
+    const qg = q
+      .reshape([B, T, NKV, G, HD])
+      .transpose([0, 2, 3, 1, 4])
+      .reshape([B * NKV, G * T, HD]);
     const kg = k.transpose([0, 2, 1, 3]).reshape([B * NKV, T, HD]);
     const vg = v.transpose([0, 2, 1, 3]).reshape([B * NKV, T, HD]);
     const scores = np.matmul(qg, kg.transpose([0, 2, 1])).mul(1 / Math.sqrt(HD)); // (B*NKV, G*T, T)
     const masked = scores.reshape([B * NKV, G, T, T]).add(bias.ref);
     const probs = nn.softmax(masked, -1).reshape([B * NKV, G * T, T]);
     const att = np.matmul(probs, vg); // (B*NKV, G*T, HD)
-    const attRows = att.reshape([B, NKV, G, T, HD]).transpose([0, 3, 1, 2, 4]).reshape([N, NH * HD]);
+    const attRows = att
+      .reshape([B, NKV, G, T, HD])
+      .transpose([0, 3, 1, 2, 4])
+      .reshape([N, NH * HD]);
     const h = x.add(lin(attRows, w('self_attn.o_proj')));
     const n2 = rmsnorm(h.ref, w('post_attention_layernorm'));
     const gate = lin(n2.ref, w('mlp.gate_proj'));
@@ -130,7 +168,8 @@ export class JaxLlama {
   private tables: Tables | null = null;
   private tablesT = 0;
   private readonly stepFns = new Map<string, StepFn>();
-  private lossFn: OwnedFunction<(p: Params, tokens: np.Array, targets: np.Array, tables: Tables) => np.Array> | null = null;
+  private lossFn: OwnedFunction<(p: Params, tokens: np.Array, targets: np.Array, tables: Tables) => np.Array> | null =
+    null;
   private lossShape = '';
 
   constructor(
@@ -172,27 +211,38 @@ export class JaxLlama {
     if (cached) return cached;
     const c = this.config;
     // correction = [1 - b1^t, 1 - b2^t]: an input, so one compiled step serves every step count.
-    const fn: StepFn = jit((p: Params, m: Params, v: Params, tokens: np.Array, targets: np.Array, tables: Tables, c1: np.Array, c2: np.Array) => {
-      const [loss, grads] = valueAndGrad((q: Params) => llamaLoss(c, B, T, q, tokens, targets, tables))(tree.ref(p));
-      const names = Object.keys(p);
-      const sq = names.map((n) => np.square(grads[n].ref).sum()).reduce((a, b) => a.add(b));
-      const norm = np.sqrt(sq);
-      const scale = np.where(norm.ref.greater(maxNorm), np.reciprocal(norm.add(1e-6)).mul(maxNorm), 1);
-      const p1: Params = {};
-      const m1: Params = {};
-      const v1: Params = {};
-      for (const n of names) {
-        const g = grads[n].mul(scale.ref);
-        m1[n] = m[n].mul(b1).add(g.ref.mul(1 - b1));
-        v1[n] = v[n].mul(b2).add(np.square(g).mul(1 - b2));
-        const update = m1[n].ref.div(c1.ref).div(np.sqrt(v1[n].ref.div(c2.ref)).add(eps));
-        p1[n] = p[n].mul(1 - opts.lr * opts.weightDecay).sub(update.mul(opts.lr));
-      }
-      scale.dispose();
-      c1.dispose();
-      c2.dispose();
-      return [loss, p1, m1, v1] as [np.Array, Params, Params, Params];
-    });
+    const fn: StepFn = jit(
+      (
+        p: Params,
+        m: Params,
+        v: Params,
+        tokens: np.Array,
+        targets: np.Array,
+        tables: Tables,
+        c1: np.Array,
+        c2: np.Array,
+      ) => {
+        const [loss, grads] = valueAndGrad((q: Params) => llamaLoss(c, B, T, q, tokens, targets, tables))(tree.ref(p));
+        const names = Object.keys(p);
+        const sq = names.map((n) => np.square(grads[n].ref).sum()).reduce((a, b) => a.add(b));
+        const norm = np.sqrt(sq);
+        const scale = np.where(norm.ref.greater(maxNorm), np.reciprocal(norm.add(1e-6)).mul(maxNorm), 1);
+        const p1: Params = {};
+        const m1: Params = {};
+        const v1: Params = {};
+        for (const n of names) {
+          const g = grads[n].mul(scale.ref);
+          m1[n] = m[n].mul(b1).add(g.ref.mul(1 - b1));
+          v1[n] = v[n].mul(b2).add(np.square(g).mul(1 - b2));
+          const update = m1[n].ref.div(c1.ref).div(np.sqrt(v1[n].ref.div(c2.ref)).add(eps));
+          p1[n] = p[n].mul(1 - opts.lr * opts.weightDecay).sub(update.mul(opts.lr));
+        }
+        scale.dispose();
+        c1.dispose();
+        c2.dispose();
+        return [loss, p1, m1, v1] as [np.Array, Params, Params, Params];
+      },
+    );
     this.stepFns.set(key, fn);
     return fn;
   }
@@ -207,7 +257,16 @@ export class JaxLlama {
     const b2 = opts.beta2 ?? 0.999;
     const c1 = np.array(new Float32Array([1 - Math.pow(b1, this.step)]));
     const c2 = np.array(new Float32Array([1 - Math.pow(b2, this.step)]));
-    const [loss, p, m, v] = this.stepFn(B, T, opts)(this.params, this.m, this.v, tokens.ref, targets.ref, this.tablesFor(T), c1, c2);
+    const [loss, p, m, v] = this.stepFn(B, T, opts)(
+      this.params,
+      this.m,
+      this.v,
+      tokens.ref,
+      targets.ref,
+      this.tablesFor(T),
+      c1,
+      c2,
+    );
     this.params = p;
     this.m = m;
     this.v = v;
@@ -220,7 +279,9 @@ export class JaxLlama {
     if (!this.lossFn || this.lossShape !== shape) {
       this.lossFn?.dispose();
       const c = this.config;
-      this.lossFn = jit((p: Params, tok: np.Array, tgt: np.Array, tables: Tables) => llamaLoss(c, B, T, p, tok, tgt, tables));
+      this.lossFn = jit((p: Params, tok: np.Array, tgt: np.Array, tables: Tables) =>
+        llamaLoss(c, B, T, p, tok, tgt, tables),
+      );
       this.lossShape = shape;
     }
     const loss = this.lossFn(tree.ref(this.params), i32(tokens), i32(targets), this.tablesFor(T));
@@ -246,7 +307,10 @@ export class JaxLlama {
 }
 
 /** A step's inputs as jax-js arrays (int32 ids). Dispose them when done. */
-export function jaxBatch(tokens: Uint32Array, targets: Uint32Array): { tokens: np.Array; targets: np.Array; dispose(): void } {
+export function jaxBatch(
+  tokens: Uint32Array,
+  targets: Uint32Array,
+): { tokens: np.Array; targets: np.Array; dispose(): void } {
   const a = i32(tokens);
   const b = i32(targets);
   return { tokens: a, targets: b, dispose: () => (a.dispose(), b.dispose()) };
@@ -259,7 +323,11 @@ export class JaxMatmul {
   private readonly b: np.Array;
 
   /** a is (M,K), or (K,M) with transA; b is (K,N), or (N,K) with transB; row-major, as our matmul takes them. */
-  constructor(s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }, a: Float32Array, b: Float32Array) {
+  constructor(
+    s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean },
+    a: Float32Array,
+    b: Float32Array,
+  ) {
     this.a = f32(a, s.transA ? [s.K, s.M] : [s.M, s.K]);
     this.b = f32(b, s.transB ? [s.N, s.K] : [s.K, s.N]);
     this.fn = jit((x: np.Array, y: np.Array) => np.matmul(s.transA ? x.transpose() : x, s.transB ? y.transpose() : y));

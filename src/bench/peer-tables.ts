@@ -5,7 +5,10 @@
 import type { ModelConfig } from '../model/config';
 
 /** cos and sin of position t times inv_freq[i] = theta^(-2i/HD), duplicated over both halves: (T, HD) row-major. */
-export function ropeTables(config: Pick<ModelConfig, 'dModel' | 'nHeads' | 'ropeTheta'>, T: number): { cos: Float32Array; sin: Float32Array } {
+export function ropeTables(
+  config: Pick<ModelConfig, 'dModel' | 'nHeads' | 'ropeTheta'>,
+  T: number,
+): { cos: Float32Array; sin: Float32Array } {
   const HD = config.dModel / config.nHeads;
   const half = HD / 2;
   const cos = new Float32Array(T * HD);

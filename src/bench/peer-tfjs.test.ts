@@ -49,7 +49,9 @@ describe('the tfjs peer computes what our model computes', () => {
         const ourLoss1 = await ours.evalLoss();
         const peerLoss1 = await peer.evalLoss(batch.tokens, batch.targets, batch.B, batch.T);
         expect(Math.abs(ourLoss1 - ourLoss0), 'the step changed the loss').toBeGreaterThan(1e-3);
-        console.log(`${name}: loss ${ourLoss0} vs ${peerLoss0} (rel ${rel(peerLoss0, ourLoss0).toExponential(1)}); after ${ourLoss1} vs ${peerLoss1} (rel ${rel(peerLoss1, ourLoss1).toExponential(1)})`);
+        console.log(
+          `${name}: loss ${ourLoss0} vs ${peerLoss0} (rel ${rel(peerLoss0, ourLoss0).toExponential(1)}); after ${ourLoss1} vs ${peerLoss1} (rel ${rel(peerLoss1, ourLoss1).toExponential(1)})`,
+        );
         expect(rel(peerLoss1, ourLoss1), `loss after a step: ours ${ourLoss1} tfjs ${peerLoss1}`).toBeLessThan(1e-4);
       } finally {
         inputs.dispose();

@@ -16,7 +16,6 @@ import { causalBias, ropeTables } from './peer-tables';
 /** The tfjs backend name we register over our device (the kernels are registered under 'webgpu'). */
 const BACKEND = 'webgpu';
 
-
 let installedOn: GPUDevice | null = null;
 
 /**
@@ -29,7 +28,12 @@ export async function useTfjsOnDevice(ctx: GpuContext): Promise<string> {
   if (installedOn === ctx.device && tf.getBackend() === BACKEND) return describeBackend();
   const { WebGPUBackend } = await import('@tensorflow/tfjs-backend-webgpu');
   if (tf.findBackend(BACKEND) || tf.findBackendFactory(BACKEND)) tf.removeBackend(BACKEND);
-  const info = { vendor: ctx.report.vendor, architecture: ctx.report.architecture, device: ctx.report.device, description: ctx.report.description };
+  const info = {
+    vendor: ctx.report.vendor,
+    architecture: ctx.report.architecture,
+    device: ctx.report.device,
+    description: ctx.report.description,
+  };
   tf.registerBackend(BACKEND, () => new WebGPUBackend(ctx.device, info as GPUAdapterInfo), 10);
   const ok = await tf.setBackend(BACKEND);
   if (!ok) throw new Error('tfjs could not initialize its WebGPU backend on our device');
@@ -48,7 +52,11 @@ function describeBackend(): string {
  */
 export async function tfjsSync(device: GPUDevice): Promise<void> {
   // The sequence tfjs itself runs before a readback (WebGPUBackend.getBufferData).
-  const backend = tf.backend() as unknown as { ensureCommandEncoderReady(): void; endComputePassEncoder(): void; submitQueue(): void };
+  const backend = tf.backend() as unknown as {
+    ensureCommandEncoderReady(): void;
+    endComputePassEncoder(): void;
+    submitQueue(): void;
+  };
   backend.ensureCommandEncoderReady();
   backend.endComputePassEncoder();
   backend.submitQueue();
@@ -98,7 +106,12 @@ export class TfjsLlama {
     const { cos, sin } = ropeTables(this.config, T);
     const bias = causalBias(T);
     // Built inside the step's tidy scope: keep() them, or the scope would dispose the cache.
-    this.cache = { T, cos: tf.keep(tf.tensor(cos, [T, 1, HD])), sin: tf.keep(tf.tensor(sin, [T, 1, HD])), maskBias: tf.keep(tf.tensor(bias, [T, T])) };
+    this.cache = {
+      T,
+      cos: tf.keep(tf.tensor(cos, [T, 1, HD])),
+      sin: tf.keep(tf.tensor(sin, [T, 1, HD])),
+      maskBias: tf.keep(tf.tensor(bias, [T, T])),
+    };
     return this.cache;
   }
 
@@ -157,7 +170,9 @@ export class TfjsLlama {
 
   /** The loss on a batch without training (forward only). */
   async evalLoss(tokens: Uint32Array, targets: Uint32Array, B: number, T: number): Promise<number> {
-    const l = tf.tidy(() => this.loss(tf.tensor1d(Int32Array.from(tokens), 'int32'), tf.tensor1d(Int32Array.from(targets), 'int32'), B, T));
+    const l = tf.tidy(() =>
+      this.loss(tf.tensor1d(Int32Array.from(tokens), 'int32'), tf.tensor1d(Int32Array.from(targets), 'int32'), B, T),
+    );
     const v = (await l.data())[0];
     l.dispose();
     return v;
@@ -216,7 +231,10 @@ export class TfjsLlama {
 }
 
 /** A step's inputs as tfjs tensors (int32 ids). Dispose them when done. */
-export function tfjsBatch(tokens: Uint32Array, targets: Uint32Array): { tokens: tf.Tensor1D; targets: tf.Tensor1D; dispose(): void } {
+export function tfjsBatch(
+  tokens: Uint32Array,
+  targets: Uint32Array,
+): { tokens: tf.Tensor1D; targets: tf.Tensor1D; dispose(): void } {
   const a = tf.tensor1d(Int32Array.from(tokens), 'int32');
   const b = tf.tensor1d(Int32Array.from(targets), 'int32');
   return { tokens: a, targets: b, dispose: () => (a.dispose(), b.dispose()) };

@@ -97,7 +97,8 @@ export function rowsOf(rows: readonly BenchRow[], preset: string, section: Bench
 
 /** Markdown tables for one preset: step phases, the peer comparisons (step and matmul), rollouts, GRPO, autotune and kernels. */
 export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peakGflops?: number): string {
-  const ofPeak = (g: number | undefined) => (g !== undefined && peakGflops ? `${((100 * g) / peakGflops).toFixed(1)}%` : '');
+  const ofPeak = (g: number | undefined) =>
+    g !== undefined && peakGflops ? `${((100 * g) / peakGflops).toFixed(1)}%` : '';
   const { preset, shape } = info;
   const out: string[] = [
     `### ${preset} (${info.parameters.toLocaleString('en-US')} parameters; training batch B=${shape.B} x T=${shape.T}; ` +
@@ -110,7 +111,12 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
       '',
       table(
         ['training step phase', 'ms (median)', 'share of step', 'tokens/s'],
-        phases.map((r) => [r.name, fmt(r.ms), step && !NOT_A_PART.includes(r.name) ? `${((100 * r.ms) / step).toFixed(0)}%` : '', fmt(r.tokensPerS, 0)]),
+        phases.map((r) => [
+          r.name,
+          fmt(r.ms),
+          step && !NOT_A_PART.includes(r.name) ? `${((100 * r.ms) / step).toFixed(0)}%` : '',
+          fmt(r.tokensPerS, 0),
+        ]),
         [false, true, true, true],
       ),
     );
@@ -132,7 +138,14 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
       '',
       table(
         ['matmul, same shape and data', 'shape', 'ms (median)', 'GFLOP/s', 'time vs ours', 'note'],
-        matmulPeer.map((r) => [r.name, r.shape ?? '', fmt(r.ms, 3), fmt(r.gflops), r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '', r.note ?? '']),
+        matmulPeer.map((r) => [
+          r.name,
+          r.shape ?? '',
+          fmt(r.ms, 3),
+          fmt(r.gflops),
+          r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '',
+          r.note ?? '',
+        ]),
         [false, false, true, true, true, false],
       ),
     );
@@ -157,7 +170,12 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
       '',
       table(
         ['GRPO step phase', 'ms (median)', 'share of step', 'note'],
-        grpo.map((r) => [r.name, fmt(r.ms), total && r.name !== 'step' ? `${((100 * r.ms) / total).toFixed(0)}%` : '', r.note ?? '']),
+        grpo.map((r) => [
+          r.name,
+          fmt(r.ms),
+          total && r.name !== 'step' ? `${((100 * r.ms) / total).toFixed(0)}%` : '',
+          r.note ?? '',
+        ]),
         [false, true, true, false],
       ),
     );
@@ -218,17 +236,29 @@ export function reportMarkdown(report: BenchReport): string {
   }
   for (const n of report.notes) head.push(`- note: ${n}`);
   if (report.autotune) head.push('', autotuneMarkdown(report.autotune));
-  return [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops))].join('\n\n') + '\n';
+  return (
+    [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops))].join('\n\n') +
+    '\n'
+  );
 }
 
 /** The startup autotune: the variant chosen per layout, and each candidate's summed time on the tune shapes. */
 export function autotuneMarkdown(a: NonNullable<BenchReport['autotune']>): string {
-  const chosen = Object.entries(a.tuning).map(([l, v]) => `${l}: ${v}`).join(', ') || 'none (blocked everywhere)';
+  const chosen =
+    Object.entries(a.tuning)
+      .map(([l, v]) => `${l}: ${v}`)
+      .join(', ') || 'none (blocked everywhere)';
   const title = `Matmul autotune (${a.fromCache ? 'cached for this adapter' : `measured in ${a.seconds.toFixed(1)} s`}): ${chosen}.`;
   if (a.measurements.length === 0) return title;
   return `${title}\n\n${table(
     ['layout', 'variant', 'ms (tune shapes)', 'max rel. error vs naive', 'note'],
-    a.measurements.map((m) => [m.layout, m.variant, fmt(m.ms), m.relError.toExponential(1), m.rejected ?? (a.tuning[m.layout] === m.variant ? 'chosen' : '')]),
+    a.measurements.map((m) => [
+      m.layout,
+      m.variant,
+      fmt(m.ms),
+      m.relError.toExponential(1),
+      m.rejected ?? (a.tuning[m.layout] === m.variant ? 'chosen' : ''),
+    ]),
     [false, false, true, true, false],
   )}`;
 }
@@ -238,7 +268,10 @@ export function sectionKey(report: Pick<BenchReport, 'adapter' | 'options'>): st
   const a = report.adapter;
   const device = [a.runtime, a.vendor, a.architecture, a.description || a.device].filter(Boolean).join(' ');
   const o = report.options;
-  return `${device} | ${o.presets.join(',')} | ${o.sections.join(',')}${o.quick ? ' | quick' : ''}`.toLowerCase().replace(/[^a-z0-9 .,|()-]+/g, '').trim();
+  return `${device} | ${o.presets.join(',')} | ${o.sections.join(',')}${o.quick ? ' | quick' : ''}`
+    .toLowerCase()
+    .replace(/[^a-z0-9 .,|()-]+/g, '')
+    .trim();
 }
 
 /**

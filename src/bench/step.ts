@@ -60,7 +60,13 @@ export class OurStep {
     const { B, T } = batch;
     const N = B * T;
     const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [N], { dtype: 'u32', label });
-    this.inputs = { tokens: u32(batch.tokens, 'bench.tokens'), positions: u32(Uint32Array.from({ length: N }, (_, i) => i % T), 'bench.positions') };
+    this.inputs = {
+      tokens: u32(batch.tokens, 'bench.tokens'),
+      positions: u32(
+        Uint32Array.from({ length: N }, (_, i) => i % T),
+        'bench.positions',
+      ),
+    };
     this.targets = u32(batch.targets, 'bench.targets');
     this.mask = ctx.fromArray(new Float32Array(N).fill(1), [N], { label: 'bench.mask' });
     this.loss = ctx.tensor([1], { label: 'bench.loss' });
@@ -121,7 +127,8 @@ export class OurStep {
   }
 
   destroy(): void {
-    for (const t of [this.inputs.tokens, this.inputs.positions, this.targets, this.mask, this.loss, this.dLogits]) t.destroy();
+    for (const t of [this.inputs.tokens, this.inputs.positions, this.targets, this.mask, this.loss, this.dLogits])
+      t.destroy();
     this.model.destroy();
   }
 }

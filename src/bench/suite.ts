@@ -88,9 +88,14 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     peak = await measurePeak(ctx, reps);
   }
   // A peer that cannot start is left out with a note; the rest of the suite runs.
-  const startPeer = async <M>(name: string, load: () => Promise<M>, bind: (m: M) => Promise<string>): Promise<M | null> => {
+  const startPeer = async <M>(
+    name: string,
+    load: () => Promise<M>,
+    bind: (m: M) => Promise<string>,
+  ): Promise<M | null> => {
     try {
-      if (typeof navigator === 'undefined' || !navigator.gpu) throw new Error('navigator.gpu is missing (in Node, call installNavigatorGpu first)');
+      if (typeof navigator === 'undefined' || !navigator.gpu)
+        throw new Error('navigator.gpu is missing (in Node, call installNavigatorGpu first)');
       const m = await load();
       progress(`${name}: ${await bind(m)} on our device`);
       return m;
@@ -99,8 +104,22 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
       return null;
     }
   };
-  const tfjs = sections.has('compare') && (options.tfjs ?? true) ? await startPeer('TensorFlow.js', () => import('./peer-tfjs'), (m) => m.useTfjsOnDevice(ctx)) : null;
-  const jax = sections.has('compare') && (options.jaxjs ?? true) ? await startPeer('jax-js', () => import('./peer-jaxjs'), (m) => m.useJaxOnDevice(ctx)) : null;
+  const tfjs =
+    sections.has('compare') && (options.tfjs ?? true)
+      ? await startPeer(
+          'TensorFlow.js',
+          () => import('./peer-tfjs'),
+          (m) => m.useTfjsOnDevice(ctx),
+        )
+      : null;
+  const jax =
+    sections.has('compare') && (options.jaxjs ?? true)
+      ? await startPeer(
+          'jax-js',
+          () => import('./peer-jaxjs'),
+          (m) => m.useJaxOnDevice(ctx),
+        )
+      : null;
   try {
     for (const preset of options.presets) {
       if (stop()) break;
@@ -140,18 +159,39 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
           );
           for (const [name] of parts) {
             const ms = median(samples[name]);
-            emit({ preset, section: 'phase', name, shape: batchShape, ms, samples: samples[name].length, method: 'wall', tokensPerS: name === 'step' ? tokens / (ms / 1000) : undefined });
+            emit({
+              preset,
+              section: 'phase',
+              name,
+              shape: batchShape,
+              ms,
+              samples: samples[name].length,
+              method: 'wall',
+              tokensPerS: name === 'step' ? tokens / (ms / 1000) : undefined,
+            });
           }
           // The preset's first step, once: it also compiles the pipelines the autotune and earlier presets did not.
-          emit({ preset, section: 'phase', name: FIRST_STEP, shape: batchShape, ms: firstMs, samples: 1, method: 'wall' });
+          emit({
+            preset,
+            section: 'phase',
+            name: FIRST_STEP,
+            shape: batchShape,
+            ms: firstMs,
+            samples: 1,
+            method: 'wall',
+          });
           await yieldToEventLoop();
         }
         if (sections.has('compare') && !stop()) {
           progress(`${preset}: ours vs TensorFlow.js vs jax-js vs the CPU twin`);
           const tuning = matmulTuning(ctx.device);
-          const tuned = Object.entries(tuning).map(([layout, v]) => `${layout} ${v}`).join(', ');
+          const tuned = Object.entries(tuning)
+            .map(([layout, v]) => `${layout} ${v}`)
+            .join(', ');
           const runs: [string, () => Promise<void>][] = [['ours', phase('step', (rec) => ours.record(rec))]];
-          const notesOf: Record<string, string> = { ours: tuned ? `tuned matmul: ${tuned}` : 'untuned matmul (blocked)' };
+          const notesOf: Record<string, string> = {
+            ours: tuned ? `tuned matmul: ${tuned}` : 'untuned matmul (blocked)',
+          };
           if (tuned) {
             // The same step with every matmul on the default 'blocked' variant: what the autotune bought.
             const untuned = phase('step', (rec) => ours.record(rec));
@@ -219,7 +259,17 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
             };
             for (const [key] of runs) {
               const ms = median(samples[key]);
-              emit({ preset, section: 'compare', name: names[key], shape: batchShape, ms, samples: samples[key].length, method: 'wall', vsOurs: ms / oursMs, note: notesOf[key] });
+              emit({
+                preset,
+                section: 'compare',
+                name: names[key],
+                shape: batchShape,
+                ms,
+                samples: samples[key].length,
+                method: 'wall',
+                vsOurs: ms / oursMs,
+                note: notesOf[key],
+              });
             }
           } catch (e) {
             notes.push(`${preset}: comparison failed: ${(e as Error).message.split('\n')[0]}`);
@@ -232,7 +282,8 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
           if (jax && !stop()) {
             progress(`${preset}: our matmul vs jax-js's at the model's shapes`);
             try {
-              for (const row of await benchMatmulVsJax(ctx, jax, config, shape.B * shape.T, Math.max(reps, 3))) emit({ preset, ...row });
+              for (const row of await benchMatmulVsJax(ctx, jax, config, shape.B * shape.T, Math.max(reps, 3)))
+                emit({ preset, ...row });
             } catch (e) {
               notes.push(`${preset}: matmul comparison with jax-js failed: ${(e as Error).message.split('\n')[0]}`);
             }
@@ -246,7 +297,13 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
         if (sections.has('grpo') && !stop()) {
           progress(`${preset}: GRPO steps (trainer)`);
           try {
-            for (const row of await benchGrpoStep(ctx, preset, grpoShape(preset, quick), Math.max(1, Math.min(reps, 2)))) emit({ preset, ...row });
+            for (const row of await benchGrpoStep(
+              ctx,
+              preset,
+              grpoShape(preset, quick),
+              Math.max(1, Math.min(reps, 2)),
+            ))
+              emit({ preset, ...row });
           } catch (e) {
             notes.push(`${preset}: GRPO step failed: ${(e as Error).message.split('\n')[0]}`);
           }
@@ -266,14 +323,34 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
           let sum = 0;
           for (const [i, g] of groups.entries()) {
             if (stop()) break;
-            if (i % 10 === 0) progress(`${preset}: kernels ${i + 1}-${Math.min(i + 10, groups.length)} of ${groups.length}`);
+            if (i % 10 === 0)
+              progress(`${preset}: kernels ${i + 1}-${Math.min(i + 10, groups.length)} of ${groups.length}`);
             const k = await timeGroup(ctx, g, reps);
             sum += k.ms * g.count;
-            emit({ preset, section: 'kernel', name: g.name, shape: g.shape, ms: k.ms, samples: k.samples, method: k.method, perStep: g.count, gflops: k.gflops, gbps: k.gbps });
+            emit({
+              preset,
+              section: 'kernel',
+              name: g.name,
+              shape: g.shape,
+              ms: k.ms,
+              samples: k.samples,
+              method: k.method,
+              perStep: g.count,
+              gflops: k.gflops,
+              gbps: k.gbps,
+            });
             if (i % 4 === 3) await yieldToEventLoop();
           }
           if (sections.has('phase')) {
-            emit({ preset, section: 'phase', name: 'kernel sum', shape: `${captured.length} dispatches`, ms: sum, samples: reps, method: hasTimestamps(ctx) ? 'timestamp' : 'wall' });
+            emit({
+              preset,
+              section: 'phase',
+              name: 'kernel sum',
+              shape: `${captured.length} dispatches`,
+              ms: sum,
+              samples: reps,
+              method: hasTimestamps(ctx) ? 'timestamp' : 'wall',
+            });
           }
         }
       } finally {
@@ -356,7 +433,17 @@ async function benchMatmulVsJax(
         ['jax', `jax-js (jit): ${s.role}`, ''],
       ] as const) {
         const ms = median(samples[key]) / inner;
-        rows.push({ section: 'matmul-peer', name, shape: label, ms, samples: samples[key].length, method: 'wall', gflops: flop / (ms / 1000) / 1e9, vsOurs: ms / oursMs, note });
+        rows.push({
+          section: 'matmul-peer',
+          name,
+          shape: label,
+          ms,
+          samples: samples[key].length,
+          method: 'wall',
+          gflops: flop / (ms / 1000) / 1e9,
+          vsOurs: ms / oursMs,
+          note,
+        });
       }
     } finally {
       peer.dispose();
@@ -375,20 +462,59 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
   const { rows, prompt, newTokens } = shape.rollout;
   const V = ours.model.config.vocabSize;
   const rng = new Rng(5);
-  const prompts = Array.from({ length: rows }, () => [1, ...Array.from({ length: prompt - 1 }, () => 3 + rng.int(V - 3))]);
+  const prompts = Array.from({ length: rows }, () => [
+    1,
+    ...Array.from({ length: prompt - 1 }, () => 3 + rng.int(V - 3)),
+  ]);
   const gen = (S: number) => async () => {
-    await generate(ours.model, prompts, { maxNewTokens: S, sampler: { temperature: 1, seed: 1 }, eosId: 2, padId: 0, checkEvery: 0 });
+    await generate(ours.model, prompts, {
+      maxNewTokens: S,
+      sampler: { temperature: 1, seed: 1 },
+      eosId: 2,
+      padId: 0,
+      checkEvery: 0,
+    });
   };
   // At least 3 pairs: the per-step figure is a difference of two wall times, and one stall in a single pair can
   // outweigh the whole decode. Each pair runs back to back, so the median of the pairs' differences is taken.
-  const { pre, full } = await interleavedSamples([['pre', gen(1)], ['full', gen(newTokens)]], Math.max(reps, 3));
+  const { pre, full } = await interleavedSamples(
+    [
+      ['pre', gen(1)],
+      ['full', gen(newTokens)],
+    ],
+    Math.max(reps, 3),
+  );
   const preMs = median(pre);
   const fullMs = median(full);
   const perStep = median(full.map((f, i) => f - pre[i])) / Math.max(1, newTokens - 1);
   const shapeText = `${rows} x (${prompt} + ${newTokens})`;
   return [
-    { section: 'rollout', name: 'prefill (+ first token)', shape: `${rows} x ${prompt}`, ms: preMs, samples: pre.length, method: 'wall', tokensPerS: (rows * prompt) / (preMs / 1000) },
-    { section: 'rollout', name: 'decode, per step', shape: `${rows} rows`, ms: perStep, samples: full.length, method: 'wall', tokensPerS: rows / (perStep / 1000) },
-    { section: 'rollout', name: 'whole rollout', shape: shapeText, ms: fullMs, samples: full.length, method: 'wall', tokensPerS: (rows * newTokens) / (fullMs / 1000) },
+    {
+      section: 'rollout',
+      name: 'prefill (+ first token)',
+      shape: `${rows} x ${prompt}`,
+      ms: preMs,
+      samples: pre.length,
+      method: 'wall',
+      tokensPerS: (rows * prompt) / (preMs / 1000),
+    },
+    {
+      section: 'rollout',
+      name: 'decode, per step',
+      shape: `${rows} rows`,
+      ms: perStep,
+      samples: full.length,
+      method: 'wall',
+      tokensPerS: rows / (perStep / 1000),
+    },
+    {
+      section: 'rollout',
+      name: 'whole rollout',
+      shape: shapeText,
+      ms: fullMs,
+      samples: full.length,
+      method: 'wall',
+      tokensPerS: (rows * newTokens) / (fullMs / 1000),
+    },
   ];
 }

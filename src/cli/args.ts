@@ -25,7 +25,8 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
   for (const [k, s] of Object.entries(specs)) if (s.default !== undefined) out[k] = s.default;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${clipText(arg)}" (flags start with --; see --help)`);
+    if (!arg.startsWith('--'))
+      throw new UsageError(`unexpected argument "${clipText(arg)}" (flags start with --; see --help)`);
     const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
     const spec = isFieldName(specs, name) ? specs[name] : undefined;
     if (!spec) throw new UsageError(`${unknownFlagMessage(name, specs)} (see --help)`);
@@ -57,7 +58,8 @@ export function parseArgs(argv: readonly string[], specs: Record<string, FlagSpe
 export function unknownFlagMessage(name: string, known: Readonly<Record<string, object>>): string {
   const near = nearestField(name, known) ?? nearestField(name.replace(/-/g, '_'), known);
   if (!near) return `unknown flag --${clipText(name)}`;
-  const foreign = near.via !== null && near.via === name.toLowerCase() ? ` (${name} is another trainer's name for it)` : '';
+  const foreign =
+    near.via !== null && near.via === name.toLowerCase() ? ` (${name} is another trainer's name for it)` : '';
   return `unknown flag --${name}; did you mean --${near.field}?${foreign}`;
 }
 
@@ -90,7 +92,15 @@ export function progressBar(fraction: number, label: string, width = 28): string
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 /** Error classes (by name, so this module imports no layer below) that mean the input was refused: exit 2. */
-const INPUT_ERRORS = new Set(['UsageError', 'RLConfigError', 'TrainerStateError', 'ModelConfigError', 'CheckpointError', 'SafetensorsError', 'TokenizerError']);
+const INPUT_ERRORS = new Set([
+  'UsageError',
+  'RLConfigError',
+  'TrainerStateError',
+  'ModelConfigError',
+  'CheckpointError',
+  'SafetensorsError',
+  'TokenizerError',
+]);
 
 /** The exit code for an error thrown by a CLI's main (EXIT): an input file that cannot be read is refused input too. */
 export function exitCodeOf(e: unknown): number {

@@ -14,23 +14,55 @@ import { SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 
 const FLAGS: Record<string, FlagSpec> = {
-  preset: { type: 'string', doc: `comma-separated presets, or "all" (${Object.keys(MODEL_PRESETS).join(', ')})`, default: 'nano,micro' },
+  preset: {
+    type: 'string',
+    doc: `comma-separated presets, or "all" (${Object.keys(MODEL_PRESETS).join(', ')})`,
+    default: 'nano,micro',
+  },
   quick: { type: 'boolean', doc: 'tiny shapes, 2 repetitions: checks that everything runs; measures little' },
-  reps: { type: 'number', doc: 'timed repetitions per figure after warm-up (default 5, quick 2)', integer: true, min: 1, max: 100 },
-  sections: { type: 'string', doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`, default: SUITE_SECTIONS.join(',') },
+  reps: {
+    type: 'number',
+    doc: 'timed repetitions per figure after warm-up (default 5, quick 2)',
+    integer: true,
+    min: 1,
+    max: 100,
+  },
+  sections: {
+    type: 'string',
+    doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`,
+    default: SUITE_SECTIONS.join(','),
+  },
   tfjs: { type: 'boolean', doc: 'run the TensorFlow.js WebGPU peer (--tfjs=false to skip)', default: true },
-  jaxjs: { type: 'boolean', doc: "run the jax-js WebGPU peer: its step and its matmul at the model's shapes (--jaxjs=false to skip)", default: true },
+  jaxjs: {
+    type: 'boolean',
+    doc: "run the jax-js WebGPU peer: its step and its matmul at the model's shapes (--jaxjs=false to skip)",
+    default: true,
+  },
   'cpu-twin': { type: 'boolean', doc: "time the CPU twin's step (--cpu-twin=false to skip)", default: true },
-  autotune: { type: 'boolean', doc: 'run the startup matmul autotune (autotuneMatmul) first (--autotune=false: untuned kernels)', default: true },
+  autotune: {
+    type: 'boolean',
+    doc: 'run the startup matmul autotune (autotuneMatmul) first (--autotune=false: untuned kernels)',
+    default: true,
+  },
   out: { type: 'string', doc: 'directory for the JSON report and Markdown table', default: 'runs/bench' },
-  record: { type: 'boolean', doc: "replace this device and command's section of BENCHMARKS.md (default: on, except with --quick)" },
+  record: {
+    type: 'boolean',
+    doc: "replace this device and command's section of BENCHMARKS.md (default: on, except with --quick)",
+  },
   help: { type: 'boolean', doc: 'show this help' },
 };
 
 function listOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T[] {
-  const items = value === 'all' ? [...allowed] : value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items =
+    value === 'all'
+      ? [...allowed]
+      : value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   for (const item of items) {
-    if (!(allowed as readonly string[]).includes(item)) throw new UsageError(`--${flag}: unknown "${item}" (one of ${allowed.join(', ')})`);
+    if (!(allowed as readonly string[]).includes(item))
+      throw new UsageError(`--${flag}: unknown "${item}" (one of ${allowed.join(', ')})`);
   }
   if (items.length === 0) throw new UsageError(`--${flag} is empty`);
   return items as T[];
@@ -66,7 +98,9 @@ async function main(argv: string[]): Promise<number> {
       onProgress: (m) => process.stderr.write(`  ${m}\n`),
     });
     // Other processes share the CPU (and, on SwiftShader, the "GPU"): say how busy the machine was.
-    report.notes.push(`machine load (1-min average) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${availableParallelism()} cores`);
+    report.notes.push(
+      `machine load (1-min average) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${availableParallelism()} cores`,
+    );
     const md = reportMarkdown(report);
     const dir = String(args.out);
     await mkdir(dir, { recursive: true });

@@ -31,14 +31,18 @@ export function exportHelpText(): string {
 }
 
 /** Takes the export's own flags out of argv; the rest goes to the train command's parser. */
-function splitExportFlags(argv: readonly string[]): { own: Partial<Record<keyof typeof EXPORT_FLAGS, string>>; rest: string[] } {
+function splitExportFlags(argv: readonly string[]): {
+  own: Partial<Record<keyof typeof EXPORT_FLAGS, string>>;
+  rest: string[];
+} {
   const own: Partial<Record<keyof typeof EXPORT_FLAGS, string>> = {};
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const [raw, inline] = argv[i].startsWith('--') ? argv[i].slice(2).split(/=(.*)/s, 2) : [null, undefined];
     if (raw !== null && raw in EXPORT_FLAGS) {
       const v = inline ?? argv[++i];
-      if (v === undefined || v.startsWith('--')) throw new UsageError(`--${raw} needs a value (${EXPORT_FLAGS[raw as keyof typeof EXPORT_FLAGS]})`);
+      if (v === undefined || v.startsWith('--'))
+        throw new UsageError(`--${raw} needs a value (${EXPORT_FLAGS[raw as keyof typeof EXPORT_FLAGS]})`);
       own[raw as keyof typeof EXPORT_FLAGS] = v;
     } else rest.push(argv[i]);
   }
@@ -46,7 +50,10 @@ function splitExportFlags(argv: readonly string[]): { own: Partial<Record<keyof 
 }
 
 /** Runs the command; returns the files written (paths under --out). */
-export function runExport(argv: readonly string[], log: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): string[] {
+export function runExport(
+  argv: readonly string[],
+  log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): string[] {
   const { own, rest } = splitExportFlags(argv);
   const parsed = parseRlArgs(rest);
   if (parsed.command.help) {
@@ -55,7 +62,10 @@ export function runExport(argv: readonly string[], log: (line: string) => void =
   }
   const target = own.to;
   if (!target) throw new UsageError(`--to is required: ${EXPORT_TARGETS.join(', ')}`);
-  if (!(EXPORT_TARGETS as readonly string[]).includes(target)) throw new UsageError(`--to must be one of ${EXPORT_TARGETS.join(', ')}; got "${target}"${suggestion(target, EXPORT_TARGETS)}`);
+  if (!(EXPORT_TARGETS as readonly string[]).includes(target))
+    throw new UsageError(
+      `--to must be one of ${EXPORT_TARGETS.join(', ')}; got "${target}"${suggestion(target, EXPORT_TARGETS)}`,
+    );
   if (typeof parsed.command.out !== 'string') throw new UsageError('--out <dir> is required');
   const { config, preset } = configFromArgs(parsed);
   const e = exportExperiment(target as ExportTarget, config, { preset, model: own['hf-model'] ?? DEFAULT_MODEL_PATH });
@@ -68,7 +78,9 @@ export function runExport(argv: readonly string[], log: (line: string) => void =
     written.push(path);
   }
   const commented = e.rows.filter((r) => r.settings.length === 0).length;
-  log(`${target}: ${e.keys.length} settings, ${commented} of ${e.rows.length} fields commented (no equivalent or written elsewhere); files in ${out}:`);
+  log(
+    `${target}: ${e.keys.length} settings, ${commented} of ${e.rows.length} fields commented (no equivalent or written elsewhere); files in ${out}:`,
+  );
   for (const p of written) log(`  ${p}`);
   return written;
 }

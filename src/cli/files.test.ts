@@ -9,7 +9,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { EXIT, exitCodeOf } from './args';
-import { FileError, PUBLIC_DIR, loadCheckpointDir, onFile, readFileOrFail, writeFileAtomic, writeFilesAtomic } from './files';
+import {
+  FileError,
+  PUBLIC_DIR,
+  loadCheckpointDir,
+  onFile,
+  readFileOrFail,
+  writeFileAtomic,
+  writeFilesAtomic,
+} from './files';
 
 const WARM = fileURLToPath(new URL('checkpoints/copy', PUBLIC_DIR));
 const scratch = () => mkdtempSync(join(tmpdir(), 'rl-lab-files-'));
@@ -35,11 +43,15 @@ const rejected = async (p: Promise<unknown>): Promise<Error> => {
 describe('file errors', () => {
   it('name the path and a plain reason: ENOENT, EISDIR, ENOTDIR', () => {
     const dir = scratch();
-    expect(thrown(() => readFileOrFail(join(dir, 'nope.json'))).message).toBe(`${join(dir, 'nope.json')}: cannot read it: no such file or directory`);
+    expect(thrown(() => readFileOrFail(join(dir, 'nope.json'))).message).toBe(
+      `${join(dir, 'nope.json')}: cannot read it: no such file or directory`,
+    );
     expect(thrown(() => readFileOrFail(dir)).message).toBe(`${dir}: cannot read it: is a directory, not a file`);
     writeFileSync(join(dir, 'f'), 'x');
     expect(thrown(() => writeFileAtomic(join(dir, 'f', 'g'), 'y')).message).toMatch(
-      new RegExp(`^${join(dir, 'f', 'g')}: cannot write it \\(through \\.g\\.tmp-\\d+\\): a part of the path is a file, not a directory; nothing was replaced`),
+      new RegExp(
+        `^${join(dir, 'f', 'g')}: cannot write it \\(through \\.g\\.tmp-\\d+\\): a part of the path is a file, not a directory; nothing was replaced`,
+      ),
     );
   });
 
@@ -83,7 +95,9 @@ describe('atomic writes', () => {
         [join(dir, 'gone', 'x'), 'x'],
       ]),
     );
-    expect(e.message).toMatch(/gone\/x: cannot write it \(through \.x\.tmp-\d+\): no such file or directory; nothing was replaced: the files there are as they were$/);
+    expect(e.message).toMatch(
+      /gone\/x: cannot write it \(through \.x\.tmp-\d+\): no such file or directory; nothing was replaced: the files there are as they were$/,
+    );
     expect(readFileSync(join(dir, 'model'), 'utf8')).toBe('model at step 5');
     expect(readFileSync(join(dir, 'state'), 'utf8')).toBe('state at step 5');
     expect(readdirSync(dir).sort()).toEqual(['model', 'state']);
@@ -94,7 +108,10 @@ describe('atomic writes', () => {
     chmodSync(dir, 0o500);
     const root = process.getuid?.() === 0;
     if (root) expect(() => writeFileAtomic(join(dir, 'a'), 'x')).not.toThrow();
-    else expect(thrown(() => writeFileAtomic(join(dir, 'a'), 'x')).message).toMatch(new RegExp(`^${dir}/a: cannot write it \\(through \\.a\\.tmp-\\d+\\): permission denied`));
+    else
+      expect(thrown(() => writeFileAtomic(join(dir, 'a'), 'x')).message).toMatch(
+        new RegExp(`^${dir}/a: cannot write it \\(through \\.a\\.tmp-\\d+\\): permission denied`),
+      );
     chmodSync(dir, 0o700);
   });
 });
@@ -118,30 +135,45 @@ describe('checkpoints that cannot be used', () => {
     ['-Infinity', -Infinity],
   ])('refuses a weight of %s, naming the tensor and index', async (_name, value) => {
     const dir = editedWarmStart((d) => {
-      const ck = decodeCheckpoint(new Uint8Array(readFileSync(join(d, 'model.safetensors'))), readFileSync(join(d, 'config.json'), 'utf8'));
+      const ck = decodeCheckpoint(
+        new Uint8Array(readFileSync(join(d, 'model.safetensors'))),
+        readFileSync(join(d, 'config.json'), 'utf8'),
+      );
       ck.params['model.layers.1.mlp.up_proj.weight'][17] = value;
       writeFileSync(join(d, 'model.safetensors'), encodeCheckpoint(ck).safetensors);
     });
-    const e = (await rejected(loadCheckpointDir(dir)));
-    expect(e.message).toBe(`checkpoint ${dir}: model.safetensors: tensor model.layers.1.mlp.up_proj.weight holds ${value} at index 17 (the weights must be finite)`);
+    const e = await rejected(loadCheckpointDir(dir));
+    expect(e.message).toBe(
+      `checkpoint ${dir}: model.safetensors: tensor model.layers.1.mlp.up_proj.weight holds ${value} at index 17 (the weights must be finite)`,
+    );
     expect(exitCodeOf(e)).toBe(EXIT.usage);
   });
 
   it("refuses a tokenizer larger than the model's vocab_size, saying both numbers", async () => {
     const dir = editedWarmStart((d) => {
-      const tok = JSON.parse(readFileSync(join(d, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } };
+      const tok = JSON.parse(readFileSync(join(d, 'tokenizer.json'), 'utf8')) as {
+        model: { vocab: Record<string, number> };
+      };
       [...'éßüøλ'].forEach((ch, i) => (tok.model.vocab[ch] = 99 + i));
       writeFileSync(join(d, 'tokenizer.json'), JSON.stringify(tok));
     });
-    expect((await rejected(loadCheckpointDir(dir))).message).toMatch(/tokenizer\.json: the tokenizer has 104 tokens but the model's vocab_size is 99/);
+    expect((await rejected(loadCheckpointDir(dir))).message).toMatch(
+      /tokenizer\.json: the tokenizer has 104 tokens but the model's vocab_size is 99/,
+    );
   });
 
   it('a missing directory is named as given; a missing file by its path', async () => {
-    expect((await rejected(loadCheckpointDir('/no/such/checkpoint'))).message).toMatch(/^\/no\/such\/checkpoint: cannot read the checkpoint directory: no such file or directory/);
+    expect((await rejected(loadCheckpointDir('/no/such/checkpoint'))).message).toMatch(
+      /^\/no\/such\/checkpoint: cannot read the checkpoint directory: no such file or directory/,
+    );
     const dir = editedWarmStart((d) => writeFileSync(join(d, 'config.json'), '{'));
-    expect((await rejected(loadCheckpointDir(dir))).message).toMatch(new RegExp(`^checkpoint ${dir}: config.json is not valid JSON`));
+    expect((await rejected(loadCheckpointDir(dir))).message).toMatch(
+      new RegExp(`^checkpoint ${dir}: config.json is not valid JSON`),
+    );
     const noModel = scratch();
     expect(existsSync(join(noModel, 'model.safetensors'))).toBe(false);
-    expect((await rejected(loadCheckpointDir(noModel))).message).toMatch(new RegExp(`^${noModel}/model.safetensors: cannot read it: no such file or directory`));
+    expect((await rejected(loadCheckpointDir(noModel))).message).toMatch(
+      new RegExp(`^${noModel}/model.safetensors: cannot read it: no such file or directory`),
+    );
   });
 });

@@ -3,7 +3,17 @@
 // (FileError); every write is atomic (temporary file in the same directory, fsync, rename). The browser stores
 // the same bytes in IndexedDB instead.
 
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { loadHfFolder, unusableCheckpointProblems } from '../model/hf-folder';
@@ -12,7 +22,6 @@ import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 
 export { PUBLIC_ASSETS, PUBLIC_DIR, unusableCheckpointProblems };
-
 
 /** The file names of a checkpoint directory and of the trainer state saved beside it. */
 export const CHECKPOINT_FILES = ['model.safetensors', 'config.json', 'tokenizer.json'] as const;
@@ -159,17 +168,29 @@ export function loadCharTokenizerFile(): { tok: Tokenizer; json: string } {
  * The files of a checkpoint directory, encoded: [path, bytes] in the order they are renamed into place. A BPE
  * tokenizer's tokenizer_config.json (its special tokens and chat template) is written beside tokenizer.json.
  */
-export function checkpointFiles(dir: string, ck: Checkpoint, tokenizerJson: string, tokenizerConfigJson: string | null = null): [string, Uint8Array | string][] {
+export function checkpointFiles(
+  dir: string,
+  ck: Checkpoint,
+  tokenizerJson: string,
+  tokenizerConfigJson: string | null = null,
+): [string, Uint8Array | string][] {
   const { safetensors, configJson } = encodeCheckpoint(ck);
   return [
-    ...(tokenizerConfigJson === null ? [] : [[join(dir, 'tokenizer_config.json'), tokenizerConfigJson] as [string, string]]),
+    ...(tokenizerConfigJson === null
+      ? []
+      : [[join(dir, 'tokenizer_config.json'), tokenizerConfigJson] as [string, string]]),
     [join(dir, 'tokenizer.json'), tokenizerJson],
     [join(dir, 'config.json'), configJson],
     [join(dir, 'model.safetensors'), safetensors],
   ];
 }
 
-export function saveCheckpointDir(dir: string, ck: Checkpoint, tokenizerJson: string, tokenizerConfigJson: string | null = null): void {
+export function saveCheckpointDir(
+  dir: string,
+  ck: Checkpoint,
+  tokenizerJson: string,
+  tokenizerConfigJson: string | null = null,
+): void {
   mkdirOrFail(dir);
   writeFilesAtomic(checkpointFiles(dir, ck, tokenizerJson, tokenizerConfigJson));
 }
@@ -191,14 +212,20 @@ export interface LoadedCheckpointDir {
  */
 export async function loadCheckpointDir(dir: string): Promise<LoadedCheckpointDir> {
   const holds = `a checkpoint directory holds ${CHECKPOINT_FILES.join(', ')}`;
-  if (!existsSync(dir)) throw new FileError(dir, 'read the checkpoint directory', 'ENOENT', `${REASONS.ENOENT} (${holds})`);
+  if (!existsSync(dir))
+    throw new FileError(dir, 'read the checkpoint directory', 'ENOENT', `${REASONS.ENOENT} (${holds})`);
   const read = {
     bytes: async (name: string) => new Uint8Array(readFileOrFail(join(dir, name))),
     text: async (name: string) => readFileOrFail(join(dir, name)).toString('utf8'),
   };
   try {
     const folder = await loadHfFolder(read);
-    return { ck: folder.ck, tok: folder.tokenizer, tokenizerJson: folder.tokenizerJson, tokenizerConfigJson: folder.tokenizerConfigJson };
+    return {
+      ck: folder.ck,
+      tok: folder.tokenizer,
+      tokenizerJson: folder.tokenizerJson,
+      tokenizerConfigJson: folder.tokenizerConfigJson,
+    };
   } catch (e) {
     if (e instanceof FileError) e.message = `${e.message} (${holds})`;
     else if (e instanceof Error) e.message = `checkpoint ${dir}: ${e.message}`;

@@ -11,7 +11,10 @@ import { loadCheckpointDir } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
-  checkpoint: { type: 'string', doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json)' },
+  checkpoint: {
+    type: 'string',
+    doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json)',
+  },
   prompt: { type: 'string', doc: 'prompt text (BOS is added when the tokenizer puts one first)' },
   chat: { type: 'boolean', doc: "give the prompt as one user message through the tokenizer's chat template" },
   greedy: { type: 'boolean', doc: 'argmax decoding' },
@@ -35,10 +38,16 @@ async function main(argv: string[]): Promise<number> {
   if (typeof args.checkpoint !== 'string') throw new UsageError('--checkpoint is required');
   if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
   const { ck, tok } = await loadCheckpointDir(args.checkpoint);
-  if (args.chat && !tok.applyChatTemplate) throw new UsageError(`--chat: the tokenizer of ${args.checkpoint} has no chat template (tokenizer_config.json chat_template)`);
+  if (args.chat && !tok.applyChatTemplate)
+    throw new UsageError(
+      `--chat: the tokenizer of ${args.checkpoint} has no chat template (tokenizer_config.json chat_template)`,
+    );
   const prompt = encodePrompt(tok, args.prompt, Boolean(args.chat));
   const S = Math.min(args['max-new-tokens'] as number, ck.config.contextLength - prompt.length);
-  if (S < 1) throw new UsageError(`the prompt (${prompt.length} tokens) leaves no room in the model's context of ${ck.config.contextLength}`);
+  if (S < 1)
+    throw new UsageError(
+      `the prompt (${prompt.length} tokens) leaves no room in the model's context of ${ck.config.contextLength}`,
+    );
   const ctx = await acquireTunedDevice({ tune: Boolean(args.autotune) });
   const policy = GpuPolicy.create(ctx, ck.config, ck.params, 1);
   const out = await policy.generate([prompt], {
@@ -55,10 +64,31 @@ async function main(argv: string[]): Promise<number> {
     padId: tok.padId,
   });
   const ids = Array.from(out.tokens.subarray(0, out.lengths[0]));
-  const text = tok.decode(ids.filter((id) => id !== tok.eosId), { skipSpecialTokens: true });
+  const text = tok.decode(
+    ids.filter((id) => id !== tok.eosId),
+    { skipSpecialTokens: true },
+  );
   if (args.json) {
-    const tokens = ids.map((id, i) => ({ id, token: tok.tokenString(id), logprob: out.logprobs[i], entropy: out.entropies[i] }));
-    console.log(JSON.stringify({ prompt: args.prompt, prompt_ids: prompt, completion: text, completion_ids: ids, finished: out.finished[0], tokens }, null, 2));
+    const tokens = ids.map((id, i) => ({
+      id,
+      token: tok.tokenString(id),
+      logprob: out.logprobs[i],
+      entropy: out.entropies[i],
+    }));
+    console.log(
+      JSON.stringify(
+        {
+          prompt: args.prompt,
+          prompt_ids: prompt,
+          completion: text,
+          completion_ids: ids,
+          finished: out.finished[0],
+          tokens,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     console.log(text);
   }

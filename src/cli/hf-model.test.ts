@@ -17,7 +17,11 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const QWEN = 'public/models/tiny-qwen2';
 
 function cli(script: string, args: string[]): { code: number | null; stderr: string; stdout: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--import', './src/cli/register-raw.mjs', `src/cli/${script}.ts`, ...args], { cwd: ROOT, env: process.env, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--import', './src/cli/register-raw.mjs', `src/cli/${script}.ts`, ...args],
+    { cwd: ROOT, env: process.env, encoding: 'utf8' },
+  );
   return { code: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
@@ -34,13 +38,29 @@ describe('generate on a Hugging Face folder', () => {
   it('--json reports the prompt ids beside the completion ids, with and without --chat', async () => {
     const { tok } = await loadCheckpointDir(join(ROOT, QWEN));
     for (const chat of [false, true]) {
-      const r = cli('generate', ['--checkpoint', QWEN, '--prompt', 'addition:12+34=', '--greedy', '--json', '--max-new-tokens', '6', '--autotune=false', ...(chat ? ['--chat'] : [])]);
+      const r = cli('generate', [
+        '--checkpoint',
+        QWEN,
+        '--prompt',
+        'addition:12+34=',
+        '--greedy',
+        '--json',
+        '--max-new-tokens',
+        '6',
+        '--autotune=false',
+        ...(chat ? ['--chat'] : []),
+      ]);
       expect(r.code, r.stderr).toBe(EXIT.ok);
       const out = JSON.parse(r.stdout) as GenerateJson;
       expect(out.prompt_ids).toEqual(encodePrompt(tok, 'addition:12+34=', chat));
       expect(out.completion_ids).toEqual(out.tokens.map((t) => t.id));
       expect(out.completion_ids.length).toBeGreaterThan(0);
-      expect(out.completion).toBe(tok.decode(out.completion_ids.filter((id) => id !== tok.eosId), { skipSpecialTokens: true }));
+      expect(out.completion).toBe(
+        tok.decode(
+          out.completion_ids.filter((id) => id !== tok.eosId),
+          { skipSpecialTokens: true },
+        ),
+      );
       for (const t of out.tokens) expect(Number.isFinite(t.logprob)).toBe(true);
     }
   });
@@ -56,12 +76,33 @@ describe('train on a Hugging Face folder', () => {
   it('runs GRPO from the folder with its chat template and saves a checkpoint that loads as the same Qwen2 model', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'rl-lab-hf-train-')), 'run');
     const r = cli('train', [
-      '--checkpoint', QWEN, '--task', 'addition', '--difficulty', '1', '--steps', '2', '--train_batch_size', '2', '--num_generations', '4',
-      '--max_completion_length', '8', '--eval_every', '0', '--chat_template', '--autotune=false', '--out', out,
+      '--checkpoint',
+      QWEN,
+      '--task',
+      'addition',
+      '--difficulty',
+      '1',
+      '--steps',
+      '2',
+      '--train_batch_size',
+      '2',
+      '--num_generations',
+      '4',
+      '--max_completion_length',
+      '8',
+      '--eval_every',
+      '0',
+      '--chat_template',
+      '--autotune=false',
+      '--out',
+      out,
     ]);
     expect(r.code, r.stderr).toBe(EXIT.ok);
-    for (const f of ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'metrics.jsonl']) expect(existsSync(join(out, f)), f).toBe(true);
-    expect(readFileSync(join(out, 'tokenizer_config.json'), 'utf8')).toBe(readFileSync(join(ROOT, QWEN, 'tokenizer_config.json'), 'utf8'));
+    for (const f of ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json', 'metrics.jsonl'])
+      expect(existsSync(join(out, f)), f).toBe(true);
+    expect(readFileSync(join(out, 'tokenizer_config.json'), 'utf8')).toBe(
+      readFileSync(join(ROOT, QWEN, 'tokenizer_config.json'), 'utf8'),
+    );
     const saved = await loadCheckpointDir(out);
     const start = await loadCheckpointDir(join(ROOT, QWEN));
     expect(saved.ck.config).toEqual(start.ck.config);

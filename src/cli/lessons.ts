@@ -39,7 +39,10 @@ export function parseLessonArgs(argv: readonly string[]): LessonArgs {
   const out: LessonArgs = { mode: 'help', ids: [], seeds: 5, seed: 0, backend: 'webgpu' };
   const whole = (flag: string, v: string | undefined, min: number) => {
     const n = Number(v);
-    if (v === undefined || !Number.isInteger(n) || n < min) throw new UsageError(`--${flag} must be a whole number >= ${min}; got ${v === undefined ? 'nothing' : JSON.stringify(v)}`);
+    if (v === undefined || !Number.isInteger(n) || n < min)
+      throw new UsageError(
+        `--${flag} must be a whole number >= ${min}; got ${v === undefined ? 'nothing' : JSON.stringify(v)}`,
+      );
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -51,13 +54,15 @@ export function parseLessonArgs(argv: readonly string[]): LessonArgs {
     else if (a === '--seed') out.seed = whole('seed', argv[++i], 0);
     else if (a === '--backend') {
       const b = argv[++i];
-      if (b !== 'webgpu' && b !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu; got ${JSON.stringify(b ?? '')}`);
+      if (b !== 'webgpu' && b !== 'cpu')
+        throw new UsageError(`--backend must be webgpu or cpu; got ${JSON.stringify(b ?? '')}`);
       out.backend = b;
     } else if (a.startsWith('--')) throw new UsageError(`unknown flag ${a} (see --help)`);
     else out.ids.push(a);
   }
   for (const id of out.ids) {
-    if (!lessonById(id)) throw new UsageError(`no lesson "${id}"; the lessons are ${LESSONS.map((l) => l.id).join(', ')}`);
+    if (!lessonById(id))
+      throw new UsageError(`no lesson "${id}"; the lessons are ${LESSONS.map((l) => l.id).join(', ')}`);
   }
   if (out.ids.length && out.mode !== 'check') throw new UsageError('lesson ids go with --check');
   return out;
@@ -92,14 +97,21 @@ async function main(argv: string[]): Promise<number> {
     let shown = 0;
     const t0 = performance.now();
     for (let s = args.seed; s < args.seed + args.seeds; s++) {
-      const o = await runLesson(lesson, { seed: s, backend, assets: PUBLIC_ASSETS, onAlert: (run, alert) => console.error(`  warning (${lesson.id} seed ${s}, ${run.label}): ${alert.message}`) });
+      const o = await runLesson(lesson, {
+        seed: s,
+        backend,
+        assets: PUBLIC_ASSETS,
+        onAlert: (run, alert) => console.error(`  warning (${lesson.id} seed ${s}, ${run.label}): ${alert.message}`),
+      });
       if (o.verdict.observed) shown++;
       console.log(`${lesson.id} seed ${s}: ${o.verdict.observed ? 'observed' : 'not this time'}: ${valuesText(o)}`);
       console.log(`  ${o.verdict.summary}`);
     }
     const pass = shown >= need;
     if (!pass) failed++;
-    console.log(`${pass ? 'PASS' : 'FAIL'} ${lesson.id}: observed on ${shown} of ${args.seeds} seeds (needs ${need}) in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+    console.log(
+      `${pass ? 'PASS' : 'FAIL'} ${lesson.id}: observed on ${shown} of ${args.seeds} seeds (needs ${need}) in ${((performance.now() - t0) / 1000).toFixed(0)} s\n`,
+    );
   }
   ctx?.destroy();
   console.log(`${lessons.length - failed} of ${lessons.length} lessons pass`);

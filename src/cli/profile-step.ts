@@ -10,18 +10,39 @@ import { acquireTunedDevice } from './tuned-device';
 
 async function main(argv: string[]): Promise<number> {
   const preset = (argv[0] ?? 'nano') as ModelPresetName;
-  if (!(preset in MODEL_PRESETS)) throw new UsageError(`usage: npm run profile -- [preset] [B] [T]; the preset must be one of ${Object.keys(MODEL_PRESETS).join(', ')}, got "${preset}"`);
+  if (!(preset in MODEL_PRESETS))
+    throw new UsageError(
+      `usage: npm run profile -- [preset] [B] [T]; the preset must be one of ${Object.keys(MODEL_PRESETS).join(', ')}, got "${preset}"`,
+    );
   const B = Number(argv[1] ?? 32);
   const T = Number(argv[2] ?? 40);
-  for (const [name, v] of [['B', B], ['T', T]] as const) if (!Number.isInteger(v) || v < 1) throw new UsageError(`${name} must be a whole number >= 1, got "${name === 'B' ? argv[1] : argv[2]}"`);
+  for (const [name, v] of [
+    ['B', B],
+    ['T', T],
+  ] as const)
+    if (!Number.isInteger(v) || v < 1)
+      throw new UsageError(`${name} must be a whole number >= 1, got "${name === 'B' ? argv[1] : argv[2]}"`);
   const config = MODEL_PRESETS[preset];
   const ctx = await acquireTunedDevice();
   const p = initParams(config, new Rng(1), { std: 0.02 });
-  const model = GpuModel.create(ctx, config, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)])), B);
+  const model = GpuModel.create(
+    ctx,
+    config,
+    Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)])),
+    B,
+  );
   const N = B * T;
   const rng = new Rng(2);
-  const tokens = ctx.fromArray<'u32'>(Uint32Array.from({ length: N }, () => rng.int(config.vocabSize)), [N], { dtype: 'u32' });
-  const positions = ctx.fromArray<'u32'>(Uint32Array.from({ length: N }, (_, i) => i % T), [N], { dtype: 'u32' });
+  const tokens = ctx.fromArray<'u32'>(
+    Uint32Array.from({ length: N }, () => rng.int(config.vocabSize)),
+    [N],
+    { dtype: 'u32' },
+  );
+  const positions = ctx.fromArray<'u32'>(
+    Uint32Array.from({ length: N }, (_, i) => i % T),
+    [N],
+    { dtype: 'u32' },
+  );
   const mask = ctx.fromArray(new Float32Array(N).fill(1), [N]);
   const loss = ctx.tensor([1]);
   const dLogits = ctx.tensor([B, T, config.vocabSize]);
@@ -48,7 +69,9 @@ async function main(argv: string[]): Promise<number> {
         by.set(t.label, e);
       }
       const total = timings.reduce((s, t) => s + t.ms, 0);
-      console.log(`${preset} B=${B} T=${T}: wall ${wall.toFixed(0)} ms, GPU sum ${total.toFixed(0)} ms over ${timings.length} dispatches`);
+      console.log(
+        `${preset} B=${B} T=${T}: wall ${wall.toFixed(0)} ms, GPU sum ${total.toFixed(0)} ms over ${timings.length} dispatches`,
+      );
       for (const [label, e] of [...by].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14)) {
         console.log(`  ${label.padEnd(40)} ${e.ms.toFixed(1).padStart(8)} ms  x${e.n}`);
       }

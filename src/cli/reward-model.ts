@@ -7,7 +7,12 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parameterCount } from '../model/config';
-import { REWARD_MODEL_TRAINING_DEFAULTS, rewardModelFiles, trainLabRewardModel, type RewardModelTrainingOptions } from '../rl/reward-model-train';
+import {
+  REWARD_MODEL_TRAINING_DEFAULTS,
+  rewardModelFiles,
+  trainLabRewardModel,
+  type RewardModelTrainingOptions,
+} from '../rl/reward-model-train';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import { EXIT, UsageError, helpText, parseArgs, progressBar, runCli, type FlagSpec } from './args';
 import { CLI_ASSETS, mkdirOrFail, writeFileAtomic, writeFilesAtomic } from './files';
@@ -18,14 +23,69 @@ const D = REWARD_MODEL_TRAINING_DEFAULTS;
 
 /** The reward model's own flags; every other flag is an RL config flag of the sampling policy. */
 const RM_FLAGS: Record<string, FlagSpec & { key?: keyof RewardModelTrainingOptions }> = {
-  'rm-pairs': { type: 'number', doc: 'preference pairs to train on', integer: true, min: 1, max: 100_000, default: D.pairs, key: 'pairs' },
-  'rm-held-out': { type: 'number', doc: 'preference pairs held out to measure ranking accuracy', integer: true, min: 0, max: 100_000, default: D.heldOutPairs, key: 'heldOutPairs' },
-  'rm-steps': { type: 'number', doc: 'optimizer steps', integer: true, min: 1, max: 1_000_000, default: D.steps, key: 'steps' },
-  'rm-batch': { type: 'number', doc: 'pairs per optimizer step', integer: true, min: 1, max: 512, default: D.batchPairs, key: 'batchPairs' },
+  'rm-pairs': {
+    type: 'number',
+    doc: 'preference pairs to train on',
+    integer: true,
+    min: 1,
+    max: 100_000,
+    default: D.pairs,
+    key: 'pairs',
+  },
+  'rm-held-out': {
+    type: 'number',
+    doc: 'preference pairs held out to measure ranking accuracy',
+    integer: true,
+    min: 0,
+    max: 100_000,
+    default: D.heldOutPairs,
+    key: 'heldOutPairs',
+  },
+  'rm-steps': {
+    type: 'number',
+    doc: 'optimizer steps',
+    integer: true,
+    min: 1,
+    max: 1_000_000,
+    default: D.steps,
+    key: 'steps',
+  },
+  'rm-batch': {
+    type: 'number',
+    doc: 'pairs per optimizer step',
+    integer: true,
+    min: 1,
+    max: 512,
+    default: D.batchPairs,
+    key: 'batchPairs',
+  },
   'rm-lr': { type: 'number', doc: 'AdamW learning rate', min: 0, max: 1, default: D.learningRate, key: 'learningRate' },
-  'rm-center-coef': { type: 'number', doc: "lambda of the centering term lambda (r_c + r_r)^2 (TRL's center_rewards_coefficient)", min: 0, max: 10, default: D.centerCoef, key: 'centerCoef' },
-  'rm-pairs-per-group': { type: 'number', doc: 'most pairs taken from one group of completions', integer: true, min: 1, max: 10_000, default: D.pairsPerGroup, key: 'pairsPerGroup' },
-  'rm-max-batches': { type: 'number', doc: 'rollout batches sampled at most while collecting pairs', integer: true, min: 1, max: 10_000, default: D.maxBatches, key: 'maxBatches' },
+  'rm-center-coef': {
+    type: 'number',
+    doc: "lambda of the centering term lambda (r_c + r_r)^2 (TRL's center_rewards_coefficient)",
+    min: 0,
+    max: 10,
+    default: D.centerCoef,
+    key: 'centerCoef',
+  },
+  'rm-pairs-per-group': {
+    type: 'number',
+    doc: 'most pairs taken from one group of completions',
+    integer: true,
+    min: 1,
+    max: 10_000,
+    default: D.pairsPerGroup,
+    key: 'pairsPerGroup',
+  },
+  'rm-max-batches': {
+    type: 'number',
+    doc: 'rollout batches sampled at most while collecting pairs',
+    integer: true,
+    min: 1,
+    max: 10_000,
+    default: D.maxBatches,
+    key: 'maxBatches',
+  },
   out: { type: 'string', doc: 'output directory (default runs/reward-model-<task>-<time>)' },
   help: { type: 'boolean', doc: 'show this help' },
 };
@@ -52,21 +112,33 @@ async function main(argv: string[]): Promise<number> {
   const args = parseArgs(own, RM_FLAGS);
   if (args.help) {
     process.stdout.write(helpText('usage: npm run reward-model -- --task <task> [RL config flags] [flags]', RM_FLAGS));
-    process.stdout.write('\nEvery other flag is an RL config flag of the sampling policy (task, checkpoint, temperature, num_generations, train_batch_size, seed, ...), as `npm run train -- --help` lists them.\n');
+    process.stdout.write(
+      '\nEvery other flag is an RL config flag of the sampling policy (task, checkpoint, temperature, num_generations, train_batch_size, seed, ...), as `npm run train -- --help` lists them.\n',
+    );
     return EXIT.ok;
   }
   const parsed = parseRlArgs(rl);
   if (parsed.fields.task === undefined) throw new UsageError('--task is required (see --help)');
   const start = resolveRunStart(parsed);
   const config = start.config;
-  if (!start.dir) throw new UsageError(`no warm start for ${config.task}: give --init or --checkpoint (a fresh model's completions are all wrong, so there is nothing to prefer)`);
-  const opts = Object.fromEntries(Object.entries(RM_FLAGS).filter(([, s]) => s.key).map(([name, s]) => [s.key!, args[name]])) as unknown as RewardModelTrainingOptions;
+  if (!start.dir)
+    throw new UsageError(
+      `no warm start for ${config.task}: give --init or --checkpoint (a fresh model's completions are all wrong, so there is nothing to prefer)`,
+    );
+  const opts = Object.fromEntries(
+    Object.entries(RM_FLAGS)
+      .filter(([, s]) => s.key)
+      .map(([name, s]) => [s.key!, args[name]]),
+  ) as unknown as RewardModelTrainingOptions;
   const out = (args.out as string | undefined) ?? join('runs', `reward-model-${config.task}-${Date.now()}`);
   mkdirOrFail(out);
 
   const ctx = await acquireTunedDevice({ tune: false });
   // The sampling policy is a run's, opened as every run is; the reward model starts from its weights.
-  const session = await RunSession.open({ config, backend: 'webgpu', divergence: 'stop' }, { assets: CLI_ASSETS, sink: NO_SINK, device: async () => ctx });
+  const session = await RunSession.open(
+    { config, backend: 'webgpu', divergence: 'stop' },
+    { assets: CLI_ASSETS, sink: NO_SINK, device: async () => ctx },
+  );
   const trainer = session.trainer.trainer!;
   const tok = trainer.tokenizer;
   const ck = await session.trainer.exportCheckpoint();
@@ -76,28 +148,45 @@ async function main(argv: string[]): Promise<number> {
   );
   const metricsPath = join(out, 'metrics.jsonl');
   writeFileAtomic(metricsPath, '');
-  const result = await trainLabRewardModel(trainer, trainer.learner.policy, { ctx, config: ck.config, params: ck.params }, opts, (step, m) => {
-    appendFileSync(metricsPath, `${JSON.stringify({ step, bt_loss: m.loss, bt_accuracy: m.accuracy, bt_margin: m.margin, grad_norm: m.gradNorm })}\n`);
-    process.stderr.write(`\r${progressBar(step / opts.steps, `step ${step}/${opts.steps} loss ${m.loss.toFixed(4)} acc ${(m.accuracy * 100).toFixed(0)}%`)}   `);
-  });
+  const result = await trainLabRewardModel(
+    trainer,
+    trainer.learner.policy,
+    { ctx, config: ck.config, params: ck.params },
+    opts,
+    (step, m) => {
+      appendFileSync(
+        metricsPath,
+        `${JSON.stringify({ step, bt_loss: m.loss, bt_accuracy: m.accuracy, bt_margin: m.margin, grad_norm: m.gradNorm })}\n`,
+      );
+      process.stderr.write(
+        `\r${progressBar(step / opts.steps, `step ${step}/${opts.steps} loss ${m.loss.toFixed(4)} acc ${(m.accuracy * 100).toFixed(0)}%`)}   `,
+      );
+    },
+  );
   process.stderr.write('\n');
   const c = result.collected;
   const summary =
     `${c.pairs.length} pairs from ${c.batches} batches (${c.mixedGroups} of ${c.groups} groups mixed); trained on ${result.trainPairs}, ` +
     `held out ${result.heldOutPairs}: ranked right ${(result.heldOutAccuracyBefore * 100).toFixed(1)}% before, ${(result.heldOutAccuracyAfter * 100).toFixed(1)}% after`;
   console.error(summary);
-  const files = await rewardModelFiles(result, { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId }, {
-    made_by: `npm run reward-model -- ${argv.join(' ')}`,
-    task: config.task,
-    difficulty: trainer.derived.difficulty,
-    policy: config.checkpoint,
-    held_out_accuracy_before: result.heldOutAccuracyBefore,
-  });
+  const files = await rewardModelFiles(
+    result,
+    { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId },
+    {
+      made_by: `npm run reward-model -- ${argv.join(' ')}`,
+      task: config.task,
+      difficulty: trainer.derived.difficulty,
+      policy: config.checkpoint,
+      held_out_accuracy_before: result.heldOutAccuracyBefore,
+    },
+  );
   writeFilesAtomic([
     [join(out, 'model.safetensors'), files.safetensors],
     [join(out, 'config.json'), files.configJson],
     [join(out, 'tokenizer.json'), session.tokenizerJson],
-    ...(session.tokenizerConfigJson === null ? [] : [[join(out, 'tokenizer_config.json'), session.tokenizerConfigJson] as [string, string]]),
+    ...(session.tokenizerConfigJson === null
+      ? []
+      : [[join(out, 'tokenizer_config.json'), session.tokenizerConfigJson] as [string, string]]),
   ]);
   console.error(`saved ${out} (reward_model: ${out})`);
   session.destroy();

@@ -50,7 +50,12 @@ export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}): User
   return {
     score(batch) {
       if (!worker) {
-        worker = new Worker(THREAD, { eval: true, workerData: { program: program.text, firstLine: program.firstLine, file: USER_REWARD_FILE }, env: {}, resourceLimits: { maxOldGenerationSizeMb: 512 } });
+        worker = new Worker(THREAD, {
+          eval: true,
+          workerData: { program: program.text, firstLine: program.firstLine, file: USER_REWARD_FILE },
+          env: {},
+          resourceLimits: { maxOldGenerationSizeMb: 512 },
+        });
         // The thread must not keep the process alive after the run (the CLI ends by returning from main).
         worker.unref();
       }

@@ -29,7 +29,9 @@ async function main(argv: string[]): Promise<number> {
   let total = cases.length;
   const rowCases = cases.filter((c) => ROW_REDUCTION_FAMILIES.includes(c.family));
   if (withSubgroups && rowCases.length > 0) {
-    console.log(`\nthe ${rowCases.length} row kernel cases again, on a device without subgroups (workgroup-memory merges):`);
+    console.log(
+      `\nthe ${rowCases.length} row kernel cases again, on a device without subgroups (workgroup-memory merges):`,
+    );
     failed += await runOn(await acquireNodeDevice({ withoutFeatures: ['subgroups'] }), rowCases);
     total += rowCases.length;
   }

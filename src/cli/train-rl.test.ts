@@ -28,7 +28,11 @@ const problem = (argv: string[]) => {
 
 describe('train flags', () => {
   it('reads fields in both forms, with dashes or underscores', () => {
-    expect(parseRlArgs(['--num_generations', '4', '--learning-rate=0.01', '--dynamic_sampling']).fields).toEqual({ num_generations: 4, learning_rate: 0.01, dynamic_sampling: true });
+    expect(parseRlArgs(['--num_generations', '4', '--learning-rate=0.01', '--dynamic_sampling']).fields).toEqual({
+      num_generations: 4,
+      learning_rate: 0.01,
+      dynamic_sampling: true,
+    });
   });
 
   it.each([
@@ -37,9 +41,18 @@ describe('train flags', () => {
     [['--kl_coef', '0.1'], "unknown flag --kl_coef; did you mean --beta? (kl_coef is another trainer's name for it)"],
     [['--lr', '1'], "unknown flag --lr; did you mean --learning_rate? (lr is another trainer's name for it)"],
     [['--lr=1'], "unknown flag --lr; did you mean --learning_rate? (lr is another trainer's name for it)"],
-    [['--clip_ratio_high', '0.28'], "unknown flag --clip_ratio_high; did you mean --epsilon_high? (clip_ratio_high is another trainer's name for it)"],
-    [['--n_samples_per_prompt', '8'], "unknown flag --n_samples_per_prompt; did you mean --num_generations? (n_samples_per_prompt is another trainer's name for it)"],
-    [['--ppo_epochs', '2'], "unknown flag --ppo_epochs; did you mean --num_iterations? (ppo_epochs is another trainer's name for it)"],
+    [
+      ['--clip_ratio_high', '0.28'],
+      "unknown flag --clip_ratio_high; did you mean --epsilon_high? (clip_ratio_high is another trainer's name for it)",
+    ],
+    [
+      ['--n_samples_per_prompt', '8'],
+      "unknown flag --n_samples_per_prompt; did you mean --num_generations? (n_samples_per_prompt is another trainer's name for it)",
+    ],
+    [
+      ['--ppo_epochs', '2'],
+      "unknown flag --ppo_epochs; did you mean --num_iterations? (ppo_epochs is another trainer's name for it)",
+    ],
     [['--presett', 'grpo'], 'unknown flag --presett; did you mean --preset?'],
   ])('%j', (argv, message) => {
     expect(problem(argv)).toBe(message);
@@ -57,15 +70,31 @@ describe('train flags', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rl-lab-flags-'));
     writeFileSync(join(dir, 'reward.js'), '(prompt, completion) => completion.length\n');
     writeFileSync(join(dir, 'list.jsonl'), '{"prompt": "2+2=", "answer": "4"}\n');
-    const { fields } = parseRlArgs(['--reward_fn', join(dir, 'reward.js'), `--prompts=${join(dir, 'list.jsonl')}`, '--task', 'prompts']);
-    expect(fields).toEqual({ reward_fn: '(prompt, completion) => completion.length', prompts: '{"prompt": "2+2=", "answer": "4"}', task: 'prompts' });
-    expect(resolveRunStart(parseRlArgs(['--reward_fn', join(dir, 'reward.js'), '--task', 'copy'])).config.reward_fn).toBe('(prompt, completion) => completion.length');
-    expect(problem(['--reward_fn', join(dir, 'nope.js')])).toMatch(/^--reward_fn names a file whose text is the value: .*nope\.js: cannot read it/);
+    const { fields } = parseRlArgs([
+      '--reward_fn',
+      join(dir, 'reward.js'),
+      `--prompts=${join(dir, 'list.jsonl')}`,
+      '--task',
+      'prompts',
+    ]);
+    expect(fields).toEqual({
+      reward_fn: '(prompt, completion) => completion.length',
+      prompts: '{"prompt": "2+2=", "answer": "4"}',
+      task: 'prompts',
+    });
+    expect(
+      resolveRunStart(parseRlArgs(['--reward_fn', join(dir, 'reward.js'), '--task', 'copy'])).config.reward_fn,
+    ).toBe('(prompt, completion) => completion.length');
+    expect(problem(['--reward_fn', join(dir, 'nope.js')])).toMatch(
+      /^--reward_fn names a file whose text is the value: .*nope\.js: cannot read it/,
+    );
   });
 
-  it('--help lists every field with its range, default and other trainers\' names', () => {
+  it("--help lists every field with its range, default and other trainers' names", () => {
     const help = rlHelpText();
-    expect(help).toMatch(/--epsilon_high .*\n.*num in \[0, 100\], or null \(epsilon\); default null\n.*elsewhere: TRL epsilon_high; verl actor_rollout_ref\.actor\.clip_ratio_high/);
+    expect(help).toMatch(
+      /--epsilon_high .*\n.*num in \[0, 100\], or null \(epsilon\); default null\n.*elsewhere: TRL epsilon_high; verl actor_rollout_ref\.actor\.clip_ratio_high/,
+    );
     expect(help).toMatch(/docs\/algorithms\.md/);
   });
 });
@@ -84,8 +113,12 @@ describe('exit codes', () => {
 
   it('a bad flag and a bad config value are both refused input (2); a runtime failure is 1', () => {
     expect(exitCodeOf(error(() => parseRlArgs(['--lr', '1'])))).toBe(EXIT.usage);
-    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--epsilon', '2']))))).toBe(EXIT.usage);
-    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--config', '/no/such/rl_config.json']))))).toBe(EXIT.usage);
+    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--epsilon', '2']))))).toBe(
+      EXIT.usage,
+    );
+    expect(exitCodeOf(error(() => resolveRunStart(parseRlArgs(['--config', '/no/such/rl_config.json']))))).toBe(
+      EXIT.usage,
+    );
     expect(exitCodeOf(new Error('device lost'))).toBe(EXIT.failed);
     expect(new Set(Object.values(EXIT)).size).toBe(4);
   });
@@ -93,7 +126,9 @@ describe('exit codes', () => {
 
 describe('the start of a run', () => {
   it("records the shipped warm start and its difficulty, so the run's rl_config.json fed back gives the same config and start", () => {
-    const first = resolveRunStart(parseRlArgs(['--task', 'copy', '--preset', 'dr_grpo', '--steps', '3', '--seed', '5']));
+    const first = resolveRunStart(
+      parseRlArgs(['--task', 'copy', '--preset', 'dr_grpo', '--steps', '3', '--seed', '5']),
+    );
     expect(first.config.checkpoint).toBe('copy');
     expect(first.config.difficulty).toBe(3);
     expect(first.dir).toBe(fileURLToPath(new URL('checkpoints/copy', PUBLIC_DIR)));
@@ -102,8 +137,10 @@ describe('the start of a run', () => {
     expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(first);
   });
 
-  it('records an --init directory (absolute) and a fresh model\'s difficulty the same way', () => {
-    const init = resolveRunStart(parseRlArgs(['--task', 'copy', '--init', 'public/checkpoints/copy', '--difficulty', '2']));
+  it("records an --init directory (absolute) and a fresh model's difficulty the same way", () => {
+    const init = resolveRunStart(
+      parseRlArgs(['--task', 'copy', '--init', 'public/checkpoints/copy', '--difficulty', '2']),
+    );
     expect(init.config.checkpoint).toBe(resolve('public/checkpoints/copy'));
     expect(init.dir).toBe(resolve('public/checkpoints/copy'));
     const file = join(scratch(), 'rl_config.json');
@@ -122,13 +159,16 @@ describe('the start of a run', () => {
     expect(checkpointDirOf('/no/such/dir')).toBe('/no/such/dir');
     expect(checkpointDirOf('runs/x')).toBe('runs/x');
     expect(checkpointDirOf('copy')).toBe(fileURLToPath(new URL('checkpoints/copy', PUBLIC_DIR)));
-    expect(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--init', 'a', '--checkpoint', 'copy']))).toThrow(/--init and --checkpoint both name the starting weights/);
+    expect(() => resolveRunStart(parseRlArgs(['--task', 'copy', '--init', 'a', '--checkpoint', 'copy']))).toThrow(
+      /--init and --checkpoint both name the starting weights/,
+    );
   });
 });
 
 describe('--resume', () => {
   /** What resumeConfig reads of a state: the saved config and the steps done. */
-  const saved = (step: number) => ({ meta: { config: resolveConfig('grpo', { task: 'copy', steps: 6, seed: 1 }), step } }) as TrainerState;
+  const saved = (step: number) =>
+    ({ meta: { config: resolveConfig('grpo', { task: 'copy', steps: 6, seed: 1 }), step } }) as TrainerState;
   const refusal = (argv: string[], step = 3) => {
     try {
       resumeConfig(parseRlArgs(['--resume', 's', ...argv]), saved(step), 's');
@@ -139,13 +179,22 @@ describe('--resume', () => {
   };
 
   it('continues with the saved config; --steps extends it and --save_every may change', () => {
-    const c = resumeConfig(parseRlArgs(['--resume', 's', '--steps', '10', '--save_every', '2', '--out', 'o', '--quiet']), saved(6), 's');
+    const c = resumeConfig(
+      parseRlArgs(['--resume', 's', '--steps', '10', '--save_every', '2', '--out', 'o', '--quiet']),
+      saved(6),
+      's',
+    );
     expect(c).toEqual({ ...saved(6).meta.config, steps: 10, save_every: 2 });
-    expect(resumeConfig(parseRlArgs(['--resume', 's', '--seed', '1', '--task', 'copy']), saved(3), 's')).toEqual(saved(3).meta.config);
+    expect(resumeConfig(parseRlArgs(['--resume', 's', '--seed', '1', '--task', 'copy']), saved(3), 's')).toEqual(
+      saved(3).meta.config,
+    );
   });
 
   it.each([
-    [['--learning_rate', '0.1'], /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups, --memory-budget\)/],
+    [
+      ['--learning_rate', '0.1'],
+      /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups, --memory-budget\)/,
+    ],
     [['--preset', 'ppo', '--seed', '2', '--task', 'addition'], /cannot change on resume: --preset, --seed, --task /],
     [['--config', 'x.json'], /cannot change on resume: --config /],
     [['--init', 'dir'], /cannot change on resume: --init /],
@@ -155,19 +204,50 @@ describe('--resume', () => {
   });
 
   it('a finished run says so and how to extend it, instead of running 0 steps', () => {
-    expect(refusal([], 6)).toBe('s: the run is finished (6 of 6 steps done); resume with --steps N (N > 6) to extend it');
+    expect(refusal([], 6)).toBe(
+      's: the run is finished (6 of 6 steps done); resume with --steps N (N > 6) to extend it',
+    );
     expect(refusal(['--steps', '6'], 6)).toMatch(/the run is finished/);
   });
 });
 
 describe('interrupting a run', () => {
-  const cli = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', '--import', './src/cli/register-raw.mjs', 'src/cli/train.ts', ...args], { cwd: ROOT, env: process.env });
-  const finished = (child: ChildProcess) => new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const stepsIn = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { step: number }).step) : []);
+  const cli = (args: string[]) =>
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', './src/cli/register-raw.mjs', 'src/cli/train.ts', ...args],
+      { cwd: ROOT, env: process.env },
+    );
+  const finished = (child: ChildProcess) =>
+    new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const stepsIn = (path: string) =>
+    existsSync(path)
+      ? readFileSync(path, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as { step: number }).step)
+      : [];
 
   it('SIGINT saves the last completed step as a pair, and --resume continues to the end', async () => {
     const out = join(scratch(), 'run');
-    const tiny = ['--task', 'copy', '--steps', '40', '--train_batch_size', '1', '--num_generations', '2', '--eval_every', '0', '--save_every', '0', '--inspect-groups', '0', '--quiet', '--autotune=false'];
+    const tiny = [
+      '--task',
+      'copy',
+      '--steps',
+      '40',
+      '--train_batch_size',
+      '1',
+      '--num_generations',
+      '2',
+      '--eval_every',
+      '0',
+      '--save_every',
+      '0',
+      '--inspect-groups',
+      '0',
+      '--quiet',
+      '--autotune=false',
+    ];
     const child = cli([...tiny, '--out', out]);
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));

@@ -57,19 +57,33 @@ import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../model/peft';
 import { loraShapes } from '../core/lora-layout';
-import { LORA_ADAPTER_DIR, RunDivergedError, RunSession, policyFiles, type RunSink, type SavedRun, type SessionStart } from '../engine/run-session';
+import {
+  LORA_ADAPTER_DIR,
+  RunDivergedError,
+  RunSession,
+  policyFiles,
+  type RunSink,
+  type SavedRun,
+  type SessionStart,
+} from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH } from '../engine/start-policy';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   preset: { value: 'name', doc: `algorithm preset: ${PRESET_NAMES.join(', ')} (default grpo)` },
   config: { value: 'file.json', doc: 'config file: an object of fields, optionally with "preset"; flags override it' },
-  init: { value: 'dir', doc: "checkpoint directory to start from (default: the task's shipped warm start, else a fresh `model`)" },
+  init: {
+    value: 'dir',
+    doc: "checkpoint directory to start from (default: the task's shipped warm start, else a fresh `model`)",
+  },
   resume: {
     value: 'file',
     doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget; any other flag is refused',
   },
-  out: { value: 'dir', doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file)' },
+  out: {
+    value: 'dir',
+    doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file)',
+  },
   backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
   'inspect-groups': { value: 'n', doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)' },
   quiet: { value: null, doc: 'no progress bar' },
@@ -82,14 +96,30 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
 };
 
 function fieldHelp(name: string, spec: FieldSpec): string {
-  const def = spec.default === null ? 'null' : typeof spec.default === 'object' ? JSON.stringify(spec.default) : String(spec.default);
-  const others = [spec.trl && `TRL ${spec.trl}`, spec.verl && `verl ${spec.verl}`, spec.openrlhf && `OpenRLHF ${spec.openrlhf}`].filter(Boolean).join('; ');
+  const def =
+    spec.default === null
+      ? 'null'
+      : typeof spec.default === 'object'
+        ? JSON.stringify(spec.default)
+        : String(spec.default);
+  const others = [
+    spec.trl && `TRL ${spec.trl}`,
+    spec.verl && `verl ${spec.verl}`,
+    spec.openrlhf && `OpenRLHF ${spec.openrlhf}`,
+  ]
+    .filter(Boolean)
+    .join('; ');
   const kind = spec.kind === 'string' && spec.multiline ? 'a file: its text is the value' : kindText(spec);
-  return `  --${name}`.padEnd(34) + `${spec.doc}\n${' '.repeat(34)}${kind}; default ${def}${others ? `\n${' '.repeat(34)}elsewhere: ${others}${spec.note ? ` (${spec.note})` : ''}` : ''}`;
+  return (
+    `  --${name}`.padEnd(34) +
+    `${spec.doc}\n${' '.repeat(34)}${kind}; default ${def}${others ? `\n${' '.repeat(34)}elsewhere: ${others}${spec.note ? ` (${spec.note})` : ''}` : ''}`
+  );
 }
 
 export function rlHelpText(): string {
-  const cmd = Object.entries(COMMAND_FLAGS).map(([k, f]) => `  --${k}${f.value ? ` <${f.value}>` : ''}`.padEnd(34) + f.doc);
+  const cmd = Object.entries(COMMAND_FLAGS).map(
+    ([k, f]) => `  --${k}${f.value ? ` <${f.value}>` : ''}`.padEnd(34) + f.doc,
+  );
   const fields = (Object.entries(FIELD_SECTIONS) as [Section, readonly RLField[]][]).flatMap(([section, names]) => [
     '',
     `${SECTIONS[section].title} (${SECTIONS[section].math}):`,
@@ -126,9 +156,14 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
   const known = { ...COMMAND_FLAGS, ...FIELD_SPECS };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${clipText(arg)}" (flags start with --; see --help)`);
+    if (!arg.startsWith('--'))
+      throw new UsageError(`unexpected argument "${clipText(arg)}" (flags start with --; see --help)`);
     const [raw, inline] = arg.slice(2).split(/=(.*)/s, 2);
-    const name = isFieldName(RL_FIELDS, raw) ? raw : isFieldName(RL_FIELDS, raw.replace(/-/g, '_')) ? raw.replace(/-/g, '_') : raw;
+    const name = isFieldName(RL_FIELDS, raw)
+      ? raw
+      : isFieldName(RL_FIELDS, raw.replace(/-/g, '_'))
+        ? raw.replace(/-/g, '_')
+        : raw;
     if (isFieldName(COMMAND_FLAGS, name)) {
       if (COMMAND_FLAGS[name].value === null) command[name] = inline === undefined ? true : inline !== 'false';
       else {
@@ -203,14 +238,19 @@ export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset
     } catch (e) {
       throw new UsageError(`--config ${parsed.command.config}: not valid JSON (${(e as Error).message})`);
     }
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new UsageError(`--config ${parsed.command.config}: the top level must be an object of fields`);
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+      throw new UsageError(`--config ${parsed.command.config}: the top level must be an object of fields`);
     const { preset, ...rest } = obj as Record<string, unknown>;
-    if (preset !== undefined && typeof preset !== 'string') throw new UsageError(`--config: "preset" must be a preset name`);
+    if (preset !== undefined && typeof preset !== 'string')
+      throw new UsageError(`--config: "preset" must be a preset name`);
     filePreset = (preset as string | undefined) ?? null;
     fileFields = rest;
   }
   const presetName = (parsed.command.preset as string | undefined) ?? filePreset ?? 'grpo';
-  if (!isPresetName(presetName)) throw new UsageError(`--preset must be one of ${PRESET_NAMES.join(', ')}; got "${presetName}"${suggestion(presetName, PRESET_NAMES)}`);
+  if (!isPresetName(presetName))
+    throw new UsageError(
+      `--preset must be one of ${PRESET_NAMES.join(', ')}; got "${presetName}"${suggestion(presetName, PRESET_NAMES)}`,
+    );
   const fields = { ...fileFields, ...parsed.fields };
   return { config: resolveConfig(presetName, fields), preset: presetName, given: new Set(Object.keys(fields)) };
 }
@@ -231,7 +271,8 @@ export interface RunStart {
  */
 export function resolveRunStart(parsed: ParsedRlArgs): RunStart {
   const initDir = typeof parsed.command.init === 'string' ? parsed.command.init : null;
-  if (initDir !== null && parsed.fields.checkpoint != null) throw new UsageError('--init and --checkpoint both name the starting weights; give one');
+  if (initDir !== null && parsed.fields.checkpoint != null)
+    throw new UsageError('--init and --checkpoint both name the starting weights; give one');
   const first = configFromArgs(parsed);
   let overrides: Partial<Record<RLField, unknown>> = {};
   if (initDir !== null) overrides = { checkpoint: resolve(initDir) };
@@ -239,15 +280,37 @@ export function resolveRunStart(parsed: ParsedRlArgs): RunStart {
     // No checkpoint named: the task's warm start, whose difficulty it was trained at holds unless the user sets one.
     // `--checkpoint null` (or null in --config, as a fresh run's rl_config.json records it) is a fresh model, as in the page.
     const warm = shippedWarmStarts().find((w) => w.task === first.config.task);
-    if (warm) overrides = { checkpoint: warm.path.replace(/^checkpoints\//, ''), ...(first.config.difficulty === null ? { difficulty: warm.difficulty } : {}) };
+    if (warm)
+      overrides = {
+        checkpoint: warm.path.replace(/^checkpoints\//, ''),
+        ...(first.config.difficulty === null ? { difficulty: warm.difficulty } : {}),
+      };
   }
-  const withStart = Object.keys(overrides).length ? configFromArgs({ command: parsed.command, fields: { ...parsed.fields, ...overrides } }) : first;
-  const config = withStart.config.difficulty === null ? { ...withStart.config, difficulty: derive(withStart.config).difficulty } : withStart.config;
-  return { config: validateConfig(config), preset: withStart.preset, dir: config.checkpoint === null ? null : checkpointDirOf(config.checkpoint) };
+  const withStart = Object.keys(overrides).length
+    ? configFromArgs({ command: parsed.command, fields: { ...parsed.fields, ...overrides } })
+    : first;
+  const config =
+    withStart.config.difficulty === null
+      ? { ...withStart.config, difficulty: derive(withStart.config).difficulty }
+      : withStart.config;
+  return {
+    config: validateConfig(config),
+    preset: withStart.preset,
+    dir: config.checkpoint === null ? null : checkpointDirOf(config.checkpoint),
+  };
 }
 
 /** Command flags and config fields that may differ from the saved run on --resume; every other flag is refused. */
-const RESUME_COMMAND_FLAGS = new Set(['resume', 'out', 'quiet', 'backend', 'autotune', 'inspect-groups', 'memory-budget', 'help']);
+const RESUME_COMMAND_FLAGS = new Set([
+  'resume',
+  'out',
+  'quiet',
+  'backend',
+  'autotune',
+  'inspect-groups',
+  'memory-budget',
+  'help',
+]);
 const RESUME_FIELDS = new Set<RLField>(['steps', 'save_every']);
 
 /**
@@ -259,19 +322,33 @@ export function resumeConfig(parsed: ParsedRlArgs, state: TrainerState, statePat
   const saved = state.meta.config;
   const refused = [
     ...Object.keys(parsed.command).filter((k) => !RESUME_COMMAND_FLAGS.has(k)),
-    ...(Object.entries(parsed.fields) as [RLField, unknown][]).filter(([k, v]) => !RESUME_FIELDS.has(k) && JSON.stringify(v) !== JSON.stringify(saved[k])).map(([k]) => k),
+    ...(Object.entries(parsed.fields) as [RLField, unknown][])
+      .filter(([k, v]) => !RESUME_FIELDS.has(k) && JSON.stringify(v) !== JSON.stringify(saved[k]))
+      .map(([k]) => k),
   ];
   if (refused.length) {
-    const may = [...[...RESUME_FIELDS].map((f) => `--${f}`), ...[...RESUME_COMMAND_FLAGS].filter((f) => f !== 'resume' && f !== 'help').map((f) => `--${f}`)];
-    throw new UsageError(`--resume continues the saved run with its saved config; these flags cannot change on resume: ${refused.map((k) => `--${k}`).join(', ')} (may change: ${may.join(', ')})`);
+    const may = [
+      ...[...RESUME_FIELDS].map((f) => `--${f}`),
+      ...[...RESUME_COMMAND_FLAGS].filter((f) => f !== 'resume' && f !== 'help').map((f) => `--${f}`),
+    ];
+    throw new UsageError(
+      `--resume continues the saved run with its saved config; these flags cannot change on resume: ${refused.map((k) => `--${k}`).join(', ')} (may change: ${may.join(', ')})`,
+    );
   }
   const done = state.meta.step;
   const steps = (parsed.fields.steps as number | undefined) ?? saved.steps;
-  if (steps < done) throw new UsageError(`--steps ${steps} is fewer than the ${done} steps ${statePath} has done already`);
+  if (steps < done)
+    throw new UsageError(`--steps ${steps} is fewer than the ${done} steps ${statePath} has done already`);
   if (steps === done) {
-    throw new UsageError(`${statePath}: the run is finished (${done} of ${saved.steps} steps done); resume with --steps N (N > ${done}) to extend it`);
+    throw new UsageError(
+      `${statePath}: the run is finished (${done} of ${saved.steps} steps done); resume with --steps N (N > ${done}) to extend it`,
+    );
   }
-  return validateConfig({ ...saved, steps, save_every: (parsed.fields.save_every as number | undefined) ?? saved.save_every });
+  return validateConfig({
+    ...saved,
+    steps,
+    save_every: (parsed.fields.save_every as number | undefined) ?? saved.save_every,
+  });
 }
 
 /** Drops the lines of a .jsonl log whose step is after `lastStep` (logged after the last save, so not in the state). */
@@ -330,7 +407,8 @@ function readTrainerStateFile(path: string): { bytes: Uint8Array; state: Trainer
  */
 async function pairMismatch(dir: string, step: number): Promise<string | null> {
   const model = join(dir, 'model.safetensors');
-  if (!existsSync(model)) return `${dir} has no model.safetensors beside the trainer state (step ${step}); the next save writes the checkpoint`;
+  if (!existsSync(model))
+    return `${dir} has no model.safetensors beside the trainer state (step ${step}); the next save writes the checkpoint`;
   let ckStep: string | undefined;
   try {
     ckStep = (await loadCheckpointDir(dir)).ck.metadata?.steps;
@@ -348,11 +426,18 @@ async function pairMismatch(dir: string, step: number): Promise<string | null> {
 async function savedRunOf(statePath: string, bytes: Uint8Array, state: TrainerState): Promise<SavedRun> {
   const dir = dirname(statePath);
   const tokenizerPath = join(dir, 'tokenizer.json');
-  const tokenizerJson = existsSync(tokenizerPath) ? readFileOrFail(tokenizerPath).toString('utf8') : await CLI_ASSETS.text(CHAR_TOKENIZER_PATH);
+  const tokenizerJson = existsSync(tokenizerPath)
+    ? readFileOrFail(tokenizerPath).toString('utf8')
+    : await CLI_ASSETS.text(CHAR_TOKENIZER_PATH);
   const configPath = join(dir, 'tokenizer_config.json');
   const tokenizerConfigJson = existsSync(configPath) ? readFileOrFail(configPath).toString('utf8') : null;
   const tok = await tokenizerFromFiles(tokenizerJson, tokenizerConfigJson);
-  const ck = { config: state.meta.modelConfig, params: state.learner.policy, metadata: {}, special: { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId } };
+  const ck = {
+    config: state.meta.modelConfig,
+    params: state.learner.policy,
+    metadata: {},
+    special: { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId },
+  };
   return { step: state.meta.step, state: bytes, ...encodeCheckpoint(ck), tokenizerJson, tokenizerConfigJson };
 }
 
@@ -362,13 +447,21 @@ async function savedRunOf(statePath: string, bytes: Uint8Array, state: TrainerSt
  * last (both record their step, so a save cut off between the renames is named on resume); a rewind drops the log
  * lines after the saved step.
  */
-function folderSink(out: string, paths: { metrics: string; rollouts: string; eval: string }, lora: boolean, savedText: () => string): RunSink & { savedIn: string } {
+function folderSink(
+  out: string,
+  paths: { metrics: string; rollouts: string; eval: string },
+  lora: boolean,
+  savedText: () => string,
+): RunSink & { savedIn: string } {
   const append = (path: string, text: string) => onFile(path, 'append to it', () => appendFileSync(path, text));
   const sink = {
     savedIn: out,
     appendStep: async (records: StepRecord[]) => {
       for (const r of records) {
-        append(paths.metrics, `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`);
+        append(
+          paths.metrics,
+          `${JSON.stringify({ step: r.step, optimizer_step: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, ...r.metrics })}\n`,
+        );
         if (r.groups?.length) append(paths.rollouts, `${jsonlGroups(r.step, r.groups)}\n`);
         // The step-0 evaluation (before training) comes first, so eval.jsonl reads in step order.
         for (const e of evalsOf(r)) append(paths.eval, `${JSON.stringify(e)}\n`);
@@ -378,7 +471,10 @@ function folderSink(out: string, paths: { metrics: string; rollouts: string; eva
       const policy = policyFiles(saved, lora ? saved.state : null);
       try {
         if (lora) mkdirOrFail(join(out, LORA_ADAPTER_DIR));
-        writeFilesAtomic([...policy.files.map((f) => [join(out, f.name), f.data] as [string, Uint8Array | string]), [join(out, TRAINER_STATE_FILE), saved.state]]);
+        writeFilesAtomic([
+          ...policy.files.map((f) => [join(out, f.name), f.data] as [string, Uint8Array | string]),
+          [join(out, TRAINER_STATE_FILE), saved.state],
+        ]);
       } catch (e) {
         (e as Error).message = `saving step ${saved.step}: ${(e as Error).message}; ${savedText()}`;
         throw e;
@@ -405,15 +501,22 @@ export async function trainRl(argv: string[]): Promise<number> {
     process.stdout.write(rlHelpText());
     return EXIT.ok;
   }
-  if (parsed.fields.task === undefined && typeof parsed.command.config !== 'string' && typeof parsed.command.resume !== 'string') {
+  if (
+    parsed.fields.task === undefined &&
+    typeof parsed.command.config !== 'string' &&
+    typeof parsed.command.resume !== 'string'
+  ) {
     throw new UsageError('--task is required (see --help)');
   }
   const backendName = (parsed.command.backend as string | undefined) ?? 'webgpu';
-  if (backendName !== 'webgpu' && backendName !== 'cpu') throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
+  if (backendName !== 'webgpu' && backendName !== 'cpu')
+    throw new UsageError(`--backend must be webgpu or cpu, got "${backendName}"`);
   const inspectGroups = parsed.command['inspect-groups'] !== undefined ? Number(parsed.command['inspect-groups']) : 2;
-  if (!Number.isInteger(inspectGroups) || inspectGroups < 0) throw new UsageError(`--inspect-groups must be a whole number >= 0`);
+  if (!Number.isInteger(inspectGroups) || inspectGroups < 0)
+    throw new UsageError(`--inspect-groups must be a whole number >= 0`);
   const budgetGiB = parsed.command['memory-budget'] !== undefined ? Number(parsed.command['memory-budget']) : null;
-  if (budgetGiB !== null && !(budgetGiB > 0)) throw new UsageError(`--memory-budget must be a number of GiB > 0, got "${parsed.command['memory-budget']}"`);
+  if (budgetGiB !== null && !(budgetGiB > 0))
+    throw new UsageError(`--memory-budget must be a number of GiB > 0, got "${parsed.command['memory-budget']}"`);
   const memoryBudgetBytes = budgetGiB === null ? null : budgetGiB * 2 ** 30;
   const statePath = typeof parsed.command.resume === 'string' ? parsed.command.resume : null;
   let from: SavedRun | null = null;
@@ -424,8 +527,13 @@ export async function trainRl(argv: string[]): Promise<number> {
     const savedSteps = state.meta.config.steps;
     config = resumeConfig(parsed, state, statePath);
     if (config.steps > savedSteps) {
-      const stretched = [config.lr_schedule !== 'constant' && `lr_schedule ${config.lr_schedule}`, config.curriculum === 'easy_to_hard' && 'the easy_to_hard curriculum'].filter(Boolean);
-      console.error(`extending the run from ${savedSteps} to ${config.steps} steps${stretched.length ? ` (${stretched.join(' and ')} now stretch to ${config.steps} steps)` : ''}`);
+      const stretched = [
+        config.lr_schedule !== 'constant' && `lr_schedule ${config.lr_schedule}`,
+        config.curriculum === 'easy_to_hard' && 'the easy_to_hard curriculum',
+      ].filter(Boolean);
+      console.error(
+        `extending the run from ${savedSteps} to ${config.steps} steps${stretched.length ? ` (${stretched.join(' and ')} now stretch to ${config.steps} steps)` : ''}`,
+      );
     }
     const mismatch = await pairMismatch(dirname(statePath), state.meta.step);
     if (mismatch) console.error(`warning: ${mismatch}`);
@@ -434,26 +542,42 @@ export async function trainRl(argv: string[]): Promise<number> {
     ({ config, preset } = resolveRunStart(parsed));
   }
   for (const w of configWarnings(config)) console.error(`warning: ${w}`);
-  const out = (parsed.command.out as string | undefined) ?? (statePath !== null ? dirname(statePath) : join('runs', `${config.task}-${preset}-${Date.now()}`));
+  const out =
+    (parsed.command.out as string | undefined) ??
+    (statePath !== null ? dirname(statePath) : join('runs', `${config.task}-${preset}-${Date.now()}`));
   mkdirOrFail(out);
-  const paths = { metrics: join(out, 'metrics.jsonl'), rollouts: join(out, 'rollouts.jsonl'), eval: join(out, 'eval.jsonl') };
+  const paths = {
+    metrics: join(out, 'metrics.jsonl'),
+    rollouts: join(out, 'rollouts.jsonl'),
+    eval: join(out, 'eval.jsonl'),
+  };
   if (from) {
     // Steps logged after the last save are not in the state; they run again, so their old lines go.
     const dropped = Object.values(paths).reduce((n, p) => n + trimLogAfter(p, from.step), 0);
-    if (dropped) console.error(`dropped ${dropped} log line(s) after step ${from.step} (logged after the last save; those steps run again)`);
+    if (dropped)
+      console.error(
+        `dropped ${dropped} log line(s) after step ${from.step} (logged after the last save; those steps run again)`,
+      );
   } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
   writeFileAtomic(join(out, 'rl_config.json'), `${configToJson(config, preset)}\n`);
 
   let ctx: GpuContext | null = null;
   const device = async () => (ctx ??= await acquireTunedDevice({ tune: parsed.command.autotune !== false }));
   let savedStep = from ? from.step : -1;
-  const savedText = () => (savedStep >= 0 ? `the last saved checkpoint and trainer state in ${sink.savedIn} are from step ${savedStep}` : 'nothing was saved');
+  const savedText = () =>
+    savedStep >= 0
+      ? `the last saved checkpoint and trainer state in ${sink.savedIn} are from step ${savedStep}`
+      : 'nothing was saved';
   const sink = folderSink(out, paths, config.lora_rank > 0, savedText);
   if (statePath !== null) sink.savedIn = dirname(statePath);
   const onStart = ({ modelConfig, backend }: SessionStart) => {
     if (backend.kind !== 'webgpu') return;
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
-    const plan = rlMemoryPlan(config, modelConfig, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: memoryBudgetBytes });
+    const plan = rlMemoryPlan(config, modelConfig, {
+      maxBufferSize,
+      maxStorageBufferBindingSize,
+      budgetBytes: memoryBudgetBytes,
+    });
     console.error(`memory plan:\n  ${describePlan(plan).join('\n  ')}`);
   };
   let session: RunSession;
@@ -478,7 +602,9 @@ export async function trainRl(argv: string[]): Promise<number> {
   );
   if (trainer.lora) {
     const trainable = loraShapes(modelConfig, trainer.lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
-    console.error(`LoRA rank ${trainer.lora.rank}, alpha ${trainer.lora.alpha} on ${trainer.lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`);
+    console.error(
+      `LoRA rank ${trainer.lora.rank}, alpha ${trainer.lora.alpha} on ${trainer.lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`,
+    );
   }
 
   let signal: NodeJS.Signals | null = null;
@@ -508,7 +634,9 @@ export async function trainRl(argv: string[]): Promise<number> {
         const done = r.step - startStep;
         const eta = ((performance.now() - t0) / 1000 / done) * (config.steps - r.step);
         const evaluation = records.find((x) => x.eval)?.eval;
-        const ev = evaluation ? ` eval acc ${(evaluation.accuracy * 100).toFixed(0)}% pass@${evaluation.passAtK.length} ${(evaluation.passAtK[evaluation.passAtK.length - 1] * 100).toFixed(0)}%` : '';
+        const ev = evaluation
+          ? ` eval acc ${(evaluation.accuracy * 100).toFixed(0)}% pass@${evaluation.passAtK.length} ${(evaluation.passAtK[evaluation.passAtK.length - 1] * 100).toFixed(0)}%`
+          : '';
         const m = (name: MetricName, digits: number, scale = 1) => ((r.metrics[name] ?? NaN) * scale).toFixed(digits);
         process.stderr.write(
           `\r${progressBar(r.step / config.steps, `step ${r.step}/${config.steps} reward ${m('reward', 3)} acc ${m('accuracy', 0, 100)}% entropy ${m('entropy', 3)} clip ${m('clip_ratio/region_mean', 3)}${ev} eta ${eta.toFixed(0)}s`)}   `,
@@ -520,7 +648,9 @@ export async function trainRl(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof RunDivergedError) {
       if (!quiet) process.stderr.write('\n');
-      throw new Error(`${e.message} (${e.savedStep > 0 ? `the checkpoint and trainer state in ${sink.savedIn} are from step ${e.savedStep}; the logs end there` : 'nothing was saved; the logs are empty'})`);
+      throw new Error(
+        `${e.message} (${e.savedStep > 0 ? `the checkpoint and trainer state in ${sink.savedIn} are from step ${e.savedStep}; the logs end there` : 'nothing was saved; the logs are empty'})`,
+      );
     }
     throw e;
   } finally {
@@ -531,11 +661,15 @@ export async function trainRl(argv: string[]): Promise<number> {
   }
   const took = `${session.savedStep - startStep} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
   if (signal) {
-    console.error(`interrupted by ${signal} after step ${session.savedStep} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`);
+    console.error(
+      `interrupted by ${signal} after step ${session.savedStep} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`,
+    );
     console.log(out);
     return EXIT.interrupted;
   }
-  console.error(`done: ${took}; last reward ${last.reward?.toFixed(3)}, accuracy ${((last.accuracy ?? 0) * 100).toFixed(1)}%; saved to ${out}`);
+  console.error(
+    `done: ${took}; last reward ${last.reward?.toFixed(3)}, accuracy ${((last.accuracy ?? 0) * 100).toFixed(1)}%; saved to ${out}`,
+  );
   console.log(out);
   return EXIT.ok;
 }

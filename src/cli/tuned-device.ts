@@ -53,11 +53,14 @@ export function fileTuneStore(path: string, warn: (m: string) => void = () => {}
  * Acquires the Node device and tunes its matmuls (unless tune is false), logging the adapter and the choice
  * through log (stderr by default).
  */
-export async function acquireTunedDevice(options: { tune?: boolean; log?: (line: string) => void } = {}): Promise<GpuContext> {
+export async function acquireTunedDevice(
+  options: { tune?: boolean; log?: (line: string) => void } = {},
+): Promise<GpuContext> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const ctx = await acquireNodeDevice();
   log(`adapter: ${describeAdapter(ctx.report)}`);
-  if (options.tune !== false) log(describeTuning(await autotuneMatmul(ctx, { store: fileTuneStore(tuneCachePath(), log) })));
+  if (options.tune !== false)
+    log(describeTuning(await autotuneMatmul(ctx, { store: fileTuneStore(tuneCachePath(), log) })));
   else log('matmul autotune: off (default variants)');
   return ctx;
 }

@@ -20,7 +20,9 @@ export function numel(shape: readonly number[]): number {
 /** Wraps an array with a shape, checking that the sizes agree. */
 export function host<A extends FloatArray>(data: A, shape: readonly number[]): HostTensor<A> {
   if (data.length !== numel(shape)) {
-    throw new Error(`host tensor: data has ${data.length} elements but shape [${shape.join(', ')}] needs ${numel(shape)}`);
+    throw new Error(
+      `host tensor: data has ${data.length} elements but shape [${shape.join(', ')}] needs ${numel(shape)}`,
+    );
   }
   return { data, shape: [...shape] };
 }

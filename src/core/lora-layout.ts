@@ -104,9 +104,14 @@ export function initLoraAdapters(d: LoraDims, spec: LoraSpec, rng: Rng): Record<
 /** Parses a comma-separated target list (PEFT's module names); null: every projection. Throws naming the bad name. */
 export function parseLoraTargets(text: string | null): LoraTarget[] {
   if (text === null) return [...LORA_TARGETS];
-  const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (names.length === 0) throw new Error(`lists no projection; name some of ${LORA_TARGETS.join(', ')}`);
-  for (const n of names) if (!(LORA_TARGETS as readonly string[]).includes(n)) throw new Error(`${JSON.stringify(n)} is not a projection; the projections are ${LORA_TARGETS.join(', ')}`);
+  for (const n of names)
+    if (!(LORA_TARGETS as readonly string[]).includes(n))
+      throw new Error(`${JSON.stringify(n)} is not a projection; the projections are ${LORA_TARGETS.join(', ')}`);
   // In the model's order, each once, so two spellings of the same set make the same adapters.
   return LORA_TARGETS.filter((t) => names.includes(t));
 }

@@ -38,7 +38,8 @@ export type ModelParams = Record<string, HostTensor>;
 /** Head dim HD = C / NH, checked. */
 export function headDim(d: ModelDims): number {
   if (d.dModel % d.nHeads !== 0) throw new Error(`model: dModel ${d.dModel} is not a multiple of nHeads ${d.nHeads}`);
-  if (d.nHeads % d.nKvHeads !== 0) throw new Error(`model: nHeads ${d.nHeads} is not a multiple of nKvHeads ${d.nKvHeads}`);
+  if (d.nHeads % d.nKvHeads !== 0)
+    throw new Error(`model: nHeads ${d.nHeads} is not a multiple of nKvHeads ${d.nKvHeads}`);
   return d.dModel / d.nHeads;
 }
 
@@ -96,16 +97,22 @@ export function checkParams(d: ModelDims, params: ModelParams): void {
   for (const { name, shape } of shapes) {
     const t = params[name];
     if (!t) throw new Error(`model: missing parameter ${name}`);
-    if (t.shape.length !== shape.length || t.shape.some((x, i) => x !== shape[i]) || t.data.length !== t.shape.reduce((a, b) => a * b, 1)) {
+    if (
+      t.shape.length !== shape.length ||
+      t.shape.some((x, i) => x !== shape[i]) ||
+      t.data.length !== t.shape.reduce((a, b) => a * b, 1)
+    ) {
       throw new Error(`model: ${name} has shape [${t.shape.join(', ')}], want [${shape.join(', ')}]`);
     }
   }
   const known = new Set(shapes.map((s) => s.name));
   for (const name of Object.keys(params)) {
-    if (!known.has(name)) throw new Error(`model: unexpected parameter ${name}${name === 'lm_head.weight' ? ' (embeddings are tied)' : ''}`);
+    if (!known.has(name))
+      throw new Error(
+        `model: unexpected parameter ${name}${name === 'lm_head.weight' ? ' (embeddings are tied)' : ''}`,
+      );
   }
 }
-
 
 function alloc(f64: boolean, shape: readonly number[]): HostTensor {
   const n = shape.reduce((a, b) => a * b, 1);

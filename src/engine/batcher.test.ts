@@ -14,11 +14,34 @@ function rec(step: number, opt: number, metrics: Record<string, number>, groups?
 function group(backing: ArrayBuffer): GroupRecord {
   const f = (o: number) => new Float32Array(backing, o * 4, 2);
   return {
-    index: 0, prompt: 'p', answer: 'a',
-    completions: [{
-      text: 'ab', length: 2, finished: true, reward: 1, rewards: { accuracy: 1 }, reason: '', masked: false,
-      tokens: { tokens: Uint32Array.from([5, 2]), logpOld: f(0), logp: f(2), logpSampler: f(4), entropy: f(6), ratio: f(8), advantage: f(10), clipSide: Int8Array.from([0, 1]), kl: f(12), loss: f(14), weight: f(16), value: new Float32Array(0) },
-    }],
+    index: 0,
+    prompt: 'p',
+    answer: 'a',
+    completions: [
+      {
+        text: 'ab',
+        length: 2,
+        finished: true,
+        reward: 1,
+        rewards: { accuracy: 1 },
+        reason: '',
+        masked: false,
+        tokens: {
+          tokens: Uint32Array.from([5, 2]),
+          logpOld: f(0),
+          logp: f(2),
+          logpSampler: f(4),
+          entropy: f(6),
+          ratio: f(8),
+          advantage: f(10),
+          clipSide: Int8Array.from([0, 1]),
+          kl: f(12),
+          loss: f(14),
+          weight: f(16),
+          value: new Float32Array(0),
+        },
+      },
+    ],
   };
 }
 
@@ -40,9 +63,25 @@ describe('metric batches and the record queue', () => {
 
   it('places optimizer steps as sub-ticks of their rollout step, so runs with different update counts align', () => {
     const twoUpdates: MetricRow[] = [1, 2].flatMap((step) =>
-      [0, 1].map((update) => ({ step, optimizerStep: 2 * (step - 1) + update + 1, epoch: update, minibatch: 0, update, updates: 2, metrics: { reward: step } })),
+      [0, 1].map((update) => ({
+        step,
+        optimizerStep: 2 * (step - 1) + update + 1,
+        epoch: update,
+        minibatch: 0,
+        update,
+        updates: 2,
+        metrics: { reward: step },
+      })),
     );
-    const oneUpdate: MetricRow[] = [1, 2].map((step) => ({ step, optimizerStep: step, epoch: 0, minibatch: 0, update: 0, updates: 1, metrics: { reward: step } }));
+    const oneUpdate: MetricRow[] = [1, 2].map((step) => ({
+      step,
+      optimizerStep: step,
+      epoch: 0,
+      minibatch: 0,
+      update: 0,
+      updates: 1,
+      metrics: { reward: step },
+    }));
     const a = packRows(twoUpdates);
     expect(Array.from(a.x)).toEqual([0.5, 1, 1.5, 2]);
     expect(Array.from(packRows(oneUpdate).x)).toEqual([1, 2]); // the last update of each rollout step sits on the step
@@ -77,7 +116,10 @@ describe('metric batches and the record queue', () => {
   it('sends the evaluation before training (step 0) ahead of the ones after batches', () => {
     const q = new RecordQueue();
     const ev = (step: number) => ({ step, items: 1, accuracy: step / 10, reward: 0, passAtK: [0] });
-    q.push('a', [{ ...rec(1, 1, { reward: 1 }), initialEval: ev(0), eval: ev(1) }, { ...rec(2, 2, { reward: 1 }), eval: ev(2) }]);
+    q.push('a', [
+      { ...rec(1, 1, { reward: 1 }), initialEval: ev(0), eval: ev(1) },
+      { ...rec(2, 2, { reward: 1 }), eval: ev(2) },
+    ]);
     expect(q.drain()[0].evals.map((e) => e.step)).toEqual([0, 1, 2]);
   });
 
@@ -97,7 +139,11 @@ describe('metric batches and the record queue', () => {
   });
 
   it('names every token, special tokens by their text', () => {
-    const tok = { specialIds: new Set([2]), tokenString: (id: number) => (id === 2 ? '<eos>' : '?'), decode: (ids: ArrayLike<number>) => String.fromCharCode(ids[0] + 92) };
+    const tok = {
+      specialIds: new Set([2]),
+      tokenString: (id: number) => (id === 2 ? '<eos>' : '?'),
+      decode: (ids: ArrayLike<number>) => String.fromCharCode(ids[0] + 92),
+    };
     expect(tokenTexts([group(new ArrayBuffer(72))], tok)).toEqual([[['a', '<eos>']]]);
   });
 });

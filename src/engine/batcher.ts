@@ -38,7 +38,9 @@ export class RecordQueue {
     const out = this.pending.map(({ runId, records }) => ({
       runId,
       metrics: packRows(records.map(rowOf)),
-      rollouts: records.filter((r) => r.groups && r.groups.length).map((r) => ({ step: r.step, groups: r.groups!, ...(r.batch && { batch: r.batch }) })),
+      rollouts: records
+        .filter((r) => r.groups?.length)
+        .map((r) => ({ step: r.step, groups: r.groups!, ...(r.batch && { batch: r.batch }) })),
       evals: records.flatMap(evalsOf),
     }));
     this.pending = [];
@@ -69,11 +71,17 @@ export function transferableGroups(groups: readonly GroupRecord[]): { groups: Gr
 }
 
 /** The text of every token of these groups ([group][completion][token]), special tokens as their names. */
-export function tokenTexts(groups: readonly GroupRecord[], tok: Pick<Tokenizer, 'decode' | 'tokenString' | 'specialIds'>): string[][][] {
+export function tokenTexts(
+  groups: readonly GroupRecord[],
+  tok: Pick<Tokenizer, 'decode' | 'tokenString' | 'specialIds'>,
+): string[][][] {
   return groups.map((g) => g.completions.map((c) => tokenStrings(c.tokens.tokens, tok)));
 }
 
 /** Each token's text: special tokens by name (<eos>), others decoded. */
-export function tokenStrings(ids: Uint32Array, tok: Pick<Tokenizer, 'decode' | 'tokenString' | 'specialIds'>): string[] {
+export function tokenStrings(
+  ids: Uint32Array,
+  tok: Pick<Tokenizer, 'decode' | 'tokenString' | 'specialIds'>,
+): string[] {
   return Array.from(ids, (id) => (tok.specialIds.has(id) ? tok.tokenString(id) : tok.decode([id])));
 }

@@ -8,7 +8,17 @@ import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';
 
 const config = (preset: 'grpo' | 'dr_grpo') =>
-  resolveConfig(preset, { task: 'copy', difficulty: 3, checkpoint: 'copy', train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, num_iterations: 2, temperature: 1 });
+  resolveConfig(preset, {
+    task: 'copy',
+    difficulty: 3,
+    checkpoint: 'copy',
+    train_batch_size: 2,
+    num_generations: 4,
+    steps: 3,
+    eval_every: 0,
+    num_iterations: 2,
+    temperature: 1,
+  });
 
 describe('LabEngine.compareObjectives (CPU backend, real trainer)', () => {
   it('compares between steps only, and the run trains on', async () => {
@@ -25,7 +35,9 @@ describe('LabEngine.compareObjectives (CPU backend, real trainer)', () => {
     await expect(engine.compareObjectives(config('dr_grpo'), 'latest')).rejects.toThrow(/no step has run yet/);
 
     engine.stepOnce();
-    await expect(engine.compareObjectives(config('dr_grpo'), 'latest')).rejects.toThrow(/the run is training: pause it/);
+    await expect(engine.compareObjectives(config('dr_grpo'), 'latest')).rejects.toThrow(
+      /the run is training: pause it/,
+    );
     await engine.idle();
 
     const asked = engine.compareObjectives(config('dr_grpo'), 'latest');

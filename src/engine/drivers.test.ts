@@ -53,12 +53,18 @@ const config = (knobs: Partial<RLConfig>) => resolveConfig('grpo', knobs);
 function engine() {
   const events: EngineEvent[] = [];
   const store = new MemoryRunStore();
-  const e = new LabEngine({ store, assets: PUBLIC_ASSETS, gpu: () => Promise.reject(new Error('no GPU in this test')), emit: (x) => events.push(x) });
+  const e = new LabEngine({
+    store,
+    assets: PUBLIC_ASSETS,
+    gpu: () => Promise.reject(new Error('no GPU in this test')),
+    emit: (x) => events.push(x),
+  });
   return { engine: e, events, store };
 }
 
 /** The CLI's flags for a config's knobs. */
-const flags = (knobs: Record<string, string | number | null>) => Object.entries(knobs).flatMap(([k, v]) => [`--${k}`, String(v)]);
+const flags = (knobs: Record<string, string | number | null>) =>
+  Object.entries(knobs).flatMap(([k, v]) => [`--${k}`, String(v)]);
 
 /** The CLI in process: its stderr lines (alerts are "warning: ..." lines), its result or the error it stopped with. */
 async function cli(argv: string[]): Promise<{ stderr: string; error: Error | null }> {
@@ -132,10 +138,16 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
     expect(firstSentence(run.error!.message)).toBe(firstSentence(engineMessage));
     expect(run.error!.message).toContain(`the run stopped at its last saved state, step ${engineSaved}`);
     expect([...new Set(jsonl(join(out, 'metrics.jsonl')).map((r) => r.step))]).toEqual([...new Set(engineRows)]);
-    expect(decodeTrainerState(new Uint8Array(readFileSync(join(out, 'trainer_state.safetensors')))).meta.step).toBe(engineSaved);
+    expect(decodeTrainerState(new Uint8Array(readFileSync(join(out, 'trainer_state.safetensors')))).meta.step).toBe(
+      engineSaved,
+    );
 
     // The lesson runner: stops with the same message.
-    const stopped = await runLesson(lessonOf(DIVERGING), { seed: 0, backend: { kind: 'cpu' }, assets: PUBLIC_ASSETS }).then(
+    const stopped = await runLesson(lessonOf(DIVERGING), {
+      seed: 0,
+      backend: { kind: 'cpu' },
+      assets: PUBLIC_ASSETS,
+    }).then(
       () => null,
       (x: Error) => x,
     );
@@ -153,7 +165,14 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
     // A fresh model fails every completion: the all-equal-groups alert fires, so the comparison says something.
     expect(engineAlerts.length).toBeGreaterThan(0);
 
-    const run = await cli([...flags({ ...ALERTING, checkpoint: 'null', preset: 'grpo' }), '--backend', 'cpu', '--quiet', '--out', tempDir()]);
+    const run = await cli([
+      ...flags({ ...ALERTING, checkpoint: 'null', preset: 'grpo' }),
+      '--backend',
+      'cpu',
+      '--quiet',
+      '--out',
+      tempDir(),
+    ]);
     expect(run.error).toBeNull();
     const configNotes = new Set(configWarnings(config(ALERTING)));
     const cliAlerts = run.stderr
@@ -164,14 +183,24 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
     expect(cliAlerts).toEqual(engineAlerts);
 
     const lessonAlerts: string[] = [];
-    await runLesson(lessonOf(ALERTING), { seed: 0, backend: { kind: 'cpu' }, assets: PUBLIC_ASSETS, onAlert: (_r, a) => lessonAlerts.push(a.message) });
+    await runLesson(lessonOf(ALERTING), {
+      seed: 0,
+      backend: { kind: 'cpu' },
+      assets: PUBLIC_ASSETS,
+      onAlert: (_r, a) => lessonAlerts.push(a.message),
+    });
     expect(lessonAlerts).toEqual(engineAlerts);
   });
 
   it('stopped after step 2 and resumed: the same step-4 metrics as an uninterrupted run', async () => {
     // The lesson runner's uninterrupted run.
     let uninterrupted: Metrics | null = null;
-    await runLesson(lessonOf(PLAIN), { seed: 0, backend: { kind: 'cpu' }, assets: PUBLIC_ASSETS, onRun: (r) => (uninterrupted = r.steps[r.steps.length - 1]) });
+    await runLesson(lessonOf(PLAIN), {
+      seed: 0,
+      backend: { kind: 'cpu' },
+      assets: PUBLIC_ASSETS,
+      onRun: (r) => (uninterrupted = r.steps[r.steps.length - 1]),
+    });
     expect(uninterrupted).not.toBeNull();
 
     // The engine: two steps, then the engine goes away (a closed tab); a new one resumes the saved run to the end.
@@ -182,7 +211,12 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
     first.engine.stepOnce();
     await first.engine.idle();
     expect(first.engine.progress()).toMatchObject({ step: 2, savedStep: 2 });
-    const second = new LabEngine({ store: first.store, assets: PUBLIC_ASSETS, gpu: () => Promise.reject(new Error('no GPU')), emit: () => undefined });
+    const second = new LabEngine({
+      store: first.store,
+      assets: PUBLIC_ASSETS,
+      gpu: () => Promise.reject(new Error('no GPU')),
+      emit: () => undefined,
+    });
     await second.recover();
     await second.resume(h.id);
     second.start();
@@ -192,8 +226,19 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
 
     // The CLI: a run of 2 steps, then --resume to 4.
     const out = tempDir();
-    expect((await cli([...flags({ ...PLAIN, steps: 2, preset: 'grpo' }), '--backend', 'cpu', '--quiet', '--out', out])).error).toBeNull();
-    const resumed = await cli(['--resume', join(out, 'trainer_state.safetensors'), '--steps', '4', '--backend', 'cpu', '--quiet']);
+    expect(
+      (await cli([...flags({ ...PLAIN, steps: 2, preset: 'grpo' }), '--backend', 'cpu', '--quiet', '--out', out]))
+        .error,
+    ).toBeNull();
+    const resumed = await cli([
+      '--resume',
+      join(out, 'trainer_state.safetensors'),
+      '--steps',
+      '4',
+      '--backend',
+      'cpu',
+      '--quiet',
+    ]);
     expect(resumed.error).toBeNull();
     const cliLast = jsonl(join(out, 'metrics.jsonl')).at(-1)!;
 

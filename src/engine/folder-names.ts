@@ -7,11 +7,16 @@ export const LOCAL_FOLDER_PREFIX = 'local/';
 
 /** The files of a folder that a model folder can need; anything else in a picked folder is not kept. */
 export function isModelFile(path: string): boolean {
-  return /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors|model-\d{5}-of-\d{5}\.safetensors|model\.safetensors\.index\.json|onnx\/model\.onnx)$/.test(path);
+  return /^(config\.json|generation_config\.json|tokenizer\.json|tokenizer_config\.json|model\.safetensors|model-\d{5}-of-\d{5}\.safetensors|model\.safetensors\.index\.json|onnx\/model\.onnx)$/.test(
+    path,
+  );
 }
 
 /** A folder name usable in a path: what the person's folder is called, other characters as '-'. */
 export function localFolderName(name: string): string {
-  const clean = name.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 64);
+  const clean = name
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[.-]+|-+$/g, '')
+    .slice(0, 64);
   return clean || 'folder';
 }

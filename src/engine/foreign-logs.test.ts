@@ -29,11 +29,32 @@ const VERL_JSONL = [
   {
     step: 1,
     data: {
-      'critic/score/mean': 0.2, 'actor/entropy': 1.9, 'actor/pg_clipfrac': 0.0, 'actor/ppo_kl': 0.0, 'actor/pg_loss': -0.01,
-      'actor/grad_norm': 0.7, 'actor/lr': 1e-6, 'response_length/mean': 120.5, 'timing_s/gen': 3.1, 'training/global_step': 1, 'training/epoch': 0,
+      'critic/score/mean': 0.2,
+      'actor/entropy': 1.9,
+      'actor/pg_clipfrac': 0.0,
+      'actor/ppo_kl': 0.0,
+      'actor/pg_loss': -0.01,
+      'actor/grad_norm': 0.7,
+      'actor/lr': 1e-6,
+      'response_length/mean': 120.5,
+      'timing_s/gen': 3.1,
+      'training/global_step': 1,
+      'training/epoch': 0,
     },
   },
-  { step: 2, data: { 'critic/score/mean': 0.35, 'actor/entropy': 1.8, 'actor/pg_clipfrac': 0.01, 'actor/ppo_kl': 0.002, 'actor/pg_loss': 0.02, 'actor/grad_norm': 0.8, 'actor/lr': 1e-6, 'response_length/mean': 118 } },
+  {
+    step: 2,
+    data: {
+      'critic/score/mean': 0.35,
+      'actor/entropy': 1.8,
+      'actor/pg_clipfrac': 0.01,
+      'actor/ppo_kl': 0.002,
+      'actor/pg_loss': 0.02,
+      'actor/grad_norm': 0.8,
+      'actor/lr': 1e-6,
+      'response_length/mean': 118,
+    },
+  },
 ]
   .map((l) => JSON.stringify(l))
   .join('\n')
@@ -45,8 +66,26 @@ const VERL_JSONL = [
  * same under train/ (train/global_step).
  */
 const OPENRLHF_JSONL = [
-  { 'train/global_step': 1, 'train/reward': 0.1, 'train/kl': 0.0, 'train/policy_loss': 0.05, 'train/ppo_clip_ratio': 0.0, 'train/response_length': 80, 'train/actor_lr': 5e-7, 'train/return': 0.1 },
-  { 'train/global_step': 2, 'train/reward': 0.3, 'train/kl': 0.01, 'train/policy_loss': -0.02, 'train/ppo_clip_ratio': 0.02, 'train/response_length': 76, 'train/actor_lr': 5e-7, 'train/return': 0.3 },
+  {
+    'train/global_step': 1,
+    'train/reward': 0.1,
+    'train/kl': 0.0,
+    'train/policy_loss': 0.05,
+    'train/ppo_clip_ratio': 0.0,
+    'train/response_length': 80,
+    'train/actor_lr': 5e-7,
+    'train/return': 0.1,
+  },
+  {
+    'train/global_step': 2,
+    'train/reward': 0.3,
+    'train/kl': 0.01,
+    'train/policy_loss': -0.02,
+    'train/ppo_clip_ratio': 0.02,
+    'train/response_length': 76,
+    'train/actor_lr': 5e-7,
+    'train/return': 0.3,
+  },
 ]
   .map((l) => JSON.stringify(l))
   .join('\n');
@@ -54,16 +93,28 @@ const OPENRLHF_JSONL = [
 describe('trainer logs as runs', () => {
   it('maps a TRL trainer_state.json through the catalog, merges eval entries into their step and skips the summary', () => {
     const run = parseRunOrTrainerLog('trainer_state.json', TRL_STATE);
-    expect(run.header.origin).toEqual({ trainer: 'trl', file: 'trainer_state.json', uncatalogued: ['eval_loss', 'eval_reward', 'eval_runtime', 'eval_samples_per_second', 'eval_steps_per_second'] });
+    expect(run.header.origin).toEqual({
+      trainer: 'trl',
+      file: 'trainer_state.json',
+      uncatalogued: ['eval_loss', 'eval_reward', 'eval_runtime', 'eval_samples_per_second', 'eval_steps_per_second'],
+    });
     expect(run.header.status).toBe('imported');
     expect(run.header.config).toEqual(DEFAULT_CONFIG);
     expect(run.header.name).toBe('TRL: trainer_state');
     expect(run.rows.map((r) => r.step)).toEqual([1, 2, 3, 4]);
     expect(run.rows.map((r) => r.metrics.reward)).toEqual([0.21, 0.34, 0.47, 0.58]);
-    expect(run.rows[0].metrics).toMatchObject({ 'clip_ratio/region_mean': 0, 'completions/mean_length': 9.5, frac_reward_zero_std: 0.25, 'rewards/accuracy_reward/mean': 0.21, num_tokens: 1520, learning_rate: 1e-5 });
+    expect(run.rows[0].metrics).toMatchObject({
+      'clip_ratio/region_mean': 0,
+      'completions/mean_length': 9.5,
+      frac_reward_zero_std: 0.25,
+      'rewards/accuracy_reward/mean': 0.21,
+      num_tokens: 1520,
+      learning_rate: 1e-5,
+    });
     expect(run.rows[1].metrics).toMatchObject({ eval_reward: 0.3, entropy: 1.72 });
     // Position keys and the run summary are not metrics.
-    for (const r of run.rows) for (const k of ['epoch', 'step', 'train_runtime', 'train_loss']) expect(Object.hasOwn(r.metrics, k)).toBe(false);
+    for (const r of run.rows)
+      for (const k of ['epoch', 'step', 'train_runtime', 'train_loss']) expect(Object.hasOwn(r.metrics, k)).toBe(false);
     expect(run.header.step).toBe(4);
     expect(run.header.lastMetrics.reward).toBe(0.58);
   });
@@ -72,7 +123,16 @@ describe('trainer logs as runs', () => {
     const run = parseRunOrTrainerLog('metrics.jsonl', VERL_JSONL);
     expect(run.header.origin?.trainer).toBe('verl');
     expect(run.rows.map((r) => r.step)).toEqual([0, 1, 2]);
-    expect(run.rows[2].metrics).toEqual({ reward: 0.35, entropy: 1.8, 'clip_ratio/region_mean': 0.01, approx_kl: 0.002, policy_loss: 0.02, grad_norm: 0.8, learning_rate: 1e-6, 'completions/mean_length': 118 });
+    expect(run.rows[2].metrics).toEqual({
+      reward: 0.35,
+      entropy: 1.8,
+      'clip_ratio/region_mean': 0.01,
+      approx_kl: 0.002,
+      policy_loss: 0.02,
+      grad_norm: 0.8,
+      learning_rate: 1e-6,
+      'completions/mean_length': 118,
+    });
     // timing_s/<phase> is a catalog template; the validation score is not in the catalog and keeps its name.
     expect(run.rows[1].metrics['timing_s/gen']).toBe(3.1);
     expect(run.rows[0].metrics).toEqual({ 'val-core/countdown/acc/mean@1': 0.12 });
@@ -84,10 +144,21 @@ describe('trainer logs as runs', () => {
       .slice(1, 3)
       .map((l) => JSON.stringify({ step: JSON.parse(l).step, ...JSON.parse(l).data }))
       .join('\n');
-    expect(parseRunOrTrainerLog('verl.jsonl', flatVerl).rows.map((r) => [r.step, r.metrics.reward])).toEqual([[1, 0.2], [2, 0.35]]);
+    expect(parseRunOrTrainerLog('verl.jsonl', flatVerl).rows.map((r) => [r.step, r.metrics.reward])).toEqual([
+      [1, 0.2],
+      [2, 0.35],
+    ]);
     const run = parseRunOrTrainerLog('openrlhf.jsonl', OPENRLHF_JSONL);
     expect(run.header.origin).toEqual({ trainer: 'openrlhf', file: 'openrlhf.jsonl', uncatalogued: ['train/return'] });
-    expect(run.rows[1].metrics).toEqual({ reward: 0.3, kl: 0.01, policy_loss: -0.02, 'clip_ratio/region_mean': 0.02, 'completions/mean_length': 76, learning_rate: 5e-7, 'train/return': 0.3 });
+    expect(run.rows[1].metrics).toEqual({
+      reward: 0.3,
+      kl: 0.01,
+      policy_loss: -0.02,
+      'clip_ratio/region_mean': 0.02,
+      'completions/mean_length': 76,
+      learning_rate: 5e-7,
+      'train/return': 0.3,
+    });
   });
 
   it('maps names only through the catalog: each trainer its own names, templates filled in', () => {
@@ -102,7 +173,10 @@ describe('trainer logs as runs', () => {
   it("still reads the lab's own exports, keeps the origin through an export, and refuses other files by name", () => {
     const trl = parseRunOrTrainerLog('trainer_state.json', TRL_STATE);
     const header: RunHeader = { ...trl.header, id: 'r', name: 'cluster run' };
-    for (const [name, text] of [['a.csv', metricsToCsv(header, trl.rows)], ['a.jsonl', metricsToJsonl(header, trl.rows, [])]]) {
+    for (const [name, text] of [
+      ['a.csv', metricsToCsv(header, trl.rows)],
+      ['a.jsonl', metricsToJsonl(header, trl.rows, [])],
+    ]) {
       const back = parseRunOrTrainerLog(name, text);
       expect(back.header.origin).toEqual(trl.header.origin);
       expect(back.rows.map((r) => r.metrics)).toEqual(trl.rows.map((r) => r.metrics));
@@ -110,10 +184,16 @@ describe('trainer logs as runs', () => {
     }
     const refused = (name: string, text: string) => () => parseRunOrTrainerLog(name, text);
     expect(refused('notes.json', '{"hello": "world"}')).toThrow(RunFileError);
-    expect(refused('notes.json', '{"hello": "world"}')).toThrow(/^notes\.json: line 1: not a run this lab reads: expected an RL Lab export .*TRL trainer_state\.json .*verl .*OpenRLHF/);
-    expect(refused('table.txt', 'a b c')).toThrow(/^table\.txt: line 1: not a run this lab reads: expected an RL Lab export/);
+    expect(refused('notes.json', '{"hello": "world"}')).toThrow(
+      /^notes\.json: line 1: not a run this lab reads: expected an RL Lab export .*TRL trainer_state\.json .*verl .*OpenRLHF/,
+    );
+    expect(refused('table.txt', 'a b c')).toThrow(
+      /^table\.txt: line 1: not a run this lab reads: expected an RL Lab export/,
+    );
     expect(refused('empty.json', '{"log_history": []}')).toThrow(/^empty\.json: a TRL log with no logged steps/);
-    expect(refused('bad.json', '{"log_history": [{"step": -1, "reward": 1}]}')).toThrow(/^bad\.json: log_history\[0\]: step must be a whole number >= 0, got -1/);
+    expect(refused('bad.json', '{"log_history": [{"step": -1, "reward": 1}]}')).toThrow(
+      /^bad\.json: log_history\[0\]: step must be a whole number >= 0, got -1/,
+    );
     expect(refused('cut.jsonl', '{"reward": 1}\n{"rew\n{"reward": 2}')).toThrow(/^cut\.jsonl: line 2: not valid JSON/);
   });
 });

@@ -15,7 +15,11 @@ export { TRAINER_TITLES } from './types';
  * Prefixes a trainer's names may carry in a log besides the catalog's: TRL's and OpenRLHF's W&B logging writes
  * `train/reward`, OpenRLHF's evaluation `eval/...`; verl's names are the catalog's as they are.
  */
-const PREFIXES: Readonly<Record<ForeignTrainer, readonly string[]>> = { trl: ['train/'], verl: [], openrlhf: ['train/'] };
+const PREFIXES: Readonly<Record<ForeignTrainer, readonly string[]>> = {
+  trl: ['train/'],
+  verl: [],
+  openrlhf: ['train/'],
+};
 
 /**
  * Keys that say where an entry is, not what was measured. TRL: `step` (global_step, optimizer steps) and `epoch`
@@ -62,7 +66,10 @@ function nameMap(trainer: ForeignTrainer): NameMap {
 /** The lab's name of a trainer's metric, or undefined where the catalog has no entry for it. */
 export function labMetricName(trainer: ForeignTrainer, name: string): string | undefined {
   const map = nameMap(trainer);
-  for (const candidate of [name, ...PREFIXES[trainer].filter((p) => name.startsWith(p)).map((p) => name.slice(p.length))]) {
+  for (const candidate of [
+    name,
+    ...PREFIXES[trainer].filter((p) => name.startsWith(p)).map((p) => name.slice(p.length)),
+  ]) {
     const exact = map.exact.get(candidate);
     if (exact) return exact;
     for (const t of map.templates) {
@@ -102,14 +109,19 @@ function entryStep(file: string, where: string, e: Entry, fallback: number): num
   for (const k of STEP_KEYS) {
     if (!Object.hasOwn(e, k)) continue;
     const v = e[k];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RunFileError(`${file}: ${where}: ${k} must be a whole number >= 0, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+      throw new RunFileError(`${file}: ${where}: ${k} must be a whole number >= 0, got ${JSON.stringify(v)}`);
     return v;
   }
   return fallback;
 }
 
 /** One row per step, the entries of a step merged (TRL logs a step's training and evaluation entries apart). */
-function rowsOf(file: string, trainer: ForeignTrainer, entries: { where: string; entry: Entry }[]): { rows: MetricRow[]; uncatalogued: string[] } {
+function rowsOf(
+  file: string,
+  trainer: ForeignTrainer,
+  entries: { where: string; entry: Entry }[],
+): { rows: MetricRow[]; uncatalogued: string[] } {
   const byStep = new Map<number, Record<string, number>>();
   const uncatalogued = new Set<string>();
   entries.forEach(({ where, entry }, i) => {
@@ -129,7 +141,17 @@ function rowsOf(file: string, trainer: ForeignTrainer, entries: { where: string;
   });
   const rows = [...byStep.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([step, metrics], i): MetricRow => ({ step, optimizerStep: i + 1, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { ...metrics } }));
+    .map(
+      ([step, metrics], i): MetricRow => ({
+        step,
+        optimizerStep: i + 1,
+        update: 0,
+        updates: 1,
+        epoch: 0,
+        minibatch: 0,
+        metrics: { ...metrics },
+      }),
+    );
   return { rows, uncatalogued: [...uncatalogued].sort() };
 }
 
@@ -176,7 +198,10 @@ const EXPECTED =
   'or flat objects with names such as critic/score/mean) or an OpenRLHF metrics JSONL (flat objects with names such as reward, policy_loss)';
 
 /** The trainer whose log this is, with its entries; null when the text is not one (it may be an RL Lab export). */
-export function readTrainerLog(file: string, text: string): { trainer: ForeignTrainer; entries: { where: string; entry: Entry }[] } | null {
+export function readTrainerLog(
+  file: string,
+  text: string,
+): { trainer: ForeignTrainer; entries: { where: string; entry: Entry }[] } | null {
   const start = text.replace(/^\uFEFF/, '').trimStart();
   if (!start.startsWith('{')) return null;
   // TRL: TrainerState.save_to_json writes one indented object {global_step, epoch, log_history: [{step, epoch, ...}], ...}.
@@ -201,7 +226,8 @@ export function readTrainerLog(file: string, text: string): { trainer: ForeignTr
     return {
       trainer: 'verl',
       entries: entries.map(({ where, entry }) => {
-        if (!isObj(entry.data)) throw new RunFileError(`${file}: ${where}: a verl log line must be {"step": n, "data": {...}}`);
+        if (!isObj(entry.data))
+          throw new RunFileError(`${file}: ${where}: a verl log line must be {"step": n, "data": {...}}`);
         return { where, entry: { ...entry.data, step: entry.step } };
       }),
     };
@@ -215,7 +241,11 @@ export function readTrainerLog(file: string, text: string): { trainer: ForeignTr
 }
 
 /** A trainer's log as a run: lab-named metrics, the lab's default config (the log carries none), origin in the header. */
-export function parseTrainerLog(file: string, trainer: ForeignTrainer, entries: { where: string; entry: Entry }[]): RunData {
+export function parseTrainerLog(
+  file: string,
+  trainer: ForeignTrainer,
+  entries: { where: string; entry: Entry }[],
+): RunData {
   const { rows, uncatalogued } = rowsOf(file, trainer, entries);
   if (!rows.length) throw new RunFileError(`${file}: a ${TRAINER_TITLES[trainer]} log with no logged steps`);
   const now = Date.now();

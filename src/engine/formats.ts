@@ -10,7 +10,14 @@
 // Pure text in and out; reading and writing files is the caller's (the page downloads, the worker stores).
 
 import { checkConfig, isPresetName, type RLConfig } from '../rl/config';
-import type { CompletionRecord, CompletionSummary, EvalRecord, GroupRecord, GroupSummary, TokenRecords } from '../rl/stream';
+import type {
+  CompletionRecord,
+  CompletionSummary,
+  EvalRecord,
+  GroupRecord,
+  GroupSummary,
+  TokenRecords,
+} from '../rl/stream';
 import { HISTOGRAMS, type HistogramId, type StepHistograms } from '../schema/histograms';
 import { currentMetricName, orderMetricNames } from '../schema/metrics';
 import { withUpdateIndex } from './metric-batch';
@@ -29,7 +36,16 @@ export const FORMAT_VERSION = 1;
 /** Largest file the importer reads. */
 export const MAX_IMPORT_BYTES = 256 * 2 ** 20;
 
-const RUN_STATUSES: readonly RunStatus[] = ['loading', 'running', 'pausing', 'paused', 'done', 'interrupted', 'failed', 'imported'];
+const RUN_STATUSES: readonly RunStatus[] = [
+  'loading',
+  'running',
+  'pausing',
+  'paused',
+  'done',
+  'interrupted',
+  'failed',
+  'imported',
+];
 
 // ---------------------------------------------------------------------------------------------------------
 // Header line
@@ -95,7 +111,8 @@ function metricsJson(m: Record<string, number>): Record<string, number | string 
  * would set the object's prototype instead and drop the metric).
  */
 function setOwn<T>(o: Record<string, T>, k: string, v: T): void {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
 }
 
@@ -145,7 +162,16 @@ const CSV_HIST = '# histograms ';
 /** One evaluation as the JSONL `eval` line and the CSV `# eval` line write it. */
 function evalJson(e: EvalRecord) {
   const rank1 = e.rank1 ? { rank1_accuracy: num(e.rank1.accuracy), rank1_reward: num(e.rank1.reward) } : {};
-  return { type: 'eval', step: e.step, items: e.items, accuracy: num(e.accuracy), reward: num(e.reward), pass_at_k: e.passAtK.map(num), ...(e.solvedBy && { solved_by: e.solvedBy }), ...rank1 };
+  return {
+    type: 'eval',
+    step: e.step,
+    items: e.items,
+    accuracy: num(e.accuracy),
+    reward: num(e.reward),
+    pass_at_k: e.passAtK.map(num),
+    ...(e.solvedBy && { solved_by: e.solvedBy }),
+    ...rank1,
+  };
 }
 
 /**
@@ -154,11 +180,23 @@ function evalJson(e: EvalRecord) {
  */
 export function metricsToCsv(header: RunHeader, rows: readonly MetricRow[], evals: readonly EvalRecord[] = []): string {
   const names = metricNames(rows);
-  const lines = [`# ${FORMAT} ${JSON.stringify(headerJson(header))}`, [...CSV_INDEX, ...CSV_UPDATE, ...names].map(csvCell).join(',')];
+  const lines = [
+    `# ${FORMAT} ${JSON.stringify(headerJson(header))}`,
+    [...CSV_INDEX, ...CSV_UPDATE, ...names].map(csvCell).join(','),
+  ];
   for (const r of withUpdateIndex(rows)) {
-    lines.push([r.step, r.optimizerStep, r.epoch, r.minibatch, r.update, r.updates].map(String).concat(names.map((n) => csvNumber(r.metrics[n]))).join(','));
+    lines.push(
+      [r.step, r.optimizerStep, r.epoch, r.minibatch, r.update, r.updates]
+        .map(String)
+        .concat(names.map((n) => csvNumber(r.metrics[n])))
+        .join(','),
+    );
   }
-  for (const r of rows) if (r.histograms) lines.push(CSV_HIST + JSON.stringify({ type: 'histograms', optimizer_step: r.optimizerStep, histograms: r.histograms }));
+  for (const r of rows)
+    if (r.histograms)
+      lines.push(
+        CSV_HIST + JSON.stringify({ type: 'histograms', optimizer_step: r.optimizerStep, histograms: r.histograms }),
+      );
   for (const e of evals) lines.push(CSV_EVAL + JSON.stringify(evalJson(e)));
   return lines.join('\n') + '\n';
 }
@@ -169,7 +207,14 @@ export function metricsToJsonl(header: RunHeader, rows: readonly MetricRow[], ev
   for (const r of withUpdateIndex(rows)) {
     lines.push(
       JSON.stringify({
-        type: 'step', step: r.step, optimizer_step: r.optimizerStep, epoch: r.epoch, minibatch: r.minibatch, update: r.update, updates: r.updates, metrics: metricsJson(r.metrics),
+        type: 'step',
+        step: r.step,
+        optimizer_step: r.optimizerStep,
+        epoch: r.epoch,
+        minibatch: r.minibatch,
+        update: r.update,
+        updates: r.updates,
+        metrics: metricsJson(r.metrics),
         ...(r.histograms && { histograms: r.histograms }),
       }),
     );
@@ -198,11 +243,24 @@ const PLANES = {
  * Sampled groups as JSONL: the run line, then per step a `batch` line with every group in brief (where recorded) and
  * one `group` line per sampled group with its completions and every token plane.
  */
-export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: number; groups: readonly GroupRecord[]; batch?: readonly GroupSummary[] }[]): string {
+export function rolloutsToJsonl(
+  header: RunHeader,
+  rollouts: readonly { step: number; groups: readonly GroupRecord[]; batch?: readonly GroupSummary[] }[],
+): string {
   const lines = [JSON.stringify(headerJson(header))];
   for (const { step, groups, batch } of rollouts) {
     // Every group of the step in brief, before its sampled groups' token planes.
-    if (batch) lines.push(JSON.stringify({ type: 'batch', step, groups: batch.map((g) => ({ ...g, completions: g.completions.map((c) => ({ ...c, reward: num(c.reward), advantage: num(c.advantage) })) })) }));
+    if (batch)
+      lines.push(
+        JSON.stringify({
+          type: 'batch',
+          step,
+          groups: batch.map((g) => ({
+            ...g,
+            completions: g.completions.map((c) => ({ ...c, reward: num(c.reward), advantage: num(c.advantage) })),
+          })),
+        }),
+      );
     for (const g of groups) {
       lines.push(
         JSON.stringify({
@@ -220,7 +278,10 @@ export function rolloutsToJsonl(header: RunHeader, rollouts: readonly { step: nu
             reason: c.reason,
             masked: c.masked,
             tokens: Object.fromEntries(
-              (Object.keys(PLANES) as (keyof TokenRecords)[]).map((k) => [PLANES[k][0], Array.from(c.tokens[k] as ArrayLike<number>, num)]),
+              (Object.keys(PLANES) as (keyof TokenRecords)[]).map((k) => [
+                PLANES[k][0],
+                Array.from(c.tokens[k] as ArrayLike<number>, num),
+              ]),
             ),
           })),
         }),
@@ -263,7 +324,8 @@ function readNum(at: At, v: unknown, what: string): number {
 }
 
 function readInt(at: At, v: unknown, what: string, min = 0): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) at.fail(`${what} must be a whole number >= ${min}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+    at.fail(`${what} must be a whole number >= ${min}, got ${JSON.stringify(v)}`);
   return v as number;
 }
 
@@ -281,10 +343,13 @@ function readMetrics(at: At, v: unknown, what: string): Record<string, number> {
 
 function readHeader(at: At, v: unknown): RunHeader {
   if (!isObj(v) || v.type !== 'run' || v.format !== FORMAT) {
-    at.fail(`not an RL Lab run export: the first line must be the run line {"type":"run","format":"${FORMAT}",...} (export a run from the runs list to get one)`);
+    at.fail(
+      `not an RL Lab run export: the first line must be the run line {"type":"run","format":"${FORMAT}",...} (export a run from the runs list to get one)`,
+    );
   }
   const h = v as unknown as HeaderJson;
-  if (typeof h.version !== 'number' || h.version > FORMAT_VERSION) at.fail(`format version ${JSON.stringify(h.version)} is newer than this lab reads (${FORMAT_VERSION})`);
+  if (typeof h.version !== 'number' || h.version > FORMAT_VERSION)
+    at.fail(`format version ${JSON.stringify(h.version)} is newer than this lab reads (${FORMAT_VERSION})`);
   if (!isObj(h.config)) at.fail('the run line has no config object');
   const check = checkConfig(h.config as unknown as Record<string, unknown>);
   if (check.errors.length) at.fail(`the run's config is not valid here: ${check.errors.join('; ')}`);
@@ -313,7 +378,8 @@ function readHeader(at: At, v: unknown): RunHeader {
 function readOrigin(at: At, v: unknown): RunOrigin {
   if (!isObj(v)) at.fail('origin must be an object {trainer, file, uncatalogued}');
   const o = v as Record<string, Json>;
-  if (!FOREIGN_TRAINERS.includes(o.trainer as ForeignTrainer)) at.fail(`origin.trainer must be one of ${FOREIGN_TRAINERS.join(', ')}, got ${JSON.stringify(o.trainer)}`);
+  if (!FOREIGN_TRAINERS.includes(o.trainer as ForeignTrainer))
+    at.fail(`origin.trainer must be one of ${FOREIGN_TRAINERS.join(', ')}, got ${JSON.stringify(o.trainer)}`);
   const uncatalogued = o.uncatalogued ?? [];
   if (!Array.isArray(uncatalogued)) at.fail('origin.uncatalogued must be an array of metric names');
   return {
@@ -333,7 +399,14 @@ function readEval(at: At, o: Record<string, Json>): EvalRecord {
     reward: readNum(at, o.reward ?? null, 'reward'),
     passAtK: (o.pass_at_k as Json[]).map((x, k) => readNum(at, x, `pass_at_k[${k}]`)),
     ...(o.solved_by !== undefined && { solvedBy: readCounts(at, o.solved_by, 'solved_by') }),
-    ...(o.rank1_accuracy !== undefined ? { rank1: { accuracy: readNum(at, o.rank1_accuracy, 'rank1_accuracy'), reward: readNum(at, o.rank1_reward ?? null, 'rank1_reward') } } : {}),
+    ...(o.rank1_accuracy !== undefined
+      ? {
+          rank1: {
+            accuracy: readNum(at, o.rank1_accuracy, 'rank1_accuracy'),
+            reward: readNum(at, o.rank1_reward ?? null, 'rank1_reward'),
+          },
+        }
+      : {}),
   };
 }
 
@@ -348,7 +421,8 @@ function readHistograms(at: At, v: unknown): StepHistograms {
   if (!isObj(v)) at.fail('histograms must be an object of histogram id -> counts');
   const out: StepHistograms = {};
   for (const [id, counts] of Object.entries(v as Record<string, Json>)) {
-    if (!Object.hasOwn(HISTOGRAMS, id)) at.fail(`histograms.${id}: not a histogram this lab records (${Object.keys(HISTOGRAMS).join(', ')})`);
+    if (!Object.hasOwn(HISTOGRAMS, id))
+      at.fail(`histograms.${id}: not a histogram this lab records (${Object.keys(HISTOGRAMS).join(', ')})`);
     const bins = HISTOGRAMS[id as HistogramId].edges.length - 1;
     const c = readCounts(at, counts, `histograms.${id}`);
     if (c.length !== bins) at.fail(`histograms.${id} has ${c.length} bins, want ${bins}`);
@@ -370,7 +444,8 @@ function readCompletion(at: At, v: unknown, what: string): CompletionRecord {
     if (!Array.isArray(arr)) at.fail(`${what}.tokens.${name} must be an array`);
     const plane = new Ctor((arr as Json[]).length);
     (arr as Json[]).forEach((x, i) => (plane[i] = readNum(at, x, `${what}.tokens.${name}[${i}]`)));
-    if (k !== 'value' && plane.length !== length) at.fail(`${what}.tokens.${name} has ${plane.length} entries, want length ${length}`);
+    if (k !== 'value' && plane.length !== length)
+      at.fail(`${what}.tokens.${name} has ${plane.length} entries, want length ${length}`);
     tokens[k] = plane;
   }
   return {
@@ -404,7 +479,12 @@ function readGroupSummary(at: At, v: unknown, what: string): GroupSummary {
       masked: c.masked === true,
     };
   });
-  return { index: readInt(at, g.index ?? 0, `${what}.index`), prompt: readStr(at, g.prompt, `${what}.prompt`), answer: typeof g.answer === 'string' ? g.answer : '', completions };
+  return {
+    index: readInt(at, g.index ?? 0, `${what}.index`),
+    prompt: readStr(at, g.prompt, `${what}.prompt`),
+    answer: typeof g.answer === 'string' ? g.answer : '',
+    completions,
+  };
 }
 
 function parseJsonl(file: string, text: string): RunData {
@@ -465,7 +545,10 @@ function parseJsonl(file: string, text: string): RunData {
       case 'batch': {
         const step = readInt(at, o.step, 'step', 1);
         if (!Array.isArray(o.groups)) at.fail('groups must be an array');
-        batches.set(step, (o.groups as Json[]).map((g, j) => readGroupSummary(at, g, `groups[${j}]`)));
+        batches.set(
+          step,
+          (o.groups as Json[]).map((g, j) => readGroupSummary(at, g, `groups[${j}]`)),
+        );
         break;
       }
       case 'run':
@@ -477,7 +560,17 @@ function parseJsonl(file: string, text: string): RunData {
   }
   if (!header) throw new RunFileError(`${file}: the file is empty`);
   const steps = [...new Set([...rollouts.keys(), ...batches.keys()])].sort((a, b) => a - b);
-  return finish(file, header, rows, evals, steps.map((step) => ({ step, groups: rollouts.get(step) ?? [], ...(batches.has(step) && { batch: batches.get(step)! }) })));
+  return finish(
+    file,
+    header,
+    rows,
+    evals,
+    steps.map((step) => ({
+      step,
+      groups: rollouts.get(step) ?? [],
+      ...(batches.has(step) && { batch: batches.get(step)! }),
+    })),
+  );
 }
 
 /** Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes). */
@@ -520,7 +613,9 @@ function parseCsv(file: string, text: string): RunData {
   const first = lines[0] ?? '';
   const prefix = `# ${FORMAT} `;
   if (!first.startsWith(prefix)) {
-    new At(file, 1).fail(`not an RL Lab metrics CSV: the first line must be "${prefix}{...}" describing the run (export a run from the runs list to get one)`);
+    new At(file, 1).fail(
+      `not an RL Lab metrics CSV: the first line must be "${prefix}{...}" describing the run (export a run from the runs list to get one)`,
+    );
   }
   let headerValue: unknown;
   try {
@@ -530,7 +625,8 @@ function parseCsv(file: string, text: string): RunData {
   }
   const header = readHeader(new At(file, 1), headerValue);
   const cols = splitCsvLine(lines[1] ?? '');
-  if (CSV_INDEX.some((w, i) => cols[i] !== w)) new At(file, 2).fail(`the header row must start with ${CSV_INDEX.join(',')}, got ${quote(lines[1] ?? '')}`);
+  if (CSV_INDEX.some((w, i) => cols[i] !== w))
+    new At(file, 2).fail(`the header row must start with ${CSV_INDEX.join(',')}, got ${quote(lines[1] ?? '')}`);
   // update,updates follow in files written since the trainer records them.
   const hasUpdate = CSV_UPDATE.every((w, i) => cols[CSV_INDEX.length + i] === w);
   const leading = CSV_INDEX.length + (hasUpdate ? CSV_UPDATE.length : 0);
@@ -549,9 +645,14 @@ function parseCsv(file: string, text: string): RunData {
       } catch (e) {
         at.fail(`the histograms are not valid JSON (${e instanceof Error ? e.message : String(e)})`);
       }
-      if (!isObj(v) || v.type !== 'histograms') at.fail('a histograms line must be "# histograms {\"type\":\"histograms\",...}"');
+      if (!isObj(v) || v.type !== 'histograms')
+        at.fail('a histograms line must be "# histograms {"type":"histograms",...}"');
       const o = v as Record<string, Json>;
-      histograms.push({ at, optimizerStep: readInt(at, o.optimizer_step, 'optimizer_step', 1), histograms: readHistograms(at, o.histograms) });
+      histograms.push({
+        at,
+        optimizerStep: readInt(at, o.optimizer_step, 'optimizer_step', 1),
+        histograms: readHistograms(at, o.histograms),
+      });
       continue;
     }
     if (lines[i].startsWith(CSV_EVAL)) {
@@ -561,7 +662,7 @@ function parseCsv(file: string, text: string): RunData {
       } catch (e) {
         at.fail(`the evaluation is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
       }
-      if (!isObj(v) || v.type !== 'eval') at.fail('an evaluation line must be "# eval {\"type\":\"eval\",...}"');
+      if (!isObj(v) || v.type !== 'eval') at.fail('an evaluation line must be "# eval {"type":"eval",...}"');
       evals.push(readEval(at, v as Record<string, Json>));
       continue;
     }
@@ -569,7 +670,8 @@ function parseCsv(file: string, text: string): RunData {
     if (cells.length !== cols.length) at.fail(`${cells.length} cells, but the header has ${cols.length} columns`);
     const ints = cells.slice(0, leading).map((c, j) => {
       const v = Number(c);
-      if (!Number.isInteger(v) || v < least[j]) at.fail(`${cols[j]} must be a whole number${least[j] ? ` >= ${least[j]}` : ''}, got ${quote(c)}`);
+      if (!Number.isInteger(v) || v < least[j])
+        at.fail(`${cols[j]} must be a whole number${least[j] ? ` >= ${least[j]}` : ''}, got ${quote(c)}`);
       return v;
     });
     const metrics: Record<string, number> = {};
@@ -577,7 +679,13 @@ function parseCsv(file: string, text: string): RunData {
       const v = parseCsvNumber(at, cells[j], cols[j]);
       if (v !== undefined) metrics[cols[j]] = v;
     }
-    const row: MetricRow = { step: ints[0], optimizerStep: ints[1], epoch: ints[2], minibatch: ints[3], metrics: renameFormerMetrics(metrics) };
+    const row: MetricRow = {
+      step: ints[0],
+      optimizerStep: ints[1],
+      epoch: ints[2],
+      minibatch: ints[3],
+      metrics: renameFormerMetrics(metrics),
+    };
     if (hasUpdate) [row.update, row.updates] = [ints[4], ints[5]];
     rows.push(row);
   }
@@ -591,12 +699,37 @@ function parseCsv(file: string, text: string): RunData {
 }
 
 /** The RunData of a file's header and records: rows in optimizer-step order, the header's step and last metrics. */
-export function finish(file: string, header: RunHeader, parsed: MetricRow[], evals: EvalRecord[], rollouts: RunData['rollouts']): RunData {
-  if (!parsed.length && !evals.length && !rollouts.length) throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
+export function finish(
+  file: string,
+  header: RunHeader,
+  parsed: MetricRow[],
+  evals: EvalRecord[],
+  rollouts: RunData['rollouts'],
+): RunData {
+  if (!parsed.length && !evals.length && !rollouts.length)
+    throw new RunFileError(`${file}: the run line is there but no step, eval or group lines follow`);
   const rows = withUpdateIndex(parsed.sort((a, b) => a.optimizerStep - b.optimizerStep));
-  const steps = Math.max(maxOf(rows.map((r) => r.step), 0), maxOf(rollouts.map((r) => r.step), 0), maxOf(evals.map((e) => e.step), 0));
+  const steps = Math.max(
+    maxOf(
+      rows.map((r) => r.step),
+      0,
+    ),
+    maxOf(
+      rollouts.map((r) => r.step),
+      0,
+    ),
+    maxOf(
+      evals.map((e) => e.step),
+      0,
+    ),
+  );
   return {
-    header: { ...header, step: steps, lastMetrics: rows.length ? rows[rows.length - 1].metrics : {}, importedFrom: file },
+    header: {
+      ...header,
+      step: steps,
+      lastMetrics: rows.length ? rows[rows.length - 1].metrics : {},
+      importedFrom: file,
+    },
     rows,
     evals: evals.sort((a, b) => a.step - b.step),
     rollouts,
@@ -608,10 +741,15 @@ export function finish(file: string, header: RunHeader, parsed: MetricRow[], eva
  * Throws RunFileError with the file name, the line and the problem.
  */
 export function parseRunFile(file: string, text: string): RunData {
-  if (text.length > MAX_IMPORT_BYTES) throw new RunFileError(`${file}: ${(text.length / 2 ** 20).toFixed(0)} MiB is more than the ${MAX_IMPORT_BYTES / 2 ** 20} MiB the importer reads`);
+  if (text.length > MAX_IMPORT_BYTES)
+    throw new RunFileError(
+      `${file}: ${(text.length / 2 ** 20).toFixed(0)} MiB is more than the ${MAX_IMPORT_BYTES / 2 ** 20} MiB the importer reads`,
+    );
   const start = text.replace(/^\uFEFF/, '').trimStart();
   if (!start) throw new RunFileError(`${file}: the file is empty`);
   if (start.startsWith('#')) return parseCsv(file, start);
   if (start.startsWith('{')) return parseJsonl(file, start);
-  throw new RunFileError(`${file}: line 1: not an RL Lab export (expected a metrics CSV starting with "# ${FORMAT}" or a JSONL file starting with a run line)`);
+  throw new RunFileError(
+    `${file}: line 1: not an RL Lab export (expected a metrics CSV starting with "# ${FORMAT}" or a JSONL file starting with a run line)`,
+  );
 }

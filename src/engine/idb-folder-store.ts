@@ -33,8 +33,14 @@ export class IdbFolderStore {
       t.oncomplete = () => resolve();
       const fail = () => {
         const e = t.error;
-        if (e?.name === 'QuotaExceededError') reject(new StorageFullError(`browser storage is full while importing the folder ${name}`));
-        else reject(new Error(`browser storage failed while importing the folder ${name}: ${e?.message ?? 'the transaction was aborted'}`));
+        if (e?.name === 'QuotaExceededError')
+          reject(new StorageFullError(`browser storage is full while importing the folder ${name}`));
+        else
+          reject(
+            new Error(
+              `browser storage failed while importing the folder ${name}: ${e?.message ?? 'the transaction was aborted'}`,
+            ),
+          );
       };
       t.onerror = fail;
       t.onabort = fail;
@@ -50,7 +56,8 @@ export class IdbFolderStore {
         if (v === undefined) reject(new Error(`${path}: not in the imported folders (import the folder again)`));
         else resolve(v instanceof Uint8Array ? v : new Uint8Array(v));
       };
-      req.onerror = () => reject(new Error(`browser storage failed while reading ${path}: ${req.error?.message ?? 'unknown error'}`));
+      req.onerror = () =>
+        reject(new Error(`browser storage failed while reading ${path}: ${req.error?.message ?? 'unknown error'}`));
     });
   }
 }

@@ -17,7 +17,9 @@ function storageError(what: string, e: DOMException | Error | null | undefined):
   if (name === 'QuotaExceededError' || /quota/i.test(e?.message ?? '')) {
     return new StorageFullError(`browser storage is full (${name || 'quota exceeded'}) while ${what}`);
   }
-  return new Error(`browser storage failed while ${what}: ${e ? `${name}: ${e.message}` : 'the transaction was aborted'}`);
+  return new Error(
+    `browser storage failed while ${what}: ${e ? `${name}: ${e.message}` : 'the transaction was aborted'}`,
+  );
 }
 
 function openDb(factory: IDBFactory): Promise<IDBDatabase> {
@@ -26,14 +28,18 @@ function openDb(factory: IDBFactory): Promise<IDBDatabase> {
     req.onupgradeneeded = () => {
       const db = req.result;
       if (!db.objectStoreNames.contains('runs')) db.createObjectStore('runs', { keyPath: 'id' });
-      if (!db.objectStoreNames.contains('rows')) db.createObjectStore('rows', { keyPath: ['runId', 'optimizerStep'] }).createIndex('step', ['runId', 'step']);
+      if (!db.objectStoreNames.contains('rows'))
+        db.createObjectStore('rows', { keyPath: ['runId', 'optimizerStep'] }).createIndex('step', ['runId', 'step']);
       if (!db.objectStoreNames.contains('rollouts')) db.createObjectStore('rollouts', { keyPath: ['runId', 'step'] });
       if (!db.objectStoreNames.contains('evals')) db.createObjectStore('evals', { keyPath: ['runId', 'step'] });
       if (!db.objectStoreNames.contains('states')) db.createObjectStore('states', { keyPath: 'runId' });
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(storageError('opening the runs database', req.error));
-    req.onblocked = () => reject(new Error('the runs database is open in an older version of this page in another tab; close it and reload'));
+    req.onblocked = () =>
+      reject(
+        new Error('the runs database is open in an older version of this page in another tab; close it and reload'),
+      );
   });
 }
 
@@ -45,12 +51,20 @@ export class IdbRunStore implements RunStore {
 
   /** Opens (or creates) the runs database. Throws when IndexedDB is missing or refuses. */
   static async open(factory: IDBFactory | undefined = globalThis.indexedDB): Promise<IdbRunStore> {
-    if (!factory) throw new Error('this browser has no IndexedDB here (private mode?), so runs are kept in memory only and are lost on reload');
+    if (!factory)
+      throw new Error(
+        'this browser has no IndexedDB here (private mode?), so runs are kept in memory only and are lost on reload',
+      );
     return new IdbRunStore(await openDb(factory));
   }
 
   /** Runs `body` in one transaction and resolves with its result when the transaction commits. */
-  private tx<T>(what: string, stores: readonly StoreName[], mode: IDBTransactionMode, body: (t: IDBTransaction) => () => T): Promise<T> {
+  private tx<T>(
+    what: string,
+    stores: readonly StoreName[],
+    mode: IDBTransactionMode,
+    body: (t: IDBTransaction) => () => T,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let t: IDBTransaction;
       try {
@@ -99,23 +113,38 @@ export class IdbRunStore implements RunStore {
     });
   }
 
-  appendStep(h: RunHeader, rows: readonly MetricRow[], rollout: RolloutRecord | null, evals: readonly EvalRecord[]): Promise<void> {
-    return this.tx(`saving step ${h.step} of run "${h.name}"`, ['runs', 'rows', 'rollouts', 'evals'], 'readwrite', (t) => {
-      t.objectStore('runs').put(h);
-      const rs = t.objectStore('rows');
-      for (const r of rows) rs.put({ runId: h.id, ...r });
-      if (rollout) t.objectStore('rollouts').put({ runId: h.id, ...rollout });
-      for (const e of evals) t.objectStore('evals').put({ runId: h.id, ...e });
-      return () => undefined;
-    });
+  appendStep(
+    h: RunHeader,
+    rows: readonly MetricRow[],
+    rollout: RolloutRecord | null,
+    evals: readonly EvalRecord[],
+  ): Promise<void> {
+    return this.tx(
+      `saving step ${h.step} of run "${h.name}"`,
+      ['runs', 'rows', 'rollouts', 'evals'],
+      'readwrite',
+      (t) => {
+        t.objectStore('runs').put(h);
+        const rs = t.objectStore('rows');
+        for (const r of rows) rs.put({ runId: h.id, ...r });
+        if (rollout) t.objectStore('rollouts').put({ runId: h.id, ...rollout });
+        for (const e of evals) t.objectStore('evals').put({ runId: h.id, ...e });
+        return () => undefined;
+      },
+    );
   }
 
   putState(h: RunHeader, saved: SavedState): Promise<void> {
-    return this.tx(`saving the trainer state of run "${h.name}" at step ${saved.step}`, ['runs', 'states'], 'readwrite', (t) => {
-      t.objectStore('states').put(saved);
-      t.objectStore('runs').put(h);
-      return () => undefined;
-    });
+    return this.tx(
+      `saving the trainer state of run "${h.name}" at step ${saved.step}`,
+      ['runs', 'states'],
+      'readwrite',
+      (t) => {
+        t.objectStore('states').put(saved);
+        t.objectStore('runs').put(h);
+        return () => undefined;
+      },
+    );
   }
 
   getState(runId: string): Promise<SavedState | null> {
@@ -170,21 +199,26 @@ export class IdbRunStore implements RunStore {
   }
 
   truncate(h: RunHeader, step: number): Promise<void> {
-    return this.tx(`rewinding run "${h.name}" to step ${step}`, ['runs', 'rows', 'rollouts', 'evals'], 'readwrite', (t) => {
-      t.objectStore('runs').put(h);
-      const after = IDBKeyRange.bound([h.id, step], [h.id, Infinity], true, false);
-      const cursor = t.objectStore('rows').index('step').openCursor(after);
-      cursor.onsuccess = () => {
-        const c = cursor.result;
-        if (c) {
-          c.delete();
-          c.continue();
-        }
-      };
-      t.objectStore('rollouts').delete(after);
-      t.objectStore('evals').delete(after);
-      return () => undefined;
-    });
+    return this.tx(
+      `rewinding run "${h.name}" to step ${step}`,
+      ['runs', 'rows', 'rollouts', 'evals'],
+      'readwrite',
+      (t) => {
+        t.objectStore('runs').put(h);
+        const after = IDBKeyRange.bound([h.id, step], [h.id, Infinity], true, false);
+        const cursor = t.objectStore('rows').index('step').openCursor(after);
+        cursor.onsuccess = () => {
+          const c = cursor.result;
+          if (c) {
+            c.delete();
+            c.continue();
+          }
+        };
+        t.objectStore('rollouts').delete(after);
+        t.objectStore('evals').delete(after);
+        return () => undefined;
+      },
+    );
   }
 
   deleteRun(runId: string): Promise<void> {

@@ -9,7 +9,12 @@ const STORE = 'kv';
  * Opens (or creates) a database of one key -> value store, `what` naming it in errors. Shared by the small stores
  * kept apart from the runs database (this cache, the imported folders of idb-folder-store.ts).
  */
-export function openKeyValueDb(factory: IDBFactory, dbName: string, storeName: string, what: string): Promise<IDBDatabase> {
+export function openKeyValueDb(
+  factory: IDBFactory,
+  dbName: string,
+  storeName: string,
+  what: string,
+): Promise<IDBDatabase> {
   return new Promise((resolve, reject) => {
     const req = factory.open(dbName, 1);
     req.onupgradeneeded = () => {

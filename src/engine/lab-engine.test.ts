@@ -25,8 +25,17 @@ const assets = PUBLIC_ASSETS;
 /** The smallest real experiment: GRPO on copy from its warm start, 2 prompts x 4 completions. */
 function tinyConfig(over: Partial<RLConfig> = {}): RLConfig {
   return resolveConfig('grpo', {
-    task: 'copy', difficulty: 3, checkpoint: 'copy', train_batch_size: 2, num_generations: 4, steps: 4,
-    eval_every: 2, eval_items: 2, eval_num_generations: 2, num_iterations: 2, ...over,
+    task: 'copy',
+    difficulty: 3,
+    checkpoint: 'copy',
+    train_batch_size: 2,
+    num_generations: 4,
+    steps: 4,
+    eval_every: 2,
+    eval_items: 2,
+    eval_num_generations: 2,
+    num_iterations: 2,
+    ...over,
   });
 }
 
@@ -89,10 +98,16 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(fromJsonl.header.config).toEqual(h.config);
     const fromRollouts = parseRunFile(rollouts.name, rollouts.data as string);
     expect(fromRollouts.rollouts.map((r) => r.step)).toEqual([1, 2, 3, 4]);
-    expect(fromRollouts.rollouts[0].groups[0].completions[0].tokens.logpOld).toEqual((await store.readRollouts(h.id, 1))!.groups[0].completions[0].tokens.logpOld);
+    expect(fromRollouts.rollouts[0].groups[0].completions[0].tokens.logpOld).toEqual(
+      (await store.readRollouts(h.id, 1))!.groups[0].completions[0].tokens.logpOld,
+    );
 
     const files = await engine.exportRun(h.id, 'checkpoint');
-    expect(files.map((f) => f.name.split('.').slice(-2).join('.'))).toEqual(['model.safetensors', 'config.json', 'tokenizer.json']);
+    expect(files.map((f) => f.name.split('.').slice(-2).join('.'))).toEqual([
+      'model.safetensors',
+      'config.json',
+      'tokenizer.json',
+    ]);
     const ck = decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string);
     expect(ck.config.dModel).toBe(48);
 
@@ -100,7 +115,10 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(imported.id).not.toBe(h.id);
     expect((await store.readRecords(imported.id)).rows).toEqual(exported);
     // A TRL log imports beside it as a run from TRL, with nothing to resume.
-    const trl = await engine.importRun('trainer_state.json', JSON.stringify({ global_step: 1, log_history: [{ step: 1, epoch: 0.5, reward: 0.5, kl: 0.01 }] }));
+    const trl = await engine.importRun(
+      'trainer_state.json',
+      JSON.stringify({ global_step: 1, log_history: [{ step: 1, epoch: 0.5, reward: 0.5, kl: 0.01 }] }),
+    );
     expect([trl.status, trl.origin?.trainer, trl.savedStep]).toEqual(['imported', 'trl', 0]);
     expect((await store.readRecords(trl.id)).rows.map((r) => r.metrics)).toEqual([{ reward: 0.5, kl: 0.01 }]);
     expect(() => engine.start()).toThrow(/all its 4 steps/);
@@ -192,7 +210,18 @@ describe('LabEngine device loss (scripted trainer)', () => {
           await new Promise((r) => setTimeout(r, 5));
           if (lost) throw new Error('mapAsync: device lost');
           step++;
-          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+          return [
+            {
+              kind: 'step',
+              step,
+              optimizerStep: step,
+              update: 0,
+              updates: 1,
+              epoch: 0,
+              minibatch: 0,
+              metrics: { reward: step },
+            },
+          ];
         },
         evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
         saveStateBytes: async () => Uint8Array.of(step),
@@ -210,10 +239,17 @@ describe('LabEngine device loss (scripted trainer)', () => {
     const store = new MemoryRunStore();
     // Only the trainer is scripted; states are saved through the real store (a checkpoint is needed to resume).
     const { engine, events } = makeEngine(store, { createTrainer: s.factory, gpu: async () => ({}) as never });
-    const h = await engine.create({ config: tinyConfig({ steps: 50, checkpoint: null }), preset: 'grpo', backend: 'webgpu' });
+    const h = await engine.create({
+      config: tinyConfig({ steps: 50, checkpoint: null }),
+      preset: 'grpo',
+      backend: 'webgpu',
+    });
     // Save a resumable state by hand at step 0 -> the engine's own saves need exportCheckpoint, which this fake lacks.
     const real = await freshCheckpoint();
-    await store.putState({ ...(await store.getRun(h.id))!, savedStep: 0 }, { runId: h.id, step: 0, state: Uint8Array.of(0), ...real });
+    await store.putState(
+      { ...(await store.getRun(h.id))!, savedStep: 0 },
+      { runId: h.id, step: 0, state: Uint8Array.of(0), ...real },
+    );
     engine.start();
     while (engine.progress().step < 3) await new Promise((r) => setTimeout(r, 5));
     s.loseDevice();
@@ -235,7 +271,11 @@ describe('LabEngine device loss (scripted trainer)', () => {
 
 async function freshCheckpoint(): Promise<{ safetensors: Uint8Array; configJson: string; tokenizerJson: string }> {
   const ck = encodeCheckpoint(await freshCheckpointObject());
-  return { safetensors: ck.safetensors, configJson: ck.configJson, tokenizerJson: await assets.text('tokenizers/char/tokenizer.json') };
+  return {
+    safetensors: ck.safetensors,
+    configJson: ck.configJson,
+    tokenizerJson: await assets.text('tokenizers/char/tokenizer.json'),
+  };
 }
 
 describe('LabEngine reset (scripted trainer)', () => {
@@ -250,7 +290,18 @@ describe('LabEngine reset (scripted trainer)', () => {
         async runStep() {
           await new Promise((r) => setTimeout(r, 5));
           step++;
-          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: step } }];
+          return [
+            {
+              kind: 'step',
+              step,
+              optimizerStep: step,
+              update: 0,
+              updates: 1,
+              epoch: 0,
+              minibatch: 0,
+              metrics: { reward: step },
+            },
+          ];
         },
         evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
         saveStateBytes: async () => Uint8Array.of(step),
@@ -258,7 +309,11 @@ describe('LabEngine reset (scripted trainer)', () => {
         destroy: () => void destroyed++,
       }),
     });
-    const h = await engine.create({ config: tinyConfig({ steps: 1000, checkpoint: null }), preset: 'grpo', backend: 'cpu' });
+    const h = await engine.create({
+      config: tinyConfig({ steps: 1000, checkpoint: null }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
     engine.start();
     while (engine.progress().step < 2) await new Promise((r) => setTimeout(r, 2));
     engine.reset();
@@ -281,13 +336,18 @@ async function freshCheckpointObject() {
 }
 
 /** Every value of a set of named arrays is finite. */
-const allFinite = (arrays: Record<string, ArrayLike<number>>) => Object.values(arrays).every((a) => Array.from(a).every(Number.isFinite));
+const allFinite = (arrays: Record<string, ArrayLike<number>>) =>
+  Object.values(arrays).every((a) => Array.from(a).every(Number.isFinite));
 
 describe('LabEngine divergence (CPU backend, real trainer)', () => {
   it('keeps no non-finite update: pauses naming the metric and step, back at the last saved state, which stays finite', async () => {
     const { engine, events, store } = makeEngine();
     // learning_rate 1 with weight_decay 10 blows the weights up within a few steps.
-    const h = await engine.create({ config: tinyConfig({ num_iterations: 1, learning_rate: 1, weight_decay: 10, steps: 30, eval_every: 0 }), preset: 'grpo', backend: 'cpu' });
+    const h = await engine.create({
+      config: tinyConfig({ num_iterations: 1, learning_rate: 1, weight_decay: 10, steps: 30, eval_every: 0 }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
     engine.stepOnce();
     await engine.idle();
     expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
@@ -296,23 +356,36 @@ describe('LabEngine divergence (CPU backend, real trainer)', () => {
 
     const p = engine.progress();
     expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
-    const m = /^The run diverged: (\S+) = (NaN|-?Infinity) at step (\d+) \(optimizer step \d+\)\. The update was not kept: the run is paused at its last saved state, step 1/.exec(p.message ?? '');
+    const m =
+      /^The run diverged: (\S+) = (NaN|-?Infinity) at step (\d+) \(optimizer step \d+\)\. The update was not kept: the run is paused at its last saved state, step 1/.exec(
+        p.message ?? '',
+      );
     expect(m, p.message).not.toBeNull();
     expect(Number(m![3])).toBeGreaterThan(1);
     expect(notices(events)).toContain(p.message);
     // The diverged step was never shown; the page got the run's records back as of the saved state.
-    for (const r of recordsOf(events)) expect(Object.values(r.metrics).every(Number.isFinite), `step ${r.step}`).toBe(true);
+    for (const r of recordsOf(events))
+      expect(Object.values(r.metrics).every(Number.isFinite), `step ${r.step}`).toBe(true);
     const replaced = events.filter((e) => e.type === 'run-data');
     expect(replaced.length).toBe(1);
     expect(replaced[0].type === 'run-data' && replaced[0].records.rows.map((r) => r.step)).toEqual([1]);
     const rows = (await store.readRecords(h.id)).rows;
     expect(rows.map((r) => r.step)).toEqual([1]);
-    expect(await store.getRun(h.id)).toMatchObject({ status: 'paused', step: 1, savedStep: 1, lastMetrics: rows[0].metrics });
+    expect(await store.getRun(h.id)).toMatchObject({
+      status: 'paused',
+      step: 1,
+      savedStep: 1,
+      lastMetrics: rows[0].metrics,
+    });
 
     const saved = (await store.getState(h.id))!;
     expect(saved.step).toBe(1);
     const state = decodeTrainerState(saved.state);
-    expect(allFinite(state.learner.policy) && allFinite(state.learner.policyOptimizer.m) && allFinite(state.learner.policyOptimizer.v)).toBe(true);
+    expect(
+      allFinite(state.learner.policy) &&
+        allFinite(state.learner.policyOptimizer.m) &&
+        allFinite(state.learner.policyOptimizer.v),
+    ).toBe(true);
     expect(allFinite(decodeCheckpoint(saved.safetensors, saved.configJson).params)).toBe(true);
     const files = await engine.exportRun(h.id, 'checkpoint');
     expect(files[0].name).toMatch(/\.step1\.model\.safetensors$/);
@@ -341,7 +414,18 @@ function scriptedTrainer(metricsAt: (step: number) => Record<string, number>, na
       },
       async runStep() {
         step++;
-        return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: metricsAt(step) }];
+        return [
+          {
+            kind: 'step',
+            step,
+            optimizerStep: step,
+            update: 0,
+            updates: 1,
+            epoch: 0,
+            minibatch: 0,
+            metrics: metricsAt(step),
+          },
+        ];
       },
       evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
       saveStateBytes: async () => Uint8Array.of(step),
@@ -360,14 +444,20 @@ describe('LabEngine divergence and alerts (scripted trainer)', () => {
   it('never saves non-finite weights: a save that finds them rewinds to the last saved state', async () => {
     const t = scriptedTrainer((step) => ({ reward: step }), 2);
     const { engine, store } = makeEngine(new MemoryRunStore(), { createTrainer: t.factory });
-    const h = await engine.create({ config: tinyConfig({ steps: 10, checkpoint: null }), preset: 'grpo', backend: 'cpu' });
+    const h = await engine.create({
+      config: tinyConfig({ steps: 10, checkpoint: null }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
     engine.stepOnce();
     await engine.idle();
     engine.stepOnce();
     await engine.idle();
     const p = engine.progress();
     expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
-    expect(p.message).toMatch(/^The run diverged: the policy's weights became non-finite \(\S+\) in the updates of step 2, though the step's metrics were finite\. .*step 1 \(step 2 after it is dropped\)/);
+    expect(p.message).toMatch(
+      /^The run diverged: the policy's weights became non-finite \(\S+\) in the updates of step 2, though the step's metrics were finite\. .*step 1 \(step 2 after it is dropped\)/,
+    );
     expect(t.created).toEqual([null, 1]); // a new trainer from the state saved at step 1
     expect((await store.getState(h.id))?.step).toBe(1);
     expect((await store.readRecords(h.id)).rows.map((r) => r.step)).toEqual([1]);
@@ -378,12 +468,18 @@ describe('LabEngine divergence and alerts (scripted trainer)', () => {
     for (const action of ['warn', 'pause'] as const) {
       const t = scriptedTrainer(collapsed);
       const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: t.factory });
-      const h = await engine.create({ config: tinyConfig({ steps: 6, checkpoint: null, alert_action: action }), preset: 'grpo', backend: 'cpu' });
+      const h = await engine.create({
+        config: tinyConfig({ steps: 6, checkpoint: null, alert_action: action }),
+        preset: 'grpo',
+        backend: 'cpu',
+      });
       engine.start();
       await engine.idle();
       const alerts = events.flatMap((e) => (e.type === 'alert' ? [e] : []));
       expect(alerts.map((e) => [e.runId, e.alert.metric, e.alert.step])).toEqual([[h.id, 'entropy', 3]]);
-      expect(alerts[0].alert.message).toMatch(/entropy collapse: entropy = 0\.01, at or below 0\.05 for 3 steps.*Lesson: entropy-collapse\.$/);
+      expect(alerts[0].alert.message).toMatch(
+        /entropy collapse: entropy = 0\.01, at or below 0\.05 for 3 steps.*Lesson: entropy-collapse\.$/,
+      );
       // The alert comes after the records of the step it marks.
       const recordsOf3 = events.findIndex((e) => e.type === 'records' && e.records[0].step === 3);
       expect(events.indexOf(alerts[0])).toBeGreaterThan(recordsOf3);
@@ -402,19 +498,29 @@ describe('LabEngine with a reward_fn (CPU backend, real trainer, Node sandbox)',
   it('scores with the function, and pauses the run with its message when a batch loops past the time limit', async () => {
     const rewardSandbox: LabEngineDeps['rewardSandbox'] = (source) => nodeRewardSandbox(source, { timeLimitMs: 300 });
     const { engine, events, store } = makeEngine(new MemoryRunStore(), { rewardSandbox });
-    await engine.create({ config: tinyConfig({ steps: 2, eval_every: 0, reward_fn: '(p, c) => c.length' }), preset: 'grpo', backend: 'cpu' });
+    await engine.create({
+      config: tinyConfig({ steps: 2, eval_every: 0, reward_fn: '(p, c) => c.length' }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
     engine.stepOnce();
     await engine.idle();
     expect(recordsOf(events).every((r) => Number.isFinite(r.metrics['rewards/user/mean']))).toBe(true);
     engine.reset();
 
-    const h = await engine.create({ config: tinyConfig({ steps: 2, eval_every: 0, reward_fn: '(p, c) => { for (;;) {} }' }), preset: 'grpo', backend: 'cpu' });
+    const h = await engine.create({
+      config: tinyConfig({ steps: 2, eval_every: 0, reward_fn: '(p, c) => { for (;;) {} }' }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
     engine.start();
     await engine.idle();
     const saved = (await store.getRun(h.id))!;
     expect(saved.status).toBe('paused');
     expect(saved.step).toBe(0);
-    expect(saved.message).toMatch(/^reward_fn did not finish a batch of 8 completions within 0.3 s \(an endless loop\?\), so its sandbox was stopped\. The run is paused at step 0/);
+    expect(saved.message).toMatch(
+      /^reward_fn did not finish a batch of 8 completions within 0.3 s \(an endless loop\?\), so its sandbox was stopped\. The run is paused at step 0/,
+    );
     expect(notices(events).some((n) => n.startsWith('reward_fn did not finish'))).toBe(true);
     engine.reset();
   });
@@ -427,14 +533,25 @@ describe('LabEngine seed groups (scripted trainer)', () => {
     const factory: TrainerFactory = async (o) => {
       const trainer = await t.factory(o);
       if (o.config.seed !== failingSeed) return trainer;
-      return { ...trainer, get step() { return trainer.step; }, runStep: async () => (trainer.step >= 1 ? Promise.reject(new Error('scripted failure')) : trainer.runStep()) };
+      return {
+        ...trainer,
+        get step() {
+          return trainer.step;
+        },
+        runStep: async () => (trainer.step >= 1 ? Promise.reject(new Error('scripted failure')) : trainer.runStep()),
+      };
     };
     return factory;
   }
 
   it('runs seed s, s+1, s+2 one after the other as named runs of one group; a failed seed is named and the others go on', async () => {
     const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: seededFactory(6) });
-    await engine.startSeeds({ config: tinyConfig({ steps: 3, checkpoint: null, seed: 5 }), preset: 'grpo', backend: 'cpu', seeds: 3 });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 3, checkpoint: null, seed: 5 }),
+      preset: 'grpo',
+      backend: 'cpu',
+      seeds: 3,
+    });
     await engine.idle();
     const runs = (await store.listRuns()).sort((a, b) => a.seedGroup!.index - b.seedGroup!.index);
     expect(runs.map((h) => [h.config.seed, h.status, h.step, h.seedGroup!.index, h.seedGroup!.size])).toEqual([
@@ -443,13 +560,21 @@ describe('LabEngine seed groups (scripted trainer)', () => {
       [7, 'done', 3, 2, 3],
     ]);
     expect(new Set(runs.map((h) => h.seedGroup!.id)).size).toBe(1);
-    expect(runs.map((h) => h.name)).toEqual(['GRPO (DeepSeekMath) · copy 3 · seed 5', 'GRPO (DeepSeekMath) · copy 3 · seed 6', 'GRPO (DeepSeekMath) · copy 3 · seed 7']);
+    expect(runs.map((h) => h.name)).toEqual([
+      'GRPO (DeepSeekMath) · copy 3 · seed 5',
+      'GRPO (DeepSeekMath) · copy 3 · seed 6',
+      'GRPO (DeepSeekMath) · copy 3 · seed 7',
+    ]);
     expect(notices(events)).toEqual([
       'Seed 6 of the seed group failed: scripted failure. The other seed goes on.',
       'The seed group finished with 2 of 3 seeds trained; not trained: seed 6 (failed: scripted failure).',
     ]);
     // While the queue went on, each run's progress said where in the group it was; after it, nothing.
-    const queued = events.flatMap((e) => (e.type === 'progress' && e.progress.seedQueue ? [[e.progress.seedQueue.index, e.progress.seedQueue.failedSeeds.join(',')]] : []));
+    const queued = events.flatMap((e) =>
+      e.type === 'progress' && e.progress.seedQueue
+        ? [[e.progress.seedQueue.index, e.progress.seedQueue.failedSeeds.join(',')]]
+        : [],
+    );
     expect(new Set(queued.map((q) => JSON.stringify(q)))).toEqual(new Set(['[0,""]', '[1,""]', '[2,"6"]']));
     expect(engine.progress().seedQueue).toBeUndefined();
     expect(engine.progress()).toMatchObject({ status: 'done', step: 3, name: runs[2].name });
@@ -459,11 +584,19 @@ describe('LabEngine seed groups (scripted trainer)', () => {
 
   it('goes on past a seed whose run cannot start, and names it', async () => {
     const t = scriptedTrainer((step) => ({ reward: step }));
-    const factory: TrainerFactory = (o) => (o.config.seed === 0 ? Promise.reject(new Error('no trainer for seed 0')) : t.factory(o));
+    const factory: TrainerFactory = (o) =>
+      o.config.seed === 0 ? Promise.reject(new Error('no trainer for seed 0')) : t.factory(o);
     const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: factory });
-    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }),
+      preset: 'grpo',
+      backend: 'cpu',
+      seeds: 2,
+    });
     await engine.idle();
-    expect((await store.listRuns()).map((h) => [h.config.seed, h.status, h.seedGroup?.index])).toEqual([[1, 'done', 1]]);
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status, h.seedGroup?.index])).toEqual([
+      [1, 'done', 1],
+    ]);
     expect(notices(events)).toEqual([
       'Seed 0 of the seed group could not start: no trainer for seed 0. The other seed goes on.',
       'The seed group finished with 1 of 2 seeds trained; not trained: seed 0 (could not start: no trainer for seed 0).',
@@ -480,32 +613,74 @@ describe('LabEngine seed groups (scripted trainer)', () => {
         if (lost && o.config.seed === 0) throw new Error('mapAsync: device lost');
         return trainer.runStep();
       };
-      return { ...trainer, get step() { return trainer.step; }, runStep };
+      return {
+        ...trainer,
+        get step() {
+          return trainer.step;
+        },
+        runStep,
+      };
     };
-    const { engine, events, store } = makeEngine(new MemoryRunStore(), { createTrainer: factory, gpu: async () => ({}) as never });
-    await engine.startSeeds({ config: tinyConfig({ steps: 50, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'webgpu', seeds: 2 });
+    const { engine, events, store } = makeEngine(new MemoryRunStore(), {
+      createTrainer: factory,
+      gpu: async () => ({}) as never,
+    });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 50, checkpoint: null, seed: 0 }),
+      preset: 'grpo',
+      backend: 'webgpu',
+      seeds: 2,
+    });
     while (engine.progress().step < 2) await new Promise((r) => setTimeout(r, 5));
     lost = true;
     await engine.deviceLost('GPU device lost (unknown): the driver was reset');
     await engine.idle();
-    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([[0, 'interrupted'], [1, 'done']]);
-    expect(notices(events)[0]).toMatch(/^Seed 0 of the seed group was interrupted: GPU device lost \(unknown\): the driver was reset\. Resume continues from the last saved state.*\. The other seed goes on\.$/);
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([
+      [0, 'interrupted'],
+      [1, 'done'],
+    ]);
+    expect(notices(events)[0]).toMatch(
+      /^Seed 0 of the seed group was interrupted: GPU device lost \(unknown\): the driver was reset\. Resume continues from the last saved state.*\. The other seed goes on\.$/,
+    );
   });
 
-  it('Step takes one step: at a seed\'s last step the next seed\'s run is created and waits, paused', async () => {
+  it("Step takes one step: at a seed's last step the next seed's run is created and waits, paused", async () => {
     const { engine, store } = makeEngine(new MemoryRunStore(), { createTrainer: seededFactory(null) });
-    await engine.startSeeds({ config: tinyConfig({ steps: 1, checkpoint: null, seed: 3 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 1, checkpoint: null, seed: 3 }),
+      preset: 'grpo',
+      backend: 'cpu',
+      seeds: 2,
+    });
     await engine.idle();
     // Started freely, both seeds ran; a second group is then stepped through.
     expect((await store.listRuns()).map((h) => h.status)).toEqual(['done', 'done']);
-    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 20 }), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 2, checkpoint: null, seed: 20 }),
+      preset: 'grpo',
+      backend: 'cpu',
+      seeds: 2,
+    });
     engine.pause(); // after its first step
     await engine.idle();
     expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, name: expect.stringMatching(/seed 20$/) });
     engine.stepOnce(); // seed 20's last step
     await engine.idle();
-    expect(engine.progress()).toMatchObject({ status: 'paused', step: 0, name: expect.stringMatching(/seed 21$/), seedQueue: { index: 1, size: 2 } });
-    expect((await store.listRuns()).filter((h) => h.config.seed >= 20).map((h) => [h.config.seed, h.status]).sort()).toEqual([[20, 'done'], [21, 'paused']]);
+    expect(engine.progress()).toMatchObject({
+      status: 'paused',
+      step: 0,
+      name: expect.stringMatching(/seed 21$/),
+      seedQueue: { index: 1, size: 2 },
+    });
+    expect(
+      (await store.listRuns())
+        .filter((h) => h.config.seed >= 20)
+        .map((h) => [h.config.seed, h.status])
+        .sort(),
+    ).toEqual([
+      [20, 'done'],
+      [21, 'paused'],
+    ]);
   });
 
   it('pause holds the queue at the current seed and start continues it; reset drops the seeds not run', async () => {
@@ -520,23 +695,45 @@ describe('LabEngine seed groups (scripted trainer)', () => {
         }
       },
     });
-    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }), preset: 'grpo', backend: 'cpu', seeds: 3 });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 2, checkpoint: null, seed: 0 }),
+      preset: 'grpo',
+      backend: 'cpu',
+      seeds: 3,
+    });
     await engine.idle();
-    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, seedQueue: { index: 0, size: 3, failedSeeds: [] } });
+    expect(engine.progress()).toMatchObject({
+      status: 'paused',
+      step: 1,
+      seedQueue: { index: 0, size: 3, failedSeeds: [] },
+    });
     expect((await store.listRuns()).length).toBe(1);
 
     engine.start();
     await engine.idle();
     // Seed 0 ran to its end and the queue went on with seed 1 and 2, trained to the end.
-    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([[0, 'done'], [1, 'done'], [2, 'done']]);
+    expect((await store.listRuns()).map((h) => [h.config.seed, h.status]).sort()).toEqual([
+      [0, 'done'],
+      [1, 'done'],
+      [2, 'done'],
+    ]);
 
     pauseAtFirstStep = true;
-    await engine.startSeeds({ config: tinyConfig({ steps: 2, checkpoint: null, seed: 10 }), preset: 'grpo', backend: 'cpu', seeds: 3 });
+    await engine.startSeeds({
+      config: tinyConfig({ steps: 2, checkpoint: null, seed: 10 }),
+      preset: 'grpo',
+      backend: 'cpu',
+      seeds: 3,
+    });
     await engine.idle();
     engine.reset();
     expect(notices(events)).toContain('The seed group stopped: seeds 11, 12 were not run.');
     expect(engine.progress()).toMatchObject({ status: 'idle' });
-    expect((await store.listRuns()).filter((h) => h.config.seed >= 10).map((h) => [h.config.seed, h.status])).toEqual([[10, 'paused']]);
-    await expect(engine.startSeeds({ config: tinyConfig({ checkpoint: null }), preset: 'grpo', backend: 'cpu', seeds: 11 })).rejects.toThrow('a seed group has 2 to 10 seeds (got 11)');
+    expect((await store.listRuns()).filter((h) => h.config.seed >= 10).map((h) => [h.config.seed, h.status])).toEqual([
+      [10, 'paused'],
+    ]);
+    await expect(
+      engine.startSeeds({ config: tinyConfig({ checkpoint: null }), preset: 'grpo', backend: 'cpu', seeds: 11 }),
+    ).rejects.toThrow('a seed group has 2 to 10 seeds (got 11)');
   });
 });

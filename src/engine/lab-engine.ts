@@ -18,9 +18,25 @@ import { parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore } from './run-store';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from './start-policy';
 import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
-import { RunSession, policyFiles, type PolicyFiles, type RunSink, type SavedRun, type StepOutcome, type TrainerFactory } from './run-session';
+import {
+  RunSession,
+  policyFiles,
+  type PolicyFiles,
+  type RunSink,
+  type SavedRun,
+  type StepOutcome,
+  type TrainerFactory,
+} from './run-session';
 import { groupSeeds, newSeedGroupId, seedCountError, type SeedGroupTag } from './seed-group';
-import { rowOf, type BackendKind, type EngineEvent, type RolloutRecord, type RunHeader, type RunProgress, type RunStatus } from './types';
+import {
+  rowOf,
+  type BackendKind,
+  type EngineEvent,
+  type RolloutRecord,
+  type RunHeader,
+  type RunProgress,
+  type RunStatus,
+} from './types';
 
 /** What a run is exported as. */
 export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';
@@ -84,7 +100,9 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** A run id that sorts by creation time. */
 export function newRunId(now: number): string {
-  return `run-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, '0')}`;
+  return `run-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, '0')}`;
 }
 
 /** The default name of a run: preset, task and seed. */
@@ -95,7 +113,12 @@ export function runName(config: RLConfig, preset: PresetName | null): string {
 
 /** A file-name-safe form of a run name. */
 export function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'run';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'run'
+  );
 }
 
 export class LabEngine {
@@ -127,7 +150,10 @@ export class LabEngine {
         const fixed: RunHeader = {
           ...h,
           status: 'interrupted',
-          message: h.savedStep > 0 ? `the page closed while it trained; resume continues from the saved state at step ${h.savedStep}` : 'the page closed before any state was saved',
+          message:
+            h.savedStep > 0
+              ? `the page closed while it trained; resume continues from the saved state at step ${h.savedStep}`
+              : 'the page closed before any state was saved',
         };
         await this.deps.store.putHeader(fixed).catch(() => undefined);
       }
@@ -138,12 +164,34 @@ export class LabEngine {
   progress(): RunProgress {
     const a = this.active;
     if (!a) {
-      return { runId: null, name: '', status: 'idle', step: 0, totalSteps: 0, elapsedMs: 0, lastStepMs: 0, meanStepMs: 0, tokensPerSec: 0, backend: 'webgpu', savedStep: 0 };
+      return {
+        runId: null,
+        name: '',
+        status: 'idle',
+        step: 0,
+        totalSteps: 0,
+        elapsedMs: 0,
+        lastStepMs: 0,
+        meanStepMs: 0,
+        tokensPerSec: 0,
+        backend: 'webgpu',
+        savedStep: 0,
+      };
     }
     const h = a.header;
     const recent = a.recentStepMs;
     const q = this.seedQueue;
-    const queued = q && h.seedGroup?.id === q.groupId ? { seedQueue: { groupId: q.groupId, index: q.index, size: q.seeds.length, failedSeeds: q.failed.map((f) => f.seed) } } : {};
+    const queued =
+      q && h.seedGroup?.id === q.groupId
+        ? {
+            seedQueue: {
+              groupId: q.groupId,
+              index: q.index,
+              size: q.seeds.length,
+              failedSeeds: q.failed.map((f) => f.seed),
+            },
+          }
+        : {};
     return {
       runId: h.id,
       name: h.name,
@@ -176,7 +224,7 @@ export class LabEngine {
       if (a) a.storageFailing = false;
       return true;
     } catch (e) {
-      if (!a || !a.storageFailing) {
+      if (!a?.storageFailing) {
         const full = e instanceof StorageFullError;
         this.notice(
           'error',
@@ -211,7 +259,12 @@ export class LabEngine {
    * Creates a new run from a config: loads the start policy and the trainer, saves the run's header, and leaves
    * it paused at step 0 (start or step runs it). A paused current run is released first (it stays saved).
    */
-  async create(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; name?: string }): Promise<RunHeader> {
+  async create(o: {
+    config: RLConfig;
+    preset: PresetName | null;
+    backend: BackendKind;
+    name?: string;
+  }): Promise<RunHeader> {
     if (this.busy()) throw new Error('a run is training: pause or reset it before starting another');
     this.dropSeedQueue();
     return this.open(o);
@@ -223,13 +276,26 @@ export class LabEngine {
    * next one is created when the previous is done. A seed whose run fails (or cannot start) is named in a notice and
    * the queue goes on; pause holds the queue at the current seed (start continues it), reset drops it.
    */
-  async startSeeds(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; seeds: number }): Promise<void> {
+  async startSeeds(o: {
+    config: RLConfig;
+    preset: PresetName | null;
+    backend: BackendKind;
+    seeds: number;
+  }): Promise<void> {
     if (this.busy()) throw new Error('a run is training: pause or reset it before starting a seed group');
     const refused = seedCountError(o.seeds);
     if (refused) throw new Error(refused);
     const config = validateConfig(o.config);
     this.dropSeedQueue();
-    const q: SeedQueue = { groupId: newSeedGroupId(this.wall()), config, preset: o.preset, backend: o.backend, seeds: groupSeeds(config.seed, o.seeds), index: 0, failed: [] };
+    const q: SeedQueue = {
+      groupId: newSeedGroupId(this.wall()),
+      config,
+      preset: o.preset,
+      backend: o.backend,
+      seeds: groupSeeds(config.seed, o.seeds),
+      index: 0,
+      failed: [],
+    };
     this.seedQueue = q;
     if (await this.openQueuedSeed(q)) this.go(Infinity);
   }
@@ -240,7 +306,11 @@ export class LabEngine {
     this.seedQueue = null;
     if (!q) return;
     const left = q.seeds.slice(q.index + 1);
-    if (left.length) this.notice('warning', `The seed group stopped: seed${left.length > 1 ? 's' : ''} ${left.join(', ')} ${left.length > 1 ? 'were' : 'was'} not run.`);
+    if (left.length)
+      this.notice(
+        'warning',
+        `The seed group stopped: seed${left.length > 1 ? 's' : ''} ${left.join(', ')} ${left.length > 1 ? 'were' : 'was'} not run.`,
+      );
   }
 
   /** Creates the run of the queue's seed at `index`, or of the next that can start; false when none is left (the queue ends). */
@@ -265,14 +335,20 @@ export class LabEngine {
   private seedFailed(q: SeedQueue, seed: number, why: string): void {
     q.failed.push({ seed, why });
     const left = q.seeds.length - q.index - 1;
-    this.notice('error', `Seed ${seed} of the seed group ${why}.${left > 0 ? ` The other seed${left > 1 ? 's go' : ' goes'} on.` : ''}`);
+    this.notice(
+      'error',
+      `Seed ${seed} of the seed group ${why}.${left > 0 ? ` The other seed${left > 1 ? 's go' : ' goes'} on.` : ''}`,
+    );
   }
 
   private finishSeedQueue(q: SeedQueue): void {
     if (this.seedQueue === q) this.seedQueue = null;
     if (q.failed.length) {
       const ok = q.seeds.length - q.failed.length;
-      this.notice('warning', `The seed group finished with ${ok} of ${q.seeds.length} seeds trained; not trained: ${q.failed.map((f) => `seed ${f.seed} (${f.why})`).join('; ')}.`);
+      this.notice(
+        'warning',
+        `The seed group finished with ${ok} of ${q.seeds.length} seeds trained; not trained: ${q.failed.map((f) => `seed ${f.seed} (${f.why})`).join('; ')}.`,
+      );
     }
     this.emitProgress();
   }
@@ -285,7 +361,12 @@ export class LabEngine {
     const q = this.seedQueue;
     if (!q || this.resetRequested || this.active !== run || run.header.seedGroup?.id !== q.groupId) return false;
     const { status, config, message: why } = run.header;
-    if (status === 'failed' || status === 'interrupted') this.seedFailed(q, config.seed, `${status === 'failed' ? 'failed' : 'was interrupted'}${why ? `: ${why.replace(/\.\s*$/, '')}` : ''}`);
+    if (status === 'failed' || status === 'interrupted')
+      this.seedFailed(
+        q,
+        config.seed,
+        `${status === 'failed' ? 'failed' : 'was interrupted'}${why ? `: ${why.replace(/\.\s*$/, '')}` : ''}`,
+      );
     else if (status !== 'done') return false;
     q.index++;
     if (!(await this.openQueuedSeed(q)) || !free) return false;
@@ -297,7 +378,13 @@ export class LabEngine {
   }
 
   /** create() without the busy check and the queue's end: the seed queue creates its runs through it. */
-  private async open(o: { config: RLConfig; preset: PresetName | null; backend: BackendKind; name?: string; seedGroup?: SeedGroupTag }): Promise<RunHeader> {
+  private async open(o: {
+    config: RLConfig;
+    preset: PresetName | null;
+    backend: BackendKind;
+    name?: string;
+    seedGroup?: SeedGroupTag;
+  }): Promise<RunHeader> {
     const config = validateConfig(o.config);
     // The next seed of a queue replaces the previous one without an idle moment in between (the page would offer Start).
     if (this.active) this.release(o.seedGroup !== undefined && o.seedGroup.index > 0);
@@ -352,8 +439,9 @@ export class LabEngine {
 
   private go(steps: number): void {
     const a = this.active;
-    if (!a || !a.session) throw new Error('no run to train: configure one and press Start');
-    if (this.comparing) throw new Error('an objective comparison is running on this run; train on when it has finished');
+    if (!a?.session) throw new Error('no run to train: configure one and press Start');
+    if (this.comparing)
+      throw new Error('an objective comparison is running on this run; train on when it has finished');
     if (this.busy()) {
       if (a.header.status === 'pausing' && steps === Infinity) {
         a.header.status = 'running';
@@ -362,7 +450,8 @@ export class LabEngine {
       }
       return;
     }
-    if (a.header.status === 'done' || a.session.done) throw new Error(`the run has done all its ${a.header.config.steps} steps; start a new run (or raise steps)`);
+    if (a.header.status === 'done' || a.session.done)
+      throw new Error(`the run has done all its ${a.header.config.steps} steps; start a new run (or raise steps)`);
     if (a.header.status !== 'paused') throw new Error(`the run is ${a.header.status}; it cannot train now`);
     a.stepsLeft = steps;
     a.header.status = 'running';
@@ -378,13 +467,18 @@ export class LabEngine {
    * A/B of the current run's objective and `b` on one batch at its current parameters (src/rl/compare.ts): its latest
    * rollout step or a fresh batch. Only between steps (paused or done); the run itself does not change.
    */
-  async compareObjectives(b: RLConfig, source: CompareSource): Promise<{ runId: string; comparison: ObjectiveComparison }> {
+  async compareObjectives(
+    b: RLConfig,
+    source: CompareSource,
+  ): Promise<{ runId: string; comparison: ObjectiveComparison }> {
     const a = this.active;
     const trainer = a?.session?.trainer;
-    if (!a || !trainer) throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
-    if (this.busy()) throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
+    if (!a || !trainer)
+      throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
+    if (this.busy())
+      throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
     if (this.comparing) throw new Error('a comparison is already running');
-    if (!trainer.compareObjectives) throw new Error('this run\'s trainer cannot compare objectives');
+    if (!trainer.compareObjectives) throw new Error("this run's trainer cannot compare objectives");
     this.comparing = true;
     try {
       return { runId: a.header.id, comparison: await trainer.compareObjectives(validateConfig(b), source) };
@@ -396,7 +490,7 @@ export class LabEngine {
   /** Asks the current run to pause after the step in progress (its state is saved then). */
   pause(): void {
     const a = this.active;
-    if (!a || a.header.status !== 'running') return;
+    if (a?.header.status !== 'running') return;
     a.header.status = 'pausing';
     a.stepsLeft = 0;
     this.emitProgress();
@@ -449,10 +543,15 @@ export class LabEngine {
     } catch (e) {
       // The user's reward function failed (an error, a bad value, a batch past its time limit): nothing of the step
       // was kept, so the run pauses where it is, with the function's own message.
-      if (e instanceof UserRewardError) return await this.pauseWith(a, `${e.message}. The run is paused at step ${a.header.step}; fix reward_fn in a new run`);
+      if (e instanceof UserRewardError)
+        return await this.pauseWith(
+          a,
+          `${e.message}. The run is paused at step ${a.header.step}; fix reward_fn in a new run`,
+        );
       // A lost device interrupts (resumable on a new device) even when the step's own failure (a buffer unmapped
       // under a readback) arrives before the device's lost event: give that event a moment to land first.
-      if (a.header.backend === 'webgpu' && !(e instanceof GpuDeviceLostError)) await new Promise((r) => setTimeout(r, 100));
+      if (a.header.backend === 'webgpu' && !(e instanceof GpuDeviceLostError))
+        await new Promise((r) => setTimeout(r, 100));
       const lost = a.header.status === 'interrupted' || e instanceof GpuDeviceLostError;
       const why = a.header.message ?? (e instanceof GpuDeviceLostError ? lostText(a, message(e)) : message(e));
       await this.stopWith(a, lost ? 'interrupted' : 'failed', why);
@@ -500,12 +599,18 @@ export class LabEngine {
         const withGroups = records.find((r) => r.groups?.length);
         const groups: GroupRecord[] | undefined = withGroups?.groups;
         const evals: EvalRecord[] = records.flatMap(evalsOf);
-        const rollout = groups ? { step: last.step, groups, ...(withGroups?.batch && { batch: withGroups.batch }) } : null;
-        await this.persist(a, `step ${h.step} of "${h.name}"`, () => store.appendStep({ ...h }, records.map(rowOf), rollout, evals));
+        const rollout = groups
+          ? { step: last.step, groups, ...(withGroups?.batch && { batch: withGroups.batch }) }
+          : null;
+        await this.persist(a, `step ${h.step} of "${h.name}"`, () =>
+          store.appendStep({ ...h }, records.map(rowOf), rollout, evals),
+        );
       },
       save: async (saved) => {
         const header = { ...a.header, savedStep: saved.step, updatedAt: this.wall() };
-        const ok = await this.persist(a, `the trainer state at step ${saved.step}`, () => store.putState(header, { runId: a.header.id, ...saved }));
+        const ok = await this.persist(a, `the trainer state at step ${saved.step}`, () =>
+          store.putState(header, { runId: a.header.id, ...saved }),
+        );
         if (ok) a.header.savedStep = saved.step;
         return ok;
       },
@@ -530,7 +635,13 @@ export class LabEngine {
   private openSession(a: Active, from: SavedRun | null): Promise<RunSession> {
     const h = a.header;
     return RunSession.open(
-      { config: h.config, backend: h.backend, divergence: 'pause', inspectGroups: this.deps.inspectGroups ?? 2, autosaveMs: this.deps.autosaveMs ?? 30_000 },
+      {
+        config: h.config,
+        backend: h.backend,
+        divergence: 'pause',
+        inspectGroups: this.deps.inspectGroups ?? 2,
+        autosaveMs: this.deps.autosaveMs ?? 30_000,
+      },
       {
         assets: this.deps.assets,
         sink: this.sinkOf(a),
@@ -598,7 +709,7 @@ export class LabEngine {
    */
   async deviceLost(why: string): Promise<void> {
     const a = this.active;
-    if (!a || a.header.backend !== 'webgpu' || !LIVE.includes(a.header.status)) return;
+    if (a?.header.backend !== 'webgpu' || !LIVE.includes(a.header.status)) return;
     const text = lostText(a, why);
     if (this.busy()) {
       a.header.status = 'interrupted';
@@ -618,8 +729,10 @@ export class LabEngine {
     if (this.busy()) throw new Error('a run is training: pause or reset it first');
     const h = await this.deps.store.getRun(runId);
     if (!h) throw new Error(`no saved run ${runId}`);
-    if (h.status === 'imported') throw new Error(`"${h.name}" is an imported run: it has metrics but no trainer state to continue from`);
-    if (h.step >= h.config.steps && h.savedStep >= h.config.steps) throw new Error(`"${h.name}" has done all its ${h.config.steps} steps`);
+    if (h.status === 'imported')
+      throw new Error(`"${h.name}" is an imported run: it has metrics but no trainer state to continue from`);
+    if (h.step >= h.config.steps && h.savedStep >= h.config.steps)
+      throw new Error(`"${h.name}" has done all its ${h.config.steps} steps`);
     const saved = await this.deps.store.getState(runId);
     this.dropSeedQueue();
     if (this.active) this.release();
@@ -628,7 +741,10 @@ export class LabEngine {
     this.active = a;
     this.emitProgress();
     try {
-      a.session = await this.openSession(a, saved && { ...saved, tokenizerConfigJson: saved.tokenizerConfigJson ?? null });
+      a.session = await this.openSession(
+        a,
+        saved && { ...saved, tokenizerConfigJson: saved.tokenizerConfigJson ?? null },
+      );
     } catch (e) {
       if (this.active === a) {
         a.header.status = h.status;
@@ -637,7 +753,11 @@ export class LabEngine {
       throw e;
     }
     const savedStep = saved?.step ?? 0;
-    if (header.step > savedStep) this.notice('warning', `"${h.name}": steps ${savedStep + 1}-${header.step} were after the last saved state and are dropped; training continues from step ${savedStep}.`);
+    if (header.step > savedStep)
+      this.notice(
+        'warning',
+        `"${h.name}": steps ${savedStep + 1}-${header.step} were after the last saved state and are dropped; training continues from step ${savedStep}.`,
+      );
     header.step = savedStep;
     header.savedStep = savedStep;
     header.status = 'paused';
@@ -713,7 +833,9 @@ export class LabEngine {
       }
       case 'metrics-jsonl': {
         const r = await this.deps.store.readRecords(runId);
-        return [{ name: `${base}.metrics.jsonl`, mime: 'application/x-ndjson', data: metricsToJsonl(h, r.rows, r.evals) }];
+        return [
+          { name: `${base}.metrics.jsonl`, mime: 'application/x-ndjson', data: metricsToJsonl(h, r.rows, r.evals) },
+        ];
       }
       case 'rollouts-jsonl': {
         const rollouts = await this.deps.store.readAllRollouts(runId);
@@ -728,11 +850,18 @@ export class LabEngine {
         else {
           const s = await this.deps.store.getState(runId);
           if (!s) throw new Error(`"${h.name}" has no saved checkpoint yet (pause it to save one)`);
-          policy = policyFiles({ ...s, tokenizerConfigJson: s.tokenizerConfigJson ?? null }, h.config.lora_rank > 0 ? s.state : null);
+          policy = policyFiles(
+            { ...s, tokenizerConfigJson: s.tokenizerConfigJson ?? null },
+            h.config.lora_rank > 0 ? s.state : null,
+          );
         }
         // One folder's files as downloads: <run>.step<N>.<file>, the adapters' folder flattened into the name.
         const dir = `${base}.step${policy.step}`;
-        return policy.files.map((f) => ({ name: `${dir}.${f.name.split('/').pop()}`, mime: f.name.endsWith('.json') ? 'application/json' : 'application/octet-stream', data: f.data }));
+        return policy.files.map((f) => ({
+          name: `${dir}.${f.name.split('/').pop()}`,
+          mime: f.name.endsWith('.json') ? 'application/json' : 'application/octet-stream',
+          data: f.data,
+        }));
       }
     }
   }
@@ -744,7 +873,14 @@ export class LabEngine {
   async importRun(fileName: string, text: string): Promise<RunHeader> {
     const data = parseRunOrTrainerLog(fileName, text);
     const t = this.wall();
-    data.header = { ...data.header, id: newRunId(t), name: `${data.header.name} (imported)`, status: 'imported', updatedAt: t, savedStep: 0 };
+    data.header = {
+      ...data.header,
+      id: newRunId(t),
+      name: `${data.header.name} (imported)`,
+      status: 'imported',
+      updatedAt: t,
+      savedStep: 0,
+    };
     await this.deps.store.putRun(data);
     this.deps.emit({ type: 'runs-changed' });
     return data.header;
@@ -753,7 +889,15 @@ export class LabEngine {
 
 /** A run's in-memory part, before its session is open. */
 function newActive(header: RunHeader): Active {
-  return { header, session: null, stepsLeft: 0, recentStepMs: [], tokensPerSec: 0, lastStepMs: 0, storageFailing: false };
+  return {
+    header,
+    session: null,
+    stepsLeft: 0,
+    recentStepMs: [],
+    tokensPerSec: 0,
+    lastStepMs: 0,
+    storageFailing: false,
+  };
 }
 
 /** What a person reads when the device went away under a run. */

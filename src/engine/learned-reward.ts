@@ -28,7 +28,11 @@ export function rewardModelDir(value: string): string {
 }
 
 /** Reads the run's reward_model folder and returns it ready to score. Fails with a message naming the folder. */
-export async function loadLearnedReward(config: RLConfig, assets: AssetLoader, ctx: LearnedRewardContext): Promise<LearnedReward> {
+export async function loadLearnedReward(
+  config: RLConfig,
+  assets: AssetLoader,
+  ctx: LearnedRewardContext,
+): Promise<LearnedReward> {
   if (config.reward_model === null) throw new Error('reward_model: not set');
   const dir = rewardModelDir(config.reward_model);
   const fail = (what: string): never => {
@@ -58,9 +62,16 @@ export async function loadLearnedReward(config: RLConfig, assets: AssetLoader, c
     }
     const ck = decodeCheckpoint(weights, configText);
     if (ck.config.vocabSize !== ctx.policy.vocabSize) {
-      fail(`its vocabulary has ${ck.config.vocabSize} tokens but the policy's has ${ctx.policy.vocabSize}; a reward model reads the policy's tokens`);
+      fail(
+        `its vocabulary has ${ck.config.vocabSize} tokens but the policy's has ${ctx.policy.vocabSize}; a reward model reads the policy's tokens`,
+      );
     }
-    const rm = LabRewardModel.load((ctx.backend as Extract<TrainerBackend, { kind: 'webgpu' }>).ctx, ck.config, ck.params, { padId: ctx.padId });
+    const rm = LabRewardModel.load(
+      (ctx.backend as Extract<TrainerBackend, { kind: 'webgpu' }>).ctx,
+      ck.config,
+      ck.params,
+      { padId: ctx.padId },
+    );
     return labReward(rm, `reward model trained in the lab, ${dir}`);
   }
 
@@ -69,11 +80,16 @@ export async function loadLearnedReward(config: RLConfig, assets: AssetLoader, c
     try {
       files.set(f, await assets.bytes(`${dir}${f}`));
     } catch (e) {
-      fail(`is neither a lab reward model (config.json has no "rl_lab": {"kind": "${REWARD_MODEL_KIND}"}) nor a text classifier: could not read ${f} (${(e as Error).message})`);
+      fail(
+        `is neither a lab reward model (config.json has no "rl_lab": {"kind": "${REWARD_MODEL_KIND}"}) nor a text classifier: could not read ${f} (${(e as Error).message})`,
+      );
     }
   }
   const { labels } = classifierLabels(configText);
   const label = config.reward_model_label ?? labels[labels.length - 1];
-  const classifier = await loadRewardClassifier(files, { label, ...(ctx.classifierDevice ? { device: ctx.classifierDevice } : {}) });
+  const classifier = await loadRewardClassifier(files, {
+    label,
+    ...(ctx.classifierDevice ? { device: ctx.classifierDevice } : {}),
+  });
   return classifierReward(classifier, `text classifier ${dir}`);
 }

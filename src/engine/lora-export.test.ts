@@ -26,8 +26,18 @@ describe('checkpoint download of a LoRA run', () => {
     const store = new MemoryRunStore();
     const engine = new LabEngine({ store, assets: PUBLIC_ASSETS, gpu: async () => ctx, emit: () => {} });
     const config = resolveConfig('grpo', {
-      task: 'copy', difficulty: 3, checkpoint: 'copy', train_batch_size: 4, num_generations: 8, temperature: 1, learning_rate: 1e-2,
-      steps: 3, eval_every: 0, lora_rank: 2, lora_alpha: 4, lora_targets: 'o_proj,down_proj',
+      task: 'copy',
+      difficulty: 3,
+      checkpoint: 'copy',
+      train_batch_size: 4,
+      num_generations: 8,
+      temperature: 1,
+      learning_rate: 1e-2,
+      steps: 3,
+      eval_every: 0,
+      lora_rank: 2,
+      lora_alpha: 4,
+      lora_targets: 'o_proj,down_proj',
     });
     const h = await engine.create({ config, preset: 'grpo', backend: 'webgpu' });
     engine.stepOnce();
@@ -35,7 +45,13 @@ describe('checkpoint download of a LoRA run', () => {
     const warm = (await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname)).ck;
     const live = await engine.exportRun(h.id, 'checkpoint');
     const names = live.map((f) => f.name.replace(/^.*\.step\d+\./, ''));
-    expect(names).toEqual(['model.safetensors', 'config.json', 'tokenizer.json', 'adapter_model.safetensors', 'adapter_config.json']);
+    expect(names).toEqual([
+      'model.safetensors',
+      'config.json',
+      'tokenizer.json',
+      'adapter_model.safetensors',
+      'adapter_config.json',
+    ]);
     const ck = decodeCheckpoint(live[0].data as Uint8Array, live[1].data as string);
     const { spec, adapters } = readPeftAdapter(ck.config, live[3].data as Uint8Array, live[4].data as string);
     expect(spec).toEqual({ rank: 2, alpha: 4, targets: ['o_proj', 'down_proj'] });

@@ -102,7 +102,13 @@ export function unpackBatch(b: MetricBatch): MetricRow[] {
       const v = b.values[i * K + j];
       if (!Number.isNaN(v)) metrics[b.names[j]] = v;
     }
-    const row: MetricRow = { step: b.step[i], optimizerStep: b.optimizerStep[i], epoch: b.epoch[i], minibatch: b.minibatch[i], metrics };
+    const row: MetricRow = {
+      step: b.step[i],
+      optimizerStep: b.optimizerStep[i],
+      epoch: b.epoch[i],
+      minibatch: b.minibatch[i],
+      metrics,
+    };
     if (!Number.isNaN(b.update[i])) row.update = b.update[i];
     if (!Number.isNaN(b.updates[i])) row.updates = b.updates[i];
     rows.push(row);
@@ -118,5 +124,7 @@ export function batchLength(b: MetricBatch): number {
 
 /** The buffers to transfer with a batch. */
 export function batchTransfer(b: MetricBatch): ArrayBuffer[] {
-  return [b.step, b.optimizerStep, b.epoch, b.minibatch, b.update, b.updates, b.x, b.values].map((a) => a.buffer as ArrayBuffer);
+  return [b.step, b.optimizerStep, b.epoch, b.minibatch, b.update, b.updates, b.x, b.values].map(
+    (a) => a.buffer as ArrayBuffer,
+  );
 }

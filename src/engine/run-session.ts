@@ -260,7 +260,13 @@ export class RunSession {
     // Every reward source of the config: the task's verifier (in the trainer), reward_fn in the driver's sandbox, and
     // reward_model read through the same assets as the policy.
     const learnedReward =
-      this.config.reward_model !== null ? await loadLearnedReward(this.config, this.ports.assets, { policy: init.config, padId: tokenizer.padId, backend }) : undefined;
+      this.config.reward_model !== null
+        ? await loadLearnedReward(this.config, this.ports.assets, {
+            policy: init.config,
+            padId: tokenizer.padId,
+            backend,
+          })
+        : undefined;
     try {
       this.current = await this.factory({
         config: this.config,
@@ -297,7 +303,9 @@ export class RunSession {
     const watched = watchStep(this.alertHistory, records);
     this.alertHistory = watched.history;
     const every = this.config.save_every;
-    const due = (every > 0 && trainer.step % every === 0) || this.now() - this.lastSaveAt >= (this.options.autosaveMs ?? Infinity);
+    const due =
+      (every > 0 && trainer.step % every === 0) ||
+      this.now() - this.lastSaveAt >= (this.options.autosaveMs ?? Infinity);
     if (due && trainer.step < this.config.steps) {
       const saved = await this.save();
       if (saved.kind === 'diverged') return saved;
@@ -311,10 +319,23 @@ export class RunSession {
     const checkpoint = await trainer.exportCheckpoint();
     // The last update of a step can blow the weights up while that step's metrics (computed before it) are finite.
     const bad = firstNonFiniteTensor(checkpoint.params);
-    if (bad) return this.rewind(`the run diverged: the policy's weights became non-finite (${bad}) in the updates of step ${trainer.step}, though the step's metrics were finite`);
+    if (bad)
+      return this.rewind(
+        `the run diverged: the policy's weights became non-finite (${bad}) in the updates of step ${trainer.step}, though the step's metrics were finite`,
+      );
     const state = await trainer.saveStateBytes();
     const { safetensors, configJson } = encodeCheckpoint(checkpoint);
-    return { kind: 'ok', saved: { step: trainer.step, state, safetensors, configJson, tokenizerJson: this.tokenizerJson, tokenizerConfigJson: this.tokenizerConfigJson } };
+    return {
+      kind: 'ok',
+      saved: {
+        step: trainer.step,
+        state,
+        safetensors,
+        configJson,
+        tokenizerJson: this.tokenizerJson,
+        tokenizerConfigJson: this.tokenizerConfigJson,
+      },
+    };
   }
 
   /** Saves the resume point through the sink (nothing when the step is saved already). */
@@ -348,8 +369,16 @@ export class RunSession {
       }
     }
     this.savedStep = savedStep;
-    const dropped = step > savedStep + 1 ? ` (steps ${savedStep + 1}-${step} after it are dropped)` : step > savedStep ? ` (step ${step} after it is dropped)` : '';
-    const where = this.options.divergence === 'pause' ? 'the run is paused at its last saved state' : 'the run stopped at its last saved state';
+    const dropped =
+      step > savedStep + 1
+        ? ` (steps ${savedStep + 1}-${step} after it are dropped)`
+        : step > savedStep
+          ? ` (step ${step} after it is dropped)`
+          : '';
+    const where =
+      this.options.divergence === 'pause'
+        ? 'the run is paused at its last saved state'
+        : 'the run stopped at its last saved state';
     const next = this.options.divergence === 'pause' ? 'Training on continues from it' : 'Resuming continues from it';
     const text =
       `${why.charAt(0).toUpperCase()}${why.slice(1)}. The update was not kept: ${where}, step ${savedStep}${dropped}. ` +
@@ -358,7 +387,12 @@ export class RunSession {
   }
 
   /** Trains until the last step, `shouldStop()`, or a divergence (thrown as RunDivergedError); saves at the end. */
-  async runToEnd(hooks: { shouldStop?: () => boolean; onStep?: (o: Extract<StepOutcome, { kind: 'trained' }>) => void | Promise<void> } = {}): Promise<void> {
+  async runToEnd(
+    hooks: {
+      shouldStop?: () => boolean;
+      onStep?: (o: Extract<StepOutcome, { kind: 'trained' }>) => void | Promise<void>;
+    } = {},
+  ): Promise<void> {
     while (!this.done && !hooks.shouldStop?.()) {
       const o = await this.runStep();
       if (o.kind === 'diverged') throw new RunDivergedError(o.message, o.savedStep);
@@ -372,7 +406,14 @@ export class RunSession {
   async exportFiles(): Promise<PolicyFiles> {
     const trainer = this.trainer;
     const { safetensors, configJson } = encodeCheckpoint(await trainer.exportCheckpoint());
-    const saved = { step: trainer.step, state: new Uint8Array(0), safetensors, configJson, tokenizerJson: this.tokenizerJson, tokenizerConfigJson: this.tokenizerConfigJson };
+    const saved = {
+      step: trainer.step,
+      state: new Uint8Array(0),
+      safetensors,
+      configJson,
+      tokenizerJson: this.tokenizerJson,
+      tokenizerConfigJson: this.tokenizerConfigJson,
+    };
     return policyFiles(saved, this.config.lora_rank > 0 ? await trainer.saveStateBytes() : null);
   }
 
@@ -416,10 +457,14 @@ export function policyFiles(saved: SavedRun, loraState: Uint8Array | null): Poli
   if (loraState) {
     const st = decodeTrainerState(loraState);
     const c = st.meta.config;
-    if (!st.learner.lora) throw new Error(`the saved state of this LoRA run (lora_rank ${c.lora_rank}) holds no adapters`);
+    if (!st.learner.lora)
+      throw new Error(`the saved state of this LoRA run (lora_rank ${c.lora_rank}) holds no adapters`);
     const spec = { rank: c.lora_rank, alpha: c.lora_alpha, targets: parseLoraTargets(c.lora_targets) };
     const peft = peftAdapterFiles(st.meta.modelConfig, spec, st.learner.lora, c.checkpoint);
-    files.push({ name: `${LORA_ADAPTER_DIR}/${PEFT_WEIGHTS_FILE}`, data: peft.safetensors }, { name: `${LORA_ADAPTER_DIR}/${PEFT_CONFIG_FILE}`, data: peft.configJson });
+    files.push(
+      { name: `${LORA_ADAPTER_DIR}/${PEFT_WEIGHTS_FILE}`, data: peft.safetensors },
+      { name: `${LORA_ADAPTER_DIR}/${PEFT_CONFIG_FILE}`, data: peft.configJson },
+    );
   }
   return { step: saved.step, files };
 }

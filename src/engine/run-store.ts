@@ -41,7 +41,12 @@ export interface RunStore {
   getRun(id: string): Promise<RunHeader | null>;
   putHeader(h: RunHeader): Promise<void>;
   /** One rollout step, in one transaction: the updated header, its metric rows, its sampled groups and evaluations. */
-  appendStep(h: RunHeader, rows: readonly MetricRow[], rollout: RolloutRecord | null, evals: readonly EvalRecord[]): Promise<void>;
+  appendStep(
+    h: RunHeader,
+    rows: readonly MetricRow[],
+    rollout: RolloutRecord | null,
+    evals: readonly EvalRecord[],
+  ): Promise<void>;
   /** Replaces the run's saved state (and updates its header) in one transaction. */
   putState(h: RunHeader, saved: SavedState): Promise<void>;
   getState(runId: string): Promise<SavedState | null>;
@@ -81,13 +86,19 @@ export class MemoryRunStore implements RunStore {
   constructor(public quotaBytes = Infinity) {}
 
   private used(): number {
-    return sizeOf([...this.runs.values()]) + sizeOf([...this.rows.values()]) + sizeOf([...this.evals.values()]) +
-      [...this.rollouts.values()].reduce((s, m) => s + sizeOf([...m.values()]), 0) + sizeOf([...this.states.values()]);
+    return (
+      sizeOf([...this.runs.values()]) +
+      sizeOf([...this.rows.values()]) +
+      sizeOf([...this.evals.values()]) +
+      [...this.rollouts.values()].reduce((s, m) => s + sizeOf([...m.values()]), 0) +
+      sizeOf([...this.states.values()])
+    );
   }
 
   private check(extra: number): void {
     const used = this.used();
-    if (used + extra > this.quotaBytes) throw new StorageFullError(`storage quota exceeded: ${used + extra} bytes needed, ${this.quotaBytes} allowed`);
+    if (used + extra > this.quotaBytes)
+      throw new StorageFullError(`storage quota exceeded: ${used + extra} bytes needed, ${this.quotaBytes} allowed`);
   }
 
   async listRuns(): Promise<RunHeader[]> {
@@ -101,7 +112,12 @@ export class MemoryRunStore implements RunStore {
     this.check(sizeOf(h) - sizeOf(this.runs.get(h.id)));
     this.runs.set(h.id, structuredClone(h));
   }
-  async appendStep(h: RunHeader, rows: readonly MetricRow[], rollout: RolloutRecord | null, evals: readonly EvalRecord[]): Promise<void> {
+  async appendStep(
+    h: RunHeader,
+    rows: readonly MetricRow[],
+    rollout: RolloutRecord | null,
+    evals: readonly EvalRecord[],
+  ): Promise<void> {
     this.check(sizeOf(h) - sizeOf(this.runs.get(h.id)) + sizeOf(rows) + sizeOf(rollout) + sizeOf(evals));
     this.runs.set(h.id, structuredClone(h));
     const list = this.rows.get(h.id) ?? [];
@@ -116,7 +132,10 @@ export class MemoryRunStore implements RunStore {
     }
     if (evals.length) {
       const e = (this.evals.get(h.id) ?? []).filter((x) => !evals.some((y) => y.step === x.step));
-      this.evals.set(h.id, [...e, ...structuredClone(evals as EvalRecord[])].sort((a, b) => a.step - b.step));
+      this.evals.set(
+        h.id,
+        [...e, ...structuredClone(evals as EvalRecord[])].sort((a, b) => a.step - b.step),
+      );
     }
   }
   async putState(h: RunHeader, saved: SavedState): Promise<void> {
@@ -140,7 +159,9 @@ export class MemoryRunStore implements RunStore {
     return g ? structuredClone(g) : null;
   }
   async readAllRollouts(runId: string): Promise<RolloutRecord[]> {
-    return [...(this.rollouts.get(runId)?.values() ?? [])].sort((a, b) => a.step - b.step).map((r) => structuredClone(r));
+    return [...(this.rollouts.get(runId)?.values() ?? [])]
+      .sort((a, b) => a.step - b.step)
+      .map((r) => structuredClone(r));
   }
   async putRun(data: RunData): Promise<void> {
     this.check(sizeOf(data));
@@ -152,8 +173,14 @@ export class MemoryRunStore implements RunStore {
   }
   async truncate(h: RunHeader, step: number): Promise<void> {
     this.runs.set(h.id, structuredClone(h));
-    this.rows.set(h.id, (this.rows.get(h.id) ?? []).filter((r) => r.step <= step));
-    this.evals.set(h.id, (this.evals.get(h.id) ?? []).filter((e) => e.step <= step));
+    this.rows.set(
+      h.id,
+      (this.rows.get(h.id) ?? []).filter((r) => r.step <= step),
+    );
+    this.evals.set(
+      h.id,
+      (this.evals.get(h.id) ?? []).filter((e) => e.step <= step),
+    );
     const m = this.rollouts.get(h.id);
     if (m) for (const s of [...m.keys()]) if (s > step) m.delete(s);
   }

@@ -29,7 +29,8 @@ export interface SeedQueueProgress {
 
 /** Why a number of seeds is refused (null: it is accepted). */
 export function seedCountError(n: number): string | null {
-  if (!Number.isInteger(n) || n < SEED_GROUP_MIN || n > SEED_GROUP_MAX) return `a seed group has ${SEED_GROUP_MIN} to ${SEED_GROUP_MAX} seeds (got ${n})`;
+  if (!Number.isInteger(n) || n < SEED_GROUP_MIN || n > SEED_GROUP_MAX)
+    return `a seed group has ${SEED_GROUP_MIN} to ${SEED_GROUP_MAX} seeds (got ${n})`;
   return null;
 }
 
@@ -40,5 +41,7 @@ export function groupSeeds(first: number, size: number): number[] {
 
 /** A seed group id that sorts by creation time. */
 export function newSeedGroupId(now: number): string {
-  return `seeds-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, '0')}`;
+  return `seeds-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, '0')}`;
 }

@@ -37,7 +37,10 @@ export const CHAR_TOKENIZER_PATH = 'tokenizers/char/tokenizer.json';
 export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Promise<StartPolicy> {
   if (config.checkpoint !== null) {
     const dir = checkpointDir(config.checkpoint);
-    const read = { bytes: (name: string) => assets.bytes(`${dir}${name}`), text: (name: string) => assets.text(`${dir}${name}`) };
+    const read = {
+      bytes: (name: string) => assets.bytes(`${dir}${name}`),
+      text: (name: string) => assets.text(`${dir}${name}`),
+    };
     let folder;
     try {
       // A folder without tokenizer.json is one of the lab's older checkpoints: the character vocabulary.
@@ -47,11 +50,23 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
       throw e;
     }
     const { ck, tokenizer, tokenizerJson, tokenizerConfigJson } = folder;
-    return { init: { config: ck.config, params: ck.params }, tokenizer, tokenizerJson, tokenizerConfigJson, source: `warm start ${dir}` };
+    return {
+      init: { config: ck.config, params: ck.params },
+      tokenizer,
+      tokenizerJson,
+      tokenizerConfigJson,
+      source: `warm start ${dir}`,
+    };
   }
   const modelConfig = MODEL_PRESETS[config.model];
   const init = initParams(modelConfig, new Rng(config.seed), { std: 0.02 });
   const params: ParamArrays = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
   const tokenizerJson = await assets.text(CHAR_TOKENIZER_PATH);
-  return { init: { config: modelConfig, params }, tokenizer: loadCharTokenizer(tokenizerJson), tokenizerJson, tokenizerConfigJson: null, source: `fresh ${config.model} model, seed ${config.seed}` };
+  return {
+    init: { config: modelConfig, params },
+    tokenizer: loadCharTokenizer(tokenizerJson),
+    tokenizerJson,
+    tokenizerConfigJson: null,
+    source: `fresh ${config.model} model, seed ${config.seed}`,
+  };
 }

@@ -53,7 +53,11 @@ export interface RunHeader {
 export type ForeignTrainer = 'trl' | 'verl' | 'openrlhf';
 
 /** The trainers as a person names them (the runs panel says "imported from TRL"). */
-export const TRAINER_TITLES: Readonly<Record<ForeignTrainer, string>> = { trl: 'TRL', verl: 'verl', openrlhf: 'OpenRLHF' };
+export const TRAINER_TITLES: Readonly<Record<ForeignTrainer, string>> = {
+  trl: 'TRL',
+  verl: 'verl',
+  openrlhf: 'OpenRLHF',
+};
 
 export interface RunOrigin {
   trainer: ForeignTrainer;
@@ -135,7 +139,15 @@ export type EngineEvent =
 
 /** The fields of a StepRecord that the metric tables keep. */
 export function rowOf(r: StepRecord): MetricRow {
-  const row: MetricRow = { step: r.step, optimizerStep: r.optimizerStep, update: r.update, updates: r.updates, epoch: r.epoch, minibatch: r.minibatch, metrics: r.metrics };
+  const row: MetricRow = {
+    step: r.step,
+    optimizerStep: r.optimizerStep,
+    update: r.update,
+    updates: r.updates,
+    epoch: r.epoch,
+    minibatch: r.minibatch,
+    metrics: r.metrics,
+  };
   if (r.histograms) row.histograms = r.histograms;
   return row;
 }

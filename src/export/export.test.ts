@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIELD_NAMES, PRESET_NAMES, resolveConfig, type RLConfig } from '../rl/config';
 import { getTask } from '../tasks';
-import { EXPORT_TARGETS, bundleScript, exportExperiment, mappingRows, trlClassOf, type Export, type ExportTarget } from '.';
+import {
+  EXPORT_TARGETS,
+  bundleScript,
+  exportExperiment,
+  mappingRows,
+  trlClassOf,
+  type Export,
+  type ExportTarget,
+} from '.';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
 import verlFields from './fixtures/verl.json';
@@ -34,7 +42,8 @@ const EVERYTHING_ON: Partial<RLConfig> = {
   eval_every: 0,
 };
 
-const trlKnown = (cls: keyof typeof trlFields.classes) => new Set<string>([...trlFields.classes[cls], ...trlFields.inherited.fields]);
+const trlKnown = (cls: keyof typeof trlFields.classes) =>
+  new Set<string>([...trlFields.classes[cls], ...trlFields.inherited.fields]);
 const verlKnown = new Set<string>(verlFields.keys);
 const verlAdded = new Set<string>([...verlFields.additions.keys, ...verlFields.reward_kwargs.keys]);
 const openrlhfKnown = new Set<string>(openrlhfFields.flags);
@@ -55,20 +64,52 @@ const cases: [string, RLConfig][] = [
   ...PRESET_NAMES.map((p) => [p, resolveConfig(p, {})] as [string, RLConfig]),
   ['grpo with every optional knob', resolveConfig('grpo', EVERYTHING_ON)],
   ['ppo with every optional knob', resolveConfig('ppo', { ...EVERYTHING_ON, clip_cov_ratio: 0, kl_cov_ratio: 0.1 })],
-  ['grpo with the other objectives and estimators', resolveConfig('grpo', { loss_type: 'gmpo', kl_estimator: 'exact', scale_rewards: 'batch', lr_schedule: 'linear', adv_estimator: 'opo' })],
-  ['grpo with sapo', resolveConfig('grpo', { loss_type: 'sapo', adv_estimator: 'reinforce_pp_baseline', kl_estimator: 'k2', max_grad_norm: 0, cliprange_value: null })],
-  ['reinforce with several updates per batch', resolveConfig('reinforce', { num_iterations: 2, num_minibatches: 2, scale_rewards: 'none', beta: 0.01, reinforce_baseline_momentum: 0.9 })],
+  [
+    'grpo with the other objectives and estimators',
+    resolveConfig('grpo', {
+      loss_type: 'gmpo',
+      kl_estimator: 'exact',
+      scale_rewards: 'batch',
+      lr_schedule: 'linear',
+      adv_estimator: 'opo',
+    }),
+  ],
+  [
+    'grpo with sapo',
+    resolveConfig('grpo', {
+      loss_type: 'sapo',
+      adv_estimator: 'reinforce_pp_baseline',
+      kl_estimator: 'k2',
+      max_grad_norm: 0,
+      cliprange_value: null,
+    }),
+  ],
+  [
+    'reinforce with several updates per batch',
+    resolveConfig('reinforce', {
+      num_iterations: 2,
+      num_minibatches: 2,
+      scale_rewards: 'none',
+      beta: 0.01,
+      reinforce_baseline_momentum: 0.9,
+    }),
+  ],
 ];
 
 describe('exports', () => {
   for (const [name, c] of cases) {
     for (const target of EXPORT_TARGETS) {
       it(`${name} -> ${target}: every key is the trainer's, every field is written or commented`, () => {
-        const e = exportExperiment(target, c, { preset: PRESET_NAMES.find((p) => name.startsWith(p)) ?? 'grpo', model: 'checkpoint', maxRows: 4 });
+        const e = exportExperiment(target, c, {
+          preset: PRESET_NAMES.find((p) => name.startsWith(p)) ?? 'grpo',
+          model: 'checkpoint',
+          maxRows: 4,
+        });
         expect(e.keys.length).toBeGreaterThan(10);
         expect(unknownKeys(e, c)).toEqual([]);
         expect(e.rows.map((r) => r.field)).toEqual(FIELD_NAMES);
-        for (const r of e.rows) expect(r.settings.length > 0 || (r.comment ?? '').length > 0, `${target} ${r.field}`).toBe(true);
+        for (const r of e.rows)
+          expect(r.settings.length > 0 || (r.comment ?? '').length > 0, `${target} ${r.field}`).toBe(true);
         const entry = e.files.find((f) => f.path === e.entry)!.text;
         for (const r of e.rows) expect(entry).toContain(`# ${r.field} = `);
         for (const k of e.keys) expect(entry).toContain(k);
@@ -80,12 +121,17 @@ describe('exports', () => {
   it('a key outside the field lists is caught', () => {
     const c = resolveConfig('grpo', {});
     const e = exportExperiment('verl', c, { preset: 'grpo', model: 'm', maxRows: 1 });
-    expect(unknownKeys({ ...e, keys: [...e.keys, 'actor_rollout_ref.actor.no_such_knob'] }, c)).toEqual(['actor_rollout_ref.actor.no_such_knob']);
+    expect(unknownKeys({ ...e, keys: [...e.keys, 'actor_rollout_ref.actor.no_such_knob'] }, c)).toEqual([
+      'actor_rollout_ref.actor.no_such_knob',
+    ]);
     const t = exportExperiment('trl', c, { preset: 'grpo', model: 'm', maxRows: 1 });
     expect(unknownKeys({ ...t, keys: [...t.keys, 'kl_coef'] }, c)).toEqual(['kl_coef']);
   });
 
-  const setting = (target: ExportTarget, c: RLConfig, key: string) => mappingRows(target, c).flatMap((r) => r.settings).find((s) => s.key === key)?.value;
+  const setting = (target: ExportTarget, c: RLConfig, key: string) =>
+    mappingRows(target, c)
+      .flatMap((r) => r.settings)
+      .find((s) => s.key === key)?.value;
 
   it('converts values whose meaning or unit differs', () => {
     const grpo = resolveConfig('grpo', {});
@@ -124,9 +170,13 @@ describe('exports', () => {
     expect(setting('verl', ppo, 'actor_rollout_ref.actor.ppo_mini_batch_size')).toBe(2);
     expect(setting('openrlhf', ppo, '--train.batch_size')).toBe(16);
     expect(setting('openrlhf', ppo, '--actor.lr_warmup_ratio')).toBe(40 / 800);
-    expect(setting('trl', resolveConfig('grpo', { num_minibatches: 4, num_iterations: 2, steps: 100 }), 'max_steps')).toBe(800);
+    expect(
+      setting('trl', resolveConfig('grpo', { num_minibatches: 4, num_iterations: 2, steps: 100 }), 'max_steps'),
+    ).toBe(800);
     expect(setting('verl', resolveConfig('grpo', { top_k: 0 }), 'actor_rollout_ref.rollout.top_k')).toBe(-1);
-    expect(setting('trl', resolveConfig('grpo', { warmup_steps: 10 }), 'lr_scheduler_type')).toBe('constant_with_warmup');
+    expect(setting('trl', resolveConfig('grpo', { warmup_steps: 10 }), 'lr_scheduler_type')).toBe(
+      'constant_with_warmup',
+    );
     expect(setting('trl', resolveConfig('grpo', {}), 'lr_scheduler_type')).toBe('constant');
   });
 
@@ -135,7 +185,9 @@ describe('exports', () => {
     const est = rows.find((r) => r.field === 'adv_estimator')!;
     expect(est.settings).toEqual([]);
     expect(est.comment).toMatch(/no reinforce estimator in OpenRLHF/);
-    const momentum = mappingRows('verl', resolveConfig('grpo', {})).find((r) => r.field === 'reinforce_baseline_momentum')!;
+    const momentum = mappingRows('verl', resolveConfig('grpo', {})).find(
+      (r) => r.field === 'reinforce_baseline_momentum',
+    )!;
     expect(momentum.settings).toEqual([]);
     expect(momentum.comment).toMatch(/no equivalent in verl; the lab: reinforce: momentum/);
   });
@@ -144,7 +196,11 @@ describe('exports', () => {
     const c = resolveConfig('grpo', { task: 'multiplication', seed: 7 });
     const verl = exportExperiment('verl', c, { preset: 'grpo', model: 'org/some-model', maxRows: 20 });
     expect(verl.files.find((f) => f.path === 'run_verl.sh')!.text).toContain('MODEL="${MODEL:-org/some-model}"');
-    const rows = verl.files.find((f) => f.path === 'data/train.jsonl')!.text.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = verl.files
+      .find((f) => f.path === 'data/train.jsonl')!
+      .text.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toHaveLength(20);
     const task = getTask('multiplication');
     for (const r of rows) {
@@ -153,15 +209,26 @@ describe('exports', () => {
       expect(task.verify({ prompt: r.prompt[0].content, answer: '' }, r.reward_model.ground_truth).reward).toBe(1);
       expect(task.splitOf({ prompt: r.prompt[0].content, answer: '' })).toBe('train');
     }
-    const held = verl.files.find((f) => f.path === 'data/heldout.jsonl')!.text.trim().split('\n').map((l) => JSON.parse(l));
+    const held = verl.files
+      .find((f) => f.path === 'data/heldout.jsonl')!
+      .text.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     for (const r of held) expect(task.splitOf({ prompt: r.prompt[0].content, answer: '' })).toBe('heldout');
     const trl = exportExperiment('trl', c, { preset: 'grpo', model: 'org/some-model', maxRows: 20 });
-    expect(trl.files.find((f) => f.path === 'data/train.jsonl')!.text).toBe(rows.map((r) => `${JSON.stringify({ prompt: r.prompt[0].content, answer: r.reward_model.ground_truth })}\n`).join(''));
+    expect(trl.files.find((f) => f.path === 'data/train.jsonl')!.text).toBe(
+      rows
+        .map((r) => `${JSON.stringify({ prompt: r.prompt[0].content, answer: r.reward_model.ground_truth })}\n`)
+        .join(''),
+    );
     expect(trl.files.find((f) => f.path === 'train_trl.py')!.text).toContain('default="org/some-model"');
   });
 
   it('bundles every file of an export in one sh script that writes them back unchanged', () => {
-    const e = exportExperiment('openrlhf', resolveConfig('reinforce_pp', { task: 'countdown', steps: 2 }), { preset: 'reinforce_pp', model: 'm' });
+    const e = exportExperiment('openrlhf', resolveConfig('reinforce_pp', { task: 'countdown', steps: 2 }), {
+      preset: 'reinforce_pp',
+      model: 'm',
+    });
     const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
     const bundle = join(dir, 'bundle.sh');
     writeFileSync(bundle, bundleScript(e));
@@ -169,16 +236,22 @@ describe('exports', () => {
     for (const f of e.files) expect(readFileSync(join(dir, 'out', f.path), 'utf8'), f.path).toBe(f.text);
   });
 
-  it('puts the Python verifiers with the experiment\'s task, difficulty and weights in every reward function', () => {
+  it("puts the Python verifiers with the experiment's task, difficulty and weights in every reward function", () => {
     const c = resolveConfig('grpo', { task: 'count', difficulty: 12, reward_weights: { accuracy: 0.7, format: 0.3 } });
     const modules = { trl: 'train_trl.py', verl: 'reward_fn.py', openrlhf: 'reward_func.py' } as const;
     for (const target of EXPORT_TARGETS) {
-      const text = exportExperiment(target, c, { preset: 'grpo', model: 'm', maxRows: 1 }).files.find((f) => f.path === modules[target])!.text;
+      const text = exportExperiment(target, c, { preset: 'grpo', model: 'm', maxRows: 1 }).files.find(
+        (f) => f.path === modules[target],
+      )!.text;
       expect(text).toContain('def verify(task, difficulty, prompt, completion):');
       expect(text).toContain('TASK = "count"\nDIFFICULTY = 12\nWEIGHTS = {"accuracy":0.7,"format":0.3}');
       expect(text).toMatch(/reward\(TASK, DIFFICULTY, /);
     }
-    const row = JSON.parse(exportExperiment('verl', c, { preset: 'grpo', model: 'm', maxRows: 1 }).files.find((f) => f.path === 'data/train.jsonl')!.text);
+    const row = JSON.parse(
+      exportExperiment('verl', c, { preset: 'grpo', model: 'm', maxRows: 1 }).files.find(
+        (f) => f.path === 'data/train.jsonl',
+      )!.text,
+    );
     expect(row.extra_info.prompt).toBe(row.prompt[0].content);
   });
 });

@@ -1,5 +1,23 @@
 // Exports of an experiment to other trainers (TRL, verl, OpenRLHF), one import for the CLI and the store: the
 // mapping of every config field (mapping.ts), the rendered files (render.ts) and the prompts (data.ts).
 
-export { EXPORT_TARGETS, TARGET_LABELS, mappingRows, trlClassOf, type ExportTarget, type MappingRow, type Setting } from './mapping';
-export { DEFAULT_MODEL_PATH, TARGET_VERSIONS, bundleName, bundleScript, exportExperiment, mappingTable, type Export, type ExportFile, type ExportOptions } from './render';
+export {
+  EXPORT_TARGETS,
+  TARGET_LABELS,
+  mappingRows,
+  trlClassOf,
+  type ExportTarget,
+  type MappingRow,
+  type Setting,
+} from './mapping';
+export {
+  DEFAULT_MODEL_PATH,
+  TARGET_VERSIONS,
+  bundleName,
+  bundleScript,
+  exportExperiment,
+  mappingTable,
+  type Export,
+  type ExportFile,
+  type ExportOptions,
+} from './render';

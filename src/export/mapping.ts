@@ -53,7 +53,10 @@ export function trlClassHas(cls: TrlClass, field: string): boolean {
 /** A field's value as the mapping table shows it. */
 export function labValueText(v: unknown): string {
   if (v === null) return 'null';
-  if (typeof v === 'object') return Object.entries(v as Record<string, number>).map(([k, w]) => `${k}:${w}`).join(',');
+  if (typeof v === 'object')
+    return Object.entries(v as Record<string, number>)
+      .map(([k, w]) => `${k}:${w}`)
+      .join(',');
   return String(v);
 }
 
@@ -65,7 +68,12 @@ interface Ctx {
 
 type Conversion = (ctx: Ctx) => Pick<MappingRow, 'settings' | 'comment'>;
 
-const set = (key: string, value: SettingValue, comment: string | null = null, added = false): Pick<MappingRow, 'settings' | 'comment'> => ({ settings: [{ key, value, ...(added ? { added } : {}) }], comment });
+const set = (
+  key: string,
+  value: SettingValue,
+  comment: string | null = null,
+  added = false,
+): Pick<MappingRow, 'settings' | 'comment'> => ({ settings: [{ key, value, ...(added ? { added } : {}) }], comment });
 const none = (comment: string): Pick<MappingRow, 'settings' | 'comment'> => ({ settings: [], comment });
 const written = (where: string): Pick<MappingRow, 'settings' | 'comment'> => none(`written with ${where}`);
 
@@ -73,9 +81,14 @@ const written = (where: string): Pick<MappingRow, 'settings' | 'comment'> => non
  * lora_targets: the lab's comma list becomes a list in the trainer's syntax (a Hydra list for verl, words for
  * OpenRLHF's nargs flag); null (every projection) is left to their default, all-linear, which adapts the same seven.
  */
-function loraTargetsRow(c: RLConfig, key: string, list: (targets: readonly string[]) => string): Pick<MappingRow, 'settings' | 'comment'> {
+function loraTargetsRow(
+  c: RLConfig,
+  key: string,
+  list: (targets: readonly string[]) => string,
+): Pick<MappingRow, 'settings' | 'comment'> {
   if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0)');
-  if (c.lora_targets === null) return none(`null in the lab: every projection, which ${key}'s default all-linear adapts on these models`);
+  if (c.lora_targets === null)
+    return none(`null in the lab: every projection, which ${key}'s default all-linear adapts on these models`);
   return set(key, list(parseLoraTargets(c.lora_targets)));
 }
 
@@ -92,7 +105,10 @@ const TRL_LOSS_TYPE_OF_AGG: Readonly<Record<RLConfig['loss_agg_mode'], string | 
 /** TRL's LoRA is a PEFT LoraConfig given to the trainer (peft_config), written by render.ts; none when the lab's is off. */
 const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'> => {
   if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0); the trainer gets no peft_config');
-  if (trlClass === 'PPOConfig') return none(`the PPO script stops before its trainer (see it); the lab trains LoRA adapters of rank ${c.lora_rank}`);
+  if (trlClass === 'PPOConfig')
+    return none(
+      `the PPO script stops before its trainer (see it); the lab trains LoRA adapters of rank ${c.lora_rank}`,
+    );
   return written("the trainer's peft_config=LoraConfig(...)");
 };
 
@@ -101,48 +117,164 @@ const TRL: Partial<Record<RLField, Conversion>> = {
   lora_alpha: trlLora,
   lora_targets: trlLora,
   loss_type: ({ c }) => {
-    if (c.loss_type === 'ppo_clip') return none('the clipped PPO objective is every TRL loss_type but cispo/sapo; loss_type is written from loss_agg_mode');
-    if (c.loss_type === 'cispo' || c.loss_type === 'sapo') return written('loss_type (it picks both the objective and the aggregation in TRL)');
-    if (c.loss_type === 'gmpo') return none('no GMPO in GRPOConfig (TRL has it in trl.experimental.gmpo); the lab clips token log-ratios to gmpo_clip and takes their geometric mean');
-    return none("no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient");
+    if (c.loss_type === 'ppo_clip')
+      return none(
+        'the clipped PPO objective is every TRL loss_type but cispo/sapo; loss_type is written from loss_agg_mode',
+      );
+    if (c.loss_type === 'cispo' || c.loss_type === 'sapo')
+      return written('loss_type (it picks both the objective and the aggregation in TRL)');
+    if (c.loss_type === 'gmpo')
+      return none(
+        'no GMPO in GRPOConfig (TRL has it in trl.experimental.gmpo); the lab clips token log-ratios to gmpo_clip and takes their geometric mean',
+      );
+    return none(
+      'no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient',
+    );
   },
   loss_agg_mode: ({ c, trlClass }) => {
-    if (trlClass !== 'GRPOConfig') return none(`${trlClass} has no loss_type; its aggregation is fixed by the trainer; the lab uses ${c.loss_agg_mode}`);
-    if (c.loss_type === 'cispo' || c.loss_type === 'sapo') return set('loss_type', c.loss_type, `TRL's '${c.loss_type}' aggregates by token-mean over the global batch; the lab uses ${c.loss_agg_mode}`);
+    if (trlClass !== 'GRPOConfig')
+      return none(
+        `${trlClass} has no loss_type; its aggregation is fixed by the trainer; the lab uses ${c.loss_agg_mode}`,
+      );
+    if (c.loss_type === 'cispo' || c.loss_type === 'sapo')
+      return set(
+        'loss_type',
+        c.loss_type,
+        `TRL's '${c.loss_type}' aggregates by token-mean over the global batch; the lab uses ${c.loss_agg_mode}`,
+      );
     const t = TRL_LOSS_TYPE_OF_AGG[c.loss_agg_mode];
-    return t ? set('loss_type', t, FIELD_SPECS.loss_agg_mode.note ?? null) : none('no TRL loss_type sums tokens per sequence without normalizing (seq-mean-token-sum); the lab sums each sequence\'s token losses and averages over sequences');
+    return t
+      ? set('loss_type', t, FIELD_SPECS.loss_agg_mode.note ?? null)
+      : none(
+          "no TRL loss_type sums tokens per sequence without normalizing (seq-mean-token-sum); the lab sums each sequence's token losses and averages over sequences",
+        );
   },
-  epsilon: ({ c, trlClass }) => (trlClass === 'PPOConfig' ? set('cliprange', c.epsilon, 'PPOConfig has one symmetric clip range') : set('epsilon', c.epsilon)),
+  epsilon: ({ c, trlClass }) =>
+    trlClass === 'PPOConfig'
+      ? set('cliprange', c.epsilon, 'PPOConfig has one symmetric clip range')
+      : set('epsilon', c.epsilon),
   epsilon_high: ({ c, d, trlClass }) => {
-    if (trlClass === 'PPOConfig') return none(`PPOConfig has no upper clip of its own (cliprange is symmetric); the lab's upper clip is ${d.epsilonHigh}`);
+    if (trlClass === 'PPOConfig')
+      return none(
+        `PPOConfig has no upper clip of its own (cliprange is symmetric); the lab's upper clip is ${d.epsilonHigh}`,
+      );
     if (c.loss_type === 'cispo') return written('eps_max (TRL reads epsilon_high as the CISPO cap)');
     return set('epsilon_high', d.epsilonHigh, c.epsilon_high === null ? 'null in the lab: follows epsilon' : null);
   },
-  eps_max: ({ c }) => (c.loss_type === 'cispo' ? set('epsilon_high', c.eps_max, FIELD_SPECS.eps_max.note ?? null) : none('used only by loss_type cispo')),
+  eps_max: ({ c }) =>
+    c.loss_type === 'cispo'
+      ? set('epsilon_high', c.eps_max, FIELD_SPECS.eps_max.note ?? null)
+      : none('used only by loss_type cispo'),
   beta: ({ c, trlClass }) => {
     if (trlClass === 'PPOConfig') return set('kl_coef', c.beta, 'PPOConfig puts the KL in the reward as kl_coef');
-    if (c.kl_placement === 'in_reward') return set('beta', c.beta, 'TRL GRPO/RLOO put the KL in the loss; the lab puts -beta k1 in the token reward');
+    if (c.kl_placement === 'in_reward')
+      return set('beta', c.beta, 'TRL GRPO/RLOO put the KL in the loss; the lab puts -beta k1 in the token reward');
     return set('beta', c.beta);
   },
-  kl_estimator: ({ c, trlClass }) => (trlClass === 'PPOConfig' && (c.kl_estimator === 'k1' || c.kl_estimator === 'k3') ? set('kl_estimator', c.kl_estimator) : none(`${trlClass === 'PPOConfig' ? 'PPOConfig takes k1 or k3' : `${trlClass} always uses k3`}; the lab uses ${c.kl_estimator}`)),
-  kl_placement: ({ c, trlClass }) => none(`no setting: ${trlClass === 'PPOConfig' ? 'PPOConfig puts the KL in the reward' : `${trlClass} puts the KL in the loss`}; the lab: ${c.kl_placement}`),
-  num_iterations: ({ c, trlClass }) => (trlClass === 'PPOConfig' ? set('num_ppo_epochs', c.num_iterations) : set('num_iterations', c.num_iterations)),
+  kl_estimator: ({ c, trlClass }) =>
+    trlClass === 'PPOConfig' && (c.kl_estimator === 'k1' || c.kl_estimator === 'k3')
+      ? set('kl_estimator', c.kl_estimator)
+      : none(
+          `${trlClass === 'PPOConfig' ? 'PPOConfig takes k1 or k3' : `${trlClass} always uses k3`}; the lab uses ${c.kl_estimator}`,
+        ),
+  kl_placement: ({ c, trlClass }) =>
+    none(
+      `no setting: ${trlClass === 'PPOConfig' ? 'PPOConfig puts the KL in the reward' : `${trlClass} puts the KL in the loss`}; the lab: ${c.kl_placement}`,
+    ),
+  num_iterations: ({ c, trlClass }) =>
+    trlClass === 'PPOConfig' ? set('num_ppo_epochs', c.num_iterations) : set('num_iterations', c.num_iterations),
   num_minibatches: ({ c, d, trlClass }) => {
     if (trlClass === 'PPOConfig') return set('num_mini_batches', c.num_minibatches);
-    return { settings: [{ key: 'per_device_train_batch_size', value: d.minibatchSize }, { key: 'gradient_accumulation_steps', value: 1 }], comment: `one optimizer step per ${d.minibatchSize} completions on one process (with P processes divide per_device_train_batch_size by P)` };
+    return {
+      settings: [
+        { key: 'per_device_train_batch_size', value: d.minibatchSize },
+        { key: 'gradient_accumulation_steps', value: 1 },
+      ],
+      comment: `one optimizer step per ${d.minibatchSize} completions on one process (with P processes divide per_device_train_batch_size by P)`,
+    };
   },
-  train_batch_size: ({ c, d, trlClass }) => (trlClass === 'PPOConfig' ? none(`PPOConfig samples per_device_train_batch_size prompts; the lab samples ${c.train_batch_size} prompts per step`) : set('generation_batch_size', d.sequencesPerStep, FIELD_SPECS.train_batch_size.note ?? null)),
-  max_completion_length: ({ d, trlClass }) => (trlClass === 'PPOConfig' ? set('response_length', d.maxCompletionLength, 'tokens of the model\'s tokenizer; the lab counts characters (its char tokenizer)') : set('max_completion_length', d.maxCompletionLength, 'tokens of the model\'s tokenizer; the lab counts characters (its char tokenizer)')),
-  steps: ({ d }) => set('max_steps', d.totalOptimizerSteps, `TRL max_steps counts optimizer steps: steps * num_iterations * num_minibatches`),
-  eval_every: ({ c, d }) => (c.eval_every === 0 ? set('eval_strategy', 'no', 'the lab never evaluates (eval_every 0)') : { settings: [{ key: 'eval_strategy', value: 'steps' }, { key: 'eval_steps', value: c.eval_every * d.optimizerStepsPerBatch }], comment: 'eval_steps counts optimizer steps' }),
-  ref_model_sync_steps: ({ c, trlClass }) => (trlClass === 'PPOConfig' ? none(`PPOConfig keeps its reference fixed; the lab resets it every ${c.ref_model_sync_steps} steps (0: never)`) : c.ref_model_sync_steps === 0 ? none('the lab never resets the reference (0); TRL sync_ref_model stays off') : { settings: [{ key: 'sync_ref_model', value: true }, { key: 'ref_model_mixup_alpha', value: 1 }, { key: 'ref_model_sync_steps', value: c.ref_model_sync_steps }], comment: 'mixup alpha 1: the reference becomes the current policy, as in the lab' }),
-  entropy_target: ({ c, trlClass }) => (trlClass !== 'GRPOConfig' ? none(`${trlClass} has no adaptive entropy; the lab: ${c.entropy_target === null ? 'alpha stays fixed' : `moves alpha toward a mean entropy of ${c.entropy_target}`}`) : c.entropy_target === null ? none('null in the lab: alpha stays fixed (TRL use_adaptive_entropy stays off)') : { settings: [{ key: 'use_adaptive_entropy', value: true }, { key: 'entropy_target', value: c.entropy_target }], comment: null }),
+  train_batch_size: ({ c, d, trlClass }) =>
+    trlClass === 'PPOConfig'
+      ? none(
+          `PPOConfig samples per_device_train_batch_size prompts; the lab samples ${c.train_batch_size} prompts per step`,
+        )
+      : set('generation_batch_size', d.sequencesPerStep, FIELD_SPECS.train_batch_size.note ?? null),
+  max_completion_length: ({ d, trlClass }) =>
+    trlClass === 'PPOConfig'
+      ? set(
+          'response_length',
+          d.maxCompletionLength,
+          "tokens of the model's tokenizer; the lab counts characters (its char tokenizer)",
+        )
+      : set(
+          'max_completion_length',
+          d.maxCompletionLength,
+          "tokens of the model's tokenizer; the lab counts characters (its char tokenizer)",
+        ),
+  steps: ({ d }) =>
+    set(
+      'max_steps',
+      d.totalOptimizerSteps,
+      `TRL max_steps counts optimizer steps: steps * num_iterations * num_minibatches`,
+    ),
+  eval_every: ({ c, d }) =>
+    c.eval_every === 0
+      ? set('eval_strategy', 'no', 'the lab never evaluates (eval_every 0)')
+      : {
+          settings: [
+            { key: 'eval_strategy', value: 'steps' },
+            { key: 'eval_steps', value: c.eval_every * d.optimizerStepsPerBatch },
+          ],
+          comment: 'eval_steps counts optimizer steps',
+        },
+  ref_model_sync_steps: ({ c, trlClass }) =>
+    trlClass === 'PPOConfig'
+      ? none(`PPOConfig keeps its reference fixed; the lab resets it every ${c.ref_model_sync_steps} steps (0: never)`)
+      : c.ref_model_sync_steps === 0
+        ? none('the lab never resets the reference (0); TRL sync_ref_model stays off')
+        : {
+            settings: [
+              { key: 'sync_ref_model', value: true },
+              { key: 'ref_model_mixup_alpha', value: 1 },
+              { key: 'ref_model_sync_steps', value: c.ref_model_sync_steps },
+            ],
+            comment: 'mixup alpha 1: the reference becomes the current policy, as in the lab',
+          },
+  entropy_target: ({ c, trlClass }) =>
+    trlClass !== 'GRPOConfig'
+      ? none(
+          `${trlClass} has no adaptive entropy; the lab: ${c.entropy_target === null ? 'alpha stays fixed' : `moves alpha toward a mean entropy of ${c.entropy_target}`}`,
+        )
+      : c.entropy_target === null
+        ? none('null in the lab: alpha stays fixed (TRL use_adaptive_entropy stays off)')
+        : {
+            settings: [
+              { key: 'use_adaptive_entropy', value: true },
+              { key: 'entropy_target', value: c.entropy_target },
+            ],
+            comment: null,
+          },
   warmup_steps: ({ c }) => set('warmup_steps', c.warmup_steps, 'optimizer steps, as in the lab'),
   lr_schedule: ({ c }) =>
     c.lr_schedule === 'constant' && c.warmup_steps > 0
-      ? set('lr_scheduler_type', 'constant_with_warmup', "transformers' constant schedule ignores warmup; the lab warms up, then holds")
+      ? set(
+          'lr_scheduler_type',
+          'constant_with_warmup',
+          "transformers' constant schedule ignores warmup; the lab warms up, then holds",
+        )
       : set('lr_scheduler_type', c.lr_schedule),
-  scale_rewards: ({ c, trlClass }) => (trlClass === 'PPOConfig' ? none(`PPOConfig whitens GAE advantages itself; the lab's scale_rewards (${c.scale_rewards}) applies to group estimators`) : trlClass === 'RLOOConfig' ? set('normalize_advantages', c.scale_rewards !== 'none', 'RLOOConfig only normalizes over the batch (on) or not (off)') : set('scale_rewards', c.scale_rewards)),
+  scale_rewards: ({ c, trlClass }) =>
+    trlClass === 'PPOConfig'
+      ? none(
+          `PPOConfig whitens GAE advantages itself; the lab's scale_rewards (${c.scale_rewards}) applies to group estimators`,
+        )
+      : trlClass === 'RLOOConfig'
+        ? set(
+            'normalize_advantages',
+            c.scale_rewards !== 'none',
+            'RLOOConfig only normalizes over the batch (on) or not (off)',
+          )
+        : set('scale_rewards', c.scale_rewards),
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -161,7 +293,13 @@ const VERL_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | null>>
 };
 
 /** verl's KL estimator names (core_algos.kl_penalty); the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped). */
-const VERL_KL: Readonly<Record<RLConfig['kl_estimator'], string | null>> = { k1: 'k1', k2: 'k2', k3: 'low_var_kl', low_var_kl: 'low_var_kl', exact: null };
+const VERL_KL: Readonly<Record<RLConfig['kl_estimator'], string | null>> = {
+  k1: 'k1',
+  k2: 'k2',
+  k3: 'low_var_kl',
+  low_var_kl: 'low_var_kl',
+  exact: null,
+};
 
 function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
   if (c.clip_cov_ratio > 0) return 'clip_cov';
@@ -178,68 +316,207 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!, (t) => `[${t.join(',')}]`),
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
-    if (!mode) return none('no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs');
-    return set(`${A}policy_loss.loss_mode`, mode, c.loss_type === 'pg' ? "pg has no ratio; with one optimizer step per batch the ratio is 1 and 'vanilla' has the same gradient" : (FIELD_SPECS.loss_type.note ?? null));
+    if (!mode)
+      return none(
+        'no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs',
+      );
+    return set(
+      `${A}policy_loss.loss_mode`,
+      mode,
+      c.loss_type === 'pg'
+        ? "pg has no ratio; with one optimizer step per batch the ratio is 1 and 'vanilla' has the same gradient"
+        : (FIELD_SPECS.loss_type.note ?? null),
+    );
   },
-  importance_sampling_level: ({ c }) => written(`policy_loss.loss_mode (${c.importance_sampling_level === 'sequence' ? 'gspo' : 'token-level modes'})`),
-  epsilon: ({ c }) => (c.loss_type === 'gmpo' ? written('gmpo_clip (verl clips geo_mean in log space with the clip ratios)') : set(`${A}clip_ratio_low`, c.epsilon)),
+  importance_sampling_level: ({ c }) =>
+    written(`policy_loss.loss_mode (${c.importance_sampling_level === 'sequence' ? 'gspo' : 'token-level modes'})`),
+  epsilon: ({ c }) =>
+    c.loss_type === 'gmpo'
+      ? written('gmpo_clip (verl clips geo_mean in log space with the clip ratios)')
+      : set(`${A}clip_ratio_low`, c.epsilon),
   epsilon_high: ({ c, d }) => {
     if (c.loss_type === 'gmpo') return written('gmpo_clip');
     if (c.loss_type === 'cispo') return written('eps_max (verl caps CISPO at 1 + clip_ratio_high)');
-    return set(`${A}clip_ratio_high`, d.epsilonHigh, c.epsilon_high === null ? 'null in the lab: follows epsilon' : null);
+    return set(
+      `${A}clip_ratio_high`,
+      d.epsilonHigh,
+      c.epsilon_high === null ? 'null in the lab: follows epsilon' : null,
+    );
   },
-  eps_max: ({ c }) => (c.loss_type === 'cispo' ? set(`${A}clip_ratio_high`, c.eps_max - 1, 'verl caps the CISPO weight at 1 + clip_ratio_high (and also clamps it from below at 1 - clip_ratio_low)') : none('used only by loss_type cispo')),
-  gmpo_clip: ({ c }) => (c.loss_type === 'gmpo' ? { settings: [{ key: `${A}clip_ratio_low`, value: c.gmpo_clip }, { key: `${A}clip_ratio_high`, value: c.gmpo_clip }], comment: FIELD_SPECS.gmpo_clip.note ?? null } : none('used only by loss_type gmpo')),
-  clip_ratio_c: ({ c }) => (c.clip_ratio_c === null ? none('null in the lab: no dual clip; verl applies its dual clip (default clip_ratio_c 3.0) where A < 0') : set(`${A}clip_ratio_c`, c.clip_ratio_c)),
+  eps_max: ({ c }) =>
+    c.loss_type === 'cispo'
+      ? set(
+          `${A}clip_ratio_high`,
+          c.eps_max - 1,
+          'verl caps the CISPO weight at 1 + clip_ratio_high (and also clamps it from below at 1 - clip_ratio_low)',
+        )
+      : none('used only by loss_type cispo'),
+  gmpo_clip: ({ c }) =>
+    c.loss_type === 'gmpo'
+      ? {
+          settings: [
+            { key: `${A}clip_ratio_low`, value: c.gmpo_clip },
+            { key: `${A}clip_ratio_high`, value: c.gmpo_clip },
+          ],
+          comment: FIELD_SPECS.gmpo_clip.note ?? null,
+        }
+      : none('used only by loss_type gmpo'),
+  clip_ratio_c: ({ c }) =>
+    c.clip_ratio_c === null
+      ? none('null in the lab: no dual clip; verl applies its dual clip (default clip_ratio_c 3.0) where A < 0')
+      : set(`${A}clip_ratio_c`, c.clip_ratio_c),
   beta: ({ c, d }) => {
-    if (d.klInReward) return { settings: [{ key: 'algorithm.use_kl_in_reward', value: true }, { key: 'algorithm.kl_ctrl.kl_coef', value: c.beta }], comment: 'KL in the token reward' };
-    return { settings: [{ key: `${A}use_kl_loss`, value: d.klInLoss }, { key: `${A}kl_loss_coef`, value: c.beta }], comment: d.klInLoss ? 'KL in the loss' : 'beta 0: no KL term' };
+    if (d.klInReward)
+      return {
+        settings: [
+          { key: 'algorithm.use_kl_in_reward', value: true },
+          { key: 'algorithm.kl_ctrl.kl_coef', value: c.beta },
+        ],
+        comment: 'KL in the token reward',
+      };
+    return {
+      settings: [
+        { key: `${A}use_kl_loss`, value: d.klInLoss },
+        { key: `${A}kl_loss_coef`, value: c.beta },
+      ],
+      comment: d.klInLoss ? 'KL in the loss' : 'beta 0: no KL term',
+    };
   },
   kl_estimator: ({ c, d }) => {
     const name = VERL_KL[c.kl_estimator];
-    if (!name) return none('no full-vocabulary KL estimator to match the lab\'s exact KL in verl');
+    if (!name) return none("no full-vocabulary KL estimator to match the lab's exact KL in verl");
     const note = c.kl_estimator === 'k3' ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null;
     return set(d.klInReward ? 'algorithm.kl_penalty' : `${A}kl_loss_type`, name, note);
   },
   kl_placement: () => written('beta (use_kl_loss / use_kl_in_reward)'),
   adv_estimator: ({ c }) => {
     const name = VERL_ESTIMATOR[c.adv_estimator];
-    if (!name) return none('no plain REINFORCE estimator (A = r) in verl; the lab uses the reward itself (or a running-mean baseline) as the advantage');
-    return set('algorithm.adv_estimator', name, c.adv_estimator === 'dr_grpo' ? 'Dr. GRPO is grpo without the std divisor (norm_adv_by_std_in_grpo False)' : null);
+    if (!name)
+      return none(
+        'no plain REINFORCE estimator (A = r) in verl; the lab uses the reward itself (or a running-mean baseline) as the advantage',
+      );
+    return set(
+      'algorithm.adv_estimator',
+      name,
+      c.adv_estimator === 'dr_grpo' ? 'Dr. GRPO is grpo without the std divisor (norm_adv_by_std_in_grpo False)' : null,
+    );
   },
   scale_rewards: ({ c }) => {
-    if (c.adv_estimator === 'dr_grpo') return set('algorithm.norm_adv_by_std_in_grpo', false, 'Dr. GRPO never divides by the std');
-    if (c.scale_rewards === 'batch') return none("verl's grpo divides by the group's std or not at all; the lab divides by the batch's std");
+    if (c.adv_estimator === 'dr_grpo')
+      return set('algorithm.norm_adv_by_std_in_grpo', false, 'Dr. GRPO never divides by the std');
+    if (c.scale_rewards === 'batch')
+      return none("verl's grpo divides by the group's std or not at all; the lab divides by the batch's std");
     return set('algorithm.norm_adv_by_std_in_grpo', c.scale_rewards === 'group');
   },
   train_batch_size: ({ c }) => set('data.train_batch_size', c.train_batch_size, 'prompts, as in the lab'),
   num_minibatches: ({ c }) =>
     c.train_batch_size % c.num_minibatches === 0
-      ? set(`${A}ppo_mini_batch_size`, c.train_batch_size / c.num_minibatches, 'verl counts a minibatch in prompts: train_batch_size / num_minibatches')
-      : none(`verl's minibatch is a whole number of prompts; ${c.train_batch_size} prompts do not split into ${c.num_minibatches}`),
-  max_completion_length: ({ d }) => set('data.max_response_length', d.maxCompletionLength, "tokens of the model's tokenizer; the lab counts characters"),
-  top_k: ({ c }) => set('actor_rollout_ref.rollout.top_k', c.top_k === 0 ? -1 : c.top_k, c.top_k === 0 ? 'verl turns top-k off with -1' : null),
-  dynamic_sampling: ({ c }) => (c.dynamic_sampling ? { settings: [{ key: 'algorithm.filter_groups.enable', value: true, added: true }, { key: 'algorithm.filter_groups.metric', value: 'acc', added: true }], comment: "verl's main_ppo declares filter_groups but the refill loop is the DAPO recipe's trainer" } : set('algorithm.filter_groups.enable', false, null, true)),
-  max_resample: ({ c }) => set('algorithm.filter_groups.max_num_gen_batches', c.max_resample + 1, 'verl counts generation batches per step including the first', true),
+      ? set(
+          `${A}ppo_mini_batch_size`,
+          c.train_batch_size / c.num_minibatches,
+          'verl counts a minibatch in prompts: train_batch_size / num_minibatches',
+        )
+      : none(
+          `verl's minibatch is a whole number of prompts; ${c.train_batch_size} prompts do not split into ${c.num_minibatches}`,
+        ),
+  max_completion_length: ({ d }) =>
+    set(
+      'data.max_response_length',
+      d.maxCompletionLength,
+      "tokens of the model's tokenizer; the lab counts characters",
+    ),
+  top_k: ({ c }) =>
+    set(
+      'actor_rollout_ref.rollout.top_k',
+      c.top_k === 0 ? -1 : c.top_k,
+      c.top_k === 0 ? 'verl turns top-k off with -1' : null,
+    ),
+  dynamic_sampling: ({ c }) =>
+    c.dynamic_sampling
+      ? {
+          settings: [
+            { key: 'algorithm.filter_groups.enable', value: true, added: true },
+            { key: 'algorithm.filter_groups.metric', value: 'acc', added: true },
+          ],
+          comment: "verl's main_ppo declares filter_groups but the refill loop is the DAPO recipe's trainer",
+        }
+      : set('algorithm.filter_groups.enable', false, null, true),
+  max_resample: ({ c }) =>
+    set(
+      'algorithm.filter_groups.max_num_gen_batches',
+      c.max_resample + 1,
+      'verl counts generation batches per step including the first',
+      true,
+    ),
   overlong_buffer_enable: ({ c, d }) =>
     c.overlong_buffer_enable
-      ? { settings: [{ key: 'reward_model.reward_manager', value: 'dapo' }, { key: 'reward_model.reward_kwargs.overlong_buffer_cfg.enable', value: true, added: true }, { key: 'reward_model.reward_kwargs.overlong_buffer_cfg.penalty_factor', value: 1, added: true }], comment: `the DAPO reward manager applies the overlong shaping (buffer ${d.overlongBufferLen} tokens)` }
+      ? {
+          settings: [
+            { key: 'reward_model.reward_manager', value: 'dapo' },
+            { key: 'reward_model.reward_kwargs.overlong_buffer_cfg.enable', value: true, added: true },
+            { key: 'reward_model.reward_kwargs.overlong_buffer_cfg.penalty_factor', value: 1, added: true },
+          ],
+          comment: `the DAPO reward manager applies the overlong shaping (buffer ${d.overlongBufferLen} tokens)`,
+        }
       : none('off in the lab'),
-  overlong_buffer_len: ({ c, d }) => (c.overlong_buffer_enable ? set('reward_model.reward_kwargs.overlong_buffer_cfg.len', d.overlongBufferLen, c.overlong_buffer_len === null ? 'null in the lab: a quarter of max_completion_length' : null, true) : none('overlong shaping is off')),
-  tis_cap: ({ c }) => (c.tis_cap === null ? none('null in the lab: no truncated IS correction (verl rollout_is stays off)') : { settings: [{ key: 'algorithm.rollout_correction.rollout_is', value: 'token' }, { key: 'algorithm.rollout_correction.rollout_is_threshold', value: c.tis_cap }], comment: null }),
-  clip_cov_ratio: ({ c }) => (c.clip_cov_ratio > 0 ? set(`${A}policy_loss.clip_cov_ratio`, c.clip_cov_ratio) : none("0 in the lab: Clip-Cov off (verl's loss_mode is not clip_cov)")),
-  kl_cov_ratio: ({ c }) => (c.kl_cov_ratio > 0 ? set(`${A}policy_loss.kl_cov_ratio`, c.kl_cov_ratio) : none("0 in the lab: KL-Cov off (verl's loss_mode is not kl_cov)")),
+  overlong_buffer_len: ({ c, d }) =>
+    c.overlong_buffer_enable
+      ? set(
+          'reward_model.reward_kwargs.overlong_buffer_cfg.len',
+          d.overlongBufferLen,
+          c.overlong_buffer_len === null ? 'null in the lab: a quarter of max_completion_length' : null,
+          true,
+        )
+      : none('overlong shaping is off'),
+  tis_cap: ({ c }) =>
+    c.tis_cap === null
+      ? none('null in the lab: no truncated IS correction (verl rollout_is stays off)')
+      : {
+          settings: [
+            { key: 'algorithm.rollout_correction.rollout_is', value: 'token' },
+            { key: 'algorithm.rollout_correction.rollout_is_threshold', value: c.tis_cap },
+          ],
+          comment: null,
+        },
+  clip_cov_ratio: ({ c }) =>
+    c.clip_cov_ratio > 0
+      ? set(`${A}policy_loss.clip_cov_ratio`, c.clip_cov_ratio)
+      : none("0 in the lab: Clip-Cov off (verl's loss_mode is not clip_cov)"),
+  kl_cov_ratio: ({ c }) =>
+    c.kl_cov_ratio > 0
+      ? set(`${A}policy_loss.kl_cov_ratio`, c.kl_cov_ratio)
+      : none("0 in the lab: KL-Cov off (verl's loss_mode is not kl_cov)"),
   adam_beta1: ({ c }) => set(`${A}optim.betas`, [c.adam_beta1, c.adam_beta2], 'verl takes the pair (beta1, beta2)'),
   adam_beta2: () => written('adam_beta1 (optim.betas is the pair)'),
-  max_grad_norm: ({ c }) => (c.max_grad_norm === 0 ? none('0 in the lab: no gradient clipping; verl always clips (clip_grad)') : set(`${A}optim.clip_grad`, c.max_grad_norm)),
-  lr_schedule: ({ c }) => (c.lr_schedule === 'linear' ? none('verl schedules constant or cosine; the lab decays linearly to 0') : set(`${A}optim.lr_scheduler_type`, c.lr_schedule)),
+  max_grad_norm: ({ c }) =>
+    c.max_grad_norm === 0
+      ? none('0 in the lab: no gradient clipping; verl always clips (clip_grad)')
+      : set(`${A}optim.clip_grad`, c.max_grad_norm),
+  lr_schedule: ({ c }) =>
+    c.lr_schedule === 'linear'
+      ? none('verl schedules constant or cosine; the lab decays linearly to 0')
+      : set(`${A}optim.lr_scheduler_type`, c.lr_schedule),
   eval_num_generations: ({ c }) => ({
-    settings: [{ key: 'actor_rollout_ref.rollout.val_kwargs.n', value: c.eval_num_generations }, { key: 'actor_rollout_ref.rollout.val_kwargs.do_sample', value: true }, { key: 'actor_rollout_ref.rollout.val_kwargs.temperature', value: c.temperature }],
-    comment: "verl's validation is greedy unless do_sample; the lab samples its held-out completions at the training temperature",
+    settings: [
+      { key: 'actor_rollout_ref.rollout.val_kwargs.n', value: c.eval_num_generations },
+      { key: 'actor_rollout_ref.rollout.val_kwargs.do_sample', value: true },
+      { key: 'actor_rollout_ref.rollout.val_kwargs.temperature', value: c.temperature },
+    ],
+    comment:
+      "verl's validation is greedy unless do_sample; the lab samples its held-out completions at the training temperature",
   }),
-  eval_every: ({ c }) => set('trainer.test_freq', c.eval_every === 0 ? -1 : c.eval_every, c.eval_every === 0 ? 'verl never tests with -1' : null),
-  critic_learning_rate: ({ d }) => set('critic.optim.lr', d.criticLearningRate, 'null in the lab means the policy\'s learning_rate'),
-  cliprange_value: ({ c }) => (c.cliprange_value === null ? none('null in the lab: no value clipping; verl always clips the value loss (cliprange_value)') : set('critic.cliprange_value', c.cliprange_value)),
+  eval_every: ({ c }) =>
+    set(
+      'trainer.test_freq',
+      c.eval_every === 0 ? -1 : c.eval_every,
+      c.eval_every === 0 ? 'verl never tests with -1' : null,
+    ),
+  critic_learning_rate: ({ d }) =>
+    set('critic.optim.lr', d.criticLearningRate, "null in the lab means the policy's learning_rate"),
+  cliprange_value: ({ c }) =>
+    c.cliprange_value === null
+      ? none('null in the lab: no value clipping; verl always clips the value loss (cliprange_value)')
+      : set('critic.cliprange_value', c.cliprange_value),
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -260,53 +537,154 @@ const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | nu
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {
   lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.openrlhf!, (t) => t.join(' ')),
   loss_type: ({ c }) => {
-    if (c.loss_type === 'ppo_clip') return set('--actor.policy_loss_type', c.importance_sampling_level === 'sequence' ? 'gspo' : 'ppo');
+    if (c.loss_type === 'ppo_clip')
+      return set('--actor.policy_loss_type', c.importance_sampling_level === 'sequence' ? 'gspo' : 'ppo');
     return none(`OpenRLHF has only ppo and gspo losses; the lab uses ${c.loss_type}`);
   },
   importance_sampling_level: () => written('--actor.policy_loss_type (gspo is the sequence level)'),
-  epsilon: ({ c, d }) => set('--actor.eps_clip_low_high', [c.epsilon, d.epsilonHigh], 'OpenRLHF takes the pair (low, high)'),
+  epsilon: ({ c, d }) =>
+    set('--actor.eps_clip_low_high', [c.epsilon, d.epsilonHigh], 'OpenRLHF takes the pair (low, high)'),
   epsilon_high: () => written('epsilon (--actor.eps_clip_low_high is the pair)'),
-  clip_ratio_c: ({ c }) => (c.clip_ratio_c === null ? none('null in the lab: no dual clip (OpenRLHF --actor.dual_clip not given)') : set('--actor.dual_clip', c.clip_ratio_c)),
+  clip_ratio_c: ({ c }) =>
+    c.clip_ratio_c === null
+      ? none('null in the lab: no dual clip (OpenRLHF --actor.dual_clip not given)')
+      : set('--actor.dual_clip', c.clip_ratio_c),
   beta: ({ c }) => set('--algo.kl.init_coef', c.beta),
-  kl_estimator: ({ c }) => (c.kl_estimator === 'k1' || c.kl_estimator === 'k2' || c.kl_estimator === 'k3' ? set('--algo.kl.estimator', c.kl_estimator) : none(`OpenRLHF estimates the KL with k1, k2 or k3; the lab uses ${c.kl_estimator}`)),
-  kl_placement: ({ c }) => (c.kl_placement === 'in_loss' ? set('--algo.kl.use_loss', true, 'on: the KL is in the loss') : none('in_reward: --algo.kl.use_loss not given, so OpenRLHF puts the KL in the reward')),
+  kl_estimator: ({ c }) =>
+    c.kl_estimator === 'k1' || c.kl_estimator === 'k2' || c.kl_estimator === 'k3'
+      ? set('--algo.kl.estimator', c.kl_estimator)
+      : none(`OpenRLHF estimates the KL with k1, k2 or k3; the lab uses ${c.kl_estimator}`),
+  kl_placement: ({ c }) =>
+    c.kl_placement === 'in_loss'
+      ? set('--algo.kl.use_loss', true, 'on: the KL is in the loss')
+      : none('in_reward: --algo.kl.use_loss not given, so OpenRLHF puts the KL in the reward'),
   adv_estimator: ({ c }) => {
     const name = OPENRLHF_ESTIMATOR[c.adv_estimator];
     return name ? set('--algo.advantage.estimator', name) : none(`no ${c.adv_estimator} estimator in OpenRLHF`);
   },
   scale_rewards: ({ c }) => {
-    if (c.adv_estimator === 'grpo' && c.scale_rewards === 'none') return none("OpenRLHF's group_norm always divides by the group's std (dr_grpo is the estimator without it); the lab divides by nothing");
-    if (c.adv_estimator === 'grpo' && c.scale_rewards === 'batch') return none("OpenRLHF's group_norm divides by the group's std; the lab divides by the batch's std");
+    if (c.adv_estimator === 'grpo' && c.scale_rewards === 'none')
+      return none(
+        "OpenRLHF's group_norm always divides by the group's std (dr_grpo is the estimator without it); the lab divides by nothing",
+      );
+    if (c.adv_estimator === 'grpo' && c.scale_rewards === 'batch')
+      return none("OpenRLHF's group_norm divides by the group's std; the lab divides by the batch's std");
     if (c.adv_estimator === 'grpo') return none("group_norm divides by the group's std, as the lab does");
-    return c.scale_rewards === 'none' ? set('--algo.advantage.no_std_norm', true, FIELD_SPECS.scale_rewards.note ?? null) : none(`${c.scale_rewards}: OpenRLHF whitens over the batch for ${c.adv_estimator} by default`);
+    return c.scale_rewards === 'none'
+      ? set('--algo.advantage.no_std_norm', true, FIELD_SPECS.scale_rewards.note ?? null)
+      : none(`${c.scale_rewards}: OpenRLHF whitens over the batch for ${c.adv_estimator} by default`);
   },
-  num_minibatches: ({ d }) => set('--train.batch_size', d.minibatchSize, 'OpenRLHF counts a minibatch in samples: B * G / num_minibatches'),
-  dynamic_sampling: ({ c }) => (c.dynamic_sampling ? { settings: [{ key: '--algo.dynamic_filtering_enable', value: true }, { key: '--algo.dynamic_filtering_range', value: [0, 1] }], comment: 'OpenRLHF drops a prompt whose mean score is not strictly inside (0, 1): the lab drops groups with equal rewards (the same for 0/1 rewards)' } : none('off in the lab')),
-  max_resample: () => none('OpenRLHF refills dropped prompts without a per-step limit; the lab draws at most max_resample extra batches'),
-  overlong_buffer_enable: ({ c }) => (c.overlong_buffer_enable ? written('overlong_buffer_len (--reward.overlong_buffer_len turns it on)') : none('off in the lab: --reward.overlong_buffer_len not given')),
-  overlong_buffer_len: ({ c, d }) => (c.overlong_buffer_enable ? set('--reward.overlong_buffer_len', d.overlongBufferLen) : none('overlong shaping is off')),
-  max_completion_length: ({ d }) => set('--rollout.max_new_tokens', d.maxCompletionLength, "tokens of the model's tokenizer; the lab counts characters"),
-  adam_beta1: ({ c }) => set('--actor.adam.betas', [c.adam_beta1, c.adam_beta2], 'OpenRLHF takes the pair (beta1, beta2)'),
+  num_minibatches: ({ d }) =>
+    set('--train.batch_size', d.minibatchSize, 'OpenRLHF counts a minibatch in samples: B * G / num_minibatches'),
+  dynamic_sampling: ({ c }) =>
+    c.dynamic_sampling
+      ? {
+          settings: [
+            { key: '--algo.dynamic_filtering_enable', value: true },
+            { key: '--algo.dynamic_filtering_range', value: [0, 1] },
+          ],
+          comment:
+            'OpenRLHF drops a prompt whose mean score is not strictly inside (0, 1): the lab drops groups with equal rewards (the same for 0/1 rewards)',
+        }
+      : none('off in the lab'),
+  max_resample: () =>
+    none('OpenRLHF refills dropped prompts without a per-step limit; the lab draws at most max_resample extra batches'),
+  overlong_buffer_enable: ({ c }) =>
+    c.overlong_buffer_enable
+      ? written('overlong_buffer_len (--reward.overlong_buffer_len turns it on)')
+      : none('off in the lab: --reward.overlong_buffer_len not given'),
+  overlong_buffer_len: ({ c, d }) =>
+    c.overlong_buffer_enable
+      ? set('--reward.overlong_buffer_len', d.overlongBufferLen)
+      : none('overlong shaping is off'),
+  max_completion_length: ({ d }) =>
+    set(
+      '--rollout.max_new_tokens',
+      d.maxCompletionLength,
+      "tokens of the model's tokenizer; the lab counts characters",
+    ),
+  adam_beta1: ({ c }) =>
+    set('--actor.adam.betas', [c.adam_beta1, c.adam_beta2], 'OpenRLHF takes the pair (beta1, beta2)'),
   adam_beta2: () => written('adam_beta1 (--actor.adam.betas is the pair)'),
-  warmup_steps: ({ c, d }) => set('--actor.lr_warmup_ratio', c.warmup_steps / d.totalOptimizerSteps, `a ratio of the run's ${d.totalOptimizerSteps} optimizer steps`),
-  lr_schedule: ({ c }) => ({ constant: set('--actor.lr_scheduler', 'constant_with_warmup'), cosine: { settings: [{ key: '--actor.lr_scheduler', value: 'cosine_with_min_lr' }, { key: '--actor.min_lr_ratio', value: 0 }], comment: 'cosine to 0, as in the lab' }, linear: set('--actor.lr_scheduler', 'linear') })[c.lr_schedule],
-  tis_cap: ({ c }) => (c.tis_cap === null ? none('null in the lab: no truncated IS correction') : { settings: [{ key: '--algo.advantage.is_correction_enable', value: true }, { key: '--algo.advantage.is_correction_type', value: 'tis' }, { key: '--algo.advantage.is_correction_threshold', value: [0, c.tis_cap] }], comment: 'the lab caps from above only, so the lower end is 0' }),
-  critic_learning_rate: ({ d }) => set('--critic.adam.lr', d.criticLearningRate, "null in the lab means the policy's learning_rate"),
-  cliprange_value: ({ c }) => (c.cliprange_value === null ? none('null in the lab: no value clipping (--critic.value_clip not given)') : set('--critic.value_clip', c.cliprange_value)),
-  eval_every: ({ c }) => (c.eval_every === 0 ? none('the lab never evaluates (eval_every 0); no --eval.dataset is given') : set('--eval.steps', c.eval_every)),
-  steps: ({ c }) => none(`OpenRLHF runs whole passes over the prompts (--train.num_episodes); the export writes ${c.steps * c.train_batch_size} prompts, so one episode is the lab's ${c.steps} steps`),
+  warmup_steps: ({ c, d }) =>
+    set(
+      '--actor.lr_warmup_ratio',
+      c.warmup_steps / d.totalOptimizerSteps,
+      `a ratio of the run's ${d.totalOptimizerSteps} optimizer steps`,
+    ),
+  lr_schedule: ({ c }) =>
+    ({
+      constant: set('--actor.lr_scheduler', 'constant_with_warmup'),
+      cosine: {
+        settings: [
+          { key: '--actor.lr_scheduler', value: 'cosine_with_min_lr' },
+          { key: '--actor.min_lr_ratio', value: 0 },
+        ],
+        comment: 'cosine to 0, as in the lab',
+      },
+      linear: set('--actor.lr_scheduler', 'linear'),
+    })[c.lr_schedule],
+  tis_cap: ({ c }) =>
+    c.tis_cap === null
+      ? none('null in the lab: no truncated IS correction')
+      : {
+          settings: [
+            { key: '--algo.advantage.is_correction_enable', value: true },
+            { key: '--algo.advantage.is_correction_type', value: 'tis' },
+            { key: '--algo.advantage.is_correction_threshold', value: [0, c.tis_cap] },
+          ],
+          comment: 'the lab caps from above only, so the lower end is 0',
+        },
+  critic_learning_rate: ({ d }) =>
+    set('--critic.adam.lr', d.criticLearningRate, "null in the lab means the policy's learning_rate"),
+  cliprange_value: ({ c }) =>
+    c.cliprange_value === null
+      ? none('null in the lab: no value clipping (--critic.value_clip not given)')
+      : set('--critic.value_clip', c.cliprange_value),
+  eval_every: ({ c }) =>
+    c.eval_every === 0
+      ? none('the lab never evaluates (eval_every 0); no --eval.dataset is given')
+      : set('--eval.steps', c.eval_every),
+  steps: ({ c }) =>
+    none(
+      `OpenRLHF runs whole passes over the prompts (--train.num_episodes); the export writes ${c.steps * c.train_batch_size} prompts, so one episode is the lab's ${c.steps} steps`,
+    ),
 };
 
 /** Fields whose every trainer row is about the experiment's identity, written by the renderers (model, data, reward). */
 const CONTEXT: Partial<Record<RLField, Readonly<Record<ExportTarget, string>>>> = {
-  task: { trl: 'the dataset files and the reward function', verl: 'data.train_files and the custom reward function', openrlhf: '--data.prompt_dataset and the reward function' },
-  difficulty: { trl: 'the dataset (its prompts are drawn at this difficulty)', verl: 'the dataset (its prompts are drawn at this difficulty)', openrlhf: 'the dataset (its prompts are drawn at this difficulty)' },
-  model: { trl: 'the model parameter (a Hugging Face checkpoint path or hub name)', verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path' },
-  checkpoint: { trl: 'the model parameter (a Hugging Face checkpoint path or hub name)', verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path' },
-  reward_weights: { trl: 'the reward function (it weighs accuracy and format)', verl: 'the reward function (it weighs accuracy and format)', openrlhf: 'the reward function (it weighs accuracy and format)' },
+  task: {
+    trl: 'the dataset files and the reward function',
+    verl: 'data.train_files and the custom reward function',
+    openrlhf: '--data.prompt_dataset and the reward function',
+  },
+  difficulty: {
+    trl: 'the dataset (its prompts are drawn at this difficulty)',
+    verl: 'the dataset (its prompts are drawn at this difficulty)',
+    openrlhf: 'the dataset (its prompts are drawn at this difficulty)',
+  },
+  model: {
+    trl: 'the model parameter (a Hugging Face checkpoint path or hub name)',
+    verl: 'actor_rollout_ref.model.path',
+    openrlhf: '--actor.model_name_or_path',
+  },
+  checkpoint: {
+    trl: 'the model parameter (a Hugging Face checkpoint path or hub name)',
+    verl: 'actor_rollout_ref.model.path',
+    openrlhf: '--actor.model_name_or_path',
+  },
+  reward_weights: {
+    trl: 'the reward function (it weighs accuracy and format)',
+    verl: 'the reward function (it weighs accuracy and format)',
+    openrlhf: 'the reward function (it weighs accuracy and format)',
+  },
 };
 
-const CONVERSIONS: Readonly<Record<ExportTarget, Partial<Record<RLField, Conversion>>>> = { trl: TRL, verl: VERL, openrlhf: OPENRLHF };
+const CONVERSIONS: Readonly<Record<ExportTarget, Partial<Record<RLField, Conversion>>>> = {
+  trl: TRL,
+  verl: VERL,
+  openrlhf: OPENRLHF,
+};
 
 /** The foreign name of a field in a trainer, as the schema gives it, made a key of that trainer (or null). */
 function foreignKey(target: ExportTarget, field: RLField, trlClass: TrlClass): string | null {
@@ -327,7 +705,10 @@ function defaultRow(target: ExportTarget, field: RLField, ctx: Ctx): Pick<Mappin
     const where = target === 'trl' ? ctx.trlClass : TARGET_LABELS[target];
     return none(`no equivalent in ${where}${spec.note ? ` (${spec.note})` : ''}; ${what}`);
   }
-  if (v === null) return none(`null in the lab (${'nullMeans' in spec ? spec.nullMeans : 'off'}); ${TARGET_LABELS[target]}'s ${key} keeps its default`);
+  if (v === null)
+    return none(
+      `null in the lab (${'nullMeans' in spec ? spec.nullMeans : 'off'}); ${TARGET_LABELS[target]}'s ${key} keeps its default`,
+    );
   if (typeof v === 'object') return none(`${key} takes another form; ${what}`);
   return set(key, v as SettingValue, spec.note ?? null);
 }

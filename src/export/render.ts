@@ -6,7 +6,15 @@
 import { PRESET_INFO, derive, type PresetName, type RLConfig } from '../rl/config';
 import { exportItems, jsonl, plainRow, rowCounts, verlRow } from './data';
 import VERIFIERS_PY from './verifiers.py?raw';
-import { TARGET_LABELS, mappingRows, trlClassOf, type ExportTarget, type MappingRow, type Setting, type SettingValue } from './mapping';
+import {
+  TARGET_LABELS,
+  mappingRows,
+  trlClassOf,
+  type ExportTarget,
+  type MappingRow,
+  type Setting,
+  type SettingValue,
+} from './mapping';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
 import { parseLoraTargets } from '../core/lora-layout';
@@ -98,11 +106,13 @@ function header(c: RLConfig, preset: PresetName | null, target: ExportTarget, ho
 
 function rewardDoc(c: RLConfig): string[] {
   const d = derive(c);
-  const w = Object.entries(d.rewardWeights).map(([k, v]) => `${k} ${v}`).join(', ');
+  const w = Object.entries(d.rewardWeights)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   return [
     `Reward for the lab's task "${c.task}" at difficulty ${d.difficulty}: the lab's verifier (src/tasks/) ported to Python, the sum of`,
     `its reward parts times their weights (${w}), as the lab computes it; the port agrees with the TypeScript verifier part by part`,
-    '(scripts/check-python-verifiers.ts). DAPO\'s overlong shaping is not in it: verl\'s DAPO reward manager and OpenRLHF\'s',
+    "(scripts/check-python-verifiers.ts). DAPO's overlong shaping is not in it: verl's DAPO reward manager and OpenRLHF's",
     '--reward.overlong_buffer_len add it where the experiment turns it on.',
   ];
 }
@@ -159,7 +169,13 @@ function openrlhfReward(c: RLConfig): string {
 // ---------------------------------------------------------------------------------------------------------
 // TRL
 
-function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+function renderTrl(
+  c: RLConfig,
+  preset: PresetName | null,
+  model: string,
+  rows: MappingRow[],
+  evalOn: boolean,
+): { text: string; keys: string[] } {
   const cls = trlClassOf(c);
   const trainer = cls.replace('Config', 'Trainer');
   const module = cls === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
@@ -170,7 +186,12 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
       ? `    peft_config=LoraConfig(r=${c.lora_rank}, lora_alpha=${c.lora_alpha}, lora_dropout=0.0, target_modules=${c.lora_targets === null ? '"all-linear"' : pyList(parseLoraTargets(c.lora_targets))}, task_type="CAUSAL_LM"),`
       : null;
   const lines: string[] = [
-    ...header(c, preset, 'trl', 'Run: python train_trl.py [--model PATH_OR_HUB_NAME] (the data/ folder beside it holds the prompts).').map((l) => `# ${l}`),
+    ...header(
+      c,
+      preset,
+      'trl',
+      'Run: python train_trl.py [--model PATH_OR_HUB_NAME] (the data/ folder beside it holds the prompts).',
+    ).map((l) => `# ${l}`),
     'import argparse',
     '',
     'from datasets import load_dataset',
@@ -194,7 +215,9 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
     `config = ${cls}(`,
     '    output_dir="out",',
     '    report_to="none",',
-    ...(cls === 'GRPOConfig' ? ['    reward_weights=[1.0],  # one reward function, lab_reward; it applies the weights of the lab (WEIGHTS)'] : []),
+    ...(cls === 'GRPOConfig'
+      ? ['    reward_weights=[1.0],  # one reward function, lab_reward; it applies the weights of the lab (WEIGHTS)']
+      : []),
   ];
   for (const r of rows) {
     lines.push(`    ${rowComment(r)}`);
@@ -232,7 +255,13 @@ function renderTrl(c: RLConfig, preset: PresetName | null, model: string, rows: 
 // ---------------------------------------------------------------------------------------------------------
 // verl
 
-function renderVerl(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+function renderVerl(
+  c: RLConfig,
+  preset: PresetName | null,
+  model: string,
+  rows: MappingRow[],
+  evalOn: boolean,
+): { text: string; keys: string[] } {
   const d = derive(c);
   const own: Setting[] = [
     { key: 'actor_rollout_ref.rollout.name', value: 'vllm' },
@@ -244,11 +273,25 @@ function renderVerl(c: RLConfig, preset: PresetName | null, model: string, rows:
     { key: 'custom_reward_function.name', value: 'compute_score' },
     { key: 'trainer.logger', value: 'console' },
   ];
-  const keys = ['data.train_files', 'data.val_files', 'actor_rollout_ref.model.path', ...(d.needsCritic ? ['critic.model.path'] : []), 'custom_reward_function.path', 'trainer.n_gpus_per_node', 'trainer.nnodes', ...own.map((s) => s.key)];
+  const keys = [
+    'data.train_files',
+    'data.val_files',
+    'actor_rollout_ref.model.path',
+    ...(d.needsCritic ? ['critic.model.path'] : []),
+    'custom_reward_function.path',
+    'trainer.n_gpus_per_node',
+    'trainer.nnodes',
+    ...own.map((s) => s.key),
+  ];
   const word = (s: Setting) => `  '${s.added ? '+' : ''}${s.key}=${hydraValue(s.value)}'`;
   const lines = [
     '#!/usr/bin/env bash',
-    ...header(c, preset, 'verl', 'Run: MODEL=<checkpoint folder or hub name> GPUS=<n> bash run_verl.sh [more key=value overrides].').map((l) => `# ${l}`),
+    ...header(
+      c,
+      preset,
+      'verl',
+      'Run: MODEL=<checkpoint folder or hub name> GPUS=<n> bash run_verl.sh [more key=value overrides].',
+    ).map((l) => `# ${l}`),
     "# verl's dataset reads parquet: the first step converts data/*.jsonl (verl's row layout) with pandas.",
     'set -euo pipefail',
     'HERE="$(cd "$(dirname "$0")" && pwd)"',
@@ -265,7 +308,10 @@ function renderVerl(c: RLConfig, preset: PresetName | null, model: string, rows:
     "  'trainer.nnodes=1'",
     ...own.map(word),
   ];
-  if (!evalOn) lines.push("  # the lab never evaluates: data.val_files still names the held-out file (verl needs one); trainer.test_freq is -1");
+  if (!evalOn)
+    lines.push(
+      '  # the lab never evaluates: data.val_files still names the held-out file (verl needs one); trainer.test_freq is -1',
+    );
   for (const r of rows) {
     lines.push(`  ${rowComment(r)}`);
     for (const s of r.settings) {
@@ -280,12 +326,32 @@ function renderVerl(c: RLConfig, preset: PresetName | null, model: string, rows:
 // ---------------------------------------------------------------------------------------------------------
 // OpenRLHF
 
-function renderOpenrlhf(c: RLConfig, preset: PresetName | null, model: string, rows: MappingRow[], evalOn: boolean): { text: string; keys: string[] } {
+function renderOpenrlhf(
+  c: RLConfig,
+  preset: PresetName | null,
+  model: string,
+  rows: MappingRow[],
+  evalOn: boolean,
+): { text: string; keys: string[] } {
   const d = derive(c);
-  const keys = ['--actor.model_name_or_path', ...(d.needsCritic ? ['--critic.model_name_or_path'] : []), '--data.prompt_dataset', '--data.input_key', '--data.label_key', '--reward.remote_url', '--ckpt.output_dir', ...(evalOn ? ['--eval.dataset'] : [])];
+  const keys = [
+    '--actor.model_name_or_path',
+    ...(d.needsCritic ? ['--critic.model_name_or_path'] : []),
+    '--data.prompt_dataset',
+    '--data.input_key',
+    '--data.label_key',
+    '--reward.remote_url',
+    '--ckpt.output_dir',
+    ...(evalOn ? ['--eval.dataset'] : []),
+  ];
   const lines = [
     '#!/usr/bin/env bash',
-    ...header(c, preset, 'openrlhf', 'Run on a Ray cluster: MODEL=<checkpoint folder or hub name> bash run_openrlhf.sh [more flags].').map((l) => `# ${l}`),
+    ...header(
+      c,
+      preset,
+      'openrlhf',
+      'Run on a Ray cluster: MODEL=<checkpoint folder or hub name> bash run_openrlhf.sh [more flags].',
+    ).map((l) => `# ${l}`),
     'set -euo pipefail',
     'HERE="$(cd "$(dirname "$0")" && pwd)"',
     `MODEL="\${MODEL:-${model}}"`,
@@ -312,7 +378,11 @@ function renderOpenrlhf(c: RLConfig, preset: PresetName | null, model: string, r
 
 // ---------------------------------------------------------------------------------------------------------
 
-const ENTRY: Readonly<Record<ExportTarget, string>> = { trl: 'train_trl.py', verl: 'run_verl.sh', openrlhf: 'run_openrlhf.sh' };
+const ENTRY: Readonly<Record<ExportTarget, string>> = {
+  trl: 'train_trl.py',
+  verl: 'run_verl.sh',
+  openrlhf: 'run_openrlhf.sh',
+};
 
 function cell(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
@@ -324,11 +394,20 @@ export function mappingTable(target: ExportTarget, rows: readonly MappingRow[]):
   return [
     `| lab field | lab value | ${TARGET_LABELS[target]} | note |`,
     '|---|---|---|---|',
-    ...rows.map((r) => `| \`${r.field}\` | \`${cell(r.lab)}\` | ${r.settings.length ? r.settings.map(settingText).join(' ') : 'none'} | ${cell(r.comment ?? '')} |`),
+    ...rows.map(
+      (r) =>
+        `| \`${r.field}\` | \`${cell(r.lab)}\` | ${r.settings.length ? r.settings.map(settingText).join(' ') : 'none'} | ${cell(r.comment ?? '')} |`,
+    ),
   ].join('\n');
 }
 
-function readme(c: RLConfig, preset: PresetName | null, target: ExportTarget, rows: readonly MappingRow[], files: readonly string[]): string {
+function readme(
+  c: RLConfig,
+  preset: PresetName | null,
+  target: ExportTarget,
+  rows: readonly MappingRow[],
+  files: readonly string[],
+): string {
   return [
     `# ${TARGET_LABELS[target]} export of an RL Lab experiment`,
     '',
@@ -341,7 +420,7 @@ function readme(c: RLConfig, preset: PresetName | null, target: ExportTarget, ro
     '## The model',
     '',
     `The model is a parameter. By default the run starts from \`${DEFAULT_MODEL_PATH}/\` beside this file: put the lab's checkpoint there in Hugging Face format (the Llama layout the lab writes), or name a hub model instead.`,
-    'Token counts (max_completion_length and its relatives) were the lab\'s characters; a real tokenizer spends fewer tokens per character, so they are upper bounds there.',
+    "Token counts (max_completion_length and its relatives) were the lab's characters; a real tokenizer spends fewer tokens per character, so they are upper bounds there.",
     '',
     '## Reward',
     '',
@@ -395,8 +474,13 @@ export function bundleScript(e: Export): string {
     'mkdir -p "$DIR/data"',
   ];
   for (const f of e.files) {
-    if (f.text.split('\n').includes(BUNDLE_EOF)) throw new Error(`${f.path} has the bundle's delimiter on a line of its own`);
-    lines.push(`cat > "$DIR/${f.path}" <<'${BUNDLE_EOF}'`, f.text.endsWith('\n') ? f.text.slice(0, -1) : f.text, BUNDLE_EOF);
+    if (f.text.split('\n').includes(BUNDLE_EOF))
+      throw new Error(`${f.path} has the bundle's delimiter on a line of its own`);
+    lines.push(
+      `cat > "$DIR/${f.path}" <<'${BUNDLE_EOF}'`,
+      f.text.endsWith('\n') ? f.text.slice(0, -1) : f.text,
+      BUNDLE_EOF,
+    );
   }
   lines.push(`echo "wrote $DIR: ${e.files.map((f) => f.path).join(', ')}; run ${e.entry} there"`, '');
   return lines.join('\n');

@@ -63,7 +63,9 @@ export async function acquireDevice(options: AcquireOptions = {}): Promise<GpuCo
   const gpu = options.gpu ?? (typeof navigator !== 'undefined' ? navigator.gpu : undefined);
   const userAgent = typeof navigator !== 'undefined' ? navigator.userAgent : '';
   if (!gpu) {
-    throw new WebGpuUnavailableError(`This browser does not expose WebGPU (navigator.gpu is missing). ${browserWebGpuAdvice(userAgent)}`);
+    throw new WebGpuUnavailableError(
+      `This browser does not expose WebGPU (navigator.gpu is missing). ${browserWebGpuAdvice(userAgent)}`,
+    );
   }
   const adapter = await gpu.requestAdapter({
     powerPreference: options.powerPreference ?? 'high-performance',
@@ -103,6 +105,10 @@ function isFallback(adapter: GPUAdapter, info: GPUAdapterInfo): boolean {
   const fromInfo = (info as GPUAdapterInfo & { isFallbackAdapter?: boolean }).isFallbackAdapter;
   const fromAdapter = (adapter as GPUAdapter & { isFallbackAdapter?: boolean }).isFallbackAdapter;
   const text = `${info.vendor} ${info.architecture} ${info.description}`.toLowerCase();
-  return Boolean(fromInfo ?? fromAdapter) || text.includes('swiftshader') || text.includes('llvmpipe') || text.includes('lavapipe');
+  return (
+    Boolean(fromInfo ?? fromAdapter) ||
+    text.includes('swiftshader') ||
+    text.includes('llvmpipe') ||
+    text.includes('lavapipe')
+  );
 }
-

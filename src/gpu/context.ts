@@ -78,7 +78,9 @@ export class GpuContext {
     const bytes = Math.max(16, Math.ceil((shapeSize(shape) * 4) / 16) * 16);
     const max = this.device.limits.maxBufferSize;
     if (bytes > max) {
-      throw new Error(`tensor ${label} (${shape.join(', ')}) needs ${bytes} bytes, more than this device's buffer limit of ${max}`);
+      throw new Error(
+        `tensor ${label} (${shape.join(', ')}) needs ${bytes} bytes, more than this device's buffer limit of ${max}`,
+      );
     }
     // GPUBufferUsage is a global that Dawn installs at acquisition, so it is read here, not at module load.
     const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -89,7 +91,11 @@ export class GpuContext {
   }
 
   /** A tensor holding a copy of `data`. */
-  fromArray<D extends DType = 'f32'>(data: HostArrayOf<D> | number[], shape: readonly number[], options: TensorOptions<D> = {}): Tensor<D> {
+  fromArray<D extends DType = 'f32'>(
+    data: HostArrayOf<D> | number[],
+    shape: readonly number[],
+    options: TensorOptions<D> = {},
+  ): Tensor<D> {
     const t = this.tensor<D>(shape, options);
     this.upload(t, data);
     return t;
@@ -97,14 +103,16 @@ export class GpuContext {
 
   /** Copies host data into a tensor (queued; ordered before later submits). */
   upload<D extends DType>(t: Tensor<D>, data: HostArrayOf<D> | number[]): void {
-    if (data.length !== t.size) throw new Error(`upload to ${t.describe()}: got ${data.length} elements, want ${t.size}`);
+    if (data.length !== t.size)
+      throw new Error(`upload to ${t.describe()}: got ${data.length} elements, want ${t.size}`);
     const arr = Array.isArray(data) ? hostArray(t.dtype, data) : data;
     this.device.queue.writeBuffer(t.buffer, t.byteOffset, arr.buffer, arr.byteOffset, t.byteLength);
   }
 
   /** Reads tensors back in one submit. The only way data leaves the GPU; never call it inside a loop of kernels. */
   async readMany(tensors: readonly Tensor[]): Promise<(Float32Array | Uint32Array | Int32Array)[]> {
-    if (this.openRecorder) throw new Error(`readback while recorder "${this.openRecorder.label}" is open: submit it first`);
+    if (this.openRecorder)
+      throw new Error(`readback while recorder "${this.openRecorder.label}" is open: submit it first`);
     const encoder = this.device.createCommandEncoder({ label: 'readback' });
     const staging = tensors.map((t) => {
       const s = this.device.createBuffer({
@@ -121,7 +129,11 @@ export class GpuContext {
       const copy = staging[i].getMappedRange().slice(0, t.byteLength);
       staging[i].unmap();
       staging[i].destroy();
-      return t.dtype === 'f32' ? new Float32Array(copy) : t.dtype === 'u32' ? new Uint32Array(copy) : new Int32Array(copy);
+      return t.dtype === 'f32'
+        ? new Float32Array(copy)
+        : t.dtype === 'u32'
+          ? new Uint32Array(copy)
+          : new Int32Array(copy);
     });
     await this.flush();
     return out;
@@ -135,7 +147,8 @@ export class GpuContext {
 
   /** Starts recording one phase (one command buffer). Only one recorder may be open at a time. */
   recorder(label: string, options: RecorderOptions = {}): Recorder {
-    if (this.openRecorder) throw new Error(`recorder "${label}" opened while "${this.openRecorder.label}" is still open`);
+    if (this.openRecorder)
+      throw new Error(`recorder "${label}" opened while "${this.openRecorder.label}" is still open`);
     this.device.pushErrorScope('out-of-memory');
     this.device.pushErrorScope('validation');
     const rec = new Recorder(this, label, options);

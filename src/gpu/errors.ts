@@ -41,5 +41,5 @@ export function browserWebGpuAdvice(userAgent: string): string {
 export const nodeWebGpuAdvice =
   'Node gets WebGPU from the `webgpu` package (Dawn) over Vulkan. Install the Vulkan loader and a driver: ' +
   'on Debian `apt-get install -y libvulkan1 chromium` (Chromium ships the SwiftShader CPU driver), then run with ' +
-  'VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json, or point VK_ICD_FILENAMES at your GPU\'s ICD file. ' +
+  "VK_ICD_FILENAMES=/usr/lib/chromium/vk_swiftshader_icd.json, or point VK_ICD_FILENAMES at your GPU's ICD file. " +
   '`npm run setup:system` does this on Debian.';

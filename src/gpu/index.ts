@@ -3,7 +3,15 @@ export { acquireDevice, describeAdapter, type AdapterReport, type AcquireOptions
 export { GpuContext, type TensorOptions } from './context';
 export { GpuDeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors';
 export { KernelFamily, type OverrideConstants } from './kernel';
-export { Params, UniformStruct, uniformLayout, uniforms, type UniformFields, type UniformType, type UniformValues } from './params';
+export {
+  Params,
+  UniformStruct,
+  uniformLayout,
+  uniforms,
+  type UniformFields,
+  type UniformType,
+  type UniformValues,
+} from './params';
 export { declareShader, type ShaderDeclaration } from './shader-decl';
 export { Recorder, grid, type Dispatch, type RecorderOptions } from './recorder';
 export { Tensor, shapeSize, type DType, type HostArrayOf } from './tensor';

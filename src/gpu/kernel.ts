@@ -16,11 +16,13 @@ export class KernelFamily {
     readonly source: string,
   ) {
     this.module = device.createShaderModule({ label: `${name}.wgsl`, code: source });
-    this.compileErrors = this.module.getCompilationInfo().then((info) =>
-      info.messages
-        .filter((m) => m.type === 'error')
-        .map((m) => `${name}.wgsl:${m.lineNum}:${m.linePos}: ${m.message}`),
-    );
+    this.compileErrors = this.module
+      .getCompilationInfo()
+      .then((info) =>
+        info.messages
+          .filter((m) => m.type === 'error')
+          .map((m) => `${name}.wgsl:${m.lineNum}:${m.linePos}: ${m.message}`),
+      );
   }
 
   /** The pipeline for an entry point with the given override constants (created on first use, then cached). */

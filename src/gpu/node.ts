@@ -23,7 +23,9 @@ export async function acquireNodeDevice(options: Omit<AcquireOptions, 'gpu' | 'r
   try {
     webgpu = await import('webgpu');
   } catch (e) {
-    throw new WebGpuUnavailableError(`Could not load the webgpu package (${(e as Error).message}). ${nodeWebGpuAdvice}`);
+    throw new WebGpuUnavailableError(
+      `Could not load the webgpu package (${(e as Error).message}). ${nodeWebGpuAdvice}`,
+    );
   }
   Object.assign(globalThis, webgpu.globals);
   // One Dawn instance per process, held for the process's lifetime: if it is garbage-collected while a device
@@ -33,7 +35,8 @@ export async function acquireNodeDevice(options: Omit<AcquireOptions, 'gpu' | 'r
   try {
     return await acquireDevice({ ...options, gpu, runtime: 'node' });
   } catch (e) {
-    if (e instanceof WebGpuUnavailableError) throw new WebGpuUnavailableError(`No WebGPU adapter in Node. ${nodeWebGpuAdvice}`);
+    if (e instanceof WebGpuUnavailableError)
+      throw new WebGpuUnavailableError(`No WebGPU adapter in Node. ${nodeWebGpuAdvice}`);
     throw e;
   }
 }
@@ -48,6 +51,11 @@ export function installNavigatorGpu(): void {
   if (!dawnInstance) throw new Error('installNavigatorGpu: call acquireNodeDevice first');
   const g = globalThis as { navigator?: { gpu?: GPU } };
   const userAgent = `Node.js/${process.versions.node}`;
-  if (!g.navigator) Object.defineProperty(globalThis, 'navigator', { value: { gpu: dawnInstance, userAgent }, configurable: true, writable: true });
+  if (!g.navigator)
+    Object.defineProperty(globalThis, 'navigator', {
+      value: { gpu: dawnInstance, userAgent },
+      configurable: true,
+      writable: true,
+    });
   else if (!g.navigator.gpu) Object.defineProperty(g.navigator, 'gpu', { value: dawnInstance, configurable: true });
 }

@@ -15,8 +15,24 @@ describe('uniformLayout', () => {
   });
 
   it('aligns vec2 to 8 and vec3 / vec4 to 16, and rounds the struct up to its largest alignment', () => {
-    const l = uniformLayout({ n: 'u32', v2: 'vec2<f32>', s: 'f32', v4: 'vec4<u32>', t: 'u32', v3: 'vec3<f32>', last: 'f32' });
-    expect(Object.fromEntries(l.fields.map((f) => [f.name, f.offset]))).toEqual({ n: 0, v2: 8, s: 16, v4: 32, t: 48, v3: 64, last: 76 });
+    const l = uniformLayout({
+      n: 'u32',
+      v2: 'vec2<f32>',
+      s: 'f32',
+      v4: 'vec4<u32>',
+      t: 'u32',
+      v3: 'vec3<f32>',
+      last: 'f32',
+    });
+    expect(Object.fromEntries(l.fields.map((f) => [f.name, f.offset]))).toEqual({
+      n: 0,
+      v2: 8,
+      s: 16,
+      v4: 32,
+      t: 48,
+      v3: 64,
+      last: 76,
+    });
     expect(l.size).toBe(80);
     expect(uniformLayout({ a: 'f32', b: 'vec2<i32>', c: 'f32' }).size).toBe(24); // align 8: 20 -> 24
     expect(uniformLayout({ v: 'vec3<f32>' }).size).toBe(16);
@@ -32,7 +48,9 @@ describe('UniformStruct', () => {
   const S = uniforms('Params', { n: 'u32', shift: 'i32', v: 'vec2<f32>', alpha: 'f32', q: 'vec4<u32>' });
 
   it('writes the WGSL struct in declaration order', () => {
-    expect(S.wgsl()).toBe('struct Params {\n  n: u32,\n  shift: i32,\n  v: vec2<f32>,\n  alpha: f32,\n  q: vec4<u32>,\n}');
+    expect(S.wgsl()).toBe(
+      'struct Params {\n  n: u32,\n  shift: i32,\n  v: vec2<f32>,\n  alpha: f32,\n  q: vec4<u32>,\n}',
+    );
   });
 
   it('packs by name at the layout offsets, whatever order the values come in', () => {

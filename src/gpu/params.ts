@@ -94,15 +94,18 @@ export class UniformStruct<F extends UniformFields = UniformFields> {
       const { scalar, count } = shape(f.type);
       const v = given[f.name];
       const parts = typeof v === 'number' ? [v] : v;
-      if (!Array.isArray(parts) || parts.length !== count) throw new Error(`${this.name}.${f.name}: expected ${f.type}, got ${String(v)}`);
+      if (!Array.isArray(parts) || parts.length !== count)
+        throw new Error(`${this.name}.${f.name}: expected ${f.type}, got ${String(v)}`);
       parts.forEach((x: number, i: number) => {
         const at = f.offset + 4 * i;
         if (scalar === 'f32') bytes.setFloat32(at, x, true);
         else if (scalar === 'u32') {
-          if (!Number.isInteger(x) || x < 0 || x > 0xffffffff) throw new Error(`${this.name}.${f.name}: ${x} is not a u32`);
+          if (!Number.isInteger(x) || x < 0 || x > 0xffffffff)
+            throw new Error(`${this.name}.${f.name}: ${x} is not a u32`);
           bytes.setUint32(at, x, true);
         } else {
-          if (!Number.isInteger(x) || x < -0x80000000 || x > 0x7fffffff) throw new Error(`${this.name}.${f.name}: ${x} is not an i32`);
+          if (!Number.isInteger(x) || x < -0x80000000 || x > 0x7fffffff)
+            throw new Error(`${this.name}.${f.name}: ${x} is not an i32`);
           bytes.setInt32(at, x, true);
         }
       });

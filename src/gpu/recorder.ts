@@ -58,13 +58,17 @@ export class Recorder {
     if (x === 0 || y === 0 || z === 0) return this;
     const maxDim = this.ctx.device.limits.maxComputeWorkgroupsPerDimension;
     if (x > maxDim || y > maxDim || z > maxDim) {
-      throw new Error(`${d.family.name}.${d.entry}: workgroups (${x}, ${y}, ${z}) exceed the device limit ${maxDim} per dimension`);
+      throw new Error(
+        `${d.family.name}.${d.entry}: workgroups (${x}, ${y}, ${z}) exceed the device limit ${maxDim} per dimension`,
+      );
     }
     const pipeline = d.family.pipeline(d.entry, d.constants);
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
     const group = this.ctx.bindGroup(pipeline, params, d.bindings);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
-    const pass = this.timer ? this.encoder.beginComputePass({ label: name, timestampWrites: this.timer.next(name) }) : this.computePass();
+    const pass = this.timer
+      ? this.encoder.beginComputePass({ label: name, timestampWrites: this.timer.next(name) })
+      : this.computePass();
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, group);
     pass.dispatchWorkgroups(x, y, z);
@@ -112,8 +116,12 @@ export class Recorder {
   explain(message: string): string {
     const named = [...message.matchAll(/\[Buffer "([^"]+)"\]/g)].map((m) => m[1]);
     const lines = [...new Set(named)].map((label) => {
-      const users = this.dispatched.filter((d) => d.buffers.includes(label)).map((d) => `${d.name}(${d.buffers.join(', ')})`);
-      return users.length ? `\n  kernels in "${this.label}" binding buffer "${label}": ${[...new Set(users)].join('; ')}` : '';
+      const users = this.dispatched
+        .filter((d) => d.buffers.includes(label))
+        .map((d) => `${d.name}(${d.buffers.join(', ')})`);
+      return users.length
+        ? `\n  kernels in "${this.label}" binding buffer "${label}": ${[...new Set(users)].join('; ')}`
+        : '';
     });
     return message.trimEnd() + lines.join('');
   }

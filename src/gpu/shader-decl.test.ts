@@ -8,10 +8,14 @@ const P = uniforms('Params', { n: 'u32', alpha: 'f32' });
 
 describe('declareShader', () => {
   it('replaces the markers by the struct and the constants, groups named GROUP_KEY', () => {
-    const d = declareShader('t.wgsl', '// @consts\n// @uniforms Params\n@group(0) @binding(0) var<uniform> p: Params;', {
-      uniforms: [P],
-      consts: { WG: 64, MODE: { 'token-mean': 0, seq_mean: 1 } },
-    });
+    const d = declareShader(
+      't.wgsl',
+      '// @consts\n// @uniforms Params\n@group(0) @binding(0) var<uniform> p: Params;',
+      {
+        uniforms: [P],
+        consts: { WG: 64, MODE: { 'token-mean': 0, seq_mean: 1 } },
+      },
+    );
     expect(d.source).toBe(
       'const WG: u32 = 64u;\nconst MODE_TOKEN_MEAN: u32 = 0u;\nconst MODE_SEQ_MEAN: u32 = 1u;\nstruct Params {\n  n: u32,\n  alpha: f32,\n}\n@group(0) @binding(0) var<uniform> p: Params;',
     );
@@ -19,12 +23,24 @@ describe('declareShader', () => {
   });
 
   it('fails on a marker without a declaration, a declaration without a marker, a hand-written struct', () => {
-    expect(() => declareShader('t.wgsl', '// @uniforms Other', { uniforms: [P] })).toThrow(/t\.wgsl: .*Other.* names no declared/);
-    expect(() => declareShader('t.wgsl', 'fn f() {}', { uniforms: [P] })).toThrow(/has no "\/\/ @uniforms Params" line/);
-    expect(() => declareShader('t.wgsl', '// @uniforms Params\n// @uniforms Params', { uniforms: [P] })).toThrow(/placed twice/);
-    expect(() => declareShader('t.wgsl', 'struct Params { n: u32 }\n// @uniforms Params', { uniforms: [P] })).toThrow(/written by hand/);
-    expect(() => declareShader('t.wgsl', '// @uniforms Params', { uniforms: [P], consts: { A: 1 } })).toThrow(/no "\/\/ @consts" line/);
-    expect(() => declareShader('t.wgsl', '// @uniforms Params\n// @consts', { uniforms: [P] })).toThrow(/no constants are declared/);
+    expect(() => declareShader('t.wgsl', '// @uniforms Other', { uniforms: [P] })).toThrow(
+      /t\.wgsl: .*Other.* names no declared/,
+    );
+    expect(() => declareShader('t.wgsl', 'fn f() {}', { uniforms: [P] })).toThrow(
+      /has no "\/\/ @uniforms Params" line/,
+    );
+    expect(() => declareShader('t.wgsl', '// @uniforms Params\n// @uniforms Params', { uniforms: [P] })).toThrow(
+      /placed twice/,
+    );
+    expect(() => declareShader('t.wgsl', 'struct Params { n: u32 }\n// @uniforms Params', { uniforms: [P] })).toThrow(
+      /written by hand/,
+    );
+    expect(() => declareShader('t.wgsl', '// @uniforms Params', { uniforms: [P], consts: { A: 1 } })).toThrow(
+      /no "\/\/ @consts" line/,
+    );
+    expect(() => declareShader('t.wgsl', '// @uniforms Params\n// @consts', { uniforms: [P] })).toThrow(
+      /no constants are declared/,
+    );
     expect(() => declareShader('t.wgsl', '// @uniforms  Params', { uniforms: [P] })).toThrow(/malformed marker/);
   });
 

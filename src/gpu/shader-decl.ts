@@ -26,7 +26,10 @@ const CONSTS = /^\s*\/\/ @consts\s*$/;
 export function flattenConsts(consts: Readonly<Record<string, ConstValue>>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, v] of Object.entries(consts)) {
-    const entries = typeof v === 'number' ? [[name, v] as const] : Object.entries(v).map(([k, c]) => [`${name}_${k.toUpperCase().replaceAll('-', '_')}`, c] as const);
+    const entries =
+      typeof v === 'number'
+        ? [[name, v] as const]
+        : Object.entries(v).map(([k, c]) => [`${name}_${k.toUpperCase().replaceAll('-', '_')}`, c] as const);
     for (const [n, c] of entries) {
       if (!/^[A-Z][A-Z0-9_]*$/.test(n)) throw new Error(`constant "${n}" is not an upper-case WGSL identifier`);
       if (!Number.isInteger(c) || c < 0 || c > 0xffffffff) throw new Error(`constant ${n} = ${c} is not a u32`);
@@ -70,10 +73,14 @@ export function declareShader(
     })
     .join('\n');
   for (const name of structs.keys()) {
-    if (!placed.has(name)) throw new Error(`${file}: uniform struct ${name} is declared but has no "// @uniforms ${name}" line`);
-    if (new RegExp(`\\bstruct\\s+${name}\\b`).test(raw)) throw new Error(`${file}: struct ${name} is written by hand; it is generated`);
+    if (!placed.has(name))
+      throw new Error(`${file}: uniform struct ${name} is declared but has no "// @uniforms ${name}" line`);
+    if (new RegExp(`\\bstruct\\s+${name}\\b`).test(raw))
+      throw new Error(`${file}: struct ${name} is written by hand; it is generated`);
   }
-  if (Object.keys(consts).length > 0 && !constsPlaced) throw new Error(`${file}: constants are declared but there is no "// @consts" line`);
-  if (Object.keys(consts).length === 0 && constsPlaced) throw new Error(`${file}: "// @consts" but no constants are declared`);
+  if (Object.keys(consts).length > 0 && !constsPlaced)
+    throw new Error(`${file}: constants are declared but there is no "// @consts" line`);
+  if (Object.keys(consts).length === 0 && constsPlaced)
+    throw new Error(`${file}: "// @consts" but no constants are declared`);
   return { file, raw, source, uniforms: decl.uniforms, consts };
 }

@@ -20,7 +20,11 @@ const INCLUDE_LIKE = /^\s*\/\/\s*@include\b/;
  * (`shaderName`) and the chain of blocks, on an unknown block, an include cycle, a block included twice (directly
  * or through other blocks) and a malformed include line.
  */
-export function expandIncludes(source: string, blocks: Readonly<Record<string, string>>, shaderName = 'shader'): string {
+export function expandIncludes(
+  source: string,
+  blocks: Readonly<Record<string, string>>,
+  shaderName = 'shader',
+): string {
   const included = new Set<string>();
   const expand = (text: string, chain: readonly string[]): string =>
     text
@@ -29,14 +33,21 @@ export function expandIncludes(source: string, blocks: Readonly<Record<string, s
         const m = INCLUDE.exec(line);
         if (!m && !INCLUDE_LIKE.test(line)) return line;
         const where = [shaderName, ...chain].join(' -> ');
-        if (!m) throw new Error(`expandIncludes: ${where}: malformed include "${line.trim()}" (write "// @include block-name")`);
+        if (!m)
+          throw new Error(
+            `expandIncludes: ${where}: malformed include "${line.trim()}" (write "// @include block-name")`,
+          );
         const name = m[1];
         if (chain.includes(name)) throw new Error(`expandIncludes: include cycle ${where} -> ${name}`);
         if (!Object.hasOwn(blocks, name)) {
-          throw new Error(`expandIncludes: ${where}: unknown block "${name}" (known: ${Object.keys(blocks).sort().join(', ') || 'none'})`);
+          throw new Error(
+            `expandIncludes: ${where}: unknown block "${name}" (known: ${Object.keys(blocks).sort().join(', ') || 'none'})`,
+          );
         }
         if (included.has(name)) {
-          throw new Error(`expandIncludes: ${where}: block "${name}" is already included in ${shaderName}; include it once, where it is first needed`);
+          throw new Error(
+            `expandIncludes: ${where}: block "${name}" is already included in ${shaderName}; include it once, where it is first needed`,
+          );
         }
         included.add(name);
         return expand(blocks[name].replace(/\n$/, ''), [...chain, name]);
@@ -50,7 +61,8 @@ export function expandUnrolled(source: string, n: number): string {
   checkCount('expandUnrolled', n);
   const at = (text: string, c: number) => text.replaceAll('$c', String(c));
   const out = repeatMarked(source, UNROLL, n, at, (line) => expandSums(line, n, at));
-  if (/@sum\(|@unroll/.test(out.replace(/\/\/.*$/gm, ''))) throw new Error('expandUnrolled: a marker was left unexpanded');
+  if (/@sum\(|@unroll/.test(out.replace(/\/\/.*$/gm, '')))
+    throw new Error('expandUnrolled: a marker was left unexpanded');
   return out;
 }
 
@@ -60,15 +72,28 @@ export function expandUnrolled(source: string, n: number): string {
  * ending in `// @<marker> @<other> ...` is repeated too and its copies keep `// @<other> ...` for a later pass (a
  * line repeated over two dimensions; expand the first marker first).
  */
-export function expandRepeated(source: string, marker: string, n: number, tokens: (i: number) => Record<string, string>): string {
+export function expandRepeated(
+  source: string,
+  marker: string,
+  n: number,
+  tokens: (i: number) => Record<string, string>,
+): string {
   checkCount('expandRepeated', n);
-  if (!/^[a-z][a-z0-9-]*$/.test(marker)) throw new Error(`expandRepeated: marker must be lower-case letters, digits and dashes, got "${marker}"`);
+  if (!/^[a-z][a-z0-9-]*$/.test(marker))
+    throw new Error(`expandRepeated: marker must be lower-case letters, digits and dashes, got "${marker}"`);
   const at = (text: string, i: number) =>
     Object.entries(tokens(i))
       .sort(([a], [b]) => b.length - a.length)
       .reduce((t, [token, value]) => t.replaceAll(token, value), text);
-  const out = repeatMarked(source, new RegExp(`\\s*\\/\\/ @${marker}((?: @[a-z][a-z0-9-]*)*)\\s*$`), n, at, (line) => line);
-  if (new RegExp(`@${marker}\\b`).test(out.replace(/\/\/.*$/gm, ''))) throw new Error(`expandRepeated: a @${marker} marker was left unexpanded`);
+  const out = repeatMarked(
+    source,
+    new RegExp(`\\s*\\/\\/ @${marker}((?: @[a-z][a-z0-9-]*)*)\\s*$`),
+    n,
+    at,
+    (line) => line,
+  );
+  if (new RegExp(`@${marker}\\b`).test(out.replace(/\/\/.*$/gm, '')))
+    throw new Error(`expandRepeated: a @${marker} marker was left unexpanded`);
   return out;
 }
 
@@ -77,7 +102,13 @@ function checkCount(fn: string, n: number): void {
 }
 
 /** Lines matching `marker` (after `prepare`) repeated n times through `at`; comment lines untouched. */
-function repeatMarked(source: string, marker: RegExp, n: number, at: (text: string, i: number) => string, prepare: (line: string) => string): string {
+function repeatMarked(
+  source: string,
+  marker: RegExp,
+  n: number,
+  at: (text: string, i: number) => string,
+  prepare: (line: string) => string,
+): string {
   return source
     .split('\n')
     .flatMap((line) => {
@@ -85,7 +116,9 @@ function repeatMarked(source: string, marker: RegExp, n: number, at: (text: stri
       const body = prepare(line);
       if (!marker.test(body)) return [body];
       // Markers after this one (`// @rows @unroll`) stay on each copy for their own pass.
-      const bare = body.replace(marker, (_m: string, rest: unknown) => (typeof rest === 'string' && rest ? ` //${rest}` : ''));
+      const bare = body.replace(marker, (_m: string, rest: unknown) =>
+        typeof rest === 'string' && rest ? ` //${rest}` : '',
+      );
       return Array.from({ length: n }, (_, i) => at(bare, i));
     })
     .join('\n');

@@ -9,7 +9,8 @@ export type HostArrayOf<D extends DType> = D extends 'f32' ? Float32Array : D ex
 export function shapeSize(shape: readonly number[]): number {
   let n = 1;
   for (const d of shape) {
-    if (!Number.isInteger(d) || d < 0) throw new Error(`tensor shape [${shape.join(', ')}] has a dimension that is not a non-negative integer`);
+    if (!Number.isInteger(d) || d < 0)
+      throw new Error(`tensor shape [${shape.join(', ')}] has a dimension that is not a non-negative integer`);
     n *= d;
   }
   return n;

@@ -56,7 +56,17 @@ export const ATTENTION_SHAPES: AttentionShape[] = [
   { B: 2, T: 5, Tk: 5, Tcap: 16, NH: 4, NKV: 2, HD: 6, kvStart: [2, 0], tag: 'prefill into cache, left-padded' },
   { B: 1, T: 3, Tk: 9, Tcap: 12, NH: 2, NKV: 1, HD: 4, tag: 'prefix in cache' },
   // 16 lanes per row: row 1's 10 visible keys leave 6 lanes empty; row 2's query is a pad query (no lane sees a key).
-  { B: 3, T: 1, Tk: 300, Tcap: 320, NH: 2, NKV: 1, HD: 64, kvStart: [0, 290, 300], tag: 'decode, long cache, left-padded' },
+  {
+    B: 3,
+    T: 1,
+    Tk: 300,
+    Tcap: 320,
+    NH: 2,
+    NKV: 1,
+    HD: 64,
+    kvStart: [0, 290, 300],
+    tag: 'decode, long cache, left-padded',
+  },
   // The presets' head dims (nano 12, small 32, base 64) with ragged row counts, for both paths.
   { B: 3, T: 21, NH: 4, NKV: 2, HD: 12, kvStart: [0, 5, 20], tag: 'nano head dim, left-padded' },
   { B: 2, T: 7, Tk: 11, Tcap: 13, NH: 8, NKV: 4, HD: 32, kvStart: [1, 0], tag: 'small head dim, prefix in cache' },
@@ -110,7 +120,10 @@ function forwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
     family: 'attention',
     inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv), ...startInput(s)],
     // Random starting values: the kernel must overwrite every element.
-    outputs: [{ shape: sh.q, random: true }, { shape: sh.lse, random: true }],
+    outputs: [
+      { shape: sh.q, random: true },
+      { shape: sh.lse, random: true },
+    ],
     gpu: (rec, [out, lse], ins) => gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, path)),
     twin: ([out, lse], ins) => {
       const [q, k, v] = ins as HostTensor[];
@@ -139,7 +152,11 @@ function backwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
       return [dOut, q, k, v, out, lse, ...start];
     },
     // dk and dv start random everywhere, so the zeros at masked keys and past Tk are proven written.
-    outputs: [{ shape: sh.q, random: true }, { shape: sh.kv, random: true }, { shape: sh.kv, random: true }],
+    outputs: [
+      { shape: sh.q, random: true },
+      { shape: sh.kv, random: true },
+      { shape: sh.kv, random: true },
+    ],
     gpu: (rec, [dq, dk, dv], ins) => {
       const [dOut, q, k, v, out, lse] = ins;
       gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, gpuOpts(s, ins, path));

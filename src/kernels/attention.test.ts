@@ -59,15 +59,21 @@ describe('attention wrapper checks', () => {
     const lse = gpu.ctx.tensor([2, 2, 3]);
     const rec = gpu.ctx.recorder('attention checks');
     try {
-      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: gpu.ctx.tensor([3], { dtype: 'u32' }) })).toThrow(/kvStart/);
-      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: gpu.ctx.tensor([2]) as never })).toThrow(/kvStart/);
+      expect(() =>
+        attentionForward(rec, out, lse, q, k, k, { kvStart: gpu.ctx.tensor([3], { dtype: 'u32' }) }),
+      ).toThrow(/kvStart/);
+      expect(() => attentionForward(rec, out, lse, q, k, k, { kvStart: gpu.ctx.tensor([2]) as never })).toThrow(
+        /kvStart/,
+      );
       expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 6 })).toThrow(/keys=6/);
       expect(() => attentionForward(rec, out, lse, q, k, k, { keys: 2 })).toThrow(/2 key positions for 3/);
       expect(() => attentionBackward(rec, out, k, k, out, q, k, k, out, lse, { keys: 6 })).toThrow(/keys=6/);
       // The rows path needs HD % 4 == 0 and HD <= 64; asked for elsewhere it says so instead of computing garbage.
       const q6 = gpu.ctx.tensor([2, 3, 2, 6]);
       const k6 = gpu.ctx.tensor([2, 3, 1, 6]);
-      expect(() => attentionForward(rec, gpu.ctx.tensor(q6.shape), lse, q6, k6, k6, { path: 'rows' })).toThrow(/path 'rows' needs a head dim that divides by 4/);
+      expect(() => attentionForward(rec, gpu.ctx.tensor(q6.shape), lse, q6, k6, k6, { path: 'rows' })).toThrow(
+        /path 'rows' needs a head dim that divides by 4/,
+      );
     } finally {
       rec.submit();
     }

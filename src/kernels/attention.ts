@@ -7,7 +7,18 @@
 
 import raw from '../../shaders/attention.wgsl?raw';
 import rowsRaw from '../../shaders/attention-rows.wgsl?raw';
-import { declareShader, grid, uniforms, type Params, type DType, type Dispatch, type GpuContext, type KernelFamily, type Recorder, type Tensor } from '../gpu';
+import {
+  declareShader,
+  grid,
+  uniforms,
+  type Params,
+  type DType,
+  type Dispatch,
+  type GpuContext,
+  type KernelFamily,
+  type Recorder,
+  type Tensor,
+} from '../gpu';
 import { expandRepeated, expandUnrolled } from '../gpu/template';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
@@ -57,7 +68,12 @@ function rowsFamily(ctx: GpuContext, HD: number, RQ: number): KernelFamily {
   const key = `hd${HD}-rq${RQ}`;
   let text = rowsSources.get(key);
   if (!text) {
-    const byRow = expandRepeated(ATTENTION_ROWS_SHADER.source.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)), 'qrows', RQ, (t) => ({ $t: String(t) }));
+    const byRow = expandRepeated(
+      ATTENTION_ROWS_SHADER.source.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)),
+      'qrows',
+      RQ,
+      (t) => ({ $t: String(t) }),
+    );
     rowsSources.set(key, (text = expandUnrolled(byRow, HD4)));
   }
   return ctx.family(`attention-rows-${key}`, text);
@@ -79,9 +95,19 @@ export function defaultAttentionPath(ctx: GpuContext, HD: number, rows: number, 
  * key rows), which the 'rows' path gives rowsPerThread(perSequence) to a thread. Both files name their entry points
  * alike.
  */
-function launch(kernel: string, rec: Recorder, HD: number, rows: number, perSequence: number, length: number, opts: AttentionOptions): Pick<Dispatch, 'family' | 'constants' | 'workgroups'> {
+function launch(
+  kernel: string,
+  rec: Recorder,
+  HD: number,
+  rows: number,
+  perSequence: number,
+  length: number,
+  opts: AttentionOptions,
+): Pick<Dispatch, 'family' | 'constants' | 'workgroups'> {
   if (opts.path === 'rows' && !rowsPathSupports(HD)) {
-    throw new Error(`${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`);
+    throw new Error(
+      `${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`,
+    );
   }
   if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
     const RQ = rowsPerThread(perSequence);
@@ -89,7 +115,11 @@ function launch(kernel: string, rec: Recorder, HD: number, rows: number, perSequ
     return { family: rowsFamily(rec.ctx, HD, RQ), workgroups: workgroups(rec, threads, ROWS_WG) };
   }
   const layout = attentionLayout(rows, length);
-  return { family: rec.ctx.family('attention', ATTENTION_SHADER.source), constants: layout, workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)) };
+  return {
+    family: rec.ctx.family('attention', ATTENTION_SHADER.source),
+    constants: layout,
+    workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)),
+  };
 }
 
 /** Threads per workgroup of attention-rows.wgsl (WG in the shader). */
@@ -104,16 +134,19 @@ const STATS_WG = 64;
 /** The uniforms of both paths' shaders. */
 const PARAMS = uniforms('Params', {
   B: 'u32',
-  T: 'u32',     // query positions
-  Tk: 'u32',    // valid key positions, >= T; queries are the last T of them
-  Tcap: 'u32',  // key positions allocated per sequence in k, v, dk, dv (their row stride), >= Tk
-  NH: 'u32',    // query heads
-  NKV: 'u32',   // kv heads; NH % NKV == 0
-  HD: 'u32',    // head dim
+  T: 'u32', // query positions
+  Tk: 'u32', // valid key positions, >= T; queries are the last T of them
+  Tcap: 'u32', // key positions allocated per sequence in k, v, dk, dv (their row stride), >= Tk
+  NH: 'u32', // query heads
+  NKV: 'u32', // kv heads; NH % NKV == 0
+  HD: 'u32', // head dim
   scale: 'f32', // score scale, 1/sqrt(HD) by default
 });
 export const ATTENTION_SHADER = declareShader('attention.wgsl', raw, { uniforms: [PARAMS], consts: { HB, STATS_WG } });
-export const ATTENTION_ROWS_SHADER = declareShader('attention-rows.wgsl', rowsRaw, { uniforms: [PARAMS], consts: { WG: ROWS_WG } });
+export const ATTENTION_ROWS_SHADER = declareShader('attention-rows.wgsl', rowsRaw, {
+  uniforms: [PARAMS],
+  consts: { WG: ROWS_WG },
+});
 
 /** Threads per workgroup (ROWS * LANES); the shader's merge buffer (PART = 256 floats) must hold them. */
 const THREADS = 64;
@@ -170,12 +203,15 @@ function dims(kernel: string, q: Tensor, k: Tensor, v: Tensor, lse: Tensor, opts
   }
   if (NKV < 1 || NH % NKV !== 0) throw new Error(`${kernel}: NH=${NH} query heads must be a multiple of NKV=${NKV}`);
   const Tk = opts.keys ?? Tcap;
-  if (!Number.isInteger(Tk) || Tk > Tcap) throw new Error(`${kernel}: keys=${Tk} valid positions in a key tensor ${k.describe()}`);
+  if (!Number.isInteger(Tk) || Tk > Tcap)
+    throw new Error(`${kernel}: keys=${Tk} valid positions in a key tensor ${k.describe()}`);
   if (Tk < T) throw new Error(`${kernel}: ${Tk} key positions for ${T} query positions`);
-  if (lse.size !== B * NH * T) throw new Error(`${kernel}: lse ${lse.describe()} must have (B,NH,T)=${B * NH * T} elements`);
+  if (lse.size !== B * NH * T)
+    throw new Error(`${kernel}: lse ${lse.describe()} must have (B,NH,T)=${B * NH * T} elements`);
   for (const t of [q, k, v, lse]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
   const ks = opts.kvStart;
-  if (ks && (ks.dtype !== 'u32' || ks.size !== B)) throw new Error(`${kernel}: kvStart ${ks.describe()} must be (B)=(${B}) u32`);
+  if (ks && (ks.dtype !== 'u32' || ks.size !== B))
+    throw new Error(`${kernel}: kvStart ${ks.describe()} must be (B)=(${B}) u32`);
   return { B, T, Tk, Tcap, NH, NKV, HD };
 }
 

@@ -6,7 +6,14 @@ import * as bias from './bias';
 import { simpleCase, type KernelCase } from './verify';
 
 // (rows, cols) of the matrix; the bias has cols elements. Leading dimensions of 3-D shapes count as rows.
-const SHAPES: number[][] = [[1, 1], [3, 17], [2, 33, 300], [257, 5], [5, 1031], [1500, 3]];
+const SHAPES: number[][] = [
+  [1, 1],
+  [3, 17],
+  [2, 33, 300],
+  [257, 5],
+  [5, 1031],
+  [1500, 3],
+];
 
 export function biasCases(): KernelCase[] {
   return SHAPES.flatMap((shape) => {
@@ -15,12 +22,24 @@ export function biasCases(): KernelCase[] {
     const tag = shape.join('x');
     return [
       simpleCase({
-        name: `biasAdd ${tag}`, family: 'bias', out: shape, inputs: [{ shape: [cols] }], randomOutput: true,
-        gpu: bias.biasAdd, twin: refBias.biasAdd, tol: { atol: 0, rtol: 0 },
+        name: `biasAdd ${tag}`,
+        family: 'bias',
+        out: shape,
+        inputs: [{ shape: [cols] }],
+        randomOutput: true,
+        gpu: bias.biasAdd,
+        twin: refBias.biasAdd,
+        tol: { atol: 0, rtol: 0 },
       }),
       simpleCase({
-        name: `biasGrad accumulate ${tag}`, family: 'bias', out: [cols], inputs: [{ shape }], randomOutput: true,
-        gpu: bias.biasGrad, twin: refBias.biasGrad, tol: { atol: 1e-6 * Math.sqrt(rows), rtol: 1e-5 },
+        name: `biasGrad accumulate ${tag}`,
+        family: 'bias',
+        out: [cols],
+        inputs: [{ shape }],
+        randomOutput: true,
+        gpu: bias.biasGrad,
+        twin: refBias.biasGrad,
+        tol: { atol: 1e-6 * Math.sqrt(rows), rtol: 1e-5 },
       }),
     ];
   });

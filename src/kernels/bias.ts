@@ -10,7 +10,15 @@ const WG = 256;
 const PARAMS = uniforms('Params', { rows: 'u32', cols: 'u32' });
 export const BIAS_SHADER = declareShader('bias.wgsl', raw, { uniforms: [PARAMS] });
 
-function launch(rec: Recorder, entry: string, out: Tensor, input: Tensor, rows: number, cols: number, threads: number): void {
+function launch(
+  rec: Recorder,
+  entry: string,
+  out: Tensor,
+  input: Tensor,
+  rows: number,
+  cols: number,
+  threads: number,
+): void {
   rec.dispatch({
     family: rec.ctx.family('bias', BIAS_SHADER.source),
     entry,
@@ -24,13 +32,15 @@ function launch(rec: Recorder, entry: string, out: Tensor, input: Tensor, rows: 
 /** x[r, c] += bias[c], in place, over the rows of x (its last dimension is the bias's). */
 export function biasAdd(rec: Recorder, x: Tensor, bias: Tensor): void {
   const { rows, cols } = rowsCols(x);
-  if (bias.size !== cols) throw new Error(`biasAdd: ${bias.describe()} must have one element per column of ${x.describe()}`);
+  if (bias.size !== cols)
+    throw new Error(`biasAdd: ${bias.describe()} must have one element per column of ${x.describe()}`);
   launch(rec, 'bias_add', x, bias, rows, cols, rows * cols);
 }
 
 /** dBias[c] += sum_r dy[r, c] (accumulates, like every parameter gradient of the model). */
 export function biasGrad(rec: Recorder, dBias: Tensor, dy: Tensor): void {
   const { rows, cols } = rowsCols(dy);
-  if (dBias.size !== cols) throw new Error(`biasGrad: ${dBias.describe()} must have one element per column of ${dy.describe()}`);
+  if (dBias.size !== cols)
+    throw new Error(`biasGrad: ${dBias.describe()} must have one element per column of ${dy.describe()}`);
   launch(rec, 'bias_grad', dBias, dy, rows, cols, cols);
 }

@@ -17,9 +17,17 @@ export interface RandomPairsOptions {
 }
 
 /** Random scores (N) and P pairs of distinct indices below N (indices repeat across pairs). */
-export function randomPairInputs(rng: Rng, N: number, P: number, opts: RandomPairsOptions = {}): [HostTensor<Float32Array>, { data: Uint32Array; shape: number[] }] {
+export function randomPairInputs(
+  rng: Rng,
+  N: number,
+  P: number,
+  opts: RandomPairsOptions = {},
+): [HostTensor<Float32Array>, { data: Uint32Array; shape: number[] }] {
   const s = opts.scale ?? 2;
-  const scores = host(Float32Array.from({ length: N }, () => (opts.ties ? 0.75 : rng.uniform(-s, s))), [N]);
+  const scores = host(
+    Float32Array.from({ length: N }, () => (opts.ties ? 0.75 : rng.uniform(-s, s))),
+    [N],
+  );
   const pairs = new Uint32Array(2 * P);
   for (let p = 0; p < P; p++) {
     const c = rng.int(N);
@@ -31,7 +39,13 @@ export function randomPairInputs(rng: Rng, N: number, P: number, opts: RandomPai
   return [scores, { data: pairs, shape: [P, 2] }];
 }
 
-function btCase(N: number, P: number, opts: BradleyTerryOptions, inputs: RandomPairsOptions = {}, tag = ''): KernelCase {
+function btCase(
+  N: number,
+  P: number,
+  opts: BradleyTerryOptions,
+  inputs: RandomPairsOptions = {},
+  tag = '',
+): KernelCase {
   const s = inputs.scale ?? 2;
   return gpuTwinCase({
     name: `bradleyTerryForwardBackward N=${N} P=${P} centerCoef=${opts.centerCoef ?? 0}${tag ? ` ${tag}` : ''}`,
@@ -42,9 +56,17 @@ function btCase(N: number, P: number, opts: BradleyTerryOptions, inputs: RandomP
       { shape: [N], random: true },
       { shape: [BT_METRICS.length], random: true },
     ],
-    gpu: (rec, [loss, dScores, metrics], [scores, pairs]) => bradleyTerryForwardBackward(rec, loss, dScores, metrics, scores, pairs as never, opts),
+    gpu: (rec, [loss, dScores, metrics], [scores, pairs]) =>
+      bradleyTerryForwardBackward(rec, loss, dScores, metrics, scores, pairs as never, opts),
     twin: ([loss, dScores, metrics], [scores, pairs]) =>
-      ref.bradleyTerryForwardBackward(loss, dScores, metrics, scores as HostTensor, pairs as { data: Uint32Array; shape: number[] }, opts),
+      ref.bradleyTerryForwardBackward(
+        loss,
+        dScores,
+        metrics,
+        scores as HostTensor,
+        pairs as { data: Uint32Array; shape: number[] },
+        opts,
+      ),
     tol: [
       { atol: 1e-5 * s, rtol: 1e-5 },
       { atol: 1e-7, rtol: 1e-4 },
@@ -56,7 +78,13 @@ function btCase(N: number, P: number, opts: BradleyTerryOptions, inputs: RandomP
 /** Every bradley-terry case, in a stable order. */
 export function bradleyTerryCases(): KernelCase[] {
   const cases: KernelCase[] = [];
-  for (const [N, P] of [[2, 1], [3, 7], [17, 9], [65, 130], [1000, 500]] as const) {
+  for (const [N, P] of [
+    [2, 1],
+    [3, 7],
+    [17, 9],
+    [65, 130],
+    [1000, 500],
+  ] as const) {
     for (const opts of [{}, { centerCoef: 0.01 }]) cases.push(btCase(N, P, opts));
   }
   cases.push(

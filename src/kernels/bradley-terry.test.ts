@@ -27,10 +27,14 @@ describe('bradley-terry wrapper', () => {
     const f = (n: number) => gpu.ctx.tensor([n], { label: 'bt chk' });
     const u = (n: number) => gpu.ctx.tensor([n], { dtype: 'u32', label: 'bt chk pairs' });
     const rec = gpu.ctx.recorder('bt checks');
-    expect(() => bradleyTerryForwardBackward(rec, f(1), f(3), f(3), f(4), u(2))).toThrow(/dScores .* must have the size of scores/);
+    expect(() => bradleyTerryForwardBackward(rec, f(1), f(3), f(3), f(4), u(2))).toThrow(
+      /dScores .* must have the size of scores/,
+    );
     expect(() => bradleyTerryForwardBackward(rec, f(1), f(4), f(3), f(4), u(3))).toThrow(/pairs must be \(P, 2\) u32/);
     expect(() => bradleyTerryForwardBackward(rec, f(1), f(4), f(2), f(4), u(2))).toThrow(/metrics must be 3 f32/);
-    expect(() => bradleyTerryForwardBackward(rec, f(1), f(4), f(3), f(4), u(2), { centerCoef: -1 })).toThrow(/centerCoef must be a finite number >= 0/);
+    expect(() => bradleyTerryForwardBackward(rec, f(1), f(4), f(3), f(4), u(2), { centerCoef: -1 })).toThrow(
+      /centerCoef must be a finite number >= 0/,
+    );
   });
 });
 
@@ -39,7 +43,14 @@ describe('the Bradley-Terry twin', () => {
     const loss = host(new Float32Array(1), [1]);
     const dScores = host(new Float32Array(scores.length), [scores.length]);
     const metrics = host(new Float32Array(BT_METRICS.length), [BT_METRICS.length]);
-    ref.bradleyTerryForwardBackward(loss, dScores, metrics, host(scores, [scores.length]), { data: pairs, shape: [pairs.length / 2, 2] }, { centerCoef });
+    ref.bradleyTerryForwardBackward(
+      loss,
+      dScores,
+      metrics,
+      host(scores, [scores.length]),
+      { data: pairs, shape: [pairs.length / 2, 2] },
+      { centerCoef },
+    );
     return { loss: loss.data[0], dScores: dScores.data, metrics: metrics.data };
   };
 
@@ -86,6 +97,8 @@ describe('the Bradley-Terry twin', () => {
   });
 
   it('names a pair index beyond the scores', () => {
-    expect(() => run(Float32Array.from([0, 1]), Uint32Array.from([0, 2]))).toThrow(/pair 0 names sequence 2, but there are 2 scores/);
+    expect(() => run(Float32Array.from([0, 1]), Uint32Array.from([0, 2]))).toThrow(
+      /pair 0 names sequence 2, but there are 2 scores/,
+    );
   });
 });

@@ -4,17 +4,25 @@
 
 import raw from '../../shaders/bradley-terry.wgsl?raw';
 import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
-import { BT_METRICS, BT_THREADS, resolveBradleyTerryOptions, type BradleyTerryOptions } from '../reference/bradley-terry';
+import {
+  BT_METRICS,
+  BT_THREADS,
+  resolveBradleyTerryOptions,
+  type BradleyTerryOptions,
+} from '../reference/bradley-terry';
 
 export { BT_METRICS, type BradleyTerryOptions, type BtMetricName } from '../reference/bradley-terry';
 
 const PARAMS = uniforms('Params', {
-  n: 'u32',           // scores
-  pairs: 'u32',       // P
+  n: 'u32', // scores
+  pairs: 'u32', // P
   center_coef: 'f32', // lambda
 });
 /** WG: the one workgroup's threads, the twin's summation order. */
-export const BRADLEY_TERRY_SHADER = declareShader('bradley-terry.wgsl', raw, { uniforms: [PARAMS], consts: { WG: BT_THREADS } });
+export const BRADLEY_TERRY_SHADER = declareShader('bradley-terry.wgsl', raw, {
+  uniforms: [PARAMS],
+  consts: { WG: BT_THREADS },
+});
 
 /**
  * The Bradley-Terry loss on the GPU (formulas: src/reference/bradley-terry.ts):
@@ -37,10 +45,14 @@ export function bradleyTerryForwardBackward(
 ): void {
   const kernel = 'bradleyTerryForwardBackward';
   const { centerCoef } = resolveBradleyTerryOptions(kernel, opts);
-  if (scores.dtype !== 'f32' || dScores.dtype !== 'f32') throw new Error(`${kernel}: scores and dScores must be f32, got ${scores.describe()} and ${dScores.describe()}`);
-  if (dScores.size !== scores.size) throw new Error(`${kernel}: dScores ${dScores.describe()} must have the size of scores ${scores.describe()}`);
-  if (pairs.dtype !== 'u32' || pairs.size % 2 !== 0 || pairs.size === 0) throw new Error(`${kernel}: pairs must be (P, 2) u32 with P >= 1, got ${pairs.describe()}`);
-  if (loss.size !== 1 || loss.dtype !== 'f32') throw new Error(`${kernel}: loss must be one f32, got ${loss.describe()}`);
+  if (scores.dtype !== 'f32' || dScores.dtype !== 'f32')
+    throw new Error(`${kernel}: scores and dScores must be f32, got ${scores.describe()} and ${dScores.describe()}`);
+  if (dScores.size !== scores.size)
+    throw new Error(`${kernel}: dScores ${dScores.describe()} must have the size of scores ${scores.describe()}`);
+  if (pairs.dtype !== 'u32' || pairs.size % 2 !== 0 || pairs.size === 0)
+    throw new Error(`${kernel}: pairs must be (P, 2) u32 with P >= 1, got ${pairs.describe()}`);
+  if (loss.size !== 1 || loss.dtype !== 'f32')
+    throw new Error(`${kernel}: loss must be one f32, got ${loss.describe()}`);
   if (metrics.size !== BT_METRICS.length || metrics.dtype !== 'f32') {
     throw new Error(`${kernel}: metrics must be ${BT_METRICS.length} f32 (BT_METRICS), got ${metrics.describe()}`);
   }

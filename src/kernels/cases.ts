@@ -123,9 +123,27 @@ function lmHeadCases(): KernelCase[] {
   const C = 32;
   const V = REAL_VOCABS.qwen25;
   const products = [
-    { tag: `logits = nf E^T ${R}x${V}x${C}`, out: [R, V], a: [R, C], b: [V, C], M: R, N: V, K: C, opts: { transB: true } },
+    {
+      tag: `logits = nf E^T ${R}x${V}x${C}`,
+      out: [R, V],
+      a: [R, C],
+      b: [V, C],
+      M: R,
+      N: V,
+      K: C,
+      opts: { transB: true },
+    },
     { tag: `dnf = dLogits E ${R}x${C}x${V}`, out: [R, C], a: [R, V], b: [V, C], M: R, N: C, K: V, opts: {} },
-    { tag: `dE += dLogits^T nf ${V}x${C}x${R}`, out: [V, C], a: [R, V], b: [R, C], M: V, N: C, K: R, opts: { transA: true, accumulate: true } },
+    {
+      tag: `dE += dLogits^T nf ${V}x${C}x${R}`,
+      out: [V, C],
+      a: [R, V],
+      b: [R, C],
+      M: V,
+      N: C,
+      K: R,
+      opts: { transA: true, accumulate: true },
+    },
   ];
   return MATMUL_VARIANTS.filter((v) => v !== 'naive' && v !== 'tiled').flatMap((variant) =>
     products
@@ -150,25 +168,45 @@ function lmHeadCases(): KernelCase[] {
 function elementwiseCases(): KernelCase[] {
   const cases: KernelCase[] = [];
   const exact = { atol: 0, rtol: 0 };
-  for (const n of [1, 1031, 1032]) { // 1032: four values per invocation
+  for (const n of [1, 1031, 1032]) {
+    // 1032: four values per invocation
     cases.push(
       simpleCase({
-        name: `add n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }, { shape: [n] }],
-        gpu: elementwise.add, twin: refElementwise.add, tol: exact,
+        name: `add n=${n}`,
+        family: 'elementwise',
+        out: [n],
+        inputs: [{ shape: [n] }, { shape: [n] }],
+        gpu: elementwise.add,
+        twin: refElementwise.add,
+        tol: exact,
       }),
       simpleCase({
-        name: `scale n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }],
+        name: `scale n=${n}`,
+        family: 'elementwise',
+        out: [n],
+        inputs: [{ shape: [n] }],
         gpu: (rec, out, a) => elementwise.scale(rec, out, a, -2.5),
-        twin: (out, a) => refElementwise.scale(out, a, -2.5), tol: { atol: 0, rtol: 1e-7 },
+        twin: (out, a) => refElementwise.scale(out, a, -2.5),
+        tol: { atol: 0, rtol: 1e-7 },
       }),
       simpleCase({
-        name: `fill n=${n}`, family: 'elementwise', out: [n], inputs: [], randomOutput: true,
+        name: `fill n=${n}`,
+        family: 'elementwise',
+        out: [n],
+        inputs: [],
+        randomOutput: true,
         gpu: (rec, out) => elementwise.fill(rec, out, 0.375),
-        twin: (out) => refElementwise.fill(out, 0.375), tol: exact,
+        twin: (out) => refElementwise.fill(out, 0.375),
+        tol: exact,
       }),
       simpleCase({
-        name: `copy n=${n}`, family: 'elementwise', out: [n], inputs: [{ shape: [n] }],
-        gpu: elementwise.copy, twin: refElementwise.copy, tol: exact,
+        name: `copy n=${n}`,
+        family: 'elementwise',
+        out: [n],
+        inputs: [{ shape: [n] }],
+        gpu: elementwise.copy,
+        twin: refElementwise.copy,
+        tol: exact,
       }),
     );
   }
@@ -185,12 +223,22 @@ function reduceCases(): KernelCase[] {
     const tag = shape.join('x');
     return [
       simpleCase({
-        name: `reduceSumRows ${tag}`, family: 'reduce', out, inputs: [{ shape }],
-        gpu: reduce.reduceSumRows, twin: refReduce.reduceSumRows, tol: { atol: 1e-5, rtol: 1e-5 },
+        name: `reduceSumRows ${tag}`,
+        family: 'reduce',
+        out,
+        inputs: [{ shape }],
+        gpu: reduce.reduceSumRows,
+        twin: refReduce.reduceSumRows,
+        tol: { atol: 1e-5, rtol: 1e-5 },
       }),
       simpleCase({
-        name: `reduceMaxRows ${tag}`, family: 'reduce', out, inputs: [{ shape }],
-        gpu: reduce.reduceMaxRows, twin: refReduce.reduceMaxRows, tol: { atol: 0, rtol: 0 },
+        name: `reduceMaxRows ${tag}`,
+        family: 'reduce',
+        out,
+        inputs: [{ shape }],
+        gpu: reduce.reduceMaxRows,
+        twin: refReduce.reduceMaxRows,
+        tol: { atol: 0, rtol: 0 },
       }),
     ];
   });
@@ -198,23 +246,53 @@ function reduceCases(): KernelCase[] {
 
 function softmaxCases(): KernelCase[] {
   const cases: KernelCase[] = [];
-  const shapes: { shape: number[]; scale: number }[] = [...ROW_SHAPES.map((shape) => ({ shape, scale: 3 })), { shape: [7, 65], scale: 1e4 }, { shape: [17, 1024], scale: 1e4 }];
+  const shapes: { shape: number[]; scale: number }[] = [
+    ...ROW_SHAPES.map((shape) => ({ shape, scale: 3 })),
+    { shape: [7, 65], scale: 1e4 },
+    { shape: [17, 1024], scale: 1e4 },
+  ];
   for (const { shape, scale } of shapes) {
     const tag = `${shape.join('x')}${scale >= 1e4 ? ' logits 1e4' : ''}`;
     cases.push(
       simpleCase({
-        name: `softmaxForward ${tag}`, family: 'softmax', out: shape, inputs: [{ shape, scale }],
-        gpu: softmax.softmaxForward, twin: refSoftmax.softmaxForward, tol: { atol: 1e-6, rtol: 1e-5 },
+        name: `softmaxForward ${tag}`,
+        family: 'softmax',
+        out: shape,
+        inputs: [{ shape, scale }],
+        gpu: softmax.softmaxForward,
+        twin: refSoftmax.softmaxForward,
+        tol: { atol: 1e-6, rtol: 1e-5 },
       }),
       simpleCase({
-        name: `logSoftmaxForward ${tag}`, family: 'softmax', out: shape, inputs: [{ shape, scale }],
-        gpu: softmax.logSoftmaxForward, twin: refSoftmax.logSoftmaxForward, tol: { atol: 1e-5, rtol: 1e-5 },
+        name: `logSoftmaxForward ${tag}`,
+        family: 'softmax',
+        out: shape,
+        inputs: [{ shape, scale }],
+        gpu: softmax.logSoftmaxForward,
+        twin: refSoftmax.logSoftmaxForward,
+        tol: { atol: 1e-5, rtol: 1e-5 },
       }),
     );
     if (scale >= 1e4) continue;
     // Backward cases take y = the forward output (computed by the twin), then compare dx.
-    cases.push(backwardCase('softmaxBackward', shape, softmax.softmaxBackward, refSoftmax.softmaxBackward, refSoftmax.softmaxForward));
-    cases.push(backwardCase('logSoftmaxBackward', shape, softmax.logSoftmaxBackward, refSoftmax.logSoftmaxBackward, refSoftmax.logSoftmaxForward));
+    cases.push(
+      backwardCase(
+        'softmaxBackward',
+        shape,
+        softmax.softmaxBackward,
+        refSoftmax.softmaxBackward,
+        refSoftmax.softmaxForward,
+      ),
+    );
+    cases.push(
+      backwardCase(
+        'logSoftmaxBackward',
+        shape,
+        softmax.logSoftmaxBackward,
+        refSoftmax.logSoftmaxBackward,
+        refSoftmax.logSoftmaxForward,
+      ),
+    );
   }
   return cases;
 }
@@ -245,7 +323,14 @@ function backwardCase(
 
 /** The cases of the families that have no test file of their own (kernels.test.ts runs these in Node). */
 export function coreCases(): KernelCase[] {
-  return [...matmulCases(), ...lmHeadCases(), ...elementwiseCases(), ...reduceCases(), ...softmaxCases(), ...decodeCases()];
+  return [
+    ...matmulCases(),
+    ...lmHeadCases(),
+    ...elementwiseCases(),
+    ...reduceCases(),
+    ...softmaxCases(),
+    ...decodeCases(),
+  ];
 }
 
 /**
@@ -253,6 +338,16 @@ export function coreCases(): KernelCase[] {
  * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias, bradley-terry) run there, so each case runs once.
  */
 export function kernelCases(): KernelCase[] {
-  return [...coreCases(), ...attentionCases(), ...layerCases(), ...headCases(), ...objectiveCases(), ...klCases(), ...valueCases(), ...weightStatsCases(), ...biasCases(), ...bradleyTerryCases()];
+  return [
+    ...coreCases(),
+    ...attentionCases(),
+    ...layerCases(),
+    ...headCases(),
+    ...objectiveCases(),
+    ...klCases(),
+    ...valueCases(),
+    ...weightStatsCases(),
+    ...biasCases(),
+    ...bradleyTerryCases(),
+  ];
 }
-

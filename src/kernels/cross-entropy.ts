@@ -19,7 +19,8 @@ const PARAMS = uniforms('Params', {
 export const CROSS_ENTROPY_SHADER = declareShader('cross-entropy.wgsl', raw, { uniforms: [PARAMS] });
 
 /** shaders/cross-entropy.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
-const familyOf = (rec: Recorder) => rowFamily(rec.ctx, 'cross-entropy', CROSS_ENTROPY_SHADER.source, 'cross-entropy.wgsl');
+const familyOf = (rec: Recorder) =>
+  rowFamily(rec.ctx, 'cross-entropy', CROSS_ENTROPY_SHADER.source, 'cross-entropy.wgsl');
 
 /** Threads of the one workgroup of the final fixed-order reductions (cross_entropy_reduce, _mask_sum). */
 const REDUCE_WG = 256;
@@ -75,13 +76,20 @@ export function crossEntropyForward(
   const params = PARAMS.pack({ rows: N, cols: V, dLoss: 0 });
   const layout = rowLayout(V);
   rec.dispatch({
-    family, entry: 'cross_entropy_rows', constants: { ...layout }, params,
+    family,
+    entry: 'cross_entropy_rows',
+    constants: { ...layout },
+    params,
     bindings: [rowLoss, logits, targets, mask],
     workgroups: rowWorkgroups(rec, N, layout),
   });
   rec.dispatch({
-    family, entry: 'cross_entropy_reduce', constants: { RED_WG: REDUCE_WG }, params,
-    bindings: [loss, rowLoss, mask], workgroups: [1],
+    family,
+    entry: 'cross_entropy_reduce',
+    constants: { RED_WG: REDUCE_WG },
+    params,
+    bindings: [loss, rowLoss, mask],
+    workgroups: [1],
   });
 }
 
@@ -103,19 +111,27 @@ export function crossEntropyBackward(
   const kernel = 'crossEntropyBackward';
   const { N, V } = headDims(kernel, logits, targets, []);
   checkMask(kernel, mask, N);
-  if (dLogits.size !== logits.size) throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
+  if (dLogits.size !== logits.size)
+    throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
   if (N === 0) return;
   const dLoss = opts.dLoss ?? 1;
   const count = scratch(rec.ctx, 'maskSum', 1);
   const family = familyOf(rec);
   const params = PARAMS.pack({ rows: N, cols: V, dLoss });
   rec.dispatch({
-    family, entry: 'cross_entropy_mask_sum', constants: { RED_WG: REDUCE_WG }, params,
-    bindings: [count, mask], workgroups: [1],
+    family,
+    entry: 'cross_entropy_mask_sum',
+    constants: { RED_WG: REDUCE_WG },
+    params,
+    bindings: [count, mask],
+    workgroups: [1],
   });
   const layout = rowLayout(V);
   rec.dispatch({
-    family, entry: 'cross_entropy_backward', constants: { ...layout }, params,
+    family,
+    entry: 'cross_entropy_backward',
+    constants: { ...layout },
+    params,
     bindings: [dLogits, logits, targets, mask, count],
     workgroups: rowWorkgroups(rec, N, layout),
   });

@@ -1,6 +1,10 @@
 // GPU-vs-twin cases of the decode bookkeeping kernels (bit-exact: they only copy and select).
 
-import { decodeFinish as decodeFinishTwin, gatherRows as gatherRowsTwin, kvWrite as kvWriteTwin } from '../reference/decode';
+import {
+  decodeFinish as decodeFinishTwin,
+  gatherRows as gatherRowsTwin,
+  kvWrite as kvWriteTwin,
+} from '../reference/decode';
 import { decodeFinish, gatherRows, kvWrite } from './decode';
 import { gpuTwinCase, randomHost, randomInts, type KernelCase } from './verify';
 
@@ -8,7 +12,11 @@ const exact = { atol: 0, rtol: 0 };
 
 export function decodeCases(): KernelCase[] {
   const cases: KernelCase[] = [];
-  for (const [B, T, Tcap, W, pos] of [[1, 1, 1, 1, 0], [3, 5, 17, 6, 9], [2, 1, 33, 8, 32]] as const) {
+  for (const [B, T, Tcap, W, pos] of [
+    [1, 1, 1, 1, 0],
+    [3, 5, 17, 6, 9],
+    [2, 1, 33, 8, 32],
+  ] as const) {
     cases.push(
       gpuTwinCase({
         name: `kvWrite B=${B} T=${T} cap=${Tcap} W=${W} pos=${pos}`,
@@ -21,7 +29,10 @@ export function decodeCases(): KernelCase[] {
       }),
     );
   }
-  for (const [R, N, W] of [[1, 1, 1], [5, 13, 7]] as const) {
+  for (const [R, N, W] of [
+    [1, 1, 1],
+    [5, 13, 7],
+  ] as const) {
     cases.push(
       gpuTwinCase({
         name: `gatherRows R=${R} N=${N} W=${W}`,
@@ -54,8 +65,12 @@ export function decodeCases(): KernelCase[] {
       const lp = (s: number) => Float32Array.from({ length: R }, (_, r) => -0.1 * (r + 1) - s);
       const en = (s: number) => Float32Array.from({ length: R }, (_, r) => 0.5 + 0.01 * r + s);
       const twin = {
-        current: new Uint32Array(R), done: new Uint32Array(R), tokens: new Uint32Array(R * S),
-        logprobs: new Float32Array(R * S), entropies: new Float32Array(R * S), mask: new Float32Array(R * S),
+        current: new Uint32Array(R),
+        done: new Uint32Array(R),
+        tokens: new Uint32Array(R * S),
+        logprobs: new Float32Array(R * S),
+        entropies: new Float32Array(R * S),
+        mask: new Float32Array(R * S),
       };
       const g = {
         current: ctx.tensor<'u32'>([R], { dtype: 'u32', label: 'current' }),
@@ -83,8 +98,13 @@ export function decodeCases(): KernelCase[] {
       const bad = names.filter((_, i) => got[i].some((v, j) => v !== want[i][j]));
       for (const t of [...Object.values(g), sampled, logprob, entropy]) t.destroy();
       return {
-        name: this.name, family: 'decode', pass: bad.length === 0, maxAbsError: bad.length ? 1 : 0,
-        summary: bad.length ? `differs in ${bad.join(', ')}` : `bit-exact over ${S} steps (${R} rows, EOS at different steps)`,
+        name: this.name,
+        family: 'decode',
+        pass: bad.length === 0,
+        maxAbsError: bad.length ? 1 : 0,
+        summary: bad.length
+          ? `differs in ${bad.join(', ')}`
+          : `bit-exact over ${S} steps (${R} rows, EOS at different steps)`,
         ms: performance.now() - t0,
       };
     },

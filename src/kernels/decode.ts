@@ -7,11 +7,11 @@ import { declareShader, grid, uniforms, type Params, type Recorder, type Tensor 
 const WG = 64;
 
 const PARAMS = uniforms('Params', {
-  B: 'u32',     // rows (batch)
-  T: 'u32',     // new positions per row (kv_write) / rows of the index (gather)
-  Tcap: 'u32',  // cache capacity per row (kv_write) / completion length S (finish)
-  W: 'u32',     // 32-bit words per position
-  pos: 'u32',   // first cache position written (kv_write) / completion column (finish)
+  B: 'u32', // rows (batch)
+  T: 'u32', // new positions per row (kv_write) / rows of the index (gather)
+  Tcap: 'u32', // cache capacity per row (kv_write) / completion length S (finish)
+  W: 'u32', // 32-bit words per position
+  pos: 'u32', // first cache position written (kv_write) / completion column (finish)
   eosId: 'u32',
   padId: 'u32',
 });
@@ -37,8 +37,10 @@ export function kvWrite(rec: Recorder, cache: Tensor, x: Tensor, pos: number): v
   const [B, Tcap] = cache.shape;
   const [Bx, T] = x.shape;
   const W = cache.size / (B * Tcap);
-  if (Bx !== B || x.size !== B * T * W) throw new Error(`kvWrite: ${x.describe()} does not fit rows of ${cache.describe()}`);
-  if (pos + T > Tcap) throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the capacity ${Tcap} of ${cache.describe()}`);
+  if (Bx !== B || x.size !== B * T * W)
+    throw new Error(`kvWrite: ${x.describe()} does not fit rows of ${cache.describe()}`);
+  if (pos + T > Tcap)
+    throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the capacity ${Tcap} of ${cache.describe()}`);
   launch(rec, 'decode_kv_write', B * T * W, p(B, T, Tcap, W, pos), [cache, x]);
 }
 
@@ -46,7 +48,8 @@ export function kvWrite(rec: Recorder, cache: Tensor, x: Tensor, pos: number): v
 export function gatherRows(rec: Recorder, out: Tensor, x: Tensor, idx: Tensor<'u32'>): void {
   const R = idx.size;
   const W = out.size / Math.max(R, 1);
-  if (out.shape[0] !== R || x.size % W !== 0) throw new Error(`gatherRows: ${out.describe()} must have one row of ${x.describe()} per index`);
+  if (out.shape[0] !== R || x.size % W !== 0)
+    throw new Error(`gatherRows: ${out.describe()} must have one row of ${x.describe()} per index`);
   launch(rec, 'decode_gather_rows', R * W, p(0, R, 0, W, 0), [out, x, idx]);
 }
 
@@ -70,9 +73,18 @@ export function decodeFinish(
   opts: { step: number; eosId: number; padId: number },
 ): void {
   const [R, S] = state.tokens.shape;
-  if (sampled.size !== R || state.current.size !== R) throw new Error(`decodeFinish: ${sampled.describe()} must have ${R} rows`);
+  if (sampled.size !== R || state.current.size !== R)
+    throw new Error(`decodeFinish: ${sampled.describe()} must have ${R} rows`);
   if (opts.step >= S) throw new Error(`decodeFinish: step ${opts.step} is past the completion length ${S}`);
   launch(rec, 'decode_finish', R, p(R, 1, S, 1, opts.step, opts.eosId, opts.padId), [
-    state.current, state.done, state.tokens, state.logprobs, state.entropies, state.mask, sampled, logprob, entropy,
+    state.current,
+    state.done,
+    state.tokens,
+    state.logprobs,
+    state.entropies,
+    state.mask,
+    sampled,
+    logprob,
+    entropy,
   ]);
 }

@@ -7,7 +7,7 @@ import { valueTypeFamily } from './value-type';
 const WG = 256;
 
 const PARAMS = uniforms('Params', {
-  n: 'u32',     // elements of type V
+  n: 'u32', // elements of type V
   alpha: 'f32', // scale factor, or the fill value
 });
 export const ELEMENTWISE_SHADER = declareShader('elementwise.wgsl', raw, { uniforms: [PARAMS] });

@@ -30,7 +30,12 @@ function links(ctx: GpuContext, N: number): Tensor<'u32'> {
 }
 
 /** Checks the embedding shapes and returns (N rows, C channels, V vocabulary). */
-function embeddingDims(kernel: string, rows: Tensor, table: Tensor, tokens: Tensor): { N: number; C: number; V: number } {
+function embeddingDims(
+  kernel: string,
+  rows: Tensor,
+  table: Tensor,
+  tokens: Tensor,
+): { N: number; C: number; V: number } {
   if (table.shape.length !== 2) throw new Error(`${kernel}: table must be (V,C), got ${table.describe()}`);
   const [V, C] = table.shape;
   if (rows.shape.length < 2 || rows.shape[rows.shape.length - 1] !== C) {

@@ -22,9 +22,21 @@ import { logprobBackward, logprobForward } from './logprob';
 import { adamwStep, adamwStepScaled, clippedAdamwStep, gradClip, gradClipScale, gradNorm } from './optimizer';
 import { REAL_VOCABS, rowEdgeShapes, rowLayout } from './rows';
 import { samplerRandom, sampleTokens } from './sampler';
-import { gpuTwinCase, randomHost, randomInts, seedOf, type CaseResult, type HostInput, type KernelCase } from './verify';
+import {
+  gpuTwinCase,
+  randomHost,
+  randomInts,
+  seedOf,
+  type CaseResult,
+  type HostInput,
+  type KernelCase,
+} from './verify';
 
-const SHAPES: [number, number][] = [[1, 2], [7, 37], [33, 300]];
+const SHAPES: [number, number][] = [
+  [1, 2],
+  [7, 37],
+  [33, 300],
+];
 const TEMPS = [1, 0.7];
 /** (N, V) on both sides of each lane edge of rowLayout, N one row past a full workgroup. */
 const EDGES = rowEdgeShapes();
@@ -67,9 +79,15 @@ function logprobCases(): KernelCase[] {
       gpuTwinCase({
         name: `logprobBackward ${tag}`,
         family: 'logprob',
-        inputs: (rng) => [randomHost(rng, [N]), randomHost(rng, [N]), randomHost(rng, [N, V], scale), randomInts(rng, [N], V)],
+        inputs: (rng) => [
+          randomHost(rng, [N]),
+          randomHost(rng, [N]),
+          randomHost(rng, [N, V], scale),
+          randomInts(rng, [N], V),
+        ],
         outputs: [{ shape: [N, V], random: true }],
-        gpu: (rec, [dl], [gl, gh, logits, targets]) => logprobBackward(rec, dl, gl, gh, logits, targets as Tensor<'u32'>, opts),
+        gpu: (rec, [dl], [gl, gh, logits, targets]) =>
+          logprobBackward(rec, dl, gl, gh, logits, targets as Tensor<'u32'>, opts),
         twin: ([dl], [gl, gh, logits, targets]) =>
           refLogprob.logprobBackward(dl, f32In(gl), f32In(gh), f32In(logits), u32In(targets), opts),
         tol: { atol: 2e-6, rtol: 1e-5 },
@@ -112,8 +130,10 @@ function crossEntropyCases(): KernelCase[] {
         family: 'cross-entropy',
         inputs: (rng) => ceInputs(rng, N, V, scale, allMasked),
         outputs: [{ shape: [1], random: true }],
-        gpu: (rec, [loss], [logits, targets, mask]) => crossEntropyForward(rec, loss, logits, targets as Tensor<'u32'>, mask),
-        twin: ([loss], [logits, targets, mask]) => refCe.crossEntropyForward(loss, f32In(logits), u32In(targets), f32In(mask).data),
+        gpu: (rec, [loss], [logits, targets, mask]) =>
+          crossEntropyForward(rec, loss, logits, targets as Tensor<'u32'>, mask),
+        twin: ([loss], [logits, targets, mask]) =>
+          refCe.crossEntropyForward(loss, f32In(logits), u32In(targets), f32In(mask).data),
         tol: { atol: 1e-5, rtol: 1e-5 },
       }),
       gpuTwinCase({
@@ -121,7 +141,8 @@ function crossEntropyCases(): KernelCase[] {
         family: 'cross-entropy',
         inputs: (rng) => ceInputs(rng, N, V, scale, allMasked),
         outputs: [{ shape: [N, V], random: true }],
-        gpu: (rec, [dl], [logits, targets, mask]) => crossEntropyBackward(rec, dl, logits, targets as Tensor<'u32'>, mask, { dLoss }),
+        gpu: (rec, [dl], [logits, targets, mask]) =>
+          crossEntropyBackward(rec, dl, logits, targets as Tensor<'u32'>, mask, { dLoss }),
         twin: ([dl], [logits, targets, mask]) =>
           refCe.crossEntropyBackward(dl, f32In(logits), u32In(targets), f32In(mask).data, { dLoss }),
         tol: { atol: 1e-7, rtol: 1e-5 },
@@ -189,14 +210,29 @@ function optimizerCases(): KernelCase[] {
   const adamTol: Tolerance = { atol: 1e-7, rtol: 1e-5 };
   for (const n of [1, 1031]) {
     for (const t of [1, 7]) {
-      const opts: AdamwOptions = { lr: 1e-2, t, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, gradScale: 0.5 };
+      const opts: AdamwOptions = {
+        lr: 1e-2,
+        t,
+        beta1: 0.9,
+        beta2: 0.999,
+        eps: 1e-8,
+        weightDecay: 0.01,
+        gradScale: 0.5,
+      };
       const inputs = (rng: Rng): HostInput[] => {
         const v = randomHost(rng, [n], 1e-2);
         for (let i = 0; i < n; i++) v.data[i] = Math.abs(v.data[i]);
-        return [randomHost(rng, [n]), randomHost(rng, [n], 1e-1), v, randomHost(rng, [n], 0.3), host(Float32Array.of(0.25), [1])];
+        return [
+          randomHost(rng, [n]),
+          randomHost(rng, [n], 1e-1),
+          v,
+          randomHost(rng, [n], 0.3),
+          host(Float32Array.of(0.25), [1]),
+        ];
       };
       const copyIn = (rec: Recorder, outs: Tensor[], ins: Tensor[]) => outs.forEach((o, i) => rec.copy(o, ins[i]));
-      const copyHost = (outs: HostTensor[], ins: HostInput[]) => outs.forEach((o, i) => o.data.set(ins[i].data as Float32Array));
+      const copyHost = (outs: HostTensor[], ins: HostInput[]) =>
+        outs.forEach((o, i) => o.data.set(ins[i].data as Float32Array));
       cases.push(
         gpuTwinCase({
           name: `adamwStep n=${n} t=${t} gradScale=0.5`,
@@ -273,7 +309,12 @@ function optimizerCases(): KernelCase[] {
 // ----------------------------------------------------------------------------------------------- sampler
 
 /** Result helper for cases that are not plain GPU-vs-twin float comparisons. */
-function result(name: string, family: string, parts: { pass: boolean; summary: string; maxAbsError: number }[], ms: number): CaseResult {
+function result(
+  name: string,
+  family: string,
+  parts: { pass: boolean; summary: string; maxAbsError: number }[],
+  ms: number,
+): CaseResult {
   return {
     name,
     family,
@@ -295,7 +336,10 @@ function compareTokens(got: Uint32Array, want: Uint32Array): { pass: boolean; su
   }
   return {
     pass: count === 0 && got.length === want.length,
-    summary: count === 0 ? `tokens: ${want.length} identical` : `tokens: ${count} of ${want.length} differ, first ${bad.join(', ')}`,
+    summary:
+      count === 0
+        ? `tokens: ${want.length} identical`
+        : `tokens: ${count} of ${want.length} differ, first ${bad.join(', ')}`,
     maxAbsError: 0,
   };
 }
@@ -309,7 +353,12 @@ export interface SamplerRun {
 }
 
 /** Runs the GPU sampler once on host logits (N,V); used by the cases and the statistical test. */
-export async function runGpuSampler(ctx: GpuContext, logits: HostTensor<Float32Array>, opts: refSampler.SamplerOptions, label = 'sampler'): Promise<SamplerRun> {
+export async function runGpuSampler(
+  ctx: GpuContext,
+  logits: HostTensor<Float32Array>,
+  opts: refSampler.SamplerOptions,
+  label = 'sampler',
+): Promise<SamplerRun> {
   const V = logits.shape[logits.shape.length - 1];
   const N = logits.data.length / V;
   const gl = ctx.fromArray(logits.data, logits.shape, { label: `${label}:logits` });
@@ -320,15 +369,32 @@ export async function runGpuSampler(ctx: GpuContext, logits: HostTensor<Float32A
   rec.submit();
   const [t, lp, h, flp] = await ctx.readMany([tokens, ...outs]);
   for (const x of [gl, tokens, ...outs]) x.destroy();
-  return { tokens: t as Uint32Array, logprob: lp as Float32Array, entropy: h as Float32Array, filteredLogprob: flp as Float32Array };
+  return {
+    tokens: t as Uint32Array,
+    logprob: lp as Float32Array,
+    entropy: h as Float32Array,
+    filteredLogprob: flp as Float32Array,
+  };
 }
 
 /** The twin on the same logits. */
 export function runTwinSampler(logits: HostTensor<Float32Array>, opts: refSampler.SamplerOptions): SamplerRun {
   const V = logits.shape[logits.shape.length - 1];
   const N = logits.data.length / V;
-  const r = { tokens: new Uint32Array(N), logprob: new Float32Array(N), entropy: new Float32Array(N), filteredLogprob: new Float32Array(N) };
-  refSampler.sampleTokens(r.tokens, host(r.logprob, [N]), host(r.entropy, [N]), host(r.filteredLogprob, [N]), logits, opts);
+  const r = {
+    tokens: new Uint32Array(N),
+    logprob: new Float32Array(N),
+    entropy: new Float32Array(N),
+    filteredLogprob: new Float32Array(N),
+  };
+  refSampler.sampleTokens(
+    r.tokens,
+    host(r.logprob, [N]),
+    host(r.entropy, [N]),
+    host(r.filteredLogprob, [N]),
+    logits,
+    opts,
+  );
   return r;
 }
 
@@ -349,7 +415,8 @@ function samplerCase(N: number, V: number, scale: number, opts: refSampler.Sampl
     family: 'sampler',
     async run(ctx) {
       const logits = randomHost(new Rng(seedOf(name)), [N, V], scale);
-      if (tieStep > 0) for (let i = 0; i < logits.data.length; i++) logits.data[i] = Math.round(logits.data[i] / tieStep) * tieStep;
+      if (tieStep > 0)
+        for (let i = 0; i < logits.data.length; i++) logits.data[i] = Math.round(logits.data[i] / tieStep) * tieStep;
       const t0 = performance.now();
       const got = await runGpuSampler(ctx, logits, opts, name);
       const ms = performance.now() - t0;
@@ -359,12 +426,17 @@ function samplerCase(N: number, V: number, scale: number, opts: refSampler.Sampl
         const c = compareArrays(g, w, tol);
         return { pass: c.pass, summary: `${what}: ${c.summary}`, maxAbsError: c.maxAbsError };
       };
-      return result(name, 'sampler', [
-        compareTokens(got.tokens, want.tokens),
-        cmp('logprob', got.logprob, want.logprob),
-        cmp('entropy', got.entropy, want.entropy),
-        cmp('filteredLogprob', got.filteredLogprob, want.filteredLogprob),
-      ], ms);
+      return result(
+        name,
+        'sampler',
+        [
+          compareTokens(got.tokens, want.tokens),
+          cmp('logprob', got.logprob, want.logprob),
+          cmp('entropy', got.entropy, want.entropy),
+          cmp('filteredLogprob', got.filteredLogprob, want.filteredLogprob),
+        ],
+        ms,
+      );
     },
   };
 }
@@ -466,7 +538,9 @@ function samplerCases(): KernelCase[] {
     samplerCase(65, 37, 3, { temperature: 1, topK: 5, topP: 0.8, seed, step: 42 }),
     matchCase(33, 300, 2, { temperature: 0.7, topK: 20, seed: 5, step: 12 }),
     matchCase(1, REAL_VOCABS.qwen25, 2, { temperature: 0.7, topP: 0.9, seed: 5, step: 14 }),
-    ...EDGES.filter(([, V]) => rowLayout(V).LANES > 1).map(([N, V]) => matchCase(N, V, 3, { temperature: 0.7, topP: 0.9, seed: 5, step: 13 })),
+    ...EDGES.filter(([, V]) => rowLayout(V).LANES > 1).map(([N, V]) =>
+      matchCase(N, V, 3, { temperature: 0.7, topP: 0.9, seed: 5, step: 13 }),
+    ),
     {
       name: RANDOM_CASE,
       family: 'sampler',
@@ -509,10 +583,15 @@ function samplerCases(): KernelCase[] {
         const exact = { atol: 0, rtol: 0 };
         const a = compareArrays(s.logprob, glp, exact);
         const b = compareArrays(s.entropy, gh, exact);
-        return result(MATCH_CASE, 'sampler', [
-          { pass: a.pass, summary: `logprob: ${a.summary}`, maxAbsError: a.maxAbsError },
-          { pass: b.pass, summary: `entropy: ${b.summary}`, maxAbsError: b.maxAbsError },
-        ], ms);
+        return result(
+          MATCH_CASE,
+          'sampler',
+          [
+            { pass: a.pass, summary: `logprob: ${a.summary}`, maxAbsError: a.maxAbsError },
+            { pass: b.pass, summary: `entropy: ${b.summary}`, maxAbsError: b.maxAbsError },
+          ],
+          ms,
+        );
       },
     },
   );

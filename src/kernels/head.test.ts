@@ -65,12 +65,14 @@ describe('GPU sampler statistics: counts over 8192 rows of identical logits matc
           continue;
         }
         const e = want[v] * ROWS;
-        chi2 += ((counts[v] - e) ** 2) / e;
+        chi2 += (counts[v] - e) ** 2 / e;
         df++;
       }
       // p = 1e-4 upper tail (z = 3.72): a fixed seed makes this deterministic; a wrong sampler fails by far.
       const crit = chiSquareCritical(Math.max(df, 1), 3.72);
-      console.log(`${JSON.stringify(opts)}: chi2 ${chi2.toFixed(2)} (df ${df}, critical ${crit.toFixed(1)}), TV ${tv.toFixed(4)}`);
+      console.log(
+        `${JSON.stringify(opts)}: chi2 ${chi2.toFixed(2)} (df ${df}, critical ${crit.toFixed(1)}), TV ${tv.toFixed(4)}`,
+      );
       if (df > 0) expect(chi2).toBeLessThan(crit);
       expect(tv).toBeLessThan(0.03); // expected TV at n = 8192, V = 8 is about 0.01
       // And every one of the draws equals the twin's.
@@ -89,11 +91,22 @@ describe('row layout of the row kernels (rows.ts)', () => {
     expect([1024, 4095, 4096, 16383, 16384, 50257, 262144].map(lanes)).toEqual([4, 4, 16, 16, 64, 64, 64]);
     expect(rowLaneEdges()).toEqual([1024, 4096, 16384]);
     for (const cols of [1, 1024, 4096, 16384]) expect(rowLayout(cols).LANES * rowLayout(cols).ROWS).toBe(ROW_THREADS);
-    expect(rowEdgeShapes()).toEqual([[65, 1023], [17, 1024], [17, 4095], [5, 4096], [5, 16383], [2, 16384]]);
+    expect(rowEdgeShapes()).toEqual([
+      [65, 1023],
+      [17, 1024],
+      [17, 4095],
+      [5, 4096],
+      [5, 16383],
+      [2, 16384],
+    ]);
   });
 
   it('cross-entropy and logprob are bit-identical across runs, at a thread per row and at 4 and 64 lanes', async () => {
-    for (const [N, V] of [[65, 99], [17, 1024], [2, 16384]]) {
+    for (const [N, V] of [
+      [65, 99],
+      [17, 1024],
+      [2, 16384],
+    ]) {
       const rng = new Rng(N * V);
       const logits = randomHost(rng, [N, V], 3).data;
       const targets = randomInts(rng, [N], V).data;

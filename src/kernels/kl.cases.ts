@@ -62,7 +62,8 @@ function klCaseSet({ N, V, tau, scale, kind, edge }: KlConfig): KernelCase[] {
         family: 'kl',
         inputs: (rng) => [randomHost(rng, [N]), ...klInputs(rng, N, V, scale, kind)],
         outputs: [{ shape: [N, V], random: true }],
-        gpu: (rec, [dl], [dKl, logits, refLogits]) => klExactBackward(rec, dl, dKl, logits, refLogits, { ...opts, accumulate }),
+        gpu: (rec, [dl], [dKl, logits, refLogits]) =>
+          klExactBackward(rec, dl, dKl, logits, refLogits, { ...opts, accumulate }),
         twin: ([dl], [dKl, logits, refLogits]) =>
           ref.klExactBackward(dl, f32In(dKl), f32In(logits), f32In(refLogits), { ...opts, accumulate }),
         tol: bwdTol,
@@ -74,9 +75,13 @@ function klCaseSet({ N, V, tau, scale, kind, edge }: KlConfig): KernelCase[] {
 /** Every kl case, in a stable order. */
 export function klCases(): KernelCase[] {
   const configs: KlConfig[] = [
-    ...([[1, 2], [7, 37], [33, 300]] as const).flatMap(([N, V]) =>
-      [1, 0.7].map((tau): KlConfig => ({ N, V, tau, scale: 3, kind: 'independent' })),
-    ),
+    ...(
+      [
+        [1, 2],
+        [7, 37],
+        [33, 300],
+      ] as const
+    ).flatMap(([N, V]) => [1, 0.7].map((tau): KlConfig => ({ N, V, tau, scale: 3, kind: 'independent' }))),
     { N: 7, V: 37, tau: 0.7, scale: 3, kind: 'near' },
     { N: 33, V: 300, tau: 1, scale: 3, kind: 'near' },
     { N: 7, V: 300, tau: 1, scale: 1e4, kind: 'independent' },

@@ -30,7 +30,11 @@ describe('kl on the GPU matches its CPU twin', () => {
 
 describe('kl wrapper', () => {
   it('gives exactly 0 and a zero gradient when refLogits equal logits, bit-identically across runs', async () => {
-    for (const [N, V] of [[33, 300], [17, 1024], [2, 16384]]) {
+    for (const [N, V] of [
+      [33, 300],
+      [17, 1024],
+      [2, 16384],
+    ]) {
       const rng = new Rng(N + V);
       const logits = randomHost(rng, [N, V], 3).data;
       const other = randomHost(rng, [N, V], 3).data;
@@ -53,8 +57,14 @@ describe('kl wrapper', () => {
         return got;
       };
       const [kl, dl, dacc] = await run(logits);
-      expect(Array.from(kl).every((x) => x === 0), `${N}x${V} kl`).toBe(true);
-      expect(Array.from(dl).every((x) => x === 0), `${N}x${V} dLogits`).toBe(true);
+      expect(
+        Array.from(kl).every((x) => x === 0),
+        `${N}x${V} kl`,
+      ).toBe(true);
+      expect(
+        Array.from(dl).every((x) => x === 0),
+        `${N}x${V} dLogits`,
+      ).toBe(true);
       expect(Array.from(dacc), `${N}x${V} accumulate leaves dLogits as it was`).toEqual(Array.from(start));
       const a = await run(other);
       const b = await run(other);
@@ -66,7 +76,9 @@ describe('kl wrapper', () => {
   it('checks shapes and the temperature before recording', () => {
     const t = (s: number[]) => gpu.ctx.tensor(s, { label: 'chk' });
     const rec = gpu.ctx.recorder('kl checks');
-    expect(() => klExactForward(rec, t([2]), t([2, 5]), t([2, 4]))).toThrow(/refLogits .* must have the shape of logits/);
+    expect(() => klExactForward(rec, t([2]), t([2, 5]), t([2, 4]))).toThrow(
+      /refLogits .* must have the shape of logits/,
+    );
     expect(() => klExactForward(rec, t([3]), t([2, 5]), t([2, 5]))).toThrow(/kl .* must have N=2/);
     expect(() => klExactForward(rec, t([2]), t([2, 5]), t([2, 5]), { temperature: 0 })).toThrow(/temperature/);
     expect(() => klExactBackward(rec, t([2, 4]), t([2]), t([2, 5]), t([2, 5]))).toThrow(/dLogits/);
@@ -153,7 +165,11 @@ describe('kl twin', () => {
     const acc = rand(rng, [N, V]);
     const before = acc.data.slice();
     ref.klExactBackward(acc, dKl, logits, refLogits, { temperature: 0.8, accumulate: true });
-    const c = compareArrays(acc.data, before.map((x, i) => x + fresh.data[i]), { atol: 1e-15, rtol: 1e-14 });
+    const c = compareArrays(
+      acc.data,
+      before.map((x, i) => x + fresh.data[i]),
+      { atol: 1e-15, rtol: 1e-14 },
+    );
     expect(c.pass, c.summary).toBe(true);
   });
 
@@ -172,7 +188,17 @@ describe('kl twin', () => {
     };
     for (const tau of [1, 0.7]) {
       const a = res(logits, refLogits, tau);
-      const b = res(host(logits.data.map((x) => x + 1e4), [N, V]), host(refLogits.data.map((x) => x - 1e4), [N, V]), tau);
+      const b = res(
+        host(
+          logits.data.map((x) => x + 1e4),
+          [N, V],
+        ),
+        host(
+          refLogits.data.map((x) => x - 1e4),
+          [N, V],
+        ),
+        tau,
+      );
       for (const key of ['kl', 'd'] as const) {
         const c = compareArrays(b[key], a[key], { atol: 1e-9, rtol: 1e-9 });
         expect(c.pass, `tau=${tau} ${key}: ${c.summary}`).toBe(true);

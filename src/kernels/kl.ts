@@ -13,7 +13,7 @@ import { withBlocks } from './wgsl-blocks';
 const PARAMS = uniforms('Params', {
   rows: 'u32',
   cols: 'u32',
-  tau: 'f32',        // temperature > 0
+  tau: 'f32', // temperature > 0
   accumulate: 'u32', // backward: 1 adds into dLogits, 0 overwrites
 });
 export const KL_SHADER = declareShader('kl.wgsl', raw, { uniforms: [PARAMS] });
@@ -28,12 +28,18 @@ const MAX_V = 2 ** 24;
 
 function temperatureOf(kernel: string, opts: KlOptions): number {
   const tau = opts.temperature ?? 1;
-  if (!(tau > 0) || !Number.isFinite(tau)) throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
+  if (!(tau > 0) || !Number.isFinite(tau))
+    throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
   return tau;
 }
 
 /** Checks logits and refLogits (N,V) f32 of one shape, and the (N) row tensors; returns N and V. */
-function klDims(kernel: string, logits: Tensor, refLogits: Tensor, rowTensors: [Tensor, string][]): { N: number; V: number } {
+function klDims(
+  kernel: string,
+  logits: Tensor,
+  refLogits: Tensor,
+  rowTensors: [Tensor, string][],
+): { N: number; V: number } {
   const { N, V } = headDims(kernel, logits, null, rowTensors);
   if (refLogits.dtype !== 'f32') throw new Error(`${kernel}: refLogits must be f32, got ${refLogits.describe()}`);
   if (refLogits.shape.length !== logits.shape.length || refLogits.shape.some((d, i) => d !== logits.shape[i])) {
@@ -49,7 +55,13 @@ function klDims(kernel: string, logits: Tensor, refLogits: Tensor, rowTensors: [
  * @param logits    (N,V) the policy's raw logits.
  * @param refLogits (N,V) the reference model's raw logits.
  */
-export function klExactForward(rec: Recorder, kl: Tensor, logits: Tensor, refLogits: Tensor, opts: KlOptions = {}): void {
+export function klExactForward(
+  rec: Recorder,
+  kl: Tensor,
+  logits: Tensor,
+  refLogits: Tensor,
+  opts: KlOptions = {},
+): void {
   const kernel = 'klExactForward';
   const tau = temperatureOf(kernel, opts);
   const { N, V } = klDims(kernel, logits, refLogits, [[kl, 'kl']]);

@@ -30,7 +30,12 @@ const gpuU32 = (t: Tensor) => t as Tensor<'u32'>;
 const tagRows = ([B, T]: [number, number]) => `B=${B} T=${T}`;
 
 /** n token ids drawn from `distinct` fixed ids in [0, V): many tokens hit the same rows. */
-function repeatedTokens(rng: Rng, n: number, V: number, distinct: number): { data: Uint32Array; shape: readonly number[] } {
+function repeatedTokens(
+  rng: Rng,
+  n: number,
+  V: number,
+  distinct: number,
+): { data: Uint32Array; shape: readonly number[] } {
   const ids = randomInts(rng, [distinct], V).data;
   const data = new Uint32Array(n);
   for (let i = 0; i < n; i++) data[i] = ids[rng.int(distinct)];
@@ -109,7 +114,10 @@ function rmsnormCases(): KernelCase[] {
         name: `rmsnormForward ${tagRows(rows)} C=${C} eps=${eps}${tagLayout}`,
         family: 'rmsnorm',
         inputs: (rng) => [randomHost(rng, [B, T, C], 2), randomHost(rng, [C])],
-        outputs: [{ shape: [B, T, C], random: true }, { shape: [N], random: true }],
+        outputs: [
+          { shape: [B, T, C], random: true },
+          { shape: [N], random: true },
+        ],
         gpu: (rec, [out, rstd], [x, w]) => rmsnorm.rmsnormForward(rec, out, rstd, x, w, { eps }),
         twin: ([out, rstd], [x, w]) => refRmsnorm.rmsnormForward(out, rstd, f32(x), f32(w), { eps }),
         tol: TOL,
@@ -131,8 +139,12 @@ function rmsnormCases(): KernelCase[] {
             return [dOut, x, w, rstd];
           },
           // dx starts random: overwritten without accumulate, added to with it; dWeight is always added to.
-          outputs: [{ shape: [B, T, C], random: true }, { shape: [C], random: true }],
-          gpu: (rec, [dx, dW], [dOut, x, w, rstd]) => rmsnorm.rmsnormBackward(rec, dx, dW, dOut, x, w, rstd, { accumulate }),
+          outputs: [
+            { shape: [B, T, C], random: true },
+            { shape: [C], random: true },
+          ],
+          gpu: (rec, [dx, dW], [dOut, x, w, rstd]) =>
+            rmsnorm.rmsnormBackward(rec, dx, dW, dOut, x, w, rstd, { accumulate }),
           twin: ([dx, dW], [dOut, x, w, rstd]) =>
             refRmsnorm.rmsnormBackward(dx, dW, f32(dOut), f32(x), f32(w), f32(rstd), { accumulate }),
           tol: TOL,
@@ -232,7 +244,10 @@ function swigluCases(): KernelCase[] {
         name: `swigluBackward ${tag}`,
         family: 'swiglu',
         inputs: (rng) => [randomHost(rng, shape), randomHost(rng, shape, gateScale), randomHost(rng, shape)],
-        outputs: [{ shape, random: true }, { shape, random: true }],
+        outputs: [
+          { shape, random: true },
+          { shape, random: true },
+        ],
         gpu: (rec, [dGate, dUp], [dOut, gate, up]) => swiglu.swigluBackward(rec, dGate, dUp, dOut, gate, up),
         twin: ([dGate, dUp], [dOut, gate, up]) => refSwiglu.swigluBackward(dGate, dUp, f32(dOut), f32(gate), f32(up)),
         tol: TOL,

@@ -58,7 +58,10 @@ describe('layer kernels: properties beyond the twin comparison', () => {
   it('token ids >= V give NaN rows forward and no gradient backward', async () => {
     const [C, V] = [5, 3];
     const tokens = gpu.ctx.fromArray<'u32'>([2, 3, 0, 99], [4], { dtype: 'u32' });
-    const table = gpu.ctx.fromArray(Float32Array.from({ length: V * C }, (_, i) => i + 1), [V, C]);
+    const table = gpu.ctx.fromArray(
+      Float32Array.from({ length: V * C }, (_, i) => i + 1),
+      [V, C],
+    );
     const out = gpu.ctx.tensor([4, C]);
     const dOut = gpu.ctx.fromArray(new Float32Array(4 * C).fill(1), [4, C]);
     const dTable = gpu.ctx.fromArray(new Float32Array(V * C).fill(0.5), [V, C]);

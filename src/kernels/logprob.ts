@@ -22,7 +22,8 @@ const family = (rec: Recorder) => rowFamily(rec.ctx, 'logprob', LOGPROB_SHADER.s
 
 function temperatureOf(kernel: string, opts: LogprobOptions): number {
   const tau = opts.temperature ?? 1;
-  if (!(tau > 0) || !Number.isFinite(tau)) throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
+  if (!(tau > 0) || !Number.isFinite(tau))
+    throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
   return tau;
 }
 
@@ -39,7 +40,10 @@ export function headDims(
   const { rows: N, cols: V } = rowsCols(logits);
   if (targets) {
     if (targets.dtype !== 'u32') throw new Error(`${kernel}: ${targetsName} must be u32, got ${targets.describe()}`);
-    if (targets.size !== N) throw new Error(`${kernel}: ${targetsName} ${targets.describe()} must have one entry per row of ${logits.describe()}`);
+    if (targets.size !== N)
+      throw new Error(
+        `${kernel}: ${targetsName} ${targets.describe()} must have one entry per row of ${logits.describe()}`,
+      );
   }
   for (const [t, name] of rowTensors) {
     if (t.size !== N) throw new Error(`${kernel}: ${name} ${t.describe()} must have N=${N} elements`);
@@ -102,7 +106,8 @@ export function logprobBackward(
     [dLogprob, 'dLogprob'],
     [dEntropy, 'dEntropy'],
   ]);
-  if (dLogits.size !== logits.size) throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
+  if (dLogits.size !== logits.size)
+    throw new Error(`${kernel}: ${dLogits.describe()} must have the shape of ${logits.describe()}`);
   const layout = rowLayout(V);
   rec.dispatch({
     family: family(rec),

@@ -5,7 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MODEL_PRESETS } from '../model/config';
 import { GpuModel } from '../model/gpu-model';
-import { crossEntropyBackward as ceBackwardTwin, crossEntropyForward as ceForwardTwin } from '../reference/cross-entropy';
+import {
+  crossEntropyBackward as ceBackwardTwin,
+  crossEntropyForward as ceForwardTwin,
+} from '../reference/cross-entropy';
 import { modelBackward, modelForward } from '../reference/model';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
@@ -95,8 +98,15 @@ describe('every candidate as the model-wide default matches the CPU twin model',
     it(`${variant} for A*B^T, A*B and A^T*B`, async () => {
       setMatmulTuning(gpu.ctx.device, { NT: variant, NN: variant, TN: variant });
       const model = GpuModel.create(gpu.ctx, config, params, B);
-      const u32 = (data: Uint32Array, label: string) => gpu.ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
-      const inp = { tokens: u32(tokens, 'tokens'), positions: u32(Uint32Array.from({ length: B * T }, (_, i) => i % T), 'positions') };
+      const u32 = (data: Uint32Array, label: string) =>
+        gpu.ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
+      const inp = {
+        tokens: u32(tokens, 'tokens'),
+        positions: u32(
+          Uint32Array.from({ length: B * T }, (_, i) => i % T),
+          'positions',
+        ),
+      };
       const gTargets = u32(targets, 'targets');
       const gMask = gpu.ctx.fromArray(mask, [B * T], { label: 'mask' });
       const loss = gpu.ctx.tensor([1], { label: 'loss' });
@@ -120,7 +130,8 @@ describe('every candidate as the model-wide default matches the CPU twin model',
         return d / (m + 1e-12);
       };
       expect(rel(lossGot, lossWant.data)).toBeLessThan(1e-5);
-      for (const [name, want] of Object.entries(gradsWant)) expect(rel(grads[name], want.data), `${variant} grad ${name}`).toBeLessThan(1e-4);
+      for (const [name, want] of Object.entries(gradsWant))
+        expect(rel(grads[name], want.data), `${variant} grad ${name}`).toBeLessThan(1e-4);
       for (const t of [inp.tokens, inp.positions, gTargets, gMask, loss, dLogits]) t.destroy();
       model.destroy();
     });

@@ -15,7 +15,15 @@ import {
 } from './matmul';
 
 /** Variants the autotune chooses between ('naive' is the oracle, never a candidate). */
-export const TUNE_CANDIDATES: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4', 'wide', 'tall', 'square', 'tiled'];
+export const TUNE_CANDIDATES: readonly MatmulVariant[] = [
+  'blocked',
+  'strided',
+  'vec4',
+  'wide',
+  'tall',
+  'square',
+  'tiled',
+];
 
 /**
  * The candidates worth timing on an adapter. On software (CPU) adapters 'tiled' is left out, because workgroup
@@ -134,7 +142,9 @@ export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {})
   const tuning: MatmulTuning = {};
   for (const layout of TUNED_LAYOUTS) {
     const mine = shapes.filter((s) => layoutOfShape(s) === layout);
-    const variants = tuneCandidates(ctx).filter((v) => mine.length > 0 && mine.every((s) => matmulVariantSupports(v, s)));
+    const variants = tuneCandidates(ctx).filter(
+      (v) => mine.length > 0 && mine.every((s) => matmulVariantSupports(v, s)),
+    );
     if (variants.length === 0) continue;
     const results = await measureLayout(ctx, layout, mine, variants, reps);
     measurements.push(...results);
@@ -149,7 +159,10 @@ export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {})
 
 /** One line for a log or a page: the choice per layout and where it came from. */
 export function describeTuning(r: TuneResult): string {
-  const choice = Object.entries(r.tuning).map(([layout, v]) => `${layout} ${v}`).join(', ') || 'no candidate (naive kernels)';
+  const choice =
+    Object.entries(r.tuning)
+      .map(([layout, v]) => `${layout} ${v}`)
+      .join(', ') || 'no candidate (naive kernels)';
   return `matmul autotune: ${choice} (${r.fromCache ? 'cached for this adapter' : `measured in ${(r.ms / 1000).toFixed(1)} s`})`;
 }
 
@@ -237,7 +250,13 @@ export async function measureLayout(
     return variants.map((variant) => {
       const err = relError.get(variant)!;
       const ms = least.get(variant)!.reduce((a, b) => a + b, 0);
-      return { layout, variant, ms, relError: err, rejected: err > 1e-4 ? `differs from the naive oracle (${err.toExponential(1)})` : undefined };
+      return {
+        layout,
+        variant,
+        ms,
+        relError: err,
+        rejected: err > 1e-4 ? `differs from the naive oracle (${err.toExponential(1)})` : undefined,
+      };
     });
   } finally {
     for (const x of owned) x.destroy();

@@ -51,7 +51,13 @@ function expandTile(rows: number, cols: number): string {
   text = expandRepeated(text, 'ku', 4, (u) => ({ $u: String(u) }));
   text = expandRepeated(text, 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
   text = expandRepeated(text, 'quads', rows / 4, (q) => ({ $q: String(q) }));
-  text = expandRepeated(text, 'cols', cols / 4, (v) => ({ $v0: String(4 * v), $v1: String(4 * v + 1), $v2: String(4 * v + 2), $v3: String(4 * v + 3), $v: String(v) }));
+  text = expandRepeated(text, 'cols', cols / 4, (v) => ({
+    $v0: String(4 * v),
+    $v1: String(4 * v + 1),
+    $v2: String(4 * v + 2),
+    $v3: String(4 * v + 3),
+    $v: String(v),
+  }));
   return expandUnrolled(text, cols);
 }
 const sources = new Map<TileVariant, string>();
@@ -87,14 +93,20 @@ export function layoutOf(opts: { transA?: boolean; transB?: boolean }): MatmulLa
  * A read a float at a time). 'square' takes only N divisible by 16 with vec4 operands: its 16 columns would
  * otherwise waste up to 3/4 of a tile (N = 24 wastes a third), and scalar A loads cost more than its wider tile saves.
  */
-export function matmulVariantSupports(variant: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
+export function matmulVariantSupports(
+  variant: MatmulVariant,
+  s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean },
+): boolean {
   if (variant === 'square') return vec4Operands(s) && s.N % 16 === 0;
   if (variant !== 'vec4' && !isTile(variant)) return true;
   return vec4Operands(s) || (variant !== 'vec4' && scalarA(s));
 }
 
 /** The variant that runs a shape for `wanted`: itself where it can, 'square' falls back to 'tall', the rest to 'blocked'. */
-export function variantFor(wanted: MatmulVariant, s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): MatmulVariant {
+export function variantFor(
+  wanted: MatmulVariant,
+  s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean },
+): MatmulVariant {
   if (matmulVariantSupports(wanted, s)) return wanted;
   return wanted === 'square' ? variantFor('tall', s) : 'blocked';
 }
@@ -134,11 +146,21 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   });
   // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4); the others 8x8
   // invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
-  const [tileRows, tileCols] = variant === 'tiled' ? [8, 8] : variant === 'naive' ? [1, 1] : isTile(variant) ? TILES[variant] : [4, 4];
+  const [tileRows, tileCols] =
+    variant === 'tiled' ? [8, 8] : variant === 'naive' ? [1, 1] : isTile(variant) ? TILES[variant] : [4, 4];
   const grid: [number, number] = [Math.ceil(d.N / (tileCols * WG)), Math.ceil(d.M / (tileRows * WG))];
   const family = familyOf(rec, variant);
-  const entry = isTile(variant) ? (vec4Operands({ ...d, ...opts }) ? 'matmul_wide' : 'matmul_wide_scalar_a') : `matmul_${variant}`;
+  const entry = isTile(variant)
+    ? vec4Operands({ ...d, ...opts })
+      ? 'matmul_wide'
+      : 'matmul_wide_scalar_a'
+    : `matmul_${variant}`;
   const label = `matmul.matmul_${variant}`;
-  const constants = { TRANS_A: !!opts.transA, TRANS_B: !!opts.transB, ACCUMULATE: !!opts.accumulate, ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }) };
+  const constants = {
+    TRANS_A: !!opts.transA,
+    TRANS_B: !!opts.transB,
+    ACCUMULATE: !!opts.accumulate,
+    ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }),
+  };
   rec.dispatch({ family, entry, label, constants, params, bindings: [out, a, b], workgroups: [...grid, d.batch] });
 }

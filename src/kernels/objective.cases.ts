@@ -7,7 +7,13 @@
 import * as ref from '../reference/objective';
 import type { Rng } from '../core/random';
 import { host, type HostTensor } from '../core/host-tensor';
-import { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
+import {
+  KL_ESTIMATORS,
+  LOSS_AGG_MODES,
+  LOSS_TYPES,
+  resolveObjectiveConfig,
+  type ObjectiveConfig,
+} from '../schema/objective';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from './objective';
 import { gpuTwinCase, type KernelCase } from './verify';
 
@@ -35,7 +41,12 @@ export interface RandomObjectiveOptions {
  * Random objective inputs in the order logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact,
  * each (N, L) f32. Rows have random lengths (at least one row non-empty) and a few interior masked tokens.
  */
-export function randomObjectiveInputs(rng: Rng, N: number, L: number, opts: RandomObjectiveOptions = {}): HostTensor<Float32Array>[] {
+export function randomObjectiveInputs(
+  rng: Rng,
+  N: number,
+  L: number,
+  opts: RandomObjectiveOptions = {},
+): HostTensor<Float32Array>[] {
   const spread = opts.spread ?? 0.6;
   const NL = N * L;
   const t = () => host(new Float32Array(NL), [N, L]);
@@ -120,14 +131,35 @@ function objectiveCase(
       { shape: [OBJECTIVE_METRICS.length], random: true },
     ],
     gpu: (rec, [loss, dLogp, dEntropy, records, metrics], ins) =>
-      objectiveForwardBackward(rec, loss, dLogp, dEntropy, records, metrics, pickInputs(ins, use) as ObjectiveTensors, cfg),
+      objectiveForwardBackward(
+        rec,
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        pickInputs(ins, use) as ObjectiveTensors,
+        cfg,
+      ),
     twin: ([loss, dLogp, dEntropy, records, metrics], ins) =>
-      ref.objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, pickInputs(ins as HostTensor<Float32Array>[], use), cfg),
+      ref.objectiveForwardBackward(
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        pickInputs(ins as HostTensor<Float32Array>[], use),
+        cfg,
+      ),
     tol: [TOL.loss, TOL.grad, TOL.grad, TOL.records, TOL.metrics],
   });
 }
 
-const SHAPES: [number, number][] = [[1, 1], [3, 17], [8, 33]];
+const SHAPES: [number, number][] = [
+  [1, 1],
+  [3, 17],
+  [8, 33],
+];
 const ALL: ObjectiveCaseInputs = { ref: true, sampler: true, klExact: true };
 
 /** Every objective case, in a stable order. */
@@ -143,7 +175,12 @@ export function objectiveCases(): KernelCase[] {
         const tis = j % 2 === 1;
         j++;
         const cfg: Partial<ObjectiveConfig> = {
-          loss_type, loss_agg_mode, beta: 0.04, kl_estimator, entropy_coef: 0.01, ...(tis ? { tis_cap: 1.1 } : {}),
+          loss_type,
+          loss_agg_mode,
+          beta: 0.04,
+          kl_estimator,
+          entropy_coef: 0.01,
+          ...(tis ? { tis_cap: 1.1 } : {}),
         };
         cases.push(objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL));
       }
@@ -152,58 +189,199 @@ export function objectiveCases(): KernelCase[] {
   // Sequence-level ratios (GSPO and its cispo / sapo relatives), every aggregation.
   for (const loss_type of ['ppo_clip', 'cispo', 'sapo'] as const) {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
-      for (const [N, L] of [[3, 17], [8, 33]] as const) {
-        cases.push(objectiveCase(`${loss_type} sequence ${loss_agg_mode}`, N, L,
-          { loss_type, loss_agg_mode, importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 }, {}));
+      for (const [N, L] of [
+        [3, 17],
+        [8, 33],
+      ] as const) {
+        cases.push(
+          objectiveCase(
+            `${loss_type} sequence ${loss_agg_mode}`,
+            N,
+            L,
+            { loss_type, loss_agg_mode, importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 },
+            {},
+          ),
+        );
       }
     }
   }
   // GSPO's own epsilons with per-sequence advantages.
-  cases.push(objectiveCase('gspo preset', 8, 33,
-    { importance_sampling_level: 'sequence', epsilon: 3e-4, epsilon_high: 4e-4, loss_agg_mode: 'seq-mean-token-mean' }, {},
-    { perSequenceAdvantages: true }));
+  cases.push(
+    objectiveCase(
+      'gspo preset',
+      8,
+      33,
+      {
+        importance_sampling_level: 'sequence',
+        epsilon: 3e-4,
+        epsilon_high: 4e-4,
+        loss_agg_mode: 'seq-mean-token-mean',
+      },
+      {},
+      { perSequenceAdvantages: true },
+    ),
+  );
   // Every KL estimator in and out of the loss.
   for (const kl_estimator of KL_ESTIMATORS) {
     cases.push(objectiveCase(`kl ${kl_estimator} in_loss beta=0.1`, 8, 33, { beta: 0.1, kl_estimator }, ALL));
-    cases.push(objectiveCase(`kl ${kl_estimator} in_reward (metric only)`, 3, 17, { beta: 0.1, kl_estimator, kl_placement: 'in_reward' }, ALL));
+    cases.push(
+      objectiveCase(
+        `kl ${kl_estimator} in_reward (metric only)`,
+        3,
+        17,
+        { beta: 0.1, kl_estimator, kl_placement: 'in_reward' },
+        ALL,
+      ),
+    );
   }
   // Dual clip and the two-sided cap, alone and together, with clip-higher.
   for (const [N, L] of SHAPES) {
-    cases.push(objectiveCase('ppo_clip dual clip c=1.3 delta=1.5 eps 0.2/0.28', N, L,
-      { clip_ratio_c: 1.3, delta: 1.5, epsilon_high: 0.28 }, {}, { spread: 0.9 }));
+    cases.push(
+      objectiveCase(
+        'ppo_clip dual clip c=1.3 delta=1.5 eps 0.2/0.28',
+        N,
+        L,
+        { clip_ratio_c: 1.3, delta: 1.5, epsilon_high: 0.28 },
+        {},
+        { spread: 0.9 },
+      ),
+    );
   }
   cases.push(objectiveCase('ppo_clip dual clip c=1.2', 8, 33, { clip_ratio_c: 1.2 }, {}, { spread: 0.9 }));
-  cases.push(objectiveCase('ppo_clip delta=1.25', 8, 33, { delta: 1.25, loss_agg_mode: 'seq-mean-token-sum' }, {}, { spread: 0.9 }));
-  cases.push(objectiveCase('cispo eps_max=1.3 tis', 8, 33, { loss_type: 'cispo', eps_max: 1.3, tis_cap: 1.05 }, { sampler: true }));
-  cases.push(objectiveCase('gmpo gmpo_clip=0.2', 8, 33, { loss_type: 'gmpo', gmpo_clip: 0.2, loss_agg_mode: 'seq-mean-token-mean' }, {}));
+  cases.push(
+    objectiveCase(
+      'ppo_clip delta=1.25',
+      8,
+      33,
+      { delta: 1.25, loss_agg_mode: 'seq-mean-token-sum' },
+      {},
+      { spread: 0.9 },
+    ),
+  );
+  cases.push(
+    objectiveCase(
+      'cispo eps_max=1.3 tis',
+      8,
+      33,
+      { loss_type: 'cispo', eps_max: 1.3, tis_cap: 1.05 },
+      { sampler: true },
+    ),
+  );
+  cases.push(
+    objectiveCase(
+      'gmpo gmpo_clip=0.2',
+      8,
+      33,
+      { loss_type: 'gmpo', gmpo_clip: 0.2, loss_agg_mode: 'seq-mean-token-mean' },
+      {},
+    ),
+  );
   // Token selections (batch-level thresholds on the GPU).
-  for (const [N, L] of [[1, 1], [3, 17], [8, 33], [16, 70]] as const) {
+  for (const [N, L] of [
+    [1, 1],
+    [3, 17],
+    [8, 33],
+    [16, 70],
+  ] as const) {
     for (const q of [0, 0.2, 0.75]) {
-      cases.push(objectiveCase(`top_entropy_quantile=${q}`, N, L, { top_entropy_quantile: q, loss_agg_mode: 'seq-mean-token-mean' }, {}));
+      cases.push(
+        objectiveCase(
+          `top_entropy_quantile=${q}`,
+          N,
+          L,
+          { top_entropy_quantile: q, loss_agg_mode: 'seq-mean-token-mean' },
+          {},
+        ),
+      );
     }
-    cases.push(objectiveCase('clip_cov ratio=0.05 band (0.02, 5)', N, L, { clip_cov_ratio: 0.05, clip_cov_lb: 0.02, clip_cov_ub: 5 }, {}));
+    cases.push(
+      objectiveCase(
+        'clip_cov ratio=0.05 band (0.02, 5)',
+        N,
+        L,
+        { clip_cov_ratio: 0.05, clip_cov_lb: 0.02, clip_cov_ub: 5 },
+        {},
+      ),
+    );
     cases.push(objectiveCase('kl_cov ratio=0.1 coef=2', N, L, { kl_cov_ratio: 0.1, kl_cov_coef: 2 }, {}));
   }
-  cases.push(objectiveCase('top_entropy_quantile=0.3 sequence sapo', 8, 33,
-    { top_entropy_quantile: 0.3, loss_type: 'sapo', importance_sampling_level: 'sequence' }, {}));
-  cases.push(objectiveCase('top_entropy_quantile=0.5 gmpo', 8, 33, { top_entropy_quantile: 0.5, loss_type: 'gmpo' }, {}));
+  cases.push(
+    objectiveCase(
+      'top_entropy_quantile=0.3 sequence sapo',
+      8,
+      33,
+      { top_entropy_quantile: 0.3, loss_type: 'sapo', importance_sampling_level: 'sequence' },
+      {},
+    ),
+  );
+  cases.push(
+    objectiveCase('top_entropy_quantile=0.5 gmpo', 8, 33, { top_entropy_quantile: 0.5, loss_type: 'gmpo' }, {}),
+  );
   // Long rows: several lanes per row (LANES 4, 16, 64), and many rows.
-  for (const [N, L] of [[2, 300], [2, 700], [1, 2000], [70, 9]] as const) {
-    cases.push(objectiveCase('ppo_clip sequence token-mean tis kl k3', N, L,
-      { importance_sampling_level: 'sequence', epsilon: 0.05, beta: 0.04, tis_cap: 1.2, entropy_coef: 0.01 }, ALL));
-    cases.push(objectiveCase('gmpo top_entropy_quantile=0.4', N, L, { loss_type: 'gmpo', top_entropy_quantile: 0.4 }, ALL));
+  for (const [N, L] of [
+    [2, 300],
+    [2, 700],
+    [1, 2000],
+    [70, 9],
+  ] as const) {
+    cases.push(
+      objectiveCase(
+        'ppo_clip sequence token-mean tis kl k3',
+        N,
+        L,
+        { importance_sampling_level: 'sequence', epsilon: 0.05, beta: 0.04, tis_cap: 1.2, entropy_coef: 0.01 },
+        ALL,
+      ),
+    );
+    cases.push(
+      objectiveCase('gmpo top_entropy_quantile=0.4', N, L, { loss_type: 'gmpo', top_entropy_quantile: 0.4 }, ALL),
+    );
   }
   // Per-sequence clip fractions (clip_ratio/low_min, high_max): a row without masked tokens that both must skip,
   // and a low clip in every other row so that low_min is above 0.
-  for (const [N, L] of [[3, 17], [8, 33], [70, 9], [3, 300]] as const) {
-    cases.push(objectiveCase('ppo_clip per-sequence clip fractions, row 1 empty', N, L, { epsilon_high: 0.28 }, {},
-      { spread: 0.9, emptyRow: 1, lowClipEveryRow: true }));
+  for (const [N, L] of [
+    [3, 17],
+    [8, 33],
+    [70, 9],
+    [3, 300],
+  ] as const) {
+    cases.push(
+      objectiveCase(
+        'ppo_clip per-sequence clip fractions, row 1 empty',
+        N,
+        L,
+        { epsilon_high: 0.28 },
+        {},
+        { spread: 0.9, emptyRow: 1, lowClipEveryRow: true },
+      ),
+    );
   }
-  cases.push(objectiveCase('ppo_clip sequence per-sequence clip fractions, row 2 empty', 8, 33,
-    { importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 }, {}, { emptyRow: 2 }));
-  cases.push(objectiveCase('gmpo per-sequence clip fractions, row 0 empty', 8, 33, { loss_type: 'gmpo', gmpo_clip: 0.2 }, {}, { emptyRow: 0 }));
+  cases.push(
+    objectiveCase(
+      'ppo_clip sequence per-sequence clip fractions, row 2 empty',
+      8,
+      33,
+      { importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 },
+      {},
+      { emptyRow: 2 },
+    ),
+  );
+  cases.push(
+    objectiveCase(
+      'gmpo per-sequence clip fractions, row 0 empty',
+      8,
+      33,
+      { loss_type: 'gmpo', gmpo_clip: 0.2 },
+      {},
+      { emptyRow: 0 },
+    ),
+  );
   // Degenerate batches.
-  cases.push(objectiveCase('all masked', 3, 17, { beta: 0.04, entropy_coef: 0.01, top_entropy_quantile: 0.5 }, ALL, { allMasked: true }));
+  cases.push(
+    objectiveCase('all masked', 3, 17, { beta: 0.04, entropy_coef: 0.01, top_entropy_quantile: 0.5 }, ALL, {
+      allMasked: true,
+    }),
+  );
   for (const loss_type of LOSS_TYPES) {
     cases.push(objectiveCase(`${loss_type} logp == oldLogp`, 8, 33, { loss_type }, ALL, { spread: 0 }));
   }

@@ -35,12 +35,25 @@ describe('objective wrapper', () => {
   it('is deterministic: two runs with a token selection are bit-identical', async () => {
     const N = 16;
     const L = 70;
-    const ins = randomObjectiveInputs(new Rng(7), N, L).map((h, i) => gpu.ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }));
+    const ins = randomObjectiveInputs(new Rng(7), N, L).map((h, i) =>
+      gpu.ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }),
+    );
     const cfg = { kl_cov_ratio: 0.1, top_entropy_quantile: 0.5, beta: 0.04 } as const;
     const run = async () => {
-      const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) => gpu.ctx.tensor(s, { label: `det:out${i}` }));
+      const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) =>
+        gpu.ctx.tensor(s, { label: `det:out${i}` }),
+      );
       const rec = gpu.ctx.recorder('objective determinism');
-      objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], pickInputs(ins, { ref: true }), resolveObjectiveConfig(cfg));
+      objectiveForwardBackward(
+        rec,
+        outs[0],
+        outs[1],
+        outs[2],
+        outs[3],
+        outs[4],
+        pickInputs(ins, { ref: true }),
+        resolveObjectiveConfig(cfg),
+      );
       rec.submit();
       const got = await gpu.ctx.readMany(outs);
       for (const t of outs) t.destroy();
@@ -59,7 +72,16 @@ describe('objective wrapper', () => {
     const rec = gpu.ctx.recorder('objective checks');
     const outs = [t([1]), t([2, 3]), t([2, 3]), t([5, 2, 3]), t([OBJECTIVE_METRICS.length])] as const;
     const call = (over: object, cfg: Partial<ObjectiveConfig> = {}) =>
-      objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], { ...inputs, ...over }, resolveObjectiveConfig(cfg));
+      objectiveForwardBackward(
+        rec,
+        outs[0],
+        outs[1],
+        outs[2],
+        outs[3],
+        outs[4],
+        { ...inputs, ...over },
+        resolveObjectiveConfig(cfg),
+      );
     expect(() => call({ mask: t([3, 2]) })).toThrow(/mask must be \(N, L\) = \(2, 3\)/);
     expect(() => call({}, { beta: 0.1 })).toThrow(/needs refLogp/);
     expect(() => call({}, { beta: 0.1, kl_estimator: 'exact' })).toThrow(/needs klExact/);

@@ -14,7 +14,12 @@ import {
 } from '../reference/objective';
 import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, type ObjectiveConfig } from '../schema/objective';
 
-export { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveMetricRecord, type ObjectiveMetricName } from '../reference/objective';
+export {
+  OBJECTIVE_METRICS,
+  OBJECTIVE_RECORDS,
+  objectiveMetricRecord,
+  type ObjectiveMetricName,
+} from '../reference/objective';
 
 /** The per-token inputs as GPU tensors, each (N, L) f32. */
 export type ObjectiveTensors = ObjectiveInputs<Tensor>;
@@ -38,7 +43,12 @@ const STATS_ROW = 16;
 
 /** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
 const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
-const AGG = { 'token-mean': 0, 'seq-mean-token-mean': 1, 'seq-mean-token-sum': 2, 'seq-mean-token-sum-norm': 3 } as const;
+const AGG = {
+  'token-mean': 0,
+  'seq-mean-token-mean': 1,
+  'seq-mean-token-sum': 2,
+  'seq-mean-token-sum-norm': 3,
+} as const;
 const KL = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
 /** F.KL: a KL estimate is computed (its input is present). */
 const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
@@ -46,11 +56,11 @@ const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64,
 const PARAMS = uniforms('Params', {
   N: 'u32',
   L: 'u32',
-  lossType: 'u32',    // LOSS_*
-  seqLevel: 'u32',    // 1: sequence-level ratio (GSPO)
-  aggMode: 'u32',     // AGG_*
-  klMode: 'u32',      // KL_*
-  flags: 'u32',       // F_* bits
+  lossType: 'u32', // LOSS_*
+  seqLevel: 'u32', // 1: sequence-level ratio (GSPO)
+  aggMode: 'u32', // AGG_*
+  klMode: 'u32', // KL_*
+  flags: 'u32', // F_* bits
   epsLow: 'f32',
   epsHigh: 'f32',
   clipC: 'f32',
@@ -59,10 +69,10 @@ const PARAMS = uniforms('Params', {
   tauPos: 'f32',
   tauNeg: 'f32',
   gmpoClip: 'f32',
-  beta: 'f32',        // KL coefficient in the loss (0 with kl_placement in_reward)
+  beta: 'f32', // KL coefficient in the loss (0 with kl_placement in_reward)
   entropyCoef: 'f32',
-  oneMinusQ: 'f32',   // 1 - top_entropy_quantile
-  covFrac: 'f32',     // clip_cov_ratio or kl_cov_ratio
+  oneMinusQ: 'f32', // 1 - top_entropy_quantile
+  covFrac: 'f32', // clip_cov_ratio or kl_cov_ratio
   covLb: 'f32',
   covUb: 'f32',
   klCovCoef: 'f32',
@@ -120,7 +130,8 @@ function ownedTensor(ctx: GpuContext, name: string, size: number): Tensor {
 
 function requireSize(kernel: string, t: Tensor, name: string, size: number, N: number, L: number): void {
   if (t.dtype !== 'f32') throw new Error(`${kernel}: ${name} must be f32, got ${t.describe()}`);
-  if (t.size !== size) throw new Error(`${kernel}: ${name} ${t.describe()} must have ${size} elements (N=${N}, L=${L})`);
+  if (t.size !== size)
+    throw new Error(`${kernel}: ${name} ${t.describe()} must have ${size} elements (N=${N}, L=${L})`);
 }
 
 /**
@@ -163,7 +174,14 @@ export function objectiveForwardBackward(
   const stats = ownedTensor(ctx, 'stats', STATS_BATCH + STATS_ROW * N);
   for (const [name, t] of Object.entries(inputs) as [keyof ObjectiveTensors, Tensor | undefined][]) {
     if (!t) continue;
-    const plane = new Tensor(packed.buffer, [NL], 'f32', `objective:packed.${name}`, packed.byteOffset + PLANE[name] * NL * 4, false);
+    const plane = new Tensor(
+      packed.buffer,
+      [NL],
+      'f32',
+      `objective:packed.${name}`,
+      packed.byteOffset + PLANE[name] * NL * 4,
+      false,
+    );
     rec.copy(plane, t);
   }
 

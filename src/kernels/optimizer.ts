@@ -18,9 +18,9 @@ const ELEMS = 32;
 export const GRAD_NORM_CHUNK = WG * ELEMS;
 
 const NORM_PARAMS = uniforms('NormParams', {
-  n: 'u32',       // partial: elements of this tensor; finalize: number of partials
-  offset: 'u32',  // partial: first slot of this tensor's chunks in partials
-  chunks: 'u32',  // partial: chunks of this tensor
+  n: 'u32', // partial: elements of this tensor; finalize: number of partials
+  offset: 'u32', // partial: first slot of this tensor's chunks in partials
+  chunks: 'u32', // partial: chunks of this tensor
   maxNorm: 'f32', // clip_scale, clip
 });
 const ADAM_PARAMS = uniforms('AdamParams', {
@@ -32,9 +32,9 @@ const ADAM_PARAMS = uniforms('AdamParams', {
   oneMinusBeta2: 'f32',
   eps: 'f32',
   weightDecay: 'f32',
-  bc1: 'f32',           // 1 - beta1^t
-  bc2: 'f32',           // 1 - beta2^t
-  gradScale: 'f32',     // adamw_step only; adamw_step_scaled reads scale[0]
+  bc1: 'f32', // 1 - beta1^t
+  bc2: 'f32', // 1 - beta2^t
+  gradScale: 'f32', // adamw_step only; adamw_step_scaled reads scale[0]
 });
 export const OPTIMIZER_SHADER = declareShader('optimizer.wgsl', raw, { uniforms: [NORM_PARAMS, ADAM_PARAMS] });
 
@@ -58,7 +58,8 @@ function maxDim(rec: Recorder): number {
 }
 
 function scalarTensor(kernel: string, name: string, t: Tensor): void {
-  if (t.size !== 1 || t.dtype !== 'f32') throw new Error(`${kernel}: ${name} must be a 1-element f32 tensor, got ${t.describe()}`);
+  if (t.size !== 1 || t.dtype !== 'f32')
+    throw new Error(`${kernel}: ${name} must be a 1-element f32 tensor, got ${t.describe()}`);
 }
 
 /** Number of partial sums gradNorm needs for these tensors (size of `opts.partials`). */
@@ -82,14 +83,17 @@ export function gradNorm(rec: Recorder, out: Tensor, grads: readonly Tensor[], o
   scalarTensor(kernel, 'out', out);
   const total = gradNormPartials(grads);
   const partials = opts.partials ?? partialsScratch(rec.ctx, total);
-  if (partials.size < total) throw new Error(`${kernel}: partials ${partials.describe()} needs at least ${total} elements`);
+  if (partials.size < total)
+    throw new Error(`${kernel}: partials ${partials.describe()} needs at least ${total} elements`);
   let offset = 0;
   for (const g of grads) {
     if (g.dtype !== 'f32') throw new Error(`${kernel}: gradients must be f32, got ${g.describe()}`);
     const chunks = Math.ceil(g.size / GRAD_NORM_CHUNK);
     if (chunks === 0) continue;
     rec.dispatch({
-      family: family(rec), entry: 'grad_norm_partial', constants: { WG, ELEMS },
+      family: family(rec),
+      entry: 'grad_norm_partial',
+      constants: { WG, ELEMS },
       params: NORM_PARAMS.pack({ n: g.size, offset, chunks, maxNorm: 0 }),
       bindings: [partials, g],
       workgroups: grid(chunks, maxDim(rec)),
@@ -97,9 +101,12 @@ export function gradNorm(rec: Recorder, out: Tensor, grads: readonly Tensor[], o
     offset += chunks;
   }
   rec.dispatch({
-    family: family(rec), entry: 'grad_norm_finalize', constants: { WG, ELEMS },
+    family: family(rec),
+    entry: 'grad_norm_finalize',
+    constants: { WG, ELEMS },
     params: NORM_PARAMS.pack({ n: total, offset: 0, chunks: 0, maxNorm: 0 }),
-    bindings: [out, partials], workgroups: [1],
+    bindings: [out, partials],
+    workgroups: [1],
   });
 }
 
@@ -109,7 +116,8 @@ export interface ClipOptions {
 }
 
 function checkMaxNorm(kernel: string, opts: ClipOptions): void {
-  if (!(opts.maxNorm > 0) || !Number.isFinite(opts.maxNorm)) throw new Error(`${kernel}: maxNorm must be positive, got ${opts.maxNorm}`);
+  if (!(opts.maxNorm > 0) || !Number.isFinite(opts.maxNorm))
+    throw new Error(`${kernel}: maxNorm must be positive, got ${opts.maxNorm}`);
 }
 
 /**
@@ -123,9 +131,12 @@ export function gradClipScale(rec: Recorder, scale: Tensor, norm: Tensor, opts: 
   scalarTensor(kernel, 'norm', norm);
   checkMaxNorm(kernel, opts);
   rec.dispatch({
-    family: family(rec), entry: 'grad_clip_scale', constants: { WG, ELEMS },
+    family: family(rec),
+    entry: 'grad_clip_scale',
+    constants: { WG, ELEMS },
     params: NORM_PARAMS.pack({ n: 0, offset: 0, chunks: 0, maxNorm: opts.maxNorm }),
-    bindings: [scale, norm], workgroups: [1],
+    bindings: [scale, norm],
+    workgroups: [1],
   });
 }
 
@@ -142,7 +153,9 @@ export function gradClip(rec: Recorder, grads: readonly Tensor[], norm: Tensor, 
   for (const g of grads) {
     if (g.size === 0) continue;
     rec.dispatch({
-      family: family(rec), entry: 'grad_clip', constants: { WG, ELEMS },
+      family: family(rec),
+      entry: 'grad_clip',
+      constants: { WG, ELEMS },
       params: NORM_PARAMS.pack({ n: g.size, offset: 0, chunks: 0, maxNorm: opts.maxNorm }),
       bindings: [g, norm],
       workgroups: grid(Math.ceil(g.size / WG), maxDim(rec)),
@@ -151,7 +164,8 @@ export function gradClip(rec: Recorder, grads: readonly Tensor[], norm: Tensor, 
 }
 
 function adamParams(kernel: string, n: number, opts: AdamwOptions): Params {
-  if (!(opts.t >= 1) || !Number.isInteger(opts.t)) throw new Error(`${kernel}: step count t must be an integer >= 1, got ${opts.t}`);
+  if (!(opts.t >= 1) || !Number.isInteger(opts.t))
+    throw new Error(`${kernel}: step count t must be an integer >= 1, got ${opts.t}`);
   const b1 = opts.beta1 ?? 0.9;
   const b2 = opts.beta2 ?? 0.999;
   // Bias corrections and 1 - beta in double precision on the host (1 - f32(0.999) would be off by 6e-5).
@@ -172,7 +186,8 @@ function adamParams(kernel: string, n: number, opts: AdamwOptions): Params {
 
 function checkSame(kernel: string, params: Tensor, others: [Tensor, string][]): void {
   for (const [t, name] of others) {
-    if (t.size !== params.size) throw new Error(`${kernel}: ${name} ${t.describe()} must match params ${params.describe()}`);
+    if (t.size !== params.size)
+      throw new Error(`${kernel}: ${name} ${t.describe()} must match params ${params.describe()}`);
   }
 }
 
@@ -183,13 +198,27 @@ function checkSame(kernel: string, params: Tensor, others: [Tensor, string][]): 
  * @param v      (same) second moment, updated in place.
  * @param grads  (same) gradient.
  */
-export function adamwStep(rec: Recorder, params: Tensor, m: Tensor, v: Tensor, grads: Tensor, opts: AdamwOptions): void {
+export function adamwStep(
+  rec: Recorder,
+  params: Tensor,
+  m: Tensor,
+  v: Tensor,
+  grads: Tensor,
+  opts: AdamwOptions,
+): void {
   const kernel = 'adamwStep';
-  checkSame(kernel, params, [[m, 'm'], [v, 'v'], [grads, 'grads']]);
+  checkSame(kernel, params, [
+    [m, 'm'],
+    [v, 'v'],
+    [grads, 'grads'],
+  ]);
   const p = adamParams(kernel, params.size, opts);
   if (params.size === 0) return;
   rec.dispatch({
-    family: family(rec), entry: 'adamw_step', constants: { WG, ELEMS }, params: p,
+    family: family(rec),
+    entry: 'adamw_step',
+    constants: { WG, ELEMS },
+    params: p,
     bindings: [params, m, v, grads],
     workgroups: grid(Math.ceil(params.size / WG), maxDim(rec)),
   });
@@ -209,12 +238,19 @@ export function adamwStepScaled(
   opts: Omit<AdamwOptions, 'gradScale'>,
 ): void {
   const kernel = 'adamwStepScaled';
-  checkSame(kernel, params, [[m, 'm'], [v, 'v'], [grads, 'grads']]);
+  checkSame(kernel, params, [
+    [m, 'm'],
+    [v, 'v'],
+    [grads, 'grads'],
+  ]);
   scalarTensor(kernel, 'gradScale', gradScale);
   const p = adamParams(kernel, params.size, opts);
   if (params.size === 0) return;
   rec.dispatch({
-    family: family(rec), entry: 'adamw_step_scaled', constants: { WG, ELEMS }, params: p,
+    family: family(rec),
+    entry: 'adamw_step_scaled',
+    constants: { WG, ELEMS },
+    params: p,
     bindings: [params, m, v, grads, gradScale],
     workgroups: grid(Math.ceil(params.size / WG), maxDim(rec)),
   });
@@ -244,10 +280,13 @@ export function clippedAdamwStep(
 ): void {
   const n = state.params.length;
   if (state.m.length !== n || state.v.length !== n || state.grads.length !== n) {
-    throw new Error(`clippedAdamwStep: params, m, v and grads must be parallel lists (${n}, ${state.m.length}, ${state.v.length}, ${state.grads.length})`);
+    throw new Error(
+      `clippedAdamwStep: params, m, v and grads must be parallel lists (${n}, ${state.m.length}, ${state.v.length}, ${state.grads.length})`,
+    );
   }
   gradNorm(rec, norm, state.grads);
   // maxNorm undefined means no clipping: an infinite threshold gives the factor 1 on the GPU.
   gradClipScale(rec, scale, norm, { maxNorm: opts.maxNorm ?? 3.4e38 });
-  for (let i = 0; i < n; i++) adamwStepScaled(rec, state.params[i], state.m[i], state.v[i], state.grads[i], scale, opts);
+  for (let i = 0; i < n; i++)
+    adamwStepScaled(rec, state.params[i], state.m[i], state.v[i], state.grads[i], scale, opts);
 }

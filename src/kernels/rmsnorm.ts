@@ -14,16 +14,24 @@ const COLS = 4;
 
 const PARAMS = uniforms('Params', {
   rows: 'u32', // N = B*T
-  C: 'u32',    // channels (floats)
+  C: 'u32', // channels (floats)
   eps: 'f32',
 });
 export const RMSNORM_SHADER = declareShader('rmsnorm.wgsl', raw, { uniforms: [PARAMS] });
 
 /** Checks the rmsnorm shapes and returns (N rows, C channels). */
-function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, others: [Tensor, string][]): { N: number; C: number } {
-  if (weight.shape.length !== 1 || weight.shape[0] < 1) throw new Error(`${kernel}: weight must be (C) with C >= 1, got ${weight.describe()}`);
+function rmsnormDims(
+  kernel: string,
+  x: Tensor,
+  weight: Tensor,
+  rstd: Tensor,
+  others: [Tensor, string][],
+): { N: number; C: number } {
+  if (weight.shape.length !== 1 || weight.shape[0] < 1)
+    throw new Error(`${kernel}: weight must be (C) with C >= 1, got ${weight.describe()}`);
   const C = weight.shape[0];
-  if (x.shape.length < 1 || x.shape[x.shape.length - 1] !== C) throw new Error(`${kernel}: x must be (B,T,C) with C=${C}, got ${x.describe()}`);
+  if (x.shape.length < 1 || x.shape[x.shape.length - 1] !== C)
+    throw new Error(`${kernel}: x must be (B,T,C) with C=${C}, got ${x.describe()}`);
   const N = x.size / C;
   if (rstd.size !== N) throw new Error(`${kernel}: rstd ${rstd.describe()} must have B*T=${N} elements`);
   for (const [t, name] of others) {
@@ -31,7 +39,8 @@ function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, ot
       throw new Error(`${kernel}: ${name} ${t.describe()} must have the shape of x ${x.describe()}`);
     }
   }
-  for (const t of [x, weight, rstd, ...others.map(([t]) => t)]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  for (const t of [x, weight, rstd, ...others.map(([t]) => t)])
+    if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
   return { N, C };
 }
 
@@ -43,7 +52,14 @@ function rmsnormDims(kernel: string, x: Tensor, weight: Tensor, rstd: Tensor, ot
  * @param x      (B,T,C) input.
  * @param weight (C) gain.
  */
-export function rmsnormForward(rec: Recorder, out: Tensor, rstd: Tensor, x: Tensor, weight: Tensor, opts: RmsnormOptions): void {
+export function rmsnormForward(
+  rec: Recorder,
+  out: Tensor,
+  rstd: Tensor,
+  x: Tensor,
+  weight: Tensor,
+  opts: RmsnormOptions,
+): void {
   const { N, C } = rmsnormDims('rmsnormForward', x, weight, rstd, [[out, 'out']]);
   const layout = rowLayout(C);
   rec.dispatch({
@@ -79,8 +95,12 @@ export function rmsnormBackward(
   rstd: Tensor,
   opts: RmsnormBackwardOptions = {},
 ): void {
-  const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [[dx, 'dx'], [dOut, 'dOut']]);
-  if (dWeight.size !== C || dWeight.dtype !== 'f32') throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
+  const { N, C } = rmsnormDims('rmsnormBackward', x, weight, rstd, [
+    [dx, 'dx'],
+    [dOut, 'dOut'],
+  ]);
+  if (dWeight.size !== C || dWeight.dtype !== 'f32')
+    throw new Error(`rmsnormBackward: dWeight ${dWeight.describe()} must be f32 (C=${C})`);
   const { family, values } = valueTypeFamily(rec.ctx, 'rmsnorm', RMSNORM_SHADER.source, C); // values: C, or C / 4 with vec4
   const params = PARAMS.pack({ rows: N, C, eps: 0 });
   const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;

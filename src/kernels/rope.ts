@@ -24,10 +24,10 @@ export interface GpuRopeOptions {
 const TABLE_STRIDE = 8;
 
 const PARAMS = uniforms('Params', {
-  rows: 'u32',       // N = B*T
+  rows: 'u32', // N = B*T
   T: 'u32',
   H: 'u32',
-  half: 'u32',       // HD / 2
+  half: 'u32', // HD / 2
   pos_offset: 'u32', // without positions: position of token t is pos_offset + t
 });
 export const ROPE_SHADER = declareShader('rope.wgsl', raw, { uniforms: [PARAMS], consts: { TABLE_STRIDE } });
@@ -65,23 +65,34 @@ function freqTensor(ctx: GpuContext, theta: number, HD: number): Tensor {
   const key = `${theta}/${HD}`;
   let t = byKey.get(key);
   if (!t) {
-    t = ctx.fromArray(ropeFreqTable(theta, HD), [HD / 2, TABLE_STRIDE], { label: `rope.freqs[theta=${theta},HD=${HD}]` });
+    t = ctx.fromArray(ropeFreqTable(theta, HD), [HD / 2, TABLE_STRIDE], {
+      label: `rope.freqs[theta=${theta},HD=${HD}]`,
+    });
     byKey.set(key, t);
   }
   return t;
 }
 
-function rotate(kernel: string, dir: 'forward' | 'backward', rec: Recorder, out: Tensor, x: Tensor, opts: GpuRopeOptions): void {
+function rotate(
+  kernel: string,
+  dir: 'forward' | 'backward',
+  rec: Recorder,
+  out: Tensor,
+  x: Tensor,
+  opts: GpuRopeOptions,
+): void {
   if (x.shape.length !== 4) throw new Error(`${kernel}: input must be (B,T,H,HD), got ${x.describe()}`);
   const [B, T, H, HD] = x.shape;
   if (out.shape.length !== 4 || out.shape.some((d, i) => d !== x.shape[i])) {
     throw new Error(`${kernel}: output ${out.describe()} differs in shape from input ${x.describe()}`);
   }
-  if (x.dtype !== 'f32' || out.dtype !== 'f32') throw new Error(`${kernel}: ${x.describe()} and ${out.describe()} must be f32`);
+  if (x.dtype !== 'f32' || out.dtype !== 'f32')
+    throw new Error(`${kernel}: ${x.describe()} and ${out.describe()} must be f32`);
   if (HD % 2 !== 0) throw new Error(`${kernel}: head dim ${HD} must be even`);
   if (!(opts.theta > 0)) throw new Error(`${kernel}: theta ${opts.theta} must be positive`);
   const posOffset = opts.posOffset ?? 0;
-  if (!Number.isInteger(posOffset) || posOffset < 0) throw new Error(`${kernel}: posOffset ${posOffset} must be a non-negative integer`);
+  if (!Number.isInteger(posOffset) || posOffset < 0)
+    throw new Error(`${kernel}: posOffset ${posOffset} must be a non-negative integer`);
   const pos = opts.positions;
   if (pos && (pos.dtype !== 'u32' || pos.size !== B * T)) {
     throw new Error(`${kernel}: positions ${pos.describe()} must be u32 with B*T=${B * T} entries`);
@@ -90,7 +101,10 @@ function rotate(kernel: string, dir: 'forward' | 'backward', rec: Recorder, out:
   if (out.buffer === x.buffer) {
     const same = out.byteOffset === x.byteOffset && out.byteLength === x.byteLength;
     const overlap = out.byteOffset < x.byteOffset + x.byteLength && x.byteOffset < out.byteOffset + out.byteLength;
-    if (overlap && !same) throw new Error(`${kernel}: ${out.describe()} partly overlaps ${x.describe()}; pass the same tensor or disjoint ones`);
+    if (overlap && !same)
+      throw new Error(
+        `${kernel}: ${out.describe()} partly overlaps ${x.describe()}; pass the same tensor or disjoint ones`,
+      );
     inPlace = same;
   }
   const N = B * T;

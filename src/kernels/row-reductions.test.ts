@@ -45,21 +45,34 @@ function awkwardCases(): KernelCase[] {
     const tau = 0.7;
     return [
       simpleCase({
-        name: `softmaxForward ${tag}`, family: 'softmax', out: shape, inputs: [{ shape, scale: 3 }],
-        gpu: softmax.softmaxForward, twin: refSoftmax.softmaxForward, tol: { atol: 1e-6, rtol: 1e-5 },
+        name: `softmaxForward ${tag}`,
+        family: 'softmax',
+        out: shape,
+        inputs: [{ shape, scale: 3 }],
+        gpu: softmax.softmaxForward,
+        twin: refSoftmax.softmaxForward,
+        tol: { atol: 1e-6, rtol: 1e-5 },
       }),
       simpleCase({
-        name: `logSoftmaxBackward ${tag}`, family: 'softmax', out: shape, inputs: [{ shape }, { shape }],
-        gpu: softmax.logSoftmaxBackward, twin: refSoftmax.logSoftmaxBackward, tol: { atol: 1e-5, rtol: 1e-5 },
+        name: `logSoftmaxBackward ${tag}`,
+        family: 'softmax',
+        out: shape,
+        inputs: [{ shape }, { shape }],
+        gpu: softmax.logSoftmaxBackward,
+        twin: refSoftmax.logSoftmaxBackward,
+        tol: { atol: 1e-5, rtol: 1e-5 },
       }),
       gpuTwinCase({
         name: `logprobForward ${tag} tau=${tau}`,
         family: 'logprob',
         inputs: (rng) => [randomHost(rng, shape, 3), randomInts(rng, [N], V)],
         outputs: [{ shape: [N] }, { shape: [N] }],
-        gpu: (rec, [lp, h], [logits, targets]) => logprobForward(rec, lp, h, logits, targets as Tensor<'u32'>, { temperature: tau }),
+        gpu: (rec, [lp, h], [logits, targets]) =>
+          logprobForward(rec, lp, h, logits, targets as Tensor<'u32'>, { temperature: tau }),
         twin: ([lp, h], [logits, targets]) =>
-          refLogprob.logprobForward(lp, h, logits as HostTensor<Float32Array>, targets.data as Uint32Array, { temperature: tau }),
+          refLogprob.logprobForward(lp, h, logits as HostTensor<Float32Array>, targets.data as Uint32Array, {
+            temperature: tau,
+          }),
         tol: { atol: 2e-5, rtol: 1e-5 },
       }),
     ];
@@ -103,7 +116,13 @@ fn probe(@builtin(local_invocation_index) lid: u32, @builtin(subgroup_invocation
     const encoder = ctx.device.createCommandEncoder();
     const pass = encoder.beginComputePass();
     pass.setPipeline(pipeline);
-    pass.setBindGroup(0, ctx.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: out.binding }] }));
+    pass.setBindGroup(
+      0,
+      ctx.device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: [{ binding: 0, resource: out.binding }],
+      }),
+    );
     pass.dispatchWorkgroups(8);
     pass.end();
     ctx.device.queue.submit([encoder.finish()]);
@@ -129,5 +148,8 @@ describe('at awkward row lengths both variants match the CPU twins', () => {
 
 describe('every case of the row families matches its twin on the device without subgroups', () => {
   // The default device runs these in kernels.test.ts and head.test.ts.
-  itEachCaseMatchesTwin(fallback, kernelCases().filter((c) => ROW_REDUCTION_FAMILIES.includes(c.family)));
+  itEachCaseMatchesTwin(
+    fallback,
+    kernelCases().filter((c) => ROW_REDUCTION_FAMILIES.includes(c.family)),
+  );
 });

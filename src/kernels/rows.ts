@@ -54,7 +54,9 @@ export function rowLaneEdges(): number[] {
  * kernels' cases run these shapes.
  */
 export function rowEdgeShapes(): [number, number][] {
-  return rowLaneEdges().flatMap((edge) => [edge - 1, edge].map((cols): [number, number] => [rowLayout(cols).ROWS + 1, cols]));
+  return rowLaneEdges().flatMap((edge) =>
+    [edge - 1, edge].map((cols): [number, number] => [rowLayout(cols).ROWS + 1, cols]),
+  );
 }
 
 /**
@@ -76,7 +78,13 @@ export function rowsCols(t: Tensor): { rows: number; cols: number } {
 }
 
 /** Records a row kernel of `family` over `shapeOf`'s rows with bindings in the twin's order, laid out by rowLayout. */
-export function rowDispatch(rec: Recorder, family: KernelFamily, entry: string, shapeOf: Tensor, bindings: Tensor[]): void {
+export function rowDispatch(
+  rec: Recorder,
+  family: KernelFamily,
+  entry: string,
+  shapeOf: Tensor,
+  bindings: Tensor[],
+): void {
   const { rows, cols } = rowsCols(shapeOf);
   const layout = rowLayout(cols);
   rec.dispatch({

@@ -14,10 +14,10 @@ const PARAMS = uniforms('Params', {
   cols: 'u32',
   seed: 'u32',
   step: 'u32',
-  greedy: 'u32',  // 1: argmax (greedy flag, or temperature 0)
-  topK: 'u32',    // 0 (or >= cols): off
-  tau: 'f32',     // temperature, or 1 when greedy with temperature 0
-  topP: 'f32',    // 1: off
+  greedy: 'u32', // 1: argmax (greedy flag, or temperature 0)
+  topK: 'u32', // 0 (or >= cols): off
+  tau: 'f32', // temperature, or 1 when greedy with temperature 0
+  topP: 'f32', // 1: off
   logMinP: 'f32', // log(min_p), or -3.4e38 when off
 });
 export const SAMPLER_SHADER = declareShader('sampler.wgsl', raw, { uniforms: [PARAMS] });
@@ -48,11 +48,17 @@ export function sampleTokens(
 ): void {
   const kernel = 'sampleTokens';
   const s = samplerSettings(kernel, opts);
-  const { N, V } = headDims(kernel, logits, tokens, [
-    [logprob, 'logprob'],
-    [entropy, 'entropy'],
-    [filteredLogprob, 'filteredLogprob'],
-  ], 'tokens');
+  const { N, V } = headDims(
+    kernel,
+    logits,
+    tokens,
+    [
+      [logprob, 'logprob'],
+      [entropy, 'entropy'],
+      [filteredLogprob, 'filteredLogprob'],
+    ],
+    'tokens',
+  );
   if (N === 0) return;
   if (V === 0) throw new Error(`${kernel}: empty vocabulary`);
   const params = PARAMS.pack({
@@ -81,8 +87,14 @@ export function sampleTokens(
  * Test hook for the RNG: words[row, i] = Philox4x32-10(counter (row, step, 0, 0), key (seed, 0))[i].
  * @param words (N,4) u32, overwritten.
  */
-export function samplerRandom(rec: Recorder, words: Tensor<'u32'>, rows: number, opts: { seed: number; step: number }): void {
-  if (words.dtype !== 'u32' || words.size !== rows * 4) throw new Error(`samplerRandom: words must be (${rows},4) u32, got ${words.describe()}`);
+export function samplerRandom(
+  rec: Recorder,
+  words: Tensor<'u32'>,
+  rows: number,
+  opts: { seed: number; step: number },
+): void {
+  if (words.dtype !== 'u32' || words.size !== rows * 4)
+    throw new Error(`samplerRandom: words must be (${rows},4) u32, got ${words.describe()}`);
   const s = samplerSettings('samplerRandom', { temperature: 1, seed: opts.seed, step: opts.step });
   if (rows === 0) return;
   rec.dispatch({

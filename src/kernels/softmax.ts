@@ -12,7 +12,8 @@ export const SOFTMAX_SHADER = declareShader('softmax.wgsl', raw, { uniforms: [RO
 const family = (rec: Recorder) => rowFamily(rec.ctx, 'softmax', SOFTMAX_SHADER.source, 'softmax.wgsl');
 
 function check(what: string, ...ts: Tensor[]): void {
-  for (const t of ts) if (t.size !== ts[0].size) throw new Error(`${what}: ${t.describe()} and ${ts[0].describe()} differ in size`);
+  for (const t of ts)
+    if (t.size !== ts[0].size) throw new Error(`${what}: ${t.describe()} and ${ts[0].describe()} differ in size`);
 }
 
 /** out = softmax(x) over the last dimension */

@@ -43,7 +43,11 @@ function launch(rec: Recorder, entry: string, n: number, bindings: Tensor[]): vo
  * @param up   (B,T,F) up_proj output.
  */
 export function swigluForward(rec: Recorder, out: Tensor, gate: Tensor, up: Tensor): void {
-  checkSameShape('swigluForward', [[out, 'out'], [gate, 'gate'], [up, 'up']]);
+  checkSameShape('swigluForward', [
+    [out, 'out'],
+    [gate, 'gate'],
+    [up, 'up'],
+  ]);
   launch(rec, 'swiglu_forward', out.size, [out, gate, up]);
 }
 
@@ -55,7 +59,20 @@ export function swigluForward(rec: Recorder, out: Tensor, gate: Tensor, up: Tens
  * @param gate  (B,T,F) forward input.
  * @param up    (B,T,F) forward input.
  */
-export function swigluBackward(rec: Recorder, dGate: Tensor, dUp: Tensor, dOut: Tensor, gate: Tensor, up: Tensor): void {
-  checkSameShape('swigluBackward', [[dOut, 'dOut'], [dGate, 'dGate'], [dUp, 'dUp'], [gate, 'gate'], [up, 'up']]);
+export function swigluBackward(
+  rec: Recorder,
+  dGate: Tensor,
+  dUp: Tensor,
+  dOut: Tensor,
+  gate: Tensor,
+  up: Tensor,
+): void {
+  checkSameShape('swigluBackward', [
+    [dOut, 'dOut'],
+    [dGate, 'dGate'],
+    [dUp, 'dUp'],
+    [gate, 'gate'],
+    [up, 'up'],
+  ]);
   launch(rec, 'swiglu_backward', dOut.size, [dGate, dUp, dOut, gate, up]);
 }

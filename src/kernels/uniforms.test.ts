@@ -29,20 +29,41 @@ import { WEIGHT_STATS_SHADER } from './weight-stats';
 import { withBlocks } from './wgsl-blocks';
 
 const DECLARED: readonly ShaderDeclaration[] = [
-  ATTENTION_SHADER, ATTENTION_ROWS_SHADER, BIAS_SHADER, BRADLEY_TERRY_SHADER, CROSS_ENTROPY_SHADER, DECODE_SHADER,
-  ELEMENTWISE_SHADER, EMBEDDING_SHADER, KL_SHADER, LOGPROB_SHADER, MATMUL_SHADER, OBJECTIVE_SHADER, OPTIMIZER_SHADER,
-  PEAK_SHADER, REDUCE_SHADER, RMSNORM_SHADER, ROPE_SHADER, SAMPLER_SHADER, SOFTMAX_SHADER, SWIGLU_SHADER, VALUE_SHADER,
+  ATTENTION_SHADER,
+  ATTENTION_ROWS_SHADER,
+  BIAS_SHADER,
+  BRADLEY_TERRY_SHADER,
+  CROSS_ENTROPY_SHADER,
+  DECODE_SHADER,
+  ELEMENTWISE_SHADER,
+  EMBEDDING_SHADER,
+  KL_SHADER,
+  LOGPROB_SHADER,
+  MATMUL_SHADER,
+  OBJECTIVE_SHADER,
+  OPTIMIZER_SHADER,
+  PEAK_SHADER,
+  REDUCE_SHADER,
+  RMSNORM_SHADER,
+  ROPE_SHADER,
+  SAMPLER_SHADER,
+  SOFTMAX_SHADER,
+  SWIGLU_SHADER,
+  VALUE_SHADER,
   WEIGHT_STATS_SHADER,
 ];
 
 const shaderDir = new URL('../../shaders/', import.meta.url);
 const code = (wgsl: string) => wgsl.replace(/\/\/.*$/gm, '');
 /** `var<uniform> name: Type;` declarations: variable name -> struct name. */
-const uniformVars = (wgsl: string) => new Map([...code(wgsl).matchAll(/var<uniform>\s+(\w+)\s*:\s*(\w+)\s*;/g)].map((m) => [m[1], m[2]]));
+const uniformVars = (wgsl: string) =>
+  new Map([...code(wgsl).matchAll(/var<uniform>\s+(\w+)\s*:\s*(\w+)\s*;/g)].map((m) => [m[1], m[2]]));
 
 describe('kernel uniform declarations', () => {
   it('cover every shader with uniforms, each declared once with the file as written', () => {
-    const withUniforms = readdirSync(shaderDir).filter((f) => f.endsWith('.wgsl') && /var<uniform>/.test(readFileSync(new URL(f, shaderDir), 'utf8')));
+    const withUniforms = readdirSync(shaderDir).filter(
+      (f) => f.endsWith('.wgsl') && /var<uniform>/.test(readFileSync(new URL(f, shaderDir), 'utf8')),
+    );
     expect(DECLARED.map((d) => d.file).sort()).toEqual(withUniforms.sort());
     for (const d of DECLARED) expect(d.raw, d.file).toBe(readFileSync(new URL(d.file, shaderDir), 'utf8'));
   });
@@ -50,7 +71,8 @@ describe('kernel uniform declarations', () => {
   it('leave no uniform struct written by hand and put the generated one in the expanded source', () => {
     for (const d of DECLARED) {
       const declared = new Set(d.uniforms.map((u) => u.name));
-      for (const [v, type] of uniformVars(d.raw)) expect(declared.has(type), `${d.file}: var<uniform> ${v}: ${type} is not declared`).toBe(true);
+      for (const [v, type] of uniformVars(d.raw))
+        expect(declared.has(type), `${d.file}: var<uniform> ${v}: ${type} is not declared`).toBe(true);
       for (const u of d.uniforms) {
         expect(code(d.raw), d.file).not.toMatch(new RegExp(`\\bstruct\\s+${u.name}\\b`));
         expect(d.source.includes(u.wgsl()), `${d.file}: generated struct ${u.name}`).toBe(true);
@@ -66,21 +88,31 @@ describe('kernel uniform declarations', () => {
       const vars = uniformVars(text);
       for (const u of d.uniforms) {
         const names = [...vars].filter(([, type]) => type === u.name).map(([v]) => v);
-        const read = names.flatMap((v) => [...code(text).matchAll(new RegExp(`\\b${v}\\.(\\w+)`, 'g'))].map((m) => m[1]));
-        expect(read.filter((f) => !Object.hasOwn(u.fields, f)), `${d.file}: ${u.name} fields read but not declared`).toEqual([]);
+        const read = names.flatMap((v) =>
+          [...code(text).matchAll(new RegExp(`\\b${v}\\.(\\w+)`, 'g'))].map((m) => m[1]),
+        );
+        expect(
+          read.filter((f) => !Object.hasOwn(u.fields, f)),
+          `${d.file}: ${u.name} fields read but not declared`,
+        ).toEqual([]);
         readOf.set(u, new Set([...(readOf.get(u) ?? []), ...read]));
       }
     }
     for (const [u, read] of readOf) {
       const users = DECLARED.filter((d) => d.uniforms.includes(u)).map((d) => d.file);
-      expect(Object.keys(u.fields).filter((f) => !read.has(f)), `${users.join(', ')}: ${u.name} fields declared but never read`).toEqual([]);
+      expect(
+        Object.keys(u.fields).filter((f) => !read.has(f)),
+        `${users.join(', ')}: ${u.name} fields declared but never read`,
+      ).toEqual([]);
     }
   });
 
   it('emit the declared constants, none also written by hand, each named in the shader', () => {
     for (const d of DECLARED) {
       for (const name of Object.keys(d.consts)) {
-        expect(code(d.raw), `${d.file}: ${name} is written by hand`).not.toMatch(new RegExp(`\\b(const|override|let|var)\\s+${name}\\b`));
+        expect(code(d.raw), `${d.file}: ${name} is written by hand`).not.toMatch(
+          new RegExp(`\\b(const|override|let|var)\\s+${name}\\b`),
+        );
         // Named in code, or (an enum's default branch) in a comment.
         expect(d.raw, `${d.file}: ${name} is declared but not used`).toMatch(new RegExp(`\\b${name}\\b`));
         expect(d.source, d.file).toContain(`const ${name}: u32 = ${d.consts[name]}u;`);

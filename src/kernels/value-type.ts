@@ -14,7 +14,12 @@ const TYPES = {
  * The family of `name` for `count` floats (its V is vec4 where count divides by 4; that family is named
  * `${name}-vec4`), and how many values of its V the floats are.
  */
-export function valueTypeFamily(ctx: GpuContext, name: string, source: string, count: number): { family: KernelFamily; values: number } {
+export function valueTypeFamily(
+  ctx: GpuContext,
+  name: string,
+  source: string,
+  count: number,
+): { family: KernelFamily; values: number } {
   const vec4 = count % 4 === 0;
   const fill = vec4 ? TYPES.vec4 : TYPES.f32;
   const text = Object.entries(fill).reduce((t, [token, value]) => t.replaceAll(token, value), source);

@@ -25,7 +25,12 @@ export interface RandomValueOptions {
  * Random value-loss inputs, in the order values, oldValues, returns, mask, each (N, L) f32. Rows have random
  * lengths (the first at least 1) and a few interior masked tokens; masked tokens hold garbage.
  */
-export function randomValueInputs(rng: Rng, N: number, L: number, opts: RandomValueOptions = {}): HostTensor<Float32Array>[] {
+export function randomValueInputs(
+  rng: Rng,
+  N: number,
+  L: number,
+  opts: RandomValueOptions = {},
+): HostTensor<Float32Array>[] {
   const s = opts.scale ?? 1;
   const t = () => host(new Float32Array(N * L), [N, L]);
   const [values, oldValues, returns, mask] = [t(), t(), t(), t()];
@@ -44,7 +49,13 @@ export function randomValueInputs(rng: Rng, N: number, L: number, opts: RandomVa
   return [values, oldValues, returns, mask];
 }
 
-function valueCase(name: string, N: number, L: number, opts: ValueLossOptions, inputs: RandomValueOptions = {}): KernelCase {
+function valueCase(
+  name: string,
+  N: number,
+  L: number,
+  opts: ValueLossOptions,
+  inputs: RandomValueOptions = {},
+): KernelCase {
   const s = inputs.scale ?? 1;
   const clipTag = opts.cliprange === undefined ? 'no clip' : `cliprange=${opts.cliprange}`;
   return gpuTwinCase({
@@ -59,7 +70,16 @@ function valueCase(name: string, N: number, L: number, opts: ValueLossOptions, i
     gpu: (rec, [loss, dValues, metrics], [values, oldValues, returns, mask]) =>
       valueLossForwardBackward(rec, loss, dValues, metrics, values, oldValues, returns, mask, opts),
     twin: ([loss, dValues, metrics], [values, oldValues, returns, mask]) =>
-      ref.valueLossForwardBackward(loss, dValues, metrics, values as HostTensor, oldValues as HostTensor, returns as HostTensor, mask as HostTensor, opts),
+      ref.valueLossForwardBackward(
+        loss,
+        dValues,
+        metrics,
+        values as HostTensor,
+        oldValues as HostTensor,
+        returns as HostTensor,
+        mask as HostTensor,
+        opts,
+      ),
     tol: [
       { atol: 1e-6 * s * s, rtol: 1e-5 },
       { atol: 1e-9 * s, rtol: 1e-5 },
@@ -72,7 +92,13 @@ function valueCase(name: string, N: number, L: number, opts: ValueLossOptions, i
 export function valueCases(): KernelCase[] {
   const cases: KernelCase[] = [];
   const configs: ValueLossOptions[] = [{ cliprange: 0.2, coef: 0.5 }, { coef: 1 }, { cliprange: 0.05, coef: 0.25 }];
-  for (const [N, L] of [[1, 1], [3, 17], [8, 33], [16, 70], [64, 256]] as const) {
+  for (const [N, L] of [
+    [1, 1],
+    [3, 17],
+    [8, 33],
+    [16, 70],
+    [64, 256],
+  ] as const) {
     for (const opts of configs) cases.push(valueCase('', N, L, opts));
   }
   cases.push(

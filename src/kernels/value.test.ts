@@ -34,11 +34,16 @@ describe('value wrapper', () => {
 
   it('is deterministic: two runs over 16384 tokens are bit-identical', async () => {
     const [N, L] = [64, 256];
-    const ins = randomValueInputs(new Rng(3), N, L).map((h, i) => gpu.ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }));
+    const ins = randomValueInputs(new Rng(3), N, L).map((h, i) =>
+      gpu.ctx.fromArray(h.data, h.shape, { label: `det:in${i}` }),
+    );
     const run = async () => {
       const outs = [[1], [N, L], [VALUE_METRICS.length]].map((s, i) => gpu.ctx.tensor(s, { label: `det:out${i}` }));
       const rec = gpu.ctx.recorder('value determinism');
-      valueLossForwardBackward(rec, outs[0], outs[1], outs[2], ins[0], ins[1], ins[2], ins[3], { cliprange: 0.2, coef: 0.5 });
+      valueLossForwardBackward(rec, outs[0], outs[1], outs[2], ins[0], ins[1], ins[2], ins[3], {
+        cliprange: 0.2,
+        coef: 0.5,
+      });
       rec.submit();
       const got = await gpu.ctx.readMany(outs);
       for (const t of outs) t.destroy();
@@ -54,8 +59,21 @@ describe('value wrapper', () => {
     const t = (s: number[]) => gpu.ctx.tensor(s, { label: 'chk' });
     const [v, o, r, m, d] = [t([2, 3]), t([2, 3]), t([2, 3]), t([2, 3]), t([2, 3])];
     const rec = gpu.ctx.recorder('value checks');
-    const call = (over: Partial<Record<'loss' | 'dValues' | 'metrics' | 'returns' | 'mask', ReturnType<typeof t>>>, opts: ValueLossOptions = { coef: 0.5 }) =>
-      valueLossForwardBackward(rec, over.loss ?? t([1]), over.dValues ?? d, over.metrics ?? t([4]), v, o, over.returns ?? r, over.mask ?? m, opts);
+    const call = (
+      over: Partial<Record<'loss' | 'dValues' | 'metrics' | 'returns' | 'mask', ReturnType<typeof t>>>,
+      opts: ValueLossOptions = { coef: 0.5 },
+    ) =>
+      valueLossForwardBackward(
+        rec,
+        over.loss ?? t([1]),
+        over.dValues ?? d,
+        over.metrics ?? t([4]),
+        v,
+        o,
+        over.returns ?? r,
+        over.mask ?? m,
+        opts,
+      );
     expect(() => call({ mask: t([3, 2]) })).toThrow(/mask .* must have the shape of values/);
     expect(() => call({ returns: t([6]) })).toThrow(/returns .* must have the shape of values/);
     expect(() => call({ dValues: t([2, 2]) })).toThrow(/dValues/);
@@ -129,14 +147,17 @@ describe('value twin', () => {
       const c = compareArrays(a, b, { atol: 1e-13, rtol: 1e-12 });
       expect(c.pass, c.summary).toBe(true);
     };
-    close([clip.loss, ...clip.metrics], [0.3 * sumL / M, sumL / M, clipped / M, sumV / M, sumR / M]);
+    close([clip.loss, ...clip.metrics], [(0.3 * sumL) / M, sumL / M, clipped / M, sumV / M, sumR / M]);
     const plain = twin(ins, { coef: 0.3 });
-    close([plain.loss, ...plain.metrics], [0.3 * sumU / M, sumU / M, 0, sumV / M, sumR / M]);
+    close([plain.loss, ...plain.metrics], [(0.3 * sumU) / M, sumU / M, 0, sumV / M, sumR / M]);
     for (let i = 0; i < V.length; i++) if (!m[i]) expect(clip.dValues[i]).toBe(0);
   });
 
   it('is all zeros for an all-masked batch, and values == oldValues never clips', () => {
-    const empty = twin(randomValueInputs(new Rng(81), 3, 17, { allMasked: true }).map(f64), { cliprange: 0.2, coef: 0.5 });
+    const empty = twin(randomValueInputs(new Rng(81), 3, 17, { allMasked: true }).map(f64), {
+      cliprange: 0.2,
+      coef: 0.5,
+    });
     expect([empty.loss, ...empty.metrics]).toEqual([0, 0, 0, 0, 0]);
     expect(Array.from(empty.dValues).every((x) => x === 0)).toBe(true);
     const ins = randomValueInputs(new Rng(82), 8, 33, { sameOld: true }).map(f64);

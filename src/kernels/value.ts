@@ -10,10 +10,10 @@ import { VALUE_METRICS, VALUE_THREADS, resolveValueLossOptions, type ValueLossOp
 export { VALUE_METRICS, type ValueLossOptions, type ValueMetricName } from '../reference/value';
 
 const PARAMS = uniforms('Params', {
-  count: 'u32',     // N * L
-  clip: 'u32',      // 1: clip V to [Vold - cliprange, Vold + cliprange]
+  count: 'u32', // N * L
+  clip: 'u32', // 1: clip V to [Vold - cliprange, Vold + cliprange]
   cliprange: 'f32',
-  coef: 'f32',      // vf_coef
+  coef: 'f32', // vf_coef
 });
 /** WG: the one workgroup's threads, the twin's summation order. */
 export const VALUE_SHADER = declareShader('value.wgsl', raw, { uniforms: [PARAMS], consts: { WG: VALUE_THREADS } });
@@ -46,14 +46,24 @@ export function valueLossForwardBackward(
 ): void {
   const kernel = 'valueLossForwardBackward';
   const { clip, cliprange, coef } = resolveValueLossOptions(kernel, opts);
-  const named: [Tensor, string][] = [[values, 'values'], [oldValues, 'oldValues'], [returns, 'returns'], [mask, 'mask'], [dValues, 'dValues']];
+  const named: [Tensor, string][] = [
+    [values, 'values'],
+    [oldValues, 'oldValues'],
+    [returns, 'returns'],
+    [mask, 'mask'],
+    [dValues, 'dValues'],
+  ];
   for (const [t, name] of named) {
     if (t.dtype !== 'f32') throw new Error(`${kernel}: ${name} must be f32, got ${t.describe()}`);
-    if (!sameShape(t, values)) throw new Error(`${kernel}: ${name} ${t.describe()} must have the shape of values ${values.describe()}`);
+    if (!sameShape(t, values))
+      throw new Error(`${kernel}: ${name} ${t.describe()} must have the shape of values ${values.describe()}`);
   }
-  if (loss.size !== 1 || loss.dtype !== 'f32') throw new Error(`${kernel}: loss must be one f32, got ${loss.describe()}`);
+  if (loss.size !== 1 || loss.dtype !== 'f32')
+    throw new Error(`${kernel}: loss must be one f32, got ${loss.describe()}`);
   if (metrics.size !== VALUE_METRICS.length || metrics.dtype !== 'f32') {
-    throw new Error(`${kernel}: metrics must be ${VALUE_METRICS.length} f32 (VALUE_METRICS), got ${metrics.describe()}`);
+    throw new Error(
+      `${kernel}: metrics must be ${VALUE_METRICS.length} f32 (VALUE_METRICS), got ${metrics.describe()}`,
+    );
   }
   rec.dispatch({
     family: rec.ctx.family('value', VALUE_SHADER.source),

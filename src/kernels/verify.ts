@@ -58,7 +58,11 @@ export function randomHost(rng: Rng, shape: readonly number[], scale = 1): HostT
 }
 
 /** Random integers in [0, n), e.g. token ids. */
-export function randomInts(rng: Rng, shape: readonly number[], n: number): { data: Uint32Array; shape: readonly number[] } {
+export function randomInts(
+  rng: Rng,
+  shape: readonly number[],
+  n: number,
+): { data: Uint32Array; shape: readonly number[] } {
   const data = new Uint32Array(numel(shape));
   for (let i = 0; i < data.length; i++) data[i] = rng.int(n);
   return { data, shape };
@@ -151,7 +155,14 @@ export async function runKernelCases(
     try {
       r = await c.run(ctx);
     } catch (e) {
-      r = { name: c.name, family: c.family, pass: false, summary: `threw: ${(e as Error).message}`, maxAbsError: NaN, ms: 0 };
+      r = {
+        name: c.name,
+        family: c.family,
+        pass: false,
+        summary: `threw: ${(e as Error).message}`,
+        maxAbsError: NaN,
+        ms: 0,
+      };
     }
     results.push(r);
     onResult?.(r);

@@ -16,7 +16,12 @@ const f32In = (x: HostInput) => x as HostTensor<Float32Array>;
  * W_0 uniform in [-1, 1] and W = W_0 + scale (noise + signal a b^T / (R C)^(1/4)) with a, b, noise uniform: the
  * rank-1 part's share of ||dW||^2 grows with `signal` (0: noise only).
  */
-export function updatedWeights(rng: Rng, shape: readonly number[], signal: number, scale = 0.01): { w: HostTensor<Float32Array>; w0: HostTensor<Float32Array> } {
+export function updatedWeights(
+  rng: Rng,
+  shape: readonly number[],
+  signal: number,
+  scale = 0.01,
+): { w: HostTensor<Float32Array>; w0: HostTensor<Float32Array> } {
   const { R, C } = ref.matrixDims({ shape });
   const w0 = randomHost(rng, shape);
   const a = randomHost(rng, [R]).data;
@@ -24,7 +29,8 @@ export function updatedWeights(rng: Rng, shape: readonly number[], signal: numbe
   const noise = randomHost(rng, shape).data;
   const s = signal / Math.sqrt(Math.sqrt(R * C));
   const w = host(new Float32Array(numel(shape)), shape);
-  for (let r = 0; r < R; r++) for (let c = 0; c < C; c++) w.data[r * C + c] = w0.data[r * C + c] + scale * (noise[r * C + c] + s * a[r] * b[c]);
+  for (let r = 0; r < R; r++)
+    for (let c = 0; c < C; c++) w.data[r * C + c] = w0.data[r * C + c] + scale * (noise[r * C + c] + s * a[r] * b[c]);
   return { w, w0 };
 }
 
@@ -64,7 +70,11 @@ function statsCase({ shape, signal, slot, slots, vectors }: StatsCase): KernelCa
     gpu: (rec, [out, u, v], [w, w0]) => weightUpdateStats(rec, out, u, v, w, w0, opts),
     twin: ([out, u, v], [w, w0]) => ref.weightUpdateStats(out, u, v, f32In(w), f32In(w0), opts),
     // Sums of squares of differences of order 1e-2 in f32 against f64; u and v after 64 normalizations.
-    tol: [{ atol: 1e-9, rtol: 2e-4 }, { atol: 2e-5, rtol: 1e-3 }, { atol: 2e-4, rtol: 1e-3 }],
+    tol: [
+      { atol: 1e-9, rtol: 2e-4 },
+      { atol: 2e-5, rtol: 1e-3 },
+      { atol: 2e-4, rtol: 1e-3 },
+    ],
     skipOutputs: vectors ? [] : [1, 2],
   });
 }
@@ -84,5 +94,8 @@ function applyCase(shape: number[]): KernelCase {
 
 /** Every weight-stats case, in a stable order. */
 export function weightStatsCases(): KernelCase[] {
-  return [...STATS_CASES.map(statsCase), ...[[1, 1], [1, 65], [65, 1], [48], [17, 65], [129, 33], [300, 301]].map(applyCase)];
+  return [
+    ...STATS_CASES.map(statsCase),
+    ...[[1, 1], [1, 65], [65, 1], [48], [17, 65], [129, 33], [300, 301]].map(applyCase),
+  ];
 }

@@ -45,7 +45,15 @@ async function onGpu(w: Float32Array, w0: Float32Array, shape: readonly number[]
   return { stats, u: uu, v: vv, rank1: r1 };
 }
 
-const SHAPES = [[17, 65], [64, 64], [129, 33], [1, 65], [65, 1], [48, 128], [5, 5]];
+const SHAPES = [
+  [17, 65],
+  [64, 64],
+  [129, 33],
+  [1, 65],
+  [65, 1],
+  [48, 128],
+  [5, 5],
+];
 const SIGNALS = [0, 0.3, 1, 3];
 
 describe('rank-1 share against an exact SVD', () => {
@@ -56,7 +64,8 @@ describe('rank-1 share against an exact SVD', () => {
     const q = [c, -s, 0, s, c, 0, 0, 0, 1];
     const d = [5, 2, -1];
     const a = new Float64Array(9);
-    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) a[i * 3 + j] += q[i * 3 + k] * d[k] * q[j * 3 + k];
+    for (let i = 0; i < 3; i++)
+      for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) a[i * 3 + j] += q[i * 3 + k] * d[k] * q[j * 3 + k];
     const got = symmetricEigenvalues(a, 3);
     got.forEach((x, i) => expect(x).toBeCloseTo([5, 2, -1][i], 12));
     // A rank-1 matrix x y^T has one singular value ||x|| ||y||.
@@ -120,13 +129,28 @@ describe('weight-stats wrapper', () => {
     const t = (shape: number[]) => ctx.tensor(shape, { label: 'ws:check' });
     const [out, u, v, w, w0] = [t([3]), t([4]), t([5]), t([4, 5]), t([4, 5])];
     const rec = ctx.recorder('weight stats checks');
-    expect(() => weightUpdateStats(rec, out, v, v, w, w0, { slot: 0, iterations: 1 })).toThrow(/u .* one element per row/);
-    expect(() => weightUpdateStats(rec, out, u, u, w, w0, { slot: 0, iterations: 1 })).toThrow(/v .* one element per column/);
-    expect(() => weightUpdateStats(rec, out, u, v, w, t([5, 5]), { slot: 0, iterations: 1 })).toThrow(/w0 .* size of w/);
+    expect(() => weightUpdateStats(rec, out, v, v, w, w0, { slot: 0, iterations: 1 })).toThrow(
+      /u .* one element per row/,
+    );
+    expect(() => weightUpdateStats(rec, out, u, u, w, w0, { slot: 0, iterations: 1 })).toThrow(
+      /v .* one element per column/,
+    );
+    expect(() => weightUpdateStats(rec, out, u, v, w, t([5, 5]), { slot: 0, iterations: 1 })).toThrow(
+      /w0 .* size of w/,
+    );
     expect(() => weightUpdateStats(rec, out, u, v, w, w0, { slot: 1, iterations: 1 })).toThrow(/slot 1/);
     expect(() => weightUpdateStats(rec, out, u, v, w, w0, { slot: 0, iterations: 0 })).toThrow(/iterations/);
     expect(() => rank1Apply(rec, t([2, 3, 4]), w0, u, v)).toThrow(/vector or a matrix/);
     rec.submit();
-    expect(() => ref.weightUpdateStats(host(new Float32Array(3), [3]), host(new Float32Array(4), [4]), host(new Float32Array(5), [5]), host(new Float32Array(20), [4, 5]), host(new Float32Array(20), [4, 5]), { slot: 0, iterations: 0 })).toThrow(/iterations/);
+    expect(() =>
+      ref.weightUpdateStats(
+        host(new Float32Array(3), [3]),
+        host(new Float32Array(4), [4]),
+        host(new Float32Array(5), [5]),
+        host(new Float32Array(20), [4, 5]),
+        host(new Float32Array(20), [4, 5]),
+        { slot: 0, iterations: 0 },
+      ),
+    ).toThrow(/iterations/);
   });
 });

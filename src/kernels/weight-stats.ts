@@ -7,7 +7,14 @@ import raw from '../../shaders/weight-stats.wgsl?raw';
 import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { matrixDims, type WeightStatsOptions } from '../reference/weight-stats';
 
-export { RANK1_ITERATIONS, WEIGHT_STATS, matrixDims, rank1Share, relativeUpdate, type WeightStatsOptions } from '../reference/weight-stats';
+export {
+  RANK1_ITERATIONS,
+  WEIGHT_STATS,
+  matrixDims,
+  rank1Share,
+  relativeUpdate,
+  type WeightStatsOptions,
+} from '../reference/weight-stats';
 
 const APPLY_WG = 256;
 
@@ -16,7 +23,12 @@ export const WEIGHT_STATS_SHADER = declareShader('weight-stats.wgsl', raw, { uni
 
 function checkArgs(what: string, w: Tensor, w0: Tensor, u: Tensor, v: Tensor): { R: number; C: number } {
   const { R, C } = matrixDims(w, what);
-  for (const [t, name] of [[w, 'w'], [w0, 'w0'], [u, 'u'], [v, 'v']] as const) {
+  for (const [t, name] of [
+    [w, 'w'],
+    [w0, 'w0'],
+    [u, 'u'],
+    [v, 'v'],
+  ] as const) {
     if (t.dtype !== 'f32') throw new Error(`${what}: ${name} must be f32, got ${t.describe()}`);
   }
   if (w0.size !== w.size) throw new Error(`${what}: w0 ${w0.describe()} must have the size of w ${w.describe()}`);
@@ -31,12 +43,22 @@ function checkArgs(what: string, w: Tensor, w0: Tensor, u: Tensor, v: Tensor): {
  * with v (C) the unit top right singular vector after `iterations` power steps and u (R) = dW v.
  * @param out (matrices * 3) the measurement's stats buffer; only the slot's three words are written.
  */
-export function weightUpdateStats(rec: Recorder, out: Tensor, u: Tensor, v: Tensor, w: Tensor, w0: Tensor, opts: WeightStatsOptions): void {
+export function weightUpdateStats(
+  rec: Recorder,
+  out: Tensor,
+  u: Tensor,
+  v: Tensor,
+  w: Tensor,
+  w0: Tensor,
+  opts: WeightStatsOptions,
+): void {
   const what = 'weightUpdateStats';
   const { R, C } = checkArgs(what, w, w0, u, v);
   const { slot, iterations } = opts;
-  if (!Number.isInteger(iterations) || iterations < 1) throw new Error(`${what}: iterations must be a whole number >= 1, got ${iterations}`);
-  if (!Number.isInteger(slot) || slot < 0 || 3 * slot + 3 > out.size) throw new Error(`${what}: slot ${slot} is outside ${out.describe()}`);
+  if (!Number.isInteger(iterations) || iterations < 1)
+    throw new Error(`${what}: iterations must be a whole number >= 1, got ${iterations}`);
+  if (!Number.isInteger(slot) || slot < 0 || 3 * slot + 3 > out.size)
+    throw new Error(`${what}: slot ${slot} is outside ${out.describe()}`);
   rec.dispatch({
     family: rec.ctx.family('weight-stats', WEIGHT_STATS_SHADER.source),
     entry: 'weight_update_stats',

@@ -11,11 +11,14 @@ describe('WGSL_BLOCKS', () => {
   it('registers every file of shaders/blocks, by its name, with its text', () => {
     const files = readdirSync(new URL('blocks/', shaderDir)).filter((f) => f.endsWith('.wgsl'));
     expect(Object.keys(WGSL_BLOCKS).sort()).toEqual(files.map((f) => f.replace(/\.wgsl$/, '')).sort());
-    for (const f of files) expect(WGSL_BLOCKS[f.replace(/\.wgsl$/, '')], f).toBe(readFileSync(new URL(`blocks/${f}`, shaderDir), 'utf8'));
+    for (const f of files)
+      expect(WGSL_BLOCKS[f.replace(/\.wgsl$/, '')], f).toBe(readFileSync(new URL(`blocks/${f}`, shaderDir), 'utf8'));
   });
 
   it('expands each including shader with the row layout defined once and no include left', () => {
-    const including = readdirSync(shaderDir).filter((f) => f.endsWith('.wgsl') && /^\/\/ @include /m.test(readFileSync(new URL(f, shaderDir), 'utf8')));
+    const including = readdirSync(shaderDir).filter(
+      (f) => f.endsWith('.wgsl') && /^\/\/ @include /m.test(readFileSync(new URL(f, shaderDir), 'utf8')),
+    );
     expect(including.sort()).toEqual(['cross-entropy.wgsl', 'kl.wgsl', 'logprob.wgsl', 'sampler.wgsl', 'softmax.wgsl']);
     for (const f of including) {
       for (const reduction of ['workgroup', 'subgroups'] as RowReduction[]) {
@@ -34,11 +37,13 @@ describe('WGSL_BLOCKS', () => {
       const subgroups = withBlocks(source, f, 'subgroups');
       expect(workgroup, f).not.toMatch(/enable subgroups|subgroupShuffleXor/);
       expect(subgroups.startsWith('enable subgroups;\n'), f).toBe(true);
-      for (const fn of ['lanes_sum', 'lanes_max', 'lanes_argmax']) expect(subgroups.match(new RegExp(`^fn ${fn}\\(`, 'gm')), `${f} ${fn}`).toHaveLength(1);
+      for (const fn of ['lanes_sum', 'lanes_max', 'lanes_argmax'])
+        expect(subgroups.match(new RegExp(`^fn ${fn}\\(`, 'gm')), `${f} ${fn}`).toHaveLength(1);
       // Each block as it stands in a shader: its own include (row-layout) expanded, the final newline dropped.
       const pasted = (block: string) => withBlocks(WGSL_BLOCKS[block], block).replace(/\n$/, '');
-      expect(subgroups.replace('enable subgroups;\n', '').replace(pasted('row-lanes-subgroup'), '@'), f)
-        .toBe(workgroup.replace(pasted('row-lanes'), '@'));
+      expect(subgroups.replace('enable subgroups;\n', '').replace(pasted('row-lanes-subgroup'), '@'), f).toBe(
+        workgroup.replace(pasted('row-lanes'), '@'),
+      );
     }
     // kl.wgsl has merges of its own and includes only row-layout: the same text in both variants, no extension.
     const kl = readFileSync(new URL('kl.wgsl', shaderDir), 'utf8');

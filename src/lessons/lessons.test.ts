@@ -33,17 +33,23 @@ describe('the lesson catalog', () => {
     expect(new Set(l.runs.map((r) => r.label)).size).toBe(l.runs.length);
     for (const r of l.runs) expect(() => validateConfig(lessonRunConfig(l, r, 0))).not.toThrow();
     for (const [key, metric] of narrationPlaceholders(l)) {
-      expect(l.runs.map((r) => r.key), `narration names run ${key}`).toContain(key);
+      expect(
+        l.runs.map((r) => r.key),
+        `narration names run ${key}`,
+      ).toContain(key);
       expect(metricSpec(metric), `narration names metric ${metric}`).toBeDefined();
     }
     const chartIds: string[] = CHARTS.map((c) => c.id);
     for (const c of l.highlight.charts) expect(chartIds).toContain(c);
-    for (const text of [l.title, l.source, l.look, l.explain, l.next, l.check.claim, l.check.whyNot]) expect(text.trim().length).toBeGreaterThan(0);
+    for (const text of [l.title, l.source, l.look, l.explain, l.next, l.check.claim, l.check.whyNot])
+      expect(text.trim().length).toBeGreaterThan(0);
   });
 
   it('narration prints live values and "…" for values not there yet', () => {
     const l = lessonById('clip-zero')!;
-    expect(renderNarration('{a:clip_ratio/region_mean} and {b:approx_kl}', l, { a: { 'clip_ratio/region_mean': 0 } })).toBe('0 and …');
+    expect(
+      renderNarration('{a:clip_ratio/region_mean} and {b:approx_kl}', l, { a: { 'clip_ratio/region_mean': 0 } }),
+    ).toBe('0 and …');
     expect(renderNarration('{reward}', l, { a: { reward: 0.123456 } })).toBe('0.123');
   });
 });

@@ -13,7 +13,15 @@ export function lessonRunConfig(lesson: Lesson, run: LessonRun, seed: number): R
 
 /** A run's records gathered the way checks read them. */
 export function collectRun(run: LessonRun, config: RLConfig, records: readonly StepRecord[]): LessonRunResult {
-  const out: LessonRunResult = { key: run.key, label: run.label, config, steps: [], updates: [], evals: [], groups: [] };
+  const out: LessonRunResult = {
+    key: run.key,
+    label: run.label,
+    config,
+    steps: [],
+    updates: [],
+    evals: [],
+    groups: [],
+  };
   for (const r of records) {
     out.updates.push(r.metrics);
     out.evals.push(...evalsOf(r));

@@ -40,7 +40,11 @@ export async function runLesson(lesson: Lesson, opts: LessonRunOptions): Promise
     const backend = opts.backend;
     const session = await RunSession.open(
       { config, backend: backend.kind, divergence: 'stop' },
-      { assets: opts.assets, sink: NO_SINK, device: async () => (backend.kind === 'webgpu' ? backend.ctx : Promise.reject(new Error('no device'))) },
+      {
+        assets: opts.assets,
+        sink: NO_SINK,
+        device: async () => (backend.kind === 'webgpu' ? backend.ctx : Promise.reject(new Error('no device'))),
+      },
     );
     let result: LessonRunResult;
     try {
@@ -86,5 +90,13 @@ async function supervisedRun(run: LessonRun, config: RLConfig, trainer: Trainer)
     // Only the last step logs; the loss is not a lesson metric.
   }
   const evaluation = await trainer.evaluate();
-  return { key: run.key, label: run.label, config, steps: [], updates: [], evals: [{ ...evaluation, step: config.steps }], groups: [] };
+  return {
+    key: run.key,
+    label: run.label,
+    config,
+    steps: [],
+    updates: [],
+    evals: [{ ...evaluation, step: config.steps }],
+    groups: [],
+  };
 }

@@ -89,13 +89,16 @@ const LLAMA_DEFAULTS = {
  * implement (activations other than silu, Llama attention/MLP biases, rope_scaling, Qwen2 sliding windows).
  */
 export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new CheckpointError('config.json must be a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new CheckpointError('config.json must be a JSON object');
   const c = json as JsonObject;
   const problems: string[] = [];
   const qwen2 = c.model_type === 'qwen2';
   if (c.model_type !== 'llama' && !qwen2) {
     const arch = Array.isArray(c.architectures) ? ` (${c.architectures.join(', ')})` : '';
-    problems.push(`model_type is ${shown(c.model_type)}${arch}, not "llama" or "qwen2": this is not a Llama or Qwen2 config`);
+    problems.push(
+      `model_type is ${shown(c.model_type)}${arch}, not "llama" or "qwen2": this is not a Llama or Qwen2 config`,
+    );
   }
   const defaults = qwen2 ? { ...LLAMA_DEFAULTS, ...QWEN2_DEFAULTS } : LLAMA_DEFAULTS;
   const posInt = (key: string, fallback?: number): number => {
@@ -132,7 +135,10 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   if (heads % kv !== 0) problems.push(`num_attention_heads ${heads} is not a multiple of num_key_value_heads ${kv}`);
   let headDim = hidden / heads;
   if (c.head_dim !== undefined && c.head_dim !== null) headDim = posInt('head_dim');
-  else if (hidden % heads !== 0) problems.push(`hidden_size ${hidden} is not a multiple of num_attention_heads ${heads} (and head_dim is not given)`);
+  else if (hidden % heads !== 0)
+    problems.push(
+      `hidden_size ${hidden} is not a multiple of num_attention_heads ${heads} (and head_dim is not given)`,
+    );
   const maxPos = posInt('max_position_embeddings', defaults.max_position_embeddings);
   const eps = posNum('rms_norm_eps', LLAMA_DEFAULTS.rms_norm_eps);
   const theta = posNum('rope_theta', LLAMA_DEFAULTS.rope_theta);
@@ -153,16 +159,26 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   if (dtype !== 'float32' && dtype !== 'float16' && dtype !== 'bfloat16') {
     problems.push(`torch_dtype ${shown(dtype)} is not supported (float32, float16 or bfloat16)`);
   }
-  if ((c.hidden_act ?? 'silu') !== 'silu') problems.push(`hidden_act ${shown(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
-  if (c.attention_bias === true) problems.push('attention_bias true is not supported (a Llama o_proj bias is not implemented; Qwen2 q/k/v biases are)');
+  if ((c.hidden_act ?? 'silu') !== 'silu')
+    problems.push(`hidden_act ${shown(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
+  if (c.attention_bias === true)
+    problems.push(
+      'attention_bias true is not supported (a Llama o_proj bias is not implemented; Qwen2 q/k/v biases are)',
+    );
   if (c.mlp_bias === true) problems.push('mlp_bias true is not supported (gate/up/down projections have no bias here)');
-  if (qwen2 && c.use_sliding_window === true) problems.push('use_sliding_window true is not supported (attention is over the whole context here)');
+  if (qwen2 && c.use_sliding_window === true)
+    problems.push('use_sliding_window true is not supported (attention is over the whole context here)');
   if (c.rope_scaling !== undefined && c.rope_scaling !== null) {
     problems.push(`rope_scaling ${shown(c.rope_scaling)} is not supported (plain RoPE only)`);
   }
-  if (problems.length > 0) throw new CheckpointError(`config.json is not a ${qwen2 ? 'Qwen2' : 'Llama'} config this lab can run:\n- ${problems.join('\n- ')}`);
+  if (problems.length > 0)
+    throw new CheckpointError(
+      `config.json is not a ${qwen2 ? 'Qwen2' : 'Llama'} config this lab can run:\n- ${problems.join('\n- ')}`,
+    );
   const parsed: LlamaConfigJson = {
-    architectures: Array.isArray(c.architectures) ? c.architectures.map(String) : [qwen2 ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'],
+    architectures: Array.isArray(c.architectures)
+      ? c.architectures.map(String)
+      : [qwen2 ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'],
     model_type: qwen2 ? 'qwen2' : 'llama',
     vocab_size: vocab,
     hidden_size: hidden,
@@ -344,7 +360,10 @@ export function llamaTensorShape(kind: LlamaTensorKind, c: LlamaConfigJson): { s
 
 /** Every tensor of the checkpoint {@link llamaTensorNames} lists, with its expected shape. */
 export function llamaTensorSpecs(c: LlamaConfigJson): LlamaTensorSpec[] {
-  return llamaTensorNames(c.num_hidden_layers, c.tie_word_embeddings, hasQkvBias(c)).map((t) => ({ ...t, shape: llamaTensorShape(t.kind, c).shape }));
+  return llamaTensorNames(c.num_hidden_layers, c.tie_word_embeddings, hasQkvBias(c)).map((t) => ({
+    ...t,
+    shape: llamaTensorShape(t.kind, c).shape,
+  }));
 }
 
 /** Dtypes the loader accepts (F16/BF16 are widened to float32 on load). */
@@ -393,7 +412,9 @@ const FOREIGN_FAMILIES: ReadonlyArray<{ family: string; test: RegExp; not?: stri
 
 const ROTARY_BUFFER = /^model\.layers\.\d+\.self_attn\.rotary_emb\.inv_freq$/;
 
-function entriesOf(tensors: ReadonlyMap<string, TensorInfoLike> | Readonly<Record<string, TensorInfoLike>>): Map<string, TensorInfoLike> {
+function entriesOf(
+  tensors: ReadonlyMap<string, TensorInfoLike> | Readonly<Record<string, TensorInfoLike>>,
+): Map<string, TensorInfoLike> {
   return tensors instanceof Map ? new Map(tensors) : new Map(Object.entries(tensors));
 }
 
@@ -421,7 +442,9 @@ export function validateCheckpointTensors(
   const expectedNames = new Set(specs.map((s) => s.name));
 
   // Whole-file diagnosis first: which family do the unexpected names belong to?
-  const unexpectedNames = [...found.keys()].filter((n) => !expectedNames.has(n) && !ROTARY_BUFFER.test(n) && !(n === 'lm_head.weight' && config.tie_word_embeddings));
+  const unexpectedNames = [...found.keys()].filter(
+    (n) => !expectedNames.has(n) && !ROTARY_BUFFER.test(n) && !(n === 'lm_head.weight' && config.tie_word_embeddings),
+  );
   for (const { family, test, not = 'Llama', note = '' } of FOREIGN_FAMILIES) {
     const hits = unexpectedNames.filter((n) => test.test(n));
     if (hits.length === 0) continue;
@@ -448,7 +471,13 @@ export function validateCheckpointTensors(
           : spec.kind === 'lm_head'
             ? ' (config.json says tie_word_embeddings is false, so the file must hold lm_head.weight)'
             : '';
-      problems.push({ kind: 'missing', severity: 'error', name: spec.name, expected: spec.shape, message: `missing tensor ${spec.name}${hint}` });
+      problems.push({
+        kind: 'missing',
+        severity: 'error',
+        name: spec.name,
+        expected: spec.shape,
+        message: `missing tensor ${spec.name}${hint}`,
+      });
       continue;
     }
     if (!SUPPORTED_CHECKPOINT_DTYPES.includes(t.dtype)) {
@@ -478,17 +507,29 @@ export function validateCheckpointTensors(
   for (const [name, t] of found) {
     if (expectedNames.has(name)) continue;
     if (ROTARY_BUFFER.test(name)) {
-      problems.push({ kind: 'ignored', severity: 'warning', name, message: `${name}: RoPE buffer, ignored (recomputed from rope_theta)` });
+      problems.push({
+        kind: 'ignored',
+        severity: 'warning',
+        name,
+        message: `${name}: RoPE buffer, ignored (recomputed from rope_theta)`,
+      });
     } else if (name === 'lm_head.weight' && config.tie_word_embeddings) {
       problems.push({
         kind: 'ignored',
         severity: 'warning',
         name,
         found: [...t.shape],
-        message: 'lm_head.weight is present but tie_word_embeddings is true: it is ignored and model.embed_tokens.weight is used, as Hugging Face does',
+        message:
+          'lm_head.weight is present but tie_word_embeddings is true: it is ignored and model.embed_tokens.weight is used, as Hugging Face does',
       });
     } else {
-      problems.push({ kind: 'unexpected', severity: 'error', name, found: [...t.shape], message: `unexpected tensor ${name} ${fmt(t.shape)} (not part of a ${hasQkvBias(config) ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'} with this config)` });
+      problems.push({
+        kind: 'unexpected',
+        severity: 'error',
+        name,
+        found: [...t.shape],
+        message: `unexpected tensor ${name} ${fmt(t.shape)} (not part of a ${hasQkvBias(config) ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'} with this config)`,
+      });
     }
   }
   return { ok: !problems.some((p) => p.severity === 'error'), problems };
@@ -511,6 +552,7 @@ export function assertValidCheckpoint(
   tensors: ReadonlyMap<string, TensorInfoLike> | Readonly<Record<string, TensorInfoLike>>,
 ): CheckpointReport {
   const report = validateCheckpointTensors(config, tensors);
-  if (!report.ok) throw new CheckpointError(`checkpoint does not match config.json:\n${formatCheckpointReport(report)}`);
+  if (!report.ok)
+    throw new CheckpointError(`checkpoint does not match config.json:\n${formatCheckpointReport(report)}`);
   return report;
 }

@@ -33,13 +33,22 @@ describe('checkpoints', () => {
 
   it('a truncated file says how many bytes are missing', () => {
     const { safetensors, configJson } = encodeCheckpoint({ config, params: params(), metadata: {}, special });
-    expect(() => decodeCheckpoint(safetensors.slice(0, safetensors.length - 100), configJson)).toThrow(/100 bytes missing/);
+    expect(() => decodeCheckpoint(safetensors.slice(0, safetensors.length - 100), configJson)).toThrow(
+      /100 bytes missing/,
+    );
   });
 
   it('a checkpoint that does not match config.json names the tensor and both shapes', () => {
     const { safetensors } = encodeCheckpoint({ config, params: params(), metadata: {}, special });
-    const other = encodeCheckpoint({ config: { ...config, dFF: 64 }, params: initFor({ ...config, dFF: 64 }), metadata: {}, special });
-    expect(() => decodeCheckpoint(safetensors, other.configJson)).toThrow(/mlp\.gate_proj\.weight.*\b64\b.*\b128\b|mlp\.gate_proj\.weight[\s\S]*128/);
+    const other = encodeCheckpoint({
+      config: { ...config, dFF: 64 },
+      params: initFor({ ...config, dFF: 64 }),
+      metadata: {},
+      special,
+    });
+    expect(() => decodeCheckpoint(safetensors, other.configJson)).toThrow(
+      /mlp\.gate_proj\.weight.*\b64\b.*\b128\b|mlp\.gate_proj\.weight[\s\S]*128/,
+    );
   });
 
   it('a foreign (GPT-2) file is recognized as such', () => {

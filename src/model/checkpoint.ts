@@ -12,7 +12,13 @@ import {
   type LlamaConfigJson,
 } from './checkpoint-format';
 import { ModelConfigError, validateModelConfig, type ModelConfig } from './config';
-import { SafetensorsError, readSafetensors, writeSafetensors, type SafetensorsTensor, type SafetensorsTensorInput } from './safetensors';
+import {
+  SafetensorsError,
+  readSafetensors,
+  writeSafetensors,
+  type SafetensorsTensor,
+  type SafetensorsTensorInput,
+} from './safetensors';
 
 /** Parameters keyed by Hugging Face tensor name, float32, in HF layouts. */
 export type ParamArrays = Record<string, Float32Array>;
@@ -96,11 +102,18 @@ export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; sp
   } catch (e) {
     // A config.json that parses as Llama but describes a model outside the engine's ranges: said in its own keys.
     if (!(e instanceof ModelConfigError)) throw e;
-    const problems = e.problems.map((p) => p.replace(/^(\w+):/, (_, ours: string) => `${HF_NAMES[ours as keyof ModelConfig] ?? ours}:`));
+    const problems = e.problems.map((p) =>
+      p.replace(/^(\w+):/, (_, ours: string) => `${HF_NAMES[ours as keyof ModelConfig] ?? ours}:`),
+    );
     throw new CheckpointError(`config.json describes a model this lab cannot run:\n- ${problems.join('\n- ')}`);
   }
-  const first = (v: number | number[] | null | undefined, fallback: number) => (Array.isArray(v) ? v[0] : (v ?? fallback));
-  const special = { bosId: first(json.bos_token_id, 1), eosId: first(json.eos_token_id, 2), padId: first(json.pad_token_id, 0) };
+  const first = (v: number | number[] | null | undefined, fallback: number) =>
+    Array.isArray(v) ? v[0] : (v ?? fallback);
+  const special = {
+    bosId: first(json.bos_token_id, 1),
+    eosId: first(json.eos_token_id, 2),
+    padId: first(json.pad_token_id, 0),
+  };
   return { config, special };
 }
 
@@ -111,7 +124,10 @@ export function encodeCheckpoint(ck: Checkpoint): { safetensors: Uint8Array; con
     const data = ck.params[name];
     if (!data) throw new CheckpointError(`cannot save: parameter ${name} is missing`);
     const n = shape.reduce((a, b) => a * b, 1);
-    if (data.length !== n) throw new CheckpointError(`cannot save: ${name} has ${data.length} values, shape (${shape.join(', ')}) needs ${n}`);
+    if (data.length !== n)
+      throw new CheckpointError(
+        `cannot save: ${name} has ${data.length} values, shape (${shape.join(', ')}) needs ${n}`,
+      );
     tensors.set(name, { dtype: 'F32', shape, data });
   }
   const safetensors = writeSafetensors(tensors, { format: 'pt', ...ck.metadata });
@@ -129,7 +145,10 @@ export interface CheckpointShard {
  * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a shard that
  * cannot be read is named in the message (the SafetensorsError keeps its class and code).
  */
-function readShards(shards: readonly CheckpointShard[]): { tensors: Map<string, SafetensorsTensor>; metadata: Record<string, string> } {
+function readShards(shards: readonly CheckpointShard[]): {
+  tensors: Map<string, SafetensorsTensor>;
+  metadata: Record<string, string>;
+} {
   const tensors = new Map<string, SafetensorsTensor>();
   const where = new Map<string, string>();
   let metadata: Record<string, string> = {};
@@ -157,7 +176,10 @@ function readShards(shards: readonly CheckpointShard[]): { tensors: Map<string, 
  * or malformed file, a foreign architecture, or tensors that do not match config.json fail with a message that
  * says what is wrong (SafetensorsError or CheckpointError).
  */
-export function decodeCheckpoint(safetensors: Uint8Array | readonly CheckpointShard[], configJsonText: string): Checkpoint {
+export function decodeCheckpoint(
+  safetensors: Uint8Array | readonly CheckpointShard[],
+  configJsonText: string,
+): Checkpoint {
   let raw: unknown;
   try {
     raw = JSON.parse(configJsonText);
@@ -166,7 +188,9 @@ export function decodeCheckpoint(safetensors: Uint8Array | readonly CheckpointSh
   }
   const json = parseLlamaConfigJson(raw);
   const { config, special } = configFromJson(json);
-  const file = readShards(safetensors instanceof Uint8Array ? [{ file: 'model.safetensors', bytes: safetensors }] : safetensors);
+  const file = readShards(
+    safetensors instanceof Uint8Array ? [{ file: 'model.safetensors', bytes: safetensors }] : safetensors,
+  );
   assertValidCheckpoint(json, file.tensors);
   const params: ParamArrays = {};
   for (const { name } of paramShapes(config)) {

@@ -14,7 +14,7 @@ describe('model config', () => {
     for (let i = 1; i < counts.length; i++) expect(counts[i]).toBeGreaterThan(counts[i - 1]);
   });
 
-  it('parameterCount matches the reference model\'s tensors', () => {
+  it("parameterCount matches the reference model's tensors", () => {
     for (const cfg of [MODEL_PRESETS.nano, { ...MODEL_PRESETS.nano, tiedEmbeddings: false }]) {
       const n = paramShapes(cfg).reduce((s, p) => s + p.shape.reduce((a, b) => a * b, 1), 0);
       expect(parameterCount(cfg)).toBe(n);
@@ -35,7 +35,9 @@ describe('model config', () => {
     expect(problems).toMatch(/extra: unknown field/);
     expect(problems).toMatch(/normEps: must be in \[1e-12, 0.1\], got -1/);
     expect(problems).toMatch(/vocabSize: must be an integer, got 2.5/);
-    expect(() => validateModelConfig({ ...MODEL_PRESETS.nano, nHeads: 5 })).toThrow(/nHeads: must divide dModel \(dModel 48, nHeads 5\)/);
+    expect(() => validateModelConfig({ ...MODEL_PRESETS.nano, nHeads: 5 })).toThrow(
+      /nHeads: must divide dModel \(dModel 48, nHeads 5\)/,
+    );
     expect(() => validateModelConfig({ ...MODEL_PRESETS.nano, nKvHeads: 3 })).toThrow(/nKvHeads: must divide nHeads/);
   });
 });

@@ -43,7 +43,8 @@ export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown
   const problems: string[] = [];
   const flags = ['tiedEmbeddings', 'qkvBias'];
   for (const key of Object.keys(c)) {
-    if (!(key in MODEL_FIELDS) && !flags.includes(key)) problems.push(`${key}: unknown field (known: ${[...Object.keys(MODEL_FIELDS), ...flags].join(', ')})`);
+    if (!(key in MODEL_FIELDS) && !flags.includes(key))
+      problems.push(`${key}: unknown field (known: ${[...Object.keys(MODEL_FIELDS), ...flags].join(', ')})`);
   }
   for (const [key, rule] of Object.entries(MODEL_FIELDS)) {
     const v = c[key as keyof ModelConfig];
@@ -55,13 +56,17 @@ export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown
       problems.push(`${key}: must be in [${rule.min}, ${rule.max}], got ${v}`);
     }
   }
-  if (typeof c.tiedEmbeddings !== 'boolean') problems.push(`tiedEmbeddings: must be true or false, got ${JSON.stringify(c.tiedEmbeddings)}`);
-  if (c.qkvBias !== undefined && typeof c.qkvBias !== 'boolean') problems.push(`qkvBias: must be true or false when given, got ${JSON.stringify(c.qkvBias)}`);
+  if (typeof c.tiedEmbeddings !== 'boolean')
+    problems.push(`tiedEmbeddings: must be true or false, got ${JSON.stringify(c.tiedEmbeddings)}`);
+  if (c.qkvBias !== undefined && typeof c.qkvBias !== 'boolean')
+    problems.push(`qkvBias: must be true or false when given, got ${JSON.stringify(c.qkvBias)}`);
   if (problems.length) return problems;
   const m = c as ModelConfig;
   if (m.dModel % m.nHeads !== 0) problems.push(`nHeads: must divide dModel (dModel ${m.dModel}, nHeads ${m.nHeads})`);
-  else if ((m.dModel / m.nHeads) % 2 !== 0) problems.push(`nHeads: head dim dModel/nHeads must be even for RoPE (got ${m.dModel / m.nHeads})`);
-  if (m.nHeads % m.nKvHeads !== 0) problems.push(`nKvHeads: must divide nHeads (nHeads ${m.nHeads}, nKvHeads ${m.nKvHeads})`);
+  else if ((m.dModel / m.nHeads) % 2 !== 0)
+    problems.push(`nHeads: head dim dModel/nHeads must be even for RoPE (got ${m.dModel / m.nHeads})`);
+  if (m.nHeads % m.nKvHeads !== 0)
+    problems.push(`nKvHeads: must divide nHeads (nHeads ${m.nHeads}, nKvHeads ${m.nKvHeads})`);
   return problems;
 }
 
@@ -91,7 +96,8 @@ export type ModelPresetName = keyof typeof MODEL_PRESETS;
 /** Number of parameters (the tied embedding counted once). */
 export function parameterCount(c: ModelConfig): number {
   const HD = c.dModel / c.nHeads;
-  const attn = c.dModel * c.nHeads * HD * 2 + c.dModel * c.nKvHeads * HD * 2 + (c.qkvBias ? (c.nHeads + 2 * c.nKvHeads) * HD : 0);
+  const attn =
+    c.dModel * c.nHeads * HD * 2 + c.dModel * c.nKvHeads * HD * 2 + (c.qkvBias ? (c.nHeads + 2 * c.nKvHeads) * HD : 0);
   const mlp = 3 * c.dModel * c.dFF;
   const perLayer = attn + mlp + 2 * c.dModel;
   return c.vocabSize * c.dModel * (c.tiedEmbeddings ? 1 : 2) + c.nLayers * perLayer + c.dModel;

@@ -62,7 +62,11 @@ export function leftPad(prompts: readonly (readonly number[])[], padId: number) 
  * Samples one completion per prompt (repeat a prompt G times for a group). Prompts are token ids (BOS first);
  * they may differ in length. Deterministic for a given seed, model and device.
  */
-export async function generate(model: GpuModel, prompts: readonly (readonly number[])[], opts: GenerateOptions): Promise<Rollout> {
+export async function generate(
+  model: GpuModel,
+  prompts: readonly (readonly number[])[],
+  opts: GenerateOptions,
+): Promise<Rollout> {
   const { ctx, config } = model;
   if (prompts.length === 0) throw new Error('generate: no prompts');
   if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token (BOS)');
@@ -70,7 +74,9 @@ export async function generate(model: GpuModel, prompts: readonly (readonly numb
   const pad = leftPad(prompts, opts.padId);
   const { R, P } = pad;
   if (P + S > config.contextLength) {
-    throw new Error(`generate: prompt length ${P} + maxNewTokens ${S} exceeds the model's context length ${config.contextLength}`);
+    throw new Error(
+      `generate: prompt length ${P} + maxNewTokens ${S} exceeds the model's context length ${config.contextLength}`,
+    );
   }
   const V = config.vocabSize;
   const C = config.dModel;
@@ -90,11 +96,30 @@ export async function generate(model: GpuModel, prompts: readonly (readonly numb
   };
   const kvStart = t(ctx.fromArray<'u32'>(pad.kvStart, [R], { dtype: 'u32', label: 'kvStart' }));
   const prefillTokens = t(ctx.fromArray<'u32'>(pad.tokens, [R * P], { dtype: 'u32', label: 'prefill.tokens' }));
-  const prefillPositions = t(ctx.fromArray<'u32'>(pad.positions, [R * P], { dtype: 'u32', label: 'prefill.positions' }));
-  const prefillLast = t(ctx.fromArray<'u32'>(Uint32Array.from({ length: R }, (_, r) => r * P + P - 1), [R], { dtype: 'u32', label: 'prefill.last' }));
+  const prefillPositions = t(
+    ctx.fromArray<'u32'>(pad.positions, [R * P], { dtype: 'u32', label: 'prefill.positions' }),
+  );
+  const prefillLast = t(
+    ctx.fromArray<'u32'>(
+      Uint32Array.from({ length: R }, (_, r) => r * P + P - 1),
+      [R],
+      { dtype: 'u32', label: 'prefill.last' },
+    ),
+  );
   const stepPositions = u32([R], 'step.positions');
-  const identity = t(ctx.fromArray<'u32'>(Uint32Array.from({ length: R }, (_, r) => r), [R], { dtype: 'u32', label: 'rows' }));
-  const head = { x: f32([R, C], 'last.x'), nf: f32([R, C], 'last.nf'), rstd: f32([R], 'last.rstd'), logits: f32([R, V], 'last.logits') };
+  const identity = t(
+    ctx.fromArray<'u32'>(
+      Uint32Array.from({ length: R }, (_, r) => r),
+      [R],
+      { dtype: 'u32', label: 'rows' },
+    ),
+  );
+  const head = {
+    x: f32([R, C], 'last.x'),
+    nf: f32([R, C], 'last.nf'),
+    rstd: f32([R], 'last.rstd'),
+    logits: f32([R, V], 'last.logits'),
+  };
   const sampled = u32([R], 'sampled');
   const lp = f32([R], 'sampled.logprob');
   const ent = f32([R], 'sampled.entropy');
@@ -105,7 +130,11 @@ export async function generate(model: GpuModel, prompts: readonly (readonly numb
   try {
     for (let s = 0; s < S; s++) {
       const prefill = s === 0;
-      if (!prefill) ctx.upload(stepPositions, Uint32Array.from(pad.kvStart, (start) => P + s - 1 - start));
+      if (!prefill)
+        ctx.upload(
+          stepPositions,
+          Uint32Array.from(pad.kvStart, (start) => P + s - 1 - start),
+        );
       const rec = ctx.recorder(prefill ? 'rollout.prefill' : 'rollout.decode');
       const ws = model.workspaceFor(R, prefill ? P : 1);
       model.decodeForward(
@@ -129,7 +158,13 @@ export async function generate(model: GpuModel, prompts: readonly (readonly numb
         if (done.every((d) => d === 1)) break;
       }
     }
-    const [tokens, logprobs, entropies, mask, done] = await ctx.readMany([state.tokens, state.logprobs, state.entropies, state.mask, state.done]);
+    const [tokens, logprobs, entropies, mask, done] = await ctx.readMany([
+      state.tokens,
+      state.logprobs,
+      state.entropies,
+      state.mask,
+      state.done,
+    ]);
     readbacks++;
     const lengths = new Uint32Array(R);
     for (let r = 0; r < R; r++) for (let s = 0; s < S; s++) lengths[r] += mask[r * S + s];

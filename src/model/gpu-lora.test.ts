@@ -27,7 +27,19 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.destroy());
 
-const CONFIG: ModelConfig = { vocabSize: 13, dModel: 12, nLayers: 2, nHeads: 3, nKvHeads: 1, dFF: 10, ropeTheta: 10000, normEps: 1e-6, tiedEmbeddings: false, qkvBias: true, contextLength: 16 };
+const CONFIG: ModelConfig = {
+  vocabSize: 13,
+  dModel: 12,
+  nLayers: 2,
+  nHeads: 3,
+  nKvHeads: 1,
+  dFF: 10,
+  ropeTheta: 10000,
+  normEps: 1e-6,
+  tiedEmbeddings: false,
+  qkvBias: true,
+  contextLength: 16,
+};
 const B = 2;
 const T = 5;
 const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
@@ -42,7 +54,12 @@ function baseParams(seed: number): ParamArrays {
 /** Adapters with B nonzero too (as after some training), so every adapter gradient is exercised. */
 function trainedAdapters(spec: LoraSpec, seed: number): ParamArrays {
   const rng = new Rng(seed);
-  return Object.fromEntries(loraShapes(CONFIG, spec).map(({ name, shape }) => [name, Float32Array.from({ length: shape[0] * shape[1] }, () => 0.4 * rng.normal())]));
+  return Object.fromEntries(
+    loraShapes(CONFIG, spec).map(({ name, shape }) => [
+      name,
+      Float32Array.from({ length: shape[0] * shape[1] }, () => 0.4 * rng.normal()),
+    ]),
+  );
 }
 
 const hostParams = (arrays: ParamArrays, shapes: { name: string; shape: number[] }[]): ModelParams =>
@@ -69,7 +86,10 @@ async function run(model: GpuModel, dLogits?: Float32Array): Promise<{ logits: F
 describe('GPU model with LoRA', () => {
   it.each([
     { name: 'every projection, r=3 alpha=7', spec: { rank: 3, alpha: 7, targets: LORA_TARGETS } as LoraSpec },
-    { name: 'k/o/up, r=1 alpha=16', spec: { rank: 1, alpha: 16, targets: ['k_proj', 'o_proj', 'up_proj'] } as LoraSpec },
+    {
+      name: 'k/o/up, r=1 alpha=16',
+      spec: { rank: 1, alpha: 16, targets: ['k_proj', 'o_proj', 'up_proj'] } as LoraSpec,
+    },
   ])('logits and adapter gradients equal the CPU reference; only adapters have gradients: $name', async ({ spec }) => {
     const params = baseParams(3);
     const adapters = trainedAdapters(spec, 4);
@@ -81,7 +101,13 @@ describe('GPU model with LoRA', () => {
     const lora = { spec, adapters: hostParams(adapters, shapes) };
     const refParams = hostParams(params, paramShapes(CONFIG));
     const ref = modelForward(CONFIG, refParams, tokens, B, T, lora);
-    const want = modelBackward(CONFIG, refParams, ref.cache, host(Float64Array.from(dLogits), [B, T, CONFIG.vocabSize]), lora);
+    const want = modelBackward(
+      CONFIG,
+      refParams,
+      ref.cache,
+      host(Float64Array.from(dLogits), [B, T, CONFIG.vocabSize]),
+      lora,
+    );
     const c = compareArrays(got.logits, ref.logits.data, { atol: 1e-5, rtol: 1e-4 });
     expect(c.pass, `logits: ${c.summary}`).toBe(true);
     expect(Object.keys(got.grads).sort()).toEqual(shapes.map((s) => s.name).sort());
@@ -96,7 +122,10 @@ describe('GPU model with LoRA', () => {
     const params = baseParams(5);
     const spec: LoraSpec = { rank: 4, alpha: 8, targets: LORA_TARGETS };
     const base = GpuModel.create(ctx, CONFIG, params, B);
-    const fresh = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(1)) });
+    const fresh = GpuModel.create(ctx, CONFIG, params, B, 2, {
+      spec,
+      adapters: initLoraAdapters(CONFIG, spec, new Rng(1)),
+    });
     const baseLogits = (await run(base)).logits;
     expect(Array.from((await run(fresh)).logits)).toEqual(Array.from(baseLogits));
 
@@ -117,12 +146,17 @@ describe('GPU model with LoRA', () => {
     for (const m of [base, fresh, trained, merged]) m.destroy();
   });
 
-  it('KV-cache rollouts (prefill, then one token per step) through the adapters equal the merged model\'s', async () => {
+  it("KV-cache rollouts (prefill, then one token per step) through the adapters equal the merged model's", async () => {
     const spec: LoraSpec = { rank: 3, alpha: 6, targets: LORA_TARGETS };
     const adapted = GpuModel.create(ctx, CONFIG, baseParams(8), 4, 2, { spec, adapters: trainedAdapters(spec, 9) });
     const merged = GpuModel.create(ctx, CONFIG, await adapted.download(), 4);
     // Left-padded prompts of different lengths; sampled at temperature 1 with one seed, so both draw the same tokens.
-    const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
+    const prompts = [
+      [1, 5, 6, 7],
+      [1, 9],
+      [1, 3, 4, 5, 6, 7, 8],
+      [1, 9],
+    ];
     const opts = { maxNewTokens: 6, sampler: { temperature: 1, seed: 4 }, eosId: 2, padId: 0 };
     const a = await generate(adapted, prompts, opts);
     const m = await generate(merged, prompts, opts);
@@ -150,7 +184,10 @@ describe('GPU model with LoRA', () => {
     };
     const full = GpuModel.create(ctx, CONFIG, params, B);
     const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'up_proj'] };
-    const adapted = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: initLoraAdapters(CONFIG, spec, new Rng(3)) });
+    const adapted = GpuModel.create(ctx, CONFIG, params, B, 2, {
+      spec,
+      adapters: initLoraAdapters(CONFIG, spec, new Rng(3)),
+    });
     // The embedding's backward, on its own, for the count it drops.
     const emb = ctx.recorder('embedding');
     const g = ctx.tensor([CONFIG.vocabSize, CONFIG.dModel], { label: 'dE' });
@@ -173,17 +210,24 @@ describe('GPU model with LoRA', () => {
     const adapters = initLoraAdapters(CONFIG, spec, new Rng(2));
     const model = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters });
     const rng = new Rng(11);
-    await run(model, Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1)));
+    await run(
+      model,
+      Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1)),
+    );
     const rec = ctx.recorder('step');
     model.optimizerStep(rec, { lr: 1e-2, weightDecay: 0.1, maxGradNorm: 1 });
     rec.submit();
     const after = await model.downloadBase();
     for (const [name, a] of Object.entries(params)) expect(Array.from(after[name]), name).toEqual(Array.from(a));
     const moved = await model.downloadAdapters();
-    for (const { name } of loraShapes(CONFIG, spec)) expect(Array.from(moved[name]), name).not.toEqual(Array.from(adapters[name]));
+    for (const { name } of loraShapes(CONFIG, spec))
+      expect(Array.from(moved[name]), name).not.toEqual(Array.from(adapters[name]));
     const state = await model.downloadOptimizerState();
-    expect(Object.keys(state.m).sort()).toEqual(loraShapes(CONFIG, spec).map((s) => s.name).sort());
+    expect(Object.keys(state.m).sort()).toEqual(
+      loraShapes(CONFIG, spec)
+        .map((s) => s.name)
+        .sort(),
+    );
     model.destroy();
   });
 });
-

@@ -31,9 +31,17 @@ function randomModel(config: ModelConfig, seed: number): ParamArrays {
 }
 
 /** Full (non-cached) forward of one batch; returns logits (B*T*V). */
-async function fullLogits(model: GpuModel, rows: readonly (readonly number[])[], padId = 0): Promise<{ logits: Float32Array; P: number }> {
+async function fullLogits(
+  model: GpuModel,
+  rows: readonly (readonly number[])[],
+  padId = 0,
+): Promise<{ logits: Float32Array; P: number }> {
   const pad = leftPad(rows, padId);
-  const inp = { tokens: u32(pad.tokens, 'tokens'), positions: u32(pad.positions, 'positions'), kvStart: u32(pad.kvStart, 'kvStart') };
+  const inp = {
+    tokens: u32(pad.tokens, 'tokens'),
+    positions: u32(pad.positions, 'positions'),
+    kvStart: u32(pad.kvStart, 'kvStart'),
+  };
   const rec = ctx.recorder('full-forward');
   const ws = model.forward(rec, pad.R, pad.P, inp);
   rec.submit();
@@ -44,7 +52,10 @@ async function fullLogits(model: GpuModel, rows: readonly (readonly number[])[],
 
 describe('GPU model vs PyTorch (public/fixtures/llama-parity.safetensors)', () => {
   it('logits, loss and every parameter gradient match within 1e-4 relative', async () => {
-    const file = readSafetensors(new Uint8Array(readFileSync(new URL('../../public/fixtures/llama-parity.safetensors', import.meta.url))), { copy: true });
+    const file = readSafetensors(
+      new Uint8Array(readFileSync(new URL('../../public/fixtures/llama-parity.safetensors', import.meta.url))),
+      { copy: true },
+    );
     const fx = parityFixtureFrom(file.tensors, file.metadata);
     const config: ModelConfig = { ...fx.dims, contextLength: 16 };
     const params = Object.fromEntries(Object.entries(fx.params).map(([k, v]) => [k, Float32Array.from(v.data)]));
@@ -70,9 +81,12 @@ describe('GPU model vs PyTorch (public/fixtures/llama-parity.safetensors)', () =
       logits: parityError(logits, fx.expected.logits),
       loss: parityError(lossV, [fx.expected.loss]),
     };
-    for (const [name, want] of Object.entries(fx.expected.grads)) errors[`grad ${name}`] = parityError(grads[name], want);
+    for (const [name, want] of Object.entries(fx.expected.grads))
+      errors[`grad ${name}`] = parityError(grads[name], want);
     const worst = Object.entries(errors).sort((a, b) => b[1] - a[1]);
-    console.log(`GPU parity (max|got-want|/max|want|): logits ${errors.logits.toExponential(2)}, loss ${errors.loss.toExponential(2)}, worst ${worst[0][0]} ${worst[0][1].toExponential(2)}`);
+    console.log(
+      `GPU parity (max|got-want|/max|want|): logits ${errors.logits.toExponential(2)}, loss ${errors.loss.toExponential(2)}, worst ${worst[0][0]} ${worst[0][1].toExponential(2)}`,
+    );
     for (const [name, e] of worst) expect(e, name).toBeLessThan(1e-4);
     model.destroy();
   });
@@ -80,8 +94,16 @@ describe('GPU model vs PyTorch (public/fixtures/llama-parity.safetensors)', () =
 
 describe('KV-cache decoding', () => {
   const config: ModelConfig = {
-    vocabSize: 23, contextLength: 24, nLayers: 2, nHeads: 4, nKvHeads: 2, dModel: 16, dFF: 24,
-    ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true,
+    vocabSize: 23,
+    contextLength: 24,
+    nLayers: 2,
+    nHeads: 4,
+    nKvHeads: 2,
+    dModel: 16,
+    dFF: 24,
+    ropeTheta: 10000,
+    normEps: 1e-5,
+    tiedEmbeddings: true,
   };
 
   it('gives the logits of the full forward at every position, for left-padded rows of different lengths', async () => {
@@ -95,12 +117,18 @@ describe('KV-cache decoding', () => {
     // Cached: prefill the prompts (left-padded), then feed the rest one token per step (teacher forcing).
     const R = seqs.length;
     const V = config.vocabSize;
-    const pad = leftPad(seqs.map((s, r) => s.slice(0, promptLens[r])), 0);
+    const pad = leftPad(
+      seqs.map((s, r) => s.slice(0, promptLens[r])),
+      0,
+    );
     const steps = Math.max(...seqs.map((s, r) => s.length - promptLens[r]));
     const kv = model.createKvCache(R, pad.P + steps);
     const kvStart = u32(pad.kvStart, 'kvStart');
     const head = {
-      x: ctx.tensor([R, config.dModel]), nf: ctx.tensor([R, config.dModel]), rstd: ctx.tensor([R]), logits: ctx.tensor([R, V], { label: 'logits' }),
+      x: ctx.tensor([R, config.dModel]),
+      nf: ctx.tensor([R, config.dModel]),
+      rstd: ctx.tensor([R]),
+      logits: ctx.tensor([R, V], { label: 'logits' }),
     };
     let worst = 0;
     let compared = 0;
@@ -109,7 +137,9 @@ describe('KV-cache decoding', () => {
       const T = prefill ? pad.P : 1;
       const tokens = prefill ? pad.tokens : Uint32Array.from(seqs, (q, r) => q[promptLens[r] + s - 1] ?? 0);
       const positions = prefill ? pad.positions : Uint32Array.from(pad.kvStart, (st) => pad.P + s - 1 - st);
-      const last = prefill ? Uint32Array.from({ length: R }, (_, r) => r * T + T - 1) : Uint32Array.from({ length: R }, (_, r) => r);
+      const last = prefill
+        ? Uint32Array.from({ length: R }, (_, r) => r * T + T - 1)
+        : Uint32Array.from({ length: R }, (_, r) => r);
       const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions'), kvStart };
       const lastT = u32(last, 'last');
       const rec = ctx.recorder('decode');
@@ -125,7 +155,9 @@ describe('KV-cache decoding', () => {
       }
       for (const t of [inp.tokens, inp.positions, lastT]) t.destroy();
     }
-    console.log(`KV-cache vs full forward: worst relative error ${worst.toExponential(2)} over ${compared} positions in ${steps + 1} steps`);
+    console.log(
+      `KV-cache vs full forward: worst relative error ${worst.toExponential(2)} over ${compared} positions in ${steps + 1} steps`,
+    );
     // Every position from each prompt's last token to the row's end was compared.
     expect(compared).toBe(seqs.reduce((n, q, r) => n + q.length - promptLens[r] + 1, 0));
     expect(worst).toBeLessThan(1e-5);
@@ -135,16 +167,34 @@ describe('KV-cache decoding', () => {
 
 describe('rollouts on the GPU', () => {
   const config: ModelConfig = {
-    vocabSize: 19, contextLength: 32, nLayers: 2, nHeads: 2, nKvHeads: 1, dModel: 16, dFF: 32,
-    ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true,
+    vocabSize: 19,
+    contextLength: 32,
+    nLayers: 2,
+    nHeads: 2,
+    nKvHeads: 1,
+    dModel: 16,
+    dFF: 32,
+    ropeTheta: 10000,
+    normEps: 1e-5,
+    tiedEmbeddings: true,
   };
   const eosId = 2;
   const padId = 0;
-  const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
+  const prompts = [
+    [1, 5, 6, 7],
+    [1, 9],
+    [1, 3, 4, 5, 6, 7, 8],
+    [1, 9],
+  ];
 
   it('greedy decoding equals the argmax of the full forward at every step', async () => {
     const model = GpuModel.create(ctx, config, randomModel(config, 3));
-    const out = await generate(model, prompts, { maxNewTokens: 10, sampler: { temperature: 1, greedy: true, seed: 1 }, eosId, padId });
+    const out = await generate(model, prompts, {
+      maxNewTokens: 10,
+      sampler: { temperature: 1, greedy: true, seed: 1 },
+      eosId,
+      padId,
+    });
     for (let r = 0; r < prompts.length; r++) {
       const completion = Array.from(out.tokens.subarray(r * 10, r * 10 + out.lengths[r]));
       const { logits, P } = await fullLogits(model, [[...prompts[r], ...completion]]);
@@ -158,7 +208,7 @@ describe('rollouts on the GPU', () => {
     model.destroy();
   });
 
-  it('same seed gives the same tokens; sampler log-probs equal the trainer\'s; one readback per batch', async () => {
+  it("same seed gives the same tokens; sampler log-probs equal the trainer's; one readback per batch", async () => {
     const model = GpuModel.create(ctx, config, randomModel(config, 4));
     const opts = { maxNewTokens: 12, sampler: { temperature: 0.9, topP: 0.95, seed: 77 }, eosId, padId, checkEvery: 0 };
     const a = await generate(model, prompts, opts);
@@ -181,7 +231,10 @@ describe('rollouts on the GPU', () => {
       const seq = [...prompts[r], ...completion];
       const pad = leftPad([seq], padId);
       const inp = { tokens: u32(pad.tokens, 't'), positions: u32(pad.positions, 'p') };
-      const targets = u32(Uint32Array.from({ length: seq.length }, (_, i) => seq[i + 1] ?? 0), 'targets');
+      const targets = u32(
+        Uint32Array.from({ length: seq.length }, (_, i) => seq[i + 1] ?? 0),
+        'targets',
+      );
       const lp: Tensor = ctx.tensor([seq.length]);
       const ent: Tensor = ctx.tensor([seq.length]);
       const rec = ctx.recorder('logprobs');
@@ -200,9 +253,9 @@ describe('rollouts on the GPU', () => {
 
   it('refuses prompts that do not fit the context, with the numbers', async () => {
     const model = GpuModel.create(ctx, config, randomModel(config, 5));
-    await expect(generate(model, [[1, 2, 3]], { maxNewTokens: 30, sampler: { temperature: 1, seed: 1 }, eosId, padId })).rejects.toThrow(
-      /prompt length 3 \+ maxNewTokens 30 exceeds the model's context length 32/,
-    );
+    await expect(
+      generate(model, [[1, 2, 3]], { maxNewTokens: 30, sampler: { temperature: 1, seed: 1 }, eosId, padId }),
+    ).rejects.toThrow(/prompt length 3 \+ maxNewTokens 30 exceeds the model's context length 32/);
     model.destroy();
   });
 });

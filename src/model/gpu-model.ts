@@ -151,7 +151,14 @@ export class GpuModel {
    * batches (a reference, a critic), whose shape changes only between steps, so an old step's activations are not
    * kept beside the new ones.
    */
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows = 64, maxWorkspaces = 2, lora?: LoraInit): GpuModel {
+  static create(
+    ctx: GpuContext,
+    config: ModelConfig,
+    params: ParamArrays,
+    maxRows = 64,
+    maxWorkspaces = 2,
+    lora?: LoraInit,
+  ): GpuModel {
     checkModelFitsDevice(config, maxRows, ctx.device.limits);
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null);
     for (const { name, shape } of paramShapes(config)) {
@@ -164,7 +171,8 @@ export class GpuModel {
       for (const { name, shape } of loraShapes(config, lora.spec)) {
         const data = lora.adapters[name];
         if (!data) throw new Error(`GpuModel: LoRA adapter ${name} is missing`);
-        if (data.length !== shape[0] * shape[1]) throw new Error(`GpuModel: LoRA adapter ${name} has ${data.length} values, want [${shape.join(', ')}]`);
+        if (data.length !== shape[0] * shape[1])
+          throw new Error(`GpuModel: LoRA adapter ${name} has ${data.length} values, want [${shape.join(', ')}]`);
         model.adapters.set(name, ctx.fromArray(data, shape, { label: name }));
         model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
       }
@@ -295,7 +303,9 @@ export class GpuModel {
         gate: t([B, T, c.dFF], `L${l}.gate`),
         up: t([B, T, c.dFF], `L${l}.up`),
         act: t([B, T, c.dFF], `L${l}.act`),
-        xa: Object.fromEntries((this.lora?.spec.targets ?? []).map((tg) => [tg, t([N, this.lora!.spec.rank], `L${l}.xa.${tg}`)])),
+        xa: Object.fromEntries(
+          (this.lora?.spec.targets ?? []).map((tg) => [tg, t([N, this.lora!.spec.rank], `L${l}.xa.${tg}`)]),
+        ),
       });
     }
     const ws: Workspace = {
@@ -325,7 +335,14 @@ export class GpuModel {
    * One decoder layer: x -> (h, xNext). With a cache, the new keys and values are written at cache position
    * `pos` and attention reads the cache's first pos + T positions; without, it attends over the fresh k and v.
    */
-  private layerForward(rec: Recorder, l: number, a: LayerActs, xNext: Tensor, inp: ForwardInputs, cache?: { kv: KvCache; pos: number }): void {
+  private layerForward(
+    rec: Recorder,
+    l: number,
+    a: LayerActs,
+    xNext: Tensor,
+    inp: ForwardInputs,
+    cache?: { kv: KvCache; pos: number },
+  ): void {
     const c = this.config;
     const pre = `model.layers.${l}.`;
     const rope = { theta: c.ropeTheta, positions: inp.positions };
@@ -350,12 +367,18 @@ export class GpuModel {
     if (cache) {
       kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
       kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
-      attentionForward(rec, a.att, a.lse, a.q, cache.kv.k[l], cache.kv.v[l], { kvStart: inp.kvStart, keys: cache.pos + a.q.shape[1] });
+      attentionForward(rec, a.att, a.lse, a.q, cache.kv.k[l], cache.kv.v[l], {
+        kvStart: inp.kvStart,
+        keys: cache.pos + a.q.shape[1],
+      });
     } else {
       attentionForward(rec, a.att, a.lse, a.q, a.k, a.v, { kvStart: inp.kvStart });
     }
     copy(rec, a.h, a.x);
-    matmul(rec, a.h.reshape2d(), a.att.reshape2d(), this.p(`${pre}self_attn.o_proj.weight`), { ...lin, accumulate: true });
+    matmul(rec, a.h.reshape2d(), a.att.reshape2d(), this.p(`${pre}self_attn.o_proj.weight`), {
+      ...lin,
+      accumulate: true,
+    });
     adapt('o_proj', a.h, a.att);
     rmsnormForward(rec, a.n2, a.rstd2, a.h, this.p(`${pre}post_attention_layernorm.weight`), { eps: c.normEps });
     matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.gate_proj.weight`), lin);
@@ -364,7 +387,10 @@ export class GpuModel {
     adapt('up_proj', a.up, a.n2);
     swigluForward(rec, a.act, a.gate, a.up);
     copy(rec, xNext, a.h);
-    matmul(rec, xNext.reshape2d(), a.act.reshape2d(), this.p(`${pre}mlp.down_proj.weight`), { ...lin, accumulate: true });
+    matmul(rec, xNext.reshape2d(), a.act.reshape2d(), this.p(`${pre}mlp.down_proj.weight`), {
+      ...lin,
+      accumulate: true,
+    });
     adapt('down_proj', xNext, a.act);
   }
 
@@ -378,7 +404,15 @@ export class GpuModel {
   }
 
   /** Twin: loraBackward. dB += s dY^T xa, dA += (s dY B)^T x, dX += (s dY B) A. */
-  private loraBackward(rec: Recorder, ws: Workspace, l: number, tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor): void {
+  private loraBackward(
+    rec: Recorder,
+    ws: Workspace,
+    l: number,
+    tg: LoraTarget,
+    dX: Tensor,
+    dY: Tensor,
+    x: Tensor,
+  ): void {
     const xa = ws.layers[l].xa[tg];
     if (!this.lora || !xa || !ws.dXa) return;
     const n = loraNames(l, tg);
@@ -404,7 +438,9 @@ export class GpuModel {
     const ws = this.workspaceFor(B, T);
     const logits = (ws.logits ??= this.ctx.tensor([B, T, this.config.vocabSize], { label: 'logits' }));
     embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
-    ws.layers.forEach((a, l) => this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp));
+    ws.layers.forEach((a, l) =>
+      this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp),
+    );
     this.head(rec, ws.xOut, ws.nf, ws.rstdf, logits);
     return ws as TrainingWorkspace;
   }
@@ -431,14 +467,23 @@ export class GpuModel {
     // Head: logits = nf E^T  =>  dnf = dLogits E, dE += dLogits^T nf.
     matmul(rec, ws.dn.reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
     weightGrad(this.headWeight, dLogits, ws.nf);
-    rmsnormBackward(rec, ws.dRes, this.gainGrad('model.norm.weight'), ws.dn, ws.xOut, this.p('model.norm.weight'), ws.rstdf);
+    rmsnormBackward(
+      rec,
+      ws.dRes,
+      this.gainGrad('model.norm.weight'),
+      ws.dn,
+      ws.xOut,
+      this.p('model.norm.weight'),
+      ws.rstdf,
+    );
     const rope = { theta: c.ropeTheta, positions: inp.positions };
     for (let l = c.nLayers - 1; l >= 0; l--) {
       const a = ws.layers[l];
       const pre = `model.layers.${l}.`;
       const W = (n: string) => this.p(pre + n);
       const G = (n: string) => this.g(pre + n);
-      const adaptBack = (tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor) => this.loraBackward(rec, ws, l, tg, dX, dY, x);
+      const adaptBack = (tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor) =>
+        this.loraBackward(rec, ws, l, tg, dX, dY, x);
       // MLP: x' = h + act Wd^T.
       matmul(rec, ws.dAct.reshape2d(), ws.dRes.reshape2d(), W('mlp.down_proj.weight'));
       weightGrad(pre + 'mlp.down_proj.weight', ws.dRes, a.act);
@@ -450,7 +495,16 @@ export class GpuModel {
       weightGrad(pre + 'mlp.up_proj.weight', ws.dUp, a.n2);
       adaptBack('gate_proj', ws.dn, ws.dGate, a.n2);
       adaptBack('up_proj', ws.dn, ws.dUp, a.n2);
-      rmsnormBackward(rec, ws.dRes, this.gainGrad(pre + 'post_attention_layernorm.weight'), ws.dn, a.h, W('post_attention_layernorm.weight'), a.rstd2, acc);
+      rmsnormBackward(
+        rec,
+        ws.dRes,
+        this.gainGrad(pre + 'post_attention_layernorm.weight'),
+        ws.dn,
+        a.h,
+        W('post_attention_layernorm.weight'),
+        a.rstd2,
+        acc,
+      );
       // Attention: h = x + att Wo^T.
       matmul(rec, ws.dAtt.reshape2d(), ws.dRes.reshape2d(), W('self_attn.o_proj.weight'));
       weightGrad(pre + 'self_attn.o_proj.weight', ws.dRes, a.att);
@@ -473,7 +527,16 @@ export class GpuModel {
       adaptBack('q_proj', ws.dn, ws.dq, a.n1);
       adaptBack('k_proj', ws.dn, ws.dk, a.n1);
       adaptBack('v_proj', ws.dn, ws.dv, a.n1);
-      rmsnormBackward(rec, ws.dRes, this.gainGrad(pre + 'input_layernorm.weight'), ws.dn, a.x, W('input_layernorm.weight'), a.rstd1, acc);
+      rmsnormBackward(
+        rec,
+        ws.dRes,
+        this.gainGrad(pre + 'input_layernorm.weight'),
+        ws.dn,
+        a.x,
+        W('input_layernorm.weight'),
+        a.rstd1,
+        acc,
+      );
     }
     if (!frozen) embeddingBackward(rec, this.g('model.embed_tokens.weight'), ws.dRes, inp.tokens);
   }
@@ -502,7 +565,15 @@ export class GpuModel {
         v: names.map((n) => this.v.get(n)!),
         grads: names.map((n) => this.grads.get(n)!),
       },
-      { lr: opts.lr, t: this.step, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
+      {
+        lr: opts.lr,
+        t: this.step,
+        weightDecay: opts.weightDecay,
+        beta1: opts.beta1,
+        beta2: opts.beta2,
+        eps: opts.eps,
+        maxNorm: opts.maxGradNorm,
+      },
     );
   }
 
@@ -522,9 +593,19 @@ export class GpuModel {
    * Forward of T new positions per row against a KV cache (prefill: T = prompt length; decode: T = 1), writing
    * their keys and values at cache position `pos`. Returns the logits of each row's last new position (rows, V).
    */
-  decodeForward(rec: Recorder, ws: Workspace, kv: KvCache, pos: number, inp: ForwardInputs, lastRows: Tensor<'u32'>, out: { x: Tensor; nf: Tensor; rstd: Tensor; logits: Tensor }): void {
+  decodeForward(
+    rec: Recorder,
+    ws: Workspace,
+    kv: KvCache,
+    pos: number,
+    inp: ForwardInputs,
+    lastRows: Tensor<'u32'>,
+    out: { x: Tensor; nf: Tensor; rstd: Tensor; logits: Tensor },
+  ): void {
     embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
-    ws.layers.forEach((a, l) => this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }));
+    ws.layers.forEach((a, l) =>
+      this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }),
+    );
     gatherRows(rec, out.x, ws.xOut.reshape2d(), lastRows);
     this.head(rec, out.x, out.nf, out.rstd, out.logits);
   }
@@ -537,13 +618,15 @@ export class GpuModel {
       for (const [name, t] of Object.entries(a)) if (name !== 'xa') (t as Tensor).destroy();
       for (const t of Object.values(a.xa)) t.destroy();
     }
-    for (const [name, t] of Object.entries(ws)) if (name !== 'layers' && t && typeof t === 'object') (t as Tensor).destroy();
+    for (const [name, t] of Object.entries(ws))
+      if (name !== 'layers' && t && typeof t === 'object') (t as Tensor).destroy();
   }
 
   /** Frees every buffer of the model. */
   destroy(): void {
     for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
-    for (const map of [this.params, this.adapters, this.grads, this.m, this.v]) for (const t of map.values()) t.destroy();
+    for (const map of [this.params, this.adapters, this.grads, this.m, this.v])
+      for (const t of map.values()) t.destroy();
     this.frozenGainGrad?.destroy();
     this.gradNorm.destroy();
     this.clipScale.destroy();

@@ -72,7 +72,10 @@ describe('the shipped tiny folders', () => {
       for (const [file, data] of Object.entries(built[name])) {
         const committed = readFileSync(join(MODELS, name, file));
         const want = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-        expect(committed.equals(want), `${name}/${file} differs from the builder's output: run npm run tiny-models`).toBe(true);
+        expect(
+          committed.equals(want),
+          `${name}/${file} differs from the builder's output: run npm run tiny-models`,
+        ).toBe(true);
       }
     }
   });
@@ -97,18 +100,25 @@ describe('the shipped tiny folders', () => {
     expect(qwen.tokenizer.tokenString(qwen.tokenizer.eosId)).toBe('<|im_end|>');
     expect(qwen.tokenizer.prependsBos).toBe(false);
     expect(qwen.tokenizer.vocabSize).toBeLessThan(qwen.ck.config.vocabSize);
-    expect(qwen.tokenizer.applyChatTemplate?.('2+2=')).toBe('<|im_start|>user\n2+2=<|im_end|>\n<|im_start|>assistant\n');
+    expect(qwen.tokenizer.applyChatTemplate?.('2+2=')).toBe(
+      '<|im_start|>user\n2+2=<|im_end|>\n<|im_start|>assistant\n',
+    );
   });
 });
 
 describe('as the start of a run (the page and the lessons read the site through loadStartPolicy)', () => {
   it('a checkpoint path on the site loads the folder with its tokenizer files; a missing one is named', async () => {
-    const start = await loadStartPolicy(resolveConfig('grpo', { task: 'addition', checkpoint: 'models/tiny-qwen2/', chat_template: true }), PUBLIC_ASSETS);
+    const start = await loadStartPolicy(
+      resolveConfig('grpo', { task: 'addition', checkpoint: 'models/tiny-qwen2/', chat_template: true }),
+      PUBLIC_ASSETS,
+    );
     expect(start.init.config).toEqual(folders['tiny-qwen2'].ck.config);
     expect(start.tokenizer.eosId).toBe(folders['tiny-qwen2'].tokenizer.eosId);
     expect(start.tokenizerConfigJson).toBe(readFileSync(join(MODELS, 'tiny-qwen2', 'tokenizer_config.json'), 'utf8'));
     expect(start.source).toBe('warm start models/tiny-qwen2/');
-    await expect(loadStartPolicy(resolveConfig('grpo', { task: 'addition', checkpoint: 'models/nope' }), PUBLIC_ASSETS)).rejects.toThrow(
+    await expect(
+      loadStartPolicy(resolveConfig('grpo', { task: 'addition', checkpoint: 'models/nope' }), PUBLIC_ASSETS),
+    ).rejects.toThrow(
       /^checkpoint "models\/nope" \(models\/nope\/\): .*models\/nope\/model.safetensors.* \(nor is there a model.safetensors.index.json listing shards\)/,
     );
   });
@@ -130,16 +140,28 @@ describe("tokenization equals transformers.js' AutoTokenizer on the same local f
       if (want.length) {
         const decoded = auto.decode(want, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
         expect(ours.decode(want), JSON.stringify(s)).toBe(decoded);
-        expect(ours.decode(want, { skipSpecialTokens: true }), JSON.stringify(s)).toBe(auto.decode(want, { skip_special_tokens: true, clean_up_tokenization_spaces: false }));
+        expect(ours.decode(want, { skipSpecialTokens: true }), JSON.stringify(s)).toBe(
+          auto.decode(want, { skip_special_tokens: true, clean_up_tokenization_spaces: false }),
+        );
         // Byte-level BPE loses nothing but normalization (Qwen2's NFC).
         expect(decoded).toBe(name === 'tiny-qwen2' ? s.normalize('NFC') : s);
       }
     }
     if (name === 'tiny-qwen2') {
       for (const s of ['copy:abcab=', 'sort:3141=', '你好']) {
-        const want = auto.apply_chat_template([{ role: 'user', content: s }], { tokenize: false, add_generation_prompt: true });
+        const want = auto.apply_chat_template([{ role: 'user', content: s }], {
+          tokenize: false,
+          add_generation_prompt: true,
+        });
         expect(ours.applyChatTemplate?.(s)).toBe(want);
-        expect(encodePrompt(ours, s, true)).toEqual(auto.apply_chat_template([{ role: 'user', content: s }], { tokenize: true, add_generation_prompt: true, return_tensor: false, return_dict: false }));
+        expect(encodePrompt(ours, s, true)).toEqual(
+          auto.apply_chat_template([{ role: 'user', content: s }], {
+            tokenize: true,
+            add_generation_prompt: true,
+            return_tensor: false,
+            return_dict: false,
+          }),
+        );
       }
     }
   });
@@ -149,7 +171,12 @@ describe('on the GPU', () => {
   it.each(NAMES)('%s: greedy generation equals the CPU reference token for token', async (name) => {
     const { ck, tokenizer: tok } = folders[name];
     const prompts = ['copy:abcab=', 'addition:12+345=', 'sort:52814=', '你好 🤖'].map((p) => encodePrompt(tok, p));
-    const opts = { maxNewTokens: 12, sampler: { temperature: 1, greedy: true, seed: 0 }, eosId: tok.eosId, padId: tok.padId };
+    const opts = {
+      maxNewTokens: 12,
+      sampler: { temperature: 1, greedy: true, seed: 0 },
+      eosId: tok.eosId,
+      padId: tok.padId,
+    };
     const gpu = GpuPolicy.create(ctx, ck.config, ck.params, prompts.length);
     const a = await gpu.generate(prompts, opts);
     gpu.destroy();
@@ -170,7 +197,9 @@ describe('on the GPU', () => {
     const targets = Uint32Array.from({ length: B * T }, (_, i) => (i * 11 + 3) % 550);
     const mask = Float32Array.from({ length: B * T }, (_, i) => (i % 5 === 4 ? 0 : 1));
     // CPU reference in f64.
-    const params = Object.fromEntries(paramShapes(config).map(({ name, shape }) => [name, host(Float64Array.from(ck.params[name]), shape)]));
+    const params = Object.fromEntries(
+      paramShapes(config).map(({ name, shape }) => [name, host(Float64Array.from(ck.params[name]), shape)]),
+    );
     const { logits, cache } = modelForward(config, params, tokens, B, T);
     const dLogits = host(new Float64Array(B * T * V), [B * T, V]);
     crossEntropyBackwardTwin(dLogits, host(logits.data, [B * T, V]), targets, mask);
@@ -194,31 +223,51 @@ describe('on the GPU', () => {
     model.destroy();
     expect(Object.keys(got).filter((n) => n.endsWith('.bias'))).toHaveLength(6);
     for (const [name, g] of Object.entries(got)) {
-      expect(Math.max(...Array.from(want[name].data, Math.abs)), `${name}: the reference gradient is not all zero`).toBeGreaterThan(0);
+      expect(
+        Math.max(...Array.from(want[name].data, Math.abs)),
+        `${name}: the reference gradient is not all zero`,
+      ).toBeGreaterThan(0);
       expect(parityError(g, want[name].data), name).toBeLessThan(1e-4);
     }
   });
 
-  it.each(NAMES)('%s: one GRPO step of the trainer runs on a task, its loss is finite and every parameter moves', async (name) => {
-    const { ck, tokenizer } = folders[name];
-    const config = resolveConfig('grpo', {
-      task: 'addition', difficulty: 1, train_batch_size: 2, num_generations: 4, steps: 1, eval_every: 0, seed: 3,
-      max_completion_length: 8, chat_template: name === 'tiny-qwen2', weight_decay: 0, checkpoint: `models/${name}/`,
-      // A random model earns the same reward on every completion (zero advantages), so the entropy bonus is what
-      // gives every parameter a gradient here.
-      entropy_coef: 0.01,
-    });
-    const trainer = await Trainer.create({ config, init: { config: ck.config, params: ck.params }, tokenizer, backend: { kind: 'webgpu', ctx } });
-    const records = [];
-    for await (const r of trainer.run()) records.push(r);
-    const after = (await trainer.exportCheckpoint()).params;
-    trainer.destroy();
-    expect(records.length).toBeGreaterThan(0);
-    for (const r of records) expect(Number.isFinite(r.metrics.loss), `loss ${r.metrics.loss}`).toBe(true);
-    expect(Number.isFinite(records[records.length - 1].metrics.grad_norm)).toBe(true);
-    // The optimizer updated every tensor, the Qwen2 biases too (AdamW's first step moves each entry by about lr).
-    for (const [param, before] of Object.entries(ck.params)) expect(after[param], param).not.toEqual(before);
-  });
+  it.each(NAMES)(
+    '%s: one GRPO step of the trainer runs on a task, its loss is finite and every parameter moves',
+    async (name) => {
+      const { ck, tokenizer } = folders[name];
+      const config = resolveConfig('grpo', {
+        task: 'addition',
+        difficulty: 1,
+        train_batch_size: 2,
+        num_generations: 4,
+        steps: 1,
+        eval_every: 0,
+        seed: 3,
+        max_completion_length: 8,
+        chat_template: name === 'tiny-qwen2',
+        weight_decay: 0,
+        checkpoint: `models/${name}/`,
+        // A random model earns the same reward on every completion (zero advantages), so the entropy bonus is what
+        // gives every parameter a gradient here.
+        entropy_coef: 0.01,
+      });
+      const trainer = await Trainer.create({
+        config,
+        init: { config: ck.config, params: ck.params },
+        tokenizer,
+        backend: { kind: 'webgpu', ctx },
+      });
+      const records = [];
+      for await (const r of trainer.run()) records.push(r);
+      const after = (await trainer.exportCheckpoint()).params;
+      trainer.destroy();
+      expect(records.length).toBeGreaterThan(0);
+      for (const r of records) expect(Number.isFinite(r.metrics.loss), `loss ${r.metrics.loss}`).toBe(true);
+      expect(Number.isFinite(records[records.length - 1].metrics.grad_norm)).toBe(true);
+      // The optimizer updated every tensor, the Qwen2 biases too (AdamW's first step moves each entry by about lr).
+      for (const [param, before] of Object.entries(ck.params)) expect(after[param], param).not.toEqual(before);
+    },
+  );
 });
 
 describe('sharded and malformed folders', () => {
@@ -245,10 +294,14 @@ describe('sharded and malformed folders', () => {
       weightMap[n] = shardName;
     });
     for (const part of ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']) {
-      const tensors = new Map(names.filter((n) => weightMap[n] === part).map((n) => {
-        const t = file.tensors.get(n)!;
-        return [n, { dtype: 'F32' as const, shape: [...t.shape], data: t.data as Float32Array }];
-      }));
+      const tensors = new Map(
+        names
+          .filter((n) => weightMap[n] === part)
+          .map((n) => {
+            const t = file.tensors.get(n)!;
+            return [n, { dtype: 'F32' as const, shape: [...t.shape], data: t.data as Float32Array }];
+          }),
+      );
       writeFileSync(join(dir, part), writeSafetensors(tensors, { format: 'pt' }));
     }
     rmSync(join(dir, 'model.safetensors'));
@@ -261,27 +314,41 @@ describe('sharded and malformed folders', () => {
     const sharded = await loadHfFolder(fsReader(dir));
     expect(sharded.weightFiles).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
     expect(sharded.ck.config).toEqual(folders['tiny-qwen2'].ck.config);
-    for (const [name, data] of Object.entries(folders['tiny-qwen2'].ck.params)) expect(sharded.ck.params[name], name).toEqual(data);
+    for (const [name, data] of Object.entries(folders['tiny-qwen2'].ck.params))
+      expect(sharded.ck.params[name], name).toEqual(data);
   });
 
   it('refuses a stale index, a missing shard and a tensor in two shards, naming the files', async () => {
-    const stale = copyOf('tiny-llama', (d) => shard(d, (m) => (m['model.norm.weight'] = 'model-00001-of-00002.safetensors')));
-    await expect(loadHfFolder(fsReader(stale))).rejects.toThrow(/model.safetensors.index.json: says model.norm.weight is in model-00001-of-00002.safetensors, but model-00001-of-00002.safetensors does not hold it/);
+    const stale = copyOf('tiny-llama', (d) =>
+      shard(d, (m) => (m['model.norm.weight'] = 'model-00001-of-00002.safetensors')),
+    );
+    await expect(loadHfFolder(fsReader(stale))).rejects.toThrow(
+      /model.safetensors.index.json: says model.norm.weight is in model-00001-of-00002.safetensors, but model-00001-of-00002.safetensors does not hold it/,
+    );
     const missing = copyOf('tiny-llama', (d) => {
       shard(d);
       rmSync(join(d, 'model-00002-of-00002.safetensors'));
     });
-    await expect(loadHfFolder(fsReader(missing))).rejects.toThrow(/model.safetensors.index.json names the shard model-00002-of-00002.safetensors, which cannot be read/);
+    await expect(loadHfFolder(fsReader(missing))).rejects.toThrow(
+      /model.safetensors.index.json names the shard model-00002-of-00002.safetensors, which cannot be read/,
+    );
     const twice = copyOf('tiny-llama', (d) => {
       shard(d);
       cpSync(join(d, 'model-00001-of-00002.safetensors'), join(d, 'model-00002-of-00002.safetensors'));
     });
-    await expect(loadHfFolder(fsReader(twice))).rejects.toThrow(/tensor model.embed_tokens.weight is in both model-00001-of-00002.safetensors and model-00002-of-00002.safetensors/);
+    await expect(loadHfFolder(fsReader(twice))).rejects.toThrow(
+      /tensor model.embed_tokens.weight is in both model-00001-of-00002.safetensors and model-00002-of-00002.safetensors/,
+    );
     const badIndex = copyOf('tiny-llama', (d) => {
       shard(d);
-      writeFileSync(join(d, SHARD_INDEX_FILE), JSON.stringify({ weight_map: { 'model.norm.weight': '../elsewhere.safetensors' } }));
+      writeFileSync(
+        join(d, SHARD_INDEX_FILE),
+        JSON.stringify({ weight_map: { 'model.norm.weight': '../elsewhere.safetensors' } }),
+      );
     });
-    await expect(loadHfFolder(fsReader(badIndex))).rejects.toThrow(/weight_map\["model.norm.weight"\] is "..\/elsewhere.safetensors", not a file name in this folder/);
+    await expect(loadHfFolder(fsReader(badIndex))).rejects.toThrow(
+      /weight_map\["model.norm.weight"\] is "..\/elsewhere.safetensors", not a file name in this folder/,
+    );
   });
 
   it('takes the end of sequence from generation_config.json when tokenizer_config.json names none, and records it', async () => {
@@ -300,15 +367,24 @@ describe('sharded and malformed folders', () => {
 
   it('refuses missing weights, a Qwen2 file without its biases, and broken tokenizer files, naming each', async () => {
     const noWeights = copyOf('tiny-qwen2', (d) => rmSync(join(d, 'model.safetensors')));
-    await expect(loadHfFolder(fsReader(noWeights))).rejects.toThrow(/model.safetensors.*nor is there a model.safetensors.index.json listing shards/);
+    await expect(loadHfFolder(fsReader(noWeights))).rejects.toThrow(
+      /model.safetensors.*nor is there a model.safetensors.index.json listing shards/,
+    );
     const asLlama = copyOf('tiny-qwen2', (d) => {
       const c = JSON.parse(readFileSync(join(d, 'config.json'), 'utf8'));
-      writeFileSync(join(d, 'config.json'), JSON.stringify({ ...c, model_type: 'llama', architectures: ['LlamaForCausalLM'] }));
+      writeFileSync(
+        join(d, 'config.json'),
+        JSON.stringify({ ...c, model_type: 'llama', architectures: ['LlamaForCausalLM'] }),
+      );
     });
     await expect(loadHfFolder(fsReader(asLlama))).rejects.toThrow(/Qwen2-style \(attention biases\)/);
     const noBias = copyOf('tiny-qwen2', (d) => {
       const file = readSafetensors(new Uint8Array(readFileSync(join(d, 'model.safetensors'))), { copy: true });
-      const kept = new Map([...file.tensors].filter(([n]) => n !== 'model.layers.1.self_attn.v_proj.bias').map(([n, t]) => [n, { dtype: 'F32' as const, shape: [...t.shape], data: t.data as Float32Array }]));
+      const kept = new Map(
+        [...file.tensors]
+          .filter(([n]) => n !== 'model.layers.1.self_attn.v_proj.bias')
+          .map(([n, t]) => [n, { dtype: 'F32' as const, shape: [...t.shape], data: t.data as Float32Array }]),
+      );
       writeFileSync(join(d, 'model.safetensors'), writeSafetensors(kept));
     });
     await expect(loadHfFolder(fsReader(noBias))).rejects.toThrow(/missing tensor model.layers.1.self_attn.v_proj.bias/);
@@ -318,16 +394,25 @@ describe('sharded and malformed folders', () => {
       const c = JSON.parse(readFileSync(join(d, 'tokenizer_config.json'), 'utf8'));
       writeFileSync(join(d, 'tokenizer_config.json'), JSON.stringify({ ...c, eos_token: '<|nope|>' }));
     });
-    await expect(loadHfFolder(fsReader(badEos))).rejects.toThrow(/^tokenizer_config.json eos_token "<\|nope\|>" is not in the vocabulary/);
+    await expect(loadHfFolder(fsReader(badEos))).rejects.toThrow(
+      /^tokenizer_config.json eos_token "<\|nope\|>" is not in the vocabulary/,
+    );
     const badTemplate = copyOf('tiny-qwen2', (d) => {
       const c = JSON.parse(readFileSync(join(d, 'tokenizer_config.json'), 'utf8'));
-      writeFileSync(join(d, 'tokenizer_config.json'), JSON.stringify({ ...c, chat_template: '{% for m in messages %}' }));
+      writeFileSync(
+        join(d, 'tokenizer_config.json'),
+        JSON.stringify({ ...c, chat_template: '{% for m in messages %}' }),
+      );
     });
-    await expect(loadHfFolder(fsReader(badTemplate))).rejects.toThrow(/^tokenizer_config.json chat_template is not a template Jinja can read/);
+    await expect(loadHfFolder(fsReader(badTemplate))).rejects.toThrow(
+      /^tokenizer_config.json chat_template is not a template Jinja can read/,
+    );
     const small = copyOf('tiny-llama', (d) => {
       const c = JSON.parse(readFileSync(join(d, 'config.json'), 'utf8'));
       writeFileSync(join(d, 'config.json'), JSON.stringify({ ...c, vocab_size: 100 }));
     });
-    await expect(loadHfFolder(fsReader(small))).rejects.toThrow(/model.embed_tokens.weight: shape \[\d+, 16\], expected \[100, 16\]/);
+    await expect(loadHfFolder(fsReader(small))).rejects.toThrow(
+      /model.embed_tokens.weight: shape \[\d+, 16\], expected \[100, 16\]/,
+    );
   });
 });

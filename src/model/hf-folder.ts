@@ -51,7 +51,8 @@ function parseObject(text: string, where: string): JsonObject {
   } catch (e) {
     throw new CheckpointError(`${where} is not valid JSON: ${errorText(e)}`);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new CheckpointError(`${where} must be a JSON object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new CheckpointError(`${where} must be a JSON object`);
   return v as JsonObject;
 }
 
@@ -59,14 +60,20 @@ function parseObject(text: string, where: string): JsonObject {
  * The shard files a model.safetensors.index.json names, in first-mention order, and which file each tensor is in.
  * Throws a CheckpointError naming the index when its weight_map is missing or holds anything but file names.
  */
-export function parseShardIndex(text: string, where = SHARD_INDEX_FILE): { files: string[]; weightMap: Map<string, string> } {
+export function parseShardIndex(
+  text: string,
+  where = SHARD_INDEX_FILE,
+): { files: string[]; weightMap: Map<string, string> } {
   const index = parseObject(text, where);
   const map = index.weight_map;
-  if (typeof map !== 'object' || map === null || Array.isArray(map)) throw new CheckpointError(`${where}: "weight_map" must be an object of tensor name -> shard file`);
+  if (typeof map !== 'object' || map === null || Array.isArray(map))
+    throw new CheckpointError(`${where}: "weight_map" must be an object of tensor name -> shard file`);
   const weightMap = new Map<string, string>();
   for (const [name, file] of Object.entries(map)) {
     if (typeof file !== 'string' || file === '' || file.includes('/') || file.includes('\\')) {
-      throw new CheckpointError(`${where}: weight_map["${name}"] is ${JSON.stringify(file)}, not a file name in this folder`);
+      throw new CheckpointError(
+        `${where}: weight_map["${name}"] is ${JSON.stringify(file)}, not a file name in this folder`,
+      );
     }
     weightMap.set(name, file);
   }
@@ -86,7 +93,11 @@ function firstEosId(json: JsonObject | null): number | undefined {
  * (fast, and what every shipped warm start uses), else Hugging Face's JS tokenizers with tokenizer_config.json.
  * `eosId` (from generation_config.json or config.json) is the end of sequence when tokenizer_config.json names none.
  */
-export async function tokenizerFromFiles(tokenizerJson: string, tokenizerConfigJson: string | null, eosId?: number): Promise<Tokenizer> {
+export async function tokenizerFromFiles(
+  tokenizerJson: string,
+  tokenizerConfigJson: string | null,
+  eosId?: number,
+): Promise<Tokenizer> {
   try {
     return loadCharTokenizer(tokenizerJson);
   } catch (e) {
@@ -129,7 +140,9 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
       try {
         weights.push({ file, bytes: await read.bytes(file) });
       } catch (e) {
-        throw new CheckpointError(`${SHARD_INDEX_FILE} names the shard ${file}, which cannot be read (${errorText(e)})`);
+        throw new CheckpointError(
+          `${SHARD_INDEX_FILE} names the shard ${file}, which cannot be read (${errorText(e)})`,
+        );
       }
     }
   }
@@ -142,22 +155,30 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
   // Tokenizer.
   // Without a fallback, a missing tokenizer.json is read once more so that the reader's own error (its path) is thrown.
   let tokenizerJson = await optional(() => read.text('tokenizer.json'));
-  if (tokenizerJson === null) tokenizerJson = fallbackTokenizer ? await fallbackTokenizer() : await read.text('tokenizer.json');
+  if (tokenizerJson === null)
+    tokenizerJson = fallbackTokenizer ? await fallbackTokenizer() : await read.text('tokenizer.json');
   // The two configs are optional: one that cannot be read counts as absent.
   let tokenizerConfigJson = await optional(() => read.text('tokenizer_config.json'));
   const generationText = await optional(() => read.text('generation_config.json'));
   const generation = generationText === null ? null : parseObject(generationText, 'generation_config.json');
   let tokenizer: Tokenizer;
   try {
-    tokenizer = await tokenizerFromFiles(tokenizerJson, tokenizerConfigJson, firstEosId(generation) ?? firstEosId(rawConfig));
+    tokenizer = await tokenizerFromFiles(
+      tokenizerJson,
+      tokenizerConfigJson,
+      firstEosId(generation) ?? firstEosId(rawConfig),
+    );
   } catch (e) {
     // Messages that start with tokenizer.json or tokenizer_config.json name their file already; others get it in front.
-    if (e instanceof Error && !/^tokenizer(_config)?\.json\b/.test(e.message)) e.message = `tokenizer.json: ${e.message}`;
+    if (e instanceof Error && !/^tokenizer(_config)?\.json\b/.test(e.message))
+      e.message = `tokenizer.json: ${e.message}`;
     throw e;
   }
   if (tokenizer.kind === 'pretrained') {
-    const tokenizerConfig = tokenizerConfigJson === null ? {} : parseObject(tokenizerConfigJson, 'tokenizer_config.json');
-    if (tokenizerConfig.eos_token == null) tokenizerConfigJson = `${JSON.stringify({ ...tokenizerConfig, eos_token: tokenizer.tokenString(tokenizer.eosId) }, null, 2)}\n`;
+    const tokenizerConfig =
+      tokenizerConfigJson === null ? {} : parseObject(tokenizerConfigJson, 'tokenizer_config.json');
+    if (tokenizerConfig.eos_token == null)
+      tokenizerConfigJson = `${JSON.stringify({ ...tokenizerConfig, eos_token: tokenizer.tokenString(tokenizer.eosId) }, null, 2)}\n`;
   }
   const problems = unusableCheckpointProblems(ck, tokenizer);
   if (problems.length) throw new CheckpointError(problems.join('; '));
@@ -165,11 +186,16 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
 }
 
 /** Every tensor the index places in a shard must be in that shard (a stale index is named, not guessed around). */
-function checkShardPlacement(shards: readonly CheckpointShard[], weightMap: ReadonlyMap<string, string>, where: string): void {
+function checkShardPlacement(
+  shards: readonly CheckpointShard[],
+  weightMap: ReadonlyMap<string, string>,
+  where: string,
+): void {
   const names = new Map<string, Set<string>>();
   for (const { file, bytes } of shards) names.set(file, new Set(readSafetensorsHeader(bytes).entries.keys()));
   for (const [name, file] of weightMap) {
-    if (!names.get(file)?.has(name)) throw new CheckpointError(`${where}: says ${name} is in ${file}, but ${file} does not hold it`);
+    if (!names.get(file)?.has(name))
+      throw new CheckpointError(`${where}: says ${name} is in ${file}, but ${file} does not hold it`);
   }
 }
 
@@ -182,10 +208,15 @@ export function unusableCheckpointProblems(ck: Checkpoint, tok: Tokenizer): stri
   const problems: string[] = [];
   for (const [name, data] of Object.entries(ck.params)) {
     const bad = data.findIndex((x) => !Number.isFinite(x));
-    if (bad >= 0) problems.push(`model.safetensors: tensor ${name} holds ${data[bad]} at index ${bad} (the weights must be finite)`);
+    if (bad >= 0)
+      problems.push(
+        `model.safetensors: tensor ${name} holds ${data[bad]} at index ${bad} (the weights must be finite)`,
+      );
   }
   if (tok.vocabSize > ck.config.vocabSize) {
-    problems.push(`tokenizer.json: the tokenizer has ${tok.vocabSize} tokens but the model's vocab_size is ${ck.config.vocabSize} (every token id must be below vocab_size)`);
+    problems.push(
+      `tokenizer.json: the tokenizer has ${tok.vocabSize} tokens but the model's vocab_size is ${ck.config.vocabSize} (every token id must be below vocab_size)`,
+    );
   }
   return problems;
 }

@@ -20,7 +20,10 @@ const NAMES = ['tiny-llama', 'tiny-qwen2'] as const;
 const folders = {} as Record<(typeof NAMES)[number], HfFolder>;
 for (const name of NAMES) {
   const dir = join(MODELS, name);
-  folders[name] = await loadHfFolder({ bytes: async (f) => new Uint8Array(readFileSync(join(dir, f))), text: async (f) => readFileSync(join(dir, f), 'utf8') });
+  folders[name] = await loadHfFolder({
+    bytes: async (f) => new Uint8Array(readFileSync(join(dir, f))),
+    text: async (f) => readFileSync(join(dir, f), 'utf8'),
+  });
 }
 
 let ctx: GpuContext;
@@ -33,24 +36,29 @@ describe.each(NAMES)('tasks on %s', (name) => {
   const { ck, tokenizer: tok } = folders[name];
   const chatModes = tok.applyChatTemplate ? [false, true] : [false];
 
-  it.each(taskNames)('%s: prompts and answers round-trip, and prompts fit the token bound at every difficulty', (taskName) => {
-    const { min, max } = getTask(taskName).difficultyRange;
-    const rng = new Rng(11);
-    for (const d of [min, max]) {
-      const task = taskFactories[taskName].create(d);
-      for (let i = 0; i < 20; i++) {
-        const item = task.sample(rng, i % 2 ? 'heldout' : 'train');
-        const ids = encodePrompt(tok, item.prompt);
-        expect(tok.decode(ids, { skipSpecialTokens: true })).toBe(item.prompt);
-        for (const chat of chatModes) {
-          expect(encodePrompt(tok, item.prompt, chat).length, `${item.prompt} (chat ${chat})`).toBeLessThanOrEqual(promptTokenBound(tok, task.maxPromptLength, chat));
+  it.each(taskNames)(
+    '%s: prompts and answers round-trip, and prompts fit the token bound at every difficulty',
+    (taskName) => {
+      const { min, max } = getTask(taskName).difficultyRange;
+      const rng = new Rng(11);
+      for (const d of [min, max]) {
+        const task = taskFactories[taskName].create(d);
+        for (let i = 0; i < 20; i++) {
+          const item = task.sample(rng, i % 2 ? 'heldout' : 'train');
+          const ids = encodePrompt(tok, item.prompt);
+          expect(tok.decode(ids, { skipSpecialTokens: true })).toBe(item.prompt);
+          for (const chat of chatModes) {
+            expect(encodePrompt(tok, item.prompt, chat).length, `${item.prompt} (chat ${chat})`).toBeLessThanOrEqual(
+              promptTokenBound(tok, task.maxPromptLength, chat),
+            );
+          }
+          const answer = tok.decode(tok.encode(item.answer));
+          expect(answer).toBe(item.answer);
+          expect(task.verify(item, answer)).toEqual(task.verify(item, item.answer));
         }
-        const answer = tok.decode(tok.encode(item.answer));
-        expect(answer).toBe(item.answer);
-        expect(task.verify(item, answer)).toEqual(task.verify(item, item.answer));
       }
-    }
-  });
+    },
+  );
 
   it("every task's verifier scores decoded greedy and sampled completions of the model", async () => {
     const rng = new Rng(5);
@@ -64,9 +72,16 @@ describe.each(NAMES)('tasks on %s', (name) => {
       for (const chat of chatModes) {
         for (const greedy of [true, false]) {
           const prompts = batch.map(({ item }) => encodePrompt(tok, item.prompt, chat));
-          const out = await policy.generate(prompts, { maxNewTokens: longest, sampler: { temperature: 1, greedy, seed: 9 }, eosId: tok.eosId, padId: tok.padId });
+          const out = await policy.generate(prompts, {
+            maxNewTokens: longest,
+            sampler: { temperature: 1, greedy, seed: 9 },
+            eosId: tok.eosId,
+            padId: tok.padId,
+          });
           batch.forEach(({ task, item }, r) => {
-            const ids = Array.from(out.tokens.subarray(r * longest, r * longest + out.lengths[r])).filter((id) => id !== tok.eosId);
+            const ids = Array.from(out.tokens.subarray(r * longest, r * longest + out.lengths[r])).filter(
+              (id) => id !== tok.eosId,
+            );
             const text = tok.decode(ids, { skipSpecialTokens: true });
             const verdict = task.verify(item, text);
             expect(verdict.reward, `${task.name} on ${JSON.stringify(text)}`).toBeGreaterThanOrEqual(0);

@@ -5,16 +5,37 @@
 import { describe, expect, it } from 'vitest';
 import { parameterCount } from './config';
 import { QWEN25_05B, SMOLLM2_135M } from './real-models.fixture';
-import { MemoryPlanError, assertPlanFits, checkModelFitsDevice, describePlan, planMemory, weightBytes, type MemoryShape } from './memory-plan';
+import {
+  MemoryPlanError,
+  assertPlanFits,
+  checkModelFitsDevice,
+  describePlan,
+  planMemory,
+  weightBytes,
+  type MemoryShape,
+} from './memory-plan';
 
-const KNOBS = { rolloutRows: 'ROLLOUT', trainRows: 'MINIBATCH', completionTokens: 'COMPLETION', model: 'MODEL', weightTracking: 'TRACKING' };
+const KNOBS = {
+  rolloutRows: 'ROLLOUT',
+  trainRows: 'MINIBATCH',
+  completionTokens: 'COMPLETION',
+  model: 'MODEL',
+  weightTracking: 'TRACKING',
+};
 const GiB = 2 ** 30;
 /** A large GPU's limits (no budget). */
 const BIG = { maxBufferSize: 64 * GiB, maxStorageBufferBindingSize: 64 * GiB };
 /** WebGPU's default limits. */
 const DEFAULT_LIMITS = { maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 };
 
-const SHAPE: MemoryShape = { rolloutRows: 16, promptTokens: 32, completionTokens: 96, trainRows: 16, reference: false, critic: false };
+const SHAPE: MemoryShape = {
+  rolloutRows: 16,
+  promptTokens: 32,
+  completionTokens: 96,
+  trainRows: 16,
+  reference: false,
+  critic: false,
+};
 
 const part = (plan: ReturnType<typeof planMemory>, name: string) => plan.parts.find((p) => p.part === name)!.bytes;
 
@@ -69,8 +90,12 @@ describe('memory plan', () => {
     const plan = planMemory(QWEN25_05B, SHAPE, KNOBS, DEFAULT_LIMITS);
     expect(plan.problems.length).toBeGreaterThan(0);
     const logits = plan.problems.find((p) => p.startsWith('training logits'))!;
-    expect(logits).toMatch(/16 sequences x 128 tokens x 151936 vocabulary x 4 B = 1\.16 GiB in one buffer, more than this device's 128 MiB \(maxStorageBufferBindingSize\); lower MINIBATCH, or COMPLETION/);
-    expect(plan.problems.some((p) => p.startsWith('model.embed_tokens.weight') && p.includes('lower MODEL'))).toBe(true);
+    expect(logits).toMatch(
+      /16 sequences x 128 tokens x 151936 vocabulary x 4 B = 1\.16 GiB in one buffer, more than this device's 128 MiB \(maxStorageBufferBindingSize\); lower MINIBATCH, or COMPLETION/,
+    );
+    expect(plan.problems.some((p) => p.startsWith('model.embed_tokens.weight') && p.includes('lower MODEL'))).toBe(
+      true,
+    );
     expect(() => assertPlanFits(plan)).toThrow(MemoryPlanError);
     expect(() => assertPlanFits(plan)).toThrow(/the run does not fit this device's memory:\n {2}training logits/);
   });
@@ -81,14 +106,20 @@ describe('memory plan', () => {
     const tight = planMemory(SMOLLM2_135M, SHAPE, KNOBS, { ...BIG, budgetBytes: 2 * GiB });
     expect(tight.peakBytes).toBeGreaterThan(2 * GiB);
     expect(tight.problems).toHaveLength(1);
-    expect(tight.problems[0]).toMatch(/^the run needs [\d.]+ GiB at its peak, more than the budget of 2 GiB; the largest parts are /);
+    expect(tight.problems[0]).toMatch(
+      /^the run needs [\d.]+ GiB at its peak, more than the budget of 2 GiB; the largest parts are /,
+    );
     expect(tight.problems[0]).toMatch(/lower .*(MINIBATCH|MODEL)/);
   });
 
   it('checks a model before upload: its largest tensor and one position of logits per sequence', () => {
     expect(() => checkModelFitsDevice(SMOLLM2_135M, 64, DEFAULT_LIMITS)).not.toThrow();
-    expect(() => checkModelFitsDevice(QWEN25_05B, 64, DEFAULT_LIMITS)).toThrow(/model\.embed_tokens\.weight needs 519\.3 MiB in one buffer, more than this device's per-buffer limit of 128 MiB/);
-    expect(() => checkModelFitsDevice(SMOLLM2_135M, 1024, DEFAULT_LIMITS)).toThrow(/the logits of 1024 sequences x 49152 vocabulary need 192 MiB/);
+    expect(() => checkModelFitsDevice(QWEN25_05B, 64, DEFAULT_LIMITS)).toThrow(
+      /model\.embed_tokens\.weight needs 519\.3 MiB in one buffer, more than this device's per-buffer limit of 128 MiB/,
+    );
+    expect(() => checkModelFitsDevice(SMOLLM2_135M, 1024, DEFAULT_LIMITS)).toThrow(
+      /the logits of 1024 sequences x 49152 vocabulary need 192 MiB/,
+    );
   });
 
   it('describes itself in lines: one per part, the peak, the largest buffer, the verdict', () => {

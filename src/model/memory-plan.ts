@@ -25,7 +25,7 @@ export interface MemoryShape {
   /** A frozen reference model runs beside the policy (KL): its weights, its (never used) gradients, its forward. */
   reference: boolean;
   /** A critic (a second model with an untied head) trains beside the policy: everything the policy has, again. */
-  critic: boolean;  /** The run's starting weights W_0 are kept beside the policy (to measure how far each weight moved). */
+  critic: boolean /** The run's starting weights W_0 are kept beside the policy (to measure how far each weight moved). */;
   startWeights?: boolean;
   /** Evaluations also run on the rank-1 update, with the policy's weights copied aside meanwhile. */
   rank1Backup?: boolean;
@@ -118,7 +118,8 @@ export function weightBytes(model: ModelConfig): { total: number; largest: { nam
 /** The weight tracker's vectors beside W_0: u (rows) and v (columns) of each weight, and three sums per weight. */
 function trackerScratchBytes(model: ModelConfig): number {
   let floats = 0;
-  for (const { shape } of paramShapes(model)) floats += shape[0] + (shape.length > 1 ? shape.slice(1).reduce((a, b) => a * b, 1) : 1) + 3;
+  for (const { shape } of paramShapes(model))
+    floats += shape[0] + (shape.length > 1 ? shape.slice(1).reduce((a, b) => a * b, 1) : 1) + 3;
   return F32 * floats;
 }
 
@@ -127,7 +128,11 @@ function trackerScratchBytes(model: ModelConfig): number {
  * the logits of one position for `rows` sequences (a decode step's). The run's own shapes (minibatch, lengths)
  * are checked by the whole plan (planMemory) before the model is created.
  */
-export function checkModelFitsDevice(model: ModelConfig, rows: number, device: Omit<MemoryDevice, 'budgetBytes'>): void {
+export function checkModelFitsDevice(
+  model: ModelConfig,
+  rows: number,
+  device: Omit<MemoryDevice, 'budgetBytes'>,
+): void {
   const limit = Math.min(device.maxBufferSize, device.maxStorageBufferBindingSize);
   const { largest } = weightBytes(model);
   const logits = F32 * rows * model.vocabSize;
@@ -167,7 +172,12 @@ const LEARNER_FLOATS_PER_TOKEN = 48;
  * prefill's, or the prefill's and the decode step's), plus the KV cache and the sampled rows' logits; the
  * learner's minibatch buffers (its logits gradient and per-token planes) stay allocated across steps.
  */
-export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: MemoryKnobs, device: MemoryDevice): MemoryPlan {
+export function planMemory(
+  model: ModelConfig,
+  shape: MemoryShape,
+  knobs: MemoryKnobs,
+  device: MemoryDevice,
+): MemoryPlan {
   const m = model;
   const V = m.vocabSize;
   const R = shape.rolloutRows;
@@ -191,8 +201,16 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
   const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
   const backupW = shape.rank1Backup ? policyW.total : 0;
   const nModels = 1 + (shape.reference ? 1 : 0) + (shape.critic ? 1 : 0);
-  const who = (parts: [boolean, string][]) => parts.filter(([on]) => on).map(([, s]) => s).join(' + ');
-  const models = who([[true, 'policy'], [shape.reference, 'reference'], [shape.critic, 'critic']]);
+  const who = (parts: [boolean, string][]) =>
+    parts
+      .filter(([on]) => on)
+      .map(([, s]) => s)
+      .join(' + ');
+  const models = who([
+    [true, 'policy'],
+    [shape.reference, 'reference'],
+    [shape.critic, 'critic'],
+  ]);
 
   // Logits-shaped buffers, (rows, positions, V) each. Only a training forward's workspace holds (M, T, V); a
   // KV-cache forward computes the last position's logits of each row, (R, V), into generate()'s own buffer.
@@ -232,7 +250,10 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
     {
       part: 'adamw',
       bytes: 2 * (policyTrained + critW),
-      detail: `first and second moments (${who([[true, shape.lora ? "policy's LoRA adapters" : 'policy'], [shape.critic, 'critic']])})`,
+      detail: `first and second moments (${who([
+        [true, shape.lora ? "policy's LoRA adapters" : 'policy'],
+        [shape.critic, 'critic'],
+      ])})`,
       knobs: [knobs.model],
     },
     {
@@ -290,7 +311,8 @@ export function planMemory(model: ModelConfig, shape: MemoryShape, knobs: Memory
   ].sort((a, b) => b.bytes - a.bytes);
 
   const bufferLimit = Math.min(device.maxBufferSize, device.maxStorageBufferBindingSize);
-  const limitName = device.maxStorageBufferBindingSize <= device.maxBufferSize ? 'maxStorageBufferBindingSize' : 'maxBufferSize';
+  const limitName =
+    device.maxStorageBufferBindingSize <= device.maxBufferSize ? 'maxStorageBufferBindingSize' : 'maxBufferSize';
   const problems: string[] = [];
   for (const b of buffers) {
     if (b.bytes <= bufferLimit) continue;
@@ -329,9 +351,15 @@ export function assertPlanFits(plan: MemoryPlan): MemoryPlan {
 /** The plan as lines of text: one per part, the peak, the largest buffer against the limit, and the verdict. */
 export function describePlan(plan: MemoryPlan): string[] {
   const w = Math.max(...plan.parts.map((p) => PART_NAMES[p.part].length));
-  const lines = plan.parts.map((p) => `${PART_NAMES[p.part].padEnd(w)}  ${formatBytes(p.bytes).padStart(10)}  ${p.detail}`);
-  lines.push(`${'peak'.padEnd(w)}  ${formatBytes(plan.peakBytes).padStart(10)}${plan.budgetBytes !== null ? ` of a ${formatBytes(plan.budgetBytes)} budget` : ''}`);
-  lines.push(`largest buffer: ${plan.largest.name}, ${formatBytes(plan.largest.bytes)} (${plan.largest.detail}); per-buffer limit ${formatBytes(plan.bufferLimit)}`);
+  const lines = plan.parts.map(
+    (p) => `${PART_NAMES[p.part].padEnd(w)}  ${formatBytes(p.bytes).padStart(10)}  ${p.detail}`,
+  );
+  lines.push(
+    `${'peak'.padEnd(w)}  ${formatBytes(plan.peakBytes).padStart(10)}${plan.budgetBytes !== null ? ` of a ${formatBytes(plan.budgetBytes)} budget` : ''}`,
+  );
+  lines.push(
+    `largest buffer: ${plan.largest.name}, ${formatBytes(plan.largest.bytes)} (${plan.largest.detail}); per-buffer limit ${formatBytes(plan.bufferLimit)}`,
+  );
   lines.push(plan.problems.length ? `does not fit: ${plan.problems.join('; ')}` : 'fits');
   return lines;
 }

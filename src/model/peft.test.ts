@@ -15,7 +15,8 @@ const SPEC: LoraSpec = { rank: 2, alpha: 16, targets: ['q_proj', 'v_proj', 'up_p
 function adapters() {
   const a = initLoraAdapters(DIMS, SPEC, new Rng(3));
   // B nonzero, as after training, so the round trip carries values that are not all zero.
-  for (const [name, data] of Object.entries(a)) if (name.endsWith('lora_B.weight')) data.forEach((_, i) => (data[i] = 0.01 * (i + 1)));
+  for (const [name, data] of Object.entries(a))
+    if (name.endsWith('lora_B.weight')) data.forEach((_, i) => (data[i] = 0.01 * (i + 1)));
   return a;
 }
 
@@ -30,14 +31,27 @@ describe('LoRA adapters in PEFT layout', () => {
   it('writes PEFT keys and shapes, and an adapter_config.json of LoraConfig fields only', () => {
     const files = peftAdapterFiles(DIMS, SPEC, adapters(), 'Qwen/Qwen2.5-0.5B-Instruct');
     const st = readSafetensors(files.safetensors);
-    expect([...st.tensors.keys()].slice(0, 2)).toEqual(['base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight', 'base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight']);
+    expect([...st.tensors.keys()].slice(0, 2)).toEqual([
+      'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight',
+      'base_model.model.model.layers.0.self_attn.q_proj.lora_B.weight',
+    ]);
     expect(st.tensors.size).toBe(2 * 3 * 2);
     expect(st.tensors.get('base_model.model.model.layers.1.mlp.up_proj.lora_B.weight')?.shape).toEqual([12, 2]);
     expect(st.tensors.get('base_model.model.model.layers.1.self_attn.v_proj.lora_A.weight')?.shape).toEqual([2, 8]);
-    for (const key of st.tensors.keys()) expect(key).toMatch(/^base_model\.model\.model\.layers\.\d+\.(self_attn|mlp)\.[a-z]+_proj\.lora_[AB]\.weight$/);
+    for (const key of st.tensors.keys())
+      expect(key).toMatch(/^base_model\.model\.model\.layers\.\d+\.(self_attn|mlp)\.[a-z]+_proj\.lora_[AB]\.weight$/);
     const config = JSON.parse(files.configJson) as Record<string, unknown>;
     for (const k of Object.keys(config)) expect(peft.lora_config_fields, k).toContain(k);
-    expect(config).toMatchObject({ peft_type: 'LORA', task_type: 'CAUSAL_LM', r: 2, lora_alpha: 16, target_modules: ['q_proj', 'v_proj', 'up_proj'], bias: 'none', fan_in_fan_out: false, base_model_name_or_path: 'Qwen/Qwen2.5-0.5B-Instruct' });
+    expect(config).toMatchObject({
+      peft_type: 'LORA',
+      task_type: 'CAUSAL_LM',
+      r: 2,
+      lora_alpha: 16,
+      target_modules: ['q_proj', 'v_proj', 'up_proj'],
+      bias: 'none',
+      fan_in_fan_out: false,
+      base_model_name_or_path: 'Qwen/Qwen2.5-0.5B-Instruct',
+    });
   });
 
   it('reads its own folder back to the same spec and adapters', () => {
@@ -46,7 +60,8 @@ describe('LoRA adapters in PEFT layout', () => {
     const back = readPeftAdapter(DIMS, files.safetensors, files.configJson);
     expect(back.spec).toEqual(SPEC);
     expect(Object.keys(back.adapters).sort()).toEqual(Object.keys(a).sort());
-    for (const [name, data] of Object.entries(a)) expect(Array.from(back.adapters[name]), name).toEqual(Array.from(data));
+    for (const [name, data] of Object.entries(a))
+      expect(Array.from(back.adapters[name]), name).toEqual(Array.from(data));
   });
 
   it('refuses what the lab cannot run, naming the field', () => {
@@ -56,10 +71,36 @@ describe('LoRA adapters in PEFT layout', () => {
       f(c);
       return JSON.stringify(c);
     };
-    expect(() => readPeftAdapter(DIMS, files.safetensors, edit((c) => (c.peft_type = 'IA3')))).toThrow(/peft_type must be "LORA"/);
-    expect(() => readPeftAdapter(DIMS, files.safetensors, edit((c) => (c.use_dora = true)))).toThrow(/use_dora true is not supported/);
-    expect(() => readPeftAdapter(DIMS, files.safetensors, edit((c) => (c.target_modules = ['q_proj', 'lm_head'])))).toThrow(/target_modules names "lm_head"/);
-    expect(() => readPeftAdapter(DIMS, files.safetensors, edit((c) => (c.target_modules = ['q_proj', 'k_proj'])))).toThrow(/k_proj\.lora_A\.weight is missing/);
-    expect(() => peftAdapterFiles(DIMS, SPEC, {}, null)).toThrow(/adapter model\.layers\.0\.self_attn\.q_proj\.lora_A\.weight is missing/);
+    expect(() =>
+      readPeftAdapter(
+        DIMS,
+        files.safetensors,
+        edit((c) => (c.peft_type = 'IA3')),
+      ),
+    ).toThrow(/peft_type must be "LORA"/);
+    expect(() =>
+      readPeftAdapter(
+        DIMS,
+        files.safetensors,
+        edit((c) => (c.use_dora = true)),
+      ),
+    ).toThrow(/use_dora true is not supported/);
+    expect(() =>
+      readPeftAdapter(
+        DIMS,
+        files.safetensors,
+        edit((c) => (c.target_modules = ['q_proj', 'lm_head'])),
+      ),
+    ).toThrow(/target_modules names "lm_head"/);
+    expect(() =>
+      readPeftAdapter(
+        DIMS,
+        files.safetensors,
+        edit((c) => (c.target_modules = ['q_proj', 'k_proj'])),
+      ),
+    ).toThrow(/k_proj\.lora_A\.weight is missing/);
+    expect(() => peftAdapterFiles(DIMS, SPEC, {}, null)).toThrow(
+      /adapter model\.layers\.0\.self_attn\.q_proj\.lora_A\.weight is missing/,
+    );
   });
 });

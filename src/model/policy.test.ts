@@ -16,8 +16,16 @@ beforeAll(async () => {
 afterAll(() => ctx?.destroy());
 
 const config: ModelConfig = {
-  vocabSize: 21, contextLength: 24, nLayers: 2, nHeads: 2, nKvHeads: 1, dModel: 16, dFF: 24,
-  ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true,
+  vocabSize: 21,
+  contextLength: 24,
+  nLayers: 2,
+  nHeads: 2,
+  nKvHeads: 1,
+  dModel: 16,
+  dFF: 24,
+  ropeTheta: 10000,
+  normEps: 1e-5,
+  tiedEmbeddings: true,
 };
 
 function params() {
@@ -41,19 +49,30 @@ describe('Policy backends agree', () => {
     const losses = await Promise.all(
       policies.map(async (p) => {
         const out: number[] = [];
-        for (let s = 0; s < 4; s++) out.push((await p.sftStep(batch(0), { lr: 1e-2, weightDecay: 0.01, maxGradNorm: 1, readLoss: true }))!);
+        for (let s = 0; s < 4; s++)
+          out.push((await p.sftStep(batch(0), { lr: 1e-2, weightDecay: 0.01, maxGradNorm: 1, readLoss: true }))!);
         return out;
       }),
     );
-    console.log(`SFT losses cpu ${losses[0].map((x) => x.toFixed(6)).join(' ')} | gpu ${losses[1].map((x) => x.toFixed(6)).join(' ')}`);
+    console.log(
+      `SFT losses cpu ${losses[0].map((x) => x.toFixed(6)).join(' ')} | gpu ${losses[1].map((x) => x.toFixed(6)).join(' ')}`,
+    );
     for (let s = 0; s < 4; s++) expect(Math.abs(losses[0][s] - losses[1][s]) / losses[0][s]).toBeLessThan(1e-4);
     expect(losses[0][3]).toBeLessThan(losses[0][0]);
     for (const p of policies) p.destroy();
   });
 
   it('rollouts: greedy and sampled tokens match, and so do their log-probabilities', async () => {
-    const prompts = [[1, 4, 5], [1, 7], [1, 3, 9, 11, 2], [1, 7]];
-    for (const sampler of [{ temperature: 1, greedy: true, seed: 0 }, { temperature: 0.8, topK: 5, seed: 42 }]) {
+    const prompts = [
+      [1, 4, 5],
+      [1, 7],
+      [1, 3, 9, 11, 2],
+      [1, 7],
+    ];
+    for (const sampler of [
+      { temperature: 1, greedy: true, seed: 0 },
+      { temperature: 0.8, topK: 5, seed: 42 },
+    ]) {
       const cpu = new CpuPolicy(config, params());
       const gpu = GpuPolicy.create(ctx, config, params());
       const opts = { maxNewTokens: 8, sampler, eosId: 2, padId: 0, checkEvery: 0 };

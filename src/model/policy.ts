@@ -59,7 +59,13 @@ export class GpuPolicy implements Policy {
 
   constructor(readonly model: GpuModel) {}
 
-  static create(ctx: GpuContext, config: ModelConfig, params: ParamArrays, maxRows?: number, lora?: LoraInit): GpuPolicy {
+  static create(
+    ctx: GpuContext,
+    config: ModelConfig,
+    params: ParamArrays,
+    maxRows?: number,
+    lora?: LoraInit,
+  ): GpuPolicy {
     return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora));
   }
 
@@ -81,7 +87,11 @@ export class GpuPolicy implements Policy {
     const tensors = {
       tokens: u32('sft.tokens'),
       targets: u32('sft.targets'),
-      positions: ctx.fromArray<'u32'>(Uint32Array.from({ length: N }, (_, i) => i % T), [N], { dtype: 'u32', label: 'sft.positions' }),
+      positions: ctx.fromArray<'u32'>(
+        Uint32Array.from({ length: N }, (_, i) => i % T),
+        [N],
+        { dtype: 'u32', label: 'sft.positions' },
+      ),
       mask: ctx.tensor([N], { label: 'sft.mask' }),
       loss: ctx.tensor([1], { label: 'sft.loss' }),
       dLogits: ctx.tensor([B, T, config.vocabSize], { label: 'sft.dLogits' }),
@@ -141,10 +151,23 @@ export class CpuPolicy implements Policy {
     lora?: LoraInit,
   ) {
     const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
-      Object.fromEntries(shapes.map(({ name, shape }) => [name, host(fill(name, shape.reduce((a, b) => a * b, 1)), shape)]));
+      Object.fromEntries(
+        shapes.map(({ name, shape }) => [
+          name,
+          host(
+            fill(
+              name,
+              shape.reduce((a, b) => a * b, 1),
+            ),
+            shape,
+          ),
+        ]),
+      );
     this.params = make(paramShapes(config), (name) => Float32Array.from(params[name]));
     const trained = lora ? loraShapes(config, lora.spec) : paramShapes(config);
-    this.lora = lora ? { spec: lora.spec, adapters: make(trained, (name) => Float32Array.from(lora.adapters[name])) } : null;
+    this.lora = lora
+      ? { spec: lora.spec, adapters: make(trained, (name) => Float32Array.from(lora.adapters[name])) }
+      : null;
     this.m = make(trained, (_, n) => new Float32Array(n));
     this.v = make(trained, (_, n) => new Float32Array(n));
   }
@@ -155,7 +178,9 @@ export class CpuPolicy implements Policy {
     const V = this.config.vocabSize;
     const longest = maxOf(prompts.map((p) => p.length));
     if (longest + S > this.config.contextLength) {
-      throw new Error(`generate: prompt length ${longest} + maxNewTokens ${S} exceeds the model's context length ${this.config.contextLength}`);
+      throw new Error(
+        `generate: prompt length ${longest} + maxNewTokens ${S} exceeds the model's context length ${this.config.contextLength}`,
+      );
     }
     const seqs = prompts.map((p) => [...p]);
     const out = {
@@ -221,15 +246,29 @@ export class CpuPolicy implements Policy {
     clippedAdamwStep(
       norm,
       scale,
-      { params: names.map((n) => trained[n]), m: names.map((n) => this.m[n]), v: names.map((n) => this.v[n]), grads: names.map((n) => grads[n]) },
-      { lr: opts.lr, t: this.step, weightDecay: opts.weightDecay, beta1: opts.beta1, beta2: opts.beta2, eps: opts.eps, maxNorm: opts.maxGradNorm },
+      {
+        params: names.map((n) => trained[n]),
+        m: names.map((n) => this.m[n]),
+        v: names.map((n) => this.v[n]),
+        grads: names.map((n) => grads[n]),
+      },
+      {
+        lr: opts.lr,
+        t: this.step,
+        weightDecay: opts.weightDecay,
+        beta1: opts.beta1,
+        beta2: opts.beta2,
+        eps: opts.eps,
+        maxNorm: opts.maxGradNorm,
+      },
     );
     return norm.data[0];
   }
 
   /** The parameters (for checkpoints); under LoRA the merged weights W + s B A. */
   async download(): Promise<ParamArrays> {
-    const arrays = (p: ModelParams) => Object.fromEntries(Object.entries(p).map(([k, t]) => [k, Float32Array.from(t.data)]));
+    const arrays = (p: ModelParams) =>
+      Object.fromEntries(Object.entries(p).map(([k, t]) => [k, Float32Array.from(t.data)]));
     const base = arrays(this.params);
     return this.lora ? mergeLoraAdapters(this.config, this.lora.spec, base, arrays(this.lora.adapters)) : base;
   }

@@ -8,7 +8,16 @@ import { hasQkvBias, llamaTensorNames, parseLlamaConfigJson } from './checkpoint
 import type { ModelConfig } from './config';
 import { parameterCount } from './config';
 
-const QWEN = { model_type: 'qwen2', architectures: ['Qwen2ForCausalLM'], vocab_size: 64, hidden_size: 8, intermediate_size: 16, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 1 };
+const QWEN = {
+  model_type: 'qwen2',
+  architectures: ['Qwen2ForCausalLM'],
+  vocab_size: 64,
+  hidden_size: 8,
+  intermediate_size: 16,
+  num_hidden_layers: 1,
+  num_attention_heads: 2,
+  num_key_value_heads: 1,
+};
 
 describe('Qwen2 config.json', () => {
   it("reads with Qwen2Config's defaults and implies q/k/v biases", () => {
@@ -23,22 +32,43 @@ describe('Qwen2 config.json', () => {
   });
 
   it('refuses sliding windows, and attention_bias on a Llama config, saying why', () => {
-    expect(() => parseLlamaConfigJson({ ...QWEN, use_sliding_window: true })).toThrow(/not a Qwen2 config this lab can run:\n- use_sliding_window true is not supported/);
-    expect(() => parseLlamaConfigJson({ ...QWEN, model_type: 'llama', attention_bias: true })).toThrow(/attention_bias true is not supported \(a Llama o_proj bias is not implemented; Qwen2 q\/k\/v biases are\)/);
-    expect(() => parseLlamaConfigJson({ ...QWEN, model_type: 'mistral' })).toThrow(/model_type is "mistral" \(Qwen2ForCausalLM\), not "llama" or "qwen2"/);
+    expect(() => parseLlamaConfigJson({ ...QWEN, use_sliding_window: true })).toThrow(
+      /not a Qwen2 config this lab can run:\n- use_sliding_window true is not supported/,
+    );
+    expect(() => parseLlamaConfigJson({ ...QWEN, model_type: 'llama', attention_bias: true })).toThrow(
+      /attention_bias true is not supported \(a Llama o_proj bias is not implemented; Qwen2 q\/k\/v biases are\)/,
+    );
+    expect(() => parseLlamaConfigJson({ ...QWEN, model_type: 'mistral' })).toThrow(
+      /model_type is "mistral" \(Qwen2ForCausalLM\), not "llama" or "qwen2"/,
+    );
   });
 
   it('a model config with qkvBias writes a Qwen2ForCausalLM config that reads back the same, biases listed after their weights', () => {
-    const config: ModelConfig = { vocabSize: 64, contextLength: 32, nLayers: 2, nHeads: 2, nKvHeads: 1, dModel: 8, dFF: 16, ropeTheta: 1e6, normEps: 1e-6, tiedEmbeddings: true, qkvBias: true };
+    const config: ModelConfig = {
+      vocabSize: 64,
+      contextLength: 32,
+      nLayers: 2,
+      nHeads: 2,
+      nKvHeads: 1,
+      dModel: 8,
+      dFF: 16,
+      ropeTheta: 1e6,
+      normEps: 1e-6,
+      tiedEmbeddings: true,
+      qkvBias: true,
+    };
     const json = configToJson(config, { bosId: 1, eosId: 2, padId: 0 });
     expect(json.architectures).toEqual(['Qwen2ForCausalLM']);
     expect(JSON.parse(JSON.stringify(json))).not.toHaveProperty('attention_bias');
     expect(configFromJson(parseLlamaConfigJson(JSON.parse(JSON.stringify(json)))).config).toEqual(config);
     const names = llamaTensorNames(1, true, true).map((t) => t.name);
     expect(names.slice(2, 9)).toEqual([
-      'model.layers.0.self_attn.q_proj.weight', 'model.layers.0.self_attn.q_proj.bias',
-      'model.layers.0.self_attn.k_proj.weight', 'model.layers.0.self_attn.k_proj.bias',
-      'model.layers.0.self_attn.v_proj.weight', 'model.layers.0.self_attn.v_proj.bias',
+      'model.layers.0.self_attn.q_proj.weight',
+      'model.layers.0.self_attn.q_proj.bias',
+      'model.layers.0.self_attn.k_proj.weight',
+      'model.layers.0.self_attn.k_proj.bias',
+      'model.layers.0.self_attn.v_proj.weight',
+      'model.layers.0.self_attn.v_proj.bias',
       'model.layers.0.self_attn.o_proj.weight',
     ]);
     // q (2 heads x 4) + k and v (1 head x 4 each) bias entries per layer.

@@ -3,7 +3,13 @@
 // folders are refused with the file and the rule.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLASSIFIER_FILES, classifierLabels, loadRewardClassifier, RewardClassifierError, softmaxRow } from './reward-classifier';
+import {
+  CLASSIFIER_FILES,
+  classifierLabels,
+  loadRewardClassifier,
+  RewardClassifierError,
+  softmaxRow,
+} from './reward-classifier';
 import fixture from './fixtures/sentiment-char.json';
 
 const DIR = new URL('../../public/models/sentiment-char/', import.meta.url);
@@ -39,7 +45,9 @@ describe('reward classifier through transformers.js', () => {
   });
 
   it('refuses an unknown label, naming the labels', async () => {
-    await expect(loadRewardClassifier(shipped(), { label: 'HAPPY' })).rejects.toThrow(/"HAPPY" is not one of the model's labels \(NEGATIVE, POSITIVE\)/);
+    await expect(loadRewardClassifier(shipped(), { label: 'HAPPY' })).rejects.toThrow(
+      /"HAPPY" is not one of the model's labels \(NEGATIVE, POSITIVE\)/,
+    );
   });
 
   it('refuses a folder without the ONNX file, naming it', async () => {

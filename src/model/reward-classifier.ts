@@ -53,18 +53,23 @@ export function classifierLabels(configText: string): ClassifierConfig {
   }
   const id2label = (config as { id2label?: unknown } | null)?.id2label;
   if (id2label === null || typeof id2label !== 'object' || Array.isArray(id2label)) {
-    throw new RewardClassifierError('config.json has no id2label object: a text-classification model names its labels there');
+    throw new RewardClassifierError(
+      'config.json has no id2label object: a text-classification model names its labels there',
+    );
   }
   const entries = Object.entries(id2label as Record<string, unknown>);
   const labels: string[] = [];
   for (const [id, name] of entries) {
     const i = Number(id);
     if (!Number.isInteger(i) || i < 0 || i >= entries.length || typeof name !== 'string') {
-      throw new RewardClassifierError(`config.json id2label entry ${JSON.stringify(id)}: ${JSON.stringify(name)} is not "<id 0..${entries.length - 1}>": "<label>"`);
+      throw new RewardClassifierError(
+        `config.json id2label entry ${JSON.stringify(id)}: ${JSON.stringify(name)} is not "<id 0..${entries.length - 1}>": "<label>"`,
+      );
     }
     labels[i] = name;
   }
-  if (labels.length < 2) throw new RewardClassifierError(`config.json id2label has ${labels.length} label; a classifier needs at least 2`);
+  if (labels.length < 2)
+    throw new RewardClassifierError(`config.json id2label has ${labels.length} label; a classifier needs at least 2`);
   return { labels };
 }
 
@@ -72,7 +77,9 @@ export function classifierLabels(configText: string): ClassifierConfig {
 export function checkClassifierFiles(files: ClassifierFiles): void {
   const missing = CLASSIFIER_FILES.filter((f) => !files.has(f));
   if (missing.length > 0) {
-    throw new RewardClassifierError(`the reward model folder lacks ${missing.join(', ')} (a text-classification model needs ${CLASSIFIER_FILES.join(', ')})`);
+    throw new RewardClassifierError(
+      `the reward model folder lacks ${missing.join(', ')} (a text-classification model needs ${CLASSIFIER_FILES.join(', ')})`,
+    );
   }
 }
 
@@ -97,12 +104,17 @@ export function softmaxRow(logits: ArrayLike<number>): Float64Array {
  * under a private path: `env.fetch` answers for that path and passes anything else to the fetch it had, remote
  * models and the library's caches are off.
  */
-export async function loadRewardClassifier(files: ClassifierFiles, options: RewardClassifierOptions): Promise<RewardClassifier> {
+export async function loadRewardClassifier(
+  files: ClassifierFiles,
+  options: RewardClassifierOptions,
+): Promise<RewardClassifier> {
   checkClassifierFiles(files);
   const { labels } = classifierLabels(new TextDecoder().decode(files.get('config.json')));
   const labelIndex = labels.indexOf(options.label);
   if (labelIndex < 0) {
-    throw new RewardClassifierError(`label ${JSON.stringify(options.label)} is not one of the model's labels (${labels.join(', ')})`);
+    throw new RewardClassifierError(
+      `label ${JSON.stringify(options.label)} is not one of the model's labels (${labels.join(', ')})`,
+    );
   }
   const output = options.output ?? 'probability';
 
@@ -132,12 +144,17 @@ export async function loadRewardClassifier(files: ClassifierFiles, options: Rewa
       const rewards = new Float64Array(texts.length);
       if (texts.length === 0) return rewards;
       // Empty texts would tokenize to zero tokens; the model needs one position, so they score as one space.
-      const inputs = tokenizer(texts.map((t) => (t.length === 0 ? ' ' : t)), { padding: true, truncation: true });
+      const inputs = tokenizer(
+        texts.map((t) => (t.length === 0 ? ' ' : t)),
+        { padding: true, truncation: true },
+      );
       const { logits } = await model(inputs);
       const width = labels.length;
       const data = logits.data as Float32Array;
       if (logits.dims.length !== 2 || logits.dims[0] !== texts.length || logits.dims[1] !== width) {
-        throw new RewardClassifierError(`the model returned logits of shape [${logits.dims.join(', ')}], expected [${texts.length}, ${width}]`);
+        throw new RewardClassifierError(
+          `the model returned logits of shape [${logits.dims.join(', ')}], expected [${texts.length}, ${width}]`,
+        );
       }
       for (let r = 0; r < texts.length; r++) {
         const row = data.subarray(r * width, (r + 1) * width);
@@ -152,7 +169,7 @@ export async function loadRewardClassifier(files: ClassifierFiles, options: Rewa
   };
 }
 
-type TransformersEnv = (typeof import('@huggingface/transformers'))['env'];
+type TransformersEnv = typeof import('@huggingface/transformers')['env'];
 
 /**
  * In the browser transformers.js points ONNX Runtime at a CDN for its WASM files. The lab never loads code from
@@ -163,8 +180,10 @@ function useBundledRuntime(env: TransformersEnv): void {
   const wasm = (env.backends.onnx as { wasm?: { wasmPaths?: unknown } } | undefined)?.wasm;
   if (!wasm) return;
   const paths = wasm.wasmPaths;
-  const remote = (p: unknown) => typeof p === 'string' && /^https?:/.test(p) && typeof location !== 'undefined' && !p.startsWith(location.origin);
-  if (remote(paths) || (paths !== null && typeof paths === 'object' && Object.values(paths).some(remote))) wasm.wasmPaths = undefined;
+  const remote = (p: unknown) =>
+    typeof p === 'string' && /^https?:/.test(p) && typeof location !== 'undefined' && !p.startsWith(location.origin);
+  if (remote(paths) || (paths !== null && typeof paths === 'object' && Object.values(paths).some(remote)))
+    wasm.wasmPaths = undefined;
 }
 
 /**
@@ -197,7 +216,9 @@ function serveFromMemory(env: TransformersEnv): void {
   env.customCache = {
     async match(key: string): Promise<Response | undefined> {
       const bytes = servedFile(typeof key === 'string' ? key : String(key));
-      return bytes === undefined ? undefined : new Response(bytes.slice(), { status: 200, headers: { 'content-length': String(bytes.byteLength) } });
+      return bytes === undefined
+        ? undefined
+        : new Response(bytes.slice(), { status: 200, headers: { 'content-length': String(bytes.byteLength) } });
     },
     async put(): Promise<void> {},
   } as unknown as typeof env.customCache;

@@ -28,7 +28,11 @@ import {
 } from './checkpoint-format';
 
 /** A file from a raw header object (serialized as given, unpadded unless `pad`) and `dataBytes` bytes of data. */
-function rawFile(header: unknown, dataBytes: number, { pad = true, text }: { pad?: boolean; text?: string } = {}): Uint8Array {
+function rawFile(
+  header: unknown,
+  dataBytes: number,
+  { pad = true, text }: { pad?: boolean; text?: string } = {},
+): Uint8Array {
   let json = new TextEncoder().encode(text ?? JSON.stringify(header));
   if (pad) {
     const padded = new Uint8Array(Math.ceil(json.length / 8) * 8).fill(0x20);
@@ -57,10 +61,14 @@ function expectError(f: () => unknown, code: SafetensorsErrorCode, message: RegE
 describe('writeSafetensors', () => {
   it('writes the exact bytes the spec describes (u64 LE length, compact JSON padded with spaces, data in order)', () => {
     const bytes = writeSafetensors(
-      { a: { dtype: 'F32', shape: [2], data: new Float32Array([1, 2]) }, b: { dtype: 'U8', shape: [1, 3], data: new Uint8Array([7, 8, 9]) } },
+      {
+        a: { dtype: 'F32', shape: [2], data: new Float32Array([1, 2]) },
+        b: { dtype: 'U8', shape: [1, 3], data: new Uint8Array([7, 8, 9]) },
+      },
       { format: 'pt' },
     );
-    const json = '{"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[1,3],"data_offsets":[8,11]}}';
+    const json =
+      '{"__metadata__":{"format":"pt"},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"U8","shape":[1,3],"data_offsets":[8,11]}}';
     const n = Math.ceil(json.length / 8) * 8;
     expect(new DataView(bytes.buffer).getBigUint64(0, true)).toBe(BigInt(n));
     expect(new TextDecoder().decode(bytes.subarray(8, 8 + n))).toBe(json.padEnd(n, ' '));
@@ -70,7 +78,9 @@ describe('writeSafetensors', () => {
 
   it('keeps the data buffer 8-byte aligned for any header length', () => {
     for (let len = 1; len < 20; len++) {
-      const bytes = writeSafetensors({ ['x'.repeat(len)]: { dtype: 'F64', shape: [1], data: new Float64Array([Math.PI]) } });
+      const bytes = writeSafetensors({
+        ['x'.repeat(len)]: { dtype: 'F64', shape: [1], data: new Float64Array([Math.PI]) },
+      });
       const { dataStart } = readSafetensorsHeader(bytes);
       expect(dataStart % 8).toBe(0);
       expect((readSafetensors(bytes).tensors.get('x'.repeat(len))!.data as Float64Array)[0]).toBe(Math.PI);
@@ -78,10 +88,26 @@ describe('writeSafetensors', () => {
   });
 
   it('rejects arrays of the wrong type, data that does not match the shape, and non-string metadata', () => {
-    expectError(() => writeSafetensors({ w: { dtype: 'F32', shape: [2], data: new Float64Array(2) } }), 'INVALID_TENSOR', /"w": dtype F32 needs a Float32Array, got Float64Array/);
-    expectError(() => writeSafetensors({ w: { dtype: 'F32', shape: [2, 3], data: new Float32Array(5) } }), 'INVALID_TENSOR', /shape \[2, 3\] has 6 elements but data has 5/);
-    expectError(() => writeSafetensors({ w: { dtype: 'Q4' as 'F32', shape: [1], data: new Float32Array(1) } }), 'UNKNOWN_DTYPE', /"Q4"/);
-    expectError(() => writeSafetensors({ w: { dtype: 'F32', shape: [-1], data: new Float32Array(1) } }), 'INVALID_SHAPE', /\[-1\]/);
+    expectError(
+      () => writeSafetensors({ w: { dtype: 'F32', shape: [2], data: new Float64Array(2) } }),
+      'INVALID_TENSOR',
+      /"w": dtype F32 needs a Float32Array, got Float64Array/,
+    );
+    expectError(
+      () => writeSafetensors({ w: { dtype: 'F32', shape: [2, 3], data: new Float32Array(5) } }),
+      'INVALID_TENSOR',
+      /shape \[2, 3\] has 6 elements but data has 5/,
+    );
+    expectError(
+      () => writeSafetensors({ w: { dtype: 'Q4' as 'F32', shape: [1], data: new Float32Array(1) } }),
+      'UNKNOWN_DTYPE',
+      /"Q4"/,
+    );
+    expectError(
+      () => writeSafetensors({ w: { dtype: 'F32', shape: [-1], data: new Float32Array(1) } }),
+      'INVALID_SHAPE',
+      /\[-1\]/,
+    );
     expectError(() => writeSafetensors({}, { n: 3 as unknown as string }), 'INVALID_METADATA', /"n" must be a string/);
   });
 });
@@ -172,11 +198,15 @@ describe('half-precision conversions', () => {
     expect([...f32ToF16Bits([1 + 2 ** -11, 1 + 3 * 2 ** -11, 65520, 1e6, -1e6, 2 ** -25, 2 ** -25 * 1.01])]).toEqual([
       0x3c00, 0x3c02, 0x7c00, 0x7c00, 0xfc00, 0x0000, 0x0001,
     ]);
-    expect(f16BitsToF32(new Uint16Array([0x0001, 0x03ff, 0x7c00, 0x8000]))).toEqual(new Float32Array([2 ** -24, 1023 * 2 ** -24, Infinity, -0]));
+    expect(f16BitsToF32(new Uint16Array([0x0001, 0x03ff, 0x7c00, 0x8000]))).toEqual(
+      new Float32Array([2 ** -24, 1023 * 2 ** -24, Infinity, -0]),
+    );
   });
 
   it('bf16: truncation of the f32 bits with round-to-nearest-even', () => {
-    expect([...f32ToBf16Bits([1, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -2, Infinity])]).toEqual([0x3f80, 0x3f80, 0x3f82, 0xc000, 0x7f80]);
+    expect([...f32ToBf16Bits([1, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -2, Infinity])]).toEqual([
+      0x3f80, 0x3f80, 0x3f82, 0xc000, 0x7f80,
+    ]);
     expect(Number.isNaN(bf16BitsToF32(f32ToBf16Bits([NaN]))[0])).toBe(true);
     expect([...bf16BitsToF32(new Uint16Array([0x3f80, 0xc040]))]).toEqual([1, -3]);
   });
@@ -192,18 +222,35 @@ describe('malformed files fail with a specific SafetensorsError', () => {
   it('TRUNCATED: data cut short says how many bytes were expected and found', () => {
     const full = rawFile(good, 16);
     const cut = full.subarray(0, full.length - 6);
-    expectError(() => readSafetensors(cut), 'TRUNCATED', new RegExp(`"w" ends at data byte 16 .* expected a ${full.length}-byte file, found ${cut.length} \\(6 bytes missing\\)`));
+    expectError(
+      () => readSafetensors(cut),
+      'TRUNCATED',
+      new RegExp(
+        `"w" ends at data byte 16 .* expected a ${full.length}-byte file, found ${cut.length} \\(6 bytes missing\\)`,
+      ),
+    );
   });
 
   it('TRUNCATED: data_offsets pointing past the end of the file', () => {
-    const header = { w: { dtype: 'F32', shape: [2, 2], data_offsets: [0, 16] }, far: { dtype: 'U8', shape: [4], data_offsets: [16, 20] } };
-    expectError(() => readSafetensors(rawFile(header, 16)), 'TRUNCATED', /"far" ends at data byte 20 but the data buffer has 16 bytes/);
+    const header = {
+      w: { dtype: 'F32', shape: [2, 2], data_offsets: [0, 16] },
+      far: { dtype: 'U8', shape: [4], data_offsets: [16, 20] },
+    };
+    expectError(
+      () => readSafetensors(rawFile(header, 16)),
+      'TRUNCATED',
+      /"far" ends at data byte 20 but the data buffer has 16 bytes/,
+    );
   });
 
   it('HEADER_BEYOND_FILE: header length larger than the file', () => {
     const f = rawFile(good, 16);
     new DataView(f.buffer).setBigUint64(0, 5000n, true);
-    expectError(() => readSafetensors(f), 'HEADER_BEYOND_FILE', new RegExp(`header length 5000 needs 5008 bytes but the file has ${f.length}`));
+    expectError(
+      () => readSafetensors(f),
+      'HEADER_BEYOND_FILE',
+      new RegExp(`header length 5000 needs 5008 bytes but the file has ${f.length}`),
+    );
   });
 
   it('HEADER_TOO_LARGE: absurd header length (e.g. a file that is not safetensors)', () => {
@@ -216,30 +263,58 @@ describe('malformed files fail with a specific SafetensorsError', () => {
     const bad = rawFile({}, 0, { text: '{"\u00ff"}' });
     bad[10] = 0xff; // lone continuation byte: not UTF-8
     expectError(() => readSafetensors(bad), 'INVALID_HEADER', /not valid UTF-8/);
-    expectError(() => readSafetensors(rawFile({ w: [1, 2] }, 0)), 'INVALID_HEADER', /"w": header entry is not an object/);
+    expectError(
+      () => readSafetensors(rawFile({ w: [1, 2] }, 0)),
+      'INVALID_HEADER',
+      /"w": header entry is not an object/,
+    );
   });
 
   it('INVALID_JSON', () => {
-    expectError(() => readSafetensors(rawFile(null, 0, { text: '{"w": {"dtype": "F32",' })), 'INVALID_JSON', /header is not valid JSON/);
+    expectError(
+      () => readSafetensors(rawFile(null, 0, { text: '{"w": {"dtype": "F32",' })),
+      'INVALID_JSON',
+      /header is not valid JSON/,
+    );
   });
 
   it('INVALID_METADATA: __metadata__ values must be strings', () => {
-    expectError(() => readSafetensors(rawFile({ __metadata__: { step: 3 } }, 0)), 'INVALID_METADATA', /"step" must be a string, got 3/);
+    expectError(
+      () => readSafetensors(rawFile({ __metadata__: { step: 3 } }, 0)),
+      'INVALID_METADATA',
+      /"step" must be a string, got 3/,
+    );
     expectError(() => readSafetensors(rawFile({ __metadata__: ['a'] }, 0)), 'INVALID_METADATA', /object of strings/);
   });
 
   it('UNKNOWN_DTYPE', () => {
-    expectError(() => readSafetensors(rawFile({ w: { dtype: 'Q4_K', shape: [2], data_offsets: [0, 2] } }, 2)), 'UNKNOWN_DTYPE', /"w": unknown dtype "Q4_K" \(supported: BOOL, U8/);
+    expectError(
+      () => readSafetensors(rawFile({ w: { dtype: 'Q4_K', shape: [2], data_offsets: [0, 2] } }, 2)),
+      'UNKNOWN_DTYPE',
+      /"w": unknown dtype "Q4_K" \(supported: BOOL, U8/,
+    );
   });
 
   it('INVALID_SHAPE', () => {
-    expectError(() => readSafetensors(rawFile({ w: { dtype: 'F32', shape: [2, -1], data_offsets: [0, 8] } }, 8)), 'INVALID_SHAPE', /"w": shape \[2,-1\]/);
-    expectError(() => readSafetensors(rawFile({ w: { dtype: 'F32', shape: '2', data_offsets: [0, 8] } }, 8)), 'INVALID_SHAPE', /"w"/);
+    expectError(
+      () => readSafetensors(rawFile({ w: { dtype: 'F32', shape: [2, -1], data_offsets: [0, 8] } }, 8)),
+      'INVALID_SHAPE',
+      /"w": shape \[2,-1\]/,
+    );
+    expectError(
+      () => readSafetensors(rawFile({ w: { dtype: 'F32', shape: '2', data_offsets: [0, 8] } }, 8)),
+      'INVALID_SHAPE',
+      /"w"/,
+    );
   });
 
   it('INVALID_OFFSETS: not a pair, negative, or end before begin', () => {
     for (const off of [[0], [-4, 4], [8, 0], [0, 1.5], 'x']) {
-      expectError(() => readSafetensors(rawFile({ w: { dtype: 'U8', shape: [4], data_offsets: off } }, 8)), 'INVALID_OFFSETS', /"w": data_offsets/);
+      expectError(
+        () => readSafetensors(rawFile({ w: { dtype: 'U8', shape: [4], data_offsets: off } }, 8)),
+        'INVALID_OFFSETS',
+        /"w": data_offsets/,
+      );
     }
   });
 
@@ -252,14 +327,32 @@ describe('malformed files fail with a specific SafetensorsError', () => {
   });
 
   it('OVERLAP: two tensors sharing bytes', () => {
-    const header = { a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] }, b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] } };
-    expectError(() => readSafetensors(rawFile(header, 12)), 'OVERLAP', /"b" data \[4, 12\) overlaps tensor "a" which ends at 8/);
+    const header = {
+      a: { dtype: 'F32', shape: [2], data_offsets: [0, 8] },
+      b: { dtype: 'F32', shape: [2], data_offsets: [4, 12] },
+    };
+    expectError(
+      () => readSafetensors(rawFile(header, 12)),
+      'OVERLAP',
+      /"b" data \[4, 12\) overlaps tensor "a" which ends at 8/,
+    );
   });
 
   it('HOLE: bytes between tensors (or before the first) that belong to none', () => {
-    const header = { a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] }, b: { dtype: 'F32', shape: [1], data_offsets: [8, 12] } };
-    expectError(() => readSafetensors(rawFile(header, 12)), 'HOLE', /bytes \[4, 8\) of the data buffer belong to no tensor \(gap before "b"\)/);
-    expectError(() => readSafetensors(rawFile({ a: { dtype: 'U8', shape: [2], data_offsets: [2, 4] } }, 4)), 'HOLE', /bytes \[0, 2\)/);
+    const header = {
+      a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] },
+      b: { dtype: 'F32', shape: [1], data_offsets: [8, 12] },
+    };
+    expectError(
+      () => readSafetensors(rawFile(header, 12)),
+      'HOLE',
+      /bytes \[4, 8\) of the data buffer belong to no tensor \(gap before "b"\)/,
+    );
+    expectError(
+      () => readSafetensors(rawFile({ a: { dtype: 'U8', shape: [2], data_offsets: [2, 4] } }, 4)),
+      'HOLE',
+      /bytes \[0, 2\)/,
+    );
   });
 
   it('TRAILING_BYTES: data after the last tensor', () => {
@@ -267,7 +360,11 @@ describe('malformed files fail with a specific SafetensorsError', () => {
   });
 
   it('accepts zero-size tensors sharing an offset and an unpadded header', () => {
-    const header = { z1: { dtype: 'F32', shape: [0], data_offsets: [0, 0] }, z2: { dtype: 'I64', shape: [3, 0], data_offsets: [0, 0] }, w: { dtype: 'U8', shape: [3], data_offsets: [0, 3] } };
+    const header = {
+      z1: { dtype: 'F32', shape: [0], data_offsets: [0, 0] },
+      z2: { dtype: 'I64', shape: [3, 0], data_offsets: [0, 0] },
+      w: { dtype: 'U8', shape: [3], data_offsets: [0, 3] },
+    };
     const file = readSafetensors(rawFile(header, 3, { pad: false }));
     expect(file.tensors.get('z2')!.shape).toEqual([3, 0]);
     expect([...file.tensors.get('w')!.data]).toEqual([0, 37, 74]);
@@ -319,7 +416,9 @@ describe('checkpoint-format: Llama names, shapes and config.json', () => {
   });
 
   it('gives HF shapes: Linear weights (out, in), GQA k/v, explicit head_dim', () => {
-    const shapes = Object.fromEntries(llamaTensorSpecs(cfg).map((s) => [s.name.replace('model.layers.0.', ''), s.shape]));
+    const shapes = Object.fromEntries(
+      llamaTensorSpecs(cfg).map((s) => [s.name.replace('model.layers.0.', ''), s.shape]),
+    );
     expect(shapes['model.embed_tokens.weight']).toEqual([99, 64]);
     expect(shapes['input_layernorm.weight']).toEqual([64]);
     expect(shapes['self_attn.q_proj.weight']).toEqual([64, 64]);
@@ -384,20 +483,48 @@ describe('checkpoint-format: Llama names, shapes and config.json', () => {
     expect(c.pad_token_id).toBeNull();
     expect(llamaTensorShape('k_proj', c).shape).toEqual([192, 576]);
     expect(parseLlamaConfigJson({ ...smol, eos_token_id: [128001, 128009] }).eos_token_id).toEqual([128001, 128009]);
-    const minimal = parseLlamaConfigJson({ model_type: 'llama', vocab_size: 10, hidden_size: 8, intermediate_size: 16, num_hidden_layers: 1, num_attention_heads: 2 });
-    expect(minimal).toMatchObject({ num_key_value_heads: 2, head_dim: 4, tie_word_embeddings: false, rope_theta: 10000, rms_norm_eps: 1e-6 });
+    const minimal = parseLlamaConfigJson({
+      model_type: 'llama',
+      vocab_size: 10,
+      hidden_size: 8,
+      intermediate_size: 16,
+      num_hidden_layers: 1,
+      num_attention_heads: 2,
+    });
+    expect(minimal).toMatchObject({
+      num_key_value_heads: 2,
+      head_dim: 4,
+      tie_word_embeddings: false,
+      rope_theta: 10000,
+      rms_norm_eps: 1e-6,
+    });
   });
 
   it('rejects configs that are not Llama or use features the engine lacks, listing every problem', () => {
     expect(() => parseLlamaConfigJson({ model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], n_embd: 768 })).toThrow(
       /model_type is "gpt2" \(GPT2LMHeadModel\), not "llama"[\s\S]*vocab_size must be a positive integer/,
     );
-    const base = { model_type: 'llama', vocab_size: 10, hidden_size: 8, intermediate_size: 16, num_hidden_layers: 1, num_attention_heads: 4 };
-    expect(() => parseLlamaConfigJson({ ...base, num_key_value_heads: 3 })).toThrow(/num_attention_heads 4 is not a multiple of num_key_value_heads 3/);
-    expect(() => parseLlamaConfigJson({ ...base, hidden_size: 10 })).toThrow(/hidden_size 10 is not a multiple of num_attention_heads 4/);
+    const base = {
+      model_type: 'llama',
+      vocab_size: 10,
+      hidden_size: 8,
+      intermediate_size: 16,
+      num_hidden_layers: 1,
+      num_attention_heads: 4,
+    };
+    expect(() => parseLlamaConfigJson({ ...base, num_key_value_heads: 3 })).toThrow(
+      /num_attention_heads 4 is not a multiple of num_key_value_heads 3/,
+    );
+    expect(() => parseLlamaConfigJson({ ...base, hidden_size: 10 })).toThrow(
+      /hidden_size 10 is not a multiple of num_attention_heads 4/,
+    );
     expect(() => parseLlamaConfigJson({ ...base, hidden_act: 'gelu' })).toThrow(/hidden_act "gelu" is not supported/);
-    expect(() => parseLlamaConfigJson({ ...base, attention_bias: true, mlp_bias: true })).toThrow(/attention_bias true[\s\S]*mlp_bias true/);
-    expect(() => parseLlamaConfigJson({ ...base, rope_scaling: { rope_type: 'llama3', factor: 32 } })).toThrow(/rope_scaling .* is not supported/);
+    expect(() => parseLlamaConfigJson({ ...base, attention_bias: true, mlp_bias: true })).toThrow(
+      /attention_bias true[\s\S]*mlp_bias true/,
+    );
+    expect(() => parseLlamaConfigJson({ ...base, rope_scaling: { rope_type: 'llama3', factor: 32 } })).toThrow(
+      /rope_scaling .* is not supported/,
+    );
     expect(() => parseLlamaConfigJson({ ...base, torch_dtype: 'int8' })).toThrow(/torch_dtype "int8"/);
     expect(() => parseLlamaConfigJson([])).toThrow(CheckpointError);
   });
@@ -405,15 +532,29 @@ describe('checkpoint-format: Llama names, shapes and config.json', () => {
 
 describe('checkpoint-format: validateCheckpointTensors', () => {
   const cfg = buildLlamaConfigJson({
-    vocabSize: 20, hidden: 8, intermediate: 12, nLayers: 2, nHeads: 2, nKvHeads: 1, headDim: 4,
-    maxPositions: 16, rmsNormEps: 1e-5, ropeTheta: 10000, tiedEmbeddings: true, bosId: 1, eosId: 2, padId: 0,
+    vocabSize: 20,
+    hidden: 8,
+    intermediate: 12,
+    nLayers: 2,
+    nHeads: 2,
+    nKvHeads: 1,
+    headDim: 4,
+    maxPositions: 16,
+    rmsNormEps: 1e-5,
+    ropeTheta: 10000,
+    tiedEmbeddings: true,
+    bosId: 1,
+    eosId: 2,
+    padId: 0,
   });
-  const good = (): Map<string, TensorInfoLike> => new Map(llamaTensorSpecs(cfg).map((s) => [s.name, { dtype: 'F32', shape: s.shape }]));
+  const good = (): Map<string, TensorInfoLike> =>
+    new Map(llamaTensorSpecs(cfg).map((s) => [s.name, { dtype: 'F32', shape: s.shape }]));
   const only = (r: CheckpointReport) => r.problems.map((p) => `${p.severity}:${p.kind}:${p.message}`);
 
   it('accepts a checkpoint written by writeSafetensors, straight from its header', () => {
     const tensors: Record<string, SafetensorsTensorInput> = {};
-    for (const s of llamaTensorSpecs(cfg)) tensors[s.name] = { dtype: 'F32', shape: s.shape, data: new Float32Array(s.shape.reduce((a, b) => a * b, 1)) };
+    for (const s of llamaTensorSpecs(cfg))
+      tensors[s.name] = { dtype: 'F32', shape: s.shape, data: new Float32Array(s.shape.reduce((a, b) => a * b, 1)) };
     const header = readSafetensorsHeader(writeSafetensors(tensors, { format: 'pt' }));
     expect(validateCheckpointTensors(cfg, header.entries)).toEqual({ ok: true, problems: [] });
     const asRecord = Object.fromEntries([...good()].map(([k, v]) => [k, { ...v, dtype: 'BF16' }]));
@@ -426,20 +567,30 @@ describe('checkpoint-format: validateCheckpointTensors', () => {
     const r = validateCheckpointTensors(cfg, t);
     expect(r.ok).toBe(false);
     expect(r.problems).toEqual([
-      { kind: 'missing', severity: 'error', name: 'model.layers.1.mlp.up_proj.weight', expected: [12, 8], message: 'missing tensor model.layers.1.mlp.up_proj.weight' },
+      {
+        kind: 'missing',
+        severity: 'error',
+        name: 'model.layers.1.mlp.up_proj.weight',
+        expected: [12, 8],
+        message: 'missing tensor model.layers.1.mlp.up_proj.weight',
+      },
     ]);
   });
 
   it('missing lm_head when the config says the embeddings are untied', () => {
     const r = validateCheckpointTensors({ ...cfg, tie_word_embeddings: false }, good());
-    expect(only(r)).toEqual(['error:missing:missing tensor lm_head.weight (config.json says tie_word_embeddings is false, so the file must hold lm_head.weight)']);
+    expect(only(r)).toEqual([
+      'error:missing:missing tensor lm_head.weight (config.json says tie_word_embeddings is false, so the file must hold lm_head.weight)',
+    ]);
   });
 
   it('unexpected tensor', () => {
     const t = good();
     t.set('model.layers.0.self_attn.q_norm.weight', { dtype: 'F32', shape: [4] });
     const r = validateCheckpointTensors(cfg, t);
-    expect(only(r)).toEqual(['error:unexpected:unexpected tensor model.layers.0.self_attn.q_norm.weight [4] (not part of a LlamaForCausalLM with this config)']);
+    expect(only(r)).toEqual([
+      'error:unexpected:unexpected tensor model.layers.0.self_attn.q_norm.weight [4] (not part of a LlamaForCausalLM with this config)',
+    ]);
   });
 
   it('shape mismatch names the tensor, the expected and found shapes and where the expected one comes from', () => {
@@ -454,7 +605,9 @@ describe('checkpoint-format: validateCheckpointTensors', () => {
     expect(r.problems[0].message).toBe(
       'model.layers.0.self_attn.k_proj.weight: shape [8, 8], expected [4, 8] (num_key_value_heads 1 x head_dim 4, hidden_size 8)',
     );
-    expect(r.problems[1].message).toMatch(/down_proj.weight: shape \[12, 8\], expected \[8, 12\] .*it is transposed: Hugging Face Linear weights are \(out_features, in_features\)/);
+    expect(r.problems[1].message).toMatch(
+      /down_proj.weight: shape \[12, 8\], expected \[8, 12\] .*it is transposed: Hugging Face Linear weights are \(out_features, in_features\)/,
+    );
   });
 
   it('dtype not supported', () => {
@@ -488,8 +641,13 @@ describe('checkpoint-format: validateCheckpointTensors', () => {
   });
 
   it("recognizes Meta's original naming and names saved without the model. prefix", () => {
-    const meta = validateCheckpointTensors(cfg, { 'tok_embeddings.weight': { dtype: 'BF16', shape: [20, 8] }, 'layers.0.attention.wq.weight': { dtype: 'BF16', shape: [8, 8] } });
-    expect(meta.problems[0].message).toMatch(/^this looks like Meta's original Llama .* not Hugging Face Llama .*convert_llama_weights_to_hf\.py$/);
+    const meta = validateCheckpointTensors(cfg, {
+      'tok_embeddings.weight': { dtype: 'BF16', shape: [20, 8] },
+      'layers.0.attention.wq.weight': { dtype: 'BF16', shape: [8, 8] },
+    });
+    expect(meta.problems[0].message).toMatch(
+      /^this looks like Meta's original Llama .* not Hugging Face Llama .*convert_llama_weights_to_hf\.py$/,
+    );
     const bare = new Map([...good()].map(([k, v]) => [k.replace(/^model\./, ''), v]));
     const r = validateCheckpointTensors(cfg, bare);
     expect(r.problems.find((p) => p.name === 'model.embed_tokens.weight')!.message).toBe(

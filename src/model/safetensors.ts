@@ -261,7 +261,10 @@ function tensorBytes(name: string, t: SafetensorsTensorInput): Uint8Array {
     throw new SafetensorsError('UNKNOWN_DTYPE', `tensor "${name}": unknown dtype ${JSON.stringify(t.dtype)}`);
   }
   if (!Array.isArray(t.shape) || !t.shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
-    throw new SafetensorsError('INVALID_SHAPE', `tensor "${name}": shape ${JSON.stringify(t.shape)} is not a list of non-negative integers`);
+    throw new SafetensorsError(
+      'INVALID_SHAPE',
+      `tensor "${name}": shape ${JSON.stringify(t.shape)} is not a list of non-negative integers`,
+    );
   }
   let data: TensorData = t.data;
   const want = ARRAY_FOR_DTYPE[t.dtype];
@@ -270,11 +273,17 @@ function tensorBytes(name: string, t: SafetensorsTensorInput): Uint8Array {
   } else if (!want.is(data)) {
     const also = t.dtype === 'F16' || t.dtype === 'BF16' ? ' (or Float32Array, converted)' : '';
     const got = (data as object | null | undefined)?.constructor?.name ?? typeof data;
-    throw new SafetensorsError('INVALID_TENSOR', `tensor "${name}": dtype ${t.dtype} needs a ${want.name}${also}, got ${got}`);
+    throw new SafetensorsError(
+      'INVALID_TENSOR',
+      `tensor "${name}": dtype ${t.dtype} needs a ${want.name}${also}, got ${got}`,
+    );
   }
   const n = numel(t.shape);
   if (data.length !== n) {
-    throw new SafetensorsError('INVALID_TENSOR', `tensor "${name}": shape ${fmtShape(t.shape)} has ${n} elements but data has ${data.length}`);
+    throw new SafetensorsError(
+      'INVALID_TENSOR',
+      `tensor "${name}": shape ${fmtShape(t.shape)} has ${n} elements but data has ${data.length}`,
+    );
   }
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
@@ -293,14 +302,16 @@ export function writeSafetensors(
   const header: Record<string, unknown> = {};
   if (metadata !== undefined) {
     for (const [k, v] of Object.entries(metadata)) {
-      if (typeof v !== 'string') throw new SafetensorsError('INVALID_METADATA', `metadata "${k}" must be a string, got ${typeof v}`);
+      if (typeof v !== 'string')
+        throw new SafetensorsError('INVALID_METADATA', `metadata "${k}" must be a string, got ${typeof v}`);
     }
     header.__metadata__ = metadata;
   }
   const chunks: Uint8Array[] = [];
   let offset = 0;
   for (const [name, t] of list) {
-    if (name === '__metadata__') throw new SafetensorsError('INVALID_TENSOR', 'a tensor may not be named "__metadata__"');
+    if (name === '__metadata__')
+      throw new SafetensorsError('INVALID_TENSOR', 'a tensor may not be named "__metadata__"');
     const bytes = tensorBytes(name, t);
     header[name] = { dtype: t.dtype, shape: [...t.shape], data_offsets: [offset, offset + bytes.length] };
     chunks.push(bytes);
@@ -348,7 +359,10 @@ export function readSafetensorsHeader(input: ArrayBuffer | ArrayBufferView): Saf
   const n64 = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
   if (n64 > BigInt(MAX_HEADER_BYTES)) {
     const beyond = n64 + 8n > BigInt(fileLen) ? ` and runs beyond the ${fileLen}-byte file` : '';
-    throw new SafetensorsError('HEADER_TOO_LARGE', `header length ${n64} exceeds the ${MAX_HEADER_BYTES}-byte limit${beyond}: not a safetensors file?`);
+    throw new SafetensorsError(
+      'HEADER_TOO_LARGE',
+      `header length ${n64} exceeds the ${MAX_HEADER_BYTES}-byte limit${beyond}: not a safetensors file?`,
+    );
   }
   const n = Number(n64);
   if (8 + n > fileLen) {
@@ -364,7 +378,10 @@ export function readSafetensorsHeader(input: ArrayBuffer | ArrayBufferView): Saf
     throw new SafetensorsError('INVALID_HEADER', 'header is not valid UTF-8');
   }
   if (!text.startsWith('{')) {
-    throw new SafetensorsError('INVALID_HEADER', `header must start with "{", starts with ${JSON.stringify(text.slice(0, 16))}`);
+    throw new SafetensorsError(
+      'INVALID_HEADER',
+      `header must start with "{", starts with ${JSON.stringify(text.slice(0, 16))}`,
+    );
   }
   let parsed: unknown;
   try {
@@ -385,7 +402,10 @@ export function readSafetensorsHeader(input: ArrayBuffer | ArrayBufferView): Saf
       }
       for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
         if (typeof v !== 'string') {
-          throw new SafetensorsError('INVALID_METADATA', `__metadata__ "${k}" must be a string, got ${JSON.stringify(v)}`);
+          throw new SafetensorsError(
+            'INVALID_METADATA',
+            `__metadata__ "${k}" must be a string, got ${JSON.stringify(v)}`,
+          );
         }
         metadata[k] = v;
       }
@@ -402,11 +422,17 @@ export function readSafetensorsHeader(input: ArrayBuffer | ArrayBufferView): Saf
       );
     }
     if (!Array.isArray(e.shape) || !e.shape.every(isNonNegInt)) {
-      throw new SafetensorsError('INVALID_SHAPE', `tensor "${name}": shape ${JSON.stringify(e.shape)} is not a list of non-negative integers`);
+      throw new SafetensorsError(
+        'INVALID_SHAPE',
+        `tensor "${name}": shape ${JSON.stringify(e.shape)} is not a list of non-negative integers`,
+      );
     }
     const off = e.data_offsets;
     if (!Array.isArray(off) || off.length !== 2 || !isNonNegInt(off[0]) || !isNonNegInt(off[1]) || off[1] < off[0]) {
-      throw new SafetensorsError('INVALID_OFFSETS', `tensor "${name}": data_offsets ${JSON.stringify(off)} is not [begin, end] with 0 <= begin <= end`);
+      throw new SafetensorsError(
+        'INVALID_OFFSETS',
+        `tensor "${name}": data_offsets ${JSON.stringify(off)} is not [begin, end] with 0 <= begin <= end`,
+      );
     }
     const shape = e.shape as number[];
     const need = numel(shape) * DTYPE_BYTES[e.dtype];
@@ -422,15 +448,28 @@ export function readSafetensorsHeader(input: ArrayBuffer | ArrayBufferView): Saf
   // The tensors must tile the byte buffer [0, dataLen) exactly.
   const dataStart = 8 + n;
   const dataLen = fileLen - dataStart;
-  const sorted = [...entries].sort((a, b) => a[1].dataOffsets[0] - b[1].dataOffsets[0] || a[1].dataOffsets[1] - b[1].dataOffsets[1]);
+  const sorted = [...entries].sort(
+    (a, b) => a[1].dataOffsets[0] - b[1].dataOffsets[0] || a[1].dataOffsets[1] - b[1].dataOffsets[1],
+  );
   let end = 0;
   let prev = '';
-  for (const [name, { dataOffsets: [b, e] }] of sorted) {
+  for (const [
+    name,
+    {
+      dataOffsets: [b, e],
+    },
+  ] of sorted) {
     if (b < end) {
-      throw new SafetensorsError('OVERLAP', `tensor "${name}" data [${b}, ${e}) overlaps tensor "${prev}" which ends at ${end}`);
+      throw new SafetensorsError(
+        'OVERLAP',
+        `tensor "${name}" data [${b}, ${e}) overlaps tensor "${prev}" which ends at ${end}`,
+      );
     }
     if (b > end) {
-      throw new SafetensorsError('HOLE', `bytes [${end}, ${b}) of the data buffer belong to no tensor (gap before "${name}")`);
+      throw new SafetensorsError(
+        'HOLE',
+        `bytes [${end}, ${b}) of the data buffer belong to no tensor (gap before "${name}")`,
+      );
     }
     end = e;
     prev = name;
@@ -443,7 +482,10 @@ export function readSafetensorsHeader(input: ArrayBuffer | ArrayBufferView): Saf
     );
   }
   if (end < dataLen) {
-    throw new SafetensorsError('TRAILING_BYTES', `${dataLen - end} bytes after the last tensor belong to no tensor (expected a ${dataStart + end}-byte file, found ${fileLen})`);
+    throw new SafetensorsError(
+      'TRAILING_BYTES',
+      `${dataLen - end} bytes after the last tensor belong to no tensor (expected a ${dataStart + end}-byte file, found ${fileLen})`,
+    );
   }
   return { entries, metadata, dataStart };
 }
@@ -493,7 +535,10 @@ function makeArray(dtype: SafetensorsDtype, buf: ArrayBufferLike, byteOffset: nu
  * Reads a whole safetensors file: validates it ({@link readSafetensorsHeader}) and returns every tensor in header
  * order with its metadata. F16/BF16 data is returned as raw bits (Uint16Array) unless `toFloat32` is set.
  */
-export function readSafetensors(input: ArrayBuffer | ArrayBufferView, options: ReadSafetensorsOptions = {}): SafetensorsFile {
+export function readSafetensors(
+  input: ArrayBuffer | ArrayBufferView,
+  options: ReadSafetensorsOptions = {},
+): SafetensorsFile {
   assertLittleEndian();
   const bytes = asBytes(input);
   const { entries, metadata, dataStart } = readSafetensorsHeader(bytes);

@@ -49,7 +49,8 @@ export function learnByteLevelMerges(texts: readonly string[], count: number): [
     }
     let best: string | null = null;
     let bestN = 1;
-    for (const [key, n] of pairs) if (n > bestN || (n === bestN && best !== null && key < best)) [best, bestN] = [key, n];
+    for (const [key, n] of pairs)
+      if (n > bestN || (n === bestN && best !== null && key < best)) [best, bestN] = [key, n];
     if (best === null) break;
     const [a, b] = best.split(' ') as [string, string];
     merges.push([a, b]);
@@ -67,7 +68,15 @@ export function learnByteLevelMerges(texts: readonly string[], count: number): [
   return merges;
 }
 
-const special = (id: number, content: string): AddedTokenJson => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+const special = (id: number, content: string): AddedTokenJson => ({
+  id,
+  content,
+  single_word: false,
+  lstrip: false,
+  rstrip: false,
+  normalized: false,
+  special: true,
+});
 
 const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
 
@@ -76,7 +85,12 @@ const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: t
  * (ids 0.., also in the model's vocabulary, as Llama's files have them) or after the merges (added tokens only, as
  * Qwen2's). Returns the JSON and the id of each special token.
  */
-function byteLevelTokenizerJson(merges: [string, string][], specials: readonly string[], specialsFirst: boolean, extra: { normalizer: object | null; post_processor: (ids: Record<string, number>) => object }) {
+function byteLevelTokenizerJson(
+  merges: [string, string][],
+  specials: readonly string[],
+  specialsFirst: boolean,
+  extra: { normalizer: object | null; post_processor: (ids: Record<string, number>) => object },
+) {
   const vocab: Record<string, number> = {};
   let next = 0;
   const add = (token: string) => {
@@ -139,7 +153,10 @@ export const TINY_CONTEXT = 256;
  * NFC normalizer, no BOS, eos <|im_end|>, a ChatML chat template, tied embeddings, q/k/v biases, vocab_size padded
  * past the tokenizer to a multiple of 16 as Qwen2's is).
  */
-export function buildTinyHfFolders(corpus: readonly string[], merges = 300): { 'tiny-llama': TinyFolder; 'tiny-qwen2': TinyFolder } {
+export function buildTinyHfFolders(
+  corpus: readonly string[],
+  merges = 300,
+): { 'tiny-llama': TinyFolder; 'tiny-qwen2': TinyFolder } {
   const learned = learnByteLevelMerges([...corpus, 'user', 'assistant', 'system', '\n'], merges);
   const madeBy = { made_by: 'npm run tiny-models (random weights, for tests and demos)' };
 
@@ -149,13 +166,34 @@ export function buildTinyHfFolders(corpus: readonly string[], merges = 300): { '
     post_processor: (ids) => ({
       type: 'TemplateProcessing',
       single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
-      pair: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '<s>', type_id: 1 } }, { Sequence: { id: 'B', type_id: 1 } }],
+      pair: [
+        { SpecialToken: { id: '<s>', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '<s>', type_id: 1 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+      ],
       special_tokens: { '<s>': { id: '<s>', ids: [ids['<s>']], tokens: ['<s>'] } },
     }),
   });
   const L = llamaTok.ids;
-  const llamaConfig: ModelConfig = { vocabSize: llamaTok.size, contextLength: TINY_CONTEXT, nLayers: 2, nHeads: 4, nKvHeads: 2, dModel: 16, dFF: 40, ropeTheta: 10_000, normEps: 1e-5, tiedEmbeddings: false };
-  const llamaCk = encodeCheckpoint({ config: llamaConfig, params: randomParams(llamaConfig, 1), metadata: madeBy, special: { bosId: L['<s>'], eosId: L['</s>'], padId: L['<pad>'] } });
+  const llamaConfig: ModelConfig = {
+    vocabSize: llamaTok.size,
+    contextLength: TINY_CONTEXT,
+    nLayers: 2,
+    nHeads: 4,
+    nKvHeads: 2,
+    dModel: 16,
+    dFF: 40,
+    ropeTheta: 10_000,
+    normEps: 1e-5,
+    tiedEmbeddings: false,
+  };
+  const llamaCk = encodeCheckpoint({
+    config: llamaConfig,
+    params: randomParams(llamaConfig, 1),
+    metadata: madeBy,
+    special: { bosId: L['<s>'], eosId: L['</s>'], padId: L['<pad>'] },
+  });
   const llama: TinyFolder = {
     'config.json': llamaCk.configJson,
     'model.safetensors': llamaCk.safetensors,
@@ -193,7 +231,12 @@ export function buildTinyHfFolders(corpus: readonly string[], merges = 300): { '
     tiedEmbeddings: true,
     qkvBias: true,
   };
-  const qwenCk = encodeCheckpoint({ config: qwenConfig, params: randomParams(qwenConfig, 2), metadata: madeBy, special: { bosId: Q['<|endoftext|>'], eosId: Q['<|im_end|>'], padId: Q['<|endoftext|>'] } });
+  const qwenCk = encodeCheckpoint({
+    config: qwenConfig,
+    params: randomParams(qwenConfig, 2),
+    metadata: madeBy,
+    special: { bosId: Q['<|endoftext|>'], eosId: Q['<|im_end|>'], padId: Q['<|endoftext|>'] },
+  });
   const qwen: TinyFolder = {
     'config.json': qwenCk.configJson,
     'model.safetensors': qwenCk.safetensors,
@@ -213,7 +256,12 @@ export function buildTinyHfFolders(corpus: readonly string[], merges = 300): { '
       tokenizer_class: 'Qwen2Tokenizer',
       unk_token: null,
     }),
-    'generation_config.json': text({ bos_token_id: Q['<|endoftext|>'], eos_token_id: [Q['<|im_end|>'], Q['<|endoftext|>']], pad_token_id: Q['<|endoftext|>'], do_sample: false }),
+    'generation_config.json': text({
+      bos_token_id: Q['<|endoftext|>'],
+      eos_token_id: [Q['<|im_end|>'], Q['<|endoftext|>']],
+      pad_token_id: Q['<|endoftext|>'],
+      do_sample: false,
+    }),
   };
   return { 'tiny-llama': llama, 'tiny-qwen2': qwen };
 }

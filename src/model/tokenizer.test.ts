@@ -30,7 +30,24 @@ function rng(seed: number): () => number {
 /** Strings that stress the tokenizers: printable ASCII, special-token fragments, non-ASCII, controls. */
 function randomStrings(n: number, seed: number): string[] {
   const r = rng(seed);
-  const pieces = [...PRINTABLE, '<eos>', '<bos>', '<pad>', '<unk>', '<eo', 'os>', '<', '>', 'é', '😀', '\n', '\t', '中', ' .', "'s"];
+  const pieces = [
+    ...PRINTABLE,
+    '<eos>',
+    '<bos>',
+    '<pad>',
+    '<unk>',
+    '<eo',
+    'os>',
+    '<',
+    '>',
+    'é',
+    '😀',
+    '\n',
+    '\t',
+    '中',
+    ' .',
+    "'s",
+  ];
   const out: string[] = ['', ' ', '<eos><eos>', '<<eos>>', '<bos<eos>', 'a\u0000b', '\ud800x'];
   for (let i = 0; i < n; i++) {
     const len = Math.floor(r() * 40);
@@ -90,7 +107,10 @@ describe('loadCharTokenizer (pure TS)', () => {
   });
 
   it('rejects files it cannot reproduce exactly', () => {
-    const withMerges = { ...buildCharTokenizerJson(), model: { ...buildCharTokenizerJson().model, merges: [['a', 'b']] } };
+    const withMerges = {
+      ...buildCharTokenizerJson(),
+      model: { ...buildCharTokenizerJson().model, merges: [['a', 'b']] },
+    };
     expect(() => loadCharTokenizer(withMerges)).toThrow(/model.merges is not an empty list.*loadPretrainedTokenizer/);
     const withPre = { ...buildCharTokenizerJson(), pre_tokenizer: { type: 'ByteLevel' } };
     expect(() => loadCharTokenizer(withPre)).toThrow(/"pre_tokenizer" is "ByteLevel"/);
@@ -167,9 +187,15 @@ describe('loadPretrainedTokenizer (Hugging Face JS tokenizers)', () => {
   it('says so when it cannot tell which token ends a sequence, or the config names a missing token', async () => {
     const { json } = tinyByteLevelBpe();
     const { '<|endoftext|>': _dropped, ...vocab } = json.model.vocab;
-    const noSpecial = { ...json, added_tokens: [], model: { ...json.model, vocab: { ...vocab, '<|weird|>': _dropped } } };
+    const noSpecial = {
+      ...json,
+      added_tokens: [],
+      model: { ...json.model, vocab: { ...vocab, '<|weird|>': _dropped } },
+    };
     await expect(loadPretrainedTokenizer(noSpecial)).rejects.toThrow(/eos_token/);
-    await expect(loadPretrainedTokenizer(json, { eos_token: '<nope>' })).rejects.toThrow(/"<nope>" is not in the vocabulary/);
+    await expect(loadPretrainedTokenizer(json, { eos_token: '<nope>' })).rejects.toThrow(
+      /"<nope>" is not in the vocabulary/,
+    );
     await expect(loadPretrainedTokenizer({ model: { type: 'Mystery' } })).rejects.toThrow(TokenizerError);
   });
 });
@@ -197,13 +223,29 @@ function bytesToUnicode(): string[] {
 function tinyByteLevelBpe() {
   const vocab: Record<string, number> = { '<|endoftext|>': 0 };
   for (const ch of bytesToUnicode()) vocab[ch] = Object.keys(vocab).length;
-  const merges: [string, string][] = [['h', 'e'], ['l', 'l'], ['he', 'll'], ['hell', 'o'], ['Ġ', 'hello']];
+  const merges: [string, string][] = [
+    ['h', 'e'],
+    ['l', 'l'],
+    ['he', 'll'],
+    ['hell', 'o'],
+    ['Ġ', 'hello'],
+  ];
   for (const [a, b] of merges) vocab[a + b] = Object.keys(vocab).length;
   const json = {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: [{ id: 0, content: '<|endoftext|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
+    added_tokens: [
+      {
+        id: 0,
+        content: '<|endoftext|>',
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: true,
+      },
+    ],
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
@@ -221,6 +263,11 @@ function tinyByteLevelBpe() {
       merges,
     },
   };
-  const config = { bos_token: '<|endoftext|>', eos_token: '<|endoftext|>', unk_token: '<|endoftext|>', clean_up_tokenization_spaces: false };
+  const config = {
+    bos_token: '<|endoftext|>',
+    eos_token: '<|endoftext|>',
+    unk_token: '<|endoftext|>',
+    clean_up_tokenization_spaces: false,
+  };
   return { json, config };
 }

@@ -184,7 +184,8 @@ export function loadCharTokenizer(json: string | object): Tokenizer {
     reject('model has a subword prefix/suffix');
   }
   for (const field of ['normalizer', 'pre_tokenizer', 'post_processor'] as const) {
-    if (tj[field] != null) reject(`"${field}" is ${JSON.stringify((tj[field] as JsonObject).type ?? tj[field])}, expected null`);
+    if (tj[field] != null)
+      reject(`"${field}" is ${JSON.stringify((tj[field] as JsonObject).type ?? tj[field])}, expected null`);
   }
   if (!isObject(tj.decoder) || tj.decoder.type !== 'Fuse') reject('"decoder" is not {"type":"Fuse"}');
   if (!isObject(model.vocab)) return reject('model.vocab is not an object');
@@ -193,7 +194,8 @@ export function loadCharTokenizer(json: string | object): Tokenizer {
   const byId: string[] = [];
   const idOf = new Map<string, number>();
   for (const [tok, id] of Object.entries(model.vocab)) {
-    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) reject(`vocab entry ${JSON.stringify(tok)} has id ${String(id)}`);
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0)
+      reject(`vocab entry ${JSON.stringify(tok)} has id ${String(id)}`);
     byId[id as number] = tok;
     idOf.set(tok, id as number);
   }
@@ -370,7 +372,8 @@ export async function loadPretrainedTokenizer(
     const fromConfig = tokenFromConfig(config, key);
     if (fromConfig !== null) {
       const id = core.token_to_id(fromConfig);
-      if (id === undefined) throw new TokenizerError(`tokenizer_config.json ${key} ${JSON.stringify(fromConfig)} is not in the vocabulary`);
+      if (id === undefined)
+        throw new TokenizerError(`tokenizer_config.json ${key} ${JSON.stringify(fromConfig)} is not in the vocabulary`);
       return id;
     }
     for (const n of names) {
@@ -381,7 +384,9 @@ export async function loadPretrainedTokenizer(
   };
   const givenEos = tokenFromConfig(config, 'eos_token') === null && options.eosId !== undefined ? options.eosId : null;
   if (givenEos !== null && core.id_to_token(givenEos) === undefined) {
-    throw new TokenizerError(`end-of-sequence id ${givenEos} (generation_config.json or config.json eos_token_id) is not in the vocabulary`);
+    throw new TokenizerError(
+      `end-of-sequence id ${givenEos} (generation_config.json or config.json eos_token_id) is not in the vocabulary`,
+    );
   }
   const eosId = givenEos ?? resolve('eos_token', EOS_NAMES);
   if (eosId === null) {
@@ -395,8 +400,12 @@ export async function loadPretrainedTokenizer(
   const specialIds = new Set(core.specialIds);
   // What Hugging Face does with add_special_tokens=True: the tokenizer's post-processor decides whether BOS leads.
   const probe = core.encode('a', { add_special_tokens: true });
-  const prependsBos = config.bos_token !== null && probe.length > core.encode('a', { add_special_tokens: false }).length && probe[0] === bosId;
-  const applyChatTemplate = typeof config.chat_template === 'string' ? await chatTemplateRenderer(config.chat_template, config) : null;
+  const prependsBos =
+    config.bos_token !== null &&
+    probe.length > core.encode('a', { add_special_tokens: false }).length &&
+    probe[0] === bosId;
+  const applyChatTemplate =
+    typeof config.chat_template === 'string' ? await chatTemplateRenderer(config.chat_template, config) : null;
 
   return {
     kind: 'pretrained',
@@ -438,7 +447,9 @@ async function chatTemplateRenderer(source: string, config: JsonObject): Promise
   try {
     template = new Template(source);
   } catch (e) {
-    throw new TokenizerError(`tokenizer_config.json chat_template is not a template Jinja can read: ${(e as Error).message}`);
+    throw new TokenizerError(
+      `tokenizer_config.json chat_template is not a template Jinja can read: ${(e as Error).message}`,
+    );
   }
   const tokens: Record<string, string> = {};
   for (const key of TEMPLATE_TOKENS) {
@@ -446,7 +457,13 @@ async function chatTemplateRenderer(source: string, config: JsonObject): Promise
     if (t) tokens[key] = t;
   }
   return (userText) =>
-    template.render({ messages: [{ role: 'user', content: userText }], add_generation_prompt: true, tools: null, documents: null, ...tokens });
+    template.render({
+      messages: [{ role: 'user', content: userText }],
+      add_generation_prompt: true,
+      tools: null,
+      documents: null,
+      ...tokens,
+    });
 }
 
 async function viaTokenizers(tj: JsonObject, config: JsonObject): Promise<HfCoreTokenizer> {

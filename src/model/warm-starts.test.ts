@@ -9,7 +9,15 @@ import { getTask } from '../tasks';
 
 const root = new URL('../../public/checkpoints/', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('manifest.json', root), 'utf8')) as {
-  checkpoints: { task: string; difficulty: number; path: string; steps: number; seed: number; heldout_greedy_accuracy: number; command: string }[];
+  checkpoints: {
+    task: string;
+    difficulty: number;
+    path: string;
+    steps: number;
+    seed: number;
+    heldout_greedy_accuracy: number;
+    command: string;
+  }[];
 };
 
 describe('shipped warm starts', () => {
@@ -24,9 +32,17 @@ describe('shipped warm starts', () => {
 
   it("README's warm-start table states what the manifest records", () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const rows = [...readme.matchAll(/^\| (\w+) \| (\d+) \| (\d+) \| ([\d.]+)% /gm)].map((m) => [m[1], Number(m[2]), Number(m[3]), Number(m[4])]);
+    const rows = [...readme.matchAll(/^\| (\w+) \| (\d+) \| (\d+) \| ([\d.]+)% /gm)].map((m) => [
+      m[1],
+      Number(m[2]),
+      Number(m[3]),
+      Number(m[4]),
+    ]);
     const want = manifest.checkpoints.map((e) => [
-      e.task, e.difficulty, e.steps, Number((e.heldout_greedy_accuracy * 100).toFixed(1)),
+      e.task,
+      e.difficulty,
+      e.steps,
+      Number((e.heldout_greedy_accuracy * 100).toFixed(1)),
     ]);
     expect(rows).toEqual(want);
   });

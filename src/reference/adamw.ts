@@ -30,7 +30,13 @@ export interface AdamwOptions {
  * @param v      (same) second moment, updated in place (zeros before the first step).
  * @param grads  (same) gradient.
  */
-export function adamwStep(params: HostTensor, m: HostTensor, v: HostTensor, grads: HostTensor, opts: AdamwOptions): void {
+export function adamwStep(
+  params: HostTensor,
+  m: HostTensor,
+  v: HostTensor,
+  grads: HostTensor,
+  opts: AdamwOptions,
+): void {
   const n = params.data.length;
   for (const [t, name] of [
     [m, 'm'],
@@ -39,7 +45,8 @@ export function adamwStep(params: HostTensor, m: HostTensor, v: HostTensor, grad
   ] as const) {
     if (t.data.length !== n) throw new Error(`adamwStep: ${name} has ${t.data.length} elements, params has ${n}`);
   }
-  if (!(opts.t >= 1) || !Number.isInteger(opts.t)) throw new Error(`adamwStep: step count t must be an integer >= 1, got ${opts.t}`);
+  if (!(opts.t >= 1) || !Number.isInteger(opts.t))
+    throw new Error(`adamwStep: step count t must be an integer >= 1, got ${opts.t}`);
   const b1 = opts.beta1 ?? 0.9;
   const b2 = opts.beta2 ?? 0.999;
   const eps = opts.eps ?? 1e-8;

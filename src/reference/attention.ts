@@ -33,7 +33,14 @@ export interface AttentionOptions {
  * Checks the attention shapes. Queries are the LAST Tq positions of the Tk keys (Tq = Tk for training,
  * Tq < Tk when decoding against a KV cache): query t sees keys kvStart[b] <= j <= t + (Tk - Tq).
  */
-function attentionDims(kernel: string, q: HostTensor, k: HostTensor, v: HostTensor, lse: HostTensor, opts: AttentionOptions) {
+function attentionDims(
+  kernel: string,
+  q: HostTensor,
+  k: HostTensor,
+  v: HostTensor,
+  lse: HostTensor,
+  opts: AttentionOptions,
+) {
   const s = (t: HostTensor) => `[${t.shape.join(', ')}]`;
   if (q.shape.length !== 4) throw new Error(`${kernel}: q must be (B,T,NH,HD), got ${s(q)}`);
   if (k.shape.length !== 4) throw new Error(`${kernel}: k must be (B,Tcap,NKV,HD), got ${s(k)}`);
@@ -45,17 +52,22 @@ function attentionDims(kernel: string, q: HostTensor, k: HostTensor, v: HostTens
   }
   if (NKV < 1 || NH % NKV !== 0) throw new Error(`${kernel}: NH=${NH} query heads must be a multiple of NKV=${NKV}`);
   const Tk = opts.keys ?? Tcap;
-  if (!Number.isInteger(Tk) || Tk > Tcap) throw new Error(`${kernel}: keys=${Tk} valid positions in a key tensor of ${Tcap}`);
+  if (!Number.isInteger(Tk) || Tk > Tcap)
+    throw new Error(`${kernel}: keys=${Tk} valid positions in a key tensor of ${Tcap}`);
   if (Tk < Tq) throw new Error(`${kernel}: ${Tk} key positions for ${Tq} query positions`);
-  if (lse.data.length !== B * NH * Tq) throw new Error(`${kernel}: lse has ${lse.data.length} elements, want (B,NH,T)=${B * NH * Tq}`);
+  if (lse.data.length !== B * NH * Tq)
+    throw new Error(`${kernel}: lse has ${lse.data.length} elements, want (B,NH,T)=${B * NH * Tq}`);
   const kvStart = opts.kvStart ?? new Uint32Array(B);
-  if (kvStart.length !== B) throw new Error(`${kernel}: kvStart has ${kvStart.length} entries, want one per batch row (${B})`);
+  if (kvStart.length !== B)
+    throw new Error(`${kernel}: kvStart has ${kvStart.length} entries, want one per batch row (${B})`);
   return { B, Tq, Tk, Tcap, NH, NKV, HD, group: NH / NKV, offset: Tk - Tq, kvStart };
 }
 
 function checkSame(kernel: string, a: HostTensor, aName: string, b: HostTensor, bName: string): void {
   if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
-    throw new Error(`${kernel}: ${aName} [${a.shape.join(', ')}] must have the shape of ${bName} [${b.shape.join(', ')}]`);
+    throw new Error(
+      `${kernel}: ${aName} [${a.shape.join(', ')}] must have the shape of ${bName} [${b.shape.join(', ')}]`,
+    );
   }
 }
 

@@ -6,7 +6,8 @@ import type { HostTensor } from '../core/host-tensor';
 
 function checkBias(what: string, bias: HostTensor, x: HostTensor): { rows: number; cols: number } {
   const rc = rowsCols(x, what);
-  if (bias.data.length !== rc.cols) throw new Error(`${what}: bias has ${bias.data.length} elements, rows have ${rc.cols} columns`);
+  if (bias.data.length !== rc.cols)
+    throw new Error(`${what}: bias has ${bias.data.length} elements, rows have ${rc.cols} columns`);
   return rc;
 }
 

@@ -34,7 +34,8 @@ export interface BradleyTerryOptions {
 /** Validates the options (shared with the GPU wrapper). */
 export function resolveBradleyTerryOptions(kernel: string, opts: BradleyTerryOptions): { centerCoef: number } {
   const centerCoef = opts.centerCoef ?? 0;
-  if (!(centerCoef >= 0 && Number.isFinite(centerCoef))) throw new Error(`${kernel}: centerCoef must be a finite number >= 0, got ${centerCoef}`);
+  if (!(centerCoef >= 0 && Number.isFinite(centerCoef)))
+    throw new Error(`${kernel}: centerCoef must be a finite number >= 0, got ${centerCoef}`);
   return { centerCoef };
 }
 
@@ -68,12 +69,16 @@ export function bradleyTerryForwardBackward(
   const { centerCoef } = resolveBradleyTerryOptions(kernel, opts);
   const N = scores.data.length;
   const P = pairs.data.length / 2;
-  if (!Number.isInteger(P)) throw new Error(`${kernel}: pairs must hold (preferred, other) index pairs, got ${pairs.data.length} values`);
-  if (dScores.data.length !== N) throw new Error(`${kernel}: dScores has ${dScores.data.length} elements, want ${N} (the size of scores)`);
+  if (!Number.isInteger(P))
+    throw new Error(`${kernel}: pairs must hold (preferred, other) index pairs, got ${pairs.data.length} values`);
+  if (dScores.data.length !== N)
+    throw new Error(`${kernel}: dScores has ${dScores.data.length} elements, want ${N} (the size of scores)`);
   if (loss.data.length !== 1) throw new Error(`${kernel}: loss must have 1 element, got ${loss.data.length}`);
-  if (metrics.data.length !== BT_METRICS.length) throw new Error(`${kernel}: metrics must have ${BT_METRICS.length} elements, got ${metrics.data.length}`);
+  if (metrics.data.length !== BT_METRICS.length)
+    throw new Error(`${kernel}: metrics must have ${BT_METRICS.length} elements, got ${metrics.data.length}`);
   for (let i = 0; i < pairs.data.length; i++) {
-    if (pairs.data[i] >= N) throw new Error(`${kernel}: pair ${i >> 1} names sequence ${pairs.data[i]}, but there are ${N} scores`);
+    if (pairs.data[i] >= N)
+      throw new Error(`${kernel}: pair ${i >> 1} names sequence ${pairs.data[i]}, but there are ${N} scores`);
   }
   const s = (i: number) => scores.data[i];
 

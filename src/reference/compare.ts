@@ -40,7 +40,7 @@ export function compareArrays(got: ArrayLike<number>, want: ArrayLike<number>, t
     const w = want[i];
     const abs = Math.abs(g - w);
     const rel = abs / Math.max(Math.abs(w), 1e-30);
-    const ok = abs <= tol.atol + tol.rtol * Math.abs(w) || (g === w);
+    const ok = abs <= tol.atol + tol.rtol * Math.abs(w) || g === w;
     if (Number.isNaN(abs)) {
       maxAbsError = NaN;
     } else {

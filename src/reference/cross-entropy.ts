@@ -12,7 +12,8 @@ function crossEntropyDims(kernel: string, logits: HostTensor, targets: Uint32Arr
   let count = 0;
   for (let n = 0; n < N; n++) {
     if (mask[n] === 0) continue; // masked rows may hold any target (e.g. padding)
-    if (targets[n] >= V) throw new Error(`${kernel}: target ${targets[n]} at row ${n} is outside the vocabulary (V=${V})`);
+    if (targets[n] >= V)
+      throw new Error(`${kernel}: target ${targets[n]} at row ${n} is outside the vocabulary (V=${V})`);
     count += mask[n];
   }
   return { N, V, count };
@@ -36,7 +37,12 @@ function rowLse(logits: HostTensor, n: number, V: number): number {
  * @param targets (N) token ids; ignored where mask is 0.
  * @param mask    (N) row weights, 0 or 1.
  */
-export function crossEntropyForward(loss: HostTensor, logits: HostTensor, targets: Uint32Array, mask: FloatArray): void {
+export function crossEntropyForward(
+  loss: HostTensor,
+  logits: HostTensor,
+  targets: Uint32Array,
+  mask: FloatArray,
+): void {
   const { N, V, count } = crossEntropyDims('crossEntropyForward', logits, targets, mask);
   if (loss.data.length !== 1) throw new Error(`crossEntropyForward: loss must have 1 element, got ${loss.data.length}`);
   let total = 0;
@@ -68,7 +74,9 @@ export function crossEntropyBackward(
 ): void {
   const { N, V, count } = crossEntropyDims('crossEntropyBackward', logits, targets, mask);
   if (dLogits.data.length !== logits.data.length) {
-    throw new Error(`crossEntropyBackward: dLogits [${dLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`);
+    throw new Error(
+      `crossEntropyBackward: dLogits [${dLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`,
+    );
   }
   const dLoss = opts.dLoss ?? 1;
   for (let n = 0; n < N; n++) {

@@ -8,7 +8,12 @@ export type Word32Array = Float32Array | Uint32Array | Int32Array;
 /**
  * cache[b, pos + t, :] = x[b, t, :] for t < T. cache is (B, Tcap, W), x is (B, T, W); W counts 32-bit words.
  */
-export function kvWrite(cache: Word32Array, x: Word32Array, dims: { B: number; T: number; Tcap: number; W: number }, pos: number): void {
+export function kvWrite(
+  cache: Word32Array,
+  x: Word32Array,
+  dims: { B: number; T: number; Tcap: number; W: number },
+  pos: number,
+): void {
   const { B, T, Tcap, W } = dims;
   if (pos + T > Tcap) throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the cache capacity ${Tcap}`);
   for (let b = 0; b < B; b++) {

@@ -52,7 +52,10 @@ function numbers(t: FixtureTensor): ArrayLike<number> {
  * Builds the fixture from a parsed safetensors file: `tensors` by name and the `__metadata__` strings
  * (`config` is the HF-style config JSON, `batch` is {"B","T"}).
  */
-export function parityFixtureFrom(tensors: ReadonlyMap<string, FixtureTensor>, metadata: Readonly<Record<string, string>>): ParityFixture {
+export function parityFixtureFrom(
+  tensors: ReadonlyMap<string, FixtureTensor>,
+  metadata: Readonly<Record<string, string>>,
+): ParityFixture {
   if (!metadata.config || !metadata.batch) throw new Error('parity fixture: __metadata__ needs "config" and "batch"');
   const c = JSON.parse(metadata.config) as Record<string, number | boolean>;
   const { B, T } = JSON.parse(metadata.batch) as { B: number; T: number };
@@ -80,7 +83,8 @@ export function parityFixtureFrom(tensors: ReadonlyMap<string, FixtureTensor>, m
   }
   const tokens = Uint32Array.from(numbers(need(tensors, 'input.tokens', 'I32')));
   const targets = Int32Array.from(numbers(need(tensors, 'input.targets', 'I32')));
-  if (tokens.length !== B * T || targets.length !== B * T) throw new Error(`parity fixture: inputs are not (B,T) = (${B},${T})`);
+  if (tokens.length !== B * T || targets.length !== B * T)
+    throw new Error(`parity fixture: inputs are not (B,T) = (${B},${T})`);
   return {
     dims,
     B,

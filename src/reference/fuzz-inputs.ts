@@ -12,7 +12,16 @@ export function pick<T>(rng: Rng, xs: readonly T[]): T {
 }
 
 /** Names every object has through its prototype: they must never be taken for fields, flags or tensors. */
-export const INHERITED_NAMES = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'toLocaleString', '__defineGetter__'] as const;
+export const INHERITED_NAMES = [
+  'constructor',
+  'toString',
+  '__proto__',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'toLocaleString',
+  '__defineGetter__',
+] as const;
 
 /** Names that are no field: inherited ones, long, empty-looking, foreign scripts, markup. */
 export function unknownNames(rng: Rng): string[] {
@@ -50,7 +59,19 @@ export function badJsonValues(spec: FieldSpec): unknown[] {
     case 'string':
       return ['', '   ', 5, [], {}, false];
     case 'weights':
-      return [[], {}, 5, 'accuracy:1', { acuracy: 1 }, { accuracy: 'x' }, { accuracy: 0, format: 0 }, { accuracy: 1e9 }, JSON.parse('{"__proto__":1}'), { constructor: 1 }, { [long]: 1 }];
+      return [
+        [],
+        {},
+        5,
+        'accuracy:1',
+        { acuracy: 1 },
+        { accuracy: 'x' },
+        { accuracy: 0, format: 0 },
+        { accuracy: 1e9 },
+        JSON.parse('{"__proto__":1}'),
+        { constructor: 1 },
+        { [long]: 1 },
+      ];
   }
 }
 
@@ -72,6 +93,16 @@ export function badTextValues(spec: FieldSpec): string[] {
     case 'string':
       return []; // any text is a string, and empty text is null
     case 'weights':
-      return ['acuracy:1', 'accuracy', 'accuracy:0,format:0', '{bad json', '__proto__:1', 'constructor:1', 'accuracy:1e999', `${long}:1`, '[1,2]'];
+      return [
+        'acuracy:1',
+        'accuracy',
+        'accuracy:0,format:0',
+        '{bad json',
+        '__proto__:1',
+        'constructor:1',
+        'accuracy:1e999',
+        `${long}:1`,
+        '[1,2]',
+      ];
   }
 }

@@ -3,7 +3,11 @@
 // iteration of weight-stats.ts is checked against; slow (O(n^3) per sweep), meant for matrices of a few hundred rows.
 
 /** Eigenvalues of the symmetric n x n matrix `a` (row-major; only read), in descending order. */
-export function symmetricEigenvalues(a: ArrayLike<number>, n: number, opts: { tol?: number; maxSweeps?: number } = {}): number[] {
+export function symmetricEigenvalues(
+  a: ArrayLike<number>,
+  n: number,
+  opts: { tol?: number; maxSweeps?: number } = {},
+): number[] {
   if (a.length !== n * n) throw new Error(`symmetricEigenvalues: want ${n * n} elements, got ${a.length}`);
   const m = Float64Array.from(a);
   const tol = opts.tol ?? 1e-15;

@@ -19,7 +19,9 @@ export interface KlBackwardOptions extends KlOptions {
 function klDims(kernel: string, logits: HostTensor, refLogits: HostTensor, rowTensors: [HostTensor, string][]) {
   if (logits.shape.length < 2) throw new Error(`${kernel}: logits must be (N,V), got [${logits.shape.join(', ')}]`);
   if (refLogits.shape.length !== logits.shape.length || refLogits.shape.some((d, i) => d !== logits.shape[i])) {
-    throw new Error(`${kernel}: refLogits [${refLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`);
+    throw new Error(
+      `${kernel}: refLogits [${refLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`,
+    );
   }
   const V = logits.shape[logits.shape.length - 1];
   const N = V === 0 ? 0 : logits.data.length / V;
@@ -31,7 +33,8 @@ function klDims(kernel: string, logits: HostTensor, refLogits: HostTensor, rowTe
 
 function temperatureOf(kernel: string, opts: KlOptions): number {
   const tau = opts.temperature ?? 1;
-  if (!(tau > 0) || !Number.isFinite(tau)) throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
+  if (!(tau > 0) || !Number.isFinite(tau))
+    throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
   return tau;
 }
 
@@ -63,7 +66,7 @@ function rowKl(logits: HostTensor, refLogits: HostTensor, n: number, V: number, 
     const ez = Math.exp(z - zmax);
     sp += ez;
     sq += Math.exp(y - ymax);
-    se += ez * ((z - zmax) - (y - ya));
+    se += ez * (z - zmax - (y - ya));
   }
   const logSp = Math.log(sp);
   const r = se / sp;
@@ -102,7 +105,9 @@ export function klExactBackward(
   const tau = temperatureOf(kernel, opts);
   const { N, V } = klDims(kernel, logits, refLogits, [[dKl, 'dKl']]);
   if (dLogits.data.length !== logits.data.length) {
-    throw new Error(`${kernel}: dLogits [${dLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`);
+    throw new Error(
+      `${kernel}: dLogits [${dLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`,
+    );
   }
   for (let n = 0; n < N; n++) {
     const o = n * V;
@@ -112,7 +117,7 @@ export function klExactBackward(
       const z = logits.data[o + v] / tau;
       const y = refLogits.data[o + v] / tau;
       const p = Math.exp(z - zmax - logSp);
-      const d = g * p * ((z - zmax) - (y - ya) - r);
+      const d = g * p * (z - zmax - (y - ya) - r);
       dLogits.data[o + v] = opts.accumulate ? dLogits.data[o + v] + d : d;
     }
   }

@@ -18,14 +18,16 @@ function logprobDims(kernel: string, logits: HostTensor, targets: Uint32Array, r
     if (t.data.length !== N) throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want N=${N}`);
   }
   for (let n = 0; n < N; n++) {
-    if (targets[n] >= V) throw new Error(`${kernel}: target ${targets[n]} at row ${n} is outside the vocabulary (V=${V})`);
+    if (targets[n] >= V)
+      throw new Error(`${kernel}: target ${targets[n]} at row ${n} is outside the vocabulary (V=${V})`);
   }
   return { N, V };
 }
 
 function temperatureOf(kernel: string, opts: LogprobOptions): number {
   const tau = opts.temperature ?? 1;
-  if (!(tau > 0) || !Number.isFinite(tau)) throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
+  if (!(tau > 0) || !Number.isFinite(tau))
+    throw new Error(`${kernel}: temperature must be a positive number, got ${tau}`);
   return tau;
 }
 
@@ -98,7 +100,9 @@ export function logprobBackward(
     [dEntropy, 'dEntropy'],
   ]);
   if (dLogits.data.length !== logits.data.length) {
-    throw new Error(`${kernel}: dLogits [${dLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`);
+    throw new Error(
+      `${kernel}: dLogits [${dLogits.shape.join(', ')}] must have the shape of logits [${logits.shape.join(', ')}]`,
+    );
   }
   for (let n = 0; n < N; n++) {
     const o = n * V;

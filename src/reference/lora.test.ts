@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { compareArrays } from './compare';
 import { numericalGradient, weightedSum } from './finite-diff';
 import { mergeLoraAdapters } from './lora';
-import { initLoraAdapters, loraScale, loraShapes, parseLoraTargets, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
+import {
+  initLoraAdapters,
+  loraScale,
+  loraShapes,
+  parseLoraTargets,
+  LORA_TARGETS,
+  type LoraSpec,
+} from '../core/lora-layout';
 import { modelBackward, modelForward } from './model';
 import { initParams, type ModelDims, type ModelParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
@@ -15,14 +22,35 @@ import { host, numel, type HostTensor } from '../core/host-tensor';
 const DIMS: { name: string; dims: ModelDims; B: number; T: number; spec: LoraSpec }[] = [
   {
     name: 'Qwen2 layout, GQA NH=4 NKV=2 HD=2, tied, every projection, r=3 alpha=5, B=2 T=3',
-    dims: { vocabSize: 11, dModel: 8, nLayers: 2, nHeads: 4, nKvHeads: 2, dFF: 10, ropeTheta: 10000, normEps: 1e-6, tiedEmbeddings: true, qkvBias: true },
+    dims: {
+      vocabSize: 11,
+      dModel: 8,
+      nLayers: 2,
+      nHeads: 4,
+      nKvHeads: 2,
+      dFF: 10,
+      ropeTheta: 10000,
+      normEps: 1e-6,
+      tiedEmbeddings: true,
+      qkvBias: true,
+    },
     B: 2,
     T: 3,
     spec: { rank: 3, alpha: 5, targets: LORA_TARGETS },
   },
   {
     name: 'Llama layout, MQA NH=2 NKV=1 HD=4, untied, q/v/down, r=1 alpha=2, B=1 T=5',
-    dims: { vocabSize: 7, dModel: 8, nLayers: 2, nHeads: 2, nKvHeads: 1, dFF: 9, ropeTheta: 100, normEps: 1e-6, tiedEmbeddings: false },
+    dims: {
+      vocabSize: 7,
+      dModel: 8,
+      nLayers: 2,
+      nHeads: 2,
+      nKvHeads: 1,
+      dFF: 9,
+      ropeTheta: 100,
+      normEps: 1e-6,
+      tiedEmbeddings: false,
+    },
     B: 1,
     T: 5,
     spec: { rank: 1, alpha: 2, targets: ['q_proj', 'v_proj', 'down_proj'] },
@@ -30,16 +58,30 @@ const DIMS: { name: string; dims: ModelDims; B: number; T: number; spec: LoraSpe
 ];
 
 function rand(rng: Rng, shape: readonly number[]): HostTensor<Float64Array> {
-  return host(Float64Array.from({ length: numel(shape) }, () => rng.uniform(-1, 1)), shape);
+  return host(
+    Float64Array.from({ length: numel(shape) }, () => rng.uniform(-1, 1)),
+    shape,
+  );
 }
 
 /** Adapters with every entry random (B nonzero too, so the gradients of A are not trivially zero). */
 function randomAdapters(dims: ModelDims, spec: LoraSpec, rng: Rng): ModelParams {
-  return Object.fromEntries(loraShapes(dims, spec).map(({ name, shape }) => [name, host(Float64Array.from({ length: numel(shape) }, () => 0.5 * rng.normal()), shape)]));
+  return Object.fromEntries(
+    loraShapes(dims, spec).map(({ name, shape }) => [
+      name,
+      host(
+        Float64Array.from({ length: numel(shape) }, () => 0.5 * rng.normal()),
+        shape,
+      ),
+    ]),
+  );
 }
 
 const f32 = (p: ModelParams) => Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
-const hostOf = (arrays: Record<string, Float32Array>, like: ModelParams) => Object.fromEntries(Object.entries(arrays).map(([k, v]) => [k, host(Float64Array.from(v), like[k]?.shape ?? [v.length])]));
+const hostOf = (arrays: Record<string, Float32Array>, like: ModelParams) =>
+  Object.fromEntries(
+    Object.entries(arrays).map(([k, v]) => [k, host(Float64Array.from(v), like[k]?.shape ?? [v.length])]),
+  );
 
 describe('LoRA on the reference model', () => {
   it.each(DIMS)('adapter gradients match central finite differences on every entry: $name', ({ dims, B, T, spec }) => {
@@ -62,7 +104,11 @@ describe('LoRA on the reference model', () => {
     const wq = 'model.layers.0.self_attn.q_proj.weight';
     const idx = [0, 3, 7, 11];
     const num = numericalGradient(loss, params[wq].data as Float64Array, 1e-6, idx);
-    const c = compareArrays(idx.map((i) => grads[wq].data[i]), idx.map((i) => num[i]), { atol: 1e-6, rtol: 1e-5 });
+    const c = compareArrays(
+      idx.map((i) => grads[wq].data[i]),
+      idx.map((i) => num[i]),
+      { atol: 1e-6, rtol: 1e-5 },
+    );
     expect(c.pass, `${wq}: ${c.summary}`).toBe(true);
   });
 
@@ -73,19 +119,31 @@ describe('LoRA on the reference model', () => {
     const adapters = initLoraAdapters(dims, spec, new Rng(6));
     for (const { name, shape } of loraShapes(dims, spec)) {
       const a = adapters[name];
-      if (name.endsWith('lora_B.weight')) expect(a.every((v) => v === 0), name).toBe(true);
+      if (name.endsWith('lora_B.weight'))
+        expect(
+          a.every((v) => v === 0),
+          name,
+        ).toBe(true);
       else {
-        expect(a.some((v) => v !== 0), name).toBe(true);
+        expect(
+          a.some((v) => v !== 0),
+          name,
+        ).toBe(true);
         expect(Math.max(...a.map(Math.abs)), name).toBeLessThanOrEqual(1 / Math.sqrt(shape[1]));
       }
     }
     const tokens = Uint32Array.from({ length: 6 }, (_, i) => (3 * i + 1) % dims.vocabSize);
     const base = modelForward(dims, params, tokens, 2, 3).logits.data;
-    const adapted = modelForward(dims, params, tokens, 2, 3, { spec, adapters: Object.fromEntries(loraShapes(dims, spec).map(({ name, shape }) => [name, host(adapters[name], shape)])) }).logits.data;
+    const adapted = modelForward(dims, params, tokens, 2, 3, {
+      spec,
+      adapters: Object.fromEntries(
+        loraShapes(dims, spec).map(({ name, shape }) => [name, host(adapters[name], shape)]),
+      ),
+    }).logits.data;
     expect(Array.from(adapted)).toEqual(Array.from(base));
   });
 
-  it.each(DIMS)('merged weights W + s B A give the adapted model\'s logits: $name', ({ dims, B, T, spec }) => {
+  it.each(DIMS)("merged weights W + s B A give the adapted model's logits: $name", ({ dims, B, T, spec }) => {
     const rng = new Rng(77);
     const params = initParams(dims, rng, { std: 0.4, dtype: 'f64' });
     const adapters = randomAdapters(dims, spec, rng);
@@ -114,10 +172,12 @@ describe('LoRA on the reference model', () => {
     expect(() => loraScale({ rank: 0, alpha: 16, targets: ['q_proj'] })).toThrow(/rank must be at least 1/);
   });
 
-  it('parses target lists in the model\'s order, refusing unknown names', () => {
+  it("parses target lists in the model's order, refusing unknown names", () => {
     expect(parseLoraTargets(null)).toEqual([...LORA_TARGETS]);
     expect(parseLoraTargets(' v_proj, q_proj,v_proj ')).toEqual(['q_proj', 'v_proj']);
-    expect(() => parseLoraTargets('q_proj,qkv_proj')).toThrow(/"qkv_proj" is not a projection; the projections are q_proj, k_proj/);
+    expect(() => parseLoraTargets('q_proj,qkv_proj')).toThrow(
+      /"qkv_proj" is not a projection; the projections are q_proj, k_proj/,
+    );
     expect(() => parseLoraTargets(' , ')).toThrow(/lists no projection/);
   });
 });

@@ -3,7 +3,14 @@
 // from the matmul twin), and merging the adapters into the base weights. For W (out, in): y = x W^T + s (x A^T) B^T
 // with A (r, in), B (out, r), s = alpha / r. Not the GPU model (src/model/gpu-model.ts) and not the PEFT file format.
 
-import { loraBaseWeight, loraNames, loraScale, projectionShape, type LoraDims, type LoraSpec } from '../core/lora-layout';
+import {
+  loraBaseWeight,
+  loraNames,
+  loraScale,
+  projectionShape,
+  type LoraDims,
+  type LoraSpec,
+} from '../core/lora-layout';
 import { matmul } from './matmul';
 import type { HostTensor } from '../core/host-tensor';
 
@@ -11,7 +18,14 @@ import type { HostTensor } from '../core/host-tensor';
  * The adapter's forward added onto a projection's output: xa = x A^T (kept for the backward), y += s xa B^T.
  * x (N, in), y (N, out), A (r, in), B (out, r), xa (N, r).
  */
-export function loraForward(y: HostTensor, xa: HostTensor, x: HostTensor, A: HostTensor, B: HostTensor, scale: number): void {
+export function loraForward(
+  y: HostTensor,
+  xa: HostTensor,
+  x: HostTensor,
+  A: HostTensor,
+  B: HostTensor,
+  scale: number,
+): void {
   matmul(xa, x, A, { transB: true });
   matmul(y, xa, B, { transB: true, accumulate: true, alpha: scale });
 }
@@ -61,7 +75,12 @@ export function mergeLoraAdapters(
       if (!W || !A || !B) throw new Error(`lora merge: ${!W ? wName : !A ? n.A : n.B} is missing`);
       // In float64, then rounded once, so the merged weight is as close to W + sBA as f32 allows.
       const ba = { data: new Float64Array(o * i), shape: [o, i] };
-      matmul(ba, { data: Float64Array.from(B), shape: [o, spec.rank] }, { data: Float64Array.from(A), shape: [spec.rank, i] }, { alpha: s });
+      matmul(
+        ba,
+        { data: Float64Array.from(B), shape: [o, spec.rank] },
+        { data: Float64Array.from(A), shape: [spec.rank, i] },
+        { alpha: s },
+      );
       const merged = new Float32Array(o * i);
       for (let k = 0; k < merged.length; k++) merged[k] = W[k] + ba.data[k];
       out[wName] = merged;
@@ -69,4 +88,3 @@ export function mergeLoraAdapters(
   }
   return out;
 }
-

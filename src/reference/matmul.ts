@@ -54,7 +54,10 @@ export function matmulDims(
   if (c0 !== M || c1 !== N) throw new Error(`matmul: C is ${c0}x${c1} but op(A)*op(B) is ${M}x${N}`);
   const batchOf = (s: readonly number[]) => (s.length === 3 ? s[0] : 1);
   const batch = batchOf(outShape);
-  for (const [s, what] of [[aShape, 'A'], [bShape, 'B']] as const) {
+  for (const [s, what] of [
+    [aShape, 'A'],
+    [bShape, 'B'],
+  ] as const) {
     if (s.length === 3 && s[0] !== batch) throw new Error(`matmul: ${what} has batch ${s[0]} but C has batch ${batch}`);
   }
   return {

@@ -29,7 +29,8 @@ function checkLora(d: ModelDims, lora: ModelLora): void {
   for (const { name, shape } of loraShapes(d, lora.spec)) {
     const t = lora.adapters[name];
     if (!t) throw new Error(`model: missing LoRA adapter ${name}`);
-    if (t.shape.length !== 2 || t.shape[0] !== shape[0] || t.shape[1] !== shape[1]) throw new Error(`model: ${name} has shape [${t.shape.join(', ')}], want [${shape.join(', ')}]`);
+    if (t.shape.length !== 2 || t.shape[0] !== shape[0] || t.shape[1] !== shape[1])
+      throw new Error(`model: ${name} has shape [${t.shape.join(', ')}], want [${shape.join(', ')}]`);
   }
 }
 
@@ -155,7 +156,10 @@ export function modelForward(
     ropeForward(c.k, c.k, rope);
     attentionForward(c.att, c.lse, c.q, c.k, c.v);
     c.h.data.set(x.data); // residual
-    matmul(view(c.h, [N, C]), view(c.att, [N, NH * HD]), w('self_attn.o_proj.weight'), { transB: true, accumulate: true });
+    matmul(view(c.h, [N, C]), view(c.att, [N, NH * HD]), w('self_attn.o_proj.weight'), {
+      transB: true,
+      accumulate: true,
+    });
     adapt('o_proj', view(c.h, [N, C]), view(c.att, [N, NH * HD]));
     // MLP block: x' = h + down_proj(silu(gate_proj(n2)) * up_proj(n2))
     rmsnormForward(c.n2, c.rstd2, c.h, w('post_attention_layernorm.weight'), eps);
@@ -186,14 +190,21 @@ export function modelForward(
  * the forward's) the adapters' gradients are included under their names; the base's are computed all the same
  * (the GPU model skips them, since the base is frozen).
  */
-export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCache, dLogits: HostTensor, lora?: ModelLora): ModelParams {
+export function modelBackward(
+  d: ModelDims,
+  params: ModelParams,
+  cache: ModelCache,
+  dLogits: HostTensor,
+  lora?: ModelLora,
+): ModelParams {
   checkParams(d, params);
   if (lora) checkLora(d, lora);
   const { B, T, f64 } = cache;
   const { dModel: C, vocabSize: V, nHeads: NH, nKvHeads: NKV, dFF: F } = d;
   const HD = headDim(d);
   const N = B * T;
-  if (dLogits.data.length !== N * V) throw new Error(`modelBackward: dLogits has ${dLogits.data.length} elements, want (B,T,V)=${N * V}`);
+  if (dLogits.data.length !== N * V)
+    throw new Error(`modelBackward: dLogits has ${dLogits.data.length} elements, want (B,T,V)=${N * V}`);
   const a = (...shape: number[]) => alloc(f64, shape);
   const grads: ModelParams = {};
   for (const { name, shape } of paramShapes(d)) grads[name] = a(...shape);
@@ -231,7 +242,18 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
       const n = loraNames(l, t);
       const xa = c.xa[t];
       if (!xa) throw new Error(`modelBackward: the forward kept no LoRA activation for layer ${l} ${t}`);
-      loraBackward(dX, grads[n.A], grads[n.B], dxa, dY, xin, xa, lora.adapters[n.A], lora.adapters[n.B], loraScale(lora.spec));
+      loraBackward(
+        dX,
+        grads[n.A],
+        grads[n.B],
+        dxa,
+        dY,
+        xin,
+        xa,
+        lora.adapters[n.A],
+        lora.adapters[n.B],
+        loraScale(lora.spec),
+      );
     };
     // MLP block, reversed (dx is the gradient of x' and, through the residual, of h)
     matmul(view(dact, [N, F]), dx2, w('mlp.down_proj.weight'));
@@ -269,7 +291,9 @@ export function modelBackward(d: ModelDims, params: ModelParams, cache: ModelCac
     matmul(g('self_attn.q_proj.weight'), view(dq, [N, NH * HD]), view(c.n1, [N, C]), TA);
     matmul(g('self_attn.k_proj.weight'), view(dk, [N, NKV * HD]), view(c.n1, [N, C]), TA);
     matmul(g('self_attn.v_proj.weight'), view(dv, [N, NKV * HD]), view(c.n1, [N, C]), TA);
-    rmsnormBackward(dx, g('input_layernorm.weight'), dn, c.x, w('input_layernorm.weight'), c.rstd1, { accumulate: true }); // dx is now d(layer input)
+    rmsnormBackward(dx, g('input_layernorm.weight'), dn, c.x, w('input_layernorm.weight'), c.rstd1, {
+      accumulate: true,
+    }); // dx is now d(layer input)
   }
   embeddingBackward(grads['model.embed_tokens.weight'], dx, cache.tokens);
   return grads;

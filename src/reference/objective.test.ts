@@ -7,7 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import { randomObjectiveInputs } from '../kernels/objective.cases';
 import { PRESET_NAMES, resolveConfig, type PresetName } from '../rl/config';
-import { DEFAULT_OBJECTIVE_CONFIG, KL_ESTIMATORS, LOSS_AGG_MODES, OBJECTIVE_FIELDS, epsilonHigh, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
+import {
+  DEFAULT_OBJECTIVE_CONFIG,
+  KL_ESTIMATORS,
+  LOSS_AGG_MODES,
+  OBJECTIVE_FIELDS,
+  epsilonHigh,
+  resolveObjectiveConfig,
+  type ObjectiveConfig,
+} from '../schema/objective';
 import { compareArrays } from './compare';
 import {
   OBJECTIVE_METRICS,
@@ -47,17 +55,30 @@ function run(inputs: ObjectiveInputs, config: Partial<ObjectiveConfig>): Run {
 /** A named preset's objective knobs (the RL presets of src/rl/config/presets.ts, not a copy). */
 const preset = (name: PresetName): ObjectiveConfig => {
   const c = resolveConfig(name);
-  return Object.fromEntries(Object.keys(OBJECTIVE_FIELDS).map((k) => [k, c[k as keyof ObjectiveConfig]])) as ObjectiveConfig;
+  return Object.fromEntries(
+    Object.keys(OBJECTIVE_FIELDS).map((k) => [k, c[k as keyof ObjectiveConfig]]),
+  ) as ObjectiveConfig;
 };
 
 const t64 = (rows: number[][]): T64 => host(Float64Array.from(rows.flat()), [rows.length, rows[0].length]);
 
 /** Random f64 inputs (ragged masks, garbage in padding) with every optional input present. */
-function randomInputs(seed: number, N: number, L: number, spread = 0.6, perSequenceAdvantages = false): Required<ObjectiveInputs<T64>> {
-  const [logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact] = randomObjectiveInputs(new Rng(seed), N, L, {
-    spread,
-    perSequenceAdvantages,
-  }).map((h) => host(Float64Array.from(h.data), h.shape));
+function randomInputs(
+  seed: number,
+  N: number,
+  L: number,
+  spread = 0.6,
+  perSequenceAdvantages = false,
+): Required<ObjectiveInputs<T64>> {
+  const [logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact] = randomObjectiveInputs(
+    new Rng(seed),
+    N,
+    L,
+    {
+      spread,
+      perSequenceAdvantages,
+    },
+  ).map((h) => host(Float64Array.from(h.data), h.shape));
   return { logp, oldLogp, advantages, mask, entropy, refLogp, samplerLogp, klExact };
 }
 
@@ -83,7 +104,12 @@ function fdGrad(loss: () => number, x: Float64Array, linked: Float64Array[] = []
 
 const FD_TOL = { atol: 2e-7, rtol: 2e-6 };
 
-function expectFd(label: string, inputs: Required<ObjectiveInputs<T64>>, config: Partial<ObjectiveConfig>, use: { ref?: boolean; sampler?: boolean; klExact?: boolean }): void {
+function expectFd(
+  label: string,
+  inputs: Required<ObjectiveInputs<T64>>,
+  config: Partial<ObjectiveConfig>,
+  use: { ref?: boolean; sampler?: boolean; klExact?: boolean },
+): void {
   const ins: ObjectiveInputs<T64> = {
     logp: inputs.logp,
     oldLogp: inputs.oldLogp,
@@ -110,7 +136,8 @@ function expectFd(label: string, inputs: Required<ObjectiveInputs<T64>>, config:
   for (let i = 0; i < NL; i++) sum += r.records[3 * NL + i];
   expect(sum).toBeCloseTo(r.loss, 12);
   for (let i = 0; i < NL; i++) {
-    if (inputs.mask.data[i] === 0) expect([r.dLogp[i], r.dEntropy[i], r.records[i], r.records[3 * NL + i]]).toEqual([0, 0, 0, 0]);
+    if (inputs.mask.data[i] === 0)
+      expect([r.dLogp[i], r.dEntropy[i], r.records[i], r.records[3 * NL + i]]).toEqual([0, 0, 0, 0]);
   }
 }
 
@@ -136,7 +163,11 @@ describe('objective twin: gradients match central finite differences', () => {
           // Small epsilons at sequence level so that some sequence ratios clip.
           const eps = lv.importance_sampling_level === 'sequence' ? { epsilon: 0.05, epsilon_high: 0.08 } : {};
           const config: Partial<ObjectiveConfig> = {
-            ...lv, ...eps, loss_agg_mode, entropy_coef: 0.013, eps_max: 1.2,
+            ...lv,
+            ...eps,
+            loss_agg_mode,
+            entropy_coef: 0.013,
+            eps_max: 1.2,
             ...(kl === 'none' ? {} : { beta: 0.07, kl_estimator: kl }),
             ...(tis ? { tis_cap: 1.1 } : {}),
           };
@@ -153,7 +184,10 @@ describe('objective twin: gradients match central finite differences', () => {
     ['sapo tau 2 / 3', { loss_type: 'sapo', tau_pos: 2, tau_neg: 3 }, 0.9],
     ['low_var_kl clamped at 10', { beta: 0.1, kl_estimator: 'low_var_kl' }],
     ['top_entropy_quantile=0.5', { top_entropy_quantile: 0.5, beta: 0.05, kl_estimator: 'k2' }],
-    ['top_entropy_quantile=0.3 sequence', { top_entropy_quantile: 0.3, importance_sampling_level: 'sequence', epsilon: 0.05 }],
+    [
+      'top_entropy_quantile=0.3 sequence',
+      { top_entropy_quantile: 0.3, importance_sampling_level: 'sequence', epsilon: 0.05 },
+    ],
     ['top_entropy_quantile=0.4 gmpo', { top_entropy_quantile: 0.4, loss_type: 'gmpo' }],
     ['clip_cov', { clip_cov_ratio: 0.2, clip_cov_lb: 0.05, clip_cov_ub: 5 }],
     ['kl_cov', { kl_cov_ratio: 0.2, kl_cov_coef: 1.5, loss_agg_mode: 'seq-mean-token-mean' }],
@@ -164,7 +198,12 @@ describe('objective twin: gradients match central finite differences', () => {
       it(`${name} ${loss_agg_mode}`, () => {
         const inputs = randomInputs(seed++, 4, 6, spread ?? 0.6);
         if (name.startsWith('low_var_kl')) for (let i = 0; i < 8; i++) inputs.refLogp.data[i] = inputs.logp.data[i] + 3; // k3(-3) = 16 > 10
-        expectFd(name, inputs, { ...cfg, loss_agg_mode: cfg.loss_agg_mode ?? loss_agg_mode, entropy_coef: 0.02 }, { ref: true, sampler: true });
+        expectFd(
+          name,
+          inputs,
+          { ...cfg, loss_agg_mode: cfg.loss_agg_mode ?? loss_agg_mode, entropy_coef: 0.02 },
+          { ref: true, sampler: true },
+        );
       });
     }
   }
@@ -175,23 +214,50 @@ describe('objective twin: gradients match central finite differences', () => {
 // Two sequences, L = 3: sequence 0 has 3 tokens, sequence 1 has 2 (its third position is padding).
 // logp = [[-1, -2, -0.5], [-1.5, -0.7, pad]]; oldLogp = logp - ln(ratio), so each ratio is exact by construction.
 
-const LP = [[-1, -2, -0.5], [-1.5, -0.7, 0]];
-const MASK = [[1, 1, 1], [1, 1, 0]];
-const H = [[1.0, 2.0, 0.5], [1.5, 0.25, 0]]; // sum over masked tokens 5.25
+const LP = [
+  [-1, -2, -0.5],
+  [-1.5, -0.7, 0],
+];
+const MASK = [
+  [1, 1, 1],
+  [1, 1, 0],
+];
+const H = [
+  [1.0, 2.0, 0.5],
+  [1.5, 0.25, 0],
+]; // sum over masked tokens 5.25
 const LN2 = Math.log(2);
 
 function handInputs(ratios: number[][], A: number[][], extra: { u?: number[][] } = {}): ObjectiveInputs<T64> {
   const old = LP.map((row, i) => row.map((lp, t) => (MASK[i][t] ? lp - Math.log(ratios[i][t]) : 0)));
-  const inputs: ObjectiveInputs<T64> = { logp: t64(LP), oldLogp: t64(old), advantages: t64(A), mask: t64(MASK), entropy: t64(H) };
+  const inputs: ObjectiveInputs<T64> = {
+    logp: t64(LP),
+    oldLogp: t64(old),
+    advantages: t64(A),
+    mask: t64(MASK),
+    entropy: t64(H),
+  };
   // u = logp - refLogp per token.
   if (extra.u) inputs.refLogp = t64(LP.map((row, i) => row.map((lp, t) => lp - extra.u![i][t])));
   return inputs;
 }
 
-const RATIOS = [[1, 1.5, 0.5], [0.5, 1.1, 1]];
-const A_SEQ = [[1, 1, 1], [-1, -1, 0]]; // GRPO-style: +1 for sequence 0, -1 for sequence 1
-const A_TOK = [[0.5, 1.0, -0.5], [-1.0, 2.0, 0]]; // token-level (REINFORCE++ returns, PPO GAE)
-const U = [[0, LN2, 0], [0, 0, 0]]; // one token 2x likelier under pi_theta than under pi_ref
+const RATIOS = [
+  [1, 1.5, 0.5],
+  [0.5, 1.1, 1],
+];
+const A_SEQ = [
+  [1, 1, 1],
+  [-1, -1, 0],
+]; // GRPO-style: +1 for sequence 0, -1 for sequence 1
+const A_TOK = [
+  [0.5, 1.0, -0.5],
+  [-1.0, 2.0, 0],
+]; // token-level (REINFORCE++ returns, PPO GAE)
+const U = [
+  [0, LN2, 0],
+  [0, 0, 0],
+]; // one token 2x likelier under pi_theta than under pi_ref
 
 function expectClose(label: string, got: ArrayLike<number>, want: number[]): void {
   const c = compareArrays(got, want, { atol: 1e-7, rtol: 1e-7 });
@@ -256,7 +322,7 @@ describe('objective twin: hand-worked presets', () => {
     // s_1 = (0.5 * 1.1)^(1/2) = 0.741620; A = -1 and s_1 < 0.9997: clipped low, l = 0.9997 for both tokens.
     const s0 = Math.cbrt(0.75);
     const s1 = Math.sqrt(0.55);
-    expect(r.loss).toBeCloseTo(0.5 * (-s0) + 0.5 * 0.9997, 12); // (-0.908560 + 0.9997) / 2 = 0.045570
+    expect(r.loss).toBeCloseTo(0.5 * -s0 + 0.5 * 0.9997, 12); // (-0.908560 + 0.9997) / 2 = 0.045570
     // d loss / d s_0 = sum_t w (-A) = 3 * (1/6) * -1 = -0.5; d s_0 / d logp_t = s_0 / 3. Sequence 1 is clipped.
     const g0 = (-0.5 * s0) / 3; // -0.151427
     expectClose('dLogp', r.dLogp, [g0, g0, g0, 0, 0, 0]);
@@ -268,7 +334,16 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('CISPO: -sg(min(r, 5)) A logp, token-mean', () => {
-    const r = run(handInputs([[1, 6, 0.5], [0.5, 1.1, 1]], A_SEQ), preset('cispo'));
+    const r = run(
+      handInputs(
+        [
+          [1, 6, 0.5],
+          [0.5, 1.1, 1],
+        ],
+        A_SEQ,
+      ),
+      preset('cispo'),
+    );
     // l = -min(r, 5) A logp:
     //   seq 0 (A = 1): -1 * -1 = 1;  -5 * -2 = 10 (r = 6 truncated to 5);  -0.5 * -0.5 = 0.25
     //   seq 1 (A = -1): -0.5 * -1 * -1.5 = -0.75;  -1.1 * -1 * -0.7 = -0.77
@@ -302,14 +377,29 @@ describe('objective twin: hand-worked presets', () => {
   });
 
   it('RLOO: ppo_clip, seq-mean-token-mean, leave-one-out advantages +-0.5', () => {
-    const r = run(handInputs(RATIOS, [[0.5, 0.5, 0.5], [-0.5, -0.5, 0]]), preset('rloo'));
+    const r = run(
+      handInputs(RATIOS, [
+        [0.5, 0.5, 0.5],
+        [-0.5, -0.5, 0],
+      ]),
+      preset('rloo'),
+    );
     // Half of GRPO's policy losses: seq 0: -0.5, -0.6, -0.25; seq 1: 0.4, 0.55.
     expect(r.loss).toBeCloseTo((-0.5 - 0.6 - 0.25) / 6 + (0.4 + 0.55) / 4, 12); // -0.225 + 0.2375 = 0.0125
     expectClose('dLogp', r.dLogp, [-0.5 / 6, 0, (-0.5 * 0.5) / 6, 0, (0.5 * 1.1) / 4, 0]);
   });
 
   it('PPO policy part: token-mean, dual clip c = 3, entropy bonus 0.01', () => {
-    const r = run(handInputs([[1, 1.5, 4], [0.5, 1.1, 1]], A_TOK), { ...preset('ppo'), clip_ratio_c: 3, entropy_coef: 0.01 });
+    const r = run(
+      handInputs(
+        [
+          [1, 1.5, 4],
+          [0.5, 1.1, 1],
+        ],
+        A_TOK,
+      ),
+      { ...preset('ppo'), clip_ratio_c: 3, entropy_coef: 0.01 },
+    );
     //   r = 1, A = 0.5 -> -0.5;  r = 1.5, A = 1 -> -1.2 (high)
     //   r = 4, A = -0.5: -min(-2, -0.6) = 2, then dual clip min(2, -3 * -0.5 = 1.5) = 1.5 (no gradient)
     //   r = 0.5, A = -1 -> 0.8 (low);  r = 1.1, A = 2 -> -2.2
@@ -343,7 +433,8 @@ describe('objective twin: hand-worked presets', () => {
       mask: t64([[1, 1, 1, 1]]),
       entropy: t64([[1, 1, 1, 1]]),
     });
-    const plan = (cfg: Partial<ObjectiveConfig>, inputs: ObjectiveInputs<T64>) => objectivePlan('t', inputs, resolveObjectiveConfig(cfg), (t) => t.shape);
+    const plan = (cfg: Partial<ObjectiveConfig>, inputs: ObjectiveInputs<T64>) =>
+      objectivePlan('t', inputs, resolveObjectiveConfig(cfg), (t) => t.shape);
     const clipCov = { clip_cov_ratio: 0.25, clip_cov_lb: 1, clip_cov_ub: 5 };
     // Token 3 has r = 1.1 (unclipped) and the largest cov 4.5: detached.
     const a = mk(1.1);
@@ -367,8 +458,14 @@ describe('objective twin: hand-worked presets', () => {
   it('truncated IS: the policy loss is scaled by min(pi_old / pi_sampler, C); the gap is reported either way', () => {
     const inputs = handInputs(RATIOS, A_SEQ);
     // Sampler log-probs: oldLogp - [[ln 2, 0, -ln 2], [0.1, 0, pad]]: weights exp(gap) = 2 -> capped 1.5, 1, 0.5 | e^0.1, 1.
-    const gap = [[LN2, 0, -LN2], [0.1, 0, 0]];
-    inputs.samplerLogp = host(inputs.oldLogp.data.map((x, i) => x - gap.flat()[i]), [2, 3]);
+    const gap = [
+      [LN2, 0, -LN2],
+      [0.1, 0, 0],
+    ];
+    inputs.samplerLogp = host(
+      inputs.oldLogp.data.map((x, i) => x - gap.flat()[i]),
+      [2, 3],
+    );
     const r = run(inputs, { ...preset('dapo'), epsilon_high: 0.2, tis_cap: 1.5 });
     // Token-mean of c * l: 1.5 * -1 + 1 * -1.2 + 0.5 * -0.5 + e^0.1 * 0.8 + 1 * 1.1.
     expect(r.loss).toBeCloseTo((-1.5 - 1.2 - 0.25 + Math.exp(0.1) * 0.8 + 1.1) / 5, 12);
@@ -385,14 +482,34 @@ describe('objective twin: per-sequence clip fractions (clip_ratio/low_min, clip_
     // Three sequences, L = 3; the last has no masked token (its values are garbage that must not count).
     //   seq 0: ratios 0.5, 1.5, 1 with A = -1, 1, 1 -> sides -1, +1, 0: low 1/3, high 1/3
     //   seq 1: ratios 0.5, 2 with A = -1, 1 (third token masked) -> sides -1, +1: low 1/2, high 1/2
-    const lp = [[-1, -2, -0.5], [-1.5, -0.7, 50], [50, 50, 50]];
-    const ratio = [[0.5, 1.5, 1], [0.5, 2, 1], [1, 1, 1]];
+    const lp = [
+      [-1, -2, -0.5],
+      [-1.5, -0.7, 50],
+      [50, 50, 50],
+    ];
+    const ratio = [
+      [0.5, 1.5, 1],
+      [0.5, 2, 1],
+      [1, 1, 1],
+    ];
     const inputs: ObjectiveInputs<T64> = {
       logp: t64(lp),
       oldLogp: t64(lp.map((row, i) => row.map((x, t) => x - Math.log(ratio[i][t])))),
-      advantages: t64([[-1, 1, 1], [-1, 1, -1], [-1, -1, -1]]),
-      mask: t64([[1, 1, 1], [1, 1, 0], [0, 0, 0]]),
-      entropy: t64([[1, 1, 1], [1, 1, 1], [1, 1, 1]]),
+      advantages: t64([
+        [-1, 1, 1],
+        [-1, 1, -1],
+        [-1, -1, -1],
+      ]),
+      mask: t64([
+        [1, 1, 1],
+        [1, 1, 0],
+        [0, 0, 0],
+      ]),
+      entropy: t64([
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+      ]),
     };
     const r = run(inputs, {} /* ppo_clip, epsilon 0.2 */);
     expect(r.metrics['clip_ratio/low_mean']).toBeCloseTo(2 / 5, 12);
@@ -400,21 +517,36 @@ describe('objective twin: per-sequence clip fractions (clip_ratio/low_min, clip_
     expect(r.metrics['clip_ratio/low_min']).toBeCloseTo(1 / 3, 12); // the empty sequence would make it 0
     expect(r.metrics['clip_ratio/high_max']).toBeCloseTo(1 / 2, 12);
     // No masked token anywhere: both are 0.
-    const none = run({ ...inputs, mask: t64([[0, 0, 0], [0, 0, 0], [0, 0, 0]]) }, {});
+    const none = run(
+      {
+        ...inputs,
+        mask: t64([
+          [0, 0, 0],
+          [0, 0, 0],
+          [0, 0, 0],
+        ]),
+      },
+      {},
+    );
     expect([none.metrics['clip_ratio/low_min'], none.metrics['clip_ratio/high_max']]).toEqual([0, 0]);
   });
 
   for (const [name, cfg, opts] of [
     ['ppo_clip, a low clip in every sequence', { epsilon_high: 0.28 }, { spread: 0.9, lowClipEveryRow: true }],
-    ['ppo_clip sequence level', { importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 }, { spread: 0.6 }],
+    [
+      'ppo_clip sequence level',
+      { importance_sampling_level: 'sequence', epsilon: 0.05, epsilon_high: 0.08 },
+      { spread: 0.6 },
+    ],
     ['gmpo', { loss_type: 'gmpo', gmpo_clip: 0.2 }, { spread: 0.6 }],
   ] as const) {
     it(`${name}: equal to the fractions of the records' clip sides per sequence, skipping the empty one`, () => {
       const N = 6;
       const L = 9;
-      const [logp, oldLogp, advantages, mask, entropy] = randomObjectiveInputs(new Rng(11), N, L, { ...opts, emptyRow: 2 }).map((h) =>
-        host(Float64Array.from(h.data), h.shape),
-      );
+      const [logp, oldLogp, advantages, mask, entropy] = randomObjectiveInputs(new Rng(11), N, L, {
+        ...opts,
+        emptyRow: 2,
+      }).map((h) => host(Float64Array.from(h.data), h.shape));
       const r = run({ logp, oldLogp, advantages, mask, entropy }, cfg);
       const low: number[] = [];
       const high: number[] = [];
@@ -461,7 +593,15 @@ describe('objective twin: logp == oldLogp (one update per batch) gives ratio 1 e
           const want = -inputs.advantages.data[i] * w;
           expect(Math.abs(r.dLogp[i] - want), `token ${i}`).toBeLessThan(1e-15 + 1e-12 * Math.abs(want));
         }
-        for (const m of ['clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'clip_ratio/low_min', 'clip_ratio/high_max', 'cispo_clip_ratio', 'approx_kl'] as const) {
+        for (const m of [
+          'clip_ratio/low_mean',
+          'clip_ratio/high_mean',
+          'clip_ratio/region_mean',
+          'clip_ratio/low_min',
+          'clip_ratio/high_max',
+          'cispo_clip_ratio',
+          'approx_kl',
+        ] as const) {
           expect(r.metrics[m], m).toBe(0);
         }
       });
@@ -491,7 +631,10 @@ describe('objective config', () => {
     [{ delta: 0.9 }, /delta: must be in \(1, 100\]/],
     [{ beta: -0.1 }, /beta: must be in \[0, 10\]/],
     [{ top_entropy_quantile: 1.5 }, /top_entropy_quantile: must be in \[0, 1\]/],
-    [{ loss_type: 'gmpo', importance_sampling_level: 'sequence' }, /importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio/],
+    [
+      { loss_type: 'gmpo', importance_sampling_level: 'sequence' },
+      /importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio/,
+    ],
     [{ clip_cov_ratio: 0.1, kl_cov_ratio: 0.1 }, /cannot both be on/],
     [{ kl_cov_ratio: 0.1, loss_type: 'cispo' }, /kl_cov_ratio: covariance token selection needs loss_type 'ppo_clip'/],
     [{ clip_cov_lb: 5, clip_cov_ub: 1 }, /clip_cov_lb: must be below clip_cov_ub/],
@@ -502,19 +645,54 @@ describe('objective config', () => {
 
   it('the twin checks shapes, masks and required inputs', () => {
     const inputs = randomInputs(3, 2, 3);
-    const base: ObjectiveInputs<T64> = { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy };
+    const base: ObjectiveInputs<T64> = {
+      logp: inputs.logp,
+      oldLogp: inputs.oldLogp,
+      advantages: inputs.advantages,
+      mask: inputs.mask,
+      entropy: inputs.entropy,
+    };
     expect(() => run(base, { beta: 0.1 })).toThrow(/needs refLogp/);
     expect(() => run(base, { tis_cap: 2 })).toThrow(/tis_cap needs samplerLogp/);
     expect(() => run({ ...base, entropy: t64([[1, 2]]) }, {})).toThrow(/entropy must be \(N, L\) = \(2, 3\)/);
-    expect(() => run({ ...base, mask: t64([[1, 0.5, 0], [1, 1, 1]]) }, {})).toThrow(/mask must be 0 or 1/);
+    expect(() =>
+      run(
+        {
+          ...base,
+          mask: t64([
+            [1, 0.5, 0],
+            [1, 1, 1],
+          ]),
+        },
+        {},
+      ),
+    ).toThrow(/mask must be 0 or 1/);
   });
 
   it('metric records leave out what was not measured', () => {
     const inputs = randomInputs(3, 2, 3);
-    const plan = objectivePlan('t', { logp: inputs.logp, oldLogp: inputs.oldLogp, advantages: inputs.advantages, mask: inputs.mask, entropy: inputs.entropy }, DEFAULT_OBJECTIVE_CONFIG, (t) => t.shape);
+    const plan = objectivePlan(
+      't',
+      {
+        logp: inputs.logp,
+        oldLogp: inputs.oldLogp,
+        advantages: inputs.advantages,
+        mask: inputs.mask,
+        entropy: inputs.entropy,
+      },
+      DEFAULT_OBJECTIVE_CONFIG,
+      (t) => t.shape,
+    );
     const rec = objectiveMetricRecord(new Float64Array(K).fill(0.5), plan);
     expect(Object.keys(rec).sort()).toEqual([
-      'approx_kl', 'clip_ratio/high_max', 'clip_ratio/high_mean', 'clip_ratio/low_mean', 'clip_ratio/low_min', 'clip_ratio/region_mean', 'entropy', 'policy_loss',
+      'approx_kl',
+      'clip_ratio/high_max',
+      'clip_ratio/high_mean',
+      'clip_ratio/low_mean',
+      'clip_ratio/low_min',
+      'clip_ratio/region_mean',
+      'entropy',
+      'policy_loss',
     ]);
   });
 });

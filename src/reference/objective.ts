@@ -123,13 +123,16 @@ export function objectivePlan<T>(
   for (const [name, t] of Object.entries(inputs) as [string, T | undefined][]) {
     if (t === undefined) continue;
     const s = shapeOf(t);
-    if (s.length !== 2 || s[0] !== N || s[1] !== L) throw new Error(`${kernel}: ${name} must be (N, L) = (${N}, ${L}) like logp, got (${s.join(', ')})`);
+    if (s.length !== 2 || s[0] !== N || s[1] !== L)
+      throw new Error(`${kernel}: ${name} must be (N, L) = (${N}, ${L}) like logp, got (${s.join(', ')})`);
   }
   const beta = lossKlCoef(cfg);
   const exact = cfg.kl_estimator === 'exact';
   const hasKl = exact ? inputs.klExact !== undefined : inputs.refLogp !== undefined;
   if (beta > 0 && !hasKl) {
-    throw new Error(`${kernel}: beta = ${beta} with kl_estimator '${cfg.kl_estimator}' in the loss needs ${exact ? 'klExact' : 'refLogp'}`);
+    throw new Error(
+      `${kernel}: beta = ${beta} with kl_estimator '${cfg.kl_estimator}' in the loss needs ${exact ? 'klExact' : 'refLogp'}`,
+    );
   }
   if (cfg.tis_cap !== null && inputs.samplerLogp === undefined) throw new Error(`${kernel}: tis_cap needs samplerLogp`);
   return {
@@ -255,7 +258,8 @@ function klEstimate(est: ObjectiveConfig['kl_estimator'], u: number): [number, n
 
 function checkOutputs(kernel: string, N: number, L: number, outs: [HostTensor, string, number][]): void {
   for (const [t, name, size] of outs) {
-    if (t.data.length !== size) throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want ${size} (N=${N}, L=${L})`);
+    if (t.data.length !== size)
+      throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want ${size} (N=${N}, L=${L})`);
   }
 }
 
@@ -308,7 +312,21 @@ export function objectiveForwardBackward(
   // Gradient through a per-sequence ratio (s_i or g_i), summed over the row before it reaches the tokens.
   const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo' && cfg.loss_type !== 'pg');
 
-  const acc = { loss: 0, policy: 0, low: 0, high: 0, cispo: 0, kl: 0, klx: 0, ent: 0, approx: 0, diff: 0, diffMax: 0, kept: 0, cov: 0 };
+  const acc = {
+    loss: 0,
+    policy: 0,
+    low: 0,
+    high: 0,
+    cispo: 0,
+    kl: 0,
+    klx: 0,
+    ent: 0,
+    approx: 0,
+    diff: 0,
+    diffMax: 0,
+    kept: 0,
+    cov: 0,
+  };
   // Per-sequence clip fractions (TRL's low_min / high_max are over processes; here over the batch's sequences).
   let lowMin = Infinity;
   let highMax = 0;
@@ -512,7 +530,10 @@ export function gmpoToken(d: number, A: number, cfg: ObjectiveConfig): { dmin: n
  * The metrics output as a name -> value record, leaving out those whose input was absent or whose feature is
  * off (cispo_clip_ratio without CISPO, kl without a KL input, sampling/* without samplerLogp, ...).
  */
-export function objectiveMetricRecord(values: ArrayLike<number>, plan: ObjectivePlan): Partial<Record<ObjectiveMetricName, number>> {
+export function objectiveMetricRecord(
+  values: ArrayLike<number>,
+  plan: ObjectivePlan,
+): Partial<Record<ObjectiveMetricName, number>> {
   const out: Partial<Record<ObjectiveMetricName, number>> = {};
   OBJECTIVE_METRICS.forEach((name, j) => {
     if (name === 'cispo_clip_ratio' && plan.cfg.loss_type !== 'cispo') return;

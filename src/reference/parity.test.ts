@@ -23,9 +23,21 @@ describe('reference model vs PyTorch (llama-parity.safetensors)', () => {
   const fx = loadFixture();
 
   it('the fixture has every parameter, its gradient, and the documented dims', () => {
-    expect(fx.dims).toMatchObject({ vocabSize: 37, dModel: 16, nLayers: 2, nHeads: 4, nKvHeads: 2, dFF: 40, tiedEmbeddings: true });
+    expect(fx.dims).toMatchObject({
+      vocabSize: 37,
+      dModel: 16,
+      nLayers: 2,
+      nHeads: 4,
+      nKvHeads: 2,
+      dFF: 40,
+      tiedEmbeddings: true,
+    });
     expect([fx.B, fx.T]).toEqual([2, 7]);
-    expect(Object.keys(fx.params).sort()).toEqual(paramShapes(fx.dims).map((p) => p.name).sort());
+    expect(Object.keys(fx.params).sort()).toEqual(
+      paramShapes(fx.dims)
+        .map((p) => p.name)
+        .sort(),
+    );
     expect(Object.keys(fx.expected.grads).sort()).toEqual(Object.keys(fx.params).sort());
   });
 
@@ -41,7 +53,10 @@ describe('reference model vs PyTorch (llama-parity.safetensors)', () => {
     const logits2 = host(logits.data, [N, dims.vocabSize]);
     const loss = host(new Float64Array(1), [1]);
     crossEntropyForward(loss, logits2, targets, mask);
-    const dLogits = host(dtype === 'f32' ? new Float32Array(logits.data.length) : new Float64Array(logits.data.length), [N, dims.vocabSize]);
+    const dLogits = host(
+      dtype === 'f32' ? new Float32Array(logits.data.length) : new Float64Array(logits.data.length),
+      [N, dims.vocabSize],
+    );
     crossEntropyBackward(dLogits, logits2, targets, mask);
     const grads = modelBackward(dims, params, cache, host(dLogits.data, [B, T, dims.vocabSize]));
 
@@ -49,8 +64,12 @@ describe('reference model vs PyTorch (llama-parity.safetensors)', () => {
       ['logits', parityError(logits.data, fx.expected.logits)],
       ['loss', parityError(loss.data, [fx.expected.loss])],
     ];
-    for (const { name } of paramShapes(dims)) errors.push([`grad.${name}`, parityError(grads[name].data, fx.expected.grads[name])]);
-    console.log(`parity (${dtype}), max|got-want|/max|want|:\n` + errors.map(([n, e]) => `  ${n.padEnd(52)} ${e.toExponential(2)}`).join('\n'));
+    for (const { name } of paramShapes(dims))
+      errors.push([`grad.${name}`, parityError(grads[name].data, fx.expected.grads[name])]);
+    console.log(
+      `parity (${dtype}), max|got-want|/max|want|:\n` +
+        errors.map(([n, e]) => `  ${n.padEnd(52)} ${e.toExponential(2)}`).join('\n'),
+    );
     for (const [name, e] of errors) expect(e, `${name}: parity error ${e}`).toBeLessThan(TOL);
   });
 });

@@ -3,9 +3,16 @@
 import { rowsCols } from './rows';
 import type { HostTensor } from '../core/host-tensor';
 
-function reduceRows(what: string, out: HostTensor, x: HostTensor, init: number, op: (acc: number, v: number) => number): void {
+function reduceRows(
+  what: string,
+  out: HostTensor,
+  x: HostTensor,
+  init: number,
+  op: (acc: number, v: number) => number,
+): void {
   const { rows, cols } = rowsCols(x, what);
-  if (out.data.length !== rows) throw new Error(`${what}: output has ${out.data.length} elements, input has ${rows} rows`);
+  if (out.data.length !== rows)
+    throw new Error(`${what}: output has ${out.data.length} elements, input has ${rows} rows`);
   for (let r = 0; r < rows; r++) {
     let acc = init;
     for (let c = 0; c < cols; c++) acc = op(acc, x.data[r * cols + c]);

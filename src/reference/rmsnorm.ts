@@ -33,7 +33,9 @@ function rmsnormDims(
   if (rstd.data.length !== N) throw new Error(`${kernel}: rstd has ${rstd.data.length} elements, want B*T=${N}`);
   for (const [t, name] of others) {
     if (t.data.length !== x.data.length || t.shape[t.shape.length - 1] !== C) {
-      throw new Error(`${kernel}: ${name} has shape [${t.shape.join(', ')}], want the shape of x [${x.shape.join(', ')}]`);
+      throw new Error(
+        `${kernel}: ${name} has shape [${t.shape.join(', ')}], want the shape of x [${x.shape.join(', ')}]`,
+      );
     }
   }
   return { N, C };
@@ -87,7 +89,8 @@ export function rmsnormBackward(
     [dx, 'dx'],
     [dOut, 'dOut'],
   ]);
-  if (dWeight.data.length !== C) throw new Error(`rmsnormBackward: dWeight has ${dWeight.data.length} elements, want C=${C}`);
+  if (dWeight.data.length !== C)
+    throw new Error(`rmsnormBackward: dWeight has ${dWeight.data.length} elements, want C=${C}`);
   const dw = new Float64Array(C); // summed over rows in JS numbers, added to dWeight once
   for (let n = 0; n < N; n++) {
     const o = n * C;

@@ -21,7 +21,9 @@ function ropeDims(kernel: string, out: HostTensor, x: HostTensor, opts: RopeOpti
   if (x.shape.length !== 4) throw new Error(`${kernel}: input must be (B,T,H,HD), got [${x.shape.join(', ')}]`);
   const [B, T, H, HD] = x.shape;
   if (out.shape.length !== 4 || out.shape.some((d, i) => d !== x.shape[i])) {
-    throw new Error(`${kernel}: output shape [${out.shape.join(', ')}] differs from input shape [${x.shape.join(', ')}]`);
+    throw new Error(
+      `${kernel}: output shape [${out.shape.join(', ')}] differs from input shape [${x.shape.join(', ')}]`,
+    );
   }
   if (HD % 2 !== 0) throw new Error(`${kernel}: head dim ${HD} must be even`);
   if (opts.positions && opts.positions.length !== B * T) {

@@ -31,7 +31,12 @@ function repeatRows(row: readonly number[], n: number): HostTensor<Float32Array>
 function sample(logits: HostTensor<Float32Array>, opts: SamplerOptions) {
   const V = logits.shape[logits.shape.length - 1];
   const N = logits.data.length / V;
-  const out = { tokens: new Uint32Array(N), logprob: new Float32Array(N), entropy: new Float32Array(N), filtered: new Float32Array(N) };
+  const out = {
+    tokens: new Uint32Array(N),
+    logprob: new Float32Array(N),
+    entropy: new Float32Array(N),
+    filtered: new Float32Array(N),
+  };
   sampleTokens(out.tokens, host(out.logprob, [N]), host(out.entropy, [N]), host(out.filtered, [N]), logits, opts);
   return out;
 }
@@ -56,7 +61,7 @@ function expectMatches(tokens: Uint32Array, want: Float64Array): { chi2: number;
       continue;
     }
     const e = want[v] * tokens.length;
-    chi2 += ((counts[v] - e) ** 2) / e;
+    chi2 += (counts[v] - e) ** 2 / e;
     df++;
   }
   if (df > 0) expect(chi2).toBeLessThan(chiSquareCritical(df, 3.72)); // upper tail p = 1e-4
@@ -73,10 +78,16 @@ describe('Philox4x32-10', () => {
     const hex = (a: Uint32Array) => [...a].map((x) => x.toString(16).padStart(8, '0'));
     expect(hex(philox4x32([0, 0, 0, 0], [0, 0]))).toEqual(['6627e8d5', 'e169c58d', 'bc57ac4c', '9b00dbd8']);
     expect(hex(philox4x32([0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff], [0xffffffff, 0xffffffff]))).toEqual([
-      '408f276d', '41c83b0e', 'a20bc7c6', '6d5451fd',
+      '408f276d',
+      '41c83b0e',
+      'a20bc7c6',
+      '6d5451fd',
     ]);
     expect(hex(philox4x32([0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344], [0xa4093822, 0x299f31d0]))).toEqual([
-      'd16cfe09', '94fdcceb', '5001e420', '24126ea1',
+      'd16cfe09',
+      '94fdcceb',
+      '5001e420',
+      '24126ea1',
     ]);
   });
 
@@ -119,7 +130,10 @@ describe('sampler twin: the empirical distribution of 20k draws (fixed seed) mat
     { name: 'top-k 3', opts: { temperature: 1, topK: 3, seed: 4, step: 0 }, support: [0, 1, 2] },
     { name: 'top-p 0.85', opts: { temperature: 1, topP: 0.85, seed: 5, step: 0 }, support: [0, 1, 2, 3] },
     { name: 'min-p 0.1', opts: { temperature: 1, minP: 0.1, seed: 6, step: 0 }, support: [0, 1, 2, 3, 4] },
-    { name: 'top-k 6 + top-p 0.9 + min-p 0.05 at tau 0.7', opts: { temperature: 0.7, topK: 6, topP: 0.9, minP: 0.05, seed: 7, step: 0 } },
+    {
+      name: 'top-k 6 + top-p 0.9 + min-p 0.05 at tau 0.7',
+      opts: { temperature: 0.7, topK: 6, topP: 0.9, minP: 0.05, seed: 7, step: 0 },
+    },
   ];
   for (const { name, opts, support: expected } of configs) {
     it(name, () => {
@@ -150,7 +164,10 @@ describe('sampler twin: filters, greedy, determinism and outputs', () => {
   const rng = new Rng(99);
   const N = 33;
   const V = 37;
-  const logits = host(Float32Array.from({ length: N * V }, () => rng.uniform(-3, 3)), [N, V]);
+  const logits = host(
+    Float32Array.from({ length: N * V }, () => rng.uniform(-3, 3)),
+    [N, V],
+  );
   const argmaxOf = (n: number) => {
     let best = 0;
     for (let v = 1; v < V; v++) if (logits.data[n * V + v] > logits.data[n * V + best]) best = v;
@@ -158,7 +175,10 @@ describe('sampler twin: filters, greedy, determinism and outputs', () => {
   };
 
   it('greedy flag and temperature 0 give the argmax; filtered log-prob 0', () => {
-    for (const opts of [{ temperature: 0.7, greedy: true, seed: 1, step: 0 }, { temperature: 0, seed: 1, step: 0 }]) {
+    for (const opts of [
+      { temperature: 0.7, greedy: true, seed: 1, step: 0 },
+      { temperature: 0, seed: 1, step: 0 },
+    ]) {
       const r = sample(logits, opts);
       for (let n = 0; n < N; n++) {
         expect(r.tokens[n]).toBe(argmaxOf(n));
@@ -174,7 +194,10 @@ describe('sampler twin: filters, greedy, determinism and outputs', () => {
   });
 
   it('top-k 1 is greedy; top-p near 0 keeps only the argmax', () => {
-    for (const opts of [{ temperature: 1, topK: 1, seed: 3, step: 2 }, { temperature: 1, topP: 1e-6, seed: 3, step: 2 }]) {
+    for (const opts of [
+      { temperature: 1, topK: 1, seed: 3, step: 2 },
+      { temperature: 1, topP: 1e-6, seed: 3, step: 2 },
+    ]) {
       const r = sample(logits, opts);
       for (let n = 0; n < N; n++) expect(r.tokens[n]).toBe(argmaxOf(n));
     }
@@ -213,7 +236,15 @@ describe('sampler twin: filters, greedy, determinism and outputs', () => {
   });
 
   it('rejects invalid settings', () => {
-    const bad: Partial<SamplerOptions>[] = [{ temperature: -1 }, { topP: 0 }, { topP: 1.5 }, { minP: 2 }, { topK: 1.5 }, { seed: -1 }, { step: 2 ** 32 }];
+    const bad: Partial<SamplerOptions>[] = [
+      { temperature: -1 },
+      { topP: 0 },
+      { topP: 1.5 },
+      { minP: 2 },
+      { topK: 1.5 },
+      { seed: -1 },
+      { step: 2 ** 32 },
+    ];
     for (const b of bad) expect(() => sample(logits, { temperature: 1, seed: 0, step: 0, ...b })).toThrow();
   });
 });

@@ -51,15 +51,27 @@ export function samplerSettings(kernel: string, opts: SamplerOptions): SamplerSe
   const t = opts.temperature;
   if (!(t >= 0) || !Number.isFinite(t)) throw new Error(`${kernel}: temperature must be a number >= 0, got ${t}`);
   const topK = opts.topK ?? 0;
-  if (!Number.isInteger(topK) || topK < 0 || topK > 0xffffffff) throw new Error(`${kernel}: topK must be an integer >= 0, got ${topK}`);
+  if (!Number.isInteger(topK) || topK < 0 || topK > 0xffffffff)
+    throw new Error(`${kernel}: topK must be an integer >= 0, got ${topK}`);
   const topP = opts.topP ?? 1;
   if (!(topP > 0 && topP <= 1)) throw new Error(`${kernel}: topP must be in (0, 1], got ${topP}`);
   const minP = opts.minP ?? 0;
   if (!(minP >= 0 && minP <= 1)) throw new Error(`${kernel}: minP must be in [0, 1], got ${minP}`);
-  for (const [name, v] of [['seed', opts.seed], ['step', opts.step]] as const) {
+  for (const [name, v] of [
+    ['seed', opts.seed],
+    ['step', opts.step],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`${kernel}: ${name} must be a u32, got ${v}`);
   }
-  return { tau: t > 0 ? t : 1, greedy: Boolean(opts.greedy) || t === 0, topK, topP, minP, seed: opts.seed, step: opts.step };
+  return {
+    tau: t > 0 ? t : 1,
+    greedy: Boolean(opts.greedy) || t === 0,
+    topK,
+    topP,
+    minP,
+    seed: opts.seed,
+    step: opts.step,
+  };
 }
 
 // ---- Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11; Random123) ----
@@ -204,7 +216,12 @@ export function sampleTokens(
   if (logits.shape.length < 2) throw new Error(`${kernel}: logits must be (N,V), got [${logits.shape.join(', ')}]`);
   const V = logits.shape[logits.shape.length - 1];
   const N = V === 0 ? 0 : logits.data.length / V;
-  for (const [t, name] of [[tokens, 'tokens'], [logprob.data, 'logprob'], [entropy.data, 'entropy'], [filteredLogprob.data, 'filteredLogprob']] as const) {
+  for (const [t, name] of [
+    [tokens, 'tokens'],
+    [logprob.data, 'logprob'],
+    [entropy.data, 'entropy'],
+    [filteredLogprob.data, 'filteredLogprob'],
+  ] as const) {
     if (t.length !== N) throw new Error(`${kernel}: ${name} has ${t.length} elements, want N=${N}`);
   }
   for (let n = 0; n < N; n++) {

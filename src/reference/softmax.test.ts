@@ -14,11 +14,18 @@ const pairs = [
 
 describe('softmax twins', () => {
   for (const { name, forward, backward } of pairs) {
-    for (const shape of [[1, 1], [3, 7], [2, 2, 5]]) {
+    for (const shape of [
+      [1, 1],
+      [3, 7],
+      [2, 2, 5],
+    ]) {
       it(`${name} backward matches finite differences at ${shape.join('x')}`, () => {
         const rng = new Rng(shape.reduce((a, b) => a * 31 + b, 7));
         const n = shape.reduce((a, b) => a * b, 1);
-        const x = host(Float64Array.from({ length: n }, () => rng.uniform(-3, 3)), shape);
+        const x = host(
+          Float64Array.from({ length: n }, () => rng.uniform(-3, 3)),
+          shape,
+        );
         const w = Float64Array.from({ length: n }, () => rng.uniform(-1, 1));
         const y = host(new Float64Array(n), shape);
         const loss = () => {

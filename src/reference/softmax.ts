@@ -15,7 +15,8 @@ function rowLogSumExp(x: ArrayLike<number>, base: number, cols: number): number 
 function checkSame(what: string, ...ts: HostTensor[]): { rows: number; cols: number } {
   const rc = rowsCols(ts[0], what);
   for (const t of ts) {
-    if (t.data.length !== ts[0].data.length) throw new Error(`${what}: operands differ in size (${t.data.length} vs ${ts[0].data.length})`);
+    if (t.data.length !== ts[0].data.length)
+      throw new Error(`${what}: operands differ in size (${t.data.length} vs ${ts[0].data.length})`);
   }
   return rc;
 }

@@ -7,7 +7,9 @@ function checkSameShape(kernel: string, tensors: [HostTensor, string][]): void {
   const [ref, refName] = tensors[0];
   for (const [t, name] of tensors) {
     if (t.shape.length !== ref.shape.length || t.shape.some((d, i) => d !== ref.shape[i])) {
-      throw new Error(`${kernel}: ${name} [${t.shape.join(', ')}] must have the shape of ${refName} [${ref.shape.join(', ')}]`);
+      throw new Error(
+        `${kernel}: ${name} [${t.shape.join(', ')}] must have the shape of ${refName} [${ref.shape.join(', ')}]`,
+      );
     }
   }
 }
@@ -39,7 +41,13 @@ export function swigluForward(out: HostTensor, gate: HostTensor, up: HostTensor)
  * @param gate  (B,T,F) forward input.
  * @param up    (B,T,F) forward input.
  */
-export function swigluBackward(dGate: HostTensor, dUp: HostTensor, dOut: HostTensor, gate: HostTensor, up: HostTensor): void {
+export function swigluBackward(
+  dGate: HostTensor,
+  dUp: HostTensor,
+  dOut: HostTensor,
+  gate: HostTensor,
+  up: HostTensor,
+): void {
   checkSameShape('swigluBackward', [
     [dOut, 'dOut'],
     [dGate, 'dGate'],

@@ -37,7 +37,14 @@ function z64(shape: readonly number[]): HostTensor<Float64Array> {
 }
 
 /** Asserts analytic == numerical gradient of `loss` with respect to `x` (all entries, or a sample). */
-function expectGrad(label: string, analytic: ArrayLike<number>, loss: () => number, x: Float64Array, tol = FD, indices?: number[]): void {
+function expectGrad(
+  label: string,
+  analytic: ArrayLike<number>,
+  loss: () => number,
+  x: Float64Array,
+  tol = FD,
+  indices?: number[],
+): void {
   const num = numericalGradient(loss, x, 1e-6, indices);
   const which = indices ?? Array.from({ length: x.length }, (_, i) => i);
   const got = which.map((i) => analytic[i]);
@@ -74,36 +81,43 @@ describe('embedding', () => {
 });
 
 describe('rmsnorm', () => {
-  it.each([
-    { shape: [2, 3, 5] },
-    { shape: [1, 1, 7] },
-    { shape: [1, 1, 1] },
-    { shape: [3, 2, 16] },
-  ])('backward matches finite differences for $shape', ({ shape }) => {
-    const rng = new Rng(3);
-    const C = shape[2];
-    const x = rand(rng, shape);
-    const weight = rand(rng, [C], 0.5, 1.5);
-    const out = z64(shape);
-    const rstd = z64([shape[0], shape[1]]);
-    const w = rand(rng, shape);
-    const opts = { eps: 1e-5 };
-    const loss = () => (rmsnormForward(out, rstd, x, weight, opts), weightedSum(out.data, w.data));
-    loss();
-    const dx = rand(rng, shape); // overwritten without accumulate
-    const dWeight = rand(rng, [C]);
-    const dW0 = dWeight.data.slice();
-    rmsnormBackward(dx, dWeight, w, x, weight, rstd);
-    expectGrad('dx', dx.data, loss, x.data);
-    expectGrad('dWeight', dWeight.data.map((v, i) => v - dW0[i]), loss, weight.data);
-    // accumulate adds into dx
-    const acc = rand(rng, shape);
-    const acc0 = acc.data.slice();
-    loss();
-    rmsnormBackward(acc, z64([C]), w, x, weight, rstd, { accumulate: true });
-    const c = compareArrays(acc.data.map((v, i) => v - acc0[i]), dx.data, { atol: 1e-12, rtol: 1e-12 });
-    expect(c.pass, c.summary).toBe(true);
-  });
+  it.each([{ shape: [2, 3, 5] }, { shape: [1, 1, 7] }, { shape: [1, 1, 1] }, { shape: [3, 2, 16] }])(
+    'backward matches finite differences for $shape',
+    ({ shape }) => {
+      const rng = new Rng(3);
+      const C = shape[2];
+      const x = rand(rng, shape);
+      const weight = rand(rng, [C], 0.5, 1.5);
+      const out = z64(shape);
+      const rstd = z64([shape[0], shape[1]]);
+      const w = rand(rng, shape);
+      const opts = { eps: 1e-5 };
+      const loss = () => (rmsnormForward(out, rstd, x, weight, opts), weightedSum(out.data, w.data));
+      loss();
+      const dx = rand(rng, shape); // overwritten without accumulate
+      const dWeight = rand(rng, [C]);
+      const dW0 = dWeight.data.slice();
+      rmsnormBackward(dx, dWeight, w, x, weight, rstd);
+      expectGrad('dx', dx.data, loss, x.data);
+      expectGrad(
+        'dWeight',
+        dWeight.data.map((v, i) => v - dW0[i]),
+        loss,
+        weight.data,
+      );
+      // accumulate adds into dx
+      const acc = rand(rng, shape);
+      const acc0 = acc.data.slice();
+      loss();
+      rmsnormBackward(acc, z64([C]), w, x, weight, rstd, { accumulate: true });
+      const c = compareArrays(
+        acc.data.map((v, i) => v - acc0[i]),
+        dx.data,
+        { atol: 1e-12, rtol: 1e-12 },
+      );
+      expect(c.pass, c.summary).toBe(true);
+    },
+  );
 
   it('matches the HF formula w * x / sqrt(mean(x^2) + eps) and keeps the rstd', () => {
     const x = host(Float64Array.from([3, -4]), [1, 1, 2]);
@@ -154,7 +168,8 @@ describe('rope', () => {
             expect(n1).toBeCloseTo(n0, 12);
             if (t === 0) expect(out.data[o + i]).toBe(x.data[o + i]);
             // the rotation angle is pos * theta^(-2i/HD)
-            const angle = Math.atan2(out.data[o + i + 3], out.data[o + i]) - Math.atan2(x.data[o + i + 3], x.data[o + i]);
+            const angle =
+              Math.atan2(out.data[o + i + 3], out.data[o + i]) - Math.atan2(x.data[o + i + 3], x.data[o + i]);
             const want = t * Math.pow(500, (-2 * i) / HD);
             expect(Math.cos(angle)).toBeCloseTo(Math.cos(want), 10);
             expect(Math.sin(angle)).toBeCloseTo(Math.sin(want), 10);
@@ -188,24 +203,27 @@ describe('attention', () => {
     { B: 1, T: 3, NH: 4, NKV: 1, HD: 4 },
     { B: 1, T: 7, NH: 2, NKV: 2, HD: 3 },
   ];
-  it.each(cases)('backward matches finite differences for B=$B T=$T NH=$NH NKV=$NKV HD=$HD', ({ B, T, NH, NKV, HD }) => {
-    const rng = new Rng(7);
-    const q = rand(rng, [B, T, NH, HD], -1.5, 1.5);
-    const k = rand(rng, [B, T, NKV, HD], -1.5, 1.5);
-    const v = rand(rng, [B, T, NKV, HD]);
-    const out = z64([B, T, NH, HD]);
-    const lse = z64([B, NH, T]);
-    const w = rand(rng, out.shape);
-    const loss = () => (attentionForward(out, lse, q, k, v), weightedSum(out.data, w.data));
-    loss();
-    const dq = rand(rng, q.shape);
-    const dk = rand(rng, k.shape);
-    const dv = rand(rng, v.shape);
-    attentionBackward(dq, dk, dv, w, q, k, v, out, lse);
-    expectGrad('dq', dq.data, loss, q.data);
-    expectGrad('dk', dk.data, loss, k.data);
-    expectGrad('dv', dv.data, loss, v.data);
-  });
+  it.each(cases)(
+    'backward matches finite differences for B=$B T=$T NH=$NH NKV=$NKV HD=$HD',
+    ({ B, T, NH, NKV, HD }) => {
+      const rng = new Rng(7);
+      const q = rand(rng, [B, T, NH, HD], -1.5, 1.5);
+      const k = rand(rng, [B, T, NKV, HD], -1.5, 1.5);
+      const v = rand(rng, [B, T, NKV, HD]);
+      const out = z64([B, T, NH, HD]);
+      const lse = z64([B, NH, T]);
+      const w = rand(rng, out.shape);
+      const loss = () => (attentionForward(out, lse, q, k, v), weightedSum(out.data, w.data));
+      loss();
+      const dq = rand(rng, q.shape);
+      const dk = rand(rng, k.shape);
+      const dv = rand(rng, v.shape);
+      attentionBackward(dq, dk, dv, w, q, k, v, out, lse);
+      expectGrad('dq', dq.data, loss, q.data);
+      expectGrad('dk', dk.data, loss, k.data);
+      expectGrad('dv', dv.data, loss, v.data);
+    },
+  );
 
   it('is causal: no output depends on a later key or value', () => {
     const rng = new Rng(8);
@@ -251,7 +269,8 @@ describe('attention', () => {
     attentionForward(out, z64([B, NH, T]), q, k, v);
     const Tq = 2;
     const qTail = z64([B, Tq, NH, HD]);
-    for (let b = 0; b < B; b++) qTail.data.set(q.data.subarray((b * T + T - Tq) * NH * HD, (b * T + T) * NH * HD), b * Tq * NH * HD);
+    for (let b = 0; b < B; b++)
+      qTail.data.set(q.data.subarray((b * T + T - Tq) * NH * HD, (b * T + T) * NH * HD), b * Tq * NH * HD);
     const outTail = z64(qTail.shape);
     attentionForward(outTail, z64([B, NH, Tq]), qTail, k, v);
     for (let b = 0; b < B; b++) {
@@ -263,9 +282,9 @@ describe('attention', () => {
   });
 
   it('rejects NH not a multiple of NKV', () => {
-    expect(() => attentionForward(z64([1, 2, 3, 2]), z64([1, 3, 2]), z64([1, 2, 3, 2]), z64([1, 2, 2, 2]), z64([1, 2, 2, 2]))).toThrow(
-      /multiple of NKV/,
-    );
+    expect(() =>
+      attentionForward(z64([1, 2, 3, 2]), z64([1, 3, 2]), z64([1, 2, 3, 2]), z64([1, 2, 2, 2]), z64([1, 2, 2, 2])),
+    ).toThrow(/multiple of NKV/);
   });
 
   // Left padding (kvStart) and keys in a larger cache (Tcap > Tk valid positions). Rows with kvStart past some
@@ -389,24 +408,29 @@ describe('attention', () => {
     expect(() => attentionForward(out, lse, q, k, k, { kvStart: new Uint32Array(3) })).toThrow(/kvStart has 3 entries/);
     expect(() => attentionForward(out, lse, q, k, k, { keys: 5 })).toThrow(/keys=5/);
     expect(() => attentionForward(out, lse, q, k, k, { keys: 1 })).toThrow(/1 key positions for 2/);
-    expect(() => attentionBackward(out, k, k, out, q, k, k, out, lse, { kvStart: new Uint32Array(1) })).toThrow(/kvStart/);
+    expect(() => attentionBackward(out, k, k, out, q, k, k, out, lse, { kvStart: new Uint32Array(1) })).toThrow(
+      /kvStart/,
+    );
   });
 });
 
 describe('swiglu', () => {
-  it.each([{ shape: [3, 7] }, { shape: [1, 1, 1] }, { shape: [2, 3, 5] }])('backward matches finite differences for $shape', ({ shape }) => {
-    const rng = new Rng(10);
-    const gate = rand(rng, shape, -4, 4);
-    const up = rand(rng, shape, -2, 2);
-    const out = z64(shape);
-    const w = rand(rng, shape);
-    const loss = () => (swigluForward(out, gate, up), weightedSum(out.data, w.data));
-    const dGate = z64(shape);
-    const dUp = z64(shape);
-    swigluBackward(dGate, dUp, w, gate, up);
-    expectGrad('dGate', dGate.data, loss, gate.data);
-    expectGrad('dUp', dUp.data, loss, up.data);
-  });
+  it.each([{ shape: [3, 7] }, { shape: [1, 1, 1] }, { shape: [2, 3, 5] }])(
+    'backward matches finite differences for $shape',
+    ({ shape }) => {
+      const rng = new Rng(10);
+      const gate = rand(rng, shape, -4, 4);
+      const up = rand(rng, shape, -2, 2);
+      const out = z64(shape);
+      const w = rand(rng, shape);
+      const loss = () => (swigluForward(out, gate, up), weightedSum(out.data, w.data));
+      const dGate = z64(shape);
+      const dUp = z64(shape);
+      swigluBackward(dGate, dUp, w, gate, up);
+      expectGrad('dGate', dGate.data, loss, gate.data);
+      expectGrad('dUp', dUp.data, loss, up.data);
+    },
+  );
 });
 
 describe('logprob', () => {
@@ -423,7 +447,9 @@ describe('logprob', () => {
     const wl = rand(rng, [N]);
     const we = rand(rng, [N]);
     const opts = { temperature };
-    const loss = () => (logprobForward(lp, ent, logits, targets, opts), weightedSum(lp.data, wl.data) + weightedSum(ent.data, we.data));
+    const loss = () => (
+      logprobForward(lp, ent, logits, targets, opts), weightedSum(lp.data, wl.data) + weightedSum(ent.data, we.data)
+    );
     const dLogits = z64([N, V]);
     logprobBackward(dLogits, wl, we, logits, targets, opts);
     expectGrad('dLogits', dLogits.data, loss, logits.data);
@@ -444,7 +470,10 @@ describe('logprob', () => {
     const rng = new Rng(12);
     const [N, V] = [4, 9];
     const small = rand(rng, [N, V], -2, 2);
-    const big = host(small.data.map((x) => x + 1e4), [N, V]); // shift every logit by 1e4
+    const big = host(
+      small.data.map((x) => x + 1e4),
+      [N, V],
+    ); // shift every logit by 1e4
     const targets = Uint32Array.from([0, 3, 8, 5]);
     const wl = rand(rng, [N]);
     const we = rand(rng, [N]);
@@ -483,7 +512,13 @@ describe('logprob', () => {
       }
       expect(Array.from(d.data).every(Number.isFinite)).toBe(true);
       // logprob of a non-argmax target is finite and hugely negative
-      logprobForward(lp, ent, x, Uint32Array.from(argmax, (a) => (a + 1) % V), {});
+      logprobForward(
+        lp,
+        ent,
+        x,
+        Uint32Array.from(argmax, (a) => (a + 1) % V),
+        {},
+      );
       for (let n = 0; n < N; n++) {
         expect(Number.isFinite(lp.data[n])).toBe(true);
         expect(lp.data[n]).toBeLessThan(-1);
@@ -563,7 +598,16 @@ describe('adamw', () => {
     const a = host(p0.data.slice(), [n]);
     const b = host(p0.data.slice(), [n]);
     adamwStep(a, z64([n]), z64([n]), g, { lr: 0.1, t: 3, gradScale: 0.25 });
-    adamwStep(b, z64([n]), z64([n]), host(g.data.map((x) => 0.25 * x), [n]), { lr: 0.1, t: 3 });
+    adamwStep(
+      b,
+      z64([n]),
+      z64([n]),
+      host(
+        g.data.map((x) => 0.25 * x),
+        [n],
+      ),
+      { lr: 0.1, t: 3 },
+    );
     expect(Array.from(a.data)).toEqual(Array.from(b.data));
     expect(() => adamwStep(a, z64([n]), z64([n]), g, { lr: 0.1, t: 0 })).toThrow(/t must be/);
   });
@@ -588,39 +632,72 @@ describe('reference model', () => {
   const configs: { name: string; dims: ModelDims; B: number; T: number }[] = [
     {
       name: 'GQA NH=4 NKV=2 HD=2, tied, B=2 T=3',
-      dims: { vocabSize: 11, dModel: 8, nLayers: 2, nHeads: 4, nKvHeads: 2, dFF: 10, ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true },
+      dims: {
+        vocabSize: 11,
+        dModel: 8,
+        nLayers: 2,
+        nHeads: 4,
+        nKvHeads: 2,
+        dFF: 10,
+        ropeTheta: 10000,
+        normEps: 1e-5,
+        tiedEmbeddings: true,
+      },
       B: 2,
       T: 3,
     },
     {
       name: 'NH=NKV=2 HD=6, untied, odd F, B=1 T=4',
-      dims: { vocabSize: 9, dModel: 12, nLayers: 1, nHeads: 2, nKvHeads: 2, dFF: 7, ropeTheta: 100, normEps: 1e-6, tiedEmbeddings: false },
+      dims: {
+        vocabSize: 9,
+        dModel: 12,
+        nLayers: 1,
+        nHeads: 2,
+        nKvHeads: 2,
+        dFF: 7,
+        ropeTheta: 100,
+        normEps: 1e-6,
+        tiedEmbeddings: false,
+      },
       B: 1,
       T: 4,
     },
     {
       name: 'T=1, MQA NH=2 NKV=1',
-      dims: { vocabSize: 5, dModel: 4, nLayers: 2, nHeads: 2, nKvHeads: 1, dFF: 3, ropeTheta: 10000, normEps: 1e-5, tiedEmbeddings: true },
+      dims: {
+        vocabSize: 5,
+        dModel: 4,
+        nLayers: 2,
+        nHeads: 2,
+        nKvHeads: 1,
+        dFF: 3,
+        ropeTheta: 10000,
+        normEps: 1e-5,
+        tiedEmbeddings: true,
+      },
       B: 2,
       T: 1,
     },
   ];
 
-  it.each(configs)('backward matches finite differences on sampled entries of every tensor: $name', ({ dims, B, T }) => {
-    const rng = new Rng(18);
-    const params = initParams(dims, rng, { std: 0.4, dtype: 'f64' });
-    const tokens = Uint32Array.from({ length: B * T }, (_, i) => (i * 3 + 1) % dims.vocabSize);
-    const W = rand(rng, [B, T, dims.vocabSize]);
-    const loss = () => weightedSum(modelForward(dims, params, tokens, B, T).logits.data, W.data);
-    const { cache } = modelForward(dims, params, tokens, B, T);
-    const grads = modelBackward(dims, params, cache, W);
-    for (const { name } of paramShapes(dims)) {
-      const x = params[name].data as Float64Array;
-      const idx = [...new Set(Array.from({ length: 4 }, () => rng.int(x.length)))];
-      if (name === 'model.embed_tokens.weight') idx.push(tokens[0] * dims.dModel); // an entry that is looked up
-      expectGrad(name, grads[name].data, loss, x, { atol: 1e-6, rtol: 1e-5 }, idx);
-    }
-  });
+  it.each(configs)(
+    'backward matches finite differences on sampled entries of every tensor: $name',
+    ({ dims, B, T }) => {
+      const rng = new Rng(18);
+      const params = initParams(dims, rng, { std: 0.4, dtype: 'f64' });
+      const tokens = Uint32Array.from({ length: B * T }, (_, i) => (i * 3 + 1) % dims.vocabSize);
+      const W = rand(rng, [B, T, dims.vocabSize]);
+      const loss = () => weightedSum(modelForward(dims, params, tokens, B, T).logits.data, W.data);
+      const { cache } = modelForward(dims, params, tokens, B, T);
+      const grads = modelBackward(dims, params, cache, W);
+      for (const { name } of paramShapes(dims)) {
+        const x = params[name].data as Float64Array;
+        const idx = [...new Set(Array.from({ length: 4 }, () => rng.int(x.length)))];
+        if (name === 'model.embed_tokens.weight') idx.push(tokens[0] * dims.dModel); // an entry that is looked up
+        expectGrad(name, grads[name].data, loss, x, { atol: 1e-6, rtol: 1e-5 }, idx);
+      }
+    },
+  );
 
   it('f32 and f64 runs agree', () => {
     const dims = configs[0].dims;
@@ -648,6 +725,14 @@ describe('reference model', () => {
     const { ['model.norm.weight']: _dropped, ...rest } = params;
     void _dropped;
     expect(() => modelForward(dims, rest, new Uint32Array(6), 2, 3)).toThrow(/missing parameter model.norm.weight/);
-    expect(() => modelForward(dims, { ...params, 'lm_head.weight': params['model.embed_tokens.weight'] }, new Uint32Array(6), 2, 3)).toThrow(/tied/);
+    expect(() =>
+      modelForward(
+        dims,
+        { ...params, 'lm_head.weight': params['model.embed_tokens.weight'] },
+        new Uint32Array(6),
+        2,
+        3,
+      ),
+    ).toThrow(/tied/);
   });
 });

@@ -35,7 +35,10 @@ export interface ValueLossOptions {
 }
 
 /** Validates the options (shared with the GPU wrapper). */
-export function resolveValueLossOptions(kernel: string, opts: ValueLossOptions): { clip: boolean; cliprange: number; coef: number } {
+export function resolveValueLossOptions(
+  kernel: string,
+  opts: ValueLossOptions,
+): { clip: boolean; cliprange: number; coef: number } {
   const { cliprange, coef } = opts;
   if (!Number.isFinite(coef)) throw new Error(`${kernel}: coef (vf_coef) must be a finite number, got ${coef}`);
   if (cliprange !== undefined && !(cliprange >= 0 && Number.isFinite(cliprange))) {
@@ -45,7 +48,13 @@ export function resolveValueLossOptions(kernel: string, opts: ValueLossOptions):
 }
 
 /** One token's loss l, clipped flag (uc > u) and dl/dV. */
-function valueToken(V: number, Vold: number, R: number, clip: boolean, eps: number): { l: number; clipped: boolean; g: number } {
+function valueToken(
+  V: number,
+  Vold: number,
+  R: number,
+  clip: boolean,
+  eps: number,
+): { l: number; clipped: boolean; g: number } {
   const d = V - R;
   const u = d * d;
   if (!clip) return { l: 0.5 * u, clipped: false, g: d };
@@ -78,8 +87,14 @@ export function valueLossForwardBackward(
   const kernel = 'valueLossForwardBackward';
   const { clip, cliprange, coef } = resolveValueLossOptions(kernel, opts);
   const n = values.data.length;
-  for (const [t, name] of [[oldValues, 'oldValues'], [returns, 'returns'], [mask, 'mask'], [dValues, 'dValues']] as const) {
-    if (t.data.length !== n) throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want ${n} (the size of values)`);
+  for (const [t, name] of [
+    [oldValues, 'oldValues'],
+    [returns, 'returns'],
+    [mask, 'mask'],
+    [dValues, 'dValues'],
+  ] as const) {
+    if (t.data.length !== n)
+      throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want ${n} (the size of values)`);
   }
   if (loss.data.length !== 1) throw new Error(`${kernel}: loss must have 1 element, got ${loss.data.length}`);
   if (metrics.data.length !== VALUE_METRICS.length) {
@@ -112,6 +127,7 @@ export function valueLossForwardBackward(
   const scale = coef * inv;
   for (let i = 0; i < n; i++) {
     const m = mask.data[i];
-    dValues.data[i] = m === 0 ? 0 : scale * m * valueToken(values.data[i], oldValues.data[i], returns.data[i], clip, cliprange).g;
+    dValues.data[i] =
+      m === 0 ? 0 : scale * m * valueToken(values.data[i], oldValues.data[i], returns.data[i], clip, cliprange).g;
   }
 }

@@ -43,9 +43,16 @@ export function matrixDims(w: { shape: readonly number[] }, what = 'weight'): { 
   throw new Error(`${what}: a weight must be a vector or a matrix, got shape [${w.shape.join(', ')}]`);
 }
 
-function checkArgs(what: string, w: HostTensor, w0: HostTensor, u: HostTensor, v: HostTensor): { R: number; C: number } {
+function checkArgs(
+  what: string,
+  w: HostTensor,
+  w0: HostTensor,
+  u: HostTensor,
+  v: HostTensor,
+): { R: number; C: number } {
   const { R, C } = matrixDims(w, what);
-  if (w0.data.length !== w.data.length) throw new Error(`${what}: W_0 has ${w0.data.length} elements, W has ${w.data.length}`);
+  if (w0.data.length !== w.data.length)
+    throw new Error(`${what}: W_0 has ${w0.data.length} elements, W has ${w.data.length}`);
   if (u.data.length !== R) throw new Error(`${what}: u must have one element per row (${R}), got ${u.data.length}`);
   if (v.data.length !== C) throw new Error(`${what}: v must have one element per column (${C}), got ${v.data.length}`);
   return { R, C };
@@ -57,12 +64,21 @@ function checkArgs(what: string, w: HostTensor, w0: HostTensor, u: HostTensor, v
  * with v (C) the unit vector after `iterations` steps of v <- dW^T dW v / ||dW^T dW v|| from powerStart, and
  * u (R) = dW v (so sigma_1 u_1 v_1^T = u v^T). A zero dW gives v = 0, u = 0 and sigma_1^2 = 0.
  */
-export function weightUpdateStats(out: HostTensor, u: HostTensor, v: HostTensor, w: HostTensor, w0: HostTensor, opts: WeightStatsOptions): void {
+export function weightUpdateStats(
+  out: HostTensor,
+  u: HostTensor,
+  v: HostTensor,
+  w: HostTensor,
+  w0: HostTensor,
+  opts: WeightStatsOptions,
+): void {
   const what = 'weightUpdateStats';
   const { R, C } = checkArgs(what, w, w0, u, v);
   const { slot, iterations } = opts;
-  if (!Number.isInteger(iterations) || iterations < 1) throw new Error(`${what}: iterations must be a whole number >= 1, got ${iterations}`);
-  if (!Number.isInteger(slot) || slot < 0 || 3 * slot + 3 > out.data.length) throw new Error(`${what}: slot ${slot} is outside out (${out.data.length} elements)`);
+  if (!Number.isInteger(iterations) || iterations < 1)
+    throw new Error(`${what}: iterations must be a whole number >= 1, got ${iterations}`);
+  if (!Number.isInteger(slot) || slot < 0 || 3 * slot + 3 > out.data.length)
+    throw new Error(`${what}: slot ${slot} is outside out (${out.data.length} elements)`);
   const d = new Float64Array(R * C);
   let deltaSq = 0;
   let startSq = 0;
@@ -105,7 +121,8 @@ export function weightUpdateStats(out: HostTensor, u: HostTensor, v: HostTensor,
 /** w[r, c] = w0[r, c] + u[r] v[c]: the starting weights plus the rank-1 update (u, v from weightUpdateStats). */
 export function rank1Apply(w: HostTensor, w0: HostTensor, u: HostTensor, v: HostTensor): void {
   const { R, C } = checkArgs('rank1Apply', w, w0, u, v);
-  for (let r = 0; r < R; r++) for (let c = 0; c < C; c++) w.data[r * C + c] = w0.data[r * C + c] + u.data[r] * v.data[c];
+  for (let r = 0; r < R; r++)
+    for (let c = 0; c < C; c++) w.data[r * C + c] = w0.data[r * C + c] + u.data[r] * v.data[c];
 }
 
 /** The share of ||dW||_F^2 in the top singular direction, sigma_1^2 / ||dW||_F^2 (0 when dW = 0), from the stats. */

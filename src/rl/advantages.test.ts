@@ -37,10 +37,14 @@ describe('sequence-level estimators', () => {
     // group 0: r = [1, 0, 0]: mean 1/3; var = ((2/3)^2 + 2 (1/3)^2) / (3-1) = (6/9)/2 = 1/3; std = 0.577350
     //   a = (2/3) / 0.577450 = 1.154501, (-1/3) / 0.577450 = -0.577250
     // group 1: r = [1, 1, 1]: all equal -> 0 exactly
-    const input: AdvantageInput = { rewards: [1, 0, 0, 1, 1, 1], mask: [1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1], groupSize: 3 };
+    const input: AdvantageInput = {
+      rewards: [1, 0, 0, 1, 1, 1],
+      mask: [1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1],
+      groupSize: 3,
+    };
     const A = grpoAdvantages(input, 'group');
     const d = Math.sqrt(1 / 3) + 1e-4;
-    expectClose(row(A, 0, 2), [(2 / 3) / d, (2 / 3) / d]);
+    expectClose(row(A, 0, 2), [2 / 3 / d, 2 / 3 / d]);
     expectClose(row(A, 1, 2), [-(1 / 3) / d, 0]); // second token masked -> 0
     expectClose(row(A, 2, 2), [-(1 / 3) / d, -(1 / 3) / d]);
     expect(Array.from(A).slice(6)).toEqual([0, 0, 0, 0, 0, 0]);
@@ -67,7 +71,10 @@ describe('sequence-level estimators', () => {
   it('rloo: r_i - mean of the other G-1 rewards', () => {
     // [1,0,0]: 1 - (0+0)/2 = 1; 0 - (1+0)/2 = -0.5 (twice)
     // [2,4,6]: 2 - (4+6)/2 = -3; 4 - (2+6)/2 = 0; 6 - (2+4)/2 = 3
-    expectClose(rlooAdvantages({ rewards: [1, 0, 0, 2, 4, 6], mask: ones(6, 1), groupSize: 3 }), [1, -0.5, -0.5, -3, 0, 3]);
+    expectClose(
+      rlooAdvantages({ rewards: [1, 0, 0, 2, 4, 6], mask: ones(6, 1), groupSize: 3 }),
+      [1, -0.5, -0.5, -3, 0, 3],
+    );
   });
 
   it('reinforce: r without a baseline; with one, the running mean is passed in and returned', () => {
@@ -78,7 +85,11 @@ describe('sequence-level estimators', () => {
     expectClose(first.advantages, [0.25, -0.75, 0.25, 0.25]);
     expect(first.baseline).toEqual({ value: 0.75, batches: 1 });
     // batch 2 (mean 0.5): a = r - 0.75; then b' = 0.9 * 0.75 + 0.1 * 0.5 = 0.725
-    const second = computeAdvantages('reinforce', { rewards: [0, 0, 1, 1], mask, groupSize: 2 }, { baselineMomentum: 0.9, baseline: first.baseline });
+    const second = computeAdvantages(
+      'reinforce',
+      { rewards: [0, 0, 1, 1], mask, groupSize: 2 },
+      { baselineMomentum: 0.9, baseline: first.baseline },
+    );
     expectClose(second.advantages, [-0.75, -0.75, 0.25, 0.25]);
     expect(second.baseline!.value).toBeCloseTo(0.725, 12);
     expect(second.baseline!.batches).toBe(2);
@@ -150,7 +161,9 @@ describe('token-level estimators', () => {
     const rng = new Rng(11);
     const N = 6;
     const L = 7;
-    const mask = Array.from({ length: N * L }, (_, k) => ((k % L) < 2 + (Math.floor(k / L) % 5) && rng.uniform() > 0.15 ? 1 : 0));
+    const mask = Array.from({ length: N * L }, (_, k) =>
+      k % L < 2 + (Math.floor(k / L) % 5) && rng.uniform() > 0.15 ? 1 : 0,
+    );
     mask.fill(0, 5 * L, 6 * L); // an all-masked row (a dropped truncated completion)
     const rewards = Array.from({ length: N }, () => rng.uniform());
     const values = Array.from({ length: N * L }, () => rng.uniform() - 0.5);
@@ -263,11 +276,15 @@ describe('degenerate groups and whitening', () => {
 
   it('refuses bad inputs with the reason', () => {
     expect(() => grpoAdvantages({ rewards: [1, NaN], mask: [1, 1], groupSize: 2 })).toThrow(/rewards\[1\] is NaN/);
-    expect(() => grpoAdvantages({ rewards: [1, 0, 1], mask: [1, 1, 1], groupSize: 2 })).toThrow(/groupSize 2 does not divide the 3 rewards/);
+    expect(() => grpoAdvantages({ rewards: [1, 0, 1], mask: [1, 1, 1], groupSize: 2 })).toThrow(
+      /groupSize 2 does not divide the 3 rewards/,
+    );
     expect(() => grpoAdvantages({ rewards: [1, 0], mask: [1, 1, 1], groupSize: 2 })).toThrow(/not a multiple of N = 2/);
     expect(() => grpoAdvantages({ rewards: [1, 0], mask: [1, 0.5], groupSize: 2 })).toThrow(/mask\[1\] = 0.5/);
     expect(() => grpoAdvantages({ rewards: [], mask: [], groupSize: 1 })).toThrow(/empty/);
-    expect(() => reinforceAdvantages({ rewards: [1], mask: [1], groupSize: 1 }, 1)).toThrow(/momentum must be in \[0, 1\)/);
+    expect(() => reinforceAdvantages({ rewards: [1], mask: [1], groupSize: 1 }, 1)).toThrow(
+      /momentum must be in \[0, 1\)/,
+    );
   });
 });
 
@@ -305,7 +322,10 @@ describe('pass@k', () => {
   }
 
   it('equals enumeration of every k-subset for n <= 10', () => {
-    for (let n = 1; n <= 10; n++) for (let c = 0; c <= n; c++) for (let k = 1; k <= n; k++) expect(passAtK(n, c, k), `n=${n} c=${c} k=${k}`).toBeCloseTo(bruteForce(n, c, k), 12);
+    for (let n = 1; n <= 10; n++)
+      for (let c = 0; c <= n; c++)
+        for (let k = 1; k <= n; k++)
+          expect(passAtK(n, c, k), `n=${n} c=${c} k=${k}`).toBeCloseTo(bruteForce(n, c, k), 12);
   });
 
   it('is stable where the binomials overflow, and has the obvious values', () => {

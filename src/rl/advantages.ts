@@ -9,7 +9,17 @@
 // 0 (a completion dropped by mask_truncated_completions) gets all-zero outputs and takes no part in whitening.
 
 /** Every value of `adv_estimator`, in docs/algorithms.md's order. */
-export const ADV_ESTIMATORS = ['grpo', 'dr_grpo', 'rloo', 'reinforce', 'reinforce_pp', 'reinforce_pp_baseline', 'remax', 'opo', 'gae'] as const;
+export const ADV_ESTIMATORS = [
+  'grpo',
+  'dr_grpo',
+  'rloo',
+  'reinforce',
+  'reinforce_pp',
+  'reinforce_pp_baseline',
+  'remax',
+  'opo',
+  'gae',
+] as const;
 export type AdvEstimator = (typeof ADV_ESTIMATORS)[number];
 
 /** Every value of `scale_rewards` (GRPO's divisor): the group's std, the batch's std, or none (= Dr. GRPO). */
@@ -88,7 +98,11 @@ export interface AdvantageResult {
  * The one entry point: dispatches to the estimator `adv_estimator` names (see each function for its formula).
  * Throws RangeError on inconsistent shapes, non-finite inputs, or a missing input the estimator needs.
  */
-export function computeAdvantages(estimator: AdvEstimator, input: AdvantageInput, opts: AdvantageOptions = {}): AdvantageResult {
+export function computeAdvantages(
+  estimator: AdvEstimator,
+  input: AdvantageInput,
+  opts: AdvantageOptions = {},
+): AdvantageResult {
   switch (estimator) {
     case 'grpo':
       return { advantages: grpoAdvantages(input, opts.scaleRewards ?? 'group') };
@@ -129,7 +143,8 @@ export function grpoAdvantages(input: AdvantageInput, scale: ScaleRewards = 'gro
   const r = s.rewards;
   const { mean, std } = groupMoments(r, s.G);
   const need = scale === 'group' ? s.G : s.N;
-  if (scale !== 'none' && need < 2) throw new RangeError(`grpo with scale_rewards '${scale}' needs at least 2 rewards per std, got ${need}`);
+  if (scale !== 'none' && need < 2)
+    throw new RangeError(`grpo with scale_rewards '${scale}' needs at least 2 rewards per std, got ${need}`);
   const batchStd = scale === 'batch' ? unbiasedStd(r, 0, s.N) : 0;
   const a = new Float64Array(s.N);
   for (let i = 0; i < s.N; i++) {
@@ -144,7 +159,10 @@ export function grpoAdvantages(input: AdvantageInput, scale: ScaleRewards = 'gro
 export function drGrpoAdvantages(input: AdvantageInput): Float32Array {
   const s = shapeOf(input);
   const { mean } = groupMoments(s.rewards, s.G);
-  return broadcast(s.rewards.map((ri, i) => ri - mean[Math.floor(i / s.G)]), s);
+  return broadcast(
+    s.rewards.map((ri, i) => ri - mean[Math.floor(i / s.G)]),
+    s,
+  );
 }
 
 /**
@@ -156,7 +174,10 @@ export function rlooAdvantages(input: AdvantageInput): Float32Array {
   if (s.G < 2) throw new RangeError(`rloo needs groupSize >= 2 (the leave-one-out mean divides by G-1), got ${s.G}`);
   // r_i - (sum_g - r_i)/(G-1) = G/(G-1) (r_i - mean_g): the second form is exactly 0 for an all-equal group.
   const { mean: m } = groupMoments(s.rewards, s.G);
-  return broadcast(s.rewards.map((ri, i) => (s.G / (s.G - 1)) * (ri - m[Math.floor(i / s.G)])), s);
+  return broadcast(
+    s.rewards.map((ri, i) => (s.G / (s.G - 1)) * (ri - m[Math.floor(i / s.G)])),
+    s,
+  );
 }
 
 /**
@@ -164,15 +185,28 @@ export function rlooAdvantages(input: AdvantageInput): Float32Array {
  * mean carried in `state` (a first batch uses its own mean), and the returned state holds
  * b' = m b + (1 - m) mean(r) for the next batch.
  */
-export function reinforceAdvantages(input: AdvantageInput, momentum: number | null = null, state: RunningBaseline | null = null): AdvantageResult {
+export function reinforceAdvantages(
+  input: AdvantageInput,
+  momentum: number | null = null,
+  state: RunningBaseline | null = null,
+): AdvantageResult {
   const s = shapeOf(input);
   if (momentum === null) return { advantages: broadcast(s.rewards, s) };
-  if (!(momentum >= 0 && momentum < 1)) throw new RangeError(`reinforce baseline momentum must be in [0, 1), got ${momentum}`);
+  if (!(momentum >= 0 && momentum < 1))
+    throw new RangeError(`reinforce baseline momentum must be in [0, 1), got ${momentum}`);
   const batchMean = mean(s.rewards);
   const fresh = state === null || state.batches === 0;
   const b = fresh ? batchMean : state.value;
-  const next: RunningBaseline = fresh ? { value: batchMean, batches: 1 } : { value: momentum * b + (1 - momentum) * batchMean, batches: state.batches + 1 };
-  return { advantages: broadcast(s.rewards.map((ri) => ri - b), s), baseline: next };
+  const next: RunningBaseline = fresh
+    ? { value: batchMean, batches: 1 }
+    : { value: momentum * b + (1 - momentum) * batchMean, batches: state.batches + 1 };
+  return {
+    advantages: broadcast(
+      s.rewards.map((ri) => ri - b),
+      s,
+    ),
+    baseline: next,
+  };
 }
 
 /** `remax`: a_i = r_i - r(x_g, y_greedy): each prompt's greedy-rollout reward is its baseline. */
@@ -180,9 +214,13 @@ export function remaxAdvantages(input: AdvantageInput): Float32Array {
   const s = shapeOf(input);
   const greedy = input.greedyRewards;
   if (!greedy) throw new RangeError('remax needs greedyRewards: one greedy rollout reward per prompt');
-  if (greedy.length !== s.B) throw new RangeError(`remax: greedyRewards has ${greedy.length} entries, expected one per prompt (B = ${s.B})`);
+  if (greedy.length !== s.B)
+    throw new RangeError(`remax: greedyRewards has ${greedy.length} entries, expected one per prompt (B = ${s.B})`);
   const gr = finite(greedy, 'greedyRewards');
-  return broadcast(s.rewards.map((ri, i) => ri - gr[Math.floor(i / s.G)]), s);
+  return broadcast(
+    s.rewards.map((ri, i) => ri - gr[Math.floor(i / s.G)]),
+    s,
+  );
 }
 
 /**
@@ -245,8 +283,12 @@ export function reinforcePpBaselineAdvantages(input: AdvantageInput, beta = 0): 
 export function gaeAdvantages(input: AdvantageInput, beta = 0, gamma = 1, lam = 0.95): AdvantageResult {
   const s = shapeOf(input);
   if (!input.values) throw new RangeError('gae needs values: the critic V_old at every completion token');
-  if (input.values.length !== s.N * s.L) throw new RangeError(`gae: values has ${input.values.length} entries, expected N*L = ${s.N * s.L}`);
-  for (const [name, v] of [['gamma', gamma], ['lam', lam]] as const) {
+  if (input.values.length !== s.N * s.L)
+    throw new RangeError(`gae: values has ${input.values.length} entries, expected N*L = ${s.N * s.L}`);
+  for (const [name, v] of [
+    ['gamma', gamma],
+    ['lam', lam],
+  ] as const) {
     if (!(v >= 0 && v <= 1)) throw new RangeError(`gae: ${name} must be in [0, 1], got ${v}`);
   }
   const V = finite(input.values, 'values');
@@ -329,7 +371,8 @@ export function groupRewardStats(rewards: ArrayLike<number>, groupSize: number):
  * 1 - prod_{i=n-c+1}^{n} (1 - k/i) (no binomials, so no overflow at any n). Integers with 0 <= c <= n, 1 <= k <= n.
  */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k)) throw new RangeError(`passAtK: n, c, k must be integers, got ${n}, ${c}, ${k}`);
+  if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k))
+    throw new RangeError(`passAtK: n, c, k must be integers, got ${n}, ${c}, ${k}`);
   if (n < 1 || c < 0 || c > n) throw new RangeError(`passAtK: need n >= 1 and 0 <= c <= n, got n = ${n}, c = ${c}`);
   if (k < 1 || k > n) throw new RangeError(`passAtK: need 1 <= k <= n, got k = ${k}, n = ${n}`);
   if (n - c < k) return 1; // every k-subset holds a correct sample
@@ -365,9 +408,17 @@ function checkGroups(N: number, G: number): void {
 function shapeOf(input: AdvantageInput): Shape {
   const N = input.rewards.length;
   checkGroups(N, input.groupSize);
-  if (input.mask.length % N !== 0) throw new RangeError(`mask has ${input.mask.length} entries, not a multiple of N = ${N} rows`);
+  if (input.mask.length % N !== 0)
+    throw new RangeError(`mask has ${input.mask.length} entries, not a multiple of N = ${N} rows`);
   const L = input.mask.length / N;
-  return { N, L, G: input.groupSize, B: N / input.groupSize, rewards: finite(input.rewards, 'rewards'), mask: binaryMask(input.mask) };
+  return {
+    N,
+    L,
+    G: input.groupSize,
+    B: N / input.groupSize,
+    rewards: finite(input.rewards, 'rewards'),
+    mask: binaryMask(input.mask),
+  };
 }
 
 function binaryMask(mask: ArrayLike<number>): Uint8Array {
@@ -382,7 +433,8 @@ function binaryMask(mask: ArrayLike<number>): Uint8Array {
 /** A float64 copy, refusing NaN and infinities with the index (one bad reward would poison every advantage). */
 function finite(x: ArrayLike<number>, name: string): Float64Array {
   const out = Float64Array.from(x);
-  for (let k = 0; k < out.length; k++) if (!Number.isFinite(out[k])) throw new RangeError(`${name}[${k}] is ${out[k]}, not a finite number`);
+  for (let k = 0; k < out.length; k++)
+    if (!Number.isFinite(out[k])) throw new RangeError(`${name}[${k}] is ${out[k]}, not a finite number`);
   return out;
 }
 
@@ -439,10 +491,18 @@ function rowLengths(s: Shape): Float64Array {
 }
 
 /** rho_{i,t} = -beta k1_{i,t} on valid tokens, plus seqReward[i] at row i's last valid token; 0 elsewhere. */
-function tokenRewards(s: Shape, k1: ArrayLike<number> | undefined, beta: number, seqReward: ArrayLike<number>): Float64Array {
+function tokenRewards(
+  s: Shape,
+  k1: ArrayLike<number> | undefined,
+  beta: number,
+  seqReward: ArrayLike<number>,
+): Float64Array {
   if (!Number.isFinite(beta) || beta < 0) throw new RangeError(`beta must be a finite number >= 0, got ${beta}`);
   if (beta > 0) {
-    if (!k1) throw new RangeError('beta > 0 puts -beta * k1 in the token rewards: pass k1 (log pi_old - log pi_ref per token)');
+    if (!k1)
+      throw new RangeError(
+        'beta > 0 puts -beta * k1 in the token rewards: pass k1 (log pi_old - log pi_ref per token)',
+      );
     if (k1.length !== s.N * s.L) throw new RangeError(`k1 has ${k1.length} entries, expected N*L = ${s.N * s.L}`);
   }
   const kl = beta > 0 && k1 ? finite(k1, 'k1') : null;

@@ -37,7 +37,16 @@ describe('alerts', () => {
   it('come from the catalog: one rule per metric with an alert entry, each complete', () => {
     const withAlert = (METRICS as readonly MetricSpec[]).filter((m) => m.alert).map((m) => m.name);
     expect(ALERT_RULES.map((r) => r.metric)).toEqual(withAlert);
-    expect(withAlert).toEqual(expect.arrayContaining(['entropy', 'approx_kl', 'clip_ratio/region_mean', 'frac_reward_zero_std', 'completions/clipped_ratio', 'reward']));
+    expect(withAlert).toEqual(
+      expect.arrayContaining([
+        'entropy',
+        'approx_kl',
+        'clip_ratio/region_mean',
+        'frac_reward_zero_std',
+        'completions/clipped_ratio',
+        'reward',
+      ]),
+    );
     for (const r of ALERT_RULES) {
       expect(r.steps, r.metric).toBeGreaterThanOrEqual(1);
       expect(Number.isFinite(r.threshold), r.metric).toBe(true);
@@ -50,18 +59,26 @@ describe('alerts', () => {
   });
 
   it('fire entropy collapse on the third low step, once while it lasts, and again after it cleared', () => {
-    const rows = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((s) => healthy(s, { entropy: [3, 4, 5, 6, 8, 9, 10].includes(s) ? 0.01 : 0.8 }));
+    const rows = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((s) =>
+      healthy(s, { entropy: [3, 4, 5, 6, 8, 9, 10].includes(s) ? 0.01 : 0.8 }),
+    );
     expect(fired(run(rows))).toEqual(['5:entropy', '10:entropy']);
   });
 
   it('fire every group zero-signal after five steps at 1, not at 0.99', () => {
-    expect(fired(run([1, 2, 3, 4, 5, 6].map((s) => healthy(s, { frac_reward_zero_std: 1 }))))).toEqual(['5:frac_reward_zero_std']);
+    expect(fired(run([1, 2, 3, 4, 5, 6].map((s) => healthy(s, { frac_reward_zero_std: 1 }))))).toEqual([
+      '5:frac_reward_zero_std',
+    ]);
     expect(fired(run([1, 2, 3, 4, 5, 6].map((s) => healthy(s, { frac_reward_zero_std: 0.99 }))))).toEqual([]);
   });
 
   it('fire lengths pinned at the cap, clip explosion and ratio explosion at their thresholds', () => {
-    expect(fired(run([1, 2, 3].map((s) => healthy(s, { 'completions/clipped_ratio': 0.95 }))))).toEqual(['3:completions/clipped_ratio']);
-    expect(fired(run([1, 2].map((s) => healthy(s, { 'clip_ratio/region_mean': 0.5 }))))).toEqual(['2:clip_ratio/region_mean']);
+    expect(fired(run([1, 2, 3].map((s) => healthy(s, { 'completions/clipped_ratio': 0.95 }))))).toEqual([
+      '3:completions/clipped_ratio',
+    ]);
+    expect(fired(run([1, 2].map((s) => healthy(s, { 'clip_ratio/region_mean': 0.5 }))))).toEqual([
+      '2:clip_ratio/region_mean',
+    ]);
     expect(fired(run([healthy(1), healthy(2, { approx_kl: 0.8 })]))).toEqual(['2:approx_kl']);
   });
 
@@ -84,7 +101,8 @@ describe('alerts', () => {
 
   it('start afresh after a gap in the steps (a resume or a rewind)', () => {
     let history: StepExtremes[] = [];
-    for (const step of [1, 2]) history = watchStep(history, [{ step, metrics: healthy(step, { entropy: 0.01 }) }]).history;
+    for (const step of [1, 2])
+      history = watchStep(history, [{ step, metrics: healthy(step, { entropy: 0.01 }) }]).history;
     const after = watchStep(history, [{ step: 7, metrics: healthy(7, { entropy: 0.01 }) }]);
     expect(after.history.map((h) => h.step)).toEqual([7]);
     expect(after.alerts).toEqual([]);
@@ -92,8 +110,16 @@ describe('alerts', () => {
 
   it('say what fired, its value, its threshold, the likely cause, the knob and the lesson', () => {
     const [a] = run([1, 2, 3].map((s) => healthy(s, { entropy: 0.012345 })))[2];
-    expect(a).toMatchObject({ metric: 'entropy', step: 3, value: 0.012345, threshold: 0.05, lesson: 'entropy-collapse' });
-    expect(a.message).toMatch(/^Alert at step 3, entropy collapse: entropy = 0\.0123, at or below 0\.05 for 3 steps\. /);
+    expect(a).toMatchObject({
+      metric: 'entropy',
+      step: 3,
+      value: 0.012345,
+      threshold: 0.05,
+      lesson: 'entropy-collapse',
+    });
+    expect(a.message).toMatch(
+      /^Alert at step 3, entropy collapse: entropy = 0\.0123, at or below 0\.05 for 3 steps\. /,
+    );
     expect(a.message).toContain(a.cause);
     expect(a.message).toContain(`What usually helps: ${a.knob}`);
     expect(a.message).toMatch(/Lesson: entropy-collapse\.$/);
@@ -109,7 +135,10 @@ describe('divergence', () => {
     const d = firstNonFinite(records);
     expect(d).toEqual({ metric: 'entropy', value: NaN, step: 3, optimizerStep: 6 });
     expect(divergenceText(d!)).toBe('the run diverged: entropy = NaN at step 3 (optimizer step 6)');
-    expect(nonFiniteMetrics(records[1].metrics)).toEqual([['entropy', NaN], ['grad_norm', Infinity]]);
+    expect(nonFiniteMetrics(records[1].metrics)).toEqual([
+      ['entropy', NaN],
+      ['grad_norm', Infinity],
+    ]);
     expect(firstNonFinite([records[0]])).toBeNull();
   });
 

@@ -13,7 +13,9 @@ export interface AlertRule extends MetricAlert {
 }
 
 /** Every alert of the metric catalog, in catalog order. */
-export const ALERT_RULES: readonly AlertRule[] = (METRICS as readonly MetricSpec[]).flatMap((m) => (m.alert ? [{ metric: m.name, ...m.alert }] : []));
+export const ALERT_RULES: readonly AlertRule[] = (METRICS as readonly MetricSpec[]).flatMap((m) =>
+  m.alert ? [{ metric: m.name, ...m.alert }] : [],
+);
 
 /** A rollout step as the alerts see it: each finite metric's lowest and highest value over its optimizer steps. */
 export interface StepExtremes {

@@ -77,7 +77,20 @@ export function sequenceBatch(
     }
     for (let t = 0; t < T; t++) positions[o + t] = Math.max(0, t - start);
   });
-  return { N, P, S, T, tokens, positions, kvStart, targets, gatherIdx, scatterIdx, prompts: rowPrompts, completions: comp };
+  return {
+    N,
+    P,
+    S,
+    T,
+    tokens,
+    positions,
+    kvStart,
+    targets,
+    gatherIdx,
+    scatterIdx,
+    prompts: rowPrompts,
+    completions: comp,
+  };
 }
 
 /** The (rows.length * S) slice of an (R, S) per-token array at `rows`. */

@@ -34,7 +34,12 @@ function lengthBatch(rewards = [1, 1, 0, 0]): ComparedBatch {
   };
 }
 
-async function comparison(batch: ComparedBatch, a: RLConfig, b: RLConfig, ratioIsOne: boolean): Promise<ObjectiveComparison> {
+async function comparison(
+  batch: ComparedBatch,
+  a: RLConfig,
+  b: RLConfig,
+  ratioIsOne: boolean,
+): Promise<ObjectiveComparison> {
   const sides = await compareObjectives({ kind: 'cpu' }, batch, a, b);
   const rows = Array.from(batch.lengths, (length, r) => ({
     group: Math.floor(r / batch.groupSize),
@@ -49,22 +54,33 @@ async function comparison(batch: ComparedBatch, a: RLConfig, b: RLConfig, ratioI
   return { source: 'latest', step: 1, S: batch.S, groupSize: batch.groupSize, ratioIsOne, rows, ...sides };
 }
 
-const cfg = (preset: 'grpo' | 'dr_grpo', over: Partial<RLConfig> = {}) => resolveConfig(preset, { num_generations: 4, ...over });
+const cfg = (preset: 'grpo' | 'dr_grpo', over: Partial<RLConfig> = {}) =>
+  resolveConfig(preset, { num_generations: 4, ...over });
 
 describe('explainComparison', () => {
   it('GRPO vs Dr. GRPO: equal weight per completion vs weight by length, and the long wrong completions gain', async () => {
     const e = explainComparison(await comparison(lengthBatch(), cfg('grpo'), cfg('dr_grpo'), true));
     const text = e.lines.join('\n');
-    expect(text).toContain("A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y|) (N = 4, L = 8), so every completion's tokens sum to 0.25 whatever its length (2-8 tokens).");
-    expect(text).toContain("B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L) (N = 4, L = 8), so a completion's tokens sum to 0.0625 (2 tokens) up to 0.25 (8 tokens): longer completions weigh more.");
+    expect(text).toContain(
+      "A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y|) (N = 4, L = 8), so every completion's tokens sum to 0.25 whatever its length (2-8 tokens).",
+    );
+    expect(text).toContain(
+      "B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L) (N = 4, L = 8), so a completion's tokens sum to 0.0625 (2 tokens) up to 0.25 (8 tokens): longer completions weigh more.",
+    );
     // GRPO's |A| = 0.5 / std([1, 1, 0, 0]) = 0.866; Dr. GRPO's |A| = 0.5.
     expect(text).toContain('A (grpo, scale_rewards group) mean |A| 0.866, B (dr_grpo) 0.5; no token changes sign');
-    expect(text).toContain('long wrong (2): 50% under A, 80% under B (gains); short correct (2): 50% under A, 20% under B (loses)');
+    expect(text).toContain(
+      'long wrong (2): 50% under A, 80% under B (gains); short correct (2): 50% under A, 20% under B (loses)',
+    );
     expect(text).toContain('Every ratio is 1');
     expect(text).toContain('KL to the reference in the loss: A beta 0.04 × k3, B none;');
     expect(text).not.toContain('Entropy bonus');
     expect(e.medianLength).toBe(5);
-    expect(e.cells.map((c) => [c.long, c.correct, c.gradShareA, c.gradShareB].map((x) => (typeof x === 'number' ? Number(x.toFixed(4)) : x)))).toEqual([
+    expect(
+      e.cells.map((c) =>
+        [c.long, c.correct, c.gradShareA, c.gradShareB].map((x) => (typeof x === 'number' ? Number(x.toFixed(4)) : x)),
+      ),
+    ).toEqual([
       [true, false, 0.5, 0.8],
       [false, true, 0.5, 0.2],
     ]);
@@ -84,7 +100,8 @@ describe('explainComparison', () => {
     const b = cfg('grpo', { num_iterations: 2, beta: 0, epsilon_high: 0.28 });
     const cmp = await comparison(batch, a, b, false);
     const e = explainComparison(cmp);
-    const count = (side: typeof cmp.a, s: number) => Array.from(side.clipSide).filter((c, i) => side.mask[i] > 0 && c === s).length;
+    const count = (side: typeof cmp.a, s: number) =>
+      Array.from(side.clipSide).filter((c, i) => side.mask[i] > 0 && c === s).length;
     const differ = Array.from(cmp.a.clipSide).filter((c, i) => cmp.a.mask[i] > 0 && c !== cmp.b.clipSide[i]).length;
     expect(differ).toBeGreaterThan(0);
     expect(e.lines).toContain(
@@ -102,7 +119,13 @@ describe('explainComparison', () => {
   });
 
   it('formats numbers and percentages', () => {
-    expect([num(0), num(0.0625), num(1 / 3), num(-0.00012), num(123456)]).toEqual(['0', '0.0625', '0.333', '-1.20e-4', '1.23e+5']);
+    expect([num(0), num(0.0625), num(1 / 3), num(-0.00012), num(123456)]).toEqual([
+      '0',
+      '0.0625',
+      '0.333',
+      '-1.20e-4',
+      '1.23e+5',
+    ]);
     expect([pct(0), pct(0.05), pct(0.5), pct(1)]).toEqual(['0%', '5.0%', '50%', '100%']);
   });
 });

@@ -95,7 +95,8 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-const cellName = (c: Pick<CellShift, 'long' | 'correct'>) => `${c.long ? 'long' : 'short'} ${c.correct ? 'correct' : 'wrong'}`;
+const cellName = (c: Pick<CellShift, 'long' | 'correct'>) =>
+  `${c.long ? 'long' : 'short'} ${c.correct ? 'correct' : 'wrong'}`;
 
 /** Side label: "A (grpo, seq-mean-token-mean)". */
 function sideName(k: 'A' | 'B', s: ObjectiveSideValues): string {
@@ -144,7 +145,10 @@ function clipCounts(s: ObjectiveSideValues): { low: number; high: number } {
  * The A/B's aggregate difference: per-completion total weights and gradient shares, the shares by length and
  * correctness, advantages, clipping, losses, and the `topK` tokens that differ most.
  */
-export function explainComparison(cmp: Pick<ObjectiveComparison, 'rows' | 'S' | 'groupSize' | 'ratioIsOne' | 'a' | 'b'>, topK = 8): ComparisonExplanation {
+export function explainComparison(
+  cmp: Pick<ObjectiveComparison, 'rows' | 'S' | 'groupSize' | 'ratioIsOne' | 'a' | 'b'>,
+  topK = 8,
+): ComparisonExplanation {
   const { rows, S, a, b } = cmp;
   const N = rows.length;
   const G = cmp.groupSize;
@@ -184,7 +188,9 @@ export function explainComparison(cmp: Pick<ObjectiveComparison, 'rows' | 'S' | 
   cells.sort((x, y) => y.gradShareB - y.gradShareA - (x.gradShareB - x.gradShareA));
 
   const lines: string[] = [];
-  lines.push(`Same ${N} completions (${N / G} groups of ${G}), same parameters; ${sideName('A', a)} vs ${sideName('B', b)}.`);
+  lines.push(
+    `Same ${N} completions (${N / G} groups of ${G}), same parameters; ${sideName('A', a)} vs ${sideName('B', b)}.`,
+  );
   lines.push(weightLine('A', a, completions, N, S));
   lines.push(weightLine('B', b, completions, N, S));
 
@@ -192,8 +198,11 @@ export function explainComparison(cmp: Pick<ObjectiveComparison, 'rows' | 'S' | 
   if (sameAdvantages) lines.push(`Advantages: the same on both sides (mean |A| ${num(meanAbsAdvantage(a))}).`);
   else {
     let flips = 0;
-    a.advantages.forEach((x, i) => a.mask[i] > 0 && b.mask[i] > 0 && Math.sign(x) !== Math.sign(b.advantages[i]) && flips++);
-    const est = (s: ObjectiveSideValues) => `${s.config.adv_estimator}${s.config.adv_estimator === 'grpo' ? `, scale_rewards ${s.config.scale_rewards}` : ''}`;
+    a.advantages.forEach(
+      (x, i) => a.mask[i] > 0 && b.mask[i] > 0 && Math.sign(x) !== Math.sign(b.advantages[i]) && flips++,
+    );
+    const est = (s: ObjectiveSideValues) =>
+      `${s.config.adv_estimator}${s.config.adv_estimator === 'grpo' ? `, scale_rewards ${s.config.scale_rewards}` : ''}`;
     lines.push(
       `Advantages from the same rewards: A (${est(a)}) mean |A| ${num(meanAbsAdvantage(a))}, B (${est(b)}) ${num(meanAbsAdvantage(b))}` +
         `${flips ? `; ${flips} tokens change sign` : '; no token changes sign'}.`,
@@ -201,34 +210,50 @@ export function explainComparison(cmp: Pick<ObjectiveComparison, 'rows' | 'S' | 
   }
 
   // The terms beside the policy loss: they push tokens whatever their advantage (a tied group's tokens too).
-  const kl = (s: ObjectiveSideValues) => (lossKlCoef(s.config) > 0 ? `beta ${s.config.beta} × ${s.config.kl_estimator}` : 'none');
-  if (kl(a) !== kl(b)) lines.push(`KL to the reference in the loss: A ${kl(a)}, B ${kl(b)}; it pushes every token, those of groups whose rewards tie too.`);
-  if (a.config.entropy_coef !== b.config.entropy_coef) lines.push(`Entropy bonus alpha: A ${num(a.config.entropy_coef)}, B ${num(b.config.entropy_coef)}.`);
+  const kl = (s: ObjectiveSideValues) =>
+    lossKlCoef(s.config) > 0 ? `beta ${s.config.beta} × ${s.config.kl_estimator}` : 'none';
+  if (kl(a) !== kl(b))
+    lines.push(
+      `KL to the reference in the loss: A ${kl(a)}, B ${kl(b)}; it pushes every token, those of groups whose rewards tie too.`,
+    );
+  if (a.config.entropy_coef !== b.config.entropy_coef)
+    lines.push(`Entropy bonus alpha: A ${num(a.config.entropy_coef)}, B ${num(b.config.entropy_coef)}.`);
 
   if (totalA === 0 || totalB === 0) {
     const which = [totalA === 0 ? 'A' : null, totalB === 0 ? 'B' : null].filter(Boolean).join(' and ');
-    lines.push(`${which} ${which.length > 1 ? 'push' : 'pushes'} no gradient on this batch (every advantage is 0, e.g. each group's rewards tie, and no KL or entropy term), so there is no shift to compare.`);
+    lines.push(
+      `${which} ${which.length > 1 ? 'push' : 'pushes'} no gradient on this batch (every advantage is 0, e.g. each group's rewards tie, and no KL or entropy term), so there is no shift to compare.`,
+    );
   } else {
     const parts = cells.map((c) => {
       const delta = c.gradShareB - c.gradShareA;
       const verb = Math.abs(delta) < 0.005 ? 'about the same' : delta > 0 ? 'gains' : 'loses';
       return `${cellName(c)} (${c.completions}): ${pct(c.gradShareA)} under A, ${pct(c.gradShareB)} under B (${verb})`;
     });
-    lines.push(`Share of the gradient (sum of |d loss / d log p|) by completion, long meaning more than ${num(medianLength)} tokens: ${parts.join('; ')}.`);
+    lines.push(
+      `Share of the gradient (sum of |d loss / d log p|) by completion, long meaning more than ${num(medianLength)} tokens: ${parts.join('; ')}.`,
+    );
     const byDelta = [...completions].sort((x, y) => y.gradShareB - y.gradShareA - (x.gradShareB - x.gradShareA));
     const gain = byDelta[0];
     const lose = byDelta[byDelta.length - 1];
-    const desc = (c: CompletionShift) => `group ${c.group} #${c.index} (${c.length} tokens, ${c.correct ? 'correct' : 'wrong'}): ${pct(c.gradShareA)} -> ${pct(c.gradShareB)}`;
-    if (gain.gradShareB - gain.gradShareA > 0.005) lines.push(`Gains most under B: ${desc(gain)}. Loses most: ${desc(lose)}.`);
+    const desc = (c: CompletionShift) =>
+      `group ${c.group} #${c.index} (${c.length} tokens, ${c.correct ? 'correct' : 'wrong'}): ${pct(c.gradShareA)} -> ${pct(c.gradShareB)}`;
+    if (gain.gradShareB - gain.gradShareA > 0.005)
+      lines.push(`Gains most under B: ${desc(gain)}. Loses most: ${desc(lose)}.`);
   }
 
   const ca = clipCounts(a);
   const cb = clipCounts(b);
-  if (cmp.ratioIsOne) lines.push('Every ratio is 1 (the batch was sampled at these parameters), so neither side clips; clipping needs a later epoch (num_iterations > 1) or the latest step after its updates.');
+  if (cmp.ratioIsOne)
+    lines.push(
+      'Every ratio is 1 (the batch was sampled at these parameters), so neither side clips; clipping needs a later epoch (num_iterations > 1) or the latest step after its updates.',
+    );
   else {
     let differ = 0;
     a.clipSide.forEach((c, i) => a.mask[i] > 0 && b.mask[i] > 0 && c !== b.clipSide[i] && differ++);
-    lines.push(`Clipped tokens: A ${ca.low + ca.high} (${ca.low} low, ${ca.high} high), B ${cb.low + cb.high} (${cb.low} low, ${cb.high} high); ${differ} tokens clip differently.`);
+    lines.push(
+      `Clipped tokens: A ${ca.low + ca.high} (${ca.low} low, ${ca.high} high), B ${cb.low + cb.high} (${cb.low} low, ${cb.high} high); ${differ} tokens clip differently.`,
+    );
   }
   lines.push(`Loss of the batch as one optimizer step: A ${num(a.loss)}, B ${num(b.loss)}.`);
 

@@ -29,4 +29,3 @@ export function randomComparedBatch(seed: number, N: number, G: number, S: numbe
     klExact: Float32Array.from(klx.data),
   };
 }
-

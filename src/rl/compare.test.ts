@@ -11,7 +11,15 @@ import { useNodeDevice } from '../testing/test-device';
 import { compareArrays, type Tolerance } from '../reference/compare';
 import { OBJECTIVE_RECORDS } from '../reference/objective';
 import { drGrpoAdvantages, grpoAdvantages } from './advantages';
-import { compareObjectives, comparisonProblem, objectiveHostInputs, sideInputs, twinOutputs, type ComparedBatch, type ObjectiveSideValues } from './compare';
+import {
+  compareObjectives,
+  comparisonProblem,
+  objectiveHostInputs,
+  sideInputs,
+  twinOutputs,
+  type ComparedBatch,
+  type ObjectiveSideValues,
+} from './compare';
 import { loadCheckpointDir } from '../cli/files';
 import { resolveConfig, type RLConfig } from './config';
 import { Trainer } from './trainer';
@@ -39,7 +47,8 @@ function expectSideMatchesTwin(batch: ComparedBatch, side: ObjectiveSideValues, 
   };
   check([side.loss], want.loss, TOL.loss, 'loss');
   check(side.dLogp, want.dLogp, TOL.grad, 'dLogp');
-  const plane = (name: (typeof OBJECTIVE_RECORDS)[number]) => want.records.subarray(OBJECTIVE_RECORDS.indexOf(name) * NS, (OBJECTIVE_RECORDS.indexOf(name) + 1) * NS);
+  const plane = (name: (typeof OBJECTIVE_RECORDS)[number]) =>
+    want.records.subarray(OBJECTIVE_RECORDS.indexOf(name) * NS, (OBJECTIVE_RECORDS.indexOf(name) + 1) * NS);
   check(side.ratio, plane('ratio'), TOL.records, 'ratio');
   check(side.clipSide, plane('clip_side'), { atol: 0, rtol: 0 }, 'clip side');
   check(side.kl, plane('kl'), TOL.records, 'kl');
@@ -47,11 +56,17 @@ function expectSideMatchesTwin(batch: ComparedBatch, side: ObjectiveSideValues, 
   check(side.weight, plane('weight'), TOL.records, 'weight');
   // The loss shares are the contributions' absolute values over their sum.
   const total = plane('contribution').reduce((s, x) => s + Math.abs(x), 0);
-  check(side.lossShare, Array.from(plane('contribution'), (x) => Math.abs(x) / total), TOL.records, 'loss share');
+  check(
+    side.lossShare,
+    Array.from(plane('contribution'), (x) => Math.abs(x) / total),
+    TOL.records,
+    'loss share',
+  );
   check(side.advantages, inputs.advantages.data, { atol: 0, rtol: 0 }, 'advantages');
 }
 
-const config = (preset: Parameters<typeof resolveConfig>[0], over: Partial<RLConfig> = {}) => resolveConfig(preset, { num_generations: 4, ...over });
+const config = (preset: Parameters<typeof resolveConfig>[0], over: Partial<RLConfig> = {}) =>
+  resolveConfig(preset, { num_generations: 4, ...over });
 
 describe('compareObjectives on the GPU equals the objective twin on the same inputs', () => {
   it('GRPO vs Dr. GRPO at ratio 1: per-token values, and each side its own advantages', async () => {
@@ -102,11 +117,23 @@ describe('compareObjectives on the GPU equals the objective twin on the same inp
 
 const warmCopy = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
 
-describe('the trainer\'s A/B between steps', () => {
+describe("the trainer's A/B between steps", () => {
   const warm = warmCopy;
   const run = (over: Partial<RLConfig> = {}) =>
     Trainer.create({
-      config: resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, num_iterations: 2, learning_rate: 1e-3, temperature: 1.5, ...over }),
+      config: resolveConfig('grpo', {
+        task: 'copy',
+        difficulty: 3,
+        train_batch_size: 2,
+        num_generations: 4,
+        steps: 3,
+        eval_every: 0,
+        seed: 7,
+        num_iterations: 2,
+        learning_rate: 1e-3,
+        temperature: 1.5,
+        ...over,
+      }),
       init: { config: warm.ck.config, params: warm.ck.params },
       tokenizer: warm.tok,
       backend: { kind: 'webgpu', ctx: gpu.ctx },
@@ -133,9 +160,13 @@ describe('the trainer\'s A/B between steps', () => {
       const fresh = await compared.compareObjectives(resolveConfig('dapo', { num_generations: 4 }), 'fresh');
       expect(fresh.ratioIsOne).toBe(true);
       expect(masked(fresh.a).every((r) => r === 1)).toBe(true);
-      await expect(compared.compareObjectives(resolveConfig('ppo', { num_generations: 4 }), 'latest')).rejects.toThrow(/objective B: adv_estimator gae needs a critic/);
+      await expect(compared.compareObjectives(resolveConfig('ppo', { num_generations: 4 }), 'latest')).rejects.toThrow(
+        /objective B: adv_estimator gae needs a critic/,
+      );
       const [next, same] = [await compared.runStep(), await plain.runStep()];
-      expect(next.map((r) => untimed(r.metrics as Record<string, number>))).toEqual(same.map((r) => untimed(r.metrics as Record<string, number>)));
+      expect(next.map((r) => untimed(r.metrics as Record<string, number>))).toEqual(
+        same.map((r) => untimed(r.metrics as Record<string, number>)),
+      );
     } finally {
       compared.destroy();
       plain.destroy();
@@ -148,9 +179,14 @@ describe('tokenPlanes', () => {
     const warm = warmCopy;
     const params = warm.ck.params;
     // A reference a little away from the policy, so the KL is not 0.
-    const reference = Object.fromEntries(Object.entries(params).map(([k, v], j) => [k, v.map((x, i) => x + 0.02 * Math.sin(i * 0.7 + j))]));
+    const reference = Object.fromEntries(
+      Object.entries(params).map(([k, v], j) => [k, v.map((x, i) => x + 0.02 * Math.sin(i * 0.7 + j))]),
+    );
     const init = { config: warm.ck.config, params, reference, needsReference: true, needsCritic: false, maxRows: 4 };
-    const prompts = ['copy:abc=', 'copy:ba=', 'copy:cab=', 'copy:a='].map((p) => [warm.tok.bosId, ...warm.tok.encode(p)]);
+    const prompts = ['copy:abc=', 'copy:ba=', 'copy:cab=', 'copy:a='].map((p) => [
+      warm.tok.bosId,
+      ...warm.tok.encode(p),
+    ]);
     const S = 5;
     const completions = Uint32Array.from({ length: 4 * S }, (_, i) => warm.tok.encode('abcab')[i % 5]);
     const P = Math.max(...prompts.map((p) => p.length));

@@ -5,7 +5,12 @@
 // between steps; nothing here is on the training path. Not the explanation in words (compare-explain.ts).
 
 import type { GpuContext, Tensor } from '../gpu';
-import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveTensors } from '../kernels/objective';
+import {
+  OBJECTIVE_METRICS,
+  OBJECTIVE_RECORDS,
+  objectiveForwardBackward,
+  type ObjectiveTensors,
+} from '../kernels/objective';
 import * as twin from '../reference/objective';
 import { host, type HostTensor } from '../core/host-tensor';
 import type { ObjectiveConfig } from '../schema/objective';
@@ -81,9 +86,12 @@ export function comparisonProblem(batch: ComparedBatch, c: RLConfig): string | n
   if (d.needsReference && (c.kl_estimator === 'exact' ? !batch.klExact : !batch.refLogp)) {
     return `${klName} needs log-probs of a reference policy, and this run has none (its beta is 0); set beta to 0 to compare`;
   }
-  if (c.adv_estimator === 'gae' && !batch.values) return 'adv_estimator gae needs a critic, and this run has none; pick another estimator';
-  if (c.adv_estimator === 'remax' && !batch.greedyRewards) return 'adv_estimator remax needs greedy rollouts, and this batch has none; pick another estimator';
-  if (c.num_generations !== batch.groupSize) return `num_generations must stay ${batch.groupSize}: the batch's groups have ${batch.groupSize} completions`;
+  if (c.adv_estimator === 'gae' && !batch.values)
+    return 'adv_estimator gae needs a critic, and this run has none; pick another estimator';
+  if (c.adv_estimator === 'remax' && !batch.greedyRewards)
+    return 'adv_estimator remax needs greedy rollouts, and this batch has none; pick another estimator';
+  if (c.num_generations !== batch.groupSize)
+    return `num_generations must stay ${batch.groupSize}: the batch's groups have ${batch.groupSize} completions`;
   return null;
 }
 
@@ -107,14 +115,31 @@ export function sideInputs(batch: ComparedBatch, c: RLConfig): { mask: Float32Ar
   }
   const res = computeAdvantages(
     c.adv_estimator,
-    { rewards: batch.rewards, mask, groupSize: batch.groupSize, k1, values: batch.values, greedyRewards: batch.greedyRewards },
-    { scaleRewards: c.scale_rewards, beta: klInReward ? c.beta : 0, gamma: c.gamma, lam: c.lam, baselineMomentum: c.reinforce_baseline_momentum, baseline: null },
+    {
+      rewards: batch.rewards,
+      mask,
+      groupSize: batch.groupSize,
+      k1,
+      values: batch.values,
+      greedyRewards: batch.greedyRewards,
+    },
+    {
+      scaleRewards: c.scale_rewards,
+      beta: klInReward ? c.beta : 0,
+      gamma: c.gamma,
+      lam: c.lam,
+      baselineMomentum: c.reinforce_baseline_momentum,
+      baseline: null,
+    },
   );
   return { mask, advantages: res.advantages };
 }
 
 /** The objective's inputs of one side, as host tensors (N, S). */
-export function objectiveHostInputs(batch: ComparedBatch, side: { mask: Float32Array; advantages: Float32Array }): twin.ObjectiveInputs {
+export function objectiveHostInputs(
+  batch: ComparedBatch,
+  side: { mask: Float32Array; advantages: Float32Array },
+): twin.ObjectiveInputs {
   const N = batch.rewards.length;
   const t = (x: Float32Array) => host(x, [N, batch.S]);
   return {
@@ -137,9 +162,15 @@ interface RawOutputs {
   metrics: Float32Array;
 }
 
-function sideValues(config: RLConfig, inputs: twin.ObjectiveInputs, side: { mask: Float32Array; advantages: Float32Array }, raw: RawOutputs): ObjectiveSideValues {
+function sideValues(
+  config: RLConfig,
+  inputs: twin.ObjectiveInputs,
+  side: { mask: Float32Array; advantages: Float32Array },
+  raw: RawOutputs,
+): ObjectiveSideValues {
   const NS = side.mask.length;
-  const plane = (p: (typeof OBJECTIVE_RECORDS)[number]) => raw.records.slice(OBJECTIVE_RECORDS.indexOf(p) * NS, (OBJECTIVE_RECORDS.indexOf(p) + 1) * NS);
+  const plane = (p: (typeof OBJECTIVE_RECORDS)[number]) =>
+    raw.records.slice(OBJECTIVE_RECORDS.indexOf(p) * NS, (OBJECTIVE_RECORDS.indexOf(p) + 1) * NS);
   const contribution = plane('contribution');
   let total = 0;
   for (let i = 0; i < NS; i++) total += Math.abs(contribution[i]);
@@ -184,7 +215,11 @@ export function twinOutputs(inputs: twin.ObjectiveInputs, config: ObjectiveConfi
 }
 
 /** Both sides on the GPU: shared inputs uploaded once, both objectives in one command buffer, one readback. */
-async function gpuOutputs(ctx: GpuContext, sides: twin.ObjectiveInputs[], configs: ObjectiveConfig[]): Promise<RawOutputs[]> {
+async function gpuOutputs(
+  ctx: GpuContext,
+  sides: twin.ObjectiveInputs[],
+  configs: ObjectiveConfig[],
+): Promise<RawOutputs[]> {
   const [N, S] = sides[0].logp.shape;
   const owned: Tensor[] = [];
   const upload = (x: HostTensor, label: string) => {
@@ -215,7 +250,11 @@ async function gpuOutputs(ctx: GpuContext, sides: twin.ObjectiveInputs[], config
       records: output([OBJECTIVE_RECORDS.length, N, S], `records${k}`),
       metrics: output([OBJECTIVE_METRICS.length], `metrics${k}`),
     };
-    const inputs: ObjectiveTensors = { ...common, advantages: upload(side.advantages, `advantages${k}`), mask: upload(side.mask, `mask${k}`) };
+    const inputs: ObjectiveTensors = {
+      ...common,
+      advantages: upload(side.advantages, `advantages${k}`),
+      mask: upload(side.mask, `mask${k}`),
+    };
     objectiveForwardBackward(rec, o.loss, o.dLogp, o.dEntropy, o.records, o.metrics, inputs, configs[k]);
     return o;
   });
@@ -223,7 +262,12 @@ async function gpuOutputs(ctx: GpuContext, sides: twin.ObjectiveInputs[], config
   try {
     const flat = outs.flatMap((o) => [o.loss, o.dLogp, o.records, o.metrics]);
     const arrays = (await ctx.readMany(flat)) as Float32Array[];
-    return outs.map((_, k) => ({ loss: arrays[4 * k], dLogp: arrays[4 * k + 1], records: arrays[4 * k + 2], metrics: arrays[4 * k + 3] }));
+    return outs.map((_, k) => ({
+      loss: arrays[4 * k],
+      dLogp: arrays[4 * k + 1],
+      records: arrays[4 * k + 2],
+      metrics: arrays[4 * k + 3],
+    }));
   } finally {
     for (const t of owned) t.destroy();
   }
@@ -242,7 +286,10 @@ export async function compareObjectives(
   const sides = [sideInputs(batch, a), sideInputs(batch, b)];
   const inputs = sides.map((s) => objectiveHostInputs(batch, s));
   const configs = [a, b];
-  const raw = backend.kind === 'webgpu' ? await gpuOutputs(backend.ctx, inputs, configs) : inputs.map((x, k) => twinOutputs(x, configs[k]));
+  const raw =
+    backend.kind === 'webgpu'
+      ? await gpuOutputs(backend.ctx, inputs, configs)
+      : inputs.map((x, k) => twinOutputs(x, configs[k]));
   return { a: sideValues(a, inputs[0], sides[0], raw[0]), b: sideValues(b, inputs[1], sides[1], raw[1]) };
 }
 
@@ -304,9 +351,20 @@ export async function compareOnRollouts(
   const S = rollout.maxNewTokens;
   const G = s.config.num_generations;
   const rowIds = Array.from({ length: N }, (_, r) => r);
-  const seq = sequenceBatch(ro.prompts, rollout.tokens, S, rowIds, maxOf(ro.prompts.map((p) => p.length)), s.tokenizer.padId);
+  const seq = sequenceBatch(
+    ro.prompts,
+    rollout.tokens,
+    S,
+    rowIds,
+    maxOf(ro.prompts.map((p) => p.length)),
+    s.tokenizer.padId,
+  );
   const planes = await s.learner.tokenPlanes(seq, s.config.temperature);
-  const values = before ? before.values : s.learner.hasCritic ? (await s.learner.score([seq], s.config.temperature, false)).values : undefined;
+  const values = before
+    ? before.values
+    : s.learner.hasCritic
+      ? (await s.learner.score([seq], s.config.temperature, false)).values
+      : undefined;
   const correct = Uint8Array.from(ro.verdicts, (v) => (v.parts.accuracy > 0.5 ? 1 : 0));
   const batch: ComparedBatch = {
     groupSize: G,
@@ -325,7 +383,10 @@ export async function compareOnRollouts(
     values,
     greedyRewards: ro.greedyRewards,
   };
-  for (const [name, c] of [['A', a], ['B', b]] as const) {
+  for (const [name, c] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     const problem = comparisonProblem(batch, c);
     if (problem) throw new Error(`objective ${name}: ${problem}`);
   }

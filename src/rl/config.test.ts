@@ -36,7 +36,8 @@ function problems(overrides: Record<string, unknown>, preset: PresetName | null 
   return '';
 }
 
-const warnings = (overrides: Record<string, unknown>, preset: PresetName | null = null) => configWarnings(resolveConfig(preset, overrides)).join('\n');
+const warnings = (overrides: Record<string, unknown>, preset: PresetName | null = null) =>
+  configWarnings(resolveConfig(preset, overrides)).join('\n');
 
 describe('fields and defaults', () => {
   it('every field has a one-line doc, a valid default and a section', () => {
@@ -59,15 +60,21 @@ describe('fields and defaults', () => {
     expect(problems({ beta: '0.1' })).toMatch(/beta: must be a number in \[0, 10\], got "0.1"/);
     expect(problems({ beta: null })).toMatch(/beta: must be a number in \[0, 10\], got null/);
     expect(problems({ learning_rate: NaN })).toMatch(/learning_rate: must be a number/);
-    expect(problems({ epsilon_high: 'x' })).toMatch(/epsilon_high: must be a number in \[0, 100\] or null \(epsilon\), got "x"/);
+    expect(problems({ epsilon_high: 'x' })).toMatch(
+      /epsilon_high: must be a number in \[0, 100\] or null \(epsilon\), got "x"/,
+    );
     expect(problems({ epsilon: 1 })).toMatch(/epsilon: must be in \[0, 1\), got 1/);
-    expect(problems({ adv_estimator: 'gpro' })).toMatch(/adv_estimator: must be one of grpo, dr_grpo, .*gae; got "gpro"; did you mean grpo\?/);
+    expect(problems({ adv_estimator: 'gpro' })).toMatch(
+      /adv_estimator: must be one of grpo, dr_grpo, .*gae; got "gpro"; did you mean grpo\?/,
+    );
     expect(problems({ loss_agg_mode: 'token_mean' })).toMatch(/loss_agg_mode: .*; did you mean token-mean\?/);
     expect(problems({ task: 'additon' })).toMatch(/task: must be one of .*; got "additon"; did you mean addition\?/);
     expect(problems({ dynamic_sampling: 'yes' })).toMatch(/dynamic_sampling: must be true or false, got "yes"/);
     expect(problems({ checkpoint: '' })).toMatch(/checkpoint: must be a non-empty string or null/);
     expect(problems({ reward_weights: [1, 2] })).toMatch(/reward_weights: must be an object/);
-    expect(problems({ reward_weights: { accuracy: 'high' } })).toMatch(/reward_weights: the weight of accuracy must be a finite number, got "high"/);
+    expect(problems({ reward_weights: { accuracy: 'high' } })).toMatch(
+      /reward_weights: the weight of accuracy must be a finite number, got "high"/,
+    );
     expect(problems({ reward_weights: {} })).toMatch(/reward_weights: needs at least one reward function/);
     // several problems at once, all reported
     const all = problems({ top_p: 0, top_k: -1, seed: 1.5 });
@@ -79,7 +86,9 @@ describe('fields and defaults', () => {
     expect(problems({ numGenerations: 4 })).toBe('unknown field numGenerations; did you mean num_generations?');
     expect(problems({ 'learning-rate': 1e-3 })).toBe('unknown field learning-rate; did you mean learning_rate?');
     expect(problems({ epslion: 0.1 })).toBe('unknown field epslion; did you mean epsilon?');
-    expect(problems({ kl_coef: 0.1 })).toMatch(/^unknown field kl_coef; did you mean beta\? \(kl_coef is another trainer's name for it\)$/);
+    expect(problems({ kl_coef: 0.1 })).toMatch(
+      /^unknown field kl_coef; did you mean beta\? \(kl_coef is another trainer's name for it\)$/,
+    );
     expect(problems({ ppo_epochs: 2 })).toMatch(/did you mean num_iterations\?/);
     expect(problems({ completely_unrelated: 1 })).toBe('unknown field completely_unrelated');
     expect(problems({ nope: 1 }, 'grpo')).toBe('unknown field nope');
@@ -98,15 +107,83 @@ describe('presets', () => {
   // KL (beta, estimator, placement), other.
   const TABLE: Record<PresetName, Partial<RLConfig>> = {
     reinforce: { adv_estimator: 'reinforce', loss_type: 'pg', loss_agg_mode: 'seq-mean-token-sum', beta: 0 },
-    rloo: { adv_estimator: 'rloo', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-mean' },
-    grpo: { adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-mean', beta: 0.04, kl_estimator: 'k3', kl_placement: 'in_loss' },
-    dr_grpo: { adv_estimator: 'dr_grpo', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-sum-norm', beta: 0 },
-    dapo: { adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'token', loss_type: 'ppo_clip', epsilon: 0.2, epsilon_high: 0.28, loss_agg_mode: 'token-mean', beta: 0, dynamic_sampling: true, overlong_buffer_enable: true },
-    gspo: { adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'sequence', loss_type: 'ppo_clip', epsilon: 3e-4, epsilon_high: 4e-4, loss_agg_mode: 'seq-mean-token-mean', beta: 0 },
-    cispo: { adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'token', loss_type: 'cispo', loss_agg_mode: 'token-mean', beta: 0 },
-    reinforce_pp: { adv_estimator: 'reinforce_pp', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'token-mean', kl_estimator: 'k1', kl_placement: 'in_reward' },
-    remax: { adv_estimator: 'remax', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-mean' },
-    ppo: { adv_estimator: 'gae', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'token-mean', kl_estimator: 'k1', kl_placement: 'in_reward', gamma: 1, lam: 0.95 },
+    rloo: {
+      adv_estimator: 'rloo',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      loss_agg_mode: 'seq-mean-token-mean',
+    },
+    grpo: {
+      adv_estimator: 'grpo',
+      scale_rewards: 'group',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      loss_agg_mode: 'seq-mean-token-mean',
+      beta: 0.04,
+      kl_estimator: 'k3',
+      kl_placement: 'in_loss',
+    },
+    dr_grpo: {
+      adv_estimator: 'dr_grpo',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      loss_agg_mode: 'seq-mean-token-sum-norm',
+      beta: 0,
+    },
+    dapo: {
+      adv_estimator: 'grpo',
+      scale_rewards: 'group',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      epsilon: 0.2,
+      epsilon_high: 0.28,
+      loss_agg_mode: 'token-mean',
+      beta: 0,
+      dynamic_sampling: true,
+      overlong_buffer_enable: true,
+    },
+    gspo: {
+      adv_estimator: 'grpo',
+      scale_rewards: 'group',
+      importance_sampling_level: 'sequence',
+      loss_type: 'ppo_clip',
+      epsilon: 3e-4,
+      epsilon_high: 4e-4,
+      loss_agg_mode: 'seq-mean-token-mean',
+      beta: 0,
+    },
+    cispo: {
+      adv_estimator: 'grpo',
+      scale_rewards: 'group',
+      importance_sampling_level: 'token',
+      loss_type: 'cispo',
+      loss_agg_mode: 'token-mean',
+      beta: 0,
+    },
+    reinforce_pp: {
+      adv_estimator: 'reinforce_pp',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      loss_agg_mode: 'token-mean',
+      kl_estimator: 'k1',
+      kl_placement: 'in_reward',
+    },
+    remax: {
+      adv_estimator: 'remax',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      loss_agg_mode: 'seq-mean-token-mean',
+    },
+    ppo: {
+      adv_estimator: 'gae',
+      importance_sampling_level: 'token',
+      loss_type: 'ppo_clip',
+      loss_agg_mode: 'token-mean',
+      kl_estimator: 'k1',
+      kl_placement: 'in_reward',
+      gamma: 1,
+      lam: 0.95,
+    },
   };
 
   it('every preset of the table exists, with a label, in the table order', () => {
@@ -131,7 +208,8 @@ describe('presets', () => {
       expect(d.klInReward).toBe(true);
       expect(d.needsReference).toBe(true);
     }
-    for (const name of ['reinforce', 'dr_grpo', 'dapo', 'gspo', 'cispo'] as const) expect(derive(resolveConfig(name)).needsReference).toBe(false);
+    for (const name of ['reinforce', 'dr_grpo', 'dapo', 'gspo', 'cispo'] as const)
+      expect(derive(resolveConfig(name)).needsReference).toBe(false);
     expect(derive(resolveConfig('grpo')).klInLoss).toBe(true);
     expect(derive(resolveConfig('ppo')).needsCritic).toBe(true);
     expect(resolveConfig('ppo').vf_coef).toBeGreaterThan(0);
@@ -141,77 +219,116 @@ describe('presets', () => {
   });
 
   it('an unknown preset is refused with a suggestion', () => {
-    expect(() => resolveConfig('grp0' as PresetName)).toThrow(/preset: must be one of reinforce, .*; got "grp0"; did you mean grpo\?/);
+    expect(() => resolveConfig('grp0' as PresetName)).toThrow(
+      /preset: must be one of reinforce, .*; got "grp0"; did you mean grpo\?/,
+    );
   });
 });
 
 describe('cross-field rules', () => {
   it('group estimators need num_generations >= 2; rloo says why', () => {
     for (const e of ['grpo', 'dr_grpo', 'opo', 'reinforce_pp_baseline']) {
-      expect(problems({ adv_estimator: e, num_generations: 1 })).toBe(`num_generations: adv_estimator '${e}' compares the completions of a group and needs num_generations >= 2, got 1`);
+      expect(problems({ adv_estimator: e, num_generations: 1 })).toBe(
+        `num_generations: adv_estimator '${e}' compares the completions of a group and needs num_generations >= 2, got 1`,
+      );
     }
-    expect(problems({ adv_estimator: 'rloo', num_generations: 1 })).toMatch(/num_generations: rloo's leave-one-out baseline divides by G - 1 and needs num_generations >= 2, got 1/);
-    for (const e of ['reinforce', 'reinforce_pp', 'remax']) expect(problems({ adv_estimator: e, num_generations: 1 })).toBe('');
+    expect(problems({ adv_estimator: 'rloo', num_generations: 1 })).toMatch(
+      /num_generations: rloo's leave-one-out baseline divides by G - 1 and needs num_generations >= 2, got 1/,
+    );
+    for (const e of ['reinforce', 'reinforce_pp', 'remax'])
+      expect(problems({ adv_estimator: e, num_generations: 1 })).toBe('');
     expect(problems({ num_generations: 1 }, 'ppo')).toBe('');
   });
 
   it('gae needs a critic (vf_coef > 0)', () => {
-    expect(problems({ vf_coef: 0 }, 'ppo')).toBe("vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got 0");
+    expect(problems({ vf_coef: 0 }, 'ppo')).toBe(
+      "vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got 0",
+    );
   });
 
   it('cispo and gmpo are token-level losses', () => {
-    expect(problems({ importance_sampling_level: 'sequence' }, 'cispo')).toMatch(/^importance_sampling_level: 'sequence' is not defined for loss_type 'cispo'/);
-    expect(problems({ importance_sampling_level: 'sequence', loss_type: 'gmpo' })).toMatch(/^importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio/);
+    expect(problems({ importance_sampling_level: 'sequence' }, 'cispo')).toMatch(
+      /^importance_sampling_level: 'sequence' is not defined for loss_type 'cispo'/,
+    );
+    expect(problems({ importance_sampling_level: 'sequence', loss_type: 'gmpo' })).toMatch(
+      /^importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio/,
+    );
     expect(problems({ loss_type: 'sapo', importance_sampling_level: 'sequence' })).toBe('');
   });
 
   it('epsilon_high >= epsilon; a cispo cap below 1 is a warning', () => {
-    expect(problems({ epsilon: 0.2, epsilon_high: 0.1 })).toBe('epsilon_high: must be >= epsilon (clip-higher only widens the upper bound), got 0.1 < 0.2');
+    expect(problems({ epsilon: 0.2, epsilon_high: 0.1 })).toBe(
+      'epsilon_high: must be >= epsilon (clip-higher only widens the upper bound), got 0.1 < 0.2',
+    );
     expect(problems({ epsilon: 0.2, epsilon_high: 0.2 })).toBe('');
     expect(warnings({ eps_max: 0.5 }, 'cispo')).toMatch(/eps_max: 0.5 < 1 caps every ratio below 1/);
     expect(warnings({ eps_max: 2 }, 'grpo')).toMatch(/eps_max: ignored by loss_type 'ppo_clip'/);
   });
 
   it('Clip-Cov and KL-Cov: one at a time, with ppo_clip at token level, and a proper band', () => {
-    expect(problems({ clip_cov_ratio: 0.01, kl_cov_ratio: 0.01 })).toBe('clip_cov_ratio: Clip-Cov and KL-Cov (kl_cov_ratio) cannot both be on; choose one');
-    expect(problems({ kl_cov_ratio: 0.01 }, 'gspo')).toBe("kl_cov_ratio: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'");
-    expect(problems({ clip_cov_ratio: 0.01, clip_cov_lb: 5, clip_cov_ub: 5 })).toBe('clip_cov_lb: must be below clip_cov_ub (5), got 5');
+    expect(problems({ clip_cov_ratio: 0.01, kl_cov_ratio: 0.01 })).toBe(
+      'clip_cov_ratio: Clip-Cov and KL-Cov (kl_cov_ratio) cannot both be on; choose one',
+    );
+    expect(problems({ kl_cov_ratio: 0.01 }, 'gspo')).toBe(
+      "kl_cov_ratio: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'",
+    );
+    expect(problems({ clip_cov_ratio: 0.01, clip_cov_lb: 5, clip_cov_ub: 5 })).toBe(
+      'clip_cov_lb: must be below clip_cov_ub (5), got 5',
+    );
     expect(problems({ clip_cov_ratio: 0.0002 }, 'dapo')).toBe('');
   });
 
   it('delta must exceed 1 + epsilon_high; clip_ratio_c must exceed 1', () => {
-    expect(problems({ delta: 1.2 }, 'dapo')).toBe('delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = 1.28, got 1.2');
+    expect(problems({ delta: 1.2 }, 'dapo')).toBe(
+      'delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = 1.28, got 1.2',
+    );
     expect(problems({ delta: 1.5 }, 'dapo')).toBe('');
     expect(problems({ clip_ratio_c: 1 })).toBe('clip_ratio_c: must be in (1, 100], got 1');
     expect(problems({ clip_ratio_c: 3 })).toBe('');
   });
 
   it('num_minibatches divides B*G', () => {
-    expect(problems({ train_batch_size: 3, num_generations: 4, num_minibatches: 5 })).toBe('num_minibatches: must divide the N = train_batch_size * num_generations = 12 sequences of a step, got 5');
+    expect(problems({ train_batch_size: 3, num_generations: 4, num_minibatches: 5 })).toBe(
+      'num_minibatches: must divide the N = train_batch_size * num_generations = 12 sequences of a step, got 5',
+    );
     expect(problems({ train_batch_size: 3, num_generations: 4, num_minibatches: 6 })).toBe('');
   });
 
   it('kl_placement in_reward: an error for sequence-level estimators with beta > 0, a warning with beta 0', () => {
-    expect(problems({ beta: 0.1, kl_placement: 'in_reward' }, 'grpo')).toMatch(/^kl_placement: 'in_reward' puts -beta \* k1 in per-token rewards, which only reinforce_pp, reinforce_pp_baseline, gae use; adv_estimator 'grpo' needs kl_placement 'in_loss' \(or beta 0\)$/);
+    expect(problems({ beta: 0.1, kl_placement: 'in_reward' }, 'grpo')).toMatch(
+      /^kl_placement: 'in_reward' puts -beta \* k1 in per-token rewards, which only reinforce_pp, reinforce_pp_baseline, gae use; adv_estimator 'grpo' needs kl_placement 'in_loss' \(or beta 0\)$/,
+    );
     expect(warnings({ beta: 0 }, 'ppo')).toMatch(/kl_placement: 'in_reward' has no effect with beta 0/);
-    expect(warnings({ kl_estimator: 'k3' }, 'ppo')).toMatch(/kl_estimator: 'k3' is not used with kl_placement 'in_reward'/);
+    expect(warnings({ kl_estimator: 'k3' }, 'ppo')).toMatch(
+      /kl_estimator: 'k3' is not used with kl_placement 'in_reward'/,
+    );
   });
 
   it('dynamic sampling needs groups', () => {
-    expect(problems({ num_generations: 1, adv_estimator: 'reinforce', dynamic_sampling: true })).toMatch(/^dynamic_sampling: drops groups whose rewards are all equal, and with num_generations 1 every group is/);
-    expect(warnings({ adv_estimator: 'reinforce', dynamic_sampling: true })).toMatch(/dynamic_sampling: .*still carry signal for adv_estimator 'reinforce'/);
+    expect(problems({ num_generations: 1, adv_estimator: 'reinforce', dynamic_sampling: true })).toMatch(
+      /^dynamic_sampling: drops groups whose rewards are all equal, and with num_generations 1 every group is/,
+    );
+    expect(warnings({ adv_estimator: 'reinforce', dynamic_sampling: true })).toMatch(
+      /dynamic_sampling: .*still carry signal for adv_estimator 'reinforce'/,
+    );
   });
 
   it("difficulty is checked against the task's range", () => {
-    expect(problems({ task: 'addition', difficulty: 0 })).toBe("difficulty: addition's difficulty (digits per operand) is a whole number in [1, 10], got 0");
+    expect(problems({ task: 'addition', difficulty: 0 })).toBe(
+      "difficulty: addition's difficulty (digits per operand) is a whole number in [1, 10], got 0",
+    );
     expect(problems({ task: 'addition', difficulty: 10 })).toBe('');
   });
 
   it('prompt + completion must fit the model preset, and the overlong buffer must fit the completion', () => {
-    expect(problems({ max_completion_length: 60 })).toMatch(/^max_completion_length: BOS \+ the longest addition prompt \(8\) \+ max_completion_length \(60\) = 69 tokens, more than the nano model's context of 64/);
+    expect(problems({ max_completion_length: 60 })).toMatch(
+      /^max_completion_length: BOS \+ the longest addition prompt \(8\) \+ max_completion_length \(60\) = 69 tokens, more than the nano model's context of 64/,
+    );
     expect(problems({ max_completion_length: 60, model: 'tiny' })).toBe('');
     expect(problems({ max_completion_length: 60, checkpoint: 'warm/addition' })).toBe(''); // the checkpoint's context is checked on load
-    expect(problems({ max_completion_length: 16, overlong_buffer_len: 16 }, 'dapo')).toMatch(/^overlong_buffer_len: L_c must be less than max_completion_length \(16\)/);
+    expect(problems({ max_completion_length: 16, overlong_buffer_len: 16 }, 'dapo')).toMatch(
+      /^overlong_buffer_len: L_c must be less than max_completion_length \(16\)/,
+    );
     expect(problems({ max_completion_length: 16, overlong_buffer_len: 15 }, 'dapo')).toBe('');
   });
 
@@ -220,9 +337,13 @@ describe('cross-field rules', () => {
     expect(warnings({ scale_rewards: 'batch' }, 'rloo')).toMatch(/scale_rewards: ignored by adv_estimator 'rloo'/);
     expect(warnings({ max_resample: 9 })).toMatch(/max_resample: ignored without dynamic_sampling/);
     expect(warnings({ num_iterations: 2 }, 'reinforce')).toMatch(/loss_type: 'pg' has no importance ratio/);
-    expect(warnings({ warmup_steps: 500, steps: 100 })).toMatch(/warmup_steps: 500 is not less than the run's 100 optimizer steps/);
+    expect(warnings({ warmup_steps: 500, steps: 100 })).toMatch(
+      /warmup_steps: 500 is not less than the run's 100 optimizer steps/,
+    );
     expect(warnings({ entropy_target: 1, entropy_coef_step: 0 })).toMatch(/entropy_coef_step: 0 keeps alpha fixed/);
-    expect(warnings({ curriculum: 'easy_to_hard', difficulty: 1 })).toMatch(/curriculum: 'easy_to_hard' has nothing to vary/);
+    expect(warnings({ curriculum: 'easy_to_hard', difficulty: 1 })).toMatch(
+      /curriculum: 'easy_to_hard' has nothing to vary/,
+    );
     expect(warnings({ clip_ratio_c: 3 }, 'cispo')).toMatch(/clip_ratio_c: ignored by loss_type 'cispo'/);
     expect(warnings({ epsilon: 0.1 }, 'cispo')).toMatch(/epsilon: ignored by loss_type 'cispo'/);
   });
@@ -230,7 +351,13 @@ describe('cross-field rules', () => {
 
 describe('derive', () => {
   it('computes batch sizes, optimizer steps, and whether the ratio is exactly 1', () => {
-    const c = resolveConfig('grpo', { train_batch_size: 4, num_generations: 6, num_iterations: 2, num_minibatches: 3, steps: 10 });
+    const c = resolveConfig('grpo', {
+      train_batch_size: 4,
+      num_generations: 6,
+      num_iterations: 2,
+      num_minibatches: 3,
+      steps: 10,
+    });
     const d = derive(c);
     expect(d.sequencesPerStep).toBe(24);
     expect(d.minibatchSize).toBe(8);
@@ -242,7 +369,7 @@ describe('derive', () => {
     expect(derive(resolveConfig('reinforce')).usesRatio).toBe(false);
   });
 
-  it("fills the nullable fields from the task and the other fields", () => {
+  it('fills the nullable fields from the task and the other fields', () => {
     // addition at its default difficulty 3: prompts up to 8 characters, completions up to 10 (+ EOS)
     const d = derive(resolveConfig('dapo'));
     expect(d.difficulty).toBe(3);
@@ -252,7 +379,14 @@ describe('derive', () => {
     expect(d.overlongBufferLen).toBe(2); // floor(11 / 4)
     expect(d.rewardWeights).toEqual({ accuracy: expect.any(Number), format: expect.any(Number) });
     expect(d.maxRolloutsPerStep).toBe(64 * (1 + 4));
-    const e = derive(resolveConfig('ppo', { critic_learning_rate: null, learning_rate: 1e-3, reward_weights: { accuracy: 1 }, eval_num_generations: 10 }));
+    const e = derive(
+      resolveConfig('ppo', {
+        critic_learning_rate: null,
+        learning_rate: 1e-3,
+        reward_weights: { accuracy: 1 },
+        eval_num_generations: 10,
+      }),
+    );
     expect(e.criticLearningRate).toBe(1e-3);
     expect(e.rewardWeights).toEqual({ accuracy: 1 });
     expect(e.passAtKs).toEqual([1, 2, 4, 8, 10]);
@@ -262,20 +396,26 @@ describe('derive', () => {
 
 describe('JSON boundary', () => {
   it('parses a config with a preset and overrides', () => {
-    const c = parseConfigJson('{ "preset": "dapo", "num_generations": 4, "reward_weights": { "accuracy": 0.9, "format": 0.1 } }');
+    const c = parseConfigJson(
+      '{ "preset": "dapo", "num_generations": 4, "reward_weights": { "accuracy": 0.9, "format": 0.1 } }',
+    );
     expect(c).toEqual(resolveConfig('dapo', { num_generations: 4, reward_weights: { accuracy: 0.9, format: 0.1 } }));
     expect(parseConfigJson('{}')).toEqual(DEFAULT_CONFIG);
   });
 
   it('reports bad JSON with line, column and what was expected', () => {
     const text = '{\n  "preset": "grpo",\n  "beta": 0.1\n  "seed": 3\n}';
-    expect(() => parseConfigJson(text)).toThrow(/config JSON: line 4, column 3 \(position \d+\): expected ',' or '}' after a property value, found "\\""/);
+    expect(() => parseConfigJson(text)).toThrow(
+      /config JSON: line 4, column 3 \(position \d+\): expected ',' or '}' after a property value, found "\\""/,
+    );
     try {
       parseConfigJson(text);
     } catch (e) {
       expect((e as Error).message).toContain('\n      "seed": 3\n      ^');
     }
-    expect(() => parseConfigJson('{"beta": 0.1,}')).toThrow(/line 1, column 14 .*expected a property name in double quotes, found "}"/);
+    expect(() => parseConfigJson('{"beta": 0.1,}')).toThrow(
+      /line 1, column 14 .*expected a property name in double quotes, found "}"/,
+    );
     expect(() => parseConfigJson('{"beta": ')).toThrow(/expected a value .*found the end of the text/);
     expect(() => parseConfigJson("{'beta': 1}")).toThrow(/expected a property name in double quotes, found "'"/);
     expect(() => parseConfigJson('[1, 2]')).toThrow(/the top level must be an object of fields, got an array/);
@@ -317,9 +457,16 @@ describe('JSON boundary', () => {
 
 describe('URL boundary', () => {
   it('holds only the preset and the fields that differ from it', () => {
-    const c = resolveConfig('dapo', { num_generations: 4, epsilon_high: 0.3, difficulty: 5, reward_weights: { accuracy: 0.75, format: 0.25 } });
+    const c = resolveConfig('dapo', {
+      num_generations: 4,
+      epsilon_high: 0.3,
+      difficulty: 5,
+      reward_weights: { accuracy: 0.75, format: 0.25 },
+    });
     const p = configToUrlParams(c, 'dapo');
-    expect(p.toString()).toBe('preset=dapo&difficulty=5&reward_weights=accuracy%3A0.75%2Cformat%3A0.25&num_generations=4&epsilon_high=0.3');
+    expect(p.toString()).toBe(
+      'preset=dapo&difficulty=5&reward_weights=accuracy%3A0.75%2Cformat%3A0.25&num_generations=4&epsilon_high=0.3',
+    );
     expect(configToUrlParams(resolveConfig('ppo'), 'ppo').toString()).toBe('preset=ppo');
   });
 
@@ -341,7 +488,7 @@ describe('URL boundary', () => {
     }
   });
 
-  it('reports bad parameters by name, ignores the page\'s own ones when told', () => {
+  it("reports bad parameters by name, ignores the page's own ones when told", () => {
     const bad = new URLSearchParams('preset=grpo&beta=abc&num_generation=4&dynamic_sampling=maybe&seed=1&seed=2');
     let err: RLConfigError | undefined;
     try {
@@ -356,13 +503,21 @@ describe('URL boundary', () => {
       'dynamic_sampling: must be true or false, got "maybe"',
       'seed: given twice in the URL',
     ]);
-    expect(() => configFromUrlParams(new URLSearchParams('preset=dapoo'))).toThrow(/preset: .*got "dapoo"; did you mean dapo\?/);
+    expect(() => configFromUrlParams(new URLSearchParams('preset=dapoo'))).toThrow(
+      /preset: .*got "dapoo"; did you mean dapo\?/,
+    );
     expect(() => configFromUrlParams(new URLSearchParams('tab=charts&beta=0.1'))).toThrow(/unknown field tab/);
     expect(configFromUrlParams(new URLSearchParams('tab=charts&beta=0.1'), { ignore: ['tab'] }).beta).toBe(0.1);
-    expect(configFromUrlParams(new URLSearchParams('reward_weights=%7B%22accuracy%22%3A1%7D')).reward_weights).toEqual({ accuracy: 1 });
-    expect(() => configFromUrlParams(new URLSearchParams('reward_weights=accuracy'))).toThrow(/reward_weights: expected name:weight pairs/);
+    expect(configFromUrlParams(new URLSearchParams('reward_weights=%7B%22accuracy%22%3A1%7D')).reward_weights).toEqual({
+      accuracy: 1,
+    });
+    expect(() => configFromUrlParams(new URLSearchParams('reward_weights=accuracy'))).toThrow(
+      /reward_weights: expected name:weight pairs/,
+    );
     // values still go through validation
-    expect(() => configFromUrlParams(new URLSearchParams('num_generations=1&preset=grpo'))).toThrow(/num_generations: adv_estimator 'grpo'/);
+    expect(() => configFromUrlParams(new URLSearchParams('num_generations=1&preset=grpo'))).toThrow(
+      /num_generations: adv_estimator 'grpo'/,
+    );
   });
 
   it('validateConfig returns a copy and needs every field', () => {

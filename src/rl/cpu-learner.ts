@@ -8,7 +8,7 @@ import { CpuPolicy } from '../model/policy';
 import { klExactBackward, klExactForward } from '../reference/kl';
 import { logprobBackward, logprobForward } from '../reference/logprob';
 import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../reference/model';
-import { type ModelParams } from '../core/model-shapes';
+import type { ModelParams } from '../core/model-shapes';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../reference/objective';
 import { host, type HostTensor } from '../core/host-tensor';
 import { VALUE_METRICS, valueLossForwardBackward } from '../reference/value';
@@ -37,7 +37,13 @@ interface RowForward {
   first: number;
 }
 
-function rowForward(config: ModelConfig, params: ModelParams, seq: SequenceBatch, n: number, lora?: ModelLora): RowForward {
+function rowForward(
+  config: ModelConfig,
+  params: ModelParams,
+  seq: SequenceBatch,
+  n: number,
+  lora?: ModelLora,
+): RowForward {
   const prompt = seq.prompts[n];
   const S = seq.S;
   const T = prompt.length + S - 1;
@@ -77,7 +83,11 @@ export class CpuLearner implements Learner {
     return this.critic !== null;
   }
 
-  private logprobs(logits: HostTensor, targets: Uint32Array, temperature: number): { logp: Float32Array; entropy: Float32Array } {
+  private logprobs(
+    logits: HostTensor,
+    targets: Uint32Array,
+    temperature: number,
+  ): { logp: Float32Array; entropy: Float32Array } {
     const n = targets.length;
     const lp = host(new Float32Array(n), [n]);
     const ent = host(new Float32Array(n), [n]);
@@ -122,7 +132,11 @@ export class CpuLearner implements Learner {
     const ref = this.ref ? { refLogp: new Float32Array(N * S), klExact: new Float32Array(N * S) } : null;
     for (let n = 0; n < N; n++) {
       const targets = seq.completions.subarray(n * S, (n + 1) * S);
-      const l = completionLogits(rowForward(this.policy.config, this.policy.params, seq, n, this.policy.lora ?? undefined), S, V);
+      const l = completionLogits(
+        rowForward(this.policy.config, this.policy.params, seq, n, this.policy.lora ?? undefined),
+        S,
+        V,
+      );
       const o = this.logprobs(l, targets, temperature);
       planes.logp.set(o.logp, n * S);
       planes.entropy.set(o.entropy, n * S);
@@ -200,13 +214,25 @@ export class CpuLearner implements Learner {
       const dLogits = host(new Float32Array(rows * V), [1, rows, V]);
       const d = host(new Float32Array(S * V), [S, V]);
       const targets = seq.completions.subarray(n * S, (n + 1) * S);
-      logprobBackward(d, host(dLogp.data.slice(n * S, (n + 1) * S), [S]), host(dEnt.data.slice(n * S, (n + 1) * S), [S]), logits[n], targets, { temperature });
+      logprobBackward(
+        d,
+        host(dLogp.data.slice(n * S, (n + 1) * S), [S]),
+        host(dEnt.data.slice(n * S, (n + 1) * S), [S]),
+        logits[n],
+        targets,
+        { temperature },
+      );
       if (exact) {
-        const dKl = host(Float32Array.from({ length: S }, (_, s) => cfg.beta * records.data[4 * MS + n * S + s]), [S]);
+        const dKl = host(
+          Float32Array.from({ length: S }, (_, s) => cfg.beta * records.data[4 * MS + n * S + s]),
+          [S],
+        );
         klExactBackward(d, dKl, logits[n], refLogits[n], { temperature, accumulate: true });
       }
       dLogits.data.set(d.data, f.first * V);
-      grads.push(modelBackward(this.policy.config, this.policy.params, f.cache, dLogits, this.policy.lora ?? undefined));
+      grads.push(
+        modelBackward(this.policy.config, this.policy.params, f.cache, dLogits, this.policy.lora ?? undefined),
+      );
     }
     const gradNorm = this.policy.optimizerStep(sumGrads(grads), opts.policy);
 
@@ -226,10 +252,19 @@ export class CpuLearner implements Learner {
       const vLoss = host(new Float32Array(1), [1]);
       const dValues = host(new Float32Array(MS), shape);
       const vMetrics = host(new Float32Array(VALUE_METRICS.length), [VALUE_METRICS.length]);
-      valueLossForwardBackward(vLoss, dValues, vMetrics, host(values, shape), host(inp.oldValues, shape), host(inp.returns, shape), host(inp.mask, shape), {
-        coef: opts.critic.vfCoef,
-        ...(opts.critic.cliprange !== null ? { cliprange: opts.critic.cliprange } : {}),
-      });
+      valueLossForwardBackward(
+        vLoss,
+        dValues,
+        vMetrics,
+        host(values, shape),
+        host(inp.oldValues, shape),
+        host(inp.returns, shape),
+        host(inp.mask, shape),
+        {
+          coef: opts.critic.vfCoef,
+          ...(opts.critic.cliprange !== null ? { cliprange: opts.critic.cliprange } : {}),
+        },
+      );
       const cg: ModelParams[] = [];
       for (let n = 0; n < M; n++) {
         const c = cf[n];
@@ -266,7 +301,8 @@ export class CpuLearner implements Learner {
   }
 
   async saveState(): Promise<LearnerState> {
-    const arrays = (p: ModelParams): ParamArrays => Object.fromEntries(Object.entries(p).map(([k, t]) => [k, Float32Array.from(t.data)]));
+    const arrays = (p: ModelParams): ParamArrays =>
+      Object.fromEntries(Object.entries(p).map(([k, t]) => [k, Float32Array.from(t.data)]));
     const state: LearnerState = {
       policy: arrays(this.policy.params),
       policyOptimizer: { m: arrays(this.policy.m), v: arrays(this.policy.v), step: this.policy.step },

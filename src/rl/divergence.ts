@@ -21,7 +21,9 @@ export function nonFiniteMetrics(metrics: Readonly<Record<string, number>>): [st
 }
 
 /** The first non-finite metric (catalog order) of the first record (optimizer-step order) that has one; null when all are finite. */
-export function firstNonFinite(records: readonly Pick<StepRecord, 'step' | 'optimizerStep' | 'metrics'>[]): Divergence | null {
+export function firstNonFinite(
+  records: readonly Pick<StepRecord, 'step' | 'optimizerStep' | 'metrics'>[],
+): Divergence | null {
   for (const r of records) {
     const bad = nonFiniteMetrics(r.metrics);
     if (bad.length) return { metric: bad[0][0], value: bad[0][1], step: r.step, optimizerStep: r.optimizerStep };

@@ -4,7 +4,15 @@
 
 import { describe, expect, it } from 'vitest';
 import { HISTOGRAMS } from '../schema/histograms';
-import { completionPasses, groupOutcomes, nonzeroAdvantageFrac, quantile, solveRateHistogram, stepDynamics, topDecileMean } from './dynamics';
+import {
+  completionPasses,
+  groupOutcomes,
+  nonzeroAdvantageFrac,
+  quantile,
+  solveRateHistogram,
+  stepDynamics,
+  topDecileMean,
+} from './dynamics';
 
 describe('completionPasses', () => {
   it('needs a correct verdict and an EOS', () => {
@@ -80,7 +88,12 @@ describe('topDecileMean', () => {
     const v = Array.from({ length: 20 }, (_, i) => i); // 0..19
     expect(topDecileMean(v, new Array(20).fill(1))).toBe((19 + 18) / 2);
     // 11 kept values: ceil(1.1) = 2 of them.
-    expect(topDecileMean(v, v.map((x) => (x <= 10 ? 1 : 0)))).toBe((10 + 9) / 2);
+    expect(
+      topDecileMean(
+        v,
+        v.map((x) => (x <= 10 ? 1 : 0)),
+      ),
+    ).toBe((10 + 9) / 2);
   });
   it('takes at least one value and ignores masked ones', () => {
     expect(topDecileMean([3, 99, 1], [1, 0, 1])).toBe(3);

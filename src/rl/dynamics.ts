@@ -25,7 +25,8 @@ export interface GroupOutcomes {
 
 /** The group outcome fractions of `passed` (N = B x G flags, each group's G rows contiguous); 0s for no rows. */
 export function groupOutcomes(passed: readonly boolean[], groupSize: number): GroupOutcomes {
-  if (groupSize < 1 || passed.length % groupSize !== 0) throw new Error(`groupOutcomes: ${passed.length} rows do not split into groups of ${groupSize}`);
+  if (groupSize < 1 || passed.length % groupSize !== 0)
+    throw new Error(`groupOutcomes: ${passed.length} rows do not split into groups of ${groupSize}`);
   const B = passed.length / groupSize;
   if (!B) return { allFail: 0, mixed: 0, allPass: 0 };
   let allFail = 0;
@@ -44,7 +45,12 @@ export function groupOutcomes(passed: readonly boolean[], groupSize: number): Gr
  * (|A| > 1e-8, the tolerance that calls a group's rewards tied); 0 for no rows. A row the mask drops entirely
  * counts as zero advantage: it passes no gradient.
  */
-export function nonzeroAdvantageFrac(advantages: ArrayLike<number>, mask: ArrayLike<number>, rows: number, S: number): number {
+export function nonzeroAdvantageFrac(
+  advantages: ArrayLike<number>,
+  mask: ArrayLike<number>,
+  rows: number,
+  S: number,
+): number {
   if (!rows) return 0;
   let n = 0;
   for (let r = 0; r < rows; r++) {
@@ -128,7 +134,8 @@ export function stepDynamics(d: StepDynamicsInput): { metrics: Metrics; histogra
 export function solveRateHistogram(passCounts: readonly number[], n: number): number[] {
   const out = new Array<number>(n + 1).fill(0);
   for (const c of passCounts) {
-    if (!Number.isInteger(c) || c < 0 || c > n) throw new Error(`solveRateHistogram: a prompt passed ${c} of ${n} samples`);
+    if (!Number.isInteger(c) || c < 0 || c > n)
+      throw new Error(`solveRateHistogram: a prompt passed ${c} of ${n} samples`);
     out[c]++;
   }
   return out;

@@ -17,7 +17,12 @@ const EVAL_SEED_SALT = 0x5eed_e7a1;
  * Evaluates `policy` on `task`'s held-out split after `stepsDone` rollout steps. A completion counts as correct
  * when it passes (dynamics.ts completionPasses: its accuracy part is 1 and it ended with EOS).
  */
-export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: Task, stepsDone: number): Promise<EvalRecord> {
+export async function evaluateHeldOut(
+  s: RolloutSetting,
+  policy: Policy,
+  task: Task,
+  stepsDone: number,
+): Promise<EvalRecord> {
   const c = s.config;
   const tok = s.tokenizer;
   const L = s.derived.maxCompletionLength;
@@ -32,7 +37,12 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
   for (let i = 0; i < items.length; i += chunk) {
     const part = items.slice(i, i + chunk);
     const prompts = part.map((it) => encodePrompt(tok, it.prompt, c.chat_template));
-    const greedy = await policy.generate(prompts, { maxNewTokens: L, sampler: { ...samplerOptions(c, stepsDone, 0xe7a1, true), seed: 0 }, eosId: tok.eosId, padId: tok.padId });
+    const greedy = await policy.generate(prompts, {
+      maxNewTokens: L,
+      sampler: { ...samplerOptions(c, stepsDone, 0xe7a1, true), seed: 0 },
+      eosId: tok.eosId,
+      padId: tok.padId,
+    });
     const g = await scoreCompletions(s, task, part, prompts, greedy);
     for (let r = 0; r < part.length; r++) {
       correct += completionPasses(g.verdicts[r].parts.accuracy, greedy.finished[r]) ? 1 : 0;
@@ -48,10 +58,18 @@ export async function evaluateHeldOut(s: RolloutSetting, policy: Policy, task: T
     const sc = await scoreCompletions(s, task, part, many, samples);
     for (let p = 0; p < part.length; p++) {
       let k = 0;
-      for (let j = 0; j < n; j++) if (completionPasses(sc.verdicts[p * n + j].parts.accuracy, samples.finished[p * n + j])) k++;
+      for (let j = 0; j < n; j++)
+        if (completionPasses(sc.verdicts[p * n + j].parts.accuracy, samples.finished[p * n + j])) k++;
       counts.push(k);
     }
   }
   const passAtK = Array.from({ length: n }, (_, k) => meanPassAtK(counts, n, k + 1));
-  return { step: stepsDone, items: items.length, accuracy: correct / items.length, reward: reward / items.length, passAtK, solvedBy: solveRateHistogram(counts, n) };
+  return {
+    step: stepsDone,
+    items: items.length,
+    accuracy: correct / items.length,
+    reward: reward / items.length,
+    passAtK,
+    solvedBy: solveRateHistogram(counts, n),
+  };
 }

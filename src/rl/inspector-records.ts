@@ -58,7 +58,8 @@ export function groupRecords(
       const len = rollout.lengths[r];
       const pl = planes.get(r);
       const sl = (x: Float32Array | undefined) => (x ? Float32Array.from(x.subarray(0, len)) : new Float32Array(len));
-      const rowSlice = (x: Float32Array | undefined) => (x ? Float32Array.from(x.subarray(r * S, r * S + len)) : new Float32Array(0));
+      const rowSlice = (x: Float32Array | undefined) =>
+        x ? Float32Array.from(x.subarray(r * S, r * S + len)) : new Float32Array(0);
       const logpOld = scored?.oldLogp ? rowSlice(scored.oldLogp) : sl(pl?.logp);
       return {
         text: ro.texts[r],
@@ -93,7 +94,13 @@ export function groupRecords(
  * Every group of the batch in brief: each completion's text, reward, pass verdict and advantage (the mean of its
  * loss tokens' A; 0 when the mask drops it). Small enough to keep for every step: no token planes.
  */
-export function groupSummaries(ro: StepRollouts, advantages: Float32Array, mask: Float32Array, G: number, S: number): GroupSummary[] {
+export function groupSummaries(
+  ro: StepRollouts,
+  advantages: Float32Array,
+  mask: Float32Array,
+  G: number,
+  S: number,
+): GroupSummary[] {
   const rollout = ro.rollout;
   const out: GroupSummary[] = [];
   for (let g = 0; g < rollout.rows / G; g++) {

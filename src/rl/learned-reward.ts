@@ -37,7 +37,8 @@ export function classifierReward(classifier: RewardClassifier, source: string): 
 export function labReward(rm: LabRewardModel, source: string): LearnedReward {
   return {
     source,
-    score: async (batch) => Float64Array.from(await rm.score(batch.map((b) => ({ prompt: b.promptIds, completion: b.completionIds })))),
+    score: async (batch) =>
+      Float64Array.from(await rm.score(batch.map((b) => ({ prompt: b.promptIds, completion: b.completionIds })))),
     destroy: () => rm.destroy(),
   };
 }

@@ -207,7 +207,9 @@ export class GpuLearner implements Learner {
   ) {
     this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined);
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
-    this.ref = init.needsReference ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1) : null;
+    this.ref = init.needsReference
+      ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1)
+      : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
       this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1);
@@ -317,7 +319,10 @@ export class GpuLearner implements Learner {
     if (t.valueGatherIdx && t.valueScatterIdx) {
       const V = this.model.config.vocabSize;
       const MS = seq.N * seq.S;
-      ctx.upload(t.valueGatherIdx, Uint32Array.from(seq.gatherIdx, (pos) => pos * V));
+      ctx.upload(
+        t.valueGatherIdx,
+        Uint32Array.from(seq.gatherIdx, (pos) => pos * V),
+      );
       const scatter = new Uint32Array(seq.N * seq.T * V).fill(MS);
       for (let i = 0; i < MS; i++) scatter[seq.gatherIdx[i] * V] = i;
       ctx.upload(t.valueScatterIdx, scatter);
@@ -326,7 +331,9 @@ export class GpuLearner implements Learner {
   }
 
   async score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult> {
-    const kinds = [policy ? 'oldLogp' : null, this.ref ? 'refLogp' : null, this.critic ? 'values' : null].filter((k): k is keyof ScoreResult => k !== null);
+    const kinds = [policy ? 'oldLogp' : null, this.ref ? 'refLogp' : null, this.critic ? 'values' : null].filter(
+      (k): k is keyof ScoreResult => k !== null,
+    );
     const outs: Tensor[][] = kinds.map(() => []);
     for (const seq of batches) {
       const t = this.tensors(seq);
@@ -525,14 +532,19 @@ export class GpuLearner implements Learner {
     this.retired = [];
     let k = 0;
     return pending.map((p, u) => {
-      const scalars = Object.fromEntries(STEP_SCALARS.map((name, i) => [name, stats[u * K + i]])) as Record<StepScalar, number>;
+      const scalars = Object.fromEntries(STEP_SCALARS.map((name, i) => [name, stats[u * K + i]])) as Record<
+        StepScalar,
+        number
+      >;
       const inspected: UpdateResult['inspected'] = new Map();
       if (p.inspect) {
         const data = insp[k++];
         const planes = INSPECT_PLANES.length;
         p.rows.forEach((row, r) => {
           const rec = {} as Record<(typeof INSPECT_PLANES)[number], Float32Array>;
-          INSPECT_PLANES.forEach((name, pl) => (rec[name] = data.slice((r * planes + pl) * p.S, (r * planes + pl + 1) * p.S)));
+          INSPECT_PLANES.forEach(
+            (name, pl) => (rec[name] = data.slice((r * planes + pl) * p.S, (r * planes + pl + 1) * p.S)),
+          );
           inspected.set(row, rec);
         });
       }
@@ -547,7 +559,10 @@ export class GpuLearner implements Learner {
   }
 
   async saveState(): Promise<LearnerState> {
-    const state: LearnerState = { policy: await this.model.downloadBase(), policyOptimizer: await this.model.downloadOptimizerState() };
+    const state: LearnerState = {
+      policy: await this.model.downloadBase(),
+      policyOptimizer: await this.model.downloadOptimizerState(),
+    };
     if (this.model.lora) state.lora = await this.model.downloadAdapters();
     if (this.ref) state.reference = await this.ref.download();
     if (this.critic) {
@@ -559,11 +574,13 @@ export class GpuLearner implements Learner {
 
   loadOptimizerState(state: LearnerState): void {
     if (state.policyOptimizer.step > 0) this.model.uploadOptimizerState(state.policyOptimizer);
-    if (this.critic && state.criticOptimizer && state.criticOptimizer.step > 0) this.critic.uploadOptimizerState(state.criticOptimizer);
+    if (this.critic && state.criticOptimizer && state.criticOptimizer.step > 0)
+      this.critic.uploadOptimizerState(state.criticOptimizer);
   }
 
   private dropSeqs(): void {
-    for (const t of this.seqs.values()) for (const v of Object.values(t)) if (v && typeof v === 'object' && 'destroy' in v) (v as Tensor).destroy();
+    for (const t of this.seqs.values())
+      for (const v of Object.values(t)) if (v && typeof v === 'object' && 'destroy' in v) (v as Tensor).destroy();
     this.seqs.clear();
   }
 
@@ -576,7 +593,6 @@ export class GpuLearner implements Learner {
     this.critic?.destroy();
   }
 }
-
 
 /** out[i] = x[idx[i]] over flat element indices (one 32-bit word per row). */
 function gather(rec: Recorder, out: Tensor, x: Tensor, idx: Tensor<'u32'>): void {

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.destroy());
 
-async function learn(preset: PresetName, over: Partial<RLConfig>): Promise<{ before: number; after: number; steps: number }> {
+async function learn(
+  preset: PresetName,
+  over: Partial<RLConfig>,
+): Promise<{ before: number; after: number; steps: number }> {
   const config = resolveConfig(preset, {
     task: 'copy',
     difficulty: 3,
@@ -31,12 +34,19 @@ async function learn(preset: PresetName, over: Partial<RLConfig>): Promise<{ bef
     seed: 0,
     ...over,
   });
-  const t = await Trainer.create({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx } });
+  const t = await Trainer.create({
+    config,
+    init: { config: warm.ck.config, params: warm.ck.params },
+    tokenizer: warm.tok,
+    backend: { kind: 'webgpu', ctx },
+  });
   try {
     const before = (await t.evaluate()).accuracy;
     for await (const r of t.run()) for (const v of Object.values(r.metrics)) expect(Number.isFinite(v)).toBe(true);
     const after = (await t.evaluate()).accuracy;
-    console.log(`${preset}: held-out greedy accuracy ${(before * 100).toFixed(0)}% -> ${(after * 100).toFixed(0)}% in ${config.steps} steps`);
+    console.log(
+      `${preset}: held-out greedy accuracy ${(before * 100).toFixed(0)}% -> ${(after * 100).toFixed(0)}% in ${config.steps} steps`,
+    );
     return { before, after, steps: t.step };
   } finally {
     t.destroy();
@@ -49,7 +59,9 @@ describe('RL learns from the copy warm start (held-out greedy accuracy, n = 100)
     expect(r.after - r.before).toBeGreaterThanOrEqual(0.1);
   });
 
-  it('PPO with its critic raises it by at least 10 points in 20 steps of 8 x 8 completions', { timeout: 300_000 }, async () => {
+  it('PPO with its critic raises it by at least 10 points in 20 steps of 8 x 8 completions', {
+    timeout: 300_000,
+  }, async () => {
     const r = await learn('ppo', { steps: 20 });
     expect(r.after - r.before).toBeGreaterThanOrEqual(0.1);
   });

@@ -20,11 +20,25 @@ beforeAll(async () => {
 afterAll(() => ctx?.destroy());
 
 function lora(over: Partial<RLConfig> = {}): RLConfig {
-  return resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 4, num_generations: 8, temperature: 1, steps: 3, eval_every: 0, seed: 7, learning_rate: 1e-2, lora_rank: 4, lora_alpha: 8, ...over });
+  return resolveConfig('grpo', {
+    task: 'copy',
+    difficulty: 3,
+    train_batch_size: 4,
+    num_generations: 8,
+    temperature: 1,
+    steps: 3,
+    eval_every: 0,
+    seed: 7,
+    learning_rate: 1e-2,
+    lora_rank: 4,
+    lora_alpha: 8,
+    ...over,
+  });
 }
 
 const timed = (k: string) => k === 'step_time' || k.startsWith('timing_s/') || k.startsWith('perf/');
-const untimed = (m: Record<string, number | undefined>) => Object.fromEntries(Object.entries(m).filter(([k]) => !timed(k)));
+const untimed = (m: Record<string, number | undefined>) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !timed(k)));
 
 describe('GRPO with LoRA', () => {
   it('one step moves only the adapters, with a finite loss; the checkpoint holds the merged weights', async () => {
@@ -37,17 +51,28 @@ describe('GRPO with LoRA', () => {
     // Mixed groups, so there is a gradient for the adapters to follow.
     expect(records[0].metrics.grad_norm).toBeGreaterThan(0);
     const state = await t.saveState();
-    for (const [name, a] of Object.entries(warm.ck.params)) expect(Array.from(state.learner.policy[name]), name).toEqual(Array.from(a));
+    for (const [name, a] of Object.entries(warm.ck.params))
+      expect(Array.from(state.learner.policy[name]), name).toEqual(Array.from(a));
     const shapes = loraShapes(warm.ck.config, t.lora!);
     expect(Object.keys(state.learner.lora!).sort()).toEqual(shapes.map((s) => s.name).sort());
     expect(Object.keys(state.learner.policyOptimizer.m).sort()).toEqual(shapes.map((s) => s.name).sort());
     // B starts at zero; after the step (Adam moves every entry with a gradient) the B matrices are nonzero.
-    const movedB = shapes.filter((s) => s.name.endsWith('lora_B.weight') && state.learner.lora![s.name].some((v) => v !== 0));
+    const movedB = shapes.filter(
+      (s) => s.name.endsWith('lora_B.weight') && state.learner.lora![s.name].some((v) => v !== 0),
+    );
     expect(movedB.length).toBeGreaterThan(0);
     const merged = (await t.exportCheckpoint()).params;
-    expect(Array.from(merged['model.layers.0.self_attn.q_proj.weight'])).not.toEqual(Array.from(warm.ck.params['model.layers.0.self_attn.q_proj.weight']));
-    expect(Array.from(merged['model.layers.0.self_attn.k_proj.weight'])).toEqual(Array.from(warm.ck.params['model.layers.0.self_attn.k_proj.weight']));
-    expect((await t.exportLoraAdapters())?.spec).toEqual({ rank: 4, alpha: 8, targets: ['q_proj', 'v_proj', 'down_proj'] });
+    expect(Array.from(merged['model.layers.0.self_attn.q_proj.weight'])).not.toEqual(
+      Array.from(warm.ck.params['model.layers.0.self_attn.q_proj.weight']),
+    );
+    expect(Array.from(merged['model.layers.0.self_attn.k_proj.weight'])).toEqual(
+      Array.from(warm.ck.params['model.layers.0.self_attn.k_proj.weight']),
+    );
+    expect((await t.exportLoraAdapters())?.spec).toEqual({
+      rank: 4,
+      alpha: 8,
+      targets: ['q_proj', 'v_proj', 'down_proj'],
+    });
     t.destroy();
   });
 
@@ -63,16 +88,27 @@ describe('GRPO with LoRA', () => {
     const saved = await first.saveState();
     first.destroy();
     const bytes = encodeTrainerState(saved);
-    const resumed = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx }, resume: decodeTrainerState(bytes) });
+    const resumed = await Trainer.create({
+      config,
+      init,
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+      resume: decodeTrainerState(bytes),
+    });
     const second = await resumed.runStep();
     expect(second.map((r) => untimed(r.metrics))).toEqual(all.slice(1).map((r) => untimed(r.metrics)));
     const resumedAdapters = (await resumed.exportLoraAdapters())!.adapters;
-    for (const name of Object.keys(straightAdapters)) expect(Array.from(resumedAdapters[name]), name).toEqual(Array.from(straightAdapters[name]));
+    for (const name of Object.keys(straightAdapters))
+      expect(Array.from(resumedAdapters[name]), name).toEqual(Array.from(straightAdapters[name]));
     resumed.destroy();
 
     const { lora: _dropped, ...withoutAdapters } = saved.learner;
-    expect(() => decodeTrainerState(encodeTrainerState({ ...saved, learner: withoutAdapters }))).toThrow(TrainerStateError);
-    expect(() => decodeTrainerState(encodeTrainerState({ ...saved, learner: withoutAdapters }))).toThrow(/lora: missing/);
+    expect(() => decodeTrainerState(encodeTrainerState({ ...saved, learner: withoutAdapters }))).toThrow(
+      TrainerStateError,
+    );
+    expect(() => decodeTrainerState(encodeTrainerState({ ...saved, learner: withoutAdapters }))).toThrow(
+      /lora: missing/,
+    );
   });
 
   it('the CPU learner agrees with the GPU learner under LoRA, with a reference model and the KL in the loss', async () => {
@@ -100,9 +136,13 @@ describe('GRPO with LoRA', () => {
   });
 
   it('validates the knobs, naming the field and the rule', async () => {
-    expect(checkConfig({ ...lora(), lora_targets: 'q_proj,qkv' }).errors).toEqual([`lora_targets: "qkv" is not a projection; the projections are ${LORA_TARGETS.join(', ')}`]);
+    expect(checkConfig({ ...lora(), lora_targets: 'q_proj,qkv' }).errors).toEqual([
+      `lora_targets: "qkv" is not a projection; the projections are ${LORA_TARGETS.join(', ')}`,
+    ]);
     expect(checkConfig({ ...lora(), lora_rank: -1 }).errors).toEqual(['lora_rank: must be in [0, 1024], got -1']);
     expect(checkConfig({ ...lora(), lora_alpha: 0 }).errors).toEqual(['lora_alpha: must be in (0, 100000], got 0']);
-    expect(checkConfig({ ...lora({ lora_rank: 0, lora_alpha: 32 }) }).warnings).toContain('lora_alpha: ignored while lora_rank is 0 (LoRA is off)');
+    expect(checkConfig({ ...lora({ lora_rank: 0, lora_alpha: 32 }) }).warnings).toContain(
+      'lora_alpha: ignored while lora_rank is 0 (LoRA is off)',
+    );
   });
 });

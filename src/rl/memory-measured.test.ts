@@ -24,7 +24,12 @@ async function measure(config: RLConfig, model: ModelConfig): Promise<{ planned:
   const params = Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)]));
   const before = ctx.tensorBytes().live;
   ctx.resetTensorPeak();
-  const trainer = await Trainer.create({ config, init: { config: model, params }, tokenizer: loadCharTokenizer(buildCharTokenizerJson()), backend: { kind: 'webgpu', ctx } });
+  const trainer = await Trainer.create({
+    config,
+    init: { config: model, params },
+    tokenizer: loadCharTokenizer(buildCharTokenizerJson()),
+    backend: { kind: 'webgpu', ctx },
+  });
   // Four steps: later rollouts run while an earlier step's training workspace is still cached, and addition's
   // prompts vary in length, so the training shape follows the step's longest prompt.
   for (let s = 0; s < 4; s++) await trainer.runStep();
@@ -39,14 +44,41 @@ describe('memory plan against the bytes a run allocates', () => {
   // A wider vocabulary than the character tokenizer's, so the logits weigh as they do in a real model.
   const model: ModelConfig = { ...MODEL_PRESETS.nano, vocabSize: 4096 };
   const runs: [string, RLConfig][] = [
-    ['GRPO with a reference (beta 0.04) and 2 minibatches', resolveConfig('grpo', { task: 'addition', train_batch_size: 1, num_generations: 8, num_minibatches: 2, beta: 0.04, eval_items: 0, steps: 4 })],
-    ['PPO with a critic', resolveConfig('ppo', { task: 'addition', train_batch_size: 1, num_generations: 8, eval_items: 0, steps: 4 })],
-    ['GRPO with LoRA (rank 8, every projection) and a reference', resolveConfig('grpo', { task: 'addition', train_batch_size: 1, num_generations: 8, beta: 0.04, lora_rank: 8, eval_items: 0, steps: 4 })],
+    [
+      'GRPO with a reference (beta 0.04) and 2 minibatches',
+      resolveConfig('grpo', {
+        task: 'addition',
+        train_batch_size: 1,
+        num_generations: 8,
+        num_minibatches: 2,
+        beta: 0.04,
+        eval_items: 0,
+        steps: 4,
+      }),
+    ],
+    [
+      'PPO with a critic',
+      resolveConfig('ppo', { task: 'addition', train_batch_size: 1, num_generations: 8, eval_items: 0, steps: 4 }),
+    ],
+    [
+      'GRPO with LoRA (rank 8, every projection) and a reference',
+      resolveConfig('grpo', {
+        task: 'addition',
+        train_batch_size: 1,
+        num_generations: 8,
+        beta: 0.04,
+        lora_rank: 8,
+        eval_items: 0,
+        steps: 4,
+      }),
+    ],
   ];
   for (const [name, config] of runs) {
     it(name, async () => {
       const { planned, measured } = await measure(config, model);
-      console.log(`${name}: planned peak ${formatBytes(planned)}, measured peak ${formatBytes(measured)} (${((planned / measured - 1) * 100).toFixed(1)}% over)`);
+      console.log(
+        `${name}: planned peak ${formatBytes(planned)}, measured peak ${formatBytes(measured)} (${((planned / measured - 1) * 100).toFixed(1)}% over)`,
+      );
       expect(planned).toBeGreaterThanOrEqual(measured);
       expect(planned).toBeLessThan(1.1 * measured);
     });

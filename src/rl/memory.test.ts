@@ -27,7 +27,13 @@ const TOKENIZER = loadCharTokenizer(buildCharTokenizerJson());
 
 describe('memory plan of an RL run', () => {
   it('takes the rollout rows, lengths and minibatch from the config', () => {
-    const c = resolveConfig('grpo', { train_batch_size: 4, num_generations: 8, num_minibatches: 2, eval_items: 10, eval_num_generations: 4 });
+    const c = resolveConfig('grpo', {
+      train_batch_size: 4,
+      num_generations: 8,
+      num_minibatches: 2,
+      eval_items: 10,
+      eval_num_generations: 4,
+    });
     const d = derive(c);
     expect(rlMemoryShape(c)).toEqual({
       rolloutRows: 40, // evaluation: 10 prompts x 4 samples, more than the 32 a step samples
@@ -58,7 +64,10 @@ describe('memory plan of an RL run', () => {
   });
 
   it("refuses Qwen2.5-0.5B's default run on WebGPU's default per-buffer limits, naming the knobs", () => {
-    const plan = rlMemoryPlan(resolveConfig('grpo', {}), QWEN25_05B, { maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 });
+    const plan = rlMemoryPlan(resolveConfig('grpo', {}), QWEN25_05B, {
+      maxBufferSize: 256 * 2 ** 20,
+      maxStorageBufferBindingSize: 128 * 2 ** 20,
+    });
     const logits = plan.problems.find((p) => p.startsWith('training logits'));
     expect(logits).toContain(`lower ${RL_MEMORY_KNOBS.trainRows}, or max_completion_length`);
     expect(logits).toContain('raise num_minibatches');
@@ -68,14 +77,28 @@ describe('memory plan of an RL run', () => {
     const config = { ...DEFAULT_CONFIG, train_batch_size: 64, num_generations: 16 };
     const model = { ...MODEL_PRESETS.nano, vocabSize: 151_936 };
     const small = deviceWithLimits({ maxBufferSize: 256 * 2 ** 20, maxStorageBufferBindingSize: 128 * 2 ** 20 });
-    const create = () => Trainer.create({ config, init: { config: model, params: {} }, tokenizer: TOKENIZER, backend: { kind: 'webgpu', ctx: small } });
+    const create = () =>
+      Trainer.create({
+        config,
+        init: { config: model, params: {} },
+        tokenizer: TOKENIZER,
+        backend: { kind: 'webgpu', ctx: small },
+      });
     await expect(create()).rejects.toThrow(MemoryPlanError);
-    await expect(create()).rejects.toThrow(/training logits: 1024 sequences x \d+ tokens x 151936 vocabulary .*lower the minibatch \(raise num_minibatches/);
+    await expect(create()).rejects.toThrow(
+      /training logits: 1024 sequences x \d+ tokens x 151936 vocabulary .*lower the minibatch \(raise num_minibatches/,
+    );
     // With the per-buffer limits met, a budget still refuses the peak.
     const big = deviceWithLimits(BIG);
     const budget = 1 * GiB;
     await expect(
-      Trainer.create({ config, init: { config: model, params: {} }, tokenizer: TOKENIZER, backend: { kind: 'webgpu', ctx: big }, memoryBudgetBytes: budget }),
+      Trainer.create({
+        config,
+        init: { config: model, params: {} },
+        tokenizer: TOKENIZER,
+        backend: { kind: 'webgpu', ctx: big },
+        memoryBudgetBytes: budget,
+      }),
     ).rejects.toThrow(new RegExp(`more than the budget of ${formatBytes(budget)}`));
   });
 });

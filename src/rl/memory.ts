@@ -3,7 +3,13 @@
 // limits and the budget come from the caller. Not the plan's arithmetic, which lives with the model's buffers.
 
 import type { ModelConfig } from '../model/config';
-import { planMemory, type MemoryDevice, type MemoryKnobs, type MemoryPlan, type MemoryShape } from '../model/memory-plan';
+import {
+  planMemory,
+  type MemoryDevice,
+  type MemoryKnobs,
+  type MemoryPlan,
+  type MemoryShape,
+} from '../model/memory-plan';
 import { parseLoraTargets } from '../core/lora-layout';
 import { derive, type RLConfig } from './config';
 
@@ -23,11 +29,15 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
  */
 export function rlMemoryShape(config: RLConfig): MemoryShape {
   const d = derive(config);
-  const lora = config.lora_rank > 0 ? { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) } : null;
+  const lora =
+    config.lora_rank > 0
+      ? { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) }
+      : null;
   // As the trainer decides: under LoRA no weight is tracked (the base does not move).
   const tracking = lora === null;
   const N = d.sequencesPerStep;
-  const evalRows = config.eval_items > 0 ? Math.min(Math.max(64, N), config.eval_items * config.eval_num_generations) : 0;
+  const evalRows =
+    config.eval_items > 0 ? Math.min(Math.max(64, N), config.eval_items * config.eval_num_generations) : 0;
   return {
     rolloutRows: Math.max(N, evalRows),
     promptTokens: d.maxPromptTokens,

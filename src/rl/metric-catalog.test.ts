@@ -14,18 +14,41 @@ const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', im
 
 /** The smallest setting on the copy warm start: 2 prompts x 4 completions. */
 function small(preset: PresetName, over: Partial<RLConfig> = {}): RLConfig {
-  return resolveConfig(preset, { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 1, eval_every: 0, seed: 7, ...over });
+  return resolveConfig(preset, {
+    task: 'copy',
+    difficulty: 3,
+    train_batch_size: 2,
+    num_generations: 4,
+    steps: 1,
+    eval_every: 0,
+    seed: 7,
+    ...over,
+  });
 }
 
 const RUNS: { label: string; config: RLConfig }[] = [
   ...PRESET_NAMES.map((preset) => ({ label: preset, config: small(preset) })),
   {
     label: 'grpo with evaluation, overlong shaping, weight statistics and num_iterations 2',
-    config: small('grpo', { steps: 2, eval_every: 1, eval_items: 2, eval_num_generations: 2, overlong_buffer_enable: true, num_iterations: 2, weight_stats_every: 1 }),
+    config: small('grpo', {
+      steps: 2,
+      eval_every: 1,
+      eval_items: 2,
+      eval_num_generations: 2,
+      overlong_buffer_enable: true,
+      num_iterations: 2,
+      weight_stats_every: 1,
+    }),
   },
 ];
 
-const records = (config: RLConfig) => runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' } });
+const records = (config: RLConfig) =>
+  runToEnd({
+    config,
+    init: { config: warm.ck.config, params: warm.ck.params },
+    tokenizer: warm.tok,
+    backend: { kind: 'cpu' },
+  });
 
 describe('metric catalog: the names the trainer emits', () => {
   const runs: { label: string; records: StepRecord[] }[] = [];
@@ -53,7 +76,8 @@ describe('metric catalog: the names the trainer emits', () => {
     const missing: string[] = [];
     for (const run of runs) {
       for (const rec of run.records) {
-        for (const name of always) if (!(name in rec.metrics)) missing.push(`${run.label}, optimizer step ${rec.optimizerStep}: ${name}`);
+        for (const name of always)
+          if (!(name in rec.metrics)) missing.push(`${run.label}, optimizer step ${rec.optimizerStep}: ${name}`);
       }
     }
     expect(missing, 'absent from records although the catalog gives no `when`').toEqual([]);
@@ -67,11 +91,15 @@ describe('metric catalog: the names the trainer emits', () => {
       for (const [step, recs] of byStep) {
         for (const [name, value] of Object.entries(recs[0].metrics)) {
           if (metricSpec(name)?.per !== 'rollout') continue;
-          if (recs.some((r) => !Object.is((r.metrics as Record<string, number>)[name], value))) changed.push(`${run.label}, step ${step}: ${name}`);
+          if (recs.some((r) => !Object.is((r.metrics as Record<string, number>)[name], value)))
+            changed.push(`${run.label}, step ${step}: ${name}`);
         }
       }
     }
-    expect(runs.some((r) => r.records.length > new Set(r.records.map((x) => x.step)).size), 'some run has several optimizer steps per rollout step').toBe(true);
+    expect(
+      runs.some((r) => r.records.length > new Set(r.records.map((x) => x.step)).size),
+      'some run has several optimizer steps per rollout step',
+    ).toBe(true);
     expect(changed, "per 'rollout' in the catalog, but the value differs between optimizer steps").toEqual([]);
   });
 });

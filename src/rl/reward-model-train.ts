@@ -12,7 +12,14 @@ import { Rng } from '../core/random';
 import { getTask } from '../tasks';
 import type { RolloutSetting } from './rollouts';
 import { completionTokens, sampleStepRollouts } from './rollouts';
-import { LabRewardModel, preferencePairs, REWARD_MODEL_KIND, type JudgedGroup, type PreferencePair, type RewardModelStepMetrics } from './reward-model';
+import {
+  LabRewardModel,
+  preferencePairs,
+  REWARD_MODEL_KIND,
+  type JudgedGroup,
+  type PreferencePair,
+  type RewardModelStepMetrics,
+} from './reward-model';
 
 export interface RewardModelTrainingOptions {
   /** Preference pairs to train on. */
@@ -53,7 +60,12 @@ export interface CollectedPairs {
 }
 
 /** Samples rollout batches from `policy` until `want` pairs are collected or `maxBatches` batches are spent. */
-export async function collectPreferencePairs(s: RolloutSetting, policy: Policy, want: number, opts: { pairsPerGroup: number; maxBatches: number; seed: number }): Promise<CollectedPairs> {
+export async function collectPreferencePairs(
+  s: RolloutSetting,
+  policy: Policy,
+  want: number,
+  opts: { pairsPerGroup: number; maxBatches: number; seed: number },
+): Promise<CollectedPairs> {
   const task = getTask(s.config.task, s.derived.difficulty);
   const rng = new Rng(opts.seed);
   const G = s.config.num_generations;
@@ -108,7 +120,11 @@ export async function trainLabRewardModel(
   opts: RewardModelTrainingOptions,
   onStep?: (step: number, m: RewardModelStepMetrics) => void,
 ): Promise<RewardModelTrainingResult> {
-  const collected = await collectPreferencePairs(s, policy, opts.pairs + opts.heldOutPairs, { pairsPerGroup: opts.pairsPerGroup, maxBatches: opts.maxBatches, seed: s.config.seed ^ 0x5eed });
+  const collected = await collectPreferencePairs(s, policy, opts.pairs + opts.heldOutPairs, {
+    pairsPerGroup: opts.pairsPerGroup,
+    maxBatches: opts.maxBatches,
+    seed: s.config.seed ^ 0x5eed,
+  });
   const all = collected.pairs;
   if (all.length < 2) {
     throw new Error(
@@ -119,22 +135,50 @@ export async function trainLabRewardModel(
   const held = Math.min(opts.heldOutPairs, Math.floor(all.length / 4));
   const train = all.slice(0, all.length - held);
   const heldOut = all.slice(all.length - held);
-  const rm = LabRewardModel.create(start.ctx, start.config, start.params, { padId: s.tokenizer.padId, maxRows: Math.max(64, 2 * opts.batchPairs) });
+  const rm = LabRewardModel.create(start.ctx, start.config, start.params, {
+    padId: s.tokenizer.padId,
+    maxRows: Math.max(64, 2 * opts.batchPairs),
+  });
   const heldOutAccuracyBefore = await rankingAccuracy(rm, heldOut);
   const history: RewardModelStepMetrics[] = [];
   for (let step = 0; step < opts.steps; step++) {
-    const batch = Array.from({ length: Math.min(opts.batchPairs, train.length) }, (_, i) => train[(step * opts.batchPairs + i) % train.length]);
-    const m = await rm.trainStep(batch, { lr: opts.learningRate, weightDecay: 0, maxGradNorm: 1, centerCoef: opts.centerCoef });
+    const batch = Array.from(
+      { length: Math.min(opts.batchPairs, train.length) },
+      (_, i) => train[(step * opts.batchPairs + i) % train.length],
+    );
+    const m = await rm.trainStep(batch, {
+      lr: opts.learningRate,
+      weightDecay: 0,
+      maxGradNorm: 1,
+      centerCoef: opts.centerCoef,
+    });
     history.push(m);
     onStep?.(step + 1, m);
   }
   const heldOutAccuracyAfter = await rankingAccuracy(rm, heldOut);
-  return { rm, collected, trainPairs: train.length, heldOutPairs: heldOut.length, history, heldOutAccuracyBefore, heldOutAccuracyAfter };
+  return {
+    rm,
+    collected,
+    trainPairs: train.length,
+    heldOutPairs: heldOut.length,
+    history,
+    heldOutAccuracyBefore,
+    heldOutAccuracyAfter,
+  };
 }
 
 /** The saved folder's files: model.safetensors and config.json with "rl_lab" saying what it is and how it was made. */
-export async function rewardModelFiles(r: RewardModelTrainingResult, special: SpecialIds, made: Record<string, unknown>): Promise<{ safetensors: Uint8Array; configJson: string }> {
-  const ck: Checkpoint = { config: r.rm.config, params: await r.rm.download(), special, metadata: { rl_lab: REWARD_MODEL_KIND } };
+export async function rewardModelFiles(
+  r: RewardModelTrainingResult,
+  special: SpecialIds,
+  made: Record<string, unknown>,
+): Promise<{ safetensors: Uint8Array; configJson: string }> {
+  const ck: Checkpoint = {
+    config: r.rm.config,
+    params: await r.rm.download(),
+    special,
+    metadata: { rl_lab: REWARD_MODEL_KIND },
+  };
   const { safetensors, configJson } = encodeCheckpoint(ck);
   const json = JSON.parse(configJson) as Record<string, unknown>;
   json.rl_lab = {

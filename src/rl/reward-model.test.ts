@@ -36,14 +36,24 @@ function randomRewardModel(seed: number): { rm: LabRewardModel; params: ParamArr
   const init = criticInit(config, randomParams(config, seed));
   const rng = new Rng(seed + 1);
   init.params['lm_head.weight'] = Float32Array.from(init.params['lm_head.weight'], () => rng.uniform(-0.3, 0.3));
-  return { rm: LabRewardModel.create(ctx, config, randomParams(config, seed), { padId: PAD, params: init.params }), params: init.params };
+  return {
+    rm: LabRewardModel.create(ctx, config, randomParams(config, seed), { padId: PAD, params: init.params }),
+    params: init.params,
+  };
 }
 
 const ids = (text: string) => Array.from(text, (ch) => ch.charCodeAt(0) - 28); // printable ASCII -> 4..98, as the char vocabulary
 
 describe('scoreBatch', () => {
   it('left-pads prompt + completion so every score sits at the last position', () => {
-    const b = scoreBatch([{ prompt: [1, 5], completion: [6, 7] }, { prompt: [1], completion: [] }], 10, PAD);
+    const b = scoreBatch(
+      [
+        { prompt: [1, 5], completion: [6, 7] },
+        { prompt: [1], completion: [] },
+      ],
+      10,
+      PAD,
+    );
     expect(b.T).toBe(4);
     expect(Array.from(b.tokens)).toEqual([1, 5, 6, 7, PAD, PAD, PAD, 1]);
     expect(Array.from(b.positions)).toEqual([0, 1, 2, 3, 0, 0, 0, 0]);
@@ -59,7 +69,12 @@ describe('preferencePairs', () => {
     const all = preferencePairs([g]);
     expect(all.map((p) => `${p.chosen[0]}>${p.rejected[0]}`)).toEqual(['2>3', '4>5', '2>5', '4>3']);
     expect(preferencePairs([g], 2).map((p) => p.chosen[0])).toEqual([2, 4]);
-    expect(preferencePairs([{ ...g, correct: [true, true, true, true] }, { ...g, correct: [false, false, false, false] }])).toEqual([]);
+    expect(
+      preferencePairs([
+        { ...g, correct: [true, true, true, true] },
+        { ...g, correct: [false, false, false, false] },
+      ]),
+    ).toEqual([]);
   });
 });
 
@@ -69,22 +84,44 @@ describe('the lab reward model on the GPU', () => {
     const rng = new Rng(9);
     const T = 6; // equal lengths: the reference model has no left padding
     const seq = () => Array.from({ length: T - 2 }, () => 4 + rng.int(90));
-    const pairs: PreferencePair[] = Array.from({ length: 3 }, () => ({ prompt: [1, 4 + rng.int(90)], chosen: seq(), rejected: seq() }));
+    const pairs: PreferencePair[] = Array.from({ length: 3 }, () => ({
+      prompt: [1, 4 + rng.int(90)],
+      chosen: seq(),
+      rejected: seq(),
+    }));
     const { temps } = rm.recordBackward(pairs, { centerCoef: 0.01 });
     const got = await rm.model.downloadGrads();
     for (const t of temps) t.destroy();
 
-    const rows = pairs.flatMap((p) => [[...p.prompt, ...p.chosen], [...p.prompt, ...p.rejected]]);
+    const rows = pairs.flatMap((p) => [
+      [...p.prompt, ...p.chosen],
+      [...p.prompt, ...p.rejected],
+    ]);
     const B = rows.length;
     const V = config.vocabSize;
     const p64 = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, host(Float64Array.from(v), [v.length])]));
     const shaped = initParams({ ...config, tiedEmbeddings: false }, new Rng(0), { dtype: 'f64' });
     for (const k of Object.keys(shaped)) shaped[k] = host(p64[k].data, shaped[k].shape);
-    const { logits, cache } = modelForward({ ...config, tiedEmbeddings: false }, shaped, Uint32Array.from(rows.flat()), B, T);
-    const scores = host(Float64Array.from({ length: B }, (_, b) => logits.data[(b * T + T - 1) * V]), [B]);
+    const { logits, cache } = modelForward(
+      { ...config, tiedEmbeddings: false },
+      shaped,
+      Uint32Array.from(rows.flat()),
+      B,
+      T,
+    );
+    const scores = host(
+      Float64Array.from({ length: B }, (_, b) => logits.data[(b * T + T - 1) * V]),
+      [B],
+    );
     const dScores = host(new Float64Array(B), [B]);
-    bradleyTerryForwardBackward(host(new Float64Array(1), [1]), dScores, host(new Float64Array(BT_METRICS.length), [BT_METRICS.length]), scores,
-      { data: Uint32Array.from({ length: B }, (_, i) => i), shape: [B / 2, 2] }, { centerCoef: 0.01 });
+    bradleyTerryForwardBackward(
+      host(new Float64Array(1), [1]),
+      dScores,
+      host(new Float64Array(BT_METRICS.length), [BT_METRICS.length]),
+      scores,
+      { data: Uint32Array.from({ length: B }, (_, i) => i), shape: [B / 2, 2] },
+      { centerCoef: 0.01 },
+    );
     const dLogits = host(new Float64Array(B * T * V), [B, T, V]);
     for (let b = 0; b < B; b++) dLogits.data[(b * T + T - 1) * V] = dScores.data[b];
     const want = modelBackward({ ...config, tiedEmbeddings: false }, shaped, cache, dLogits);
@@ -111,18 +148,23 @@ describe('the lab reward model on the GPU', () => {
     const policy = randomParams(config, 3);
     const rm = LabRewardModel.create(ctx, config, policy, { padId: PAD });
     const rng = new Rng(4);
-    const word = (letter: string) => ids(Array.from({ length: 1 + rng.int(4) }, () => (rng.next() < 0.5 ? letter : 'x')).join('') + letter);
-    const pairs = (n: number): PreferencePair[] => Array.from({ length: n }, () => ({ prompt: [1, ...ids('q:')], chosen: word('a'), rejected: word('b') }));
+    const word = (letter: string) =>
+      ids(Array.from({ length: 1 + rng.int(4) }, () => (rng.next() < 0.5 ? letter : 'x')).join('') + letter);
+    const pairs = (n: number): PreferencePair[] =>
+      Array.from({ length: n }, () => ({ prompt: [1, ...ids('q:')], chosen: word('a'), rejected: word('b') }));
     const [before] = await rm.score([{ prompt: [1], completion: ids('a') }]);
     expect(before).toBe(0); // the head starts at zero
     const steps = [];
-    for (let i = 0; i < 40; i++) steps.push(await rm.trainStep(pairs(16), { lr: 3e-3, weightDecay: 0, maxGradNorm: 1 }));
+    for (let i = 0; i < 40; i++)
+      steps.push(await rm.trainStep(pairs(16), { lr: 3e-3, weightDecay: 0, maxGradNorm: 1 }));
     expect(steps[0].loss).toBeCloseTo(Math.log(2), 5);
     const heldOut = pairs(32);
     const chosen = await rm.score(heldOut.map((p) => ({ prompt: p.prompt, completion: p.chosen })));
     const rejected = await rm.score(heldOut.map((p) => ({ prompt: p.prompt, completion: p.rejected })));
     const right = heldOut.filter((_, i) => chosen[i] > rejected[i]).length;
-    console.log(`reward model: loss ${steps[0].loss.toFixed(3)} -> ${steps.at(-1)!.loss.toFixed(3)}, held-out pairs ranked right ${right}/32`);
+    console.log(
+      `reward model: loss ${steps[0].loss.toFixed(3)} -> ${steps.at(-1)!.loss.toFixed(3)}, held-out pairs ranked right ${right}/32`,
+    );
     expect(steps.at(-1)!.loss).toBeLessThan(0.2);
     expect(right).toBe(32);
     rm.destroy();

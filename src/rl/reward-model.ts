@@ -59,7 +59,8 @@ export interface ScoreBatch {
 
 export function scoreBatch(sequences: readonly ScoredSequence[], vocabSize: number, padId: number): ScoreBatch {
   const rows = sequences.map((s, b) => {
-    if (s.prompt.length + s.completion.length === 0) throw new Error(`reward model: sequence ${b} is empty (no prompt and no completion)`);
+    if (s.prompt.length + s.completion.length === 0)
+      throw new Error(`reward model: sequence ${b} is empty (no prompt and no completion)`);
     return [...s.prompt, ...s.completion];
   });
   const { R: B, P: T, tokens, positions, kvStart } = leftPad(rows, padId);
@@ -79,14 +80,29 @@ export class LabRewardModel {
    * A reward model started from the policy's parameters: its trunk, and an untied head of zeros (every score starts
    * at 0), as the critic starts. `params` given: those instead (a saved reward model).
    */
-  static create(ctx: GpuContext, policyConfig: ModelConfig, policyParams: ParamArrays, opts: { padId: number; maxRows?: number; params?: ParamArrays }): LabRewardModel {
+  static create(
+    ctx: GpuContext,
+    policyConfig: ModelConfig,
+    policyParams: ParamArrays,
+    opts: { padId: number; maxRows?: number; params?: ParamArrays },
+  ): LabRewardModel {
     const init = criticInit(policyConfig, policyParams);
     const maxRows = opts.maxRows ?? 64;
-    return new LabRewardModel(ctx, GpuModel.create(ctx, init.config, opts.params ?? init.params, maxRows), opts.padId, maxRows);
+    return new LabRewardModel(
+      ctx,
+      GpuModel.create(ctx, init.config, opts.params ?? init.params, maxRows),
+      opts.padId,
+      maxRows,
+    );
   }
 
   /** A saved reward model (its own config, untied head) on the GPU. */
-  static load(ctx: GpuContext, config: ModelConfig, params: ParamArrays, opts: { padId: number; maxRows?: number }): LabRewardModel {
+  static load(
+    ctx: GpuContext,
+    config: ModelConfig,
+    params: ParamArrays,
+    opts: { padId: number; maxRows?: number },
+  ): LabRewardModel {
     const maxRows = opts.maxRows ?? 64;
     return new LabRewardModel(ctx, GpuModel.create(ctx, config, params, maxRows), opts.padId, maxRows);
   }
@@ -96,7 +112,8 @@ export class LabRewardModel {
   }
 
   private upload(batch: ScoreBatch): { inp: ForwardInputs; scoreIdx: Tensor<'u32'>; temps: Tensor[] } {
-    const u = (data: Uint32Array, label: string) => this.ctx.fromArray(data, [data.length], { dtype: 'u32', label }) as Tensor<'u32'>;
+    const u = (data: Uint32Array, label: string) =>
+      this.ctx.fromArray(data, [data.length], { dtype: 'u32', label }) as Tensor<'u32'>;
     const tokens = u(batch.tokens, 'rm.tokens');
     const positions = u(batch.positions, 'rm.positions');
     const kvStart = u(batch.kvStart, 'rm.kvStart');
@@ -105,13 +122,15 @@ export class LabRewardModel {
   }
 
   private checkRows(rows: number, what: string): void {
-    if (rows > this.maxRows) throw new Error(`reward model: ${rows} sequences in one ${what}, more than the ${this.maxRows} it was made for`);
+    if (rows > this.maxRows)
+      throw new Error(`reward model: ${rows} sequences in one ${what}, more than the ${this.maxRows} it was made for`);
   }
 
   /** The scores of `sequences`: one forward and one readback per maxRows of them. */
   async score(sequences: readonly ScoredSequence[]): Promise<Float32Array> {
     const out = new Float32Array(sequences.length);
-    for (let i = 0; i < sequences.length; i += this.maxRows) out.set(await this.scoreChunk(sequences.slice(i, i + this.maxRows)), i);
+    for (let i = 0; i < sequences.length; i += this.maxRows)
+      out.set(await this.scoreChunk(sequences.slice(i, i + this.maxRows)), i);
     return out;
   }
 
@@ -133,7 +152,11 @@ export class LabRewardModel {
    * step, on `rec` (submitted here when not given). Returns the loss and metrics tensors the step writes, and every
    * tensor it made (`temps`, those two included), which the caller destroys once it has read what it wants.
    */
-  recordBackward(pairs: readonly PreferencePair[], opts: BradleyTerryOptions = {}, given?: Recorder): { loss: Tensor; metrics: Tensor; temps: Tensor[] } {
+  recordBackward(
+    pairs: readonly PreferencePair[],
+    opts: BradleyTerryOptions = {},
+    given?: Recorder,
+  ): { loss: Tensor; metrics: Tensor; temps: Tensor[] } {
     if (pairs.length === 0) throw new Error('reward model: a training step needs at least one preference pair');
     this.checkRows(2 * pairs.length, 'training step (two sequences per pair)');
     const sequences: ScoredSequence[] = pairs.flatMap((p) => [
@@ -143,13 +166,20 @@ export class LabRewardModel {
     const batch = scoreBatch(sequences, this.config.vocabSize, this.padId);
     const N = batch.B;
     const { inp, scoreIdx, temps } = this.upload(batch);
-    const pairIdx = this.ctx.fromArray(Uint32Array.from({ length: 2 * pairs.length }, (_, i) => i), [pairs.length, 2], { dtype: 'u32', label: 'rm.pairs' }) as Tensor<'u32'>;
+    const pairIdx = this.ctx.fromArray(
+      Uint32Array.from({ length: 2 * pairs.length }, (_, i) => i),
+      [pairs.length, 2],
+      { dtype: 'u32', label: 'rm.pairs' },
+    ) as Tensor<'u32'>;
     // Every logit's gradient is taken from dScoresExt: its score's slot, or the zero slot N for every other logit.
     // The index is (N, T, V) u32, as large as the logits: fine for the lab's small vocabularies.
     const V = this.config.vocabSize;
     const spread = new Uint32Array(N * batch.T * V).fill(N);
     batch.scoreIdx.forEach((flat, b) => (spread[flat] = b));
-    const spreadIdx = this.ctx.fromArray(spread, [spread.length], { dtype: 'u32', label: 'rm.spreadIdx' }) as Tensor<'u32'>;
+    const spreadIdx = this.ctx.fromArray(spread, [spread.length], {
+      dtype: 'u32',
+      label: 'rm.spreadIdx',
+    }) as Tensor<'u32'>;
     const scores = this.ctx.tensor([N], { label: 'rm.scores' });
     const dScoresExt = this.ctx.tensor([N + 1], { label: 'rm.dScoresExt' }); // zero-filled; the tail stays 0
     const loss = this.ctx.tensor([1], { label: 'rm.loss' });
@@ -209,7 +239,9 @@ export function preferencePairs(groups: readonly JudgedGroup[], perGroup = Infin
     const good = g.completions.filter((_, i) => g.correct[i]);
     const bad = g.completions.filter((_, i) => !g.correct[i]);
     const all: PreferencePair[] = [];
-    for (let j = 0; j < bad.length; j++) for (let i = 0; i < good.length; i++) all.push({ prompt: g.prompt, chosen: good[i], rejected: bad[(i + j) % bad.length] });
+    for (let j = 0; j < bad.length; j++)
+      for (let i = 0; i < good.length; i++)
+        all.push({ prompt: g.prompt, chosen: good[i], rejected: bad[(i + j) % bad.length] });
     out.push(...all.slice(0, perGroup));
   }
   return out;

@@ -68,7 +68,13 @@ export function samplerOptions(c: RLConfig, stepsDone: number, seedSalt: number,
  * more batches refill the groups dropped because their rewards all tie. When nothing survives, the last batch is
  * returned as is (its group advantages are all 0).
  */
-export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task: Task, rng: Rng, stepsDone: number): Promise<StepRollouts> {
+export async function sampleStepRollouts(
+  s: RolloutSetting,
+  policy: Policy,
+  task: Task,
+  rng: Rng,
+  stepsDone: number,
+): Promise<StepRollouts> {
   const c = s.config;
   const G = c.num_generations;
   const L = s.derived.maxCompletionLength;
@@ -83,7 +89,9 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
   for (let a = 0; a < attempts && keptGroups < c.train_batch_size; a++) {
     const B = c.train_batch_size;
     const items = Array.from({ length: B }, () => task.sample(rng, 'train'));
-    const prompts = items.flatMap((it) => Array.from({ length: G }, () => encodePrompt(tok, it.prompt, c.chat_template)));
+    const prompts = items.flatMap((it) =>
+      Array.from({ length: G }, () => encodePrompt(tok, it.prompt, c.chat_template)),
+    );
     const rollout = await policy.generate(prompts, {
       maxNewTokens: L,
       sampler: samplerOptions(c, stepsDone, a * 7919),
@@ -93,7 +101,12 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
     const r = await scoreCompletions(s, task, items, prompts, rollout);
     if (c.adv_estimator === 'remax') {
       const greedyPrompts = items.map((it) => encodePrompt(tok, it.prompt, c.chat_template));
-      const g = await policy.generate(greedyPrompts, { maxNewTokens: L, sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true), eosId: tok.eosId, padId: tok.padId });
+      const g = await policy.generate(greedyPrompts, {
+        maxNewTokens: L,
+        sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true),
+        eosId: tok.eosId,
+        padId: tok.padId,
+      });
       r.greedyRewards = (await scoreCompletions(s, task, items, greedyPrompts, g)).rewards;
     }
     sampled += B;
@@ -108,7 +121,10 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
     const keep = stats.zeroStd.map((z) => !z);
     dropped += keep.filter((k) => !k).length;
     const room = c.train_batch_size - keptGroups;
-    const groups = keep.map((k, g) => (k ? g : -1)).filter((g) => g >= 0).slice(0, room);
+    const groups = keep
+      .map((k, g) => (k ? g : -1))
+      .filter((g) => g >= 0)
+      .slice(0, room);
     if (groups.length) {
       kept.push(selectGroups(r, groups, G));
       keptGroups += groups.length;
@@ -127,7 +143,13 @@ export async function sampleStepRollouts(s: RolloutSetting, policy: Policy, task
  * reward model (one batched call, the part `reward_model`), weighted, plus overlong shaping. Rejects with
  * UserRewardError when the user's function fails.
  */
-export async function scoreCompletions(s: RolloutSetting, task: Task, items: TaskItem[], prompts: number[][], rollout: Rollout): Promise<StepRollouts> {
+export async function scoreCompletions(
+  s: RolloutSetting,
+  task: Task,
+  items: TaskItem[],
+  prompts: number[][],
+  rollout: Rollout,
+): Promise<StepRollouts> {
   const c = s.config;
   const tok = s.tokenizer;
   const L = s.derived.maxCompletionLength;
@@ -151,7 +173,9 @@ export async function scoreCompletions(s: RolloutSetting, task: Task, items: Tas
   // Truncated completions are judged like any other (as TRL does); the task rejects text beyond its longest answer.
   const verdicts: Verdict[] = texts.map((text, r) => task.verify(itemOf(r), text));
   if (s.userReward) {
-    const scores = await s.userReward.score(texts.map((completion, r) => ({ prompt: itemOf(r).prompt, completion, item: itemOf(r) })));
+    const scores = await s.userReward.score(
+      texts.map((completion, r) => ({ prompt: itemOf(r).prompt, completion, item: itemOf(r) })),
+    );
     verdicts.forEach((v, r) => {
       const u = scores[r];
       v.parts[USER_REWARD_NAME] = u.reward;
@@ -160,7 +184,9 @@ export async function scoreCompletions(s: RolloutSetting, task: Task, items: Tas
     });
   }
   if (s.learnedReward) {
-    const scores = await s.learnedReward.score(texts.map((completion, r) => ({ promptIds: prompts[r], completionIds: completionIds[r], completion })));
+    const scores = await s.learnedReward.score(
+      texts.map((completion, r) => ({ promptIds: prompts[r], completionIds: completionIds[r], completion })),
+    );
     verdicts.forEach((v, r) => {
       v.parts[LEARNED_REWARD_NAME] = scores[r];
       v.reason = `${v.reason}; ${LEARNED_REWARD_NAME} ${scores[r].toPrecision(3)}`;
@@ -180,7 +206,20 @@ export async function scoreCompletions(s: RolloutSetting, task: Task, items: Tas
   }
   if (c.overlong_buffer_enable) parts.overlong = overlong;
   const sampledTokens = prompts.reduce((a, p) => a + p.length, rolloutTokens);
-  return { items, prompts, rollout, verdicts, texts, rewards, overlong, parts, groupsSampled: items.length, groupsDropped: 0, rolloutTokens, sampledTokens };
+  return {
+    items,
+    prompts,
+    rollout,
+    verdicts,
+    texts,
+    rewards,
+    overlong,
+    parts,
+    groupsSampled: items.length,
+    groupsDropped: 0,
+    rolloutTokens,
+    sampledTokens,
+  };
 }
 
 /** The token ids of row `r`'s completion, without its EOS: what its text is decoded from and a reward model reads. */
@@ -261,7 +300,9 @@ function mergeRollouts(parts: StepRollouts[]): StepRollouts {
     texts: parts.flatMap((p) => p.texts),
     rewards: cat(parts.map((p) => p.rewards)),
     overlong: cat(parts.map((p) => p.overlong)),
-    parts: Object.fromEntries(names.map((n) => [n, cat(parts.map((p) => p.parts[n] ?? new Float32Array(p.rollout.rows)))])),
+    parts: Object.fromEntries(
+      names.map((n) => [n, cat(parts.map((p) => p.parts[n] ?? new Float32Array(p.rollout.rows)))]),
+    ),
     greedyRewards: parts[0].greedyRewards ? cat(parts.map((p) => p.greedyRewards!)) : undefined,
     groupsSampled: 0,
     groupsDropped: 0,

@@ -17,8 +17,14 @@ describe('schedule', () => {
   });
 
   it('minibatches: contiguous, as even as possible', () => {
-    expect(minibatchRows(8, 2)).toEqual([[0, 1, 2, 3], [4, 5, 6, 7]]);
-    expect(minibatchRows(5, 2)).toEqual([[0, 1], [2, 3, 4]]);
+    expect(minibatchRows(8, 2)).toEqual([
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+    ]);
+    expect(minibatchRows(5, 2)).toEqual([
+      [0, 1],
+      [2, 3, 4],
+    ]);
   });
 });
 
@@ -28,9 +34,13 @@ describe('curriculum', () => {
   it('fixed and easy_to_hard never draw; the ramp goes from the easiest to the target over the run', () => {
     const rng = new Rng(3);
     const before = rng.getState();
-    expect([0, 4, 9].map((s) => curriculumDifficulty({ curriculum: 'fixed', steps: 10 }, range, s, {}, rng))).toEqual([5, 5, 5]);
+    expect([0, 4, 9].map((s) => curriculumDifficulty({ curriculum: 'fixed', steps: 10 }, range, s, {}, rng))).toEqual([
+      5, 5, 5,
+    ]);
     // min + round(4 * step / 9): 1, 1 + round(1.78) = 3, 5.
-    expect([0, 4, 9].map((s) => curriculumDifficulty({ curriculum: 'easy_to_hard', steps: 10 }, range, s, {}, rng))).toEqual([1, 3, 5]);
+    expect(
+      [0, 4, 9].map((s) => curriculumDifficulty({ curriculum: 'easy_to_hard', steps: 10 }, range, s, {}, rng)),
+    ).toEqual([1, 3, 5]);
     expect(rng.getState()).toBe(before);
   });
 
@@ -41,11 +51,20 @@ describe('curriculum', () => {
     expect(rng.getState()).toBe(before);
     // Difficulties 1..4 mastered (weight floor 0.05 each), 5 unseen (weight 1): 5 with probability 1 / 1.2.
     const solved = { 1: 1, 2: 1, 3: 1, 4: 1 };
-    const draws = Array.from({ length: 600 }, () => curriculumDifficulty({ curriculum: 'adaptive', steps: 10 }, range, 0, solved, rng));
+    const draws = Array.from({ length: 600 }, () =>
+      curriculumDifficulty({ curriculum: 'adaptive', steps: 10 }, range, 0, solved, rng),
+    );
     const twin = new Rng(3);
     const want = Array.from({ length: 600 }, () => {
       let u = twin.next() * 1.2;
-      for (const [d, w] of [[1, 0.05], [2, 0.05], [3, 0.05], [4, 0.05], [5, 1]]) if ((u -= w) < 0) return d;
+      for (const [d, w] of [
+        [1, 0.05],
+        [2, 0.05],
+        [3, 0.05],
+        [4, 0.05],
+        [5, 1],
+      ])
+        if ((u -= w) < 0) return d;
       return 5;
     });
     expect(draws).toEqual(want);

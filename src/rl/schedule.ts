@@ -7,12 +7,18 @@ import type { Rng } from '../core/random';
 import type { RLConfig } from './config';
 
 /** The learning rate at optimizer step `t` (1-based) of `total`: linear warmup, then constant / cosine / linear decay. */
-export function learningRateAt(c: Pick<RLConfig, 'learning_rate' | 'warmup_steps' | 'lr_schedule'>, t: number, total: number): number {
+export function learningRateAt(
+  c: Pick<RLConfig, 'learning_rate' | 'warmup_steps' | 'lr_schedule'>,
+  t: number,
+  total: number,
+): number {
   if (c.warmup_steps > 0 && t <= c.warmup_steps) return (c.learning_rate * t) / c.warmup_steps;
   if (c.lr_schedule === 'constant') return c.learning_rate;
   const span = Math.max(1, total - c.warmup_steps);
   const progress = Math.min(1, Math.max(0, (t - c.warmup_steps) / span));
-  return c.lr_schedule === 'cosine' ? 0.5 * c.learning_rate * (1 + Math.cos(Math.PI * progress)) : c.learning_rate * (1 - progress);
+  return c.lr_schedule === 'cosine'
+    ? 0.5 * c.learning_rate * (1 + Math.cos(Math.PI * progress))
+    : c.learning_rate * (1 - progress);
 }
 
 /** Splits rows 0..N-1 into `parts` contiguous minibatches as even as possible. */

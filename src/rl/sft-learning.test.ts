@@ -27,11 +27,22 @@ describe('learning', () => {
     const task = getTask(LEARNING_BUDGET.task, LEARNING_BUDGET.difficulty);
     const config = MODEL_PRESETS.nano;
     const init = initParams(config, new Rng(0), { std: 0.02 });
-    const policy = GpuPolicy.create(ctx, config, Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)])));
+    const policy = GpuPolicy.create(
+      ctx,
+      config,
+      Object.fromEntries(Object.entries(init).map(([k, v]) => [k, Float32Array.from(v.data)])),
+    );
     const before = await evaluateGreedy(policy, task, tok, { n: 100, seed: 7, split: 'heldout' });
     const t0 = performance.now();
     let last = Infinity;
-    for await (const p of trainSft(policy, task, tok, { steps: LEARNING_BUDGET.steps, batchSize: LEARNING_BUDGET.batchSize, lr: LEARNING_BUDGET.lr, warmup: 20, seed: 0, logEvery: 50 })) {
+    for await (const p of trainSft(policy, task, tok, {
+      steps: LEARNING_BUDGET.steps,
+      batchSize: LEARNING_BUDGET.batchSize,
+      lr: LEARNING_BUDGET.lr,
+      warmup: 20,
+      seed: 0,
+      logEvery: 50,
+    })) {
       last = p.loss;
     }
     const trainS = (performance.now() - t0) / 1000;

@@ -55,7 +55,10 @@ export interface SftProgress {
  */
 export function encodePrompt(tok: Tokenizer, prompt: string, chat = false): number[] {
   if (chat) {
-    if (!tok.applyChatTemplate) throw new Error("chat_template: this model's tokenizer has no chat template (tokenizer_config.json chat_template)");
+    if (!tok.applyChatTemplate)
+      throw new Error(
+        "chat_template: this model's tokenizer has no chat template (tokenizer_config.json chat_template)",
+      );
     return tok.encode(tok.applyChatTemplate(prompt));
   }
   return tok.prependsBos ? [tok.bosId, ...tok.encode(prompt)] : tok.encode(prompt);
@@ -72,7 +75,12 @@ export function promptTokenBound(tok: Tokenizer, promptChars: number, chat = fal
 }
 
 /** Token ids of the prompt (encodePrompt), and of completion [EOS]. */
-export function encodeExample(tok: Tokenizer, prompt: string, completion: string, chat = false): { prompt: number[]; completion: number[] } {
+export function encodeExample(
+  tok: Tokenizer,
+  prompt: string,
+  completion: string,
+  chat = false,
+): { prompt: number[]; completion: number[] } {
   return { prompt: encodePrompt(tok, prompt, chat), completion: [...tok.encode(completion), tok.eosId] };
 }
 
@@ -107,11 +115,17 @@ function corrupt(answer: string, alphabet: string, rng: Rng): string {
  * Trains the model on demonstrations from the task's train split; yields progress at every logged step.
  * Deterministic for a seed on a given device.
  */
-export async function* trainSft(policy: Policy, task: Task, tok: Tokenizer, options: Partial<SftOptions> = {}): AsyncGenerator<SftProgress> {
+export async function* trainSft(
+  policy: Policy,
+  task: Task,
+  tok: Tokenizer,
+  options: Partial<SftOptions> = {},
+): AsyncGenerator<SftProgress> {
   const opts = { ...SFT_DEFAULTS, ...options };
   const B = opts.batchSize;
   const T = sequenceLength(task, tok);
-  if (T > policy.config.contextLength) throw new Error(`sft: task sequences need ${T} positions, the model's context is ${policy.config.contextLength}`);
+  if (T > policy.config.contextLength)
+    throw new Error(`sft: task sequences need ${T} positions, the model's context is ${policy.config.contextLength}`);
   const rng = new Rng(opts.seed);
   const N = B * T;
   const batch: SftBatch = { B, T, tokens: new Uint32Array(N), targets: new Uint32Array(N), mask: new Float32Array(N) };
@@ -126,7 +140,10 @@ export async function* trainSft(policy: Policy, task: Task, tok: Tokenizer, opti
       const ex = encodeExample(tok, item.prompt, answer);
       const seq = [...ex.prompt, ...ex.completion];
       // A longer sequence would run into the next row of the batch.
-      if (seq.length > T) throw new Error(`sft: ${JSON.stringify(item.prompt)} + its answer take ${seq.length} tokens, more than the ${T} a row holds`);
+      if (seq.length > T)
+        throw new Error(
+          `sft: ${JSON.stringify(item.prompt)} + its answer take ${seq.length} tokens, more than the ${T} a row holds`,
+        );
       for (let t = 0; t < seq.length; t++) batch.tokens[b * T + t] = seq[t];
       // Position t predicts seq[t + 1]; only completion tokens (and EOS) are supervised.
       for (let t = ex.prompt.length - 1; t < seq.length - 1; t++) {
@@ -136,7 +153,12 @@ export async function* trainSft(policy: Policy, task: Task, tok: Tokenizer, opti
     }
     const lr = learningRate(step, opts);
     const log = step % opts.logEvery === 0 || step === opts.steps;
-    const loss = await policy.sftStep(batch, { lr, weightDecay: opts.weightDecay, maxGradNorm: opts.maxGradNorm, readLoss: log });
+    const loss = await policy.sftStep(batch, {
+      lr,
+      weightDecay: opts.weightDecay,
+      maxGradNorm: opts.maxGradNorm,
+      readLoss: log,
+    });
     if (log) {
       if (!Number.isFinite(loss)) throw new Error(`sft: loss became ${loss} at step ${step} (lower the learning rate)`);
       yield { step, steps: opts.steps, loss: loss!, lr, elapsedMs: performance.now() - t0 };
@@ -169,12 +191,19 @@ export async function evaluateGreedy(
     const chunk = items.slice(i, i + batch);
     const prompts = chunk.map((it) => encodeExample(tok, it.prompt, '').prompt);
     const S = task.maxCompletionLength + 1;
-    const out = await policy.generate(prompts, { maxNewTokens: S, sampler: { temperature: 1, greedy: true, seed: 0 }, eosId: tok.eosId, padId: tok.padId });
+    const out = await policy.generate(prompts, {
+      maxNewTokens: S,
+      sampler: { temperature: 1, greedy: true, seed: 0 },
+      eosId: tok.eosId,
+      padId: tok.padId,
+    });
     chunk.forEach((it, r) => {
       const ids = Array.from(out.tokens.subarray(r * S, r * S + out.lengths[r])).filter((id) => id !== tok.eosId);
       const completion = tok.decode(ids, { skipSpecialTokens: true });
       // A completion cut at the length limit (no EOS) counts as wrong, whatever its prefix says.
-      const v = out.finished[r] ? task.verify(it, completion) : { reward: 0, parts: { accuracy: 0 }, reason: 'no EOS within the length limit' };
+      const v = out.finished[r]
+        ? task.verify(it, completion)
+        : { reward: 0, parts: { accuracy: 0 }, reason: 'no EOS within the length limit' };
       correct += v.parts.accuracy === 1 ? 1 : 0;
       reward += v.reward;
       if (samples.length < 8) samples.push({ prompt: it.prompt, completion, reward: v.reward, reason: v.reason });

@@ -79,7 +79,11 @@ export function timingMetrics(
 }
 
 /** 1 - Var(R - V) / Var(R) over the masked tokens (verl's vf_explained_var); 0 when Var(R) is 0. */
-export function explainedVariance(values: ArrayLike<number>, returns: ArrayLike<number>, mask: ArrayLike<number>): number {
+export function explainedVariance(
+  values: ArrayLike<number>,
+  returns: ArrayLike<number>,
+  mask: ArrayLike<number>,
+): number {
   const r: number[] = [];
   const e: number[] = [];
   for (let i = 0; i < mask.length; i++) {

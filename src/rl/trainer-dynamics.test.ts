@@ -31,19 +31,40 @@ function median(xs: readonly number[]): number {
 }
 
 describe('trainer: rollout-step dynamics', () => {
-  it('records group outcomes, histograms, length percentiles and solve rates that agree with the step\'s completions', async () => {
+  it("records group outcomes, histograms, length percentiles and solve rates that agree with the step's completions", async () => {
     const config = resolveConfig('grpo', {
-      task: 'copy', difficulty: 3, train_batch_size: 3, num_generations: 4, steps: 2, seed: 11,
-      eval_every: 2, eval_items: 6, eval_num_generations: 4,
+      task: 'copy',
+      difficulty: 3,
+      train_batch_size: 3,
+      num_generations: 4,
+      steps: 2,
+      seed: 11,
+      eval_every: 2,
+      eval_items: 6,
+      eval_num_generations: 4,
     });
-    const records: StepRecord[] = await runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx } });
+    const records: StepRecord[] = await runToEnd({
+      config,
+      init: { config: warm.ck.config, params: warm.ck.params },
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+    });
     const task = getTask('copy', 3);
     const G = config.num_generations;
     expect(records.map((r) => r.step)).toEqual([1, 2]);
     for (const r of records) {
       const m = r.metrics as Record<string, number>;
       const label = `step ${r.step}`;
-      for (const k of ['groups/all_fail_frac', 'groups/mixed_frac', 'groups/all_pass_frac', 'groups/nonzero_adv_frac', 'entropy/top_decile_mean', 'completions/p10_length', 'completions/p50_length', 'completions/p90_length']) {
+      for (const k of [
+        'groups/all_fail_frac',
+        'groups/mixed_frac',
+        'groups/all_pass_frac',
+        'groups/nonzero_adv_frac',
+        'entropy/top_decile_mean',
+        'completions/p10_length',
+        'completions/p50_length',
+        'completions/p90_length',
+      ]) {
         expect(Number.isFinite(m[k]), `${label}: ${k} = ${m[k]}`).toBe(true);
       }
       const batch = r.batch!;
@@ -53,7 +74,9 @@ describe('trainer: rollout-step dynamics', () => {
 
       // Pass/fail again from the verifier, independently of the trainer's flags.
       const outcomes = batch.map((g) => {
-        const passes = g.completions.map((c) => task.verify({ prompt: g.prompt, answer: g.answer }, c.text).parts.accuracy === 1 && c.finished);
+        const passes = g.completions.map(
+          (c) => task.verify({ prompt: g.prompt, answer: g.answer }, c.text).parts.accuracy === 1 && c.finished,
+        );
         g.completions.forEach((c, i) => expect(c.passed, `${label} group ${g.index} completion ${i}`).toBe(passes[i]));
         const k = passes.filter(Boolean).length;
         return k === 0 ? 'fail' : k === G ? 'pass' : 'mixed';

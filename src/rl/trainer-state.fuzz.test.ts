@@ -31,7 +31,9 @@ const good = encodeTrainerState(state);
 /** The file with its "trainer" metadata text, and optionally its tensor names, rewritten. */
 function rewrite(trainer: (text: string) => string, names: (name: string) => string = (n) => n): Uint8Array {
   const file = readSafetensors(good, { copy: true });
-  const tensors = new Map<string, SafetensorsTensorInput>([...file.tensors].map(([k, t]) => [names(k), { dtype: 'F32', shape: t.shape, data: t.data as Float32Array }]));
+  const tensors = new Map<string, SafetensorsTensorInput>(
+    [...file.tensors].map(([k, t]) => [names(k), { dtype: 'F32', shape: t.shape, data: t.data as Float32Array }]),
+  );
   return writeSafetensors(tensors, { ...file.metadata, trainer: trainer(file.metadata.trainer) });
 }
 
@@ -54,31 +56,94 @@ interface Case {
 
 function cases(): Case[] {
   const out: Case[] = [];
-  for (const text of ['null', '[]', '5', '"x"', 'true', '{']) out.push({ label: `meta ${text}`, bytes: rewrite(() => text), mustName: 'trainer state:' });
-  for (const v of [2, '1', null, undefined]) out.push({ label: `version ${String(JSON.stringify(v))}`, bytes: withField('version', v), mustName: 'version' });
+  for (const text of ['null', '[]', '5', '"x"', 'true', '{'])
+    out.push({ label: `meta ${text}`, bytes: rewrite(() => text), mustName: 'trainer state:' });
+  for (const v of [2, '1', null, undefined])
+    out.push({ label: `version ${String(JSON.stringify(v))}`, bytes: withField('version', v), mustName: 'version' });
   const counters = ['step', 'optimizerStep', 'policyOptimizerStep'];
-  for (const key of counters) for (const v of ['x', -1, 1.5, null, [], {}, undefined]) out.push({ label: `${key} ${String(JSON.stringify(v))}`, bytes: withField(key, v), mustName: key });
-  for (const v of ['x', -1, 1.5, []]) out.push({ label: `numTokens ${JSON.stringify(v)}`, bytes: withField('numTokens', v), mustName: 'numTokens' });
-  for (const v of ['x', 1.5, null, [], undefined]) out.push({ label: `rngState ${String(JSON.stringify(v))}`, bytes: withField('rngState', v), mustName: 'rngState' });
-  for (const v of ['x', null, [], {}, undefined]) out.push({ label: `entropyCoef ${String(JSON.stringify(v))}`, bytes: withField('entropyCoef', v), mustName: 'entropyCoef' });
-  for (const v of ['x', 5, [], {}, { value: 'x', batches: 1 }, { value: 0.5, batches: -1 }]) out.push({ label: `baseline ${JSON.stringify(v)}`, bytes: withField('baseline', v), mustName: 'baseline' });
-  for (const v of ['x', 5, [], null, { 3: 'x' }]) out.push({ label: `successRate ${JSON.stringify(v)}`, bytes: withField('successRate', v), mustName: 'successRate' });
-  for (const v of [null, 'x', [], {}, undefined, { ...MODEL_PRESETS.nano, nLayers: 'x' }, { ...MODEL_PRESETS.nano, dModel: -4 }]) {
-    out.push({ label: `modelConfig ${String(JSON.stringify(v)).slice(0, 40)}`, bytes: withField('modelConfig', v), mustName: 'modelConfig' });
+  for (const key of counters)
+    for (const v of ['x', -1, 1.5, null, [], {}, undefined])
+      out.push({ label: `${key} ${String(JSON.stringify(v))}`, bytes: withField(key, v), mustName: key });
+  for (const v of ['x', -1, 1.5, []])
+    out.push({ label: `numTokens ${JSON.stringify(v)}`, bytes: withField('numTokens', v), mustName: 'numTokens' });
+  for (const v of ['x', 1.5, null, [], undefined])
+    out.push({ label: `rngState ${String(JSON.stringify(v))}`, bytes: withField('rngState', v), mustName: 'rngState' });
+  for (const v of ['x', null, [], {}, undefined])
+    out.push({
+      label: `entropyCoef ${String(JSON.stringify(v))}`,
+      bytes: withField('entropyCoef', v),
+      mustName: 'entropyCoef',
+    });
+  for (const v of ['x', 5, [], {}, { value: 'x', batches: 1 }, { value: 0.5, batches: -1 }])
+    out.push({ label: `baseline ${JSON.stringify(v)}`, bytes: withField('baseline', v), mustName: 'baseline' });
+  for (const v of ['x', 5, [], null, { 3: 'x' }])
+    out.push({
+      label: `successRate ${JSON.stringify(v)}`,
+      bytes: withField('successRate', v),
+      mustName: 'successRate',
+    });
+  for (const v of [
+    null,
+    'x',
+    [],
+    {},
+    undefined,
+    { ...MODEL_PRESETS.nano, nLayers: 'x' },
+    { ...MODEL_PRESETS.nano, dModel: -4 },
+  ]) {
+    out.push({
+      label: `modelConfig ${String(JSON.stringify(v)).slice(0, 40)}`,
+      bytes: withField('modelConfig', v),
+      mustName: 'modelConfig',
+    });
   }
   for (const v of [null, 'x', [], undefined, { ...state.meta.config, beta: 'x' }]) {
-    out.push({ label: `config ${String(JSON.stringify(v)).slice(0, 40)}`, bytes: withField('config', v), mustName: 'config' });
+    out.push({
+      label: `config ${String(JSON.stringify(v)).slice(0, 40)}`,
+      bytes: withField('config', v),
+      mustName: 'config',
+    });
   }
   for (const name of INHERITED_NAMES) {
-    out.push({ label: `config with ${name}`, bytes: rewrite((text) => text.replace('"config":{', `"config":{${JSON.stringify(name)}:1,`)), mustName: `unknown field ${name}` });
+    out.push({
+      label: `config with ${name}`,
+      bytes: rewrite((text) => text.replace('"config":{', `"config":{${JSON.stringify(name)}:1,`)),
+      mustName: `unknown field ${name}`,
+    });
   }
-  for (const v of ['x', -1, 1.5]) out.push({ label: `criticOptimizerStep ${JSON.stringify(v)}`, bytes: withField('criticOptimizerStep', v), mustName: 'criticOptimizerStep' });
+  for (const v of ['x', -1, 1.5])
+    out.push({
+      label: `criticOptimizerStep ${JSON.stringify(v)}`,
+      bytes: withField('criticOptimizerStep', v),
+      mustName: 'criticOptimizerStep',
+    });
   // Tensor names: a part named like an Object member, and a name without a part.
   for (const part of ['__proto__', 'constructor', 'toString']) {
-    out.push({ label: `tensor part ${part}`, bytes: rewrite((t) => t, (n) => (n.startsWith('policy_adam_v/') ? `${part}/polluted` : n)), mustName: part });
+    out.push({
+      label: `tensor part ${part}`,
+      bytes: rewrite(
+        (t) => t,
+        (n) => (n.startsWith('policy_adam_v/') ? `${part}/polluted` : n),
+      ),
+      mustName: part,
+    });
   }
-  out.push({ label: 'tensor without a part', bytes: rewrite((t) => t, (n) => (n.startsWith('policy_adam_v/') ? 'polluted' : n)), mustName: 'polluted' });
-  out.push({ label: 'no policy tensors', bytes: rewrite((t) => t, (n) => n.replace(/^policy\//, 'other/')), mustName: 'policy' });
+  out.push({
+    label: 'tensor without a part',
+    bytes: rewrite(
+      (t) => t,
+      (n) => (n.startsWith('policy_adam_v/') ? 'polluted' : n),
+    ),
+    mustName: 'polluted',
+  });
+  out.push({
+    label: 'no policy tensors',
+    bytes: rewrite(
+      (t) => t,
+      (n) => n.replace(/^policy\//, 'other/'),
+    ),
+    mustName: 'policy',
+  });
   return out;
 }
 

@@ -41,11 +41,17 @@ function state(): TrainerState {
 type Tensors = Map<string, { dtype: 'F32'; shape: number[]; data: Float32Array }>;
 
 /** The file's "trainer" metadata rewritten by `edit` and its tensors by `editTensors`. */
-function withMeta(bytes: Uint8Array, edit: (meta: Record<string, unknown>) => void, editTensors: (t: Tensors) => void = () => {}): Uint8Array {
+function withMeta(
+  bytes: Uint8Array,
+  edit: (meta: Record<string, unknown>) => void,
+  editTensors: (t: Tensors) => void = () => {},
+): Uint8Array {
   const file = readSafetensors(bytes, { toFloat32: true, copy: true });
   const meta = JSON.parse(file.metadata.trainer) as Record<string, unknown>;
   edit(meta);
-  const tensors: Tensors = new Map([...file.tensors].map(([k, t]) => [k, { dtype: 'F32' as const, shape: t.shape, data: t.data as Float32Array }]));
+  const tensors: Tensors = new Map(
+    [...file.tensors].map(([k, t]) => [k, { dtype: 'F32' as const, shape: t.shape, data: t.data as Float32Array }]),
+  );
   editTensors(tensors);
   return writeSafetensors(tensors, { ...file.metadata, trainer: JSON.stringify(meta) });
 }
@@ -59,7 +65,7 @@ const MALFORMED: [string, (m: Record<string, unknown>) => void, ((t: Tensors) =>
   ['step a string', (m) => (m.step = 'x'), null, /step: must be a whole number in \[0, 5\].*got "x"/],
   ['step negative', (m) => (m.step = -5), null, /step: must be a whole number in \[0, 5\].*got -5/],
   ['step fractional', (m) => (m.step = 1.5), null, /step: .*got 1\.5/],
-  ['step past the config\'s steps', (m) => (m.step = 6), null, /step: must be a whole number in \[0, 5\].*got 6/],
+  ["step past the config's steps", (m) => (m.step = 6), null, /step: must be a whole number in \[0, 5\].*got 6/],
   ['step missing', (m) => delete m.step, null, /step: .*got nothing/],
   ['step null', (m) => (m.step = null), null, /step: .*got null/],
   ['optimizerStep a string', (m) => (m.optimizerStep = '4'), null, /optimizerStep: must be a whole number.*got "4"/],
@@ -67,40 +73,135 @@ const MALFORMED: [string, (m: Record<string, unknown>) => void, ((t: Tensors) =>
   ['numTokens negative', (m) => (m.numTokens = -1), null, /numTokens: must be a whole number in \[0, .*got -1/],
   ['numTokens a string', (m) => (m.numTokens = '12'), null, /numTokens: .*got "12"/],
   ['numTokens fractional', (m) => (m.numTokens = 0.5), null, /numTokens: .*got 0\.5/],
-  ['rngState a string', (m) => (m.rngState = 'abc'), null, /rngState: must be a whole number in \[0, 4294967295\].*got "abc"/],
+  [
+    'rngState a string',
+    (m) => (m.rngState = 'abc'),
+    null,
+    /rngState: must be a whole number in \[0, 4294967295\].*got "abc"/,
+  ],
   ['rngState beyond 32 bits', (m) => (m.rngState = 2 ** 32), null, /rngState: .*got 4294967296/],
   ['rngState an array', (m) => (m.rngState = [1, 2]), null, /rngState: .*got \[1,2\]/],
   ['rngState negative', (m) => (m.rngState = -1), null, /rngState: .*got -1/],
   ['entropyCoef a string', (m) => (m.entropyCoef = 'hi'), null, /entropyCoef: must be a finite number, got "hi"/],
-  ['entropyCoef null (NaN in JSON)', (m) => (m.entropyCoef = null), null, /entropyCoef: must be a finite number, got null/],
+  [
+    'entropyCoef null (NaN in JSON)',
+    (m) => (m.entropyCoef = null),
+    null,
+    /entropyCoef: must be a finite number, got null/,
+  ],
   ['baseline a number', (m) => (m.baseline = 3), null, /baseline: must be null or \{ value, batches \}, got 3/],
-  ['baseline value not finite', (m) => (m.baseline = { value: null, batches: 1 }), null, /baseline\.value: must be a finite number/],
+  [
+    'baseline value not finite',
+    (m) => (m.baseline = { value: null, batches: 1 }),
+    null,
+    /baseline\.value: must be a finite number/,
+  ],
   ['baseline batches negative', (m) => (m.baseline = { value: 0.5, batches: -2 }), null, /baseline\.batches: .*got -2/],
   ['successRate an array', (m) => (m.successRate = [0.5]), null, /successRate: must be an object/],
-  ['successRate a rate above 1', (m) => (m.successRate = { 3: 1.5 }), null, /successRate\.3: must be a rate in \[0, 1\], got 1\.5/],
-  ['successRate a key that is not a difficulty', (m) => (m.successRate = { easy: 0.5 }), null, /successRate\.easy: the key must be a difficulty/],
+  [
+    'successRate a rate above 1',
+    (m) => (m.successRate = { 3: 1.5 }),
+    null,
+    /successRate\.3: must be a rate in \[0, 1\], got 1\.5/,
+  ],
+  [
+    'successRate a key that is not a difficulty',
+    (m) => (m.successRate = { easy: 0.5 }),
+    null,
+    /successRate\.easy: the key must be a difficulty/,
+  ],
   ['policyOptimizerStep missing', (m) => delete m.policyOptimizerStep, null, /policyOptimizerStep: .*got nothing/],
   ['criticOptimizerStep a string', (m) => (m.criticOptimizerStep = 'two'), null, /criticOptimizerStep: .*got "two"/],
   ['an unknown field', (m) => (m.stepz = 1), null, /stepz: unknown field/],
-  ['modelConfig missing', (m) => delete m.modelConfig, null, /modelConfig: must be the policy's architecture \(an object\), got nothing/],
+  [
+    'modelConfig missing',
+    (m) => delete m.modelConfig,
+    null,
+    /modelConfig: must be the policy's architecture \(an object\), got nothing/,
+  ],
   ['modelConfig a string', (m) => (m.modelConfig = 'nano'), null, /modelConfig: .*got "nano"/],
-  ['modelConfig without contextLength', (m) => delete mc(m).contextLength, null, /modelConfig\.contextLength: must be a number/],
+  [
+    'modelConfig without contextLength',
+    (m) => delete mc(m).contextLength,
+    null,
+    /modelConfig\.contextLength: must be a number/,
+  ],
   ['modelConfig dModel not a number', (m) => (mc(m).dModel = '48'), null, /modelConfig\.dModel: must be a number/],
-  ['modelConfig nKvHeads not dividing nHeads', (m) => (mc(m).nKvHeads = 3), null, /modelConfig\.nKvHeads: must divide nHeads/],
-  ['modelConfig larger than the tensors', (m) => (mc(m).dModel = 64), null, /policy\/model\.embed_tokens\.weight: has 4752 values, the model config needs \[99, 64\] = 6336/],
+  [
+    'modelConfig nKvHeads not dividing nHeads',
+    (m) => (mc(m).nKvHeads = 3),
+    null,
+    /modelConfig\.nKvHeads: must divide nHeads/,
+  ],
+  [
+    'modelConfig larger than the tensors',
+    (m) => (mc(m).dModel = 64),
+    null,
+    /policy\/model\.embed_tokens\.weight: has 4752 values, the model config needs \[99, 64\] = 6336/,
+  ],
   ['config missing', (m) => delete m.config, null, /config: must be the run's RL config \(an object\), got nothing/],
   ['config a field out of range', (m) => (cfg(m).epsilon = 2), null, /config: .*epsilon: must be in \[0, 1\), got 2/],
   ['config steps a string', (m) => (cfg(m).steps = 'many'), null, /config: .*steps: /],
-  ['policy tensors missing', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('policy/')).forEach((k) => t.delete(k)), /policy: no policy tensors/],
-  ['a policy tensor missing', () => {}, (t) => t.delete(`policy/${EMBED}`), /policy\/model\.embed_tokens\.weight: missing \(the model config needs it, shape \[99, 48\]\)/],
-  ['a policy tensor of the wrong size', () => {}, (t) => t.set(`policy/${EMBED}`, { dtype: 'F32', shape: [3], data: new Float32Array(3) }), /policy\/model\.embed_tokens\.weight: has 3 values/],
-  ['a policy tensor with NaN', () => {}, (t) => (t.get(`policy/${EMBED}`)!.data[7] = NaN), /policy\/model\.embed_tokens\.weight: value 7 is NaN/],
-  ['an Adam moment with Infinity', () => {}, (t) => (t.get('policy_adam_v/model.norm.weight')!.data[0] = Infinity), /policy_adam_v\/model\.norm\.weight: value 0 is Infinity/],
-  ['a tensor foreign to the model', () => {}, (t) => t.set('policy/extra.weight', { dtype: 'F32', shape: [1], data: new Float32Array(1) }), /policy\/extra\.weight: not a tensor of this model config/],
-  ['an unknown tensor group', () => {}, (t) => t.set('optimizer/x', { dtype: 'F32', shape: [1], data: new Float32Array(1) }), /optimizer\/: not a tensor group/],
-  ['Adam moments missing after optimizer steps', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('policy_adam_m/')).forEach((k) => t.delete(k)), /policy_adam_m: missing \(the config's optimizer has stepped\)/],
-  ['the critic missing with gae', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('critic')).forEach((k) => t.delete(k)), /critic: missing \(the config needs it\)/],
-  ['the reference missing with beta > 0', () => {}, (t) => [...t.keys()].filter((k) => k.startsWith('reference/')).forEach((k) => t.delete(k)), /reference: missing \(the config needs it\)/],
+  [
+    'policy tensors missing',
+    () => {},
+    (t) => [...t.keys()].filter((k) => k.startsWith('policy/')).forEach((k) => t.delete(k)),
+    /policy: no policy tensors/,
+  ],
+  [
+    'a policy tensor missing',
+    () => {},
+    (t) => t.delete(`policy/${EMBED}`),
+    /policy\/model\.embed_tokens\.weight: missing \(the model config needs it, shape \[99, 48\]\)/,
+  ],
+  [
+    'a policy tensor of the wrong size',
+    () => {},
+    (t) => t.set(`policy/${EMBED}`, { dtype: 'F32', shape: [3], data: new Float32Array(3) }),
+    /policy\/model\.embed_tokens\.weight: has 3 values/,
+  ],
+  [
+    'a policy tensor with NaN',
+    () => {},
+    (t) => (t.get(`policy/${EMBED}`)!.data[7] = NaN),
+    /policy\/model\.embed_tokens\.weight: value 7 is NaN/,
+  ],
+  [
+    'an Adam moment with Infinity',
+    () => {},
+    (t) => (t.get('policy_adam_v/model.norm.weight')!.data[0] = Infinity),
+    /policy_adam_v\/model\.norm\.weight: value 0 is Infinity/,
+  ],
+  [
+    'a tensor foreign to the model',
+    () => {},
+    (t) => t.set('policy/extra.weight', { dtype: 'F32', shape: [1], data: new Float32Array(1) }),
+    /policy\/extra\.weight: not a tensor of this model config/,
+  ],
+  [
+    'an unknown tensor group',
+    () => {},
+    (t) => t.set('optimizer/x', { dtype: 'F32', shape: [1], data: new Float32Array(1) }),
+    /optimizer\/: not a tensor group/,
+  ],
+  [
+    'Adam moments missing after optimizer steps',
+    () => {},
+    (t) => [...t.keys()].filter((k) => k.startsWith('policy_adam_m/')).forEach((k) => t.delete(k)),
+    /policy_adam_m: missing \(the config's optimizer has stepped\)/,
+  ],
+  [
+    'the critic missing with gae',
+    () => {},
+    (t) => [...t.keys()].filter((k) => k.startsWith('critic')).forEach((k) => t.delete(k)),
+    /critic: missing \(the config needs it\)/,
+  ],
+  [
+    'the reference missing with beta > 0',
+    () => {},
+    (t) => [...t.keys()].filter((k) => k.startsWith('reference/')).forEach((k) => t.delete(k)),
+    /reference: missing \(the config needs it\)/,
+  ],
   ['the critic head tied', () => {}, (t) => t.delete('critic/lm_head.weight'), /critic\/lm_head\.weight: missing/],
 ];
 
@@ -125,10 +226,14 @@ describe('trainer state file', () => {
 
   it('refuses foreign, newer and damaged files, naming what is wrong', () => {
     const good = encodeTrainerState(state());
-    expect(() => decodeTrainerState(writeSafetensors(new Map(), { format: 'other' }))).toThrow(/not an RL Lab trainer state/);
+    expect(() => decodeTrainerState(writeSafetensors(new Map(), { format: 'other' }))).toThrow(
+      /not an RL Lab trainer state/,
+    );
     expect(() => decodeTrainerState(withMeta(good, (m) => (m.version = 2)))).toThrow(/version: 2 is not supported/);
     expect(() => decodeTrainerState(new Uint8Array(16))).toThrow(TrainerStateError);
-    expect(() => decodeTrainerState(good.subarray(0, good.length - 100))).toThrow(/trainer state: not a readable safetensors file/);
+    expect(() => decodeTrainerState(good.subarray(0, good.length - 100))).toThrow(
+      /trainer state: not a readable safetensors file/,
+    );
   });
 
   it.each(MALFORMED)('refuses %s, naming the field', (_what, edit, editTensors, message) => {
@@ -159,6 +264,8 @@ describe('trainer state file', () => {
       c.epsilon = 2;
       c.kl_coef = 0.1;
     });
-    expect(() => decodeTrainerState(bad)).toThrow(/config: its saved config is not valid here: .*unknown field kl_coef; did you mean beta\?.*epsilon: must be in \[0, 1\), got 2/);
+    expect(() => decodeTrainerState(bad)).toThrow(
+      /config: its saved config is not valid here: .*unknown field kl_coef; did you mean beta\?.*epsilon: must be in \[0, 1\), got 2/,
+    );
   });
 });

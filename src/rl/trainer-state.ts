@@ -50,7 +50,8 @@ export function encodeTrainerState(state: TrainerState): Uint8Array {
   const tensors = new Map<string, SafetensorsTensorInput>();
   const add = (prefix: string, arrays: ParamArrays | undefined) => {
     if (!arrays) return;
-    for (const [name, data] of Object.entries(arrays)) tensors.set(`${prefix}/${name}`, { dtype: 'F32', shape: [data.length], data });
+    for (const [name, data] of Object.entries(arrays))
+      tensors.set(`${prefix}/${name}`, { dtype: 'F32', shape: [data.length], data });
   };
   const l = state.learner;
   add('policy', l.policy);
@@ -62,7 +63,11 @@ export function encodeTrainerState(state: TrainerState): Uint8Array {
   add('critic_adam_m', l.criticOptimizer?.m);
   add('critic_adam_v', l.criticOptimizer?.v);
   add('start', state.start);
-  const meta = { ...state.meta, policyOptimizerStep: l.policyOptimizer.step, criticOptimizerStep: l.criticOptimizer?.step ?? null };
+  const meta = {
+    ...state.meta,
+    policyOptimizerStep: l.policyOptimizer.step,
+    criticOptimizerStep: l.criticOptimizer?.step ?? null,
+  };
   return writeSafetensors(tensors, { format: 'rl-lab-trainer-state', trainer: JSON.stringify(meta) });
 }
 
@@ -97,13 +102,17 @@ function partProblems(part: string, arrays: ParamArrays, expected: { name: strin
     const data = arrays[name];
     const size = shape.reduce((a, b) => a * b, 1);
     if (!data) problems.push(`${part}/${name}: missing (the model config needs it, shape [${shape.join(', ')}])`);
-    else if (data.length !== size) problems.push(`${part}/${name}: has ${data.length} values, the model config needs [${shape.join(', ')}] = ${size}`);
+    else if (data.length !== size)
+      problems.push(
+        `${part}/${name}: has ${data.length} values, the model config needs [${shape.join(', ')}] = ${size}`,
+      );
     else {
       const bad = data.findIndex((x) => !Number.isFinite(x));
       if (bad >= 0) problems.push(`${part}/${name}: value ${bad} is ${data[bad]} (the saved tensors must be finite)`);
     }
   }
-  for (const name of Object.keys(arrays)) if (!names.has(name)) problems.push(`${part}/${name}: not a tensor of this model config`);
+  for (const name of Object.keys(arrays))
+    if (!names.has(name)) problems.push(`${part}/${name}: not a tensor of this model config`);
   return problems;
 }
 
@@ -114,8 +123,22 @@ function metaProblems(
 ): { problems: string[]; meta?: TrainerMeta & { policyOptimizerStep: number; criticOptimizerStep: number | null } } {
   if (raw.version !== 1) return { problems: [`version: ${shown(raw.version)} is not supported (expected 1)`] };
   const problems: string[] = [];
-  const known = new Set(['version', 'config', 'modelConfig', 'step', 'optimizerStep', 'numTokens', 'rngState', 'entropyCoef', 'baseline', 'successRate', 'policyOptimizerStep', 'criticOptimizerStep']);
-  for (const k of Object.keys(raw)) if (!known.has(k)) problems.push(`${k}: unknown field (known: ${[...known].join(', ')})`);
+  const known = new Set([
+    'version',
+    'config',
+    'modelConfig',
+    'step',
+    'optimizerStep',
+    'numTokens',
+    'rngState',
+    'entropyCoef',
+    'baseline',
+    'successRate',
+    'policyOptimizerStep',
+    'criticOptimizerStep',
+  ]);
+  for (const k of Object.keys(raw))
+    if (!known.has(k)) problems.push(`${k}: unknown field (known: ${[...known].join(', ')})`);
   // The resume boundary: the saved config is checked once here, with every problem named. save_every came after
   // version 1; files without it take its default, as numTokens does.
   let config: RLConfig | null = null;
@@ -132,7 +155,8 @@ function metaProblems(
     }
   }
   let modelConfig: ModelConfig | null = null;
-  if (!isRecord(raw.modelConfig)) problems.push(`modelConfig: must be the policy's architecture (an object), got ${shown(raw.modelConfig)}`);
+  if (!isRecord(raw.modelConfig))
+    problems.push(`modelConfig: must be the policy's architecture (an object), got ${shown(raw.modelConfig)}`);
   else {
     const mp = modelConfigProblems(raw.modelConfig);
     if (mp.length) problems.push(...mp.map((p) => `modelConfig.${p}`));
@@ -140,25 +164,31 @@ function metaProblems(
   }
   const stepMax = config ? config.steps : Number.MAX_SAFE_INTEGER;
   const push = (p: string | null) => p && problems.push(p);
-  push(wholeProblem('step', raw.step, 0, stepMax, config ? ' (the rollout steps done, at most the config\'s steps)' : ''));
+  push(
+    wholeProblem('step', raw.step, 0, stepMax, config ? " (the rollout steps done, at most the config's steps)" : ''),
+  );
   push(wholeProblem('optimizerStep', raw.optimizerStep, 0));
   const numTokens = raw.numTokens ?? 0;
   push(wholeProblem('numTokens', numTokens, 0));
   push(wholeProblem('rngState', raw.rngState, 0, 0xffffffff, ' (the data RNG, 32 bits)'));
-  if (typeof raw.entropyCoef !== 'number' || !Number.isFinite(raw.entropyCoef)) problems.push(`entropyCoef: must be a finite number, got ${shown(raw.entropyCoef)}`);
+  if (typeof raw.entropyCoef !== 'number' || !Number.isFinite(raw.entropyCoef))
+    problems.push(`entropyCoef: must be a finite number, got ${shown(raw.entropyCoef)}`);
   const baseline = raw.baseline;
   if (baseline !== null) {
     if (!isRecord(baseline)) problems.push(`baseline: must be null or { value, batches }, got ${shown(baseline)}`);
     else {
-      if (typeof baseline.value !== 'number' || !Number.isFinite(baseline.value)) problems.push(`baseline.value: must be a finite number, got ${shown(baseline.value)}`);
+      if (typeof baseline.value !== 'number' || !Number.isFinite(baseline.value))
+        problems.push(`baseline.value: must be a finite number, got ${shown(baseline.value)}`);
       push(wholeProblem('baseline.batches', baseline.batches, 0));
     }
   }
-  if (!isRecord(raw.successRate)) problems.push(`successRate: must be an object of difficulty -> rate, got ${shown(raw.successRate)}`);
+  if (!isRecord(raw.successRate))
+    problems.push(`successRate: must be an object of difficulty -> rate, got ${shown(raw.successRate)}`);
   else {
     for (const [d, r] of Object.entries(raw.successRate)) {
       if (!/^\d+$/.test(d)) problems.push(`successRate.${d}: the key must be a difficulty (a whole number)`);
-      if (typeof r !== 'number' || !(r >= 0 && r <= 1)) problems.push(`successRate.${d}: must be a rate in [0, 1], got ${shown(r)}`);
+      if (typeof r !== 'number' || !(r >= 0 && r <= 1))
+        problems.push(`successRate.${d}: must be a rate in [0, 1], got ${shown(r)}`);
     }
   }
   push(wholeProblem('policyOptimizerStep', raw.policyOptimizerStep, 0));
@@ -168,35 +198,67 @@ function metaProblems(
   // optimizer has stepped (the trainer would otherwise start them from zero, or the reference from the policy,
   // without a word).
   for (const part of Object.keys(parts)) {
-    if (!(POLICY_PARTS as readonly string[]).includes(part) && !(CRITIC_PARTS as readonly string[]).includes(part)) problems.push(`${part}/: not a tensor group of a trainer state (known: ${[...POLICY_PARTS, ...CRITIC_PARTS].join(', ')})`);
+    if (!(POLICY_PARTS as readonly string[]).includes(part) && !(CRITIC_PARTS as readonly string[]).includes(part))
+      problems.push(
+        `${part}/: not a tensor group of a trainer state (known: ${[...POLICY_PARTS, ...CRITIC_PARTS].join(', ')})`,
+      );
   }
   if (!parts.policy) problems.push('policy: no policy tensors');
   if (config && modelConfig) {
     const d = derive(config);
     const required: string[] = ['policy'];
-    if (typeof raw.policyOptimizerStep === 'number' && raw.policyOptimizerStep > 0) required.push('policy_adam_m', 'policy_adam_v');
+    if (typeof raw.policyOptimizerStep === 'number' && raw.policyOptimizerStep > 0)
+      required.push('policy_adam_m', 'policy_adam_v');
     // Under LoRA the adapters are saved beside the frozen base, and AdamW's moments are theirs.
-    const lora = config.lora_rank > 0 ? loraShapes(modelConfig, { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) }) : null;
+    const lora =
+      config.lora_rank > 0
+        ? loraShapes(modelConfig, {
+            rank: config.lora_rank,
+            alpha: config.lora_alpha,
+            targets: parseLoraTargets(config.lora_targets),
+          })
+        : null;
     if (lora) required.push('lora');
     else if (parts.lora) problems.push('lora: the config has no LoRA (lora_rank 0), but the state holds adapters');
     if (d.needsReference) required.push('reference');
     if (d.needsCritic) {
       required.push('critic');
-      if (typeof raw.criticOptimizerStep === 'number' && raw.criticOptimizerStep > 0) required.push('critic_adam_m', 'critic_adam_v');
+      if (typeof raw.criticOptimizerStep === 'number' && raw.criticOptimizerStep > 0)
+        required.push('critic_adam_m', 'critic_adam_v');
     }
-    for (const part of required) if (part !== 'policy' && !parts[part]) problems.push(`${part}: missing (the config${part.includes('adam') ? "'s optimizer has stepped" : ' needs it'})`);
+    for (const part of required)
+      if (part !== 'policy' && !parts[part])
+        problems.push(
+          `${part}: missing (the config${part.includes('adam') ? "'s optimizer has stepped" : ' needs it'})`,
+        );
     const criticDims = { ...modelConfig, tiedEmbeddings: false };
     const trained = ['lora', 'policy_adam_m', 'policy_adam_v'];
     for (const [part, arrays] of Object.entries(parts)) {
       if (lora && trained.includes(part)) problems.push(...partProblems(part, arrays, lora));
-      else if (part === 'lora') continue; // refused above
-      else if ((POLICY_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, paramShapes(modelConfig)));
-      else if ((CRITIC_PARTS as readonly string[]).includes(part)) problems.push(...partProblems(part, arrays, paramShapes(criticDims)));
+      else if (part === 'lora')
+        continue; // refused above
+      else if ((POLICY_PARTS as readonly string[]).includes(part))
+        problems.push(...partProblems(part, arrays, paramShapes(modelConfig)));
+      else if ((CRITIC_PARTS as readonly string[]).includes(part))
+        problems.push(...partProblems(part, arrays, paramShapes(criticDims)));
     }
   }
   if (problems.length) return { problems };
-  const { policyOptimizerStep, criticOptimizerStep, ...rest } = raw as unknown as TrainerMeta & { policyOptimizerStep: number; criticOptimizerStep: number | null };
-  return { problems, meta: { ...rest, config: config!, modelConfig: modelConfig!, numTokens: numTokens as number, policyOptimizerStep, criticOptimizerStep } };
+  const { policyOptimizerStep, criticOptimizerStep, ...rest } = raw as unknown as TrainerMeta & {
+    policyOptimizerStep: number;
+    criticOptimizerStep: number | null;
+  };
+  return {
+    problems,
+    meta: {
+      ...rest,
+      config: config!,
+      modelConfig: modelConfig!,
+      numTokens: numTokens as number,
+      policyOptimizerStep,
+      criticOptimizerStep,
+    },
+  };
 }
 
 /**
@@ -240,7 +302,11 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
   if (parts.reference) learner.reference = parts.reference;
   if (parts.critic) {
     learner.critic = parts.critic;
-    learner.criticOptimizer = { m: parts.critic_adam_m ?? {}, v: parts.critic_adam_v ?? {}, step: criticOptimizerStep ?? 0 };
+    learner.criticOptimizer = {
+      m: parts.critic_adam_m ?? {},
+      v: parts.critic_adam_v ?? {},
+      step: criticOptimizerStep ?? 0,
+    };
   }
   return { meta: rest, learner, ...(parts.start ? { start: parts.start } : {}) };
 }

@@ -26,7 +26,16 @@ afterAll(() => ctx?.destroy());
 
 /** A small GRPO-family setting on the copy warm start: 2 prompts x 4 completions. */
 function small(preset: PresetName, over: Partial<RLConfig> = {}): RLConfig {
-  return resolveConfig(preset, { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 3, eval_every: 0, seed: 7, ...over });
+  return resolveConfig(preset, {
+    task: 'copy',
+    difficulty: 3,
+    train_batch_size: 2,
+    num_generations: 4,
+    steps: 3,
+    eval_every: 0,
+    seed: 7,
+    ...over,
+  });
 }
 
 /** A record whose metrics read as plain numbers. */
@@ -34,13 +43,19 @@ type PlainRecord = Omit<StepRecord, 'metrics'> & { metrics: Record<string, numbe
 
 /** Every record of a run; metrics read as plain numbers (each test states which metrics it expects). */
 const runAll = async (config: RLConfig, backend: TrainerBackend = { kind: 'webgpu', ctx }) =>
-  (await runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend })) as unknown as PlainRecord[];
+  (await runToEnd({
+    config,
+    init: { config: warm.ck.config, params: warm.ck.params },
+    tokenizer: warm.tok,
+    backend,
+  })) as unknown as PlainRecord[];
 
 /** Metrics that measure time, which differ run to run. */
 const timed = (k: string) => k === 'step_time' || k.startsWith('timing_s/') || k.startsWith('perf/');
 
 /** Records grouped by rollout step, in order. */
-const byStep = <R extends Pick<StepRecord, 'step'>>(records: R[]) => [...new Set(records.map((r) => r.step))].map((s) => records.filter((r) => r.step === s));
+const byStep = <R extends Pick<StepRecord, 'step'>>(records: R[]) =>
+  [...new Set(records.map((r) => r.step))].map((s) => records.filter((r) => r.step === s));
 
 /** Checks across a record's metrics that hold whatever the run does. */
 function expectConsistent(label: string, m: Record<string, number>): void {
@@ -70,16 +85,41 @@ describe('trainer: every preset', () => {
       expect(records.length).toBe(3 * perBatch);
       expect(records.map((r) => r.optimizerStep)).toEqual(records.map((_, i) => i + 1));
       for (const r of records) {
-        for (const [k, v] of Object.entries(r.metrics)) expect(Number.isFinite(v), `${preset} step ${r.step}: ${k} = ${v}`).toBe(true);
-        for (const k of ['reward', 'reward_std', 'accuracy', 'frac_reward_zero_std', 'entropy', 'kl', 'clip_ratio/low_mean', 'clip_ratio/high_mean',
-          'clip_ratio/region_mean', 'policy_loss', 'grad_norm', 'learning_rate', 'approx_kl', 'completions/mean_length', 'completions/clipped_ratio',
-          'completions/min_terminated_length', 'completions/mean_terminated_length', 'completions/max_terminated_length', 'num_tokens', 'step_time',
-          'timing_s/gen', 'timing_s/update_actor', 'rewards/accuracy/mean', ...OBJECTIVE_METRICS]) {
+        for (const [k, v] of Object.entries(r.metrics))
+          expect(Number.isFinite(v), `${preset} step ${r.step}: ${k} = ${v}`).toBe(true);
+        for (const k of [
+          'reward',
+          'reward_std',
+          'accuracy',
+          'frac_reward_zero_std',
+          'entropy',
+          'kl',
+          'clip_ratio/low_mean',
+          'clip_ratio/high_mean',
+          'clip_ratio/region_mean',
+          'policy_loss',
+          'grad_norm',
+          'learning_rate',
+          'approx_kl',
+          'completions/mean_length',
+          'completions/clipped_ratio',
+          'completions/min_terminated_length',
+          'completions/mean_terminated_length',
+          'completions/max_terminated_length',
+          'num_tokens',
+          'step_time',
+          'timing_s/gen',
+          'timing_s/update_actor',
+          'rewards/accuracy/mean',
+          ...OBJECTIVE_METRICS,
+        ]) {
           expect(r.metrics, `${preset}: ${k}`).toHaveProperty([k]);
         }
-        for (const k of ['timing_s/step', 'perf/step_ms', 'sampling/logp_diff/mean']) expect(r.metrics, `${preset}: ${k}`).not.toHaveProperty([k]);
+        for (const k of ['timing_s/step', 'perf/step_ms', 'sampling/logp_diff/mean'])
+          expect(r.metrics, `${preset}: ${k}`).not.toHaveProperty([k]);
         expectConsistent(`${preset} step ${r.step} update ${r.update}`, r.metrics);
-        if (preset === 'ppo') for (const k of ['value_loss', 'vf_explained_var', 'critic/grad_norm']) expect(r.metrics).toHaveProperty([k]);
+        if (preset === 'ppo')
+          for (const k of ['value_loss', 'vf_explained_var', 'critic/grad_norm']) expect(r.metrics).toHaveProperty([k]);
         if (preset === 'dapo') expect(r.metrics).toHaveProperty(['dynamic_sampling/filtered_frac']);
       }
       const last = records[records.length - 1];
@@ -104,7 +144,11 @@ describe('trainer: every preset', () => {
         const grown = batch[0].metrics.num_tokens - tokens;
         const groups = batch[batch.length - 1].groups!;
         expect(groups.length).toBe(config.train_batch_size);
-        const sampled = groups.reduce((a, g) => a + g.completions.reduce((b, c) => b + encodeExample(warm.tok, g.prompt, '').prompt.length + c.length, 0), 0);
+        const sampled = groups.reduce(
+          (a, g) =>
+            a + g.completions.reduce((b, c) => b + encodeExample(warm.tok, g.prompt, '').prompt.length + c.length, 0),
+          0,
+        );
         expect(grown).toBeGreaterThan(0);
         if (config.dynamic_sampling) expect(grown).toBeGreaterThanOrEqual(sampled);
         else expect(grown).toBe(sampled);
@@ -122,13 +166,21 @@ describe('trainer: off-policy sanity', () => {
       expect([r.metrics['clip_ratio/low_min'], r.metrics['clip_ratio/high_max']]).toEqual([0, 0]);
       expect(r.metrics.approx_kl).toBe(0);
       expect(r.metrics['sampling/sampling_logp_difference/max']).toBe(0);
-      for (const g of r.groups ?? []) for (const c of g.completions) for (let t = 0; t < c.length; t++) expect(c.tokens.ratio[t]).toBe(1);
+      for (const g of r.groups ?? [])
+        for (const c of g.completions) for (let t = 0; t < c.length; t++) expect(c.tokens.ratio[t]).toBe(1);
     }
   });
 
   it('several updates per batch: later updates are off-policy, so ratios move and some tokens clip', async () => {
     // 4 groups of 8, so that batches carry signal (a batch whose groups all tie has A = 0 and nothing moves).
-    const config = small('grpo', { train_batch_size: 4, num_generations: 8, num_iterations: 2, num_minibatches: 2, learning_rate: 1e-2, epsilon: 0.02 });
+    const config = small('grpo', {
+      train_batch_size: 4,
+      num_generations: 8,
+      num_iterations: 2,
+      num_minibatches: 2,
+      learning_rate: 1e-2,
+      epsilon: 0.02,
+    });
     const records = await runAll(config);
     expect(records.some((r) => r.metrics.reward_std > 0)).toBe(true);
     const later = records.filter((r) => r.epoch > 0 || r.minibatch > 0);
@@ -137,9 +189,16 @@ describe('trainer: off-policy sanity', () => {
     // Sequences clip unevenly, so somewhere a per-sequence extreme leaves its token mean.
     for (const r of later) expectConsistent(`step ${r.step} update ${r.update}`, r.metrics);
     const m = later.map((r) => r.metrics);
-    expect(m.some((x) => x['clip_ratio/high_max'] > x['clip_ratio/high_mean'] || x['clip_ratio/low_min'] < x['clip_ratio/low_mean'])).toBe(true);
+    expect(
+      m.some(
+        (x) =>
+          x['clip_ratio/high_max'] > x['clip_ratio/high_mean'] || x['clip_ratio/low_min'] < x['clip_ratio/low_mean'],
+      ),
+    ).toBe(true);
     expect(later.some((r) => r.metrics.approx_kl > 0)).toBe(true);
-    const ratios = records.flatMap((r) => r.groups ?? []).flatMap((g) => g.completions.flatMap((c) => Array.from(c.tokens.ratio)));
+    const ratios = records
+      .flatMap((r) => r.groups ?? [])
+      .flatMap((g) => g.completions.flatMap((c) => Array.from(c.tokens.ratio)));
     expect(ratios.some((x) => x !== 1)).toBe(true);
   });
 });
@@ -163,7 +222,13 @@ describe('trainer: determinism and resume', () => {
     await first.runStep();
     const bytes = encodeTrainerState(await first.saveState());
     first.destroy();
-    const resumed = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx }, resume: decodeTrainerState(bytes) });
+    const resumed = await Trainer.create({
+      config,
+      init,
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+      resume: decodeTrainerState(bytes),
+    });
     expect(resumed.step).toBe(2);
     expect(resumed.numTokens).toBe(byStep(straight)[1][0].metrics.num_tokens);
     const third = await resumed.runStep();
@@ -178,7 +243,13 @@ describe('trainer: determinism and resume', () => {
 
 describe('trainer: held-out evaluation', () => {
   it('evaluates once before training (step 0, on the first record), then every eval_every steps; a resumed run does not re-evaluate step 0', async () => {
-    const config = small('grpo', { steps: 2, num_iterations: 2, eval_every: 2, eval_items: 4, eval_num_generations: 2 });
+    const config = small('grpo', {
+      steps: 2,
+      num_iterations: 2,
+      eval_every: 2,
+      eval_items: 4,
+      eval_num_generations: 2,
+    });
     const init = { config: warm.ck.config, params: warm.ck.params };
     const records = await runAll(config);
     const initial = records.filter((r) => r.initialEval);
@@ -195,7 +266,13 @@ describe('trainer: held-out evaluation', () => {
     expect((await first.runStep())[0].initialEval?.step).toBe(0);
     const bytes = encodeTrainerState(await first.saveState());
     first.destroy();
-    const resumed = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx }, resume: decodeTrainerState(bytes) });
+    const resumed = await Trainer.create({
+      config,
+      init,
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+      resume: decodeTrainerState(bytes),
+    });
     const second = await resumed.runStep();
     resumed.destroy();
     expect(second.some((r) => r.initialEval)).toBe(false);
@@ -210,7 +287,13 @@ describe('trainer: held-out evaluation', () => {
 
 describe('trainer: CPU learner', () => {
   it('agrees with the GPU learner on a PPO step with a reference model, exact KL in the loss and a critic', async () => {
-    const config = small('ppo', { steps: 2, beta: 0.05, kl_placement: 'in_loss', kl_estimator: 'exact', adv_estimator: 'gae' });
+    const config = small('ppo', {
+      steps: 2,
+      beta: 0.05,
+      kl_placement: 'in_loss',
+      kl_estimator: 'exact',
+      adv_estimator: 'gae',
+    });
     const gpu = await runAll(config);
     const cpu = await runAll(config, { kind: 'cpu' });
     expect(cpu.length).toBe(gpu.length);
@@ -226,7 +309,14 @@ describe('trainer: CPU learner', () => {
 describe('trainer: validation', () => {
   it('refuses an invalid config naming the field, before allocating anything', async () => {
     const bad = { ...small('grpo'), num_generations: 1 };
-    await expect(Trainer.create({ config: bad, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' } })).rejects.toThrow(
+    await expect(
+      Trainer.create({
+        config: bad,
+        init: { config: warm.ck.config, params: warm.ck.params },
+        tokenizer: warm.tok,
+        backend: { kind: 'cpu' },
+      }),
+    ).rejects.toThrow(
       /num_generations: adv_estimator 'grpo' compares the completions of a group and needs num_generations >= 2/,
     );
   });

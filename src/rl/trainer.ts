@@ -27,7 +27,14 @@ import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
 import { rlMemoryPlan } from './memory';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
-import { PhaseTimes, explainedVariance, maskedTokens, rolloutMetrics, timingMetrics, updateMetrics } from './step-metrics';
+import {
+  PhaseTimes,
+  explainedVariance,
+  maskedTokens,
+  rolloutMetrics,
+  timingMetrics,
+  updateMetrics,
+} from './step-metrics';
 import type { EvalRecord, Metrics, StepRecord } from './stream';
 import type { TrainerState } from './trainer-state';
 import { createWeightTracker, type WeightTracker } from './weight-tracker';
@@ -99,9 +106,23 @@ export class Trainer {
     this.rng = new Rng(this.config.seed);
     this.entropyCoef = this.config.entropy_coef;
     const resume = opts.resume;
-    this.lora = this.config.lora_rank > 0 ? { rank: this.config.lora_rank, alpha: this.config.lora_alpha, targets: parseLoraTargets(this.config.lora_targets) } : null;
+    this.lora =
+      this.config.lora_rank > 0
+        ? {
+            rank: this.config.lora_rank,
+            alpha: this.config.lora_alpha,
+            targets: parseLoraTargets(this.config.lora_targets),
+          }
+        : null;
     // Fresh adapters from their own stream of the seed, so turning LoRA on leaves the data and sampling RNGs alone.
-    const lora = this.lora ? { spec: this.lora, adapters: resume?.learner.lora ?? initLoraAdapters(opts.init.config, this.lora, new Rng(Math.imul(this.config.seed + 7, 0x9e3779b1))) } : null;
+    const lora = this.lora
+      ? {
+          spec: this.lora,
+          adapters:
+            resume?.learner.lora ??
+            initLoraAdapters(opts.init.config, this.lora, new Rng(Math.imul(this.config.seed + 7, 0x9e3779b1))),
+        }
+      : null;
     const init = {
       config: opts.init.config,
       params: resume ? resume.learner.policy : opts.init.params,
@@ -109,7 +130,11 @@ export class Trainer {
       critic: resume?.learner.critic ?? null,
       needsReference: this.derived.needsReference,
       needsCritic: this.derived.needsCritic,
-      maxRows: Math.max(this.derived.minibatchSize, this.config.train_batch_size * this.config.num_generations, this.config.eval_items),
+      maxRows: Math.max(
+        this.derived.minibatchSize,
+        this.config.train_batch_size * this.config.num_generations,
+        this.config.eval_items,
+      ),
       lora,
     };
     // derived.maxPromptTokens counts the task's longest prompt in characters plus BOS; the tokenizer (and the chat
@@ -117,7 +142,11 @@ export class Trainer {
     const promptTokens = promptTokenBound(tokenizer, this.derived.maxPromptTokens - 1, this.config.chat_template);
     const need = promptTokens + this.derived.maxCompletionLength;
     if (need > opts.init.config.contextLength) {
-      const around = this.config.chat_template ? 'in its chat template' : tokenizer.prependsBos ? 'with BOS' : 'without BOS';
+      const around = this.config.chat_template
+        ? 'in its chat template'
+        : tokenizer.prependsBos
+          ? 'with BOS'
+          : 'without BOS';
       throw new Error(
         `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
@@ -125,12 +154,21 @@ export class Trainer {
     if (opts.backend.kind === 'webgpu') {
       // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
       const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
-      assertPlanFits(rlMemoryPlan(this.config, opts.init.config, { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null }));
+      assertPlanFits(
+        rlMemoryPlan(this.config, opts.init.config, {
+          maxBufferSize,
+          maxStorageBufferBindingSize,
+          budgetBytes: opts.memoryBudgetBytes ?? null,
+        }),
+      );
     }
-    if (this.config.reward_fn !== null && !opts.rewardSandbox) throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
-    if (this.config.reward_model !== null && !opts.learnedReward) throw new Error(`reward_model: ${this.config.reward_model} was not loaded for this trainer`);
+    if (this.config.reward_fn !== null && !opts.rewardSandbox)
+      throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
+    if (this.config.reward_model !== null && !opts.learnedReward)
+      throw new Error(`reward_model: ${this.config.reward_model} was not loaded for this trainer`);
     this.learner = opts.backend.kind === 'webgpu' ? new GpuLearner(opts.backend.ctx, init) : new CpuLearner(init);
-    this.userReward = this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
+    this.userReward =
+      this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
     this.learnedReward = this.config.reward_model !== null ? (opts.learnedReward ?? null) : null;
     if (resume) {
       const m = resume.meta;
@@ -146,7 +184,9 @@ export class Trainer {
     // W_0 is the run's start, also after a resume (the state carries it; a state saved without it measures from
     // where it resumed).
     // Not under LoRA: the tracker measures the base weights, which do not move (validate.ts warns).
-    const tracked = this.lora === null && (this.config.weight_stats_every > 0 || (this.config.rank1_eval && this.config.eval_every > 0));
+    const tracked =
+      this.lora === null &&
+      (this.config.weight_stats_every > 0 || (this.config.rank1_eval && this.config.eval_every > 0));
     this.startParams = tracked ? (resume ? (resume.start ?? resume.learner.policy) : opts.init.params) : null;
     this.weights = this.startParams ? createWeightTracker(this.learner.policy, this.startParams) : null;
   }
@@ -156,7 +196,10 @@ export class Trainer {
     if (opts.resume) {
       const a = JSON.stringify(opts.resume.meta.config);
       const b = JSON.stringify(validateConfig(opts.config));
-      if (a !== b) throw new Error('resume: the saved state was made with a different config; resume with the config it saved (state.meta.config)');
+      if (a !== b)
+        throw new Error(
+          'resume: the saved state was made with a different config; resume with the config it saved (state.meta.config)',
+        );
     }
     return new Trainer(opts, opts.tokenizer, opts.init.config);
   }
@@ -218,7 +261,8 @@ export class Trainer {
     // The loss mask: completion tokens, minus truncated completions when asked.
     const mask = Float32Array.from(rollout.mask);
     const truncatedRows: boolean[] = Array.from({ length: N }, (_, r) => !rollout.finished[r]);
-    if (c.mask_truncated_completions) for (let r = 0; r < N; r++) if (truncatedRows[r]) mask.fill(0, r * S, (r + 1) * S);
+    if (c.mask_truncated_completions)
+      for (let r = 0; r < N; r++) if (truncatedRows[r]) mask.fill(0, r * S, (r + 1) * S);
 
     // Minibatches (contiguous rows, the same split every epoch) in the training layout.
     const P = maxOf(ro.prompts.map((p) => p.length));
@@ -230,7 +274,9 @@ export class Trainer {
     // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
     // needs log pi_old before the update (k1 = log pi_old - log pi_ref).
     const scorePolicy = !ratioIsOne || d.klInReward;
-    const scored = needScore ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature, scorePolicy)) : null;
+    const scored = needScore
+      ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature, scorePolicy))
+      : null;
 
     const adv = await time('adv', () => {
       let k1: Float32Array | undefined;
@@ -242,7 +288,14 @@ export class Trainer {
       const res = computeAdvantages(
         c.adv_estimator,
         { rewards: ro.rewards, mask, groupSize: G, k1, values: scored?.values, greedyRewards: ro.greedyRewards },
-        { scaleRewards: c.scale_rewards, beta: d.klInReward ? c.beta : 0, gamma: c.gamma, lam: c.lam, baselineMomentum: c.reinforce_baseline_momentum, baseline: this.baseline },
+        {
+          scaleRewards: c.scale_rewards,
+          beta: d.klInReward ? c.beta : 0,
+          gamma: c.gamma,
+          lam: c.lam,
+          baselineMomentum: c.reinforce_baseline_momentum,
+          baseline: this.baseline,
+        },
       );
       if (res.baseline) this.baseline = res.baseline;
       return res;
@@ -258,8 +311,19 @@ export class Trainer {
         mbs.forEach((rows, mb) => {
           this.optimizerStep++;
           const lr = learningRateAt(c, this.optimizerStep, d.totalOptimizerSteps);
-          const criticLr = learningRateAt({ ...c, learning_rate: d.criticLearningRate }, this.optimizerStep, d.totalOptimizerSteps);
-          const step = { lr, weightDecay: c.weight_decay, beta1: c.adam_beta1, beta2: c.adam_beta2, eps: c.adam_epsilon, maxGradNorm: c.max_grad_norm > 0 ? c.max_grad_norm : undefined };
+          const criticLr = learningRateAt(
+            { ...c, learning_rate: d.criticLearningRate },
+            this.optimizerStep,
+            d.totalOptimizerSteps,
+          );
+          const step = {
+            lr,
+            weightDecay: c.weight_decay,
+            beta1: c.adam_beta1,
+            beta2: c.adam_beta2,
+            eps: c.adam_epsilon,
+            maxGradNorm: c.max_grad_norm > 0 ? c.max_grad_norm : undefined,
+          };
           const last = epoch === c.num_iterations - 1;
           this.learner.update(
             {
@@ -275,7 +339,9 @@ export class Trainer {
               objective,
               temperature: c.temperature,
               policy: step,
-              critic: this.learner.hasCritic ? { ...step, lr: criticLr, vfCoef: c.vf_coef, cliprange: c.cliprange_value } : undefined,
+              critic: this.learner.hasCritic
+                ? { ...step, lr: criticLr, vfCoef: c.vf_coef, cliprange: c.cliprange_value }
+                : undefined,
               inspectRows: last ? rows.map((r, i) => (inspectRows.has(r) ? i : -1)).filter((i) => i >= 0) : [],
             },
           );
@@ -291,20 +357,31 @@ export class Trainer {
     // Host-side state that follows the batch.
     const meanEntropy = results.reduce((a, r) => a + r.scalars.entropy, 0) / results.length;
     if (d.adaptiveEntropy && c.entropy_target !== null) {
-      this.entropyCoef = Math.min(1, Math.max(-1, this.entropyCoef + (meanEntropy < c.entropy_target ? c.entropy_coef_step : -c.entropy_coef_step)));
+      this.entropyCoef = Math.min(
+        1,
+        Math.max(-1, this.entropyCoef + (meanEntropy < c.entropy_target ? c.entropy_coef_step : -c.entropy_coef_step)),
+      );
     }
     const accuracy = mean(ro.parts.accuracy ?? new Float32Array(N));
     this.successRate[difficulty] = 0.9 * (this.successRate[difficulty] ?? accuracy) + 0.1 * accuracy;
     if (c.ref_model_sync_steps > 0 && this.step % c.ref_model_sync_steps === 0) await this.learner.syncReference();
     let evalRecord: EvalRecord | undefined;
-    if (c.eval_every > 0 && (this.step % c.eval_every === 0 || this.step === c.steps)) evalRecord = await time('testing', () => this.evaluate());
+    if (c.eval_every > 0 && (this.step % c.eval_every === 0 || this.step === c.steps))
+      evalRecord = await time('testing', () => this.evaluate());
     // After the batch's updates and outside their command buffers: one small dispatch per weight, one readback.
-    const weightMetrics = this.weights && c.weight_stats_every > 0 && this.step % c.weight_stats_every === 0 ? await time('weights', () => this.weights!.measure()) : undefined;
+    const weightMetrics =
+      this.weights && c.weight_stats_every > 0 && this.step % c.weight_stats_every === 0
+        ? await time('weights', () => this.weights!.measure())
+        : undefined;
     const stepSeconds = (performance.now() - tStep) / 1000;
 
     const batchMetrics = rolloutMetrics(ro, mask, difficulty, G);
-    if (scored?.values && adv.returns) batchMetrics.vf_explained_var = explainedVariance(scored.values, adv.returns, mask);
-    Object.assign(batchMetrics, timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations));
+    if (scored?.values && adv.returns)
+      batchMetrics.vf_explained_var = explainedVariance(scored.values, adv.returns, mask);
+    Object.assign(
+      batchMetrics,
+      timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations),
+    );
     batchMetrics.entropy_coef = objective.entropy_coef;
     batchMetrics.num_tokens = this.numTokens;
     // From values already on the host: the rollout's per-token entropies (read back with its tokens), the verdicts,
@@ -370,13 +447,38 @@ export class Trainer {
    */
   async compareObjectives(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison> {
     const a: RLConfig = { ...this.config, entropy_coef: this.entropyCoef };
-    const setting = { config: this.config, derived: this.derived, tokenizer: this.tokenizer, learner: this.learner, backend: this.backend, userReward: this.userReward, learnedReward: this.learnedReward };
+    const setting = {
+      config: this.config,
+      derived: this.derived,
+      tokenizer: this.tokenizer,
+      learner: this.learner,
+      backend: this.backend,
+      userReward: this.userReward,
+      learnedReward: this.learnedReward,
+    };
     if (source === 'latest') {
-      if (!this.latest) throw new Error('no step has run yet in this session of the run (a resumed run keeps no batch): run a step first, or compare on a fresh batch');
-      return compareOnRollouts(setting, this.latest.ro, this.latest.scored ?? {}, a, validateConfig(b), 'latest', this.step);
+      if (!this.latest)
+        throw new Error(
+          'no step has run yet in this session of the run (a resumed run keeps no batch): run a step first, or compare on a fresh batch',
+        );
+      return compareOnRollouts(
+        setting,
+        this.latest.ro,
+        this.latest.scored ?? {},
+        a,
+        validateConfig(b),
+        'latest',
+        this.step,
+      );
     }
     const rng = new Rng(Math.imul(this.config.seed + 1, 0x27d4eb2d) ^ (this.step + 1));
-    const ro = await sampleStepRollouts(this, this.learner.policy, this.taskAt(this.derived.difficulty), rng, this.step);
+    const ro = await sampleStepRollouts(
+      this,
+      this.learner.policy,
+      this.taskAt(this.derived.difficulty),
+      rng,
+      this.step,
+    );
     return compareOnRollouts(setting, ro, null, a, validateConfig(b), 'fresh', this.step);
   }
 
@@ -405,7 +507,13 @@ export class Trainer {
     const policy = this.learner.policy;
     if (!this.lora) return null;
     if (policy instanceof GpuPolicy) return { spec: this.lora, adapters: await policy.model.downloadAdapters() };
-    if (policy instanceof CpuPolicy && policy.lora) return { spec: this.lora, adapters: Object.fromEntries(Object.entries(policy.lora.adapters).map(([k, t]) => [k, Float32Array.from(t.data)])) };
+    if (policy instanceof CpuPolicy && policy.lora)
+      return {
+        spec: this.lora,
+        adapters: Object.fromEntries(
+          Object.entries(policy.lora.adapters).map(([k, t]) => [k, Float32Array.from(t.data)]),
+        ),
+      };
     return null;
   }
 
@@ -418,7 +526,12 @@ export class Trainer {
     return {
       config: this.modelConfig,
       params: await this.learner.policy.download(),
-      metadata: { made_by: 'rl-lab trainer', task: this.config.task, steps: String(this.step), seed: String(this.config.seed) },
+      metadata: {
+        made_by: 'rl-lab trainer',
+        task: this.config.task,
+        steps: String(this.step),
+        seed: String(this.config.seed),
+      },
       special: { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId },
     };
   }

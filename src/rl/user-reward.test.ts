@@ -43,32 +43,55 @@ describe('reward_fn sandbox (Node)', () => {
   });
 
   it('names the line of a throw and the completion it threw on', async () => {
-    const msg = await run('(p, c) => {\n  const ok = c === "abc";\n  if (!ok) throw new Error("not abc");\n  return 1;\n}');
+    const msg = await run(
+      '(p, c) => {\n  const ok = c === "abc";\n  if (!ok) throw new Error("not abc");\n  return 1;\n}',
+    );
     expect(msg).toBe('reward_fn threw at line 3 on completion 1 ("abx", prompt "copy:abc="): Error: not abc');
   });
 
   it('names the line of a syntax error', async () => {
-    expect(await run('(p, c) => {\n  return c.length +;\n}')).toMatch(/^reward_fn does not compile \(line 2\): SyntaxError: /);
+    expect(await run('(p, c) => {\n  return c.length +;\n}')).toMatch(
+      /^reward_fn does not compile \(line 2\): SyntaxError: /,
+    );
   });
 
   it('names the completion and the value of a non-finite or wrong-typed return', async () => {
     expect(await run('(p, c) => (c === "abx" ? NaN : 1)')).toMatch(/^reward_fn returned NaN for completion 1 \("abx"/);
     expect(await run('(p, c) => "1"')).toMatch(/^reward_fn returned the string "1" for completion 0 \("abc"/);
-    expect(await run('(p, c) => ({ reward: Infinity })')).toMatch(/returned an object whose reward is Infinity for completion 0/);
-    expect(await run('(p, c) => ({ reward: 1, parts: { a: "x" } })')).toMatch(/returned an object whose parts\.a is the string "x"/);
+    expect(await run('(p, c) => ({ reward: Infinity })')).toMatch(
+      /returned an object whose reward is Infinity for completion 0/,
+    );
+    expect(await run('(p, c) => ({ reward: 1, parts: { a: "x" } })')).toMatch(
+      /returned an object whose parts\.a is the string "x"/,
+    );
     expect(await run('() => {}')).toMatch(/returned undefined for completion 0/);
     expect(await run('42')).toMatch(/reward_fn must be a function .* but its value is 42/);
   });
 
   it('stops an endless loop at the time limit, and a new batch runs in a fresh sandbox', async () => {
     const f = nodeRewardSandbox('(p, c) => { if (c === "abx") for (;;) {} return 1; }', { timeLimitMs: 300 });
-    await expect(f.score(batch)).rejects.toThrow(/did not finish a batch of 2 completions within 0.3 s \(an endless loop\?\)/);
+    await expect(f.score(batch)).rejects.toThrow(
+      /did not finish a batch of 2 completions within 0.3 s \(an endless loop\?\)/,
+    );
     await expect(f.score(batch.slice(0, 1))).resolves.toEqual([{ reward: 1, parts: {} }]);
     f.destroy();
   });
 
   it('has no network, storage, timers, require or process in scope, and no way to make code from strings', async () => {
-    const names = ['fetch', 'XMLHttpRequest', 'WebSocket', 'indexedDB', 'caches', 'BroadcastChannel', 'importScripts', 'require', 'process', 'setTimeout', 'module', 'globalThis.process'];
+    const names = [
+      'fetch',
+      'XMLHttpRequest',
+      'WebSocket',
+      'indexedDB',
+      'caches',
+      'BroadcastChannel',
+      'importScripts',
+      'require',
+      'process',
+      'setTimeout',
+      'module',
+      'globalThis.process',
+    ];
     const probe = `() => [${names.map((n) => `typeof ${n}`).join(', ')}].filter((t) => t !== 'undefined').length`;
     expect(await run(probe)).toEqual([
       { reward: 0, parts: {} },
@@ -103,7 +126,12 @@ describe('reward_fn sandbox (browser script)', () => {
     const proto: Record<string, unknown> = Object.fromEntries(BLOCKED_GLOBALS.map((n) => [n, () => 'reached']));
     const scope = Object.create(proto) as Record<string, unknown>;
     const posted: string[] = [];
-    Object.assign(scope, { location: { href: 'blob:lab/1234' }, postMessage: (m: string) => posted.push(m), indexedDB: {}, fetch: () => 'own' });
+    Object.assign(scope, {
+      location: { href: 'blob:lab/1234' },
+      postMessage: (m: string) => posted.push(m),
+      indexedDB: {},
+      fetch: () => 'own',
+    });
     scope.self = scope;
     return { scope, posted };
   }
@@ -113,7 +141,13 @@ describe('reward_fn sandbox (browser script)', () => {
     const probe = `() => ${JSON.stringify(BLOCKED_GLOBALS)}.filter((n) => self[n] !== undefined).length`;
     runInNewContext(browserSandboxScript(probe).text, scope);
     (scope.onmessage as (e: { data: string }) => void)({ data: JSON.stringify(batch) });
-    expect(JSON.parse(posted[0])).toEqual({ ok: true, scores: [{ reward: 0, parts: {} }, { reward: 0, parts: {} }] });
+    expect(JSON.parse(posted[0])).toEqual({
+      ok: true,
+      scores: [
+        { reward: 0, parts: {} },
+        { reward: 0, parts: {} },
+      ],
+    });
   });
 
   it('reports a throw at the line of the user code in its blob script', () => {
@@ -129,19 +163,30 @@ describe('reward_fn in the config', () => {
   const fn = '(p, c) => c.length';
 
   it('adds the reward function user with weight 1 unless reward_weights says otherwise', () => {
-    expect(derive(resolveConfig('grpo', { task: 'copy', reward_fn: fn })).rewardWeights).toEqual({ accuracy: 0.9, format: 0.1, user: 1 });
+    expect(derive(resolveConfig('grpo', { task: 'copy', reward_fn: fn })).rewardWeights).toEqual({
+      accuracy: 0.9,
+      format: 0.1,
+      user: 1,
+    });
     expect(derive(resolveConfig('grpo', { task: 'copy' })).rewardWeights).toEqual({ accuracy: 0.9, format: 0.1 });
-    expect(derive(resolveConfig('grpo', { task: 'copy', reward_fn: fn, reward_weights: { accuracy: 1, user: 0.5 } })).rewardWeights).toEqual({ accuracy: 1, user: 0.5 });
+    expect(
+      derive(resolveConfig('grpo', { task: 'copy', reward_fn: fn, reward_weights: { accuracy: 1, user: 0.5 } }))
+        .rewardWeights,
+    ).toEqual({ accuracy: 1, user: 0.5 });
   });
 
   it('accepts reward_weights.user only with a reward_fn, and warns when the function has no weight', () => {
     const base = resolveConfig('grpo', { task: 'copy' });
-    expect(checkConfig({ ...base, reward_weights: { user: 1 } }).errors).toEqual(['reward_weights: user weighs the reward of reward_fn, which is empty; write a reward_fn or drop user']);
+    expect(checkConfig({ ...base, reward_weights: { user: 1 } }).errors).toEqual([
+      'reward_weights: user weighs the reward of reward_fn, which is empty; write a reward_fn or drop user',
+    ]);
     expect(checkConfig({ ...base, reward_fn: fn, reward_weights: { user: 1 } }).errors).toEqual([]);
     expect(checkConfig({ ...base, reward_fn: fn, reward_weights: { accuracy: 1 } }).warnings).toContain(
       'reward_fn: runs but counts for nothing, since reward_weights gives user no weight; add user:1 to reward_weights',
     );
-    expect(checkConfig({ ...base, reward_fn: '   ' }).errors[0]).toMatch(/^reward_fn: must be a non-empty string or null/);
+    expect(checkConfig({ ...base, reward_fn: '   ' }).errors[0]).toMatch(
+      /^reward_fn: must be a non-empty string or null/,
+    );
   });
 });
 
@@ -149,9 +194,26 @@ describe('a GRPO run with a reward_fn', () => {
   it('scores every completion with it and logs rewards/user/mean and /std (CPU learner)', async () => {
     const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
     // The fraction of the completion's characters that are "a": a reward the task knows nothing of.
-    const reward_fn = '(prompt, completion) => (completion.length ? (completion.split("a").length - 1) / completion.length : 0)';
-    const config = resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 2, eval_every: 0, seed: 3, reward_fn, reward_weights: { accuracy: 1, user: 0.5 } });
-    const records = await runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' }, rewardSandbox: nodeRewardSandbox });
+    const reward_fn =
+      '(prompt, completion) => (completion.length ? (completion.split("a").length - 1) / completion.length : 0)';
+    const config = resolveConfig('grpo', {
+      task: 'copy',
+      difficulty: 3,
+      train_batch_size: 2,
+      num_generations: 4,
+      steps: 2,
+      eval_every: 0,
+      seed: 3,
+      reward_fn,
+      reward_weights: { accuracy: 1, user: 0.5 },
+    });
+    const records = await runToEnd({
+      config,
+      init: { config: warm.ck.config, params: warm.ck.params },
+      tokenizer: warm.tok,
+      backend: { kind: 'cpu' },
+      rewardSandbox: nodeRewardSandbox,
+    });
     expect(records.length).toBe(2);
     for (const r of records) {
       const m = r.metrics as Record<string, number>;
@@ -171,7 +233,21 @@ describe('a GRPO run with a reward_fn', () => {
 
   it('refuses to start without a sandbox to run it in', async () => {
     const warm = await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname);
-    const config = resolveConfig('grpo', { task: 'copy', train_batch_size: 1, num_generations: 2, steps: 1, eval_every: 0, reward_fn: '() => 1' });
-    await expect(runToEnd({ config, init: { config: warm.ck.config, params: warm.ck.params }, tokenizer: warm.tok, backend: { kind: 'cpu' } })).rejects.toThrow(/no sandbox/);
+    const config = resolveConfig('grpo', {
+      task: 'copy',
+      train_batch_size: 1,
+      num_generations: 2,
+      steps: 1,
+      eval_every: 0,
+      reward_fn: '() => 1',
+    });
+    await expect(
+      runToEnd({
+        config,
+        init: { config: warm.ck.config, params: warm.ck.params },
+        tokenizer: warm.tok,
+        backend: { kind: 'cpu' },
+      }),
+    ).rejects.toThrow(/no sandbox/);
   });
 });

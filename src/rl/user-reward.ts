@@ -161,7 +161,11 @@ function runnerExpression(source: string, fileExpr: string): { text: string; fir
 }
 
 /** Fixes the runner's own notion of where the user's source starts, once the program around it is known. */
-function placeRunner(before: string, runner: { text: string; firstLine: number }, after: string): { text: string; firstLine: number } {
+function placeRunner(
+  before: string,
+  runner: { text: string; firstLine: number },
+  after: string,
+): { text: string; firstLine: number } {
   const firstLine = before.split('\n').length - 1 + runner.firstLine;
   return { text: before + runner.text.replace('__FIRST_LINE__', String(firstLine)) + after, firstLine };
 }
@@ -205,18 +209,28 @@ function shown(s: string, max = 40): string {
 export function scoresOfReply(replyJson: string, batch: readonly UserRewardInput[]): UserRewardScore[] {
   const reply = JSON.parse(replyJson) as RunnerReply;
   if (reply.ok) {
-    if (reply.scores.length !== batch.length) throw new UserRewardError(`reward_fn: the sandbox answered ${reply.scores.length} scores for ${batch.length} completions`);
+    if (reply.scores.length !== batch.length)
+      throw new UserRewardError(
+        `reward_fn: the sandbox answered ${reply.scores.length} scores for ${batch.length} completions`,
+      );
     return reply.scores;
   }
   if (reply.kind === 'setup') throw new UserRewardError(reply.message);
   const which = `completion ${reply.index} (${shown(batch[reply.index]?.completion ?? '')}, prompt ${shown(batch[reply.index]?.item.prompt ?? '', 24)})`;
-  if (reply.kind === 'threw') throw new UserRewardError(`reward_fn threw ${reply.line !== null ? `at line ${reply.line} ` : ''}on ${which}: ${reply.message}`);
-  throw new UserRewardError(`reward_fn returned ${reply.message} for ${which}; it must return a finite number or { reward: number, parts?: { name: number } }`);
+  if (reply.kind === 'threw')
+    throw new UserRewardError(
+      `reward_fn threw ${reply.line !== null ? `at line ${reply.line} ` : ''}on ${which}: ${reply.message}`,
+    );
+  throw new UserRewardError(
+    `reward_fn returned ${reply.message} for ${which}; it must return a finite number or { reward: number, parts?: { name: number } }`,
+  );
 }
 
 /** The error of a reward function that does not compile, with the line in the user's source when known. */
 export function compileError(message: string, line: number | null): UserRewardError {
-  return new UserRewardError(`reward_fn does not compile${line !== null && line >= 1 ? ` (line ${line})` : ''}: ${message}`);
+  return new UserRewardError(
+    `reward_fn does not compile${line !== null && line >= 1 ? ` (line ${line})` : ''}: ${message}`,
+  );
 }
 
 /** The error of a batch that ran past the time limit; the sandbox was stopped. */

@@ -28,7 +28,17 @@ afterAll(() => ctx?.destroy());
 
 /** 2 prompts x 4 completions on copy; seed 1 gives groups with unequal rewards from step 1, so every weight moves. */
 function small(over: Partial<RLConfig> = {}): RLConfig {
-  return resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, steps: 2, eval_every: 0, seed: 1, learning_rate: 3e-3, ...over });
+  return resolveConfig('grpo', {
+    task: 'copy',
+    difficulty: 3,
+    train_batch_size: 2,
+    num_generations: 4,
+    steps: 2,
+    eval_every: 0,
+    seed: 1,
+    learning_rate: 3e-3,
+    ...over,
+  });
 }
 
 /** Runs `steps` rollout steps and returns the records and the final parameters. */
@@ -43,14 +53,22 @@ async function run(config: RLConfig, backend: TrainerBackend = { kind: 'webgpu',
   }
 }
 
-const weightsOf = (r: StepRecord) => Object.fromEntries(Object.entries(r.metrics).filter(([k]) => k.startsWith('weights/')));
-const untimed = (r: StepRecord) => Object.fromEntries(Object.entries(r.metrics).filter(([k]) => k !== 'step_time' && !k.startsWith('timing_s/') && !k.startsWith('perf/')));
+const weightsOf = (r: StepRecord) =>
+  Object.fromEntries(Object.entries(r.metrics).filter(([k]) => k.startsWith('weights/')));
+const untimed = (r: StepRecord) =>
+  Object.fromEntries(
+    Object.entries(r.metrics).filter(
+      ([k]) => k !== 'step_time' && !k.startsWith('timing_s/') && !k.startsWith('perf/'),
+    ),
+  );
 
 describe('weight tracker in the trainer', () => {
   it('names every parameter of the Llama layout', () => {
     expect(paramShapes(init.config).map((p) => weightMetricName(p.name))).toEqual([
       'embed',
-      ...Array.from({ length: init.config.nLayers }, (_, i) => ['attn_norm', 'q', 'k', 'v', 'o', 'mlp_norm', 'gate', 'up', 'down'].map((p) => `layers.${i}.${p}`)).flat(),
+      ...Array.from({ length: init.config.nLayers }, (_, i) =>
+        ['attn_norm', 'q', 'k', 'v', 'o', 'mlp_norm', 'gate', 'up', 'down'].map((p) => `layers.${i}.${p}`),
+      ).flat(),
       'norm',
       ...(init.config.tiedEmbeddings ? [] : ['head']),
     ]);
@@ -118,7 +136,8 @@ describe('weight tracker in the trainer', () => {
     const over = { steps: 2, eval_every: 1, eval_items: 6, eval_num_generations: 2, weight_stats_every: 1 };
     const withRank1 = await run(small({ ...over, rank1_eval: true }));
     const without = await run(small({ ...over, rank1_eval: false }));
-    for (const [name, p] of Object.entries(withRank1.params)) expect(Array.from(p), name).toEqual(Array.from(without.params[name]));
+    for (const [name, p] of Object.entries(withRank1.params))
+      expect(Array.from(p), name).toEqual(Array.from(without.params[name]));
     expect(withRank1.records.map(untimed)).toEqual(without.records.map(untimed));
     const evals = withRank1.records.flatMap((r) => [r.initialEval, r.eval]).filter((e) => e !== undefined);
     expect(evals.map((e) => e.step)).toEqual([0, 1, 2]);
@@ -141,7 +160,13 @@ describe('weight tracker in the trainer', () => {
     first.destroy();
     expect(Object.keys(state.start ?? {}).sort()).toEqual(Object.keys(init.params).sort());
     // The resumed trainer is handed the saved weights as its init, as the lab does.
-    const resumed = await Trainer.create({ config, init: { config: init.config, params: state.learner.policy }, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx }, resume: state });
+    const resumed = await Trainer.create({
+      config,
+      init: { config: init.config, params: state.learner.policy },
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+      resume: state,
+    });
     const second = await resumed.runStep();
     resumed.destroy();
     expect(second.map(weightsOf)).toEqual(straight.records.filter((r) => r.step === 2).map(weightsOf));
@@ -152,12 +177,18 @@ describe('weight tracker in the trainer', () => {
     const gpuPolicy = GpuPolicy.create(ctx, init.config, params);
     const gpu = createWeightTracker(gpuPolicy, init.params);
     const cpuConfig = small({ weight_stats_every: 1, steps: 1 });
-    const cpuTrainer = await Trainer.create({ config: cpuConfig, init: { config: init.config, params }, tokenizer: warm.tok, backend: { kind: 'cpu' } });
+    const cpuTrainer = await Trainer.create({
+      config: cpuConfig,
+      init: { config: init.config, params },
+      tokenizer: warm.tok,
+      backend: { kind: 'cpu' },
+    });
     try {
       const cpu = createWeightTracker(cpuTrainer.learner.policy, init.params);
       const [g, c] = [await gpu.measure(), await cpu.measure()];
       expect(Object.keys(c).sort()).toEqual(Object.keys(g).sort());
-      for (const k of Object.keys(g)) expect(Math.abs((c as Record<string, number>)[k] - (g as Record<string, number>)[k]), k).toBeLessThan(1e-4);
+      for (const k of Object.keys(g))
+        expect(Math.abs((c as Record<string, number>)[k] - (g as Record<string, number>)[k]), k).toBeLessThan(1e-4);
       cpu.destroy();
     } finally {
       gpu.destroy();

@@ -59,7 +59,8 @@ export function createWeightTracker(policy: Policy, start: ParamArrays): WeightT
 
 function startOf(start: ParamArrays, hfName: string, size: number): Float32Array {
   const data = start[hfName];
-  if (!data || data.length !== size) throw new Error(`weight tracker: the starting weights lack ${hfName} of ${size} values`);
+  if (!data || data.length !== size)
+    throw new Error(`weight tracker: the starting weights lack ${hfName} of ${size} values`);
   return data;
 }
 
@@ -100,7 +101,9 @@ class GpuWeightTracker implements WeightTracker {
 
   async measure(): Promise<Metrics> {
     const rec = this.ctx.recorder('weights.stats');
-    this.entries.forEach((e, i) => weightUpdateStats(rec, this.stats, e.u, e.v, e.w, e.w0, { slot: i, iterations: RANK1_ITERATIONS }));
+    this.entries.forEach((e, i) =>
+      weightUpdateStats(rec, this.stats, e.u, e.v, e.w, e.w0, { slot: i, iterations: RANK1_ITERATIONS }),
+    );
     rec.submit();
     const [stats] = await this.ctx.readMany([this.stats]);
     return weightMetrics(this.weights, stats);
@@ -158,7 +161,14 @@ class CpuWeightTracker implements WeightTracker {
     this.entries = Object.entries(params).map(([hf, w]) => {
       const { R, C } = twin.matrixDims(w, hf);
       const w0 = Float32Array.from(startOf(start, hf, w.data.length));
-      return { name: weightMetricName(hf), matrix: w.shape.length === 2, w, w0: host(w0, w.shape), u: host(new Float32Array(R), [R]), v: host(new Float32Array(C), [C]) };
+      return {
+        name: weightMetricName(hf),
+        matrix: w.shape.length === 2,
+        w,
+        w0: host(w0, w.shape),
+        u: host(new Float32Array(R), [R]),
+        v: host(new Float32Array(C), [C]),
+      };
     });
     this.weights = this.entries.map(({ name, matrix }) => ({ name, matrix }));
     this.bytes = 4 * this.entries.reduce((a, e) => a + e.w0.data.length + e.u.data.length + e.v.data.length, 0);
@@ -166,7 +176,8 @@ class CpuWeightTracker implements WeightTracker {
 
   private statsOf(entries: readonly { e: CpuEntry; i: number }[]): Float32Array {
     const out = host(new Float32Array(this.entries.length * 3), [this.entries.length * 3]);
-    for (const { e, i } of entries) twin.weightUpdateStats(out, e.u, e.v, e.w, e.w0, { slot: i, iterations: RANK1_ITERATIONS });
+    for (const { e, i } of entries)
+      twin.weightUpdateStats(out, e.u, e.v, e.w, e.w0, { slot: i, iterations: RANK1_ITERATIONS });
     return out.data as Float32Array;
   }
 

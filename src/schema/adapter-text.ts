@@ -13,7 +13,8 @@ export interface AdapterNaming {
 
 /** One line for logs and status bars: "google swiftshader (fallback, CPU) · timestamp-query, subgroups". */
 export function describeAdapter(r: AdapterNaming): string {
-  const name = [r.vendor, r.architecture, r.description].filter((s) => s && s !== 'unknown').join(' ') || 'unknown adapter';
+  const name =
+    [r.vendor, r.architecture, r.description].filter((s) => s && s !== 'unknown').join(' ') || 'unknown adapter';
   const kind = r.isFallbackAdapter ? ' (software fallback: correct but slow)' : '';
   return `${name}${kind} · ${r.features.join(', ') || 'no optional features'}`;
 }

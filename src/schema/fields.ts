@@ -70,12 +70,19 @@ export type FieldSpec = NumberField | EnumField | BooleanField | StringField | W
 
 /** The TypeScript type of a field's value. */
 export type ValueOf<F> =
-  F extends EnumField<infer V> ? V
-  : F extends NumberField<infer Nl> ? (Nl extends true ? number | null : number)
-  : F extends BooleanField ? boolean
-  : F extends StringField ? string | null
-  : F extends WeightsField ? Record<string, number> | null
-  : never;
+  F extends EnumField<infer V>
+    ? V
+    : F extends NumberField<infer Nl>
+      ? Nl extends true
+        ? number | null
+        : number
+      : F extends BooleanField
+        ? boolean
+        : F extends StringField
+          ? string | null
+          : F extends WeightsField
+            ? Record<string, number> | null
+            : never;
 
 /** The config type a record of fields describes. */
 export type ConfigOf<Fs> = { [K in keyof Fs]: ValueOf<Fs[K]> };
@@ -88,32 +95,103 @@ interface NumOpts extends OtherNames {
   minExclusive?: boolean;
   maxExclusive?: boolean;
 }
-const num = <Nl extends boolean>(doc: string, def: Nl extends true ? number | null : number, min: number, max: number, integer: boolean, nullable: Nl, o: NumOpts, nullMeans?: string): Unsectioned<NumberField<Nl>> => {
+const num = <Nl extends boolean>(
+  doc: string,
+  def: Nl extends true ? number | null : number,
+  min: number,
+  max: number,
+  integer: boolean,
+  nullable: Nl,
+  o: NumOpts,
+  nullMeans?: string,
+): Unsectioned<NumberField<Nl>> => {
   const { minExclusive, maxExclusive, ...names } = o;
-  return { kind: 'number', doc, default: def, min, max, integer, minExclusive: !!minExclusive, maxExclusive: !!maxExclusive, nullable, ...(nullMeans ? { nullMeans } : {}), ...names };
+  return {
+    kind: 'number',
+    doc,
+    default: def,
+    min,
+    max,
+    integer,
+    minExclusive: !!minExclusive,
+    maxExclusive: !!maxExclusive,
+    nullable,
+    ...(nullMeans ? { nullMeans } : {}),
+    ...names,
+  };
 };
 /** A whole number in [min, max]. */
-export const int = (doc: string, def: number, min: number, max: number, o: OtherNames = {}) => num<false>(doc, def, min, max, true, false, o);
+export const int = (doc: string, def: number, min: number, max: number, o: OtherNames = {}) =>
+  num<false>(doc, def, min, max, true, false, o);
 /** A whole number in [min, max], or null meaning `nullMeans`. */
-export const optInt = (doc: string, nullMeans: string, def: number | null, min: number, max: number, o: OtherNames = {}) => num<true>(doc, def, min, max, true, true, o, nullMeans);
+export const optInt = (
+  doc: string,
+  nullMeans: string,
+  def: number | null,
+  min: number,
+  max: number,
+  o: OtherNames = {},
+) => num<true>(doc, def, min, max, true, true, o, nullMeans);
 /** A real number in the range (ends exclusive when asked). */
-export const real = (doc: string, def: number, min: number, max: number, o: NumOpts = {}) => num<false>(doc, def, min, max, false, false, o);
+export const real = (doc: string, def: number, min: number, max: number, o: NumOpts = {}) =>
+  num<false>(doc, def, min, max, false, false, o);
 /** A real number in the range, or null meaning `nullMeans`. */
-export const optReal = (doc: string, nullMeans: string, def: number | null, min: number, max: number, o: NumOpts = {}) => num<true>(doc, def, min, max, false, true, o, nullMeans);
+export const optReal = (
+  doc: string,
+  nullMeans: string,
+  def: number | null,
+  min: number,
+  max: number,
+  o: NumOpts = {},
+) => num<true>(doc, def, min, max, false, true, o, nullMeans);
 /** One of `values`. */
-export const oneOf = <const V extends string>(doc: string, values: readonly V[], def: NoInfer<V>, o: OtherNames = {}): Unsectioned<EnumField<V>> => ({ kind: 'enum', doc, default: def, values, ...o });
+export const oneOf = <const V extends string>(
+  doc: string,
+  values: readonly V[],
+  def: NoInfer<V>,
+  o: OtherNames = {},
+): Unsectioned<EnumField<V>> => ({ kind: 'enum', doc, default: def, values, ...o });
 /** true or false. */
-export const flag = (doc: string, def: boolean, o: OtherNames = {}): Unsectioned<BooleanField> => ({ kind: 'boolean', doc, default: def, ...o });
+export const flag = (doc: string, def: boolean, o: OtherNames = {}): Unsectioned<BooleanField> => ({
+  kind: 'boolean',
+  doc,
+  default: def,
+  ...o,
+});
 /** Non-empty text, or null meaning `nullMeans`. */
-export const optString = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({ kind: 'string', doc, default: null, nullMeans, ...o });
+export const optString = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({
+  kind: 'string',
+  doc,
+  default: null,
+  nullMeans,
+  ...o,
+});
 /** Non-empty text of several lines (source code, a data file), or null meaning `nullMeans`. */
-export const optText = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({ kind: 'string', doc, default: null, nullMeans, multiline: true, ...o });
+export const optText = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({
+  kind: 'string',
+  doc,
+  default: null,
+  nullMeans,
+  multiline: true,
+  ...o,
+});
 /** Reward function name -> weight, or null meaning `nullMeans`. */
-export const weights = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<WeightsField> => ({ kind: 'weights', doc, default: null, nullMeans, ...o });
+export const weights = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<WeightsField> => ({
+  kind: 'weights',
+  doc,
+  default: null,
+  nullMeans,
+  ...o,
+});
 
 /** The fields of one panel section, each stamped with it. */
-export function section<S extends Section, Fs extends Record<string, Unsectioned<FieldSpec>>>(s: S, fields: Fs): { [K in keyof Fs]: Fs[K] & { section: S } } {
-  return Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...f, section: s }])) as { [K in keyof Fs]: Fs[K] & { section: S } };
+export function section<S extends Section, Fs extends Record<string, Unsectioned<FieldSpec>>>(
+  s: S,
+  fields: Fs,
+): { [K in keyof Fs]: Fs[K] & { section: S } } {
+  return Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...f, section: s }])) as {
+    [K in keyof Fs]: Fs[K] & { section: S };
+  };
 }
 
 /** Every field's default: the base every preset starts from. */
@@ -147,7 +225,9 @@ export function clipText(text: string, max = MAX_QUOTED): string {
 
 /** A string quoted for a message (JSON-escaped), cut to MAX_QUOTED characters. */
 export function quote(text: string): string {
-  return text.length <= MAX_QUOTED ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, MAX_QUOTED))}... (${text.length} characters)`;
+  return text.length <= MAX_QUOTED
+    ? JSON.stringify(text)
+    : `${JSON.stringify(text.slice(0, MAX_QUOTED))}... (${text.length} characters)`;
 }
 
 /** What is wrong with `v` as the value of field `key`, or null when it is allowed. */
@@ -156,7 +236,8 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
   switch (spec.kind) {
     case 'number': {
       if (v === null) return spec.nullable ? null : `${key}: must be a number in ${rangeText(spec)}, got null`;
-      if (typeof v !== 'number' || !Number.isFinite(v)) return `${key}: must be a ${spec.integer ? 'whole ' : ''}number in ${rangeText(spec)}${spec.nullable ? ` or null (${spec.nullMeans})` : ''}, got ${got}`;
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        return `${key}: must be a ${spec.integer ? 'whole ' : ''}number in ${rangeText(spec)}${spec.nullable ? ` or null (${spec.nullMeans})` : ''}, got ${got}`;
       if (spec.integer && !Number.isInteger(v)) return `${key}: must be a whole number, got ${v}`;
       const low = spec.minExclusive ? v <= spec.min : v < spec.min;
       const high = spec.maxExclusive ? v >= spec.max : v > spec.max;
@@ -173,12 +254,15 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
       return `${key}: must be a non-empty string or null (${spec.nullMeans}), got ${got}`;
     case 'weights': {
       if (v === null) return null;
-      if (typeof v !== 'object' || Array.isArray(v)) return `${key}: must be an object of reward function name -> weight, or null (${spec.nullMeans}), got ${got}`;
+      if (typeof v !== 'object' || Array.isArray(v))
+        return `${key}: must be an object of reward function name -> weight, or null (${spec.nullMeans}), got ${got}`;
       const entries = Object.entries(v as Record<string, unknown>);
       if (entries.length === 0) return `${key}: needs at least one reward function (or null: ${spec.nullMeans})`;
       for (const [name, w] of entries) {
-        if (!/^[A-Za-z_][\w.-]*$/.test(name)) return `${key}: reward function name ${quote(name)} must start with a letter or _ and use letters, digits, _ . -`;
-        if (typeof w !== 'number' || !Number.isFinite(w)) return `${key}: the weight of ${name} must be a finite number, got ${describe(w)}`;
+        if (!/^[A-Za-z_][\w.-]*$/.test(name))
+          return `${key}: reward function name ${quote(name)} must start with a letter or _ and use letters, digits, _ . -`;
+        if (typeof w !== 'number' || !Number.isFinite(w))
+          return `${key}: the weight of ${name} must be a finite number, got ${describe(w)}`;
         if (w < -100 || w > 100) return `${key}: the weight of ${name} must be in [-100, 100], got ${w}`;
       }
       return null;
@@ -190,7 +274,10 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
  * Every problem of a raw, complete config over `fields`: unknown names (with the nearest field or the other
  * trainer's name it matches) and values outside their rules.
  */
-export function fieldProblems(fields: Readonly<Record<string, FieldSpec>>, raw: Readonly<Record<string, unknown>>): string[] {
+export function fieldProblems(
+  fields: Readonly<Record<string, FieldSpec>>,
+  raw: Readonly<Record<string, unknown>>,
+): string[] {
   const errors: string[] = [];
   for (const key of Object.keys(raw)) if (!isFieldName(fields, key)) errors.push(unknownFieldMessage(key, fields));
   for (const [key, spec] of Object.entries(fields)) {
@@ -209,9 +296,13 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
   const isNull = s === '' || s === 'null';
   switch (spec.kind) {
     case 'number': {
-      if (isNull) return spec.nullable ? null : { error: `${key}: must be a number in ${rangeText(spec)}, got an empty value` };
+      if (isNull)
+        return spec.nullable ? null : { error: `${key}: must be a number in ${rangeText(spec)}, got an empty value` };
       const v = Number(s);
-      if (!Number.isFinite(v)) return { error: `${key}: must be a number in ${rangeText(spec)}${spec.nullable ? ' or empty (null)' : ''}, got ${quote(text)}` };
+      if (!Number.isFinite(v))
+        return {
+          error: `${key}: must be a number in ${rangeText(spec)}${spec.nullable ? ' or empty (null)' : ''}, got ${quote(text)}`,
+        };
       return v;
     }
     case 'boolean':
@@ -236,7 +327,10 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
       for (const part of s.split(',')) {
         const m = /^\s*([^:\s]+)\s*:\s*(\S+)\s*$/.exec(part);
         const w = m ? Number(m[2]) : NaN;
-        if (!m || !Number.isFinite(w)) return { error: `${key}: expected name:weight pairs separated by commas (accuracy:0.8,format:0.2), got ${quote(text)}` };
+        if (!m || !Number.isFinite(w))
+          return {
+            error: `${key}: expected name:weight pairs separated by commas (accuracy:0.8,format:0.2), got ${quote(text)}`,
+          };
         out[m[1]] = w;
       }
       return { ...out };
@@ -247,7 +341,10 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
 /** One field's value as text (URL parameter, CLI flag): numbers as JS prints them, null as '', weights as name:w,name:w. */
 export function encodeFieldText(v: unknown): string {
   if (v === null || v === undefined) return '';
-  if (typeof v === 'object') return Object.entries(v).map(([k, w]) => `${k}:${String(w)}`).join(',');
+  if (typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, w]) => `${k}:${String(w)}`)
+      .join(',');
   return String(v);
 }
 
@@ -273,7 +370,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const ka = Object.keys(a).sort();
     const kb = Object.keys(b).sort();
-    return ka.length === kb.length && ka.every((k, i) => k === kb[i] && (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
+    return (
+      ka.length === kb.length &&
+      ka.every((k, i) => k === kb[i] && (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k])
+    );
   }
   return false;
 }
@@ -313,7 +413,10 @@ export function otherNamesOf(spec: OtherNames): string[] {
  * beta), then the nearest of our names and theirs within a small edit distance (`num_generation` ->
  * num_generations). Null when nothing is close.
  */
-export function nearestField(name: string, fields: Readonly<Record<string, object>>): { field: string; via: string | null } | null {
+export function nearestField(
+  name: string,
+  fields: Readonly<Record<string, object>>,
+): { field: string; via: string | null } | null {
   // No field name is near this long: the edit-distance search costs length x length per candidate.
   if (name.length > MAX_SUGGESTED_NAME) return null;
   const lower = name.replace(/^-+/, '').toLowerCase();
@@ -351,7 +454,8 @@ function candidatesOf(fields: Readonly<Record<string, object>>): Candidate[] {
   const candidates: Candidate[] = [];
   for (const [field, spec] of Object.entries(fields)) {
     candidates.push({ name: field, norm: normName(field), field, foreign: false });
-    for (const other of otherNamesOf(spec as OtherNames)) if (other !== field) candidates.push({ name: other, norm: normName(other), field, foreign: true });
+    for (const other of otherNamesOf(spec as OtherNames))
+      if (other !== field) candidates.push({ name: other, norm: normName(other), field, foreign: true });
   }
   candidateCache.set(fields, candidates);
   return candidates;
@@ -375,12 +479,15 @@ export function suggestion(name: string, candidates: readonly string[]): string 
 
 /** Levenshtein distance (insertions, deletions, substitutions), with adjacent transpositions counted as one. */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];

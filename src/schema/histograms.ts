@@ -60,7 +60,11 @@ export function binOf(edges: readonly number[], value: number): number {
  * Counts per bin of the values whose `include` is nonzero (all values without it); NaN values are not counted.
  * The result has edges.length - 1 entries, all 0 for no values.
  */
-export function histogramCounts(edges: readonly number[], values: ArrayLike<number>, include?: ArrayLike<number>): number[] {
+export function histogramCounts(
+  edges: readonly number[],
+  values: ArrayLike<number>,
+  include?: ArrayLike<number>,
+): number[] {
   if (edges.length < 2) throw new Error(`a histogram needs at least 2 edges, got ${edges.length}`);
   const counts = new Array<number>(edges.length - 1).fill(0);
   for (let i = 0; i < values.length; i++) {

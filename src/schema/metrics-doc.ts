@@ -74,7 +74,12 @@ const ALERT_CONDITION: Record<MetricAlert['direction'], string> = {
 };
 
 function alertText(a: MetricAlert): string {
-  const over = a.direction === 'flat' ? `over ${a.steps} rollout steps` : a.steps === 1 ? 'on a rollout step' : `for ${a.steps} rollout steps in a row`;
+  const over =
+    a.direction === 'flat'
+      ? `over ${a.steps} rollout steps`
+      : a.steps === 1
+        ? 'on a rollout step'
+        : `for ${a.steps} rollout steps in a row`;
   const lesson = a.lesson ? ` Lesson: ${code(a.lesson)}.` : '';
   return `*${a.title}*, ${ALERT_CONDITION[a.direction]} ${a.threshold} ${over}. ${prose(a.cause)} What usually helps: ${prose(a.knob)}${lesson}`;
 }
@@ -84,12 +89,19 @@ function entry(m: MetricSpec): string[] {
   lines.push(`- **Formula:** ${code(m.formula)}`);
   lines.push(`- **Healthy:** ${prose(m.healthy)}`);
   lines.push(`- **When it moves:** ${prose(m.moves)}`);
-  lines.push(`- **Unit:** ${m.unit || 'a plain number'}. **Logged:** ${PER[m.per]}. **Emitted:** ${m.when ? prose(m.when) : 'always'}.`);
+  lines.push(
+    `- **Unit:** ${m.unit || 'a plain number'}. **Logged:** ${PER[m.per]}. **Emitted:** ${m.when ? prose(m.when) : 'always'}.`,
+  );
   const others = otherNames(m);
-  if (others.length) lines.push(`- **Other trainers:** ${others.join(', ')}.${m.compare ? ` How they differ: ${prose(m.compare)}.` : ''}`);
+  if (others.length)
+    lines.push(
+      `- **Other trainers:** ${others.join(', ')}.${m.compare ? ` How they differ: ${prose(m.compare)}.` : ''}`,
+    );
   if (m.alert) lines.push(`- **Alert:** ${alertText(m.alert)}`);
   if (m.formerly?.length) {
-    const former = m.formerly.map((f) => (f.scale !== undefined && f.scale !== 1 ? `${code(f.name)} (values x ${f.scale})` : code(f.name)));
+    const former = m.formerly.map((f) =>
+      f.scale !== undefined && f.scale !== 1 ? `${code(f.name)} (values x ${f.scale})` : code(f.name),
+    );
     lines.push(`- **Formerly:** ${former.join(', ')}; files that use it import under the current name.`);
   }
   lines.push('');
@@ -108,7 +120,7 @@ const INTRO = [
   'The trainer yields one record per optimizer step. Some metrics describe the whole rollout step (the sampled batch:',
   'rewards, lengths, timings); they are logged once per rollout step and repeated on each of its optimizer steps, so',
   'every record holds every metric. The others describe one optimizer step (its minibatch and the policy at that',
-  "step: entropy, KL, clip ratios, losses). With `num_iterations` 1 and one minibatch the two coincide.",
+  'step: entropy, KL, clip ratios, losses). With `num_iterations` 1 and one minibatch the two coincide.',
   '',
   'A name with `<fn>`, `<phase>` or `<matrix>` stands for a family: `rewards/<fn>/mean` is logged as',
   '`rewards/accuracy/mean`, `rewards/format/mean`, and so on, one per reward function, and',
@@ -123,7 +135,7 @@ const INTRO = [
   'pi_theta(y_{i,t}) / pi_old(y_{i,t}) the importance ratio, H_{i,t} the entropy of pi_theta at that token, and every',
   'probability is computed at the sampling temperature tau. [x] is 1 when x holds and 0 otherwise.',
   '',
-  'The healthy ranges are for this lab\'s small tasks and nano models (copy, sort, addition, ... from their warm',
+  "The healthy ranges are for this lab's small tasks and nano models (copy, sort, addition, ... from their warm",
   'starts); larger models and other tasks move them.',
   '',
   'A metric with an **Alert** line is watched while a run trains: when its condition holds for the steps it names,',
@@ -135,7 +147,10 @@ const INTRO = [
 /** The whole page. */
 export function renderMetricsDoc(): string {
   const lines = [...INTRO, '## Charts', ''];
-  const byChart = CHARTS.map((c) => ({ chart: c, metrics: METRICS.filter((m) => m.chart === c.id) as MetricSpec[] })).filter((g) => g.metrics.length);
+  const byChart = CHARTS.map((c) => ({
+    chart: c,
+    metrics: METRICS.filter((m) => m.chart === c.id) as MetricSpec[],
+  })).filter((g) => g.metrics.length);
   for (const { chart, metrics } of byChart) {
     lines.push(`- [${chart.title}](#${anchor(chart.title)}): ${metrics.map((m) => code(m.name)).join(', ')}`);
   }
@@ -147,10 +162,19 @@ export function renderMetricsDoc(): string {
     const family: ChartFamily = chart;
     if (family.note) lines.push(`Under its title: ${prose(family.note)}.`, '');
     for (const q of family.quiet ?? []) {
-      const knobs = q.when.map((c) => ('is' in c ? `${code(c.knob)} ${c.is.map(String).join(' or ')}` : `${code(c.knob)} not ${c.not.map(String).join(' or ')}`)).join(' and ');
+      const knobs = q.when
+        .map((c) =>
+          'is' in c
+            ? `${code(c.knob)} ${c.is.map(String).join(' or ')}`
+            : `${code(c.knob)} not ${c.not.map(String).join(' or ')}`,
+        )
+        .join(' and ');
       const what = q.metrics ? q.metrics.map(code).join(', ') : 'the chart';
       const verb = q.metrics && q.metrics.length > 1 ? 'are' : 'is';
-      lines.push(`With ${knobs}, ${what} ${verb} ${q.kind === 'off' ? 'off' : 'always 0'} (${prose(q.why)}); the chart says so.`, '');
+      lines.push(
+        `With ${knobs}, ${what} ${verb} ${q.kind === 'off' ? 'off' : 'always 0'} (${prose(q.why)}); the chart says so.`,
+        '',
+      );
     }
     for (const m of metrics) lines.push(...entry(m));
   }
@@ -158,8 +182,8 @@ export function renderMetricsDoc(): string {
     '## Histograms',
     '',
     "Beside its scalars, each rollout step records these distributions with fixed bins (on its last optimizer step's",
-    'record, and in the metrics JSONL as that step line\'s `histograms`, in the CSV as `# histograms` comment lines). The',
-    'page draws each as a heatmap over steps, colour = the bin\'s share of the step\'s counts. Bin k is [e_k, e_{k+1});',
+    "record, and in the metrics JSONL as that step line's `histograms`, in the CSV as `# histograms` comment lines). The",
+    "page draws each as a heatmap over steps, colour = the bin's share of the step's counts. Bin k is [e_k, e_{k+1});",
     'the first and last bins are open (they also take values below the first edge and at or above the last).',
     'Each held-out evaluation also records its solve-rate histogram, `solved_by`: entry c counts the prompts that exactly c',
     'of their `eval_num_generations` samples pass.',
@@ -167,7 +191,15 @@ export function renderMetricsDoc(): string {
   );
   for (const id of HISTOGRAM_IDS) {
     const h = HISTOGRAMS[id];
-    lines.push(`### ${code(id)}`, '', prose(h.doc), '', `- **Counts:** ${h.counts}, unit ${h.unit}`, `- **Edges:** ${h.edges.join(', ')}`, '');
+    lines.push(
+      `### ${code(id)}`,
+      '',
+      prose(h.doc),
+      '',
+      `- **Counts:** ${h.counts}, unit ${h.unit}`,
+      `- **Edges:** ${h.edges.join(', ')}`,
+      '',
+    );
   }
   lines.push(
     "## Other trainers' names",
@@ -181,9 +213,17 @@ export function renderMetricsDoc(): string {
   for (const m of METRICS as readonly MetricSpec[]) {
     if (!m.trl && !m.verl && !m.openrlhf) continue;
     const name = (n: string | undefined) => (n ? code(n) : '');
-    lines.push(`| ${code(m.name)} | ${name(m.trl)} | ${name(m.verl)} | ${name(m.openrlhf)} | ${m.compare ? cell(m.compare) : ''} |`);
+    lines.push(
+      `| ${code(m.name)} | ${name(m.trl)} | ${name(m.verl)} | ${name(m.openrlhf)} | ${m.compare ? cell(m.compare) : ''} |`,
+    );
   }
-  lines.push('', '## Former names', '', 'Files exported before a rename import under the current name, their values multiplied by the factor.', '');
+  lines.push(
+    '',
+    '## Former names',
+    '',
+    'Files exported before a rename import under the current name, their values multiplied by the factor.',
+    '',
+  );
   lines.push('| former name | current name | factor |', '|---|---|---|');
   for (const m of METRICS as readonly MetricSpec[]) {
     for (const f of m.formerly ?? []) lines.push(`| ${code(f.name)} | ${code(m.name)} | ${f.scale ?? 1} |`);

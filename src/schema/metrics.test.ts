@@ -3,7 +3,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { METRICS_DOC_PATH, renderMetricsDoc } from './metrics-doc';
-import { CHARTS, METRICS, chartOf, currentMetricName, metricSpec, orderMetricNames, type MetricName, type MetricSpec, type Metrics } from './metrics';
+import {
+  CHARTS,
+  METRICS,
+  chartOf,
+  currentMetricName,
+  metricSpec,
+  orderMetricNames,
+  type MetricName,
+  type MetricSpec,
+  type Metrics,
+} from './metrics';
 
 const specs: readonly MetricSpec[] = METRICS;
 
@@ -25,7 +35,8 @@ describe('metric catalog', () => {
 
   it('gives every metric a doc, a formula, a healthy range and what its moves mean', () => {
     for (const m of specs) {
-      for (const field of ['doc', 'formula', 'healthy', 'moves'] as const) expect(m[field].trim(), `${m.name}.${field}`).not.toBe('');
+      for (const field of ['doc', 'formula', 'healthy', 'moves'] as const)
+        expect(m[field].trim(), `${m.name}.${field}`).not.toBe('');
       if (m.when !== undefined) expect(m.when.trim(), `${m.name}.when`).not.toBe('');
     }
   });
@@ -37,7 +48,9 @@ describe('metric catalog', () => {
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
     for (const f of former) {
       expect(current.has(f.name), `${f.name} is still a current name`).toBe(false);
-      expect(f.scale === undefined || (Number.isFinite(f.scale) && f.scale > 0), `${f.name}: scale ${f.scale}`).toBe(true);
+      expect(f.scale === undefined || (Number.isFinite(f.scale) && f.scale > 0), `${f.name}: scale ${f.scale}`).toBe(
+        true,
+      );
       expect(currentMetricName(f.name)).toEqual({ name: f.now, scale: f.scale ?? 1 });
     }
   });
@@ -56,14 +69,36 @@ describe('metric catalog', () => {
 
   it('maps former names with their scale and leaves other names alone', () => {
     expect(currentMetricName('perf/step_ms')).toEqual({ name: 'step_time', scale: 0.001 });
-    expect(currentMetricName('sampling/logp_diff/max')).toEqual({ name: 'sampling/sampling_logp_difference/max', scale: 1 });
+    expect(currentMetricName('sampling/logp_diff/max')).toEqual({
+      name: 'sampling/sampling_logp_difference/max',
+      scale: 1,
+    });
     expect(currentMetricName('reward')).toEqual({ name: 'reward', scale: 1 });
     expect(currentMetricName('custom/thing')).toEqual({ name: 'custom/thing', scale: 1 });
   });
 
-  it('orders names by catalog entry, a template\'s instances by name, unknown names last', () => {
-    const names = ['zeta', 'timing_s/gen', 'rewards/format/mean', 'entropy', 'alpha', 'rewards/accuracy/mean', 'reward', 'timing_s/adv', 'reward'];
-    expect(orderMetricNames(names)).toEqual(['reward', 'entropy', 'rewards/accuracy/mean', 'rewards/format/mean', 'timing_s/adv', 'timing_s/gen', 'alpha', 'zeta']);
+  it("orders names by catalog entry, a template's instances by name, unknown names last", () => {
+    const names = [
+      'zeta',
+      'timing_s/gen',
+      'rewards/format/mean',
+      'entropy',
+      'alpha',
+      'rewards/accuracy/mean',
+      'reward',
+      'timing_s/adv',
+      'reward',
+    ];
+    expect(orderMetricNames(names)).toEqual([
+      'reward',
+      'entropy',
+      'rewards/accuracy/mean',
+      'rewards/format/mean',
+      'timing_s/adv',
+      'timing_s/gen',
+      'alpha',
+      'zeta',
+    ]);
   });
 
   it('types names and records by the catalog', () => {
@@ -86,7 +121,10 @@ describe('docs/metrics.md', () => {
   it('is what `npm run docs:metrics` writes from the catalog', () => {
     const path = new URL(`../../${METRICS_DOC_PATH}`, import.meta.url);
     const onDisk = readFileSync(path, 'utf8');
-    expect(onDisk === renderMetricsDoc(), `${METRICS_DOC_PATH} is out of date: run \`npm run docs:metrics\` and commit the result`).toBe(true);
+    expect(
+      onDisk === renderMetricsDoc(),
+      `${METRICS_DOC_PATH} is out of date: run \`npm run docs:metrics\` and commit the result`,
+    ).toBe(true);
   });
 
   it('has a section for every metric', () => {

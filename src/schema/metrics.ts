@@ -12,71 +12,170 @@ const NO_CRITIC = [{ knob: 'adv_estimator', not: ['gae'] }] as const;
 
 /** The charts of the lab, in page order. Every metric is drawn on exactly one. */
 export const CHARTS = [
-  { id: 'reward', title: 'Reward and accuracy', y: 'reward', log: 'never', band: { mean: 'reward', std: 'reward_std' } },
   {
-    id: 'groups', title: 'Group signal', y: 'fraction', log: 'never',
+    id: 'reward',
+    title: 'Reward and accuracy',
+    y: 'reward',
+    log: 'never',
+    band: { mean: 'reward', std: 'reward_std' },
+  },
+  {
+    id: 'groups',
+    title: 'Group signal',
+    y: 'fraction',
+    log: 'never',
     stack: ['groups/all_fail_frac', 'groups/mixed_frac', 'groups/all_pass_frac'],
     note: 'only mixed groups (some completions pass, some fail) carry a group-relative learning signal',
   },
   { id: 'entropy', title: 'Entropy', y: 'nats', log: 'off' },
   {
-    id: 'clip', title: 'Clip ratio', y: 'fraction of tokens', log: 'off',
+    id: 'clip',
+    title: 'Clip ratio',
+    y: 'fraction of tokens',
+    log: 'off',
     note: 'tokens whose ratio rho left the clip range; they pass no gradient',
     quiet: [
-      { when: ONE_UPDATE, kind: 'zero', why: 'one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip' },
+      {
+        when: ONE_UPDATE,
+        kind: 'zero',
+        why: 'one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip',
+      },
       { when: [{ knob: 'loss_type', is: ['pg', 'sapo'] }], kind: 'off', why: 'this loss has no clip' },
     ],
   },
   {
-    id: 'kl', title: 'KL', y: 'nats', log: 'off',
+    id: 'kl',
+    title: 'KL',
+    y: 'nats',
+    log: 'off',
     quiet: [
-      { when: [{ knob: 'beta', is: [0] }], metrics: ['kl', 'kl/exact'], kind: 'off', why: 'no reference model to measure against' },
-      { when: ONE_UPDATE, metrics: ['approx_kl'], kind: 'zero', why: 'one update per batch, so pi_theta is pi_old when it is measured' },
+      {
+        when: [{ knob: 'beta', is: [0] }],
+        metrics: ['kl', 'kl/exact'],
+        kind: 'off',
+        why: 'no reference model to measure against',
+      },
+      {
+        when: ONE_UPDATE,
+        metrics: ['approx_kl'],
+        kind: 'zero',
+        why: 'one update per batch, so pi_theta is pi_old when it is measured',
+      },
     ],
   },
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
   {
-    id: 'length_percentiles', title: 'Completion length percentiles', y: 'tokens', log: 'never',
-    note: 'p10, median and p90 of the step\'s lengths: a widening spread means some completions run long or stop early',
+    id: 'length_percentiles',
+    title: 'Completion length percentiles',
+    y: 'tokens',
+    log: 'never',
+    note: "p10, median and p90 of the step's lengths: a widening spread means some completions run long or stop early",
   },
   {
-    id: 'fractions', title: 'Clipped and zero-signal fractions', y: 'fraction', log: 'never',
+    id: 'fractions',
+    title: 'Clipped and zero-signal fractions',
+    y: 'fraction',
+    log: 'never',
     note: 'frac_reward_zero_std: groups with all-equal rewards; their advantages are 0, so they teach nothing',
-    quiet: [{ when: [{ knob: 'dynamic_sampling', is: [false] }], metrics: ['dynamic_sampling/filtered_frac'], kind: 'off', why: 'no group is refilled' }],
+    quiet: [
+      {
+        when: [{ knob: 'dynamic_sampling', is: [false] }],
+        metrics: ['dynamic_sampling/filtered_frac'],
+        kind: 'off',
+        why: 'no group is refilled',
+      },
+    ],
   },
   {
-    id: 'loss', title: 'Policy loss', y: 'loss', log: 'never',
+    id: 'loss',
+    title: 'Policy loss',
+    y: 'loss',
+    log: 'never',
     note: 'near 0 by design: advantages are zero-mean within each group, so the loss averages to about 0 while its gradient is not 0',
     quiet: [{ when: NO_CRITIC, metrics: ['value_loss'], kind: 'off', why: 'only GAE trains a critic' }],
   },
   {
-    id: 'grad', title: 'Gradient norm', y: 'L2 norm', log: 'on',
+    id: 'grad',
+    title: 'Gradient norm',
+    y: 'L2 norm',
+    log: 'on',
     quiet: [{ when: NO_CRITIC, metrics: ['critic/grad_norm'], kind: 'off', why: 'only GAE trains a critic' }],
   },
   {
-    id: 'lr', title: 'Learning rate and entropy coefficient', y: 'value', log: 'off',
-    quiet: [{ when: [{ knob: 'entropy_coef', is: [0] }, { knob: 'entropy_target', is: [null] }], metrics: ['entropy_coef'], kind: 'off', why: 'no entropy bonus' }],
-  },
-  { id: 'sampling', title: 'Sampler vs trainer log-prob gap', y: 'nats', log: 'off', note: 'the same kernels sample and train, so only float rounding differs' },
-  { id: 'rewards', title: 'Reward functions', y: 'reward', log: 'never' },
-  {
-    id: 'selection', title: 'Token selection', y: 'fraction of tokens', log: 'never',
+    id: 'lr',
+    title: 'Learning rate and entropy coefficient',
+    y: 'value',
+    log: 'off',
     quiet: [
       {
-        when: [{ knob: 'top_entropy_quantile', is: [1] }, { knob: 'clip_cov_ratio', is: [0] }, { knob: 'kl_cov_ratio', is: [0] }],
-        kind: 'off', why: 'every loss token is kept as is',
+        when: [
+          { knob: 'entropy_coef', is: [0] },
+          { knob: 'entropy_target', is: [null] },
+        ],
+        metrics: ['entropy_coef'],
+        kind: 'off',
+        why: 'no entropy bonus',
       },
     ],
   },
-  { id: 'critic', title: 'Critic', y: 'value', log: 'off', quiet: [{ when: NO_CRITIC, kind: 'off', why: 'only GAE, the ppo preset, trains a critic' }] },
-  { id: 'curriculum', title: 'Curriculum', y: 'difficulty', log: 'never', quiet: [{ when: [{ knob: 'curriculum', is: ['fixed'] }], kind: 'off', why: 'every step samples the configured difficulty' }] },
   {
-    id: 'weights', title: 'Weight updates', y: '||W - W_0|| / ||W_0||', log: 'on',
+    id: 'sampling',
+    title: 'Sampler vs trainer log-prob gap',
+    y: 'nats',
+    log: 'off',
+    note: 'the same kernels sample and train, so only float rounding differs',
+  },
+  { id: 'rewards', title: 'Reward functions', y: 'reward', log: 'never' },
+  {
+    id: 'selection',
+    title: 'Token selection',
+    y: 'fraction of tokens',
+    log: 'never',
+    quiet: [
+      {
+        when: [
+          { knob: 'top_entropy_quantile', is: [1] },
+          { knob: 'clip_cov_ratio', is: [0] },
+          { knob: 'kl_cov_ratio', is: [0] },
+        ],
+        kind: 'off',
+        why: 'every loss token is kept as is',
+      },
+    ],
+  },
+  {
+    id: 'critic',
+    title: 'Critic',
+    y: 'value',
+    log: 'off',
+    quiet: [{ when: NO_CRITIC, kind: 'off', why: 'only GAE, the ppo preset, trains a critic' }],
+  },
+  {
+    id: 'curriculum',
+    title: 'Curriculum',
+    y: 'difficulty',
+    log: 'never',
+    quiet: [
+      {
+        when: [{ knob: 'curriculum', is: ['fixed'] }],
+        kind: 'off',
+        why: 'every step samples the configured difficulty',
+      },
+    ],
+  },
+  {
+    id: 'weights',
+    title: 'Weight updates',
+    y: '||W - W_0|| / ||W_0||',
+    log: 'on',
     note: 'which weights RL moves, one line per matrix; the weight-update heatmap shows the same by step',
     quiet: [{ when: [{ knob: 'weight_stats_every', is: [0] }], kind: 'off', why: 'weight_stats_every is 0' }],
   },
   {
-    id: 'rank1', title: 'Rank-1 share of the update', y: 'fraction of ||W - W_0||^2', log: 'never',
+    id: 'rank1',
+    title: 'Rank-1 share of the update',
+    y: 'fraction of ||W - W_0||^2',
+    log: 'never',
     note: "1: the matrix's whole update is one outer product u v^T",
     quiet: [{ when: [{ knob: 'weight_stats_every', is: [0] }], kind: 'off', why: 'weight_stats_every is 0' }],
   },
@@ -196,8 +295,10 @@ export const METRICS = [
     name: 'reward',
     doc: "Mean reward of the rollout step's sampled completions, after overlong shaping: the number training pushes up.",
     formula: '(1/N) sum_i r_i,  r_i = sum_k w_k R_k(x, y_i) (+ the overlong penalty under overlong_buffer_enable)',
-    healthy: "Rises over the run from about the warm start's accuracy (0.2-0.6 on the shipped checkpoints); within [0, 1] (down to -1 with overlong shaping).",
-    moves: 'Rising: the policy learns. Flat: no signal (see frac_reward_zero_std) or too small a learning rate. Falling after a rise: collapse or a reward part being gamed; look at entropy and rewards/<fn>/mean.',
+    healthy:
+      "Rises over the run from about the warm start's accuracy (0.2-0.6 on the shipped checkpoints); within [0, 1] (down to -1 with overlong shaping).",
+    moves:
+      'Rising: the policy learns. Flat: no signal (see frac_reward_zero_std) or too small a learning rate. Falling after a rise: collapse or a reward part being gamed; look at entropy and rewards/<fn>/mean.',
     unit: 'reward',
     chart: 'reward',
     per: 'rollout',
@@ -206,7 +307,8 @@ export const METRICS = [
       direction: 'flat',
       threshold: 1e-9,
       steps: 10,
-      cause: 'The reward has not moved at all for 10 rollout steps: every completion succeeds (the task is solved at this difficulty) or none does, and the same reward everywhere leaves nothing to learn from.',
+      cause:
+        'The reward has not moved at all for 10 rollout steps: every completion succeeds (the task is solved at this difficulty) or none does, and the same reward everywhere leaves nothing to learn from.',
       knob: 'Raise difficulty when it is stuck high; lower difficulty or raise temperature when it is stuck low.',
     },
     trl: 'reward',
@@ -217,8 +319,9 @@ export const METRICS = [
     name: 'reward_std',
     doc: 'Mean over the groups of the standard deviation of the rewards within a group: how much the G completions of one prompt disagree (the band around reward).',
     formula: '(1/B) sum_b std_{i in group b} r_i,  std unbiased (divides by G - 1)',
-    healthy: 'Clearly above 0 (0.1-0.4 on this lab\'s 0/1 accuracy rewards): groups hold both successes and failures.',
-    moves: 'Falling toward 0: groups become uniform and group-relative advantages vanish. With high reward the task is solved at this difficulty (raise it); with low reward the policy never succeeds (lower difficulty or raise temperature).',
+    healthy: "Clearly above 0 (0.1-0.4 on this lab's 0/1 accuracy rewards): groups hold both successes and failures.",
+    moves:
+      'Falling toward 0: groups become uniform and group-relative advantages vanish. With high reward the task is solved at this difficulty (raise it); with low reward the policy never succeeds (lower difficulty or raise temperature).',
     unit: 'reward',
     chart: 'reward',
     per: 'rollout',
@@ -228,8 +331,10 @@ export const METRICS = [
     name: 'accuracy',
     doc: "Mean of the task's accuracy reward over the rollout step's completions: the fraction judged correct (the bandit: its arm's reward).",
     formula: '(1/N) sum_i R_accuracy(x, y_i)',
-    healthy: "Rises with reward from the warm start's level; on the shipped warm starts 0.2-0.6 at the start, and +10 points or more within 20 steps of 8 x 8 on copy.",
-    moves: 'Rising with reward: real progress. Reward rising while accuracy stays flat: the policy is collecting the format reward only. Falling: the update is too large (learning rate, num_iterations) or the reference pulls back.',
+    healthy:
+      "Rises with reward from the warm start's level; on the shipped warm starts 0.2-0.6 at the start, and +10 points or more within 20 steps of 8 x 8 on copy.",
+    moves:
+      'Rising with reward: real progress. Reward rising while accuracy stays flat: the policy is collecting the format reward only. Falling: the update is too large (learning rate, num_iterations) or the reference pulls back.',
     unit: 'fraction',
     chart: 'reward',
     per: 'rollout',
@@ -241,7 +346,8 @@ export const METRICS = [
     doc: "Fraction of the rollout step's groups in which no completion passes. A completion passes when the task's verifier judges it correct (its accuracy part is 1, whatever reward_weights makes of it; the bandit: the best arm) and it ended with EOS; the held-out pass@k counts by the same rule.",
     formula: '(1/B) #{b : no i in b passes},  i passes <=> R_accuracy(x, y_i) = 1 and y_i ended with EOS',
     healthy: 'Falling over the run; below about 0.5 once the warm start gets some prompts right.',
-    moves: 'Rising toward 1: the policy solves almost nothing at this difficulty, so group-relative advantages have nothing to pull toward (lower difficulty or raise temperature).',
+    moves:
+      'Rising toward 1: the policy solves almost nothing at this difficulty, so group-relative advantages have nothing to pull toward (lower difficulty or raise temperature).',
     unit: 'fraction',
     chart: 'groups',
     per: 'rollout',
@@ -251,19 +357,23 @@ export const METRICS = [
     name: 'groups/mixed_frac',
     doc: "Fraction of the rollout step's groups in which some but not all completions pass: the groups whose group-relative advantages carry a pass/fail signal.",
     formula: '(1/B) #{b : 0 < #{i in b passes} < G}  (= 1 - all_fail_frac - all_pass_frac)',
-    healthy: 'Well above 0, ideally the largest share (0.3-0.8 on this lab\'s tasks with G = 8).',
-    moves: 'Falling toward 0: every group is uniform and GRPO-style training stalls; whether the rest went all-pass (solved: raise difficulty) or all-fail (too hard) says which way to move.',
+    healthy: "Well above 0, ideally the largest share (0.3-0.8 on this lab's tasks with G = 8).",
+    moves:
+      'Falling toward 0: every group is uniform and GRPO-style training stalls; whether the rest went all-pass (solved: raise difficulty) or all-fail (too hard) says which way to move.',
     unit: 'fraction',
     chart: 'groups',
     per: 'rollout',
-    compare: "TRL's frac_reward_zero_std counts groups whose rewards tie, which includes groups that pass or fail alike but differ in a format part; here a group is judged by pass/fail only",
+    compare:
+      "TRL's frac_reward_zero_std counts groups whose rewards tie, which includes groups that pass or fail alike but differ in a format part; here a group is judged by pass/fail only",
   },
   {
     name: 'groups/all_pass_frac',
     doc: "Fraction of the rollout step's groups in which every completion passes (same rule as groups/all_fail_frac).",
     formula: '(1/B) #{b : every i in b passes}',
-    healthy: 'Rising slowly as the policy masters the task; below about 0.6 while there is still something to learn at this difficulty.',
-    moves: 'Near 1: the task is solved at this difficulty and the batch teaches nothing (raise difficulty, or use curriculum adaptive).',
+    healthy:
+      'Rising slowly as the policy masters the task; below about 0.6 while there is still something to learn at this difficulty.',
+    moves:
+      'Near 1: the task is solved at this difficulty and the batch teaches nothing (raise difficulty, or use curriculum adaptive).',
     unit: 'fraction',
     chart: 'groups',
     per: 'rollout',
@@ -273,8 +383,10 @@ export const METRICS = [
     name: 'groups/nonzero_adv_frac',
     doc: "Fraction of the rollout step's completions that carry a learning signal: at least one loss token with a non-zero advantage (a completion the mask drops entirely counts as zero).",
     formula: '(1/N) #{i : exists t with m_{i,t} = 1 and |A_{i,t}| > 1e-8}',
-    healthy: 'About 1 - frac_reward_zero_std under group estimators (GRPO, RLOO, Dr. GRPO); near 1 under batch-normalized ones (reinforce_pp, gae).',
-    moves: 'Falling: more groups tie and their completions train on nothing; above mixed_frac when a format part separates completions that pass or fail alike.',
+    healthy:
+      'About 1 - frac_reward_zero_std under group estimators (GRPO, RLOO, Dr. GRPO); near 1 under batch-normalized ones (reinforce_pp, gae).',
+    moves:
+      'Falling: more groups tie and their completions train on nothing; above mixed_frac when a format part separates completions that pass or fail alike.',
     unit: 'fraction',
     chart: 'groups',
     per: 'rollout',
@@ -284,9 +396,12 @@ export const METRICS = [
   {
     name: 'entropy',
     doc: "Mean entropy of pi_theta's next-token distribution over the loss tokens, over the whole vocabulary, at temperature tau.",
-    formula: '(1/M) sum_{i,t} m_{i,t} H_{i,t},  H_{i,t} = -sum_v pi_theta(v | x, y_{i,<t}) log pi_theta(v | x, y_{i,<t})',
-    healthy: 'About 0.3-1.5 nats on this lab\'s tasks (the uniform distribution over the 99-token vocabulary has ln 99 = 4.6); drifts down slowly as the policy grows confident.',
-    moves: 'A fast fall toward 0 is entropy collapse: exploration ends and reward plateaus (epsilon_high, entropy_coef > 0 or top_entropy_quantile help). A rise toward ln V: the updates push the policy apart (lower the learning rate).',
+    formula:
+      '(1/M) sum_{i,t} m_{i,t} H_{i,t},  H_{i,t} = -sum_v pi_theta(v | x, y_{i,<t}) log pi_theta(v | x, y_{i,<t})',
+    healthy:
+      "About 0.3-1.5 nats on this lab's tasks (the uniform distribution over the 99-token vocabulary has ln 99 = 4.6); drifts down slowly as the policy grows confident.",
+    moves:
+      'A fast fall toward 0 is entropy collapse: exploration ends and reward plateaus (epsilon_high, entropy_coef > 0 or top_entropy_quantile help). A rise toward ln V: the updates push the policy apart (lower the learning rate).',
     unit: 'nats',
     chart: 'entropy',
     per: 'update',
@@ -295,22 +410,27 @@ export const METRICS = [
       direction: 'low',
       threshold: 0.05,
       steps: 3,
-      cause: 'The policy has become almost deterministic on the tokens it samples, so the completions of a group stop differing and exploration ends.',
+      cause:
+        'The policy has become almost deterministic on the tokens it samples, so the completions of a group stop differing and exploration ends.',
       knob: 'Raise epsilon_high (clip-higher, 0.28), set entropy_coef above 0 or an entropy_target, or lower learning_rate.',
       lesson: 'entropy-collapse',
     },
     trl: 'entropy',
     verl: 'actor/entropy',
     openrlhf: 'entropy_loss',
-    compare: 'verl aggregates by loss_agg_mode; OpenRLHF logs entropy_loss, the mean entropy, only when an entropy coefficient is set',
+    compare:
+      'verl aggregates by loss_agg_mode; OpenRLHF logs entropy_loss, the mean entropy, only when an entropy coefficient is set',
   },
 
   {
     name: 'entropy/top_decile_mean',
     doc: "Mean entropy of the highest-entropy tenth of the rollout step's loss tokens (the 'forking' or critical tokens where the policy still chooses), under the sampling distribution softmax(logits / tau).",
-    formula: '(1/k) sum of the k = ceil(M/10) largest H_{i,t} over the tokens with m_{i,t} = 1,  H under pi_old at temperature tau (the rollout\'s entropies)',
-    healthy: 'Well above the mean entropy (typically 2-5 times it) and falling slowly; it is where exploration still happens.',
-    moves: 'Collapsing together with the mean: exploration is ending everywhere (entropy collapse). Holding while the mean falls: the policy is confident on routine tokens but still explores at the few decisions that matter, the healthy pattern.',
+    formula:
+      "(1/k) sum of the k = ceil(M/10) largest H_{i,t} over the tokens with m_{i,t} = 1,  H under pi_old at temperature tau (the rollout's entropies)",
+    healthy:
+      'Well above the mean entropy (typically 2-5 times it) and falling slowly; it is where exploration still happens.',
+    moves:
+      'Collapsing together with the mean: exploration is ending everywhere (entropy collapse). Holding while the mean falls: the policy is confident on routine tokens but still explores at the few decisions that matter, the healthy pattern.',
     unit: 'nats',
     chart: 'entropy',
     per: 'rollout',
@@ -320,9 +440,12 @@ export const METRICS = [
   {
     name: 'clip_ratio/low_mean',
     doc: 'Fraction of loss tokens clipped at the lower bound: the ratio fell below 1 - eps_low on a token with negative advantage, so the token passes no gradient.',
-    formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} < 1 - eps_low and A_{i,t} < 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
-    healthy: 'Exactly 0 with one update per batch (num_iterations 1, one minibatch): the policy that computes the loss is the one that sampled, so every ratio rho is 1 and nothing can clip; a few percent (below 0.1) with several.',
-    moves: 'Rising above about 0.2: the optimizer steps within a batch move the policy too far and many tokens stop learning (lower the learning rate or num_iterations).',
+    formula:
+      '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} < 1 - eps_low and A_{i,t} < 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
+    healthy:
+      'Exactly 0 with one update per batch (num_iterations 1, one minibatch): the policy that computes the loss is the one that sampled, so every ratio rho is 1 and nothing can clip; a few percent (below 0.1) with several.',
+    moves:
+      'Rising above about 0.2: the optimizer steps within a batch move the policy too far and many tokens stop learning (lower the learning rate or num_iterations).',
     unit: 'fraction',
     chart: 'clip',
     per: 'update',
@@ -343,9 +466,12 @@ export const METRICS = [
   {
     name: 'clip_ratio/high_mean',
     doc: 'Fraction of loss tokens clipped at the upper bound: the ratio rose above 1 + eps_high on a token with positive advantage, so the token passes no gradient.',
-    formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} > 1 + eps_high and A_{i,t} > 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
-    healthy: 'Exactly 0 with one update per batch; a few percent with several; smaller with clip-higher (epsilon_high 0.28).',
-    moves: 'Rising: positive-advantage tokens gain probability faster than the clip allows; with a collapsing entropy, raise epsilon_high (clip-higher) so rare good tokens can grow.',
+    formula:
+      '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} > 1 + eps_high and A_{i,t} > 0]  (rho = s_i under GSPO; GMPO: its clipped log-ratio; 0 under sapo, pg and cispo)',
+    healthy:
+      'Exactly 0 with one update per batch; a few percent with several; smaller with clip-higher (epsilon_high 0.28).',
+    moves:
+      'Rising: positive-advantage tokens gain probability faster than the clip allows; with a collapsing entropy, raise epsilon_high (clip-higher) so rare good tokens can grow.',
     unit: 'fraction',
     chart: 'clip',
     per: 'update',
@@ -366,8 +492,10 @@ export const METRICS = [
     name: 'clip_ratio/region_mean',
     doc: 'Fraction of loss tokens clipped on either side: where the clipped branch of the PPO objective is active.',
     formula: 'clip_ratio/low_mean + clip_ratio/high_mean',
-    healthy: 'Exactly 0 with one update per batch (the most common surprise in GRPO runs: rho = 1, nothing can clip); below about 0.2 with several.',
-    moves: 'Rising: the policy moves too far within a batch (lower learning rate or num_iterations). Always 0 with num_iterations > 1: the clip never binds, epsilon may be wider than needed.',
+    healthy:
+      'Exactly 0 with one update per batch (the most common surprise in GRPO runs: rho = 1, nothing can clip); below about 0.2 with several.',
+    moves:
+      'Rising: the policy moves too far within a batch (lower learning rate or num_iterations). Always 0 with num_iterations > 1: the clip never binds, epsilon may be wider than needed.',
     unit: 'fraction',
     chart: 'clip',
     per: 'update',
@@ -376,21 +504,24 @@ export const METRICS = [
       direction: 'high',
       threshold: 0.3,
       steps: 2,
-      cause: 'The optimizer steps within a batch move the policy so far that a large share of tokens sits outside the clip range and stops learning.',
+      cause:
+        'The optimizer steps within a batch move the policy so far that a large share of tokens sits outside the clip range and stops learning.',
       knob: 'Lower learning_rate or num_iterations (fewer passes over each batch).',
       lesson: 'clip-zero',
     },
     trl: 'clip_ratio/region_mean',
     verl: 'actor/pg_clipfrac',
     openrlhf: 'ppo_clip_ratio',
-    compare: "verl's actor/pg_clipfrac_lower is not clip_ratio/low_mean: it counts the dual clip (clip_ratio_c) binding",
+    compare:
+      "verl's actor/pg_clipfrac_lower is not clip_ratio/low_mean: it counts the dual clip (clip_ratio_c) binding",
   },
   {
     name: 'cispo_clip_ratio',
     doc: "CISPO's share of loss tokens whose importance weight was capped at eps_max (their gradient still flows, scaled by eps_max); 0 under other losses.",
     formula: '(1/M) sum_{i,t} m_{i,t} [rho_{i,t} > eps_max]',
     healthy: '0 with one update per batch; rare (below 0.01) with eps_max 5.',
-    moves: 'Rising: tokens whose probability grew more than eps_max-fold since sampling: the updates within a batch move too far.',
+    moves:
+      'Rising: tokens whose probability grew more than eps_max-fold since sampling: the updates within a batch move too far.',
     unit: 'fraction',
     chart: 'clip',
     per: 'update',
@@ -402,33 +533,40 @@ export const METRICS = [
   {
     name: 'kl',
     doc: 'Mean of the configured KL estimator (kl_estimator) between pi_theta and the reference pi_ref over the loss tokens; 0 without a reference model (beta = 0).',
-    formula: '(1/M) sum_{i,t} m_{i,t} k(u_{i,t}),  u = log pi_theta - log pi_ref;  k1 = u, k2 = u^2/2, k3 = e^{-u} - 1 + u, low_var_kl = clamp(k3, -10, 10), exact = kl/exact',
-    healthy: '0 at the start, then a slow climb: below about 0.5 nats over a run of this lab\'s size with beta 0.01-0.05.',
-    moves: 'Growing fast: the policy leaves its start faster than beta holds it (raise beta, lower the learning rate). k1 can be negative on one batch: it is unbiased only on average.',
+    formula:
+      '(1/M) sum_{i,t} m_{i,t} k(u_{i,t}),  u = log pi_theta - log pi_ref;  k1 = u, k2 = u^2/2, k3 = e^{-u} - 1 + u, low_var_kl = clamp(k3, -10, 10), exact = kl/exact',
+    healthy:
+      "0 at the start, then a slow climb: below about 0.5 nats over a run of this lab's size with beta 0.01-0.05.",
+    moves:
+      'Growing fast: the policy leaves its start faster than beta holds it (raise beta, lower the learning rate). k1 can be negative on one batch: it is unbiased only on average.',
     unit: 'nats',
     chart: 'kl',
     per: 'update',
     trl: 'kl',
     verl: 'actor/kl_loss',
     openrlhf: 'kl',
-    compare: 'TRL: k3, logged only when beta > 0; verl logs actor/kl_loss for the KL in the loss and actor/reward_kl_penalty for the KL in the reward',
+    compare:
+      'TRL: k3, logged only when beta > 0; verl logs actor/kl_loss for the KL in the loss and actor/reward_kl_penalty for the KL in the reward',
   },
   {
     name: 'kl/exact',
     doc: 'Mean exact KL(pi_theta || pi_ref) over the loss tokens, summed over the whole vocabulary at each token; 0 without a reference model (beta = 0).',
     formula: '(1/M) sum_{i,t} m_{i,t} sum_v pi_theta(v | .) (log pi_theta(v | .) - log pi_ref(v | .))',
     healthy: 'Never negative; close to kl and below about 0.5 nats.',
-    moves: 'Where kl and kl/exact part ways, the one-sample estimator is noisy at this batch size (or k1 is negative). Rising: the policy drifts from the reference.',
+    moves:
+      'Where kl and kl/exact part ways, the one-sample estimator is noisy at this batch size (or k1 is negative). Rising: the policy drifts from the reference.',
     unit: 'nats',
     chart: 'kl',
     per: 'update',
   },
   {
     name: 'approx_kl',
-    doc: 'How far this optimizer step\'s policy has moved from the one that sampled the batch: the k3 estimate of KL(pi_old || pi_theta) over the loss tokens.',
+    doc: "How far this optimizer step's policy has moved from the one that sampled the batch: the k3 estimate of KL(pi_old || pi_theta) over the loss tokens.",
     formula: '(1/M) sum_{i,t} m_{i,t} ((rho_{i,t} - 1) - log rho_{i,t}),  rho = pi_theta / pi_old per token',
-    healthy: '0 on the first optimizer step of a batch, where pi_theta is pi_old (exactly 0 with one update per batch); below about 0.05 on the later ones (num_iterations > 1 or several minibatches).',
-    moves: 'Above about 0.1: the steps within a batch move the policy too far and clipping does most of the work (lower the learning rate or num_iterations).',
+    healthy:
+      '0 on the first optimizer step of a batch, where pi_theta is pi_old (exactly 0 with one update per batch); below about 0.05 on the later ones (num_iterations > 1 or several minibatches).',
+    moves:
+      'Above about 0.1: the steps within a batch move the policy too far and clipping does most of the work (lower the learning rate or num_iterations).',
     unit: 'nats',
     chart: 'kl',
     per: 'update',
@@ -437,23 +575,27 @@ export const METRICS = [
       direction: 'high',
       threshold: 0.5,
       steps: 1,
-      cause: 'Within one batch the policy moved ten times further from the one that sampled it than a healthy run does, so importance ratios are far from 1.',
+      cause:
+        'Within one batch the policy moved ten times further from the one that sampled it than a healthy run does, so importance ratios are far from 1.',
       knob: 'Lower learning_rate or num_iterations; keep max_grad_norm on (1).',
       lesson: 'kl-estimators',
     },
     trl: 'policy/approxkl_avg',
     verl: 'actor/ppo_kl',
     openrlhf: 'ppo_kl',
-    compare: "the same KL by other estimators: verl and OpenRLHF average k1 = log pi_old - log pi_theta, TRL's PPOTrainer (its GRPOTrainer has none) averages (log rho)^2 / 2",
+    compare:
+      "the same KL by other estimators: verl and OpenRLHF average k1 = log pi_old - log pi_theta, TRL's PPOTrainer (its GRPOTrainer has none) averages (log rho)^2 / 2",
   },
 
   // Completion length
   {
     name: 'completions/mean_length',
-    doc: 'Mean length of the rollout step\'s sampled completions in tokens, EOS included.',
+    doc: "Mean length of the rollout step's sampled completions in tokens, EOS included.",
     formula: '(1/N) sum_i len(y_i),  len(y_i) = tokens sampled for y_i, EOS included',
-    healthy: 'A little above the task\'s answer length and stable (copy at difficulty 3: about 4 tokens, 3 characters and EOS).',
-    moves: 'Growing toward L_max: the policy fails to stop (watch completions/clipped_ratio). Collapsing toward 1: it emits EOS at once.',
+    healthy:
+      "A little above the task's answer length and stable (copy at difficulty 3: about 4 tokens, 3 characters and EOS).",
+    moves:
+      'Growing toward L_max: the policy fails to stop (watch completions/clipped_ratio). Collapsing toward 1: it emits EOS at once.',
     unit: 'tokens',
     chart: 'lengths',
     per: 'rollout',
@@ -501,7 +643,8 @@ export const METRICS = [
     doc: 'Length of the shortest completion that ended with EOS; 0 when none did.',
     formula: 'min_{i in T} len(y_i)',
     healthy: 'Equal to completions/min_length while nothing is truncated.',
-    moves: 'Read with min_length: a gap means the shortest completions were cut off, which only happens when L_max is tiny.',
+    moves:
+      'Read with min_length: a gap means the shortest completions were cut off, which only happens when L_max is tiny.',
     unit: 'tokens',
     chart: 'lengths',
     per: 'rollout',
@@ -523,7 +666,7 @@ export const METRICS = [
   {
     name: 'completions/p10_length',
     doc: "10th percentile of the rollout step's completion lengths, EOS included.",
-    formula: 'quantile_0.1 of len(y_i) over the N completions, linear interpolation between ranks (NumPy\'s default)',
+    formula: "quantile_0.1 of len(y_i) over the N completions, linear interpolation between ranks (NumPy's default)",
     healthy: 'Near the shortest correct answer; close to the median on tasks with one answer length.',
     moves: 'Falling away from the median: a growing share of completions stops early.',
     unit: 'tokens',
@@ -535,7 +678,8 @@ export const METRICS = [
     doc: "Median of the rollout step's completion lengths, EOS included: the typical length, unmoved by a few runaway completions.",
     formula: 'quantile_0.5 of len(y_i) over the N completions, linear interpolation between ranks',
     healthy: 'Near the answer length and stable.',
-    moves: 'Mean rising while the median holds: a few completions run long (see p90 and clipped_ratio). Both rising: the whole policy lengthens its answers.',
+    moves:
+      'Mean rising while the median holds: a few completions run long (see p90 and clipped_ratio). Both rising: the whole policy lengthens its answers.',
     unit: 'tokens',
     chart: 'length_percentiles',
     per: 'rollout',
@@ -554,10 +698,11 @@ export const METRICS = [
   // Clipped and zero-signal fractions
   {
     name: 'completions/clipped_ratio',
-    doc: 'Fraction of the rollout step\'s completions cut at L_max without an EOS (truncated).',
+    doc: "Fraction of the rollout step's completions cut at L_max without an EOS (truncated).",
     formula: '(1/N) #{i : y_i has no EOS}',
-    healthy: '0 on this lab\'s tasks (L_max sits just above the longest correct answer); below 0.05.',
-    moves: 'Rising: the policy stops ending its answers. Overlong shaping then lowers their reward; mask_truncated_completions drops them from the loss.',
+    healthy: "0 on this lab's tasks (L_max sits just above the longest correct answer); below 0.05.",
+    moves:
+      'Rising: the policy stops ending its answers. Overlong shaping then lowers their reward; mask_truncated_completions drops them from the loss.',
     unit: 'fraction',
     chart: 'fractions',
     per: 'rollout',
@@ -566,7 +711,8 @@ export const METRICS = [
       direction: 'high',
       threshold: 0.9,
       steps: 3,
-      cause: 'Almost every completion runs to max_completion_length without EOS: the policy lost its stop token, or the answers need more room.',
+      cause:
+        'Almost every completion runs to max_completion_length without EOS: the policy lost its stop token, or the answers need more room.',
       knob: 'Raise max_completion_length, or turn on overlong_buffer_enable or mask_truncated_completions.',
       lesson: 'length-bias',
     },
@@ -578,8 +724,10 @@ export const METRICS = [
     name: 'frac_reward_zero_std',
     doc: 'Fraction of groups whose G rewards are all equal (all right or all wrong): their group-relative advantages (GRPO, RLOO, Dr. GRPO) are all 0, so those groups teach nothing.',
     formula: '(1/B) #{b : max_{i in b} r_i - min_{i in b} r_i <= 1e-8}',
-    healthy: 'Below about 0.6: this lab\'s small groups (G = 4-8) on 0/1 rewards often sit at 0.2-0.6; larger groups read lower.',
-    moves: 'Rising toward 1: the batch stops teaching. All groups right: raise the difficulty. All wrong: lower it or raise the temperature. dynamic_sampling refills such groups.',
+    healthy:
+      "Below about 0.6: this lab's small groups (G = 4-8) on 0/1 rewards often sit at 0.2-0.6; larger groups read lower.",
+    moves:
+      'Rising toward 1: the batch stops teaching. All groups right: raise the difficulty. All wrong: lower it or raise the temperature. dynamic_sampling refills such groups.',
     unit: 'fraction',
     chart: 'fractions',
     per: 'rollout',
@@ -588,7 +736,8 @@ export const METRICS = [
       direction: 'high',
       threshold: 1,
       steps: 5,
-      cause: "Every group's completions got the same reward, so every group-relative advantage is 0 and no step trains.",
+      cause:
+        "Every group's completions got the same reward, so every group-relative advantage is 0 and no step trains.",
       knob: 'Move difficulty (down when reward is 0, up when it is 1), raise temperature or num_generations, or turn on dynamic_sampling.',
       lesson: 'dead-groups',
     },
@@ -597,9 +746,11 @@ export const METRICS = [
   {
     name: 'dynamic_sampling/filtered_frac',
     doc: 'Fraction of the groups sampled in this rollout step that dynamic sampling dropped for having all-equal rewards; 0 when dynamic_sampling is off.',
-    formula: 'groups dropped / groups sampled, over every batch of prompts drawn this step (at most 1 + max_resample batches)',
+    formula:
+      'groups dropped / groups sampled, over every batch of prompts drawn this step (at most 1 + max_resample batches)',
     healthy: '0 with dynamic_sampling off; with it on, about what frac_reward_zero_std would read (0.2-0.6 here).',
-    moves: 'Near 1: almost every group is uniform, sampling is mostly wasted, and the step trains on the few groups that survive (or on the last batch as is).',
+    moves:
+      'Near 1: almost every group is uniform, sampling is mostly wasted, and the step trains on the few groups that survive (or on the last batch as is).',
     unit: 'fraction',
     chart: 'fractions',
     per: 'rollout',
@@ -609,9 +760,12 @@ export const METRICS = [
   {
     name: 'policy_loss',
     doc: 'The policy part of the objective at this optimizer step, aggregated by loss_agg_mode (without the KL term and the entropy bonus).',
-    formula: 'sum_{i,t} w_{i,t} m_{i,t} l_{i,t},  w = 1/M (token-mean), 1/(N |y_i|) (seq-mean-token-mean), 1/N (seq-mean-token-sum), 1/(N L_max) (seq-mean-token-sum-norm), N the step\'s sequences',
-    healthy: "Near 0 and noisy, by construction (the most asked question about GRPO's loss): group-relative advantages are zero-mean within each group and rho = 1 on the first update, so the terms -rho A average to about 0; the gradient, sum A grad log pi_theta, is not 0. Its level is not a learning curve.",
-    moves: 'Watch reward, not this. Large swings: large advantages or ratios in the batch. A drift away from 0 on later optimizer steps of a batch: the ratio moves.',
+    formula:
+      "sum_{i,t} w_{i,t} m_{i,t} l_{i,t},  w = 1/M (token-mean), 1/(N |y_i|) (seq-mean-token-mean), 1/N (seq-mean-token-sum), 1/(N L_max) (seq-mean-token-sum-norm), N the step's sequences",
+    healthy:
+      "Near 0 and noisy, by construction (the most asked question about GRPO's loss): group-relative advantages are zero-mean within each group and rho = 1 on the first update, so the terms -rho A average to about 0; the gradient, sum A grad log pi_theta, is not 0. Its level is not a learning curve.",
+    moves:
+      'Watch reward, not this. Large swings: large advantages or ratios in the batch. A drift away from 0 on later optimizer steps of a batch: the ratio moves.',
     unit: '',
     chart: 'loss',
     per: 'update',
@@ -622,7 +776,7 @@ export const METRICS = [
   },
   {
     name: 'loss',
-    doc: 'The whole objective this optimizer step minimizes for the policy: the policy loss plus the KL term (kl_placement in_loss) minus the entropy bonus; the critic\'s value loss is not in it.',
+    doc: "The whole objective this optimizer step minimizes for the policy: the policy loss plus the KL term (kl_placement in_loss) minus the entropy bonus; the critic's value loss is not in it.",
     formula: 'sum_{i,t} w_{i,t} m_{i,t} (l_{i,t} + beta k_{i,t} - alpha H_{i,t})',
     healthy: 'About policy_loss, plus beta x kl when the KL is in the loss, minus alpha x entropy; near 0.',
     moves: 'Read it like policy_loss; its gap from policy_loss is the KL term and the entropy bonus.',
@@ -636,8 +790,10 @@ export const METRICS = [
     name: 'value_loss',
     doc: "PPO's clipped value loss of the critic at this optimizer step, token mean over the loss tokens, before weighting by vf_coef.",
     formula: '(1/M) sum_{i,t} m_{i,t} 0.5 max((V - R)^2, (clip(V, V_old - eps_v, V_old + eps_v) - R)^2)',
-    healthy: 'Falls within tens of steps from its first value (the critic starts at V = 0); small (below 0.1) on this lab\'s 0/1 rewards.',
-    moves: 'Rising: the returns change faster than the critic follows (raise critic_learning_rate or vf_coef). Flat and high: the critic cannot predict the reward from the text.',
+    healthy:
+      "Falls within tens of steps from its first value (the critic starts at V = 0); small (below 0.1) on this lab's 0/1 rewards.",
+    moves:
+      'Rising: the returns change faster than the critic follows (raise critic_learning_rate or vf_coef). Flat and high: the critic cannot predict the reward from the text.',
     unit: '',
     chart: 'loss',
     per: 'update',
@@ -654,7 +810,8 @@ export const METRICS = [
     doc: "Global L2 norm of the policy's gradient at this optimizer step, before clipping to max_grad_norm.",
     formula: '||grad_theta loss||_2 over every parameter of the policy',
     healthy: 'About 0.1-3 on the nano model; max_grad_norm (default 1) scales larger gradients down to it.',
-    moves: 'Spikes: a batch with large advantages or ratios. A steady rise: training destabilizes (lower the learning rate). Near 0: no signal (every advantage 0).',
+    moves:
+      'Spikes: a batch with large advantages or ratios. A steady rise: training destabilizes (lower the learning rate). Near 0: no signal (every advantage 0).',
     unit: '',
     chart: 'grad',
     per: 'update',
@@ -666,7 +823,7 @@ export const METRICS = [
     name: 'critic/grad_norm',
     doc: "Global L2 norm of the critic's gradient (vf_coef times the value loss's) at this optimizer step, before clipping to max_grad_norm.",
     formula: '||grad_phi vf_coef value_loss||_2 over every parameter of the critic',
-    healthy: 'Well below the policy\'s grad_norm (vf_coef 0.1 scales it): about 0.01-0.3.',
+    healthy: "Well below the policy's grad_norm (vf_coef 0.1 scales it): about 0.01-0.3.",
     moves: 'Spikes when the returns jump (reward suddenly rises); near 0 once the critic predicts the returns.',
     unit: '',
     chart: 'grad',
@@ -680,8 +837,9 @@ export const METRICS = [
   {
     name: 'learning_rate',
     doc: "The policy's AdamW learning rate at this optimizer step, after warmup and schedule.",
-    formula: 't <= warmup_steps: lr t / warmup_steps; then constant lr, cosine lr (1 + cos(pi p)) / 2 or linear lr (1 - p), p = (t - warmup_steps) / (T - warmup_steps), T optimizer steps in all',
-    healthy: 'As configured: 3e-4 by default, 1e-3 in this lab\'s quick examples.',
+    formula:
+      't <= warmup_steps: lr t / warmup_steps; then constant lr, cosine lr (1 + cos(pi p)) / 2 or linear lr (1 - p), p = (t - warmup_steps) / (T - warmup_steps), T optimizer steps in all',
+    healthy: "As configured: 3e-4 by default, 1e-3 in this lab's quick examples.",
     moves: 'It moves only by its schedule; compare its shape with reward to see whether a decay came too early.',
     unit: '',
     chart: 'lr',
@@ -693,9 +851,12 @@ export const METRICS = [
   {
     name: 'entropy_coef',
     doc: 'The entropy bonus coefficient alpha of this rollout step (it moves under adaptive entropy, entropy_target).',
-    formula: 'alpha <- clamp(alpha + entropy_coef_step (mean H < entropy_target ? 1 : -1), -1, 1) after each rollout step',
-    healthy: 'Constant (0 by default) unless entropy_target is set; then it rises while entropy is below the target and falls while above.',
-    moves: 'Climbing steadily: entropy stays below the target despite the bonus (the target may be too high for this task).',
+    formula:
+      'alpha <- clamp(alpha + entropy_coef_step (mean H < entropy_target ? 1 : -1), -1, 1) after each rollout step',
+    healthy:
+      'Constant (0 by default) unless entropy_target is set; then it rises while entropy is below the target and falls while above.',
+    moves:
+      'Climbing steadily: entropy stays below the target despite the bonus (the target may be too high for this task).',
     unit: '',
     chart: 'lr',
     per: 'rollout',
@@ -707,21 +868,25 @@ export const METRICS = [
     name: 'sampling/sampling_logp_difference/mean',
     doc: "Mean absolute gap between the trainer's log pi_old and the sampler's log-probability of each sampled token: the train/inference mismatch.",
     formula: '(1/M) sum_{i,t} m_{i,t} |log pi_old(y_{i,t}) - log pi_sampler(y_{i,t})|',
-    healthy: 'About 1e-7: the sampler and the trainer run the same kernels, so only float rounding differs. Above 1e-3 is a bug.',
-    moves: 'A jump: the sampler and the trainer disagree (different kernels, precision or temperature handling). tis_cap corrects the loss for the gap.',
+    healthy:
+      'About 1e-7: the sampler and the trainer run the same kernels, so only float rounding differs. Above 1e-3 is a bug.',
+    moves:
+      'A jump: the sampler and the trainer disagree (different kernels, precision or temperature handling). tis_cap corrects the loss for the gap.',
     unit: 'nats',
     chart: 'sampling',
     per: 'update',
     trl: 'sampling/sampling_logp_difference/mean',
     formerly: [{ name: 'sampling/logp_diff/mean' }],
-    compare: "TRL logs it only with vLLM and its importance-sampling correction, as a mean of per-process means; verl's training/rollout_probs_diff_mean compares probabilities, not log-probabilities",
+    compare:
+      "TRL logs it only with vLLM and its importance-sampling correction, as a mean of per-process means; verl's training/rollout_probs_diff_mean compares probabilities, not log-probabilities",
   },
   {
     name: 'sampling/sampling_logp_difference/max',
     doc: "Largest absolute gap, over the loss tokens, between the trainer's log pi_old and the sampler's log-probability.",
     formula: 'max_{i,t : m_{i,t} = 1} |log pi_old(y_{i,t}) - log pi_sampler(y_{i,t})|',
     healthy: 'Below about 1e-6 (float rounding only).',
-    moves: 'A spike with a small mean: a few tokens disagree, usually near-tied logits where rounding flips which is larger.',
+    moves:
+      'A spike with a small mean: a few tokens disagree, usually near-tied logits where rounding flips which is larger.',
     unit: 'nats',
     chart: 'sampling',
     per: 'update',
@@ -734,7 +899,8 @@ export const METRICS = [
     name: 'rewards/<fn>/mean',
     doc: "Mean of one reward function's value over the rollout step's completions, before weighting: accuracy, format, overlong, ...",
     formula: '(1/N) sum_i R_fn(x, y_i)',
-    healthy: 'accuracy rises; format is near 1 from the warm start on; overlong stays near 0 (no completion reaches the buffer).',
+    healthy:
+      'accuracy rises; format is near 1 from the warm start on; overlong stays near 0 (no completion reaches the buffer).',
     moves: 'Compare the parts: one rising while accuracy stays flat is what the policy optimizes instead of the task.',
     unit: 'reward',
     chart: 'rewards',
@@ -759,7 +925,8 @@ export const METRICS = [
   {
     name: 'token_selection/entropy_kept_frac',
     doc: "Fraction of loss tokens kept in the policy loss by top_entropy_quantile (the batch's highest-entropy q); 1 when off.",
-    formula: '(1/M) #{kept},  kept: the k = M - ceil((1 - q)(M - 1)) highest H_{i,t} of the batch (ties at the threshold all kept)',
+    formula:
+      '(1/M) #{kept},  kept: the k = M - ceil((1 - q)(M - 1)) highest H_{i,t} of the batch (ties at the threshold all kept)',
     healthy: 'About q when on (q = 0.2: 0.2); exactly 1 when off.',
     moves: 'Well above q: many tokens tie at the threshold entropy, a sign of a near-deterministic policy.',
     unit: 'fraction',
@@ -769,7 +936,8 @@ export const METRICS = [
   {
     name: 'token_selection/cov_selected_frac',
     doc: 'Fraction of loss tokens picked by Clip-Cov (detached from the policy loss) or KL-Cov (given a KL penalty); 0 when both are off.',
-    formula: '(1/M) #{picked},  picked: the k = max(floor(ratio M), 1) largest cov_{i,t} = (A_{i,t} - mean A)(log pi_theta - mean log pi_theta) (Clip-Cov: among unclipped tokens with clip_cov_lb < cov < clip_cov_ub)',
+    formula:
+      '(1/M) #{picked},  picked: the k = max(floor(ratio M), 1) largest cov_{i,t} = (A_{i,t} - mean A)(log pi_theta - mean log pi_theta) (Clip-Cov: among unclipped tokens with clip_cov_lb < cov < clip_cov_ub)',
     healthy: 'About clip_cov_ratio or kl_cov_ratio when on (2e-4 to 0.01); fewer when few tokens are candidates.',
     moves: 'Below the ratio under Clip-Cov: few tokens fall in the covariance band, so the method is barely acting.',
     unit: 'fraction',
@@ -783,7 +951,7 @@ export const METRICS = [
     doc: "How much of the returns' variance the critic's V_old explains over the rollout step's loss tokens; 0 when the returns do not vary.",
     formula: '1 - Var(R - V_old) / Var(R) over the tokens with m_{i,t} = 1',
     healthy: 'Rises from about 0 toward 0.3-0.8 as the critic learns; negative means worse than predicting the mean.',
-    moves: 'Stuck near 0 or negative: the critic is not learning, and GAE\'s advantages are mostly noise.',
+    moves: "Stuck near 0 or negative: the critic is not learning, and GAE's advantages are mostly noise.",
     unit: '',
     chart: 'critic',
     per: 'rollout',
@@ -794,7 +962,7 @@ export const METRICS = [
     name: 'vpred_mean',
     doc: "Mean of the critic's prediction V over the loss tokens at this optimizer step.",
     formula: '(1/M) sum_{i,t} m_{i,t} V_{i,t}',
-    healthy: 'Starts at 0 (the critic\'s head starts at zero) and approaches return_mean within tens of steps.',
+    healthy: "Starts at 0 (the critic's head starts at zero) and approaches return_mean within tens of steps.",
     moves: 'Lagging far behind return_mean: the critic learns too slowly (critic_learning_rate, vf_coef).',
     unit: 'reward',
     chart: 'critic',
@@ -806,7 +974,8 @@ export const METRICS = [
     name: 'return_mean',
     doc: "Mean GAE return over the loss tokens at this optimizer step: the critic's target.",
     formula: '(1/M) sum_{i,t} m_{i,t} R_{i,t},  R_t = A^GAE_t + V_old,t (before whitening)',
-    healthy: 'Near reward minus the KL penalty in the reward (gamma 1: the final reward minus the KL summed from t on).',
+    healthy:
+      'Near reward minus the KL penalty in the reward (gamma 1: the final reward minus the KL summed from t on).',
     moves: 'Follows reward; a gap below reward is the KL penalty.',
     unit: 'reward',
     chart: 'critic',
@@ -818,7 +987,8 @@ export const METRICS = [
     name: 'value_clipfrac',
     doc: 'Fraction of loss tokens where the clipped value branch is strictly larger: V moved more than cliprange_value from V_old.',
     formula: '(1/M) sum_{i,t} m_{i,t} [(clip(V, V_old - eps_v, V_old + eps_v) - R)^2 > (V - R)^2]',
-    healthy: 'Exactly 0 on the first optimizer step of a batch (V = V_old) and without value clipping; low (below 0.2) otherwise.',
+    healthy:
+      'Exactly 0 on the first optimizer step of a batch (V = V_old) and without value clipping; low (below 0.2) otherwise.',
     moves: 'Rising: the critic moves far within a batch and the clip holds it back.',
     unit: 'fraction',
     chart: 'critic',
@@ -833,8 +1003,10 @@ export const METRICS = [
   {
     name: 'difficulty',
     doc: 'The task difficulty the rollout step sampled its prompts at (it moves under a curriculum).',
-    formula: 'fixed: difficulty; easy_to_hard: d_min + round((difficulty - d_min) s / (steps - 1)) at step s (from 0); adaptive: sampled among d_min..difficulty with weight max(0.05, 1 - success EMA)',
-    healthy: 'Constant under curriculum fixed; a staircase under easy_to_hard; under adaptive it wanders toward the difficulties the policy still fails.',
+    formula:
+      'fixed: difficulty; easy_to_hard: d_min + round((difficulty - d_min) s / (steps - 1)) at step s (from 0); adaptive: sampled among d_min..difficulty with weight max(0.05, 1 - success EMA)',
+    healthy:
+      'Constant under curriculum fixed; a staircase under easy_to_hard; under adaptive it wanders toward the difficulties the policy still fails.',
     moves: 'Under adaptive, drifting up: the easier levels are mastered (their success EMA is high).',
     unit: '',
     chart: 'curriculum',
@@ -846,8 +1018,10 @@ export const METRICS = [
     name: 'weights/<matrix>/rel_update',
     doc: "How far one weight has moved from the run's starting weights, relative to its size. <matrix> is embed, layers.<i>.attn_norm, .q, .k, .v, .o, .mlp_norm, .gate, .up, .down, norm, and head when the embeddings are untied.",
     formula: '||W_t - W_0||_F / ||W_0||_F,  W_0 the weights at the start of the run (kept beside the policy)',
-    healthy: "Grows over the run, fast at first (AdamW's first steps move every weight by about the learning rate). The first lesson's run (GRPO on copy, nano, learning rate 1e-3) measured 0.05-0.09 per matrix at step 10 and 0.10-0.28 at step 50, the last layer ahead of the first; the norm gains an order of magnitude less (2e-3 to 2e-2).",
-    moves: 'One matrix far ahead of the others: the update concentrates there (look at its rank-1 share). A jump: one large step (see grad_norm). Flat: the learning rate is too small to move it, or it gets no gradient.',
+    healthy:
+      "Grows over the run, fast at first (AdamW's first steps move every weight by about the learning rate). The first lesson's run (GRPO on copy, nano, learning rate 1e-3) measured 0.05-0.09 per matrix at step 10 and 0.10-0.28 at step 50, the last layer ahead of the first; the norm gains an order of magnitude less (2e-3 to 2e-2).",
+    moves:
+      'One matrix far ahead of the others: the update concentrates there (look at its rank-1 share). A jump: one large step (see grad_norm). Flat: the learning rate is too small to move it, or it gets no gradient.',
     unit: '',
     chart: 'weights',
     per: 'rollout',
@@ -856,9 +1030,12 @@ export const METRICS = [
   {
     name: 'weights/<matrix>/rank1_share',
     doc: "The fraction of one weight matrix's update W_t - W_0 that lies in its top singular direction: 1 when the whole update is one outer product u v^T.",
-    formula: 'sigma_1^2 / ||W_t - W_0||_F^2 = sigma_1^2 / sum_k sigma_k^2,  sigma_1 by 64 power iterations on dW^T dW from a fixed start vector; 0 when W_t = W_0',
-    healthy: "Well above a noise update's, about 4 / min(rows, cols) for a random matrix (0.08 for nano's 48 columns). The first lesson's run (GRPO on copy, nano) measured 0.93-0.95 for the embedding and 0.35-0.76 for the other matrices over steps 10-50. The rank-1 evaluation (rank1_eval) says whether that one direction carries what was learned.",
-    moves: 'Falling over the run: the update spreads over more directions. Near 1: one direction carries the whole update. About 4 / min(rows, cols): the update looks like noise.',
+    formula:
+      'sigma_1^2 / ||W_t - W_0||_F^2 = sigma_1^2 / sum_k sigma_k^2,  sigma_1 by 64 power iterations on dW^T dW from a fixed start vector; 0 when W_t = W_0',
+    healthy:
+      "Well above a noise update's, about 4 / min(rows, cols) for a random matrix (0.08 for nano's 48 columns). The first lesson's run (GRPO on copy, nano) measured 0.93-0.95 for the embedding and 0.35-0.76 for the other matrices over steps 10-50. The rank-1 evaluation (rank1_eval) says whether that one direction carries what was learned.",
+    moves:
+      'Falling over the run: the update spreads over more directions. Near 1: one direction carries the whole update. About 4 / min(rows, cols): the update looks like noise.',
     unit: 'fraction',
     chart: 'rank1',
     per: 'rollout',
@@ -870,7 +1047,8 @@ export const METRICS = [
     name: 'completions/loss_tokens',
     doc: 'Completion tokens in the loss in this rollout step: the sum of the loss mask over the batch.',
     formula: 'sum_{i,t} m_{i,t} over the N completions of the rollout step',
-    healthy: 'N times the mean length (2 prompts x 4 completions of 4 tokens: 32); smaller only when mask_truncated_completions drops truncated completions.',
+    healthy:
+      'N times the mean length (2 prompts x 4 completions of 4 tokens: 32); smaller only when mask_truncated_completions drops truncated completions.',
     moves: 'Below N x mean_length: truncated completions were masked out. 0: nothing trains this step.',
     unit: 'tokens',
     chart: 'tokens',
@@ -878,10 +1056,11 @@ export const METRICS = [
   },
   {
     name: 'num_tokens',
-    doc: 'Prompt and completion tokens of every rollout batch so far in the run (cumulative; TRL\'s num_tokens).',
+    doc: "Prompt and completion tokens of every rollout batch so far in the run (cumulative; TRL's num_tokens).",
     formula: 'sum over the rollout steps so far of sum_i (prompt length of y_i + len(y_i))',
     healthy: 'Grows linearly: each step adds about N x (prompt length + completion length).',
-    moves: 'Its slope is the tokens per step; a kink means the lengths changed. A fair x axis to compare runs with different batch sizes.',
+    moves:
+      'Its slope is the tokens per step; a kink means the lengths changed. A fair x axis to compare runs with different batch sizes.',
     unit: 'tokens',
     chart: 'tokens',
     per: 'rollout',
@@ -895,7 +1074,8 @@ export const METRICS = [
     doc: 'Completion tokens of the batch trained on, per second of the sampling phase (timing_s/gen).',
     formula: 'sum_i len(y_i) / timing_s/gen',
     healthy: 'Steady within a run; hundreds to thousands per second for the nano model depending on the device.',
-    moves: 'Falling: the device throttles or is shared, or dynamic sampling draws extra batches (their time counts, their tokens do not).',
+    moves:
+      'Falling: the device throttles or is shared, or dynamic sampling draws extra batches (their time counts, their tokens do not).',
     unit: 'tokens/s',
     chart: 'throughput',
     per: 'rollout',
@@ -916,8 +1096,10 @@ export const METRICS = [
     name: 'step_time',
     doc: 'Wall time of the whole rollout step: sampling, scoring, advantages, every optimizer step, and the evaluation when one ran.',
     formula: 't_end - t_start of the rollout step, in seconds',
-    healthy: 'Steady within a run; it grows with N, L_max and num_iterations x num_minibatches (a 8 x 8 GRPO step on copy: about 4 s on a CPU-only machine).',
-    moves: 'A steady rise: completions lengthen or the device throttles. Spikes: evaluation steps (timing_s/testing) or other work on the machine.',
+    healthy:
+      'Steady within a run; it grows with N, L_max and num_iterations x num_minibatches (a 8 x 8 GRPO step on copy: about 4 s on a CPU-only machine).',
+    moves:
+      'A steady rise: completions lengthen or the device throttles. Spikes: evaluation steps (timing_s/testing) or other work on the machine.',
     unit: 's',
     chart: 'time',
     per: 'rollout',
@@ -925,14 +1107,17 @@ export const METRICS = [
     trl: 'step_time',
     verl: 'timing_s/step',
     openrlhf: 'timing/step_total',
-    compare: 'TRL times each optimizer step, generation included on the steps that sample a new batch, not the whole rollout step',
+    compare:
+      'TRL times each optimizer step, generation included on the steps that sample a new batch, not the whole rollout step',
   },
   {
     name: 'timing_s/<phase>',
     doc: 'Seconds the rollout step spent in one phase: timing_s/gen sampling and scoring the rewards, timing_s/old_log_prob the scoring pass (log pi_old, log pi_ref, V_old), timing_s/adv the advantages, timing_s/update_actor the optimizer steps and their readback, timing_s/testing the held-out evaluation (and its rank-1 repeat under rank1_eval), timing_s/weights the weight statistics.',
     formula: 'wall time of the phase within the rollout step, in seconds',
-    healthy: 'timing_s/update_actor and timing_s/old_log_prob dominate (a GRPO step on copy: about 54% and 38%); timing_s/adv is close to 0.',
-    moves: 'A phase growing out of proportion names the bottleneck: timing_s/gen grows with longer completions, timing_s/old_log_prob with a reference model or a critic, timing_s/testing with eval_items.',
+    healthy:
+      'timing_s/update_actor and timing_s/old_log_prob dominate (a GRPO step on copy: about 54% and 38%); timing_s/adv is close to 0.',
+    moves:
+      'A phase growing out of proportion names the bottleneck: timing_s/gen grows with longer completions, timing_s/old_log_prob with a reference model or a critic, timing_s/testing with eval_items.',
     unit: 's',
     chart: 'time',
     per: 'rollout',
@@ -947,7 +1132,9 @@ export const METRICS = [
 
 type CatalogName = (typeof METRICS)[number]['name'];
 /** `rewards/<fn>/mean` -> `rewards/${string}/mean`: each `<placeholder>` becomes one `${string}`. */
-type Placeholders<S extends string> = S extends `${infer Head}<${string}>${infer Tail}` ? `${Head}${string}${Placeholders<Tail>}` : S;
+type Placeholders<S extends string> = S extends `${infer Head}<${string}>${infer Tail}`
+  ? `${Head}${string}${Placeholders<Tail>}`
+  : S;
 type Templated = Extract<CatalogName, `${string}<${string}>${string}`>;
 
 /** Every metric name: the catalog's names, with `<fn>`/`<phase>` placeholders standing for any string. */
@@ -969,10 +1156,17 @@ function templatePattern(name: string): RegExp {
   return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
-const TEMPLATES: { spec: MetricSpec; pattern: RegExp }[] = METRICS.filter((m) => m.name.includes('<')).map((m) => ({ spec: m, pattern: templatePattern(m.name) }));
+const TEMPLATES: { spec: MetricSpec; pattern: RegExp }[] = METRICS.filter((m) => m.name.includes('<')).map((m) => ({
+  spec: m,
+  pattern: templatePattern(m.name),
+}));
 
 const FORMERLY = new Map<string, { name: string; scale: number }>(
-  METRICS.flatMap((m) => ('formerly' in m ? m.formerly : []).map((f) => [f.name, { name: m.name, scale: 'scale' in f ? f.scale : 1 }] as const)),
+  METRICS.flatMap((m) =>
+    ('formerly' in m ? m.formerly : []).map(
+      (f) => [f.name, { name: m.name, scale: 'scale' in f ? f.scale : 1 }] as const,
+    ),
+  ),
 );
 
 /**

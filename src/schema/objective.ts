@@ -13,7 +13,12 @@ export type LossType = (typeof LOSS_TYPES)[number];
 export const IMPORTANCE_SAMPLING_LEVELS = ['token', 'sequence'] as const;
 export type ImportanceSamplingLevel = (typeof IMPORTANCE_SAMPLING_LEVELS)[number];
 /** Loss aggregations (`loss_agg_mode`, verl's names). */
-export const LOSS_AGG_MODES = ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const;
+export const LOSS_AGG_MODES = [
+  'token-mean',
+  'seq-mean-token-mean',
+  'seq-mean-token-sum',
+  'seq-mean-token-sum-norm',
+] as const;
 export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
 /** KL estimators (`kl_estimator`): k1 = u, k2 = u^2/2, k3 = e^-u - 1 + u, low_var_kl = k3 clamped to [-10, 10], exact = full-vocabulary KL. */
 export const KL_ESTIMATORS = ['k1', 'k2', 'k3', 'low_var_kl', 'exact'] as const;
@@ -24,32 +29,171 @@ export type KlPlacement = (typeof KL_PLACEMENTS)[number];
 
 /** The policy loss section of the config panel. */
 export const POLICY_LOSS_FIELDS = section('loss', {
-  loss_type: oneOf('per-token policy loss: ppo_clip, cispo, gmpo, sapo, or pg (-A log pi, no ratio)', LOSS_TYPES, 'ppo_clip', { verl: 'actor_rollout_ref.actor.policy_loss.loss_mode', openrlhf: '--actor.policy_loss_type', also: ['loss_mode', 'policy_loss_type'], note: "verl's 'geo_mean' is gmpo; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo' and 'sapo'" }),
-  importance_sampling_level: oneOf('the ratio rho: per token, or per sequence (GSPO: the geometric mean over the sequence)', IMPORTANCE_SAMPLING_LEVELS, 'token', { trl: 'importance_sampling_level', note: "verl and OpenRLHF: loss_mode / --actor.policy_loss_type 'gspo'" }),
-  epsilon: real('eps_low: lower clip, rho >= 1 - epsilon', 0.2, 0, 1, { maxExclusive: true, trl: 'epsilon', verl: 'actor_rollout_ref.actor.clip_ratio_low', openrlhf: '--actor.eps_clip_low_high', also: ['cliprange', 'clip_range', 'clip_ratio', 'eps_clip'], note: 'OpenRLHF: the first of the pair' }),
-  epsilon_high: optReal('eps_high: upper clip, rho <= 1 + epsilon_high (DAPO 0.28)', 'epsilon', null, 0, 100, { trl: 'epsilon_high', verl: 'actor_rollout_ref.actor.clip_ratio_high', openrlhf: '--actor.eps_clip_low_high', note: 'OpenRLHF: the second of the pair' }),
-  clip_ratio_c: optReal('dual clip c (> 1): where A < 0, l = min(l_ppo, -c A)', 'no dual clip', null, 1, 100, { minExclusive: true, verl: 'actor_rollout_ref.actor.clip_ratio_c', openrlhf: '--actor.dual_clip', also: ['dual_clip'] }),
-  delta: optReal('two-sided cap: rho is clamped to at most delta in the unclipped term (> 1 + epsilon_high)', 'no cap', null, 1, 100, { minExclusive: true, trl: 'delta' }),
-  eps_max: real('cispo: the cap of the stop-gradient weight, sg(min(rho, eps_max)) (MiniMax-M1: 5)', 5.0, 0, 100, { minExclusive: true, note: "TRL: epsilon_high under loss_type 'cispo' (an absolute cap); verl: 1 + clip_ratio_high under loss_mode 'cispo'" }),
-  gmpo_clip: real('gmpo: each token log-ratio is clipped (sign-aware) to [-gmpo_clip, gmpo_clip]', 0.4, 0, 10, { minExclusive: true, note: "TRL GMPOConfig.epsilon / epsilon_high; verl clip_ratio_low / clip_ratio_high under loss_mode 'geo_mean' (log space)" }),
-  tau_pos: real('sapo: gate temperature where A > 0', 1.0, 0, 100, { minExclusive: true, trl: 'sapo_temperature_pos', verl: 'actor_rollout_ref.actor.tau_pos' }),
-  tau_neg: real('sapo: gate temperature where A < 0', 1.05, 0, 100, { minExclusive: true, trl: 'sapo_temperature_neg', verl: 'actor_rollout_ref.actor.tau_neg' }),
-  loss_agg_mode: oneOf('how per-token losses are averaged over an optimizer step (verl names)', LOSS_AGG_MODES, 'token-mean', { trl: 'loss_type', verl: 'actor_rollout_ref.actor.loss_agg_mode', note: 'TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm' }),
-  top_entropy_quantile: real('train only on tokens whose entropy is in the top q of the batch (1: all tokens; 0: the highest one)', 1, 0, 1, { trl: 'top_entropy_quantile' }),
-  clip_cov_ratio: real('Clip-Cov: fraction of tokens with the largest cov(log pi, A) detached from the loss (0: off)', 0, 0, 1, { verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_ratio' }),
-  clip_cov_lb: real('Clip-Cov: lower bound of the covariance band of candidate tokens', 1.0, -1e6, 1e6, { verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_lb' }),
-  clip_cov_ub: real('Clip-Cov: upper bound of the covariance band of candidate tokens', 5.0, -1e6, 1e6, { verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_ub' }),
-  kl_cov_ratio: real('KL-Cov: fraction of tokens with the largest cov(log pi, A) given a KL penalty (0: off)', 0, 0, 1, { verl: 'actor_rollout_ref.actor.policy_loss.kl_cov_ratio' }),
-  kl_cov_coef: real('KL-Cov: coefficient of the penalty kl_cov_coef * |log pi - log pi_old| on those tokens', 1.0, 0, 100, { verl: 'actor_rollout_ref.actor.policy_loss.ppo_kl_coef' }),
-  tis_cap: optReal('truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)', 'no correction (the gap is still reported)', null, 0, 100, { minExclusive: true, trl: 'vllm_importance_sampling_clip_max', verl: 'algorithm.rollout_correction.rollout_is_threshold', note: 'OpenRLHF: the upper end of --algo.advantage.is_correction_threshold' }),
+  loss_type: oneOf(
+    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, or pg (-A log pi, no ratio)',
+    LOSS_TYPES,
+    'ppo_clip',
+    {
+      verl: 'actor_rollout_ref.actor.policy_loss.loss_mode',
+      openrlhf: '--actor.policy_loss_type',
+      also: ['loss_mode', 'policy_loss_type'],
+      note: "verl's 'geo_mean' is gmpo; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo' and 'sapo'",
+    },
+  ),
+  importance_sampling_level: oneOf(
+    'the ratio rho: per token, or per sequence (GSPO: the geometric mean over the sequence)',
+    IMPORTANCE_SAMPLING_LEVELS,
+    'token',
+    { trl: 'importance_sampling_level', note: "verl and OpenRLHF: loss_mode / --actor.policy_loss_type 'gspo'" },
+  ),
+  epsilon: real('eps_low: lower clip, rho >= 1 - epsilon', 0.2, 0, 1, {
+    maxExclusive: true,
+    trl: 'epsilon',
+    verl: 'actor_rollout_ref.actor.clip_ratio_low',
+    openrlhf: '--actor.eps_clip_low_high',
+    also: ['cliprange', 'clip_range', 'clip_ratio', 'eps_clip'],
+    note: 'OpenRLHF: the first of the pair',
+  }),
+  epsilon_high: optReal('eps_high: upper clip, rho <= 1 + epsilon_high (DAPO 0.28)', 'epsilon', null, 0, 100, {
+    trl: 'epsilon_high',
+    verl: 'actor_rollout_ref.actor.clip_ratio_high',
+    openrlhf: '--actor.eps_clip_low_high',
+    note: 'OpenRLHF: the second of the pair',
+  }),
+  clip_ratio_c: optReal('dual clip c (> 1): where A < 0, l = min(l_ppo, -c A)', 'no dual clip', null, 1, 100, {
+    minExclusive: true,
+    verl: 'actor_rollout_ref.actor.clip_ratio_c',
+    openrlhf: '--actor.dual_clip',
+    also: ['dual_clip'],
+  }),
+  delta: optReal(
+    'two-sided cap: rho is clamped to at most delta in the unclipped term (> 1 + epsilon_high)',
+    'no cap',
+    null,
+    1,
+    100,
+    { minExclusive: true, trl: 'delta' },
+  ),
+  eps_max: real('cispo: the cap of the stop-gradient weight, sg(min(rho, eps_max)) (MiniMax-M1: 5)', 5.0, 0, 100, {
+    minExclusive: true,
+    note: "TRL: epsilon_high under loss_type 'cispo' (an absolute cap); verl: 1 + clip_ratio_high under loss_mode 'cispo'",
+  }),
+  gmpo_clip: real('gmpo: each token log-ratio is clipped (sign-aware) to [-gmpo_clip, gmpo_clip]', 0.4, 0, 10, {
+    minExclusive: true,
+    note: "TRL GMPOConfig.epsilon / epsilon_high; verl clip_ratio_low / clip_ratio_high under loss_mode 'geo_mean' (log space)",
+  }),
+  tau_pos: real('sapo: gate temperature where A > 0', 1.0, 0, 100, {
+    minExclusive: true,
+    trl: 'sapo_temperature_pos',
+    verl: 'actor_rollout_ref.actor.tau_pos',
+  }),
+  tau_neg: real('sapo: gate temperature where A < 0', 1.05, 0, 100, {
+    minExclusive: true,
+    trl: 'sapo_temperature_neg',
+    verl: 'actor_rollout_ref.actor.tau_neg',
+  }),
+  loss_agg_mode: oneOf(
+    'how per-token losses are averaged over an optimizer step (verl names)',
+    LOSS_AGG_MODES,
+    'token-mean',
+    {
+      trl: 'loss_type',
+      verl: 'actor_rollout_ref.actor.loss_agg_mode',
+      note: 'TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm',
+    },
+  ),
+  top_entropy_quantile: real(
+    'train only on tokens whose entropy is in the top q of the batch (1: all tokens; 0: the highest one)',
+    1,
+    0,
+    1,
+    { trl: 'top_entropy_quantile' },
+  ),
+  clip_cov_ratio: real(
+    'Clip-Cov: fraction of tokens with the largest cov(log pi, A) detached from the loss (0: off)',
+    0,
+    0,
+    1,
+    { verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_ratio' },
+  ),
+  clip_cov_lb: real('Clip-Cov: lower bound of the covariance band of candidate tokens', 1.0, -1e6, 1e6, {
+    verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_lb',
+  }),
+  clip_cov_ub: real('Clip-Cov: upper bound of the covariance band of candidate tokens', 5.0, -1e6, 1e6, {
+    verl: 'actor_rollout_ref.actor.policy_loss.clip_cov_ub',
+  }),
+  kl_cov_ratio: real(
+    'KL-Cov: fraction of tokens with the largest cov(log pi, A) given a KL penalty (0: off)',
+    0,
+    0,
+    1,
+    { verl: 'actor_rollout_ref.actor.policy_loss.kl_cov_ratio' },
+  ),
+  kl_cov_coef: real(
+    'KL-Cov: coefficient of the penalty kl_cov_coef * |log pi - log pi_old| on those tokens',
+    1.0,
+    0,
+    100,
+    { verl: 'actor_rollout_ref.actor.policy_loss.ppo_kl_coef' },
+  ),
+  tis_cap: optReal(
+    'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
+    'no correction (the gap is still reported)',
+    null,
+    0,
+    100,
+    {
+      minExclusive: true,
+      trl: 'vllm_importance_sampling_clip_max',
+      verl: 'algorithm.rollout_correction.rollout_is_threshold',
+      note: 'OpenRLHF: the upper end of --algo.advantage.is_correction_threshold',
+    },
+  ),
 });
 
 /** The objective's part of the regularizers section: the KL term and the entropy bonus. */
 export const OBJECTIVE_REGULARIZER_FIELDS = section('regularizers', {
-  beta: real('KL coefficient to the reference policy (0: no reference model)', 0, 0, 10, { trl: 'beta', verl: 'actor_rollout_ref.actor.kl_loss_coef', openrlhf: '--algo.kl.init_coef', also: ['init_kl_coef', 'kl_coef', 'kl_loss_coef'], note: 'verl in reward: algorithm.kl_ctrl.kl_coef; TRL PPO: kl_coef' }),
-  kl_estimator: oneOf('KL estimator: k1, k2, k3, low_var_kl (k3 clamped to [-10, 10]) or exact (full vocabulary)', KL_ESTIMATORS, 'k3', { trl: 'PPOConfig.kl_estimator', verl: 'actor_rollout_ref.actor.kl_loss_type', openrlhf: '--algo.kl.estimator', note: 'TRL GRPO always uses k3' }),
-  kl_placement: oneOf('in_loss: + beta k per token (GRPO); in_reward: token reward -beta k1 (PPO, REINFORCE++)', KL_PLACEMENTS, 'in_loss', { verl: 'algorithm.use_kl_in_reward', openrlhf: '--algo.kl.use_loss', also: ['use_kl_loss', 'use_kl_in_reward'], note: 'verl: actor.use_kl_loss and algorithm.use_kl_in_reward are two booleans; OpenRLHF: on = in loss' }),
-  entropy_coef: real('alpha: entropy bonus, l += -alpha H_t (the start value when adaptive; negative penalizes entropy)', 0, -1, 1, { trl: 'entropy_coef', verl: 'actor_rollout_ref.actor.entropy_coeff', openrlhf: '--actor.entropy_coef', also: ['entropy_loss_coef'] }),
+  beta: real('KL coefficient to the reference policy (0: no reference model)', 0, 0, 10, {
+    trl: 'beta',
+    verl: 'actor_rollout_ref.actor.kl_loss_coef',
+    openrlhf: '--algo.kl.init_coef',
+    also: ['init_kl_coef', 'kl_coef', 'kl_loss_coef'],
+    note: 'verl in reward: algorithm.kl_ctrl.kl_coef; TRL PPO: kl_coef',
+  }),
+  kl_estimator: oneOf(
+    'KL estimator: k1, k2, k3, low_var_kl (k3 clamped to [-10, 10]) or exact (full vocabulary)',
+    KL_ESTIMATORS,
+    'k3',
+    {
+      trl: 'PPOConfig.kl_estimator',
+      verl: 'actor_rollout_ref.actor.kl_loss_type',
+      openrlhf: '--algo.kl.estimator',
+      note: 'TRL GRPO always uses k3',
+    },
+  ),
+  kl_placement: oneOf(
+    'in_loss: + beta k per token (GRPO); in_reward: token reward -beta k1 (PPO, REINFORCE++)',
+    KL_PLACEMENTS,
+    'in_loss',
+    {
+      verl: 'algorithm.use_kl_in_reward',
+      openrlhf: '--algo.kl.use_loss',
+      also: ['use_kl_loss', 'use_kl_in_reward'],
+      note: 'verl: actor.use_kl_loss and algorithm.use_kl_in_reward are two booleans; OpenRLHF: on = in loss',
+    },
+  ),
+  entropy_coef: real(
+    'alpha: entropy bonus, l += -alpha H_t (the start value when adaptive; negative penalizes entropy)',
+    0,
+    -1,
+    1,
+    {
+      trl: 'entropy_coef',
+      verl: 'actor_rollout_ref.actor.entropy_coeff',
+      openrlhf: '--actor.entropy_coef',
+      also: ['entropy_loss_coef'],
+    },
+  ),
 });
 
 /** Every knob the objective reads. */
@@ -82,22 +226,35 @@ export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'train
   const e: string[] = [];
   const training = scope === 'training';
   if (training && c.importance_sampling_level === 'sequence' && c.loss_type === 'cispo') {
-    e.push("importance_sampling_level: 'sequence' is not defined for loss_type 'cispo' (CISPO weights each token's log-prob by that token's own stop-gradient ratio); use 'token'");
+    e.push(
+      "importance_sampling_level: 'sequence' is not defined for loss_type 'cispo' (CISPO weights each token's log-prob by that token's own stop-gradient ratio); use 'token'",
+    );
   }
   if (c.importance_sampling_level === 'sequence' && c.loss_type === 'gmpo') {
-    e.push("importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio (the geometric mean of clipped token ratios); use 'token'");
+    e.push(
+      "importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio (the geometric mean of clipped token ratios); use 'token'",
+    );
   }
   if (training && c.epsilon_high !== null && c.epsilon_high < c.epsilon) {
-    e.push(`epsilon_high: must be >= epsilon (clip-higher only widens the upper bound), got ${c.epsilon_high} < ${c.epsilon}`);
+    e.push(
+      `epsilon_high: must be >= epsilon (clip-higher only widens the upper bound), got ${c.epsilon_high} < ${c.epsilon}`,
+    );
   }
   const epsHigh = epsilonHigh(c);
   if (training && c.delta !== null && c.loss_type === 'ppo_clip' && c.delta <= 1 + epsHigh) {
     e.push(`delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = ${1 + epsHigh}, got ${c.delta}`);
   }
-  if (c.clip_cov_lb >= c.clip_cov_ub) e.push(`clip_cov_lb: must be below clip_cov_ub (${c.clip_cov_ub}), got ${c.clip_cov_lb}`);
-  if (c.clip_cov_ratio > 0 && c.kl_cov_ratio > 0) e.push('clip_cov_ratio: Clip-Cov and KL-Cov (kl_cov_ratio) cannot both be on; choose one');
-  if ((c.clip_cov_ratio > 0 || c.kl_cov_ratio > 0) && (c.loss_type !== 'ppo_clip' || c.importance_sampling_level !== 'token')) {
-    e.push(`${c.clip_cov_ratio > 0 ? 'clip_cov_ratio' : 'kl_cov_ratio'}: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'`);
+  if (c.clip_cov_lb >= c.clip_cov_ub)
+    e.push(`clip_cov_lb: must be below clip_cov_ub (${c.clip_cov_ub}), got ${c.clip_cov_lb}`);
+  if (c.clip_cov_ratio > 0 && c.kl_cov_ratio > 0)
+    e.push('clip_cov_ratio: Clip-Cov and KL-Cov (kl_cov_ratio) cannot both be on; choose one');
+  if (
+    (c.clip_cov_ratio > 0 || c.kl_cov_ratio > 0) &&
+    (c.loss_type !== 'ppo_clip' || c.importance_sampling_level !== 'token')
+  ) {
+    e.push(
+      `${c.clip_cov_ratio > 0 ? 'clip_cov_ratio' : 'kl_cov_ratio'}: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'`,
+    );
   }
   return e;
 }

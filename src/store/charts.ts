@@ -5,7 +5,15 @@
 // off (the catalog's quiet conditions). A seed group draws as one line per metric, the per-step median or IQM
 // across its seeds, with a bootstrap band (seed-bands.ts). Pure; no React.
 
-import { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartQuiet, type KnobCondition, type MetricSpec } from '../schema/metrics';
+import {
+  CHARTS,
+  METRICS,
+  metricSpec,
+  type ChartFamily,
+  type ChartQuiet,
+  type KnobCondition,
+  type MetricSpec,
+} from '../schema/metrics';
 import { showValue } from './config-diff';
 import type { MetricTable } from './metric-table';
 import { seedBands, type SeedStatistic } from './seed-bands';
@@ -66,14 +74,26 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
     const note = 'note' in c ? c.note : undefined;
     const stack = 'stack' in c ? c.stack.filter((m) => metrics.includes(m)) : [];
     out.push({
-      id: c.id, title: c.title, y: c.y, log: c.log, metrics: band ? metrics.filter((m) => m !== band.std) : metrics,
-      ...(band && { band }), ...(note && { note }), ...(stack.length > 0 && { stack }),
+      id: c.id,
+      title: c.title,
+      y: c.y,
+      log: c.log,
+      metrics: band ? metrics.filter((m) => m !== band.std) : metrics,
+      ...(band && { band }),
+      ...(note && { note }),
+      ...(stack.length > 0 && { stack }),
     });
   }
   // A family's chart is titled by its path prefix ("loss/*"), never like a catalog chart ("Loss"): two charts
   // with one title read as the same chart.
   for (const [f, metrics] of unknown) {
-    out.push({ id: `family-${f.replace(/[^A-Za-z0-9_-]/g, '_')}`, title: `${f}/* (not in the metric catalog)`, y: 'value', log: 'off', metrics });
+    out.push({
+      id: `family-${f.replace(/[^A-Za-z0-9_-]/g, '_')}`,
+      title: `${f}/* (not in the metric catalog)`,
+      y: 'value',
+      log: 'off',
+      metrics,
+    });
   }
   return out;
 }
@@ -82,8 +102,9 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
 const STARTING_CHART_COUNT = 6;
 
 /** The first catalog charts with the plain (non-template) metrics the catalog puts on them. */
-export const STARTING_CHARTS: readonly ChartSpec[] = chartsFor(METRICS.filter((m) => !m.name.includes('<')).map((m) => m.name))
-  .filter((c) => CHARTS.slice(0, STARTING_CHART_COUNT).some((k) => k.id === c.id));
+export const STARTING_CHARTS: readonly ChartSpec[] = chartsFor(
+  METRICS.filter((m) => !m.name.includes('<')).map((m) => m.name),
+).filter((c) => CHARTS.slice(0, STARTING_CHART_COUNT).some((k) => k.id === c.id));
 
 /** A metric's hover text: what it measures, its formula and its healthy range (from the catalog). */
 export function metricHelp(name: string): string {
@@ -95,7 +116,10 @@ export function metricHelp(name: string): string {
 /** A chart's hover text: one line per metric it draws (the band's std included). */
 export function chartHelp(spec: ChartSpec): string {
   const names = spec.band ? [...spec.metrics, spec.band.std] : spec.metrics;
-  return [`${spec.title} (${spec.y}) over ${X_AXIS_LABEL}s; optimizer steps are sub-ticks`, ...names.map((n) => `${n}: ${metricSpec(n)?.doc ?? 'not in the metric catalog'}`)].join('\n');
+  return [
+    `${spec.title} (${spec.y}) over ${X_AXIS_LABEL}s; optimizer steps are sub-ticks`,
+    ...names.map((n) => `${n}: ${metricSpec(n)?.doc ?? 'not in the metric catalog'}`),
+  ].join('\n');
 }
 
 /** A run as the charts see it. */
@@ -135,7 +159,10 @@ export interface ChartQuietness {
  * Which of a chart's metrics say nothing in these runs, read from the catalog's quiet conditions and each run's
  * config: "off in this run: curriculum = fixed (...)". With several runs each line names its run.
  */
-export function chartQuietness(spec: ChartSpec, runs: readonly { label: string; config: KnobValues }[]): ChartQuietness {
+export function chartQuietness(
+  spec: ChartSpec,
+  runs: readonly { label: string; config: KnobValues }[],
+): ChartQuietness {
   const family = CHARTS.find((c) => c.id === spec.id) as ChartFamily | undefined;
   const quiet: readonly ChartQuiet[] = family?.quiet ?? [];
   const drawn = spec.band ? [...spec.metrics, spec.band.std] : spec.metrics;
@@ -226,8 +253,15 @@ export const seriesKey = (runIndex: number, metric: string) => `r${runIndex}:${m
  * The rows a chart draws for these runs: each metric smoothed (weight `smoothing`) at full resolution, then
  * decimated onto a shared grid of at most `maxPoints` buckets (the bucket mean). Log scale drops values <= 0.
  */
-export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoothing: number; maxPoints: number; log: boolean; statistic?: SeedStatistic }): ChartData {
-  const grid = makeGrid(runs.flatMap((r) => (r.seeds ? r.seeds.map((t) => t.x) : [r.table.x])), o.maxPoints);
+export function chartData(
+  spec: ChartSpec,
+  runs: readonly ChartRun[],
+  o: { smoothing: number; maxPoints: number; log: boolean; statistic?: SeedStatistic },
+): ChartData {
+  const grid = makeGrid(
+    runs.flatMap((r) => (r.seeds ? r.seeds.map((t) => t.x) : [r.table.x])),
+    o.maxPoints,
+  );
   const rows: ChartData['rows'] = Array.from(grid.x, (x) => ({ x }));
   const series: ChartData['series'] = [];
   const bands: ChartData['bands'] = [];
@@ -270,7 +304,13 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
           }
         }
       }
-      seedGroups.push({ runIndex: ri, statistic, seeds: run.seeds.length, minSeeds: maxSeeds ? minSeeds : 0, maxSeeds });
+      seedGroups.push({
+        runIndex: ri,
+        statistic,
+        seeds: run.seeds.length,
+        minSeeds: maxSeeds ? minSeeds : 0,
+        maxSeeds,
+      });
       return;
     }
     for (const metric of spec.metrics) {
@@ -297,11 +337,28 @@ export function chartData(spec: ChartSpec, runs: readonly ChartRun[], o: { smoot
         const dh = decimate(grid, run.table.x, hi);
         const key = seriesKey(ri, `${spec.band.mean}±${spec.band.std}`);
         bands.push({ key, runId: run.id, runIndex: ri, runLabel: run.label });
-        for (let b = 0; b < rows.length; b++) rows[b][key] = Number.isFinite(dl.mean[b]) && Number.isFinite(dh.mean[b]) ? [dl.mean[b], dh.mean[b]] : null;
+        for (let b = 0; b < rows.length; b++)
+          rows[b][key] = Number.isFinite(dl.mean[b]) && Number.isFinite(dh.mean[b]) ? [dl.mean[b], dh.mean[b]] : null;
       }
     }
   });
   const last: Record<string, number> = {};
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
-  return { rows, series, bands, seedGroups, last, rawPoints: first ? first.table.length : 0, log: o.log, runCount: runs.length, yDomain: spec.stack ? [0, 1] : flatDomain(rows, [...series, ...bands].map((d) => d.key), o.log) };
+  return {
+    rows,
+    series,
+    bands,
+    seedGroups,
+    last,
+    rawPoints: first ? first.table.length : 0,
+    log: o.log,
+    runCount: runs.length,
+    yDomain: spec.stack
+      ? [0, 1]
+      : flatDomain(
+          rows,
+          [...series, ...bands].map((d) => d.key),
+          o.log,
+        ),
+  };
 }

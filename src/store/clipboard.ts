@@ -15,7 +15,13 @@ export function copyFailureReason(f: CopyFailure): string {
   if (!f.hasClipboard) return 'this browser has no clipboard API';
   const e = f.error;
   const name = typeof e === 'object' && e !== null && 'name' in e ? String((e as { name: unknown }).name) : '';
-  if (name === 'NotAllowedError' || name === 'SecurityError') return 'clipboard permission denied (the browser or a site setting blocks it)';
-  const message = typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : e === undefined ? '' : String(e);
+  if (name === 'NotAllowedError' || name === 'SecurityError')
+    return 'clipboard permission denied (the browser or a site setting blocks it)';
+  const message =
+    typeof e === 'object' && e !== null && 'message' in e
+      ? String((e as { message: unknown }).message)
+      : e === undefined
+        ? ''
+        : String(e);
   return `the browser refused (${message || name || 'no reason given'})`;
 }

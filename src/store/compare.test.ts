@@ -23,18 +23,58 @@ function lab() {
 
 const A = resolveConfig('grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4, seed: 7 });
 const header = (status: RunHeader['status']): RunHeader => ({
-  id: 'r1', name: 'r1', createdAt: 0, updatedAt: 0, config: A, preset: 'grpo', backend: 'webgpu', status, step: 2, savedStep: 2, elapsedMs: 0, adapter: '', lastMetrics: {},
+  id: 'r1',
+  name: 'r1',
+  createdAt: 0,
+  updatedAt: 0,
+  config: A,
+  preset: 'grpo',
+  backend: 'webgpu',
+  status,
+  step: 2,
+  savedStep: 2,
+  elapsedMs: 0,
+  adapter: '',
+  lastMetrics: {},
 });
-const progress = (status: RunProgress['status'], step = 2): RunProgress => ({ ...IDLE_PROGRESS, runId: 'r1', name: 'r1', status, step, totalSteps: 10 });
+const progress = (status: RunProgress['status'], step = 2): RunProgress => ({
+  ...IDLE_PROGRESS,
+  runId: 'r1',
+  name: 'r1',
+  status,
+  step,
+  totalSteps: 10,
+});
 
 async function answer(id: number, a: RLConfig, b: RLConfig): Promise<Response> {
   const batch = randomComparedBatch(3, 8, 4, 9, 0.3);
   const sides = await compareObjectives({ kind: 'cpu' }, batch, a, b);
   const rows = Array.from(batch.lengths, (length, r) => ({
-    group: Math.floor(r / 4), prompt: `p${Math.floor(r / 4)}`, text: 't', tokens: new Uint32Array(length), length, reward: batch.rewards[r], correct: batch.correct[r] === 1, finished: true,
+    group: Math.floor(r / 4),
+    prompt: `p${Math.floor(r / 4)}`,
+    text: 't',
+    tokens: new Uint32Array(length),
+    length,
+    reward: batch.rewards[r],
+    correct: batch.correct[r] === 1,
+    finished: true,
   }));
-  const comparison: ObjectiveComparison = { source: 'latest', step: 2, S: batch.S, groupSize: 4, ratioIsOne: false, rows, ...sides };
-  return { type: 'objective-comparison', id, runId: 'r1', comparison, texts: rows.map((r) => Array.from({ length: r.length }, (_, t) => `x${t}`)) };
+  const comparison: ObjectiveComparison = {
+    source: 'latest',
+    step: 2,
+    S: batch.S,
+    groupSize: 4,
+    ratioIsOne: false,
+    rows,
+    ...sides,
+  };
+  return {
+    type: 'objective-comparison',
+    id,
+    runId: 'r1',
+    comparison,
+    texts: rows.map((r) => Array.from({ length: r.length }, (_, t) => `x${t}`)),
+  };
 }
 
 describe('compare slice', () => {
@@ -49,7 +89,14 @@ describe('compare slice', () => {
     respond({ type: 'progress', progress: progress('paused') });
     expect(compareBlocker(s())).toBeNull();
     // The preset's knobs, the run's experiment.
-    expect(s().compareDraft).toMatchObject({ adv_estimator: 'dr_grpo', loss_agg_mode: 'seq-mean-token-sum-norm', beta: 0, task: 'copy', num_generations: 4, seed: 7 });
+    expect(s().compareDraft).toMatchObject({
+      adv_estimator: 'dr_grpo',
+      loss_agg_mode: 'seq-mean-token-sum-norm',
+      beta: 0,
+      task: 'copy',
+      num_generations: 4,
+      seed: 7,
+    });
     s().setCompareField('epsilon_high', -1);
     expect(s().compareCheck?.fieldErrors.epsilon_high).toBeTruthy();
     expect(compareBlocker(s())).toMatch(/B's knobs have an error/);
@@ -57,7 +104,11 @@ describe('compare slice', () => {
     s().setCompareSource('fresh');
     s().runComparison();
     const req = sent.at(-1);
-    expect(req).toMatchObject({ type: 'compare-objectives', source: 'fresh', config: { adv_estimator: 'dr_grpo', epsilon_high: 0.28 } });
+    expect(req).toMatchObject({
+      type: 'compare-objectives',
+      source: 'fresh',
+      config: { adv_estimator: 'dr_grpo', epsilon_high: 0.28 },
+    });
     expect(compareBlocker(s())).toBe('comparing…');
     const id = idOf('compare-objectives');
     respond(await answer(id + 1, A, s().compareCheck!.config!)); // not the request in flight: ignored
@@ -72,7 +123,7 @@ describe('compare slice', () => {
     expect(s().comparePending).toBeNull();
   });
 
-  it('shows the worker\'s refusal', async () => {
+  it("shows the worker's refusal", async () => {
     const { store, respond, fail } = lab();
     respond({ type: 'runs', runs: [header('paused')], storage: null, persistent: false });
     respond({ type: 'progress', progress: progress('paused') });
@@ -86,16 +137,31 @@ describe('compare slice', () => {
   });
 });
 
-describe('B\'s knobs', () => {
-  it('are the objective\'s: advantages, policy loss, KL and entropy terms, the loss mask; not the schedule or the reference reset', () => {
-    for (const f of ['adv_estimator', 'scale_rewards', 'epsilon_high', 'loss_agg_mode', 'beta', 'kl_estimator', 'entropy_coef', 'mask_truncated_completions'] as const) expect(COMPARE_FIELDS).toContain(f);
-    for (const f of ['ref_model_sync_steps', 'entropy_target', 'learning_rate', 'num_iterations', 'task'] as const) expect(COMPARE_FIELDS).not.toContain(f);
+describe("B's knobs", () => {
+  it("are the objective's: advantages, policy loss, KL and entropy terms, the loss mask; not the schedule or the reference reset", () => {
+    for (const f of [
+      'adv_estimator',
+      'scale_rewards',
+      'epsilon_high',
+      'loss_agg_mode',
+      'beta',
+      'kl_estimator',
+      'entropy_coef',
+      'mask_truncated_completions',
+    ] as const)
+      expect(COMPARE_FIELDS).toContain(f);
+    for (const f of ['ref_model_sync_steps', 'entropy_target', 'learning_rate', 'num_iterations', 'task'] as const)
+      expect(COMPARE_FIELDS).not.toContain(f);
   });
 });
 
 describe('compared tokens as drawn', () => {
-  it('reads each side\'s values, colours masked tokens grey and scales both sides alike', async () => {
-    const r = await answer(1, resolveConfig('grpo', { num_generations: 4 }), resolveConfig('dr_grpo', { num_generations: 4 }));
+  it("reads each side's values, colours masked tokens grey and scales both sides alike", async () => {
+    const r = await answer(
+      1,
+      resolveConfig('grpo', { num_generations: 4 }),
+      resolveConfig('dr_grpo', { num_generations: 4 }),
+    );
     const { comparison: c, texts } = r as Extract<Response, { type: 'objective-comparison' }>;
     const row = c.rows.findIndex((x) => x.length > 2);
     const a = comparedTokens(c, c.a, row, texts[row]);

@@ -39,7 +39,12 @@ export interface ComparedToken {
 }
 
 /** The tokens of completion `row` under one side. */
-export function comparedTokens(c: ObjectiveComparison, side: ObjectiveSideValues, row: number, texts: readonly string[]): ComparedToken[] {
+export function comparedTokens(
+  c: ObjectiveComparison,
+  side: ObjectiveSideValues,
+  row: number,
+  texts: readonly string[],
+): ComparedToken[] {
   let total = 0;
   for (const g of side.dLogp) total += Math.abs(g);
   return Array.from({ length: c.rows[row].length }, (_, t) => {
@@ -90,10 +95,14 @@ export function comparedColor(t: ComparedToken, q: CompareQuantity, scale: numbe
 
 /** What the colours mean under a quantity. */
 export function comparedLegend(q: CompareQuantity): LegendSwatch[] {
-  const masked = { color: MASKED_COLOR, meaning: 'not in this side\'s loss' };
+  const masked = { color: MASKED_COLOR, meaning: "not in this side's loss" };
   switch (q) {
     case 'share':
-      return [{ color: sequentialColor(0), meaning: 'little of the loss' }, { color: sequentialColor(1), meaning: 'the largest share of either side' }, masked];
+      return [
+        { color: sequentialColor(0), meaning: 'little of the loss' },
+        { color: sequentialColor(1), meaning: 'the largest share of either side' },
+        masked,
+      ];
     case 'grad':
       return [
         { color: divergingColor(-1, 1), meaning: 'd loss / d log p < 0: the step raises this token' },
@@ -101,7 +110,11 @@ export function comparedLegend(q: CompareQuantity): LegendSwatch[] {
         masked,
       ];
     case 'clip':
-      return [{ color: divergingColor(-1, 1), meaning: 'clipped low' }, { color: divergingColor(1, 1), meaning: 'clipped high (or capped)' }, masked];
+      return [
+        { color: divergingColor(-1, 1), meaning: 'clipped low' },
+        { color: divergingColor(1, 1), meaning: 'clipped high (or capped)' },
+        masked,
+      ];
   }
 }
 

@@ -3,7 +3,16 @@
 // messages of a config being edited. Pure functions over RL configs.
 
 import { sameValue } from '../schema/fields';
-import { FIELD_SECTIONS, PRESETS, RL_FIELDS, checkConfig, resolveConfig, type PresetName, type RLConfig, type RLField } from '../rl/config';
+import {
+  FIELD_SECTIONS,
+  PRESETS,
+  RL_FIELDS,
+  checkConfig,
+  resolveConfig,
+  type PresetName,
+  type RLConfig,
+  type RLField,
+} from '../rl/config';
 
 const FIELD_NAMES = Object.values(FIELD_SECTIONS).flat();
 
@@ -15,7 +24,10 @@ export function sameConfig(a: RLConfig, b: RLConfig): boolean {
 /** A config value as text for tables and tooltips. */
 export function showValue(v: unknown): string {
   if (v === null || v === undefined) return '—';
-  if (typeof v === 'object') return Object.entries(v).map(([k, w]) => `${k}:${w}`).join(', ');
+  if (typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, w]) => `${k}:${w}`)
+      .join(', ');
   return String(v);
 }
 
@@ -32,7 +44,8 @@ export interface DiffRow {
 export function configDiff(items: readonly { config: RLConfig; preset: PresetName | null }[]): DiffRow[] {
   if (items.length < 2) return [];
   const rows: DiffRow[] = [];
-  if (items.some((it) => it.preset !== items[0].preset)) rows.push({ field: 'preset', values: items.map((it) => it.preset) });
+  if (items.some((it) => it.preset !== items[0].preset))
+    rows.push({ field: 'preset', values: items.map((it) => it.preset) });
   for (const f of FIELD_NAMES) {
     const values = items.map((it) => it.config[f]);
     if (values.some((v) => !sameValue(v, values[0]))) rows.push({ field: f, values });
@@ -101,7 +114,10 @@ export const KEPT_ON_PRESET_SWITCH: readonly RLField[] = [
 ];
 
 /** The config after switching to `preset`: the preset's knobs, keeping the experiment's fields the preset does not set. */
-export function switchPreset(current: Readonly<Record<string, unknown>>, preset: PresetName | null): Record<string, unknown> {
+export function switchPreset(
+  current: Readonly<Record<string, unknown>>,
+  preset: PresetName | null,
+): Record<string, unknown> {
   const base: Record<string, unknown> = { ...resolveConfig(preset) };
   const setByPreset = new Set(Object.keys(preset ? PRESETS[preset] : {}));
   for (const f of KEPT_ON_PRESET_SWITCH) if (!setByPreset.has(f) && f in current) base[f] = current[f];

@@ -19,12 +19,19 @@ const oneBin = (b: number, n: number) => Array.from({ length: K }, (_, i) => (i 
 function rows(steps: number, from = 1): MetricRow[] {
   return Array.from({ length: steps }, (_, i) => i + from).flatMap((step) => [
     { step, optimizerStep: 2 * step - 1, epoch: 0, minibatch: 0, metrics: { reward: step } },
-    { step, optimizerStep: 2 * step, epoch: 1, minibatch: 0, metrics: { reward: step }, histograms: { entropy: oneBin(step % K, step) } },
+    {
+      step,
+      optimizerStep: 2 * step,
+      epoch: 1,
+      minibatch: 0,
+      metrics: { reward: step },
+      histograms: { entropy: oneBin(step % K, step) },
+    },
   ]);
 }
 
 describe('histograms through batches and tables', () => {
-  it('a packed batch carries each row\'s histograms and unpacks them onto the same rows', () => {
+  it("a packed batch carries each row's histograms and unpacks them onto the same rows", () => {
     const r = rows(3);
     const back = unpackBatch(packRows(r));
     expect(back.map((x) => x.histograms)).toEqual(r.map((x) => x.histograms));
@@ -35,7 +42,18 @@ describe('histograms through batches and tables', () => {
     t.append(packRows(rows(4)));
     expect(t.histograms().map(([s]) => s)).toEqual([1, 2, 3, 4]);
     // Resumed from step 2: steps 3.. are written again, with step 3 having a different histogram and no step 4.
-    t.append(packRows([{ step: 3, optimizerStep: 5, epoch: 0, minibatch: 0, metrics: { reward: 0 }, histograms: { entropy: oneBin(0, 9) } }]));
+    t.append(
+      packRows([
+        {
+          step: 3,
+          optimizerStep: 5,
+          epoch: 0,
+          minibatch: 0,
+          metrics: { reward: 0 },
+          histograms: { entropy: oneBin(0, 9) },
+        },
+      ]),
+    );
     expect(t.histograms()).toEqual([
       [1, { entropy: oneBin(1, 1) }],
       [2, { entropy: oneBin(2, 2) }],
@@ -47,10 +65,26 @@ describe('histograms through batches and tables', () => {
 describe('histogramGrid', () => {
   it('one column per step, each a share of its counts', () => {
     const t = new MetricTable();
-    t.append(packRows([
-      { step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: {}, histograms: { entropy: [3, 1, ...new Array(K - 2).fill(0)] } },
-      { step: 2, optimizerStep: 2, epoch: 0, minibatch: 0, metrics: {}, histograms: { entropy: new Array(K).fill(0) } },
-    ]));
+    t.append(
+      packRows([
+        {
+          step: 1,
+          optimizerStep: 1,
+          epoch: 0,
+          minibatch: 0,
+          metrics: {},
+          histograms: { entropy: [3, 1, ...new Array(K - 2).fill(0)] },
+        },
+        {
+          step: 2,
+          optimizerStep: 2,
+          epoch: 0,
+          minibatch: 0,
+          metrics: {},
+          histograms: { entropy: new Array(K).fill(0) },
+        },
+      ]),
+    );
     const g = histogramGrid(t, 'entropy', 100);
     expect(g.columns).toEqual([1, 2]);
     expect(g.rows).toHaveLength(K);
@@ -83,9 +117,19 @@ describe('histogramGrid', () => {
 });
 
 describe('solveRates', () => {
-  const ev = (step: number, solvedBy?: number[]) => ({ step, items: 4, accuracy: 0, reward: 0, passAtK: [0], ...(solvedBy && { solvedBy }) });
+  const ev = (step: number, solvedBy?: number[]) => ({
+    step,
+    items: 4,
+    accuracy: 0,
+    reward: 0,
+    passAtK: [0],
+    ...(solvedBy && { solvedBy }),
+  });
   it('the first and the latest evaluation that kept solve rates', () => {
-    expect(solveRates([ev(0, [4, 0]), ev(50, [2, 2]), ev(100, [0, 4])])).toEqual([{ step: 0, counts: [4, 0] }, { step: 100, counts: [0, 4] }]);
+    expect(solveRates([ev(0, [4, 0]), ev(50, [2, 2]), ev(100, [0, 4])])).toEqual([
+      { step: 0, counts: [4, 0] },
+      { step: 100, counts: [0, 4] },
+    ]);
   });
   it('one histogram for one evaluation, none for evaluations without them', () => {
     expect(solveRates([ev(0, [3, 1])])).toEqual([{ step: 0, counts: [3, 1] }]);
@@ -95,9 +139,24 @@ describe('solveRates', () => {
 });
 
 describe('groupsByReward', () => {
-  const c = (reward: number, passed: boolean, text = String(reward)) => ({ text, length: 2, finished: true, reward, passed, advantage: reward - 0.5, masked: false });
-  it('sorts each group\'s completions by reward, highest first, ties in sampling order, and counts the passes', () => {
-    const batch: GroupSummary[] = [{ index: 0, prompt: 'p', answer: 'a', completions: [c(0, false, 'x'), c(1, true), c(0, false, 'y'), c(0.1, false)] }];
+  const c = (reward: number, passed: boolean, text = String(reward)) => ({
+    text,
+    length: 2,
+    finished: true,
+    reward,
+    passed,
+    advantage: reward - 0.5,
+    masked: false,
+  });
+  it("sorts each group's completions by reward, highest first, ties in sampling order, and counts the passes", () => {
+    const batch: GroupSummary[] = [
+      {
+        index: 0,
+        prompt: 'p',
+        answer: 'a',
+        completions: [c(0, false, 'x'), c(1, true), c(0, false, 'y'), c(0.1, false)],
+      },
+    ];
     const [g] = groupsByReward(batch);
     expect(g.completions.map((x) => x.text)).toEqual(['1', '0.1', 'x', 'y']);
     expect(g.passed).toBe(1);

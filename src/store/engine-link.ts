@@ -44,7 +44,13 @@ export function engineLink(connector: EngineConnector): EngineLink {
       return connection ? connection.request(request, transfer) : new Promise(() => {});
     },
     send(request, transfer) {
-      link.request(request, transfer).catch((e: unknown) => events?.({ type: 'error', message: messageOf(e), fatal: e instanceof Error && 'fatal' in e ? Boolean(e.fatal) : false }));
+      link.request(request, transfer).catch((e: unknown) =>
+        events?.({
+          type: 'error',
+          message: messageOf(e),
+          fatal: e instanceof Error && 'fatal' in e ? Boolean(e.fatal) : false,
+        }),
+      );
     },
   };
   return link;

@@ -138,7 +138,10 @@ export function colorLegend(q: ColorQuantity, scale: number): ColorLegend {
   const full = (d: number) => divergingColor(d, 1);
   const masked: LegendSwatch = { color: MASKED_COLOR, meaning: 'masked: not in the loss (w = 0)' };
   const distance = centreOf(q) === 0 ? `|${COLOR_SYMBOLS[q]}|` : `|${COLOR_SYMBOLS[q]} − ${centreOf(q)}|`;
-  const atScale = scale > 0 ? `full colour at ${distance} = ${fmt(scale)}, the largest in view` : `every token in view has ${COLOR_SYMBOLS[q]} = ${centreOf(q)}`;
+  const atScale =
+    scale > 0
+      ? `full colour at ${distance} = ${fmt(scale)}, the largest in view`
+      : `every token in view has ${COLOR_SYMBOLS[q]} = ${centreOf(q)}`;
   switch (q) {
     case 'probability':
       return {
@@ -224,9 +227,10 @@ const COLOR_SYMBOLS: Record<ColorQuantity, string> = {
 /** The weight w of each loss_agg_mode (docs/algorithms.md#loss-aggregation), in words the inspector shows. */
 const AGG_WEIGHTS: Record<RLConfig['loss_agg_mode'], string> = {
   'token-mean': 'w = 1/M, M the loss tokens of the optimizer step: every token weighs the same',
-  'seq-mean-token-mean': 'w = 1/(N·|y_i|), N the step\'s sequences, |y_i| this completion\'s loss tokens: each sequence weighs the same',
-  'seq-mean-token-sum': 'w = 1/N, N the step\'s sequences: a long completion weighs more',
-  'seq-mean-token-sum-norm': 'w = 1/(N·L_max), N the step\'s sequences: a constant',
+  'seq-mean-token-mean':
+    "w = 1/(N·|y_i|), N the step's sequences, |y_i| this completion's loss tokens: each sequence weighs the same",
+  'seq-mean-token-sum': "w = 1/N, N the step's sequences: a long completion weighs more",
+  'seq-mean-token-sum-norm': "w = 1/(N·L_max), N the step's sequences: a constant",
 };
 
 /**
@@ -300,10 +304,17 @@ export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): Loss
           ` = −min(${fmt(u1)}, ${fmt(u2)}) = ${fmt(l)}`,
       );
       if (c.clip_ratio_c !== null && A < 0 && l > -c.clip_ratio_c * A) {
-        lines.push(`dual clip (A < 0): l = min(l, −c·A) = min(${fmt(l)}, −${fmt(c.clip_ratio_c)} × ${fmt(A)}) = ${fmt(-c.clip_ratio_c * A)}`);
+        lines.push(
+          `dual clip (A < 0): l = min(l, −c·A) = min(${fmt(l)}, −${fmt(c.clip_ratio_c)} × ${fmt(A)}) = ${fmt(-c.clip_ratio_c * A)}`,
+        );
         l = -c.clip_ratio_c * A;
       }
-      if (t.clipSide !== 0) lines.push(t.clipSide < 0 ? `clipped low: ${rho} < 1−ε with A < 0, so no gradient` : `clipped high: ${rho} > 1+ε_high with A > 0, so no gradient`);
+      if (t.clipSide !== 0)
+        lines.push(
+          t.clipSide < 0
+            ? `clipped low: ${rho} < 1−ε with A < 0, so no gradient`
+            : `clipped high: ${rho} > 1+ε_high with A > 0, so no gradient`,
+        );
       break;
     }
     case 'cispo': {
@@ -328,14 +339,16 @@ export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): Loss
       break;
     case 'gmpo':
       l = -A * r;
-      lines.push('l = −A·g_i, g_i = exp(mean_t clip(log ρ_t)) (the geometric mean of the sequence\'s clipped ratios)');
+      lines.push("l = −A·g_i, g_i = exp(mean_t clip(log ρ_t)) (the geometric mean of the sequence's clipped ratios)");
       lines.push(`  = −${fmt(A)} × ${fmt(r)} = ${fmt(l)}`);
       break;
   }
   let tis = 1;
   if (c.tis_cap !== null) {
     tis = Math.min(Math.exp(t.logpOld - t.logpSampler), c.tis_cap);
-    lines.push(`× min(π_old/π_sampler, C) = min(exp(${fmt(t.logpOld)} − ${fmt(t.logpSampler)}), ${fmt(c.tis_cap)}) = ${fmt(tis)}`);
+    lines.push(
+      `× min(π_old/π_sampler, C) = min(exp(${fmt(t.logpOld)} − ${fmt(t.logpSampler)}), ${fmt(c.tis_cap)}) = ${fmt(tis)}`,
+    );
   }
   const beta = c.beta > 0 && c.kl_placement === 'in_loss' ? c.beta : 0;
   const klTerm = beta * t.kl;
@@ -344,7 +357,9 @@ export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): Loss
   if (alpha !== 0) lines.push(`− α·H = −${fmt(alpha)} × ${fmt(t.entropy)} = ${fmt(entropyTerm)}`);
   const perToken = tis * l + klTerm + entropyTerm;
   const share = t.weight * perToken;
-  lines.push(`share of the loss = w × (${tis !== 1 ? `${fmt(tis)} × ` : ''}${fmt(l)}${beta > 0 ? ` + ${fmt(klTerm)}` : ''}${alpha !== 0 ? ` + ${fmt(entropyTerm)}` : ''}) = ${fmt(t.weight)} × ${fmt(perToken)} = ${fmt(share)}`);
+  lines.push(
+    `share of the loss = w × (${tis !== 1 ? `${fmt(tis)} × ` : ''}${fmt(l)}${beta > 0 ? ` + ${fmt(klTerm)}` : ''}${alpha !== 0 ? ` + ${fmt(entropyTerm)}` : ''}) = ${fmt(t.weight)} × ${fmt(perToken)} = ${fmt(share)}`,
+  );
   const tol = 1e-4 * Math.max(Math.abs(share), Math.abs(t.loss)) + 1e-7;
   const agrees = Math.abs(share - t.loss) <= tol;
   let note: string | undefined;

@@ -2,4 +2,12 @@
 // the UI imports values only from the store. Its own module, not the store's index, so the generators load with
 // the lazily loaded panel and stay off the page's startup path (the index re-exports the types only).
 
-export { DEFAULT_MODEL_PATH, EXPORT_TARGETS, TARGET_LABELS, TARGET_VERSIONS, bundleName, bundleScript, exportExperiment } from '../export';
+export {
+  DEFAULT_MODEL_PATH,
+  EXPORT_TARGETS,
+  TARGET_LABELS,
+  TARGET_VERSIONS,
+  bundleName,
+  bundleScript,
+  exportExperiment,
+} from '../export';

@@ -38,7 +38,8 @@ export function fakeEngine() {
   /** Answers the last request of `type` with its reply. */
   const reply = <T extends Request['type']>(type: T, r: Replies[T]) => respond({ ...r, id: idOf(type) } as Response);
   /** Fails the last request of `type` with `message`. */
-  const fail = (type: Request['type'], message: string) => respond({ type: 'error', id: idOf(type), message, fatal: false });
+  const fail = (type: Request['type'], message: string) =>
+    respond({ type: 'error', id: idOf(type), message, fatal: false });
   return { connect, sent, envelopes, respond, reply, fail, idOf };
 }
 

@@ -21,7 +21,17 @@ import { seedsSlice, type SeedsSlice } from './slices/seeds';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
 // it in createLabStore (the compiler refuses a slice named in LabState but not spread).
-export type LabState = ConfigSlice & EngineSlice & RunsSlice & ChartsSlice & InspectorSlice & NoticesSlice & AlertsSlice & LessonsSlice & CompareSlice & SeedsSlice & FoldersSlice;
+export type LabState = ConfigSlice &
+  EngineSlice &
+  RunsSlice &
+  ChartsSlice &
+  InspectorSlice &
+  NoticesSlice &
+  AlertsSlice &
+  LessonsSlice &
+  CompareSlice &
+  SeedsSlice &
+  FoldersSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -44,7 +54,10 @@ const connectWorker: EngineConnector = (onEvent) => new EngineClient(onEvent);
 
 /** A lab store with its own engine link and counters. */
 export function createLabStore(options: LabStoreOptions = {}) {
-  const deps: SliceDeps = { link: engineLink(options.connect ?? connectWorker), storage: options.storage === undefined ? browserStorage() : options.storage };
+  const deps: SliceDeps = {
+    link: engineLink(options.connect ?? connectWorker),
+    storage: options.storage === undefined ? browserStorage() : options.storage,
+  };
   return create<LabState>()((...a) => ({
     ...configSlice(deps)(...a),
     ...engineSlice(deps)(...a),
@@ -69,7 +82,14 @@ export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
-export { COMPARE_FIELDS, compareBlocker, compareEdits, currentRunConfig, type CompareSlice, type ComparisonView } from './slices/compare';
+export {
+  COMPARE_FIELDS,
+  compareBlocker,
+  compareEdits,
+  currentRunConfig,
+  type CompareSlice,
+  type ComparisonView,
+} from './slices/compare';
 export { LAB_DEFAULT, PAGE_PARAMS, type ConfigSlice, type WarmStart } from './slices/config';
 export { IDLE_PROGRESS, type EngineSlice } from './slices/engine';
 export { rolloutKey, type InspectorSlice } from './slices/inspector';
@@ -78,6 +98,13 @@ export type { RunsSlice } from './slices/runs';
 export type { SeedsSlice } from './slices/seeds';
 export { BAND_LEVEL, BOOTSTRAP_RESAMPLES, type SeedStatistic } from './seed-bands';
 export { SEED_GROUP_MAX, SEED_GROUP_MIN } from '../engine/seed-group';
-export { LESSON_PROGRESS_KEY, NO_PROGRESS, type LessonPhase, type LessonProgress, type LessonSession, type LessonsSlice } from './slices/lessons';
+export {
+  LESSON_PROGRESS_KEY,
+  NO_PROGRESS,
+  type LessonPhase,
+  type LessonProgress,
+  type LessonSession,
+  type LessonsSlice,
+} from './slices/lessons';
 export { LESSONS, LESSON_DEFAULT_SEED, lessonById, narrationNumber, type Lesson, type LessonVerdict } from '../lessons';
 export type { Export, ExportFile, ExportTarget, MappingRow, Setting } from '../export';

@@ -13,7 +13,11 @@ import type { RunView } from './slices/charts';
  * step's rows (update of updates; epoch and minibatch follow from it, epoch-major), the evaluations on the last
  * record of their step (step 0 on the first record), and the sampled groups of a step where the page has them.
  */
-export function viewRecords(view: RunView, numMinibatches: number, groupsAt: (step: number) => GroupRecord[] | undefined): StepRecord[] {
+export function viewRecords(
+  view: RunView,
+  numMinibatches: number,
+  groupsAt: (step: number) => GroupRecord[] | undefined,
+): StepRecord[] {
   const t = view.table;
   const names = t.names;
   const columns = names.map((name) => t.column(name)!);
@@ -29,7 +33,16 @@ export function viewRecords(view: RunView, numMinibatches: number, groupsAt: (st
         if (!Number.isNaN(v)) metrics[name] = v;
       });
       const update = row - first;
-      out.push({ kind: 'step', step: steps[row], optimizerStep: t.optimizerStep[row], update, updates: end - first, epoch: Math.floor(update / numMinibatches), minibatch: update % numMinibatches, metrics });
+      out.push({
+        kind: 'step',
+        step: steps[row],
+        optimizerStep: t.optimizerStep[row],
+        update,
+        updates: end - first,
+        epoch: Math.floor(update / numMinibatches),
+        minibatch: update % numMinibatches,
+        metrics,
+      });
     }
     const groups = groupsAt(steps[first]);
     if (groups) out[end - 1].groups = groups;
@@ -65,7 +78,13 @@ export function lessonRunResults(
     const view = runId === undefined ? undefined : views[runId];
     if (!view) continue;
     const config = lessonRunConfig(lesson, run, on.seed);
-    out.push(collectRun(run, config, viewRecords(view, config.num_minibatches, (step) => groupsAt(runId, step))));
+    out.push(
+      collectRun(
+        run,
+        config,
+        viewRecords(view, config.num_minibatches, (step) => groupsAt(runId, step)),
+      ),
+    );
   }
   return out;
 }

@@ -36,7 +36,16 @@ function lab(storage = memoryStorage()) {
 
 const READY: Response = {
   type: 'ready',
-  report: { runtime: 'browser', vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} as AdapterReport['limits'] },
+  report: {
+    runtime: 'browser',
+    vendor: 'google',
+    architecture: 'swiftshader',
+    device: '',
+    description: '',
+    isFallbackAdapter: true,
+    features: [],
+    limits: {} as AdapterReport['limits'],
+  },
 };
 
 const progress = (p: Partial<RunProgress>): Response => ({ type: 'progress', progress: { ...IDLE_PROGRESS, ...p } });
@@ -46,13 +55,26 @@ function records(steps: number, updates: number, clip: (step: number) => number)
   const out: StepRecord[] = [];
   for (let step = 1; step <= steps; step++) {
     for (let u = 0; u < updates; u++) {
-      out.push({ kind: 'step', step, optimizerStep: (step - 1) * updates + u + 1, update: u, updates, epoch: u, minibatch: 0, metrics: { 'clip_ratio/region_mean': u === updates - 1 ? clip(step) : 0, approx_kl: 0.01 * step } });
+      out.push({
+        kind: 'step',
+        step,
+        optimizerStep: (step - 1) * updates + u + 1,
+        update: u,
+        updates,
+        epoch: u,
+        minibatch: 0,
+        metrics: { 'clip_ratio/region_mean': u === updates - 1 ? clip(step) : 0, approx_kl: 0.01 * step },
+      });
     }
   }
   return out;
 }
 
-const metricsOf = (runId: string, rs: StepRecord[]): Response => ({ type: 'metrics', runId, batch: packRows(rs.map(rowOf)) });
+const metricsOf = (runId: string, rs: StepRecord[]): Response => ({
+  type: 'metrics',
+  runId,
+  batch: packRows(rs.map(rowOf)),
+});
 
 /** An opened, answered clip-zero lesson on a ready engine. */
 function answered() {
@@ -83,7 +105,9 @@ describe('opening a lesson', () => {
   it('an unknown id leaves the page as it was and names the known lessons', () => {
     l.s().initConfig('?lesson=clip-one');
     expect(l.s().lesson).toBeNull();
-    expect(l.s().notices.map((n) => n.message)).toEqual([`There is no lesson "clip-one". The lessons are: ${LESSONS.map((x) => x.id).join(', ')}.`]);
+    expect(l.s().notices.map((n) => n.message)).toEqual([
+      `There is no lesson "clip-one". The lessons are: ${LESSONS.map((x) => x.id).join(', ')}.`,
+    ]);
     expect(l.s().notices[0].message).toContain('clip-zero');
   });
 });
@@ -102,7 +126,9 @@ describe('the answer', () => {
     s().answerLesson(2);
     s().answerLesson(0); // a prediction is not changed afterwards
     expect(lessonProgressOf(s(), 'clip-zero')).toEqual({ answer: 2, completed: false, observed: false });
-    expect(JSON.parse(storage.map.get(LESSON_PROGRESS_KEY)!)).toEqual({ 'clip-zero': { answer: 2, completed: false, observed: false } });
+    expect(JSON.parse(storage.map.get(LESSON_PROGRESS_KEY)!)).toEqual({
+      'clip-zero': { answer: 2, completed: false, observed: false },
+    });
     expect(lessonRunBlocker(s())).toBeNull();
   });
 
@@ -129,31 +155,58 @@ describe('the answer', () => {
   });
 });
 
-describe('a lesson\'s runs', () => {
+describe("a lesson's runs", () => {
   it('go one after the other as named runs at one seed; narration quotes them; the check decides over their tables', () => {
     const { s, sent, respond, storage } = answered();
     s().startLesson();
     expect(lessonRunBlocker(s())).toBe('running');
     const configA = lessonRunConfig(clipZero, runA, 0);
-    expect(sent.at(-1)).toEqual({ type: 'configure', config: configA, preset: runA.preset, backend: 'webgpu', then: 'start', name: runA.label });
+    expect(sent.at(-1)).toEqual({
+      type: 'configure',
+      config: configA,
+      preset: runA.preset,
+      backend: 'webgpu',
+      then: 'start',
+      name: runA.label,
+    });
     expect(s().check.config).toEqual(configA); // the config panel shows what runs
     expect(lessonNarration(s())[0]).toContain('clip_ratio/region_mean is … and approx_kl is …');
 
     respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 0, totalSteps: 8 }));
-    respond(metricsOf('ra', records(8, 1, () => 0)));
+    respond(
+      metricsOf(
+        'ra',
+        records(8, 1, () => 0),
+      ),
+    );
     respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 8, totalSteps: 8 }));
     expect(lessonNarration(s())[0]).toContain('clip_ratio/region_mean is 0 and approx_kl is 0.08');
-    expect(lessonRunStates(s()).map((r) => [r.state, r.step])).toEqual([['training', 8], ['waiting', 0]]);
+    expect(lessonRunStates(s()).map((r) => [r.state, r.step])).toEqual([
+      ['training', 8],
+      ['waiting', 0],
+    ]);
     expect(sent).toHaveLength(2);
 
     respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
-    expect(sent.at(-1)).toEqual({ type: 'configure', config: lessonRunConfig(clipZero, runB, 0), preset: runB.preset, backend: 'webgpu', then: 'start', name: runB.label });
+    expect(sent.at(-1)).toEqual({
+      type: 'configure',
+      config: lessonRunConfig(clipZero, runB, 0),
+      preset: runB.preset,
+      backend: 'webgpu',
+      then: 'start',
+      name: runB.label,
+    });
     // The finished run is still the engine's until the next one reports: nothing is taken for run b yet.
     respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
     expect(s().lesson?.runIds).toEqual({ a: 'ra' });
     respond(progress({ runId: 'rb', name: runB.label, status: 'loading' }));
     expect([s().viewRunId, s().overlay, sent.at(-1)]).toEqual(['rb', ['ra'], { type: 'load-run', runId: 'ra' }]); // both runs on the charts
-    respond(metricsOf('rb', records(8, 2, (step) => (step % 4 === 1 ? 0 : 0.05))));
+    respond(
+      metricsOf(
+        'rb',
+        records(8, 2, (step) => (step % 4 === 1 ? 0 : 0.05)),
+      ),
+    );
     expect(lessonNarration(s())[1]).toContain('clip_ratio/region_mean is 0.05, approx_kl 0.08');
     expect(s().lesson?.verdict).toBeNull();
     respond(progress({ runId: 'rb', name: runB.label, status: 'done', step: 8, totalSteps: 8 }));
@@ -162,7 +215,8 @@ describe('a lesson\'s runs', () => {
     expect(s().lesson?.verdict).toEqual({
       observed: true,
       values: { 'a: largest clip ratio': 0, 'b: steps with clipping': 6, 'b: steps': 8 },
-      summary: 'One update per batch: the largest clip ratio over 8 steps was 0. Two updates: the clip fired on 6 of 8 steps.',
+      summary:
+        'One update per batch: the largest clip ratio over 8 steps was 0. Two updates: the clip fired on 6 of 8 steps.',
     });
     expect(lessonRunStates(s()).map((r) => r.state)).toEqual(['done', 'done']);
     expect(lessonProgressOf(s(), 'clip-zero')).toEqual({ answer: 0, completed: true, observed: true });
@@ -173,10 +227,20 @@ describe('a lesson\'s runs', () => {
     expect(s().overlay).toEqual([]); // the first go's runs leave the charts
     expect(sent.at(-1)).toMatchObject({ type: 'configure', config: { ...configA, seed: 1 }, name: runA.label });
     respond(progress({ runId: 'ra1', name: runA.label, status: 'running' }));
-    respond(metricsOf('ra1', records(8, 1, (step) => (step === 3 ? 0.01 : 0))));
+    respond(
+      metricsOf(
+        'ra1',
+        records(8, 1, (step) => (step === 3 ? 0.01 : 0)),
+      ),
+    );
     respond(progress({ runId: 'ra1', name: runA.label, status: 'done', step: 8 }));
     respond(progress({ runId: 'rb1', name: runB.label, status: 'running' }));
-    respond(metricsOf('rb1', records(8, 2, () => 0.1)));
+    respond(
+      metricsOf(
+        'rb1',
+        records(8, 2, () => 0.1),
+      ),
+    );
     respond(progress({ runId: 'rb1', name: runB.label, status: 'done', step: 8 }));
     expect(s().lesson?.verdict).toMatchObject({ observed: false, values: { 'a: largest clip ratio': 0.01 } });
     expect(lessonProgressOf(s(), 'clip-zero')).toEqual({ answer: 0, completed: true, observed: true });
@@ -190,19 +254,28 @@ describe('a lesson\'s runs', () => {
     const { s, respond, fail } = answered();
     s().startLesson();
     respond(progress({ runId: 'x', name: 'grpo · copy 3 · seed 5', status: 'running' }));
-    expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: expect.stringMatching(/^Another run \("grpo · copy 3 · seed 5"\) took the engine/) });
+    expect(s().lesson).toMatchObject({
+      phase: 'stopped',
+      stopReason: expect.stringMatching(/^Another run \("grpo · copy 3 · seed 5"\) took the engine/),
+    });
     respond(progress({ runId: 'x', name: 'grpo · copy 3 · seed 5', status: 'done' }));
 
     s().startLesson();
     respond(progress({ runId: 'ra', name: runA.label, status: 'running' }));
     respond(progress({ runId: 'ra', name: runA.label, status: 'failed', message: 'device lost' }));
-    expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: `"${runA.label}" failed: device lost. Run the lesson again.` });
+    expect(s().lesson).toMatchObject({
+      phase: 'stopped',
+      stopReason: `"${runA.label}" failed: device lost. Run the lesson again.`,
+    });
     expect(lessonRunStates(s()).map((r) => r.state)).toEqual(['stopped', 'waiting']);
 
     s().startLesson();
     fail('configure', 'checkpoint copy: not found');
     await settle();
-    expect(s().lesson).toMatchObject({ phase: 'stopped', stopReason: "The engine refused the lesson's run: checkpoint copy: not found" });
+    expect(s().lesson).toMatchObject({
+      phase: 'stopped',
+      stopReason: "The engine refused the lesson's run: checkpoint copy: not found",
+    });
     expect(s().notices.at(-1)?.message).toBe('checkpoint copy: not found');
   });
 });
@@ -243,7 +316,7 @@ describe('stored progress', () => {
   });
 });
 
-describe('the page\'s records', () => {
+describe("the page's records", () => {
   it('rebuild what the headless runner collects: steps, updates and evaluations', () => {
     const rs = records(3, 2, (step) => step / 10);
     const e0: EvalRecord = { step: 0, items: 2, accuracy: 0.25, reward: 0.25, passAtK: [0.25] };

@@ -33,7 +33,11 @@ function knobPart(field: string, value: unknown): string {
 
 /** The preset, `context` (the task, for a run alone), then the first MAX_KNOBS of `fields` with this run's values. */
 function label(h: RunHeader, fields: readonly string[], context: readonly string[] = []): string {
-  const parts = [h.preset ?? 'custom', ...context, ...fields.slice(0, MAX_KNOBS).map((f) => knobPart(f, (h.config as unknown as Record<string, unknown>)[f]))];
+  const parts = [
+    h.preset ?? 'custom',
+    ...context,
+    ...fields.slice(0, MAX_KNOBS).map((f) => knobPart(f, (h.config as unknown as Record<string, unknown>)[f])),
+  ];
   if (fields.length > MAX_KNOBS) parts.push(`+${fields.length - MAX_KNOBS} more`);
   return parts.join(' · ');
 }
@@ -50,18 +54,25 @@ export function runLabels(all: readonly RunHeader[]): Map<string, string> {
   const foreign = all.filter((h) => h.origin);
   for (const h of foreign) {
     const text = `${TRAINER_TITLES[h.origin!.trainer]} · ${h.origin!.file}`;
-    const n = foreign.filter((o) => o.createdAt < h.createdAt && `${TRAINER_TITLES[o.origin!.trainer]} · ${o.origin!.file}` === text).length + 1;
+    const n =
+      foreign.filter(
+        (o) => o.createdAt < h.createdAt && `${TRAINER_TITLES[o.origin!.trainer]} · ${o.origin!.file}` === text,
+      ).length + 1;
     out.set(h.id, n > 1 ? `${text} #${n}` : text);
   }
   const runs = all.filter((h) => !h.origin);
   if (runs.length === 1) {
     const h = runs[0];
-    const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter((f) => !SETUP.has(f));
+    const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter(
+      (f) => !SETUP.has(f),
+    );
     const task = `${h.config.task}${h.config.difficulty !== null ? ` ${h.config.difficulty}` : ''}`;
     out.set(h.id, label(h, changed, [task]));
     return out;
   }
-  const fields = configDiff(runs.map((h) => ({ config: h.config, preset: h.preset }))).map((r) => r.field).filter((f) => f !== 'preset');
+  const fields = configDiff(runs.map((h) => ({ config: h.config, preset: h.preset })))
+    .map((r) => r.field)
+    .filter((f) => f !== 'preset');
   const seen = new Map<string, number>();
   for (const h of [...runs].sort((a, b) => a.createdAt - b.createdAt)) {
     const text = label(h, fields);

@@ -7,7 +7,16 @@ import { packRows } from '../engine/metric-batch';
 import { Rng } from '../core/random';
 import { chartData, chartsFor, seriesKey, type ChartRun } from './charts';
 import { MetricTable } from './metric-table';
-import { BAND_LEVEL, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrapBand, orderWeights, seedBands, seedStatistic, type SeedStatistic } from './seed-bands';
+import {
+  BAND_LEVEL,
+  BOOTSTRAP_RESAMPLES,
+  BOOTSTRAP_SEED,
+  bootstrapBand,
+  orderWeights,
+  seedBands,
+  seedStatistic,
+  type SeedStatistic,
+} from './seed-bands';
 
 const STATS: SeedStatistic[] = ['median', 'iqm'];
 
@@ -46,7 +55,13 @@ function naiveBand(values: number[], stat: SeedStatistic): [number, number] {
   const sorted = [...values].sort((a, b) => a - b);
   const rng = new Rng(BOOTSTRAP_SEED + n);
   const t: number[] = [];
-  for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++) t.push(seedStatistic(Array.from({ length: n }, () => sorted[rng.int(n)]), stat));
+  for (let b = 0; b < BOOTSTRAP_RESAMPLES; b++)
+    t.push(
+      seedStatistic(
+        Array.from({ length: n }, () => sorted[rng.int(n)]),
+        stat,
+      ),
+    );
   t.sort((a, b) => a - b);
   const k = Math.ceil(((1 - BAND_LEVEL) / 2) * BOOTSTRAP_RESAMPLES);
   return [t[k - 1], t[BOOTSTRAP_RESAMPLES - k]];
@@ -109,14 +124,30 @@ describe('bootstrap band across seeds', () => {
     const values = [0.1, 0.9, 0.35, 0.5, 0.42];
     const first = bootstrapBand(values, 'iqm');
     bootstrapBand([1, 2, 3, 4, 5], 'iqm');
-    seedBands([[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]], 'iqm');
+    seedBands(
+      [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+        [7, 8],
+        [9, 10],
+      ],
+      'iqm',
+    );
     expect(bootstrapBand([...values].reverse(), 'iqm')).toEqual(first);
   });
 });
 
 describe('bands along steps', () => {
   it('uses at each step the seeds that have it, and says how many; missing and NaN values do not count', () => {
-    const b = seedBands([[1, 2, 3, NaN], [3, 4], [5, NaN, NaN, NaN]], 'median');
+    const b = seedBands(
+      [
+        [1, 2, 3, NaN],
+        [3, 4],
+        [5, NaN, NaN, NaN],
+      ],
+      'median',
+    );
     expect(Array.from(b.seeds)).toEqual([3, 2, 1, 0]);
     expect(Array.from(b.stat)).toEqual([3, 3, 3, NaN]);
     expect(b.lo[0]).toBeLessThanOrEqual(3);
@@ -128,18 +159,36 @@ describe('bands along steps', () => {
 
 function seedTable(steps: number, reward: (step: number) => number): MetricTable {
   const t = new MetricTable();
-  t.append(packRows(Array.from({ length: steps }, (_, i) => ({ step: i + 1, optimizerStep: i + 1, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics: { reward: reward(i + 1), reward_std: 0.1, entropy: 1 } }))));
+  t.append(
+    packRows(
+      Array.from({ length: steps }, (_, i) => ({
+        step: i + 1,
+        optimizerStep: i + 1,
+        update: 0,
+        updates: 1,
+        epoch: 0,
+        minibatch: 0,
+        metrics: { reward: reward(i + 1), reward_std: 0.1, entropy: 1 },
+      })),
+    ),
+  );
   return t;
 }
 
 describe('a seed group on a chart', () => {
   it('draws one line per metric (the statistic across seeds) in one bootstrap band, not a line per seed', () => {
-    const seeds = [seedTable(4, (s) => 0.1 * s), seedTable(4, (s) => 0.1 * s + 0.2), seedTable(3, (s) => 0.1 * s + 0.1)];
+    const seeds = [
+      seedTable(4, (s) => 0.1 * s),
+      seedTable(4, (s) => 0.1 * s + 0.2),
+      seedTable(3, (s) => 0.1 * s + 0.1),
+    ];
     const group: ChartRun = { id: 'a', label: 'grpo · seeds 0-2', table: seeds[0], seeds };
     const [rewardChart] = chartsFor(seeds[0].names).filter((c) => c.metrics.includes('reward'));
     const d = chartData(rewardChart, [group], { smoothing: 0, maxPoints: 300, log: false, statistic: 'median' });
     expect(d.series.map((s) => s.metric)).toEqual(['reward']);
-    expect(d.bands).toEqual([{ key: seriesKey(0, 'reward~seeds'), runId: 'a', runIndex: 0, runLabel: 'grpo · seeds 0-2', metric: 'reward' }]);
+    expect(d.bands).toEqual([
+      { key: seriesKey(0, 'reward~seeds'), runId: 'a', runIndex: 0, runLabel: 'grpo · seeds 0-2', metric: 'reward' },
+    ]);
     expect(d.seedGroups).toEqual([{ runIndex: 0, statistic: 'median', seeds: 3, minSeeds: 2, maxSeeds: 3 }]);
     const line = d.rows.map((r) => r[seriesKey(0, 'reward')] as number);
     expect(line[0]).toBeCloseTo(0.2, 12); // median of 0.1, 0.3, 0.2
@@ -150,7 +199,13 @@ describe('a seed group on a chart', () => {
     // A run drawn beside the group keeps its own line and its mean ± std band.
     const alone: ChartRun = { id: 'b', label: 'other', table: seedTable(4, () => 0.5) };
     const both = chartData(rewardChart, [group, alone], { smoothing: 0, maxPoints: 300, log: false });
-    expect(both.series.map((s) => [s.runId, s.metric])).toEqual([['a', 'reward'], ['b', 'reward']]);
-    expect(both.bands.map((b) => [b.runId, b.metric ?? 'std'])).toEqual([['a', 'reward'], ['b', 'std']]);
+    expect(both.series.map((s) => [s.runId, s.metric])).toEqual([
+      ['a', 'reward'],
+      ['b', 'reward'],
+    ]);
+    expect(both.bands.map((b) => [b.runId, b.metric ?? 'std'])).toEqual([
+      ['a', 'reward'],
+      ['b', 'std'],
+    ]);
   });
 });

@@ -108,7 +108,11 @@ export interface SeedBand {
  * 97.5th percentiles (BAND_LEVEL), widened to hold the statistic itself where skewed seeds put it outside. One
  * value has no band (a resample of one seed is that seed), so lo and hi are NaN then.
  */
-export function bootstrapBand(values: readonly number[], statistic: SeedStatistic, resamples = BOOTSTRAP_RESAMPLES): SeedBand {
+export function bootstrapBand(
+  values: readonly number[],
+  statistic: SeedStatistic,
+  resamples = BOOTSTRAP_RESAMPLES,
+): SeedBand {
   const n = values.length;
   const sorted = Float64Array.from(values).sort();
   const stat = seedStatistic(values, statistic);
@@ -149,7 +153,12 @@ const BAND_CACHE_LIMIT = 50_000;
  */
 export function seedBands(series: readonly ArrayLike<number>[], statistic: SeedStatistic): SeedBandSeries {
   const length = series.reduce((m, s) => Math.max(m, s.length), 0);
-  const out: SeedBandSeries = { seeds: new Uint8Array(length), stat: new Float64Array(length).fill(NaN), lo: new Float64Array(length).fill(NaN), hi: new Float64Array(length).fill(NaN) };
+  const out: SeedBandSeries = {
+    seeds: new Uint8Array(length),
+    stat: new Float64Array(length).fill(NaN),
+    lo: new Float64Array(length).fill(NaN),
+    hi: new Float64Array(length).fill(NaN),
+  };
   const values: number[] = [];
   for (let p = 0; p < length; p++) {
     values.length = 0;

@@ -11,10 +11,28 @@ import { canContinue, chartRunIds, startLabel } from './selectors';
 import { chartEntries, runsListRows, seedGroupLabel } from './seed-groups';
 import { packRows } from '../engine/metric-batch';
 
-function run(id: string, seed: number, group?: { id: string; index: number; size: number }, p: Partial<RunHeader> = {}): RunHeader {
+function run(
+  id: string,
+  seed: number,
+  group?: { id: string; index: number; size: number },
+  p: Partial<RunHeader> = {},
+): RunHeader {
   return {
-    id, name: `GRPO · copy 3 · seed ${seed}`, createdAt: 0, updatedAt: 0, config: resolveConfig('grpo', { seed }), preset: 'grpo', backend: 'webgpu',
-    status: 'done', step: 2, savedStep: 2, elapsedMs: 0, adapter: '', lastMetrics: {}, ...(group && { seedGroup: group }), ...p,
+    id,
+    name: `GRPO · copy 3 · seed ${seed}`,
+    createdAt: 0,
+    updatedAt: 0,
+    config: resolveConfig('grpo', { seed }),
+    preset: 'grpo',
+    backend: 'webgpu',
+    status: 'done',
+    step: 2,
+    savedStep: 2,
+    elapsedMs: 0,
+    adapter: '',
+    lastMetrics: {},
+    ...(group && { seedGroup: group }),
+    ...p,
   };
 }
 
@@ -30,15 +48,24 @@ const RUNS: RunHeader[] = [
 describe('seed groups in the runs list and on the charts', () => {
   it('gathers a group into one row at its newest run, its runs in seed order; other runs stay as they were', () => {
     const rows = runsListRows(RUNS);
-    expect(rows.map((r) => (r.kind === 'run' ? r.run.id : `${r.groupId}:${r.members.map((m) => m.id).join(',')}`))).toEqual(['late', 'G:g0,g1,g2', 'early']);
+    expect(
+      rows.map((r) => (r.kind === 'run' ? r.run.id : `${r.groupId}:${r.members.map((m) => m.id).join(',')}`)),
+    ).toEqual(['late', 'G:g0,g1,g2', 'early']);
     expect(seedGroupLabel(RUNS.slice(1, 4))).toBe('GRPO · copy 3 · seeds 4-6');
     expect(seedGroupLabel([RUNS[1], RUNS[3]])).toBe('GRPO · copy 3 · seeds 4, 6');
   });
 
   it('draws a group in band mode as one entry of its loaded runs, and seed by seed as its runs', () => {
     const loaded = (id: string) => id !== 'g1';
-    expect(chartEntries(['g2', 'early', 'g0'], RUNS, {}, loaded)).toEqual([{ id: 'g2', members: ['g0', 'g2'], groupId: 'G' }, { id: 'early' }]);
-    expect(chartEntries(['g2', 'early', 'g0'], RUNS, { G: 'seeds' }, loaded)).toEqual([{ id: 'g2' }, { id: 'early' }, { id: 'g0' }]);
+    expect(chartEntries(['g2', 'early', 'g0'], RUNS, {}, loaded)).toEqual([
+      { id: 'g2', members: ['g0', 'g2'], groupId: 'G' },
+      { id: 'early' },
+    ]);
+    expect(chartEntries(['g2', 'early', 'g0'], RUNS, { G: 'seeds' }, loaded)).toEqual([
+      { id: 'g2' },
+      { id: 'early' },
+      { id: 'g0' },
+    ]);
   });
 });
 
@@ -46,7 +73,19 @@ function labWithFakeEngine() {
   const { connect, sent, respond } = fakeEngine();
   const store = createLabStore({ connect, storage: null });
   store.getState().startEngine();
-  respond({ type: 'ready', report: { runtime: 'browser', vendor: '', architecture: '', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} as never } });
+  respond({
+    type: 'ready',
+    report: {
+      runtime: 'browser',
+      vendor: '',
+      architecture: '',
+      device: '',
+      description: '',
+      isFallbackAdapter: true,
+      features: [],
+      limits: {} as never,
+    },
+  });
   return { store, sent, respond };
 }
 
@@ -60,26 +99,52 @@ describe('the seeds slice', () => {
     expect(s().seedCount).toBe(2);
     s().setSeedCount(3);
     expect(s().startSeedGroup()).toBe(true);
-    expect(sent.at(-1)).toEqual({ type: 'start-seeds', config: s().check.config, preset: s().preset, backend: 'webgpu', seeds: 3 });
+    expect(sent.at(-1)).toEqual({
+      type: 'start-seeds',
+      config: s().check.config,
+      preset: s().preset,
+      backend: 'webgpu',
+      seeds: 3,
+    });
   });
 
-  it('opens a group with its runs\' records loaded, overlays every seed on request, and continues a paused queue', () => {
+  it("opens a group with its runs' records loaded, overlays every seed on request, and continues a paused queue", () => {
     const { store, sent, respond } = labWithFakeEngine();
     const s = store.getState;
     respond({ type: 'runs', runs: RUNS, storage: null, persistent: false });
     s().openSeedGroup('G');
     expect(s().viewRunId).toBe('g0');
-    expect(sent.filter((r) => r.type === 'load-run').map((r) => r.type === 'load-run' && r.runId).sort()).toEqual(['g0', 'g1', 'g2']);
-    for (const id of ['g0', 'g1', 'g2']) respond({ type: 'run-data', runId: id, batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5 } }]), evals: [], rolloutSteps: [] });
+    expect(
+      sent
+        .filter((r) => r.type === 'load-run')
+        .map((r) => r.type === 'load-run' && r.runId)
+        .sort(),
+    ).toEqual(['g0', 'g1', 'g2']);
+    for (const id of ['g0', 'g1', 'g2'])
+      respond({
+        type: 'run-data',
+        runId: id,
+        batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5 } }]),
+        evals: [],
+        rolloutSteps: [],
+      });
     const st = s();
-    expect(chartEntries(chartRunIds(st), st.runs, st.seedGroupView, (id) => !!st.views[id])).toEqual([{ id: 'g0', members: ['g0', 'g1', 'g2'], groupId: 'G' }]);
+    expect(chartEntries(chartRunIds(st), st.runs, st.seedGroupView, (id) => !!st.views[id])).toEqual([
+      { id: 'g0', members: ['g0', 'g1', 'g2'], groupId: 'G' },
+    ]);
 
     s().setSeedGroupView('G', 'seeds');
     expect(s().overlay).toEqual(['g1', 'g2']);
     expect(chartRunIds(s())).toEqual(['g0', 'g1', 'g2']);
 
     // A seed of a queue, paused: Start continues it (and the queue), though its seed is not the edited config's.
-    const paused: RunProgress = { ...IDLE_PROGRESS, runId: 'g1', name: RUNS[2].name, status: 'paused', seedQueue: { groupId: 'G', index: 1, size: 3, failedSeeds: [] } };
+    const paused: RunProgress = {
+      ...IDLE_PROGRESS,
+      runId: 'g1',
+      name: RUNS[2].name,
+      status: 'paused',
+      seedQueue: { groupId: 'G', index: 1, size: 3, failedSeeds: [] },
+    };
     respond({ type: 'progress', progress: paused });
     expect(canContinue(s())).toBe(true);
     expect(startLabel(s())).toBe('Continue');

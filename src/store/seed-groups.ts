@@ -43,7 +43,12 @@ export interface ChartEntry {
  * its first run's place, holding all its runs that have records on the page (`loaded`); a group drawn seed by seed
  * leaves its runs as they are.
  */
-export function chartEntries(ids: readonly string[], runs: readonly RunHeader[], views: Readonly<Record<string, SeedGroupView>>, loaded: (runId: string) => boolean): ChartEntry[] {
+export function chartEntries(
+  ids: readonly string[],
+  runs: readonly RunHeader[],
+  views: Readonly<Record<string, SeedGroupView>>,
+  loaded: (runId: string) => boolean,
+): ChartEntry[] {
   const out: ChartEntry[] = [];
   const drawn = new Set<string>();
   for (const id of ids) {
@@ -54,7 +59,9 @@ export function chartEntries(ids: readonly string[], runs: readonly RunHeader[],
     }
     if (drawn.has(g)) continue;
     drawn.add(g);
-    const members = groupMembers(runs, g).map((h) => h.id).filter((m) => m === id || loaded(m));
+    const members = groupMembers(runs, g)
+      .map((h) => h.id)
+      .filter((m) => m === id || loaded(m));
     out.push({ id, members, groupId: g });
   }
   return out;

@@ -38,7 +38,9 @@ export function engineReady(s: LabState): boolean {
 export function canContinue(s: LabState): boolean {
   if (s.progress.status === 'paused' && s.progress.seedQueue) return true;
   const current = currentRun(s);
-  return s.progress.status === 'paused' && !!current && s.check.config !== null && sameConfig(current.config, s.check.config);
+  return (
+    s.progress.status === 'paused' && !!current && s.check.config !== null && sameConfig(current.config, s.check.config)
+  );
 }
 
 /** Why Start (and Step) cannot run now, or null when they can. */
@@ -191,7 +193,13 @@ export function lessonRunStates(s: LabState): LessonRunState[] {
     const runId = l.runIds[run.key];
     const live = runId !== undefined && s.progress.runId === runId;
     const state: LessonRunState['state'] =
-      l.phase === 'ready' || i > l.current ? 'waiting' : l.phase === 'done' || i < l.current ? 'done' : l.phase === 'stopped' ? 'stopped' : 'training';
+      l.phase === 'ready' || i > l.current
+        ? 'waiting'
+        : l.phase === 'done' || i < l.current
+          ? 'done'
+          : l.phase === 'stopped'
+            ? 'stopped'
+            : 'training';
     const step = state === 'done' ? lesson.steps : live ? s.progress.step : 0;
     return { key: run.key, label: run.label, state, step, steps: lesson.steps };
   });

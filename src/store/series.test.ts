@@ -7,13 +7,32 @@ import { packRows } from '../engine/metric-batch';
 import type { MetricRow } from '../engine/types';
 import { CHARTS, METRICS, metricSpec } from '../schema/metrics';
 import { resolveConfig, RL_FIELDS } from '../rl/config';
-import { chartData, chartHelp, chartQuietness, chartsFor, flatDomain, metricHelp, OPTIMIZER_STEP_KEY, STARTING_CHARTS } from './charts';
+import {
+  chartData,
+  chartHelp,
+  chartQuietness,
+  chartsFor,
+  flatDomain,
+  metricHelp,
+  OPTIMIZER_STEP_KEY,
+  STARTING_CHARTS,
+} from './charts';
 import { MetricTable } from './metric-table';
 import { bucketOf, decimate, makeGrid, positiveOnly, smooth } from './series';
 
 function table(n: number, f: (i: number) => Record<string, number>, start = 1): MetricTable {
   const t = new MetricTable();
-  t.append(packRows(Array.from({ length: n }, (_, i) => ({ step: i + start, optimizerStep: i + start, epoch: 0, minibatch: 0, metrics: f(i + start) }))));
+  t.append(
+    packRows(
+      Array.from({ length: n }, (_, i) => ({
+        step: i + start,
+        optimizerStep: i + start,
+        epoch: 0,
+        minibatch: 0,
+        metrics: f(i + start),
+      })),
+    ),
+  );
   return t;
 }
 
@@ -102,7 +121,16 @@ describe('metric table', () => {
 function run(steps: number, updates: number): MetricTable {
   const rows: MetricRow[] = [];
   for (let step = 1; step <= steps; step++) {
-    for (let update = 0; update < updates; update++) rows.push({ step, optimizerStep: rows.length + 1, epoch: update, minibatch: 0, update, updates, metrics: { reward: step, reward_std: 0 } });
+    for (let update = 0; update < updates; update++)
+      rows.push({
+        step,
+        optimizerStep: rows.length + 1,
+        epoch: update,
+        minibatch: 0,
+        update,
+        updates,
+        metrics: { reward: step, reward_std: 0 },
+      });
   }
   const t = new MetricTable();
   t.append(packRows(rows));
@@ -115,7 +143,14 @@ describe('the rollout-step axis', () => {
     const one = run(3, 1);
     expect(Array.from(two.x)).toEqual([0.5, 1, 1.5, 2, 2.5, 3]);
     const spec = chartsFor(['reward']).find((c) => c.metrics.includes('reward'))!;
-    const d = chartData(spec, [{ id: 'two', label: 'two', table: two }, { id: 'one', label: 'one', table: one }], { smoothing: 0, maxPoints: 100, log: false });
+    const d = chartData(
+      spec,
+      [
+        { id: 'two', label: 'two', table: two },
+        { id: 'one', label: 'one', table: one },
+      ],
+      { smoothing: 0, maxPoints: 100, log: false },
+    );
     for (const row of d.rows) {
       const x = row.x as number;
       expect(row['r0:reward']).toBe(Math.ceil(x)); // run "two" at every sub-tick
@@ -128,31 +163,70 @@ describe('the rollout-step axis', () => {
 
 describe('charts', () => {
   const trainerNames = [
-    'reward', 'reward_std', 'accuracy', 'frac_reward_zero_std', 'difficulty', 'dynamic_sampling/filtered_frac', 'rewards/accuracy/mean', 'rewards/accuracy/std',
-    'completions/mean_length', 'completions/min_length', 'completions/max_length', 'completions/clipped_ratio', 'completions/mean_terminated_length',
-    'completions/loss_tokens', 'entropy', 'kl', 'kl/exact', 'approx_kl', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean',
-    'cispo_clip_ratio', 'policy_loss', 'value_loss', 'vf_explained_var', 'grad_norm', 'learning_rate', 'entropy_coef', 'sampling/logp_diff/mean',
-    'sampling/logp_diff/max', 'perf/step_ms', 'perf/rollout_tokens_per_s', 'perf/train_tokens_per_s', 'timing_s/gen', 'timing_s/update', 'loss',
-    'token_selection/entropy_kept_frac', 'made_up/never_catalogued',
+    'reward',
+    'reward_std',
+    'accuracy',
+    'frac_reward_zero_std',
+    'difficulty',
+    'dynamic_sampling/filtered_frac',
+    'rewards/accuracy/mean',
+    'rewards/accuracy/std',
+    'completions/mean_length',
+    'completions/min_length',
+    'completions/max_length',
+    'completions/clipped_ratio',
+    'completions/mean_terminated_length',
+    'completions/loss_tokens',
+    'entropy',
+    'kl',
+    'kl/exact',
+    'approx_kl',
+    'clip_ratio/low_mean',
+    'clip_ratio/high_mean',
+    'clip_ratio/region_mean',
+    'cispo_clip_ratio',
+    'policy_loss',
+    'value_loss',
+    'vf_explained_var',
+    'grad_norm',
+    'learning_rate',
+    'entropy_coef',
+    'sampling/logp_diff/mean',
+    'sampling/logp_diff/max',
+    'perf/step_ms',
+    'perf/rollout_tokens_per_s',
+    'perf/train_tokens_per_s',
+    'timing_s/gen',
+    'timing_s/update',
+    'loss',
+    'token_selection/entropy_kept_frac',
+    'made_up/never_catalogued',
   ];
   const banded = CHARTS.flatMap((c) => ('band' in c ? [c.band] : []));
 
-  it('draws every metric on exactly one chart: the catalog\'s when it has one, its family\'s when not', () => {
+  it("draws every metric on exactly one chart: the catalog's when it has one, its family's when not", () => {
     const specs = chartsFor(trainerNames);
     const bandStds = new Set(specs.flatMap((s) => (s.band ? [s.band.std] : [])));
     const drawn = specs.flatMap((s) => s.metrics);
     for (const m of trainerNames) expect(drawn.filter((d) => d === m).length + (bandStds.has(m) ? 1 : 0), m).toBe(1);
     expect(new Set(specs.map((s) => s.id)).size).toBe(specs.length);
-    for (const s of specs) for (const m of s.metrics) expect(s.id, m).toBe(metricSpec(m)?.chart ?? `family-${m.split('/')[0]}`);
+    for (const s of specs)
+      for (const m of s.metrics) expect(s.id, m).toBe(metricSpec(m)?.chart ?? `family-${m.split('/')[0]}`);
     // Catalog charts first, in the catalog's order; then the families.
     const catalogIds = specs.map((s) => s.id).filter((id) => !id.startsWith('family-'));
     expect(catalogIds).toEqual(CHARTS.map((c) => c.id).filter((id) => catalogIds.includes(id)));
     expect(specs.findIndex((s) => s.id.startsWith('family-'))).toBe(catalogIds.length);
-    expect(specs.find((s) => s.id === 'family-made_up')).toMatchObject({ title: 'made_up/* (not in the metric catalog)', y: 'value', metrics: ['made_up/never_catalogued'] });
+    expect(specs.find((s) => s.id === 'family-made_up')).toMatchObject({
+      title: 'made_up/* (not in the metric catalog)',
+      y: 'value',
+      metrics: ['made_up/never_catalogued'],
+    });
   });
 
   it('never gives two charts one title, whatever the case, families included', () => {
-    const titles = chartsFor([...trainerNames, 'loss/value_avg', 'kl_loss/x', 'critic_extra/y']).map((s) => s.title.toLowerCase());
+    const titles = chartsFor([...trainerNames, 'loss/value_avg', 'kl_loss/x', 'critic_extra/y']).map((s) =>
+      s.title.toLowerCase(),
+    );
     expect(new Set(titles).size).toBe(titles.length);
     expect(new Set(CHARTS.map((c) => c.title.toLowerCase())).size).toBe(CHARTS.length);
   });
@@ -167,7 +241,7 @@ describe('charts', () => {
     }
   });
 
-  it('puts template names on their template\'s chart and orders each chart by the catalog', () => {
+  it("puts template names on their template's chart and orders each chart by the catalog", () => {
     const template = METRICS.find((m) => m.name.includes('<'))!;
     const name = template.name.replace(/<[a-z]+>/g, 'x');
     expect(metricSpec(name)).toBe(template);
@@ -180,7 +254,7 @@ describe('charts', () => {
     }
   });
 
-  it('labels axes and hovers from the catalog: the y unit, each metric\'s doc, formula and healthy range', () => {
+  it("labels axes and hovers from the catalog: the y unit, each metric's doc, formula and healthy range", () => {
     for (const s of chartsFor(trainerNames)) {
       const c = CHARTS.find((k) => k.id === s.id);
       expect(s.y).toBe(c ? c.y : 'value');
@@ -194,12 +268,19 @@ describe('charts', () => {
     expect(STARTING_CHARTS.every((s) => CHARTS.slice(0, 6).some((c) => c.id === s.id))).toBe(true);
   });
 
-  it('overlays runs on a shared grid with a std band, and reports the first run\'s last raw values', () => {
+  it("overlays runs on a shared grid with a std band, and reports the first run's last raw values", () => {
     const band = banded[0];
     const a = table(20, (i) => ({ [band.mean]: i / 20, [band.std]: 0.1 }));
     const b = table(10, (i) => ({ [band.mean]: 1 - i / 10, [band.std]: 0.2 }));
     const spec = chartsFor([band.mean, band.std]).find((s) => s.band)!;
-    const d = chartData(spec, [{ id: 'a', label: 'A', table: a }, { id: 'b', label: 'B', table: b }], { smoothing: 0, maxPoints: 100, log: false });
+    const d = chartData(
+      spec,
+      [
+        { id: 'a', label: 'A', table: a },
+        { id: 'b', label: 'B', table: b },
+      ],
+      { smoothing: 0, maxPoints: 100, log: false },
+    );
     expect(d.rows).toHaveLength(20);
     expect(d.series.map((s) => s.key)).toEqual([`r0:${band.mean}`, `r1:${band.mean}`]);
     expect(d.rows[4][`r0:${band.mean}`]).toBeCloseTo(5 / 20, 12);
@@ -245,10 +326,18 @@ describe('charts whose feature is off', () => {
 
   it('name the knobs and their values instead of drawing a flat line: curriculum fixed, no critic, no token selection', () => {
     const grpo = resolveConfig('grpo', { curriculum: 'fixed' });
-    expect(chartQuietness(chart('curriculum'), [run('a', grpo)])).toEqual({ whole: true, notes: ['off in this run: curriculum = fixed (every step samples the configured difficulty)'] });
-    expect(chartQuietness(chart('critic'), [run('a', grpo)]).notes).toEqual(['off in this run: adv_estimator = grpo (only GAE, the ppo preset, trains a critic)']);
+    expect(chartQuietness(chart('curriculum'), [run('a', grpo)])).toEqual({
+      whole: true,
+      notes: ['off in this run: curriculum = fixed (every step samples the configured difficulty)'],
+    });
+    expect(chartQuietness(chart('critic'), [run('a', grpo)]).notes).toEqual([
+      'off in this run: adv_estimator = grpo (only GAE, the ppo preset, trains a critic)',
+    ]);
     expect(chartQuietness(chart('selection'), [run('a', grpo)]).whole).toBe(true);
-    expect(chartQuietness(chart('selection'), [run('a', { ...grpo, top_entropy_quantile: 0.2 })])).toEqual({ whole: false, notes: [] });
+    expect(chartQuietness(chart('selection'), [run('a', { ...grpo, top_entropy_quantile: 0.2 })])).toEqual({
+      whole: false,
+      notes: [],
+    });
     expect(chartQuietness(chart('critic'), [run('a', resolveConfig('ppo'))])).toEqual({ whole: false, notes: [] });
   });
 
@@ -256,35 +345,54 @@ describe('charts whose feature is off', () => {
     const one = resolveConfig('grpo', { num_iterations: 1, num_minibatches: 1 });
     const q = chartQuietness(chart('clip'), [run('a', one)]);
     expect(q.whole).toBe(true);
-    expect(q.notes[0]).toBe('always 0 in this run: num_iterations = 1, num_minibatches = 1 (one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip)');
-    expect(chartQuietness(chart('clip'), [run('a', { ...one, num_iterations: 2 })])).toEqual({ whole: false, notes: [] });
+    expect(q.notes[0]).toBe(
+      'always 0 in this run: num_iterations = 1, num_minibatches = 1 (one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip)',
+    );
+    expect(chartQuietness(chart('clip'), [run('a', { ...one, num_iterations: 2 })])).toEqual({
+      whole: false,
+      notes: [],
+    });
   });
 
   it('note the quiet metrics of a chart that still draws others (beta 0: kl off, approx_kl still measured)', () => {
     const c = resolveConfig('grpo', { beta: 0, num_iterations: 2 });
-    expect(chartQuietness(chart('kl'), [run('a', c)])).toEqual({ whole: false, notes: ['kl, kl/exact off in this run: beta = 0 (no reference model to measure against)'] });
+    expect(chartQuietness(chart('kl'), [run('a', c)])).toEqual({
+      whole: false,
+      notes: ['kl, kl/exact off in this run: beta = 0 (no reference model to measure against)'],
+    });
     // With one update per batch approx_kl is 0 too: every metric of the chart is quiet.
     expect(chartQuietness(chart('kl'), [run('a', { ...c, num_iterations: 1, num_minibatches: 1 })]).whole).toBe(true);
     // A null knob reads "unset".
-    expect(chartQuietness(chart('lr'), [run('a', resolveConfig('grpo', { entropy_coef: 0, entropy_target: null }))]).notes).toEqual([
-      'entropy_coef off in this run: entropy_coef = 0, entropy_target unset (no entropy bonus)',
-    ]);
+    expect(
+      chartQuietness(chart('lr'), [run('a', resolveConfig('grpo', { entropy_coef: 0, entropy_target: null }))]).notes,
+    ).toEqual(['entropy_coef off in this run: entropy_coef = 0, entropy_target unset (no entropy bonus)']);
   });
 
   it('in an overlay, name the run it is off in, and draw the chart while any run has it on', () => {
     const fixed = resolveConfig('grpo', { curriculum: 'fixed' });
     const adaptive = resolveConfig('grpo', { curriculum: 'adaptive' });
-    expect(chartQuietness(chart('curriculum'), [run('grpo · curriculum fixed', fixed), run('grpo · curriculum adaptive', adaptive)])).toEqual({
+    expect(
+      chartQuietness(chart('curriculum'), [
+        run('grpo · curriculum fixed', fixed),
+        run('grpo · curriculum adaptive', adaptive),
+      ]),
+    ).toEqual({
       whole: false,
       notes: ['off in grpo · curriculum fixed: curriculum = fixed (every step samples the configured difficulty)'],
     });
     // Off in every run for the same reason: said once.
-    expect(chartQuietness(chart('curriculum'), [run('x', fixed), run('y', fixed)])).toEqual({ whole: true, notes: ['off in every run: curriculum = fixed (every step samples the configured difficulty)'] });
+    expect(chartQuietness(chart('curriculum'), [run('x', fixed), run('y', fixed)])).toEqual({
+      whole: true,
+      notes: ['off in every run: curriculum = fixed (every step samples the configured difficulty)'],
+    });
     expect(chartQuietness(chart('curriculum'), [])).toEqual({ whole: false, notes: [] });
   });
 
   it('read only knobs the config has, with values those knobs can take, and metrics on their own chart', () => {
-    const fields = RL_FIELDS as Record<string, { kind: string; values?: readonly string[]; nullable?: boolean; min?: number; max?: number }>;
+    const fields = RL_FIELDS as Record<
+      string,
+      { kind: string; values?: readonly string[]; nullable?: boolean; min?: number; max?: number }
+    >;
     for (const c of CHARTS) {
       for (const q of 'quiet' in c ? c.quiet : []) {
         for (const m of 'metrics' in q ? q.metrics : []) expect(metricSpec(m)?.chart, `${c.id}: ${m}`).toBe(c.id);

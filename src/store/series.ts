@@ -83,10 +83,11 @@ export function makeGrid(xs: readonly ArrayLike<number>[], maxPoints: number): G
   if (exact) return { buckets: exact.length, start: exact, x: exact.slice() };
   let lo = Infinity;
   let hi = -Infinity;
-  for (const x of xs) for (let i = 0; i < x.length; i++) {
-    if (x[i] < lo) lo = x[i];
-    if (x[i] > hi) hi = x[i];
-  }
+  for (const x of xs)
+    for (let i = 0; i < x.length; i++) {
+      if (x[i] < lo) lo = x[i];
+      if (x[i] > hi) hi = x[i];
+    }
   const r = finestSpacing(xs);
   const width = r * Math.ceil((hi - lo + r) / (r * limit));
   const buckets = Math.min(limit, Math.ceil((hi - lo + r) / width));

@@ -12,7 +12,19 @@ import { configDiff, differsFromPreset, switchPreset } from './config-diff';
 import { ALERT_RULES } from '../rl/alerts';
 import { alertsOn, createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
-import { canContinue, canPause, canResumeRun, canStart, canStep, chartRunIds, isBusy, runExports, runStep, startBlocker, startLabel } from './selectors';
+import {
+  canContinue,
+  canPause,
+  canResumeRun,
+  canStart,
+  canStep,
+  chartRunIds,
+  isBusy,
+  runExports,
+  runStep,
+  startBlocker,
+  startLabel,
+} from './selectors';
 
 /** A store whose engine records the requests it gets; `respond` plays the worker. */
 function labWithFakeEngine() {
@@ -31,16 +43,46 @@ const progress = (p: Partial<RunProgress>): RunProgress => ({ ...IDLE_PROGRESS, 
 /** The worker's answer once it has a device. */
 const READY: Response = {
   type: 'ready',
-  report: { runtime: 'browser', vendor: 'google', architecture: 'swiftshader', device: '', description: '', isFallbackAdapter: true, features: [], limits: {} as AdapterReport['limits'] },
+  report: {
+    runtime: 'browser',
+    vendor: 'google',
+    architecture: 'swiftshader',
+    device: '',
+    description: '',
+    isFallbackAdapter: true,
+    features: [],
+    limits: {} as AdapterReport['limits'],
+  },
 };
 
 function header(id: string, config: RunHeader['config'], p: Partial<RunHeader> = {}): RunHeader {
-  return { id, name: id, createdAt: 0, updatedAt: 0, config, preset: 'grpo', backend: 'webgpu', status: 'paused', step: 3, savedStep: 3, elapsedMs: 0, adapter: '', lastMetrics: {}, ...p };
+  return {
+    id,
+    name: id,
+    createdAt: 0,
+    updatedAt: 0,
+    config,
+    preset: 'grpo',
+    backend: 'webgpu',
+    status: 'paused',
+    step: 3,
+    savedStep: 3,
+    elapsedMs: 0,
+    adapter: '',
+    lastMetrics: {},
+    ...p,
+  };
 }
 
 describe('config slice', () => {
   it('reads a shared link back to the same config and preset', () => {
-    const c = resolveConfig('dapo', { task: 'sort', difficulty: 4, seed: 123, num_iterations: 2, reward_weights: { accuracy: 0.8, format: 0.2 } });
+    const c = resolveConfig('dapo', {
+      task: 'sort',
+      difficulty: 4,
+      seed: 123,
+      num_iterations: 2,
+      reward_weights: { accuracy: 0.8, format: 0.2 },
+    });
     useLab.getState().initConfig(`?${configToUrlParams(c, 'dapo')}`);
     const s = useLab.getState();
     expect(s.urlError).toBeNull();
@@ -63,7 +105,9 @@ describe('config slice', () => {
     const s = useLab.getState();
     expect(s.preset).toBe('dapo');
     expect(s.check.config).toEqual(resolveConfig('dapo', { seed: 7, task: 'sort' }));
-    expect(s.urlError).toBe('The link\'s config is used except for what is named below.\nbeta: must be a number in [0, 10], got "abc"');
+    expect(s.urlError).toBe(
+      'The link\'s config is used except for what is named below.\nbeta: must be a number in [0, 10], got "abc"',
+    );
   });
 
   it('summarizes a link with many bad fields: five problems, a count of the rest', () => {
@@ -82,7 +126,9 @@ describe('config slice', () => {
   it('quotes a 10,000-character bad value cut, with no unbroken run longer than a line', () => {
     useLab.getState().initConfig(`?temperature=${'7'.repeat(10_000)}`);
     const { urlError } = useLab.getState();
-    expect(urlError).toContain(`temperature: must be a number in (0, 100], got "${'7'.repeat(80)}"... (10000 characters)`);
+    expect(urlError).toContain(
+      `temperature: must be a number in (0, 100], got "${'7'.repeat(80)}"... (10000 characters)`,
+    );
     expect(urlError!.length).toBeLessThan(400);
     expect(Math.max(...urlError!.split(/\s+/).map((w) => w.length))).toBeLessThanOrEqual(90);
   });
@@ -113,7 +159,7 @@ describe('config slice', () => {
     expect(useLab.getState().draft.checkpoint).toBeNull();
   });
 
-  it('uses a shipped checkpoint or one on the page\'s own origin without asking', () => {
+  it("uses a shipped checkpoint or one on the page's own origin without asking", () => {
     const site = 'https://lab.example/rl/';
     for (const ck of ['addition', 'https://lab.example/rl/my-ck', 'runs/mine']) {
       const lab = labWithFakeEngine().store;
@@ -124,11 +170,16 @@ describe('config slice', () => {
   });
 
   it('holds back a data: URL checkpoint, shown by its scheme', () => {
-    useLab.getState().initConfig(`?checkpoint=${encodeURIComponent('data:application/octet-stream;base64,AAAA')}`, 'https://lab.example/');
+    useLab
+      .getState()
+      .initConfig(
+        `?checkpoint=${encodeURIComponent('data:application/octet-stream;base64,AAAA')}`,
+        'https://lab.example/',
+      );
     expect(useLab.getState().linkCheckpoint?.origin).toBe('data: URL');
   });
 
-  it('ignores the page\'s own parameters and an empty query', () => {
+  it("ignores the page's own parameters and an empty query", () => {
     useLab.getState().initConfig('?bench');
     expect(useLab.getState().urlError).toBeNull();
     expect(useLab.getState().preset).toBe(LAB_DEFAULT.preset);
@@ -153,7 +204,16 @@ describe('config slice', () => {
     setField('num_iterations', 3);
     applyPreset('dapo');
     const c = useLab.getState().check.config!;
-    expect(c).toMatchObject({ seed: 9, train_batch_size: 2, task: LAB_DEFAULT.overrides.task, checkpoint: LAB_DEFAULT.overrides.checkpoint, temperature: LAB_DEFAULT.overrides.temperature, epsilon_high: 0.28, dynamic_sampling: true, beta: 0 });
+    expect(c).toMatchObject({
+      seed: 9,
+      train_batch_size: 2,
+      task: LAB_DEFAULT.overrides.task,
+      checkpoint: LAB_DEFAULT.overrides.checkpoint,
+      temperature: LAB_DEFAULT.overrides.temperature,
+      epsilon_high: 0.28,
+      dynamic_sampling: true,
+      beta: 0,
+    });
     expect(c.num_iterations).toBe(1); // an algorithm knob: the preset's (default) value
     expect(switchPreset({ ...resolveConfig('grpo'), dynamic_sampling: true }, 'grpo').dynamic_sampling).toBe(false);
   });
@@ -177,8 +237,16 @@ describe('worker messages', () => {
     const h = useLab.getState().handleResponse;
     h({ type: 'progress', progress: progress({ runId: 'r1', status: 'running', step: 0, totalSteps: 5 }) });
     expect(useLab.getState().viewRunId).toBe('r1');
-    h({ type: 'metrics', runId: 'r1', batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5 } }]) });
-    h({ type: 'metrics', runId: 'r1', batch: packRows([{ step: 2, optimizerStep: 2, epoch: 0, minibatch: 0, metrics: { reward: 0.75 } }]) });
+    h({
+      type: 'metrics',
+      runId: 'r1',
+      batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.5 } }]),
+    });
+    h({
+      type: 'metrics',
+      runId: 'r1',
+      batch: packRows([{ step: 2, optimizerStep: 2, epoch: 0, minibatch: 0, metrics: { reward: 0.75 } }]),
+    });
     const v = useLab.getState().views.r1;
     expect(v.version).toBe(2);
     expect(Array.from(v.table.column('reward')!)).toEqual([0.5, 0.75]);
@@ -186,18 +254,40 @@ describe('worker messages', () => {
     expect(useLab.getState().views.r1.rolloutSteps).toEqual([2]);
     expect(useLab.getState().rollouts['r1@2']).toBeDefined();
     // Every group of a step in brief arrives with its sampled groups; a step's histograms arrive with its rows.
-    const batch = [{ index: 0, prompt: 'p', answer: 'a', completions: [{ text: 'a', length: 2, finished: true, reward: 1, passed: true, advantage: 0.5, masked: false }] }];
+    const batch = [
+      {
+        index: 0,
+        prompt: 'p',
+        answer: 'a',
+        completions: [{ text: 'a', length: 2, finished: true, reward: 1, passed: true, advantage: 0.5, masked: false }],
+      },
+    ];
     h({ type: 'rollouts', runId: 'r1', step: 3, groups: [], texts: [], batch });
     expect(useLab.getState().rollouts['r1@3'].batch).toEqual(batch);
-    h({ type: 'metrics', runId: 'r1', batch: packRows([{ step: 3, optimizerStep: 3, epoch: 0, minibatch: 0, metrics: { reward: 1 }, histograms: { entropy: [1, 2] } }]) });
+    h({
+      type: 'metrics',
+      runId: 'r1',
+      batch: packRows([
+        { step: 3, optimizerStep: 3, epoch: 0, minibatch: 0, metrics: { reward: 1 }, histograms: { entropy: [1, 2] } },
+      ]),
+    });
     expect(useLab.getState().views.r1.table.histograms()).toEqual([[3, { entropy: [1, 2] }]]);
     h({ type: 'evals', runId: 'r1', evals: [{ step: 2, items: 2, accuracy: 0.5, reward: 0.5, passAtK: [0.5, 1] }] });
     expect(useLab.getState().views.r1.evals).toHaveLength(1);
     // The evaluation before training joins the series at step 0, so held-out accuracy reads from before RL.
     h({ type: 'evals', runId: 'r1', evals: [{ step: 0, items: 2, accuracy: 0, reward: 0.25, passAtK: [0, 0.5] }] });
-    expect(useLab.getState().views.r1.evals.map((e) => [e.step, e.accuracy])).toEqual([[0, 0], [2, 0.5]]);
+    expect(useLab.getState().views.r1.evals.map((e) => [e.step, e.accuracy])).toEqual([
+      [0, 0],
+      [2, 0.5],
+    ]);
     // A saved run's records replace what the page had for it.
-    h({ type: 'run-data', runId: 'r1', batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.1 } }]), evals: [], rolloutSteps: [1] });
+    h({
+      type: 'run-data',
+      runId: 'r1',
+      batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 0.1 } }]),
+      evals: [],
+      rolloutSteps: [1],
+    });
     expect(useLab.getState().views.r1.table.length).toBe(1);
     expect(useLab.getState().views.r1.rolloutSteps).toEqual([1]);
   });
@@ -230,7 +320,13 @@ describe('worker messages', () => {
     expect(alertsOn(useLab.getState().alerts.r1, ['entropy'])).toEqual([alert]);
     expect(alertsOn(useLab.getState().alerts.r1, ['reward'])).toEqual([]);
     // The run went back to step 1 (a rewind): its records replace the page's, and the alert of step 3 goes.
-    h({ type: 'run-data', runId: 'r1', batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { entropy: 0.5 } }]), evals: [], rolloutSteps: [1] });
+    h({
+      type: 'run-data',
+      runId: 'r1',
+      batch: packRows([{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { entropy: 0.5 } }]),
+      evals: [],
+      rolloutSteps: [1],
+    });
     expect(useLab.getState().alerts.r1).toEqual([]);
   });
 });
@@ -249,13 +345,21 @@ describe('run controls', () => {
     respond(READY);
     expect([canStart(s()), canStep(s()), startLabel(s())]).toEqual([true, true, 'Start']);
     s().startRun();
-    expect(sent[1]).toEqual({ type: 'configure', config: s().check.config, preset: 'grpo', backend: 'webgpu', then: 'start' });
+    expect(sent[1]).toEqual({
+      type: 'configure',
+      config: s().check.config,
+      preset: 'grpo',
+      backend: 'webgpu',
+      then: 'start',
+    });
     s().setField('temperature', 'hot');
     expect(startBlocker(s())).toBe('config');
     s().startRun();
     s().stepRun();
     expect(sent).toHaveLength(2);
-    expect(s().notices[0].message).toMatch(/^The config has errors; fix the marked fields first\. temperature: must be a number/);
+    expect(s().notices[0].message).toMatch(
+      /^The config has errors; fix the marked fields first\. temperature: must be a number/,
+    );
   });
 
   it('continue the paused run while its config is the edited one, and start a new run once it is not', () => {
@@ -263,8 +367,16 @@ describe('run controls', () => {
     const s = store.getState;
     s().startEngine();
     respond({ type: 'unavailable', message: 'no WebGPU' }); // the CPU backend is ready as soon as the worker answers
-    respond({ type: 'runs', runs: [header('r1', s().check.config!, { backend: 'cpu' })], storage: null, persistent: false });
-    respond({ type: 'progress', progress: progress({ runId: 'r1', status: 'paused', step: 3, totalSteps: 10, backend: 'cpu' }) });
+    respond({
+      type: 'runs',
+      runs: [header('r1', s().check.config!, { backend: 'cpu' })],
+      storage: null,
+      persistent: false,
+    });
+    respond({
+      type: 'progress',
+      progress: progress({ runId: 'r1', status: 'paused', step: 3, totalSteps: 10, backend: 'cpu' }),
+    });
     expect([canContinue(s()), startLabel(s()), canStart(s())]).toEqual([true, 'Continue', true]);
     s().startRun();
     s().stepRun();
@@ -294,7 +406,7 @@ describe('run controls', () => {
     expect(s().notices).toEqual([]);
   });
 
-  it('show the current run\'s live step in the runs list, and offer resume for other unfinished runs only', () => {
+  it("show the current run's live step in the runs list, and offer resume for other unfinished runs only", () => {
     const { store, respond } = labWithFakeEngine();
     const s = store.getState;
     s().startEngine();
@@ -305,7 +417,11 @@ describe('run controls', () => {
     respond({ type: 'runs', runs: [live, done, interrupted], storage: null, persistent: false });
     respond({ type: 'progress', progress: progress({ runId: 'live', status: 'running', step: 5 }) });
     expect([runStep(s(), live), runStep(s(), done), runStep(s(), interrupted)]).toEqual([5, 9, 4]);
-    expect([canResumeRun(s(), live), canResumeRun(s(), done), canResumeRun(s(), interrupted)]).toEqual([false, false, true]);
+    expect([canResumeRun(s(), live), canResumeRun(s(), done), canResumeRun(s(), interrupted)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
   });
 
   it('offer each run only the exports it can give: an imported run its metrics, a run without saved state no checkpoint', () => {
@@ -316,7 +432,12 @@ describe('run controls', () => {
     const live = header('live', config, { status: 'running', step: 2, savedStep: 0 });
     const paused = header('paused', config, { status: 'paused', savedStep: 3 });
     const fresh = header('fresh', config, { status: 'interrupted', savedStep: 0 });
-    const trl = header('trl', config, { status: 'imported', savedStep: 0, preset: null, origin: { trainer: 'trl', file: 'trainer_state.json', uncatalogued: [] } });
+    const trl = header('trl', config, {
+      status: 'imported',
+      savedStep: 0,
+      preset: null,
+      origin: { trainer: 'trl', file: 'trainer_state.json', uncatalogued: [] },
+    });
     respond({ type: 'runs', runs: [live, paused, fresh, trl], storage: null, persistent: false });
     respond({ type: 'progress', progress: progress({ runId: 'live', status: 'running', step: 2 }) });
     expect(runExports(s(), live)).toEqual(['metrics-csv', 'metrics-jsonl', 'rollouts-jsonl', 'checkpoint']);
@@ -384,9 +505,22 @@ describe('config diff', () => {
     const a = resolveConfig('grpo', { seed: 1 });
     const b = resolveConfig('grpo', { seed: 2, num_iterations: 2 });
     const c = resolveConfig('dr_grpo', { seed: 1 });
-    expect(configDiff([{ config: a, preset: 'grpo' }, { config: b, preset: 'grpo' }]).map((r) => r.field)).toEqual(['num_iterations', 'seed']);
-    expect(configDiff([{ config: a, preset: 'grpo' }, { config: a, preset: 'grpo' }])).toEqual([]);
-    const rows = configDiff([{ config: a, preset: 'grpo' }, { config: c, preset: 'dr_grpo' }]);
+    expect(
+      configDiff([
+        { config: a, preset: 'grpo' },
+        { config: b, preset: 'grpo' },
+      ]).map((r) => r.field),
+    ).toEqual(['num_iterations', 'seed']);
+    expect(
+      configDiff([
+        { config: a, preset: 'grpo' },
+        { config: a, preset: 'grpo' },
+      ]),
+    ).toEqual([]);
+    const rows = configDiff([
+      { config: a, preset: 'grpo' },
+      { config: c, preset: 'dr_grpo' },
+    ]);
     expect(rows[0]).toEqual({ field: 'preset', values: ['grpo', 'dr_grpo'] });
     expect(rows.map((r) => r.field)).toEqual(['preset', 'adv_estimator', 'loss_agg_mode', 'beta']);
     expect(configDiff([{ config: a, preset: 'grpo' }])).toEqual([]);

@@ -12,7 +12,9 @@ import { heatPosition, latestShares, rank1Accuracies, weightUpdateGrid } from '.
 /** Rows of (step, optimizerStep, metrics). */
 function table(rows: [number, number, Record<string, number>][]): MetricTable {
   const t = new MetricTable();
-  t.append(packRows(rows.map(([step, optimizerStep, metrics]) => ({ step, optimizerStep, epoch: 0, minibatch: 0, metrics }))));
+  t.append(
+    packRows(rows.map(([step, optimizerStep, metrics]) => ({ step, optimizerStep, epoch: 0, minibatch: 0, metrics }))),
+  );
   return t;
 }
 
@@ -20,10 +22,41 @@ describe('weight-update heatmap data', () => {
   it('orders rows as the model, takes one column per measured step, and keeps holes as NaN', () => {
     const t = table([
       [1, 1, { reward: 0.1 }],
-      [2, 2, { 'weights/norm/rel_update': 1e-4, 'weights/layers.1.q/rel_update': 1e-2, 'weights/layers.1.q/rank1_share': 0.5, 'weights/embed/rel_update': 1e-3, 'weights/layers.0.down/rel_update': 2e-3, 'weights/layers.0.down/rank1_share': 0.9 }],
-      [2, 3, { 'weights/norm/rel_update': 1e-4, 'weights/layers.1.q/rel_update': 1e-2, 'weights/layers.1.q/rank1_share': 0.5, 'weights/embed/rel_update': 1e-3, 'weights/layers.0.down/rel_update': 2e-3, 'weights/layers.0.down/rank1_share': 0.9 }],
+      [
+        2,
+        2,
+        {
+          'weights/norm/rel_update': 1e-4,
+          'weights/layers.1.q/rel_update': 1e-2,
+          'weights/layers.1.q/rank1_share': 0.5,
+          'weights/embed/rel_update': 1e-3,
+          'weights/layers.0.down/rel_update': 2e-3,
+          'weights/layers.0.down/rank1_share': 0.9,
+        },
+      ],
+      [
+        2,
+        3,
+        {
+          'weights/norm/rel_update': 1e-4,
+          'weights/layers.1.q/rel_update': 1e-2,
+          'weights/layers.1.q/rank1_share': 0.5,
+          'weights/embed/rel_update': 1e-3,
+          'weights/layers.0.down/rel_update': 2e-3,
+          'weights/layers.0.down/rank1_share': 0.9,
+        },
+      ],
       [3, 4, { reward: 0.2 }],
-      [4, 5, { 'weights/norm/rel_update': 1e-3, 'weights/layers.1.q/rel_update': 1e-1, 'weights/layers.1.q/rank1_share': 0.25, 'weights/embed/rel_update': 1e-2 }],
+      [
+        4,
+        5,
+        {
+          'weights/norm/rel_update': 1e-3,
+          'weights/layers.1.q/rel_update': 1e-1,
+          'weights/layers.1.q/rank1_share': 0.25,
+          'weights/embed/rel_update': 1e-2,
+        },
+      ],
     ]);
     const g = weightUpdateGrid(t);
     expect(g.rows).toEqual(['embed', 'layers.0.down', 'layers.1.q', 'norm']);
@@ -55,7 +88,16 @@ describe('weight-update heatmap data', () => {
 
   it('sorts weight names in model order, unknown names last', () => {
     const names = ['head', 'layers.10.q', 'zzz', 'norm', 'layers.2.attn_norm', 'layers.2.down', 'embed', 'layers.2.q'];
-    expect([...names].sort(compareWeightNames)).toEqual(['embed', 'layers.2.attn_norm', 'layers.2.q', 'layers.2.down', 'layers.10.q', 'norm', 'head', 'zzz']);
+    expect([...names].sort(compareWeightNames)).toEqual([
+      'embed',
+      'layers.2.attn_norm',
+      'layers.2.q',
+      'layers.2.down',
+      'layers.10.q',
+      'norm',
+      'head',
+      'zzz',
+    ]);
   });
 
   it('lists the evaluations that ran the rank-1 comparison', () => {

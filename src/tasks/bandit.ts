@@ -47,7 +47,9 @@ export const bandit: TaskFactory = defineTask<true>({
     return {
       accuracy: r,
       format: 1,
-      reason: best ? `arm ${completion}: reward 1 (best arm)` : `arm ${completion}: reward ${r.toFixed(3)} (best is ${arms[k - 1]})`,
+      reason: best
+        ? `arm ${completion}: reward 1 (best arm)`
+        : `arm ${completion}: reward ${r.toFixed(3)} (best is ${arms[k - 1]})`,
       extra: { best },
     };
   },

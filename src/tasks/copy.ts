@@ -7,7 +7,12 @@ import { defineTask, exactMatch, randomString, show, type TaskFactory } from './
 /** The letters strings are drawn from. */
 export const COPY_LETTERS = 'abcdef';
 
-function lettersTask(name: 'copy' | 'reverse', word: string, transform: (s: string) => string, description: string): TaskFactory {
+function lettersTask(
+  name: 'copy' | 'reverse',
+  word: string,
+  transform: (s: string) => string,
+  description: string,
+): TaskFactory {
   const head = `${word}:`;
   const pattern = new RegExp(`^${word}:([${COPY_LETTERS}]{1,64})=$`);
   return defineTask<string>({

@@ -9,7 +9,17 @@ import { getTask, taskFactories, type TaskName } from './index';
  * not change the committed tokenizers (their test rebuilds them and compares bytes); byte-level BPE still encodes
  * any later task's text.
  */
-export const CORPUS_TASKS: readonly TaskName[] = ['bandit', 'copy', 'reverse', 'sort', 'parity', 'count', 'addition', 'multiplication', 'countdown'];
+export const CORPUS_TASKS: readonly TaskName[] = [
+  'bandit',
+  'copy',
+  'reverse',
+  'sort',
+  'parity',
+  'count',
+  'addition',
+  'multiplication',
+  'countdown',
+];
 
 /**
  * `perDifficulty` prompts and answers of each of `names` at every difficulty of its range (both splits), in a fixed

@@ -26,7 +26,10 @@ export const count: TaskFactory = defineTask<CountProblem>({
   disjointSplits: true,
   maxPromptLength: (n) => n + 9,
   maxCompletionLength: () => 4,
-  draw: (rng, n) => ({ letter: COUNT_LETTERS[rng.int(COUNT_LETTERS.length)] ?? 'a', text: randomString(rng, COUNT_LETTERS, n) }),
+  draw: (rng, n) => ({
+    letter: COUNT_LETTERS[rng.int(COUNT_LETTERS.length)] ?? 'a',
+    text: randomString(rng, COUNT_LETTERS, n),
+  }),
   render: (p) => `count ${p.letter}:${p.text}=`,
   parse(prompt) {
     const m = /^count ([a-d]):([a-d]{1,64})=$/.exec(prompt);

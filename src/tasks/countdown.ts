@@ -102,20 +102,23 @@ export function judgeCountdown(
   completion: string,
 ): { accuracy: number; format: number; reason: string } {
   const parsed = parseExpression(completion);
-  if (!parsed.ok) return { accuracy: 0, format: 0, reason: `not an expression: ${parsed.error} (column ${parsed.at + 1})` };
+  if (!parsed.ok)
+    return { accuracy: 0, format: 0, reason: `not an expression: ${parsed.error} (column ${parsed.at + 1})` };
   // Each given number may be used at most as many times as it is given.
   const left = new Map<bigint, number>();
   for (const n of problem.numbers) left.set(BigInt(n), (left.get(BigInt(n)) ?? 0) + 1);
   const given = problem.numbers.join(',');
   for (const n of parsed.numbers) {
     const k = left.get(n);
-    if (k === undefined) return { accuracy: 0, format: 0, reason: `uses ${show(String(n), 12)}, which is not one of ${given}` };
+    if (k === undefined)
+      return { accuracy: 0, format: 0, reason: `uses ${show(String(n), 12)}, which is not one of ${given}` };
     if (k === 0) return { accuracy: 0, format: 0, reason: `uses ${n} more often than given (${given})` };
     left.set(n, k - 1);
   }
   const value = evaluateExpression(parsed.expr);
   if (!value.ok) return { accuracy: 0, format: 0, reason: value.error };
-  if (value.value.equals(Rational.of(problem.target))) return { accuracy: 1, format: 1, reason: `correct: = ${problem.target}` };
+  if (value.value.equals(Rational.of(problem.target)))
+    return { accuracy: 1, format: 1, reason: `correct: = ${problem.target}` };
   return { accuracy: 0, format: 1, reason: `= ${value.value.toString()}, not ${problem.target}` };
 }
 
@@ -147,7 +150,8 @@ const PROMPT = /^([1-9][0-9]{0,3}) from ([1-9][0-9]{0,2}(?:,[1-9][0-9]{0,2}){0,4
 /** Countdown task (difficulty: how many numbers are given, 2..4, default 3). */
 export const countdown: TaskFactory = defineTask<CountdownProblem>({
   name: 'countdown',
-  description: 'Countdown: reach the target with + - * / ( ), each number at most once: "24 from 3,8,8,3=" -> "8/(3-8/3)".',
+  description:
+    'Countdown: reach the target with + - * / ( ), each number at most once: "24 from 3,8,8,3=" -> "8/(3-8/3)".',
   difficulty: { min: 2, max: 4, default: 3, meaning: 'how many numbers are given' },
   alphabet: '0123456789 from,=+-*/()',
   weights: { accuracy: 0.9, format: 0.1 },

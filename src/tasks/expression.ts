@@ -72,7 +72,9 @@ export type ParseResult =
   | { readonly ok: false; readonly error: string; readonly at: number };
 
 /** Result of `evaluateExpression`. */
-export type EvalResult = { readonly ok: true; readonly value: Rational } | { readonly ok: false; readonly error: string };
+export type EvalResult =
+  | { readonly ok: true; readonly value: Rational }
+  | { readonly ok: false; readonly error: string };
 
 /** Inputs longer than this are rejected before lexing (bounds recursion depth and BigInt sizes). */
 export const MAX_EXPRESSION_LENGTH = 256;

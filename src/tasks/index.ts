@@ -13,7 +13,18 @@ import { thinkFormat } from './think-format';
 import { sort } from './sort';
 import type { Task, TaskFactory } from './task';
 
-export type { Check, DifficultyRange, MetaValue, RewardWeights, Split, Task, TaskFactory, TaskItem, Verdict, VerdictParts } from './task';
+export type {
+  Check,
+  DifficultyRange,
+  MetaValue,
+  RewardWeights,
+  Split,
+  Task,
+  TaskFactory,
+  TaskItem,
+  Verdict,
+  VerdictParts,
+} from './task';
 export { HELDOUT_MODULUS, hashString, splitOfKey } from './task';
 export { evaluateExpression, parseExpression, Rational } from './expression';
 export { judgeCountdown, solveCountdown } from './countdown';
@@ -23,7 +34,18 @@ export { PROMPT_LIST_TASK, PromptListError, answerMatches, parsePromptList, prom
 export { THINK_BUDGET, thinkFormat, thinkFormatTask } from './think-format';
 
 /** Every task name, in picker order (simplest first). */
-export const taskNames = ['bandit', 'copy', 'reverse', 'sort', 'parity', 'count', 'addition', 'multiplication', 'countdown', 'knights_knaves'] as const;
+export const taskNames = [
+  'bandit',
+  'copy',
+  'reverse',
+  'sort',
+  'parity',
+  'count',
+  'addition',
+  'multiplication',
+  'countdown',
+  'knights_knaves',
+] as const;
 
 /** A registered task name. */
 export type TaskName = (typeof taskNames)[number];
@@ -84,7 +106,10 @@ let lastList: { text: string; factory: TaskFactory } | null = null;
 export function taskFactoryFor(task: string, prompts: string | null, answerFormat: AnswerFormat): TaskFactory {
   let factory: TaskFactory;
   if (task === PROMPT_LIST_TASK) {
-    if (prompts === null) throw new Error('task "prompts" trains on your own prompt list, and none is given (the prompts field: JSONL or CSV text)');
+    if (prompts === null)
+      throw new Error(
+        'task "prompts" trains on your own prompt list, and none is given (the prompts field: JSONL or CSV text)',
+      );
     if (lastList?.text !== prompts) lastList = { text: prompts, factory: promptListTask(prompts) };
     factory = lastList.factory;
   } else if (isTaskName(task)) factory = taskFactories[task];

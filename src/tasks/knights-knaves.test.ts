@@ -39,7 +39,10 @@ describe('knights and knaves', () => {
       const rng = new Rng(people);
       for (let i = 0; i < 300; i++) {
         const item = t.sample(rng, i % 2 ? 'train' : 'heldout');
-        const statements = item.prompt.slice(3, -1).split(';').map((s) => s.split(':')[1]);
+        const statements = item.prompt
+          .slice(3, -1)
+          .split(';')
+          .map((s) => s.split(':')[1]);
         expect(statements.length).toBe(people);
         expect(solveKnightsKnaves(statements)).toEqual([item.answer]);
       }

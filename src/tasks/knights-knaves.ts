@@ -60,7 +60,8 @@ export function solveKnightsKnaves(statements: readonly Statement[]): string[] {
   const out: string[] = [];
   for (let mask = 0; mask < 1 << n; mask++) {
     const knights = Array.from({ length: n }, (_, i) => ((mask >> (n - 1 - i)) & 1) === 1);
-    if (statements.every((s, i) => statementHolds(s, knights) === knights[i])) out.push(knights.map((k) => (k ? 'k' : 'n')).join(''));
+    if (statements.every((s, i) => statementHolds(s, knights) === knights[i]))
+      out.push(knights.map((k) => (k ? 'k' : 'n')).join(''));
   }
   return out;
 }
@@ -92,7 +93,8 @@ const LONGEST_STATEMENT = 5;
 /** Knights and Knaves task (difficulty: how many people, 2..3, default 2). */
 export const knightsKnaves: TaskFactory = defineTask<KnightsKnavesProblem>({
   name: 'knights_knaves',
-  description: 'Knights always tell the truth, knaves always lie: "kk:A:Bn;B:A=B?" (A says B is a knave; B says A and B are alike) -> "kn".',
+  description:
+    'Knights always tell the truth, knaves always lie: "kk:A:Bn;B:A=B?" (A says B is a knave; B says A and B are alike) -> "kn".',
   difficulty: { min: 2, max: 3, default: 2, meaning: 'how many people' },
   alphabet: `kk:;?&|=!${PEOPLE}kn`,
   weights: { accuracy: 0.9, format: 0.1 },
@@ -114,7 +116,13 @@ export const knightsKnaves: TaskFactory = defineTask<KnightsKnavesProblem>({
       const [speaker, s, ...rest] = said[i].split(':');
       if (speaker !== PEOPLE[i] || s === undefined || rest.length) return null;
       // Only statements about the people present (a C in a two-person puzzle is not one of this task's prompts).
-      if (statementHolds(s, Array.from({ length: said.length }, () => true)) === null) return null;
+      if (
+        statementHolds(
+          s,
+          Array.from({ length: said.length }, () => true),
+        ) === null
+      )
+        return null;
       statements.push(s);
     }
     return { statements };
@@ -130,7 +138,10 @@ export const knightsKnaves: TaskFactory = defineTask<KnightsKnavesProblem>({
     const all = solveKnightsKnaves(p.statements);
     const n = p.statements.length;
     const ok = new RegExp(`^[kn]{${n}}$`).test(completion);
-    return exactMatch(all.length === 1 ? all[0] : '', completion, { ok, why: `not ${n} letters k or n (one per person): ${show(completion)}` });
+    return exactMatch(all.length === 1 ? all[0] : '', completion, {
+      ok,
+      why: `not ${n} letters k or n (one per person): ${show(completion)}`,
+    });
   },
   meta: (p) => ({ people: p.statements.length }),
 });

@@ -7,7 +7,8 @@ import { Rng } from '../core/random';
 import { PromptListError, answerMatches, parsePromptList, promptListTask, splitOfKey } from './index';
 
 /** A JSONL list of n questions "q<i>?" with answers i. */
-const jsonl = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ prompt: `q${i}?`, answer: String(i) })).join('\n');
+const jsonl = (n: number) =>
+  Array.from({ length: n }, (_, i) => JSON.stringify({ prompt: `q${i}?`, answer: String(i) })).join('\n');
 
 const problem = (text: string) => {
   try {
@@ -21,7 +22,11 @@ const problem = (text: string) => {
 
 describe('prompt list: reading', () => {
   it('reads JSONL and CSV alike', () => {
-    expect(parsePromptList('{"prompt": "2+2=", "answer": "4"}\n\n{"prompt": "capital of France:", "answer": "Paris", "extra": 1}\n')).toEqual([
+    expect(
+      parsePromptList(
+        '{"prompt": "2+2=", "answer": "4"}\n\n{"prompt": "capital of France:", "answer": "Paris", "extra": 1}\n',
+      ),
+    ).toEqual([
       { prompt: '2+2=', answer: '4', line: 1 },
       { prompt: 'capital of France:', answer: 'Paris', line: 3 },
     ]);
@@ -36,10 +41,16 @@ describe('prompt list: reading', () => {
     expect(problem('')).toMatch(/^the prompt list is empty/);
     expect(problem('{"prompt": "a", "answer": "b"}\n{"prompt": "c"}')).toBe('line 2: missing "answer"');
     expect(problem('{"prompt": "a", "answer": "b"}\n{"prompt": "c", "answer": }')).toMatch(/^line 2: not valid JSON/);
-    expect(problem('{"prompt": "a", "answer": "b"}\n[1, 2]')).toBe('line 2: must be an object {"prompt": ..., "answer": ...}');
+    expect(problem('{"prompt": "a", "answer": "b"}\n[1, 2]')).toBe(
+      'line 2: must be an object {"prompt": ..., "answer": ...}',
+    );
     expect(problem('{"prompt": 5, "answer": null}')).toBe('line 1: "answer" must be text, got null');
-    expect(problem('{"prompt": "caf\u00e9?", "answer": "x"}')).toMatch(/^line 1: the prompt has the character "\u00e9", which the lab's tokenizer does not have/);
-    expect(problem('question,answer\nq,a')).toBe('line 1: the CSV header has no "prompt" column (it has "question", "answer")');
+    expect(problem('{"prompt": "caf\u00e9?", "answer": "x"}')).toMatch(
+      /^line 1: the prompt has the character "\u00e9", which the lab's tokenizer does not have/,
+    );
+    expect(problem('question,answer\nq,a')).toBe(
+      'line 1: the CSV header has no "prompt" column (it has "question", "answer")',
+    );
     expect(problem('prompt,answer\nq,a\nr,b,c')).toBe('line 3: 3 fields, but the header has 2');
     expect(problem('prompt,answer\n"q,a')).toBe('line 2: a quoted field is not closed');
     expect(problem('prompt,answer\nq,')).toBe('line 2: the answer is empty');
@@ -57,7 +68,10 @@ describe('prompt list: the task', () => {
     expect(answerMatches('42', '4.2e1')).toBe(true);
     expect(answerMatches('42', '42.1')).toBe(false);
     const t = promptListTask('prompt,answer\ncapital of France:,Paris\nhalf of 7:,3.5').create();
-    const [france, half] = [{ prompt: 'capital of France:', answer: 'Paris' }, { prompt: 'half of 7:', answer: '3.5' }];
+    const [france, half] = [
+      { prompt: 'capital of France:', answer: 'Paris' },
+      { prompt: 'half of 7:', answer: '3.5' },
+    ];
     expect(t.verify(france, 'Paris')).toMatchObject({ reward: 1, parts: { accuracy: 1, format: 1 } });
     expect(t.verify(france, 'Lyon')).toMatchObject({ parts: { accuracy: 0, format: 1 } });
     expect(t.verify(half, '3.50').reward).toBe(1);
@@ -81,13 +95,18 @@ describe('prompt list: the task', () => {
     expect(held.size).toBeGreaterThan(20);
     expect(held.size).toBeLessThan(60);
     // The same list read again splits the same way.
-    expect([...held].every((p) => promptListTask(jsonl(400)).create().splitOf({ prompt: p, answer: '' }) === 'heldout')).toBe(true);
-    for (const item of [...train].slice(0, 50).map((p) => ({ prompt: p, answer: '' }))) expect(t.verify(item, t.solve(item)).reward).toBe(1);
+    expect(
+      [...held].every((p) => promptListTask(jsonl(400)).create().splitOf({ prompt: p, answer: '' }) === 'heldout'),
+    ).toBe(true);
+    for (const item of [...train].slice(0, 50).map((p) => ({ prompt: p, answer: '' })))
+      expect(t.verify(item, t.solve(item)).reward).toBe(1);
   });
 
   it('draws both splits from the whole list when it is too small to hold any out', () => {
     // Find a list of 3 prompts none of which hashes to the held-out side.
-    const prompts = Array.from({ length: 40 }, (_, i) => `p${i}`).filter((p) => splitOfKey('prompts', p) === 'train').slice(0, 3);
+    const prompts = Array.from({ length: 40 }, (_, i) => `p${i}`)
+      .filter((p) => splitOfKey('prompts', p) === 'train')
+      .slice(0, 3);
     const t = promptListTask(prompts.map((p) => `{"prompt":"${p}","answer":"1"}`).join('\n')).create();
     expect(t.disjointSplits).toBe(false);
     expect(prompts).toContain(t.sample(new Rng(3), 'heldout').prompt);

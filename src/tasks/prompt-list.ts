@@ -54,13 +54,18 @@ function csvFields(line: string, lineNo: number): string[] {
 /** Checks one prompt or answer: text, not empty, printable ASCII (the lab's tokenizer), not too long. */
 function checkText(what: 'prompt' | 'answer', v: unknown, lineNo: number): string {
   if (typeof v === 'number' && Number.isFinite(v)) v = String(v);
-  if (typeof v !== 'string') throw new PromptListError(`line ${lineNo}: "${what}" must be text, got ${v === null ? 'null' : typeof v}`);
+  if (typeof v !== 'string')
+    throw new PromptListError(`line ${lineNo}: "${what}" must be text, got ${v === null ? 'null' : typeof v}`);
   if (v.trim() === '') throw new PromptListError(`line ${lineNo}: the ${what} is empty`);
   const max = what === 'prompt' ? MAX_PROMPT_CHARS : MAX_ANSWER_CHARS;
-  if (v.length > max) throw new PromptListError(`line ${lineNo}: the ${what} has ${v.length} characters, more than ${max}`);
+  if (v.length > max)
+    throw new PromptListError(`line ${lineNo}: the ${what} has ${v.length} characters, more than ${max}`);
   for (const ch of v) {
     const c = ch.codePointAt(0) ?? 0;
-    if (c < 32 || c > 126) throw new PromptListError(`line ${lineNo}: the ${what} has the character ${JSON.stringify(ch)}, which the lab's tokenizer does not have (printable ASCII only)`);
+    if (c < 32 || c > 126)
+      throw new PromptListError(
+        `line ${lineNo}: the ${what} has the character ${JSON.stringify(ch)}, which the lab's tokenizer does not have (printable ASCII only)`,
+      );
   }
   return v;
 }
@@ -72,7 +77,10 @@ function checkText(what: 'prompt' | 'answer', v: unknown, lineNo: number): strin
 export function parsePromptList(text: string): PromptListItem[] {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   const first = lines.findIndex((l) => l.trim() !== '');
-  if (first < 0) throw new PromptListError('the prompt list is empty: give JSONL lines {"prompt": ..., "answer": ...} or CSV with a header "prompt,answer"');
+  if (first < 0)
+    throw new PromptListError(
+      'the prompt list is empty: give JSONL lines {"prompt": ..., "answer": ...} or CSV with a header "prompt,answer"',
+    );
   const items: PromptListItem[] = [];
   if (lines[first].trim().startsWith('{')) {
     lines.forEach((raw, i) => {
@@ -84,16 +92,24 @@ export function parsePromptList(text: string): PromptListItem[] {
       } catch (e) {
         throw new PromptListError(`line ${lineNo}: not valid JSON (${(e as Error).message})`);
       }
-      if (!row || typeof row !== 'object' || Array.isArray(row)) throw new PromptListError(`line ${lineNo}: must be an object {"prompt": ..., "answer": ...}`);
+      if (!row || typeof row !== 'object' || Array.isArray(row))
+        throw new PromptListError(`line ${lineNo}: must be an object {"prompt": ..., "answer": ...}`);
       const r = row as Record<string, unknown>;
       for (const k of ['prompt', 'answer']) if (!(k in r)) throw new PromptListError(`line ${lineNo}: missing "${k}"`);
-      items.push({ prompt: checkText('prompt', r.prompt, lineNo), answer: checkText('answer', r.answer, lineNo), line: lineNo });
+      items.push({
+        prompt: checkText('prompt', r.prompt, lineNo),
+        answer: checkText('answer', r.answer, lineNo),
+        line: lineNo,
+      });
     });
   } else {
     const header = csvFields(lines[first], first + 1).map((h) => h.trim().toLowerCase());
     const col = (name: string) => {
       const at = header.indexOf(name);
-      if (at < 0) throw new PromptListError(`line ${first + 1}: the CSV header has no "${name}" column (it has ${header.map((h) => JSON.stringify(h)).join(', ')})`);
+      if (at < 0)
+        throw new PromptListError(
+          `line ${first + 1}: the CSV header has no "${name}" column (it has ${header.map((h) => JSON.stringify(h)).join(', ')})`,
+        );
       return at;
     };
     const p = col('prompt');
@@ -101,15 +117,25 @@ export function parsePromptList(text: string): PromptListItem[] {
     for (let i = first + 1; i < lines.length; i++) {
       if (lines[i].trim() === '') continue;
       const fields = csvFields(lines[i], i + 1);
-      if (fields.length !== header.length) throw new PromptListError(`line ${i + 1}: ${fields.length} field${fields.length === 1 ? '' : 's'}, but the header has ${header.length}`);
-      items.push({ prompt: checkText('prompt', fields[p], i + 1), answer: checkText('answer', fields[a], i + 1), line: i + 1 });
+      if (fields.length !== header.length)
+        throw new PromptListError(
+          `line ${i + 1}: ${fields.length} field${fields.length === 1 ? '' : 's'}, but the header has ${header.length}`,
+        );
+      items.push({
+        prompt: checkText('prompt', fields[p], i + 1),
+        answer: checkText('answer', fields[a], i + 1),
+        line: i + 1,
+      });
     }
   }
   if (!items.length) throw new PromptListError('the prompt list has a header but no prompts');
   const seen = new Map<string, PromptListItem>();
   for (const it of items) {
     const before = seen.get(it.prompt);
-    if (before && before.answer !== it.answer) throw new PromptListError(`line ${it.line}: the prompt ${show(it.prompt)} is on line ${before.line} with another answer`);
+    if (before && before.answer !== it.answer)
+      throw new PromptListError(
+        `line ${it.line}: the prompt ${show(it.prompt)} is on line ${before.line} with another answer`,
+      );
     seen.set(it.prompt, it);
   }
   return [...seen.values()];
@@ -138,7 +164,8 @@ export function promptListTask(text: string): TaskFactory {
   const check = (it: PromptListItem, completion: string): Check => {
     const numeric = NUMBER.test(it.answer.trim());
     const formatOk = numeric ? NUMBER.test(completion.trim()) : completion.trim() !== '';
-    if (!formatOk) return { accuracy: 0, format: 0, reason: numeric ? `not a number: ${show(completion)}` : 'blank completion' };
+    if (!formatOk)
+      return { accuracy: 0, format: 0, reason: numeric ? `not a number: ${show(completion)}` : 'blank completion' };
     if (answerMatches(it.answer, completion)) return { accuracy: 1, format: 1, reason: 'correct' };
     return { accuracy: 0, format: 1, reason: `wrong: expected ${show(it.answer)}, got ${show(completion)}` };
   };

@@ -296,7 +296,9 @@ export function defineTask<P>(def: TaskDefinition<P>): TaskFactory {
           const item: TaskItem = { prompt: def.render(problem), answer };
           return def.meta ? { ...item, meta: def.meta(problem, difficulty) } : item;
         }
-        throw new Error(`task "${def.name}": no ${split} item in ${MAX_SAMPLE_DRAWS} draws at difficulty ${difficulty}`);
+        throw new Error(
+          `task "${def.name}": no ${split} item in ${MAX_SAMPLE_DRAWS} draws at difficulty ${difficulty}`,
+        );
       },
       verify,
       solve(item: TaskItem): string {

@@ -293,7 +293,26 @@ describe('countdown expression parser', () => {
   });
 
   it('rejects malformed expressions with a reason', () => {
-    for (const bad of ['', '   ', '(3+5', '3+5)', ')(', '3+', '*3', '-3+5', '3 5', '3(5)', '(3)(5)', '03+5', '3.5', '2^3', '3++5', '()', 'x', '(((((((((((((((((((((((((((((((((1)))))))))))))))))))))))))))))))))']) {
+    for (const bad of [
+      '',
+      '   ',
+      '(3+5',
+      '3+5)',
+      ')(',
+      '3+',
+      '*3',
+      '-3+5',
+      '3 5',
+      '3(5)',
+      '(3)(5)',
+      '03+5',
+      '3.5',
+      '2^3',
+      '3++5',
+      '()',
+      'x',
+      '(((((((((((((((((((((((((((((((((1)))))))))))))))))))))))))))))))))',
+    ]) {
       const p = parseExpression(bad);
       expect(p.ok, bad).toBe(false);
       if (!p.ok) expect(p.error.length).toBeGreaterThan(0);
@@ -350,7 +369,8 @@ describe('countdown expression parser', () => {
           const b = nums[j];
           if (i === j || a === undefined || b === undefined) continue;
           const rest = nums.filter((_, k) => k !== i && k !== j);
-          for (const v of [a.add(b), a.sub(b), a.mul(b), a.div(b)]) if (v !== null && brute([...rest, v], goal)) return true;
+          for (const v of [a.add(b), a.sub(b), a.mul(b), a.div(b)])
+            if (v !== null && brute([...rest, v], goal)) return true;
         }
       }
       return false;
@@ -360,7 +380,12 @@ describe('countdown expression parser', () => {
       const nums = Array.from({ length: 3 }, () => 1 + rng.int(9));
       const target = 1 + rng.int(60);
       const s = solveCountdown(nums, target);
-      expect(s !== null, `${nums} -> ${target}`).toBe(brute(nums.map((x) => Rational.of(x)), Rational.of(target)));
+      expect(s !== null, `${nums} -> ${target}`).toBe(
+        brute(
+          nums.map((x) => Rational.of(x)),
+          Rational.of(target),
+        ),
+      );
       if (s !== null) {
         const v = getTask('countdown', 3).verify({ prompt: `${target} from ${nums.join(',')}=`, answer: '' }, s);
         expect(v.reward, `${s}: ${v.reason}`).toBe(1);

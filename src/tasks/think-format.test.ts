@@ -12,7 +12,10 @@ describe('think format', () => {
 
   it('scores the tags as format and the answer by the inner verifier as accuracy', () => {
     expect(t.rewardNames).toEqual(['accuracy', 'format', 'positions', 'inner_format']);
-    expect(t.verify(item, '<think>2+4</think><answer>46</answer>')).toMatchObject({ reward: 1, parts: { accuracy: 1, format: 1, inner_format: 1 } });
+    expect(t.verify(item, '<think>2+4</think><answer>46</answer>')).toMatchObject({
+      reward: 1,
+      parts: { accuracy: 1, format: 1, inner_format: 1 },
+    });
     // Right answer, broken format: accuracy only (the answer tag is still read, as R1's accuracy reward does).
     const noThink = t.verify(item, '<answer>46</answer>');
     expect(noThink.parts).toMatchObject({ accuracy: 1, format: 0 });
@@ -22,7 +25,10 @@ describe('think format', () => {
     expect(wrong.parts).toMatchObject({ accuracy: 0, format: 1, inner_format: 1 });
     expect(wrong.reward).toBeCloseTo(0.2, 12);
     expect(wrong.reason).toMatch(/^format ok; answer: wrong/);
-    expect(t.verify(item, '46')).toMatchObject({ reward: 0, reason: 'not <think>...</think><answer>...</answer>; no <answer>...</answer>' });
+    expect(t.verify(item, '46')).toMatchObject({
+      reward: 0,
+      reason: 'not <think>...</think><answer>...</answer>; no <answer>...</answer>',
+    });
     expect(t.verify(item, '<think>a<b</think><answer>46</answer>').parts.format).toBe(0);
   });
 
@@ -30,7 +36,9 @@ describe('think format', () => {
     expect(t.verify(item, '').reward).toBe(0);
     expect(t.verify(item, `<think>${'1'.repeat(100)}</think><answer>46</answer>`).reason).toMatch(/overlong/);
     expect(t.verify(item, '<think>\u00e9</think><answer>46</answer>').reason).toMatch(/not printable ASCII/);
-    expect(t.verify({ prompt: 'copy:ab=', answer: '' }, '<think></think><answer>ab</answer>').reason).toMatch(/not a addition prompt/);
+    expect(t.verify({ prompt: 'copy:ab=', answer: '' }, '<think></think><answer>ab</answer>').reason).toMatch(
+      /not a addition prompt/,
+    );
   });
 
   it('samples the inner task, solves in the format and keeps the split', () => {
@@ -48,8 +56,16 @@ describe('think format', () => {
   });
 
   it('wraps any task of a config, the prompt list included', () => {
-    expect(taskFactoryFor('knights_knaves', null, 'think').create(2).verify({ prompt: 'kk:A:Bn;B:A=B?', answer: '' }, '<think>A true</think><answer>kn</answer>').reward).toBe(1);
-    expect(taskFactoryFor('prompts', 'prompt,answer\nhi:,yo', 'think').create().verify({ prompt: 'hi:', answer: '' }, '<think></think><answer>yo</answer>').reward).toBe(1);
+    expect(
+      taskFactoryFor('knights_knaves', null, 'think')
+        .create(2)
+        .verify({ prompt: 'kk:A:Bn;B:A=B?', answer: '' }, '<think>A true</think><answer>kn</answer>').reward,
+    ).toBe(1);
+    expect(
+      taskFactoryFor('prompts', 'prompt,answer\nhi:,yo', 'think')
+        .create()
+        .verify({ prompt: 'hi:', answer: '' }, '<think></think><answer>yo</answer>').reward,
+    ).toBe(1);
     expect(() => taskFactoryFor('prompts', null, 'plain')).toThrow(/none is given/);
   });
 });

@@ -36,7 +36,8 @@ export function thinkFormatTask(inner: Task): Task {
   const extra = inner.rewardNames.filter((n) => n !== 'accuracy' && n !== 'format');
   const verify = (item: TaskItem, completion: string): Verdict => {
     if (typeof completion !== 'string') return rejection('completion is not a string');
-    if (inner.splitOf(item) === null) return rejection(`prompt ${show(String(item?.prompt))} is not a ${inner.name} prompt`);
+    if (inner.splitOf(item) === null)
+      return rejection(`prompt ${show(String(item?.prompt))} is not a ${inner.name} prompt`);
     if (completion.length === 0) return rejection('empty completion');
     if (completion.length > limit) return rejection(`overlong: ${completion.length} characters, limit ${limit}`);
     for (const ch of completion) if (!allowed.has(ch)) return rejection(`character ${show(ch)} is not printable ASCII`);

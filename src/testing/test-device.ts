@@ -35,7 +35,11 @@ export function useNodeDevice(): TestDevice {
  * One test per case, named after it: runs the case on the device and expects its outputs to match the CPU twin's,
  * with the case's summary as the failure message. `logResults` also prints every summary and its time.
  */
-export function itEachCaseMatchesTwin(gpu: TestDevice, cases: readonly KernelCase[], opts: { logResults?: boolean } = {}): void {
+export function itEachCaseMatchesTwin(
+  gpu: TestDevice,
+  cases: readonly KernelCase[],
+  opts: { logResults?: boolean } = {},
+): void {
   for (const c of cases) {
     it(c.name, async () => {
       const r = await c.run(gpu.ctx);

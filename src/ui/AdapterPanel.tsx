@@ -13,14 +13,17 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
     <dl className="facts" data-testid="adapter-info">
       <dt>Adapter</dt>
       <dd data-testid="adapter-name">
-        {[adapter.vendor, adapter.architecture, adapter.description].filter((s) => s && s !== 'unknown').join(' · ') || 'unknown'}
+        {[adapter.vendor, adapter.architecture, adapter.description].filter((s) => s && s !== 'unknown').join(' · ') ||
+          'unknown'}
       </dd>
       <dt>Kind</dt>
       <dd data-testid="adapter-kind">
         {adapter.isFallbackAdapter ? 'software fallback (correct, but 100-1000x slower than a GPU)' : 'hardware GPU'}
       </dd>
       <dt>Features</dt>
-      <dd>{adapter.features.length ? adapter.features.join(', ') : 'none of shader-f16, subgroups, timestamp-query'}</dd>
+      <dd>
+        {adapter.features.length ? adapter.features.join(', ') : 'none of shader-f16, subgroups, timestamp-query'}
+      </dd>
       <dt>Max storage binding</dt>
       <dd>{formatBytes(adapter.limits.maxStorageBufferBindingSize)}</dd>
       <dt>Max buffer</dt>
@@ -47,8 +50,8 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
             No WebGPU here. {message}
           </p>
           <p className="hint" data-testid="cpu-offer">
-            You can still train on the CPU backend (the CPU twins of every kernel), selected for you below: it is 100-1000x slower than a GPU, so it is offered
-            for the nano and micro models with small batches only.
+            You can still train on the CPU backend (the CPU twins of every kernel), selected for you below: it is
+            100-1000x slower than a GPU, so it is offered for the nano and micro models with small batches only.
           </p>
         </>
       )}
@@ -60,7 +63,8 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
       {adapter && compact && (
         <details>
           <summary data-testid="adapter-summary">
-            {adapter.isFallbackAdapter ? 'Software fallback adapter (slow)' : 'Hardware GPU'}: {adapter.vendor} {adapter.architecture}
+            {adapter.isFallbackAdapter ? 'Software fallback adapter (slow)' : 'Hardware GPU'}: {adapter.vendor}{' '}
+            {adapter.architecture}
           </summary>
           {details}
         </details>

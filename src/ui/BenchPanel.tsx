@@ -5,11 +5,19 @@
 // store/bench.ts. The lab's engine is not involved.
 
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { BENCH_PRESETS, BenchClient, rowsOf, type BenchReport, type BenchResponse, type BenchRow, type BenchSection, type ModelPresetName } from '../store/bench';
+import {
+  BENCH_PRESETS,
+  BenchClient,
+  rowsOf,
+  type BenchReport,
+  type BenchResponse,
+  type BenchRow,
+  type BenchSection,
+  type ModelPresetName,
+} from '../store/bench';
 import { fmtMeasure } from '../store/format';
 
 type Status = 'starting' | 'ready' | 'running' | 'done' | 'unavailable' | 'error';
-
 
 interface Column {
   head: string;
@@ -191,8 +199,8 @@ export default function BenchPanel() {
       <p className="hint">
         The same suite as <code>npm run bench</code>, on this browser’s GPU: a training step by phase, the same step in
         TensorFlow.js and jax-js (WebGPU, same device) and in the CPU twin, our matmul against jax-js’s, rollouts, and
-        every kernel. Medians after warm-up; compare
-        ratios within one run. A software adapter (SwiftShader) is 100-1000x slower than a GPU.
+        every kernel. Medians after warm-up; compare ratios within one run. A software adapter (SwiftShader) is
+        100-1000x slower than a GPU.
       </p>
       <p className="adapter-line" data-testid="bench-device">
         {status === 'starting' ? 'Acquiring a GPU device…' : device}
@@ -205,17 +213,37 @@ export default function BenchPanel() {
               <input
                 type="checkbox"
                 checked={presets.includes(p)}
-                onChange={(e) => setPresets((ps) => (e.target.checked ? BENCH_PRESETS.filter((x) => x === p || ps.includes(x)) : ps.filter((x) => x !== p)))}
+                onChange={(e) =>
+                  setPresets((ps) =>
+                    e.target.checked
+                      ? BENCH_PRESETS.filter((x) => x === p || ps.includes(x))
+                      : ps.filter((x) => x !== p),
+                  )
+                }
               />{' '}
               {p}
             </label>
           ))}
           <br />
           <label style={{ marginRight: 10 }}>
-            <input type="checkbox" checked={quick} onChange={(e) => setQuick(e.target.checked)} data-testid="bench-quick" /> quick (tiny shapes)
+            <input
+              type="checkbox"
+              checked={quick}
+              onChange={(e) => setQuick(e.target.checked)}
+              data-testid="bench-quick"
+            />{' '}
+            quick (tiny shapes)
           </label>
           <label style={{ marginRight: 10 }}>
-            repetitions <input type="number" min={1} max={50} value={reps} onChange={(e) => setReps(Math.max(1, Math.min(50, Number(e.target.value) || 1)))} style={{ width: 50 }} />
+            repetitions{' '}
+            <input
+              type="number"
+              min={1}
+              max={50}
+              value={reps}
+              onChange={(e) => setReps(Math.max(1, Math.min(50, Number(e.target.value) || 1)))}
+              style={{ width: 50 }}
+            />
           </label>
           <label style={{ marginRight: 10 }}>
             <input type="checkbox" checked={tfjs} onChange={(e) => setTfjs(e.target.checked)} /> TensorFlow.js peer
@@ -234,10 +262,20 @@ export default function BenchPanel() {
           <button type="button" disabled={status !== 'running'} onClick={() => client.current?.cancel()}>
             Cancel
           </button>
-          <button type="button" disabled={!report} onClick={() => report && download('rl-lab-bench.json', JSON.stringify(report.report, null, 1), 'application/json')}>
+          <button
+            type="button"
+            disabled={!report}
+            onClick={() =>
+              report && download('rl-lab-bench.json', JSON.stringify(report.report, null, 1), 'application/json')
+            }
+          >
             Download JSON
           </button>
-          <button type="button" disabled={!report} onClick={() => report && download('rl-lab-bench.md', report.markdown, 'text/markdown')}>
+          <button
+            type="button"
+            disabled={!report}
+            onClick={() => report && download('rl-lab-bench.md', report.markdown, 'text/markdown')}
+          >
             Download Markdown
           </button>
         </div>
@@ -255,12 +293,16 @@ export default function BenchPanel() {
       ))}
       {report?.report.peak && (
         <p className="hint" data-testid="bench-peak">
-          Measured arithmetic peak of this adapter (register-only multiply-adds): {fmtMeasure(report.report.peak.gflops)} GFLOP/s
+          Measured arithmetic peak of this adapter (register-only multiply-adds):{' '}
+          {fmtMeasure(report.report.peak.gflops)} GFLOP/s
         </p>
       )}
       {report?.report.autotune && (
         <p className="hint" data-testid="bench-autotune">
-          Matmul autotune: {Object.entries(report.report.autotune.tuning).map(([l, v]) => `${l} ${v}`).join(', ') || 'none'}
+          Matmul autotune:{' '}
+          {Object.entries(report.report.autotune.tuning)
+            .map(([l, v]) => `${l} ${v}`)
+            .join(', ') || 'none'}
         </p>
       )}
       {byPreset.map((preset) => (
@@ -269,7 +311,10 @@ export default function BenchPanel() {
           {(Object.keys(COLUMNS) as (keyof typeof COLUMNS)[]).map((section) => {
             const sectionRows = rowsOf(rows, preset, section);
             if (sectionRows.length === 0) return null;
-            const shown = section === 'kernel' ? [...sectionRows].sort((a, b) => b.ms * (b.perStep ?? 1) - a.ms * (a.perStep ?? 1)) : sectionRows;
+            const shown =
+              section === 'kernel'
+                ? [...sectionRows].sort((a, b) => b.ms * (b.perStep ?? 1) - a.ms * (a.perStep ?? 1))
+                : sectionRows;
             return (
               <div key={section}>
                 <h4>{COLUMNS[section].title}</h4>

@@ -13,7 +13,20 @@ import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
 import { alertsOn, BAND_LEVEL, BOOTSTRAP_RESAMPLES, useLab } from '../store';
-import { OPTIMIZER_STEP_KEY, STARTING_CHARTS, X_AXIS_LABEL, chartData, chartHelp, chartQuietness, chartsFor, metricHelp, type ChartData, type ChartQuietness, type ChartRun, type ChartSpec } from '../store/charts';
+import {
+  OPTIMIZER_STEP_KEY,
+  STARTING_CHARTS,
+  X_AXIS_LABEL,
+  chartData,
+  chartHelp,
+  chartQuietness,
+  chartsFor,
+  metricHelp,
+  type ChartData,
+  type ChartQuietness,
+  type ChartRun,
+  type ChartSpec,
+} from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
 import { runLabels } from '../store/run-names';
 import type { SeedStatistic } from '../store/seed-bands';
@@ -59,7 +72,12 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
   // Everything drawn comes from `data` (it may lag the live runs by a task or two).
   const overlay = data.runCount > 1;
   return (
-    <ComposedChart responsive data={data.rows} style={{ width: '100%', height: 186 }} margin={{ top: 4, right: 8, bottom: 4, left: 4 }}>
+    <ComposedChart
+      responsive
+      data={data.rows}
+      style={{ width: '100%', height: 186 }}
+      margin={{ top: 4, right: 8, bottom: 4, left: 4 }}
+    >
       <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
       <XAxis
         dataKey="x"
@@ -81,9 +99,19 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
         interval={0}
         width={56}
         tickFormatter={fmtTick}
-        label={{ value: spec.y, angle: -90, position: 'insideLeft', style: { ...AXIS_LABEL_STYLE, textAnchor: 'middle' } }}
+        label={{
+          value: spec.y,
+          angle: -90,
+          position: 'insideLeft',
+          style: { ...AXIS_LABEL_STYLE, textAnchor: 'middle' },
+        }}
       />
-      <Tooltip formatter={(v, name) => [tooltipValue(v), String(name)]} labelFormatter={tooltipLabel} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
+      <Tooltip
+        formatter={(v, name) => [tooltipValue(v), String(name)]}
+        labelFormatter={tooltipLabel}
+        contentStyle={{ fontSize: 12 }}
+        isAnimationActive={false}
+      />
       {data.bands.map((b) => (
         <Area
           key={b.key}
@@ -139,7 +167,15 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
           x={step}
           stroke="var(--fail)"
           strokeDasharray="4 3"
-          label={{ value: `⚠ ${marks.filter((m) => m.step === step).map((m) => m.title).join(', ')}`, position: 'insideTopRight', fontSize: 10, fill: 'var(--fail)' }}
+          label={{
+            value: `⚠ ${marks
+              .filter((m) => m.step === step)
+              .map((m) => m.title)
+              .join(', ')}`,
+            position: 'insideTopRight',
+            fontSize: 10,
+            fill: 'var(--fail)',
+          }}
         />
       ))}
     </ComposedChart>
@@ -149,7 +185,9 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
 /** The path prefix every drawn metric shares ("completions/"), written once so a long legend fits its row. */
 function sharedPrefix(metrics: readonly string[]): string {
   const first = metrics[0]?.split('/')[0];
-  return metrics.length > 1 && first !== undefined && metrics.every((m) => m.startsWith(`${first}/`)) ? `${first}/` : '';
+  return metrics.length > 1 && first !== undefined && metrics.every((m) => m.startsWith(`${first}/`))
+    ? `${first}/`
+    : '';
 }
 
 /** A dash pattern as legend text. */
@@ -194,19 +232,45 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
-const MetricChart = memo(function MetricChart({ spec, runs, smoothing, statistic, log, versions, highlighted, alerts, quiet }: { spec: ChartSpec; runs: ChartRun[]; smoothing: number; statistic: SeedStatistic; log: boolean; versions: string; highlighted: boolean; alerts: readonly Alert[] | undefined; quiet: ChartQuietness }) {
+const MetricChart = memo(function MetricChart({
+  spec,
+  runs,
+  smoothing,
+  statistic,
+  log,
+  versions,
+  highlighted,
+  alerts,
+  quiet,
+}: {
+  spec: ChartSpec;
+  runs: ChartRun[];
+  smoothing: number;
+  statistic: SeedStatistic;
+  log: boolean;
+  versions: string;
+  highlighted: boolean;
+  alerts: readonly Alert[] | undefined;
+  quiet: ChartQuietness;
+}) {
   const setLogScale = useLab((s) => s.setLogScale);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   // `versions` changes whenever a table grows; the tables themselves are mutated in place.
-  const data = useMemo(() => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log, statistic }), [spec, runs, smoothing, log, statistic, versions]);
+  const data = useMemo(
+    () => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log, statistic }),
+    [spec, runs, smoothing, log, statistic, versions],
+  );
   const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
   // Time to first step ends when a plot has drawn a point (after React committed it).
   useEffect(() => {
     if (drawn && drawn.rawPoints > 0) markStartup('first-point');
   }, [drawn]);
-  const marks = useMemo(() => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics), [alerts, spec]);
+  const marks = useMemo(
+    () => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics),
+    [alerts, spec],
+  );
   // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences.
   const notes = quiet.whole ? [] : [...(spec.note ? [spec.note] : []), ...quiet.notes];
   return (
@@ -225,7 +289,9 @@ const MetricChart = memo(function MetricChart({ spec, runs, smoothing, statistic
       data-alerts={marks.map((m) => m.step).join(',')}
       data-off={quiet.whole}
       data-seed-bands={data.bands.filter((b) => b.metric).length}
-      data-seeds={data.seedGroups.map((g) => (g.minSeeds === g.maxSeeds ? g.maxSeeds : `${g.minSeeds}-${g.maxSeeds}`)).join(',')}
+      data-seeds={data.seedGroups
+        .map((g) => (g.minSeeds === g.maxSeeds ? g.maxSeeds : `${g.minSeeds}-${g.maxSeeds}`))
+        .join(',')}
     >
       <figcaption>
         <span className="chart-title" title={chartHelp(spec)}>
@@ -279,22 +345,45 @@ export function Charts() {
   const idsKey = ids.join(',');
   // A seed group drawn as a band is one entry holding its runs whose records are here.
   const loadedKey = Object.keys(views).join(',');
-  const entries = useMemo(() => chartEntries(ids, runs, groupViews, (id) => !!views[id]), [idsKey, runs, groupViews, loadedKey]);
+  const entries = useMemo(
+    () => chartEntries(ids, runs, groupViews, (id) => !!views[id]),
+    [idsKey, runs, groupViews, loadedKey],
+  );
   const drawnHeaders = useMemo(() => entries.flatMap((e) => runs.filter((r) => r.id === e.id)), [entries, runs]);
   const labels = useMemo(() => {
     const named = runLabels(drawnHeaders);
     for (const e of entries) if (e.groupId) named.set(e.id, seedGroupLabel(groupMembers(runs, e.groupId)));
     return named;
   }, [drawnHeaders, entries, runs]);
-  const next: ChartRun[] = entries.map((e) => ({ id: e.id, label: labels.get(e.id) ?? e.id, table: views[e.id].table, ...(e.members && { seeds: e.members.map((m) => views[m].table) }) }));
+  const next: ChartRun[] = entries.map((e) => ({
+    id: e.id,
+    label: labels.get(e.id) ?? e.id,
+    table: views[e.id].table,
+    ...(e.members && { seeds: e.members.map((m) => views[m].table) }),
+  }));
   const prev = useRef<ChartRun[]>([]);
-  const sameSeeds = (a: ChartRun['seeds'], b: ChartRun['seeds']) => a === b || (!!a && !!b && a.length === b.length && a.every((t, i) => t === b[i]));
-  const same = next.length === prev.current.length && next.every((r, i) => r.id === prev.current[i].id && r.label === prev.current[i].label && r.table === prev.current[i].table && sameSeeds(r.seeds, prev.current[i].seeds));
+  const sameSeeds = (a: ChartRun['seeds'], b: ChartRun['seeds']) =>
+    a === b || (!!a && !!b && a.length === b.length && a.every((t, i) => t === b[i]));
+  const same =
+    next.length === prev.current.length &&
+    next.every(
+      (r, i) =>
+        r.id === prev.current[i].id &&
+        r.label === prev.current[i].label &&
+        r.table === prev.current[i].table &&
+        sameSeeds(r.seeds, prev.current[i].seeds),
+    );
   if (!same) prev.current = next;
   const chartRuns = prev.current;
   const grouped = chartRuns.some((r) => r.seeds);
-  const versions = entries.flatMap((e) => e.members ?? [e.id]).map((id) => views[id].version).join(',');
-  const names = useMemo(() => [...new Set(chartRuns.flatMap((r) => (r.seeds ?? [r.table]).flatMap((t) => t.names)))].sort(), [chartRuns, versions]);
+  const versions = entries
+    .flatMap((e) => e.members ?? [e.id])
+    .map((id) => views[id].version)
+    .join(',');
+  const names = useMemo(
+    () => [...new Set(chartRuns.flatMap((r) => (r.seeds ?? [r.table]).flatMap((t) => t.names)))].sort(),
+    [chartRuns, versions],
+  );
   const namesKey = names.join('|');
   // Before any run has data, the main charts are drawn empty: the layout does not jump when training starts,
   // and the chart library's first-use cost is paid while the page is idle rather than during the first step.
@@ -302,20 +391,38 @@ export function Charts() {
   // What each chart says about metrics the runs' configs silence; recomputed only when a config or label changes.
   const quietRuns = drawnHeaders.map((h) => ({ label: labels.get(h.id) ?? h.name, config: h.config }));
   const quietKey = JSON.stringify(quietRuns);
-  const quiet = useMemo(() => new Map(specs.map((spec) => [spec.id, chartQuietness(spec, quietRuns)])), [specs, quietKey]);
+  const quiet = useMemo(
+    () => new Map(specs.map((spec) => [spec.id, chartQuietness(spec, quietRuns)])),
+    [specs, quietKey],
+  );
   return (
     <section className="panel charts" aria-labelledby="charts-title" data-testid="charts" data-runs={ids.length}>
       <div className="charts-head">
         <h2 id="charts-title">Metrics</h2>
         <label className="smoothing">
           smoothing
-          <input type="range" min={0} max={0.99} step={0.01} value={smoothing} data-testid="smoothing" onChange={(e) => setSmoothing(Number(e.target.value))} />
+          <input
+            type="range"
+            min={0}
+            max={0.99}
+            step={0.01}
+            value={smoothing}
+            data-testid="smoothing"
+            onChange={(e) => setSmoothing(Number(e.target.value))}
+          />
           <span>{smoothing.toFixed(2)}</span>
         </label>
         {grouped && (
-          <label className="smoothing" title={`each seed group's line is this statistic of its seeds at each step; its band is the ${Math.round(BAND_PERCENT)}% percentile bootstrap of it over the seeds (${BOOTSTRAP_RESAMPLES} resamples)`}>
+          <label
+            className="smoothing"
+            title={`each seed group's line is this statistic of its seeds at each step; its band is the ${Math.round(BAND_PERCENT)}% percentile bootstrap of it over the seeds (${BOOTSTRAP_RESAMPLES} resamples)`}
+          >
             across seeds
-            <select value={statistic} data-testid="seed-statistic" onChange={(e) => setStatistic(e.target.value as SeedStatistic)}>
+            <select
+              value={statistic}
+              data-testid="seed-statistic"
+              onChange={(e) => setStatistic(e.target.value as SeedStatistic)}
+            >
               <option value="median">median</option>
               <option value="iqm">IQM (interquartile mean)</option>
             </select>
@@ -335,7 +442,17 @@ export function Charts() {
       <div className="chart-grid">
         {specs.map((spec) => (
           <Fragment key={spec.id}>
-            <MetricChart spec={spec} runs={chartRuns} smoothing={smoothing} statistic={statistic} log={logScale[spec.id] ?? spec.log === 'on'} versions={versions} highlighted={(highlighted as readonly string[]).includes(spec.id)} alerts={alerts} quiet={quiet.get(spec.id)!} />
+            <MetricChart
+              spec={spec}
+              runs={chartRuns}
+              smoothing={smoothing}
+              statistic={statistic}
+              log={logScale[spec.id] ?? spec.log === 'on'}
+              versions={versions}
+              highlighted={(highlighted as readonly string[]).includes(spec.id)}
+              alerts={alerts}
+              quiet={quiet.get(spec.id)!}
+            />
             {HEATMAP_AFTER[spec.id] && <HistogramHeatmap id={HEATMAP_AFTER[spec.id]} />}
           </Fragment>
         ))}

@@ -44,7 +44,14 @@ function BKnobs() {
             name={f}
             differs={fromA.has(f)}
             presetValue={a.config[f]}
-            binding={{ value: draft[f], error: check.fieldErrors[f], warning: check.fieldWarnings[f], set: (v) => setField(f, v), prefix: 'b-', differsFrom: 'A' }}
+            binding={{
+              value: draft[f],
+              error: check.fieldErrors[f],
+              warning: check.fieldWarnings[f],
+              set: (v) => setField(f, v),
+              prefix: 'b-',
+              differsFrom: 'A',
+            }}
           />
         ))}
       </div>
@@ -62,7 +69,23 @@ const tokenTitle = (side: string, t: ComparedToken) =>
     ? `${side}: not in the loss`
     : `${side}: loss share ${pct(t.share)}, d loss/d log p ${fmt(t.dLogp)} (${pct(t.gradShare)} of the gradient), clip ${clipName(t.clip)}, A ${fmt(t.advantage)}, ratio ${fmt(t.ratio)}, w ${fmt(t.weight)}`;
 
-function TokenLine({ tokens, side, q, scale, marked, row, onPick }: { tokens: ComparedToken[]; side: 'A' | 'B'; q: CompareQuantity; scale: number; marked: Set<string>; row: number; onPick(): void }) {
+function TokenLine({
+  tokens,
+  side,
+  q,
+  scale,
+  marked,
+  row,
+  onPick,
+}: {
+  tokens: ComparedToken[];
+  side: 'A' | 'B';
+  q: CompareQuantity;
+  scale: number;
+  marked: Set<string>;
+  row: number;
+  onPick(): void;
+}) {
   return (
     <span className="tokens" data-testid={`compare-line-${side}`}>
       <span className="side-label">{side}</span>
@@ -99,7 +122,10 @@ function Result({ view }: { view: ComparisonView }) {
     <div className="compare-result" data-testid="compare-result">
       <p>
         <strong>{view.labelA}</strong> vs <strong>{view.labelB}</strong>,{' '}
-        {c.source === 'latest' ? `on the batch of step ${c.step} at the parameters after it` : `on a fresh batch sampled after step ${c.step}`}.
+        {c.source === 'latest'
+          ? `on the batch of step ${c.step} at the parameters after it`
+          : `on a fresh batch sampled after step ${c.step}`}
+        .
       </p>
       <ul className="compare-explanation" data-testid="compare-explanation">
         {e.lines.map((l) => (
@@ -218,15 +244,32 @@ function Result({ view }: { view: ComparisonView }) {
               </td>
               <td className="num">{fmt(r.reward)}</td>
               <td className="compare-sides">
-                <TokenLine tokens={side('a', i)} side="A" q={q} scale={scale} marked={marked} row={i} onPick={() => setPicked(i)} />
-                <TokenLine tokens={side('b', i)} side="B" q={q} scale={scale} marked={marked} row={i} onPick={() => setPicked(i)} />
+                <TokenLine
+                  tokens={side('a', i)}
+                  side="A"
+                  q={q}
+                  scale={scale}
+                  marked={marked}
+                  row={i}
+                  onPick={() => setPicked(i)}
+                />
+                <TokenLine
+                  tokens={side('b', i)}
+                  side="B"
+                  q={q}
+                  scale={scale}
+                  marked={marked}
+                  row={i}
+                  onPick={() => setPicked(i)}
+                />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
       <h3>
-        Group {c.rows[picked].group} #{picked % c.groupSize}, token by token ({c.rows[picked].length} tokens, {c.rows[picked].correct ? 'correct' : 'wrong'})
+        Group {c.rows[picked].group} #{picked % c.groupSize}, token by token ({c.rows[picked].length} tokens,{' '}
+        {c.rows[picked].correct ? 'correct' : 'wrong'})
       </h3>
       <table className="compare-token-table" data-testid="compare-token-table">
         <thead>
@@ -246,7 +289,11 @@ function Result({ view }: { view: ComparisonView }) {
           {pickedA.map((ta, t) => {
             const tb = pickedB[t];
             return (
-              <tr key={t} className={marked.has(`${picked}:${t}`) ? 'differs-most' : ''} data-testid="compare-token-row">
+              <tr
+                key={t}
+                className={marked.has(`${picked}:${t}`) ? 'differs-most' : ''}
+                data-testid="compare-token-row"
+              >
                 <td className="tokens">
                   <span className="tok">{visible(ta.text)}</span>
                 </td>
@@ -284,19 +331,32 @@ export function CompareObjectives() {
     <section className="panel compare" aria-labelledby="compare-title" data-testid="compare-panel">
       <h2 id="compare-title">Compare objectives on the same batch</h2>
       <p className="hint">
-        A is this run's objective{a ? ` (${a.preset ? PRESET_INFO[a.preset].label : 'custom'})` : ''}. B is any preset applied to the run's config, or the
-        run's config with knobs changed. Both are evaluated by the objective kernel training uses, on identical rollouts and parameters, each with its
-        own advantages from the same rewards; the run itself does not change.
+        A is this run's objective{a ? ` (${a.preset ? PRESET_INFO[a.preset].label : 'custom'})` : ''}. B is any preset
+        applied to the run's config, or the run's config with knobs changed. Both are evaluated by the objective kernel
+        training uses, on identical rollouts and parameters, each with its own advantages from the same rewards; the run
+        itself does not change.
       </p>
       <div className="compare-controls">
         <span>batch:</span>
         <label>
-          <input type="radio" name="compare-source" data-testid="compare-source-latest" checked={source === 'latest'} onChange={() => setSource('latest')} /> the latest
-          step{step ? ` (${step})` : ''}
+          <input
+            type="radio"
+            name="compare-source"
+            data-testid="compare-source-latest"
+            checked={source === 'latest'}
+            onChange={() => setSource('latest')}
+          />{' '}
+          the latest step{step ? ` (${step})` : ''}
         </label>
         <label>
-          <input type="radio" name="compare-source" data-testid="compare-source-fresh" checked={source === 'fresh'} onChange={() => setSource('fresh')} /> a fresh batch
-          from the current policy
+          <input
+            type="radio"
+            name="compare-source"
+            data-testid="compare-source-fresh"
+            checked={source === 'fresh'}
+            onChange={() => setSource('fresh')}
+          />{' '}
+          a fresh batch from the current policy
         </label>
       </div>
       <div className="compare-controls">

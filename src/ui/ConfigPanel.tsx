@@ -4,7 +4,23 @@
 import { useMemo, useState } from 'react';
 import { useLab, type FolderField } from '../store';
 import { differsFromPreset } from '../store/config-diff';
-import { FIELD_SECTIONS, SECTIONS, PRESET_INFO, PRESET_NAMES, PROMPT_LIST_TASK, derive, isPresetName, resolveConfig, taskChoices, taskFactories, taskFactoryOf, taskNames, type RLConfig, type RLField, type TaskFactory } from '../store/schema';
+import {
+  FIELD_SECTIONS,
+  SECTIONS,
+  PRESET_INFO,
+  PRESET_NAMES,
+  PROMPT_LIST_TASK,
+  derive,
+  isPresetName,
+  resolveConfig,
+  taskChoices,
+  taskFactories,
+  taskFactoryOf,
+  taskNames,
+  type RLConfig,
+  type RLField,
+  type TaskFactory,
+} from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
 import { FieldInput } from './FieldInput';
 import { ShareLink } from './ShareLink';
@@ -17,7 +33,12 @@ function PresetPicker() {
   return (
     <div className="preset-row">
       <label htmlFor="preset-select">Algorithm</label>
-      <select id="preset-select" data-testid="preset-select" value={preset ?? ''} onChange={(e) => applyPreset(isPresetName(e.target.value) ? e.target.value : null)}>
+      <select
+        id="preset-select"
+        data-testid="preset-select"
+        value={preset ?? ''}
+        onChange={(e) => applyPreset(isPresetName(e.target.value) ? e.target.value : null)}
+      >
         {PRESET_NAMES.map((p) => (
           <option key={p} value={p}>
             {PRESET_INFO[p].label}
@@ -36,9 +57,22 @@ function TaskSelect() {
   const task = useLab((s) => s.draft.task);
   const setTask = useLab((s) => s.setTask);
   return (
-    <select id="field-input-task" data-testid="task-select" value={String(task)} onChange={(e) => setTask(e.target.value)}>
+    <select
+      id="field-input-task"
+      data-testid="task-select"
+      value={String(task)}
+      onChange={(e) => setTask(e.target.value)}
+    >
       {taskChoices.map((t) => (
-        <option key={t} value={t} title={(taskNames as readonly string[]).includes(t) ? taskFactories[t as (typeof taskNames)[number]].description : 'your own prompts and answers (a JSONL or CSV file, in the prompts field)'}>
+        <option
+          key={t}
+          value={t}
+          title={
+            (taskNames as readonly string[]).includes(t)
+              ? taskFactories[t as (typeof taskNames)[number]].description
+              : 'your own prompts and answers (a JSONL or CSV file, in the prompts field)'
+          }
+        >
           {t}
         </option>
       ))}
@@ -103,17 +137,25 @@ function FolderPicker({ field }: { field: FolderField }) {
           {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
           multiple
           onChange={(e) => {
-            const files = [...(e.target.files ?? [])].map((f) => ({ relativePath: f.webkitRelativePath || f.name, arrayBuffer: () => f.arrayBuffer() }));
+            const files = [...(e.target.files ?? [])].map((f) => ({
+              relativePath: f.webkitRelativePath || f.name,
+              arrayBuffer: () => f.arrayBuffer(),
+            }));
             e.target.value = '';
             if (files.length) void importFolder(field, files);
           }}
         />
       </label>
       {state && (
-        <span className={`folder-status ${state.status}`} data-testid={`folder-status-${field}`} data-status={state.status}>
+        <span
+          className={`folder-status ${state.status}`}
+          data-testid={`folder-status-${field}`}
+          data-status={state.status}
+        >
           {state.status === 'reading' && `reading ${state.name}…`}
           {state.status === 'saving' && `keeping ${state.name} in this browser…`}
-          {state.status === 'done' && `${state.name}: ${state.files?.length ?? 0} files kept (${(state.files ?? []).join(', ')})`}
+          {state.status === 'done' &&
+            `${state.name}: ${state.files?.length ?? 0} files kept (${(state.files ?? []).join(', ')})`}
           {state.status === 'failed' && state.message}
         </span>
       )}
@@ -138,7 +180,12 @@ function CheckpointSelect() {
   const current = typeof checkpoint === 'string' ? checkpoint : '';
   const known = warmStarts.some((w) => w.name === current);
   return (
-    <select id="field-input-checkpoint" data-testid="checkpoint-select" value={current} onChange={(e) => setField('checkpoint', e.target.value || null)}>
+    <select
+      id="field-input-checkpoint"
+      data-testid="checkpoint-select"
+      value={current}
+      onChange={(e) => setField('checkpoint', e.target.value || null)}
+    >
       <option value="">none: a fresh {String(model)} model</option>
       {warmStarts.map((w) => (
         <option key={w.name} value={w.name}>
@@ -158,7 +205,12 @@ function BackendPicker() {
   return (
     <div className="preset-row">
       <label htmlFor="backend-select">Backend</label>
-      <select id="backend-select" data-testid="backend-select" value={backend} onChange={(e) => setBackend(e.target.value === 'cpu' ? 'cpu' : 'webgpu')}>
+      <select
+        id="backend-select"
+        data-testid="backend-select"
+        value={backend}
+        onChange={(e) => setBackend(e.target.value === 'cpu' ? 'cpu' : 'webgpu')}
+      >
         <option value="webgpu" disabled={gpuStatus === 'unavailable'}>
           WebGPU (WGSL kernels){gpuStatus === 'unavailable' ? ': not available here' : ''}
         </option>
@@ -185,20 +237,26 @@ function Derived({ config }: { config: RLConfig }) {
   return (
     <ul className="derived" data-testid="derived">
       <li>
-        N = B·G = {config.train_batch_size}·{config.num_generations} = {d.sequencesPerStep} completions per step, {d.optimizerStepsPerBatch} optimizer step
+        N = B·G = {config.train_batch_size}·{config.num_generations} = {d.sequencesPerStep} completions per step,{' '}
+        {d.optimizerStepsPerBatch} optimizer step
         {d.optimizerStepsPerBatch === 1 ? '' : 's'} per batch of {d.minibatchSize} sequences
       </li>
       <li>
-        sequences of up to {d.sequenceLength} tokens ({d.maxPromptTokens} prompt + {d.maxCompletionLength} completion); task difficulty {d.difficulty}
+        sequences of up to {d.sequenceLength} tokens ({d.maxPromptTokens} prompt + {d.maxCompletionLength} completion);
+        task difficulty {d.difficulty}
       </li>
       {d.usesRatio && d.ratioIsOne && (
         <li className="note" data-testid="ratio-is-one">
-          One update per batch (num_iterations 1, one minibatch): π_θ = π_old at that update, so ρ = 1 exactly and the clip never fires. Raise num_iterations or
-          num_minibatches to see clipping.
+          One update per batch (num_iterations 1, one minibatch): π_θ = π_old at that update, so ρ = 1 exactly and the
+          clip never fires. Raise num_iterations or num_minibatches to see clipping.
         </li>
       )}
       {d.needsReference && <li>a frozen reference policy is kept for the KL term (β = {config.beta})</li>}
-      {d.needsCritic && <li>a critic is trained beside the policy (GAE, γ = {config.gamma}, λ = {config.lam})</li>}
+      {d.needsCritic && (
+        <li>
+          a critic is trained beside the policy (GAE, γ = {config.gamma}, λ = {config.lam})
+        </li>
+      )}
     </ul>
   );
 }
@@ -213,31 +271,59 @@ export function ConfigPanel() {
   const base = useMemo(() => resolveConfig(preset), [preset]);
   const factory = useMemo(() => factoryOf(draft), [draft.task, draft.prompts, draft.answer_format]);
   const range = factory?.difficultyRange;
-  const custom: Partial<Record<RLField, React.ReactNode>> = { task: <TaskSelect />, checkpoint: <CheckpointSelect />, prompts: <PromptsPicker /> };
-  const extra: Partial<Record<RLField, React.ReactNode>> = { checkpoint: <FolderPicker field="checkpoint" />, reward_model: <FolderPicker field="reward_model" /> };
+  const custom: Partial<Record<RLField, React.ReactNode>> = {
+    task: <TaskSelect />,
+    checkpoint: <CheckpointSelect />,
+    prompts: <PromptsPicker />,
+  };
+  const extra: Partial<Record<RLField, React.ReactNode>> = {
+    checkpoint: <FolderPicker field="checkpoint" />,
+    reward_model: <FolderPicker field="reward_model" />,
+  };
   return (
-    <section className="panel config" aria-labelledby="config-title" data-testid="config-panel" data-valid={config !== null}>
+    <section
+      className="panel config"
+      aria-labelledby="config-title"
+      data-testid="config-panel"
+      data-valid={config !== null}
+    >
       <h2 id="config-title">Configure</h2>
       <PresetPicker />
       <BackendPicker />
       {factory && range && (
         <p className="hint" data-testid="task-description">
           {factory.description}
-          {range.min < range.max && ` Difficulty: ${range.meaning}, ${range.min}-${range.max} (default ${range.default}).`}
+          {range.min < range.max &&
+            ` Difficulty: ${range.meaning}, ${range.min}-${range.max} (default ${range.default}).`}
         </p>
       )}
       {draft.task === PROMPT_LIST_TASK && draft.prompts === null && (
-        <p className="hint">Task prompts trains on your own list: pick a JSONL or CSV file with prompt and answer in the prompts field below.</p>
+        <p className="hint">
+          Task prompts trains on your own list: pick a JSONL or CSV file with prompt and answer in the prompts field
+          below.
+        </p>
       )}
       {Object.entries(FIELD_SECTIONS).map(([section, fields]) => (
-        <details key={section} open={OPEN_SECTIONS.has(section)} className="config-section" data-testid={`section-${section}`}>
+        <details
+          key={section}
+          open={OPEN_SECTIONS.has(section)}
+          className="config-section"
+          data-testid={`section-${section}`}
+        >
           <summary>
             {SECTIONS[section as keyof typeof SECTIONS].title}
             {fields.some((f) => differs.has(f)) && <span className="differs"> ●</span>}
           </summary>
           <div className="fields">
             {fields.map((f) => (
-              <FieldInput key={f} name={f} differs={differs.has(f)} presetValue={base[f]} custom={custom[f]} extra={extra[f]} />
+              <FieldInput
+                key={f}
+                name={f}
+                differs={differs.has(f)}
+                presetValue={base[f]}
+                custom={custom[f]}
+                extra={extra[f]}
+              />
             ))}
           </div>
         </details>

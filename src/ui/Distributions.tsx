@@ -36,7 +36,9 @@ export const HistogramHeatmap = memo(function HistogramHeatmap({ id }: { id: His
         <span className="chart-title" title={spec.doc}>
           {TITLES[id]}
         </span>
-        <span className="hint small">share of {spec.counts} ({spec.unit})</span>
+        <span className="hint small">
+          share of {spec.counts} ({spec.unit})
+        </span>
       </figcaption>
       {drawn && drawn.columns.length > 0 ? (
         <Heatmap
@@ -46,7 +48,10 @@ export const HistogramHeatmap = memo(function HistogramHeatmap({ id }: { id: His
           xLabel="rollout step"
           testId={`heatmap-${id}-cells`}
           cellText={(r, c) => {
-            const steps = drawn.firstSteps[c] === drawn.columns[c] ? `step ${drawn.columns[c]}` : `steps ${drawn.firstSteps[c]}-${drawn.columns[c]}`;
+            const steps =
+              drawn.firstSteps[c] === drawn.columns[c]
+                ? `step ${drawn.columns[c]}`
+                : `steps ${drawn.firstSteps[c]}-${drawn.columns[c]}`;
             return `${steps}: ${drawn.rows[r]} holds ${fmt(drawn.values[r][c] * 100)}% of ${drawn.totals[c]} ${spec.counts}`;
           }}
         />
@@ -68,12 +73,23 @@ export function SolveRateChart() {
   const shown = drawn ?? [];
   const n = Math.max(0, ...shown.map((s) => s.counts.length - 1));
   const key = (step: number) => (step === 0 ? 'step 0 (before training)' : `step ${step}`);
-  const rows = Array.from({ length: n + 1 }, (_, c) => Object.fromEntries([['c', c], ...shown.map((s) => [key(s.step), s.counts[c] ?? 0])]));
+  const rows = Array.from({ length: n + 1 }, (_, c) =>
+    Object.fromEntries([['c', c], ...shown.map((s) => [key(s.step), s.counts[c] ?? 0])]),
+  );
   const last = sets[sets.length - 1];
   return (
-    <figure ref={ref} className="chart" data-testid="chart-solve-rate" data-evals={sets.length} data-last={JSON.stringify(last.counts)}>
+    <figure
+      ref={ref}
+      className="chart"
+      data-testid="chart-solve-rate"
+      data-evals={sets.length}
+      data-last={JSON.stringify(last.counts)}
+    >
       <figcaption>
-        <span className="chart-title" title="How many held-out prompts exactly c of their n samples solve (a sample passes when the verifier judges it correct and it ended with EOS). Mass moving right from 0: RL finds answers it could not; mass moving only from the middle to n: it sharpens what it could already do.">
+        <span
+          className="chart-title"
+          title="How many held-out prompts exactly c of their n samples solve (a sample passes when the verifier judges it correct and it ended with EOS). Mass moving right from 0: RL finds answers it could not; mass moving only from the middle to n: it sharpens what it could already do."
+        >
           Held-out solve rate
         </span>
         <span className="hint small">prompts by samples solved</span>
@@ -81,11 +97,31 @@ export function SolveRateChart() {
       {!drawn ? (
         <div className="plot-placeholder" />
       ) : (
-        <BarChart responsive data={rows} style={{ width: '100%', height: 176 }} margin={{ top: 4, right: 8, bottom: 4, left: 0 }}>
+        <BarChart
+          responsive
+          data={rows}
+          style={{ width: '100%', height: 176 }}
+          margin={{ top: 4, right: 8, bottom: 4, left: 0 }}
+        >
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-          <XAxis dataKey="c" tick={{ fontSize: 11 }} label={{ value: `samples solved, of ${n}`, position: 'insideBottom', offset: 0, style: { fontSize: 11, fill: 'var(--muted)' } }} height={30} />
+          <XAxis
+            dataKey="c"
+            tick={{ fontSize: 11 }}
+            label={{
+              value: `samples solved, of ${n}`,
+              position: 'insideBottom',
+              offset: 0,
+              style: { fontSize: 11, fill: 'var(--muted)' },
+            }}
+            height={30}
+          />
           <YAxis allowDecimals={false} tick={{ fontSize: 11 }} width={40} />
-          <Tooltip formatter={(v, name) => [`${v} prompts`, String(name)]} labelFormatter={(c) => `solved by ${c} of ${n}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
+          <Tooltip
+            formatter={(v, name) => [`${v} prompts`, String(name)]}
+            labelFormatter={(c) => `solved by ${c} of ${n}`}
+            contentStyle={{ fontSize: 12 }}
+            isAnimationActive={false}
+          />
           {shown.map((s, i) => (
             <Bar key={s.step} dataKey={key(s.step)} fill={metricColor(i)} fillOpacity={0.8} isAnimationActive={false} />
           ))}

@@ -24,7 +24,12 @@ export function Downloads() {
   useEffect(() => {
     if (!downloads) return;
     for (const f of downloads.files) save(f.name, f.mime, f.data);
-    setLast(downloads.files.map((f) => ({ name: f.name, bytes: typeof f.data === 'string' ? new Blob([f.data]).size : f.data.byteLength })));
+    setLast(
+      downloads.files.map((f) => ({
+        name: f.name,
+        bytes: typeof f.data === 'string' ? new Blob([f.data]).size : f.data.byteLength,
+      })),
+    );
     clear();
   }, [downloads, clear]);
   if (!last.length) return null;

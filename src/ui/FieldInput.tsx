@@ -4,7 +4,15 @@
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
-import { RL_FIELDS, SECTIONS, decodeFieldText, encodeFieldText, rangeText, type FieldSpec, type RLField } from '../store/schema';
+import {
+  RL_FIELDS,
+  SECTIONS,
+  decodeFieldText,
+  encodeFieldText,
+  rangeText,
+  type FieldSpec,
+  type RLField,
+} from '../store/schema';
 
 /** Text of a value in a text input: null as empty, weights as name:w pairs (the URL's form). */
 const toText = encodeFieldText;
@@ -19,11 +27,18 @@ function parseText(name: RLField, spec: FieldSpec, text: string): unknown {
 export function fieldHelp(name: RLField): string {
   const spec: FieldSpec = RL_FIELDS[name];
   const parts = [`${name}: ${spec.doc}`];
-  if (spec.kind === 'number') parts.push(`range ${rangeText(spec)}${spec.integer ? ', whole numbers' : ''}${spec.nullable ? `; empty = ${spec.nullMeans}` : ''}`);
+  if (spec.kind === 'number')
+    parts.push(
+      `range ${rangeText(spec)}${spec.integer ? ', whole numbers' : ''}${spec.nullable ? `; empty = ${spec.nullMeans}` : ''}`,
+    );
   if (spec.kind === 'enum') parts.push(`one of ${spec.values.join(', ')}`);
   if (spec.kind === 'string' || spec.kind === 'weights') parts.push(`empty = ${spec.nullMeans}`);
   parts.push(`default ${showValue(spec.default)}`);
-  const others = [spec.trl && `TRL ${spec.trl}`, spec.verl && `verl ${spec.verl}`, spec.openrlhf && `OpenRLHF ${spec.openrlhf}`].filter(Boolean);
+  const others = [
+    spec.trl && `TRL ${spec.trl}`,
+    spec.verl && `verl ${spec.verl}`,
+    spec.openrlhf && `OpenRLHF ${spec.openrlhf}`,
+  ].filter(Boolean);
   if (others.length) parts.push(`elsewhere: ${others.join('; ')}${spec.note ? ` (${spec.note})` : ''}`);
   parts.push(`math: ${SECTIONS[spec.section].math}`);
   return parts.join('\n');
@@ -41,7 +56,21 @@ export interface FieldBinding {
   differsFrom: string;
 }
 
-export function FieldInput({ name, differs, presetValue, custom, extra, binding }: { name: RLField; differs: boolean; presetValue: unknown; custom?: React.ReactNode; extra?: React.ReactNode; binding?: FieldBinding }) {
+export function FieldInput({
+  name,
+  differs,
+  presetValue,
+  custom,
+  extra,
+  binding,
+}: {
+  name: RLField;
+  differs: boolean;
+  presetValue: unknown;
+  custom?: React.ReactNode;
+  extra?: React.ReactNode;
+  binding?: FieldBinding;
+}) {
   const draftValue = useLab((s) => s.draft[name]);
   const draftError = useLab((s) => s.check.fieldErrors[name]);
   const draftWarning = useLab((s) => s.check.fieldWarnings[name]);
@@ -82,7 +111,9 @@ export function FieldInput({ name, differs, presetValue, custom, extra, binding 
       </select>
     );
   } else if (spec.kind === 'boolean') {
-    input = <input id={id} type="checkbox" checked={value === true} onChange={(e) => setField(name, e.target.checked)} />;
+    input = (
+      <input id={id} type="checkbox" checked={value === true} onChange={(e) => setField(name, e.target.checked)} />
+    );
   } else if (spec.kind === 'string' && spec.multiline) {
     // Source code or a data file: several lines, monospaced, no spell checking.
     input = (
@@ -101,18 +132,34 @@ export function FieldInput({ name, differs, presetValue, custom, extra, binding 
         id={id}
         type="text"
         inputMode={spec.kind === 'number' ? 'decimal' : 'text'}
-        placeholder={spec.kind === 'number' && spec.nullable ? spec.nullMeans : spec.kind === 'string' || spec.kind === 'weights' ? spec.nullMeans : ''}
+        placeholder={
+          spec.kind === 'number' && spec.nullable
+            ? spec.nullMeans
+            : spec.kind === 'string' || spec.kind === 'weights'
+              ? spec.nullMeans
+              : ''
+        }
         {...textProps}
       />
     );
   }
   const range = spec.kind === 'number' ? rangeText(spec) : '';
   return (
-    <div className={`field${error ? ' invalid' : ''}`} data-testid={`${prefix}field-${name}`} data-differs={differs} data-invalid={!!error} data-value={toText(value)}>
+    <div
+      className={`field${error ? ' invalid' : ''}`}
+      data-testid={`${prefix}field-${name}`}
+      data-differs={differs}
+      data-invalid={!!error}
+      data-value={toText(value)}
+    >
       <label htmlFor={id} className="field-label" title={fieldHelp(name)}>
         <span className="field-name">{name}</span>
         {differs && (
-          <span className="differs" title={`differs from ${binding?.differsFrom ?? 'the preset'} (${showValue(presetValue)})`} aria-label={`differs from ${binding?.differsFrom ?? 'the preset'}`}>
+          <span
+            className="differs"
+            title={`differs from ${binding?.differsFrom ?? 'the preset'} (${showValue(presetValue)})`}
+            aria-label={`differs from ${binding?.differsFrom ?? 'the preset'}`}
+          >
             ●
           </span>
         )}

@@ -110,7 +110,13 @@ export function Heatmap({ rows, columns, values, max, xLabel, cellText, height =
             </span>
           ))}
         </div>
-        <canvas ref={canvas} className="heatmap-canvas" style={{ height }} onMouseMove={onMove} onMouseLeave={() => setHover(null)} />
+        <canvas
+          ref={canvas}
+          className="heatmap-canvas"
+          style={{ height }}
+          onMouseMove={onMove}
+          onMouseLeave={() => setHover(null)}
+        />
       </div>
       <div className="heatmap-ticks">
         {tickIndices(columns.length, 5).map((i) => (

@@ -6,7 +6,18 @@
 import { useEffect, useMemo, useState } from 'react';
 import { rolloutKey, useLab } from '../store';
 import { groupsByReward, type SortedGroup } from '../store/dynamics';
-import { COLOR_LABELS, COLOR_QUANTITIES, colorLegend, colorScale, explainTokenLoss, lossShareTerms, tokenColor, tokenView, type ColorQuantity, type TokenView } from '../store/explain';
+import {
+  COLOR_LABELS,
+  COLOR_QUANTITIES,
+  colorLegend,
+  colorScale,
+  explainTokenLoss,
+  lossShareTerms,
+  tokenColor,
+  tokenView,
+  type ColorQuantity,
+  type TokenView,
+} from '../store/explain';
 import { fmt } from '../store/format';
 import type { GroupRecord, GroupSummary, RLConfig } from '../store/schema';
 
@@ -50,7 +61,13 @@ function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | nu
   ];
   if (t.value !== null) rows.push(['value V_old', fmt(t.value)]);
   return (
-    <div className="token-detail" data-testid="token-detail" data-agrees={ex?.agrees ?? ''} data-share={ex?.share ?? ''} data-recorded={t.loss}>
+    <div
+      className="token-detail"
+      data-testid="token-detail"
+      data-agrees={ex?.agrees ?? ''}
+      data-share={ex?.share ?? ''}
+      data-recorded={t.loss}
+    >
       <dl className="facts">
         {rows.map(([k, v]) => (
           <div key={k} className="fact">
@@ -76,10 +93,28 @@ function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | nu
 
 /** Each completion's tokens as the inspector shows them. */
 function groupViews(g: GroupRecord, texts: string[][]): TokenView[][] {
-  return g.completions.map((c, ci) => Array.from({ length: c.length }, (_, t) => tokenView(c, t, texts[ci]?.[t] ?? '?')));
+  return g.completions.map((c, ci) =>
+    Array.from({ length: c.length }, (_, t) => tokenView(c, t, texts[ci]?.[t] ?? '?')),
+  );
 }
 
-function Group({ g, gi, texts, colorBy, scale, onHover, hover }: { g: GroupRecord; gi: number; texts: string[][]; colorBy: ColorQuantity; scale: number; onHover: (h: [number, number, number]) => void; hover: [number, number, number] | null }) {
+function Group({
+  g,
+  gi,
+  texts,
+  colorBy,
+  scale,
+  onHover,
+  hover,
+}: {
+  g: GroupRecord;
+  gi: number;
+  texts: string[][];
+  colorBy: ColorQuantity;
+  scale: number;
+  onHover: (h: [number, number, number]) => void;
+  hover: [number, number, number] | null;
+}) {
   const views = useMemo(() => groupViews(g, texts), [g, texts]);
   return (
     <div className="group" data-testid="group">
@@ -128,9 +163,15 @@ function Group({ g, gi, texts, colorBy, scale, onHover, hover }: { g: GroupRecor
 function SummaryGroup({ g }: { g: SortedGroup }) {
   const outcome = g.passed === 0 ? 'all fail' : g.passed === g.completions.length ? 'all pass' : 'mixed';
   return (
-    <div className="group" data-testid="summary-group" data-outcome={outcome} data-rewards={g.completions.map((c) => c.reward).join(',')}>
+    <div
+      className="group"
+      data-testid="summary-group"
+      data-outcome={outcome}
+      data-rewards={g.completions.map((c) => c.reward).join(',')}
+    >
       <div className="group-head">
-        group {g.index}: <code>{visible(g.prompt)}</code> → <code>{visible(g.answer)}</code> · {g.passed}/{g.completions.length} pass ({outcome})
+        group {g.index}: <code>{visible(g.prompt)}</code> → <code>{visible(g.answer)}</code> · {g.passed}/
+        {g.completions.length} pass ({outcome})
       </div>
       <table className="completions">
         <thead>
@@ -142,9 +183,17 @@ function SummaryGroup({ g }: { g: SortedGroup }) {
         </thead>
         <tbody>
           {g.completions.map((c, ci) => (
-            <tr key={ci} className={c.passed ? 'passed' : undefined} data-testid="summary-completion" data-reward={c.reward} data-advantage={c.advantage}>
+            <tr
+              key={ci}
+              className={c.passed ? 'passed' : undefined}
+              data-testid="summary-completion"
+              data-reward={c.reward}
+              data-advantage={c.advantage}
+            >
               <td className="num">{fmt(c.reward)}</td>
-              <td className={`num ${c.advantage > 0 ? 'adv-pos' : c.advantage < 0 ? 'adv-neg' : ''}`}>{fmt(c.advantage)}</td>
+              <td className={`num ${c.advantage > 0 ? 'adv-pos' : c.advantage < 0 ? 'adv-neg' : ''}`}>
+                {fmt(c.advantage)}
+              </td>
               <td>
                 <code>{visible(c.text)}</code>
                 {!c.finished && <span className="cut"> (cut at L_max)</span>}
@@ -166,12 +215,15 @@ function AllGroups({ batch, step }: { batch: GroupSummary[]; step: number }) {
   const shown = showAll ? sorted : sorted.slice(0, FIRST_GROUPS);
   const completions = sorted.reduce((a, g) => a + g.completions.length, 0);
   const passed = sorted.reduce((a, g) => a + g.passed, 0);
-  const count = (o: string) => sorted.filter((g) => (g.passed === 0 ? 'all fail' : g.passed === g.completions.length ? 'all pass' : 'mixed') === o).length;
+  const count = (o: string) =>
+    sorted.filter((g) => (g.passed === 0 ? 'all fail' : g.passed === g.completions.length ? 'all pass' : 'mixed') === o)
+      .length;
   return (
     <div data-testid="all-groups" data-groups={sorted.length}>
       <p className="hint small">
-        {sorted.length} groups, {passed} of {completions} completions pass (verifier correct and ended with EOS): {count('all fail')} all fail, {count('mixed')} mixed,{' '}
-        {count('all pass')} all pass. Completions sorted by reward; A is the completion's advantage (mean over its loss tokens).
+        {sorted.length} groups, {passed} of {completions} completions pass (verifier correct and ended with EOS):{' '}
+        {count('all fail')} all fail, {count('mixed')} mixed, {count('all pass')} all pass. Completions sorted by
+        reward; A is the completion's advantage (mean over its loss tokens).
       </p>
       <div className="all-groups">
         {shown.map((g) => (
@@ -218,14 +270,33 @@ export function Inspector() {
   }, [view, step, config]);
   const hovered = hover && entry ? entry.groups[hover[0]]?.completions[hover[1]] : undefined;
   // One scale for the whole step, so a colour means the same value in every group and the legend can name it.
-  const scale = useMemo(() => (entry ? colorScale(entry.groups.flatMap((g, gi) => groupViews(g, entry.texts[gi] ?? []).flat()), colorBy) : 0), [entry, colorBy]);
+  const scale = useMemo(
+    () =>
+      entry
+        ? colorScale(
+            entry.groups.flatMap((g, gi) => groupViews(g, entry.texts[gi] ?? []).flat()),
+            colorBy,
+          )
+        : 0,
+    [entry, colorBy],
+  );
   return (
-    <section className="panel inspector" aria-labelledby="inspector-title" data-testid="inspector" data-step={step ?? ''}>
+    <section
+      className="panel inspector"
+      aria-labelledby="inspector-title"
+      data-testid="inspector"
+      data-step={step ?? ''}
+    >
       <div className="charts-head">
         <h2 id="inspector-title">Rollout inspector</h2>
         <label>
           step{' '}
-          <select data-testid="inspect-step" value={step ?? ''} onChange={(e) => setStep(e.target.value ? Number(e.target.value) : null)} disabled={!steps.length}>
+          <select
+            data-testid="inspect-step"
+            value={step ?? ''}
+            onChange={(e) => setStep(e.target.value ? Number(e.target.value) : null)}
+            disabled={!steps.length}
+          >
             {steps.map((s) => (
               <option key={s} value={s}>
                 {s}
@@ -234,10 +305,20 @@ export function Inspector() {
           </select>
         </label>
         <span className="view-toggle" role="group" aria-label="what to list">
-          <button type="button" data-testid="view-tokens" aria-pressed={inspectView === 'tokens'} onClick={() => setInspectView('tokens')}>
+          <button
+            type="button"
+            data-testid="view-tokens"
+            aria-pressed={inspectView === 'tokens'}
+            onClick={() => setInspectView('tokens')}
+          >
             sampled groups, token by token{entry ? ` (${entry.groups.length})` : ''}
           </button>
-          <button type="button" data-testid="view-all-groups" aria-pressed={inspectView === 'all'} onClick={() => setInspectView('all')}>
+          <button
+            type="button"
+            data-testid="view-all-groups"
+            aria-pressed={inspectView === 'all'}
+            onClick={() => setInspectView('all')}
+          >
             all groups by reward{entry?.batch ? ` (${entry.batch.length})` : ''}
           </button>
         </span>
@@ -252,20 +333,43 @@ export function Inspector() {
           </select>
         </label>
       </div>
-      {!steps.length && <p className="hint">Sampled groups of each step appear here while a run trains (or open a saved run).</p>}
+      {!steps.length && (
+        <p className="hint">Sampled groups of each step appear here while a run trains (or open a saved run).</p>
+      )}
       {steps.length > 0 && !entry && <p className="hint">Loading the groups of step {step}…</p>}
-      {entry && inspectView === 'all' && (entry.batch ? <AllGroups batch={entry.batch} step={step!} /> : <p className="hint">This run kept no summary of every group at step {step} (runs recorded before it was kept).</p>)}
+      {entry &&
+        inspectView === 'all' &&
+        (entry.batch ? (
+          <AllGroups batch={entry.batch} step={step!} />
+        ) : (
+          <p className="hint">
+            This run kept no summary of every group at step {step} (runs recorded before it was kept).
+          </p>
+        ))}
       {entry && inspectView === 'tokens' && <ColorLegendRow colorBy={colorBy} scale={scale} />}
       {entry && inspectView === 'tokens' && (
         <div className="inspector-body">
           <div className="groups">
             {entry.groups.map((g, gi) => (
-              <Group key={`${step}-${gi}`} g={g} gi={gi} texts={entry.texts[gi] ?? []} colorBy={colorBy} scale={scale} hover={hover} onHover={setHover} />
+              <Group
+                key={`${step}-${gi}`}
+                g={g}
+                gi={gi}
+                texts={entry.texts[gi] ?? []}
+                colorBy={colorBy}
+                scale={scale}
+                hover={hover}
+                onHover={setHover}
+              />
             ))}
           </div>
           <aside className="detail">
             {hover && hovered ? (
-              <TokenDetail t={tokenView(hovered, hover[2], entry.texts[hover[0]]?.[hover[1]]?.[hover[2]] ?? '?')} config={config} alpha={alpha} />
+              <TokenDetail
+                t={tokenView(hovered, hover[2], entry.texts[hover[0]]?.[hover[1]]?.[hover[2]] ?? '?')}
+                config={config}
+                alpha={alpha}
+              />
             ) : (
               <p className="hint">Hover a token to see its numbers and its loss term.</p>
             )}

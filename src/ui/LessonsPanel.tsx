@@ -5,13 +5,21 @@
 import { useShallow } from 'zustand/react/shallow';
 import { LESSONS, narrationNumber, useLab, type Lesson } from '../store';
 import { COLOR_LABELS } from '../store/explain';
-import { lessonNarration, lessonProgressOf, lessonRunBlocker, lessonRunStates, openedLesson, type LessonRunBlocker } from '../store/selectors';
+import {
+  lessonNarration,
+  lessonProgressOf,
+  lessonRunBlocker,
+  lessonRunStates,
+  openedLesson,
+  type LessonRunBlocker,
+} from '../store/selectors';
 
 /** Why Run is greyed out, in words. */
 const BLOCKED: Record<LessonRunBlocker, string> = {
   closed: '',
   answer: 'Answer the question first: predict, then run.',
-  headless: 'This lesson has a supervised (SFT) run, which the page does not train yet: run it with npm run lessons -- --check <id>.',
+  headless:
+    'This lesson has a supervised (SFT) run, which the page does not train yet: run it with npm run lessons -- --check <id>.',
   running: "The lesson's runs are training.",
   busy: 'Another run is training: pause or reset it first.',
   engine: 'The engine is not ready yet (see the GPU line above).',
@@ -21,7 +29,13 @@ function ProgressMarks({ lessonId }: { lessonId: string }) {
   const p = useLab((s) => lessonProgressOf(s, lessonId));
   const marks = [p.answer !== null && 'answered', p.completed && 'ran', p.observed && 'observed'].filter(Boolean);
   return (
-    <span className="lesson-marks" data-testid={`lesson-progress-${lessonId}`} data-answered={p.answer !== null} data-completed={p.completed} data-observed={p.observed}>
+    <span
+      className="lesson-marks"
+      data-testid={`lesson-progress-${lessonId}`}
+      data-answered={p.answer !== null}
+      data-completed={p.completed}
+      data-observed={p.observed}
+    >
       {marks.length ? marks.join(' · ') : 'not started'}
     </span>
   );
@@ -68,8 +82,13 @@ function Question({ lesson }: { lesson: Lesson }) {
         ))}
       </div>
       {answer !== null && (
-        <p className={`lesson-feedback ${answer === q.answer ? 'pass' : 'fail'}`} data-testid="lesson-answer-feedback" data-right={answer === q.answer}>
-          <strong>{answer === q.answer ? 'Right.' : `Not quite: the answer is "${q.choices[q.answer]}".`}</strong> {q.why}
+        <p
+          className={`lesson-feedback ${answer === q.answer ? 'pass' : 'fail'}`}
+          data-testid="lesson-answer-feedback"
+          data-right={answer === q.answer}
+        >
+          <strong>{answer === q.answer ? 'Right.' : `Not quite: the answer is "${q.choices[q.answer]}".`}</strong>{' '}
+          {q.why}
         </p>
       )}
     </div>
@@ -83,7 +102,8 @@ function RunLine({ lesson, index }: { lesson: Lesson; index: number }) {
   const run = lesson.runs[index];
   return (
     <li data-testid={`lesson-run-${run.key}`} data-state={state}>
-      <span className={`run-state ${state}`}>{state === 'training' ? `step ${step}/${lesson.steps}` : state}</span> {run.label}
+      <span className={`run-state ${state}`}>{state === 'training' ? `step ${step}/${lesson.steps}` : state}</span>{' '}
+      {run.label}
     </li>
   );
 }
@@ -97,23 +117,41 @@ function RunBar({ lesson }: { lesson: Lesson }) {
   return (
     <div className="lesson-runs" data-testid="lesson-runs" data-phase={session.phase}>
       <div className="buttons">
-        <button type="button" data-testid="lesson-run" disabled={blocker !== null} onClick={() => startLesson()} title={blocker ? BLOCKED[blocker] : ''}>
+        <button
+          type="button"
+          data-testid="lesson-run"
+          disabled={blocker !== null}
+          onClick={() => startLesson()}
+          title={blocker ? BLOCKED[blocker] : ''}
+        >
           {ranOnce ? `Run again (seed ${session.seed})` : 'Run'}
         </button>
         {ranOnce && (
-          <button type="button" className="secondary" data-testid="lesson-rerun" disabled={blocker !== null} onClick={rerun}>
+          <button
+            type="button"
+            className="secondary"
+            data-testid="lesson-rerun"
+            disabled={blocker !== null}
+            onClick={rerun}
+          >
             Rerun with another seed
           </button>
         )}
       </div>
-      {blocker && blocker !== 'running' && <p className="hint small" data-testid="lesson-blocked">{BLOCKED[blocker].replace('<id>', lesson.id)}</p>}
+      {blocker && blocker !== 'running' && (
+        <p className="hint small" data-testid="lesson-blocked">
+          {BLOCKED[blocker].replace('<id>', lesson.id)}
+        </p>
+      )}
       <ul className="lesson-run-list small">
         {lesson.runs.map((r, i) => (
           <RunLine key={r.key} lesson={lesson} index={i} />
         ))}
       </ul>
       <p className="hint small">
-        {lesson.runs.length > 1 ? `The runs share seed ${session.seed}, so they differ only in what their names say.` : `Seed ${session.seed}.`}
+        {lesson.runs.length > 1
+          ? `The runs share seed ${session.seed}, so they differ only in what their names say.`
+          : `Seed ${session.seed}.`}
       </p>
       {session.stopReason && <p className="lesson-feedback fail">{session.stopReason}</p>}
     </div>
@@ -135,8 +173,14 @@ function Verdict({ lesson }: { lesson: Lesson }) {
   const verdict = useLab((s) => s.lesson?.verdict ?? null);
   if (!verdict) return null;
   return (
-    <div className={`lesson-verdict ${verdict.observed ? 'pass' : 'fail'}`} data-testid="lesson-verdict" data-observed={verdict.observed}>
-      <p className={`summary ${verdict.observed ? 'pass' : 'fail'}`}>{verdict.observed ? 'Observed' : 'Not this time'}</p>
+    <div
+      className={`lesson-verdict ${verdict.observed ? 'pass' : 'fail'}`}
+      data-testid="lesson-verdict"
+      data-observed={verdict.observed}
+    >
+      <p className={`summary ${verdict.observed ? 'pass' : 'fail'}`}>
+        {verdict.observed ? 'Observed' : 'Not this time'}
+      </p>
       <p className="small">Claim: {lesson.check.claim}</p>
       <p>{verdict.summary}</p>
       <table className="lesson-values" data-testid="lesson-values">
@@ -171,7 +215,14 @@ function Planes({ lesson }: { lesson: Lesson }) {
     <p className="lesson-planes small">
       Inspector tokens coloured by:{' '}
       {lesson.highlight.planes.map((plane) => (
-        <button type="button" key={plane} className={`secondary small${colorBy === plane ? ' chosen' : ''}`} data-testid={`lesson-plane-${plane}`} aria-pressed={colorBy === plane} onClick={() => setColorBy(plane)}>
+        <button
+          type="button"
+          key={plane}
+          className={`secondary small${colorBy === plane ? ' chosen' : ''}`}
+          data-testid={`lesson-plane-${plane}`}
+          aria-pressed={colorBy === plane}
+          onClick={() => setColorBy(plane)}
+        >
           {COLOR_LABELS[plane]}
         </button>
       ))}
@@ -188,7 +239,12 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
         <button type="button" className="link small" data-testid="lesson-close" onClick={closeLesson}>
           ← all lessons
         </button>
-        <a className="small" href={`?lesson=${lesson.id}`} data-testid="lesson-link" title="a link that opens this lesson">
+        <a
+          className="small"
+          href={`?lesson=${lesson.id}`}
+          data-testid="lesson-link"
+          title="a link that opens this lesson"
+        >
           link to this lesson
         </a>
       </div>
@@ -218,7 +274,9 @@ export function LessonsPanel() {
         <OpenLesson lesson={lesson} />
       ) : (
         <>
-          <p className="hint small">Guided experiments: predict what happens, run it, and see whether the numbers agree.</p>
+          <p className="hint small">
+            Guided experiments: predict what happens, run it, and see whether the numbers agree.
+          </p>
           <LessonList />
         </>
       )}

@@ -17,14 +17,20 @@ export function Notices() {
       {linkCheckpoint && (
         <div className="notice warning" role="alert" data-testid="link-checkpoint" data-origin={linkCheckpoint.origin}>
           <span>
-            This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has been read from it; the
-            page starts from its own model until you choose to use it.
+            This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has
+            been read from it; the page starts from its own model until you choose to use it.
           </span>
           <span className="notice-actions">
             <button type="button" onClick={confirmLinkCheckpoint} data-testid="link-checkpoint-use">
               Use the checkpoint from {linkCheckpoint.origin}
             </button>
-            <button type="button" className="link" onClick={refuseLinkCheckpoint} aria-label="dismiss" data-testid="link-checkpoint-refuse">
+            <button
+              type="button"
+              className="link"
+              onClick={refuseLinkCheckpoint}
+              aria-label="dismiss"
+              data-testid="link-checkpoint-refuse"
+            >
               ✕
             </button>
           </span>
@@ -33,7 +39,13 @@ export function Notices() {
       {urlError && (
         <p className="notice error" role="alert" data-testid="url-error">
           <span>{urlError}</span>
-          <button type="button" className="link" onClick={dismissUrlError} aria-label="dismiss" data-testid="url-error-dismiss">
+          <button
+            type="button"
+            className="link"
+            onClick={dismissUrlError}
+            aria-label="dismiss"
+            data-testid="url-error-dismiss"
+          >
             ✕
           </button>
         </p>

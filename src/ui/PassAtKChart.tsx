@@ -27,13 +27,17 @@ function defaultSteps(evals: readonly EvalRecord[]): number[] {
 export function PassAtKChart({ runIds }: { runIds: string[] }) {
   const views = useLab((s) => s.views);
   const runs = useLab((s) => s.runs);
-  const labels = useMemo(() => runLabels(runIds.flatMap((id) => runs.filter((r) => r.id === id))), [runIds.join(','), runs]);
+  const labels = useMemo(
+    () => runLabels(runIds.flatMap((id) => runs.filter((r) => r.id === id))),
+    [runIds.join(','), runs],
+  );
   const [chosen, setChosen] = useState<number[] | null>(null);
   const primary = (runIds[0] ? views[runIds[0]]?.evals : undefined) ?? NO_EVALS;
   const steps = chosen?.filter((s) => primary.some((e) => e.step === s)) ?? defaultSteps(primary);
   const evalsKey = runIds.map((id) => views[id]?.evals);
   const prevEvals = useRef<(EvalRecord[] | undefined)[]>([]);
-  if (evalsKey.length !== prevEvals.current.length || evalsKey.some((e, i) => e !== prevEvals.current[i])) prevEvals.current = evalsKey;
+  if (evalsKey.length !== prevEvals.current.length || evalsKey.some((e, i) => e !== prevEvals.current[i]))
+    prevEvals.current = evalsKey;
   const stableEvals = prevEvals.current;
   const curves = useMemo(() => {
     const out: { key: string; label: string; color: string; dash?: string; passAtK: number[] }[] = [];
@@ -45,22 +49,42 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
       const ev = stableEvals[j + 1] ?? [];
       const e = ev[ev.length - 1];
       const name = labels.get(id) ?? id;
-      if (e) out.push({ key: `o${j}`, label: `${name}: step ${e.step}`, color: runColor(j + 1), dash: '6 3', passAtK: e.passAtK });
+      if (e)
+        out.push({
+          key: `o${j}`,
+          label: `${name}: step ${e.step}`,
+          color: runColor(j + 1),
+          dash: '6 3',
+          passAtK: e.passAtK,
+        });
     });
     return out;
   }, [stableEvals, steps.join(','), runIds.join(','), labels]);
   const ref = useRef<HTMLElement>(null);
   const near = useNearViewport(ref);
   const drawn = useStaggered('chart-pass-at-k', curves, near);
-  if (!primary.length && curves.length === 0) return <figure ref={ref} className="chart wide" hidden data-testid="chart-pass-at-k" data-evals={0} />;
+  if (!primary.length && curves.length === 0)
+    return <figure ref={ref} className="chart wide" hidden data-testid="chart-pass-at-k" data-evals={0} />;
   const shown = drawn ?? [];
   const K = Math.max(0, ...shown.map((c) => c.passAtK.length));
-  const rows = Array.from({ length: K }, (_, k) => Object.fromEntries([['k', k + 1], ...shown.map((c) => [c.key, c.passAtK[k] ?? null])]));
+  const rows = Array.from({ length: K }, (_, k) =>
+    Object.fromEntries([['k', k + 1], ...shown.map((c) => [c.key, c.passAtK[k] ?? null])]),
+  );
   const last = primary[primary.length - 1];
   return (
-    <figure ref={ref} className="chart wide" data-testid="chart-pass-at-k" data-evals={primary.length} data-last={JSON.stringify(last?.passAtK ?? [])} data-finite={!!last && last.passAtK.every(Number.isFinite)}>
+    <figure
+      ref={ref}
+      className="chart wide"
+      data-testid="chart-pass-at-k"
+      data-evals={primary.length}
+      data-last={JSON.stringify(last?.passAtK ?? [])}
+      data-finite={!!last && last.passAtK.every(Number.isFinite)}
+    >
       <figcaption>
-        <span className="chart-title" title="unbiased pass@k = 1 - C(n-c, k)/C(n, k) on held-out prompts, n = eval_num_generations samples each">
+        <span
+          className="chart-title"
+          title="unbiased pass@k = 1 - C(n-c, k)/C(n, k) on held-out prompts, n = eval_num_generations samples each"
+        >
           Held-out pass@k
         </span>
         <span className="eval-steps">
@@ -69,22 +93,56 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
               <input
                 type="checkbox"
                 checked={steps.includes(e.step)}
-                onChange={(ev) => setChosen(ev.target.checked ? [...steps, e.step].sort((a, b) => a - b) : steps.filter((s) => s !== e.step))}
+                onChange={(ev) =>
+                  setChosen(
+                    ev.target.checked ? [...steps, e.step].sort((a, b) => a - b) : steps.filter((s) => s !== e.step),
+                  )
+                }
               />
               {e.step}
             </label>
           ))}
         </span>
       </figcaption>
-      {!drawn ? <div className="plot-placeholder" /> : <LineChart responsive data={rows} style={{ width: '100%', height: 170 }} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
-        <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-        <XAxis dataKey="k" type="number" scale="log" domain={[1, Math.max(2, K)]} ticks={rows.map((r) => r.k as number).filter((k) => (k & (k - 1)) === 0 || k === K)} tick={{ fontSize: 11 }} />
-        <YAxis domain={[0, 1]} tick={{ fontSize: 11 }} width={40} tickFormatter={(v: number) => fmt(v)} />
-        <Tooltip formatter={(v, name) => [fmt(Number(v)), String(name)]} labelFormatter={(k) => `k = ${k}`} contentStyle={{ fontSize: 12 }} isAnimationActive={false} />
-        {shown.map((c) => (
-          <Line key={c.key} dataKey={c.key} name={c.label} stroke={c.color} strokeDasharray={c.dash} dot isAnimationActive={false} connectNulls />
-        ))}
-      </LineChart>}
+      {!drawn ? (
+        <div className="plot-placeholder" />
+      ) : (
+        <LineChart
+          responsive
+          data={rows}
+          style={{ width: '100%', height: 170 }}
+          margin={{ top: 4, right: 8, bottom: 0, left: 0 }}
+        >
+          <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+          <XAxis
+            dataKey="k"
+            type="number"
+            scale="log"
+            domain={[1, Math.max(2, K)]}
+            ticks={rows.map((r) => r.k as number).filter((k) => (k & (k - 1)) === 0 || k === K)}
+            tick={{ fontSize: 11 }}
+          />
+          <YAxis domain={[0, 1]} tick={{ fontSize: 11 }} width={40} tickFormatter={(v: number) => fmt(v)} />
+          <Tooltip
+            formatter={(v, name) => [fmt(Number(v)), String(name)]}
+            labelFormatter={(k) => `k = ${k}`}
+            contentStyle={{ fontSize: 12 }}
+            isAnimationActive={false}
+          />
+          {shown.map((c) => (
+            <Line
+              key={c.key}
+              dataKey={c.key}
+              name={c.label}
+              stroke={c.color}
+              strokeDasharray={c.dash}
+              dot
+              isAnimationActive={false}
+              connectNulls
+            />
+          ))}
+        </LineChart>
+      )}
       <div className="chart-legend">
         {shown.map((c) => (
           <span key={c.key} style={{ color: c.color }}>
@@ -94,7 +152,8 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
       </div>
       {primary.length > 0 && (
         <p className="hint" data-testid="eval-accuracy">
-          greedy held-out accuracy: {primary.map((e) => `${stepLabel(e.step)}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
+          greedy held-out accuracy:{' '}
+          {primary.map((e) => `${stepLabel(e.step)}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
         </p>
       )}
     </figure>

@@ -5,7 +5,18 @@
 // store's selectors (store/selectors.ts), the same rules the store's actions check.
 import { SEED_GROUP_MAX, SEED_GROUP_MIN, useLab } from '../store';
 import { clock, describeAdapter, throughput } from '../store/format';
-import { activeBackend, canPause, canReset, canResumeCurrent, canStart, canStep, etaMs, startBlocker, startLabel, type StartBlocker } from '../store/selectors';
+import {
+  activeBackend,
+  canPause,
+  canReset,
+  canResumeCurrent,
+  canStart,
+  canStep,
+  etaMs,
+  startBlocker,
+  startLabel,
+  type StartBlocker,
+} from '../store/selectors';
 
 /** Why Start and Step are greyed out, as their tooltip. */
 const BLOCKED: Record<StartBlocker, string> = {
@@ -28,12 +39,21 @@ function SeedGroupControl() {
         data-testid="seeds-start"
         disabled={blocker !== null}
         onClick={startSeedGroup}
-        title={blocker ? BLOCKED[blocker] : `the edited config over ${count} seeds (its seed, seed + 1, ...), one run after the other; the charts draw the median across seeds with a bootstrap band`}
+        title={
+          blocker
+            ? BLOCKED[blocker]
+            : `the edited config over ${count} seeds (its seed, seed + 1, ...), one run after the other; the charts draw the median across seeds with a bootstrap band`
+        }
       >
         Run over seeds
       </button>
       {/* A list rather than a number field: every choice is a valid group size. */}
-      <select value={count} data-testid="seed-count" aria-label="number of seeds" onChange={(e) => setCount(Number(e.target.value))}>
+      <select
+        value={count}
+        data-testid="seed-count"
+        aria-label="number of seeds"
+        onChange={(e) => setCount(Number(e.target.value))}
+      >
         {Array.from({ length: SEED_GROUP_MAX - SEED_GROUP_MIN + 1 }, (_, i) => SEED_GROUP_MIN + i).map((n) => (
           <option key={n} value={n}>
             {n}
@@ -49,8 +69,14 @@ function AdapterNote() {
   const adapter = useLab((s) => s.adapter);
   const backend = useLab(activeBackend);
   const gpuStatus = useLab((s) => s.gpuStatus);
-  if (backend === 'cpu') return <span data-testid="status-adapter">CPU reference backend (slow: 100-1000x slower than a GPU)</span>;
-  if (!adapter) return <span data-testid="status-adapter">{gpuStatus === 'starting' ? 'requesting a WebGPU device…' : 'no WebGPU adapter'}</span>;
+  if (backend === 'cpu')
+    return <span data-testid="status-adapter">CPU reference backend (slow: 100-1000x slower than a GPU)</span>;
+  if (!adapter)
+    return (
+      <span data-testid="status-adapter">
+        {gpuStatus === 'starting' ? 'requesting a WebGPU device…' : 'no WebGPU adapter'}
+      </span>
+    );
   return (
     <span data-testid="status-adapter" data-fallback={adapter.isFallbackAdapter}>
       {describeAdapter(adapter)}
@@ -80,16 +106,35 @@ export function RunControls() {
         Run
       </h2>
       <div className="buttons">
-        <button type="button" data-testid="run-start" disabled={!startEnabled} onClick={startRun} title={blocker ? BLOCKED[blocker] : ''}>
+        <button
+          type="button"
+          data-testid="run-start"
+          disabled={!startEnabled}
+          onClick={startRun}
+          title={blocker ? BLOCKED[blocker] : ''}
+        >
           {label}
         </button>
         <button type="button" data-testid="run-pause" disabled={!pauseEnabled} onClick={pauseRun}>
           {p.status === 'pausing' ? 'Pausing…' : 'Pause'}
         </button>
-        <button type="button" data-testid="run-step" disabled={!stepEnabled} onClick={stepRun} title={blocker ? BLOCKED[blocker] : 'one rollout batch and its optimizer steps, then pause'}>
+        <button
+          type="button"
+          data-testid="run-step"
+          disabled={!stepEnabled}
+          onClick={stepRun}
+          title={blocker ? BLOCKED[blocker] : 'one rollout batch and its optimizer steps, then pause'}
+        >
           Step
         </button>
-        <button type="button" className="secondary" data-testid="run-reset" disabled={!resetEnabled} onClick={resetRun} title="drop the trainer; the run stays saved">
+        <button
+          type="button"
+          className="secondary"
+          data-testid="run-reset"
+          disabled={!resetEnabled}
+          onClick={resetRun}
+          title="drop the trainer; the run stays saved"
+        >
           Reset
         </button>
         <SeedGroupControl />
@@ -99,7 +144,14 @@ export function RunControls() {
           </button>
         )}
       </div>
-      <p className="status-line" data-testid="run-status" data-status={p.status} data-step={p.step} data-total={p.totalSteps} data-run-id={p.runId ?? ''}>
+      <p
+        className="status-line"
+        data-testid="run-status"
+        data-status={p.status}
+        data-step={p.step}
+        data-total={p.totalSteps}
+        data-run-id={p.runId ?? ''}
+      >
         {p.runId ? (
           <>
             <strong>{p.name}</strong>
@@ -110,7 +162,8 @@ export function RunControls() {
                 {p.seedQueue.failedSeeds.length > 0 && <>; failed: seed {p.seedQueue.failedSeeds.join(', ')}</>})
               </span>
             )}{' '}
-            · <span data-testid="status-state">{p.status}</span> · step {p.step}/{p.totalSteps} · elapsed {clock(p.elapsedMs)}
+            · <span data-testid="status-state">{p.status}</span> · step {p.step}/{p.totalSteps} · elapsed{' '}
+            {clock(p.elapsedMs)}
             {p.status === 'running' && <> · ETA {clock(eta)}</>}
             {p.meanStepMs > 0 && <> · {throughput(p.meanStepMs, p.tokensPerSec)}</>}
             {p.savedStep > 0 && <> · saved at step {p.savedStep}</>}

@@ -3,7 +3,15 @@
 // config field. Loaded lazily when the panel is opened (Lab.tsx), so the generators stay off the startup path.
 import { useMemo, useState } from 'react';
 import { useLab, type ExportTarget, type Setting } from '../store';
-import { DEFAULT_MODEL_PATH, EXPORT_TARGETS, TARGET_LABELS, TARGET_VERSIONS, bundleName, bundleScript, exportExperiment } from '../store/export';
+import {
+  DEFAULT_MODEL_PATH,
+  EXPORT_TARGETS,
+  TARGET_LABELS,
+  TARGET_VERSIONS,
+  bundleName,
+  bundleScript,
+  exportExperiment,
+} from '../store/export';
 import { save } from './Downloads';
 
 function settingText(s: Setting): string {
@@ -17,7 +25,10 @@ export default function RunElsewhere() {
   const [target, setTarget] = useState<ExportTarget>('trl');
   const [model, setModel] = useState(DEFAULT_MODEL_PATH);
   const [copied, setCopied] = useState(false);
-  const exported = useMemo(() => (config ? exportExperiment(target, config, { preset, model: model.trim() || DEFAULT_MODEL_PATH }) : null), [config, preset, target, model]);
+  const exported = useMemo(
+    () => (config ? exportExperiment(target, config, { preset, model: model.trim() || DEFAULT_MODEL_PATH }) : null),
+    [config, preset, target, model],
+  );
   if (!exported) return <p className="hint">Fix the marked fields to export the experiment.</p>;
   const entry = exported.files.find((f) => f.path === exported.entry)!;
   const commented = exported.rows.filter((r) => r.settings.length === 0).length;
@@ -25,14 +36,25 @@ export default function RunElsewhere() {
     <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
       <div className="export-targets" role="tablist" aria-label="Trainer">
         {EXPORT_TARGETS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={t === target} className={t === target ? '' : 'secondary'} data-testid={`elsewhere-target-${t}`} onClick={() => { setTarget(t); setCopied(false); }}>
+          <button
+            key={t}
+            type="button"
+            role="tab"
+            aria-selected={t === target}
+            className={t === target ? '' : 'secondary'}
+            data-testid={`elsewhere-target-${t}`}
+            onClick={() => {
+              setTarget(t);
+              setCopied(false);
+            }}
+          >
             {TARGET_LABELS[t]}
           </button>
         ))}
       </div>
       <p className="hint">
-        Written against {TARGET_VERSIONS[target]}. {exported.keys.length} settings; {commented} of {exported.rows.length} fields have no setting of their own and are
-        comments saying why.
+        Written against {TARGET_VERSIONS[target]}. {exported.keys.length} settings; {commented} of{' '}
+        {exported.rows.length} fields have no setting of their own and are comments saying why.
       </p>
       <label htmlFor="export-model">Model: a Hugging Face format checkpoint folder or a hub model name</label>
       <input id="export-model" data-testid="elsewhere-model" value={model} onChange={(e) => setModel(e.target.value)} />
@@ -46,15 +68,26 @@ export default function RunElsewhere() {
         >
           {copied ? 'Copied' : `Copy ${entry.path}`}
         </button>
-        <button type="button" className="secondary" data-testid="elsewhere-download-entry" onClick={() => save(entry.path, 'text/plain', entry.text)}>
+        <button
+          type="button"
+          className="secondary"
+          data-testid="elsewhere-download-entry"
+          onClick={() => save(entry.path, 'text/plain', entry.text)}
+        >
           Download {entry.path}
         </button>
-        <button type="button" className="secondary" data-testid="elsewhere-download-bundle" onClick={() => save(bundleName(target), 'text/x-shellscript', bundleScript(exported))}>
+        <button
+          type="button"
+          className="secondary"
+          data-testid="elsewhere-download-bundle"
+          onClick={() => save(bundleName(target), 'text/x-shellscript', bundleScript(exported))}
+        >
           Download every file ({bundleName(target)})
         </button>
       </div>
       <p className="hint">
-        The bundle writes {exported.files.map((f) => f.path).join(', ')} into a folder: <code>sh {bundleName(target)}</code>.
+        The bundle writes {exported.files.map((f) => f.path).join(', ')} into a folder:{' '}
+        <code>sh {bundleName(target)}</code>.
       </p>
       <pre className="export-script" data-testid="elsewhere-script">
         {entry.text}
@@ -77,7 +110,13 @@ export default function RunElsewhere() {
               <td>
                 <code>{r.lab}</code>
               </td>
-              <td>{r.settings.length ? r.settings.map((s) => <code key={s.key}>{settingText(s)}</code>) : <span className="hint">none</span>}</td>
+              <td>
+                {r.settings.length ? (
+                  r.settings.map((s) => <code key={s.key}>{settingText(s)}</code>)
+                ) : (
+                  <span className="hint">none</span>
+                )}
+              </td>
               <td>{r.comment}</td>
             </tr>
           ))}

@@ -8,10 +8,17 @@ const RunElsewhere = lazy(() => import('./RunElsewhere'));
 export function RunElsewherePanel() {
   const [open, setOpen] = useState(false);
   return (
-    <details className="panel run-elsewhere-panel" data-testid="run-elsewhere" onToggle={(e) => setOpen(e.currentTarget.open)}>
+    <details
+      className="panel run-elsewhere-panel"
+      data-testid="run-elsewhere"
+      onToggle={(e) => setOpen(e.currentTarget.open)}
+    >
       <summary>
         <h2>Run elsewhere</h2>
-        <span className="hint">this experiment as a TRL script, a verl run or an OpenRLHF command, with its data, reward and the mapping of every knob</span>
+        <span className="hint">
+          this experiment as a TRL script, a verl run or an OpenRLHF command, with its data, reward and the mapping of
+          every knob
+        </span>
       </summary>
       {open && (
         <PanelBoundary name="run elsewhere">

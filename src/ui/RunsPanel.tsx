@@ -67,7 +67,11 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
         <input
           type="checkbox"
           data-testid="overlay-toggle"
-          title={inBand ? "drawn in its group's band; choose every seed to draw the seeds one by one" : 'overlay on the charts'}
+          title={
+            inBand
+              ? "drawn in its group's band; choose every seed to draw the seeds one by one"
+              : 'overlay on the charts'
+          }
           checked={overlaid && !inBand}
           disabled={viewing || inBand}
           onChange={() => toggleOverlay(h.id)}
@@ -75,7 +79,13 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
         />
       </td>
       <td>
-        <button type="button" className="link" data-testid="run-open" onClick={() => openRun(h.id)} title={`${h.name}: show on the charts and in the inspector`}>
+        <button
+          type="button"
+          className="link"
+          data-testid="run-open"
+          onClick={() => openRun(h.id)}
+          title={`${h.name}: show on the charts and in the inspector`}
+        >
           {label}
         </button>
         <div className="hint small">
@@ -90,12 +100,24 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
       <td className="num">{reward !== undefined ? fmt(reward) : '—'}</td>
       <td className="actions">
         {resumable && (
-          <button type="button" className="secondary" data-testid="run-resume-row" onClick={() => resumeRun(h.id)} title={`continue from the saved state at step ${h.savedStep}`}>
+          <button
+            type="button"
+            className="secondary"
+            data-testid="run-resume-row"
+            onClick={() => resumeRun(h.id)}
+            title={`continue from the saved state at step ${h.savedStep}`}
+          >
             Resume
           </button>
         )}
         {exports.map((kind) => (
-          <button key={kind} type="button" className="secondary" data-testid={`export-${kind}`} onClick={() => exportRun(h.id, kind)}>
+          <button
+            key={kind}
+            type="button"
+            className="secondary"
+            data-testid={`export-${kind}`}
+            onClick={() => exportRun(h.id, kind)}
+          >
             {EXPORT_LABELS[kind]}
           </button>
         ))}
@@ -119,12 +141,24 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
 }
 
 const GROUP_VIEWS: { view: SeedGroupView; text: string; title: string }[] = [
-  { view: 'band', text: 'band', title: 'one line per metric: the median (or IQM) across seeds at each step, in its 95% bootstrap band' },
+  {
+    view: 'band',
+    text: 'band',
+    title: 'one line per metric: the median (or IQM) across seeds at each step, in its 95% bootstrap band',
+  },
   { view: 'seeds', text: 'every seed', title: 'each seed as a line of its own' },
 ];
 
 /** A seed group: one row (open it on the charts, band or every seed), and when expanded each seed's own row. */
-function SeedGroupRows({ groupId, members, labels }: { groupId: string; members: RunHeader[]; labels: Map<string, string> }) {
+function SeedGroupRows({
+  groupId,
+  members,
+  labels,
+}: {
+  groupId: string;
+  members: RunHeader[];
+  labels: Map<string, string>;
+}) {
   const [expanded, setExpanded] = useState(false);
   const view = useLab((s) => s.seedGroupView[groupId] ?? 'band');
   const viewing = useLab((s) => members.some((h) => h.id === s.viewRunId));
@@ -143,14 +177,34 @@ function SeedGroupRows({ groupId, members, labels }: { groupId: string; members:
   const label = seedGroupLabel(members);
   return (
     <>
-      <tr data-testid="seed-group-row" data-group-id={groupId} data-runs={members.length} data-view={view} data-expanded={expanded} className={`seed-group${viewing ? ' viewing' : ''}`}>
+      <tr
+        data-testid="seed-group-row"
+        data-group-id={groupId}
+        data-runs={members.length}
+        data-view={view}
+        data-expanded={expanded}
+        className={`seed-group${viewing ? ' viewing' : ''}`}
+      >
         <td>
-          <button type="button" className="link" data-testid="seed-group-expand" aria-expanded={expanded} onClick={() => setExpanded(!expanded)} title={expanded ? 'hide the seeds' : 'show each seed'}>
+          <button
+            type="button"
+            className="link"
+            data-testid="seed-group-expand"
+            aria-expanded={expanded}
+            onClick={() => setExpanded(!expanded)}
+            title={expanded ? 'hide the seeds' : 'show each seed'}
+          >
             {expanded ? '▾' : '▸'}
           </button>
         </td>
         <td>
-          <button type="button" className="link" data-testid="seed-group-open" onClick={() => openGroup(groupId)} title={`${label}: show the group on the charts`}>
+          <button
+            type="button"
+            className="link"
+            data-testid="seed-group-open"
+            onClick={() => openGroup(groupId)}
+            title={`${label}: show the group on the charts`}
+          >
             {label}
           </button>
           <div className="hint small">
@@ -158,12 +212,24 @@ function SeedGroupRows({ groupId, members, labels }: { groupId: string; members:
           </div>
         </td>
         <td data-testid="seed-group-state">{[...counts].map(([state, n]) => `${n} ${state}`).join(', ')}</td>
-        <td className="num">{members.filter((h) => h.status === 'done').length}/{size} done</td>
-        <td className="num" title="median of the seeds' last reward">{rewards.length ? fmt(seedStatistic(rewards, 'median')) : '—'}</td>
+        <td className="num">
+          {members.filter((h) => h.status === 'done').length}/{size} done
+        </td>
+        <td className="num" title="median of the seeds' last reward">
+          {rewards.length ? fmt(seedStatistic(rewards, 'median')) : '—'}
+        </td>
         <td className="actions">
           <span className="segmented" role="group" aria-label="draw the group as">
             {GROUP_VIEWS.map((v) => (
-              <button key={v.view} type="button" className={view === v.view ? '' : 'secondary'} aria-pressed={view === v.view} data-testid={`seed-view-${v.view}`} title={v.title} onClick={() => setView(groupId, v.view)}>
+              <button
+                key={v.view}
+                type="button"
+                className={view === v.view ? '' : 'secondary'}
+                aria-pressed={view === v.view}
+                data-testid={`seed-view-${v.view}`}
+                title={v.title}
+                onClick={() => setView(groupId, v.view)}
+              >
                 {v.text}
               </button>
             ))}
@@ -179,7 +245,10 @@ function ConfigDiffTable() {
   const viewRunId = useLab((s) => s.viewRunId);
   const overlay = useLab((s) => s.overlay);
   const runs = useLab((s) => s.runs);
-  const charted = useMemo(() => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r), [viewRunId, overlay, runs]);
+  const charted = useMemo(
+    () => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r),
+    [viewRunId, overlay, runs],
+  );
   // A run imported from another trainer's log has no known config (its header holds the lab's defaults): left out.
   const shown = useMemo(() => charted.filter((r) => !r.origin), [charted]);
   const foreign = useMemo(() => charted.filter((r) => r.origin), [charted]);
@@ -191,7 +260,8 @@ function ConfigDiffTable() {
       <h3>Config diff of the runs on the charts</h3>
       {foreign.length > 0 && (
         <p className="hint" data-testid="config-diff-foreign">
-          Not compared: {foreign.map((r) => labels.get(r.id) ?? r.name).join(', ')} (a log from another trainer holds no lab config).
+          Not compared: {foreign.map((r) => labels.get(r.id) ?? r.name).join(', ')} (a log from another trainer holds no
+          lab config).
         </p>
       )}
       {shown.length < 2 ? null : rows.length === 0 ? (
@@ -249,7 +319,8 @@ export function RunsPanel() {
               if (!f) return;
               f.text().then(
                 (text) => importFile(f.name, text),
-                (err: unknown) => addNotice('error', `Could not read ${f.name}: ${err instanceof Error ? err.message : String(err)}`),
+                (err: unknown) =>
+                  addNotice('error', `Could not read ${f.name}: ${err instanceof Error ? err.message : String(err)}`),
               );
             }}
           />
@@ -267,12 +338,10 @@ export function RunsPanel() {
       )}
       {lastImported && !importError && (
         <p className="hint" data-testid="import-ok">
-          Imported "{lastImported.name}" ({lastImported.step} steps{lastImported.origin ? `, from ${TRAINER_TITLES[lastImported.origin.trainer]}` : ''}).
+          Imported "{lastImported.name}" ({lastImported.step} steps
+          {lastImported.origin ? `, from ${TRAINER_TITLES[lastImported.origin.trainer]}` : ''}).
           {lastImported.origin && (
-            <>
-              {' '}
-              Its metrics are under the lab's names; tick it to overlay it on the run you are viewing.
-            </>
+            <> Its metrics are under the lab's names; tick it to overlay it on the run you are viewing.</>
           )}
           {lastImported.origin && lastImported.origin.uncatalogued.length > 0 && (
             <span data-testid="import-uncatalogued">
@@ -283,7 +352,9 @@ export function RunsPanel() {
         </p>
       )}
       {runs.length === 0 ? (
-        <p className="hint">No saved runs yet. Every run is saved in this browser as it trains and survives a reload.</p>
+        <p className="hint">
+          No saved runs yet. Every run is saved in this browser as it trains and survives a reload.
+        </p>
       ) : (
         <table className="results runs-table">
           <thead>

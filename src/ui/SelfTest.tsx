@@ -12,7 +12,9 @@ export function SelfTest() {
   return (
     <section className="panel" aria-labelledby="selftest-title">
       <h2 id="selftest-title">Kernel self-test</h2>
-      <p className="hint">Each case runs a WGSL kernel on random inputs at an awkward shape and compares it with its CPU twin.</p>
+      <p className="hint">
+        Each case runs a WGSL kernel on random inputs at an awkward shape and compares it with its CPU twin.
+      </p>
       <button type="button" data-testid="selftest-run" disabled={!ready || running} onClick={() => run()}>
         {running ? `Running… ${results.length}/${total || '?'}` : 'Run kernel self-test'}
       </button>

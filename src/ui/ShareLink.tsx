@@ -27,7 +27,14 @@ export function ShareLink() {
   const link = `${location.origin}${location.pathname}${query ? `?${query}` : ''}`;
   const copy = async () => {
     const failed = (error?: unknown) => {
-      setCopied({ ok: false, reason: copyFailureReason({ secureContext: window.isSecureContext, hasClipboard: !!navigator.clipboard, error }) });
+      setCopied({
+        ok: false,
+        reason: copyFailureReason({
+          secureContext: window.isSecureContext,
+          hasClipboard: !!navigator.clipboard,
+          error,
+        }),
+      });
       input.current?.focus();
       input.current?.select();
     };
@@ -43,14 +50,28 @@ export function ShareLink() {
     <div className="share">
       <label htmlFor="share-link">Shareable link (config and seed)</label>
       <div className="share-row">
-        <input id="share-link" ref={input} data-testid="share-link" readOnly value={link} onFocus={(e) => e.currentTarget.select()} />
+        <input
+          id="share-link"
+          ref={input}
+          data-testid="share-link"
+          readOnly
+          value={link}
+          onFocus={(e) => e.currentTarget.select()}
+        />
         <button type="button" className="secondary" data-testid="share-copy" onClick={() => void copy()}>
           Copy
         </button>
       </div>
       {copied && (
-        <p className={`copy-status${copied.ok ? '' : ' error'}`} role="status" data-testid="copy-status" data-ok={copied.ok}>
-          {copied.ok ? 'Copied.' : `Could not copy: ${copied.reason}. The link is selected: press Ctrl+C (⌘C) to copy it.`}
+        <p
+          className={`copy-status${copied.ok ? '' : ' error'}`}
+          role="status"
+          data-testid="copy-status"
+          data-ok={copied.ok}
+        >
+          {copied.ok
+            ? 'Copied.'
+            : `Could not copy: ${copied.reason}. The link is selected: press Ctrl+C (⌘C) to copy it.`}
         </p>
       )}
     </div>

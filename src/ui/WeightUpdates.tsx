@@ -6,7 +6,13 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLab } from '../store';
 import { rampColor } from './Heatmap';
 import { fmt } from '../store/format';
-import { heatPosition, latestShares, rank1Accuracies, weightUpdateGrid, type WeightUpdateGrid } from '../store/weight-updates';
+import {
+  heatPosition,
+  latestShares,
+  rank1Accuracies,
+  weightUpdateGrid,
+  type WeightUpdateGrid,
+} from '../store/weight-updates';
 
 /** Height of one heatmap row in CSS pixels (the labels and shares beside it share it). */
 const ROW_PX = 13;
@@ -67,28 +73,58 @@ export function WeightUpdates() {
     const row = Math.floor((e.clientY - box.top) / ROW_PX);
     setHover(row >= 0 && row < rows && col >= 0 && col < steps.length ? { row, col } : null);
   };
-  const hovered = grid && hover ? { name: grid.rows[hover.row], step: steps[hover.col], rel: grid.rel[hover.row * steps.length + hover.col], share: grid.share[hover.row * steps.length + hover.col] } : null;
+  const hovered =
+    grid && hover
+      ? {
+          name: grid.rows[hover.row],
+          step: steps[hover.col],
+          rel: grid.rel[hover.row * steps.length + hover.col],
+          share: grid.share[hover.row * steps.length + hover.col],
+        }
+      : null;
   return (
-    <section className="panel" aria-labelledby="weights-title" data-testid="weight-updates" data-rows={rows} data-steps={steps.length} data-rank1-evals={accuracies.length}>
+    <section
+      className="panel"
+      aria-labelledby="weights-title"
+      data-testid="weight-updates"
+      data-rows={rows}
+      data-steps={steps.length}
+      data-rank1-evals={accuracies.length}
+    >
       <h2 id="weights-title">Which weights move</h2>
       {(!grid || rows === 0) && loraRank > 0 ? (
         <p className="hint" data-testid="weight-updates-lora">
-          This run trains LoRA adapters (<code>lora_rank</code> {loraRank}) on a frozen base: no base weight moves, so nothing is measured
-          here. Its update to each adapted matrix is s B A, of rank at most {loraRank}.
+          This run trains LoRA adapters (<code>lora_rank</code> {loraRank}) on a frozen base: no base weight moves, so
+          nothing is measured here. Its update to each adapted matrix is s B A, of rank at most {loraRank}.
         </p>
       ) : !grid || rows === 0 ? (
         <p className="hint">
-          Every <code>weight_stats_every</code> steps the run measures how far each weight matrix moved from its start, ||W − W_0|| / ||W_0||, and
-          how much of that move is one direction (the rank-1 share). The heatmap fills in at the first such step.
+          Every <code>weight_stats_every</code> steps the run measures how far each weight matrix moved from its start,
+          ||W − W_0|| / ||W_0||, and how much of that move is one direction (the rank-1 share). The heatmap fills in at
+          the first such step.
         </p>
       ) : (
         <>
           <p className="hint">
-            Colour: ||W − W_0|| / ||W_0|| per matrix and step, log scale. Right: the latest share of the update in its top singular direction,
-            σ₁² / ||W − W_0||² (1: the whole update is one outer product u vᵀ).
+            Colour: ||W − W_0|| / ||W_0|| per matrix and step, log scale. Right: the latest share of the update in its
+            top singular direction, σ₁² / ||W − W_0||² (1: the whole update is one outer product u vᵀ).
           </p>
-          <div style={{ display: 'grid', gridTemplateColumns: 'max-content minmax(120px, 1fr) 110px', columnGap: 8, alignItems: 'start' }}>
-            <div style={{ fontFamily: 'ui-monospace, monospace', fontSize: 11, lineHeight: `${ROW_PX}px`, textAlign: 'right' }}>
+          <div
+            style={{
+              display: 'grid',
+              gridTemplateColumns: 'max-content minmax(120px, 1fr) 110px',
+              columnGap: 8,
+              alignItems: 'start',
+            }}
+          >
+            <div
+              style={{
+                fontFamily: 'ui-monospace, monospace',
+                fontSize: 11,
+                lineHeight: `${ROW_PX}px`,
+                textAlign: 'right',
+              }}
+            >
               {grid.rows.map((name) => (
                 <div key={name}>{name}</div>
               ))}
@@ -97,14 +133,36 @@ export function WeightUpdates() {
               ref={canvas}
               data-testid="weight-heatmap"
               aria-label={`heatmap of relative weight updates: ${rows} matrices by ${steps.length} steps`}
-              style={{ width: '100%', height: rows * ROW_PX, imageRendering: 'pixelated', border: '1px solid var(--border)', boxSizing: 'content-box' }}
+              style={{
+                width: '100%',
+                height: rows * ROW_PX,
+                imageRendering: 'pixelated',
+                border: '1px solid var(--border)',
+                boxSizing: 'content-box',
+              }}
               onMouseMove={onMove}
               onMouseLeave={() => setHover(null)}
             />
             <div style={{ fontSize: 11, lineHeight: `${ROW_PX}px` }} data-testid="rank1-shares">
               {shares.map((s, r) => (
-                <div key={grid.rows[r]} title={Number.isFinite(s) ? `rank-1 share of ${grid.rows[r]}: ${fmt(s)}` : `${grid.rows[r]} is a vector: its update is rank 1`} style={{ display: 'flex', alignItems: 'center', gap: 4 }}>
-                  <span style={{ display: 'inline-block', height: ROW_PX - 4, width: Number.isFinite(s) ? `${Math.round(s * 60)}px` : 0, background: 'var(--accent, #3b5bdb)', opacity: 0.7 }} />
+                <div
+                  key={grid.rows[r]}
+                  title={
+                    Number.isFinite(s)
+                      ? `rank-1 share of ${grid.rows[r]}: ${fmt(s)}`
+                      : `${grid.rows[r]} is a vector: its update is rank 1`
+                  }
+                  style={{ display: 'flex', alignItems: 'center', gap: 4 }}
+                >
+                  <span
+                    style={{
+                      display: 'inline-block',
+                      height: ROW_PX - 4,
+                      width: Number.isFinite(s) ? `${Math.round(s * 60)}px` : 0,
+                      background: 'var(--accent, #3b5bdb)',
+                      opacity: 0.7,
+                    }}
+                  />
                   <span>{Number.isFinite(s) ? s.toFixed(2) : '—'}</span>
                 </div>
               ))}
@@ -116,7 +174,10 @@ export function WeightUpdates() {
             </div>
             <span style={{ fontSize: 11, color: 'var(--muted)' }}>rank-1 share</span>
           </div>
-          <div style={{ display: 'flex', alignItems: 'center', gap: 6, fontSize: 11, marginTop: 6 }} data-testid="weight-scale">
+          <div
+            style={{ display: 'flex', alignItems: 'center', gap: 6, fontSize: 11, marginTop: 6 }}
+            data-testid="weight-scale"
+          >
             <span>{grid.logRange ? fmt(10 ** grid.logRange.min) : '0'}</span>
             <span style={{ display: 'inline-block', width: 160, height: 10, background: RAMP_CSS }} />
             <span>{grid.logRange ? fmt(10 ** grid.logRange.max) : '0'}</span>
@@ -130,7 +191,9 @@ export function WeightUpdates() {
       )}
       {accuracies.length > 0 && (
         <table className="results" data-testid="rank1-accuracy" style={{ marginTop: 10 }}>
-          <caption style={{ textAlign: 'left', fontSize: 13, fontWeight: 600 }}>Held-out greedy accuracy: full update vs each matrix's rank-1 update</caption>
+          <caption style={{ textAlign: 'left', fontSize: 13, fontWeight: 600 }}>
+            Held-out greedy accuracy: full update vs each matrix's rank-1 update
+          </caption>
           <thead>
             <tr>
               <th>step</th>
@@ -151,7 +214,8 @@ export function WeightUpdates() {
       )}
       {accuracies.length > 0 && (
         <p className="hint" style={{ marginTop: 4 }}>
-          Close numbers: one direction per matrix carries what the run learned. Lower on the right: the rest of the update matters.
+          Close numbers: one direction per matrix carries what the run learned. Lower on the right: the rest of the
+          update matters.
         </p>
       )}
     </section>

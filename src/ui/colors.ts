@@ -9,6 +9,12 @@ export const metricColor = (metricIndex: number) => METRIC_COLORS[metricIndex % 
 export const runColor = (runIndex: number) => RUN_COLORS[runIndex % RUN_COLORS.length];
 
 /** A series' stroke: alone, each metric its colour; overlaid, each run its colour and each metric its dash. */
-export function seriesStroke(overlay: boolean, runIndex: number, metricIndex: number): { color: string; dash: string | undefined } {
-  return overlay ? { color: runColor(runIndex), dash: DASHES[metricIndex % DASHES.length] || undefined } : { color: metricColor(metricIndex), dash: undefined };
+export function seriesStroke(
+  overlay: boolean,
+  runIndex: number,
+  metricIndex: number,
+): { color: string; dash: string | undefined } {
+  return overlay
+    ? { color: runColor(runIndex), dash: DASHES[metricIndex % DASHES.length] || undefined }
+    : { color: metricColor(metricIndex), dash: undefined };
 }

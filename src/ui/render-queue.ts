@@ -64,7 +64,9 @@ export function useNearViewport(ref: React.RefObject<Element | null>, margin = '
       setNear(true);
       return;
     }
-    const io = new IntersectionObserver((entries) => setNear(entries.some((e) => e.isIntersecting)), { rootMargin: margin });
+    const io = new IntersectionObserver((entries) => setNear(entries.some((e) => e.isIntersecting)), {
+      rootMargin: margin,
+    });
     io.observe(el);
     return () => io.disconnect();
   }, [ref, margin]);

@@ -29,7 +29,9 @@ export class EngineClient {
     // Reward-function sandboxes are started here, under the page's Content-Security-Policy (see sandbox-host.ts).
     const sandboxes = new MessageChannel();
     hostSandboxes(sandboxes.port1);
-    this.request({ type: 'sandbox-host', port: sandboxes.port2 }, [sandboxes.port2]).catch((e: unknown) => console.warn(`reward-function sandboxes not connected: ${String(e)}`));
+    this.request({ type: 'sandbox-host', port: sandboxes.port2 }, [sandboxes.port2]).catch((e: unknown) =>
+      console.warn(`reward-function sandboxes not connected: ${String(e)}`),
+    );
   }
 
   /** Sends a request; resolves with its own reply, rejects with its own error (a RequestError). */

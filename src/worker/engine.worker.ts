@@ -85,7 +85,8 @@ async function fetchAsset(path: string): Promise<Response_> {
   const url = new URL(path, siteBase);
   const r = await fetch(url);
   // A static server answers a missing file with the page itself (SPA fallback): that is a missing file too.
-  if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html')) throw new Error(`${url.pathname}: ${r.ok ? 'not found' : `${r.status} ${r.statusText}`}`);
+  if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html'))
+    throw new Error(`${url.pathname}: ${r.ok ? 'not found' : `${r.status} ${r.statusText}`}`);
   return r;
 }
 type Response_ = globalThis.Response;
@@ -95,8 +96,14 @@ let folders: Promise<IdbFolderStore> | null = null;
 const folderStore = () => (folders ??= IdbFolderStore.open());
 
 const assets: AssetLoader = {
-  bytes: async (p) => (p.startsWith(LOCAL_FOLDER_PREFIX) ? (await folderStore()).get(p) : new Uint8Array(await (await fetchAsset(p)).arrayBuffer())),
-  text: async (p) => (p.startsWith(LOCAL_FOLDER_PREFIX) ? new TextDecoder().decode(await (await folderStore()).get(p)) : (await fetchAsset(p)).text()),
+  bytes: async (p) =>
+    p.startsWith(LOCAL_FOLDER_PREFIX)
+      ? (await folderStore()).get(p)
+      : new Uint8Array(await (await fetchAsset(p)).arrayBuffer()),
+  text: async (p) =>
+    p.startsWith(LOCAL_FOLDER_PREFIX)
+      ? new TextDecoder().decode(await (await folderStore()).get(p))
+      : (await fetchAsset(p)).text(),
 };
 
 // ---------------------------------------------------------------------------------------------------------
@@ -164,7 +171,12 @@ function onEngineEvent(e: EngineEvent): void {
       // Records still queued are older than these and are replaced by them.
       flush();
       const batch = packRows(e.records.rows);
-      enqueue(() => post({ type: 'run-data', runId: e.runId, batch, evals: e.records.evals, rolloutSteps: e.records.rolloutSteps }, batchTransfer(batch)));
+      enqueue(() =>
+        post(
+          { type: 'run-data', runId: e.runId, batch, evals: e.records.evals, rolloutSteps: e.records.rolloutSteps },
+          batchTransfer(batch),
+        ),
+      );
       return;
     }
     default:
@@ -204,9 +216,17 @@ function openStore(): Promise<void> {
     try {
       store = await IdbRunStore.open();
     } catch (e) {
-      post({ type: 'notice', level: 'error', message: `Runs cannot be saved in this browser: ${messageOf(e)}. Runs are kept in memory until the page closes.` });
+      post({
+        type: 'notice',
+        level: 'error',
+        message: `Runs cannot be saved in this browser: ${messageOf(e)}. Runs are kept in memory until the page closes.`,
+      });
     }
-    await engine.recover().catch((e: unknown) => post({ type: 'notice', level: 'warning', message: `Could not check saved runs: ${messageOf(e)}` }));
+    await engine
+      .recover()
+      .catch((e: unknown) =>
+        post({ type: 'notice', level: 'warning', message: `Could not check saved runs: ${messageOf(e)}` }),
+      );
     enqueue(postRuns);
   })();
   return storeOpened;
@@ -221,7 +241,9 @@ async function init(): Promise<void> {
     await device();
   } catch (e) {
     const message = messageOf(e);
-    post(e instanceof WebGpuUnavailableError ? { type: 'unavailable', message } : { type: 'error', message, fatal: true });
+    post(
+      e instanceof WebGpuUnavailableError ? { type: 'unavailable', message } : { type: 'error', message, fatal: true },
+    );
   }
   await opened;
 }
@@ -231,13 +253,19 @@ async function selftest(filter: string | undefined): Promise<void> {
   const cases = kernelCases().filter((k) => !filter || k.name.includes(filter));
   const t0 = performance.now();
   let index = 0;
-  const results = await runKernelCases(c, cases, (result) => post({ type: 'selftest-case', result, index: index++, total: cases.length }));
+  const results = await runKernelCases(c, cases, (result) =>
+    post({ type: 'selftest-case', result, index: index++, total: cases.length }),
+  );
   const failed = results.filter((r) => !r.pass).length;
   post({ type: 'selftest-done', passed: results.length - failed, failed, ms: performance.now() - t0 });
 }
 
 /** Answers request `req` with `reply` (its id added), after everything already queued for the page. */
-function answer<T extends Request['type']>(req: Envelope & { type: T }, reply: Replies[T], transfer: Transferable[] = []): void {
+function answer<T extends Request['type']>(
+  req: Envelope & { type: T },
+  reply: Replies[T],
+  transfer: Transferable[] = [],
+): void {
   enqueue(() => post({ ...reply, id: req.id } as Response, transfer));
 }
 
@@ -280,7 +308,12 @@ async function handle(req: Envelope): Promise<void> {
       await openStore();
       const r = await engine.resume(req.runId);
       const batch = packRows(r.rows);
-      enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
+      enqueue(() =>
+        post(
+          { type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps },
+          batchTransfer(batch),
+        ),
+      );
       enqueue(() => engine.start());
       return answer(req, DONE);
     }
@@ -292,7 +325,12 @@ async function handle(req: Envelope): Promise<void> {
       await openStore();
       const r = await engine.loadRun(req.runId);
       const batch = packRows(r.rows);
-      enqueue(() => post({ type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)));
+      enqueue(() =>
+        post(
+          { type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps },
+          batchTransfer(batch),
+        ),
+      );
       return answer(req, DONE);
     }
     case 'load-rollouts': {
@@ -322,9 +360,14 @@ async function handle(req: Envelope): Promise<void> {
     case 'import-folder': {
       const name = localFolderName(req.name);
       const files = req.files.filter((f) => isModelFile(f.path));
-      if (!files.some((f) => f.path === 'config.json')) throw new Error(`the folder ${req.name} has no config.json at its top: pick the model's own folder`);
+      if (!files.some((f) => f.path === 'config.json'))
+        throw new Error(`the folder ${req.name} has no config.json at its top: pick the model's own folder`);
       await (await folderStore()).put(name, files);
-      return answer(req, { type: 'folder-imported', path: `${LOCAL_FOLDER_PREFIX}${name}/`, files: files.map((f) => f.path) });
+      return answer(req, {
+        type: 'folder-imported',
+        path: `${LOCAL_FOLDER_PREFIX}${name}/`,
+        files: files.map((f) => f.path),
+      });
     }
     case 'sandbox-host':
       startSandbox = sandboxClient(req.port);
@@ -336,7 +379,9 @@ async function handle(req: Envelope): Promise<void> {
 
 self.onmessage = (ev: MessageEvent<Envelope>) => {
   const req = ev.data;
-  handle(req).catch((e: unknown) => enqueue(() => post({ type: 'error', id: req.id, message: messageOf(e), fatal: false })));
+  handle(req).catch((e: unknown) =>
+    enqueue(() => post({ type: 'error', id: req.id, message: messageOf(e), fatal: false })),
+  );
 };
 
 // Destroys the engine's device the way a driver reset or a long background tab does, so the browser tests can check

@@ -19,9 +19,16 @@ import type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
 /** Page -> worker. */
 export type Request =
   | { type: 'init' }
-  | { type: 'selftest'; /** Only cases whose name contains this text (all when empty). */ filter?: string }
+  | { type: 'selftest' /** Only cases whose name contains this text (all when empty). */; filter?: string }
   /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. `name`: the run's name (default: preset, task and seed). */
-  | { type: 'configure'; config: RLConfig; preset: PresetName | null; backend: BackendKind; then: 'start' | 'step' | 'none'; name?: string }
+  | {
+      type: 'configure';
+      config: RLConfig;
+      preset: PresetName | null;
+      backend: BackendKind;
+      then: 'start' | 'step' | 'none';
+      name?: string;
+    }
   /** A seed group: the config over `seeds` seeds (its seed, seed + 1, ...), run after run; pause and reset act on the queue. */
   | { type: 'start-seeds'; config: RLConfig; preset: PresetName | null; backend: BackendKind; seeds: number }
   /** Train the current run until its last step or a pause. */
@@ -78,7 +85,12 @@ export interface Replies {
   export: { type: 'export-ready'; runId: string; kind: ExportKind; files: DownloadFile[] };
   import: { type: 'imported'; header: RunHeader };
   /** Both sides' per-token values, and each completion's token texts. */
-  'compare-objectives': { type: 'objective-comparison'; runId: string; comparison: ObjectiveComparison; texts: string[][] };
+  'compare-objectives': {
+    type: 'objective-comparison';
+    runId: string;
+    comparison: ObjectiveComparison;
+    texts: string[][];
+  };
   /** Where the folder is kept (local/<name>/) and the files kept. */
   'import-folder': { type: 'folder-imported'; path: string; files: string[] };
   'sandbox-host': Done;

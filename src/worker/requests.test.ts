@@ -15,7 +15,19 @@ function channel() {
 }
 
 const header = (id: string): RunHeader => ({
-  id, name: id, createdAt: 0, updatedAt: 0, config: resolveConfig('grpo'), preset: 'grpo', backend: 'webgpu', status: 'imported', step: 0, savedStep: 0, elapsedMs: 0, adapter: '', lastMetrics: {},
+  id,
+  name: id,
+  createdAt: 0,
+  updatedAt: 0,
+  config: resolveConfig('grpo'),
+  preset: 'grpo',
+  backend: 'webgpu',
+  status: 'imported',
+  step: 0,
+  savedStep: 0,
+  elapsedMs: 0,
+  adapter: '',
+  lastMetrics: {},
 });
 
 describe('request ids', () => {
@@ -23,7 +35,10 @@ describe('request ids', () => {
     const { ch, posted, answer } = channel();
     const a = ch.request({ type: 'import', fileName: 'a.csv', text: 'a' });
     const b = ch.request({ type: 'import', fileName: 'b.csv', text: 'b' });
-    expect(posted.map((p) => [p.type, p.id])).toEqual([['import', 1], ['import', 2]]);
+    expect(posted.map((p) => [p.type, p.id])).toEqual([
+      ['import', 1],
+      ['import', 2],
+    ]);
     expect(posted[1]).toMatchObject({ fileName: 'b.csv', text: 'b' });
     answer({ type: 'imported', id: 2, header: header('from-b') });
     answer({ type: 'imported', id: 1, header: header('from-a') });
@@ -34,8 +49,20 @@ describe('request ids', () => {
 
   it('deliver an error to its own caller only', async () => {
     const { ch, posted, answer, events } = channel();
-    const first = ch.request({ type: 'configure', config: resolveConfig('grpo'), preset: 'grpo', backend: 'webgpu', then: 'start' });
-    const second = ch.request({ type: 'configure', config: resolveConfig('dapo'), preset: 'dapo', backend: 'webgpu', then: 'start' });
+    const first = ch.request({
+      type: 'configure',
+      config: resolveConfig('grpo'),
+      preset: 'grpo',
+      backend: 'webgpu',
+      then: 'start',
+    });
+    const second = ch.request({
+      type: 'configure',
+      config: resolveConfig('dapo'),
+      preset: 'dapo',
+      backend: 'webgpu',
+      then: 'start',
+    });
     answer({ type: 'error', id: posted[0].id, message: 'checkpoint copy: not found', fatal: false });
     const err = await first.then(
       () => null,
@@ -66,7 +93,11 @@ describe('request ids', () => {
     const a = ch.request({ type: 'export', runId: 'r', kind: 'metrics-csv' });
     const b = ch.request({ type: 'load-run', runId: 'r' });
     ch.failAll('engine worker failed: out of memory');
-    await expect(a).rejects.toMatchObject({ request: 'export', fatal: true, message: 'engine worker failed: out of memory' });
+    await expect(a).rejects.toMatchObject({
+      request: 'export',
+      fatal: true,
+      message: 'engine worker failed: out of memory',
+    });
     await expect(b).rejects.toMatchObject({ request: 'load-run', fatal: true });
     answer({ type: 'export-ready', id: 1, runId: 'r', kind: 'metrics-csv', files: [] });
     expect(ch.inFlight).toBe(0);
@@ -81,7 +112,10 @@ describe('request ids', () => {
       },
       () => undefined,
     );
-    await expect(ch.request({ type: 'pause' })).rejects.toMatchObject({ request: 'pause', message: 'could not be cloned' });
+    await expect(ch.request({ type: 'pause' })).rejects.toMatchObject({
+      request: 'pause',
+      message: 'could not be cloned',
+    });
     expect(ch.inFlight).toBe(0);
   });
 });

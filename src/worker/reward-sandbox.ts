@@ -55,7 +55,9 @@ export function browserRewardSandbox(startWorker: (script: string) => HostedWork
             done();
             stop();
             const text = (message || 'the sandbox failed').replace(/^Uncaught /, '');
-            reject(lineno ? compileError(text, lineno - script.firstLine + 1) : new UserRewardError(`reward_fn: ${text}`));
+            reject(
+              lineno ? compileError(text, lineno - script.firstLine + 1) : new UserRewardError(`reward_fn: ${text}`),
+            );
           };
           w.postMessage(JSON.stringify(batch));
         });

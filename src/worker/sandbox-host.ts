@@ -32,10 +32,16 @@ export function hostSandboxes(port: MessagePort): void {
       stop(req.id);
       const url = URL.createObjectURL(new Blob([req.script], { type: 'text/javascript' }));
       const worker = new Worker(url, { name: 'rl-lab-reward-fn' });
-      worker.onmessage = (e: MessageEvent) => port.postMessage({ id: req.id, kind: 'message', data: String(e.data) } satisfies SandboxHostReply);
+      worker.onmessage = (e: MessageEvent) =>
+        port.postMessage({ id: req.id, kind: 'message', data: String(e.data) } satisfies SandboxHostReply);
       worker.onerror = (e: ErrorEvent) => {
         e.preventDefault();
-        port.postMessage({ id: req.id, kind: 'error', message: e.message, lineno: e.lineno } satisfies SandboxHostReply);
+        port.postMessage({
+          id: req.id,
+          kind: 'error',
+          message: e.message,
+          lineno: e.lineno,
+        } satisfies SandboxHostReply);
       };
       workers.set(req.id, { worker, url });
     } else if (req.op === 'post') workers.get(req.id)?.worker.postMessage(req.data);

@@ -5,10 +5,23 @@
 import type { Lesson, LessonRunResult } from '../lesson';
 import { meanOf, runOf, series } from '../narration';
 
-const COMMON = { task: 'addition', difficulty: 2, checkpoint: 'addition', temperature: 1, learning_rate: 5e-4, beta: 0, eval_every: 0 } as const;
+const COMMON = {
+  task: 'addition',
+  difficulty: 2,
+  checkpoint: 'addition',
+  temperature: 1,
+  learning_rate: 5e-4,
+  beta: 0,
+  eval_every: 0,
+} as const;
 
 /** Largest |advantage| over the tokens of the inspected groups, split by whether the group's rewards all tie. */
-function advantageByGroupKind(run: LessonRunResult): { tiedGroups: number; tiedMaxAbs: number; mixedGroups: number; mixedWithSignal: number } {
+function advantageByGroupKind(run: LessonRunResult): {
+  tiedGroups: number;
+  tiedMaxAbs: number;
+  mixedGroups: number;
+  mixedWithSignal: number;
+} {
   let tiedGroups = 0;
   let tiedMaxAbs = 0;
   let mixedGroups = 0;
@@ -36,7 +49,7 @@ export const deadGroups: Lesson = {
     'The group baseline of GRPO (DeepSeekMath); DAPO\'s dynamic sampling (Yu et al., 2025), which drops groups whose rewards all tie and samples more; Shuffle-R1 (2025), which calls the shrinking share of useful groups advantage collapsing and rollout silencing. "Why is my GRPO loss 0?" is a frequent question in the trainers\' trackers (TRL issues #2703 and #3452, unsloth #2291).',
   question: {
     prompt:
-      'A prompt\'s 8 completions are all wrong, so all 8 rewards are equal. With GRPO\'s advantage A_i = (r_i - mean(r)) / std(r), how much does that group push the policy?',
+      "A prompt's 8 completions are all wrong, so all 8 rewards are equal. With GRPO's advantage A_i = (r_i - mean(r)) / std(r), how much does that group push the policy?",
     choices: [
       'Not at all: every token of the group gets advantage exactly 0',
       'It pushes all 8 completions down, since they are wrong',
@@ -46,15 +59,24 @@ export const deadGroups: Lesson = {
     why: 'The advantage is relative to the group: every r_i equals the mean, so r_i - mean(r) is 0 and the policy gradient of the group is 0 (the lab, like TRL, guards the 0 / 0 with a small epsilon). Wrong answers are only pushed down when some other completion of the same prompt did better.',
   },
   runs: [
-    { key: 'a', label: 'GRPO, dynamic sampling off', preset: 'grpo', overrides: { ...COMMON, dynamic_sampling: false } },
-    { key: 'b', label: 'GRPO, dynamic sampling on (DAPO)', preset: 'grpo', overrides: { ...COMMON, dynamic_sampling: true } },
+    {
+      key: 'a',
+      label: 'GRPO, dynamic sampling off',
+      preset: 'grpo',
+      overrides: { ...COMMON, dynamic_sampling: false },
+    },
+    {
+      key: 'b',
+      label: 'GRPO, dynamic sampling on (DAPO)',
+      preset: 'grpo',
+      overrides: { ...COMMON, dynamic_sampling: true },
+    },
   ],
   steps: 10,
-  look:
-    'Watch "Clipped and zero-signal fractions" and the Loss chart; in the inspector colour tokens by "advantage" and find a group whose rewards all tie.',
+  look: 'Watch "Clipped and zero-signal fractions" and the Loss chart; in the inspector colour tokens by "advantage" and find a group whose rewards all tie.',
   narration: [
     'Dynamic sampling off: frac_reward_zero_std is {a:frac_reward_zero_std}, the share of groups this step that teach nothing; accuracy {a:accuracy}.',
-    'GRPO\'s loss is {a:loss} while grad_norm is {a:grad_norm}: the loss is a mean of advantages that sum to 0 in every group, not a measure of progress.',
+    "GRPO's loss is {a:loss} while grad_norm is {a:grad_norm}: the loss is a mean of advantages that sum to 0 in every group, not a measure of progress.",
     'Dynamic sampling on: it dropped {b:dynamic_sampling/filtered_frac} of the groups it sampled this step, so frac_reward_zero_std of the batch it trained on is {b:frac_reward_zero_std}.',
   ],
   highlight: { charts: ['fractions', 'loss', 'reward'], planes: ['advantage'] },

@@ -12,7 +12,10 @@ const WINDOW = 15;
 const MIN_GAIN = 0.1;
 
 /** Greedy held-out accuracy of the first and the last evaluation (step 0 and the end when the run evaluated both). */
-function heldOut(run: LessonRunResult): { start?: { step: number; accuracy: number }; end?: { step: number; accuracy: number } } {
+function heldOut(run: LessonRunResult): {
+  start?: { step: number; accuracy: number };
+  end?: { step: number; accuracy: number };
+} {
   const first = run.evals[0];
   const last = run.evals[run.evals.length - 1];
   return { start: first, end: last !== first ? last : undefined };
@@ -43,8 +46,15 @@ export const firstRun: Lesson = {
       preset: 'grpo',
       overrides: {
         // 4 prompts x 8 completions keeps a step cheap; temperature 0.7 makes most groups mix right and wrong answers.
-        task: 'copy', difficulty: 3, checkpoint: 'copy', temperature: 0.7, learning_rate: 1e-3, train_batch_size: 4,
-        eval_every: 50, eval_items: 64, eval_num_generations: 4,
+        task: 'copy',
+        difficulty: 3,
+        checkpoint: 'copy',
+        temperature: 0.7,
+        learning_rate: 1e-3,
+        train_batch_size: 4,
+        eval_every: 50,
+        eval_items: 64,
+        eval_num_generations: 4,
       },
     },
   ],
@@ -62,10 +72,16 @@ export const firstRun: Lesson = {
       const { first, last } = firstLast(series(a, 'reward'), WINDOW);
       const { start, end } = heldOut(a);
       const observed = last >= first + MIN_GAIN;
-      const values: Record<string, number> = { [`reward, first ${WINDOW} steps`]: first, [`reward, last ${WINDOW} steps`]: last };
+      const values: Record<string, number> = {
+        [`reward, first ${WINDOW} steps`]: first,
+        [`reward, last ${WINDOW} steps`]: last,
+      };
       if (start) values[`held-out accuracy, step ${start.step}`] = start.accuracy;
       if (end) values[`held-out accuracy, step ${end.step}`] = end.accuracy;
-      const heldOutText = start && end ? ` Held-out greedy accuracy went from ${percent(start.accuracy)} at step ${start.step} to ${percent(end.accuracy)} at step ${end.step}.` : '';
+      const heldOutText =
+        start && end
+          ? ` Held-out greedy accuracy went from ${percent(start.accuracy)} at step ${start.step} to ${percent(end.accuracy)} at step ${end.step}.`
+          : '';
       return {
         observed,
         values,
@@ -77,5 +93,5 @@ export const firstRun: Lesson = {
   },
   explain:
     'No solution was ever shown: the only signal was which of the sampled answers were right. GRPO compares each answer with the others of its group, so a right answer among wrong ones gets a positive advantage and becomes more likely, a wrong one among right ones less. Held-out accuracy (problems never trained on) is the test that this is learning a skill rather than memorizing prompts.',
-  next: 'Set temperature to 0.3: the group\'s answers agree more often, fewer groups mix right and wrong, and the reward climbs more slowly.',
+  next: "Set temperature to 0.3: the group's answers agree more often, fewer groups mix right and wrong, and the reward climbs more slowly.",
 };

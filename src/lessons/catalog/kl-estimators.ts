@@ -9,12 +9,22 @@ import { meanOf, runOf, series } from '../narration';
 // REINFORCE++ puts -beta k1 in the token reward whatever kl_estimator says, so kl_estimator only picks what the kl
 // metric reports: the three runs share seed, samples and updates. The high learning rate makes the policy drift
 // from its reference (the warm start) within a step or two.
-const COMMON = { task: 'copy', difficulty: 3, checkpoint: 'copy', temperature: 1, learning_rate: 3e-3, beta: 0.01, kl_placement: 'in_reward', eval_every: 0 } as const;
+const COMMON = {
+  task: 'copy',
+  difficulty: 3,
+  checkpoint: 'copy',
+  temperature: 1,
+  learning_rate: 3e-3,
+  beta: 0.01,
+  kl_placement: 'in_reward',
+  eval_every: 0,
+} as const;
 
 /** Smallest per-token KL estimate over the inspected completions of a run. */
 function smallestTokenKl(run: LessonRunResult): number {
   let min = Infinity;
-  for (const step of run.groups) for (const g of step) for (const c of g.completions) for (const k of c.tokens.kl) min = Math.min(min, k);
+  for (const step of run.groups)
+    for (const g of step) for (const c of g.completions) for (const k of c.tokens.kl) min = Math.min(min, k);
   return min;
 }
 
@@ -31,14 +41,24 @@ export const klEstimators: Lesson = {
   question: {
     prompt:
       'From the sampled tokens alone, with u = log pi_theta - log pi_ref: k1 = u, k2 = u^2 / 2, k3 = e^-u - 1 + u. Against the exact KL summed over the whole vocabulary, which one is off on average?',
-    choices: ['k1: it is negative on many tokens', 'k2', 'k3: it is only an approximation', 'None: all three average to the exact KL'],
+    choices: [
+      'k1: it is negative on many tokens',
+      'k2',
+      'k3: it is only an approximation',
+      'None: all three average to the exact KL',
+    ],
     answer: 1,
     why: 'Over tokens sampled from pi_theta, E[u] is exactly the KL, and E[e^-u] = E[pi_ref / pi_theta] = 1, so k3 averages to the KL too while every term stays >= 0. k2 = u^2 / 2 matches the KL only to second order: once the policy has moved, its average is off (here, above). k1 is unbiased but noisy and negative on many tokens.',
   },
   runs: [
     { key: 'k1', label: 'kl plots k1 = u', preset: 'reinforce_pp', overrides: { ...COMMON, kl_estimator: 'k1' } },
     { key: 'k2', label: 'kl plots k2 = u^2 / 2', preset: 'reinforce_pp', overrides: { ...COMMON, kl_estimator: 'k2' } },
-    { key: 'k3', label: 'kl plots k3 = e^-u - 1 + u', preset: 'reinforce_pp', overrides: { ...COMMON, kl_estimator: 'k3' } },
+    {
+      key: 'k3',
+      label: 'kl plots k3 = e^-u - 1 + u',
+      preset: 'reinforce_pp',
+      overrides: { ...COMMON, kl_estimator: 'k3' },
+    },
   ],
   steps: 8,
   look: 'Watch the KL chart: kl/exact is the same line in all three runs (same samples, same policy); kl is each run\'s estimator. Colour the inspector\'s tokens by "kl".',
@@ -63,7 +83,13 @@ export const klEstimators: Lesson = {
       const min1 = smallestTokenKl(r1);
       const min3 = smallestTokenKl(r3);
       const observed =
-        sameSamples && exact > 0 && Math.abs(ratio(m1) - 1) < 0.2 && Math.abs(ratio(m3) - 1) < 0.2 && Math.abs(ratio(m2) - 1) > 0.2 && min3 >= 0 && min1 < 0;
+        sameSamples &&
+        exact > 0 &&
+        Math.abs(ratio(m1) - 1) < 0.2 &&
+        Math.abs(ratio(m3) - 1) < 0.2 &&
+        Math.abs(ratio(m2) - 1) > 0.2 &&
+        min3 >= 0 &&
+        min1 < 0;
       return {
         observed,
         values: {
@@ -82,9 +108,9 @@ export const klEstimators: Lesson = {
       };
     },
     whyNot:
-      'k1 and k3 are unbiased only on average: with a few hundred tokens a step and seven steps, a batch can sit 20% off, k3 mostly when a rare token has become much less likely under pi_theta than under pi_ref (e^-u is then large). k2\'s bias grows with the drift: a policy that barely moved leaves k2 close to the exact KL.',
+      "k1 and k3 are unbiased only on average: with a few hundred tokens a step and seven steps, a batch can sit 20% off, k3 mostly when a rare token has become much less likely under pi_theta than under pi_ref (e^-u is then large). k2's bias grows with the drift: a policy that barely moved leaves k2 close to the exact KL.",
   },
   explain:
-    'The three runs trained identically (the KL sits in the reward as k1 in all of them), so the only difference is which estimator the kl metric averages over the same tokens, and kl/exact gives the truth by summing over the vocabulary at each position. k1 = log pi_theta - log pi_ref averages to the KL because the tokens were sampled from pi_theta, but single tokens are often negative. k3 adds the zero-mean term e^-u - 1, which cancels most of k1\'s noise and makes every term nonnegative: that is why GRPO and verl\'s low_var_kl use it. k2 = u^2 / 2 has low variance but is a different divergence: it agrees with the KL only while the policy stays close to the reference.',
+    "The three runs trained identically (the KL sits in the reward as k1 in all of them), so the only difference is which estimator the kl metric averages over the same tokens, and kl/exact gives the truth by summing over the vocabulary at each position. k1 = log pi_theta - log pi_ref averages to the KL because the tokens were sampled from pi_theta, but single tokens are often negative. k3 adds the zero-mean term e^-u - 1, which cancels most of k1's noise and makes every term nonnegative: that is why GRPO and verl's low_var_kl use it. k2 = u^2 / 2 has low variance but is a different divergence: it agrees with the KL only while the policy stays close to the reference.",
   next: 'Lower learning_rate to 3e-4: the policy drifts less, and k2 comes close to the exact KL, since their difference is third order in the drift.',
 };

@@ -6,7 +6,16 @@
 import type { Lesson } from '../lesson';
 import { firstLast, runOf, series } from '../narration';
 
-const COMMON = { task: 'copy', checkpoint: 'copy', difficulty: 3, temperature: 0.7, learning_rate: 1e-3, train_batch_size: 4, num_generations: 8, eval_every: 0 } as const;
+const COMMON = {
+  task: 'copy',
+  checkpoint: 'copy',
+  difficulty: 3,
+  temperature: 0.7,
+  learning_rate: 1e-3,
+  train_batch_size: 4,
+  num_generations: 8,
+  eval_every: 0,
+} as const;
 
 export const learnedReward: Lesson = {
   id: 'learned-reward',
@@ -15,10 +24,10 @@ export const learnedReward: Lesson = {
     'Gao, Schulman and Hilton, "Scaling laws for reward model overoptimization" (2022): optimizing a learned reward model raises its score while the true objective first rises, then falls; the RLHF literature calls it reward over-optimization.',
   question: {
     prompt:
-      'A reward model was trained in the lab on pairs of the copy warm start\'s own answers, a right copy preferred to a wrong one of the same prompt; it ranks 61% of held-out pairs right. GRPO now trains on its score alone (the verifier is still measured, at weight 0). Beside it, the same GRPO on the verifier. After 20 steps:',
+      "A reward model was trained in the lab on pairs of the copy warm start's own answers, a right copy preferred to a wrong one of the same prompt; it ranks 61% of held-out pairs right. GRPO now trains on its score alone (the verifier is still measured, at weight 0). Beside it, the same GRPO on the verifier. After 20 steps:",
     choices: [
       'Both runs copy better: the reward model learned what a right copy looks like',
-      'The reward model\'s score climbs while its run\'s copying accuracy falls, below the verifier run\'s',
+      "The reward model's score climbs while its run's copying accuracy falls, below the verifier run's",
       'The reward model run does not move: a 61% ranker gives no signal',
     ],
     answer: 1,
@@ -30,7 +39,11 @@ export const learnedReward: Lesson = {
       key: 'proxy',
       label: 'reward: the learned reward model',
       preset: 'grpo',
-      overrides: { ...COMMON, reward_model: 'models/copy-reward-model/', reward_weights: { reward_model: 1, accuracy: 0 } },
+      overrides: {
+        ...COMMON,
+        reward_model: 'models/copy-reward-model/',
+        reward_weights: { reward_model: 1, accuracy: 0 },
+      },
     },
   ],
   steps: 20,
@@ -55,7 +68,8 @@ export const learnedReward: Lesson = {
         'accuracy under the reward model, last 5 steps': accuracy.last,
         'accuracy under the verifier, last 5 steps': verifier.last,
       };
-      const observed = score.last - score.first >= 0.2 && accuracy.last < accuracy.first && accuracy.last < verifier.last;
+      const observed =
+        score.last - score.first >= 0.2 && accuracy.last < accuracy.first && accuracy.last < verifier.last;
       return {
         observed,
         values,
@@ -66,6 +80,6 @@ export const learnedReward: Lesson = {
       'In 20 noisy steps of 32 samples the policy may not yet have found what the reward model overrates, so its score rises little; or the verifier run may itself dip on this seed.',
   },
   explain:
-    'The reward model only saw the warm start\'s answers. Off that distribution its scores are guesses, and the policy is an optimizer that goes where the guesses are high: within a few steps it emits the same letters for every prompt, which the reward model scores above any right copy. The verifier run, paid for right copies only, improves. Real RLHF runs meet the same wall later and more slowly (bigger reward models, a KL leash to the reference policy, reward model ensembles, retraining on new samples), which is why they chart a held-out judge beside the proxy and stop, or retrain, when the two part.',
+    "The reward model only saw the warm start's answers. Off that distribution its scores are guesses, and the policy is an optimizer that goes where the guesses are high: within a few steps it emits the same letters for every prompt, which the reward model scores above any right copy. The verifier run, paid for right copies only, improves. Real RLHF runs meet the same wall later and more slowly (bigger reward models, a KL leash to the reference policy, reward model ensembles, retraining on new samples), which is why they chart a held-out judge beside the proxy and stop, or retrain, when the two part.",
   next: 'Give the verifier part of the weight (reward_weights reward_model:0.5,accuracy:0.5) and run the second run again: does the proxy still win?',
 };

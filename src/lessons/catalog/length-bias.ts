@@ -7,7 +7,15 @@ import type { Lesson, LessonRunResult } from '../lesson';
 import { meanOf, runOf } from '../narration';
 
 // A longer L_max than the task needs leaves room for completions that do not stop.
-const COMMON = { task: 'addition', difficulty: 2, checkpoint: 'addition', temperature: 1, learning_rate: 5e-4, max_completion_length: 12, eval_every: 0 } as const;
+const COMMON = {
+  task: 'addition',
+  difficulty: 2,
+  checkpoint: 'addition',
+  temperature: 1,
+  learning_rate: 5e-4,
+  max_completion_length: 12,
+  eval_every: 0,
+} as const;
 
 /** Max / min over a list, as a spread (1 when all equal). */
 function spread(xs: readonly number[]): number {
@@ -18,7 +26,12 @@ function spread(xs: readonly number[]): number {
  * Over the inspected completions of each step: the spread of the per-token aggregation weight and of a completion's
  * total weight (per-token weight times length), worst step first; and the mean length of the wrong completions.
  */
-function weightsAndLengths(run: LessonRunResult): { tokenSpread: number; sequenceSpread: number; lengthSpread: number; wrongLength: number } {
+function weightsAndLengths(run: LessonRunResult): {
+  tokenSpread: number;
+  sequenceSpread: number;
+  lengthSpread: number;
+  wrongLength: number;
+} {
   let tokenSpread = 1;
   let sequenceSpread = 1;
   let lengthSpread = 1;
@@ -47,10 +60,10 @@ export const lengthBias: Lesson = {
   id: 'length-bias',
   title: 'Why GRPO lets wrong answers run long',
   source:
-    'Dr. GRPO: Liu et al., "Understanding R1-Zero-like training: a critical perspective" (2025), which traces the growth of wrong answers\' length to GRPO\'s 1 / |y| normalization and removes it (and the division by the group\'s std); the survey of RL for reasoning models lists the aggregation modes.',
+    "Dr. GRPO: Liu et al., \"Understanding R1-Zero-like training: a critical perspective\" (2025), which traces the growth of wrong answers' length to GRPO's 1 / |y| normalization and removes it (and the division by the group's std); the survey of RL for reasoning models lists the aggregation modes.",
   question: {
     prompt:
-      'GRPO averages each completion\'s token losses (1 / |y| per token) before averaging over completions. A wrong completion has negative advantage. Compared with a short wrong completion, how hard is each token of a twice-as-long wrong completion pushed down?',
+      "GRPO averages each completion's token losses (1 / |y| per token) before averaging over completions. A wrong completion has negative advantage. Compared with a short wrong completion, how hard is each token of a twice-as-long wrong completion pushed down?",
     choices: ['Twice as hard', 'Just as hard', 'Half as hard'],
     answer: 2,
     why: 'Each completion gets the same total weight 1 / N, spread over its |y| tokens, so a token of a completion twice as long gets half the weight. Wrong answers are discouraged less per token the longer they run, which is the bias Dr. GRPO removes by dividing by a constant L_max instead.',
@@ -73,7 +86,13 @@ export const lengthBias: Lesson = {
       const g = weightsAndLengths(runOf(runs, 'grpo'));
       const d = weightsAndLengths(runOf(runs, 'dr'));
       const equal = (s: number) => s < 1 + 1e-3;
-      const observed = g.lengthSpread > 1 && d.lengthSpread > 1 && equal(g.sequenceSpread) && g.tokenSpread > 1 + 1e-3 && equal(d.tokenSpread) && d.sequenceSpread > 1 + 1e-3;
+      const observed =
+        g.lengthSpread > 1 &&
+        d.lengthSpread > 1 &&
+        equal(g.sequenceSpread) &&
+        g.tokenSpread > 1 + 1e-3 &&
+        equal(d.tokenSpread) &&
+        d.sequenceSpread > 1 + 1e-3;
       return {
         observed,
         values: {
@@ -90,9 +109,9 @@ export const lengthBias: Lesson = {
       };
     },
     whyNot:
-      'The weights can only differ where lengths do: a step whose inspected completions all have the same length shows no spread. The growth of wrong answers\' length itself (the paper\'s finding) needs hundreds of steps on long reasoning; in ten steps on short arithmetic it does not appear reliably, which is why the check measures the weights.',
+      "The weights can only differ where lengths do: a step whose inspected completions all have the same length shows no spread. The growth of wrong answers' length itself (the paper's finding) needs hundreds of steps on long reasoning; in ten steps on short arithmetic it does not appear reliably, which is why the check measures the weights.",
   },
   explain:
-    'Under GRPO\'s per-sequence mean each completion gets total weight 1 / N whatever its length, so its tokens share it: long completions are nudged less per token. For correct answers (A > 0) that favours short ones; for wrong answers (A < 0) it favours long ones, and over many steps wrong answers drift longer. Dr. GRPO divides every token by the same constant L_max, so the gradient per token depends only on the advantage. On this lab\'s short tasks the lengths hardly move in ten steps, and the wrong completions\' mean lengths (in the values) differ by noise as much as by method: the bias is in the weights from the first step, and its effect on lengths accumulates slowly.',
+    "Under GRPO's per-sequence mean each completion gets total weight 1 / N whatever its length, so its tokens share it: long completions are nudged less per token. For correct answers (A > 0) that favours short ones; for wrong answers (A < 0) it favours long ones, and over many steps wrong answers drift longer. Dr. GRPO divides every token by the same constant L_max, so the gradient per token depends only on the advantage. On this lab's short tasks the lengths hardly move in ten steps, and the wrong completions' mean lengths (in the values) differ by noise as much as by method: the bias is in the weights from the first step, and its effect on lengths accumulates slowly.",
   next: 'Set loss_agg_mode to token-mean (DAPO) on the GRPO run: every token of the batch gets 1 / M, also free of the 1 / |y| bias.',
 };

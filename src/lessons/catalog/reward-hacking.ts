@@ -12,7 +12,7 @@ export const rewardHacking: Lesson = {
     'The reward hacking literature (a policy optimizes the reward it is given, not the intent behind it: "specification gaming") and the survey of RL for reasoning models on reward design, which is why verifiable-reward recipes pay for the verified answer and keep format rewards small.',
   question: {
     prompt:
-      'GRPO on copying 3 letters, sampled at temperature 1, where the warm start\'s answers are often the wrong length. The reward pays only for the format: letters a-f, exactly as many as the input. Nothing checks that they are the right letters. After a dozen steps:',
+      "GRPO on copying 3 letters, sampled at temperature 1, where the warm start's answers are often the wrong length. The reward pays only for the format: letters a-f, exactly as many as the input. Nothing checks that they are the right letters. After a dozen steps:",
     choices: [
       'Accuracy rises too: a well-formed answer is half way to a right one',
       'The format reward nears its maximum while accuracy stays flat or falls',
@@ -26,7 +26,15 @@ export const rewardHacking: Lesson = {
       key: 'proxy',
       label: 'reward: format only',
       preset: 'grpo',
-      overrides: { task: 'copy', checkpoint: 'copy', difficulty: 3, reward_weights: { accuracy: 0, format: 1 }, temperature: 1, learning_rate: 1e-3, eval_every: 0 },
+      overrides: {
+        task: 'copy',
+        checkpoint: 'copy',
+        difficulty: 3,
+        reward_weights: { accuracy: 0, format: 1 },
+        temperature: 1,
+        learning_rate: 1e-3,
+        eval_every: 0,
+      },
     },
   ],
   steps: 12,
@@ -49,7 +57,8 @@ export const rewardHacking: Lesson = {
         'accuracy, first 3 steps': accuracy.first,
         'accuracy, last 3 steps': accuracy.last,
       };
-      const observed = format.last >= 0.9 && format.last - format.first >= 0.05 && accuracy.last - accuracy.first <= 0.03;
+      const observed =
+        format.last >= 0.9 && format.last - format.first >= 0.05 && accuracy.last - accuracy.first <= 0.03;
       return {
         observed,
         values,
@@ -60,6 +69,6 @@ export const rewardHacking: Lesson = {
       'The warm start already gives well-formed answers most of the time, so on some seeds the format reward starts so high that it has little room to rise; and right answers are well formed too, so pushing toward 3-letter answers can carry a few right copies along and accuracy can rise by chance over a dozen noisy steps of 64 samples.',
   },
   explain:
-    'The reward was a proxy for the task: every correct copy is well formed, but most well-formed strings are wrong. GRPO rewards completions above their group\'s mean, so once the policy emits 3 letters every time, every group is all-equal at reward 1 and learning stops: the proxy is maximized and the task is not learned. This is reward hacking in its simplest form. Real cases are subtler (answers that fool a grader, tests edited to pass, padding that a length bonus pays for), and the remedy is the same: reward the verified outcome, and watch the parts of the reward, not only their sum.',
-  next: 'Set reward_weights to accuracy 0.9, format 0.1 (the task\'s own) and run again: the same format is learned, and accuracy rises with it.',
+    "The reward was a proxy for the task: every correct copy is well formed, but most well-formed strings are wrong. GRPO rewards completions above their group's mean, so once the policy emits 3 letters every time, every group is all-equal at reward 1 and learning stops: the proxy is maximized and the task is not learned. This is reward hacking in its simplest form. Real cases are subtler (answers that fool a grader, tests edited to pass, padding that a length bonus pays for), and the remedy is the same: reward the verified outcome, and watch the parts of the reward, not only their sum.",
+  next: "Set reward_weights to accuracy 0.9, format 0.1 (the task's own) and run again: the same format is learned, and accuracy rises with it.",
 };

@@ -6,8 +6,16 @@ import type { Lesson } from '../lesson';
 import { finalEval, runOf } from '../narration';
 
 // 32 held-out prompts x 16 samples for pass@1..16; eval_every beyond the budget: one evaluation, after the last step.
-const COMMON = { task: 'copy', checkpoint: 'copy', difficulty: 3, temperature: 0.7, learning_rate: 1e-3, eval_items: 32, eval_num_generations: 16, eval_every: 1000 } as const;
-
+const COMMON = {
+  task: 'copy',
+  checkpoint: 'copy',
+  difficulty: 3,
+  temperature: 0.7,
+  learning_rate: 1e-3,
+  eval_items: 32,
+  eval_num_generations: 16,
+  eval_every: 1000,
+} as const;
 
 export const rlVsSft: Lesson = {
   id: 'rl-vs-sft',
@@ -17,19 +25,34 @@ export const rlVsSft: Lesson = {
   question: {
     prompt:
       'From the copy warm start, 16 steps of 64 sequences each: run A imitates 64 correct answers per step (SFT), run B samples 64 answers per step and is rewarded by the verifier (GRPO). On held-out prompts of the same kind, sampled 16 times each, which ends with the higher pass@1 and pass@16?',
-    choices: ['RL: it optimizes the very thing the verifier checks', 'SFT: every token of every example is a correct target', 'They end level: same data budget'],
+    choices: [
+      'RL: it optimizes the very thing the verifier checks',
+      'SFT: every token of every example is a correct target',
+      'They end level: same data budget',
+    ],
     answer: 1,
     why: 'SFT gets a full correct answer per sequence, a gradient on every token toward it. GRPO gets one number per sample and learns only from the difference between samples of the same prompt, and only where its own samples already contain a success. With correct demonstrations of the very task it is tested on, imitation is the denser teacher.',
   },
   runs: [
-    { key: 'sft', label: 'supervised fine-tuning on correct answers', preset: 'grpo', mode: 'sft', overrides: { ...COMMON } },
-    { key: 'rl', label: 'GRPO on the verifier\'s reward', preset: 'grpo', overrides: { ...COMMON, reward_weights: { accuracy: 1 } } },
+    {
+      key: 'sft',
+      label: 'supervised fine-tuning on correct answers',
+      preset: 'grpo',
+      mode: 'sft',
+      overrides: { ...COMMON },
+    },
+    {
+      key: 'rl',
+      label: "GRPO on the verifier's reward",
+      preset: 'grpo',
+      overrides: { ...COMMON, reward_weights: { accuracy: 1 } },
+    },
   ],
   steps: 16,
-  look: 'The SFT run has no rollouts to chart: it reports only its held-out evaluation. Watch the GRPO run\'s accuracy and entropy, then compare the two pass@k curves.',
+  look: "The SFT run has no rollouts to chart: it reports only its held-out evaluation. Watch the GRPO run's accuracy and entropy, then compare the two pass@k curves.",
   narration: [
     'GRPO: accuracy on its own samples is {rl:accuracy}, and {rl:frac_reward_zero_std} of its groups are all-equal and teach nothing.',
-    'GRPO\'s entropy is {rl:entropy}: it concentrates probability on answers it already produces.',
+    "GRPO's entropy is {rl:entropy}: it concentrates probability on answers it already produces.",
   ],
   highlight: { charts: ['reward', 'entropy', 'fractions'], planes: ['advantage'] },
   check: {
@@ -54,9 +77,9 @@ export const rlVsSft: Lesson = {
       };
     },
     whyNot:
-      'On 32 held-out prompts one prompt moves pass@16 by 0.03, and GRPO\'s pass@1 after 16 steps varies by several points from seed to seed; on a seed where GRPO sharpened quickly its pass@1 can draw level with SFT\'s.',
+      "On 32 held-out prompts one prompt moves pass@16 by 0.03, and GRPO's pass@1 after 16 steps varies by several points from seed to seed; on a seed where GRPO sharpened quickly its pass@1 can draw level with SFT's.",
   },
   explain:
-      'Both runs saw 64 sequences per step from the same start. SFT\'s were correct answers, and every token was a target: it raised pass@1 by about 0.1 over the start (about 0.18 on these prompts) and kept pass@16 high. GRPO\'s were its own samples, scored 0 or 1: it learns only from prompts whose samples disagree, and it learns to prefer answers it already gives, so it raised pass@1 less and ended below SFT at pass@16 as well. Greedy accuracy, one sample per prompt, moves by chance on 32 prompts and is shown, not judged. This is the in-distribution half of the literature: with correct demonstrations of the test task, imitation is the denser teacher. RL\'s case rests on what demonstrations cannot give (no demonstrations at all, or prompts unlike the training ones, where Chu et al. find SFT memorizes and RL generalizes), which a 16-step copy run does not test.',
-  next: 'Give the GRPO run a larger learning_rate (3e-3) and see whether its pass@1 catches up with SFT\'s, and what that costs at pass@16.',
+    "Both runs saw 64 sequences per step from the same start. SFT's were correct answers, and every token was a target: it raised pass@1 by about 0.1 over the start (about 0.18 on these prompts) and kept pass@16 high. GRPO's were its own samples, scored 0 or 1: it learns only from prompts whose samples disagree, and it learns to prefer answers it already gives, so it raised pass@1 less and ended below SFT at pass@16 as well. Greedy accuracy, one sample per prompt, moves by chance on 32 prompts and is shown, not judged. This is the in-distribution half of the literature: with correct demonstrations of the test task, imitation is the denser teacher. RL's case rests on what demonstrations cannot give (no demonstrations at all, or prompts unlike the training ones, where Chu et al. find SFT memorizes and RL generalizes), which a 16-step copy run does not test.",
+  next: "Give the GRPO run a larger learning_rate (3e-3) and see whether its pass@1 catches up with SFT's, and what that costs at pass@16.",
 };

@@ -41,7 +41,9 @@ describe('names inherited from Object.prototype are not fields', () => {
   });
 
   it.each(INHERITED)('CLI flag --%s is unknown, in the generic parser and the train command', (name) => {
-    expect(() => parseArgs([`--${name}=5`], { steps: { type: 'number', doc: 'steps' } })).toThrow(new UsageError(`unknown flag --${name} (see --help)`));
+    expect(() => parseArgs([`--${name}=5`], { steps: { type: 'number', doc: 'steps' } })).toThrow(
+      new UsageError(`unknown flag --${name} (see --help)`),
+    );
     expect(() => parseRlArgs([`--${name}`, '1'])).toThrow(`unknown flag --${name}`);
   });
 
@@ -51,14 +53,27 @@ describe('names inherited from Object.prototype are not fields', () => {
     ]);
   });
 
-  it.each(INHERITED)("a run file whose config has %s is refused with the file and line", (name) => {
+  it.each(INHERITED)('a run file whose config has %s is refused with the file and line', (name) => {
     const header: RunHeader = {
-      id: 'r', name: 'r', createdAt: 0, updatedAt: 0, config: resolveConfig('grpo'), preset: 'grpo', backend: 'webgpu',
-      status: 'done', step: 1, savedStep: 1, elapsedMs: 0, adapter: '', lastMetrics: {},
+      id: 'r',
+      name: 'r',
+      createdAt: 0,
+      updatedAt: 0,
+      config: resolveConfig('grpo'),
+      preset: 'grpo',
+      backend: 'webgpu',
+      status: 'done',
+      step: 1,
+      savedStep: 1,
+      elapsedMs: 0,
+      adapter: '',
+      lastMetrics: {},
     };
     const csv = metricsToCsv(header, [{ step: 1, optimizerStep: 1, epoch: 0, minibatch: 0, metrics: { reward: 1 } }]);
     const bad = csv.replace('"config":{', `"config":{${JSON.stringify(name)}:1,`);
-    expect(() => parseRunFile('run.csv', bad)).toThrow(new RunFileError(`run.csv: line 1: the run's config is not valid here: unknown field ${name}`));
+    expect(() => parseRunFile('run.csv', bad)).toThrow(
+      new RunFileError(`run.csv: line 1: the run's config is not valid here: unknown field ${name}`),
+    );
   });
 });
 
@@ -72,24 +87,30 @@ describe('huge names and values', () => {
   });
 
   it('a link with a 100 KB unknown name or a 10,000-character bad value reports them cut', () => {
-    expect(problemsOf(() => configFromUrlParams(new URLSearchParams({ [huge]: '1' })))).toEqual([`unknown field ${'x'.repeat(80)}... (100000 characters)`]);
-    const [temperature] = problemsOf(() => configFromUrlParams(new URLSearchParams({ temperature: '9'.repeat(400) + 'z'.repeat(9_600) })));
-    expect(temperature).toMatch(/^temperature: must be a number in \(0, 100\], got "9{80}"\.\.\. \(10000 characters\)$/);
+    expect(problemsOf(() => configFromUrlParams(new URLSearchParams({ [huge]: '1' })))).toEqual([
+      `unknown field ${'x'.repeat(80)}... (100000 characters)`,
+    ]);
+    const [temperature] = problemsOf(() =>
+      configFromUrlParams(new URLSearchParams({ temperature: '9'.repeat(400) + 'z'.repeat(9_600) })),
+    );
+    expect(temperature).toMatch(
+      /^temperature: must be a number in \(0, 100\], got "9{80}"\.\.\. \(10000 characters\)$/,
+    );
   });
 });
 
 describe('reward_weights against the task', () => {
-  it.each(taskNames)("%s declares its rewards, accuracy and format first", (task) => {
+  it.each(taskNames)('%s declares its rewards, accuracy and format first', (task) => {
     expect(taskFactories[task].rewardNames.slice(0, 2)).toEqual(['accuracy', 'format']);
   });
 
-  it('names the field, the unknown reward and the task\'s rewards', () => {
+  it("names the field, the unknown reward and the task's rewards", () => {
     expect(problemsOf(() => resolveConfig('grpo', { reward_weights: { acuracy: 1 } }))).toEqual([
       'reward_weights: addition has no reward function acuracy; did you mean accuracy?; its rewards are accuracy, format, positions',
     ]);
-    expect(problemsOf(() => resolveConfig('grpo', { task: 'sort', reward_weights: { accuracy: 1, best: 1 } }))).toEqual([
-      'reward_weights: sort has no reward function best; its rewards are accuracy, format, positions, permutation',
-    ]);
+    expect(problemsOf(() => resolveConfig('grpo', { task: 'sort', reward_weights: { accuracy: 1, best: 1 } }))).toEqual(
+      ['reward_weights: sort has no reward function best; its rewards are accuracy, format, positions, permutation'],
+    );
   });
 
   it('refuses weights that are all zero', () => {
@@ -101,7 +122,12 @@ describe('reward_weights against the task', () => {
   it("accepts every task's own reward names", () => {
     for (const task of taskNames) {
       const names = taskFactories[task].rewardNames;
-      expect(checkConfig({ ...resolveConfig('grpo', { task }), reward_weights: Object.fromEntries(names.map((n) => [n, 1])) }).errors).toEqual([]);
+      expect(
+        checkConfig({
+          ...resolveConfig('grpo', { task }),
+          reward_weights: Object.fromEntries(names.map((n) => [n, 1])),
+        }).errors,
+      ).toEqual([]);
     }
   });
 });
@@ -116,21 +142,29 @@ describe('greedy sampling is warned, naming the knob', () => {
   ])('%o', (o, knob) => {
     const w = warnings(o).filter((m) => m.startsWith(`${knob}:`));
     expect(w).toHaveLength(1);
-    expect(w[0]).toMatch(/completions of a group come out identical, their advantages are 0 and the loss and gradient are 0: nothing is learned$/);
+    expect(w[0]).toMatch(
+      /completions of a group come out identical, their advantages are 0 and the loss and gradient are 0: nothing is learned$/,
+    );
   });
 
   it('says what greedy costs for an estimator without groups', () => {
-    expect(warnings({ temperature: 1e-3, adv_estimator: 'reinforce' }).find((m) => m.startsWith('temperature:'))).toMatch(/never tries anything but its most likely completion/);
+    expect(
+      warnings({ temperature: 1e-3, adv_estimator: 'reinforce' }).find((m) => m.startsWith('temperature:')),
+    ).toMatch(/never tries anything but its most likely completion/);
   });
 
   it('stays quiet for ordinary sampling', () => {
-    expect(warnings({ temperature: 0.7, top_p: 0.9, top_k: 50 }).filter((m) => /^(temperature|top_p|top_k):/.test(m))).toEqual([]);
+    expect(
+      warnings({ temperature: 0.7, top_p: 0.9, top_k: 50 }).filter((m) => /^(temperature|top_p|top_k):/.test(m)),
+    ).toEqual([]);
   });
 });
 
 describe('a link read as far as it goes', () => {
   it('keeps the good fields and names the bad ones', () => {
-    const read = configFromUrlParamsKeeping(new URLSearchParams('preset=dapo&seed=7&beta=abc&nope=1&num_minibatches=3'));
+    const read = configFromUrlParamsKeeping(
+      new URLSearchParams('preset=dapo&seed=7&beta=abc&nope=1&num_minibatches=3'),
+    );
     expect(read.preset).toBe('dapo');
     expect(read.config).toEqual(resolveConfig('dapo', { seed: 7 }));
     expect(read.dropped).toEqual(['num_minibatches']);
@@ -141,7 +175,7 @@ describe('a link read as far as it goes', () => {
     ]);
   });
 
-  it('drops the overrides a rule between fields names only by the preset\'s field', () => {
+  it("drops the overrides a rule between fields names only by the preset's field", () => {
     // num_generations 1 breaks grpo's group rule, named by num_generations itself.
     const read = configFromUrlParamsKeeping(new URLSearchParams('preset=grpo&num_generations=1&seed=3'));
     expect(read.config).toEqual(resolveConfig('grpo', { seed: 3 }));

@@ -2,7 +2,17 @@
 // URL parameters for a shareable link (the preset and only the fields that differ from it). Both decode through
 // the schema's field rules and validate once; bad JSON is reported with line, column and what was expected.
 
-import { clipText, decodeFieldText, describe, encodeFieldText, isFieldName, quote, sameValue, suggestion, unknownFieldMessage } from '../../schema/fields';
+import {
+  clipText,
+  decodeFieldText,
+  describe,
+  encodeFieldText,
+  isFieldName,
+  quote,
+  sameValue,
+  suggestion,
+  unknownFieldMessage,
+} from '../../schema/fields';
 import { jsonErrorMessage } from './messages';
 import { PRESET_NAMES, isPresetName, type PresetName } from './presets';
 import { FIELD_NAMES, FIELD_SPECS, RL_FIELDS, type RLConfig, type RLField } from './schema';
@@ -25,7 +35,8 @@ export function parseConfigJson(text: string): RLConfig {
     throw new RLConfigError([`config JSON: the top level must be an object of fields, got ${describe(value)}`]);
   }
   const { preset, ...fields } = value as Record<string, unknown>;
-  if (preset !== undefined && preset !== null && typeof preset !== 'string') throw new RLConfigError([`preset: must be a preset name or null, got ${describe(preset)}`]);
+  if (preset !== undefined && preset !== null && typeof preset !== 'string')
+    throw new RLConfigError([`preset: must be a preset name or null, got ${describe(preset)}`]);
   return resolveConfig((preset ?? null) as PresetName | null, fields);
 }
 
@@ -80,7 +91,10 @@ function readUrlParams(params: URLSearchParams, ignore: readonly string[]): UrlP
     seen.add(key);
     if (key === 'preset') {
       if (isPresetName(text)) preset = text;
-      else errors.push(`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${quote(text)}${suggestion(text, PRESET_NAMES)}`);
+      else
+        errors.push(
+          `preset: must be one of ${PRESET_NAMES.join(', ')}; got ${quote(text)}${suggestion(text, PRESET_NAMES)}`,
+        );
     } else if (!isFieldName(RL_FIELDS, key)) {
       errors.push(unknownFieldMessage(key, RL_FIELDS));
     } else {
@@ -108,7 +122,10 @@ export interface LinkConfig {
  * named and skipped; a field whose value breaks its rule, or a rule between fields it takes part in, is named
  * and left at the preset's value. Never throws for a bad link.
  */
-export function configFromUrlParamsKeeping(params: URLSearchParams, opts: { ignore?: readonly string[] } = {}): LinkConfig {
+export function configFromUrlParamsKeeping(
+  params: URLSearchParams,
+  opts: { ignore?: readonly string[] } = {},
+): LinkConfig {
   const { preset, overrides, errors } = readUrlParams(params, opts.ignore ?? []);
   const problems = [...errors];
   const dropped: RLField[] = [];
@@ -119,7 +136,9 @@ export function configFromUrlParamsKeeping(params: URLSearchParams, opts: { igno
   for (;;) {
     const check = checkConfig({ ...base, ...kept });
     if (!check.errors.length) break;
-    const named = Object.keys(kept).filter((k) => check.errors.some((e) => e.startsWith(`${k}:`) || e.includes(` ${k} `)));
+    const named = Object.keys(kept).filter((k) =>
+      check.errors.some((e) => e.startsWith(`${k}:`) || e.includes(` ${k} `)),
+    );
     const drop = named.length ? named : Object.keys(kept);
     if (!drop.length) throw new RLConfigError(check.errors); // the preset itself is invalid: a bug, not a bad link
     for (const e of check.errors) if (!problems.includes(e)) problems.push(e);

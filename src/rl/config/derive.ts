@@ -80,7 +80,8 @@ export function derive(c: RLConfig): DerivedConfig {
     ratioIsOne: c.num_iterations === 1 && c.num_minibatches === 1,
     usesRatio: c.loss_type !== 'pg',
     greedyRolloutsPerStep: greedy,
-    maxRolloutsPerStep: N * (1 + (c.dynamic_sampling ? c.max_resample : 0)) + greedy * (1 + (c.dynamic_sampling ? c.max_resample : 0)),
+    maxRolloutsPerStep:
+      N * (1 + (c.dynamic_sampling ? c.max_resample : 0)) + greedy * (1 + (c.dynamic_sampling ? c.max_resample : 0)),
     difficulty: task.difficulty,
     maxCompletionLength: L,
     maxPromptTokens: task.maxPromptLength + 1,

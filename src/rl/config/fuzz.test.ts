@@ -70,12 +70,20 @@ function jsonCases(): Case<string>[] {
   for (const field of FIELD_NAMES) {
     for (const bad of badJsonValues(FIELD_SPECS[field])) {
       const preset = pick(rng, PRESET_NAMES);
-      cases.push({ label: `json ${field}=${clipText(JSON.stringify(bad) ?? 'undefined', 30)}`, input: JSON.stringify({ preset, [field]: bad }), mustName: `${field}:` });
+      cases.push({
+        label: `json ${field}=${clipText(JSON.stringify(bad) ?? 'undefined', 30)}`,
+        input: JSON.stringify({ preset, [field]: bad }),
+        mustName: `${field}:`,
+      });
     }
   }
   // Names that are no field, alone and next to good fields.
   for (const name of unknownNames(rng)) {
-    cases.push({ label: `json unknown ${clipText(name, 20)}`, input: `{ "preset": "grpo", "seed": 3, ${JSON.stringify(name)}: 1 }`, mustName: `unknown field ${shown(name)}` });
+    cases.push({
+      label: `json unknown ${clipText(name, 20)}`,
+      input: `{ "preset": "grpo", "seed": 3, ${JSON.stringify(name)}: 1 }`,
+      mustName: `unknown field ${shown(name)}`,
+    });
   }
   // Valid configs of every preset, cut short anywhere: broken JSON, reported at its spot.
   for (let i = 0; i < 60; i++) {
@@ -89,14 +97,38 @@ function jsonCases(): Case<string>[] {
     const preset = pick(rng, PRESET_NAMES);
     const text = configToJson(resolveConfig(preset), preset);
     const at = rng.int(text.length);
-    cases.push({ label: `json ${preset} + char at ${at}`, input: text.slice(0, at) + pick(rng, ['"', '{', '}', ',', ':', '1', 'x', ' ', '\\', '\u0000', '[', ']']) + text.slice(at), mustName: null });
+    cases.push({
+      label: `json ${preset} + char at ${at}`,
+      input:
+        text.slice(0, at) +
+        pick(rng, ['"', '{', '}', ',', ':', '1', 'x', ' ', '\\', '\u0000', '[', ']']) +
+        text.slice(at),
+      mustName: null,
+    });
   }
   // Not an object at the top, deep nesting, a duplicate key, a __proto__ object.
-  for (const text of ['[]', '5', '"grpo"', 'null', 'true']) cases.push({ label: `json top ${text}`, input: text, mustName: 'config JSON: the top level must be an object' });
-  cases.push({ label: 'json deep valid nesting', input: `{ "beta": ${'['.repeat(5000)}${']'.repeat(5000)} }`, mustName: 'beta:' });
-  cases.push({ label: 'json deep broken nesting', input: `{ "beta": ${'['.repeat(100_000)}`, mustName: 'config JSON: line 1' });
-  cases.push({ label: 'json long broken line', input: `{ "seed": 1, "x": "${'a'.repeat(100_000)}`, mustName: 'config JSON: line 1' });
-  cases.push({ label: 'json __proto__ object', input: '{ "__proto__": { "beta": 5 } }', mustName: 'unknown field __proto__' });
+  for (const text of ['[]', '5', '"grpo"', 'null', 'true'])
+    cases.push({ label: `json top ${text}`, input: text, mustName: 'config JSON: the top level must be an object' });
+  cases.push({
+    label: 'json deep valid nesting',
+    input: `{ "beta": ${'['.repeat(5000)}${']'.repeat(5000)} }`,
+    mustName: 'beta:',
+  });
+  cases.push({
+    label: 'json deep broken nesting',
+    input: `{ "beta": ${'['.repeat(100_000)}`,
+    mustName: 'config JSON: line 1',
+  });
+  cases.push({
+    label: 'json long broken line',
+    input: `{ "seed": 1, "x": "${'a'.repeat(100_000)}`,
+    mustName: 'config JSON: line 1',
+  });
+  cases.push({
+    label: 'json __proto__ object',
+    input: '{ "__proto__": { "beta": 5 } }',
+    mustName: 'unknown field __proto__',
+  });
   cases.push({ label: 'json preset wrong type', input: '{ "preset": 5 }', mustName: 'preset:' });
   cases.push({ label: 'json preset unknown', input: `{ "preset": "${'g'.repeat(10_000)}" }`, mustName: 'preset:' });
   return cases;
@@ -118,7 +150,11 @@ function linkCases(): Case<string>[] {
   for (const name of unknownNames(rng)) {
     const p = new URLSearchParams({ seed: '2' });
     p.set(name, '1');
-    cases.push({ label: `link unknown ${clipText(name, 20)}`, input: p.toString(), mustName: `unknown field ${shown(name)}` });
+    cases.push({
+      label: `link unknown ${clipText(name, 20)}`,
+      input: p.toString(),
+      mustName: `unknown field ${shown(name)}`,
+    });
   }
   const many = new URLSearchParams();
   for (let i = 0; i < 900; i++) many.set(`unknown_${i}`, '1');
@@ -126,7 +162,23 @@ function linkCases(): Case<string>[] {
   cases.push({ label: 'link field twice', input: 'seed=1&seed=2', mustName: 'seed: given twice' });
   cases.push({ label: 'link preset unknown', input: 'preset=grpoo', mustName: 'preset: must be one of' });
   // Random values of random fields: refused by name or accepted as a valid config.
-  const texts = ['0', '1', '-1', '0.5', '1e-30', '1e30', '', 'null', 'true', 'false', 'grpo', 'accuracy:1', 'addition', '%', '\u0000'];
+  const texts = [
+    '0',
+    '1',
+    '-1',
+    '0.5',
+    '1e-30',
+    '1e30',
+    '',
+    'null',
+    'true',
+    'false',
+    'grpo',
+    'accuracy:1',
+    'addition',
+    '%',
+    '\u0000',
+  ];
   for (let i = 0; i < 120; i++) {
     const p = new URLSearchParams({ preset: pick(rng, PRESET_NAMES) });
     for (let k = 1 + rng.int(4); k > 0; k--) p.set(pick(rng, FIELD_NAMES), pick(rng, texts));
@@ -151,9 +203,14 @@ function flagCases(): Case<string[]>[] {
   }
   for (const name of unknownNames(rng)) {
     if (name.startsWith('-')) continue;
-    cases.push({ label: `flag unknown --${clipText(name, 20)}`, input: [`--${name}`, '1'], mustName: `unknown flag --${shown(name)}` });
+    cases.push({
+      label: `flag unknown --${clipText(name, 20)}`,
+      input: [`--${name}`, '1'],
+      mustName: `unknown flag --${shown(name)}`,
+    });
   }
-  for (const name of INHERITED_NAMES) cases.push({ label: `flag --${name}=5`, input: [`--${name}=5`], mustName: `unknown flag --${name}` });
+  for (const name of INHERITED_NAMES)
+    cases.push({ label: `flag --${name}=5`, input: [`--${name}=5`], mustName: `unknown flag --${name}` });
   cases.push({ label: 'flag stray argument', input: ['x'.repeat(10_000)], mustName: 'unexpected argument' });
   const texts = ['0', '1', '0.5', '1e-9', 'true', 'grpo', 'accuracy:1'];
   for (let i = 0; i < 80; i++) {
@@ -176,14 +233,22 @@ const FLAG_CASES = flagCases();
 
 describe('fuzz: configs (JSON)', () => {
   it.each(JSON_CASES.map((c) => [c.label, c] as const))('%s', (_, c) => {
-    expectOutcome(c, outcome(() => parseConfigJson(c.input)), expectValid);
+    expectOutcome(
+      c,
+      outcome(() => parseConfigJson(c.input)),
+      expectValid,
+    );
   });
 });
 
 describe('fuzz: links (URL parameters)', () => {
   it.each(LINK_CASES.map((c) => [c.label, c] as const))('%s', (_, c) => {
     const params = new URLSearchParams(c.input);
-    expectOutcome(c, outcome(() => configFromUrlParams(params)), expectValid);
+    expectOutcome(
+      c,
+      outcome(() => configFromUrlParams(params)),
+      expectValid,
+    );
     // Read as far as it goes (the page): never throws, keeps a valid config, names the same problems, summarized.
     const kept = configFromUrlParamsKeeping(params);
     expectValid(kept.config);
@@ -196,7 +261,11 @@ describe('fuzz: links (URL parameters)', () => {
 
 describe('fuzz: CLI flags', () => {
   it.each(FLAG_CASES.map((c) => [c.label, c] as const))('%s', (_, c) => {
-    expectOutcome(c, outcome(() => configFromFlags(c.input)), expectValid);
+    expectOutcome(
+      c,
+      outcome(() => configFromFlags(c.input)),
+      expectValid,
+    );
   });
 });
 

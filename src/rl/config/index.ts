@@ -2,12 +2,56 @@
 // (presets.ts), validation at the boundaries (validate.ts), derived quantities (derive.ts), and the JSON and URL
 // codecs (codecs.ts, messages.ts). The knobs themselves are declared once, in schema.ts and src/schema/objective.ts.
 
-export { DEFAULT_CONFIG, FIELD_NAMES, FIELD_SECTIONS, FIELD_SPECS, RL_FIELDS, type RLConfig, type RLField } from './schema';
+export {
+  DEFAULT_CONFIG,
+  FIELD_NAMES,
+  FIELD_SECTIONS,
+  FIELD_SPECS,
+  RL_FIELDS,
+  type RLConfig,
+  type RLField,
+} from './schema';
 export { PRESETS, PRESET_INFO, PRESET_NAMES, isPresetName, type PresetName } from './presets';
-export { RLConfigError, checkConfig, configWarnings, resolveConfig, validateConfig, type ConfigCheck } from './validate';
+export {
+  RLConfigError,
+  checkConfig,
+  configWarnings,
+  resolveConfig,
+  validateConfig,
+  type ConfigCheck,
+} from './validate';
 export { derive, isGroupEstimator, type DerivedConfig } from './derive';
 export { taskFactoryOf, taskOf, type TaskFields } from './task-of';
-export { configFromUrlParams, configFromUrlParamsKeeping, configToJson, configToUrlParams, parseConfigJson, type LinkConfig } from './codecs';
+export {
+  configFromUrlParams,
+  configFromUrlParamsKeeping,
+  configToJson,
+  configToUrlParams,
+  parseConfigJson,
+  type LinkConfig,
+} from './codecs';
 export { locateJsonError, summarizeProblems } from './messages';
-export { SECTIONS, decodeFieldText, editDistance, encodeFieldText, kindText, nearestField, rangeText, sameValue, suggestion, unknownFieldMessage, type FieldSpec, type Section } from '../../schema/fields';
-export { KL_ESTIMATORS, LOSS_AGG_MODES, LOSS_TYPES, epsilonHigh, type KlEstimator, type LossAggMode, type LossType, type ObjectiveConfig } from '../../schema/objective';
+export {
+  SECTIONS,
+  decodeFieldText,
+  editDistance,
+  encodeFieldText,
+  kindText,
+  nearestField,
+  rangeText,
+  sameValue,
+  suggestion,
+  unknownFieldMessage,
+  type FieldSpec,
+  type Section,
+} from '../../schema/fields';
+export {
+  KL_ESTIMATORS,
+  LOSS_AGG_MODES,
+  LOSS_TYPES,
+  epsilonHigh,
+  type KlEstimator,
+  type LossAggMode,
+  type LossType,
+  type ObjectiveConfig,
+} from '../../schema/objective';

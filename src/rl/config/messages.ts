@@ -9,7 +9,9 @@ export const SUMMARY_LINE = 240;
 
 /** The first SUMMARY_SHOWN problems, one per line, each cut to SUMMARY_LINE characters, then "and N more". */
 export function summarizeProblems(problems: readonly string[]): string {
-  const lines = problems.slice(0, SUMMARY_SHOWN).map((p) => (p.length > SUMMARY_LINE ? `${p.slice(0, SUMMARY_LINE)}...` : p));
+  const lines = problems
+    .slice(0, SUMMARY_SHOWN)
+    .map((p) => (p.length > SUMMARY_LINE ? `${p.slice(0, SUMMARY_LINE)}...` : p));
   const rest = problems.length - lines.length;
   if (rest > 0) lines.push(`and ${rest} more problem${rest === 1 ? '' : 's'}`);
   return lines.join('\n');
@@ -40,7 +42,10 @@ export function jsonErrorMessage(text: string, err: unknown): string {
 export function locateJsonError(text: string): { pos: number; expected: string } | null {
   let i = 0;
   class Fail {
-    constructor(readonly pos: number, readonly expected: string) {}
+    constructor(
+      readonly pos: number,
+      readonly expected: string,
+    ) {}
   }
   const ws = () => {
     while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
@@ -58,9 +63,11 @@ export function locateJsonError(text: string): { pos: number; expected: string }
       if (text[i] === '\\') {
         i++;
         if (text[i] === 'u') {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) throw new Fail(i + k, 'four hex digits after \\u');
+          for (let k = 1; k <= 4; k++)
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) throw new Fail(i + k, 'four hex digits after \\u');
           i += 4;
-        } else if (!'"\\/bfnrt'.includes(text[i] ?? '') || i >= text.length) throw new Fail(i, 'an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX');
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? '') || i >= text.length)
+          throw new Fail(i, 'an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX');
       }
       i++;
     }
@@ -77,7 +84,8 @@ export function locateJsonError(text: string): { pos: number; expected: string }
     ws();
     const ch = text[i];
     // The search recurses per level: past MAX_JSON_DEPTH it reports the spot instead of overflowing the stack.
-    if ((ch === '{' || ch === '[') && depth >= MAX_JSON_DEPTH) throw new Fail(i, `at most ${MAX_JSON_DEPTH} levels of nested objects and arrays`);
+    if ((ch === '{' || ch === '[') && depth >= MAX_JSON_DEPTH)
+      throw new Fail(i, `at most ${MAX_JSON_DEPTH} levels of nested objects and arrays`);
     if (ch === '{' || ch === '[') {
       depth++;
       try {

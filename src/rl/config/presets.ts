@@ -5,19 +5,36 @@
 import type { RLConfig } from './schema';
 
 /** Preset names, in docs/algorithms.md's order. */
-export const PRESET_NAMES = ['reinforce', 'rloo', 'grpo', 'dr_grpo', 'dapo', 'gspo', 'cispo', 'reinforce_pp', 'remax', 'ppo'] as const;
+export const PRESET_NAMES = [
+  'reinforce',
+  'rloo',
+  'grpo',
+  'dr_grpo',
+  'dapo',
+  'gspo',
+  'cispo',
+  'reinforce_pp',
+  'remax',
+  'ppo',
+] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /** Display name and a one-line description of each preset. */
 export const PRESET_INFO: Readonly<Record<PresetName, { label: string; description: string }>> = {
   reinforce: { label: 'REINFORCE', description: 'the plain policy gradient -A log pi with A = r' },
   rloo: { label: 'RLOO', description: 'leave-one-out baseline over the group, PPO clip' },
-  grpo: { label: 'GRPO (DeepSeekMath)', description: 'group-normalized advantages, per-sequence mean, k3 KL in the loss' },
+  grpo: {
+    label: 'GRPO (DeepSeekMath)',
+    description: 'group-normalized advantages, per-sequence mean, k3 KL in the loss',
+  },
   dr_grpo: { label: 'Dr. GRPO', description: 'GRPO without the std and length biases' },
   dapo: { label: 'DAPO', description: 'clip-higher, token-mean, dynamic sampling and overlong shaping' },
   gspo: { label: 'GSPO', description: 'sequence-level ratio with tiny clip ranges' },
   cispo: { label: 'CISPO', description: 'clipped stop-gradient importance weights; no token is dropped' },
-  reinforce_pp: { label: 'REINFORCE++', description: 'token returns with the k1 KL in the reward, whitened over the batch' },
+  reinforce_pp: {
+    label: 'REINFORCE++',
+    description: 'token returns with the k1 KL in the reward, whitened over the batch',
+  },
   remax: { label: 'ReMax', description: 'a greedy rollout per prompt as the baseline' },
   ppo: { label: 'PPO', description: 'a critic, GAE and the value loss' },
 };
@@ -29,29 +46,85 @@ export const PRESET_INFO: Readonly<Record<PresetName, { label: string; descripti
  */
 export const PRESETS = {
   reinforce: { adv_estimator: 'reinforce', loss_type: 'pg', loss_agg_mode: 'seq-mean-token-sum', beta: 0 },
-  rloo: { adv_estimator: 'rloo', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-mean' },
-  grpo: {
-    adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'token', loss_type: 'ppo_clip',
-    loss_agg_mode: 'seq-mean-token-mean', beta: 0.04, kl_estimator: 'k3', kl_placement: 'in_loss',
+  rloo: {
+    adv_estimator: 'rloo',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    loss_agg_mode: 'seq-mean-token-mean',
   },
-  dr_grpo: { adv_estimator: 'dr_grpo', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-sum-norm', beta: 0 },
+  grpo: {
+    adv_estimator: 'grpo',
+    scale_rewards: 'group',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    loss_agg_mode: 'seq-mean-token-mean',
+    beta: 0.04,
+    kl_estimator: 'k3',
+    kl_placement: 'in_loss',
+  },
+  dr_grpo: {
+    adv_estimator: 'dr_grpo',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    loss_agg_mode: 'seq-mean-token-sum-norm',
+    beta: 0,
+  },
   dapo: {
-    adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'token', loss_type: 'ppo_clip', epsilon: 0.2,
-    epsilon_high: 0.28, loss_agg_mode: 'token-mean', beta: 0, dynamic_sampling: true, overlong_buffer_enable: true,
+    adv_estimator: 'grpo',
+    scale_rewards: 'group',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    epsilon: 0.2,
+    epsilon_high: 0.28,
+    loss_agg_mode: 'token-mean',
+    beta: 0,
+    dynamic_sampling: true,
+    overlong_buffer_enable: true,
   },
   gspo: {
-    adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'sequence', loss_type: 'ppo_clip', epsilon: 3e-4,
-    epsilon_high: 4e-4, loss_agg_mode: 'seq-mean-token-mean', beta: 0,
+    adv_estimator: 'grpo',
+    scale_rewards: 'group',
+    importance_sampling_level: 'sequence',
+    loss_type: 'ppo_clip',
+    epsilon: 3e-4,
+    epsilon_high: 4e-4,
+    loss_agg_mode: 'seq-mean-token-mean',
+    beta: 0,
   },
-  cispo: { adv_estimator: 'grpo', scale_rewards: 'group', importance_sampling_level: 'token', loss_type: 'cispo', loss_agg_mode: 'token-mean', beta: 0 },
+  cispo: {
+    adv_estimator: 'grpo',
+    scale_rewards: 'group',
+    importance_sampling_level: 'token',
+    loss_type: 'cispo',
+    loss_agg_mode: 'token-mean',
+    beta: 0,
+  },
   reinforce_pp: {
-    adv_estimator: 'reinforce_pp', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'token-mean',
-    beta: 0.01, kl_estimator: 'k1', kl_placement: 'in_reward',
+    adv_estimator: 'reinforce_pp',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    loss_agg_mode: 'token-mean',
+    beta: 0.01,
+    kl_estimator: 'k1',
+    kl_placement: 'in_reward',
   },
-  remax: { adv_estimator: 'remax', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'seq-mean-token-mean' },
+  remax: {
+    adv_estimator: 'remax',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    loss_agg_mode: 'seq-mean-token-mean',
+  },
   ppo: {
-    adv_estimator: 'gae', importance_sampling_level: 'token', loss_type: 'ppo_clip', loss_agg_mode: 'token-mean', beta: 0.05,
-    kl_estimator: 'k1', kl_placement: 'in_reward', gamma: 1, lam: 0.95, vf_coef: 0.1,
+    adv_estimator: 'gae',
+    importance_sampling_level: 'token',
+    loss_type: 'ppo_clip',
+    loss_agg_mode: 'token-mean',
+    beta: 0.05,
+    kl_estimator: 'k1',
+    kl_placement: 'in_reward',
+    gamma: 1,
+    lam: 0.95,
+    vf_coef: 0.1,
   },
 } as const satisfies Record<PresetName, Partial<RLConfig>>;
 

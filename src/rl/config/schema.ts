@@ -5,30 +5,83 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { ANSWER_FORMATS, taskChoices } from '../../tasks';
-import { SECTIONS, defaultsOf, flag, int, oneOf, optInt, optReal, optString, optText, real, section, weights, type ConfigOf, type FieldSpec, type Section } from '../../schema/fields';
+import {
+  SECTIONS,
+  defaultsOf,
+  flag,
+  int,
+  oneOf,
+  optInt,
+  optReal,
+  optString,
+  optText,
+  real,
+  section,
+  weights,
+  type ConfigOf,
+  type FieldSpec,
+  type Section,
+} from '../../schema/fields';
 import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
 import { ADV_ESTIMATORS, SCALE_REWARDS } from '../advantages';
 
 const TASK_FIELDS = section('task', {
-  task: oneOf('the verifiable environment to train on (prompts: your own prompt list, the prompts field)', taskChoices, 'addition'),
+  task: oneOf(
+    'the verifiable environment to train on (prompts: your own prompt list, the prompts field)',
+    taskChoices,
+    'addition',
+  ),
   answer_format: oneOf(
     "plain: the task's own answers; think: <think>...</think><answer>...</answer>, the tags scored as the reward function format and the answer by the task's verifier as accuracy (R1-style)",
     ANSWER_FORMATS,
     'plain',
   ),
-  prompts: optText('your own prompts for task prompts: JSONL lines {"prompt": ..., "answer": ...} or CSV with a header naming prompt and answer; answers match exactly or as numbers; one in ten held out by a hash of the prompt', 'none'),
-  difficulty: optInt("the task's difficulty knob (its meaning and range are the task's)", "the task's default difficulty", null, 0, 1000),
-  model: oneOf('model preset to start from when no checkpoint is given (src/model/config.ts)', Object.keys(MODEL_PRESETS) as (keyof typeof MODEL_PRESETS)[], 'nano'),
-  checkpoint: optString('warm-start checkpoint to start from (a shipped name, a URL or a directory); overrides model', 'a fresh model of the `model` preset', { verl: 'actor_rollout_ref.model.path', openrlhf: '--actor.model_name_or_path', also: ['pretrain', 'model_name_or_path'], note: 'their path of the starting weights' }),
-  chat_template: flag("give the model each prompt as one user message through its tokenizer's chat template (tokenizer_config.json chat_template, with the generation prompt), as chat models expect; needs a checkpoint whose tokenizer has one", false, { openrlhf: '--data.apply_chat_template', note: 'TRL and verl apply the chat template whenever the prompts are conversations' }),
-  reward_weights: weights('w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ..., user for reward_fn)', "the task's own weights (and user: 1 with a reward_fn)", { trl: 'reward_weights' }),
+  prompts: optText(
+    'your own prompts for task prompts: JSONL lines {"prompt": ..., "answer": ...} or CSV with a header naming prompt and answer; answers match exactly or as numbers; one in ten held out by a hash of the prompt',
+    'none',
+  ),
+  difficulty: optInt(
+    "the task's difficulty knob (its meaning and range are the task's)",
+    "the task's default difficulty",
+    null,
+    0,
+    1000,
+  ),
+  model: oneOf(
+    'model preset to start from when no checkpoint is given (src/model/config.ts)',
+    Object.keys(MODEL_PRESETS) as (keyof typeof MODEL_PRESETS)[],
+    'nano',
+  ),
+  checkpoint: optString(
+    'warm-start checkpoint to start from (a shipped name, a URL or a directory); overrides model',
+    'a fresh model of the `model` preset',
+    {
+      verl: 'actor_rollout_ref.model.path',
+      openrlhf: '--actor.model_name_or_path',
+      also: ['pretrain', 'model_name_or_path'],
+      note: 'their path of the starting weights',
+    },
+  ),
+  chat_template: flag(
+    "give the model each prompt as one user message through its tokenizer's chat template (tokenizer_config.json chat_template, with the generation prompt), as chat models expect; needs a checkpoint whose tokenizer has one",
+    false,
+    {
+      openrlhf: '--data.apply_chat_template',
+      note: 'TRL and verl apply the chat template whenever the prompts are conversations',
+    },
+  ),
+  reward_weights: weights(
+    'w_k of r_i = sum_k w_k R_k, by reward function name (accuracy, format, ..., user for reward_fn)',
+    "the task's own weights (and user: 1 with a reward_fn)",
+    { trl: 'reward_weights' },
+  ),
   reward_fn: optText(
     'a reward function of your own in JavaScript, (prompt, completion, item) => number | { reward, parts }, scored as the reward function `user`; it runs in a sandbox without network or storage, once per batch, stopped after 5 s',
-    'none (only the task\'s rewards)',
+    "none (only the task's rewards)",
   ),
   reward_model: optString(
     'a learned reward, scored as the reward function `reward_model` once per batch: the folder of a text-classification model in ONNX run by transformers.js (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx; the shipped one is models/sentiment-char/), or of a reward model trained in the lab by `npm run reward-model` (config.json, model.safetensors)',
-    'none (only the task\'s rewards)',
+    "none (only the task's rewards)",
   ),
   reward_model_label: optString(
     "a text classifier's label whose probability is the reward (one of its config.json id2label)",
@@ -37,70 +90,342 @@ const TASK_FIELDS = section('task', {
 });
 
 const SAMPLING_FIELDS = section('sampling', {
-  num_generations: int('G: completions sampled per prompt (the group)', 8, 1, 1024, { trl: 'num_generations', verl: 'actor_rollout_ref.rollout.n', openrlhf: '--rollout.n_samples_per_prompt', also: ['n_samples_per_prompt'] }),
-  train_batch_size: int('B: prompts per step; a step samples N = B*G completions', 8, 1, 4096, { verl: 'data.train_batch_size', openrlhf: '--rollout.batch_size', also: ['rollout_batch_size', 'batch_size', 'generation_batch_size'], note: 'TRL generation_batch_size counts completions (B * G)' }),
-  max_completion_length: optInt('L_max: longest completion in tokens, EOS included; longer ones are cut', "the task's longest accepted completion + 1 (EOS)", null, 1, 8192, { trl: 'max_completion_length', verl: 'data.max_response_length', openrlhf: '--rollout.max_new_tokens', also: ['max_new_tokens'] }),
-  temperature: real('tau: sampling temperature; log-probs and entropies are computed on logits / tau', 1, 0, 100, { minExclusive: true, trl: 'temperature', verl: 'actor_rollout_ref.rollout.temperature', openrlhf: '--rollout.temperature', also: ['temperature'] }),
-  top_k: int('sample among the k most likely tokens (0: off)', 0, 0, 262_144, { trl: 'top_k', verl: 'actor_rollout_ref.rollout.top_k' }),
-  top_p: real('nucleus sampling: the smallest set of tokens with total probability >= top_p (1: off)', 1, 0, 1, { minExclusive: true, trl: 'top_p', verl: 'actor_rollout_ref.rollout.top_p', openrlhf: '--rollout.top_p', also: ['top_p'] }),
-  min_p: real('drop tokens less likely than min_p times the most likely one (0: off)', 0, 0, 1, { maxExclusive: true, trl: 'min_p' }),
-  dynamic_sampling: flag('DAPO: drop groups whose rewards are all equal and sample more prompts to refill the batch', false, { verl: 'algorithm.filter_groups.enable', openrlhf: '--algo.dynamic_filtering_enable', also: ['dynamic_filtering'], note: 'OpenRLHF drops prompts whose mean score is outside a range' }),
-  max_resample: int('dynamic sampling: extra batches of prompts drawn per step at most before training on what there is', 4, 0, 100, { verl: 'algorithm.filter_groups.max_num_gen_batches' }),
-  overlong_buffer_enable: flag('DAPO overlong shaping: add ((L_max - L_c) - |y|) / L_c to r when |y| > L_max - L_c', false, { verl: 'reward_model.reward_kwargs.overlong_buffer_cfg.enable', also: ['overlong_buffer'], note: 'OpenRLHF: on when --reward.overlong_buffer_len is set' }),
-  overlong_buffer_len: optInt('L_c: the overlong buffer, in tokens', 'a quarter of max_completion_length (at least 1)', null, 1, 8192, { verl: 'reward_model.reward_kwargs.overlong_buffer_cfg.len', openrlhf: '--reward.overlong_buffer_len', also: ['overlong_buffer_len'] }),
-  mask_truncated_completions: flag('drop completions cut at L_max without EOS from the loss (DAPO overlong filtering)', false, { trl: 'mask_truncated_completions' }),
+  num_generations: int('G: completions sampled per prompt (the group)', 8, 1, 1024, {
+    trl: 'num_generations',
+    verl: 'actor_rollout_ref.rollout.n',
+    openrlhf: '--rollout.n_samples_per_prompt',
+    also: ['n_samples_per_prompt'],
+  }),
+  train_batch_size: int('B: prompts per step; a step samples N = B*G completions', 8, 1, 4096, {
+    verl: 'data.train_batch_size',
+    openrlhf: '--rollout.batch_size',
+    also: ['rollout_batch_size', 'batch_size', 'generation_batch_size'],
+    note: 'TRL generation_batch_size counts completions (B * G)',
+  }),
+  max_completion_length: optInt(
+    'L_max: longest completion in tokens, EOS included; longer ones are cut',
+    "the task's longest accepted completion + 1 (EOS)",
+    null,
+    1,
+    8192,
+    {
+      trl: 'max_completion_length',
+      verl: 'data.max_response_length',
+      openrlhf: '--rollout.max_new_tokens',
+      also: ['max_new_tokens'],
+    },
+  ),
+  temperature: real('tau: sampling temperature; log-probs and entropies are computed on logits / tau', 1, 0, 100, {
+    minExclusive: true,
+    trl: 'temperature',
+    verl: 'actor_rollout_ref.rollout.temperature',
+    openrlhf: '--rollout.temperature',
+    also: ['temperature'],
+  }),
+  top_k: int('sample among the k most likely tokens (0: off)', 0, 0, 262_144, {
+    trl: 'top_k',
+    verl: 'actor_rollout_ref.rollout.top_k',
+  }),
+  top_p: real('nucleus sampling: the smallest set of tokens with total probability >= top_p (1: off)', 1, 0, 1, {
+    minExclusive: true,
+    trl: 'top_p',
+    verl: 'actor_rollout_ref.rollout.top_p',
+    openrlhf: '--rollout.top_p',
+    also: ['top_p'],
+  }),
+  min_p: real('drop tokens less likely than min_p times the most likely one (0: off)', 0, 0, 1, {
+    maxExclusive: true,
+    trl: 'min_p',
+  }),
+  dynamic_sampling: flag(
+    'DAPO: drop groups whose rewards are all equal and sample more prompts to refill the batch',
+    false,
+    {
+      verl: 'algorithm.filter_groups.enable',
+      openrlhf: '--algo.dynamic_filtering_enable',
+      also: ['dynamic_filtering'],
+      note: 'OpenRLHF drops prompts whose mean score is outside a range',
+    },
+  ),
+  max_resample: int(
+    'dynamic sampling: extra batches of prompts drawn per step at most before training on what there is',
+    4,
+    0,
+    100,
+    { verl: 'algorithm.filter_groups.max_num_gen_batches' },
+  ),
+  overlong_buffer_enable: flag(
+    'DAPO overlong shaping: add ((L_max - L_c) - |y|) / L_c to r when |y| > L_max - L_c',
+    false,
+    {
+      verl: 'reward_model.reward_kwargs.overlong_buffer_cfg.enable',
+      also: ['overlong_buffer'],
+      note: 'OpenRLHF: on when --reward.overlong_buffer_len is set',
+    },
+  ),
+  overlong_buffer_len: optInt(
+    'L_c: the overlong buffer, in tokens',
+    'a quarter of max_completion_length (at least 1)',
+    null,
+    1,
+    8192,
+    {
+      verl: 'reward_model.reward_kwargs.overlong_buffer_cfg.len',
+      openrlhf: '--reward.overlong_buffer_len',
+      also: ['overlong_buffer_len'],
+    },
+  ),
+  mask_truncated_completions: flag(
+    'drop completions cut at L_max without EOS from the loss (DAPO overlong filtering)',
+    false,
+    { trl: 'mask_truncated_completions' },
+  ),
 });
 
 const ADVANTAGE_FIELDS = section('advantage', {
-  adv_estimator: oneOf('the advantage estimator (docs/algorithms.md#advantage-estimators; src/rl/advantages.ts)', ADV_ESTIMATORS, 'grpo', { verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator', also: ['advantage_estimator'] }),
-  scale_rewards: oneOf("grpo's divisor: the group's std, the batch's std (Lite PPO), or none (= Dr. GRPO)", SCALE_REWARDS, 'group', { trl: 'scale_rewards', verl: 'algorithm.norm_adv_by_std_in_grpo', note: "verl's is a boolean (group or none); OpenRLHF picks group std by estimator (group_norm vs dr_grpo)" }),
-  reinforce_baseline_momentum: optReal('reinforce: momentum m of the running-mean baseline b <- m b + (1 - m) mean(r)', 'no baseline (A = r)', null, 0, 1, { maxExclusive: true }),
-  gamma: real('gae: discount', 1, 0, 1, { trl: 'PPOConfig.gamma', verl: 'algorithm.gamma', openrlhf: '--algo.advantage.gamma', also: ['gamma'] }),
-  lam: real('gae: lambda of generalized advantage estimation', 0.95, 0, 1, { trl: 'PPOConfig.lam', verl: 'algorithm.lam', openrlhf: '--algo.advantage.lambd', also: ['lambd', 'lambda', 'gae_lambda'] }),
+  adv_estimator: oneOf(
+    'the advantage estimator (docs/algorithms.md#advantage-estimators; src/rl/advantages.ts)',
+    ADV_ESTIMATORS,
+    'grpo',
+    { verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator', also: ['advantage_estimator'] },
+  ),
+  scale_rewards: oneOf(
+    "grpo's divisor: the group's std, the batch's std (Lite PPO), or none (= Dr. GRPO)",
+    SCALE_REWARDS,
+    'group',
+    {
+      trl: 'scale_rewards',
+      verl: 'algorithm.norm_adv_by_std_in_grpo',
+      note: "verl's is a boolean (group or none); OpenRLHF picks group std by estimator (group_norm vs dr_grpo)",
+    },
+  ),
+  reinforce_baseline_momentum: optReal(
+    'reinforce: momentum m of the running-mean baseline b <- m b + (1 - m) mean(r)',
+    'no baseline (A = r)',
+    null,
+    0,
+    1,
+    { maxExclusive: true },
+  ),
+  gamma: real('gae: discount', 1, 0, 1, {
+    trl: 'PPOConfig.gamma',
+    verl: 'algorithm.gamma',
+    openrlhf: '--algo.advantage.gamma',
+    also: ['gamma'],
+  }),
+  lam: real('gae: lambda of generalized advantage estimation', 0.95, 0, 1, {
+    trl: 'PPOConfig.lam',
+    verl: 'algorithm.lam',
+    openrlhf: '--algo.advantage.lambd',
+    also: ['lambd', 'lambda', 'gae_lambda'],
+  }),
 });
 
 const REGULARIZER_FIELDS = {
   ...OBJECTIVE_REGULARIZER_FIELDS,
   ...section('regularizers', {
-    ref_model_sync_steps: int('reset the reference policy to the current one every this many steps (0: never)', 0, 0, 1_000_000, { trl: 'ref_model_sync_steps' }),
-    entropy_target: optReal('adaptive entropy: move alpha by +-entropy_coef_step toward this mean entropy (nats)', 'alpha stays fixed', null, 0, 20, { trl: 'entropy_target' }),
+    ref_model_sync_steps: int(
+      'reset the reference policy to the current one every this many steps (0: never)',
+      0,
+      0,
+      1_000_000,
+      { trl: 'ref_model_sync_steps' },
+    ),
+    entropy_target: optReal(
+      'adaptive entropy: move alpha by +-entropy_coef_step toward this mean entropy (nats)',
+      'alpha stays fixed',
+      null,
+      0,
+      20,
+      { trl: 'entropy_target' },
+    ),
     entropy_coef_step: real('adaptive entropy: change of alpha per step', 1e-4, 0, 1, { trl: 'entropy_coef_delta' }),
   }),
 };
 
 const OPTIMIZER_FIELDS = section('optimizer', {
-  num_iterations: int('mu: passes (PPO epochs) over each batch; 1 with one minibatch makes rho = 1 exactly', 1, 1, 100, { trl: 'num_iterations', verl: 'actor_rollout_ref.actor.ppo_epochs', openrlhf: '--train.max_epochs', also: ['max_epochs'] }),
-  num_minibatches: int('optimizer steps per pass; divides N = B*G', 1, 1, 65_536, { also: ['ppo_mini_batch_size', 'num_mini_batches'], note: "verl ppo_mini_batch_size and OpenRLHF --train.batch_size give a minibatch's size instead: num_minibatches = batch / their size" }),
-  learning_rate: real('AdamW peak learning rate of the policy', 3e-4, 0, 1, { minExclusive: true, trl: 'learning_rate', verl: 'actor_rollout_ref.actor.optim.lr', openrlhf: '--actor.adam.lr', also: ['actor_learning_rate'] }),
-  adam_beta1: real('AdamW beta1', 0.9, 0, 1, { maxExclusive: true, trl: 'adam_beta1', note: 'verl optim.betas and OpenRLHF --actor.adam.betas take the pair (beta1, beta2)' }),
-  adam_beta2: real('AdamW beta2', 0.999, 0, 1, { maxExclusive: true, trl: 'adam_beta2', note: 'verl optim.betas and OpenRLHF --actor.adam.betas take the pair (beta1, beta2)' }),
-  adam_epsilon: real('AdamW epsilon', 1e-8, 0, 1, { minExclusive: true, trl: 'adam_epsilon', openrlhf: '--actor.adam.eps' }),
-  weight_decay: real('AdamW decoupled weight decay', 0, 0, 10, { trl: 'weight_decay', verl: 'actor_rollout_ref.actor.optim.weight_decay', openrlhf: '--actor.adam.weight_decay', also: ['l2'] }),
-  max_grad_norm: real('clip the global gradient norm to this (0: no clipping)', 1, 0, 1e6, { trl: 'max_grad_norm', verl: 'actor_rollout_ref.actor.optim.clip_grad', openrlhf: '--actor.max_norm', also: ['grad_clip', 'max_norm'] }),
-  warmup_steps: int('optimizer steps of linear warmup from 0 to learning_rate', 0, 0, 1_000_000, { trl: 'warmup_steps', verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps', also: ['lr_warmup_ratio', 'warmup_ratio'], note: 'OpenRLHF --actor.lr_warmup_ratio is a fraction of the steps' }),
-  lr_schedule: oneOf('learning rate after warmup: constant, cosine or linear decay to 0 at the last optimizer step', ['constant', 'cosine', 'linear'] as const, 'constant', { trl: 'lr_scheduler_type', verl: 'actor_rollout_ref.actor.optim.lr_scheduler_type', openrlhf: '--actor.lr_scheduler', also: ['lr_scheduler'] }),
-  seed: int('seed of sampling, data and initialization', 0, 0, 4_294_967_295, { trl: 'seed', verl: 'data.seed', openrlhf: '--train.seed', also: ['seed'] }),
-  lora_rank: int('LoRA: rank r of the adapters y = x W^T + (alpha / r) (x A^T) B^T on the lora_targets projections; the base weights are frozen and AdamW trains A and B only (0: off, every weight is trained)', 0, 0, 1024, { verl: 'actor_rollout_ref.model.lora_rank', openrlhf: '--ds.lora.rank', also: ['r', 'lora_r'], note: "PEFT's LoraConfig r; TRL takes a peft_config" }),
-  lora_alpha: real("LoRA: alpha; the adapters' output is scaled by alpha / lora_rank", 16, 0, 100_000, { minExclusive: true, verl: 'actor_rollout_ref.model.lora_alpha', openrlhf: '--ds.lora.alpha', also: ['lora_alpha'], note: "PEFT's LoraConfig lora_alpha" }),
-  lora_targets: optString('LoRA: the projections that get adapters, comma-separated among q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj', 'all seven projections (all-linear without the LM head)', { verl: 'actor_rollout_ref.model.target_modules', openrlhf: '--ds.lora.target_modules', also: ['target_modules', 'lora_target_modules'], note: "PEFT's LoraConfig target_modules" }),
+  num_iterations: int(
+    'mu: passes (PPO epochs) over each batch; 1 with one minibatch makes rho = 1 exactly',
+    1,
+    1,
+    100,
+    {
+      trl: 'num_iterations',
+      verl: 'actor_rollout_ref.actor.ppo_epochs',
+      openrlhf: '--train.max_epochs',
+      also: ['max_epochs'],
+    },
+  ),
+  num_minibatches: int('optimizer steps per pass; divides N = B*G', 1, 1, 65_536, {
+    also: ['ppo_mini_batch_size', 'num_mini_batches'],
+    note: "verl ppo_mini_batch_size and OpenRLHF --train.batch_size give a minibatch's size instead: num_minibatches = batch / their size",
+  }),
+  learning_rate: real('AdamW peak learning rate of the policy', 3e-4, 0, 1, {
+    minExclusive: true,
+    trl: 'learning_rate',
+    verl: 'actor_rollout_ref.actor.optim.lr',
+    openrlhf: '--actor.adam.lr',
+    also: ['actor_learning_rate'],
+  }),
+  adam_beta1: real('AdamW beta1', 0.9, 0, 1, {
+    maxExclusive: true,
+    trl: 'adam_beta1',
+    note: 'verl optim.betas and OpenRLHF --actor.adam.betas take the pair (beta1, beta2)',
+  }),
+  adam_beta2: real('AdamW beta2', 0.999, 0, 1, {
+    maxExclusive: true,
+    trl: 'adam_beta2',
+    note: 'verl optim.betas and OpenRLHF --actor.adam.betas take the pair (beta1, beta2)',
+  }),
+  adam_epsilon: real('AdamW epsilon', 1e-8, 0, 1, {
+    minExclusive: true,
+    trl: 'adam_epsilon',
+    openrlhf: '--actor.adam.eps',
+  }),
+  weight_decay: real('AdamW decoupled weight decay', 0, 0, 10, {
+    trl: 'weight_decay',
+    verl: 'actor_rollout_ref.actor.optim.weight_decay',
+    openrlhf: '--actor.adam.weight_decay',
+    also: ['l2'],
+  }),
+  max_grad_norm: real('clip the global gradient norm to this (0: no clipping)', 1, 0, 1e6, {
+    trl: 'max_grad_norm',
+    verl: 'actor_rollout_ref.actor.optim.clip_grad',
+    openrlhf: '--actor.max_norm',
+    also: ['grad_clip', 'max_norm'],
+  }),
+  warmup_steps: int('optimizer steps of linear warmup from 0 to learning_rate', 0, 0, 1_000_000, {
+    trl: 'warmup_steps',
+    verl: 'actor_rollout_ref.actor.optim.lr_warmup_steps',
+    also: ['lr_warmup_ratio', 'warmup_ratio'],
+    note: 'OpenRLHF --actor.lr_warmup_ratio is a fraction of the steps',
+  }),
+  lr_schedule: oneOf(
+    'learning rate after warmup: constant, cosine or linear decay to 0 at the last optimizer step',
+    ['constant', 'cosine', 'linear'] as const,
+    'constant',
+    {
+      trl: 'lr_scheduler_type',
+      verl: 'actor_rollout_ref.actor.optim.lr_scheduler_type',
+      openrlhf: '--actor.lr_scheduler',
+      also: ['lr_scheduler'],
+    },
+  ),
+  seed: int('seed of sampling, data and initialization', 0, 0, 4_294_967_295, {
+    trl: 'seed',
+    verl: 'data.seed',
+    openrlhf: '--train.seed',
+    also: ['seed'],
+  }),
+  lora_rank: int(
+    'LoRA: rank r of the adapters y = x W^T + (alpha / r) (x A^T) B^T on the lora_targets projections; the base weights are frozen and AdamW trains A and B only (0: off, every weight is trained)',
+    0,
+    0,
+    1024,
+    {
+      verl: 'actor_rollout_ref.model.lora_rank',
+      openrlhf: '--ds.lora.rank',
+      also: ['r', 'lora_r'],
+      note: "PEFT's LoraConfig r; TRL takes a peft_config",
+    },
+  ),
+  lora_alpha: real("LoRA: alpha; the adapters' output is scaled by alpha / lora_rank", 16, 0, 100_000, {
+    minExclusive: true,
+    verl: 'actor_rollout_ref.model.lora_alpha',
+    openrlhf: '--ds.lora.alpha',
+    also: ['lora_alpha'],
+    note: "PEFT's LoraConfig lora_alpha",
+  }),
+  lora_targets: optString(
+    'LoRA: the projections that get adapters, comma-separated among q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj',
+    'all seven projections (all-linear without the LM head)',
+    {
+      verl: 'actor_rollout_ref.model.target_modules',
+      openrlhf: '--ds.lora.target_modules',
+      also: ['target_modules', 'lora_target_modules'],
+      note: "PEFT's LoraConfig target_modules",
+    },
+  ),
 });
 
 const CRITIC_FIELDS = section('critic', {
   vf_coef: real('gae: weight of the value loss', 0.1, 0, 100, { trl: 'PPOConfig.vf_coef' }),
-  cliprange_value: optReal('gae: eps_v, the clip of V around V_old in the value loss', 'no value clipping', 0.2, 0, 100, { minExclusive: true, trl: 'PPOConfig.cliprange_value', verl: 'critic.cliprange_value', openrlhf: '--critic.value_clip', also: ['value_clip'] }),
-  critic_learning_rate: optReal('gae: AdamW learning rate of the critic', 'learning_rate', null, 0, 1, { minExclusive: true, verl: 'critic.optim.lr', openrlhf: '--critic.adam.lr', also: ['critic_learning_rate'] }),
+  cliprange_value: optReal(
+    'gae: eps_v, the clip of V around V_old in the value loss',
+    'no value clipping',
+    0.2,
+    0,
+    100,
+    {
+      minExclusive: true,
+      trl: 'PPOConfig.cliprange_value',
+      verl: 'critic.cliprange_value',
+      openrlhf: '--critic.value_clip',
+      also: ['value_clip'],
+    },
+  ),
+  critic_learning_rate: optReal('gae: AdamW learning rate of the critic', 'learning_rate', null, 0, 1, {
+    minExclusive: true,
+    verl: 'critic.optim.lr',
+    openrlhf: '--critic.adam.lr',
+    also: ['critic_learning_rate'],
+  }),
 });
 
 const SCHEDULE_FIELDS = section('schedule', {
-  curriculum: oneOf('fixed: always `difficulty`; easy_to_hard: ramp from the easiest to `difficulty` over the run; adaptive: sample difficulties up to `difficulty` with weight 1 - success rate', ['fixed', 'easy_to_hard', 'adaptive'] as const, 'fixed'),
-  steps: int('training steps: rollout batches, each giving num_iterations * num_minibatches optimizer steps', 200, 1, 1_000_000, { trl: 'max_steps', verl: 'trainer.total_training_steps', note: 'TRL max_steps counts optimizer steps' }),
-  eval_every: int('evaluate on held-out items every this many steps (0: never)', 25, 0, 1_000_000, { trl: 'eval_steps', verl: 'trainer.test_freq', openrlhf: '--eval.steps', also: ['eval_steps'] }),
+  curriculum: oneOf(
+    'fixed: always `difficulty`; easy_to_hard: ramp from the easiest to `difficulty` over the run; adaptive: sample difficulties up to `difficulty` with weight 1 - success rate',
+    ['fixed', 'easy_to_hard', 'adaptive'] as const,
+    'fixed',
+  ),
+  steps: int(
+    'training steps: rollout batches, each giving num_iterations * num_minibatches optimizer steps',
+    200,
+    1,
+    1_000_000,
+    { trl: 'max_steps', verl: 'trainer.total_training_steps', note: 'TRL max_steps counts optimizer steps' },
+  ),
+  eval_every: int('evaluate on held-out items every this many steps (0: never)', 25, 0, 1_000_000, {
+    trl: 'eval_steps',
+    verl: 'trainer.test_freq',
+    openrlhf: '--eval.steps',
+    also: ['eval_steps'],
+  }),
   eval_items: int('held-out prompts per evaluation', 100, 0, 100_000, { verl: 'data.val_max_samples' }),
-  save_every: int('save the checkpoint and trainer state every this many steps (0: only at the end, on pause and on interrupt; the lab also saves at least every 30 s)', 10, 0, 1_000_000, { trl: 'save_steps', verl: 'trainer.save_freq' }),
-  eval_num_generations: int('samples per held-out prompt at evaluation, for pass@k (k = 1, 2, 4, ... up to this)', 8, 1, 1024, { trl: 'num_generations_eval', verl: 'actor_rollout_ref.rollout.val_kwargs.n', openrlhf: '--eval.n_samples_per_prompt', also: ['eval_n_samples_per_prompt'] }),
-  weight_stats_every: int('measure which weights RL moves every this many steps: per matrix ||W - W_0||_F / ||W_0||_F and the share of the update in its top singular direction; keeps a copy of the starting weights beside the policy (0: never)', 10, 0, 1_000_000),
-  rank1_eval: flag("at each held-out evaluation after step 0, evaluate again with every weight matrix's update W - W_0 replaced by its best rank-1 approximation (keeps a copy of the starting weights; the evaluation takes twice as long)", true),
-  alert_action: oneOf('what an alert (entropy collapse, ratio explosion, zero-signal groups, lengths at the cap, reward stuck; docs/metrics.md) does: warn, or warn and pause the run', ['warn', 'pause'] as const, 'warn'),
+  save_every: int(
+    'save the checkpoint and trainer state every this many steps (0: only at the end, on pause and on interrupt; the lab also saves at least every 30 s)',
+    10,
+    0,
+    1_000_000,
+    { trl: 'save_steps', verl: 'trainer.save_freq' },
+  ),
+  eval_num_generations: int(
+    'samples per held-out prompt at evaluation, for pass@k (k = 1, 2, 4, ... up to this)',
+    8,
+    1,
+    1024,
+    {
+      trl: 'num_generations_eval',
+      verl: 'actor_rollout_ref.rollout.val_kwargs.n',
+      openrlhf: '--eval.n_samples_per_prompt',
+      also: ['eval_n_samples_per_prompt'],
+    },
+  ),
+  weight_stats_every: int(
+    'measure which weights RL moves every this many steps: per matrix ||W - W_0||_F / ||W_0||_F and the share of the update in its top singular direction; keeps a copy of the starting weights beside the policy (0: never)',
+    10,
+    0,
+    1_000_000,
+  ),
+  rank1_eval: flag(
+    "at each held-out evaluation after step 0, evaluate again with every weight matrix's update W - W_0 replaced by its best rank-1 approximation (keeps a copy of the starting weights; the evaluation takes twice as long)",
+    true,
+  ),
+  alert_action: oneOf(
+    'what an alert (entropy collapse, ratio explosion, zero-signal groups, lengths at the cap, reward stuck; docs/metrics.md) does: warn, or warn and pause the run',
+    ['warn', 'pause'] as const,
+    'warn',
+  ),
 });
 
 /** Every field of the RL config: one-line doc, default, range or allowed values, section, other trainers' names. The single source. */

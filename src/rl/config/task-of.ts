@@ -14,6 +14,9 @@ export function taskFactoryOf(c: TaskFields): TaskFactory {
 }
 
 /** The config's task at `difficulty` (default: the config's own, else the task's default). */
-export function taskOf(c: TaskFields & Pick<RLConfig, 'difficulty'>, difficulty: number | undefined = c.difficulty ?? undefined): Task {
+export function taskOf(
+  c: TaskFields & Pick<RLConfig, 'difficulty'>,
+  difficulty: number | undefined = c.difficulty ?? undefined,
+): Task {
   return taskFactoryOf(c).create(difficulty);
 }

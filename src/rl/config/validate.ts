@@ -18,7 +18,9 @@ import { taskFactoryOf, taskOf } from './task-of';
 export class RLConfigError extends Error {
   override name = 'RLConfigError';
   constructor(readonly problems: string[]) {
-    super(problems.length === 1 ? `invalid RL config: ${problems[0]}` : `invalid RL config:\n  ${problems.join('\n  ')}`);
+    super(
+      problems.length === 1 ? `invalid RL config: ${problems[0]}` : `invalid RL config:\n  ${problems.join('\n  ')}`,
+    );
   }
 }
 
@@ -34,7 +36,8 @@ export interface ConfigCheck {
  */
 export function checkConfig(raw: Readonly<Record<string, unknown>>): ConfigCheck {
   // Files (run exports, trainer states) hand over whatever their JSON held.
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { errors: [`config: must be an object of fields, got ${describe(raw)}`], warnings: [] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { errors: [`config: must be an object of fields, got ${describe(raw)}`], warnings: [] };
   const errors = fieldProblems(RL_FIELDS, raw);
   if (errors.length) return { errors, warnings: [] };
   const c = raw as RLConfig;
@@ -54,11 +57,18 @@ export function validateConfig(raw: Readonly<Record<string, unknown>>): RLConfig
  */
 export function resolveConfig(preset: PresetName | null, overrides: Readonly<Record<string, unknown>> = {}): RLConfig {
   if (preset !== null && !isPresetName(preset)) {
-    throw new RLConfigError([`preset: must be one of ${PRESET_NAMES.join(', ')}; got ${quote(String(preset))}${suggestion(String(preset), PRESET_NAMES)}`]);
+    throw new RLConfigError([
+      `preset: must be one of ${PRESET_NAMES.join(', ')}; got ${quote(String(preset))}${suggestion(String(preset), PRESET_NAMES)}`,
+    ]);
   }
-  const merged: Record<string, unknown> = { ...DEFAULT_CONFIG, ...(preset === null ? {} : PRESETS[preset]), ...overrides };
+  const merged: Record<string, unknown> = {
+    ...DEFAULT_CONFIG,
+    ...(preset === null ? {} : PRESETS[preset]),
+    ...overrides,
+  };
   // A copy, so the config never aliases the caller's object (arrays stay arrays, and are refused by validation).
-  if (merged.reward_weights && typeof merged.reward_weights === 'object' && !Array.isArray(merged.reward_weights)) merged.reward_weights = { ...(merged.reward_weights as object) };
+  if (merged.reward_weights && typeof merged.reward_weights === 'object' && !Array.isArray(merged.reward_weights))
+    merged.reward_weights = { ...(merged.reward_weights as object) };
   return validateConfig(merged);
 }
 
@@ -77,7 +87,9 @@ function crossFieldErrors(c: RLConfig): string[] {
   }
   const range = factory?.difficultyRange;
   if (range && c.difficulty !== null && (c.difficulty < range.min || c.difficulty > range.max)) {
-    e.push(`difficulty: ${c.task}'s difficulty (${range.meaning}) is a whole number in [${range.min}, ${range.max}], got ${c.difficulty}`);
+    e.push(
+      `difficulty: ${c.task}'s difficulty (${range.meaning}) is a whole number in [${range.min}, ${range.max}], got ${c.difficulty}`,
+    );
   }
   if (GROUP_ESTIMATORS.includes(c.adv_estimator) && c.num_generations < 2) {
     e.push(
@@ -86,11 +98,17 @@ function crossFieldErrors(c: RLConfig): string[] {
         : `num_generations: adv_estimator '${c.adv_estimator}' compares the completions of a group and needs num_generations >= 2, got ${c.num_generations}`,
     );
   }
-  if (c.adv_estimator === 'gae' && c.vf_coef <= 0) e.push(`vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`);
+  if (c.adv_estimator === 'gae' && c.vf_coef <= 0)
+    e.push(`vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`);
   if (c.dynamic_sampling && c.num_generations < 2) {
-    e.push(`dynamic_sampling: drops groups whose rewards are all equal, and with num_generations ${c.num_generations} every group is; use num_generations >= 2`);
+    e.push(
+      `dynamic_sampling: drops groups whose rewards are all equal, and with num_generations ${c.num_generations} every group is; use num_generations >= 2`,
+    );
   }
-  if (N % c.num_minibatches !== 0) e.push(`num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`);
+  if (N % c.num_minibatches !== 0)
+    e.push(
+      `num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`,
+    );
   e.push(...objectiveRuleErrors(c));
   try {
     parseLoraTargets(c.lora_targets);
@@ -108,10 +126,14 @@ function crossFieldErrors(c: RLConfig): string[] {
   if (task) {
     const L = c.max_completion_length ?? task.maxCompletionLength + 1;
     if (c.overlong_buffer_enable && c.overlong_buffer_len !== null && c.overlong_buffer_len >= L) {
-      e.push(`overlong_buffer_len: L_c must be less than max_completion_length (${L}) so that L_max - L_c > 0, got ${c.overlong_buffer_len}`);
+      e.push(
+        `overlong_buffer_len: L_c must be less than max_completion_length (${L}) so that L_max - L_c > 0, got ${c.overlong_buffer_len}`,
+      );
     }
     if (c.checkpoint === null && c.chat_template) {
-      e.push("chat_template: a fresh model uses the character vocabulary, which has no chat template; set checkpoint to a model whose tokenizer_config.json has one");
+      e.push(
+        'chat_template: a fresh model uses the character vocabulary, which has no chat template; set checkpoint to a model whose tokenizer_config.json has one',
+      );
     }
     if (c.checkpoint === null) {
       const ctx = MODEL_PRESETS[c.model].contextLength;
@@ -141,12 +163,23 @@ function rewardWeightErrors(c: RLConfig, factory: TaskFactory): string[] {
   ];
   const e: string[] = [];
   for (const name of Object.keys(c.reward_weights)) {
-    if (name === LEARNED_REWARD_NAME && c.reward_model === null) e.push(`reward_weights: ${LEARNED_REWARD_NAME} weighs the score of reward_model, which is not set; name a reward model folder or drop ${LEARNED_REWARD_NAME}`);
-    else if (name === USER_REWARD_NAME && c.reward_fn === null) e.push(`reward_weights: ${USER_REWARD_NAME} weighs the reward of reward_fn, which is empty; write a reward_fn or drop ${USER_REWARD_NAME}`);
-    else if (!names.includes(name)) e.push(`reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`);
+    if (name === LEARNED_REWARD_NAME && c.reward_model === null)
+      e.push(
+        `reward_weights: ${LEARNED_REWARD_NAME} weighs the score of reward_model, which is not set; name a reward model folder or drop ${LEARNED_REWARD_NAME}`,
+      );
+    else if (name === USER_REWARD_NAME && c.reward_fn === null)
+      e.push(
+        `reward_weights: ${USER_REWARD_NAME} weighs the reward of reward_fn, which is empty; write a reward_fn or drop ${USER_REWARD_NAME}`,
+      );
+    else if (!names.includes(name))
+      e.push(
+        `reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`,
+      );
   }
   if (Object.values(c.reward_weights).every((w) => w === 0)) {
-    e.push(`reward_weights: every weight is 0, so every reward is 0 and nothing is learned; give one of ${c.task}'s rewards (${names.join(', ')}) a nonzero weight`);
+    e.push(
+      `reward_weights: every weight is 0, so every reward is 0 and nothing is learned; give one of ${c.task}'s rewards (${names.join(', ')}) a nonzero weight`,
+    );
   }
   return e;
 }
@@ -162,8 +195,13 @@ export const NEAR_GREEDY_TOP_P = 0.05;
 /** Sampling knobs set so that every completion is the most likely one, each message naming the knob. */
 function greedySamplingWarnings(c: RLConfig): string[] {
   const causes: [RLField, string][] = [];
-  if (c.temperature < NEAR_GREEDY_TEMPERATURE) causes.push(['temperature', `${c.temperature} is below ${NEAR_GREEDY_TEMPERATURE}: logits / tau make the most likely token all but certain`]);
-  if (c.top_p < NEAR_GREEDY_TOP_P) causes.push(['top_p', `${c.top_p} is below ${NEAR_GREEDY_TOP_P}: the nucleus holds only the most likely token`]);
+  if (c.temperature < NEAR_GREEDY_TEMPERATURE)
+    causes.push([
+      'temperature',
+      `${c.temperature} is below ${NEAR_GREEDY_TEMPERATURE}: logits / tau make the most likely token all but certain`,
+    ]);
+  if (c.top_p < NEAR_GREEDY_TOP_P)
+    causes.push(['top_p', `${c.top_p} is below ${NEAR_GREEDY_TOP_P}: the nucleus holds only the most likely token`]);
   if (c.top_k === 1) causes.push(['top_k', '1 keeps only the most likely token']);
   const effect = GROUP_ESTIMATORS.includes(c.adv_estimator)
     ? `sampling is greedy in effect, so the ${c.num_generations} completions of a group come out identical, their advantages are 0 and the loss and gradient are 0: nothing is learned`
@@ -179,59 +217,90 @@ export function configWarnings(c: RLConfig): string[] {
     if (set(k)) w.push(`${k}: ignored ${why}`);
   };
   w.push(...greedySamplingWarnings(c));
-  if (c.lora_rank === 0) for (const k of ['lora_alpha', 'lora_targets'] as const) ignored(k, 'while lora_rank is 0 (LoRA is off)');
+  if (c.lora_rank === 0)
+    for (const k of ['lora_alpha', 'lora_targets'] as const) ignored(k, 'while lora_rank is 0 (LoRA is off)');
   if (c.lora_rank > 0 && (c.weight_stats_every > 0 || c.rank1_eval)) {
-    w.push('weight_stats_every, rank1_eval: not measured with LoRA (lora_rank > 0): the base weights do not move and the update is the adapters\' s B A');
+    w.push(
+      "weight_stats_every, rank1_eval: not measured with LoRA (lora_rank > 0): the base weights do not move and the update is the adapters' s B A",
+    );
   }
-  if (c.kl_placement === 'in_reward' && c.beta === 0) w.push("kl_placement: 'in_reward' has no effect with beta 0 (no KL term at all)");
+  if (c.kl_placement === 'in_reward' && c.beta === 0)
+    w.push("kl_placement: 'in_reward' has no effect with beta 0 (no KL term at all)");
   if (c.kl_placement === 'in_reward' && c.beta > 0 && c.kl_estimator !== 'k1') {
-    w.push(`kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`);
+    w.push(
+      `kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`,
+    );
   }
-  if (c.adv_estimator !== 'grpo') ignored('scale_rewards', `by adv_estimator '${c.adv_estimator}' (only grpo divides by a std)`);
-  if (c.adv_estimator !== 'reinforce') ignored('reinforce_baseline_momentum', `by adv_estimator '${c.adv_estimator}' (only reinforce keeps a running baseline)`);
+  if (c.adv_estimator !== 'grpo')
+    ignored('scale_rewards', `by adv_estimator '${c.adv_estimator}' (only grpo divides by a std)`);
+  if (c.adv_estimator !== 'reinforce')
+    ignored(
+      'reinforce_baseline_momentum',
+      `by adv_estimator '${c.adv_estimator}' (only reinforce keeps a running baseline)`,
+    );
   if (c.adv_estimator !== 'gae') {
-    for (const k of ['gamma', 'lam', 'vf_coef', 'cliprange_value', 'critic_learning_rate'] as const) ignored(k, `without a critic (adv_estimator '${c.adv_estimator}', not gae)`);
+    for (const k of ['gamma', 'lam', 'vf_coef', 'cliprange_value', 'critic_learning_rate'] as const)
+      ignored(k, `without a critic (adv_estimator '${c.adv_estimator}', not gae)`);
   }
   if (c.loss_type !== 'ppo_clip') {
-    for (const k of ['epsilon', 'epsilon_high', 'clip_ratio_c', 'delta'] as const) ignored(k, `by loss_type '${c.loss_type}' (the clip range, dual clip and cap belong to ppo_clip)`);
+    for (const k of ['epsilon', 'epsilon_high', 'clip_ratio_c', 'delta'] as const)
+      ignored(k, `by loss_type '${c.loss_type}' (the clip range, dual clip and cap belong to ppo_clip)`);
   }
-  if (c.loss_type !== 'sapo') for (const k of ['tau_pos', 'tau_neg'] as const) ignored(k, `by loss_type '${c.loss_type}' (only sapo gates)`);
+  if (c.loss_type !== 'sapo')
+    for (const k of ['tau_pos', 'tau_neg'] as const) ignored(k, `by loss_type '${c.loss_type}' (only sapo gates)`);
   if (c.loss_type !== 'cispo') ignored('eps_max', `by loss_type '${c.loss_type}' (only cispo caps its weight)`);
-  if (c.loss_type === 'cispo' && c.eps_max < 1) w.push(`eps_max: ${c.eps_max} < 1 caps every ratio below 1, shrinking even on-policy updates`);
+  if (c.loss_type === 'cispo' && c.eps_max < 1)
+    w.push(`eps_max: ${c.eps_max} < 1 caps every ratio below 1, shrinking even on-policy updates`);
   if (c.loss_type !== 'gmpo') ignored('gmpo_clip', `by loss_type '${c.loss_type}' (only gmpo clips log-ratios)`);
-  if (c.clip_cov_ratio === 0) for (const k of ['clip_cov_lb', 'clip_cov_ub'] as const) ignored(k, 'while clip_cov_ratio is 0');
+  if (c.clip_cov_ratio === 0)
+    for (const k of ['clip_cov_lb', 'clip_cov_ub'] as const) ignored(k, 'while clip_cov_ratio is 0');
   if (c.kl_cov_ratio === 0) ignored('kl_cov_coef', 'while kl_cov_ratio is 0');
   if (c.loss_type === 'pg') {
     ignored('importance_sampling_level', "by loss_type 'pg' (-A log pi has no ratio)");
     if (c.num_iterations > 1 || c.num_minibatches > 1) {
-      w.push("loss_type: 'pg' has no importance ratio, so every optimizer step after the first on a batch is off-policy without correction; use ppo_clip or cispo with several updates per batch");
+      w.push(
+        "loss_type: 'pg' has no importance ratio, so every optimizer step after the first on a batch is off-policy without correction; use ppo_clip or cispo with several updates per batch",
+      );
     }
   }
   if (!c.dynamic_sampling) ignored('max_resample', 'without dynamic_sampling');
   if (c.dynamic_sampling && c.num_generations >= 2 && !GROUP_ESTIMATORS.includes(c.adv_estimator)) {
-    w.push(`dynamic_sampling: drops groups whose rewards are all equal, which still carry signal for adv_estimator '${c.adv_estimator}'`);
+    w.push(
+      `dynamic_sampling: drops groups whose rewards are all equal, which still carry signal for adv_estimator '${c.adv_estimator}'`,
+    );
   }
   if (!c.overlong_buffer_enable) ignored('overlong_buffer_len', 'while overlong_buffer_enable is false');
   if (c.reward_fn !== null && c.reward_weights !== null && !(USER_REWARD_NAME in c.reward_weights)) {
-    w.push(`reward_fn: runs but counts for nothing, since reward_weights gives ${USER_REWARD_NAME} no weight; add ${USER_REWARD_NAME}:1 to reward_weights`);
+    w.push(
+      `reward_fn: runs but counts for nothing, since reward_weights gives ${USER_REWARD_NAME} no weight; add ${USER_REWARD_NAME}:1 to reward_weights`,
+    );
   }
   if (c.reward_model !== null && c.reward_weights !== null && !(LEARNED_REWARD_NAME in c.reward_weights)) {
-    w.push(`reward_model: is loaded but counts for nothing, since reward_weights gives ${LEARNED_REWARD_NAME} no weight; add ${LEARNED_REWARD_NAME}:1 to reward_weights`);
+    w.push(
+      `reward_model: is loaded but counts for nothing, since reward_weights gives ${LEARNED_REWARD_NAME} no weight; add ${LEARNED_REWARD_NAME}:1 to reward_weights`,
+    );
   }
   if (c.reward_model === null) ignored('reward_model_label', 'without a reward_model');
-  if (c.entropy_target !== null && c.entropy_coef_step === 0) w.push('entropy_coef_step: 0 keeps alpha fixed, so entropy_target has no effect');
+  if (c.entropy_target !== null && c.entropy_coef_step === 0)
+    w.push('entropy_coef_step: 0 keeps alpha fixed, so entropy_target has no effect');
   if (c.entropy_target === null) ignored('entropy_coef_step', 'without entropy_target (alpha is fixed)');
   if (c.beta === 0) {
     ignored('ref_model_sync_steps', 'with beta 0 (no reference model)');
     ignored('kl_estimator', 'with beta 0 (no KL term)');
   }
   const optimizerSteps = c.steps * c.num_iterations * c.num_minibatches;
-  if (c.warmup_steps >= optimizerSteps) w.push(`warmup_steps: ${c.warmup_steps} is not less than the run's ${optimizerSteps} optimizer steps, so the learning rate never reaches its peak`);
-  if (c.eval_every > c.steps) w.push(`eval_every: ${c.eval_every} is more than steps (${c.steps}), so the run never evaluates before the end`);
-  if (c.prompts !== null && c.task !== PROMPT_LIST_TASK) ignored('prompts', `by task '${c.task}' (only task ${PROMPT_LIST_TASK} trains on the list)`);
+  if (c.warmup_steps >= optimizerSteps)
+    w.push(
+      `warmup_steps: ${c.warmup_steps} is not less than the run's ${optimizerSteps} optimizer steps, so the learning rate never reaches its peak`,
+    );
+  if (c.eval_every > c.steps)
+    w.push(`eval_every: ${c.eval_every} is more than steps (${c.steps}), so the run never evaluates before the end`);
+  if (c.prompts !== null && c.task !== PROMPT_LIST_TASK)
+    ignored('prompts', `by task '${c.task}' (only task ${PROMPT_LIST_TASK} trains on the list)`);
   const r = factoryOrNull(c)?.difficultyRange;
   if (c.curriculum !== 'fixed' && r) {
-    if ((c.difficulty ?? r.default) === r.min) w.push(`curriculum: '${c.curriculum}' has nothing to vary: difficulty is ${c.task}'s easiest (${r.min})`);
+    if ((c.difficulty ?? r.default) === r.min)
+      w.push(`curriculum: '${c.curriculum}' has nothing to vary: difficulty is ${c.task}'s easiest (${r.min})`);
   }
   return w;
 }

@@ -53,78 +53,87 @@ function emptyView(): RunView {
   return { table: new MetricTable(), version: 0, evals: [], rolloutSteps: [] };
 }
 
-export const chartsSlice: LabSlice<ChartsSlice> = ({ link }) => (set, get) => {
-  /** Replaces one run's view. */
-  const putView = (runId: string, view: RunView) => set({ views: { ...get().views, [runId]: view } });
-  const viewOf = (runId: string) => get().views[runId] ?? emptyView();
-  return {
-    views: {},
-    viewRunId: null,
-    overlay: [],
-    smoothing: 0.6,
-    logScale: {},
+export const chartsSlice: LabSlice<ChartsSlice> =
+  ({ link }) =>
+  (set, get) => {
+    /** Replaces one run's view. */
+    const putView = (runId: string, view: RunView) => set({ views: { ...get().views, [runId]: view } });
+    const viewOf = (runId: string) => get().views[runId] ?? emptyView();
+    return {
+      views: {},
+      viewRunId: null,
+      overlay: [],
+      smoothing: 0.6,
+      logScale: {},
 
-    showRun(runId) {
-      set({ viewRunId: runId, overlay: get().overlay.filter((id) => id !== runId) });
-      get().setInspectStep(null);
-    },
+      showRun(runId) {
+        set({ viewRunId: runId, overlay: get().overlay.filter((id) => id !== runId) });
+        get().setInspectStep(null);
+      },
 
-    followRun(runId) {
-      get().showRun(runId);
-      if (!get().views[runId]) putView(runId, emptyView());
-    },
+      followRun(runId) {
+        get().showRun(runId);
+        if (!get().views[runId]) putView(runId, emptyView());
+      },
 
-    openRun(runId) {
-      get().showRun(runId);
-      link.send({ type: 'load-run', runId });
-    },
+      openRun(runId) {
+        get().showRun(runId);
+        link.send({ type: 'load-run', runId });
+      },
 
-    toggleOverlay(runId) {
-      const { overlay, views } = get();
-      if (overlay.includes(runId)) {
-        set({ overlay: overlay.filter((id) => id !== runId) });
-        return;
-      }
-      set({ overlay: [...overlay, runId] });
-      // The live run's view is complete already; any other is loaded (again) from storage.
-      if (!views[runId] || runId !== get().progress.runId) link.send({ type: 'load-run', runId });
-    },
+      toggleOverlay(runId) {
+        const { overlay, views } = get();
+        if (overlay.includes(runId)) {
+          set({ overlay: overlay.filter((id) => id !== runId) });
+          return;
+        }
+        set({ overlay: [...overlay, runId] });
+        // The live run's view is complete already; any other is loaded (again) from storage.
+        if (!views[runId] || runId !== get().progress.runId) link.send({ type: 'load-run', runId });
+      },
 
-    setSmoothing(w) {
-      set({ smoothing: Math.min(0.99, Math.max(0, w)) });
-    },
+      setSmoothing(w) {
+        set({ smoothing: Math.min(0.99, Math.max(0, w)) });
+      },
 
-    setLogScale(chartId, on) {
-      set({ logScale: { ...get().logScale, [chartId]: on } });
-    },
+      setLogScale(chartId, on) {
+        set({ logScale: { ...get().logScale, [chartId]: on } });
+      },
 
-    appendMetrics(runId, batch) {
-      const v = viewOf(runId);
-      v.table.append(batch);
-      putView(runId, { ...v, version: v.version + 1 });
-    },
+      appendMetrics(runId, batch) {
+        const v = viewOf(runId);
+        v.table.append(batch);
+        putView(runId, { ...v, version: v.version + 1 });
+      },
 
-    mergeEvals(runId, evals) {
-      const v = viewOf(runId);
-      const merged = [...v.evals.filter((e) => !evals.some((x) => x.step === e.step)), ...evals].sort((a, b) => a.step - b.step);
-      putView(runId, { ...v, evals: merged });
-    },
+      mergeEvals(runId, evals) {
+        const v = viewOf(runId);
+        const merged = [...v.evals.filter((e) => !evals.some((x) => x.step === e.step)), ...evals].sort(
+          (a, b) => a.step - b.step,
+        );
+        putView(runId, { ...v, evals: merged });
+      },
 
-    replaceRunData(runId, batch, evals, rolloutSteps) {
-      const table = new MetricTable();
-      table.append(batch);
-      putView(runId, { table, version: 1, evals, rolloutSteps });
-    },
+      replaceRunData(runId, batch, evals, rolloutSteps) {
+        const table = new MetricTable();
+        table.append(batch);
+        putView(runId, { table, version: 1, evals, rolloutSteps });
+      },
 
-    addRolloutStep(runId, step) {
-      const v = get().views[runId];
-      if (v && !v.rolloutSteps.includes(step)) putView(runId, { ...v, rolloutSteps: [...v.rolloutSteps, step].sort((a, b) => a - b) });
-    },
+      addRolloutStep(runId, step) {
+        const v = get().views[runId];
+        if (v && !v.rolloutSteps.includes(step))
+          putView(runId, { ...v, rolloutSteps: [...v.rolloutSteps, step].sort((a, b) => a - b) });
+      },
 
-    forgetRun(runId) {
-      const { views, overlay, viewRunId } = get();
-      const { [runId]: _, ...rest } = views;
-      set({ views: rest, overlay: overlay.filter((id) => id !== runId), viewRunId: viewRunId === runId ? null : viewRunId });
-    },
+      forgetRun(runId) {
+        const { views, overlay, viewRunId } = get();
+        const { [runId]: _, ...rest } = views;
+        set({
+          views: rest,
+          overlay: overlay.filter((id) => id !== runId),
+          viewRunId: viewRunId === runId ? null : viewRunId,
+        });
+      },
+    };
   };
-};

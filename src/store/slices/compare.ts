@@ -4,14 +4,26 @@
 
 import type { CompareSource, ObjectiveComparison } from '../../rl/compare';
 import { explainComparison, type ComparisonExplanation } from '../../rl/compare-explain';
-import { FIELD_NAMES, FIELD_SECTIONS, PRESET_INFO, sameValue, type PresetName, type RLConfig, type RLField } from '../../rl/config';
+import {
+  FIELD_NAMES,
+  FIELD_SECTIONS,
+  PRESET_INFO,
+  sameValue,
+  type PresetName,
+  type RLConfig,
+  type RLField,
+} from '../../rl/config';
 import { OBJECTIVE_FIELDS } from '../../schema/objective';
 import type { ReplyOf } from '../../worker/protocol';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
 
 /** The knobs B can change: those that make the objective (advantages, policy loss, KL and entropy terms) and the loss mask. */
-export const COMPARE_FIELDS: readonly RLField[] = [...FIELD_SECTIONS.advantage, ...(Object.keys(OBJECTIVE_FIELDS) as RLField[]), 'mask_truncated_completions'];
+export const COMPARE_FIELDS: readonly RLField[] = [
+  ...FIELD_SECTIONS.advantage,
+  ...(Object.keys(OBJECTIVE_FIELDS) as RLField[]),
+  'mask_truncated_completions',
+];
 
 /** A comparison as the page keeps it. */
 export interface ComparisonView {
@@ -55,21 +67,35 @@ export interface CompareActions {
 export type CompareSlice = CompareState & CompareActions;
 
 /** The current run's header (A's config and preset), when the runs list knows it: the list's own object, so a selector returning it is stable. */
-export function currentRunConfig<H extends { id: string; config: RLConfig; preset: PresetName | null }>(s: { progress: { runId: string | null }; runs: readonly H[] }): H | null {
+export function currentRunConfig<H extends { id: string; config: RLConfig; preset: PresetName | null }>(s: {
+  progress: { runId: string | null };
+  runs: readonly H[];
+}): H | null {
   return (s.progress.runId ? s.runs.find((r) => r.id === s.progress.runId) : undefined) ?? null;
 }
 
 /** The fields where B's draft differs from what its preset made of A's config. */
-export function compareEdits(a: RLConfig, preset: PresetName | null, draft: Readonly<Record<string, unknown>>): RLField[] {
+export function compareEdits(
+  a: RLConfig,
+  preset: PresetName | null,
+  draft: Readonly<Record<string, unknown>>,
+): RLField[] {
   const base = switchPreset(a, preset);
   return FIELD_NAMES.filter((f) => !sameValue(draft[f], preset ? base[f] : a[f]));
 }
 
 /** Why Compare cannot run now (in words), or null when it can. */
-export function compareBlocker(s: CompareState & { progress: { runId: string | null; status: string; step: number }; runs: readonly { id: string; config: RLConfig; preset: PresetName | null }[] }): string | null {
+export function compareBlocker(
+  s: CompareState & {
+    progress: { runId: string | null; status: string; step: number };
+    runs: readonly { id: string; config: RLConfig; preset: PresetName | null }[];
+  },
+): string | null {
   if (!s.progress.runId || !currentRunConfig(s)) return 'start a run (or resume a saved one): A is its objective';
-  if (s.progress.status !== 'paused' && s.progress.status !== 'done') return `the run is ${s.progress.status}: pause it (or let it finish) to compare between steps`;
-  if (s.compareSource === 'latest' && s.progress.step === 0) return 'the run has no step yet: run one, or compare on a fresh batch';
+  if (s.progress.status !== 'paused' && s.progress.status !== 'done')
+    return `the run is ${s.progress.status}: pause it (or let it finish) to compare between steps`;
+  if (s.compareSource === 'latest' && s.progress.step === 0)
+    return 'the run has no step yet: run one, or compare on a fresh batch';
   if (!s.compareDraft || !s.compareCheck) return 'pick objective B';
   if (!s.compareCheck.config) return "B's knobs have an error (named below)";
   if (s.comparePending) return 'comparing…';
@@ -78,67 +104,77 @@ export function compareBlocker(s: CompareState & { progress: { runId: string | n
 
 const presetLabel = (p: PresetName | null) => (p ? PRESET_INFO[p].label : 'custom');
 
-export const compareSlice: LabSlice<CompareSlice> = ({ link }) => (set, get) => {
-  let nextId = 1;
-  return {
-    compareSource: 'latest',
-    comparePreset: null,
-    compareDraft: null,
-    compareCheck: null,
-    comparePending: null,
-    comparison: null,
-    compareError: null,
+export const compareSlice: LabSlice<CompareSlice> =
+  ({ link }) =>
+  (set, get) => {
+    let nextId = 1;
+    return {
+      compareSource: 'latest',
+      comparePreset: null,
+      compareDraft: null,
+      compareCheck: null,
+      comparePending: null,
+      comparison: null,
+      compareError: null,
 
-    setCompareSource(compareSource) {
-      set({ compareSource });
-    },
+      setCompareSource(compareSource) {
+        set({ compareSource });
+      },
 
-    pickCompareObjective(preset) {
-      const a = currentRunConfig(get());
-      if (!a) return;
-      const draft = preset ? switchPreset(a.config, preset) : { ...a.config };
-      set({ comparePreset: preset, compareDraft: draft, compareCheck: checkDraft(draft), compareError: null });
-    },
+      pickCompareObjective(preset) {
+        const a = currentRunConfig(get());
+        if (!a) return;
+        const draft = preset ? switchPreset(a.config, preset) : { ...a.config };
+        set({ comparePreset: preset, compareDraft: draft, compareCheck: checkDraft(draft), compareError: null });
+      },
 
-    setCompareField(field, value) {
-      const draft = { ...(get().compareDraft ?? {}), [field]: value };
-      set({ compareDraft: draft, compareCheck: checkDraft(draft) });
-    },
+      setCompareField(field, value) {
+        const draft = { ...(get().compareDraft ?? {}), [field]: value };
+        set({ compareDraft: draft, compareCheck: checkDraft(draft) });
+      },
 
-    runComparison() {
-      const s = get();
-      const a = currentRunConfig(s);
-      const b = s.compareCheck?.config;
-      if (!a || !b || s.comparePending !== null || !s.progress.runId) return;
-      const id = nextId++;
-      const edits = compareEdits(a.config, s.comparePreset, b);
-      set({
-        comparePending: {
-          id,
-          labelA: `A: ${presetLabel(a.preset)} (this run)`,
-          labelB: `B: ${s.comparePreset ? presetLabel(s.comparePreset) : "this run's config"}${edits.length ? ` with ${edits.map((f) => `${f} ${String(b[f])}`).join(', ')}` : ''}`,
-        },
-        compareError: null,
-      });
-      link.request({ type: 'compare-objectives', source: s.compareSource, config: b }).then(
-        (r) => get().receiveComparison(id, r),
-        (e: unknown) => get().comparisonFailed(id, e instanceof Error ? e.message : String(e)),
-      );
-    },
+      runComparison() {
+        const s = get();
+        const a = currentRunConfig(s);
+        const b = s.compareCheck?.config;
+        if (!a || !b || s.comparePending !== null || !s.progress.runId) return;
+        const id = nextId++;
+        const edits = compareEdits(a.config, s.comparePreset, b);
+        set({
+          comparePending: {
+            id,
+            labelA: `A: ${presetLabel(a.preset)} (this run)`,
+            labelB: `B: ${s.comparePreset ? presetLabel(s.comparePreset) : "this run's config"}${edits.length ? ` with ${edits.map((f) => `${f} ${String(b[f])}`).join(', ')}` : ''}`,
+          },
+          compareError: null,
+        });
+        link.request({ type: 'compare-objectives', source: s.compareSource, config: b }).then(
+          (r) => get().receiveComparison(id, r),
+          (e: unknown) => get().comparisonFailed(id, e instanceof Error ? e.message : String(e)),
+        );
+      },
 
-    receiveComparison(id, r) {
-      const p = get().comparePending;
-      if (!p || id !== p.id) return;
-      set({
-        comparePending: null,
-        compareError: null,
-        comparison: { id: p.id, runId: r.runId, labelA: p.labelA, labelB: p.labelB, comparison: r.comparison, texts: r.texts, explanation: explainComparison(r.comparison) },
-      });
-    },
+      receiveComparison(id, r) {
+        const p = get().comparePending;
+        if (!p || id !== p.id) return;
+        set({
+          comparePending: null,
+          compareError: null,
+          comparison: {
+            id: p.id,
+            runId: r.runId,
+            labelA: p.labelA,
+            labelB: p.labelB,
+            comparison: r.comparison,
+            texts: r.texts,
+            explanation: explainComparison(r.comparison),
+          },
+        });
+      },
 
-    comparisonFailed(id, message) {
-      if (get().comparePending?.id !== id) return;
-      set({ comparePending: null, compareError: message });
-    },
+      comparisonFailed(id, message) {
+        if (get().comparePending?.id !== id) return;
+        set({ comparePending: null, compareError: message });
+      },
+    };
   };
-};

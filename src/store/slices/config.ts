@@ -6,7 +6,14 @@
 import { foreignCheckpointOrigin } from '../../engine/checkpoint-path';
 import type { BackendKind, RunHeader } from '../../engine/types';
 import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
-import { configFromUrlParamsKeeping, resolveConfig, summarizeProblems, type PresetName, type RLConfig, type RLField } from '../../rl/config';
+import {
+  configFromUrlParamsKeeping,
+  resolveConfig,
+  summarizeProblems,
+  type PresetName,
+  type RLConfig,
+  type RLField,
+} from '../../rl/config';
 import { clipText } from '../../schema/fields';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
@@ -72,7 +79,9 @@ export type ConfigSlice = ConfigState & ConfigActions;
 
 /** The page's base URL (its origin and path), or a placeholder outside a browser (tests pass their own). */
 function pageSite(): string {
-  return typeof location === 'undefined' ? 'http://localhost/' : new URL(import.meta.env.BASE_URL, location.origin).href;
+  return typeof location === 'undefined'
+    ? 'http://localhost/'
+    : new URL(import.meta.env.BASE_URL, location.origin).href;
 }
 
 const defaultDraft = (): Record<string, unknown> => ({ ...resolveConfig(LAB_DEFAULT.preset, LAB_DEFAULT.overrides) });
@@ -106,11 +115,14 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
     // A reward model is fetched and run like a checkpoint; a link may name only this site's (typed by hand, any works).
     const rewardOrigin = config.reward_model === null ? null : foreignCheckpointOrigin(config.reward_model, site);
     if (config.reward_model !== null && rewardOrigin !== null) {
-      problems.push(`reward_model: ${clipText(config.reward_model)} is on ${rewardOrigin}, not this site; a link may name only this site's reward models, so it is not used (type it into the field to use it)`);
+      problems.push(
+        `reward_model: ${clipText(config.reward_model)} is on ${rewardOrigin}, not this site; a link may name only this site's reward models, so it is not used (type it into the field to use it)`,
+      );
       dropped.push('reward_model');
       draft.reward_model = resolveConfig(preset).reward_model;
     }
-    const kept = dropped.length > 5 ? `${dropped.slice(0, 5).join(', ')} and ${dropped.length - 5} more` : dropped.join(', ');
+    const kept =
+      dropped.length > 5 ? `${dropped.slice(0, 5).join(', ')} and ${dropped.length - 5} more` : dropped.join(', ');
     const urlError = problems.length
       ? `The link's config is used except for what is named below${dropped.length ? ` (${kept} stay at the preset's values)` : ''}.\n${summarizeProblems(problems)}`
       : null;
@@ -135,11 +147,21 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
     try {
       const r = await fetch(`${import.meta.env.BASE_URL}checkpoints/manifest.json`);
       if (!r.ok) throw new Error(`${r.status} ${r.statusText}`);
-      const m = (await r.json()) as { checkpoints?: { task: string; difficulty: number; path: string; heldout_greedy_accuracy: number }[] };
-      const warmStarts = (m.checkpoints ?? []).map((c) => ({ name: c.path.replace(/^checkpoints\//, ''), task: c.task, difficulty: c.difficulty, accuracy: c.heldout_greedy_accuracy }));
+      const m = (await r.json()) as {
+        checkpoints?: { task: string; difficulty: number; path: string; heldout_greedy_accuracy: number }[];
+      };
+      const warmStarts = (m.checkpoints ?? []).map((c) => ({
+        name: c.path.replace(/^checkpoints\//, ''),
+        task: c.task,
+        difficulty: c.difficulty,
+        accuracy: c.heldout_greedy_accuracy,
+      }));
       set({ warmStarts });
     } catch (e) {
-      get().addNotice('warning', `The list of warm-start checkpoints could not be read (${e instanceof Error ? e.message : String(e)}); fresh models still work.`);
+      get().addNotice(
+        'warning',
+        `The list of warm-start checkpoints could not be read (${e instanceof Error ? e.message : String(e)}); fresh models still work.`,
+      );
     }
   },
 

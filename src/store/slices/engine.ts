@@ -14,7 +14,19 @@ import type { LabSlice } from '../slice';
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export const IDLE_PROGRESS: RunProgress = { runId: null, name: '', status: 'idle', step: 0, totalSteps: 0, elapsedMs: 0, lastStepMs: 0, meanStepMs: 0, tokensPerSec: 0, backend: 'webgpu', savedStep: 0 };
+export const IDLE_PROGRESS: RunProgress = {
+  runId: null,
+  name: '',
+  status: 'idle',
+  step: 0,
+  totalSteps: 0,
+  elapsedMs: 0,
+  lastStepMs: 0,
+  meanStepMs: 0,
+  tokensPerSec: 0,
+  backend: 'webgpu',
+  savedStep: 0,
+};
 
 export interface EngineState {
   gpuStatus: 'idle' | 'starting' | 'ready' | 'unavailable' | 'error';
@@ -51,132 +63,146 @@ export interface EngineActions {
 
 export type EngineSlice = EngineState & EngineActions;
 
-export const engineSlice: LabSlice<EngineSlice> = ({ link }) => (set, get) => {
-  /**
-   * Start or Step: continues the current paused run when its config is the edited one, else configures a new run
-   * from the edited config; either way then trains ('start') or takes one step and pauses ('step'). `fresh` always
-   * configures a new run, named `name` (the engine's default name otherwise). Says whether it sent anything.
-   */
-  const launch = (then: 'start' | 'step', fresh?: { name: string }): boolean => {
-    const s = get();
-    const blocker = startBlocker(s);
-    if (blocker === 'config') {
-      const errors = [...Object.entries(s.check.fieldErrors).map(([k, v]) => `${k}: ${v}`), ...s.check.otherErrors];
-      s.addNotice('error', `The config has errors; fix the marked fields first. ${errors.join('; ')}`);
-    }
-    if (blocker) return false;
-    if (!fresh && canContinue(s)) link.send({ type: then });
-    else {
-      markStartup('configure');
-      link.request({ type: 'configure', config: s.check.config!, preset: s.preset, backend: s.backend, then, ...(fresh && { name: fresh.name }) }).catch((e: unknown) => {
-        const message = messageOf(e);
-        get().lessonRunRefused(message);
-        get().addNotice('error', message);
-      });
-    }
-    return true;
-  };
-  return {
-    gpuStatus: 'idle',
-    adapter: null,
-    tuning: null,
-    gpuMessage: null,
-    selftestRunning: false,
-    selftestResults: [],
-    selftestTotal: 0,
-    selftestSummary: null,
-    progress: IDLE_PROGRESS,
-
-    startEngine() {
-      if (!link.connect((r) => get().handleResponse(r))) return;
-      markStartup('engine-start');
-      set({ gpuStatus: 'starting', gpuMessage: null });
-      link.send({ type: 'init' });
-    },
-
-    runSelfTest(filter) {
+export const engineSlice: LabSlice<EngineSlice> =
+  ({ link }) =>
+  (set, get) => {
+    /**
+     * Start or Step: continues the current paused run when its config is the edited one, else configures a new run
+     * from the edited config; either way then trains ('start') or takes one step and pauses ('step'). `fresh` always
+     * configures a new run, named `name` (the engine's default name otherwise). Says whether it sent anything.
+     */
+    const launch = (then: 'start' | 'step', fresh?: { name: string }): boolean => {
       const s = get();
-      if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
-      set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
-      link.request({ type: 'selftest', filter }).catch((e: unknown) => {
-        set({ selftestRunning: false });
-        get().addNotice('error', messageOf(e));
-      });
-    },
-
-    startRun() {
-      launch('start');
-    },
-
-    startNewRun(name) {
-      return launch('start', { name });
-    },
-
-    pauseRun() {
-      if (canPause(get())) link.send({ type: 'pause' });
-    },
-
-    stepRun() {
-      launch('step');
-    },
-
-    resetRun() {
-      if (canReset(get())) link.send({ type: 'reset' });
-    },
-
-    resumeRun(runId) {
-      const h = get().runs.find((r) => r.id === runId);
-      if (h) get().editRunConfig(h);
-      get().showRun(runId);
-      link.send({ type: 'resume', runId });
-    },
-
-    handleResponse(r) {
-      const s = get();
-      switch (r.type) {
-        case 'ready':
-          markStartup('gpu-ready');
-          return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
-        case 'unavailable':
-          // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
-          set({ gpuStatus: 'unavailable', gpuMessage: r.message });
-          return s.setBackend('cpu');
-        case 'selftest-case':
-          return set({ selftestResults: [...s.selftestResults, r.result], selftestTotal: r.total });
-        case 'selftest-done':
-          return set({ selftestRunning: false, selftestSummary: { passed: r.passed, failed: r.failed, ms: r.ms } });
-        case 'progress': {
-          const runId = r.progress.runId;
-          const isNew = runId !== null && runId !== s.progress.runId;
-          set({ progress: r.progress });
-          // A new current run: the charts and the inspector follow it.
-          if (isNew) s.followRun(runId);
-          // An open lesson launches its next run or takes its verdict when its current run finishes.
-          return get().lessonRunProgressed(r.progress);
-        }
-        case 'metrics':
-          markStartup('first-metrics');
-          return s.appendMetrics(r.runId, r.batch);
-        case 'rollouts':
-          s.cacheRollouts(r.runId, r.step, r.groups, r.texts, r.batch);
-          return s.addRolloutStep(r.runId, r.step);
-        case 'evals':
-          return s.mergeEvals(r.runId, r.evals);
-        case 'run-data':
-          s.forgetAlertsAfter(r.runId, r.batch.step.reduce((m, x) => Math.max(m, x), 0));
-          return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
-        case 'runs':
-          return s.setRuns(r.runs, r.storage, r.persistent);
-        case 'notice':
-          return s.addNotice(r.level, r.message);
-        case 'alert':
-          return s.addAlert(r.runId, r.alert);
-        case 'error':
-          if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
-          return s.addNotice('error', r.message);
-        default:
-          return assertNever(r);
+      const blocker = startBlocker(s);
+      if (blocker === 'config') {
+        const errors = [...Object.entries(s.check.fieldErrors).map(([k, v]) => `${k}: ${v}`), ...s.check.otherErrors];
+        s.addNotice('error', `The config has errors; fix the marked fields first. ${errors.join('; ')}`);
       }
-    },
+      if (blocker) return false;
+      if (!fresh && canContinue(s)) link.send({ type: then });
+      else {
+        markStartup('configure');
+        link
+          .request({
+            type: 'configure',
+            config: s.check.config!,
+            preset: s.preset,
+            backend: s.backend,
+            then,
+            ...(fresh && { name: fresh.name }),
+          })
+          .catch((e: unknown) => {
+            const message = messageOf(e);
+            get().lessonRunRefused(message);
+            get().addNotice('error', message);
+          });
+      }
+      return true;
+    };
+    return {
+      gpuStatus: 'idle',
+      adapter: null,
+      tuning: null,
+      gpuMessage: null,
+      selftestRunning: false,
+      selftestResults: [],
+      selftestTotal: 0,
+      selftestSummary: null,
+      progress: IDLE_PROGRESS,
+
+      startEngine() {
+        if (!link.connect((r) => get().handleResponse(r))) return;
+        markStartup('engine-start');
+        set({ gpuStatus: 'starting', gpuMessage: null });
+        link.send({ type: 'init' });
+      },
+
+      runSelfTest(filter) {
+        const s = get();
+        if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
+        set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
+        link.request({ type: 'selftest', filter }).catch((e: unknown) => {
+          set({ selftestRunning: false });
+          get().addNotice('error', messageOf(e));
+        });
+      },
+
+      startRun() {
+        launch('start');
+      },
+
+      startNewRun(name) {
+        return launch('start', { name });
+      },
+
+      pauseRun() {
+        if (canPause(get())) link.send({ type: 'pause' });
+      },
+
+      stepRun() {
+        launch('step');
+      },
+
+      resetRun() {
+        if (canReset(get())) link.send({ type: 'reset' });
+      },
+
+      resumeRun(runId) {
+        const h = get().runs.find((r) => r.id === runId);
+        if (h) get().editRunConfig(h);
+        get().showRun(runId);
+        link.send({ type: 'resume', runId });
+      },
+
+      handleResponse(r) {
+        const s = get();
+        switch (r.type) {
+          case 'ready':
+            markStartup('gpu-ready');
+            return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
+          case 'unavailable':
+            // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
+            set({ gpuStatus: 'unavailable', gpuMessage: r.message });
+            return s.setBackend('cpu');
+          case 'selftest-case':
+            return set({ selftestResults: [...s.selftestResults, r.result], selftestTotal: r.total });
+          case 'selftest-done':
+            return set({ selftestRunning: false, selftestSummary: { passed: r.passed, failed: r.failed, ms: r.ms } });
+          case 'progress': {
+            const runId = r.progress.runId;
+            const isNew = runId !== null && runId !== s.progress.runId;
+            set({ progress: r.progress });
+            // A new current run: the charts and the inspector follow it.
+            if (isNew) s.followRun(runId);
+            // An open lesson launches its next run or takes its verdict when its current run finishes.
+            return get().lessonRunProgressed(r.progress);
+          }
+          case 'metrics':
+            markStartup('first-metrics');
+            return s.appendMetrics(r.runId, r.batch);
+          case 'rollouts':
+            s.cacheRollouts(r.runId, r.step, r.groups, r.texts, r.batch);
+            return s.addRolloutStep(r.runId, r.step);
+          case 'evals':
+            return s.mergeEvals(r.runId, r.evals);
+          case 'run-data':
+            s.forgetAlertsAfter(
+              r.runId,
+              r.batch.step.reduce((m, x) => Math.max(m, x), 0),
+            );
+            return s.replaceRunData(r.runId, r.batch, r.evals, r.rolloutSteps);
+          case 'runs':
+            return s.setRuns(r.runs, r.storage, r.persistent);
+          case 'notice':
+            return s.addNotice(r.level, r.message);
+          case 'alert':
+            return s.addAlert(r.runId, r.alert);
+          case 'error':
+            if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
+            return s.addNotice('error', r.message);
+          default:
+            return assertNever(r);
+        }
+      },
+    };
   };
-};

@@ -46,44 +46,55 @@ export function splitPickedPaths(paths: readonly string[]): { name: string; insi
   return { name: first, inside: paths.map((p) => (p.startsWith(`${first}/`) ? p.slice(first.length + 1) : p)) };
 }
 
-export const foldersSlice: LabSlice<FoldersSlice> = ({ link }) => (set, get) => {
-  let nextId = 1;
-  let pending: { id: number; field: FolderField } | null = null;
-  return {
-    folderImport: null,
+export const foldersSlice: LabSlice<FoldersSlice> =
+  ({ link }) =>
+  (set, get) => {
+    let nextId = 1;
+    let pending: { id: number; field: FolderField } | null = null;
+    return {
+      folderImport: null,
 
-    async importFolder(field, files) {
-      const { name, inside } = splitPickedPaths(files.map((f) => f.relativePath));
-      const keep = files.map((f, i) => ({ f, path: inside[i] })).filter(({ path }) => isModelFile(path));
-      if (!keep.some(({ path }) => path === 'config.json')) {
-        set({ folderImport: { field, name, status: 'failed', message: `${name} has no config.json at its top: pick the model's own folder (config.json, model.safetensors or onnx/model.onnx, tokenizer.json)` } });
-        return;
-      }
-      set({ folderImport: { field, name, status: 'reading' } });
-      const read = await Promise.all(keep.map(async ({ f, path }) => ({ path, bytes: new Uint8Array(await f.arrayBuffer()) })));
-      const id = nextId++;
-      pending = { id, field };
-      set({ folderImport: { field, name, status: 'saving' } });
-      link.request({ type: 'import-folder', name, files: read }).then(
-        (r) => get().folderImported(id, r),
-        (e: unknown) => get().folderImportFailed(id, e instanceof Error ? e.message : String(e)),
-      );
-    },
+      async importFolder(field, files) {
+        const { name, inside } = splitPickedPaths(files.map((f) => f.relativePath));
+        const keep = files.map((f, i) => ({ f, path: inside[i] })).filter(({ path }) => isModelFile(path));
+        if (!keep.some(({ path }) => path === 'config.json')) {
+          set({
+            folderImport: {
+              field,
+              name,
+              status: 'failed',
+              message: `${name} has no config.json at its top: pick the model's own folder (config.json, model.safetensors or onnx/model.onnx, tokenizer.json)`,
+            },
+          });
+          return;
+        }
+        set({ folderImport: { field, name, status: 'reading' } });
+        const read = await Promise.all(
+          keep.map(async ({ f, path }) => ({ path, bytes: new Uint8Array(await f.arrayBuffer()) })),
+        );
+        const id = nextId++;
+        pending = { id, field };
+        set({ folderImport: { field, name, status: 'saving' } });
+        link.request({ type: 'import-folder', name, files: read }).then(
+          (r) => get().folderImported(id, r),
+          (e: unknown) => get().folderImportFailed(id, e instanceof Error ? e.message : String(e)),
+        );
+      },
 
-    folderImported(id, r) {
-      if (!pending || id !== pending.id) return;
-      const field = pending.field;
-      pending = null;
-      const name = get().folderImport?.name ?? r.path;
-      set({ folderImport: { field, name, status: 'done', files: r.files } });
-      get().setField(field, r.path);
-    },
+      folderImported(id, r) {
+        if (!pending || id !== pending.id) return;
+        const field = pending.field;
+        pending = null;
+        const name = get().folderImport?.name ?? r.path;
+        set({ folderImport: { field, name, status: 'done', files: r.files } });
+        get().setField(field, r.path);
+      },
 
-    folderImportFailed(id, message) {
-      if (!pending || id !== pending.id) return;
-      const current = get().folderImport;
-      pending = null;
-      set({ folderImport: current ? { ...current, status: 'failed', message } : null });
-    },
+      folderImportFailed(id, message) {
+        if (!pending || id !== pending.id) return;
+        const current = get().folderImport;
+        pending = null;
+        set({ folderImport: current ? { ...current, status: 'failed', message } : null });
+      },
+    };
   };
-};

@@ -37,32 +37,36 @@ export interface InspectorActions {
 
 export type InspectorSlice = InspectorState & InspectorActions;
 
-export const inspectorSlice: LabSlice<InspectorSlice> = ({ link }) => (set, get) => ({
-  inspectStep: null,
-  rollouts: {},
-  colorBy: 'advantage',
-  inspectView: 'tokens',
+export const inspectorSlice: LabSlice<InspectorSlice> =
+  ({ link }) =>
+  (set, get) => ({
+    inspectStep: null,
+    rollouts: {},
+    colorBy: 'advantage',
+    inspectView: 'tokens',
 
-  setInspectStep(step) {
-    set({ inspectStep: step });
-  },
+    setInspectStep(step) {
+      set({ inspectStep: step });
+    },
 
-  setColorBy(colorBy) {
-    set({ colorBy });
-  },
+    setColorBy(colorBy) {
+      set({ colorBy });
+    },
 
-  setInspectView(inspectView) {
-    set({ inspectView });
-  },
+    setInspectView(inspectView) {
+      set({ inspectView });
+    },
 
-  requestRollouts(runId, step) {
-    if (get().rollouts[rolloutKey(runId, step)]) return;
-    link.send({ type: 'load-rollouts', runId, step });
-  },
+    requestRollouts(runId, step) {
+      if (get().rollouts[rolloutKey(runId, step)]) return;
+      link.send({ type: 'load-rollouts', runId, step });
+    },
 
-  cacheRollouts(runId, step, groups, texts, batch) {
-    const key = rolloutKey(runId, step);
-    const kept = Object.entries(get().rollouts).filter(([k]) => k !== key).slice(-(MAX_ROLLOUT_ENTRIES - 1));
-    set({ rollouts: Object.fromEntries([...kept, [key, { groups, texts, ...(batch && { batch }) }]]) });
-  },
-});
+    cacheRollouts(runId, step, groups, texts, batch) {
+      const key = rolloutKey(runId, step);
+      const kept = Object.entries(get().rollouts)
+        .filter(([k]) => k !== key)
+        .slice(-(MAX_ROLLOUT_ENTRIES - 1));
+      set({ rollouts: Object.fromEntries([...kept, [key, { groups, texts, ...(batch && { batch }) }]]) });
+    },
+  });

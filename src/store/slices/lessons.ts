@@ -93,119 +93,146 @@ export interface LessonsActions {
 
 export type LessonsSlice = LessonsState & LessonsActions;
 
-const idle = (lessonId: string, seed: number): LessonSession => ({ lessonId, seed, phase: 'ready', runIds: {}, current: 0, launchedOver: null, verdict: null, stopReason: null });
+const idle = (lessonId: string, seed: number): LessonSession => ({
+  lessonId,
+  seed,
+  phase: 'ready',
+  runIds: {},
+  current: 0,
+  launchedOver: null,
+  verdict: null,
+  stopReason: null,
+});
 
-export const lessonsSlice: LabSlice<LessonsSlice> = ({ storage }) => (set, get) => {
-  const progressOf = (id: string) => get().lessonProgress[id] ?? NO_PROGRESS;
-  const putProgress = (id: string, p: Partial<LessonProgress>) => {
-    const lessonProgress = { ...get().lessonProgress, [id]: { ...progressOf(id), ...p } };
-    set({ lessonProgress });
-    try {
-      storage?.setItem(LESSON_PROGRESS_KEY, JSON.stringify(lessonProgress));
-    } catch {
-      // Storage full or refused: the progress stays on the page for this visit.
-    }
-  };
-  const session = () => get().lesson;
-  const patch = (p: Partial<LessonSession>) => {
-    const s = session();
-    if (s) set({ lesson: { ...s, ...p } });
-  };
-  const stop = (reason: string) => patch({ phase: 'stopped', stopReason: reason });
-
-  /** Shows run `index`'s config as the edited one and starts it as a new run named by its label. */
-  const launch = (lesson: Lesson, index: number) => {
-    const run = lesson.runs[index];
-    patch({ current: index, launchedOver: get().progress.runId });
-    get().showConfig(lessonRunConfig(lesson, run, session()!.seed), run.preset);
-    if (!get().startNewRun(run.label)) stop(`"${run.label}" could not start (see the notices).`);
-  };
-
-  const finish = (lesson: Lesson) => {
-    const s = get();
-    const on = s.lesson!;
-    let verdict: LessonVerdict;
-    try {
-      const results = lessonRunResults(lesson, on, s.views, (runId, step) => s.rollouts[rolloutKey(runId, step)]?.groups);
-      verdict = lesson.check.evaluate(results);
-    } catch (e) {
-      return stop(`The lesson's check could not be evaluated: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    patch({ phase: 'done', verdict });
-    putProgress(lesson.id, { completed: true, observed: progressOf(lesson.id).observed || verdict.observed });
-  };
-
-  return {
-    lesson: null,
-    lessonProgress: parseLessonProgress(readStored(storage)),
-
-    openLesson(id) {
-      const lesson = lessonById(id);
-      if (!lesson) {
-        get().addNotice('warning', `There is no lesson "${id}". The lessons are: ${LESSONS.map((l) => l.id).join(', ')}.`);
-        return;
+export const lessonsSlice: LabSlice<LessonsSlice> =
+  ({ storage }) =>
+  (set, get) => {
+    const progressOf = (id: string) => get().lessonProgress[id] ?? NO_PROGRESS;
+    const putProgress = (id: string, p: Partial<LessonProgress>) => {
+      const lessonProgress = { ...get().lessonProgress, [id]: { ...progressOf(id), ...p } };
+      set({ lessonProgress });
+      try {
+        storage?.setItem(LESSON_PROGRESS_KEY, JSON.stringify(lessonProgress));
+      } catch {
+        // Storage full or refused: the progress stays on the page for this visit.
       }
-      if (session()?.lessonId === id) return;
-      set({ lesson: idle(id, LESSON_DEFAULT_SEED) });
-      const plane = lesson.highlight.planes[0];
-      if (plane) get().setColorBy(plane);
-    },
-
-    closeLesson() {
-      set({ lesson: null });
-    },
-
-    answerLesson(choice) {
+    };
+    const session = () => get().lesson;
+    const patch = (p: Partial<LessonSession>) => {
       const s = session();
-      const lesson = s && lessonById(s.lessonId);
-      if (!lesson || progressOf(lesson.id).answer !== null) return;
-      if (!Number.isInteger(choice) || choice < 0 || choice >= lesson.question.choices.length) return;
-      putProgress(lesson.id, { answer: choice });
-    },
+      if (s) set({ lesson: { ...s, ...p } });
+    };
+    const stop = (reason: string) => patch({ phase: 'stopped', stopReason: reason });
 
-    startLesson(seed) {
-      const s = session();
-      const lesson = s && lessonById(s.lessonId);
-      if (!lesson || lessonRunBlocker(get()) !== null) return;
-      // The runs of an earlier go leave the charts: the new runs carry the same names.
-      for (const id of Object.values(s.runIds)) if (get().overlay.includes(id)) get().toggleOverlay(id);
-      set({ lesson: { ...idle(lesson.id, seed ?? s.seed), phase: 'running' } });
-      launch(lesson, 0);
-    },
+    /** Shows run `index`'s config as the edited one and starts it as a new run named by its label. */
+    const launch = (lesson: Lesson, index: number) => {
+      const run = lesson.runs[index];
+      patch({ current: index, launchedOver: get().progress.runId });
+      get().showConfig(lessonRunConfig(lesson, run, session()!.seed), run.preset);
+      if (!get().startNewRun(run.label)) stop(`"${run.label}" could not start (see the notices).`);
+    };
 
-    rerunLessonWithAnotherSeed() {
-      const s = session();
-      if (s) get().startLesson(s.seed + 1);
-    },
-
-    lessonRunProgressed(p) {
-      const s = session();
-      const lesson = s && lessonById(s.lessonId);
-      if (!lesson || s.phase !== 'running') return;
-      const run = lesson.runs[s.current];
-      let runId = s.runIds[run.key];
-      if (runId === undefined) {
-        // Still the run that was current before the launch, or nothing yet: the launched run has not started.
-        if (p.runId === null || p.runId === s.launchedOver) return;
-        if (p.name !== run.label) return stop(`Another run ("${p.name}") took the engine before "${run.label}" started.`);
-        runId = p.runId;
-        patch({ runIds: { ...s.runIds, [run.key]: runId } });
-        // The charts show the new run; the lesson's earlier runs stay on them beside it, for comparison.
-        for (const id of Object.values(s.runIds)) if (!get().overlay.includes(id)) get().toggleOverlay(id);
+    const finish = (lesson: Lesson) => {
+      const s = get();
+      const on = s.lesson!;
+      let verdict: LessonVerdict;
+      try {
+        const results = lessonRunResults(
+          lesson,
+          on,
+          s.views,
+          (runId, step) => s.rollouts[rolloutKey(runId, step)]?.groups,
+        );
+        verdict = lesson.check.evaluate(results);
+      } catch (e) {
+        return stop(`The lesson's check could not be evaluated: ${e instanceof Error ? e.message : String(e)}`);
       }
-      if (p.runId !== runId) return stop(`Another run${p.name ? ` ("${p.name}")` : ''} took the engine while "${run.label}" was training; run the lesson again.`);
-      if (p.status === 'failed' || p.status === 'interrupted') return stop(`"${run.label}" ${p.status === 'failed' ? 'failed' : 'was interrupted'}${p.message ? `: ${p.message}` : ''}. Run the lesson again.`);
-      if (p.status !== 'done') return;
-      if (s.current + 1 < lesson.runs.length) return launch(lesson, s.current + 1);
-      finish(lesson);
-    },
+      patch({ phase: 'done', verdict });
+      putProgress(lesson.id, { completed: true, observed: progressOf(lesson.id).observed || verdict.observed });
+    };
 
-    lessonRunRefused(message) {
-      const s = session();
-      if (s?.phase === 'running' && s.runIds[lessonById(s.lessonId)?.runs[s.current]?.key ?? ''] === undefined) stop(`The engine refused the lesson's run: ${message}`);
-    },
+    return {
+      lesson: null,
+      lessonProgress: parseLessonProgress(readStored(storage)),
+
+      openLesson(id) {
+        const lesson = lessonById(id);
+        if (!lesson) {
+          get().addNotice(
+            'warning',
+            `There is no lesson "${id}". The lessons are: ${LESSONS.map((l) => l.id).join(', ')}.`,
+          );
+          return;
+        }
+        if (session()?.lessonId === id) return;
+        set({ lesson: idle(id, LESSON_DEFAULT_SEED) });
+        const plane = lesson.highlight.planes[0];
+        if (plane) get().setColorBy(plane);
+      },
+
+      closeLesson() {
+        set({ lesson: null });
+      },
+
+      answerLesson(choice) {
+        const s = session();
+        const lesson = s && lessonById(s.lessonId);
+        if (!lesson || progressOf(lesson.id).answer !== null) return;
+        if (!Number.isInteger(choice) || choice < 0 || choice >= lesson.question.choices.length) return;
+        putProgress(lesson.id, { answer: choice });
+      },
+
+      startLesson(seed) {
+        const s = session();
+        const lesson = s && lessonById(s.lessonId);
+        if (!lesson || lessonRunBlocker(get()) !== null) return;
+        // The runs of an earlier go leave the charts: the new runs carry the same names.
+        for (const id of Object.values(s.runIds)) if (get().overlay.includes(id)) get().toggleOverlay(id);
+        set({ lesson: { ...idle(lesson.id, seed ?? s.seed), phase: 'running' } });
+        launch(lesson, 0);
+      },
+
+      rerunLessonWithAnotherSeed() {
+        const s = session();
+        if (s) get().startLesson(s.seed + 1);
+      },
+
+      lessonRunProgressed(p) {
+        const s = session();
+        const lesson = s && lessonById(s.lessonId);
+        if (!lesson || s.phase !== 'running') return;
+        const run = lesson.runs[s.current];
+        let runId = s.runIds[run.key];
+        if (runId === undefined) {
+          // Still the run that was current before the launch, or nothing yet: the launched run has not started.
+          if (p.runId === null || p.runId === s.launchedOver) return;
+          if (p.name !== run.label)
+            return stop(`Another run ("${p.name}") took the engine before "${run.label}" started.`);
+          runId = p.runId;
+          patch({ runIds: { ...s.runIds, [run.key]: runId } });
+          // The charts show the new run; the lesson's earlier runs stay on them beside it, for comparison.
+          for (const id of Object.values(s.runIds)) if (!get().overlay.includes(id)) get().toggleOverlay(id);
+        }
+        if (p.runId !== runId)
+          return stop(
+            `Another run${p.name ? ` ("${p.name}")` : ''} took the engine while "${run.label}" was training; run the lesson again.`,
+          );
+        if (p.status === 'failed' || p.status === 'interrupted')
+          return stop(
+            `"${run.label}" ${p.status === 'failed' ? 'failed' : 'was interrupted'}${p.message ? `: ${p.message}` : ''}. Run the lesson again.`,
+          );
+        if (p.status !== 'done') return;
+        if (s.current + 1 < lesson.runs.length) return launch(lesson, s.current + 1);
+        finish(lesson);
+      },
+
+      lessonRunRefused(message) {
+        const s = session();
+        if (s?.phase === 'running' && s.runIds[lessonById(s.lessonId)?.runs[s.current]?.key ?? ''] === undefined)
+          stop(`The engine refused the lesson's run: ${message}`);
+      },
+    };
   };
-};
 
 /** The stored progress text, or null where storage is absent or refuses to be read. */
 function readStored(storage: KeyValueStorage | null): string | null {

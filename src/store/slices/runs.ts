@@ -32,60 +32,65 @@ export interface RunsActions {
 
 export type RunsSlice = RunsState & RunsActions;
 
-export const runsSlice: LabSlice<RunsSlice> = ({ link }) => (set, get) => {
-  let lastDownloadId = 0;
-  return {
-    runs: [],
-    storage: null,
-    persistent: false,
-    importError: null,
-    lastImported: null,
-    downloads: null,
+export const runsSlice: LabSlice<RunsSlice> =
+  ({ link }) =>
+  (set, get) => {
+    let lastDownloadId = 0;
+    return {
+      runs: [],
+      storage: null,
+      persistent: false,
+      importError: null,
+      lastImported: null,
+      downloads: null,
 
-    setRuns(runs, storage, persistent) {
-      set({ runs, storage, persistent });
-    },
+      setRuns(runs, storage, persistent) {
+        set({ runs, storage, persistent });
+      },
 
-    deleteRun(runId) {
-      link.send({ type: 'delete-run', runId });
-      get().forgetRun(runId);
-    },
+      deleteRun(runId) {
+        link.send({ type: 'delete-run', runId });
+        get().forgetRun(runId);
+      },
 
-    exportRun(runId, kind) {
-      // The same rule the runs list renders its buttons from: a run is asked only for what it can give.
-      const h = get().runs.find((r) => r.id === runId);
-      if (h && !runExports(get(), h).includes(kind)) {
-        get().addNotice('warning', `"${h.name}" has no ${kind} export: ${h.status === 'imported' ? 'an imported run has its metrics only' : 'no trainer state is saved yet'}.`);
-        return;
-      }
-      link.request({ type: 'export', runId, kind }).then(
-        (r) => get().offerDownloads(r.files),
-        (e: unknown) => get().addNotice('error', messageOf(e)),
-      );
-    },
+      exportRun(runId, kind) {
+        // The same rule the runs list renders its buttons from: a run is asked only for what it can give.
+        const h = get().runs.find((r) => r.id === runId);
+        if (h && !runExports(get(), h).includes(kind)) {
+          get().addNotice(
+            'warning',
+            `"${h.name}" has no ${kind} export: ${h.status === 'imported' ? 'an imported run has its metrics only' : 'no trainer state is saved yet'}.`,
+          );
+          return;
+        }
+        link.request({ type: 'export', runId, kind }).then(
+          (r) => get().offerDownloads(r.files),
+          (e: unknown) => get().addNotice('error', messageOf(e)),
+        );
+      },
 
-    offerDownloads(files) {
-      set({ downloads: { id: ++lastDownloadId, files } });
-    },
+      offerDownloads(files) {
+        set({ downloads: { id: ++lastDownloadId, files } });
+      },
 
-    clearDownloads() {
-      set({ downloads: null });
-    },
+      clearDownloads() {
+        set({ downloads: null });
+      },
 
-    importFile(fileName, text) {
-      set({ importError: null });
-      link.request({ type: 'import', fileName, text }).then(
-        (r) => get().importDone(r.header),
-        (e: unknown) => get().importFailed(messageOf(e)),
-      );
-    },
+      importFile(fileName, text) {
+        set({ importError: null });
+        link.request({ type: 'import', fileName, text }).then(
+          (r) => get().importDone(r.header),
+          (e: unknown) => get().importFailed(messageOf(e)),
+        );
+      },
 
-    importDone(header) {
-      set({ lastImported: header, importError: null });
-    },
+      importDone(header) {
+        set({ lastImported: header, importError: null });
+      },
 
-    importFailed(message) {
-      set({ importError: message });
-    },
+      importFailed(message) {
+        set({ importError: message });
+      },
+    };
   };
-};

@@ -31,54 +31,69 @@ export interface SeedsActions {
 
 export type SeedsSlice = SeedsState & SeedsActions;
 
-export const seedsSlice: LabSlice<SeedsSlice> = ({ link }) => (set, get) => {
-  /** Asks the worker for the records of the group's runs the page does not have (the live run's stream in). */
-  const missing = (runId: string) => !get().views[runId] && runId !== get().progress.runId;
-  const loadMembers = (groupId: string) => {
-    for (const h of groupMembers(get().runs, groupId)) if (missing(h.id)) link.send({ type: 'load-run', runId: h.id });
-  };
-  return {
-    seedCount: 3,
-    seedGroupView: {},
-    seedStatistic: 'median',
+export const seedsSlice: LabSlice<SeedsSlice> =
+  ({ link }) =>
+  (set, get) => {
+    /** Asks the worker for the records of the group's runs the page does not have (the live run's stream in). */
+    const missing = (runId: string) => !get().views[runId] && runId !== get().progress.runId;
+    const loadMembers = (groupId: string) => {
+      for (const h of groupMembers(get().runs, groupId))
+        if (missing(h.id)) link.send({ type: 'load-run', runId: h.id });
+    };
+    return {
+      seedCount: 3,
+      seedGroupView: {},
+      seedStatistic: 'median',
 
-    setSeedCount(n) {
-      set({ seedCount: Math.min(SEED_GROUP_MAX, Math.max(SEED_GROUP_MIN, Math.round(Number.isFinite(n) ? n : SEED_GROUP_MIN))) });
-    },
+      setSeedCount(n) {
+        set({
+          seedCount: Math.min(
+            SEED_GROUP_MAX,
+            Math.max(SEED_GROUP_MIN, Math.round(Number.isFinite(n) ? n : SEED_GROUP_MIN)),
+          ),
+        });
+      },
 
-    startSeedGroup() {
-      const s = get();
-      if (startBlocker(s) !== null) {
-        s.startRun(); // says why (a notice for config errors), as Start does
-        return false;
-      }
-      link.send({ type: 'start-seeds', config: s.check.config!, preset: s.preset, backend: s.backend, seeds: s.seedCount });
-      return true;
-    },
-
-    setSeedGroupView(groupId, view) {
-      set({ seedGroupView: { ...get().seedGroupView, [groupId]: view } });
-      if (view === 'seeds') {
+      startSeedGroup() {
         const s = get();
-        for (const h of groupMembers(s.runs, groupId)) if (h.id !== s.viewRunId && !s.overlay.includes(h.id)) s.toggleOverlay(h.id);
-      } else loadMembers(groupId);
-    },
+        if (startBlocker(s) !== null) {
+          s.startRun(); // says why (a notice for config errors), as Start does
+          return false;
+        }
+        link.send({
+          type: 'start-seeds',
+          config: s.check.config!,
+          preset: s.preset,
+          backend: s.backend,
+          seeds: s.seedCount,
+        });
+        return true;
+      },
 
-    setSeedStatistic(statistic) {
-      set({ seedStatistic: statistic });
-    },
+      setSeedGroupView(groupId, view) {
+        set({ seedGroupView: { ...get().seedGroupView, [groupId]: view } });
+        if (view === 'seeds') {
+          const s = get();
+          for (const h of groupMembers(s.runs, groupId))
+            if (h.id !== s.viewRunId && !s.overlay.includes(h.id)) s.toggleOverlay(h.id);
+        } else loadMembers(groupId);
+      },
 
-    openSeedGroup(groupId) {
-      const s = get();
-      const members = groupMembers(s.runs, groupId);
-      if (!members.length) return;
-      const shown = members.find((h) => h.id === s.progress.runId) ?? members[0];
-      s.showRun(shown.id);
-      // Every run of the group whose records are missing is loaded, the shown one too; seed by seed, the others are
-      // overlaid (which loads them).
-      if ((s.seedGroupView[groupId] ?? 'band') === 'band') return loadMembers(groupId);
-      if (missing(shown.id)) link.send({ type: 'load-run', runId: shown.id });
-      get().setSeedGroupView(groupId, 'seeds');
-    },
+      setSeedStatistic(statistic) {
+        set({ seedStatistic: statistic });
+      },
+
+      openSeedGroup(groupId) {
+        const s = get();
+        const members = groupMembers(s.runs, groupId);
+        if (!members.length) return;
+        const shown = members.find((h) => h.id === s.progress.runId) ?? members[0];
+        s.showRun(shown.id);
+        // Every run of the group whose records are missing is loaded, the shown one too; seed by seed, the others are
+        // overlaid (which loads them).
+        if ((s.seedGroupView[groupId] ?? 'band') === 'band') return loadMembers(groupId);
+        if (missing(shown.id)) link.send({ type: 'load-run', runId: shown.id });
+        get().setSeedGroupView(groupId, 'seeds');
+      },
+    };
   };
-};
