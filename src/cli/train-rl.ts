@@ -36,7 +36,7 @@ import {
   type RLField,
   type Section,
 } from '../rl/config';
-import { evalsOf, type GroupRecord, type StepRecord } from '../rl/stream';
+import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
 import { rlMemoryPlan } from '../rl/memory';
@@ -67,6 +67,8 @@ import {
   type SessionStart,
 } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH } from '../engine/start-policy';
+import { groupSeeds, seedCountError, seedGroupEndText } from '../engine/seed-group';
+import { bootstrapBand } from '../store/seed-bands';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
@@ -85,6 +87,10 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
     doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file)',
   },
   backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
+  seeds: {
+    value: 'n',
+    doc: "a seed group: the config over n seeds (its seed, seed + 1, ...), one run after the other, each in --out/seed-<s>/; a seed that fails is named and the others go on; ends with each seed's last reward and held-out accuracy and their median with a 95% bootstrap band",
+  },
   'inspect-groups': { value: 'n', doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)' },
   quiet: { value: null, doc: 'no progress bar' },
   autotune: { value: null, doc: AUTOTUNE_FLAG.doc },
@@ -519,6 +525,15 @@ export async function trainRl(argv: string[]): Promise<number> {
     throw new UsageError(`--memory-budget must be a number of GiB > 0, got "${parsed.command['memory-budget']}"`);
   const memoryBudgetBytes = budgetGiB === null ? null : budgetGiB * 2 ** 30;
   const statePath = typeof parsed.command.resume === 'string' ? parsed.command.resume : null;
+  const seeds = parsed.command.seeds !== undefined ? Number(parsed.command.seeds) : null;
+  if (seeds !== null) {
+    const refused = seedCountError(seeds);
+    if (refused) throw new UsageError(`--seeds: ${refused}`);
+    if (statePath !== null)
+      throw new UsageError(
+        "--seeds starts a seed group; resume each seed's run with --resume <out>/seed-<s>/trainer_state.safetensors",
+      );
+  }
   let from: SavedRun | null = null;
   let config: RLConfig;
   let preset: PresetName | null = null;
@@ -545,6 +560,70 @@ export async function trainRl(argv: string[]): Promise<number> {
   const out =
     (parsed.command.out as string | undefined) ??
     (statePath !== null ? dirname(statePath) : join('runs', `${config.task}-${preset}-${Date.now()}`));
+
+  let ctx: GpuContext | null = null;
+  const driver: Driver = {
+    backend: backendName,
+    inspectGroups,
+    memoryBudgetBytes,
+    quiet: Boolean(parsed.command.quiet),
+    device: async () => (ctx ??= await acquireTunedDevice({ tune: parsed.command.autotune !== false })),
+    signal: null,
+    savedText: () => 'nothing was saved',
+  };
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (driver.signal) {
+      console.error(`\n${sig} again: exiting without finishing the step; ${driver.savedText()}`);
+      process.exit(EXIT.interrupted);
+    }
+    driver.signal = sig;
+    console.error(`\n${sig}: stopping after the step in progress, then saving (send it again to exit at once)`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    if (seeds === null) {
+      const run = await trainOne({ config, preset, from, statePath, out }, driver);
+      console.log(out);
+      return run.code;
+    }
+    return await trainSeedGroup({ config, preset, out, seeds }, driver);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    (ctx as GpuContext | null)?.destroy();
+  }
+}
+
+/** What every run of one `npm run train` shares: the backend and its device, the flags, a signal received. */
+interface Driver {
+  backend: 'webgpu' | 'cpu';
+  inspectGroups: number;
+  memoryBudgetBytes: number | null;
+  quiet: boolean;
+  device(): Promise<GpuContext>;
+  /** SIGINT or SIGTERM received: the run in progress stops after its step and saves; no further seed starts. */
+  signal: NodeJS.Signals | null;
+  /** What the run in progress has saved, in words (for a second signal). */
+  savedText(): string;
+}
+
+/** How one run ended: done or interrupted (EXIT), with its last step's metrics and its last held-out evaluation. */
+interface RunEnd {
+  code: number;
+  last: Record<string, number>;
+  lastEval: EvalRecord | null;
+}
+
+/**
+ * One run into `out`: its logs and rl_config.json, a RunSession with the folder as its sink, trained to its last step
+ * or a signal, and saved. A divergence throws with the session's message and where the last good pair is.
+ */
+async function trainOne(
+  plan: { config: RLConfig; preset: PresetName | null; from: SavedRun | null; statePath: string | null; out: string },
+  driver: Driver,
+): Promise<RunEnd> {
+  const { config, preset, from, statePath, out } = plan;
   mkdirOrFail(out);
   const paths = {
     metrics: join(out, 'metrics.jsonl'),
@@ -561,43 +640,43 @@ export async function trainRl(argv: string[]): Promise<number> {
   } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
   writeFileAtomic(join(out, 'rl_config.json'), `${configToJson(config, preset)}\n`);
 
-  let ctx: GpuContext | null = null;
-  const device = async () => (ctx ??= await acquireTunedDevice({ tune: parsed.command.autotune !== false }));
   let savedStep = from ? from.step : -1;
   const savedText = () =>
     savedStep >= 0
       ? `the last saved checkpoint and trainer state in ${sink.savedIn} are from step ${savedStep}`
       : 'nothing was saved';
+  driver.savedText = savedText;
   const sink = folderSink(out, paths, config.lora_rank > 0, savedText);
   if (statePath !== null) sink.savedIn = dirname(statePath);
   const onStart = ({ modelConfig, backend }: SessionStart) => {
     if (backend.kind !== 'webgpu') return;
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
-    const plan = rlMemoryPlan(config, modelConfig, {
+    const memory = rlMemoryPlan(config, modelConfig, {
       maxBufferSize,
       maxStorageBufferBindingSize,
-      budgetBytes: memoryBudgetBytes,
+      budgetBytes: driver.memoryBudgetBytes,
     });
-    console.error(`memory plan:\n  ${describePlan(plan).join('\n  ')}`);
+    console.error(`memory plan:\n  ${describePlan(memory).join('\n  ')}`);
   };
-  let session: RunSession;
-  try {
-    session = await RunSession.open(
-      { config, backend: backendName, divergence: 'stop', inspectGroups, memoryBudgetBytes, onStart },
-      { assets: CLI_ASSETS, sink, device, rewardSandbox: nodeRewardSandbox },
-      from,
-    );
-  } catch (e) {
-    (ctx as GpuContext | null)?.destroy();
-    throw e;
-  }
+  const session = await RunSession.open(
+    {
+      config,
+      backend: driver.backend,
+      divergence: 'stop',
+      inspectGroups: driver.inspectGroups,
+      memoryBudgetBytes: driver.memoryBudgetBytes,
+      onStart,
+    },
+    { assets: CLI_ASSETS, sink, device: () => driver.device(), rewardSandbox: nodeRewardSandbox },
+    from,
+  );
   const trainer = session.trainer.trainer!;
   const startStep = session.step;
   if (trainer.learnedReward) console.error(`reward_model: ${trainer.learnedReward.source}`);
   const modelConfig = session.start!.modelConfig;
   const source = from ? `${statePath} at step ${from.step}` : session.start!.source;
   console.error(
-    `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, ${parameterCount(modelConfig).toLocaleString('en-US')} parameters from ${source}; ` +
+    `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, seed ${config.seed}, ${parameterCount(modelConfig).toLocaleString('en-US')} parameters from ${source}; ` +
       `steps ${startStep + 1}..${config.steps} of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
   );
   if (trainer.lora) {
@@ -607,33 +686,23 @@ export async function trainRl(argv: string[]): Promise<number> {
     );
   }
 
-  let signal: NodeJS.Signals | null = null;
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (signal) {
-      console.error(`\n${sig} again: exiting without finishing the step; ${savedText()}`);
-      process.exit(EXIT.interrupted);
-    }
-    signal = sig;
-    console.error(`\n${sig}: stopping after the step in progress, then saving (send it again to exit at once)`);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
   const t0 = performance.now();
   let last: Record<string, number> = {};
-  const quiet = Boolean(parsed.command.quiet);
+  let lastEval: EvalRecord | null = null;
+  const quiet = driver.quiet;
   try {
-    await session.runToEnd({
-      shouldStop: () => signal !== null,
+    await session.trainToEnd({
+      shouldStop: () => driver.signal !== null,
       onStep: ({ records, alerts, saved }) => {
         if (saved) savedStep = session.savedStep;
         for (const a of alerts) process.stderr.write(`${quiet ? '' : '\n'}warning: ${a.message}\n`);
         const r = records[records.length - 1];
         last = r.metrics;
+        const evaluation = records.find((x) => x.eval)?.eval;
+        if (evaluation) lastEval = evaluation;
         if (quiet) return;
         const done = r.step - startStep;
         const eta = ((performance.now() - t0) / 1000 / done) * (config.steps - r.step);
-        const evaluation = records.find((x) => x.eval)?.eval;
         const ev = evaluation
           ? ` eval acc ${(evaluation.accuracy * 100).toFixed(0)}% pass@${evaluation.passAtK.length} ${(evaluation.passAtK[evaluation.passAtK.length - 1] * 100).toFixed(0)}%`
           : '';
@@ -654,22 +723,79 @@ export async function trainRl(argv: string[]): Promise<number> {
     }
     throw e;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     session.destroy();
-    (ctx as GpuContext | null)?.destroy();
   }
   const took = `${session.savedStep - startStep} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
-  if (signal) {
+  if (driver.signal) {
     console.error(
-      `interrupted by ${signal} after step ${session.savedStep} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`,
+      `interrupted by ${driver.signal} after step ${session.savedStep} of ${config.steps} (${took}); saved the checkpoint and trainer state to ${out}; continue with: npm run train -- --resume ${join(out, TRAINER_STATE_FILE)}`,
     );
-    console.log(out);
-    return EXIT.interrupted;
+    return { code: EXIT.interrupted, last, lastEval };
   }
   console.error(
     `done: ${took}; last reward ${last.reward?.toFixed(3)}, accuracy ${((last.accuracy ?? 0) * 100).toFixed(1)}%; saved to ${out}`,
   );
-  console.log(out);
-  return EXIT.ok;
+  return { code: EXIT.ok, last, lastEval };
+}
+
+/**
+ * A seed group: the config at its seed, seed + 1, ... (src/engine/seed-group.ts, as the page's "Run over seeds"), one
+ * run after the other on one device, each in `out`/seed-<s>/. A seed that fails is named and the others go on; a
+ * signal stops the group after the run in progress is saved. Ends with each seed's last reward and held-out accuracy,
+ * and their median with its 95% bootstrap band across seeds (src/store/seed-bands.ts, the page's statistic).
+ */
+async function trainSeedGroup(
+  plan: { config: RLConfig; preset: PresetName | null; out: string; seeds: number },
+  driver: Driver,
+): Promise<number> {
+  const seeds = groupSeeds(plan.config.seed, plan.seeds);
+  const ends: { seed: number; end: RunEnd }[] = [];
+  const failed: { seed: number; why: string }[] = [];
+  for (const [i, seed] of seeds.entries()) {
+    if (driver.signal) {
+      failed.push(...seeds.slice(i).map((s) => ({ seed: s, why: `not started: ${driver.signal}` })));
+      break;
+    }
+    const out = join(plan.out, `seed-${seed}`);
+    console.error(`seed ${seed} (${i + 1} of ${seeds.length}):`);
+    try {
+      const end = await trainOne(
+        { config: { ...plan.config, seed }, preset: plan.preset, from: null, statePath: null, out },
+        driver,
+      );
+      if (end.code === EXIT.interrupted)
+        failed.push({ seed, why: `interrupted; resume it with --resume ${join(out, TRAINER_STATE_FILE)}` });
+      else ends.push({ seed, end });
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      failed.push({ seed, why });
+      const left = seeds.length - i - 1;
+      console.error(
+        `seed ${seed} failed: ${why}${left > 0 ? ` (the other seed${left > 1 ? 's go' : ' goes'} on)` : ''}`,
+      );
+    }
+  }
+  const fmt = (x: number | undefined, scale = 1, digits = 3) =>
+    x === undefined || !Number.isFinite(x) ? '-' : (x * scale).toFixed(digits);
+  console.error(`\nseed group: ${ends.length} of ${seeds.length} seeds trained, in ${plan.out}`);
+  for (const { seed, end } of ends) {
+    console.error(
+      `  seed ${seed}: reward ${fmt(end.last.reward)}, accuracy ${fmt(end.last.accuracy, 100, 1)}%${end.lastEval ? `, held-out accuracy ${fmt(end.lastEval.accuracy, 100, 1)}% at step ${end.lastEval.step}` : ''}`,
+    );
+  }
+  const band = (xs: number[], scale: number, digits: number, unit: string) => {
+    const b = bootstrapBand(xs, 'median');
+    const v = (x: number) => `${fmt(x, scale, digits)}${unit}`;
+    return b.seeds < 2 ? v(b.stat) : `${v(b.stat)} (95% band ${v(b.lo)} to ${v(b.hi)})`;
+  };
+  const rewards = ends.map((x) => x.end.last.reward).filter((x): x is number => Number.isFinite(x));
+  if (rewards.length) console.error(`  median last reward over ${rewards.length} seeds: ${band(rewards, 1, 3, '')}`);
+  const heldOut = ends.flatMap((x) => (x.end.lastEval ? [x.end.lastEval.accuracy] : []));
+  if (heldOut.length)
+    console.error(`  median held-out accuracy over ${heldOut.length} seeds: ${band(heldOut, 100, 1, '%')}`);
+  const ended = seedGroupEndText(seeds.length, failed);
+  if (ended) console.error(ended);
+  console.log(plan.out);
+  if (driver.signal) return EXIT.interrupted;
+  return failed.length ? EXIT.failed : EXIT.ok;
 }

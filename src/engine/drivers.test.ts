@@ -8,14 +8,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { trainRl } from '../cli/train-rl';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Lesson } from '../lessons/lesson';
 import { runLesson } from '../lessons/run';
 import { configWarnings, resolveConfig, type RLConfig } from '../rl/config';
 import { decodeTrainerState } from '../rl/trainer-state';
 import type { Metrics } from '../rl/stream';
 import { LabEngine } from './lab-engine';
+import { trainInProcess as cli } from '../testing/train-in-process';
 import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';
 import type { EngineEvent } from './types';
@@ -65,29 +65,6 @@ function engine() {
 /** The CLI's flags for a config's knobs. */
 const flags = (knobs: Record<string, string | number | null>) =>
   Object.entries(knobs).flatMap(([k, v]) => [`--${k}`, String(v)]);
-
-/** The CLI in process: its stderr lines (alerts are "warning: ..." lines), its result or the error it stopped with. */
-async function cli(argv: string[]): Promise<{ stderr: string; error: Error | null }> {
-  let stderr = '';
-  const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
-    stderr += `${a.join(' ')}\n`;
-  });
-  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-  try {
-    await trainRl(argv);
-    return { stderr, error: null };
-  } catch (e) {
-    return { stderr, error: e as Error };
-  } finally {
-    write.mockRestore();
-    err.mockRestore();
-    log.mockRestore();
-  }
-}
 
 /** A one-run lesson of the given knobs (its check observes nothing; the runner's records are what is compared). */
 function lessonOf(knobs: Partial<RLConfig> & { steps: number }): Lesson {

@@ -27,7 +27,7 @@ import {
   type StepOutcome,
   type TrainerFactory,
 } from './run-session';
-import { groupSeeds, newSeedGroupId, seedCountError, type SeedGroupTag } from './seed-group';
+import { groupSeeds, newSeedGroupId, seedCountError, seedGroupEndText, type SeedGroupTag } from './seed-group';
 import {
   rowOf,
   type BackendKind,
@@ -343,13 +343,8 @@ export class LabEngine {
 
   private finishSeedQueue(q: SeedQueue): void {
     if (this.seedQueue === q) this.seedQueue = null;
-    if (q.failed.length) {
-      const ok = q.seeds.length - q.failed.length;
-      this.notice(
-        'warning',
-        `The seed group finished with ${ok} of ${q.seeds.length} seeds trained; not trained: ${q.failed.map((f) => `seed ${f.seed} (${f.why})`).join('; ')}.`,
-      );
-    }
+    const ended = seedGroupEndText(q.seeds.length, q.failed);
+    if (ended) this.notice('warning', ended);
     this.emitProgress();
   }
 

@@ -387,7 +387,7 @@ export class RunSession {
   }
 
   /** Trains until the last step, `shouldStop()`, or a divergence (thrown as RunDivergedError); saves at the end. */
-  async runToEnd(
+  async trainToEnd(
     hooks: {
       shouldStop?: () => boolean;
       onStep?: (o: Extract<StepOutcome, { kind: 'trained' }>) => void | Promise<void>;

@@ -1,6 +1,7 @@
 // Seed groups: one config trained over N seeds (seed s, s+1, ...) queued on one device, each seed a named run whose
-// header carries the group (RunHeader.seedGroup). The plain data and rules the engine, its tests and the page
-// share; the queue itself is driven by the LabEngine (src/engine/lab-engine.ts). Not the charts' statistics
+// header carries the group (RunHeader.seedGroup). The plain data and rules the engine, `npm run train -- --seeds`, its
+// tests and the page share; the page's queue is driven by the LabEngine (src/engine/lab-engine.ts), the CLI's by
+// src/cli/train-rl.ts. Not the charts' statistics
 // across seeds (src/store/seed-bands.ts).
 
 /** The smallest and largest number of seeds a group may have: one seed is a run, more than 10 ties the device up for long. */
@@ -44,4 +45,10 @@ export function newSeedGroupId(now: number): string {
   return `seeds-${now.toString(36)}-${Math.floor(Math.random() * 36 ** 4)
     .toString(36)
     .padStart(4, '0')}`;
+}
+
+/** What a person reads when a seed group ends with seeds not trained (null when every seed trained). */
+export function seedGroupEndText(size: number, failed: readonly { seed: number; why: string }[]): string | null {
+  if (!failed.length) return null;
+  return `The seed group finished with ${size - failed.length} of ${size} seeds trained; not trained: ${failed.map((f) => `seed ${f.seed} (${f.why})`).join('; ')}.`;
 }

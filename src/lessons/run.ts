@@ -51,7 +51,7 @@ export async function runLesson(lesson: Lesson, opts: LessonRunOptions): Promise
       if (run.mode === 'sft') result = await supervisedRun(run, config, session.trainer.trainer!);
       else {
         const records: StepRecord[] = [];
-        await session.runToEnd({
+        await session.trainToEnd({
           onStep: (o) => {
             records.push(...o.records);
             for (const a of o.alerts) opts.onAlert?.(run, a);

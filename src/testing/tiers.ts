@@ -1,7 +1,7 @@
 // The two tiers of the Vitest suite (vite.config.ts's projects), read from each test file's text:
 //   slow  files that acquire a WebGPU device through Dawn (the shared test device, acquireNodeDevice, the webgpu
 //         package, the CLI's tuned device), start the CLI in a child process (which may open one), or train the real
-//         model through a LabEngine; 120 s per test
+//         model through a LabEngine or the train CLI in process (src/testing/train-in-process.ts); 120 s per test
 //   fast  everything else: pure logic on the CPU, no Dawn; 10 s per test (`npm run test:fast`)
 // `npm test` runs both, each file once.
 
@@ -15,7 +15,7 @@ export type Tier = 'fast' | 'slow';
  * in a test, like tiers.test.ts's, does not count).
  */
 const SLOW_SIGNS: readonly RegExp[] = [
-  /^import\s[^;]*?from\s+['"](?:[^'"]*\/testing\/test-device|[^'"]*\/gpu\/node|webgpu|(?:node:)?child_process|[^'"]*\/cli\/tuned-device)['"]/m,
+  /^import\s[^;]*?from\s+['"](?:[^'"]*\/testing\/(?:test-device|train-in-process)|[^'"]*\/gpu\/node|webgpu|(?:node:)?child_process|[^'"]*\/cli\/tuned-device)['"]/m,
   /^[^'"`\n]*\bimport\(\s*['"]webgpu['"]\s*\)/m,
   /^[^'"`\n]*\b(?:acquireNodeDevice|useNodeDevice)\(/m,
   /^[^'"`\n]*\bnew LabEngine\b/m,
