@@ -87,7 +87,20 @@ function TokenLine({
   onPick(): void;
 }) {
   return (
-    <span className="tokens" data-testid={`compare-line-${side}`}>
+    // The line is one control: a click or Enter/Space on it picks its row (one tab stop per line, not per token).
+    <span
+      className="tokens"
+      data-testid={`compare-line-${side}`}
+      role="button"
+      tabIndex={0}
+      onClick={onPick}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onPick();
+        }
+      }}
+    >
       <span className="side-label">{side}</span>
       {tokens.map((t) => (
         <span
@@ -96,7 +109,6 @@ function TokenLine({
           data-testid="compare-token"
           style={{ background: comparedColor(t, q, scale) }}
           title={tokenTitle(side, t)}
-          onClick={onPick}
         >
           {visible(t.text)}
         </span>

@@ -157,6 +157,7 @@ export function FieldInput({
         {differs && (
           <span
             className="differs"
+            role="img"
             title={`differs from ${binding?.differsFrom ?? 'the preset'} (${showValue(presetValue)})`}
             aria-label={`differs from ${binding?.differsFrom ?? 'the preset'}`}
           >

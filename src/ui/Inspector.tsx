@@ -142,7 +142,11 @@ function Group({
                     className={`tok${hover && hover[0] === gi && hover[1] === ci && hover[2] === t.position ? ' hovered' : ''}`}
                     data-testid="token"
                     style={{ background: tokenColor(t, colorBy, scale) }}
+                    // Hover or keyboard focus shows the token's numbers and its loss term below.
+                    role="button"
+                    tabIndex={0}
                     onMouseEnter={() => onHover([gi, ci, t.position])}
+                    onFocus={() => onHover([gi, ci, t.position])}
                   >
                     {visible(t.text)}
                   </span>
