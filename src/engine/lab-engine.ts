@@ -29,6 +29,7 @@ import {
 } from './run-session';
 import { groupSeeds, newSeedGroupId, seedCountError, seedGroupEndText, type SeedGroupTag } from './seed-group';
 import {
+  IDLE_PROGRESS,
   rowOf,
   type BackendKind,
   type EngineEvent,
@@ -163,21 +164,7 @@ export class LabEngine {
   /** The current run's progress (status 'idle' when there is none). */
   progress(): RunProgress {
     const a = this.active;
-    if (!a) {
-      return {
-        runId: null,
-        name: '',
-        status: 'idle',
-        step: 0,
-        totalSteps: 0,
-        elapsedMs: 0,
-        lastStepMs: 0,
-        meanStepMs: 0,
-        tokensPerSec: 0,
-        backend: 'webgpu',
-        savedStep: 0,
-      };
-    }
+    if (!a) return { ...IDLE_PROGRESS };
     const h = a.header;
     const recent = a.recentStepMs;
     const q = this.seedQueue;

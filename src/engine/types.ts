@@ -151,3 +151,18 @@ export function rowOf(r: StepRecord): MetricRow {
   if (r.histograms) row.histograms = r.histograms;
   return row;
 }
+
+/** The progress when no run is loaded: what the engine reports and the page starts from. */
+export const IDLE_PROGRESS: RunProgress = {
+  runId: null,
+  name: '',
+  status: 'idle',
+  step: 0,
+  totalSteps: 0,
+  elapsedMs: 0,
+  lastStepMs: 0,
+  meanStepMs: 0,
+  tokensPerSec: 0,
+  backend: 'webgpu',
+  savedStep: 0,
+};

@@ -4,7 +4,7 @@
 // owns them; answers to requests come back to the call that sent them (a refused configure to the lessons, a failed
 // self-test to its flag). Whether a control may act is decided by selectors.ts, as for the buttons.
 
-import type { RunProgress } from '../../engine/types';
+import { IDLE_PROGRESS, type RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
 import { assertNever, type WorkerEvent } from '../../worker/protocol';
@@ -14,19 +14,7 @@ import type { LabSlice } from '../slice';
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export const IDLE_PROGRESS: RunProgress = {
-  runId: null,
-  name: '',
-  status: 'idle',
-  step: 0,
-  totalSteps: 0,
-  elapsedMs: 0,
-  lastStepMs: 0,
-  meanStepMs: 0,
-  tokensPerSec: 0,
-  backend: 'webgpu',
-  savedStep: 0,
-};
+export { IDLE_PROGRESS } from '../../engine/types';
 
 export interface EngineState {
   gpuStatus: 'idle' | 'starting' | 'ready' | 'unavailable' | 'error';
