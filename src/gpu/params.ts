@@ -69,6 +69,8 @@ export class Params {
 /** A uniform struct declared once: its WGSL text (`wgsl`) and its packing by field name (`pack`). */
 export class UniformStruct<F extends UniformFields = UniformFields> {
   readonly layout: ReturnType<typeof uniformLayout>;
+  /** Each field's word index, scalar type and width, worked out once: pack runs for every dispatch. */
+  private readonly slots: readonly { name: string; type: UniformType; word: number; scalar: Scalar; count: number }[];
 
   constructor(
     readonly name: string,
@@ -76,6 +78,7 @@ export class UniformStruct<F extends UniformFields = UniformFields> {
   ) {
     if (!IDENT.test(name)) throw new Error(`uniform struct name "${name}" is not a WGSL identifier`);
     this.layout = uniformLayout(fields);
+    this.slots = this.layout.fields.map((f) => ({ name: f.name, type: f.type, word: f.offset / 4, ...shape(f.type) }));
   }
 
   /** The WGSL declaration, one field a line. */
@@ -85,32 +88,36 @@ export class UniformStruct<F extends UniformFields = UniformFields> {
 
   /** The uniform buffer's words for these values; every field is required and range-checked. */
   pack(values: UniformValues<F>): Params {
-    const bytes = new DataView(new ArrayBuffer(this.layout.bufferSize));
+    const words = new Uint32Array(this.layout.bufferSize / 4);
+    const floats = new Float32Array(words.buffer);
+    const ints = new Int32Array(words.buffer);
     const given = values as Readonly<Record<string, number | readonly number[]>>;
-    for (const k of Object.keys(given)) {
-      if (!Object.hasOwn(this.fields, k)) throw new Error(`${this.name}: no uniform field "${k}"`);
-    }
-    for (const f of this.layout.fields) {
-      const { scalar, count } = shape(f.type);
+    let seen = 0;
+    for (const f of this.slots) {
       const v = given[f.name];
-      const parts = typeof v === 'number' ? [v] : v;
-      if (!Array.isArray(parts) || parts.length !== count)
+      if (f.count === 1 ? typeof v !== 'number' : !Array.isArray(v) || v.length !== f.count)
         throw new Error(`${this.name}.${f.name}: expected ${f.type}, got ${String(v)}`);
-      parts.forEach((x: number, i: number) => {
-        const at = f.offset + 4 * i;
-        if (scalar === 'f32') bytes.setFloat32(at, x, true);
-        else if (scalar === 'u32') {
+      seen++;
+      for (let i = 0; i < f.count; i++) {
+        const x = f.count === 1 ? (v as number) : (v as readonly number[])[i];
+        if (f.scalar === 'f32') floats[f.word + i] = x;
+        else if (f.scalar === 'u32') {
           if (!Number.isInteger(x) || x < 0 || x > 0xffffffff)
             throw new Error(`${this.name}.${f.name}: ${x} is not a u32`);
-          bytes.setUint32(at, x, true);
+          words[f.word + i] = x;
         } else {
           if (!Number.isInteger(x) || x < -0x80000000 || x > 0x7fffffff)
             throw new Error(`${this.name}.${f.name}: ${x} is not an i32`);
-          bytes.setInt32(at, x, true);
+          ints[f.word + i] = x;
         }
-      });
+      }
     }
-    return new Params(new Uint32Array(bytes.buffer));
+    // Every declared field was given; more keys than fields means one the struct does not have.
+    if (Object.keys(given).length !== seen) {
+      const extra = Object.keys(given).find((k) => !Object.hasOwn(this.fields, k));
+      throw new Error(`${this.name}: no uniform field "${extra}"`);
+    }
+    return new Params(words);
   }
 }
 
