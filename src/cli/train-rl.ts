@@ -59,6 +59,7 @@ import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../model/peft';
 import { loraShapes } from '../core/lora-layout';
 import {
   LORA_ADAPTER_DIR,
+  RESUMABLE_FIELDS,
   RunDivergedError,
   RunSession,
   policyFiles,
@@ -317,7 +318,7 @@ const RESUME_COMMAND_FLAGS = new Set([
   'memory-budget',
   'help',
 ]);
-const RESUME_FIELDS = new Set<RLField>(['steps', 'save_every']);
+const RESUME_FIELDS = new Set<RLField>(RESUMABLE_FIELDS);
 
 /**
  * The config to continue a saved run with: the saved one, with --steps (at least the steps done; more extend the

@@ -52,7 +52,7 @@ export interface TrainerRequest {
   backend: TrainerBackend;
   /** Groups per step with per-token records for the inspector. */
   inspectGroups?: number;
-  /** encodeTrainerState bytes of a saved state to continue from; the request's config wins (a resume may extend steps). */
+  /** encodeTrainerState bytes of a saved state to continue from (the request may change RESUMABLE_FIELDS only). */
   resume?: Uint8Array;
   rewardSandbox?: UserRewardSandbox;
   learnedReward?: LearnedReward;
@@ -61,10 +61,17 @@ export interface TrainerRequest {
 
 export type TrainerFactory = (o: TrainerRequest) => Promise<TrainerLike>;
 
+/** The fields a resumed run may change: more steps extend it, and how often it saves. */
+export const RESUMABLE_FIELDS = ['steps', 'save_every'] as const;
+
 /** The real trainer: the one product place that creates a Trainer. */
 export const createTrainer: TrainerFactory = async (o) => {
   const resume = o.resume ? decodeTrainerState(o.resume) : undefined;
-  if (resume) resume.meta.config = validateConfig(o.config);
+  // Only the resumable fields are taken from the request; any other difference is still refused by Trainer.create.
+  if (resume) {
+    const config = validateConfig(o.config);
+    for (const k of RESUMABLE_FIELDS) resume.meta.config = { ...resume.meta.config, [k]: config[k] };
+  }
   const t = await Trainer.create({ ...o, resume });
   return {
     get step() {
