@@ -230,6 +230,9 @@ export function quote(text: string): string {
     : `${JSON.stringify(text.slice(0, MAX_QUOTED))}... (${text.length} characters)`;
 }
 
+/** Control characters (C0, DEL, C1) and the line and paragraph separators U+2028/U+2029. */
+const CONTROL_CHARACTER = /[\p{Cc}\u2028\u2029]/u;
+
 /** What is wrong with `v` as the value of field `key`, or null when it is allowed. */
 export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string | null {
   const got = describe(v);
@@ -250,7 +253,15 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
     case 'boolean':
       return typeof v === 'boolean' ? null : `${key}: must be true or false, got ${got}`;
     case 'string':
-      if (v === null || (typeof v === 'string' && v.trim() !== '')) return null;
+      if (typeof v === 'string' && v.trim() !== '') {
+        // A one-line value (a name, a path, a URL) never holds a line break or another control character: one
+        // from a link or a file would otherwise travel on into scripts, comments and file names.
+        const control = spec.multiline ? null : CONTROL_CHARACTER.exec(v);
+        if (control)
+          return `${key}: must be one line without control characters; got ${got} with U+${(control[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')} at ${control.index}`;
+        return null;
+      }
+      if (v === null) return null;
       return `${key}: must be a non-empty string or null (${spec.nullMeans}), got ${got}`;
     case 'weights': {
       if (v === null) return null;

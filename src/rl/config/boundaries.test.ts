@@ -181,4 +181,23 @@ describe('a link read as far as it goes', () => {
     expect(read.config).toEqual(resolveConfig('grpo', { seed: 3 }));
     expect(read.dropped).toEqual(['num_generations']);
   });
+
+  it('a one-line field (checkpoint, reward_model, ...) with a line break or control character is named and dropped', () => {
+    const read = configFromUrlParamsKeeping(
+      new URLSearchParams('preset=grpo&checkpoint=copy%0A%24(touch%20M)&reward_model=m%1B%5B2J&seed=4'),
+    );
+    expect(read.config).toEqual(resolveConfig('grpo', { seed: 4 }));
+    expect(read.dropped.sort()).toEqual(['checkpoint', 'reward_model']);
+    expect(read.problems).toEqual([
+      'checkpoint: must be one line without control characters; got "copy\\n$(touch M)" with U+000A at 4',
+      'reward_model: must be one line without control characters; got "m\\u001b[2J" with U+001B at 1',
+    ]);
+    for (const bad of ['a\rb', 'a\u0000b', 'a\u2028b', 'a\u0085b', 'a\tb'])
+      for (const field of ['checkpoint', 'reward_model', 'reward_model_label', 'lora_targets'])
+        expect(problemsOf(() => resolveConfig('grpo', { [field]: bad }))[0], `${field} ${JSON.stringify(bad)}`).toMatch(
+          new RegExp(`^${field}: must be one line without control characters`),
+        );
+    // Text of several lines (code, a data file) keeps its line breaks.
+    expect(resolveConfig('grpo', { reward_fn: '(p, c) => {\n  return 1;\n}' }).reward_fn).toContain('\n');
+  });
 });
