@@ -6,7 +6,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MODEL_PATH, EXPORT_TARGETS, TARGET_VERSIONS, exportExperiment, type ExportTarget } from '../export';
+import {
+  DEFAULT_MODEL_PATH,
+  EXPORT_TARGETS,
+  ExportValueError,
+  TARGET_VERSIONS,
+  exportExperiment,
+  type Export,
+  type ExportTarget,
+} from '../export';
 import { suggestion } from '../rl/config';
 import { UsageError, runCli } from './args';
 import { configFromArgs, parseRlArgs, rlHelpText } from './train-rl';
@@ -68,7 +76,14 @@ export function runExport(
     );
   if (typeof parsed.command.out !== 'string') throw new UsageError('--out <dir> is required');
   const { config, preset } = configFromArgs(parsed);
-  const e = exportExperiment(target as ExportTarget, config, { preset, model: own['hf-model'] ?? DEFAULT_MODEL_PATH });
+  let e: Export;
+  try {
+    e = exportExperiment(target as ExportTarget, config, { preset, model: own['hf-model'] ?? DEFAULT_MODEL_PATH });
+  } catch (err) {
+    // A value the trainer's files cannot hold is the person's input: refused by name, exit 2, nothing written.
+    if (err instanceof ExportValueError) throw new UsageError(err.message);
+    throw err;
+  }
   const out = parsed.command.out;
   const written: string[] = [];
   for (const f of e.files) {

@@ -1,5 +1,6 @@
 // Exports of an experiment to other trainers (TRL, verl, OpenRLHF), one import for the CLI and the store: the
-// mapping of every config field (mapping.ts), the rendered files (render.ts) and the prompts (data.ts).
+// mapping of every config field (mapping.ts), the rendered files (render.ts), the prompts (data.ts) and the
+// quoting of every value they write (quote.ts).
 
 export {
   EXPORT_TARGETS,
@@ -10,8 +11,11 @@ export {
   type MappingRow,
   type Setting,
 } from './mapping';
+export { ExportValueError } from './quote';
 export {
+  CONFIG_FILE,
   DEFAULT_MODEL_PATH,
+  VALUE_FILES,
   TARGET_VERSIONS,
   bundleName,
   bundleScript,

@@ -5,8 +5,9 @@
 // Not the rendering of scripts (render.ts) and not the trainers' field lists (fixtures/, read by the tests).
 
 import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, type RLField } from '../rl/config';
-import { parseLoraTargets } from '../core/lora-layout';
+import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
+import { ExportValueError } from './quote';
 
 /** The trainers an experiment exports to. */
 export const EXPORT_TARGETS = ['trl', 'verl', 'openrlhf'] as const;
@@ -60,6 +61,15 @@ export function labValueText(v: unknown): string {
   return String(v);
 }
 
+/** The config's LoRA projections (null: all); ExportValueError naming lora_targets when the list names no projection. */
+export function loraTargetsOf(c: RLConfig): LoraTarget[] {
+  try {
+    return parseLoraTargets(c.lora_targets);
+  } catch (e) {
+    throw new ExportValueError(`lora_targets: ${(e as Error).message}`);
+  }
+}
+
 interface Ctx {
   c: RLConfig;
   d: DerivedConfig;
@@ -89,7 +99,7 @@ function loraTargetsRow(
   if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0)');
   if (c.lora_targets === null)
     return none(`null in the lab: every projection, which ${key}'s default all-linear adapts on these models`);
-  return set(key, list(parseLoraTargets(c.lora_targets)));
+  return set(key, list(loraTargetsOf(c)));
 }
 
 // ---------------------------------------------------------------------------------------------------------

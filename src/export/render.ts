@@ -3,12 +3,35 @@
 // its reward module, the prompts as JSONL, and a README with the mapping table. Pure text generation over the
 // mapping rows (mapping.ts); no file system, so the page and the CLI share it.
 
-import { PRESET_INFO, derive, type PresetName, type RLConfig } from '../rl/config';
+import {
+  FIELD_NAMES,
+  FIELD_SPECS,
+  PRESET_INFO,
+  derive,
+  taskOf,
+  type PresetName,
+  type RLConfig,
+  type RLField,
+} from '../rl/config';
+import { PROMPT_LIST_TASK } from '../tasks';
 import { exportItems, jsonl, plainRow, rowCounts, verlRow } from './data';
+import {
+  ExportValueError,
+  checkModelName,
+  checkWritable,
+  commentText,
+  hydraWord,
+  markdownLiteral,
+  pyString,
+  shellQuote,
+  shellWord,
+} from './quote';
 import VERIFIERS_PY from './verifiers.py?raw';
 import {
   TARGET_LABELS,
+  loraTargetsOf,
   mappingRows,
+  labValueText,
   trlClassOf,
   type ExportTarget,
   type MappingRow,
@@ -17,7 +40,6 @@ import {
 } from './mapping';
 import openrlhfFields from './fixtures/openrlhf.json';
 import trlFields from './fixtures/trl.json';
-import { parseLoraTargets } from '../core/lora-layout';
 import verlFields from './fixtures/verl.json';
 
 /** One file of an export: its path inside the export folder and its text. */
@@ -57,39 +79,84 @@ export const TARGET_VERSIONS: Readonly<Record<ExportTarget, string>> = {
   openrlhf: `${openrlhfFields.repo} ${openrlhfFields.version} @ ${openrlhfFields.commit.slice(0, 7)}`,
 };
 
-// ---------------------------------------------------------------------------------------------------------
-// Value syntax of each target.
+/**
+ * The config's text fields that are code or data of several lines (the person's reward function, the prompt
+ * list): each is written as its own file of the export, exactly as given, and named in comments, never inlined.
+ */
+export const VALUE_FILES: Readonly<Partial<Record<RLField, string>>> = {
+  reward_fn: 'user_reward_fn.js',
+  prompts: 'prompt_list.txt',
+};
 
-function pyValue(v: SettingValue): string {
+/** The file of a multi-line text field (VALUE_FILES, else `<field>.txt`); null for one-line fields. */
+export function valueFileOf(field: RLField): string | null {
+  const spec = FIELD_SPECS[field];
+  if (spec.kind !== 'string' || !spec.multiline) return null;
+  return VALUE_FILES[field] ?? `${field}.txt`;
+}
+
+/** The exact config, as JSON, in every export: `npm run train -- --config lab_config.json` runs it in the lab. */
+export const CONFIG_FILE = 'lab_config.json';
+
+// ---------------------------------------------------------------------------------------------------------
+// Value syntax of each target (quote.ts quotes every string).
+
+function pyValue(field: string, v: SettingValue): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number') return String(v);
-  return `[${v.map(String).join(', ')}]`;
+  if (typeof v === 'string') return pyString(v);
+  if (typeof v === 'number') return numberText(field, v);
+  return `[${v.map((x) => numberText(field, x)).join(', ')}]`;
+}
+
+/** A number as every target reads it; a non-finite one has no literal in them and is refused. */
+function numberText(field: string, v: number): string {
+  if (!Number.isFinite(v)) throw new ExportValueError(`${field}: ${v} has no literal in the exported files`);
+  return String(v);
 }
 
 /** A Python list of strings. */
 function pyList(items: readonly string[]): string {
-  return `[${items.map((s) => JSON.stringify(s)).join(', ')}]`;
+  return `[${items.map((s) => pyString(s)).join(', ')}]`;
 }
 
-function hydraValue(v: SettingValue): string {
+/** A value as a Hydra override writes it (verl); strings of plain characters only (quote.ts hydraWord). */
+function hydraValue(field: string, v: SettingValue): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number' || typeof v === 'string') return String(v);
-  return `[${v.map(String).join(',')}]`;
+  if (typeof v === 'number') return numberText(field, v);
+  if (typeof v === 'string') return hydraWord(field, v);
+  return `[${v.map((x) => numberText(field, x)).join(',')}]`;
 }
 
-function shellWords(s: Setting): string {
+/** An OpenRLHF flag and its value as shell words. */
+function shellWords(field: string, s: Setting): string {
   if (s.value === true) return s.key;
-  if (Array.isArray(s.value)) return `${s.key} ${s.value.map(String).join(' ')}`;
-  return `${s.key} ${String(s.value)}`;
+  const v = s.value;
+  const values = typeof v === 'string' ? [v] : typeof v === 'number' ? [numberText(field, v)] : v === false ? ['False'] : v.map((x) => numberText(field, x));
+  return [s.key, ...values].map((w) => shellWord(field, w)).join(' ');
+}
+
+/**
+ * A lab value as comments and the README show it: numbers, booleans, null and weights as they are (they hold no
+ * special character; weights are checked), strings as escaped literals (`literal`), and a multi-line text field
+ * as the name of its own file.
+ */
+function labValue(field: RLField, v: unknown, literal: (s: string) => string): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') {
+    const file = valueFileOf(field);
+    return file ? `(${v.length} characters, in ${file})` : literal(v);
+  }
+  const text = labValueText(v);
+  return /^[\w.,:+-]*$/.test(text) ? text : literal(text);
+}
+
+/** One mapping row as a comment line: the field, its value as a literal, and what it became (escaped). */
+function rowComment(r: MappingRow, c: RLConfig): string {
+  return `# ${r.field} = ${labValue(r.field, c[r.field], (s) => pyString(s))}${r.comment ? `: ${commentText(oneLine(r.comment))}` : ''}`;
 }
 
 /** A comment's text on one line (comments are written as `# ...`). */
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-function rowComment(r: MappingRow): string {
-  return `# ${r.field} = ${r.lab}${r.comment ? `: ${oneLine(r.comment)}` : ''}`;
-}
 
 function header(c: RLConfig, preset: PresetName | null, target: ExportTarget, how: string): string[] {
   return [
@@ -114,7 +181,16 @@ function rewardDoc(c: RLConfig): string[] {
     `its reward parts times their weights (${w}), as the lab computes it; the port agrees with the TypeScript verifier part by part`,
     "(scripts/check-python-verifiers.ts). DAPO's overlong shaping is not in it: verl's DAPO reward manager and OpenRLHF's",
     '--reward.overlong_buffer_len add it where the experiment turns it on.',
-  ];
+    ...(c.reward_fn === null
+      ? []
+      : [
+          `The experiment's own reward function (reward_fn, JavaScript) is the file ${VALUE_FILES.reward_fn}, as written; it is not`,
+          'ported and nothing here runs it, so its weight (user) scores 0 in the Python reward.',
+        ]),
+    ...(c.reward_model === null
+      ? []
+      : ["The learned reward (reward_model) is not ported: its weight (reward_model) scores 0 in the Python reward."]),
+  ].map(commentText);
 }
 
 /** The verifiers and the experiment's constants, as the head of every reward module. */
@@ -127,9 +203,11 @@ function rewardModule(c: RLConfig): string[] {
     '',
     '',
     '# The experiment.',
-    `TASK = ${JSON.stringify(c.task)}`,
-    `DIFFICULTY = ${d.difficulty}`,
-    `WEIGHTS = ${JSON.stringify(d.rewardWeights)}`,
+    `TASK = ${pyString(c.task)}`,
+    `DIFFICULTY = ${numberText('difficulty', d.difficulty)}`,
+    `WEIGHTS = {${Object.entries(d.rewardWeights)
+      .map(([k, v]) => `${pyString(k)}: ${numberText('reward_weights', v)}`)
+      .join(', ')}}`,
     '',
   ];
 }
@@ -183,7 +261,7 @@ function renderTrl(
   // LoRA: PEFT's config for the trainer, the lab's rank, alpha and projections (all-linear adapts the same seven).
   const lora =
     c.lora_rank > 0 && cls !== 'PPOConfig'
-      ? `    peft_config=LoraConfig(r=${c.lora_rank}, lora_alpha=${c.lora_alpha}, lora_dropout=0.0, target_modules=${c.lora_targets === null ? '"all-linear"' : pyList(parseLoraTargets(c.lora_targets))}, task_type="CAUSAL_LM"),`
+      ? `    peft_config=LoraConfig(r=${numberText('lora_rank', c.lora_rank)}, lora_alpha=${numberText('lora_alpha', c.lora_alpha)}, lora_dropout=0.0, target_modules=${c.lora_targets === null ? '"all-linear"' : pyList(loraTargetsOf(c))}, task_type="CAUSAL_LM"),`
       : null;
   const lines: string[] = [
     ...header(
@@ -191,7 +269,7 @@ function renderTrl(
       preset,
       'trl',
       'Run: python train_trl.py [--model PATH_OR_HUB_NAME] (the data/ folder beside it holds the prompts).',
-    ).map((l) => `# ${l}`),
+    ).map((l) => `# ${commentText(l)}`),
     'import argparse',
     '',
     'from datasets import load_dataset',
@@ -206,7 +284,7 @@ function renderTrl(
     '',
     '',
     'parser = argparse.ArgumentParser()',
-    `parser.add_argument("--model", default=${JSON.stringify(model)}, help="a Hugging Face format checkpoint folder or a hub model name")`,
+    `parser.add_argument("--model", default=${pyString(model)}, help="a Hugging Face format checkpoint folder or a hub model name")`,
     'args = parser.parse_args()',
     '',
     `train = load_dataset("json", data_files="data/train.jsonl", split="train")`,
@@ -220,9 +298,9 @@ function renderTrl(
       : []),
   ];
   for (const r of rows) {
-    lines.push(`    ${rowComment(r)}`);
+    lines.push(`    ${rowComment(r, c)}`);
     for (const s of r.settings) {
-      lines.push(`    ${s.key}=${pyValue(s.value)},`);
+      lines.push(`    ${s.key}=${pyValue(r.field, s.value)},`);
       keys.push(s.key);
     }
   }
@@ -255,6 +333,14 @@ function renderTrl(
 // ---------------------------------------------------------------------------------------------------------
 // verl
 
+/**
+ * The launch scripts' MODEL: the environment's when set and not empty, else the export's model as a single-quoted
+ * literal (a default inside "${MODEL:-...}" would be expanded by the shell).
+ */
+function modelDefault(model: string): string[] {
+  return ['MODEL="${MODEL:-}"', `[ -n "$MODEL" ] || MODEL=${shellQuote('hf-model', model)}`];
+}
+
 function renderVerl(
   c: RLConfig,
   preset: PresetName | null,
@@ -283,7 +369,8 @@ function renderVerl(
     'trainer.nnodes',
     ...own.map((s) => s.key),
   ];
-  const word = (s: Setting) => `  '${s.added ? '+' : ''}${s.key}=${hydraValue(s.value)}'`;
+  const word = (field: string, s: Setting) =>
+    `  ${shellQuote(field, `${s.added ? '+' : ''}${s.key}=${hydraValue(field, s.value)}`)}`;
   const lines = [
     '#!/usr/bin/env bash',
     ...header(
@@ -291,11 +378,11 @@ function renderVerl(
       preset,
       'verl',
       'Run: MODEL=<checkpoint folder or hub name> GPUS=<n> bash run_verl.sh [more key=value overrides].',
-    ).map((l) => `# ${l}`),
+    ).map((l) => `# ${commentText(l)}`),
     "# verl's dataset reads parquet: the first step converts data/*.jsonl (verl's row layout) with pandas.",
     'set -euo pipefail',
     'HERE="$(cd "$(dirname "$0")" && pwd)"',
-    `MODEL="\${MODEL:-${model}}"`,
+    ...modelDefault(model),
     'GPUS="${GPUS:-1}"',
     `python3 -c 'import pandas as pd, sys; [pd.read_json(f"{sys.argv[1]}/data/{s}.jsonl", lines=True).to_parquet(f"{sys.argv[1]}/data/{s}.parquet") for s in ("train", "heldout")]' "$HERE"`,
     'ARGS=(',
@@ -306,16 +393,16 @@ function renderVerl(
     '  "custom_reward_function.path=$HERE/reward_fn.py"',
     '  "trainer.n_gpus_per_node=$GPUS"',
     "  'trainer.nnodes=1'",
-    ...own.map(word),
+    ...own.map((s) => word(s.key, s)),
   ];
   if (!evalOn)
     lines.push(
       '  # the lab never evaluates: data.val_files still names the held-out file (verl needs one); trainer.test_freq is -1',
     );
   for (const r of rows) {
-    lines.push(`  ${rowComment(r)}`);
+    lines.push(`  ${rowComment(r, c)}`);
     for (const s of r.settings) {
-      lines.push(word(s));
+      lines.push(word(r.field, s));
       keys.push(s.key);
     }
   }
@@ -351,10 +438,10 @@ function renderOpenrlhf(
       preset,
       'openrlhf',
       'Run on a Ray cluster: MODEL=<checkpoint folder or hub name> bash run_openrlhf.sh [more flags].',
-    ).map((l) => `# ${l}`),
+    ).map((l) => `# ${commentText(l)}`),
     'set -euo pipefail',
     'HERE="$(cd "$(dirname "$0")" && pwd)"',
-    `MODEL="\${MODEL:-${model}}"`,
+    ...modelDefault(model),
     'ARGS=(',
     '  --actor.model_name_or_path "$MODEL"',
     ...(d.needsCritic ? ['  --critic.model_name_or_path "$MODEL"'] : []),
@@ -366,9 +453,9 @@ function renderOpenrlhf(
     ...(evalOn ? ['  --eval.dataset "$HERE/data/heldout.jsonl"'] : []),
   ];
   for (const r of rows) {
-    lines.push(`  ${rowComment(r)}`);
+    lines.push(`  ${rowComment(r, c)}`);
     for (const s of r.settings) {
-      lines.push(`  ${shellWords(s)}`);
+      lines.push(`  ${shellWords(r.field, s)}`);
       keys.push(s.key);
     }
   }
@@ -384,21 +471,40 @@ const ENTRY: Readonly<Record<ExportTarget, string>> = {
   openrlhf: 'run_openrlhf.sh',
 };
 
+/** Text for a Markdown table cell: one line, pipes escaped, nothing raw that a literal escapes. */
 function cell(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+  return commentText(oneLine(s)).replace(/\|/g, '\\|');
+}
+
+/** A setting's value as the table shows it: the override text for verl, plain words as they are, else a literal. */
+function tableValue(target: ExportTarget, field: string, v: SettingValue): string {
+  if (target === 'verl' || typeof v !== 'string') return hydraValue(field, v);
+  return /^[\w./-]+$/.test(v) ? v : markdownLiteral(v);
 }
 
 /** The mapping table of one export as Markdown: lab field, lab value, the trainer's settings, the comment. */
-export function mappingTable(target: ExportTarget, rows: readonly MappingRow[]): string {
-  const settingText = (s: Setting) => `\`${s.added ? '+' : ''}${s.key}=${hydraValue(s.value)}\``;
+export function mappingTable(target: ExportTarget, rows: readonly MappingRow[], c: RLConfig): string {
+  const settingText = (field: string, s: Setting) =>
+    `\`${s.added ? '+' : ''}${s.key}=${tableValue(target, field, s.value)}\``;
   return [
     `| lab field | lab value | ${TARGET_LABELS[target]} | note |`,
     '|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| \`${r.field}\` | \`${cell(r.lab)}\` | ${r.settings.length ? r.settings.map(settingText).join(' ') : 'none'} | ${cell(r.comment ?? '')} |`,
+        `| \`${r.field}\` | \`${labValue(r.field, c[r.field], markdownLiteral)}\` | ${r.settings.length ? r.settings.map((s) => settingText(r.field, s)).join(' ') : 'none'} | ${cell(r.comment ?? '')} |`,
     ),
   ].join('\n');
+}
+
+/** What each file of an export holds, for the README's list. */
+function fileNote(target: ExportTarget, path: string): string {
+  if (path === ENTRY[target]) return 'the file to run';
+  if (path === CONFIG_FILE) return "the lab's config as it was exported, exactly (`npm run train -- --config lab_config.json` runs it in the lab)";
+  if (path.startsWith('data/')) return 'the prompts the run reads, one JSON object per line';
+  if (path === VALUE_FILES.reward_fn) return 'your reward function (reward_fn), exactly as written: JavaScript the lab runs in its sandbox; nothing here runs it';
+  if (path === VALUE_FILES.prompts) return 'your prompt list (prompts), exactly as written; its rows are in data/';
+  if (path.endsWith('.py')) return "the reward: the lab's verifier in Python";
+  return '';
 }
 
 function readme(
@@ -411,11 +517,14 @@ function readme(
   return [
     `# ${TARGET_LABELS[target]} export of an RL Lab experiment`,
     '',
-    ...header(c, preset, target, `Entry: \`${ENTRY[target]}\`.`),
+    ...header(c, preset, target, `Entry: \`${ENTRY[target]}\`.`).map(commentText),
     '',
     '## Files',
     '',
-    ...files.map((f) => `- \`${f}\``),
+    ...files.map((f) => `- \`${f}\`${fileNote(target, f) ? `: ${fileNote(target, f)}` : ''}`),
+    '',
+    'Every value of the config is written as a quoted literal (or, for a text of several lines, as its own file named',
+    'in the comments), so no value changes what the scripts do.',
     '',
     '## The model',
     '',
@@ -428,13 +537,33 @@ function readme(
     '',
     '## Mapping',
     '',
-    mappingTable(target, rows),
+    mappingTable(target, rows, c),
     '',
   ].join('\n');
 }
 
-/** An experiment as the files one trainer runs (every field mapped or commented), with the keys it writes. */
+/** Refuses, naming the field, a config whose text a file cannot hold or whose prompt list cannot be read. */
+function checkExportable(c: RLConfig): void {
+  for (const field of FIELD_NAMES) {
+    const v = c[field];
+    if (typeof v === 'string') checkWritable(field, v);
+  }
+  if (c.task === PROMPT_LIST_TASK) {
+    try {
+      taskOf(c);
+    } catch (e) {
+      throw new ExportValueError(`prompts: ${(e as Error).message}`);
+    }
+  }
+}
+
+/**
+ * An experiment as the files one trainer runs (every field mapped or commented), with the keys it writes. Throws
+ * ExportValueError naming the field when a value cannot be written (quote.ts).
+ */
 export function exportExperiment(target: ExportTarget, c: RLConfig, options: ExportOptions): Export {
+  const model = checkModelName('hf-model', options.model);
+  checkExportable(c);
   const rows = mappingRows(target, c);
   const counts = rowCounts(c);
   const cap = (n: number) => Math.min(n, options.maxRows ?? n);
@@ -442,7 +571,7 @@ export function exportExperiment(target: ExportTarget, c: RLConfig, options: Exp
   const train = exportItems(c, 'train', cap(counts.train));
   const heldout = exportItems(c, 'heldout', cap(Math.max(counts.heldout, 1)));
   const render = { trl: renderTrl, verl: renderVerl, openrlhf: renderOpenrlhf }[target];
-  const { text, keys } = render(c, options.preset, options.model, rows, evalOn);
+  const { text, keys } = render(c, options.preset, model, rows, evalOn);
   const files: ExportFile[] = [{ path: ENTRY[target], text }];
   if (target === 'verl') {
     files.push({ path: 'reward_fn.py', text: verlReward(c) });
@@ -453,19 +582,31 @@ export function exportExperiment(target: ExportTarget, c: RLConfig, options: Exp
     files.push({ path: 'data/train.jsonl', text: jsonl(train.map(plainRow)) });
     files.push({ path: 'data/heldout.jsonl', text: jsonl(heldout.map(plainRow)) });
   }
+  for (const field of FIELD_NAMES) {
+    const file = valueFileOf(field);
+    const v = c[field];
+    if (file && typeof v === 'string') files.push({ path: file, text: v });
+  }
+  files.push({ path: CONFIG_FILE, text: `${JSON.stringify(c, null, 2)}\n` });
   files.push({ path: 'README.md', text: readme(c, options.preset, target, rows, [...files.map((f) => f.path)]) });
   return { target, entry: ENTRY[target], files, rows, keys };
 }
 
-/** The delimiter of the bundle's here-documents: no exported file has it on a line of its own. */
-const BUNDLE_EOF = 'RL_LAB_EXPORT_EOF';
+/** The delimiter of the bundle's here-documents: RL_LAB_EXPORT_EOF, numbered until no file has it as a line. */
+function bundleDelimiter(files: readonly ExportFile[]): string {
+  const lines = new Set(files.flatMap((f) => f.text.split('\n')));
+  let eof = 'RL_LAB_EXPORT_EOF';
+  for (let i = 1; lines.has(eof); i++) eof = `RL_LAB_EXPORT_EOF_${i}`;
+  return eof;
+}
 
 /**
  * Every file of an export as one shell script that writes them into a folder (default: the trainer's name), for a
- * single download from the page: `bash rl-lab-verl-export.sh [dir]`. Quoted here-documents, so nothing in the
- * files is expanded.
+ * single download from the page: `bash rl-lab-verl-export.sh [dir]`. Quoted here-documents (a file not ending in a
+ * newline: printf of a single-quoted word), so nothing in the files is expanded and each is written back exactly.
  */
 export function bundleScript(e: Export): string {
+  const eof = bundleDelimiter(e.files);
   const lines = [
     '#!/usr/bin/env sh',
     `# Writes an RL Lab experiment exported for ${TARGET_LABELS[e.target]} into a folder: sh ${bundleName(e.target)} [dir]; then see README.md there.`,
@@ -474,13 +615,9 @@ export function bundleScript(e: Export): string {
     'mkdir -p "$DIR/data"',
   ];
   for (const f of e.files) {
-    if (f.text.split('\n').includes(BUNDLE_EOF))
-      throw new Error(`${f.path} has the bundle's delimiter on a line of its own`);
-    lines.push(
-      `cat > "$DIR/${f.path}" <<'${BUNDLE_EOF}'`,
-      f.text.endsWith('\n') ? f.text.slice(0, -1) : f.text,
-      BUNDLE_EOF,
-    );
+    checkWritable(f.path, f.text);
+    if (f.text.endsWith('\n')) lines.push(`cat > "$DIR/${f.path}" <<'${eof}'`, f.text.slice(0, -1), eof);
+    else lines.push(`printf '%s' ${shellQuote(f.path, f.text)} > "$DIR/${f.path}"`);
   }
   lines.push(`echo "wrote $DIR: ${e.files.map((f) => f.path).join(', ')}; run ${e.entry} there"`, '');
   return lines.join('\n');
