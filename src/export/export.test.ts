@@ -195,7 +195,9 @@ describe('exports', () => {
   it('writes the model as a parameter and the prompts with answers the lab verifier accepts', () => {
     const c = resolveConfig('grpo', { task: 'multiplication', seed: 7 });
     const verl = exportExperiment('verl', c, { preset: 'grpo', model: 'org/some-model', maxRows: 20 });
-    expect(verl.files.find((f) => f.path === 'run_verl.sh')!.text).toContain('MODEL="${MODEL:-org/some-model}"');
+    expect(verl.files.find((f) => f.path === 'run_verl.sh')!.text).toContain(
+      `MODEL="\${MODEL:-}"\n[ -n "$MODEL" ] || MODEL='org/some-model'\n`,
+    );
     const rows = verl.files
       .find((f) => f.path === 'data/train.jsonl')!
       .text.trim()
@@ -244,7 +246,7 @@ describe('exports', () => {
         (f) => f.path === modules[target],
       )!.text;
       expect(text).toContain('def verify(task, difficulty, prompt, completion):');
-      expect(text).toContain('TASK = "count"\nDIFFICULTY = 12\nWEIGHTS = {"accuracy":0.7,"format":0.3}');
+      expect(text).toContain('TASK = "count"\nDIFFICULTY = 12\nWEIGHTS = {"accuracy": 0.7, "format": 0.3}');
       expect(text).toMatch(/reward\(TASK, DIFFICULTY, /);
     }
     const row = JSON.parse(

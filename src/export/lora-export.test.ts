@@ -23,12 +23,12 @@ describe('LoRA in the exports', () => {
     expect(settingsOf('verl', c)).toEqual({
       lora_rank: ['actor_rollout_ref.model.lora_rank=8'],
       lora_alpha: ['actor_rollout_ref.model.lora_alpha=32'],
-      lora_targets: ['actor_rollout_ref.model.target_modules=[q_proj,v_proj]'],
+      lora_targets: ['actor_rollout_ref.model.target_modules=q_proj,v_proj'],
     });
     expect(settingsOf('openrlhf', c)).toEqual({
       lora_rank: ['--ds.lora.rank=8'],
       lora_alpha: ['--ds.lora.alpha=32'],
-      lora_targets: ['--ds.lora.target_modules=q_proj v_proj'],
+      lora_targets: ['--ds.lora.target_modules=q_proj,v_proj'],
     });
     for (const k of [
       'actor_rollout_ref.model.lora_rank',

@@ -16,7 +16,7 @@ export type ExportTarget = (typeof EXPORT_TARGETS)[number];
 /** Display names of the trainers. */
 export const TARGET_LABELS: Readonly<Record<ExportTarget, string>> = { trl: 'TRL', verl: 'verl', openrlhf: 'OpenRLHF' };
 
-export type SettingValue = string | number | boolean | readonly number[];
+export type SettingValue = string | number | boolean | readonly number[] | readonly string[];
 
 /** One key the export writes: a TRL config field, a verl override path, an OpenRLHF flag. */
 export interface Setting {
@@ -88,18 +88,15 @@ const none = (comment: string): Pick<MappingRow, 'settings' | 'comment'> => ({ s
 const written = (where: string): Pick<MappingRow, 'settings' | 'comment'> => none(`written with ${where}`);
 
 /**
- * lora_targets: the lab's comma list becomes a list in the trainer's syntax (a Hydra list for verl, words for
- * OpenRLHF's nargs flag); null (every projection) is left to their default, all-linear, which adapts the same seven.
+ * lora_targets: the lab's comma list becomes a list (render.ts writes it in the trainer's syntax: a Hydra list for
+ * verl, words for OpenRLHF's nargs flag); null (every projection) is left to their default, all-linear, which
+ * adapts the same seven.
  */
-function loraTargetsRow(
-  c: RLConfig,
-  key: string,
-  list: (targets: readonly string[]) => string,
-): Pick<MappingRow, 'settings' | 'comment'> {
+function loraTargetsRow(c: RLConfig, key: string): Pick<MappingRow, 'settings' | 'comment'> {
   if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0)');
   if (c.lora_targets === null)
     return none(`null in the lab: every projection, which ${key}'s default all-linear adapts on these models`);
-  return set(key, list(loraTargetsOf(c)));
+  return set(key, loraTargetsOf(c));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -323,7 +320,7 @@ function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
 const A = 'actor_rollout_ref.actor.';
 
 const VERL: Partial<Record<RLField, Conversion>> = {
-  lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!, (t) => `[${t.join(',')}]`),
+  lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!),
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
     if (!mode)
@@ -545,7 +542,7 @@ const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | nu
 };
 
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {
-  lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.openrlhf!, (t) => t.join(' ')),
+  lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.openrlhf!),
   loss_type: ({ c }) => {
     if (c.loss_type === 'ppo_clip')
       return set('--actor.policy_loss_type', c.importance_sampling_level === 'sequence' ? 'gspo' : 'ppo');

@@ -63,7 +63,13 @@ export function shellWord(field: string, s: string): string {
  */
 const ESCAPED = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}"\\]/u;
 
-const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '"': '\\"',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+};
 
 function hexEscape(cp: number): string {
   if (cp < 0x100) return `\\x${cp.toString(16).padStart(2, '0')}`;
@@ -109,9 +115,7 @@ const HYDRA_PLAIN = /^[A-Za-z0-9_./-]+$/;
 /** A string value of a verl override: plain characters only, else refused naming the field. */
 export function hydraWord(field: string, s: string): string {
   if (!HYDRA_PLAIN.test(s))
-    throw new ExportValueError(
-      `${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - only)`,
-    );
+    throw new ExportValueError(`${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - only)`);
   return s;
 }
 

@@ -105,7 +105,7 @@ function pyValue(field: string, v: SettingValue): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'string') return pyString(v);
   if (typeof v === 'number') return numberText(field, v);
-  return `[${v.map((x) => numberText(field, x)).join(', ')}]`;
+  return `[${v.map((x: number | string) => (typeof x === 'string' ? pyString(x) : numberText(field, x))).join(', ')}]`;
 }
 
 /** A number as every target reads it; a non-finite one has no literal in them and is refused. */
@@ -124,14 +124,21 @@ function hydraValue(field: string, v: SettingValue): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return numberText(field, v);
   if (typeof v === 'string') return hydraWord(field, v);
-  return `[${v.map((x) => numberText(field, x)).join(',')}]`;
+  return `[${v.map((x: number | string) => (typeof x === 'string' ? hydraWord(field, x) : numberText(field, x))).join(',')}]`;
 }
 
 /** An OpenRLHF flag and its value as shell words. */
 function shellWords(field: string, s: Setting): string {
   if (s.value === true) return s.key;
   const v = s.value;
-  const values = typeof v === 'string' ? [v] : typeof v === 'number' ? [numberText(field, v)] : v === false ? ['False'] : v.map((x) => numberText(field, x));
+  const values =
+    typeof v === 'string'
+      ? [v]
+      : typeof v === 'number'
+        ? [numberText(field, v)]
+        : v === false
+          ? ['false']
+          : v.map((x: number | string) => (typeof x === 'string' ? x : numberText(field, x)));
   return [s.key, ...values].map((w) => shellWord(field, w)).join(' ');
 }
 
@@ -189,7 +196,7 @@ function rewardDoc(c: RLConfig): string[] {
         ]),
     ...(c.reward_model === null
       ? []
-      : ["The learned reward (reward_model) is not ported: its weight (reward_model) scores 0 in the Python reward."]),
+      : ['The learned reward (reward_model) is not ported: its weight (reward_model) scores 0 in the Python reward.']),
   ].map(commentText);
 }
 
@@ -499,9 +506,11 @@ export function mappingTable(target: ExportTarget, rows: readonly MappingRow[], 
 /** What each file of an export holds, for the README's list. */
 function fileNote(target: ExportTarget, path: string): string {
   if (path === ENTRY[target]) return 'the file to run';
-  if (path === CONFIG_FILE) return "the lab's config as it was exported, exactly (`npm run train -- --config lab_config.json` runs it in the lab)";
+  if (path === CONFIG_FILE)
+    return "the lab's config as it was exported, exactly (`npm run train -- --config lab_config.json` runs it in the lab)";
   if (path.startsWith('data/')) return 'the prompts the run reads, one JSON object per line';
-  if (path === VALUE_FILES.reward_fn) return 'your reward function (reward_fn), exactly as written: JavaScript the lab runs in its sandbox; nothing here runs it';
+  if (path === VALUE_FILES.reward_fn)
+    return 'your reward function (reward_fn), exactly as written: JavaScript the lab runs in its sandbox; nothing here runs it';
   if (path === VALUE_FILES.prompts) return 'your prompt list (prompts), exactly as written; its rows are in data/';
   if (path.endsWith('.py')) return "the reward: the lab's verifier in Python";
   return '';
