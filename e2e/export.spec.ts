@@ -1,6 +1,7 @@
 // The "Run elsewhere" panel in a real Chromium: its code loads only when the panel is opened; it shows the edited
 // experiment (DAPO on copy) as a TRL script and a verl run with the mapping of every field; the script downloads,
-// and the one-file bundle downloads, unpacks with sh into the run's files, and its launch script parses with bash.
+// and the one-file bundle downloads, unpacks with sh into the run's files, and its launch script parses with bash;
+// a model name the scripts cannot hold is refused with a message naming it.
 import { expect, test } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,6 +32,10 @@ test('export the edited experiment to TRL and verl from the page and download it
     rows.filter({ has: page.locator('td code', { hasText: /^reinforce_baseline_momentum$/ }) }),
   ).toContainText('no equivalent in GRPOConfig');
 
+  // A model name the scripts cannot hold (it would be code in the launch script) is refused by name.
+  await page.getByTestId('elsewhere-model').fill('org/my"model$(touch x)');
+  await expect(page.getByTestId('elsewhere-error')).toContainText('hf-model: ');
+  await expect(page.getByTestId('elsewhere-script')).toHaveCount(0);
   await page.getByTestId('elsewhere-model').fill('org/base-model');
   const [script] = await Promise.all([
     page.waitForEvent('download'),
@@ -55,7 +60,14 @@ test('export the edited experiment to TRL and verl from the page and download it
   await bundle.saveAs(bundlePath);
   const dir = info.outputPath('verl-run');
   execFileSync('sh', [bundlePath, dir]);
-  for (const f of ['run_verl.sh', 'reward_fn.py', 'data/train.jsonl', 'data/heldout.jsonl', 'README.md'])
+  for (const f of [
+    'run_verl.sh',
+    'reward_fn.py',
+    'data/train.jsonl',
+    'data/heldout.jsonl',
+    'lab_config.json',
+    'README.md',
+  ])
     expect(existsSync(join(dir, f)), f).toBe(true);
   execFileSync('bash', ['-n', join(dir, 'run_verl.sh')]);
   const train = readFileSync(join(dir, 'data/train.jsonl'), 'utf8')
@@ -64,7 +76,7 @@ test('export the edited experiment to TRL and verl from the page and download it
     .map((l) => JSON.parse(l) as { data_source: string; reward_model: { ground_truth: string } });
   expect(train).toHaveLength(5 * 4);
   expect(train[0].data_source).toBe('rl-lab/copy');
-  expect(readFileSync(join(dir, 'run_verl.sh'), 'utf8')).toContain('MODEL="${MODEL:-org/base-model}"');
+  expect(readFileSync(join(dir, 'run_verl.sh'), 'utf8')).toContain(`[ -n "$MODEL" ] || MODEL='org/base-model'`);
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });

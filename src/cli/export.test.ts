@@ -86,13 +86,15 @@ describe('npm run export', () => {
   });
 
   it('refuses a checkpoint or reward_model with a line break, naming the field', () => {
+    const out = mkdtempSync(join(tmpdir(), 'export-'));
     for (const field of ['checkpoint', 'reward_model'])
       expect(() =>
-        runExport(['--to', 'verl', '--task', 'copy', `--${field}`, 'copy\n$(touch M)', '--out', 'x'], quiet),
+        runExport(['--to', 'verl', '--task', 'copy', `--${field}`, 'copy\n$(touch M)', '--out', out], quiet),
       ).toThrow(RLConfigError);
     expect(() =>
-      runExport(['--to', 'verl', '--task', 'copy', '--checkpoint', 'copy\n$(touch M)', '--out', 'x'], quiet),
+      runExport(['--to', 'verl', '--task', 'copy', '--checkpoint', 'copy\n$(touch M)', '--out', out], quiet),
     ).toThrow(/checkpoint: must be one line without control characters/);
+    expect(readdirSync(out), 'nothing written').toEqual([]);
   });
 
   it('writes a reward function of several lines and a prompt list of two rows as their own files, never in the scripts', () => {

@@ -25,11 +25,33 @@ export default function RunElsewhere() {
   const [target, setTarget] = useState<ExportTarget>('trl');
   const [model, setModel] = useState(DEFAULT_MODEL_PATH);
   const [copied, setCopied] = useState(false);
-  const exported = useMemo(
-    () => (config ? exportExperiment(target, config, { preset, model: model.trim() || DEFAULT_MODEL_PATH }) : null),
-    [config, preset, target, model],
+  // A value the trainer's files cannot hold (a model name that is not a hub name or path, a NUL) is refused by
+  // the exporter with a message naming the field; it is shown beside the model input instead of the files.
+  const result = useMemo(() => {
+    if (!config) return null;
+    try {
+      return { exported: exportExperiment(target, config, { preset, model: model.trim() || DEFAULT_MODEL_PATH }) };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  }, [config, preset, target, model]);
+  if (!result) return <p className="hint">Fix the marked fields to export the experiment.</p>;
+  const modelInput = (
+    <>
+      <label htmlFor="export-model">Model: a Hugging Face format checkpoint folder or a hub model name</label>
+      <input id="export-model" data-testid="elsewhere-model" value={model} onChange={(e) => setModel(e.target.value)} />
+    </>
   );
-  if (!exported) return <p className="hint">Fix the marked fields to export the experiment.</p>;
+  if ('error' in result)
+    return (
+      <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
+        {modelInput}
+        <p className="message error" role="alert" data-testid="elsewhere-error">
+          Cannot export: {result.error}
+        </p>
+      </div>
+    );
+  const { exported } = result;
   const entry = exported.files.find((f) => f.path === exported.entry)!;
   const commented = exported.rows.filter((r) => r.settings.length === 0).length;
   return (
@@ -56,8 +78,7 @@ export default function RunElsewhere() {
         Written against {TARGET_VERSIONS[target]}. {exported.keys.length} settings; {commented} of{' '}
         {exported.rows.length} fields have no setting of their own and are comments saying why.
       </p>
-      <label htmlFor="export-model">Model: a Hugging Face format checkpoint folder or a hub model name</label>
-      <input id="export-model" data-testid="elsewhere-model" value={model} onChange={(e) => setModel(e.target.value)} />
+      {modelInput}
       <div className="export-actions">
         <button
           type="button"
