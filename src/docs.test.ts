@@ -38,6 +38,7 @@ const CITING = [
   ...files('scripts', /\.(ts|sh|mjs|py)$/),
   ...files('docs', /\.md$/),
   'README.md',
+  'SECURITY.md',
 ];
 
 describe('documents the repository cites', () => {
@@ -69,6 +70,13 @@ describe('documents the repository cites', () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('every source and test file SECURITY.md names exists, so each promise points at the code and test that keep it', () => {
+    const text = readFileSync(join(ROOT, 'SECURITY.md'), 'utf8');
+    const named = [...text.matchAll(/`((?:src|e2e)\/[\w./-]+\.(?:ts|tsx))`/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((f) => !existsSync(join(ROOT, f)))).toEqual([]);
   });
 
   it('docs/algorithms.md names every config field, so a knob is found by its name', () => {
