@@ -130,4 +130,12 @@ describe('npm run export', () => {
       expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('`user_reward_fn.js`: your reward function');
     }
   });
+
+  it('writes the exact config as lab_config.json, which --config reads back to the same export', () => {
+    const out = mkdtempSync(join(tmpdir(), 'export-'));
+    runExport(['--to', 'verl', '--preset', 'dapo', '--task', 'sort', '--beta', '0.01', '--out', join(out, 'a')], quiet);
+    runExport(['--to', 'verl', '--config', join(out, 'a', 'lab_config.json'), '--out', join(out, 'b')], quiet);
+    for (const f of ['run_verl.sh', 'lab_config.json', 'data/train.jsonl', 'README.md'])
+      expect(readFileSync(join(out, 'b', f), 'utf8'), f).toBe(readFileSync(join(out, 'a', f), 'utf8'));
+  });
 });

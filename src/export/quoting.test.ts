@@ -17,6 +17,7 @@ import { Rng } from '../core/random';
 import { FIELD_NAMES, FIELD_SPECS, resolveConfig, type RLConfig, type RLField } from '../rl/config';
 import { parsePromptList } from '../tasks';
 import { EXPORT_TARGETS, ExportValueError, bundleScript, exportExperiment, type Export, type ExportTarget } from '.';
+import { checkModelName, commentText, pyString, shellQuote, shellWord } from './quote';
 import { CONFIG_FILE, valueFileOf } from './render';
 
 const ROOT = mkdtempSync(join(tmpdir(), 'export-quoting-'));
@@ -109,14 +110,14 @@ const promptList = (s: string) =>
 const BENIGN: Readonly<Record<string, string>> = { [MODEL_FIELD]: 'org/benign' };
 
 /** The value a field gets for the text `s` (the prompt list: `s` in its rows). */
-const valueOf = (field: string, s: string) => (field === 'prompts' ? promptList(s) : s);
+const textOf = (field: string, s: string) => (field === 'prompts' ? promptList(s) : s);
 
 /**
  * One export's config and model: every field in `hostile` gets its value for `s`, the others a benign value;
  * schema validation bypassed (the export must not rely on it).
  */
 function configOf(s: string, hostile: readonly string[]): { config: RLConfig; model: string } {
-  const text = (field: string) => valueOf(field, hostile.includes(field) ? s : (BENIGN[field] ?? 'benign'));
+  const text = (field: string) => textOf(field, hostile.includes(field) ? s : (BENIGN[field] ?? 'benign'));
   const config: Record<string, unknown> = { ...BASE, task: 'prompts' };
   for (const field of TEXT_FIELDS) if (field !== MODEL_FIELD) config[field] = text(field);
   return { config: config as RLConfig, model: text(MODEL_FIELD) };
@@ -139,7 +140,7 @@ function refuses(field: string, value: string): boolean {
 /** One export: every field that can hold `s` holds it. */
 interface Case {
   s: string;
-  /** The fields holding `s` (its value for each: valueOf). */
+  /** The fields holding `s` (its value for each: textOf). */
   fields: string[];
   target: ExportTarget;
   dir: string;
@@ -257,7 +258,7 @@ beforeAll(() => {
     benignDirs.set(target, dir);
   }
   for (const [j, s] of STRINGS.entries()) {
-    const fields = TEXT_FIELDS.filter((f) => !refuses(f, valueOf(f, s)));
+    const fields = TEXT_FIELDS.filter((f) => !refuses(f, textOf(f, s)));
     for (const target of EXPORT_TARGETS) {
       // Each refused combination alone: the export names the field.
       for (const field of TEXT_FIELDS.filter((f) => !fields.includes(f))) {
@@ -292,7 +293,7 @@ describe('exports of hostile text', () => {
     const written = cases.reduce((n, c) => n + c.fields.length, 0);
     expect(written + refusals.length).toBe(combinations);
     for (const r of refusals) {
-      expect(refuses(r.field, valueOf(r.field, r.s)), `${r.field} ${JSON.stringify(r.s.slice(0, 80))}`).toBe(true);
+      expect(refuses(r.field, textOf(r.field, r.s)), `${r.field} ${JSON.stringify(r.s.slice(0, 80))}`).toBe(true);
       expect(r.message.startsWith(`${r.field}: `), `${r.field} ${r.target}: ${r.message}`).toBe(true);
     }
     // Every field is written with several of the strings in every target (the model name only with names).
@@ -351,13 +352,13 @@ describe('exports of hostile text', () => {
         for (const line of f.text.split('\n').slice(0, -1)) JSON.parse(line);
         jsonFiles++;
       }
-      expect(JSON.parse(readFileSync(join(c.dir, CONFIG_FILE), 'utf8'))).toEqual(c.config);
+      expect(JSON.parse(readFileSync(join(c.dir, CONFIG_FILE), 'utf8'))).toEqual({ preset: 'grpo', ...c.config });
       jsonFiles++;
       const entry = c.e.files.find((f) => f.path === c.e.entry)!.text;
       for (const field of c.fields) {
         const file = field === MODEL_FIELD ? null : valueFileOf(field as RLField);
         if (!file) continue;
-        const value = valueOf(field, c.s);
+        const value = textOf(field, c.s);
         expect(readFileSync(join(c.dir, file), 'utf8')).toBe(value);
         expect(entry).toContain(`# ${field} = (${value.length} characters, in ${file})`);
         // Never inlined raw (with a line break: one-line literals of other fields escape it).
@@ -366,7 +367,7 @@ describe('exports of hostile text', () => {
             expect(f.text.includes(value), `${f.path} inlines ${field}`).toBe(false);
       }
       if (c.fields.includes('prompts')) {
-        const given = parsePromptList(valueOf('prompts', c.s)).map((it) => it.prompt);
+        const given = parsePromptList(textOf('prompts', c.s)).map((it) => it.prompt);
         const rows = c.e.files
           .filter((f) => f.path.startsWith('data/'))
           .flatMap((f) => f.text.split('\n').slice(0, -1))
@@ -407,7 +408,24 @@ describe('exports of hostile text', () => {
   it('no script, module or README holds a raw control character, and the marker was never created', () => {
     for (const c of cases)
       for (const f of c.e.files.filter((x) => /\.(sh|py|md)$/.test(x.path)))
-        expect(/[\0-\x08\x0b-\x1f\x7f\u2028\u2029]/.test(f.text), `${c.target} ${f.path}`).toBe(false);
+        expect(/(?![\t\n])[\p{Cc}\u2028\u2029]/u.test(f.text), `${c.target} ${f.path}`).toBe(false);
     expect(existsSync(MARK)).toBe(false);
+  });
+});
+
+describe('the quoting helpers', () => {
+  it('write each target language as documented', () => {
+    expect(shellQuote('f', "it's $(x) `y` \\n")).toBe("'it'\\''s $(x) `y` \\n'");
+    expect(() => shellQuote('f', 'a\0b')).toThrow(/^f: has a NUL character \(at 1\)/);
+    expect(() => shellQuote('f', 'a\ud800')).toThrow(/^f: has an unpaired UTF-16 surrogate \(at 1\)/);
+    expect(shellWord('f', '--actor.eps_clip_low_high')).toBe('--actor.eps_clip_low_high');
+    expect(shellWord('f', 'a b')).toBe("'a b'");
+    expect(pyString('a"\\\n\r\t\0\u2028\u202e\ud800é🙂')).toBe('"a\\"\\\\\\n\\r\\t\\x00\\u2028\\u202e\\ud800é🙂"');
+    expect(pyString('|`', '|`')).toBe('"\\x7c\\x60"');
+    expect(commentText('plain text, kept')).toBe('plain text, kept');
+    expect(commentText('two\nlines')).toBe('two\\nlines');
+    expect(checkModelName('hf-model', 'Qwen/Qwen2.5-0.5B')).toBe('Qwen/Qwen2.5-0.5B');
+    for (const bad of ['', '-rf', 'a b', 'org/my"model', '$(x)', 'x'.repeat(1025)])
+      expect(() => checkModelName('hf-model', bad), JSON.stringify(bad)).toThrow(/^hf-model: /);
   });
 });

@@ -95,7 +95,10 @@ export function valueFileOf(field: RLField): string | null {
   return VALUE_FILES[field] ?? `${field}.txt`;
 }
 
-/** The exact config, as JSON, in every export: `npm run train -- --config lab_config.json` runs it in the lab. */
+/**
+ * The exact config, as JSON with its preset, in every export: `npm run train -- --config lab_config.json` runs it
+ * in the lab, and `npm run export -- --config lab_config.json` writes the same export.
+ */
 export const CONFIG_FILE = 'lab_config.json';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -596,7 +599,8 @@ export function exportExperiment(target: ExportTarget, c: RLConfig, options: Exp
     const v = c[field];
     if (file && typeof v === 'string') files.push({ path: file, text: v });
   }
-  files.push({ path: CONFIG_FILE, text: `${JSON.stringify(c, null, 2)}\n` });
+  const withPreset = options.preset === null ? c : { preset: options.preset, ...c };
+  files.push({ path: CONFIG_FILE, text: `${JSON.stringify(withPreset, null, 2)}\n` });
   files.push({ path: 'README.md', text: readme(c, options.preset, target, rows, [...files.map((f) => f.path)]) });
   return { target, entry: ENTRY[target], files, rows, keys };
 }
