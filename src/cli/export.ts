@@ -22,7 +22,7 @@ import { configFromArgs, parseRlArgs, rlHelpText } from './train-rl';
 /** The export's own flags; every other flag is the train command's (preset, config, out, and each config field). */
 const EXPORT_FLAGS = {
   to: `the trainer: ${EXPORT_TARGETS.join(', ')} (${EXPORT_TARGETS.map((t) => TARGET_VERSIONS[t]).join('; ')})`,
-  'hf-model': `the starting weights: a Hugging Face format checkpoint folder or a hub model name (default ${DEFAULT_MODEL_PATH}, a folder beside the script)`,
+  'hf-model': `the starting weights: a Hugging Face format checkpoint folder or a hub model name, of letters, digits and _ . - / (default ${DEFAULT_MODEL_PATH}, a folder beside the script)`,
 } as const;
 
 export function exportHelpText(): string {
