@@ -152,3 +152,43 @@ export function weightToF32(d: WeightData): Float32Array {
 export function weightToHalf(d: WeightData, dtype: HalfDtype): Uint16Array {
   return isHalfBits(d) ? convertHalfBits(d.bits, d.dtype, dtype) : toHalfBits(d, dtype);
 }
+
+/** The weight-storage knob: a dtype, or 'auto' (resolveWeightDtype). */
+export type WeightDtypeChoice = 'auto' | WeightDtype;
+
+/**
+ * Bytes of a model's weights stored in `dtype`: the matrices at its width, the 1-D gains and biases at f32's (as
+ * GpuModel stores them; each tensor rounded up to 16 bytes, as GpuContext allocates). The memory plan's weights
+ * part at a given width.
+ */
+export function storedWeightBytes(shapes: readonly { shape: readonly number[] }[], dtype: WeightDtype): number {
+  let total = 0;
+  for (const { shape } of shapes) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const bytes = n * (storesHalf(shape) ? WEIGHT_DTYPE_BYTES[dtype] : 4);
+    total += Math.max(16, Math.ceil(bytes / 16) * 16);
+  }
+  return total;
+}
+
+/**
+ * The dtype a run stores its frozen weights in: the choice itself, or for 'auto' f32 where the run fits in memory
+ * with f32 weights (`fitsWith(4)`, the memory plan at 4 bytes a weight; every toy preset, so seeded runs stay
+ * bit-identical) and bf16 where it does not (bf16 keeps f32's range, so no overflow where f16 would saturate).
+ */
+export function resolveWeightDtype(choice: WeightDtypeChoice, fitsWith: (bytesPerWeight: number) => boolean): WeightDtype {
+  if (choice !== 'auto') return choice;
+  return fitsWith(WEIGHT_DTYPE_BYTES.f32) ? 'f32' : 'bf16';
+}
+
+/** Unit roundoff of each format (half the spacing at 1): the largest relative error of one rounding. */
+export const UNIT_ROUNDOFF: Readonly<Record<WeightDtype, number>> = { f32: 2 ** -24, bf16: 2 ** -8, f16: 2 ** -11 };
+
+/**
+ * How far y = sum_k a_k w_k computed with w stored in `dtype` may lie from the same sum with f32 weights: each w_k
+ * moves by at most u |w_k|, so |dy| <= u sum_k |a_k w_k| (`absDot`), plus the two f32 sums' own rounding (`f32Slack`).
+ * The size scaling is in absDot: it grows with K and with the operands' magnitudes.
+ */
+export function halfDotBound(dtype: WeightDtype, absDot: number, f32Slack: number): number {
+  return UNIT_ROUNDOFF[dtype] * absDot + f32Slack;
+}
