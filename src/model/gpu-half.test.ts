@@ -12,10 +12,11 @@ import { roundModelWeights } from '../reference/half-weights';
 import { modelBackward, modelForward } from '../reference/model';
 import { loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
 import { initParams, paramShapes, type ModelParams } from '../core/model-shapes';
-import { bf16BitsToF32, storedWeightBytes, toHalfBits, UNIT_ROUNDOFF, type HalfDtype } from '../core/half';
+import { bf16BitsToF32, halfBitsToF32, storedWeightBytes, toHalfBits, UNIT_ROUNDOFF, type HalfDtype } from '../core/half';
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
-import type { ParamArrays } from './checkpoint';
+import { configToJson, decodeCheckpointHalf, type ParamArrays } from './checkpoint';
+import { writeSafetensors, type SafetensorsTensorInput } from './safetensors';
 import type { ModelConfig } from './config';
 import { GpuModel } from './gpu-model';
 import { CpuPolicy, GpuPolicy } from './policy';
@@ -170,6 +171,52 @@ describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
     expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
     expect(Array.from(a.lengths)).toEqual(Array.from(b.lengths));
     gpuPolicy.destroy();
+  });
+});
+
+describe('a BF16 or F16 checkpoint stays half from the file to the GPU', () => {
+  /** model.safetensors with every tensor in `dtype` (as real checkpoints ship), and its config.json. */
+  function halfCheckpoint(params: ParamArrays, dtype: 'BF16' | 'F16') {
+    const tensors = new Map<string, SafetensorsTensorInput>();
+    for (const { name, shape } of paramShapes(CONFIG)) tensors.set(name, { dtype, shape, data: params[name] });
+    const special = { bosId: 1, eosId: 2, padId: 0 };
+    return { bytes: writeSafetensors(tensors, { format: 'pt' }), json: JSON.stringify(configToJson(CONFIG, special)) };
+  }
+
+  it.each([
+    ['BF16', 'bf16'],
+    ['F16', 'bf16'],
+    ['BF16', 'f16'],
+  ] as const)('%s file -> %s storage: half bits on the host, one conversion at most', async (fileDtype, storage) => {
+    const params = baseParams(11);
+    const file = halfCheckpoint(params, fileDtype);
+    const ck = decodeCheckpointHalf(file.bytes, file.json);
+    const fileHalf = fileDtype === 'BF16' ? 'bf16' : 'f16';
+    for (const { name } of paramShapes(CONFIG)) {
+      const w = ck.weights[name];
+      expect(w instanceof Float32Array, name).toBe(false); // no f32 copy on the host
+      expect((w as { dtype: string }).dtype).toBe(fileHalf);
+    }
+    const model = GpuModel.create(ctx, CONFIG, ck.weights, B, 1, undefined, { weightDtype: storage, frozen: true });
+    const matrix = 'model.layers.0.mlp.up_proj.weight';
+    const stored = (await ctx.read(model.params.get(matrix)!)) as Uint16Array;
+    const fileBits = (ck.weights[matrix] as { bits: Uint16Array }).bits;
+    if (fileHalf === storage) expect(stored).toEqual(fileBits); // uploaded as it is
+    // Widened: the file's values (vectors exactly, in f32) with the matrices rounded once more where formats differ.
+    const widened = Object.fromEntries(
+      Object.entries(ck.weights).map(([k, v]) => [k, halfBitsToF32((v as { bits: Uint16Array }).bits, fileHalf)]),
+    );
+    expect(await model.downloadBase()).toEqual(roundModelWeights(CONFIG, widened, storage));
+    model.destroy();
+  });
+
+  it('refuses a non-finite half weight, naming the tensor and the index', () => {
+    const params = baseParams(12);
+    params['model.layers.1.self_attn.o_proj.weight'][5] = Number.POSITIVE_INFINITY;
+    const file = halfCheckpoint(params, 'BF16');
+    expect(() => decodeCheckpointHalf(file.bytes, file.json)).toThrow(
+      /tensor model\.layers\.1\.self_attn\.o_proj\.weight holds Infinity at index 5/,
+    );
   });
 });
 
