@@ -34,7 +34,6 @@ export function storesHalf(shape: readonly number[]): boolean {
   return shape.length === 2;
 }
 
-
 let f16Table: Float32Array | null = null;
 
 function buildF16Table(): Float32Array {
@@ -176,7 +175,10 @@ export function storedWeightBytes(shapes: readonly { shape: readonly number[] }[
  * with f32 weights (`fitsWith(4)`, the memory plan at 4 bytes a weight; every toy preset, so seeded runs stay
  * bit-identical) and bf16 where it does not (bf16 keeps f32's range, so no overflow where f16 would saturate).
  */
-export function resolveWeightDtype(choice: WeightDtypeChoice, fitsWith: (bytesPerWeight: number) => boolean): WeightDtype {
+export function resolveWeightDtype(
+  choice: WeightDtypeChoice,
+  fitsWith: (bytesPerWeight: number) => boolean,
+): WeightDtype {
   if (choice !== 'auto') return choice;
   return fitsWith(WEIGHT_DTYPE_BYTES.f32) ? 'f32' : 'bf16';
 }

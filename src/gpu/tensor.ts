@@ -90,7 +90,14 @@ export class Tensor<D extends DType = DType> {
     }
     if (isHalfStorage(this.dtype) && offset % 2 !== 0)
       throw new Error(`view of ${this.describe()} at ${offset}: a half-precision view must start on a 32-bit word`);
-    return new Tensor(this.buffer, shape, this.dtype, this.label, this.byteOffset + offset * dtypeBytes(this.dtype), false);
+    return new Tensor(
+      this.buffer,
+      shape,
+      this.dtype,
+      this.label,
+      this.byteOffset + offset * dtypeBytes(this.dtype),
+      false,
+    );
   }
 
   /** (B, T, ...rest) viewed as the matrix (B*T, prod(rest)); 2-D tensors as they are. For matmuls over rows. */

@@ -176,7 +176,11 @@ function readShards(
 }
 
 /** config.json parsed and the shards' tensors read and checked against it (half tensors widened if `toFloat32`). */
-function readCheckpoint(safetensors: Uint8Array | readonly CheckpointShard[], configJsonText: string, toFloat32: boolean) {
+function readCheckpoint(
+  safetensors: Uint8Array | readonly CheckpointShard[],
+  configJsonText: string,
+  toFloat32: boolean,
+) {
   let raw: unknown;
   try {
     raw = JSON.parse(configJsonText);

@@ -12,7 +12,14 @@ import { roundModelWeights } from '../reference/half-weights';
 import { modelBackward, modelForward } from '../reference/model';
 import { loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
 import { initParams, paramShapes, type ModelParams } from '../core/model-shapes';
-import { bf16BitsToF32, halfBitsToF32, storedWeightBytes, toHalfBits, UNIT_ROUNDOFF, type HalfDtype } from '../core/half';
+import {
+  bf16BitsToF32,
+  halfBitsToF32,
+  storedWeightBytes,
+  toHalfBits,
+  UNIT_ROUNDOFF,
+  type HalfDtype,
+} from '../core/half';
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
 import { configToJson, decodeCheckpointHalf, type ParamArrays } from './checkpoint';
@@ -164,7 +171,12 @@ describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
     const adapters = adaptersOf(spec, 8);
     const gpuPolicy = GpuPolicy.create(ctx, CONFIG, params, 4, { spec, adapters }, { weightDtype: dtype });
     const cpuPolicy = new CpuPolicy(CONFIG, roundModelWeights(CONFIG, params, dtype), { spec, adapters });
-    const prompts = [[1, 5, 6, 7], [1, 9], [1, 3, 4, 5, 6, 7, 8], [1, 9]];
+    const prompts = [
+      [1, 5, 6, 7],
+      [1, 9],
+      [1, 3, 4, 5, 6, 7, 8],
+      [1, 9],
+    ];
     const opts = { maxNewTokens: 10, sampler: { temperature: 1, greedy: true, seed: 1 }, eosId: 2, padId: 0 };
     const a = await gpuPolicy.generate(prompts, opts);
     const b = await cpuPolicy.generate(prompts, opts);

@@ -156,7 +156,6 @@ export class GpuModel {
     lora: LoraSpec | null,
     storage: GpuModelStorage,
   ) {
-
     this.weightDtype = lora || storage.frozen ? (storage.weightDtype ?? 'f32') : 'f32';
     this.HD = config.dModel / config.nHeads;
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
