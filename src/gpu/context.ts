@@ -7,7 +7,7 @@ import { GpuDeviceLostError, GpuValidationError } from './errors';
 import { KernelFamily } from './kernel';
 import type { Params } from './params';
 import { Recorder, type RecorderOptions } from './recorder';
-import { Tensor, shapeSize, type DType, type HostArrayOf } from './tensor';
+import { Tensor, dtypeBytes, shapeSize, type DType, type HostArrayOf } from './tensor';
 
 const MAX_CACHED_BIND_GROUPS = 8192;
 const MAX_CACHED_PARAMS = 4096;
@@ -75,7 +75,7 @@ export class GpuContext {
   tensor<D extends DType = 'f32'>(shape: readonly number[], options: TensorOptions<D> = {}): Tensor<D> {
     const dtype = (options.dtype ?? 'f32') as D;
     const label = options.label ?? 'tensor';
-    const bytes = Math.max(16, Math.ceil((shapeSize(shape) * 4) / 16) * 16);
+    const bytes = Math.max(16, Math.ceil((shapeSize(shape) * dtypeBytes(dtype)) / 16) * 16);
     const max = this.device.limits.maxBufferSize;
     if (bytes > max) {
       throw new Error(
@@ -106,11 +106,18 @@ export class GpuContext {
     if (data.length !== t.size)
       throw new Error(`upload to ${t.describe()}: got ${data.length} elements, want ${t.size}`);
     const arr = Array.isArray(data) ? hostArray(t.dtype, data) : data;
+    if (arr.byteLength !== t.byteLength) {
+      // A half tensor of odd length: writeBuffer moves whole 32-bit words, so the last one is padded with zero bits.
+      const padded = new Uint8Array(t.byteLength);
+      padded.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength));
+      this.device.queue.writeBuffer(t.buffer, t.byteOffset, padded.buffer, 0, t.byteLength);
+      return;
+    }
     this.device.queue.writeBuffer(t.buffer, t.byteOffset, arr.buffer, arr.byteOffset, t.byteLength);
   }
 
   /** Reads tensors back in one submit. The only way data leaves the GPU; never call it inside a loop of kernels. */
-  async readMany(tensors: readonly Tensor[]): Promise<(Float32Array | Uint32Array | Int32Array)[]> {
+  async readMany(tensors: readonly Tensor[]): Promise<(Float32Array | Uint32Array | Int32Array | Uint16Array)[]> {
     if (this.openRecorder)
       throw new Error(`readback while recorder "${this.openRecorder.label}" is open: submit it first`);
     const encoder = this.device.createCommandEncoder({ label: 'readback' });
@@ -133,7 +140,9 @@ export class GpuContext {
         ? new Float32Array(copy)
         : t.dtype === 'u32'
           ? new Uint32Array(copy)
-          : new Int32Array(copy);
+          : t.dtype === 'i32'
+            ? new Int32Array(copy)
+            : new Uint16Array(copy, 0, t.size);
     });
     await this.flush();
     return out;
@@ -261,6 +270,7 @@ export class GpuContext {
   }
 }
 
-function hostArray(dtype: DType, data: number[]): Float32Array | Uint32Array | Int32Array {
+function hostArray(dtype: DType, data: number[]): Float32Array | Uint32Array | Int32Array | Uint16Array {
+  if (dtype === 'bf16' || dtype === 'f16') return Uint16Array.from(data); // raw bits
   return dtype === 'f32' ? Float32Array.from(data) : dtype === 'u32' ? Uint32Array.from(data) : Int32Array.from(data);
 }

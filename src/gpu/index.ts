@@ -14,5 +14,5 @@ export {
 } from './params';
 export { declareShader, type ShaderDeclaration } from './shader-decl';
 export { Recorder, grid, type Dispatch, type RecorderOptions } from './recorder';
-export { Tensor, shapeSize, type DType, type HostArrayOf } from './tensor';
+export { Tensor, dtypeBytes, isHalfStorage, shapeSize, type DType, type HalfStorage, type HostArrayOf } from './tensor';
 export type { KernelTiming } from './timer';

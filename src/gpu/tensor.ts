@@ -1,10 +1,28 @@
-// A GPU tensor: a labelled storage buffer (or an aligned view into one) with a shape and a 32-bit dtype.
-// Knows nothing of kernels; created, filled and read through GpuContext.
+// A GPU tensor: a labelled storage buffer (or an aligned view into one) with a shape and a dtype: 32-bit
+// (f32, u32, i32) or a 16-bit float storage (bf16, f16: two elements per 32-bit word, element 2i in the low half of
+// word i, whatever the shape, so rows of odd length share a word with the next row; kernels index elements by their
+// flat index). Knows nothing of kernels; created, filled and read through GpuContext.
 
-export type DType = 'f32' | 'u32' | 'i32';
+export type HalfStorage = 'bf16' | 'f16';
+export type DType = 'f32' | 'u32' | 'i32' | HalfStorage;
 
-/** The typed array a dtype reads back into. */
-export type HostArrayOf<D extends DType> = D extends 'f32' ? Float32Array : D extends 'u32' ? Uint32Array : Int32Array;
+/** The typed array a dtype reads back into (half dtypes as their raw bits). */
+export type HostArrayOf<D extends DType> = D extends 'f32'
+  ? Float32Array
+  : D extends 'u32'
+    ? Uint32Array
+    : D extends 'i32'
+      ? Int32Array
+      : Uint16Array;
+
+/** Bytes per element of a dtype. */
+export function dtypeBytes(dtype: DType): number {
+  return dtype === 'bf16' || dtype === 'f16' ? 2 : 4;
+}
+
+export function isHalfStorage(dtype: DType): dtype is HalfStorage {
+  return dtype === 'bf16' || dtype === 'f16';
+}
 
 export function shapeSize(shape: readonly number[]): number {
   let n = 1;
@@ -39,9 +57,9 @@ export class Tensor<D extends DType = DType> {
     return shapeSize(this.shape);
   }
 
-  /** Bytes the tensor covers (4 per element). */
+  /** Bytes the tensor covers (4 per element; 2 for half dtypes, rounded up to a whole 32-bit word). */
   get byteLength(): number {
-    return this.size * 4;
+    return Math.ceil((this.size * dtypeBytes(this.dtype)) / 4) * 4;
   }
 
   /** The binding resource for a bind group entry. */
@@ -70,7 +88,16 @@ export class Tensor<D extends DType = DType> {
     if (!Number.isInteger(offset) || offset < 0 || offset + shapeSize(shape) > this.size) {
       throw new Error(`view of ${this.describe()} at ${offset} with shape (${shape.join(', ')}): out of range`);
     }
-    return new Tensor(this.buffer, shape, this.dtype, this.label, this.byteOffset + offset * 4, false);
+    if (isHalfStorage(this.dtype) && offset % 2 !== 0)
+      throw new Error(`view of ${this.describe()} at ${offset}: a half-precision view must start on a 32-bit word`);
+    return new Tensor(
+      this.buffer,
+      shape,
+      this.dtype,
+      this.label,
+      this.byteOffset + offset * dtypeBytes(this.dtype),
+      false,
+    );
   }
 
   /** (B, T, ...rest) viewed as the matrix (B*T, prod(rest)); 2-D tensors as they are. For matmuls over rows. */

@@ -10,6 +10,7 @@ import * as refSoftmax from '../reference/softmax';
 import { host, type HostTensor } from '../core/host-tensor';
 import * as elementwise from './elementwise';
 import { MATMUL_VARIANTS, matmul, matmulVariantSupports } from './matmul';
+import { halfCases } from './half.cases';
 import * as reduce from './reduce';
 import { REAL_VOCABS, rowEdgeShapes } from './rows';
 import * as softmax from './softmax';
@@ -335,7 +336,8 @@ export function coreCases(): KernelCase[] {
 
 /**
  * Every kernel case, in a stable order (the browser self-test and `npm run selftest` run them all). In Node, the
- * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias, bradley-terry) run there, so each case runs once.
+ * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias, bradley-terry,
+ * half-precision weights) run there, so each case runs once.
  */
 export function kernelCases(): KernelCase[] {
   return [
@@ -349,5 +351,6 @@ export function kernelCases(): KernelCase[] {
     ...weightStatsCases(),
     ...biasCases(),
     ...bradleyTerryCases(),
+    ...halfCases(),
   ];
 }

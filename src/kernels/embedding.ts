@@ -2,9 +2,12 @@
 // Same names and argument order as src/reference/embedding.ts, after the recorder. Token ids live on the GPU,
 // so unlike the twin these cannot check ids < V: see the shader's header for what out-of-range ids do.
 // The backward is two dispatches and uses N u32 of scratch this module keeps per context.
+// The forward's table may be stored bf16 or f16 (frozen or reference weights): read through half-operand.ts, so
+// the rows gathered are exactly the stored values widened to f32 (twin: embeddingForward on the rounded table).
 
 import raw from '../../shaders/embedding.wgsl?raw';
 import { declareShader, grid, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { operandCodec, withHalfOperand, type HalfCodec } from './half-operand';
 
 const WG = 256;
 
@@ -29,19 +32,28 @@ function links(ctx: GpuContext, N: number): Tensor<'u32'> {
   return t; // the kernels read only the first N entries
 }
 
-/** Checks the embedding shapes and returns (N rows, C channels, V vocabulary). */
+/** The embedding module, its table read through `codec` when the table is half. */
+function family(ctx: GpuContext, codec: HalfCodec | null) {
+  if (!codec) return ctx.family('embedding', EMBEDDING_SHADER.source);
+  return ctx.family(`embedding-${codec}`, withHalfOperand(EMBEDDING_SHADER.source, 'table', codec));
+}
+
+/** Checks the embedding shapes and returns (N rows, C channels, V vocabulary). A half table only where `halfTable`. */
 function embeddingDims(
   kernel: string,
   rows: Tensor,
   table: Tensor,
   tokens: Tensor,
+  halfTable = false,
 ): { N: number; C: number; V: number } {
   if (table.shape.length !== 2) throw new Error(`${kernel}: table must be (V,C), got ${table.describe()}`);
   const [V, C] = table.shape;
   if (rows.shape.length < 2 || rows.shape[rows.shape.length - 1] !== C) {
     throw new Error(`${kernel}: activations must be (B,T,C) with C=${C}, got ${rows.describe()}`);
   }
-  for (const t of [rows, table]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  if (rows.dtype !== 'f32') throw new Error(`${kernel}: ${rows.describe()} must be f32`);
+  if (table.dtype !== 'f32' && !(halfTable && (table.dtype === 'bf16' || table.dtype === 'f16')))
+    throw new Error(`${kernel}: ${table.describe()} must be f32${halfTable ? ', bf16 or f16' : ''}`);
   if (tokens.dtype !== 'u32') throw new Error(`${kernel}: tokens must be u32, got ${tokens.describe()}`);
   const N = C === 0 ? 0 : rows.size / C;
   if (tokens.size !== N) throw new Error(`${kernel}: ${tokens.size} tokens for ${N} rows (B*T)`);
@@ -51,13 +63,13 @@ function embeddingDims(
 /**
  * out[n, :] = table[tokens[n], :].
  * @param out    (B,T,C) activations, overwritten.
- * @param table  (V,C) embedding table.
+ * @param table  (V,C) embedding table: f32, bf16 or f16.
  * @param tokens (B*T) u32 token ids, each < V (an id >= V yields a row of NaN).
  */
 export function embeddingForward(rec: Recorder, out: Tensor, table: Tensor, tokens: Tensor<'u32'>): void {
-  const { N, C, V } = embeddingDims('embeddingForward', out, table, tokens);
+  const { N, C, V } = embeddingDims('embeddingForward', out, table, tokens, true);
   rec.dispatch({
-    family: rec.ctx.family('embedding', EMBEDDING_SHADER.source),
+    family: family(rec.ctx, operandCodec('embeddingForward', 'table', table.dtype, rec.ctx.device)),
     entry: 'embedding_forward',
     constants: { WG },
     params: PARAMS.pack({ rows: N, C, V }),
@@ -77,12 +89,12 @@ export function embeddingForward(rec: Recorder, out: Tensor, table: Tensor, toke
 export function embeddingBackward(rec: Recorder, dTable: Tensor, dOut: Tensor, tokens: Tensor<'u32'>): void {
   const { N, C, V } = embeddingDims('embeddingBackward', dOut, dTable, tokens);
   if (N === 0 || C === 0) return;
-  const family = rec.ctx.family('embedding', EMBEDDING_SHADER.source);
+  const kernels = family(rec.ctx, null);
   const params = PARAMS.pack({ rows: N, C, V });
   const maxDim = rec.ctx.device.limits.maxComputeWorkgroupsPerDimension;
   const scratch = links(rec.ctx, N);
   rec.dispatch({
-    family,
+    family: kernels,
     entry: 'embedding_backward_links',
     constants: { WG },
     params,
@@ -90,7 +102,7 @@ export function embeddingBackward(rec: Recorder, dTable: Tensor, dOut: Tensor, t
     workgroups: grid(Math.ceil(N / WG), maxDim),
   });
   rec.dispatch({
-    family,
+    family: kernels,
     entry: 'embedding_backward',
     constants: { WG },
     params,

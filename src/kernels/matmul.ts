@@ -2,11 +2,14 @@
 // Same name and argument order as the CPU twin src/reference/matmul.ts (after the recorder).
 // The variant is the caller's, else the one the autotune chose for this device and layout (matmul-tune.ts), else
 // 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back (variantFor).
+// The B operand (the weights of y = x W^T and dx = dy W) may be stored bf16 or f16: every variant then reads it
+// through half-operand.ts (widened to f32 on load; A, C and the accumulation stay f32).
 
 import raw from '../../shaders/matmul.wgsl?raw';
 import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import { expandRepeated, expandUnrolled } from '../gpu/template';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
+import { operandCodec, withHalfOperand, type HalfCodec } from './half-operand';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
 export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tall', 'square', 'tiled'] as const;
@@ -60,15 +63,23 @@ function expandTile(rows: number, cols: number): string {
   }));
   return expandUnrolled(text, cols);
 }
-const sources = new Map<TileVariant, string>();
+const sources = new Map<string, string>();
 const tunings = new WeakMap<GPUDevice, MatmulTuning>();
 
-/** The kernel family of a variant: 'matmul' (every entry, matmul_wide at 8x8), or matmul_wide's other tiles each in its own module. */
-function familyOf(rec: Recorder, variant: MatmulVariant) {
+/**
+ * The kernel family of a variant: 'matmul' (every entry, matmul_wide at 8x8), or matmul_wide's other tiles each in
+ * its own module; with a half B operand the same modules read B through `codec` ('matmul-bf16', 'matmul-tall-bf16').
+ */
+function familyOf(rec: Recorder, variant: MatmulVariant, codec: HalfCodec | null) {
   const tile: TileVariant = isTile(variant) ? variant : 'wide';
-  let text = sources.get(tile);
-  if (!text) sources.set(tile, (text = expandTile(TILES[tile][0], TILES[tile][1])));
-  return rec.ctx.family(tile === 'wide' ? 'matmul' : `matmul-${tile}`, text);
+  const name = `${tile === 'wide' ? 'matmul' : `matmul-${tile}`}${codec ? `-${codec}` : ''}`;
+  let text = sources.get(name);
+  if (!text) {
+    text = expandTile(TILES[tile][0], TILES[tile][1]);
+    if (codec) text = withHalfOperand(text, 'B', codec, 'B4');
+    sources.set(name, text);
+  }
+  return rec.ctx.family(name, text);
 }
 
 /** Makes `tuning` the default variants of matmul() on this device (matmul-tune.ts calls it). */
@@ -129,9 +140,18 @@ function scalarA(s: { N: number; transB?: boolean }): boolean {
   return !s.transB && s.N % 4 === 0;
 }
 
-/** out = alpha * op(a) * op(b) (+ out if accumulate), batched; 2-D operands are shared across the batch. */
+/**
+ * out = alpha * op(a) * op(b) (+ out if accumulate), batched; 2-D operands are shared across the batch. `out` and
+ * `a` are f32; `b` is f32, bf16 or f16 (half weights, read as f32: twin = matmul on roundToWeightDtype(b)).
+ */
 export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: GpuMatmulOptions = {}): void {
   const d = matmulDims(out.shape, a.shape, b.shape, opts);
+  for (const [what, t] of [
+    ['out', out],
+    ['a', a],
+  ] as const)
+    if (t.dtype !== 'f32') throw new Error(`matmul: ${what} must be f32, got ${t.describe()}`);
+  const codec = operandCodec('matmul', 'b', b.dtype, rec.ctx.device);
   const wanted = opts.variant ?? tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked';
   const variant = variantFor(wanted, { ...d, transA: opts.transA, transB: opts.transB });
   const params = PARAMS.pack({
@@ -149,13 +169,13 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   const [tileRows, tileCols] =
     variant === 'tiled' ? [8, 8] : variant === 'naive' ? [1, 1] : isTile(variant) ? TILES[variant] : [4, 4];
   const grid: [number, number] = [Math.ceil(d.N / (tileCols * WG)), Math.ceil(d.M / (tileRows * WG))];
-  const family = familyOf(rec, variant);
+  const family = familyOf(rec, variant, codec);
   const entry = isTile(variant)
     ? vec4Operands({ ...d, ...opts })
       ? 'matmul_wide'
       : 'matmul_wide_scalar_a'
     : `matmul_${variant}`;
-  const label = `matmul.matmul_${variant}`;
+  const label = `matmul.matmul_${variant}${codec ? `.${codec}` : ''}`;
   const constants = {
     TRANS_A: !!opts.transA,
     TRANS_B: !!opts.transB,

@@ -2,6 +2,7 @@
 // shards) plus config.json, so a checkpoint made here loads in LlamaForCausalLM (Qwen2ForCausalLM with q/k/v biases). Pure TypeScript on bytes and strings; the
 // files are read and written by the caller (CLI: fs; browser: IndexedDB or a download). Not trainer state.
 
+import { weightToF32, type WeightData } from '../core/half';
 import { paramShapes } from '../core/model-shapes';
 import {
   CheckpointError,
@@ -145,7 +146,10 @@ export interface CheckpointShard {
  * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a shard that
  * cannot be read is named in the message (the SafetensorsError keeps its class and code).
  */
-function readShards(shards: readonly CheckpointShard[]): {
+function readShards(
+  shards: readonly CheckpointShard[],
+  toFloat32 = true,
+): {
   tensors: Map<string, SafetensorsTensor>;
   metadata: Record<string, string>;
 } {
@@ -155,7 +159,7 @@ function readShards(shards: readonly CheckpointShard[]): {
   for (const { file, bytes } of shards) {
     let read;
     try {
-      read = readSafetensors(bytes, { toFloat32: true, copy: true });
+      read = readSafetensors(bytes, { toFloat32, copy: true });
     } catch (e) {
       if (e instanceof SafetensorsError && shards.length > 1) e.message = `${file}: ${e.message}`;
       throw e;
@@ -171,15 +175,12 @@ function readShards(shards: readonly CheckpointShard[]): {
   return { tensors, metadata };
 }
 
-/**
- * Reads a checkpoint: one model.safetensors, or the shards of a sharded one (their tensors together). A truncated
- * or malformed file, a foreign architecture, or tensors that do not match config.json fail with a message that
- * says what is wrong (SafetensorsError or CheckpointError).
- */
-export function decodeCheckpoint(
+/** config.json parsed and the shards' tensors read and checked against it (half tensors widened if `toFloat32`). */
+function readCheckpoint(
   safetensors: Uint8Array | readonly CheckpointShard[],
   configJsonText: string,
-): Checkpoint {
+  toFloat32: boolean,
+) {
   let raw: unknown;
   try {
     raw = JSON.parse(configJsonText);
@@ -190,8 +191,22 @@ export function decodeCheckpoint(
   const { config, special } = configFromJson(json);
   const file = readShards(
     safetensors instanceof Uint8Array ? [{ file: 'model.safetensors', bytes: safetensors }] : safetensors,
+    toFloat32,
   );
   assertValidCheckpoint(json, file.tensors);
+  return { config, special, file };
+}
+
+/**
+ * Reads a checkpoint: one model.safetensors, or the shards of a sharded one (their tensors together). A truncated
+ * or malformed file, a foreign architecture, or tensors that do not match config.json fail with a message that
+ * says what is wrong (SafetensorsError or CheckpointError).
+ */
+export function decodeCheckpoint(
+  safetensors: Uint8Array | readonly CheckpointShard[],
+  configJsonText: string,
+): Checkpoint {
+  const { config, special, file } = readCheckpoint(safetensors, configJsonText, true);
   const params: ParamArrays = {};
   for (const { name } of paramShapes(config)) {
     const t = file.tensors.get(name)!;
@@ -199,4 +214,41 @@ export function decodeCheckpoint(
   }
   const { format: _format, ...metadata } = file.metadata ?? {};
   return { config, params, metadata, special };
+}
+
+/** A checkpoint whose BF16/F16 tensors stay half: raw bits, as in the file (decodeCheckpointHalf). */
+export interface HalfCheckpoint extends Omit<Checkpoint, 'params'> {
+  /** By HF name: Float32Array for F32 tensors, half bits for BF16/F16 ones. */
+  weights: Record<string, WeightData>;
+}
+
+/**
+ * decodeCheckpoint without widening: BF16 and F16 tensors stay half bits (2 bytes a weight, copied out of the file
+ * bytes), so a half checkpoint reaches GpuModel.create, which uploads it one tensor at a time, without an f32 copy
+ * of the model on the host. Same checks and messages as decodeCheckpoint, and a non-finite weight (a half whose
+ * exponent bits are all ones) is refused, named with its index.
+ */
+export function decodeCheckpointHalf(
+  safetensors: Uint8Array | readonly CheckpointShard[],
+  configJsonText: string,
+): HalfCheckpoint {
+  const { config, special, file } = readCheckpoint(safetensors, configJsonText, false);
+  const weights: Record<string, WeightData> = {};
+  for (const { name } of paramShapes(config)) {
+    const t = file.tensors.get(name)!;
+    if (t.dtype === 'BF16' || t.dtype === 'F16') {
+      const half = { dtype: t.dtype === 'BF16' ? 'bf16' : 'f16', bits: t.data as Uint16Array } as const;
+      const exponent = half.dtype === 'bf16' ? 0x7f80 : 0x7c00;
+      const bad = half.bits.findIndex((b) => (b & exponent) === exponent);
+      if (bad >= 0) {
+        const value = weightToF32({ dtype: half.dtype, bits: half.bits.subarray(bad, bad + 1) })[0];
+        throw new CheckpointError(
+          `model.safetensors: tensor ${name} holds ${value} at index ${bad} (the weights must be finite)`,
+        );
+      }
+      weights[name] = half;
+    } else weights[name] = t.data instanceof Float32Array ? t.data : Float32Array.from(t.data as ArrayLike<number>);
+  }
+  const { format: _format, ...metadata } = file.metadata ?? {};
+  return { config, weights, metadata, special };
 }

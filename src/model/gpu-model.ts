@@ -3,6 +3,11 @@
 // code serves training (fresh keys and values) and KV-cache decoding (keys and values written into a cache).
 // With LoRA (src/reference/lora.ts) the base weights are frozen: only the adapters get gradients and AdamW, and
 // the base's weight-gradient matmuls are not recorded at all.
+// Weight storage: a frozen model (the base under LoRA, a reference model) may store its matrices bf16 or f16
+// (GpuModelStorage); the kernels widen them to f32 on load, so every activation and accumulation stays f32. A
+// trained model keeps f32 weights: AdamW needs f32 masters (a 1e-5 relative update is below bf16's 2^-8 step), and
+// f32 masters beside half working copies would hold 6 bytes a weight instead of 4, so half storage there would cost
+// memory, not save it.
 // Not the sampler loop (generate.ts) and not the losses (they produce dLogits or dLogprob/dEntropy).
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
@@ -21,6 +26,7 @@ import { paramShapes } from '../core/model-shapes';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { checkModelFitsDevice } from './memory-plan';
+import { isHalfBits, storesHalf, weightToF32, weightToHalf, type WeightData, type WeightDtype } from '../core/half';
 
 // Dimension letters: B rows (sequences), T positions per row, N = B*T, C dModel, V vocab, NH/NKV heads,
 // HD head dim, F dFF, L layers, Tcap KV-cache capacity.
@@ -108,6 +114,17 @@ export interface StepOptions {
   maxGradNorm?: number;
 }
 
+/** How a model stores its weights (see the file's header). */
+export interface GpuModelStorage {
+  /**
+   * The dtype of the matrices of a frozen model: the base under LoRA, or a model created with `frozen` (a
+   * reference). A model that is trained in full keeps f32 whatever this says. Default f32.
+   */
+  weightDtype?: WeightDtype;
+  /** The model is never trained (a reference): no gradients when its weights are half, and no optimizer step. */
+  frozen?: boolean;
+}
+
 export class GpuModel {
   /** The base weights (HF names). Frozen under LoRA. */
   readonly params = new Map<string, Tensor>();
@@ -129,18 +146,23 @@ export class GpuModel {
   /** Activations per (B, T) shape, the `maxWorkspaces` most recently used (see create). */
   private readonly workspaces = new Map<string, Workspace>();
   private readonly HD: number;
+  /** The dtype the matrices are stored in: f32, or bf16/f16 for a frozen base (GpuModelStorage). */
+  readonly weightDtype: WeightDtype;
 
   private constructor(
     readonly ctx: GpuContext,
     readonly config: ModelConfig,
     private readonly maxWorkspaces: number,
     lora: LoraSpec | null,
+    storage: GpuModelStorage,
   ) {
+    this.weightDtype = lora || storage.frozen ? (storage.weightDtype ?? 'f32') : 'f32';
     this.HD = config.dModel / config.nHeads;
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
-    this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
+    this.frozenGainGrad =
+      lora || this.weightDtype !== 'f32' ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
   }
 
   /**
@@ -149,23 +171,34 @@ export class GpuModel {
    * position, cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
    * for a policy, whose prefill and decode shapes alternate during rollouts; one for a model that only runs training
    * batches (a reference, a critic), whose shape changes only between steps, so an old step's activations are not
-   * kept beside the new ones.
+   * kept beside the new ones. `params` may hold half bits (a BF16/F16 checkpoint): they are uploaded one tensor at
+   * a time, converted only where the storage differs, so no f32 copy of a half model is made on the host.
    */
   static create(
     ctx: GpuContext,
     config: ModelConfig,
-    params: ParamArrays,
+    params: Readonly<Record<string, WeightData>>,
     maxRows = 64,
     maxWorkspaces = 2,
     lora?: LoraInit,
+    storage: GpuModelStorage = {},
   ): GpuModel {
     checkModelFitsDevice(config, maxRows, ctx.device.limits);
-    const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null);
+    const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, storage);
+    const dtype = model.weightDtype;
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
-      model.params.set(name, ctx.fromArray(data, shape, { label: name }));
-      if (!lora) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+      const n = shape.reduce((a, b) => a * b, 1);
+      const length = isHalfBits(data) ? data.bits.length : data.length;
+      if (length !== n) throw new Error(`GpuModel: parameter ${name} has ${length} values, want [${shape.join(', ')}]`);
+      model.params.set(
+        name,
+        dtype !== 'f32' && storesHalf(shape)
+          ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
+          : ctx.fromArray(weightToF32(data), shape, { label: name }),
+      );
+      if (!lora && dtype === 'f32') model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
     }
     if (lora) {
       for (const { name, shape } of loraShapes(config, lora.spec)) {
@@ -182,7 +215,14 @@ export class GpuModel {
 
   /** What the optimizer updates: the base weights, or under LoRA the adapters. */
   private get trained(): Map<string, Tensor> {
+    if (!this.lora && this.weightDtype !== 'f32')
+      throw new Error(`GpuModel: a model with ${this.weightDtype} weights is frozen; it has no gradients to train`);
     return this.lora ? this.adapters : this.params;
+  }
+
+  /** Whether the base weights get no gradients: under LoRA, or stored half (a frozen reference). */
+  private get baseFrozen(): boolean {
+    return this.lora !== null || this.weightDtype !== 'f32';
   }
 
   /**
@@ -193,6 +233,7 @@ export class GpuModel {
     const base = await this.downloadBase();
     if (!this.lora) return base;
     const { spec, scale } = this.lora;
+    const half = this.weightDtype !== 'f32';
     for (let l = 0; l < this.config.nLayers; l++) {
       const rec = this.ctx.recorder(`lora.merge.L${l}`);
       const merged = spec.targets.map((tg) => {
@@ -200,25 +241,51 @@ export class GpuModel {
         const W = this.p(name);
         const n = loraNames(l, tg);
         const out = this.ctx.tensor(W.shape, { label: `merged:${name}` });
-        copy(rec, out, W);
-        matmul(rec, out, this.adapters.get(n.B)!, this.adapters.get(n.A)!, { accumulate: true, alpha: scale });
+        // A half base is widened on the host (downloadBase) and s B A added there: the copy kernel moves f32 only.
+        if (!half) copy(rec, out, W);
+        matmul(rec, out, this.adapters.get(n.B)!, this.adapters.get(n.A)!, { accumulate: !half, alpha: scale });
         return { name, out };
       });
       rec.submit();
       const arrays = await this.ctx.readMany(merged.map((m) => m.out));
       merged.forEach((m, i) => {
-        base[m.name] = arrays[i] as Float32Array;
+        const delta = arrays[i] as Float32Array;
+        if (half) {
+          const w = base[m.name];
+          for (let j = 0; j < delta.length; j++) delta[j] = Math.fround(w[j] + delta[j]);
+        }
+        base[m.name] = delta;
         m.out.destroy();
       });
     }
     return base;
   }
 
-  /** Reads the base weights back as they are (under LoRA, without the adapters). */
+  /** Reads the base weights back as they are (under LoRA, without the adapters); half weights widened to f32. */
   async downloadBase(): Promise<ParamArrays> {
     const names = [...this.params.keys()];
-    const arrays = await this.ctx.readMany(names.map((n) => this.params.get(n)!));
-    return Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
+    const tensors = names.map((n) => this.params.get(n)!);
+    const arrays = await this.ctx.readMany(tensors);
+    return Object.fromEntries(
+      names.map((n, i) => {
+        const dtype = tensors[i].dtype;
+        const a = arrays[i];
+        return [n, dtype === 'bf16' || dtype === 'f16' ? weightToF32({ dtype, bits: a as Uint16Array }) : a];
+      }),
+    ) as ParamArrays;
+  }
+
+  /**
+   * Overwrites the base weights with `params` (f32 or half bits), converted to each tensor's storage: a reference
+   * reset to the policy. Queued like any upload.
+   */
+  uploadBase(params: Readonly<Record<string, WeightData>>): void {
+    for (const [name, t] of this.params) {
+      const data = params[name];
+      if (!data) throw new Error(`GpuModel.uploadBase: parameter ${name} is missing`);
+      if (t.dtype === 'bf16' || t.dtype === 'f16') this.ctx.upload(t, weightToHalf(data, t.dtype));
+      else this.ctx.upload(t, weightToF32(data));
+    }
   }
 
   /** Reads the LoRA adapters back by name ({} without LoRA). */
@@ -459,7 +526,7 @@ export class GpuModel {
   backward(rec: Recorder, ws: Workspace, dLogits: Tensor, inp: ForwardInputs): void {
     const c = this.config;
     const acc = { accumulate: true };
-    const frozen = this.lora !== null;
+    const frozen = this.baseFrozen;
     // dW += dY^T X for a base weight, unless the base is frozen.
     const weightGrad = (name: string, dY: Tensor, x: Tensor) => {
       if (!frozen) matmul(rec, this.g(name), dY.reshape2d(), x.reshape2d(), { transA: true, accumulate: true });

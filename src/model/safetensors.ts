@@ -4,6 +4,11 @@
 // This file knows nothing about models; src/model/checkpoint-format.ts says which names a Llama checkpoint has.
 // Assumes a little-endian host (every browser and Node platform in use); it refuses to run otherwise.
 
+import { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits } from '../core/half';
+
+// The half-precision conversions live in src/core/half.ts (the GPU storage and the CPU twins use them too).
+export { bf16BitsToF32, f16BitsToF32, f32ToBf16Bits, f32ToF16Bits };
+
 /** Every dtype the safetensors spec defines with a whole number of bytes per element. */
 export type SafetensorsDtype =
   | 'BOOL'
@@ -131,97 +136,6 @@ function numel(shape: readonly number[]): number {
 
 function fmtShape(shape: readonly number[]): string {
   return `[${shape.join(', ')}]`;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Half-precision conversions.
-
-let f16Table: Float32Array | null = null;
-
-function buildF16Table(): Float32Array {
-  const t = new Float32Array(65536);
-  for (let h = 0; h < 65536; h++) {
-    const sign = h & 0x8000 ? -1 : 1;
-    const exp = (h >> 10) & 0x1f;
-    const mant = h & 0x3ff;
-    if (exp === 0) t[h] = sign * mant * 2 ** -24;
-    else if (exp === 31) t[h] = mant === 0 ? sign * Infinity : NaN;
-    else t[h] = sign * (1 + mant / 1024) * 2 ** (exp - 15);
-  }
-  return t;
-}
-
-/** IEEE half bits -> Float32Array (exact). */
-export function f16BitsToF32(bits: Uint16Array): Float32Array {
-  const table = (f16Table ??= buildF16Table());
-  const out = new Float32Array(bits.length);
-  for (let i = 0; i < bits.length; i++) out[i] = table[bits[i]];
-  return out;
-}
-
-/** bfloat16 bits -> Float32Array (exact: bf16 is the top half of an f32). */
-export function bf16BitsToF32(bits: Uint16Array): Float32Array {
-  const out = new Float32Array(bits.length);
-  const u = new Uint32Array(out.buffer);
-  for (let i = 0; i < bits.length; i++) u[i] = bits[i] << 16;
-  return out;
-}
-
-/** Float32 -> IEEE half bits, rounding to nearest even; overflow becomes infinity, NaN stays NaN. */
-export function f32ToF16Bits(values: ArrayLike<number>): Uint16Array {
-  const f = new Float32Array(1);
-  const u = new Uint32Array(f.buffer);
-  const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    f[0] = values[i];
-    const x = u[0];
-    const sign = (x >>> 16) & 0x8000;
-    const exp = (x >>> 23) & 0xff;
-    let mant = x & 0x7fffff;
-    if (exp === 0xff) {
-      out[i] = sign | 0x7c00 | (mant ? 0x200 : 0);
-      continue;
-    }
-    const e = exp - 127 + 15;
-    if (e >= 31) {
-      out[i] = sign | 0x7c00;
-    } else if (e <= 0) {
-      if (e < -10) {
-        out[i] = sign; // underflows to (signed) zero
-        continue;
-      }
-      mant |= 0x800000; // implicit leading 1
-      const shift = 14 - e; // 14..24
-      const half = 1 << (shift - 1);
-      let m = mant >>> shift;
-      const rest = mant & ((1 << shift) - 1);
-      if (rest > half || (rest === half && (m & 1) === 1)) m++;
-      out[i] = sign | m; // m may round up into the smallest normal, which is the right bit pattern
-    } else {
-      let h = (e << 10) | (mant >>> 13);
-      const rest = mant & 0x1fff;
-      if (rest > 0x1000 || (rest === 0x1000 && (h & 1) === 1)) h++; // may carry into the exponent (to inf): correct
-      out[i] = sign | h;
-    }
-  }
-  return out;
-}
-
-/** Float32 -> bfloat16 bits, rounding to nearest even; NaN stays NaN. */
-export function f32ToBf16Bits(values: ArrayLike<number>): Uint16Array {
-  const f = new Float32Array(1);
-  const u = new Uint32Array(f.buffer);
-  const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) {
-    f[0] = values[i];
-    const x = u[0];
-    if ((x & 0x7f800000) === 0x7f800000 && (x & 0x7fffff) !== 0) {
-      out[i] = (x >>> 16) | 0x40; // quiet NaN, keep the sign
-      continue;
-    }
-    out[i] = (x + 0x7fff + ((x >>> 16) & 1)) >>> 16;
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

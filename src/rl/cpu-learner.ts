@@ -5,6 +5,8 @@
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { CpuPolicy } from '../model/policy';
+import { roundModelWeights } from '../reference/half-weights';
+import type { WeightDtype } from '../core/half';
 import { klExactBackward, klExactForward } from '../reference/kl';
 import { logprobBackward, logprobForward } from '../reference/logprob';
 import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../reference/model';
@@ -65,10 +67,16 @@ export class CpuLearner implements Learner {
   private readonly ref: CpuPolicy | null;
   private readonly critic: CpuPolicy | null;
   private results: UpdateResult[] = [];
+  /** The storage dtype of the frozen weights this learner mirrors. */
+  private readonly dtype: WeightDtype;
 
   constructor(init: LearnerInit) {
-    this.policy = new CpuPolicy(init.config, init.params, init.lora ?? undefined);
-    this.ref = init.needsReference ? new CpuPolicy(init.config, init.reference ?? init.params) : null;
+    this.dtype = init.weightDtype ?? 'f32';
+    // The twin of the GPU's half storage: a frozen base (LoRA) and the reference hold their weights rounded as the
+    // GPU would store them (weight_dtype), then compute in f32 as before.
+    const frozen = (p: ParamArrays) => roundModelWeights(init.config, p, this.dtype);
+    this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined);
+    this.ref = init.needsReference ? new CpuPolicy(init.config, frozen(init.reference ?? init.params)) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
       this.critic = new CpuPolicy(c.config, init.critic ?? c.params);
@@ -297,7 +305,8 @@ export class CpuLearner implements Learner {
   async syncReference(): Promise<void> {
     if (!this.ref) return;
     // The current policy: under LoRA its merged weights.
-    for (const [name, t] of Object.entries(await this.policy.download())) this.ref.params[name].data.set(t);
+    const merged = roundModelWeights(this.ref.config, await this.policy.download(), this.dtype);
+    for (const [name, t] of Object.entries(merged)) this.ref.params[name].data.set(t);
   }
 
   async saveState(): Promise<LearnerState> {

@@ -17,6 +17,7 @@ import { klExactBackward, klExactForward } from '../kernels/kl';
 import { logprobBackward, logprobForward } from '../kernels/logprob';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../kernels/objective';
 import { VALUE_METRICS, valueLossForwardBackward } from '../kernels/value';
+import type { WeightDtype } from '../core/half';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { GpuModel, type ForwardInputs, type LoraInit, type StepOptions } from '../model/gpu-model';
@@ -103,6 +104,11 @@ export interface LearnerInit {
   maxRows: number;
   /** LoRA adapters on the policy (the base frozen); the reference and the critic stay full models. */
   lora?: LoraInit | null;
+  /**
+   * How the frozen weights are stored (the weight_dtype knob, resolved): the policy's base under LoRA and the
+   * reference. The critic and a policy trained in full keep f32 (AdamW's masters; see gpu-model.ts). Default f32.
+   */
+  weightDtype?: WeightDtype;
 }
 
 /** The backend-neutral learner the trainer drives. */
@@ -205,10 +211,16 @@ export class GpuLearner implements Learner {
     private readonly ctx: GpuContext,
     init: LearnerInit,
   ) {
-    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined);
+    const weightDtype = init.weightDtype ?? 'f32';
+    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined, {
+      weightDtype,
+    });
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
     this.ref = init.needsReference
-      ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1)
+      ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1, undefined, {
+          weightDtype,
+          frozen: true,
+        })
       : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
@@ -554,8 +566,8 @@ export class GpuLearner implements Learner {
 
   async syncReference(): Promise<void> {
     if (!this.ref) return;
-    const params = await this.model.download();
-    for (const [name, t] of this.ref.params) this.ctx.upload(t, params[name]);
+    // Converted to the reference's storage (rounded to half when it is half).
+    this.ref.uploadBase(await this.model.download());
   }
 
   async saveState(): Promise<LearnerState> {

@@ -26,6 +26,7 @@ import { groupRecords, groupSummaries, inspectedRows } from './inspector-records
 import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
 import { rlMemoryPlan } from './memory';
+import { resolveWeightDtype, type WeightDtype } from '../core/half';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 import {
   PhaseTimes,
@@ -136,6 +137,7 @@ export class Trainer {
         this.config.eval_items,
       ),
       lora,
+      weightDtype: 'f32' as WeightDtype,
     };
     // derived.maxPromptTokens counts the task's longest prompt in characters plus BOS; the tokenizer (and the chat
     // template, when on) decide what it takes in tokens.
@@ -151,17 +153,23 @@ export class Trainer {
         `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
       );
     }
+    // weight_dtype 'auto': f32 where the plan with f32 weights fits (every toy preset: seeded runs unchanged), else
+    // bf16. Without a device (the CPU learner) there is no budget to exceed: f32. The plan still counts f32 weights,
+    // so a run that fits only with half weights is refused here until the plan takes the weight width
+    // (storedWeightBytes in src/core/half.ts gives the bytes at each width).
+    let fitsWithF32 = true;
     if (opts.backend.kind === 'webgpu') {
       // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
       const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
-      assertPlanFits(
-        rlMemoryPlan(this.config, opts.init.config, {
-          maxBufferSize,
-          maxStorageBufferBindingSize,
-          budgetBytes: opts.memoryBudgetBytes ?? null,
-        }),
-      );
+      const plan = rlMemoryPlan(this.config, opts.init.config, {
+        maxBufferSize,
+        maxStorageBufferBindingSize,
+        budgetBytes: opts.memoryBudgetBytes ?? null,
+      });
+      fitsWithF32 = plan.problems.length === 0;
+      assertPlanFits(plan);
     }
+    init.weightDtype = resolveWeightDtype(this.config.weight_dtype, () => fitsWithF32);
     if (this.config.reward_fn !== null && !opts.rewardSandbox)
       throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
     if (this.config.reward_model !== null && !opts.learnedReward)

@@ -24,6 +24,10 @@ import {
 } from '../../schema/fields';
 import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
 import { ADV_ESTIMATORS, SCALE_REWARDS } from '../advantages';
+import { WEIGHT_DTYPES } from '../../core/half';
+
+/** The weight_dtype knob's values: auto, then the storage dtypes (src/core/half.ts). */
+const WEIGHT_DTYPE_CHOICES = ['auto', ...WEIGHT_DTYPES] as const;
 
 const TASK_FIELDS = section('task', {
   task: oneOf(
@@ -344,6 +348,17 @@ const OPTIMIZER_FIELDS = section('optimizer', {
       openrlhf: '--ds.lora.target_modules',
       also: ['target_modules', 'lora_target_modules'],
       note: "PEFT's LoraConfig target_modules",
+    },
+  ),
+  weight_dtype: oneOf(
+    'how frozen weights are stored on the GPU (the base under LoRA and the reference model; arithmetic stays f32, and weights trained in full stay f32 for AdamW): auto (f32 where the run fits in memory with f32 weights, else bf16), f32, bf16, or f16 (native where the adapter has shader-f16, else unpacked from 32-bit words)',
+    WEIGHT_DTYPE_CHOICES,
+    'auto',
+    {
+      trl: 'model_init_kwargs.torch_dtype',
+      verl: 'actor_rollout_ref.actor.fsdp_config.model_dtype',
+      also: ['torch_dtype', 'dtype', 'model_dtype'],
+      note: 'theirs casts every weight (TRL: the policy and its reference; verl: fp32 for the actor, bf16 for the reference by default); here trained weights stay f32',
     },
   ),
 });

@@ -1,0 +1,132 @@
+// GPU-vs-twin cases of the kernels that read half-precision weights (bf16 or f16 storage, f32 arithmetic):
+// matmul with a half B operand in every variant and each layout the weights take (A*B^T forward, A*B input
+// gradient, A^T*B for completeness), at shapes with odd rows so two rows share a 32-bit word, and the embedding
+// gather from a half table. The twin is the f32 kernel's twin on the values rounded as the GPU stores them
+// (roundToWeightDtype), so the tolerance is the f32 cases' own. Which f16 codec runs is the device's: native
+// (shader-f16) where it has the feature, u32 words through unpack2x16float where not; each case names it.
+
+import type { GpuContext } from '../gpu';
+import { compareArrays } from '../reference/compare';
+import { embeddingForward as embeddingTwin } from '../reference/embedding';
+import { matmul as matmulTwin } from '../reference/matmul';
+import { roundToWeightDtype, toHalfBits, type HalfDtype } from '../core/half';
+import { host } from '../core/host-tensor';
+import { Rng } from '../core/random';
+import { embeddingForward } from './embedding';
+import { halfCodec } from './half-operand';
+import { MATMUL_VARIANTS, matmul, matmulVariantSupports } from './matmul';
+import { randomHost, randomInts, seedOf, type CaseResult, type KernelCase } from './verify';
+
+export const HALF_DTYPES: readonly HalfDtype[] = ['bf16', 'f16'];
+
+const LAYOUTS = [
+  { tag: 'A*B^T', transA: false, transB: true },
+  { tag: 'A*B', transA: false, transB: false },
+  { tag: 'A^T*B', transA: true, transB: false },
+] as const;
+
+/** Shapes: odd everything (rows of B share words), vec4-able, and a batch of rows over one shared weight. */
+const SHAPES = [
+  { M: 5, N: 7, K: 13, batch: 1 },
+  { M: 9, N: 20, K: 12, batch: 1 },
+  { M: 6, N: 12, K: 8, batch: 3 },
+];
+
+/** Uploads `values` rounded to `dtype` as half storage (the bits), returning the tensor and the rounded values. */
+function uploadHalf(ctx: GpuContext, values: Float32Array, shape: readonly number[], dtype: HalfDtype, label: string) {
+  const t = ctx.fromArray<HalfDtype>(toHalfBits(values, dtype), shape, { dtype, label });
+  return { t, rounded: roundToWeightDtype(values, dtype) };
+}
+
+function result(name: string, family: string, got: ArrayLike<number>, want: ArrayLike<number>, K: number, ms: number) {
+  const c = compareArrays(got, want, { atol: 1e-5 * Math.sqrt(K), rtol: 1e-5 });
+  return { name, family, pass: c.pass, summary: c.summary, maxAbsError: c.maxAbsError, ms } satisfies CaseResult;
+}
+
+function matmulHalfCase(
+  dtype: HalfDtype,
+  variant: (typeof MATMUL_VARIANTS)[number],
+  layout: (typeof LAYOUTS)[number],
+  s: (typeof SHAPES)[number],
+): KernelCase {
+  const name = `matmul ${variant} ${layout.tag} ${s.batch > 1 ? `${s.batch}x` : ''}${s.M}x${s.N}x${s.K} ${dtype} B`;
+  return {
+    name,
+    family: 'matmul',
+    async run(ctx) {
+      const rng = new Rng(seedOf(name));
+      const lead = s.batch > 1 ? [s.batch] : [];
+      const a = randomHost(rng, [...lead, ...(layout.transA ? [s.K, s.M] : [s.M, s.K])]);
+      const b = randomHost(rng, layout.transB ? [s.N, s.K] : [s.K, s.N]);
+      const out = host(new Float32Array(s.batch * s.M * s.N), [...lead, s.M, s.N]);
+      const gA = ctx.fromArray(a.data, a.shape, { label: `${name}:a` });
+      const gB = uploadHalf(ctx, b.data, b.shape, dtype, `${name}:b`);
+      const gOut = ctx.tensor(out.shape, { label: `${name}:out` });
+      const t0 = performance.now();
+      const rec = ctx.recorder(name);
+      const opts = { transA: layout.transA, transB: layout.transB };
+      matmul(rec, gOut, gA, gB.t, { ...opts, variant });
+      rec.submit();
+      const got = await ctx.read(gOut);
+      const ms = performance.now() - t0;
+      for (const t of [gA, gB.t, gOut]) t.destroy();
+      matmulTwin(out, a, host(gB.rounded, b.shape), opts);
+      const r = result(name, 'matmul', got, out.data, s.K, ms);
+      return { ...r, summary: `${halfCodec(dtype, ctx.device)}: ${r.summary}` };
+    },
+  };
+}
+
+function embeddingHalfCase(dtype: HalfDtype, V: number, C: number, N: number): KernelCase {
+  const name = `embedding forward ${dtype} table ${V}x${C} rows ${N}`;
+  return {
+    name,
+    family: 'embedding',
+    async run(ctx) {
+      const rng = new Rng(seedOf(name));
+      const table = randomHost(rng, [V, C], 3);
+      const tokens = randomInts(rng, [N], V).data;
+      const out = host(new Float32Array(N * C), [1, N, C]);
+      const gTable = uploadHalf(ctx, table.data, [V, C], dtype, `${name}:table`);
+      const gTokens = ctx.fromArray<'u32'>(tokens, [N], { dtype: 'u32', label: `${name}:tokens` });
+      const gOut = ctx.tensor([1, N, C], { label: `${name}:out` });
+      const t0 = performance.now();
+      const rec = ctx.recorder(name);
+      embeddingForward(rec, gOut, gTable.t, gTokens);
+      rec.submit();
+      const got = await ctx.read(gOut);
+      const ms = performance.now() - t0;
+      for (const t of [gTable.t, gTokens, gOut]) t.destroy();
+      embeddingTwin(out, host(gTable.rounded, [V, C]), tokens);
+      // A gather moves stored values: bit-exact.
+      const c = compareArrays(got, out.data, { atol: 0, rtol: 0 });
+      const summary = `${halfCodec(dtype, ctx.device)}: ${c.summary}`;
+      return { name, family: 'embedding', pass: c.pass, summary, maxAbsError: c.maxAbsError, ms };
+    },
+  };
+}
+
+/**
+ * Which variants each dtype runs, to keep SwiftShader's compile time down (seconds per module and layout for 'tiled'
+ * and the larger tiles): bf16 every variant ('tiled' in the weights' two layouts); f16 the variants that read B one
+ * element at a time (naive, blocked) and as vec4 (vec4, wide), the two loaders every other variant calls.
+ */
+function covered(dtype: HalfDtype, variant: (typeof MATMUL_VARIANTS)[number], transA: boolean): boolean {
+  if (dtype === 'f16') return ['naive', 'blocked', 'vec4', 'wide'].includes(variant);
+  return !(variant === 'tiled' && transA);
+}
+
+/** Every half-weight case, both half dtypes. */
+export function halfCases(): KernelCase[] {
+  const cases: KernelCase[] = [];
+  for (const dtype of HALF_DTYPES) {
+    for (const variant of MATMUL_VARIANTS)
+      for (const layout of LAYOUTS)
+        for (const s of SHAPES)
+          if (matmulVariantSupports(variant, { ...s, ...layout }) && covered(dtype, variant, layout.transA))
+            cases.push(matmulHalfCase(dtype, variant, layout, s));
+    // Odd C: a row of the table starts in the middle of a word every other row.
+    cases.push(embeddingHalfCase(dtype, 11, 7, 19), embeddingHalfCase(dtype, 5, 8, 6));
+  }
+  return cases;
+}

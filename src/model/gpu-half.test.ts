@@ -1,0 +1,257 @@
+// The GPU model with half-precision weights (bf16 and f16 storage, f32 arithmetic) against the CPU reference run on
+// the same weights rounded as the GPU stores them (src/reference/half-weights.ts): a LoRA policy on a half base
+// (logits and adapter gradients), a frozen half reference (logits, no gradients, no optimizer step), greedy
+// generation equal to the CPU policy's tokens, the bytes saved, and the round trips (download, reset from the
+// policy, half checkpoint bits uploaded as they are). Odd widths (d_ff 11, vocab 13) put rows across 32-bit words.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GpuContext } from '../gpu';
+import { acquireNodeDevice } from '../gpu/node';
+import { compareArrays } from '../reference/compare';
+import { roundModelWeights } from '../reference/half-weights';
+import { modelBackward, modelForward } from '../reference/model';
+import { loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
+import { initParams, paramShapes, type ModelParams } from '../core/model-shapes';
+import {
+  bf16BitsToF32,
+  halfBitsToF32,
+  storedWeightBytes,
+  toHalfBits,
+  UNIT_ROUNDOFF,
+  type HalfDtype,
+} from '../core/half';
+import { Rng } from '../core/random';
+import { host } from '../core/host-tensor';
+import { configToJson, decodeCheckpointHalf, type ParamArrays } from './checkpoint';
+import { writeSafetensors, type SafetensorsTensorInput } from './safetensors';
+import type { ModelConfig } from './config';
+import { GpuModel } from './gpu-model';
+import { CpuPolicy, GpuPolicy } from './policy';
+
+let ctx: GpuContext;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+});
+afterAll(() => ctx?.destroy());
+
+const CONFIG: ModelConfig = {
+  vocabSize: 13,
+  dModel: 12,
+  nLayers: 2,
+  nHeads: 3,
+  nKvHeads: 1,
+  dFF: 11,
+  ropeTheta: 10000,
+  normEps: 1e-6,
+  tiedEmbeddings: true,
+  qkvBias: true,
+  contextLength: 24,
+};
+const B = 2;
+const T = 5;
+const DTYPES: HalfDtype[] = ['bf16', 'f16'];
+const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
+const tokens = Uint32Array.from({ length: B * T }, (_, i) => (i * 7 + 3) % CONFIG.vocabSize);
+const positions = Uint32Array.from({ length: B * T }, (_, i) => i % T);
+
+function baseParams(seed: number): ParamArrays {
+  const p = initParams(CONFIG, new Rng(seed), { std: 0.3 });
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
+}
+
+function adaptersOf(spec: LoraSpec, seed: number): ParamArrays {
+  const rng = new Rng(seed);
+  return Object.fromEntries(
+    loraShapes(CONFIG, spec).map(({ name, shape }) => [
+      name,
+      Float32Array.from({ length: shape[0] * shape[1] }, () => 0.4 * rng.normal()),
+    ]),
+  );
+}
+
+const hostParams = (arrays: ParamArrays, shapes: { name: string; shape: number[] }[]): ModelParams =>
+  Object.fromEntries(shapes.map(({ name, shape }) => [name, host(Float64Array.from(arrays[name]), shape)]));
+
+async function run(model: GpuModel, dLogits?: Float32Array): Promise<{ logits: Float32Array; grads: ParamArrays }> {
+  const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
+  const rec = ctx.recorder('half');
+  const ws = model.forward(rec, B, T, inp);
+  const dl = dLogits ? ctx.fromArray(dLogits, [B, T, CONFIG.vocabSize], { label: 'dLogits' }) : null;
+  if (dl) {
+    model.zeroGrads(rec);
+    model.backward(rec, ws, dl, inp);
+  }
+  rec.submit();
+  const logits = (await ctx.read(ws.logits)) as Float32Array;
+  const grads = dl ? await model.downloadGrads() : {};
+  dl?.destroy();
+  for (const t of Object.values(inp)) t.destroy();
+  return { logits, grads };
+}
+
+describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
+  it('LoRA on a half base: logits and adapter gradients equal the CPU reference on the rounded base', async () => {
+    const spec: LoraSpec = { rank: 3, alpha: 7, targets: LORA_TARGETS };
+    const params = baseParams(3);
+    const adapters = adaptersOf(spec, 4);
+    const model = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters }, { weightDtype: dtype });
+    expect(model.weightDtype).toBe(dtype);
+    expect(model.params.get('model.layers.0.mlp.down_proj.weight')!.dtype).toBe(dtype);
+    expect(model.params.get('model.norm.weight')!.dtype).toBe('f32');
+    const rng = new Rng(9);
+    const dLogits = Float32Array.from({ length: B * T * CONFIG.vocabSize }, () => rng.uniform(-1, 1));
+    const got = await run(model, dLogits);
+    const shapes = loraShapes(CONFIG, spec);
+    const lora = { spec, adapters: hostParams(adapters, shapes) };
+    const refParams = hostParams(roundModelWeights(CONFIG, params, dtype), paramShapes(CONFIG));
+    const ref = modelForward(CONFIG, refParams, tokens, B, T, lora);
+    const want = modelBackward(CONFIG, refParams, ref.cache, host(Float64Array.from(dLogits), [B, T, 13]), lora);
+    const c = compareArrays(got.logits, ref.logits.data, { atol: 1e-5, rtol: 1e-4 });
+    expect(c.pass, `logits: ${c.summary}`).toBe(true);
+    expect(Object.keys(got.grads).sort()).toEqual(shapes.map((s) => s.name).sort());
+    for (const { name } of shapes) {
+      // The GPU's f32 backward against the f64 twin: an element near cancellation (0.0052 of a gradient whose
+      // terms are ~1) carries the f32 sums' absolute error, up to 1.5e-5 at the f16 seed; atol 3e-5 covers it.
+      const g = compareArrays(got.grads[name], want[name].data, { atol: 3e-5, rtol: 1e-4 });
+      expect(g.pass, `${name}: ${g.summary}`).toBe(true);
+    }
+    // The merged download: the stored base (widened) plus s B A.
+    const merged = await model.download();
+    const wantMerged = roundModelWeights(CONFIG, params, dtype);
+    const name = 'model.layers.1.self_attn.q_proj.weight';
+    const base = await model.downloadBase();
+    expect(base[name]).toEqual(wantMerged[name]);
+    expect(compareArrays(merged[name], base[name], { atol: 0, rtol: 0 }).pass).toBe(false);
+    model.destroy();
+  });
+
+  it('a frozen half reference: logits of the twin on the rounded weights, near the f32 model, no gradients', async () => {
+    const params = baseParams(5);
+    const ref = GpuModel.create(ctx, CONFIG, params, B, 1, undefined, { weightDtype: dtype, frozen: true });
+    const full = GpuModel.create(ctx, CONFIG, params, B, 1);
+    const got = await run(ref);
+    const f32 = await run(full);
+    const twin = modelForward(
+      CONFIG,
+      hostParams(roundModelWeights(CONFIG, params, dtype), paramShapes(CONFIG)),
+      tokens,
+      B,
+      T,
+    );
+    const c = compareArrays(got.logits, twin.logits.data, { atol: 1e-5, rtol: 1e-4 });
+    expect(c.pass, `vs twin: ${c.summary}`).toBe(true);
+    // Half vs f32: the weights moved by up to u relatively; the logits (magnitude ~1 here) by a few u per layer.
+    // Documented tolerance: atol = 8 u (L + 1), u the format's unit roundoff; and they must differ (storage is half).
+    const tol = 8 * UNIT_ROUNDOFF[dtype] * (CONFIG.nLayers + 1);
+    const d = compareArrays(got.logits, f32.logits, { atol: tol, rtol: 0 });
+    expect(d.pass, `half vs f32 (atol ${tol}): ${d.summary}`).toBe(true);
+    expect(d.maxAbsError).toBeGreaterThan(0);
+    expect(ref.grads.size).toBe(0);
+    const rec = ctx.recorder('no step');
+    expect(() => ref.optimizerStep(rec, { lr: 1e-3, weightDecay: 0 })).toThrow(/frozen/);
+    rec.submit();
+    // A reset from the policy (f32 values) stores them rounded; half bits from a checkpoint go up as they are.
+    const other = baseParams(6);
+    ref.uploadBase(other);
+    expect(await ref.downloadBase()).toEqual(roundModelWeights(CONFIG, other, dtype));
+    const bits = Object.fromEntries(
+      Object.entries(other).map(([k, v]) => [k, { dtype: 'bf16' as const, bits: toHalfBits(v, 'bf16') }]),
+    );
+    const fromBits = GpuModel.create(ctx, CONFIG, bits, B, 1, undefined, { weightDtype: dtype, frozen: true });
+    // Every tensor arrives as bf16; the vectors (gains, biases) are stored f32 (the bits widened exactly), the
+    // matrices in the model's dtype (bf16 as they are; f16 converted from bf16 with one rounding).
+    const asBf16 = Object.fromEntries(Object.entries(bits).map(([k, v]) => [k, bf16BitsToF32(v.bits)]));
+    expect(await fromBits.downloadBase()).toEqual(roundModelWeights(CONFIG, asBf16, dtype));
+    for (const m of [ref, full, fromBits]) m.destroy();
+  });
+
+  it('greedy generation equals the CPU policy on the rounded weights, token for token', async () => {
+    const params = baseParams(7);
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'down_proj'] };
+    const adapters = adaptersOf(spec, 8);
+    const gpuPolicy = GpuPolicy.create(ctx, CONFIG, params, 4, { spec, adapters }, { weightDtype: dtype });
+    const cpuPolicy = new CpuPolicy(CONFIG, roundModelWeights(CONFIG, params, dtype), { spec, adapters });
+    const prompts = [
+      [1, 5, 6, 7],
+      [1, 9],
+      [1, 3, 4, 5, 6, 7, 8],
+      [1, 9],
+    ];
+    const opts = { maxNewTokens: 10, sampler: { temperature: 1, greedy: true, seed: 1 }, eosId: 2, padId: 0 };
+    const a = await gpuPolicy.generate(prompts, opts);
+    const b = await cpuPolicy.generate(prompts, opts);
+    expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
+    expect(Array.from(a.lengths)).toEqual(Array.from(b.lengths));
+    gpuPolicy.destroy();
+  });
+});
+
+describe('a BF16 or F16 checkpoint stays half from the file to the GPU', () => {
+  /** model.safetensors with every tensor in `dtype` (as real checkpoints ship), and its config.json. */
+  function halfCheckpoint(params: ParamArrays, dtype: 'BF16' | 'F16') {
+    const tensors = new Map<string, SafetensorsTensorInput>();
+    for (const { name, shape } of paramShapes(CONFIG)) tensors.set(name, { dtype, shape, data: params[name] });
+    const special = { bosId: 1, eosId: 2, padId: 0 };
+    return { bytes: writeSafetensors(tensors, { format: 'pt' }), json: JSON.stringify(configToJson(CONFIG, special)) };
+  }
+
+  it.each([
+    ['BF16', 'bf16'],
+    ['F16', 'bf16'],
+    ['BF16', 'f16'],
+  ] as const)('%s file -> %s storage: half bits on the host, one conversion at most', async (fileDtype, storage) => {
+    const params = baseParams(11);
+    const file = halfCheckpoint(params, fileDtype);
+    const ck = decodeCheckpointHalf(file.bytes, file.json);
+    const fileHalf = fileDtype === 'BF16' ? 'bf16' : 'f16';
+    for (const { name } of paramShapes(CONFIG)) {
+      const w = ck.weights[name];
+      expect(w instanceof Float32Array, name).toBe(false); // no f32 copy on the host
+      expect((w as { dtype: string }).dtype).toBe(fileHalf);
+    }
+    const model = GpuModel.create(ctx, CONFIG, ck.weights, B, 1, undefined, { weightDtype: storage, frozen: true });
+    const matrix = 'model.layers.0.mlp.up_proj.weight';
+    const stored = (await ctx.read(model.params.get(matrix)!)) as Uint16Array;
+    const fileBits = (ck.weights[matrix] as { bits: Uint16Array }).bits;
+    if (fileHalf === storage) expect(stored).toEqual(fileBits); // uploaded as it is
+    // Widened: the file's values (vectors exactly, in f32) with the matrices rounded once more where formats differ.
+    const widened = Object.fromEntries(
+      Object.entries(ck.weights).map(([k, v]) => [k, halfBitsToF32((v as { bits: Uint16Array }).bits, fileHalf)]),
+    );
+    expect(await model.downloadBase()).toEqual(roundModelWeights(CONFIG, widened, storage));
+    model.destroy();
+  });
+
+  it('refuses a non-finite half weight, naming the tensor and the index', () => {
+    const params = baseParams(12);
+    params['model.layers.1.self_attn.o_proj.weight'][5] = Number.POSITIVE_INFINITY;
+    const file = halfCheckpoint(params, 'BF16');
+    expect(() => decodeCheckpointHalf(file.bytes, file.json)).toThrow(
+      /tensor model\.layers\.1\.self_attn\.o_proj\.weight holds Infinity at index 5/,
+    );
+  });
+});
+
+describe('half weight storage in bytes', () => {
+  it('a frozen bf16 model holds its matrices in half the bytes, as storedWeightBytes counts', () => {
+    const shapes = paramShapes(CONFIG);
+    const params = baseParams(1);
+    const measure = (make: () => GpuModel) => {
+      const before = ctx.tensorBytes().live;
+      const m = make();
+      const weights = [...m.params.values()].reduce((n, t) => n + t.buffer.size, 0);
+      const live = ctx.tensorBytes().live - before;
+      m.destroy();
+      return { weights, live };
+    };
+    const f32 = measure(() => GpuModel.create(ctx, CONFIG, params, B, 1, undefined, { frozen: true }));
+    const bf16 = measure(() =>
+      GpuModel.create(ctx, CONFIG, params, B, 1, undefined, { weightDtype: 'bf16', frozen: true }),
+    );
+    expect(f32.weights).toBe(storedWeightBytes(shapes, 'f32'));
+    expect(bf16.weights).toBe(storedWeightBytes(shapes, 'bf16'));
+    expect(bf16.weights).toBeLessThan(0.6 * f32.weights);
+    // The f32 frozen model still allocates gradients (as before); the half one has none.
+    expect(bf16.live).toBeLessThan(f32.live - f32.weights);
+  });
+});
