@@ -8,15 +8,13 @@
 
 import { Worker } from 'node:worker_threads';
 import {
+  READY,
   USER_REWARD_FILE,
   USER_REWARD_HEAP_LIMIT_MB,
-  USER_REWARD_TIME_LIMIT_MS,
-  UserRewardError,
   functionScript,
+  hostedRewardFunction,
   nodeRunnerProgram,
-  readReply,
-  timeLimitError,
-  type UserRewardFunction,
+  type SandboxChannel,
   type UserRewardSandbox,
 } from '../rl/user-reward';
 
@@ -39,70 +37,41 @@ try {
   error = e;
 }
 runner.loaded(error);
-parentPort.on('message', (batchJson) => {
-  const reply = runner.run(JSON.parse(batchJson));
-  parentPort.postMessage(typeof reply === 'string' ? reply : '');
+parentPort.postMessage(workerData.ready);
+parentPort.on('message', (data) => {
+  const m = JSON.parse(data);
+  const reply = runner.run(m.batch);
+  parentPort.postMessage(m.nonce + '\\n' + (typeof reply === 'string' ? reply : ''));
 });
 `;
 
 /** A reward function running in its own worker thread; see the file's head. */
-export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}): UserRewardFunction => {
-  const limitMs = options.timeLimitMs ?? USER_REWARD_TIME_LIMIT_MS;
+export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}) => {
   const heapMb = options.heapLimitMb ?? USER_REWARD_HEAP_LIMIT_MB;
-  const runner = nodeRunnerProgram();
-  const fn = functionScript(source);
-  let worker: Worker | null = null;
-  const stop = () => {
-    void worker?.terminate();
-    worker = null;
-  };
-  return {
-    score(batch) {
-      if (!worker) {
-        worker = new Worker(THREAD, {
-          eval: true,
-          workerData: { runner, fn, file: USER_REWARD_FILE },
-          env: {},
-          resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, heapMb / 4) },
-        });
-        // The thread must not keep the process alive after the run (the CLI ends by returning from main).
-        worker.unref();
-      }
-      const w = worker;
-      return new Promise((resolve, reject) => {
-        const done = () => {
-          clearTimeout(timer);
-          w.off('message', onMessage);
-          w.off('error', onError);
-        };
-        const timer = setTimeout(() => {
-          done();
-          stop();
-          reject(timeLimitError(batch.length, limitMs));
-        }, limitMs);
-        const onMessage = (reply: string) => {
-          done();
-          const r = readReply(reply, batch);
-          if ('scores' in r) return resolve(r.scores);
-          if (r.stop) stop();
-          reject(r.error);
-        };
-        const onError = (e: Error & { code?: string }) => {
-          done();
-          stop();
-          reject(
-            new UserRewardError(
-              e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-                ? `reward_fn ran out of memory (its sandbox may use ${heapMb} MB of heap), so its sandbox was stopped`
-                : `reward_fn: its sandbox failed: ${e.message}`,
-            ),
-          );
-        };
-        w.on('message', onMessage);
-        w.on('error', onError);
-        w.postMessage(JSON.stringify(batch));
-      });
-    },
-    destroy: stop,
-  };
+  const workerData = { runner: nodeRunnerProgram(options), fn: functionScript(source), file: USER_REWARD_FILE, ready: READY };
+  return hostedRewardFunction((): SandboxChannel => {
+    const worker = new Worker(THREAD, {
+      eval: true,
+      workerData,
+      env: {},
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, heapMb / 4) },
+    });
+    // The thread must not keep the process alive after the run (the CLI ends by returning from main).
+    worker.unref();
+    const channel: SandboxChannel = {
+      postMessage: (data) => worker.postMessage(data),
+      terminate: () => void worker.terminate(),
+      onmessage: null,
+      onerror: null,
+    };
+    worker.on('message', (data: string) => channel.onmessage?.(data));
+    worker.on('error', (e: Error & { code?: string }) =>
+      channel.onerror?.(
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `reward_fn ran out of memory (its sandbox may use ${heapMb} MB of heap), so its sandbox was stopped`
+          : e.message,
+      ),
+    );
+    return channel;
+  }, options);
 };

@@ -13,6 +13,12 @@ export const USER_REWARD_NAME = 'user';
 /** How long one batch of completions may take in the sandbox before it is stopped (an endless loop, say). */
 export const USER_REWARD_TIME_LIMIT_MS = 5_000;
 
+/**
+ * How long a sandbox may take to start: the thread or worker, the runner, and the person's script run once to
+ * define the function (an endless loop there is stopped here). Batches are timed from when it is ready.
+ */
+export const USER_REWARD_START_LIMIT_MS = 30_000;
+
 /** The file name the user's code has in stack traces and syntax errors of the Node sandbox. */
 export const USER_REWARD_FILE = 'reward_fn.js';
 
@@ -44,8 +50,12 @@ export type UserRewardSandbox = (source: string, options?: UserRewardSandboxOpti
 export interface UserRewardSandboxOptions {
   /** How long one batch may take (USER_REWARD_TIME_LIMIT_MS). */
   timeLimitMs?: number;
+  /** How long the sandbox may take to start (USER_REWARD_START_LIMIT_MS). */
+  startLimitMs?: number;
   /** Node's sandbox thread's JavaScript heap, in MB (USER_REWARD_HEAP_LIMIT_MB); the browser cannot bound it. */
   heapLimitMb?: number;
+  /** The most bytes the function may hold in ArrayBuffers and typed arrays (USER_REWARD_BUFFER_LIMIT_BYTES). */
+  bufferLimitBytes?: number;
 }
 
 /**
@@ -141,6 +151,9 @@ export const ALLOWED_GLOBALS = [
   'unescape',
   'eval',
 ] as const;
+
+/** The runner's first message, once the person's script has run: batches are timed from here. */
+export const READY = 'ready';
 
 /** The typed-array constructors the sandbox wraps with its memory counter (those the engine has). */
 const TYPED_ARRAYS = ALLOWED_GLOBALS.filter((n) => n.endsWith('Array') && n !== 'Array');
@@ -373,11 +386,11 @@ const RUNNER = `(function (G, S) {
 })`;
 
 /** The runner's settings for a sandbox whose person's script is named `file`. */
-function runnerSettings(file: string): RunnerSettings {
+function runnerSettings(file: string, options: UserRewardSandboxOptions): RunnerSettings {
   return {
     file,
     firstLine: FUNCTION_FIRST_LINE,
-    bufferLimit: USER_REWARD_BUFFER_LIMIT_BYTES,
+    bufferLimit: options.bufferLimitBytes ?? USER_REWARD_BUFFER_LIMIT_BYTES,
     maxParts: USER_REWARD_MAX_PARTS,
     maxPartName: USER_REWARD_MAX_PART_NAME,
     allowed: ALLOWED_GLOBALS,
@@ -392,14 +405,14 @@ function runnerSettings(file: string): RunnerSettings {
  * message is `{ nonce, batch }` as JSON text; the answer is the nonce, a newline and the runner's reply. The
  * person's code cannot read the messages or post one: the handler, postMessage and the nonce are out of its reach.
  */
-export function browserRunnerScript(): string {
+export function browserRunnerScript(options: UserRewardSandboxOptions = {}): string {
   return `"use strict";
 (function () {
   const post = self.postMessage.bind(self);
   const load = self.importScripts.bind(self);
   const parse = JSON.parse;
   const url = self.name;
-  const runner = (${RUNNER})(self, Object.assign(${JSON.stringify(runnerSettings(''))}, { file: url }));
+  const runner = (${RUNNER})(self, Object.assign(${JSON.stringify(runnerSettings('', options))}, { file: url }));
   self.onmessage = (e) => {
     const m = parse(e.data);
     const reply = runner.run(m.batch);
@@ -413,6 +426,7 @@ export function browserRunnerScript(): string {
     error = e;
   }
   runner.loaded(error);
+  post(${JSON.stringify(READY)});
 })();
 `;
 }
@@ -421,8 +435,108 @@ export function browserRunnerScript(): string {
  * Node's runner program, run with vm in the sandbox's fresh context before the person's script: its value is the
  * runner (see RUNNER), fed the context's global.
  */
-export function nodeRunnerProgram(): string {
-  return `(${RUNNER})(globalThis, ${JSON.stringify(runnerSettings(USER_REWARD_FILE))})`;
+export function nodeRunnerProgram(options: UserRewardSandboxOptions = {}): string {
+  return `(${RUNNER})(globalThis, ${JSON.stringify(runnerSettings(USER_REWARD_FILE, options))})`;
+}
+
+/**
+ * One running sandbox as its host sees it (a Blob worker relayed by the page, a worker thread): batches go out as
+ * `{ nonce, batch }` JSON text; the runner answers READY once, then the nonce, a newline and its reply per batch.
+ */
+export interface SandboxChannel {
+  postMessage(data: string): void;
+  terminate(): void;
+  onmessage: ((data: string) => void) | null;
+  /**
+   * The sandbox itself failed (not the person's function, whose errors the runner reports): the failure's message,
+   * or a whole message for the person when it starts with "reward_fn".
+   */
+  onerror: ((message: string) => void) | null;
+}
+
+/** A fresh secret for one batch: 128 random bits as hex. */
+function nonce(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The host's side of a sandbox, the same for the browser and Node: starts one with `start` when a batch comes and
+ * none is running, waits for READY within the start limit, then sends each batch with a fresh nonce and reads only
+ * the reply that carries it, within the time limit; anything else stops the sandbox (the next batch starts a fresh
+ * one). Replies are checked by readReply.
+ */
+export function hostedRewardFunction(
+  start: () => SandboxChannel,
+  options: UserRewardSandboxOptions = {},
+): UserRewardFunction {
+  const limitMs = options.timeLimitMs ?? USER_REWARD_TIME_LIMIT_MS;
+  const startMs = options.startLimitMs ?? USER_REWARD_START_LIMIT_MS;
+  let sandbox: { channel: SandboxChannel; ready: Promise<void> } | null = null;
+  const stop = () => {
+    sandbox?.channel.terminate();
+    sandbox = null;
+  };
+  /** Listens on `channel` until `settle` says it is done; a timer past `ms` fails it with `late`. */
+  const exchange = <T>(
+    channel: SandboxChannel,
+    ms: number,
+    late: () => UserRewardError,
+    onMessage: (data: string, finish: (r: { value: T } | { error: UserRewardError; stop: boolean }) => void) => void,
+  ): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const finish = (r: { value: T } | { error: UserRewardError; stop: boolean }) => {
+        clearTimeout(timer);
+        channel.onmessage = null;
+        channel.onerror = null;
+        if ('value' in r) return resolve(r.value);
+        if (r.stop) stop();
+        reject(r.error);
+      };
+      const timer = setTimeout(() => finish({ error: late(), stop: true }), ms);
+      channel.onmessage = (data) => onMessage(data, finish);
+      channel.onerror = (message) => {
+        const text = message.startsWith('reward_fn') ? message : `reward_fn: its sandbox failed: ${message.replace(/^Uncaught /, '')}`;
+        finish({ error: new UserRewardError(text), stop: true });
+      };
+    });
+  const notAReply = (what: string) => ({
+    error: new UserRewardError(`reward_fn: its sandbox answered ${what}, so it was stopped`),
+    stop: true,
+  });
+  return {
+    async score(batch) {
+      if (!sandbox) {
+        const channel = start();
+        const ready = exchange<void>(
+          channel,
+          startMs,
+          () =>
+            new UserRewardError(
+              `reward_fn: its sandbox did not start within ${startMs / 1000} s (an endless loop where the function is defined?), so it was stopped`,
+            ),
+          (data, finish) =>
+            finish(data === READY ? { value: undefined } : notAReply('before it was ready, with a message that is not its own')),
+        );
+        sandbox = { channel, ready };
+      }
+      const { channel, ready } = sandbox;
+      await ready;
+      const secret = nonce();
+      const answer = exchange<UserRewardScore[]>(
+        channel,
+        limitMs,
+        () => timeLimitError(batch.length, limitMs),
+        (data, finish) => {
+          if (!data.startsWith(`${secret}\n`)) return finish(notAReply('with a message that is not the reply to this batch'));
+          const r = readReply(data.slice(secret.length + 1), batch);
+          finish('scores' in r ? { value: r.scores } : r);
+        },
+      );
+      channel.postMessage(JSON.stringify({ nonce: secret, batch }));
+      return answer;
+    },
+    destroy: stop,
+  };
 }
 
 /** `s` quoted and cut for a message. */

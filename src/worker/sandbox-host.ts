@@ -7,6 +7,8 @@
 // by the engine worker they would have that worker's policy, which is none. Messages and errors are relayed as
 // they are, each tagged with the sandbox it came from; the engine worker keeps the time limit and checks replies.
 
+import type { SandboxChannel } from '../rl/user-reward';
+
 /** The two scripts of one sandbox: the runner (the worker's own) and the person's, loaded by the runner. */
 export interface SandboxScripts {
   runner: string;
@@ -22,7 +24,7 @@ export type SandboxHostRequest =
 /** Page -> engine worker. */
 export type SandboxHostReply =
   | { id: number; kind: 'message'; data: string }
-  | { id: number; kind: 'error'; message: string; lineno: number };
+  | { id: number; kind: 'error'; message: string };
 
 /** Serves sandbox workers on `port` until the page goes away. */
 export function hostSandboxes(port: MessagePort): void {
@@ -51,7 +53,6 @@ export function hostSandboxes(port: MessagePort): void {
           id: req.id,
           kind: 'error',
           message: e.message,
-          lineno: e.lineno,
         } satisfies SandboxHostReply);
       };
       workers.set(req.id, { worker, urls: [fnUrl, runnerUrl] });
@@ -60,16 +61,8 @@ export function hostSandboxes(port: MessagePort): void {
   };
 }
 
-/**
- * The engine worker's handle on one hosted sandbox worker: the part of the Worker API the sandbox uses, carried
- * over the port.
- */
-export interface HostedWorker {
-  postMessage(data: string): void;
-  terminate(): void;
-  onmessage: ((data: string) => void) | null;
-  onerror: ((message: string, lineno: number) => void) | null;
-}
+/** The engine worker's handle on one hosted sandbox worker, carried over the port. */
+export type HostedWorker = SandboxChannel;
 
 /** Starts one sandbox worker running `scripts`. */
 export type StartSandbox = (scripts: SandboxScripts) => HostedWorker;
@@ -83,7 +76,7 @@ export function sandboxClient(port: MessagePort): StartSandbox {
     const w = live.get(r.id);
     if (!w) return;
     if (r.kind === 'message') w.onmessage?.(r.data);
-    else w.onerror?.(r.message, r.lineno);
+    else w.onerror?.(r.message);
   };
   return (scripts) => {
     const id = next++;
