@@ -6,7 +6,7 @@
 // refused with a message, after which a plain function scores in a fresh sandbox. The app's own run with a reward_fn
 // is e2e/rewards.spec.ts.
 import { readFileSync } from 'node:fs';
-import { build } from 'esbuild';
+import { build } from 'vite';
 import { expect, test, type Page } from '@playwright/test';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -21,37 +21,52 @@ function pagePolicy(): string {
 }
 
 /** The page's end of the sandbox and the engine worker's, in one bundle: window.score(source, batch). */
-async function harness(): Promise<string> {
+const HARNESS = `
+  import { browserRewardSandbox } from '${root}src/worker/reward-sandbox.ts';
+  import { hostSandboxes, sandboxClient } from '${root}src/worker/sandbox-host.ts';
+  const channel = new MessageChannel();
+  hostSandboxes(channel.port1);
+  const sandbox = browserRewardSandbox(sandboxClient(channel.port2));
+  window.score = async (source, batch, timeLimitMs) => {
+    const f = sandbox(source, { timeLimitMs });
+    try { return await f.score(batch); } catch (e) { return String(e.message); } finally { f.destroy(); }
+  };
+  window.scoreTwice = async (source, batch) => {
+    const f = sandbox(source, { timeLimitMs: 20000 });
+    const out = [];
+    for (let i = 0; i < 2; i++) {
+      try { out.push(await f.score(batch)); } catch (e) { out.push(String(e.message)); }
+    }
+    f.destroy();
+    return out;
+  };
+`;
+
+/** HARNESS built by Vite, as the page's own script would be (once per test worker). */
+let built: Promise<string> | null = null;
+const harness = () => {
+  built ??= buildHarness();
+  return built;
+};
+
+async function buildHarness(): Promise<string> {
+  const entry = '\0reward-sandbox-harness';
   const out = await build({
-    stdin: {
-      contents: `
-        import { browserRewardSandbox } from './src/worker/reward-sandbox';
-        import { hostSandboxes, sandboxClient } from './src/worker/sandbox-host';
-        const channel = new MessageChannel();
-        hostSandboxes(channel.port1);
-        const sandbox = browserRewardSandbox(sandboxClient(channel.port2));
-        window.score = async (source, batch, timeLimitMs) => {
-          const f = sandbox(source, { timeLimitMs });
-          try { return await f.score(batch); } catch (e) { return String(e.message); } finally { f.destroy(); }
-        };
-        window.scoreTwice = async (source, batch) => {
-          const f = sandbox(source, { timeLimitMs: 20000 });
-          const out = [];
-          for (let i = 0; i < 2; i++) {
-            try { out.push(await f.score(batch)); } catch (e) { out.push(String(e.message)); }
-          }
-          f.destroy();
-          return out;
-        };`,
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'iife',
-    target: 'es2022',
-    write: false,
+    configFile: false,
+    root,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'reward-sandbox-harness',
+        resolveId: (id) => (id === entry ? entry : null),
+        load: (id) => (id === entry ? HARNESS : null),
+      },
+    ],
+    build: { write: false, target: 'es2022', rollupOptions: { input: entry, output: { format: 'iife' } } },
   });
-  return out.outputFiles[0].text;
+  const result = Array.isArray(out) ? out[0] : out;
+  if (!('output' in result)) throw new Error('the harness build gave no output');
+  return result.output[0].code;
 }
 
 const item = { prompt: 'copy:abc=', answer: 'abc' };
@@ -81,10 +96,11 @@ async function open(page: Page): Promise<void> {
 
 type Score = (source: string, b: typeof batch, timeLimitMs?: number) => Promise<unknown>;
 const score = (page: Page, source: string, timeLimitMs = 20_000) =>
-  page.evaluate(
-    ([s, b, t]) => (window as unknown as { score: Score }).score(s, b, t),
-    [source, batch, timeLimitMs] as const,
-  );
+  page.evaluate(([s, b, t]) => (window as unknown as { score: Score }).score(s, b, t), [
+    source,
+    batch,
+    timeLimitMs,
+  ] as const);
 
 /** Every API a worker could store, read back, send or start something with. */
 const APIS = [
@@ -176,7 +192,7 @@ test('nothing a first sandbox writes with any storage API is there for a second,
   expect(second, String(second)).toHaveLength(2);
 });
 
-test("a function cannot replace the runner or post a reply of its own; the host refuses what the runner would not", async ({
+test('a function cannot replace the runner or post a reply of its own; the host refuses what the runner would not', async ({
   page,
 }) => {
   await open(page);
@@ -199,9 +215,11 @@ test("a function cannot replace the runner or post a reply of its own; the host 
     { reward: 0.5, parts: {} },
   ]);
   // Bending the runner's builtins still yields nothing the host takes: its reply is checked again.
-  const bent = '(() => { Array.prototype.push = function (s) { this[this.length] = { reward: "1", parts: null }; return this.length; }; return () => 1; })()';
+  const bent =
+    '(() => { Array.prototype.push = function (s) { this[this.length] = { reward: "1", parts: null }; return this.length; }; return () => 1; })()';
   expect(await score(page, bent)).toMatch(/^reward_fn returned the string "1" for completion 0 \("abc"/);
-  const names = '() => ({ reward: 1, parts: Object.fromEntries(Array.from({ length: 256 }, (_, i) => ["x".repeat(1 << 10) + i, 1])) })';
+  const names =
+    '() => ({ reward: 1, parts: Object.fromEntries(Array.from({ length: 256 }, (_, i) => ["x".repeat(1 << 10) + i, 1])) })';
   expect(await score(page, names)).toMatch(/returned an object with 256 parts \(at most 16\) for completion 0/);
 });
 

@@ -48,7 +48,12 @@ parentPort.on('message', (data) => {
 /** A reward function running in its own worker thread; see the file's head. */
 export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}) => {
   const heapMb = options.heapLimitMb ?? USER_REWARD_HEAP_LIMIT_MB;
-  const workerData = { runner: nodeRunnerProgram(options), fn: functionScript(source), file: USER_REWARD_FILE, ready: READY };
+  const workerData = {
+    runner: nodeRunnerProgram(options),
+    fn: functionScript(source),
+    file: USER_REWARD_FILE,
+    ready: READY,
+  };
   return hostedRewardFunction((): SandboxChannel => {
     const worker = new Worker(THREAD, {
       eval: true,

@@ -138,6 +138,15 @@ describe('reward_fn sandbox (Node): sealed', () => {
     ]);
   });
 
+  it('gets its arguments made in its own realm: no host constructor leads out of the context', async () => {
+    const escape =
+      '(p, c, item) => { try { return item.constructor.constructor("return typeof process")() === "object" ? 1 : 0; } catch (e) { return e instanceof EvalError ? -1 : -2; } }';
+    expect(await run(escape)).toEqual([
+      { reward: -1, parts: {} },
+      { reward: -1, parts: {} },
+    ]);
+  });
+
   it("checks every reply again on the host: bending the runner's builtins yields nothing it would refuse", async () => {
     const bent =
       '(() => { Array.prototype.push = function (s) { this[this.length] = { reward: "1", parts: null }; return this.length; }; return () => 1; })()';
@@ -207,10 +216,13 @@ describe('reward_fn sandbox (Node): sealed', () => {
   }, 120_000);
 
   it('stops a function that runs out of heap with a message, and the next batch scores in a fresh sandbox', async () => {
-    const f = nodeRewardSandbox('(p, c) => { if (c === "abx") { const a = []; for (;;) a.push({ n: a.length }); } return 1; }', {
-      timeLimitMs: 20_000,
-      heapLimitMb: 32,
-    });
+    const f = nodeRewardSandbox(
+      '(p, c) => { if (c === "abx") { const a = []; for (;;) a.push({ n: a.length }); } return 1; }',
+      {
+        timeLimitMs: 20_000,
+        heapLimitMb: 32,
+      },
+    );
     try {
       await expect(f.score(batch)).rejects.toThrow(
         'reward_fn ran out of memory (its sandbox may use 32 MB of heap), so its sandbox was stopped',
@@ -237,7 +249,9 @@ describe("the host's check of a reply", () => {
     expect(error(reply('[{"reward":1},{"reward":1e999}]'))).toMatch(
       /^reward_fn returned Infinity for completion 1 \("abx", prompt "copy:abc="\); it must return a finite number/,
     );
-    expect(error(reply('[{"reward":"1"},{"reward":1}]'))).toMatch(/^reward_fn returned the string "1" for completion 0/);
+    expect(error(reply('[{"reward":"1"},{"reward":1}]'))).toMatch(
+      /^reward_fn returned the string "1" for completion 0/,
+    );
     expect(error(reply('[{"reward":1,"parts":null},{"reward":1}]'))).toMatch(
       /^reward_fn returned an object whose parts are null for completion 0/,
     );
@@ -288,7 +302,13 @@ describe('reward_fn sandbox (browser): the host reads only the reply to its own 
     };
     return { w, sent, terminated: () => terminated };
   }
-  const good = JSON.stringify({ ok: true, scores: [{ reward: 1, parts: {} }, { reward: 0, parts: {} }] });
+  const good = JSON.stringify({
+    ok: true,
+    scores: [
+      { reward: 1, parts: {} },
+      { reward: 0, parts: {} },
+    ],
+  });
   /** The nonce of the batch the sandbox sent last, once it has been sent. */
   async function sentNonce(fake: ReturnType<typeof fakeWorker>, count: number): Promise<string> {
     await expect.poll(() => fake.sent.length).toBe(count);

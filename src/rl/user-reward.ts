@@ -202,8 +202,9 @@ interface RunnerSettings {
  * - lockdown() deletes every global outside ALLOWED_GLOBALS, own and inherited;
  * - loaded(error) takes the person's function from FUNCTION_GLOBAL once its script has run (or the error it failed
  *   with, for a compile reply);
- * - run(batch) calls the function once per completion and answers the RunnerReply's JSON text. The function runs
- *   in strict mode, sees only its arguments (copies parsed from JSON text) and the locked scope.
+ * - run(batchJson) parses the batch with the realm's own JSON.parse, calls the function once per completion and
+ *   answers the RunnerReply's JSON text. The function runs in strict mode and sees only its arguments (made in its
+ *   own realm, so no object of the host, whose constructors would lead out of a vm context) and the locked scope.
  */
 const RUNNER = `(function (G, S) {
   "use strict";
@@ -341,8 +342,9 @@ const RUNNER = `(function (G, S) {
         setup = { ok: false, kind: 'compile', index: -1, message: errorText(e), line: userLine(e) };
       }
     },
-    run(batch) {
+    run(batchJson) {
       if (setup !== null) return stringify(setup);
+      const batch = parse(batchJson);
       if (typeof fn !== 'function') return stringify({ ok: false, kind: 'setup', index: -1, message: 'reward_fn must be a function (prompt, completion, item) => number, but its value is ' + describe(fn), line: null });
       const scores = [];
       for (let i = 0; i < batch.length; i++) {
@@ -402,7 +404,7 @@ function runnerSettings(file: string, options: UserRewardSandboxOptions): Runner
  * The browser sandbox's runner script, the Blob worker's whole text (no byte of the person's in it). Started with
  * the person's script's Blob URL as the worker's name, it captures postMessage, importScripts and the name, sets
  * its message handler, builds the runner, locks the scope down, and only then loads the person's script. Each
- * message is `{ nonce, batch }` as JSON text; the answer is the nonce, a newline and the runner's reply. The
+ * message is `{ nonce, batch }` as JSON text (the batch as JSON text within); the answer is the nonce, a newline and the runner's reply. The
  * person's code cannot read the messages or post one: the handler, postMessage and the nonce are out of its reach.
  */
 export function browserRunnerScript(options: UserRewardSandboxOptions = {}): string {
@@ -441,7 +443,7 @@ export function nodeRunnerProgram(options: UserRewardSandboxOptions = {}): strin
 
 /**
  * One running sandbox as its host sees it (a Blob worker relayed by the page, a worker thread): batches go out as
- * `{ nonce, batch }` JSON text; the runner answers READY once, then the nonce, a newline and its reply per batch.
+ * `{ nonce, batch }` JSON text (the batch itself JSON text inside it); the runner answers READY once, then the nonce, a newline and its reply per batch.
  */
 export interface SandboxChannel {
   postMessage(data: string): void;
@@ -495,7 +497,9 @@ export function hostedRewardFunction(
       const timer = setTimeout(() => finish({ error: late(), stop: true }), ms);
       channel.onmessage = (data) => onMessage(data, finish);
       channel.onerror = (message) => {
-        const text = message.startsWith('reward_fn') ? message : `reward_fn: its sandbox failed: ${message.replace(/^Uncaught /, '')}`;
+        const text = message.startsWith('reward_fn')
+          ? message
+          : `reward_fn: its sandbox failed: ${message.replace(/^Uncaught /, '')}`;
         finish({ error: new UserRewardError(text), stop: true });
       };
     });
@@ -515,7 +519,11 @@ export function hostedRewardFunction(
               `reward_fn: its sandbox did not start within ${startMs / 1000} s (an endless loop where the function is defined?), so it was stopped`,
             ),
           (data, finish) =>
-            finish(data === READY ? { value: undefined } : notAReply('before it was ready, with a message that is not its own')),
+            finish(
+              data === READY
+                ? { value: undefined }
+                : notAReply('before it was ready, with a message that is not its own'),
+            ),
         );
         sandbox = { channel, ready };
       }
@@ -527,12 +535,13 @@ export function hostedRewardFunction(
         limitMs,
         () => timeLimitError(batch.length, limitMs),
         (data, finish) => {
-          if (!data.startsWith(`${secret}\n`)) return finish(notAReply('with a message that is not the reply to this batch'));
+          if (!data.startsWith(`${secret}\n`))
+            return finish(notAReply('with a message that is not the reply to this batch'));
           const r = readReply(data.slice(secret.length + 1), batch);
           finish('scores' in r ? { value: r.scores } : r);
         },
       );
-      channel.postMessage(JSON.stringify({ nonce: secret, batch }));
+      channel.postMessage(JSON.stringify({ nonce: secret, batch: JSON.stringify(batch) }));
       return answer;
     },
     destroy: stop,
@@ -609,8 +618,7 @@ export function readReply(
   if (reply.ok) {
     const scores = reply.scores;
     if (!Array.isArray(scores)) return broken(`scores that are ${described(scores)}`);
-    if (scores.length !== batch.length)
-      return broken(`${scores.length} scores for ${batch.length} completions`);
+    if (scores.length !== batch.length) return broken(`${scores.length} scores for ${batch.length} completions`);
     const out: UserRewardScore[] = [];
     for (let i = 0; i < scores.length; i++) {
       try {
