@@ -139,9 +139,9 @@ describe('reward_fn sandbox (Node): sealed', { timeout: 120_000 }, () => {
   });
 
   it('gets its arguments made in its own realm: no host constructor leads out of the context', async () => {
-    const escape =
+    const outOfContext =
       '(p, c, item) => { try { return item.constructor.constructor("return typeof process")() === "object" ? 1 : 0; } catch (e) { return e instanceof EvalError ? -1 : -2; } }';
-    expect(await run(escape)).toEqual([
+    expect(await run(outOfContext)).toEqual([
       { reward: -1, parts: {} },
       { reward: -1, parts: {} },
     ]);
