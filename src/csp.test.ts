@@ -1,5 +1,6 @@
 // The page's Content-Security-Policy (index.html): connections only to its own origin and the blob:/data: URLs it
-// makes, scripts only its own (WebAssembly allowed, no eval, no inline script), workers its own or blob:, no
+// makes, scripts only its own and its blob: URLs (the reward sandbox's; WebAssembly allowed, no eval, no inline
+// script), workers its own or blob:, no
 // plugins; and the dev server's additions (inline refresh preamble, hot-reload socket) stay out of the built page.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -27,8 +28,10 @@ describe('Content-Security-Policy', () => {
     expect(p['default-src']).toEqual(["'self'"]);
   });
 
-  it("runs only the page's own scripts and workers, WebAssembly allowed", () => {
-    expect(p['script-src']).toEqual(["'self'", "'wasm-unsafe-eval'"]);
+  it("runs only the page's own scripts (and its blob: URLs, for the reward sandbox) and workers, WebAssembly allowed", () => {
+    expect(p['script-src']).toEqual(["'self'", "'wasm-unsafe-eval'", 'blob:']);
+    expect(p['script-src']).not.toContain("'unsafe-eval'");
+    expect(p['script-src']).not.toContain("'unsafe-inline'");
     expect(p['worker-src']).toEqual(["'self'", 'blob:']);
     expect(p['object-src']).toEqual(["'none'"]);
   });

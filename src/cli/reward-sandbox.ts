@@ -1,97 +1,82 @@
-// The Node sandbox of a user-written reward function (src/rl/user-reward.ts): a worker_threads thread that runs
-// the function with vm in a fresh context (ECMAScript builtins only: no require, process, fetch, timers, and no
-// eval or Function), called once per batch, and terminated when a batch runs past the time limit. The CLI's
-// --reward_fn and the tests use it; the browser has its own in src/worker/reward-sandbox.ts.
+// The Node sandbox of a user-written reward function (src/rl/user-reward.ts): a worker_threads thread with a heap
+// limit that runs the function with vm in a fresh context (ECMAScript builtins only: no require, process, fetch,
+// timers, WebAssembly or SharedArrayBuffer, no eval or Function, ArrayBuffers and typed arrays counted against
+// USER_REWARD_BUFFER_LIMIT_BYTES), called once per batch, and terminated when a batch runs past the time limit,
+// the thread runs out of heap, or the function holds too much buffer memory. The runner program is compiled and
+// run in the context first; the person's script is a vm.Script of its own, parsed after. The CLI's --reward_fn and
+// the tests use it; the browser has its own in src/worker/reward-sandbox.ts.
 
 import { Worker } from 'node:worker_threads';
 import {
+  READY,
   USER_REWARD_FILE,
-  USER_REWARD_TIME_LIMIT_MS,
-  UserRewardError,
-  compileError,
-  nodeSandboxProgram,
-  scoresOfReply,
-  timeLimitError,
-  type UserRewardFunction,
+  USER_REWARD_HEAP_LIMIT_MB,
+  functionScript,
+  hostedRewardFunction,
+  nodeRunnerProgram,
+  type SandboxChannel,
   type UserRewardSandbox,
 } from '../rl/user-reward';
 
 /**
  * The thread's code (CommonJS, run with eval). The context's global object has a null prototype and code
  * generation from strings is off, so neither `this.constructor.constructor` nor eval reaches the thread's own
- * globals; batches and replies cross as JSON text, so no object of the thread reaches the user's code either.
+ * globals; batches and replies cross as JSON text, so no object of the thread reaches the user's code, and the
+ * user's code never sees parentPort: the thread, not the context, posts every reply.
  */
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const vm = require('node:vm');
-let run = null;
-let failure = null;
+const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
+const runner = new vm.Script(workerData.runner, { filename: 'reward-runner.js' }).runInContext(context);
+runner.lockdown();
+let error;
 try {
-  const context = vm.createContext(Object.create(null), { codeGeneration: { strings: false, wasm: false } });
-  run = new vm.Script(workerData.program, { filename: workerData.file }).runInContext(context);
+  new vm.Script(workerData.fn, { filename: workerData.file }).runInContext(context);
 } catch (e) {
-  const at = new RegExp(workerData.file.replace(/[.]/g, '[.]') + ':(\\\\d+)').exec(String((e && e.stack) || ''));
-  failure = { message: (e && e.name ? e.name + ': ' : '') + String(e && e.message), line: at ? Number(at[1]) - workerData.firstLine + 1 : null };
+  error = e;
 }
-parentPort.on('message', (batchJson) => parentPort.postMessage(failure ? { failure } : { reply: run(batchJson) }));
+runner.loaded(error);
+parentPort.postMessage(workerData.ready);
+parentPort.on('message', (data) => {
+  const m = JSON.parse(data);
+  const reply = runner.run(m.batch);
+  parentPort.postMessage(m.nonce + '\\n' + (typeof reply === 'string' ? reply : ''));
+});
 `;
 
-type ThreadMessage = { failure: { message: string; line: number | null } } | { reply: string };
-
 /** A reward function running in its own worker thread; see the file's head. */
-export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}): UserRewardFunction => {
-  const limitMs = options.timeLimitMs ?? USER_REWARD_TIME_LIMIT_MS;
-  const program = nodeSandboxProgram(source);
-  let worker: Worker | null = null;
-  const stop = () => {
-    void worker?.terminate();
-    worker = null;
+export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}) => {
+  const heapMb = options.heapLimitMb ?? USER_REWARD_HEAP_LIMIT_MB;
+  const workerData = {
+    runner: nodeRunnerProgram(options),
+    fn: functionScript(source),
+    file: USER_REWARD_FILE,
+    ready: READY,
   };
-  return {
-    score(batch) {
-      if (!worker) {
-        worker = new Worker(THREAD, {
-          eval: true,
-          workerData: { program: program.text, firstLine: program.firstLine, file: USER_REWARD_FILE },
-          env: {},
-          resourceLimits: { maxOldGenerationSizeMb: 512 },
-        });
-        // The thread must not keep the process alive after the run (the CLI ends by returning from main).
-        worker.unref();
-      }
-      const w = worker;
-      return new Promise((resolve, reject) => {
-        const done = () => {
-          clearTimeout(timer);
-          w.off('message', onMessage);
-          w.off('error', onError);
-        };
-        const timer = setTimeout(() => {
-          done();
-          stop();
-          reject(timeLimitError(batch.length, limitMs));
-        }, limitMs);
-        const onMessage = (m: ThreadMessage) => {
-          done();
-          if ('failure' in m) reject(compileError(m.failure.message, m.failure.line));
-          else {
-            try {
-              resolve(scoresOfReply(m.reply, batch));
-            } catch (e) {
-              reject(e);
-            }
-          }
-        };
-        const onError = (e: Error) => {
-          done();
-          stop();
-          reject(new UserRewardError(`reward_fn: its sandbox failed: ${e.message}`));
-        };
-        w.on('message', onMessage);
-        w.on('error', onError);
-        w.postMessage(JSON.stringify(batch));
-      });
-    },
-    destroy: stop,
-  };
+  return hostedRewardFunction((): SandboxChannel => {
+    const worker = new Worker(THREAD, {
+      eval: true,
+      workerData,
+      env: {},
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, heapMb / 4) },
+    });
+    // The thread must not keep the process alive after the run (the CLI ends by returning from main).
+    worker.unref();
+    const channel: SandboxChannel = {
+      postMessage: (data) => worker.postMessage(data),
+      terminate: () => void worker.terminate(),
+      onmessage: null,
+      onerror: null,
+    };
+    worker.on('message', (data: string) => channel.onmessage?.(data));
+    worker.on('error', (e: Error & { code?: string }) =>
+      channel.onerror?.(
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `reward_fn ran out of memory (its sandbox may use ${heapMb} MB of heap), so its sandbox was stopped`
+          : e.message,
+      ),
+    );
+    return channel;
+  }, options);
 };

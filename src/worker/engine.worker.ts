@@ -18,7 +18,7 @@ import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Envelope, type Replies, type Request, type Response } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
-import { sandboxClient, type HostedWorker } from './sandbox-host';
+import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
 
@@ -110,15 +110,15 @@ const assets: AssetLoader = {
 // Engine and its store
 
 /** Starts a reward-function sandbox in the page (set when the page sends its sandbox host's port). */
-let startSandbox: ((script: string) => HostedWorker) | null = null;
+let startSandbox: StartSandbox | null = null;
 
 let store: RunStore = new MemoryRunStore();
 const queue = new RecordQueue();
 
 const engine = new LabEngine({
-  rewardSandbox: browserRewardSandbox((script) => {
+  rewardSandbox: browserRewardSandbox((scripts) => {
     if (!startSandbox) throw new Error('reward_fn: the page has not connected its sandbox host yet');
-    return startSandbox(script);
+    return startSandbox(scripts);
   }),
   store: {
     // The store is opened asynchronously at init; every call goes to whichever store is current.

@@ -1,37 +1,50 @@
 // The page's side of the reward-function sandbox: the engine worker asks, over a MessagePort, for a dedicated Worker
-// made from a Blob of the sandbox's script, and the page starts it. A Blob worker takes its Content-Security-Policy
-// from the document that creates it, so started here it runs under the page's policy (index.html: scripts only from
-// this site, no eval, connections only to this site): the user's code cannot reach the network by `import()` or
-// `Function`, which no deleted global can stop. Started by the engine worker it would have that worker's policy,
-// which is none. Messages and errors (with their line) are relayed as they are; the engine worker keeps the time limit.
+// whose script is the runner (a Blob) and whose name is the URL of a second Blob, the person's script, which the
+// runner loads with importScripts once it has locked its scope down (src/rl/user-reward.ts). Blob workers take
+// their Content-Security-Policy from the document that creates them, so started here they run under the page's
+// policy (index.html: scripts only from this site and its own blob: URLs, no eval, connections only to this site):
+// the user's code cannot reach the network by `import()` or `Function`, which no deleted global can stop. Started
+// by the engine worker they would have that worker's policy, which is none. Messages and errors are relayed as
+// they are, each tagged with the sandbox it came from; the engine worker keeps the time limit and checks replies.
+
+import type { SandboxChannel } from '../rl/user-reward';
+
+/** The two scripts of one sandbox: the runner (the worker's own) and the person's, loaded by the runner. */
+export interface SandboxScripts {
+  runner: string;
+  fn: string;
+}
 
 /** Engine worker -> page. */
 export type SandboxHostRequest =
-  | { op: 'start'; id: number; script: string }
+  | { op: 'start'; id: number; scripts: SandboxScripts }
   | { op: 'post'; id: number; data: string }
   | { op: 'stop'; id: number };
 
 /** Page -> engine worker. */
 export type SandboxHostReply =
   | { id: number; kind: 'message'; data: string }
-  | { id: number; kind: 'error'; message: string; lineno: number };
+  | { id: number; kind: 'error'; message: string };
 
 /** Serves sandbox workers on `port` until the page goes away. */
 export function hostSandboxes(port: MessagePort): void {
-  const workers = new Map<number, { worker: Worker; url: string }>();
+  const workers = new Map<number, { worker: Worker; urls: string[] }>();
   const stop = (id: number) => {
     const w = workers.get(id);
     if (!w) return;
     w.worker.terminate();
-    URL.revokeObjectURL(w.url);
+    for (const url of w.urls) URL.revokeObjectURL(url);
     workers.delete(id);
   };
+  const blobUrl = (text: string) => URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
   port.onmessage = (ev: MessageEvent<SandboxHostRequest>) => {
     const req = ev.data;
     if (req.op === 'start') {
       stop(req.id);
-      const url = URL.createObjectURL(new Blob([req.script], { type: 'text/javascript' }));
-      const worker = new Worker(url, { name: 'rl-lab-reward-fn' });
+      const fnUrl = blobUrl(req.scripts.fn);
+      const runnerUrl = blobUrl(req.scripts.runner);
+      // The worker's name is the person's script's URL: the runner reads it before anything else runs.
+      const worker = new Worker(runnerUrl, { name: fnUrl });
       worker.onmessage = (e: MessageEvent) =>
         port.postMessage({ id: req.id, kind: 'message', data: String(e.data) } satisfies SandboxHostReply);
       worker.onerror = (e: ErrorEvent) => {
@@ -40,28 +53,22 @@ export function hostSandboxes(port: MessagePort): void {
           id: req.id,
           kind: 'error',
           message: e.message,
-          lineno: e.lineno,
         } satisfies SandboxHostReply);
       };
-      workers.set(req.id, { worker, url });
+      workers.set(req.id, { worker, urls: [fnUrl, runnerUrl] });
     } else if (req.op === 'post') workers.get(req.id)?.worker.postMessage(req.data);
     else stop(req.id);
   };
 }
 
-/**
- * The engine worker's handle on one hosted sandbox worker: the part of the Worker API the sandbox uses, carried
- * over the port.
- */
-export interface HostedWorker {
-  postMessage(data: string): void;
-  terminate(): void;
-  onmessage: ((data: string) => void) | null;
-  onerror: ((message: string, lineno: number) => void) | null;
-}
+/** The engine worker's handle on one hosted sandbox worker, carried over the port. */
+export type HostedWorker = SandboxChannel;
 
-/** Connects the engine worker's side of the port: `start` asks the page for a sandbox worker running `script`. */
-export function sandboxClient(port: MessagePort): (script: string) => HostedWorker {
+/** Starts one sandbox worker running `scripts`. */
+export type StartSandbox = (scripts: SandboxScripts) => HostedWorker;
+
+/** Connects the engine worker's side of the port: the returned function asks the page for a sandbox worker. */
+export function sandboxClient(port: MessagePort): StartSandbox {
   let next = 0;
   const live = new Map<number, HostedWorker>();
   port.onmessage = (ev: MessageEvent<SandboxHostReply>) => {
@@ -69,9 +76,9 @@ export function sandboxClient(port: MessagePort): (script: string) => HostedWork
     const w = live.get(r.id);
     if (!w) return;
     if (r.kind === 'message') w.onmessage?.(r.data);
-    else w.onerror?.(r.message, r.lineno);
+    else w.onerror?.(r.message);
   };
-  return (script) => {
+  return (scripts) => {
     const id = next++;
     const send = (m: SandboxHostRequest) => port.postMessage(m);
     const w: HostedWorker = {
@@ -84,7 +91,7 @@ export function sandboxClient(port: MessagePort): (script: string) => HostedWork
       onerror: null,
     };
     live.set(id, w);
-    send({ op: 'start', id, script });
+    send({ op: 'start', id, scripts });
     return w;
   };
 }
