@@ -142,12 +142,15 @@ export interface CheckpointShard {
 }
 
 /**
- * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a shard that
- * cannot be read is named in the message (the SafetensorsError keeps its class and code).
+ * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a file that
+ * cannot be read (the single model.safetensors too) is named in the message (the SafetensorsError keeps its class
+ * and code).
  */
 function readShards(shards: readonly CheckpointShard[]): {
   tensors: Map<string, SafetensorsTensor>;
   metadata: Record<string, string>;
+  /** The file each tensor is in. */
+  where: Map<string, string>;
 } {
   const tensors = new Map<string, SafetensorsTensor>();
   const where = new Map<string, string>();
@@ -157,7 +160,7 @@ function readShards(shards: readonly CheckpointShard[]): {
     try {
       read = readSafetensors(bytes, { toFloat32: true, copy: true });
     } catch (e) {
-      if (e instanceof SafetensorsError && shards.length > 1) e.message = `${file}: ${e.message}`;
+      if (e instanceof SafetensorsError) e.message = `${file}: ${e.message}`;
       throw e;
     }
     for (const [name, t] of read.tensors) {
@@ -168,7 +171,7 @@ function readShards(shards: readonly CheckpointShard[]): {
     }
     metadata = { ...metadata, ...(read.metadata ?? {}) };
   }
-  return { tensors, metadata };
+  return { tensors, metadata, where };
 }
 
 /**
@@ -191,7 +194,18 @@ export function decodeCheckpoint(
   const file = readShards(
     safetensors instanceof Uint8Array ? [{ file: 'model.safetensors', bytes: safetensors }] : safetensors,
   );
-  assertValidCheckpoint(json, file.tensors);
+  try {
+    assertValidCheckpoint(json, file.tensors);
+  } catch (e) {
+    // A sharded checkpoint's problems name the shard each tensor named is in.
+    if (e instanceof Error && !(safetensors instanceof Uint8Array)) {
+      const named = [...file.where].filter(([name]) =>
+        new RegExp(`\\b${name.replace(/\./g, '\\.')}\\b`).test(e.message),
+      );
+      if (named.length) e.message += ` (${named.map(([name, shard]) => `${name} is in ${shard}`).join('; ')})`;
+    }
+    throw e;
+  }
   const params: ParamArrays = {};
   for (const { name } of paramShapes(config)) {
     const t = file.tensors.get(name)!;
