@@ -84,6 +84,13 @@ describe('a run folder', () => {
     const broken = await run(out, '--overwrite', '--checkpoint', join(dir, 'no-such-checkpoint'));
     expect(broken.error?.message).toMatch(/no-such-checkpoint/);
     expect(snapshot(out)).toEqual(before);
+    // So does one whose reward_fn does not compile (tried in its sandbox before the folder is touched).
+    const badReward = join(dir, 'bad-reward.js');
+    writeFileSync(badReward, '(prompt, completion) => {\n');
+    const noCompile = await run(out, '--overwrite', '--reward_fn', badReward);
+    expect(noCompile.error?.message).toMatch(/^reward_fn does not compile/);
+    expect(exitCodeOf(noCompile.error)).toBe(EXIT.usage);
+    expect(snapshot(out)).toEqual(before);
 
     const replaced = await run(out, '--overwrite', '--steps', '3');
     expect(replaced.error).toBeNull();

@@ -716,6 +716,7 @@ async function trainOne(
   );
   let lock: RunLock;
   try {
+    await assertRewardFnCompiles(session);
     lock = claimRunFolder(out, plan.folder, runId, (text) => console.error(`notice: ${text}`));
   } catch (e) {
     session.destroy();
@@ -742,6 +743,20 @@ async function trainOne(
   } finally {
     session.destroy();
     lock.release();
+  }
+}
+
+/**
+ * The config's reward_fn, compiled in its sandbox (an empty batch through it) before the run's folder is touched: one
+ * that does not compile is refused input. One that fails on real completions fails at its first step.
+ */
+async function assertRewardFnCompiles(session: RunSession): Promise<void> {
+  const reward = session.trainer.trainer?.userReward;
+  if (!reward) return;
+  try {
+    await reward.score([]);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
 }
 
