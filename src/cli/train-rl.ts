@@ -5,7 +5,9 @@
 // checkpoint and difficulty it started from, so --config rl_config.json reproduces the run) into --out, and the
 // checkpoint with the trainer state every save_every steps, at the end and on SIGINT/SIGTERM, atomically as a pair
 // (with lora_rank > 0 the checkpoint holds the merged weights, and adapter/ the adapters in PEFT's layout).
-// --resume continues a saved run (a larger --steps extends it).
+// --resume continues a saved run (a larger --steps extends it). The folder is kept from being lost or mixed
+// (src/cli/run-folder.ts): one holding another run is refused unless --resume or --overwrite, nothing is written
+// there before the run's checks pass, a lock keeps a second writer out, and the saves carry the run's id and a hash.
 
 import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
