@@ -158,7 +158,7 @@ describe('checkpoints that cannot be used', () => {
       writeFileSync(join(d, 'tokenizer.json'), JSON.stringify(tok));
     });
     expect((await rejected(loadCheckpointDir(dir))).message).toMatch(
-      /tokenizer\.json: the tokenizer has 104 tokens but the model's vocab_size is 99/,
+      /tokenizer\.json: the tokenizer's ids reach 103 \(token "λ"\) but the model's vocab_size is 99/,
     );
   });
 
@@ -175,5 +175,67 @@ describe('checkpoints that cannot be used', () => {
     expect((await rejected(loadCheckpointDir(noModel))).message).toMatch(
       new RegExp(`^${noModel}/model.safetensors: cannot read it: no such file or directory`),
     );
+  });
+});
+
+describe('a Hugging Face folder whose tokenizer the model cannot take', () => {
+  const QWEN = fileURLToPath(new URL('models/tiny-qwen2', PUBLIC_DIR));
+  /** A copy of tiny-qwen2 (vocab_size 560) with its JSON files edited. */
+  function editedQwen(edit: (json: Record<string, Record<string, unknown>>) => void): string {
+    const dir = join(scratch(), 'qwen');
+    cpSync(QWEN, dir, { recursive: true });
+    const names = ['tokenizer.json', 'tokenizer_config.json', 'generation_config.json'];
+    const json = Object.fromEntries(names.map((n) => [n, JSON.parse(readFileSync(join(dir, n), 'utf8'))]));
+    edit(json);
+    for (const n of names) writeFileSync(join(dir, n), JSON.stringify(json[n]));
+    return dir;
+  }
+
+  it('refuses ids at or past vocab_size by the largest id, not the count, naming the id and a special one', async () => {
+    // <|im_end|> (the end-of-sequence token) moves from id 558 to 5000: still 559 tokens, fewer than 560.
+    const dir = editedQwen((j) => {
+      const added = j['tokenizer.json'].added_tokens as { id: number; content: string }[];
+      added.find((a) => a.content === '<|im_end|>')!.id = 5000;
+      const decoder = j['tokenizer_config.json'].added_tokens_decoder as Record<string, unknown>;
+      decoder['5000'] = decoder['558'];
+      delete decoder['558'];
+      j['generation_config.json'].eos_token_id = [5000, 556];
+    });
+    const e = await rejected(loadCheckpointDir(dir));
+    expect(e.message).toBe(
+      `checkpoint ${dir}: tokenizer.json: the tokenizer's ids reach 5000 (token "<|im_end|>") but the model's vocab_size is 560 (every token id must be below vocab_size; the end-of-sequence id 5000 is not)`,
+    );
+    expect(exitCodeOf(e)).toBe(EXIT.usage);
+  });
+
+  it.each([
+    [
+      'a loop of 10^8 steps',
+      '{% for i in range(100000000) %}x{% endfor %}',
+      /asks for range\(\) of 100,000,000 numbers/,
+    ],
+    [
+      'nested loops of 10^8 steps',
+      '{% for i in range(10000) %}{% for j in range(10000) %}x{% endfor %}{% endfor %}',
+      /runs too long/,
+    ],
+    [
+      'a text doubled 40 times',
+      '{% set ns = namespace(s="xxxxxxxx") %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}',
+      /makes too much text/,
+    ],
+  ])('bounds the chat template: %s is refused on load, naming chat_template', async (_, template, why) => {
+    const dir = editedQwen((j) => {
+      j['tokenizer_config.json'].chat_template = template;
+    });
+    const e = await rejected(loadCheckpointDir(dir));
+    expect(e.message).toMatch(new RegExp(`^checkpoint ${dir}: tokenizer_config.json chat_template `));
+    expect(e.message).toMatch(why);
+    expect(exitCodeOf(e)).toBe(EXIT.usage);
+  });
+
+  it('renders an ordinary chat template as before', async () => {
+    const { tok } = await loadCheckpointDir(QWEN);
+    expect(tok.applyChatTemplate?.('2+2=')).toBe('<|im_start|>user\n2+2=<|im_end|>\n<|im_start|>assistant\n');
   });
 });

@@ -59,7 +59,7 @@ describe('generate refuses a checkpoint it cannot sample from', () => {
     });
     const r = generate(['--checkpoint', dir, '--prompt', 'copy:ab=']);
     expect(r.code, r.stderr).toBe(EXIT.usage);
-    expect(r.stderr).toMatch(/the tokenizer has 101 tokens but the model's vocab_size is 99/);
+    expect(r.stderr).toMatch(/the tokenizer's ids reach 100 \(token "ß"\) but the model's vocab_size is 99/);
   });
 
   it('a missing absolute directory is named as given; a bad flag is refused input too', () => {

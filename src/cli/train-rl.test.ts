@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { configToJson, derive, resolveConfig } from '../rl/config';
+import { configFromUrlParamsKeeping, configToJson, derive, resolveConfig } from '../rl/config';
+import { loadStartPolicy } from '../engine/start-policy';
 import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
 import { EXIT, exitCodeOf } from './args';
-import { PUBLIC_DIR, TRAINER_STATE_FILE, loadCheckpointDir } from './files';
+import { PUBLIC_ASSETS, PUBLIC_DIR, TRAINER_STATE_FILE, loadCheckpointDir } from './files';
 import { checkpointDirOf, parseRlArgs, resolveRunStart, resumeConfig, rlHelpText } from './train-rl';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -137,6 +138,23 @@ describe('the start of a run', () => {
     expect(resolveRunStart(parseRlArgs(['--config', file]))).toEqual(first);
   });
 
+  it('`checkpoint null` is a fresh `model`, as the field says, from a flag, a config file and a link alike', async () => {
+    // copy ships a warm start, which a run without a checkpoint field starts from.
+    expect(resolveRunStart(parseRlArgs(['--task', 'copy'])).config.checkpoint).toBe('copy');
+    const flag = resolveRunStart(parseRlArgs(['--task', 'copy', '--checkpoint', 'null']));
+    expect(flag.config.checkpoint).toBe(null);
+    expect(flag.dir).toBe(null);
+    const file = join(scratch(), 'rl_config.json');
+    writeFileSync(file, JSON.stringify({ task: 'copy', checkpoint: null }));
+    expect(resolveRunStart(parseRlArgs(['--config', file])).dir).toBe(null);
+    // The page reads a link into its draft, which the worker's start policy loads: a fresh model too.
+    const link = configFromUrlParamsKeeping(new URLSearchParams('task=copy&checkpoint=null'));
+    expect(link.problems).toEqual([]);
+    expect(link.config.checkpoint).toBe(null);
+    const start = await loadStartPolicy(link.config, PUBLIC_ASSETS);
+    expect(start.source).toMatch(/^fresh nano model/);
+  });
+
   it("records an --init directory (absolute) and a fresh model's difficulty the same way", () => {
     const init = resolveRunStart(
       parseRlArgs(['--task', 'copy', '--init', 'public/checkpoints/copy', '--difficulty', '2']),
@@ -193,7 +211,7 @@ describe('--resume', () => {
   it.each([
     [
       ['--learning_rate', '0.1'],
-      /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups, --memory-budget\)/,
+      /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups, --memory-budget, --overwrite\)/,
     ],
     [['--preset', 'ppo', '--seed', '2', '--task', 'addition'], /cannot change on resume: --preset, --seed, --task /],
     [['--config', 'x.json'], /cannot change on resume: --config /],

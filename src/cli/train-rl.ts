@@ -5,7 +5,9 @@
 // checkpoint and difficulty it started from, so --config rl_config.json reproduces the run) into --out, and the
 // checkpoint with the trainer state every save_every steps, at the end and on SIGINT/SIGTERM, atomically as a pair
 // (with lora_rank > 0 the checkpoint holds the merged weights, and adapter/ the adapters in PEFT's layout).
-// --resume continues a saved run (a larger --steps extends it).
+// --resume continues a saved run (a larger --steps extends it). The folder is kept from being lost or mixed
+// (src/cli/run-folder.ts): one holding another run is refused unless --resume or --overwrite, nothing is written
+// there before the run's checks pass, a lock keeps a second writer out, and the saves carry the run's id and a hash.
 
 import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -70,6 +72,17 @@ import {
 import { CHAR_TOKENIZER_PATH } from '../engine/start-policy';
 import { groupSeeds, seedCountError, seedGroupEndText } from '../engine/seed-group';
 import { bootstrapBand } from '../store/seed-bands';
+import {
+  type FolderMode,
+  type RunLock,
+  checkRunFolder,
+  claimRunFolder,
+  clearRunFiles,
+  newRunId,
+  readSeal,
+  readSealOf,
+  sealSafetensors,
+} from './run-folder';
 
 /** Flags of the RL command that are not config fields. */
 const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
@@ -85,7 +98,11 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   },
   out: {
     value: 'dir',
-    doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file)',
+    doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file). A folder that holds another run is refused unless --resume continues that run or --overwrite is given; a lock file (.rl-lab.lock) keeps a second writer out',
+  },
+  overwrite: {
+    value: null,
+    doc: "let --out hold another run: once the new run's checks pass (config, prompts, tokenizer, reward_fn, the model), that run's files there are removed (only those) and the new run is written",
   },
   backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
   seeds: {
@@ -247,7 +264,8 @@ export function configFromArgs(parsed: ParsedRlArgs): { config: RLConfig; preset
     }
     if (!obj || typeof obj !== 'object' || Array.isArray(obj))
       throw new UsageError(`--config ${parsed.command.config}: the top level must be an object of fields`);
-    const { preset, ...rest } = obj as Record<string, unknown>;
+    // run_id: the run's own id, which rl_config.json records beside its config; a new run gets a new one.
+    const { preset, run_id: _runId, ...rest } = obj as Record<string, unknown>;
     if (preset !== undefined && typeof preset !== 'string')
       throw new UsageError(`--config: "preset" must be a preset name`);
     filePreset = (preset as string | undefined) ?? null;
@@ -316,6 +334,7 @@ const RESUME_COMMAND_FLAGS = new Set([
   'autotune',
   'inspect-groups',
   'memory-budget',
+  'overwrite',
   'help',
 ]);
 const RESUME_FIELDS = new Set<RLField>(RESUMABLE_FIELDS);
@@ -396,11 +415,15 @@ function jsonlGroups(step: number, groups: GroupRecord[]): string {
     .join('\n');
 }
 
-/** Reads a trainer state file, its problems named with the file's path. */
-function readTrainerStateFile(path: string): { bytes: Uint8Array; state: TrainerState } {
+/**
+ * Reads a trainer state file, its problems named with the file's path: its contents checked against the SHA-256 its
+ * header carries (a changed byte is refused), and the run it belongs to (null for a state saved without one).
+ */
+function readTrainerStateFile(path: string): { bytes: Uint8Array; state: TrainerState; runId: string | null } {
   const bytes = new Uint8Array(readFileOrFail(path));
+  const { runId } = readSeal(bytes, path);
   try {
-    return { bytes, state: decodeTrainerState(bytes) };
+    return { bytes, state: decodeTrainerState(bytes), runId };
   } catch (e) {
     (e as Error).message = `${path}: ${(e as Error).message}`;
     throw e;
@@ -412,10 +435,16 @@ function readTrainerStateFile(path: string): { bytes: Uint8Array; state: Trainer
  * renames (the state is renamed last, so it is the older one). The state holds the policy too, so the run
  * continues from it and the next save rewrites the checkpoint.
  */
-async function pairMismatch(dir: string, step: number): Promise<string | null> {
+async function pairMismatch(dir: string, step: number, runId: string | null): Promise<string | null> {
   const model = join(dir, 'model.safetensors');
   if (!existsSync(model))
     return `${dir} has no model.safetensors beside the trainer state (step ${step}); the next save writes the checkpoint`;
+  // A checkpoint of another run, or one whose bytes changed, is refused: the pair would be two runs' halves.
+  const ckRun = readSealOf(model)?.runId ?? null;
+  if (ckRun !== null && runId !== null && ckRun !== runId)
+    throw new UsageError(
+      `${model} belongs to another run (run ${ckRun}) than ${join(dir, TRAINER_STATE_FILE)} (run ${runId}): a checkpoint and trainer state from two runs cannot be resumed together`,
+    );
   let ckStep: string | undefined;
   try {
     ckStep = (await loadCheckpointDir(dir)).ck.metadata?.steps;
@@ -459,6 +488,7 @@ function folderSink(
   paths: { metrics: string; rollouts: string; eval: string },
   lora: boolean,
   savedText: () => string,
+  runId: string,
 ): RunSink & { savedIn: string } {
   const append = (path: string, text: string) => onFile(path, 'append to it', () => appendFileSync(path, text));
   const sink = {
@@ -478,9 +508,16 @@ function folderSink(
       const policy = policyFiles(saved, lora ? saved.state : null);
       try {
         if (lora) mkdirOrFail(join(out, LORA_ADAPTER_DIR));
+        // The checkpoint and the state carry the run's id and a SHA-256 of their contents, which --resume checks.
         writeFilesAtomic([
-          ...policy.files.map((f) => [join(out, f.name), f.data] as [string, Uint8Array | string]),
-          [join(out, TRAINER_STATE_FILE), saved.state],
+          ...policy.files.map(
+            (f) =>
+              [
+                join(out, f.name),
+                f.name === 'model.safetensors' && typeof f.data !== 'string' ? sealSafetensors(f.data, runId) : f.data,
+              ] as [string, Uint8Array | string],
+          ),
+          [join(out, TRAINER_STATE_FILE), sealSafetensors(saved.state, runId)],
         ]);
       } catch (e) {
         (e as Error).message = `saving step ${saved.step}: ${(e as Error).message}; ${savedText()}`;
@@ -536,10 +573,12 @@ export async function trainRl(argv: string[]): Promise<number> {
       );
   }
   let from: SavedRun | null = null;
+  let runId: string | null = null;
   let config: RLConfig;
   let preset: PresetName | null = null;
   if (statePath !== null) {
-    const { bytes, state } = readTrainerStateFile(statePath);
+    const { bytes, state, runId: savedRunId } = readTrainerStateFile(statePath);
+    runId = savedRunId;
     const savedSteps = state.meta.config.steps;
     config = resumeConfig(parsed, state, statePath);
     if (config.steps > savedSteps) {
@@ -551,7 +590,7 @@ export async function trainRl(argv: string[]): Promise<number> {
         `extending the run from ${savedSteps} to ${config.steps} steps${stretched.length ? ` (${stretched.join(' and ')} now stretch to ${config.steps} steps)` : ''}`,
       );
     }
-    const mismatch = await pairMismatch(dirname(statePath), state.meta.step);
+    const mismatch = await pairMismatch(dirname(statePath), state.meta.step, runId);
     if (mismatch) console.error(`warning: ${mismatch}`);
     from = await savedRunOf(statePath, bytes, state);
   } else {
@@ -561,6 +600,10 @@ export async function trainRl(argv: string[]): Promise<number> {
   const out =
     (parsed.command.out as string | undefined) ??
     (statePath !== null ? dirname(statePath) : join('runs', `${config.task}-${preset}-${Date.now()}`));
+  // Every folder the command writes to is checked before any work, and again under its lock before the first write.
+  const folder: FolderMode = parsed.command.overwrite === true ? 'overwrite' : statePath !== null ? 'resume' : 'new';
+  const folders = seeds === null ? [out] : groupSeeds(config.seed, seeds).map((s) => join(out, `seed-${s}`));
+  for (const f of folders) checkRunFolder(f, folder, runId);
 
   let ctx: GpuContext | null = null;
   const driver: Driver = {
@@ -584,11 +627,11 @@ export async function trainRl(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     if (seeds === null) {
-      const run = await trainOne({ config, preset, from, statePath, out }, driver);
+      const run = await trainOne({ config, preset, from, statePath, out, runId, folder }, driver);
       console.log(out);
       return run.code;
     }
-    return await trainSeedGroup({ config, preset, out, seeds }, driver);
+    return await trainSeedGroup({ config, preset, out, seeds, folder }, driver);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -617,29 +660,31 @@ interface RunEnd {
 }
 
 /**
- * One run into `out`: its logs and rl_config.json, a RunSession with the folder as its sink, trained to its last step
+ * One run into `out`: a RunSession opened first (every check of the run: config, prompts, tokenizer, reward_fn, the
+ * model, the prompts' fit in its context), and only then the folder claimed (its lock, the sweep of a killed save's
+ * temporaries, an --overwrite'n run's files removed) and its logs and rl_config.json written; trained to its last step
  * or a signal, and saved. A divergence throws with the session's message and where the last good pair is.
  */
 async function trainOne(
-  plan: { config: RLConfig; preset: PresetName | null; from: SavedRun | null; statePath: string | null; out: string },
+  plan: {
+    config: RLConfig;
+    preset: PresetName | null;
+    from: SavedRun | null;
+    statePath: string | null;
+    out: string;
+    /** The resumed run's id (null: a new run, or a state saved without one; a new id is made). */
+    runId: string | null;
+    folder: FolderMode;
+  },
   driver: Driver,
 ): Promise<RunEnd> {
   const { config, preset, from, statePath, out } = plan;
-  mkdirOrFail(out);
+  const runId = plan.runId ?? newRunId();
   const paths = {
     metrics: join(out, 'metrics.jsonl'),
     rollouts: join(out, 'rollouts.jsonl'),
     eval: join(out, 'eval.jsonl'),
   };
-  if (from) {
-    // Steps logged after the last save are not in the state; they run again, so their old lines go.
-    const dropped = Object.values(paths).reduce((n, p) => n + trimLogAfter(p, from.step), 0);
-    if (dropped)
-      console.error(
-        `dropped ${dropped} log line(s) after step ${from.step} (logged after the last save; those steps run again)`,
-      );
-  } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
-  writeFileAtomic(join(out, 'rl_config.json'), `${configToJson(config, preset)}\n`);
 
   let savedStep = from ? from.step : -1;
   const savedText = () =>
@@ -647,7 +692,7 @@ async function trainOne(
       ? `the last saved checkpoint and trainer state in ${sink.savedIn} are from step ${savedStep}`
       : 'nothing was saved';
   driver.savedText = savedText;
-  const sink = folderSink(out, paths, config.lora_rank > 0, savedText);
+  const sink = folderSink(out, paths, config.lora_rank > 0, savedText, runId);
   if (statePath !== null) sink.savedIn = dirname(statePath);
   const onStart = ({ modelConfig, backend }: SessionStart) => {
     if (backend.kind !== 'webgpu') return;
@@ -671,6 +716,66 @@ async function trainOne(
     { assets: CLI_ASSETS, sink, device: () => driver.device(), rewardSandbox: nodeRewardSandbox },
     from,
   );
+  let lock: RunLock;
+  try {
+    await assertRewardFnCompiles(session);
+    lock = claimRunFolder(out, plan.folder, runId, (text) => console.error(`notice: ${text}`));
+  } catch (e) {
+    session.destroy();
+    throw e;
+  }
+  try {
+    const resumedHere = statePath !== null && resolve(dirname(statePath)) === resolve(out);
+    if (plan.folder === 'overwrite' && !resumedHere) {
+      const removed = clearRunFiles(out);
+      if (removed.length) console.error(`--overwrite: removed the earlier run's ${removed.join(', ')} from ${out}`);
+    }
+    if (from) {
+      // Steps logged after the last save are not in the state; they run again, so their old lines go.
+      const dropped = Object.values(paths).reduce((n, p) => n + trimLogAfter(p, from.step), 0);
+      if (dropped)
+        console.error(
+          `dropped ${dropped} log line(s) after step ${from.step} (logged after the last save; those steps run again)`,
+        );
+    } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
+    writeFileAtomic(join(out, 'rl_config.json'), `${runConfigJson(config, preset, runId)}\n`);
+    return await trainOpened(session, plan, driver, sink, () => {
+      savedStep = session.savedStep;
+    });
+  } finally {
+    session.destroy();
+    lock.release();
+  }
+}
+
+/**
+ * The config's reward_fn, compiled in its sandbox (an empty batch through it) before the run's folder is touched: one
+ * that does not compile is refused input. One that fails on real completions fails at its first step.
+ */
+async function assertRewardFnCompiles(session: RunSession): Promise<void> {
+  const reward = session.trainer.trainer?.userReward;
+  if (!reward) return;
+  try {
+    await reward.score([]);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** rl_config.json: the run's config (fed back through --config it reproduces the run) and the run's id. */
+function runConfigJson(config: RLConfig, preset: PresetName | null, runId: string): string {
+  return JSON.stringify({ ...(JSON.parse(configToJson(config, preset)) as object), run_id: runId }, null, 2);
+}
+
+/** The training of an opened session whose folder is claimed: to its last step or a signal, then saved. */
+async function trainOpened(
+  session: RunSession,
+  plan: { config: RLConfig; preset: PresetName | null; from: SavedRun | null; statePath: string | null; out: string },
+  driver: Driver,
+  sink: RunSink & { savedIn: string },
+  onSaved: () => void,
+): Promise<RunEnd> {
+  const { config, preset, from, statePath, out } = plan;
   const trainer = session.trainer.trainer!;
   const startStep = session.step;
   if (trainer.learnedReward) console.error(`reward_model: ${trainer.learnedReward.source}`);
@@ -695,7 +800,7 @@ async function trainOne(
     await session.trainToEnd({
       shouldStop: () => driver.signal !== null,
       onStep: ({ records, alerts, saved }) => {
-        if (saved) savedStep = session.savedStep;
+        if (saved) onSaved();
         for (const a of alerts) process.stderr.write(`${quiet ? '' : '\n'}warning: ${a.message}\n`);
         const r = records[records.length - 1];
         last = r.metrics;
@@ -713,7 +818,7 @@ async function trainOne(
         );
       },
     });
-    savedStep = session.savedStep;
+    onSaved();
     if (!quiet) process.stderr.write('\n');
   } catch (e) {
     if (e instanceof RunDivergedError) {
@@ -723,8 +828,6 @@ async function trainOne(
       );
     }
     throw e;
-  } finally {
-    session.destroy();
   }
   const took = `${session.savedStep - startStep} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
   if (driver.signal) {
@@ -746,7 +849,7 @@ async function trainOne(
  * and their median with its 95% bootstrap band across seeds (src/store/seed-bands.ts, the page's statistic).
  */
 async function trainSeedGroup(
-  plan: { config: RLConfig; preset: PresetName | null; out: string; seeds: number },
+  plan: { config: RLConfig; preset: PresetName | null; out: string; seeds: number; folder: FolderMode },
   driver: Driver,
 ): Promise<number> {
   const seeds = groupSeeds(plan.config.seed, plan.seeds);
@@ -761,7 +864,15 @@ async function trainSeedGroup(
     console.error(`seed ${seed} (${i + 1} of ${seeds.length}):`);
     try {
       const end = await trainOne(
-        { config: { ...plan.config, seed }, preset: plan.preset, from: null, statePath: null, out },
+        {
+          config: { ...plan.config, seed },
+          preset: plan.preset,
+          from: null,
+          statePath: null,
+          out,
+          runId: null,
+          folder: plan.folder,
+        },
         driver,
       );
       if (end.code === EXIT.interrupted)

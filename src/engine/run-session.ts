@@ -18,7 +18,7 @@ import { validateConfig, type RLConfig } from '../rl/config';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import type { LearnedReward } from '../rl/learned-reward';
 import type { EvalRecord, StepRecord } from '../rl/stream';
-import { Trainer, type TrainerBackend } from '../rl/trainer';
+import { Trainer, assertPromptsFit, type TrainerBackend } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
 import type { UserRewardSandbox } from '../rl/user-reward';
 import { cpuRefusal } from './cpu-limit';
@@ -261,6 +261,8 @@ export class RunSession {
       this.tokenizerConfigJson = start.tokenizerConfigJson;
       source = start.source;
     }
+    // The prompts' fit in the model's context is refused input, said before a device is acquired.
+    assertPromptsFit(this.config, tokenizer, init.config.contextLength);
     const backend = await this.backendFor(init.config);
     this.start = { modelConfig: init.config, source, backend };
     this.options.onStart?.(this.start);

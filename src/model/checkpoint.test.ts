@@ -4,7 +4,7 @@ import { MODEL_PRESETS } from './config';
 import { decodeCheckpoint, encodeCheckpoint, type ParamArrays } from './checkpoint';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import { writeSafetensors } from './safetensors';
+import { readSafetensorsHeader, writeSafetensors } from './safetensors';
 
 const config = { ...MODEL_PRESETS.nano, nLayers: 1 };
 const special = { bosId: 1, eosId: 2, padId: 0 };
@@ -58,6 +58,45 @@ describe('checkpoints', () => {
     });
     const { configJson } = encodeCheckpoint({ config, params: params(), metadata: {}, special });
     expect(() => decodeCheckpoint(gpt2, configJson)).toThrow(/GPT-2/);
+  });
+
+  it('a file that cannot be read is named, a single shard and model.safetensors too; a shard holding a wrong tensor is named', () => {
+    const { safetensors, configJson } = encodeCheckpoint({ config, params: params(), metadata: {}, special });
+    const cut = safetensors.slice(0, safetensors.length - 100);
+    expect(() => decodeCheckpoint([{ file: 'model-00001-of-00001.safetensors', bytes: cut }], configJson)).toThrow(
+      /^model-00001-of-00001\.safetensors: .*100 bytes missing/,
+    );
+    expect(() => decodeCheckpoint(cut, configJson)).toThrow(/^model\.safetensors: .*100 bytes missing/);
+    // Two shards, the second holding a tensor of the wrong shape.
+    const p = params();
+    const header = readSafetensorsHeader(safetensors);
+    const names = Object.keys(p);
+    const [firstHalf, secondHalf] = [names.slice(0, 3), names.slice(3)];
+    const shardOf = (list: string[], edit: (name: string, data: Float32Array) => Float32Array) =>
+      writeSafetensors(
+        Object.fromEntries(
+          list.map((n) => {
+            const data = edit(n, p[n]);
+            return [
+              n,
+              {
+                dtype: 'F32' as const,
+                shape: data.length === p[n].length ? [...header.entries.get(n)!.shape] : [data.length],
+                data,
+              },
+            ];
+          }),
+        ),
+      );
+    const wrong = secondHalf[0];
+    const shards = [
+      { file: 'model-00001-of-00002.safetensors', bytes: shardOf(firstHalf, (_, d) => d) },
+      {
+        file: 'model-00002-of-00002.safetensors',
+        bytes: shardOf(secondHalf, (n, d) => (n === wrong ? d.subarray(1) : d)),
+      },
+    ];
+    expect(() => decodeCheckpoint(shards, configJson)).toThrow(`(${wrong} is in model-00002-of-00002.safetensors)`);
   });
 
   it('bad config.json text is reported as such', () => {

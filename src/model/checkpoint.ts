@@ -143,8 +143,9 @@ export interface CheckpointShard {
 }
 
 /**
- * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a shard that
- * cannot be read is named in the message (the SafetensorsError keeps its class and code).
+ * Every tensor of the shards in one map (float32 copies); a tensor in two shards is an error, and a file that
+ * cannot be read (the single model.safetensors too) is named in the message (the SafetensorsError keeps its class
+ * and code).
  */
 function readShards(
   shards: readonly CheckpointShard[],
@@ -152,6 +153,8 @@ function readShards(
 ): {
   tensors: Map<string, SafetensorsTensor>;
   metadata: Record<string, string>;
+  /** The file each tensor is in. */
+  where: Map<string, string>;
 } {
   const tensors = new Map<string, SafetensorsTensor>();
   const where = new Map<string, string>();
@@ -161,7 +164,7 @@ function readShards(
     try {
       read = readSafetensors(bytes, { toFloat32, copy: true });
     } catch (e) {
-      if (e instanceof SafetensorsError && shards.length > 1) e.message = `${file}: ${e.message}`;
+      if (e instanceof SafetensorsError) e.message = `${file}: ${e.message}`;
       throw e;
     }
     for (const [name, t] of read.tensors) {
@@ -172,7 +175,7 @@ function readShards(
     }
     metadata = { ...metadata, ...(read.metadata ?? {}) };
   }
-  return { tensors, metadata };
+  return { tensors, metadata, where };
 }
 
 /** config.json parsed and the shards' tensors read and checked against it (half tensors widened if `toFloat32`). */
@@ -193,7 +196,18 @@ function readCheckpoint(
     safetensors instanceof Uint8Array ? [{ file: 'model.safetensors', bytes: safetensors }] : safetensors,
     toFloat32,
   );
-  assertValidCheckpoint(json, file.tensors);
+  try {
+    assertValidCheckpoint(json, file.tensors);
+  } catch (e) {
+    // A sharded checkpoint's problems name the shard each tensor named is in.
+    if (e instanceof Error && !(safetensors instanceof Uint8Array)) {
+      const named = [...file.where].filter(([name]) =>
+        new RegExp(`\\b${name.replace(/\./g, '\\.')}\\b`).test(e.message),
+      );
+      if (named.length) e.message += ` (${named.map(([name, shard]) => `${name} is in ${shard}`).join('; ')})`;
+    }
+    throw e;
+  }
   return { config, special, file };
 }
 

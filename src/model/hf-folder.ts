@@ -201,8 +201,8 @@ function checkShardPlacement(
 
 /**
  * What makes a decoded checkpoint unusable for sampling or training, though its files are well formed: a
- * non-finite weight (named, with its index), or a tokenizer with more ids than the model's vocab_size (the
- * extra ids would index past the embedding table).
+ * non-finite weight (named, with its index), or a tokenizer whose ids (its largest one, and its special tokens')
+ * reach the model's vocab_size (they would index past the embedding table).
  */
 export function unusableCheckpointProblems(ck: Checkpoint, tok: Tokenizer): string[] {
   const problems: string[] = [];
@@ -213,9 +213,21 @@ export function unusableCheckpointProblems(ck: Checkpoint, tok: Tokenizer): stri
         `model.safetensors: tensor ${name} holds ${data[bad]} at index ${bad} (the weights must be finite)`,
       );
   }
-  if (tok.vocabSize > ck.config.vocabSize) {
+  // vocabSize is one more than the tokenizer's largest id (a count would miss a vocabulary with gaps in its ids).
+  const size = ck.config.vocabSize;
+  if (tok.vocabSize > size) {
+    const top = tok.vocabSize - 1;
+    const specials = (
+      [
+        ['end-of-sequence', tok.eosId],
+        ['beginning-of-sequence', tok.bosId],
+        ['padding', tok.padId],
+      ] as const
+    )
+      .filter(([, id]) => id >= size)
+      .map(([role, id]) => `the ${role} id ${id}`);
     problems.push(
-      `tokenizer.json: the tokenizer has ${tok.vocabSize} tokens but the model's vocab_size is ${ck.config.vocabSize} (every token id must be below vocab_size)`,
+      `tokenizer.json: the tokenizer's ids reach ${top} (token ${JSON.stringify(tok.tokenString(top))}) but the model's vocab_size is ${size} (every token id must be below vocab_size${specials.length ? `; ${[...new Set(specials)].join(', ')} ${specials.length > 1 ? 'are' : 'is'} not` : ''})`,
     );
   }
   return problems;

@@ -129,4 +129,12 @@ describe('memory plan', () => {
     expect(lines[6]).toMatch(/^peak +[\d.]+ GiB of a 64 GiB budget$/);
     expect(lines[8]).toBe('fits');
   });
+
+  it('says "fits" only against a budget: without one, that the peak was not checked', () => {
+    const lines = describePlan(planMemory(SMOLLM2_135M, SHAPE, KNOBS, BIG));
+    expect(lines[6]).toMatch(/^peak +[\d.]+ GiB$/);
+    expect(lines[8]).toMatch(
+      /^every buffer is within the per-buffer limit; the peak of [\d.]+ GiB was not checked against the device's memory \(no budget was set/,
+    );
+  });
 });

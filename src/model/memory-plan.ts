@@ -360,6 +360,13 @@ export function describePlan(plan: MemoryPlan): string[] {
   lines.push(
     `largest buffer: ${plan.largest.name}, ${formatBytes(plan.largest.bytes)} (${plan.largest.detail}); per-buffer limit ${formatBytes(plan.bufferLimit)}`,
   );
-  lines.push(plan.problems.length ? `does not fit: ${plan.problems.join('; ')}` : 'fits');
+  // Without a budget only the per-buffer limits were checked (WebGPU exposes no total): the verdict says so.
+  lines.push(
+    plan.problems.length
+      ? `does not fit: ${plan.problems.join('; ')}`
+      : plan.budgetBytes !== null
+        ? 'fits'
+        : `every buffer is within the per-buffer limit; the peak of ${formatBytes(plan.peakBytes)} was not checked against the device's memory (no budget was set: give one, e.g. --memory-budget)`,
+  );
   return lines;
 }

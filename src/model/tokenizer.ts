@@ -436,13 +436,20 @@ export async function loadPretrainedTokenizer(
 // The special tokens a chat template may name, as transformers.js passes them (SPECIAL_TOKEN_ATTRIBUTES there).
 const TEMPLATE_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 
+/** What one render of a chat template may take: evaluation steps (loop iterations included) and characters. */
+export const CHAT_TEMPLATE_MAX_STEPS = 100_000;
+export const CHAT_TEMPLATE_MAX_CHARS = 4 << 20;
+
 /**
  * A renderer of a Jinja chat template for one user message, with the variables transformers.js'
  * `apply_chat_template` passes (messages, add_generation_prompt, tools, documents, the special tokens' text).
- * The Jinja engine is imported on first use, like the tokenizers.
+ * The Jinja engine is imported on first use, like the tokenizers. A render is bounded: at most
+ * CHAT_TEMPLATE_MAX_STEPS evaluations (a `range` longer than that is refused before it is made) and no value or
+ * output over CHAT_TEMPLATE_MAX_CHARS characters; past either it fails with a TokenizerError naming chat_template.
+ * The template is rendered once on load, so one that cannot render is refused there.
  */
 async function chatTemplateRenderer(source: string, config: JsonObject): Promise<(userText: string) => string> {
-  const { Template } = await import('@huggingface/jinja');
+  const { Template, Interpreter, Environment } = await import('@huggingface/jinja');
   let template: InstanceType<typeof Template>;
   try {
     template = new Template(source);
@@ -456,14 +463,69 @@ async function chatTemplateRenderer(source: string, config: JsonObject): Promise
     const t = tokenFromConfig(config, key);
     if (t) tokens[key] = t;
   }
-  return (userText) =>
-    template.render({
+  const tooBig = (what: string) =>
+    new TokenizerError(
+      `tokenizer_config.json chat_template ${what} (a render may take ${CHAT_TEMPLATE_MAX_STEPS.toLocaleString('en-US')} steps and ${CHAT_TEMPLATE_MAX_CHARS.toLocaleString('en-US')} characters): it cannot be used`,
+    );
+  /** The interpreter of one render, counting its evaluations and measuring every text value it makes. */
+  class BoundedInterpreter extends Interpreter {
+    private steps = 0;
+    override evaluate(...args: Parameters<InstanceType<typeof Interpreter>['evaluate']>) {
+      if (++this.steps > CHAT_TEMPLATE_MAX_STEPS) throw tooBig('runs too long');
+      const value = super.evaluate(...args);
+      const v = (value as { value?: unknown } | undefined)?.value;
+      if (typeof v === 'string' && v.length > CHAT_TEMPLATE_MAX_CHARS) throw tooBig('makes too much text');
+      return value;
+    }
+  }
+  const range = (start: number, stop?: number, step = 1) => {
+    const [from, to] = stop === undefined ? [0, start] : [start, stop];
+    if (step === 0) throw new Error('range() step must not be zero');
+    const length = Math.max(0, Math.ceil((to - from) / step));
+    if (length > CHAT_TEMPLATE_MAX_STEPS) throw tooBig(`asks for range() of ${length.toLocaleString('en-US')} numbers`);
+    return Array.from({ length }, (_, i) => from + i * step);
+  };
+  // The globals Template.render sets, then the render's variables; strftime_now is the library's own, reached
+  // through a template of its own (it is not exported).
+  const strftimeNow = (format: string) => new Template('{{ strftime_now(f) }}').render({ f: format });
+  const globals = { false: false, true: true, none: null, False: false, True: true, None: null };
+  const render = (userText: string): string => {
+    const env = new Environment();
+    for (const [k, v] of Object.entries(globals)) env.set(k, v);
+    env.set('raise_exception', (message: string) => {
+      throw new Error(message);
+    });
+    env.set('strftime_now', strftimeNow);
+    env.set('range', range);
+    const variables = {
       messages: [{ role: 'user', content: userText }],
       add_generation_prompt: true,
       tools: null,
       documents: null,
       ...tokens,
-    });
+    };
+    for (const [k, v] of Object.entries(variables)) env.set(k, v);
+    try {
+      const out = new BoundedInterpreter(env).run(template.parsed).value;
+      if (typeof out !== 'string') throw new TokenizerError('tokenizer_config.json chat_template renders no text');
+      return out;
+    } catch (e) {
+      if (e instanceof TokenizerError) throw e;
+      throw new TokenizerError(`tokenizer_config.json chat_template cannot be rendered: ${(e as Error).message}`);
+    }
+  };
+  render('hello');
+  return render;
+}
+
+/**
+ * The tokenizer's vocabSize: one more than its largest id, over the vocabulary and the added tokens (not their count,
+ * which a vocabulary with gaps in its ids would make smaller than the ids it produces).
+ */
+function idsBelow(vocabIds: Iterable<number>, addedIds: Iterable<number>): number {
+  let top = -1;
+  for (const ids of [vocabIds, addedIds]) for (const id of ids) if (id > top) top = id;
+  return top + 1;
 }
 
 async function viaTokenizers(tj: JsonObject, config: JsonObject): Promise<HfCoreTokenizer> {
@@ -475,7 +537,10 @@ async function viaTokenizers(tj: JsonObject, config: JsonObject): Promise<HfCore
     decode: (ids, o) => t.decode(ids, o),
     token_to_id: (tok) => t.token_to_id(tok),
     id_to_token: (id) => t.id_to_token(id),
-    vocabSize: t.get_vocab(true).size,
+    vocabSize: idsBelow(
+      t.get_vocab(true).values(),
+      added.map((a) => a.id),
+    ),
     unkToken: t.model?.unk_token ?? null,
     specialIds: added.filter((a) => a.special).map((a) => a.id),
   };
@@ -491,7 +556,7 @@ async function viaTransformers(tj: JsonObject, config: JsonObject): Promise<HfCo
     decode: (ids, o) => t.decode(ids, o),
     token_to_id: (tok) => vocab.get(tok),
     id_to_token: (id) => t._tokenizer.id_to_token(id),
-    vocabSize: vocab.size,
+    vocabSize: idsBelow(vocab.values(), t.all_special_ids),
     unkToken: t.unk_token ?? t._tokenizer.model?.unk_token ?? null,
     specialIds: [...t.all_special_ids],
   };

@@ -16,7 +16,7 @@ import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
-import { derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
+import { RLConfigError, derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
 import type { ObjectiveConfig } from '../schema/objective';
 import { compareOnRollouts, type CompareSource, type ObjectiveComparison } from './compare';
 import { CpuLearner } from './cpu-learner';
@@ -63,6 +63,23 @@ export interface TrainerOptions {
   learnedReward?: LearnedReward;
   /** Bytes the run may use on the GPU; the memory plan (src/rl/memory.ts) refuses a run that needs more. */
   memoryBudgetBytes?: number | null;
+}
+
+/**
+ * Refuses a config whose longest prompt and completion do not fit the model's context (RLConfigError: refused input),
+ * checked before a device is acquired. derive(config).maxPromptTokens counts the task's longest prompt in characters
+ * plus BOS; the tokenizer (and the chat template, when on) decide what it takes in tokens.
+ */
+export function assertPromptsFit(config: RLConfig, tokenizer: Tokenizer, contextLength: number): void {
+  const derived = derive(config);
+  const promptTokens = promptTokenBound(tokenizer, derived.maxPromptTokens - 1, config.chat_template);
+  const need = promptTokens + derived.maxCompletionLength;
+  if (need > contextLength) {
+    const around = config.chat_template ? 'in its chat template' : tokenizer.prependsBos ? 'with BOS' : 'without BOS';
+    throw new RLConfigError([
+      `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${contextLength}`,
+    ]);
+  }
 }
 
 export class Trainer {
@@ -139,20 +156,7 @@ export class Trainer {
       lora,
       weightDtype: 'f32' as WeightDtype,
     };
-    // derived.maxPromptTokens counts the task's longest prompt in characters plus BOS; the tokenizer (and the chat
-    // template, when on) decide what it takes in tokens.
-    const promptTokens = promptTokenBound(tokenizer, this.derived.maxPromptTokens - 1, this.config.chat_template);
-    const need = promptTokens + this.derived.maxCompletionLength;
-    if (need > opts.init.config.contextLength) {
-      const around = this.config.chat_template
-        ? 'in its chat template'
-        : tokenizer.prependsBos
-          ? 'with BOS'
-          : 'without BOS';
-      throw new Error(
-        `max_completion_length: the longest prompt (up to ${promptTokens} tokens ${around}) + ${this.derived.maxCompletionLength} completion tokens = ${need} exceeds the model's context length ${opts.init.config.contextLength}`,
-      );
-    }
+    assertPromptsFit(this.config, tokenizer, opts.init.config.contextLength);
     // weight_dtype 'auto': f32 where the plan with f32 weights fits (every toy preset: seeded runs unchanged), else
     // bf16. Without a device (the CPU learner) there is no budget to exceed: f32. The plan still counts f32 weights,
     // so a run that fits only with half weights is refused here until the plan takes the weight width

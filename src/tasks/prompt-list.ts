@@ -25,6 +25,8 @@ export interface PromptListItem {
   line: number;
 }
 
+/** Printable ASCII only: the characters the lab's tokenizer has. */
+const PRINTABLE = /^[\x20-\x7e]*$/;
 const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
 /** The fields of one CSV line (RFC 4180 quoting: "a ""quoted"" field", commas inside quotes). */
@@ -60,6 +62,7 @@ function checkText(what: 'prompt' | 'answer', v: unknown, lineNo: number): strin
   const max = what === 'prompt' ? MAX_PROMPT_CHARS : MAX_ANSWER_CHARS;
   if (v.length > max)
     throw new PromptListError(`line ${lineNo}: the ${what} has ${v.length} characters, more than ${max}`);
+  if (PRINTABLE.test(v)) return v;
   for (const ch of v) {
     const c = ch.codePointAt(0) ?? 0;
     if (c < 32 || c > 126)
@@ -158,8 +161,13 @@ export function promptListTask(text: string): TaskFactory {
   const byPrompt = new Map(items.map((it) => [it.prompt, it]));
   const held = items.filter((it) => splitOfKey(PROMPT_LIST_TASK, it.prompt) === 'heldout').length;
   const disjoint = held > 0 && held < items.length;
-  const longestPrompt = Math.max(...items.map((it) => it.prompt.length));
-  const longestAnswer = Math.max(...items.map((it) => it.answer.length));
+  // A loop, not Math.max(...list): a spread of a long list overflows the call stack.
+  let longestPrompt = 0;
+  let longestAnswer = 0;
+  for (const it of items) {
+    longestPrompt = Math.max(longestPrompt, it.prompt.length);
+    longestAnswer = Math.max(longestAnswer, it.answer.length);
+  }
   const limit = 2 * longestAnswer + 2;
   const check = (it: PromptListItem, completion: string): Check => {
     const numeric = NUMBER.test(it.answer.trim());
