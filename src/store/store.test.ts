@@ -459,6 +459,26 @@ describe('run controls', () => {
     ]);
   });
 
+  it("a name picked from an imported log's uncharted ones is asked for whenever that run is loaded", () => {
+    const { store, sent } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    s().chartMetric('trl', '  custom/s40_b ');
+    expect([s().viewRunId, sent.at(-1)]).toEqual([
+      'trl',
+      { type: 'load-run', runId: 'trl', metrics: ['custom/s40_b'] },
+    ]);
+    s().chartMetric('trl', 'custom/s40_b');
+    s().chartMetric('trl', '');
+    s().chartMetric('trl', 'custom/s7_a');
+    expect(sent.at(-1)).toEqual({ type: 'load-run', runId: 'trl', metrics: ['custom/s40_b', 'custom/s7_a'] });
+    s().openRun('other');
+    s().toggleOverlay('trl');
+    expect(sent.at(-1)).toEqual({ type: 'load-run', runId: 'trl', metrics: ['custom/s40_b', 'custom/s7_a'] });
+    s().forgetRun('trl');
+    expect(s().pickedMetrics).toEqual({});
+  });
+
   it('chart the viewed run and the overlaid runs whose records are on the page', () => {
     const { store, sent, respond } = labWithFakeEngine();
     const s = store.getState;

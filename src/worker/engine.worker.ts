@@ -323,7 +323,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'load-run': {
       await openStore();
-      const r = await engine.loadRun(req.runId);
+      const r = await engine.loadRun(req.runId, req.metrics);
       const batch = packRows(r.rows);
       enqueue(() =>
         post(

@@ -42,8 +42,11 @@ export type Request =
   /** Continue a saved run from its last saved state. */
   | { type: 'resume'; runId: string }
   | { type: 'list-runs' }
-  /** A saved run's metrics, evaluations and rollout steps (for charts, overlay, inspector). */
-  | { type: 'load-run'; runId: string }
+  /**
+   * A saved run's metrics, evaluations and rollout steps (for charts, overlay, inspector); `metrics`: names of an
+   * imported log beyond the charted ones that the person picked to chart.
+   */
+  | { type: 'load-run'; runId: string; metrics?: string[] }
   | { type: 'load-rollouts'; runId: string; step: number }
   | { type: 'delete-run'; runId: string }
   | { type: 'export'; runId: string; kind: ExportKind }
