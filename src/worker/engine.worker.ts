@@ -115,7 +115,13 @@ let startSandbox: ((script: string) => HostedWorker) | null = null;
 let store: RunStore = new MemoryRunStore();
 const queue = new RecordQueue();
 
+/** The wall-clock autosave interval a browser test set (EngineTestHooks); undefined: the engine's default. */
+let autosaveMs: number | undefined;
+
 const engine = new LabEngine({
+  get autosaveMs() {
+    return autosaveMs;
+  },
   rewardSandbox: browserRewardSandbox((script) => {
     if (!startSandbox) throw new Error('reward_fn: the page has not connected its sandbox host yet');
     return startSandbox(script);
@@ -274,6 +280,7 @@ const DONE = { type: 'done' } as const;
 async function handle(req: Envelope): Promise<void> {
   switch (req.type) {
     case 'init':
+      autosaveMs = req.hooks?.autosaveMs;
       await init();
       return answer(req, DONE);
     case 'selftest':
