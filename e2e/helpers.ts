@@ -81,7 +81,8 @@ export async function setField(page: Page, section: string, field: string, value
   await page.locator(`#field-input-${field}`).fill(value);
 }
 
-export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 120_000): Promise<void> {
+/** Waits for the run's status (and step); no deadline of its own unless given: the test's timeout bounds it. */
+export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 0): Promise<void> {
   const s = page.getByTestId('run-status');
   await expect(s).toHaveAttribute('data-status', status, { timeout });
   if (minStep)
