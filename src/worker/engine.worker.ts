@@ -115,13 +115,7 @@ let startSandbox: ((script: string) => HostedWorker) | null = null;
 let store: RunStore = new MemoryRunStore();
 const queue = new RecordQueue();
 
-/** The wall-clock autosave interval a browser test set (EngineTestHooks); undefined: the engine's default. */
-let autosaveMs: number | undefined;
-
 const engine = new LabEngine({
-  get autosaveMs() {
-    return autosaveMs;
-  },
   rewardSandbox: browserRewardSandbox((script) => {
     if (!startSandbox) throw new Error('reward_fn: the page has not connected its sandbox host yet');
     return startSandbox(script);
@@ -143,9 +137,16 @@ const engine = new LabEngine({
     estimate: () => store.estimate(),
   },
   assets,
+  // The wall-clock autosave interval a browser test set (EngineTestHooks); undefined: the engine's default.
+  get autosaveMs() {
+    return testAutosaveMs;
+  },
   gpu: device,
   emit: onEngineEvent,
 });
+
+/** The autosave interval from the page's init (a browser test's hook); undefined: the engine's 30 s. */
+let testAutosaveMs: number | undefined;
 
 let recordEvents = 0;
 
@@ -280,7 +281,7 @@ const DONE = { type: 'done' } as const;
 async function handle(req: Envelope): Promise<void> {
   switch (req.type) {
     case 'init':
-      autosaveMs = req.hooks?.autosaveMs;
+      testAutosaveMs = req.hooks?.autosaveMs;
       await init();
       return answer(req, DONE);
     case 'selftest':
