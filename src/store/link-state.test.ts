@@ -8,6 +8,7 @@ import {
   MAX_INLINE_VALUE,
   MemoryLinkStateStore,
   expandLinkState,
+  inlineAddress,
   shortenAddress,
 } from './link-state';
 import { configToUrlParams } from './schema';
@@ -48,6 +49,9 @@ describe('the address of a long config', () => {
     const full = configToUrlParams({ ...resolveConfig('grpo'), seed: 3 }, 'grpo');
     const short = await shortenAddress(full, new MemoryLinkStateStore());
     expect(short).toEqual({ address: full.toString(), stored: [] });
+    // Known at once, without the store (the share box shows it in the same render as the edit).
+    expect(inlineAddress(full)).toBe(full.toString());
+    expect(inlineAddress(new URLSearchParams({ prompts: PROMPTS }))).toBeNull();
   });
 
   it('moves the longest values out until the address fits, even when each is under the inline limit', async () => {

@@ -85,6 +85,14 @@ function paramLength(key: string, value: string): number {
   return new URLSearchParams({ [key]: value }).toString().length + 1;
 }
 
+/** The address of parameters that all fit in it as they are (nothing to store), else null. */
+export function inlineAddress(params: URLSearchParams): string | null {
+  const address = params.toString();
+  if (address.length > MAX_ADDRESS_CHARS) return null;
+  for (const [k, v] of params) if (paramLength(k, v) > MAX_INLINE_VALUE) return null;
+  return address;
+}
+
 /**
  * A config's link parameters as the address carries them: each value longer than MAX_INLINE_VALUE stored and
  * referenced, then the longest of the rest until the address fits MAX_ADDRESS_CHARS. `stored`: the fields moved.

@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useLab } from '../store';
 import { copyFailureReason } from '../store/clipboard';
-import { pageLinkStateStore, shortenAddress } from '../store/link-state';
+import { inlineAddress, pageLinkStateStore, shortenAddress } from '../store/link-state';
 import { configToUrlParams } from '../store/schema';
 
 type CopyState = { ok: true } | { ok: false; reason: string } | null;
@@ -21,14 +21,18 @@ export function ShareLink() {
   const addNotice = useLab((s) => s.addNotice);
   const params = useMemo(() => (config ? configToUrlParams(config, preset) : null), [config, preset]);
   // The address as written: long values kept in this browser and referenced (link-state.ts), under 2,000 characters.
-  const [short, setShort] = useState<{ address: string; stored: string[] } | null>(null);
+  // A config with no long value has its address at once; one with long values once they are stored.
+  const inline = useMemo(() => (params ? inlineAddress(params) : null), [params]);
+  const [stored, setStored] = useState<{ params: URLSearchParams; address: string; stored: string[] } | null>(null);
+  const short =
+    inline !== null ? { address: inline, stored: [] as string[] } : stored?.params === params ? stored : null;
   const input = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<CopyState>(null);
   useEffect(() => {
-    if (params === null) return;
+    if (params === null || inline !== null) return;
     let current = true;
     shortenAddress(params, linkStateStore).then(
-      (s) => current && setShort(s),
+      (s) => current && setStored({ params, ...s }),
       (e: unknown) =>
         addNotice(
           'warning',
@@ -38,7 +42,7 @@ export function ShareLink() {
     return () => {
       current = false;
     };
-  }, [params, addNotice]);
+  }, [params, inline, addNotice]);
   const query = short?.address ?? null;
   useEffect(() => {
     if (query === null) return;
