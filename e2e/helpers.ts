@@ -46,7 +46,8 @@ export async function guard(page: Page): Promise<Watch> {
 
 export async function ready(page: Page): Promise<void> {
   const panel = page.getByTestId('gpu-panel');
-  await expect(panel).toHaveAttribute('data-state', /^(ready|unavailable|error)$/, { timeout: 60_000 });
+  // No deadline of its own (the test's timeout bounds it): on a loaded machine the device can take minutes.
+  await expect(panel).toHaveAttribute('data-state', /^(ready|unavailable|error)$/, { timeout: 0 });
   if ((await panel.getAttribute('data-state')) !== 'ready')
     throw new Error(`no WebGPU adapter in Chromium: ${await page.getByTestId('adapter-status').textContent()}`);
 }
@@ -80,7 +81,8 @@ export async function setField(page: Page, section: string, field: string, value
   await page.locator(`#field-input-${field}`).fill(value);
 }
 
-export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 120_000): Promise<void> {
+/** Waits for the run's status (and step); no deadline of its own unless given: the test's timeout bounds it. */
+export async function waitStatus(page: Page, status: RegExp, minStep = 0, timeout = 0): Promise<void> {
   const s = page.getByTestId('run-status');
   await expect(s).toHaveAttribute('data-status', status, { timeout });
   if (minStep)
@@ -118,4 +120,15 @@ export async function longTasksSince(
     })
     .join('; ');
   return { count: longTasks.length, longest, report };
+}
+
+/**
+ * Saves driven by steps, not by the machine's speed: the engine's 30 s wall-clock autosave is turned off before the
+ * page loads (protocol.ts EngineTestHooks), so a run saves at save_every, on pause and at its end only, and what a
+ * test asserts about storage holds on a slow machine as on a fast one.
+ */
+export async function stepDrivenSaves(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    (window as unknown as Record<string, unknown>).__rlLabTestHooks = { autosaveMs: Number.POSITIVE_INFINITY };
+  });
 }

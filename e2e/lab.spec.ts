@@ -8,7 +8,17 @@
 // screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { guard, ready, setField, shot, SMALL, waitStatus, longTasksSince, expectFiniteCharts } from './helpers';
+import {
+  guard,
+  ready,
+  setField,
+  shot,
+  SMALL,
+  stepDrivenSaves,
+  waitStatus,
+  longTasksSince,
+  expectFiniteCharts,
+} from './helpers';
 
 // Tall enough that a viewport screenshot shows the configuration, the controls and the first rows of charts.
 test.use({ viewport: { width: 1440, height: 1500 } });
@@ -261,11 +271,16 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
 });
 
 test('a full storage quota is reported, training goes on, and saved runs survive', async ({ page, context }, info) => {
-  test.setTimeout(180_000);
+  // Four short runs' worth of steps: generous, since a loaded machine may be many times slower (nothing below
+  // depends on how long a step takes).
+  test.setTimeout(600_000);
   const w = await guard(page);
   // Give this origin a 2 MB quota (Chromium's override through the DevTools protocol; it binds a database
   // created after it). One tiny run takes about 1.2 MB (metrics, sampled groups, trainer state and checkpoint),
   // so the first run fits and the second fills the quota while it trains.
+  // What fits must not depend on how long a step takes: with the wall-clock autosave on, a slow machine saved the
+  // first run mid-way too and its extra saves filled the quota before the second run started.
+  await stepDrivenSaves(page);
   const cdp = await context.newCDPSession(page);
   const origin = new URL(info.project.use.baseURL!).origin;
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 2_000_000 });
@@ -280,9 +295,7 @@ test('a full storage quota is reported, training goes on, and saved runs survive
 
   await setField(page, 'optimizer', 'seed', '3');
   await page.getByTestId('run-start').click();
-  await expect(page.getByTestId('notice').filter({ hasText: 'Storage is full' }).first()).toBeVisible({
-    timeout: 60_000,
-  });
+  await expect(page.getByTestId('notice').filter({ hasText: 'Storage is full' }).first()).toBeVisible({ timeout: 0 });
   await waitStatus(page, /done/, 2);
   // The page kept training and drawing: the new run's charts have both steps; the message came once.
   expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBe(2);

@@ -37,8 +37,14 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== scope.origin || !url.href.startsWith(scope.href)) return;
   if (request.mode === 'navigate') {
     // The page: the network's newest, else the kept copy (the query string carries the config, not another page).
+    // A server that refuses an address as too long (414, 431: a hand-made link with a long prompt list) gets the
+    // kept copy too; the page then reads the link and writes a short address (src/store/link-state.ts).
+    const keptPage = () => caches.match(scope.href, { cacheName: CACHE });
     event.respondWith(
-      fetch(request).catch(() => caches.match(scope.href, { cacheName: CACHE }).then((r) => r ?? Response.error())),
+      fetch(request).then(
+        (r) => (r.status === 414 || r.status === 431 ? keptPage().then((k) => k ?? r) : r),
+        () => keptPage().then((r) => r ?? Response.error()),
+      ),
     );
     return;
   }

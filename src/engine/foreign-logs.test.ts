@@ -6,7 +6,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../rl/config';
 import { metricsToCsv, metricsToJsonl, parseRunFile, RunFileError } from './formats';
-import { labMetricName, parseRunOrTrainerLog } from './foreign-logs';
+import {
+  chartedRows,
+  labMetricName,
+  MAX_CHARTED_UNCATALOGUED,
+  MAX_LISTED_UNCHARTED,
+  parsePythonJson,
+  parseRunOrTrainerLog,
+} from './foreign-logs';
 import type { RunHeader } from './types';
 
 /**
@@ -195,5 +202,138 @@ describe('trainer logs as runs', () => {
       /^bad\.json: log_history\[0\]: step must be a whole number >= 0, got -1/,
     );
     expect(refused('cut.jsonl', '{"reward": 1}\n{"rew\n{"reward": 2}')).toThrow(/^cut\.jsonl: line 2: not valid JSON/);
+  });
+});
+
+/** A TRL trainer_state.json of `steps` entries, each logging `fresh` names no earlier entry logged. */
+function manyNamesState(steps: number, fresh: number): string {
+  const log_history = Array.from({ length: steps }, (_, i) => {
+    const entry: Record<string, number> = { step: i + 1, epoch: (i + 1) / steps, loss: 1 / (i + 1), reward: i / steps };
+    for (let k = 0; k < fresh; k++) entry[`custom/s${i + 1}_m${k}`] = i + k / 10;
+    return entry;
+  });
+  return JSON.stringify({ global_step: steps, log_history }, null, 2);
+}
+
+describe('a log with many names the catalog lacks', () => {
+  it(`charts at most ${MAX_CHARTED_UNCATALOGUED} of them, the most reported first, and names the rest by count`, () => {
+    // Every step reports custom/always; 3 names on half the steps; then 2 new names per step.
+    const log_history = Array.from({ length: 40 }, (_, i) => {
+      const e: Record<string, number> = { step: i + 1, loss: 1, 'custom/always': i };
+      if (i % 2 === 0) for (const n of ['custom/half_a', 'custom/half_b', 'custom/half_c']) e[n] = i;
+      e[`custom/s${i + 1}_a`] = i;
+      e[`custom/s${i + 1}_b`] = i;
+      return e;
+    });
+    const run = parseRunOrTrainerLog('trainer_state.json', JSON.stringify({ log_history }));
+    const origin = run.header.origin!;
+    expect(origin.uncatalogued).toHaveLength(MAX_CHARTED_UNCATALOGUED);
+    // Those on every step and on half of them, then the new names of the first 14 steps (sorted by name).
+    expect(origin.uncatalogued).toEqual(
+      [
+        'custom/always',
+        'custom/half_a',
+        'custom/half_b',
+        'custom/half_c',
+        ...Array.from({ length: 14 }, (_, i) => [`custom/s${i + 1}_a`, `custom/s${i + 1}_b`]).flat(),
+      ].sort(),
+    );
+    expect(origin.uncharted).toEqual({
+      count: 84 - MAX_CHARTED_UNCATALOGUED,
+      names: Array.from({ length: 40 }, (_, i) => [`custom/s${i + 1}_a`, `custom/s${i + 1}_b`])
+        .flat()
+        .slice(MAX_CHARTED_UNCATALOGUED - 4),
+    });
+    // The rows keep every value; what the page is sent holds the catalog's names, the charted ones and those picked.
+    expect(run.rows[39].metrics['custom/s40_b']).toBe(39);
+    const charted = chartedRows(run.rows, origin, ['custom/s40_b', 'custom/not-logged']);
+    const names = new Set(charted.flatMap((r) => Object.keys(r.metrics)));
+    expect(names.size).toBe(1 + MAX_CHARTED_UNCATALOGUED + 1);
+    expect(names.has('loss')).toBe(true);
+    expect(names.has('custom/s40_b')).toBe(true);
+    expect(names.has('custom/s40_a')).toBe(false);
+    expect(charted[39].step).toBe(40);
+  });
+
+  // 10,000 names here (a fast test); e2e/import-back.spec.ts imports 2,000 x 50 in Chromium.
+  it('reads 500 steps x 20 new names each: the rows are kept, the page gets the catalog and the cap', () => {
+    const run = parseRunOrTrainerLog('trainer_state.json', manyNamesState(500, 20));
+    expect(run.rows).toHaveLength(500);
+    const origin = run.header.origin!;
+    expect(origin.uncatalogued).toHaveLength(MAX_CHARTED_UNCATALOGUED);
+    expect(origin.uncharted?.count).toBe(10_000 - MAX_CHARTED_UNCATALOGUED);
+    expect(origin.uncharted?.names).toHaveLength(MAX_LISTED_UNCHARTED);
+    const names = new Set(chartedRows(run.rows, origin, []).flatMap((r) => Object.keys(r.metrics)));
+    expect([...names].filter((n) => !n.startsWith('custom/')).sort()).toEqual(['loss', 'reward']);
+    expect(names.size).toBe(2 + MAX_CHARTED_UNCATALOGUED);
+  });
+});
+
+describe("Python's NaN and Infinity (json.dumps writes them bare)", () => {
+  it('reads them outside strings only, keeps position-accurate errors, and never evaluates text', () => {
+    expect(parsePythonJson('{"a": "NaN", "b": NaN, "c": [-Infinity, Infinity], "d": "x\\"NaN", "NaN": 1}')).toEqual({
+      a: 'NaN',
+      b: NaN,
+      c: [-Infinity, Infinity],
+      d: 'x"NaN',
+      NaN: 1,
+    });
+    expect(parsePythonJson('[1.5, NaN]')).toEqual([1.5, NaN]);
+    for (const bad of ['{"a": nan}', '{"a": NaNa}', '{"a": alert(1)}', '{"a": -NaN}', '{"a": Infinity2}'])
+      expect(() => parsePythonJson(bad), bad).toThrow(SyntaxError);
+    // The rewrite keeps every character's place, and the message quotes the file's text, not the stand-ins.
+    expect(() => parsePythonJson('{"a": NaN, "b": tru}')).toThrow('"{"a": NaN, "b": tru}" is not valid JSON');
+    expect(() => parsePythonJson('[NaN, Infinity, -Infinity, x]')).toThrow('-Infinity, x]');
+  });
+
+  it('a trainer_state.json with "grad_norm": NaN imports, keeps it non-finite and says which step', () => {
+    const log_history = Array.from({ length: 40 }, (_, i) => ({ step: i + 1, loss: 1 / (i + 1), grad_norm: 0.5 }));
+    const text = JSON.stringify({ log_history }, null, 2)
+      .replace(/("step": 37,\s+"loss": [^,]+,\s+"grad_norm": )0\.5/, '$1NaN')
+      .replace(/("step": 38,\s+"loss": )[^,]+/, '$1Infinity')
+      .replace(/("step": 39,\s+"loss": )[^,]+/, '$1-Infinity');
+    expect(text).toContain('"grad_norm": NaN');
+    const run = parseRunOrTrainerLog('trainer_state.json', text);
+    expect(run.rows).toHaveLength(40);
+    expect(run.rows[36].metrics.grad_norm).toBeNaN();
+    expect(run.rows[37].metrics.loss).toBe(Infinity);
+    expect(run.rows[38].metrics.loss).toBe(-Infinity);
+    expect(run.header.origin?.nonFinite).toEqual({
+      count: 3,
+      notes: ['step 37: grad_norm is NaN', 'step 38: loss is Infinity', 'step 39: loss is -Infinity'],
+    });
+  });
+
+  it('a verl JSONL whose last line holds NaN imports every step, the divergence step flagged', () => {
+    const text = [
+      '{"step": 1, "data": {"critic/score/mean": 0.2, "actor/grad_norm": 0.7}}',
+      '{"step": 2, "data": {"critic/score/mean": 0.3, "actor/grad_norm": 5.0}}',
+      '{"step": 3, "data": {"critic/score/mean": NaN, "actor/grad_norm": Infinity}}',
+    ].join('\n');
+    const run = parseRunOrTrainerLog('metrics.jsonl', text);
+    expect(run.rows.map((r) => r.step)).toEqual([1, 2, 3]);
+    expect(run.rows[2].metrics.reward).toBeNaN();
+    expect(run.rows[2].metrics.grad_norm).toBe(Infinity);
+    expect(run.header.origin?.nonFinite?.notes).toEqual([
+      'step 3: critic/score/mean is NaN',
+      'step 3: actor/grad_norm is Infinity',
+    ]);
+    // OpenRLHF's flat lines, the NaN on the first line (the format is told from it).
+    const flat = parseRunOrTrainerLog(
+      'metrics.jsonl',
+      '{"global_step": 1, "reward": NaN, "policy_loss": 0.1}\n{"global_step": 2, "reward": 0.2, "policy_loss": 0.1}',
+    );
+    expect(flat.header.origin?.trainer).toBe('openrlhf');
+    expect(flat.rows).toHaveLength(2);
+    expect(flat.header.origin?.nonFinite?.notes).toEqual(['step 1: reward is NaN']);
+  });
+
+  it('a last line cut inside NaN is still dropped as a cut line', () => {
+    const cut = parseRunOrTrainerLog(
+      'metrics.jsonl',
+      `${VERL_JSONL.split('\n').slice(0, 3).join('\n')}\n{"step": 3, "data": {"critic/score/mean": Na`,
+    );
+    expect(cut.rows.map((r) => r.step)).toEqual([0, 1, 2]);
+    expect(cut.header.origin?.nonFinite).toBeUndefined();
   });
 });

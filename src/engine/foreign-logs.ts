@@ -3,11 +3,22 @@
 // (src/schema/metrics.ts; no second table here), so a cluster run overlays a browser run on the same charts.
 // Names the catalog lacks stay under their own names and are listed in the header's origin. The format is told
 // from the content. Not the lab's own exports (formats.ts reads those; parseRunOrTrainerLog hands them over).
+// Python writes NaN, Infinity and -Infinity bare (json.dumps): parsePythonJson reads that dialect, and a value
+// that is not finite is kept so and named in the header (origin.nonFinite). A log may carry thousands of names the
+// catalog lacks: at most MAX_CHARTED_UNCATALOGUED of them go to the page's charts (chartedRows), the rest are
+// counted and listed in origin.uncharted for the person to pick from.
 
 import { DEFAULT_CONFIG } from '../rl/config';
-import { METRICS, type MetricSpec } from '../schema/metrics';
+import { METRICS, metricSpec, type MetricSpec } from '../schema/metrics';
 import { finish, parseRunFile, RunFileError, FORMAT, MAX_IMPORT_BYTES } from './formats';
-import { TRAINER_TITLES, type ForeignTrainer, type MetricRow, type RunData, type RunHeader } from './types';
+import {
+  TRAINER_TITLES,
+  type ForeignTrainer,
+  type MetricRow,
+  type RunData,
+  type RunHeader,
+  type RunOrigin,
+} from './types';
 
 export { TRAINER_TITLES } from './types';
 
@@ -91,6 +102,82 @@ function isObj(v: unknown): v is Entry {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Stand-ins for Python's bare non-finite numbers, each a one-character JSON string padded with spaces to the
+ * token's length, so a rewritten text keeps every character's position (an error names the file's position).
+ * Noncharacters (U+FDD0..U+FDD2) never occur in a log; a text holding one is not rewritten.
+ */
+const NON_FINITE_TOKENS: readonly { token: string; standIn: string; value: number }[] = [
+  { token: 'NaN', standIn: '"\uFDD0"', value: NaN },
+  { token: 'Infinity', standIn: '"\uFDD1"     ', value: Infinity },
+  { token: '-Infinity', standIn: '"\uFDD2"      ', value: -Infinity },
+];
+const STAND_IN_VALUES = new Map(NON_FINITE_TOKENS.map((t) => [t.standIn.trim().slice(1, -1), t.value]));
+const HOLDS_STAND_IN = /[\uFDD0-\uFDD2]|\\u[fF][dD][dD][0-2]/;
+
+/** A character that continues a bare word (NaNa, Infinity2 are not Python's tokens). */
+function wordChar(c: string | undefined): boolean {
+  return c !== undefined && /[A-Za-z0-9_$.]/.test(c);
+}
+
+/**
+ * `text` with Python's bare NaN, Infinity and -Infinity outside strings replaced by their stand-ins, or null when
+ * it holds none (or holds a stand-in already). A scan, not a regular expression: text inside strings is never
+ * touched, and nothing is evaluated.
+ */
+function withStandIns(text: string): string | null {
+  if (HOLDS_STAND_IN.test(text)) return null;
+  const out: string[] = [];
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      continue;
+    }
+    if (c !== 'N' && c !== 'I' && c !== '-') continue;
+    const t = NON_FINITE_TOKENS.find((k) => text.startsWith(k.token, i));
+    if (!t || wordChar(text[i - 1]) || wordChar(text[i + t.token.length])) continue;
+    out.push(text.slice(from, i), t.standIn);
+    i += t.token.length - 1;
+    from = i + 1;
+  }
+  if (!out.length) return null;
+  out.push(text.slice(from));
+  return out.join('');
+}
+
+/**
+ * JSON as Python's json.dumps writes it: standard JSON, plus NaN, Infinity and -Infinity as bare tokens outside
+ * strings, read as those numbers. Throws SyntaxError (with the position in `text`) for anything else.
+ */
+export function parsePythonJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const rewritten = withStandIns(text);
+    if (rewritten === null) throw e;
+    try {
+      return JSON.parse(rewritten, (_key, v: unknown) =>
+        typeof v === 'string' && v.length === 1 && STAND_IN_VALUES.has(v) ? STAND_IN_VALUES.get(v) : v,
+      );
+    } catch (again) {
+      // The message quotes the text around the error: the file's, with its tokens back in place.
+      const message = NON_FINITE_TOKENS.reduce(
+        (m, t) => m.replaceAll(t.standIn, t.token),
+        again instanceof Error ? again.message : String(again),
+      );
+      throw new SyntaxError(message);
+    }
+  }
+}
+
 /** A logged value as a number: JSON numbers, null (NaN) and "nan"/"inf" strings; anything else is not a metric. */
 function metricValue(v: Json): number | undefined {
   if (typeof v === 'number') return v;
@@ -116,14 +203,31 @@ function entryStep(file: string, where: string, e: Entry, fallback: number): num
   return fallback;
 }
 
+/** Most names the catalog lacks that go to the charts; the rest are counted and offered to pick from. */
+export const MAX_CHARTED_UNCATALOGUED = 32;
+/** Most uncharted names a header lists (the picker's choices); a log may carry a hundred thousand. */
+export const MAX_LISTED_UNCHARTED = 1000;
+/** Most non-finite values a header names ("step 37: grad_norm is NaN"); the count says how many there are. */
+export const MAX_NON_FINITE_NOTES = 20;
+
+/** A non-finite value as Python wrote it. */
+function nonFiniteText(v: number): string {
+  return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+}
+
 /** One row per step, the entries of a step merged (TRL logs a step's training and evaluation entries apart). */
 function rowsOf(
   file: string,
   trainer: ForeignTrainer,
   entries: { where: string; entry: Entry }[],
-): { rows: MetricRow[]; uncatalogued: string[] } {
+): { rows: MetricRow[] } & Pick<RunOrigin, 'uncatalogued' | 'uncharted' | 'nonFinite'> {
   const byStep = new Map<number, Record<string, number>>();
-  const uncatalogued = new Set<string>();
+  /** Names the catalog lacks, in order of first appearance, with how many entries report them. */
+  const uncatalogued = new Map<string, number>();
+  /** Each raw name's lab name (undefined: not in the catalog); a log repeats its names on every line. */
+  const labNames = new Map<string, string | undefined>();
+  const nonFinite: string[] = [];
+  let nonFiniteCount = 0;
   entries.forEach(({ where, entry }, i) => {
     const step = entryStep(file, where, entry, i + 1);
     const metrics = byStep.get(step) ?? (Object.create(null) as Record<string, number>);
@@ -131,8 +235,14 @@ function rowsOf(
       if (POSITION_KEYS.has(k)) continue;
       const value = metricValue(v);
       if (value === undefined) continue;
-      const lab = labMetricName(trainer, k);
-      if (lab === undefined) uncatalogued.add(k);
+      if (!Number.isFinite(value) && nonFiniteCount++ < MAX_NON_FINITE_NOTES)
+        nonFinite.push(`step ${step}: ${k} is ${nonFiniteText(value)}`);
+      let lab = labNames.get(k);
+      if (lab === undefined && !labNames.has(k)) {
+        lab = labMetricName(trainer, k);
+        labNames.set(k, lab);
+      }
+      if (lab === undefined) uncatalogued.set(k, (uncatalogued.get(k) ?? 0) + 1);
       const name = lab ?? k;
       // A mapped name wins over a raw key of the same name.
       if (lab !== undefined || !Object.hasOwn(metrics, name)) metrics[name] = value;
@@ -152,7 +262,36 @@ function rowsOf(
         metrics: { ...metrics },
       }),
     );
-  return { rows, uncatalogued: [...uncatalogued].sort() };
+  // The most reported names are charted first (a stable sort: first appearance breaks ties).
+  const ranked = [...uncatalogued.entries()].sort((a, b) => b[1] - a[1]).map(([name]) => name);
+  const beyond = ranked.slice(MAX_CHARTED_UNCATALOGUED);
+  return {
+    rows,
+    uncatalogued: ranked.slice(0, MAX_CHARTED_UNCATALOGUED).sort(),
+    ...(beyond.length > 0 && { uncharted: { count: beyond.length, names: beyond.slice(0, MAX_LISTED_UNCHARTED) } }),
+    ...(nonFiniteCount > 0 && { nonFinite: { count: nonFiniteCount, notes: nonFinite } }),
+  };
+}
+
+/**
+ * An imported run's rows as the page's charts get them: the catalog's names, the charted uncatalogued ones
+ * (origin.uncatalogued) and the names the person picked; the other names stay in storage (a log with a hundred
+ * thousand names would otherwise become a hundred thousand columns on the page).
+ */
+export function chartedRows(rows: readonly MetricRow[], origin: RunOrigin, picked: readonly string[]): MetricRow[] {
+  if (!origin.uncharted) return [...rows];
+  const extra = new Set([...origin.uncatalogued, ...picked]);
+  const keep = new Map<string, boolean>();
+  const kept = (name: string) => {
+    let k = keep.get(name);
+    if (k === undefined) keep.set(name, (k = extra.has(name) || metricSpec(name) !== undefined));
+    return k;
+  };
+  return rows.map((r) => {
+    const metrics: Record<string, number> = {};
+    for (const k in r.metrics) if (kept(k)) metrics[k] = r.metrics[k];
+    return { ...r, metrics };
+  });
 }
 
 /** Lines of a JSONL log as objects; a cut last line (the trainer was stopped while writing it) is dropped. */
@@ -165,7 +304,7 @@ function jsonlEntries(file: string, text: string): { where: string; entry: Entry
     if (!line) continue;
     let v: unknown;
     try {
-      v = JSON.parse(line);
+      v = parsePythonJson(line);
     } catch (e) {
       if (i === last && out.length) break;
       throw new RunFileError(`${file}: line ${i + 1}: not valid JSON (${e instanceof Error ? e.message : String(e)})`);
@@ -179,7 +318,7 @@ function jsonlEntries(file: string, text: string): { where: string; entry: Entry
 /** The first line as a JSON object, or null. */
 function firstLineObject(text: string): Entry | null {
   try {
-    const v: unknown = JSON.parse(text.split(/\r?\n/, 1)[0]);
+    const v: unknown = parsePythonJson(text.split(/\r?\n/, 1)[0]);
     return isObj(v) ? v : null;
   } catch {
     return null;
@@ -207,7 +346,7 @@ export function readTrainerLog(
   // TRL: TrainerState.save_to_json writes one indented object {global_step, epoch, log_history: [{step, epoch, ...}], ...}.
   let whole: unknown;
   try {
-    whole = JSON.parse(start);
+    whole = parsePythonJson(start);
   } catch {
     whole = undefined;
   }
@@ -246,7 +385,7 @@ export function parseTrainerLog(
   trainer: ForeignTrainer,
   entries: { where: string; entry: Entry }[],
 ): RunData {
-  const { rows, uncatalogued } = rowsOf(file, trainer, entries);
+  const { rows, ...names } = rowsOf(file, trainer, entries);
   if (!rows.length) throw new RunFileError(`${file}: a ${TRAINER_TITLES[trainer]} log with no logged steps`);
   const now = Date.now();
   const header: RunHeader = {
@@ -263,7 +402,7 @@ export function parseTrainerLog(
     elapsedMs: 0,
     adapter: '',
     lastMetrics: {},
-    origin: { trainer, file, uncatalogued },
+    origin: { trainer, file, ...names },
   };
   return finish(file, header, rows, [], []);
 }

@@ -48,6 +48,8 @@ function makeEngine(store = new MemoryRunStore(), over: Partial<LabEngineDeps> =
       throw new Error('no GPU in this test');
     },
     emit: (e) => events.push(e),
+    // Saves by steps only (save_every, pause, end): a slow machine must not add wall-clock autosaves.
+    autosaveMs: Number.POSITIVE_INFINITY,
     ...over,
   });
   return { engine, events, store };

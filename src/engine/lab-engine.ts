@@ -14,7 +14,7 @@ import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../
 import { evalsOf, type EvalRecord, type GroupRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
-import { parseRunOrTrainerLog } from './foreign-logs';
+import { chartedRows, parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore } from './run-store';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from './start-policy';
 import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
@@ -778,9 +778,15 @@ export class LabEngine {
     return runs.map((h) => (a && h.id === a.header.id ? { ...a.header } : h));
   }
 
-  /** A saved run's metric rows, evaluations and the steps that have sampled groups. */
-  loadRun(runId: string): Promise<RunRecords> {
-    return this.deps.store.readRecords(runId);
+  /**
+   * A saved run's metric rows, evaluations and the steps that have sampled groups. A run imported from another
+   * trainer's log gives the charts' names only (foreign-logs.ts chartedRows): the catalog's, its charted
+   * uncatalogued ones and `picked`.
+   */
+  async loadRun(runId: string, picked: readonly string[] = []): Promise<RunRecords> {
+    const records = await this.deps.store.readRecords(runId);
+    const origin = (await this.deps.store.getRun(runId))?.origin;
+    return origin ? { ...records, rows: chartedRows(records.rows, origin, picked) } : records;
   }
 
   /** The sampled groups of one step of a saved run. */

@@ -62,8 +62,15 @@ export const TRAINER_TITLES: Readonly<Record<ForeignTrainer, string>> = {
 export interface RunOrigin {
   trainer: ForeignTrainer;
   file: string;
-  /** Metric names with no catalog entry for that trainer, kept under their own names. */
+  /**
+   * Metric names with no catalog entry for that trainer, kept under their own names and charted (at most
+   * foreign-logs.ts MAX_CHARTED_UNCATALOGUED of them, the most reported).
+   */
   uncatalogued: string[];
+  /** Names the catalog lacks beyond those charted: how many, and the first of them (the picker's choices). */
+  uncharted?: { count: number; names: string[] };
+  /** Values that are not finite (NaN, Infinity), kept so: how many, and the first named ("step 37: grad_norm is NaN"). */
+  nonFinite?: { count: number; notes: string[] };
 }
 
 /** One stored optimizer step: a StepRecord without its groups and eval (those have their own tables). */

@@ -110,6 +110,18 @@ describe('opening a lesson', () => {
     ]);
     expect(l.s().notices[0].message).toContain('clip-zero');
   });
+
+  it('a huge or odd id is not echoed: a clipped, escaped form is named as unknown', () => {
+    const huge = `${'x'.repeat(60)}"<b>\n${'y'.repeat(2_000_000)}`;
+    l.s().initConfig(`?lesson=${encodeURIComponent(huge)}`);
+    expect(l.s().lesson).toBeNull();
+    const [message] = l.s().notices.map((n) => n.message);
+    expect(message.length).toBeLessThan(400);
+    expect(message).toContain(`There is no lesson ${JSON.stringify('x'.repeat(40))}... (${huge.length} characters).`);
+    expect(message).not.toContain('<b>');
+    l.s().initConfig(`?lesson=${encodeURIComponent('a"\nb')}`);
+    expect(l.s().notices.map((n) => n.message)[1]).toContain('There is no lesson "a\\"\\nb".');
+  });
 });
 
 describe('the answer', () => {

@@ -7,7 +7,7 @@ import { packRows } from '../engine/metric-batch';
 import type { RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import { configToUrlParams, resolveConfig } from '../rl/config';
-import type { Response } from '../worker/protocol';
+import { TEST_HOOKS_GLOBAL, type Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
 import { ALERT_RULES } from '../rl/alerts';
 import { alertsOn, createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
@@ -332,6 +332,22 @@ describe('worker messages', () => {
 });
 
 describe('run controls', () => {
+  it("a browser test's autosave hook reaches the worker's init; anything but a positive number is ignored", () => {
+    const g = globalThis as Record<string, unknown>;
+    try {
+      g[TEST_HOOKS_GLOBAL] = { autosaveMs: Infinity };
+      const a = labWithFakeEngine();
+      a.store.getState().startEngine();
+      expect(a.sent).toEqual([{ type: 'init', hooks: { autosaveMs: Infinity } }]);
+      g[TEST_HOOKS_GLOBAL] = { autosaveMs: '1; alert(1)' };
+      const b = labWithFakeEngine();
+      b.store.getState().startEngine();
+      expect(b.sent).toEqual([{ type: 'init' }]);
+    } finally {
+      delete g[TEST_HOOKS_GLOBAL];
+    }
+  });
+
   it('start a new run only once the engine is ready and the config is valid', () => {
     const { store, sent, respond } = labWithFakeEngine();
     const s = store.getState;
@@ -457,6 +473,26 @@ describe('run controls', () => {
       '"trl" has no rollouts-jsonl export: an imported run has its metrics only.',
       '"fresh" has no checkpoint export: no trainer state is saved yet.',
     ]);
+  });
+
+  it("a name picked from an imported log's uncharted ones is asked for whenever that run is loaded", () => {
+    const { store, sent } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    s().chartMetric('trl', '  custom/s40_b ');
+    expect([s().viewRunId, sent.at(-1)]).toEqual([
+      'trl',
+      { type: 'load-run', runId: 'trl', metrics: ['custom/s40_b'] },
+    ]);
+    s().chartMetric('trl', 'custom/s40_b');
+    s().chartMetric('trl', '');
+    s().chartMetric('trl', 'custom/s7_a');
+    expect(sent.at(-1)).toEqual({ type: 'load-run', runId: 'trl', metrics: ['custom/s40_b', 'custom/s7_a'] });
+    s().openRun('other');
+    s().toggleOverlay('trl');
+    expect(sent.at(-1)).toEqual({ type: 'load-run', runId: 'trl', metrics: ['custom/s40_b', 'custom/s7_a'] });
+    s().forgetRun('trl');
+    expect(s().pickedMetrics).toEqual({});
   });
 
   it('chart the viewed run and the overlaid runs whose records are on the page', () => {

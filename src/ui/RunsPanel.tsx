@@ -294,6 +294,48 @@ function ConfigDiffTable() {
   );
 }
 
+/** How many uncharted names the summary line spells out before "...". */
+const UNCHARTED_SHOWN = 8;
+
+/** An imported log's names beyond those charted: a count, the first few, and a way to chart any one of them. */
+function UnchartedPicker({ runId, uncharted }: { runId: string; uncharted: { count: number; names: string[] } }) {
+  const chartMetric = useLab((s) => s.chartMetric);
+  const [name, setName] = useState(uncharted.names[0] ?? '');
+  const shown = uncharted.names.slice(0, UNCHARTED_SHOWN);
+  return (
+    <form
+      className="hint uncharted"
+      data-testid="import-uncharted"
+      data-count={uncharted.count}
+      onSubmit={(e) => {
+        e.preventDefault();
+        chartMetric(runId, name);
+      }}
+    >
+      +{uncharted.count} more metrics not charted: {shown.join(', ')}
+      {uncharted.count > shown.length ? ', ...' : ''}.{' '}
+      <label>
+        Chart one{' '}
+        <input
+          data-testid="uncharted-pick"
+          list="uncharted-names"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          maxLength={500}
+        />
+      </label>
+      <datalist id="uncharted-names">
+        {uncharted.names.map((n) => (
+          <option key={n} value={n} />
+        ))}
+      </datalist>{' '}
+      <button type="submit" className="secondary" data-testid="uncharted-chart">
+        Chart it
+      </button>
+    </form>
+  );
+}
+
 export function RunsPanel() {
   const runs = useLab((s) => s.runs);
   const storage = useLab((s) => s.storage);
@@ -349,7 +391,18 @@ export function RunsPanel() {
               Not in the metric catalog, kept under their own names: {lastImported.origin.uncatalogued.join(', ')}.
             </span>
           )}
+          {lastImported.origin?.nonFinite && (
+            <span data-testid="import-non-finite">
+              {' '}
+              {lastImported.origin.nonFinite.count} value{lastImported.origin.nonFinite.count === 1 ? ' is' : 's are'}{' '}
+              not finite, kept so: {lastImported.origin.nonFinite.notes.join('; ')}
+              {lastImported.origin.nonFinite.count > lastImported.origin.nonFinite.notes.length ? '; ...' : ''}.
+            </span>
+          )}
         </p>
+      )}
+      {lastImported?.origin?.uncharted && !importError && (
+        <UnchartedPicker runId={lastImported.id} uncharted={lastImported.origin.uncharted} />
       )}
       {runs.length === 0 ? (
         <p className="hint">

@@ -137,9 +137,16 @@ const engine = new LabEngine({
     estimate: () => store.estimate(),
   },
   assets,
+  // The wall-clock autosave interval a browser test set (EngineTestHooks); undefined: the engine's default.
+  get autosaveMs() {
+    return testAutosaveMs;
+  },
   gpu: device,
   emit: onEngineEvent,
 });
+
+/** The autosave interval from the page's init (a browser test's hook); undefined: the engine's 30 s. */
+let testAutosaveMs: number | undefined;
 
 let recordEvents = 0;
 
@@ -274,6 +281,7 @@ const DONE = { type: 'done' } as const;
 async function handle(req: Envelope): Promise<void> {
   switch (req.type) {
     case 'init':
+      testAutosaveMs = req.hooks?.autosaveMs;
       await init();
       return answer(req, DONE);
     case 'selftest':
@@ -323,7 +331,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'load-run': {
       await openStore();
-      const r = await engine.loadRun(req.runId);
+      const r = await engine.loadRun(req.runId, req.metrics);
       const batch = packRows(r.rows);
       enqueue(() =>
         post(

@@ -16,9 +16,21 @@ import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import type { PresetName, RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
 
+/**
+ * What a browser test may set on the page before it loads (window.__rlLabTestHooks, through Playwright's
+ * addInitScript; no link or field reaches it): `autosaveMs` replaces the engine's 30 s wall-clock autosave, so
+ * that what a test asserts about saves is driven by steps (Infinity: saves at save_every, pauses and the end only).
+ */
+export interface EngineTestHooks {
+  autosaveMs?: number;
+}
+
+/** The global a browser test sets its EngineTestHooks under. */
+export const TEST_HOOKS_GLOBAL = '__rlLabTestHooks';
+
 /** Page -> worker. */
 export type Request =
-  | { type: 'init' }
+  | { type: 'init'; hooks?: EngineTestHooks }
   | { type: 'selftest' /** Only cases whose name contains this text (all when empty). */; filter?: string }
   /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. `name`: the run's name (default: preset, task and seed). */
   | {
@@ -42,8 +54,11 @@ export type Request =
   /** Continue a saved run from its last saved state. */
   | { type: 'resume'; runId: string }
   | { type: 'list-runs' }
-  /** A saved run's metrics, evaluations and rollout steps (for charts, overlay, inspector). */
-  | { type: 'load-run'; runId: string }
+  /**
+   * A saved run's metrics, evaluations and rollout steps (for charts, overlay, inspector); `metrics`: names of an
+   * imported log beyond the charted ones that the person picked to chart.
+   */
+  | { type: 'load-run'; runId: string; metrics?: string[] }
   | { type: 'load-rollouts'; runId: string; step: number }
   | { type: 'delete-run'; runId: string }
   | { type: 'export'; runId: string; kind: ExportKind }

@@ -25,6 +25,8 @@ export interface ChartsState {
   smoothing: number;
   /** Log scale by chart id (absent: the chart's default). */
   logScale: Record<string, boolean>;
+  /** Names of an imported log beyond those charted that the person picked to chart, by run. */
+  pickedMetrics: Record<string, string[]>;
 }
 
 export interface ChartsActions {
@@ -35,6 +37,8 @@ export interface ChartsActions {
   /** Shows a saved run and asks the worker for its records. */
   openRun(runId: string): void;
   toggleOverlay(runId: string): void;
+  /** Charts one more of an imported log's uncharted names (origin.uncharted) and shows that run. */
+  chartMetric(runId: string, name: string): void;
   setSmoothing(w: number): void;
   setLogScale(chartId: string, on: boolean): void;
   appendMetrics(runId: string, batch: MetricBatch): void;
@@ -59,12 +63,18 @@ export const chartsSlice: LabSlice<ChartsSlice> =
     /** Replaces one run's view. */
     const putView = (runId: string, view: RunView) => set({ views: { ...get().views, [runId]: view } });
     const viewOf = (runId: string) => get().views[runId] ?? emptyView();
+    /** Asks the worker for a saved run's records, with the names picked for it. */
+    const loadRun = (runId: string) => {
+      const metrics = get().pickedMetrics[runId];
+      link.send(metrics?.length ? { type: 'load-run', runId, metrics } : { type: 'load-run', runId });
+    };
     return {
       views: {},
       viewRunId: null,
       overlay: [],
       smoothing: 0.6,
       logScale: {},
+      pickedMetrics: {},
 
       showRun(runId) {
         set({ viewRunId: runId, overlay: get().overlay.filter((id) => id !== runId) });
@@ -78,7 +88,14 @@ export const chartsSlice: LabSlice<ChartsSlice> =
 
       openRun(runId) {
         get().showRun(runId);
-        link.send({ type: 'load-run', runId });
+        loadRun(runId);
+      },
+
+      chartMetric(runId, name) {
+        const picked = get().pickedMetrics[runId] ?? [];
+        const n = name.trim();
+        if (n && !picked.includes(n)) set({ pickedMetrics: { ...get().pickedMetrics, [runId]: [...picked, n] } });
+        get().openRun(runId);
       },
 
       toggleOverlay(runId) {
@@ -89,7 +106,7 @@ export const chartsSlice: LabSlice<ChartsSlice> =
         }
         set({ overlay: [...overlay, runId] });
         // The live run's view is complete already; any other is loaded (again) from storage.
-        if (!views[runId] || runId !== get().progress.runId) link.send({ type: 'load-run', runId });
+        if (!views[runId] || runId !== get().progress.runId) loadRun(runId);
       },
 
       setSmoothing(w) {
@@ -129,8 +146,10 @@ export const chartsSlice: LabSlice<ChartsSlice> =
       forgetRun(runId) {
         const { views, overlay, viewRunId } = get();
         const { [runId]: _, ...rest } = views;
+        const { [runId]: __, ...picked } = get().pickedMetrics;
         set({
           views: rest,
+          pickedMetrics: picked,
           overlay: overlay.filter((id) => id !== runId),
           viewRunId: viewRunId === runId ? null : viewRunId,
         });

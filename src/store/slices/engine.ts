@@ -7,7 +7,7 @@
 import { IDLE_PROGRESS, type RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
-import { assertNever, type WorkerEvent } from '../../worker/protocol';
+import { assertNever, TEST_HOOKS_GLOBAL, type EngineTestHooks, type WorkerEvent } from '../../worker/protocol';
 import { markStartup } from '../../worker/startup-marks';
 import { canContinue, canPause, canReset, startBlocker } from '../selectors';
 import type { LabSlice } from '../slice';
@@ -50,6 +50,14 @@ export interface EngineActions {
 }
 
 export type EngineSlice = EngineState & EngineActions;
+
+/** The hooks a browser test set before the page loaded (protocol.ts EngineTestHooks), numbers only; else none. */
+function testHooks(): EngineTestHooks | null {
+  const set = (globalThis as Record<string, unknown>)[TEST_HOOKS_GLOBAL];
+  if (typeof set !== 'object' || set === null) return null;
+  const autosaveMs = (set as EngineTestHooks).autosaveMs;
+  return typeof autosaveMs === 'number' && autosaveMs > 0 ? { autosaveMs } : null;
+}
 
 export const engineSlice: LabSlice<EngineSlice> =
   ({ link }) =>
@@ -102,7 +110,8 @@ export const engineSlice: LabSlice<EngineSlice> =
         if (!link.connect((r) => get().handleResponse(r))) return;
         markStartup('engine-start');
         set({ gpuStatus: 'starting', gpuMessage: null });
-        link.send({ type: 'init' });
+        const hooks = testHooks();
+        link.send(hooks ? { type: 'init', hooks } : { type: 'init' });
       },
 
       runSelfTest(filter) {

@@ -93,6 +93,16 @@ export interface LessonsActions {
 
 export type LessonsSlice = LessonsState & LessonsActions;
 
+/** Longest part of an unknown lesson id a notice quotes (a link may carry any text, megabytes of it). */
+const QUOTED_LESSON_ID = 40;
+
+/** An unknown lesson id as a notice names it: JSON-escaped, cut to QUOTED_LESSON_ID characters with its length. */
+function quotedLessonId(id: string): string {
+  return id.length <= QUOTED_LESSON_ID
+    ? JSON.stringify(id)
+    : `${JSON.stringify(id.slice(0, QUOTED_LESSON_ID))}... (${id.length} characters)`;
+}
+
 const idle = (lessonId: string, seed: number): LessonSession => ({
   lessonId,
   seed,
@@ -160,7 +170,7 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
         if (!lesson) {
           get().addNotice(
             'warning',
-            `There is no lesson "${id}". The lessons are: ${LESSONS.map((l) => l.id).join(', ')}.`,
+            `There is no lesson ${quotedLessonId(id)}. The lessons are: ${LESSONS.map((l) => l.id).join(', ')}.`,
           );
           return;
         }
