@@ -99,7 +99,7 @@ export class ChunkedHead {
   private readonly dLogits: Tensor;
 
   constructor(
-    private readonly ctx: GpuContext,
+    ctx: GpuContext,
     readonly shape: ChunkedHeadShape,
   ) {
     const Rc = headChunkRows(shape);
@@ -236,4 +236,41 @@ export class ChunkedHead {
       t?.destroy();
     this.dLogits.destroy();
   }
+}
+
+/**
+ * A scalar head: out[r] = h[r] . W[0], the first row of a head weight (the critic's V, a reward model's score),
+ * a (rows, C) x (C) product with no logits at all.
+ * @param out (rows) overwritten.
+ * @param h   (rows, C) hidden states.
+ * @param W   (V, C) the head weight; only its first row is read.
+ */
+export function scalarHeadForward(rec: Recorder, out: Tensor, h: Tensor, W: Tensor): void {
+  const C = W.shape[W.shape.length - 1];
+  if (h.size !== out.size * C)
+    throw new Error(`scalarHeadForward: h ${h.describe()} must be (${out.size}, ${C}) for ${out.describe()}`);
+  matmul(rec, out.reshape([out.size, 1]), h.reshape([out.size, C]), W.view(0, [1, C]), { transB: true });
+}
+
+/**
+ * Backward of scalarHeadForward: dH = dOut W[0] (overwritten), dW[0] += dOut^T h (the other rows get nothing).
+ * @param dH   (rows, C) overwritten.
+ * @param dW   (V, C) added into (first row only); null when the head is frozen.
+ * @param dOut (rows) upstream gradient.
+ */
+export function scalarHeadBackward(
+  rec: Recorder,
+  dH: Tensor,
+  dW: Tensor | null,
+  dOut: Tensor,
+  h: Tensor,
+  W: Tensor,
+): void {
+  const C = W.shape[W.shape.length - 1];
+  const rows = dOut.size;
+  if (h.size !== rows * C || dH.size !== rows * C)
+    throw new Error(`scalarHeadBackward: h ${h.describe()} and dH ${dH.describe()} must be (${rows}, ${C})`);
+  const d = dOut.reshape([rows, 1]);
+  matmul(rec, dH.reshape([rows, C]), d, W.view(0, [1, C]));
+  if (dW) matmul(rec, dW.view(0, [1, C]), d, h.reshape([rows, C]), { transA: true, accumulate: true });
 }

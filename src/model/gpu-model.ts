@@ -3,7 +3,10 @@
 // code serves training (fresh keys and values) and KV-cache decoding (keys and values written into a cache).
 // With LoRA (src/reference/lora.ts) the base weights are frozen: only the adapters get gradients and AdamW, and
 // the base's weight-gradient matmuls are not recorded at all.
-// Not the sampler loop (generate.ts) and not the losses (they produce dLogits or dLogprob/dEntropy).
+// The training forward ends at the final norm: no (B, T, V) logits are ever allocated. The LM head runs on those
+// hidden states in row chunks (src/kernels/head-chunked.ts) or on a few rows (a decode step); its backward writes
+// the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
+// there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
@@ -50,16 +53,11 @@ export interface Workspace {
   T: number;
   layers: LayerActs[];
   xOut: Tensor; // (B,T,C) output of the last layer
-  nf: Tensor; // (B,T,C) final norm
+  nf: Tensor; // (B,T,C) final norm: the LM head's input
   rstdf: Tensor; // (N)
-  /**
-   * (B,T,V), allocated by the first training forward() of the shape: KV-cache decoding computes only the last
-   * position's logits (into its own buffer), so a prefill shape never holds rows x prompt x V of them.
-   */
-  logits: Tensor | null;
   // backward scratch
   dRes: Tensor; // (B,T,C) gradient of the residual stream, accumulated in place through the layers
-  dn: Tensor; // (B,T,C)
+  dn: Tensor; // (B,T,C); backward() starts from it holding the gradient of nf (the head's backward writes it)
   dAtt: Tensor; // (B,T,NH,HD)
   dq: Tensor;
   dk: Tensor;
@@ -69,9 +67,6 @@ export interface Workspace {
   dUp: Tensor;
   dXa: Tensor | null; // (N, r) with LoRA: the gradient of x A^T
 }
-
-/** A workspace after forward(): its logits exist. */
-export type TrainingWorkspace = Workspace & { logits: Tensor };
 
 /** Where a forward reads its positions and, when decoding, which cache it writes. */
 export interface ForwardInputs {
@@ -146,7 +141,7 @@ export class GpuModel {
   /**
    * Uploads parameters (HF names and shapes) and allocates gradients: for every parameter, or with `lora` for the
    * adapters only (the base frozen). Refuses a model whose weights, or whose logits for `maxRows` sequences at one
-   * position, cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
+   * position (a decode step's), cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
    * for a policy, whose prefill and decode shapes alternate during rollouts; one for a model that only runs training
    * batches (a reference, a critic), whose shape changes only between steps, so an old step's activations are not
    * kept beside the new ones.
@@ -271,6 +266,16 @@ export class GpuModel {
     return this.config.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
   }
 
+  /** The LM head's weight (V, C): lm_head, or the embedding when tied. */
+  get headWeightTensor(): Tensor {
+    return this.p(this.headWeight);
+  }
+
+  /** The gradient the head's backward adds dLogits^T nf into; null when the base is frozen (LoRA). */
+  get headGradTensor(): Tensor | null {
+    return this.lora ? null : this.g(this.headWeight);
+  }
+
   /** The activations for a (B, T) batch, reallocated only when the shape changes. */
   workspaceFor(B: number, T: number): Workspace {
     const key = `${B}x${T}`;
@@ -315,7 +320,6 @@ export class GpuModel {
       xOut: t([B, T, c.dModel], 'xOut'),
       nf: t([B, T, c.dModel], 'nf'),
       rstdf: t([N], 'rstdf'),
-      logits: null,
       dRes: t([B, T, c.dModel], 'dRes'),
       dn: t([B, T, c.dModel], 'dn'),
       dAtt: t([B, T, c.nHeads, HD], 'dAtt'),
@@ -424,25 +428,46 @@ export class GpuModel {
     matmul(rec, dX.reshape2d(), ws.dXa, A, { accumulate: true });
   }
 
-  /** Final norm and LM head on rows of the residual stream: (R, C) -> logits (R, V). */
-  private head(rec: Recorder, x: Tensor, nf: Tensor, rstd: Tensor, logits: Tensor): void {
+  /** Final norm on rows of the residual stream: (R, C) -> nf (R, C), the LM head's input. */
+  private finalNorm(rec: Recorder, x: Tensor, nf: Tensor, rstd: Tensor): void {
     rmsnormForward(rec, nf, rstd, x, this.p('model.norm.weight'), { eps: this.config.normEps });
+  }
+
+  /** LM head on a few rows of final-norm output: (R, C) -> logits (R, V) (a decode step; training chunks instead). */
+  private headLogits(rec: Recorder, nf: Tensor, logits: Tensor): void {
     matmul(rec, logits.reshape2d(), nf.reshape2d(), this.p(this.headWeight), { transB: true });
   }
 
   /**
-   * Training forward over a (B, T) batch; returns the logits (B, T, V) and keeps every activation in the
-   * workspace for backward().
+   * Training forward over a (B, T) batch up to the final norm: ws.nf (B, T, C) is the LM head's input, and every
+   * activation stays in the workspace for backward(). The head itself runs on ws.nf in row chunks.
    */
-  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): TrainingWorkspace {
+  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): Workspace {
     const ws = this.workspaceFor(B, T);
-    const logits = (ws.logits ??= this.ctx.tensor([B, T, this.config.vocabSize], { label: 'logits' }));
     embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
     ws.layers.forEach((a, l) =>
       this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp),
     );
-    this.head(rec, ws.xOut, ws.nf, ws.rstdf, logits);
-    return ws as TrainingWorkspace;
+    this.finalNorm(rec, ws.xOut, ws.nf, ws.rstdf);
+    return ws;
+  }
+
+  /**
+   * The whole (B, T, V) logits of the last forward into `out`, for small models in tests and parity checks only:
+   * training never allocates them (the head runs in row chunks, head-chunked.ts).
+   */
+  logitsOf(rec: Recorder, ws: Workspace, out: Tensor): void {
+    this.headLogits(rec, ws.nf, out);
+  }
+
+  /**
+   * The head's backward from whole (B, T, V) dLogits (tests and parity checks only, with logitsOf): ws.dn =
+   * dLogits E, and dE += dLogits^T nf unless the base is frozen. backward() goes on from ws.dn.
+   */
+  headBackwardOf(rec: Recorder, ws: Workspace, dLogits: Tensor): void {
+    matmul(rec, ws.dn.reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
+    const dW = this.headGradTensor;
+    if (dW) matmul(rec, dW, dLogits.reshape2d(), ws.nf.reshape2d(), { transA: true, accumulate: true });
   }
 
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
@@ -452,11 +477,12 @@ export class GpuModel {
   }
 
   /**
-   * Backward of the last forward() given dLogits (B, T, V) (e.g. from logprobBackward or crossEntropyBackward).
+   * Backward of the last forward() from ws.dn, the gradient of the final norm's output, which the head's backward
+   * has written (ChunkedHead.backward, or headBackwardOf) along with the head weight's gradient.
    * Gradients ACCUMULATE into this.grads, so several minibatches can add up before one optimizer step. Under
    * LoRA only the adapters' gradients are computed: the base's weight-gradient matmuls are skipped.
    */
-  backward(rec: Recorder, ws: Workspace, dLogits: Tensor, inp: ForwardInputs): void {
+  backward(rec: Recorder, ws: Workspace, inp: ForwardInputs): void {
     const c = this.config;
     const acc = { accumulate: true };
     const frozen = this.lora !== null;
@@ -464,9 +490,6 @@ export class GpuModel {
     const weightGrad = (name: string, dY: Tensor, x: Tensor) => {
       if (!frozen) matmul(rec, this.g(name), dY.reshape2d(), x.reshape2d(), { transA: true, accumulate: true });
     };
-    // Head: logits = nf E^T  =>  dnf = dLogits E, dE += dLogits^T nf.
-    matmul(rec, ws.dn.reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
-    weightGrad(this.headWeight, dLogits, ws.nf);
     rmsnormBackward(
       rec,
       ws.dRes,
@@ -607,7 +630,8 @@ export class GpuModel {
       this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }),
     );
     gatherRows(rec, out.x, ws.xOut.reshape2d(), lastRows);
-    this.head(rec, out.x, out.nf, out.rstd, out.logits);
+    this.finalNorm(rec, out.x, out.nf, out.rstd);
+    this.headLogits(rec, out.nf, out.logits);
   }
 
   private destroyWorkspace(key: string): void {
