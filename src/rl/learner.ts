@@ -105,6 +105,8 @@ export interface LearnerInit {
   maxRows: number;
   /** LoRA adapters on the policy (the base frozen); the reference and the critic stay full models. */
   lora?: LoraInit | null;
+  /** Bytes of (rows, V) scratch the chunked LM head may hold (default HEAD_SCRATCH_BYTES; tests force small chunks). */
+  headScratchBytes?: number;
 }
 
 /** The backend-neutral learner the trainer drives. */
@@ -194,6 +196,7 @@ export class GpuLearner implements Learner {
   readonly policy: GpuPolicy;
   private readonly ref: GpuModel | null;
   private readonly critic: GpuModel | null;
+  private readonly headScratchBytes: number | undefined;
   private seqs = new Map<string, SeqTensors>();
   /** Per-update scalars (STEP_SCALARS each), grown as needed; collect() reads [0, pending). */
   private stats: Tensor;
@@ -207,6 +210,7 @@ export class GpuLearner implements Learner {
     init: LearnerInit,
   ) {
     this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined);
+    this.headScratchBytes = init.headScratchBytes;
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
     this.ref = init.needsReference
       ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1)
@@ -266,7 +270,13 @@ export class GpuLearner implements Learner {
       targets: u(MT, 'targets'),
       gatherIdx: u(MS, 'gatherIdx'),
       scatterIdx: u(MT, 'scatterIdx'),
-      head: new ChunkedHead(ctx, { dModel, vocabSize, maxRows: MT, reference: this.ref !== null }),
+      head: new ChunkedHead(ctx, {
+        dModel,
+        vocabSize,
+        maxRows: MT,
+        reference: this.ref !== null,
+        ...(this.headScratchBytes !== undefined ? { budgetBytes: this.headScratchBytes } : {}),
+      }),
       lpFull: f(MT, 'logp.full'),
       entFull: f(MT, 'entropy.full'),
       refLpFull: f(MT, 'ref_logp.full'),
