@@ -15,7 +15,7 @@ import { host, type HostTensor } from '../core/host-tensor';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
-import { GpuModel, type LoraInit, type StepOptions } from './gpu-model';
+import { GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
@@ -70,8 +70,9 @@ export class GpuPolicy implements Policy {
     params: ParamArrays,
     maxRows?: number,
     lora?: LoraInit,
+    opts: GpuModelOptions = {},
   ): GpuPolicy {
-    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora));
+    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora, opts));
   }
 
   get config(): ModelConfig {
@@ -128,7 +129,7 @@ export class GpuPolicy implements Policy {
       ...args,
       dLogp: b.dLogp,
       dEntropy: b.dEntropy,
-      dH: ws.dn,
+      dH: this.model.dHidden(ws),
       dW: this.model.headGradTensor,
     });
     this.model.backward(rec, ws, inp);

@@ -105,6 +105,8 @@ export interface LearnerInit {
   maxRows: number;
   /** LoRA adapters on the policy (the base frozen); the reference and the critic stay full models. */
   lora?: LoraInit | null;
+  /** Per-layer activation recomputation in the policy's and the critic's training backward (gradient_checkpointing). */
+  recompute?: boolean;
   /** Bytes of (rows, V) scratch the chunked LM head may hold (default HEAD_SCRATCH_BYTES; tests force small chunks). */
   headScratchBytes?: number;
 }
@@ -209,15 +211,19 @@ export class GpuLearner implements Learner {
     private readonly ctx: GpuContext,
     init: LearnerInit,
   ) {
-    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined);
+    const recompute = init.recompute ?? false;
+    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined, { recompute });
     this.headScratchBytes = init.headScratchBytes;
-    // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
+    // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The
+    // reference is frozen: no gradients, and its forward keeps one layer's activations.
     this.ref = init.needsReference
-      ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1)
+      ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1, undefined, {
+          frozen: true,
+        })
       : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
-      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1);
+      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1, undefined, { recompute });
     } else this.critic = null;
     this.stats = this.growStats(16);
   }
@@ -491,7 +497,7 @@ export class GpuLearner implements Learner {
       dLogp: t.dLpFull,
       dEntropy: t.dEntFull,
       ...(klRef ? { reference: { h: rws.nf, W: this.ref!.headWeightTensor, dKl: t.dKlFull } } : {}),
-      dH: ws.dn,
+      dH: this.model.dHidden(ws),
       dW: this.model.headGradTensor,
       temperature,
     });
@@ -510,7 +516,7 @@ export class GpuLearner implements Learner {
       });
       gather(rec, t.dValuesFull, t.dValuesExt, t.scatterIdx);
       this.critic.zeroGrads(rec);
-      scalarHeadBackward(rec, cws.dn, this.critic.headGradTensor, t.dValuesFull, cws.nf, this.critic.headWeightTensor);
+      scalarHeadBackward(rec, this.critic.dHidden(cws), this.critic.headGradTensor, t.dValuesFull, cws.nf, this.critic.headWeightTensor);
       this.critic.backward(rec, cws, fwd);
       this.critic.optimizerStep(rec, crit);
       rec.copy(at(OBJECTIVE_METRICS.length + 2, VALUE_METRICS.length), t.valueMetrics);

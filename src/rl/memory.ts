@@ -49,6 +49,7 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     startWeights: tracking && (config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0)),
     rank1Backup: tracking && config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
     ...(lora ? { lora } : {}),
+    ...(config.gradient_checkpointing ? { recompute: true } : {}),
   };
 }
 

@@ -197,7 +197,7 @@ export class LabRewardModel {
     bradleyTerryForwardBackward(rec, loss, dScoresExt.view(0, [N]), metrics, scores, pairIdx, opts);
     gatherRows(rec, dScores, dScoresExt, spreadIdx);
     this.model.zeroGrads(rec);
-    scalarHeadBackward(rec, ws.dn, this.model.headGradTensor, dScores, ws.nf, W);
+    scalarHeadBackward(rec, this.model.dHidden(ws), this.model.headGradTensor, dScores, ws.nf, W);
     this.model.backward(rec, ws, inp);
     if (!given) rec.submit();
     return {

@@ -346,6 +346,15 @@ const OPTIMIZER_FIELDS = section('optimizer', {
       note: "PEFT's LoraConfig target_modules",
     },
   ),
+  gradient_checkpointing: flag(
+    "recompute each layer's activations in the backward instead of keeping them from the forward: the training forward keeps only each layer's input (about L times less activation memory), for one more forward's compute (the memory plan counts it)",
+    false,
+    {
+      trl: 'gradient_checkpointing',
+      verl: 'actor_rollout_ref.model.enable_gradient_checkpointing',
+      openrlhf: '--ds.gradient_checkpointing',
+    },
+  ),
 });
 
 const CRITIC_FIELDS = section('critic', {
