@@ -133,7 +133,15 @@ export class OurStep {
   }
 
   destroy(): void {
-    for (const t of [this.inputs.tokens, this.inputs.positions, this.targets, this.mask, this.loss, this.logits, this.dLogits])
+    for (const t of [
+      this.inputs.tokens,
+      this.inputs.positions,
+      this.targets,
+      this.mask,
+      this.loss,
+      this.logits,
+      this.dLogits,
+    ])
       t.destroy();
     this.model.destroy();
   }

@@ -103,7 +103,14 @@ async function runGpu(c: HeadCase, x: ReturnType<typeof inputs>) {
     ...(ref ? { reference: { ...ref, dKl: f(x.dKl, [c.rows]) } } : {}),
   });
   rec.submit();
-  const [gLogp, gEnt, gRefLogp, gKl, gdH, gdW] = (await ctx.readMany([logp, entropy, refLogp, kl, dH, dW])) as Float32Array[];
+  const [gLogp, gEnt, gRefLogp, gKl, gdH, gdW] = (await ctx.readMany([
+    logp,
+    entropy,
+    refLogp,
+    kl,
+    dH,
+    dW,
+  ])) as Float32Array[];
   for (const t of owned) t.destroy();
   targets.destroy();
   head.destroy();
@@ -169,7 +176,10 @@ describe('chunked LM head backward against finite differences', () => {
       weightedSum(o.kl!.data, x.dKl.data)
     );
   };
-  const numeric = { dH: numericalGradient(loss, h.data as Float64Array), dW: numericalGradient(loss, W.data as Float64Array) };
+  const numeric = {
+    dH: numericalGradient(loss, h.data as Float64Array),
+    dW: numericalGradient(loss, W.data as Float64Array),
+  };
 
   it('the twin', () => {
     const b = headBackward(

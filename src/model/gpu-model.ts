@@ -358,9 +358,7 @@ export class GpuModel {
     // Forward-only: every layer runs in the one layer's buffers (its output written over its input, x, once read).
     // Recompute: every layer runs in them too, but keeps its own input x, from which backward() runs it again.
     while (layers.length < c.nLayers)
-      layers.push(
-        mode === 'infer' ? layers[0] : { ...layers[0], x: t([B, T, c.dModel], `L${layers.length}.x`) },
-      );
+      layers.push(mode === 'infer' ? layers[0] : { ...layers[0], x: t([B, T, c.dModel], `L${layers.length}.x`) });
     const ws: Workspace = {
       B,
       T,

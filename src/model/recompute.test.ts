@@ -90,7 +90,10 @@ describe('per-layer activation recomputation', () => {
       const again = await step({ recompute: true }, make());
       expect(Object.keys(again.grads).sort(), label).toEqual(Object.keys(kept.grads).sort());
       for (const [name, g] of Object.entries(kept.grads)) {
-        expect(g.some((x) => x !== 0), `${label} ${name} has a gradient`).toBe(true);
+        expect(
+          g.some((x) => x !== 0),
+          `${label} ${name} has a gradient`,
+        ).toBe(true);
         expect(Array.from(again.grads[name]), `${label} ${name}`).toEqual(Array.from(g));
       }
       expect(again.wsBytes, label).toBeLessThan(kept.wsBytes);

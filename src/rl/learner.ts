@@ -516,7 +516,14 @@ export class GpuLearner implements Learner {
       });
       gather(rec, t.dValuesFull, t.dValuesExt, t.scatterIdx);
       this.critic.zeroGrads(rec);
-      scalarHeadBackward(rec, this.critic.dHidden(cws), this.critic.headGradTensor, t.dValuesFull, cws.nf, this.critic.headWeightTensor);
+      scalarHeadBackward(
+        rec,
+        this.critic.dHidden(cws),
+        this.critic.headGradTensor,
+        t.dValuesFull,
+        cws.nf,
+        this.critic.headWeightTensor,
+      );
       this.critic.backward(rec, cws, fwd);
       this.critic.optimizerStep(rec, crit);
       rec.copy(at(OBJECTIVE_METRICS.length + 2, VALUE_METRICS.length), t.valueMetrics);

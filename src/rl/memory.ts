@@ -47,7 +47,8 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     critic: d.needsCritic,
     // As the trainer decides (src/rl/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.
     startWeights: tracking && (config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0)),
-    rank1Backup: tracking && config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
+    // As the trainer's evaluate() decides: the rank-1 copy is made whenever it evaluates after step 0, items or not.
+    rank1Backup: tracking && config.rank1_eval && config.eval_every > 0,
     ...(lora ? { lora } : {}),
     ...(config.gradient_checkpointing ? { recompute: true } : {}),
   };
