@@ -3,7 +3,7 @@
 // and two minibatches, for PPO with a critic and per-layer activation recomputation (gradient_checkpointing), and for
 // LoRA (the adapters' gradients and moments only), on a task whose training shape changes between steps (so buffers
 // kept per shape would pile up). The plan must cover the measured peak and overstate it by less than 10%
-// (measured: 3.9-5.6%), so its refusals are about the real buffers.
+// (measured: 3.8-5.6%), so its refusals are about the real buffers.
 // A missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
