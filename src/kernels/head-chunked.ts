@@ -45,9 +45,9 @@ export function headChunkRows(shape: ChunkedHeadShape): number {
 export function chunkedHeadBytes(shape: ChunkedHeadShape): number {
   const Rc = headChunkRows(shape);
   const rowsV = Rc * shape.vocabSize * headLogitsBuffers(shape.reference);
-  // h, dh (and the reference's h): (Rc, C); targets and seven per-row planes: (Rc) each.
+  // h, dh (and the reference's h): (Rc, C); targets and eight per-row planes: (Rc) each.
   const rowsC = Rc * shape.dModel * (shape.reference ? 3 : 2);
-  return 4 * (rowsV + rowsC + 8 * Rc);
+  return 4 * (rowsV + rowsC + 9 * Rc);
 }
 
 /** One model's head: its hidden states (rows, C) and its weight (V, C). */

@@ -308,7 +308,7 @@ export function planMemory(
     {
       part: 'activations',
       bytes: cached[0] + cached[1] + otherActs + learnerPlanes,
-      detail: `training ${M} x ${T} positions (${models}; the reference forward-only), prefill ${R} x ${P} and decode ${R} x 1 (forward-only)`,
+      detail: `training ${M} x ${T} positions (${models}; the reference forward-only${shape.recompute ? ', the rest recomputed per layer' : ''}), prefill ${R} x ${P} and decode ${R} x 1 (forward-only)`,
       knobs: [knobs.trainRows, knobs.completionTokens, knobs.rolloutRows],
     },
     {
