@@ -3,8 +3,8 @@
 // activations kept for backward and the LM head's buffers, the peak of them that is allocated at once, and the largest
 // single buffer, checked against the device's per-buffer limits and a memory budget BEFORE anything is allocated.
 // No (rows, T, V) logits exist: training runs the head in row chunks of a bounded scratch (kernels/head-chunked.ts);
-// only a decode step holds whole logits, (rows, V). What may be stored in half precision (frozen weights: the LoRA
-// base and the reference; the KV cache) is counted at MemoryShape.storageBytes per value.
+// only a decode step holds whole logits, (rows, V). Frozen weights (the LoRA base and the reference) are counted at
+// MemoryShape.storageBytes per value and the KV cache at kvCacheBytes, so half-precision storage can be planned.
 // Knows the buffers GpuModel, generate() and the GPU learner allocate; not the RL config (src/rl/memory.ts maps
 // its knobs onto this plan and names them in the refusals).
 
@@ -39,11 +39,12 @@ export interface MemoryShape {
    */
   lora?: LoraSpec | null;
   /**
-   * Bytes per value of what may be stored in half precision: the frozen weights (under LoRA the policy's base; the
-   * reference) and the KV cache. 4 (f32, the default) or 2 (bf16 / f16). Trained weights, their gradients and
-   * moments, and activations stay f32.
+   * Bytes per value of the frozen weights (under LoRA the policy's base; the reference): 4 (f32, the default) or 2
+   * (bf16 / f16). Trained weights, their gradients and moments, and activations stay f32.
    */
   storageBytes?: 2 | 4;
+  /** Bytes per value of the KV cache: 4 (f32, the default) or 2 (stored half). */
+  kvCacheBytes?: 2 | 4;
   /** Per-layer activation recomputation: training workspaces keep each layer's input and one layer's activations. */
   recompute?: boolean;
 }
@@ -268,7 +269,8 @@ export function planMemory(
     (shape.reference ? workspaceActivationBytes(m, M, T, 'infer') : 0) +
     (shape.critic ? workspaceActivationBytes(m, M, T, trainMode) : 0);
   const learnerPlanes = F32 * LEARNER_FLOATS_PER_TOKEN * M * T;
-  const kvCache = half * 2 * m.nLayers * R * T * KV;
+  const kvBytes = shape.kvCacheBytes ?? F32;
+  const kvCache = kvBytes * 2 * m.nLayers * R * T * KV;
 
   const parts: MemoryPlanPart[] = [
     {
@@ -302,7 +304,7 @@ export function planMemory(
     {
       part: 'kvCache',
       bytes: kvCache,
-      detail: `${R} sequences x ${T} positions x ${m.nLayers} layers x 2 x ${KV} x ${half} B`,
+      detail: `${R} sequences x ${T} positions x ${m.nLayers} layers x 2 x ${KV} x ${kvBytes} B`,
       knobs: [knobs.rolloutRows, knobs.completionTokens],
     },
     {
@@ -341,7 +343,7 @@ export function planMemory(
     },
     {
       name: 'KV cache of one layer',
-      bytes: half * R * T * KV,
+      bytes: kvBytes * R * T * KV,
       detail: `${R} sequences x ${T} positions x ${KV}`,
       knobs: [knobs.rolloutRows, knobs.completionTokens],
     },
