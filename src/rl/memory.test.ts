@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
-import { MODEL_PRESETS } from '../model/config';
+import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { MemoryPlanError, describePlan } from '../model/memory-plan';
 import { formatBytes } from '../core/format';
 import { QWEN25_05B, SMOLLM2_135M } from '../model/real-models.fixture';
@@ -49,6 +49,12 @@ describe('memory plan of an RL run', () => {
     const untracked = rlMemoryShape({ ...c, weight_stats_every: 0, rank1_eval: false });
     expect([untracked.startWeights, untracked.rank1Backup]).toEqual([false, false]);
     expect(rlMemoryShape(resolveConfig('ppo', {})).critic).toBe(true);
+    expect(rlMemoryShape({ ...c, gradient_checkpointing: true }).recompute).toBe(true);
+    // Frozen weights stored half: the reference's weights take half the bytes.
+    const f32 = rlMemoryPlan(c, SMOLLM2_135M, BIG);
+    const half = rlMemoryPlan(c, SMOLLM2_135M, BIG, 2);
+    const weights = (p: typeof f32) => p.parts.find((x) => x.part === 'weights')!.bytes;
+    expect(weights(f32) - weights(half)).toBe(2 * parameterCount(SMOLLM2_135M));
   });
 
   it("prints SmolLM2-135M's plan at the default batch, which fits a 24 GiB budget", () => {

@@ -54,7 +54,15 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
   };
 }
 
-/** The memory plan of a run of `config` on `model` against the device's limits and budget. */
-export function rlMemoryPlan(config: RLConfig, model: ModelConfig, device: MemoryDevice): MemoryPlan {
-  return planMemory(model, rlMemoryShape(config), RL_MEMORY_KNOBS, device);
+/**
+ * The memory plan of a run of `config` on `model` against the device's limits and budget, with the frozen weights
+ * (the LoRA base, the reference) stored at `frozenWeightBytes` a value (4: f32; 2: the weight_dtype knob's bf16/f16).
+ */
+export function rlMemoryPlan(
+  config: RLConfig,
+  model: ModelConfig,
+  device: MemoryDevice,
+  frozenWeightBytes: 2 | 4 = 4,
+): MemoryPlan {
+  return planMemory(model, { ...rlMemoryShape(config), storageBytes: frozenWeightBytes }, RL_MEMORY_KNOBS, device);
 }
