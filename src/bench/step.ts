@@ -1,13 +1,15 @@
 // One SFT training step of our GPU model at a fixed (B, T) batch, split into the phases the benchmark times:
 // forward (embedding to logits), loss (cross-entropy and its gradient), backward (zero grads + backward) and
 // the optimizer (grad-norm clip + AdamW). Also the batch every side of the comparison (ours, tfjs, CPU twin) uses.
+// The peers compute whole (B, T, V) logits and a cross-entropy on them, so this fixture does too (the bench's
+// presets are small); the trainers' own paths run the LM head in row chunks (src/kernels/head-chunked.ts).
 // Not the RL trainer (src/rl): a bench fixture over GpuModel's public API.
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
-import { GpuModel, type ForwardInputs, type StepOptions, type TrainingWorkspace } from '../model/gpu-model';
+import { GpuModel, type ForwardInputs, type StepOptions, type Workspace } from '../model/gpu-model';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 
@@ -49,8 +51,9 @@ export class OurStep {
   readonly targets: Tensor<'u32'>;
   readonly mask: Tensor;
   readonly loss: Tensor;
+  readonly logits: Tensor;
   readonly dLogits: Tensor;
-  private ws: TrainingWorkspace | null = null;
+  private ws: Workspace | null = null;
 
   private constructor(
     readonly ctx: GpuContext,
@@ -70,6 +73,7 @@ export class OurStep {
     this.targets = u32(batch.targets, 'bench.targets');
     this.mask = ctx.fromArray(new Float32Array(N).fill(1), [N], { label: 'bench.mask' });
     this.loss = ctx.tensor([1], { label: 'bench.loss' });
+    this.logits = ctx.tensor([B, T, model.config.vocabSize], { label: 'bench.logits' });
     this.dLogits = ctx.tensor([B, T, model.config.vocabSize], { label: 'bench.dLogits' });
   }
 
@@ -79,17 +83,19 @@ export class OurStep {
 
   forward(rec: Recorder): void {
     this.ws = this.model.forward(rec, this.batch.B, this.batch.T, this.inputs);
+    this.model.logitsOf(rec, this.ws, this.logits);
   }
 
   lossAndGrad(rec: Recorder): void {
-    const logits = this.workspace().logits.reshape2d();
+    const logits = this.logits.reshape2d();
     crossEntropyForward(rec, this.loss, logits, this.targets, this.mask);
     crossEntropyBackward(rec, this.dLogits.reshape2d(), logits, this.targets, this.mask);
   }
 
   backward(rec: Recorder): void {
     this.model.zeroGrads(rec);
-    this.model.backward(rec, this.workspace(), this.dLogits, this.inputs);
+    this.model.headBackwardOf(rec, this.workspace(), this.dLogits);
+    this.model.backward(rec, this.workspace(), this.inputs);
   }
 
   optimizer(rec: Recorder, opts: StepOptions = BENCH_STEP): void {
@@ -116,18 +122,26 @@ export class OurStep {
   async evalLoss(): Promise<number> {
     const rec = this.ctx.recorder('bench.eval');
     this.forward(rec);
-    crossEntropyForward(rec, this.loss, this.workspace().logits.reshape2d(), this.targets, this.mask);
+    crossEntropyForward(rec, this.loss, this.logits.reshape2d(), this.targets, this.mask);
     rec.submit();
     return (await this.ctx.read(this.loss))[0];
   }
 
-  private workspace(): TrainingWorkspace {
+  private workspace(): Workspace {
     if (!this.ws) throw new Error('OurStep: forward() must be recorded first');
     return this.ws;
   }
 
   destroy(): void {
-    for (const t of [this.inputs.tokens, this.inputs.positions, this.targets, this.mask, this.loss, this.dLogits])
+    for (const t of [
+      this.inputs.tokens,
+      this.inputs.positions,
+      this.targets,
+      this.mask,
+      this.loss,
+      this.logits,
+      this.dLogits,
+    ])
       t.destroy();
     this.model.destroy();
   }

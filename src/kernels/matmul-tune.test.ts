@@ -113,10 +113,13 @@ describe('every candidate as the model-wide default matches the CPU twin model',
       const dLogits = gpu.ctx.tensor([B, T, config.vocabSize], { label: 'dLogits' });
       const rec = gpu.ctx.recorder('tuned step');
       const ws = model.forward(rec, B, T, inp);
-      crossEntropyForward(rec, loss, ws.logits.reshape2d(), gTargets, gMask);
-      crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), gTargets, gMask);
+      const logits = gpu.ctx.tensor([B, T, config.vocabSize], { label: 'logits' });
+      model.logitsOf(rec, ws, logits);
+      crossEntropyForward(rec, loss, logits.reshape2d(), gTargets, gMask);
+      crossEntropyBackward(rec, dLogits.reshape2d(), logits.reshape2d(), gTargets, gMask);
       model.zeroGrads(rec);
-      model.backward(rec, ws, dLogits, inp);
+      model.headBackwardOf(rec, ws, dLogits);
+      model.backward(rec, ws, inp);
       rec.submit();
       const [lossGot] = await gpu.ctx.readMany([loss]);
       const grads = await model.downloadGrads();

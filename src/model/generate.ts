@@ -136,7 +136,7 @@ export async function generate(
           Uint32Array.from(pad.kvStart, (start) => P + s - 1 - start),
         );
       const rec = ctx.recorder(prefill ? 'rollout.prefill' : 'rollout.decode');
-      const ws = model.workspaceFor(R, prefill ? P : 1);
+      const ws = model.workspaceFor(R, prefill ? P : 1, 'infer');
       model.decodeForward(
         rec,
         ws,

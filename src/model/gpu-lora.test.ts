@@ -70,13 +70,17 @@ async function run(model: GpuModel, dLogits?: Float32Array): Promise<{ logits: F
   const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
   const rec = ctx.recorder('lora');
   const ws = model.forward(rec, B, T, inp);
+  const all = ctx.tensor([B, T, CONFIG.vocabSize], { label: 'logits' });
+  model.logitsOf(rec, ws, all);
   const dl = dLogits ? ctx.fromArray(dLogits, [B, T, CONFIG.vocabSize], { label: 'dLogits' }) : null;
   if (dl) {
     model.zeroGrads(rec);
-    model.backward(rec, ws, dl, inp);
+    model.headBackwardOf(rec, ws, dl);
+    model.backward(rec, ws, inp);
   }
   rec.submit();
-  const logits = (await ctx.read(ws.logits)) as Float32Array;
+  const logits = (await ctx.read(all)) as Float32Array;
+  all.destroy();
   const grads = dl ? await model.downloadGrads() : {};
   dl?.destroy();
   for (const t of Object.values(inp)) t.destroy();
@@ -177,7 +181,8 @@ describe('GPU model with LoRA', () => {
       const ws = model.forward(fwd, B, T, inp);
       fwd.submit();
       const rec = ctx.recorder('backward');
-      model.backward(rec, ws, dLogits, inp);
+      model.headBackwardOf(rec, ws, dLogits);
+      model.backward(rec, ws, inp);
       const n = rec.dispatchCount;
       rec.submit();
       return n;

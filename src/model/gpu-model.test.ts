@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext, Tensor } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
-import { logprobForward } from '../kernels/logprob';
+import { ChunkedHead } from '../kernels/head-chunked';
 import { fixtureLossInputs, parityError, parityFixtureFrom } from '../reference/fixture';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
@@ -44,8 +44,11 @@ async function fullLogits(
   };
   const rec = ctx.recorder('full-forward');
   const ws = model.forward(rec, pad.R, pad.P, inp);
+  const all = ctx.tensor([pad.R, pad.P, model.config.vocabSize], { label: 'logits' });
+  model.logitsOf(rec, ws, all);
   rec.submit();
-  const logits = (await ctx.read(ws.logits)) as Float32Array;
+  const logits = (await ctx.read(all)) as Float32Array;
+  all.destroy();
   for (const t of Object.values(inp)) t.destroy();
   return { logits, P: pad.P };
 }
@@ -70,15 +73,18 @@ describe('GPU model vs PyTorch (public/fixtures/llama-parity.safetensors)', () =
     const dLogits = ctx.tensor([B, T, config.vocabSize], { label: 'dLogits' });
     const rec = ctx.recorder('parity step');
     const ws = model.forward(rec, B, T, inp);
-    crossEntropyForward(rec, loss, ws.logits.reshape2d(), gTargets, gMask);
-    crossEntropyBackward(rec, dLogits.reshape2d(), ws.logits.reshape2d(), gTargets, gMask);
+    const logits = ctx.tensor([B, T, config.vocabSize], { label: 'logits' });
+    model.logitsOf(rec, ws, logits);
+    crossEntropyForward(rec, loss, logits.reshape2d(), gTargets, gMask);
+    crossEntropyBackward(rec, dLogits.reshape2d(), logits.reshape2d(), gTargets, gMask);
     model.zeroGrads(rec);
-    model.backward(rec, ws, dLogits, inp);
+    model.headBackwardOf(rec, ws, dLogits);
+    model.backward(rec, ws, inp);
     rec.submit();
-    const [logits, lossV] = await ctx.readMany([ws.logits, loss]);
+    const [logitsV, lossV] = await ctx.readMany([logits, loss]);
     const grads = await model.downloadGrads();
     const errors: Record<string, number> = {
-      logits: parityError(logits, fx.expected.logits),
+      logits: parityError(logitsV, fx.expected.logits),
       loss: parityError(lossV, [fx.expected.loss]),
     };
     for (const [name, want] of Object.entries(fx.expected.grads))
@@ -238,9 +244,24 @@ describe('rollouts on the GPU', () => {
       const lp: Tensor = ctx.tensor([seq.length]);
       const ent: Tensor = ctx.tensor([seq.length]);
       const rec = ctx.recorder('logprobs');
+      // The trainer's path: the chunked head on the final norm's output (a small budget: several row chunks).
+      const head = new ChunkedHead(ctx, {
+        dModel: model.config.dModel,
+        vocabSize: model.config.vocabSize,
+        maxRows: seq.length,
+        reference: false,
+        budgetBytes: 3 * 2 * 4 * model.config.vocabSize,
+      });
       const ws = model.forward(rec, 1, seq.length, inp);
-      logprobForward(rec, lp, ent, ws.logits.reshape2d(), targets, { temperature: 0.9 });
+      head.forward(rec, {
+        policy: { h: ws.nf, W: model.headWeightTensor },
+        targets,
+        logp: lp,
+        entropy: ent,
+        temperature: 0.9,
+      });
       rec.submit();
+      head.destroy();
       const got = await ctx.read(lp);
       for (let s = 0; s < completion.length; s++) {
         worst = Math.max(worst, Math.abs(got[prompts[r].length - 1 + s] - a.logprobs[r * 12 + s]));

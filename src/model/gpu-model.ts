@@ -4,11 +4,14 @@
 // With LoRA (src/reference/lora.ts) the base weights are frozen: only the adapters get gradients and AdamW, and
 // the base's weight-gradient matmuls are not recorded at all.
 // Weight storage: a frozen model (the base under LoRA, a reference model) may store its matrices bf16 or f16
-// (GpuModelStorage); the kernels widen them to f32 on load, so every activation and accumulation stays f32. A
+// (GpuModelOptions.weightDtype); the kernels widen them to f32 on load, so every activation and accumulation stays f32. A
 // trained model keeps f32 weights: AdamW needs f32 masters (a 1e-5 relative update is below bf16's 2^-8 step), and
 // f32 masters beside half working copies would hold 6 bytes a weight instead of 4, so half storage there would cost
 // memory, not save it.
-// Not the sampler loop (generate.ts) and not the losses (they produce dLogits or dLogprob/dEntropy).
+// The training forward ends at the final norm: no (B, T, V) logits are ever allocated. The LM head runs on those
+// hidden states in row chunks (src/kernels/head-chunked.ts) or on a few rows (a decode step); its backward writes
+// the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
+// there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
@@ -50,22 +53,46 @@ interface LayerActs {
   xa: Partial<Record<LoraTarget, Tensor>>; // with LoRA: (N, r) x A^T of each adapted projection
 }
 
+/**
+ * What a workspace is for: 'train' keeps every layer's activations and the backward's scratch; 'recompute' (per-layer
+ * activation recomputation) keeps only each layer's input x and one layer's activations, and backward() runs each
+ * layer's forward again from its x just before that layer's backward (one more forward's compute); 'infer' (a
+ * KV-cache prefill or decode step, a frozen model's forward) shares one layer's activations across all layers and has
+ * no backward scratch, since nothing reads a layer's activations after the next layer has run.
+ */
+export type WorkspaceMode = 'train' | 'recompute' | 'infer';
+
+/** The options of GpuModel.create beyond its shapes. */
+export interface GpuModelOptions {
+  /** A frozen model (a reference): no gradients, and forward() runs in an 'infer' workspace. */
+  frozen?: boolean;
+  /** Training forwards keep one layer's activations and backward() recomputes each layer ('recompute'). */
+  recompute?: boolean;
+  /**
+   * The dtype of the matrices of a frozen model: the base under LoRA, or a model created with `frozen` (a
+   * reference). A model that is trained in full keeps f32 whatever this says (see the file's header). Default f32.
+   */
+  weightDtype?: WeightDtype;
+}
+
 /** Activations and gradient scratch for a (B, T) shape; allocated once per shape and reused. */
 export interface Workspace {
   B: number;
   T: number;
+  mode: WorkspaceMode;
+  /** One per layer; in an 'infer' workspace every entry is the same object. */
   layers: LayerActs[];
   xOut: Tensor; // (B,T,C) output of the last layer
-  nf: Tensor; // (B,T,C) final norm
+  nf: Tensor; // (B,T,C) final norm: the LM head's input
   rstdf: Tensor; // (N)
-  /**
-   * (B,T,V), allocated by the first training forward() of the shape: KV-cache decoding computes only the last
-   * position's logits (into its own buffer), so a prefill shape never holds rows x prompt x V of them.
-   */
-  logits: Tensor | null;
-  // backward scratch
+  /** The backward's scratch; null in an 'infer' workspace. */
+  grad: WorkspaceGrads | null;
+}
+
+/** The backward's scratch of a (B, T) training workspace. */
+export interface WorkspaceGrads {
   dRes: Tensor; // (B,T,C) gradient of the residual stream, accumulated in place through the layers
-  dn: Tensor; // (B,T,C)
+  dn: Tensor; // (B,T,C); backward() starts from it holding the gradient of nf (the head's backward writes it)
   dAtt: Tensor; // (B,T,NH,HD)
   dq: Tensor;
   dk: Tensor;
@@ -75,9 +102,6 @@ export interface Workspace {
   dUp: Tensor;
   dXa: Tensor | null; // (N, r) with LoRA: the gradient of x A^T
 }
-
-/** A workspace after forward(): its logits exist. */
-export type TrainingWorkspace = Workspace & { logits: Tensor };
 
 /** Where a forward reads its positions and, when decoding, which cache it writes. */
 export interface ForwardInputs {
@@ -114,17 +138,6 @@ export interface StepOptions {
   maxGradNorm?: number;
 }
 
-/** How a model stores its weights (see the file's header). */
-export interface GpuModelStorage {
-  /**
-   * The dtype of the matrices of a frozen model: the base under LoRA, or a model created with `frozen` (a
-   * reference). A model that is trained in full keeps f32 whatever this says. Default f32.
-   */
-  weightDtype?: WeightDtype;
-  /** The model is never trained (a reference): no gradients when its weights are half, and no optimizer step. */
-  frozen?: boolean;
-}
-
 export class GpuModel {
   /** The base weights (HF names). Frozen under LoRA. */
   readonly params = new Map<string, Tensor>();
@@ -134,6 +147,10 @@ export class GpuModel {
   readonly grads = new Map<string, Tensor>();
   /** The spec and s = alpha / r when the model carries LoRA adapters. */
   readonly lora: { spec: LoraSpec; scale: number } | null;
+  /** A frozen model (a reference): no gradients, no optimizer, forward() keeps one layer's activations. */
+  readonly frozen: boolean;
+  /** Training forwards recompute each layer's activations in the backward (WorkspaceMode 'recompute'). */
+  readonly recompute: boolean;
   /** Under LoRA, where a norm's gain gradient goes (the gain is frozen; the kernel writes dx and dgain together). */
   private readonly frozenGainGrad: Tensor | null;
   private readonly m = new Map<string, Tensor>();
@@ -146,7 +163,7 @@ export class GpuModel {
   /** Activations per (B, T) shape, the `maxWorkspaces` most recently used (see create). */
   private readonly workspaces = new Map<string, Workspace>();
   private readonly HD: number;
-  /** The dtype the matrices are stored in: f32, or bf16/f16 for a frozen base (GpuModelStorage). */
+  /** The dtype the matrices are stored in: f32, or bf16/f16 for a frozen base (GpuModelOptions.weightDtype). */
   readonly weightDtype: WeightDtype;
 
   private constructor(
@@ -154,9 +171,11 @@ export class GpuModel {
     readonly config: ModelConfig,
     private readonly maxWorkspaces: number,
     lora: LoraSpec | null,
-    storage: GpuModelStorage,
+    opts: GpuModelOptions,
   ) {
-    this.weightDtype = lora || storage.frozen ? (storage.weightDtype ?? 'f32') : 'f32';
+    this.frozen = opts.frozen ?? false;
+    this.recompute = opts.recompute ?? false;
+    this.weightDtype = lora || this.frozen ? (opts.weightDtype ?? 'f32') : 'f32';
     this.HD = config.dModel / config.nHeads;
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
@@ -168,11 +187,14 @@ export class GpuModel {
   /**
    * Uploads parameters (HF names and shapes) and allocates gradients: for every parameter, or with `lora` for the
    * adapters only (the base frozen). Refuses a model whose weights, or whose logits for `maxRows` sequences at one
-   * position, cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
+   * position (a decode step's), cannot be a buffer on the device (memory-plan.ts). `maxWorkspaces` shapes keep their activations: two
    * for a policy, whose prefill and decode shapes alternate during rollouts; one for a model that only runs training
    * batches (a reference, a critic), whose shape changes only between steps, so an old step's activations are not
    * kept beside the new ones. `params` may hold half bits (a BF16/F16 checkpoint): they are uploaded one tensor at
    * a time, converted only where the storage differs, so no f32 copy of a half model is made on the host.
+   * `opts.frozen` (a reference model): no gradients at all, and forward() runs in an 'infer' workspace (one layer's
+   * activations), since nothing ever runs its backward. `opts.recompute`: training forwards keep each layer's input
+   * only and backward() recomputes the rest ('recompute').
    */
   static create(
     ctx: GpuContext,
@@ -181,10 +203,12 @@ export class GpuModel {
     maxRows = 64,
     maxWorkspaces = 2,
     lora?: LoraInit,
-    storage: GpuModelStorage = {},
+    opts: GpuModelOptions = {},
   ): GpuModel {
     checkModelFitsDevice(config, maxRows, ctx.device.limits);
-    const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, storage);
+    const frozen = opts.frozen ?? false;
+    if (frozen && lora) throw new Error('GpuModel: a frozen model carries no LoRA adapters');
+    const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
@@ -198,7 +222,7 @@ export class GpuModel {
           ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
           : ctx.fromArray(weightToF32(data), shape, { label: name }),
       );
-      if (!lora && dtype === 'f32') model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+      if (!lora && !frozen) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
     }
     if (lora) {
       for (const { name, shape } of loraShapes(config, lora.spec)) {
@@ -220,9 +244,9 @@ export class GpuModel {
     return this.lora ? this.adapters : this.params;
   }
 
-  /** Whether the base weights get no gradients: under LoRA, or stored half (a frozen reference). */
+  /** Whether the base weights get no gradients: under LoRA, or a frozen model (a reference). */
   private get baseFrozen(): boolean {
-    return this.lora !== null || this.weightDtype !== 'f32';
+    return this.lora !== null || this.frozen;
   }
 
   /**
@@ -338,9 +362,25 @@ export class GpuModel {
     return this.config.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
   }
 
-  /** The activations for a (B, T) batch, reallocated only when the shape changes. */
-  workspaceFor(B: number, T: number): Workspace {
-    const key = `${B}x${T}`;
+  /** The LM head's weight (V, C): lm_head, or the embedding when tied. */
+  get headWeightTensor(): Tensor {
+    return this.p(this.headWeight);
+  }
+
+  /** The gradient the head's backward adds dLogits^T nf into; null when the base is frozen (LoRA). */
+  get headGradTensor(): Tensor | null {
+    return this.lora || this.frozen ? null : this.g(this.headWeight);
+  }
+
+  /** The gradient of a training workspace's final-norm output (the head's backward writes it; backward() reads it). */
+  dHidden(ws: Workspace): Tensor {
+    if (!ws.grad) throw new Error(`GpuModel: the ${ws.B}x${ws.T} workspace is forward-only (no backward scratch)`);
+    return ws.grad.dn;
+  }
+
+  /** The activations for a (B, T) batch, reallocated only when the shape (or the mode) changes. */
+  workspaceFor(B: number, T: number, mode: WorkspaceMode = 'train'): Workspace {
+    const key = `${B}x${T}:${mode}`;
     const cached = this.workspaces.get(key);
     if (cached) {
       // Most recently used last, so the first key is the one to evict.
@@ -354,7 +394,7 @@ export class GpuModel {
     const t = (shape: number[], label: string) => this.ctx.tensor(shape, { label });
     const N = B * T;
     const layers: LayerActs[] = [];
-    for (let l = 0; l < c.nLayers; l++) {
+    for (let l = 0; l < (mode === 'train' ? c.nLayers : 1); l++) {
       layers.push({
         x: t([B, T, c.dModel], `L${l}.x`),
         n1: t([B, T, c.dModel], `L${l}.n1`),
@@ -375,14 +415,30 @@ export class GpuModel {
         ),
       });
     }
+    // Forward-only: every layer runs in the one layer's buffers (its output written over its input, x, once read).
+    // Recompute: every layer runs in them too, but keeps its own input x, from which backward() runs it again.
+    while (layers.length < c.nLayers)
+      layers.push(mode === 'infer' ? layers[0] : { ...layers[0], x: t([B, T, c.dModel], `L${layers.length}.x`) });
     const ws: Workspace = {
       B,
       T,
+      mode,
       layers,
       xOut: t([B, T, c.dModel], 'xOut'),
       nf: t([B, T, c.dModel], 'nf'),
       rstdf: t([N], 'rstdf'),
-      logits: null,
+      grad: mode === 'infer' ? null : this.gradScratch(B, T),
+    };
+    this.workspaces.set(key, ws);
+    return ws;
+  }
+
+  private gradScratch(B: number, T: number): WorkspaceGrads {
+    const c = this.config;
+    const { HD } = this;
+    const t = (shape: number[], label: string) => this.ctx.tensor(shape, { label });
+    const N = B * T;
+    return {
       dRes: t([B, T, c.dModel], 'dRes'),
       dn: t([B, T, c.dModel], 'dn'),
       dAtt: t([B, T, c.nHeads, HD], 'dAtt'),
@@ -394,8 +450,6 @@ export class GpuModel {
       dUp: t([B, T, c.dFF], 'dUp'),
       dXa: this.lora ? t([N, this.lora.spec.rank], 'dXa') : null,
     };
-    this.workspaces.set(key, ws);
-    return ws;
   }
 
   /**
@@ -474,6 +528,7 @@ export class GpuModel {
   private loraBackward(
     rec: Recorder,
     ws: Workspace,
+    g: WorkspaceGrads,
     l: number,
     tg: LoraTarget,
     dX: Tensor,
@@ -481,35 +536,56 @@ export class GpuModel {
     x: Tensor,
   ): void {
     const xa = ws.layers[l].xa[tg];
-    if (!this.lora || !xa || !ws.dXa) return;
+    if (!this.lora || !xa || !g.dXa) return;
     const n = loraNames(l, tg);
     const A = this.adapters.get(n.A)!;
     const B = this.adapters.get(n.B)!;
     matmul(rec, this.g(n.B), dY.reshape2d(), xa, { transA: true, accumulate: true, alpha: this.lora.scale });
-    matmul(rec, ws.dXa, dY.reshape2d(), B, { alpha: this.lora.scale });
-    matmul(rec, this.g(n.A), ws.dXa, x.reshape2d(), { transA: true, accumulate: true });
-    matmul(rec, dX.reshape2d(), ws.dXa, A, { accumulate: true });
+    matmul(rec, g.dXa, dY.reshape2d(), B, { alpha: this.lora.scale });
+    matmul(rec, this.g(n.A), g.dXa, x.reshape2d(), { transA: true, accumulate: true });
+    matmul(rec, dX.reshape2d(), g.dXa, A, { accumulate: true });
   }
 
-  /** Final norm and LM head on rows of the residual stream: (R, C) -> logits (R, V). */
-  private head(rec: Recorder, x: Tensor, nf: Tensor, rstd: Tensor, logits: Tensor): void {
+  /** Final norm on rows of the residual stream: (R, C) -> nf (R, C), the LM head's input. */
+  private finalNorm(rec: Recorder, x: Tensor, nf: Tensor, rstd: Tensor): void {
     rmsnormForward(rec, nf, rstd, x, this.p('model.norm.weight'), { eps: this.config.normEps });
+  }
+
+  /** LM head on a few rows of final-norm output: (R, C) -> logits (R, V) (a decode step; training chunks instead). */
+  private headLogits(rec: Recorder, nf: Tensor, logits: Tensor): void {
     matmul(rec, logits.reshape2d(), nf.reshape2d(), this.p(this.headWeight), { transB: true });
   }
 
   /**
-   * Training forward over a (B, T) batch; returns the logits (B, T, V) and keeps every activation in the
-   * workspace for backward().
+   * Training forward over a (B, T) batch up to the final norm: ws.nf (B, T, C) is the LM head's input, and every
+   * activation stays in the workspace for backward(). The head itself runs on ws.nf in row chunks.
    */
-  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): TrainingWorkspace {
-    const ws = this.workspaceFor(B, T);
-    const logits = (ws.logits ??= this.ctx.tensor([B, T, this.config.vocabSize], { label: 'logits' }));
+  forward(rec: Recorder, B: number, T: number, inp: ForwardInputs): Workspace {
+    const ws = this.workspaceFor(B, T, this.frozen ? 'infer' : this.recompute ? 'recompute' : 'train');
     embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
     ws.layers.forEach((a, l) =>
       this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp),
     );
-    this.head(rec, ws.xOut, ws.nf, ws.rstdf, logits);
-    return ws as TrainingWorkspace;
+    this.finalNorm(rec, ws.xOut, ws.nf, ws.rstdf);
+    return ws;
+  }
+
+  /**
+   * The whole (B, T, V) logits of the last forward into `out`, for small models in tests and parity checks only:
+   * training never allocates them (the head runs in row chunks, head-chunked.ts).
+   */
+  logitsOf(rec: Recorder, ws: Workspace, out: Tensor): void {
+    this.headLogits(rec, ws.nf, out);
+  }
+
+  /**
+   * The head's backward from whole (B, T, V) dLogits (tests and parity checks only, with logitsOf): ws.dn =
+   * dLogits E, and dE += dLogits^T nf unless the base is frozen. backward() goes on from ws.dn.
+   */
+  headBackwardOf(rec: Recorder, ws: Workspace, dLogits: Tensor): void {
+    matmul(rec, this.dHidden(ws).reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
+    const dW = this.headGradTensor;
+    if (dW) matmul(rec, dW, dLogits.reshape2d(), ws.nf.reshape2d(), { transA: true, accumulate: true });
   }
 
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
@@ -519,26 +595,26 @@ export class GpuModel {
   }
 
   /**
-   * Backward of the last forward() given dLogits (B, T, V) (e.g. from logprobBackward or crossEntropyBackward).
+   * Backward of the last forward() from ws.dn, the gradient of the final norm's output, which the head's backward
+   * has written (ChunkedHead.backward, or headBackwardOf) along with the head weight's gradient.
    * Gradients ACCUMULATE into this.grads, so several minibatches can add up before one optimizer step. Under
    * LoRA only the adapters' gradients are computed: the base's weight-gradient matmuls are skipped.
    */
-  backward(rec: Recorder, ws: Workspace, dLogits: Tensor, inp: ForwardInputs): void {
+  backward(rec: Recorder, ws: Workspace, inp: ForwardInputs): void {
     const c = this.config;
+    const g = ws.grad;
+    if (!g || this.frozen) throw new Error(`GpuModel.backward: the ${ws.B}x${ws.T} workspace is forward-only`);
     const acc = { accumulate: true };
     const frozen = this.baseFrozen;
     // dW += dY^T X for a base weight, unless the base is frozen.
     const weightGrad = (name: string, dY: Tensor, x: Tensor) => {
       if (!frozen) matmul(rec, this.g(name), dY.reshape2d(), x.reshape2d(), { transA: true, accumulate: true });
     };
-    // Head: logits = nf E^T  =>  dnf = dLogits E, dE += dLogits^T nf.
-    matmul(rec, ws.dn.reshape2d(), dLogits.reshape2d(), this.p(this.headWeight));
-    weightGrad(this.headWeight, dLogits, ws.nf);
     rmsnormBackward(
       rec,
-      ws.dRes,
+      g.dRes,
       this.gainGrad('model.norm.weight'),
-      ws.dn,
+      g.dn,
       ws.xOut,
       this.p('model.norm.weight'),
       ws.rstdf,
@@ -550,62 +626,65 @@ export class GpuModel {
       const W = (n: string) => this.p(pre + n);
       const G = (n: string) => this.g(pre + n);
       const adaptBack = (tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor) =>
-        this.loraBackward(rec, ws, l, tg, dX, dY, x);
+        this.loraBackward(rec, ws, g, l, tg, dX, dY, x);
+      // Recompute: this layer's activations again from its input (its output, already consumed, is rewritten as it was).
+      if (ws.mode === 'recompute')
+        this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp);
       // MLP: x' = h + act Wd^T.
-      matmul(rec, ws.dAct.reshape2d(), ws.dRes.reshape2d(), W('mlp.down_proj.weight'));
-      weightGrad(pre + 'mlp.down_proj.weight', ws.dRes, a.act);
-      adaptBack('down_proj', ws.dAct, ws.dRes, a.act);
-      swigluBackward(rec, ws.dGate, ws.dUp, ws.dAct, a.gate, a.up);
-      matmul(rec, ws.dn.reshape2d(), ws.dGate.reshape2d(), W('mlp.gate_proj.weight'));
-      matmul(rec, ws.dn.reshape2d(), ws.dUp.reshape2d(), W('mlp.up_proj.weight'), acc);
-      weightGrad(pre + 'mlp.gate_proj.weight', ws.dGate, a.n2);
-      weightGrad(pre + 'mlp.up_proj.weight', ws.dUp, a.n2);
-      adaptBack('gate_proj', ws.dn, ws.dGate, a.n2);
-      adaptBack('up_proj', ws.dn, ws.dUp, a.n2);
+      matmul(rec, g.dAct.reshape2d(), g.dRes.reshape2d(), W('mlp.down_proj.weight'));
+      weightGrad(pre + 'mlp.down_proj.weight', g.dRes, a.act);
+      adaptBack('down_proj', g.dAct, g.dRes, a.act);
+      swigluBackward(rec, g.dGate, g.dUp, g.dAct, a.gate, a.up);
+      matmul(rec, g.dn.reshape2d(), g.dGate.reshape2d(), W('mlp.gate_proj.weight'));
+      matmul(rec, g.dn.reshape2d(), g.dUp.reshape2d(), W('mlp.up_proj.weight'), acc);
+      weightGrad(pre + 'mlp.gate_proj.weight', g.dGate, a.n2);
+      weightGrad(pre + 'mlp.up_proj.weight', g.dUp, a.n2);
+      adaptBack('gate_proj', g.dn, g.dGate, a.n2);
+      adaptBack('up_proj', g.dn, g.dUp, a.n2);
       rmsnormBackward(
         rec,
-        ws.dRes,
+        g.dRes,
         this.gainGrad(pre + 'post_attention_layernorm.weight'),
-        ws.dn,
+        g.dn,
         a.h,
         W('post_attention_layernorm.weight'),
         a.rstd2,
         acc,
       );
       // Attention: h = x + att Wo^T.
-      matmul(rec, ws.dAtt.reshape2d(), ws.dRes.reshape2d(), W('self_attn.o_proj.weight'));
-      weightGrad(pre + 'self_attn.o_proj.weight', ws.dRes, a.att);
-      adaptBack('o_proj', ws.dAtt, ws.dRes, a.att);
-      attentionBackward(rec, ws.dq, ws.dk, ws.dv, ws.dAtt, a.q, a.k, a.v, a.att, a.lse, { kvStart: inp.kvStart });
-      ropeBackward(rec, ws.dq, ws.dq, rope);
-      ropeBackward(rec, ws.dk, ws.dk, rope);
+      matmul(rec, g.dAtt.reshape2d(), g.dRes.reshape2d(), W('self_attn.o_proj.weight'));
+      weightGrad(pre + 'self_attn.o_proj.weight', g.dRes, a.att);
+      adaptBack('o_proj', g.dAtt, g.dRes, a.att);
+      attentionBackward(rec, g.dq, g.dk, g.dv, g.dAtt, a.q, a.k, a.v, a.att, a.lse, { kvStart: inp.kvStart });
+      ropeBackward(rec, g.dq, g.dq, rope);
+      ropeBackward(rec, g.dk, g.dk, rope);
       if (c.qkvBias && !frozen) {
         // dq, dk, dv are the gradients of the projections' outputs here, so each bias gets their column sums.
-        biasGrad(rec, G('self_attn.q_proj.bias'), ws.dq.reshape2d());
-        biasGrad(rec, G('self_attn.k_proj.bias'), ws.dk.reshape2d());
-        biasGrad(rec, G('self_attn.v_proj.bias'), ws.dv.reshape2d());
+        biasGrad(rec, G('self_attn.q_proj.bias'), g.dq.reshape2d());
+        biasGrad(rec, G('self_attn.k_proj.bias'), g.dk.reshape2d());
+        biasGrad(rec, G('self_attn.v_proj.bias'), g.dv.reshape2d());
       }
-      matmul(rec, ws.dn.reshape2d(), ws.dq.reshape2d(), W('self_attn.q_proj.weight'));
-      matmul(rec, ws.dn.reshape2d(), ws.dk.reshape2d(), W('self_attn.k_proj.weight'), acc);
-      matmul(rec, ws.dn.reshape2d(), ws.dv.reshape2d(), W('self_attn.v_proj.weight'), acc);
-      weightGrad(pre + 'self_attn.q_proj.weight', ws.dq, a.n1);
-      weightGrad(pre + 'self_attn.k_proj.weight', ws.dk, a.n1);
-      weightGrad(pre + 'self_attn.v_proj.weight', ws.dv, a.n1);
-      adaptBack('q_proj', ws.dn, ws.dq, a.n1);
-      adaptBack('k_proj', ws.dn, ws.dk, a.n1);
-      adaptBack('v_proj', ws.dn, ws.dv, a.n1);
+      matmul(rec, g.dn.reshape2d(), g.dq.reshape2d(), W('self_attn.q_proj.weight'));
+      matmul(rec, g.dn.reshape2d(), g.dk.reshape2d(), W('self_attn.k_proj.weight'), acc);
+      matmul(rec, g.dn.reshape2d(), g.dv.reshape2d(), W('self_attn.v_proj.weight'), acc);
+      weightGrad(pre + 'self_attn.q_proj.weight', g.dq, a.n1);
+      weightGrad(pre + 'self_attn.k_proj.weight', g.dk, a.n1);
+      weightGrad(pre + 'self_attn.v_proj.weight', g.dv, a.n1);
+      adaptBack('q_proj', g.dn, g.dq, a.n1);
+      adaptBack('k_proj', g.dn, g.dk, a.n1);
+      adaptBack('v_proj', g.dn, g.dv, a.n1);
       rmsnormBackward(
         rec,
-        ws.dRes,
+        g.dRes,
         this.gainGrad(pre + 'input_layernorm.weight'),
-        ws.dn,
+        g.dn,
         a.x,
         W('input_layernorm.weight'),
         a.rstd1,
         acc,
       );
     }
-    if (!frozen) embeddingBackward(rec, this.g('model.embed_tokens.weight'), ws.dRes, inp.tokens);
+    if (!frozen) embeddingBackward(rec, this.g('model.embed_tokens.weight'), g.dRes, inp.tokens);
   }
 
   private ensureMoments(): void {
@@ -674,19 +753,22 @@ export class GpuModel {
       this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }),
     );
     gatherRows(rec, out.x, ws.xOut.reshape2d(), lastRows);
-    this.head(rec, out.x, out.nf, out.rstd, out.logits);
+    this.finalNorm(rec, out.x, out.nf, out.rstd);
+    this.headLogits(rec, out.nf, out.logits);
   }
 
   private destroyWorkspace(key: string): void {
     const ws = this.workspaces.get(key);
     if (!ws) return;
     this.workspaces.delete(key);
+    // Layers may share tensors ('infer', 'recompute'): each is destroyed once.
+    const tensors = new Set<Tensor>([ws.xOut, ws.nf, ws.rstdf]);
     for (const a of ws.layers) {
-      for (const [name, t] of Object.entries(a)) if (name !== 'xa') (t as Tensor).destroy();
-      for (const t of Object.values(a.xa)) t.destroy();
+      for (const [name, t] of Object.entries(a)) if (name !== 'xa') tensors.add(t as Tensor);
+      for (const t of Object.values(a.xa)) tensors.add(t);
     }
-    for (const [name, t] of Object.entries(ws))
-      if (name !== 'layers' && t && typeof t === 'object') (t as Tensor).destroy();
+    for (const t of Object.values(ws.grad ?? {})) if (t) tensors.add(t);
+    for (const t of tensors) t.destroy();
   }
 
   /** Frees every buffer of the model. */

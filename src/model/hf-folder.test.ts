@@ -214,10 +214,13 @@ describe('on the GPU', () => {
     const gDLogits = ctx.tensor([B, T, V]);
     const rec = ctx.recorder('qwen2 backward');
     const ws = model.forward(rec, B, T, inp);
-    crossEntropyForward(rec, loss, ws.logits.reshape2d(), gTargets, gMask);
-    crossEntropyBackward(rec, gDLogits.reshape2d(), ws.logits.reshape2d(), gTargets, gMask);
+    const gLogits = ctx.tensor([B, T, V], { label: 'logits' });
+    model.logitsOf(rec, ws, gLogits);
+    crossEntropyForward(rec, loss, gLogits.reshape2d(), gTargets, gMask);
+    crossEntropyBackward(rec, gDLogits.reshape2d(), gLogits.reshape2d(), gTargets, gMask);
     model.zeroGrads(rec);
-    model.backward(rec, ws, gDLogits, inp);
+    model.headBackwardOf(rec, ws, gDLogits);
+    model.backward(rec, ws, inp);
     rec.submit();
     const got = await model.downloadGrads();
     model.destroy();

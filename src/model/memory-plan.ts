@@ -1,13 +1,17 @@
 // The memory plan of a training run on the GPU: from the model config, the rollout and minibatch shapes and the
 // models a run holds (policy, frozen reference, critic), the bytes of weights, gradients, AdamW state, KV cache,
-// activations kept for backward and logits, the peak of them that is allocated at once, and the largest single
-// buffer, checked against the device's per-buffer limits and a memory budget BEFORE anything is allocated.
+// activations kept for backward and the LM head's buffers, the peak of them that is allocated at once, and the largest
+// single buffer, checked against the device's per-buffer limits and a memory budget BEFORE anything is allocated.
+// No (rows, T, V) logits exist: training runs the head in row chunks of a bounded scratch (kernels/head-chunked.ts);
+// only a decode step holds whole logits, (rows, V). Frozen weights (the LoRA base and the reference) are counted at
+// MemoryShape.storageBytes per value and the KV cache at kvCacheBytes, so half-precision storage can be planned.
 // Knows the buffers GpuModel, generate() and the GPU learner allocate; not the RL config (src/rl/memory.ts maps
 // its knobs onto this plan and names them in the refusals).
 
 import { formatBytes } from '../core/format';
 import { loraShapes, type LoraSpec } from '../core/lora-layout';
 import { headDim, paramShapes } from '../core/model-shapes';
+import { HEAD_SCRATCH_BYTES, chunkedHeadBytes, headChunkRows } from '../kernels/head-chunked';
 import type { ModelConfig } from './config';
 
 const F32 = 4;
@@ -34,6 +38,15 @@ export interface MemoryShape {
    * of every weight's, and each policy workspace keeps x A^T of every adapted projection and one gradient of it.
    */
   lora?: LoraSpec | null;
+  /**
+   * Bytes per value of the frozen weights (under LoRA the policy's base; the reference): 4 (f32, the default) or 2
+   * (bf16 / f16). Trained weights, their gradients and moments, and activations stay f32.
+   */
+  storageBytes?: 2 | 4;
+  /** Bytes per value of the KV cache: 4 (f32, the default) or 2 (stored half). */
+  kvCacheBytes?: 2 | 4;
+  /** Per-layer activation recomputation: training workspaces keep each layer's input and one layer's activations. */
+  recompute?: boolean;
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
@@ -58,7 +71,7 @@ export interface MemoryDevice {
   budgetBytes?: number | null;
 }
 
-export type MemoryPart = 'weights' | 'gradients' | 'adamw' | 'kvCache' | 'activations' | 'logits';
+export type MemoryPart = 'weights' | 'gradients' | 'adamw' | 'kvCache' | 'activations' | 'head';
 
 /** One part of the plan: its bytes at the peak and how they are made up, in words. */
 export interface MemoryPlanPart {
@@ -80,7 +93,7 @@ export interface MemoryPlanBuffer {
 export interface MemoryPlan {
   model: ModelConfig;
   shape: MemoryShape;
-  /** Weights, gradients, AdamW state, KV cache, activations, logits: their bytes at the peak, in that order. */
+  /** Weights, gradients, AdamW state, KV cache, activations, the head's buffers: their bytes at the peak, in that order. */
   parts: MemoryPlanPart[];
   /** Bytes allocated at once at the worst moment: the sum of the parts. */
   peakBytes: number;
@@ -103,12 +116,18 @@ export class MemoryPlanError extends Error {
   }
 }
 
-/** Bytes of a model's parameters (and so of its gradients, and of each AdamW moment), and its largest tensor. */
-export function weightBytes(model: ModelConfig): { total: number; largest: { name: string; bytes: number } } {
+/**
+ * Bytes of a model's parameters at `bytesPerValue` (4: f32, as its gradients and each AdamW moment are; 2: stored
+ * half), and its largest tensor.
+ */
+export function weightBytes(
+  model: ModelConfig,
+  bytesPerValue = F32,
+): { total: number; largest: { name: string; bytes: number } } {
   let total = 0;
   let largest = { name: '', bytes: 0 };
   for (const { name, shape } of paramShapes(model)) {
-    const bytes = F32 * shape.reduce((a, b) => a * b, 1);
+    const bytes = bytesPerValue * shape.reduce((a, b) => a * b, 1);
     total += bytes;
     if (bytes > largest.bytes) largest = { name, bytes };
   }
@@ -151,17 +170,23 @@ export function checkModelFitsDevice(
 /**
  * The activations of one GpuModel workspace of B x T positions (gpu-model.ts, workspaceFor): per layer x, n1, q,
  * k, v, attention out, h, n2 (C or NKV*HD each), gate, up, their product (F each), two rstd and NH lse; then
- * the last layer's output, the final norm and its rstd, and the backward's scratch (dRes, dn, dAtt, dq, dk, dv,
- * dAct, dGate, dUp). The logits (B, T, V) are counted apart (logitsBytes).
+ * the last layer's output, the final norm and its rstd, and in a 'train' workspace the backward's scratch (dRes,
+ * dn, dAtt, dq, dk, dv, dAct, dGate, dUp). An 'infer' workspace (KV-cache prefill and decode, a frozen reference)
+ * holds one layer's activations for all layers and no backward scratch.
  */
-function workspaceActivationBytes(m: ModelConfig, B: number, T: number): number {
+function workspaceActivationBytes(m: ModelConfig, B: number, T: number, mode: WorkspaceMode = 'train'): number {
   const C = m.dModel;
   const KV = m.nKvHeads * headDim(m);
   const F = m.dFF;
   const perLayer = 6 * C + 2 * KV + 3 * F + 2 + m.nHeads;
+  if (mode === 'infer') return F32 * B * T * (perLayer + 2 * C + 1);
   const rest = 6 * C + 2 * KV + 3 * F + 1;
+  // 'recompute': one layer's activations, and every other layer's input x.
+  if (mode === 'recompute') return F32 * B * T * (perLayer + (m.nLayers - 1) * C + rest);
   return F32 * B * T * (m.nLayers * perLayer + rest);
 }
+
+type WorkspaceMode = 'train' | 'recompute' | 'infer';
 
 /** Floats per position of the GPU learner's own per-token planes (ids, log-probs, their gradients, records). */
 const LEARNER_FLOATS_PER_TOKEN = 48;
@@ -170,7 +195,7 @@ const LEARNER_FLOATS_PER_TOKEN = 48;
  * The plan: what a run allocates at its peak and whether each buffer and the total fit. The peak is rollouts
  * while the training workspace is still cached: GpuModel keeps two workspaces (the training minibatch's and the
  * prefill's, or the prefill's and the decode step's), plus the KV cache and the sampled rows' logits; the
- * learner's minibatch buffers (its logits gradient and per-token planes) stay allocated across steps.
+ * learner's minibatch buffers (the head's chunk scratch and the per-token planes) stay allocated across steps.
  */
 export function planMemory(
   model: ModelConfig,
@@ -187,20 +212,32 @@ export function planMemory(
   const T = P + S; // the training layout: left-padded prompt, then the completion
   const KV = m.nKvHeads * headDim(m);
   const criticModel: ModelConfig = { ...m, tiedEmbeddings: false };
+  const half = shape.storageBytes ?? F32;
 
   const policyW = weightBytes(m);
+  const frozenW = weightBytes(m, half);
   const criticW = weightBytes(criticModel);
-  // Under LoRA the optimizer trains the adapters only: the policy's gradients and moments are theirs.
+  // Under LoRA the optimizer trains the adapters only: the policy's gradients and moments are theirs, and its base
+  // is frozen (stored at `half`).
   const lora = shape.lora ?? null;
   const loraW = lora ? F32 * loraShapes(m, lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0) : 0;
   const policyTrained = lora ? loraW : policyW.total;
-  const loraActs = (rows: number) => (lora ? F32 * rows * lora.rank * (m.nLayers * lora.targets.length + 1) : 0);
-  const refW = shape.reference ? policyW.total : 0;
+  const policyStored = lora ? frozenW.total : policyW.total;
+  // x A^T of every adapted projection: per layer in a training workspace (and one gradient of it), one layer's worth
+  // in a forward-only one.
+  const loraActs = (rows: number, mode: WorkspaceMode) =>
+    lora
+      ? F32 *
+        rows *
+        lora.rank *
+        (mode === 'train' ? m.nLayers * lora.targets.length + 1 : lora.targets.length + (mode === 'infer' ? 0 : 1))
+      : 0;
+  const trainMode: WorkspaceMode = shape.recompute ? 'recompute' : 'train';
+  const refW = shape.reference ? frozenW.total : 0;
   const critW = shape.critic ? criticW.total : 0;
   // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
   const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
   const backupW = shape.rank1Backup ? policyW.total : 0;
-  const nModels = 1 + (shape.reference ? 1 : 0) + (shape.critic ? 1 : 0);
   const who = (parts: [boolean, string][]) =>
     parts
       .filter(([on]) => on)
@@ -212,39 +249,47 @@ export function planMemory(
     [shape.critic, 'critic'],
   ]);
 
-  // Logits-shaped buffers, (rows, positions, V) each. Only a training forward's workspace holds (M, T, V); a
-  // KV-cache forward computes the last position's logits of each row, (R, V), into generate()'s own buffer.
-  const trainLogits = F32 * M * T * V;
+  // The LM head: the learner's chunk scratch for its M*T rows (the reference's logits beside the policy's when there
+  // is a reference), and a decode step's whole logits (R, V) with its rows' last hidden states, in generate().
+  const headShape = { dModel: m.dModel, vocabSize: V, maxRows: M * T, reference: shape.reference };
+  const headRows = headChunkRows(headShape);
+  const headScratch = chunkedHeadBytes(headShape);
   const sampledLogits = F32 * R * V;
-  // Policy workspaces: the two largest of training (M, T), prefill (R, P) and decode (R, 1) stay cached together.
+  const sampledRows = F32 * R * (3 * m.dModel + 1);
+  // Policy workspaces: the two largest of training (M, T), prefill (R, P) and decode (R, 1) stay cached together;
+  // the rollouts' two are forward-only.
   const ws = [
-    { acts: workspaceActivationBytes(m, M, T) + loraActs(M * T), logits: trainLogits },
-    { acts: workspaceActivationBytes(m, R, P) + loraActs(R * P), logits: 0 },
-    { acts: workspaceActivationBytes(m, R, 1) + loraActs(R), logits: 0 },
-  ].sort((a, b) => b.acts + b.logits - (a.acts + a.logits));
+    workspaceActivationBytes(m, M, T, trainMode) + loraActs(M * T, trainMode),
+    workspaceActivationBytes(m, R, P, 'infer') + loraActs(R * P, 'infer'),
+    workspaceActivationBytes(m, R, 1, 'infer') + loraActs(R, 'infer'),
+  ].sort((a, b) => b - a);
   const cached = ws.slice(0, 2);
-  // The reference and the critic only ever run the training shape.
-  const otherActs = (nModels - 1) * workspaceActivationBytes(m, M, T);
-  const otherLogits = (nModels - 1) * trainLogits;
-  // The learner: dLogits (M, T, V); the critic adds its logits' gradient and its u32 scatter index, (M, T, V) each.
-  const learnerLogits = trainLogits * (shape.critic ? 3 : 1);
+  // The reference (frozen: forward-only) and the critic only ever run the training shape.
+  const otherActs =
+    (shape.reference ? workspaceActivationBytes(m, M, T, 'infer') : 0) +
+    (shape.critic ? workspaceActivationBytes(m, M, T, trainMode) : 0);
   const learnerPlanes = F32 * LEARNER_FLOATS_PER_TOKEN * M * T;
-  const kvCache = F32 * 2 * m.nLayers * R * T * KV;
+  const kvBytes = shape.kvCacheBytes ?? F32;
+  const kvCache = kvBytes * 2 * m.nLayers * R * T * KV;
 
   const parts: MemoryPlanPart[] = [
     {
       part: 'weights',
-      bytes: policyW.total + loraW + refW + critW + startW + backupW,
+      bytes: policyStored + loraW + refW + critW + startW + backupW,
       detail:
-        `${models}: ${formatBytes(policyW.total)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${models}: ${formatBytes(policyStored)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}`,
       knobs: [knobs.model, ...(shape.startWeights ? [knobs.weightTracking] : [])],
     },
     {
       part: 'gradients',
-      bytes: policyTrained + refW + critW,
-      detail: `one per weight (${models})${shape.lora ? "; the policy's for its LoRA adapters only (its base is frozen)" : ''}`,
+      bytes: policyTrained + critW,
+      detail: `one per trained weight (${who([
+        [true, 'policy'],
+        [shape.critic, 'critic'],
+      ])}; the reference has none)${shape.lora ? "; the policy's for its LoRA adapters only (its base is frozen)" : ''}`,
       knobs: [knobs.model],
     },
     {
@@ -259,30 +304,30 @@ export function planMemory(
     {
       part: 'kvCache',
       bytes: kvCache,
-      detail: `${R} sequences x ${T} positions x ${m.nLayers} layers x 2 x ${KV}`,
+      detail: `${R} sequences x ${T} positions x ${m.nLayers} layers x 2 x ${KV} x ${kvBytes} B`,
       knobs: [knobs.rolloutRows, knobs.completionTokens],
     },
     {
       part: 'activations',
-      bytes: cached[0].acts + cached[1].acts + otherActs + learnerPlanes,
-      detail: `training ${M} x ${T} positions (${models}), prefill ${R} x ${P}, decode ${R} x 1`,
+      bytes: cached[0] + cached[1] + otherActs + learnerPlanes,
+      detail: `training ${M} x ${T} positions (${models}; the reference forward-only${shape.recompute ? ', the rest recomputed per layer' : ''}), prefill ${R} x ${P} and decode ${R} x 1 (forward-only)`,
       knobs: [knobs.trainRows, knobs.completionTokens, knobs.rolloutRows],
     },
     {
-      part: 'logits',
-      bytes: cached[0].logits + cached[1].logits + otherLogits + learnerLogits + sampledLogits,
-      detail: `${M} x ${T} x ${V} per training forward (${models}) and the policy's gradient${shape.critic ? ", the critic's gradient and index" : ''}, ${R} x ${V} sampled`,
-      knobs: [knobs.trainRows, knobs.completionTokens, knobs.rolloutRows],
+      part: 'head',
+      bytes: headScratch + sampledLogits + sampledRows,
+      detail: `chunks of ${headRows} of ${M * T} training rows x ${V} (${shape.reference ? "logits, the reference's, their gradient" : 'logits and their gradient'}), ${R} x ${V} sampled logits`,
+      knobs: [knobs.rolloutRows],
     },
   ];
   const peakBytes = parts.reduce((a, p) => a + p.bytes, 0);
 
   const buffers: MemoryPlanBuffer[] = [
     {
-      name: 'training logits',
-      bytes: trainLogits,
-      detail: `${M} sequences x ${T} tokens x ${V} vocabulary x 4 B`,
-      knobs: [knobs.trainRows, knobs.completionTokens],
+      name: 'LM head chunk',
+      bytes: F32 * headRows * V,
+      detail: `${headRows} rows x ${V} vocabulary x 4 B (the chunk shrinks to fit ${formatBytes(HEAD_SCRATCH_BYTES)} of scratch)`,
+      knobs: [knobs.model],
     },
     {
       name: 'sampled logits',
@@ -292,13 +337,13 @@ export function planMemory(
     },
     {
       name: `${policyW.largest.name} (and its gradient and moments)`,
-      bytes: Math.max(policyW.largest.bytes, shape.critic ? criticW.largest.bytes : 0),
+      bytes: Math.max(lora ? frozenW.largest.bytes : policyW.largest.bytes, shape.critic ? criticW.largest.bytes : 0),
       detail: 'the largest parameter tensor',
       knobs: [knobs.model],
     },
     {
       name: 'KV cache of one layer',
-      bytes: F32 * R * T * KV,
+      bytes: kvBytes * R * T * KV,
       detail: `${R} sequences x ${T} positions x ${KV}`,
       knobs: [knobs.rolloutRows, knobs.completionTokens],
     },
@@ -339,7 +384,7 @@ const PART_NAMES: Record<MemoryPart, string> = {
   adamw: 'AdamW state',
   kvCache: 'KV cache',
   activations: 'activations kept for backward',
-  logits: 'logits',
+  head: 'LM head',
 };
 
 /** Throws MemoryPlanError when the plan has problems; returns it otherwise. */

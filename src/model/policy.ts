@@ -3,7 +3,7 @@
 // Trainers and evaluation talk to a Policy, never to a backend directly.
 
 import type { GpuContext, Tensor } from '../gpu';
-import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
+import { ChunkedHead } from '../kernels/head-chunked';
 import * as ref from '../reference/cross-entropy';
 import { mergeLoraAdapters } from '../reference/lora';
 import { loraShapes } from '../core/lora-layout';
@@ -15,7 +15,7 @@ import { host, type HostTensor } from '../core/host-tensor';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
-import { GpuModel, type GpuModelStorage, type LoraInit, type StepOptions } from './gpu-model';
+import { GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
@@ -42,14 +42,19 @@ export interface Policy {
   destroy(): void;
 }
 
-/** The GPU buffers of a supervised step of one (B, T) shape. */
+/**
+ * The GPU buffers of a supervised step of one (B, T) shape. The masked-mean cross-entropy runs through the chunked
+ * LM head (no (B, T, V) logits): loss = -sum mask logp / sum mask, so d loss / d logp = -mask / sum mask.
+ */
 interface SftTensors {
   tokens: Tensor<'u32'>;
   targets: Tensor<'u32'>;
   positions: Tensor<'u32'>;
-  mask: Tensor;
-  loss: Tensor;
-  dLogits: Tensor;
+  logp: Tensor;
+  entropy: Tensor;
+  dLogp: Tensor;
+  dEntropy: Tensor;
+  head: ChunkedHead;
 }
 
 /** The policy on the GPU. */
@@ -65,9 +70,9 @@ export class GpuPolicy implements Policy {
     params: ParamArrays,
     maxRows?: number,
     lora?: LoraInit,
-    storage?: GpuModelStorage,
+    opts: GpuModelOptions = {},
   ): GpuPolicy {
-    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora, storage));
+    return new GpuPolicy(GpuModel.create(ctx, config, params, maxRows, 2, lora, opts));
   }
 
   get config(): ModelConfig {
@@ -93,9 +98,11 @@ export class GpuPolicy implements Policy {
         [N],
         { dtype: 'u32', label: 'sft.positions' },
       ),
-      mask: ctx.tensor([N], { label: 'sft.mask' }),
-      loss: ctx.tensor([1], { label: 'sft.loss' }),
-      dLogits: ctx.tensor([B, T, config.vocabSize], { label: 'sft.dLogits' }),
+      logp: ctx.tensor([N], { label: 'sft.logp' }),
+      entropy: ctx.tensor([N], { label: 'sft.entropy' }),
+      dLogp: ctx.tensor([N], { label: 'sft.dLogp' }),
+      dEntropy: ctx.tensor([N], { label: 'sft.dEntropy' }),
+      head: new ChunkedHead(ctx, { dModel: config.dModel, vocabSize: config.vocabSize, maxRows: N, reference: false }),
     };
     this.sft = { key, tensors };
     return tensors;
@@ -106,18 +113,33 @@ export class GpuPolicy implements Policy {
     const b = this.buffers(batch.B, batch.T);
     ctx.upload(b.tokens, batch.tokens);
     ctx.upload(b.targets, batch.targets);
-    ctx.upload(b.mask, batch.mask);
+    const count = batch.mask.reduce((a, m) => a + m, 0);
+    ctx.upload(
+      b.dLogp,
+      batch.mask.map((m) => (count > 0 ? -m / count : 0)),
+    );
     const rec = ctx.recorder('sft.step');
     const inp = { tokens: b.tokens, positions: b.positions };
     const ws = this.model.forward(rec, batch.B, batch.T, inp);
-    crossEntropyForward(rec, b.loss, ws.logits.reshape2d(), b.targets, b.mask);
-    crossEntropyBackward(rec, b.dLogits.reshape2d(), ws.logits.reshape2d(), b.targets, b.mask);
+    const side = { h: ws.nf, W: this.model.headWeightTensor };
+    const args = { policy: side, targets: b.targets, temperature: 1 };
+    b.head.forward(rec, { ...args, logp: b.logp, entropy: b.entropy });
     this.model.zeroGrads(rec);
-    this.model.backward(rec, ws, b.dLogits, inp);
+    b.head.backward(rec, {
+      ...args,
+      dLogp: b.dLogp,
+      dEntropy: b.dEntropy,
+      dH: this.model.dHidden(ws),
+      dW: this.model.headGradTensor,
+    });
+    this.model.backward(rec, ws, inp);
     this.model.optimizerStep(rec, opts);
     rec.submit();
     if (!opts.readLoss) return undefined;
-    return (await ctx.read(b.loss))[0];
+    const logp = await ctx.read(b.logp);
+    let loss = 0;
+    for (let i = 0; i < logp.length; i++) if (batch.mask[i]) loss -= batch.mask[i] * logp[i];
+    return count > 0 ? loss / count : 0;
   }
 
   download(): Promise<ParamArrays> {

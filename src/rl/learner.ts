@@ -3,6 +3,9 @@
 // (log pi_old, log pi_ref, V_old: one readback per batch) and records optimizer steps (forward, log-probs,
 // unified objective, backward, clipped AdamW; critic value loss and step) with NO readback: every step's metrics
 // land in a GPU buffer that collect() reads once per batch. The CPU twin is cpu-learner.ts.
+// No (rows, T, V) logits exist: the models stop at their final norm and the LM head runs fused with the log-prob,
+// entropy, reference log-prob and exact KL (and their backward) over row chunks of a bounded scratch
+// (src/kernels/head-chunked.ts); the critic's V is the first row of its head, a (rows, C) x (C) product.
 //
 // The critic is a separate transformer of the policy's architecture, initialized from the policy's trunk, with an
 // untied head whose first output is V (the head starts at zero, so V starts at 0; its other rows never receive a
@@ -13,14 +16,13 @@
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { gatherRows } from '../kernels/decode';
 import { scale } from '../kernels/elementwise';
-import { klExactBackward, klExactForward } from '../kernels/kl';
-import { logprobBackward, logprobForward } from '../kernels/logprob';
+import { ChunkedHead, scalarHeadBackward, scalarHeadForward } from '../kernels/head-chunked';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../kernels/objective';
 import { VALUE_METRICS, valueLossForwardBackward } from '../kernels/value';
 import type { WeightDtype } from '../core/half';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
-import { GpuModel, type ForwardInputs, type LoraInit, type StepOptions } from '../model/gpu-model';
+import { GpuModel, type ForwardInputs, type LoraInit, type StepOptions, type Workspace } from '../model/gpu-model';
 import { GpuPolicy, type Policy } from '../model/policy';
 import type { ObjectiveConfig } from '../schema/objective';
 import type { SequenceBatch } from './batch';
@@ -109,6 +111,10 @@ export interface LearnerInit {
    * reference. The critic and a policy trained in full keep f32 (AdamW's masters; see gpu-model.ts). Default f32.
    */
   weightDtype?: WeightDtype;
+  /** Per-layer activation recomputation in the policy's and the critic's training backward (gradient_checkpointing). */
+  recompute?: boolean;
+  /** Bytes of (rows, V) scratch the chunked LM head may hold (default HEAD_SCRATCH_BYTES; tests force small chunks). */
+  headScratchBytes?: number;
 }
 
 /** The backend-neutral learner the trainer drives. */
@@ -150,10 +156,8 @@ interface SeqTensors {
   targets: Tensor<'u32'>;
   gatherIdx: Tensor<'u32'>;
   scatterIdx: Tensor<'u32'>;
-  /** (M*T*V) -> index into the (M*S + 1) value gradient (critic only). */
-  valueScatterIdx: Tensor<'u32'> | null;
-  /** (M*S) positions of V in the critic's flat logits. */
-  valueGatherIdx: Tensor<'u32'> | null;
+  /** The LM head's chunk scratch for M*T rows (with the reference's when there is one). */
+  head: ChunkedHead;
   // (M*T) per-position scratch
   lpFull: Tensor;
   entFull: Tensor;
@@ -162,6 +166,9 @@ interface SeqTensors {
   dLpFull: Tensor;
   dEntFull: Tensor;
   dKlFull: Tensor;
+  /** The critic's V and its gradient at every position (critic only). */
+  valuesFull: Tensor | null;
+  dValuesFull: Tensor | null;
   // (M*S) per-token
   logp: Tensor;
   entropy: Tensor;
@@ -185,8 +192,6 @@ interface SeqTensors {
   values: Tensor;
   oldValues: Tensor;
   returns: Tensor;
-  dLogits: Tensor;
-  dCriticLogits: Tensor | null;
   objectiveMetrics: Tensor;
   valueMetrics: Tensor;
   loss: Tensor;
@@ -199,6 +204,7 @@ export class GpuLearner implements Learner {
   readonly policy: GpuPolicy;
   private readonly ref: GpuModel | null;
   private readonly critic: GpuModel | null;
+  private readonly headScratchBytes: number | undefined;
   private seqs = new Map<string, SeqTensors>();
   /** Per-update scalars (STEP_SCALARS each), grown as needed; collect() reads [0, pending). */
   private stats: Tensor;
@@ -212,10 +218,14 @@ export class GpuLearner implements Learner {
     init: LearnerInit,
   ) {
     const weightDtype = init.weightDtype ?? 'f32';
+    const recompute = init.recompute ?? false;
     this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined, {
       weightDtype,
+      recompute,
     });
-    // The reference and the critic run training batches only: one workspace each (the memory plan counts one).
+    this.headScratchBytes = init.headScratchBytes;
+    // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The
+    // reference is frozen: no gradients, and its forward keeps one layer's activations.
     this.ref = init.needsReference
       ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1, undefined, {
           weightDtype,
@@ -224,7 +234,7 @@ export class GpuLearner implements Learner {
       : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
-      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1);
+      this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1, undefined, { recompute });
     } else this.critic = null;
     this.stats = this.growStats(16);
   }
@@ -249,7 +259,7 @@ export class GpuLearner implements Learner {
   /**
    * The buffers of an (M, S, T) minibatch shape, allocated once per shape. Only the latest shape is kept: every
    * minibatch of a step has one shape, but T follows the step's longest prompt, so shapes change between steps,
-   * and each set holds an (M, T, V) logits gradient (the memory plan, memory.ts, counts one set).
+   * and each set holds the head's chunk scratch (the memory plan, memory-plan.ts, counts one set).
    */
   private tensors(seq: SequenceBatch): SeqTensors {
     const key = `${seq.N}x${seq.S}x${seq.T}`;
@@ -258,7 +268,7 @@ export class GpuLearner implements Learner {
     // The previous shape's work has completed: the trainer collects a step's updates before the next step starts.
     this.dropSeqs();
     const { ctx } = this;
-    const V = this.model.config.vocabSize;
+    const { dModel, vocabSize } = this.model.config;
     const M = seq.N;
     const MS = M * seq.S;
     const MT = M * seq.T;
@@ -277,8 +287,13 @@ export class GpuLearner implements Learner {
       targets: u(MT, 'targets'),
       gatherIdx: u(MS, 'gatherIdx'),
       scatterIdx: u(MT, 'scatterIdx'),
-      valueScatterIdx: this.critic ? u(MT * V, 'valueScatterIdx') : null,
-      valueGatherIdx: this.critic ? u(MS, 'valueGatherIdx') : null,
+      head: new ChunkedHead(ctx, {
+        dModel,
+        vocabSize,
+        maxRows: MT,
+        reference: this.ref !== null,
+        ...(this.headScratchBytes !== undefined ? { budgetBytes: this.headScratchBytes } : {}),
+      }),
       lpFull: f(MT, 'logp.full'),
       entFull: f(MT, 'entropy.full'),
       refLpFull: f(MT, 'ref_logp.full'),
@@ -286,6 +301,8 @@ export class GpuLearner implements Learner {
       dLpFull: f(MT, 'dLogp.full'),
       dEntFull: f(MT, 'dEntropy.full'),
       dKlFull: f(MT, 'dKlExact.full'),
+      valuesFull: this.critic ? f(MT, 'values.full') : null,
+      dValuesFull: this.critic ? f(MT, 'dValues.full') : null,
       logp: ctx.tensor([M, seq.S], { label: 'rl.logp' }),
       entropy: ctx.tensor([M, seq.S], { label: 'rl.entropy' }),
       oldLogp: ctx.tensor([M, seq.S], { label: 'rl.old_logp' }),
@@ -307,8 +324,6 @@ export class GpuLearner implements Learner {
       values: ctx.tensor([M, seq.S], { label: 'rl.values' }),
       oldValues: ctx.tensor([M, seq.S], { label: 'rl.old_values' }),
       returns: ctx.tensor([M, seq.S], { label: 'rl.returns' }),
-      dLogits: ctx.tensor([M, seq.T, V], { label: 'rl.dLogits' }),
-      dCriticLogits: this.critic ? ctx.tensor([M, seq.T, V], { label: 'rl.dCriticLogits' }) : null,
       objectiveMetrics: f(OBJECTIVE_METRICS.length, 'objective_metrics'),
       valueMetrics: f(VALUE_METRICS.length, 'value_metrics'),
       loss: f(1, 'loss'),
@@ -328,17 +343,6 @@ export class GpuLearner implements Learner {
     ctx.upload(t.targets, seq.targets);
     ctx.upload(t.gatherIdx, seq.gatherIdx);
     ctx.upload(t.scatterIdx, seq.scatterIdx);
-    if (t.valueGatherIdx && t.valueScatterIdx) {
-      const V = this.model.config.vocabSize;
-      const MS = seq.N * seq.S;
-      ctx.upload(
-        t.valueGatherIdx,
-        Uint32Array.from(seq.gatherIdx, (pos) => pos * V),
-      );
-      const scatter = new Uint32Array(seq.N * seq.T * V).fill(MS);
-      for (let i = 0; i < MS; i++) scatter[seq.gatherIdx[i] * V] = i;
-      ctx.upload(t.valueScatterIdx, scatter);
-    }
     return { tokens: t.tokens, positions: t.positions, kvStart: t.kvStart };
   }
 
@@ -355,21 +359,35 @@ export class GpuLearner implements Learner {
       if (policy) {
         const o = out();
         const ws = this.model.forward(rec, seq.N, seq.T, inp);
-        logprobForward(rec, t.lpFull, t.entFull, ws.logits.reshape2d(), t.targets, { temperature });
+        t.head.forward(rec, {
+          policy: { h: ws.nf, W: this.model.headWeightTensor },
+          targets: t.targets,
+          logp: t.lpFull,
+          entropy: t.entFull,
+          temperature,
+        });
         gather(rec, o, t.lpFull, t.gatherIdx);
         outs[kinds.indexOf('oldLogp')].push(o);
       }
       if (this.ref) {
         const o = out();
         const rws = this.ref.forward(rec, seq.N, seq.T, inp);
-        logprobForward(rec, t.refLpFull, t.klFull, rws.logits.reshape2d(), t.targets, { temperature });
+        // The reference's own log-prob: its head on its hidden states (the entropy lands in scratch).
+        t.head.forward(rec, {
+          policy: { h: rws.nf, W: this.ref.headWeightTensor },
+          targets: t.targets,
+          logp: t.refLpFull,
+          entropy: t.klFull,
+          temperature,
+        });
         gather(rec, o, t.refLpFull, t.gatherIdx);
         outs[kinds.indexOf('refLogp')].push(o);
       }
-      if (this.critic && t.valueGatherIdx) {
+      if (this.critic && t.valuesFull) {
         const o = out();
         const cws = this.critic.forward(rec, seq.N, seq.T, inp);
-        gather(rec, o, cws.logits.reshape([cws.logits.size]), t.valueGatherIdx);
+        scalarHeadForward(rec, t.valuesFull, cws.nf, this.critic.headWeightTensor);
+        gather(rec, o, t.valuesFull, t.gatherIdx);
         outs[kinds.indexOf('values')].push(o);
       }
       rec.submit();
@@ -397,16 +415,11 @@ export class GpuLearner implements Learner {
       return o;
     };
     const rec = this.ctx.recorder('rl.token_planes');
-    const ws = this.model.forward(rec, seq.N, seq.T, inp);
-    const logits2d = ws.logits.reshape2d();
-    logprobForward(rec, t.lpFull, t.entFull, logits2d, t.targets, { temperature });
+    this.headForward(rec, t, this.model.forward(rec, seq.N, seq.T, inp), inp, seq, temperature);
     gather(rec, out('logp'), t.lpFull, t.gatherIdx);
     gather(rec, out('entropy'), t.entFull, t.gatherIdx);
     if (this.ref) {
-      const refLogits = this.ref.forward(rec, seq.N, seq.T, inp).logits.reshape2d();
-      logprobForward(rec, t.refLpFull, t.dKlFull, refLogits, t.targets, { temperature });
       gather(rec, out('ref_logp'), t.refLpFull, t.gatherIdx);
-      klExactForward(rec, t.klFull, logits2d, refLogits, { temperature });
       gather(rec, out('kl_exact'), t.klFull, t.gatherIdx);
     }
     rec.submit();
@@ -450,18 +463,12 @@ export class GpuLearner implements Learner {
     const rec = ctx.recorder('rl.update');
     // Policy forward and the per-token log-probs and entropies of the completion tokens.
     const ws = this.model.forward(rec, seq.N, seq.T, fwd);
-    const logits2d = ws.logits.reshape2d();
-    logprobForward(rec, t.lpFull, t.entFull, logits2d, t.targets, { temperature });
+    const rws = this.headForward(rec, t, ws, fwd, seq, temperature);
     gather(rec, t.logp, t.lpFull, t.gatherIdx);
     gather(rec, t.entropy, t.entFull, t.gatherIdx);
     if (!inp.oldLogp) rec.copy(t.oldLogp, t.logp); // the step's own forward is pi_old: rho = 1 exactly
-    let refLogits: Tensor | null = null;
     if (this.ref) {
-      const rws = this.ref.forward(rec, seq.N, seq.T, fwd);
-      refLogits = rws.logits.reshape2d();
-      logprobForward(rec, t.refLpFull, t.dKlFull, refLogits, t.targets, { temperature });
       gather(rec, t.refLogp, t.refLpFull, t.gatherIdx);
-      klExactForward(rec, t.klFull, logits2d, refLogits, { temperature });
       gather(rec, t.klExact, t.klFull, t.gatherIdx);
     }
     objectiveForwardBackward(
@@ -482,35 +489,53 @@ export class GpuLearner implements Learner {
       },
       cfg,
     );
-    // d loss / d (per-token logp, entropy) back to every position, then through the log-softmax to the logits.
+    // d loss / d (per-token logp, entropy) back to every position, then through the fused head to the hidden states.
     gather(rec, t.dLpFull, t.dLogpExt, t.scatterIdx);
     gather(rec, t.dEntFull, t.dEntExt, t.scatterIdx);
-    logprobBackward(rec, t.dLogits.reshape2d(), t.dLpFull, t.dEntFull, logits2d, t.targets, { temperature });
-    if (exact && refLogits) {
+    const klRef = exact && this.ref && rws;
+    if (klRef) {
       // The exact KL's gradient (not in dLogp): d loss / d klExact = beta * the aggregation weight (records plane 4).
       const S = seq.S;
       const MS = seq.N * S;
       rec.copy(t.weightPlane, t.records.view(4 * MS, [MS]));
       scale(rec, t.dKl, t.weightPlane, cfg.beta);
       gather(rec, t.dKlFull, t.dKlExt, t.scatterIdx);
-      klExactBackward(rec, t.dLogits.reshape2d(), t.dKlFull, logits2d, refLogits, { temperature, accumulate: true });
     }
     this.model.zeroGrads(rec);
-    this.model.backward(rec, ws, t.dLogits, fwd);
+    t.head.backward(rec, {
+      policy: { h: ws.nf, W: this.model.headWeightTensor },
+      targets: t.targets,
+      dLogp: t.dLpFull,
+      dEntropy: t.dEntFull,
+      ...(klRef ? { reference: { h: rws.nf, W: this.ref!.headWeightTensor, dKl: t.dKlFull } } : {}),
+      dH: this.model.dHidden(ws),
+      dW: this.model.headGradTensor,
+      temperature,
+    });
+    this.model.backward(rec, ws, fwd);
     this.model.optimizerStep(rec, opts.policy);
     rec.copy(at(0, OBJECTIVE_METRICS.length), t.objectiveMetrics);
     rec.copy(at(OBJECTIVE_METRICS.length, 1), t.loss);
     rec.copy(at(OBJECTIVE_METRICS.length + 1, 1), this.model.gradNorm);
-    if (crit && this.critic && t.valueGatherIdx && t.valueScatterIdx && t.dCriticLogits) {
+    if (crit && this.critic && t.valuesFull && t.dValuesFull) {
       const cws = this.critic.forward(rec, seq.N, seq.T, fwd);
-      gather(rec, t.values, cws.logits.reshape([cws.logits.size]), t.valueGatherIdx);
+      scalarHeadForward(rec, t.valuesFull, cws.nf, this.critic.headWeightTensor);
+      gather(rec, t.values, t.valuesFull, t.gatherIdx);
       valueLossForwardBackward(rec, t.valueLoss, t.dValues, t.valueMetrics, t.values, t.oldValues, t.returns, t.mask, {
         coef: crit.vfCoef,
         ...(crit.cliprange !== null ? { cliprange: crit.cliprange } : {}),
       });
-      gather(rec, t.dCriticLogits.reshape([t.dCriticLogits.size]), t.dValuesExt, t.valueScatterIdx);
+      gather(rec, t.dValuesFull, t.dValuesExt, t.scatterIdx);
       this.critic.zeroGrads(rec);
-      this.critic.backward(rec, cws, t.dCriticLogits, fwd);
+      scalarHeadBackward(
+        rec,
+        this.critic.dHidden(cws),
+        this.critic.headGradTensor,
+        t.dValuesFull,
+        cws.nf,
+        this.critic.headWeightTensor,
+      );
+      this.critic.backward(rec, cws, fwd);
       this.critic.optimizerStep(rec, crit);
       rec.copy(at(OBJECTIVE_METRICS.length + 2, VALUE_METRICS.length), t.valueMetrics);
       rec.copy(at(OBJECTIVE_METRICS.length + 2 + VALUE_METRICS.length, 1), this.critic.gradNorm);
@@ -531,6 +556,33 @@ export class GpuLearner implements Learner {
     }
     rec.submit();
     this.pending.push({ rows: opts.inspectRows, S: seq.S, inspect });
+  }
+
+  /**
+   * The policy's head on a forward's hidden states, and the reference's in lockstep when there is one: per-position
+   * log-prob and entropy (lpFull, entFull), the reference's log-prob and the exact KL (refLpFull, klFull). Returns
+   * the reference's workspace (its hidden states feed the KL's backward), or null.
+   */
+  private headForward(
+    rec: Recorder,
+    t: SeqTensors,
+    ws: Workspace,
+    inp: ForwardInputs,
+    seq: SequenceBatch,
+    temperature: number,
+  ): Workspace | null {
+    const rws = this.ref ? this.ref.forward(rec, seq.N, seq.T, inp) : null;
+    t.head.forward(rec, {
+      policy: { h: ws.nf, W: this.model.headWeightTensor },
+      targets: t.targets,
+      logp: t.lpFull,
+      entropy: t.entFull,
+      ...(rws && this.ref
+        ? { reference: { h: rws.nf, W: this.ref.headWeightTensor, logp: t.refLpFull, kl: t.klFull } }
+        : {}),
+      temperature,
+    });
+    return rws;
   }
 
   async collect(): Promise<UpdateResult[]> {

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
-import { MODEL_PRESETS } from '../model/config';
+import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { MemoryPlanError, describePlan } from '../model/memory-plan';
 import { formatBytes } from '../core/format';
 import { QWEN25_05B, SMOLLM2_135M } from '../model/real-models.fixture';
@@ -49,6 +49,12 @@ describe('memory plan of an RL run', () => {
     const untracked = rlMemoryShape({ ...c, weight_stats_every: 0, rank1_eval: false });
     expect([untracked.startWeights, untracked.rank1Backup]).toEqual([false, false]);
     expect(rlMemoryShape(resolveConfig('ppo', {})).critic).toBe(true);
+    expect(rlMemoryShape({ ...c, gradient_checkpointing: true }).recompute).toBe(true);
+    // Frozen weights stored half: the reference's weights take half the bytes.
+    const f32 = rlMemoryPlan(c, SMOLLM2_135M, BIG);
+    const half = rlMemoryPlan(c, SMOLLM2_135M, BIG, 2);
+    const weights = (p: typeof f32) => p.parts.find((x) => x.part === 'weights')!.bytes;
+    expect(weights(f32) - weights(half)).toBe(2 * parameterCount(SMOLLM2_135M));
   });
 
   it("prints SmolLM2-135M's plan at the default batch, which fits a 24 GiB budget", () => {
@@ -60,17 +66,18 @@ describe('memory plan of an RL run', () => {
         `prompt ${s.promptTokens} + completion ${s.completionTokens} tokens, ${c.num_minibatches} minibatch, beta ${c.beta}):\n  ${describePlan(plan).join('\n  ')}`,
     );
     expect(plan.problems).toEqual([]);
-    expect(plan.largest.name).toBe('training logits');
+    // No logits of the training batch: the LM head runs in row chunks, so the largest buffer is a weight.
+    expect(plan.largest.name).toBe('model.embed_tokens.weight (and its gradient and moments)');
   });
 
-  it("refuses Qwen2.5-0.5B's default run on WebGPU's default per-buffer limits, naming the knobs", () => {
+  it("refuses Qwen2.5-0.5B's default run on WebGPU's default per-buffer limits for its embedding only, naming the knob", () => {
     const plan = rlMemoryPlan(resolveConfig('grpo', {}), QWEN25_05B, {
       maxBufferSize: 256 * 2 ** 20,
       maxStorageBufferBindingSize: 128 * 2 ** 20,
     });
-    const logits = plan.problems.find((p) => p.startsWith('training logits'));
-    expect(logits).toContain(`lower ${RL_MEMORY_KNOBS.trainRows}, or max_completion_length`);
-    expect(logits).toContain('raise num_minibatches');
+    expect(plan.problems).toHaveLength(1);
+    expect(plan.problems[0]).toMatch(/^model\.embed_tokens\.weight .* 519\.3 MiB in one buffer/);
+    expect(plan.problems[0]).toContain(`lower ${RL_MEMORY_KNOBS.model}`);
   });
 
   it('refuses an over-large run in the trainer before allocating, with the knob to change', async () => {
@@ -86,7 +93,7 @@ describe('memory plan of an RL run', () => {
       });
     await expect(create()).rejects.toThrow(MemoryPlanError);
     await expect(create()).rejects.toThrow(
-      /training logits: 1024 sequences x \d+ tokens x 151936 vocabulary .*lower the minibatch \(raise num_minibatches/,
+      /sampled logits: 1024 sequences x 151936 vocabulary .*lower train_batch_size x num_generations/,
     );
     // With the per-buffer limits met, a budget still refuses the peak.
     const big = deviceWithLimits(BIG);

@@ -47,12 +47,22 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     critic: d.needsCritic,
     // As the trainer decides (src/rl/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.
     startWeights: tracking && (config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0)),
-    rank1Backup: tracking && config.rank1_eval && config.eval_every > 0 && config.eval_items > 0,
+    // As the trainer's evaluate() decides: the rank-1 copy is made whenever it evaluates after step 0, items or not.
+    rank1Backup: tracking && config.rank1_eval && config.eval_every > 0,
     ...(lora ? { lora } : {}),
+    ...(config.gradient_checkpointing ? { recompute: true } : {}),
   };
 }
 
-/** The memory plan of a run of `config` on `model` against the device's limits and budget. */
-export function rlMemoryPlan(config: RLConfig, model: ModelConfig, device: MemoryDevice): MemoryPlan {
-  return planMemory(model, rlMemoryShape(config), RL_MEMORY_KNOBS, device);
+/**
+ * The memory plan of a run of `config` on `model` against the device's limits and budget, with the frozen weights
+ * (the LoRA base, the reference) stored at `frozenWeightBytes` a value (4: f32; 2: the weight_dtype knob's bf16/f16).
+ */
+export function rlMemoryPlan(
+  config: RLConfig,
+  model: ModelConfig,
+  device: MemoryDevice,
+  frozenWeightBytes: 2 | 4 = 4,
+): MemoryPlan {
+  return planMemory(model, { ...rlMemoryShape(config), storageBytes: frozenWeightBytes }, RL_MEMORY_KNOBS, device);
 }

@@ -51,15 +51,14 @@ describe('scoreBatch', () => {
         { prompt: [1, 5], completion: [6, 7] },
         { prompt: [1], completion: [] },
       ],
-      10,
       PAD,
     );
     expect(b.T).toBe(4);
     expect(Array.from(b.tokens)).toEqual([1, 5, 6, 7, PAD, PAD, PAD, 1]);
     expect(Array.from(b.positions)).toEqual([0, 1, 2, 3, 0, 0, 0, 0]);
     expect(Array.from(b.kvStart)).toEqual([0, 3]);
-    expect(Array.from(b.scoreIdx)).toEqual([3 * 10, 7 * 10]);
-    expect(() => scoreBatch([{ prompt: [], completion: [] }], 10, PAD)).toThrow(/sequence 0 is empty/);
+    expect(Array.from(b.scoreIdx)).toEqual([3, 7]);
+    expect(() => scoreBatch([{ prompt: [], completion: [] }], PAD)).toThrow(/sequence 0 is empty/);
   });
 });
 

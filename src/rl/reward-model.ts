@@ -7,6 +7,7 @@
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { BT_METRICS, bradleyTerryForwardBackward, type BradleyTerryOptions } from '../kernels/bradley-terry';
 import { gatherRows } from '../kernels/decode';
+import { scalarHeadBackward, scalarHeadForward } from '../kernels/head-chunked';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { leftPad } from '../model/generate';
@@ -53,18 +54,18 @@ export interface ScoreBatch {
   tokens: Uint32Array;
   positions: Uint32Array;
   kvStart: Uint32Array;
-  /** (B) flat index into the (B, T, V) logits of each row's score. */
+  /** (B) the position (row of the (B*T, C) hidden states) of each row's score: its last token. */
   scoreIdx: Uint32Array;
 }
 
-export function scoreBatch(sequences: readonly ScoredSequence[], vocabSize: number, padId: number): ScoreBatch {
+export function scoreBatch(sequences: readonly ScoredSequence[], padId: number): ScoreBatch {
   const rows = sequences.map((s, b) => {
     if (s.prompt.length + s.completion.length === 0)
       throw new Error(`reward model: sequence ${b} is empty (no prompt and no completion)`);
     return [...s.prompt, ...s.completion];
   });
   const { R: B, P: T, tokens, positions, kvStart } = leftPad(rows, padId);
-  const scoreIdx = Uint32Array.from({ length: B }, (_, b) => (b * T + T - 1) * vocabSize);
+  const scoreIdx = Uint32Array.from({ length: B }, (_, b) => b * T + T - 1);
   return { B, T, tokens, positions, kvStart, scoreIdx };
 }
 
@@ -135,15 +136,17 @@ export class LabRewardModel {
   }
 
   private async scoreChunk(sequences: readonly ScoredSequence[]): Promise<Float32Array> {
-    const batch = scoreBatch(sequences, this.config.vocabSize, this.padId);
+    const batch = scoreBatch(sequences, this.padId);
     const { inp, scoreIdx, temps } = this.upload(batch);
     const scores = this.ctx.tensor([batch.B], { label: 'rm.scores' });
+    const last = this.ctx.tensor([batch.B, this.config.dModel], { label: 'rm.last' });
     const rec = this.ctx.recorder('reward model score');
     const ws = this.model.forward(rec, batch.B, batch.T, inp);
-    gatherRows(rec, scores, ws.logits.reshape([ws.logits.size]), scoreIdx);
+    gatherRows(rec, last, ws.nf.reshape2d(), scoreIdx);
+    scalarHeadForward(rec, scores, last, this.model.headWeightTensor);
     rec.submit();
     const [out] = await this.ctx.readMany([scores]);
-    for (const t of [...temps, scores]) t.destroy();
+    for (const t of [...temps, scores, last]) t.destroy();
     return out as Float32Array;
   }
 
@@ -163,7 +166,7 @@ export class LabRewardModel {
       { prompt: p.prompt, completion: p.chosen },
       { prompt: p.prompt, completion: p.rejected },
     ]);
-    const batch = scoreBatch(sequences, this.config.vocabSize, this.padId);
+    const batch = scoreBatch(sequences, this.padId);
     const N = batch.B;
     const { inp, scoreIdx, temps } = this.upload(batch);
     const pairIdx = this.ctx.fromArray(
@@ -171,11 +174,10 @@ export class LabRewardModel {
       [pairs.length, 2],
       { dtype: 'u32', label: 'rm.pairs' },
     ) as Tensor<'u32'>;
-    // Every logit's gradient is taken from dScoresExt: its score's slot, or the zero slot N for every other logit.
-    // The index is (N, T, V) u32, as large as the logits: fine for the lab's small vocabularies.
-    const V = this.config.vocabSize;
-    const spread = new Uint32Array(N * batch.T * V).fill(N);
-    batch.scoreIdx.forEach((flat, b) => (spread[flat] = b));
+    // Every position's score gradient is taken from dScoresExt: its row's slot at the row's last position, the zero
+    // slot N elsewhere. The index is (N*T) u32, one per position (the scores are the head's first row, no logits).
+    const spread = new Uint32Array(N * batch.T).fill(N);
+    batch.scoreIdx.forEach((pos, b) => (spread[pos] = b));
     const spreadIdx = this.ctx.fromArray(spread, [spread.length], {
       dtype: 'u32',
       label: 'rm.spreadIdx',
@@ -184,17 +186,25 @@ export class LabRewardModel {
     const dScoresExt = this.ctx.tensor([N + 1], { label: 'rm.dScoresExt' }); // zero-filled; the tail stays 0
     const loss = this.ctx.tensor([1], { label: 'rm.loss' });
     const metrics = this.ctx.tensor([BT_METRICS.length], { label: 'rm.metrics' });
-    const dLogits = this.ctx.tensor([N, batch.T, V], { label: 'rm.dLogits' });
+    const last = this.ctx.tensor([N, this.config.dModel], { label: 'rm.last' });
+    const dScores = this.ctx.tensor([N * batch.T], { label: 'rm.dScores' });
 
     const rec = given ?? this.ctx.recorder('reward model step');
     const ws = this.model.forward(rec, N, batch.T, inp);
-    gatherRows(rec, scores, ws.logits.reshape([ws.logits.size]), scoreIdx);
+    const W = this.model.headWeightTensor;
+    gatherRows(rec, last, ws.nf.reshape2d(), scoreIdx);
+    scalarHeadForward(rec, scores, last, W);
     bradleyTerryForwardBackward(rec, loss, dScoresExt.view(0, [N]), metrics, scores, pairIdx, opts);
-    gatherRows(rec, dLogits.reshape([dLogits.size]), dScoresExt, spreadIdx);
+    gatherRows(rec, dScores, dScoresExt, spreadIdx);
     this.model.zeroGrads(rec);
-    this.model.backward(rec, ws, dLogits, inp);
+    scalarHeadBackward(rec, this.model.dHidden(ws), this.model.headGradTensor, dScores, ws.nf, W);
+    this.model.backward(rec, ws, inp);
     if (!given) rec.submit();
-    return { loss, metrics, temps: [...temps, pairIdx, spreadIdx, scores, dScoresExt, dLogits, loss, metrics] };
+    return {
+      loss,
+      metrics,
+      temps: [...temps, pairIdx, spreadIdx, scores, dScoresExt, last, dScores, loss, metrics],
+    };
   }
 
   /** One training step on `pairs` (Bradley-Terry backward, clipped AdamW), recorded at once; its metrics are read when awaited. */

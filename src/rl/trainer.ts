@@ -148,6 +148,7 @@ export class Trainer {
       critic: resume?.learner.critic ?? null,
       needsReference: this.derived.needsReference,
       needsCritic: this.derived.needsCritic,
+      recompute: this.config.gradient_checkpointing,
       maxRows: Math.max(
         this.derived.minibatchSize,
         this.config.train_batch_size * this.config.num_generations,

@@ -361,6 +361,15 @@ const OPTIMIZER_FIELDS = section('optimizer', {
       note: 'theirs casts every weight (TRL: the policy and its reference; verl: fp32 for the actor, bf16 for the reference by default); here trained weights stay f32',
     },
   ),
+  gradient_checkpointing: flag(
+    "recompute each layer's activations in the backward instead of keeping them from the forward: the training forward keeps only each layer's input (about L times less activation memory), for one more forward's compute (the memory plan counts it)",
+    false,
+    {
+      trl: 'gradient_checkpointing',
+      verl: 'actor_rollout_ref.model.enable_gradient_checkpointing',
+      openrlhf: '--ds.gradient_checkpointing',
+    },
+  ),
 });
 
 const CRITIC_FIELDS = section('critic', {
