@@ -9,6 +9,49 @@ import { WebGpuUnavailableError, nodeWebGpuAdvice } from './errors';
 /** Chromium's SwiftShader Vulkan driver, used when no other Vulkan driver is configured. */
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
+/**
+ * The CPU Vulkan drivers the Node tier runs on (scripts/setup-system.sh installs both on Debian): each one's ICD
+ * file (what VK_ICD_FILENAMES names) and the text its adapter's description contains, to check that a process
+ * got the driver it asked for. SwiftShader is the default; lavapipe is Mesa 25's (bookworm-backports), with
+ * shader-f16.
+ */
+export const VULKAN_DRIVERS = {
+  swiftshader: { icd: SWIFTSHADER_ICD, adapterMatch: /swiftshader/i },
+  lavapipe: { icd: '/usr/share/vulkan/icd.d/lvp_icd.json', adapterMatch: /llvmpipe|lavapipe/i },
+} as const;
+
+export type VulkanDriver = keyof typeof VULKAN_DRIVERS;
+
+/** Whether `name` is one of VULKAN_DRIVERS. */
+export function isVulkanDriver(name: string): name is VulkanDriver {
+  return Object.hasOwn(VULKAN_DRIVERS, name);
+}
+
+/**
+ * Points this process's Vulkan loader at one driver (before the first device is acquired). Throws, naming the
+ * file and the fix, when the driver is not installed: a missing driver never falls back to another one.
+ */
+export function useVulkanDriver(driver: VulkanDriver): void {
+  const { icd } = VULKAN_DRIVERS[driver];
+  if (!existsSync(icd))
+    throw new WebGpuUnavailableError(
+      `the ${driver} Vulkan driver is not installed (${icd} is missing): run \`npm run setup:system\` as root`,
+    );
+  if (dawnInstance && process.env.VK_ICD_FILENAMES !== icd)
+    throw new Error(`useVulkanDriver(${driver}): Dawn already started on ${process.env.VK_ICD_FILENAMES ?? 'the default driver'}`);
+  process.env.VK_ICD_FILENAMES = icd;
+}
+
+/** Throws unless the context's adapter is `driver`'s (so a wrong or missing ICD cannot pass as the right one). */
+export function assertVulkanDriver(ctx: GpuContext, driver: VulkanDriver): void {
+  const r = ctx.report;
+  const text = `${r.vendor} ${r.architecture} ${r.device} ${r.description}`;
+  if (!VULKAN_DRIVERS[driver].adapterMatch.test(text))
+    throw new WebGpuUnavailableError(
+      `asked for the ${driver} Vulkan driver (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? ''}) but the adapter is "${text.trim()}"`,
+    );
+}
+
 let dawnInstance: GPU | undefined;
 
 /**
