@@ -5,7 +5,7 @@
 // peak, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
-import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
+import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../model/config';
@@ -14,14 +14,19 @@ import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';
+import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
 import { hasTimestamps, interleavedSamples, median, yieldToEventLoop } from './measure';
 import { measurePeak } from './peak';
-import { FIRST_STEP, REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
+import { FIRST_STEP, REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo, type RealSizeResult } from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 
-/** The parts of the suite, in the order they run ('autotune': the matmul variants and attention paths at the model's shapes, and the peak). */
-export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel'] as const;
+/**
+ * The parts of the suite, in the order they run ('autotune': the matmul variants and attention paths at the model's
+ * shapes, and the peak; 'real': one GRPO step of SmolLM2-135M's architecture with LoRA and full fine-tuning,
+ * src/bench/real-size.ts, after the presets).
+ */
+export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel', 'real'] as const;
 export type SuiteSection = (typeof SUITE_SECTIONS)[number];
 
 export interface BenchOptions {
@@ -360,6 +365,19 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   } finally {
     if (tfjs) tfjs.releaseTfjs();
   }
+  const realSize: RealSizeResult[] = [];
+  if (sections.has('real') && !stop()) {
+    progress('real size: encoding a random SmolLM2-135M folder');
+    const folder = realSizeFolder();
+    for (const mode of ['lora', 'full'] as const) {
+      if (stop()) break;
+      try {
+        realSize.push(await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress));
+      } catch (e) {
+        notes.push(`real size, ${mode}: failed: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+  }
   return {
     schema: REPORT_SCHEMA,
     createdAt: new Date().toISOString(),
@@ -373,6 +391,8 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     notes,
     autotune,
     peak,
+    realSize,
+    compiles: compileSummary(ctx),
     totalSeconds: (performance.now() - t0) / 1000,
   };
 }
@@ -517,4 +537,15 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
       tokensPerS: (rows * newTokens) / (fullMs / 1000),
     },
   ];
+}
+
+/** The run's pipeline compiles: count, total seconds, and the slowest (compileReport's lines). */
+function compileSummary(ctx: GpuContext): NonNullable<BenchReport['compiles']> {
+  const log = ctx.compileLog();
+  return {
+    pipelines: log.length,
+    seconds: log.reduce((s, r) => s + r.ms, 0) / 1000,
+    overBudget: log.filter((r) => r.ms > COMPILE_BUDGET_MS).length,
+    slowest: compileReport(log, 10),
+  };
 }
