@@ -96,6 +96,10 @@ export interface BenchReport {
   peak?: PeakResult;
   /** The real-size section (src/bench/real-size.ts): one GRPO step of SmolLM2-135M per mode. */
   realSize?: RealSizeResult[];
+  /** One N^3 matmul by wall clock over repeats ('matmul-4096'), against the measured peak. */
+  bigMatmul?: { N: number; variant: string; ms: number; gflops: number; ofPeak?: number; samples: number };
+  /** The kernel self-test run first (`npm run bench -- --selftest`): cases passed and failed, the failures' names. */
+  selftest?: { passed: number; failed: string[]; seconds: number };
   /** Every pipeline the run compiled (src/gpu/kernel.ts): how many, how long, how many over the budget, the slowest. */
   compiles?: { pipelines: number; seconds: number; overBudget: number; slowest: string[] };
   totalSeconds: number;
@@ -251,7 +255,7 @@ export function reportMarkdown(report: BenchReport): string {
     '',
     `- command: \`${report.command}\``,
     `- date: ${report.createdAt}; runtime: ${report.adapter.runtime}; ${report.totalSeconds.toFixed(0)} s in all`,
-    `- kernels timed with ${report.kernelTiming === 'timestamp' ? 'GPU timestamps (timestamp-query), one timestamped pass per launch' : 'submit-and-wait wall clock (no timestamp-query)'}; ` +
+    `- kernels timed with ${report.kernelTiming === 'timestamp' ? `GPU timestamps (timestamp-query), one timestamped pass per launch${report.adapter.runtime === 'node' ? ", Dawn's 65.5 µs timestamp quantization off" : ' (the browser may quantize them)'}` : 'submit-and-wait wall clock (no timestamp-query)'}; ` +
       `phases, steps and rollouts with submit-and-wait wall clock; medians of ${report.options.reps} runs after warm-up`,
   ];
   if (report.peak) {
@@ -263,6 +267,16 @@ export function reportMarkdown(report: BenchReport): string {
   for (const n of report.notes) head.push(`- note: ${n}`);
   if (report.autotune) head.push('', autotuneMarkdown(report.autotune));
   const tail: string[] = [];
+  if (report.selftest)
+    head.push(
+      `- kernel self-test: ${report.selftest.passed} cases passed, ${report.selftest.failed.length} failed${report.selftest.failed.length ? ` (${report.selftest.failed.join('; ')})` : ''}, ${report.selftest.seconds.toFixed(0)} s`,
+    );
+  if (report.bigMatmul) {
+    const m = report.bigMatmul;
+    tail.push(
+      `Matmul ${m.N}x${m.N}x${m.N} (A*B, ${m.variant}, wall clock, median of ${m.samples}): ${fmt(m.ms)} ms, ${fmt(m.gflops)} GFLOP/s${m.ofPeak !== undefined ? `, ${(m.ofPeak * 100).toFixed(1)}% of the measured peak` : ''}.`,
+    );
+  }
   if (report.realSize?.length) tail.push(realSizeMarkdown(report.realSize, report.device));
   if (report.compiles)
     tail.push(['Pipeline compiles of the whole run:', '', '```', ...report.compiles.slowest, '```'].join('\n'));

@@ -16,7 +16,7 @@ import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';
 import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
-import { hasTimestamps, interleavedSamples, median, yieldToEventLoop } from './measure';
+import { hasTimestamps, interleavedSamples, median, wallSamples, yieldToEventLoop } from './measure';
 import { measurePeak } from './peak';
 import { FIRST_STEP, REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo, type RealSizeResult } from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
@@ -24,10 +24,13 @@ import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 /**
  * The parts of the suite, in the order they run ('autotune': the matmul variants and attention paths at the model's
  * shapes, and the peak; 'real': one GRPO step of SmolLM2-135M's architecture with LoRA and full fine-tuning,
- * src/bench/real-size.ts, after the presets).
+ * src/bench/real-size.ts, after the presets; 'matmul-4096': one 4096^2 x 4096 matmul against the measured peak).
  */
-export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel', 'real'] as const;
+export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel', 'real', 'matmul-4096'] as const;
 export type SuiteSection = (typeof SUITE_SECTIONS)[number];
+
+/** What `npm run bench` runs unless told: all but 'matmul-4096' (137 GFLOP a repetition: a GPU's figure, `npm run bench:gpu`). */
+export const DEFAULT_SECTIONS: readonly SuiteSection[] = SUITE_SECTIONS.filter((s) => s !== 'matmul-4096');
 
 export interface BenchOptions {
   presets: readonly ModelPresetName[];
@@ -71,7 +74,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   const t0 = performance.now();
   const quick = options.quick ?? false;
   const reps = options.reps ?? (quick ? 2 : 5);
-  const sections = new Set(options.sections ?? SUITE_SECTIONS);
+  const sections = new Set(options.sections ?? DEFAULT_SECTIONS);
   const rows: BenchRow[] = [];
   const notes: string[] = [];
   const presets: PresetInfo[] = [];
@@ -365,6 +368,11 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   } finally {
     if (tfjs) tfjs.releaseTfjs();
   }
+  let bigMatmul: BenchReport['bigMatmul'];
+  if (sections.has('matmul-4096') && !stop()) {
+    progress('matmul 4096^2 x 4096');
+    bigMatmul = await benchBigMatmul(ctx, quick ? 512 : 4096, reps, peak?.gflops);
+  }
   const realSize: RealSizeResult[] = [];
   if (sections.has('real') && !stop()) {
     progress('real size: encoding a random SmolLM2-135M folder');
@@ -392,6 +400,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     autotune,
     peak,
     realSize,
+    bigMatmul,
     compiles: compileSummary(ctx),
     totalSeconds: (performance.now() - t0) / 1000,
   };
@@ -548,4 +557,35 @@ function compileSummary(ctx: GpuContext): NonNullable<BenchReport['compiles']> {
     overBudget: log.filter((r) => r.ms > COMPILE_BUDGET_MS).length,
     slowest: compileReport(log, 10),
   };
+}
+
+/**
+ * One N x N x N matmul (A*B, the tuned variant for that layout) timed by wall clock: `reps` submits of 4 matmuls
+ * each, waited for, after a warm-up; GFLOP/s and the fraction of the measured peak (when there is one).
+ */
+async function benchBigMatmul(
+  ctx: GpuContext,
+  N: number,
+  reps: number,
+  peakGflops: number | undefined,
+): Promise<NonNullable<BenchReport['bigMatmul']>> {
+  const rng = new Rng(7);
+  const a = ctx.fromArray(randomArray(rng, N * N), [N, N], { label: 'bench.big.a' });
+  const b = ctx.fromArray(randomArray(rng, N * N), [N, N], { label: 'bench.big.b' });
+  const out = ctx.tensor([N, N], { label: 'bench.big.out' });
+  const inner = 4;
+  try {
+    const samples = await wallSamples(async () => {
+      const rec = ctx.recorder('bench.big-matmul');
+      for (let i = 0; i < inner; i++) matmul(rec, out, a, b);
+      rec.submit();
+      await ctx.flush();
+    }, reps);
+    const ms = median(samples) / inner;
+    const gflops = (2 * N ** 3) / (ms / 1000) / 1e9;
+    const variant = variantFor(matmulTuning(ctx.device)[layoutOf({})] ?? 'blocked', { M: N, N, K: N });
+    return { N, variant, ms, gflops, ofPeak: peakGflops ? gflops / peakGflops : undefined, samples: samples.length };
+  } finally {
+    for (const t of [a, b, out]) t.destroy();
+  }
 }

@@ -55,6 +55,15 @@ export function assertVulkanDriver(ctx: GpuContext, driver: VulkanDriver): void 
 let dawnInstance: GPU | undefined;
 
 /**
+ * Dawn's flags in Node. Timestamp quantization off: by default Dawn rounds GPU timestamps down to 2^16 ns (65.5 µs,
+ * against timing attacks in browsers), which on a real GPU turns most kernels' timings into 0 or 65.5 µs and the
+ * matmul autotune's ranking into noise. A Node process runs no foreign code, so the bench and the autotune get
+ * the driver's timestamps (checked: resolved timestamps stop being multiples of 65,536 ns). The page keeps the
+ * browser's quantization; its kernel timings on a real GPU are wall clock over repeats where that matters.
+ */
+export const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
+
+/**
  * Acquires a device through Dawn. When VK_ICD_FILENAMES is unset and SwiftShader is installed, points the
  * Vulkan loader at it, so a machine without a GPU still runs the real WGSL.
  */
@@ -73,7 +82,7 @@ export async function acquireNodeDevice(options: Omit<AcquireOptions, 'gpu' | 'r
   Object.assign(globalThis, webgpu.globals);
   // One Dawn instance per process, held for the process's lifetime: if it is garbage-collected while a device
   // lives, Dawn's event processing touches freed state and the process aborts.
-  dawnInstance ??= webgpu.create([]);
+  dawnInstance ??= webgpu.create(DAWN_FLAGS);
   const gpu = dawnInstance;
   try {
     return await acquireDevice({ ...options, gpu, runtime: 'node' });
