@@ -11,9 +11,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { offlinePlugin } from './scripts/offline-plugin';
 import { secondDriverFiles, testTiers } from './src/testing/tiers';
-import { VULKAN_DRIVERS } from './src/gpu/node';
+import { SWIFTSHADER_ICD, VULKAN_DRIVERS } from './src/gpu/vulkan-drivers';
 
-const swiftshaderIcd = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const swiftshaderIcd = SWIFTSHADER_ICD;
 const vulkanEnv: Record<string, string> =
   process.env.VK_ICD_FILENAMES || !existsSync(swiftshaderIcd) ? {} : { VK_ICD_FILENAMES: swiftshaderIcd };
 const tiers = testTiers(import.meta.dirname);

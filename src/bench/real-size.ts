@@ -11,7 +11,7 @@ import { compileReport } from '../gpu/kernel';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { encodeCheckpoint } from '../model/checkpoint';
-import { parameterCount } from '../model/config';
+import { parameterCount, type ModelConfig } from '../model/config';
 import { SMOLLM2_135M } from '../model/real-models.fixture';
 import { buildCharTokenizerJson } from '../model/tokenizer';
 import { resolveConfig } from '../rl/config';
@@ -51,16 +51,25 @@ function memoryFolder(files: Record<string, string | Uint8Array>): AssetLoader {
   };
 }
 
-/** The random SmolLM2-135M folder (f32 safetensors; the run's config decides how the weights are stored). */
-export function realSizeFolder(): AssetLoader {
+/** A random model's folder in memory, and its architecture. */
+export interface RealSizeFolder {
+  assets: AssetLoader;
+  model: ModelConfig;
+}
+
+/**
+ * The random SmolLM2-135M folder (f32 safetensors; the run's config decides how the weights are stored), or a
+ * folder of another architecture (a test runs the section on a narrow one).
+ */
+export function realSizeFolder(model: ModelConfig = SMOLLM2_135M): RealSizeFolder {
   const { safetensors, configJson } = encodeCheckpoint({
-    config: SMOLLM2_135M,
-    params: benchParams(SMOLLM2_135M),
+    config: model,
+    params: benchParams(model),
     // The character vocabulary's ids (tokenizer.ts's CHAR_SPECIAL_TOKENS order), the tokenizer the run falls back to.
     special: { padId: 0, bosId: 1, eosId: 2 },
     metadata: { made_by: 'the real-size bench: random weights' },
   });
-  return memoryFolder({ 'config.json': configJson, 'model.safetensors': safetensors });
+  return { assets: memoryFolder({ 'config.json': configJson, 'model.safetensors': safetensors }), model };
 }
 
 /**
@@ -71,7 +80,7 @@ export async function benchRealSizeStep(
   ctx: GpuContext,
   mode: 'lora' | 'full',
   shape: GrpoShape,
-  folder: AssetLoader,
+  folder: RealSizeFolder,
   progress: (m: string) => void = () => {},
 ): Promise<RealSizeResult> {
   const config = resolveConfig('grpo', {
@@ -90,7 +99,7 @@ export async function benchRealSizeStep(
   ctx.resetTensorPeak();
   const session = await RunSession.open(
     { config, backend: 'webgpu', divergence: 'stop', inspectGroups: 0 },
-    { assets: folder, sink: NO_SINK, device: async () => ctx },
+    { assets: folder.assets, sink: NO_SINK, device: async () => ctx },
   );
   const metrics: Record<string, number>[] = [];
   const wall: number[] = [];
@@ -114,7 +123,7 @@ export async function benchRealSizeStep(
   return {
     mode,
     shape: `${shape.prompts} prompts x ${shape.generations} completions, up to ${shape.maxTokens} new tokens`,
-    parameters: parameterCount(SMOLLM2_135M),
+    parameters: parameterCount(folder.model),
     firstStepS: wall[0],
     stepS: wall[1],
     rolloutTokensPerS: m['perf/rollout_tokens_per_s'] ?? Number.NaN,

@@ -281,11 +281,9 @@ export function reportMarkdown(report: BenchReport): string {
   if (report.compiles)
     tail.push(['Pipeline compiles of the whole run:', '', '```', ...report.compiles.slowest, '```'].join('\n'));
   return (
-    [
-      head.join('\n'),
-      ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops)),
-      ...tail,
-    ].join('\n\n') + '\n'
+    [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops)), ...tail].join(
+      '\n\n',
+    ) + '\n'
   );
 }
 

@@ -10,7 +10,7 @@ import { describeAdapter } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
 import { reportMarkdown, updateBenchmarksMarkdown } from '../bench/report';
-import { DEFAULT_SECTIONS, SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
+import { CLI_SECTIONS, SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
 import { kernelCases, runKernelCases } from '../kernels/cases';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 
@@ -31,7 +31,7 @@ const FLAGS: Record<string, FlagSpec> = {
   sections: {
     type: 'string',
     doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`,
-    default: DEFAULT_SECTIONS.join(','),
+    default: CLI_SECTIONS.join(','),
   },
   selftest: {
     type: 'boolean',

@@ -5,27 +5,9 @@ import { existsSync } from 'node:fs';
 import { acquireDevice, type AcquireOptions } from './adapter';
 import type { GpuContext } from './context';
 import { WebGpuUnavailableError, nodeWebGpuAdvice } from './errors';
+import { SWIFTSHADER_ICD, VULKAN_DRIVERS, type VulkanDriver } from './vulkan-drivers';
 
-/** Chromium's SwiftShader Vulkan driver, used when no other Vulkan driver is configured. */
-export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
-
-/**
- * The CPU Vulkan drivers the Node tier runs on (scripts/setup-system.sh installs both on Debian): each one's ICD
- * file (what VK_ICD_FILENAMES names) and the text its adapter's description contains, to check that a process
- * got the driver it asked for. SwiftShader is the default; lavapipe is Mesa 25's (bookworm-backports), with
- * shader-f16.
- */
-export const VULKAN_DRIVERS = {
-  swiftshader: { icd: SWIFTSHADER_ICD, adapterMatch: /swiftshader/i },
-  lavapipe: { icd: '/usr/share/vulkan/icd.d/lvp_icd.json', adapterMatch: /llvmpipe|lavapipe/i },
-} as const;
-
-export type VulkanDriver = keyof typeof VULKAN_DRIVERS;
-
-/** Whether `name` is one of VULKAN_DRIVERS. */
-export function isVulkanDriver(name: string): name is VulkanDriver {
-  return Object.hasOwn(VULKAN_DRIVERS, name);
-}
+export { SWIFTSHADER_ICD, VULKAN_DRIVERS, isVulkanDriver, type VulkanDriver } from './vulkan-drivers';
 
 /**
  * Points this process's Vulkan loader at one driver (before the first device is acquired). Throws, naming the
@@ -38,7 +20,9 @@ export function useVulkanDriver(driver: VulkanDriver): void {
       `the ${driver} Vulkan driver is not installed (${icd} is missing): run \`npm run setup:system\` as root`,
     );
   if (dawnInstance && process.env.VK_ICD_FILENAMES !== icd)
-    throw new Error(`useVulkanDriver(${driver}): Dawn already started on ${process.env.VK_ICD_FILENAMES ?? 'the default driver'}`);
+    throw new Error(
+      `useVulkanDriver(${driver}): Dawn already started on ${process.env.VK_ICD_FILENAMES ?? 'the default driver'}`,
+    );
   process.env.VK_ICD_FILENAMES = icd;
 }
 

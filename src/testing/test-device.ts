@@ -23,7 +23,8 @@ export interface TestDevice {
 export function requestedTestDriver(env: NodeJS.ProcessEnv = process.env): VulkanDriver | undefined {
   const name = env.RL_LAB_TEST_DRIVER;
   if (!name) return undefined;
-  if (!isVulkanDriver(name)) throw new Error(`RL_LAB_TEST_DRIVER=${name}: not a known Vulkan driver (swiftshader, lavapipe)`);
+  if (!isVulkanDriver(name))
+    throw new Error(`RL_LAB_TEST_DRIVER=${name}: not a known Vulkan driver (swiftshader, lavapipe)`);
   return name;
 }
 
