@@ -22,7 +22,11 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1'; then missing+=(libvul
 
 lavapipe_icd=/usr/share/vulkan/icd.d/lvp_icd.json
 # Mesa's major version from dpkg (0 when mesa-vulkan-drivers is not installed).
-mesa_major() { dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | sed -E 's/^([0-9]+:)?([0-9]+).*/\2/;t;s/.*/0/'; }
+mesa_major() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | sed -nE 's/^([0-9]+:)?([0-9]+).*/\2/p' || true)
+  echo "${v:-0}"
+}
 need_lavapipe=0
 if command -v apt-get >/dev/null 2>&1 && { [ ! -f "$lavapipe_icd" ] || [ "$(mesa_major)" -lt 25 ]; }; then need_lavapipe=1; fi
 
