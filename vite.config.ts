@@ -63,8 +63,10 @@ export default defineConfig({
           include: secondDriverFiles(tiers),
           env: { VK_ICD_FILENAMES: VULKAN_DRIVERS.lavapipe.icd, RL_LAB_TEST_DRIVER: 'lavapipe' },
           setupFiles: ['src/testing/driver-setup.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          // Lavapipe compiles a pipeline with LLVM at its first dispatch, so a case's first run carries its compile
+          // (up to minutes for the unrolled matmul tiles on a loaded 2-core machine: BENCHMARKS.md).
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
         },
       },
     ],
