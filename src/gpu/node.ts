@@ -43,7 +43,7 @@ let dawnInstance: GPU | undefined;
  * against timing attacks in browsers), which on a real GPU turns most kernels' timings into 0 or 65.5 µs and the
  * matmul autotune's ranking into noise. A Node process runs no foreign code, so the bench and the autotune get
  * the driver's timestamps (checked: resolved timestamps stop being multiples of 65,536 ns). The page keeps the
- * browser's quantization; its kernel timings on a real GPU are wall clock over repeats where that matters.
+ * browser's quantization (the page's kernel tables on a real GPU remain coarse).
  */
 export const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
 
