@@ -1,6 +1,7 @@
 // Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite: the fast project
-// (pure logic, no Dawn: `npm run test:fast`) and the slow project (GPU device, CLI processes, real training runs);
-// src/testing/tiers.ts tells them apart.
+// (pure logic, no Dawn: `npm run test:fast`), the slow project (GPU device, CLI processes, real training runs) and
+// the lavapipe project (the kernel and GPU-model files again on Mesa's lavapipe driver); src/testing/tiers.ts tells
+// them apart.
 // The GPU tests run real WGSL through Dawn on whatever Vulkan driver VK_ICD_FILENAMES names
 // (Chromium's SwiftShader on machines without a GPU; see scripts/setup-system.sh).
 import { defineConfig } from 'vitest/config';
@@ -9,9 +10,10 @@ import type { Plugin } from 'vite';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { offlinePlugin } from './scripts/offline-plugin';
-import { testTiers } from './src/testing/tiers';
+import { secondDriverFiles, testTiers } from './src/testing/tiers';
+import { SWIFTSHADER_ICD, VULKAN_DRIVERS } from './src/gpu/vulkan-drivers';
 
-const swiftshaderIcd = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const swiftshaderIcd = SWIFTSHADER_ICD;
 const vulkanEnv: Record<string, string> =
   process.env.VK_ICD_FILENAMES || !existsSync(swiftshaderIcd) ? {} : { VK_ICD_FILENAMES: swiftshaderIcd };
 const tiers = testTiers(import.meta.dirname);
@@ -51,6 +53,21 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'slow', include: tiers.slow, testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+      {
+        // The kernel and GPU-model files again on Mesa's lavapipe (a second compiler, with shader-f16); fails
+        // loudly where lavapipe is not installed (scripts/setup-system.sh installs it on Debian).
+        extends: true,
+        test: {
+          name: 'lavapipe',
+          include: secondDriverFiles(tiers),
+          env: { VK_ICD_FILENAMES: VULKAN_DRIVERS.lavapipe.icd, RL_LAB_TEST_DRIVER: 'lavapipe' },
+          setupFiles: ['src/testing/driver-setup.ts'],
+          // Lavapipe compiles a pipeline with LLVM at its first dispatch, so a case's first run carries its compile
+          // (up to minutes for the unrolled matmul tiles on a loaded 2-core machine: BENCHMARKS.md).
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+        },
       },
     ],
   },

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages the tests need, from Debian, when they are missing: Chromium (the e2e browser,
-# which also ships the SwiftShader Vulkan driver that gives WebGPU on machines without a GPU) and the Vulkan
-# loader (libvulkan1, for Dawn in Node). Idempotent: does nothing when both are present.
+# which also ships the SwiftShader Vulkan driver that gives WebGPU on machines without a GPU), the Vulkan
+# loader (libvulkan1, for Dawn in Node) and Mesa 25's lavapipe (mesa-vulkan-drivers, a second CPU Vulkan driver
+# with shader-f16: the Vitest `lavapipe` project runs the kernel cases on it). Lavapipe is installed next to
+# SwiftShader, never instead of it: Chromium keeps its own SwiftShader, and SwiftShader stays Node's default
+# adapter (VK_ICD_FILENAMES picks lavapipe per process). On Debian 12 (bookworm) Mesa 25 comes from
+# bookworm-backports: the script adds that suite (same mirror and keyring as the bookworm entry already in the apt
+# sources) and fails, saying why, when it cannot; bookworm's own Mesa 22 lavapipe is refused by Dawn.
+# Idempotent: does nothing when everything is present.
 # As root it installs them; otherwise it prints the exact command and fails.
 # Without apt-get (a Mac, another Linux), it installs nothing: when Node's `webgpu` package already finds an adapter
 # (Metal, or the machine's own Vulkan driver), it says what it skipped and succeeds; otherwise it fails with what to
@@ -13,6 +19,78 @@ mode=${1:-install}
 missing=()
 [ -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ] || missing+=(chromium)
 if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1'; then missing+=(libvulkan1); fi
+
+lavapipe_icd=/usr/share/vulkan/icd.d/lvp_icd.json
+# Mesa's major version from dpkg (0 when mesa-vulkan-drivers is not installed).
+mesa_major() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null | sed -nE 's/^([0-9]+:)?([0-9]+).*/\2/p' || true)
+  echo "${v:-0}"
+}
+need_lavapipe=0
+if command -v apt-get >/dev/null 2>&1 && { [ ! -f "$lavapipe_icd" ] || [ "$(mesa_major)" -lt 25 ]; }; then need_lavapipe=1; fi
+
+# Adds bookworm-backports to apt's sources (deb822 file next to the existing entry), unless a source has it already.
+add_backports() {
+  if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then return 0; fi
+  local src uri keyring
+  src=$(grep -lsE '^Suites:.*\bbookworm\b' /etc/apt/sources.list.d/*.sources | head -n 1 || true)
+  if [ -n "$src" ]; then
+    # The first paragraph whose Suites field lists bookworm: its URIs and Signed-By (POSIX awk, paragraph mode).
+    read -r uri keyring < <(awk 'BEGIN { RS = "" } {
+        n = split($0, line, "\n"); u = ""; k = ""; hit = 0
+        for (i = 1; i <= n; i++) {
+          if (line[i] ~ /^Suites:/ && (" " substr(line[i], 8) " ") ~ /[ \t]bookworm[ \t]/) hit = 1
+          if (line[i] ~ /^URIs:/) { split(line[i], f, /[ \t]+/); u = f[2] }
+          if (line[i] ~ /^Signed-By:/) { split(line[i], f, /[ \t]+/); k = f[2] }
+        }
+        if (hit && u != "") { print u, k; exit }
+      }' "$src")
+  else
+    uri=$(grep -hsE '^deb\s+(\[[^]]*\]\s+)?\S+\s+bookworm\s' /etc/apt/sources.list /etc/apt/sources.list.d/*.list | head -n 1 | sed -E 's/^deb\s+(\[[^]]*\]\s+)?(\S+).*/\2/' || true)
+  fi
+  if [ -z "$uri" ]; then
+    echo "setup-system: cannot add bookworm-backports for Mesa 25's lavapipe: no apt source lists the bookworm suite to copy its mirror from. Add a bookworm-backports entry to /etc/apt/sources.list.d/ yourself, then rerun." >&2
+    return 1
+  fi
+  { echo "Types: deb"; echo "URIs: $uri"; echo "Suites: bookworm-backports"; echo "Components: main"
+    if [ -n "$keyring" ]; then echo "Signed-By: $keyring"; fi; } > /etc/apt/sources.list.d/debian-backports.sources
+  echo "setup-system: added bookworm-backports ($uri) in /etc/apt/sources.list.d/debian-backports.sources" >&2
+}
+
+# Installs Mesa 25's lavapipe (mesa-vulkan-drivers): from bookworm-backports on Debian 12, else the release's own.
+install_lavapipe() {
+  local codename
+  codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+  if [ "$codename" = bookworm ]; then
+    add_backports || return 1
+    apt-get update -qq || { echo "setup-system: apt-get update failed after adding bookworm-backports (is the mirror reachable?)" >&2; return 1; }
+    apt-get install -y -qq --no-install-recommends -t bookworm-backports mesa-vulkan-drivers >/dev/null ||
+      { echo "setup-system: installing mesa-vulkan-drivers from bookworm-backports failed" >&2; return 1; }
+  else
+    apt-get install -y -qq --no-install-recommends mesa-vulkan-drivers >/dev/null ||
+      { echo "setup-system: installing mesa-vulkan-drivers failed" >&2; return 1; }
+  fi
+  if [ ! -f "$lavapipe_icd" ] || [ "$(mesa_major)" -lt 25 ]; then
+    echo "setup-system: mesa-vulkan-drivers $(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null) has no lavapipe Dawn accepts (Mesa 25 or later is needed; $lavapipe_icd)" >&2
+    return 1
+  fi
+  echo "setup-system: installed lavapipe (mesa-vulkan-drivers $(dpkg-query -W -f='${Version}' mesa-vulkan-drivers)), next to SwiftShader." >&2
+}
+
+if [ ${#missing[@]} -eq 0 ] && [ $need_lavapipe -eq 1 ]; then
+  if [ "$mode" = "--check" ]; then
+    echo "setup-system: missing Mesa 25's lavapipe (mesa-vulkan-drivers from bookworm-backports). Run npm run setup:system as root." >&2
+    exit 1
+  fi
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup-system: missing Mesa 25's lavapipe (the Vitest lavapipe project needs it). This script installs it only as root: sudo npm run setup:system" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  install_lavapipe || exit 1
+  exit 0
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   if [ ! -f /usr/lib/chromium/vk_swiftshader_icd.json ] && [ -z "${VK_ICD_FILENAMES:-}" ]; then
@@ -65,3 +143,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup-system: installed ${missing[*]}."
+if [ $need_lavapipe -eq 1 ]; then install_lavapipe || exit 1; fi

@@ -1,6 +1,7 @@
 // The benchmark suite in --quick mode on nano produces a well-formed report (every section, finite figures, the
 // peer and the CPU twin beside ours, Markdown tables), and BENCHMARKS.md keeps one section per device and command.
-// Correctness of the harness only: no timing is asserted.
+// The real-size section's step runs through a RunSession over an in-memory folder (here SmolLM2-135M's layout at a
+// narrow width, so the test stays cheap). Correctness of the harness only: no timing is asserted.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
@@ -10,6 +11,9 @@ import { REPORT_SCHEMA, reportMarkdown, updateBenchmarksMarkdown, type BenchRepo
 import { OurStep, benchParams, randomBatch } from './step';
 import { runBench } from './suite';
 import { MODEL_PRESETS } from '../model/config';
+import { SMOLLM2_135M } from '../model/real-models.fixture';
+import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
+import { realSizeMarkdown } from './report';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -99,5 +103,29 @@ describe('bench harness', () => {
       options: { ...report.options, presets: ['small'] },
     });
     expect(otherCommand.split('<!-- bench:').length).toBe(4);
+  });
+});
+
+describe('real-size section', () => {
+  it('runs two GRPO steps per mode over an in-memory folder and reports finite figures', async () => {
+    // SmolLM2-135M's head layout (9 query heads, 3 kv heads) at a narrow width, 2 layers and a 512-token vocabulary.
+    const narrow = { ...SMOLLM2_135M, nLayers: 2, dModel: 72, dFF: 96, vocabSize: 512 };
+    const folder = realSizeFolder(narrow);
+    const shape = realSizeShape(ctx, true);
+    const results = [];
+    for (const mode of ['lora', 'full'] as const) results.push(await benchRealSizeStep(ctx, mode, shape, folder));
+    for (const r of results) {
+      expect(r.stepS, r.mode).toBeGreaterThan(0);
+      expect(r.rolloutTokensPerS, r.mode).toBeGreaterThan(0);
+      expect(r.peakBytes, r.mode).toBeGreaterThan(0);
+      expect(Object.keys(r.phases), r.mode).toContain('gen');
+    }
+    // The first mode compiles the pipelines; the second reuses most of them.
+    expect(results[0].pipelines).toBeGreaterThan(0);
+    // LoRA keeps no moments for the base weights: its peak is below full fine-tuning's.
+    expect(results[0].peakBytes).toBeLessThan(results[1].peakBytes);
+    const md = realSizeMarkdown(results, 'test adapter');
+    expect(md).toContain('| LoRA (rank 8) |');
+    expect(md).toContain('| full fine-tune |');
   });
 });

@@ -6,6 +6,7 @@ import type { MatmulTuning } from '../kernels/matmul';
 import type { TuneMeasurement } from '../kernels/matmul-tune';
 import type { PeakResult } from './peak';
 import type { TimingMethod } from './measure';
+import { formatBytes } from '../core/format';
 
 export const REPORT_SCHEMA = 'rl-lab-bench/1';
 
@@ -53,6 +54,27 @@ export interface PresetInfo {
   shape: BenchShape;
 }
 
+export interface RealSizeResult {
+  mode: 'lora' | 'full';
+  /** "2 prompts x 2 completions, up to 16 new tokens". */
+  shape: string;
+  parameters: number;
+  /** The first step's wall time (it compiles every pipeline) and the measured step's (the second). */
+  firstStepS: number;
+  stepS: number;
+  /** Rollout tokens per second and trained tokens per second of the measured step (the trainer's own metrics). */
+  rolloutTokensPerS: number;
+  trainTokensPerS: number;
+  /** Per phase of the measured step, seconds (timing_s/gen, update_actor, ...). */
+  phases: Record<string, number>;
+  /** Peak GPU tensor bytes over both steps, above what was alive before. */
+  peakBytes: number;
+  /** Pipelines compiled and their total wall time; the slowest, as compileReport lines. */
+  pipelines: number;
+  compileS: number;
+  slowestCompiles: string[];
+}
+
 export interface BenchReport {
   schema: typeof REPORT_SCHEMA;
   createdAt: string;
@@ -72,6 +94,14 @@ export interface BenchReport {
   autotune?: { tuning: MatmulTuning; fromCache: boolean; seconds: number; measurements: TuneMeasurement[] };
   /** The adapter's measured arithmetic peak (register-only multiply-adds), for "fraction of peak". */
   peak?: PeakResult;
+  /** The real-size section (src/bench/real-size.ts): one GRPO step of SmolLM2-135M per mode. */
+  realSize?: RealSizeResult[];
+  /** One N^3 matmul by wall clock over repeats ('matmul-4096'), against the measured peak. */
+  bigMatmul?: { N: number; variant: string; ms: number; gflops: number; ofPeak?: number; samples: number };
+  /** The kernel self-test run first (`npm run bench -- --selftest`): cases passed and failed, the failures' names. */
+  selftest?: { passed: number; failed: string[]; seconds: number };
+  /** Every pipeline the run compiled (src/gpu/kernel.ts): how many, how long, how many over the budget, the slowest. */
+  compiles?: { pipelines: number; seconds: number; overBudget: number; slowest: string[] };
   totalSeconds: number;
 }
 
@@ -225,7 +255,7 @@ export function reportMarkdown(report: BenchReport): string {
     '',
     `- command: \`${report.command}\``,
     `- date: ${report.createdAt}; runtime: ${report.adapter.runtime}; ${report.totalSeconds.toFixed(0)} s in all`,
-    `- kernels timed with ${report.kernelTiming === 'timestamp' ? 'GPU timestamps (timestamp-query), one timestamped pass per launch' : 'submit-and-wait wall clock (no timestamp-query)'}; ` +
+    `- kernels timed with ${report.kernelTiming === 'timestamp' ? `GPU timestamps (timestamp-query), one timestamped pass per launch${report.adapter.runtime === 'node' ? ", Dawn's 65.5 µs timestamp quantization off" : ' (the browser may quantize them)'}` : 'submit-and-wait wall clock (no timestamp-query)'}; ` +
       `phases, steps and rollouts with submit-and-wait wall clock; medians of ${report.options.reps} runs after warm-up`,
   ];
   if (report.peak) {
@@ -236,9 +266,24 @@ export function reportMarkdown(report: BenchReport): string {
   }
   for (const n of report.notes) head.push(`- note: ${n}`);
   if (report.autotune) head.push('', autotuneMarkdown(report.autotune));
+  const tail: string[] = [];
+  if (report.selftest)
+    head.push(
+      `- kernel self-test: ${report.selftest.passed} cases passed, ${report.selftest.failed.length} failed${report.selftest.failed.length ? ` (${report.selftest.failed.join('; ')})` : ''}, ${report.selftest.seconds.toFixed(0)} s`,
+    );
+  if (report.bigMatmul) {
+    const m = report.bigMatmul;
+    tail.push(
+      `Matmul ${m.N}x${m.N}x${m.N} (A*B, ${m.variant}, wall clock, median of ${m.samples}): ${fmt(m.ms)} ms, ${fmt(m.gflops)} GFLOP/s${m.ofPeak !== undefined ? `, ${(m.ofPeak * 100).toFixed(1)}% of the measured peak` : ''}.`,
+    );
+  }
+  if (report.realSize?.length) tail.push(realSizeMarkdown(report.realSize, report.device));
+  if (report.compiles)
+    tail.push(['Pipeline compiles of the whole run:', '', '```', ...report.compiles.slowest, '```'].join('\n'));
   return (
-    [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops))].join('\n\n') +
-    '\n'
+    [head.join('\n'), ...report.presets.map((p) => presetMarkdown(report.rows, p, report.peak?.gflops)), ...tail].join(
+      '\n\n',
+    ) + '\n'
   );
 }
 
@@ -292,4 +337,26 @@ export function updateBenchmarksMarkdown(existing: string, report: BenchReport):
   const j = base.indexOf(end);
   if (i >= 0 && j > i) return base.slice(0, i) + block + base.slice(j + end.length);
   return `${base.trimEnd()}\n\n${block}\n`;
+}
+
+/** The section's Markdown: one row per mode, then each mode's slowest compiles. */
+export function realSizeMarkdown(results: readonly RealSizeResult[], device: string): string {
+  if (results.length === 0) return '';
+  const rows = results.map(
+    (r) =>
+      `| ${r.mode === 'lora' ? 'LoRA (rank 8)' : 'full fine-tune'} | ${r.stepS.toFixed(1)} | ${r.firstStepS.toFixed(1)} | ${r.rolloutTokensPerS.toFixed(1)} | ${r.trainTokensPerS.toFixed(1)} | ${formatBytes(r.peakBytes)} | ${r.pipelines} in ${r.compileS.toFixed(1)} s | ${Object.entries(
+        r.phases,
+      )
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')} |`,
+  );
+  return [
+    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
+    '',
+    '| mode | s/step | first step s | rollout tokens/s | train tokens/s | peak GPU tensors | pipelines compiled | phases of the measured step (s) |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...results.flatMap((r) => [`Slowest compiles (${r.mode}):`, '', '```', ...r.slowestCompiles, '```', '']),
+  ].join('\n');
 }

@@ -5,7 +5,7 @@
 // peak, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
-import { describeAdapter, type GpuContext, type Recorder } from '../gpu';
+import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../model/config';
@@ -14,15 +14,48 @@ import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';
+import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
-import { hasTimestamps, interleavedSamples, median, yieldToEventLoop } from './measure';
+import { hasTimestamps, interleavedSamples, median, wallSamples, yieldToEventLoop } from './measure';
 import { measurePeak } from './peak';
-import { FIRST_STEP, REPORT_SCHEMA, type BenchReport, type BenchRow, type BenchShape, type PresetInfo } from './report';
+import {
+  FIRST_STEP,
+  REPORT_SCHEMA,
+  type BenchReport,
+  type BenchRow,
+  type BenchShape,
+  type PresetInfo,
+  type RealSizeResult,
+} from './report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 
-/** The parts of the suite, in the order they run ('autotune': the matmul variants and attention paths at the model's shapes, and the peak). */
-export const SUITE_SECTIONS = ['phase', 'compare', 'rollout', 'grpo', 'autotune', 'kernel'] as const;
+/**
+ * The parts of the suite, in the order they run ('autotune': the matmul variants and attention paths at the model's
+ * shapes, and the peak; 'real': one GRPO step of SmolLM2-135M's architecture with LoRA and full fine-tuning,
+ * src/bench/real-size.ts, after the presets; 'matmul-4096': one 4096^2 x 4096 matmul against the measured peak).
+ */
+export const SUITE_SECTIONS = [
+  'phase',
+  'compare',
+  'rollout',
+  'grpo',
+  'autotune',
+  'kernel',
+  'real',
+  'matmul-4096',
+] as const;
 export type SuiteSection = (typeof SUITE_SECTIONS)[number];
+
+/**
+ * What runBench runs unless told (the page's ?bench, the tests): all but 'real' (a 135M model: 0.5 GiB of weights
+ * before the optimizer) and 'matmul-4096' (137 GFLOP a repetition: a GPU's figure, `npm run bench:gpu`).
+ */
+export const DEFAULT_SECTIONS: readonly SuiteSection[] = SUITE_SECTIONS.filter(
+  (s) => s !== 'real' && s !== 'matmul-4096',
+);
+
+/** What `npm run bench` runs unless told: the defaults and the real-size section. */
+export const CLI_SECTIONS: readonly SuiteSection[] = SUITE_SECTIONS.filter((s) => s !== 'matmul-4096');
 
 export interface BenchOptions {
   presets: readonly ModelPresetName[];
@@ -66,7 +99,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   const t0 = performance.now();
   const quick = options.quick ?? false;
   const reps = options.reps ?? (quick ? 2 : 5);
-  const sections = new Set(options.sections ?? SUITE_SECTIONS);
+  const sections = new Set(options.sections ?? DEFAULT_SECTIONS);
   const rows: BenchRow[] = [];
   const notes: string[] = [];
   const presets: PresetInfo[] = [];
@@ -360,6 +393,24 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   } finally {
     if (tfjs) tfjs.releaseTfjs();
   }
+  let bigMatmul: BenchReport['bigMatmul'];
+  if (sections.has('matmul-4096') && !stop()) {
+    progress('matmul 4096^2 x 4096');
+    bigMatmul = await benchBigMatmul(ctx, quick ? 512 : 4096, reps, peak?.gflops);
+  }
+  const realSize: RealSizeResult[] = [];
+  if (sections.has('real') && !stop()) {
+    progress('real size: encoding a random SmolLM2-135M folder');
+    const folder = realSizeFolder();
+    for (const mode of ['lora', 'full'] as const) {
+      if (stop()) break;
+      try {
+        realSize.push(await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress));
+      } catch (e) {
+        notes.push(`real size, ${mode}: failed: ${(e as Error).message.split('\n')[0]}`);
+      }
+    }
+  }
   return {
     schema: REPORT_SCHEMA,
     createdAt: new Date().toISOString(),
@@ -373,6 +424,9 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     notes,
     autotune,
     peak,
+    realSize,
+    bigMatmul,
+    compiles: compileSummary(ctx),
     totalSeconds: (performance.now() - t0) / 1000,
   };
 }
@@ -517,4 +571,46 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
       tokensPerS: (rows * newTokens) / (fullMs / 1000),
     },
   ];
+}
+
+/** The run's pipeline compiles: count, total seconds, and the slowest (compileReport's lines). */
+function compileSummary(ctx: GpuContext): NonNullable<BenchReport['compiles']> {
+  const log = ctx.compileLog();
+  return {
+    pipelines: log.length,
+    seconds: log.reduce((s, r) => s + r.ms, 0) / 1000,
+    overBudget: log.filter((r) => r.ms > COMPILE_BUDGET_MS).length,
+    slowest: compileReport(log, 10),
+  };
+}
+
+/**
+ * One N x N x N matmul (A*B, the tuned variant for that layout) timed by wall clock: `reps` submits of 4 matmuls
+ * each, waited for, after a warm-up; GFLOP/s and the fraction of the measured peak (when there is one).
+ */
+async function benchBigMatmul(
+  ctx: GpuContext,
+  N: number,
+  reps: number,
+  peakGflops: number | undefined,
+): Promise<NonNullable<BenchReport['bigMatmul']>> {
+  const rng = new Rng(7);
+  const a = ctx.fromArray(randomArray(rng, N * N), [N, N], { label: 'bench.big.a' });
+  const b = ctx.fromArray(randomArray(rng, N * N), [N, N], { label: 'bench.big.b' });
+  const out = ctx.tensor([N, N], { label: 'bench.big.out' });
+  const inner = 4;
+  try {
+    const samples = await wallSamples(async () => {
+      const rec = ctx.recorder('bench.big-matmul');
+      for (let i = 0; i < inner; i++) matmul(rec, out, a, b);
+      rec.submit();
+      await ctx.flush();
+    }, reps);
+    const ms = median(samples) / inner;
+    const gflops = (2 * N ** 3) / (ms / 1000) / 1e9;
+    const variant = variantFor(matmulTuning(ctx.device)[layoutOf({})] ?? 'blocked', { M: N, N, K: N });
+    return { N, variant, ms, gflops, ofPeak: peakGflops ? gflops / peakGflops : undefined, samples: samples.length };
+  } finally {
+    for (const t of [a, b, out]) t.destroy();
+  }
 }

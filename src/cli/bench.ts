@@ -1,4 +1,4 @@
-// `npm run bench -- [--preset nano,micro] [--quick] [--reps 5] [--out runs/bench]`: the benchmark suite
+// `npm run bench -- [--preset nano,micro] [--quick] [--reps 5] [--selftest] [--out runs/bench]`: the benchmark suite
 // (src/bench/suite.ts) in Node on the machine's WebGPU adapter through Dawn, with the TensorFlow.js and jax-js
 // peers on the same device. Writes a JSON report and a Markdown table, and (full runs) this device's section of BENCHMARKS.md.
 // Progress goes to stderr, the Markdown to stdout. The page runs the same suite at /?bench.
@@ -10,7 +10,8 @@ import { describeAdapter } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
 import { reportMarkdown, updateBenchmarksMarkdown } from '../bench/report';
-import { SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
+import { CLI_SECTIONS, SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
+import { kernelCases, runKernelCases } from '../kernels/cases';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -30,7 +31,11 @@ const FLAGS: Record<string, FlagSpec> = {
   sections: {
     type: 'string',
     doc: `comma-separated parts to run (${SUITE_SECTIONS.join(', ')})`,
-    default: SUITE_SECTIONS.join(','),
+    default: CLI_SECTIONS.join(','),
+  },
+  selftest: {
+    type: 'boolean',
+    doc: 'run the kernel self-test (every GPU-vs-twin case) first and record its result in the report',
   },
   tfjs: { type: 'boolean', doc: 'run the TensorFlow.js WebGPU peer (--tfjs=false to skip)', default: true },
   jaxjs: {
@@ -85,6 +90,15 @@ async function main(argv: string[]): Promise<number> {
     installNavigatorGpu();
     process.stderr.write(`bench on ${describeAdapter(ctx.report)}\n`);
     const loadBefore = loadavg()[0];
+    let selftest: { passed: number; failed: string[]; seconds: number } | undefined;
+    if (args.selftest) {
+      process.stderr.write('  kernel self-test\n');
+      const t0 = performance.now();
+      const results = await runKernelCases(ctx, kernelCases());
+      const failed = results.filter((r) => !r.pass).map((r) => `${r.name}: ${r.summary.slice(0, 160)}`);
+      selftest = { passed: results.length - failed.length, failed, seconds: (performance.now() - t0) / 1000 };
+      process.stderr.write(`  self-test: ${selftest.passed} passed, ${failed.length} failed\n`);
+    }
     const report = await runBench(ctx, {
       presets,
       quick,
@@ -97,6 +111,7 @@ async function main(argv: string[]): Promise<number> {
       command,
       onProgress: (m) => process.stderr.write(`  ${m}\n`),
     });
+    report.selftest = selftest;
     // Other processes share the CPU (and, on SwiftShader, the "GPU"): say how busy the machine was.
     report.notes.push(
       `machine load (1-min average) ${loadBefore.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${availableParallelism()} cores`,

@@ -1,9 +1,10 @@
 // `npm run selftest`: runs every kernel case on this machine's WebGPU adapter (Dawn) and prints a table; where
 // the adapter has subgroups, then runs the row kernels' cases again on a device created without them, so both
 // lane-merge variants (src/kernels/wgsl-blocks.ts) are checked. Exits non-zero when a case fails or no adapter
-// is available.
+// is available. After each device's cases it prints the slowest pipeline compiles (src/gpu/kernel.ts: budget 2 s).
+// VK_ICD_FILENAMES picks the Vulkan driver (e.g. /usr/share/vulkan/icd.d/lvp_icd.json for lavapipe).
 
-import { describeAdapter, type GpuContext } from '../gpu';
+import { compileReport, describeAdapter, type GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { kernelCases, runKernelCases, type KernelCase } from '../kernels/cases';
 import { ROW_REDUCTION_FAMILIES, rowReductionOf } from '../kernels/wgsl-blocks';
@@ -14,6 +15,7 @@ async function runOn(ctx: GpuContext, cases: readonly KernelCase[]): Promise<num
   const results = await runKernelCases(ctx, cases, (r) => {
     console.log(`${r.pass ? 'PASS' : 'FAIL'}  ${r.name.padEnd(48)} ${r.ms.toFixed(1).padStart(7)} ms  ${r.summary}`);
   });
+  console.log(compileReport(ctx.compileLog()).join('\n'));
   ctx.destroy();
   return results.filter((r) => !r.pass).length;
 }

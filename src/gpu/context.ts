@@ -4,7 +4,7 @@
 
 import type { AdapterReport } from './adapter';
 import { GpuDeviceLostError, GpuValidationError } from './errors';
-import { KernelFamily } from './kernel';
+import { KernelFamily, type CompileRecord } from './kernel';
 import type { Params } from './params';
 import { Recorder, type RecorderOptions } from './recorder';
 import { Tensor, dtypeBytes, shapeSize, type DType, type HostArrayOf } from './tensor';
@@ -32,6 +32,7 @@ export class GpuContext {
   private released = false;
   private liveBytes = 0;
   private peakBytes = 0;
+  private readonly compiled: CompileRecord[] = [];
 
   constructor(
     readonly device: GPUDevice,
@@ -64,11 +65,19 @@ export class GpuContext {
   family(name: string, source: string): KernelFamily {
     let f = this.familyCache.get(name);
     if (!f) {
-      f = new KernelFamily(this.device, name, source);
+      f = new KernelFamily(this.device, name, source, (r) => this.compiled.push(r));
       this.familyCache.set(name, f);
       this.pendingErrors.push(f.compileErrors);
     }
     return f;
+  }
+
+  /**
+   * Every pipeline compiled on this context so far, in order (src/gpu/kernel.ts times each one). The bench and
+   * the self-test print the slowest (compileReport).
+   */
+  compileLog(): readonly CompileRecord[] {
+    return this.compiled;
   }
 
   /** A new zero-initialized tensor. */

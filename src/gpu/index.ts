@@ -2,7 +2,14 @@
 export { acquireDevice, describeAdapter, type AdapterReport, type AcquireOptions } from './adapter';
 export { GpuContext, type TensorOptions } from './context';
 export { GpuDeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors';
-export { KernelFamily, type OverrideConstants } from './kernel';
+export {
+  COMPILE_BUDGET_MS,
+  KernelFamily,
+  compileReport,
+  slowestCompiles,
+  type CompileRecord,
+  type OverrideConstants,
+} from './kernel';
 export {
   Params,
   UniformStruct,

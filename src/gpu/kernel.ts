@@ -1,21 +1,40 @@
 // A kernel family: one WGSL file compiled once, with compute pipelines cached per entry point and set of
 // override constants. Pipelines are labelled "<family>.<entry>" so validation errors name the kernel.
+// Each pipeline's creation is timed (Dawn compiles WGSL to the driver's code when the pipeline is made): the
+// bench and the self-test print the slowest compiles, since a driver's compiler can take a minute over code
+// another compiles in milliseconds.
 
 export type OverrideConstants = Record<string, number | boolean>;
+
+/** One pipeline's compile: its label ("<family>.<entry>{constants}"), wall time and the WGSL it came from. */
+export interface CompileRecord {
+  pipeline: string;
+  family: string;
+  /** Wall time of createComputePipeline (plus the module's creation for the family's first pipeline). */
+  ms: number;
+  /** Size of the family's WGSL after template expansion, in characters. */
+  wgslChars: number;
+}
 
 export class KernelFamily {
   private readonly pipelines = new Map<string, GPUComputePipeline>();
   readonly module: GPUShaderModule;
   /** Resolves to the compiler's error messages (empty when the WGSL compiled cleanly). */
   readonly compileErrors: Promise<string[]>;
+  /** Module creation time, charged to the family's first pipeline. */
+  private moduleMs: number;
 
   constructor(
     private readonly device: GPUDevice,
     readonly name: string,
     /** The WGSL compiled (after template expansion), e.g. to tell which variant a context chose. */
     readonly source: string,
+    /** Told of every pipeline compiled (the context's compile log). */
+    private readonly onCompiled: (r: CompileRecord) => void = () => {},
   ) {
+    const t0 = performance.now();
     this.module = device.createShaderModule({ label: `${name}.wgsl`, code: source });
+    this.moduleMs = performance.now() - t0;
     this.compileErrors = this.module
       .getCompilationInfo()
       .then((info) =>
@@ -33,13 +52,39 @@ export class KernelFamily {
     if (!p) {
       const numeric: Record<string, number> = {};
       for (const k of keys) numeric[k] = Number(constants[k]);
+      const label = `${this.name}.${entry}${keys.length ? `{${keys.map((k) => `${k}=${numeric[k]}`).join(',')}}` : ''}`;
+      const t0 = performance.now();
       p = this.device.createComputePipeline({
-        label: `${this.name}.${entry}${keys.length ? `{${keys.map((k) => `${k}=${numeric[k]}`).join(',')}}` : ''}`,
+        label,
         layout: 'auto',
         compute: { module: this.module, entryPoint: entry, constants: numeric },
       });
+      const ms = performance.now() - t0 + this.moduleMs;
+      this.moduleMs = 0;
       this.pipelines.set(key, p);
+      this.onCompiled({ pipeline: label, family: this.name, ms, wgslChars: this.source.length });
     }
     return p;
   }
+}
+
+/** The compile budget per pipeline: the bench and the self-test flag any pipeline that takes longer. */
+export const COMPILE_BUDGET_MS = 2000;
+
+/** The `n` slowest compiles of a log, slowest first. */
+export function slowestCompiles(log: readonly CompileRecord[], n = 10): CompileRecord[] {
+  return [...log].sort((a, b) => b.ms - a.ms).slice(0, n);
+}
+
+/** Lines for a report: the slowest compiles, each flagged when over the budget, and the total. */
+export function compileReport(log: readonly CompileRecord[], n = 10): string[] {
+  const total = log.reduce((s, r) => s + r.ms, 0);
+  const over = log.filter((r) => r.ms > COMPILE_BUDGET_MS);
+  return [
+    `${log.length} pipelines compiled in ${(total / 1000).toFixed(1)} s; ${over.length} over the ${COMPILE_BUDGET_MS / 1000} s budget; slowest:`,
+    ...slowestCompiles(log, n).map(
+      (r) =>
+        `  ${r.ms.toFixed(0).padStart(7)} ms  ${r.pipeline}  (${r.wgslChars} WGSL chars)${r.ms > COMPILE_BUDGET_MS ? '  OVER BUDGET' : ''}`,
+    ),
+  ];
 }

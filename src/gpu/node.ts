@@ -5,11 +5,47 @@ import { existsSync } from 'node:fs';
 import { acquireDevice, type AcquireOptions } from './adapter';
 import type { GpuContext } from './context';
 import { WebGpuUnavailableError, nodeWebGpuAdvice } from './errors';
+import { SWIFTSHADER_ICD, VULKAN_DRIVERS, type VulkanDriver } from './vulkan-drivers';
 
-/** Chromium's SwiftShader Vulkan driver, used when no other Vulkan driver is configured. */
-export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+export { SWIFTSHADER_ICD, VULKAN_DRIVERS, isVulkanDriver, type VulkanDriver } from './vulkan-drivers';
+
+/**
+ * Points this process's Vulkan loader at one driver (before the first device is acquired). Throws, naming the
+ * file and the fix, when the driver is not installed: a missing driver never falls back to another one.
+ */
+export function useVulkanDriver(driver: VulkanDriver): void {
+  const { icd } = VULKAN_DRIVERS[driver];
+  if (!existsSync(icd))
+    throw new WebGpuUnavailableError(
+      `the ${driver} Vulkan driver is not installed (${icd} is missing): run \`npm run setup:system\` as root`,
+    );
+  if (dawnInstance && process.env.VK_ICD_FILENAMES !== icd)
+    throw new Error(
+      `useVulkanDriver(${driver}): Dawn already started on ${process.env.VK_ICD_FILENAMES ?? 'the default driver'}`,
+    );
+  process.env.VK_ICD_FILENAMES = icd;
+}
+
+/** Throws unless the context's adapter is `driver`'s (so a wrong or missing ICD cannot pass as the right one). */
+export function assertVulkanDriver(ctx: GpuContext, driver: VulkanDriver): void {
+  const r = ctx.report;
+  const text = `${r.vendor} ${r.architecture} ${r.device} ${r.description}`;
+  if (!VULKAN_DRIVERS[driver].adapterMatch.test(text))
+    throw new WebGpuUnavailableError(
+      `asked for the ${driver} Vulkan driver (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? ''}) but the adapter is "${text.trim()}"`,
+    );
+}
 
 let dawnInstance: GPU | undefined;
+
+/**
+ * Dawn's flags in Node. Timestamp quantization off: by default Dawn rounds GPU timestamps down to 2^16 ns (65.5 µs,
+ * against timing attacks in browsers), which on a real GPU turns most kernels' timings into 0 or 65.5 µs and the
+ * matmul autotune's ranking into noise. A Node process runs no foreign code, so the bench and the autotune get
+ * the driver's timestamps (checked: resolved timestamps stop being multiples of 65,536 ns). The page keeps the
+ * browser's quantization (the page's kernel tables on a real GPU remain coarse).
+ */
+export const DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
 
 /**
  * Acquires a device through Dawn. When VK_ICD_FILENAMES is unset and SwiftShader is installed, points the
@@ -30,7 +66,7 @@ export async function acquireNodeDevice(options: Omit<AcquireOptions, 'gpu' | 'r
   Object.assign(globalThis, webgpu.globals);
   // One Dawn instance per process, held for the process's lifetime: if it is garbage-collected while a device
   // lives, Dawn's event processing touches freed state and the process aborts.
-  dawnInstance ??= webgpu.create([]);
+  dawnInstance ??= webgpu.create(DAWN_FLAGS);
   const gpu = dawnInstance;
   try {
     return await acquireDevice({ ...options, gpu, runtime: 'node' });

@@ -91,6 +91,8 @@ export function gpuTwinCase(spec: GpuTwinCase): KernelCase {
           : ctx.fromArray(h.data as Float32Array, h.shape, { label: `${spec.name}:in${i}` }),
       );
       const gOut = outs.map((h, i) => ctx.fromArray(h.data, h.shape, { label: `${spec.name}:out${i}` }));
+      const tols = outs.map((_, i) => (Array.isArray(spec.tol) ? spec.tol[i] : spec.tol));
+      const magnitudes = tols.some((t) => t.sumTerms !== undefined) ? twinMagnitudes(spec, outs, inputs) : undefined;
       const t0 = performance.now();
       const rec = ctx.recorder(spec.name);
       spec.gpu(rec, gOut, gIn);
@@ -104,8 +106,7 @@ export function gpuTwinCase(spec: GpuTwinCase): KernelCase {
       const parts: string[] = [];
       outs.forEach((want, i) => {
         if (spec.skipOutputs?.includes(i)) return;
-        const tol = Array.isArray(spec.tol) ? spec.tol[i] : spec.tol;
-        const c = compareArrays(got[i], want.data, tol);
+        const c = compareArrays(got[i], want.data, tols[i], magnitudes?.[i]);
         pass &&= c.pass;
         maxAbsError = Math.max(maxAbsError, c.maxAbsError);
         parts.push(outs.length > 1 ? `out${i}: ${c.summary}` : c.summary);
@@ -113,6 +114,21 @@ export function gpuTwinCase(spec: GpuTwinCase): KernelCase {
       return { name: spec.name, family: spec.family, pass, summary: parts.join('; '), maxAbsError, ms };
     },
   };
+}
+
+/**
+ * Σ|terms| per output element, for tolerances with sumTerms: the twin run on the absolute values of the inputs
+ * and of the starting outputs (an accumulating kernel adds its start). Exact for sums and products of inputs
+ * (reductions, matmuls), the computations sumTerms is meant for. Integer inputs (ids) are passed as they are.
+ */
+function twinMagnitudes(spec: GpuTwinCase, outs: HostTensor<Float32Array>[], inputs: HostInput[]): Float32Array[] {
+  const abs = (h: HostTensor<Float32Array>) => host(h.data.map(Math.abs), h.shape);
+  const absOuts = outs.map(abs);
+  spec.twin(
+    absOuts,
+    inputs.map((x) => (x.data instanceof Uint32Array ? copyInput(x) : abs(x as HostTensor<Float32Array>))),
+  );
+  return absOuts.map((o) => o.data);
 }
 
 /** The common case of one output and float inputs of given shapes and scales. */

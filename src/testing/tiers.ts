@@ -3,7 +3,8 @@
 //         package, the CLI's tuned device), start the CLI in a child process (which may open one), or train the real
 //         model through a LabEngine or the train CLI in process (src/testing/train-in-process.ts); 120 s per test
 //   fast  everything else: pure logic on the CPU, no Dawn; 10 s per test (`npm run test:fast`)
-// `npm test` runs both, each file once.
+// `npm test` runs both, each file once, and the kernel and GPU-model files of the slow tier a second time on
+// lavapipe (secondDriverFiles).
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -40,4 +41,20 @@ export function testTiers(root: string): Record<Tier, string[]> {
   const out: Record<Tier, string[]> = { fast: [], slow: [] };
   for (const f of testFiles(root, join(root, 'src')).sort()) out[tierOf(readFileSync(join(root, f), 'utf8'))].push(f);
   return out;
+}
+
+/**
+ * The slow-tier files that run a second time on lavapipe (vite.config.ts's `lavapipe` project): every kernel case,
+ * the GPU layer, the GPU model and the parity fixture, so each WGSL kernel is checked on two drivers' compilers.
+ */
+export const SECOND_DRIVER_FILES: readonly RegExp[] = [
+  /^src\/kernels\/[^/]+\.test\.ts$/,
+  /^src\/gpu\/[^/]+\.test\.ts$/,
+  /^src\/model\/gpu-[^/]+\.test\.ts$/,
+  /^src\/reference\/parity\.test\.ts$/,
+];
+
+/** The slow files of `tiers` that SECOND_DRIVER_FILES names. */
+export function secondDriverFiles(tiers: Record<Tier, string[]>): string[] {
+  return tiers.slow.filter((f) => SECOND_DRIVER_FILES.some((re) => re.test(f)));
 }

@@ -1,0 +1,137 @@
+// The real-size section of the bench: one GRPO step (rollouts + update) of the full SmolLM2-135M architecture
+// (30 layers, hidden 576, 9/3 heads, head dim 64, intermediate 1536, vocabulary 49,152, tied; random weights),
+// with LoRA and with full fine-tuning, driven as every run is (a RunSession over a Hugging Face folder served from
+// memory, so the weights load through the checkpoint path and keep the dtype the run's config gives them). Reports
+// s/step, tokens/s, the peak of the GPU tensor bytes (GpuContext.tensorBytes, what the memory-measured test
+// compares with the plan) and the pipelines' compile time. On a CPU adapter (SwiftShader, lavapipe) the batch is
+// small so a step takes minutes; on a GPU it is the issue's 8 prompts x 8 completions x 256 new tokens.
+
+import type { GpuContext } from '../gpu';
+import { compileReport } from '../gpu/kernel';
+import { NO_SINK, RunSession } from '../engine/run-session';
+import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
+import { encodeCheckpoint } from '../model/checkpoint';
+import { parameterCount, type ModelConfig } from '../model/config';
+import { SMOLLM2_135M } from '../model/real-models.fixture';
+import { buildCharTokenizerJson } from '../model/tokenizer';
+import { resolveConfig } from '../rl/config';
+import { benchParams } from './step';
+import type { GrpoShape } from './grpo';
+import type { RealSizeResult } from './report';
+
+/** The name the in-memory folder is served under (checkpoints/<name>/). */
+const FOLDER = 'real-size-smollm2-135m';
+
+/** The batch of one real-size step: small on a CPU adapter, the issue's on a GPU. */
+export function realSizeShape(ctx: GpuContext, quick = false): GrpoShape {
+  if (quick) return { prompts: 1, generations: 2, maxTokens: 4 };
+  return ctx.report.isFallbackAdapter
+    ? { prompts: 2, generations: 2, maxTokens: 16 }
+    : { prompts: 8, generations: 8, maxTokens: 256 };
+}
+
+/** Serves one Hugging Face folder from memory (config.json, model.safetensors) and the character tokenizer. */
+function memoryFolder(files: Record<string, string | Uint8Array>): AssetLoader {
+  const get = (path: string) => {
+    const name = path.startsWith(`checkpoints/${FOLDER}/`) ? path.slice(`checkpoints/${FOLDER}/`.length) : null;
+    const f = name !== null ? files[name] : undefined;
+    if (f !== undefined) return f;
+    if (path === CHAR_TOKENIZER_PATH) return JSON.stringify(buildCharTokenizerJson());
+    throw new Error(`the real-size bench has no file ${path}`);
+  };
+  return {
+    text: async (path) => {
+      const f = get(path);
+      return typeof f === 'string' ? f : new TextDecoder().decode(f);
+    },
+    bytes: async (path) => {
+      const f = get(path);
+      return typeof f === 'string' ? new TextEncoder().encode(f) : f;
+    },
+  };
+}
+
+/** A random model's folder in memory, and its architecture. */
+export interface RealSizeFolder {
+  assets: AssetLoader;
+  model: ModelConfig;
+}
+
+/**
+ * The random SmolLM2-135M folder (f32 safetensors; the run's config decides how the weights are stored), or a
+ * folder of another architecture (a test runs the section on a narrow one).
+ */
+export function realSizeFolder(model: ModelConfig = SMOLLM2_135M): RealSizeFolder {
+  const { safetensors, configJson } = encodeCheckpoint({
+    config: model,
+    params: benchParams(model),
+    // The character vocabulary's ids (tokenizer.ts's CHAR_SPECIAL_TOKENS order), the tokenizer the run falls back to.
+    special: { padId: 0, bosId: 1, eosId: 2 },
+    metadata: { made_by: 'the real-size bench: random weights' },
+  });
+  return { assets: memoryFolder({ 'config.json': configJson, 'model.safetensors': safetensors }), model };
+}
+
+/**
+ * Two GRPO steps of the real-size model in one mode: the first compiles the pipelines, the second is measured.
+ * `folder` is shared between modes (building it encodes 135M weights).
+ */
+export async function benchRealSizeStep(
+  ctx: GpuContext,
+  mode: 'lora' | 'full',
+  shape: GrpoShape,
+  folder: RealSizeFolder,
+  progress: (m: string) => void = () => {},
+): Promise<RealSizeResult> {
+  const config = resolveConfig('grpo', {
+    checkpoint: FOLDER,
+    task: 'copy',
+    train_batch_size: shape.prompts,
+    num_generations: shape.generations,
+    max_completion_length: shape.maxTokens,
+    steps: 2,
+    eval_every: 0,
+    seed: 1,
+    ...(mode === 'lora' ? { lora_rank: 8 } : {}),
+  });
+  const compiledBefore = ctx.compileLog().length;
+  const liveBefore = ctx.tensorBytes().live;
+  ctx.resetTensorPeak();
+  const session = await RunSession.open(
+    { config, backend: 'webgpu', divergence: 'stop', inspectGroups: 0 },
+    { assets: folder.assets, sink: NO_SINK, device: async () => ctx },
+  );
+  const metrics: Record<string, number>[] = [];
+  const wall: number[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      progress(`real size, ${mode}: step ${i + 1} of 2${i === 0 ? ' (compiles the pipelines)' : ''}`);
+      const t0 = performance.now();
+      const o = await session.runStep();
+      wall.push((performance.now() - t0) / 1000);
+      if (o.kind === 'diverged') throw new Error(o.message);
+      metrics.push(o.records[o.records.length - 1].metrics);
+    }
+  } finally {
+    session.destroy();
+  }
+  const peakBytes = ctx.tensorBytes().peak - liveBefore;
+  const compiled = ctx.compileLog().slice(compiledBefore);
+  const m = metrics[1];
+  const phases: Record<string, number> = {};
+  for (const [k, v] of Object.entries(m)) if (k.startsWith('timing_s/')) phases[k.slice('timing_s/'.length)] = v;
+  return {
+    mode,
+    shape: `${shape.prompts} prompts x ${shape.generations} completions, up to ${shape.maxTokens} new tokens`,
+    parameters: parameterCount(folder.model),
+    firstStepS: wall[0],
+    stepS: wall[1],
+    rolloutTokensPerS: m['perf/rollout_tokens_per_s'] ?? Number.NaN,
+    trainTokensPerS: m['perf/train_tokens_per_s'] ?? Number.NaN,
+    phases,
+    peakBytes,
+    pipelines: compiled.length,
+    compileS: compiled.reduce((s, r) => s + r.ms, 0) / 1000,
+    slowestCompiles: compileReport(compiled, 5),
+  };
+}
