@@ -84,11 +84,11 @@ if [ ${#missing[@]} -eq 0 ] && [ $need_lavapipe -eq 1 ]; then
     exit 1
   fi
   if [ "$(id -u)" -ne 0 ]; then
-    echo "setup-system: missing Mesa 25's lavapipe (the Vitest lavapipe project needs it). This script installs it only as root: sudo npm run setup:system" >&2
-    exit 1
+    echo "setup-system: note: missing Mesa 25's lavapipe (npm run test:lavapipe needs it; npm test does not). This script installs it only as root: sudo npm run setup:system" >&2
+    exit 0
   fi
   export DEBIAN_FRONTEND=noninteractive
-  install_lavapipe || exit 1
+  install_lavapipe || echo "setup-system: note: lavapipe was not installed; npm test does not need it, npm run test:lavapipe does." >&2
   exit 0
 fi
 
@@ -143,4 +143,6 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup-system: installed ${missing[*]}."
-if [ $need_lavapipe -eq 1 ]; then install_lavapipe || exit 1; fi
+if [ $need_lavapipe -eq 1 ]; then
+  install_lavapipe || echo "setup-system: note: lavapipe was not installed; npm test does not need it, npm run test:lavapipe does." >&2
+fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite on a fresh machine. Installs missing system packages (scripts/setup-system.sh),
-# typechecks, runs the Node tier (Vitest: GPU kernels through Dawn on SwiftShader, twins, tasks, model; the kernel,
-# GPU-layer and GPU-model files a second time on lavapipe, the `lavapipe` project), then the browser tier
+# typechecks, runs the Node tier (Vitest: GPU kernels through Dawn on SwiftShader, twins, tasks, model; the second
+# driver, lavapipe, is `npm run test:lavapipe`, not part of this), then the browser tier
 # (Playwright in Debian's Chromium with WebGPU), and prints one closing line with the totals.
 set -uo pipefail
 cd "$(dirname "$0")/.."
