@@ -68,9 +68,7 @@ function freqTensor(ctx: GpuContext, spec: RopeFrequencySpec, HD: number): Tenso
   let byKey = tables.get(ctx);
   if (!byKey) tables.set(ctx, (byKey = new Map()));
   const s = spec.scaling;
-  const scaled = s
-    ? `,llama3=${s.factor}/${s.lowFreqFactor}/${s.highFreqFactor}/${s.originalMaxPositions}`
-    : '';
+  const scaled = s ? `,llama3=${s.factor}/${s.lowFreqFactor}/${s.highFreqFactor}/${s.originalMaxPositions}` : '';
   const key = `theta=${spec.theta},HD=${HD}${scaled}`;
   let t = byKey.get(key);
   if (!t) {

@@ -89,7 +89,9 @@ export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown
   const rs = c.ropeScaling as ModelConfig['ropeScaling'] | null | undefined;
   if (rs !== undefined) {
     if (typeof rs !== 'object' || rs === null || rs.ropeType !== 'llama3')
-      problems.push(`ropeScaling: only Llama 3 scaling ({ropeType: "llama3", ...}) is supported, got ${JSON.stringify(rs)}`);
+      problems.push(
+        `ropeScaling: only Llama 3 scaling ({ropeType: "llama3", ...}) is supported, got ${JSON.stringify(rs)}`,
+      );
     else problems.push(...llama3ScalingProblems(rs).map((p) => `ropeScaling: ${p}`));
   }
   if (problems.length) return problems;

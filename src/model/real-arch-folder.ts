@@ -52,7 +52,10 @@ function layoutFor(name: RealModelName, vocabSize: number): TokenizerLayout {
     case 'qwen3-0.6b': {
       // Qwen: 151,643 regular tokens, then <|endoftext|>, <|im_start|>, <|im_end|> (vocab_size pads past them).
       const first = 151_643;
-      const specials = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'].map((content, i) => ({ id: first + i, content }));
+      const specials = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'].map((content, i) => ({
+        id: first + i,
+        content,
+      }));
       return {
         specials,
         bos: null,
@@ -243,7 +246,9 @@ export function buildRealArchFolder(name: RealModelName, opts: RealArchOptions =
   const tokenizerConfig: Record<string, unknown> = {
     add_bos_token: layout.addBos,
     add_eos_token: false,
-    added_tokens_decoder: Object.fromEntries(layout.specials.map((s) => [String(s.id), { ...added(s), id: undefined }])),
+    added_tokens_decoder: Object.fromEntries(
+      layout.specials.map((s) => [String(s.id), { ...added(s), id: undefined }]),
+    ),
     bos_token: layout.bos,
     clean_up_tokenization_spaces: false,
     eos_token: layout.eos,
@@ -254,7 +259,10 @@ export function buildRealArchFolder(name: RealModelName, opts: RealArchOptions =
   if (layout.chatTemplate) tokenizerConfig.chat_template = layout.chatTemplate;
   const files: TinyFolder = {
     'config.json': text(configJson),
-    'model.safetensors': writeSafetensors(tensors, { format: 'pt', made_by: 'npm run real-arch-folders (random weights)' }),
+    'model.safetensors': writeSafetensors(tensors, {
+      format: 'pt',
+      made_by: 'npm run real-arch-folders (random weights)',
+    }),
     'tokenizer.json': text(tokenizerJson(layout, regularCount)),
     'tokenizer_config.json': text(tokenizerConfig),
     'generation_config.json': text({
