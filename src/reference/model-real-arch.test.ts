@@ -55,7 +55,13 @@ describe('rope with Llama 3 scaling', () => {
     const loss = () => (ropeForward(out, x, opts), weightedSum(out.data, w.data));
     const dx = host(new Float64Array(numel(shape)), shape);
     ropeBackward(dx, w, opts);
-    expectGrad('dx', dx.data, loss, x.data, Array.from({ length: x.data.length }, (_, i) => i));
+    expectGrad(
+      'dx',
+      dx.data,
+      loss,
+      x.data,
+      Array.from({ length: x.data.length }, (_, i) => i),
+    );
   });
 
   it('differs from plain RoPE only on the pairs the scaling slows', () => {
