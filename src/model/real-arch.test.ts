@@ -210,11 +210,16 @@ describe('random folders at real widths, head dims and vocabularies', () => {
       const built = buildRealArchFolder(name, { layers });
       const { ck, tokenizer } = await loadHfFolder(memoryReader(built.files));
       const tLoad = performance.now();
+      const log = (what: string, since: number) =>
+        console.log(`${name} x${layers}: ${what} ${((performance.now() - since) / 1000).toFixed(1)} s`);
+      log('build + load', t0);
       expect(ck.config).toEqual(built.config);
       expect(ck.config.nLayers).toBe(layers);
       expect(tokenizer.vocabSize).toBeLessThanOrEqual(ck.config.vocabSize);
       // BF16 on disk: the loader's f32 copy is exactly the rounded weights.
-      for (const [tensor, data] of Object.entries(built.params)) expect(ck.params[tensor], tensor).toEqual(data);
+      const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+      for (const [tensor, data] of Object.entries(built.params))
+        expect(bytes(ck.params[tensor]).equals(bytes(data)), `${tensor} differs from what was written`).toBe(true);
 
       // Greedy generation: GPU (KV cache, LoRA adapters at B = 0 so no base gradients are allocated) vs the CPU.
       const prompts = ['addition:12+34=', 'sort:5281='].map((p) => encodePrompt(tokenizer, p));
@@ -233,6 +238,7 @@ describe('random folders at real widths, head dims and vocabularies', () => {
       gpu.destroy();
       expect(Array.from(got.tokens)).toEqual(referenceGreedy(ck.config, ck.params, prompts, S).flat());
       const tGenerate = performance.now();
+      log('greedy parity (GPU and CPU)', tLoad);
 
       // Two GRPO steps with LoRA through the trainer.
       const config = resolveConfig('grpo', {
