@@ -223,84 +223,91 @@ function memoryReader(files: TinyFolder): FolderReader {
   };
 }
 
+/**
+ * SmolLM2-135M runs in every slow-tier run. The three vocabularies of 128k-152k tokens take minutes each on a
+ * software adapter (SwiftShader on two cores), so they run when REAL_ARCH_TESTS=all is set (and show as skipped
+ * otherwise); their features are covered at small widths above in every run.
+ */
+const ALL_ARCHS = process.env.REAL_ARCH_TESTS === 'all';
+
 describe('random folders at real widths, head dims and vocabularies', () => {
-  const archs: { name: RealModelName; layers: number }[] = [
-    { name: 'smollm2-135m', layers: 2 },
-    { name: 'qwen2.5-0.5b', layers: 1 },
-    { name: 'qwen3-0.6b', layers: 1 },
-    { name: 'llama-3.2-1b', layers: 1 },
+  const archs: { name: RealModelName; layers: number; always: boolean }[] = [
+    { name: 'smollm2-135m', layers: 2, always: true },
+    { name: 'qwen2.5-0.5b', layers: 1, always: false },
+    { name: 'qwen3-0.6b', layers: 1, always: false },
+    { name: 'llama-3.2-1b', layers: 1, always: false },
   ];
 
-  it.each(archs)(
-    '$name ($layers layers): loads, GPU greedy = CPU reference, two GRPO steps with LoRA give finite metrics',
-    async ({ name, layers }) => {
-      const t0 = performance.now();
-      const built = buildRealArchFolder(name, { layers });
-      const { ck, tokenizer } = await loadHfFolder(memoryReader(built.files));
-      const tLoad = performance.now();
-      const log = (what: string, since: number) =>
-        console.log(`${name} x${layers}: ${what} ${((performance.now() - since) / 1000).toFixed(1)} s`);
-      log('build + load', t0);
-      expect(ck.config).toEqual(built.config);
-      expect(ck.config.nLayers).toBe(layers);
-      expect(tokenizer.vocabSize).toBeLessThanOrEqual(ck.config.vocabSize);
-      // BF16 on disk: the loader's f32 copy is exactly the rounded weights.
-      const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-      for (const [tensor, data] of Object.entries(built.params))
-        expect(bytes(ck.params[tensor]).equals(bytes(data)), `${tensor} differs from what was written`).toBe(true);
+  const title =
+    '$name ($layers layers): loads, GPU greedy = CPU reference, two GRPO steps with LoRA give finite metrics';
+  const check = async ({ name, layers }: { name: RealModelName; layers: number }) => {
+    const t0 = performance.now();
+    const built = buildRealArchFolder(name, { layers });
+    const { ck, tokenizer } = await loadHfFolder(memoryReader(built.files));
+    const tLoad = performance.now();
+    const log = (what: string, since: number) =>
+      console.log(`${name} x${layers}: ${what} ${((performance.now() - since) / 1000).toFixed(1)} s`);
+    log('build + load', t0);
+    expect(ck.config).toEqual(built.config);
+    expect(ck.config.nLayers).toBe(layers);
+    expect(tokenizer.vocabSize).toBeLessThanOrEqual(ck.config.vocabSize);
+    // BF16 on disk: the loader's f32 copy is exactly the rounded weights.
+    const bytes = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    for (const [tensor, data] of Object.entries(built.params))
+      expect(bytes(ck.params[tensor]).equals(bytes(data)), `${tensor} differs from what was written`).toBe(true);
 
-      // Greedy generation: GPU (KV cache, LoRA adapters at B = 0 so no base gradients are allocated) vs the CPU.
-      const prompts = ['addition:12+34=', 'sort:5281='].map((p) => encodePrompt(tokenizer, p));
-      const S = 4;
-      const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] };
-      const zeroAdapters = Object.fromEntries(
-        loraShapes(ck.config, spec).map(({ name: n, shape }) => [n, new Float32Array(shape[0] * shape[1])]),
-      );
-      const gpu = GpuPolicy.create(ctx, ck.config, ck.params, prompts.length, { spec, adapters: zeroAdapters });
-      const got = await gpu.generate(prompts, {
-        maxNewTokens: S,
-        sampler: { temperature: 1, greedy: true, seed: 0 },
-        eosId: ck.config.vocabSize + 1,
-        padId: tokenizer.padId,
-      });
-      gpu.destroy();
-      expectGreedyUnderReference(ck.config, ck.params, prompts, Array.from(got.tokens), S);
-      const tGenerate = performance.now();
-      log('greedy parity (GPU and CPU)', tLoad);
+    // Greedy generation: GPU (KV cache, LoRA adapters at B = 0 so no base gradients are allocated) vs the CPU.
+    const prompts = ['addition:12+34=', 'sort:5281='].map((p) => encodePrompt(tokenizer, p));
+    const S = 4;
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj'] };
+    const zeroAdapters = Object.fromEntries(
+      loraShapes(ck.config, spec).map(({ name: n, shape }) => [n, new Float32Array(shape[0] * shape[1])]),
+    );
+    const gpu = GpuPolicy.create(ctx, ck.config, ck.params, prompts.length, { spec, adapters: zeroAdapters });
+    const got = await gpu.generate(prompts, {
+      maxNewTokens: S,
+      sampler: { temperature: 1, greedy: true, seed: 0 },
+      eosId: ck.config.vocabSize + 1,
+      padId: tokenizer.padId,
+    });
+    gpu.destroy();
+    expectGreedyUnderReference(ck.config, ck.params, prompts, Array.from(got.tokens), S);
+    const tGenerate = performance.now();
+    log('greedy parity (GPU and CPU)', tLoad);
 
-      // Two GRPO steps with LoRA through the trainer.
-      const config = resolveConfig('grpo', {
-        task: 'addition',
-        difficulty: 1,
-        train_batch_size: 2,
-        num_generations: 2,
-        steps: 2,
-        eval_every: 0,
-        seed: 3,
-        max_completion_length: 4,
-        beta: 0,
-        lora_rank: 4,
-        entropy_coef: 0.01,
-      });
-      const trainer = await Trainer.create({
-        config,
-        init: { config: ck.config, params: ck.params },
-        tokenizer,
-        backend: { kind: 'webgpu', ctx },
-      });
-      const records = [];
-      for await (const r of trainer.run()) records.push(r);
-      trainer.destroy();
-      expect(records.length).toBeGreaterThanOrEqual(2);
-      for (const r of records) {
-        expect(Number.isFinite(r.metrics.loss), `loss ${r.metrics.loss}`).toBe(true);
-        expect(Number.isFinite(r.metrics.grad_norm), `grad_norm ${r.metrics.grad_norm}`).toBe(true);
-      }
-      const tEnd = performance.now();
-      console.log(
-        `${name} x${layers} layers: build+load ${((tLoad - t0) / 1000).toFixed(1)} s, greedy parity ${((tGenerate - tLoad) / 1000).toFixed(1)} s, 2 GRPO steps with LoRA ${((tEnd - tGenerate) / 1000).toFixed(1)} s`,
-      );
-    },
-    600_000,
-  );
+    // Two GRPO steps with LoRA through the trainer.
+    const config = resolveConfig('grpo', {
+      task: 'addition',
+      difficulty: 1,
+      train_batch_size: 2,
+      num_generations: 2,
+      steps: 2,
+      eval_every: 0,
+      seed: 3,
+      max_completion_length: 4,
+      beta: 0,
+      lora_rank: 4,
+      entropy_coef: 0.01,
+    });
+    const trainer = await Trainer.create({
+      config,
+      init: { config: ck.config, params: ck.params },
+      tokenizer,
+      backend: { kind: 'webgpu', ctx },
+    });
+    const records = [];
+    for await (const r of trainer.run()) records.push(r);
+    trainer.destroy();
+    expect(records.length).toBeGreaterThanOrEqual(2);
+    for (const r of records) {
+      expect(Number.isFinite(r.metrics.loss), `loss ${r.metrics.loss}`).toBe(true);
+      expect(Number.isFinite(r.metrics.grad_norm), `grad_norm ${r.metrics.grad_norm}`).toBe(true);
+    }
+    const tEnd = performance.now();
+    console.log(
+      `${name} x${layers} layers: build+load ${((tLoad - t0) / 1000).toFixed(1)} s, greedy parity ${((tGenerate - tLoad) / 1000).toFixed(1)} s, 2 GRPO steps with LoRA ${((tEnd - tGenerate) / 1000).toFixed(1)} s`,
+    );
+  };
+  it.each(archs.filter((a) => a.always))(title, check, 600_000);
+  it.runIf(ALL_ARCHS).each(archs.filter((a) => !a.always))(title, check, 600_000);
 });
