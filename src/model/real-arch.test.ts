@@ -309,5 +309,5 @@ describe('random folders at real widths, head dims and vocabularies', () => {
     );
   };
   it.each(archs.filter((a) => a.always))(title, check, 600_000);
-  it.runIf(ALL_ARCHS).each(archs.filter((a) => !a.always))(title, check, 600_000);
+  it.runIf(ALL_ARCHS).each(archs.filter((a) => !a.always))(title, check, 1_800_000);
 });
