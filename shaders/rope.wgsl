@@ -1,6 +1,8 @@
 // rope: rotary position embedding in Hugging Face Llama's rotate_half convention on (B,T,H,HD) tensors
 // (H = NH for queries, NKV for keys): every pair (x_i, x_{i+HD/2}) of every head is rotated by the angle
-// pos * inv_freq[i], inv_freq[i] = theta^(-2i/HD); the backward rotates by the opposite angle. Not attention.
+// pos * inv_freq[i], inv_freq[i] = theta^(-2i/HD) (Llama 3 rescaled when the model asks: the wrapper builds the
+// table from src/core/rope-frequencies.ts, so the shader is the same); the backward rotates by the opposite angle.
+// Not attention.
 // Entry points, all (out, freqs, x[, positions]) with out = dx in the backward:
 //   rope_forward, rope_backward                                   position of token (b, t) = posOffset + t
 //   rope_forward_positions, rope_backward_positions               position = positions[b*T + t]

@@ -22,6 +22,8 @@ export interface LoraDims {
   nHeads: number;
   nKvHeads: number;
   dFF: number;
+  /** HD when it is not dModel / nHeads (ModelDims.headDim). */
+  headDim?: number;
 }
 
 /** s = alpha / r, the factor on the adapter's output. */
@@ -53,7 +55,7 @@ export function loraNames(l: number, t: LoraTarget): { A: string; B: string } {
 
 /** (out, in) of a projection's weight. */
 export function projectionShape(d: LoraDims, t: LoraTarget): [number, number] {
-  const HD = d.dModel / d.nHeads;
+  const HD = d.headDim ?? d.dModel / d.nHeads;
   switch (t) {
     case 'q_proj':
       return [d.nHeads * HD, d.dModel];

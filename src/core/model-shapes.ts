@@ -4,6 +4,7 @@
 
 import type { FloatArray, HostTensor } from './host-tensor';
 import type { Rng } from './random';
+import type { Llama3RopeScaling } from './rope-frequencies';
 
 /** The architecture numbers of a Llama-style decoder (src/model/config.ts validates and extends them). */
 export interface ModelDims {
@@ -13,7 +14,7 @@ export interface ModelDims {
   dModel: number;
   /** L: decoder layers. */
   nLayers: number;
-  /** NH: query heads; head dim HD = dModel / nHeads. */
+  /** NH: query heads; head dim HD = headDim, or dModel / nHeads when absent. */
   nHeads: number;
   /** NKV: key/value heads (grouped-query attention); divides nHeads. */
   nKvHeads: number;
@@ -30,16 +31,29 @@ export interface ModelDims {
    * Absent or false: the Llama layout, no bias tensors and no bias kernels.
    */
   qkvBias?: boolean;
+  /**
+   * HD when it is not dModel / nHeads (Qwen3-0.6B: 128 with dModel 1024 and 16 heads; HF head_dim). Absent: the
+   * Llama rule HD = dModel / nHeads.
+   */
+  headDim?: number;
+  /**
+   * Per-head RMSNorm of q and k after the projection and before RoPE (Qwen3: `self_attn.q_norm.weight`,
+   * `self_attn.k_norm.weight`, shape HD, epsilon normEps). Absent or false: no such norm.
+   */
+  qkNorm?: boolean;
+  /** Llama 3 RoPE frequency scaling (HF rope_scaling of rope_type "llama3"); absent: plain RoPE. */
+  ropeScaling?: Llama3RopeScaling;
 }
 
 /** Parameters (or their gradients) keyed by Hugging Face tensor name, in HF shapes (Linear weights are (out, in)). */
 export type ModelParams = Record<string, HostTensor>;
 
-/** Head dim HD = C / NH, checked. */
-export function headDim(d: ModelDims): number {
-  if (d.dModel % d.nHeads !== 0) throw new Error(`model: dModel ${d.dModel} is not a multiple of nHeads ${d.nHeads}`);
+/** Head dim HD: the explicit headDim, else C / NH (checked). */
+export function headDim(d: Pick<ModelDims, 'dModel' | 'nHeads' | 'nKvHeads' | 'headDim'>): number {
   if (d.nHeads % d.nKvHeads !== 0)
     throw new Error(`model: nHeads ${d.nHeads} is not a multiple of nKvHeads ${d.nKvHeads}`);
+  if (d.headDim !== undefined) return d.headDim;
+  if (d.dModel % d.nHeads !== 0) throw new Error(`model: dModel ${d.dModel} is not a multiple of nHeads ${d.nHeads}`);
   return d.dModel / d.nHeads;
 }
 
@@ -59,6 +73,12 @@ export function paramShapes(d: ModelDims): { name: string; shape: number[] }[] {
       { name: `${p}self_attn.v_proj.weight`, shape: [d.nKvHeads * HD, C] },
       ...(d.qkvBias ? [{ name: `${p}self_attn.v_proj.bias`, shape: [d.nKvHeads * HD] }] : []),
       { name: `${p}self_attn.o_proj.weight`, shape: [C, d.nHeads * HD] },
+      ...(d.qkNorm
+        ? [
+            { name: `${p}self_attn.q_norm.weight`, shape: [HD] },
+            { name: `${p}self_attn.k_norm.weight`, shape: [HD] },
+          ]
+        : []),
       { name: `${p}post_attention_layernorm.weight`, shape: [C] },
       { name: `${p}mlp.gate_proj.weight`, shape: [d.dFF, C] },
       { name: `${p}mlp.up_proj.weight`, shape: [d.dFF, C] },
@@ -72,7 +92,7 @@ export function paramShapes(d: ModelDims): { name: string; shape: number[] }[] {
 
 /** True for an RMSNorm gain (a 1-D weight that multiplies), false for matrices and biases. */
 function isNormGain(name: string): boolean {
-  return name.endsWith('layernorm.weight') || name === 'model.norm.weight';
+  return name.endsWith('layernorm.weight') || name.endsWith('_norm.weight') || name === 'model.norm.weight';
 }
 
 /**

@@ -101,6 +101,9 @@ function rmsnormCases(): KernelCase[] {
     { rows: [5, 13], C: 3, eps: 1e-5 },
     { rows: [5, 13], C: 64, eps: 1e-6 },
     { rows: [8, 512], C: 17, eps: 1e-5 }, // dWeight sums 4096 rows
+    // Qwen3's q/k norm: rows are (B*T*heads) of head dim (B=3, T=7, 16 query heads of 128; 1 x 5 x 8 kv heads).
+    { rows: [3, 7 * 16], C: 128, eps: 1e-6 },
+    { rows: [1, 5 * 8], C: 128, eps: 1e-6 },
     // Lane edges: (1, N) rows of C channels, N one row past a full workgroup of the layout.
     ...rowEdgeShapes().map(([N, C]) => ({ rows: [1, N] as [number, number], C, eps: 1e-5, edge: true })),
   ];
@@ -162,7 +165,18 @@ interface RopeCase {
   /** Explicit positions, random in [0, maxPos). */
   maxPos?: number;
   inPlace?: boolean;
+  /** Llama 3 frequency scaling (kernel and twin read the same host-built frequencies). */
+  scaling?: refRope.RopeOptions['scaling'];
 }
+
+/** Llama 3.2's scaling (factor 32, bands at 8192 / 4 and 8192 / 1): at HD 64 and theta 500000 all three bands hold pairs. */
+const LLAMA32_SCALING = {
+  ropeType: 'llama3',
+  factor: 32,
+  lowFreqFactor: 1,
+  highFreqFactor: 4,
+  originalMaxPositions: 8192,
+} as const;
 
 function ropeCases(): KernelCase[] {
   const shapes: RopeCase[] = [
@@ -177,6 +191,9 @@ function ropeCases(): KernelCase[] {
     { shape: [5, 13, 1, 16], posOffset: 4000, theta: 500000 },
     { shape: [1, 7, 4, 16], maxPos: 1_000_000 },
     { shape: [1, 65, 1, 6], maxPos: 2 ** 24 },
+    { shape: [1, 7, 3, 64], maxPos: 131_072, theta: 500_000, scaling: LLAMA32_SCALING },
+    { shape: [5, 13, 2, 64], posOffset: 9000, theta: 500_000, scaling: LLAMA32_SCALING, inPlace: true },
+    { shape: [1, 3, 2, 128], posOffset: 3, theta: 1_000_000, scaling: { ...LLAMA32_SCALING, factor: 8 } },
   ];
   const cases: KernelCase[] = [];
   for (const dir of ['forward', 'backward'] as const) {
@@ -187,7 +204,8 @@ function ropeCases(): KernelCase[] {
         `${dir === 'forward' ? 'ropeForward' : 'ropeBackward'} B=${B} T=${T} H=${H} HD=${HD}` +
         (s.theta ? ` theta=${theta}` : '') +
         (s.maxPos ? ` positions<${s.maxPos}` : ` posOffset=${s.posOffset ?? 0}`) +
-        (s.inPlace ? ' in place' : '');
+        (s.inPlace ? ' in place' : '') +
+        (s.scaling ? ` llama3 x${s.scaling.factor}` : '');
       const gpuFn = dir === 'forward' ? rope.ropeForward : rope.ropeBackward;
       const twinFn = dir === 'forward' ? refRope.ropeForward : refRope.ropeBackward;
       cases.push(
@@ -201,7 +219,12 @@ function ropeCases(): KernelCase[] {
           },
           outputs: [{ shape: s.shape, random: true }],
           gpu: (rec: Recorder, [out], [x, positions]) => {
-            const opts = { theta, posOffset: s.posOffset, positions: positions ? gpuU32(positions) : undefined };
+            const opts = {
+              theta,
+              scaling: s.scaling,
+              posOffset: s.posOffset,
+              positions: positions ? gpuU32(positions) : undefined,
+            };
             if (s.inPlace) {
               rec.copy(out, x);
               gpuFn(rec, out, out, opts);
@@ -210,7 +233,12 @@ function ropeCases(): KernelCase[] {
             }
           },
           twin: ([out], [x, positions]) =>
-            twinFn(out, f32(x), { theta, posOffset: s.posOffset, positions: positions ? u32(positions) : undefined }),
+            twinFn(out, f32(x), {
+              theta,
+              scaling: s.scaling,
+              posOffset: s.posOffset,
+              positions: positions ? u32(positions) : undefined,
+            }),
           tol: TOL,
         }),
       );

@@ -8,12 +8,15 @@
 
 import raw from '../../shaders/rope.wgsl?raw';
 import { declareShader, grid, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { ropeInverseFrequencies, type Llama3RopeScaling, type RopeFrequencySpec } from '../core/rope-frequencies';
 
 const WG = 64;
 
 export interface GpuRopeOptions {
   /** RoPE base (HF `rope_theta`, e.g. 10000). inv_freq[i] = theta^(-2i/HD) for i < HD/2. */
   theta: number;
+  /** Llama 3 frequency scaling (HF rope_scaling, rope_type llama3); absent: plain inv_freq. */
+  scaling?: Llama3RopeScaling;
   /** Position of token t is posOffset + t (default 0): the number of tokens already in the KV cache. */
   posOffset?: number;
   /** Explicit position of every token, (B*T) u32; overrides posOffset, as in the twin. */
@@ -33,10 +36,12 @@ const PARAMS = uniforms('Params', {
 export const ROPE_SHADER = declareShader('rope.wgsl', raw, { uniforms: [PARAMS], consts: { TABLE_STRIDE } });
 
 /**
- * The shader's frequency table for (theta, HD): per pair i, the turn rate f = theta^(-2i/HD) / 2pi as
- * A = frac(4096 f) and B = f, each split into three chunks of 12 significant bits (exact in f32). Exported for tests.
+ * The shader's frequency table for (theta, scaling, HD): per pair i, the turn rate f = inv_freq[i] / 2pi
+ * (ropeInverseFrequencies: theta^(-2i/HD), Llama 3 scaled when asked) as A = frac(4096 f) and B = f, each split
+ * into three chunks of 12 significant bits (exact in f32). Exported for tests.
  */
-export function ropeFreqTable(theta: number, HD: number): Float32Array {
+export function ropeFreqTable(spec: RopeFrequencySpec | number, HD: number): Float32Array {
+  const invFreq = ropeInverseFrequencies(typeof spec === 'number' ? { theta: spec } : spec, HD);
   const half = HD / 2;
   const table = new Float32Array(half * TABLE_STRIDE);
   const split = (v: number, out: number) => {
@@ -49,7 +54,7 @@ export function ropeFreqTable(theta: number, HD: number): Float32Array {
     }
   };
   for (let i = 0; i < half; i++) {
-    const f = Math.pow(theta, (-2 * i) / HD) / (2 * Math.PI); // the twin's inv_freq, in turns
+    const f = invFreq[i] / (2 * Math.PI); // the twin's inv_freq, in turns
     const a = 4096 * f;
     split(a - Math.floor(a), i * TABLE_STRIDE);
     split(f, i * TABLE_STRIDE + 3);
@@ -59,15 +64,15 @@ export function ropeFreqTable(theta: number, HD: number): Float32Array {
 
 const tables = new WeakMap<GpuContext, Map<string, Tensor>>();
 
-function freqTensor(ctx: GpuContext, theta: number, HD: number): Tensor {
+function freqTensor(ctx: GpuContext, spec: RopeFrequencySpec, HD: number): Tensor {
   let byKey = tables.get(ctx);
   if (!byKey) tables.set(ctx, (byKey = new Map()));
-  const key = `${theta}/${HD}`;
+  const s = spec.scaling;
+  const scaled = s ? `,llama3=${s.factor}/${s.lowFreqFactor}/${s.highFreqFactor}/${s.originalMaxPositions}` : '';
+  const key = `theta=${spec.theta},HD=${HD}${scaled}`;
   let t = byKey.get(key);
   if (!t) {
-    t = ctx.fromArray(ropeFreqTable(theta, HD), [HD / 2, TABLE_STRIDE], {
-      label: `rope.freqs[theta=${theta},HD=${HD}]`,
-    });
+    t = ctx.fromArray(ropeFreqTable(spec, HD), [HD / 2, TABLE_STRIDE], { label: `rope.freqs[${key}]` });
     byKey.set(key, t);
   }
   return t;
@@ -109,7 +114,7 @@ function rotate(
   }
   const N = B * T;
   const half = HD / 2;
-  const freqs = freqTensor(rec.ctx, opts.theta, HD);
+  const freqs = freqTensor(rec.ctx, { theta: opts.theta, scaling: opts.scaling }, HD);
   const entry = `rope_${dir}${inPlace ? '_inplace' : ''}${pos ? '_positions' : ''}`;
   const bindings = [out, freqs, ...(inPlace ? [] : [x]), ...(pos ? [pos] : [])];
   rec.dispatch({

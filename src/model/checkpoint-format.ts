@@ -1,20 +1,36 @@
 // Hugging Face Llama checkpoint naming: the config.json subset for LlamaForCausalLM (and Qwen2ForCausalLM, a Llama
-// with q/k/v projection biases), the tensor names and shapes a model.safetensors must hold, and a validator that says
-// precisely what is wrong with a foreign or broken file.
+// with q/k/v projection biases; Qwen3ForCausalLM, a Llama with per-head q/k RMSNorm and an explicit head_dim), the
+// tensor names and shapes a model.safetensors must hold, and a validator that says precisely what is wrong with a
+// foreign or broken file. Architectures the engine does not implement (Gemma, Phi, mixtures of experts, sliding
+// windows, RoPE scalings other than Llama 3's) are refused from config.json alone, naming what is missing.
 // This file does not read bytes (src/model/safetensors.ts does) and does not own the model's config type: it speaks
 // Hugging Face's names and layouts only (Linear weights are (out_features, in_features), row-major).
 
 import { clipText } from '../schema/fields';
+import { llama3ScalingProblems, type Llama3RopeScaling } from '../core/rope-frequencies';
+
+/** HF rope_scaling of rope_type "llama3", in config.json's own keys. */
+export interface Llama3RopeScalingJson {
+  rope_type: 'llama3';
+  factor: number;
+  low_freq_factor: number;
+  high_freq_factor: number;
+  original_max_position_embeddings: number;
+}
+
+/** The decoder families this lab runs. */
+export type SupportedModelType = 'llama' | 'qwen2' | 'qwen3';
 
 /**
- * The subset of Hugging Face `config.json` for `LlamaForCausalLM` (model_type "llama") and `Qwen2ForCausalLM`
- * (model_type "qwen2": the same decoder with biases on the q/k/v projections) that this lab reads and writes.
+ * The subset of Hugging Face `config.json` for `LlamaForCausalLM` (model_type "llama"), `Qwen2ForCausalLM`
+ * (model_type "qwen2": the same decoder with biases on the q/k/v projections) and `Qwen3ForCausalLM` (model_type
+ * "qwen3": no biases, per-head RMSNorm of q and k before RoPE) that this lab reads and writes.
  */
 export interface LlamaConfigJson {
-  /** ["LlamaForCausalLM"] or ["Qwen2ForCausalLM"] when we write it. */
+  /** ["LlamaForCausalLM"], ["Qwen2ForCausalLM"] or ["Qwen3ForCausalLM"] when we write it. */
   architectures: string[];
-  /** "qwen2" implies q/k/v biases (Qwen2Config has no attention_bias field). */
-  model_type: 'llama' | 'qwen2';
+  /** "qwen2" implies q/k/v biases (Qwen2Config has no attention_bias field); "qwen3" implies q/k norms. */
+  model_type: SupportedModelType;
   /** Rows of the embedding table (and of lm_head). */
   vocab_size: number;
   /** Model width C. */
@@ -27,7 +43,7 @@ export interface LlamaConfigJson {
   num_attention_heads: number;
   /** Key/value heads (GQA); divides num_attention_heads. */
   num_key_value_heads: number;
-  /** Longest position the RoPE tables are built for. */
+  /** Longest position the model supports (a bound on the runs' lengths; nothing is allocated for it). */
   max_position_embeddings: number;
   /** RMSNorm epsilon. */
   rms_norm_eps: number;
@@ -36,7 +52,7 @@ export interface LlamaConfigJson {
   /** lm_head shares the embedding matrix (no lm_head.weight in the file). */
   tie_word_embeddings: boolean;
   bos_token_id: number;
-  /** One id, or several (Llama 3 configs list more than one). */
+  /** One id, or several (Llama 3 configs list more than one): every one of them ends a sequence. */
   eos_token_id: number | number[];
   pad_token_id: number | null;
   /** Dtype the weights were saved in; we write "float32". */
@@ -45,10 +61,12 @@ export interface LlamaConfigJson {
   /** Llama only (Qwen2's config has neither field). */
   attention_bias?: false;
   mlp_bias?: false;
-  /** Qwen2 only: sliding-window attention, which the engine does not implement. */
+  /** Qwen2/Qwen3 only: sliding-window attention, which the engine does not implement. */
   use_sliding_window?: false;
-  /** Per-head width; hidden_size / num_attention_heads unless stated. */
+  /** Per-head width; hidden_size / num_attention_heads unless stated (Qwen3-0.6B states 128 with 1024 / 16). */
   head_dim: number;
+  /** Llama 3 RoPE scaling, or absent/null for plain RoPE. */
+  rope_scaling?: Llama3RopeScalingJson | null;
 }
 
 /** Thrown by {@link parseLlamaConfigJson} and {@link assertValidCheckpoint}; the message lists every problem. */
@@ -66,8 +84,138 @@ export function hasQkvBias(c: Pick<LlamaConfigJson, 'model_type'>): boolean {
   return c.model_type === 'qwen2';
 }
 
-/** Defaults of transformers' Qwen2Config where they differ from LlamaConfig's. */
+/** True when the config's model normalizes each head of q and k before RoPE (Qwen3). */
+export function hasQkNorm(c: Pick<LlamaConfigJson, 'model_type'>): boolean {
+  return c.model_type === 'qwen3';
+}
+
+/** The model config's Llama 3 scaling from config.json's keys (undefined for plain RoPE). */
+export function ropeScalingFromJson(s: Llama3RopeScalingJson | null | undefined): Llama3RopeScaling | undefined {
+  if (!s) return undefined;
+  return {
+    ropeType: 'llama3',
+    factor: s.factor,
+    lowFreqFactor: s.low_freq_factor,
+    highFreqFactor: s.high_freq_factor,
+    originalMaxPositions: s.original_max_position_embeddings,
+  };
+}
+
+/** Defaults of transformers' Qwen2Config / Qwen3Config where they differ from LlamaConfig's. */
 const QWEN2_DEFAULTS = { max_position_embeddings: 32768, bos_token_id: null, eos_token_id: null } as const;
+
+/** The architectures the lab runs, by model_type, with their class name. */
+const SUPPORTED: Record<SupportedModelType, { arch: string; label: string }> = {
+  llama: { arch: 'LlamaForCausalLM', label: 'Llama' },
+  qwen2: { arch: 'Qwen2ForCausalLM', label: 'Qwen2' },
+  qwen3: { arch: 'Qwen3ForCausalLM', label: 'Qwen3' },
+};
+
+/** Known families the engine does not implement, by model_type pattern, with what each would need. */
+const UNSUPPORTED_FAMILIES: ReadonlyArray<{ test: RegExp; family: string; missing: string }> = [
+  {
+    test: /^gemma/,
+    family: 'Gemma',
+    missing:
+      'GeGLU MLPs with gelu, (1 + weight) RMSNorm gains, embeddings scaled by sqrt(hidden_size), and for Gemma 2/3 logit soft-capping, extra pre/post norms and sliding-window layers',
+  },
+  {
+    test: /^phi/,
+    family: 'Phi',
+    missing:
+      'partial rotary embeddings, LayerNorm with biases and a parallel attention/MLP block (Phi-1/2), or fused qkv_proj/gate_up_proj tensors and LongRoPE scaling (Phi-3)',
+  },
+  {
+    test: /moe|^mixtral$|^deepseek|^dbrx$|^jamba$|^olmoe$|^gpt_oss$/,
+    family: 'a mixture of experts',
+    missing: 'routed expert MLPs (the engine runs one dense SwiGLU MLP per layer)',
+  },
+  { test: /^mistral$/, family: 'Mistral', missing: 'sliding-window attention' },
+];
+
+/**
+ * Every architecture feature of a config.json the engine does not implement, each naming the key and what is
+ * missing (empty when the decoder is one the lab runs). Reads config.json only, so a folder can be refused before
+ * any weight is read.
+ */
+export function unsupportedArchitectureProblems(c: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const type = typeof c.model_type === 'string' ? c.model_type : null;
+  const arch = Array.isArray(c.architectures) ? ` (${c.architectures.join(', ')})` : '';
+  if (type === null || !(type in SUPPORTED)) {
+    const known = type === null ? undefined : UNSUPPORTED_FAMILIES.find((f) => f.test.test(type));
+    problems.push(
+      known
+        ? `model_type ${shown(type)}${arch} is ${known.family}, which this lab does not run: it needs ${known.missing}`
+        : `model_type is ${shown(c.model_type)}${arch}, not "llama", "qwen2" or "qwen3": this lab runs Llama, Qwen2 and Qwen3 decoders only`,
+    );
+  }
+  for (const key of ['num_experts', 'num_local_experts', 'n_routed_experts', 'moe_intermediate_size']) {
+    const v = c[key];
+    if (v !== undefined && v !== null && v !== 0)
+      problems.push(`${key} ${shown(v)}: mixtures of experts are not supported (one dense SwiGLU MLP per layer)`);
+  }
+  if (c.use_sliding_window === true)
+    problems.push(
+      `use_sliding_window true is not supported (sliding_window ${shown(c.sliding_window)}): attention is over the whole context here`,
+    );
+  else if (type === 'llama' && typeof c.sliding_window === 'number')
+    problems.push(
+      `sliding_window ${c.sliding_window} is not supported: attention is over the whole context here (Llama configs have no such window)`,
+    );
+  if (Array.isArray(c.layer_types)) {
+    const other = c.layer_types.find((t) => t !== 'full_attention');
+    if (other !== undefined)
+      problems.push(
+        `layer_types holds ${shown(other)}: only "full_attention" layers are supported (no sliding-window layers)`,
+      );
+  }
+  const rotary = c.partial_rotary_factor;
+  if (rotary !== undefined && rotary !== null && rotary !== 1)
+    problems.push(`partial_rotary_factor ${shown(rotary)} is not supported (RoPE rotates the whole head)`);
+  const quant = c.quantization_config ?? c.quantization;
+  if (quant !== undefined && quant !== null)
+    problems.push(`quantization_config ${shown(quant)}: quantized weights are not supported (F32, F16 or BF16 only)`);
+  if ((c.hidden_act ?? 'silu') !== 'silu')
+    problems.push(`hidden_act ${shown(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
+  if (c.attention_bias === true)
+    problems.push(
+      'attention_bias true is not supported (a Llama o_proj bias is not implemented; Qwen2 q/k/v biases are)',
+    );
+  if (c.mlp_bias === true) problems.push('mlp_bias true is not supported (gate/up/down projections have no bias here)');
+  const scaling = ropeScalingProblems(c.rope_scaling ?? ropeParametersScaling(c));
+  problems.push(...scaling);
+  return problems;
+}
+
+/** transformers v5 writes rope_parameters {rope_type, rope_theta, ...}; its scaling part, if any. */
+function ropeParametersScaling(c: Record<string, unknown>): unknown {
+  const p = c.rope_parameters;
+  if (typeof p !== 'object' || p === null) return undefined;
+  const type = (p as JsonObject).rope_type ?? (p as JsonObject).type;
+  return type === undefined || type === 'default' ? undefined : p;
+}
+
+/** The rope_scaling's type ("llama3", "yarn", ...): rope_type, or the older type key. */
+function ropeScalingType(s: JsonObject): unknown {
+  return s.rope_type ?? s.type;
+}
+
+/** Problems of a rope_scaling value: only null, absent or a well-formed llama3 scaling passes. */
+function ropeScalingProblems(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v !== 'object' || Array.isArray(v)) return [`rope_scaling must be an object or null, got ${shown(v)}`];
+  const s = v as JsonObject;
+  const type = ropeScalingType(s);
+  if (type === 'default') return [];
+  if (type !== 'llama3')
+    return [
+      `rope_scaling of type ${shown(type)} is not supported: only Llama 3's ("llama3") is implemented (not linear, dynamic, yarn, longrope)`,
+    ];
+  const scaling = ropeScalingFromJson(s as unknown as Llama3RopeScalingJson);
+  const problems = scaling ? llama3ScalingProblems(scaling) : [];
+  return problems.length ? [`rope_scaling ${shown(v)} is not supported as given: ${problems.join('; ')}`] : [];
+}
 
 /** Defaults of transformers' LlamaConfig, used for fields a config.json leaves out. */
 const LLAMA_DEFAULTS = {
@@ -92,15 +240,10 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     throw new CheckpointError('config.json must be a JSON object');
   const c = json as JsonObject;
-  const problems: string[] = [];
-  const qwen2 = c.model_type === 'qwen2';
-  if (c.model_type !== 'llama' && !qwen2) {
-    const arch = Array.isArray(c.architectures) ? ` (${c.architectures.join(', ')})` : '';
-    problems.push(
-      `model_type is ${shown(c.model_type)}${arch}, not "llama" or "qwen2": this is not a Llama or Qwen2 config`,
-    );
-  }
-  const defaults = qwen2 ? { ...LLAMA_DEFAULTS, ...QWEN2_DEFAULTS } : LLAMA_DEFAULTS;
+  const problems: string[] = unsupportedArchitectureProblems(c);
+  const modelType: SupportedModelType = c.model_type === 'qwen2' || c.model_type === 'qwen3' ? c.model_type : 'llama';
+  const qwen = modelType !== 'llama';
+  const defaults = qwen ? { ...LLAMA_DEFAULTS, ...QWEN2_DEFAULTS } : LLAMA_DEFAULTS;
   const posInt = (key: string, fallback?: number): number => {
     const v = c[key] ?? fallback;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0) {
@@ -141,7 +284,11 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
     );
   const maxPos = posInt('max_position_embeddings', defaults.max_position_embeddings);
   const eps = posNum('rms_norm_eps', LLAMA_DEFAULTS.rms_norm_eps);
-  const theta = posNum('rope_theta', LLAMA_DEFAULTS.rope_theta);
+  const ropeParams = c.rope_parameters as JsonObject | undefined;
+  const theta =
+    c.rope_theta === undefined && typeof ropeParams?.rope_theta === 'number'
+      ? ropeParams.rope_theta
+      : posNum('rope_theta', LLAMA_DEFAULTS.rope_theta);
   const tied = c.tie_word_embeddings ?? LLAMA_DEFAULTS.tie_word_embeddings;
   if (typeof tied !== 'boolean') problems.push(`tie_word_embeddings must be true or false, got ${shown(tied)}`);
   // Qwen2 leaves the ids to the tokenizer (its defaults are null); the Llama defaults stand in for what we write.
@@ -155,31 +302,28 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
     eos = tokenId('eos_token_id', defaults.eos_token_id) ?? LLAMA_DEFAULTS.eos_token_id;
   }
   const pad = tokenId('pad_token_id', LLAMA_DEFAULTS.pad_token_id);
-  const dtype = c.torch_dtype ?? LLAMA_DEFAULTS.torch_dtype;
+  const dtype = c.torch_dtype ?? c.dtype ?? LLAMA_DEFAULTS.torch_dtype;
   if (dtype !== 'float32' && dtype !== 'float16' && dtype !== 'bfloat16') {
     problems.push(`torch_dtype ${shown(dtype)} is not supported (float32, float16 or bfloat16)`);
   }
-  if ((c.hidden_act ?? 'silu') !== 'silu')
-    problems.push(`hidden_act ${shown(c.hidden_act)} is not supported (the engine implements SwiGLU with silu)`);
-  if (c.attention_bias === true)
-    problems.push(
-      'attention_bias true is not supported (a Llama o_proj bias is not implemented; Qwen2 q/k/v biases are)',
-    );
-  if (c.mlp_bias === true) problems.push('mlp_bias true is not supported (gate/up/down projections have no bias here)');
-  if (qwen2 && c.use_sliding_window === true)
-    problems.push('use_sliding_window true is not supported (attention is over the whole context here)');
-  if (c.rope_scaling !== undefined && c.rope_scaling !== null) {
-    problems.push(`rope_scaling ${shown(c.rope_scaling)} is not supported (plain RoPE only)`);
-  }
   if (problems.length > 0)
     throw new CheckpointError(
-      `config.json is not a ${qwen2 ? 'Qwen2' : 'Llama'} config this lab can run:\n- ${problems.join('\n- ')}`,
+      `config.json is not a ${SUPPORTED[modelType].label} config this lab can run:\n- ${problems.join('\n- ')}`,
     );
+  const scalingJson = (c.rope_scaling ?? ropeParametersScaling(c)) as JsonObject | null | undefined;
+  const ropeScaling: Llama3RopeScalingJson | null =
+    scalingJson && ropeScalingType(scalingJson) === 'llama3'
+      ? {
+          rope_type: 'llama3',
+          factor: scalingJson.factor as number,
+          low_freq_factor: scalingJson.low_freq_factor as number,
+          high_freq_factor: scalingJson.high_freq_factor as number,
+          original_max_position_embeddings: scalingJson.original_max_position_embeddings as number,
+        }
+      : null;
   const parsed: LlamaConfigJson = {
-    architectures: Array.isArray(c.architectures)
-      ? c.architectures.map(String)
-      : [qwen2 ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM'],
-    model_type: qwen2 ? 'qwen2' : 'llama',
+    architectures: Array.isArray(c.architectures) ? c.architectures.map(String) : [SUPPORTED[modelType].arch],
+    model_type: modelType,
     vocab_size: vocab,
     hidden_size: hidden,
     intermediate_size: inter,
@@ -195,8 +339,13 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
     pad_token_id: pad,
     torch_dtype: dtype as LlamaConfigJson['torch_dtype'],
     hidden_act: 'silu',
-    ...(qwen2 ? { use_sliding_window: false as const } : { attention_bias: false as const, mlp_bias: false as const }),
+    ...(modelType === 'qwen2'
+      ? { use_sliding_window: false as const }
+      : modelType === 'qwen3'
+        ? { attention_bias: false as const, use_sliding_window: false as const }
+        : { attention_bias: false as const, mlp_bias: false as const }),
     head_dim: headDim,
+    ...(ropeScaling ? { rope_scaling: ropeScaling } : {}),
   };
   return parsed;
 }
@@ -219,13 +368,23 @@ export interface LlamaConfigDims {
   padId: number | null;
   /** q/k/v projection biases: written as a Qwen2 config (Qwen2ForCausalLM). */
   qkvBias?: boolean;
+  /** Per-head q/k RMSNorm: written as a Qwen3 config (Qwen3ForCausalLM). */
+  qkNorm?: boolean;
+  /** Llama 3 RoPE scaling, written as rope_scaling. */
+  ropeScaling?: Llama3RopeScaling;
+  /** Every end-of-sequence id when there are several (eos_token_id becomes the list). */
+  eosIds?: number[];
 }
 
 /** Builds the config.json we save next to a float32 model.safetensors (validated by {@link parseLlamaConfigJson}). */
 export function buildLlamaConfigJson(d: LlamaConfigDims): LlamaConfigJson {
+  if (d.qkvBias && d.qkNorm) throw new CheckpointError('cannot write a config with both q/k/v biases and q/k norms');
   const family = d.qkvBias
     ? { architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', use_sliding_window: false }
-    : { architectures: ['LlamaForCausalLM'], model_type: 'llama', attention_bias: false, mlp_bias: false };
+    : d.qkNorm
+      ? { architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', attention_bias: false, use_sliding_window: false }
+      : { architectures: ['LlamaForCausalLM'], model_type: 'llama', attention_bias: false, mlp_bias: false };
+  const s = d.ropeScaling;
   return parseLlamaConfigJson({
     ...family,
     vocab_size: d.vocabSize,
@@ -239,11 +398,22 @@ export function buildLlamaConfigJson(d: LlamaConfigDims): LlamaConfigJson {
     rope_theta: d.ropeTheta,
     tie_word_embeddings: d.tiedEmbeddings,
     bos_token_id: d.bosId,
-    eos_token_id: d.eosId,
+    eos_token_id: d.eosIds && d.eosIds.length > 1 ? d.eosIds : d.eosId,
     pad_token_id: d.padId,
     torch_dtype: 'float32',
     hidden_act: 'silu',
     head_dim: d.headDim,
+    ...(s
+      ? {
+          rope_scaling: {
+            rope_type: 'llama3',
+            factor: s.factor,
+            low_freq_factor: s.lowFreqFactor,
+            high_freq_factor: s.highFreqFactor,
+            original_max_position_embeddings: s.originalMaxPositions,
+          },
+        }
+      : {}),
   });
 }
 
@@ -258,6 +428,8 @@ export type LlamaTensorKind =
   | 'k_bias'
   | 'v_bias'
   | 'o_proj'
+  | 'q_norm'
+  | 'k_norm'
   | 'post_attention_layernorm'
   | 'gate_proj'
   | 'up_proj'
@@ -303,13 +475,19 @@ const QKV_BIASES: ReadonlyMap<LlamaTensorKind, [LlamaTensorKind, string]> = new 
  * `lm_head.weight` only when the embeddings are not tied. With `qkvBias` (Qwen2ForCausalLM) each of
  * `self_attn.{q,k,v}_proj.bias` follows its weight.
  */
-export function llamaTensorNames(nLayers: number, tied: boolean, qkvBias = false): LlamaTensorName[] {
+export function llamaTensorNames(nLayers: number, tied: boolean, qkvBias = false, qkNorm = false): LlamaTensorName[] {
   const out: LlamaTensorName[] = [{ name: 'model.embed_tokens.weight', kind: 'embed_tokens', layer: null }];
   for (let i = 0; i < nLayers; i++) {
     for (const [kind, suffix] of LAYER_TENSORS) {
       out.push({ name: `model.layers.${i}.${suffix}`, kind, layer: i });
       const bias = qkvBias ? QKV_BIASES.get(kind) : undefined;
       if (bias) out.push({ name: `model.layers.${i}.${bias[1]}`, kind: bias[0], layer: i });
+      // Qwen3: the per-head norms follow o_proj, as in paramShapes.
+      if (qkNorm && kind === 'o_proj')
+        out.push(
+          { name: `model.layers.${i}.self_attn.q_norm.weight`, kind: 'q_norm', layer: i },
+          { name: `model.layers.${i}.self_attn.k_norm.weight`, kind: 'k_norm', layer: i },
+        );
     }
   }
   out.push({ name: 'model.norm.weight', kind: 'norm', layer: null });
@@ -338,6 +516,9 @@ export function llamaTensorShape(kind: LlamaTensorKind, c: LlamaConfigJson): { s
     case 'post_attention_layernorm':
     case 'norm':
       return { shape: [C], why: `hidden_size ${C}` };
+    case 'q_norm':
+    case 'k_norm':
+      return { shape: [c.head_dim], why: `head_dim ${c.head_dim}` };
     case 'q_proj':
       return { shape: [q, C], why: `${qWhy}, hidden_size ${C}` };
     case 'q_bias':
@@ -360,7 +541,7 @@ export function llamaTensorShape(kind: LlamaTensorKind, c: LlamaConfigJson): { s
 
 /** Every tensor of the checkpoint {@link llamaTensorNames} lists, with its expected shape. */
 export function llamaTensorSpecs(c: LlamaConfigJson): LlamaTensorSpec[] {
-  return llamaTensorNames(c.num_hidden_layers, c.tie_word_embeddings, hasQkvBias(c)).map((t) => ({
+  return llamaTensorNames(c.num_hidden_layers, c.tie_word_embeddings, hasQkvBias(c), hasQkNorm(c)).map((t) => ({
     ...t,
     shape: llamaTensorShape(t.kind, c).shape,
   }));

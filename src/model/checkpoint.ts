@@ -8,8 +8,10 @@ import {
   CheckpointError,
   assertValidCheckpoint,
   buildLlamaConfigJson,
+  hasQkNorm,
   hasQkvBias,
   parseLlamaConfigJson,
+  ropeScalingFromJson,
   type LlamaConfigJson,
 } from './checkpoint-format';
 import { ModelConfigError, validateModelConfig, type ModelConfig } from './config';
@@ -27,8 +29,11 @@ export type ParamArrays = Record<string, Float32Array>;
 /** Token ids that config.json records. */
 export interface SpecialIds {
   bosId: number;
+  /** The first end-of-sequence id (config.json's eos_token_id, or the first of its list). */
   eosId: number;
   padId: number;
+  /** Every end-of-sequence id when config.json lists several (Llama 3 Instruct); eosId is the first. */
+  eosIds?: number[];
 }
 
 export interface Checkpoint {
@@ -48,7 +53,7 @@ export function configToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJs
     nLayers: c.nLayers,
     nHeads: c.nHeads,
     nKvHeads: c.nKvHeads,
-    headDim: c.dModel / c.nHeads,
+    headDim: c.headDim ?? c.dModel / c.nHeads,
     maxPositions: c.contextLength,
     rmsNormEps: c.normEps,
     ropeTheta: c.ropeTheta,
@@ -57,6 +62,9 @@ export function configToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJs
     eosId: special.eosId,
     padId: special.padId,
     qkvBias: c.qkvBias === true,
+    qkNorm: c.qkNorm === true,
+    ropeScaling: c.ropeScaling,
+    eosIds: special.eosIds,
   });
 }
 
@@ -73,17 +81,19 @@ const HF_NAMES: Record<keyof ModelConfig, string> = {
   normEps: 'rms_norm_eps',
   tiedEmbeddings: 'tie_word_embeddings',
   qkvBias: 'model_type',
+  qkNorm: 'model_type',
+  headDim: 'head_dim',
+  ropeScaling: 'rope_scaling',
 };
 
-/** The model config a config.json describes (validated; the head dim must be hidden / heads). */
+/**
+ * The model config a config.json describes (validated). The head dim is kept as `headDim` only when it is not
+ * hidden / heads (Qwen3), so a Llama config stays exactly what it was.
+ */
 export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; special: SpecialIds } {
   const headDim = json.head_dim ?? json.hidden_size / json.num_attention_heads;
-  if (headDim * json.num_attention_heads !== json.hidden_size) {
-    throw new CheckpointError(
-      `config.json: head_dim ${headDim} x num_attention_heads ${json.num_attention_heads} != hidden_size ${json.hidden_size}; ` +
-        'this lab needs head_dim = hidden_size / num_attention_heads',
-    );
-  }
+  const explicitHeadDim = headDim * json.num_attention_heads !== json.hidden_size;
+  const ropeScaling = ropeScalingFromJson(json.rope_scaling);
   let config: ModelConfig;
   try {
     config = validateModelConfig({
@@ -99,6 +109,9 @@ export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; sp
       tiedEmbeddings: json.tie_word_embeddings,
       // Only Qwen2 configs carry the key, so a Llama model config stays exactly what it was.
       ...(hasQkvBias(json) ? { qkvBias: true } : {}),
+      ...(hasQkNorm(json) ? { qkNorm: true } : {}),
+      ...(explicitHeadDim ? { headDim } : {}),
+      ...(ropeScaling ? { ropeScaling } : {}),
     });
   } catch (e) {
     // A config.json that parses as Llama but describes a model outside the engine's ranges: said in its own keys.
@@ -110,10 +123,11 @@ export function configFromJson(json: LlamaConfigJson): { config: ModelConfig; sp
   }
   const first = (v: number | number[] | null | undefined, fallback: number) =>
     Array.isArray(v) ? v[0] : (v ?? fallback);
-  const special = {
+  const special: SpecialIds = {
     bosId: first(json.bos_token_id, 1),
     eosId: first(json.eos_token_id, 2),
     padId: first(json.pad_token_id, 0),
+    ...(Array.isArray(json.eos_token_id) && json.eos_token_id.length > 1 ? { eosIds: [...json.eos_token_id] } : {}),
   };
   return { config, special };
 }

@@ -3,12 +3,25 @@
 // (memory-plan.ts), not the training config (src/rl) and not the checkpoint's config.json (checkpoint-format.ts).
 
 import type { ModelDims } from '../core/model-shapes';
+import { llama3ScalingProblems } from '../core/rope-frequencies';
 
 /** The architecture of a Llama-style decoder (RMSNorm, RoPE, SwiGLU, grouped-query attention). */
 export interface ModelConfig extends ModelDims {
-  /** Longest sequence (prompt + completion) the model is trained and sampled at (HF max_position_embeddings). */
+  /**
+   * The longest sequence (prompt + completion) the model may be trained and sampled at: HF max_position_embeddings.
+   * A bound only; nothing is allocated for it (a run's buffers follow its own prompt and completion lengths).
+   */
   contextLength: number;
 }
+
+/**
+ * The largest max_position_embeddings accepted: RoPE angles stay exact for positions < 2^24 (shaders/rope.wgsl),
+ * and real configs state up to 131,072 (Llama 3.2).
+ */
+export const MAX_CONTEXT_LENGTH = 1 << 20;
+
+/** The largest explicit head dim (Qwen3 uses 128). */
+const MAX_HEAD_DIM = 1024;
 
 interface FieldRule {
   doc: string;
@@ -18,11 +31,19 @@ interface FieldRule {
 }
 
 /** One line of documentation and the allowed range of every numeric field. */
-export const MODEL_FIELDS: Record<Exclude<keyof ModelConfig, 'tiedEmbeddings' | 'qkvBias'>, FieldRule> = {
+export const MODEL_FIELDS: Record<
+  Exclude<keyof ModelConfig, 'tiedEmbeddings' | 'qkvBias' | 'headDim' | 'qkNorm' | 'ropeScaling'>,
+  FieldRule
+> = {
   vocabSize: { doc: 'V: number of token ids (the char tokenizer has 99)', min: 2, max: 262_144, integer: true },
-  contextLength: { doc: 'longest prompt + completion, in tokens', min: 2, max: 8192, integer: true },
+  contextLength: {
+    doc: 'longest prompt + completion, in tokens (a bound: buffers follow the run)',
+    min: 2,
+    max: MAX_CONTEXT_LENGTH,
+    integer: true,
+  },
   nLayers: { doc: 'L: decoder layers', min: 1, max: 64, integer: true },
-  nHeads: { doc: 'NH: query heads; head dim = dModel / nHeads', min: 1, max: 128, integer: true },
+  nHeads: { doc: 'NH: query heads; head dim = headDim or dModel / nHeads', min: 1, max: 128, integer: true },
   nKvHeads: { doc: 'NKV: key/value heads (grouped-query attention); divides nHeads', min: 1, max: 128, integer: true },
   dModel: { doc: 'C: residual width (hidden_size)', min: 2, max: 8192, integer: true },
   dFF: { doc: 'F: SwiGLU hidden width (intermediate_size)', min: 1, max: 32768, integer: true },
@@ -41,7 +62,7 @@ export class ModelConfigError extends Error {
 /** Every problem of a config (empty when valid). Each message starts with the field name. */
 export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown>>): string[] {
   const problems: string[] = [];
-  const flags = ['tiedEmbeddings', 'qkvBias'];
+  const flags = ['tiedEmbeddings', 'qkvBias', 'headDim', 'qkNorm', 'ropeScaling'];
   for (const key of Object.keys(c)) {
     if (!(key in MODEL_FIELDS) && !flags.includes(key))
       problems.push(`${key}: unknown field (known: ${[...Object.keys(MODEL_FIELDS), ...flags].join(', ')})`);
@@ -60,9 +81,25 @@ export function modelConfigProblems(c: Partial<Record<keyof ModelConfig, unknown
     problems.push(`tiedEmbeddings: must be true or false, got ${JSON.stringify(c.tiedEmbeddings)}`);
   if (c.qkvBias !== undefined && typeof c.qkvBias !== 'boolean')
     problems.push(`qkvBias: must be true or false when given, got ${JSON.stringify(c.qkvBias)}`);
+  if (c.qkNorm !== undefined && typeof c.qkNorm !== 'boolean')
+    problems.push(`qkNorm: must be true or false when given, got ${JSON.stringify(c.qkNorm)}`);
+  const hd = c.headDim;
+  if (hd !== undefined && !(typeof hd === 'number' && Number.isInteger(hd) && hd >= 2 && hd <= MAX_HEAD_DIM))
+    problems.push(`headDim: must be an integer in [2, ${MAX_HEAD_DIM}] when given, got ${JSON.stringify(hd)}`);
+  const rs = c.ropeScaling as ModelConfig['ropeScaling'] | null | undefined;
+  if (rs !== undefined) {
+    if (typeof rs !== 'object' || rs === null || rs.ropeType !== 'llama3')
+      problems.push(
+        `ropeScaling: only Llama 3 scaling ({ropeType: "llama3", ...}) is supported, got ${JSON.stringify(rs)}`,
+      );
+    else problems.push(...llama3ScalingProblems(rs).map((p) => `ropeScaling: ${p}`));
+  }
   if (problems.length) return problems;
   const m = c as ModelConfig;
-  if (m.dModel % m.nHeads !== 0) problems.push(`nHeads: must divide dModel (dModel ${m.dModel}, nHeads ${m.nHeads})`);
+  if (m.headDim !== undefined) {
+    if (m.headDim % 2 !== 0) problems.push(`headDim: must be even for RoPE (got ${m.headDim})`);
+  } else if (m.dModel % m.nHeads !== 0)
+    problems.push(`nHeads: must divide dModel (dModel ${m.dModel}, nHeads ${m.nHeads}) unless headDim is given`);
   else if ((m.dModel / m.nHeads) % 2 !== 0)
     problems.push(`nHeads: head dim dModel/nHeads must be even for RoPE (got ${m.dModel / m.nHeads})`);
   if (m.nHeads % m.nKvHeads !== 0)
@@ -95,9 +132,12 @@ export type ModelPresetName = keyof typeof MODEL_PRESETS;
 
 /** Number of parameters (the tied embedding counted once). */
 export function parameterCount(c: ModelConfig): number {
-  const HD = c.dModel / c.nHeads;
+  const HD = c.headDim ?? c.dModel / c.nHeads;
   const attn =
-    c.dModel * c.nHeads * HD * 2 + c.dModel * c.nKvHeads * HD * 2 + (c.qkvBias ? (c.nHeads + 2 * c.nKvHeads) * HD : 0);
+    c.dModel * c.nHeads * HD * 2 +
+    c.dModel * c.nKvHeads * HD * 2 +
+    (c.qkvBias ? (c.nHeads + 2 * c.nKvHeads) * HD : 0) +
+    (c.qkNorm ? 2 * HD : 0);
   const mlp = 3 * c.dModel * c.dFF;
   const perLayer = attn + mlp + 2 * c.dModel;
   return c.vocabSize * c.dModel * (c.tiedEmbeddings ? 1 : 2) + c.nLayers * perLayer + c.dModel;

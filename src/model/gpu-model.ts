@@ -25,7 +25,7 @@ import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
 import { ropeBackward, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../core/lora-layout';
-import { paramShapes } from '../core/model-shapes';
+import { headDim, paramShapes } from '../core/model-shapes';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { checkModelFitsDevice } from './memory-plan';
@@ -41,6 +41,8 @@ interface LayerActs {
   rstd1: Tensor; // (N)
   q: Tensor; // (B,T,NH,HD) after RoPE
   k: Tensor; // (B,T,NKV,HD) after RoPE
+  /** With q/k norm (Qwen3): the projections' outputs before the per-head norm, and each head's 1/rms. */
+  qkNorm: { qPre: Tensor; kPre: Tensor; rstdQ: Tensor; rstdK: Tensor } | null;
   v: Tensor; // (B,T,NKV,HD)
   att: Tensor; // (B,T,NH,HD) attention output
   lse: Tensor; // (B,NH,T)
@@ -101,6 +103,8 @@ export interface WorkspaceGrads {
   dGate: Tensor;
   dUp: Tensor;
   dXa: Tensor | null; // (N, r) with LoRA: the gradient of x A^T
+  /** With q/k norm: copies of dq, dk (the normed heads' gradients) that the norm's backward reads. */
+  dqkNormed: { dq: Tensor; dk: Tensor } | null;
 }
 
 /** Where a forward reads its positions and, when decoding, which cache it writes. */
@@ -153,6 +157,8 @@ export class GpuModel {
   readonly recompute: boolean;
   /** Under LoRA, where a norm's gain gradient goes (the gain is frozen; the kernel writes dx and dgain together). */
   private readonly frozenGainGrad: Tensor | null;
+  /** The same for the per-head q/k norm gains (HD wide). */
+  private readonly frozenHeadGainGrad: Tensor | null;
   private readonly m = new Map<string, Tensor>();
   private readonly v = new Map<string, Tensor>();
   /** Optimizer steps taken (AdamW's t). */
@@ -176,12 +182,13 @@ export class GpuModel {
     this.frozen = opts.frozen ?? false;
     this.recompute = opts.recompute ?? false;
     this.weightDtype = lora || this.frozen ? (opts.weightDtype ?? 'f32') : 'f32';
-    this.HD = config.dModel / config.nHeads;
+    this.HD = headDim(config);
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
     this.frozenGainGrad =
       lora || this.weightDtype !== 'f32' ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
+    this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
   }
 
   /**
@@ -358,6 +365,11 @@ export class GpuModel {
     return this.frozenGainGrad ?? this.g(name);
   }
 
+  /** A q/k norm gain's gradient: its own, or under LoRA the HD-wide scratch. */
+  private headGainGrad(name: string): Tensor {
+    return this.frozenHeadGainGrad ?? this.g(name);
+  }
+
   private get headWeight(): string {
     return this.config.tiedEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight';
   }
@@ -401,6 +413,14 @@ export class GpuModel {
         rstd1: t([N], `L${l}.rstd1`),
         q: t([B, T, c.nHeads, HD], `L${l}.q`),
         k: t([B, T, c.nKvHeads, HD], `L${l}.k`),
+        qkNorm: c.qkNorm
+          ? {
+              qPre: t([B, T, c.nHeads, HD], `L${l}.qPre`),
+              kPre: t([B, T, c.nKvHeads, HD], `L${l}.kPre`),
+              rstdQ: t([N * c.nHeads], `L${l}.rstdQ`),
+              rstdK: t([N * c.nKvHeads], `L${l}.rstdK`),
+            }
+          : null,
         v: t([B, T, c.nKvHeads, HD], `L${l}.v`),
         att: t([B, T, c.nHeads, HD], `L${l}.att`),
         lse: t([B, c.nHeads, T], `L${l}.lse`),
@@ -449,6 +469,9 @@ export class GpuModel {
       dGate: t([B, T, c.dFF], 'dGate'),
       dUp: t([B, T, c.dFF], 'dUp'),
       dXa: this.lora ? t([N, this.lora.spec.rank], 'dXa') : null,
+      dqkNormed: c.qkNorm
+        ? { dq: t([B, T, c.nHeads, HD], 'dqNormed'), dk: t([B, T, c.nKvHeads, HD], 'dkNormed') }
+        : null,
     };
   }
 
@@ -466,7 +489,7 @@ export class GpuModel {
   ): void {
     const c = this.config;
     const pre = `model.layers.${l}.`;
-    const rope = { theta: c.ropeTheta, positions: inp.positions };
+    const rope = { theta: c.ropeTheta, scaling: c.ropeScaling, positions: inp.positions };
     const lin = { transB: true };
     // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
     const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => this.loraForward(rec, l, tg, a, y, x);
@@ -482,6 +505,14 @@ export class GpuModel {
       biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
       biasAdd(rec, a.k.reshape2d(), this.p(`${pre}self_attn.k_proj.bias`));
       biasAdd(rec, a.v.reshape2d(), this.p(`${pre}self_attn.v_proj.bias`));
+    }
+    if (a.qkNorm) {
+      // Qwen3: RMSNorm over each head's HD values before RoPE (twin: src/reference/model.ts); keeps the inputs.
+      const qk = a.qkNorm;
+      copy(rec, qk.qPre, a.q);
+      copy(rec, qk.kPre, a.k);
+      rmsnormForward(rec, a.q, qk.rstdQ, qk.qPre, this.p(`${pre}self_attn.q_norm.weight`), { eps: c.normEps });
+      rmsnormForward(rec, a.k, qk.rstdK, qk.kPre, this.p(`${pre}self_attn.k_norm.weight`), { eps: c.normEps });
     }
     ropeForward(rec, a.q, a.q, rope);
     ropeForward(rec, a.k, a.k, rope);
@@ -592,6 +623,7 @@ export class GpuModel {
   zeroGrads(rec: Recorder): void {
     for (const g of this.grads.values()) fill(rec, g, 0);
     if (this.frozenGainGrad) fill(rec, this.frozenGainGrad, 0);
+    if (this.frozenHeadGainGrad) fill(rec, this.frozenHeadGainGrad, 0);
   }
 
   /**
@@ -619,7 +651,7 @@ export class GpuModel {
       this.p('model.norm.weight'),
       ws.rstdf,
     );
-    const rope = { theta: c.ropeTheta, positions: inp.positions };
+    const rope = { theta: c.ropeTheta, scaling: c.ropeScaling, positions: inp.positions };
     for (let l = c.nLayers - 1; l >= 0; l--) {
       const a = ws.layers[l];
       const pre = `model.layers.${l}.`;
@@ -658,6 +690,17 @@ export class GpuModel {
       attentionBackward(rec, g.dq, g.dk, g.dv, g.dAtt, a.q, a.k, a.v, a.att, a.lse, { kvStart: inp.kvStart });
       ropeBackward(rec, g.dq, g.dq, rope);
       ropeBackward(rec, g.dk, g.dk, rope);
+      if (a.qkNorm && g.dqkNormed) {
+        // dq, dk are the normed heads' gradients here; through the norm they become the projections'.
+        const qk = a.qkNorm;
+        const dn = g.dqkNormed;
+        copy(rec, dn.dq, g.dq);
+        copy(rec, dn.dk, g.dk);
+        const qn = `${pre}self_attn.q_norm.weight`;
+        const kn = `${pre}self_attn.k_norm.weight`;
+        rmsnormBackward(rec, g.dq, this.headGainGrad(qn), dn.dq, qk.qPre, this.p(qn), qk.rstdQ);
+        rmsnormBackward(rec, g.dk, this.headGainGrad(kn), dn.dk, qk.kPre, this.p(kn), qk.rstdK);
+      }
       if (c.qkvBias && !frozen) {
         // dq, dk, dv are the gradients of the projections' outputs here, so each bias gets their column sums.
         biasGrad(rec, G('self_attn.q_proj.bias'), g.dq.reshape2d());
@@ -764,10 +807,12 @@ export class GpuModel {
     // Layers may share tensors ('infer', 'recompute'): each is destroyed once.
     const tensors = new Set<Tensor>([ws.xOut, ws.nf, ws.rstdf]);
     for (const a of ws.layers) {
-      for (const [name, t] of Object.entries(a)) if (name !== 'xa') tensors.add(t as Tensor);
+      for (const [name, t] of Object.entries(a)) if (name !== 'xa' && name !== 'qkNorm') tensors.add(t as Tensor);
       for (const t of Object.values(a.xa)) tensors.add(t);
+      for (const t of Object.values(a.qkNorm ?? {})) tensors.add(t);
     }
-    for (const t of Object.values(ws.grad ?? {})) if (t) tensors.add(t);
+    for (const [name, t] of Object.entries(ws.grad ?? {})) if (t && name !== 'dqkNormed') tensors.add(t as Tensor);
+    for (const t of Object.values(ws.grad?.dqkNormed ?? {})) tensors.add(t);
     for (const t of tensors) t.destroy();
   }
 
@@ -777,6 +822,7 @@ export class GpuModel {
     for (const map of [this.params, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     this.frozenGainGrad?.destroy();
+    this.frozenHeadGainGrad?.destroy();
     this.gradNorm.destroy();
     this.clipScale.destroy();
   }

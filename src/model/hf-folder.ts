@@ -4,8 +4,8 @@
 // through Hugging Face's JS tokenizers). Files come through a reader the caller supplies (fetch, fs), so this runs
 // anywhere; every problem names the file. Not the file system and not the run's start policy.
 
-import { decodeCheckpoint, type Checkpoint, type CheckpointShard } from './checkpoint';
-import { CheckpointError } from './checkpoint-format';
+import { configFromJson, decodeCheckpoint, type Checkpoint, type CheckpointShard } from './checkpoint';
+import { CheckpointError, parseLlamaConfigJson } from './checkpoint-format';
 import { readSafetensorsHeader } from './safetensors';
 import { loadCharTokenizer, loadPretrainedTokenizer, TokenizerError, type Tokenizer } from './tokenizer';
 
@@ -112,9 +112,16 @@ export async function tokenizerFromFiles(
  * supplies tokenizer.json for folders without one (the lab's older checkpoints, which assume the character
  * vocabulary). A file that cannot be read rethrows the reader's error (which names the path); a malformed one
  * throws CheckpointError, SafetensorsError or TokenizerError whose message starts with the file's name, for the
- * caller to prefix with the folder; a tokenizer with ids beyond the model's vocab_size is refused.
+ * caller to prefix with the folder; a tokenizer with ids beyond the model's vocab_size is refused. config.json is
+ * read and checked first: an architecture the engine does not run (Gemma, Phi, experts, sliding windows, other
+ * RoPE scalings) is refused, naming what is missing, before any weight file is opened.
  */
 export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () => Promise<string>): Promise<HfFolder> {
+  // The architecture first: nothing large is read for a model the engine cannot run. (A folder without a
+  // config.json goes on to the weights, so that an empty or wrong folder is named by its missing weights.)
+  const earlyConfig = await optional(() => read.text('config.json'));
+  if (earlyConfig !== null) configFromJson(parseLlamaConfigJson(parseObject(earlyConfig, 'config.json')));
+
   // Weights: one file, else the shards of the index.
   let weights: Uint8Array | CheckpointShard[];
   let weightFiles: string[];
@@ -146,7 +153,7 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
       }
     }
   }
-  const configText = await read.text('config.json');
+  const configText = earlyConfig ?? (await read.text('config.json'));
   const rawConfig = parseObject(configText, 'config.json');
   // decodeCheckpoint names config.json, the shard, or the tensors in its messages already.
   const ck = decodeCheckpoint(weights, configText);

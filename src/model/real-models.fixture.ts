@@ -1,7 +1,36 @@
-// The architectures of two real models, for tests that size things at real scale (the memory plan): SmolLM2-135M
-// and Qwen2.5-0.5B as their config.json files state them (Qwen2's q/k/v biases aside). Configs only: no weights.
+// The architectures of real models, for tests that size or build things at real scale. The config.json files the
+// models publish are recorded verbatim under fixtures/configs/ (sources.json says where each copy came from) and
+// read here through the lab's own config.json reader, so a fixture that stops loading is a failing test. The two
+// hand-written configs below (SmolLM2-135M and Qwen2.5-0.5B without Qwen2's q/k/v biases) size the memory plan.
 
+import { configFromJson, type SpecialIds } from './checkpoint';
+import { parseLlamaConfigJson } from './checkpoint-format';
 import { MODEL_PRESETS, type ModelConfig } from './config';
+import llama321b from './fixtures/configs/llama-3.2-1b.json';
+import llama323b from './fixtures/configs/llama-3.2-3b.json';
+import qwen2505b from './fixtures/configs/qwen2.5-0.5b.json';
+import qwen306b from './fixtures/configs/qwen3-0.6b.json';
+import qwen330bA3b from './fixtures/configs/qwen3-30b-a3b.json';
+import smollm2135m from './fixtures/configs/smollm2-135m.json';
+
+/** The recorded config.json of each real model the lab runs, by file name (without .json). */
+export const REAL_CONFIG_FILES = {
+  'smollm2-135m': smollm2135m,
+  'qwen2.5-0.5b': qwen2505b,
+  'qwen3-0.6b': qwen306b,
+  'llama-3.2-1b': llama321b,
+  'llama-3.2-3b': llama323b,
+} as const satisfies Record<string, object>;
+
+export type RealModelName = keyof typeof REAL_CONFIG_FILES;
+
+/** Recorded config.json files of architectures the lab refuses (for the refusal tests). */
+export const UNSUPPORTED_CONFIG_FILES = { 'qwen3-30b-a3b': qwen330bA3b } as const;
+
+/** A recorded config.json as the lab reads it: the model config and its special ids. */
+export function realModelConfig(name: RealModelName): { config: ModelConfig; special: SpecialIds } {
+  return configFromJson(parseLlamaConfigJson(REAL_CONFIG_FILES[name]));
+}
 
 /** SmolLM2-135M: hidden 576, 30 layers, 9 heads, 3 kv heads, intermediate 1536, vocabulary 49,152, tied. */
 export const SMOLLM2_135M: ModelConfig = {

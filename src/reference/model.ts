@@ -16,7 +16,7 @@ import { swigluBackward, swigluForward } from './swiglu';
 import type { FloatArray, HostTensor } from '../core/host-tensor';
 
 // Dimension letters: B batch, T sequence, C dModel, V vocab, NH query heads, NKV kv heads, HD head dim
-// (C / NH), F dFF, L layers, N = B*T rows.
+// (headDim, else C / NH), F dFF, L layers, N = B*T rows.
 
 /** LoRA adapters on the model: the spec and the adapter matrices by name (loraShapes). */
 export interface ModelLora {
@@ -41,6 +41,8 @@ export interface LayerCache {
   rstd1: HostTensor; // (B,T)
   q: HostTensor; // (B,T,NH,HD) after RoPE
   k: HostTensor; // (B,T,NKV,HD) after RoPE
+  /** With q/k norm (Qwen3): the projections' outputs before the per-head norm, and each head's 1/rms. */
+  qkNorm?: { qPre: HostTensor; kPre: HostTensor; rstdQ: HostTensor; rstdK: HostTensor };
   v: HostTensor; // (B,T,NKV,HD)
   att: HostTensor; // (B,T,NH,HD) attention output before o_proj
   lse: HostTensor; // (B,NH,T)
@@ -105,7 +107,7 @@ export function modelForward(
   const f64 = embed.data instanceof Float64Array;
   const a = (...shape: number[]) => alloc(f64, shape);
   const eps = { eps: d.normEps };
-  const rope = { theta: d.ropeTheta };
+  const rope = { theta: d.ropeTheta, scaling: d.ropeScaling };
   const T2 = { transB: true }; // y = x W^T for (out, in) weights
 
   let x = a(B, T, C); // (B,T,C)
@@ -151,6 +153,14 @@ export function modelForward(
       biasAdd(view(c.q, [N, NH * HD]), w('self_attn.q_proj.bias'));
       biasAdd(view(c.k, [N, NKV * HD]), w('self_attn.k_proj.bias'));
       biasAdd(view(c.v, [N, NKV * HD]), w('self_attn.v_proj.bias'));
+    }
+    if (d.qkNorm) {
+      // Qwen3: RMSNorm over each head's HD values (rows of HD), before RoPE; the pre-norm values are kept.
+      const qk = (c.qkNorm = { qPre: a(B, T, NH, HD), kPre: a(B, T, NKV, HD), rstdQ: a(N * NH), rstdK: a(N * NKV) });
+      qk.qPre.data.set(c.q.data);
+      qk.kPre.data.set(c.k.data);
+      rmsnormForward(c.q, qk.rstdQ, qk.qPre, w('self_attn.q_norm.weight'), eps);
+      rmsnormForward(c.k, qk.rstdK, qk.kPre, w('self_attn.k_norm.weight'), eps);
     }
     ropeForward(c.q, c.q, rope);
     ropeForward(c.k, c.k, rope);
@@ -210,7 +220,7 @@ export function modelBackward(
   for (const { name, shape } of paramShapes(d)) grads[name] = a(...shape);
   if (lora) for (const { name, shape } of loraShapes(d, lora.spec)) grads[name] = a(...shape);
   const dxa = lora ? a(N, lora.spec.rank) : null; // scratch: the gradient of x A^T
-  const rope = { theta: d.ropeTheta };
+  const rope = { theta: d.ropeTheta, scaling: d.ropeScaling };
   const TA = { transA: true, accumulate: true }; // dW += dY^T X
 
   // lm head: logits = nf W^T
@@ -276,6 +286,17 @@ export function modelBackward(
     attentionBackward(dq, dk, dv, datt, c.q, c.k, c.v, c.att, c.lse);
     ropeBackward(dq, dq, rope);
     ropeBackward(dk, dk, rope);
+    if (d.qkNorm) {
+      // dq, dk are the gradients of the normed heads here; through the norm they become the projections'.
+      const qk = c.qkNorm;
+      if (!qk) throw new Error(`modelBackward: the forward kept no q/k norm activations for layer ${l}`);
+      const dqn = a(B, T, NH, HD);
+      const dkn = a(B, T, NKV, HD);
+      dqn.data.set(dq.data);
+      dkn.data.set(dk.data);
+      rmsnormBackward(dq, g('self_attn.q_norm.weight'), dqn, qk.qPre, w('self_attn.q_norm.weight'), qk.rstdQ);
+      rmsnormBackward(dk, g('self_attn.k_norm.weight'), dkn, qk.kPre, w('self_attn.k_norm.weight'), qk.rstdK);
+    }
     if (d.qkvBias) {
       // dq, dk, dv are now the gradients of the projections' outputs (before RoPE), so each bias gets their column sums.
       biasGrad(g('self_attn.q_proj.bias'), view(dq, [N, NH * HD]));

@@ -6,10 +6,13 @@
 // (ropeBackward): _inplace when out === x, _positions with explicit per-token positions.
 
 import type { HostTensor } from '../core/host-tensor';
+import { ropeInverseFrequencies, type Llama3RopeScaling } from '../core/rope-frequencies';
 
 export interface RopeOptions {
   /** RoPE base (HF `rope_theta`, e.g. 10000). inv_freq[i] = theta^(-2i/HD) for i < HD/2. */
   theta: number;
+  /** Llama 3 frequency scaling (HF rope_scaling, rope_type llama3); absent: plain inv_freq. */
+  scaling?: Llama3RopeScaling;
   /** Position of token t is posOffset + t (default 0): the number of tokens already in the KV cache. */
   posOffset?: number;
   /** Explicit position of every token, (B*T); overrides posOffset (per-sequence offsets, left padding). */
@@ -40,8 +43,7 @@ function ropeDims(kernel: string, out: HostTensor, x: HostTensor, opts: RopeOpti
 function rotate(kernel: string, out: HostTensor, x: HostTensor, opts: RopeOptions, sign: 1 | -1): void {
   const { B, T, H, HD } = ropeDims(kernel, out, x, opts);
   const half = HD / 2;
-  const invFreq = new Float64Array(half);
-  for (let i = 0; i < half; i++) invFreq[i] = Math.pow(opts.theta, (-2 * i) / HD);
+  const invFreq = ropeInverseFrequencies(opts, HD);
   const posOffset = opts.posOffset ?? 0;
   for (let b = 0; b < B; b++) {
     for (let t = 0; t < T; t++) {
