@@ -186,8 +186,7 @@ export class GpuModel {
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
-    this.frozenGainGrad =
-      lora || this.weightDtype !== 'f32' ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
+    this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
     this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
   }
 
