@@ -11,7 +11,7 @@ import { compareArrays } from '../reference/compare';
 import { roundModelWeights } from '../reference/half-weights';
 import { modelBackward, modelForward } from '../reference/model';
 import { loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
-import { initParams, paramShapes, type ModelParams } from '../core/model-shapes';
+import { paramShapes } from '../core/model-shapes';
 import {
   bf16BitsToF32,
   halfBitsToF32,
@@ -27,6 +27,7 @@ import { writeSafetensors, type SafetensorsTensorInput } from './safetensors';
 import type { ModelConfig } from './config';
 import { GpuModel } from './gpu-model';
 import { CpuPolicy, GpuPolicy } from './policy';
+import { hostParams, randomAdapters, randomBaseParams, runModel } from '../testing/gpu-model-harness';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -50,48 +51,13 @@ const CONFIG: ModelConfig = {
 const B = 2;
 const T = 5;
 const DTYPES: HalfDtype[] = ['bf16', 'f16'];
-const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
 const tokens = Uint32Array.from({ length: B * T }, (_, i) => (i * 7 + 3) % CONFIG.vocabSize);
 const positions = Uint32Array.from({ length: B * T }, (_, i) => i % T);
 
-function baseParams(seed: number): ParamArrays {
-  const p = initParams(CONFIG, new Rng(seed), { std: 0.3 });
-  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
-}
-
-function adaptersOf(spec: LoraSpec, seed: number): ParamArrays {
-  const rng = new Rng(seed);
-  return Object.fromEntries(
-    loraShapes(CONFIG, spec).map(({ name, shape }) => [
-      name,
-      Float32Array.from({ length: shape[0] * shape[1] }, () => 0.4 * rng.normal()),
-    ]),
-  );
-}
-
-const hostParams = (arrays: ParamArrays, shapes: { name: string; shape: number[] }[]): ModelParams =>
-  Object.fromEntries(shapes.map(({ name, shape }) => [name, host(Float64Array.from(arrays[name]), shape)]));
-
-async function run(model: GpuModel, dLogits?: Float32Array): Promise<{ logits: Float32Array; grads: ParamArrays }> {
-  const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
-  const rec = ctx.recorder('half');
-  const ws = model.forward(rec, B, T, inp);
-  const all = ctx.tensor([B, T, CONFIG.vocabSize], { label: 'logits' });
-  model.logitsOf(rec, ws, all);
-  const dl = dLogits ? ctx.fromArray(dLogits, [B, T, CONFIG.vocabSize], { label: 'dLogits' }) : null;
-  if (dl) {
-    model.zeroGrads(rec);
-    model.headBackwardOf(rec, ws, dl);
-    model.backward(rec, ws, inp);
-  }
-  rec.submit();
-  const logits = (await ctx.read(all)) as Float32Array;
-  all.destroy();
-  const grads = dl ? await model.downloadGrads() : {};
-  dl?.destroy();
-  for (const t of Object.values(inp)) t.destroy();
-  return { logits, grads };
-}
+const baseParams = (seed: number): ParamArrays => randomBaseParams(CONFIG, seed);
+const adaptersOf = (spec: LoraSpec, seed: number): ParamArrays => randomAdapters(CONFIG, spec, seed);
+/** One forward (and, given dLogits, backward) on the GPU of the file's batch. */
+const run = (model: GpuModel, dLogits?: Float32Array) => runModel(ctx, model, { B, T, tokens, positions }, dLogits);
 
 describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
   it('LoRA on a half base: logits and adapter gradients equal the CPU reference on the rounded base', async () => {

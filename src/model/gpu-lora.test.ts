@@ -13,13 +13,14 @@ import { compareArrays } from '../reference/compare';
 import { mergeLoraAdapters } from '../reference/lora';
 import { initLoraAdapters, loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
 import { modelBackward, modelForward } from '../reference/model';
-import { initParams, paramShapes, type ModelParams } from '../core/model-shapes';
+import { paramShapes } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate } from './generate';
 import { GpuModel } from './gpu-model';
+import { hostParams, randomAdapters, randomBaseParams, runModel } from '../testing/gpu-model-harness';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -46,46 +47,10 @@ const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [da
 const tokens = Uint32Array.from({ length: B * T }, (_, i) => (i * 7 + 3) % CONFIG.vocabSize);
 const positions = Uint32Array.from({ length: B * T }, (_, i) => i % T);
 
-function baseParams(seed: number): ParamArrays {
-  const p = initParams(CONFIG, new Rng(seed), { std: 0.3 });
-  return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
-}
-
-/** Adapters with B nonzero too (as after some training), so every adapter gradient is exercised. */
-function trainedAdapters(spec: LoraSpec, seed: number): ParamArrays {
-  const rng = new Rng(seed);
-  return Object.fromEntries(
-    loraShapes(CONFIG, spec).map(({ name, shape }) => [
-      name,
-      Float32Array.from({ length: shape[0] * shape[1] }, () => 0.4 * rng.normal()),
-    ]),
-  );
-}
-
-const hostParams = (arrays: ParamArrays, shapes: { name: string; shape: number[] }[]): ModelParams =>
-  Object.fromEntries(shapes.map(({ name, shape }) => [name, host(Float64Array.from(arrays[name]), shape)]));
-
-/** One forward (and, given dLogits, backward) on the GPU; returns the logits and the gradients. */
-async function run(model: GpuModel, dLogits?: Float32Array): Promise<{ logits: Float32Array; grads: ParamArrays }> {
-  const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };
-  const rec = ctx.recorder('lora');
-  const ws = model.forward(rec, B, T, inp);
-  const all = ctx.tensor([B, T, CONFIG.vocabSize], { label: 'logits' });
-  model.logitsOf(rec, ws, all);
-  const dl = dLogits ? ctx.fromArray(dLogits, [B, T, CONFIG.vocabSize], { label: 'dLogits' }) : null;
-  if (dl) {
-    model.zeroGrads(rec);
-    model.headBackwardOf(rec, ws, dl);
-    model.backward(rec, ws, inp);
-  }
-  rec.submit();
-  const logits = (await ctx.read(all)) as Float32Array;
-  all.destroy();
-  const grads = dl ? await model.downloadGrads() : {};
-  dl?.destroy();
-  for (const t of Object.values(inp)) t.destroy();
-  return { logits, grads };
-}
+const baseParams = (seed: number): ParamArrays => randomBaseParams(CONFIG, seed);
+const trainedAdapters = (spec: LoraSpec, seed: number): ParamArrays => randomAdapters(CONFIG, spec, seed);
+/** One forward (and, given dLogits, backward) on the GPU of the file's batch. */
+const run = (model: GpuModel, dLogits?: Float32Array) => runModel(ctx, model, { B, T, tokens, positions }, dLogits);
 
 describe('GPU model with LoRA', () => {
   it.each([

@@ -11,7 +11,7 @@ import { parseLlamaConfigJson } from './checkpoint-format';
 import type { ModelConfig } from './config';
 import { REAL_CONFIG_FILES, type RealModelName } from './real-models.fixture';
 import { f32ToBf16Bits, bf16BitsToF32, writeSafetensors, type SafetensorsTensorInput } from './safetensors';
-import { bytesToUnicode, TINY_CHAT_TEMPLATE, type TinyFolder } from './tiny-hf';
+import { BYTE_LEVEL, byteLevelBpeModel, bytesToUnicode, TINY_CHAT_TEMPLATE, type TinyFolder } from './tiny-hf';
 import type { AddedTokenJson } from './tokenizer';
 
 /** One special token at a fixed id. */
@@ -113,8 +113,6 @@ export function syntheticMerges(count: number): [string, string][] {
   return merges;
 }
 
-const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
-
 const added = ({ id, content }: SpecialToken): AddedTokenJson => ({
   id,
   content,
@@ -162,18 +160,7 @@ function tokenizerJson(layout: TokenizerLayout, regularCount: number): object {
           }
         : BYTE_LEVEL,
     decoder: BYTE_LEVEL,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges: merges.map(([a, b]) => `${a} ${b}`),
-    },
+    model: byteLevelBpeModel(vocab, merges),
   };
 }
 

@@ -78,7 +78,24 @@ const special = (id: number, content: string): AddedTokenJson => ({
   special: true,
 });
 
-const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+/** The byte-level pre-tokenizer and decoder of GPT-2-style tokenizers (SmolLM2, Qwen, Llama 3). */
+export const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
+
+/** tokenizer.json's `model` for a byte-level BPE with this vocabulary and merges (no unk, no byte fallback). */
+export function byteLevelBpeModel(vocab: Record<string, number>, merges: readonly (readonly [string, string])[]) {
+  return {
+    type: 'BPE',
+    dropout: null,
+    unk_token: null,
+    continuing_subword_prefix: null,
+    end_of_word_suffix: null,
+    fuse_unk: false,
+    byte_fallback: false,
+    ignore_merges: false,
+    vocab,
+    merges: merges.map(([a, b]) => `${a} ${b}`),
+  };
+}
 
 /**
  * A byte-level BPE tokenizer.json: the 256 byte characters, then one token per merge, with `specials` either first
@@ -112,18 +129,7 @@ function byteLevelTokenizerJson(
     pre_tokenizer: BYTE_LEVEL,
     post_processor: extra.post_processor(ids),
     decoder: BYTE_LEVEL,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges: merges.map(([a, b]) => `${a} ${b}`),
-    },
+    model: byteLevelBpeModel(vocab, merges),
   };
   return { json, ids, size: specialsFirst ? modelSize : modelSize + specials.length };
 }
