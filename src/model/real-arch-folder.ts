@@ -36,20 +36,26 @@ interface TokenizerLayout {
 /** The special tokens of each recorded model's tokenizer, at the ids its config.json names. */
 function layoutFor(name: RealModelName, vocabSize: number): TokenizerLayout {
   switch (name) {
-    case 'smollm2-135m': {
+    case 'smollm2-135m':
+    case 'smollm2-360m':
+    case 'smollm2-1.7b-instruct': {
       const specials = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'].map((content, id) => ({ id, content }));
       return {
         specials,
         bos: '<|im_start|>',
         eos: '<|im_end|>',
         pad: '<|endoftext|>',
-        generationEos: 0,
+        // Each config.json's eos_token_id: <|endoftext|> for the base model, <|im_end|> for Instruct.
+        generationEos: name === 'smollm2-1.7b-instruct' ? 2 : 0,
         addBos: false,
         chatTemplate: TINY_CHAT_TEMPLATE,
       };
     }
     case 'qwen2.5-0.5b':
-    case 'qwen3-0.6b': {
+    case 'qwen2.5-0.5b-instruct':
+    case 'qwen2.5-1.5b-instruct':
+    case 'qwen3-0.6b':
+    case 'qwen3-1.7b': {
       // Qwen: 151,643 regular tokens, then <|endoftext|>, <|im_start|>, <|im_end|> (vocab_size pads past them).
       const first = 151_643;
       const specials = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'].map((content, i) => ({
@@ -67,6 +73,7 @@ function layoutFor(name: RealModelName, vocabSize: number): TokenizerLayout {
       };
     }
     case 'llama-3.2-1b':
+    case 'llama-3.2-1b-instruct':
     case 'llama-3.2-3b': {
       // Llama 3: 128,000 regular tokens, then 256 specials (most reserved).
       const named: Record<number, string> = {

@@ -18,19 +18,41 @@ import {
 } from './real-models.fixture';
 
 describe('recorded config.json files', () => {
-  // Published parameter counts (tied embeddings counted once).
+  // Published parameter counts (tied embeddings counted once); sources.json says where each count is published.
   const expected: Record<RealModelName, { params: number; check: (c: ModelConfig) => void }> = {
     'smollm2-135m': {
       params: 134_515_008,
       check: (c) => expect(c).toMatchObject({ dModel: 576, nHeads: 9, nKvHeads: 3, contextLength: 8192 }),
     },
+    'smollm2-360m': {
+      params: 361_821_120,
+      check: (c) =>
+        expect(c).toMatchObject({ dModel: 960, nLayers: 32, nHeads: 15, nKvHeads: 5, dFF: 2560, contextLength: 8192 }),
+    },
+    'smollm2-1.7b-instruct': {
+      params: 1_711_376_384,
+      check: (c) => expect(c).toMatchObject({ dModel: 2048, nHeads: 32, nKvHeads: 32, dFF: 8192, ropeTheta: 130_000 }),
+    },
     'qwen2.5-0.5b': {
       params: 494_032_768,
       check: (c) => expect(c).toMatchObject({ qkvBias: true, contextLength: 32_768, vocabSize: 151_936 }),
     },
+    'qwen2.5-0.5b-instruct': {
+      params: 494_032_768,
+      check: (c) => expect(c).toMatchObject({ qkvBias: true, dModel: 896, nHeads: 14, nKvHeads: 2 }),
+    },
+    'qwen2.5-1.5b-instruct': {
+      params: 1_543_714_304,
+      check: (c) => expect(c).toMatchObject({ qkvBias: true, dModel: 1536, nHeads: 12, nKvHeads: 2, dFF: 8960 }),
+    },
     'qwen3-0.6b': {
       params: 596_049_920,
       check: (c) => expect(c).toMatchObject({ qkNorm: true, headDim: 128, dModel: 1024, nHeads: 16, nKvHeads: 8 }),
+    },
+    'qwen3-1.7b': {
+      params: 1_720_574_976,
+      // head_dim 128 is hidden / heads here (2048 / 16), so the config keeps no separate headDim.
+      check: (c) => expect(c).toMatchObject({ qkNorm: true, dModel: 2048, nHeads: 16, nKvHeads: 8, dFF: 6144 }),
     },
     'llama-3.2-1b': {
       params: 1_235_814_400,
@@ -46,6 +68,11 @@ describe('recorded config.json files', () => {
             originalMaxPositions: 8192,
           },
         }),
+    },
+    'llama-3.2-1b-instruct': {
+      params: 1_235_814_400,
+      check: (c) =>
+        expect(c).toMatchObject({ contextLength: 131_072, ropeScaling: { ropeType: 'llama3', factor: 32 } }),
     },
     'llama-3.2-3b': {
       params: 3_212_749_824,
@@ -96,12 +123,23 @@ describe('recorded config.json files', () => {
     ]);
   });
 
-  it('keeps every eos id of a list, and writes the list back', () => {
-    const { config, special } = configFromJson(
-      parseLlamaConfigJson({ ...REAL_CONFIG_FILES['llama-3.2-1b'], eos_token_id: [128001, 128008, 128009] }),
-    );
+  it("keeps every eos id of Llama-3.2-1B-Instruct's list, and writes the list back", () => {
+    const { config, special } = realModelConfig('llama-3.2-1b-instruct');
+    expect(REAL_CONFIG_FILES['llama-3.2-1b-instruct'].eos_token_id).toEqual([128001, 128008, 128009]);
     expect(special).toMatchObject({ eosId: 128001, eosIds: [128001, 128008, 128009] });
     expect(configToJson(config, special).eos_token_id).toEqual([128001, 128008, 128009]);
+    // The base model's config.json names one eos id.
+    const base = realModelConfig('llama-3.2-1b').special;
+    expect(base.eosId).toBe(128001);
+    expect('eosIds' in base).toBe(false);
+  });
+
+  it('each Instruct config has the architecture of its base model', () => {
+    expect(realModelConfig('llama-3.2-1b-instruct').config).toEqual(realModelConfig('llama-3.2-1b').config);
+    expect(realModelConfig('qwen2.5-0.5b-instruct').config).toEqual(realModelConfig('qwen2.5-0.5b').config);
+    // Qwen2.5-0.5B ends generation at <|endoftext|>, its Instruct variant at <|im_end|>.
+    expect(realModelConfig('qwen2.5-0.5b').special.eosId).toBe(151643);
+    expect(realModelConfig('qwen2.5-0.5b-instruct').special.eosId).toBe(151645);
   });
 });
 

@@ -1,24 +1,37 @@
 // The architectures of real models, for tests that size or build things at real scale. The config.json files the
-// models publish are recorded verbatim under fixtures/configs/ (sources.json says where each copy came from) and
-// read here through the lab's own config.json reader, so a fixture that stops loading is a failing test. The two
-// hand-written configs below (SmolLM2-135M and Qwen2.5-0.5B without Qwen2's q/k/v biases) size the memory plan.
+// models publish are recorded under fixtures/configs/ (sources.json says where each copy came from, how exact it is
+// and where the parameter count is published) and read here through the lab's own config.json reader, so a fixture
+// that stops loading is a failing test. The two hand-written configs below (SmolLM2-135M and Qwen2.5-0.5B without
+// Qwen2's q/k/v biases) size the memory plan.
 
 import { configFromJson, type SpecialIds } from './checkpoint';
 import { parseLlamaConfigJson } from './checkpoint-format';
 import { MODEL_PRESETS, type ModelConfig } from './config';
 import llama321b from './fixtures/configs/llama-3.2-1b.json';
+import llama321bInstruct from './fixtures/configs/llama-3.2-1b-instruct.json';
 import llama323b from './fixtures/configs/llama-3.2-3b.json';
 import qwen2505b from './fixtures/configs/qwen2.5-0.5b.json';
+import qwen2505bInstruct from './fixtures/configs/qwen2.5-0.5b-instruct.json';
+import qwen2515bInstruct from './fixtures/configs/qwen2.5-1.5b-instruct.json';
 import qwen306b from './fixtures/configs/qwen3-0.6b.json';
+import qwen317b from './fixtures/configs/qwen3-1.7b.json';
 import qwen330bA3b from './fixtures/configs/qwen3-30b-a3b.json';
 import smollm2135m from './fixtures/configs/smollm2-135m.json';
+import smollm217bInstruct from './fixtures/configs/smollm2-1.7b-instruct.json';
+import smollm2360m from './fixtures/configs/smollm2-360m.json';
 
 /** The recorded config.json of each real model the lab runs, by file name (without .json). */
 export const REAL_CONFIG_FILES = {
   'smollm2-135m': smollm2135m,
+  'smollm2-360m': smollm2360m,
+  'smollm2-1.7b-instruct': smollm217bInstruct,
   'qwen2.5-0.5b': qwen2505b,
+  'qwen2.5-0.5b-instruct': qwen2505bInstruct,
+  'qwen2.5-1.5b-instruct': qwen2515bInstruct,
   'qwen3-0.6b': qwen306b,
+  'qwen3-1.7b': qwen317b,
   'llama-3.2-1b': llama321b,
+  'llama-3.2-1b-instruct': llama321bInstruct,
   'llama-3.2-3b': llama323b,
 } as const satisfies Record<string, object>;
 
