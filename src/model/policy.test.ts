@@ -89,7 +89,12 @@ describe('Policy backends agree', () => {
 
   it('several end-of-sequence ids: both backends end each row at the first id of any kind, the prompt aside', async () => {
     const S = 8;
-    const prompts = [[1, 3, 4], [1, 7], [1, 13, 14], [1, 15, 16, 17]];
+    const prompts = [
+      [1, 3, 4],
+      [1, 7],
+      [1, 13, 14],
+      [1, 15, 16, 17],
+    ];
     for (const sampler of [
       { temperature: 1, greedy: true, seed: 0 },
       { temperature: 0.9, topK: 8, seed: 5 },
@@ -97,7 +102,12 @@ describe('Policy backends agree', () => {
       // A run that never stops (its id is past the vocabulary) is the oracle: a completion with ids E is its row up
       // to the first id in E, then pad. Rows are sampled independently, so one row's end cannot change another.
       const freeRun = async (p: number[][]) =>
-        new CpuPolicy(config, params()).generate(p, { maxNewTokens: S, sampler, eosId: config.vocabSize + 3, padId: 0 });
+        new CpuPolicy(config, params()).generate(p, {
+          maxNewTokens: S,
+          sampler,
+          eosId: config.vocabSize + 3,
+          padId: 0,
+        });
       const rowOf = (run: Rollout, r: number) => Array.from(run.tokens.subarray(r * S, (r + 1) * S));
       const free0 = await freeRun(prompts);
       const row0 = rowOf(free0, 0);
@@ -117,7 +127,11 @@ describe('Policy backends agree', () => {
         const want = all.map((_, r) => {
           const end = rowOf(free, r).findIndex((t) => ids.has(t));
           const n = end < 0 ? S : end + 1;
-          return { tokens: [...rowOf(free, r).slice(0, n), ...Array(S - n).fill(padId)], length: n, finished: end >= 0 };
+          return {
+            tokens: [...rowOf(free, r).slice(0, n), ...Array(S - n).fill(padId)],
+            length: n,
+            finished: end >= 0,
+          };
         });
         // The premise: row 0 ends at the second id, before any first id.
         expect(want[0].tokens[want[0].length - 1]).toBe(second);

@@ -35,7 +35,10 @@ const config = resolveConfig(null, {
 /** The step's rollouts with `tok`'s end-of-sequence ids, from the same weights, prompts and sampler seeds. */
 async function step(tok: Tokenizer) {
   const p = initParams(model, new Rng(3), { std: 0.4 });
-  const policy = new CpuPolicy(model, Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)])));
+  const policy = new CpuPolicy(
+    model,
+    Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)])),
+  );
   const s: RolloutSetting = { config, derived: derive(config), tokenizer: tok, userReward: null, learnedReward: null };
   return sampleStepRollouts(s, policy, getTask('copy'), new Rng(11), 0);
 }
