@@ -1,6 +1,6 @@
 // decode: bookkeeping kernels of KV-cache decoding, all bit copies of 32-bit words (floats travel as their bits).
 // Entry points: decode_kv_write (cache[b, pos+t] = x[b, t]), decode_gather_rows (out[r] = x[rows[r]]),
-// decode_finish (end-of-sequence logic for one step's samples). CPU twins: src/reference/decode.ts
+// decode_finish (end-of-sequence logic for one step's samples: a row ends at any of up to 8 ids). CPU twins: src/reference/decode.ts
 // (kvWrite, gatherRows, decodeFinish).
 
 override WG: u32 = 64u;
@@ -74,5 +74,6 @@ fn decode_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
   entropies[i] = entropy[r];
   mask[i] = 1.0;
   current[r] = tok;
-  if (tok == p.eosId) { done[r] = 1u; }
+  // Unused id slots repeat the first id, so comparing all eight is the same as comparing the ids given.
+  if (any(vec4<u32>(tok) == p.eosIdsLow) || any(vec4<u32>(tok) == p.eosIdsHigh)) { done[r] = 1u; }
 }

@@ -5,6 +5,7 @@
 // any sampling, by loadCheckpointDir.
 
 import { GpuPolicy } from '../model/policy';
+import { textTokens } from '../core/end-of-sequence';
 import { encodePrompt } from '../rl/sft';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
@@ -61,13 +62,11 @@ async function main(argv: string[]): Promise<number> {
       seed: args.seed as number,
     },
     eosId: tok.eosId,
+    eosIds: tok.eosIds,
     padId: tok.padId,
   });
   const ids = Array.from(out.tokens.subarray(0, out.lengths[0]));
-  const text = tok.decode(
-    ids.filter((id) => id !== tok.eosId),
-    { skipSpecialTokens: true },
-  );
+  const text = tok.decode(textTokens(ids, tok), { skipSpecialTokens: true });
   if (args.json) {
     const tokens = ids.map((id, i) => ({
       id,

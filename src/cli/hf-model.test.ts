@@ -107,6 +107,8 @@ describe('train on a Hugging Face folder', () => {
     const start = await loadCheckpointDir(join(ROOT, QWEN));
     expect(saved.ck.config).toEqual(start.ck.config);
     expect(saved.tok.eosId).toBe(start.tok.eosId);
+    expect(saved.tok.eosIds).toEqual(start.tok.eosIds);
+    expect(start.tok.eosIds).toEqual([558, 556]);
     expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).architectures).toEqual(['Qwen2ForCausalLM']);
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThanOrEqual(2);
   }, 300_000);

@@ -472,7 +472,12 @@ async function savedRunOf(statePath: string, bytes: Uint8Array, state: TrainerSt
     config: state.meta.modelConfig,
     params: state.learner.policy,
     metadata: {},
-    special: { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId },
+    special: {
+      bosId: tok.bosId,
+      eosId: tok.eosId,
+      padId: tok.padId,
+      ...(tok.eosIds ? { eosIds: [...tok.eosIds] } : {}),
+    },
   };
   return { step: state.meta.step, state: bytes, ...encodeCheckpoint(ck), tokenizerJson, tokenizerConfigJson };
 }

@@ -6,6 +6,7 @@ import {
   kvWrite as kvWriteTwin,
 } from '../reference/decode';
 import { decodeFinish, gatherRows, kvWrite } from './decode';
+import type { EndOfSequence } from '../core/end-of-sequence';
 import { gpuTwinCase, randomHost, randomInts, type KernelCase } from './verify';
 
 const exact = { atol: 0, rtol: 0 };
@@ -46,22 +47,66 @@ export function decodeCases(): KernelCase[] {
     );
   }
   // decodeFinish over a few steps: rows finish at different steps; the token buffer is compared through its bits.
-  const R = 6;
-  const S = 5;
-  const eosId = 2;
-  const padId = 0;
-  cases.push({
-    name: `decodeFinish R=${R} S=${S} over ${S} steps`,
-    family: 'decode',
-    async run(ctx) {
-      const t0 = performance.now();
-      const stepsSampled = [
+  cases.push(
+    finishCase(
+      'decodeFinish R=6 S=5 over 5 steps',
+      [
         [5, 2, 7, 9, 3, 2],
         [2, 8, 2, 4, 5, 6],
         [9, 9, 9, 2, 7, 6],
         [4, 4, 4, 4, 2, 6],
         [1, 1, 1, 1, 1, 1],
-      ].map((a) => Uint32Array.from(a));
+      ],
+      { eosId: 2 },
+      0,
+    ),
+  );
+  // Several end-of-sequence ids (Llama 3.2 Instruct ships three): a row ends at the first of any of them. Row 0
+  // meets the second id (7) before the first (2); row 3 never meets one; the pad is one of the ids (Qwen pads with
+  // <|endoftext|>, which also ends a completion), so the pad written after a row's end is itself an id.
+  cases.push(
+    finishCase(
+      'decodeFinish two end-of-sequence ids, the second first in a row, pad = an id',
+      [
+        [7, 2, 5, 9, 3, 4],
+        [2, 7, 9, 4, 5, 9],
+        [4, 4, 7, 2, 4, 9],
+        [2, 2, 4, 9, 2, 6],
+        [1, 1, 1, 6, 1, 1],
+      ],
+      { eosId: 2, eosIds: [2, 7] },
+      7,
+    ),
+  );
+  // All eight slots of the uniform array in use: each id ends its row, ids in the high vec4 included.
+  cases.push(
+    finishCase(
+      'decodeFinish eight end-of-sequence ids',
+      [
+        [40, 41, 42, 43, 1, 1, 1, 1, 3],
+        [1, 1, 1, 1, 44, 45, 46, 47, 3],
+        [5, 5, 5, 5, 5, 5, 5, 5, 3],
+      ],
+      { eosId: 40, eosIds: [40, 41, 42, 43, 44, 45, 46, 47] },
+      0,
+    ),
+  );
+  return cases;
+}
+
+/**
+ * A decodeFinish case over `steps.length` steps: `steps[s][r]` is row r's sample at step s. The GPU kernel and its
+ * twin update the same completion buffers; every buffer must match bit for bit.
+ */
+function finishCase(name: string, steps: number[][], eos: EndOfSequence, padId: number): KernelCase {
+  const S = steps.length;
+  const R = steps[0].length;
+  const stepsSampled = steps.map((a) => Uint32Array.from(a));
+  return {
+    name,
+    family: 'decode',
+    async run(ctx) {
+      const t0 = performance.now();
       const lp = (s: number) => Float32Array.from({ length: R }, (_, r) => -0.1 * (r + 1) - s);
       const en = (s: number) => Float32Array.from({ length: R }, (_, r) => 0.5 + 0.01 * r + s);
       const twin = {
@@ -88,9 +133,9 @@ export function decodeCases(): KernelCase[] {
         ctx.upload(logprob, lp(s));
         ctx.upload(entropy, en(s));
         const rec = ctx.recorder(`decodeFinish step ${s}`);
-        decodeFinish(rec, g, sampled, logprob, entropy, { step: s, eosId, padId });
+        decodeFinish(rec, g, sampled, logprob, entropy, { step: s, ...eos, padId });
         rec.submit();
-        decodeFinishTwin(twin, stepsSampled[s], lp(s), en(s), { step: s, S, eosId, padId });
+        decodeFinishTwin(twin, stepsSampled[s], lp(s), en(s), { step: s, S, ...eos, padId });
       }
       const got = await ctx.readMany([g.current, g.done, g.tokens, g.logprobs, g.entropies, g.mask]);
       const want = [twin.current, twin.done, twin.tokens, twin.logprobs, twin.entropies, twin.mask];
@@ -108,6 +153,5 @@ export function decodeCases(): KernelCase[] {
         ms: performance.now() - t0,
       };
     },
-  });
-  return cases;
+  };
 }

@@ -3,6 +3,7 @@
 
 import raw from '../../shaders/decode.wgsl?raw';
 import { declareShader, grid, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
+import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../core/end-of-sequence';
 
 const WG = 64;
 
@@ -12,8 +13,10 @@ const PARAMS = uniforms('Params', {
   Tcap: 'u32', // cache capacity per row (kv_write) / completion length S (finish)
   W: 'u32', // 32-bit words per position
   pos: 'u32', // first cache position written (kv_write) / completion column (finish)
-  eosId: 'u32',
   padId: 'u32',
+  // End-of-sequence ids (finish): up to MAX_EOS_IDS, unused slots repeating the first id.
+  eosIdsLow: 'vec4<u32>',
+  eosIdsHigh: 'vec4<u32>',
 });
 export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS] });
 
@@ -28,8 +31,29 @@ function launch(rec: Recorder, entry: string, threads: number, params: Params, b
   });
 }
 
-function p(B: number, T: number, Tcap: number, W: number, pos: number, eosId = 0, padId = 0): Params {
-  return PARAMS.pack({ B, T, Tcap, W, pos, eosId, padId });
+function p(
+  B: number,
+  T: number,
+  Tcap: number,
+  W: number,
+  pos: number,
+  eos: EndOfSequence = { eosId: 0 },
+  padId = 0,
+): Params {
+  const ids = endOfSequenceIds(eos);
+  if (ids.length > MAX_EOS_IDS)
+    throw new Error(`decode: ${ids.length} end-of-sequence ids; at most ${MAX_EOS_IDS} are supported`);
+  const slot = (i: number) => ids[i] ?? ids[0];
+  return PARAMS.pack({
+    B,
+    T,
+    Tcap,
+    W,
+    pos,
+    padId,
+    eosIdsLow: [slot(0), slot(1), slot(2), slot(3)],
+    eosIdsHigh: [slot(4), slot(5), slot(6), slot(7)],
+  });
 }
 
 /** cache (B, Tcap, ...W) <- x (B, T, ...W) at positions pos..pos+T-1 (any 32-bit dtype). */
@@ -63,20 +87,23 @@ export interface DecodeBuffers {
   mask: Tensor;
 }
 
-/** One step's samples (R) into column `step` of the (R, S) completion buffers, with end-of-sequence logic. */
+/**
+ * One step's samples (R) into column `step` of the (R, S) completion buffers, with end-of-sequence logic: a row
+ * ends at the first of any of its end-of-sequence ids (`eosId`, and `eosIds` when there are several).
+ */
 export function decodeFinish(
   rec: Recorder,
   state: DecodeBuffers,
   sampled: Tensor<'u32'>,
   logprob: Tensor,
   entropy: Tensor,
-  opts: { step: number; eosId: number; padId: number },
+  opts: { step: number; padId: number } & EndOfSequence,
 ): void {
   const [R, S] = state.tokens.shape;
   if (sampled.size !== R || state.current.size !== R)
     throw new Error(`decodeFinish: ${sampled.describe()} must have ${R} rows`);
   if (opts.step >= S) throw new Error(`decodeFinish: step ${opts.step} is past the completion length ${S}`);
-  launch(rec, 'decode_finish', R, p(R, 1, S, 1, opts.step, opts.eosId, opts.padId), [
+  launch(rec, 'decode_finish', R, p(R, 1, S, 1, opts.step, opts, opts.padId), [
     state.current,
     state.done,
     state.tokens,

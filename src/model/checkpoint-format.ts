@@ -7,6 +7,7 @@
 // Hugging Face's names and layouts only (Linear weights are (out_features, in_features), row-major).
 
 import { clipText } from '../schema/fields';
+import { endOfSequenceListProblem } from '../core/end-of-sequence';
 import { llama3ScalingProblems, type Llama3RopeScaling } from '../core/rope-frequencies';
 
 /** HF rope_scaling of rope_type "llama3", in config.json's own keys. */
@@ -295,9 +296,9 @@ export function parseLlamaConfigJson(json: unknown): LlamaConfigJson {
   const bos = tokenId('bos_token_id', defaults.bos_token_id);
   let eos: number | number[] = LLAMA_DEFAULTS.eos_token_id;
   if (Array.isArray(c.eos_token_id)) {
-    if (c.eos_token_id.length === 0 || !c.eos_token_id.every((x) => Number.isSafeInteger(x) && (x as number) >= 0)) {
-      problems.push(`eos_token_id must be an id or a non-empty list of ids, got ${shown(c.eos_token_id)}`);
-    } else eos = c.eos_token_id as number[];
+    const problem = endOfSequenceListProblem('eos_token_id', c.eos_token_id);
+    if (problem) problems.push(problem);
+    else eos = c.eos_token_id as number[];
   } else {
     eos = tokenId('eos_token_id', defaults.eos_token_id) ?? LLAMA_DEFAULTS.eos_token_id;
   }

@@ -13,7 +13,10 @@ export interface GenerateOptions {
   maxNewTokens: number;
   /** Temperature, top-k, top-p, min-p, greedy and the RNG seed; the step counter is the decode position. */
   sampler: Omit<SamplerOptions, 'step'>;
+  /** The end-of-sequence id; with several (`eosIds`), a completion ends at the first of any of them. */
   eosId: number;
+  /** Every end-of-sequence id when the model has several (at most MAX_EOS_IDS); `eosId` counts either way. */
+  eosIds?: readonly number[];
   padId: number;
   /** Read the finished flags every this many steps to stop early (default 8; 0 never checks). */
   checkEvery?: number;
@@ -33,7 +36,7 @@ export interface Rollout {
   mask: Float32Array;
   /** Completion length per row (EOS included). */
   lengths: Uint32Array;
-  /** True where the row ended with EOS (false: cut at maxNewTokens). */
+  /** True where the row ended with an end-of-sequence id (false: cut at maxNewTokens). */
   finished: boolean[];
   /** Decode steps run (prefill included), and readbacks made (the final one and the early-stop checks). */
   steps: number;
@@ -149,7 +152,12 @@ export async function generate(
         head,
       );
       sampleTokens(rec, sampled, lp, ent, flp, head.logits, { ...opts.sampler, step: s });
-      decodeFinish(rec, state, sampled, lp, ent, { step: s, eosId: opts.eosId, padId: opts.padId });
+      decodeFinish(rec, state, sampled, lp, ent, {
+        step: s,
+        eosId: opts.eosId,
+        eosIds: opts.eosIds,
+        padId: opts.padId,
+      });
       rec.submit();
       steps++;
       if (checkEvery > 0 && s + 1 < S && (s + 1) % checkEvery === 0) {

@@ -7,6 +7,7 @@
 import { configFromJson, decodeCheckpoint, type Checkpoint, type CheckpointShard } from './checkpoint';
 import { CheckpointError, parseLlamaConfigJson } from './checkpoint-format';
 import { readSafetensorsHeader } from './safetensors';
+import { endOfSequenceListProblem } from '../core/end-of-sequence';
 import { loadCharTokenizer, loadPretrainedTokenizer, TokenizerError, type Tokenizer } from './tokenizer';
 
 /** Reads the files of one folder by name ("config.json"); a missing file rejects. */
@@ -89,21 +90,35 @@ function firstEosId(json: JsonObject | null): number | undefined {
 }
 
 /**
+ * Every id of a config's eos_token_id when it is a list, undefined otherwise; a list that is not ids or holds more
+ * than MAX_EOS_IDS is refused, naming the file.
+ */
+function eosIdList(json: JsonObject | null, file: string): number[] | undefined {
+  const v = json?.eos_token_id;
+  if (!Array.isArray(v)) return undefined;
+  const problem = endOfSequenceListProblem('eos_token_id', v);
+  if (problem) throw new CheckpointError(`${file}: ${problem}`);
+  return v as number[];
+}
+
+/**
  * The tokenizer of a tokenizer.json: the lab's pure-TS character tokenizer when the file is a character vocabulary
  * (fast, and what every shipped warm start uses), else Hugging Face's JS tokenizers with tokenizer_config.json.
- * `eosId` (from generation_config.json or config.json) is the end of sequence when tokenizer_config.json names none.
+ * `eosId` (from generation_config.json or config.json) is the end of sequence when tokenizer_config.json names none;
+ * `eosIds` (their eos_token_id list) are the other ids that end a completion.
  */
 export async function tokenizerFromFiles(
   tokenizerJson: string,
   tokenizerConfigJson: string | null,
   eosId?: number,
+  eosIds?: readonly number[],
 ): Promise<Tokenizer> {
   try {
     return loadCharTokenizer(tokenizerJson);
   } catch (e) {
     if (!(e instanceof TokenizerError)) throw e;
   }
-  return loadPretrainedTokenizer(tokenizerJson, tokenizerConfigJson ?? undefined, { eosId });
+  return loadPretrainedTokenizer(tokenizerJson, tokenizerConfigJson ?? undefined, { eosId, eosIds });
 }
 
 /**
@@ -168,12 +183,15 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
   let tokenizerConfigJson = await optional(() => read.text('tokenizer_config.json'));
   const generationText = await optional(() => read.text('generation_config.json'));
   const generation = generationText === null ? null : parseObject(generationText, 'generation_config.json');
+  // The ids that end a completion: generation_config.json's list when it has one, else config.json's.
+  const eosIds = eosIdList(generation, 'generation_config.json') ?? eosIdList(rawConfig, 'config.json');
   let tokenizer: Tokenizer;
   try {
     tokenizer = await tokenizerFromFiles(
       tokenizerJson,
       tokenizerConfigJson,
       firstEosId(generation) ?? firstEosId(rawConfig),
+      eosIds,
     );
   } catch (e) {
     // Messages that start with tokenizer.json or tokenizer_config.json name their file already; others get it in front.

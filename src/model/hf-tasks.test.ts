@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { Rng } from '../core/random';
+import { textTokens } from '../core/end-of-sequence';
 import { encodePrompt, promptTokenBound } from '../rl/sft';
 import { getTask, taskFactories, taskNames } from '../tasks';
 import { loadHfFolder, type HfFolder } from './hf-folder';
@@ -76,12 +77,11 @@ describe.each(NAMES)('tasks on %s', (name) => {
             maxNewTokens: longest,
             sampler: { temperature: 1, greedy, seed: 9 },
             eosId: tok.eosId,
+            eosIds: tok.eosIds,
             padId: tok.padId,
           });
           batch.forEach(({ task, item }, r) => {
-            const ids = Array.from(out.tokens.subarray(r * longest, r * longest + out.lengths[r])).filter(
-              (id) => id !== tok.eosId,
-            );
+            const ids = textTokens(out.tokens.subarray(r * longest, r * longest + out.lengths[r]), tok);
             const text = tok.decode(ids, { skipSpecialTokens: true });
             const verdict = task.verify(item, text);
             expect(verdict.reward, `${task.name} on ${JSON.stringify(text)}`).toBeGreaterThanOrEqual(0);

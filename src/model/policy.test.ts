@@ -7,6 +7,7 @@ import { acquireNodeDevice } from '../gpu/node';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import type { ModelConfig } from './config';
+import type { Rollout } from './generate';
 import { CpuPolicy, GpuPolicy, type Policy, type SftBatch } from './policy';
 
 let ctx: GpuContext;
@@ -85,4 +86,70 @@ describe('Policy backends agree', () => {
       gpu.destroy();
     }
   });
+
+  it('several end-of-sequence ids: both backends end each row at the first id of any kind, the prompt aside', async () => {
+    const S = 8;
+    const prompts = [
+      [1, 3, 4],
+      [1, 7],
+      [1, 13, 14],
+      [1, 15, 16, 17],
+    ];
+    for (const sampler of [
+      { temperature: 1, greedy: true, seed: 0 },
+      { temperature: 0.9, topK: 8, seed: 5 },
+    ]) {
+      // A run that never stops (its id is past the vocabulary) is the oracle: a completion with ids E is its row up
+      // to the first id in E, then pad. Rows are sampled independently, so one row's end cannot change another.
+      const freeRun = async (p: number[][]) =>
+        new CpuPolicy(config, params()).generate(p, {
+          maxNewTokens: S,
+          sampler,
+          eosId: config.vocabSize + 3,
+          padId: 0,
+        });
+      const rowOf = (run: Rollout, r: number) => Array.from(run.tokens.subarray(r * S, (r + 1) * S));
+      const free0 = await freeRun(prompts);
+      const row0 = rowOf(free0, 0);
+      // The second id: row 0's second token, when it is not its first. The first id: a token another row samples
+      // that row 0 does not sample before the second id (so the second id ends row 0 first).
+      const second = row0[1] !== row0[0] ? row0[1] : row0[2];
+      const first = [1, 2, 3]
+        .flatMap((r) => rowOf(free0, r).slice(1))
+        .find((t) => t !== second && !row0.slice(0, row0.indexOf(second)).includes(t));
+      expect(first, 'a token for the first id').toBeDefined();
+      // A fifth row whose prompt holds both ids: an id in the prompt ends nothing.
+      const all = [...prompts, [1, first!, 5, second]];
+      const free = await freeRun(all);
+      for (const padId of [0, second]) {
+        const opts = { maxNewTokens: S, sampler, eosId: first!, eosIds: [first!, second], padId, checkEvery: 2 };
+        const ids = new Set(opts.eosIds);
+        const want = all.map((_, r) => {
+          const end = rowOf(free, r).findIndex((t) => ids.has(t));
+          const n = end < 0 ? S : end + 1;
+          return {
+            tokens: [...rowOf(free, r).slice(0, n), ...Array(S - n).fill(padId)],
+            length: n,
+            finished: end >= 0,
+          };
+        });
+        // The premise: row 0 ends at the second id, before any first id.
+        expect(want[0].tokens[want[0].length - 1]).toBe(second);
+        expect(want[0].tokens.slice(0, want[0].length)).not.toContain(first);
+        const cpu = new CpuPolicy(config, params());
+        const gpu = GpuPolicy.create(ctx, config, params());
+        for (const got of [await cpu.generate(all, opts), await gpu.generate(all, opts)]) {
+          expect(rowsOf(got.tokens, S)).toEqual(want.map((w) => w.tokens));
+          expect(Array.from(got.lengths)).toEqual(want.map((w) => w.length));
+          expect(got.finished).toEqual(want.map((w) => w.finished));
+          const mask = want.map((w) => Array.from({ length: S }, (_, s) => (s < w.length ? 1 : 0)));
+          expect(rowsOf(got.mask, S)).toEqual(mask);
+        }
+        gpu.destroy();
+      }
+    }
+  });
 });
+
+const rowsOf = (a: ArrayLike<number>, S: number) =>
+  Array.from({ length: a.length / S }, (_, r) => Array.from(a).slice(r * S, (r + 1) * S));

@@ -17,6 +17,7 @@ import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
 import { GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
+import { endOfSequenceIds } from '../core/end-of-sequence';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
 export interface SftBatch {
@@ -213,6 +214,7 @@ export class CpuPolicy implements Policy {
       mask: new Float32Array(R * S),
     };
     const done = new Uint8Array(R);
+    const eos = new Set(endOfSequenceIds(opts));
     let steps = 0;
     for (let s = 0; s < S && !done.every(Boolean); s++) {
       steps++;
@@ -236,7 +238,7 @@ export class CpuPolicy implements Policy {
         out.entropies[i] = ent.data[r];
         out.mask[i] = 1;
         seqs[r].push(tok[r]);
-        if (tok[r] === opts.eosId) done[r] = 1;
+        if (eos.has(tok[r])) done[r] = 1;
       }
     }
     const lengths = Uint32Array.from({ length: R }, (_, r) => seqs[r].length - prompts[r].length);

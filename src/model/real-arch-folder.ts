@@ -183,6 +183,11 @@ export interface RealArchOptions {
   seed?: number;
   /** Standard deviation of the random matrices (default 0.3: logits spread, so greedy decoding has no ties). */
   std?: number;
+  /**
+   * config.json keys replaced after num_hidden_layers (narrower widths, say, for a test that needs the real
+   * vocabulary and special ids but not the real size).
+   */
+  configOverrides?: Record<string, unknown>;
 }
 
 /**
@@ -218,7 +223,7 @@ export function buildRealArchFolder(name: RealModelName, opts: RealArchOptions =
   const layers = opts.layers ?? 2;
   const dtype = opts.dtype ?? 'BF16';
   const recorded = REAL_CONFIG_FILES[name] as Record<string, unknown>;
-  const configJson: Record<string, unknown> = { ...recorded, num_hidden_layers: layers };
+  const configJson: Record<string, unknown> = { ...recorded, num_hidden_layers: layers, ...opts.configOverrides };
   if (typeof recorded.max_window_layers === 'number') configJson.max_window_layers = layers;
   const { config } = configFromJson(parseLlamaConfigJson(configJson));
   const state = { s: (opts.seed ?? 1) * 2654435761 || 1 };

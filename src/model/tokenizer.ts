@@ -4,6 +4,8 @@
 // This file does not fetch anything: callers pass the parsed (or raw) JSON in. It never adds special tokens
 // on encode; callers prepend `bosId` (when `prependsBos`) and append `eosId` themselves.
 
+import { endOfSequenceIds, MAX_EOS_IDS } from '../core/end-of-sequence';
+
 /** A tokenizer as the model, the trainer and the inspector see it. */
 export interface Tokenizer {
   /** Which implementation this is ('char': the pure-TS reader; 'pretrained': Hugging Face's JS tokenizers). */
@@ -28,6 +30,11 @@ export interface Tokenizer {
   readonly applyChatTemplate: ((userText: string) => string) | null;
   /** Id that ends a completion; sampling stops on it. */
   readonly eosId: number;
+  /**
+   * Every id that ends a completion when the model has several (generation_config.json's or config.json's
+   * eos_token_id list, with `eosId` first); sampling stops on any of them. Absent: `eosId` alone.
+   */
+  readonly eosIds?: readonly number[];
   /** Id used to fill ragged batches (masked out of every loss). */
   readonly padId: number;
   /** Id that unknown characters map to, or null when the vocabulary has no unknown token. */
@@ -317,6 +324,11 @@ export interface PretrainedTokenizerOptions {
    * generation_config.json or config.json `eos_token_id`); conventional names are tried only after it.
    */
   eosId?: number;
+  /**
+   * Every end-of-sequence id of the model (generation_config.json's or config.json's eos_token_id list): each
+   * must be in the vocabulary; together with the tokenizer's own end of sequence they become `eosIds`.
+   */
+  eosIds?: readonly number[];
 }
 
 /** The part of a Hugging Face tokenizer object both backends expose that this wrapper uses. */
@@ -392,6 +404,17 @@ export async function loadPretrainedTokenizer(
   if (eosId === null) {
     throw new TokenizerError('cannot tell which token is end-of-sequence: pass tokenizer_config.json (eos_token)');
   }
+  for (const id of options.eosIds ?? []) {
+    if (core.id_to_token(id) === undefined)
+      throw new TokenizerError(
+        `end-of-sequence id ${id} (generation_config.json or config.json eos_token_id) is not in the vocabulary`,
+      );
+  }
+  const allEos = endOfSequenceIds({ eosId, eosIds: options.eosIds });
+  if (allEos.length > MAX_EOS_IDS)
+    throw new TokenizerError(
+      `eos_token_id: ${allEos.length} end-of-sequence ids; at most ${MAX_EOS_IDS} are supported`,
+    );
   const bosId = resolve('bos_token', BOS_NAMES) ?? eosId;
   const padId = resolve('pad_token', PAD_NAMES) ?? eosId;
   const unkTok = tokenFromConfig(config, 'unk_token') ?? core.unkToken;
@@ -414,6 +437,7 @@ export async function loadPretrainedTokenizer(
     prependsBos,
     applyChatTemplate,
     eosId,
+    ...(allEos.length > 1 ? { eosIds: allEos } : {}),
     padId,
     unkId,
     specialIds,

@@ -2,6 +2,8 @@
 // cache at a position; gatherRows picks rows by index; decodeFinish applies end-of-sequence logic to one step's
 // samples and writes them into the completion buffers. Bit copies: they work on any 32-bit data.
 
+import { endOfSequenceIds, type EndOfSequence } from '../core/end-of-sequence';
+
 /** A 32-bit array the bookkeeping kernels copy bits of (floats are copied through their bits). */
 export type Word32Array = Float32Array | Uint32Array | Int32Array;
 
@@ -48,16 +50,18 @@ export interface DecodeState {
 
 /**
  * One decode step's bookkeeping for rows r < R at column `step` of the completion buffers: a row already done
- * gets pad (mask 0, logprob 0, entropy 0); otherwise the sampled token is kept, and EOS marks the row done.
+ * gets pad (mask 0, logprob 0, entropy 0); otherwise the sampled token is kept, and any of the end-of-sequence ids
+ * (`eosId`, and `eosIds` when there are several) marks the row done.
  */
 export function decodeFinish(
   state: DecodeState,
   sampled: Uint32Array,
   logprob: Float32Array,
   entropy: Float32Array,
-  opts: { step: number; S: number; eosId: number; padId: number },
+  opts: { step: number; S: number; padId: number } & EndOfSequence,
 ): void {
   const R = sampled.length;
+  const eos = new Set(endOfSequenceIds(opts));
   for (let r = 0; r < R; r++) {
     const i = r * opts.S + opts.step;
     if (state.done[r]) {
@@ -74,6 +78,6 @@ export function decodeFinish(
     state.entropies[i] = entropy[r];
     state.mask[i] = 1;
     state.current[r] = tok;
-    if (tok === opts.eosId) state.done[r] = 1;
+    if (eos.has(tok)) state.done[r] = 1;
   }
 }

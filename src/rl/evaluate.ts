@@ -41,6 +41,7 @@ export async function evaluateHeldOut(
       maxNewTokens: L,
       sampler: { ...samplerOptions(c, stepsDone, 0xe7a1, true), seed: 0 },
       eosId: tok.eosId,
+      eosIds: tok.eosIds,
       padId: tok.padId,
     });
     const g = await scoreCompletions(s, task, part, prompts, greedy);
@@ -53,6 +54,7 @@ export async function evaluateHeldOut(
       maxNewTokens: L,
       sampler: { ...samplerOptions(c, stepsDone, 0xe7a2), seed: (c.seed * 31 + 0xe7a2 + i) >>> 0 },
       eosId: tok.eosId,
+      eosIds: tok.eosIds,
       padId: tok.padId,
     });
     const sc = await scoreCompletions(s, task, part, many, samples);

@@ -77,7 +77,7 @@ export async function collectPreferencePairs(
       const rows = Array.from({ length: G }, (_, i) => g * G + i);
       return {
         prompt: ro.prompts[g * G],
-        completions: rows.map((r) => completionTokens(ro.rollout, r, s.tokenizer.eosId)),
+        completions: rows.map((r) => completionTokens(ro.rollout, r, s.tokenizer)),
         correct: rows.map((r) => ro.verdicts[r].parts.accuracy === 1),
       };
     });

@@ -8,6 +8,7 @@ import type { Policy } from '../model/policy';
 import { encodePrompt } from './sft';
 import type { Tokenizer } from '../model/tokenizer';
 import type { Rng } from '../core/random';
+import { textTokens, type EndOfSequence } from '../core/end-of-sequence';
 import type { Task, TaskItem, Verdict } from '../tasks';
 import { groupRewardStats } from './advantages';
 import { takeRows } from './batch';
@@ -96,6 +97,7 @@ export async function sampleStepRollouts(
       maxNewTokens: L,
       sampler: samplerOptions(c, stepsDone, a * 7919),
       eosId: tok.eosId,
+      eosIds: tok.eosIds,
       padId: tok.padId,
     });
     const r = await scoreCompletions(s, task, items, prompts, rollout);
@@ -105,6 +107,7 @@ export async function sampleStepRollouts(
         maxNewTokens: L,
         sampler: samplerOptions(c, stepsDone, a * 7919 + 1, true),
         eosId: tok.eosId,
+        eosIds: tok.eosIds,
         padId: tok.padId,
       });
       r.greedyRewards = (await scoreCompletions(s, task, items, greedyPrompts, g)).rewards;
@@ -165,7 +168,7 @@ export async function scoreCompletions(
   let rolloutTokens = 0;
   for (let r = 0; r < R; r++) {
     rolloutTokens += rollout.lengths[r];
-    const ids = completionTokens(rollout, r, tok.eosId);
+    const ids = completionTokens(rollout, r, tok);
     completionIds.push(ids);
     texts.push(tok.decode(ids, { skipSpecialTokens: true }));
   }
@@ -222,10 +225,13 @@ export async function scoreCompletions(
   };
 }
 
-/** The token ids of row `r`'s completion, without its EOS: what its text is decoded from and a reward model reads. */
-export function completionTokens(rollout: Rollout, r: number, eosId: number): number[] {
+/**
+ * The token ids of row `r`'s completion up to its first end-of-sequence id of any kind (`eos.eosId` or one of
+ * `eos.eosIds`), that id left out: what its text is decoded from and a reward model reads.
+ */
+export function completionTokens(rollout: Rollout, r: number, eos: EndOfSequence): number[] {
   const L = rollout.maxNewTokens;
-  return Array.from(rollout.tokens.subarray(r * L, r * L + rollout.lengths[r])).filter((id) => id !== eosId);
+  return textTokens(rollout.tokens.subarray(r * L, r * L + rollout.lengths[r]), eos);
 }
 
 /** The rows of the groups `groups` (each G consecutive rows). */

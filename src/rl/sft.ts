@@ -6,6 +6,7 @@
 import type { Policy, SftBatch } from '../model/policy';
 import type { Tokenizer } from '../model/tokenizer';
 import { Rng } from '../core/random';
+import { textTokens } from '../core/end-of-sequence';
 import type { Task, TaskItem } from '../tasks';
 
 export interface SftOptions {
@@ -195,10 +196,11 @@ export async function evaluateGreedy(
       maxNewTokens: S,
       sampler: { temperature: 1, greedy: true, seed: 0 },
       eosId: tok.eosId,
+      eosIds: tok.eosIds,
       padId: tok.padId,
     });
     chunk.forEach((it, r) => {
-      const ids = Array.from(out.tokens.subarray(r * S, r * S + out.lengths[r])).filter((id) => id !== tok.eosId);
+      const ids = textTokens(out.tokens.subarray(r * S, r * S + out.lengths[r]), tok);
       const completion = tok.decode(ids, { skipSpecialTokens: true });
       // A completion cut at the length limit (no EOS) counts as wrong, whatever its prefix says.
       const v = out.finished[r]

@@ -545,7 +545,12 @@ export class Trainer {
         steps: String(this.step),
         seed: String(this.config.seed),
       },
-      special: { bosId: tok.bosId, eosId: tok.eosId, padId: tok.padId },
+      special: {
+        bosId: tok.bosId,
+        eosId: tok.eosId,
+        padId: tok.padId,
+        ...(tok.eosIds ? { eosIds: [...tok.eosIds] } : {}),
+      },
     };
   }
 
