@@ -1,10 +1,10 @@
-// Run controls and the status line: start (or continue), pause, single step, reset; step, elapsed time, ETA and
-// throughput of the current run; the adapter it runs on, with a note when that is a software fallback; resume
+// Run controls and the status line: start (or continue), pause, single step, reset; the status line about the run
+// the charts show (its phase, step, elapsed time, ETA and pace; store/status-line.ts words it); the adapter it runs on, with a note when that is a software fallback; resume
 // for a run that was interrupted (device loss, reload) or failed; the edited config over N seeds as a seed group
 // (queued run after run; the status line says which seed of the group trains). Which button is enabled is the
 // store's selectors (store/selectors.ts), the same rules the store's actions check.
 import { SEED_GROUP_MAX, SEED_GROUP_MIN, useLab } from '../store';
-import { clock, describeAdapter, throughput } from '../store/format';
+import { describeAdapter } from '../store/format';
 import {
   activeBackend,
   canPause,
@@ -12,11 +12,12 @@ import {
   canResumeCurrent,
   canStart,
   canStep,
-  etaMs,
   startBlocker,
   startLabel,
   type StartBlocker,
+  viewedRun,
 } from '../store/selectors';
+import { deviceStartText, statusLine } from '../store/status-line';
 
 /** Why Start and Step are greyed out, as their tooltip. */
 const BLOCKED: Record<StartBlocker, string> = {
@@ -74,7 +75,7 @@ function AdapterNote() {
   if (!adapter)
     return (
       <span data-testid="status-adapter">
-        {gpuStatus === 'starting' ? 'requesting a WebGPU device…' : 'no WebGPU adapter'}
+        {deviceStartText(gpuStatus) ?? 'no WebGPU adapter'}
       </span>
     );
   return (
@@ -94,7 +95,9 @@ export function RunControls() {
   const resumable = useLab(canResumeCurrent);
   const blocker = useLab(startBlocker);
   const label = useLab(startLabel);
-  const eta = useLab(etaMs);
+  const gpuStatus = useLab((s) => s.gpuStatus);
+  const viewed = useLab(viewedRun);
+  const line = statusLine({ progress: p, gpuStatus, viewed });
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);
   const stepRun = useLab((s) => s.stepRun);
@@ -151,25 +154,24 @@ export function RunControls() {
         data-step={p.step}
         data-total={p.totalSteps}
         data-run-id={p.runId ?? ''}
+        data-phase={p.phase.kind}
       >
-        {p.runId ? (
-          <>
-            <strong>{p.name}</strong>
-            {p.seedQueue && (
-              <span data-testid="status-seed-queue" data-index={p.seedQueue.index} data-size={p.seedQueue.size}>
-                {' '}
-                (seed group: run {p.seedQueue.index + 1} of {p.seedQueue.size}
-                {p.seedQueue.failedSeeds.length > 0 && <>; failed: seed {p.seedQueue.failedSeeds.join(', ')}</>})
-              </span>
-            )}{' '}
-            · <span data-testid="status-state">{p.status}</span> · step {p.step}/{p.totalSteps} · elapsed{' '}
-            {clock(p.elapsedMs)}
-            {p.status === 'running' && <> · ETA {clock(eta)}</>}
-            {p.meanStepMs > 0 && <> · {throughput(p.meanStepMs, p.tokensPerSec)}</>}
-            {p.savedStep > 0 && <> · saved at step {p.savedStep}</>}
-          </>
-        ) : (
-          <>no run yet: pick a preset and press Start</>
+        {line.name && <strong data-testid="status-name">{line.name}</strong>}
+        {line.name && ' · '}
+        <span data-testid="status-phase" data-about={line.about}>
+          {line.phase}
+        </span>
+        {line.details.map((d) => (
+          <span key={d}> · {d}</span>
+        ))}
+        {line.live && <span data-testid="status-live"> · {line.live}</span>}
+        {/* The live run's seed group, at the end whichever run the line is about (the live part names the live run). */}
+        {p.seedQueue && (
+          <span data-testid="status-seed-queue" data-index={p.seedQueue.index} data-size={p.seedQueue.size}>
+            {' '}
+            (seed group: run {p.seedQueue.index + 1} of {p.seedQueue.size}
+            {p.seedQueue.failedSeeds.length > 0 && <>; failed: seed {p.seedQueue.failedSeeds.join(', ')}</>})
+          </span>
         )}
       </p>
       {p.message && (p.status === 'interrupted' || p.status === 'failed' || p.status === 'paused') && (
