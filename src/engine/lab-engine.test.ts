@@ -357,7 +357,7 @@ describe('LabEngine divergence (CPU backend, real trainer)', () => {
     await engine.idle();
 
     const p = engine.progress();
-    expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1, phase: { kind: 'paused', by: 'divergence' } });
     const m =
       /^The run diverged: (\S+) = (NaN|-?Infinity) at step (\d+) \(optimizer step \d+\)\. The update was not kept: the run is paused at its last saved state, step 1/.exec(
         p.message ?? '',
@@ -490,9 +490,52 @@ describe('LabEngine divergence and alerts (scripted trainer)', () => {
       } else {
         expect(engine.progress()).toMatchObject({ status: 'paused', step: 3, savedStep: 3 });
         expect(engine.progress().message).toBe(`Paused by an alert (alert_action pause). ${alerts[0].alert.message}`);
+        expect(engine.progress().phase).toEqual({ kind: 'paused', by: 'alert' });
         expect((await store.getState(h.id))?.step).toBe(3);
       }
     }
+  });
+});
+
+describe('LabEngine progress: phase and pace (scripted trainer, injected clock)', () => {
+  it("names the run's phase, and paces it by the recent steps without the session's first (compiling) step", async () => {
+    // Step times as the issue saw them: the first step compiles the kernels and evaluates step 0 (16.9 s), then < 1 s.
+    const stepMs = [16_900, 700, 800, 900, 1000];
+    let clock = 0;
+    const t = scriptedTrainer(() => ({ reward: 0.5, entropy: 1 }));
+    const factory: TrainerFactory = async (o) => {
+      const trainer = await t.factory(o);
+      const runStep = trainer.runStep.bind(trainer);
+      trainer.runStep = async () => {
+        clock += stepMs[trainer.step];
+        return runStep();
+      };
+      return trainer;
+    };
+    const { engine, events } = makeEngine(new MemoryRunStore(), { createTrainer: factory, now: () => clock });
+    const progressSince = (from: number) =>
+      events.slice(from).flatMap((e) => (e.type === 'progress' ? [e.progress] : []));
+    await engine.create({ config: tinyConfig({ steps: 5, checkpoint: null }), preset: 'grpo', backend: 'cpu' });
+    expect(progressSince(0)[0].phase).toEqual({ kind: 'loading' });
+    expect(engine.progress().phase).toEqual({ kind: 'paused', by: 'person' });
+
+    let from = events.length;
+    engine.stepOnce();
+    await engine.idle();
+    // While the first step runs: evaluating step 0 (eval_every 2) and compiling; after it, no pace (no ETA) yet.
+    expect(progressSince(from)[0]).toMatchObject({ status: 'running', phase: { kind: 'warming-up', evaluatesStep0: true } });
+    expect(engine.progress()).toMatchObject({ step: 1, lastStepMs: 16_900, paceMs: 0, phase: { kind: 'paused', by: 'person' } });
+
+    from = events.length;
+    engine.stepOnce();
+    await engine.idle();
+    expect(progressSince(from)[0].phase).toEqual({ kind: 'training' });
+    expect(engine.progress()).toMatchObject({ step: 2, lastStepMs: 700, paceMs: 700 });
+
+    engine.start();
+    await engine.idle();
+    // The median of 700, 800, 900, 1000: the 16.9 s first step is not in it.
+    expect(engine.progress()).toMatchObject({ status: 'done', step: 5, paceMs: 850, phase: { kind: 'done' } });
   });
 });
 

@@ -112,7 +112,7 @@ export function runStep(s: LabState, h: RunHeader): number {
 }
 
 /** The saved header of the run the charts show (null: none, or not in the runs list yet); the status line is about it. */
-export function viewedRun(s: LabState): RunHeader | null {
+export function viewedRun(s: Pick<LabState, 'viewRunId' | 'runs'>): RunHeader | null {
   return s.viewRunId ? (s.runs.find((h) => h.id === s.viewRunId) ?? null) : null;
 }
 

@@ -6,6 +6,8 @@
 import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../engine/types';
 import { timeLeftMs } from '../engine/step-pace';
 import { clock, fmt, throughput } from './format';
+import type { LabState } from './index';
+import { viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
 
 export interface StatusLineInput {
@@ -96,6 +98,7 @@ export function statusLine({ progress: p, gpuStatus, viewed }: StatusLineInput):
   if (viewed && viewed.id !== p.runId) {
     const reward = viewed.lastMetrics.reward;
     const details = [savedRunState(viewed)];
+    if (viewed.seedGroup) details.push(`seed group: run ${viewed.seedGroup.index + 1} of ${viewed.seedGroup.size}`);
     if (reward !== undefined && Number.isFinite(reward)) details.push(`last reward ${fmt(reward)}`);
     const line: StatusLine = { about: 'viewed', name: viewed.name, phase: 'viewing a saved run', details };
     if (p.runId) line.live = `live run ${p.name}: ${livePhase}`;
@@ -104,4 +107,9 @@ export function statusLine({ progress: p, gpuStatus, viewed }: StatusLineInput):
   }
   if (!p.runId) return { about: 'none', name: '', phase: livePhase, details: [] };
   return { about: 'live', name: p.name, phase: livePhase, details: liveDetails(p) };
+}
+
+/** The status line of a store's state (the parts RunControls selects: each a stable reference). */
+export function statusLineOf(s: Pick<LabState, 'progress' | 'gpuStatus' | 'viewRunId' | 'runs'>): StatusLine {
+  return statusLine({ progress: s.progress, gpuStatus: s.gpuStatus, viewed: viewedRun(s) });
 }

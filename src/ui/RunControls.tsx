@@ -15,9 +15,8 @@ import {
   startBlocker,
   startLabel,
   type StartBlocker,
-  viewedRun,
 } from '../store/selectors';
-import { deviceStartText, statusLine } from '../store/status-line';
+import { deviceStartText, statusLineOf } from '../store/status-line';
 
 /** Why Start and Step are greyed out, as their tooltip. */
 const BLOCKED: Record<StartBlocker, string> = {
@@ -96,8 +95,9 @@ export function RunControls() {
   const blocker = useLab(startBlocker);
   const label = useLab(startLabel);
   const gpuStatus = useLab((s) => s.gpuStatus);
-  const viewed = useLab(viewedRun);
-  const line = statusLine({ progress: p, gpuStatus, viewed });
+  const viewRunId = useLab((s) => s.viewRunId);
+  const runs = useLab((s) => s.runs);
+  const line = statusLineOf({ progress: p, gpuStatus, viewRunId, runs });
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);
   const stepRun = useLab((s) => s.stepRun);
