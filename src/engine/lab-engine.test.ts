@@ -523,8 +523,16 @@ describe('LabEngine progress: phase and pace (scripted trainer, injected clock)'
     engine.stepOnce();
     await engine.idle();
     // While the first step runs: evaluating step 0 (eval_every 2) and compiling; after it, no pace (no ETA) yet.
-    expect(progressSince(from)[0]).toMatchObject({ status: 'running', phase: { kind: 'warming-up', evaluatesStep0: true } });
-    expect(engine.progress()).toMatchObject({ step: 1, lastStepMs: 16_900, paceMs: 0, phase: { kind: 'paused', by: 'person' } });
+    expect(progressSince(from)[0]).toMatchObject({
+      status: 'running',
+      phase: { kind: 'warming-up', evaluatesStep0: true },
+    });
+    expect(engine.progress()).toMatchObject({
+      step: 1,
+      lastStepMs: 16_900,
+      paceMs: 0,
+      phase: { kind: 'paused', by: 'person' },
+    });
 
     from = events.length;
     engine.stepOnce();

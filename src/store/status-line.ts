@@ -33,7 +33,7 @@ export interface StatusLine {
 /** The device's start, while it is not ready (null once it is, or when it failed: the adapter line says why). */
 export function deviceStartText(gpuStatus: EngineState['gpuStatus']): string | null {
   if (gpuStatus === 'starting') return 'requesting a WebGPU device…';
-  if (gpuStatus === 'tuning') return 'tuning the matmul kernels for this GPU (first visit only)…';
+  if (gpuStatus === 'tuning') return 'tuning the matmul kernels for this GPU (measured once, then cached)…';
   return null;
 }
 

@@ -514,15 +514,29 @@ describe('run controls', () => {
       details: ['finished at step 150', 'last reward 0.55'],
     });
     s().openSeedGroup('G');
-    expect(statusLineOf(s())).toMatchObject({ about: 'viewed', details: ['finished at step 8', 'seed group: run 1 of 3'] });
+    expect(statusLineOf(s())).toMatchObject({
+      about: 'viewed',
+      details: ['finished at step 8', 'seed group: run 1 of 3'],
+    });
     // A run starts: the charts follow it and the line is the live run's; opening a saved run again names both.
     respond({
       type: 'progress',
-      progress: progress({ runId: 'live', name: 'live', status: 'running', step: 3, totalSteps: 20, phase: { kind: 'training' } }),
+      progress: progress({
+        runId: 'live',
+        name: 'live',
+        status: 'running',
+        step: 3,
+        totalSteps: 20,
+        phase: { kind: 'training' },
+      }),
     });
     expect(statusLineOf(s())).toMatchObject({ about: 'live', name: 'live', phase: 'training step 4 of 20' });
     s().openRun('done');
-    expect(statusLineOf(s())).toMatchObject({ about: 'viewed', name: 'done', live: 'live run live: training step 4 of 20' });
+    expect(statusLineOf(s())).toMatchObject({
+      about: 'viewed',
+      name: 'done',
+      live: 'live run live: training step 4 of 20',
+    });
   });
 
   it('chart the viewed run and the overlaid runs whose records are on the page', () => {

@@ -71,12 +71,7 @@ function AdapterNote() {
   const gpuStatus = useLab((s) => s.gpuStatus);
   if (backend === 'cpu')
     return <span data-testid="status-adapter">CPU reference backend (slow: 100-1000x slower than a GPU)</span>;
-  if (!adapter)
-    return (
-      <span data-testid="status-adapter">
-        {deviceStartText(gpuStatus) ?? 'no WebGPU adapter'}
-      </span>
-    );
+  if (!adapter) return <span data-testid="status-adapter">{deviceStartText(gpuStatus) ?? 'no WebGPU adapter'}</span>;
   return (
     <span data-testid="status-adapter" data-fallback={adapter.isFallbackAdapter}>
       {describeAdapter(adapter)}
