@@ -71,6 +71,9 @@ export interface LabEngineDeps {
   inspectGroups?: number;
 }
 
+/** The least time between two progress events for kernels compiled in a first step. */
+const COMPILE_PROGRESS_MS = 250;
+
 /** Statuses in which a run has a trainer in memory. */
 const LIVE: readonly RunStatus[] = ['loading', 'running', 'pausing', 'paused', 'done'];
 
@@ -84,6 +87,11 @@ interface Active {
   recentStepMs: number[];
   /** Steps trained since the session opened (a new run or a resume): the first of them compiles the kernels. */
   sessionSteps: number;
+  /** Pipelines compiled on the device since the session opened; stopCountingCompiles unsubscribes. */
+  kernelsCompiled: number;
+  stopCountingCompiles: () => void;
+  /** When the progress last went out for a compile (they are throttled: a first step compiles dozens). */
+  compileEmittedAt: number;
   /** Who paused the run last (the status line says so). */
   pausedBy: 'person' | 'divergence' | 'alert';
   tokensPerSec: number;
@@ -242,6 +250,7 @@ export class LabEngine {
     const a = this.active;
     this.active = null;
     this.resetRequested = false;
+    a?.stopCountingCompiles();
     try {
       a?.session?.destroy();
     } catch {
@@ -639,13 +648,30 @@ export class LabEngine {
       {
         assets: this.deps.assets,
         sink: this.sinkOf(a),
-        device: () => this.deps.gpu(),
+        device: async () => {
+          const ctx = await this.deps.gpu();
+          this.countCompiles(a, ctx);
+          return ctx;
+        },
         now: this.now,
         ...(this.deps.rewardSandbox && { rewardSandbox: this.deps.rewardSandbox }),
         ...(this.deps.createTrainer && { createTrainer: this.deps.createTrainer }),
       },
       from,
     );
+  }
+
+  /** Counts the pipelines the session compiles; during its first step each count goes out (at most 4 a second). */
+  private countCompiles(a: Active, ctx: GpuContext): void {
+    a.stopCountingCompiles();
+    a.stopCountingCompiles = ctx.onCompiled(() => {
+      a.kernelsCompiled += 1;
+      const t = this.now();
+      if (this.active !== a || a.sessionSteps > 0 || t - a.compileEmittedAt < COMPILE_PROGRESS_MS) return;
+      if (a.header.status !== 'running' && a.header.status !== 'pausing') return;
+      a.compileEmittedAt = t;
+      this.emitProgress();
+    });
   }
 
   /**
@@ -896,6 +922,9 @@ function newActive(header: RunHeader): Active {
     stepsLeft: 0,
     recentStepMs: [],
     sessionSteps: 0,
+    kernelsCompiled: 0,
+    stopCountingCompiles: () => undefined,
+    compileEmittedAt: Number.NEGATIVE_INFINITY,
     pausedBy: 'person',
     tokensPerSec: 0,
     lastStepMs: 0,
@@ -912,7 +941,11 @@ function phaseOf(a: Active): RunPhase {
     case 'running':
     case 'pausing':
       return a.sessionSteps === 0
-        ? { kind: 'warming-up', evaluatesStep0: h.step === 0 && h.config.eval_every > 0 }
+        ? {
+            kind: 'warming-up',
+            evaluatesStep0: h.step === 0 && h.config.eval_every > 0,
+            kernelsCompiled: a.kernelsCompiled,
+          }
         : { kind: 'training' };
     case 'paused':
       return { kind: 'paused', by: a.pausedBy };

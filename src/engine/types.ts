@@ -137,15 +137,16 @@ export interface RunProgress {
 
 /**
  * What the current run is doing. `loading`: its model or saved state loads (and the device is acquired);
- * `warming-up`: the first step of a session is in flight: it compiles the GPU kernels and, on a fresh run with
- * eval_every > 0, evaluates step 0 first (so it is slower than the steps after it); `training`: a later step;
+ * `warming-up`: the first step of a session is in flight: it compiles the GPU kernels (kernelsCompiled: the
+ * pipelines compiled so far in this session; the total is not known before, each compiles on first use) and, on a
+ * fresh run with eval_every > 0, evaluates step 0 first (so it is slower than the steps after it); `training`: a later step;
  * `paused`: by the person (Pause, Step), by a divergence (the run went back to its saved state) or by an alert;
  * `done`: all steps trained; `stopped`: failed or interrupted (the message says why).
  */
 export type RunPhase =
   | { kind: 'idle' }
   | { kind: 'loading' }
-  | { kind: 'warming-up'; evaluatesStep0: boolean }
+  | { kind: 'warming-up'; evaluatesStep0: boolean; kernelsCompiled: number }
   | { kind: 'training' }
   | { kind: 'paused'; by: 'person' | 'divergence' | 'alert' }
   | { kind: 'done' }

@@ -39,8 +39,24 @@ describe('phaseText', () => {
     const cases: [RunPhase, RunProgress['status'], number, string][] = [
       [{ kind: 'idle' }, 'idle', 0, 'no run yet: pick a preset and press Start'],
       [{ kind: 'loading' }, 'loading', 0, 'loading the model'],
-      [{ kind: 'warming-up', evaluatesStep0: true }, 'running', 0, 'evaluating step 0 and compiling kernels'],
-      [{ kind: 'warming-up', evaluatesStep0: false }, 'running', 40, 'compiling kernels · step 41 of 150'],
+      [
+        { kind: 'warming-up', evaluatesStep0: true, kernelsCompiled: 0 },
+        'running',
+        0,
+        'evaluating step 0 and compiling kernels',
+      ],
+      [
+        { kind: 'warming-up', evaluatesStep0: true, kernelsCompiled: 37 },
+        'running',
+        0,
+        'evaluating step 0 and compiling kernels (37 so far)',
+      ],
+      [
+        { kind: 'warming-up', evaluatesStep0: false, kernelsCompiled: 0 },
+        'running',
+        40,
+        'compiling kernels · step 41 of 150',
+      ],
       [{ kind: 'training' }, 'running', 1, 'training step 2 of 150'],
       [{ kind: 'training' }, 'pausing', 7, 'pausing after step 8 of 150'],
       [{ kind: 'paused', by: 'person' }, 'paused', 7, 'paused at step 7'],

@@ -44,10 +44,10 @@ export function phaseText(phase: RunPhase, status: RunStatus | 'idle', step: num
       return 'no run yet: pick a preset and press Start';
     case 'loading':
       return 'loading the model';
-    case 'warming-up':
-      return phase.evaluatesStep0
-        ? 'evaluating step 0 and compiling kernels'
-        : `compiling kernels · step ${step + 1} of ${total}`;
+    case 'warming-up': {
+      const kernels = `compiling kernels${phase.kernelsCompiled > 0 ? ` (${phase.kernelsCompiled} so far)` : ''}`;
+      return phase.evaluatesStep0 ? `evaluating step 0 and ${kernels}` : `${kernels} · step ${step + 1} of ${total}`;
+    }
     case 'training':
       return status === 'pausing'
         ? `pausing after step ${step + 1} of ${total}`
