@@ -45,6 +45,9 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   // One step first, so the run has a saved state (step 1, still finite) to fall back to; then train on.
   await page.getByTestId('run-step').click();
   await waitStatus(page, /paused/, 1);
+  // The status names the phase, and gives no pace or ETA from step 1 alone (it includes the kernels' compiles).
+  await expect(page.getByTestId('status-phase')).toHaveText('paused at step 1');
+  await expect(page.getByTestId('run-status')).not.toContainText(/ETA|s\/step/);
   const runId = (await page.getByTestId('run-status').getAttribute('data-run-id'))!;
   await page.getByTestId('run-start').click();
 
@@ -56,6 +59,7 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   await expect(message).toContainText('last saved state, step 1');
   await waitStatus(page, /paused/);
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', '1');
+  await expect(page.getByTestId('status-phase')).toHaveText('paused at step 1: diverged, back at the saved state');
   await expect(page.getByTestId('notice').filter({ hasText: 'The run diverged' })).toHaveCount(1);
   // The charts show the run as of its saved state: one step, finite.
   await expect(page.getByTestId('chart-reward')).toHaveAttribute('data-points', '1');

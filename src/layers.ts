@@ -72,6 +72,7 @@ export const PAGE_IMPORTS: readonly string[] = [
   'engine/cpu-limit',
   'engine/checkpoint-path',
   'engine/folder-names',
+  'engine/step-pace',
   'bench/report',
   'export',
   // pure helpers of the bottom layer

@@ -19,6 +19,7 @@ import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
 import type { TrainerFactory } from './run-session';
 import type { EngineEvent } from './types';
+import type { CompileRecord, GpuContext } from '../gpu';
 
 const assets = PUBLIC_ASSETS;
 
@@ -53,6 +54,16 @@ function makeEngine(store = new MemoryRunStore(), over: Partial<LabEngineDeps> =
     ...over,
   });
   return { engine, events, store };
+}
+
+/** A stand-in device for scripted trainers (which never touch it): it tells `listeners` of compiles. */
+function fakeDevice(listeners: ((r: CompileRecord) => void)[] = []): GpuContext {
+  return {
+    onCompiled: (l: (r: CompileRecord) => void) => {
+      listeners.push(l);
+      return () => listeners.splice(listeners.indexOf(l), 1);
+    },
+  } as unknown as GpuContext;
 }
 
 const recordsOf = (events: EngineEvent[]) => events.flatMap((e) => (e.type === 'records' ? e.records : []));
@@ -240,7 +251,7 @@ describe('LabEngine device loss (scripted trainer)', () => {
     const s = scripted();
     const store = new MemoryRunStore();
     // Only the trainer is scripted; states are saved through the real store (a checkpoint is needed to resume).
-    const { engine, events } = makeEngine(store, { createTrainer: s.factory, gpu: async () => ({}) as never });
+    const { engine, events } = makeEngine(store, { createTrainer: s.factory, gpu: async () => fakeDevice() });
     const h = await engine.create({
       config: tinyConfig({ steps: 50, checkpoint: null }),
       preset: 'grpo',
@@ -357,7 +368,7 @@ describe('LabEngine divergence (CPU backend, real trainer)', () => {
     await engine.idle();
 
     const p = engine.progress();
-    expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    expect(p).toMatchObject({ status: 'paused', step: 1, savedStep: 1, phase: { kind: 'paused', by: 'divergence' } });
     const m =
       /^The run diverged: (\S+) = (NaN|-?Infinity) at step (\d+) \(optimizer step \d+\)\. The update was not kept: the run is paused at its last saved state, step 1/.exec(
         p.message ?? '',
@@ -490,9 +501,78 @@ describe('LabEngine divergence and alerts (scripted trainer)', () => {
       } else {
         expect(engine.progress()).toMatchObject({ status: 'paused', step: 3, savedStep: 3 });
         expect(engine.progress().message).toBe(`Paused by an alert (alert_action pause). ${alerts[0].alert.message}`);
+        expect(engine.progress().phase).toEqual({ kind: 'paused', by: 'alert' });
         expect((await store.getState(h.id))?.step).toBe(3);
       }
     }
+  });
+});
+
+describe('LabEngine progress: phase and pace (scripted trainer, injected clock)', () => {
+  it("names the run's phase, and paces it by the recent steps without the session's first (compiling) step", async () => {
+    // Step times as the issue saw them: the first step compiles the kernels and evaluates step 0 (16.9 s), then < 1 s.
+    const stepMs = [16_900, 700, 800, 900, 1000];
+    let clock = 0;
+    // A device whose pipelines compile during the steps: three in the first step, 300 ms apart, one in the second.
+    const compiled: ((r: CompileRecord) => void)[] = [];
+    const compile = () => {
+      for (const l of compiled) l({ pipeline: 'k.main', family: 'k', ms: 300, wgslChars: 1 });
+    };
+    const device = fakeDevice(compiled);
+    const t = scriptedTrainer(() => ({ reward: 0.5, entropy: 1 }));
+    const factory: TrainerFactory = async (o) => {
+      const trainer = await t.factory(o);
+      const runStep = trainer.runStep.bind(trainer);
+      trainer.runStep = async () => {
+        const compiles = trainer.step === 0 ? 3 : trainer.step === 1 ? 1 : 0;
+        for (let i = 0; i < compiles; i++) {
+          clock += 300;
+          compile();
+        }
+        clock += stepMs[trainer.step] - 300 * compiles;
+        return runStep();
+      };
+      return trainer;
+    };
+    const { engine, events } = makeEngine(new MemoryRunStore(), {
+      createTrainer: factory,
+      now: () => clock,
+      gpu: async () => device,
+    });
+    const progressSince = (from: number) =>
+      events.slice(from).flatMap((e) => (e.type === 'progress' ? [e.progress] : []));
+    await engine.create({ config: tinyConfig({ steps: 5, checkpoint: null }), preset: 'grpo', backend: 'webgpu' });
+    expect(progressSince(0)[0].phase).toEqual({ kind: 'loading' });
+    expect(engine.progress().phase).toEqual({ kind: 'paused', by: 'person' });
+
+    let from = events.length;
+    engine.stepOnce();
+    await engine.idle();
+    // While the first step runs: evaluating step 0 (eval_every 2) and compiling, each kernel counted as it compiles;
+    // after it, no pace (no ETA) yet.
+    expect(progressSince(from).map((p) => p.phase)).toEqual([
+      ...[0, 1, 2, 3].map((n) => ({ kind: 'warming-up', evaluatesStep0: true, kernelsCompiled: n })),
+      { kind: 'training' }, // the step's own progress, before the pause
+      { kind: 'paused', by: 'person' },
+    ]);
+    expect(engine.progress()).toMatchObject({
+      step: 1,
+      lastStepMs: 16_900,
+      paceMs: 0,
+      phase: { kind: 'paused', by: 'person' },
+    });
+
+    from = events.length;
+    engine.stepOnce();
+    await engine.idle();
+    // A kernel compiled after the first step is not announced: the phase is training.
+    expect(progressSince(from).map((p) => p.phase.kind)).toEqual(['training', 'training', 'paused']);
+    expect(engine.progress()).toMatchObject({ step: 2, lastStepMs: 700, paceMs: 700 });
+
+    engine.start();
+    await engine.idle();
+    // The median of 700, 800, 900, 1000: the 16.9 s first step is not in it.
+    expect(engine.progress()).toMatchObject({ status: 'done', step: 5, paceMs: 850, phase: { kind: 'done' } });
   });
 });
 
@@ -625,7 +705,7 @@ describe('LabEngine seed groups (scripted trainer)', () => {
     };
     const { engine, events, store } = makeEngine(new MemoryRunStore(), {
       createTrainer: factory,
-      gpu: async () => ({}) as never,
+      gpu: async () => fakeDevice(),
     });
     await engine.startSeeds({
       config: tinyConfig({ steps: 50, checkpoint: null, seed: 0 }),

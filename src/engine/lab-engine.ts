@@ -35,9 +35,11 @@ import {
   type EngineEvent,
   type RolloutRecord,
   type RunHeader,
+  type RunPhase,
   type RunProgress,
   type RunStatus,
 } from './types';
+import { PACE_WINDOW, stepPace } from './step-pace';
 
 /** What a run is exported as. */
 export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';
@@ -69,6 +71,9 @@ export interface LabEngineDeps {
   inspectGroups?: number;
 }
 
+/** The least time between two progress events for kernels compiled in a first step. */
+const COMPILE_PROGRESS_MS = 250;
+
 /** Statuses in which a run has a trainer in memory. */
 const LIVE: readonly RunStatus[] = ['loading', 'running', 'pausing', 'paused', 'done'];
 
@@ -78,7 +83,17 @@ interface Active {
   session: RunSession | null;
   /** Steps the loop may still take (Infinity while running freely, 1 for a single step). */
   stepsLeft: number;
+  /** Wall times of the session's latest steps (its first included while it is among them: see sessionSteps). */
   recentStepMs: number[];
+  /** Steps trained since the session opened (a new run or a resume): the first of them compiles the kernels. */
+  sessionSteps: number;
+  /** Pipelines compiled on the device since the session opened; stopCountingCompiles unsubscribes. */
+  kernelsCompiled: number;
+  stopCountingCompiles: () => void;
+  /** When the progress last went out for a compile (they are throttled: a first step compiles dozens). */
+  compileEmittedAt: number;
+  /** Who paused the run last (the status line says so). */
+  pausedBy: 'person' | 'divergence' | 'alert';
   tokensPerSec: number;
   lastStepMs: number;
   /** The store refused the last write (a notice was shown; the next success clears it). */
@@ -187,12 +202,13 @@ export class LabEngine {
       totalSteps: h.config.steps,
       elapsedMs: h.elapsedMs,
       lastStepMs: a.lastStepMs,
-      meanStepMs: recent.length ? recent.reduce((s, x) => s + x, 0) / recent.length : 0,
+      paceMs: stepPace(recent, a.sessionSteps === recent.length),
       tokensPerSec: a.tokensPerSec,
       backend: h.backend,
       savedStep: h.savedStep,
       message: h.message,
       ...queued,
+      phase: phaseOf(a),
     };
   }
 
@@ -234,6 +250,7 @@ export class LabEngine {
     const a = this.active;
     this.active = null;
     this.resetRequested = false;
+    a?.stopCountingCompiles();
     try {
       a?.session?.destroy();
     } catch {
@@ -438,6 +455,7 @@ export class LabEngine {
     a.stepsLeft = steps;
     a.header.status = 'running';
     a.header.message = undefined;
+    a.pausedBy = 'person';
     this.emitProgress();
     this.looping = this.drive(a, steps === Infinity).finally(() => {
       this.looping = null;
@@ -545,8 +563,10 @@ export class LabEngine {
     const { records, ms, alerts } = o;
     const h = a.header;
     a.lastStepMs = ms;
+    a.sessionSteps += 1;
     a.recentStepMs.push(ms);
-    if (a.recentStepMs.length > 20) a.recentStepMs.shift();
+    // The window, and the session's first step while it is still the oldest kept (stepPace leaves it out).
+    if (a.recentStepMs.length > PACE_WINDOW + 1) a.recentStepMs.shift();
     // Read through the catalog's type, so renaming either metric breaks typecheck here rather than the progress line.
     const m: Metrics = records[records.length - 1].metrics;
     const perSecond = m['perf/rollout_tokens_per_s'] ?? NaN;
@@ -557,6 +577,7 @@ export class LabEngine {
     if (alerts.length && h.config.alert_action === 'pause' && h.status === 'running') {
       // As pause(): the loop stops after this step and saves its state (its metrics are finite).
       h.status = 'pausing';
+      a.pausedBy = 'alert';
       h.message = `Paused by an alert (alert_action pause). ${alerts.map((x) => x.message).join(' ')}`;
       a.stepsLeft = 0;
     }
@@ -627,13 +648,30 @@ export class LabEngine {
       {
         assets: this.deps.assets,
         sink: this.sinkOf(a),
-        device: () => this.deps.gpu(),
+        device: async () => {
+          const ctx = await this.deps.gpu();
+          this.countCompiles(a, ctx);
+          return ctx;
+        },
         now: this.now,
         ...(this.deps.rewardSandbox && { rewardSandbox: this.deps.rewardSandbox }),
         ...(this.deps.createTrainer && { createTrainer: this.deps.createTrainer }),
       },
       from,
     );
+  }
+
+  /** Counts the pipelines the session compiles; during its first step each count goes out (at most 4 a second). */
+  private countCompiles(a: Active, ctx: GpuContext): void {
+    a.stopCountingCompiles();
+    a.stopCountingCompiles = ctx.onCompiled(() => {
+      a.kernelsCompiled += 1;
+      const t = this.now();
+      if (this.active !== a || a.sessionSteps > 0 || t - a.compileEmittedAt < COMPILE_PROGRESS_MS) return;
+      if (a.header.status !== 'running' && a.header.status !== 'pausing') return;
+      a.compileEmittedAt = t;
+      this.emitProgress();
+    });
   }
 
   /**
@@ -652,6 +690,7 @@ export class LabEngine {
     h.message = o.message;
     h.updatedAt = this.wall();
     a.stepsLeft = 0;
+    a.pausedBy = 'divergence';
     await this.persist(a, `run "${h.name}"`, () => this.deps.store.putHeader({ ...h }));
     this.deps.emit({ type: 'run-data', runId: h.id, records });
     this.notice('error', o.message);
@@ -882,10 +921,39 @@ function newActive(header: RunHeader): Active {
     session: null,
     stepsLeft: 0,
     recentStepMs: [],
+    sessionSteps: 0,
+    kernelsCompiled: 0,
+    stopCountingCompiles: () => undefined,
+    compileEmittedAt: Number.NEGATIVE_INFINITY,
+    pausedBy: 'person',
     tokensPerSec: 0,
     lastStepMs: 0,
     storageFailing: false,
   };
+}
+
+/** What the run is doing now, from its status and its session's steps. */
+function phaseOf(a: Active): RunPhase {
+  const h = a.header;
+  switch (h.status) {
+    case 'loading':
+      return { kind: 'loading' };
+    case 'running':
+    case 'pausing':
+      return a.sessionSteps === 0
+        ? {
+            kind: 'warming-up',
+            evaluatesStep0: h.step === 0 && h.config.eval_every > 0,
+            kernelsCompiled: a.kernelsCompiled,
+          }
+        : { kind: 'training' };
+    case 'paused':
+      return { kind: 'paused', by: a.pausedBy };
+    case 'done':
+      return { kind: 'done' };
+    default:
+      return { kind: 'stopped' };
+  }
 }
 
 /** What a person reads when the device went away under a run. */

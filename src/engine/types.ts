@@ -118,8 +118,11 @@ export interface RunProgress {
   elapsedMs: number;
   /** Wall time of the last rollout step. */
   lastStepMs: number;
-  /** Mean wall time per rollout step over the recent steps (the ETA uses it). */
-  meanStepMs: number;
+  /**
+   * Median wall time of the recent rollout steps, the first step of the session left out once a later one exists
+   * (step-pace.ts); 0 while there is none (no ETA then).
+   */
+  paceMs: number;
   /** Completion tokens sampled per second over the recent steps. */
   tokensPerSec: number;
   backend: BackendKind;
@@ -128,7 +131,26 @@ export interface RunProgress {
   message?: string;
   /** The seed queue this run is part of, while the queue goes on (absent for a run trained alone). */
   seedQueue?: SeedQueueProgress;
+  /** What the run is doing now (the status line's phase; src/store/status-line.ts words it). */
+  phase: RunPhase;
 }
+
+/**
+ * What the current run is doing. `loading`: its model or saved state loads (and the device is acquired);
+ * `warming-up`: the first step of a session is in flight: it compiles the GPU kernels (kernelsCompiled: the
+ * pipelines compiled so far in this session; the total is not known before, each compiles on first use) and, on a
+ * fresh run with eval_every > 0, evaluates step 0 first (so it is slower than the steps after it); `training`: a later step;
+ * `paused`: by the person (Pause, Step), by a divergence (the run went back to its saved state) or by an alert;
+ * `done`: all steps trained; `stopped`: failed or interrupted (the message says why).
+ */
+export type RunPhase =
+  | { kind: 'idle' }
+  | { kind: 'loading' }
+  | { kind: 'warming-up'; evaluatesStep0: boolean; kernelsCompiled: number }
+  | { kind: 'training' }
+  | { kind: 'paused'; by: 'person' | 'divergence' | 'alert' }
+  | { kind: 'done' }
+  | { kind: 'stopped' };
 
 /** What the engine reports; the worker turns these into protocol messages. */
 export type EngineEvent =
@@ -168,8 +190,9 @@ export const IDLE_PROGRESS: RunProgress = {
   totalSteps: 0,
   elapsedMs: 0,
   lastStepMs: 0,
-  meanStepMs: 0,
+  paceMs: 0,
   tokensPerSec: 0,
   backend: 'webgpu',
   savedStep: 0,
+  phase: { kind: 'idle' },
 };

@@ -33,6 +33,7 @@ export class GpuContext {
   private liveBytes = 0;
   private peakBytes = 0;
   private readonly compiled: CompileRecord[] = [];
+  private readonly compileListeners = new Set<(r: CompileRecord) => void>();
 
   constructor(
     readonly device: GPUDevice,
@@ -65,7 +66,10 @@ export class GpuContext {
   family(name: string, source: string): KernelFamily {
     let f = this.familyCache.get(name);
     if (!f) {
-      f = new KernelFamily(this.device, name, source, (r) => this.compiled.push(r));
+      f = new KernelFamily(this.device, name, source, (r) => {
+        this.compiled.push(r);
+        for (const l of this.compileListeners) l(r);
+      });
       this.familyCache.set(name, f);
       this.pendingErrors.push(f.compileErrors);
     }
@@ -78,6 +82,12 @@ export class GpuContext {
    */
   compileLog(): readonly CompileRecord[] {
     return this.compiled;
+  }
+
+  /** Told of each pipeline as it is compiled (the lab's status line counts them). Returns an unsubscribe. */
+  onCompiled(listener: (r: CompileRecord) => void): () => void {
+    this.compileListeners.add(listener);
+    return () => this.compileListeners.delete(listener);
   }
 
   /** A new zero-initialized tensor. */

@@ -30,6 +30,22 @@ describe('GPU runtime', () => {
     expect(String((err as Error).message)).toMatch(/undefined_name/);
   });
 
+  it('tells compile listeners of each pipeline once, as it is compiled, until they unsubscribe', () => {
+    const heard: string[] = [];
+    const stop = ctx.onCompiled((r) => heard.push(r.pipeline));
+    const before = ctx.compileLog().length;
+    const fam = ctx.family(
+      'listened',
+      'override width: u32 = 1u;\n@compute @workgroup_size(width) fn listened_main() {}',
+    );
+    fam.pipeline('listened_main');
+    fam.pipeline('listened_main'); // cached: not compiled again
+    stop();
+    fam.pipeline('listened_main', { width: 2 });
+    expect(heard).toEqual(['listened.listened_main']);
+    expect(ctx.compileLog().length - before).toBe(2);
+  });
+
   it('a validation error names the kernel by its label', async () => {
     const a = ctx.tensor([8], { label: 'a' });
     const b = ctx.tensor([8], { label: 'b' });

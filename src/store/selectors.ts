@@ -28,7 +28,7 @@ export function isBusy(s: LabState): boolean {
 
 /** The engine can take a run on the selected backend (the CPU backend needs only the worker's answer). */
 export function engineReady(s: LabState): boolean {
-  return s.backend === 'cpu' ? s.gpuStatus !== 'idle' && s.gpuStatus !== 'starting' : s.gpuStatus === 'ready';
+  return s.backend === 'cpu' ? !['idle', 'starting', 'tuning'].includes(s.gpuStatus) : s.gpuStatus === 'ready';
 }
 
 /**
@@ -111,10 +111,9 @@ export function runStep(s: LabState, h: RunHeader): number {
   return isCurrentRun(s, h.id) ? s.progress.step : h.step;
 }
 
-/** Milliseconds left for the current run at its recent pace (NaN before a step has been timed). */
-export function etaMs(s: LabState): number {
-  const p = s.progress;
-  return p.meanStepMs > 0 ? Math.max(0, p.totalSteps - p.step) * p.meanStepMs : NaN;
+/** The saved header of the run the charts show (null: none, or not in the runs list yet); the status line is about it. */
+export function viewedRun(s: Pick<LabState, 'viewRunId' | 'runs'>): RunHeader | null {
+  return s.viewRunId ? (s.runs.find((h) => h.id === s.viewRunId) ?? null) : null;
 }
 
 /** The backend the page is about: the current run's, else the selected one. */

@@ -25,6 +25,7 @@ import {
   startBlocker,
   startLabel,
 } from './selectors';
+import { statusLineOf } from './status-line';
 
 /** A store whose engine records the requests it gets; `respond` plays the worker. */
 function labWithFakeEngine() {
@@ -493,6 +494,49 @@ describe('run controls', () => {
     expect(sent.at(-1)).toEqual({ type: 'load-run', runId: 'trl', metrics: ['custom/s40_b', 'custom/s7_a'] });
     s().forgetRun('trl');
     expect(s().pickedMetrics).toEqual({});
+  });
+
+  it('make the status line follow the viewed run: a saved run or a seed group drawn is named, not "no run yet"', () => {
+    const { store, respond } = labWithFakeEngine();
+    const s = store.getState;
+    s().startEngine();
+    respond(READY);
+    const config = s().check.config!;
+    const done = header('done', config, { status: 'done', step: 150, lastMetrics: { reward: 0.55 } });
+    const member = header('g1', config, { status: 'done', step: 8, seedGroup: { id: 'G', index: 1, size: 3 } });
+    const first = header('g0', config, { status: 'done', step: 8, seedGroup: { id: 'G', index: 0, size: 3 } });
+    respond({ type: 'runs', runs: [done, member, first], storage: null, persistent: false });
+    expect(statusLineOf(s()).phase).toBe('no run yet: pick a preset and press Start');
+    s().openRun('done');
+    expect(statusLineOf(s())).toMatchObject({
+      about: 'viewed',
+      name: 'done',
+      details: ['finished at step 150', 'last reward 0.55'],
+    });
+    s().openSeedGroup('G');
+    expect(statusLineOf(s())).toMatchObject({
+      about: 'viewed',
+      details: ['finished at step 8', 'seed group: run 1 of 3'],
+    });
+    // A run starts: the charts follow it and the line is the live run's; opening a saved run again names both.
+    respond({
+      type: 'progress',
+      progress: progress({
+        runId: 'live',
+        name: 'live',
+        status: 'running',
+        step: 3,
+        totalSteps: 20,
+        phase: { kind: 'training' },
+      }),
+    });
+    expect(statusLineOf(s())).toMatchObject({ about: 'live', name: 'live', phase: 'training step 4 of 20' });
+    s().openRun('done');
+    expect(statusLineOf(s())).toMatchObject({
+      about: 'viewed',
+      name: 'done',
+      live: 'live run live: training step 4 of 20',
+    });
   });
 
   it('chart the viewed run and the overlaid runs whose records are on the page', () => {

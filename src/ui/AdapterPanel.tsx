@@ -3,6 +3,7 @@
 // adapter's details away (the lab's sidebar); the self-test page shows them open.
 import { useLab } from '../store';
 import { formatBytes } from '../store/format';
+import { deviceStartText } from '../store/status-line';
 
 export function AdapterPanel({ compact = false }: { compact?: boolean }) {
   const status = useLab((s) => s.gpuStatus);
@@ -43,7 +44,7 @@ export function AdapterPanel({ compact = false }: { compact?: boolean }) {
   return (
     <section className="panel" aria-labelledby="adapter-title" data-testid="gpu-panel" data-state={status}>
       <h2 id="adapter-title">GPU</h2>
-      {status === 'starting' && <p data-testid="adapter-status">Requesting a WebGPU device…</p>}
+      {deviceStartText(status) && <p data-testid="adapter-status">{deviceStartText(status)}</p>}
       {status === 'unavailable' && (
         <>
           <p className="message error" data-testid="adapter-status" role="alert">

@@ -1,10 +1,10 @@
-// Run controls and the status line: start (or continue), pause, single step, reset; step, elapsed time, ETA and
-// throughput of the current run; the adapter it runs on, with a note when that is a software fallback; resume
+// Run controls and the status line: start (or continue), pause, single step, reset; the status line about the run
+// the charts show (its phase, step, elapsed time, ETA and pace; store/status-line.ts words it); the adapter it runs on, with a note when that is a software fallback; resume
 // for a run that was interrupted (device loss, reload) or failed; the edited config over N seeds as a seed group
 // (queued run after run; the status line says which seed of the group trains). Which button is enabled is the
 // store's selectors (store/selectors.ts), the same rules the store's actions check.
 import { SEED_GROUP_MAX, SEED_GROUP_MIN, useLab } from '../store';
-import { clock, describeAdapter, throughput } from '../store/format';
+import { describeAdapter } from '../store/format';
 import {
   activeBackend,
   canPause,
@@ -12,11 +12,11 @@ import {
   canResumeCurrent,
   canStart,
   canStep,
-  etaMs,
   startBlocker,
   startLabel,
   type StartBlocker,
 } from '../store/selectors';
+import { deviceStartText, statusLineOf } from '../store/status-line';
 
 /** Why Start and Step are greyed out, as their tooltip. */
 const BLOCKED: Record<StartBlocker, string> = {
@@ -71,12 +71,7 @@ function AdapterNote() {
   const gpuStatus = useLab((s) => s.gpuStatus);
   if (backend === 'cpu')
     return <span data-testid="status-adapter">CPU reference backend (slow: 100-1000x slower than a GPU)</span>;
-  if (!adapter)
-    return (
-      <span data-testid="status-adapter">
-        {gpuStatus === 'starting' ? 'requesting a WebGPU device…' : 'no WebGPU adapter'}
-      </span>
-    );
+  if (!adapter) return <span data-testid="status-adapter">{deviceStartText(gpuStatus) ?? 'no WebGPU adapter'}</span>;
   return (
     <span data-testid="status-adapter" data-fallback={adapter.isFallbackAdapter}>
       {describeAdapter(adapter)}
@@ -94,7 +89,10 @@ export function RunControls() {
   const resumable = useLab(canResumeCurrent);
   const blocker = useLab(startBlocker);
   const label = useLab(startLabel);
-  const eta = useLab(etaMs);
+  const gpuStatus = useLab((s) => s.gpuStatus);
+  const viewRunId = useLab((s) => s.viewRunId);
+  const runs = useLab((s) => s.runs);
+  const line = statusLineOf({ progress: p, gpuStatus, viewRunId, runs });
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);
   const stepRun = useLab((s) => s.stepRun);
@@ -151,25 +149,24 @@ export function RunControls() {
         data-step={p.step}
         data-total={p.totalSteps}
         data-run-id={p.runId ?? ''}
+        data-phase={p.phase.kind}
       >
-        {p.runId ? (
-          <>
-            <strong>{p.name}</strong>
-            {p.seedQueue && (
-              <span data-testid="status-seed-queue" data-index={p.seedQueue.index} data-size={p.seedQueue.size}>
-                {' '}
-                (seed group: run {p.seedQueue.index + 1} of {p.seedQueue.size}
-                {p.seedQueue.failedSeeds.length > 0 && <>; failed: seed {p.seedQueue.failedSeeds.join(', ')}</>})
-              </span>
-            )}{' '}
-            · <span data-testid="status-state">{p.status}</span> · step {p.step}/{p.totalSteps} · elapsed{' '}
-            {clock(p.elapsedMs)}
-            {p.status === 'running' && <> · ETA {clock(eta)}</>}
-            {p.meanStepMs > 0 && <> · {throughput(p.meanStepMs, p.tokensPerSec)}</>}
-            {p.savedStep > 0 && <> · saved at step {p.savedStep}</>}
-          </>
-        ) : (
-          <>no run yet: pick a preset and press Start</>
+        {line.name && <strong data-testid="status-name">{line.name}</strong>}
+        {line.name && ' · '}
+        <span data-testid="status-phase" data-about={line.about}>
+          {line.phase}
+        </span>
+        {line.details.map((d) => (
+          <span key={d}> · {d}</span>
+        ))}
+        {line.live && <span data-testid="status-live"> · {line.live}</span>}
+        {/* The live run's seed group, at the end whichever run the line is about (the live part names the live run). */}
+        {p.seedQueue && (
+          <span data-testid="status-seed-queue" data-index={p.seedQueue.index} data-size={p.seedQueue.size}>
+            {' '}
+            (seed group: run {p.seedQueue.index + 1} of {p.seedQueue.size}
+            {p.seedQueue.failedSeeds.length > 0 && <>; failed: seed {p.seedQueue.failedSeeds.join(', ')}</>})
+          </span>
         )}
       </p>
       {p.message && (p.status === 'interrupted' || p.status === 'failed' || p.status === 'paused') && (

@@ -61,6 +61,7 @@ async function device(): Promise<GpuContext> {
       // The matmul variants for this adapter, before any model records a pass (cached in IndexedDB after the first
       // visit). A failure leaves the default variants, which are correct, only slower.
       let tuning: string;
+      post({ type: 'tuning' });
       try {
         tuning = describeTuning(await autotuneMatmul(c, { store: idbTuneStore() ?? undefined }));
       } catch (e) {

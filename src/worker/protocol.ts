@@ -127,6 +127,8 @@ export type Failure = { type: 'error'; id: number; message: string; fatal: boole
 export type WorkerEvent =
   /** tuning: the matmul autotune's choice for this adapter, in words. */
   | { type: 'ready'; report: AdapterReport; tuning?: string }
+  /** The device is acquired; the matmul autotune measures its variants now ('ready' follows). */
+  | { type: 'tuning' }
   | { type: 'unavailable'; message: string }
   | { type: 'selftest-case'; result: CaseResult; index: number; total: number }
   | { type: 'selftest-done'; passed: number; failed: number; ms: number }

@@ -17,7 +17,8 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 export { IDLE_PROGRESS } from '../../engine/types';
 
 export interface EngineState {
-  gpuStatus: 'idle' | 'starting' | 'ready' | 'unavailable' | 'error';
+  /** starting: the device is requested; tuning: it is acquired and the matmul autotune runs (first visit: seconds). */
+  gpuStatus: 'idle' | 'starting' | 'tuning' | 'ready' | 'unavailable' | 'error';
   adapter: AdapterReport | null;
   /** The matmul autotune's choice for the adapter, in words (null before the device is ready). */
   tuning: string | null;
@@ -154,6 +155,8 @@ export const engineSlice: LabSlice<EngineSlice> =
       handleResponse(r) {
         const s = get();
         switch (r.type) {
+          case 'tuning':
+            return set({ gpuStatus: 'tuning' });
           case 'ready':
             markStartup('gpu-ready');
             return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });

@@ -1,0 +1,115 @@
+// The status line of the run controls, in words: which run it is about (the live one, or the saved run or seed
+// group the charts show), what that run is doing (requesting the device, tuning, loading, evaluating step 0 and
+// compiling kernels, training, paused and why, finished), its step, elapsed time, ETA and pace, and, when the
+// charts show another run, what the live one is doing. One pure formatter; RunControls only lays its parts out.
+
+import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../engine/types';
+import { timeLeftMs } from '../engine/step-pace';
+import { clock, fmt, throughput } from './format';
+import type { LabState } from './index';
+import { viewedRun } from './selectors';
+import type { EngineState } from './slices/engine';
+
+export interface StatusLineInput {
+  progress: RunProgress;
+  gpuStatus: EngineState['gpuStatus'];
+  /** The run the charts show (null: none); the live run when it is the same id. */
+  viewed: RunHeader | null;
+}
+
+export interface StatusLine {
+  /** Whom the line is about: nothing yet, the engine's live run, or a saved run the charts show. */
+  about: 'none' | 'live' | 'viewed';
+  /** The run's name (empty when about is 'none'). */
+  name: string;
+  /** What the run (or the page, with no run) is doing, in words. */
+  phase: string;
+  /** Step, elapsed, ETA, pace, saved step; or, for a viewed run, where it stopped and its last reward. */
+  details: string[];
+  /** With a viewed run: what the live run is doing ("another run trains: … · step 12/150"); absent when none is loaded. */
+  live?: string;
+}
+
+/** The device's start, while it is not ready (null once it is, or when it failed: the adapter line says why). */
+export function deviceStartText(gpuStatus: EngineState['gpuStatus']): string | null {
+  if (gpuStatus === 'starting') return 'requesting a WebGPU device…';
+  if (gpuStatus === 'tuning') return 'tuning the matmul kernels for this GPU (measured once, then cached)…';
+  return null;
+}
+
+/** A run's phase in words; `step`/`total`: its rollout steps done and planned. */
+export function phaseText(phase: RunPhase, status: RunStatus | 'idle', step: number, total: number): string {
+  switch (phase.kind) {
+    case 'idle':
+      return 'no run yet: pick a preset and press Start';
+    case 'loading':
+      return 'loading the model';
+    case 'warming-up': {
+      const kernels = `compiling kernels${phase.kernelsCompiled > 0 ? ` (${phase.kernelsCompiled} so far)` : ''}`;
+      return phase.evaluatesStep0 ? `evaluating step 0 and ${kernels}` : `${kernels} · step ${step + 1} of ${total}`;
+    }
+    case 'training':
+      return status === 'pausing'
+        ? `pausing after step ${step + 1} of ${total}`
+        : `training step ${Math.min(step + 1, total)} of ${total}`;
+    case 'paused':
+      if (phase.by === 'divergence') return `paused at step ${step}: diverged, back at the saved state`;
+      if (phase.by === 'alert') return `paused at step ${step} by an alert`;
+      return `paused at step ${step}`;
+    case 'done':
+      return `finished at step ${step}`;
+    case 'stopped':
+      return `${status} at step ${step}`;
+  }
+}
+
+/** Where a saved run stands, from its header: "finished at step 150", "interrupted at step 12". */
+function savedRunState(h: RunHeader): string {
+  if (h.status === 'imported') return `imported · ${h.step} steps`;
+  if (h.status === 'done' || h.step >= h.config.steps) return `finished at step ${h.step}`;
+  const word: Record<Exclude<RunStatus, 'imported' | 'done'>, string> = {
+    loading: 'interrupted',
+    running: 'interrupted',
+    pausing: 'interrupted',
+    paused: 'paused',
+    interrupted: 'interrupted',
+    failed: 'failed',
+  };
+  return `${word[h.status]} at step ${h.step} of ${h.config.steps}`;
+}
+
+/** The live run's own line: step, elapsed, ETA (from the recent steps' pace only), pace, saved step. */
+function liveDetails(p: RunProgress): string[] {
+  const out = [`step ${p.step}/${p.totalSteps}`, `elapsed ${clock(p.elapsedMs)}`];
+  const left = timeLeftMs(p.paceMs, p.totalSteps - p.step);
+  if ((p.status === 'running' || p.status === 'pausing') && Number.isFinite(left)) out.push(`ETA ${clock(left)}`);
+  if (p.paceMs > 0) out.push(throughput(p.paceMs, p.tokensPerSec));
+  if (p.savedStep > 0) out.push(`saved at step ${p.savedStep}`);
+  return out;
+}
+
+/** The status line: about the run the charts show, and what the live run is doing when that is another one. */
+export function statusLine({ progress: p, gpuStatus, viewed }: StatusLineInput): StatusLine {
+  const device = deviceStartText(gpuStatus);
+  const livePhase =
+    device && (p.phase.kind === 'idle' || p.phase.kind === 'loading')
+      ? device
+      : phaseText(p.phase, p.status, p.step, p.totalSteps);
+  if (viewed && viewed.id !== p.runId) {
+    const reward = viewed.lastMetrics.reward;
+    const details = [savedRunState(viewed)];
+    if (viewed.seedGroup) details.push(`seed group: run ${viewed.seedGroup.index + 1} of ${viewed.seedGroup.size}`);
+    if (reward !== undefined && Number.isFinite(reward)) details.push(`last reward ${fmt(reward)}`);
+    const line: StatusLine = { about: 'viewed', name: viewed.name, phase: 'viewing a saved run', details };
+    if (p.runId) line.live = `live run ${p.name}: ${livePhase}`;
+    else if (device) line.live = device;
+    return line;
+  }
+  if (!p.runId) return { about: 'none', name: '', phase: livePhase, details: [] };
+  return { about: 'live', name: p.name, phase: livePhase, details: liveDetails(p) };
+}
+
+/** The status line of a store's state (the parts RunControls selects: each a stable reference). */
+export function statusLineOf(s: Pick<LabState, 'progress' | 'gpuStatus' | 'viewRunId' | 'runs'>): StatusLine {
+  return statusLine({ progress: s.progress, gpuStatus: s.gpuStatus, viewed: viewedRun(s) });
+}
