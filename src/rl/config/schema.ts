@@ -367,7 +367,7 @@ const OPTIMIZER_FIELDS = section('optimizer', {
     {
       trl: 'gradient_checkpointing',
       verl: 'actor_rollout_ref.model.enable_gradient_checkpointing',
-      openrlhf: '--ds.gradient_checkpointing',
+      openrlhf: '--actor.gradient_checkpointing_enable',
     },
   ),
 });
