@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_EOS_IDS } from '../core/end-of-sequence';
 import type { ParamArrays } from './checkpoint';
-import { loadHfFolder, type FolderReader } from './hf-folder';
+import { loadHfFolder } from './hf-folder';
 import { CpuPolicy } from './policy';
 import { buildRealArchFolder } from './real-arch-folder';
-import type { TinyFolder } from './tiny-hf';
+import { folderReader } from './tiny-hf';
 
 const INSTRUCT_EOS = [128_001, 128_008, 128_009];
 const narrow = {
@@ -32,24 +32,6 @@ function folder(overrides: Record<string, unknown> = {}) {
   });
 }
 
-function reader(files: TinyFolder): FolderReader {
-  const get = (name: string) => {
-    const v = files[name];
-    if (v === undefined) throw new Error(`${name}: no such file`);
-    return v;
-  };
-  return {
-    bytes: async (n) => {
-      const v = get(n);
-      return typeof v === 'string' ? new TextEncoder().encode(v) : v;
-    },
-    text: async (n) => {
-      const v = get(n);
-      return typeof v === 'string' ? v : new TextDecoder().decode(v);
-    },
-  };
-}
-
 /** The weights with the embedding rows (tied: also the LM head's) of ids a and b swapped: the same model, relabelled. */
 function swapIds(params: ParamArrays, a: number, b: number, C: number): ParamArrays {
   const embed = Float32Array.from(params['model.embed_tokens.weight']);
@@ -62,7 +44,7 @@ function swapIds(params: ParamArrays, a: number, b: number, C: number): ParamArr
 describe('several end-of-sequence ids from a Hugging Face folder', () => {
   it('a Llama 3.2 Instruct style config.json loads with its three ids, and greedy generation stops at each', async () => {
     const { files } = folder();
-    const { ck, tokenizer } = await loadHfFolder(reader(files));
+    const { ck, tokenizer } = await loadHfFolder(folderReader(files));
     expect(ck.special).toMatchObject({ eosId: 128_001, eosIds: INSTRUCT_EOS });
     expect(tokenizer.eosId).toBe(128_001);
     expect(tokenizer.eosIds).toEqual(INSTRUCT_EOS);
@@ -109,12 +91,12 @@ describe('several end-of-sequence ids from a Hugging Face folder', () => {
     const nine = Array.from({ length: 9 }, (_, i) => 128_001 + i);
     const { files } = folder();
     const config = { ...JSON.parse(files['config.json'] as string), eos_token_id: nine };
-    await expect(loadHfFolder(reader({ ...files, 'config.json': JSON.stringify(config) }))).rejects.toThrow(
+    await expect(loadHfFolder(folderReader({ ...files, 'config.json': JSON.stringify(config) }))).rejects.toThrow(
       /^config\.json .*\n- eos_token_id lists 9 end-of-sequence ids; at most 8 are supported/,
     );
     const generation = { ...JSON.parse(files['generation_config.json'] as string), eos_token_id: nine };
     await expect(
-      loadHfFolder(reader({ ...files, 'generation_config.json': JSON.stringify(generation) })),
+      loadHfFolder(folderReader({ ...files, 'generation_config.json': JSON.stringify(generation) })),
     ).rejects.toThrow('generation_config.json: eos_token_id lists 9 end-of-sequence ids; at most 8 are supported');
   });
 
@@ -122,7 +104,7 @@ describe('several end-of-sequence ids from a Hugging Face folder', () => {
     const { files } = folder();
     const generation = { eos_token_id: [128_001, 200_000] };
     await expect(
-      loadHfFolder(reader({ ...files, 'generation_config.json': JSON.stringify(generation) })),
+      loadHfFolder(folderReader({ ...files, 'generation_config.json': JSON.stringify(generation) })),
     ).rejects.toThrow(
       'end-of-sequence id 200000 (generation_config.json or config.json eos_token_id) is not in the vocabulary',
     );

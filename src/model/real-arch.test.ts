@@ -22,11 +22,11 @@ import { Trainer } from '../rl/trainer';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { GpuModel } from './gpu-model';
-import { loadHfFolder, type FolderReader } from './hf-folder';
+import { loadHfFolder } from './hf-folder';
 import { GpuPolicy } from './policy';
 import { buildRealArchFolder } from './real-arch-folder';
 import type { RealModelName } from './real-models.fixture';
-import type { TinyFolder } from './tiny-hf';
+import { folderReader } from './tiny-hf';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -208,24 +208,6 @@ function expectGreedyUnderReference(
   });
 }
 
-function memoryReader(files: TinyFolder): FolderReader {
-  const get = (name: string) => {
-    const v = files[name];
-    if (v === undefined) throw new Error(`${name}: no such file`);
-    return v;
-  };
-  return {
-    bytes: async (n) => {
-      const v = get(n);
-      return typeof v === 'string' ? new TextEncoder().encode(v) : v;
-    },
-    text: async (n) => {
-      const v = get(n);
-      return typeof v === 'string' ? v : new TextDecoder().decode(v);
-    },
-  };
-}
-
 /**
  * SmolLM2-135M runs in every slow-tier run. The three vocabularies of 128k-152k tokens take minutes each on a
  * software adapter (SwiftShader on two cores), so they run when REAL_ARCH_TESTS=all is set (and show as skipped
@@ -246,7 +228,7 @@ describe('random folders at real widths, head dims and vocabularies', () => {
   const check = async ({ name, layers }: { name: RealModelName; layers: number }) => {
     const t0 = performance.now();
     const built = buildRealArchFolder(name, { layers });
-    const { ck, tokenizer } = await loadHfFolder(memoryReader(built.files));
+    const { ck, tokenizer } = await loadHfFolder(folderReader(built.files));
     const tLoad = performance.now();
     const log = (what: string, since: number) =>
       console.log(`${name} x${layers}: ${what} ${((performance.now() - since) / 1000).toFixed(1)} s`);

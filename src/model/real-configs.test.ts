@@ -10,6 +10,7 @@ import { configFromJson, configToJson } from './checkpoint';
 import { llamaTensorNames, parseLlamaConfigJson } from './checkpoint-format';
 import { parameterCount, type ModelConfig } from './config';
 import { loadHfFolder, type FolderReader } from './hf-folder';
+import { folderReader } from './tiny-hf';
 import {
   REAL_CONFIG_FILES,
   UNSUPPORTED_CONFIG_FILES,
@@ -197,25 +198,7 @@ describe('Llama 3 RoPE scaling (transformers _compute_llama3_parameters)', () =>
 /** A reader over in-memory files that records every name asked for. */
 function spyReader(files: Record<string, string | Uint8Array>): { reader: FolderReader; asked: string[] } {
   const asked: string[] = [];
-  const get = (name: string) => {
-    asked.push(name);
-    const v = files[name];
-    if (v === undefined) return Promise.reject(new Error(`${name}: no such file`));
-    return Promise.resolve(v);
-  };
-  return {
-    asked,
-    reader: {
-      bytes: async (n) => {
-        const v = await get(n);
-        return typeof v === 'string' ? new TextEncoder().encode(v) : v;
-      },
-      text: async (n) => {
-        const v = await get(n);
-        return typeof v === 'string' ? v : new TextDecoder().decode(v);
-      },
-    },
-  };
+  return { asked, reader: folderReader(files, (name) => asked.push(name)) };
 }
 
 describe('unsupported architectures are refused before any weight is read', () => {

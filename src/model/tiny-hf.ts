@@ -8,6 +8,7 @@ import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { encodeCheckpoint, type ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
+import type { FolderReader } from './hf-folder';
 import type { AddedTokenJson } from './tokenizer';
 
 /** GPT-2's byte-to-character map of byte-level BPE: printable bytes stand for themselves, the rest shift past 255. */
@@ -141,6 +142,26 @@ export const TINY_CHAT_TEMPLATE =
 
 /** The files of one tiny folder: name -> contents (model.safetensors as bytes, the rest as JSON text). */
 export type TinyFolder = Record<string, Uint8Array | string>;
+
+/** A FolderReader over files held in memory (`onRead` sees every name asked for); a missing file is an error. */
+export function folderReader(files: TinyFolder, onRead?: (name: string) => void): FolderReader {
+  const get = async (name: string) => {
+    onRead?.(name);
+    const v = files[name];
+    if (v === undefined) throw new Error(`${name}: no such file`);
+    return v;
+  };
+  return {
+    bytes: async (n) => {
+      const v = await get(n);
+      return typeof v === 'string' ? new TextEncoder().encode(v) : v;
+    },
+    text: async (n) => {
+      const v = await get(n);
+      return typeof v === 'string' ? v : new TextDecoder().decode(v);
+    },
+  };
+}
 
 const text = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 
