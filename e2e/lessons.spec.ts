@@ -93,3 +93,23 @@ for (const walk of WALKED) {
     expect(w.errors).toEqual([]);
   });
 }
+
+// The supervised run of rl-vs-sft trains on the page (the engine's run session in mode 'sft'): after the answer Run
+// is enabled, and the SFT run's steps chart its loss. Two steps of it are enough to show it goes through the lab.
+test('lesson rl-vs-sft: its supervised run trains on the page', async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto('/?lesson=rl-vs-sft');
+  await ready(page);
+  await page.getByTestId('lesson-choice-1').click();
+  await expect(page.getByTestId('lesson-run')).toBeEnabled();
+  await expect(page.getByTestId('lesson-blocked')).toHaveCount(0);
+  await page.getByTestId('lesson-run').click();
+  await expect(page.getByTestId('lesson-run-sft')).toHaveAttribute('data-state', 'training');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', /^([2-9]|1\d)$/, { timeout: 540_000 });
+  const loss = page.getByTestId('chart-loss');
+  await expect(loss).toHaveAttribute('data-last', /"loss":\d/);
+  expect(Number(await loss.getAttribute('data-points'))).toBeGreaterThanOrEqual(2);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});

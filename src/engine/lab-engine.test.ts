@@ -9,6 +9,7 @@ import { MODEL_PRESETS } from '../model/config';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { resolveConfig, type RLConfig } from '../rl/config';
+import { learningRate } from '../rl/sft';
 import { decodeTrainerState } from '../rl/trainer-state';
 import { chartOf } from '../schema/metrics';
 import { parseRunFile, RunFileError } from './formats';
@@ -135,6 +136,41 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect([trl.status, trl.origin?.trainer, trl.savedStep]).toEqual(['imported', 'trl', 0]);
     expect((await store.readRecords(trl.id)).rows.map((r) => r.metrics)).toEqual([{ reward: 0.5, kl: 0.01 }]);
     expect(() => engine.start()).toThrow(/all its 4 steps/);
+  });
+
+  it('trains a supervised (sft) run through the same session, step by step, evaluated on the trainer schedule', async () => {
+    const { engine, events, store } = makeEngine();
+    const config = tinyConfig({ steps: 3, eval_every: 3 });
+    const h = await engine.create({ config, preset: 'grpo', backend: 'cpu', name: 'sft', mode: 'sft' });
+    expect((await store.getRun(h.id))?.mode).toBe('sft');
+    engine.stepOnce();
+    await engine.idle();
+    // One supervised optimizer step per session step; no rollouts, so no resume point is saved.
+    expect(engine.progress()).toMatchObject({ status: 'paused', step: 1, savedStep: 0 });
+    const first = recordsOf(events);
+    expect(first.map((r) => [r.step, r.optimizerStep, r.updates])).toEqual([[1, 1, 1]]);
+    expect(first[0].groups).toBeUndefined();
+    expect(first[0].initialEval?.step).toBe(0);
+    expect(first[0].metrics.loss).toBeGreaterThan(0);
+    // No warmup: sft.ts's cosine decay from the peak over the run's 3 steps.
+    expect(first[0].metrics.learning_rate).toBeCloseTo(
+      learningRate(1, { lr: config.learning_rate, warmup: 0, steps: 3 }),
+      12,
+    );
+
+    engine.start();
+    await engine.idle();
+    expect(engine.progress()).toMatchObject({ status: 'done', step: 3, savedStep: 0 });
+    const all = recordsOf(events);
+    expect(all.map((r) => r.step)).toEqual([1, 2, 3]);
+    for (const r of all) expect(Number.isFinite(r.metrics.loss)).toBe(true);
+    expect(all.filter((r) => r.eval).map((r) => r.eval!.step)).toEqual([3]);
+    const stored = await store.readRecords(h.id);
+    expect(stored.evals.map((e) => e.step)).toEqual([0, 3]);
+    expect(stored.evals[1].passAtK.length).toBe(config.eval_num_generations);
+    // The policy it trained downloads like any run's.
+    const files = await engine.exportRun(h.id, 'checkpoint');
+    expect(files[0].name).toMatch(/model\.safetensors$/);
   });
 
   it('resumes a run interrupted after its saved state exactly as if it had not stopped', async () => {

@@ -35,6 +35,7 @@ import {
   type EngineEvent,
   type RolloutRecord,
   type RunHeader,
+  type RunMode,
   type RunPhase,
   type RunProgress,
   type RunStatus,
@@ -268,6 +269,8 @@ export class LabEngine {
     preset: PresetName | null;
     backend: BackendKind;
     name?: string;
+    /** 'sft': a supervised run (run-session.ts's mode), trained through the same session; default 'rl'. */
+    mode?: RunMode;
   }): Promise<RunHeader> {
     if (this.busy()) throw new Error('a run is training: pause or reset it before starting another');
     this.dropSeedQueue();
@@ -382,6 +385,7 @@ export class LabEngine {
     preset: PresetName | null;
     backend: BackendKind;
     name?: string;
+    mode?: RunMode;
     seedGroup?: SeedGroupTag;
   }): Promise<RunHeader> {
     const config = validateConfig(o.config);
@@ -402,6 +406,7 @@ export class LabEngine {
       elapsedMs: 0,
       adapter: o.backend === 'cpu' ? 'CPU reference backend (slow)' : this.adapter,
       lastMetrics: {},
+      ...(o.mode === 'sft' && { mode: 'sft' as const }),
       ...(o.seedGroup && { seedGroup: o.seedGroup }),
     };
     const a = newActive(header);
@@ -642,6 +647,7 @@ export class LabEngine {
         config: h.config,
         backend: h.backend,
         divergence: 'pause',
+        mode: h.mode ?? 'rl',
         inspectGroups: this.deps.inspectGroups ?? 2,
         autosaveMs: this.deps.autosaveMs ?? 30_000,
       },

@@ -1,4 +1,4 @@
-// One RL run, driven the same way by every driver (the page's LabEngine, `npm run train`, the lesson runner, the
+// One run (RL, or supervised fine-tuning in mode 'sft'), driven the same way by every driver (the page's LabEngine, `npm run train`, the lesson runner, the
 // reward-model CLI and the bench): the start policy or a saved state, every reward source, the trainer, one rollout
 // step at a time with its divergence check and alerts, periodic saves of finite weights through a sink, the rewind to
 // the last good state, and the exported checkpoint with its LoRA adapters. Its ports: an asset loader (fetch, files,
@@ -24,7 +24,8 @@ import type { UserRewardSandbox } from '../rl/user-reward';
 import { cpuRefusal } from './cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
-import type { BackendKind } from './types';
+import { supervisedTrainer } from './supervised-trainer';
+import type { BackendKind, RunMode } from './types';
 
 /** What a session needs from a trainer: the real one (src/rl/trainer.ts), or a scripted one in the engine's tests. */
 export interface TrainerLike {
@@ -145,6 +146,11 @@ export interface RunSessionOptions {
   config: RLConfig;
   backend: BackendKind;
   divergence: DivergencePolicy;
+  /**
+   * 'rl' (default): the trainer's rollout steps. 'sft': supervised steps on the task's demonstrations from the same
+   * start (src/engine/supervised-trainer.ts), which keep no resume point.
+   */
+  mode?: RunMode;
   /** Groups per step with per-token records (default 2). */
   inspectGroups?: number;
   /** Save at least this often besides every save_every steps (the page: 30 s); default never. */
@@ -247,6 +253,7 @@ export class RunSession {
     let init: { config: ModelConfig; params: ParamArrays };
     let tokenizer: Tokenizer;
     let source: string;
+    if (from && this.options.mode === 'sft') throw new Error('a supervised (sft) run cannot resume from a saved state');
     if (from) {
       const ck = decodeCheckpoint(from.safetensors, from.configJson);
       init = { config: ck.config, params: ck.params };
@@ -277,7 +284,7 @@ export class RunSession {
           })
         : undefined;
     try {
-      this.current = await this.factory({
+      const made = await this.factory({
         config: this.config,
         init,
         tokenizer,
@@ -288,6 +295,7 @@ export class RunSession {
         ...(learnedReward && { learnedReward }),
         memoryBudgetBytes: this.options.memoryBudgetBytes ?? null,
       });
+      this.current = this.options.mode === 'sft' ? supervisedTrainer(made, this.config) : made;
     } catch (e) {
       learnedReward?.destroy();
       throw e;
@@ -347,9 +355,10 @@ export class RunSession {
     };
   }
 
-  /** Saves the resume point through the sink (nothing when the step is saved already). */
+  /** Saves the resume point through the sink (nothing when the step is saved already, or in a supervised run). */
   async save(): Promise<{ kind: 'saved' | 'kept'; step: number } | Extract<StepOutcome, { kind: 'diverged' }>> {
     const trainer = this.trainer;
+    if (this.options.mode === 'sft') return { kind: 'kept', step: this.savedStep };
     if (trainer.step === this.savedStep) return { kind: 'saved', step: this.savedStep };
     const snap = await this.snapshot();
     if (snap.kind !== 'ok') return snap;

@@ -47,7 +47,12 @@ export interface RunHeader {
   origin?: RunOrigin;
   /** The seed group the run belongs to (src/engine/seed-group.ts); absent on a run trained alone and on older stored runs. */
   seedGroup?: SeedGroupTag;
+  /** 'sft': a supervised run (src/engine/supervised-trainer.ts); absent on RL runs. */
+  mode?: 'sft';
 }
+
+/** What a run does with its steps: 'rl' samples and trains on rewards (the trainer), 'sft' imitates demonstrations. */
+export type RunMode = 'rl' | 'sft';
 
 /** The trainers whose logs import as runs (src/engine/foreign-logs.ts); their metric names are in the metric catalog. */
 export type ForeignTrainer = 'trl' | 'verl' | 'openrlhf';

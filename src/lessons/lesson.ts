@@ -19,8 +19,9 @@ export interface LessonRun {
   overrides: Partial<RLConfig>;
   /**
    * 'rl' (the default): the trainer. 'sft': supervised fine-tuning on the task's demonstrations from the same warm
-   * start instead (src/rl/sft.ts), `steps` optimizer steps of train_batch_size x num_generations demonstrations at
-   * learning_rate, then one held-out evaluation; such a run has evals but no per-step metrics.
+   * start instead (the run session's mode 'sft', src/engine/supervised-trainer.ts), `steps` optimizer steps of
+   * train_batch_size x num_generations demonstrations at learning_rate, evaluated on the trainer's schedule; its
+   * steps carry only loss and learning_rate (no rollouts, so no sampled groups).
    */
   mode?: 'rl' | 'sft';
 }

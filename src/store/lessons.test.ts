@@ -155,15 +155,25 @@ describe('the answer', () => {
     expect(lessonRunBlocker(s())).toBe('busy');
   });
 
-  it('a lesson with a supervised run says it runs from the command line, and sends nothing', () => {
+  it("a lesson's supervised run is launched on the page as a run in mode sft", () => {
     const { s, sent, respond } = lab();
     s().startEngine();
     respond(READY);
     s().openLesson('rl-vs-sft');
     s().answerLesson(0);
-    expect(lessonRunBlocker(s())).toBe('headless');
+    expect(lessonRunBlocker(s())).toBeNull();
     s().startLesson();
-    expect(sent).toEqual([{ type: 'init' }]);
+    const lesson = lessonById('rl-vs-sft')!;
+    const sft = lesson.runs.find((r) => r.mode === 'sft')!;
+    expect(sent.at(-1)).toEqual({
+      type: 'configure',
+      config: lessonRunConfig(lesson, sft, 0),
+      preset: sft.preset,
+      backend: 'webgpu',
+      then: 'start',
+      name: sft.label,
+      mode: 'sft',
+    });
   });
 });
 

@@ -143,17 +143,13 @@ export function lessonProgressOf(s: LabState, lessonId: string): LessonProgress 
   return s.lessonProgress[lessonId] ?? NO_PROGRESS;
 }
 
-/**
- * Why the open lesson's runs cannot start now: no lesson, not answered yet, a supervised run (the page's engine
- * trains RL runs only; `npm run lessons` runs it), its runs going, or the engine's reasons.
- */
-export type LessonRunBlocker = 'closed' | 'answer' | 'headless' | 'running' | 'busy' | 'engine';
+/** Why the open lesson's runs cannot start now: no lesson, not answered yet, its runs going, or the engine's reasons. */
+export type LessonRunBlocker = 'closed' | 'answer' | 'running' | 'busy' | 'engine';
 
 export function lessonRunBlocker(s: LabState): LessonRunBlocker | null {
   const lesson = openedLesson(s);
   if (!lesson) return 'closed';
   if (lessonProgressOf(s, lesson.id).answer === null) return 'answer';
-  if (lesson.runs.some((r) => r.mode === 'sft')) return 'headless';
   if (s.lesson!.phase === 'running') return 'running';
   if (isBusy(s)) return 'busy';
   if (!engineReady(s)) return 'engine';

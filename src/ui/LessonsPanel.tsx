@@ -18,8 +18,6 @@ import {
 const BLOCKED: Record<LessonRunBlocker, string> = {
   closed: '',
   answer: 'Answer the question first: predict, then run.',
-  headless:
-    'This lesson has a supervised (SFT) run, which the page does not train yet: run it with npm run lessons -- --check <id>.',
   running: "The lesson's runs are training.",
   busy: 'Another run is training: pause or reset it first.',
   engine: 'The engine is not ready yet (see the GPU line above).',
@@ -140,7 +138,7 @@ function RunBar({ lesson }: { lesson: Lesson }) {
       </div>
       {blocker && blocker !== 'running' && (
         <p className="hint small" data-testid="lesson-blocked">
-          {BLOCKED[blocker].replace('<id>', lesson.id)}
+          {BLOCKED[blocker]}
         </p>
       )}
       <ul className="lesson-run-list small">

@@ -291,7 +291,13 @@ async function handle(req: Envelope): Promise<void> {
     case 'configure': {
       markStartup('run-configure');
       await openStore();
-      await engine.create({ config: req.config, preset: req.preset, backend: req.backend, name: req.name });
+      await engine.create({
+        config: req.config,
+        preset: req.preset,
+        backend: req.backend,
+        name: req.name,
+        mode: req.mode,
+      });
       markStartup('run-created');
       if (req.then === 'start') engine.start();
       else if (req.then === 'step') engine.stepOnce();

@@ -8,7 +8,7 @@
 
 import type { DownloadFile, ExportKind } from '../engine/lab-engine';
 import type { MetricBatch } from '../engine/metric-batch';
-import type { BackendKind, RunHeader, RunProgress } from '../engine/types';
+import type { BackendKind, RunHeader, RunMode, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
 import type { Alert } from '../rl/alerts';
@@ -40,6 +40,8 @@ export type Request =
       backend: BackendKind;
       then: 'start' | 'step' | 'none';
       name?: string;
+      /** 'sft': a supervised run on the task's demonstrations instead of RL (a lesson's SFT run); default 'rl'. */
+      mode?: RunMode;
     }
   /** A seed group: the config over `seeds` seeds (its seed, seed + 1, ...), run after run; pause and reset act on the queue. */
   | { type: 'start-seeds'; config: RLConfig; preset: PresetName | null; backend: BackendKind; seeds: number }

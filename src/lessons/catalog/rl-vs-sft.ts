@@ -1,6 +1,7 @@
 // Lesson rl-vs-sft: the same warm start and budget spent two ways, supervised fine-tuning on correct
 // demonstrations or GRPO on the verifier's reward, compared on the same held-out prompts (greedy accuracy and
-// pass@k). The SFT run goes through src/rl/sft.ts (LessonRun mode 'sft'); the trainer does only RL.
+// pass@k). The SFT run is a run session in mode 'sft' (LessonRun mode 'sft', src/engine/supervised-trainer.ts over
+// src/rl/sft.ts), on the page as in the lesson runner.
 
 import type { Lesson } from '../lesson';
 import { finalEval, runOf } from '../narration';
@@ -49,7 +50,7 @@ export const rlVsSft: Lesson = {
     },
   ],
   steps: 16,
-  look: "The SFT run has no rollouts to chart: it reports only its held-out evaluation. Watch the GRPO run's accuracy and entropy, then compare the two pass@k curves.",
+  look: "The SFT run samples nothing: it charts its loss (cross-entropy on the demonstrations) and learning rate, and its held-out evaluation before and after. Watch the GRPO run's accuracy and entropy, then compare the two pass@k curves.",
   narration: [
     'GRPO: accuracy on its own samples is {rl:accuracy}, and {rl:frac_reward_zero_std} of its groups are all-equal and teach nothing.',
     "GRPO's entropy is {rl:entropy}: it concentrates probability on answers it already produces.",

@@ -4,7 +4,7 @@
 // owns them; answers to requests come back to the call that sent them (a refused configure to the lessons, a failed
 // self-test to its flag). Whether a control may act is decided by selectors.ts, as for the buttons.
 
-import { IDLE_PROGRESS, type RunProgress } from '../../engine/types';
+import { IDLE_PROGRESS, type RunMode, type RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
 import { assertNever, TEST_HOOKS_GLOBAL, type EngineTestHooks, type WorkerEvent } from '../../worker/protocol';
@@ -41,8 +41,11 @@ export interface EngineActions {
   /** Continues the current paused run when its config is the edited one, else starts a new run from the edited config. */
   startRun(): void;
   pauseRun(): void;
-  /** A new run from the edited config, named `name`, trained to its last step (never continues the paused run); false when it could not start. */
-  startNewRun(name: string): boolean;
+  /**
+   * A new run from the edited config, named `name`, trained to its last step (never continues the paused run); in
+   * `mode` 'sft' a supervised run (a lesson's SFT run). False when it could not start.
+   */
+  startNewRun(name: string, mode?: RunMode): boolean;
   /** One rollout step (of the current paused run, or of a new run), then pause. */
   stepRun(): void;
   resetRun(): void;
@@ -68,7 +71,7 @@ export const engineSlice: LabSlice<EngineSlice> =
      * from the edited config; either way then trains ('start') or takes one step and pauses ('step'). `fresh` always
      * configures a new run, named `name` (the engine's default name otherwise). Says whether it sent anything.
      */
-    const launch = (then: 'start' | 'step', fresh?: { name: string }): boolean => {
+    const launch = (then: 'start' | 'step', fresh?: { name: string; mode?: RunMode }): boolean => {
       const s = get();
       const blocker = startBlocker(s);
       if (blocker === 'config') {
@@ -87,6 +90,7 @@ export const engineSlice: LabSlice<EngineSlice> =
             backend: s.backend,
             then,
             ...(fresh && { name: fresh.name }),
+            ...(fresh?.mode === 'sft' && { mode: fresh.mode }),
           })
           .catch((e: unknown) => {
             const message = messageOf(e);
@@ -129,8 +133,8 @@ export const engineSlice: LabSlice<EngineSlice> =
         launch('start');
       },
 
-      startNewRun(name) {
-        return launch('start', { name });
+      startNewRun(name, mode) {
+        return launch('start', { name, mode });
       },
 
       pauseRun() {

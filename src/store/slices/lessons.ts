@@ -139,7 +139,7 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
       const run = lesson.runs[index];
       patch({ current: index, launchedOver: get().progress.runId });
       get().showConfig(lessonRunConfig(lesson, run, session()!.seed), run.preset);
-      if (!get().startNewRun(run.label)) stop(`"${run.label}" could not start (see the notices).`);
+      if (!get().startNewRun(run.label, run.mode)) stop(`"${run.label}" could not start (see the notices).`);
     };
 
     const finish = (lesson: Lesson) => {
