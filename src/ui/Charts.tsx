@@ -67,6 +67,13 @@ const AXIS_LABEL_STYLE = { fontSize: 11, fill: 'var(--muted)' };
 /** The statistics across seeds, as the page names them. */
 const STATISTIC_NAMES: Record<SeedStatistic, string> = { median: 'median', iqm: 'IQM' };
 
+/** A chart in one sentence: the first run's latest value of each metric, and how many steps it has. */
+export function chartSummary(data: ChartData): string {
+  const values = Object.entries(data.last).map(([metric, v]) => `${metric} ${fmt(v)}`);
+  if (!values.length) return 'No values yet.';
+  return `Latest: ${values.join(', ')} (${data.rawPoints} points${data.runCount > 1 ? `, ${data.runCount} runs drawn` : ''}).`;
+}
+
 /** The plot itself: the expensive part, rendered through the render queue. */
 const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: ChartData; marks: readonly Alert[] }) {
   // Everything drawn comes from `data` (it may lag the live runs by a task or two).
@@ -320,7 +327,18 @@ const MetricChart = memo(function MetricChart({
               ))}
             </div>
           )}
-          {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
+          {/* For assistive technology: the chart as one named image, its latest values as the description. */}
+          <div
+            role="img"
+            aria-label={`${spec.title} chart`}
+            aria-describedby={`chart-summary-${spec.id}`}
+            data-testid="chart-figure"
+          >
+            {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
+          </div>
+          <p className="sr-only" id={`chart-summary-${spec.id}`} data-testid="chart-summary">
+            {chartSummary(data)}
+          </p>
           {drawn && <LegendRow spec={spec} data={drawn} />}
         </>
       )}

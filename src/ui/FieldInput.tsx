@@ -1,6 +1,6 @@
-// One config field of the configure panel: its input (generated from the field's spec in RL_FIELDS), its doc and
-// range on hover, a mark when it differs from the preset, and its inline message when invalid. Reads and writes
-// the store's draft, or the draft of a binding (objective B of the A/B panel); knows nothing about other fields.
+// One config field of the configure panel: its input (generated from the field's spec in RL_FIELDS), named by the
+// field's name, with its doc and range on hover and as the input's accessible description, a mark when it differs
+// from the preset, and its inline message when invalid. Reads and writes the store's draft, or the draft of a binding (objective B of the A/B panel); knows nothing about other fields.
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
@@ -87,9 +87,12 @@ export function FieldInput({
     if (!focused) setText(toText(value));
   }, [value, focused]);
   const id = `${prefix}field-input-${name}`;
+  // The accessible name is the field's name (the label); its help (the hover text) is the description.
+  const helpId = `${prefix}field-help-${name}`;
   // A typed field (one line or several): the text as typed, parsed into the draft on every change.
   const textProps = {
     value: text,
+    'aria-describedby': helpId,
     'aria-invalid': !!error,
     onFocus: () => setFocused(true),
     onBlur: () => setFocused(false),
@@ -102,7 +105,7 @@ export function FieldInput({
   if (custom) input = custom;
   else if (spec.kind === 'enum') {
     input = (
-      <select id={id} value={String(value)} onChange={(e) => setField(name, e.target.value)}>
+      <select id={id} aria-describedby={helpId} value={String(value)} onChange={(e) => setField(name, e.target.value)}>
         {spec.values.map((v) => (
           <option key={v} value={v}>
             {v}
@@ -112,7 +115,13 @@ export function FieldInput({
     );
   } else if (spec.kind === 'boolean') {
     input = (
-      <input id={id} type="checkbox" checked={value === true} onChange={(e) => setField(name, e.target.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        aria-describedby={helpId}
+        checked={value === true}
+        onChange={(e) => setField(name, e.target.checked)}
+      />
     );
   } else if (spec.kind === 'string' && spec.multiline) {
     // Source code or a data file: several lines, monospaced, no spell checking.
@@ -164,7 +173,8 @@ export function FieldInput({
             ●
           </span>
         )}
-        <span className="field-doc" role="tooltip">
+        {/* Out of the label's name (aria-hidden); the input's description (aria-describedby) reads it. */}
+        <span className="field-doc" id={helpId} aria-hidden="true">
           {fieldHelp(name)}
         </span>
       </label>

@@ -3,7 +3,7 @@
 // its numbers and its loss term with the values plugged in (store/explain.ts), checked against the trainer's; a
 // legend says what each colour means under the chosen quantity. On demand, every group of the step in brief (the
 // trainer keeps a summary of all of them): each group's completions sorted by reward with their advantages.
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { rolloutKey, useLab } from '../store';
 import { groupsByReward, type SortedGroup } from '../store/dynamics';
 import {
@@ -92,6 +92,48 @@ function TokenDetail({ t, config, alpha }: { t: TokenView; config: RLConfig | nu
 }
 
 /** Each completion's tokens as the inspector shows them. */
+/**
+ * Where a key pressed on token `pos` of completion `row` goes: 'select' (Enter, Space), another token [row, pos]
+ * (ArrowLeft/Right: the previous/next token, across completions; ArrowUp/Down: the same position in the
+ * previous/next completion with tokens, or its last; Home/End: the completion's first/last token), or null.
+ */
+export function tokenKeyTarget(
+  key: string,
+  row: number,
+  pos: number,
+  lengthOf: (row: number) => number,
+  rows: number,
+): 'select' | [number, number] | null {
+  if (key === 'Enter' || key === ' ') return 'select';
+  const nextRow = (from: number, step: 1 | -1) => {
+    for (let r = from + step; r >= 0 && r < rows; r += step) if (lengthOf(r) > 0) return r;
+    return null;
+  };
+  switch (key) {
+    case 'ArrowRight': {
+      if (pos + 1 < lengthOf(row)) return [row, pos + 1];
+      const r = nextRow(row, 1);
+      return r === null ? null : [r, 0];
+    }
+    case 'ArrowLeft': {
+      if (pos > 0) return [row, pos - 1];
+      const r = nextRow(row, -1);
+      return r === null ? null : [r, lengthOf(r) - 1];
+    }
+    case 'ArrowDown':
+    case 'ArrowUp': {
+      const r = nextRow(row, key === 'ArrowDown' ? 1 : -1);
+      return r === null ? null : [r, Math.min(pos, lengthOf(r) - 1)];
+    }
+    case 'Home':
+      return [row, 0];
+    case 'End':
+      return [row, lengthOf(row) - 1];
+    default:
+      return null;
+  }
+}
+
 function groupViews(g: GroupRecord, texts: string[][]): TokenView[][] {
   return g.completions.map((c, ci) =>
     Array.from({ length: c.length }, (_, t) => tokenView(c, t, texts[ci]?.[t] ?? '?')),
@@ -116,12 +158,28 @@ function Group({
   hover: [number, number, number] | null;
 }) {
   const views = useMemo(() => groupViews(g, texts), [g, texts]);
+  const table = useRef<HTMLTableElement>(null);
+  // One Tab stop per group (the shown token, else the first): the arrow keys move among its tokens.
+  const firstRow = views.findIndex((v) => v.length > 0);
+  const stop: [number, number] = hover && hover[0] === gi ? [hover[1], hover[2]] : [firstRow, 0];
+  const focusToken = (ci: number, pos: number) => {
+    const el = table.current?.querySelector<HTMLElement>(`[data-token="${ci}:${pos}"]`);
+    el?.focus();
+  };
+  const onKey = (e: React.KeyboardEvent, ci: number, pos: number) => {
+    const rows = views.length;
+    const target = tokenKeyTarget(e.key, ci, pos, (r) => views[r]?.length ?? 0, rows);
+    if (target === 'select') onHover([gi, ci, pos]);
+    else if (target) focusToken(target[0], target[1]);
+    else return;
+    e.preventDefault();
+  };
   return (
     <div className="group" data-testid="group">
       <div className="group-head">
         group {g.index}: prompt <code>{visible(g.prompt)}</code> answer <code>{visible(g.answer)}</code>
       </div>
-      <table className="completions">
+      <table className="completions" ref={table}>
         <thead>
           <tr>
             <th className="num">reward</th>
@@ -136,21 +194,30 @@ function Group({
               <td className="num">{fmt(c.reward)}</td>
               <td className="num">{c.tokens.advantage.length ? fmt(c.tokens.advantage[0]) : '—'}</td>
               <td className="tokens">
-                {views[ci].map((t) => (
-                  <span
-                    key={t.position}
-                    className={`tok${hover && hover[0] === gi && hover[1] === ci && hover[2] === t.position ? ' hovered' : ''}`}
-                    data-testid="token"
-                    style={{ background: tokenColor(t, colorBy, scale) }}
-                    // Hover or keyboard focus shows the token's numbers and its loss term below.
-                    role="button"
-                    tabIndex={0}
-                    onMouseEnter={() => onHover([gi, ci, t.position])}
-                    onFocus={() => onHover([gi, ci, t.position])}
-                  >
-                    {visible(t.text)}
-                  </span>
-                ))}
+                {views[ci].map((t) => {
+                  const shown = hover !== null && hover[0] === gi && hover[1] === ci && hover[2] === t.position;
+                  return (
+                    <span
+                      key={t.position}
+                      className={`tok${shown ? ' hovered' : ''}`}
+                      data-testid="token"
+                      data-token={`${ci}:${t.position}`}
+                      style={{ background: tokenColor(t, colorBy, scale) }}
+                      // Hover, keyboard focus, a click, Enter or Space show the token's numbers and its loss term
+                      // below; the arrow keys move to the neighbouring tokens (TOKEN_KEYS).
+                      role="button"
+                      aria-pressed={shown}
+                      aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End"
+                      tabIndex={stop[0] === ci && stop[1] === t.position ? 0 : -1}
+                      onMouseEnter={() => onHover([gi, ci, t.position])}
+                      onFocus={() => onHover([gi, ci, t.position])}
+                      onClick={() => onHover([gi, ci, t.position])}
+                      onKeyDown={(e) => onKey(e, ci, t.position)}
+                    >
+                      {visible(t.text)}
+                    </span>
+                  );
+                })}
                 {!c.finished && <span className="cut"> (cut at L_max)</span>}
                 {c.masked && <span className="cut"> (masked)</span>}
               </td>
@@ -375,7 +442,10 @@ export function Inspector() {
                 alpha={alpha}
               />
             ) : (
-              <p className="hint">Hover a token to see its numbers and its loss term.</p>
+              <p className="hint">
+                Hover a token, or Tab to it (the arrow keys move among a group's tokens), to see its numbers and its
+                loss term.
+              </p>
             )}
           </aside>
         </div>

@@ -15,9 +15,34 @@ import { RunElsewherePanel } from './RunElsewherePanel';
 import { RunsPanel } from './RunsPanel';
 import { WeightUpdates } from './WeightUpdates';
 
+/** The run controls' heading (RunControls), where the skip link lands. */
+const RUN_CONTROLS_HEADING = 'controls-title';
+
+/**
+ * The skip link: the first stop of Tab, straight to the run controls past the side panel's fields. Following it
+ * focuses the first control that can be pressed (Start, usually); with none enabled the link's own jump to the
+ * controls' heading leaves the next Tab there.
+ */
+function SkipToRunControls() {
+  const skip = (e: React.MouseEvent) => {
+    const controls = document.getElementById(RUN_CONTROLS_HEADING)?.closest('section');
+    const first = controls?.querySelector<HTMLElement>('button:not(:disabled), a[href], input:not(:disabled)');
+    if (!first) return;
+    e.preventDefault();
+    first.focus();
+    first.scrollIntoView({ block: 'nearest' });
+  };
+  return (
+    <a className="skip-link" href={`#${RUN_CONTROLS_HEADING}`} data-testid="skip-to-run" onClick={skip}>
+      Skip to the run controls
+    </a>
+  );
+}
+
 export function Lab() {
   return (
     <div className="lab">
+      <SkipToRunControls />
       <PageHeader />
       <Notices />
       <div className="lab-grid">
