@@ -1,7 +1,9 @@
 // Lesson length-bias: GRPO's per-sequence mean gives each token of a completion weight 1 / |y|, so a long wrong
 // completion is pushed down less per token than a short one; Dr. GRPO's constant 1 / L_max removes that. The lab's
-// small models do not grow long wrong answers within a lesson's budget, so the check measures the mechanism (the
-// aggregation weights the loss actually used) and reports the wrong completions' lengths without claiming a trend.
+// small models do not grow long wrong answers within a lesson's budget (measured: 3.71 tokens under both objectives
+// on seed 0; at difficulty 1, learning_rate 2e-3 and 12 steps both shrink to 2 tokens), so the lesson is titled by what
+// its runs show, the weights themselves: the check measures the aggregation weights the loss actually used, and
+// reports the wrong completions' lengths without claiming a trend.
 
 import type { Lesson, LessonRunResult } from '../lesson';
 import { meanOf, runOf } from '../narration';
@@ -58,9 +60,9 @@ function weightsAndLengths(run: LessonRunResult): {
 
 export const lengthBias: Lesson = {
   id: 'length-bias',
-  title: 'Why GRPO lets wrong answers run long',
+  title: "GRPO's per-sequence mean: a long answer's tokens weigh less",
   source:
-    "Dr. GRPO: Liu et al., \"Understanding R1-Zero-like training: a critical perspective\" (2025), which traces the growth of wrong answers' length to GRPO's 1 / |y| normalization and removes it (and the division by the group's std); the survey of RL for reasoning models lists the aggregation modes.",
+    'Dr. GRPO: Liu et al., "Understanding R1-Zero-like training: a critical perspective" (2025), which traces the growth of wrong answers\' length over long reasoning runs to this 1 / |y| weight and removes it (and the division by the group\'s std); the survey of RL for reasoning models lists the aggregation modes.',
   question: {
     prompt:
       "GRPO averages each completion's token losses (1 / |y| per token) before averaging over completions. A wrong completion has negative advantage. Compared with a short wrong completion, how hard is each token of a twice-as-long wrong completion pushed down?",
