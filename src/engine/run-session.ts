@@ -1,9 +1,10 @@
-// One run (RL, or supervised fine-tuning in mode 'sft'), driven the same way by every driver (the page's LabEngine, `npm run train`, the lesson runner, the
-// reward-model CLI and the bench): the start policy or a saved state, every reward source, the trainer, one rollout
-// step at a time with its divergence check and alerts, periodic saves of finite weights through a sink, the rewind to
-// the last good state, and the exported checkpoint with its LoRA adapters. Its ports: an asset loader (fetch, files,
-// IndexedDB folders), a sink (a runs store, a folder, memory), a device and a clock. Not a loop: a driver calls
-// step() as it pleases (the page until Pause, the CLI until the last step or a signal) and decides what a stop means.
+// One run (RL, or supervised fine-tuning in mode 'sft'), driven the same way by every driver (the page's LabEngine,
+// `npm run train`, the lesson runner, the reward-model CLI and the bench): the start policy or a saved state, every
+// reward source, the trainer, one rollout (or supervised) step at a time with its divergence check and alerts,
+// periodic saves of finite weights through a sink, the rewind to the last good state, and the exported checkpoint
+// with its LoRA adapters. Its ports: an asset loader (fetch, files, IndexedDB folders), a sink (a runs store, a
+// folder, memory), a device and a clock. Not a loop: a driver calls step() as it pleases (the page until Pause, the
+// CLI until the last step or a signal) and decides what a stop means.
 
 import type { GpuContext } from '../gpu';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint, type ParamArrays } from '../model/checkpoint';

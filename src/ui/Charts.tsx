@@ -71,7 +71,8 @@ const STATISTIC_NAMES: Record<SeedStatistic, string> = { median: 'median', iqm: 
 export function chartSummary(data: ChartData): string {
   const values = Object.entries(data.last).map(([metric, v]) => `${metric} ${fmt(v)}`);
   if (!values.length) return 'No values yet.';
-  return `Latest: ${values.join(', ')} (${data.rawPoints} points${data.runCount > 1 ? `, ${data.runCount} runs drawn` : ''}).`;
+  const runs = data.runCount > 1 ? `, ${data.runCount} runs drawn` : '';
+  return `Latest: ${values.join(', ')} (${data.rawPoints} points${runs}).`;
 }
 
 /** The plot itself: the expensive part, rendered through the render queue. */

@@ -22,7 +22,7 @@ import {
   type TaskFactory,
 } from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
-import { FieldInput } from './FieldInput';
+import { FieldInput, fieldHelpId } from './FieldInput';
 import { ShareLink } from './ShareLink';
 
 const OPEN_SECTIONS = new Set(['task', 'sampling', 'schedule']);
@@ -59,6 +59,7 @@ function TaskSelect() {
   return (
     <select
       id="field-input-task"
+      aria-describedby={fieldHelpId('task')}
       data-testid="task-select"
       value={String(task)}
       onChange={(e) => setTask(e.target.value)}
@@ -90,6 +91,7 @@ function PromptsPicker() {
     <div className="prompts-picker">
       <input
         id="field-input-prompts"
+        aria-describedby={fieldHelpId('prompts')}
         type="file"
         accept=".jsonl,.csv,.json,.txt,text/csv,application/json"
         data-testid="prompts-file"
@@ -182,6 +184,7 @@ function CheckpointSelect() {
   return (
     <select
       id="field-input-checkpoint"
+      aria-describedby={fieldHelpId('checkpoint')}
       data-testid="checkpoint-select"
       value={current}
       onChange={(e) => setField('checkpoint', e.target.value || null)}

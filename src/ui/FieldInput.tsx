@@ -1,6 +1,7 @@
 // One config field of the configure panel: its input (generated from the field's spec in RL_FIELDS), named by the
 // field's name, with its doc and range on hover and as the input's accessible description, a mark when it differs
-// from the preset, and its inline message when invalid. Reads and writes the store's draft, or the draft of a binding (objective B of the A/B panel); knows nothing about other fields.
+// from the preset, and its inline message when invalid. Reads and writes the store's draft, or the draft of a
+// binding (objective B of the A/B panel); knows nothing about other fields.
 import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
@@ -42,6 +43,11 @@ export function fieldHelp(name: RLField): string {
   if (others.length) parts.push(`elsewhere: ${others.join('; ')}${spec.note ? ` (${spec.note})` : ''}`);
   parts.push(`math: ${SECTIONS[spec.section].math}`);
   return parts.join('\n');
+}
+
+/** The id of a field's help text, its input's accessible description (aria-describedby), custom inputs too. */
+export function fieldHelpId(name: RLField, prefix = ''): string {
+  return `${prefix}field-help-${name}`;
 }
 
 /** A field bound to another draft than the config panel's (objective B of the A/B), with its own id prefix. */
@@ -88,7 +94,7 @@ export function FieldInput({
   }, [value, focused]);
   const id = `${prefix}field-input-${name}`;
   // The accessible name is the field's name (the label); its help (the hover text) is the description.
-  const helpId = `${prefix}field-help-${name}`;
+  const helpId = fieldHelpId(name, prefix);
   // A typed field (one line or several): the text as typed, parsed into the draft on every change.
   const textProps = {
     value: text,
@@ -163,6 +169,8 @@ export function FieldInput({
     >
       <label htmlFor={id} className="field-label" title={fieldHelp(name)}>
         <span className="field-name">{name}</span>
+        {/* A space, so the name reads "lr differs from the preset", not "lrdiffers ...". */}
+        {differs && ' '}
         {differs && (
           <span
             className="differs"
