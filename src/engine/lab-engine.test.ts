@@ -171,6 +171,11 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     // The policy it trained downloads like any run's.
     const files = await engine.exportRun(h.id, 'checkpoint');
     expect(files[0].name).toMatch(/model\.safetensors$/);
+    // Once another run is open, the supervised run has nothing saved to download, and says why.
+    await engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    await expect(engine.exportRun(h.id, 'checkpoint')).rejects.toThrow(
+      /supervised run, which keeps no saved checkpoint/,
+    );
   });
 
   it('resumes a run interrupted after its saved state exactly as if it had not stopped', async () => {

@@ -882,7 +882,12 @@ export class LabEngine {
         if (live) policy = await live.exportFiles();
         else {
           const s = await this.deps.store.getState(runId);
-          if (!s) throw new Error(`"${h.name}" has no saved checkpoint yet (pause it to save one)`);
+          if (!s)
+            throw new Error(
+              h.mode === 'sft'
+                ? `"${h.name}" is a supervised run, which keeps no saved checkpoint: download it while it is the open run`
+                : `"${h.name}" has no saved checkpoint yet (pause it to save one)`,
+            );
           policy = policyFiles(
             { ...s, tokenizerConfigJson: s.tokenizerConfigJson ?? null },
             h.config.lora_rank > 0 ? s.state : null,
