@@ -176,8 +176,8 @@ describe.each(DTYPES)('half-precision rollouts of a policy trained in f32 (rollo
       const seq = Uint32Array.from([...p, ...completion.subarray(r * S, r * S + n)]);
       const { logits } = modelForward(CONFIG, hostParams(weights, paramShapes(CONFIG)), seq, 1, seq.length);
       for (let s = 0; s < n; s++) {
-        const row = logits.data.subarray((p.length - 1 + s) * V, (p.length + s) * V);
-        const max = row.reduce((m, x) => Math.max(m, x), -Infinity);
+        const row = Array.from(logits.data.subarray((p.length - 1 + s) * V, (p.length + s) * V));
+        const max = Math.max(...row);
         const lse = max + Math.log(row.reduce((a, x) => a + Math.exp(x - max), 0));
         out[r * S + s] = row[seq[p.length + s]] - lse;
       }
