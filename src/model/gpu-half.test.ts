@@ -208,7 +208,13 @@ describe.each(DTYPES)('half-precision rollouts of a policy trained in f32 (rollo
     };
     await check(params);
     // One supervised step moves the masters; the next rollout samples from them rounded, not from the old copy.
-    const batch = { B, T, tokens, targets: tokens.map((t) => (t + 1) % CONFIG.vocabSize), mask: new Float32Array(B * T).fill(1) };
+    const batch = {
+      B,
+      T,
+      tokens,
+      targets: tokens.map((t) => (t + 1) % CONFIG.vocabSize),
+      mask: new Float32Array(B * T).fill(1),
+    };
     await gpuPolicy.sftStep(batch, { lr: 3e-2, weightDecay: 0, readLoss: false });
     const stepped = await model.downloadBase();
     const embed = 'model.embed_tokens.weight';
@@ -223,9 +229,9 @@ describe.each(DTYPES)('half-precision rollouts of a policy trained in f32 (rollo
       /rolloutDtype .* is for a model trained in full/,
     );
     const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj'] };
-    expect(() => new CpuPolicy(CONFIG, params, { spec, adapters: adaptersOf(spec, 1) }, { rolloutDtype: dtype })).toThrow(
-      /is for a model trained in full/,
-    );
+    expect(
+      () => new CpuPolicy(CONFIG, params, { spec, adapters: adaptersOf(spec, 1) }, { rolloutDtype: dtype }),
+    ).toThrow(/is for a model trained in full/);
   });
 });
 

@@ -56,10 +56,10 @@ export const samplerMismatch: Lesson = {
       'sampling_logp_difference stays 0, since both sides run the same model',
     ],
     answer: 1,
-    why: 'The clip compares pi_theta with pi_old, and both are the learner\'s f32 forward: with one update per batch their ratio is exactly 1, so the clip never fires. The sampler is a different computation, the same model with every weight rounded to bf16 (8 bits of mantissa), so the log-probability it recorded for each token differs from the learner\'s by about 1e-3 nats. Only sampling_logp_difference, and the importance weight pi_old / pi_sampler, see the gap.',
+    why: "The clip compares pi_theta with pi_old, and both are the learner's f32 forward: with one update per batch their ratio is exactly 1, so the clip never fires. The sampler is a different computation, the same model with every weight rounded to bf16 (8 bits of mantissa), so the log-probability it recorded for each token differs from the learner's by about 1e-3 nats. Only sampling_logp_difference, and the importance weight pi_old / pi_sampler, see the gap.",
   },
   runs: [
-    { key: 'f32', label: 'sampler in f32 (the learner\'s weights)', preset: 'grpo', overrides: { ...COMMON } },
+    { key: 'f32', label: "sampler in f32 (the learner's weights)", preset: 'grpo', overrides: { ...COMMON } },
     { key: 'bf16', label: 'sampler in bf16, no correction', preset: 'grpo', overrides: { ...COMMON, ...HALF } },
     {
       key: 'tis',
@@ -69,7 +69,7 @@ export const samplerMismatch: Lesson = {
     },
   ],
   steps: 4,
-  look: 'Watch the Sampler vs trainer chart (sampling/sampling_logp_difference) and the Clip ratio chart side by side; in the inspector, compare a token\'s log pi_old with its sampler log-prob.',
+  look: "Watch the Sampler vs trainer chart (sampling/sampling_logp_difference) and the Clip ratio chart side by side; in the inspector, compare a token's log pi_old with its sampler log-prob.",
   narration: [
     'Sampler in f32: sampling_logp_difference is {f32:sampling/sampling_logp_difference/mean} nats (float rounding only); clip_ratio/region_mean {f32:clip_ratio/region_mean}.',
     'Sampler in bf16: sampling_logp_difference is {bf16:sampling/sampling_logp_difference/mean} nats on average and {bf16:sampling/sampling_logp_difference/max} at worst, yet clip_ratio/region_mean is {bf16:clip_ratio/region_mean}.',
@@ -112,7 +112,10 @@ export const samplerMismatch: Lesson = {
           'f32: largest logp difference': f32Largest,
           'bf16: smallest logp difference': minOf(g16, 0),
           'bf16 + TIS: smallest logp difference': minOf(gTis, 0),
-          'bf16: largest token logp difference': maxOf(series(runOf(runs, 'bf16'), 'sampling/sampling_logp_difference/max'), 0),
+          'bf16: largest token logp difference': maxOf(
+            series(runOf(runs, 'bf16'), 'sampling/sampling_logp_difference/max'),
+            0,
+          ),
           'largest clip ratio, any run': clipLargest,
           'bf16 + TIS: inspected tokens': weights.length,
           'bf16 + TIS: smallest weight': wMin,
@@ -125,7 +128,7 @@ export const samplerMismatch: Lesson = {
       };
     },
     whyNot:
-      "The gap is rounding, so it is always there with a bf16 sampler; what can fail is the f32 baseline (a device whose decode and training kernels round differently by more than 1e-5) or a step whose every completion is one or two tokens long, whose gap can fall below 1e-4. The clip ratio can only leave 0 if an update reuses a batch (num_iterations or num_minibatches above 1).",
+      'The gap is rounding, so it is always there with a bf16 sampler; what can fail is the f32 baseline (a device whose decode and training kernels round differently by more than 1e-5) or a step whose every completion is one or two tokens long, whose gap can fall below 1e-4. The clip ratio can only leave 0 if an update reuses a batch (num_iterations or num_minibatches above 1).',
   },
   explain:
     "pi_old is the learner's f32 forward over the sampled tokens, and the ratio pi_theta / pi_old is 1 at the one update, so PPO's clip is blind to how the samples were made. The sampler, like vLLM holding bf16 weights, computed each token's probability with every weight rounded to 8 bits of mantissa, so the tokens were drawn from a slightly different policy: the batch is off-policy before any update. sampling_logp_difference measures the gap; truncated importance sampling multiplies each token's loss by min(pi_old / pi_sampler, C), the correction for having sampled from pi_sampler, capped so one token cannot dominate. On a model this small and sequences this short bf16 moves the weights by about 1%, so the two bf16 runs learn almost alike: the correction matters when the gap grows (fp8 samplers, long sequences, mixture-of-experts routing that flips between the two).",
