@@ -26,6 +26,7 @@ import verlFields from './fixtures/verl.json';
 /** Every optional knob on, each valid for the ppo_clip objective (the rules between fields hold). */
 const EVERYTHING_ON: Partial<RLConfig> = {
   tis_cap: 2,
+  rollout_dtype: 'bf16',
   clip_ratio_c: 3,
   delta: 2,
   dynamic_sampling: true,
@@ -152,6 +153,12 @@ describe('exports', () => {
     expect(setting('trl', cispo, 'epsilon_high')).toBe(5);
     expect(setting('verl', cispo, 'actor_rollout_ref.actor.clip_ratio_high')).toBe(4);
     expect(setting('openrlhf', cispo, '--actor.policy_loss_type')).toBeUndefined();
+
+    // The sampler's precision: verl's spelling of the dtype, its default (bfloat16) written out when the lab's is f32.
+    expect(setting('verl', grpo, 'actor_rollout_ref.rollout.dtype')).toBe('float32');
+    expect(setting('verl', resolveConfig('grpo', { rollout_dtype: 'bf16' }), 'actor_rollout_ref.rollout.dtype')).toBe(
+      'bfloat16',
+    );
 
     const gspo = resolveConfig('gspo', {});
     expect(setting('verl', gspo, 'actor_rollout_ref.actor.policy_loss.loss_mode')).toBe('gspo');

@@ -475,6 +475,12 @@ const VERL: Partial<Record<RLField, Conversion>> = {
           true,
         )
       : none('overlong shaping is off'),
+  rollout_dtype: ({ c }) =>
+    set(
+      'actor_rollout_ref.rollout.dtype',
+      { f32: 'float32', bf16: 'bfloat16', f16: 'float16' }[c.rollout_dtype],
+      c.rollout_dtype === 'f32' ? "verl's default is bfloat16; the lab samples from the f32 weights by default" : null,
+    ),
   tis_cap: ({ c }) =>
     c.tis_cap === null
       ? none('null in the lab: no truncated IS correction (verl rollout_is stays off)')

@@ -1,7 +1,8 @@
-// GPU-vs-twin cases of the kernels that read half-precision weights (bf16 or f16 storage, f32 arithmetic):
+// GPU-vs-twin cases of the kernels that read or write half-precision weights (bf16 or f16 storage, f32 arithmetic):
 // matmul with a half B operand in every variant and each layout the weights take (A*B^T forward, A*B input
 // gradient, A^T*B for completeness), at shapes with odd rows so two rows share a 32-bit word, and the embedding
-// gather from a half table. The twin is the f32 kernel's twin on the values rounded as the GPU stores them
+// gather from a half table; and packHalf, which writes f32 values into half storage (bit-exact against the host's
+// rounding, edge values included). The twin is the f32 kernel's twin on the values rounded as the GPU stores them
 // (roundToWeightDtype), so the tolerance is the f32 cases' own. Which f16 codec runs is the device's: native
 // (shader-f16) where it has the feature, u32 words through unpack2x16float where not; each case names it.
 
@@ -13,6 +14,8 @@ import { roundToWeightDtype, toHalfBits, type HalfDtype } from '../core/half';
 import { host } from '../core/host-tensor';
 import { Rng } from '../core/random';
 import { embeddingForward } from './embedding';
+import { packHalf } from './half-pack';
+import { packHalf as packHalfTwin } from '../reference/half-pack';
 import { halfCodec } from './half-operand';
 import { MATMUL_VARIANTS, matmul, matmulVariantSupports } from './matmul';
 import { randomHost, randomInts, seedOf, type CaseResult, type KernelCase } from './verify';
@@ -107,6 +110,66 @@ function embeddingHalfCase(dtype: HalfDtype, V: number, C: number, N: number): K
 }
 
 /**
+ * Values where rounding is easy to get wrong, put at the front of a pack case's input: ties for bf16 (1 + 2^-8,
+ * 1 + 3 * 2^-8) and f16 (1 + 2^-11, 1 + 3 * 2^-11), f16's subnormals and the ones that round into its smallest normal
+ * or to zero, f16's overflow (65519 stays finite, 65520 rounds to infinity), signed zeros, infinities, NaN, a value
+ * past bf16's largest finite, and an f32 subnormal.
+ */
+const PACK_EDGES = [
+  1 + 2 ** -8,
+  1 + 3 * 2 ** -8,
+  1 + 2 ** -11,
+  1 + 3 * 2 ** -11,
+  -(2 ** -24),
+  3 * 2 ** -25,
+  2 ** -25,
+  2 ** -14 - 2 ** -25,
+  6.1e-5,
+  65519,
+  65520,
+  -70000,
+  0,
+  -0,
+  Infinity,
+  -Infinity,
+  NaN,
+  3.4e38,
+  1e-40,
+];
+
+/** packHalf on `n` values (the edges first, then random ones of scale 3): the bits must match the twin's exactly. */
+function packHalfCase(dtype: HalfDtype, n: number): KernelCase {
+  const name = `packHalf ${dtype} n=${n}`;
+  return {
+    name,
+    family: 'half-pack',
+    async run(ctx) {
+      const a = randomHost(new Rng(seedOf(name)), [n], 3);
+      a.data.set(PACK_EDGES.slice(0, n));
+      const gA = ctx.fromArray(a.data, [n], { label: `${name}:a` });
+      const gOut = ctx.tensor<HalfDtype>([n], { dtype, label: `${name}:out` });
+      const t0 = performance.now();
+      const rec = ctx.recorder(name);
+      packHalf(rec, gOut, gA);
+      rec.submit();
+      const got = await ctx.read(gOut);
+      const ms = performance.now() - t0;
+      for (const t of [gA, gOut]) t.destroy();
+      const want = new Uint16Array(n);
+      packHalfTwin(want, a, dtype);
+      const bad = [...want.keys()].filter((i) => got[i] !== want[i]);
+      const summary =
+        got.length !== n
+          ? `read ${got.length} elements, want ${n}`
+          : bad.length === 0
+            ? `${n} bit patterns equal`
+            : `${bad.length} of ${n} differ, first at ${bad[0]}: ${a.data[bad[0]]} -> 0x${got[bad[0]].toString(16)}, want 0x${want[bad[0]].toString(16)}`;
+      return { name, family: 'half-pack', pass: got.length === n && bad.length === 0, summary, maxAbsError: 0, ms };
+    },
+  };
+}
+
+/**
  * Which variants each dtype runs, to keep SwiftShader's compile time down (seconds per module and layout for 'tiled'
  * and the larger tiles): bf16 every variant ('tiled' in the weights' two layouts); f16 the variants that read B one
  * element at a time (naive, blocked) and as vec4 (vec4, wide), the two loaders every other variant calls.
@@ -127,6 +190,8 @@ export function halfCases(): KernelCase[] {
             cases.push(matmulHalfCase(dtype, variant, layout, s));
     // Odd C: a row of the table starts in the middle of a word every other row.
     cases.push(embeddingHalfCase(dtype, 11, 7, 19), embeddingHalfCase(dtype, 5, 8, 6));
+    // One element (a lone low half), the edges alone (odd), and a ragged last workgroup of words.
+    for (const n of [1, PACK_EDGES.length, 1031]) cases.push(packHalfCase(dtype, n));
   }
   return cases;
 }

@@ -13,6 +13,7 @@ import { CROSS_ENTROPY_SHADER } from './cross-entropy';
 import { DECODE_SHADER } from './decode';
 import { ELEMENTWISE_SHADER } from './elementwise';
 import { EMBEDDING_SHADER } from './embedding';
+import { HALF_PACK_SHADER } from './half-pack';
 import { KL_SHADER } from './kl';
 import { LOGPROB_SHADER } from './logprob';
 import { MATMUL_SHADER } from './matmul';
@@ -37,6 +38,7 @@ const DECLARED: readonly ShaderDeclaration[] = [
   DECODE_SHADER,
   ELEMENTWISE_SHADER,
   EMBEDDING_SHADER,
+  HALF_PACK_SHADER,
   KL_SHADER,
   LOGPROB_SHADER,
   MATMUL_SHADER,

@@ -11,6 +11,7 @@ import { learnedReward } from './catalog/learned-reward';
 import { lengthBias } from './catalog/length-bias';
 import { rewardHacking } from './catalog/reward-hacking';
 import { rlVsSft } from './catalog/rl-vs-sft';
+import { samplerMismatch } from './catalog/sampler-mismatch';
 import { weakVsStrongPrior } from './catalog/weak-vs-strong-prior';
 import type { Lesson } from './lesson';
 
@@ -21,6 +22,7 @@ export const LESSONS: readonly Lesson[] = [
   entropyCollapse,
   lengthBias,
   klEstimators,
+  samplerMismatch,
   criticVsGroup,
   weakVsStrongPrior,
   rewardHacking,

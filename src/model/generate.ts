@@ -139,6 +139,8 @@ export async function generate(
           Uint32Array.from(pad.kvStart, (start) => P + s - 1 - start),
         );
       const rec = ctx.recorder(prefill ? 'rollout.prefill' : 'rollout.decode');
+      // Half-precision rollouts: the sampler's copy of the weights rounded from the latest f32 ones first.
+      if (prefill) model.refreshRolloutWeights(rec);
       const ws = model.workspaceFor(R, prefill ? P : 1, 'infer');
       model.decodeForward(
         rec,

@@ -2,7 +2,8 @@
 // the same weights rounded as the GPU stores them (src/reference/half-weights.ts): a LoRA policy on a half base
 // (logits and adapter gradients), a frozen half reference (logits, no gradients, no optimizer step), greedy
 // generation equal to the CPU policy's tokens, the bytes saved, and the round trips (download, reset from the
-// policy, half checkpoint bits uploaded as they are). Odd widths (d_ff 11, vocab 13) put rows across 32-bit words.
+// policy, half checkpoint bits uploaded as they are), and half-precision rollouts of a policy trained in f32
+// (rolloutDtype: the sampler on the rounded weights, training on the masters). Odd widths (d_ff 11, vocab 13) put rows across 32-bit words.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
@@ -153,6 +154,84 @@ describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
     expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
     expect(Array.from(a.lengths)).toEqual(Array.from(b.lengths));
     gpuPolicy.destroy();
+  });
+});
+
+describe.each(DTYPES)('half-precision rollouts of a policy trained in f32 (rolloutDtype %s)', (dtype) => {
+  const prompts = [
+    [1, 5, 6, 7],
+    [1, 9],
+    [1, 3, 4, 5, 6, 7, 8],
+    [1, 9],
+  ];
+  const opts = { maxNewTokens: 10, sampler: { temperature: 1, seed: 3 }, eosId: 2, padId: 0, checkEvery: 0 };
+  const worstGap = (a: Float32Array, b: Float32Array) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
+  const S = opts.maxNewTokens;
+  const V = CONFIG.vocabSize;
+  /** log softmax of the f32 model's logits at each sampled completion token (0 past a row's end), as (R, S). */
+  const scoreF32 = (weights: ParamArrays, completion: Uint32Array, mask: Float32Array) => {
+    const out = new Float32Array(prompts.length * S);
+    prompts.forEach((p, r) => {
+      const n = mask.subarray(r * S, (r + 1) * S).reduce((a, m) => a + m, 0);
+      const seq = Uint32Array.from([...p, ...completion.subarray(r * S, r * S + n)]);
+      const { logits } = modelForward(CONFIG, hostParams(weights, paramShapes(CONFIG)), seq, 1, seq.length);
+      for (let s = 0; s < n; s++) {
+        const row = Array.from(logits.data.subarray((p.length - 1 + s) * V, (p.length + s) * V));
+        const max = Math.max(...row);
+        const lse = max + Math.log(row.reduce((a, x) => a + Math.exp(x - max), 0));
+        out[r * S + s] = row[seq[p.length + s]] - lse;
+      }
+    });
+    return out;
+  };
+
+  it('the sampler reads the weights rounded (the CPU twin on the rounded matrices), training reads the f32 masters, and the copy follows each optimizer step', async () => {
+    const params = baseParams(21);
+    const gpuPolicy = GpuPolicy.create(ctx, CONFIG, params, 4, undefined, { rolloutDtype: dtype });
+    const model = gpuPolicy.model;
+    expect(model.rolloutDtype).toBe(dtype);
+    expect(model.params.get('model.layers.0.mlp.up_proj.weight')!.dtype).toBe('f32');
+    const check = async (weights: ParamArrays) => {
+      const got = await gpuPolicy.generate(prompts, opts);
+      const twin = await new CpuPolicy(CONFIG, weights, undefined, { rolloutDtype: dtype }).generate(prompts, opts);
+      expect(Array.from(got.tokens)).toEqual(Array.from(twin.tokens));
+      expect(worstGap(got.logprobs, twin.logprobs)).toBeLessThan(1e-4);
+      // The same tokens scored by the f32 model (what the learner computes as log pi_old): off by the rounding only.
+      const gap = worstGap(got.logprobs, scoreF32(weights, got.tokens, got.mask));
+      expect(gap).toBeGreaterThan(0);
+      expect(gap).toBeLessThan(64 * UNIT_ROUNDOFF[dtype] * (CONFIG.nLayers + 1));
+      // The training forward reads the f32 masters: the twin's logits on the unrounded weights.
+      const train = await run(model);
+      const ref = modelForward(CONFIG, hostParams(weights, paramShapes(CONFIG)), tokens, B, T);
+      const c = compareArrays(train.logits, ref.logits.data, { atol: 1e-5, rtol: 1e-4 });
+      expect(c.pass, `training forward vs f32 twin: ${c.summary}`).toBe(true);
+    };
+    await check(params);
+    // One supervised step moves the masters; the next rollout samples from them rounded, not from the old copy.
+    const batch = {
+      B,
+      T,
+      tokens,
+      targets: tokens.map((t) => (t + 1) % CONFIG.vocabSize),
+      mask: new Float32Array(B * T).fill(1),
+    };
+    await gpuPolicy.sftStep(batch, { lr: 3e-2, weightDecay: 0, readLoss: false });
+    const stepped = await model.downloadBase();
+    const embed = 'model.embed_tokens.weight';
+    expect(compareArrays(stepped[embed], params[embed], { atol: 0, rtol: 0 }).pass).toBe(false);
+    await check(stepped);
+    gpuPolicy.destroy();
+  });
+
+  it('is refused for a frozen model and under LoRA, where weightDtype sets the storage', () => {
+    const params = baseParams(22);
+    expect(() => GpuModel.create(ctx, CONFIG, params, B, 1, undefined, { frozen: true, rolloutDtype: dtype })).toThrow(
+      /rolloutDtype .* is for a model trained in full/,
+    );
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ['q_proj'] };
+    expect(
+      () => new CpuPolicy(CONFIG, params, { spec, adapters: adaptersOf(spec, 1) }, { rolloutDtype: dtype }),
+    ).toThrow(/is for a model trained in full/);
   });
 });
 

@@ -8,6 +8,10 @@
 // trained model keeps f32 weights: AdamW needs f32 masters (a 1e-5 relative update is below bf16's 2^-8 step), and
 // f32 masters beside half working copies would hold 6 bytes a weight instead of 4, so half storage there would cost
 // memory, not save it.
+// Half-precision rollouts (GpuModelOptions.rolloutDtype, the rollout_dtype knob): the sampler reads a bf16 or f16
+// copy of a trained model's matrices, as a trainer whose inference engine holds the weights in bf16 does, while the
+// training forward and backward read the f32 masters. The copy is refreshed on the GPU (half-pack.wgsl) at the start
+// of each rollout, so it always holds the latest optimizer step; the 1-D gains and biases stay f32 in both.
 // The training forward ends at the final norm: no (B, T, V) logits are ever allocated. The LM head runs on those
 // hidden states in row chunks (src/kernels/head-chunked.ts) or on a few rows (a decode step); its backward writes
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
@@ -19,6 +23,7 @@ import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
+import { packHalf } from '../kernels/half-pack';
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
@@ -75,6 +80,12 @@ export interface GpuModelOptions {
    * reference). A model that is trained in full keeps f32 whatever this says (see the file's header). Default f32.
    */
   weightDtype?: WeightDtype;
+  /**
+   * The dtype the rollout (KV-cache prefill and decode) reads a fully trained model's matrices in: f32 (the
+   * default: the sampler reads the trained weights themselves), or bf16/f16 (a half copy refreshed before each
+   * rollout). Not with LoRA or a frozen model, whose storage weightDtype already sets.
+   */
+  rolloutDtype?: WeightDtype;
 }
 
 /** Activations and gradient scratch for a (B, T) shape; allocated once per shape and reused. */
@@ -171,6 +182,10 @@ export class GpuModel {
   private readonly HD: number;
   /** The dtype the matrices are stored in: f32, or bf16/f16 for a frozen base (GpuModelOptions.weightDtype). */
   readonly weightDtype: WeightDtype;
+  /** The dtype the rollout reads the matrices in (GpuModelOptions.rolloutDtype; f32: it reads the params). */
+  readonly rolloutDtype: WeightDtype;
+  /** The rollout's half copy of the matrices (GpuModelOptions.rolloutDtype), empty when the rollout reads params. */
+  private readonly rolloutParams = new Map<string, Tensor>();
 
   private constructor(
     readonly ctx: GpuContext,
@@ -182,6 +197,7 @@ export class GpuModel {
     this.frozen = opts.frozen ?? false;
     this.recompute = opts.recompute ?? false;
     this.weightDtype = lora || this.frozen ? (opts.weightDtype ?? 'f32') : 'f32';
+    this.rolloutDtype = opts.rolloutDtype ?? 'f32';
     this.HD = headDim(config);
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
@@ -214,6 +230,11 @@ export class GpuModel {
     checkModelFitsDevice(config, maxRows, ctx.device.limits);
     const frozen = opts.frozen ?? false;
     if (frozen && lora) throw new Error('GpuModel: a frozen model carries no LoRA adapters');
+    const rolloutDtype = opts.rolloutDtype ?? 'f32';
+    if (rolloutDtype !== 'f32' && (frozen || lora))
+      throw new Error(
+        `GpuModel: rolloutDtype ${rolloutDtype} is for a model trained in full; a frozen or LoRA base is stored in weightDtype`,
+      );
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
     for (const { name, shape } of paramShapes(config)) {
@@ -229,6 +250,8 @@ export class GpuModel {
           : ctx.fromArray(weightToF32(data), shape, { label: name }),
       );
       if (!lora && !frozen) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+      if (rolloutDtype !== 'f32' && storesHalf(shape))
+        model.rolloutParams.set(name, ctx.tensor(shape, { dtype: rolloutDtype, label: `rollout:${name}` }));
     }
     if (lora) {
       for (const { name, shape } of loraShapes(config, lora.spec)) {
@@ -353,6 +376,20 @@ export class GpuModel {
 
   private p(name: string): Tensor {
     return this.params.get(name)!;
+  }
+
+  /** A weight as the rollout reads it: the half copy where rolloutDtype is half, else the parameter itself. */
+  private rolloutWeight(name: string): Tensor {
+    return this.rolloutParams.get(name) ?? this.p(name);
+  }
+
+  /**
+   * Rounds the current f32 matrices into the rollout's half copy (nothing when the rollout reads the params). The
+   * rollout calls it before its prefill, so the sampler always runs on the weights of the latest optimizer step,
+   * however they were written (a step, an upload, a rewind).
+   */
+  refreshRolloutWeights(rec: Recorder): void {
+    for (const [name, half] of this.rolloutParams) packHalf(rec, half, this.p(name));
   }
 
   private g(name: string): Tensor {
@@ -488,14 +525,16 @@ export class GpuModel {
   ): void {
     const c = this.config;
     const pre = `model.layers.${l}.`;
+    // The rollout (a forward against a KV cache) reads the half copy where there is one; training reads the masters.
+    const W = (name: string) => (cache ? this.rolloutWeight(name) : this.p(name));
     const rope = { theta: c.ropeTheta, scaling: c.ropeScaling, positions: inp.positions };
     const lin = { transB: true };
     // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
     const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => this.loraForward(rec, l, tg, a, y, x);
     rmsnormForward(rec, a.n1, a.rstd1, a.x, this.p(`${pre}input_layernorm.weight`), { eps: c.normEps });
-    matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.q_proj.weight`), lin);
-    matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.k_proj.weight`), lin);
-    matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), this.p(`${pre}self_attn.v_proj.weight`), lin);
+    matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
+    matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
+    matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
     adapt('q_proj', a.q, a.n1);
     adapt('k_proj', a.k, a.n1);
     adapt('v_proj', a.v, a.n1);
@@ -526,19 +565,19 @@ export class GpuModel {
       attentionForward(rec, a.att, a.lse, a.q, a.k, a.v, { kvStart: inp.kvStart });
     }
     copy(rec, a.h, a.x);
-    matmul(rec, a.h.reshape2d(), a.att.reshape2d(), this.p(`${pre}self_attn.o_proj.weight`), {
+    matmul(rec, a.h.reshape2d(), a.att.reshape2d(), W(`${pre}self_attn.o_proj.weight`), {
       ...lin,
       accumulate: true,
     });
     adapt('o_proj', a.h, a.att);
     rmsnormForward(rec, a.n2, a.rstd2, a.h, this.p(`${pre}post_attention_layernorm.weight`), { eps: c.normEps });
-    matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.gate_proj.weight`), lin);
-    matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), this.p(`${pre}mlp.up_proj.weight`), lin);
+    matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.gate_proj.weight`), lin);
+    matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.up_proj.weight`), lin);
     adapt('gate_proj', a.gate, a.n2);
     adapt('up_proj', a.up, a.n2);
     swigluForward(rec, a.act, a.gate, a.up);
     copy(rec, xNext, a.h);
-    matmul(rec, xNext.reshape2d(), a.act.reshape2d(), this.p(`${pre}mlp.down_proj.weight`), {
+    matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
       ...lin,
       accumulate: true,
     });
@@ -581,9 +620,12 @@ export class GpuModel {
     rmsnormForward(rec, nf, rstd, x, this.p('model.norm.weight'), { eps: this.config.normEps });
   }
 
-  /** LM head on a few rows of final-norm output: (R, C) -> logits (R, V) (a decode step; training chunks instead). */
-  private headLogits(rec: Recorder, nf: Tensor, logits: Tensor): void {
-    matmul(rec, logits.reshape2d(), nf.reshape2d(), this.p(this.headWeight), { transB: true });
+  /**
+   * LM head on a few rows of final-norm output: (R, C) -> logits (R, V) (a decode step, reading the rollout's
+   * weights; training chunks instead).
+   */
+  private headLogits(rec: Recorder, nf: Tensor, logits: Tensor, weight = this.p(this.headWeight)): void {
+    matmul(rec, logits.reshape2d(), nf.reshape2d(), weight, { transB: true });
   }
 
   /**
@@ -790,13 +832,13 @@ export class GpuModel {
     lastRows: Tensor<'u32'>,
     out: { x: Tensor; nf: Tensor; rstd: Tensor; logits: Tensor },
   ): void {
-    embeddingForward(rec, ws.layers[0].x, this.p('model.embed_tokens.weight'), inp.tokens);
+    embeddingForward(rec, ws.layers[0].x, this.rolloutWeight('model.embed_tokens.weight'), inp.tokens);
     ws.layers.forEach((a, l) =>
       this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }),
     );
     gatherRows(rec, out.x, ws.xOut.reshape2d(), lastRows);
     this.finalNorm(rec, out.x, out.nf, out.rstd);
-    this.headLogits(rec, out.nf, out.logits);
+    this.headLogits(rec, out.nf, out.logits, this.rolloutWeight(this.headWeight));
   }
 
   private destroyWorkspace(key: string): void {
@@ -818,7 +860,7 @@ export class GpuModel {
   /** Frees every buffer of the model. */
   destroy(): void {
     for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
-    for (const map of [this.params, this.adapters, this.grads, this.m, this.v])
+    for (const map of [this.params, this.rolloutParams, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     this.frozenGainGrad?.destroy();
     this.frozenHeadGainGrad?.destroy();

@@ -10,6 +10,7 @@
 
 import { formatBytes } from '../core/format';
 import { loraShapes, type LoraSpec } from '../core/lora-layout';
+import { storesHalf } from '../core/half';
 import { headDim, paramShapes } from '../core/model-shapes';
 import { HEAD_SCRATCH_BYTES, chunkedHeadBytes, headChunkRows } from '../kernels/head-chunked';
 import type { ModelConfig } from './config';
@@ -47,6 +48,8 @@ export interface MemoryShape {
   kvCacheBytes?: 2 | 4;
   /** Per-layer activation recomputation: training workspaces keep each layer's input and one layer's activations. */
   recompute?: boolean;
+  /** The sampler reads a half copy of the policy's matrices (rollout_dtype bf16/f16): 2 bytes a matrix value more. */
+  rolloutCopy?: boolean;
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
@@ -238,6 +241,9 @@ export function planMemory(
   // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
   const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
   const backupW = shape.rank1Backup ? policyW.total : 0;
+  const rolloutW = shape.rolloutCopy
+    ? 2 * paramShapes(m).reduce((n, p) => n + (storesHalf(p.shape) ? p.shape.reduce((a, b) => a * b, 1) : 0), 0)
+    : 0;
   const who = (parts: [boolean, string][]) =>
     parts
       .filter(([on]) => on)
@@ -275,12 +281,13 @@ export function planMemory(
   const parts: MemoryPlanPart[] = [
     {
       part: 'weights',
-      bytes: policyStored + loraW + refW + critW + startW + backupW,
+      bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW,
       detail:
         `${models}: ${formatBytes(policyStored)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
         `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
-        `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}`,
+        `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}` +
+        `${shape.rolloutCopy ? `; the sampler's half copy ${formatBytes(rolloutW)}` : ''}`,
       knobs: [knobs.model, ...(shape.startWeights ? [knobs.weightTracking] : [])],
     },
     {

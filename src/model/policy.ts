@@ -18,6 +18,7 @@ import { generate, type GenerateOptions, type Rollout } from './generate';
 import { GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 import { endOfSequenceIds } from '../core/end-of-sequence';
+import { roundToWeightDtype, storesHalf, type WeightDtype } from '../core/half';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
 export interface SftBatch {
@@ -168,12 +169,18 @@ export class CpuPolicy implements Policy {
   readonly v: ModelParams;
   /** Optimizer steps taken (AdamW's t). */
   step = 0;
+  /** The dtype the sampler reads the matrices in (twin of GpuModelOptions.rolloutDtype). */
+  readonly rolloutDtype: WeightDtype;
 
   constructor(
     readonly config: ModelConfig,
     params: ParamArrays,
     lora?: LoraInit,
+    opts: { rolloutDtype?: WeightDtype } = {},
   ) {
+    this.rolloutDtype = opts.rolloutDtype ?? 'f32';
+    if (this.rolloutDtype !== 'f32' && lora)
+      throw new Error(`CpuPolicy: rolloutDtype ${this.rolloutDtype} is for a model trained in full, not under LoRA`);
     const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
       Object.fromEntries(
         shapes.map(({ name, shape }) => [
@@ -215,6 +222,7 @@ export class CpuPolicy implements Policy {
     };
     const done = new Uint8Array(R);
     const eos = new Set(endOfSequenceIds(opts));
+    const weights = this.rolloutWeights();
     let steps = 0;
     for (let s = 0; s < S && !done.every(Boolean); s++) {
       steps++;
@@ -223,7 +231,7 @@ export class CpuPolicy implements Policy {
       for (let r = 0; r < R; r++) {
         if (done[r]) continue;
         const seq = Uint32Array.from(seqs[r]);
-        const { logits: l } = modelForward(this.config, this.params, seq, 1, seq.length, this.lora ?? undefined);
+        const { logits: l } = modelForward(this.config, weights, seq, 1, seq.length, this.lora ?? undefined);
         logits.data.set(l.data.subarray((seq.length - 1) * V, seq.length * V), r * V);
       }
       const tok = new Uint32Array(R);
@@ -243,6 +251,21 @@ export class CpuPolicy implements Policy {
     }
     const lengths = Uint32Array.from({ length: R }, (_, r) => seqs[r].length - prompts[r].length);
     return { rows: R, maxNewTokens: S, ...out, lengths, finished: Array.from(done, Boolean), steps, readbacks: 0 };
+  }
+
+  /**
+   * The parameters as the sampler reads them: the matrices rounded to rolloutDtype and widened back (what the GPU's
+   * half copy holds, half-pack.wgsl), the gains and biases as they are; the parameters themselves for f32.
+   */
+  private rolloutWeights(): ModelParams {
+    const dtype = this.rolloutDtype;
+    if (dtype === 'f32') return this.params;
+    return Object.fromEntries(
+      Object.entries(this.params).map(([name, t]) => [
+        name,
+        storesHalf(t.shape) ? host(roundToWeightDtype(Float32Array.from(t.data), dtype), t.shape) : t,
+      ]),
+    );
   }
 
   async sftStep(batch: SftBatch, opts: StepOptions & { readLoss: boolean }): Promise<number | undefined> {

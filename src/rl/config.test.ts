@@ -313,6 +313,14 @@ describe('cross-field rules', () => {
     );
   });
 
+  it('a half-precision sampler copy (rollout_dtype) is for a policy trained in full, not under LoRA', () => {
+    expect(problems({ rollout_dtype: 'bf16', lora_rank: 4 })).toMatch(
+      /^rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA \(lora_rank 4\) set weight_dtype/,
+    );
+    expect(problems({ rollout_dtype: 'f16' })).toBe('');
+    expect(problems({ rollout_dtype: 'fp8' as never })).toMatch(/^rollout_dtype: must be one of f32, bf16, f16/);
+  });
+
   it("difficulty is checked against the task's range", () => {
     expect(problems({ task: 'addition', difficulty: 0 })).toBe(
       "difficulty: addition's difficulty (digits per operand) is a whole number in [1, 10], got 0",

@@ -75,7 +75,9 @@ export class CpuLearner implements Learner {
     // The twin of the GPU's half storage: a frozen base (LoRA) and the reference hold their weights rounded as the
     // GPU would store them (weight_dtype), then compute in f32 as before.
     const frozen = (p: ParamArrays) => roundModelWeights(init.config, p, this.dtype);
-    this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined);
+    this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined, {
+      rolloutDtype: init.rolloutDtype,
+    });
     this.ref = init.needsReference ? new CpuPolicy(init.config, frozen(init.reference ?? init.params)) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);

@@ -1,7 +1,8 @@
 // GRPO with LoRA on a half-precision base (weight_dtype bf16 and f16, the reference model half too), on the real GPU
 // path (Dawn): two steps with finite metrics that move the adapters, the base held as the rounded warm start, the
 // CPU learner (the twins on the rounded weights) agreeing with the GPU learner; and weight_dtype auto keeps the toy
-// run in f32 (its seeded outputs unchanged).
+// run in f32 (its seeded outputs unchanged); and rollout_dtype bf16 (the sampler on bf16 weights beside an f32 learner),
+// where the GPU and the CPU twins sample the same tokens and report the same sampler gap.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
@@ -91,5 +92,36 @@ describe('weight_dtype auto', () => {
     for (const [name, a] of Object.entries(init.params))
       expect(Array.from(state.learner.policy[name]), name).toEqual(Array.from(a));
     t.destroy();
+  });
+});
+
+describe('rollout_dtype bf16: the sampler reads bf16 weights, the learner trains f32', () => {
+  it('one GRPO step on the GPU and on the CPU twins: the same samples, and the same non-zero sampler gap', async () => {
+    const config = resolveConfig('grpo', {
+      task: 'copy',
+      difficulty: 3,
+      train_batch_size: 2,
+      num_generations: 2,
+      temperature: 1,
+      steps: 1,
+      eval_every: 0,
+      seed: 3,
+      rollout_dtype: 'bf16',
+    });
+    const step = async (backend: { kind: 'cpu' } | { kind: 'webgpu'; ctx: GpuContext }) => {
+      const t = await Trainer.create({ config, init, tokenizer: warm.tok, backend });
+      const [record] = await t.runStep();
+      t.destroy();
+      return record.metrics;
+    };
+    const gpu = await step({ kind: 'webgpu', ctx });
+    const cpu = await step({ kind: 'cpu' });
+    const gap = (m: typeof gpu) => m['sampling/sampling_logp_difference/mean'] ?? Number.NaN;
+    expect(gap(gpu)).toBeGreaterThan(1e-4);
+    expect(Math.abs(gap(cpu) - gap(gpu))).toBeLessThan(1e-2 * gap(gpu));
+    expect(cpu.reward).toBe(gpu.reward);
+    expect(cpu['completions/mean_length']).toBe(gpu['completions/mean_length']);
+    // The ratio is still exactly 1 (one update per batch: pi_old is the learner's own forward), so nothing clips.
+    expect(gpu['clip_ratio/region_mean']).toBe(0);
   });
 });

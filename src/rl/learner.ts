@@ -111,6 +111,11 @@ export interface LearnerInit {
    * reference. The critic and a policy trained in full keep f32 (AdamW's masters; see gpu-model.ts). Default f32.
    */
   weightDtype?: WeightDtype;
+  /**
+   * The precision the policy's rollouts read its weights in (the rollout_dtype knob): f32, or a bf16/f16 copy
+   * refreshed before each rollout (GpuModelOptions.rolloutDtype; the CPU twin samples from the rounded weights).
+   */
+  rolloutDtype?: WeightDtype;
   /** Per-layer activation recomputation in the policy's and the critic's training backward (gradient_checkpointing). */
   recompute?: boolean;
   /** Bytes of (rows, V) scratch the chunked LM head may hold (default HEAD_SCRATCH_BYTES; tests force small chunks). */
@@ -222,6 +227,7 @@ export class GpuLearner implements Learner {
     this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined, {
       weightDtype,
       recompute,
+      rolloutDtype: init.rolloutDtype,
     });
     this.headScratchBytes = init.headScratchBytes;
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The

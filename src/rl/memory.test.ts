@@ -7,6 +7,7 @@ import type { GpuContext } from '../gpu';
 import { MODEL_PRESETS, parameterCount } from '../model/config';
 import { MemoryPlanError, describePlan } from '../model/memory-plan';
 import { formatBytes } from '../core/format';
+import { paramShapes } from '../core/model-shapes';
 import { QWEN25_05B, SMOLLM2_135M } from '../model/real-models.fixture';
 import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
 import { DEFAULT_CONFIG, derive, resolveConfig } from './config';
@@ -55,6 +56,12 @@ describe('memory plan of an RL run', () => {
     const half = rlMemoryPlan(c, SMOLLM2_135M, BIG, 2);
     const weights = (p: typeof f32) => p.parts.find((x) => x.part === 'weights')!.bytes;
     expect(weights(f32) - weights(half)).toBe(2 * parameterCount(SMOLLM2_135M));
+    // A half sampler copy (rollout_dtype): 2 bytes for each value of the policy's matrices (the gains stay f32).
+    const copy = rlMemoryPlan({ ...c, rollout_dtype: 'bf16' }, SMOLLM2_135M, BIG);
+    const matrixValues = paramShapes(SMOLLM2_135M)
+      .filter((p) => p.shape.length === 2)
+      .reduce((n, p) => n + p.shape[0] * p.shape[1], 0);
+    expect(weights(copy) - weights(f32)).toBe(2 * matrixValues);
   });
 
   it("prints SmolLM2-135M's plan at the default batch, which fits a 24 GiB budget", () => {

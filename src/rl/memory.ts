@@ -51,6 +51,7 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     rank1Backup: tracking && config.rank1_eval && config.eval_every > 0,
     ...(lora ? { lora } : {}),
     ...(config.gradient_checkpointing ? { recompute: true } : {}),
+    ...(config.rollout_dtype !== 'f32' ? { rolloutCopy: true } : {}),
   };
 }
 

@@ -156,6 +156,7 @@ export class Trainer {
       ),
       lora,
       weightDtype: 'f32' as WeightDtype,
+      rolloutDtype: this.config.rollout_dtype,
     };
     assertPromptsFit(this.config, tokenizer, opts.init.config.contextLength);
     // weight_dtype 'auto': f32 where the plan with f32 weights fits (every toy preset: seeded runs unchanged), else

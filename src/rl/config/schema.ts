@@ -184,6 +184,16 @@ const SAMPLING_FIELDS = section('sampling', {
     false,
     { trl: 'mask_truncated_completions' },
   ),
+  rollout_dtype: oneOf(
+    "the precision the sampler reads the policy's weights in: f32 (the learner's own weights), or bf16/f16 (a half copy refreshed before each rollout, as an inference engine holding bf16 weights samples while the learner trains f32 masters); log pi_sampler then differs from the learner's log pi_old (sampling/sampling_logp_difference), which tis_cap corrects. Not with LoRA",
+    WEIGHT_DTYPES,
+    'f32',
+    {
+      verl: 'actor_rollout_ref.rollout.dtype',
+      also: ['vllm_dtype'],
+      note: "verl's rollout defaults to bfloat16 (vLLM/SGLang); TRL's vLLM and OpenRLHF's engines take the model's dtype (bf16 in their examples), with no field of their own",
+    },
+  ),
 });
 
 const ADVANTAGE_FIELDS = section('advantage', {

@@ -116,6 +116,10 @@ function crossFieldErrors(c: RLConfig): string[] {
     e.push(`lora_targets: ${(err as Error).message}`);
   }
   if (factory) e.push(...rewardWeightErrors(c, factory));
+  if (c.rollout_dtype !== 'f32' && c.lora_rank > 0)
+    e.push(
+      `rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA (lora_rank ${c.lora_rank}) set weight_dtype to store the base in ${c.rollout_dtype}, or rollout_dtype to f32`,
+    );
   if (c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)) {
     e.push(
       `kl_placement: 'in_reward' puts -beta * k1 in per-token rewards, which only ${TOKEN_REWARD_ESTIMATORS.join(', ')} use; ` +
