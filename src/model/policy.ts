@@ -18,6 +18,7 @@ import { generate, type GenerateOptions, type Rollout } from './generate';
 import { GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 import { endOfSequenceIds } from '../core/end-of-sequence';
+import type { WeightDtype } from '../core/half';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */
 export interface SftBatch {
@@ -169,11 +170,16 @@ export class CpuPolicy implements Policy {
   /** Optimizer steps taken (AdamW's t). */
   step = 0;
 
+  /** The twin of the GPU's KV-cache dtype: decoding rounds the keys and values it attends to (default f32). */
+  readonly kvDtype: WeightDtype;
+
   constructor(
     readonly config: ModelConfig,
     params: ParamArrays,
     lora?: LoraInit,
+    opts: { kvDtype?: WeightDtype } = {},
   ) {
+    this.kvDtype = opts.kvDtype ?? 'f32';
     const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
       Object.fromEntries(
         shapes.map(({ name, shape }) => [
@@ -223,7 +229,9 @@ export class CpuPolicy implements Policy {
       for (let r = 0; r < R; r++) {
         if (done[r]) continue;
         const seq = Uint32Array.from(seqs[r]);
-        const { logits: l } = modelForward(this.config, this.params, seq, 1, seq.length, this.lora ?? undefined);
+        const { logits: l } = modelForward(this.config, this.params, seq, 1, seq.length, this.lora ?? undefined, {
+          kvDtype: this.kvDtype,
+        });
         logits.data.set(l.data.subarray((seq.length - 1) * V, seq.length * V), r * V);
       }
       const tok = new Uint32Array(R);

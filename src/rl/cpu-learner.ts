@@ -6,7 +6,7 @@ import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { CpuPolicy } from '../model/policy';
 import { roundModelWeights } from '../reference/half-weights';
-import type { WeightDtype } from '../core/half';
+import { kvCacheDtype, type WeightDtype } from '../core/half';
 import { klExactBackward, klExactForward } from '../reference/kl';
 import { logprobBackward, logprobForward } from '../reference/logprob';
 import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../reference/model';
@@ -75,7 +75,10 @@ export class CpuLearner implements Learner {
     // The twin of the GPU's half storage: a frozen base (LoRA) and the reference hold their weights rounded as the
     // GPU would store them (weight_dtype), then compute in f32 as before.
     const frozen = (p: ParamArrays) => roundModelWeights(init.config, p, this.dtype);
-    this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined);
+    // Its rollouts round keys and values as the GPU's KV cache stores them (kvCacheDtype).
+    this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined, {
+      kvDtype: kvCacheDtype(this.dtype),
+    });
     this.ref = init.needsReference ? new CpuPolicy(init.config, frozen(init.reference ?? init.params)) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);

@@ -12,6 +12,7 @@ import {
 } from '../model/memory-plan';
 import { parseLoraTargets } from '../core/lora-layout';
 import { derive, type RLConfig } from './config';
+import { WEIGHT_DTYPE_BYTES, type WeightDtype } from '../core/half';
 
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
 export const RL_MEMORY_KNOBS: MemoryKnobs = {
@@ -56,7 +57,8 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
 
 /**
  * The memory plan of a run of `config` on `model` against the device's limits and budget, with the frozen weights
- * (the LoRA base, the reference) stored at `frozenWeightBytes` a value (4: f32; 2: the weight_dtype knob's bf16/f16).
+ * (the LoRA base, the reference) stored at `frozenWeightBytes` a value (4: f32; 2: the weight_dtype knob's bf16/f16)
+ * and the rollouts' KV cache at the same width, as the learner stores it (kvCacheDtype in src/core/half.ts).
  */
 export function rlMemoryPlan(
   config: RLConfig,
@@ -64,5 +66,11 @@ export function rlMemoryPlan(
   device: MemoryDevice,
   frozenWeightBytes: 2 | 4 = 4,
 ): MemoryPlan {
-  return planMemory(model, { ...rlMemoryShape(config), storageBytes: frozenWeightBytes }, RL_MEMORY_KNOBS, device);
+  const shape = { ...rlMemoryShape(config), storageBytes: frozenWeightBytes, kvCacheBytes: frozenWeightBytes };
+  return planMemory(model, shape, RL_MEMORY_KNOBS, device);
+}
+
+/** Bytes a value of the frozen weights and the KV cache take for a resolved weight dtype (rlMemoryPlan's width). */
+export function storageBytesOf(dtype: WeightDtype): 2 | 4 {
+  return WEIGHT_DTYPE_BYTES[dtype] === 2 ? 2 : 4;
 }
