@@ -12,7 +12,7 @@ import {
 } from '../model/memory-plan';
 import { parseLoraTargets } from '../core/lora-layout';
 import { derive, type RLConfig } from './config';
-import { WEIGHT_DTYPE_BYTES, type WeightDtype } from '../core/half';
+import { resolveWeightDtype, WEIGHT_DTYPE_BYTES, type WeightDtype } from '../core/half';
 
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
 export const RL_MEMORY_KNOBS: MemoryKnobs = {
@@ -70,7 +70,18 @@ export function rlMemoryPlan(
   return planMemory(model, shape, RL_MEMORY_KNOBS, device);
 }
 
-/** Bytes a value of the frozen weights and the KV cache take for a resolved weight dtype (rlMemoryPlan's width). */
-export function storageBytesOf(dtype: WeightDtype): 2 | 4 {
-  return WEIGHT_DTYPE_BYTES[dtype] === 2 ? 2 : 4;
+/**
+ * The weight_dtype knob resolved against the device (resolveWeightDtype: 'auto' is f32 where the plan with f32
+ * storage fits, else bf16) and the plan at that width: what the trainer checks before allocating, and what the CLI
+ * prints.
+ */
+export function rlResolvedMemoryPlan(
+  config: RLConfig,
+  model: ModelConfig,
+  device: MemoryDevice,
+): { weightDtype: WeightDtype; plan: MemoryPlan } {
+  const f32Plan = rlMemoryPlan(config, model, device);
+  const weightDtype = resolveWeightDtype(config.weight_dtype, () => f32Plan.problems.length === 0);
+  const plan = WEIGHT_DTYPE_BYTES[weightDtype] === 4 ? f32Plan : rlMemoryPlan(config, model, device, 2);
+  return { weightDtype, plan };
 }

@@ -25,7 +25,7 @@ import { stepDynamics } from './dynamics';
 import { groupRecords, groupSummaries, inspectedRows } from './inspector-records';
 import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
-import { rlMemoryPlan, storageBytesOf } from './memory';
+import { rlResolvedMemoryPlan } from './memory';
 import { resolveWeightDtype, type WeightDtype } from '../core/half';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 import {
@@ -166,10 +166,9 @@ export class Trainer {
       // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
       const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
       const device = { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null };
-      const f32Plan = rlMemoryPlan(this.config, opts.init.config, device);
-      init.weightDtype = resolveWeightDtype(this.config.weight_dtype, () => f32Plan.problems.length === 0);
-      const bytes = storageBytesOf(init.weightDtype);
-      assertPlanFits(bytes === 4 ? f32Plan : rlMemoryPlan(this.config, opts.init.config, device, bytes));
+      const resolved = rlResolvedMemoryPlan(this.config, opts.init.config, device);
+      init.weightDtype = resolved.weightDtype;
+      assertPlanFits(resolved.plan);
     } else init.weightDtype = resolveWeightDtype(this.config.weight_dtype, () => true);
     if (this.config.reward_fn !== null && !opts.rewardSandbox)
       throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
