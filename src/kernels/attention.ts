@@ -133,7 +133,10 @@ function launch(
 
 /** attention.wgsl with the forward's keys and values (fk, fv) read from a KV cache stored half through `kv`. */
 function lanesHalfKvFamily(ctx: GpuContext, kv: HalfCodec): KernelFamily {
-  let text = withHalfOperand(withHalfOperand(ATTENTION_SHADER.source, 'fk', kv), 'fv', kv).replaceAll('enable f16;\n', '');
+  let text = withHalfOperand(withHalfOperand(ATTENTION_SHADER.source, 'fk', kv), 'fv', kv).replaceAll(
+    'enable f16;\n',
+    '',
+  );
   if (kv === 'f16-native') text = `enable f16;\n${text}`;
   return ctx.family(`attention-kv-${kv}`, text);
 }

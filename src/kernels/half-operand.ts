@@ -130,9 +130,10 @@ export function withHalfOperand(source: string, name: string, codec: HalfCodec, 
  * declaration is not found.
  */
 export function withHalfVec4Operand(source: string, name: string, codec: HalfCodec): string {
-  const v = new RegExp(`^(@group\\(\\d+\\) @binding\\(\\d+\\)) var<storage, read> ${name}: array<vec4<f32>>;.*$`, 'm').exec(
-    source,
-  );
+  const v = new RegExp(
+    `^(@group\\(\\d+\\) @binding\\(\\d+\\)) var<storage, read> ${name}: array<vec4<f32>>;.*$`,
+    'm',
+  ).exec(source);
   if (!v) throw new Error(`half operand: no "var<storage, read> ${name}: array<vec4<f32>>" in the kernel`);
   const text = replaceIndexing(source.replace(v[0], loaders(name, codec, v[1], name, false)), name, `load_${name}`);
   return codec === 'f16-native' ? `enable f16;\n${text}` : text;

@@ -171,45 +171,48 @@ describe.each(DTYPES)('rollouts with a %s KV cache', (dtype) => {
   ];
   const opts = { maxNewTokens: 9, sampler: { temperature: 1, seed: 11 }, eosId: 2, padId: 0, checkEvery: 0 };
 
-  it.each(configs)('%s: samples equal the CPU policy with rounded keys and values; log-probs near the f32 cache', async (_, config) => {
-    const params = randomBaseParams(config, 12);
-    const half = GpuPolicy.create(ctx, config, params, 4, undefined, { kvDtype: dtype });
-    const f32 = GpuPolicy.create(ctx, config, params, 4);
-    const cache = half.model.createKvCache(4, 16);
-    expect(cache.k[0].dtype).toBe(dtype);
-    expect(cache.k[0].byteLength).toBe(f32.model.createKvCache(4, 16).k[0].byteLength / 2);
-    const twin = new CpuPolicy(config, params, undefined, { kvDtype: dtype });
-    const a = await half.generate(prompts, opts);
-    const b = await twin.generate(prompts, opts);
-    const c = await f32.generate(prompts, opts);
-    // GPU vs twin: the same stored values, so the same tokens (a seeded draw) and log-probs to f32 rounding.
-    expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
-    const lp = compareArrays(a.logprobs, b.logprobs, { atol: 1e-5, rtol: 1e-4 });
-    expect(lp.pass, `GPU vs twin log-probs: ${lp.summary}`).toBe(true);
-    // Half vs f32 cache, at the positions whose context (every earlier token and this one) is the same in both: K and
-    // V moved by up to u relatively; as for half weights above, the logits (magnitude ~1) move by at most 8 u (L + 1),
-    // and a log-softmax moves by at most twice its inputs' largest move, so |d logp| <= 16 u (L + 1).
-    const tol = 16 * UNIT_ROUNDOFF[dtype] * (config.nLayers + 1);
-    const S = opts.maxNewTokens;
-    let worst = 0;
-    let compared = 0;
-    for (let r = 0; r < prompts.length; r++) {
-      for (let s = 0; s < S && a.mask[r * S + s] && c.mask[r * S + s]; s++) {
-        if (a.tokens[r * S + s] !== c.tokens[r * S + s]) break;
-        worst = Math.max(worst, Math.abs(a.logprobs[r * S + s] - c.logprobs[r * S + s]));
-        compared++;
+  it.each(configs)(
+    '%s: samples equal the CPU policy with rounded keys and values; log-probs near the f32 cache',
+    async (_, config) => {
+      const params = randomBaseParams(config, 12);
+      const half = GpuPolicy.create(ctx, config, params, 4, undefined, { kvDtype: dtype });
+      const f32 = GpuPolicy.create(ctx, config, params, 4);
+      const cache = half.model.createKvCache(4, 16);
+      expect(cache.k[0].dtype).toBe(dtype);
+      expect(cache.k[0].byteLength).toBe(f32.model.createKvCache(4, 16).k[0].byteLength / 2);
+      const twin = new CpuPolicy(config, params, undefined, { kvDtype: dtype });
+      const a = await half.generate(prompts, opts);
+      const b = await twin.generate(prompts, opts);
+      const c = await f32.generate(prompts, opts);
+      // GPU vs twin: the same stored values, so the same tokens (a seeded draw) and log-probs to f32 rounding.
+      expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
+      const lp = compareArrays(a.logprobs, b.logprobs, { atol: 1e-5, rtol: 1e-4 });
+      expect(lp.pass, `GPU vs twin log-probs: ${lp.summary}`).toBe(true);
+      // Half vs f32 cache, at the positions whose context (every earlier token and this one) is the same in both: K and
+      // V moved by up to u relatively; as for half weights above, the logits (magnitude ~1) move by at most 8 u (L + 1),
+      // and a log-softmax moves by at most twice its inputs' largest move, so |d logp| <= 16 u (L + 1).
+      const tol = 16 * UNIT_ROUNDOFF[dtype] * (config.nLayers + 1);
+      const S = opts.maxNewTokens;
+      let worst = 0;
+      let compared = 0;
+      for (let r = 0; r < prompts.length; r++) {
+        for (let s = 0; s < S && a.mask[r * S + s] && c.mask[r * S + s]; s++) {
+          if (a.tokens[r * S + s] !== c.tokens[r * S + s]) break;
+          worst = Math.max(worst, Math.abs(a.logprobs[r * S + s] - c.logprobs[r * S + s]));
+          compared++;
+        }
       }
-    }
-    console.log(
-      `${dtype} KV cache vs f32, ${config.nHeads}/${config.nKvHeads} heads: worst |d logp| ${worst.toExponential(2)} over ${compared} tokens (tolerance ${tol.toFixed(3)})`,
-    );
-    expect(compared).toBeGreaterThanOrEqual(prompts.length * 3);
-    expect(worst).toBeLessThanOrEqual(tol);
-    expect(worst).toBeGreaterThan(0); // the cache is stored half
-    for (const t of [...cache.k, ...cache.v]) t.destroy();
-    half.destroy();
-    f32.destroy();
-  });
+      console.log(
+        `${dtype} KV cache vs f32, ${config.nHeads}/${config.nKvHeads} heads: worst |d logp| ${worst.toExponential(2)} over ${compared} tokens (tolerance ${tol.toFixed(3)})`,
+      );
+      expect(compared).toBeGreaterThanOrEqual(prompts.length * 3);
+      expect(worst).toBeLessThanOrEqual(tol);
+      expect(worst).toBeGreaterThan(0); // the cache is stored half
+      for (const t of [...cache.k, ...cache.v]) t.destroy();
+      half.destroy();
+      f32.destroy();
+    },
+  );
 });
 
 describe('a BF16 or F16 checkpoint stays half from the file to the GPU', () => {

@@ -78,9 +78,24 @@ describe('memory plan of an RL run', () => {
       });
     const lora = { lora_rank: 16, lora_alpha: 32 };
     const cases: { name: string; model: ModelConfig; extra: Partial<RLConfig>; gib: number }[] = [
-      { name: 'SmolLM2-135M, LoRA r=16, minibatch 4', model: SMOLLM2_135M, extra: { ...lora, num_minibatches: 16 }, gib: 1.44 },
-      { name: 'SmolLM2-135M, full fine-tuning, minibatch 1', model: SMOLLM2_135M, extra: { num_minibatches: 64 }, gib: 2.97 },
-      { name: 'Qwen2.5-0.5B, LoRA r=16, minibatch 2', model: QWEN25_05B, extra: { ...lora, num_minibatches: 32 }, gib: 2.84 },
+      {
+        name: 'SmolLM2-135M, LoRA r=16, minibatch 4',
+        model: SMOLLM2_135M,
+        extra: { ...lora, num_minibatches: 16 },
+        gib: 1.44,
+      },
+      {
+        name: 'SmolLM2-135M, full fine-tuning, minibatch 1',
+        model: SMOLLM2_135M,
+        extra: { num_minibatches: 64 },
+        gib: 2.97,
+      },
+      {
+        name: 'Qwen2.5-0.5B, LoRA r=16, minibatch 2',
+        model: QWEN25_05B,
+        extra: { ...lora, num_minibatches: 32 },
+        gib: 2.84,
+      },
     ];
     it.each(cases)('$name: $gib GiB, the KV cache at 2 bytes a value', ({ model, extra, gib }) => {
       // A checkpoint's config is checked against its own context when loaded, not the presets' here.
