@@ -1,7 +1,9 @@
-// decode: bookkeeping kernels of KV-cache decoding, all bit copies of 32-bit words (floats travel as their bits).
-// Entry points: decode_kv_write (cache[b, pos+t] = x[b, t]), decode_gather_rows (out[r] = x[rows[r]]),
+// decode: bookkeeping kernels of KV-cache decoding, bit copies of 32-bit words (floats travel as their bits) but for
+// the half cache's write, which rounds.
+// Entry points: decode_kv_write (cache[b, pos+t] = x[b, t]), decode_kv_write_bf16 / _f16 (the same into a cache
+// stored half, rounding f32 to nearest even), decode_gather_rows (out[r] = x[rows[r]]),
 // decode_finish (end-of-sequence logic for one step's samples: a row ends at any of up to 8 ids). CPU twins: src/reference/decode.ts
-// (kvWrite, gatherRows, decodeFinish).
+// (kvWrite, kvWriteHalf, gatherRows, decodeFinish).
 
 override WG: u32 = 64u;
 
@@ -27,6 +29,67 @@ fn decode_kv_write(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
   let t = bt % p.T;
   let b = bt / p.T;
   cache[(b * p.Tcap + p.pos + t) * p.W + w] = x[i];
+}
+
+// --- decode_kv_write_bf16 / decode_kv_write_f16: the same write into a cache stored half (two elements per 32-bit
+// word, element 2i in the low half of word i). Here W counts the cache's words per position (its elements / 2: a
+// position's NKV*HD elements are even, since RoPE needs an even HD, so no word straddles two positions) and x is
+// f32 (B, T, 2W) read through its bits. Each value is rounded to nearest even in integer arithmetic, so every
+// adapter stores the same bits (CPU twin: src/core/half.ts toHalfBits); no shader-f16 is needed.
+
+fn bf16_bits(v: f32) -> u32 {
+  let x = bitcast<u32>(v);
+  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu) != 0u) { return (x >> 16u) | 0x40u; } // quiet NaN
+  return (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;
+}
+
+fn f16_bits(v: f32) -> u32 {
+  let x = bitcast<u32>(v);
+  let sign = (x >> 16u) & 0x8000u;
+  let exp = (x >> 23u) & 0xffu;
+  let mant = x & 0x7fffffu;
+  if (exp == 0xffu) { return sign | 0x7c00u | select(0u, 0x200u, mant != 0u); } // inf, NaN
+  let e = i32(exp) - 112; // the f16 exponent: exp - 127 + 15
+  if (e >= 31) { return sign | 0x7c00u; } // overflow to infinity
+  if (e <= 0) {
+    if (e < -10) { return sign; } // underflow to (signed) zero
+    let full = mant | 0x800000u; // implicit leading 1
+    let shift = u32(14 - e); // 14..24
+    let halfway = 1u << (shift - 1u);
+    var m = full >> shift;
+    let rest = full & ((1u << shift) - 1u);
+    if (rest > halfway || (rest == halfway && (m & 1u) == 1u)) { m = m + 1u; }
+    return sign | m; // a subnormal; rounding up may reach the smallest normal, whose bits these are
+  }
+  var h = (u32(e) << 10u) | (mant >> 13u);
+  let rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) == 1u)) { h = h + 1u; } // a carry may reach infinity: correct
+  return sign | h;
+}
+
+fn kv_write_half(i: u32, bf16: bool) {
+  if (i >= p.B * p.T * p.W) { return; }
+  let w = i % p.W;
+  let bt = i / p.W;
+  let t = bt % p.T;
+  let b = bt / p.T;
+  let lo = bitcast<f32>(x[2u * i]);
+  let hi = bitcast<f32>(x[2u * i + 1u]);
+  var word: u32;
+  if (bf16) { word = bf16_bits(lo) | (bf16_bits(hi) << 16u); } else { word = f16_bits(lo) | (f16_bits(hi) << 16u); }
+  cache[(b * p.Tcap + p.pos + t) * p.W + w] = word;
+}
+
+@compute @workgroup_size(WG)
+fn decode_kv_write_bf16(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                        @builtin(local_invocation_index) lid: u32) {
+  kv_write_half(linear(wid, nwg, lid), true);
+}
+
+@compute @workgroup_size(WG)
+fn decode_kv_write_f16(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                       @builtin(local_invocation_index) lid: u32) {
+  kv_write_half(linear(wid, nwg, lid), false);
 }
 
 // --- decode_gather_rows: out (R, W) <- x (N, W) at rows idx (R), with R = p.T

@@ -41,7 +41,7 @@ import {
 import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
 import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
-import { rlMemoryPlan } from '../rl/memory';
+import { rlResolvedMemoryPlan } from '../rl/memory';
 import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
 import { EXIT, UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
 import {
@@ -702,7 +702,7 @@ async function trainOne(
   const onStart = ({ modelConfig, backend }: SessionStart) => {
     if (backend.kind !== 'webgpu') return;
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
-    const memory = rlMemoryPlan(config, modelConfig, {
+    const { plan: memory } = rlResolvedMemoryPlan(config, modelConfig, {
       maxBufferSize,
       maxStorageBufferBindingSize,
       budgetBytes: driver.memoryBudgetBytes,

@@ -183,6 +183,18 @@ export function resolveWeightDtype(
   return fitsWith(WEIGHT_DTYPE_BYTES.f32) ? 'f32' : 'bf16';
 }
 
+/**
+ * The dtype a run stores its rollouts' KV cache in: the frozen weights' (the weight_dtype knob, resolved). No
+ * trainer this lab follows names a separate knob for it, and the reasons for half weights hold for the cache: a run
+ * with f32 weights (every toy preset under 'auto') keeps an f32 cache and bit-identical seeded runs; a run that
+ * needs half weights to fit also needs the cache's memory halved (the real-model memory targets assume both). Only
+ * sampling reads the cache: the learner's log-probs come from its own f32 forward, so pi_old is unchanged and the
+ * sampler's log-probs differ from it by the rounding of K and V (checked in src/model/gpu-model.test.ts).
+ */
+export function kvCacheDtype(weightDtype: WeightDtype): WeightDtype {
+  return weightDtype;
+}
+
 /** Unit roundoff of each format (half the spacing at 1): the largest relative error of one rounding. */
 export const UNIT_ROUNDOFF: Readonly<Record<WeightDtype, number>> = { f32: 2 ** -24, bf16: 2 ** -8, f16: 2 ** -11 };
 

@@ -12,6 +12,7 @@ import {
   grid,
   uniforms,
   type Params,
+  isHalfStorage,
   type DType,
   type Dispatch,
   type GpuContext,
@@ -20,6 +21,7 @@ import {
   type Tensor,
 } from '../gpu';
 import { expandRepeated, expandUnrolled } from '../gpu/template';
+import { operandCodec, withHalfOperand, withHalfVec4Operand, type HalfCodec } from './half-operand';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {
@@ -62,10 +64,13 @@ export function rowsPerThread(perSequence: number): number {
   return perSequence >= 4 ? 4 : 1;
 }
 
-/** attention-rows.wgsl expanded for HD and RQ rows per thread (one family each, compiled on first use). */
-function rowsFamily(ctx: GpuContext, HD: number, RQ: number): KernelFamily {
+/**
+ * attention-rows.wgsl expanded for HD and RQ rows per thread (one family each, compiled on first use); with a codec,
+ * the forward's keys and values (fk, fv) read from a KV cache stored half.
+ */
+function rowsFamily(ctx: GpuContext, HD: number, RQ: number, kv: HalfCodec | null): KernelFamily {
   const HD4 = HD / 4;
-  const key = `hd${HD}-rq${RQ}`;
+  const key = `hd${HD}-rq${RQ}${kv ? `-kv-${kv}` : ''}`;
   let text = rowsSources.get(key);
   if (!text) {
     const byRow = expandRepeated(
@@ -74,7 +79,10 @@ function rowsFamily(ctx: GpuContext, HD: number, RQ: number): KernelFamily {
       RQ,
       (t) => ({ $t: String(t) }),
     );
-    rowsSources.set(key, (text = expandUnrolled(byRow, HD4)));
+    text = expandUnrolled(byRow, HD4);
+    if (kv) text = withHalfVec4Operand(withHalfVec4Operand(text, 'fk', kv), 'fv', kv).replaceAll('enable f16;\n', '');
+    if (kv === 'f16-native') text = `enable f16;\n${text}`;
+    rowsSources.set(key, text);
   }
   return ctx.family(`attention-rows-${key}`, text);
 }
@@ -103,6 +111,7 @@ function launch(
   perSequence: number,
   length: number,
   opts: AttentionOptions,
+  kv: HalfCodec | null = null,
 ): Pick<Dispatch, 'family' | 'constants' | 'workgroups'> {
   if (opts.path === 'rows' && !rowsPathSupports(HD)) {
     throw new Error(
@@ -112,14 +121,24 @@ function launch(
   if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
     const RQ = rowsPerThread(perSequence);
     const threads = (rows / perSequence) * Math.ceil(perSequence / RQ);
-    return { family: rowsFamily(rec.ctx, HD, RQ), workgroups: workgroups(rec, threads, ROWS_WG) };
+    return { family: rowsFamily(rec.ctx, HD, RQ, kv), workgroups: workgroups(rec, threads, ROWS_WG) };
   }
   const layout = attentionLayout(rows, length);
   return {
-    family: rec.ctx.family('attention', ATTENTION_SHADER.source),
+    family: kv ? lanesHalfKvFamily(rec.ctx, kv) : rec.ctx.family('attention', ATTENTION_SHADER.source),
     constants: layout,
     workgroups: workgroups(rec, rows, layout.ROWS, Math.ceil(HD / HB)),
   };
+}
+
+/** attention.wgsl with the forward's keys and values (fk, fv) read from a KV cache stored half through `kv`. */
+function lanesHalfKvFamily(ctx: GpuContext, kv: HalfCodec): KernelFamily {
+  let text = withHalfOperand(withHalfOperand(ATTENTION_SHADER.source, 'fk', kv), 'fv', kv).replaceAll(
+    'enable f16;\n',
+    '',
+  );
+  if (kv === 'f16-native') text = `enable f16;\n${text}`;
+  return ctx.family(`attention-kv-${kv}`, text);
 }
 
 /** Threads per workgroup of attention-rows.wgsl (WG in the shader). */
@@ -208,7 +227,11 @@ function dims(kernel: string, q: Tensor, k: Tensor, v: Tensor, lse: Tensor, opts
   if (Tk < T) throw new Error(`${kernel}: ${Tk} key positions for ${T} query positions`);
   if (lse.size !== B * NH * T)
     throw new Error(`${kernel}: lse ${lse.describe()} must have (B,NH,T)=${B * NH * T} elements`);
-  for (const t of [q, k, v, lse]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  for (const t of [q, lse]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  // k and v: f32, or (the forward only) a KV cache stored bf16/f16, both alike.
+  if (v.dtype !== k.dtype) throw new Error(`${kernel}: v ${v.describe()} must have the dtype of k ${k.describe()}`);
+  if (k.dtype !== 'f32' && (kernel !== 'attentionForward' || !isHalfStorage(k.dtype)))
+    throw new Error(`${kernel}: ${k.describe()} must be f32${kernel === 'attentionForward' ? ', bf16 or f16' : ''}`);
   const ks = opts.kvStart;
   if (ks && (ks.dtype !== 'u32' || ks.size !== B))
     throw new Error(`${kernel}: kvStart ${ks.describe()} must be (B)=(${B}) u32`);
@@ -241,7 +264,9 @@ function params(d: ReturnType<typeof dims>, opts: AttentionOptions): Params {
  * @param lse (B,NH,T) overwritten; kept for the backward.
  * @param q   (B,T,NH,HD) rotated queries.
  * @param k   (B,Tcap,NKV,HD) rotated keys; the first Tk = opts.keys ?? Tcap valid, Tk >= T (queries are the last T).
- * @param v   (B,Tcap,NKV,HD) values.
+ *            f32, or a KV cache stored bf16/f16 (widened exactly to f32 on load: the result equals the f32 kernel's
+ *            on the half values).
+ * @param v   (B,Tcap,NKV,HD) values, of k's dtype.
  */
 export function attentionForward(
   rec: Recorder,
@@ -254,8 +279,9 @@ export function attentionForward(
 ): void {
   const d = dims('attentionForward', q, k, v, lse, opts);
   sameShape('attentionForward', out, 'out', q, 'q');
+  const kv = operandCodec('attentionForward', 'the keys and values', k.dtype, rec.ctx.device);
   rec.dispatch({
-    ...launch('attentionForward', rec, d.HD, d.B * d.NH * d.T, d.T, d.Tk, opts),
+    ...launch('attentionForward', rec, d.HD, d.B * d.NH * d.T, d.T, d.Tk, opts, kv),
     entry: 'attention_forward',
     params: params(d, opts),
     bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],

@@ -1,8 +1,8 @@
-// Typed wrappers of shaders/decode.wgsl: KV-cache writes, row gathers and per-step end-of-sequence bookkeeping.
+// Typed wrappers of shaders/decode.wgsl: KV-cache writes (into an f32 cache, or one stored bf16/f16), row gathers and per-step end-of-sequence bookkeeping.
 // Same names as src/reference/decode.ts, with the recorder first; shapes come from the tensors.
 
 import raw from '../../shaders/decode.wgsl?raw';
-import { declareShader, grid, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
+import { declareShader, grid, isHalfStorage, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
 import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../core/end-of-sequence';
 
 const WG = 64;
@@ -56,7 +56,11 @@ function p(
   });
 }
 
-/** cache (B, Tcap, ...W) <- x (B, T, ...W) at positions pos..pos+T-1 (any 32-bit dtype). */
+/**
+ * cache (B, Tcap, ...W) <- x (B, T, ...W) at positions pos..pos+T-1: a bit copy for a 32-bit cache (any 32-bit
+ * dtype), and for a bf16 or f16 cache x (f32) rounded to nearest even (twin: kvWriteHalf). A half cache needs an even
+ * W (elements per position), so that no 32-bit word holds two positions.
+ */
 export function kvWrite(rec: Recorder, cache: Tensor, x: Tensor, pos: number): void {
   const [B, Tcap] = cache.shape;
   const [Bx, T] = x.shape;
@@ -65,7 +69,15 @@ export function kvWrite(rec: Recorder, cache: Tensor, x: Tensor, pos: number): v
     throw new Error(`kvWrite: ${x.describe()} does not fit rows of ${cache.describe()}`);
   if (pos + T > Tcap)
     throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the capacity ${Tcap} of ${cache.describe()}`);
-  launch(rec, 'decode_kv_write', B * T * W, p(B, T, Tcap, W, pos), [cache, x]);
+  if (!isHalfStorage(cache.dtype)) {
+    launch(rec, 'decode_kv_write', B * T * W, p(B, T, Tcap, W, pos), [cache, x]);
+    return;
+  }
+  if (x.dtype !== 'f32') throw new Error(`kvWrite: a ${cache.dtype} cache takes f32 values, got ${x.describe()}`);
+  if (W % 2 !== 0)
+    throw new Error(`kvWrite: a ${cache.dtype} cache needs an even number of values per position, got ${W}`);
+  const words = W / 2;
+  launch(rec, `decode_kv_write_${cache.dtype}`, B * T * words, p(B, T, Tcap, words, pos), [cache, x]);
 }
 
 /** out (R, ...W) <- x (N, ...W) at rows idx (R). */

@@ -27,13 +27,19 @@ export function operandCodec(kernel: string, what: string, dtype: DType, device:
   throw new Error(`${kernel}: ${what} must be f32, bf16 or f16, got ${dtype}`);
 }
 
-function loaders(name: string, codec: HalfCodec, binding: string, vec4Name: string | null): string {
+/**
+ * The half storage of `name` bound at `binding` and its loaders: `load_${name}` per element (unless `scalar` is
+ * false: an array read only through its vec4 view) and `load_${vec4Name}` per vec4.
+ */
+function loaders(name: string, codec: HalfCodec, binding: string, vec4Name: string | null, scalar = true): string {
   const load = `load_${name}`;
   if (codec === 'f16-native') {
-    const lines = [
-      `${binding} var<storage, read> ${name}_h: array<f16>; // half storage of ${name}`,
-      `fn ${load}(i: u32) -> f32 { return f32(${name}_h[i]); }`,
-    ];
+    const lines = scalar
+      ? [
+          `${binding} var<storage, read> ${name}_h: array<f16>; // half storage of ${name}`,
+          `fn ${load}(i: u32) -> f32 { return f32(${name}_h[i]); }`,
+        ]
+      : [];
     if (vec4Name)
       lines.push(
         `${binding} var<storage, read> ${name}_h4: array<vec4<f16>>;`,
@@ -43,12 +49,13 @@ function loaders(name: string, codec: HalfCodec, binding: string, vec4Name: stri
   }
   const lines = [`${binding} var<storage, read> ${name}_h: array<u32>; // two halves of ${name} per word, low first`];
   if (codec === 'bf16') {
-    lines.push(
-      `fn ${load}(i: u32) -> f32 {`,
-      `  let w = ${name}_h[i >> 1u];`,
-      `  return bitcast<f32>(select(w << 16u, w & 0xffff0000u, (i & 1u) == 1u));`,
-      `}`,
-    );
+    if (scalar)
+      lines.push(
+        `fn ${load}(i: u32) -> f32 {`,
+        `  let w = ${name}_h[i >> 1u];`,
+        `  return bitcast<f32>(select(w << 16u, w & 0xffff0000u, (i & 1u) == 1u));`,
+        `}`,
+      );
     if (vec4Name)
       lines.push(
         `fn load_${vec4Name}(i: u32) -> vec4<f32> {`,
@@ -58,7 +65,7 @@ function loaders(name: string, codec: HalfCodec, binding: string, vec4Name: stri
         `}`,
       );
   } else {
-    lines.push(`fn ${load}(i: u32) -> f32 { return unpack2x16float(${name}_h[i >> 1u])[i & 1u]; }`);
+    if (scalar) lines.push(`fn ${load}(i: u32) -> f32 { return unpack2x16float(${name}_h[i >> 1u])[i & 1u]; }`);
     if (vec4Name)
       lines.push(
         `fn load_${vec4Name}(i: u32) -> vec4<f32> {`,
@@ -114,5 +121,20 @@ export function withHalfOperand(source: string, name: string, codec: HalfCodec, 
     text = replaceIndexing(text, vec4Name, `load_${vec4Name}`);
   }
   text = replaceIndexing(text, name, `load_${name}`); // the loaders index ${name}_h, which this leaves alone
+  return codec === 'f16-native' ? `enable f16;\n${text}` : text;
+}
+
+/**
+ * `source` with the storage array `name` that the kernel reads only as vec4s (declared `var<storage, read> name:
+ * array<vec4<f32>>;`) read from half storage through `codec`, each vec4 four consecutive elements. Throws when the
+ * declaration is not found.
+ */
+export function withHalfVec4Operand(source: string, name: string, codec: HalfCodec): string {
+  const v = new RegExp(
+    `^(@group\\(\\d+\\) @binding\\(\\d+\\)) var<storage, read> ${name}: array<vec4<f32>>;.*$`,
+    'm',
+  ).exec(source);
+  if (!v) throw new Error(`half operand: no "var<storage, read> ${name}: array<vec4<f32>>" in the kernel`);
+  const text = replaceIndexing(source.replace(v[0], loaders(name, codec, v[1], name, false)), name, `load_${name}`);
   return codec === 'f16-native' ? `enable f16;\n${text}` : text;
 }

@@ -3,7 +3,7 @@
 // (logits and adapter gradients), a frozen half reference (logits, no gradients, no optimizer step), greedy
 // generation equal to the CPU policy's tokens, the bytes saved, and the round trips (download, reset from the
 // policy, half checkpoint bits uploaded as they are), and half-precision rollouts of a policy trained in f32
-// (rolloutDtype: the sampler on the rounded weights, training on the masters). Odd widths (d_ff 11, vocab 13) put rows across 32-bit words.
+// (rolloutDtype: the sampler on the rounded weights, training on the masters). Odd widths (d_ff 11, vocab 13) put rows across 32-bit words. Rollouts with a half KV cache (kvDtype) against the CPU twin and the f32 cache.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
@@ -233,6 +233,65 @@ describe.each(DTYPES)('half-precision rollouts of a policy trained in f32 (rollo
       () => new CpuPolicy(CONFIG, params, { spec, adapters: adaptersOf(spec, 1) }, { rolloutDtype: dtype }),
     ).toThrow(/is for a model trained in full/);
   });
+});
+
+describe.each(DTYPES)('rollouts with a %s KV cache', (dtype) => {
+  // HD 4 (GQA 3:1, either attention path) and HD 6 (not a multiple of 4: the lanes path), f32 weights, so the cache
+  // is the only half storage. Prompts of odd lengths, left-padded.
+  const configs: [string, ModelConfig][] = [
+    ['HD 4, 3 query heads on 1 kv head', CONFIG],
+    ['HD 6, 2 query heads on 1 kv head', { ...CONFIG, nHeads: 2, qkvBias: false }],
+  ];
+  const prompts = [
+    [1, 5, 6, 7],
+    [1, 9],
+    [1, 3, 4, 5, 6, 7, 8],
+    [1, 9, 4],
+  ];
+  const opts = { maxNewTokens: 9, sampler: { temperature: 1, seed: 11 }, eosId: 2, padId: 0, checkEvery: 0 };
+
+  it.each(configs)(
+    '%s: samples equal the CPU policy with rounded keys and values; log-probs near the f32 cache',
+    async (_, config) => {
+      const params = randomBaseParams(config, 12);
+      const half = GpuPolicy.create(ctx, config, params, 4, undefined, { kvDtype: dtype });
+      const f32 = GpuPolicy.create(ctx, config, params, 4);
+      const cache = half.model.createKvCache(4, 16);
+      expect(cache.k[0].dtype).toBe(dtype);
+      expect(cache.k[0].byteLength).toBe(f32.model.createKvCache(4, 16).k[0].byteLength / 2);
+      const twin = new CpuPolicy(config, params, undefined, { kvDtype: dtype });
+      const a = await half.generate(prompts, opts);
+      const b = await twin.generate(prompts, opts);
+      const c = await f32.generate(prompts, opts);
+      // GPU vs twin: the same stored values, so the same tokens (a seeded draw) and log-probs to f32 rounding.
+      expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
+      const lp = compareArrays(a.logprobs, b.logprobs, { atol: 1e-5, rtol: 1e-4 });
+      expect(lp.pass, `GPU vs twin log-probs: ${lp.summary}`).toBe(true);
+      // Half vs f32 cache, at the positions whose context (every earlier token and this one) is the same in both: K and
+      // V moved by up to u relatively; as for half weights above, the logits (magnitude ~1) move by at most 8 u (L + 1),
+      // and a log-softmax moves by at most twice its inputs' largest move, so |d logp| <= 16 u (L + 1).
+      const tol = 16 * UNIT_ROUNDOFF[dtype] * (config.nLayers + 1);
+      const S = opts.maxNewTokens;
+      let worst = 0;
+      let compared = 0;
+      for (let r = 0; r < prompts.length; r++) {
+        for (let s = 0; s < S && a.mask[r * S + s] && c.mask[r * S + s]; s++) {
+          if (a.tokens[r * S + s] !== c.tokens[r * S + s]) break;
+          worst = Math.max(worst, Math.abs(a.logprobs[r * S + s] - c.logprobs[r * S + s]));
+          compared++;
+        }
+      }
+      console.log(
+        `${dtype} KV cache vs f32, ${config.nHeads}/${config.nKvHeads} heads: worst |d logp| ${worst.toExponential(2)} over ${compared} tokens (tolerance ${tol.toFixed(3)})`,
+      );
+      expect(compared).toBeGreaterThanOrEqual(prompts.length * 3);
+      expect(worst).toBeLessThanOrEqual(tol);
+      expect(worst).toBeGreaterThan(0); // the cache is stored half
+      for (const t of [...cache.k, ...cache.v]) t.destroy();
+      half.destroy();
+      f32.destroy();
+    },
+  );
 });
 
 describe('a BF16 or F16 checkpoint stays half from the file to the GPU', () => {

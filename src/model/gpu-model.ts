@@ -7,7 +7,7 @@
 // (GpuModelOptions.weightDtype); the kernels widen them to f32 on load, so every activation and accumulation stays f32. A
 // trained model keeps f32 weights: AdamW needs f32 masters (a 1e-5 relative update is below bf16's 2^-8 step), and
 // f32 masters beside half working copies would hold 6 bytes a weight instead of 4, so half storage there would cost
-// memory, not save it.
+// memory, not save it. The KV cache of decoding may be stored half too (GpuModelOptions.kvDtype), trained or not.
 // Half-precision rollouts (GpuModelOptions.rolloutDtype, the rollout_dtype knob): the sampler reads a bf16 or f16
 // copy of a trained model's matrices, as a trainer whose inference engine holds the weights in bf16 does, while the
 // training forward and backward read the f32 masters. The copy is refreshed on the GPU (half-pack.wgsl) at the start
@@ -86,6 +86,12 @@ export interface GpuModelOptions {
    * rollout). Not with LoRA or a frozen model, whose storage weightDtype already sets.
    */
   rolloutDtype?: WeightDtype;
+  /**
+   * The dtype the KV cache of decoding (rollouts) is stored in: f32, or bf16/f16 (two values a 32-bit word, rounded to
+   * nearest even when written, widened exactly when attention reads them; every activation stays f32). Independent
+   * of weightDtype: a policy trained in full keeps f32 weights but may cache half. Default f32.
+   */
+  kvDtype?: WeightDtype;
 }
 
 /** Activations and gradient scratch for a (B, T) shape; allocated once per shape and reused. */
@@ -128,7 +134,7 @@ export interface ForwardInputs {
   kvStart?: Tensor<'u32'>;
 }
 
-/** Per-layer keys and values of a batch of sequences being decoded. */
+/** Per-layer keys and values of a batch of sequences being decoded, stored f32 or half (GpuModelOptions.kvDtype). */
 export interface KvCache {
   rows: number;
   capacity: number;
@@ -186,6 +192,8 @@ export class GpuModel {
   readonly rolloutDtype: WeightDtype;
   /** The rollout's half copy of the matrices (GpuModelOptions.rolloutDtype), empty when the rollout reads params. */
   private readonly rolloutParams = new Map<string, Tensor>();
+  /** The dtype of the KV caches createKvCache allocates (GpuModelOptions.kvDtype). */
+  readonly kvDtype: WeightDtype;
 
   private constructor(
     readonly ctx: GpuContext,
@@ -198,6 +206,7 @@ export class GpuModel {
     this.recompute = opts.recompute ?? false;
     this.weightDtype = lora || this.frozen ? (opts.weightDtype ?? 'f32') : 'f32';
     this.rolloutDtype = opts.rolloutDtype ?? 'f32';
+    this.kvDtype = opts.kvDtype ?? 'f32';
     this.HD = headDim(config);
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
     this.clipScale = ctx.tensor([1], { label: 'clip_scale' });
@@ -807,15 +816,16 @@ export class GpuModel {
     );
   }
 
-  /** A KV cache for `rows` sequences of up to `capacity` positions. */
-  createKvCache(rows: number, capacity: number): KvCache {
+  /** A KV cache for `rows` sequences of up to `capacity` positions, stored in `dtype` (default: kvDtype). */
+  createKvCache(rows: number, capacity: number, dtype: WeightDtype = this.kvDtype): KvCache {
     const c = this.config;
     if (capacity > c.contextLength) {
       throw new Error(`KV cache of ${capacity} positions exceeds the model's context length ${c.contextLength}`);
     }
     const shape = [rows, capacity, c.nKvHeads, this.HD];
-    const k = Array.from({ length: c.nLayers }, (_, l) => this.ctx.tensor(shape, { label: `kcache.L${l}` }));
-    const v = Array.from({ length: c.nLayers }, (_, l) => this.ctx.tensor(shape, { label: `vcache.L${l}` }));
+    const t = (label: string) => this.ctx.tensor(shape, { dtype, label });
+    const k = Array.from({ length: c.nLayers }, (_, l) => t(`kcache.L${l}`));
+    const v = Array.from({ length: c.nLayers }, (_, l) => t(`vcache.L${l}`));
     return { rows, capacity, k, v };
   }
 

@@ -172,15 +172,19 @@ export class CpuPolicy implements Policy {
   /** The dtype the sampler reads the matrices in (twin of GpuModelOptions.rolloutDtype). */
   readonly rolloutDtype: WeightDtype;
 
+  /** The twin of the GPU's KV-cache dtype: decoding rounds the keys and values it attends to (default f32). */
+  readonly kvDtype: WeightDtype;
+
   constructor(
     readonly config: ModelConfig,
     params: ParamArrays,
     lora?: LoraInit,
-    opts: { rolloutDtype?: WeightDtype } = {},
+    opts: { rolloutDtype?: WeightDtype; kvDtype?: WeightDtype } = {},
   ) {
     this.rolloutDtype = opts.rolloutDtype ?? 'f32';
     if (this.rolloutDtype !== 'f32' && lora)
       throw new Error(`CpuPolicy: rolloutDtype ${this.rolloutDtype} is for a model trained in full, not under LoRA`);
+    this.kvDtype = opts.kvDtype ?? 'f32';
     const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
       Object.fromEntries(
         shapes.map(({ name, shape }) => [
@@ -231,7 +235,9 @@ export class CpuPolicy implements Policy {
       for (let r = 0; r < R; r++) {
         if (done[r]) continue;
         const seq = Uint32Array.from(seqs[r]);
-        const { logits: l } = modelForward(this.config, weights, seq, 1, seq.length, this.lora ?? undefined);
+        const { logits: l } = modelForward(this.config, weights, seq, 1, seq.length, this.lora ?? undefined, {
+          kvDtype: this.kvDtype,
+        });
         logits.data.set(l.data.subarray((seq.length - 1) * V, seq.length * V), r * V);
       }
       const tok = new Uint32Array(R);

@@ -1,8 +1,9 @@
-// The CPU twin of decode_finish with several end-of-sequence ids, against hand-written completion buffers (the
-// GPU kernel is compared with this twin bit for bit in src/kernels/decode.cases.ts).
+// The CPU twins of decode_finish with several end-of-sequence ids and of the half KV cache's write, against
+// hand-written buffers (the GPU kernels are compared with these twins bit for bit in src/kernels/decode.cases.ts and
+// src/kernels/kv-half.cases.ts).
 
 import { describe, expect, it } from 'vitest';
-import { decodeFinish, type DecodeState } from './decode';
+import { decodeFinish, kvWriteHalf, type DecodeState } from './decode';
 
 function run(steps: number[][], eos: { eosId: number; eosIds?: number[] }, padId: number): DecodeState {
   const S = steps.length;
@@ -72,5 +73,18 @@ describe('decodeFinish (CPU twin) with several end-of-sequence ids', () => {
     ]);
     expect(rows(st.mask, 3).map((m) => m.reduce((a, b) => a + b, 0))).toEqual([2, 2, 3]);
     expect(Array.from(st.current)).toEqual([7, 7, 4]);
+  });
+});
+
+describe('kvWriteHalf', () => {
+  it('writes bf16 bits rounded to nearest even at the positions, leaving the rest of the cache as it was', () => {
+    const cache = new Uint16Array(2 * 3 * 2).fill(0xaaaa); // B 2, Tcap 3, W 2
+    // 1 + 2^-8 is a tie (to the even 1.0); 0.1 (0x3dcccccd) rounds up to 0x3dcd.
+    kvWriteHalf(cache, Float32Array.from([1 + 2 ** -8, 3, -2, 0.1]), { B: 2, T: 1, Tcap: 3, W: 2 }, 1, 'bf16');
+    const k = 0xaaaa;
+    expect(Array.from(cache)).toEqual([k, k, 0x3f80, 0x4040, k, k, k, k, 0xc000, 0x3dcd, k, k]);
+    expect(() => kvWriteHalf(cache, new Float32Array(4), { B: 2, T: 1, Tcap: 3, W: 2 }, 3, 'f16')).toThrow(
+      /kvWriteHalf: positions 3\.\.3 exceed the cache capacity 3/,
+    );
   });
 });

@@ -1,8 +1,10 @@
 // CPU twins of shaders/decode.wgsl: the bookkeeping kernels of KV-cache decoding. kvWrite copies new rows into a
-// cache at a position; gatherRows picks rows by index; decodeFinish applies end-of-sequence logic to one step's
-// samples and writes them into the completion buffers. Bit copies: they work on any 32-bit data.
+// cache at a position (kvWriteHalf: into a cache stored bf16/f16, rounding to nearest even); gatherRows picks rows by
+// index; decodeFinish applies end-of-sequence logic to one step's samples and writes them into the completion
+// buffers. Bit copies but for kvWriteHalf: they work on any 32-bit data.
 
 import { endOfSequenceIds, type EndOfSequence } from '../core/end-of-sequence';
+import { toHalfBits, type HalfDtype } from '../core/half';
 
 /** A 32-bit array the bookkeeping kernels copy bits of (floats are copied through their bits). */
 export type Word32Array = Float32Array | Uint32Array | Int32Array;
@@ -16,13 +18,38 @@ export function kvWrite(
   dims: { B: number; T: number; Tcap: number; W: number },
   pos: number,
 ): void {
+  copyRows(cache, x, dims, pos, 'kvWrite');
+}
+
+/** cache[b, pos + t, :] = x[b, t, :] for t < T, element by element (the arrays hold elements of one width). */
+function copyRows<A extends Word32Array | Uint16Array>(
+  cache: A,
+  x: A,
+  dims: { B: number; T: number; Tcap: number; W: number },
+  pos: number,
+  kernel: string,
+): void {
   const { B, T, Tcap, W } = dims;
-  if (pos + T > Tcap) throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the cache capacity ${Tcap}`);
+  if (pos + T > Tcap) throw new Error(`${kernel}: positions ${pos}..${pos + T - 1} exceed the cache capacity ${Tcap}`);
   for (let b = 0; b < B; b++) {
     for (let t = 0; t < T; t++) {
       for (let w = 0; w < W; w++) cache[(b * Tcap + pos + t) * W + w] = x[(b * T + t) * W + w];
     }
   }
+}
+
+/**
+ * The write into a cache stored half: cache[b, pos + t, :] = the `dtype` bits of x[b, t, :] rounded to nearest even
+ * (toHalfBits), for t < T. cache is (B, Tcap, W) half bits, x is (B, T, W) f32; W counts elements.
+ */
+export function kvWriteHalf(
+  cache: Uint16Array,
+  x: Float32Array,
+  dims: { B: number; T: number; Tcap: number; W: number },
+  pos: number,
+  dtype: HalfDtype,
+): void {
+  copyRows(cache, toHalfBits(x, dtype), dims, pos, 'kvWriteHalf');
 }
 
 /** out[r, :] = x[rows[r], :]; out is (R, W), x is (N, W). */

@@ -1,7 +1,8 @@
 // CPU reference of the whole Llama-style policy: forward to logits and backward to every parameter, written as
 // the same flat list of twin calls the GPU model will record (llm.c style; the backward is the list reversed).
 // Matches Hugging Face LlamaForCausalLM in f32/f64, optionally with LoRA adapters on chosen projections
-// (src/reference/lora.ts). Not the KV-cache decoder, sampler or losses (those sit on top).
+// (src/reference/lora.ts). Not the KV-cache decoder, sampler or losses (those sit on top); a KV cache stored half is
+// modelled by rounding the keys and values attention reads (ModelForwardOptions.kvDtype).
 
 import { attentionBackward, attentionForward } from './attention';
 import { biasAdd, biasGrad } from './bias';
@@ -14,6 +15,7 @@ import { rmsnormBackward, rmsnormForward } from './rmsnorm';
 import { ropeBackward, ropeForward } from './rope';
 import { swigluBackward, swigluForward } from './swiglu';
 import type { FloatArray, HostTensor } from '../core/host-tensor';
+import { roundToWeightDtype, type HalfDtype, type WeightDtype } from '../core/half';
 
 // Dimension letters: B batch, T sequence, C dModel, V vocab, NH query heads, NKV kv heads, HD head dim
 // (headDim, else C / NH), F dFF, L layers, N = B*T rows.
@@ -79,10 +81,26 @@ function view(t: HostTensor, shape: readonly number[]): HostTensor {
   return { data: t.data, shape: [...shape] };
 }
 
+/** Keys or values as a KV cache stored in `dtype` holds them: rounded to nearest even, widened back (f32). */
+function roundKv(t: HostTensor, dtype: HalfDtype): HostTensor {
+  if (t.data instanceof Float64Array) throw new Error('modelForward: a half KV cache is modelled in f32 only');
+  return { data: roundToWeightDtype(t.data, dtype), shape: [...t.shape] };
+}
+
 function param(params: ModelParams, name: string): HostTensor {
   const t = params[name];
   if (!t) throw new Error(`model: missing parameter ${name}`);
   return t;
+}
+
+/** Options of modelForward beyond the inputs. */
+export interface ModelForwardOptions {
+  /**
+   * The twin of a KV cache stored half (GpuModelOptions.kvDtype): attention reads every key (after RoPE) and value
+   * rounded to this dtype and widened back, as a decoder writing them into that cache and reading them back does.
+   * For decoding only: the layer caches keep the unrounded k and v, so modelBackward is not its gradient. Default f32.
+   */
+  kvDtype?: WeightDtype;
 }
 
 /**
@@ -96,6 +114,7 @@ export function modelForward(
   B: number,
   T: number,
   lora?: ModelLora,
+  opts: ModelForwardOptions = {},
 ): { logits: HostTensor; cache: ModelCache } {
   checkParams(d, params);
   if (lora) checkLora(d, lora);
@@ -164,7 +183,9 @@ export function modelForward(
     }
     ropeForward(c.q, c.q, rope);
     ropeForward(c.k, c.k, rope);
-    attentionForward(c.att, c.lse, c.q, c.k, c.v);
+    const kvDtype = opts.kvDtype ?? 'f32';
+    if (kvDtype === 'f32') attentionForward(c.att, c.lse, c.q, c.k, c.v);
+    else attentionForward(c.att, c.lse, c.q, roundKv(c.k, kvDtype), roundKv(c.v, kvDtype));
     c.h.data.set(x.data); // residual
     matmul(view(c.h, [N, C]), view(c.att, [N, NH * HD]), w('self_attn.o_proj.weight'), {
       transB: true,

@@ -6,7 +6,7 @@ import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { CpuPolicy } from '../model/policy';
 import { roundModelWeights } from '../reference/half-weights';
-import type { WeightDtype } from '../core/half';
+import { kvCacheDtype, type WeightDtype } from '../core/half';
 import { klExactBackward, klExactForward } from '../reference/kl';
 import { logprobBackward, logprobForward } from '../reference/logprob';
 import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../reference/model';
@@ -77,6 +77,8 @@ export class CpuLearner implements Learner {
     const frozen = (p: ParamArrays) => roundModelWeights(init.config, p, this.dtype);
     this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined, {
       rolloutDtype: init.rolloutDtype,
+      // Its rollouts round keys and values as the GPU's KV cache stores them (kvCacheDtype).
+      kvDtype: kvCacheDtype(this.dtype),
     });
     this.ref = init.needsReference ? new CpuPolicy(init.config, frozen(init.reference ?? init.params)) : null;
     if (init.needsCritic) {

@@ -19,7 +19,7 @@ import { scale } from '../kernels/elementwise';
 import { ChunkedHead, scalarHeadBackward, scalarHeadForward } from '../kernels/head-chunked';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../kernels/objective';
 import { VALUE_METRICS, valueLossForwardBackward } from '../kernels/value';
-import type { WeightDtype } from '../core/half';
+import { kvCacheDtype, type WeightDtype } from '../core/half';
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
 import { GpuModel, type ForwardInputs, type LoraInit, type StepOptions, type Workspace } from '../model/gpu-model';
@@ -224,10 +224,12 @@ export class GpuLearner implements Learner {
   ) {
     const weightDtype = init.weightDtype ?? 'f32';
     const recompute = init.recompute ?? false;
+    // The rollouts' KV cache follows the frozen weights' dtype (kvCacheDtype): half wherever weight_dtype is.
     this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined, {
       weightDtype,
       recompute,
       rolloutDtype: init.rolloutDtype,
+      kvDtype: kvCacheDtype(weightDtype),
     });
     this.headScratchBytes = init.headScratchBytes;
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The

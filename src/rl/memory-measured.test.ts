@@ -1,7 +1,8 @@
 // The memory plan against what a run really allocates: four training steps of a small model on the GPU (Dawn,
 // SwiftShader without a GPU), counting every tensor's bytes (GpuContext.tensorBytes), for a run with a reference
 // and two minibatches, for PPO with a critic and per-layer activation recomputation (gradient_checkpointing), and for
-// LoRA (the adapters' gradients and moments only), on a task whose training shape changes between steps (so buffers
+// LoRA (the adapters' gradients and moments only), for LoRA with weight_dtype bf16 (the frozen base, the reference and
+// the rollouts' KV cache stored half, planned at 2 bytes a value), on a task whose training shape changes between steps (so buffers
 // kept per shape would pile up). The plan must cover the measured peak and overstate it by less than 10%
 // (measured: 3.8-5.6%), so its refusals are about the real buffers.
 // A missing adapter fails the suite; it never skips.
@@ -14,7 +15,7 @@ import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { resolveConfig, type RLConfig } from './config';
-import { rlMemoryPlan } from './memory';
+import { rlResolvedMemoryPlan } from './memory';
 import { Trainer } from './trainer';
 
 const gpu = useNodeDevice();
@@ -37,7 +38,8 @@ async function measure(config: RLConfig, model: ModelConfig): Promise<{ planned:
   const measured = ctx.tensorBytes().peak - before;
   trainer.destroy();
   const { maxBufferSize, maxStorageBufferBindingSize } = ctx.device.limits;
-  const planned = rlMemoryPlan(config, model, { maxBufferSize, maxStorageBufferBindingSize }).peakBytes;
+  // At the width the trainer resolved weight_dtype to (frozen weights and the KV cache).
+  const planned = rlResolvedMemoryPlan(config, model, { maxBufferSize, maxStorageBufferBindingSize }).plan.peakBytes;
   return { planned, measured };
 }
 
@@ -76,6 +78,19 @@ describe('memory plan against the bytes a run allocates', () => {
         num_generations: 8,
         beta: 0.04,
         lora_rank: 8,
+        eval_items: 0,
+        steps: 4,
+      }),
+    ],
+    [
+      'GRPO with LoRA on a bf16 base, a bf16 reference and a bf16 KV cache (weight_dtype bf16)',
+      resolveConfig('grpo', {
+        task: 'addition',
+        train_batch_size: 1,
+        num_generations: 8,
+        beta: 0.04,
+        lora_rank: 8,
+        weight_dtype: 'bf16',
         eval_items: 0,
         steps: 4,
       }),

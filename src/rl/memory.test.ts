@@ -4,14 +4,14 @@
 
 import { describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
-import { MODEL_PRESETS, parameterCount } from '../model/config';
+import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../model/config';
 import { MemoryPlanError, describePlan } from '../model/memory-plan';
 import { formatBytes } from '../core/format';
 import { paramShapes } from '../core/model-shapes';
 import { QWEN25_05B, SMOLLM2_135M } from '../model/real-models.fixture';
 import { buildCharTokenizerJson, loadCharTokenizer } from '../model/tokenizer';
-import { DEFAULT_CONFIG, derive, resolveConfig } from './config';
-import { RL_MEMORY_KNOBS, rlMemoryPlan, rlMemoryShape } from './memory';
+import { DEFAULT_CONFIG, derive, resolveConfig, type RLConfig } from './config';
+import { RL_MEMORY_KNOBS, rlMemoryPlan, rlMemoryShape, rlResolvedMemoryPlan } from './memory';
 import { Trainer } from './trainer';
 
 const GiB = 2 ** 30;
@@ -62,6 +62,68 @@ describe('memory plan of an RL run', () => {
       .filter((p) => p.shape.length === 2)
       .reduce((n, p) => n + p.shape[0] * p.shape[1], 0);
     expect(weights(copy) - weights(f32)).toBe(2 * matrixValues);
+  });
+
+  describe("the issue's targets through the RL config: weight_dtype bf16 stores the frozen weights and the KV cache half", () => {
+    // 8 prompts x 8 completions, a 64-token prompt (BOS + one 63-character prompt of the prompts task), 256 new
+    // tokens, a reference (beta), gradient_checkpointing; the figures are memory-plan.test.ts's.
+    const prompt = 'x'.repeat(63);
+    const config = (extra: Partial<RLConfig>) =>
+      resolveConfig('grpo', {
+        task: 'prompts',
+        prompts: [`{"prompt": "${prompt}", "answer": "1"}`, '{"prompt": "y", "answer": "2"}'].join('\n'),
+        train_batch_size: 8,
+        num_generations: 8,
+        max_completion_length: 256,
+        beta: 0.04,
+        gradient_checkpointing: true,
+        weight_stats_every: 0,
+        rank1_eval: false,
+        eval_items: 0,
+        weight_dtype: 'bf16',
+        ...extra,
+      });
+    const lora = { lora_rank: 16, lora_alpha: 32 };
+    const cases: { name: string; model: ModelConfig; extra: Partial<RLConfig>; gib: number }[] = [
+      {
+        name: 'SmolLM2-135M, LoRA r=16, minibatch 4',
+        model: SMOLLM2_135M,
+        extra: { ...lora, num_minibatches: 16 },
+        gib: 1.44,
+      },
+      {
+        name: 'SmolLM2-135M, full fine-tuning, minibatch 1',
+        model: SMOLLM2_135M,
+        extra: { num_minibatches: 64 },
+        gib: 2.97,
+      },
+      {
+        name: 'Qwen2.5-0.5B, LoRA r=16, minibatch 2',
+        model: QWEN25_05B,
+        extra: { ...lora, num_minibatches: 32 },
+        gib: 2.84,
+      },
+    ];
+    it.each(cases)('$name: $gib GiB, the KV cache at 2 bytes a value', ({ model, extra, gib }) => {
+      // A checkpoint's config is checked against its own context when loaded, not the presets' here.
+      const c = config({ ...extra, checkpoint: 'models/real' });
+      const shape = rlMemoryShape(c);
+      expect([shape.rolloutRows, shape.promptTokens, shape.completionTokens]).toEqual([64, 64, 256]);
+      const { weightDtype, plan } = rlResolvedMemoryPlan(c, model, BIG);
+      expect(weightDtype).toBe('bf16');
+      const kv = plan.parts.find((p) => p.part === 'kvCache')!;
+      expect(kv.bytes).toBe(2 * 2 * model.nLayers * 64 * (64 + 256) * model.nKvHeads * (model.dModel / model.nHeads));
+      expect(kv.detail).toMatch(/x 2 B$/);
+      expect(Number((plan.peakBytes / GiB).toFixed(2))).toBe(gib);
+      // f32 storage (weight_dtype f32): the frozen weights and the cache at 4 bytes.
+      const f32 = rlResolvedMemoryPlan({ ...c, weight_dtype: 'f32' }, model, BIG).plan;
+      expect(f32.parts.find((p) => p.part === 'kvCache')!.bytes).toBe(2 * kv.bytes);
+      // 'auto' stores f32 where that fits the budget, else bf16 (and the plan it is checked against is bf16's).
+      const budget = { ...BIG, budgetBytes: plan.peakBytes };
+      expect(f32.peakBytes).toBeGreaterThan(budget.budgetBytes);
+      const auto = rlResolvedMemoryPlan({ ...c, weight_dtype: 'auto' }, model, budget);
+      expect([auto.weightDtype, auto.plan.peakBytes, auto.plan.problems]).toEqual(['bf16', plan.peakBytes, []]);
+    });
   });
 
   it("prints SmolLM2-135M's plan at the default batch, which fits a 24 GiB budget", () => {

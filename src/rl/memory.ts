@@ -12,6 +12,7 @@ import {
 } from '../model/memory-plan';
 import { parseLoraTargets } from '../core/lora-layout';
 import { derive, type RLConfig } from './config';
+import { resolveWeightDtype, WEIGHT_DTYPE_BYTES, type WeightDtype } from '../core/half';
 
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
 export const RL_MEMORY_KNOBS: MemoryKnobs = {
@@ -57,7 +58,8 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
 
 /**
  * The memory plan of a run of `config` on `model` against the device's limits and budget, with the frozen weights
- * (the LoRA base, the reference) stored at `frozenWeightBytes` a value (4: f32; 2: the weight_dtype knob's bf16/f16).
+ * (the LoRA base, the reference) stored at `frozenWeightBytes` a value (4: f32; 2: the weight_dtype knob's bf16/f16)
+ * and the rollouts' KV cache at the same width, as the learner stores it (kvCacheDtype in src/core/half.ts).
  */
 export function rlMemoryPlan(
   config: RLConfig,
@@ -65,5 +67,22 @@ export function rlMemoryPlan(
   device: MemoryDevice,
   frozenWeightBytes: 2 | 4 = 4,
 ): MemoryPlan {
-  return planMemory(model, { ...rlMemoryShape(config), storageBytes: frozenWeightBytes }, RL_MEMORY_KNOBS, device);
+  const shape = { ...rlMemoryShape(config), storageBytes: frozenWeightBytes, kvCacheBytes: frozenWeightBytes };
+  return planMemory(model, shape, RL_MEMORY_KNOBS, device);
+}
+
+/**
+ * The weight_dtype knob resolved against the device (resolveWeightDtype: 'auto' is f32 where the plan with f32
+ * storage fits, else bf16) and the plan at that width: what the trainer checks before allocating, and what the CLI
+ * prints.
+ */
+export function rlResolvedMemoryPlan(
+  config: RLConfig,
+  model: ModelConfig,
+  device: MemoryDevice,
+): { weightDtype: WeightDtype; plan: MemoryPlan } {
+  const f32Plan = rlMemoryPlan(config, model, device);
+  const weightDtype = resolveWeightDtype(config.weight_dtype, () => f32Plan.problems.length === 0);
+  const plan = WEIGHT_DTYPE_BYTES[weightDtype] === 4 ? f32Plan : rlMemoryPlan(config, model, device, 2);
+  return { weightDtype, plan };
 }

@@ -25,7 +25,7 @@ import { stepDynamics } from './dynamics';
 import { groupRecords, groupSummaries, inspectedRows } from './inspector-records';
 import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
-import { rlMemoryPlan } from './memory';
+import { rlResolvedMemoryPlan } from './memory';
 import { resolveWeightDtype, type WeightDtype } from '../core/half';
 import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
 import {
@@ -160,22 +160,17 @@ export class Trainer {
     };
     assertPromptsFit(this.config, tokenizer, opts.init.config.contextLength);
     // weight_dtype 'auto': f32 where the plan with f32 weights fits (every toy preset: seeded runs unchanged), else
-    // bf16. Without a device (the CPU learner) there is no budget to exceed: f32. The plan still counts f32 weights,
-    // so a run that fits only with half weights is refused here until the plan takes the weight width
-    // (storedWeightBytes in src/core/half.ts gives the bytes at each width).
-    let fitsWithF32 = true;
+    // bf16. Without a device (the CPU learner) there is no budget to exceed: f32. The run is then checked against the
+    // plan at the resolved width (frozen weights and the rollouts' KV cache, src/rl/memory.ts), so a run that fits
+    // only with half storage is allowed when it gets it.
     if (opts.backend.kind === 'webgpu') {
       // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
       const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
-      const plan = rlMemoryPlan(this.config, opts.init.config, {
-        maxBufferSize,
-        maxStorageBufferBindingSize,
-        budgetBytes: opts.memoryBudgetBytes ?? null,
-      });
-      fitsWithF32 = plan.problems.length === 0;
-      assertPlanFits(plan);
-    }
-    init.weightDtype = resolveWeightDtype(this.config.weight_dtype, () => fitsWithF32);
+      const device = { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null };
+      const resolved = rlResolvedMemoryPlan(this.config, opts.init.config, device);
+      init.weightDtype = resolved.weightDtype;
+      assertPlanFits(resolved.plan);
+    } else init.weightDtype = resolveWeightDtype(this.config.weight_dtype, () => true);
     if (this.config.reward_fn !== null && !opts.rewardSandbox)
       throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
     if (this.config.reward_model !== null && !opts.learnedReward)
