@@ -10,7 +10,7 @@ import { GpuDeviceLostError, type GpuContext } from '../gpu';
 import { tokenizerFromFiles } from '../model/hf-folder';
 import type { Tokenizer } from '../model/tokenizer';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
-import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
+import { validateConfig, type PresetName, type RLConfig } from '../rl/config';
 import { evalsOf, type EvalRecord, type GroupRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
@@ -30,6 +30,8 @@ import {
 import { groupSeeds, newSeedGroupId, seedCountError, seedGroupEndText, type SeedGroupTag } from './seed-group';
 import {
   IDLE_PROGRESS,
+  defaultRunName,
+  runNameProblem,
   rowOf,
   type BackendKind,
   type EngineEvent,
@@ -121,11 +123,8 @@ export function newRunId(now: number): string {
     .padStart(4, '0')}`;
 }
 
-/** The default name of a run: preset, task and seed. */
-export function runName(config: RLConfig, preset: PresetName | null): string {
-  const algo = preset ? PRESET_INFO[preset].label : 'custom';
-  return `${algo} · ${config.task}${config.difficulty !== null ? ` ${config.difficulty}` : ''} · seed ${config.seed}`;
-}
+/** The default name of a run: preset, task and seed (engine/types.ts defaultRunName). */
+export const runName = defaultRunName;
 
 /** A file-name-safe form of a run name. */
 export function slug(name: string): string {
