@@ -78,5 +78,5 @@ export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}) => {
       ),
     );
     return channel;
-  }, options);
+  }, options, source);
 };

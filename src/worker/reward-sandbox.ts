@@ -14,6 +14,6 @@ import type { StartSandbox } from './sandbox-host';
 export function browserRewardSandbox(startWorker: StartSandbox): UserRewardSandbox {
   return (source, options = {}) => {
     const scripts = { runner: browserRunnerScript(options), fn: functionScript(source) };
-    return hostedRewardFunction(() => startWorker(scripts), options);
+    return hostedRewardFunction(() => startWorker(scripts), options, source);
   };
 }
