@@ -77,7 +77,11 @@ export const engineSlice: LabSlice<EngineSlice> =
       }
       if (blocker) return false;
       if (!fresh && canContinue(s)) link.send({ type: then });
-      else {
+      else if (s.rewardFnCheck?.problem && s.rewardFnCheck.source === s.check.config!.reward_fn) {
+        // A reward_fn known not to compile makes no run (the engine refuses it too): its one notice says where.
+        s.addNotice('error', s.rewardFnCheck.problem.message);
+        return false;
+      } else {
         markStartup('configure');
         link
           .request({
