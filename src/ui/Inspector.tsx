@@ -312,6 +312,7 @@ export function Inspector() {
           <button
             type="button"
             data-testid="view-tokens"
+            className={inspectView === 'tokens' ? '' : 'secondary'}
             aria-pressed={inspectView === 'tokens'}
             onClick={() => setInspectView('tokens')}
           >
@@ -320,6 +321,7 @@ export function Inspector() {
           <button
             type="button"
             data-testid="view-all-groups"
+            className={inspectView === 'all' ? '' : 'secondary'}
             aria-pressed={inspectView === 'all'}
             onClick={() => setInspectView('all')}
           >
