@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { nodeRewardSandbox } from '../cli/reward-sandbox';
 import { resolveConfig } from './config';
 import { alteredAnswer, checkRewardFn, trialBatch, tryRewardFn } from './reward-fn-trial';
-import { compileError, readReply, sourcePosition } from './user-reward';
+import { runInNewContext } from 'node:vm';
+import { compileError, functionScript, readReply, sourcePosition, syntaxCheckScript } from './user-reward';
 
 describe("a reward_fn's error at the person's own place", () => {
   it('maps a line past the source (the closing wrapper) to the end of the last line', () => {
@@ -42,6 +43,24 @@ describe("a reward_fn's error at the person's own place", () => {
     // Without the source, the line as the runner said it.
     const bare = readReply(reply, []);
     expect('error' in bare && bare.error.message).toMatch(/^reward_fn does not compile \(line 2, column 1\)/);
+  });
+});
+
+describe("the browser's syntax-only script", () => {
+  it("keeps the function script's lines and columns, and runs none of the person's text", () => {
+    const source = '(p, c) => 1); globalThis.ran = true; (0';
+    const check = syntaxCheckScript(source);
+    expect(check.split('\n').slice(1)).toEqual(functionScript(source).split('\n').slice(1));
+    const sandbox: Record<string, unknown> = {};
+    let thrown: unknown = null;
+    try {
+      runInNewContext(check, sandbox);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBe(0);
+    expect(sandbox.ran).toBeUndefined();
+    expect(() => runInNewContext(syntaxCheckScript('(p, c) => c.length +'), {})).toThrow(/Unexpected token/);
   });
 });
 

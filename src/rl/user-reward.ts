@@ -208,6 +208,16 @@ export function functionScript(source: string): string {
   return `"use strict"; var ${FUNCTION_GLOBAL} = (\n${source.replace(/[\s;]+$/, '')}\n);\n`;
 }
 
+/**
+ * The person's script as a syntax check only: functionScript's text, same lines and columns, behind a `throw` that
+ * runs before any of it. A script is parsed whole before its first statement runs, so text that parses stops at the
+ * throw (nothing of the person's runs) and text that does not parse fails with the parser's own line and column,
+ * which a worker's error event carries (the browser's importScripts error does not).
+ */
+export function syntaxCheckScript(source: string): string {
+  return functionScript(source).replace(/^"use strict"; /, '"use strict"; throw 0; ');
+}
+
 /** The line of functionScript's text on which the person's source starts. */
 export const FUNCTION_FIRST_LINE = 2;
 
@@ -490,7 +500,7 @@ export interface SandboxChannel {
    * The sandbox itself failed (not the person's function, whose errors the runner reports): the failure's message,
    * or a whole message for the person when it starts with "reward_fn".
    */
-  onerror: ((message: string) => void) | null;
+  onerror: ((message: string, at?: { line: number; column: number }) => void) | null;
 }
 
 /** A fresh secret for one batch: 128 random bits as hex. */
