@@ -479,7 +479,7 @@ export class LabEngine {
     const a = this.active;
     const trainer = a?.session?.trainer;
     if (!a || !trainer)
-      throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
+      throw new Error('no run is loaded: start a run, or open a saved one (A/B in the runs list), to compare objectives on it');
     if (this.busy())
       throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
     if (this.comparing) throw new Error('a comparison is already running');

@@ -136,7 +136,7 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
             </button>{' '}
             <button
               type="button"
-              className="link small"
+              className="link rename-link"
               data-testid="run-rename"
               onClick={() => setRenaming(true)}
               aria-label={`rename ${label}`}
