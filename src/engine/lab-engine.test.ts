@@ -626,7 +626,11 @@ describe('LabEngine saved runs: names and objective A/B after a reload (CPU back
   it("renames a run, and opens a finished run's saved state to compare objectives on a fresh batch", async () => {
     const store = new MemoryRunStore();
     const first = makeEngine(store);
-    const h = await first.engine.create({ config: tinyConfig({ steps: 1, eval_every: 0 }), preset: 'grpo', backend: 'cpu' });
+    const h = await first.engine.create({
+      config: tinyConfig({ steps: 1, eval_every: 0 }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
     first.engine.start();
     await first.engine.idle();
     expect((await store.getRun(h.id))!.status).toBe('done');

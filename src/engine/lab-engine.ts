@@ -479,7 +479,9 @@ export class LabEngine {
     const a = this.active;
     const trainer = a?.session?.trainer;
     if (!a || !trainer)
-      throw new Error('no run is loaded: start a run, or open a saved one (A/B in the runs list), to compare objectives on it');
+      throw new Error(
+        'no run is loaded: start a run, or open a saved one (A/B in the runs list), to compare objectives on it',
+      );
     if (this.busy())
       throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
     if (this.comparing) throw new Error('a comparison is already running');
@@ -500,7 +502,8 @@ export class LabEngine {
 
   /** Scores one batch of `config`'s task (its answers, right and altered) with its reward_fn, in the sandbox. */
   async tryRewardFn(config: RLConfig): Promise<{ rows: RewardFnTrialRow[] } | { problem: RewardFnProblem }> {
-    if (!this.deps.rewardSandbox) return { problem: { message: 'reward_fn: this engine has no reward sandbox', at: null } };
+    if (!this.deps.rewardSandbox)
+      return { problem: { message: 'reward_fn: this engine has no reward sandbox', at: null } };
     return tryRewardFn(this.deps.rewardSandbox, config);
   }
 

@@ -61,7 +61,8 @@ export const MAX_RUN_NAME = 80;
 /** Why `name` cannot name a run (empty, too long, a control character), or null when it can. */
 export function runNameProblem(name: string): string | null {
   if (!name.trim()) return 'a run name cannot be empty';
-  if (name.length > MAX_RUN_NAME) return `a run name has at most ${MAX_RUN_NAME} characters (this one has ${name.length})`;
+  if (name.length > MAX_RUN_NAME)
+    return `a run name has at most ${MAX_RUN_NAME} characters (this one has ${name.length})`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'a run name is one line of text (no line break or control character)';
   return null;

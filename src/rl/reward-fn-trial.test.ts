@@ -19,7 +19,11 @@ describe("a reward_fn's error at the person's own place", () => {
   });
 
   it('keeps a line inside the source, with its column as written', () => {
-    expect(sourcePosition('(p, c) => {\n  return c.length +;\n}', 2, 20)).toEqual({ line: 2, column: 20, atEnd: false });
+    expect(sourcePosition('(p, c) => {\n  return c.length +;\n}', 2, 20)).toEqual({
+      line: 2,
+      column: 20,
+      atEnd: false,
+    });
     expect(sourcePosition('(p, c) => 1', 1, null)).toEqual({ line: 1, column: null, atEnd: false });
     expect(sourcePosition('(p, c) => 1', null)).toBeNull();
     expect(sourcePosition('(p, c) => 1', 0, 3)).toBeNull();
@@ -39,7 +43,9 @@ describe("a reward_fn's error at the person's own place", () => {
     });
     const r = readReply(reply, [], '(p, c) => c.length +');
     expect('error' in r && r.error.at).toEqual({ line: 1, column: 21, atEnd: true });
-    expect('error' in r && r.error.message).toMatch(/^reward_fn does not compile \(line 1, column 21: the function ends early\)/);
+    expect('error' in r && r.error.message).toMatch(
+      /^reward_fn does not compile \(line 1, column 21: the function ends early\)/,
+    );
     // Without the source, the line as the runner said it.
     const bare = readReply(reply, []);
     expect('error' in bare && bare.error.message).toMatch(/^reward_fn does not compile \(line 2, column 1\)/);

@@ -40,7 +40,10 @@ export function alteredAnswer(answer: string): string {
 }
 
 /** The trial batch of a config: TRIAL_ITEMS of its task's training items (seeded by its seed), each answered right and wrong. */
-export function trialBatch(config: RLConfig, items = TRIAL_ITEMS): (UserRewardInput & { kind: RewardFnTrialRow['kind'] })[] {
+export function trialBatch(
+  config: RLConfig,
+  items = TRIAL_ITEMS,
+): (UserRewardInput & { kind: RewardFnTrialRow['kind'] })[] {
   const task = taskOf(config);
   const rng = new Rng(config.seed);
   const out: (UserRewardInput & { kind: RewardFnTrialRow['kind'] })[] = [];
@@ -70,7 +73,8 @@ export async function tryRewardFn(
   sandbox: UserRewardSandbox,
   config: RLConfig,
 ): Promise<{ rows: RewardFnTrialRow[] } | { problem: RewardFnProblem }> {
-  if (config.reward_fn === null) return { problem: { message: 'reward_fn is empty: write a function to try', at: null } };
+  if (config.reward_fn === null)
+    return { problem: { message: 'reward_fn is empty: write a function to try', at: null } };
   let batch: ReturnType<typeof trialBatch>;
   try {
     batch = trialBatch(config);

@@ -87,7 +87,11 @@ export interface SourcePosition {
  * line. `column` counts in the script's line, which is the person's line as written. Null when the line is not in
  * the source (before it, or not a number).
  */
-export function sourcePosition(source: string, line: number | null, column: number | null = null): SourcePosition | null {
+export function sourcePosition(
+  source: string,
+  line: number | null,
+  column: number | null = null,
+): SourcePosition | null {
   if (line === null || !Number.isInteger(line) || line < 1) return null;
   const lines = source.replace(/[\s;]+$/, '').split('\n');
   const col = column !== null && Number.isInteger(column) && column >= 1 ? column : null;
@@ -690,7 +694,8 @@ export function readReply(
   if (kind === 'compile') {
     const column = typeof reply.column === 'number' ? reply.column : null;
     // Without the source (a caller that has none), the line as reported.
-    const place = source === null ? (at === null ? null : { line: at, column, atEnd: false }) : sourcePosition(source, at, column);
+    const place =
+      source === null ? (at === null ? null : { line: at, column, atEnd: false }) : sourcePosition(source, at, column);
     return { error: compileError(text, place), stop: true };
   }
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= batch.length)

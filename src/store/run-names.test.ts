@@ -114,7 +114,7 @@ describe('run labels', () => {
     expect(new Set(labels.values()).size).toBe(3);
   });
 
-  it("lead with a name a person or a lesson gave the run, and cut a long value such as a reward function", () => {
+  it('lead with a name a person or a lesson gave the run, and cut a long value such as a reward function', () => {
     const named = { ...header('lesson', 'grpo', { learning_rate: 1e-3 }, 1), name: 'β = 0 (no KL)' };
     const fn = header('fn', 'grpo', { reward_fn: '(p, c) => c.length > 3 ? 1 : 0' }, 2);
     const labels = runLabels([named, fn, header('plain', 'grpo', {}, 3)]);

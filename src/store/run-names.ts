@@ -38,7 +38,7 @@ function knobPart(field: string, value: unknown): string {
   return `${SHORT_KNOB[field] ?? field} ${text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text}`;
 }
 
-const valueOf = (h: RunHeader, field: string) => (h.config as unknown as Record<string, unknown>)[field];
+const knobValue = (h: RunHeader, field: string) => (h.config as unknown as Record<string, unknown>)[field];
 
 /** The name a person or a lesson gave the run, or null when it has the engine's default name. */
 export function givenName(h: RunHeader): string | null {
@@ -59,10 +59,10 @@ function label(
   const parts = [
     givenName(h) ?? h.preset ?? 'custom',
     ...context,
-    ...fields.slice(0, max).map((f) => knobPart(f, valueOf(h, f))),
+    ...fields.slice(0, max).map((f) => knobPart(f, knobValue(h, f))),
   ];
   if (fields.length > max) parts.push(`+${fields.length - max} more`);
-  parts.push(...tail.map((f) => knobPart(f, valueOf(h, f))));
+  parts.push(...tail.map((f) => knobPart(f, knobValue(h, f))));
   return parts.join(' · ');
 }
 
@@ -74,8 +74,8 @@ function labelOrder(fields: readonly string[]): string[] {
 /** The fields in which `h` stands apart: its value is held by no more than half of `runs`. */
 function standsApartIn(h: RunHeader, runs: readonly RunHeader[], fields: readonly string[]): string[] {
   return fields.filter((f) => {
-    const mine = valueOf(h, f);
-    const sharing = runs.filter((o) => sameValue(valueOf(o, f), mine)).length;
+    const mine = knobValue(h, f);
+    const sharing = runs.filter((o) => sameValue(knobValue(o, f), mine)).length;
     return sharing * 2 <= runs.length;
   });
 }
@@ -133,8 +133,9 @@ export function runLabels(all: readonly RunHeader[]): Map<string, string> {
     let text = first.get(h.id)!;
     const group = alike.get(text)!;
     if (group.length > 1) {
-      const within = knobs.filter((f) => group.some((o) => !sameValue(valueOf(o, f), valueOf(group[0], f))));
-      if (within.length) text = label(h, [...within, ...own.get(h.id)!.filter((f) => !within.includes(f))], [], MAX_KNOBS, tail);
+      const within = knobs.filter((f) => group.some((o) => !sameValue(knobValue(o, f), knobValue(group[0], f))));
+      if (within.length)
+        text = label(h, [...within, ...own.get(h.id)!.filter((f) => !within.includes(f))], [], MAX_KNOBS, tail);
     }
     const n = (seen.get(text) ?? 0) + 1;
     seen.set(text, n);

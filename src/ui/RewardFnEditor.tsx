@@ -122,7 +122,8 @@ export function RewardFnEditor({ id }: { id: string }) {
                   <tr key={i} data-testid="reward-fn-trial-row" data-kind={r.kind} data-reward={r.reward}>
                     <td className="mono">{r.prompt}</td>
                     <td className="mono" title={r.kind === 'correct' ? "the task's answer" : 'the answer altered'}>
-                      {r.completion} <span className="hint small">({r.kind === 'correct' ? 'correct' : 'altered'})</span>
+                      {r.completion}{' '}
+                      <span className="hint small">({r.kind === 'correct' ? 'correct' : 'altered'})</span>
                     </td>
                     <td className="num">{fmt(r.reward)}</td>
                     <td>

@@ -96,9 +96,11 @@ export const runsSlice: LabSlice<RunsSlice> =
       },
 
       renameRun(runId, name) {
-        link.request({ type: 'rename-run', runId, name }).catch((e: unknown) =>
-          get().addNotice('error', `Could not rename the run: ${messageOf(e)}`, `rename ${runId}`),
-        );
+        link
+          .request({ type: 'rename-run', runId, name })
+          .catch((e: unknown) =>
+            get().addNotice('error', `Could not rename the run: ${messageOf(e)}`, `rename ${runId}`),
+          );
       },
     };
   };
