@@ -11,7 +11,8 @@ test.use({ viewport: { width: 1440, height: 1400 } });
 test('reward_fn editor: errors at the own line, a trial batch, no run for a bad function; A/B of a saved run after reload', async ({
   page,
 }, info) => {
-  test.setTimeout(240_000);
+  // SwiftShader compiles the sampling kernels again after the reload, for the fresh batch: minutes on a busy machine.
+  test.setTimeout(480_000);
   const w = await guard(page);
   await page.goto(`/?preset=grpo&${SMALL}&steps=1&eval_every=0`);
   await expect(page.getByTestId('url-error')).toHaveCount(0);
@@ -75,7 +76,7 @@ test('reward_fn editor: errors at the own line, a trial batch, no run for a bad 
   await expect(panel.getByTestId('compare-run')).toBeEnabled();
   await panel.getByTestId('compare-run').click();
   await expect(panel.getByTestId('compare-result')).toContainText('on a fresh batch sampled after step 1', {
-    timeout: 120_000,
+    timeout: 0,
   });
   await shot(page, info, 'ab-after-reload');
   expect(w.external).toEqual([]);
