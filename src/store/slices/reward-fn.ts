@@ -36,6 +36,11 @@ export interface RewardFnActions {
 
 export type RewardFnSlice = RewardFnState & RewardFnActions;
 
+/** A problem of the function itself (it does not compile, is not a function), not of asking about it. */
+export function isFunctionProblem(p: RewardFnProblem): boolean {
+  return p.message.startsWith('reward_fn') && !p.message.startsWith('reward_fn could not be tried');
+}
+
 /** The problem of a check or trial that could not be asked (no worker, a failed request). */
 const failed = (e: unknown): RewardFnProblem => ({ message: messageOf(e), at: null });
 
@@ -47,7 +52,9 @@ export const rewardFnSlice: LabSlice<RewardFnSlice> =
 
     checkRewardFn(source) {
       if (!source.trim()) return set({ rewardFnCheck: null });
-      if (get().rewardFnCheck?.source === source) return;
+      const last = get().rewardFnCheck;
+      // A text already checked is not sent again, unless the check itself could not be made (a failed request).
+      if (last?.source === source && (last.pending || !last.problem || isFunctionProblem(last.problem))) return;
       set({ rewardFnCheck: { source, pending: true, problem: null } });
       const done = (problem: RewardFnProblem | null) => {
         if (get().rewardFnCheck?.source === source) set({ rewardFnCheck: { source, pending: false, problem } });
