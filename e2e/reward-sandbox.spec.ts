@@ -199,10 +199,10 @@ test('a function cannot replace the runner or post a reply of its own; the host 
   // Closing the runner's parenthesis early: only the person's own script fails to parse.
   const forged = JSON.stringify({ ok: true, scores: [{ reward: 1e308 }, { reward: 1e308 }] });
   expect(await score(page, `0); return function run(b){ return ${JSON.stringify(forged)}; }; (0`)).toMatch(
-    /^reward_fn does not compile: SyntaxError: Illegal return statement/,
+    /^reward_fn does not compile( \(line 1, column \d+\))?: SyntaxError: Illegal return statement/,
   );
   expect(await score(page, `0); postMessage(${JSON.stringify(forged)}); (0`)).toMatch(
-    /^reward_fn does not compile( \(line 1\))?: ReferenceError: postMessage is not defined/,
+    /^reward_fn does not compile( \(line 1(, column \d+)?\))?: ReferenceError: postMessage is not defined/,
   );
   // From inside the function, at load and on every call: there is no way to post.
   const tries = `(() => {

@@ -54,29 +54,33 @@ export const nodeRewardSandbox: UserRewardSandbox = (source, options = {}) => {
     file: USER_REWARD_FILE,
     ready: READY,
   };
-  return hostedRewardFunction((): SandboxChannel => {
-    const worker = new Worker(THREAD, {
-      eval: true,
-      workerData,
-      env: {},
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, heapMb / 4) },
-    });
-    // The thread must not keep the process alive after the run (the CLI ends by returning from main).
-    worker.unref();
-    const channel: SandboxChannel = {
-      postMessage: (data) => worker.postMessage(data),
-      terminate: () => void worker.terminate(),
-      onmessage: null,
-      onerror: null,
-    };
-    worker.on('message', (data: string) => channel.onmessage?.(data));
-    worker.on('error', (e: Error & { code?: string }) =>
-      channel.onerror?.(
-        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `reward_fn ran out of memory (its sandbox may use ${heapMb} MB of heap), so its sandbox was stopped`
-          : e.message,
-      ),
-    );
-    return channel;
-  }, options);
+  return hostedRewardFunction(
+    (): SandboxChannel => {
+      const worker = new Worker(THREAD, {
+        eval: true,
+        workerData,
+        env: {},
+        resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, heapMb / 4) },
+      });
+      // The thread must not keep the process alive after the run (the CLI ends by returning from main).
+      worker.unref();
+      const channel: SandboxChannel = {
+        postMessage: (data) => worker.postMessage(data),
+        terminate: () => void worker.terminate(),
+        onmessage: null,
+        onerror: null,
+      };
+      worker.on('message', (data: string) => channel.onmessage?.(data));
+      worker.on('error', (e: Error & { code?: string }) =>
+        channel.onerror?.(
+          e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `reward_fn ran out of memory (its sandbox may use ${heapMb} MB of heap), so its sandbox was stopped`
+            : e.message,
+        ),
+      );
+      return channel;
+    },
+    options,
+    source,
+  );
 };

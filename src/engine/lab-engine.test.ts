@@ -19,7 +19,7 @@ import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
 import type { TrainerFactory } from './run-session';
-import type { EngineEvent } from './types';
+import { defaultRunName, type EngineEvent } from './types';
 import type { CompileRecord, GpuContext } from '../gpu';
 
 const assets = PUBLIC_ASSETS;
@@ -645,6 +645,56 @@ describe('LabEngine with a reward_fn (CPU backend, real trainer, Node sandbox)',
       /^reward_fn did not finish a batch of 8 completions within 0.3 s \(an endless loop\?\), so its sandbox was stopped\. The run is paused at step 0/,
     );
     expect(notices(events).some((n) => n.startsWith('reward_fn did not finish'))).toBe(true);
+    engine.reset();
+  });
+
+  it('creates no run for a reward_fn that does not compile, and says where it fails', async () => {
+    const rewardSandbox: LabEngineDeps['rewardSandbox'] = (source) => nodeRewardSandbox(source);
+    const { engine, store } = makeEngine(new MemoryRunStore(), { rewardSandbox });
+    const refused = engine.create({
+      config: tinyConfig({ steps: 1, eval_every: 0, reward_fn: '(p, c) => c.length +' }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
+    await expect(refused).rejects.toThrow(/^reward_fn does not compile \(line 1, column 21: the function ends early\)/);
+    await expect(refused).rejects.toMatchObject({ at: { line: 1, column: 21, atEnd: true } });
+    expect(await store.listRuns()).toEqual([]);
+    expect(engine.progress().status).toBe('idle');
+  });
+});
+
+describe('LabEngine saved runs: names and objective A/B after a reload (CPU backend, real trainer)', () => {
+  it("renames a run, and opens a finished run's saved state to compare objectives on a fresh batch", async () => {
+    const store = new MemoryRunStore();
+    const first = makeEngine(store);
+    const h = await first.engine.create({
+      config: tinyConfig({ steps: 1, eval_every: 0 }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
+    first.engine.start();
+    await first.engine.idle();
+    expect((await store.getRun(h.id))!.status).toBe('done');
+    first.engine.reset();
+
+    // A new engine on the same store: the page after a reload.
+    const { engine } = makeEngine(store);
+    await expect(engine.renameRun(h.id, 'line\nbreak')).rejects.toThrow(/one line of text/);
+    expect((await engine.renameRun(h.id, '  my baseline ')).name).toBe('my baseline');
+    expect((await store.getRun(h.id))!.name).toBe('my baseline');
+    await expect(engine.resume(h.id)).rejects.toThrow(/has done all its 1 steps/);
+    const records = await engine.openSaved(h.id);
+    expect(records.rows.length).toBeGreaterThan(0);
+    expect(engine.progress()).toMatchObject({ runId: h.id, status: 'done', step: 1 });
+    expect(() => engine.start()).toThrow(/has done all its 1 steps/);
+    const b = resolveConfig('dapo', { ...tinyConfig({ steps: 1, eval_every: 0 }) });
+    const { runId, comparison } = await engine.compareObjectives({ ...b, task: 'copy' }, 'fresh');
+    expect(runId).toBe(h.id);
+    expect(comparison.source).toBe('fresh');
+    expect(comparison.rows.length).toBe(8);
+    // Nothing of the saved run changed.
+    expect((await store.getRun(h.id))!).toMatchObject({ status: 'done', step: 1, name: 'my baseline' });
+    expect((await engine.renameRun(h.id, '')).name).toBe(defaultRunName(h.config, 'grpo'));
     engine.reset();
   });
 });

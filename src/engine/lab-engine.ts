@@ -10,7 +10,7 @@ import { GpuDeviceLostError, type GpuContext } from '../gpu';
 import { tokenizerFromFiles } from '../model/hf-folder';
 import type { Tokenizer } from '../model/tokenizer';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
-import { PRESET_INFO, validateConfig, type PresetName, type RLConfig } from '../rl/config';
+import { validateConfig, type PresetName, type RLConfig } from '../rl/config';
 import { evalsOf, type EvalRecord, type GroupRecord } from '../rl/stream';
 import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
@@ -18,6 +18,7 @@ import { chartedRows, parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore } from './run-store';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from './start-policy';
 import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
+import { checkRewardFn, tryRewardFn, type RewardFnProblem, type RewardFnTrialRow } from '../rl/reward-fn-trial';
 import {
   RunSession,
   policyFiles,
@@ -30,6 +31,8 @@ import {
 import { groupSeeds, newSeedGroupId, seedCountError, seedGroupEndText, type SeedGroupTag } from './seed-group';
 import {
   IDLE_PROGRESS,
+  defaultRunName,
+  runNameProblem,
   rowOf,
   type BackendKind,
   type EngineEvent,
@@ -122,11 +125,8 @@ export function newRunId(now: number): string {
     .padStart(4, '0')}`;
 }
 
-/** The default name of a run: preset, task and seed. */
-export function runName(config: RLConfig, preset: PresetName | null): string {
-  const algo = preset ? PRESET_INFO[preset].label : 'custom';
-  return `${algo} · ${config.task}${config.difficulty !== null ? ` ${config.difficulty}` : ''} · seed ${config.seed}`;
-}
+/** The default name of a run: preset, task and seed (engine/types.ts defaultRunName). */
+export const runName = defaultRunName;
 
 /** A file-name-safe form of a run name. */
 export function slug(name: string): string {
@@ -389,6 +389,11 @@ export class LabEngine {
     seedGroup?: SeedGroupTag;
   }): Promise<RunHeader> {
     const config = validateConfig(o.config);
+    // A reward_fn that does not compile is refused input: no run is created for it (the page shows where it fails).
+    if (config.reward_fn !== null && this.deps.rewardSandbox) {
+      const problem = await this.checkRewardFn(config.reward_fn);
+      if (problem) throw new UserRewardError(problem.message, problem.at);
+    }
     // The next seed of a queue replaces the previous one without an idle moment in between (the page would offer Start).
     if (this.active) this.release(o.seedGroup !== undefined && o.seedGroup.index > 0);
     const t = this.wall();
@@ -479,7 +484,9 @@ export class LabEngine {
     const a = this.active;
     const trainer = a?.session?.trainer;
     if (!a || !trainer)
-      throw new Error('no run is loaded: start a run, or resume a saved one, to compare objectives on it');
+      throw new Error(
+        'no run is loaded: start a run, or open a saved one (A/B in the runs list), to compare objectives on it',
+      );
     if (this.busy())
       throw new Error('the run is training: pause it (or let it finish) to compare objectives between steps');
     if (this.comparing) throw new Error('a comparison is already running');
@@ -490,6 +497,65 @@ export class LabEngine {
     } finally {
       this.comparing = false;
     }
+  }
+
+  /** Compiles `source` in the reward sandbox (calling nothing): null when it compiles to a function, else where and why not. */
+  async checkRewardFn(source: string): Promise<RewardFnProblem | null> {
+    if (!this.deps.rewardSandbox) return { message: 'reward_fn: this engine has no reward sandbox', at: null };
+    return checkRewardFn(this.deps.rewardSandbox, source);
+  }
+
+  /** Scores one batch of `config`'s task (its answers, right and altered) with its reward_fn, in the sandbox. */
+  async tryRewardFn(config: RLConfig): Promise<{ rows: RewardFnTrialRow[] } | { problem: RewardFnProblem }> {
+    if (!this.deps.rewardSandbox)
+      return { problem: { message: 'reward_fn: this engine has no reward sandbox', at: null } };
+    return tryRewardFn(this.deps.rewardSandbox, config);
+  }
+
+  /** Gives a saved run the name `name` (an empty name gives it back its default name). */
+  async renameRun(runId: string, name: string): Promise<RunHeader> {
+    const h = this.active?.header.id === runId ? this.active.header : await this.deps.store.getRun(runId);
+    if (!h) throw new Error(`no saved run ${runId}`);
+    const text = name.trim() || defaultRunName(h.config, h.preset);
+    const problem = runNameProblem(text);
+    if (problem) throw new Error(problem);
+    h.name = text;
+    const stored = this.active?.header === h ? { ...h } : h;
+    await this.deps.store.putHeader(stored);
+    this.deps.emit({ type: 'runs-changed' });
+    if (this.active?.header === h) this.emitProgress();
+    return { ...h };
+  }
+
+  /**
+   * Opens a saved run at its last saved state to compare objectives on it, without training: a run that can go on
+   * is resumed (paused, as resume() does); a finished run is opened done (nothing to train, but its parameters and
+   * task are there for a fresh batch). Its records are returned. Refused for a run with no saved state.
+   */
+  async openSaved(runId: string): Promise<RunRecords> {
+    if (this.busy()) throw new Error('a run is training: pause or reset it first');
+    const h = await this.deps.store.getRun(runId);
+    if (!h) throw new Error(`no saved run ${runId}`);
+    if (h.status === 'imported' || h.origin)
+      throw new Error(`"${h.name}" is an imported run: it has metrics but no trainer state to compare on`);
+    if (!(h.step >= h.config.steps && h.savedStep >= h.config.steps)) return this.resume(runId);
+    const saved = await this.deps.store.getState(runId);
+    if (!saved) throw new Error(`"${h.name}" has no saved trainer state to compare on`);
+    this.dropSeedQueue();
+    if (this.active) this.release();
+    const header: RunHeader = { ...h, status: 'loading' };
+    const a = newActive(header);
+    this.active = a;
+    this.emitProgress();
+    try {
+      a.session = await this.openSession(a, { ...saved, tokenizerConfigJson: saved.tokenizerConfigJson ?? null });
+    } catch (e) {
+      if (this.active === a) this.release();
+      throw e;
+    }
+    header.status = 'done';
+    this.emitProgress();
+    return this.deps.store.readRecords(runId);
   }
 
   /** Asks the current run to pause after the step in progress (its state is saved then). */

@@ -3,7 +3,7 @@
 // store and the tests can all name these types.
 
 import type { Alert } from '../rl/alerts';
-import type { PresetName, RLConfig } from '../rl/config';
+import { PRESET_INFO, type PresetName, type RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, GroupSummary, StepHistograms, StepRecord } from '../rl/stream';
 import type { RunRecords } from './run-store';
 import type { SeedGroupTag, SeedQueueProgress } from './seed-group';
@@ -53,6 +53,25 @@ export interface RunHeader {
 
 /** What a run does with its steps: 'rl' samples and trains on rewards (the trainer), 'sft' imitates demonstrations. */
 export type RunMode = 'rl' | 'sft';
+
+/** The name a run gets when nobody names it: preset, task and seed. A run whose name differs was named (by a person or a lesson). */
+export function defaultRunName(config: RLConfig, preset: PresetName | null): string {
+  const algo = preset ? PRESET_INFO[preset].label : 'custom';
+  return `${algo} · ${config.task}${config.difficulty !== null ? ` ${config.difficulty}` : ''} · seed ${config.seed}`;
+}
+
+/** The longest name a person may give a run. */
+export const MAX_RUN_NAME = 80;
+
+/** Why `name` cannot name a run (empty, too long, a control character), or null when it can. */
+export function runNameProblem(name: string): string | null {
+  if (!name.trim()) return 'a run name cannot be empty';
+  if (name.length > MAX_RUN_NAME)
+    return `a run name has at most ${MAX_RUN_NAME} characters (this one has ${name.length})`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'a run name is one line of text (no line break or control character)';
+  return null;
+}
 
 /** The trainers whose logs import as runs (src/engine/foreign-logs.ts); their metric names are in the metric catalog. */
 export type ForeignTrainer = 'trl' | 'verl' | 'openrlhf';

@@ -64,6 +64,39 @@ export interface UserRewardSandboxOptions {
  */
 export class UserRewardError extends Error {
   override name = 'UserRewardError';
+  /** Where in the person's source it failed (a compile error), when known: line and column from 1. */
+  readonly at: SourcePosition | null;
+  constructor(message: string, at: SourcePosition | null = null) {
+    super(message);
+    this.at = at;
+  }
+}
+
+/** A place in the person's reward_fn: its line and column (from 1; column null when the sandbox did not say). */
+export interface SourcePosition {
+  line: number;
+  column: number | null;
+  /** The place is past the function's last character (it ends early: a missing operand, bracket or brace). */
+  atEnd: boolean;
+}
+
+/**
+ * A place the sandbox reported, as a place in the person's own source. `line` is already counted from the source's
+ * first line (functionScript's wrapper line taken off); a line past the source's last is the wrapper's closing
+ * parenthesis, which the parser reached because the function ended early: that is the end of the person's last
+ * line. `column` counts in the script's line, which is the person's line as written. Null when the line is not in
+ * the source (before it, or not a number).
+ */
+export function sourcePosition(
+  source: string,
+  line: number | null,
+  column: number | null = null,
+): SourcePosition | null {
+  if (line === null || !Number.isInteger(line) || line < 1) return null;
+  const lines = source.replace(/[\s;]+$/, '').split('\n');
+  const col = column !== null && Number.isInteger(column) && column >= 1 ? column : null;
+  if (line > lines.length) return { line: lines.length, column: lines[lines.length - 1].length + 1, atEnd: true };
+  return { line, column: col, atEnd: false };
 }
 
 /** The most named parts one return value may carry (`{ reward, parts }`), and the longest name of one. */
@@ -165,7 +198,7 @@ const FUNCTION_GLOBAL = '__reward_fn__';
 export type RunnerReply =
   | { ok: true; scores: UserRewardScore[] }
   | { ok: false; kind: 'threw' | 'value' | 'memory'; index: number; message: string; line: number | null }
-  | { ok: false; kind: 'compile'; index: -1; message: string; line: number | null }
+  | { ok: false; kind: 'compile'; index: -1; message: string; line: number | null; column?: number | null }
   | { ok: false; kind: 'setup'; index: -1; message: string; line: null };
 
 /**
@@ -177,6 +210,16 @@ export type RunnerReply =
  */
 export function functionScript(source: string): string {
   return `"use strict"; var ${FUNCTION_GLOBAL} = (\n${source.replace(/[\s;]+$/, '')}\n);\n`;
+}
+
+/**
+ * The person's script as a syntax check only: functionScript's text, same lines and columns, behind a `throw` that
+ * runs before any of it. A script is parsed whole before its first statement runs, so text that parses stops at the
+ * throw (nothing of the person's runs) and text that does not parse fails with the parser's own line and column,
+ * which a worker's error event carries (the browser's importScripts error does not).
+ */
+export function syntaxCheckScript(source: string): string {
+  return functionScript(source).replace(/^"use strict"; /, '"use strict"; throw 0; ');
 }
 
 /** The line of functionScript's text on which the person's source starts. */
@@ -303,19 +346,27 @@ const RUNNER = `(function (G, S) {
     : isArray(v) ? 'an array'
     : typeof v === 'object' ? 'an object'
     : typeof v;
-  const userLine = (e) => {
+  const userAt = (e) => {
     const stack = String((e && e.stack) || '');
     let at = 0;
     for (;;) {
       const i = stack.indexOf(FILE + ':', at);
       if (i < 0) return null;
-      const m = /^:(\\d+)/.exec(stack.slice(i + FILE.length));
+      const m = /^:(\\d+)(?::(\\d+))?/.exec(stack.slice(i + FILE.length));
       if (m) {
         const line = Number(m[1]) - FIRST_LINE + 1;
-        if (line >= 1) return line;
+        if (line >= 1) return { line, column: m[2] === undefined ? null : Number(m[2]) };
       }
       at = i + 1;
     }
+  };
+  const userLine = (e) => {
+    const at = userAt(e);
+    return at === null ? null : at.line;
+  };
+  const compileFailure = (message, e) => {
+    const at = userAt(e);
+    return { ok: false, kind: 'compile', index: -1, message, line: at === null ? null : at.line, column: at === null ? null : at.column };
   };
   const errorText = (e) => (e && typeof e === 'object' && typeof e.message === 'string' ? (e.name ? e.name + ': ' : '') + e.message : 'threw ' + describe(e));
 
@@ -333,13 +384,13 @@ const RUNNER = `(function (G, S) {
     loaded(error) {
       if (error !== undefined) {
         const message = errorText(error).replace("Failed to execute 'importScripts' on 'WorkerGlobalScope': ", '');
-        setup = { ok: false, kind: 'compile', index: -1, message, line: userLine(error) };
+        setup = compileFailure(message, error);
         return;
       }
       try {
         fn = G[${JSON.stringify(FUNCTION_GLOBAL)}];
       } catch (e) {
-        setup = { ok: false, kind: 'compile', index: -1, message: errorText(e), line: userLine(e) };
+        setup = compileFailure(errorText(e), e);
       }
     },
     run(batchJson) {
@@ -453,7 +504,7 @@ export interface SandboxChannel {
    * The sandbox itself failed (not the person's function, whose errors the runner reports): the failure's message,
    * or a whole message for the person when it starts with "reward_fn".
    */
-  onerror: ((message: string) => void) | null;
+  onerror: ((message: string, at?: { line: number; column: number }) => void) | null;
 }
 
 /** A fresh secret for one batch: 128 random bits as hex. */
@@ -470,6 +521,7 @@ function nonce(): string {
 export function hostedRewardFunction(
   start: () => SandboxChannel,
   options: UserRewardSandboxOptions = {},
+  source: string | null = null,
 ): UserRewardFunction {
   const limitMs = options.timeLimitMs ?? USER_REWARD_TIME_LIMIT_MS;
   const startMs = options.startLimitMs ?? USER_REWARD_START_LIMIT_MS;
@@ -537,7 +589,7 @@ export function hostedRewardFunction(
         (data, finish) => {
           if (!data.startsWith(`${secret}\n`))
             return finish(notAReply('with a message that is not the reply to this batch'));
-          const r = readReply(data.slice(secret.length + 1), batch);
+          const r = readReply(data.slice(secret.length + 1), batch, source);
           finish('scores' in r ? { value: r.scores } : r);
         },
       );
@@ -597,6 +649,7 @@ function checkedScore(s: unknown, fail: (what: string) => never): UserRewardScor
 export function readReply(
   replyJson: string,
   batch: readonly UserRewardInput[],
+  source: string | null = null,
 ): { scores: UserRewardScore[] } | { error: UserRewardError; stop: boolean } {
   const which = (i: number) =>
     `completion ${i} (${shown(batch[i]?.completion ?? '')}, prompt ${shown(batch[i]?.item.prompt ?? '', 24)})`;
@@ -638,7 +691,13 @@ export function readReply(
   const text = message.length > 500 ? `${message.slice(0, 500)}...` : message;
   const at = typeof line === 'number' && Number.isInteger(line) && line >= 1 ? line : null;
   if (kind === 'setup') return { error: new UserRewardError(text), stop: false };
-  if (kind === 'compile') return { error: compileError(text, at), stop: true };
+  if (kind === 'compile') {
+    const column = typeof reply.column === 'number' ? reply.column : null;
+    // Without the source (a caller that has none), the line as reported.
+    const place =
+      source === null ? (at === null ? null : { line: at, column, atEnd: false }) : sourcePosition(source, at, column);
+    return { error: compileError(text, place), stop: true };
+  }
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= batch.length)
     return broken(`a failure for completion ${described(index)} of ${batch.length}`);
   if (kind === 'threw')
@@ -662,11 +721,13 @@ export function scoresOfReply(replyJson: string, batch: readonly UserRewardInput
   return r.scores;
 }
 
-/** The error of a reward function that does not compile, with the line in the user's source when known. */
-export function compileError(message: string, line: number | null): UserRewardError {
-  return new UserRewardError(
-    `reward_fn does not compile${line !== null && line >= 1 ? ` (line ${line})` : ''}: ${message}`,
-  );
+/** The error of a reward function that does not compile, at its place in the person's source when known. */
+export function compileError(message: string, at: SourcePosition | null): UserRewardError {
+  const where =
+    at === null
+      ? ''
+      : ` (line ${at.line}${at.column !== null ? `, column ${at.column}` : ''}${at.atEnd ? ': the function ends early' : ''})`;
+  return new UserRewardError(`reward_fn does not compile${where}: ${message}`, at);
 }
 
 /** The error of a batch that ran past the time limit; the sandbox was stopped. */

@@ -17,6 +17,7 @@ import { inspectorSlice, type InspectorSlice } from './slices/inspector';
 import { lessonsSlice, type LessonsSlice } from './slices/lessons';
 import { noticesSlice, type NoticesSlice } from './slices/notices';
 import { runsSlice, type RunsSlice } from './slices/runs';
+import { rewardFnSlice, type RewardFnSlice } from './slices/reward-fn';
 import { seedsSlice, type SeedsSlice } from './slices/seeds';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
@@ -31,7 +32,8 @@ export type LabState = ConfigSlice &
   LessonsSlice &
   CompareSlice &
   SeedsSlice &
-  FoldersSlice;
+  FoldersSlice &
+  RewardFnSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -70,6 +72,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...compareSlice(deps)(...a),
     ...seedsSlice(deps)(...a),
     ...foldersSlice(deps)(...a),
+    ...rewardFnSlice(deps)(...a),
   }));
 }
 

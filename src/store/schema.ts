@@ -27,6 +27,6 @@ export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFacto
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';
 export type { ExportKind } from '../engine/lab-engine';
-export { TRAINER_TITLES } from '../engine/types';
+export { MAX_RUN_NAME, TRAINER_TITLES } from '../engine/types';
 export type { BackendKind, RunHeader, RunProgress } from '../engine/types';
 export type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';

@@ -339,6 +339,13 @@ export function CompareObjectives() {
   const view = useLab((s) => s.comparison);
   const step = useLab((s) => s.progress.step);
   const a = useLab(currentRunConfig);
+  // A saved run on the charts that is not the engine's (after a reload, say): open its saved state to compare on it.
+  const openable = useLab((s) => {
+    const h = s.viewRunId && s.viewRunId !== s.progress.runId ? s.runs.find((r) => r.id === s.viewRunId) : undefined;
+    return h && !h.origin && h.status !== 'imported' && h.savedStep > 0 ? h : null;
+  });
+  const training = useLab((s) => s.progress.status === 'running' || s.progress.status === 'pausing');
+  const openRunToCompare = useLab((s) => s.openRunToCompare);
   return (
     <section className="panel compare" aria-labelledby="compare-title" data-testid="compare-panel">
       <h2 id="compare-title">Compare objectives on the same batch</h2>
@@ -348,6 +355,21 @@ export function CompareObjectives() {
         training uses, on identical rollouts and parameters, each with its own advantages from the same rewards; the run
         itself does not change.
       </p>
+      {openable && (
+        <p className="compare-controls">
+          <button
+            type="button"
+            className="secondary"
+            data-testid="compare-open-saved"
+            disabled={training}
+            onClick={() => openRunToCompare(openable.id)}
+            title={training ? 'pause the training run first' : undefined}
+          >
+            Open "{openable.name}" at its saved step {openable.savedStep} to compare on it
+          </button>{' '}
+          <span className="hint">(nothing is trained; A becomes its objective)</span>
+        </p>
+      )}
       <div className="compare-controls">
         <span>batch:</span>
         <label>

@@ -23,6 +23,7 @@ import {
 } from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
 import { FieldInput, fieldHelpId } from './FieldInput';
+import { RewardFnEditor } from './RewardFnEditor';
 import { ShareLink } from './ShareLink';
 
 const OPEN_SECTIONS = new Set(['task', 'sampling', 'schedule']);
@@ -278,6 +279,7 @@ export function ConfigPanel() {
     task: <TaskSelect />,
     checkpoint: <CheckpointSelect />,
     prompts: <PromptsPicker />,
+    reward_fn: <RewardFnEditor id="field-input-reward_fn" />,
   };
   const extra: Partial<Record<RLField, React.ReactNode>> = {
     checkpoint: <FolderPicker field="checkpoint" />,

@@ -379,6 +379,7 @@ export function Inspector() {
           <button
             type="button"
             data-testid="view-tokens"
+            className={inspectView === 'tokens' ? '' : 'secondary'}
             aria-pressed={inspectView === 'tokens'}
             onClick={() => setInspectView('tokens')}
           >
@@ -387,6 +388,7 @@ export function Inspector() {
           <button
             type="button"
             data-testid="view-all-groups"
+            className={inspectView === 'all' ? '' : 'secondary'}
             aria-pressed={inspectView === 'all'}
             onClick={() => setInspectView('all')}
           >

@@ -4,13 +4,15 @@
 // offers only the actions it can do (selectors' runExports, canResumeRun). Import errors and storage use are shown
 // here. The current run's row shows its live step (from the engine's progress), not the step its saved header had.
 // A seed group's runs sit under one row of their own (expand it for each seed's row), with the choice of drawing the
-// group as its statistic across seeds with a band, or every seed as a line.
+// group as its statistic across seeds with a band, or every seed as a line. Each run is labelled by what sets it
+// apart (run-names.ts) and can be renamed; any run with a saved state, a finished one too, can be opened to compare
+// objectives on it.
 import { useMemo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
 import { fmt, formatBytes } from '../store/format';
-import { TRAINER_TITLES, type ExportKind, type RunHeader } from '../store/schema';
+import { MAX_RUN_NAME, TRAINER_TITLES, type ExportKind, type RunHeader } from '../store/schema';
 import { runLabels } from '../store/run-names';
 import { seedStatistic } from '../store/seed-bands';
 import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
@@ -33,6 +35,42 @@ function whereFrom(h: RunHeader): string {
 /** One formatter for every row: creating one per call (toLocaleString) costs milliseconds each. */
 const DATE = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
 
+/** The run's name, edited in place: Enter or Save keeps it, Escape or Cancel leaves it; empty gives the default back. */
+function RenameForm({ h, done }: { h: RunHeader; done(): void }) {
+  const renameRun = useLab((s) => s.renameRun);
+  const [name, setName] = useState(h.name);
+  return (
+    <form
+      className="rename"
+      data-testid="run-rename-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name !== h.name) renameRun(h.id, name);
+        done();
+      }}
+    >
+      <input
+        data-testid="run-rename-input"
+        aria-label="run name (empty: the default name)"
+        value={name}
+        maxLength={MAX_RUN_NAME}
+        // biome-ignore lint/a11y/noAutofocus: the person asked to rename this run just now
+        autoFocus
+        onChange={(e) => setName(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') done();
+        }}
+      />{' '}
+      <button type="submit" data-testid="run-rename-save">
+        Save
+      </button>{' '}
+      <button type="button" className="secondary" onClick={done}>
+        Cancel
+      </button>
+    </form>
+  );
+}
+
 function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; inGroup?: boolean }) {
   const viewRunId = useLab((s) => s.viewRunId);
   const overlay = useLab((s) => s.overlay);
@@ -47,7 +85,11 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
   const exportRun = useLab((s) => s.exportRun);
   // A seed of a group drawn as a band is on the charts through its group, not as an overlay of its own.
   const inBand = useLab((s) => h.seedGroup !== undefined && (s.seedGroupView[h.seedGroup.id] ?? 'band') === 'band');
+  const openRunToCompare = useLab((s) => s.openRunToCompare);
   const [confirming, setConfirming] = useState(false);
+  const [renaming, setRenaming] = useState(false);
+  // Any run with a saved trainer state can be opened (not trained) to compare objectives on it; not the current run.
+  const comparable = !live && !h.origin && h.status !== 'imported' && h.savedStep > 0;
   const viewing = viewRunId === h.id;
   const overlaid = overlay.includes(h.id);
   const reward = h.lastMetrics.reward;
@@ -79,15 +121,31 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
         />
       </td>
       <td>
-        <button
-          type="button"
-          className="link"
-          data-testid="run-open"
-          onClick={() => openRun(h.id)}
-          title={`${h.name}: show on the charts and in the inspector`}
-        >
-          {label}
-        </button>
+        {renaming ? (
+          <RenameForm h={h} done={() => setRenaming(false)} />
+        ) : (
+          <>
+            <button
+              type="button"
+              className="link"
+              data-testid="run-open"
+              onClick={() => openRun(h.id)}
+              title={`${h.name}: show on the charts and in the inspector`}
+            >
+              {label}
+            </button>{' '}
+            <button
+              type="button"
+              className="link rename-link"
+              data-testid="run-rename"
+              onClick={() => setRenaming(true)}
+              aria-label={`rename ${label}`}
+              title="rename this run"
+            >
+              rename
+            </button>
+          </>
+        )}
         <div className="hint small">
           {DATE.format(h.createdAt)} · {whereFrom(h)}
         </div>
@@ -108,6 +166,17 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
             title={`continue from the saved state at step ${h.savedStep}`}
           >
             Resume
+          </button>
+        )}
+        {comparable && (
+          <button
+            type="button"
+            className="secondary"
+            data-testid="run-compare-row"
+            onClick={() => openRunToCompare(h.id)}
+            title={`open the saved state at step ${h.savedStep} (without training) to compare objectives on it`}
+          >
+            A/B
           </button>
         )}
         {exports.map((kind) => (
@@ -412,7 +481,7 @@ export function RunsPanel() {
         <table className="results runs-table">
           <thead>
             <tr>
-              <th title="overlay on the charts">⧉</th>
+              <th title="overlay on the charts">overlay</th>
               <th>run</th>
               <th>status</th>
               <th className="num">step</th>

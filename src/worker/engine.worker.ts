@@ -372,6 +372,32 @@ async function handle(req: Envelope): Promise<void> {
       const texts = comparison.rows.map((r) => tokenStrings(r.tokens, tok));
       return answer(req, { type: 'objective-comparison', runId, comparison, texts });
     }
+    case 'open-run': {
+      await openStore();
+      const r = await engine.openSaved(req.runId);
+      const batch = packRows(r.rows);
+      enqueue(() =>
+        post(
+          { type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps },
+          batchTransfer(batch),
+        ),
+      );
+      return answer(req, DONE);
+    }
+    case 'rename-run':
+      await openStore();
+      await engine.renameRun(req.runId, req.name);
+      return answer(req, DONE);
+    case 'check-reward-fn':
+      return answer(req, { type: 'reward-fn-checked', problem: await engine.checkRewardFn(req.source) });
+    case 'try-reward-fn': {
+      const r = await engine.tryRewardFn(req.config);
+      return answer(req, {
+        type: 'reward-fn-tried',
+        rows: 'rows' in r ? r.rows : null,
+        problem: 'problem' in r ? r.problem : null,
+      });
+    }
     case 'import-folder': {
       const name = localFolderName(req.name);
       const files = req.files.filter((f) => isModelFile(f.path));

@@ -13,6 +13,7 @@ import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
 import type { Alert } from '../rl/alerts';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
+import type { RewardFnProblem, RewardFnTrialRow } from '../rl/reward-fn-trial';
 import type { PresetName, RLConfig } from '../rl/config';
 import type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
 
@@ -67,6 +68,14 @@ export type Request =
   | { type: 'import'; fileName: string; text: string }
   /** A/B of the current run's objective and `config` (B) on its latest step or a fresh batch, between steps. */
   | { type: 'compare-objectives'; source: CompareSource; config: RLConfig }
+  /** Open a saved run at its saved state without training (a finished one too), to compare objectives on it. */
+  | { type: 'open-run'; runId: string }
+  /** Give a saved run a name (empty: its default name back). */
+  | { type: 'rename-run'; runId: string; name: string }
+  /** Compile a reward_fn in its sandbox, calling nothing. */
+  | { type: 'check-reward-fn'; source: string }
+  /** Score one batch of the config's task with its reward_fn, in its sandbox. */
+  | { type: 'try-reward-fn'; config: RLConfig }
   /** A model folder picked from disk (paths inside it), kept in IndexedDB as local/<name>/. */
   | { type: 'import-folder'; name: string; files: { path: string; bytes: Uint8Array }[] }
   /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
@@ -108,6 +117,12 @@ export interface Replies {
     comparison: ObjectiveComparison;
     texts: string[][];
   };
+  /** After the run's records (run-data) went out. */
+  'open-run': Done;
+  'rename-run': Done;
+  /** null: it compiles to a function. */
+  'check-reward-fn': { type: 'reward-fn-checked'; problem: RewardFnProblem | null };
+  'try-reward-fn': { type: 'reward-fn-tried'; rows: RewardFnTrialRow[] | null; problem: RewardFnProblem | null };
   /** Where the folder is kept (local/<name>/) and the files kept. */
   'import-folder': { type: 'folder-imported'; path: string; files: string[] };
   'sandbox-host': Done;

@@ -24,7 +24,7 @@ export type SandboxHostRequest =
 /** Page -> engine worker. */
 export type SandboxHostReply =
   | { id: number; kind: 'message'; data: string }
-  | { id: number; kind: 'error'; message: string };
+  | { id: number; kind: 'error'; message: string; line?: number; column?: number };
 
 /** Serves sandbox workers on `port` until the page goes away. */
 export function hostSandboxes(port: MessagePort): void {
@@ -49,10 +49,12 @@ export function hostSandboxes(port: MessagePort): void {
         port.postMessage({ id: req.id, kind: 'message', data: String(e.data) } satisfies SandboxHostReply);
       worker.onerror = (e: ErrorEvent) => {
         e.preventDefault();
+        // Where the worker's own script failed to parse, when it did (the syntax check's answer).
         port.postMessage({
           id: req.id,
           kind: 'error',
           message: e.message,
+          ...(e.lineno > 0 && { line: e.lineno, column: e.colno }),
         } satisfies SandboxHostReply);
       };
       workers.set(req.id, { worker, urls: [fnUrl, runnerUrl] });
@@ -76,7 +78,7 @@ export function sandboxClient(port: MessagePort): StartSandbox {
     const w = live.get(r.id);
     if (!w) return;
     if (r.kind === 'message') w.onmessage?.(r.data);
-    else w.onerror?.(r.message);
+    else w.onerror?.(r.message, r.line !== undefined ? { line: r.line, column: r.column ?? 0 } : undefined);
   };
   return (scripts) => {
     const id = next++;

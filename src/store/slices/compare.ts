@@ -50,6 +50,8 @@ export interface CompareState {
   comparePending: { id: number; labelA: string; labelB: string } | null;
   comparison: ComparisonView | null;
   compareError: string | null;
+  /** A saved run opened at its saved state (to compare on it), and its step then: until it trains, it keeps no batch. */
+  compareOpened: { runId: string; step: number } | null;
 }
 
 export interface CompareActions {
@@ -62,6 +64,8 @@ export interface CompareActions {
   /** The answer to comparison `id` (ignored unless it is the one in flight). */
   receiveComparison(id: number, r: Pick<ReplyOf<'compare-objectives'>, 'runId' | 'comparison' | 'texts'>): void;
   comparisonFailed(id: number, message: string): void;
+  /** Opens a saved run at its saved state (a finished one too), without training, to compare objectives on it. */
+  openRunToCompare(runId: string): void;
 }
 
 export type CompareSlice = CompareState & CompareActions;
@@ -91,11 +95,19 @@ export function compareBlocker(
     runs: readonly { id: string; config: RLConfig; preset: PresetName | null }[];
   },
 ): string | null {
-  if (!s.progress.runId || !currentRunConfig(s)) return 'start a run (or resume a saved one): A is its objective';
+  if (!s.progress.runId || !currentRunConfig(s))
+    return 'start a run, or open a saved one with a saved state: A is its objective';
+  if (s.progress.status === 'loading') return 'the run is loading';
   if (s.progress.status !== 'paused' && s.progress.status !== 'done')
     return `the run is ${s.progress.status}: pause it (or let it finish) to compare between steps`;
   if (s.compareSource === 'latest' && s.progress.step === 0)
     return 'the run has no step yet: run one, or compare on a fresh batch';
+  if (
+    s.compareSource === 'latest' &&
+    s.compareOpened?.runId === s.progress.runId &&
+    s.compareOpened.step === s.progress.step
+  )
+    return 'a run opened from its saved state keeps no batch: compare on a fresh batch';
   if (!s.compareDraft || !s.compareCheck) return 'pick objective B';
   if (!s.compareCheck.config) return "B's knobs have an error (named below)";
   if (s.comparePending) return 'comparing…';
@@ -116,6 +128,7 @@ export const compareSlice: LabSlice<CompareSlice> =
       comparePending: null,
       comparison: null,
       compareError: null,
+      compareOpened: null,
 
       setCompareSource(compareSource) {
         set({ compareSource });
@@ -170,6 +183,22 @@ export const compareSlice: LabSlice<CompareSlice> =
             explanation: explainComparison(r.comparison),
           },
         });
+      },
+
+      openRunToCompare(runId) {
+        const h = get().runs.find((r) => r.id === runId);
+        if (!h) return;
+        get().showRun(runId);
+        set({ compareOpened: { runId, step: h.savedStep }, compareSource: 'fresh', compareError: null });
+        link.request({ type: 'open-run', runId }).then(
+          () => {
+            // B starts as the run's own config, so Compare can run at once.
+            if (get().compareDraft === null) get().pickCompareObjective(null);
+          },
+          (e: unknown) => {
+            set({ compareOpened: null, compareError: e instanceof Error ? e.message : String(e) });
+          },
+        );
       },
 
       comparisonFailed(id, message) {

@@ -11,6 +11,7 @@ import { assertNever, TEST_HOOKS_GLOBAL, type EngineTestHooks, type WorkerEvent 
 import { markStartup } from '../../worker/startup-marks';
 import { canContinue, canPause, canReset, startBlocker } from '../selectors';
 import type { LabSlice } from '../slice';
+import { isFunctionProblem } from './reward-fn';
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -80,7 +81,15 @@ export const engineSlice: LabSlice<EngineSlice> =
       }
       if (blocker) return false;
       if (!fresh && canContinue(s)) link.send({ type: then });
-      else {
+      else if (
+        s.rewardFnCheck?.problem &&
+        isFunctionProblem(s.rewardFnCheck.problem) &&
+        s.rewardFnCheck.source === s.check.config!.reward_fn
+      ) {
+        // A reward_fn known not to compile makes no run (the engine refuses it too): its one notice says where.
+        s.addNotice('error', s.rewardFnCheck.problem.message);
+        return false;
+      } else {
         markStartup('configure');
         link
           .request({

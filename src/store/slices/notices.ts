@@ -1,5 +1,7 @@
 // The notices slice: messages that must not break the page (storage full, a step not saved, a GPU error, a
-// failed request), the last few kept, each dismissable. Ids count per store.
+// failed request), the last few kept, each dismissable. One notice per problem: a notice with the key of one shown
+// replaces it (the same text, or any reward_fn failure: a second attempt's message replaces the first's). Ids count
+// per store.
 
 import type { LabSlice } from '../slice';
 
@@ -7,6 +9,13 @@ export interface Notice {
   id: number;
   level: 'warning' | 'error';
   message: string;
+  /** What problem it is about: a later notice with the same key replaces it. */
+  key: string;
+}
+
+/** The key of a notice: its own, else the reward function's for any reward_fn message, else its text. */
+export function noticeKey(message: string, key?: string): string {
+  return key ?? (message.startsWith('reward_fn') ? 'reward_fn' : message);
 }
 
 /** Notices kept on the page; older ones drop off. */
@@ -17,7 +26,8 @@ export interface NoticesState {
 }
 
 export interface NoticesActions {
-  addNotice(level: Notice['level'], message: string): void;
+  /** Shows a notice, replacing one with the same key (noticeKey). */
+  addNotice(level: Notice['level'], message: string, key?: string): void;
   dismissNotice(id: number): void;
 }
 
@@ -28,8 +38,10 @@ export const noticesSlice: LabSlice<NoticesSlice> = () => (set, get) => {
   return {
     notices: [],
 
-    addNotice(level, message) {
-      set({ notices: [...get().notices, { id: ++lastId, level, message }].slice(-MAX_NOTICES) });
+    addNotice(level, message, key) {
+      const k = noticeKey(message, key);
+      const others = get().notices.filter((n) => n.key !== k);
+      set({ notices: [...others, { id: ++lastId, level, message, key: k }].slice(-MAX_NOTICES) });
     },
 
     dismissNotice(id) {

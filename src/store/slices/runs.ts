@@ -28,6 +28,8 @@ export interface RunsActions {
   importFile(fileName: string, text: string): void;
   importDone(header: RunHeader): void;
   importFailed(message: string): void;
+  /** Gives a saved run a name (empty: its default name back); a refused name becomes a notice. */
+  renameRun(runId: string, name: string): void;
 }
 
 export type RunsSlice = RunsState & RunsActions;
@@ -91,6 +93,14 @@ export const runsSlice: LabSlice<RunsSlice> =
 
       importFailed(message) {
         set({ importError: message });
+      },
+
+      renameRun(runId, name) {
+        link
+          .request({ type: 'rename-run', runId, name })
+          .catch((e: unknown) =>
+            get().addNotice('error', `Could not rename the run: ${messageOf(e)}`, `rename ${runId}`),
+          );
       },
     };
   };
