@@ -1,7 +1,9 @@
 // The charts' axes: round 1-2-5 ticks for awkward ranges, log axes on decades that never crowd, a value axis held
-// inside the catalog's range when only a band leaves it, flat series drawn flat, and room for the last x label.
+// inside the catalog's range when only a band leaves it, flat series drawn flat, room for the last x label, and a
+// heatmap's step columns labelled at round steps.
 import { describe, expect, it } from 'vitest';
 import {
+  columnTicks,
   linearAxis,
   logAxis,
   multiplesIn,
@@ -206,5 +208,31 @@ describe('a log axis', () => {
     const a = valueAxis({ lines: { lo: 0.02, hi: 0.3 }, bands: { lo: 0.01, hi: 2 }, range: [0, 1], log: true, maxTicks: 6 });
     expect(a.domain[1]).toBeLessThanOrEqual(1);
     expect(a.domain[0]).toBeGreaterThan(0);
+  });
+});
+
+describe("a heatmap's step columns", () => {
+  it('label the columns holding round steps, with those steps', () => {
+    const every = Array.from({ length: 150 }, (_, i) => i + 1);
+    expect(columnTicks(every, 5)).toEqual([
+      { index: 49, label: 50 },
+      { index: 99, label: 100 },
+      { index: 149, label: 150 },
+    ]);
+    // Weight stats every 10 steps: columns 10, 20, ... 140.
+    const tens = Array.from({ length: 14 }, (_, i) => 10 * (i + 1));
+    expect(columnTicks(tens, 5)).toEqual([
+      { index: 4, label: 50 },
+      { index: 9, label: 100 },
+    ]);
+    // Buckets (each column the last step of several): the tick goes to the bucket holding its step.
+    expect(columnTicks([4, 8, 12, 16, 20], 5)).toEqual([
+      { index: 1, label: 5 },
+      { index: 2, label: 10 },
+      { index: 3, label: 15 },
+      { index: 4, label: 20 },
+    ]);
+    expect(columnTicks([7], 5)).toEqual([{ index: 0, label: 7 }]);
+    expect(columnTicks([], 5)).toEqual([]);
   });
 });

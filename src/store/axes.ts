@@ -198,3 +198,20 @@ export function valueAxisWidth(ticks: readonly number[]): number {
   const TICK_MARK_PX = 10;
   return TITLE_PX + TICK_MARK_PX + widest * DIGIT_PX;
 }
+
+/**
+ * The labelled columns of a heatmap whose columns are increasing steps (each the last step of its column): for
+ * each round step (stepAxis's) the column holding it, labelled with that step, so a heatmap of 150 steps reads
+ * 20, 40, ... 140 rather than 1, 38, 75, 113, 150.
+ */
+export function columnTicks(columns: readonly number[], maxTicks: number): { index: number; label: number }[] {
+  if (columns.length === 0) return [];
+  if (columns.length === 1) return [{ index: 0, label: columns[0] }];
+  const out: { index: number; label: number }[] = [];
+  let c = 0;
+  for (const step of stepAxis(columns[0], columns[columns.length - 1], maxTicks).ticks) {
+    while (c < columns.length - 1 && columns[c] < step) c++;
+    if (out[out.length - 1]?.index !== c) out.push({ index: c, label: step });
+  }
+  return out;
+}
