@@ -117,7 +117,13 @@ describe('a linear value axis', () => {
 
 describe("the value axis and the catalog's range", () => {
   it('keeps a reward in [0, 1] on a [0, 1]-bounded axis when only its ± std band leaves it', () => {
-    const a = valueAxis({ lines: { lo: 0.2, hi: 0.8 }, bands: { lo: -0.55, hi: 1.3 }, range: [0, 1], log: false, maxTicks: 6 });
+    const a = valueAxis({
+      lines: { lo: 0.2, hi: 0.8 },
+      bands: { lo: -0.55, hi: 1.3 },
+      range: [0, 1],
+      log: false,
+      maxTicks: 6,
+    });
     expect(a.domain).toEqual([0, 1]);
     expect(a.ticks[0]).toBe(0);
     expect(a.ticks.at(-1)).toBe(1);
@@ -133,7 +139,13 @@ describe("the value axis and the catalog's range", () => {
   });
 
   it('follows a value that really leaves the range (overlong shaping gives a negative reward)', () => {
-    const a = valueAxis({ lines: { lo: -0.4, hi: 0.9 }, bands: { lo: -0.9, hi: 1.4 }, range: [0, 1], log: false, maxTicks: 6 });
+    const a = valueAxis({
+      lines: { lo: -0.4, hi: 0.9 },
+      bands: { lo: -0.9, hi: 1.4 },
+      range: [0, 1],
+      log: false,
+      maxTicks: 6,
+    });
     expect(a.domain[0]).toBeLessThanOrEqual(-0.9);
     // The top is still held at 1: the lines stay below it.
     expect(a.domain[1]).toBe(1);
@@ -205,7 +217,13 @@ describe('a log axis', () => {
   });
 
   it('holds a fraction under 1 on a log axis too', () => {
-    const a = valueAxis({ lines: { lo: 0.02, hi: 0.3 }, bands: { lo: 0.01, hi: 2 }, range: [0, 1], log: true, maxTicks: 6 });
+    const a = valueAxis({
+      lines: { lo: 0.02, hi: 0.3 },
+      bands: { lo: 0.01, hi: 2 },
+      range: [0, 1],
+      log: true,
+      maxTicks: 6,
+    });
     expect(a.domain[1]).toBeLessThanOrEqual(1);
     expect(a.domain[0]).toBeGreaterThan(0);
   });

@@ -83,7 +83,10 @@ export function linearAxis(lo: number, hi: number, maxTicks: number): Axis {
     return linearAxis(mid - pad, mid + pad, maxTicks);
   }
   const step = niceStep(lo, hi, maxTicks, 'enclose');
-  const domain: [number, number] = [clean(Math.floor(lo / step + EDGE) * step), clean(Math.ceil(hi / step - EDGE) * step)];
+  const domain: [number, number] = [
+    clean(Math.floor(lo / step + EDGE) * step),
+    clean(Math.ceil(hi / step - EDGE) * step),
+  ];
   return { domain, ticks: multiplesIn(domain[0], domain[1], step) };
 }
 
