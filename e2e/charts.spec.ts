@@ -3,8 +3,9 @@
 // log axes) are imported as run files and overlaid, without training (the axes are the page's, not the trainer's).
 // Checked on the page's SVG: no tick label overlaps another or its axis title, the last x tick label lies inside the
 // chart, the reward axis stays within [0, 1], x ticks are round steps, the overlaid group-signal chart draws no
-// stacked areas, and the charts the runs' config turns off are folded into one line whose clip-ratio entry opens
-// its lesson. Screenshots of the charts at 1440 x 900 go to the test's output (and to SHOTS_DIR when set).
+// stacked areas, the charts the runs' config turns off are folded into one line whose clip-ratio entry opens its
+// lesson, and the loss and zero-signal charts link the lesson on dead groups. Screenshots of the charts at
+// 1440 x 900 go to the test's output (and to SHOTS_DIR when set).
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import { resolveConfig } from '../src/rl/config';
@@ -216,6 +217,13 @@ test('chart axes: round ticks, no overlap, catalog ranges; overlays without stac
   await expect(folded).toContainText('Clip ratio');
   await expect(folded.getByTestId('chart-clip')).toHaveAttribute('data-off', 'true');
   await expect(page.locator('figure[data-testid=chart-clip]')).toHaveCount(0);
+  // Opened, it says which knob turned each chart off.
+  await expect(folded.getByTestId('chart-off-curriculum').getByTestId('chart-off')).toHaveText(
+    'off in every run: curriculum = fixed (every step samples the configured difficulty)',
+  );
+  // GRPO's loss near 0 and the zero-signal groups link the lesson on dead groups.
+  for (const id of ['loss', 'fractions'])
+    await expect(page.getByTestId(`chart-lesson-${id}`)).toHaveAttribute('data-lesson', 'dead-groups');
   await folded.getByTestId('chart-off-lesson-clip').click();
   await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', 'clip-zero');
   expect(w.external).toEqual([]);
