@@ -65,8 +65,9 @@ test('train, watch, inspect, reload, overlay, export, import and share in the la
     'throughput',
   ]);
   expect(Number(await page.getByTestId('chart-reward').getAttribute('data-points'))).toBeGreaterThanOrEqual(4);
-  // A chart whose feature is off names the knob instead of drawing a flat line; the loss chart says why it sits near 0.
-  await expect(page.getByTestId('chart-curriculum').getByTestId('chart-off')).toHaveText(
+  // A chart whose feature is off is folded into one line naming the knob instead of drawing a flat line; the loss
+  // chart says why it sits near 0.
+  await expect(page.getByTestId('chart-off-curriculum').getByTestId('chart-off')).toHaveText(
     'off in this run: curriculum = fixed (every step samples the configured difficulty)',
   );
   await expect(page.getByTestId('chart-loss')).toContainText('advantages are zero-mean within each group');

@@ -26,6 +26,7 @@ export const CHARTS = [
     log: 'never',
     stack: ['groups/all_fail_frac', 'groups/mixed_frac', 'groups/all_pass_frac'],
     note: 'only mixed groups (some completions pass, some fail) carry a group-relative learning signal',
+    noteLesson: 'dead-groups',
   },
   { id: 'entropy', title: 'Entropy', y: 'nats', log: 'off' },
   {
@@ -39,6 +40,7 @@ export const CHARTS = [
         when: ONE_UPDATE,
         kind: 'zero',
         why: 'one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip',
+        lesson: 'clip-zero',
       },
       { when: [{ knob: 'loss_type', is: ['pg', 'sapo'] }], kind: 'off', why: 'this loss has no clip' },
     ],
@@ -60,6 +62,7 @@ export const CHARTS = [
         metrics: ['approx_kl'],
         kind: 'zero',
         why: 'one update per batch, so pi_theta is pi_old when it is measured',
+        lesson: 'clip-zero',
       },
     ],
   },
@@ -77,6 +80,7 @@ export const CHARTS = [
     y: 'fraction',
     log: 'never',
     note: 'frac_reward_zero_std: groups with all-equal rewards; their advantages are 0, so they teach nothing',
+    noteLesson: 'dead-groups',
     quiet: [
       {
         when: [{ knob: 'dynamic_sampling', is: [false] }],
@@ -92,6 +96,7 @@ export const CHARTS = [
     y: 'loss',
     log: 'never',
     note: 'near 0 by design: advantages are zero-mean within each group, so the loss averages to about 0 while its gradient is not 0',
+    noteLesson: 'dead-groups',
     quiet: [{ when: NO_CRITIC, metrics: ['value_loss'], kind: 'off', why: 'only GAE trains a critic' }],
   },
   {
@@ -202,6 +207,8 @@ export interface ChartQuiet {
   kind: 'off' | 'zero';
   /** Why, in a few words, for the reader. */
   why: string;
+  /** The id of the lesson that shows why (src/lessons/catalog/), linked from the chart's note. */
+  lesson?: string;
 }
 
 /** One chart: its title, what its y axis counts, its log-scale default, and an optional mean ± std band. */
@@ -217,6 +224,8 @@ export interface ChartFamily {
   band?: { mean: string; std: string };
   /** A line under the title answering the question its values raise most often. */
   note?: string;
+  /** The id of the lesson that answers the note's question at length, linked from it. */
+  noteLesson?: string;
   /** Metrics drawn as areas stacked in this order (fractions of one whole); the chart's other metrics are lines. */
   stack?: readonly string[];
   /** When some or all of its metrics carry no signal in a run, and why. */
@@ -238,6 +247,11 @@ export interface MetricSpec {
   moves: string;
   /** Unit of the value ('fraction', 'nats', 'tokens', 's', ...; '' for plain numbers). */
   unit: string;
+  /**
+   * The values it can take, where its unit does not say (UNIT_RANGES): its chart's axis stays inside them unless the
+   * values leave them (a band around it may). Either end may be infinite.
+   */
+  range?: readonly [number, number];
   /** The chart it is drawn on. */
   chart: ChartId;
   /** 'rollout': one value per rollout step (repeated on each of its optimizer steps); 'update': one per optimizer step. */
@@ -300,6 +314,7 @@ export const METRICS = [
     moves:
       'Rising: the policy learns. Flat: no signal (see frac_reward_zero_std) or too small a learning rate. Falling after a rise: collapse or a reward part being gamed; look at entropy and rewards/<fn>/mean.',
     unit: 'reward',
+    range: [0, 1],
     chart: 'reward',
     per: 'rollout',
     alert: {
@@ -323,6 +338,7 @@ export const METRICS = [
     moves:
       'Falling toward 0: groups become uniform and group-relative advantages vanish. With high reward the task is solved at this difficulty (raise it); with low reward the policy never succeeds (lower difficulty or raise temperature).',
     unit: 'reward',
+    range: [0, Infinity],
     chart: 'reward',
     per: 'rollout',
     trl: 'reward_std',
@@ -903,6 +919,7 @@ export const METRICS = [
       'accuracy rises; format is near 1 from the warm start on; overlong stays near 0 (no completion reaches the buffer).',
     moves: 'Compare the parts: one rising while accuracy stays flat is what the policy optimizes instead of the task.',
     unit: 'reward',
+    range: [0, 1],
     chart: 'rewards',
     per: 'rollout',
     when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format, and user with a reward_fn), and rewards/overlong/* with overlong_buffer_enable",
@@ -915,6 +932,7 @@ export const METRICS = [
     healthy: 'Above 0 for accuracy (some right, some wrong); 0 for a part every completion already satisfies.',
     moves: 'Falling to 0: that reward function no longer separates the completions, so it no longer teaches.',
     unit: 'reward',
+    range: [0, Infinity],
     chart: 'rewards',
     per: 'rollout',
     when: "one per reward function <fn> of the run's reward weights (the task's accuracy and format, and user with a reward_fn), and rewards/overlong/* with overlong_buffer_enable",
@@ -1188,6 +1206,25 @@ export function metricSpec(name: string): MetricSpec | undefined {
  */
 export function currentMetricName(name: string): { name: string; scale: number } {
   return FORMERLY.get(name) ?? { name, scale: 1 };
+}
+
+/** The values a metric of each unit can take, when its entry names no `range`. */
+const UNIT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
+  fraction: [0, 1],
+  tokens: [0, Infinity],
+  'tokens/s': [0, Infinity],
+  s: [0, Infinity],
+  nats: [0, Infinity],
+};
+
+/**
+ * The values a metric can take, for its chart's axis: its entry's `range`, else its unit's (a fraction [0, 1],
+ * tokens, seconds and nats from 0); undefined when neither says (a loss, a name the catalog lacks).
+ */
+export function metricRange(name: string): readonly [number, number] | undefined {
+  const spec = metricSpec(name);
+  if (!spec) return undefined;
+  return spec.range ?? UNIT_RANGES[spec.unit];
 }
 
 /** The chart a metric is drawn on; undefined for names the catalog lacks. */

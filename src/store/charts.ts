@@ -2,18 +2,21 @@
 // catalog knows on its chart, in the catalog's chart order, and one chart per family for names it lacks, so every
 // metric the trainer reports is drawn exactly once, including ones added later. Also the hover texts (the
 // catalog's doc, formula and healthy range), the rows a chart draws, and which of its metrics a run's config turns
-// off (the catalog's quiet conditions). A seed group draws as one line per metric, the per-step median or IQM
-// across its seeds, with a bootstrap band (seed-bands.ts). Pure; no React.
+// off (the catalog's quiet conditions) and the lessons that explain a chart's note. A seed group draws as one line
+// per metric, the per-step median or IQM across its seeds, with a bootstrap band (seed-bands.ts). Each chart's axes
+// (round ticks, the catalog's value range) come from axes.ts. Pure; no React.
 
 import {
   CHARTS,
   METRICS,
+  metricRange,
   metricSpec,
   type ChartFamily,
   type ChartQuiet,
   type KnobCondition,
   type MetricSpec,
 } from '../schema/metrics';
+import { stepAxis, valueAxis, type Axis, type Extent, type ValueRange } from './axes';
 import { showValue } from './config-diff';
 import type { MetricTable } from './metric-table';
 import { seedBands, type SeedStatistic } from './seed-bands';
@@ -35,6 +38,8 @@ export interface ChartSpec {
   log: 'on' | 'off' | 'never';
   /** A line under the title (the catalog's CHARTS[].note). */
   note?: string;
+  /** The lesson that answers the note's question (the catalog's CHARTS[].noteLesson). */
+  noteLesson?: string;
   /** Metrics drawn as areas stacked in this order (the catalog's CHARTS[].stack, those the runs report). */
   stack?: string[];
 }
@@ -72,6 +77,7 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
     const metrics = entries.sort(byCatalogOrder).map((e) => e.name);
     const band = 'band' in c && metrics.includes(c.band.mean) && metrics.includes(c.band.std) ? c.band : undefined;
     const note = 'note' in c ? c.note : undefined;
+    const noteLesson = 'noteLesson' in c ? c.noteLesson : undefined;
     const stack = 'stack' in c ? c.stack.filter((m) => metrics.includes(m)) : [];
     out.push({
       id: c.id,
@@ -81,6 +87,7 @@ export function chartsFor(names: readonly string[]): ChartSpec[] {
       metrics: band ? metrics.filter((m) => m !== band.std) : metrics,
       ...(band && { band }),
       ...(note && { note }),
+      ...(noteLesson && { noteLesson }),
       ...(stack.length > 0 && { stack }),
     });
   }
@@ -153,6 +160,8 @@ export interface ChartQuietness {
   whole: boolean;
   /** One line per quiet part and run: "kl, kl/exact off in this run: beta = 0 (no reference model ...)". */
   notes: string[];
+  /** The lessons that show why the quiet parts are quiet (the catalog's ChartQuiet.lesson), each once. */
+  lessons: string[];
 }
 
 /**
@@ -168,6 +177,7 @@ export function chartQuietness(
   const drawn = spec.band ? [...spec.metrics, spec.band.std] : spec.metrics;
   // One line per quiet part, naming the runs it holds in ("this run", "every run", or their labels).
   const parts = new Map<string, string[]>();
+  const lessons = new Set<string>();
   let whole = runs.length > 0 && quiet.length > 0;
   for (const run of runs) {
     const silenced = new Set<string>();
@@ -176,6 +186,7 @@ export function chartQuietness(
       const names = q.metrics ? drawn.filter((m) => q.metrics!.includes(metricSpec(m)?.name ?? m)) : drawn;
       if (q.metrics && !names.length) continue;
       names.forEach((m) => silenced.add(m));
+      if (q.lesson) lessons.add(q.lesson);
       const subject = q.metrics ? `${names.join(', ')} ` : '';
       const state = q.kind === 'off' ? 'off' : 'always 0';
       const knobs = q.when.map((c) => knobText(c.knob, run.config[c.knob] ?? null)).join(', ');
@@ -189,7 +200,7 @@ export function chartQuietness(
     const where = runs.length === 1 ? 'this run' : labels.length === runs.length ? 'every run' : labels.join(', ');
     return `${subject}${state} in ${where}: ${knobs} (${why})`;
   });
-  return { whole, notes };
+  return { whole, notes, lessons: [...lessons] };
 }
 
 /** Key of the first run's optimizer step in chart rows (for tooltips). */
@@ -216,16 +227,27 @@ export interface ChartData {
   /** Drawn on a log scale (values <= 0 left out). */
   log: boolean;
   /**
-   * A linear axis's range when the drawn values are (nearly) constant, centred on them; null lets the axis choose.
-   * Without it an axis stretches float noise in a flat series (smoothing 3 gives 2.9999999999999996) over its whole
-   * height, and a constant curve looks like it jumps. A stacked chart's parts make one whole: always [0, 1].
+   * The catalog's parts of one whole are drawn as stacked areas: one run alone. Overlaid runs (or a seed group's
+   * statistics, which need not add up to 1) draw them as lines: stacks of several runs on one axis cover each other.
    */
-  yDomain: [number, number] | null;
+  stacked: boolean;
+  /** The x axis: the rollout steps drawn, labelled at round steps (axes.ts stepAxis). */
+  xAxis: Axis;
+  /**
+   * The y axis (axes.ts valueAxis): round ticks enclosing the values, held inside the catalog's range of the
+   * chart's metrics where only a band leaves it (`clamped`: something drawn reaches past the domain and is cut
+   * at the plot's edge). A flat series gets +-10% around it, so float noise is not stretched over the height; a
+   * stacked chart's parts make one whole: always [0, 1].
+   */
+  yAxis: Axis & { clamped: boolean };
 }
 
-/** See ChartData.yDomain: a span below 1e-9 of the values' size is float noise, so the axis shows +-10% around them. */
-export function flatDomain(rows: ChartData['rows'], keys: readonly string[], log: boolean): [number, number] | null {
-  if (log) return null;
+/** Most labelled steps on the x axis, and values on the y axis (a chart is about 330 x 150 px of plot). */
+export const X_TICKS = 7;
+export const Y_TICKS = 6;
+
+/** The finite values under these keys of the rows (a band's [lo, hi] counts both ends). */
+export function rowsExtent(rows: ChartData['rows'], keys: readonly string[]): Extent | null {
   let lo = Infinity;
   let hi = -Infinity;
   for (const row of rows) {
@@ -239,11 +261,23 @@ export function flatDomain(rows: ChartData['rows'], keys: readonly string[], log
       }
     }
   }
-  if (!Number.isFinite(lo)) return null;
-  const mid = (lo + hi) / 2;
-  if (hi - lo > 1e-9 * Math.max(1e-12, Math.abs(mid))) return null;
-  const pad = mid === 0 ? 1 : Math.abs(mid) * 0.1;
-  return [mid - pad, mid + pad];
+  return lo <= hi ? { lo, hi } : null;
+}
+
+/**
+ * The values a chart's metrics can take together (the union of their catalog ranges); a side is unbounded when
+ * any metric is unbounded there or the catalog gives it no range.
+ */
+export function chartRange(metrics: readonly string[]): ValueRange | undefined {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const m of metrics) {
+    const r = metricRange(m);
+    if (!r) return undefined;
+    lo = Math.min(lo, r[0]);
+    hi = Math.max(hi, r[1]);
+  }
+  return lo <= hi ? [lo, hi] : undefined;
 }
 
 /** Key of a run's metric in chart rows. */
@@ -344,6 +378,9 @@ export function chartData(
   });
   const last: Record<string, number> = {};
   if (first) for (const m of spec.metrics) if (first.table.column(m)) last[m] = first.table.last(m);
+  const xs = rowsExtent(rows, ['x']);
+  // Parts of one whole stack only for a single run (an overlay draws them as lines): then the axis is [0, 1].
+  const stacked = !!spec.stack && runs.length === 1 && !first?.seeds;
   return {
     rows,
     series,
@@ -353,12 +390,21 @@ export function chartData(
     rawPoints: first ? first.table.length : 0,
     log: o.log,
     runCount: runs.length,
-    yDomain: spec.stack
-      ? [0, 1]
-      : flatDomain(
-          rows,
-          [...series, ...bands].map((d) => d.key),
-          o.log,
-        ),
+    stacked,
+    xAxis: stepAxis(xs?.lo ?? 0, xs?.hi ?? 1, X_TICKS),
+    yAxis: valueAxis({
+      lines: rowsExtent(
+        rows,
+        series.map((d) => d.key),
+      ),
+      bands: rowsExtent(
+        rows,
+        bands.map((d) => d.key),
+      ),
+      range: chartRange(spec.metrics),
+      log: o.log,
+      stacked,
+      maxTicks: Y_TICKS,
+    }),
   };
 }

@@ -12,11 +12,11 @@ import {
   chartHelp,
   chartQuietness,
   chartsFor,
-  flatDomain,
   metricHelp,
   OPTIMIZER_STEP_KEY,
   STARTING_CHARTS,
 } from './charts';
+import { LESSONS } from '../lessons';
 import { MetricTable } from './metric-table';
 import { bucketOf, decimate, makeGrid, positiveOnly, smooth } from './series';
 
@@ -305,17 +305,72 @@ describe('charts', () => {
   });
 });
 
-describe('the y axis of a flat series', () => {
-  const rows = (vals: number[]) => vals.map((v, i) => ({ x: i + 1, [OPTIMIZER_STEP_KEY]: i + 1, 'r0:difficulty': v }));
-  it('is centred on the value (+-10%) when the values differ only by float noise, so a constant does not look like it jumps', () => {
-    const smoothed = Array.from(smooth(new Float64Array(20).fill(3), 0.6));
-    expect(flatDomain(rows(smoothed), ['r0:difficulty'], false)).toEqual([2.7, 3.3]);
-    expect(flatDomain(rows([0, 0]), ['r0:difficulty'], false)).toEqual([-1, 1]);
+describe("a chart's axes", () => {
+  const only = (name: string) => chartsFor([name]).find((c) => c.metrics.includes(name))!;
+  const one = (t: MetricTable, spec: ReturnType<typeof only>, o: { smoothing?: number; log?: boolean } = {}) =>
+    chartData(spec, [{ id: 'a', label: 'A', table: t }], { smoothing: o.smoothing ?? 0, maxPoints: 300, log: !!o.log });
+
+  it('draws a flat series flat (smoothing 3 gives 2.9999999999999996): about +-10% around it', () => {
+    const d = one(
+      table(20, () => ({ difficulty: 3 })),
+      only('difficulty'),
+      { smoothing: 0.6 },
+    );
+    expect(d.yAxis.domain[0]).toBeLessThanOrEqual(2.7);
+    expect(d.yAxis.domain[1]).toBeGreaterThanOrEqual(3.3);
+    expect(d.yAxis.domain[1] - d.yAxis.domain[0]).toBeLessThan(1);
   });
-  it('is left to the axis when the values really move, on a log axis, and with nothing to draw', () => {
-    expect(flatDomain(rows([3, 3.01]), ['r0:difficulty'], false)).toBeNull();
-    expect(flatDomain(rows([3, 3]), ['r0:difficulty'], true)).toBeNull();
-    expect(flatDomain(rows([]), ['r0:difficulty'], false)).toBeNull();
+
+  it('labels the rollout steps at round numbers inside the steps drawn', () => {
+    const d = one(
+      table(141, (i) => ({ difficulty: i })),
+      only('difficulty'),
+    );
+    expect(d.xAxis.domain).toEqual([1, 141]);
+    expect(d.xAxis.ticks).toEqual([20, 40, 60, 80, 100, 120, 140]);
+  });
+
+  it("keeps a reward in [0, 1] on a [0, 1]-bounded axis when its ± std band strays outside (the catalog's range)", () => {
+    const t = table(50, (i) => ({ reward: 0.2 + i / 100, reward_std: 0.5 }));
+    const d = one(t, chartsFor(['reward', 'reward_std'])[0]);
+    expect(d.yAxis.domain).toEqual([0, 1]);
+    expect(d.yAxis.clamped).toBe(true);
+    // A reward that really goes below 0 (overlong shaping) is shown.
+    const neg = one(
+      table(50, (i) => ({ reward: -0.3 + i / 100, reward_std: 0.1 })),
+      chartsFor(['reward', 'reward_std'])[0],
+    );
+    expect(neg.yAxis.domain[0]).toBeLessThanOrEqual(-0.4);
+  });
+
+  it('draws a log chart on decades or 1-2-5 values of the positive values only', () => {
+    const t = table(30, (i) => ({ 'perf/rollout_tokens_per_s': 800 + 10 * i, 'perf/train_tokens_per_s': 0 }));
+    const d = one(t, only('perf/rollout_tokens_per_s'), { log: true });
+    expect(d.yAxis).toEqual({ domain: [500, 2000], ticks: [500, 1000, 2000], clamped: false });
+  });
+
+  it('stacks the parts of one whole for one run on [0, 1], and draws them as lines (no stack) in an overlay', () => {
+    const parts = (i: number) => ({
+      'groups/all_fail_frac': 0.5 - i / 100,
+      'groups/mixed_frac': 0.3,
+      'groups/all_pass_frac': 0.2 + i / 100,
+    });
+    const spec = chartsFor(Object.keys(parts(0)))[0];
+    expect(spec.stack).toHaveLength(3);
+    const alone = one(table(20, parts), spec);
+    expect(alone.yAxis.domain).toEqual([0, 1]);
+    expect(alone.stacked).toBe(true);
+    const both = chartData(
+      spec,
+      [
+        { id: 'a', label: 'A', table: table(20, parts) },
+        { id: 'b', label: 'B', table: table(20, parts) },
+      ],
+      { smoothing: 0, maxPoints: 300, log: false },
+    );
+    expect(both.stacked).toBe(false);
+    expect(both.yAxis.domain[0]).toBeGreaterThanOrEqual(0);
+    expect(both.yAxis.domain[1]).toBeLessThanOrEqual(1);
   });
 });
 
@@ -329,6 +384,7 @@ describe('charts whose feature is off', () => {
     expect(chartQuietness(chart('curriculum'), [run('a', grpo)])).toEqual({
       whole: true,
       notes: ['off in this run: curriculum = fixed (every step samples the configured difficulty)'],
+      lessons: [],
     });
     expect(chartQuietness(chart('critic'), [run('a', grpo)]).notes).toEqual([
       'off in this run: adv_estimator = grpo (only GAE, the ppo preset, trains a critic)',
@@ -337,20 +393,27 @@ describe('charts whose feature is off', () => {
     expect(chartQuietness(chart('selection'), [run('a', { ...grpo, top_entropy_quantile: 0.2 })])).toEqual({
       whole: false,
       notes: [],
+      lessons: [],
     });
-    expect(chartQuietness(chart('critic'), [run('a', resolveConfig('ppo'))])).toEqual({ whole: false, notes: [] });
+    expect(chartQuietness(chart('critic'), [run('a', resolveConfig('ppo'))])).toEqual({
+      whole: false,
+      notes: [],
+      lessons: [],
+    });
   });
 
-  it('say why clip ratios are always 0 with one update per batch, and leave them drawn with several', () => {
+  it('say why clip ratios are always 0 with one update per batch, link the lesson, and leave them drawn with several', () => {
     const one = resolveConfig('grpo', { num_iterations: 1, num_minibatches: 1 });
     const q = chartQuietness(chart('clip'), [run('a', one)]);
     expect(q.whole).toBe(true);
+    expect(q.lessons).toEqual(['clip-zero']);
     expect(q.notes[0]).toBe(
       'always 0 in this run: num_iterations = 1, num_minibatches = 1 (one update per batch, so every ratio rho = pi_theta / pi_old is 1 and nothing can clip)',
     );
     expect(chartQuietness(chart('clip'), [run('a', { ...one, num_iterations: 2 })])).toEqual({
       whole: false,
       notes: [],
+      lessons: [],
     });
   });
 
@@ -359,6 +422,7 @@ describe('charts whose feature is off', () => {
     expect(chartQuietness(chart('kl'), [run('a', c)])).toEqual({
       whole: false,
       notes: ['kl, kl/exact off in this run: beta = 0 (no reference model to measure against)'],
+      lessons: [],
     });
     // With one update per batch approx_kl is 0 too: every metric of the chart is quiet.
     expect(chartQuietness(chart('kl'), [run('a', { ...c, num_iterations: 1, num_minibatches: 1 })]).whole).toBe(true);
@@ -379,13 +443,28 @@ describe('charts whose feature is off', () => {
     ).toEqual({
       whole: false,
       notes: ['off in grpo · curriculum fixed: curriculum = fixed (every step samples the configured difficulty)'],
+      lessons: [],
     });
     // Off in every run for the same reason: said once.
     expect(chartQuietness(chart('curriculum'), [run('x', fixed), run('y', fixed)])).toEqual({
       whole: true,
       notes: ['off in every run: curriculum = fixed (every step samples the configured difficulty)'],
+      lessons: [],
     });
-    expect(chartQuietness(chart('curriculum'), [])).toEqual({ whole: false, notes: [] });
+    expect(chartQuietness(chart('curriculum'), [])).toEqual({ whole: false, notes: [], lessons: [] });
+  });
+
+  it("link lessons that exist: the clip ratio's and approx_kl's 0 to clip-zero, the zero-signal and loss notes to dead-groups", () => {
+    const ids = new Set(LESSONS.map((l) => l.id));
+    for (const c of CHARTS) {
+      if ('noteLesson' in c) expect(ids.has(c.noteLesson), `${c.id}: ${c.noteLesson}`).toBe(true);
+      for (const q of 'quiet' in c ? c.quiet : [])
+        if ('lesson' in q) expect(ids.has(q.lesson), `${c.id}: ${q.lesson}`).toBe(true);
+    }
+    expect(chart('fractions').noteLesson).toBe('dead-groups');
+    expect(chart('loss').noteLesson).toBe('dead-groups');
+    const one = resolveConfig('grpo', { num_iterations: 1, num_minibatches: 1, beta: 0.04 });
+    expect(chartQuietness(chart('kl'), [run('a', one)]).lessons).toEqual(['clip-zero']);
   });
 
   it('read only knobs the config has, with values those knobs can take, and metrics on their own chart', () => {

@@ -2,17 +2,21 @@
 // viewed run and any overlaid runs on the same axes against the rollout step (optimizer steps as sub-ticks, so
 // runs with different update counts align), EMA smoothing, log scale where it helps, hover tooltips with the
 // catalog's doc, formula and healthy range, and decimation to a few hundred points so a 10,000-step run draws as
-// fast as a short one. Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
+// fast as a short one. Axes are chosen by store/axes.ts: round ticks, log decades, the catalog's value range.
+// Plots redraw one per task (render-queue.ts) and only near the viewport; each chart
 // carries its latest values in data-last for tests. Under a title: the catalog's note and the metrics a run's config
-// turns off; a chart off in every run drawn names the knob instead of plotting a flat line. The charts an open lesson
+// turns off, with a link to the lesson that explains them; the charts off in every run drawn are folded into one
+// line naming them (and their knobs when opened) instead of plotting flat lines. Parts of one whole stack for one
+// run and are lines in an overlay (stacks of several runs cover each other). The charts an open lesson
 // points at are outlined and labelled. A dashed vertical line marks each step where an alert of the viewed run fired
 // on one of the chart's metrics (steps listed in data-alerts). A seed group drawn as a band is one line per metric, the
 // median or IQM across its seeds, inside its 95% bootstrap band (data-seed-bands counts those bands).
-import { Fragment, memo, useEffect, useMemo, useRef } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
 import type { Alert } from '../rl/alerts';
-import { alertsOn, BAND_LEVEL, BOOTSTRAP_RESAMPLES, useLab } from '../store';
+import { alertsOn, BAND_LEVEL, BOOTSTRAP_RESAMPLES, lessonById, useLab } from '../store';
+import { tickLabelOverhang, valueAxisWidth } from '../store/axes';
 import {
   OPTIMIZER_STEP_KEY,
   STARTING_CHARTS,
@@ -84,28 +88,28 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
       responsive
       data={data.rows}
       style={{ width: '100%', height: 186 }}
-      margin={{ top: 4, right: 8, bottom: 4, left: 4 }}
+      // Room on the right for half of the last step's label, centred on the plot's edge.
+      margin={{ top: 4, right: Math.max(8, tickLabelOverhang(data.xAxis.ticks.at(-1)) + 2), bottom: 4, left: 4 }}
     >
       <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
       <XAxis
         dataKey="x"
         type="number"
-        domain={['dataMin', 'dataMax']}
+        domain={data.xAxis.domain}
+        ticks={data.xAxis.ticks}
         tick={{ fontSize: 11 }}
-        tickCount={5}
         interval={0}
-        allowDecimals={false}
-        height={30}
+        height={34}
         label={{ value: X_AXIS_LABEL, position: 'insideBottom', offset: 0, style: AXIS_LABEL_STYLE }}
       />
       <YAxis
-        scale={data.log ? 'log' : 'auto'}
-        domain={data.yDomain ?? ['auto', 'auto']}
-        allowDataOverflow={data.log}
+        scale={data.log ? 'log' : 'linear'}
+        domain={data.yAxis.domain}
+        ticks={data.yAxis.ticks}
+        allowDataOverflow
         tick={{ fontSize: 11 }}
-        tickCount={4}
         interval={0}
-        width={56}
+        width={valueAxisWidth(data.yAxis.ticks)}
         tickFormatter={fmtTick}
         label={{
           value: spec.y,
@@ -135,9 +139,10 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
       {data.series.map((s) => {
         const stroke = seriesStroke(overlay, s.runIndex, spec.metrics.indexOf(s.metric));
         const group = data.seedGroups.find((g) => g.runIndex === s.runIndex);
-        // Parts of one whole (the group outcomes) stack per run, so the areas' heights add up to 1; a seed group's
-        // statistics of the parts need not add up to 1, so they are lines in their bands.
-        if (spec.stack?.includes(s.metric) && !group) {
+        // Parts of one whole (the group outcomes) stack for one run, so the areas' heights add up to 1; in an overlay
+        // they are lines (stacks of several runs on one axis cover each other), and a seed group's statistics of the
+        // parts need not add up to 1, so they are lines in their bands.
+        if (data.stacked && spec.stack?.includes(s.metric) && !group) {
           return (
             <Area
               key={s.key}
@@ -148,7 +153,7 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
               stroke={stroke.color}
               strokeDasharray={stroke.dash}
               fill={stroke.color}
-              fillOpacity={overlay ? 0.15 : 0.45}
+              fillOpacity={0.45}
               isAnimationActive={false}
               connectNulls
             />
@@ -237,6 +242,38 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
 }
 
 /**
+ * Opens a lesson in the lessons panel and brings it into view (a chart's note links the lesson that explains it).
+ */
+function useOpenLesson(): (id: string) => void {
+  const openLesson = useLab((s) => s.openLesson);
+  return (id) => {
+    openLesson(id);
+    requestAnimationFrame(() =>
+      document.querySelector('[data-testid=lessons-panel]')?.scrollIntoView({ block: 'start', behavior: 'smooth' }),
+    );
+  };
+}
+
+/** A link that opens the lesson explaining what a chart shows (or why it shows nothing). */
+function LessonLink({ id, testId, children }: { id: string; testId: string; children?: ReactNode }) {
+  const open = useOpenLesson();
+  const lesson = lessonById(id);
+  if (!lesson) return null;
+  return (
+    <button
+      type="button"
+      className="link chart-lesson"
+      data-testid={testId}
+      data-lesson={id}
+      title={`Open the lesson: ${lesson.title}`}
+      onClick={() => open(id)}
+    >
+      {children ?? lesson.title}
+    </button>
+  );
+}
+
+/**
  * One chart. The figure and its data attributes follow the metric tables at once (cheap); the plot is redrawn
  * through the render queue, one chart per task, and only while it is near the viewport.
  */
@@ -279,8 +316,10 @@ const MetricChart = memo(function MetricChart({
     () => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics),
     [alerts, spec],
   );
-  // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences.
-  const notes = quiet.whole ? [] : [...(spec.note ? [spec.note] : []), ...quiet.notes];
+  // The question the chart raises most (the catalog's note), then which of its metrics this run's config silences,
+  // and the lessons that explain them.
+  const notes = [...(spec.note ? [spec.note] : []), ...quiet.notes];
+  const lessons = [...new Set([...(spec.noteLesson ? [spec.noteLesson] : []), ...quiet.lessons])];
   return (
     <figure
       ref={ref}
@@ -295,7 +334,6 @@ const MetricChart = memo(function MetricChart({
       data-finite={finite}
       data-log={log}
       data-alerts={marks.map((m) => m.step).join(',')}
-      data-off={quiet.whole}
       data-seed-bands={data.bands.filter((b) => b.metric).length}
       data-seeds={data.seedGroups
         .map((g) => (g.minSeeds === g.maxSeeds ? g.maxSeeds : `${g.minSeeds}-${g.maxSeeds}`))
@@ -306,46 +344,102 @@ const MetricChart = memo(function MetricChart({
           {spec.title}
           {highlighted && <span className="lesson-tag"> · lesson: look here</span>}
         </span>
+        {lessons.map((id) => (
+          <LessonLink key={id} id={id} testId={`chart-lesson-${spec.id}`}>
+            why? lesson
+          </LessonLink>
+        ))}
         {spec.log !== 'never' && (
           <label className="log-toggle">
             <input type="checkbox" checked={log} onChange={(e) => setLogScale(spec.id, e.target.checked)} /> log
           </label>
         )}
       </figcaption>
-      {quiet.whole ? (
-        // A flat line at 0 on an axis of its own reads as a measurement; say which knob turned the chart off.
-        <div className="chart-off" data-testid="chart-off">
-          {quiet.notes.join('; ')}
+      {notes.length > 0 && (
+        <div className="chart-notes" title={notes.join('\n')}>
+          {notes.map((n) => (
+            <p key={n} className="chart-note">
+              {n}
+            </p>
+          ))}
         </div>
-      ) : (
-        <>
-          {notes.length > 0 && (
-            <div className="chart-notes" title={notes.join('\n')}>
-              {notes.map((n) => (
-                <p key={n} className="chart-note">
-                  {n}
-                </p>
-              ))}
-            </div>
-          )}
-          {/* For assistive technology: the chart as one named image, its latest values as the description. */}
-          <div
-            role="img"
-            aria-label={`${spec.title} chart`}
-            aria-describedby={`chart-summary-${spec.id}`}
-            data-testid="chart-figure"
-          >
-            {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
-          </div>
-          <p className="sr-only" id={`chart-summary-${spec.id}`} data-testid="chart-summary">
-            {chartSummary(data)}
-          </p>
-          {drawn && <LegendRow spec={spec} data={drawn} />}
-        </>
       )}
+      {/* For assistive technology: the chart as one named image, its latest values as the description. */}
+      <div
+        role="img"
+        aria-label={`${spec.title} chart`}
+        aria-describedby={`chart-summary-${spec.id}`}
+        data-testid="chart-figure"
+      >
+        {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
+      </div>
+      <p className="sr-only" id={`chart-summary-${spec.id}`} data-testid="chart-summary">
+        {chartSummary(data)}
+      </p>
+      {drawn && <LegendRow spec={spec} data={drawn} />}
     </figure>
   );
 });
+
+/**
+ * The charts with nothing to show in the runs drawn (every metric off, or 0 by construction, in every run), folded
+ * into one line naming them, each with the lesson that explains it where there is one; opened, it lists which
+ * knobs turned each off. A flat line at 0 on an axis of its own reads as a measurement, and a box per chart saying
+ * so fills the page.
+ */
+function OffCharts({
+  specs,
+  quiet,
+  highlighted,
+  runCount,
+}: {
+  specs: readonly ChartSpec[];
+  quiet: ReadonlyMap<string, ChartQuietness>;
+  highlighted: readonly string[];
+  runCount: number;
+}) {
+  if (specs.length === 0) return null;
+  return (
+    <details className="charts-off" data-testid="charts-off" data-charts={specs.map((s) => s.id).join(',')}>
+      <summary>
+        <span className="charts-off-head">Nothing to show in {runCount > 1 ? 'these runs' : 'this run'}:</span>{' '}
+        {specs.map((spec, i) => {
+          const q = quiet.get(spec.id)!;
+          return (
+            <span
+              key={spec.id}
+              className={highlighted.includes(spec.id) ? 'chart-off-name highlighted' : 'chart-off-name'}
+              data-testid={`chart-${spec.id}`}
+              data-off
+              data-highlighted={highlighted.includes(spec.id)}
+              title={q.notes.join('\n')}
+            >
+              {i > 0 && ' · '}
+              {spec.title}
+              {q.lessons.map((id) => (
+                <Fragment key={id}>
+                  {' ('}
+                  <LessonLink id={id} testId={`chart-off-lesson-${spec.id}`} />
+                  {')'}
+                </Fragment>
+              ))}
+            </span>
+          );
+        })}
+      </summary>
+      <ul>
+        {specs.map((spec) => (
+          <li key={spec.id} data-testid={`chart-off-${spec.id}`}>
+            <b>{spec.title}</b>:{' '}
+            <span className="chart-off" data-testid="chart-off">
+              {quiet.get(spec.id)!.notes.join('; ')}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
 
 export function Charts() {
   const views = useLab((s) => s.views);
@@ -414,6 +508,8 @@ export function Charts() {
     () => new Map(specs.map((spec) => [spec.id, chartQuietness(spec, quietRuns)])),
     [specs, quietKey],
   );
+  const drawnSpecs = specs.filter((spec) => !quiet.get(spec.id)!.whole);
+  const offSpecs = specs.filter((spec) => quiet.get(spec.id)!.whole);
   return (
     <section className="panel charts" aria-labelledby="charts-title" data-testid="charts" data-runs={ids.length}>
       <div className="charts-head">
@@ -458,8 +554,14 @@ export function Charts() {
         )}
       </div>
       {!namesKey && <p className="hint">The charts fill in with the first step of a run; or open a saved run below.</p>}
+      <OffCharts
+        specs={offSpecs}
+        quiet={quiet}
+        highlighted={highlighted as readonly string[]}
+        runCount={drawnHeaders.length}
+      />
       <div className="chart-grid">
-        {specs.map((spec) => (
+        {drawnSpecs.map((spec) => (
           <Fragment key={spec.id}>
             <MetricChart
               spec={spec}
@@ -475,7 +577,7 @@ export function Charts() {
             {HEATMAP_AFTER[spec.id] && <HistogramHeatmap id={HEATMAP_AFTER[spec.id]} />}
           </Fragment>
         ))}
-        {HISTOGRAM_IDS.filter((id) => !specs.some((spec) => HEATMAP_AFTER[spec.id] === id)).map((id) => (
+        {HISTOGRAM_IDS.filter((id) => !drawnSpecs.some((spec) => HEATMAP_AFTER[spec.id] === id)).map((id) => (
           <HistogramHeatmap key={id} id={id} />
         ))}
         <PassAtKChart runIds={ids} />

@@ -1,9 +1,11 @@
 // A generic heatmap: rows x columns of values drawn as coloured cells on one canvas (cheap for hundreds of columns,
-// no element per cell), row labels on the left, a few column ticks below, and the hovered cell's text underneath.
+// no element per cell), row labels on the left, column ticks at round steps below (store/axes.ts), and the hovered
+// cell's text underneath.
 // Knows nothing of what the rows are (histogram bins, layers, ...): the caller passes labels, values and the text
 // of a cell. Colour: a sequential scale from the page background to dark blue, on the square root of value / max
 // so small shares stay visible. Not the data (store/dynamics.ts builds a histogram's grid).
 import { useEffect, useRef, useState } from 'react';
+import { columnTicks } from '../store/axes';
 
 export interface HeatmapProps {
   /** One label per row, bottom row first. */
@@ -44,12 +46,6 @@ export function rampColor(stops: readonly (readonly [number, number, number])[],
 /** The colour of t in [0, 1] on this heatmap's scale. */
 export function heatColor(t: number): string {
   return rampColor(STOPS, t);
-}
-
-/** At most `n` evenly spread indices of `length` columns, first and last included. */
-function tickIndices(length: number, n: number): number[] {
-  if (length <= n) return Array.from({ length }, (_, i) => i);
-  return [...new Set(Array.from({ length: n }, (_, i) => Math.round((i * (length - 1)) / (n - 1))))];
 }
 
 export function Heatmap({ rows, columns, values, max, xLabel, cellText, height = 150, testId }: HeatmapProps) {
@@ -119,9 +115,9 @@ export function Heatmap({ rows, columns, values, max, xLabel, cellText, height =
         />
       </div>
       <div className="heatmap-ticks">
-        {tickIndices(columns.length, 5).map((i) => (
-          <span key={i} style={{ left: `${((i + 0.5) / Math.max(1, columns.length)) * 100}%` }}>
-            {columns[i]}
+        {columnTicks(columns, 5).map(({ index, label }) => (
+          <span key={index} style={{ left: `${((index + 0.5) / Math.max(1, columns.length)) * 100}%` }}>
+            {label}
           </span>
         ))}
       </div>

@@ -4,11 +4,15 @@
 import { useMemo, useRef, useState } from 'react';
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { useLab } from '../store';
+import { linearAxis } from '../store/axes';
 import { fmt } from '../store/format';
 import { runLabels } from '../store/run-names';
 import type { EvalRecord } from '../store/schema';
 import { metricColor, runColor } from './colors';
 import { useNearViewport, useStaggered } from './render-queue';
+
+/** pass@k is a fraction: the axis is [0, 1] at round steps (0, 0.2, ... 1). */
+const PASS_TICKS = linearAxis(0, 1, 6).ticks;
 
 const NO_EVALS: EvalRecord[] = [];
 
@@ -122,7 +126,14 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
             ticks={rows.map((r) => r.k as number).filter((k) => (k & (k - 1)) === 0 || k === K)}
             tick={{ fontSize: 11 }}
           />
-          <YAxis domain={[0, 1]} tick={{ fontSize: 11 }} width={40} tickFormatter={(v: number) => fmt(v)} />
+          <YAxis
+            domain={[0, 1]}
+            ticks={PASS_TICKS}
+            interval={0}
+            tick={{ fontSize: 11 }}
+            width={40}
+            tickFormatter={(v: number) => fmt(v)}
+          />
           <Tooltip
             formatter={(v, name) => [fmt(Number(v)), String(name)]}
             labelFormatter={(k) => `k = ${k}`}
