@@ -49,9 +49,12 @@ import {
   epsilonHigh,
   lossKlCoef,
   rolloutCorrectionOf,
+  rolloutCorrectionWeight,
   type ObjectiveConfig,
   type RolloutCorrection,
 } from '../schema/objective';
+
+export { LOG_WEIGHT_CAP, rolloutCorrectionWeight } from '../schema/objective';
 import { floatKey } from './sampler';
 import type { HostTensor } from '../core/host-tensor';
 
@@ -177,47 +180,6 @@ export function objectivePlan<T>(
     correction,
     offPolicyMask: cfg.off_policy_mask_threshold !== null,
   };
-}
-
-/** The cap on a log importance weight before exp (verl's SAFETY_BOUND): exp(20) ~ 4.9e8, far from f32 overflow. */
-export const LOG_WEIGHT_CAP = 20;
-
-/** Outside [min, max] (a null bound does not bound). */
-function outsideBounds(v: number, rc: RolloutCorrection): boolean {
-  return (rc.min !== null && v < rc.min) || (rc.max !== null && v > rc.max);
-}
-
-/**
- * A token's rollout correction weight c and whether it was truncated or masked, from its log weight x_t, its row's
- * sum X_i and masked-token count n_i (see the header). Exported for the tests that check it against verl's formula.
- */
-export function rolloutCorrectionWeight(
-  rc: RolloutCorrection,
-  x: number,
-  rowSum: number,
-  n: number,
-): { c: number; truncated: boolean; masked: boolean } {
-  const cap = (v: number) => Math.exp(Math.min(v, LOG_WEIGHT_CAP));
-  switch (rc.mode) {
-    case 'token_truncate':
-    case 'sequence_truncate': {
-      const w = cap(rc.mode === 'token_truncate' ? x : rowSum);
-      let c = w;
-      if (rc.min !== null) c = Math.max(c, rc.min);
-      if (rc.max !== null) c = Math.min(c, rc.max);
-      return { c, truncated: outsideBounds(w, rc), masked: false };
-    }
-    case 'token_mask':
-    case 'sequence_mask': {
-      const w = cap(rc.mode === 'token_mask' ? x : rowSum);
-      const out = outsideBounds(w, rc);
-      return { c: out ? 0 : w, truncated: false, masked: out };
-    }
-    case 'sequence_geo_mask': {
-      const out = outsideBounds(cap(n > 0 ? rowSum / n : 0), rc);
-      return { c: out ? 0 : cap(x), truncated: false, masked: out };
-    }
-  }
 }
 
 const f = Math.fround;

@@ -299,6 +299,48 @@ export function rolloutCorrectionOf(
   return { mode: c.rollout_is_mode, min: c.rollout_is_clip_min, max: c.rollout_is_clip_max };
 }
 
+/** The cap on a log importance weight before exp (verl's SAFETY_BOUND): exp(20) ~ 4.9e8, far from f32 overflow. */
+export const LOG_WEIGHT_CAP = 20;
+
+/** Outside [min, max] (a null bound does not bound). */
+function outsideBounds(v: number, rc: RolloutCorrection): boolean {
+  return (rc.min !== null && v < rc.min) || (rc.max !== null && v > rc.max);
+}
+
+/**
+ * A token's rollout correction weight c and whether it was truncated or masked, from its log weight x_t, its row's
+ * sum X_i and masked-token count n_i (src/reference/objective.ts's header defines them). The twin, the GPU's rs_weight and the inspector's
+ * explanation follow it.
+ */
+export function rolloutCorrectionWeight(
+  rc: RolloutCorrection,
+  x: number,
+  rowSum: number,
+  n: number,
+): { c: number; truncated: boolean; masked: boolean } {
+  const cap = (v: number) => Math.exp(Math.min(v, LOG_WEIGHT_CAP));
+  switch (rc.mode) {
+    case 'token_truncate':
+    case 'sequence_truncate': {
+      const w = cap(rc.mode === 'token_truncate' ? x : rowSum);
+      let c = w;
+      if (rc.min !== null) c = Math.max(c, rc.min);
+      if (rc.max !== null) c = Math.min(c, rc.max);
+      return { c, truncated: outsideBounds(w, rc), masked: false };
+    }
+    case 'token_mask':
+    case 'sequence_mask': {
+      const w = cap(rc.mode === 'token_mask' ? x : rowSum);
+      const out = outsideBounds(w, rc);
+      return { c: out ? 0 : w, truncated: false, masked: out };
+    }
+    case 'sequence_geo_mask': {
+      const out = outsideBounds(cap(n > 0 ? rowSum / n : 0), rc);
+      return { c: out ? 0 : cap(x), truncated: false, masked: out };
+    }
+  }
+}
+
 /**
  * The rules between the objective's fields, each message starting with the field to change. 'kernel': what the
  * objective needs to be defined at all (the twin and the GPU refuse nothing else). 'training': those plus the
