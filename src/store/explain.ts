@@ -381,7 +381,7 @@ export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): Loss
       c.top_entropy_quantile < 1 && 'top_entropy_quantile',
       c.clip_cov_ratio > 0 && 'Clip-Cov',
       c.kl_cov_ratio > 0 && 'KL-Cov',
-      rc && rc.mode.startsWith('sequence') && `the sequence's rollout correction weight (${rc.mode})`,
+      rc?.mode.startsWith('sequence') && `the sequence's rollout correction weight (${rc.mode})`,
       c.off_policy_mask_threshold !== null && 'the off-policy sequence mask',
     ].filter(Boolean);
     note = selections.length
