@@ -227,6 +227,13 @@ describe('exports', () => {
     expect(setting('verl', mask, `${R}rollout_rs`)).toBe('token_k1');
     expect(setting('verl', mask, `${R}rollout_rs_threshold`)).toBe('0.25_2');
 
+    // Hydra reads 0.25_2 unquoted as the float 0.252 (digits may have '_' between them): the script quotes it.
+    const script = exportExperiment('verl', mask, { preset: 'grpo', model: 'm', maxRows: 1 })
+      .files.map((f) => f.text)
+      .join('\n');
+    expect(script).toContain(`algorithm.rollout_correction.rollout_rs_threshold='\\''0.25_2'\\''`);
+    expect(script).toContain('algorithm.rollout_correction.rollout_rs=token_k1');
+
     const seq = resolveConfig('grpo', { rollout_is_mode: 'sequence_mask', rollout_is_clip_max: 5 });
     expect(setting('verl', seq, `${R}rollout_is`)).toBe('sequence');
     expect(setting('verl', seq, `${R}rollout_rs`)).toBe('seq_sum_k1');
