@@ -170,13 +170,15 @@ const TRL: Partial<Record<RLField, Conversion>> = {
   rollout_is_mode: trlRolloutCorrection,
   ...Object.fromEntries(CORRECTION_ROWS.map((f) => [f, ({ c }: Ctx) => correctionPart(c)])),
   entropy_bonus_gate: ({ c, trlClass }) =>
-    trlClass !== 'GRPOConfig' || c.entropy_target === null
-      ? none('adaptive entropy is off in the lab')
-      : c.entropy_bonus_gate
-        ? none("TRL's use_adaptive_entropy always applies alpha only at or below entropy_target, as here")
-        : none(
-            "TRL's use_adaptive_entropy applies alpha only while the last step's entropy is at or below entropy_target; the lab applies it always (entropy_bonus_gate false)",
-          ),
+    trlClass !== 'GRPOConfig'
+      ? none(`${trlClass} has no adaptive entropy`)
+      : c.entropy_target === null
+        ? none('adaptive entropy is off in the lab')
+        : c.entropy_bonus_gate
+          ? none("TRL's use_adaptive_entropy always applies alpha only at or below entropy_target, as here")
+          : none(
+              "TRL's use_adaptive_entropy applies alpha only while the last step's entropy is at or below entropy_target; the lab applies it always (entropy_bonus_gate false)",
+            ),
   lora_rank: trlLora,
   lora_alpha: trlLora,
   lora_targets: trlLora,
