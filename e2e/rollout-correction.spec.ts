@@ -18,8 +18,8 @@ test('rollout correction and adaptive entropy knobs train two finite steps from 
   // The form shows the link's values, and takes an edit of each kind.
   await expect(page.locator('#field-input-rollout_is_mode')).toHaveValue('sequence_mask');
   await expect(page.locator('#field-input-entropy_bonus_gate')).toBeChecked();
+  await setField(page, 'loss', 'rollout_is_clip_max', '1.5'); // opens the Objective section
   await page.locator('#field-input-rollout_is_mode').selectOption('token_mask');
-  await setField(page, 'loss', 'rollout_is_clip_max', '1.5');
   await page.getByTestId('run-start').click();
   await waitStatus(page, /done/, 2);
   await expectFiniteCharts(page, ['rollout_correction', 'lr', 'entropy']);
