@@ -25,7 +25,7 @@ override WG: u32 = LANES * ROWS; // derived: do not pass
 // order), FINAL_WG (objective_finalize: one thread per metric, plus the loss), the planes P_* of the packed input
 // (each N*L words; P_COVKEY: scratch u32 covariance keys, 0 not a candidate; P_FLAGS: u32 flags, bit 0 kept by the
 // entropy quantile, bit 1 cov-selected), the stats layout S_ROWS and RP, the feature bits F_* of Params.flags and
-// the codes of Params.lossType (LOSS_*), aggMode (AGG_*) and klMode (KL_*).
+// the codes of Params.lossType (LOSS_*), aggMode (AGG_*), klMode (KL_*) and rsMode (RS_*, the rollout correction).
 // @consts
 
 // Stats buffer (u32 words): batch values, then RP words per row from S_ROWS.
@@ -49,6 +49,10 @@ const Q_DIFFMAX: u32 = 10u;
 const Q_KEPT: u32 = 11u;
 const Q_COV: u32 = 12u;
 const Q_N: u32 = 13u;     // masked tokens in the row (n_i)
+const Q_ISW: u32 = 14u;   // rollout correction: summed weight c
+const Q_TRUNC: u32 = 15u; // rollout correction: tokens truncated
+const Q_ISMASK: u32 = 16u; // rollout correction: tokens masked
+const Q_OFF: u32 = 17u;   // off-policy mask: tokens dropped
 
 // @uniforms Params
 
@@ -107,6 +111,37 @@ fn gmpo_token(d: f32, A: f32) -> vec3<f32> {
     return vec3<f32>(max(dc, e), select(0.0, 1.0, !clipped && inside), select(0.0, -1.0, clipped));
   }
   return vec3<f32>(0.0);
+}
+
+// The twin's LOG_WEIGHT_CAP: a log importance weight is capped at 20 above before exp.
+fn capped_exp(x: f32) -> f32 { return exp(min(x, 20.0)); }
+
+// Outside [rsMin, rsMax] (a bound whose flag is unset does not bound).
+fn rs_outside(v: f32) -> bool {
+  return ((p.flags & F_RS_MIN) != 0u && v < p.rsMin) || ((p.flags & F_RS_MAX) != 0u && v > p.rsMax);
+}
+
+// The twin's rolloutCorrectionWeight: (c, truncated, masked) from the token's log weight x, the row's sum X and n.
+fn rs_weight(x: f32, rowSum: f32, n: f32) -> vec3<f32> {
+  switch (p.rsMode) {
+    case RS_TOKEN_TRUNCATE, RS_SEQUENCE_TRUNCATE: {
+      let w = capped_exp(select(rowSum, x, p.rsMode == RS_TOKEN_TRUNCATE));
+      var c = w;
+      if ((p.flags & F_RS_MIN) != 0u) { c = max(c, p.rsMin); }
+      if ((p.flags & F_RS_MAX) != 0u) { c = min(c, p.rsMax); }
+      return vec3<f32>(c, select(0.0, 1.0, rs_outside(w)), 0.0);
+    }
+    case RS_TOKEN_MASK, RS_SEQUENCE_MASK: {
+      let w = capped_exp(select(rowSum, x, p.rsMode == RS_TOKEN_MASK));
+      let out = rs_outside(w);
+      return vec3<f32>(select(w, 0.0, out), 0.0, select(0.0, 1.0, out));
+    }
+    case RS_SEQUENCE_GEO_MASK: {
+      let out = rs_outside(capped_exp(select(0.0, rowSum / n, n > 0.0)));
+      return vec3<f32>(select(capped_exp(x), 0.0, out), 0.0, select(0.0, 1.0, out));
+    }
+    default: { return vec3<f32>(1.0, 0.0, 0.0); } // RS_OFF
+  }
 }
 
 // ---------------------------------------------------------------------------------------------- objective_select
@@ -277,20 +312,30 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != LOSS_CISPO && p.lossType != LOSS_PG);
   let hasSel = (p.flags & (F_SEL_ENT | F_CLIP_COV | F_KL_COV)) != 0u;
 
-  // Row pass 1: n_i and the sum that makes the sequence ratio.
+  // Row pass 1: n_i, the sum that makes the sequence ratio, the rollout correction's X_i and the off-policy
+  // mask's summed log(pi_sampler / pi_theta).
+  let hasSampler = (p.flags & F_SAMPLER) != 0u;
   var n = 0.0;
   var sumD = 0.0;
+  var sumIs = 0.0;
+  var sumOff = 0.0;
   for (var t = lane; t < end; t += LANES) {
     let idx = o + t;
     if (in_f(P_MASK, idx) > 0.0) {
       n += 1.0;
-      let d = in_f(P_LOGP, idx) - in_f(P_OLD, idx);
+      let lp = in_f(P_LOGP, idx);
+      let old = in_f(P_OLD, idx);
+      let d = lp - old;
       sumD += select(d, gmpo_token(d, in_f(P_ADV, idx)).x, gmpo);
+      let b = select(old, in_f(P_SAMPLER, idx), hasSampler);
+      if (hasSampler) { sumIs += old - b; }
+      sumOff += b - lp;
     }
   }
-  let pre = row_sum(vec4<f32>(n, sumD, 0.0, 0.0), lid);
+  let pre = row_sum(vec4<f32>(n, sumD, sumIs, sumOff), lid);
   n = pre.x;
   let rSeq = select(1.0, exp(pre.y / n), n > 0.0);
+  let offDrop = (p.flags & F_OFF) != 0u && n > 0.0 && pre.w / n > p.offThreshold;
 
   let M = bitcast<f32>(row_stats[S_M]);
   let Nf = f32(p.N);
@@ -306,6 +351,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   var q0 = vec4<f32>(0.0); // loss, policy, low, high
   var q1 = vec4<f32>(0.0); // cispo, kl, klExact, entropy
   var q2 = vec4<f32>(0.0); // approx_kl, logp diff, kept, cov-selected
+  var q3 = vec4<f32>(0.0); // rollout weight, truncated, masked, off-policy dropped
   var S = 0.0;             // the row's d loss / d (sequence ratio)
   var diffMax = 0.0;
   for (var t = lane; t < end; t += LANES) {
@@ -378,8 +424,11 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let picked = f32((fl >> 1u) & 1u);
     let det = select(0.0, picked, (p.flags & F_CLIP_COV) != 0u);
     let klSel = select(0.0, picked, (p.flags & F_KL_COV) != 0u);
-    var c = 1.0;
-    if ((p.flags & F_TIS) != 0u) { c = min(exp(old - in_f(P_SAMPLER, idx)), p.tisCap); }
+    var corr = vec3<f32>(1.0, 0.0, 0.0);
+    if (p.rsMode != RS_OFF) { corr = rs_weight(old - in_f(P_SAMPLER, idx), pre.z, n); }
+    let offKeep = select(1.0, 0.0, offDrop && A < 0.0);
+    q3 += vec4<f32>(corr.x, corr.y, corr.z, 1.0 - offKeep);
+    let c = corr.x * offKeep;
     let factor = c * keep * (1.0 - det);
     let lpg = factor * l + c * klSel * p.klCovCoef * abs(d);
     var g = 0.0;
@@ -433,6 +482,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let s1 = row_sum(q1, lid);
   let s2 = row_sum(q2, lid);
   let s3 = row_sum3_max1(vec4<f32>(S, 0.0, 0.0, diffMax), lid);
+  let s4 = row_sum(q3, lid);
 
   // Row pass 3: the sequence ratio's gradient, back to each token (each lane revisits its own tokens).
   if (seqGrad && n > 0.0) {
@@ -461,6 +511,10 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     put_stat(row, Q_COV, s2.w);
     put_stat(row, Q_DIFFMAX, s3.w);
     put_stat(row, Q_N, n);
+    put_stat(row, Q_ISW, s4.x);
+    put_stat(row, Q_TRUNC, s4.y);
+    put_stat(row, Q_ISMASK, s4.z);
+    put_stat(row, Q_OFF, s4.w);
   }
 }
 
@@ -470,7 +524,7 @@ fn fin_q(row: u32, q: u32) -> f32 {
   return bitcast<f32>(fin_stats[S_ROWS + row * RP + q]);
 }
 
-// Metric j of OBJECTIVE_METRICS (thread j), the loss (thread 15). Each reduces its row partials in row order.
+// Metric j of OBJECTIVE_METRICS (thread j), the loss (the last thread, FINAL_WG - 1). Each reduces its row partials in row order.
 @compute @workgroup_size(FINAL_WG)
 fn objective_finalize(@builtin(local_invocation_index) lid: u32) {
   let M = bitcast<f32>(fin_stats[S_M]);
@@ -509,7 +563,11 @@ fn objective_finalize(@builtin(local_invocation_index) lid: u32) {
       }
       metrics_out[14] = s;
     }
-    case 15u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOSS); } loss_out[0] = s; }
+    case 15u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_ISW); } metrics_out[15] = s * inv; }
+    case 16u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_TRUNC); } metrics_out[16] = s * inv; }
+    case 17u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_ISMASK); } metrics_out[17] = s * inv; }
+    case 18u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_OFF); } metrics_out[18] = s * inv; }
+    case FINAL_WG - 1u: { for (var i = 0u; i < p.N; i++) { s += fin_q(i, Q_LOSS); } loss_out[0] = s; }
     default: {}
   }
 }

@@ -85,6 +85,23 @@ const cases: [string, RLConfig][] = [
       cliprange_value: null,
     }),
   ],
+  // Every rollout correction mode, with the off-policy mask and TRL's adaptive entropy controller.
+  ...(['token_truncate', 'token_mask', 'sequence_truncate', 'sequence_mask', 'sequence_geo_mask'] as const).map(
+    (mode, i) =>
+      [
+        `grpo with rollout_is_mode ${mode}`,
+        resolveConfig('grpo', {
+          rollout_is_mode: mode,
+          rollout_is_clip_min: i % 2 ? 0.5 : null,
+          rollout_is_clip_max: i === 4 ? null : 2,
+          off_policy_mask_threshold: 0.5,
+          entropy_target: 0.3,
+          entropy_coef_min: 0,
+          entropy_coef_max: 0.1,
+          entropy_bonus_gate: true,
+        }),
+      ] as [string, RLConfig],
+  ),
   [
     'reinforce with several updates per batch',
     resolveConfig('reinforce', {
@@ -185,6 +202,71 @@ describe('exports', () => {
       'constant_with_warmup',
     );
     expect(setting('trl', resolveConfig('grpo', {}), 'lr_scheduler_type')).toBe('constant');
+  });
+
+  it("writes the rollout correction in each trainer's terms (tis_cap is its token_truncate case)", () => {
+    const R = 'algorithm.rollout_correction.';
+    const tis = resolveConfig('grpo', { tis_cap: 2 });
+    expect(setting('trl', tis, 'vllm_importance_sampling_mode')).toBe('token_truncate');
+    expect(setting('trl', tis, 'vllm_importance_sampling_clip_max')).toBe(2);
+    expect(setting('trl', tis, 'vllm_importance_sampling_clip_min')).toBeUndefined();
+    expect(setting('verl', tis, `${R}rollout_is`)).toBe('token');
+    expect(setting('verl', tis, `${R}rollout_is_threshold`)).toBe(2);
+    expect(setting('openrlhf', tis, '--algo.advantage.is_correction_type')).toBe('tis');
+    expect(setting('openrlhf', tis, '--algo.advantage.is_correction_threshold')).toEqual([0, 2]);
+    // The same correction through rollout_is_mode exports the same settings.
+    const same = resolveConfig('grpo', { rollout_is_mode: 'token_truncate', rollout_is_clip_max: 2 });
+    const settingsOf = (target: ExportTarget, c: RLConfig) => mappingRows(target, c).flatMap((r) => r.settings);
+    for (const target of EXPORT_TARGETS) expect(settingsOf(target, same)).toEqual(settingsOf(target, tis));
+
+    const off = resolveConfig('grpo', {});
+    expect(setting('trl', off, 'vllm_importance_sampling_correction')).toBe(false);
+    expect(setting('verl', off, `${R}rollout_is`)).toBeUndefined();
+
+    const mask = resolveConfig('grpo', {
+      rollout_is_mode: 'token_mask',
+      rollout_is_clip_min: 0.5,
+      rollout_is_clip_max: 4,
+    });
+    expect(setting('trl', mask, 'vllm_importance_sampling_clip_min')).toBe(0.5);
+    expect(setting('openrlhf', mask, '--algo.advantage.is_correction_type')).toBe('icepop');
+    // verl's token_k1 bounds -log w: keeping 0.5 <= w <= 4 is '1/4_1/0.5'.
+    expect(setting('verl', mask, `${R}rollout_rs`)).toBe('token_k1');
+    expect(setting('verl', mask, `${R}rollout_rs_threshold`)).toBe('0.25_2');
+
+    // Hydra reads 0.25_2 unquoted as the float 0.252 (digits may have '_' between them): the script quotes it.
+    const script = exportExperiment('verl', mask, { preset: 'grpo', model: 'm', maxRows: 1 })
+      .files.map((f) => f.text)
+      .join('\n');
+    expect(script).toContain(`algorithm.rollout_correction.rollout_rs_threshold='\\''0.25_2'\\''`);
+    expect(script).toContain('algorithm.rollout_correction.rollout_rs=token_k1');
+
+    const seq = resolveConfig('grpo', { rollout_is_mode: 'sequence_mask', rollout_is_clip_max: 5 });
+    expect(setting('verl', seq, `${R}rollout_is`)).toBe('sequence');
+    expect(setting('verl', seq, `${R}rollout_rs`)).toBe('seq_sum_k1');
+    expect(setting('verl', seq, `${R}rollout_rs_threshold`)).toBe(`0.2_${Math.exp(20)}`);
+    expect(setting('openrlhf', seq, '--algo.advantage.is_correction_type')).toBeUndefined();
+
+    const geo = resolveConfig('grpo', { rollout_is_mode: 'sequence_geo_mask', rollout_is_clip_min: 0.9 });
+    expect(setting('openrlhf', geo, '--algo.advantage.is_correction_type')).toBe('seq-mask-tis');
+    expect(setting('verl', geo, `${R}rollout_rs`)).toBe('seq_mean_k1');
+    expect(setting('trl', geo, 'vllm_importance_sampling_correction')).toBe(false);
+    expect(mappingRows('trl', geo).find((r) => r.field === 'rollout_is_mode')!.comment).toMatch(/no geometric-mean/);
+
+    const opm = resolveConfig('grpo', { off_policy_mask_threshold: 0.5 });
+    expect(setting('trl', opm, 'off_policy_mask_threshold')).toBe(0.5);
+    expect(mappingRows('verl', opm).find((r) => r.field === 'off_policy_mask_threshold')!.comment).toMatch(
+      /no equivalent in verl/,
+    );
+  });
+
+  it("writes TRL's adaptive entropy controller, and says when the lab's gate differs", () => {
+    const c = resolveConfig('grpo', { entropy_target: 0.3, entropy_coef_min: 0, entropy_coef_max: 0.2 });
+    expect(setting('trl', c, 'use_adaptive_entropy')).toBe(true);
+    expect(setting('trl', c, 'entropy_coef_min')).toBe(0);
+    expect(setting('trl', c, 'entropy_coef_max')).toBe(0.2);
+    expect(setting('trl', c, 'entropy_coef_delta')).toBe(c.entropy_coef_step);
+    expect(mappingRows('trl', c).find((r) => r.field === 'entropy_bonus_gate')!.comment).toMatch(/applies it always/);
   });
 
   it('comments a knob with no equivalent, saying what the lab does', () => {

@@ -5,6 +5,7 @@
 // Not the rendering of scripts (render.ts) and not the trainers' field lists (fixtures/, read by the tests).
 
 import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, type RLField } from '../rl/config';
+import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective';
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from './quote';
@@ -100,7 +101,53 @@ function loraTargetsRow(c: RLConfig, key: string): Pick<MappingRow, 'settings' |
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Rollout correction (rollout_is_mode, its bounds, and tis_cap, its token_truncate case): the rollout_is_mode row
+// writes every setting; the tis_cap and bound rows point to it. docs/algorithms.md#rollout-correction.
+
+/** exp(20): the lab's cap on an importance weight (LOG_WEIGHT_CAP), which is verl's own bound too. */
+const WEIGHT_CAP = Math.exp(20);
+const CORRECTION_ROWS = ['tis_cap', 'rollout_is_clip_min', 'rollout_is_clip_max'] as const;
+
+/** The bound rows (and tis_cap) of a config: written with rollout_is_mode, or off. */
+function correctionPart(c: RLConfig): Pick<MappingRow, 'settings' | 'comment'> {
+  return rolloutCorrectionOf(c) ? written('rollout_is_mode') : none('no rollout correction in the lab');
+}
+
+/** The bound as a number, with null (no bound) as the value that does not bound under the weight cap. */
+const upperOf = (rc: RolloutCorrection) => rc.max ?? WEIGHT_CAP;
+const lowerOf = (rc: RolloutCorrection) => rc.min ?? 0;
+
+// ---------------------------------------------------------------------------------------------------------
 // TRL. Names are GRPOConfig's unless prefixed `PPOConfig.`; a name the chosen class lacks becomes a comment.
+
+/** TRL's vLLM importance sampling settings for the lab's rollout correction (GRPOConfig only). */
+const trlRolloutCorrection = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'> => {
+  const rc = rolloutCorrectionOf(c);
+  if (trlClass !== 'GRPOConfig')
+    return none(`${trlClass} has no rollout correction${rc ? `; the lab: ${rc.mode} in [${rc.min}, ${rc.max}]` : ''}`);
+  const off = { key: 'vllm_importance_sampling_correction', value: false };
+  if (!rc)
+    return {
+      settings: [off],
+      comment: "the lab applies no rollout correction; TRL's (on by default, sequence_mask) would act under use_vllm",
+    };
+  if (rc.mode === 'sequence_geo_mask')
+    return {
+      settings: [off],
+      comment:
+        "TRL has no geometric-mean sequence mask (OpenRLHF's seq-mask-tis); the lab drops sequences whose exp(mean log w) leaves the bounds",
+    };
+  const settings: Setting[] = [
+    { key: 'vllm_importance_sampling_correction', value: true },
+    { key: 'vllm_importance_sampling_mode', value: rc.mode },
+  ];
+  if (rc.min !== null) settings.push({ key: 'vllm_importance_sampling_clip_min', value: rc.min });
+  if (rc.max !== null) settings.push({ key: 'vllm_importance_sampling_clip_max', value: rc.max });
+  return {
+    settings,
+    comment: `TRL corrects only vLLM's samples (use_vllm=True)${rc.max === null ? '; no upper bound in the lab: set vllm_importance_sampling_clip_max=None' : ''}`,
+  };
+};
 
 const TRL_LOSS_TYPE_OF_AGG: Readonly<Record<RLConfig['loss_agg_mode'], string | null>> = {
   'token-mean': 'dapo',
@@ -120,6 +167,18 @@ const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'>
 };
 
 const TRL: Partial<Record<RLField, Conversion>> = {
+  rollout_is_mode: trlRolloutCorrection,
+  ...Object.fromEntries(CORRECTION_ROWS.map((f) => [f, ({ c }: Ctx) => correctionPart(c)])),
+  entropy_bonus_gate: ({ c, trlClass }) =>
+    trlClass !== 'GRPOConfig'
+      ? none(`${trlClass} has no adaptive entropy`)
+      : c.entropy_target === null
+        ? none('adaptive entropy is off in the lab')
+        : c.entropy_bonus_gate
+          ? none("TRL's use_adaptive_entropy always applies alpha only at or below entropy_target, as here")
+          : none(
+              "TRL's use_adaptive_entropy applies alpha only while the last step's entropy is at or below entropy_target; the lab applies it always (entropy_bonus_gate false)",
+            ),
   lora_rank: trlLora,
   lora_alpha: trlLora,
   lora_targets: trlLora,
@@ -319,6 +378,50 @@ function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
 
 const A = 'actor_rollout_ref.actor.';
 
+/**
+ * verl's algorithm.rollout_correction for the lab's: rollout_is (token / sequence) truncates from above at
+ * rollout_is_threshold; rollout_rs token_k1 / seq_sum_k1 / seq_mean_k1 rejects by bounds 'lo_up' on -log w, which keep
+ * 1/up <= w <= 1/lo. A missing bound is written as exp(20), verl's own clamp of log w, so it bounds nothing.
+ */
+export function verlRolloutCorrection(c: RLConfig): Pick<MappingRow, 'settings' | 'comment'> {
+  const rc = rolloutCorrectionOf(c);
+  if (!rc) return none('off in the lab: verl rollout_is and rollout_rs stay null');
+  const R = 'algorithm.rollout_correction.';
+  const is = (level: 'token' | 'sequence', threshold: number): Setting[] => [
+    { key: `${R}rollout_is`, value: level },
+    { key: `${R}rollout_is_threshold`, value: threshold },
+  ];
+  const rsBounds = `${1 / upperOf(rc)}_${rc.min ? 1 / rc.min : WEIGHT_CAP}`;
+  const rs = (option: string): Setting[] => [
+    { key: `${R}rollout_rs`, value: option },
+    { key: `${R}rollout_rs_threshold`, value: rsBounds },
+  ];
+  const dropped =
+    "verl's rejection also removes the tokens from the response mask (token-mean divides by the kept tokens); the lab weighs them 0";
+  switch (rc.mode) {
+    case 'token_truncate':
+    case 'sequence_truncate':
+      return {
+        settings: is(rc.mode === 'token_truncate' ? 'token' : 'sequence', upperOf(rc)),
+        comment:
+          rc.min !== null
+            ? `verl truncates from above only; the lab also raises weights below ${rc.min} to it`
+            : rc.max === null
+              ? 'no upper bound in the lab: the threshold is exp(20), the cap both apply to log w'
+              : null,
+      };
+    case 'token_mask':
+      return { settings: [...is('token', upperOf(rc)), ...rs('token_k1')], comment: dropped };
+    case 'sequence_mask':
+      return { settings: [...is('sequence', upperOf(rc)), ...rs('seq_sum_k1')], comment: dropped };
+    case 'sequence_geo_mask':
+      return {
+        settings: [...is('token', WEIGHT_CAP), ...rs('seq_mean_k1')],
+        comment: `the kept tokens weighted by their own untruncated w (threshold exp(20)); ${dropped}`,
+      };
+  }
+}
+
 const VERL: Partial<Record<RLField, Conversion>> = {
   lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!),
   loss_type: ({ c, d }) => {
@@ -481,16 +584,8 @@ const VERL: Partial<Record<RLField, Conversion>> = {
       { f32: 'float32', bf16: 'bfloat16', f16: 'float16' }[c.rollout_dtype],
       c.rollout_dtype === 'f32' ? "verl's default is bfloat16; the lab samples from the f32 weights by default" : null,
     ),
-  tis_cap: ({ c }) =>
-    c.tis_cap === null
-      ? none('null in the lab: no truncated IS correction (verl rollout_is stays off)')
-      : {
-          settings: [
-            { key: 'algorithm.rollout_correction.rollout_is', value: 'token' },
-            { key: 'algorithm.rollout_correction.rollout_is_threshold', value: c.tis_cap },
-          ],
-          comment: null,
-        },
+  rollout_is_mode: ({ c }) => verlRolloutCorrection(c),
+  ...Object.fromEntries(CORRECTION_ROWS.map((f) => [f, ({ c }: Ctx) => correctionPart(c)])),
   clip_cov_ratio: ({ c }) =>
     c.clip_cov_ratio > 0
       ? set(`${A}policy_loss.clip_cov_ratio`, c.clip_cov_ratio)
@@ -637,17 +732,24 @@ const OPENRLHF: Partial<Record<RLField, Conversion>> = {
       },
       linear: set('--actor.lr_scheduler', 'linear'),
     })[c.lr_schedule],
-  tis_cap: ({ c }) =>
-    c.tis_cap === null
-      ? none('null in the lab: no truncated IS correction')
-      : {
-          settings: [
-            { key: '--algo.advantage.is_correction_enable', value: true },
-            { key: '--algo.advantage.is_correction_type', value: 'tis' },
-            { key: '--algo.advantage.is_correction_threshold', value: [0, c.tis_cap] },
-          ],
-          comment: 'the lab caps from above only, so the lower end is 0',
-        },
+  rollout_is_mode: ({ c }) => {
+    const rc = rolloutCorrectionOf(c);
+    if (!rc) return none('off in the lab: --algo.advantage.is_correction_enable not given');
+    const type = { token_truncate: 'tis', token_mask: 'icepop', sequence_geo_mask: 'seq-mask-tis' } as const;
+    if (rc.mode === 'sequence_truncate' || rc.mode === 'sequence_mask')
+      return none(
+        `OpenRLHF has no sequence-product weight (seq-mask-tis bounds the geometric mean); the lab: ${rc.mode} in [${rc.min}, ${rc.max}]`,
+      );
+    return {
+      settings: [
+        { key: '--algo.advantage.is_correction_enable', value: true },
+        { key: '--algo.advantage.is_correction_type', value: type[rc.mode] },
+        { key: '--algo.advantage.is_correction_threshold', value: [lowerOf(rc), upperOf(rc)] },
+      ],
+      comment: `OpenRLHF corrects only under --actor.policy_loss_type ppo${rc.min === null ? '; no lower bound in the lab, so the lower end is 0' : ''}${rc.max === null ? '; no upper bound in the lab: exp(20), its weight cap' : ''}`,
+    };
+  },
+  ...Object.fromEntries(CORRECTION_ROWS.map((f) => [f, ({ c }: Ctx) => correctionPart(c)])),
   critic_learning_rate: ({ d }) =>
     set('--critic.adam.lr', d.criticLearningRate, "null in the lab means the policy's learning_rate"),
   cliprange_value: ({ c }) =>

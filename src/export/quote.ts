@@ -112,11 +112,17 @@ export function markdownLiteral(s: string): string {
 /** Characters a Hydra override value may hold unquoted without meaning anything to Hydra's grammar. */
 const HYDRA_PLAIN = /^[A-Za-z0-9_./-]+$/;
 
-/** A string value of a verl override: plain characters only, else refused naming the field. */
+/**
+ * Plain words Hydra's override grammar would read as a number (its INT and FLOAT allow '_' between digits, so
+ * `0.5_2` is the float 0.52), or a literal: quoted, they stay the string they are (verl's rollout_rs_threshold).
+ */
+const HYDRA_NOT_A_STRING = /^[+-]?[0-9._]*[0-9][0-9._]*([eE][+-]?[0-9_]+)?$|^(true|false|null|[+-]?inf|nan)$/i;
+
+/** A string value of a verl override: plain characters only, else refused naming the field; quoted where Hydra would not read a string. */
 export function hydraWord(field: string, s: string): string {
   if (!HYDRA_PLAIN.test(s))
     throw new ExportValueError(`${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - only)`);
-  return s;
+  return HYDRA_NOT_A_STRING.test(s) ? `'${s}'` : s;
 }
 
 /** The longest model name or path an export writes. */

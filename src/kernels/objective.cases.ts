@@ -1,6 +1,7 @@
 // GPU-vs-twin cases of the objective family: every loss type x aggregation at awkward shapes (N=1 L=1, N=3 L=17,
-// N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, the three token selections,
-// long rows, per-sequence clip fractions with an empty row, an all-masked batch and logp == oldLogp. Inputs are
+// N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, every rollout correction mode and
+// the off-policy mask, the three token selections, long rows, per-sequence clip fractions with an empty row, an
+// all-masked batch and logp == oldLogp. Inputs are
 // random with ragged masks and garbage in padding (logp 50), so a leak of a masked token shows. Every output is
 // compared (loss, dLogp, dEntropy, records, metrics); selections must agree exactly or contributions differ.
 
@@ -11,6 +12,7 @@ import {
   KL_ESTIMATORS,
   LOSS_AGG_MODES,
   LOSS_TYPES,
+  ROLLOUT_IS_MODES,
   resolveObjectiveConfig,
   type ObjectiveConfig,
 } from '../schema/objective';
@@ -376,6 +378,54 @@ export function objectiveCases(): KernelCase[] {
       { emptyRow: 0 },
     ),
   );
+  // Rollout correction (every mode, both bounds, one bound) and the off-policy sequence mask, with a sampler whose
+  // gap is wide enough (spread) that bounds near 1 truncate or mask a good share of tokens and sequences.
+  for (const [N, L] of [...SHAPES, [2, 300], [70, 9]] as const) {
+    for (const rollout_is_mode of ROLLOUT_IS_MODES.filter((m) => m !== 'off')) {
+      // Bounds that cut: a token's w spreads over [0.82, 1.22], a sequence's product much wider, a geometric mean less.
+      const [lo, hi] =
+        rollout_is_mode === 'sequence_geo_mask'
+          ? [0.97, 1.04]
+          : rollout_is_mode.startsWith('sequence')
+            ? [0.7, 1.6]
+            : [0.9, 1.15];
+      cases.push(
+        objectiveCase(
+          `rollout_is_mode ${rollout_is_mode} [${lo}, ${hi}]`,
+          N,
+          L,
+          { rollout_is_mode, rollout_is_clip_min: lo, rollout_is_clip_max: hi, beta: 0.04 },
+          ALL,
+        ),
+      );
+    }
+    cases.push(
+      objectiveCase(
+        'rollout_is_mode token_mask max only, off-policy mask 0.05, sequence ratio',
+        N,
+        L,
+        {
+          rollout_is_mode: 'token_mask',
+          rollout_is_clip_max: 1.1,
+          off_policy_mask_threshold: 0.05,
+          importance_sampling_level: 'sequence',
+          epsilon: 0.05,
+        },
+        { sampler: true },
+        { spread: 0.3 },
+      ),
+    );
+    cases.push(
+      objectiveCase(
+        'off_policy_mask_threshold 0.02 without sampler (oldLogp), gmpo',
+        N,
+        L,
+        { off_policy_mask_threshold: 0.02, loss_type: 'gmpo' },
+        {},
+        { spread: 0.3 },
+      ),
+    );
+  }
   // Degenerate batches.
   cases.push(
     objectiveCase('all masked', 3, 17, { beta: 0.04, entropy_coef: 0.01, top_entropy_quantile: 0.5 }, ALL, {

@@ -12,7 +12,7 @@ import {
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
-import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, type ObjectiveConfig } from '../schema/objective';
+import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, type ObjectiveConfig, type RolloutIsMode } from '../schema/objective';
 
 export {
   OBJECTIVE_METRICS,
@@ -37,9 +37,9 @@ const PLANE: Record<keyof ObjectiveTensors, number> = {
   samplerLogp: P.SAMPLER,
   klExact: P.KLX,
 };
-/** Stats buffer: 16 batch words, then 16 words of partial sums per row (the shader's S_ROWS and RP). */
+/** Stats buffer: 16 batch words, then 24 words of partial sums per row (the shader's S_ROWS and RP). */
 const STATS_BATCH = 16;
-const STATS_ROW = 16;
+const STATS_ROW = 24;
 
 /** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
 const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
@@ -51,7 +51,17 @@ const AGG = {
 } as const;
 const KL = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
 /** F.KL: a KL estimate is computed (its input is present). */
-const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
+const F = { DUAL: 1, DELTA: 2, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
+/** Rollout correction: its mode codes (the shader's RS_*) and flag bits (bounds present, off-policy mask on). */
+const RS = {
+  off: 0,
+  token_truncate: 1,
+  token_mask: 2,
+  sequence_truncate: 3,
+  sequence_mask: 4,
+  sequence_geo_mask: 5,
+} as const satisfies Record<RolloutIsMode, number>;
+const F_RS = { RS_MIN: 512, RS_MAX: 1024, OFF: 2048 } as const;
 
 const PARAMS = uniforms('Params', {
   N: 'u32',
@@ -76,7 +86,10 @@ const PARAMS = uniforms('Params', {
   covLb: 'f32',
   covUb: 'f32',
   klCovCoef: 'f32',
-  tisCap: 'f32',
+  rsMode: 'u32', // RS_*: the rollout correction (tis_cap is token_truncate)
+  rsMin: 'f32', // C_min (flag F_RS_MIN)
+  rsMax: 'f32', // C_max (flag F_RS_MAX)
+  offThreshold: 'f32', // off_policy_mask_threshold (flag F_OFF)
 });
 export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
   uniforms: [PARAMS],
@@ -86,7 +99,8 @@ export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
     P,
     S_ROWS: STATS_BATCH,
     RP: STATS_ROW,
-    F,
+    F: { ...F, ...F_RS },
+    RS,
     LOSS,
     AGG,
     KL,
@@ -188,7 +202,10 @@ export function objectiveForwardBackward(
   let flags = 0;
   if (cfg.clip_ratio_c !== null) flags |= F.DUAL;
   if (cfg.delta !== null) flags |= F.DELTA;
-  if (cfg.tis_cap !== null) flags |= F.TIS;
+  const rc = plan.correction;
+  if (rc?.min != null) flags |= F_RS.RS_MIN;
+  if (rc?.max != null) flags |= F_RS.RS_MAX;
+  if (plan.offPolicyMask) flags |= F_RS.OFF;
   if (plan.hasSampler) flags |= F.SAMPLER;
   if (plan.hasKlExact) flags |= F.KLX;
   if (plan.hasKl) flags |= F.KL;
@@ -218,7 +235,10 @@ export function objectiveForwardBackward(
     covLb: cfg.clip_cov_lb,
     covUb: cfg.clip_cov_ub,
     klCovCoef: cfg.kl_cov_coef,
-    tisCap: cfg.tis_cap ?? 0,
+    rsMode: RS[rc?.mode ?? 'off'],
+    rsMin: rc?.min ?? 0,
+    rsMax: rc?.max ?? 0,
+    offThreshold: cfg.off_policy_mask_threshold ?? 0,
   });
 
   const family = ctx.family('objective', OBJECTIVE_SHADER.source);

@@ -192,6 +192,37 @@ describe('objective twin: gradients match central finite differences', () => {
     ['clip_cov', { clip_cov_ratio: 0.2, clip_cov_lb: 0.05, clip_cov_ub: 5 }],
     ['kl_cov', { kl_cov_ratio: 0.2, kl_cov_coef: 1.5, loss_agg_mode: 'seq-mean-token-mean' }],
     ['tis_cap=0.95 cispo', { loss_type: 'cispo', tis_cap: 0.95 }],
+    // Rollout correction and the off-policy mask: constant factors of the step, so no gradient flows through them.
+    [
+      'rollout_is_mode token_truncate [0.9, 1.1]',
+      { rollout_is_mode: 'token_truncate', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 },
+    ],
+    [
+      'rollout_is_mode token_mask [0.9, 1.1] cispo',
+      { loss_type: 'cispo', rollout_is_mode: 'token_mask', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 },
+    ],
+    [
+      'rollout_is_mode sequence_truncate [0.8, 1.3] sequence',
+      {
+        rollout_is_mode: 'sequence_truncate',
+        rollout_is_clip_min: 0.8,
+        rollout_is_clip_max: 1.3,
+        importance_sampling_level: 'sequence',
+        epsilon: 0.05,
+      },
+    ],
+    [
+      'rollout_is_mode sequence_mask [0.7, 1.4] sapo',
+      { loss_type: 'sapo', rollout_is_mode: 'sequence_mask', rollout_is_clip_min: 0.7, rollout_is_clip_max: 1.4 },
+    ],
+    [
+      'rollout_is_mode sequence_geo_mask [0.97, 1.03] gmpo',
+      { loss_type: 'gmpo', rollout_is_mode: 'sequence_geo_mask', rollout_is_clip_min: 0.97, rollout_is_clip_max: 1.03 },
+    ],
+    [
+      'off_policy_mask_threshold=0.05 + token_mask',
+      { off_policy_mask_threshold: 0.05, rollout_is_mode: 'token_mask', rollout_is_clip_max: 1.1, beta: 0.05 },
+    ],
   ];
   for (const [name, cfg, spread] of features) {
     for (const loss_agg_mode of LOSS_AGG_MODES) {

@@ -22,7 +22,15 @@
 //       lab takes the largest, so the GPU and the twin agree. Ties at the threshold are all taken.
 //     kl_cov: the k largest cov among masked tokens get + kl_cov_coef * |d| added to their policy loss (on top
 //       of ppo_clip; verl's kl_cov mode has no clip).
-//   TIS: with tis_cap C the policy loss is multiplied by min(exp(oldLogp - samplerLogp), C) (a constant).
+//   rollout correction (rolloutCorrectionOf: tis_cap C is token_truncate with C_max = C, no C_min): a constant
+//     weight c per token multiplies the policy loss. x_t = oldLogp - samplerLogp; X_i = sum_t m x_t; every log
+//     weight is capped at 20 above before exp (verl's bound; no f32 overflow). token_*: w = exp(x_t);
+//     sequence_*: w = exp(X_i) on every token of row i; *_truncate: c = clamp(w, C_min, C_max) (truncated when w
+//     lies outside); *_mask: c = w inside [C_min, C_max], else 0 (masked); sequence_geo_mask (OpenRLHF seq-mask-tis):
+//     c = exp(x_t) when exp(X_i / n_i) lies inside, else 0. A missing bound does not bound.
+//   off-policy mask (off_policy_mask_threshold delta; TRL / DeepSeek-V3.2): D_i = (1/n_i) sum_t m (b_t - logp_t)
+//     with b = samplerLogp (oldLogp without it); a token's policy loss is dropped where A < 0 and D_i > delta.
+//     Neither factor passes a gradient (both are constants of the step).
 //   KL (u = logp - refLogp): k1 = u; k2 = u^2/2; k3 = exp(-u) - 1 + u; low_var_kl = clamp(k3, -10, 10); exact =
 //     the klExact input. With kl_placement 'in_loss' the loss gets + beta k per token. The exact KL's gradient is
 //     NOT in dLogp: the caller backpropagates d loss / d klExact = beta * weight (records plane 4) through its
@@ -36,7 +44,17 @@
 // Per-token selection uses f32 arithmetic in the GPU's summation order, so the twin and the GPU select the same
 // tokens; everything else is computed in double precision.
 
-import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, lossKlCoef, type ObjectiveConfig } from '../schema/objective';
+import {
+  DEFAULT_OBJECTIVE_CONFIG,
+  epsilonHigh,
+  lossKlCoef,
+  rolloutCorrectionOf,
+  rolloutCorrectionWeight,
+  type ObjectiveConfig,
+  type RolloutCorrection,
+} from '../schema/objective';
+
+export { LOG_WEIGHT_CAP, rolloutCorrectionWeight } from '../schema/objective';
 import { floatKey } from './sampler';
 import type { HostTensor } from '../core/host-tensor';
 
@@ -57,6 +75,11 @@ export const OBJECTIVE_METRICS = [
   'token_selection/cov_selected_frac', //       12: fraction picked by clip_cov / kl_cov (0 when off)
   'clip_ratio/low_min', //                      13: min over sequences with n_i > 0 of their clip side -1 fraction (0 when none)
   'clip_ratio/high_max', //                     14: max over sequences with n_i > 0 of their clip side +1 fraction (0 when none)
+  // Rollout correction and the off-policy mask (the weight's mean is 1 when off, the fractions 0).
+  'sampling/importance_sampling_ratio/mean', // 15: mean rollout correction weight c (after truncation or masking)
+  'rollout_correction/truncated_frac', //       16: fraction whose w was outside [C_min, C_max] and truncated
+  'rollout_correction/masked_frac', //          17: fraction whose correction weight was masked to 0
+  'off_policy_mask/masked_frac', //             18: fraction dropped by the off-policy sequence mask
 ] as const;
 
 export type ObjectiveMetricName = (typeof OBJECTIVE_METRICS)[number];
@@ -104,6 +127,10 @@ export interface ObjectivePlan {
   selectEntropy: boolean;
   clipCov: boolean;
   klCov: boolean;
+  /** The rollout correction in effect (tis_cap or rollout_is_mode), or null. */
+  correction: RolloutCorrection | null;
+  /** off_policy_mask_threshold is set. */
+  offPolicyMask: boolean;
 }
 
 /**
@@ -134,7 +161,11 @@ export function objectivePlan<T>(
       `${kernel}: beta = ${beta} with kl_estimator '${cfg.kl_estimator}' in the loss needs ${exact ? 'klExact' : 'refLogp'}`,
     );
   }
-  if (cfg.tis_cap !== null && inputs.samplerLogp === undefined) throw new Error(`${kernel}: tis_cap needs samplerLogp`);
+  const correction = rolloutCorrectionOf(cfg);
+  if (correction && inputs.samplerLogp === undefined) {
+    const knob = cfg.tis_cap !== null ? 'tis_cap' : `rollout_is_mode '${correction.mode}'`;
+    throw new Error(`${kernel}: ${knob} needs samplerLogp`);
+  }
   return {
     cfg,
     N,
@@ -146,6 +177,8 @@ export function objectivePlan<T>(
     selectEntropy: cfg.top_entropy_quantile < 1,
     clipCov: cfg.clip_cov_ratio > 0,
     klCov: cfg.kl_cov_ratio > 0,
+    correction,
+    offPolicyMask: cfg.off_policy_mask_threshold !== null,
   };
 }
 
@@ -326,6 +359,10 @@ export function objectiveForwardBackward(
     diffMax: 0,
     kept: 0,
     cov: 0,
+    isWeight: 0,
+    truncated: 0,
+    isMasked: 0,
+    offMasked: 0,
   };
   // Per-sequence clip fractions (TRL's low_min / high_max are over processes; here over the batch's sequences).
   let lowMin = Infinity;
@@ -341,13 +378,18 @@ export function objectiveForwardBackward(
     const o = i * L;
     let n = 0;
     let sumD = 0;
+    let sumIs = 0; // X_i: the row's summed log rollout weight
+    let sumOff = 0; // n_i D_i: the off-policy mask's summed log(pi_sampler / pi_theta)
     for (let t = 0; t < L; t++) {
       const idx = o + t;
       if (!mask[idx]) continue;
       n++;
       const d = lp[idx] - old[idx];
       sumD += gmpo ? gmpoToken(d, adv[idx], cfg).dmin : d;
+      if (smp) sumIs += old[idx] - smp[idx];
+      sumOff += (smp ? smp[idx] : old[idx]) - lp[idx];
     }
+    const offDrop = plan.offPolicyMask && n > 0 && sumOff / n > cfg.off_policy_mask_threshold!;
     const rSeq = n > 0 ? Math.exp(sumD / n) : 1;
     let w: number;
     switch (cfg.loss_agg_mode) {
@@ -431,7 +473,11 @@ export function objectiveForwardBackward(
       const picked = (flags >> 1) & 1;
       const det = plan.clipCov ? picked : 0;
       const klSel = plan.klCov ? picked : 0;
-      const c = cfg.tis_cap !== null ? Math.min(Math.exp(old[idx] - smp![idx]), cfg.tis_cap) : 1;
+      const corr = plan.correction
+        ? rolloutCorrectionWeight(plan.correction, old[idx] - smp![idx], sumIs, n)
+        : { c: 1, truncated: false, masked: false };
+      const offKeep = offDrop && A < 0 ? 0 : 1;
+      const c = corr.c * offKeep;
       const factor = c * keep * (1 - det);
       const lpg = factor * l + c * klSel * cfg.kl_cov_coef * Math.abs(d);
       let g = 0;
@@ -472,6 +518,10 @@ export function objectiveForwardBackward(
       }
       acc.kept += keep;
       acc.cov += picked;
+      acc.isWeight += corr.c;
+      acc.truncated += corr.truncated ? 1 : 0;
+      acc.isMasked += corr.masked ? 1 : 0;
+      acc.offMasked += 1 - offKeep;
     }
     if (seqGrad && n > 0) {
       for (let t = 0; t < L; t++) {
@@ -507,6 +557,10 @@ export function objectiveForwardBackward(
     'token_selection/cov_selected_frac': mean(acc.cov),
     'clip_ratio/low_min': lowMin === Infinity ? 0 : lowMin,
     'clip_ratio/high_max': highMax,
+    'sampling/importance_sampling_ratio/mean': mean(acc.isWeight),
+    'rollout_correction/truncated_frac': mean(acc.truncated),
+    'rollout_correction/masked_frac': mean(acc.isMasked),
+    'off_policy_mask/masked_frac': mean(acc.offMasked),
   };
   OBJECTIVE_METRICS.forEach((name, j) => (metrics.data[j] = values[name]));
 }
@@ -542,6 +596,8 @@ export function objectiveMetricRecord(
     if (name.startsWith('sampling/') && !plan.hasSampler) return;
     if (name === 'token_selection/entropy_kept_frac' && !plan.selectEntropy) return;
     if (name === 'token_selection/cov_selected_frac' && !plan.clipCov && !plan.klCov) return;
+    if ((name.startsWith('rollout_correction/') || name.startsWith('sampling/importance_')) && !plan.correction) return;
+    if (name === 'off_policy_mask/masked_frac' && !plan.offPolicyMask) return;
     out[name] = values[j];
   });
   return out;

@@ -21,6 +21,7 @@ const state: TrainerState = {
     numTokens: 1234,
     rngState: 987654321,
     entropyCoef: 0.01,
+    lastEntropy: 1.5,
     baseline: { value: 0.5, batches: 2 },
     successRate: { 3: 0.25 },
   },

@@ -25,6 +25,7 @@ function state(): TrainerState {
       numTokens: 1234,
       rngState: 987654321,
       entropyCoef: 0.01,
+      lastEntropy: 1.5,
       baseline: null,
       successRate: { 3: 0.25 },
     },
@@ -89,6 +90,8 @@ const MALFORMED: [string, (m: Record<string, unknown>) => void, ((t: Tensors) =>
     null,
     /entropyCoef: must be a finite number, got null/,
   ],
+  ['lastEntropy negative', (m) => (m.lastEntropy = -1), null, /lastEntropy: must be null or a mean entropy .*got -1/],
+  ['lastEntropy a string', (m) => (m.lastEntropy = 'x'), null, /lastEntropy: must be null or a mean entropy .*got "x"/],
   ['baseline a number', (m) => (m.baseline = 3), null, /baseline: must be null or \{ value, batches \}, got 3/],
   [
     'baseline value not finite',
@@ -216,6 +219,25 @@ describe('trainer state file', () => {
     const back = decodeTrainerState(old);
     expect(back.meta.numTokens).toBe(0);
     expect({ ...back.meta, numTokens: 1234 }).toEqual(state().meta);
+  });
+
+  it('a file written before the rollout correction and entropy bounds existed decodes with their defaults', () => {
+    const later = [
+      'rollout_is_mode',
+      'rollout_is_clip_min',
+      'rollout_is_clip_max',
+      'off_policy_mask_threshold',
+      'entropy_coef_min',
+      'entropy_coef_max',
+      'entropy_bonus_gate',
+    ];
+    const old = withMeta(encodeTrainerState(state()), (m) => {
+      for (const k of later) delete cfg(m)[k];
+      delete m.lastEntropy;
+    });
+    const back = decodeTrainerState(old);
+    expect(JSON.stringify(back.meta.config)).toBe(JSON.stringify(state().meta.config));
+    expect(back.meta.lastEntropy).toBeNull();
   });
 
   it('a file written before save_every existed decodes with its default', () => {

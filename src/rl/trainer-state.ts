@@ -31,6 +31,8 @@ export interface TrainerMeta {
   rngState: number;
   /** The entropy coefficient in effect (moves when adaptive). */
   entropyCoef: number;
+  /** Adaptive entropy: the last rollout step's mean entropy (null before the first; absent in older files). */
+  lastEntropy: number | null;
   /** REINFORCE's running baseline. */
   baseline: RunningBaseline | null;
   /** Adaptive curriculum: success rate (EMA) per difficulty. */
@@ -116,6 +118,19 @@ function partProblems(part: string, arrays: ParamArrays, expected: { name: strin
   return problems;
 }
 
+/** Config fields added after version 1: a file without them takes their defaults (which mean what it ran with). */
+const FIELDS_ADDED_LATER = [
+  'save_every',
+  'rollout_is_mode',
+  'rollout_is_clip_min',
+  'rollout_is_clip_max',
+  'off_policy_mask_threshold',
+  'entropy_coef_min',
+  'entropy_coef_max',
+  'entropy_bonus_gate',
+  'rollout_dtype',
+] as const satisfies readonly (keyof RLConfig)[];
+
 /** The saved meta checked field by field; returns the problems (each naming its field) and the decoded meta. */
 function metaProblems(
   raw: Record<string, unknown>,
@@ -132,6 +147,7 @@ function metaProblems(
     'numTokens',
     'rngState',
     'entropyCoef',
+    'lastEntropy',
     'baseline',
     'successRate',
     'policyOptimizerStep',
@@ -140,13 +156,15 @@ function metaProblems(
   for (const k of Object.keys(raw))
     if (!known.has(k)) problems.push(`${k}: unknown field (known: ${[...known].join(', ')})`);
   // The resume boundary: the saved config is checked once here, with every problem named. save_every came after
-  // version 1; files without it take its default, as numTokens does.
+  // version 1 (and the rollout correction and entropy control bounds); files without them take their defaults, as
+  // numTokens does.
   let config: RLConfig | null = null;
   if (!isRecord(raw.config)) problems.push(`config: must be the run's RL config (an object), got ${shown(raw.config)}`);
   else {
     try {
       // In the schema's field order, so the config compares equal (as JSON) to one resolved afresh.
-      const withDefaults: Record<string, unknown> = { save_every: DEFAULT_CONFIG.save_every, ...raw.config };
+      const later = Object.fromEntries(FIELDS_ADDED_LATER.map((k) => [k, DEFAULT_CONFIG[k]]));
+      const withDefaults: Record<string, unknown> = { ...later, ...raw.config };
       const ordered = [...FIELD_NAMES, ...Object.keys(withDefaults)].filter((k) => k in withDefaults);
       config = validateConfig(Object.fromEntries([...new Set(ordered)].map((k) => [k, withDefaults[k]])));
     } catch (e) {
@@ -173,6 +191,9 @@ function metaProblems(
   push(wholeProblem('rngState', raw.rngState, 0, 0xffffffff, ' (the data RNG, 32 bits)'));
   if (typeof raw.entropyCoef !== 'number' || !Number.isFinite(raw.entropyCoef))
     problems.push(`entropyCoef: must be a finite number, got ${shown(raw.entropyCoef)}`);
+  const lastEntropy = raw.lastEntropy ?? null;
+  if (lastEntropy !== null && (typeof lastEntropy !== 'number' || !(lastEntropy >= 0 && lastEntropy < Infinity)))
+    problems.push(`lastEntropy: must be null or a mean entropy (a finite number >= 0), got ${shown(lastEntropy)}`);
   const baseline = raw.baseline;
   if (baseline !== null) {
     if (!isRecord(baseline)) problems.push(`baseline: must be null or { value, batches }, got ${shown(baseline)}`);
@@ -255,6 +276,7 @@ function metaProblems(
       config: config!,
       modelConfig: modelConfig!,
       numTokens: numTokens as number,
+      lastEntropy: lastEntropy as number | null,
       policyOptimizerStep,
       criticOptimizerStep,
     },

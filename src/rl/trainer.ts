@@ -15,6 +15,7 @@ import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../core/lora-
 import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
 import { computeAdvantages, mean, type RunningBaseline } from './advantages';
+import { appliedEntropyCoef, nextEntropyCoef } from './entropy-control';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { RLConfigError, derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
 import type { ObjectiveConfig } from '../schema/objective';
@@ -98,6 +99,8 @@ export class Trainer {
   numTokens = 0;
   private readonly rng: Rng;
   private entropyCoef: number;
+  /** Adaptive entropy: the last rollout step's mean entropy (null before the first), for entropy_bonus_gate. */
+  private lastEntropy: number | null = null;
   private baseline: RunningBaseline | null = null;
   private successRate: Record<string, number> = {};
   private readonly tasks = new Map<number, Task>();
@@ -186,6 +189,7 @@ export class Trainer {
       this.numTokens = m.numTokens;
       this.rng.setState(m.rngState);
       this.entropyCoef = m.entropyCoef;
+      this.lastEntropy = m.lastEntropy;
       this.baseline = m.baseline;
       this.successRate = { ...m.successRate };
       this.learner.loadOptimizerState(resume.learner);
@@ -313,7 +317,10 @@ export class Trainer {
     const inspectRows = inspectedRows(this.inspectGroups, N, G);
 
     // The RL config is an objective config; only alpha moves during a run (the adaptive entropy controller).
-    const objective: ObjectiveConfig = { ...c, entropy_coef: this.entropyCoef };
+    const objective: ObjectiveConfig = {
+      ...c,
+      entropy_coef: appliedEntropyCoef(c, this.entropyCoef, this.lastEntropy),
+    };
     const updates: { epoch: number; minibatch: number; lr: number; rows: number[] }[] = [];
     await time('update_actor', async () => {
       for (let epoch = 0; epoch < c.num_iterations; epoch++) {
@@ -365,11 +372,9 @@ export class Trainer {
 
     // Host-side state that follows the batch.
     const meanEntropy = results.reduce((a, r) => a + r.scalars.entropy, 0) / results.length;
-    if (d.adaptiveEntropy && c.entropy_target !== null) {
-      this.entropyCoef = Math.min(
-        1,
-        Math.max(-1, this.entropyCoef + (meanEntropy < c.entropy_target ? c.entropy_coef_step : -c.entropy_coef_step)),
-      );
+    if (d.adaptiveEntropy) {
+      this.entropyCoef = nextEntropyCoef(c, this.entropyCoef, meanEntropy);
+      this.lastEntropy = meanEntropy;
     }
     const accuracy = mean(ro.parts.accuracy ?? new Float32Array(N));
     this.successRate[difficulty] = 0.9 * (this.successRate[difficulty] ?? accuracy) + 0.1 * accuracy;
@@ -503,6 +508,7 @@ export class Trainer {
         numTokens: this.numTokens,
         rngState: this.rng.getState(),
         entropyCoef: this.entropyCoef,
+        lastEntropy: this.lastEntropy,
         baseline: this.baseline ? { ...this.baseline } : null,
         successRate: { ...this.successRate },
       },

@@ -130,6 +130,34 @@ export const CHARTS = [
     log: 'off',
     note: 'the same kernels sample and train, so only float rounding differs, unless rollout_dtype has the sampler read bf16/f16 weights',
   },
+  {
+    id: 'rollout_correction',
+    title: 'Rollout correction',
+    y: 'weight or fraction of tokens',
+    log: 'never',
+    note: 'how much of the loss the sampler/trainer correction and the off-policy mask reweigh or drop',
+    quiet: [
+      {
+        when: [
+          { knob: 'rollout_is_mode', is: ['off'] },
+          { knob: 'tis_cap', is: [null] },
+        ],
+        metrics: [
+          'sampling/importance_sampling_ratio/mean',
+          'rollout_correction/truncated_frac',
+          'rollout_correction/masked_frac',
+        ],
+        kind: 'off',
+        why: 'no rollout correction (rollout_is_mode off, tis_cap unset)',
+      },
+      {
+        when: [{ knob: 'off_policy_mask_threshold', is: [null] }],
+        metrics: ['off_policy_mask/masked_frac'],
+        kind: 'off',
+        why: 'no off-policy mask',
+      },
+    ],
+  },
   { id: 'rewards', title: 'Reward functions', y: 'reward', log: 'never' },
   {
     id: 'selection',
@@ -866,9 +894,9 @@ export const METRICS = [
   },
   {
     name: 'entropy_coef',
-    doc: 'The entropy bonus coefficient alpha of this rollout step (it moves under adaptive entropy, entropy_target).',
+    doc: 'The entropy bonus coefficient alpha applied at this rollout step (it moves under adaptive entropy, entropy_target; 0 while entropy_bonus_gate holds it back).',
     formula:
-      'alpha <- clamp(alpha + entropy_coef_step (mean H < entropy_target ? 1 : -1), -1, 1) after each rollout step',
+      'alpha <- clamp(alpha + entropy_coef_step (mean H <= entropy_target ? 1 : -1), entropy_coef_min, entropy_coef_max) after each rollout step; applied: alpha, or 0 under entropy_bonus_gate while the last mean H > entropy_target',
     healthy:
       'Constant (0 by default) unless entropy_target is set; then it rises while entropy is below the target and falls while above.',
     moves:
@@ -885,9 +913,9 @@ export const METRICS = [
     doc: "Mean absolute gap between the trainer's log pi_old and the sampler's log-probability of each sampled token: the train/inference mismatch.",
     formula: '(1/M) sum_{i,t} m_{i,t} |log pi_old(y_{i,t}) - log pi_sampler(y_{i,t})|',
     healthy:
-      'About 1e-7 or exactly 0: the sampler and the trainer run the same kernels on the same f32 weights, so only float rounding differs; above 1e-4 is a bug. With rollout_dtype bf16 the sampler reads rounded weights: about 1e-3 on the small presets (f16: 5 to 10 times less).',
+      'About 1e-7 or exactly 0: the sampler and the trainer run the same kernels on the same f32 weights, so only float rounding differs; above 1e-4 is a bug unless the sampler runs in half precision. With rollout_dtype bf16 the sampler reads rounded weights: about 1e-3 on the small presets (f16: 5 to 10 times less); weight_dtype bf16/f16 also stores the KV cache of rollouts half, which moves it too.',
     moves:
-      'A jump: the sampler and the trainer disagree (different kernels, precision or temperature handling). tis_cap corrects the loss for the gap.',
+      'A jump: the sampler and the trainer disagree (different kernels, precision or temperature handling). rollout_is_mode (or tis_cap) corrects the loss for the gap.',
     unit: 'nats',
     chart: 'sampling',
     per: 'update',
@@ -908,6 +936,65 @@ export const METRICS = [
     per: 'update',
     trl: 'sampling/sampling_logp_difference/max',
     formerly: [{ name: 'sampling/logp_diff/max' }],
+  },
+
+  // Rollout correction and the off-policy mask (docs/algorithms.md#rollout-correction)
+  {
+    name: 'sampling/importance_sampling_ratio/mean',
+    doc: "Mean rollout correction weight c over the loss tokens: the importance weight pi_old / pi_sampler after rollout_is_mode's truncation or masking (tis_cap: its token truncation).",
+    formula:
+      '(1/M) sum_{i,t} m_{i,t} c_{i,t},  c = clamp(w, C_min, C_max) (truncate) or w [C_min <= w <= C_max] (mask), w = pi_old / pi_sampler per token or per sequence',
+    healthy:
+      'About 1: the sampler and the trainer agree. Under a mask mode, the share of masked tokens pulls it below 1.',
+    moves:
+      'Drifting from 1: the sampler and the trainer disagree more (half precision, another engine); the correction is doing work.',
+    unit: 'ratio',
+    chart: 'rollout_correction',
+    per: 'update',
+    when: 'with a rollout correction (rollout_is_mode not off, or tis_cap)',
+    trl: 'sampling/importance_sampling_ratio/mean',
+    verl: 'rollout_corr/rollout_is_mean',
+    compare:
+      'TRL and verl average the weight before masking, and over sequences in the sequence modes; here it is the applied weight, over tokens',
+  },
+  {
+    name: 'rollout_correction/truncated_frac',
+    doc: 'Fraction of loss tokens whose importance weight w lay outside [rollout_is_clip_min, rollout_is_clip_max] and was truncated to it (the *_truncate modes, and tis_cap).',
+    formula: '(1/M) #{(i,t) : m_{i,t} = 1, w_{i,t} < C_min or w_{i,t} > C_max}',
+    healthy: 'Near 0 when sampler and trainer agree; a few percent under half-precision sampling.',
+    moves: 'Rising: the gap between sampler and trainer widens, so more tokens hit the bounds.',
+    unit: 'fraction',
+    chart: 'rollout_correction',
+    per: 'update',
+    when: 'with a rollout correction (rollout_is_mode not off, or tis_cap); 0 under a mask mode',
+    verl: 'rollout_corr/rollout_is_ratio_fraction_high',
+    compare:
+      'verl counts the weights above the threshold (fraction_high) and below its reciprocal (fraction_low) apart',
+  },
+  {
+    name: 'rollout_correction/masked_frac',
+    doc: 'Fraction of loss tokens whose correction weight was set to 0 because w (or its sequence, or its geometric mean) lay outside the bounds (the *_mask modes).',
+    formula:
+      '(1/M) #{(i,t) : m_{i,t} = 1, w outside [C_min, C_max]},  w per token (token_mask), per sequence (sequence_mask), exp(mean_t log w) (sequence_geo_mask)',
+    healthy: 'Near 0 when sampler and trainer agree; above 0.1 the correction throws away much of the batch.',
+    moves: 'Rising: many samples are too far off-policy for the bounds; the policy learns from fewer tokens.',
+    unit: 'fraction',
+    chart: 'rollout_correction',
+    per: 'update',
+    when: 'with a rollout correction (rollout_is_mode not off, or tis_cap); 0 under a truncate mode',
+    verl: 'rollout_corr/rollout_rs_masked_fraction',
+  },
+  {
+    name: 'off_policy_mask/masked_frac',
+    doc: 'Fraction of loss tokens dropped by the off-policy sequence mask: tokens with A < 0 of sequences whose mean log(pi_sampler / pi_theta) exceeds off_policy_mask_threshold.',
+    formula: '(1/M) #{(i,t) : m_{i,t} = 1, A_{i,t} < 0, (1/n_i) sum_t m (log pi_sampler - log pi_theta) > delta}',
+    healthy:
+      'Near 0 on the first update of a batch; it grows with later epochs (num_iterations > 1) as pi_theta moves away.',
+    moves: 'Rising: the policy drifts far from the sampler within a batch; fewer negative samples teach.',
+    unit: 'fraction',
+    chart: 'rollout_correction',
+    per: 'update',
+    when: 'with off_policy_mask_threshold set',
   },
 
   // Reward functions

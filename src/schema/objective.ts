@@ -27,6 +27,22 @@ export type KlEstimator = (typeof KL_ESTIMATORS)[number];
 export const KL_PLACEMENTS = ['in_loss', 'in_reward'] as const;
 export type KlPlacement = (typeof KL_PLACEMENTS)[number];
 
+/**
+ * Rollout correction modes (`rollout_is_mode`; TRL's vllm_importance_sampling_mode plus OpenRLHF's seq-mask-tis):
+ * how the sampler/trainer importance weight w = pi_old / pi_sampler enters the policy loss. token_*: one w per token;
+ * sequence_*: one w_i = prod_t w_t per sequence; *_truncate clamps w to [C_min, C_max]; *_mask zeroes w outside it;
+ * sequence_geo_mask drops a sequence whose geometric-mean w lies outside and weights its tokens by their own w_t.
+ */
+export const ROLLOUT_IS_MODES = [
+  'off',
+  'token_truncate',
+  'token_mask',
+  'sequence_truncate',
+  'sequence_mask',
+  'sequence_geo_mask',
+] as const;
+export type RolloutIsMode = (typeof ROLLOUT_IS_MODES)[number];
+
 /** The policy loss section of the config panel. */
 export const POLICY_LOSS_FIELDS = section('loss', {
   loss_type: oneOf(
@@ -149,6 +165,55 @@ export const POLICY_LOSS_FIELDS = section('loss', {
       note: 'OpenRLHF: the upper end of --algo.advantage.is_correction_threshold',
     },
   ),
+  // Rollout correction (docs/algorithms.md#rollout-correction): tis_cap C is the case rollout_is_mode
+  // 'token_truncate' with rollout_is_clip_max C and no lower bound (rolloutCorrectionOf).
+  rollout_is_mode: oneOf(
+    'rollout correction: w = pi_old_train / pi_sampler per token or per sequence, truncated to or masked outside [rollout_is_clip_min, rollout_is_clip_max]',
+    ROLLOUT_IS_MODES,
+    'off',
+    {
+      trl: 'vllm_importance_sampling_mode',
+      verl: 'algorithm.rollout_correction.rollout_is',
+      openrlhf: '--algo.advantage.is_correction_type',
+      also: ['vllm_importance_sampling_correction', 'rollout_rs', 'is_correction_type', 'is_correction_enable'],
+      note: 'TRL: needs vllm_importance_sampling_correction (on by default, mode sequence_mask); verl: rollout_is token / sequence truncates, rollout_rs token_k1 / seq_sum_k1 / seq_mean_k1 masks; OpenRLHF: tis = token_truncate, icepop = token_mask, seq-mask-tis = sequence_geo_mask, with --algo.advantage.is_correction_enable',
+    },
+  ),
+  rollout_is_clip_min: optReal(
+    'rollout correction: lower bound C_min of w (truncate: w >= C_min; mask: w < C_min drops the token or sequence)',
+    'no lower bound',
+    null,
+    0,
+    100,
+    {
+      trl: 'vllm_importance_sampling_clip_min',
+      openrlhf: '--algo.advantage.is_correction_threshold',
+      note: "OpenRLHF: the first of the pair; verl rollout_rs token_k1: the bounds as '1/C_max_1/C_min' (it bounds -log w)",
+    },
+  ),
+  rollout_is_clip_max: optReal(
+    'rollout correction: upper bound C_max of w (truncate: w <= C_max; mask: w > C_max drops the token or sequence)',
+    'no upper bound',
+    3.0,
+    0,
+    1e6,
+    {
+      minExclusive: true,
+      trl: 'vllm_importance_sampling_clip_max',
+      verl: 'algorithm.rollout_correction.rollout_is_threshold',
+      openrlhf: '--algo.advantage.is_correction_threshold',
+      also: ['vllm_importance_sampling_cap', 'rollout_rs_threshold'],
+      note: 'TRL default 3.0, verl 2.0, OpenRLHF the second of the pair [0.5, 5.0]',
+    },
+  ),
+  off_policy_mask_threshold: optReal(
+    'off-policy sequence mask (DeepSeek-V3.2): drop tokens with A < 0 of a sequence whose mean log(pi_sampler / pi_theta) exceeds this',
+    'no off-policy mask',
+    null,
+    0,
+    100,
+    { minExclusive: true, trl: 'off_policy_mask_threshold' },
+  ),
 });
 
 /** The objective's part of the regularizers section: the KL term and the entropy bonus. */
@@ -216,6 +281,66 @@ export function lossKlCoef(c: Pick<ObjectiveConfig, 'beta' | 'kl_placement'>): n
   return c.kl_placement === 'in_loss' ? c.beta : 0;
 }
 
+/** The rollout correction in effect: its mode and bounds (null: none). tis_cap C is token_truncate with C_max C. */
+export interface RolloutCorrection {
+  mode: Exclude<RolloutIsMode, 'off'>;
+  /** C_min (null: no lower bound). */
+  min: number | null;
+  /** C_max (null: no upper bound). */
+  max: number | null;
+}
+
+/** The rollout correction a config asks for: tis_cap's token truncation, rollout_is_mode's, or none. */
+export function rolloutCorrectionOf(
+  c: Pick<ObjectiveConfig, 'tis_cap' | 'rollout_is_mode' | 'rollout_is_clip_min' | 'rollout_is_clip_max'>,
+): RolloutCorrection | null {
+  if (c.tis_cap !== null) return { mode: 'token_truncate', min: null, max: c.tis_cap };
+  if (c.rollout_is_mode === 'off') return null;
+  return { mode: c.rollout_is_mode, min: c.rollout_is_clip_min, max: c.rollout_is_clip_max };
+}
+
+/** The cap on a log importance weight before exp (verl's SAFETY_BOUND): exp(20) ~ 4.9e8, far from f32 overflow. */
+export const LOG_WEIGHT_CAP = 20;
+
+/** Outside [min, max] (a null bound does not bound). */
+function outsideBounds(v: number, rc: RolloutCorrection): boolean {
+  return (rc.min !== null && v < rc.min) || (rc.max !== null && v > rc.max);
+}
+
+/**
+ * A token's rollout correction weight c and whether it was truncated or masked, from its log weight x_t, its row's
+ * sum X_i and masked-token count n_i (src/reference/objective.ts's header defines them). The twin, the GPU's rs_weight and the inspector's
+ * explanation follow it.
+ */
+export function rolloutCorrectionWeight(
+  rc: RolloutCorrection,
+  x: number,
+  rowSum: number,
+  n: number,
+): { c: number; truncated: boolean; masked: boolean } {
+  const cap = (v: number) => Math.exp(Math.min(v, LOG_WEIGHT_CAP));
+  switch (rc.mode) {
+    case 'token_truncate':
+    case 'sequence_truncate': {
+      const w = cap(rc.mode === 'token_truncate' ? x : rowSum);
+      let c = w;
+      if (rc.min !== null) c = Math.max(c, rc.min);
+      if (rc.max !== null) c = Math.min(c, rc.max);
+      return { c, truncated: outsideBounds(w, rc), masked: false };
+    }
+    case 'token_mask':
+    case 'sequence_mask': {
+      const w = cap(rc.mode === 'token_mask' ? x : rowSum);
+      const out = outsideBounds(w, rc);
+      return { c: out ? 0 : w, truncated: false, masked: out };
+    }
+    case 'sequence_geo_mask': {
+      const out = outsideBounds(cap(n > 0 ? rowSum / n : 0), rc);
+      return { c: out ? 0 : cap(x), truncated: false, masked: out };
+    }
+  }
+}
+
 /**
  * The rules between the objective's fields, each message starting with the field to change. 'kernel': what the
  * objective needs to be defined at all (the twin and the GPU refuse nothing else). 'training': those plus the
@@ -254,6 +379,20 @@ export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'train
   ) {
     e.push(
       `${c.clip_cov_ratio > 0 ? 'clip_cov_ratio' : 'kl_cov_ratio'}: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'`,
+    );
+  }
+  if (c.tis_cap !== null && c.rollout_is_mode !== 'off') {
+    e.push(
+      `tis_cap: is rollout_is_mode 'token_truncate' with rollout_is_clip_max = tis_cap; set tis_cap or rollout_is_mode '${c.rollout_is_mode}', not both`,
+    );
+  }
+  if (
+    c.rollout_is_clip_min !== null &&
+    c.rollout_is_clip_max !== null &&
+    c.rollout_is_clip_min >= c.rollout_is_clip_max
+  ) {
+    e.push(
+      `rollout_is_clip_min: must be below rollout_is_clip_max (${c.rollout_is_clip_max}), got ${c.rollout_is_clip_min}`,
     );
   }
   return e;

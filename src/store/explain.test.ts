@@ -103,6 +103,14 @@ const CASES: [string, RLConfig][] = [
   ['reinforce (pg)', resolveConfig('reinforce')],
   ['gmpo', resolveConfig('grpo', { loss_type: 'gmpo', beta: 0, gmpo_clip: 0.2 })],
   ['truncated IS', resolveConfig('dr_grpo', { tis_cap: 1.02, beta: 0.1, kl_estimator: 'k2' })],
+  [
+    'token_truncate rollout correction',
+    resolveConfig('grpo', { rollout_is_mode: 'token_truncate', rollout_is_clip_min: 0.99, rollout_is_clip_max: 1.01 }),
+  ],
+  [
+    'token_mask rollout correction',
+    resolveConfig('grpo', { rollout_is_mode: 'token_mask', rollout_is_clip_min: 0.99, rollout_is_clip_max: 1.01 }),
+  ],
 ];
 
 describe('token loss explanation', () => {

@@ -4,6 +4,7 @@
 // w and loss share in words. Pure; no React.
 
 import type { RLConfig } from '../rl/config';
+import { rolloutCorrectionOf, rolloutCorrectionWeight } from '../schema/objective';
 import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../rl/stream';
 import { fmt } from './format';
 
@@ -344,10 +345,21 @@ export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): Loss
       break;
   }
   let tis = 1;
+  const rc = rolloutCorrectionOf(c);
   if (c.tis_cap !== null) {
     tis = Math.min(Math.exp(t.logpOld - t.logpSampler), c.tis_cap);
     lines.push(
       `× min(π_old/π_sampler, C) = min(exp(${fmt(t.logpOld)} − ${fmt(t.logpSampler)}), ${fmt(c.tis_cap)}) = ${fmt(tis)}`,
+    );
+  } else if (rc && (rc.mode === 'token_truncate' || rc.mode === 'token_mask')) {
+    // A token's own weight; the sequence modes need the whole sequence, so the note below names them instead.
+    tis = rolloutCorrectionWeight(rc, t.logpOld - t.logpSampler, 0, 1).c;
+    const w = `exp(${fmt(t.logpOld)} − ${fmt(t.logpSampler)})`;
+    const band = `[${rc.min === null ? '−' : fmt(rc.min)}, ${rc.max === null ? '−' : fmt(rc.max)}]`;
+    lines.push(
+      rc.mode === 'token_truncate'
+        ? `× clamp(π_old/π_sampler, ${band}) = clamp(${w}) = ${fmt(tis)}`
+        : `× π_old/π_sampler if inside ${band}, else 0: ${w} → ${fmt(tis)}`,
     );
   }
   const beta = c.beta > 0 && c.kl_placement === 'in_loss' ? c.beta : 0;
@@ -365,9 +377,15 @@ export function explainTokenLoss(c: RLConfig, t: TokenView, alpha: number): Loss
   let note: string | undefined;
   if (t.weight === 0) note = 'masked out: this token is not in the loss';
   else if (!agrees) {
-    const selecting = c.top_entropy_quantile < 1 || c.clip_cov_ratio > 0 || c.kl_cov_ratio > 0;
-    note = selecting
-      ? `the trainer recorded ${fmt(t.loss)}: token selection (${[c.top_entropy_quantile < 1 && 'top_entropy_quantile', c.clip_cov_ratio > 0 && 'Clip-Cov', c.kl_cov_ratio > 0 && 'KL-Cov'].filter(Boolean).join(', ')}) changed this token's policy term`
+    const selections = [
+      c.top_entropy_quantile < 1 && 'top_entropy_quantile',
+      c.clip_cov_ratio > 0 && 'Clip-Cov',
+      c.kl_cov_ratio > 0 && 'KL-Cov',
+      rc?.mode.startsWith('sequence') && `the sequence's rollout correction weight (${rc.mode})`,
+      c.off_policy_mask_threshold !== null && 'the off-policy sequence mask',
+    ].filter(Boolean);
+    note = selections.length
+      ? `the trainer recorded ${fmt(t.loss)}: token selection (${selections.join(', ')}) changed this token's policy term`
       : `the trainer recorded ${fmt(t.loss)}, not the ${fmt(share)} recomputed here`;
   }
   return { lines, policy: l, tis, klTerm, entropyTerm, perToken, share, recorded: t.loss, agrees, note };

@@ -24,10 +24,10 @@ const HALF = { rollout_dtype: 'bf16' } as const;
 
 /**
  * The rollout correction of the corrected run: truncated importance sampling, each token's loss times
- * min(pi_old / pi_sampler, 2) (2 is verl's rollout_is_threshold default). The one line to change when the
- * correction gets its own knob.
+ * min(pi_old / pi_sampler, 2) (2 is verl's rollout_is_threshold default): rollout correction's token_truncate mode
+ * (TRL's vllm_importance_sampling_mode token_truncate, OpenRLHF's tis).
  */
-const CORRECTION = { tis_cap: 2 } as const;
+const CORRECTION = { rollout_is_mode: 'token_truncate', rollout_is_clip_max: 2 } as const;
 
 /** Every inspected token's importance weight pi_old / pi_sampler = exp(log pi_old - log pi_sampler). */
 function importanceWeights(run: LessonRunResult): number[] {

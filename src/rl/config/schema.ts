@@ -254,6 +254,18 @@ const REGULARIZER_FIELDS = {
       { trl: 'entropy_target' },
     ),
     entropy_coef_step: real('adaptive entropy: change of alpha per step', 1e-4, 0, 1, { trl: 'entropy_coef_delta' }),
+    // Adaptive entropy, TRL's controller (Skywork-OR1; docs/algorithms.md#adaptive-entropy-coefficient): alpha's
+    // bounds, and whether alpha acts only while the entropy is at or below entropy_target.
+    entropy_coef_min: real('adaptive entropy: lower bound of alpha', -1, -1, 1, {
+      trl: 'entropy_coef_min',
+      note: 'TRL default 0.0 (the bonus never turns into a penalty); the lab -1',
+    }),
+    entropy_coef_max: real('adaptive entropy: upper bound of alpha', 1, -1, 1, { trl: 'entropy_coef_max' }),
+    entropy_bonus_gate: flag(
+      "adaptive entropy: apply alpha only while the last step's mean entropy is at or below entropy_target (none before the first measurement)",
+      false,
+      { trl: 'use_adaptive_entropy', note: 'TRL: always so under use_adaptive_entropy' },
+    ),
   }),
 };
 

@@ -85,6 +85,8 @@ function crossFieldErrors(c: RLConfig): string[] {
       e.push(`prompts: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  if (c.entropy_coef_min > c.entropy_coef_max)
+    e.push(`entropy_coef_min: must not exceed entropy_coef_max (${c.entropy_coef_max}), got ${c.entropy_coef_min}`);
   const range = factory?.difficultyRange;
   if (range && c.difficulty !== null && (c.difficulty < range.min || c.difficulty > range.max)) {
     e.push(
@@ -287,7 +289,18 @@ export function configWarnings(c: RLConfig): string[] {
   if (c.reward_model === null) ignored('reward_model_label', 'without a reward_model');
   if (c.entropy_target !== null && c.entropy_coef_step === 0)
     w.push('entropy_coef_step: 0 keeps alpha fixed, so entropy_target has no effect');
-  if (c.entropy_target === null) ignored('entropy_coef_step', 'without entropy_target (alpha is fixed)');
+  if (c.entropy_target === null) {
+    for (const k of ['entropy_coef_step', 'entropy_coef_min', 'entropy_coef_max', 'entropy_bonus_gate'] as const)
+      ignored(k, 'without entropy_target (alpha is fixed)');
+  }
+  if (c.rollout_is_mode === 'off') {
+    for (const k of ['rollout_is_clip_min', 'rollout_is_clip_max'] as const)
+      ignored(k, `while rollout_is_mode is 'off'${c.tis_cap !== null ? ' (tis_cap sets its own bound)' : ''}`);
+  } else if (c.rollout_is_clip_min === null && c.rollout_is_clip_max === null) {
+    w.push(
+      `rollout_is_mode: '${c.rollout_is_mode}' without rollout_is_clip_min or rollout_is_clip_max ${c.rollout_is_mode.endsWith('truncate') ? 'truncates nothing' : 'masks nothing'}`,
+    );
+  }
   if (c.beta === 0) {
     ignored('ref_model_sync_steps', 'with beta 0 (no reference model)');
     ignored('kl_estimator', 'with beta 0 (no KL term)');
