@@ -252,7 +252,7 @@ function LookHere({ lesson }: { lesson: Lesson }) {
   const charts = lessonChartTitles(lesson);
   if (!charts.length) return null;
   return (
-    <p className="lesson-look-here small">
+    <span className="lesson-look-here small">
       Look here:{' '}
       {charts.map((c) => (
         <button
@@ -262,10 +262,10 @@ function LookHere({ lesson }: { lesson: Lesson }) {
           data-testid={`lesson-look-${c.id}`}
           onClick={() => showChart(c.id)}
         >
-          {c.title} chart ↓
+          {c.title} ↓
         </button>
       ))}
-    </p>
+    </span>
   );
 }
 
@@ -294,11 +294,10 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
       <p className="small muted">{lesson.source}</p>
       <Question lesson={lesson} />
       <p className="lesson-look">
-        <strong>Look at:</strong> {lesson.look}
+        <strong>Look at:</strong> {lesson.look} <LookHere lesson={lesson} />
       </p>
-      <LookHere lesson={lesson} />
-      <Planes lesson={lesson} />
       <RunBar lesson={lesson} />
+      <Planes lesson={lesson} />
       {phase !== 'ready' && <Narration />}
       <Verdict lesson={lesson} />
     </article>
