@@ -127,3 +127,29 @@ test('time to first step: page load to the first chart point, without and with a
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
+
+test("an adapter's own matmul tune is measured while no run is loaded, and a reload starts with it", async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto('/');
+  await ready(page);
+  const status = page.getByTestId('run-status');
+  const tuning = page.getByTestId('adapter-tuning');
+  // Ready at once on the shipped variants; the tune measures in the background and says so.
+  await expect(tuning).toContainText('defaults for this kind of adapter');
+  await expect(status).toHaveAttribute('data-tune', /^(measuring|done)$/);
+  await expect(status).toHaveAttribute('data-tune', 'done', { timeout: 540_000 });
+  await expect(tuning).toHaveText(
+    /^matmul autotune: NT \w+, NN \w+, TN \w+ \(measured in .*\); runs started from now on use it$/,
+  );
+  await expect(status).not.toContainText('tuning the matmul kernels');
+  // The next visit installs the cached tune and measures nothing.
+  await page.reload();
+  await ready(page);
+  await expect(tuning).toContainText('measured on this adapter before, cached');
+  await expect(status).toHaveAttribute('data-tune', '');
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});

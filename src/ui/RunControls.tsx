@@ -168,6 +168,7 @@ export function RunControls() {
         data-total={p.totalSteps}
         data-run-id={p.runId ?? ''}
         data-phase={p.phase.kind}
+        data-tune={tuneState ?? ''}
       >
         {line.name && <strong data-testid="status-name">{line.name}</strong>}
         {line.name && ' · '}
