@@ -109,13 +109,14 @@ export class TuneStopped extends Error {
 }
 
 /**
- * The variants per adapter class for an adapter not measured yet, from measurements on that class: a software
- * (CPU) adapter takes 'square' on every layout (BENCHMARKS.md's SwiftShader sections: the autotune chose it on
- * every layout at the nano and micro shapes, and for NT and NN at small); a GPU keeps matmul()'s default
- * ('blocked'), since the autotune's rankings on the GPUs measured so far were within the timestamps' quantization.
+ * The variants per adapter class for an adapter not measured yet, chosen for the time to a first step: a software
+ * (CPU) adapter takes the 8x8 tile ('wide') on every layout, whose pipelines compile in about 0.08 s where the 16x16
+ * tile the autotune picks there takes 0.4 s (BENCHMARKS.md); in the page that halved the time to the first chart point
+ * on SwiftShader (README). A GPU keeps matmul()'s default ('blocked'), since the autotune's rankings on the GPUs
+ * measured so far were within the timestamps' quantization. The adapter's own tune replaces them for later runs.
  */
 export function shippedTuning(ctx: GpuContext): MatmulTuning {
-  return ctx.report.isFallbackAdapter ? { NT: 'square', NN: 'square', TN: 'square' } : {};
+  return ctx.report.isFallbackAdapter ? { NT: 'wide', NN: 'wide', TN: 'wide' } : {};
 }
 
 /** This adapter's measured tuning if memory or the store holds one (installed on ctx's device then), else null. */
