@@ -1,6 +1,7 @@
 // Time to first step in a real Chromium with WebGPU on SwiftShader: the page as a newcomer opens it (no link: the
-// first lesson's run), Start, until a chart has drawn its first point; on a first visit (the matmul autotune
-// measures) and after a reload (the tune comes from IndexedDB, the files from the offline cache). Prints
+// first lesson's question), the answer and the lesson's Run, until a chart has drawn its first point; on a first
+// visit (the shipped matmul variants; the adapter's tune waits until no run is loaded) and after a reload (the
+// files from the offline cache). Prints
 // where the time went from the page's and the engine worker's User Timing marks (src/worker/startup-marks.ts) and
 // the worker's resource timings. A measurement, not a pass/fail: no timing is asserted (it depends on the load).
 import { expect, test, type Page } from '@playwright/test';
@@ -94,13 +95,18 @@ test('time to first step: page load to the first chart point, without and with a
   const w = await guard(page);
   const results: Record<string, Timeline> = {};
   const visits: [string, string, () => Promise<unknown>][] = [
-    ['first visit (autotune measured)', 'first-step-first-visit', () => page.goto('/')],
-    ['reload (tune cached)', 'first-step-reload', () => page.reload()],
+    ['first visit', 'first-step-first-visit', () => page.goto('/')],
+    ['reload', 'first-step-reload', () => page.reload()],
   ];
   for (const [visit, screenshot, open] of visits) {
     await open();
     await ready(page);
-    await page.getByTestId('run-start').click();
+    // The first lesson's question (answered once: a reload keeps the answer), then its Run: the one control.
+    await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', 'first-run');
+    await expect(page.getByTestId('run-start')).toBeDisabled();
+    const choice = page.getByTestId('lesson-choice-2');
+    if (await choice.isEnabled()) await choice.click();
+    await page.getByTestId('lesson-run').click();
     await page.waitForFunction(() => performance.getEntriesByName('rl-lab:first-point').length > 0, null, {
       timeout: 300_000,
       polling: 100,
@@ -118,6 +124,32 @@ test('time to first step: page load to the first chart point, without and with a
     expect(t.marks['first-point'], visit).toBeGreaterThan(t.marks['gpu-ready']);
     expect(t.marks['worker:step-1'], visit).toBeGreaterThan(t.marks['worker:run-created']);
   }
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test("an adapter's own matmul tune is measured while no run is loaded, and a reload starts with it", async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto('/');
+  await ready(page);
+  const status = page.getByTestId('run-status');
+  const tuning = page.getByTestId('adapter-tuning');
+  // Ready at once on the shipped variants; the tune measures in the background and says so.
+  await expect(tuning).toContainText('defaults for this kind of adapter');
+  await expect(status).toHaveAttribute('data-tune', /^(measuring|done)$/);
+  await expect(status).toHaveAttribute('data-tune', 'done', { timeout: 540_000 });
+  await expect(tuning).toHaveText(
+    /^matmul autotune: NT \w+, NN \w+, TN \w+ \(measured in .*\); runs started from now on use it$/,
+  );
+  await expect(status).not.toContainText('tuning the matmul kernels');
+  // The next visit installs the cached tune and measures nothing.
+  await page.reload();
+  await ready(page);
+  await expect(tuning).toContainText('measured on this adapter before, cached');
+  await expect(status).toHaveAttribute('data-tune', '');
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });

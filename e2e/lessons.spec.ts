@@ -25,6 +25,40 @@ async function verdictValues(page: Page): Promise<Record<string, number>> {
   return out;
 }
 
+test("no link: the first lesson's question, its Run the one control, Look here, an address of the lesson alone", async ({
+  page,
+}, info) => {
+  const w = await guard(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await ready(page);
+  await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', 'first-run');
+  await expect(page.getByTestId('lesson-choice-0')).toBeVisible();
+  await expect(page).toHaveURL(/\?lesson=first-run$/);
+  // One control: Start, Step and Run over seeds wait while the lesson is open, and say so.
+  for (const id of ['run-start', 'run-step', 'seeds-start']) await expect(page.getByTestId(id)).toBeDisabled();
+  await expect(page.getByTestId('run-start-blocked')).toContainText('A lesson is open');
+  await expect(page.getByTestId('run-status')).toContainText("answer the lesson's question");
+  await expect(page.getByTestId('lesson-run')).toBeDisabled();
+  await shot(page, info, 'no-link-first-view');
+
+  // Look here: the lesson's chart comes into view, outlined.
+  const chart = page.getByTestId('chart-reward');
+  await expect(chart).toHaveAttribute('data-highlighted', 'true');
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await expect(chart).not.toBeInViewport();
+  await page.getByTestId('lesson-look-reward').click();
+  await expect(chart).toBeInViewport();
+  expect(await chart.evaluate((e) => getComputedStyle(e).outlineStyle)).toBe('solid');
+
+  // Closing the lesson gives Start back, and the address carries the config again.
+  await page.getByTestId('run-close-lesson').click();
+  await expect(page.getByTestId('run-start')).toBeEnabled();
+  await expect(page).toHaveURL(/preset=grpo/);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
 for (const walk of WALKED) {
   test(`lesson ${walk.id}: answer, run, narration, verdict, progress kept`, async ({ page }, info) => {
     test.setTimeout(600_000);

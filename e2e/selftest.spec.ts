@@ -21,8 +21,8 @@ test('the page shows a real adapter and the kernel self-test passes in the brows
   }
   await expect(page.getByTestId('adapter-info')).toBeVisible();
   await expect(page.getByTestId('adapter-name')).not.toHaveText('unknown');
-  // The startup autotune chose a matmul variant per layout, each checked against the naive oracle first.
-  await expect(page.getByTestId('adapter-tuning')).toHaveText(/matmul autotune: NT \w+, NN \w+, TN \w+/);
+  // A matmul variant per layout: the adapter's cached tune, or the defaults for its class while its own is measured.
+  await expect(page.getByTestId('adapter-tuning')).toHaveText(/matmul( autotune)?: NT \w+, NN \w+, TN \w+/);
 
   await page.getByTestId('selftest-run').click();
   const summary = page.getByTestId('selftest-summary');

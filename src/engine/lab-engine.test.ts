@@ -382,6 +382,50 @@ describe('LabEngine reset (scripted trainer)', () => {
   });
 });
 
+describe('LabEngine trainerIdle (scripted trainer)', () => {
+  it('is true only while no loaded run could train on: none, or the current one finished', async () => {
+    let step = 0;
+    const { engine } = makeEngine(new MemoryRunStore(), {
+      createTrainer: async () => ({
+        get step() {
+          return step;
+        },
+        get done() {
+          return step >= 2;
+        },
+        async runStep() {
+          await new Promise((r) => setTimeout(r, 5));
+          step++;
+          const metrics = { reward: step };
+          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics }];
+        },
+        evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
+        saveStateBytes: async () => Uint8Array.of(step),
+        exportCheckpoint: freshCheckpointObject,
+        destroy: () => undefined,
+      }),
+    });
+    expect(engine.trainerIdle()).toBe(true);
+    const created = engine.create({
+      config: tinyConfig({ steps: 2, checkpoint: null }),
+      preset: 'grpo',
+      backend: 'cpu',
+    });
+    expect(engine.trainerIdle()).toBe(false); // loading
+    await created;
+    expect(engine.trainerIdle()).toBe(false); // paused at step 0: Start would train it
+    engine.stepOnce();
+    expect(engine.trainerIdle()).toBe(false);
+    await engine.idle();
+    expect([engine.progress().status, engine.trainerIdle()]).toEqual(['paused', false]);
+    engine.start();
+    await engine.idle();
+    expect([engine.progress().status, engine.trainerIdle()]).toEqual(['done', true]);
+    engine.reset();
+    expect([engine.progress().status, engine.trainerIdle()]).toEqual(['idle', true]);
+  });
+});
+
 /** A fresh nano policy as a checkpoint (for scripted trainers, which have no policy of their own). */
 async function freshCheckpointObject() {
   const init = initParams(MODEL_PRESETS.nano, new Rng(1), { std: 0.02 });

@@ -246,6 +246,17 @@ export class LabEngine {
     return this.looping !== null;
   }
 
+  /**
+   * No loaded run can train on (none is loaded, or the current one finished, failed or was interrupted) and nothing
+   * uses the trainer: a change of the device's default kernel variants now reaches only runs started later, so a
+   * run never mixes variants (the worker installs its background matmul tune only then).
+   */
+  trainerIdle(): boolean {
+    const a = this.active;
+    if (this.busy() || this.comparing) return false;
+    return !a || a.header.status === 'done' || a.header.status === 'failed' || a.header.status === 'interrupted';
+  }
+
   /** Drops the trainer of the current run (its saved records stay in the store); `quiet`: the next run's progress follows at once. */
   private release(quiet = false): void {
     const a = this.active;

@@ -15,7 +15,17 @@ import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { matmul, matmulTuning, setMatmulTuning, variantFor, type MatmulVariant } from './matmul';
-import { TUNE_CANDIDATES, autotuneMatmul, clearMatmulTuneCache, tuneCandidates, type TuneStore } from './matmul-tune';
+import {
+  TUNE_CANDIDATES,
+  TuneStopped,
+  autotuneMatmul,
+  cachedMatmulTuning,
+  clearMatmulTuneCache,
+  shippedTuning,
+  tuneCandidates,
+  type TuneMeasurement,
+  type TuneStore,
+} from './matmul-tune';
 import { useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
@@ -71,6 +81,59 @@ describe('matmul autotune', () => {
     const reloaded = await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1, store });
     expect(reloaded.fromCache).toBe(true);
     expect(matmulTuning(gpu.ctx.device)).toEqual(first.tuning);
+  });
+
+  it('a stopped tune installs nothing and caches nothing; the next one keeps the layouts measured before the stop', async () => {
+    const before = { NT: 'blocked', NN: 'blocked', TN: 'blocked' } as const;
+    setMatmulTuning(gpu.ctx.device, before);
+    const saved = new Map<string, string>();
+    const store: TuneStore = { get: (k) => saved.get(k) ?? null, set: (k, v) => void saved.set(k, v) };
+    const partial: TuneMeasurement[] = [];
+    // Stops at the first product after the NT layout is measured (the first of NN's checks).
+    const stopped = autotuneMatmul(gpu.ctx, {
+      shapes: SHAPES,
+      reps: 1,
+      store,
+      partial,
+      stop: () => partial.some((m) => m.layout === 'NT'),
+    });
+    await expect(stopped).rejects.toBeInstanceOf(TuneStopped);
+    expect(matmulTuning(gpu.ctx.device)).toEqual(before);
+    expect(saved.size).toBe(0);
+    expect(await cachedMatmulTuning(gpu.ctx, store)).toBeNull();
+    expect(new Set(partial.map((m) => m.layout))).toEqual(new Set(['NT']));
+    const measuredNT = [...partial];
+
+    const r = await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1, store, partial, stop: () => false });
+    // NT's measurements are the stopped tune's own objects (not measured again); NN and TN were measured now.
+    expect(r.measurements.filter((m) => m.layout === 'NT')).toEqual(measuredNT);
+    for (const m of measuredNT) expect(r.measurements).toContain(m);
+    expect(new Set(r.measurements.map((m) => m.layout))).toEqual(new Set(['NT', 'NN', 'TN']));
+    expect(matmulTuning(gpu.ctx.device)).toEqual(r.tuning);
+    expect(saved.size).toBe(1);
+    clearMatmulTuneCache();
+    expect(await cachedMatmulTuning(gpu.ctx, store)).toEqual(r.tuning);
+  });
+
+  it('a stop asked for after the last product still installs nothing', async () => {
+    // A tune that runs to the end asks `stop` before each product and once before installing.
+    let asked = 0;
+    await autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1, stop: () => (asked++, false) });
+    setMatmulTuning(gpu.ctx.device, null);
+    clearMatmulTuneCache();
+    let n = 0;
+    await expect(autotuneMatmul(gpu.ctx, { shapes: SHAPES, reps: 1, stop: () => ++n >= asked })).rejects.toBeInstanceOf(
+      TuneStopped,
+    );
+    expect(n).toBe(asked);
+    expect(matmulTuning(gpu.ctx.device)).toEqual({});
+  });
+
+  it('ships the 8x8 tile (quick to compile) for software adapters and the default variant for GPUs', () => {
+    const variants = Object.values(shippedTuning(gpu.ctx));
+    if (gpu.ctx.report.isFallbackAdapter) expect(variants).toEqual(['wide', 'wide', 'wide']);
+    else expect(variants).toEqual([]);
+    for (const v of variants) expect(TUNE_CANDIDATES).toContain(v);
   });
 });
 

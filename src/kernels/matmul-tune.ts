@@ -1,7 +1,9 @@
 // The matmul autotune: at startup, times each candidate variant (matmul.ts) on a few shapes per layout, keeps only
 // candidates whose output matches the naive oracle on this device, and makes the fastest per layout matmul()'s
 // default for the device. Results are cached per adapter (in memory, plus an optional key-value store such as a
-// file or IndexedDB wrapper), so a second device on the same adapter skips the measurements. Not the benchmark.
+// file or IndexedDB wrapper), so a second device on the same adapter skips the measurements. Until an adapter has
+// been measured, shippedTuning gives the defaults measured per adapter class, so a page can train at once and
+// measure later (a stop callback ends a measurement between two timed products). Not the benchmark.
 
 import type { GpuContext, Tensor } from '../gpu';
 import { Rng, randomArray } from '../core/random';
@@ -86,6 +88,49 @@ export interface TuneOptions {
   store?: TuneStore;
   /** Measure even when a cached result exists. */
   force?: boolean;
+  /**
+   * Asked before each product the measurement submits, and once more just before the winners are installed: true
+   * ends the measurement with a TuneStopped error and installs nothing (a page measuring while no run trains).
+   */
+  stop?: () => boolean;
+  /**
+   * Measurements of a stopped tune on this device, and where this one adds its own: layouts already measured in it
+   * are not measured again, so a tune stopped several times still finishes.
+   */
+  partial?: TuneMeasurement[];
+}
+
+/** A measurement ended by TuneOptions.stop: nothing was installed. */
+export class TuneStopped extends Error {
+  constructor() {
+    super('the matmul autotune was stopped before it finished');
+    this.name = 'TuneStopped';
+  }
+}
+
+/**
+ * The variants per adapter class for an adapter not measured yet, chosen for the time to a first step: a software
+ * (CPU) adapter takes the 8x8 tile ('wide') on every layout, whose pipelines compile in about 0.08 s where the 16x16
+ * tile the autotune picks there takes 0.4 s (BENCHMARKS.md); in the page that halved the time to the first chart point
+ * on SwiftShader (README). A GPU keeps matmul()'s default ('blocked'), since the autotune's rankings on the GPUs
+ * measured so far were within the timestamps' quantization. The adapter's own tune replaces them for later runs.
+ */
+export function shippedTuning(ctx: GpuContext): MatmulTuning {
+  return ctx.report.isFallbackAdapter ? { NT: 'wide', NN: 'wide', TN: 'wide' } : {};
+}
+
+/** This adapter's measured tuning if memory or the store holds one (installed on ctx's device then), else null. */
+export async function cachedMatmulTuning(ctx: GpuContext, store?: TuneStore): Promise<MatmulTuning | null> {
+  const key = adapterKey(ctx);
+  let cached = memoryCache.get(key) ?? null;
+  if (!cached && store) {
+    const text = await store.get(STORE_PREFIX + key);
+    if (text) cached = parseTuning(text);
+  }
+  if (!cached) return null;
+  memoryCache.set(key, cached);
+  setMatmulTuning(ctx.device, cached);
+  return cached;
 }
 
 const memoryCache = new Map<string, MatmulTuning>();
@@ -125,20 +170,13 @@ export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {})
   const t0 = performance.now();
   const key = adapterKey(ctx);
   if (!options.force) {
-    let cached = memoryCache.get(key) ?? null;
-    if (!cached && options.store) {
-      const text = await options.store.get(STORE_PREFIX + key);
-      if (text) cached = parseTuning(text);
-    }
-    if (cached) {
-      memoryCache.set(key, cached);
-      setMatmulTuning(ctx.device, cached);
+    const cached = await cachedMatmulTuning(ctx, options.store);
+    if (cached)
       return { adapterKey: key, tuning: cached, measurements: [], fromCache: true, ms: performance.now() - t0 };
-    }
   }
   const shapes = options.shapes ?? tuneShapes(64, 176, 1024);
   const reps = options.reps ?? 5;
-  const measurements: TuneMeasurement[] = [];
+  const measurements = options.partial ?? [];
   const tuning: MatmulTuning = {};
   for (const layout of TUNED_LAYOUTS) {
     const mine = shapes.filter((s) => layoutOfShape(s) === layout);
@@ -146,11 +184,15 @@ export async function autotuneMatmul(ctx: GpuContext, options: TuneOptions = {})
       (v) => mine.length > 0 && mine.every((s) => matmulVariantSupports(v, s)),
     );
     if (variants.length === 0) continue;
-    const results = await measureLayout(ctx, layout, mine, variants, reps);
-    measurements.push(...results);
+    let results = measurements.filter((m) => m.layout === layout);
+    if (results.length === 0) {
+      results = await measureLayout(ctx, layout, mine, variants, reps, options.stop);
+      measurements.push(...results);
+    }
     const best = results.filter((r) => !r.rejected).sort((a, b) => a.ms - b.ms)[0];
     if (best) tuning[layout] = best.variant;
   }
+  if (options.stop?.()) throw new TuneStopped();
   memoryCache.set(key, tuning);
   setMatmulTuning(ctx.device, tuning);
   if (options.store) await options.store.set(STORE_PREFIX + key, JSON.stringify(tuning));
@@ -197,7 +239,11 @@ export async function measureLayout(
   shapes: readonly MatmulShape[],
   variants: readonly MatmulVariant[],
   reps: number,
+  stop?: () => boolean,
 ): Promise<TuneMeasurement[]> {
+  const check = () => {
+    if (stop?.()) throw new TuneStopped();
+  };
   const owned: Tensor[] = [];
   const t = <T extends Tensor>(x: T) => (owned.push(x), x);
   try {
@@ -215,11 +261,12 @@ export async function measureLayout(
     for (const v of variants) {
       let worst = 0;
       for (const o of ops) {
+        check();
         const opts = { transA: o.s.transA, transB: o.s.transB };
-        const check = ctx.recorder('tune.check');
-        matmul(check, o.ref, o.a, o.b, { ...opts, variant: 'naive' });
-        matmul(check, o.out, o.a, o.b, { ...opts, variant: v });
-        check.submit();
+        const rec = ctx.recorder('tune.check');
+        matmul(rec, o.ref, o.a, o.b, { ...opts, variant: 'naive' });
+        matmul(rec, o.out, o.a, o.b, { ...opts, variant: v });
+        rec.submit();
         const [want, got] = (await ctx.readMany([o.ref, o.out])) as Float32Array[];
         let maxDiff = 0;
         let maxRef = 0;
@@ -237,6 +284,7 @@ export async function measureLayout(
       for (const v of variants) {
         const mins = least.get(v)!;
         for (const [i, o] of ops.entries()) {
+          check();
           const rec = ctx.recorder('tune.time', { profile });
           const t1 = performance.now();
           matmul(rec, o.out, o.a, o.b, { transA: o.s.transA, transB: o.s.transB, variant: v });

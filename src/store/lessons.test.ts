@@ -7,14 +7,22 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
 import { rowOf, type RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
-import { LESSONS, lessonById } from '../lessons';
+import { FIRST_LESSON, LESSONS, lessonById } from '../lessons';
 import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { EvalRecord, StepRecord } from '../rl/stream';
 import type { Response } from '../worker/protocol';
 import { createLabStore, IDLE_PROGRESS, LESSON_PROGRESS_KEY } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
 import { viewRecords } from './lesson-results';
-import { highlightedCharts, lessonNarration, lessonProgressOf, lessonRunBlocker, lessonRunStates } from './selectors';
+import {
+  highlightedCharts,
+  lessonChartTitles,
+  lessonNarration,
+  lessonProgressOf,
+  lessonRunBlocker,
+  lessonRunStates,
+  startBlocker,
+} from './selectors';
 import { MetricTable } from './metric-table';
 import { parseLessonProgress } from './slices/lessons';
 
@@ -121,6 +129,46 @@ describe('opening a lesson', () => {
     expect(message).not.toContain('<b>');
     l.s().initConfig(`?lesson=${encodeURIComponent('a"\nb')}`);
     expect(l.s().notices.map((n) => n.message)[1]).toContain('There is no lesson "a\\"\\nb".');
+  });
+});
+
+describe('the page with no link', () => {
+  it("opens on the first lesson's question; a link to a config or to a lesson opens that instead", () => {
+    l.s().initConfig('');
+    expect(l.s().lesson).toMatchObject({ lessonId: FIRST_LESSON.id, phase: 'ready' });
+    expect(lessonRunBlocker(l.s())).toBe('answer');
+    const config = lab();
+    config.s().initConfig('?preset=grpo&seed=3');
+    expect(config.s().lesson).toBeNull();
+    const other = lab();
+    other.s().initConfig('?lesson=clip-zero');
+    expect(other.s().lesson?.lessonId).toBe('clip-zero');
+  });
+
+  it("names the charts a lesson points at by their titles, in the lesson's order", () => {
+    expect(lessonChartTitles(clipZero)).toEqual([
+      { id: 'clip', title: 'Clip ratio' },
+      { id: 'kl', title: expect.any(String) },
+    ]);
+    for (const lesson of LESSONS) expect(lessonChartTitles(lesson)).toHaveLength(lesson.highlight.charts.length);
+  });
+});
+
+describe('one control runs while a lesson is open', () => {
+  it("Start, Step and Run over seeds send nothing and say why; the lesson's Run starts its run; closing gives Start back", () => {
+    const { s, sent } = answered();
+    expect(startBlocker(s())).toBe('lesson');
+    s().startRun();
+    s().stepRun();
+    s().startSeedGroup();
+    expect(sent).toEqual([{ type: 'init' }]);
+    s().startLesson();
+    expect(sent.at(-1)).toMatchObject({ type: 'configure', name: runA.label, then: 'start' });
+    s().closeLesson();
+    expect(startBlocker(s())).toBeNull();
+    s().startRun();
+    expect(sent.at(-1)).toMatchObject({ type: 'configure', then: 'start' });
+    expect(sent.at(-1)).not.toHaveProperty('name');
   });
 });
 

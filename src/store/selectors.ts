@@ -8,7 +8,7 @@ import type { ExportKind } from '../engine/lab-engine';
 import type { BackendKind, RunHeader } from '../engine/types';
 import { latestOf, lessonById, renderNarration, type Lesson, type LessonRunResult } from '../lessons';
 import { MODEL_PRESETS } from '../model/config';
-import type { ChartId } from '../schema/metrics';
+import { CHARTS, type ChartId } from '../schema/metrics';
 import { sameConfig } from './config-diff';
 import type { LabState } from './index';
 import { lessonRunResults } from './lesson-results';
@@ -28,7 +28,7 @@ export function isBusy(s: LabState): boolean {
 
 /** The engine can take a run on the selected backend (the CPU backend needs only the worker's answer). */
 export function engineReady(s: LabState): boolean {
-  return s.backend === 'cpu' ? !['idle', 'starting', 'tuning'].includes(s.gpuStatus) : s.gpuStatus === 'ready';
+  return s.backend === 'cpu' ? !['idle', 'starting'].includes(s.gpuStatus) : s.gpuStatus === 'ready';
 }
 
 /**
@@ -43,14 +43,25 @@ export function canContinue(s: LabState): boolean {
   );
 }
 
-/** Why Start (and Step) cannot run now, or null when they can. */
-export type StartBlocker = 'busy' | 'engine' | 'config';
+/**
+ * Why Start (and Step, and Run over seeds) cannot run now, or null when they can. While a lesson is open its own
+ * Run is the one control that starts anything ('lesson'): the lesson asks for a prediction first and names its runs.
+ */
+export type StartBlocker = 'lesson' | EngineStartBlocker;
 
-export function startBlocker(s: LabState): StartBlocker | null {
+/** Why the engine cannot take a new run from the edited config now (a lesson's own launches ask only this). */
+export type EngineStartBlocker = 'busy' | 'engine' | 'config';
+
+export function engineStartBlocker(s: LabState): EngineStartBlocker | null {
   if (isBusy(s)) return 'busy';
   if (!engineReady(s)) return 'engine';
   if (s.check.config === null) return 'config';
   return null;
+}
+
+export function startBlocker(s: LabState): StartBlocker | null {
+  if (s.lesson !== null) return 'lesson';
+  return engineStartBlocker(s);
 }
 
 /** Start (continue the current run, or a new run from the edited config) is possible. */
@@ -201,6 +212,14 @@ export function lessonRunStates(s: LabState): LessonRunState[] {
 }
 
 const NO_CHARTS: readonly ChartId[] = [];
+
+/** The charts a lesson points at, with their titles, in the lesson's order (unknown ids left out). */
+export function lessonChartTitles(lesson: Lesson): { id: ChartId; title: string }[] {
+  return lesson.highlight.charts.flatMap((id) => {
+    const chart = CHARTS.find((c) => c.id === id);
+    return chart ? [{ id, title: chart.title }] : [];
+  });
+}
 
 /** The charts the open lesson asks the learner to look at (the same array while the lesson stays open). */
 export function highlightedCharts(s: LabState): readonly ChartId[] {

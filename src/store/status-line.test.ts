@@ -71,7 +71,7 @@ describe('phaseText', () => {
 });
 
 describe('statusLine', () => {
-  it('says the device is requested, then tuned, before any run (and while the first run waits for it)', () => {
+  it('says the device is requested before any run (and while the first run waits for it)', () => {
     expect(statusLine({ progress: IDLE_PROGRESS, gpuStatus: 'starting', viewed: null })).toEqual({
       about: 'none',
       name: '',
@@ -79,11 +79,34 @@ describe('statusLine', () => {
       details: [],
     });
     const loading = live({ status: 'loading', phase: { kind: 'loading' } });
-    expect(statusLine({ progress: loading, gpuStatus: 'tuning', viewed: null }).phase).toMatch(/^tuning the matmul/);
+    expect(statusLine({ progress: loading, gpuStatus: 'starting', viewed: null }).phase).toBe(
+      'requesting a WebGPU device…',
+    );
     expect(statusLine({ progress: loading, gpuStatus: 'ready', viewed: null }).phase).toBe('loading the model');
     expect(statusLine({ progress: IDLE_PROGRESS, gpuStatus: 'ready', viewed: null }).phase).toBe(
       'no run yet: pick a preset and press Start',
     );
+  });
+
+  it('adds the background matmul tune while it measures or waits, to whichever run the line is about', () => {
+    const idle = statusLine({ progress: IDLE_PROGRESS, gpuStatus: 'ready', tuneState: 'measuring', viewed: null });
+    expect(idle.phase).toBe('no run yet: pick a preset and press Start');
+    expect(idle.details).toEqual(['tuning the matmul kernels for this adapter in the background (for the next run)']);
+    const done = live({ step: 150, status: 'done', phase: { kind: 'done' } });
+    const waiting = statusLine({ progress: done, gpuStatus: 'ready', tuneState: 'waiting', viewed: null });
+    expect(waiting.details.at(-1)).toMatch(/^matmul tune waits until no run is loaded/);
+    for (const tuneState of ['done', 'failed', null] as const)
+      expect(statusLine({ progress: done, gpuStatus: 'ready', tuneState, viewed: null }).details.join()).not.toMatch(
+        /tun/,
+      );
+  });
+
+  it('points at the lesson when one is open and no run is loaded', () => {
+    const input = { progress: IDLE_PROGRESS, gpuStatus: 'ready', lessonOpen: true, viewed: null } as const;
+    expect(statusLine(input).phase).toBe("no run yet: answer the lesson's question, then press its Run");
+    expect(statusLine({ ...input, gpuStatus: 'starting' }).phase).toBe('requesting a WebGPU device…');
+    const running = live({ step: 3, phase: { kind: 'training' } });
+    expect(statusLine({ ...input, progress: running }).phase).toBe('training step 4 of 150');
   });
 
   it('shows no ETA after the first step alone, and an ETA from the pace once a later step is timed', () => {

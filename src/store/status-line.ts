@@ -1,7 +1,8 @@
 // The status line of the run controls, in words: which run it is about (the live one, or the saved run or seed
-// group the charts show), what that run is doing (requesting the device, tuning, loading, evaluating step 0 and
-// compiling kernels, training, paused and why, finished), its step, elapsed time, ETA and pace, and, when the
-// charts show another run, what the live one is doing. One pure formatter; RunControls only lays its parts out.
+// group the charts show), what that run is doing (requesting the device, loading, evaluating step 0 and compiling
+// kernels, training, paused and why, finished), its step, elapsed time, ETA and pace, whether the matmul kernels
+// are being tuned in the background for the next run, and, when the charts show another run, what the live one is
+// doing. One pure formatter; RunControls only lays its parts out.
 
 import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../engine/types';
 import { timeLeftMs } from '../engine/step-pace';
@@ -13,6 +14,10 @@ import type { EngineState } from './slices/engine';
 export interface StatusLineInput {
   progress: RunProgress;
   gpuStatus: EngineState['gpuStatus'];
+  /** The background matmul tune (null or absent: none runs on this visit). */
+  tuneState?: EngineState['tuneState'];
+  /** A lesson is open (its Run, not Start, starts its runs). */
+  lessonOpen?: boolean;
   /** The run the charts show (null: none); the live run when it is the same id. */
   viewed: RunHeader | null;
 }
@@ -33,7 +38,14 @@ export interface StatusLine {
 /** The device's start, while it is not ready (null once it is, or when it failed: the adapter line says why). */
 export function deviceStartText(gpuStatus: EngineState['gpuStatus']): string | null {
   if (gpuStatus === 'starting') return 'requesting a WebGPU device…';
-  if (gpuStatus === 'tuning') return 'tuning the matmul kernels for this GPU (measured once, then cached)…';
+  return null;
+}
+
+/** The background matmul tune in words while it measures or waits (null otherwise). */
+export function tuneText(tuneState: EngineState['tuneState'] | undefined): string | null {
+  if (tuneState === 'measuring')
+    return 'tuning the matmul kernels for this adapter in the background (for the next run)';
+  if (tuneState === 'waiting') return 'matmul tune waits until no run is loaded (shipped variants meanwhile)';
   return null;
 }
 
@@ -89,7 +101,16 @@ function liveDetails(p: RunProgress): string[] {
 }
 
 /** The status line: about the run the charts show, and what the live run is doing when that is another one. */
-export function statusLine({ progress: p, gpuStatus, viewed }: StatusLineInput): StatusLine {
+export function statusLine({ progress: p, gpuStatus, tuneState, lessonOpen, viewed }: StatusLineInput): StatusLine {
+  const line = statusLineOfRun({ progress: p, gpuStatus, viewed });
+  if (lessonOpen && line.about === 'none' && p.phase.kind === 'idle' && !deviceStartText(gpuStatus))
+    line.phase = "no run yet: answer the lesson's question, then press its Run";
+  const tune = tuneText(tuneState);
+  return tune ? { ...line, details: [...line.details, tune] } : line;
+}
+
+/** The status line without the background tune. */
+function statusLineOfRun({ progress: p, gpuStatus, viewed }: StatusLineInput): StatusLine {
   const device = deviceStartText(gpuStatus);
   const livePhase =
     device && (p.phase.kind === 'idle' || p.phase.kind === 'loading')
@@ -110,6 +131,14 @@ export function statusLine({ progress: p, gpuStatus, viewed }: StatusLineInput):
 }
 
 /** The status line of a store's state (the parts RunControls selects: each a stable reference). */
-export function statusLineOf(s: Pick<LabState, 'progress' | 'gpuStatus' | 'viewRunId' | 'runs'>): StatusLine {
-  return statusLine({ progress: s.progress, gpuStatus: s.gpuStatus, viewed: viewedRun(s) });
+export function statusLineOf(
+  s: Pick<LabState, 'progress' | 'gpuStatus' | 'tuneState' | 'lesson' | 'viewRunId' | 'runs'>,
+): StatusLine {
+  return statusLine({
+    progress: s.progress,
+    gpuStatus: s.gpuStatus,
+    tuneState: s.tuneState,
+    lessonOpen: s.lesson !== null,
+    viewed: viewedRun(s),
+  });
 }

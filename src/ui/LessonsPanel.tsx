@@ -6,6 +6,7 @@ import { useShallow } from 'zustand/react/shallow';
 import { LESSONS, narrationNumber, useLab, type Lesson } from '../store';
 import { COLOR_LABELS } from '../store/explain';
 import {
+  lessonChartTitles,
   lessonNarration,
   lessonProgressOf,
   lessonRunBlocker,
@@ -228,6 +229,44 @@ function Planes({ lesson }: { lesson: Lesson }) {
   );
 }
 
+/** Brings a chart into view and flashes its outline (the lesson's charts keep a steady outline of their own). */
+function showChart(id: string): void {
+  const chart = document.querySelector<HTMLElement>(`[data-testid="chart-${id}"]`);
+  if (!chart) return;
+  const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+  chart.scrollIntoView({ behavior: still ? 'auto' : 'smooth', block: 'center' });
+  if (!still)
+    chart.animate(
+      [
+        { outlineColor: 'var(--accent)', outlineWidth: '5px' },
+        { outlineColor: 'var(--accent)', outlineWidth: '2px' },
+      ],
+      { duration: 1200, iterations: 2 },
+    );
+}
+
+/** The charts the lesson points at ("lesson: look here" on the charts): one button each scrolls to it. */
+function LookHere({ lesson }: { lesson: Lesson }) {
+  const charts = lessonChartTitles(lesson);
+  if (!charts.length) return null;
+  return (
+    <span className="lesson-look-here small">
+      Look here:{' '}
+      {charts.map((c) => (
+        <button
+          type="button"
+          key={c.id}
+          className="secondary small"
+          data-testid={`lesson-look-${c.id}`}
+          onClick={() => showChart(c.id)}
+        >
+          {c.title} ↓
+        </button>
+      ))}
+    </span>
+  );
+}
+
 function OpenLesson({ lesson }: { lesson: Lesson }) {
   const phase = useLab((s) => s.lesson!.phase);
   const closeLesson = useLab((s) => s.closeLesson);
@@ -253,10 +292,10 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
       <p className="small muted">{lesson.source}</p>
       <Question lesson={lesson} />
       <p className="lesson-look">
-        <strong>Look at:</strong> {lesson.look}
+        <strong>Look at:</strong> {lesson.look} <LookHere lesson={lesson} />
       </p>
-      <Planes lesson={lesson} />
       <RunBar lesson={lesson} />
+      <Planes lesson={lesson} />
       {phase !== 'ready' && <Narration />}
       <Verdict lesson={lesson} />
     </article>

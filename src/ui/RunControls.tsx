@@ -20,6 +20,7 @@ import { deviceStartText, statusLineOf } from '../store/status-line';
 
 /** Why Start and Step are greyed out, as their tooltip. */
 const BLOCKED: Record<StartBlocker, string> = {
+  lesson: "a lesson is open: its own Run starts the lesson's runs",
   busy: 'the current run is busy',
   engine: 'the engine is not ready',
   config: 'the config has errors',
@@ -80,6 +81,20 @@ function AdapterNote() {
   );
 }
 
+/** While a lesson is open, Start, Step and Run over seeds are off: why, and the way back to one's own config. */
+function LessonOpenHint() {
+  const closeLesson = useLab((s) => s.closeLesson);
+  return (
+    <p className="hint small" data-testid="run-start-blocked">
+      A lesson is open: its <strong>Run</strong> (in Lessons) starts its runs, after your prediction.{' '}
+      <button type="button" className="link" data-testid="run-close-lesson" onClick={closeLesson}>
+        Close the lesson
+      </button>{' '}
+      to start your own config here.
+    </p>
+  );
+}
+
 export function RunControls() {
   const p = useLab((s) => s.progress);
   const startEnabled = useLab(canStart);
@@ -90,9 +105,11 @@ export function RunControls() {
   const blocker = useLab(startBlocker);
   const label = useLab(startLabel);
   const gpuStatus = useLab((s) => s.gpuStatus);
+  const tuneState = useLab((s) => s.tuneState);
+  const lesson = useLab((s) => s.lesson);
   const viewRunId = useLab((s) => s.viewRunId);
   const runs = useLab((s) => s.runs);
-  const line = statusLineOf({ progress: p, gpuStatus, viewRunId, runs });
+  const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs });
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);
   const stepRun = useLab((s) => s.stepRun);
@@ -142,6 +159,7 @@ export function RunControls() {
           </button>
         )}
       </div>
+      {blocker === 'lesson' && <LessonOpenHint />}
       <p
         className="status-line"
         data-testid="run-status"
@@ -150,6 +168,7 @@ export function RunControls() {
         data-total={p.totalSteps}
         data-run-id={p.runId ?? ''}
         data-phase={p.phase.kind}
+        data-tune={tuneState ?? ''}
       >
         {line.name && <strong data-testid="status-name">{line.name}</strong>}
         {line.name && ' · '}

@@ -1,5 +1,6 @@
 // The shareable link of the config being edited (preset + the fields that differ from it, seed included), kept
-// in the address bar too (with the open lesson's ?lesson=<id>), so copying the page's URL shares the experiment.
+// in the address bar too (while a lesson is open, the address is its ?lesson=<id> alone), so copying the page's
+// URL shares the experiment or the lesson.
 // Values too long for an address (a prompt list, a reward_fn) are kept in this browser and referenced
 // (link-state.ts): the address stays under 2,000 characters, and the box says what another machine will lack.
 // Copy says whether it copied, and if not, why, with the link selected for a manual copy.
@@ -45,8 +46,9 @@ export function ShareLink() {
   }, [params, inline, addNotice]);
   const query = short?.address ?? null;
   useEffect(() => {
-    if (query === null) return;
-    const address = [lessonId !== null && `lesson=${encodeURIComponent(lessonId)}`, query].filter(Boolean).join('&');
+    // An open lesson's address is the lesson alone: its runs' configs are the lesson's, not the edited one.
+    const address = lessonId !== null ? `lesson=${encodeURIComponent(lessonId)}` : query;
+    if (address === null) return;
     const url = `${location.pathname}${address ? `?${address}` : ''}${location.hash}`;
     if (url !== `${location.pathname}${location.search}${location.hash}`) history.replaceState(null, '', url);
   }, [query, lessonId]);

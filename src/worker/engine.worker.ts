@@ -14,9 +14,18 @@ import type { AssetLoader } from '../engine/start-policy';
 import type { EngineEvent, RolloutRecord } from '../engine/types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
-import { autotuneMatmul, describeTuning } from '../kernels/matmul-tune';
+import { setMatmulTuning, type MatmulTuning } from '../kernels/matmul';
+import {
+  TuneStopped,
+  autotuneMatmul,
+  cachedMatmulTuning,
+  describeTuning,
+  shippedTuning,
+  type TuneMeasurement,
+  type TuneStore,
+} from '../kernels/matmul-tune';
 import { runKernelCases } from '../kernels/verify';
-import { assertNever, type Envelope, type Replies, type Request, type Response } from './protocol';
+import { assertNever, type Envelope, type Replies, type Request, type Response, type TuneState } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
 import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
@@ -58,23 +67,82 @@ async function device(): Promise<GpuContext> {
         }
       });
       engine.setAdapter(describeAdapter(c.report));
-      // The matmul variants for this adapter, before any model records a pass (cached in IndexedDB after the first
-      // visit). A failure leaves the default variants, which are correct, only slower.
+      // The matmul variants for this adapter before any model records a pass: its tune cached in IndexedDB, else
+      // the defaults measured for its class, so a first visit trains at once; the adapter's own tune is measured in
+      // the background while no run can train, and reaches runs started after it (tuneInBackground).
+      const store = idbTuneStore() ?? undefined;
       let tuning: string;
-      post({ type: 'tuning' });
+      let measure = false;
       try {
-        tuning = describeTuning(await autotuneMatmul(c, { store: idbTuneStore() ?? undefined }));
+        const cached = await cachedMatmulTuning(c, store);
+        if (cached) tuning = describeVariants(cached, 'measured on this adapter before, cached');
+        else {
+          const shipped = shippedTuning(c);
+          setMatmulTuning(c.device, shipped);
+          tuning = describeVariants(shipped, 'defaults for this kind of adapter until its own tune is measured');
+          measure = true;
+        }
       } catch (e) {
         tuning = `not tuned (${messageOf(e)}); default variants`;
       }
       markStartup('autotune');
       post({ type: 'ready', report: c.report, tuning });
+      if (measure) void tuneInBackground(c, store, tuning);
       return c;
     })
     .finally(() => {
       acquiring = null;
     });
   return acquiring;
+}
+
+/** How often the background tune looks whether a run still holds the trainer. */
+const TUNE_POLL_MS = 1000;
+
+/**
+ * Measures this adapter's matmul variants while no run can train (LabEngine.trainerIdle), stopping at the next
+ * product once a run is loaded and going on, from the layouts already measured, once none can train again. The
+ * winners are installed only while none can train, so every run trains on one set of variants from start to end
+ * (the variants differ in summation order, so a switch mid-run would change its numbers); they reach the next run.
+ */
+async function tuneInBackground(c: GpuContext, store: TuneStore | undefined, shipped: string): Promise<void> {
+  const partial: TuneMeasurement[] = [];
+  const gone = () => ctx !== c;
+  const sleep = () => new Promise<void>((r) => setTimeout(r, TUNE_POLL_MS));
+  let state: TuneState | null = null;
+  const tell = (next: TuneState, tuning: string) => {
+    if (next !== state) post({ type: 'tuning', state: next, tuning });
+    state = next;
+  };
+  // Two looks a poll apart: a run configured right after a finished one does not start a measurement first.
+  const staysIdle = async () => {
+    if (!engine.trainerIdle()) return false;
+    await sleep();
+    return engine.trainerIdle();
+  };
+  for (;;) {
+    while (!gone() && !(await staysIdle())) {
+      if (state === 'measuring') tell('waiting', shipped);
+      await sleep();
+    }
+    if (gone()) return;
+    tell('measuring', shipped);
+    try {
+      const r = await autotuneMatmul(c, { store, force: true, partial, stop: () => gone() || !engine.trainerIdle() });
+      return tell('done', `${describeTuning(r)}; runs started from now on use it`);
+    } catch (e) {
+      if (e instanceof TuneStopped) continue;
+      return tell('failed', `${shipped}; the tune failed (${messageOf(e)})`);
+    }
+  }
+}
+
+/** The variants of a tuning in words, and where they come from. */
+function describeVariants(t: MatmulTuning, from: string): string {
+  const choice = Object.entries(t)
+    .map(([layout, v]) => `${layout} ${v}`)
+    .join(', ');
+  return `matmul: ${choice || 'default variants'} (${from})`;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -140,12 +140,19 @@ export type Reply = { [T in Request['type']]: ReplyOf<T> }[Request['type']];
 /** A failed request: `id` names it. */
 export type Failure = { type: 'error'; id: number; message: string; fatal: boolean };
 
+/** Where the background matmul tune stands (WorkerEvent 'tuning'). */
+export type TuneState = 'measuring' | 'waiting' | 'done' | 'failed';
+
 /** Worker -> page messages that answer no request. */
 export type WorkerEvent =
-  /** tuning: the matmul autotune's choice for this adapter, in words. */
+  /** tuning: the matmul variants runs get now on this adapter (its cached tune, or the shipped defaults), in words. */
   | { type: 'ready'; report: AdapterReport; tuning?: string }
-  /** The device is acquired; the matmul autotune measures its variants now ('ready' follows). */
-  | { type: 'tuning' }
+  /**
+   * The background matmul tune of an adapter not measured before: measuring (no run can train), waiting (a run is
+   * loaded; it goes on once none can train), done (the winners are installed for runs started from now on) or
+   * failed (the variants stay); tuning: the variants runs get now, in words.
+   */
+  | { type: 'tuning'; state: TuneState; tuning: string }
   | { type: 'unavailable'; message: string }
   | { type: 'selftest-case'; result: CaseResult; index: number; total: number }
   | { type: 'selftest-done'; passed: number; failed: number; ms: number }

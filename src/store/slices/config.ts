@@ -100,7 +100,8 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
   initConfig(search, site = pageSite()) {
     const params = new URLSearchParams(search);
     const lesson = params.get('lesson');
-    if (lesson !== null) get().openLesson(lesson);
+    // No link at all: the page opens on the first lesson's question (its run is the default config).
+    if (lesson !== null || [...params.keys()].length === 0) get().openLesson(lesson ?? FIRST_LESSON.id);
     for (const p of PAGE_PARAMS) params.delete(p);
     if ([...params.keys()].length === 0) return;
     const { config, preset, problems, dropped } = configFromUrlParamsKeeping(params);

@@ -7,9 +7,15 @@
 import { IDLE_PROGRESS, type RunMode, type RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
 import type { CaseResult } from '../../kernels/verify';
-import { assertNever, TEST_HOOKS_GLOBAL, type EngineTestHooks, type WorkerEvent } from '../../worker/protocol';
+import {
+  assertNever,
+  TEST_HOOKS_GLOBAL,
+  type EngineTestHooks,
+  type TuneState,
+  type WorkerEvent,
+} from '../../worker/protocol';
 import { markStartup } from '../../worker/startup-marks';
-import { canContinue, canPause, canReset, startBlocker } from '../selectors';
+import { canContinue, canPause, canReset, engineStartBlocker, startBlocker } from '../selectors';
 import type { LabSlice } from '../slice';
 import { isFunctionProblem } from './reward-fn';
 
@@ -18,11 +24,13 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 export { IDLE_PROGRESS } from '../../engine/types';
 
 export interface EngineState {
-  /** starting: the device is requested; tuning: it is acquired and the matmul autotune runs (first visit: seconds). */
-  gpuStatus: 'idle' | 'starting' | 'tuning' | 'ready' | 'unavailable' | 'error';
+  /** starting: the device is requested; ready: runs can start (with the cached tune, or the shipped variants). */
+  gpuStatus: 'idle' | 'starting' | 'ready' | 'unavailable' | 'error';
   adapter: AdapterReport | null;
-  /** The matmul autotune's choice for the adapter, in words (null before the device is ready). */
+  /** The matmul variants runs get now, in words (null before the device is ready). */
   tuning: string | null;
+  /** The background matmul tune of an adapter measured for the first time (null: none, the tune was cached). */
+  tuneState: TuneState | null;
   /** The last error or the reason WebGPU is unavailable, shown as is. */
   gpuMessage: string | null;
   selftestRunning: boolean;
@@ -74,7 +82,8 @@ export const engineSlice: LabSlice<EngineSlice> =
      */
     const launch = (then: 'start' | 'step', fresh?: { name: string; mode?: RunMode }): boolean => {
       const s = get();
-      const blocker = startBlocker(s);
+      // A named fresh run is an open lesson's own launch: the lesson is no reason to refuse it.
+      const blocker = fresh ? engineStartBlocker(s) : startBlocker(s);
       if (blocker === 'config') {
         const errors = [...Object.entries(s.check.fieldErrors).map(([k, v]) => `${k}: ${v}`), ...s.check.otherErrors];
         s.addNotice('error', `The config has errors; fix the marked fields first. ${errors.join('; ')}`);
@@ -113,6 +122,7 @@ export const engineSlice: LabSlice<EngineSlice> =
       gpuStatus: 'idle',
       adapter: null,
       tuning: null,
+      tuneState: null,
       gpuMessage: null,
       selftestRunning: false,
       selftestResults: [],
@@ -169,7 +179,7 @@ export const engineSlice: LabSlice<EngineSlice> =
         const s = get();
         switch (r.type) {
           case 'tuning':
-            return set({ gpuStatus: 'tuning' });
+            return set({ tuneState: r.state, tuning: r.tuning });
           case 'ready':
             markStartup('gpu-ready');
             return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
