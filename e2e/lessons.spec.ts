@@ -4,7 +4,7 @@
 // shows its values, and a reload keeps the learner's progress. WALKED lists the lessons walked here (each costs
 // its full runs on a software GPU). No request leaves localhost; screenshots are saved as artifacts.
 import { expect, test, type Page } from '@playwright/test';
-import { guard, ready, shot } from './helpers';
+import { guard, lastValues, ready, shot } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1200 } });
 
@@ -25,9 +25,10 @@ async function verdictValues(page: Page): Promise<Record<string, number>> {
   return out;
 }
 
-test("no link: the first lesson's question, its Run the one control, Look here, an address of the lesson alone", async ({
+test("a newcomer's first minutes: the first lesson's question, its Run the one control, Look here, a token by keyboard", async ({
   page,
 }, info) => {
+  test.setTimeout(600_000);
   const w = await guard(page);
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto('/');
@@ -40,6 +41,7 @@ test("no link: the first lesson's question, its Run the one control, Look here, 
   await expect(page.getByTestId('run-start-blocked')).toContainText('A lesson is open');
   await expect(page.getByTestId('run-status')).toContainText("answer the lesson's question");
   await expect(page.getByTestId('lesson-run')).toBeDisabled();
+  await expect(page.getByTestId('lesson-run')).toBeInViewport();
   await shot(page, info, 'no-link-first-view');
 
   // Look here: the lesson's chart comes into view, outlined.
@@ -51,9 +53,31 @@ test("no link: the first lesson's question, its Run the one control, Look here, 
   await expect(chart).toBeInViewport();
   expect(await chart.evaluate((e) => getComputedStyle(e).outlineStyle)).toBe('solid');
 
-  // Closing the lesson gives Start back, and the address carries the config again.
+  // Answer, then the lesson's Run: the status names the phases, and the reward chart gets its first point.
+  await page.getByTestId('lesson-choice-2').click();
+  await expect(page.getByTestId('lesson-answer-feedback')).toBeVisible();
+  await page.getByTestId('lesson-run').click();
+  await expect(page.getByTestId('lesson')).toHaveAttribute('data-phase', 'running');
+  await expect(page.getByTestId('run-status')).toContainText(/compiling|evaluating|training|step/);
+  await expect
+    .poll(async () => Object.keys(await lastValues(page, 'reward')).length, { timeout: 300_000 })
+    .toBeGreaterThan(0);
+  await page.getByTestId('lesson-look-reward').click();
+  await expect(chart).toBeInViewport();
+  await shot(page, info, 'newcomer-first-point');
+
+  // A token of the inspector by keyboard: one Tab stop per group, the arrows move, Enter selects.
+  await page.getByTestId('color-by').focus();
+  const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? '');
+  for (let i = 0; i < 12 && (await focused()) !== 'token'; i++) await page.keyboard.press('Tab');
+  expect(await focused()).toBe('token');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('token-detail')).toContainText('position 1');
+
+  // Closing the lesson stops its run and gives Start back; the address carries the config again.
   await page.getByTestId('run-close-lesson').click();
-  await expect(page.getByTestId('run-start')).toBeEnabled();
+  await expect(page.getByTestId('run-start')).toBeEnabled({ timeout: 120_000 });
   await expect(page).toHaveURL(/preset=grpo/);
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
