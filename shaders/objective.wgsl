@@ -307,6 +307,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   var q1 = vec4<f32>(0.0); // cispo, kl, klExact, entropy
   var q2 = vec4<f32>(0.0); // approx_kl, logp diff, kept, cov-selected
   var S = 0.0;             // the row's d loss / d (sequence ratio)
+  var sKl = 0.0;           // the row's d loss / d s_i through the corrected KL (F_KL_BC at sequence level)
   var diffMax = 0.0;
   for (var t = lane; t < end; t += LANES) {
     let idx = o + t;
@@ -408,7 +409,16 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             dk = select(0.0, -expm1(-u), k3 < 10.0 && k3 > -10.0);
           }
         }
-        g += w * p.beta * dk;
+        if ((p.flags & F_KL_ST) != 0u) { dk = u; } // straight-through: k2's gradient
+        if ((p.flags & F_KL_BC) != 0u) {
+          // Unbiased KL (use_bias_correction_kl): q k, q the ratio; q's gradient to the token, or summed to the row.
+          let q = select(rho, rSeq, p.seqLevel == 1u);
+          g += w * p.beta * q * dk;
+          if (p.seqLevel == 1u) { sKl += w * p.beta * kl; } else { g += w * p.beta * kl * rho; }
+          kl = q * kl;
+        } else {
+          g += w * p.beta * dk;
+        }
       }
     }
     let contrib = w * (lpg + p.beta * kl - p.entropyCoef * H);
@@ -432,7 +442,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let s0 = row_sum(q0, lid);
   let s1 = row_sum(q1, lid);
   let s2 = row_sum(q2, lid);
-  let s3 = row_sum3_max1(vec4<f32>(S, 0.0, 0.0, diffMax), lid);
+  let s3 = row_sum3_max1(vec4<f32>(S, sKl, 0.0, diffMax), lid);
 
   // Row pass 3: the sequence ratio's gradient, back to each token (each lane revisits its own tokens).
   if (seqGrad && n > 0.0) {
@@ -444,6 +454,13 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         if (gmpo) { deriv = gmpo_token(in_f(P_LOGP, idx) - in_f(P_OLD, idx), in_f(P_ADV, idx)).y; }
         d_logp[idx] += gs * deriv;
       }
+    }
+  }
+  if (s3.y != 0.0 && n > 0.0) {
+    let gk = s3.y * rSeq / n;
+    for (var t = lane; t < end; t += LANES) {
+      let idx = o + t;
+      if (in_f(P_MASK, idx) > 0.0) { d_logp[idx] += gk; }
     }
   }
   if (valid && lane == 0u) {

@@ -306,6 +306,9 @@ const VERL_KL: Readonly<Record<RLConfig['kl_estimator'], string | null>> = {
   k3: 'low_var_kl',
   low_var_kl: 'low_var_kl',
   exact: null,
+  'k1+': 'k1+',
+  'k3+': 'k3+',
+  'low_var_kl+': 'low_var_kl+',
 };
 
 function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
@@ -392,7 +395,8 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   kl_estimator: ({ c, d }) => {
     const name = VERL_KL[c.kl_estimator];
     if (!name) return none("no full-vocabulary KL estimator to match the lab's exact KL in verl");
-    const note = c.kl_estimator === 'k3' ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null;
+    const note =
+      c.kl_estimator === 'k3' || c.kl_estimator === 'k3+' ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null;
     return set(d.klInReward ? 'algorithm.kl_penalty' : `${A}kl_loss_type`, name, note);
   },
   kl_placement: () => written('beta (use_kl_loss / use_kl_in_reward)'),

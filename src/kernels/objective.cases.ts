@@ -1,5 +1,5 @@
 // GPU-vs-twin cases of the objective family: every loss type x aggregation at awkward shapes (N=1 L=1, N=3 L=17,
-// N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, the three token selections,
+// N=8 L=33), sequence-level ratios, every KL estimator (straight-through ones too), the unbiased KL, dual clip + delta cap, TIS, the three token selections,
 // long rows, per-sequence clip fractions with an empty row, an all-masked batch and logp == oldLogp. Inputs are
 // random with ragged masks and garbage in padding (logp 50), so a leak of a masked token shows. Every output is
 // compared (loss, dLogp, dEntropy, records, metrics); selections must agree exactly or contributions differ.
@@ -234,6 +234,39 @@ export function objectiveCases(): KernelCase[] {
       ),
     );
   }
+  // DeepSeek-V3.2's unbiased KL (use_bias_correction_kl): the estimate times the token or sequence ratio, with a
+  // straight-through estimator too, at awkward shapes and on long rows (several lanes per row).
+  for (const [N, L] of [...SHAPES, [2, 300], [70, 9]] as [number, number][]) {
+    for (const importance_sampling_level of ['token', 'sequence'] as const) {
+      for (const kl_estimator of ['k3', 'k3+', 'low_var_kl'] as const) {
+        cases.push(
+          objectiveCase(
+            `unbiased kl ${importance_sampling_level} ${kl_estimator}`,
+            N,
+            L,
+            { beta: 0.1, kl_estimator, use_bias_correction_kl: true, importance_sampling_level, entropy_coef: 0.01 },
+            ALL,
+          ),
+        );
+      }
+    }
+  }
+  cases.push(
+    objectiveCase(
+      'unbiased kl sequence cispo k2 seq-mean-token-mean',
+      8,
+      33,
+      {
+        beta: 0.1,
+        kl_estimator: 'k2',
+        use_bias_correction_kl: true,
+        importance_sampling_level: 'sequence',
+        loss_type: 'cispo',
+        loss_agg_mode: 'seq-mean-token-mean',
+      },
+      ALL,
+    ),
+  );
   // Dual clip and the two-sided cap, alone and together, with clip-higher.
   for (const [N, L] of SHAPES) {
     cases.push(

@@ -12,7 +12,13 @@ import {
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
-import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, type ObjectiveConfig } from '../schema/objective';
+import {
+  DEFAULT_OBJECTIVE_CONFIG,
+  KL_STRAIGHT_THROUGH,
+  epsilonHigh,
+  isStraightThroughKl,
+  type ObjectiveConfig,
+} from '../schema/objective';
 
 export {
   OBJECTIVE_METRICS,
@@ -50,8 +56,23 @@ const AGG = {
   'seq-mean-token-sum-norm': 3,
 } as const;
 const KL = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
-/** F.KL: a KL estimate is computed (its input is present). */
-const F = { DUAL: 1, DELTA: 2, TIS: 4, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
+/**
+ * F.KL: a KL estimate is computed (its input is present). F.KL_ST: straight-through (klMode is the base estimator,
+ * the gradient is u). F.KL_BC: use_bias_correction_kl (the estimate times the ratio).
+ */
+const F = {
+  DUAL: 1,
+  DELTA: 2,
+  TIS: 4,
+  SAMPLER: 8,
+  KLX: 16,
+  KL: 32,
+  SEL_ENT: 64,
+  CLIP_COV: 128,
+  KL_COV: 256,
+  KL_ST: 512,
+  KL_BC: 1024,
+} as const;
 
 const PARAMS = uniforms('Params', {
   N: 'u32',
@@ -195,13 +216,16 @@ export function objectiveForwardBackward(
   if (plan.selectEntropy) flags |= F.SEL_ENT;
   if (plan.clipCov) flags |= F.CLIP_COV;
   if (plan.klCov) flags |= F.KL_COV;
+  if (isStraightThroughKl(cfg.kl_estimator)) flags |= F.KL_ST;
+  if (cfg.use_bias_correction_kl) flags |= F.KL_BC;
+  const klBase = isStraightThroughKl(cfg.kl_estimator) ? KL_STRAIGHT_THROUGH[cfg.kl_estimator] : cfg.kl_estimator;
   const params = PARAMS.pack({
     N,
     L,
     lossType: LOSS[cfg.loss_type],
     seqLevel: cfg.importance_sampling_level === 'sequence' ? 1 : 0,
     aggMode: AGG[cfg.loss_agg_mode],
-    klMode: KL[cfg.kl_estimator],
+    klMode: KL[klBase],
     flags,
     epsLow: cfg.epsilon,
     epsHigh: epsilonHigh(cfg),

@@ -12,7 +12,9 @@ import {
   KL_ESTIMATORS,
   LOSS_AGG_MODES,
   OBJECTIVE_FIELDS,
+  KL_STRAIGHT_THROUGH,
   epsilonHigh,
+  isStraightThroughKl,
   resolveObjectiveConfig,
   type ObjectiveConfig,
 } from '../schema/objective';
@@ -156,7 +158,7 @@ describe('objective twin: gradients match central finite differences', () => {
   let seed = 100;
   for (const lv of LEVELS) {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
-      for (const kl of ['none', ...KL_ESTIMATORS] as const) {
+      for (const kl of ['none', ...KL_ESTIMATORS.filter((e) => !isStraightThroughKl(e))] as const) {
         const s = seed++;
         const tis = s % 3 === 0;
         it(`${lv.loss_type} ${lv.importance_sampling_level} ${loss_agg_mode} kl=${kl}${tis ? ' tis' : ''}`, () => {
@@ -204,6 +206,105 @@ describe('objective twin: gradients match central finite differences', () => {
           { ...cfg, loss_agg_mode: cfg.loss_agg_mode ?? loss_agg_mode, entropy_coef: 0.02 },
           { ref: true, sampler: true },
         );
+      });
+    }
+  }
+});
+
+// ------------------------------------------------------- straight-through KL (k3+) and the unbiased KL correction
+
+describe('objective twin: the unbiased KL correction (use_bias_correction_kl) matches finite differences', () => {
+  let seed = 900;
+  for (const importance_sampling_level of ['token', 'sequence'] as const) {
+    for (const kl_estimator of ['k1', 'k2', 'k3', 'low_var_kl'] as const) {
+      for (const loss_agg_mode of LOSS_AGG_MODES) {
+        const s = seed++;
+        it(`${importance_sampling_level} ${kl_estimator} ${loss_agg_mode}`, () => {
+          const eps = importance_sampling_level === 'sequence' ? { epsilon: 0.05, epsilon_high: 0.08 } : {};
+          expectFd(
+            'unbiased kl',
+            randomInputs(s, 3, 5),
+            {
+              ...eps,
+              importance_sampling_level,
+              loss_agg_mode,
+              beta: 0.07,
+              kl_estimator,
+              use_bias_correction_kl: true,
+              entropy_coef: 0.013,
+            },
+            { ref: true, sampler: true },
+          );
+        });
+      }
+    }
+  }
+
+  it('multiplies each token estimate by its ratio (token) or its sequence ratio (sequence)', () => {
+    const inputs = randomInputs(950, 3, 5);
+    const ins = { ...inputs, klExact: undefined, samplerLogp: undefined };
+    const NL = 15;
+    for (const importance_sampling_level of ['token', 'sequence'] as const) {
+      const base = run(ins, { beta: 0.1, kl_estimator: 'k3', importance_sampling_level });
+      const corr = run(ins, { beta: 0.1, kl_estimator: 'k3', importance_sampling_level, use_bias_correction_kl: true });
+      let checked = 0;
+      for (let i = 0; i < NL; i++) {
+        if (!inputs.mask.data[i]) continue;
+        const q =
+          importance_sampling_level === 'token'
+            ? Math.exp(inputs.logp.data[i] - inputs.oldLogp.data[i])
+            : base.records[i];
+        expect(corr.records[2 * NL + i]).toBeCloseTo(q * base.records[2 * NL + i], 12);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(3);
+    }
+  });
+
+  it('with logp == oldLogp (ratio 1) changes the loss by nothing and the gradient by beta k w per token', () => {
+    const inputs = randomInputs(951, 3, 5, 0);
+    const ins = { ...inputs, klExact: undefined, samplerLogp: undefined };
+    const base = run(ins, { beta: 0.1, kl_estimator: 'k3' });
+    const corr = run(ins, { beta: 0.1, kl_estimator: 'k3', use_bias_correction_kl: true });
+    expect(corr.loss).toBeCloseTo(base.loss, 12);
+    const NL = 15;
+    for (let i = 0; i < NL; i++) {
+      const extra = 0.1 * base.records[2 * NL + i] * base.records[4 * NL + i];
+      expect(corr.dLogp[i]).toBeCloseTo(base.dLogp[i] + extra, 12);
+    }
+  });
+
+  it("refuses kl_estimator 'exact' (its gradient is taken by the full-vocabulary kernel)", () => {
+    expect(() => resolveObjectiveConfig({ kl_estimator: 'exact', use_bias_correction_kl: true })).toThrow(
+      /use_bias_correction_kl: .*exact/,
+    );
+  });
+});
+
+describe('objective twin: straight-through KL estimators (k1+, k3+, low_var_kl+) take the value of theirs, the gradient of k2', () => {
+  for (const [plus, base] of Object.entries(KL_STRAIGHT_THROUGH) as [keyof typeof KL_STRAIGHT_THROUGH, string][]) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      it(`${plus} ${loss_agg_mode}`, () => {
+        const inputs = randomInputs(970, 4, 6);
+        // Some tokens far from the reference, where k3 and low_var_kl differ (clamp at 10) and k2's gradient is large.
+        for (let i = 0; i < 4; i++) inputs.refLogp.data[i] = inputs.logp.data[i] + 3;
+        const ins = { ...inputs, klExact: undefined, samplerLogp: undefined };
+        const common = { beta: 0.1, loss_agg_mode, entropy_coef: 0.02 };
+        const st = run(ins, { ...common, kl_estimator: plus });
+        const val = run(ins, { ...common, kl_estimator: base as ObjectiveConfig['kl_estimator'] });
+        const grad = run(ins, { ...common, kl_estimator: 'k2' });
+        // The value (loss, records, kl metric) is the base estimator's; the gradient is k2's.
+        expect(st.loss).toBeCloseTo(val.loss, 12);
+        expectClose(`${plus} kl records`, st.records, Array.from(val.records));
+        expect(st.metrics.kl).toBeCloseTo(val.metrics.kl, 12);
+        expectClose(`${plus} dLogp`, st.dLogp, Array.from(grad.dLogp));
+        // And deliberately not the gradient of its own value: finite differences of the loss differ.
+        const lossOf = () => run(ins, { ...common, kl_estimator: plus }).loss;
+        const fd = fdGrad(lossOf, inputs.logp.data);
+        expect(compareArrays(st.dLogp, fd, FD_TOL).pass).toBe(false);
+        // k2's gradient itself matches the finite differences of k2's loss (the gradient taken is a true one).
+        const fd2 = fdGrad(() => run(ins, { ...common, kl_estimator: 'k2' }).loss, inputs.logp.data);
+        expect(compareArrays(grad.dLogp, fd2, FD_TOL).pass).toBe(true);
       });
     }
   }

@@ -24,7 +24,10 @@
 //       of ppo_clip; verl's kl_cov mode has no clip).
 //   TIS: with tis_cap C the policy loss is multiplied by min(exp(oldLogp - samplerLogp), C) (a constant).
 //   KL (u = logp - refLogp): k1 = u; k2 = u^2/2; k3 = exp(-u) - 1 + u; low_var_kl = clamp(k3, -10, 10); exact =
-//     the klExact input. With kl_placement 'in_loss' the loss gets + beta k per token. The exact KL's gradient is
+//     the klExact input; k1+, k3+, low_var_kl+ (straight-through): the value of k1, k3, low_var_kl, the gradient
+//     d k / d logp = u (k2's). use_bias_correction_kl (DeepSeek-V3.2): k <- q k with q = rho (token level) or s_i
+//     (importance_sampling_level 'sequence'), differentiated through q as well: d(q k) = k dq + q dk.
+//     With kl_placement 'in_loss' the loss gets + beta k per token. The exact KL's gradient is
 //     NOT in dLogp: the caller backpropagates d loss / d klExact = beta * weight (records plane 4) through its
 //     full-vocabulary KL kernel.
 //   entropy bonus: + (-entropy_coef) H per token; dEntropy = -entropy_coef * weight.
@@ -36,7 +39,14 @@
 // Per-token selection uses f32 arithmetic in the GPU's summation order, so the twin and the GPU select the same
 // tokens; everything else is computed in double precision.
 
-import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, lossKlCoef, type ObjectiveConfig } from '../schema/objective';
+import {
+  DEFAULT_OBJECTIVE_CONFIG,
+  KL_STRAIGHT_THROUGH,
+  epsilonHigh,
+  isStraightThroughKl,
+  lossKlCoef,
+  type ObjectiveConfig,
+} from '../schema/objective';
 import { floatKey } from './sampler';
 import type { HostTensor } from '../core/host-tensor';
 
@@ -238,8 +248,9 @@ export function expm1MinusX(x: number): number {
   return Math.expm1(x) - x;
 }
 
-/** KL estimate k and dk/du at u = logp - refLogp. */
-function klEstimate(est: ObjectiveConfig['kl_estimator'], u: number): [number, number] {
+/** KL estimate k and dk/du at u = logp - refLogp; a straight-through estimator (k3+, ...) returns its value with k2's gradient u. */
+export function klEstimate(est: ObjectiveConfig['kl_estimator'], u: number): [number, number] {
+  if (isStraightThroughKl(est)) return [klEstimate(KL_STRAIGHT_THROUGH[est], u)[0], u];
   switch (est) {
     case 'k1':
       return [u, 1];
@@ -365,6 +376,7 @@ export function objectiveForwardBackward(
         break;
     }
     let S = 0;
+    let sKl = 0; // the row's d loss / d s_i through the corrected KL (use_bias_correction_kl at sequence level)
     let rowLow = 0;
     let rowHigh = 0;
     gRow.fill(0);
@@ -445,8 +457,17 @@ export function objectiveForwardBackward(
           k = klx![idx];
         } else {
           const [kk, dk] = klEstimate(cfg.kl_estimator, lp[idx] - ref![idx]);
-          k = kk;
-          g += w * beta * dk;
+          if (cfg.use_bias_correction_kl) {
+            // Unbiased KL: q k with q the ratio; q's gradient goes to the token (rho) or, summed, to the row (s_i).
+            const q = seqLevel ? rSeq : rho;
+            k = q * kk;
+            g += w * beta * q * dk;
+            if (seqLevel) sKl += w * beta * kk;
+            else g += w * beta * kk * rho;
+          } else {
+            k = kk;
+            g += w * beta * dk;
+          }
         }
       }
       const contrib = w * (lpg + beta * k - alpha * H[idx]);
@@ -481,6 +502,7 @@ export function objectiveForwardBackward(
         gRow[t] += (S * rSeq * deriv) / n;
       }
     }
+    if (sKl !== 0 && n > 0) for (let t = 0; t < L; t++) if (mask[o + t]) gRow[t] += (sKl * rSeq) / n;
     for (let t = 0; t < L; t++) dLogp.data[o + t] = gRow[t];
     acc.low += rowLow;
     acc.high += rowHigh;

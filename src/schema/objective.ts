@@ -4,7 +4,7 @@
 // (src/kernels/objective.ts) take an ObjectiveConfig: any RL config is one, since these fields are RL_FIELDS'.
 // The rules between these fields live here too. Not the advantage estimators, the sampler or the optimizer.
 
-import { defaultsOf, fieldProblems, oneOf, optReal, real, section, type ConfigOf } from './fields';
+import { defaultsOf, fieldProblems, flag, oneOf, optReal, real, section, type ConfigOf } from './fields';
 
 /** Policy losses (`loss_type`): the per-token loss l_{i,t}. `pg` is REINFORCE's -A log pi (no ratio). */
 export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg'] as const;
@@ -20,9 +20,24 @@ export const LOSS_AGG_MODES = [
   'seq-mean-token-sum-norm',
 ] as const;
 export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
-/** KL estimators (`kl_estimator`): k1 = u, k2 = u^2/2, k3 = e^-u - 1 + u, low_var_kl = k3 clamped to [-10, 10], exact = full-vocabulary KL. */
-export const KL_ESTIMATORS = ['k1', 'k2', 'k3', 'low_var_kl', 'exact'] as const;
+/**
+ * KL estimators (`kl_estimator`): k1 = u, k2 = u^2/2, k3 = e^-u - 1 + u, low_var_kl = k3 clamped to [-10, 10], exact =
+ * full-vocabulary KL; a name ending in `+` (verl's straight-through estimators) keeps that value but takes k2's
+ * gradient u (KL_STRAIGHT_THROUGH).
+ */
+export const KL_ESTIMATORS = ['k1', 'k2', 'k3', 'low_var_kl', 'exact', 'k1+', 'k3+', 'low_var_kl+'] as const;
 export type KlEstimator = (typeof KL_ESTIMATORS)[number];
+
+// ---- straight-through KL estimators and the unbiased KL correction (docs/algorithms.md#kl-estimators) ----
+
+/** The straight-through estimators: value of the named estimator, gradient of k2 (verl's `k3+`, PR 2953). */
+export const KL_STRAIGHT_THROUGH = { 'k1+': 'k1', 'k3+': 'k3', 'low_var_kl+': 'low_var_kl' } as const;
+export type KlStraightThrough = keyof typeof KL_STRAIGHT_THROUGH;
+
+/** True for an estimator whose gradient is k2's (u) whatever its value. */
+export function isStraightThroughKl(est: KlEstimator): est is KlStraightThrough {
+  return est in KL_STRAIGHT_THROUGH;
+}
 /** Where the KL penalty goes: the objective adds 'in_loss'; 'in_reward' is the advantage code's token reward. */
 export const KL_PLACEMENTS = ['in_loss', 'in_reward'] as const;
 export type KlPlacement = (typeof KL_PLACEMENTS)[number];
@@ -161,15 +176,20 @@ export const OBJECTIVE_REGULARIZER_FIELDS = section('regularizers', {
     note: 'verl in reward: algorithm.kl_ctrl.kl_coef; TRL PPO: kl_coef',
   }),
   kl_estimator: oneOf(
-    'KL estimator: k1, k2, k3, low_var_kl (k3 clamped to [-10, 10]) or exact (full vocabulary)',
+    "KL estimator: k1, k2, k3, low_var_kl (k3 clamped to [-10, 10]), exact (full vocabulary), or k1+, k3+, low_var_kl+ (that value, k2's gradient u: straight-through)",
     KL_ESTIMATORS,
     'k3',
     {
       trl: 'PPOConfig.kl_estimator',
       verl: 'actor_rollout_ref.actor.kl_loss_type',
       openrlhf: '--algo.kl.estimator',
-      note: 'TRL GRPO always uses k3',
+      note: "TRL GRPO always uses k3; verl's k1+ / k3+ / low_var_kl+ are the straight-through ones (its k3 is low_var_kl)",
     },
+  ),
+  use_bias_correction_kl: flag(
+    "DeepSeek-V3.2's unbiased KL: the in-loss KL estimate k is multiplied by the ratio r = pi_theta / pi_old (token, or the sequence's under importance_sampling_level 'sequence'), gradient through r too, since the tokens were sampled from pi_old",
+    false,
+    { trl: 'use_bias_correction_kl', note: 'verl and OpenRLHF have no such correction' },
   ),
   kl_placement: oneOf(
     'in_loss: + beta k per token (GRPO); in_reward: token reward -beta k1 (PPO, REINFORCE++)',
@@ -244,6 +264,10 @@ export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'train
   if (training && c.delta !== null && c.loss_type === 'ppo_clip' && c.delta <= 1 + epsHigh) {
     e.push(`delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = ${1 + epsHigh}, got ${c.delta}`);
   }
+  if (c.use_bias_correction_kl && c.kl_estimator === 'exact')
+    e.push(
+      "use_bias_correction_kl: the ratio correction multiplies a per-token estimate; kl_estimator 'exact' is the full-vocabulary KL, whose gradient is taken elsewhere; use k1, k2, k3 or low_var_kl (or their + forms)",
+    );
   if (c.clip_cov_lb >= c.clip_cov_ub)
     e.push(`clip_cov_lb: must be below clip_cov_ub (${c.clip_cov_ub}), got ${c.clip_cov_lb}`);
   if (c.clip_cov_ratio > 0 && c.kl_cov_ratio > 0)
