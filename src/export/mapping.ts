@@ -297,6 +297,7 @@ const VERL_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | null>>
   remax: 'remax',
   opo: 'opo',
   gae: 'gae',
+  grpo_passk: 'grpo_passk',
 };
 
 /** verl's KL estimator names (core_algos.kl_penalty); the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped). */
@@ -543,6 +544,7 @@ const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | nu
   remax: null,
   opo: null,
   gae: 'gae',
+  grpo_passk: null,
 };
 
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {
