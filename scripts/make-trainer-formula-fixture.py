@@ -7,11 +7,12 @@ Run with Debian's interpreter (the `python3` on PATH has no torch):
     /usr/bin/python3 scripts/make-trainer-formula-fixture.py
 
 Sources (read at these commits; each function below is a transcription, names kept):
-  verl volcengine/verl b178a3cd56f58b2d502255daba591e92833930a7, verl/trainer/ppo/core_algos.py:
-    kl_penalty / kl_penalty_forward (straight-through `+` estimators), compute_grpo_passk_outcome_advantage.
-    One deviation: verl's kl_penalty passes the name with its `+` to kl_penalty_forward, which knows no `k3+` and
-    raises NotImplementedError at that commit; verl's docs (docs/algo/grpo.md, kl_loss_type) define `k3+` as the
-    k3 value with k2's gradient, so the forward here gets the name without the `+`.
+  verl verl-project/verl 1dda039b9c6311889a9c9a26040677e1254814f9 (2026-08-22), verl/trainer/ppo/core_algos.py:
+    kl_penalty / kl_penalty_forward (the straight-through `+` estimators), compute_grpo_passk_outcome_advantage,
+    compute_policy_loss_dppo_tv, compute_policy_loss_dppo_kl, compute_policy_loss_dro, with agg_loss in
+    "token-mean" on one process (the masked mean). (At volcengine/verl b178a3cd, the commit of the export's key list,
+    kl_penalty passed the name with its `+` on to kl_penalty_forward, which raised NotImplementedError for `k3+`;
+    the later commit strips the `+` first, as here.)
   TRL huggingface/trl f2cd57710ae345ea6428ae95363267fcf38a3dc8, trl/trainer/grpo_trainer.py:
     the per-token KL with use_bias_correction_kl (_compute_loss), and multi_objective_aggregation
     normalize_then_sum (_generate_and_score_completions), with trl/trainer/utils.py nanstd.
@@ -56,7 +57,8 @@ def kl_penalty_forward(logprob, ref_logprob, kl_penalty):
 
 
 def kl_penalty(logprob, ref_logprob, kl_penalty):
-    forward_score = kl_penalty_forward(logprob, ref_logprob, kl_penalty.rstrip("+"))  # see the header
+    base_kl_penalty = kl_penalty[:-1] if kl_penalty.endswith("+") else kl_penalty
+    forward_score = kl_penalty_forward(logprob, ref_logprob, base_kl_penalty)
     if not kl_penalty.endswith("+") or kl_penalty in ("mse", "k2"):
         return forward_score
     backward_score = 0.5 * (logprob - ref_logprob).square()
@@ -81,6 +83,81 @@ def verl_kl_cases():
                 "ref_logprob": ref.tolist(),
                 "value": k.detach().tolist(),
                 "grad": lp.grad.tolist(),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------------------ verl: DPPO and DRO
+
+
+def masked_mean(x, mask):
+    return (x * mask).sum() / mask.sum()
+
+
+def compute_policy_loss_dppo(kind, old_log_prob, log_prob, advantages, response_mask, clip_ratio_low, clip_ratio_high, clip_ratio_c):
+    negative_approx_kl = log_prob - old_log_prob
+    negative_approx_kl = torch.clamp(negative_approx_kl, min=-20.0, max=20.0)
+    ratio = torch.exp(negative_approx_kl)
+    truncated_ratio = torch.clamp(ratio, max=clip_ratio_c)
+    truncated_ratio = truncated_ratio.detach()
+    prob = torch.exp(log_prob)
+    old_prob = torch.exp(old_log_prob)
+    if kind == "dppo_tv":
+        valid_positive_mask = (prob - old_prob) <= clip_ratio_high
+        valid_negative_mask = (prob - old_prob) >= -clip_ratio_low
+    else:
+        binary_kl = old_prob * (old_log_prob - log_prob) + (1 - old_prob) * torch.log(
+            (1.0 - old_prob + 1e-8) / (1.0 - prob + 1e-8)
+        )
+        valid_positive_mask = (binary_kl <= clip_ratio_high) | (prob <= old_prob)
+        valid_negative_mask = (binary_kl <= clip_ratio_low) | (prob >= old_prob)
+    valid_mask = torch.where(advantages > 0, valid_positive_mask, valid_negative_mask)
+    valid_mask = valid_mask.detach().float()
+    pg_losses = -advantages * truncated_ratio * log_prob * valid_mask
+    pg_loss = masked_mean(pg_losses, response_mask)
+    pg_clipfrac = masked_mean((1.0 - valid_mask).float(), response_mask)
+    return pg_loss, pg_clipfrac
+
+
+def compute_policy_loss_dro(old_log_prob, log_prob, advantages, response_mask, beta):
+    log_ratio = log_prob - old_log_prob
+    pg_losses = -(log_prob * advantages - 0.5 * beta * log_ratio.square())
+    return masked_mean(pg_losses, response_mask)
+
+
+def verl_loss_cases():
+    out = []
+    N, L = 3, 7
+    lp = rand(N, L, lo=-3.0, hi=-0.05)
+    old = torch.clamp(lp + rand(N, L, lo=-0.9, hi=0.9), max=-0.01)
+    adv = rand(N, 1, lo=-1.5, hi=1.5) + rand(N, L, lo=-0.3, hi=0.3)
+    mask = torch.tensor([[1] * 7, [1, 1, 1, 0, 1, 0, 0], [1, 1, 0, 0, 0, 0, 0]], dtype=torch.float64)
+    settings = {
+        "dppo_tv": {"clip_ratio_low": 0.05, "clip_ratio_high": 0.08, "clip_ratio_c": 1.3},
+        "dppo_kl": {"clip_ratio_low": 0.003, "clip_ratio_high": 0.005, "clip_ratio_c": 1.3},
+        "dro": {"dro_beta": 0.7},
+    }
+    for name, cfg in settings.items():
+        x = lp.clone().requires_grad_(True)
+        if name == "dro":
+            loss = compute_policy_loss_dro(old, x, adv, mask, cfg["dro_beta"])
+            clipfrac = 0.0
+        else:
+            loss, clipfrac = compute_policy_loss_dppo(name, old, x, adv, mask, **cfg)
+            clipfrac = clipfrac.item()
+        loss.backward()
+        out.append(
+            {
+                "loss_mode": name,
+                "config": cfg,
+                "log_prob": lp.tolist(),
+                "old_log_prob": old.tolist(),
+                "advantages": adv.tolist(),
+                "response_mask": mask.tolist(),
+                "pg_loss": loss.item(),
+                "pg_clipfrac": clipfrac,
+                "grad": (x.grad * mask).tolist(),
             }
         )
     return out
@@ -209,11 +286,12 @@ def main():
     fixture = {
         "what": "cases computed by functions transcribed from verl and TRL; see scripts/make-trainer-formula-fixture.py",
         "sources": {
-            "verl": "volcengine/verl@b178a3cd56f58b2d502255daba591e92833930a7 verl/trainer/ppo/core_algos.py",
+            "verl": "verl-project/verl@1dda039b9c6311889a9c9a26040677e1254814f9 verl/trainer/ppo/core_algos.py",
             "trl": "huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8 trl/trainer/grpo_trainer.py",
         },
         "verl_kl_penalty": verl_kl_cases(),
         "verl_grpo_passk": passk_cases(),
+        "verl_policy_loss": verl_loss_cases(),
         "trl_normalize_then_sum": gdpo_cases(),
         "trl_use_bias_correction_kl": bias_kl_cases(),
     }

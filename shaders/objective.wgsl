@@ -109,6 +109,17 @@ fn gmpo_token(d: f32, A: f32) -> vec3<f32> {
   return vec3<f32>(0.0);
 }
 
+// DPPO's divergence mask (the twin's dppoValid): 1 where the token may still move in the direction A pushes it.
+fn dppo_valid(lp: f32, old: f32, A: f32) -> f32 {
+  let pr = exp(lp);
+  let q = exp(old);
+  if (p.lossType == LOSS_DPPO_TV) {
+    return select(select(0.0, 1.0, pr - q >= -p.epsLow), select(0.0, 1.0, pr - q <= p.epsHigh), A > 0.0);
+  }
+  let b = q * (old - lp) + (1.0 - q) * log((1.0 - q + 1e-8) / (1.0 - pr + 1e-8));
+  return select(select(0.0, 1.0, b <= p.epsLow || pr >= q), select(0.0, 1.0, b <= p.epsHigh || pr <= q), A > 0.0);
+}
+
 // ---------------------------------------------------------------------------------------------- objective_select
 
 var<workgroup> sel_sum: array<vec2<f32>, SELECT_WG>;
@@ -365,6 +376,17 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       case LOSS_PG: { // REINFORCE: -A logp, no ratio
         l = -A * lp;
         gdir = -A;
+      }
+      case LOSS_DPPO_TV, LOSS_DPPO_KL: { // DPPO: -A sg(min(rho, C)) logp on tokens inside the divergence region
+        let valid = dppo_valid(lp, old, A);
+        let wgt = min(exp(clamp(d, -20.0, 20.0)), p.dppoCap);
+        l = -A * wgt * lp * valid;
+        gdir = -A * wgt * valid;
+        if (valid == 0.0) { side = select(-1.0, 1.0, A > 0.0); }
+      }
+      case LOSS_DRO: { // DRO: -(A logp - beta d^2 / 2)
+        l = -(lp * A - 0.5 * p.droBeta * d * d);
+        gdir = -A + p.droBeta * d;
       }
       default: { // LOSS_SAPO
         let tau = select(p.tauNeg, p.tauPos, A > 0.0);

@@ -35,6 +35,8 @@ export interface RandomObjectiveOptions {
   emptyRow?: number;
   /** The first masked token of every row clips low under ppo_clip's default epsilon (A = -1, ratio e^-1). */
   lowClipEveryRow?: boolean;
+  /** Keep oldLogp <= -0.01 at masked tokens, so e^oldLogp is a probability (DPPO's binary KL takes log(1 - q)). */
+  oldIsLogProb?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export function randomObjectiveInputs(
     }
   }
   // Applied after every draw, so that the options leave the other tokens as they were.
+  if (opts.oldIsLogProb) for (let i = 0; i < NL; i++) if (mask.data[i]) old.data[i] = Math.min(old.data[i], -0.01);
   if (opts.emptyRow !== undefined) {
     for (let j = 0; j < L; j++) {
       const idx = opts.emptyRow * L + j;
@@ -177,12 +180,17 @@ export function objectiveCases(): KernelCase[] {
         const cfg: Partial<ObjectiveConfig> = {
           loss_type,
           loss_agg_mode,
+          dro_beta: 0.5,
           beta: 0.04,
           kl_estimator,
           entropy_coef: 0.01,
           ...(tis ? { tis_cap: 1.1 } : {}),
         };
-        cases.push(objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL));
+        cases.push(
+          objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL, {
+            oldIsLogProb: loss_type === 'dppo_kl',
+          }),
+        );
       }
     }
   }
@@ -233,6 +241,23 @@ export function objectiveCases(): KernelCase[] {
         ALL,
       ),
     );
+  }
+  // DPPO's divergence masks with small thresholds (so that some tokens fall outside) and a low cap on the
+  // stop-gradient ratio, and DRO, at awkward and long shapes.
+  for (const [N, L] of [...SHAPES, [2, 300], [70, 9]] as [number, number][]) {
+    for (const loss_type of ['dppo_tv', 'dppo_kl'] as const) {
+      cases.push(
+        objectiveCase(
+          `${loss_type} eps 0.05/0.08 c=1.3`,
+          N,
+          L,
+          { loss_type, epsilon: 0.05, epsilon_high: 0.08, clip_ratio_c: 1.3, beta: 0.04, entropy_coef: 0.01 },
+          ALL,
+          { spread: 0.9, oldIsLogProb: true },
+        ),
+      );
+    }
+    cases.push(objectiveCase('dro beta=0.7', N, L, { loss_type: 'dro', dro_beta: 0.7, tis_cap: 1.1 }, ALL));
   }
   // DeepSeek-V3.2's unbiased KL (use_bias_correction_kl): the estimate times the token or sequence ratio, with a
   // straight-through estimator too, at awkward shapes and on long rows (several lanes per row).
@@ -416,7 +441,7 @@ export function objectiveCases(): KernelCase[] {
     }),
   );
   for (const loss_type of LOSS_TYPES) {
-    cases.push(objectiveCase(`${loss_type} logp == oldLogp`, 8, 33, { loss_type }, ALL, { spread: 0 }));
+    cases.push(objectiveCase(`${loss_type} logp == oldLogp`, 8, 33, { loss_type, dro_beta: 0.5 }, ALL, { spread: 0 }));
   }
   return cases;
 }

@@ -1,6 +1,6 @@
 // GPU-vs-twin tier for the objective family (shaders/objective.wgsl against src/reference/objective.ts): every
 // case of objective.cases.ts, plus determinism (two runs bit-identical), the wrapper's checks, and the trainers' own
-// KL formulas (verl's k3+, TRL's use_bias_correction_kl) from reference/fixtures/trainer-formulas.json. A missing
+// formulas (verl's k3+, dppo_tv, dppo_kl and dro, TRL's use_bias_correction_kl) from reference/fixtures/trainer-formulas.json. A missing
 // adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
@@ -101,7 +101,7 @@ describe('objective wrapper', () => {
 describe("objective on the GPU matches the trainers' KL formulas", () => {
   const F32 = { atol: 2e-6, rtol: 2e-5 };
   async function klOnGpu(
-    rows: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][] },
+    rows: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][]; adv?: number[][] },
     cfg: Partial<ObjectiveConfig>,
   ) {
     const N = rows.logp.length;
@@ -112,7 +112,7 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
     const ins = {
       logp: up(rows.logp, 'logp'),
       oldLogp: up(rows.old, 'old'),
-      advantages: up(zeros, 'adv'),
+      advantages: up(rows.adv ?? zeros, 'adv'),
       mask: up(rows.mask, 'mask'),
       entropy: up(zeros, 'ent'),
       refLogp: up(rows.ref, 'ref'),
@@ -134,7 +134,12 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
     rec.submit();
     const [loss, dLogp, , records] = await gpu.ctx.readMany(outs);
     for (const t of [...outs, ...Object.values(ins)]) t.destroy();
-    return { loss: loss[0], dLogp, kl: records.subarray(2 * N * L, 3 * N * L) };
+    return {
+      loss: loss[0],
+      dLogp,
+      kl: records.subarray(2 * N * L, 3 * N * L),
+      sides: records.subarray(N * L, 2 * N * L),
+    };
   }
   const close = (label: string, got: ArrayLike<number>, want: ArrayLike<number>) => {
     const c = compareArrays(got, want, F32);
@@ -155,6 +160,32 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
         r.dLogp,
         c.grad.map((g) => g / n),
       );
+    });
+  }
+  for (const c of trainerFormulas.verl_policy_loss) {
+    it(`verl ${c.loss_mode} policy loss`, async () => {
+      const cfg = c.config as {
+        clip_ratio_low?: number;
+        clip_ratio_high?: number;
+        clip_ratio_c?: number;
+        dro_beta?: number;
+      };
+      const r = await klOnGpu(
+        { logp: c.log_prob, old: c.old_log_prob, ref: c.log_prob, mask: c.response_mask, adv: c.advantages },
+        {
+          beta: 0,
+          loss_type: c.loss_mode as 'dppo_tv' | 'dppo_kl' | 'dro',
+          epsilon: cfg.clip_ratio_low ?? 0.2,
+          epsilon_high: cfg.clip_ratio_high ?? null,
+          clip_ratio_c: cfg.clip_ratio_c ?? null,
+          dro_beta: cfg.dro_beta ?? null,
+        },
+      );
+      close('loss', [r.loss], [c.pg_loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
+      const outside = Array.from(r.sides).filter((x) => x !== 0).length;
+      const M = c.response_mask.flat().reduce((a, b) => a + b, 0);
+      expect(outside / M).toBeCloseTo(c.pg_clipfrac, 6);
     });
   }
   for (const c of trainerFormulas.trl_use_bias_correction_kl) {

@@ -9,6 +9,7 @@ import {
   OBJECTIVE_METRICS,
   OBJECTIVE_RECORDS,
   SELECT_WG,
+  dppoCap,
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
@@ -48,7 +49,7 @@ const STATS_BATCH = 16;
 const STATS_ROW = 16;
 
 /** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
-const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
+const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7 } as const;
 const AGG = {
   'token-mean': 0,
   'seq-mean-token-mean': 1,
@@ -98,6 +99,8 @@ const PARAMS = uniforms('Params', {
   covUb: 'f32',
   klCovCoef: 'f32',
   tisCap: 'f32',
+  dppoCap: 'f32', // dppo_*: the cap of the stop-gradient ratio
+  droBeta: 'f32', // dro: the log-ratio penalty
 });
 export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
   uniforms: [PARAMS],
@@ -243,6 +246,8 @@ export function objectiveForwardBackward(
     covUb: cfg.clip_cov_ub,
     klCovCoef: cfg.kl_cov_coef,
     tisCap: cfg.tis_cap ?? 0,
+    dppoCap: dppoCap(cfg),
+    droBeta: cfg.dro_beta ?? 0,
   });
 
   const family = ctx.family('objective', OBJECTIVE_SHADER.source);

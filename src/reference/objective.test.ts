@@ -211,6 +211,77 @@ describe('objective twin: gradients match central finite differences', () => {
   }
 });
 
+// ------------------------------------------------------------------------ DPPO's divergence masks and DRO
+
+describe('objective twin: dppo_tv, dppo_kl and dro gradients match central finite differences', () => {
+  let seed = 1200;
+  for (const loss_type of ['dppo_tv', 'dppo_kl', 'dro'] as const) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      const s = seed++;
+      it(`${loss_type} ${loss_agg_mode}`, () => {
+        const inputs = randomInputs(s, 4, 6, 0.9);
+        for (let i = 0; i < inputs.oldLogp.data.length; i++)
+          inputs.oldLogp.data[i] = Math.min(inputs.oldLogp.data[i], -0.01);
+        const config: Partial<ObjectiveConfig> = {
+          loss_type,
+          loss_agg_mode,
+          // Binary KL is about d^2 q / (2 (1 - q)): smaller thresholds than TV's so that some tokens fall outside.
+          epsilon: loss_type === 'dppo_kl' ? 0.01 : 0.05,
+          epsilon_high: loss_type === 'dppo_kl' ? 0.015 : 0.08,
+          clip_ratio_c: 1.3,
+          dro_beta: 0.7,
+          beta: 0.05,
+          kl_estimator: 'k3',
+          entropy_coef: 0.02,
+          tis_cap: 1.1,
+        };
+        // DPPO's weight is a stop-gradient of the ratio: move oldLogp (and samplerLogp, for TIS) with logp, as for
+        // CISPO. DRO differentiates through its log-ratio: logp alone moves.
+        const ins: ObjectiveInputs<T64> = { ...inputs, klExact: undefined };
+        const r = run(ins, config);
+        const lossOf = () => run(ins, config).loss;
+        const linked = loss_type === 'dro' ? [] : [inputs.oldLogp.data, inputs.samplerLogp.data];
+        const g = fdGrad(lossOf, inputs.logp.data, linked);
+        const c = compareArrays(r.dLogp, g, FD_TOL);
+        expect(c.pass, `dLogp: ${c.summary}`).toBe(true);
+        if (loss_type !== 'dro') {
+          // Some tokens fall outside the divergence region (side != 0) and pass no policy gradient.
+          const NL = inputs.logp.data.length;
+          let outside = 0;
+          for (let i = 0; i < NL; i++) if (inputs.mask.data[i] && r.records[NL + i] !== 0) outside++;
+          expect(outside).toBeGreaterThan(0);
+        }
+      });
+    }
+  }
+
+  it('dppo_tv by hand: the mask follows the probability gap, the weight is the capped ratio', () => {
+    // One token per row. Row 0: p = 0.5, q = 0.4, A = 1: p - q = 0.1 > eps_high 0.08, outside: no loss, side +1.
+    // Row 1: p = 0.42, q = 0.4, A = 1: inside; rho = 1.05, weight min(1.05, 1.3) = 1.05, l = -1.05 log 0.42.
+    // Row 2: p = 0.3, q = 0.4, A = -1: p - q = -0.1 < -eps 0.05, outside: side -1.
+    const lp = [[Math.log(0.5)], [Math.log(0.42)], [Math.log(0.3)]];
+    const ins: ObjectiveInputs<T64> = {
+      logp: t64(lp),
+      oldLogp: t64([[Math.log(0.4)], [Math.log(0.4)], [Math.log(0.4)]]),
+      advantages: t64([[1], [1], [-1]]),
+      mask: t64([[1], [1], [1]]),
+      entropy: t64([[0], [0], [0]]),
+    };
+    const r = run(ins, { loss_type: 'dppo_tv', epsilon: 0.05, epsilon_high: 0.08, clip_ratio_c: 1.3 });
+    expect(r.loss).toBeCloseTo((-1.05 * Math.log(0.42)) / 3, 12);
+    expectClose('dLogp', r.dLogp, [0, -1.05 / 3, 0]);
+    expectClose('clip sides', r.records.subarray(3, 6), [1, 0, -1]);
+    expect(r.metrics['clip_ratio/region_mean']).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('dro needs dro_beta and DPPO / DRO a token-level ratio', () => {
+    expect(() => resolveObjectiveConfig({ loss_type: 'dro' })).toThrow(/dro_beta: loss_type 'dro' needs/);
+    expect(() => resolveObjectiveConfig({ loss_type: 'dppo_tv', importance_sampling_level: 'sequence' })).toThrow(
+      /importance_sampling_level: loss_type 'dppo_tv'/,
+    );
+  });
+});
+
 // ------------------------------------------------------- straight-through KL (k3+) and the unbiased KL correction
 
 describe('objective twin: the unbiased KL correction (use_bias_correction_kl) matches finite differences', () => {
@@ -725,7 +796,10 @@ describe('objective config', () => {
   });
 
   it.each([
-    [{ loss_type: 'ppo' }, /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg; got "ppo"/],
+    [
+      { loss_type: 'ppo' },
+      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro; got "ppo"/,
+    ],
     [{ epsilon: 1 }, /epsilon: must be in \[0, 1\), got 1/],
     [{ epsilon: Number.NaN }, /epsilon: must be a number in \[0, 1\), got NaN/],
     [{ clip_ratio_c: 1 }, /clip_ratio_c: must be in \(1, 100\]/],

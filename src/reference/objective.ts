@@ -10,6 +10,10 @@
 //   cispo:    l = -sg(min(r, eps_max)) A logp, gradient -min(r, eps_max) A; side +1 where r > eps_max.
 //   pg:       l = -A logp (REINFORCE; no ratio, so num_iterations > 1 is uncorrected), gradient -A; side 0.
 //   sapo:     l = -A * 4 sigmoid(tau (r - 1)) / tau, tau = tau_pos where A > 0 else tau_neg; side 0.
+//   dppo_tv, dppo_kl (DPPO, verl): l = -A sg(min(rho_c, C)) logp v, gradient -A min(rho_c, C) v, with rho_c =
+//             exp(clamp(d, -20, 20)), C = clip_ratio_c (null: 20) and v = dppoValid (the divergence mask); side +1
+//             (A > 0) or -1 where v = 0.
+//   dro:      (verl) l = -(A logp - dro_beta d^2 / 2), gradient -A + dro_beta d; side 0.
 //   gmpo:     (verl's geo_mean) dc = clamp(d, -20, 20); e = clamp(dc, -gmpo_clip, gmpo_clip); dmin = min(dc, e)
 //             where A > 0, max(dc, e) where A < 0, 0 where A = 0; g_i = exp(sum_t m dmin / n_i); l = -A g_i.
 //             Side +1 (A > 0, dc > gmpo_clip) or -1 (A < 0, dc < -gmpo_clip): those tokens pass no gradient.
@@ -41,6 +45,7 @@
 
 import {
   DEFAULT_OBJECTIVE_CONFIG,
+  DPPO_DEFAULT_CAP,
   KL_STRAIGHT_THROUGH,
   epsilonHigh,
   isStraightThroughKl,
@@ -437,6 +442,21 @@ export function objectiveForwardBackward(
           l = -A * r;
           side = gmpoToken(d, A, cfg).side;
           break;
+        case 'dppo_tv':
+        case 'dppo_kl': {
+          const valid = dppoValid(cfg, lp[idx], old[idx], A);
+          const wgt = Math.min(Math.exp(Math.min(Math.max(d, -20), 20)), dppoCap(cfg));
+          l = -A * wgt * lp[idx] * valid;
+          gdir = -A * wgt * valid;
+          if (!valid) side = A > 0 ? 1 : -1;
+          break;
+        }
+        case 'dro': {
+          const beta = cfg.dro_beta!;
+          l = -(lp[idx] * A - 0.5 * beta * d * d);
+          gdir = -A + beta * d;
+          break;
+        }
       }
       const flags = sel.flags[idx];
       const keep = flags & 1;
@@ -531,6 +551,26 @@ export function objectiveForwardBackward(
     'clip_ratio/high_max': highMax,
   };
   OBJECTIVE_METRICS.forEach((name, j) => (metrics.data[j] = values[name]));
+}
+
+/** DPPO's cap on its stop-gradient ratio: clip_ratio_c, or verl's 20 when it is null. */
+export function dppoCap(cfg: ObjectiveConfig): number {
+  return cfg.clip_ratio_c ?? DPPO_DEFAULT_CAP;
+}
+
+/**
+ * DPPO's trust-region mask (verl's compute_policy_loss_dppo_tv / _kl), 1 where the token may move, 0 where its
+ * probability already moved past the threshold in the direction A pushes it. p = e^logp, q = e^oldLogp:
+ * dppo_tv: A > 0: p - q <= epsilon_high; else p - q >= -epsilon.
+ * dppo_kl: b = q (log q - log p) + (1 - q) log((1 - q + 1e-8) / (1 - p + 1e-8)) (the binary KL);
+ *          A > 0: b <= epsilon_high or p <= q; else b <= epsilon or p >= q.
+ */
+export function dppoValid(cfg: ObjectiveConfig, logp: number, oldLogp: number, A: number): 0 | 1 {
+  const p = Math.exp(logp);
+  const q = Math.exp(oldLogp);
+  if (cfg.loss_type === 'dppo_tv') return (A > 0 ? p - q <= epsilonHigh(cfg) : p - q >= -cfg.epsilon) ? 1 : 0;
+  const b = q * (oldLogp - logp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
+  return (A > 0 ? b <= epsilonHigh(cfg) || p <= q : b <= cfg.epsilon || p >= q) ? 1 : 0;
 }
 
 /** GMPO's per-token pieces: the clipped log-ratio dmin, d dmin / d d (0 or 1), and the clip side. */

@@ -1,7 +1,8 @@
 // The lab's twins against functions transcribed from the trainers' own sources (fixtures/trainer-formulas.json,
 // written by scripts/make-trainer-formula-fixture.py with torch): verl's straight-through KL (k1+, k3+,
 // low_var_kl+) value and gradient, verl's grpo_passk advantages, TRL's GDPO (multi_objective_aggregation
-// normalize_then_sum) and TRL's KL term with use_bias_correction_kl (value and gradient, token and sequence ratio).
+// normalize_then_sum), TRL's KL term with use_bias_correction_kl (value and gradient, token and sequence ratio), and
+// verl's dppo_tv, dppo_kl and dro losses (loss, gradient, pg_clipfrac).
 // The GPU objective is checked against the same KL cases in src/kernels/objective.test.ts.
 
 import { describe, expect, it } from 'vitest';
@@ -124,6 +125,56 @@ describe("TRL's multi_objective_aggregation normalize_then_sum (GDPO)", () => {
       }));
       const a = gdpoAdvantages({ rewards: new Array(N).fill(0), mask: new Array(N).fill(1), groupSize: c.G }, parts);
       expectClose('advantages', a, c.advantages, { atol: 2e-6, rtol: 2e-6 }); // f32 output
+    });
+  }
+});
+
+describe("verl's dppo_tv, dppo_kl and dro policy losses (token-mean)", () => {
+  for (const c of fixture.verl_policy_loss) {
+    it(`${c.loss_mode}: loss, gradient and the fraction outside DPPO's region`, () => {
+      const N = c.log_prob.length;
+      const L = c.log_prob[0].length;
+      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
+      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
+      const [loss, dLogp, dEntropy, records, metrics] = [
+        z([1]),
+        z([N, L]),
+        z([N, L]),
+        z([OBJECTIVE_RECORDS.length, N, L]),
+        z([OBJECTIVE_METRICS.length]),
+      ];
+      const cfg = c.config as {
+        clip_ratio_low?: number;
+        clip_ratio_high?: number;
+        clip_ratio_c?: number;
+        dro_beta?: number;
+      };
+      objectiveForwardBackward(
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        {
+          logp: t(c.log_prob),
+          oldLogp: t(c.old_log_prob),
+          advantages: t(c.advantages),
+          mask: t(c.response_mask),
+          entropy: t(c.log_prob.map((r) => r.map(() => 0))),
+        },
+        resolveObjectiveConfig({
+          loss_type: c.loss_mode as 'dppo_tv' | 'dppo_kl' | 'dro',
+          loss_agg_mode: 'token-mean',
+          epsilon: cfg.clip_ratio_low ?? 0.2,
+          epsilon_high: cfg.clip_ratio_high ?? null,
+          clip_ratio_c: cfg.clip_ratio_c ?? null,
+          dro_beta: cfg.dro_beta ?? null,
+        }),
+      );
+      expect(loss.data[0]).toBeCloseTo(c.pg_loss, 12);
+      expectClose('gradient', dLogp.data, c.grad.flat());
+      const region = metrics.data[OBJECTIVE_METRICS.indexOf('clip_ratio/region_mean')];
+      expect(region).toBeCloseTo(c.pg_clipfrac, 12);
     });
   }
 });

@@ -390,7 +390,10 @@ describe('grpo_passk (verl) and GDPO (normalize_then_sum)', () => {
     a.forEach((x, i) => expect(x).toBeCloseTo(want[i], 6));
     // Group 1 differs only in the small-spread format reward, which still moves its advantages in full.
     expect(Math.abs(a[2])).toBeGreaterThan(0.1);
-    const viaEntry = computeAdvantages('grpo', input, { multiObjectiveAggregation: 'normalize_then_sum', rewardParts: parts });
+    const viaEntry = computeAdvantages('grpo', input, {
+      multiObjectiveAggregation: 'normalize_then_sum',
+      rewardParts: parts,
+    });
     expect(Array.from(viaEntry.advantages)).toEqual(Array.from(a));
     expect(() => computeAdvantages('grpo', input, { multiObjectiveAggregation: 'normalize_then_sum' })).toThrow(
       /rewardParts/,

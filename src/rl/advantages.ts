@@ -232,7 +232,8 @@ export const PASSK_STD_EPS = 1e-6;
 export function grpoPasskAdvantages(input: AdvantageInput, scale: ScaleRewards = 'group'): Float32Array {
   const s = shapeOf(input);
   if (s.G < 2) throw new RangeError(`grpo_passk needs groupSize >= 2 (the top two rewards of a group), got ${s.G}`);
-  if (scale === 'batch') throw new RangeError("grpo_passk divides by the group's std or not at all; scale 'batch' is not defined");
+  if (scale === 'batch')
+    throw new RangeError("grpo_passk divides by the group's std or not at all; scale 'batch' is not defined");
   const r = s.rewards;
   const { std } = groupMoments(r, s.G);
   const a = new Float64Array(s.N);
@@ -256,7 +257,8 @@ export function rewardPartsOf(
   weights: Readonly<Record<string, number>>,
 ): RewardPart[] {
   const out: RewardPart[] = [];
-  for (const [name, weight] of Object.entries(weights)) if (parts[name]) out.push({ name, values: parts[name], weight });
+  for (const [name, weight] of Object.entries(weights))
+    if (parts[name]) out.push({ name, values: parts[name], weight });
   if (parts.overlong && !('overlong' in weights)) out.push({ name: 'overlong', values: parts.overlong, weight: 1 });
   return out;
 }

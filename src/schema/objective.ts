@@ -6,8 +6,16 @@
 
 import { defaultsOf, fieldProblems, flag, oneOf, optReal, real, section, type ConfigOf } from './fields';
 
+/**
+ * verl's later token losses (docs/algorithms.md#loss-dppo_tv-dppo_kl-and-dro): DPPO's divergence masks, Binary-TV
+ * and Binary-KL, and DRO's quadratic log-ratio penalty. Per token only (no sequence-level ratio).
+ */
+export const DIVERGENCE_LOSS_TYPES = ['dppo_tv', 'dppo_kl', 'dro'] as const;
+/** DPPO's truncation of its stop-gradient ratio when clip_ratio_c is null (verl's default clip_ratio_c there). */
+export const DPPO_DEFAULT_CAP = 20;
+
 /** Policy losses (`loss_type`): the per-token loss l_{i,t}. `pg` is REINFORCE's -A log pi (no ratio). */
-export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg'] as const;
+export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', ...DIVERGENCE_LOSS_TYPES] as const;
 export type LossType = (typeof LOSS_TYPES)[number];
 /** Where the ratio lives: per token, or one length-normalized ratio per sequence (GSPO). */
 export const IMPORTANCE_SAMPLING_LEVELS = ['token', 'sequence'] as const;
@@ -45,14 +53,14 @@ export type KlPlacement = (typeof KL_PLACEMENTS)[number];
 /** The policy loss section of the config panel. */
 export const POLICY_LOSS_FIELDS = section('loss', {
   loss_type: oneOf(
-    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, or pg (-A log pi, no ratio)',
+    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, pg (-A log pi, no ratio), dppo_tv / dppo_kl (DPPO: -A sg(min(rho, c)) log pi on tokens whose probability moved less than epsilon / epsilon_high in total variation / binary KL) or dro (-(A log pi - dro_beta (log rho)^2 / 2))',
     LOSS_TYPES,
     'ppo_clip',
     {
       verl: 'actor_rollout_ref.actor.policy_loss.loss_mode',
       openrlhf: '--actor.policy_loss_type',
       also: ['loss_mode', 'policy_loss_type'],
-      note: "verl's 'geo_mean' is gmpo; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo' and 'sapo'",
+      note: "verl's 'geo_mean' is gmpo; dppo_tv, dppo_kl and dro are verl's loss_mode names; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo' and 'sapo'",
     },
   ),
   importance_sampling_level: oneOf(
@@ -150,6 +158,14 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     0,
     100,
     { verl: 'actor_rollout_ref.actor.policy_loss.ppo_kl_coef' },
+  ),
+  dro_beta: optReal(
+    'dro: beta of the quadratic penalty on the log-ratio, l = -(A log pi - beta (log pi - log pi_old)^2 / 2)',
+    'none (loss_type dro needs a value > 0)',
+    null,
+    0,
+    1000,
+    { minExclusive: true, verl: 'actor_rollout_ref.actor.policy_loss.dro_beta' },
   ),
   tis_cap: optReal(
     'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
@@ -264,6 +280,12 @@ export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'train
   if (training && c.delta !== null && c.loss_type === 'ppo_clip' && c.delta <= 1 + epsHigh) {
     e.push(`delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = ${1 + epsHigh}, got ${c.delta}`);
   }
+  if ((DIVERGENCE_LOSS_TYPES as readonly string[]).includes(c.loss_type) && c.importance_sampling_level !== 'token')
+    e.push(
+      `importance_sampling_level: loss_type '${c.loss_type}' weighs each token by its own ratio (verl's per-token loss); use 'token'`,
+    );
+  if (c.loss_type === 'dro' && c.dro_beta === null)
+    e.push("dro_beta: loss_type 'dro' needs its penalty coefficient dro_beta > 0 (verl refuses it unset too)");
   if (c.use_bias_correction_kl && c.kl_estimator === 'exact')
     e.push(
       "use_bias_correction_kl: the ratio correction multiplies a per-token estimate; kl_estimator 'exact' is the full-vocabulary KL, whose gradient is taken elsewhere; use k1, k2, k3 or low_var_kl (or their + forms)",

@@ -242,7 +242,10 @@ export function configWarnings(c: RLConfig): string[] {
   if (c.adv_estimator !== 'grpo' && c.adv_estimator !== 'grpo_passk')
     ignored('scale_rewards', `by adv_estimator '${c.adv_estimator}' (only grpo divides by a std)`);
   else if (c.multi_objective_aggregation === 'normalize_then_sum')
-    ignored('scale_rewards', 'by multi_objective_aggregation normalize_then_sum (GDPO normalizes by the group, then the batch)');
+    ignored(
+      'scale_rewards',
+      'by multi_objective_aggregation normalize_then_sum (GDPO normalizes by the group, then the batch)',
+    );
   if (c.adv_estimator !== 'reinforce')
     ignored(
       'reinforce_baseline_momentum',
