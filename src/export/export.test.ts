@@ -44,7 +44,7 @@ const EVERYTHING_ON: Partial<RLConfig> = {
 
 const trlKnown = (cls: keyof typeof trlFields.classes) =>
   new Set<string>([...trlFields.classes[cls], ...trlFields.inherited.fields]);
-const verlKnown = new Set<string>(verlFields.keys);
+const verlKnown = new Set<string>([...verlFields.keys, ...verlFields.later.keys]);
 const verlAdded = new Set<string>([...verlFields.additions.keys, ...verlFields.reward_kwargs.keys]);
 const openrlhfKnown = new Set<string>(openrlhfFields.flags);
 
@@ -83,6 +83,21 @@ const cases: [string, RLConfig][] = [
       max_grad_norm: 0,
       cliprange_value: null,
     }),
+  ],
+  [
+    'grpo with the unbiased KL, k3+, GDPO and DRO',
+    resolveConfig('grpo', {
+      beta: 0.02,
+      kl_estimator: 'k3+',
+      use_bias_correction_kl: true,
+      multi_objective_aggregation: 'normalize_then_sum',
+      loss_type: 'dro',
+      dro_beta: 0.5,
+    }),
+  ],
+  [
+    'grpo with dppo_tv and grpo_passk',
+    resolveConfig('grpo', { loss_type: 'dppo_tv', adv_estimator: 'grpo_passk', kl_estimator: 'low_var_kl+', beta: 0.01 }),
   ],
   [
     'reinforce with several updates per batch',

@@ -8,6 +8,7 @@ import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, ty
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from './quote';
+import { dppoCap } from '../schema/objective';
 
 /** The trainers an experiment exports to. */
 export const EXPORT_TARGETS = ['trl', 'verl', 'openrlhf'] as const;
@@ -133,6 +134,10 @@ const TRL: Partial<Record<RLField, Conversion>> = {
     if (c.loss_type === 'gmpo')
       return none(
         'no GMPO in GRPOConfig (TRL has it in trl.experimental.gmpo); the lab clips token log-ratios to gmpo_clip and takes their geometric mean',
+      );
+    if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl' || c.loss_type === 'dro')
+      return none(
+        `no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${c.loss_type === 'dro' ? '-(A log pi - dro_beta (log rho)^2 / 2)' : "-A sg(min(rho, c)) log pi inside DPPO's divergence region"}`,
       );
     return none(
       'no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient',
@@ -372,10 +377,17 @@ const VERL: Partial<Record<RLField, Conversion>> = {
           comment: FIELD_SPECS.gmpo_clip.note ?? null,
         }
       : none('used only by loss_type gmpo'),
-  clip_ratio_c: ({ c }) =>
-    c.clip_ratio_c === null
+  clip_ratio_c: ({ c }) => {
+    if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl')
+      return set(
+        `${A}clip_ratio_c`,
+        dppoCap(c),
+        "DPPO's cap of its stop-gradient ratio (the lab's null is 20, the default in verl's DPPO code; the YAML's 3.0 would apply otherwise)",
+      );
+    return c.clip_ratio_c === null
       ? none('null in the lab: no dual clip; verl applies its dual clip (default clip_ratio_c 3.0) where A < 0')
-      : set(`${A}clip_ratio_c`, c.clip_ratio_c),
+      : set(`${A}clip_ratio_c`, c.clip_ratio_c);
+  },
   beta: ({ c, d }) => {
     if (d.klInReward)
       return {

@@ -109,13 +109,16 @@ export function markdownLiteral(s: string): string {
 // ---------------------------------------------------------------------------------------------------------
 // Hydra (verl's key=value overrides) and model names
 
-/** Characters a Hydra override value may hold unquoted without meaning anything to Hydra's grammar. */
-const HYDRA_PLAIN = /^[A-Za-z0-9_./-]+$/;
+/**
+ * Characters a Hydra override value may hold unquoted without meaning anything to Hydra's grammar (a subset of its
+ * OverrideLexer's ID and UNQUOTED_CHAR; `+` after the first character, for verl's straight-through `k3+`) or to a shell.
+ */
+const HYDRA_PLAIN = /^[A-Za-z0-9_./-][A-Za-z0-9_./+-]*$/;
 
 /** A string value of a verl override: plain characters only, else refused naming the field. */
 export function hydraWord(field: string, s: string): string {
   if (!HYDRA_PLAIN.test(s))
-    throw new ExportValueError(`${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - only)`);
+    throw new ExportValueError(`${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - and a + after the first character only)`);
   return s;
 }
 

@@ -9,13 +9,13 @@ import {
   OBJECTIVE_METRICS,
   OBJECTIVE_RECORDS,
   SELECT_WG,
-  dppoCap,
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
 import {
   DEFAULT_OBJECTIVE_CONFIG,
   KL_STRAIGHT_THROUGH,
+  dppoCap,
   epsilonHigh,
   isStraightThroughKl,
   type ObjectiveConfig,

@@ -45,8 +45,8 @@
 
 import {
   DEFAULT_OBJECTIVE_CONFIG,
-  DPPO_DEFAULT_CAP,
   KL_STRAIGHT_THROUGH,
+  dppoCap,
   epsilonHigh,
   isStraightThroughKl,
   lossKlCoef,
@@ -551,11 +551,6 @@ export function objectiveForwardBackward(
     'clip_ratio/high_max': highMax,
   };
   OBJECTIVE_METRICS.forEach((name, j) => (metrics.data[j] = values[name]));
-}
-
-/** DPPO's cap on its stop-gradient ratio: clip_ratio_c, or verl's 20 when it is null. */
-export function dppoCap(cfg: ObjectiveConfig): number {
-  return cfg.clip_ratio_c ?? DPPO_DEFAULT_CAP;
 }
 
 /**

@@ -247,6 +247,11 @@ export function epsilonHigh(c: Pick<ObjectiveConfig, 'epsilon' | 'epsilon_high'>
   return c.epsilon_high ?? c.epsilon;
 }
 
+/** DPPO's cap on its stop-gradient ratio: clip_ratio_c, or verl's 20 when it is null. */
+export function dppoCap(c: Pick<ObjectiveConfig, 'clip_ratio_c'>): number {
+  return c.clip_ratio_c ?? DPPO_DEFAULT_CAP;
+}
+
 /** The KL coefficient the objective itself applies: beta with kl_placement 'in_loss', else 0. */
 export function lossKlCoef(c: Pick<ObjectiveConfig, 'beta' | 'kl_placement'>): number {
   return c.kl_placement === 'in_loss' ? c.beta : 0;

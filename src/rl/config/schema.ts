@@ -207,7 +207,10 @@ const ADVANTAGE_FIELDS = section('advantage', {
     'grpo with several reward functions: sum_then_normalize (r = sum_k w_k R_k, then the group baseline and std) or normalize_then_sum (GDPO: each R_k normalized in its group, the weighted sum normalized over the batch; scale_rewards is then unused)',
     MULTI_OBJECTIVE_AGGREGATIONS,
     'sum_then_normalize',
-    { trl: 'multi_objective_aggregation', note: 'verl and OpenRLHF sum the rewards first' },
+    {
+      trl: 'multi_objective_aggregation',
+      note: "verl: adv_estimator 'gdpo' reads each reward from compute_score's dict (algorithm.gdpo_reward_keys); OpenRLHF sums the rewards first",
+    },
   ),
   reinforce_baseline_momentum: optReal(
     'reinforce: momentum m of the running-mean baseline b <- m b + (1 - m) mean(r)',
