@@ -97,7 +97,12 @@ const cases: [string, RLConfig][] = [
   ],
   [
     'grpo with dppo_tv and grpo_passk',
-    resolveConfig('grpo', { loss_type: 'dppo_tv', adv_estimator: 'grpo_passk', kl_estimator: 'low_var_kl+', beta: 0.01 }),
+    resolveConfig('grpo', {
+      loss_type: 'dppo_tv',
+      adv_estimator: 'grpo_passk',
+      kl_estimator: 'low_var_kl+',
+      beta: 0.01,
+    }),
   ],
   [
     'reinforce with several updates per batch',

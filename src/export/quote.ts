@@ -118,7 +118,9 @@ const HYDRA_PLAIN = /^[A-Za-z0-9_./-][A-Za-z0-9_./+-]*$/;
 /** A string value of a verl override: plain characters only, else refused naming the field. */
 export function hydraWord(field: string, s: string): string {
   if (!HYDRA_PLAIN.test(s))
-    throw new ExportValueError(`${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - and a + after the first character only)`);
+    throw new ExportValueError(
+      `${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - and a + after the first character only)`,
+    );
   return s;
 }
 
