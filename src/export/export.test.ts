@@ -95,6 +95,7 @@ const cases: [string, RLConfig][] = [
       dro_beta: 0.5,
     }),
   ],
+  ['gspo with seq-mean-token-sum (TRL luspo)', resolveConfig('gspo', { loss_agg_mode: 'seq-mean-token-sum' })],
   [
     'grpo with dppo_tv and grpo_passk',
     resolveConfig('grpo', {
@@ -275,5 +276,36 @@ describe('exports', () => {
       )!.text,
     );
     expect(row.extra_info.prompt).toBe(row.prompt[0].content);
+  });
+});
+
+describe('the 2026 variants under the names the other trainers use', () => {
+  const row = (target: 'trl' | 'verl' | 'openrlhf', c: RLConfig, field: string) =>
+    mappingRows(target, c).find((r) => r.field === field)!;
+  it('TRL: luspo, use_bias_correction_kl, multi_objective_aggregation', () => {
+    const luspo = resolveConfig('gspo', { loss_agg_mode: 'seq-mean-token-sum' });
+    expect(row('trl', luspo, 'loss_agg_mode').settings).toEqual([{ key: 'loss_type', value: 'luspo' }]);
+    const c = resolveConfig('grpo', {
+      beta: 0.02,
+      use_bias_correction_kl: true,
+      multi_objective_aggregation: 'normalize_then_sum',
+    });
+    expect(row('trl', c, 'use_bias_correction_kl').settings).toEqual([{ key: 'use_bias_correction_kl', value: true }]);
+    expect(row('trl', c, 'multi_objective_aggregation').settings).toEqual([
+      { key: 'multi_objective_aggregation', value: 'normalize_then_sum' },
+    ]);
+    expect(row('verl', c, 'use_bias_correction_kl').comment).toMatch(/no equivalent in verl/);
+  });
+  it('verl: k3+, dppo_tv with its ratio cap, dro with dro_beta, grpo_passk', () => {
+    const a = resolveConfig('grpo', { beta: 0.02, kl_estimator: 'low_var_kl+', loss_type: 'dppo_tv' });
+    expect(row('verl', a, 'kl_estimator').settings[0]).toMatchObject({ value: 'low_var_kl+' });
+    expect(row('verl', a, 'loss_type').settings[0]).toMatchObject({ value: 'dppo_tv' });
+    expect(row('verl', a, 'clip_ratio_c').settings[0]).toMatchObject({ value: 20 });
+    const b = resolveConfig('grpo', { loss_type: 'dro', dro_beta: 0.3, adv_estimator: 'grpo_passk' });
+    expect(row('verl', b, 'dro_beta').settings).toEqual([
+      { key: 'actor_rollout_ref.actor.policy_loss.dro_beta', value: 0.3 },
+    ]);
+    expect(row('verl', b, 'adv_estimator').settings[0]).toMatchObject({ value: 'grpo_passk' });
+    expect(row('openrlhf', b, 'adv_estimator').comment).toMatch(/no grpo_passk estimator in OpenRLHF/);
   });
 });

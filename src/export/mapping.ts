@@ -154,6 +154,16 @@ const TRL: Partial<Record<RLField, Conversion>> = {
         c.loss_type,
         `TRL's '${c.loss_type}' aggregates by token-mean over the global batch; the lab uses ${c.loss_agg_mode}`,
       );
+    if (
+      c.loss_type === 'ppo_clip' &&
+      c.importance_sampling_level === 'sequence' &&
+      c.loss_agg_mode === 'seq-mean-token-sum'
+    )
+      return set(
+        'loss_type',
+        'luspo',
+        "LUSPO: GSPO's sequence loss times its length, averaged over sequences (= seq-mean-token-sum at sequence level); with beta > 0 TRL averages its KL over every position, the lab under the same weights",
+      );
     const t = TRL_LOSS_TYPE_OF_AGG[c.loss_agg_mode];
     return t
       ? set('loss_type', t, FIELD_SPECS.loss_agg_mode.note ?? null)

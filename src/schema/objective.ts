@@ -122,7 +122,8 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     {
       trl: 'loss_type',
       verl: 'actor_rollout_ref.actor.loss_agg_mode',
-      note: 'TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm',
+      note: "TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm, luspo ~ seq-mean-token-sum with importance_sampling_level 'sequence'",
+      also: ['luspo'],
     },
   ),
   top_entropy_quantile: real(
