@@ -1,6 +1,6 @@
 // The 2026 loss and advantage variants in the page: each run is opened from a shared link carrying the knobs
 // (straight-through k3+, the unbiased KL, GDPO's normalize_then_sum, DRO; DPPO Binary-TV with grpo_passk; DPPO
-// Binary-KL), trains two steps on the smallest setting with two updates per batch (so the ratio is not 1), and
+// Binary-KL; VESPO), trains two steps on the smallest setting with two updates per batch (so the ratio is not 1), and
 // every chart's last values are finite. No request leaves localhost.
 import { expect, test } from '@playwright/test';
 import { expectFiniteCharts, guard, ready, SMALL, waitStatus } from './helpers';
@@ -15,6 +15,7 @@ const VARIANTS: [string, string][] = [
     'dppo_kl with low_var_kl+',
     'loss_type=dppo_kl&epsilon=0.01&epsilon_high=0.015&beta=0.05&kl_estimator=low_var_kl%2B',
   ],
+  ['vespo', 'loss_type=vespo&vespo_k_pos=1.5&vespo_lambda_neg=2.5'],
 ];
 
 for (const [name, params] of VARIANTS) {

@@ -15,11 +15,13 @@ Sources (read at these commits; each function below is a transcription, names ke
     the later commit strips the `+` first, as here.)
   TRL huggingface/trl f2cd57710ae345ea6428ae95363267fcf38a3dc8, trl/trainer/grpo_trainer.py:
     the per-token KL with use_bias_correction_kl (_compute_loss), and multi_objective_aggregation
-    normalize_then_sum (_generate_and_score_completions), with trl/trainer/utils.py nanstd.
+    normalize_then_sum (_generate_and_score_completions), with trl/trainer/utils.py nanstd, and the vespo loss
+    with get_gamma_weights.
 Everything runs in float64.
 """
 
 import json
+import math
 import os
 import sys
 from collections import defaultdict
@@ -282,6 +284,53 @@ def bias_kl_cases():
     return out
 
 
+def get_gamma_weights(advantages, log_ratio_per_token, mask, importance_sampling_ratio, k_pos=2.0, lambda_pos=3.0, k_neg=3.0, lambda_neg=2.0):
+    with torch.no_grad():
+        lower_clamp = math.log(1e-8)
+        log_ratio_clamped = torch.clamp(log_ratio_per_token, -20.0, 20.0)
+        seq_log_ratio = torch.sum(log_ratio_clamped * mask, dim=-1, keepdim=True)
+        if importance_sampling_ratio is not None:
+            log_is_ratio = torch.clamp(torch.log(importance_sampling_ratio), lower_clamp, 20.0)
+            seq_log_ratio += torch.sum(log_is_ratio, dim=-1, keepdim=True)
+        log_w_seq = torch.clamp(seq_log_ratio, lower_clamp, 20.0)
+        w_seq = torch.exp(log_w_seq)
+        is_nonneg_adv = advantages >= 0
+        k_seq = torch.where(is_nonneg_adv, k_pos, k_neg)
+        lambda_seq = torch.where(is_nonneg_adv, lambda_pos, lambda_neg).clamp(min=1e-4)
+        log_phi = lambda_seq + k_seq * log_w_seq - lambda_seq * w_seq
+        phi_seq = torch.exp(log_phi).nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
+    return phi_seq
+
+
+def vespo_cases():
+    """TRL's vespo loss alone (beta 0, no vLLM correction), 'dapo' aggregation on one process (sum / token count)."""
+    out = []
+    N, L = 4, 6
+    lp = rand(N, L, lo=-3.0, hi=-0.05)
+    old = lp + rand(N, L, lo=-0.08, hi=0.08)
+    adv = torch.tensor([[1.2], [-0.7], [0.0], [-1.5]])
+    mask = torch.tensor([[1] * 6, [1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0]], dtype=torch.float64)
+    params = {"k_pos": 2.0, "lambda_pos": 3.0, "k_neg": 3.0, "lambda_neg": 2.0}
+    x = lp.clone().requires_grad_(True)
+    phi_seq = get_gamma_weights(adv, x - old, mask, None, **params)
+    per_token_loss = -phi_seq * adv * x
+    loss = (per_token_loss * mask).sum() / mask.sum().clamp(min=1.0)
+    loss.backward()
+    out.append(
+        {
+            "params": params,
+            "logp": lp.tolist(),
+            "old_logp": old.tolist(),
+            "advantages": adv.tolist(),
+            "mask": mask.tolist(),
+            "loss": loss.item(),
+            "phi_seq": phi_seq.flatten().tolist(),
+            "grad": (x.grad * mask).tolist(),
+        }
+    )
+    return out
+
+
 def main():
     fixture = {
         "what": "cases computed by functions transcribed from verl and TRL; see scripts/make-trainer-formula-fixture.py",
@@ -294,6 +343,7 @@ def main():
         "verl_policy_loss": verl_loss_cases(),
         "trl_normalize_then_sum": gdpo_cases(),
         "trl_use_bias_correction_kl": bias_kl_cases(),
+        "trl_vespo": vespo_cases(),
     }
     path = os.path.join(os.path.dirname(__file__), "..", "src", "reference", "fixtures", "trainer-formulas.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)

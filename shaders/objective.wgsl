@@ -291,17 +291,20 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   // Row pass 1: n_i and the sum that makes the sequence ratio.
   var n = 0.0;
   var sumD = 0.0;
+  var sumV = 0.0; // vespo: the summed, clamped log-ratio
   for (var t = lane; t < end; t += LANES) {
     let idx = o + t;
     if (in_f(P_MASK, idx) > 0.0) {
       n += 1.0;
       let d = in_f(P_LOGP, idx) - in_f(P_OLD, idx);
       sumD += select(d, gmpo_token(d, in_f(P_ADV, idx)).x, gmpo);
+      sumV += clamp(d, -20.0, 20.0);
     }
   }
-  let pre = row_sum(vec4<f32>(n, sumD, 0.0, 0.0), lid);
+  let pre = row_sum(vec4<f32>(n, sumD, sumV, 0.0), lid);
   n = pre.x;
   let rSeq = select(1.0, exp(pre.y / n), n > 0.0);
+  let logWV = clamp(pre.z, log(1e-8), 20.0);
 
   let M = bitcast<f32>(row_stats[S_M]);
   let Nf = f32(p.N);
@@ -384,6 +387,15 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         gdir = -A * wgt * valid;
         if (valid == 0.0) { side = select(-1.0, 1.0, A > 0.0); }
       }
+      case LOSS_VESPO: { // VESPO: -sg(phi(w)) A logp, phi a Gamma weight of the row's ratio w
+        let pos = A >= 0.0;
+        let k = select(p.vespoKNeg, p.vespoKPos, pos);
+        let lam = max(select(p.vespoLamNeg, p.vespoLamPos, pos), 1e-4);
+        var phi = exp(lam + k * logWV - lam * exp(logWV));
+        if (!(phi < 3.0e38)) { phi = 0.0; } // non-finite -> 0, as TRL's nan_to_num
+        l = -phi * A * lp;
+        gdir = -phi * A;
+      }
       case LOSS_DRO: { // DRO: -(A logp - beta d^2 / 2)
         l = -(lp * A - 0.5 * p.droBeta * d * d);
         gdir = -A + p.droBeta * d;
@@ -446,7 +458,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let contrib = w * (lpg + p.beta * kl - p.entropyCoef * H);
     d_logp[idx] = g;
     d_entropy[idx] = -p.entropyCoef * w;
-    recs[idx] = r;
+    recs[idx] = select(r, exp(logWV), p.lossType == LOSS_VESPO);
     recs[NL + idx] = side;
     recs[2u * NL + idx] = kl;
     recs[3u * NL + idx] = contrib;

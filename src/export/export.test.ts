@@ -95,6 +95,7 @@ const cases: [string, RLConfig][] = [
       dro_beta: 0.5,
     }),
   ],
+  ['grpo with vespo', resolveConfig('grpo', { loss_type: 'vespo', vespo_k_pos: 1.5 })],
   ['gspo with seq-mean-token-sum (TRL luspo)', resolveConfig('gspo', { loss_agg_mode: 'seq-mean-token-sum' })],
   [
     'grpo with dppo_tv and grpo_passk',
@@ -295,6 +296,10 @@ describe('the 2026 variants under the names the other trainers use', () => {
       { key: 'multi_objective_aggregation', value: 'normalize_then_sum' },
     ]);
     expect(row('verl', c, 'use_bias_correction_kl').comment).toMatch(/no equivalent in verl/);
+    const v = resolveConfig('grpo', { loss_type: 'vespo', vespo_lambda_neg: 1.5 });
+    expect(row('trl', v, 'loss_agg_mode').settings).toEqual([{ key: 'loss_type', value: 'vespo' }]);
+    expect(row('trl', v, 'vespo_lambda_neg').settings).toEqual([{ key: 'vespo_lambda_neg', value: 1.5 }]);
+    expect(row('verl', v, 'loss_type').comment).toMatch(/no VESPO in verl/);
   });
   it('verl: k3+, dppo_tv with its ratio cap, dro with dro_beta, grpo_passk', () => {
     const a = resolveConfig('grpo', { beta: 0.02, kl_estimator: 'low_var_kl+', loss_type: 'dppo_tv' });

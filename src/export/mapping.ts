@@ -129,7 +129,7 @@ const TRL: Partial<Record<RLField, Conversion>> = {
       return none(
         'the clipped PPO objective is every TRL loss_type but cispo/sapo; loss_type is written from loss_agg_mode',
       );
-    if (c.loss_type === 'cispo' || c.loss_type === 'sapo')
+    if (c.loss_type === 'cispo' || c.loss_type === 'sapo' || c.loss_type === 'vespo')
       return written('loss_type (it picks both the objective and the aggregation in TRL)');
     if (c.loss_type === 'gmpo')
       return none(
@@ -148,7 +148,7 @@ const TRL: Partial<Record<RLField, Conversion>> = {
       return none(
         `${trlClass} has no loss_type; its aggregation is fixed by the trainer; the lab uses ${c.loss_agg_mode}`,
       );
-    if (c.loss_type === 'cispo' || c.loss_type === 'sapo')
+    if (c.loss_type === 'cispo' || c.loss_type === 'sapo' || c.loss_type === 'vespo')
       return set(
         'loss_type',
         c.loss_type,
@@ -333,6 +333,7 @@ function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
   if (c.loss_type === 'ppo_clip') return c.importance_sampling_level === 'sequence' ? 'gspo' : 'vanilla';
   if (c.loss_type === 'gmpo') return 'geo_mean';
   if (c.loss_type === 'pg') return d.ratioIsOne ? 'vanilla' : null;
+  if (c.loss_type === 'vespo') return null;
   return c.loss_type;
 }
 
@@ -342,6 +343,10 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!),
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
+    if (!mode && c.loss_type === 'vespo')
+      return none(
+        "no VESPO in verl (TRL's loss_type vespo); the lab weighs -A log pi by a Gamma weight of the sequence ratio",
+      );
     if (!mode)
       return none(
         'no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs',

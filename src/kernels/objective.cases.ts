@@ -175,7 +175,7 @@ export function objectiveCases(): KernelCase[] {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
       for (const [N, L] of SHAPES) {
         const kl_estimator = KL_ESTIMATORS[j % KL_ESTIMATORS.length];
-        const tis = j % 2 === 1;
+        const tis = j % 2 === 1 && loss_type !== 'vespo'; // vespo refuses tis_cap
         j++;
         const cfg: Partial<ObjectiveConfig> = {
           loss_type,
@@ -258,6 +258,10 @@ export function objectiveCases(): KernelCase[] {
       );
     }
     cases.push(objectiveCase('dro beta=0.7', N, L, { loss_type: 'dro', dro_beta: 0.7, tis_cap: 1.1 }, ALL));
+    // VESPO with a small spread so that the summed log-ratio keeps phi away from 0 on short rows.
+    cases.push(
+      objectiveCase('vespo', N, L, { loss_type: 'vespo', beta: 0.04, entropy_coef: 0.01 }, ALL, { spread: 0.05 }),
+    );
   }
   // DeepSeek-V3.2's unbiased KL (use_bias_correction_kl): the estimate times the token or sequence ratio, with a
   // straight-through estimator too, at awkward shapes and on long rows (several lanes per row).

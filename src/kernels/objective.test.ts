@@ -1,6 +1,6 @@
 // GPU-vs-twin tier for the objective family (shaders/objective.wgsl against src/reference/objective.ts): every
 // case of objective.cases.ts, plus determinism (two runs bit-identical), the wrapper's checks, and the trainers' own
-// formulas (verl's k3+, dppo_tv, dppo_kl and dro, TRL's use_bias_correction_kl) from reference/fixtures/trainer-formulas.json. A missing
+// formulas (verl's k3+, dppo_tv, dppo_kl and dro, TRL's use_bias_correction_kl and vespo) from reference/fixtures/trainer-formulas.json. A missing
 // adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
@@ -186,6 +186,29 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
       const outside = Array.from(r.sides).filter((x) => x !== 0).length;
       const M = c.response_mask.flat().reduce((a, b) => a + b, 0);
       expect(outside / M).toBeCloseTo(c.pg_clipfrac, 6);
+    });
+  }
+  for (const c of trainerFormulas.trl_vespo) {
+    it('TRL vespo policy loss', async () => {
+      const r = await klOnGpu(
+        {
+          logp: c.logp,
+          old: c.old_logp,
+          ref: c.logp,
+          mask: c.mask,
+          adv: c.advantages.map(([a]) => c.logp[0].map(() => a)),
+        },
+        {
+          beta: 0,
+          loss_type: 'vespo',
+          vespo_k_pos: c.params.k_pos,
+          vespo_lambda_pos: c.params.lambda_pos,
+          vespo_k_neg: c.params.k_neg,
+          vespo_lambda_neg: c.params.lambda_neg,
+        },
+      );
+      close('loss', [r.loss], [c.loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
     });
   }
   for (const c of trainerFormulas.trl_use_bias_correction_kl) {

@@ -49,7 +49,7 @@ const STATS_BATCH = 16;
 const STATS_ROW = 16;
 
 /** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
-const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7 } as const;
+const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7, vespo: 8 } as const;
 const AGG = {
   'token-mean': 0,
   'seq-mean-token-mean': 1,
@@ -101,6 +101,10 @@ const PARAMS = uniforms('Params', {
   tisCap: 'f32',
   dppoCap: 'f32', // dppo_*: the cap of the stop-gradient ratio
   droBeta: 'f32', // dro: the log-ratio penalty
+  vespoKPos: 'f32', // vespo: (k, lambda) where A >= 0 and where A < 0
+  vespoLamPos: 'f32',
+  vespoKNeg: 'f32',
+  vespoLamNeg: 'f32',
 });
 export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
   uniforms: [PARAMS],
@@ -248,6 +252,10 @@ export function objectiveForwardBackward(
     tisCap: cfg.tis_cap ?? 0,
     dppoCap: dppoCap(cfg),
     droBeta: cfg.dro_beta ?? 0,
+    vespoKPos: cfg.vespo_k_pos,
+    vespoLamPos: cfg.vespo_lambda_pos,
+    vespoKNeg: cfg.vespo_k_neg,
+    vespoLamNeg: cfg.vespo_lambda_neg,
   });
 
   const family = ctx.family('objective', OBJECTIVE_SHADER.source);

@@ -213,7 +213,7 @@ describe('objective twin: gradients match central finite differences', () => {
 
 // ------------------------------------------------------------------------ DPPO's divergence masks and DRO
 
-describe('objective twin: dppo_tv, dppo_kl and dro gradients match central finite differences', () => {
+describe('objective twin: dppo_tv, dppo_kl, dro and vespo gradients match central finite differences', () => {
   let seed = 1200;
   for (const loss_type of ['dppo_tv', 'dppo_kl', 'dro'] as const) {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
@@ -254,6 +254,52 @@ describe('objective twin: dppo_tv, dppo_kl and dro gradients match central finit
       });
     }
   }
+
+  for (const loss_agg_mode of LOSS_AGG_MODES) {
+    it(`vespo ${loss_agg_mode}`, () => {
+      const inputs = randomInputs(seed++, 4, 6, 0.05);
+      const config: Partial<ObjectiveConfig> = { loss_type: 'vespo', loss_agg_mode, beta: 0.05, entropy_coef: 0.02 };
+      const ins: ObjectiveInputs<T64> = { ...inputs, klExact: undefined, samplerLogp: undefined };
+      const r = run(ins, config);
+      // phi is a stop-gradient of the sequence ratio: move oldLogp with logp (the ratio stays put).
+      const g = fdGrad(() => run(ins, config).loss, inputs.logp.data, [inputs.oldLogp.data]);
+      const c = compareArrays(r.dLogp, g, FD_TOL);
+      expect(c.pass, `dLogp: ${c.summary}`).toBe(true);
+    });
+  }
+
+  it('vespo by hand: phi(1) = 1, and the weight of a sequence ratio w is e^lambda w^k e^(-lambda w)', () => {
+    // Row 0: log-ratios 0.1 and -0.3 sum to log w = -0.2, A = 1: phi = e^(3 - 0.4 - 3 e^-0.2).
+    // Row 1: logp == oldLogp, A = -2: w = 1, phi = 1: l = 2 logp per token.
+    const lp = [
+      [-1, -0.5],
+      [-2, -0.25],
+    ];
+    const ins: ObjectiveInputs<T64> = {
+      logp: t64(lp),
+      oldLogp: t64([
+        [-1.1, -0.2],
+        [-2, -0.25],
+      ]),
+      advantages: t64([
+        [1, 1],
+        [-2, -2],
+      ]),
+      mask: t64([
+        [1, 1],
+        [1, 1],
+      ]),
+      entropy: t64([
+        [0, 0],
+        [0, 0],
+      ]),
+    };
+    const r = run(ins, { loss_type: 'vespo', loss_agg_mode: 'token-mean' });
+    const phi0 = Math.exp(3 - 2 * 0.2 - 3 * Math.exp(-0.2));
+    expectClose('dLogp', r.dLogp, [-phi0 / 4, -phi0 / 4, 2 / 4, 2 / 4]);
+    expect(r.loss).toBeCloseTo((-phi0 * (-1 - 0.5) + 2 * (-2 - 0.25)) / 4, 12);
+    expectClose('ratio records', r.records.subarray(0, 4), [Math.exp(-0.2), Math.exp(-0.2), 1, 1]);
+  });
 
   it('dppo_tv by hand: the mask follows the probability gap, the weight is the capped ratio', () => {
     // One token per row. Row 0: p = 0.5, q = 0.4, A = 1: p - q = 0.1 > eps_high 0.08, outside: no loss, side +1.
@@ -798,7 +844,7 @@ describe('objective config', () => {
   it.each([
     [
       { loss_type: 'ppo' },
-      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro; got "ppo"/,
+      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro, vespo; got "ppo"/,
     ],
     [{ epsilon: 1 }, /epsilon: must be in \[0, 1\), got 1/],
     [{ epsilon: Number.NaN }, /epsilon: must be a number in \[0, 1\), got NaN/],

@@ -13,6 +13,8 @@
 //   dppo_tv, dppo_kl (DPPO, verl): l = -A sg(min(rho_c, C)) logp v, gradient -A min(rho_c, C) v, with rho_c =
 //             exp(clamp(d, -20, 20)), C = clip_ratio_c (null: 20) and v = dppoValid (the divergence mask); side +1
 //             (A > 0) or -1 where v = 0.
+//   vespo:    (TRL) l = -sg(phi) A logp, gradient -phi A, phi = vespoWeight of the row's summed log-ratio; the ratio
+//             record is w; side 0.
 //   dro:      (verl) l = -(A logp - dro_beta d^2 / 2), gradient -A + dro_beta d; side 0.
 //   gmpo:     (verl's geo_mean) dc = clamp(d, -20, 20); e = clamp(dc, -gmpo_clip, gmpo_clip); dmin = min(dc, e)
 //             where A > 0, max(dc, e) where A < 0, 0 where A = 0; g_i = exp(sum_t m dmin / n_i); l = -A g_i.
@@ -324,6 +326,7 @@ export function objectiveForwardBackward(
   const M = sel.count;
   const alpha = cfg.entropy_coef;
   const gmpo = cfg.loss_type === 'gmpo';
+  const vespo = cfg.loss_type === 'vespo';
   const seqLevel = cfg.importance_sampling_level === 'sequence';
   // Gradient through a per-sequence ratio (s_i or g_i), summed over the row before it reaches the tokens.
   const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo' && cfg.loss_type !== 'pg');
@@ -357,14 +360,17 @@ export function objectiveForwardBackward(
     const o = i * L;
     let n = 0;
     let sumD = 0;
+    let sumVespo = 0; // vespo: the row's summed, clamped log-ratio
     for (let t = 0; t < L; t++) {
       const idx = o + t;
       if (!mask[idx]) continue;
       n++;
       const d = lp[idx] - old[idx];
       sumD += gmpo ? gmpoToken(d, adv[idx], cfg).dmin : d;
+      if (vespo) sumVespo += Math.min(Math.max(d, -20), 20);
     }
     const rSeq = n > 0 ? Math.exp(sumD / n) : 1;
+    const logWVespo = vespo ? Math.min(Math.max(sumVespo, Math.log(1e-8)), 20) : 0;
     let w: number;
     switch (cfg.loss_agg_mode) {
       case 'token-mean':
@@ -451,6 +457,12 @@ export function objectiveForwardBackward(
           if (!valid) side = A > 0 ? 1 : -1;
           break;
         }
+        case 'vespo': {
+          const phi = vespoWeight(cfg, logWVespo, A);
+          l = -phi * A * lp[idx];
+          gdir = -phi * A;
+          break;
+        }
         case 'dro': {
           const beta = cfg.dro_beta!;
           l = -(lp[idx] * A - 0.5 * beta * d * d);
@@ -493,7 +505,7 @@ export function objectiveForwardBackward(
       const contrib = w * (lpg + beta * k - alpha * H[idx]);
       gRow[t] = g;
       dEntropy.data[idx] = -alpha * w;
-      rec[R(0, idx)] = r;
+      rec[R(0, idx)] = vespo ? Math.exp(logWVespo) : r;
       rec[R(1, idx)] = side;
       rec[R(2, idx)] = k;
       rec[R(3, idx)] = contrib;
@@ -566,6 +578,18 @@ export function dppoValid(cfg: ObjectiveConfig, logp: number, oldLogp: number, A
   if (cfg.loss_type === 'dppo_tv') return (A > 0 ? p - q <= epsilonHigh(cfg) : p - q >= -cfg.epsilon) ? 1 : 0;
   const b = q * (oldLogp - logp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
   return (A > 0 ? b <= epsilonHigh(cfg) || p <= q : b <= cfg.epsilon || p >= q) ? 1 : 0;
+}
+
+/**
+ * VESPO's Gamma weight (TRL's get_gamma_weights), a constant of the gradient: phi = exp(lambda + k log w - lambda w)
+ * with log w = clamp(sum_t m clamp(d, -20, 20), log 1e-8, 20), and (k, lambda) = vespo_k_pos, vespo_lambda_pos
+ * where A >= 0, else the _neg pair (lambda at least 1e-4); phi(1) = 1. Non-finite values become 0.
+ */
+export function vespoWeight(cfg: ObjectiveConfig, logW: number, A: number): number {
+  const k = A >= 0 ? cfg.vespo_k_pos : cfg.vespo_k_neg;
+  const lam = Math.max(A >= 0 ? cfg.vespo_lambda_pos : cfg.vespo_lambda_neg, 1e-4);
+  const phi = Math.exp(lam + k * logW - lam * Math.exp(logW));
+  return Number.isFinite(phi) ? phi : 0;
 }
 
 /** GMPO's per-token pieces: the clipped log-ratio dmin, d dmin / d d (0 or 1), and the clip side. */

@@ -2,8 +2,8 @@
 // written by scripts/make-trainer-formula-fixture.py with torch): verl's straight-through KL (k1+, k3+,
 // low_var_kl+) value and gradient, verl's grpo_passk advantages, TRL's GDPO (multi_objective_aggregation
 // normalize_then_sum), TRL's KL term with use_bias_correction_kl (value and gradient, token and sequence ratio), and
-// verl's dppo_tv, dppo_kl and dro losses (loss, gradient, pg_clipfrac).
-// The GPU objective is checked against the same KL cases in src/kernels/objective.test.ts.
+// verl's dppo_tv, dppo_kl and dro losses (loss, gradient, pg_clipfrac), and TRL's vespo loss.
+// The GPU objective is checked against the same loss and KL cases in src/kernels/objective.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import fixture from './fixtures/trainer-formulas.json';
@@ -175,6 +175,48 @@ describe("verl's dppo_tv, dppo_kl and dro policy losses (token-mean)", () => {
       expectClose('gradient', dLogp.data, c.grad.flat());
       const region = metrics.data[OBJECTIVE_METRICS.indexOf('clip_ratio/region_mean')];
       expect(region).toBeCloseTo(c.pg_clipfrac, 12);
+    });
+  }
+});
+
+describe("TRL's vespo loss (get_gamma_weights, dapo aggregation)", () => {
+  for (const c of fixture.trl_vespo) {
+    it('loss, gradient and the sequence ratio', () => {
+      const N = c.logp.length;
+      const L = c.logp[0].length;
+      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
+      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
+      const [loss, dLogp, dEntropy, records, metrics] = [
+        z([1]),
+        z([N, L]),
+        z([N, L]),
+        z([OBJECTIVE_RECORDS.length, N, L]),
+        z([OBJECTIVE_METRICS.length]),
+      ];
+      objectiveForwardBackward(
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        {
+          logp: t(c.logp),
+          oldLogp: t(c.old_logp),
+          advantages: t(c.advantages.map(([a]) => c.logp[0].map(() => a))),
+          mask: t(c.mask),
+          entropy: t(c.logp.map((r) => r.map(() => 0))),
+        },
+        resolveObjectiveConfig({
+          loss_type: 'vespo',
+          loss_agg_mode: 'token-mean',
+          vespo_k_pos: c.params.k_pos,
+          vespo_lambda_pos: c.params.lambda_pos,
+          vespo_k_neg: c.params.k_neg,
+          vespo_lambda_neg: c.params.lambda_neg,
+        }),
+      );
+      expect(loss.data[0]).toBeCloseTo(c.loss, 12);
+      expectClose('gradient', dLogp.data, c.grad.flat());
     });
   }
 });

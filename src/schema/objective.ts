@@ -15,7 +15,7 @@ export const DIVERGENCE_LOSS_TYPES = ['dppo_tv', 'dppo_kl', 'dro'] as const;
 export const DPPO_DEFAULT_CAP = 20;
 
 /** Policy losses (`loss_type`): the per-token loss l_{i,t}. `pg` is REINFORCE's -A log pi (no ratio). */
-export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', ...DIVERGENCE_LOSS_TYPES] as const;
+export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', ...DIVERGENCE_LOSS_TYPES, 'vespo'] as const;
 export type LossType = (typeof LOSS_TYPES)[number];
 /** Where the ratio lives: per token, or one length-normalized ratio per sequence (GSPO). */
 export const IMPORTANCE_SAMPLING_LEVELS = ['token', 'sequence'] as const;
@@ -53,14 +53,14 @@ export type KlPlacement = (typeof KL_PLACEMENTS)[number];
 /** The policy loss section of the config panel. */
 export const POLICY_LOSS_FIELDS = section('loss', {
   loss_type: oneOf(
-    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, pg (-A log pi, no ratio), dppo_tv / dppo_kl (DPPO: -A sg(min(rho, c)) log pi on tokens whose probability moved less than epsilon / epsilon_high in total variation / binary KL) or dro (-(A log pi - dro_beta (log rho)^2 / 2))',
+    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, pg (-A log pi, no ratio), dppo_tv / dppo_kl (DPPO: -A sg(min(rho, c)) log pi on tokens whose probability moved less than epsilon / epsilon_high in total variation / binary KL), dro (-(A log pi - dro_beta (log rho)^2 / 2)) or vespo (-sg(phi(w)) A log pi, phi a Gamma weight of the sequence ratio w)',
     LOSS_TYPES,
     'ppo_clip',
     {
       verl: 'actor_rollout_ref.actor.policy_loss.loss_mode',
       openrlhf: '--actor.policy_loss_type',
       also: ['loss_mode', 'policy_loss_type'],
-      note: "verl's 'geo_mean' is gmpo; dppo_tv, dppo_kl and dro are verl's loss_mode names; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo' and 'sapo'",
+      note: "verl's 'geo_mean' is gmpo; dppo_tv, dppo_kl and dro are verl's loss_mode names; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo', 'sapo' and 'vespo'",
     },
   ),
   importance_sampling_level: oneOf(
@@ -168,6 +168,14 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     1000,
     { minExclusive: true, verl: 'actor_rollout_ref.actor.policy_loss.dro_beta' },
   ),
+  vespo_k_pos: real('vespo: k, the power of w in phi(w) = e^lambda w^k e^(-lambda w), where A >= 0', 2, 0, 100, {
+    trl: 'vespo_k_pos',
+  }),
+  vespo_lambda_pos: real('vespo: lambda, the decay of phi(w) for large w, where A >= 0', 3, 0, 100, {
+    trl: 'vespo_lambda_pos',
+  }),
+  vespo_k_neg: real('vespo: k where A < 0', 3, 0, 100, { trl: 'vespo_k_neg' }),
+  vespo_lambda_neg: real('vespo: lambda where A < 0', 2, 0, 100, { trl: 'vespo_lambda_neg' }),
   tis_cap: optReal(
     'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
     'no correction (the gap is still reported)',
@@ -289,6 +297,14 @@ export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'train
   if ((DIVERGENCE_LOSS_TYPES as readonly string[]).includes(c.loss_type) && c.importance_sampling_level !== 'token')
     e.push(
       `importance_sampling_level: loss_type '${c.loss_type}' weighs each token by its own ratio (verl's per-token loss); use 'token'`,
+    );
+  if (c.loss_type === 'vespo' && c.importance_sampling_level !== 'token')
+    e.push(
+      "importance_sampling_level: loss_type 'vespo' forms its own sequence weight from the summed log-ratio (TRL requires 'token'); use 'token'",
+    );
+  if (c.loss_type === 'vespo' && c.tis_cap !== null)
+    e.push(
+      "tis_cap: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL, not as a factor; not supported here (set tis_cap null)",
     );
   if (c.loss_type === 'dro' && c.dro_beta === null)
     e.push("dro_beta: loss_type 'dro' needs its penalty coefficient dro_beta > 0 (verl refuses it unset too)");
