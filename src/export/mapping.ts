@@ -8,7 +8,7 @@ import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, ty
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from './quote';
-import { dppoCap } from '../schema/objective';
+import { dppoCap, isStraightThroughKl } from '../schema/objective';
 
 /** The trainers an experiment exports to. */
 export const EXPORT_TARGETS = ['trl', 'verl', 'openrlhf'] as const;
@@ -423,8 +423,12 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   kl_estimator: ({ c, d }) => {
     const name = VERL_KL[c.kl_estimator];
     if (!name) return none("no full-vocabulary KL estimator to match the lab's exact KL in verl");
+    const clamped = c.kl_estimator === 'k3' || c.kl_estimator === 'k3+';
+    const plus = isStraightThroughKl(c.kl_estimator)
+      ? "straight-through (its value, k2's gradient) needs a verl that strips the '+' in kl_penalty (verl-project/verl 1dda039; older ones raise NotImplementedError)"
+      : null;
     const note =
-      c.kl_estimator === 'k3' || c.kl_estimator === 'k3+' ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null;
+      [clamped ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null, plus].filter(Boolean).join('; ') || null;
     return set(d.klInReward ? 'algorithm.kl_penalty' : `${A}kl_loss_type`, name, note);
   },
   kl_placement: () => written('beta (use_kl_loss / use_kl_in_reward)'),
