@@ -144,6 +144,17 @@ fn rs_weight(x: f32, rowSum: f32, n: f32) -> vec3<f32> {
   }
 }
 
+// DPPO's divergence mask (the twin's dppoValid): 1 where the token may still move in the direction A pushes it.
+fn dppo_valid(lp: f32, old: f32, A: f32) -> f32 {
+  let pr = exp(lp);
+  let q = exp(old);
+  if (p.lossType == LOSS_DPPO_TV) {
+    return select(select(0.0, 1.0, pr - q >= -p.epsLow), select(0.0, 1.0, pr - q <= p.epsHigh), A > 0.0);
+  }
+  let b = q * (old - lp) + (1.0 - q) * log((1.0 - q + 1e-8) / (1.0 - pr + 1e-8));
+  return select(select(0.0, 1.0, b <= p.epsLow || pr >= q), select(0.0, 1.0, b <= p.epsHigh || pr <= q), A > 0.0);
+}
+
 // ---------------------------------------------------------------------------------------------- objective_select
 
 var<workgroup> sel_sum: array<vec2<f32>, SELECT_WG>;
@@ -319,6 +330,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   var sumD = 0.0;
   var sumIs = 0.0;
   var sumOff = 0.0;
+  var sumV = 0.0; // vespo: the summed, clamped log-ratio
   for (var t = lane; t < end; t += LANES) {
     let idx = o + t;
     if (in_f(P_MASK, idx) > 0.0) {
@@ -330,11 +342,13 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       let b = select(old, in_f(P_SAMPLER, idx), hasSampler);
       if (hasSampler) { sumIs += old - b; }
       sumOff += b - lp;
+      sumV += clamp(d, -20.0, 20.0);
     }
   }
   let pre = row_sum(vec4<f32>(n, sumD, sumIs, sumOff), lid);
   n = pre.x;
   let rSeq = select(1.0, exp(pre.y / n), n > 0.0);
+  let logWV = clamp(row_sum(vec4<f32>(sumV, 0.0, 0.0, 0.0), lid).x, log(1e-8), 20.0); // vespo
   let offDrop = (p.flags & F_OFF) != 0u && n > 0.0 && pre.w / n > p.offThreshold;
 
   let M = bitcast<f32>(row_stats[S_M]);
@@ -353,6 +367,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   var q2 = vec4<f32>(0.0); // approx_kl, logp diff, kept, cov-selected
   var q3 = vec4<f32>(0.0); // rollout weight, truncated, masked, off-policy dropped
   var S = 0.0;             // the row's d loss / d (sequence ratio)
+  var sKl = 0.0;           // the row's d loss / d s_i through the corrected KL (F_KL_BC at sequence level)
   var diffMax = 0.0;
   for (var t = lane; t < end; t += LANES) {
     let idx = o + t;
@@ -411,6 +426,26 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         l = -A * lp;
         gdir = -A;
       }
+      case LOSS_DPPO_TV, LOSS_DPPO_KL: { // DPPO: -A sg(min(rho, C)) logp on tokens inside the divergence region
+        let valid = dppo_valid(lp, old, A);
+        let wgt = min(exp(clamp(d, -20.0, 20.0)), p.dppoCap);
+        l = -A * wgt * lp * valid;
+        gdir = -A * wgt * valid;
+        if (valid == 0.0) { side = select(-1.0, 1.0, A > 0.0); }
+      }
+      case LOSS_VESPO: { // VESPO: -sg(phi(w)) A logp, phi a Gamma weight of the row's ratio w
+        let pos = A >= 0.0;
+        let k = select(p.vespoKNeg, p.vespoKPos, pos);
+        let lam = max(select(p.vespoLamNeg, p.vespoLamPos, pos), 1e-4);
+        var phi = exp(lam + k * logWV - lam * exp(logWV));
+        if (!(phi < 3.0e38)) { phi = 0.0; } // non-finite -> 0, as TRL's nan_to_num
+        l = -phi * A * lp;
+        gdir = -phi * A;
+      }
+      case LOSS_DRO: { // DRO: -(A logp - beta d^2 / 2)
+        l = -(lp * A - 0.5 * p.droBeta * d * d);
+        gdir = -A + p.droBeta * d;
+      }
       default: { // LOSS_SAPO
         let tau = select(p.tauNeg, p.tauPos, A > 0.0);
         let s = 1.0 / (1.0 + exp(-tau * (r - 1.0)));
@@ -457,13 +492,22 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             dk = select(0.0, -expm1(-u), k3 < 10.0 && k3 > -10.0);
           }
         }
-        g += w * p.beta * dk;
+        if ((p.flags & F_KL_ST) != 0u) { dk = u; } // straight-through: k2's gradient
+        if ((p.flags & F_KL_BC) != 0u) {
+          // Unbiased KL (use_bias_correction_kl): q k, q the ratio; q's gradient to the token, or summed to the row.
+          let q = select(rho, rSeq, p.seqLevel == 1u);
+          g += w * p.beta * q * dk;
+          if (p.seqLevel == 1u) { sKl += w * p.beta * kl; } else { g += w * p.beta * kl * rho; }
+          kl = q * kl;
+        } else {
+          g += w * p.beta * dk;
+        }
       }
     }
     let contrib = w * (lpg + p.beta * kl - p.entropyCoef * H);
     d_logp[idx] = g;
     d_entropy[idx] = -p.entropyCoef * w;
-    recs[idx] = r;
+    recs[idx] = select(r, exp(logWV), p.lossType == LOSS_VESPO);
     recs[NL + idx] = side;
     recs[2u * NL + idx] = kl;
     recs[3u * NL + idx] = contrib;
@@ -481,7 +525,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let s0 = row_sum(q0, lid);
   let s1 = row_sum(q1, lid);
   let s2 = row_sum(q2, lid);
-  let s3 = row_sum3_max1(vec4<f32>(S, 0.0, 0.0, diffMax), lid);
+  let s3 = row_sum3_max1(vec4<f32>(S, sKl, 0.0, diffMax), lid);
   let s4 = row_sum(q3, lid);
 
   // Row pass 3: the sequence ratio's gradient, back to each token (each lane revisits its own tokens).
@@ -494,6 +538,13 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         if (gmpo) { deriv = gmpo_token(in_f(P_LOGP, idx) - in_f(P_OLD, idx), in_f(P_ADV, idx)).y; }
         d_logp[idx] += gs * deriv;
       }
+    }
+  }
+  if (s3.y != 0.0 && n > 0.0) {
+    let gk = s3.y * rSeq / n;
+    for (var t = lane; t < end; t += LANES) {
+      let idx = o + t;
+      if (in_f(P_MASK, idx) > 0.0) { d_logp[idx] += gk; }
     }
   }
   if (valid && lane == 0u) {

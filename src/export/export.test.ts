@@ -45,7 +45,7 @@ const EVERYTHING_ON: Partial<RLConfig> = {
 
 const trlKnown = (cls: keyof typeof trlFields.classes) =>
   new Set<string>([...trlFields.classes[cls], ...trlFields.inherited.fields]);
-const verlKnown = new Set<string>(verlFields.keys);
+const verlKnown = new Set<string>([...verlFields.keys, ...verlFields.later.keys]);
 const verlAdded = new Set<string>([...verlFields.additions.keys, ...verlFields.reward_kwargs.keys]);
 const openrlhfKnown = new Set<string>(openrlhfFields.flags);
 
@@ -102,6 +102,28 @@ const cases: [string, RLConfig][] = [
         }),
       ] as [string, RLConfig],
   ),
+  [
+    'grpo with the unbiased KL, k3+, GDPO and DRO',
+    resolveConfig('grpo', {
+      beta: 0.02,
+      kl_estimator: 'k3+',
+      use_bias_correction_kl: true,
+      multi_objective_aggregation: 'normalize_then_sum',
+      loss_type: 'dro',
+      dro_beta: 0.5,
+    }),
+  ],
+  ['grpo with vespo', resolveConfig('grpo', { loss_type: 'vespo', vespo_k_pos: 1.5 })],
+  ['gspo with seq-mean-token-sum (TRL luspo)', resolveConfig('gspo', { loss_agg_mode: 'seq-mean-token-sum' })],
+  [
+    'grpo with dppo_tv and grpo_passk',
+    resolveConfig('grpo', {
+      loss_type: 'dppo_tv',
+      adv_estimator: 'grpo_passk',
+      kl_estimator: 'low_var_kl+',
+      beta: 0.01,
+    }),
+  ],
   [
     'reinforce with several updates per batch',
     resolveConfig('reinforce', {
@@ -344,5 +366,40 @@ describe('exports', () => {
       )!.text,
     );
     expect(row.extra_info.prompt).toBe(row.prompt[0].content);
+  });
+});
+
+describe('the 2026 variants under the names the other trainers use', () => {
+  const row = (target: 'trl' | 'verl' | 'openrlhf', c: RLConfig, field: string) =>
+    mappingRows(target, c).find((r) => r.field === field)!;
+  it('TRL: luspo, use_bias_correction_kl, multi_objective_aggregation', () => {
+    const luspo = resolveConfig('gspo', { loss_agg_mode: 'seq-mean-token-sum' });
+    expect(row('trl', luspo, 'loss_agg_mode').settings).toEqual([{ key: 'loss_type', value: 'luspo' }]);
+    const c = resolveConfig('grpo', {
+      beta: 0.02,
+      use_bias_correction_kl: true,
+      multi_objective_aggregation: 'normalize_then_sum',
+    });
+    expect(row('trl', c, 'use_bias_correction_kl').settings).toEqual([{ key: 'use_bias_correction_kl', value: true }]);
+    expect(row('trl', c, 'multi_objective_aggregation').settings).toEqual([
+      { key: 'multi_objective_aggregation', value: 'normalize_then_sum' },
+    ]);
+    expect(row('verl', c, 'use_bias_correction_kl').comment).toMatch(/no equivalent in verl/);
+    const v = resolveConfig('grpo', { loss_type: 'vespo', vespo_lambda_neg: 1.5 });
+    expect(row('trl', v, 'loss_agg_mode').settings).toEqual([{ key: 'loss_type', value: 'vespo' }]);
+    expect(row('trl', v, 'vespo_lambda_neg').settings).toEqual([{ key: 'vespo_lambda_neg', value: 1.5 }]);
+    expect(row('verl', v, 'loss_type').comment).toMatch(/no VESPO in verl/);
+  });
+  it('verl: k3+, dppo_tv with its ratio cap, dro with dro_beta, grpo_passk', () => {
+    const a = resolveConfig('grpo', { beta: 0.02, kl_estimator: 'low_var_kl+', loss_type: 'dppo_tv' });
+    expect(row('verl', a, 'kl_estimator').settings[0]).toMatchObject({ value: 'low_var_kl+' });
+    expect(row('verl', a, 'loss_type').settings[0]).toMatchObject({ value: 'dppo_tv' });
+    expect(row('verl', a, 'clip_ratio_c').settings[0]).toMatchObject({ value: 20 });
+    const b = resolveConfig('grpo', { loss_type: 'dro', dro_beta: 0.3, adv_estimator: 'grpo_passk' });
+    expect(row('verl', b, 'dro_beta').settings).toEqual([
+      { key: 'actor_rollout_ref.actor.policy_loss.dro_beta', value: 0.3 },
+    ]);
+    expect(row('verl', b, 'adv_estimator').settings[0]).toMatchObject({ value: 'grpo_passk' });
+    expect(row('openrlhf', b, 'adv_estimator').comment).toMatch(/no grpo_passk estimator in OpenRLHF/);
   });
 });

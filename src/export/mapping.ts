@@ -9,6 +9,7 @@ import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from './quote';
+import { dppoCap, isStraightThroughKl } from '../schema/objective';
 
 /** The trainers an experiment exports to. */
 export const EXPORT_TARGETS = ['trl', 'verl', 'openrlhf'] as const;
@@ -187,11 +188,15 @@ const TRL: Partial<Record<RLField, Conversion>> = {
       return none(
         'the clipped PPO objective is every TRL loss_type but cispo/sapo; loss_type is written from loss_agg_mode',
       );
-    if (c.loss_type === 'cispo' || c.loss_type === 'sapo')
+    if (c.loss_type === 'cispo' || c.loss_type === 'sapo' || c.loss_type === 'vespo')
       return written('loss_type (it picks both the objective and the aggregation in TRL)');
     if (c.loss_type === 'gmpo')
       return none(
         'no GMPO in GRPOConfig (TRL has it in trl.experimental.gmpo); the lab clips token log-ratios to gmpo_clip and takes their geometric mean',
+      );
+    if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl' || c.loss_type === 'dro')
+      return none(
+        `no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${c.loss_type === 'dro' ? '-(A log pi - dro_beta (log rho)^2 / 2)' : "-A sg(min(rho, c)) log pi inside DPPO's divergence region"}`,
       );
     return none(
       'no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient',
@@ -202,11 +207,21 @@ const TRL: Partial<Record<RLField, Conversion>> = {
       return none(
         `${trlClass} has no loss_type; its aggregation is fixed by the trainer; the lab uses ${c.loss_agg_mode}`,
       );
-    if (c.loss_type === 'cispo' || c.loss_type === 'sapo')
+    if (c.loss_type === 'cispo' || c.loss_type === 'sapo' || c.loss_type === 'vespo')
       return set(
         'loss_type',
         c.loss_type,
         `TRL's '${c.loss_type}' aggregates by token-mean over the global batch; the lab uses ${c.loss_agg_mode}`,
+      );
+    if (
+      c.loss_type === 'ppo_clip' &&
+      c.importance_sampling_level === 'sequence' &&
+      c.loss_agg_mode === 'seq-mean-token-sum'
+    )
+      return set(
+        'loss_type',
+        'luspo',
+        "LUSPO: GSPO's sequence loss times its length, averaged over sequences (= seq-mean-token-sum at sequence level); with beta > 0 TRL averages its KL over every position, the lab under the same weights",
       );
     const t = TRL_LOSS_TYPE_OF_AGG[c.loss_agg_mode];
     return t
@@ -356,6 +371,7 @@ const VERL_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | null>>
   remax: 'remax',
   opo: 'opo',
   gae: 'gae',
+  grpo_passk: 'grpo_passk',
 };
 
 /** verl's KL estimator names (core_algos.kl_penalty); the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped). */
@@ -365,6 +381,9 @@ const VERL_KL: Readonly<Record<RLConfig['kl_estimator'], string | null>> = {
   k3: 'low_var_kl',
   low_var_kl: 'low_var_kl',
   exact: null,
+  'k1+': 'k1+',
+  'k3+': 'k3+',
+  'low_var_kl+': 'low_var_kl+',
 };
 
 function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
@@ -373,6 +392,7 @@ function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
   if (c.loss_type === 'ppo_clip') return c.importance_sampling_level === 'sequence' ? 'gspo' : 'vanilla';
   if (c.loss_type === 'gmpo') return 'geo_mean';
   if (c.loss_type === 'pg') return d.ratioIsOne ? 'vanilla' : null;
+  if (c.loss_type === 'vespo') return null;
   return c.loss_type;
 }
 
@@ -426,6 +446,10 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.verl!),
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
+    if (!mode && c.loss_type === 'vespo')
+      return none(
+        "no VESPO in verl (TRL's loss_type vespo); the lab weighs -A log pi by a Gamma weight of the sequence ratio",
+      );
     if (!mode)
       return none(
         'no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs',
@@ -471,10 +495,17 @@ const VERL: Partial<Record<RLField, Conversion>> = {
           comment: FIELD_SPECS.gmpo_clip.note ?? null,
         }
       : none('used only by loss_type gmpo'),
-  clip_ratio_c: ({ c }) =>
-    c.clip_ratio_c === null
+  clip_ratio_c: ({ c }) => {
+    if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl')
+      return set(
+        `${A}clip_ratio_c`,
+        dppoCap(c),
+        "DPPO's cap of its stop-gradient ratio (the lab's null is 20, the default in verl's DPPO code; the YAML's 3.0 would apply otherwise)",
+      );
+    return c.clip_ratio_c === null
       ? none('null in the lab: no dual clip; verl applies its dual clip (default clip_ratio_c 3.0) where A < 0')
-      : set(`${A}clip_ratio_c`, c.clip_ratio_c),
+      : set(`${A}clip_ratio_c`, c.clip_ratio_c);
+  },
   beta: ({ c, d }) => {
     if (d.klInReward)
       return {
@@ -495,7 +526,12 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   kl_estimator: ({ c, d }) => {
     const name = VERL_KL[c.kl_estimator];
     if (!name) return none("no full-vocabulary KL estimator to match the lab's exact KL in verl");
-    const note = c.kl_estimator === 'k3' ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null;
+    const clamped = c.kl_estimator === 'k3' || c.kl_estimator === 'k3+';
+    const plus = isStraightThroughKl(c.kl_estimator)
+      ? "straight-through (its value, k2's gradient) needs a verl that strips the '+' in kl_penalty (verl-project/verl 1dda039; older ones raise NotImplementedError)"
+      : null;
+    const note =
+      [clamped ? "verl's k3 is low_var_kl: k3 clamped to [-10, 10]" : null, plus].filter(Boolean).join('; ') || null;
     return set(d.klInReward ? 'algorithm.kl_penalty' : `${A}kl_loss_type`, name, note);
   },
   kl_placement: () => written('beta (use_kl_loss / use_kl_in_reward)'),
@@ -640,6 +676,7 @@ const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | nu
   remax: null,
   opo: null,
   gae: 'gae',
+  grpo_passk: null,
 };
 
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {

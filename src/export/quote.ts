@@ -109,8 +109,11 @@ export function markdownLiteral(s: string): string {
 // ---------------------------------------------------------------------------------------------------------
 // Hydra (verl's key=value overrides) and model names
 
-/** Characters a Hydra override value may hold unquoted without meaning anything to Hydra's grammar. */
-const HYDRA_PLAIN = /^[A-Za-z0-9_./-]+$/;
+/**
+ * Characters a Hydra override value may hold unquoted without meaning anything to Hydra's grammar (a subset of its
+ * OverrideLexer's ID and UNQUOTED_CHAR; `+` after the first character, for verl's straight-through `k3+`) or to a shell.
+ */
+const HYDRA_PLAIN = /^[A-Za-z0-9_./-][A-Za-z0-9_./+-]*$/;
 
 /**
  * Plain words Hydra's override grammar would read as a number (its INT and FLOAT allow '_' between digits, so
@@ -121,7 +124,9 @@ const HYDRA_NOT_A_STRING = /^[+-]?[0-9._]*[0-9][0-9._]*([eE][+-]?[0-9_]+)?$|^(tr
 /** A string value of a verl override: plain characters only, else refused naming the field; quoted where Hydra would not read a string. */
 export function hydraWord(field: string, s: string): string {
   if (!HYDRA_PLAIN.test(s))
-    throw new ExportValueError(`${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - only)`);
+    throw new ExportValueError(
+      `${field}: ${shown(s)} cannot be a verl override value (letters, digits, _ . / - and a + after the first character only)`,
+    );
   return HYDRA_NOT_A_STRING.test(s) ? `'${s}'` : s;
 }
 

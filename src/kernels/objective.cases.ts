@@ -1,7 +1,7 @@
 // GPU-vs-twin cases of the objective family: every loss type x aggregation at awkward shapes (N=1 L=1, N=3 L=17,
-// N=8 L=33), sequence-level ratios, every KL estimator, dual clip + delta cap, TIS, every rollout correction mode and
-// the off-policy mask, the three token selections, long rows, per-sequence clip fractions with an empty row, an
-// all-masked batch and logp == oldLogp. Inputs are
+// N=8 L=33), sequence-level ratios, every KL estimator (straight-through ones too), the unbiased KL, dual clip +
+// delta cap, TIS, every rollout correction mode and the off-policy mask, the three token selections, long rows,
+// per-sequence clip fractions with an empty row, an all-masked batch and logp == oldLogp. Inputs are
 // random with ragged masks and garbage in padding (logp 50), so a leak of a masked token shows. Every output is
 // compared (loss, dLogp, dEntropy, records, metrics); selections must agree exactly or contributions differ.
 
@@ -37,6 +37,8 @@ export interface RandomObjectiveOptions {
   emptyRow?: number;
   /** The first masked token of every row clips low under ppo_clip's default epsilon (A = -1, ratio e^-1). */
   lowClipEveryRow?: boolean;
+  /** Keep oldLogp <= -0.01 at masked tokens, so e^oldLogp is a probability (DPPO's binary KL takes log(1 - q)). */
+  oldIsLogProb?: boolean;
 }
 
 /**
@@ -71,6 +73,7 @@ export function randomObjectiveInputs(
     }
   }
   // Applied after every draw, so that the options leave the other tokens as they were.
+  if (opts.oldIsLogProb) for (let i = 0; i < NL; i++) if (mask.data[i]) old.data[i] = Math.min(old.data[i], -0.01);
   if (opts.emptyRow !== undefined) {
     for (let j = 0; j < L; j++) {
       const idx = opts.emptyRow * L + j;
@@ -174,17 +177,22 @@ export function objectiveCases(): KernelCase[] {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
       for (const [N, L] of SHAPES) {
         const kl_estimator = KL_ESTIMATORS[j % KL_ESTIMATORS.length];
-        const tis = j % 2 === 1;
+        const tis = j % 2 === 1 && loss_type !== 'vespo'; // vespo refuses tis_cap
         j++;
         const cfg: Partial<ObjectiveConfig> = {
           loss_type,
           loss_agg_mode,
+          dro_beta: 0.5,
           beta: 0.04,
           kl_estimator,
           entropy_coef: 0.01,
           ...(tis ? { tis_cap: 1.1 } : {}),
         };
-        cases.push(objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL));
+        cases.push(
+          objectiveCase(`${loss_type} ${loss_agg_mode} ${kl_estimator}${tis ? ' tis' : ''}`, N, L, cfg, ALL, {
+            oldIsLogProb: loss_type === 'dppo_kl',
+          }),
+        );
       }
     }
   }
@@ -236,6 +244,60 @@ export function objectiveCases(): KernelCase[] {
       ),
     );
   }
+  // DPPO's divergence masks with small thresholds (so that some tokens fall outside) and a low cap on the
+  // stop-gradient ratio, and DRO, at awkward and long shapes.
+  for (const [N, L] of [...SHAPES, [2, 300], [70, 9]] as [number, number][]) {
+    for (const loss_type of ['dppo_tv', 'dppo_kl'] as const) {
+      cases.push(
+        objectiveCase(
+          `${loss_type} eps 0.05/0.08 c=1.3`,
+          N,
+          L,
+          { loss_type, epsilon: 0.05, epsilon_high: 0.08, clip_ratio_c: 1.3, beta: 0.04, entropy_coef: 0.01 },
+          ALL,
+          { spread: 0.9, oldIsLogProb: true },
+        ),
+      );
+    }
+    cases.push(objectiveCase('dro beta=0.7', N, L, { loss_type: 'dro', dro_beta: 0.7, tis_cap: 1.1 }, ALL));
+    // VESPO with a small spread so that the summed log-ratio keeps phi away from 0 on short rows.
+    cases.push(
+      objectiveCase('vespo', N, L, { loss_type: 'vespo', beta: 0.04, entropy_coef: 0.01 }, ALL, { spread: 0.05 }),
+    );
+  }
+  // DeepSeek-V3.2's unbiased KL (use_bias_correction_kl): the estimate times the token or sequence ratio, with a
+  // straight-through estimator too, at awkward shapes and on long rows (several lanes per row).
+  for (const [N, L] of [...SHAPES, [2, 300], [70, 9]] as [number, number][]) {
+    for (const importance_sampling_level of ['token', 'sequence'] as const) {
+      for (const kl_estimator of ['k3', 'k3+', 'low_var_kl'] as const) {
+        cases.push(
+          objectiveCase(
+            `unbiased kl ${importance_sampling_level} ${kl_estimator}`,
+            N,
+            L,
+            { beta: 0.1, kl_estimator, use_bias_correction_kl: true, importance_sampling_level, entropy_coef: 0.01 },
+            ALL,
+          ),
+        );
+      }
+    }
+  }
+  cases.push(
+    objectiveCase(
+      'unbiased kl sequence cispo k2 seq-mean-token-mean',
+      8,
+      33,
+      {
+        beta: 0.1,
+        kl_estimator: 'k2',
+        use_bias_correction_kl: true,
+        importance_sampling_level: 'sequence',
+        loss_type: 'cispo',
+        loss_agg_mode: 'seq-mean-token-mean',
+      },
+      ALL,
+    ),
+  );
   // Dual clip and the two-sided cap, alone and together, with clip-higher.
   for (const [N, L] of SHAPES) {
     cases.push(
@@ -433,7 +495,7 @@ export function objectiveCases(): KernelCase[] {
     }),
   );
   for (const loss_type of LOSS_TYPES) {
-    cases.push(objectiveCase(`${loss_type} logp == oldLogp`, 8, 33, { loss_type }, ALL, { spread: 0 }));
+    cases.push(objectiveCase(`${loss_type} logp == oldLogp`, 8, 33, { loss_type, dro_beta: 0.5 }, ALL, { spread: 0 }));
   }
   return cases;
 }

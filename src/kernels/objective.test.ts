@@ -1,5 +1,6 @@
 // GPU-vs-twin tier for the objective family (shaders/objective.wgsl against src/reference/objective.ts): every
-// case of objective.cases.ts, plus determinism (two runs bit-identical) and the wrapper's checks. A missing
+// case of objective.cases.ts, plus determinism (two runs bit-identical), the wrapper's checks, and the trainers' own
+// formulas (verl's k3+, dppo_tv, dppo_kl and dro, TRL's use_bias_correction_kl and vespo) from reference/fixtures/trainer-formulas.json. A missing
 // adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,9 @@ import { Rng } from '../core/random';
 import { objectiveForwardBackward, objectiveLayout } from './objective';
 import { objectiveCases, pickInputs, randomObjectiveInputs } from './objective.cases';
 import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
-import { resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
+import { resolveObjectiveConfig, type KlEstimator, type ObjectiveConfig } from '../schema/objective';
+import { compareArrays } from '../reference/compare';
+import trainerFormulas from '../reference/fixtures/trainer-formulas.json';
 
 const gpu = useNodeDevice();
 
@@ -90,4 +93,137 @@ describe('objective wrapper', () => {
     expect(() => objectiveForwardBackward(rec, outs[0], t([2, 2]), outs[2], outs[3], outs[4], inputs)).toThrow(/dLogp/);
     rec.submit();
   });
+});
+
+// The GPU objective against the trainers' own formulas (src/reference/fixtures/trainer-formulas.json, computed by
+// functions transcribed from verl and TRL): verl's straight-through KL and TRL's bias-corrected KL, each alone in
+// the loss (beta 1, A = 0, no entropy bonus, token-mean), so dLogp is the KL's gradient over the token count.
+describe("objective on the GPU matches the trainers' KL formulas", () => {
+  const F32 = { atol: 2e-6, rtol: 2e-5 };
+  async function klOnGpu(
+    rows: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][]; adv?: number[][] },
+    cfg: Partial<ObjectiveConfig>,
+  ) {
+    const N = rows.logp.length;
+    const L = rows.logp[0].length;
+    const up = (x: number[][], name: string) =>
+      gpu.ctx.fromArray(Float32Array.from(x.flat()), [N, L], { label: `trainer-kl:${name}` });
+    const zeros = rows.logp.map((r) => r.map(() => 0));
+    const ins = {
+      logp: up(rows.logp, 'logp'),
+      oldLogp: up(rows.old, 'old'),
+      advantages: up(rows.adv ?? zeros, 'adv'),
+      mask: up(rows.mask, 'mask'),
+      entropy: up(zeros, 'ent'),
+      refLogp: up(rows.ref, 'ref'),
+    };
+    const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) =>
+      gpu.ctx.tensor(s, { label: `trainer-kl:out${i}` }),
+    );
+    const rec = gpu.ctx.recorder('objective trainer kl');
+    objectiveForwardBackward(
+      rec,
+      outs[0],
+      outs[1],
+      outs[2],
+      outs[3],
+      outs[4],
+      ins,
+      resolveObjectiveConfig({ beta: 1, loss_agg_mode: 'token-mean', ...cfg }),
+    );
+    rec.submit();
+    const [loss, dLogp, , records] = await gpu.ctx.readMany(outs);
+    for (const t of [...outs, ...Object.values(ins)]) t.destroy();
+    return {
+      loss: loss[0],
+      dLogp,
+      kl: records.subarray(2 * N * L, 3 * N * L),
+      sides: records.subarray(N * L, 2 * N * L),
+    };
+  }
+  const close = (label: string, got: ArrayLike<number>, want: ArrayLike<number>) => {
+    const c = compareArrays(got, want, F32);
+    expect(c.pass, `${label}: ${c.summary}`).toBe(true);
+  };
+
+  const LAB_OF_VERL: Record<string, KlEstimator> = { 'k1+': 'k1+', 'k3+': 'low_var_kl+', 'low_var_kl+': 'low_var_kl+' };
+  for (const c of trainerFormulas.verl_kl_penalty) {
+    it(`verl ${c.verl_name} (the lab's ${LAB_OF_VERL[c.verl_name]})`, async () => {
+      const n = c.logprob.length;
+      const r = await klOnGpu(
+        { logp: [c.logprob], old: [c.logprob], ref: [c.ref_logprob], mask: [c.logprob.map(() => 1)] },
+        { kl_estimator: LAB_OF_VERL[c.verl_name] },
+      );
+      close('kl records', r.kl, c.value);
+      close(
+        'dLogp',
+        r.dLogp,
+        c.grad.map((g) => g / n),
+      );
+    });
+  }
+  for (const c of trainerFormulas.verl_policy_loss) {
+    it(`verl ${c.loss_mode} policy loss`, async () => {
+      const cfg = c.config as {
+        clip_ratio_low?: number;
+        clip_ratio_high?: number;
+        clip_ratio_c?: number;
+        dro_beta?: number;
+      };
+      const r = await klOnGpu(
+        { logp: c.log_prob, old: c.old_log_prob, ref: c.log_prob, mask: c.response_mask, adv: c.advantages },
+        {
+          beta: 0,
+          loss_type: c.loss_mode as 'dppo_tv' | 'dppo_kl' | 'dro',
+          epsilon: cfg.clip_ratio_low ?? 0.2,
+          epsilon_high: cfg.clip_ratio_high ?? null,
+          clip_ratio_c: cfg.clip_ratio_c ?? null,
+          dro_beta: cfg.dro_beta ?? null,
+        },
+      );
+      close('loss', [r.loss], [c.pg_loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
+      const outside = Array.from(r.sides).filter((x) => x !== 0).length;
+      const M = c.response_mask.flat().reduce((a, b) => a + b, 0);
+      expect(outside / M).toBeCloseTo(c.pg_clipfrac, 6);
+    });
+  }
+  for (const c of trainerFormulas.trl_vespo) {
+    it('TRL vespo policy loss', async () => {
+      const r = await klOnGpu(
+        {
+          logp: c.logp,
+          old: c.old_logp,
+          ref: c.logp,
+          mask: c.mask,
+          adv: c.advantages.map(([a]) => c.logp[0].map(() => a)),
+        },
+        {
+          beta: 0,
+          loss_type: 'vespo',
+          vespo_k_pos: c.params.k_pos,
+          vespo_lambda_pos: c.params.lambda_pos,
+          vespo_k_neg: c.params.k_neg,
+          vespo_lambda_neg: c.params.lambda_neg,
+        },
+      );
+      close('loss', [r.loss], [c.loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
+    });
+  }
+  for (const c of trainerFormulas.trl_use_bias_correction_kl) {
+    it(`TRL use_bias_correction_kl, ${c.importance_sampling_level} ratio`, async () => {
+      const r = await klOnGpu(
+        { logp: c.logp, old: c.old_logp, ref: c.ref_logp, mask: c.mask },
+        {
+          kl_estimator: 'k3',
+          use_bias_correction_kl: true,
+          importance_sampling_level: c.importance_sampling_level as 'token' | 'sequence',
+        },
+      );
+      close('loss', [r.loss], [c.loss]);
+      close('per-token kl', r.kl, c.per_token_kl.flat());
+      close('dLogp', r.dLogp, c.grad.flat());
+    });
+  }
 });

@@ -12,7 +12,15 @@ import {
   objectivePlan,
   type ObjectiveInputs,
 } from '../reference/objective';
-import { DEFAULT_OBJECTIVE_CONFIG, epsilonHigh, type ObjectiveConfig, type RolloutIsMode } from '../schema/objective';
+import {
+  DEFAULT_OBJECTIVE_CONFIG,
+  KL_STRAIGHT_THROUGH,
+  dppoCap,
+  epsilonHigh,
+  isStraightThroughKl,
+  type ObjectiveConfig,
+  type RolloutIsMode,
+} from '../schema/objective';
 
 export {
   OBJECTIVE_METRICS,
@@ -42,7 +50,7 @@ const STATS_BATCH = 16;
 const STATS_ROW = 24;
 
 /** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
-const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4 } as const;
+const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7, vespo: 8 } as const;
 const AGG = {
   'token-mean': 0,
   'seq-mean-token-mean': 1,
@@ -50,8 +58,22 @@ const AGG = {
   'seq-mean-token-sum-norm': 3,
 } as const;
 const KL = { k1: 1, k2: 2, k3: 3, low_var_kl: 4, exact: 5 } as const;
-/** F.KL: a KL estimate is computed (its input is present). */
-const F = { DUAL: 1, DELTA: 2, SAMPLER: 8, KLX: 16, KL: 32, SEL_ENT: 64, CLIP_COV: 128, KL_COV: 256 } as const;
+/**
+ * F.KL: a KL estimate is computed (its input is present). F.KL_ST: straight-through (klMode is the base estimator,
+ * the gradient is u). F.KL_BC: use_bias_correction_kl (the estimate times the ratio).
+ */
+const F = {
+  DUAL: 1,
+  DELTA: 2,
+  SAMPLER: 8,
+  KLX: 16,
+  KL: 32,
+  SEL_ENT: 64,
+  CLIP_COV: 128,
+  KL_COV: 256,
+  KL_ST: 4096,
+  KL_BC: 8192,
+} as const;
 /** Rollout correction: its mode codes (the shader's RS_*) and flag bits (bounds present, off-policy mask on). */
 const RS = {
   off: 0,
@@ -90,6 +112,12 @@ const PARAMS = uniforms('Params', {
   rsMin: 'f32', // C_min (flag F_RS_MIN)
   rsMax: 'f32', // C_max (flag F_RS_MAX)
   offThreshold: 'f32', // off_policy_mask_threshold (flag F_OFF)
+  dppoCap: 'f32', // dppo_*: the cap of the stop-gradient ratio
+  droBeta: 'f32', // dro: the log-ratio penalty
+  vespoKPos: 'f32', // vespo: (k, lambda) where A >= 0 and where A < 0
+  vespoLamPos: 'f32',
+  vespoKNeg: 'f32',
+  vespoLamNeg: 'f32',
 });
 export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
   uniforms: [PARAMS],
@@ -212,13 +240,16 @@ export function objectiveForwardBackward(
   if (plan.selectEntropy) flags |= F.SEL_ENT;
   if (plan.clipCov) flags |= F.CLIP_COV;
   if (plan.klCov) flags |= F.KL_COV;
+  if (isStraightThroughKl(cfg.kl_estimator)) flags |= F.KL_ST;
+  if (cfg.use_bias_correction_kl) flags |= F.KL_BC;
+  const klBase = isStraightThroughKl(cfg.kl_estimator) ? KL_STRAIGHT_THROUGH[cfg.kl_estimator] : cfg.kl_estimator;
   const params = PARAMS.pack({
     N,
     L,
     lossType: LOSS[cfg.loss_type],
     seqLevel: cfg.importance_sampling_level === 'sequence' ? 1 : 0,
     aggMode: AGG[cfg.loss_agg_mode],
-    klMode: KL[cfg.kl_estimator],
+    klMode: KL[klBase],
     flags,
     epsLow: cfg.epsilon,
     epsHigh: epsilonHigh(cfg),
@@ -239,6 +270,12 @@ export function objectiveForwardBackward(
     rsMin: rc?.min ?? 0,
     rsMax: rc?.max ?? 0,
     offThreshold: cfg.off_policy_mask_threshold ?? 0,
+    dppoCap: dppoCap(cfg),
+    droBeta: cfg.dro_beta ?? 0,
+    vespoKPos: cfg.vespo_k_pos,
+    vespoLamPos: cfg.vespo_lambda_pos,
+    vespoKNeg: cfg.vespo_k_neg,
+    vespoLamNeg: cfg.vespo_lambda_neg,
   });
 
   const family = ctx.family('objective', OBJECTIVE_SHADER.source);

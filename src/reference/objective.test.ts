@@ -12,7 +12,9 @@ import {
   KL_ESTIMATORS,
   LOSS_AGG_MODES,
   OBJECTIVE_FIELDS,
+  KL_STRAIGHT_THROUGH,
   epsilonHigh,
+  isStraightThroughKl,
   resolveObjectiveConfig,
   type ObjectiveConfig,
 } from '../schema/objective';
@@ -156,7 +158,7 @@ describe('objective twin: gradients match central finite differences', () => {
   let seed = 100;
   for (const lv of LEVELS) {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
-      for (const kl of ['none', ...KL_ESTIMATORS] as const) {
+      for (const kl of ['none', ...KL_ESTIMATORS.filter((e) => !isStraightThroughKl(e))] as const) {
         const s = seed++;
         const tis = s % 3 === 0;
         it(`${lv.loss_type} ${lv.importance_sampling_level} ${loss_agg_mode} kl=${kl}${tis ? ' tis' : ''}`, () => {
@@ -235,6 +237,222 @@ describe('objective twin: gradients match central finite differences', () => {
           { ...cfg, loss_agg_mode: cfg.loss_agg_mode ?? loss_agg_mode, entropy_coef: 0.02 },
           { ref: true, sampler: true },
         );
+      });
+    }
+  }
+});
+
+// ------------------------------------------------------------------------ DPPO's divergence masks and DRO
+
+describe('objective twin: dppo_tv, dppo_kl, dro and vespo gradients match central finite differences', () => {
+  let seed = 1200;
+  for (const loss_type of ['dppo_tv', 'dppo_kl', 'dro'] as const) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      const s = seed++;
+      it(`${loss_type} ${loss_agg_mode}`, () => {
+        const inputs = randomInputs(s, 4, 6, 0.9);
+        for (let i = 0; i < inputs.oldLogp.data.length; i++)
+          inputs.oldLogp.data[i] = Math.min(inputs.oldLogp.data[i], -0.01);
+        const config: Partial<ObjectiveConfig> = {
+          loss_type,
+          loss_agg_mode,
+          // Binary KL is about d^2 q / (2 (1 - q)): smaller thresholds than TV's so that some tokens fall outside.
+          epsilon: loss_type === 'dppo_kl' ? 0.01 : 0.05,
+          epsilon_high: loss_type === 'dppo_kl' ? 0.015 : 0.08,
+          clip_ratio_c: 1.3,
+          dro_beta: 0.7,
+          beta: 0.05,
+          kl_estimator: 'k3',
+          entropy_coef: 0.02,
+          tis_cap: 1.1,
+        };
+        // DPPO's weight is a stop-gradient of the ratio: move oldLogp (and samplerLogp, for TIS) with logp, as for
+        // CISPO. DRO differentiates through its log-ratio: logp alone moves.
+        const ins: ObjectiveInputs<T64> = { ...inputs, klExact: undefined };
+        const r = run(ins, config);
+        const lossOf = () => run(ins, config).loss;
+        const linked = loss_type === 'dro' ? [] : [inputs.oldLogp.data, inputs.samplerLogp.data];
+        const g = fdGrad(lossOf, inputs.logp.data, linked);
+        const c = compareArrays(r.dLogp, g, FD_TOL);
+        expect(c.pass, `dLogp: ${c.summary}`).toBe(true);
+        if (loss_type !== 'dro') {
+          // Some tokens fall outside the divergence region (side != 0) and pass no policy gradient.
+          const NL = inputs.logp.data.length;
+          let outside = 0;
+          for (let i = 0; i < NL; i++) if (inputs.mask.data[i] && r.records[NL + i] !== 0) outside++;
+          expect(outside).toBeGreaterThan(0);
+        }
+      });
+    }
+  }
+
+  for (const loss_agg_mode of LOSS_AGG_MODES) {
+    it(`vespo ${loss_agg_mode}`, () => {
+      const inputs = randomInputs(seed++, 4, 6, 0.05);
+      const config: Partial<ObjectiveConfig> = { loss_type: 'vespo', loss_agg_mode, beta: 0.05, entropy_coef: 0.02 };
+      const ins: ObjectiveInputs<T64> = { ...inputs, klExact: undefined, samplerLogp: undefined };
+      const r = run(ins, config);
+      // phi is a stop-gradient of the sequence ratio: move oldLogp with logp (the ratio stays put).
+      const g = fdGrad(() => run(ins, config).loss, inputs.logp.data, [inputs.oldLogp.data]);
+      const c = compareArrays(r.dLogp, g, FD_TOL);
+      expect(c.pass, `dLogp: ${c.summary}`).toBe(true);
+    });
+  }
+
+  it('vespo by hand: phi(1) = 1, and the weight of a sequence ratio w is e^lambda w^k e^(-lambda w)', () => {
+    // Row 0: log-ratios 0.1 and -0.3 sum to log w = -0.2, A = 1: phi = e^(3 - 0.4 - 3 e^-0.2).
+    // Row 1: logp == oldLogp, A = -2: w = 1, phi = 1: l = 2 logp per token.
+    const lp = [
+      [-1, -0.5],
+      [-2, -0.25],
+    ];
+    const ins: ObjectiveInputs<T64> = {
+      logp: t64(lp),
+      oldLogp: t64([
+        [-1.1, -0.2],
+        [-2, -0.25],
+      ]),
+      advantages: t64([
+        [1, 1],
+        [-2, -2],
+      ]),
+      mask: t64([
+        [1, 1],
+        [1, 1],
+      ]),
+      entropy: t64([
+        [0, 0],
+        [0, 0],
+      ]),
+    };
+    const r = run(ins, { loss_type: 'vespo', loss_agg_mode: 'token-mean' });
+    const phi0 = Math.exp(3 - 2 * 0.2 - 3 * Math.exp(-0.2));
+    expectClose('dLogp', r.dLogp, [-phi0 / 4, -phi0 / 4, 2 / 4, 2 / 4]);
+    expect(r.loss).toBeCloseTo((-phi0 * (-1 - 0.5) + 2 * (-2 - 0.25)) / 4, 12);
+    expectClose('ratio records', r.records.subarray(0, 4), [Math.exp(-0.2), Math.exp(-0.2), 1, 1]);
+  });
+
+  it('dppo_tv by hand: the mask follows the probability gap, the weight is the capped ratio', () => {
+    // One token per row. Row 0: p = 0.5, q = 0.4, A = 1: p - q = 0.1 > eps_high 0.08, outside: no loss, side +1.
+    // Row 1: p = 0.42, q = 0.4, A = 1: inside; rho = 1.05, weight min(1.05, 1.3) = 1.05, l = -1.05 log 0.42.
+    // Row 2: p = 0.3, q = 0.4, A = -1: p - q = -0.1 < -eps 0.05, outside: side -1.
+    const lp = [[Math.log(0.5)], [Math.log(0.42)], [Math.log(0.3)]];
+    const ins: ObjectiveInputs<T64> = {
+      logp: t64(lp),
+      oldLogp: t64([[Math.log(0.4)], [Math.log(0.4)], [Math.log(0.4)]]),
+      advantages: t64([[1], [1], [-1]]),
+      mask: t64([[1], [1], [1]]),
+      entropy: t64([[0], [0], [0]]),
+    };
+    const r = run(ins, { loss_type: 'dppo_tv', epsilon: 0.05, epsilon_high: 0.08, clip_ratio_c: 1.3 });
+    expect(r.loss).toBeCloseTo((-1.05 * Math.log(0.42)) / 3, 12);
+    expectClose('dLogp', r.dLogp, [0, -1.05 / 3, 0]);
+    expectClose('clip sides', r.records.subarray(3, 6), [1, 0, -1]);
+    expect(r.metrics['clip_ratio/region_mean']).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('dro needs dro_beta and DPPO / DRO a token-level ratio', () => {
+    expect(() => resolveObjectiveConfig({ loss_type: 'dro' })).toThrow(/dro_beta: loss_type 'dro' needs/);
+    expect(() => resolveObjectiveConfig({ loss_type: 'dppo_tv', importance_sampling_level: 'sequence' })).toThrow(
+      /importance_sampling_level: loss_type 'dppo_tv'/,
+    );
+  });
+});
+
+// ------------------------------------------------------- straight-through KL (k3+) and the unbiased KL correction
+
+describe('objective twin: the unbiased KL correction (use_bias_correction_kl) matches finite differences', () => {
+  let seed = 900;
+  for (const importance_sampling_level of ['token', 'sequence'] as const) {
+    for (const kl_estimator of ['k1', 'k2', 'k3', 'low_var_kl'] as const) {
+      for (const loss_agg_mode of LOSS_AGG_MODES) {
+        const s = seed++;
+        it(`${importance_sampling_level} ${kl_estimator} ${loss_agg_mode}`, () => {
+          const eps = importance_sampling_level === 'sequence' ? { epsilon: 0.05, epsilon_high: 0.08 } : {};
+          expectFd(
+            'unbiased kl',
+            randomInputs(s, 3, 5),
+            {
+              ...eps,
+              importance_sampling_level,
+              loss_agg_mode,
+              beta: 0.07,
+              kl_estimator,
+              use_bias_correction_kl: true,
+              entropy_coef: 0.013,
+            },
+            { ref: true, sampler: true },
+          );
+        });
+      }
+    }
+  }
+
+  it('multiplies each token estimate by its ratio (token) or its sequence ratio (sequence)', () => {
+    const inputs = randomInputs(950, 3, 5);
+    const ins = { ...inputs, klExact: undefined, samplerLogp: undefined };
+    const NL = 15;
+    for (const importance_sampling_level of ['token', 'sequence'] as const) {
+      const base = run(ins, { beta: 0.1, kl_estimator: 'k3', importance_sampling_level });
+      const corr = run(ins, { beta: 0.1, kl_estimator: 'k3', importance_sampling_level, use_bias_correction_kl: true });
+      let checked = 0;
+      for (let i = 0; i < NL; i++) {
+        if (!inputs.mask.data[i]) continue;
+        const q =
+          importance_sampling_level === 'token'
+            ? Math.exp(inputs.logp.data[i] - inputs.oldLogp.data[i])
+            : base.records[i];
+        expect(corr.records[2 * NL + i]).toBeCloseTo(q * base.records[2 * NL + i], 12);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(3);
+    }
+  });
+
+  it('with logp == oldLogp (ratio 1) changes the loss by nothing and the gradient by beta k w per token', () => {
+    const inputs = randomInputs(951, 3, 5, 0);
+    const ins = { ...inputs, klExact: undefined, samplerLogp: undefined };
+    const base = run(ins, { beta: 0.1, kl_estimator: 'k3' });
+    const corr = run(ins, { beta: 0.1, kl_estimator: 'k3', use_bias_correction_kl: true });
+    expect(corr.loss).toBeCloseTo(base.loss, 12);
+    const NL = 15;
+    for (let i = 0; i < NL; i++) {
+      const extra = 0.1 * base.records[2 * NL + i] * base.records[4 * NL + i];
+      expect(corr.dLogp[i]).toBeCloseTo(base.dLogp[i] + extra, 12);
+    }
+  });
+
+  it("refuses kl_estimator 'exact' (its gradient is taken by the full-vocabulary kernel)", () => {
+    expect(() => resolveObjectiveConfig({ kl_estimator: 'exact', use_bias_correction_kl: true })).toThrow(
+      /use_bias_correction_kl: .*exact/,
+    );
+  });
+});
+
+describe('objective twin: straight-through KL estimators (k1+, k3+, low_var_kl+) take the value of theirs, the gradient of k2', () => {
+  for (const [plus, base] of Object.entries(KL_STRAIGHT_THROUGH) as [keyof typeof KL_STRAIGHT_THROUGH, string][]) {
+    for (const loss_agg_mode of LOSS_AGG_MODES) {
+      it(`${plus} ${loss_agg_mode}`, () => {
+        const inputs = randomInputs(970, 4, 6);
+        // Some tokens far from the reference, where k3 and low_var_kl differ (clamp at 10) and k2's gradient is large.
+        for (let i = 0; i < 4; i++) inputs.refLogp.data[i] = inputs.logp.data[i] + 3;
+        const ins = { ...inputs, klExact: undefined, samplerLogp: undefined };
+        const common = { beta: 0.1, loss_agg_mode, entropy_coef: 0.02 };
+        const st = run(ins, { ...common, kl_estimator: plus });
+        const val = run(ins, { ...common, kl_estimator: base as ObjectiveConfig['kl_estimator'] });
+        const grad = run(ins, { ...common, kl_estimator: 'k2' });
+        // The value (loss, records, kl metric) is the base estimator's; the gradient is k2's.
+        expect(st.loss).toBeCloseTo(val.loss, 12);
+        expectClose(`${plus} kl records`, st.records, Array.from(val.records));
+        expect(st.metrics.kl).toBeCloseTo(val.metrics.kl, 12);
+        expectClose(`${plus} dLogp`, st.dLogp, Array.from(grad.dLogp));
+        // And deliberately not the gradient of its own value: finite differences of the loss differ.
+        const lossOf = () => run(ins, { ...common, kl_estimator: plus }).loss;
+        const fd = fdGrad(lossOf, inputs.logp.data);
+        expect(compareArrays(st.dLogp, fd, FD_TOL).pass).toBe(false);
+        // k2's gradient itself matches the finite differences of k2's loss (the gradient taken is a true one).
+        const fd2 = fdGrad(() => run(ins, { ...common, kl_estimator: 'k2' }).loss, inputs.logp.data);
+        expect(compareArrays(grad.dLogp, fd2, FD_TOL).pass).toBe(true);
       });
     }
   }
@@ -655,7 +873,10 @@ describe('objective config', () => {
   });
 
   it.each([
-    [{ loss_type: 'ppo' }, /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg; got "ppo"/],
+    [
+      { loss_type: 'ppo' },
+      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro, vespo; got "ppo"/,
+    ],
     [{ epsilon: 1 }, /epsilon: must be in \[0, 1\), got 1/],
     [{ epsilon: Number.NaN }, /epsilon: must be a number in \[0, 1\), got NaN/],
     [{ clip_ratio_c: 1 }, /clip_ratio_c: must be in \(1, 100\]/],

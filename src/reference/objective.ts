@@ -10,6 +10,12 @@
 //   cispo:    l = -sg(min(r, eps_max)) A logp, gradient -min(r, eps_max) A; side +1 where r > eps_max.
 //   pg:       l = -A logp (REINFORCE; no ratio, so num_iterations > 1 is uncorrected), gradient -A; side 0.
 //   sapo:     l = -A * 4 sigmoid(tau (r - 1)) / tau, tau = tau_pos where A > 0 else tau_neg; side 0.
+//   dppo_tv, dppo_kl (DPPO, verl): l = -A sg(min(rho_c, C)) logp v, gradient -A min(rho_c, C) v, with rho_c =
+//             exp(clamp(d, -20, 20)), C = clip_ratio_c (null: 20) and v = dppoValid (the divergence mask); side +1
+//             (A > 0) or -1 where v = 0.
+//   vespo:    (TRL) l = -sg(phi) A logp, gradient -phi A, phi = vespoWeight of the row's summed log-ratio; the ratio
+//             record is w; side 0.
+//   dro:      (verl) l = -(A logp - dro_beta d^2 / 2), gradient -A + dro_beta d; side 0.
 //   gmpo:     (verl's geo_mean) dc = clamp(d, -20, 20); e = clamp(dc, -gmpo_clip, gmpo_clip); dmin = min(dc, e)
 //             where A > 0, max(dc, e) where A < 0, 0 where A = 0; g_i = exp(sum_t m dmin / n_i); l = -A g_i.
 //             Side +1 (A > 0, dc > gmpo_clip) or -1 (A < 0, dc < -gmpo_clip): those tokens pass no gradient.
@@ -32,7 +38,10 @@
 //     with b = samplerLogp (oldLogp without it); a token's policy loss is dropped where A < 0 and D_i > delta.
 //     Neither factor passes a gradient (both are constants of the step).
 //   KL (u = logp - refLogp): k1 = u; k2 = u^2/2; k3 = exp(-u) - 1 + u; low_var_kl = clamp(k3, -10, 10); exact =
-//     the klExact input. With kl_placement 'in_loss' the loss gets + beta k per token. The exact KL's gradient is
+//     the klExact input; k1+, k3+, low_var_kl+ (straight-through): the value of k1, k3, low_var_kl, the gradient
+//     d k / d logp = u (k2's). use_bias_correction_kl (DeepSeek-V3.2): k <- q k with q = rho (token level) or s_i
+//     (importance_sampling_level 'sequence'), differentiated through q as well: d(q k) = k dq + q dk.
+//     With kl_placement 'in_loss' the loss gets + beta k per token. The exact KL's gradient is
 //     NOT in dLogp: the caller backpropagates d loss / d klExact = beta * weight (records plane 4) through its
 //     full-vocabulary KL kernel.
 //   entropy bonus: + (-entropy_coef) H per token; dEntropy = -entropy_coef * weight.
@@ -46,7 +55,10 @@
 
 import {
   DEFAULT_OBJECTIVE_CONFIG,
+  KL_STRAIGHT_THROUGH,
+  dppoCap,
   epsilonHigh,
+  isStraightThroughKl,
   lossKlCoef,
   rolloutCorrectionOf,
   rolloutCorrectionWeight,
@@ -271,8 +283,9 @@ export function expm1MinusX(x: number): number {
   return Math.expm1(x) - x;
 }
 
-/** KL estimate k and dk/du at u = logp - refLogp. */
-function klEstimate(est: ObjectiveConfig['kl_estimator'], u: number): [number, number] {
+/** KL estimate k and dk/du at u = logp - refLogp; a straight-through estimator (k3+, ...) returns its value with k2's gradient u. */
+export function klEstimate(est: ObjectiveConfig['kl_estimator'], u: number): [number, number] {
+  if (isStraightThroughKl(est)) return [klEstimate(KL_STRAIGHT_THROUGH[est], u)[0], u];
   switch (est) {
     case 'k1':
       return [u, 1];
@@ -341,6 +354,7 @@ export function objectiveForwardBackward(
   const M = sel.count;
   const alpha = cfg.entropy_coef;
   const gmpo = cfg.loss_type === 'gmpo';
+  const vespo = cfg.loss_type === 'vespo';
   const seqLevel = cfg.importance_sampling_level === 'sequence';
   // Gradient through a per-sequence ratio (s_i or g_i), summed over the row before it reaches the tokens.
   const seqGrad = gmpo || (seqLevel && cfg.loss_type !== 'cispo' && cfg.loss_type !== 'pg');
@@ -380,6 +394,7 @@ export function objectiveForwardBackward(
     let sumD = 0;
     let sumIs = 0; // X_i: the row's summed log rollout weight
     let sumOff = 0; // n_i D_i: the off-policy mask's summed log(pi_sampler / pi_theta)
+    let sumVespo = 0; // vespo: the row's summed, clamped log-ratio
     for (let t = 0; t < L; t++) {
       const idx = o + t;
       if (!mask[idx]) continue;
@@ -388,9 +403,11 @@ export function objectiveForwardBackward(
       sumD += gmpo ? gmpoToken(d, adv[idx], cfg).dmin : d;
       if (smp) sumIs += old[idx] - smp[idx];
       sumOff += (smp ? smp[idx] : old[idx]) - lp[idx];
+      if (vespo) sumVespo += Math.min(Math.max(d, -20), 20);
     }
     const offDrop = plan.offPolicyMask && n > 0 && sumOff / n > cfg.off_policy_mask_threshold!;
     const rSeq = n > 0 ? Math.exp(sumD / n) : 1;
+    const logWVespo = vespo ? Math.min(Math.max(sumVespo, Math.log(1e-8)), 20) : 0;
     let w: number;
     switch (cfg.loss_agg_mode) {
       case 'token-mean':
@@ -407,6 +424,7 @@ export function objectiveForwardBackward(
         break;
     }
     let S = 0;
+    let sKl = 0; // the row's d loss / d s_i through the corrected KL (use_bias_correction_kl at sequence level)
     let rowLow = 0;
     let rowHigh = 0;
     gRow.fill(0);
@@ -467,6 +485,27 @@ export function objectiveForwardBackward(
           l = -A * r;
           side = gmpoToken(d, A, cfg).side;
           break;
+        case 'dppo_tv':
+        case 'dppo_kl': {
+          const valid = dppoValid(cfg, lp[idx], old[idx], A);
+          const wgt = Math.min(Math.exp(Math.min(Math.max(d, -20), 20)), dppoCap(cfg));
+          l = -A * wgt * lp[idx] * valid;
+          gdir = -A * wgt * valid;
+          if (!valid) side = A > 0 ? 1 : -1;
+          break;
+        }
+        case 'vespo': {
+          const phi = vespoWeight(cfg, logWVespo, A);
+          l = -phi * A * lp[idx];
+          gdir = -phi * A;
+          break;
+        }
+        case 'dro': {
+          const beta = cfg.dro_beta!;
+          l = -(lp[idx] * A - 0.5 * beta * d * d);
+          gdir = -A + beta * d;
+          break;
+        }
       }
       const flags = sel.flags[idx];
       const keep = flags & 1;
@@ -491,14 +530,23 @@ export function objectiveForwardBackward(
           k = klx![idx];
         } else {
           const [kk, dk] = klEstimate(cfg.kl_estimator, lp[idx] - ref![idx]);
-          k = kk;
-          g += w * beta * dk;
+          if (cfg.use_bias_correction_kl) {
+            // Unbiased KL: q k with q the ratio; q's gradient goes to the token (rho) or, summed, to the row (s_i).
+            const q = seqLevel ? rSeq : rho;
+            k = q * kk;
+            g += w * beta * q * dk;
+            if (seqLevel) sKl += w * beta * kk;
+            else g += w * beta * kk * rho;
+          } else {
+            k = kk;
+            g += w * beta * dk;
+          }
         }
       }
       const contrib = w * (lpg + beta * k - alpha * H[idx]);
       gRow[t] = g;
       dEntropy.data[idx] = -alpha * w;
-      rec[R(0, idx)] = r;
+      rec[R(0, idx)] = vespo ? Math.exp(logWVespo) : r;
       rec[R(1, idx)] = side;
       rec[R(2, idx)] = k;
       rec[R(3, idx)] = contrib;
@@ -531,6 +579,7 @@ export function objectiveForwardBackward(
         gRow[t] += (S * rSeq * deriv) / n;
       }
     }
+    if (sKl !== 0 && n > 0) for (let t = 0; t < L; t++) if (mask[o + t]) gRow[t] += (sKl * rSeq) / n;
     for (let t = 0; t < L; t++) dLogp.data[o + t] = gRow[t];
     acc.low += rowLow;
     acc.high += rowHigh;
@@ -563,6 +612,33 @@ export function objectiveForwardBackward(
     'off_policy_mask/masked_frac': mean(acc.offMasked),
   };
   OBJECTIVE_METRICS.forEach((name, j) => (metrics.data[j] = values[name]));
+}
+
+/**
+ * DPPO's trust-region mask (verl's compute_policy_loss_dppo_tv / _kl), 1 where the token may move, 0 where its
+ * probability already moved past the threshold in the direction A pushes it. p = e^logp, q = e^oldLogp:
+ * dppo_tv: A > 0: p - q <= epsilon_high; else p - q >= -epsilon.
+ * dppo_kl: b = q (log q - log p) + (1 - q) log((1 - q + 1e-8) / (1 - p + 1e-8)) (the binary KL);
+ *          A > 0: b <= epsilon_high or p <= q; else b <= epsilon or p >= q.
+ */
+export function dppoValid(cfg: ObjectiveConfig, logp: number, oldLogp: number, A: number): 0 | 1 {
+  const p = Math.exp(logp);
+  const q = Math.exp(oldLogp);
+  if (cfg.loss_type === 'dppo_tv') return (A > 0 ? p - q <= epsilonHigh(cfg) : p - q >= -cfg.epsilon) ? 1 : 0;
+  const b = q * (oldLogp - logp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
+  return (A > 0 ? b <= epsilonHigh(cfg) || p <= q : b <= cfg.epsilon || p >= q) ? 1 : 0;
+}
+
+/**
+ * VESPO's Gamma weight (TRL's get_gamma_weights), a constant of the gradient: phi = exp(lambda + k log w - lambda w)
+ * with log w = clamp(sum_t m clamp(d, -20, 20), log 1e-8, 20), and (k, lambda) = vespo_k_pos, vespo_lambda_pos
+ * where A >= 0, else the _neg pair (lambda at least 1e-4); phi(1) = 1. Non-finite values become 0.
+ */
+export function vespoWeight(cfg: ObjectiveConfig, logW: number, A: number): number {
+  const k = A >= 0 ? cfg.vespo_k_pos : cfg.vespo_k_neg;
+  const lam = Math.max(A >= 0 ? cfg.vespo_lambda_pos : cfg.vespo_lambda_neg, 1e-4);
+  const phi = Math.exp(lam + k * logW - lam * Math.exp(logW));
+  return Number.isFinite(phi) ? phi : 0;
 }
 
 /** GMPO's per-token pieces: the clipped log-ratio dmin, d dmin / d d (0 or 1), and the clip side. */

@@ -1,11 +1,15 @@
 // Advantage estimators, group statistics and pass@k: hand-checked small inputs (the arithmetic is in the
-// comments), degenerate groups, whitening safety, GAE against a brute-force sum, pass@k against enumeration.
+// comments), degenerate groups, whitening safety, GAE against a brute-force sum, pass@k against enumeration, and
+// grpo_passk / GDPO by hand (their trainers' own formulas: src/reference/trainer-formulas.test.ts).
 import { describe, expect, it } from 'vitest';
 import {
   ADV_ESTIMATORS,
   computeAdvantages,
   drGrpoAdvantages,
   gaeAdvantages,
+  gdpoAdvantages,
+  grpoPasskAdvantages,
+  rewardPartsOf,
   groupRewardStats,
   grpoAdvantages,
   meanPassAtK,
@@ -347,5 +351,60 @@ describe('pass@k', () => {
     expect(() => passAtK(4, 1, 5)).toThrow(/1 <= k <= n/);
     expect(() => passAtK(4, 1, 0)).toThrow(/1 <= k <= n/);
     expect(() => passAtK(4.5, 1, 1)).toThrow(/integers/);
+  });
+});
+
+describe('grpo_passk (verl) and GDPO (normalize_then_sum)', () => {
+  it('grpo_passk: only the best of each group gets (r_max - r_second) / (std + 1e-6)', () => {
+    // Group 0: rewards [0, 1, 0.25, 0.5]: best row 1, runner-up 0.5, gap 0.5; mean 0.4375, unbiased variance
+    // (0.19140625 + 0.31640625 + 0.03515625 + 0.00390625) / 3 = 0.18229..., std 0.42696...
+    // Group 1: [1, 1, 0, 0]: tied best, the first (row 4) gets the gap 0.
+    const rewards = [0, 1, 0.25, 0.5, 1, 1, 0, 0];
+    const mask = new Array(8).fill(1);
+    const a = grpoPasskAdvantages({ rewards, mask, groupSize: 4 });
+    const std = Math.sqrt((0.19140625 + 0.31640625 + 0.03515625 + 0.00390625) / 3);
+    expect(Array.from(a)).toEqual([0, Math.fround(0.5 / (std + 1e-6)), 0, 0, 0, 0, 0, 0]);
+    const raw = grpoPasskAdvantages({ rewards, mask, groupSize: 4 }, 'none');
+    expect(Array.from(raw)).toEqual([0, 0.5, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(computeAdvantages('grpo_passk', { rewards, mask, groupSize: 4 }).advantages)).toEqual(
+      Array.from(a),
+    );
+    expect(() => grpoPasskAdvantages({ rewards: [1, 0], mask: [1, 1], groupSize: 1 })).toThrow(/groupSize >= 2/);
+    expect(() => grpoPasskAdvantages({ rewards, mask, groupSize: 4 }, 'batch')).toThrow(/batch/);
+  });
+
+  it('GDPO: each reward normalized in its group, the weighted sum normalized over the batch', () => {
+    // Two groups of 2, two reward functions. accuracy [1, 0 | 1, 1], format [0.1, 0 | 0, 0.1], weights 1 and 0.5.
+    // In-group z: accuracy [+c, -c | 0, 0], format [+c, -c | -c, +c] with c = 0.5 d / (std + 1e-4) where d is the
+    // gap and std = d / sqrt(2): c = (d / 2) / (d / sqrt 2 + 1e-4).
+    const acc = [1, 0, 1, 1];
+    const fmt = [0.1, 0, 0, 0.1];
+    const c = (d: number) => d / 2 / (d / Math.SQRT2 + 1e-4);
+    const s = [c(1) + 0.5 * c(0.1), -c(1) - 0.5 * c(0.1), -0.5 * c(0.1), 0.5 * c(0.1)];
+    const mu = (s[0] + s[1] + s[2] + s[3]) / 4;
+    const sd = Math.sqrt(s.reduce((a, x) => a + (x - mu) ** 2, 0) / 3);
+    const want = s.map((x) => Math.fround((x - mu) / (sd + 1e-4)));
+    const input = { rewards: [0, 0, 0, 0], mask: [1, 1, 1, 1], groupSize: 2 };
+    const parts = rewardPartsOf({ accuracy: acc, format: fmt }, { accuracy: 1, format: 0.5 });
+    const a = gdpoAdvantages(input, parts);
+    a.forEach((x, i) => expect(x).toBeCloseTo(want[i], 6));
+    // Group 1 differs only in the small-spread format reward, which still moves its advantages in full.
+    expect(Math.abs(a[2])).toBeGreaterThan(0.1);
+    const viaEntry = computeAdvantages('grpo', input, {
+      multiObjectiveAggregation: 'normalize_then_sum',
+      rewardParts: parts,
+    });
+    expect(Array.from(viaEntry.advantages)).toEqual(Array.from(a));
+    expect(() => computeAdvantages('grpo', input, { multiObjectiveAggregation: 'normalize_then_sum' })).toThrow(
+      /rewardParts/,
+    );
+  });
+
+  it('rewardPartsOf adds the overlong penalty as one more part of weight 1', () => {
+    const parts = rewardPartsOf({ accuracy: [1, 0], overlong: [0, -0.5] }, { accuracy: 2 });
+    expect(parts.map((p) => [p.name, p.weight])).toEqual([
+      ['accuracy', 2],
+      ['overlong', 1],
+    ]);
   });
 });

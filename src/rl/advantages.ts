@@ -19,6 +19,7 @@ export const ADV_ESTIMATORS = [
   'remax',
   'opo',
   'gae',
+  'grpo_passk',
 ] as const;
 export type AdvEstimator = (typeof ADV_ESTIMATORS)[number];
 
@@ -27,10 +28,25 @@ export const SCALE_REWARDS = ['group', 'batch', 'none'] as const;
 export type ScaleRewards = (typeof SCALE_REWARDS)[number];
 
 /** Estimators whose baseline compares the G completions of one prompt: they need num_generations >= 2. */
-export const GROUP_ESTIMATORS: readonly AdvEstimator[] = ['grpo', 'dr_grpo', 'rloo', 'opo', 'reinforce_pp_baseline'];
+export const GROUP_ESTIMATORS: readonly AdvEstimator[] = [
+  'grpo',
+  'dr_grpo',
+  'rloo',
+  'opo',
+  'reinforce_pp_baseline',
+  'grpo_passk',
+];
 
 /** Estimators that build per-token rewards (-beta * k1 per token, r_i at the last token): the KL can sit in the reward. */
 export const TOKEN_REWARD_ESTIMATORS: readonly AdvEstimator[] = ['reinforce_pp', 'reinforce_pp_baseline', 'gae'];
+
+/**
+ * How several reward functions become one advantage (`multi_objective_aggregation`, TRL's name):
+ * sum_then_normalize: r_i = sum_k w_k R_k, then the estimator; normalize_then_sum (GDPO): each R_k normalized in
+ * its group first, then summed and normalized over the batch (gdpoAdvantages).
+ */
+export const MULTI_OBJECTIVE_AGGREGATIONS = ['sum_then_normalize', 'normalize_then_sum'] as const;
+export type MultiObjectiveAggregation = (typeof MULTI_OBJECTIVE_AGGREGATIONS)[number];
 
 /** GRPO's std guard: A = (r - mean) / (std + GRPO_STD_EPS). */
 export const GRPO_STD_EPS = 1e-4;
@@ -82,6 +98,19 @@ export interface AdvantageOptions {
   baselineMomentum?: number | null;
   /** `reinforce`: the state returned by the previous call (null or absent on the first batch). */
   baseline?: RunningBaseline | null;
+  /** `grpo`: 'normalize_then_sum' makes it GDPO over `rewardParts` (default 'sum_then_normalize': over `rewards`). */
+  multiObjectiveAggregation?: MultiObjectiveAggregation;
+  /** GDPO: each reward function's (N) values R_k and its weight w_k (rewards = sum_k w_k R_k). */
+  rewardParts?: readonly RewardPart[];
+}
+
+/** One reward function's values over the batch and its weight. */
+export interface RewardPart {
+  name: string;
+  /** (N) R_k per completion, groups contiguous. */
+  values: ArrayLike<number>;
+  /** w_k. */
+  weight: number;
 }
 
 /** Per-token advantages, and what some estimators return beside them. */
@@ -105,6 +134,10 @@ export function computeAdvantages(
 ): AdvantageResult {
   switch (estimator) {
     case 'grpo':
+      if (opts.multiObjectiveAggregation === 'normalize_then_sum') {
+        if (!opts.rewardParts?.length) throw new RangeError('normalize_then_sum (GDPO) needs rewardParts');
+        return { advantages: gdpoAdvantages(input, opts.rewardParts) };
+      }
       return { advantages: grpoAdvantages(input, opts.scaleRewards ?? 'group') };
     case 'dr_grpo':
       return { advantages: drGrpoAdvantages(input) };
@@ -122,6 +155,8 @@ export function computeAdvantages(
       return { advantages: opoAdvantages(input) };
     case 'gae':
       return gaeAdvantages(input, opts.beta ?? 0, opts.gamma ?? 1, opts.lam ?? 0.95);
+    case 'grpo_passk':
+      return { advantages: grpoPasskAdvantages(input, opts.scaleRewards ?? 'group') };
     default: {
       const never: never = estimator;
       throw new RangeError(`unknown adv_estimator ${JSON.stringify(never)}; known: ${ADV_ESTIMATORS.join(', ')}`);
@@ -153,6 +188,79 @@ export function grpoAdvantages(input: AdvantageInput, scale: ScaleRewards = 'gro
     a[i] = scale === 'none' ? centered : centered / ((scale === 'group' ? std[g] : batchStd) + GRPO_STD_EPS);
   }
   return broadcast(a, s);
+}
+
+/**
+ * GDPO (`multi_objective_aggregation` normalize_then_sum; arXiv:2601.05242, TRL's formula): each reward function k
+ * is normalized within its group, z_ik = (R_ik - mean_g R_k) / (std_g R_k + 1e-4), the z are summed with their
+ * weights, s_i = sum_k w_k z_ik, and the sum is normalized over the batch: a_i = (s_i - mean s) / (std s + 1e-4)
+ * (stds unbiased). So a reward that varies little inside its groups still counts in full, instead of being drowned
+ * by one with a larger spread as in sum-then-normalize. `input.rewards` only fixes the shape here.
+ */
+export function gdpoAdvantages(input: AdvantageInput, parts: readonly RewardPart[]): Float32Array {
+  const s = shapeOf(input);
+  if (s.N < 2) throw new RangeError(`normalize_then_sum (GDPO) normalizes over the batch and needs N >= 2, got ${s.N}`);
+  const sum = new Float64Array(s.N);
+  for (const part of parts) {
+    if (part.values.length !== s.N)
+      throw new RangeError(`reward part ${part.name} has ${part.values.length} values, want N = ${s.N}`);
+    const r = finite(part.values, `reward part ${part.name}`);
+    const { mean: m, std } = groupMoments(r, s.G);
+    for (let i = 0; i < s.N; i++) {
+      const g = Math.floor(i / s.G);
+      sum[i] += (part.weight * (r[i] - m[g])) / (std[g] + GRPO_STD_EPS);
+    }
+  }
+  const mu = mean(sum);
+  const sd = unbiasedStd(sum);
+  return broadcast(
+    sum.map((x) => (x - mu) / (sd + GRPO_STD_EPS)),
+    s,
+  );
+}
+
+/** grpo_passk's std guard (verl's epsilon): a = (r_max - r_second) / (std + PASSK_STD_EPS). */
+export const PASSK_STD_EPS = 1e-6;
+
+/**
+ * `grpo_passk` (verl's compute_grpo_passk_outcome_advantage; Pass@k training, arXiv:2503.19595): in each group
+ * only the best completion gets an advantage, a = r_max - r_second_max (the top two of the group's rewards), divided
+ * by the group's unbiased std + 1e-6 unless scale is 'none'; every other completion gets 0. Among tied best
+ * rewards the first row is the best (verl's torch.topk leaves the pick among ties unspecified; then a = 0 anyway).
+ * Needs G >= 2. scale 'batch' is not defined (verl divides by the group's std or not at all).
+ */
+export function grpoPasskAdvantages(input: AdvantageInput, scale: ScaleRewards = 'group'): Float32Array {
+  const s = shapeOf(input);
+  if (s.G < 2) throw new RangeError(`grpo_passk needs groupSize >= 2 (the top two rewards of a group), got ${s.G}`);
+  if (scale === 'batch')
+    throw new RangeError("grpo_passk divides by the group's std or not at all; scale 'batch' is not defined");
+  const r = s.rewards;
+  const { std } = groupMoments(r, s.G);
+  const a = new Float64Array(s.N);
+  for (let g = 0; g < s.B; g++) {
+    let best = g * s.G;
+    for (let i = best + 1; i < (g + 1) * s.G; i++) if (r[i] > r[best]) best = i;
+    let second = -Infinity;
+    for (let i = g * s.G; i < (g + 1) * s.G; i++) if (i !== best) second = Math.max(second, r[i]);
+    const gap = r[best] - second;
+    a[best] = scale === 'none' ? gap : gap / (std[g] + PASSK_STD_EPS);
+  }
+  return broadcast(a, s);
+}
+
+/**
+ * The reward parts GDPO normalizes, from a step's per-function rewards: each weighted function with its weight, and
+ * DAPO's overlong penalty (the part `overlong`, present when overlong shaping is on) as one more with weight 1.
+ */
+export function rewardPartsOf(
+  parts: Readonly<Record<string, ArrayLike<number>>>,
+  weights: Readonly<Record<string, number>>,
+): RewardPart[] {
+  const out: RewardPart[] = [];
+  for (const [name, weight] of Object.entries(weights))
+    if (parts[name]) out.push({ name, values: parts[name], weight });
+  if (parts.overlong && !('overlong' in weights)) out.push({ name: 'overlong', values: parts.overlong, weight: 1 });
+  return out;
 }
 
 /** `dr_grpo`: a_i = r_i - mean_g r (no std division; Dr. GRPO removes the difficulty bias of 1/std). */

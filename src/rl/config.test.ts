@@ -65,7 +65,7 @@ describe('fields and defaults', () => {
     );
     expect(problems({ epsilon: 1 })).toMatch(/epsilon: must be in \[0, 1\), got 1/);
     expect(problems({ adv_estimator: 'gpro' })).toMatch(
-      /adv_estimator: must be one of grpo, dr_grpo, .*gae; got "gpro"; did you mean grpo\?/,
+      /adv_estimator: must be one of grpo, dr_grpo, .*gae, grpo_passk; got "gpro"; did you mean grpo\?/,
     );
     expect(problems({ loss_agg_mode: 'token_mean' })).toMatch(/loss_agg_mode: .*; did you mean token-mean\?/);
     expect(problems({ task: 'additon' })).toMatch(/task: must be one of .*; got "additon"; did you mean addition\?/);

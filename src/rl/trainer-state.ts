@@ -129,6 +129,13 @@ const FIELDS_ADDED_LATER = [
   'entropy_coef_max',
   'entropy_bonus_gate',
   'rollout_dtype',
+  'dro_beta',
+  'vespo_k_pos',
+  'vespo_lambda_pos',
+  'vespo_k_neg',
+  'vespo_lambda_neg',
+  'use_bias_correction_kl',
+  'multi_objective_aggregation',
 ] as const satisfies readonly (keyof RLConfig)[];
 
 /** The saved meta checked field by field; returns the problems (each naming its field) and the decoded meta. */

@@ -14,7 +14,7 @@ import { Rng } from '../core/random';
 import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../core/lora-layout';
 import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
-import { computeAdvantages, mean, type RunningBaseline } from './advantages';
+import { computeAdvantages, mean, rewardPartsOf, type RunningBaseline } from './advantages';
 import { appliedEntropyCoef, nextEntropyCoef } from './entropy-control';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { RLConfigError, derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
@@ -308,6 +308,8 @@ export class Trainer {
           lam: c.lam,
           baselineMomentum: c.reinforce_baseline_momentum,
           baseline: this.baseline,
+          multiObjectiveAggregation: c.multi_objective_aggregation,
+          rewardParts: rewardPartsOf(ro.parts, d.rewardWeights),
         },
       );
       if (res.baseline) this.baseline = res.baseline;

@@ -4,10 +4,18 @@
 // (src/kernels/objective.ts) take an ObjectiveConfig: any RL config is one, since these fields are RL_FIELDS'.
 // The rules between these fields live here too. Not the advantage estimators, the sampler or the optimizer.
 
-import { defaultsOf, fieldProblems, oneOf, optReal, real, section, type ConfigOf } from './fields';
+import { defaultsOf, fieldProblems, flag, oneOf, optReal, real, section, type ConfigOf } from './fields';
+
+/**
+ * verl's later token losses (docs/algorithms.md#loss-dppo_tv-dppo_kl-and-dro): DPPO's divergence masks, Binary-TV
+ * and Binary-KL, and DRO's quadratic log-ratio penalty. Per token only (no sequence-level ratio).
+ */
+export const DIVERGENCE_LOSS_TYPES = ['dppo_tv', 'dppo_kl', 'dro'] as const;
+/** DPPO's truncation of its stop-gradient ratio when clip_ratio_c is null (verl's default clip_ratio_c there). */
+export const DPPO_DEFAULT_CAP = 20;
 
 /** Policy losses (`loss_type`): the per-token loss l_{i,t}. `pg` is REINFORCE's -A log pi (no ratio). */
-export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg'] as const;
+export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', ...DIVERGENCE_LOSS_TYPES, 'vespo'] as const;
 export type LossType = (typeof LOSS_TYPES)[number];
 /** Where the ratio lives: per token, or one length-normalized ratio per sequence (GSPO). */
 export const IMPORTANCE_SAMPLING_LEVELS = ['token', 'sequence'] as const;
@@ -20,9 +28,24 @@ export const LOSS_AGG_MODES = [
   'seq-mean-token-sum-norm',
 ] as const;
 export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
-/** KL estimators (`kl_estimator`): k1 = u, k2 = u^2/2, k3 = e^-u - 1 + u, low_var_kl = k3 clamped to [-10, 10], exact = full-vocabulary KL. */
-export const KL_ESTIMATORS = ['k1', 'k2', 'k3', 'low_var_kl', 'exact'] as const;
+/**
+ * KL estimators (`kl_estimator`): k1 = u, k2 = u^2/2, k3 = e^-u - 1 + u, low_var_kl = k3 clamped to [-10, 10], exact =
+ * full-vocabulary KL; a name ending in `+` (verl's straight-through estimators) keeps that value but takes k2's
+ * gradient u (KL_STRAIGHT_THROUGH).
+ */
+export const KL_ESTIMATORS = ['k1', 'k2', 'k3', 'low_var_kl', 'exact', 'k1+', 'k3+', 'low_var_kl+'] as const;
 export type KlEstimator = (typeof KL_ESTIMATORS)[number];
+
+// ---- straight-through KL estimators and the unbiased KL correction (docs/algorithms.md#kl-estimators) ----
+
+/** The straight-through estimators: value of the named estimator, gradient of k2 (verl's `k3+`, PR 2953). */
+export const KL_STRAIGHT_THROUGH = { 'k1+': 'k1', 'k3+': 'k3', 'low_var_kl+': 'low_var_kl' } as const;
+export type KlStraightThrough = keyof typeof KL_STRAIGHT_THROUGH;
+
+/** True for an estimator whose gradient is k2's (u) whatever its value. */
+export function isStraightThroughKl(est: KlEstimator): est is KlStraightThrough {
+  return est in KL_STRAIGHT_THROUGH;
+}
 /** Where the KL penalty goes: the objective adds 'in_loss'; 'in_reward' is the advantage code's token reward. */
 export const KL_PLACEMENTS = ['in_loss', 'in_reward'] as const;
 export type KlPlacement = (typeof KL_PLACEMENTS)[number];
@@ -46,14 +69,14 @@ export type RolloutIsMode = (typeof ROLLOUT_IS_MODES)[number];
 /** The policy loss section of the config panel. */
 export const POLICY_LOSS_FIELDS = section('loss', {
   loss_type: oneOf(
-    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, or pg (-A log pi, no ratio)',
+    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, pg (-A log pi, no ratio), dppo_tv / dppo_kl (DPPO: -A sg(min(rho, c)) log pi on tokens whose probability moved less than epsilon / epsilon_high in total variation / binary KL), dro (-(A log pi - dro_beta (log rho)^2 / 2)) or vespo (-sg(phi(w)) A log pi, phi a Gamma weight of the sequence ratio w)',
     LOSS_TYPES,
     'ppo_clip',
     {
       verl: 'actor_rollout_ref.actor.policy_loss.loss_mode',
       openrlhf: '--actor.policy_loss_type',
       also: ['loss_mode', 'policy_loss_type'],
-      note: "verl's 'geo_mean' is gmpo; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo' and 'sapo'",
+      note: "verl's 'geo_mean' is gmpo; dppo_tv, dppo_kl and dro are verl's loss_mode names; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo', 'sapo' and 'vespo'",
     },
   ),
   importance_sampling_level: oneOf(
@@ -115,7 +138,8 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     {
       trl: 'loss_type',
       verl: 'actor_rollout_ref.actor.loss_agg_mode',
-      note: 'TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm',
+      note: "TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm, luspo ~ seq-mean-token-sum with importance_sampling_level 'sequence'",
+      also: ['luspo'],
     },
   ),
   top_entropy_quantile: real(
@@ -152,6 +176,22 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     100,
     { verl: 'actor_rollout_ref.actor.policy_loss.ppo_kl_coef' },
   ),
+  dro_beta: optReal(
+    'dro: beta of the quadratic penalty on the log-ratio, l = -(A log pi - beta (log pi - log pi_old)^2 / 2)',
+    'none (loss_type dro needs a value > 0)',
+    null,
+    0,
+    1000,
+    { minExclusive: true, verl: 'actor_rollout_ref.actor.policy_loss.dro_beta' },
+  ),
+  vespo_k_pos: real('vespo: k, the power of w in phi(w) = e^lambda w^k e^(-lambda w), where A >= 0', 2, 0, 100, {
+    trl: 'vespo_k_pos',
+  }),
+  vespo_lambda_pos: real('vespo: lambda, the decay of phi(w) for large w, where A >= 0', 3, 0, 100, {
+    trl: 'vespo_lambda_pos',
+  }),
+  vespo_k_neg: real('vespo: k where A < 0', 3, 0, 100, { trl: 'vespo_k_neg' }),
+  vespo_lambda_neg: real('vespo: lambda where A < 0', 2, 0, 100, { trl: 'vespo_lambda_neg' }),
   tis_cap: optReal(
     'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
     'no correction (the gap is still reported)',
@@ -226,15 +266,20 @@ export const OBJECTIVE_REGULARIZER_FIELDS = section('regularizers', {
     note: 'verl in reward: algorithm.kl_ctrl.kl_coef; TRL PPO: kl_coef',
   }),
   kl_estimator: oneOf(
-    'KL estimator: k1, k2, k3, low_var_kl (k3 clamped to [-10, 10]) or exact (full vocabulary)',
+    "KL estimator: k1, k2, k3, low_var_kl (k3 clamped to [-10, 10]), exact (full vocabulary), or k1+, k3+, low_var_kl+ (that value, k2's gradient u: straight-through)",
     KL_ESTIMATORS,
     'k3',
     {
       trl: 'PPOConfig.kl_estimator',
       verl: 'actor_rollout_ref.actor.kl_loss_type',
       openrlhf: '--algo.kl.estimator',
-      note: 'TRL GRPO always uses k3',
+      note: "TRL GRPO always uses k3; verl's k1+ / k3+ / low_var_kl+ are the straight-through ones (its k3 is low_var_kl)",
     },
+  ),
+  use_bias_correction_kl: flag(
+    "DeepSeek-V3.2's unbiased KL: the in-loss KL estimate k is multiplied by the ratio r = pi_theta / pi_old (token, or the sequence's under importance_sampling_level 'sequence'), gradient through r too, since the tokens were sampled from pi_old",
+    false,
+    { trl: 'use_bias_correction_kl', note: 'verl and OpenRLHF have no such correction' },
   ),
   kl_placement: oneOf(
     'in_loss: + beta k per token (GRPO); in_reward: token reward -beta k1 (PPO, REINFORCE++)',
@@ -274,6 +319,11 @@ export const DEFAULT_OBJECTIVE_CONFIG: Readonly<ObjectiveConfig> = Object.freeze
 /** The upper clip epsilon in effect: epsilon_high, or epsilon when it is null. */
 export function epsilonHigh(c: Pick<ObjectiveConfig, 'epsilon' | 'epsilon_high'>): number {
   return c.epsilon_high ?? c.epsilon;
+}
+
+/** DPPO's cap on its stop-gradient ratio: clip_ratio_c, or verl's 20 when it is null. */
+export function dppoCap(c: Pick<ObjectiveConfig, 'clip_ratio_c'>): number {
+  return c.clip_ratio_c ?? DPPO_DEFAULT_CAP;
 }
 
 /** The KL coefficient the objective itself applies: beta with kl_placement 'in_loss', else 0. */
@@ -369,6 +419,24 @@ export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'train
   if (training && c.delta !== null && c.loss_type === 'ppo_clip' && c.delta <= 1 + epsHigh) {
     e.push(`delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = ${1 + epsHigh}, got ${c.delta}`);
   }
+  if ((DIVERGENCE_LOSS_TYPES as readonly string[]).includes(c.loss_type) && c.importance_sampling_level !== 'token')
+    e.push(
+      `importance_sampling_level: loss_type '${c.loss_type}' weighs each token by its own ratio (verl's per-token loss); use 'token'`,
+    );
+  if (c.loss_type === 'vespo' && c.importance_sampling_level !== 'token')
+    e.push(
+      "importance_sampling_level: loss_type 'vespo' forms its own sequence weight from the summed log-ratio (TRL requires 'token'); use 'token'",
+    );
+  if (c.loss_type === 'vespo' && c.tis_cap !== null)
+    e.push(
+      "tis_cap: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL, not as a factor; not supported here (set tis_cap null)",
+    );
+  if (c.loss_type === 'dro' && c.dro_beta === null)
+    e.push("dro_beta: loss_type 'dro' needs its penalty coefficient dro_beta > 0 (verl refuses it unset too)");
+  if (c.use_bias_correction_kl && c.kl_estimator === 'exact')
+    e.push(
+      "use_bias_correction_kl: the ratio correction multiplies a per-token estimate; kl_estimator 'exact' is the full-vocabulary KL, whose gradient is taken elsewhere; use k1, k2, k3 or low_var_kl (or their + forms)",
+    );
   if (c.clip_cov_lb >= c.clip_cov_ub)
     e.push(`clip_cov_lb: must be below clip_cov_ub (${c.clip_cov_ub}), got ${c.clip_cov_lb}`);
   if (c.clip_cov_ratio > 0 && c.kl_cov_ratio > 0)

@@ -23,7 +23,7 @@ import {
   type Section,
 } from '../../schema/fields';
 import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
-import { ADV_ESTIMATORS, SCALE_REWARDS } from '../advantages';
+import { ADV_ESTIMATORS, MULTI_OBJECTIVE_AGGREGATIONS, SCALE_REWARDS } from '../advantages';
 import { WEIGHT_DTYPES } from '../../core/half';
 
 /** The weight_dtype knob's values: auto, then the storage dtypes (src/core/half.ts). */
@@ -211,6 +211,15 @@ const ADVANTAGE_FIELDS = section('advantage', {
       trl: 'scale_rewards',
       verl: 'algorithm.norm_adv_by_std_in_grpo',
       note: "verl's is a boolean (group or none); OpenRLHF picks group std by estimator (group_norm vs dr_grpo)",
+    },
+  ),
+  multi_objective_aggregation: oneOf(
+    'grpo with several reward functions: sum_then_normalize (r = sum_k w_k R_k, then the group baseline and std) or normalize_then_sum (GDPO: each R_k normalized in its group, the weighted sum normalized over the batch; scale_rewards is then unused)',
+    MULTI_OBJECTIVE_AGGREGATIONS,
+    'sum_then_normalize',
+    {
+      trl: 'multi_objective_aggregation',
+      note: "verl: adv_estimator 'gdpo' reads each reward from compute_score's dict (algorithm.gdpo_reward_keys); OpenRLHF sums the rewards first",
     },
   ),
   reinforce_baseline_momentum: optReal(

@@ -100,6 +100,14 @@ function crossFieldErrors(c: RLConfig): string[] {
         : `num_generations: adv_estimator '${c.adv_estimator}' compares the completions of a group and needs num_generations >= 2, got ${c.num_generations}`,
     );
   }
+  if (c.multi_objective_aggregation === 'normalize_then_sum' && c.adv_estimator !== 'grpo')
+    e.push(
+      `multi_objective_aggregation: normalize_then_sum (GDPO) replaces grpo's normalization and needs adv_estimator 'grpo', got '${c.adv_estimator}'`,
+    );
+  if (c.adv_estimator === 'grpo_passk' && c.scale_rewards === 'batch')
+    e.push(
+      "scale_rewards: adv_estimator 'grpo_passk' divides by the group's std or not at all (verl's norm_adv_by_std_in_grpo); use 'group' or 'none'",
+    );
   if (c.adv_estimator === 'gae' && c.vf_coef <= 0)
     e.push(`vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`);
   if (c.dynamic_sampling && c.num_generations < 2) {
@@ -237,8 +245,13 @@ export function configWarnings(c: RLConfig): string[] {
       `kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`,
     );
   }
-  if (c.adv_estimator !== 'grpo')
+  if (c.adv_estimator !== 'grpo' && c.adv_estimator !== 'grpo_passk')
     ignored('scale_rewards', `by adv_estimator '${c.adv_estimator}' (only grpo divides by a std)`);
+  else if (c.multi_objective_aggregation === 'normalize_then_sum')
+    ignored(
+      'scale_rewards',
+      'by multi_objective_aggregation normalize_then_sum (GDPO normalizes by the group, then the batch)',
+    );
   if (c.adv_estimator !== 'reinforce')
     ignored(
       'reinforce_baseline_momentum',
