@@ -3,6 +3,8 @@
 // in a fixed order, so results are deterministic. Stable for logits of magnitude 1e4: the row max of z =
 // logits / tau is subtracted before exp, and log-probs are formed as (z - max) - log(sum).
 // Entry points: logprob_forward (logprob, entropy, logits, targets);
+//               logprob_forward_sum_pi_squared (logprob, entropy, logits, targets, sumPiSquared): the same, and
+//               sum_v p_v^2 per row (the optimal token baseline's input), only dispatched when it is asked for;
 //               logprob_backward (dLogits, dLogprob, logits, dEntropy, targets): NOT the twin's argument order
 //               (dLogits, dLogprob, dEntropy, logits, targets): logits sits at binding 3 in both entries, so that
 //               both use the one `logits` variable that the row statistics read.
@@ -18,6 +20,7 @@
 @group(0) @binding(2) var<storage, read_write> out1: array<f32>; // forward: entropy (N)
 @group(0) @binding(3) var<storage, read> logits: array<f32>;     // (N,V), both entries
 @group(0) @binding(4) var<storage, read> fwd_targets: array<u32>; // forward: targets (N)
+@group(0) @binding(5) var<storage, read_write> sum_pi_sq: array<f32>; // logprob_forward_sum_pi_squared: (N)
 
 @group(0) @binding(2) var<storage, read> d_logprob: array<f32>;   // backward: (N)
 @group(0) @binding(4) var<storage, read> d_entropy: array<f32>;   // backward: (N)
@@ -38,6 +41,31 @@ fn logprob_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let t = min(fwd_targets[row], p.cols - 1u); // the wrapper validates nothing on the GPU; never read out of row
     out0[row] = (z_at(t) - st.zmax) - st.logZ;
     out1[row] = st.H;
+  }
+}
+
+// logprob_forward, and sum_v p_v^2 = sum_v exp(2 log p_v): one more pass over the row after its statistics, in
+// the fixed lane order, so no (rows, V) probabilities are kept (the CPU twin: sumPiSquaredForward).
+@compute @workgroup_size(WG)
+fn logprob_forward_sum_pi_squared(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                                  @builtin(local_invocation_index) lid: u32) {
+  let row = row_of(wid, nwg, lid);
+  let lane = lid % LANES;
+  let live = row < p.rows;
+  row_base = row * p.cols;
+  let n = select(0u, p.cols, live);
+  let st = row_stats(n, lane, lid);
+  var q = 0.0;
+  for (var c = lane; c < n; c += LANES) {
+    let lp = (z_at(c) - st.zmax) - st.logZ;
+    q += exp(2.0 * lp);
+  }
+  let total = lanes_sum(q, lid);
+  if (live && lane == 0u) {
+    let t = min(fwd_targets[row], p.cols - 1u);
+    out0[row] = (z_at(t) - st.zmax) - st.logZ;
+    out1[row] = st.H;
+    sum_pi_sq[row] = total;
   }
 }
 

@@ -1,6 +1,6 @@
 // The chunked LM head (head-chunked.ts) on the GPU against its unchunked CPU twin (src/reference/head.ts) at
 // awkward shapes: several row chunks with a partial last one, one chunk larger than the rows, a single row,
-// vocabularies of 2, 37, 300 and 1025 (each side of the row kernels' lane edges), with and without a reference,
+// vocabularies of 2, 37, 300 and 1025 (each side of the row kernels' lane edges), with and without a reference, the sum of squared probabilities (the optimal token baseline's input),
 // temperatures 1 and 0.7; the backward (dH and dW) against central finite differences of the twin's forward in
 // f64, and the GPU's against the same differences; the budget's row count; and the wrapper's checks. A missing
 // adapter fails the suite; it never skips.
@@ -79,6 +79,7 @@ async function runGpu(c: HeadCase, x: ReturnType<typeof inputs>) {
   const ref = c.reference ? { h: f(x.refH, [c.rows, c.C]), W: f(x.refW, [c.V, c.C]) } : undefined;
   const logp = out([c.rows]);
   const entropy = out([c.rows]);
+  const sumPiSquared = out([c.rows]);
   const refLogp = out([c.rows]);
   const kl = out([c.rows]);
   const dH = out([c.rows, c.C]);
@@ -89,6 +90,7 @@ async function runGpu(c: HeadCase, x: ReturnType<typeof inputs>) {
     targets,
     logp,
     entropy,
+    sumPiSquared,
     temperature: c.temperature,
     ...(ref ? { reference: { ...ref, logp: refLogp, kl } } : {}),
   });
@@ -103,9 +105,10 @@ async function runGpu(c: HeadCase, x: ReturnType<typeof inputs>) {
     ...(ref ? { reference: { ...ref, dKl: f(x.dKl, [c.rows]) } } : {}),
   });
   rec.submit();
-  const [gLogp, gEnt, gRefLogp, gKl, gdH, gdW] = (await ctx.readMany([
+  const [gLogp, gEnt, gSumPiSq, gRefLogp, gKl, gdH, gdW] = (await ctx.readMany([
     logp,
     entropy,
+    sumPiSquared,
     refLogp,
     kl,
     dH,
@@ -114,11 +117,11 @@ async function runGpu(c: HeadCase, x: ReturnType<typeof inputs>) {
   for (const t of owned) t.destroy();
   targets.destroy();
   head.destroy();
-  return { logp: gLogp, entropy: gEnt, refLogp: gRefLogp, kl: gKl, dH: gdH, dW: gdW };
+  return { logp: gLogp, entropy: gEnt, sumPiSquared: gSumPiSq, refLogp: gRefLogp, kl: gKl, dH: gdH, dW: gdW };
 }
 
 function twin(c: HeadCase, x: ReturnType<typeof inputs>) {
-  const opts = { temperature: c.temperature, ...(c.reference ? { reference: { h: x.refH, W: x.refW } } : {}) };
+  const opts = { temperature: c.temperature, sumPiSquared: true, ...(c.reference ? { reference: { h: x.refH, W: x.refW } } : {}) };
   const fwd = headForward({ h: x.h, W: x.W }, x.targets, opts);
   const bwd = headBackward(
     { h: x.h, W: x.W },
@@ -145,6 +148,7 @@ describe('chunked LM head on the GPU matches the unchunked CPU twin', () => {
       };
       check('logp', got.logp, want.fwd.logp.data);
       check('entropy', got.entropy, want.fwd.entropy.data);
+      check('sum of squared probabilities', got.sumPiSquared, want.fwd.sumPiSquared!.data);
       if (c.reference) {
         check('reference logp', got.refLogp, want.fwd.refLogp!.data);
         check('kl', got.kl, want.fwd.kl!.data);

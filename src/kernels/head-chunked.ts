@@ -45,9 +45,9 @@ export function headChunkRows(shape: ChunkedHeadShape): number {
 export function chunkedHeadBytes(shape: ChunkedHeadShape): number {
   const Rc = headChunkRows(shape);
   const rowsV = Rc * shape.vocabSize * headLogitsBuffers(shape.reference);
-  // h, dh (and the reference's h): (Rc, C); targets and eight per-row planes: (Rc) each.
+  // h, dh (and the reference's h): (Rc, C); targets and nine per-row planes: (Rc) each.
   const rowsC = Rc * shape.dModel * (shape.reference ? 3 : 2);
-  return 4 * (rowsV + rowsC + 9 * Rc);
+  return 4 * (rowsV + rowsC + 10 * Rc);
 }
 
 /** One model's head: its hidden states (rows, C) and its weight (V, C). */
@@ -64,6 +64,8 @@ export interface HeadForwardArgs {
   logp: Tensor;
   /** (rows) overwritten: the entropy of softmax(logits / tau). */
   entropy: Tensor;
+  /** (rows) overwritten when given: sum_v p_v^2 of softmax(logits / tau), the optimal token baseline's input. */
+  sumPiSquared?: Tensor;
   /** The reference head: its log-prob of the target (rows), and the exact KL(pi || pi_ref) per row when kl is given. */
   reference?: HeadSide & { logp: Tensor; kl?: Tensor };
   temperature: number;
@@ -92,7 +94,7 @@ export class ChunkedHead {
   private readonly refH: Tensor | null;
   private readonly targets: Tensor<'u32'>;
   /** (Rc) each, separate buffers (a kernel binding must start on the device's storage alignment): logp, entropy,
-   * reference logp, reference entropy, kl, dLogp, dEntropy, dKl. */
+   * reference logp, reference entropy, kl, dLogp, dEntropy, dKl, sum of squared probabilities. */
   private readonly planes: Tensor[];
   private readonly logits: Tensor;
   private readonly refLogits: Tensor | null;
@@ -110,7 +112,7 @@ export class ChunkedHead {
     this.dh = f([Rc, C], 'dh');
     this.refH = shape.reference ? f([Rc, C], 'ref_h') : null;
     this.targets = ctx.tensor<'u32'>([Rc], { dtype: 'u32', label: 'head.targets' });
-    this.planes = ['logp', 'entropy', 'ref_logp', 'ref_entropy', 'kl', 'dLogp', 'dEntropy', 'dKl'].map((p) =>
+    this.planes = ['logp', 'entropy', 'ref_logp', 'ref_entropy', 'kl', 'dLogp', 'dEntropy', 'dKl', 'sum_pi_sq'].map((p) =>
       f([Rc], p),
     );
     this.logits = f([Rc, V], 'logits');
@@ -162,7 +164,7 @@ export class ChunkedHead {
     return logits;
   }
 
-  /** Forward: per-row log-prob, entropy, and with a reference its log-prob and the exact KL. */
+  /** Forward: per-row log-prob, entropy (and sum_v p_v^2 when asked), and with a reference its log-prob and the exact KL. */
   forward(rec: Recorder, a: HeadForwardArgs): void {
     const kernel = 'ChunkedHead.forward';
     const ref = a.reference;
@@ -170,6 +172,7 @@ export class ChunkedHead {
       [a.targets, 'targets'],
       [a.logp, 'logp'],
       [a.entropy, 'entropy'],
+      [a.sumPiSquared, 'sumPiSquared'],
       [ref?.logp, 'reference logp'],
       [ref?.kl, 'kl'],
     ]);
@@ -179,9 +182,11 @@ export class ChunkedHead {
       const targets = this.targets.view(0, [n]);
       rec.copy(targets, a.targets.view(r0, [n]));
       const logits = this.chunkLogits(rec, a.policy, this.h, this.logits, r0, n);
-      logprobForward(rec, this.plane(0, n), this.plane(1, n), logits, targets, tau);
+      const sumPiSq = a.sumPiSquared ? this.plane(8, n) : undefined;
+      logprobForward(rec, this.plane(0, n), this.plane(1, n), logits, targets, tau, sumPiSq);
       rec.copy(a.logp.view(r0, [n]), this.plane(0, n));
       rec.copy(a.entropy.view(r0, [n]), this.plane(1, n));
+      if (a.sumPiSquared && sumPiSq) rec.copy(a.sumPiSquared.view(r0, [n]), sumPiSq);
       if (!ref || !this.refH || !this.refLogits) continue;
       const refLogits = this.chunkLogits(rec, ref, this.refH, this.refLogits, r0, n);
       logprobForward(rec, this.plane(2, n), this.plane(3, n), refLogits, targets, tau);

@@ -57,6 +57,8 @@ export function headDims(
  * @param entropy (N) overwritten.
  * @param logits  (N,V) raw logits.
  * @param targets (N) u32 token ids, each < V (not checked on the GPU; an out-of-range id reads the row's last logit).
+ * @param sumPiSquared (N) overwritten with sum_v p_v^2 when given (the optimal token baseline's input); absent,
+ *   the plain entry runs and nothing more is computed.
  */
 export function logprobForward(
   rec: Recorder,
@@ -65,20 +67,22 @@ export function logprobForward(
   logits: Tensor,
   targets: Tensor<'u32'>,
   opts: LogprobOptions = {},
+  sumPiSquared?: Tensor,
 ): void {
   const kernel = 'logprobForward';
   const tau = temperatureOf(kernel, opts);
   const { N, V } = headDims(kernel, logits, targets, [
     [logprob, 'logprob'],
     [entropy, 'entropy'],
+    ...(sumPiSquared ? ([[sumPiSquared, 'sumPiSquared']] as [Tensor, string][]) : []),
   ]);
   const layout = rowLayout(V);
   rec.dispatch({
     family: family(rec),
-    entry: 'logprob_forward',
+    entry: sumPiSquared ? 'logprob_forward_sum_pi_squared' : 'logprob_forward',
     constants: { ...layout },
     params: PARAMS.pack({ rows: N, cols: V, tau }),
-    bindings: [logprob, entropy, logits, targets],
+    bindings: sumPiSquared ? [logprob, entropy, logits, targets, sumPiSquared] : [logprob, entropy, logits, targets],
     workgroups: rowWorkgroups(rec, N, layout),
   });
 }

@@ -24,25 +24,26 @@ function logitsOf(side: HostHeadSide, like: 'f32' | 'f64'): HostTensor {
 
 const precision = (t: HostTensor): 'f32' | 'f64' => (t.data instanceof Float64Array ? 'f64' : 'f32');
 
-/** Per-row log-prob, entropy, and with a reference its log-prob and the exact KL (each (rows)). */
+/** Per-row log-prob, entropy (and sum_v p_v^2 when asked), and with a reference its log-prob and the exact KL (each (rows)). */
 export function headForward(
   policy: HostHeadSide,
   targets: Uint32Array,
-  opts: { temperature: number; reference?: HostHeadSide },
-): { logp: HostTensor; entropy: HostTensor; refLogp?: HostTensor; kl?: HostTensor } {
+  opts: { temperature: number; reference?: HostHeadSide; sumPiSquared?: boolean },
+): { logp: HostTensor; entropy: HostTensor; sumPiSquared?: HostTensor; refLogp?: HostTensor; kl?: HostTensor } {
   const like = precision(policy.h);
   const rows = policy.h.shape[0];
   const logits = logitsOf(policy, like);
   const logp = zeros([rows], like);
   const entropy = zeros([rows], like);
-  logprobForward(logp, entropy, logits, targets, { temperature: opts.temperature });
-  if (!opts.reference) return { logp, entropy };
+  const sumPiSquared = opts.sumPiSquared ? zeros([rows], like) : undefined;
+  logprobForward(logp, entropy, logits, targets, { temperature: opts.temperature }, sumPiSquared);
+  if (!opts.reference) return { logp, entropy, sumPiSquared };
   const refLogits = logitsOf(opts.reference, like);
   const refLogp = zeros([rows], like);
   logprobForward(refLogp, zeros([rows], like), refLogits, targets, { temperature: opts.temperature });
   const kl = zeros([rows], like);
   klExactForward(kl, logits, refLogits, { temperature: opts.temperature });
-  return { logp, entropy, refLogp, kl };
+  return { logp, entropy, sumPiSquared, refLogp, kl };
 }
 
 /** Backward of headForward: dH (rows, C) and dW (V, C) from the upstream gradients of logp, entropy and kl. */
