@@ -10,7 +10,7 @@ import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { embeddingBackward, embeddingForward } from './embedding';
 import { numericalGradient, weightedSum } from './finite-diff';
 import { clipScale, gradClip, gradNorm } from './grad-norm';
-import { logprobBackward, logprobForward } from './logprob';
+import { logprobBackward, logprobForward, sumPiSquaredForward } from './logprob';
 import { modelBackward, modelForward } from './model';
 import { initParams, paramShapes, type ModelDims } from '../core/model-shapes';
 import { Rng } from '../core/random';
@@ -464,6 +464,28 @@ describe('logprob', () => {
     const lse = Math.log(z.reduce((s, x) => s + Math.exp(x), 0));
     expect(lp.data[0]).toBeCloseTo(6 - lse, 14);
     expect(ent.data[0]).toBeCloseTo(-z.reduce((s, x) => s + Math.exp(x - lse) * (x - lse), 0), 14);
+  });
+
+  it('gives sum_v p_v^2 in closed form: 1/V for equal logits, 1 for a one-hot row, verl\'s logsumexp form otherwise', () => {
+    const [N, V] = [3, 5];
+    const x = z64([N, V]);
+    x.data.set([0, 0, 0, 0, 0], 0); // equal logits: p = 1/V, sum p^2 = 1/V
+    x.data.set([1e4, 0, -3, 2, 1], V); // one token takes all the mass
+    x.data.set([1, 2, 3, -1, 0.5], 2 * V);
+    const tau = 0.7;
+    const q = z64([N]);
+    sumPiSquaredForward(q, x, { temperature: tau });
+    expect(q.data[0]).toBeCloseTo(1 / V, 14);
+    expect(q.data[1]).toBeCloseTo(1, 14);
+    const z = [1, 2, 3, -1, 0.5].map((v) => v / tau);
+    const lse = (a: number[]) => Math.log(a.reduce((s, v) => s + Math.exp(v), 0));
+    // verl's calculate_sum_pi_squared_from_logits: exp(logsumexp(2z) - 2 logsumexp(z))
+    expect(q.data[2]).toBeCloseTo(Math.exp(lse(z.map((v) => 2 * v)) - 2 * lse(z)), 14);
+    // the same through logprobForward's optional output
+    const q2 = z64([N]);
+    logprobForward(z64([N]), z64([N]), x, Uint32Array.from([0, 1, 2]), { temperature: tau }, q2);
+    expect(Array.from(q2.data)).toEqual(Array.from(q.data));
+    expect(() => sumPiSquaredForward(z64([2]), x)).toThrow(/sumPiSquared has 2 elements, want N=3/);
   });
 
   it('stays finite and correct with logits of magnitude 1e4', () => {

@@ -14,6 +14,7 @@ import {
   grpoAdvantages,
   meanPassAtK,
   opoAdvantages,
+  optimalTokenBaselineAdvantages,
   passAtK,
   reinforceAdvantages,
   reinforcePpAdvantages,
@@ -267,6 +268,8 @@ describe('degenerate groups and whitening', () => {
       k1: Array.from({ length: N * L }, () => rng.uniform() - 0.5),
       values: Array.from({ length: N * L }, () => rng.uniform()),
       greedyRewards: [0.5, 1],
+      oldLogp: Array.from({ length: N * L }, () => Math.log(rng.uniform(0.01, 1))),
+      sumPiSquared: Array.from({ length: N * L }, () => rng.uniform(0.01, 1)),
     };
     for (const e of ADV_ESTIMATORS) {
       const { advantages } = computeAdvantages(e, input, { beta: 0.1, baselineMomentum: 0.5 });
@@ -288,6 +291,59 @@ describe('degenerate groups and whitening', () => {
     expect(() => grpoAdvantages({ rewards: [], mask: [], groupSize: 1 })).toThrow(/empty/);
     expect(() => reinforceAdvantages({ rewards: [1], mask: [1], groupSize: 1 }, 1)).toThrow(
       /momentum must be in \[0, 1\)/,
+    );
+  });
+});
+
+describe('optimal_token_baseline (verl)', () => {
+  // One group of two rows, L = 3. Row 0: reward 1, all 3 tokens valid; row 1: reward 0, its last token masked.
+  // pi_t = exp(oldLogp); w_t = 1 - 2 pi_t + sum pi^2:
+  //   row 0: pi = .5, 1, .25; sum pi^2 = .5, 1, .25 -> w = .5, 0, .75 -> W = .5, .5, 1.25
+  //   row 1: pi = .5, .25;    sum pi^2 = .5, .5     -> w = .5, 1       -> W = .5, 1.5
+  // G_t = r (no KL in the reward): row 0 = 1, 1, 1; row 1 = 0, 0.
+  // B_0 = (1 * .5 + 0 * .5) / (.5 + .5) = .5;  B_1 = (1 * .5 + 0) / (.5 + 1.5) = .25;  B_2 = 1.25 / 1.25 = 1.
+  // A: row 0 = .5, .75, 0;  row 1 = -.5, -.25, 0 (masked).
+  const input: AdvantageInput = {
+    rewards: [1, 0],
+    mask: [1, 1, 1, 1, 1, 0],
+    groupSize: 2,
+    oldLogp: [0.5, 1, 0.25, 0.5, 0.25, 0.9].map(Math.log),
+    sumPiSquared: [0.5, 1, 0.25, 0.5, 0.5, 0.9],
+  };
+
+  it('gives the per-position baseline of the hand-worked group', () => {
+    const a = Array.from(optimalTokenBaselineAdvantages(input));
+    const want = [0.5, 0.75, 0, -0.5, -0.25, 0];
+    for (let k = 0; k < 6; k++) expect(a[k], `A[${k}]`).toBeCloseTo(want[k], 6);
+    expect(a[5]).toBe(0);
+    expect(Array.from(computeAdvantages('optimal_token_baseline', input).advantages)).toEqual(a);
+  });
+
+  it('scales w by the squared rollout importance weight, and keeps A = G in a group of one', () => {
+    // rho = 2 at row 1, token 1: w = 4 there -> W(row 1) = .5, 4.5; B_1 = .5 / (.5 + 4.5) = .1
+    const rho = [1, 1, 1, 1, 2, 1];
+    const a = optimalTokenBaselineAdvantages({ ...input, rolloutIsWeights: rho });
+    expect(a[1]).toBeCloseTo(0.9, 6);
+    expect(a[4]).toBeCloseTo(-0.1, 6);
+    expect(a[0]).toBeCloseTo(0.5, 6); // position 0 untouched
+    const single = optimalTokenBaselineAdvantages({ ...input, groupSize: 1 });
+    expect(Array.from(single)).toEqual([1, 1, 1, 0, 0, 0]);
+  });
+
+  it('adds -beta k1 to the token rewards when the KL is in the reward', () => {
+    // k1 = .1 on every token, beta 1: row 0's G = 1 - .3, 1 - .2, 1 - .1; row 1's G = -.2, -.1
+    const k1 = new Array(6).fill(0.1);
+    const a = optimalTokenBaselineAdvantages({ ...input, k1 }, 1);
+    // B_0 = (.7 * .5 - .2 * .5) / 1 = .25 -> A = .45, -.45
+    expect(a[0]).toBeCloseTo(0.45, 6);
+    expect(a[3]).toBeCloseTo(-0.45, 6);
+  });
+
+  it('names the missing or misshapen input', () => {
+    expect(() => optimalTokenBaselineAdvantages({ ...input, sumPiSquared: undefined })).toThrow(/needs sumPiSquared/);
+    expect(() => optimalTokenBaselineAdvantages({ ...input, oldLogp: undefined })).toThrow(/needs oldLogp/);
+    expect(() => optimalTokenBaselineAdvantages({ ...input, sumPiSquared: [1, 2] })).toThrow(
+      /sumPiSquared has 2 entries, expected N\*L = 6/,
     );
   });
 });

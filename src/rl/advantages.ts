@@ -20,6 +20,7 @@ export const ADV_ESTIMATORS = [
   'opo',
   'gae',
   'grpo_passk',
+  'optimal_token_baseline',
 ] as const;
 export type AdvEstimator = (typeof ADV_ESTIMATORS)[number];
 
@@ -38,7 +39,18 @@ export const GROUP_ESTIMATORS: readonly AdvEstimator[] = [
 ];
 
 /** Estimators that build per-token rewards (-beta * k1 per token, r_i at the last token): the KL can sit in the reward. */
-export const TOKEN_REWARD_ESTIMATORS: readonly AdvEstimator[] = ['reinforce_pp', 'reinforce_pp_baseline', 'gae'];
+export const TOKEN_REWARD_ESTIMATORS: readonly AdvEstimator[] = [
+  'reinforce_pp',
+  'reinforce_pp_baseline',
+  'gae',
+  'optimal_token_baseline',
+];
+
+/** Estimators that read the policy's sum_v pi(v)^2 and log pi_old per token (the scoring pass computes them). */
+export const SUM_PI_SQUARED_ESTIMATORS: readonly AdvEstimator[] = ['optimal_token_baseline'];
+
+/** The optimal token baseline's guard on its denominator: B_t = sum G W / (sum W + OTB_EPS) (verl's epsilon). */
+export const OTB_EPS = 1e-8;
 
 /**
  * How several reward functions become one advantage (`multi_objective_aggregation`, TRL's name):
@@ -71,6 +83,12 @@ export interface AdvantageInput {
   values?: ArrayLike<number>;
   /** (B) r(x_b, y_greedy): the reward of one greedy rollout per prompt. Needed by `remax`. */
   greedyRewards?: ArrayLike<number>;
+  /** (N,L) log pi_old of each sampled token. Needed by `optimal_token_baseline`. */
+  oldLogp?: ArrayLike<number>;
+  /** (N,L) sum_v pi_old(v)^2 of each token's full distribution. Needed by `optimal_token_baseline`. */
+  sumPiSquared?: ArrayLike<number>;
+  /** (N,L) rollout importance weights rho (truncated); `optimal_token_baseline` scales W by rho^2 when given. */
+  rolloutIsWeights?: ArrayLike<number>;
 }
 
 /** The running-mean baseline of `reinforce`, passed in and returned so the caller owns the state. */
@@ -157,6 +175,8 @@ export function computeAdvantages(
       return gaeAdvantages(input, opts.beta ?? 0, opts.gamma ?? 1, opts.lam ?? 0.95);
     case 'grpo_passk':
       return { advantages: grpoPasskAdvantages(input, opts.scaleRewards ?? 'group') };
+    case 'optimal_token_baseline':
+      return { advantages: optimalTokenBaselineAdvantages(input, opts.beta ?? 0) };
     default: {
       const never: never = estimator;
       throw new RangeError(`unknown adv_estimator ${JSON.stringify(never)}; known: ${ADV_ESTIMATORS.join(', ')}`);
@@ -418,6 +438,59 @@ export function gaeAdvantages(input: AdvantageInput, beta = 0, gamma = 1, lam = 
     }
   }
   return { advantages: toF32(whitenInPlace(adv, s.mask)), returns: toF32(ret) };
+}
+
+/**
+ * `optimal_token_baseline` (verl's compute_optimal_token_baseline_advantage): a baseline per prompt group and
+ * per token position. rho_t as in `reinforce_pp` (r_i at the last token, -beta k1_t when the KL is in the reward);
+ * G_t = sum_{s >= t} rho_s; w_t = 1 - 2 pi_t + sum_v pi(v)^2 (||score||^2 of the token's log-prob in the logits,
+ * pi_t = exp(log pi_old)), times rho_t^2 with rollout importance weights; W_t = sum_{j <= t} w_j m_j;
+ * B_t = sum_{i in g} G_{i,t} W_{i,t} m_{i,t} / (sum_{i in g} W_{i,t} m_{i,t} + 1e-8) over the group's rows at
+ * position t; A_{i,t} = (G_{i,t} - B_t) m_{i,t}. A group of one row keeps A = G (no baseline). Not whitened.
+ */
+export function optimalTokenBaselineAdvantages(input: AdvantageInput, beta = 0): Float32Array {
+  const s = shapeOf(input);
+  const NL = s.N * s.L;
+  const need = (x: ArrayLike<number> | undefined, name: string, what: string): Float64Array => {
+    if (!x) throw new RangeError(`optimal_token_baseline needs ${name}: ${what}`);
+    if (x.length !== NL) throw new RangeError(`optimal_token_baseline: ${name} has ${x.length} entries, expected N*L = ${NL}`);
+    return finite(x, name);
+  };
+  const logp = need(input.oldLogp, 'oldLogp', 'log pi_old of every sampled token');
+  const sumSq = need(input.sumPiSquared, 'sumPiSquared', 'sum_v pi_old(v)^2 at every token');
+  const isw = input.rolloutIsWeights ? need(input.rolloutIsWeights, 'rolloutIsWeights', '') : null;
+  const G = suffixReturns(tokenRewards(s, input.k1, beta, s.rewards), s);
+  const W = new Float64Array(NL); // cumulative path variance, valid tokens only
+  for (let i = 0; i < s.N; i++) {
+    let run = 0;
+    for (let t = 0; t < s.L; t++) {
+      const k = i * s.L + t;
+      if (s.mask[k]) {
+        const w = 1 - 2 * Math.exp(logp[k]) + sumSq[k];
+        run += isw ? w * isw[k] * isw[k] : w;
+      }
+      W[k] = run;
+    }
+  }
+  const adv = new Float64Array(NL);
+  for (let g = 0; g < s.B; g++) {
+    for (let t = 0; t < s.L; t++) {
+      let num = 0;
+      let den = 0;
+      for (let i = g * s.G; i < (g + 1) * s.G; i++) {
+        const k = i * s.L + t;
+        if (!s.mask[k]) continue;
+        num += G[k] * W[k];
+        den += W[k];
+      }
+      const baseline = s.G === 1 ? 0 : num / (den + OTB_EPS);
+      for (let i = g * s.G; i < (g + 1) * s.G; i++) {
+        const k = i * s.L + t;
+        if (s.mask[k]) adv[k] = G[k] - baseline;
+      }
+    }
+  }
+  return toF32(adv);
 }
 
 // ---------------------------------------------------------------------------------------------------------
