@@ -10,7 +10,10 @@ Sources (read at these commits; each function below is a transcription, names ke
   verl verl-project/verl 1dda039b9c6311889a9c9a26040677e1254814f9 (2026-08-22), verl/trainer/ppo/core_algos.py:
     kl_penalty / kl_penalty_forward (the straight-through `+` estimators), compute_grpo_passk_outcome_advantage,
     compute_policy_loss_dppo_tv, compute_policy_loss_dppo_kl, compute_policy_loss_dro, with agg_loss in
-    "token-mean" on one process (the masked mean). (At volcengine/verl b178a3cd, the commit of the export's key list,
+    "token-mean" on one process (the masked mean), compute_optimal_token_baseline_advantage (with its default
+    handle_zero_tail=True, which ray_trainer.compute_advantage does not override), with apply_kl_penalty's token
+    rewards (scores at the last valid token minus beta * k1); verl/utils/torch_functional.py:
+    calculate_sum_pi_squared_from_logits. (At volcengine/verl b178a3cd, the commit of the export's key list,
     kl_penalty passed the name with its `+` on to kl_penalty_forward, which raised NotImplementedError for `k3+`;
     the later commit strips the `+` first, as here.)
   TRL huggingface/trl f2cd57710ae345ea6428ae95363267fcf38a3dc8, trl/trainer/grpo_trainer.py:
@@ -200,6 +203,95 @@ def passk_cases():
     return out
 
 
+# ------------------------------------------------------------------------------------------ verl: optimal_token_baseline
+
+
+def calculate_sum_pi_squared_from_logits(logits):
+    return torch.exp(torch.logsumexp(2.0 * logits, dim=-1) - 2.0 * torch.logsumexp(logits, dim=-1))
+
+
+def compute_optimal_token_baseline_advantage(
+    token_level_rewards, response_mask, index, old_log_probs, sum_pi_squared, rollout_is_weights=None,
+    handle_zero_tail=True, epsilon=1e-8,
+):
+    with torch.no_grad():
+        batch_size, seq_len = token_level_rewards.shape
+        returns = (token_level_rewards * response_mask).flip(dims=[-1]).cumsum(dim=-1).flip(dims=[-1])
+        pi_t = torch.exp(old_log_probs)
+        w_per_timestep = 1 - 2 * pi_t + sum_pi_squared
+        if rollout_is_weights is not None:
+            w_per_timestep = w_per_timestep * (rollout_is_weights**2)
+        w_cumulative = (w_per_timestep * response_mask).cumsum(dim=-1)
+        prompt_groups = defaultdict(list)
+        for i in range(batch_size):
+            prompt_groups[index[i]].append(i)
+        baselines = torch.zeros_like(returns)
+        for _, trajectory_indices in prompt_groups.items():
+            N = len(trajectory_indices)
+            if N == 1:
+                continue
+            traj_idx = torch.tensor(trajectory_indices)
+            returns_group = returns[traj_idx]
+            w_cumulative_group = w_cumulative[traj_idx]
+            mask_group = response_mask[traj_idx]
+            numerator = (returns_group * w_cumulative_group * mask_group).sum(dim=0)
+            denominator = (w_cumulative_group * mask_group).sum(dim=0) + epsilon
+            baseline_per_step = numerator / denominator
+            baselines[traj_idx] = baseline_per_step.unsqueeze(0).expand(N, -1)
+            if handle_zero_tail:
+                response_lengths = mask_group.sum(dim=-1)
+                sorted_lengths, _ = torch.sort(response_lengths)
+                max_length = int(sorted_lengths[-1].item())
+                second_max_length = int(sorted_lengths[-2].item())
+                max_length_idx = (response_lengths == max_length).nonzero(as_tuple=True)[0]
+                if max_length_idx.numel() == 1 and max_length > second_max_length:
+                    max_length_traj_idx = trajectory_indices[int(max_length_idx[0])]
+                    baselines[max_length_traj_idx, second_max_length:] = 0.0
+        advantages = (returns - baselines) * response_mask
+    return advantages, returns
+
+
+def otb_cases():
+    out = []
+    # (groups, G, L, V, beta, rollout IS, lengths): a single longest row (its tail's baseline is zeroed), a tie for
+    # the longest (kept), an empty row, a group of one (A = G).
+    for B, G, L, V, beta, use_is, lengths in (
+        (2, 3, 5, 4, 0.0, False, [5, 3, 2, 4, 4, 1]),
+        (1, 4, 4, 3, 0.0, True, [4, 2, 0, 3]),
+        (2, 2, 3, 3, 0.1, False, [3, 3, 1, 2]),
+        (3, 1, 3, 4, 0.0, False, [3, 1, 2]),
+    ):
+        N = B * G
+        logits = rand(N, L, V, lo=-3.0, hi=3.0)
+        tau = 0.8
+        z = logits / tau
+        tokens = torch.randint(0, V, (N, L), generator=gen)
+        old_log_probs = torch.log_softmax(z, dim=-1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+        sum_pi_squared = calculate_sum_pi_squared_from_logits(z)
+        mask = torch.tensor([[1.0 if t < n else 0.0 for t in range(L)] for n in lengths])
+        scores = torch.round(rand(N, lo=0.0, hi=1.0))
+        k1 = rand(N, L, lo=-0.5, hi=0.5)
+        token_level_scores = torch.zeros(N, L)
+        for i, n in enumerate(lengths):
+            if n > 0:
+                token_level_scores[i, n - 1] = scores[i]
+        token_level_rewards = token_level_scores - beta * k1 * mask
+        is_weights = rand(N, L, lo=0.5, hi=2.0) if use_is else None
+        index = [i // G for i in range(N)]
+        adv, _ = compute_optimal_token_baseline_advantage(
+            token_level_rewards, mask, index, old_log_probs, sum_pi_squared, rollout_is_weights=is_weights
+        )
+        out.append({
+            "G": G, "L": L, "V": V, "temperature": tau, "beta": beta,
+            "logits": logits.reshape(N * L, V).tolist(), "tokens": tokens.reshape(-1).tolist(),
+            "scores": scores.tolist(), "mask": mask.reshape(-1).tolist(), "k1": k1.reshape(-1).tolist(),
+            "rollout_is_weights": is_weights.reshape(-1).tolist() if use_is else None,
+            "old_log_probs": old_log_probs.reshape(-1).tolist(), "sum_pi_squared": sum_pi_squared.reshape(-1).tolist(),
+            "advantages": adv.reshape(-1).tolist(),
+        })
+    return out
+
+
 # ------------------------------------------------------------------------------------------ TRL
 
 
@@ -344,6 +436,7 @@ def main():
         "trl_normalize_then_sum": gdpo_cases(),
         "trl_use_bias_correction_kl": bias_kl_cases(),
         "trl_vespo": vespo_cases(),
+        "verl_optimal_token_baseline": otb_cases(),  # last: the cases above keep their random draws
     }
     path = os.path.join(os.path.dirname(__file__), "..", "src", "reference", "fixtures", "trainer-formulas.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -2,15 +2,17 @@
 // written by scripts/make-trainer-formula-fixture.py with torch): verl's straight-through KL (k1+, k3+,
 // low_var_kl+) value and gradient, verl's grpo_passk advantages, TRL's GDPO (multi_objective_aggregation
 // normalize_then_sum), TRL's KL term with use_bias_correction_kl (value and gradient, token and sequence ratio), and
-// verl's dppo_tv, dppo_kl and dro losses (loss, gradient, pg_clipfrac), and TRL's vespo loss.
+// verl's dppo_tv, dppo_kl and dro losses (loss, gradient, pg_clipfrac), TRL's vespo loss, and verl's
+// optimal_token_baseline advantages with their inputs (log pi_old and sum pi^2 from logits).
 // The GPU objective is checked against the same loss and KL cases in src/kernels/objective.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import fixture from './fixtures/trainer-formulas.json';
-import { gdpoAdvantages, grpoPasskAdvantages } from '../rl/advantages';
+import { gdpoAdvantages, grpoPasskAdvantages, optimalTokenBaselineAdvantages } from '../rl/advantages';
 import { host } from '../core/host-tensor';
 import { resolveObjectiveConfig, type KlEstimator } from '../schema/objective';
 import { compareArrays } from './compare';
+import { logprobForward } from './logprob';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, klEstimate, objectiveForwardBackward } from './objective';
 
 const TOL = { atol: 1e-9, rtol: 1e-9 };
@@ -108,6 +110,37 @@ describe("verl's grpo_passk advantages", () => {
       const a = grpoPasskAdvantages(
         { rewards: c.scores, mask: new Array(N).fill(1), groupSize: c.G },
         c.norm_adv_by_std_in_grpo ? 'group' : 'none',
+      );
+      expectClose('advantages', a, c.advantages, { atol: 1e-6, rtol: 1e-6 }); // f32 output
+    });
+  }
+});
+
+describe("verl's optimal_token_baseline", () => {
+  for (const c of fixture.verl_optimal_token_baseline) {
+    const N = c.scores.length;
+    const label = `G=${c.G} L=${c.L} V=${c.V} beta=${c.beta}${c.rollout_is_weights ? ' with rollout IS weights' : ''}`;
+    it(`${label}: log pi_old and sum pi^2 from the logits (calculate_sum_pi_squared_from_logits)`, () => {
+      const rows = N * c.L;
+      const lp = host(new Float64Array(rows), [rows]);
+      const sumSq = host(new Float64Array(rows), [rows]);
+      const logits = host(Float64Array.from(c.logits.flat()), [rows, c.V]);
+      logprobForward(lp, host(new Float64Array(rows), [rows]), logits, Uint32Array.from(c.tokens), c, sumSq);
+      expectClose('old_log_probs', lp.data, c.old_log_probs, { atol: 1e-12, rtol: 1e-12 });
+      expectClose('sum_pi_squared', sumSq.data, c.sum_pi_squared, { atol: 1e-12, rtol: 1e-12 });
+    });
+    it(`${label}: advantages`, () => {
+      const a = optimalTokenBaselineAdvantages(
+        {
+          rewards: c.scores,
+          mask: c.mask,
+          groupSize: c.G,
+          k1: c.k1,
+          oldLogp: c.old_log_probs,
+          sumPiSquared: c.sum_pi_squared,
+          ...(c.rollout_is_weights ? { rolloutIsWeights: c.rollout_is_weights } : {}),
+        },
+        c.beta,
       );
       expectClose('advantages', a, c.advantages, { atol: 1e-6, rtol: 1e-6 }); // f32 output
     });

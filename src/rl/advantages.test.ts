@@ -301,8 +301,9 @@ describe('optimal_token_baseline (verl)', () => {
   //   row 0: pi = .5, 1, .25; sum pi^2 = .5, 1, .25 -> w = .5, 0, .75 -> W = .5, .5, 1.25
   //   row 1: pi = .5, .25;    sum pi^2 = .5, .5     -> w = .5, 1       -> W = .5, 1.5
   // G_t = r (no KL in the reward): row 0 = 1, 1, 1; row 1 = 0, 0.
-  // B_0 = (1 * .5 + 0 * .5) / (.5 + .5) = .5;  B_1 = (1 * .5 + 0) / (.5 + 1.5) = .25;  B_2 = 1.25 / 1.25 = 1.
-  // A: row 0 = .5, .75, 0;  row 1 = -.5, -.25, 0 (masked).
+  // B_0 = (1 * .5 + 0 * .5) / (.5 + .5) = .5;  B_1 = (1 * .5 + 0) / (.5 + 1.5) = .25;  B_2 would be 1.25 / 1.25
+  // = 1, but row 0 alone is longest (3 valid tokens against 2): handle_zero_tail makes its baseline 0 from
+  // position 2 on. A: row 0 = .5, .75, 1;  row 1 = -.5, -.25, 0 (masked).
   const input: AdvantageInput = {
     rewards: [1, 0],
     mask: [1, 1, 1, 1, 1, 0],
@@ -313,7 +314,7 @@ describe('optimal_token_baseline (verl)', () => {
 
   it('gives the per-position baseline of the hand-worked group', () => {
     const a = Array.from(optimalTokenBaselineAdvantages(input));
-    const want = [0.5, 0.75, 0, -0.5, -0.25, 0];
+    const want = [0.5, 0.75, 1, -0.5, -0.25, 0];
     for (let k = 0; k < 6; k++) expect(a[k], `A[${k}]`).toBeCloseTo(want[k], 6);
     expect(a[5]).toBe(0);
     expect(Array.from(computeAdvantages('optimal_token_baseline', input).advantages)).toEqual(a);
@@ -328,6 +329,16 @@ describe('optimal_token_baseline (verl)', () => {
     expect(a[0]).toBeCloseTo(0.5, 6); // position 0 untouched
     const single = optimalTokenBaselineAdvantages({ ...input, groupSize: 1 });
     expect(Array.from(single)).toEqual([1, 1, 1, 0, 0, 0]);
+  });
+
+  it('keeps the baseline of a tail two rows share (handle_zero_tail only frees a single longest row)', () => {
+    // both rows valid at every position: position 2's baseline is the group's, (1 * 1.25 + 0 * W) / (1.25 + W)
+    const full = { ...input, mask: [1, 1, 1, 1, 1, 1], sumPiSquared: [0.5, 1, 0.25, 0.5, 0.5, 0.5] };
+    // row 1: pi = .5, .25, .9 -> w = .5, 1, 1 - 1.8 + .5 = -.3 -> W = .5, 1.5, 1.2
+    const a = optimalTokenBaselineAdvantages(full);
+    const b2 = 1.25 / (1.25 + 1.2);
+    expect(a[2]).toBeCloseTo(1 - b2, 6);
+    expect(a[5]).toBeCloseTo(-b2, 6);
   });
 
   it('adds -beta k1 to the token rewards when the KL is in the reward', () => {

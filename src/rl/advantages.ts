@@ -446,7 +446,10 @@ export function gaeAdvantages(input: AdvantageInput, beta = 0, gamma = 1, lam = 
  * G_t = sum_{s >= t} rho_s; w_t = 1 - 2 pi_t + sum_v pi(v)^2 (||score||^2 of the token's log-prob in the logits,
  * pi_t = exp(log pi_old)), times rho_t^2 with rollout importance weights; W_t = sum_{j <= t} w_j m_j;
  * B_t = sum_{i in g} G_{i,t} W_{i,t} m_{i,t} / (sum_{i in g} W_{i,t} m_{i,t} + 1e-8) over the group's rows at
- * position t; A_{i,t} = (G_{i,t} - B_t) m_{i,t}. A group of one row keeps A = G (no baseline). Not whitened.
+ * position t; A_{i,t} = (G_{i,t} - B_t) m_{i,t}. A group of one row keeps A = G (no baseline). verl's
+ * handle_zero_tail (True by default at the commit of docs/algorithms.md, and not settable from its config): when
+ * exactly one row of a group has the most valid tokens, its baseline is 0 from position (the second-most valid
+ * tokens) on, where only its own W would enter B_t and A would be ~0. Not whitened.
  */
 export function optimalTokenBaselineAdvantages(input: AdvantageInput, beta = 0): Float32Array {
   const s = shapeOf(input);
@@ -474,6 +477,7 @@ export function optimalTokenBaselineAdvantages(input: AdvantageInput, beta = 0):
   }
   const adv = new Float64Array(NL);
   for (let g = 0; g < s.B; g++) {
+    const tail = zeroTail(g);
     for (let t = 0; t < s.L; t++) {
       let num = 0;
       let den = 0;
@@ -486,11 +490,26 @@ export function optimalTokenBaselineAdvantages(input: AdvantageInput, beta = 0):
       const baseline = s.G === 1 ? 0 : num / (den + OTB_EPS);
       for (let i = g * s.G; i < (g + 1) * s.G; i++) {
         const k = i * s.L + t;
-        if (s.mask[k]) adv[k] = G[k] - baseline;
+        if (s.mask[k]) adv[k] = G[k] - (i === tail.row && t >= tail.from ? 0 : baseline);
       }
     }
   }
   return toF32(adv);
+
+  /** handle_zero_tail of group g: the one longest row and where its unshared tail starts; row -1 when none. */
+  function zeroTail(g: number): { row: number; from: number } {
+    if (s.G < 2) return { row: -1, from: 0 };
+    const lengths: number[] = [];
+    for (let i = g * s.G; i < (g + 1) * s.G; i++) {
+      let n = 0;
+      for (let t = 0; t < s.L; t++) n += s.mask[i * s.L + t];
+      lengths.push(n);
+    }
+    const sorted = [...lengths].sort((a, b) => a - b);
+    const [max, second] = [sorted[s.G - 1], sorted[s.G - 2]];
+    const longest = lengths.filter((n) => n === max).length;
+    return longest === 1 && max > second ? { row: g * s.G + lengths.indexOf(max), from: second } : { row: -1, from: 0 };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
