@@ -114,6 +114,7 @@ const cases: [string, RLConfig][] = [
     }),
   ],
   ['grpo with vespo', resolveConfig('grpo', { loss_type: 'vespo', vespo_k_pos: 1.5 })],
+  ['grpo with the optimal token baseline', resolveConfig('grpo', { adv_estimator: 'optimal_token_baseline' })],
   ['gspo with seq-mean-token-sum (TRL luspo)', resolveConfig('gspo', { loss_agg_mode: 'seq-mean-token-sum' })],
   [
     'grpo with dppo_tv and grpo_passk',
@@ -401,5 +402,21 @@ describe('the 2026 variants under the names the other trainers use', () => {
     ]);
     expect(row('verl', b, 'adv_estimator').settings[0]).toMatchObject({ value: 'grpo_passk' });
     expect(row('openrlhf', b, 'adv_estimator').comment).toMatch(/no grpo_passk estimator in OpenRLHF/);
+  });
+  it("verl: optimal_token_baseline turns on the actor's sum pi^2; TRL and OpenRLHF say they have none", () => {
+    const c = resolveConfig('grpo', { adv_estimator: 'optimal_token_baseline' });
+    expect(row('verl', c, 'adv_estimator').settings).toEqual([
+      { key: 'algorithm.adv_estimator', value: 'optimal_token_baseline' },
+      { key: 'actor_rollout_ref.actor.calculate_sum_pi_squared', value: true },
+      { key: 'actor_rollout_ref.model.use_fused_kernels', value: false },
+    ]);
+    expect(row('trl', c, 'adv_estimator').comment).toMatch(/no optimal token baseline in TRL/);
+    expect(row('openrlhf', c, 'adv_estimator').comment).toMatch(/no optimal_token_baseline estimator in OpenRLHF/);
+  });
+  it("verl: every adv_estimator the export writes is one of verl's AdvantageEstimator values", () => {
+    const known = new Set<string>(verlFields.adv_estimators.values);
+    for (const e of ['grpo', 'dr_grpo', 'rloo', 'reinforce_pp', 'remax', 'opo', 'grpo_passk', 'optimal_token_baseline'])
+      for (const s of row('verl', resolveConfig('grpo', { adv_estimator: e }), 'adv_estimator').settings)
+        if (s.key === 'algorithm.adv_estimator') expect(known.has(String(s.value)), `${e} -> ${s.value}`).toBe(true);
   });
 });

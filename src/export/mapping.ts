@@ -168,6 +168,12 @@ const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'>
 };
 
 const TRL: Partial<Record<RLField, Conversion>> = {
+  adv_estimator: (ctx) =>
+    ctx.c.adv_estimator === 'optimal_token_baseline'
+      ? none(
+          "no optimal token baseline in TRL (its advantage is one number per completion); verl's optimal_token_baseline: a baseline per group and token position weighted by the cumulative sum of 1 - 2 pi_t + sum pi^2",
+        )
+      : defaultRow('trl', 'adv_estimator', ctx),
   rollout_is_mode: trlRolloutCorrection,
   ...Object.fromEntries(CORRECTION_ROWS.map((f) => [f, ({ c }: Ctx) => correctionPart(c)])),
   entropy_bonus_gate: ({ c, trlClass }) =>
@@ -372,6 +378,7 @@ const VERL_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | null>>
   opo: 'opo',
   gae: 'gae',
   grpo_passk: 'grpo_passk',
+  optimal_token_baseline: 'optimal_token_baseline',
 };
 
 /** verl's KL estimator names (core_algos.kl_penalty); the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped). */
@@ -541,6 +548,16 @@ const VERL: Partial<Record<RLField, Conversion>> = {
       return none(
         'no plain REINFORCE estimator (A = r) in verl; the lab uses the reward itself (or a running-mean baseline) as the advantage',
       );
+    if (c.adv_estimator === 'optimal_token_baseline')
+      return {
+        settings: [
+          { key: 'algorithm.adv_estimator', value: name },
+          { key: `${A}calculate_sum_pi_squared`, value: true },
+          { key: 'actor_rollout_ref.model.use_fused_kernels', value: false },
+        ],
+        comment:
+          "the actor must return sum pi^2 per token (fused kernels give no logits); the lab zeroes the baseline of a group's one longest tail (handle_zero_tail), verl-project/verl 1dda039's default (volcengine/verl b178a3cd's was off)",
+      };
     return set(
       'algorithm.adv_estimator',
       name,
@@ -677,6 +694,7 @@ const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | nu
   opo: null,
   gae: 'gae',
   grpo_passk: null,
+  optimal_token_baseline: null,
 };
 
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {

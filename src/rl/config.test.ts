@@ -65,7 +65,7 @@ describe('fields and defaults', () => {
     );
     expect(problems({ epsilon: 1 })).toMatch(/epsilon: must be in \[0, 1\), got 1/);
     expect(problems({ adv_estimator: 'gpro' })).toMatch(
-      /adv_estimator: must be one of grpo, dr_grpo, .*gae, grpo_passk; got "gpro"; did you mean grpo\?/,
+      /adv_estimator: must be one of grpo, dr_grpo, .*gae, grpo_passk, optimal_token_baseline; got "gpro"; did you mean grpo\?/,
     );
     expect(problems({ loss_agg_mode: 'token_mean' })).toMatch(/loss_agg_mode: .*; did you mean token-mean\?/);
     expect(problems({ task: 'additon' })).toMatch(/task: must be one of .*; got "additon"; did you mean addition\?/);
@@ -294,9 +294,19 @@ describe('cross-field rules', () => {
     expect(problems({ train_batch_size: 3, num_generations: 4, num_minibatches: 6 })).toBe('');
   });
 
+  it('optimal_token_baseline: refuses a rollout correction (its weights would enter W), takes the KL in the reward', () => {
+    expect(problems({ adv_estimator: 'optimal_token_baseline', tis_cap: 2 })).toMatch(
+      /^tis_cap: adv_estimator 'optimal_token_baseline' with a rollout correction would scale/,
+    );
+    expect(problems({ adv_estimator: 'optimal_token_baseline', rollout_is_mode: 'token_truncate' })).toMatch(
+      /^rollout_is_mode: adv_estimator 'optimal_token_baseline'/,
+    );
+    expect(problems({ adv_estimator: 'optimal_token_baseline', beta: 0.1, kl_placement: 'in_reward' })).toBe('');
+  });
+
   it('kl_placement in_reward: an error for sequence-level estimators with beta > 0, a warning with beta 0', () => {
     expect(problems({ beta: 0.1, kl_placement: 'in_reward' }, 'grpo')).toMatch(
-      /^kl_placement: 'in_reward' puts -beta \* k1 in per-token rewards, which only reinforce_pp, reinforce_pp_baseline, gae use; adv_estimator 'grpo' needs kl_placement 'in_loss' \(or beta 0\)$/,
+      /^kl_placement: 'in_reward' puts -beta \* k1 in per-token rewards, which only reinforce_pp, reinforce_pp_baseline, gae, optimal_token_baseline use; adv_estimator 'grpo' needs kl_placement 'in_loss' \(or beta 0\)$/,
     );
     expect(warnings({ beta: 0 }, 'ppo')).toMatch(/kl_placement: 'in_reward' has no effect with beta 0/);
     expect(warnings({ kl_estimator: 'k3' }, 'ppo')).toMatch(

@@ -99,16 +99,24 @@ export class CpuLearner implements Learner {
     logits: HostTensor,
     targets: Uint32Array,
     temperature: number,
-  ): { logp: Float32Array; entropy: Float32Array } {
+    sumPiSquared = false,
+  ): { logp: Float32Array; entropy: Float32Array; sumPiSquared?: Float32Array } {
     const n = targets.length;
     const lp = host(new Float32Array(n), [n]);
     const ent = host(new Float32Array(n), [n]);
-    logprobForward(lp, ent, logits, targets, { temperature });
-    return { logp: lp.data as Float32Array, entropy: ent.data as Float32Array };
+    const sq = sumPiSquared ? host(new Float32Array(n), [n]) : undefined;
+    logprobForward(lp, ent, logits, targets, { temperature }, sq);
+    return {
+      logp: lp.data as Float32Array,
+      entropy: ent.data as Float32Array,
+      ...(sq ? { sumPiSquared: sq.data as Float32Array } : {}),
+    };
   }
 
-  async score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult> {
+  async score(batches: SequenceBatch[], temperature: number, policy: boolean, sumPiSquared = false): Promise<ScoreResult> {
+    if (sumPiSquared && !policy) throw new Error('score: sumPiSquared comes from the policy pass; pass policy true');
     const old: number[] = [];
+    const sq: number[] = [];
     const ref: number[] = [];
     const values: number[] = [];
     const V = this.policy.config.vocabSize;
@@ -117,7 +125,9 @@ export class CpuLearner implements Learner {
         const targets = seq.completions.subarray(n * seq.S, (n + 1) * seq.S);
         if (policy) {
           const f = rowForward(this.policy.config, this.policy.params, seq, n, this.policy.lora ?? undefined);
-          old.push(...this.logprobs(completionLogits(f, seq.S, V), targets, temperature).logp);
+          const planes = this.logprobs(completionLogits(f, seq.S, V), targets, temperature, sumPiSquared);
+          old.push(...planes.logp);
+          if (planes.sumPiSquared) sq.push(...planes.sumPiSquared);
         }
         if (this.ref) {
           const r = rowForward(this.ref.config, this.ref.params, seq, n);
@@ -132,6 +142,7 @@ export class CpuLearner implements Learner {
     }
     return {
       oldLogp: policy ? Float32Array.from(old) : undefined,
+      ...(sumPiSquared ? { sumPiSquared: Float32Array.from(sq) } : {}),
       refLogp: this.ref ? Float32Array.from(ref) : undefined,
       values: this.critic ? Float32Array.from(values) : undefined,
     };

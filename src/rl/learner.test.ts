@@ -1,8 +1,9 @@
 // The GPU learner's fused, chunked LM head against the unchunked path: one GRPO update (reference model, exact KL
 // in the loss, an entropy bonus) and one PPO update (a critic) on the GPU, with a head budget of a few rows a chunk
 // (so every minibatch crosses several chunks, the last one partial), equal the CPU learner's (cpu-learner.ts: whole
-// (rows, V) logits on the CPU twins) within f32 tolerance: log pi_old and log pi_ref from score(), the token planes,
-// every step scalar and every weight after the optimizer step. A missing adapter fails the suite; it never skips.
+// (rows, V) logits on the CPU twins) within f32 tolerance: log pi_old, sum pi^2 (when asked for; absent otherwise)
+// and log pi_ref from score(), the token planes, every step scalar and every weight after the optimizer step. A
+// missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
 import { initParams } from '../core/model-shapes';
@@ -76,8 +77,11 @@ async function compare(name: string, critic: boolean, objective: ObjectiveConfig
     const r = compareArrays(got, want, t);
     expect(r.pass, `${name}, ${label}: ${r.summary}`).toBe(true);
   };
-  const [gs, cs] = [await g.score([inp.seq], 0.8, true), await c.score([inp.seq], 0.8, true)];
+  const [gs, cs] = [await g.score([inp.seq], 0.8, true, true), await c.score([inp.seq], 0.8, true, true)];
   expectClose('log pi_old', gs.oldLogp!, cs.oldLogp!);
+  expectClose('sum pi^2', gs.sumPiSquared!, cs.sumPiSquared!);
+  expect(gs.sumPiSquared!.length).toBe(gs.oldLogp!.length);
+  expect((await g.score([inp.seq], 0.8, true)).sumPiSquared, 'computed only when asked').toBeUndefined();
   expectClose('log pi_ref', gs.refLogp!, cs.refLogp!);
   if (critic) expectClose('values', gs.values!, cs.values!);
   const [gp, cp] = [await g.tokenPlanes(inp.seq, 0.8), await c.tokenPlanes(inp.seq, 0.8)];

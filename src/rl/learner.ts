@@ -68,6 +68,8 @@ export interface UpdateResult {
 export interface ScoreResult {
   /** Absent when score() was asked not to run the policy (one update per batch: the update's forward is pi_old). */
   oldLogp?: Float32Array;
+  /** sum_v pi_old(v)^2 at each token, when score() was asked for it (the optimal token baseline's input). */
+  sumPiSquared?: Float32Array;
   refLogp?: Float32Array;
   values?: Float32Array;
 }
@@ -128,8 +130,11 @@ export interface Learner {
   readonly policy: Policy;
   readonly hasReference: boolean;
   readonly hasCritic: boolean;
-  /** log pi_old (when `policy`), log pi_ref and V_old (when present) of every completion token of the batches. */
-  score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult>;
+  /**
+   * log pi_old (when `policy`), log pi_ref and V_old (when present) of every completion token of the batches, and
+   * sum_v pi_old(v)^2 when `sumPiSquared` (needs `policy`; computed in the same head pass, nothing more otherwise).
+   */
+  score(batches: SequenceBatch[], temperature: number, policy: boolean, sumPiSquared?: boolean): Promise<ScoreResult>;
   /** log pi_theta and H of every completion token at the current parameters (and log pi_ref, exact KL), one readback; not used by training. */
   tokenPlanes(seq: SequenceBatch, temperature: number): Promise<TokenPlanes>;
   /** Records one optimizer step (no readback on the GPU). */
@@ -354,10 +359,15 @@ export class GpuLearner implements Learner {
     return { tokens: t.tokens, positions: t.positions, kvStart: t.kvStart };
   }
 
-  async score(batches: SequenceBatch[], temperature: number, policy: boolean): Promise<ScoreResult> {
-    const kinds = [policy ? 'oldLogp' : null, this.ref ? 'refLogp' : null, this.critic ? 'values' : null].filter(
-      (k): k is keyof ScoreResult => k !== null,
-    );
+  async score(batches: SequenceBatch[], temperature: number, policy: boolean, sumPiSquared = false): Promise<ScoreResult> {
+    if (sumPiSquared && !policy) throw new Error('score: sumPiSquared comes from the policy pass; pass policy true');
+    const kinds = [
+      policy ? 'oldLogp' : null,
+      sumPiSquared ? 'sumPiSquared' : null,
+      this.ref ? 'refLogp' : null,
+      this.critic ? 'values' : null,
+    ].filter((k): k is keyof ScoreResult => k !== null);
+    const scratch: Tensor[] = [];
     const outs: Tensor[][] = kinds.map(() => []);
     for (const seq of batches) {
       const t = this.tensors(seq);
@@ -367,15 +377,24 @@ export class GpuLearner implements Learner {
       if (policy) {
         const o = out();
         const ws = this.model.forward(rec, seq.N, seq.T, inp);
+        // (N*T) per-position sum pi^2, only when asked: the head computes it from each chunk's logits.
+        const sqFull = sumPiSquared ? this.ctx.tensor([seq.N * seq.T], { label: 'rl.sum_pi_sq.full' }) : undefined;
+        if (sqFull) scratch.push(sqFull);
         t.head.forward(rec, {
           policy: { h: ws.nf, W: this.model.headWeightTensor },
           targets: t.targets,
           logp: t.lpFull,
           entropy: t.entFull,
+          ...(sqFull ? { sumPiSquared: sqFull } : {}),
           temperature,
         });
         gather(rec, o, t.lpFull, t.gatherIdx);
         outs[kinds.indexOf('oldLogp')].push(o);
+        if (sqFull) {
+          const q = out();
+          gather(rec, q, sqFull, t.gatherIdx);
+          outs[kinds.indexOf('sumPiSquared')].push(q);
+        }
       }
       if (this.ref) {
         const o = out();
@@ -402,7 +421,7 @@ export class GpuLearner implements Learner {
     }
     const flat = outs.flat();
     const arrays = (await this.ctx.readMany(flat)) as Float32Array[];
-    for (const x of flat) x.destroy();
+    for (const x of [...flat, ...scratch]) x.destroy();
     const result: ScoreResult = {};
     let i = 0;
     kinds.forEach((k, j) => {

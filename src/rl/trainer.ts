@@ -14,7 +14,13 @@ import { Rng } from '../core/random';
 import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../core/lora-layout';
 import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
-import { computeAdvantages, mean, rewardPartsOf, type RunningBaseline } from './advantages';
+import {
+  SUM_PI_SQUARED_ESTIMATORS,
+  computeAdvantages,
+  mean,
+  rewardPartsOf,
+  type RunningBaseline,
+} from './advantages';
 import { appliedEntropyCoef, nextEntropyCoef } from './entropy-control';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { RLConfigError, derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
@@ -283,12 +289,14 @@ export class Trainer {
     const seqs: SequenceBatch[] = mbs.map((rows) => sequenceBatch(ro.prompts, rollout.tokens, S, rows, P, tok.padId));
 
     const ratioIsOne = c.num_iterations === 1 && mbs.length === 1;
-    const needScore = !ratioIsOne || this.learner.hasReference || this.learner.hasCritic;
+    // The optimal token baseline reads log pi_old and sum_v pi_old(v)^2 of every token before the update.
+    const sumPiSquared = SUM_PI_SQUARED_ESTIMATORS.includes(c.adv_estimator);
+    const needScore = !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared;
     // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
-    // needs log pi_old before the update (k1 = log pi_old - log pi_ref).
-    const scorePolicy = !ratioIsOne || d.klInReward;
+    // needs log pi_old before the update (k1 = log pi_old - log pi_ref), or the advantage needs pi_old itself.
+    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared;
     const scored = needScore
-      ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature, scorePolicy))
+      ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature, scorePolicy, sumPiSquared))
       : null;
 
     const adv = await time('adv', () => {
@@ -300,7 +308,16 @@ export class Trainer {
       }
       const res = computeAdvantages(
         c.adv_estimator,
-        { rewards: ro.rewards, mask, groupSize: G, k1, values: scored?.values, greedyRewards: ro.greedyRewards },
+        {
+          rewards: ro.rewards,
+          mask,
+          groupSize: G,
+          k1,
+          values: scored?.values,
+          greedyRewards: ro.greedyRewards,
+          oldLogp: scored?.oldLogp,
+          sumPiSquared: scored?.sumPiSquared,
+        },
         {
           scaleRewards: c.scale_rewards,
           beta: d.klInReward ? c.beta : 0,

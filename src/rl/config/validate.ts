@@ -5,7 +5,7 @@
 import { MODEL_PRESETS } from '../../model/config';
 import { PROMPT_LIST_TASK, type Task, type TaskFactory } from '../../tasks';
 import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
-import { objectiveRuleErrors } from '../../schema/objective';
+import { objectiveRuleErrors, rolloutCorrectionOf } from '../../schema/objective';
 import { parseLoraTargets } from '../../core/lora-layout';
 import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
 import { LEARNED_REWARD_NAME } from '../learned-reward';
@@ -107,6 +107,10 @@ function crossFieldErrors(c: RLConfig): string[] {
   if (c.adv_estimator === 'grpo_passk' && c.scale_rewards === 'batch')
     e.push(
       "scale_rewards: adv_estimator 'grpo_passk' divides by the group's std or not at all (verl's norm_adv_by_std_in_grpo); use 'group' or 'none'",
+    );
+  if (c.adv_estimator === 'optimal_token_baseline' && rolloutCorrectionOf(c))
+    e.push(
+      `${c.tis_cap !== null ? 'tis_cap' : 'rollout_is_mode'}: adv_estimator 'optimal_token_baseline' with a rollout correction would scale each token's variance weight by the squared importance weight (verl's rollout_is_weights), which the lab's scoring pass does not compute; turn the correction off or choose another estimator`,
     );
   if (c.adv_estimator === 'gae' && c.vf_coef <= 0)
     e.push(`vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`);
