@@ -2,7 +2,7 @@
 // consistent (clip extremes around their means, terminated lengths in order, num_tokens, each record's place in its
 // rollout step), one update per batch gives rho = 1 exactly and no clipping while several do not, the same seed gives
 // the same metrics, a saved state resumes exactly, held-out evaluation runs at step 0 (not again on resume) and every
-// eval_every steps, and the CPU learner agrees with the GPU learner.
+// eval_every steps, the CPU learner agrees with the GPU learner, and the optimal token baseline scores sum pi^2 alike on both.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
@@ -303,6 +303,39 @@ describe('trainer: CPU learner', () => {
         expect(Math.abs(w - v), `${k}: cpu ${w} gpu ${v}`).toBeLessThanOrEqual(1e-3 * Math.max(1, Math.abs(v)));
       }
     });
+  });
+});
+
+describe('trainer: optimal_token_baseline', () => {
+  it("scores sum pi^2 before the update, on the GPU as on the CPU learner, and gives each position its own baseline", async () => {
+    // 4 groups of 8, so that some group's rewards differ (a group that ties has A ~ 0 at every position).
+    const config = small('grpo', {
+      steps: 1,
+      train_batch_size: 4,
+      num_generations: 8,
+      adv_estimator: 'optimal_token_baseline',
+    });
+    const gpu = await runAll(config);
+    const cpu = await runAll(config, { kind: 'cpu' });
+    expect(cpu.length).toBe(gpu.length);
+    let varies = false;
+    cpu.forEach((r, i) => {
+      expect(gpu[i].metrics['timing_s/old_log_prob'], 'the policy is scored before the update').toBeGreaterThan(0);
+      for (const [k, v] of Object.entries(untimed(gpu[i].metrics))) {
+        expect(Number.isFinite(v), k).toBe(true);
+        const w = r.metrics[k];
+        expect(Math.abs(w - v), `${k}: cpu ${w} gpu ${v}`).toBeLessThanOrEqual(1e-3 * Math.max(1, Math.abs(v)));
+      }
+      (gpu[i].groups ?? []).forEach((g, gi) =>
+        g.completions.forEach((c, ci) => {
+          const a = Array.from(c.tokens.advantage);
+          const b = Array.from(r.groups![gi].completions[ci].tokens.advantage);
+          for (let t = 0; t < a.length; t++) expect(Math.abs(a[t] - b[t]), `advantage ${t}`).toBeLessThanOrEqual(1e-3);
+          if (a.some((x) => Math.abs(x - a[0]) > 1e-4)) varies = true;
+        }),
+      );
+    });
+    expect(varies, 'some completion has advantages that differ by position').toBe(true);
   });
 });
 
