@@ -1,9 +1,9 @@
 // The chunked LM head (head-chunked.ts) on the GPU against its unchunked CPU twin (src/reference/head.ts) at
 // awkward shapes: several row chunks with a partial last one, one chunk larger than the rows, a single row,
-// vocabularies of 2, 37, 300 and 1025 (each side of the row kernels' lane edges), with and without a reference, the sum of squared probabilities (the optimal token baseline's input),
-// temperatures 1 and 0.7; the backward (dH and dW) against central finite differences of the twin's forward in
-// f64, and the GPU's against the same differences; the budget's row count; and the wrapper's checks. A missing
-// adapter fails the suite; it never skips.
+// vocabularies of 2, 37, 300 and 1025 (each side of the row kernels' lane edges), with and without a reference,
+// temperatures 1 and 0.7, with the sum of squared probabilities (the optimal token baseline's input); the backward
+// (dH and dW) against central finite differences of the twin's forward in f64, and the GPU's against the same
+// differences; the budget's row count; and the wrapper's checks. A missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../gpu';
@@ -121,7 +121,11 @@ async function runGpu(c: HeadCase, x: ReturnType<typeof inputs>) {
 }
 
 function twin(c: HeadCase, x: ReturnType<typeof inputs>) {
-  const opts = { temperature: c.temperature, sumPiSquared: true, ...(c.reference ? { reference: { h: x.refH, W: x.refW } } : {}) };
+  const opts = {
+    temperature: c.temperature,
+    sumPiSquared: true,
+    ...(c.reference ? { reference: { h: x.refH, W: x.refW } } : {}),
+  };
   const fwd = headForward({ h: x.h, W: x.W }, x.targets, opts);
   const bwd = headBackward(
     { h: x.h, W: x.W },

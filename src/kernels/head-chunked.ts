@@ -112,8 +112,8 @@ export class ChunkedHead {
     this.dh = f([Rc, C], 'dh');
     this.refH = shape.reference ? f([Rc, C], 'ref_h') : null;
     this.targets = ctx.tensor<'u32'>([Rc], { dtype: 'u32', label: 'head.targets' });
-    this.planes = ['logp', 'entropy', 'ref_logp', 'ref_entropy', 'kl', 'dLogp', 'dEntropy', 'dKl', 'sum_pi_sq'].map((p) =>
-      f([Rc], p),
+    this.planes = ['logp', 'entropy', 'ref_logp', 'ref_entropy', 'kl', 'dLogp', 'dEntropy', 'dKl', 'sum_pi_sq'].map(
+      (p) => f([Rc], p),
     );
     this.logits = f([Rc, V], 'logits');
     this.refLogits = shape.reference ? f([Rc, V], 'ref_logits') : null;

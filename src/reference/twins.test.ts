@@ -466,7 +466,7 @@ describe('logprob', () => {
     expect(ent.data[0]).toBeCloseTo(-z.reduce((s, x) => s + Math.exp(x - lse) * (x - lse), 0), 14);
   });
 
-  it('gives sum_v p_v^2 in closed form: 1/V for equal logits, 1 for a one-hot row, verl\'s logsumexp form otherwise', () => {
+  it("gives sum_v p_v^2 in closed form: 1/V for equal logits, 1 for a one-hot row, verl's logsumexp form otherwise", () => {
     const [N, V] = [3, 5];
     const x = z64([N, V]);
     x.data.set([0, 0, 0, 0, 0], 0); // equal logits: p = 1/V, sum p^2 = 1/V

@@ -456,7 +456,8 @@ export function optimalTokenBaselineAdvantages(input: AdvantageInput, beta = 0):
   const NL = s.N * s.L;
   const need = (x: ArrayLike<number> | undefined, name: string, what: string): Float64Array => {
     if (!x) throw new RangeError(`optimal_token_baseline needs ${name}: ${what}`);
-    if (x.length !== NL) throw new RangeError(`optimal_token_baseline: ${name} has ${x.length} entries, expected N*L = ${NL}`);
+    if (x.length !== NL)
+      throw new RangeError(`optimal_token_baseline: ${name} has ${x.length} entries, expected N*L = ${NL}`);
     return finite(x, name);
   };
   const logp = need(input.oldLogp, 'oldLogp', 'log pi_old of every sampled token');

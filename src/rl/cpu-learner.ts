@@ -113,7 +113,12 @@ export class CpuLearner implements Learner {
     };
   }
 
-  async score(batches: SequenceBatch[], temperature: number, policy: boolean, sumPiSquared = false): Promise<ScoreResult> {
+  async score(
+    batches: SequenceBatch[],
+    temperature: number,
+    policy: boolean,
+    sumPiSquared = false,
+  ): Promise<ScoreResult> {
     if (sumPiSquared && !policy) throw new Error('score: sumPiSquared comes from the policy pass; pass policy true');
     const old: number[] = [];
     const sq: number[] = [];

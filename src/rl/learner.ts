@@ -359,7 +359,12 @@ export class GpuLearner implements Learner {
     return { tokens: t.tokens, positions: t.positions, kvStart: t.kvStart };
   }
 
-  async score(batches: SequenceBatch[], temperature: number, policy: boolean, sumPiSquared = false): Promise<ScoreResult> {
+  async score(
+    batches: SequenceBatch[],
+    temperature: number,
+    policy: boolean,
+    sumPiSquared = false,
+  ): Promise<ScoreResult> {
     if (sumPiSquared && !policy) throw new Error('score: sumPiSquared comes from the policy pass; pass policy true');
     const kinds = [
       policy ? 'oldLogp' : null,

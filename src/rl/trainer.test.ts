@@ -307,7 +307,7 @@ describe('trainer: CPU learner', () => {
 });
 
 describe('trainer: optimal_token_baseline', () => {
-  it("scores sum pi^2 before the update, on the GPU as on the CPU learner, and gives each position its own baseline", async () => {
+  it('scores sum pi^2 before the update, on the GPU as on the CPU learner, and gives each position its own baseline', async () => {
     // 4 groups of 8, so that some group's rewards differ (a group that ties has A ~ 0 at every position).
     const config = small('grpo', {
       steps: 1,

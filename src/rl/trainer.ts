@@ -14,13 +14,7 @@ import { Rng } from '../core/random';
 import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../core/lora-layout';
 import { CpuPolicy, GpuPolicy } from '../model/policy';
 import type { Task } from '../tasks';
-import {
-  SUM_PI_SQUARED_ESTIMATORS,
-  computeAdvantages,
-  mean,
-  rewardPartsOf,
-  type RunningBaseline,
-} from './advantages';
+import { SUM_PI_SQUARED_ESTIMATORS, computeAdvantages, mean, rewardPartsOf, type RunningBaseline } from './advantages';
 import { appliedEntropyCoef, nextEntropyCoef } from './entropy-control';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { RLConfigError, derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from './config';
