@@ -1,7 +1,8 @@
 // The 2026 loss and advantage variants in the page: each run is opened from a shared link carrying the knobs
 // (straight-through k3+, the unbiased KL, GDPO's normalize_then_sum, DRO; DPPO Binary-KL with low_var_kl+ and
-// grpo_passk; DPPO Binary-TV; VESPO), trains two steps on the smallest setting with two updates per batch (so the ratio is not 1), and
-// every chart's last values are finite. No request leaves localhost.
+// grpo_passk; DPPO Binary-TV; VESPO; the optimal token baseline; a bf16 sampler corrected by token_truncate), trains
+// two steps on the smallest setting with two updates per batch (so the ratio is not 1), and every chart's last values
+// are finite. No request leaves localhost.
 import { expect, test } from '@playwright/test';
 import { expectFiniteCharts, guard, ready, SMALL, waitStatus } from './helpers';
 
@@ -16,6 +17,11 @@ const VARIANTS: [string, string][] = [
   ],
   ['dppo_tv', 'loss_type=dppo_tv&epsilon=0.05&epsilon_high=0.08'],
   ['vespo', 'loss_type=vespo&vespo_k_pos=1.5&vespo_lambda_neg=2.5'],
+  ['optimal_token_baseline', 'adv_estimator=optimal_token_baseline'],
+  [
+    'a bf16 sampler with token_truncate rollout correction',
+    'rollout_dtype=bf16&rollout_is_mode=token_truncate&rollout_is_clip_max=2',
+  ],
 ];
 
 // One page for every variant (a link opened in the same tab): the browser keeps its compiled shaders between them, so
