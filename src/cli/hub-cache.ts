@@ -29,13 +29,13 @@ import { rewardModelDir } from '../engine/learned-reward';
 import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
 import { configFromJson } from '../model/checkpoint';
-import { parseLlamaConfigJson } from '../model/checkpoint-format';
+import { CheckpointError, parseLlamaConfigJson } from '../model/checkpoint-format';
 import type { ModelConfig } from '../model/config';
 import { parseShardIndex, SHARD_INDEX_FILE } from '../model/hf-folder';
 import { CLASSIFIER_FILES } from '../model/reward-classifier';
 import { REWARD_MODEL_KIND } from '../rl/reward-model';
 import type { HubClient, PartialFile } from '../hub/download';
-import { HubIdError, looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
 import { fetchSnapshot, type FilePlan, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
 import { UsageError } from './args';
 
@@ -88,7 +88,8 @@ export function fsSnapshotStore(root: string): SnapshotStore {
       }
       if (manifest.commit !== commit || !Array.isArray(manifest.files)) return null;
       const whole = manifest.files.every(
-        (f) => typeof f.name === 'string' && !f.name.split('/').includes('..') && fileSize(join(dir, f.name)) === f.size,
+        (f) =>
+          typeof f.name === 'string' && !f.name.split('/').includes('..') && fileSize(join(dir, f.name)) === f.size,
       );
       return whole ? manifest : null;
     },
@@ -150,10 +151,10 @@ export function checkpointModelConfig(configText: string): ModelConfig {
   try {
     json = JSON.parse(configText);
   } catch (e) {
-    throw new HubIdError(`config.json is not valid JSON: ${(e as Error).message}`);
+    throw new CheckpointError(`config.json is not valid JSON: ${(e as Error).message}`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new HubIdError('config.json must be a JSON object');
+    throw new CheckpointError('config.json must be a JSON object');
   return configFromJson(parseLlamaConfigJson(json as Record<string, unknown>)).config;
 }
 
@@ -193,8 +194,13 @@ export function hubRepoOf(field: string, value: string | null, endpoint: string 
 }
 
 /** Downloads (or finds in the cache) one model; returns its snapshot folder. */
-export async function fetchHubModel(repo: HubRepo, kind: 'checkpoint' | 'reward_model', opts: HubOptions): Promise<string> {
-  if (opts.endpoint === null) throw new UsageError(`${kind} ${repo.id}: no hub endpoint (--hf_endpoint or HF_ENDPOINT)`);
+export async function fetchHubModel(
+  repo: HubRepo,
+  kind: 'checkpoint' | 'reward_model',
+  opts: HubOptions,
+): Promise<string> {
+  if (opts.endpoint === null)
+    throw new UsageError(`${kind} ${repo.id}: no hub endpoint (--hf_endpoint or HF_ENDPOINT)`);
   const endpoint = parseEndpoint(opts.endpoint);
   const client: HubClient = { endpoint, token: opts.token, fetch: opts.fetch ?? fetch };
   const store = fsSnapshotStore(opts.cacheDir);
@@ -215,7 +221,9 @@ export async function fetchHubModel(repo: HubRepo, kind: 'checkpoint' | 'reward_
     progress: opts.progress,
   });
   const dir = snapshotDir(opts.cacheDir, repo, snap.commit);
-  opts.log(`${kind} ${repo.id}@${repo.revision}: ${snap.cached ? 'read from the cache' : 'downloaded'}, commit ${snap.commit} (${dir})`);
+  opts.log(
+    `${kind} ${repo.id}@${repo.revision}: ${snap.cached ? 'read from the cache' : 'downloaded'}, commit ${snap.commit} (${dir})`,
+  );
   return dir;
 }
 
@@ -239,7 +247,8 @@ export async function runHubAssets(
 ): Promise<AssetLoader> {
   const folders = new Map<string, string>();
   const ck = hubRepoOf('checkpoint', config.checkpoint, opts.endpoint);
-  if (ck && config.checkpoint) folders.set(checkpointDir(config.checkpoint), await fetchHubModel(ck, 'checkpoint', opts));
+  if (ck && config.checkpoint)
+    folders.set(checkpointDir(config.checkpoint), await fetchHubModel(ck, 'checkpoint', opts));
   const rm = hubRepoOf('reward_model', config.reward_model, opts.endpoint);
   if (rm && config.reward_model)
     folders.set(rewardModelDir(config.reward_model), await fetchHubModel(rm, 'reward_model', opts));

@@ -113,7 +113,12 @@ export function sha256OfEtag(etag: string | null): string | null {
  * HEAD of a file's resolve URL: redirects on the endpoint's own origin (a renamed repo) are followed with the
  * token; the first one to another origin is where the bytes are, and is not contacted here.
  */
-export async function fileMeta(client: HubClient, repo: HubRepo, file: string, revision = repo.revision): Promise<FileMeta> {
+export async function fileMeta(
+  client: HubClient,
+  repo: HubRepo,
+  file: string,
+  revision = repo.revision,
+): Promise<FileMeta> {
   let url = resolveUrl(client.endpoint, repo, file, revision);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     const res = await send(client, url, { method: 'HEAD', headers: requestHeaders(client, url) });
@@ -171,7 +176,8 @@ export async function downloadFile(
       const res = await send(client, url, { method: 'GET', headers: requestHeaders(client, url, range) });
       if (res.status >= 300 && res.status < 400)
         throw new HubError(`${where(repo, file, revision)}: the file's location ${url.origin} redirected again`);
-      if (!res.ok) throw statusError(res, repo, file, revision, Boolean(client.token) && url.origin === client.endpoint.origin);
+      if (!res.ok)
+        throw statusError(res, repo, file, revision, Boolean(client.token) && url.origin === client.endpoint.origin);
       if (have > 0 && res.status === 200) {
         // The server ignored the Range: the whole file again, from the start.
         await partial.truncate();
@@ -180,7 +186,9 @@ export async function downloadFile(
         const start = /^bytes (\d+)-/.exec(res.headers.get('Content-Range') ?? '')?.[1];
         if (start === undefined || Number(start) !== have) {
           await res.body?.cancel();
-          throw new HubError(`${where(repo, file, revision)}: asked for bytes from ${have}, got ${res.headers.get('Content-Range')}`);
+          throw new HubError(
+            `${where(repo, file, revision)}: asked for bytes from ${have}, got ${res.headers.get('Content-Range')}`,
+          );
         }
       }
       try {
@@ -217,7 +225,9 @@ async function verifyAndCommit(repo: HubRepo, file: string, revision: string, me
   const have = await partial.size();
   if (meta.size !== null && have !== meta.size) {
     await partial.discard();
-    throw new HubError(`${where(repo, file, revision)}: got ${have} bytes but the hub says ${meta.size}; removed the download`);
+    throw new HubError(
+      `${where(repo, file, revision)}: got ${have} bytes but the hub says ${meta.size}; removed the download`,
+    );
   }
   if (meta.sha256 !== null) {
     const got = await partial.sha256();

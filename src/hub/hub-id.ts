@@ -44,7 +44,8 @@ export function parseHubId(value: string): HubRepo {
   const path = at < 0 ? value : value.slice(0, at);
   const revision = at < 0 ? DEFAULT_REVISION : value.slice(at + 1);
   const parts = path.split('/');
-  if (parts.length !== 2) throw new HubIdError(`hub id ${JSON.stringify(value.slice(0, 200))} must be org/name[@revision]`);
+  if (parts.length !== 2)
+    throw new HubIdError(`hub id ${JSON.stringify(value.slice(0, 200))} must be org/name[@revision]`);
   const [org, name] = parts;
   const problem = partProblem('the organisation', org) ?? partProblem('the model name', name);
   if (problem) throw new HubIdError(`hub id ${JSON.stringify(value.slice(0, 200))}: ${problem}`);
@@ -69,7 +70,9 @@ export function parseEndpoint(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new HubIdError(`hub endpoint ${JSON.stringify(value.slice(0, 200))} is not a URL (give http://host:port or https://host)`);
+    throw new HubIdError(
+      `hub endpoint ${JSON.stringify(value.slice(0, 200))} is not a URL (give http://host:port or https://host)`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new HubIdError(`hub endpoint ${JSON.stringify(value.slice(0, 200))} must be an http or https URL`);

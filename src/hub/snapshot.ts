@@ -4,8 +4,16 @@
 // memory plan, and may refuse), then the weights, each resumed and verified. A snapshot the cache holds complete is
 // read with no request. The storage is injected (the CLI's file system; the page's origin-private storage later).
 
-import { COMMIT, type HubRepo } from './hub-id';
-import { downloadFile, fileMeta, HubError, type FileMeta, type HubClient, type PartialFile, type Progress } from './download';
+import { COMMIT, resolveUrl, type HubRepo } from './hub-id';
+import {
+  downloadFile,
+  fileMeta,
+  HubError,
+  type FileMeta,
+  type HubClient,
+  type PartialFile,
+  type Progress,
+} from './download';
 
 /** What the cache records of a complete snapshot: its commit and each file it holds, with its size. */
 export interface SnapshotManifest {
@@ -71,34 +79,37 @@ export async function fetchSnapshot(
   if (cached) return { commit: cached.commit, manifest: cached, cached: true };
 
   // config.json first, at the revision asked for; every later file at the commit it resolved to.
-  const configMeta = await fileMeta(client, repo, 'config.json');
-  const commit = commitOf(configMeta, repo);
+  const headed = await fileMeta(client, repo, 'config.json');
+  const commit = commitOf(headed, repo);
+  // Its bytes too are read at that commit, so that the revision cannot move between the HEAD and the GET.
+  const configMeta =
+    headed.location.origin === client.endpoint.origin && commit !== repo.revision
+      ? { ...headed, location: resolveUrl(client.endpoint, repo, 'config.json', commit) }
+      : headed;
   const files = new Map<string, number>();
   const get = async (file: string, meta: FileMeta) => {
     const have = await store.committedSize(repo, commit, file);
-    if (have === null) await downloadFile(client, repo, file, commit, meta, store.partial(repo, commit, file), hooks.progress);
+    if (have === null)
+      await downloadFile(client, repo, file, commit, meta, store.partial(repo, commit, file), hooks.progress);
     const size = (await store.committedSize(repo, commit, file)) ?? 0;
     files.set(file, size);
   };
   await get('config.json', configMeta);
   hooks.checkConfig(new TextDecoder().decode(await store.read(repo, commit, 'config.json')));
 
-  const absent = new Set<string>();
   for (const file of plan.optional) {
     let meta: FileMeta;
     try {
       meta = await fileMeta(client, repo, file, commit);
     } catch (e) {
       if (e instanceof HubError && e.status === 404) {
-        absent.add(file);
         continue;
       }
       throw e;
     }
     await get(file, meta);
   }
-  const readIfPresent = async (file: string) =>
-    files.has(file) ? store.read(repo, commit, file) : absent.has(file) ? null : null;
+  const readIfPresent = async (file: string) => (files.has(file) ? store.read(repo, commit, file) : null);
   const required = (await plan.required(readIfPresent)).filter((f) => !files.has(f));
 
   const metas: { name: string; meta: FileMeta }[] = [];

@@ -77,7 +77,13 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
     });
 
   /** Sends `body` whole or from a Range, slowly or cut short as the faults say. */
-  const sendBody = (req: IncomingMessage, res: ServerResponse, file: string, body: Uint8Array, head: Record<string, string>) => {
+  const sendBody = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    file: string,
+    body: Uint8Array,
+    head: Record<string, string>,
+  ) => {
     const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     let start = 0;
     if (m) {
@@ -86,7 +92,11 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
         res.writeHead(416, { 'Content-Range': `bytes */${body.length}` }).end();
         return;
       }
-      res.writeHead(206, { ...head, 'Content-Length': String(body.length - start), 'Content-Range': `bytes ${start}-${body.length - 1}/${body.length}` });
+      res.writeHead(206, {
+        ...head,
+        'Content-Length': String(body.length - start),
+        'Content-Range': `bytes ${start}-${body.length - 1}/${body.length}`,
+      });
     } else res.writeHead(200, { ...head, 'Content-Length': String(body.length), 'Accept-Ranges': 'bytes' });
     if (req.method === 'HEAD') {
       res.end();
@@ -159,7 +169,9 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
       return;
     }
     if (req.method === 'HEAD')
-      return void res.writeHead(200, { 'X-Repo-Commit': commit, ETag: `"${sha1(body)}"`, 'Content-Length': String(size) }).end();
+      return void res
+        .writeHead(200, { 'X-Repo-Commit': commit, ETag: `"${sha1(body)}"`, 'Content-Length': String(size) })
+        .end();
     sendBody(req, res, file, body, { 'X-Repo-Commit': commit, ETag: `"${sha1(body)}"` });
   });
 
