@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../model/hf-folder';
+import { readSafetensors, writeSafetensors } from '../model/safetensors';
 import { parseHubId } from '../hub/hub-id';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
 import { CLI_ASSETS, PUBLIC_DIR } from './files';
@@ -161,6 +162,19 @@ describe('hub downloads (mock hub)', () => {
     expect(lines.join('\n')).not.toContain(TOKEN);
   });
 
+  it("follows a renamed repo's relative redirect on the hub's origin with the token, and the CDN's without it", async () => {
+    hub.renamed.set('old/tiny', 'gated/tiny');
+    const dir = await fetchHubModel(parseHubId('old/tiny'), 'checkpoint', options({ token: TOKEN }));
+    expect(dir).toBe(join(cache, 'models--old--tiny', 'snapshots', COMMIT));
+    const onHub = hub.requests.filter((r) => r.server === 'hub');
+    const oldPaths = onHub.filter((r) => r.path.startsWith('/old/tiny/'));
+    const newPaths = onHub.filter((r) => r.path.startsWith('/gated/tiny/'));
+    expect(oldPaths.length).toBeGreaterThan(0);
+    expect(newPaths.length).toBeGreaterThan(0);
+    expect([...oldPaths, ...newPaths].every((r) => r.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(hub.requests.filter((r) => r.server === 'cdn').map((r) => r.authorization)).toEqual([null]);
+  });
+
   it('a missing file names the file and revision; a missing model and revision are named too', async () => {
     delete hub.repos.get('org/tiny')!.files['model.safetensors'];
     await expect(fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options())).rejects.toThrow(
@@ -228,6 +242,51 @@ describe('hub downloads (mock hub)', () => {
       `cannot reach ${new URL(endpoint).host} (ECONNREFUSED)`,
     );
     hub = await startMockHub({});
+  });
+
+  it('a sharded checkpoint: the index among the small files, then a HEAD of each shard for the size, then the shards', async () => {
+    const files = tinyFiles();
+    const whole = readSafetensors(files['model.safetensors'], { copy: true });
+    const names = [...whole.tensors.keys()];
+    const shardOf = (i: number) => `model-0000${i < names.length / 2 ? 1 : 2}-of-00002.safetensors`;
+    const weightMap = Object.fromEntries(names.map((n, i) => [n, shardOf(i)]));
+    const shards = Object.fromEntries(
+      ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors'].map((part) => [
+        part,
+        writeSafetensors(
+          new Map(
+            names
+              .filter((n) => weightMap[n] === part)
+              .map((n) => {
+                const t = whole.tensors.get(n)!;
+                return [n, { dtype: 'F32' as const, shape: [...t.shape], data: t.data as Float32Array }];
+              }),
+          ),
+          { format: 'pt' },
+        ),
+      ]),
+    );
+    const { 'model.safetensors': _single, ...rest } = files;
+    hub.repos.set('org/sharded', {
+      files: {
+        ...rest,
+        ...shards,
+        'model.safetensors.index.json': JSON.stringify({ metadata: {}, weight_map: weightMap }),
+      },
+    });
+    const dir = await fetchHubModel(parseHubId('org/sharded'), 'checkpoint', options());
+    const total = Object.values(shards).reduce((s, b) => s + b.length, 0);
+    expect(lines.find((l) => l.includes('downloading'))).toContain('downloading 2 files');
+    expect(lines.find((l) => l.includes('downloading'))).toContain(`${(total / 1024).toFixed(1)} KiB`);
+    // Both shards' sizes are known (HEAD) before the first shard's bytes are asked for.
+    const firstCdn = hub.requests.findIndex((r) => r.server === 'cdn');
+    const heads = hub.requests.filter((r, i) => i < firstCdn && r.method === 'HEAD' && r.path.includes('-of-00002'));
+    expect(heads.length).toBe(2);
+    const folder = await loadHfFolder({
+      bytes: async (n) => new Uint8Array(readFileSync(join(dir, n))),
+      text: async (n) => readFileSync(join(dir, n), 'utf8'),
+    });
+    expect(folder.weightFiles).toEqual(['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']);
   });
 
   it('a reward model: config.json, then the files its kind needs', async () => {

@@ -128,9 +128,7 @@ export async function fileMeta(
     if (res.status >= 300 && res.status < 400) {
       const loc = res.headers.get('Location');
       if (!loc) throw new HubError(`${where(repo, file, revision)}: a ${res.status} redirect without a Location`);
-      const next = new URL(loc, url);
-      if (next.protocol !== 'https:' && next.protocol !== 'http:')
-        throw new HubError(`${where(repo, file, revision)}: a redirect to a ${next.protocol} URL is not followed`);
+      const next = redirectTarget(url, loc, repo, file, revision);
       if (next.origin !== client.endpoint.origin) return { commit, size, sha256, location: next };
       url = next;
       continue;
@@ -139,6 +137,14 @@ export async function fileMeta(
     return { commit, size, sha256, location: url };
   }
   throw new HubError(`${where(repo, file, revision)}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+/** Where a redirect's Location points, from `from`; only http(s) is followed. */
+function redirectTarget(from: URL, location: string, repo: HubRepo, file: string, revision: string): URL {
+  const next = new URL(location, from);
+  if (next.protocol !== 'https:' && next.protocol !== 'http:')
+    throw new HubError(`${where(repo, file, revision)}: a redirect to a ${next.protocol} URL is not followed`);
+  return next;
 }
 
 /** Progress of one file: bytes held and the total when known. */
@@ -171,11 +177,19 @@ export async function downloadFile(
       );
     }
     if (expected === null || have < expected) {
-      const url = meta.location;
       const range: Record<string, string> = have > 0 ? { Range: `bytes=${have}-` } : {};
-      const res = await send(client, url, { method: 'GET', headers: requestHeaders(client, url, range) });
-      if (res.status >= 300 && res.status < 400)
-        throw new HubError(`${where(repo, file, revision)}: the file's location ${url.origin} redirected again`);
+      let url = meta.location;
+      let res = await send(client, url, { method: 'GET', headers: requestHeaders(client, url, range) });
+      // Redirects are followed (a renamed repo on the endpoint, its CDN), the token only ever to the endpoint's origin.
+      for (let hop = 0; res.status >= 300 && res.status < 400; hop++) {
+        const loc = res.headers.get('Location');
+        if (!loc || hop >= MAX_REDIRECTS)
+          throw new HubError(
+            `${where(repo, file, revision)}: ${loc ? `more than ${MAX_REDIRECTS} redirects` : `a ${res.status} redirect without a Location`}`,
+          );
+        url = redirectTarget(url, loc, repo, file, revision);
+        res = await send(client, url, { method: 'GET', headers: requestHeaders(client, url, range) });
+      }
       if (!res.ok)
         throw statusError(res, repo, file, revision, Boolean(client.token) && url.origin === client.endpoint.origin);
       if (have > 0 && res.status === 200) {

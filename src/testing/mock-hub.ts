@@ -2,7 +2,7 @@
 // answers `/<org>/<name>/resolve/<rev>/<file>` (GET and HEAD) with X-Repo-Commit; a large file (its name ends in
 // .safetensors or .onnx) gets a 302 to the second server (the CDN), with X-Linked-Size and X-Linked-Etag (its
 // SHA-256), as the hub does; a small one is answered directly with its ETag. Both honour `Range: bytes=N-` (206).
-// Faults on request: slow (chunks with a pause), a connection dropped after N bytes, a gated repo (401 without
+// A renamed repo answers a 307 with a relative Location. Faults on request: slow (chunks with a pause), a connection dropped after N bytes, a gated repo (401 without
 // the token, 403 with a wrong one), a wrong size or hash. Every request is logged (method, path, range, whether it
 // carried Authorization) so tests can count them.
 
@@ -44,6 +44,8 @@ export interface MockHub {
   requests: MockRequest[];
   faults: MockFaults;
   repos: Map<string, MockRepo>;
+  /** Renamed repos (old "org/name" -> new): a 307 with a relative Location on the hub's own origin, as the hub sends. */
+  renamed: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
     requests: [],
     faults: {},
     repos: new Map(Object.entries(repos)),
+    renamed: new Map(),
     close: async () => {},
   };
   const log = (server: 'hub' | 'cdn', req: IncomingMessage) =>
@@ -139,6 +142,9 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
     const m = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(req.url ?? '');
     if (!m) return void res.writeHead(404, { 'X-Error-Code': 'RepoNotFound' }).end();
     const [org, name, revision, file] = [m[1], m[2], m[3], m[4]].map(decodeURIComponent);
+    const moved = hub.renamed.get(`${org}/${name}`);
+    if (moved !== undefined)
+      return void res.writeHead(307, { Location: `/${moved}/resolve/${m[3]}/${m[4]}`, 'Content-Length': '0' }).end();
     const repo = hub.repos.get(`${org}/${name}`);
     if (!repo) return void res.writeHead(404, { 'X-Error-Code': 'RepoNotFound' }).end();
     if (repo.token !== undefined) {
