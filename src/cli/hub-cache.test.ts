@@ -175,6 +175,19 @@ describe('hub downloads (mock hub)', () => {
     expect(hub.requests.filter((r) => r.server === 'cdn').map((r) => r.authorization)).toEqual([null]);
   });
 
+  it("follows no redirect but the endpoint's: a CDN that redirects elsewhere is refused before that host is asked", async () => {
+    const third = await startMockHub({});
+    try {
+      hub.faults.cdnRedirectTo = `${third.endpoint}/elsewhere`;
+      await expect(fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options())).rejects.toThrow(
+        `${hub.cdnOrigin} redirected to ${third.endpoint}; only the endpoint's redirects are followed`,
+      );
+      expect(third.requests).toEqual([]);
+    } finally {
+      await third.close();
+    }
+  });
+
   it('a missing file names the file and revision; a missing model and revision are named too', async () => {
     delete hub.repos.get('org/tiny')!.files['model.safetensors'];
     await expect(fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options())).rejects.toThrow(

@@ -187,6 +187,11 @@ export async function downloadFile(
           throw new HubError(
             `${where(repo, file, revision)}: ${loc ? `more than ${MAX_REDIRECTS} redirects` : `a ${res.status} redirect without a Location`}`,
           );
+        // Only the endpoint's own redirects are followed: the CDN it names is the one other origin contacted.
+        if (url.origin !== client.endpoint.origin)
+          throw new HubError(
+            `${where(repo, file, revision)}: ${url.origin} redirected to ${new URL(loc, url).origin}; only the endpoint's redirects are followed`,
+          );
         url = redirectTarget(url, loc, repo, file, revision);
         res = await send(client, url, { method: 'GET', headers: requestHeaders(client, url, range) });
       }

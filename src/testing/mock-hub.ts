@@ -31,6 +31,8 @@ export interface MockFaults {
   drop?: { file: string; afterBytes: number; count: number };
   /** Send bodies in chunks of this many bytes with a pause between them. */
   slow?: { chunkBytes: number; pauseMs: number };
+  /** The CDN answers every request with a 302 to this URL. */
+  cdnRedirectTo?: string;
   /** Announce this size (X-Linked-Size / Content-Length of the HEAD) for `file` instead of its own. */
   wrongSize?: { file: string; size: number };
   /** Announce this SHA-256 for `file`. */
@@ -128,6 +130,7 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
 
   const cdn = await listen((req, res) => {
     log('cdn', req);
+    if (hub.faults.cdnRedirectTo) return void res.writeHead(302, { Location: hub.faults.cdnRedirectTo }).end();
     // /<org>/<name>/<commit>/<file...>
     const parts = (req.url ?? '').split('/').slice(1).map(decodeURIComponent);
     const repo = hub.repos.get(`${parts[0]}/${parts[1]}`);
