@@ -319,6 +319,7 @@ describe('which values are hub ids', () => {
     expect(hubRepoOf('checkpoint', 'src/cli', 'http://127.0.0.1:1')).toBeNull();
     expect(hubRepoOf('checkpoint', '/abs/org/name', 'http://127.0.0.1:1')).toBeNull();
     expect(hubRepoOf('checkpoint', 'copy', 'http://127.0.0.1:1')).toBeNull();
+    expect(hubRepoOf('reward_model', 'models/copy-reward-model', null)).toBeNull(); // a site path under public/
     expect(hubRepoOf('checkpoint', 'org/name@v1', 'http://127.0.0.1:1')).toMatchObject({
       id: 'org/name',
       revision: 'v1',

@@ -38,6 +38,7 @@ import type { HubClient, PartialFile } from '../hub/download';
 import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
 import { fetchSnapshot, type FilePlan, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
 import { UsageError } from './args';
+import { PUBLIC_DIR } from './files';
 
 const MANIFEST_FILE = '.rl-lab-snapshot.json';
 
@@ -178,10 +179,12 @@ export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = 
 
 /**
  * A hub id when `value` (a run's checkpoint or reward_model) names one: the shape org/name[@rev], and no such
- * folder here (a local folder of that name wins). A value of that shape without an endpoint is refused, naming both.
+ * folder here or under public/ (a local folder of that name wins). A value of that shape without an endpoint is refused, naming both.
  */
 export function hubRepoOf(field: string, value: string | null, endpoint: string | null): HubRepo | null {
-  if (value === null || isAbsolute(value) || !looksLikeHubId(value) || existsSync(value)) return null;
+  if (value === null || isAbsolute(value) || !looksLikeHubId(value)) return null;
+  // A folder here, or a site path the CLI reads from public/ (models/copy-reward-model), is a folder, not an id.
+  if (existsSync(value) || existsSync(new URL(value, PUBLIC_DIR))) return null;
   if (endpoint === null)
     throw new UsageError(
       `${field} ${JSON.stringify(value)} is no folder here; to download it as a hub model, give --hf_endpoint URL or set HF_ENDPOINT`,

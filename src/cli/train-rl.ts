@@ -96,7 +96,7 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   },
   resume: {
     value: 'file',
-    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget; any other flag is refused',
+    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget, --hf_endpoint; any other flag is refused',
   },
   out: {
     value: 'dir',
@@ -340,8 +340,8 @@ const RESUME_COMMAND_FLAGS = new Set([
   'autotune',
   'inspect-groups',
   'memory-budget',
-  'hf_endpoint',
   'overwrite',
+  'hf_endpoint',
   'help',
 ]);
 const RESUME_FIELDS = new Set<RLField>(RESUMABLE_FIELDS);
