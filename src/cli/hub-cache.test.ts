@@ -106,6 +106,16 @@ describe('hub downloads (mock hub)', () => {
     expect(cdn.map((r) => r.range)).toEqual([null, 'bytes=5000-']);
   });
 
+  it('starts the file again when the server ignores the Range (200 to a resumed request)', async () => {
+    hub.faults.drop = { file: 'model.safetensors', afterBytes: 5000, count: 1 };
+    hub.faults.ignoreRange = true;
+    const dir = await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(hub.requests.filter((r) => r.server === 'cdn').map((r) => r.range)).toEqual([null, 'bytes=5000-']);
+    expect(
+      Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(tinyFiles()['model.safetensors'])),
+    ).toBe(0);
+  });
+
   it('keeps the partial file when every try drops, and the next run resumes from it', async () => {
     hub.faults.drop = { file: 'model.safetensors', afterBytes: 3000, count: 99 };
     const repo = parseHubId('org/tiny');

@@ -31,6 +31,8 @@ export interface MockFaults {
   drop?: { file: string; afterBytes: number; count: number };
   /** Send bodies in chunks of this many bytes with a pause between them. */
   slow?: { chunkBytes: number; pauseMs: number };
+  /** Answer a Range request with the whole file (200), as a server without range support does. */
+  ignoreRange?: boolean;
   /** The CDN answers every request with a 302 to this URL. */
   cdnRedirectTo?: string;
   /** Announce this size (X-Linked-Size / Content-Length of the HEAD) for `file` instead of its own. */
@@ -89,7 +91,7 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
     body: Uint8Array,
     head: Record<string, string>,
   ) => {
-    const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const m = hub.faults.ignoreRange ? null : /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     let start = 0;
     if (m) {
       start = Number(m[1]);
