@@ -129,7 +129,7 @@ export function fsSnapshotStore(root: string): SnapshotStore {
 }
 
 /** The files of a causal LM: tokenizer files and generation_config when present, then its weights (one file or shards). */
-export const CHECKPOINT_FILES: FilePlan = {
+export const CHECKPOINT_FILE_PLAN: FilePlan = {
   optional: ['generation_config.json', 'tokenizer.json', 'tokenizer_config.json', SHARD_INDEX_FILE],
   async required(read) {
     const index = await read(SHARD_INDEX_FILE);
@@ -138,7 +138,7 @@ export const CHECKPOINT_FILES: FilePlan = {
 };
 
 /** The files of a reward model: a lab reward model's weights, else a text classifier's files. */
-export const REWARD_MODEL_FILES: FilePlan = {
+export const REWARD_MODEL_FILE_PLAN: FilePlan = {
   optional: [],
   async required(read) {
     const config = JSON.parse(new TextDecoder().decode((await read('config.json')) ?? new Uint8Array()));
@@ -207,22 +207,28 @@ export async function fetchHubModel(
   const endpoint = parseEndpoint(opts.endpoint);
   const client: HubClient = { endpoint, token: opts.token, fetch: opts.fetch ?? fetch };
   const store = fsSnapshotStore(opts.cacheDir);
-  const snap = await fetchSnapshot(client, repo, store, kind === 'checkpoint' ? CHECKPOINT_FILES : REWARD_MODEL_FILES, {
-    checkConfig: (text) => {
-      if (kind !== 'checkpoint') return;
-      const model = checkpointModelConfig(text);
-      opts.plan?.(model);
+  const snap = await fetchSnapshot(
+    client,
+    repo,
+    store,
+    kind === 'checkpoint' ? CHECKPOINT_FILE_PLAN : REWARD_MODEL_FILE_PLAN,
+    {
+      checkConfig: (text) => {
+        if (kind !== 'checkpoint') return;
+        const model = checkpointModelConfig(text);
+        opts.plan?.(model);
+      },
+      beforeDownload: (files) => {
+        if (files.length === 0) return;
+        const known = files.reduce((s, f) => s + (f.size ?? 0), 0);
+        const unknown = files.filter((f) => f.size === null).length;
+        opts.log(
+          `${kind} ${repo.id}@${repo.revision}: downloading ${files.length} file${files.length > 1 ? 's' : ''}, ${formatBytes(known)}${unknown ? ` (+${unknown} of unknown size)` : ''} from ${endpoint.origin} into ${opts.cacheDir}`,
+        );
+      },
+      progress: opts.progress,
     },
-    beforeDownload: (files) => {
-      if (files.length === 0) return;
-      const known = files.reduce((s, f) => s + (f.size ?? 0), 0);
-      const unknown = files.filter((f) => f.size === null).length;
-      opts.log(
-        `${kind} ${repo.id}@${repo.revision}: downloading ${files.length} file${files.length > 1 ? 's' : ''}, ${formatBytes(known)}${unknown ? ` (+${unknown} of unknown size)` : ''} from ${endpoint.origin} into ${opts.cacheDir}`,
-      );
-    },
-    progress: opts.progress,
-  });
+  );
   const dir = snapshotDir(opts.cacheDir, repo, snap.commit);
   opts.log(
     `${kind} ${repo.id}@${repo.revision}: ${snap.cached ? 'read from the cache' : 'downloaded'}, commit ${snap.commit} (${dir})`,
