@@ -198,7 +198,7 @@ describe('layers', () => {
 
   it('README.md and docs/architecture.md quote the layer order of src/layers.ts', () => {
     expect(LAYER_LINE).toBe(
-      'main.tsx, cli -> ui -> store -> lessons -> worker client ~> worker -> bench -> engine -> export -> rl -> tasks -> model -> kernels -> reference -> gpu -> core -> schema',
+      'main.tsx, cli -> ui -> store -> lessons -> worker client ~> worker -> bench -> engine -> export -> rl -> tasks -> model -> kernels -> reference -> gpu -> hub -> core -> schema',
     );
     const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
     expect(readme.match(/Dependencies point one way: `([^`]+)`/)?.[1]).toBe(LAYER_LINE);

@@ -23,6 +23,7 @@ export const ORDER = [
   'kernels',
   'reference',
   'gpu',
+  'hub',
   'core',
   'schema',
 ] as const;

@@ -100,6 +100,7 @@ const INPUT_ERRORS = new Set([
   'CheckpointError',
   'SafetensorsError',
   'TokenizerError',
+  'HubIdError',
 ]);
 
 /** The exit code for an error thrown by a CLI's main (EXIT): an input file that cannot be read is refused input too. */

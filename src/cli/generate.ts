@@ -1,4 +1,4 @@
-// `npm run generate -- --checkpoint <dir> --prompt "..." [--greedy | --temperature t --seed s] [--json]`:
+// `npm run generate -- --checkpoint <dir | org/name[@rev]> --prompt "..." [--greedy | --temperature t --seed s] [--json]`:
 // one completion from a checkpoint (the lab's own or a Hugging Face Llama/Qwen2 folder with its BPE tokenizer), on
 // the GPU through Dawn; --json adds the prompt's and the completion's token ids and every token's log-probability. A
 // checkpoint with non-finite weights or a tokenizer larger than the model's vocab_size is refused (exit 2) before
@@ -9,12 +9,17 @@ import { textTokens } from '../core/end-of-sequence';
 import { encodePrompt } from '../rl/sft';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
+import { fetchHubModel, hubOptionsFromEnv, hubRepoOf } from './hub-cache';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
   checkpoint: {
     type: 'string',
-    doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json)',
+    doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json), or a hub id org/name[@revision] with --hf_endpoint',
+  },
+  hf_endpoint: {
+    type: 'string',
+    doc: 'the hub a --checkpoint org/name[@revision] is downloaded from (default: HF_ENDPOINT), into RL_LAB_CACHE_DIR; HF_TOKEN for gated models',
   },
   prompt: { type: 'string', doc: 'prompt text (BOS is added when the tokenizer puts one first)' },
   chat: { type: 'boolean', doc: "give the prompt as one user message through the tokenizer's chat template" },
@@ -38,7 +43,13 @@ async function main(argv: string[]): Promise<number> {
   }
   if (typeof args.checkpoint !== 'string') throw new UsageError('--checkpoint is required');
   if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
-  const { ck, tok } = await loadCheckpointDir(args.checkpoint);
+  // A hub id is downloaded into the cache (or found there) first; the folder is then read as any other.
+  const hubOptions = hubOptionsFromEnv(typeof args.hf_endpoint === 'string' ? args.hf_endpoint : null);
+  const repo = hubRepoOf('checkpoint', args.checkpoint, hubOptions.endpoint);
+  const dir = repo
+    ? await fetchHubModel(repo, 'checkpoint', { ...hubOptions, log: (line) => console.error(line) })
+    : args.checkpoint;
+  const { ck, tok } = await loadCheckpointDir(dir);
   if (args.chat && !tok.applyChatTemplate)
     throw new UsageError(
       `--chat: the tokenizer of ${args.checkpoint} has no chat template (tokenizer_config.json chat_template)`,

@@ -211,7 +211,7 @@ describe('--resume', () => {
   it.each([
     [
       ['--learning_rate', '0.1'],
-      /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups, --memory-budget, --overwrite\)/,
+      /these flags cannot change on resume: --learning_rate \(may change: --steps, --save_every, --out, --quiet, --backend, --autotune, --inspect-groups, --memory-budget, --overwrite, --hf_endpoint\)/,
     ],
     [['--preset', 'ppo', '--seed', '2', '--task', 'addition'], /cannot change on resume: --preset, --seed, --task /],
     [['--config', 'x.json'], /cannot change on resume: --config /],

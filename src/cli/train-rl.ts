@@ -16,7 +16,8 @@ import type { GpuContext } from '../gpu';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { parameterCount } from '../model/config';
 import { tokenizerFromFiles } from '../model/hf-folder';
-import { describePlan } from '../model/memory-plan';
+import { describePlan, MemoryPlanError } from '../model/memory-plan';
+import { formatBytes } from '../core/format';
 import {
   FIELD_SECTIONS,
   FIELD_SPECS,
@@ -69,7 +70,8 @@ import {
   type SavedRun,
   type SessionStart,
 } from '../engine/run-session';
-import { CHAR_TOKENIZER_PATH } from '../engine/start-policy';
+import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
+import { hubOptionsFromEnv, runHubAssets } from './hub-cache';
 import { groupSeeds, seedCountError, seedGroupEndText } from '../engine/seed-group';
 import { bootstrapBand } from '../store/seed-bands';
 import {
@@ -94,7 +96,7 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   },
   resume: {
     value: 'file',
-    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget; any other flag is refused',
+    doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget, --hf_endpoint; any other flag is refused',
   },
   out: {
     value: 'dir',
@@ -115,6 +117,10 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   'memory-budget': {
     value: 'GiB',
     doc: "GPU memory the run may use: the memory plan (printed at the start) refuses a run that needs more, naming the knobs to lower (default: only the device's per-buffer limits are checked)",
+  },
+  hf_endpoint: {
+    value: 'URL',
+    doc: 'the hub a --checkpoint or --reward_model of the form org/name[@revision] is downloaded from (default: HF_ENDPOINT); files are kept in RL_LAB_CACHE_DIR (default ~/.cache/rl-lab) and read from there on later runs with no request; HF_TOKEN is sent to this origin only, for gated or private models',
   },
   help: { value: null, doc: 'show this help' },
 };
@@ -335,6 +341,7 @@ const RESUME_COMMAND_FLAGS = new Set([
   'inspect-groups',
   'memory-budget',
   'overwrite',
+  'hf_endpoint',
   'help',
 ]);
 const RESUME_FIELDS = new Set<RLField>(RESUMABLE_FIELDS);
@@ -610,8 +617,35 @@ export async function trainRl(argv: string[]): Promise<number> {
   const folders = seeds === null ? [out] : groupSeeds(config.seed, seeds).map((s) => join(out, `seed-${s}`));
   for (const f of folders) checkRunFolder(f, folder, runId);
 
+  // A checkpoint or reward_model named as a hub id: downloaded into the cache (or found there) before anything else.
+  const assets = await runHubAssets(config, CLI_ASSETS, {
+    ...hubOptionsFromEnv(typeof parsed.command.hf_endpoint === 'string' ? parsed.command.hf_endpoint : null),
+    log: (line) => console.error(line),
+    plan: (model) => {
+      // The memory plan before any weight is fetched; the device's own limits are checked again when it opens.
+      const { plan } = rlResolvedMemoryPlan(config, model, {
+        maxBufferSize: Number.POSITIVE_INFINITY,
+        maxStorageBufferBindingSize: Number.POSITIVE_INFINITY,
+        budgetBytes: memoryBudgetBytes,
+      });
+      const lines = describePlan(plan).map((l) =>
+        l.replace(/per-buffer limit Infinity GiB$/, "the device's per-buffer limit is checked when it opens"),
+      );
+      console.error(`memory plan (before the download):\n  ${lines.join('\n  ')}`);
+      if (plan.problems.length) throw new MemoryPlanError(plan);
+    },
+    progress:
+      parsed.command.quiet || !process.stderr.isTTY
+        ? undefined
+        : (file, bytes, total) =>
+            process.stderr.write(
+              `\r${progressBar(total ? bytes / total : 0, `${file} ${formatBytes(bytes)}${total ? ` of ${formatBytes(total)}` : ''}`)}${total !== null && bytes >= total ? '\n' : ''}`,
+            ),
+  });
+
   let ctx: GpuContext | null = null;
   const driver: Driver = {
+    assets,
     backend: backendName,
     inspectGroups,
     memoryBudgetBytes,
@@ -646,6 +680,8 @@ export async function trainRl(argv: string[]): Promise<number> {
 
 /** What every run of one `npm run train` shares: the backend and its device, the flags, a signal received. */
 interface Driver {
+  /** Where the run's files are read: the file system, with hub ids mapped to their snapshots in the cache. */
+  assets: AssetLoader;
   backend: 'webgpu' | 'cpu';
   inspectGroups: number;
   memoryBudgetBytes: number | null;
@@ -718,7 +754,7 @@ async function trainOne(
       memoryBudgetBytes: driver.memoryBudgetBytes,
       onStart,
     },
-    { assets: CLI_ASSETS, sink, device: () => driver.device(), rewardSandbox: nodeRewardSandbox },
+    { assets: driver.assets, sink, device: () => driver.device(), rewardSandbox: nodeRewardSandbox },
     from,
   );
   let lock: RunLock;

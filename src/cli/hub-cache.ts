@@ -1,0 +1,265 @@
+// The CLI's hub cache on the file system, and the hub ids of a run's `checkpoint` and `reward_model` resolved into
+// it. Layout under RL_LAB_CACHE_DIR (default $XDG_CACHE_HOME/rl-lab, else ~/.cache/rl-lab), after huggingface_hub's
+// but without its blobs/ and symlinks:
+//   models--<org>--<name>/refs/<revision>                      the commit the revision resolved to
+//   models--<org>--<name>/snapshots/<commit>/<file>             each file, renamed in once verified
+//   models--<org>--<name>/snapshots/<commit>/<file>.incomplete  a download in progress (resumed with Range)
+//   models--<org>--<name>/snapshots/<commit>/.rl-lab-snapshot.json  written last: the snapshot is complete
+// A snapshot found complete is read with no request. The token (HF_TOKEN) is held in memory only: never in the
+// cache, the run folder, a log line or an error.
+
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { checkpointDir } from '../engine/checkpoint-path';
+import { rewardModelDir } from '../engine/learned-reward';
+import type { AssetLoader } from '../engine/start-policy';
+import { formatBytes } from '../core/format';
+import { configFromJson } from '../model/checkpoint';
+import { CheckpointError, parseLlamaConfigJson } from '../model/checkpoint-format';
+import type { ModelConfig } from '../model/config';
+import { parseShardIndex, SHARD_INDEX_FILE } from '../model/hf-folder';
+import { CLASSIFIER_FILES } from '../model/reward-classifier';
+import { REWARD_MODEL_KIND } from '../rl/reward-model';
+import type { HubClient, PartialFile } from '../hub/download';
+import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import { fetchSnapshot, type FilePlan, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
+import { UsageError } from './args';
+import { PUBLIC_DIR } from './files';
+
+const MANIFEST_FILE = '.rl-lab-snapshot.json';
+
+/** The cache folder: RL_LAB_CACHE_DIR, else $XDG_CACHE_HOME/rl-lab, else ~/.cache/rl-lab. */
+export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.RL_LAB_CACHE_DIR) return env.RL_LAB_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'rl-lab');
+}
+
+const modelDir = (root: string, repo: HubRepo) => join(root, `models--${repo.org}--${repo.name}`);
+const snapshotDir = (root: string, repo: HubRepo, commit: string) => join(modelDir(root, repo), 'snapshots', commit);
+
+function fileSize(path: string): number | null {
+  try {
+    const s = statSync(path);
+    return s.isFile() ? s.size : null;
+  } catch {
+    return null;
+  }
+}
+
+function sha256OfFile(path: string): string {
+  const hash = createHash('sha256');
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) hash.update(buf.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
+/** The file-system SnapshotStore under `root` (layout in the file's head). */
+export function fsSnapshotStore(root: string): SnapshotStore {
+  return {
+    async complete(repo) {
+      const ref = join(modelDir(root, repo), 'refs', repo.revision);
+      if (!existsSync(ref)) return null;
+      const commit = readFileSync(ref, 'utf8').trim();
+      if (!/^[A-Za-z0-9._-]+$/.test(commit) || commit.includes('..')) return null;
+      const dir = snapshotDir(root, repo, commit);
+      let manifest: SnapshotManifest;
+      try {
+        manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as SnapshotManifest;
+      } catch {
+        return null;
+      }
+      if (manifest.commit !== commit || !Array.isArray(manifest.files)) return null;
+      const whole = manifest.files.every(
+        (f) =>
+          typeof f.name === 'string' && !f.name.split('/').includes('..') && fileSize(join(dir, f.name)) === f.size,
+      );
+      return whole ? manifest : null;
+    },
+    partial(repo, commit, file): PartialFile {
+      const final = join(snapshotDir(root, repo, commit), file);
+      const path = `${final}.incomplete`;
+      return {
+        size: async () => fileSize(path) ?? 0,
+        append: async (chunk) => {
+          mkdirSync(dirname(path), { recursive: true });
+          appendFileSync(path, chunk);
+        },
+        truncate: async () => writeFileSync(path, new Uint8Array(0)),
+        sha256: async () => sha256OfFile(path),
+        commit: async () => {
+          if (!existsSync(path)) {
+            mkdirSync(dirname(path), { recursive: true });
+            writeFileSync(path, new Uint8Array(0));
+          }
+          renameSync(path, final);
+        },
+        discard: async () => rmSync(path, { force: true }),
+      };
+    },
+    read: async (repo, commit, file) => new Uint8Array(readFileSync(join(snapshotDir(root, repo, commit), file))),
+    committedSize: async (repo, commit, file) => fileSize(join(snapshotDir(root, repo, commit), file)),
+    async finish(repo, manifest) {
+      const dir = snapshotDir(root, repo, manifest.commit);
+      writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
+      const ref = join(modelDir(root, repo), 'refs', repo.revision);
+      mkdirSync(dirname(ref), { recursive: true });
+      writeFileSync(`${ref}.tmp-${process.pid}`, manifest.commit);
+      renameSync(`${ref}.tmp-${process.pid}`, ref);
+    },
+  };
+}
+
+/** The files of a causal LM: tokenizer files and generation_config when present, then its weights (one file or shards). */
+export const CHECKPOINT_FILE_PLAN: FilePlan = {
+  optional: ['generation_config.json', 'tokenizer.json', 'tokenizer_config.json', SHARD_INDEX_FILE],
+  async required(read) {
+    const index = await read(SHARD_INDEX_FILE);
+    return index ? parseShardIndex(new TextDecoder().decode(index)).files : ['model.safetensors'];
+  },
+};
+
+/** The files of a reward model: a lab reward model's weights, else a text classifier's files. */
+export const REWARD_MODEL_FILE_PLAN: FilePlan = {
+  optional: [],
+  async required(read) {
+    const config = JSON.parse(new TextDecoder().decode((await read('config.json')) ?? new Uint8Array()));
+    return config?.rl_lab?.kind === REWARD_MODEL_KIND ? ['model.safetensors'] : [...CLASSIFIER_FILES];
+  },
+};
+
+/** config.json as the engine reads a causal LM's: throws CheckpointError naming what the engine does not run. */
+export function checkpointModelConfig(configText: string): ModelConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(configText);
+  } catch (e) {
+    throw new CheckpointError(`config.json is not valid JSON: ${(e as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new CheckpointError('config.json must be a JSON object');
+  return configFromJson(parseLlamaConfigJson(json as Record<string, unknown>)).config;
+}
+
+/** How the CLI reaches a hub: the endpoint (flag, else HF_ENDPOINT), HF_TOKEN, the cache folder. */
+export interface HubOptions {
+  endpoint: string | null;
+  token: string | null;
+  cacheDir: string;
+  fetch?: typeof fetch;
+  /** Lines for the person (stderr in the CLI). */
+  log(line: string): void;
+  /** Told the model's config before its weights are fetched, to print (and check) the memory plan; may throw. */
+  plan?(model: ModelConfig): void;
+  progress?(file: string, bytes: number, total: number | null): void;
+}
+
+/** HubOptions from the environment: HF_ENDPOINT unless `flag` is given, HF_TOKEN, RL_LAB_CACHE_DIR. */
+export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = process.env): Omit<HubOptions, 'log'> {
+  return { endpoint: flag ?? (env.HF_ENDPOINT || null), token: env.HF_TOKEN || null, cacheDir: hubCacheDir(env) };
+}
+
+/**
+ * A hub id when `value` (a run's checkpoint or reward_model) names one: the shape org/name[@rev], and no such
+ * folder here or under public/ (a local folder of that name wins). A value of that shape without an endpoint is refused, naming both.
+ */
+export function hubRepoOf(field: string, value: string | null, endpoint: string | null): HubRepo | null {
+  if (value === null || isAbsolute(value) || !looksLikeHubId(value)) return null;
+  // A folder here, or a site path the CLI reads from public/ (models/copy-reward-model), is a folder, not an id.
+  if (existsSync(value) || existsSync(new URL(value, PUBLIC_DIR))) return null;
+  if (endpoint === null)
+    throw new UsageError(
+      `${field} ${JSON.stringify(value)} is no folder here; to download it as a hub model, give --hf_endpoint URL or set HF_ENDPOINT`,
+    );
+  try {
+    return parseHubId(value);
+  } catch (e) {
+    throw new UsageError(`${field}: ${(e as Error).message}`);
+  }
+}
+
+/** Downloads (or finds in the cache) one model; returns its snapshot folder. */
+export async function fetchHubModel(
+  repo: HubRepo,
+  kind: 'checkpoint' | 'reward_model',
+  opts: HubOptions,
+): Promise<string> {
+  if (opts.endpoint === null)
+    throw new UsageError(`${kind} ${repo.id}: no hub endpoint (--hf_endpoint or HF_ENDPOINT)`);
+  const endpoint = parseEndpoint(opts.endpoint);
+  const client: HubClient = { endpoint, token: opts.token, fetch: opts.fetch ?? fetch };
+  const store = fsSnapshotStore(opts.cacheDir);
+  const snap = await fetchSnapshot(
+    client,
+    repo,
+    store,
+    kind === 'checkpoint' ? CHECKPOINT_FILE_PLAN : REWARD_MODEL_FILE_PLAN,
+    {
+      checkConfig: (text) => {
+        if (kind !== 'checkpoint') return;
+        const model = checkpointModelConfig(text);
+        opts.plan?.(model);
+      },
+      beforeDownload: (files) => {
+        if (files.length === 0) return;
+        const known = files.reduce((s, f) => s + (f.size ?? 0), 0);
+        const unknown = files.filter((f) => f.size === null).length;
+        opts.log(
+          `${kind} ${repo.id}@${repo.revision}: downloading ${files.length} file${files.length > 1 ? 's' : ''}, ${formatBytes(known)}${unknown ? ` (+${unknown} of unknown size)` : ''} from ${endpoint.origin} into ${opts.cacheDir}`,
+        );
+      },
+      progress: opts.progress,
+    },
+  );
+  const dir = snapshotDir(opts.cacheDir, repo, snap.commit);
+  opts.log(
+    `${kind} ${repo.id}@${repo.revision}: ${snap.cached ? 'read from the cache' : 'downloaded'}, commit ${snap.commit} (${dir})`,
+  );
+  return dir;
+}
+
+/**
+ * An AssetLoader that reads a hub id's files (`org/name@rev/config.json`, as checkpointDir and rewardModelDir name
+ * them) from their snapshot folders, and everything else through `base`.
+ */
+export function hubAssets(base: AssetLoader, folders: ReadonlyMap<string, string>): AssetLoader {
+  const map = (path: string) => {
+    for (const [prefix, dir] of folders) if (path.startsWith(prefix)) return join(dir, path.slice(prefix.length));
+    return path;
+  };
+  return { bytes: (p) => base.bytes(map(p)), text: (p) => base.text(map(p)) };
+}
+
+/** The hub ids of a run's checkpoint and reward_model, downloaded or found in the cache, as an AssetLoader over `base`. */
+export async function runHubAssets(
+  config: { checkpoint: string | null; reward_model: string | null },
+  base: AssetLoader,
+  opts: HubOptions,
+): Promise<AssetLoader> {
+  const folders = new Map<string, string>();
+  const ck = hubRepoOf('checkpoint', config.checkpoint, opts.endpoint);
+  if (ck && config.checkpoint)
+    folders.set(checkpointDir(config.checkpoint), await fetchHubModel(ck, 'checkpoint', opts));
+  const rm = hubRepoOf('reward_model', config.reward_model, opts.endpoint);
+  if (rm && config.reward_model)
+    folders.set(rewardModelDir(config.reward_model), await fetchHubModel(rm, 'reward_model', opts));
+  return folders.size ? hubAssets(base, folders) : base;
+}
