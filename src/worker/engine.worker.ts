@@ -9,7 +9,7 @@ import { IdbRunStore } from '../engine/idb-run-store';
 import { idbTuneStore } from '../engine/idb-tune-store';
 import { LabEngine } from '../engine/lab-engine';
 import { batchTransfer, packRows } from '../engine/metric-batch';
-import { MemoryRunStore, type RunStore } from '../engine/run-store';
+import { MemoryRunStore, type RunRecords, type RunStore } from '../engine/run-store';
 import type { AssetLoader } from '../engine/start-policy';
 import type { EngineEvent, RolloutRecord } from '../engine/types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
@@ -287,6 +287,14 @@ async function postRuns(): Promise<void> {
 }
 
 let storeOpened: Promise<void> | null = null;
+/** A run's records (resumed, opened or loaded) to the page, queued behind the events already posted. */
+function postRunData(runId: string, r: RunRecords): void {
+  const batch = packRows(r.rows);
+  enqueue(() =>
+    post({ type: 'run-data', runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps }, batchTransfer(batch)),
+  );
+}
+
 function openStore(): Promise<void> {
   storeOpened ??= (async () => {
     try {
@@ -389,14 +397,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'resume': {
       await openStore();
-      const r = await engine.resume(req.runId);
-      const batch = packRows(r.rows);
-      enqueue(() =>
-        post(
-          { type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps },
-          batchTransfer(batch),
-        ),
-      );
+      postRunData(req.runId, await engine.resume(req.runId));
       enqueue(() => engine.start());
       return answer(req, DONE);
     }
@@ -406,14 +407,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'load-run': {
       await openStore();
-      const r = await engine.loadRun(req.runId, req.metrics);
-      const batch = packRows(r.rows);
-      enqueue(() =>
-        post(
-          { type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps },
-          batchTransfer(batch),
-        ),
-      );
+      postRunData(req.runId, await engine.loadRun(req.runId, req.metrics));
       return answer(req, DONE);
     }
     case 'load-rollouts': {
@@ -442,14 +436,7 @@ async function handle(req: Envelope): Promise<void> {
     }
     case 'open-run': {
       await openStore();
-      const r = await engine.openSaved(req.runId);
-      const batch = packRows(r.rows);
-      enqueue(() =>
-        post(
-          { type: 'run-data', runId: req.runId, batch, evals: r.evals, rolloutSteps: r.rolloutSteps },
-          batchTransfer(batch),
-        ),
-      );
+      postRunData(req.runId, await engine.openSaved(req.runId));
       return answer(req, DONE);
     }
     case 'rename-run':
