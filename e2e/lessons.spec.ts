@@ -4,7 +4,7 @@
 // shows its values, and a reload keeps the learner's progress. WALKED lists the lessons walked here (each costs
 // its full runs on a software GPU). No request leaves localhost; screenshots are saved as artifacts.
 import { expect, test, type Page } from '@playwright/test';
-import { guard, lastValues, ready, shot } from './helpers';
+import { guard, lastValues, ready, shot, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1200 } });
 
@@ -66,7 +66,10 @@ test("a newcomer's first minutes: the first lesson's question, its Run the one c
   await expect(chart).toBeInViewport();
   await shot(page, info, 'newcomer-first-point');
 
-  // A token of the inspector by keyboard: one Tab stop per group, the arrows move, Enter selects.
+  // Pause the lesson's run to read its tokens; then a token of the inspector by keyboard: one Tab stop per group,
+  // the arrows move, Enter selects.
+  await page.getByTestId('run-pause').click();
+  await waitStatus(page, /paused/);
   await page.getByTestId('color-by').focus();
   const focused = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid ?? '');
   for (let i = 0; i < 12 && (await focused()) !== 'token'; i++) await page.keyboard.press('Tab');
