@@ -115,10 +115,10 @@ describe('statusLine', () => {
     const l1 = statusLine({ progress: first, gpuStatus: 'ready', viewed: null });
     expect(l1.about).toBe('live');
     expect(l1.phase).toBe('training step 2 of 150');
-    expect(l1.details).toEqual(['step 1/150', 'elapsed 0:17']);
+    expect(l1.details).toEqual(['1 of 150 done', 'elapsed 0:17']);
     const later = live({ step: 10, paceMs: 700, tokensPerSec: 42.5, savedStep: 8, phase: { kind: 'training' } });
     expect(statusLine({ progress: later, gpuStatus: 'ready', viewed: null }).details).toEqual([
-      'step 10/150',
+      '10 of 150 done',
       'elapsed 0:00',
       'ETA 1:38', // 140 steps x 0.7 s
       '0.70 s/step · 42.5 tokens/s',

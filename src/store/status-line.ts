@@ -92,7 +92,8 @@ function savedRunState(h: RunHeader): string {
 
 /** The live run's own line: step, elapsed, ETA (from the recent steps' pace only), pace, saved step. */
 function liveDetails(p: RunProgress): string[] {
-  const out = [`step ${p.step}/${p.totalSteps}`, `elapsed ${clock(p.elapsedMs)}`];
+  // The phase names the step under way ("training step 4 of 150"); this counts the steps done.
+  const out = [`${p.step} of ${p.totalSteps} done`, `elapsed ${clock(p.elapsedMs)}`];
   const left = timeLeftMs(p.paceMs, p.totalSteps - p.step);
   if ((p.status === 'running' || p.status === 'pausing') && Number.isFinite(left)) out.push(`ETA ${clock(left)}`);
   if (p.paceMs > 0) out.push(throughput(p.paceMs, p.tokensPerSec));
