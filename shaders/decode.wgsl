@@ -37,35 +37,8 @@ fn decode_kv_write(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
 // f32 (B, T, 2W) read through its bits. Each value is rounded to nearest even in integer arithmetic, so every
 // adapter stores the same bits (CPU twin: src/core/half.ts toHalfBits); no shader-f16 is needed.
 
-fn bf16_bits(v: f32) -> u32 {
-  let x = bitcast<u32>(v);
-  if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffffu) != 0u) { return (x >> 16u) | 0x40u; } // quiet NaN
-  return (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;
-}
-
-fn f16_bits(v: f32) -> u32 {
-  let x = bitcast<u32>(v);
-  let sign = (x >> 16u) & 0x8000u;
-  let exp = (x >> 23u) & 0xffu;
-  let mant = x & 0x7fffffu;
-  if (exp == 0xffu) { return sign | 0x7c00u | select(0u, 0x200u, mant != 0u); } // inf, NaN
-  let e = i32(exp) - 112; // the f16 exponent: exp - 127 + 15
-  if (e >= 31) { return sign | 0x7c00u; } // overflow to infinity
-  if (e <= 0) {
-    if (e < -10) { return sign; } // underflow to (signed) zero
-    let full = mant | 0x800000u; // implicit leading 1
-    let shift = u32(14 - e); // 14..24
-    let halfway = 1u << (shift - 1u);
-    var m = full >> shift;
-    let rest = full & ((1u << shift) - 1u);
-    if (rest > halfway || (rest == halfway && (m & 1u) == 1u)) { m = m + 1u; }
-    return sign | m; // a subnormal; rounding up may reach the smallest normal, whose bits these are
-  }
-  var h = (u32(e) << 10u) | (mant >> 13u);
-  let rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u) == 1u)) { h = h + 1u; } // a carry may reach infinity: correct
-  return sign | h;
-}
+// bf16_bits(u), f16_bits(u): an f32's bits rounded to half bits.
+// @include half-bits
 
 fn kv_write_half(i: u32, bf16: bool) {
   if (i >= p.B * p.T * p.W) { return; }
@@ -73,8 +46,8 @@ fn kv_write_half(i: u32, bf16: bool) {
   let bt = i / p.W;
   let t = bt % p.T;
   let b = bt / p.T;
-  let lo = bitcast<f32>(x[2u * i]);
-  let hi = bitcast<f32>(x[2u * i + 1u]);
+  let lo = x[2u * i]; // the f32's bits
+  let hi = x[2u * i + 1u];
   var word: u32;
   if (bf16) { word = bf16_bits(lo) | (bf16_bits(hi) << 16u); } else { word = f16_bits(lo) | (f16_bits(hi) << 16u); }
   cache[(b * p.Tcap + p.pos + t) * p.W + w] = word;

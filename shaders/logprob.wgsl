@@ -8,7 +8,7 @@
 //               logprob_backward (dLogits, dLogprob, logits, dEntropy, targets): NOT the twin's argument order
 //               (dLogits, dLogprob, dEntropy, logits, targets): logits sits at binding 3 in both entries, so that
 //               both use the one `logits` variable that the row statistics read.
-// CPU twins: src/reference/logprob.ts (logprobForward, logprobBackward).
+// CPU twins: src/reference/logprob.ts (logprobForward, logprobForwardSumPiSquared, logprobBackward).
 // Rows are laid out and their statistics (max, argmax, log-sum-exp, entropy) computed by block row-stats
 // (shaders/blocks/row-stats.wgsl), which shaders/sampler.wgsl includes too, so that the sampler's log-probs and
 // this kernel's agree bit for bit on one device (pi_old == the sampler's distribution).
@@ -29,6 +29,13 @@
 // Row layout (LANES, ROWS, WG, row_of), lane merges and row_stats(); reads `logits` and `p.tau`.
 // @include row-stats
 
+// A forward row's outputs from its statistics: the target's log-prob and the entropy.
+fn write_forward(row: u32, st: RowStats) {
+  let t = min(fwd_targets[row], p.cols - 1u); // the wrapper validates nothing on the GPU; never read out of row
+  out0[row] = (z_at(t) - st.zmax) - st.logZ;
+  out1[row] = st.H;
+}
+
 @compute @workgroup_size(WG)
 fn logprob_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                    @builtin(local_invocation_index) lid: u32) {
@@ -37,15 +44,11 @@ fn logprob_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
   let live = row < p.rows;
   row_base = row * p.cols;
   let st = row_stats(select(0u, p.cols, live), lane, lid);
-  if (live && lane == 0u) {
-    let t = min(fwd_targets[row], p.cols - 1u); // the wrapper validates nothing on the GPU; never read out of row
-    out0[row] = (z_at(t) - st.zmax) - st.logZ;
-    out1[row] = st.H;
-  }
+  if (live && lane == 0u) { write_forward(row, st); }
 }
 
 // logprob_forward, and sum_v p_v^2 = sum_v exp(2 log p_v): one more pass over the row after its statistics, in
-// the fixed lane order, so no (rows, V) probabilities are kept (the CPU twin: sumPiSquaredForward).
+// the fixed lane order, so no (rows, V) probabilities are kept (the CPU twin: logprobForwardSumPiSquared).
 @compute @workgroup_size(WG)
 fn logprob_forward_sum_pi_squared(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                                   @builtin(local_invocation_index) lid: u32) {
@@ -62,9 +65,7 @@ fn logprob_forward_sum_pi_squared(@builtin(workgroup_id) wid: vec3<u32>, @builti
   }
   let total = lanes_sum(q, lid);
   if (live && lane == 0u) {
-    let t = min(fwd_targets[row], p.cols - 1u);
-    out0[row] = (z_at(t) - st.zmax) - st.logZ;
-    out1[row] = st.H;
+    write_forward(row, st);
     sum_pi_sq[row] = total;
   }
 }

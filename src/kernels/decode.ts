@@ -3,6 +3,7 @@
 
 import raw from '../../shaders/decode.wgsl?raw';
 import { declareShader, grid, isHalfStorage, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
+import { withBlocks } from './wgsl-blocks';
 import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../core/end-of-sequence';
 
 const WG = 64;
@@ -19,10 +20,12 @@ const PARAMS = uniforms('Params', {
   eosIdsHigh: 'vec4<u32>',
 });
 export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS] });
+/** The shader with its blocks (half-bits) pasted in. */
+const SOURCE = withBlocks(DECODE_SHADER.source, 'decode.wgsl');
 
 function launch(rec: Recorder, entry: string, threads: number, params: Params, bindings: Tensor[]): void {
   rec.dispatch({
-    family: rec.ctx.family('decode', DECODE_SHADER.source),
+    family: rec.ctx.family('decode', SOURCE),
     entry,
     constants: { WG },
     params,

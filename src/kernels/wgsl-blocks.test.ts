@@ -19,14 +19,23 @@ describe('WGSL_BLOCKS', () => {
     const including = readdirSync(shaderDir).filter(
       (f) => f.endsWith('.wgsl') && /^\/\/ @include /m.test(readFileSync(new URL(f, shaderDir), 'utf8')),
     );
-    expect(including.sort()).toEqual(['cross-entropy.wgsl', 'kl.wgsl', 'logprob.wgsl', 'sampler.wgsl', 'softmax.wgsl']);
-    for (const f of including) {
+    const halfBits = ['decode.wgsl', 'half-pack.wgsl'];
+    const rowKernels = ['cross-entropy.wgsl', 'kl.wgsl', 'logprob.wgsl', 'sampler.wgsl', 'softmax.wgsl'];
+    expect(including.sort()).toEqual([...rowKernels, ...halfBits].sort());
+    for (const f of rowKernels) {
       for (const reduction of ['workgroup', 'subgroups'] as RowReduction[]) {
         const out = withBlocks(readFileSync(new URL(f, shaderDir), 'utf8'), f, reduction);
         expect(out, f).not.toMatch(/^\s*\/\/\s*@include/m);
         expect(out.match(/^override LANES\b/gm), f).toHaveLength(1);
         expect(out.match(/^fn row_of\(/gm), f).toHaveLength(1);
       }
+    }
+    // The half rounding is written once (block half-bits) and pasted into each shader that stores half.
+    for (const f of halfBits) {
+      const out = withBlocks(readFileSync(new URL(f, shaderDir), 'utf8'), f);
+      expect(out, f).not.toMatch(/^\s*\/\/\s*@include/m);
+      for (const fn of ['bf16_bits', 'f16_bits'])
+        expect(out.match(new RegExp(`^fn ${fn}\\(`, 'gm')), `${f} ${fn}`).toHaveLength(1);
     }
   });
 

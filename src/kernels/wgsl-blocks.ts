@@ -4,6 +4,7 @@
 // block is added here with its `?raw` import; the expander reads no files itself, so that one registry serves
 // Vite in the browser and src/cli/raw-loader.mjs in Node.
 
+import halfBits from '../../shaders/blocks/half-bits.wgsl?raw';
 import rowLanes from '../../shaders/blocks/row-lanes.wgsl?raw';
 import rowLanesSubgroup from '../../shaders/blocks/row-lanes-subgroup.wgsl?raw';
 import rowLayout from '../../shaders/blocks/row-layout.wgsl?raw';
@@ -14,6 +15,7 @@ import { expandIncludes } from '../gpu/template';
 
 /** Block name (its file's name under shaders/blocks, without .wgsl) -> its text. */
 export const WGSL_BLOCKS: Readonly<Record<string, string>> = {
+  'half-bits': halfBits,
   'row-layout': rowLayout,
   'row-lanes': rowLanes,
   'row-lanes-subgroup': rowLanesSubgroup,

@@ -5,7 +5,7 @@
 
 import { zeros, type HostTensor } from '../core/host-tensor';
 import { klExactBackward, klExactForward } from './kl';
-import { logprobBackward, logprobForward } from './logprob';
+import { logprobBackward, logprobForward, logprobForwardSumPiSquared } from './logprob';
 import { matmul } from './matmul';
 
 /** One model's head: hidden states (rows, C) and weight (V, C). */
@@ -36,7 +36,9 @@ export function headForward(
   const logp = zeros([rows], like);
   const entropy = zeros([rows], like);
   const sumPiSquared = opts.sumPiSquared ? zeros([rows], like) : undefined;
-  logprobForward(logp, entropy, logits, targets, { temperature: opts.temperature }, sumPiSquared);
+  if (sumPiSquared)
+    logprobForwardSumPiSquared(logp, entropy, sumPiSquared, logits, targets, { temperature: opts.temperature });
+  else logprobForward(logp, entropy, logits, targets, { temperature: opts.temperature });
   if (!opts.reference) return { logp, entropy, sumPiSquared };
   const refLogits = logitsOf(opts.reference, like);
   const refLogp = zeros([rows], like);

@@ -49,7 +49,6 @@ function rowLse(logits: HostTensor, n: number, V: number, tau: number): { max: n
  * @param entropy (N) overwritten.
  * @param logits  (N,V) raw logits (N = B*T rows).
  * @param targets (N) token ids, each < V.
- * @param sumPiSquared (N) overwritten with sum_v p_v^2 when given (sumPiSquaredForward).
  */
 export function logprobForward(
   logprob: HostTensor,
@@ -57,7 +56,6 @@ export function logprobForward(
   logits: HostTensor,
   targets: Uint32Array,
   opts: LogprobOptions = {},
-  sumPiSquared?: HostTensor,
 ): void {
   const kernel = 'logprobForward';
   const tau = temperatureOf(kernel, opts);
@@ -76,7 +74,6 @@ export function logprobForward(
     logprob.data[n] = logits.data[o + targets[n]] / tau - lse;
     entropy.data[n] = h;
   }
-  if (sumPiSquared) sumPiSquaredForward(sumPiSquared, logits, opts);
 }
 
 /**
@@ -127,20 +124,29 @@ export function logprobBackward(
 }
 
 /**
- * sumPiSquared[n] = sum_v p_v^2 with p = softmax(logits[n] / tau): the collision probability of the row's
+ * Twin of logprob_forward_sum_pi_squared: logprobForward, and sumPiSquared[n] = sum_v p_v^2 with
+ * p = softmax(logits[n] / tau): the collision probability of the row's
  * distribution, the per-token input of the optimal token baseline (verl's calculate_sum_pi_squared_from_logits,
  * exp(logsumexp(2z) - 2 logsumexp(z))). Forward only: it enters the advantage, never the loss.
+ * @param logprob, entropy, logits, targets as logprobForward's.
  * @param sumPiSquared (N) overwritten, in (0, 1].
- * @param logits       (N,V) raw logits.
  */
-export function sumPiSquaredForward(sumPiSquared: HostTensor, logits: HostTensor, opts: LogprobOptions = {}): void {
-  const kernel = 'sumPiSquaredForward';
+export function logprobForwardSumPiSquared(
+  logprob: HostTensor,
+  entropy: HostTensor,
+  sumPiSquared: HostTensor,
+  logits: HostTensor,
+  targets: Uint32Array,
+  opts: LogprobOptions = {},
+): void {
+  const kernel = 'logprobForwardSumPiSquared';
   const tau = temperatureOf(kernel, opts);
-  if (logits.shape.length < 2) throw new Error(`${kernel}: logits must be (N,V), got [${logits.shape.join(', ')}]`);
-  const V = logits.shape[logits.shape.length - 1];
-  const N = logits.data.length / V;
-  if (sumPiSquared.data.length !== N)
-    throw new Error(`${kernel}: sumPiSquared has ${sumPiSquared.data.length} elements, want N=${N}`);
+  const { N, V } = logprobDims(kernel, logits, targets, [
+    [logprob, 'logprob'],
+    [entropy, 'entropy'],
+    [sumPiSquared, 'sumPiSquared'],
+  ]);
+  logprobForward(logprob, entropy, logits, targets, opts);
   for (let n = 0; n < N; n++) {
     const o = n * V;
     const { lse } = rowLse(logits, n, V, tau);

@@ -12,7 +12,7 @@ import { gdpoAdvantages, grpoPasskAdvantages, optimalTokenBaselineAdvantages } f
 import { host } from '../core/host-tensor';
 import { resolveObjectiveConfig, type KlEstimator } from '../schema/objective';
 import { compareArrays } from './compare';
-import { logprobForward } from './logprob';
+import { logprobForwardSumPiSquared } from './logprob';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, klEstimate, objectiveForwardBackward } from './objective';
 
 const TOL = { atol: 1e-9, rtol: 1e-9 };
@@ -125,7 +125,14 @@ describe("verl's optimal_token_baseline", () => {
       const lp = host(new Float64Array(rows), [rows]);
       const sumSq = host(new Float64Array(rows), [rows]);
       const logits = host(Float64Array.from(c.logits.flat()), [rows, c.V]);
-      logprobForward(lp, host(new Float64Array(rows), [rows]), logits, Uint32Array.from(c.tokens), c, sumSq);
+      logprobForwardSumPiSquared(
+        lp,
+        host(new Float64Array(rows), [rows]),
+        sumSq,
+        logits,
+        Uint32Array.from(c.tokens),
+        c,
+      );
       expectClose('old_log_probs', lp.data, c.old_log_probs, { atol: 1e-12, rtol: 1e-12 });
       expectClose('sum_pi_squared', sumSq.data, c.sum_pi_squared, { atol: 1e-12, rtol: 1e-12 });
     });

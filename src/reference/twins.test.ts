@@ -10,7 +10,7 @@ import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { embeddingBackward, embeddingForward } from './embedding';
 import { numericalGradient, weightedSum } from './finite-diff';
 import { clipScale, gradClip, gradNorm } from './grad-norm';
-import { logprobBackward, logprobForward, sumPiSquaredForward } from './logprob';
+import { logprobBackward, logprobForward, logprobForwardSumPiSquared } from './logprob';
 import { modelBackward, modelForward } from './model';
 import { initParams, paramShapes, type ModelDims } from '../core/model-shapes';
 import { Rng } from '../core/random';
@@ -474,18 +474,23 @@ describe('logprob', () => {
     x.data.set([1, 2, 3, -1, 0.5], 2 * V);
     const tau = 0.7;
     const q = z64([N]);
-    sumPiSquaredForward(q, x, { temperature: tau });
+    const targets = Uint32Array.from([0, 1, 2]);
+    const [lp, ent] = [z64([N]), z64([N])];
+    logprobForwardSumPiSquared(lp, ent, q, x, targets, { temperature: tau });
     expect(q.data[0]).toBeCloseTo(1 / V, 14);
     expect(q.data[1]).toBeCloseTo(1, 14);
     const z = [1, 2, 3, -1, 0.5].map((v) => v / tau);
     const lse = (a: number[]) => Math.log(a.reduce((s, v) => s + Math.exp(v), 0));
     // verl's calculate_sum_pi_squared_from_logits: exp(logsumexp(2z) - 2 logsumexp(z))
     expect(q.data[2]).toBeCloseTo(Math.exp(lse(z.map((v) => 2 * v)) - 2 * lse(z)), 14);
-    // the same through logprobForward's optional output
-    const q2 = z64([N]);
-    logprobForward(z64([N]), z64([N]), x, Uint32Array.from([0, 1, 2]), { temperature: tau }, q2);
-    expect(Array.from(q2.data)).toEqual(Array.from(q.data));
-    expect(() => sumPiSquaredForward(z64([2]), x)).toThrow(/sumPiSquared has 2 elements, want N=3/);
+    // its log-probs and entropies are logprobForward's
+    const [lp2, ent2] = [z64([N]), z64([N])];
+    logprobForward(lp2, ent2, x, targets, { temperature: tau });
+    expect(Array.from(lp.data)).toEqual(Array.from(lp2.data));
+    expect(Array.from(ent.data)).toEqual(Array.from(ent2.data));
+    expect(() => logprobForwardSumPiSquared(z64([N]), z64([N]), z64([2]), x, targets)).toThrow(
+      /sumPiSquared has 2 elements, want N=3/,
+    );
   });
 
   it('stays finite and correct with logits of magnitude 1e4', () => {

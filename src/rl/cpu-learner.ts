@@ -8,7 +8,7 @@ import { CpuPolicy } from '../model/policy';
 import { roundModelWeights } from '../reference/half-weights';
 import { kvCacheDtype, type WeightDtype } from '../core/half';
 import { klExactBackward, klExactForward } from '../reference/kl';
-import { logprobBackward, logprobForward } from '../reference/logprob';
+import { logprobBackward, logprobForward, logprobForwardSumPiSquared } from '../reference/logprob';
 import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../reference/model';
 import type { ModelParams } from '../core/model-shapes';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../reference/objective';
@@ -105,7 +105,8 @@ export class CpuLearner implements Learner {
     const lp = host(new Float32Array(n), [n]);
     const ent = host(new Float32Array(n), [n]);
     const sq = sumPiSquared ? host(new Float32Array(n), [n]) : undefined;
-    logprobForward(lp, ent, logits, targets, { temperature }, sq);
+    if (sq) logprobForwardSumPiSquared(lp, ent, sq, logits, targets, { temperature });
+    else logprobForward(lp, ent, logits, targets, { temperature });
     return {
       logp: lp.data as Float32Array,
       entropy: ent.data as Float32Array,
