@@ -51,7 +51,7 @@ export const EXPORT_DTYPE_NOTE =
 const MAX_FOLDER = 96;
 
 /**
- * A folder name from a run's name and step: letters, digits, `.`, `_` and `-` kept, every other run of characters one
+ * A folder name from a run's name and step: accents dropped, ASCII letters, digits, `.`, `_` and `-` kept, every other run of characters one
  * `-`, no leading dot or dash (no hidden folder, no flag), at most MAX_FOLDER characters; `run` when nothing is left.
  */
 export function exportFolderName(runName: string, step: number): string {
@@ -59,6 +59,7 @@ export function exportFolderName(runName: string, step: number): string {
   const base =
     runName
       .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
       .replace(/[^A-Za-z0-9._-]+/g, '-')
       .replace(/-{2,}/g, '-')
       .replace(/^[.-]+/, '')
