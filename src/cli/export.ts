@@ -72,7 +72,7 @@ export function runExport(
   log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
 ): string[] {
   const { own, rest } = splitExportFlags(argv);
-  if (own.to === HF_TARGET) throw new UsageError('--to hf is exportCommand\'s (it reads a run folder)');
+  if (own.to === HF_TARGET) throw new UsageError("--to hf is exportCommand's (it reads a run folder)");
   const parsed = parseRlArgs(rest);
   if (parsed.command.help) {
     log(exportHelpText());

@@ -29,7 +29,7 @@ describe('zip writer and reader', () => {
     const entries: ZipEntry[] = [
       { name: 'run-step2/model.safetensors', data: bytesOf(n, 1) },
       { name: 'run-step2/config.json', data: '{"a": "é ✓"}\n' },
-      { name: 'run-step2-adapter/README.md', data: bytesOf(n % 7, 2) },
+      { name: 'run-step2-adapter/adapter_model.safetensors', data: bytesOf(n % 7, 2) },
     ];
     const zip = zipBytes(entries, { modified: date });
     const back = readZip(zip);
@@ -80,7 +80,9 @@ describe('zip writer and reader', () => {
       expect(zipNameProblem(bad), JSON.stringify(bad)).not.toBeNull();
     expect(zipNameProblem('run-step3/tokenizer_config.json')).toBeNull();
     expect(zipNameProblem('モデル/config.json')).toBeNull();
-    expect(() => zipBytes([{ name: '../evil', data: 'x' }])).toThrow(/"\.\.\/evil" has an empty, "\." or "\.\." segment/);
+    expect(() => zipBytes([{ name: '../evil', data: 'x' }])).toThrow(
+      /"\.\.\/evil" has an empty, "\." or "\.\." segment/,
+    );
     expect(() =>
       zipBytes([
         { name: 'a/b', data: 'x' },

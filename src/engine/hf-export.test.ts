@@ -137,7 +137,6 @@ describe('checkpoint export as the folder from_pretrained loads', () => {
       expect(specialMap[k]).toEqual(tokenizerConfig[k]);
     }
     // The run's name is nowhere in a file but as the sanitised folder name.
-    for (const f of files)
-      if (typeof f.data === 'string') expect(f.data.includes('rm -rf'), f.name).toBe(false);
+    for (const f of files) if (typeof f.data === 'string') expect(f.data.includes('rm -rf'), f.name).toBe(false);
   });
 });

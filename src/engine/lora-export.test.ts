@@ -55,12 +55,15 @@ describe('checkpoint download of a LoRA run', () => {
       `${folder}/special_tokens_map.json`,
       `${folder}-adapter/adapter_config.json`,
       `${folder}-adapter/adapter_model.safetensors`,
-      `${folder}-adapter/README.md`,
+      `${folder}-adapter/${peftFacts.save_pretrained.model_card_file}`,
     ]);
     // PEFT's folder: the names save_pretrained writes, the config naming the checkpoint the run started from.
-    expect(live.filter((f) => f.name.startsWith(`${folder}-adapter/`)).map((f) => f.name.split('/')[1]).sort()).toEqual(
-      peftFacts.save_pretrained.folder_files,
-    );
+    expect(
+      live
+        .filter((f) => f.name.startsWith(`${folder}-adapter/`))
+        .map((f) => f.name.split('/')[1])
+        .sort(),
+    ).toEqual(peftFacts.save_pretrained.folder_files);
     const adapterConfig = JSON.parse(live[6].data as string);
     expect(adapterConfig.base_model_name_or_path).toBe('copy');
     expect(Object.keys(adapterConfig)).toEqual(Object.keys(adapterConfig).sort());

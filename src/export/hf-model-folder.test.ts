@@ -44,7 +44,7 @@ describe('exportFolderName', () => {
     const f = exportFolderName('x'.repeat(10_000), 123);
     expect(f.length).toBeLessThanOrEqual(96);
     expect(f.endsWith('-step123')).toBe(true);
-    expect(zipNameProblem(`${f}-adapter/README.md`)).toBeNull();
+    expect(zipNameProblem(`${f}-adapter/${peft.save_pretrained.model_card_file}`)).toBeNull();
   });
 });
 

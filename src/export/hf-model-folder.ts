@@ -226,7 +226,10 @@ export function hfExport(input: HfExportInput): HfExport {
   files.push(
     { path: `${adapterFolder}/${peft.config_file}`, data: json(sortedKeys(adapterConfig)) },
     { path: `${adapterFolder}/${peft.weights_file}`, data: adapterWeights },
-    { path: `${adapterFolder}/${peft.save_pretrained.model_card_file}`, data: adapterCard(input.baseModel, adapterFolder) },
+    {
+      path: `${adapterFolder}/${peft.save_pretrained.model_card_file}`,
+      data: adapterCard(input.baseModel, adapterFolder),
+    },
   );
   return { folder, adapterFolder, files };
 }

@@ -3,7 +3,7 @@
 // .zip download, or, where the browser has the File System Access API and the person picked a folder, the folders
 // written into it. The store holds the files; this is the only place that touches Blob URLs and directory handles.
 import { useEffect, useState } from 'react';
-import { zipChunks } from '../core/zip';
+import { zipChunks } from '../store/zip';
 import { useLab } from '../store';
 
 /** Saves one file as a browser download (also the "Run elsewhere" panel's). */
@@ -80,8 +80,9 @@ function pythonLines(files: { name: string; data: string | Uint8Array }[], folde
   if (adapter && config) {
     let base: unknown = null;
     try {
-      base = JSON.parse(typeof config.data === 'string' ? config.data : new TextDecoder().decode(config.data))
-        .base_model_name_or_path;
+      base = JSON.parse(
+        typeof config.data === 'string' ? config.data : new TextDecoder().decode(config.data),
+      ).base_model_name_or_path;
     } catch {
       /* the line below says "path/to/base" */
     }
