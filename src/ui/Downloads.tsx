@@ -169,7 +169,9 @@ export function Downloads() {
             {last.folder.folders.length > 1 ? ' and PEFT load' : ' loads'} (float32 weights, the precision the lab
             trains in):
           </p>
-          <pre data-testid="export-python">{last.folder.python.join('\n')}</pre>
+          <pre data-testid="export-python" style={{ overflowX: 'auto' }}>
+            {last.folder.python.join('\n')}
+          </pre>
         </>
       ) : (
         <>Saved {last.files.map((f) => `${f.name} (${f.bytes.toLocaleString('en-US')} bytes)`).join(', ')}</>
