@@ -2,8 +2,15 @@
 // a hostile base model name reaches adapter_config.json, README.md and the Python lines only quoted, and the files
 // are transformers' and PEFT's names (model/fixtures).
 
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { initParams } from '../core/model-shapes';
+import { Rng } from '../core/random';
 import { zipNameProblem } from '../core/zip';
+import { encodeCheckpoint } from '../model/checkpoint';
+import { MODEL_PRESETS } from '../model/config';
+import { loadHfFolder } from '../model/hf-folder';
+import { writeSafetensors } from '../model/safetensors';
 import peft from '../model/fixtures/peft.json';
 import hf from '../model/fixtures/transformers.json';
 import { exportFolderName, hfExport, loadingLines, type PolicyFileSet } from './hf-model-folder';
@@ -11,7 +18,10 @@ import { exportFolderName, hfExport, loadingLines, type PolicyFileSet } from './
 const policy = (adapter: boolean): PolicyFileSet => ({
   step: 7,
   files: [
-    { name: 'model.safetensors', data: new Uint8Array([1, 2, 3]) },
+    {
+      name: 'model.safetensors',
+      data: writeSafetensors({ 'model.norm.weight': { dtype: 'F32', shape: [3], data: new Float32Array([1, 2, 3]) } }),
+    },
     { name: 'config.json', data: JSON.stringify({ bos_token_id: 1, eos_token_id: [2, 5], pad_token_id: 0 }) },
     {
       name: 'tokenizer.json',
@@ -97,5 +107,68 @@ describe('hfExport', () => {
     expect(() =>
       hfExport({ runName: 'r', policy: policy(false), sourceGenerationConfigJson: '[1]', baseModel: null }),
     ).toThrow(/generation_config\.json is not a JSON object/);
+  });
+});
+
+describe('hfExport of weights past the shard size', () => {
+  it('splits them into model-0000k-of-0000N.safetensors with model.safetensors.index.json, which the folder loader reads back', async () => {
+    const config = MODEL_PRESETS.nano;
+    const params = Object.fromEntries(
+      Object.entries(initParams(config, new Rng(3))).map(([k, t]) => [k, t.data as Float32Array]),
+    );
+    const { safetensors, configJson } = encodeCheckpoint({
+      config,
+      params,
+      metadata: {},
+      special: { bosId: 1, eosId: 2, padId: 0 },
+    });
+    const base = policy(false);
+    const files = base.files.map((f) =>
+      f.name === 'model.safetensors'
+        ? { ...f, data: safetensors }
+        : f.name === 'config.json'
+          ? { ...f, data: configJson }
+          : f,
+    );
+    const limit = Math.ceil(safetensors.length / 3);
+    const e = hfExport({
+      runName: 'r',
+      policy: { step: 7, files },
+      sourceGenerationConfigJson: null,
+      baseModel: null,
+      maxShardBytes: limit,
+    });
+    const names = e.files.map((f) => f.path.slice('r-step7/'.length));
+    const shards = names.filter((n) => /^model-\d{5}-of-\d{5}\.safetensors$/.test(n));
+    expect(shards.length).toBeGreaterThanOrEqual(3);
+    expect(shards[0]).toBe(`model-00001-of-${String(shards.length).padStart(5, '0')}.safetensors`);
+    expect(names).not.toContain(hf.weights_file);
+    expect(names).toContain(hf.weights_index_file);
+    const byName = new Map(e.files.map((f) => [f.path.slice('r-step7/'.length), f.data]));
+    const index = JSON.parse(byName.get(hf.weights_index_file) as string);
+    expect(Object.keys(index)).toEqual(hf.shard_index_keys);
+    expect(index.metadata.total_size).toBe(Object.values(params).reduce((n, p) => n + p.length * 4, 0));
+    for (const s of shards) expect((byName.get(s) as Uint8Array).length).toBeLessThanOrEqual(limit + 4096);
+    const read = {
+      bytes: async (n: string) => {
+        const v = byName.get(n);
+        if (!(v instanceof Uint8Array)) throw new Error(`${n}: missing`);
+        return v;
+      },
+      text: async (n: string) => {
+        const v = byName.get(n);
+        if (typeof v !== 'string') throw new Error(`${n}: missing`);
+        return v;
+      },
+    };
+    // The shards and index read back as any sharded folder (the character vocabulary as its tokenizer).
+    byName.set(
+      'tokenizer.json',
+      readFileSync(new URL('../../public/tokenizers/char/tokenizer.json', import.meta.url), 'utf8'),
+    );
+    byName.delete('tokenizer_config.json');
+    const back = await loadHfFolder(read);
+    expect(back.weightFiles).toEqual(shards);
+    for (const [k, w] of Object.entries(params)) expect(Array.from(back.ck.params[k]), k).toEqual(Array.from(w));
   });
 });

@@ -7,6 +7,7 @@
 // Every value a person chose (the run's name, the base model's name) reaches a file only JSON-encoded or sanitised.
 
 import peft from '../model/fixtures/peft.json';
+import { readSafetensors, readSafetensorsHeader, writeSafetensors, type SafetensorsTensor } from '../model/safetensors';
 import hf from '../model/fixtures/transformers.json';
 import { pyString } from './quote';
 
@@ -33,6 +34,11 @@ export interface HfExportInput {
   sourceGenerationConfigJson: string | null;
   /** The hub id or path the run started from, for adapter_config.json's base_model_name_or_path; null for none. */
   baseModel: string | null;
+  /**
+   * Weights past this many bytes are split into model-0000k-of-0000N.safetensors shards with
+   * model.safetensors.index.json, as save_pretrained splits them (default: transformers' 5 GB).
+   */
+  maxShardBytes?: number;
 }
 
 export interface HfExport {
@@ -149,6 +155,45 @@ function generationConfig(source: string | null, config: JsonObject): string {
   return json(ids);
 }
 
+/**
+ * The weights as transformers' save_pretrained lays them out: one model.safetensors when the tensors fit in
+ * `maxShardBytes`, else shards filled in tensor order (a shard is closed when the next tensor would pass the limit; a
+ * tensor larger than the limit gets a shard of its own) and the index naming each tensor's shard, its metadata's
+ * total_size the tensors' bytes. The shards hold views of the checkpoint's tensors until they are written.
+ */
+function weightFiles(bytes: Uint8Array, maxShardBytes: number): { name: string; data: Uint8Array | string }[] {
+  const header = readSafetensorsHeader(bytes);
+  const sizes = [...header.entries].map(([name, e]) => [name, e.dataOffsets[1] - e.dataOffsets[0]] as const);
+  const total = sizes.reduce((n, [, b]) => n + b, 0);
+  if (total <= maxShardBytes) return [{ name: hf.weights_file, data: bytes }];
+  const groups: string[][] = [];
+  let size = 0;
+  for (const [name, b] of sizes) {
+    if (!groups.length || (size + b > maxShardBytes && size > 0)) {
+      groups.push([]);
+      size = 0;
+    }
+    groups[groups.length - 1].push(name);
+    size += b;
+  }
+  const { tensors, metadata } = readSafetensors(bytes);
+  const pad = (n: number) => String(n).padStart(5, '0');
+  const weightMap: Record<string, string> = {};
+  const shards = groups.map((names, i) => {
+    const file = `model-${pad(i + 1)}-of-${pad(groups.length)}.safetensors`;
+    const part = new Map<string, SafetensorsTensor>();
+    for (const n of names) {
+      part.set(n, tensors.get(n)!);
+      weightMap[n] = file;
+    }
+    return { name: file, data: writeSafetensors(part, metadata ?? { format: 'pt' }) };
+  });
+  return [
+    ...shards,
+    { name: hf.weights_index_file, data: json({ metadata: { total_size: total }, weight_map: weightMap }) },
+  ];
+}
+
 /** README.md of the adapter folder: the model card front matter PEFT writes, and how to load it. */
 function adapterCard(baseModel: string | null, folder: string): string {
   const front = [
@@ -211,7 +256,10 @@ export function hfExport(input: HfExportInput): HfExport {
   const special = specialTokensMap(tokenizerConfig);
   const at = (name: string) => `${folder}/${name}`;
   const files: HfExportFile[] = [
-    { path: at(hf.weights_file), data: need(hf.weights_file) },
+    ...weightFiles(need(hf.weights_file) as Uint8Array, input.maxShardBytes ?? hf.max_shard_bytes).map((f) => ({
+      path: at(f.name),
+      data: f.data,
+    })),
     { path: at(hf.config_file), data: configJson },
     { path: at(hf.generation_config_file), data: generationConfig(input.sourceGenerationConfigJson, config) },
     { path: at(hf.tokenizer_file), data: tokenizerJson },
