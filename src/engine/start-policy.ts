@@ -74,8 +74,8 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
 /**
  * The generation_config.json of the folder a run started from (sampling defaults, end-of-sequence ids), for its
  * export; null for a fresh model, a folder without one, or one that cannot be read now (the export then writes the
- * ids config.json names). A URL checkpoint (a scheme of two or more letters, so not a drive letter) is not fetched again: an export contacts no
- * origin by itself.
+ * ids config.json names). A URL checkpoint (a scheme of two or more letters, so not a drive letter) is not fetched
+ * again: an export contacts no origin by itself.
  */
 export async function readSourceGenerationConfig(
   checkpoint: string | null,
