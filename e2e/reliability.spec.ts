@@ -5,6 +5,7 @@
 // Screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { readZip } from '../src/core/zip';
 import { guard, ready, shot, SMALL, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1500 } });
@@ -94,10 +95,11 @@ test('a diverging run pauses naming the metric and step; its saved state and exp
   // The checkpoint the page exports: the policy at step 1, finite.
   const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
   const [download] = await Promise.all([page.waitForEvent('download'), row.getByTestId('export-checkpoint').click()]);
-  expect(download.suggestedFilename()).toMatch(/step1\.model\.safetensors$/);
+  expect(download.suggestedFilename()).toMatch(/-step1\.zip$/);
   const path = info.outputPath(download.suggestedFilename());
   await download.saveAs(path);
-  const exported = nonFiniteInSafetensors(new Uint8Array(readFileSync(path)));
+  const weights = readZip(new Uint8Array(readFileSync(path))).find((e) => e.name.endsWith('/model.safetensors'));
+  const exported = nonFiniteInSafetensors(weights!.data.slice());
   expect(exported.tensors).toBeGreaterThan(0);
   expect(exported.nonFinite, `${exported.nonFinite} of ${exported.values} exported values are not finite`).toBe(0);
 

@@ -79,6 +79,7 @@ export const PAGE_IMPORTS: readonly string[] = [
   // pure helpers of the bottom layer
   'core/random',
   'core/format',
+  'core/zip',
 ];
 
 /**

@@ -2,9 +2,11 @@
 // writes an experiment for another trainer (src/export): the script or launch command, its reward module, the
 // prompts as JSONL and a README with the mapping table. The config comes from the same flags, file and preset as
 // `npm run train` (train-rl.ts parses them); nothing is trained here.
+// `npm run export -- --to hf --run RUN_DIR --out DIR`: a trained run's policy as the folders transformers and PEFT
+// load (<run>-step<N>/ and, for LoRA, <run>-step<N>-adapter/), by the same code as the page's checkpoint export.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_MODEL_PATH,
@@ -15,19 +17,26 @@ import {
   type Export,
   type ExportTarget,
 } from '../export';
+import { LORA_ADAPTER_DIR, exportPolicyFolder } from '../engine/run-session';
+import { readSourceGenerationConfig } from '../engine/start-policy';
+import { loadingLines } from '../export/hf-model-folder';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../model/peft';
 import { suggestion } from '../rl/config';
 import { UsageError, runCli } from './args';
-import { configFromArgs, parseRlArgs, rlHelpText } from './train-rl';
+import { CLI_ASSETS, TRAINER_STATE_FILE, mkdirOrFail, readFileOrFail, writeFileAtomic } from './files';
+import { configFromArgs, parseRlArgs, readTrainerStateFile, rlHelpText } from './train-rl';
 
 /** The export's own flags; every other flag is the train command's (preset, config, out, and each config field). */
 const EXPORT_FLAGS = {
   to: `the trainer: ${EXPORT_TARGETS.join(', ')} (${EXPORT_TARGETS.map((t) => TARGET_VERSIONS[t]).join('; ')})`,
+  run: 'with --to hf: the folder of a run `npm run train` wrote (--out of that run)',
   'hf-model': `the starting weights: a Hugging Face format checkpoint folder or a hub model name, of letters, digits and _ . - / (default ${DEFAULT_MODEL_PATH}, a folder beside the script)`,
 } as const;
 
 export function exportHelpText(): string {
   return [
     'usage: npm run export -- --to trl|verl|openrlhf [--preset P] [--config file.json] [--<field> value ...] [--hf-model M] --out DIR',
+    '       npm run export -- --to hf --run RUN_DIR --out DIR   (the trained policy as the folder from_pretrained loads)',
     '',
     'export flags:',
     ...Object.entries(EXPORT_FLAGS).map(([k, doc]) => `  --${k} <value>`.padEnd(34) + doc),
@@ -63,17 +72,17 @@ export function runExport(
   log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
 ): string[] {
   const { own, rest } = splitExportFlags(argv);
+  if (own.to === HF_TARGET) throw new UsageError("--to hf is exportCommand's (it reads a run folder)");
   const parsed = parseRlArgs(rest);
   if (parsed.command.help) {
     log(exportHelpText());
     return [];
   }
   const target = own.to;
-  if (!target) throw new UsageError(`--to is required: ${EXPORT_TARGETS.join(', ')}`);
+  const targets = [...EXPORT_TARGETS, HF_TARGET];
+  if (!target) throw new UsageError(`--to is required: ${targets.join(', ')}`);
   if (!(EXPORT_TARGETS as readonly string[]).includes(target))
-    throw new UsageError(
-      `--to must be one of ${EXPORT_TARGETS.join(', ')}; got "${target}"${suggestion(target, EXPORT_TARGETS)}`,
-    );
+    throw new UsageError(`--to must be one of ${targets.join(', ')}; got "${target}"${suggestion(target, targets)}`);
   if (typeof parsed.command.out !== 'string') throw new UsageError('--out <dir> is required');
   const { config, preset } = configFromArgs(parsed);
   let e: Export;
@@ -100,9 +109,74 @@ export function runExport(
   return written;
 }
 
+/** `--to hf`: a run folder's policy written as the Hugging Face folders. */
+const HF_TARGET = 'hf';
+
+/**
+ * Writes the policy a run folder holds (its last save: model.safetensors, config.json, the tokenizer files and, for a
+ * LoRA run, adapter/) as the folders transformers and PEFT load, under `--out`, through exportPolicyFolder (the page's
+ * code path). The source model's generation_config.json is read where the run's checkpoint names a folder here.
+ */
+async function exportRunFolder(
+  runDir: string | undefined,
+  rest: readonly string[],
+  log: (line: string) => void,
+): Promise<string[]> {
+  if (!runDir) throw new UsageError('--to hf needs --run <the folder of a run npm run train wrote>');
+  let out: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const [flag, inline] = rest[i].split(/=(.*)/s, 2);
+    if (flag === '--out' && (inline ?? rest[i + 1]) !== undefined) out = inline ?? rest[++i];
+    else throw new UsageError(`--to hf takes --run and --out only; got ${JSON.stringify(rest[i])}`);
+  }
+  if (!out) throw new UsageError('--out <dir> is required');
+  const rlConfig = JSON.parse(readFileOrFail(join(runDir, 'rl_config.json')).toString('utf8')) as {
+    checkpoint?: unknown;
+  };
+  const checkpoint = typeof rlConfig.checkpoint === 'string' ? rlConfig.checkpoint : null;
+  const names = ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json'];
+  const adapter = [`${LORA_ADAPTER_DIR}/${PEFT_WEIGHTS_FILE}`, `${LORA_ADAPTER_DIR}/${PEFT_CONFIG_FILE}`];
+  const files = [...names, ...adapter]
+    .filter((n) => n !== 'tokenizer_config.json' || existsSync(join(runDir, n)))
+    .filter((n) => !adapter.includes(n) || existsSync(join(runDir, LORA_ADAPTER_DIR)))
+    .map((name) => {
+      const bytes = new Uint8Array(readFileOrFail(join(runDir, name)));
+      return { name, data: name.endsWith('.json') ? new TextDecoder().decode(bytes) : bytes };
+    });
+  const state = readTrainerStateFile(join(runDir, TRAINER_STATE_FILE));
+  const e = exportPolicyFolder(
+    basename(resolve(runDir)),
+    { step: state.state.meta.step, files },
+    await readSourceGenerationConfig(checkpoint, CLI_ASSETS),
+    checkpoint,
+  );
+  const written: string[] = [];
+  for (const f of e.files) {
+    const path = join(out, f.path);
+    mkdirOrFail(dirname(path));
+    writeFileAtomic(path, f.data);
+    written.push(path);
+  }
+  log(`the policy at step ${state.state.meta.step} as ${e.adapterFolder ? 'two folders' : 'a folder'} in ${out}:`);
+  for (const p of written) log(`  ${p}`);
+  log('load it with:');
+  for (const l of loadingLines(e, checkpoint)) log(`  ${l}`);
+  return written;
+}
+
+/** The command: `--to hf` exports a run folder's policy, any other target an experiment (runExport). */
+export async function exportCommand(
+  argv: readonly string[],
+  log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<string[]> {
+  const { own, rest } = splitExportFlags(argv);
+  if (own.to === HF_TARGET) return exportRunFolder(own.run, rest, log);
+  return runExport(argv, log);
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   runCli('export', async (argv) => {
-    runExport(argv);
+    await exportCommand(argv);
     return 0;
   });
 }

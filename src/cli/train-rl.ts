@@ -426,7 +426,7 @@ function jsonlGroups(step: number, groups: GroupRecord[]): string {
  * Reads a trainer state file, its problems named with the file's path: its contents checked against the SHA-256 its
  * header carries (a changed byte is refused), and the run it belongs to (null for a state saved without one).
  */
-function readTrainerStateFile(path: string): { bytes: Uint8Array; state: TrainerState; runId: string | null } {
+export function readTrainerStateFile(path: string): { bytes: Uint8Array; state: TrainerState; runId: string | null } {
   const bytes = new Uint8Array(readFileOrFail(path));
   const { runId } = readSeal(bytes, path);
   try {

@@ -117,10 +117,13 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     );
 
     const files = await engine.exportRun(h.id, 'checkpoint');
-    expect(files.map((f) => f.name.split('.').slice(-2).join('.'))).toEqual([
+    expect(files.map((f) => f.name.split('/').pop())).toEqual([
       'model.safetensors',
       'config.json',
+      'generation_config.json',
       'tokenizer.json',
+      'tokenizer_config.json',
+      'special_tokens_map.json',
     ]);
     const ck = decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string);
     expect(ck.config.dModel).toBe(48);
@@ -486,7 +489,7 @@ describe('LabEngine divergence (CPU backend, real trainer)', () => {
     ).toBe(true);
     expect(allFinite(decodeCheckpoint(saved.safetensors, saved.configJson).params)).toBe(true);
     const files = await engine.exportRun(h.id, 'checkpoint');
-    expect(files[0].name).toMatch(/\.step1\.model\.safetensors$/);
+    expect(files[0].name).toMatch(/-step1\/model\.safetensors$/);
     expect(allFinite(decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string).params)).toBe(true);
 
     // Start continues from the saved state: the next step is step 2 again.

@@ -16,11 +16,12 @@ import type { Metrics } from '../schema/metrics';
 import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
 import { chartedRows, parseRunOrTrainerLog } from './foreign-logs';
 import { StorageFullError, type RunRecords, type RunStore } from './run-store';
-import { CHAR_TOKENIZER_PATH, type AssetLoader } from './start-policy';
+import { CHAR_TOKENIZER_PATH, readSourceGenerationConfig, type AssetLoader } from './start-policy';
 import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
 import { checkRewardFn, tryRewardFn, type RewardFnProblem, type RewardFnTrialRow } from '../rl/reward-fn-trial';
 import {
   RunSession,
+  exportPolicyFolder,
   policyFiles,
   type PolicyFiles,
   type RunSink,
@@ -970,11 +971,17 @@ export class LabEngine {
             h.config.lora_rank > 0 ? s.state : null,
           );
         }
-        // One folder's files as downloads: <run>.step<N>.<file>, the adapters' folder flattened into the name.
-        const dir = `${base}.step${policy.step}`;
-        return policy.files.map((f) => ({
-          name: `${dir}.${f.name.split('/').pop()}`,
-          mime: f.name.endsWith('.json') ? 'application/json' : 'application/octet-stream',
+        // The folders transformers and PEFT load: <run>-step<N>/ (and <run>-step<N>-adapter/), paths under the
+        // folder the page zips or writes into (ui/Downloads.tsx).
+        const out = exportPolicyFolder(
+          h.name,
+          policy,
+          await readSourceGenerationConfig(h.config.checkpoint, this.deps.assets),
+          h.config.checkpoint,
+        );
+        return out.files.map((f) => ({
+          name: f.path,
+          mime: f.path.endsWith('.json') ? 'application/json' : 'application/octet-stream',
           data: f.data,
         }));
       }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { decodeCheckpoint } from '../model/checkpoint';
+import peftFacts from '../model/fixtures/peft.json';
 import { readPeftAdapter } from '../model/peft';
 import { compareArrays } from '../reference/compare';
 import { mergeLoraAdapters } from '../reference/lora';
@@ -22,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => ctx?.destroy());
 
 describe('checkpoint download of a LoRA run', () => {
-  it('adds adapter_model.safetensors and adapter_config.json, which merge into the downloaded checkpoint', async () => {
+  it('adds the PEFT adapter folder (adapter_config.json, adapter_model.safetensors, README.md), which merges into the downloaded checkpoint', async () => {
     const store = new MemoryRunStore();
     const engine = new LabEngine({ store, assets: PUBLIC_ASSETS, gpu: async () => ctx, emit: () => {} });
     const config = resolveConfig('grpo', {
@@ -44,16 +45,31 @@ describe('checkpoint download of a LoRA run', () => {
     await engine.idle();
     const warm = (await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname)).ck;
     const live = await engine.exportRun(h.id, 'checkpoint');
-    const names = live.map((f) => f.name.replace(/^.*\.step\d+\./, ''));
-    expect(names).toEqual([
-      'model.safetensors',
-      'config.json',
-      'tokenizer.json',
-      'adapter_model.safetensors',
-      'adapter_config.json',
+    const folder = live[0].name.split('/')[0];
+    expect(live.map((f) => f.name)).toEqual([
+      `${folder}/model.safetensors`,
+      `${folder}/config.json`,
+      `${folder}/generation_config.json`,
+      `${folder}/tokenizer.json`,
+      `${folder}/tokenizer_config.json`,
+      `${folder}/special_tokens_map.json`,
+      `${folder}-adapter/adapter_config.json`,
+      `${folder}-adapter/adapter_model.safetensors`,
+      `${folder}-adapter/${peftFacts.save_pretrained.model_card_file}`,
     ]);
+    // PEFT's folder: the names save_pretrained writes, the config naming the checkpoint the run started from.
+    expect(
+      live
+        .filter((f) => f.name.startsWith(`${folder}-adapter/`))
+        .map((f) => f.name.split('/')[1])
+        .sort(),
+    ).toEqual(peftFacts.save_pretrained.folder_files);
+    const adapterConfig = JSON.parse(live[6].data as string);
+    expect(adapterConfig.base_model_name_or_path).toBe('copy');
+    expect(Object.keys(adapterConfig)).toEqual(Object.keys(adapterConfig).sort());
+    expect(live[8].data as string).toMatch(/^---\nbase_model: "copy"\nlibrary_name: peft\n/);
     const ck = decodeCheckpoint(live[0].data as Uint8Array, live[1].data as string);
-    const { spec, adapters } = readPeftAdapter(ck.config, live[3].data as Uint8Array, live[4].data as string);
+    const { spec, adapters } = readPeftAdapter(ck.config, live[7].data as Uint8Array, live[6].data as string);
     expect(spec).toEqual({ rank: 2, alpha: 4, targets: ['o_proj', 'down_proj'] });
     for (const [name, w] of Object.entries(mergeLoraAdapters(ck.config, spec, warm.params, adapters))) {
       const c = compareArrays(ck.params[name], w, { atol: 1e-6, rtol: 1e-6 });
@@ -63,6 +79,6 @@ describe('checkpoint download of a LoRA run', () => {
     const engine2 = new LabEngine({ store, assets: PUBLIC_ASSETS, gpu: async () => ctx, emit: () => {} });
     const stored = await engine2.exportRun(h.id, 'checkpoint');
     expect(stored.map((f) => f.name)).toEqual(live.map((f) => f.name));
-    expect(Array.from(stored[3].data as Uint8Array)).toEqual(Array.from(live[3].data as Uint8Array));
+    expect(Array.from(stored[7].data as Uint8Array)).toEqual(Array.from(live[7].data as Uint8Array));
   });
 });

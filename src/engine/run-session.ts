@@ -6,6 +6,7 @@
 // folder, memory), a device and a clock. Not a loop: a driver calls step() as it pleases (the page until Pause, the
 // CLI until the last step or a signal) and decides what a stop means.
 
+import { POLICY_ADAPTER_DIR, hfExport, type HfExport } from '../export/hf-model-folder';
 import type { GpuContext } from '../gpu';
 import { decodeCheckpoint, encodeCheckpoint, type Checkpoint, type ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
@@ -458,7 +459,21 @@ export interface PolicyFiles {
 }
 
 /** The folder that holds a LoRA run's adapters in PEFT's layout, beside the merged checkpoint. */
-export const LORA_ADAPTER_DIR = 'adapter';
+export const LORA_ADAPTER_DIR = POLICY_ADAPTER_DIR;
+
+/**
+ * A policy exported as the folders transformers and PEFT load (export/hf-model-folder.ts): the one path the page's
+ * checkpoint export and the CLI's `export --to hf` share. `sourceGenerationConfigJson` is the source model's
+ * generation_config.json (readSourceGenerationConfig), `baseModel` the checkpoint the run started from.
+ */
+export function exportPolicyFolder(
+  runName: string,
+  policy: PolicyFiles,
+  sourceGenerationConfigJson: string | null,
+  baseModel: string | null,
+): HfExport {
+  return hfExport({ runName, policy, sourceGenerationConfigJson, baseModel });
+}
 
 /**
  * A resume point's policy as files: model.safetensors, config.json, tokenizer.json (and tokenizer_config.json) and,

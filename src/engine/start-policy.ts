@@ -70,3 +70,23 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
     source: `fresh ${config.model} model, seed ${config.seed}`,
   };
 }
+
+/**
+ * The generation_config.json of the folder a run started from (sampling defaults, end-of-sequence ids), for its
+ * export; null for a fresh model, a folder without one, or one that cannot be read now (the export then writes the
+ * ids config.json names). A URL checkpoint (a scheme of two or more letters, so not a drive letter) is not fetched
+ * again: an export contacts no origin by itself.
+ */
+export async function readSourceGenerationConfig(
+  checkpoint: string | null,
+  assets: AssetLoader,
+): Promise<string | null> {
+  if (checkpoint === null || /^[A-Za-z][A-Za-z0-9+.-]+:/.test(checkpoint)) return null;
+  try {
+    const text = await assets.text(`${checkpointDir(checkpoint)}generation_config.json`);
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? text : null;
+  } catch {
+    return null;
+  }
+}

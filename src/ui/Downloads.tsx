@@ -1,11 +1,17 @@
 // Saves the files of an export the worker prepared (metrics, rollouts, checkpoint) as browser downloads, and
-// lists what was saved last. The store holds the files; this is the only place that touches Blob URLs.
+// lists what was saved last. A checkpoint comes as the folders transformers and PEFT load (paths with a `/`): one
+// .zip download, or, where the browser has the File System Access API and the person picked a folder, the folders
+// written into it. The store holds the files; this is the only place that touches Blob URLs and directory handles.
 import { useEffect, useState } from 'react';
+import { zipChunks } from '../store/zip';
 import { useLab } from '../store';
 
 /** Saves one file as a browser download (also the "Run elsewhere" panel's). */
-export function save(name: string, mime: string, data: string | Uint8Array): void {
-  const blob = new Blob([typeof data === 'string' ? data : (data as Uint8Array<ArrayBuffer>)], { type: mime });
+export function save(name: string, mime: string, data: string | Uint8Array | Blob): void {
+  const blob =
+    data instanceof Blob
+      ? data
+      : new Blob([typeof data === 'string' ? data : (data as Uint8Array<ArrayBuffer>)], { type: mime });
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
@@ -17,25 +23,159 @@ export function save(name: string, mime: string, data: string | Uint8Array): voi
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
+/** The part of the File System Access API the folder export uses (Chromium's showDirectoryPicker). */
+interface WritableDir {
+  name: string;
+  getDirectoryHandle(name: string, o: { create: boolean }): Promise<WritableDir>;
+  getFileHandle(
+    name: string,
+    o: { create: boolean },
+  ): Promise<{ createWritable(): Promise<{ write(d: Blob | string): Promise<void>; close(): Promise<void> }> }>;
+}
+type DirPicker = (o: { mode: 'readwrite'; id?: string }) => Promise<WritableDir>;
+
+function directoryPicker(): DirPicker | null {
+  const w = window as unknown as { showDirectoryPicker?: DirPicker };
+  return typeof w.showDirectoryPicker === 'function' ? w.showDirectoryPicker.bind(window) : null;
+}
+
+/** Whether this browser can write the exported folder itself (else the export is a .zip). */
+export const canWriteFolders = (): boolean => directoryPicker() !== null;
+
+/** The folder the person picked for the next checkpoint export (set by pickExportFolder, used once). */
+let pendingDir: WritableDir | null = null;
+
+/**
+ * Asks for the folder to write the next checkpoint export into (must run in the click's handler: the picker needs
+ * the gesture). False when the person cancelled or the browser has no picker.
+ */
+export async function pickExportFolder(): Promise<boolean> {
+  const pick = directoryPicker();
+  if (!pick) return false;
+  try {
+    pendingDir = await pick({ mode: 'readwrite', id: 'rl-lab-export' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Saved = { name: string; bytes: number };
+interface LastExport {
+  files: Saved[];
+  /** For a folder export: how it was saved, its folders and the Python that loads them. */
+  folder?: { how: 'zip' | 'folder'; where: string; folders: string[]; python: string[] };
+}
+
+const sizeOf = (d: string | Uint8Array) => (typeof d === 'string' ? new Blob([d]).size : d.byteLength);
+
+/** The Python that loads the exported folders (the adapter's base model from its adapter_config.json, quoted as JSON). */
+function pythonLines(files: { name: string; data: string | Uint8Array }[], folders: string[]): string[] {
+  const lines = [
+    'from transformers import AutoModelForCausalLM',
+    `model = AutoModelForCausalLM.from_pretrained(${JSON.stringify(folders[0])})`,
+  ];
+  const adapter = folders.find((f) => f.endsWith('-adapter'));
+  const config = files.find((f) => f.name === `${adapter}/adapter_config.json`);
+  if (adapter && config) {
+    let base: unknown = null;
+    try {
+      base = JSON.parse(
+        typeof config.data === 'string' ? config.data : new TextDecoder().decode(config.data),
+      ).base_model_name_or_path;
+    } catch {
+      /* the line below says "path/to/base" */
+    }
+    lines.push(
+      'from peft import PeftModel',
+      `lora = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(${JSON.stringify(typeof base === 'string' ? base : 'path/to/base')}), ${JSON.stringify(adapter)})`,
+    );
+  }
+  return lines;
+}
+
+/** Writes each file under `dir`, making the folders of its path. */
+async function writeInto(dir: WritableDir, files: { name: string; data: string | Uint8Array }[]): Promise<void> {
+  for (const f of files) {
+    const parts = f.name.split('/');
+    let d = dir;
+    for (const p of parts.slice(0, -1)) d = await d.getDirectoryHandle(p, { create: true });
+    const w = await (await d.getFileHandle(parts[parts.length - 1], { create: true })).createWritable();
+    await w.write(typeof f.data === 'string' ? f.data : new Blob([f.data as Uint8Array<ArrayBuffer>]));
+    await w.close();
+  }
+}
+
 export function Downloads() {
   const downloads = useLab((s) => s.downloads);
   const clear = useLab((s) => s.clearDownloads);
-  const [last, setLast] = useState<{ name: string; bytes: number }[]>([]);
+  const [last, setLast] = useState<LastExport | null>(null);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!downloads) return;
-    for (const f of downloads.files) save(f.name, f.mime, f.data);
-    setLast(
-      downloads.files.map((f) => ({
-        name: f.name,
-        bytes: typeof f.data === 'string' ? new Blob([f.data]).size : f.data.byteLength,
-      })),
-    );
+    const files = downloads.files;
     clear();
+    setError(null);
+    if (!files.some((f) => f.name.includes('/'))) {
+      for (const f of files) save(f.name, f.mime, f.data);
+      setLast({ files: files.map((f) => ({ name: f.name, bytes: sizeOf(f.data) })) });
+      return;
+    }
+    const folders = [...new Set(files.map((f) => f.name.split('/')[0]))];
+    const python = pythonLines(files, folders);
+    const dir = pendingDir;
+    pendingDir = null;
+    if (dir) {
+      writeInto(dir, files).then(
+        () =>
+          setLast({
+            files: files.map((f) => ({ name: f.name, bytes: sizeOf(f.data) })),
+            folder: { how: 'folder', where: dir.name, folders, python },
+          }),
+        (e: unknown) => setError(`Writing the folder into "${dir.name}" failed: ${(e as Error).message ?? e}`),
+      );
+      return;
+    }
+    // One .zip of the folders; its parts are the files' own arrays (a Blob takes them without another copy here).
+    const zip = new Blob([...zipChunks(files.map((f) => ({ name: f.name, data: f.data })))] as BlobPart[], {
+      type: 'application/zip',
+    });
+    const name = `${folders[0]}.zip`;
+    save(name, 'application/zip', zip);
+    setLast({ files: [{ name, bytes: zip.size }], folder: { how: 'zip', where: name, folders, python } });
   }, [downloads, clear]);
-  if (!last.length) return null;
+  if (error)
+    return (
+      <p className="error small" data-testid="last-export-error">
+        {error}
+      </p>
+    );
+  if (!last) return null;
   return (
-    <p className="hint small" data-testid="last-export" data-files={last.map((f) => f.name).join(',')}>
-      Saved {last.map((f) => `${f.name} (${f.bytes.toLocaleString('en-US')} bytes)`).join(', ')}
-    </p>
+    <div className="hint small" data-testid="last-export" data-files={last.files.map((f) => f.name).join(',')}>
+      {last.folder ? (
+        <>
+          <p>
+            {last.folder.how === 'zip'
+              ? `Saved ${last.folder.where} (${last.files[0].bytes.toLocaleString('en-US')} bytes): unzip it to get `
+              : `Wrote into the folder "${last.folder.where}": `}
+            {last.folder.folders.map((f, i) => (
+              <span key={f}>
+                {i > 0 && ' and '}
+                <code>{f}/</code>
+              </span>
+            ))}
+            , the folder{last.folder.folders.length > 1 ? 's' : ''} transformers
+            {last.folder.folders.length > 1 ? ' and PEFT load' : ' loads'} (float32 weights, the precision the lab
+            trains in):
+          </p>
+          <pre data-testid="export-python" style={{ overflowX: 'auto' }}>
+            {last.folder.python.join('\n')}
+          </pre>
+        </>
+      ) : (
+        <>Saved {last.files.map((f) => `${f.name} (${f.bytes.toLocaleString('en-US')} bytes)`).join(', ')}</>
+      )}
+    </div>
   );
 }

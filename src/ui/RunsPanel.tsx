@@ -1,6 +1,6 @@
 // Saved runs (IndexedDB, in the engine worker): the list, open one on the charts, overlay two or more with the
-// diff of their configs, resume, delete, export (metrics CSV and JSONL, rollouts JSONL, checkpoint safetensors +
-// config.json) and import an exported file or a TRL, verl or OpenRLHF metrics log (overlaid like any run). A run
+// diff of their configs, resume, delete, export (metrics CSV and JSONL, rollouts JSONL, the checkpoint as the
+// folder transformers loads, zipped or written into a picked folder) and import an exported file or a TRL, verl or OpenRLHF metrics log (overlaid like any run). A run
 // offers only the actions it can do (selectors' runExports, canResumeRun). Import errors and storage use are shown
 // here. The current run's row shows its live step (from the engine's progress), not the step its saved header had.
 // A seed group's runs sit under one row of their own (expand it for each seed's row), with the choice of drawing the
@@ -18,13 +18,18 @@ import { seedStatistic } from '../store/seed-bands';
 import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
 import { canResumeRun, isCurrentRun, runExports, runStep } from '../store/selectors';
 import { runColor } from './colors';
+import { canWriteFolders, pickExportFolder } from './Downloads';
 
 const EXPORT_LABELS: Record<ExportKind, string> = {
   'metrics-csv': 'metrics CSV',
   'metrics-jsonl': 'metrics JSONL',
   'rollouts-jsonl': 'rollouts JSONL',
-  checkpoint: 'checkpoint',
+  checkpoint: 'checkpoint .zip',
 };
+
+/** What the checkpoint export is, on its buttons. */
+const CHECKPOINT_EXPORT_TITLE =
+  'The policy as the folder AutoModelForCausalLM.from_pretrained loads (float32 weights, config.json, generation_config.json, the tokenizer files with the chat template) and, for a LoRA run, the adapter folder PeftModel.from_pretrained loads.';
 
 /** Where a run was trained and imported from, for its row. */
 function whereFrom(h: RunHeader): string {
@@ -186,10 +191,24 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
             className="secondary"
             data-testid={`export-${kind}`}
             onClick={() => exportRun(h.id, kind)}
+            title={kind === 'checkpoint' ? CHECKPOINT_EXPORT_TITLE : undefined}
           >
             {EXPORT_LABELS[kind]}
           </button>
         ))}
+        {exports.includes('checkpoint') && canWriteFolders() && (
+          <button
+            type="button"
+            className="secondary"
+            data-testid="export-checkpoint-folder"
+            title={`${CHECKPOINT_EXPORT_TITLE} Writes the folders into a folder you pick (this browser can) instead of a .zip.`}
+            onClick={async () => {
+              if (await pickExportFolder()) exportRun(h.id, 'checkpoint');
+            }}
+          >
+            checkpoint folder…
+          </button>
+        )}
         {confirming ? (
           <>
             <button type="button" className="danger" data-testid="run-delete-confirm" onClick={() => deleteRun(h.id)}>
