@@ -318,7 +318,21 @@ describe('hub downloads (mock hub)', () => {
       files: Object.fromEntries(readdirSync(rm).map((f) => [f, new Uint8Array(readFileSync(new URL(f, rm)))])),
     });
     const dir = await fetchHubModel(parseHubId('org/rm'), 'reward_model', options());
-    expect(readdirSync(dir).sort()).toEqual(['.rl-lab-snapshot.json', 'config.json', 'model.safetensors']);
+    expect(readdirSync(dir).sort()).toEqual([
+      '.rl-lab-download.json',
+      '.rl-lab-snapshot.json',
+      'config.json',
+      'model.safetensors',
+    ]);
+    // What was fetched, from where, with each size the hub gave: the record a cut download is listed by.
+    const size = (f: string) => statSync(join(dir, f)).size;
+    expect(JSON.parse(readFileSync(join(dir, '.rl-lab-download.json'), 'utf8'))).toEqual({
+      repo: 'org/rm',
+      revision: 'main',
+      commit: 'c'.repeat(40),
+      origin: hub.endpoint,
+      files: ['config.json', 'model.safetensors'].map((name) => ({ name, size: size(name) })),
+    });
     // The snapshot is named by the commit the hub's X-Repo-Commit gave (the mock's default).
     expect(dir).toBe(join(cache, 'models--org--rm', 'snapshots', 'c'.repeat(40)));
   });
