@@ -31,7 +31,7 @@ import { parseShardIndex, SHARD_INDEX_FILE } from '../model/hf-folder';
 import { CLASSIFIER_FILES } from '../model/reward-classifier';
 import { REWARD_MODEL_KIND } from '../rl/reward-model';
 import type { HubClient, PartialFile } from '../hub/download';
-import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import { DEFAULT_HUB_ENDPOINT, looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
 import {
   DOWNLOAD_RECORD_FILE,
   incompletePath,
@@ -160,9 +160,9 @@ export function checkpointModelConfig(configText: string): ModelConfig {
   return configFromJson(parseLlamaConfigJson(json as Record<string, unknown>)).config;
 }
 
-/** How the CLI reaches a hub: the endpoint (flag, else HF_ENDPOINT), HF_TOKEN, the cache folder. */
+/** How the CLI reaches a hub: the endpoint (flag, else HF_ENDPOINT, else the Hugging Face Hub), HF_TOKEN, the cache folder. */
 export interface HubOptions {
-  endpoint: string | null;
+  endpoint: string;
   token: string | null;
   cacheDir: string;
   fetch?: typeof fetch;
@@ -173,23 +173,23 @@ export interface HubOptions {
   progress?(file: string, bytes: number, total: number | null): void;
 }
 
-/** HubOptions from the environment: HF_ENDPOINT unless `flag` is given, HF_TOKEN, RL_LAB_CACHE_DIR. */
+/** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR. */
 export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = process.env): Omit<HubOptions, 'log'> {
-  return { endpoint: flag ?? (env.HF_ENDPOINT || null), token: env.HF_TOKEN || null, cacheDir: hubCacheDir(env) };
+  return {
+    endpoint: flag ?? (env.HF_ENDPOINT || DEFAULT_HUB_ENDPOINT),
+    token: env.HF_TOKEN || null,
+    cacheDir: hubCacheDir(env),
+  };
 }
 
 /**
  * A hub id when `value` (a run's checkpoint or reward_model) names one: the shape org/name[@rev], and no such
- * folder here or under public/ (a local folder of that name wins). A value of that shape without an endpoint is refused, naming both.
+ * folder here or under public/ (a local folder of that name wins). A bad id is refused, naming the field.
  */
-export function hubRepoOf(field: string, value: string | null, endpoint: string | null): HubRepo | null {
+export function hubRepoOf(field: string, value: string | null): HubRepo | null {
   if (value === null || isAbsolute(value) || !looksLikeHubId(value)) return null;
   // A folder here, or a site path the CLI reads from public/ (models/copy-reward-model), is a folder, not an id.
   if (existsSync(value) || existsSync(new URL(value, PUBLIC_DIR))) return null;
-  if (endpoint === null)
-    throw new UsageError(
-      `${field} ${JSON.stringify(value)} is no folder here; to download it as a hub model, give --hf_endpoint URL or set HF_ENDPOINT`,
-    );
   try {
     return parseHubId(value);
   } catch (e) {
@@ -203,8 +203,6 @@ export async function fetchHubModel(
   kind: 'checkpoint' | 'reward_model',
   opts: HubOptions,
 ): Promise<string> {
-  if (opts.endpoint === null)
-    throw new UsageError(`${kind} ${repo.id}: no hub endpoint (--hf_endpoint or HF_ENDPOINT)`);
   const endpoint = parseEndpoint(opts.endpoint);
   const client: HubClient = { endpoint, token: opts.token, fetch: opts.fetch ?? fetch };
   const store = fsSnapshotStore(opts.cacheDir);
@@ -256,10 +254,10 @@ export async function runHubAssets(
   opts: HubOptions,
 ): Promise<AssetLoader> {
   const folders = new Map<string, string>();
-  const ck = hubRepoOf('checkpoint', config.checkpoint, opts.endpoint);
+  const ck = hubRepoOf('checkpoint', config.checkpoint);
   if (ck && config.checkpoint)
     folders.set(checkpointDir(config.checkpoint), await fetchHubModel(ck, 'checkpoint', opts));
-  const rm = hubRepoOf('reward_model', config.reward_model, opts.endpoint);
+  const rm = hubRepoOf('reward_model', config.reward_model);
   if (rm && config.reward_model)
     folders.set(rewardModelDir(config.reward_model), await fetchHubModel(rm, 'reward_model', opts));
   return folders.size ? hubAssets(base, folders) : base;
