@@ -78,8 +78,9 @@ describe('Content-Security-Policy', () => {
   it('is the policy the build serves: vite.config.ts runs the plugin in build and dev alike', async () => {
     const config = (await import('../vite.config')).default as { plugins: Plugin[] };
     const plugin = config.plugins.flat().find((q) => q?.name === 'hub-origins');
-    expect(plugin?.apply).toBeUndefined();
-    expect((plugin?.transformIndexHtml as { order: string }).order).toBe('pre');
+    if (!plugin) throw new Error('vite.config.ts has no hub-origins plugin');
+    expect(plugin.apply).toBeUndefined();
+    expect((plugin.transformIndexHtml as { order: string }).order).toBe('pre');
   });
 
   it("sits before the page's script, so it governs it", () => {
