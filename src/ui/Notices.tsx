@@ -16,35 +16,27 @@ export function Notices() {
   if (!notices.length && !urlError && !linkCheckpoint) return null;
   return (
     <div className="notices" aria-live="polite">
-      {linkCheckpoint && !linkCheckpoint.reachable && (
-        <p className="notice warning" role="alert" data-testid="link-checkpoint" data-origin={linkCheckpoint.origin}>
-          <span>
-            This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>, which this
-            page cannot connect to: it reaches only itself and the hubs it was built for (
-            <span data-testid="hub-origins">{hubOrigins.join(', ')}</span>). Nothing has been read from it; the page
-            starts from its own model.
-          </span>
-          <button
-            type="button"
-            className="link"
-            onClick={refuseLinkCheckpoint}
-            aria-label="dismiss"
-            data-testid="link-checkpoint-refuse"
-          >
-            ✕
-          </button>
-        </p>
-      )}
-      {linkCheckpoint?.reachable && (
+      {linkCheckpoint && (
         <div className="notice warning" role="alert" data-testid="link-checkpoint" data-origin={linkCheckpoint.origin}>
-          <span>
-            This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has
-            been read from it; the page starts from its own model until you choose to use it.
-          </span>
+          {linkCheckpoint.reachable ? (
+            <span>
+              This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has
+              been read from it; the page starts from its own model until you choose to use it.
+            </span>
+          ) : (
+            <span>
+              This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>, which this
+              page cannot connect to: it reaches only itself and the hubs it was built for (
+              <span data-testid="hub-origins">{hubOrigins.join(', ')}</span>). Nothing has been read from it; the page
+              starts from its own model.
+            </span>
+          )}
           <span className="notice-actions">
-            <button type="button" onClick={confirmLinkCheckpoint} data-testid="link-checkpoint-use">
-              Use the checkpoint from {linkCheckpoint.origin}
-            </button>
+            {linkCheckpoint.reachable && (
+              <button type="button" onClick={confirmLinkCheckpoint} data-testid="link-checkpoint-use">
+                Use the checkpoint from {linkCheckpoint.origin}
+              </button>
+            )}
             <button
               type="button"
               className="link"
