@@ -3,7 +3,8 @@
 // gigabytes is written (and, after a reload, read back) in chunks, so the page's partial downloads hash with this.
 // Lengths are counted in bytes up to 2^53 (far past any file here); no Node, no DOM.
 
-const K = new Uint32Array([
+// Int32Array throughout: every word stays a small integer in V8 (a Uint32Array's words past 2^31 would be doubles).
+const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
   0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
   0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
@@ -18,13 +19,13 @@ const INITIAL = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9
 
 /** A SHA-256 in progress. */
 export class Sha256 {
-  private readonly state = new Uint32Array(INITIAL);
+  private readonly state = new Int32Array(INITIAL);
   /** The bytes of the block being filled (fewer than 64). */
   private readonly block = new Uint8Array(64);
   private blockLength = 0;
   /** Bytes hashed so far. */
   private length = 0;
-  private readonly w = new Uint32Array(64);
+  private readonly w = new Int32Array(64);
 
   /** Bytes given to update() so far. */
   get bytes(): number {
