@@ -76,6 +76,8 @@ export const PAGE_IMPORTS: readonly string[] = [
   'engine/step-pace',
   'bench/report',
   'export',
+  // the hub origins this build may connect to (the same list as its CSP)
+  'hub/origins',
   // pure helpers of the bottom layer
   'core/random',
   'core/format',
