@@ -118,6 +118,7 @@ describe('real-size section', () => {
       expect(r.stepS, r.mode).toBeGreaterThan(0);
       expect(r.rolloutTokensPerS, r.mode).toBeGreaterThan(0);
       expect(r.peakBytes, r.mode).toBeGreaterThan(0);
+      expect(r.plannedPeakBytes, r.mode).toBeGreaterThan(0);
       expect(Object.keys(r.phases), r.mode).toContain('gen');
     }
     // The first mode compiles the pipelines; the second reuses most of them.

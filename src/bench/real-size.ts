@@ -15,6 +15,7 @@ import { parameterCount, type ModelConfig } from '../model/config';
 import { SMOLLM2_135M } from '../model/real-models.fixture';
 import { buildCharTokenizerJson } from '../model/tokenizer';
 import { resolveConfig } from '../rl/config';
+import { rlResolvedMemoryPlan } from '../rl/memory';
 import { benchParams } from './step';
 import type { GrpoShape } from './grpo';
 import type { RealSizeResult } from './report';
@@ -92,8 +93,14 @@ export async function benchRealSizeStep(
     steps: 2,
     eval_every: 0,
     seed: 1,
+    // The storage: bf16 weights (and KV cache), f32 arithmetic; 'auto' would pick f32 wherever it fits.
+    weight_dtype: 'bf16',
     ...(mode === 'lora' ? { lora_rank: 8 } : {}),
   });
+  const planned = rlResolvedMemoryPlan(config, folder.model, {
+    maxBufferSize: ctx.device.limits.maxBufferSize,
+    maxStorageBufferBindingSize: ctx.device.limits.maxStorageBufferBindingSize,
+  }).plan;
   const compiledBefore = ctx.compileLog().length;
   const liveBefore = ctx.tensorBytes().live;
   ctx.resetTensorPeak();
@@ -130,6 +137,7 @@ export async function benchRealSizeStep(
     trainTokensPerS: m['perf/train_tokens_per_s'] ?? Number.NaN,
     phases,
     peakBytes,
+    plannedPeakBytes: planned.peakBytes,
     pipelines: compiled.length,
     compileS: compiled.reduce((s, r) => s + r.ms, 0) / 1000,
     slowestCompiles: compileReport(compiled, 5),

@@ -69,6 +69,8 @@ export interface RealSizeResult {
   phases: Record<string, number>;
   /** Peak GPU tensor bytes over both steps, above what was alive before. */
   peakBytes: number;
+  /** The memory plan's peak for the same config (src/rl/memory.ts), to read the measured peak against. */
+  plannedPeakBytes: number;
   /** Pipelines compiled and their total wall time; the slowest, as compileReport lines. */
   pipelines: number;
   compileS: number;
@@ -344,14 +346,14 @@ export function realSizeMarkdown(results: readonly RealSizeResult[], device: str
   if (results.length === 0) return '';
   const rows = results.map(
     (r) =>
-      `| ${r.mode === 'lora' ? 'LoRA (rank 8)' : 'full fine-tune'} | ${r.stepS.toFixed(1)} | ${r.firstStepS.toFixed(1)} | ${r.rolloutTokensPerS.toFixed(1)} | ${r.trainTokensPerS.toFixed(1)} | ${formatBytes(r.peakBytes)} | ${r.pipelines} in ${r.compileS.toFixed(1)} s | ${Object.entries(
+      `| ${r.mode === 'lora' ? 'LoRA (rank 8)' : 'full fine-tune'} | ${r.stepS.toFixed(1)} | ${r.firstStepS.toFixed(1)} | ${r.rolloutTokensPerS.toFixed(1)} | ${r.trainTokensPerS.toFixed(1)} | ${formatBytes(r.peakBytes)} (plan ${formatBytes(r.plannedPeakBytes)}) | ${r.pipelines} in ${r.compileS.toFixed(1)} s | ${Object.entries(
         r.phases,
       )
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
         .join(', ')} |`,
   );
   return [
-    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
+    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights, bf16 storage) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
     '',
     '| mode | s/step | first step s | rollout tokens/s | train tokens/s | peak GPU tensors | pipelines compiled | phases of the measured step (s) |',
     '|---|---|---|---|---|---|---|---|',
