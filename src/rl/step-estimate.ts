@@ -276,6 +276,12 @@ export function assumedThroughput(software: boolean): Throughput {
       };
 }
 
+/**
+ * How close the estimate came to measured steps, for the page's tooltip and the README (scripts/calibrate-step-
+ * estimate.ts measures it).
+ */
+export const ESTIMATE_ACCURACY = 'Not yet compared with measured steps.';
+
 /** Seconds in words for the page and the CLI: "about 12 s", "about 0.4 s", "about 3 min". */
 export function describeSeconds(seconds: number): string {
   if (!Number.isFinite(seconds)) return 'unknown';
