@@ -83,7 +83,10 @@ async function main() {
   console.log(
     `  flops ${(t.flopsPerSecond / 1e9).toFixed(2)} GFLOP/s, bytes ${(t.bytesPerSecond / 1e9).toFixed(2)} GB/s, submit ${(t.submitSeconds * 1e3).toFixed(3)} ms, dispatch ${(t.dispatchSeconds * 1e6).toFixed(1)} us`,
   );
-  const lines = ['| run | phase | measured s | estimated s | estimate / measured |', '| --- | --- | ---: | ---: | ---: |'];
+  const lines = [
+    '| run | phase | measured s | estimated s | estimate / measured |',
+    '| --- | --- | ---: | ---: | ---: |',
+  ];
   for (const preset of ['nano', 'micro'] as const) {
     const m = await measure(grpoBenchConfig(preset, grpoShape(preset), reps), ctx);
     lines.push(row(`${preset} (${MODEL_PRESETS[preset].nLayers} layers), 8x8 copy`, m, t));

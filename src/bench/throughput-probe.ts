@@ -1,6 +1,6 @@
 // A short measurement of an adapter's speed for the step estimate (src/rl/step-estimate.ts): the round trip of one
 // small pass, the cost of a pass more in one submit, a training-shaped matmul (1024 rows) and a decode-shaped one
-// (64 rows streaming a square weight), each grown until it takes long enough to time by wall clock, least of 3.
+// (64 rows streaming a square weight), each grown until it takes long enough to time by wall clock, median of 5.
 // Well under a second on SwiftShader; run by the worker only once a run has trained (never before the first step)
 // and by the estimate's calibration script. Not the autotune (which chooses variants) and not the bench's tables.
 
@@ -12,7 +12,7 @@ import { describeAdapter } from '../schema/adapter-text';
 
 /** A product's wall time long enough that the round trip is a small part of it. */
 const LONG_ENOUGH_MS = 15;
-const REPS = 3;
+const REPS = 5;
 
 /** Measures `ctx`'s adapter: see the file's opening comment. About 10 submits of growing products. */
 export async function probeThroughput(ctx: GpuContext): Promise<Throughput> {
@@ -28,22 +28,31 @@ export async function probeThroughput(ctx: GpuContext): Promise<Throughput> {
     owned.push(t);
     return t;
   };
-  /** Least wall milliseconds over REPS of `passes` products x W^T of (M,K) by (N,K), one submit. */
+  /**
+   * Median wall milliseconds over REPS (after one that compiles) of `passes` products x W^T of (M,K) by (N,K) in one
+   * submit, each reading the previous one's output (so each waits for the one before, as a model's layers do).
+   * The median, as the steps it predicts are medians: on a loaded machine the least is the exception.
+   */
   const time = async (M: number, N: number, K: number, passes = 1): Promise<number> => {
     const x = tensor(M, K);
     const w = tensor(N, K);
     const y = out(M, N);
-    let least = Infinity;
+    const chained = passes > 1 && N === K ? out(M, N) : null;
+    const times: number[] = [];
     for (let r = 0; r <= REPS; r++) {
       const rec = ctx.recorder('probe');
       const t0 = performance.now();
-      for (let i = 0; i < passes; i++) matmul(rec, y, x, w, { transB: true });
+      matmul(rec, y, x, w, { transB: true });
+      for (let i = 1; i < passes; i++) {
+        const [from, to] = i % 2 === 1 ? [y, chained ?? y] : [chained ?? y, y];
+        matmul(rec, to, chained ? from : x, w, { transB: true });
+      }
       rec.submit();
       await ctx.flush();
-      // The first round compiles the pipeline.
-      if (r > 0) least = Math.min(least, performance.now() - t0);
+      if (r > 0) times.push(performance.now() - t0);
     }
-    return least;
+    times.sort((a, b) => a - b);
+    return times[Math.floor(times.length / 2)];
   };
   /** A square weight grown from 128 until `rows` rows through it take LONG_ENOUGH_MS (at most 4096). */
   const grow = async (rows: number): Promise<{ n: number; ms: number }> => {

@@ -39,12 +39,17 @@ describe('estimateDraft', () => {
     read.length = 0;
     const sized: ModelEstimate[] = [];
     for (const c of REAL_MODEL_CHOICES.filter((c) => c.recordedConfig)) {
-      const e = await estimateDraft(resolveConfig('grpo', realModelExperiment(c.checkpoint, 'countdown')), ASSETS, DEVICE, T);
+      const e = await estimateDraft(
+        resolveConfig('grpo', realModelExperiment(c.checkpoint, 'countdown')),
+        ASSETS,
+        DEVICE,
+        T,
+      );
       expect('seconds' in e, JSON.stringify(e)).toBe(true);
       sized.push(e as ModelEstimate);
     }
     expect(read).toEqual([]);
-    // SmolLM2-135M: 134.5M parameters (REAL-MODELS.md); bigger models take longer per step.
+    // SmolLM2-135M: 134.5M parameters (its published count); bigger models take longer per step.
     expect(sized[0].parameters).toBe(134_515_008);
     for (let i = 1; i < sized.length; i++) expect(sized[i].seconds).toBeGreaterThan(sized[0].seconds);
   });

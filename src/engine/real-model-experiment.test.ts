@@ -36,7 +36,12 @@ const experiment = (overrides: Record<string, unknown> = {}) =>
 describe('the real-model experiment on tiny-qwen2', () => {
   it('trains two steps with the chat template and LoRA, sampling as generation_config.json says', async () => {
     const config = experiment();
-    expect(config).toMatchObject({ chat_template: true, answer_format: 'think', lora_rank: 16, sampling_defaults: 'model' });
+    expect(config).toMatchObject({
+      chat_template: true,
+      answer_format: 'think',
+      lora_rank: 16,
+      sampling_defaults: 'model',
+    });
     const session = await RunSession.open(
       { config, backend: 'webgpu', divergence: 'stop', inspectGroups: 1 },
       { assets: SAMPLING_FOLDER, sink: NO_SINK, device: async () => gpu.ctx },

@@ -113,7 +113,7 @@ const FORWARD_DISPATCHES_PER_LAYER = 12;
 /** The head, the sampler's passes and the embedding lookup of a decode step. */
 const DECODE_DISPATCHES_EXTRA = 4;
 /** Submit-and-wait round trips of a training forward + backward + objective on one minibatch. */
-const UPDATE_SUBMITS_PER_MINIBATCH = 4;
+const UPDATE_SUBMITS_PER_MINIBATCH = 8;
 /** AdamW's floating-point operations per trained value (moments, bias corrections, the update, weight decay). */
 const ADAMW_FLOPS_PER_VALUE = 12;
 /** AdamW's memory traffic per trained value: read weight, gradient and two moments; write weight and moments. */
@@ -268,10 +268,10 @@ export function assumedThroughput(software: boolean): Throughput {
         source: "SwiftShader's figures in BENCHMARKS.md (this adapter not measured yet)",
       }
     : {
-        flopsPerSecond: 5e12,
-        bytesPerSecond: 5e11,
-        submitSeconds: 3e-4,
-        dispatchSeconds: 3e-5,
+        flopsPerSecond: 2.5e12,
+        bytesPerSecond: 1.2e11,
+        submitSeconds: 3.4e-3,
+        dispatchSeconds: 2e-5,
         source: "an H100's figures in BENCHMARKS.md (this adapter not measured yet)",
       };
 }

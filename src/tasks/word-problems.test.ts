@@ -30,19 +30,31 @@ describe('word_problems', () => {
     const answer = (prompt: string) => task.solve({ prompt, answer: '' });
     expect(answer('Ana has 12 apples and buys 7 more. How many apples does Ana have now?')).toBe('19');
     expect(answer('Gus shares 84 cookies equally among 7 friends. How many cookies does each friend get?')).toBe('12');
-    expect(
-      answer('Hana has 40 books, buys 15 more and then gives away 30. How many books does Hana have now?'),
-    ).toBe('25');
-    expect(answer('A shop sells pencils for 3 dollars each. How many dollars do 14 pencils cost?')).toBe('42');
-    expect(task.splitOf({ prompt: 'Ana has 12 pears and buys 7 more. How many pears does Ana have now?', answer: '' })).toBe(
-      null,
+    expect(answer('Hana has 40 books, buys 15 more and then gives away 30. How many books does Hana have now?')).toBe(
+      '25',
     );
+    expect(answer('A shop sells pencils for 3 dollars each. How many dollars do 14 pencils cost?')).toBe('42');
+    expect(
+      task.splitOf({ prompt: 'Ana has 12 pears and buys 7 more. How many pears does Ana have now?', answer: '' }),
+    ).toBe(null);
   });
 
   it('accepts the answer however it is written, and only the right number', () => {
     const task = getTask('word_problems', 3);
-    const item = { prompt: 'There are 12 boxes with 100 marbles in each box. How many marbles are there in all?', answer: '1200' };
-    for (const ok of ['1200', '1200.', '1,200', '1200 marbles', 'The answer is 1200.', '12 x 100 = 1200', '1200.0', '$1,200'])
+    const item = {
+      prompt: 'There are 12 boxes with 100 marbles in each box. How many marbles are there in all?',
+      answer: '1200',
+    };
+    for (const ok of [
+      '1200',
+      '1200.',
+      '1,200',
+      '1200 marbles',
+      'The answer is 1200.',
+      '12 x 100 = 1200',
+      '1200.0',
+      '$1,200',
+    ])
       expect(task.verify(item, ok).parts.accuracy, ok).toBe(1);
     for (const wrong of ['120', '1200 - 1 = 1199', '12 boxes'])
       expect(task.verify(item, wrong).parts.accuracy, wrong).toBe(0);

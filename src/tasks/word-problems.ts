@@ -84,7 +84,7 @@ function render(p: WordProblem): string {
     .replace(/\{(\d)\}/g, (_, i: string) => String(p.numbers[Number(i)]));
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Each template as a pattern that reads its name, item and numbers back (canonical numbers only). */
 const PATTERNS = TEMPLATES.map((t) => {
@@ -98,7 +98,7 @@ const PATTERNS = TEMPLATES.map((t) => {
       source += groups.includes('item') ? '\\k<item>' : `(?<item>${ITEMS.join('|')})`;
       if (!groups.includes('item')) groups.push('item');
     } else if (/^\{\d\}$/.test(part)) source += `(?<n${part[1]}>0|[1-9][0-9]{0,5})`;
-    else source += escape(part);
+    else source += escapeRegExp(part);
   }
   return new RegExp(`^${source}$`);
 });
@@ -136,9 +136,7 @@ function longestPrompt(digits: number): number {
   const name = NAMES.reduce((a, b) => (b.length > a.length ? b : a));
   const item = ITEMS.reduce((a, b) => (b.length > a.length ? b : a));
   const n = 10 ** (digits + 1) - 1;
-  return Math.max(
-    ...TEMPLATES.map((_, template) => render({ template, name, item, numbers: [n, n, n] }).length),
-  );
+  return Math.max(...TEMPLATES.map((_, template) => render({ template, name, item, numbers: [n, n, n] }).length));
 }
 
 /** Longest completion the verifier reads: room for a sentence around the answer. */

@@ -5,13 +5,14 @@
 // id goes into the checkpoint field as it is; the hub download takes it from there. Not the checkpoint field.
 import { useEffect, useMemo, useState } from 'react';
 import {
+  ESTIMATE_ACCURACY,
   REAL_MODEL_CHOICES,
   REAL_MODEL_TASKS,
+  describeSeconds,
   realModelExperiment,
   resolveConfig,
   type RealModelTask,
-} from '../rl/config';
-import { ESTIMATE_ACCURACY, describeSeconds } from '../rl/step-estimate';
+} from '../store/schema';
 import { formatBytes } from '../store/format';
 import { isEstimate, useLab } from '../store';
 
@@ -53,11 +54,7 @@ export function RealModelExperiment() {
         </p>
         <label>
           Task{' '}
-          <select
-            data-testid="real-model-task"
-            value={task}
-            onChange={(e) => setTask(e.target.value as RealModelTask)}
-          >
+          <select data-testid="real-model-task" value={task} onChange={(e) => setTask(e.target.value as RealModelTask)}>
             {REAL_MODEL_TASKS.map((t) => (
               <option key={t.task} value={t.task}>
                 {t.label}

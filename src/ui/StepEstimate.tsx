@@ -3,8 +3,12 @@
 // close the estimate came on the runs measured; and, when the run takes its sampling knobs from the model's
 // generation_config.json (sampling_defaults model), which values those are. Asked only once the engine is ready.
 import { useEffect } from 'react';
-import { describeSamplingResolution, resolveSamplingDefaults } from '../rl/config';
-import { ESTIMATE_ACCURACY, describeSeconds } from '../rl/step-estimate';
+import {
+  ESTIMATE_ACCURACY,
+  describeSamplingResolution,
+  describeSeconds,
+  resolveSamplingDefaults,
+} from '../store/schema';
 import { formatBytes } from '../store/format';
 import { isEstimate, useLab } from '../store';
 
@@ -52,7 +56,8 @@ export function StepEstimateNote() {
       {sampling && (
         <span data-testid="step-estimate-sampling">
           {' '}
-          · {sampling.replace('sampling from generation_config.json', "sampling from the model's generation_config.json")}
+          ·{' '}
+          {sampling.replace('sampling from generation_config.json', "sampling from the model's generation_config.json")}
         </span>
       )}
     </p>

@@ -13,7 +13,9 @@ describe('resolveSamplingDefaults', () => {
     const r = resolveSamplingDefaults(resolveConfig('grpo', { sampling_defaults: 'model' }), QWEN);
     expect(r.config).toMatchObject({ temperature: 0.7, top_p: 0.8, top_k: 20 });
     expect(r.applied).toEqual({ temperature: 0.7, top_p: 0.8, top_k: 20 });
-    expect(describeSamplingResolution(r)).toBe('sampling from generation_config.json: temperature 0.7, top_p 0.8, top_k 20');
+    expect(describeSamplingResolution(r)).toBe(
+      'sampling from generation_config.json: temperature 0.7, top_p 0.8, top_k 20',
+    );
     expect(resolveSamplingDefaults(r.config, QWEN).applied).toEqual({});
   });
 
@@ -27,14 +29,16 @@ describe('resolveSamplingDefaults', () => {
   });
 
   it('keeps your values, samples despite do_sample false, and refuses values outside a knob', () => {
-    const r = resolveSamplingDefaults(
-      resolveConfig('grpo', { sampling_defaults: 'model', temperature: 0.9 }),
-      { doSample: false, temperature: 0.6, topP: 1.5, topK: 50 },
-    );
+    const r = resolveSamplingDefaults(resolveConfig('grpo', { sampling_defaults: 'model', temperature: 0.9 }), {
+      doSample: false,
+      temperature: 0.6,
+      topP: 1.5,
+      topK: 50,
+    });
     expect(r.config).toMatchObject({ temperature: 0.9, top_p: 1, top_k: 50 });
     expect(r.kept).toEqual([
       'generation_config.json says do_sample false (greedy); the run samples, as GRPO needs',
-      'temperature 0.9 (yours) over generation_config.json\'s 0.6',
+      "temperature 0.9 (yours) over generation_config.json's 0.6",
       expect.stringMatching(/^generation_config.json's top_p 1.5 is not usable \(top_p: .*\); kept 1$/),
     ]);
   });

@@ -59,9 +59,6 @@ export function resolveSamplingDefaults(config: RLConfig, model: GenerationDefau
 /** The resolution in one line for a run's source and the CLI: "sampling from generation_config.json: temperature 0.7, top_p 0.8". */
 export function describeSamplingResolution(r: SamplingResolution): string {
   const applied = Object.entries(r.applied).map(([k, v]) => `${k} ${v}`);
-  const parts = [
-    ...(applied.length ? [`sampling from generation_config.json: ${applied.join(', ')}`] : []),
-    ...r.kept,
-  ];
+  const parts = [...(applied.length ? [`sampling from generation_config.json: ${applied.join(', ')}`] : []), ...r.kept];
   return parts.join('; ');
 }

@@ -55,7 +55,13 @@ export const estimatesSlice: LabSlice<EstimatesSlice> =
       set({
         estimates: {
           ...get().estimates,
-          [topic]: { key, pending: true, estimates: last?.estimates ?? [], throughput: last?.throughput ?? null, error: null },
+          [topic]: {
+            key,
+            pending: true,
+            estimates: last?.estimates ?? [],
+            throughput: last?.throughput ?? null,
+            error: null,
+          },
         },
       });
       link.request({ type: 'estimate', configs }).then(
