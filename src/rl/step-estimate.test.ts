@@ -2,9 +2,10 @@
 // layer, 2 query heads and 1 key/value head of dim 2), and its seconds as the roofline sums them. No timing.
 
 import { describe, expect, it } from 'vitest';
-import type { ModelConfig } from '../model/config';
+import { MODEL_PRESETS, type ModelConfig } from '../model/config';
 import { resolveConfig } from './config';
 import {
+  assumedThroughput,
   attentionMacsPerToken,
   causalAttentionMacs,
   estimateStepSeconds,
@@ -109,5 +110,26 @@ describe('step work', () => {
     // The rollout's round trips: the prefill and 2 decode steps.
     expect(work.phases[0].submits).toBe(3);
     expect(launches.seconds).toBeCloseTo(submits + work.flops / 1e15, 6);
+  });
+});
+
+describe("a GPU's default figures", () => {
+  it("reproduce the H100's GRPO steps of BENCHMARKS.md (8 x 8 copy completions) within 1.25x, as fitted", () => {
+    // step_time in seconds, from BENCHMARKS.md's NVIDIA sections ("GRPO step of the RL trainer").
+    const H100 = { nano: [48, 0.2334], micro: [48, 0.2672], small: [64, 0.4252], base: [64, 0.8105] } as const;
+    for (const [preset, [tokens, seconds]] of Object.entries(H100)) {
+      const config = resolveConfig('grpo', {
+        model: preset,
+        task: 'copy',
+        train_batch_size: 8,
+        num_generations: 8,
+        max_completion_length: tokens,
+        eval_every: 0,
+      });
+      const model = MODEL_PRESETS[preset as keyof typeof H100];
+      const ratio = estimateStepSeconds(stepWork(config, model), assumedThroughput(false)).seconds / seconds;
+      expect(ratio, preset).toBeGreaterThan(0.8);
+      expect(ratio, preset).toBeLessThan(1.25);
+    }
   });
 });

@@ -280,7 +280,8 @@ export function assumedThroughput(software: boolean): Throughput {
  * How close the estimate came to measured steps, for the page's tooltip and the README (scripts/calibrate-step-
  * estimate.ts measures it).
  */
-export const ESTIMATE_ACCURACY = 'Not yet compared with measured steps.';
+export const ESTIMATE_ACCURACY =
+  "How good it is: on SwiftShader with this probe (a 2-core machine at load 24-25) it gave 0.3-0.7x the measured step of nano, micro and tiny-qwen2 runs, too low most in the update; a GPU's default figures were fitted to an H100's nano-to-base steps in BENCHMARKS.md (0.86-1.04x of those). Take it as within about 3x, more often too low.";
 
 /** Seconds in words for the page and the CLI: "about 12 s", "about 0.4 s", "about 3 min". */
 export function describeSeconds(seconds: number): string {

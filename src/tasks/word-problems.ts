@@ -139,8 +139,11 @@ function longestPrompt(digits: number): number {
   return Math.max(...TEMPLATES.map((_, template) => render({ template, name, item, numbers: [n, n, n] }).length));
 }
 
-/** Longest completion the verifier reads: room for a sentence around the answer. */
-const COMPLETION_LIMIT = 64;
+/**
+ * Longest completion the verifier reads: room for a few sentences of working, and in the think format (which adds
+ * the tags and its own budget) about 60 tokens of a real model's tokenizer.
+ */
+const COMPLETION_LIMIT = 200;
 
 /** Word-problem arithmetic (difficulty: digits of the numbers, 1..3, default 2). */
 export const wordProblems: TaskFactory = defineTask<WordProblem>({

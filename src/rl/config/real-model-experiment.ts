@@ -82,7 +82,8 @@ export function realModelExperiment(
     beta: 0,
     train_batch_size: 4,
     num_generations: 8,
-    // The think wrapper judges up to about 110 characters; longer completions score 0 as overlong.
+    // The think wrapper judges up to 247 characters of a word problem's answer (countdown's: about 70); a longer
+    // completion scores 0 as overlong, so more tokens than this would only be cut.
     max_completion_length: 64,
     steps: 100,
     eval_every: 20,
