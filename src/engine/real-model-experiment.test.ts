@@ -64,7 +64,7 @@ describe('the real-model experiment on tiny-qwen2', () => {
         expect(group?.prompt).toMatch(/ apples| pencils| marbles| stickers| books| cookies/);
       }
       expect(session.step).toBe(2);
-      // LoRA: the base stays frozen, the adapters are exported beside the merged weights.
+      // LoRA: the checkpoint it exports holds the merged weights in the original layout, no adapter tensors.
       const ck = await session.trainer.exportCheckpoint();
       expect(Object.keys(ck.params).some((k) => k.includes('lora'))).toBe(false);
     } finally {
