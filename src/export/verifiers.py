@@ -411,7 +411,7 @@ TASKS = {
         "alphabet": "".join(chr(c) for c in range(32, 127) if chr(c) not in "<>"),
         "weights": {"accuracy": 0.9, "format": 0.1},
         "parse": _wp_parse,
-        "limit": lambda p: 200,
+        "limit": lambda p: 160,
         "check": _wp_check,
     },
     "knights_knaves": {

@@ -141,9 +141,9 @@ function longestPrompt(digits: number): number {
 
 /**
  * Longest completion the verifier reads: room for a few sentences of working, and in the think format (which adds
- * the tags and its own budget) about 60 tokens of a real model's tokenizer.
+ * the tags and its own budget) about 50 tokens of a real model's tokenizer.
  */
-const COMPLETION_LIMIT = 200;
+const COMPLETION_LIMIT = 160;
 
 /** Word-problem arithmetic (difficulty: digits of the numbers, 1..3, default 2). */
 export const wordProblems: TaskFactory = defineTask<WordProblem>({

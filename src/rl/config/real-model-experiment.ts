@@ -82,7 +82,7 @@ export function realModelExperiment(
     beta: 0,
     train_batch_size: 4,
     num_generations: 8,
-    // The think wrapper judges up to 247 characters of a word problem's answer (countdown's: about 70); a longer
+    // The think wrapper judges up to 207 characters of a word problem's answer (countdown's: about 70); a longer
     // completion scores 0 as overlong, so more tokens than this would only be cut.
     max_completion_length: 64,
     steps: 100,
