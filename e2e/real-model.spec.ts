@@ -10,7 +10,8 @@ test('Try a real model: estimates before any download, then one step on tiny-qwe
   const w = await guard(page);
   await page.goto('/');
   await ready(page);
-  // The edited config (the front door's) has its estimate beside Start.
+  // The front door opens the first lesson; closed, the edited config has its estimate beside Start.
+  await page.getByTestId('run-close-lesson').click();
   const estimate = page.getByTestId('step-estimate');
   await expect(estimate).toContainText('per step on this adapter (estimate)');
   expect(Number(await estimate.getAttribute('data-seconds'))).toBeGreaterThan(0);

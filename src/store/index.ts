@@ -1,5 +1,5 @@
 // The lab's zustand store, composed from typed slices (one file each under slices/): config, engine, runs,
-// charts, inspector, notices, alerts, lessons, compare, seeds. createLabStore() makes a store with its own engine link, storage and
+// charts, inspector, notices, alerts, lessons, compare, seeds, folders, reward_fn, estimates. createLabStore() makes a store with its own engine link, storage and
 // counters (tests make fresh ones with a fake engine and a map for storage); useLab is the page's. Actions are callable outside React (the worker client
 // feeds messages in through handleResponse). The rules of the run controls are selectors.ts.
 

@@ -23,6 +23,8 @@ export function RealModelExperiment() {
   const view = useLab((s) => s.estimates.experiment);
   const request = useLab((s) => s.requestEstimates);
   const showConfig = useLab((s) => s.showConfig);
+  const lessonOpen = useLab((s) => s.lesson !== null);
+  const closeLesson = useLab((s) => s.closeLesson);
   const draftPrompts = useLab((s) => s.draft.prompts);
   // Your own prompt list is the editor's prompts field; without one the task cannot be sized or run yet.
   const prompts = typeof draftPrompts === 'string' && draftPrompts.trim() ? draftPrompts : null;
@@ -108,7 +110,12 @@ export function RealModelExperiment() {
                       data-testid="real-model-use"
                       disabled={!configs || (task === 'prompts' && !prompts)}
                       title={`put this experiment in the editor, checkpoint ${c.checkpoint}`}
-                      onClick={() => configs && showConfig(configs[i], 'grpo')}
+                      onClick={() => {
+                        if (!configs) return;
+                        // Choosing the experiment leaves the open lesson, whose runs Start would otherwise wait for.
+                        if (lessonOpen) closeLesson();
+                        showConfig(configs[i], 'grpo');
+                      }}
                     >
                       Use
                     </button>
