@@ -16,6 +16,13 @@ import {
 import { formatBytes } from '../store/format';
 import { isEstimate, useLab } from '../store';
 
+/** A parameter count in a table cell's width: 24K, 135M, 1.2B. */
+function compactCount(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${Math.round(n / 1e6)}M`;
+  return n >= 1e3 ? `${Math.round(n / 1e3)}K` : String(n);
+}
+
 export function RealModelExperiment() {
   const [open, setOpen] = useState(false);
   const [task, setTask] = useState<RealModelTask>('word_problems');
@@ -73,9 +80,11 @@ export function RealModelExperiment() {
           <thead>
             <tr>
               <th scope="col">model</th>
-              <th scope="col">parameters</th>
-              <th scope="col">peak memory</th>
-              <th scope="col">s / step (estimate)</th>
+              <th scope="col">params</th>
+              <th scope="col">memory</th>
+              <th scope="col" title="seconds per step on this adapter (estimate)">
+                s / step
+              </th>
               <th scope="col" />
             </tr>
           </thead>
@@ -89,13 +98,13 @@ export function RealModelExperiment() {
                   </th>
                   {e && isEstimate(e) ? (
                     <>
-                      <td>{e.parameters.toLocaleString('en-US')}</td>
+                      <td title={e.parameters.toLocaleString('en-US')}>{compactCount(e.parameters)}</td>
                       <td title={e.memoryProblems.join('\n') || `weights stored ${e.weightDtype}`}>
                         {formatBytes(e.peakBytes)}
                         {e.memoryProblems.length > 0 && <strong className="warn"> (does not fit)</strong>}
                       </td>
                       <td data-testid="real-model-seconds" data-seconds={e.seconds}>
-                        {describeSeconds(e.seconds)}
+                        {describeSeconds(e.seconds).replace('about ', '~')}
                       </td>
                     </>
                   ) : (

@@ -8,9 +8,9 @@ import type { RLConfig } from './schema';
 
 /** The tasks the experiment offers, with their picker labels. */
 export const REAL_MODEL_TASKS = [
-  { task: 'word_problems', label: 'Word problems ("Ana has 12 apples and buys 7 more...")' },
-  { task: 'countdown', label: 'Countdown (reach 24 from 3, 8, 8, 3 with + - * /)' },
-  { task: 'prompts', label: 'Your own prompt list (the prompts field)' },
+  { task: 'word_problems', label: 'Word problems ("Ana has 12 apples...")' },
+  { task: 'countdown', label: 'Countdown (24 from 3, 8, 8, 3)' },
+  { task: 'prompts', label: 'Your own prompt list' },
 ] as const;
 export type RealModelTask = (typeof REAL_MODEL_TASKS)[number]['task'];
 
