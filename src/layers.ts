@@ -56,6 +56,8 @@ export const PAGE_IMPORTS: readonly string[] = [
   'rl/config',
   'rl/stream',
   'rl/compare-explain',
+  // the seconds-per-step estimate's words (its arithmetic is pure; the worker computes the figures)
+  'rl/step-estimate',
   'schema/metrics',
   'schema/histograms',
   'schema/objective',

@@ -7,7 +7,7 @@ import { NO_SINK, RunSession } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
 import { buildCharTokenizerJson } from '../model/tokenizer';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig, type RLConfig } from '../rl/config';
 import { median } from './measure';
 import type { BenchRow } from './report';
 
@@ -46,6 +46,20 @@ const PHASES: [string, string][] = [
   ['testing', 'held-out evaluation'],
 ];
 
+/** The config of the bench's GRPO step: copy task, the 'grpo' preset, no evaluation, `1 + reps` steps. */
+export function grpoBenchConfig(preset: ModelPresetName, shape: GrpoShape, reps: number): RLConfig {
+  return resolveConfig('grpo', {
+    model: preset,
+    task: 'copy',
+    train_batch_size: shape.prompts,
+    num_generations: shape.generations,
+    max_completion_length: shape.maxTokens,
+    steps: reps + 1,
+    eval_every: 0,
+    seed: 1,
+  });
+}
+
 /**
  * Runs `1 + reps` GRPO steps (copy task, the 'grpo' preset, no evaluation) on a fresh model and reports the median
  * step and the median time of each phase over the last `reps` (the first step compiles pipelines).
@@ -56,16 +70,7 @@ export async function benchGrpoStep(
   shape: GrpoShape,
   reps: number,
 ): Promise<Omit<BenchRow, 'preset'>[]> {
-  const config = resolveConfig('grpo', {
-    model: preset,
-    task: 'copy',
-    train_batch_size: shape.prompts,
-    num_generations: shape.generations,
-    max_completion_length: shape.maxTokens,
-    steps: reps + 1,
-    eval_every: 0,
-    seed: 1,
-  });
+  const config = grpoBenchConfig(preset, shape, reps);
   // A fresh model of the preset (checkpoint null), as a run of it would start.
   const session = await RunSession.open(
     { config, backend: 'webgpu', divergence: 'stop', inspectGroups: 0 },

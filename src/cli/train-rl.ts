@@ -780,7 +780,8 @@ async function trainOne(
           `dropped ${dropped} log line(s) after step ${from.step} (logged after the last save; those steps run again)`,
         );
     } else for (const p of Object.values(paths)) writeFileAtomic(p, '');
-    writeFileAtomic(join(out, 'rl_config.json'), `${runConfigJson(config, preset, runId)}\n`);
+    // The session's config: sampling_defaults 'model' has filled the sampling knobs from generation_config.json.
+    writeFileAtomic(join(out, 'rl_config.json'), `${runConfigJson(session.config, preset, runId)}\n`);
     return await trainOpened(session, plan, driver, sink, () => {
       savedStep = session.savedStep;
     });

@@ -247,6 +247,11 @@ export class LabEngine {
     return this.looping !== null;
   }
 
+  /** No step and no objective comparison is running (a loaded, paused run may wait): a short measurement can use the device. */
+  deviceIdle(): boolean {
+    return !this.busy() && !this.comparing;
+  }
+
   /**
    * No loaded run can train on (none is loaded, or the current one finished, failed or was interrupted) and nothing
    * uses the trainer: a change of the device's default kernel variants now reaches only runs started later, so a
@@ -441,6 +446,8 @@ export class LabEngine {
       throw new Error('the run was reset while it loaded');
     }
     a.session = session;
+    // The config as the session resolved it (sampling_defaults 'model' fills the sampling knobs from the checkpoint).
+    header.config = session.config;
     header.status = 'paused';
     await this.persist(a, `run "${header.name}"`, () => this.deps.store.putHeader(header));
     this.deps.emit({ type: 'runs-changed' });

@@ -16,7 +16,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import { parseLoraTargets } from '../core/lora-layout';
 import { watchStep, type Alert, type StepExtremes } from '../rl/alerts';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
-import { validateConfig, type RLConfig } from '../rl/config';
+import { describeSamplingResolution, resolveSamplingDefaults, validateConfig, type RLConfig } from '../rl/config';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import type { LearnedReward } from '../rl/learned-reward';
 import type { EvalRecord, StepRecord } from '../rl/stream';
@@ -268,7 +268,12 @@ export class RunSession {
       ({ init, tokenizer } = start);
       this.tokenizerJson = start.tokenizerJson;
       this.tokenizerConfigJson = start.tokenizerConfigJson;
-      source = start.source;
+      // sampling_defaults 'model': the checkpoint's generation_config.json values become the run's own knobs here, so
+      // the config the drivers record (and a resume compares against) holds what the run samples with.
+      const sampling = resolveSamplingDefaults(this.config, start.generation);
+      this.options.config = sampling.config;
+      const note = describeSamplingResolution(sampling);
+      source = note ? `${start.source} (${note})` : start.source;
     }
     // The prompts' fit in the model's context is refused input, said before a device is acquired.
     assertPromptsFit(this.config, tokenizer, init.config.contextLength);

@@ -4,6 +4,7 @@
 
 import type { ParamArrays } from '../model/checkpoint';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import type { GenerationDefaults } from '../model/generation-defaults';
 import { loadHfFolder } from '../model/hf-folder';
 import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
 import { initParams } from '../core/model-shapes';
@@ -29,6 +30,8 @@ export interface StartPolicy {
   tokenizerConfigJson: string | null;
   /** Where it came from, in words ("warm start checkpoints/copy", "fresh nano model, seed 0"). */
   source: string;
+  /** The folder's generation_config.json sampling defaults (sampling_defaults 'model' uses them), or null. */
+  generation: GenerationDefaults | null;
 }
 
 export const CHAR_TOKENIZER_PATH = 'tokenizers/char/tokenizer.json';
@@ -49,8 +52,9 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
       if (e instanceof Error) e.message = `checkpoint "${config.checkpoint}" (${dir}): ${e.message}`;
       throw e;
     }
-    const { ck, tokenizer, tokenizerJson, tokenizerConfigJson } = folder;
+    const { ck, tokenizer, tokenizerJson, tokenizerConfigJson, generation } = folder;
     return {
+      generation,
       init: { config: ck.config, params: ck.params },
       tokenizer,
       tokenizerJson,
@@ -68,6 +72,7 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
     tokenizerJson,
     tokenizerConfigJson: null,
     source: `fresh ${config.model} model, seed ${config.seed}`,
+    generation: null,
   };
 }
 

@@ -308,6 +308,65 @@ def _kk_check(statements, completion, _difficulty):
     return _exact_match(solutions[0] if len(solutions) == 1 else "", completion, ok)
 
 
+# Word problems: templated sentences with one exact integer answer (src/tasks/word-problems.ts); the last number in
+# the completion is the answer ("1,200 marbles" is 1200).
+_WP_NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana"]
+_WP_ITEMS = ["apple", "pencil", "marble", "sticker", "book", "cookie"]
+_WP_TEMPLATES = [
+    ("{name} has {0} {item}s and buys {1} more. How many {item}s does {name} have now?", lambda n: n[0] + n[1]),
+    (
+        "{name} had {0} {item}s and gave {1} of them to a friend. How many {item}s does {name} have left?",
+        lambda n: n[0] - n[1],
+    ),
+    ("There are {0} boxes with {1} {item}s in each box. How many {item}s are there in all?", lambda n: n[0] * n[1]),
+    (
+        "{name} shares {0} {item}s equally among {1} friends. How many {item}s does each friend get?",
+        lambda n: n[0] // n[1] if n[1] and n[0] % n[1] == 0 else None,
+    ),
+    (
+        "{name} has {0} {item}s, buys {1} more and then gives away {2}. How many {item}s does {name} have now?",
+        lambda n: n[0] + n[1] - n[2],
+    ),
+    ("A shop sells {item}s for {0} dollars each. How many dollars do {1} {item}s cost?", lambda n: n[0] * n[1]),
+]
+
+
+def _wp_pattern(text):
+    out, seen = "", set()
+    for part in re.split(r"(\{name\}|\{item\}|\{\d\})", text):
+        if part in ("{name}", "{item}"):
+            key = part[1:-1]
+            words = _WP_NAMES if key == "name" else _WP_ITEMS
+            out += "(?P=" + key + ")" if key in seen else "(?P<" + key + ">" + "|".join(words) + ")"
+            seen.add(key)
+        elif re.fullmatch(r"\{\d\}", part):
+            out += "(?P<n" + part[1] + ">0|[1-9][0-9]{0,5})"
+        else:
+            out += re.escape(part)
+    return re.compile(out)
+
+
+_WP_PATTERNS = [(_wp_pattern(t), solve) for t, solve in _WP_TEMPLATES]
+_WP_NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
+
+
+def _wp_parse(prompt):
+    for pattern, solve in _WP_PATTERNS:
+        m = pattern.fullmatch(prompt)
+        if m:
+            groups = m.groupdict()
+            return solve([int(groups["n" + str(i)]) for i in range(3) if "n" + str(i) in groups])
+    return None
+
+
+def _wp_check(expected, completion, _difficulty):
+    found = _WP_NUMBER.findall(completion)
+    if not found:
+        return {"accuracy": 0, "format": 0}
+    given = float(found[-1].replace(",", ""))
+    return {"accuracy": 1 if given == expected else 0, "format": 1}
+
+
 TASKS = {
     "addition": _operation("+", lambda a, b: max(a, b) + 1, lambda a, b: a + b),
     "multiplication": _operation("*", lambda a, b: a + b, lambda a, b: a * b),
@@ -347,6 +406,13 @@ TASKS = {
         "parse": _countdown_parse,
         "limit": lambda p: 6 * len(p[0]) + 4,
         "check": lambda p, c, _d: _judge_countdown(p, c),
+    },
+    "word_problems": {
+        "alphabet": "".join(chr(c) for c in range(32, 127) if chr(c) not in "<>"),
+        "weights": {"accuracy": 0.9, "format": 0.1},
+        "parse": _wp_parse,
+        "limit": lambda p: 160,
+        "check": _wp_check,
     },
     "knights_knaves": {
         "alphabet": "kk:;?&|=!" + KK_PEOPLE + "kn",

@@ -8,6 +8,7 @@ import { configFromJson, decodeCheckpoint, type Checkpoint, type CheckpointShard
 import { CheckpointError, parseLlamaConfigJson } from './checkpoint-format';
 import { readSafetensorsHeader } from './safetensors';
 import { endOfSequenceListProblem } from '../core/end-of-sequence';
+import { generationDefaults, type GenerationDefaults } from './generation-defaults';
 import { loadCharTokenizer, loadPretrainedTokenizer, TokenizerError, type Tokenizer } from './tokenizer';
 
 /** Reads the files of one folder by name ("config.json"); a missing file rejects. */
@@ -31,6 +32,8 @@ export interface HfFolder {
   tokenizerConfigJson: string | null;
   /** The safetensors files the weights came from (one, or the shards in index order). */
   weightFiles: string[];
+  /** generation_config.json's sampling defaults (do_sample, temperature, top_p, top_k), or null without any. */
+  generation: GenerationDefaults | null;
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -207,7 +210,7 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
   }
   const problems = unusableCheckpointProblems(ck, tokenizer);
   if (problems.length) throw new CheckpointError(problems.join('; '));
-  return { ck, tokenizer, tokenizerJson, tokenizerConfigJson, weightFiles };
+  return { ck, tokenizer, tokenizerJson, tokenizerConfigJson, weightFiles, generation: generationDefaults(generation) };
 }
 
 /** Every tensor the index places in a shard must be in that shard (a stale index is named, not guessed around). */

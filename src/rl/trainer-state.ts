@@ -136,6 +136,7 @@ const FIELDS_ADDED_LATER = [
   'vespo_lambda_neg',
   'use_bias_correction_kl',
   'multi_objective_aggregation',
+  'sampling_defaults',
 ] as const satisfies readonly (keyof RLConfig)[];
 
 /** The saved meta checked field by field; returns the problems (each naming its field) and the decoded meta. */

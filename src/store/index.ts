@@ -1,5 +1,5 @@
 // The lab's zustand store, composed from typed slices (one file each under slices/): config, engine, runs,
-// charts, inspector, notices, alerts, lessons, compare, seeds. createLabStore() makes a store with its own engine link, storage and
+// charts, inspector, notices, alerts, lessons, compare, seeds, folders, reward_fn, estimates. createLabStore() makes a store with its own engine link, storage and
 // counters (tests make fresh ones with a fake engine and a map for storage); useLab is the page's. Actions are callable outside React (the worker client
 // feeds messages in through handleResponse). The rules of the run controls are selectors.ts.
 
@@ -18,6 +18,7 @@ import { lessonsSlice, type LessonsSlice } from './slices/lessons';
 import { noticesSlice, type NoticesSlice } from './slices/notices';
 import { runsSlice, type RunsSlice } from './slices/runs';
 import { rewardFnSlice, type RewardFnSlice } from './slices/reward-fn';
+import { estimatesSlice, type EstimatesSlice } from './slices/estimates';
 import { seedsSlice, type SeedsSlice } from './slices/seeds';
 
 // Adding a slice: write slices/<name>.ts (its state, actions and a LabSlice), then name it in LabState and spread
@@ -33,7 +34,8 @@ export type LabState = ConfigSlice &
   CompareSlice &
   SeedsSlice &
   FoldersSlice &
-  RewardFnSlice;
+  RewardFnSlice &
+  EstimatesSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -73,6 +75,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...seedsSlice(deps)(...a),
     ...foldersSlice(deps)(...a),
     ...rewardFnSlice(deps)(...a),
+    ...estimatesSlice(deps)(...a),
   }));
 }
 
@@ -84,6 +87,7 @@ export const useLab: LabStore = createLabStore();
 export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
+export { isEstimate, type EstimateTopic, type EstimateView, type EstimatesSlice } from './slices/estimates';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export {
   COMPARE_FIELDS,

@@ -23,6 +23,15 @@ export {
   type RLConfig,
   type RLField,
 } from '../rl/config';
+export {
+  REAL_MODEL_CHOICES,
+  REAL_MODEL_TASKS,
+  describeSamplingResolution,
+  realModelExperiment,
+  resolveSamplingDefaults,
+  type RealModelTask,
+} from '../rl/config';
+export { ESTIMATE_ACCURACY, describeSeconds } from '../rl/step-estimate';
 export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFactory, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';

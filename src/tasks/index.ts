@@ -11,6 +11,7 @@ import { parity } from './parity';
 import { PROMPT_LIST_TASK, promptListTask } from './prompt-list';
 import { thinkFormat } from './think-format';
 import { sort } from './sort';
+import { wordProblems } from './word-problems';
 import type { Task, TaskFactory } from './task';
 
 export type {
@@ -31,6 +32,7 @@ export { judgeCountdown, solveCountdown } from './countdown';
 export { banditArmRewards } from './bandit';
 export { solveKnightsKnaves, statementHolds } from './knights-knaves';
 export { PROMPT_LIST_TASK, PromptListError, answerMatches, parsePromptList, promptListTask } from './prompt-list';
+export { lastNumber } from './word-problems';
 export { THINK_BUDGET, thinkFormat, thinkFormatTask } from './think-format';
 
 /** Every task name, in picker order (simplest first). */
@@ -43,6 +45,7 @@ export const taskNames = [
   'count',
   'addition',
   'multiplication',
+  'word_problems',
   'countdown',
   'knights_knaves',
 ] as const;
@@ -60,6 +63,7 @@ export const taskFactories: Readonly<Record<TaskName, TaskFactory>> = {
   count,
   addition,
   multiplication,
+  word_problems: wordProblems,
   countdown,
   knights_knaves: knightsKnaves,
 };

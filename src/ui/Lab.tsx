@@ -10,6 +10,7 @@ import { Inspector } from './Inspector';
 import { LessonsPanel } from './LessonsPanel';
 import { Notices } from './Notices';
 import { PageHeader } from './PageHeader';
+import { RealModelExperiment } from './RealModelExperiment';
 import { RunControls } from './RunControls';
 import { RunElsewherePanel } from './RunElsewherePanel';
 import { RunsPanel } from './RunsPanel';
@@ -50,6 +51,9 @@ export function Lab() {
           <AdapterPanel compact />
           <PanelBoundary name="lessons">
             <LessonsPanel />
+          </PanelBoundary>
+          <PanelBoundary name="real model">
+            <RealModelExperiment />
           </PanelBoundary>
           <PanelBoundary name="configure">
             <ConfigPanel />

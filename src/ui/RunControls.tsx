@@ -17,6 +17,7 @@ import {
   type StartBlocker,
 } from '../store/selectors';
 import { deviceStartText, statusLineOf } from '../store/status-line';
+import { StepEstimateNote } from './StepEstimate';
 
 /** Why Start and Step are greyed out, as their tooltip. */
 const BLOCKED: Record<StartBlocker, string> = {
@@ -160,6 +161,7 @@ export function RunControls() {
         )}
       </div>
       {blocker === 'lesson' && <LessonOpenHint />}
+      {blocker !== 'lesson' && <StepEstimateNote />}
       <p
         className="status-line"
         data-testid="run-status"

@@ -30,6 +30,9 @@ import { browserRewardSandbox } from './reward-sandbox';
 import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
+import { estimateDraft } from '../engine/model-estimates';
+import { probeThroughput } from '../bench/throughput-probe';
+import { assumedThroughput, type Throughput } from '../rl/step-estimate';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -94,6 +97,30 @@ async function device(): Promise<GpuContext> {
       acquiring = null;
     });
   return acquiring;
+}
+
+/** This adapter's speed measured by the probe (src/bench/throughput-probe.ts), once, or the measurement under way. */
+let measuredThroughput: Promise<Throughput> | null = null;
+
+/**
+ * The adapter's speed for the step estimate: measured by one short probe, but only once a run has trained a step in
+ * this page and while nothing trains (never on the way to the first step); until then the figures BENCHMARKS.md
+ * measured on its kind of adapter, saying so. A failed probe falls back to those figures and is tried again later.
+ */
+async function adapterThroughput(c: GpuContext): Promise<Throughput> {
+  const assumed = assumedThroughput(c.report.isFallbackAdapter);
+  if (!measuredThroughput && recordEvents > 0 && engine.deviceIdle()) {
+    measuredThroughput = probeThroughput(c);
+    measuredThroughput.catch(() => {
+      measuredThroughput = null;
+    });
+  }
+  if (!measuredThroughput) return assumed;
+  try {
+    return await measuredThroughput;
+  } catch {
+    return assumed;
+  }
 }
 
 /** How often the background tune looks whether a run still holds the trainer. */
@@ -468,6 +495,16 @@ async function handle(req: Envelope): Promise<void> {
     case 'sandbox-host':
       startSandbox = sandboxClient(req.port);
       return answer(req, DONE);
+    case 'estimate': {
+      const c = await device();
+      const t = await adapterThroughput(c);
+      const limits = {
+        maxBufferSize: c.device.limits.maxBufferSize,
+        maxStorageBufferBindingSize: c.device.limits.maxStorageBufferBindingSize,
+      };
+      const estimates = await Promise.all(req.configs.map((config) => estimateDraft(config, assets, limits, t)));
+      return answer(req, { type: 'estimates', estimates, throughput: t.source });
+    }
     default:
       return assertNever(req);
   }

@@ -9,6 +9,7 @@
 import type { DownloadFile, ExportKind } from '../engine/lab-engine';
 import type { MetricBatch } from '../engine/metric-batch';
 import type { BackendKind, RunHeader, RunMode, RunProgress } from '../engine/types';
+import type { ModelEstimate, ModelEstimateProblem } from '../engine/model-estimates';
 import type { AdapterReport } from '../gpu/adapter';
 import type { CaseResult } from '../kernels/verify';
 import type { Alert } from '../rl/alerts';
@@ -79,7 +80,9 @@ export type Request =
   /** A model folder picked from disk (paths inside it), kept in IndexedDB as local/<name>/. */
   | { type: 'import-folder'; name: string; files: { path: string; bytes: Uint8Array }[] }
   /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
-  | { type: 'sandbox-host'; port: MessagePort };
+  | { type: 'sandbox-host'; port: MessagePort }
+  /** Parameters, memory plan and seconds-per-step estimate of each config's model on this adapter (nothing downloaded). */
+  | { type: 'estimate'; configs: RLConfig[] };
 
 /** Token strings of sampled groups: [group][completion][token]. */
 export type TokenTexts = string[][][];
@@ -126,6 +129,8 @@ export interface Replies {
   /** Where the folder is kept (local/<name>/) and the files kept. */
   'import-folder': { type: 'folder-imported'; path: string; files: string[] };
   'sandbox-host': Done;
+  /** One estimate (or why none) per config, in order; `throughput`: where the adapter's speed figures come from. */
+  estimate: { type: 'estimates'; estimates: (ModelEstimate | ModelEstimateProblem)[]; throughput: string };
 }
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

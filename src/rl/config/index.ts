@@ -21,6 +21,18 @@ export {
   type ConfigCheck,
 } from './validate';
 export { derive, isGroupEstimator, type DerivedConfig } from './derive';
+export {
+  REAL_MODEL_CHOICES,
+  REAL_MODEL_TASKS,
+  realModelExperiment,
+  type RealModelChoice,
+  type RealModelTask,
+} from './real-model-experiment';
+export {
+  describeSamplingResolution,
+  resolveSamplingDefaults,
+  type SamplingResolution,
+} from './sampling-defaults';
 export { taskFactoryOf, taskOf, type TaskFields } from './task-of';
 export {
   configFromUrlParams,

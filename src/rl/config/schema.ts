@@ -137,6 +137,14 @@ const SAMPLING_FIELDS = section('sampling', {
     openrlhf: '--rollout.top_p',
     also: ['top_p'],
   }),
+  sampling_defaults: oneOf(
+    "where temperature, top_p and top_k come from when you leave them at the lab's defaults (1, 1, 0): lab (those defaults, as TRL sets its own), or model (the checkpoint's generation_config.json values, as vLLM's generation_config 'auto'; a value you changed keeps yours, do_sample false is not followed since GRPO needs samples, and the run records the values used)",
+    ['lab', 'model'] as const,
+    'lab',
+    {
+      note: "vLLM: generation_config='auto' (the model's defaults; request values win); TRL: its own temperature/top_p/top_k, do_sample always on",
+    },
+  ),
   min_p: real('drop tokens less likely than min_p times the most likely one (0: off)', 0, 0, 1, {
     maxExclusive: true,
     trl: 'min_p',
