@@ -11,6 +11,7 @@ import { alertsSlice, type AlertsSlice } from './slices/alerts';
 import { chartsSlice, type ChartsSlice } from './slices/charts';
 import { compareSlice, type CompareSlice } from './slices/compare';
 import { foldersSlice, type FoldersSlice } from './slices/folders';
+import { hubSlice, type HubSlice } from './slices/hub';
 import { configSlice, type ConfigSlice } from './slices/config';
 import { engineSlice, type EngineSlice } from './slices/engine';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector';
@@ -33,7 +34,8 @@ export type LabState = ConfigSlice &
   CompareSlice &
   SeedsSlice &
   FoldersSlice &
-  RewardFnSlice;
+  RewardFnSlice &
+  HubSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -73,6 +75,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...seedsSlice(deps)(...a),
     ...foldersSlice(deps)(...a),
     ...rewardFnSlice(deps)(...a),
+    ...hubSlice(deps)(...a),
   }));
 }
 
@@ -84,6 +87,7 @@ export const useLab: LabStore = createLabStore();
 export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
+export { DEFAULT_HF_ENDPOINT, endpointProblem, type HubSlice, type HubCheckState } from './slices/hub';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export {
   COMPARE_FIELDS,

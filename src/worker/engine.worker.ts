@@ -30,6 +30,8 @@ import { browserRewardSandbox } from './reward-sandbox';
 import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
+import { followingFetch, HubManager } from '../engine/hub-manager';
+import { opfsSnapshotStore } from '../engine/opfs-snapshot-store';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -164,7 +166,7 @@ type Response_ = globalThis.Response;
 let folders: Promise<IdbFolderStore> | null = null;
 const folderStore = () => (folders ??= IdbFolderStore.open());
 
-const assets: AssetLoader = {
+const siteAssets: AssetLoader = {
   bytes: async (p) =>
     p.startsWith(LOCAL_FOLDER_PREFIX)
       ? (await folderStore()).get(p)
@@ -174,6 +176,39 @@ const assets: AssetLoader = {
       ? new TextDecoder().decode(await (await folderStore()).get(p))
       : (await fetchAsset(p)).text(),
 };
+
+// Hub models: kept in the Origin Private File System under hub/ (src/engine/opfs-snapshot-store.ts); the token in
+// the manager's memory only. A checkpoint named by hub id is read from there, never fetched by a run.
+let hubRoot: ReturnType<typeof openHubStore> | null = null;
+async function openHubStore() {
+  if (!navigator.storage?.getDirectory)
+    throw new Error(
+      'this browser has no Origin Private File System here (private mode?), so hub models cannot be kept',
+    );
+  const root = await navigator.storage.getDirectory();
+  return opfsSnapshotStore(await root.getDirectoryHandle('hub', { create: true }));
+}
+const hub = new HubManager({
+  store: () => (hubRoot ??= openHubStore()),
+  fetch: followingFetch((input, init) => fetch(input, init)),
+  now: () => performance.now(),
+  emit: (progress) => enqueue(() => post({ type: 'hub-progress', progress })),
+  limits: () => (ctx ? ctx.device.limits : null),
+});
+
+/** The kept hub models and the browser's storage, as the storage panel shows them. */
+async function hubModels(): Promise<Replies['hub-list']> {
+  const [models, storage, persistent] = await Promise.all([
+    hub.list(),
+    (navigator.storage?.estimate?.() ?? Promise.resolve(null))
+      .then((e) => (e ? { usage: e.usage ?? 0, quota: e.quota ?? 0 } : null))
+      .catch(() => null),
+    (navigator.storage?.persisted?.() ?? Promise.resolve(false)).catch(() => false),
+  ]);
+  return { type: 'hub-models', models, storage, persistent };
+}
+
+const assets = hub.assets(siteAssets);
 
 // ---------------------------------------------------------------------------------------------------------
 // Engine and its store
@@ -468,6 +503,22 @@ async function handle(req: Envelope): Promise<void> {
     case 'sandbox-host':
       startSandbox = sandboxClient(req.port);
       return answer(req, DONE);
+    case 'hub-check':
+      return answer(req, { type: 'hub-checked', check: await hub.check(req.model, req.endpoint, req.config) });
+    case 'hub-download':
+      await hub.download(req.model, req.endpoint);
+      return answer(req, DONE);
+    case 'hub-cancel':
+      hub.cancel(req.model);
+      return answer(req, DONE);
+    case 'hub-token':
+      hub.setToken(req.token);
+      return answer(req, DONE);
+    case 'hub-list':
+      return answer(req, await hubModels());
+    case 'hub-delete':
+      await hub.remove(req.model);
+      return answer(req, await hubModels());
     default:
       return assertNever(req);
   }
