@@ -12,7 +12,7 @@ import type { HubProgress, KeptModel } from '../hub/manager-types';
 import type { SnapshotManifest } from '../hub/snapshot';
 import { resolveConfig } from '../rl/config';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
-import { etaSeconds, HubManager, RateMeter, type KeptStore } from './hub-manager';
+import { etaSeconds, followingFetch, HubManager, RateMeter, type KeptStore } from './hub-manager';
 
 const FOLDER = 'public/models/tiny-qwen2';
 const files = Object.fromEntries(
@@ -110,10 +110,10 @@ describe('HubManager against the mock hub', () => {
   let clock: number;
   let events: HubProgress[];
   let store: ReturnType<typeof memoryStore>;
-  const manager = () =>
+  const manager = (f: typeof fetch = fetch) =>
     new HubManager({
       store: async () => store,
-      fetch,
+      fetch: f,
       now: () => clock,
       emit: (p) => events.push(p),
       emitEveryMs: 0,
@@ -232,6 +232,19 @@ describe('HubManager against the mock hub', () => {
     expect(cdnAuth.every((a) => a === null)).toBe(true);
     // The token appears in no progress message.
     expect(JSON.stringify(events)).not.toContain('hf_secret');
+  });
+
+  it('works as a browser fetches: redirects followed by fetch, sizes and hashes from the CDN, no token there', async () => {
+    const m = manager(followingFetch(fetch));
+    m.setToken('hf_secret');
+    const check = await m.check('org/gated', hub.endpoint, config);
+    expect(check.downloadBytes).toBe(WEIGHTS);
+    expect(check.commit).toBe('c'.repeat(40));
+    await m.download('org/gated', hub.endpoint);
+    expect(events.at(-1)?.state).toBe('done');
+    const cdn = hub.requests.filter((r) => r.server === 'cdn');
+    expect(cdn.length).toBeGreaterThan(0);
+    expect(cdn.every((r) => r.authorization === null)).toBe(true);
   });
 
   it('names the host and the kept models when the hub cannot be reached', async () => {
