@@ -16,7 +16,7 @@ import { formatBytes } from '../core/format';
 import { HubError, type HubClient, type PartialFile } from '../hub/download';
 import { HubIdError, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
 import type { HubCheck, HubDownloadState, HubFileState, HubProgress, KeptModel } from '../hub/manager-types';
-import { fetchSnapshot, type SnapshotStore } from '../hub/snapshot';
+import { fetchSnapshot, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
 import { hubModelOf } from './checkpoint-path';
 import { CHECKPOINT_FILE_PLAN, checkpointModelConfig } from './hub-plans';
 import type { AssetLoader } from './start-policy';
@@ -82,6 +82,12 @@ export function followingFetch(base: typeof fetch): typeof fetch {
   return (input, init) => base(input, init?.redirect === 'manual' ? { ...init, redirect: 'follow' } : init);
 }
 
+/** The store's optional download record hook (begin), delegated when it has one. */
+function optionalBegin(store: SnapshotStore): Partial<SnapshotStore> {
+  const begin = (store as { begin?: (...args: unknown[]) => Promise<void> }).begin;
+  return begin ? ({ begin: (...args: unknown[]) => begin.apply(store, args) } as Partial<SnapshotStore>) : {};
+}
+
 /** A store that notes the commit a snapshot resolved to, the committed files it was asked about and each
  * partial file's size when a download (re)starts, for the check and the progress. */
 function recording(store: SnapshotStore) {
@@ -90,8 +96,12 @@ function recording(store: SnapshotStore) {
     committed: new Map<string, number>(),
     started: new Map<string, number>(),
   };
+  // Every call delegated by name: a store or partial file may be a class, whose methods a spread would lose.
   const wrapped: SnapshotStore = {
-    ...store,
+    complete: (repo) => store.complete(repo),
+    read: (repo, commit, file) => store.read(repo, commit, file),
+    finish: (repo, manifest) => store.finish(repo, manifest),
+    ...optionalBegin(store),
     async committedSize(repo, commit, file) {
       seen.commit = commit;
       const size = await store.committedSize(repo, commit, file);
@@ -101,12 +111,16 @@ function recording(store: SnapshotStore) {
     partial(repo, commit, file): PartialFile {
       const p = store.partial(repo, commit, file);
       return {
-        ...p,
         size: async () => {
           const n = await p.size();
           seen.started.set(file, n);
           return n;
         },
+        append: (chunk) => p.append(chunk),
+        truncate: () => p.truncate(),
+        sha256: () => p.sha256(),
+        commit: () => p.commit(),
+        discard: () => p.discard(),
       };
     },
   };
@@ -393,17 +407,8 @@ export class HubManager {
       const model = hubModelOf(`${parts[0]}/${parts[1]}`);
       if (model === null) return null;
       const repo = parseHubId(model);
-      const store = await this.deps.store();
-      const manifest = await store.complete(repo);
-      if (!manifest) {
-        const kept = (await store.list()).find((k) => k.repoId === repo.id && k.revision === repo.revision);
-        throw new Error(
-          kept
-            ? `the hub model ${model} is only partly downloaded in this browser (${formatBytes(kept.bytes)}${kept.total !== null ? ` of ${formatBytes(kept.total)}` : ''}): resume its download in the model field's storage panel, then start the run`
-            : `the hub model ${model} is not kept in this browser (never downloaded, or deleted): type it in the model field, Check it and confirm the download, then start the run`,
-        );
-      }
-      return store.read(repo, manifest.commit, parts.slice(2).join('/'));
+      const manifest = await this.requireKept(model);
+      return (await this.deps.store()).read(repo, manifest.commit, parts.slice(2).join('/'));
     };
     return {
       bytes: async (p) => (await read(p)) ?? base.bytes(p),
@@ -412,6 +417,23 @@ export class HubManager {
         return b === null ? base.text(p) : decode(b);
       },
     };
+  }
+
+  /**
+   * The manifest of `model`'s complete kept snapshot; throws saying what to do when it is partial or not kept
+   * (checked before a run loads, so the message is the run's whole error).
+   */
+  async requireKept(model: string): Promise<SnapshotManifest> {
+    const repo = parseHubId(model);
+    const store = await this.deps.store();
+    const manifest = await store.complete(repo);
+    if (manifest) return manifest;
+    const kept = (await store.list()).find((k) => k.repoId === repo.id && k.revision === repo.revision);
+    throw new Error(
+      kept
+        ? `the hub model ${model} is only partly downloaded in this browser (${formatBytes(kept.bytes)}${kept.total !== null ? ` of ${formatBytes(kept.total)}` : ''}): resume its download (hub models, below the model field), then start the run`
+        : `the hub model ${model} is not kept in this browser (never downloaded, or deleted): type it in the model field, Check it and confirm the download, then start the run`,
+    );
   }
 
   /** A download's error in the person's words: what to do on a 401/403, the host and the kept models when offline. */

@@ -232,6 +232,7 @@ export function HubPanel() {
   const kept = useLab((s) => s.hubKept);
   const storage = useLab((s) => s.hubStorage);
   const persistent = useLab((s) => s.hubPersistent);
+  const listError = useLab((s) => s.hubListError);
   const downloads = useLab((s) => s.hubDownloads);
   const setHubEndpoint = useLab((s) => s.setHubEndpoint);
   const setHubToken = useLab((s) => s.setHubToken);
@@ -247,7 +248,13 @@ export function HubPanel() {
   const problem = endpointProblem(endpoint);
   const busy = (k: KeptModel) => ['checking', 'downloading', 'verifying'].includes(downloads[k.model]?.state ?? '');
   return (
-    <details className="hub-panel" data-testid="hub-panel">
+    <details
+      className="hub-panel"
+      data-testid="hub-panel"
+      onToggle={(e) => {
+        if ((e.target as HTMLDetailsElement).open) void refresh();
+      }}
+    >
       <summary>
         Hub models: endpoint, token, {kept.length} kept in this browser
         {storage ? ` (${formatBytes(storage.usage)} of ${formatBytes(storage.quota)} used)` : ''}
@@ -294,6 +301,11 @@ export function HubPanel() {
         The token is kept in this page's memory only, until it closes: it is sent to {hostOf(endpoint)} alone, never to
         the hub's download host, and never put in a link, an export, a saved run or the browser's storage.
       </p>
+      {listError && (
+        <p className="field-error" data-testid="hub-list-error">
+          The kept models could not be listed: {listError}
+        </p>
+      )}
       <table className="hub-kept" data-testid="hub-storage">
         <tbody>
           {kept.length === 0 && (
@@ -302,12 +314,7 @@ export function HubPanel() {
             </tr>
           )}
           {kept.map((k) => (
-            <tr
-              key={`${k.model}-${k.commit}`}
-              data-testid="hub-kept"
-              data-model={k.model}
-              data-complete={k.complete}
-            >
+            <tr key={`${k.model}-${k.commit}`} data-testid="hub-kept" data-model={k.model} data-complete={k.complete}>
               <td>
                 <button type="button" className="link" onClick={() => setField('checkpoint', k.model)}>
                   {k.model}

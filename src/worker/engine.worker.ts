@@ -31,6 +31,7 @@ import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
 import { followingFetch, HubManager } from '../engine/hub-manager';
+import { hubModelOf } from '../engine/checkpoint-path';
 import { opfsSnapshotStore } from '../engine/opfs-snapshot-store';
 
 /** How often queued records go to the page. */
@@ -209,6 +210,14 @@ async function hubModels(): Promise<Replies['hub-list']> {
 }
 
 const assets = hub.assets(siteAssets);
+
+/** A run's checkpoint or reward model named by hub id must be kept complete: refused before anything loads. */
+async function requireKeptModels(config: { checkpoint: string | null; reward_model: string | null }): Promise<void> {
+  for (const value of [config.checkpoint, config.reward_model]) {
+    const model = hubModelOf(value);
+    if (model !== null) await hub.requireKept(model);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Engine and its store
@@ -401,6 +410,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'configure': {
       markStartup('run-configure');
+      await requireKeptModels(req.config);
       await openStore();
       await engine.create({
         config: req.config,
@@ -415,6 +425,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     }
     case 'start-seeds':
+      await requireKeptModels(req.config);
       await openStore();
       await engine.startSeeds({ config: req.config, preset: req.preset, backend: req.backend, seeds: req.seeds });
       return answer(req, DONE);

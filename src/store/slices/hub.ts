@@ -32,6 +32,8 @@ export interface HubState {
   hubKept: KeptModel[];
   hubStorage: HubModels['storage'];
   hubPersistent: boolean;
+  /** Why the kept models could not be listed (no origin-private storage here, a file in use), or null. */
+  hubListError: string | null;
 }
 
 export interface HubActions {
@@ -76,6 +78,7 @@ export const hubSlice: LabSlice<HubSlice> =
       hubKept: [],
       hubStorage: null,
       hubPersistent: false,
+      hubListError: null,
 
       setHubEndpoint(endpoint) {
         set({ hubEndpoint: endpoint, hubCheck: null });
@@ -124,8 +127,8 @@ export const hubSlice: LabSlice<HubSlice> =
       async refreshHubModels() {
         try {
           models(await link.request({ type: 'hub-list' }));
-        } catch {
-          // No storage for hub models here (private mode): the panel shows none.
+        } catch (e) {
+          set({ hubListError: messageOf(e) });
         }
       },
 
