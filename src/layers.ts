@@ -76,6 +76,8 @@ export const PAGE_IMPORTS: readonly string[] = [
   'engine/step-pace',
   'bench/report',
   'export',
+  // hub ids and endpoints checked as strings and URLs (src/hub/hub-id.ts)
+  'hub/hub-id',
   // pure helpers of the bottom layer
   'core/random',
   'core/format',

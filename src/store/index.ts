@@ -87,6 +87,7 @@ export const useLab: LabStore = createLabStore();
 export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
+export { hubModelOf } from '../engine/checkpoint-path';
 export { DEFAULT_HF_ENDPOINT, endpointProblem, type HubSlice, type HubCheckState } from './slices/hub';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export {

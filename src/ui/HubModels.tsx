@@ -5,9 +5,8 @@
 // in memory only, each kept model with its size, resume and delete, the browser's quota and persistence).
 
 import { useEffect, useState } from 'react';
-import { hubModelOf } from '../engine/checkpoint-path';
 import type { HubProgress, KeptModel } from '../hub/manager-types';
-import { endpointProblem, useLab } from '../store';
+import { endpointProblem, hubModelOf, useLab } from '../store';
 import { clock, formatBytes } from '../store/format';
 import { fieldHelpId } from './FieldInput';
 
