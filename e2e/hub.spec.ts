@@ -60,7 +60,7 @@ test('a hub model: link, check, download cut by a reload, resume, two steps, del
   expect(hub.requests).toEqual([]);
 
   await page.getByTestId('hub-check').click();
-  await expect(page.getByTestId('hub-architecture')).toContainText('LlamaForCausalLM: 1 layers, hidden 64');
+  await expect(page.getByTestId('hub-architecture')).toContainText('LlamaForCausalLM: 1 layer, hidden 64');
   await expect(page.getByTestId('hub-architecture')).toContainText('vocabulary 49152');
   await expect(page.getByTestId('hub-memory')).toContainText('Memory plan of this config');
   const confirm = page.getByTestId('hub-download');

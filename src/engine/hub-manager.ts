@@ -134,7 +134,7 @@ function describeArchitecture(json: Record<string, unknown>, model: ModelConfig 
   const arch = Array.isArray(json.architectures) ? String(json.architectures[0]) : String(json.model_type ?? '?');
   if (!model) return arch;
   const params = parameterCount(model);
-  return `${arch}: ${model.nLayers} layers, hidden ${model.dModel}, ${model.nHeads} heads (${model.nKvHeads} key/value), MLP ${model.dFF}, vocabulary ${model.vocabSize}, ${params.toLocaleString('en-US')} parameters`;
+  return `${arch}: ${model.nLayers} layer${model.nLayers === 1 ? '' : 's'}, hidden ${model.dModel}, ${model.nHeads} heads (${model.nKvHeads} key/value), MLP ${model.dFF}, vocabulary ${model.vocabSize}, ${params.toLocaleString('en-US')} parameters`;
 }
 
 /** The hub's sampling defaults a run may start from (generation_config.json), or null. */

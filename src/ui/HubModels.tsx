@@ -203,23 +203,21 @@ function HubProgressView({ progress: p }: { progress: HubProgress }) {
           {p.message}
         </p>
       )}
-      <table className="hub-files">
-        <tbody>
-          {p.files.map((f) => (
-            <tr key={f.name} data-testid="hub-file" data-file={f.name}>
-              <td>{f.name}</td>
-              <td>
-                <progress max={f.size ?? 1} value={f.size === null ? 0 : f.kept} />
-              </td>
-              <td>
+      <ul className="hub-files">
+        {p.files.map((f) => (
+          <li key={f.name} data-testid="hub-file" data-file={f.name}>
+            <span className="hub-line">
+              <span className="hub-name">{f.name}</span>
+              <span>
                 {formatBytes(f.kept)}
                 {f.size !== null ? ` of ${formatBytes(f.size)}` : ''}
                 {p.current === f.name && running && p.rate > 0 ? ` · ${rateText(p.rate)}` : ''}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </span>
+            </span>
+            <progress max={f.size ?? 1} value={f.size === null ? 0 : f.kept} />
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
@@ -305,27 +303,15 @@ export function HubPanel() {
           The kept models could not be listed: {listError}
         </p>
       )}
-      <table className="hub-kept" data-testid="hub-storage">
-        <tbody>
-          {kept.length === 0 && (
-            <tr>
-              <td className="hint">No hub model is kept in this browser.</td>
-            </tr>
-          )}
-          {kept.map((k) => (
-            <tr key={`${k.model}-${k.commit}`} data-testid="hub-kept" data-model={k.model} data-complete={k.complete}>
-              <td>
-                <button type="button" className="link" onClick={() => setField('checkpoint', k.model)}>
-                  {k.model}
-                </button>
-              </td>
-              <td>
-                {formatBytes(k.bytes)}
-                {k.total !== null && !k.complete ? ` of ${formatBytes(k.total)}` : ''}
-              </td>
-              <td>{k.complete ? 'complete' : 'partial'}</td>
-              <td>{k.origin ? hostOf(k.origin) : ''}</td>
-              <td>
+      <ul className="hub-kept" data-testid="hub-storage">
+        {kept.length === 0 && <li className="hint">No hub model is kept in this browser.</li>}
+        {kept.map((k) => (
+          <li key={`${k.model}-${k.commit}`} data-testid="hub-kept" data-model={k.model} data-complete={k.complete}>
+            <span className="hub-line">
+              <button type="button" className="link hub-name" onClick={() => setField('checkpoint', k.model)}>
+                {k.model}
+              </button>
+              <span>
                 {!k.complete && !busy(k) && (
                   <button type="button" data-testid="hub-kept-resume" onClick={() => void download(k.model)}>
                     Resume
@@ -334,11 +320,17 @@ export function HubPanel() {
                 <button type="button" data-testid="hub-delete" onClick={() => void remove(k.model)}>
                   Delete
                 </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+              </span>
+            </span>
+            <span className="hint">
+              {formatBytes(k.bytes)}
+              {k.total !== null && !k.complete ? ` of ${formatBytes(k.total)}` : ''} ·{' '}
+              {k.complete ? 'complete' : 'partial'}
+              {k.origin ? ` · from ${hostOf(k.origin)}` : ''}
+            </span>
+          </li>
+        ))}
+      </ul>
       <p className="hint" data-testid="hub-quota">
         {storage
           ? `This site uses ${formatBytes(storage.usage)} of the ${formatBytes(storage.quota)} the browser allows it.`
