@@ -9,7 +9,9 @@ import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { hubOriginsPlugin } from './scripts/hub-origins-plugin';
 import { offlinePlugin } from './scripts/offline-plugin';
+import { TEST_HUB_ENDPOINT } from './src/testing/test-hub';
 import { secondDriverFiles, testTiers } from './src/testing/tiers';
 import { SWIFTSHADER_ICD, VULKAN_DRIVERS } from './src/gpu/vulkan-drivers';
 
@@ -32,13 +34,15 @@ const devServerPolicy: Plugin = {
 };
 
 export default defineConfig({
-  plugins: [react(), offlinePlugin(), devServerPolicy],
+  plugins: [react(), offlinePlugin(), hubOriginsPlugin(), devServerPolicy],
   worker: { format: 'es' },
   build: { target: 'es2022', chunkSizeWarningLimit: 1500 },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },
   server: { host: '127.0.0.1' },
   test: {
-    env: vulkanEnv,
+    // No test reaches a real hub: an id without an endpoint goes to a closed port here (src/testing/no-hub-setup.ts).
+    env: { ...vulkanEnv, HF_ENDPOINT: TEST_HUB_ENDPOINT },
+    setupFiles: ['src/testing/no-hub-setup.ts'],
     // Dawn's native module is happiest in a child process of its own, not a worker thread.
     pool: 'forks',
     reporters: ['default'],
@@ -66,7 +70,7 @@ export default defineConfig({
                 name: 'lavapipe',
                 include: secondDriverFiles(tiers),
                 env: { VK_ICD_FILENAMES: VULKAN_DRIVERS.lavapipe.icd, RL_LAB_TEST_DRIVER: 'lavapipe' },
-                setupFiles: ['src/testing/driver-setup.ts'],
+                setupFiles: ['src/testing/no-hub-setup.ts', 'src/testing/driver-setup.ts'],
                 // Lavapipe compiles a pipeline with LLVM at its first dispatch, so a case's first run carries its compile
                 // (up to minutes for the unrolled matmul tiles on a loaded 2-core machine: BENCHMARKS.md).
                 testTimeout: 600_000,

@@ -10,16 +10,17 @@ import { encodePrompt } from '../rl/sft';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
 import { fetchHubModel, hubOptionsFromEnv, hubRepoOf } from './hub-cache';
+import { DEFAULT_HUB_ENDPOINT } from '../hub/hub-id';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
   checkpoint: {
     type: 'string',
-    doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json), or a hub id org/name[@revision] with --hf_endpoint',
+    doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json), or a hub id org/name[@revision] (downloaded from --hf_endpoint)',
   },
   hf_endpoint: {
     type: 'string',
-    doc: 'the hub a --checkpoint org/name[@revision] is downloaded from (default: HF_ENDPOINT), into RL_LAB_CACHE_DIR; HF_TOKEN for gated models',
+    doc: `the hub a --checkpoint org/name[@revision] is downloaded from (default: HF_ENDPOINT, else ${DEFAULT_HUB_ENDPOINT}), into RL_LAB_CACHE_DIR; HF_TOKEN for gated models`,
   },
   prompt: { type: 'string', doc: 'prompt text (BOS is added when the tokenizer puts one first)' },
   chat: { type: 'boolean', doc: "give the prompt as one user message through the tokenizer's chat template" },
@@ -45,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
   if (typeof args.prompt !== 'string') throw new UsageError('--prompt is required');
   // A hub id is downloaded into the cache (or found there) first; the folder is then read as any other.
   const hubOptions = hubOptionsFromEnv(typeof args.hf_endpoint === 'string' ? args.hf_endpoint : null);
-  const repo = hubRepoOf('checkpoint', args.checkpoint, hubOptions.endpoint);
+  const repo = hubRepoOf('checkpoint', args.checkpoint);
   const dir = repo
     ? await fetchHubModel(repo, 'checkpoint', { ...hubOptions, log: (line) => console.error(line) })
     : args.checkpoint;

@@ -11,6 +11,7 @@ import { loadHfFolder } from '../model/hf-folder';
 import { readSafetensors, writeSafetensors } from '../model/safetensors';
 import { parseHubId } from '../hub/hub-id';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
+import { TEST_HUB_ENDPOINT } from '../testing/test-hub';
 import { CLI_ASSETS, PUBLIC_DIR } from './files';
 import { fetchHubModel, hubOptionsFromEnv, hubRepoOf, runHubAssets, type HubOptions } from './hub-cache';
 
@@ -318,37 +319,58 @@ describe('hub downloads (mock hub)', () => {
       files: Object.fromEntries(readdirSync(rm).map((f) => [f, new Uint8Array(readFileSync(new URL(f, rm)))])),
     });
     const dir = await fetchHubModel(parseHubId('org/rm'), 'reward_model', options());
-    expect(readdirSync(dir).sort()).toEqual(['.rl-lab-snapshot.json', 'config.json', 'model.safetensors']);
+    expect(readdirSync(dir).sort()).toEqual([
+      '.rl-lab-download.json',
+      '.rl-lab-snapshot.json',
+      'config.json',
+      'model.safetensors',
+    ]);
+    // What was fetched, from where, with each size the hub gave: the record a cut download is listed by.
+    const size = (f: string) => statSync(join(dir, f)).size;
+    expect(JSON.parse(readFileSync(join(dir, '.rl-lab-download.json'), 'utf8'))).toEqual({
+      repo: 'org/rm',
+      revision: 'main',
+      commit: 'c'.repeat(40),
+      origin: hub.endpoint,
+      files: ['config.json', 'model.safetensors'].map((name) => ({ name, size: size(name) })),
+    });
     // The snapshot is named by the commit the hub's X-Repo-Commit gave (the mock's default).
     expect(dir).toBe(join(cache, 'models--org--rm', 'snapshots', 'c'.repeat(40)));
   });
 });
 
 describe('which values are hub ids', () => {
-  it('a local folder of that name wins; an id without an endpoint is refused naming both', () => {
-    expect(hubRepoOf('checkpoint', 'src/cli', 'http://127.0.0.1:1')).toBeNull();
-    expect(hubRepoOf('checkpoint', '/abs/org/name', 'http://127.0.0.1:1')).toBeNull();
-    expect(hubRepoOf('checkpoint', 'copy', 'http://127.0.0.1:1')).toBeNull();
-    expect(hubRepoOf('reward_model', 'models/copy-reward-model', null)).toBeNull(); // a site path under public/
-    expect(hubRepoOf('checkpoint', 'org/name@v1', 'http://127.0.0.1:1')).toMatchObject({
-      id: 'org/name',
-      revision: 'v1',
-    });
-    expect(() => hubRepoOf('checkpoint', 'org/name', null)).toThrow(
-      'checkpoint "org/name" is no folder here; to download it as a hub model, give --hf_endpoint URL or set HF_ENDPOINT',
-    );
-    expect(() => hubRepoOf('reward_model', 'org/na..me', 'http://127.0.0.1:1')).toThrow('reward_model: hub id');
+  it('a local folder of that name wins; a bad id is refused naming the field', () => {
+    expect(hubRepoOf('checkpoint', 'src/cli')).toBeNull();
+    expect(hubRepoOf('checkpoint', '/abs/org/name')).toBeNull();
+    expect(hubRepoOf('checkpoint', 'copy')).toBeNull();
+    expect(hubRepoOf('reward_model', 'models/copy-reward-model')).toBeNull(); // a site path under public/
+    expect(hubRepoOf('checkpoint', 'org/name@v1')).toMatchObject({ id: 'org/name', revision: 'v1' });
+    expect(() => hubRepoOf('reward_model', 'org/na..me')).toThrow('reward_model: hub id');
   });
 
-  it('reads HF_ENDPOINT, HF_TOKEN and RL_LAB_CACHE_DIR, the flag before the variable', () => {
+  it('reads HF_ENDPOINT, HF_TOKEN and RL_LAB_CACHE_DIR, the flag before the variable, the Hugging Face Hub by default', () => {
     const env = { HF_ENDPOINT: 'http://a', HF_TOKEN: 't', RL_LAB_CACHE_DIR: '/c' };
     expect(hubOptionsFromEnv(null, env)).toEqual({ endpoint: 'http://a', token: 't', cacheDir: '/c' });
     expect(hubOptionsFromEnv('http://b', env).endpoint).toBe('http://b');
     expect(hubOptionsFromEnv(null, { XDG_CACHE_HOME: '/x' })).toEqual({
-      endpoint: null,
+      endpoint: 'https://huggingface.co',
       token: null,
       cacheDir: '/x/rl-lab',
     });
+  });
+
+  it('in tests, an id without an endpoint goes to a closed port on this machine and fails at once naming it', async () => {
+    expect(process.env.HF_ENDPOINT).toBe(TEST_HUB_ENDPOINT);
+    const opts = { ...hubOptionsFromEnv(null), cacheDir: cache, log: (l: string) => lines.push(l) };
+    await expect(fetchHubModel(parseHubId('org/tiny'), 'checkpoint', opts)).rejects.toThrow(
+      /^cannot reach 127\.0\.0\.1:2 \(ECONNREFUSED\)/,
+    );
+    // And were HF_ENDPOINT dropped, the default hub is refused by the tests' fetch, named, before any connection.
+    const dropped = { ...opts, endpoint: hubOptionsFromEnv(null, {}).endpoint };
+    await expect(fetchHubModel(parseHubId('org/tiny'), 'checkpoint', dropped)).rejects.toThrow(
+      'cannot reach huggingface.co (tests reach only this machine, not huggingface.co)',
+    );
   });
 });
 
@@ -358,13 +380,13 @@ describe('npm run train with a hub id', () => {
     const { trainRl } = await import('./train-rl');
     const env = { ...process.env };
     process.env.RL_LAB_CACHE_DIR = join(cache, 'hub');
-    delete process.env.HF_ENDPOINT;
     try {
       await expect(
         trainRl(['--checkpoint', 'org/gemma', '--hf_endpoint', hub.endpoint, '--task', 'addition', '--out', out]),
       ).rejects.toThrow(/Gemma/);
+      // No --hf_endpoint: HF_ENDPOINT, which the tests point at a closed port, named in the refusal.
       await expect(trainRl(['--checkpoint', 'org/name', '--task', 'addition', '--out', out])).rejects.toThrow(
-        /give --hf_endpoint URL or set HF_ENDPOINT/,
+        /cannot reach 127\.0\.0\.1:2/,
       );
     } finally {
       process.env = env;

@@ -1,12 +1,8 @@
 // The CLI's hub cache on the file system, and the hub ids of a run's `checkpoint` and `reward_model` resolved into
-// it. Layout under RL_LAB_CACHE_DIR (default $XDG_CACHE_HOME/rl-lab, else ~/.cache/rl-lab), after huggingface_hub's
-// but without its blobs/ and symlinks:
-//   models--<org>--<name>/refs/<revision>                      the commit the revision resolved to
-//   models--<org>--<name>/snapshots/<commit>/<file>             each file, renamed in once verified
-//   models--<org>--<name>/snapshots/<commit>/<file>.incomplete  a download in progress (resumed with Range)
-//   models--<org>--<name>/snapshots/<commit>/.rl-lab-snapshot.json  written last: the snapshot is complete
-// A snapshot found complete is read with no request. The token (HF_TOKEN) is held in memory only: never in the
-// cache, the run folder, a log line or an error.
+// it. Under RL_LAB_CACHE_DIR (default $XDG_CACHE_HOME/rl-lab, else ~/.cache/rl-lab), in the layout of
+// src/hub/cache-layout.ts (after huggingface_hub's: models--<org>--<name>/refs/<revision>, snapshots/<commit>/<file>,
+// <file>.incomplete while it downloads, a manifest written last). A snapshot found complete is read with no
+// request. The token (HF_TOKEN) is held in memory only: never in the cache, the run folder, a log line or an error.
 
 import { createHash } from 'node:crypto';
 import {
@@ -30,15 +26,24 @@ import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
 import type { ModelConfig } from '../model/config';
 import type { HubClient, PartialFile } from '../hub/download';
-import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
-import { fetchSnapshot, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
+import { DEFAULT_HUB_ENDPOINT, looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import {
+  DOWNLOAD_RECORD_FILE,
+  incompletePath,
+  MANIFEST_FILE,
+  parseManifest,
+  parseRef,
+  recordText,
+  refPath,
+  snapshotFilePath,
+  snapshotPath,
+} from '../hub/cache-layout';
+import { fetchSnapshot, type SnapshotStore } from '../hub/snapshot';
 import { CHECKPOINT_FILE_PLAN, checkpointModelConfig, REWARD_MODEL_FILE_PLAN } from '../engine/hub-plans';
 
 export { CHECKPOINT_FILE_PLAN, checkpointModelConfig, REWARD_MODEL_FILE_PLAN } from '../engine/hub-plans';
 import { UsageError } from './args';
 import { PUBLIC_DIR } from './files';
-
-const MANIFEST_FILE = '.rl-lab-snapshot.json';
 
 /** The cache folder: RL_LAB_CACHE_DIR, else $XDG_CACHE_HOME/rl-lab, else ~/.cache/rl-lab. */
 export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -46,8 +51,14 @@ export function hubCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'rl-lab');
 }
 
-const modelDir = (root: string, repo: HubRepo) => join(root, `models--${repo.org}--${repo.name}`);
-const snapshotDir = (root: string, repo: HubRepo, commit: string) => join(modelDir(root, repo), 'snapshots', commit);
+const snapshotDir = (root: string, repo: HubRepo, commit: string) => join(root, ...snapshotPath(repo, commit));
+
+/** Writes `text` to `path` through a temporary file and a rename, so a reader never sees half of it. */
+function writeAtomically(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.tmp-${process.pid}`, text);
+  renameSync(`${path}.tmp-${process.pid}`, path);
+}
 
 function fileSize(path: string): number | null {
   try {
@@ -74,27 +85,18 @@ function sha256OfFile(path: string): string {
 export function fsSnapshotStore(root: string): SnapshotStore {
   return {
     async complete(repo) {
-      const ref = join(modelDir(root, repo), 'refs', repo.revision);
-      if (!existsSync(ref)) return null;
-      const commit = readFileSync(ref, 'utf8').trim();
-      if (!/^[A-Za-z0-9._-]+$/.test(commit) || commit.includes('..')) return null;
+      const ref = join(root, ...refPath(repo));
+      const commit = existsSync(ref) ? parseRef(readFileSync(ref, 'utf8')) : null;
+      if (commit === null) return null;
       const dir = snapshotDir(root, repo, commit);
-      let manifest: SnapshotManifest;
-      try {
-        manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as SnapshotManifest;
-      } catch {
-        return null;
-      }
-      if (manifest.commit !== commit || !Array.isArray(manifest.files)) return null;
-      const whole = manifest.files.every(
-        (f) =>
-          typeof f.name === 'string' && !f.name.split('/').includes('..') && fileSize(join(dir, f.name)) === f.size,
-      );
+      const manifestPath = join(dir, MANIFEST_FILE);
+      const manifest = existsSync(manifestPath) ? parseManifest(readFileSync(manifestPath, 'utf8'), commit) : null;
+      const whole = manifest?.files.every((f) => fileSize(join(dir, f.name)) === f.size);
       return whole ? manifest : null;
     },
     partial(repo, commit, file): PartialFile {
-      const final = join(snapshotDir(root, repo, commit), file);
-      const path = `${final}.incomplete`;
+      const final = join(root, ...snapshotFilePath(repo, commit, file));
+      const path = join(root, ...incompletePath(repo, commit, file));
       return {
         size: async () => fileSize(path) ?? 0,
         append: async (chunk) => {
@@ -116,19 +118,18 @@ export function fsSnapshotStore(root: string): SnapshotStore {
     read: async (repo, commit, file) => new Uint8Array(readFileSync(join(snapshotDir(root, repo, commit), file))),
     committedSize: async (repo, commit, file) => fileSize(join(snapshotDir(root, repo, commit), file)),
     async finish(repo, manifest) {
-      const dir = snapshotDir(root, repo, manifest.commit);
-      writeFileSync(join(dir, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-      const ref = join(modelDir(root, repo), 'refs', repo.revision);
-      mkdirSync(dirname(ref), { recursive: true });
-      writeFileSync(`${ref}.tmp-${process.pid}`, manifest.commit);
-      renameSync(`${ref}.tmp-${process.pid}`, ref);
+      writeAtomically(join(snapshotDir(root, repo, manifest.commit), MANIFEST_FILE), recordText(manifest));
+      writeAtomically(join(root, ...refPath(repo)), manifest.commit);
+    },
+    async begin(repo, record) {
+      writeAtomically(join(snapshotDir(root, repo, record.commit), DOWNLOAD_RECORD_FILE), recordText(record));
     },
   };
 }
 
-/** How the CLI reaches a hub: the endpoint (flag, else HF_ENDPOINT), HF_TOKEN, the cache folder. */
+/** How the CLI reaches a hub: the endpoint (flag, else HF_ENDPOINT, else the Hugging Face Hub), HF_TOKEN, the cache folder. */
 export interface HubOptions {
-  endpoint: string | null;
+  endpoint: string;
   token: string | null;
   cacheDir: string;
   fetch?: typeof fetch;
@@ -139,23 +140,23 @@ export interface HubOptions {
   progress?(file: string, bytes: number, total: number | null): void;
 }
 
-/** HubOptions from the environment: HF_ENDPOINT unless `flag` is given, HF_TOKEN, RL_LAB_CACHE_DIR. */
+/** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR. */
 export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = process.env): Omit<HubOptions, 'log'> {
-  return { endpoint: flag ?? (env.HF_ENDPOINT || null), token: env.HF_TOKEN || null, cacheDir: hubCacheDir(env) };
+  return {
+    endpoint: flag ?? (env.HF_ENDPOINT || DEFAULT_HUB_ENDPOINT),
+    token: env.HF_TOKEN || null,
+    cacheDir: hubCacheDir(env),
+  };
 }
 
 /**
  * A hub id when `value` (a run's checkpoint or reward_model) names one: the shape org/name[@rev], and no such
- * folder here or under public/ (a local folder of that name wins). A value of that shape without an endpoint is refused, naming both.
+ * folder here or under public/ (a local folder of that name wins). A bad id is refused, naming the field.
  */
-export function hubRepoOf(field: string, value: string | null, endpoint: string | null): HubRepo | null {
+export function hubRepoOf(field: string, value: string | null): HubRepo | null {
   if (value === null || isAbsolute(value) || !looksLikeHubId(value)) return null;
   // A folder here, or a site path the CLI reads from public/ (models/copy-reward-model), is a folder, not an id.
   if (existsSync(value) || existsSync(new URL(value, PUBLIC_DIR))) return null;
-  if (endpoint === null)
-    throw new UsageError(
-      `${field} ${JSON.stringify(value)} is no folder here; to download it as a hub model, give --hf_endpoint URL or set HF_ENDPOINT`,
-    );
   try {
     return parseHubId(value);
   } catch (e) {
@@ -169,8 +170,6 @@ export async function fetchHubModel(
   kind: 'checkpoint' | 'reward_model',
   opts: HubOptions,
 ): Promise<string> {
-  if (opts.endpoint === null)
-    throw new UsageError(`${kind} ${repo.id}: no hub endpoint (--hf_endpoint or HF_ENDPOINT)`);
   const endpoint = parseEndpoint(opts.endpoint);
   const client: HubClient = { endpoint, token: opts.token, fetch: opts.fetch ?? fetch };
   const store = fsSnapshotStore(opts.cacheDir);
@@ -222,10 +221,10 @@ export async function runHubAssets(
   opts: HubOptions,
 ): Promise<AssetLoader> {
   const folders = new Map<string, string>();
-  const ck = hubRepoOf('checkpoint', config.checkpoint, opts.endpoint);
+  const ck = hubRepoOf('checkpoint', config.checkpoint);
   if (ck && config.checkpoint)
     folders.set(checkpointDir(config.checkpoint), await fetchHubModel(ck, 'checkpoint', opts));
-  const rm = hubRepoOf('reward_model', config.reward_model, opts.endpoint);
+  const rm = hubRepoOf('reward_model', config.reward_model);
   if (rm && config.reward_model)
     folders.set(rewardModelDir(config.reward_model), await fetchHubModel(rm, 'reward_model', opts));
   return folders.size ? hubAssets(base, folders) : base;

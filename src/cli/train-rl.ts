@@ -72,6 +72,7 @@ import {
 } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { hubOptionsFromEnv, runHubAssets } from './hub-cache';
+import { DEFAULT_HUB_ENDPOINT } from '../hub/hub-id';
 import { groupSeeds, seedCountError, seedGroupEndText } from '../engine/seed-group';
 import { bootstrapBand } from '../store/seed-bands';
 import {
@@ -120,7 +121,7 @@ const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
   },
   hf_endpoint: {
     value: 'URL',
-    doc: 'the hub a --checkpoint or --reward_model of the form org/name[@revision] is downloaded from (default: HF_ENDPOINT); files are kept in RL_LAB_CACHE_DIR (default ~/.cache/rl-lab) and read from there on later runs with no request; HF_TOKEN is sent to this origin only, for gated or private models',
+    doc: `the hub a --checkpoint or --reward_model of the form org/name[@revision] is downloaded from (default: HF_ENDPOINT, else ${DEFAULT_HUB_ENDPOINT}); files are kept in RL_LAB_CACHE_DIR (default ~/.cache/rl-lab) and read from there on later runs with no request; HF_TOKEN is sent to this origin only, for gated or private models`,
   },
   help: { value: null, doc: 'show this help' },
 };

@@ -8,6 +8,7 @@
 // supplies, are checked for size and hash, and only then committed. No Node: fetch and the storage are injected.
 
 import { resolveUrl, type HubRepo } from './hub-id';
+import { hubSourcesAllow } from './origins';
 
 /** A download that failed; the message names the model, the file, the host or the HTTP status. */
 export class HubError extends Error {
@@ -42,6 +43,11 @@ export interface HubClient {
   fetch: typeof fetch;
   /** Tries of one file's GET after a connection dropped mid-file (each resumes with Range); default 4. */
   attempts?: number;
+  /**
+   * The connect sources it may reach (the page's: pageHubSources(), its CSP's list); a URL outside them is refused
+   * naming its origin and the list, before any request. Absent: any origin (the CLI has no CSP).
+   */
+  sources?: readonly string[];
 }
 
 /** What a HEAD of a file's resolve URL says. */
@@ -87,8 +93,12 @@ export function statusError(res: Response, repo: HubRepo, file: string, revision
   return new HubError(`${where(repo, file, revision)}: the hub answered ${s} ${res.statusText}`.trim(), s);
 }
 
-/** fetch, with a network failure (offline, DNS, refused) named by its host. */
+/** fetch, with a network failure (offline, DNS, refused) named by its host; an origin outside `sources` refused. */
 async function send(client: HubClient, url: URL, init: RequestInit): Promise<Response> {
+  if (client.sources && !hubSourcesAllow(client.sources, url))
+    throw new HubError(
+      `${url.origin} is not a hub origin this page may connect to (it allows ${client.sources.join(', ')}); a mirror's origin is added at build with RL_LAB_EXTRA_HUB_ORIGINS`,
+    );
   try {
     return await client.fetch(url, { ...init, redirect: 'manual' });
   } catch (e) {

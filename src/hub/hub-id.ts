@@ -1,6 +1,6 @@
 // A model on a Hugging Face-style hub as a run names it: `org/name` or `org/name@revision`, checked character by
 // character before it is put in a URL or a cache path (it never reaches a shell), and the endpoint it is fetched
-// from. Pure string and URL work: the CLI and, later, the page share it.
+// from (the Hugging Face Hub unless one is given). Pure string and URL work: the CLI and the page share it.
 
 /** A validated hub model id. */
 export interface HubRepo {
@@ -18,6 +18,9 @@ export class HubIdError extends Error {
 }
 
 export const DEFAULT_REVISION = 'main';
+
+/** The hub an id is fetched from when no endpoint is given (as huggingface_hub's and transformers.js's default). */
+export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 
 /** One part of an id: letters, digits, `-`, `_`, `.`; starts with a letter or digit; no `..`; at most 96 characters. */
 const PART = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$/;

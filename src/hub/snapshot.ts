@@ -2,7 +2,7 @@
 // caller checks that the engine runs its architecture), then the small files (tokenizer files, generation_config,
 // the safetensors index), then a HEAD of every weight file for the download's size (the caller prints it and the
 // memory plan, and may refuse), then the weights, each resumed and verified. A snapshot the cache holds complete is
-// read with no request. The storage is injected (the CLI's file system; the page's origin-private storage later).
+// read with no request. The storage is injected (the CLI's file system; the page's origin-private storage).
 
 import { COMMIT, resolveUrl, type HubRepo } from './hub-id';
 import {
@@ -23,6 +23,20 @@ export interface SnapshotManifest {
   files: { name: string; size: number }[];
 }
 
+/**
+ * What a store records when a download starts (and again once every file's size is known): enough to list a
+ * model whose download a reload or a failure cut short, and to say where it came from.
+ */
+export interface DownloadRecord {
+  repo: string;
+  revision: string;
+  commit: string;
+  /** The endpoint's origin the files were fetched from. */
+  origin: string;
+  /** The files known so far, with their size (null: the hub gave none). */
+  files: { name: string; size: number | null }[];
+}
+
 /** The cache, per model: refs (revision -> commit), one folder per commit, partial files, the manifest. */
 export interface SnapshotStore {
   /** The manifest of the complete snapshot `revision` points at (each file present at its size), else null. */
@@ -35,6 +49,8 @@ export interface SnapshotStore {
   committedSize(repo: HubRepo, commit: string, file: string): Promise<number | null>;
   /** Records the complete snapshot and points `repo.revision` at it. */
   finish(repo: HubRepo, manifest: SnapshotManifest): Promise<void>;
+  /** Records what is being fetched (cache-layout's DOWNLOAD_RECORD_FILE), before the files it lists. */
+  begin?(repo: HubRepo, record: DownloadRecord): Promise<void>;
 }
 
 /** Which files a model needs once its config.json is read (the reader gets optional small files). */
@@ -87,6 +103,15 @@ export async function fetchSnapshot(
       ? { ...headed, location: resolveUrl(client.endpoint, repo, 'config.json', commit) }
       : headed;
   const files = new Map<string, number>();
+  const record = (known: { name: string; size: number | null }[]) =>
+    store.begin?.(repo, {
+      repo: repo.id,
+      revision: repo.revision,
+      commit,
+      origin: client.endpoint.origin,
+      files: known,
+    });
+  await record([{ name: 'config.json', size: configMeta.size }]);
   const get = async (file: string, meta: FileMeta) => {
     const have = await store.committedSize(repo, commit, file);
     if (have === null)
@@ -117,6 +142,10 @@ export async function fetchSnapshot(
   const todo: { name: string; size: number | null }[] = [];
   for (const { name, meta } of metas)
     if ((await store.committedSize(repo, commit, name)) === null) todo.push({ name, size: meta.size });
+  await record([
+    ...[...files].map(([name, size]) => ({ name, size })),
+    ...metas.map(({ name, meta }) => ({ name, size: meta.size })),
+  ]);
   hooks.beforeDownload?.(todo);
   for (const { name, meta } of metas) await get(name, meta);
 

@@ -7,6 +7,7 @@ import { packRows } from '../engine/metric-batch';
 import type { RunHeader, RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
 import { configToUrlParams, resolveConfig } from '../rl/config';
+import { pageHubSources } from '../hub/origins';
 import { TEST_HOOKS_GLOBAL, type Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
 import { ALERT_RULES } from '../rl/alerts';
@@ -141,23 +142,49 @@ describe('config slice', () => {
     expect(useLab.getState().urlError).toBeNull();
   });
 
-  it('holds back a checkpoint on another origin until the person confirms it', () => {
+  it('holds back a checkpoint on another origin until the person confirms it, a hub origin only', () => {
     const site = 'https://lab.example/rl/';
+    const hub = 'https://huggingface.co/org/name/resolve/main';
+    const lab = labWithFakeEngine().store;
+    lab.getState().initConfig(`?preset=grpo&seed=5&checkpoint=${encodeURIComponent(hub)}`, site);
+    const held = lab.getState();
+    expect(held.linkCheckpoint).toEqual({ checkpoint: hub, origin: 'https://huggingface.co', reachable: true });
+    expect(held.draft.checkpoint).toBeNull();
+    expect(held.check.config).toEqual(resolveConfig('grpo', { seed: 5 }));
+    held.confirmLinkCheckpoint();
+    expect(lab.getState().draft.checkpoint).toBe(hub);
+    expect(lab.getState().linkCheckpoint).toBeNull();
+    // Another site: held back, and not confirmable, since the page's CSP would refuse the connection.
     for (const url of ['http://169.254.169.254/latest/ck', 'https://elsewhere.example/ck', '//elsewhere.example/ck']) {
-      const lab = labWithFakeEngine().store;
-      lab.getState().initConfig(`?preset=grpo&seed=5&checkpoint=${encodeURIComponent(url)}`, site);
-      const held = lab.getState();
-      expect(held.linkCheckpoint).toEqual({ checkpoint: url, origin: new URL(url, site).origin });
-      expect(held.draft.checkpoint).toBeNull();
-      expect(held.check.config).toEqual(resolveConfig('grpo', { seed: 5 }));
-      held.confirmLinkCheckpoint();
-      expect(lab.getState().draft.checkpoint).toBe(url);
-      expect(lab.getState().linkCheckpoint).toBeNull();
+      const other = labWithFakeEngine().store;
+      other.getState().initConfig(`?preset=grpo&seed=5&checkpoint=${encodeURIComponent(url)}`, site);
+      expect(other.getState().linkCheckpoint).toEqual({
+        checkpoint: url,
+        origin: new URL(url, site).origin,
+        reachable: false,
+      });
+      other.getState().confirmLinkCheckpoint();
+      expect(other.getState().draft.checkpoint).toBeNull();
     }
-    useLab.getState().initConfig('?checkpoint=https%3A%2F%2Felsewhere.example%2Fck', site);
+    useLab.getState().initConfig('?checkpoint=https%3A%2F%2Fhuggingface.co%2Fck', site);
     useLab.getState().refuseLinkCheckpoint();
     expect(useLab.getState().linkCheckpoint).toBeNull();
     expect(useLab.getState().draft.checkpoint).toBeNull();
+  });
+
+  it("checks a link's origin against the list its CSP was built with", () => {
+    const lab = labWithFakeEngine().store;
+    expect(lab.getState().hubOrigins).toEqual(pageHubSources());
+    lab.setState({ hubOrigins: [...pageHubSources(), 'http://127.0.0.1:4311'] });
+    lab
+      .getState()
+      .initConfig(
+        `?checkpoint=${encodeURIComponent('http://127.0.0.1:4311/org/n/resolve/main')}`,
+        'https://lab.example/',
+      );
+    expect(lab.getState().linkCheckpoint?.reachable).toBe(true);
+    lab.getState().initConfig(`?checkpoint=${encodeURIComponent('http://127.0.0.1:4312/ck')}`, 'https://lab.example/');
+    expect(lab.getState().linkCheckpoint?.reachable).toBe(false);
   });
 
   it("uses a shipped checkpoint or one on the page's own origin without asking", () => {

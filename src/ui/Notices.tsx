@@ -1,5 +1,6 @@
 // Messages that must not break the page: a shared link whose config is partly invalid, a link's checkpoint on
-// another site (used only once the person confirms its origin), storage full, a step not saved, a GPU error or
+// another site (used only once the person confirms its origin, and only on a hub origin the page may connect to:
+// else the notice lists those), storage full, a step not saved, a GPU error or
 // device loss, a failed request. Each can be dismissed; none blocks the lab.
 import { useLab } from '../store';
 
@@ -7,6 +8,7 @@ export function Notices() {
   const notices = useLab((s) => s.notices);
   const urlError = useLab((s) => s.urlError);
   const linkCheckpoint = useLab((s) => s.linkCheckpoint);
+  const hubOrigins = useLab((s) => s.hubOrigins);
   const dismiss = useLab((s) => s.dismissNotice);
   const dismissUrlError = useLab((s) => s.dismissUrlError);
   const confirmLinkCheckpoint = useLab((s) => s.confirmLinkCheckpoint);
@@ -16,14 +18,25 @@ export function Notices() {
     <div className="notices" aria-live="polite">
       {linkCheckpoint && (
         <div className="notice warning" role="alert" data-testid="link-checkpoint" data-origin={linkCheckpoint.origin}>
-          <span>
-            This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has
-            been read from it; the page starts from its own model until you choose to use it.
-          </span>
+          {linkCheckpoint.reachable ? (
+            <span>
+              This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>. Nothing has
+              been read from it; the page starts from its own model until you choose to use it.
+            </span>
+          ) : (
+            <span>
+              This link starts from a checkpoint on another site, <strong>{linkCheckpoint.origin}</strong>, which this
+              page cannot connect to: it reaches only itself and the hubs it was built for (
+              <span data-testid="hub-origins">{hubOrigins.join(', ')}</span>). Nothing has been read from it; the page
+              starts from its own model.
+            </span>
+          )}
           <span className="notice-actions">
-            <button type="button" onClick={confirmLinkCheckpoint} data-testid="link-checkpoint-use">
-              Use the checkpoint from {linkCheckpoint.origin}
-            </button>
+            {linkCheckpoint.reachable && (
+              <button type="button" onClick={confirmLinkCheckpoint} data-testid="link-checkpoint-use">
+                Use the checkpoint from {linkCheckpoint.origin}
+              </button>
+            )}
             <button
               type="button"
               className="link"

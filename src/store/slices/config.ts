@@ -1,10 +1,12 @@
 // The config slice: the experiment being edited (preset, raw field values and their check, backend), a shared
 // link's config read at startup (its good fields kept, its bad ones named, a checkpoint on another site held back
-// until the person confirms its origin; the lesson it opens), and the shipped warm-start checkpoints. Edits validate
-// per field as they are made; nothing here talks to the engine.
+// until the person confirms its origin, and only when the page may connect there at all; the lesson it opens), the
+// hub origins this build allows, and the shipped warm-start checkpoints. Edits validate per field as they are made;
+// nothing here talks to the engine.
 
 import { foreignCheckpointOrigin } from '../../engine/checkpoint-path';
 import type { BackendKind, RunHeader } from '../../engine/types';
+import { hubSourcesAllow, pageHubSources } from '../../hub/origins';
 import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
 import {
   configFromUrlParamsKeeping,
@@ -47,8 +49,13 @@ export interface ConfigState {
   backend: BackendKind;
   /** What of the link's config could not be used (summarized: the first problems and a count of the rest). */
   urlError: string | null;
-  /** A link's checkpoint on another site, held back (not in the draft, never fetched) until confirmed. */
-  linkCheckpoint: { checkpoint: string; origin: string } | null;
+  /**
+   * A link's checkpoint on another site, held back (not in the draft, never fetched) until confirmed; `reachable`
+   * is false where the page's Content-Security-Policy lets it connect nowhere there (not one of `hubOrigins`).
+   */
+  linkCheckpoint: { checkpoint: string; origin: string; reachable: boolean } | null;
+  /** The connect sources of hubs this build allows (src/hub/origins.ts), the same list as its CSP's connect-src. */
+  hubOrigins: readonly string[];
   warmStarts: WarmStart[];
 }
 
@@ -95,6 +102,7 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
   backend: 'webgpu',
   urlError: null,
   linkCheckpoint: null,
+  hubOrigins: pageHubSources(),
   warmStarts: [],
 
   initConfig(search, site = pageSite()) {
@@ -110,7 +118,7 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
     const origin = config.checkpoint === null ? null : foreignCheckpointOrigin(config.checkpoint, site);
     if (config.checkpoint !== null && origin !== null) {
       // Held back: the worker fetches only what is in the draft, so nothing is read from that origin unless confirmed.
-      linkCheckpoint = { checkpoint: config.checkpoint, origin };
+      linkCheckpoint = { checkpoint: config.checkpoint, origin, reachable: hubSourcesAllow(get().hubOrigins, origin) };
       draft.checkpoint = resolveConfig(preset).checkpoint;
     }
     // A reward model is fetched and run like a checkpoint; a link may name only this site's (typed by hand, any works).
@@ -136,7 +144,8 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
 
   confirmLinkCheckpoint() {
     const held = get().linkCheckpoint;
-    if (!held) return;
+    // The browser would refuse the connection: nothing to confirm (the notice offers no button then).
+    if (!held?.reachable) return;
     set({ ...edited({ ...get().draft, checkpoint: held.checkpoint }), linkCheckpoint: null });
   },
 
