@@ -247,6 +247,25 @@ describe('HubManager against the mock hub', () => {
     expect(cdn.every((r) => r.authorization === null)).toBe(true);
   });
 
+  it("refuses a hub or download host outside the page's connect sources, naming it", async () => {
+    // Sources of a page that allows the hub but not its CDN: the weights' HEAD is refused after the redirect.
+    await expect(
+      manager(followingFetch(fetch, [hub.endpoint])).check('org/tiny', hub.endpoint, config),
+    ).rejects.toThrow(`${hub.cdnOrigin} (where the hub redirected) is not a hub origin this page may connect to`);
+    const strict = new HubManager({
+      store: async () => store,
+      fetch,
+      now: () => clock,
+      emit: () => {},
+      sources: ['https://huggingface.co'],
+    });
+    hub.requests.length = 0;
+    await expect(strict.check('org/tiny', hub.endpoint, config)).rejects.toThrow(
+      `${hub.endpoint} is not a hub origin this page may connect to`,
+    );
+    expect(hub.requests).toEqual([]);
+  });
+
   it('names the host and the kept models when the hub cannot be reached', async () => {
     const m = manager();
     await m.download('org/tiny', hub.endpoint);

@@ -15,6 +15,7 @@ import { rlResolvedMemoryPlan } from '../rl/memory';
 import { formatBytes } from '../core/format';
 import { HubError, type HubClient, type PartialFile } from '../hub/download';
 import { HubIdError, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import { hubSourcesAllow } from '../hub/origins';
 import type { HubCheck, HubDownloadState, HubFileState, HubProgress, KeptModel } from '../hub/manager-types';
 import { fetchSnapshot, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
 import { hubModelOf } from './checkpoint-path';
@@ -40,6 +41,8 @@ export interface HubManagerDeps {
   emitEveryMs?: number;
   /** The window the rate is measured over (default 5 s). */
   rateWindowMs?: number;
+  /** The connect sources the page's CSP lists (pageHubSources()); a URL outside them is refused, named. */
+  sources?: readonly string[];
 }
 
 /**
@@ -78,8 +81,18 @@ class StopBeforeWeights extends Error {}
 /** A fetch that follows redirects itself: a browser hides a manual redirect's Location (an opaque response), so
  * the browser follows the hub's redirect to its CDN and drops the Authorization header on the way (Fetch standard),
  * while download.ts's own redirect handling applies where `redirect: 'manual'` can be read (Node). */
-export function followingFetch(base: typeof fetch): typeof fetch {
-  return (input, init) => base(input, init?.redirect === 'manual' ? { ...init, redirect: 'follow' } : init);
+export function followingFetch(base: typeof fetch, sources?: readonly string[]): typeof fetch {
+  return async (input, init) => {
+    const res = await base(input, init?.redirect === 'manual' ? { ...init, redirect: 'follow' } : init);
+    // The redirect target the browser followed is held to the same sources as the URL asked for.
+    if (sources && res.redirected && !hubSourcesAllow(sources, new URL(res.url))) {
+      await res.body?.cancel();
+      throw new HubError(
+        `${new URL(res.url).origin} (where the hub redirected) is not a hub origin this page may connect to (it allows ${sources.join(', ')})`,
+      );
+    }
+    return res;
+  };
 }
 
 /** The store's optional download record hook (begin), delegated when it has one. */
@@ -186,6 +199,7 @@ export class HubManager {
       endpoint,
       token: this.token,
       fetch: signal ? (input, init) => f(input, { ...init, signal }) : f,
+      ...(this.deps.sources && { sources: this.deps.sources }),
     };
   }
 

@@ -32,6 +32,7 @@ import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } fro
 import { markStartup } from './startup-marks';
 import { followingFetch, HubManager } from '../engine/hub-manager';
 import { hubModelOf } from '../engine/checkpoint-path';
+import { pageHubSources } from '../hub/origins';
 import { opfsSnapshotStore } from '../engine/opfs-snapshot-store';
 
 /** How often queued records go to the page. */
@@ -189,9 +190,13 @@ async function openHubStore() {
   const root = await navigator.storage.getDirectory();
   return opfsSnapshotStore(await root.getDirectoryHandle('hub', { create: true }));
 }
+/** The hub origins this build's CSP lists: the manager refuses any other before a request. */
+const hubSources = pageHubSources();
 const hub = new HubManager({
   store: () => (hubRoot ??= openHubStore()),
-  fetch: followingFetch((input, init) => fetch(input, init)),
+  // The browser follows the hub's redirect to its download host (a manual redirect's Location is hidden from a page).
+  fetch: followingFetch((input, init) => fetch(input, init), hubSources),
+  sources: hubSources,
   now: () => performance.now(),
   emit: (progress) => enqueue(() => post({ type: 'hub-progress', progress })),
   limits: () => (ctx ? ctx.device.limits : null),
