@@ -94,6 +94,8 @@ export function HubCard() {
   const check = state?.check ?? null;
   const running = progress && ['checking', 'downloading', 'verifying'].includes(progress.state);
   const endpointBad = endpointProblem(endpoint);
+  // Kept whole since the check (its download finished): the check's download size is spent.
+  const keptWhole = kept?.complete === true || progress?.state === 'done';
   return (
     <div className="hub-card" data-testid="hub-card" data-status={state?.status ?? (kept?.complete ? 'kept' : 'new')}>
       <p className="hint" data-testid="hub-explain">
@@ -147,7 +149,7 @@ export function HubCard() {
                       .join(', ')}.`
                   : ''}
               </p>
-              {check.downloadBytes > 0 || !check.sizesKnown ? (
+              {!keptWhole && (check.downloadBytes > 0 || !check.sizesKnown) ? (
                 !running &&
                 progress?.state !== 'paused' && (
                   <button
