@@ -33,6 +33,11 @@ export default defineConfig({
   },
   webServer: {
     command: `npx vite build && npx vite preview --host 127.0.0.1 --port ${port} --strictPort`,
+    // The mock hub of e2e/hub.spec.ts and its CDN: this build's CSP and hub origin check allow them.
+    env: { ...process.env, RL_LAB_EXTRA_HUB_ORIGINS: 'http://127.0.0.1:4311,http://127.0.0.1:4312' } as Record<
+      string,
+      string
+    >,
     url: `http://127.0.0.1:${port}`,
     // Always build and serve this tree: a server left running from an older build would test stale code.
     reuseExistingServer: false,

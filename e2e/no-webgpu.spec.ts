@@ -25,7 +25,7 @@ test('the page says so plainly and trains on the CPU backend, labelled slow', as
   await expect(page.getByTestId('backend-note')).toContainText('100-1000x slower');
   await expect(page.getByTestId('status-adapter')).toContainText('CPU reference backend (slow');
   // A model too large for the CPU backend is refused with the reason, before anything runs.
-  await page.getByTestId('checkpoint-select').selectOption('');
+  await page.getByTestId('checkpoint-input').fill('');
   await page.locator('#field-input-model').selectOption('small');
   await expect(page.getByTestId('backend-note')).toContainText('at most 250,000 parameters');
   await page.locator('#field-input-model').selectOption('nano');

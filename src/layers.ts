@@ -78,6 +78,8 @@ export const PAGE_IMPORTS: readonly string[] = [
   'engine/step-pace',
   'bench/report',
   'export',
+  // hub ids and endpoints checked as strings and URLs (src/hub/hub-id.ts)
+  'hub/hub-id',
   // the hub origins this build may connect to (the same list as its CSP)
   'hub/origins',
   // pure helpers of the bottom layer

@@ -24,12 +24,7 @@ import { checkpointDir } from '../engine/checkpoint-path';
 import { rewardModelDir } from '../engine/learned-reward';
 import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
-import { configFromJson } from '../model/checkpoint';
-import { CheckpointError, parseLlamaConfigJson } from '../model/checkpoint-format';
 import type { ModelConfig } from '../model/config';
-import { parseShardIndex, SHARD_INDEX_FILE } from '../model/hf-folder';
-import { CLASSIFIER_FILES } from '../model/reward-classifier';
-import { REWARD_MODEL_KIND } from '../rl/reward-model';
 import type { HubClient, PartialFile } from '../hub/download';
 import { DEFAULT_HUB_ENDPOINT, looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
 import {
@@ -43,7 +38,10 @@ import {
   snapshotFilePath,
   snapshotPath,
 } from '../hub/cache-layout';
-import { fetchSnapshot, type FilePlan, type SnapshotStore } from '../hub/snapshot';
+import { fetchSnapshot, type SnapshotStore } from '../hub/snapshot';
+import { CHECKPOINT_FILE_PLAN, checkpointModelConfig, REWARD_MODEL_FILE_PLAN } from '../engine/hub-plans';
+
+export { CHECKPOINT_FILE_PLAN, checkpointModelConfig, REWARD_MODEL_FILE_PLAN } from '../engine/hub-plans';
 import { UsageError } from './args';
 import { PUBLIC_DIR } from './files';
 
@@ -127,37 +125,6 @@ export function fsSnapshotStore(root: string): SnapshotStore {
       writeAtomically(join(snapshotDir(root, repo, record.commit), DOWNLOAD_RECORD_FILE), recordText(record));
     },
   };
-}
-
-/** The files of a causal LM: tokenizer files and generation_config when present, then its weights (one file or shards). */
-export const CHECKPOINT_FILE_PLAN: FilePlan = {
-  optional: ['generation_config.json', 'tokenizer.json', 'tokenizer_config.json', SHARD_INDEX_FILE],
-  async required(read) {
-    const index = await read(SHARD_INDEX_FILE);
-    return index ? parseShardIndex(new TextDecoder().decode(index)).files : ['model.safetensors'];
-  },
-};
-
-/** The files of a reward model: a lab reward model's weights, else a text classifier's files. */
-export const REWARD_MODEL_FILE_PLAN: FilePlan = {
-  optional: [],
-  async required(read) {
-    const config = JSON.parse(new TextDecoder().decode((await read('config.json')) ?? new Uint8Array()));
-    return config?.rl_lab?.kind === REWARD_MODEL_KIND ? ['model.safetensors'] : [...CLASSIFIER_FILES];
-  },
-};
-
-/** config.json as the engine reads a causal LM's: throws CheckpointError naming what the engine does not run. */
-export function checkpointModelConfig(configText: string): ModelConfig {
-  let json: unknown;
-  try {
-    json = JSON.parse(configText);
-  } catch (e) {
-    throw new CheckpointError(`config.json is not valid JSON: ${(e as Error).message}`);
-  }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new CheckpointError('config.json must be a JSON object');
-  return configFromJson(parseLlamaConfigJson(json as Record<string, unknown>)).config;
 }
 
 /** How the CLI reaches a hub: the endpoint (flag, else HF_ENDPOINT, else the Hugging Face Hub), HF_TOKEN, the cache folder. */

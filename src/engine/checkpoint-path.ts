@@ -2,6 +2,8 @@
 // site. Pure string and URL work, shared by the start-policy loader (start-policy.ts) and the page, which warns
 // before a run fetches from a foreign origin; no loading, no model code.
 
+import { looksLikeHubId } from '../hub/hub-id';
+
 /** The directory of a `checkpoint` value: a shipped name maps to checkpoints/<name>/; a URL or path is used as given. */
 export function checkpointDir(checkpoint: string): string {
   if (/^[A-Za-z0-9_-]+$/.test(checkpoint)) return `checkpoints/${checkpoint}/`;
@@ -23,4 +25,17 @@ export function foreignCheckpointOrigin(checkpoint: string, site: string): strin
   }
   if (url.origin === new URL(site).origin) return null;
   return url.origin === 'null' ? `${url.protocol} URL` : url.origin;
+}
+
+/**
+ * The top folders of the site a `checkpoint` (or `reward_model`) path may name: shipped checkpoints and models,
+ * imported folders (local/<name>/), test fixtures. Any other value of the shape org/name[@revision] is a hub id,
+ * read from the hub models the browser keeps and never fetched as a path of the site.
+ */
+export const SITE_MODEL_FOLDERS: readonly string[] = ['checkpoints', 'models', 'local', 'fixtures', 'tokenizers'];
+
+/** The value itself when it names a hub model (`org/name[@revision]`, not a site folder), else null. */
+export function hubModelOf(value: string | null): string | null {
+  if (value === null || !looksLikeHubId(value)) return null;
+  return SITE_MODEL_FOLDERS.includes(value.split('/')[0]) ? null : value;
 }

@@ -11,6 +11,7 @@ import { alertsSlice, type AlertsSlice } from './slices/alerts';
 import { chartsSlice, type ChartsSlice } from './slices/charts';
 import { compareSlice, type CompareSlice } from './slices/compare';
 import { foldersSlice, type FoldersSlice } from './slices/folders';
+import { hubSlice, type HubSlice } from './slices/hub';
 import { configSlice, type ConfigSlice } from './slices/config';
 import { engineSlice, type EngineSlice } from './slices/engine';
 import { inspectorSlice, type InspectorSlice } from './slices/inspector';
@@ -35,7 +36,8 @@ export type LabState = ConfigSlice &
   SeedsSlice &
   FoldersSlice &
   RewardFnSlice &
-  EstimatesSlice;
+  EstimatesSlice &
+  HubSlice;
 
 export interface LabStoreOptions {
   /** How the store reaches its engine (default: the engine worker). */
@@ -76,6 +78,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...foldersSlice(deps)(...a),
     ...rewardFnSlice(deps)(...a),
     ...estimatesSlice(deps)(...a),
+    ...hubSlice(deps)(...a),
   }));
 }
 
@@ -88,6 +91,8 @@ export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
 export { isEstimate, type EstimateTopic, type EstimateView, type EstimatesSlice } from './slices/estimates';
+export { hubModelOf } from '../engine/checkpoint-path';
+export { DEFAULT_HF_ENDPOINT, endpointProblem, type HubSlice, type HubCheckState } from './slices/hub';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export {
   COMPARE_FIELDS,

@@ -6,7 +6,8 @@
 
 import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../engine/types';
 import { timeLeftMs } from '../engine/step-pace';
-import { clock, fmt, throughput } from './format';
+import type { HubProgress } from '../hub/manager-types';
+import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';
 import { viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
@@ -142,4 +143,19 @@ export function statusLineOf(
     lessonOpen: s.lesson !== null,
     viewed: viewedRun(s),
   });
+}
+
+/**
+ * The hub download under way, in words, shown apart from the run's phase (compile, training): "downloading org/name:
+ * 12.0 MB of 50.0 MB · 2.0 MB/s · 0:19 left"; null when none runs.
+ */
+export function downloadText(downloads: Readonly<Record<string, HubProgress>>): string | null {
+  const p = Object.values(downloads).find((d) => ['checking', 'downloading', 'verifying'].includes(d.state));
+  if (!p) return null;
+  const parts = [
+    `${p.state === 'verifying' ? 'verifying' : 'downloading'} ${p.model}: ${formatBytes(p.bytes)}${p.total !== null ? ` of ${formatBytes(p.total)}` : ''}`,
+  ];
+  if (p.rate > 0) parts.push(`${formatBytes(p.rate)}/s`);
+  if (p.etaSeconds !== null) parts.push(`${clock(p.etaSeconds * 1000)} left`);
+  return parts.join(' · ');
 }

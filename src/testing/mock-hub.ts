@@ -4,7 +4,9 @@
 // SHA-256), as the hub does; a small one is answered directly with its ETag. Both honour `Range: bytes=N-` (206).
 // A renamed repo answers a 307 with a relative Location. Faults on request: slow (chunks with a pause), a connection dropped after N bytes, a gated repo (401 without
 // the token, 403 with a wrong one), a wrong size or hash. Every request is logged (method, path, range, whether it
-// carried Authorization) so tests can count them.
+// carried Authorization) so tests can count them. Both answer with the CORS headers a page on another origin needs
+// (and a preflight), and the CDN names each file by its SHA-256 ETag, which is what a browser that follows the
+// hub's redirect sees.
 
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -58,13 +60,45 @@ const bytesOf = (v: Uint8Array | string) => (typeof v === 'string' ? new TextEnc
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const sha1 = (b: Uint8Array) => createHash('sha1').update(b).digest('hex');
 
-function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
-  const server = createServer(handler);
-  return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(server)));
+/**
+ * The headers a page on another origin needs to read the hub's answers (as the hub sends them): any origin, the
+ * hub's own headers exposed, and a preflight for the token (Authorization) and Range.
+ */
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers':
+    'X-Repo-Commit, X-Linked-Size, X-Linked-Etag, ETag, Content-Range, Content-Length, Accept-Ranges, X-Error-Code',
+};
+
+function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, port = 0): Promise<Server> {
+  const server = createServer((req, res) => {
+    for (const [k, v] of Object.entries(CORS)) res.setHeader(k, v);
+    if (req.method === 'OPTIONS') {
+      res
+        .writeHead(204, {
+          'Access-Control-Allow-Methods': 'GET, HEAD',
+          'Access-Control-Allow-Headers': 'Authorization, Range',
+          'Access-Control-Max-Age': '600',
+        })
+        .end();
+      return;
+    }
+    handler(req, res);
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => ok(server));
+  });
 }
 
-/** Starts the hub and its CDN serving `repos` ("org/name" -> files). */
-export async function startMockHub(repos: Record<string, MockRepo>): Promise<MockHub> {
+/**
+ * Starts the hub and its CDN serving `repos` ("org/name" -> files), at ephemeral ports unless `ports` names them
+ * (a browser test's page must be built to allow them).
+ */
+export async function startMockHub(
+  repos: Record<string, MockRepo>,
+  ports: { hub?: number; cdn?: number } = {},
+): Promise<MockHub> {
   const hub: MockHub = {
     endpoint: '',
     cdnOrigin: '',
@@ -139,8 +173,9 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
     const file = parts.slice(3).join('/');
     const data = repo?.files[file];
     if (!repo || data === undefined) return void res.writeHead(404).end();
-    sendBody(req, res, file, bytesOf(data), {});
-  });
+    // The CDN names a file by its SHA-256 (ETag), which a browser, following the hub's redirect, reads here.
+    sendBody(req, res, file, bytesOf(data), { ETag: `"${sha256(bytesOf(data))}"` });
+  }, ports.cdn);
 
   const server = await listen((req, res) => {
     log('hub', req);
@@ -184,7 +219,7 @@ export async function startMockHub(repos: Record<string, MockRepo>): Promise<Moc
         .writeHead(200, { 'X-Repo-Commit': commit, ETag: `"${sha1(body)}"`, 'Content-Length': String(size) })
         .end();
     sendBody(req, res, file, body, { 'X-Repo-Commit': commit, ETag: `"${sha1(body)}"` });
-  });
+  }, ports.hub);
 
   const origin = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   hub.endpoint = origin(server);

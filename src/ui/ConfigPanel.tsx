@@ -23,6 +23,7 @@ import {
 } from '../store/schema';
 import { cpuBackendRefusal } from '../store/selectors';
 import { FieldInput, fieldHelpId } from './FieldInput';
+import { HubCard, HubPanel, ModelField, ModelPresetField } from './HubModels';
 import { RewardFnEditor } from './RewardFnEditor';
 import { ShareLink } from './ShareLink';
 
@@ -175,32 +176,6 @@ function factoryOf(draft: Record<string, unknown>): TaskFactory | null {
   }
 }
 
-function CheckpointSelect() {
-  const checkpoint = useLab((s) => s.draft.checkpoint);
-  const model = useLab((s) => s.draft.model);
-  const warmStarts = useLab((s) => s.warmStarts);
-  const setField = useLab((s) => s.setField);
-  const current = typeof checkpoint === 'string' ? checkpoint : '';
-  const known = warmStarts.some((w) => w.name === current);
-  return (
-    <select
-      id="field-input-checkpoint"
-      aria-describedby={fieldHelpId('checkpoint')}
-      data-testid="checkpoint-select"
-      value={current}
-      onChange={(e) => setField('checkpoint', e.target.value || null)}
-    >
-      <option value="">none: a fresh {String(model)} model</option>
-      {warmStarts.map((w) => (
-        <option key={w.name} value={w.name}>
-          warm start {w.name} ({w.task} {w.difficulty}, {(w.accuracy * 100).toFixed(0)}% held-out)
-        </option>
-      ))}
-      {current && !known && <option value={current}>{current}</option>}
-    </select>
-  );
-}
-
 function BackendPicker() {
   const backend = useLab((s) => s.backend);
   const gpuStatus = useLab((s) => s.gpuStatus);
@@ -277,12 +252,19 @@ export function ConfigPanel() {
   const range = factory?.difficultyRange;
   const custom: Partial<Record<RLField, React.ReactNode>> = {
     task: <TaskSelect />,
-    checkpoint: <CheckpointSelect />,
+    checkpoint: <ModelField />,
+    ...(typeof draft.checkpoint === 'string' && { model: <ModelPresetField /> }),
     prompts: <PromptsPicker />,
     reward_fn: <RewardFnEditor id="field-input-reward_fn" />,
   };
   const extra: Partial<Record<RLField, React.ReactNode>> = {
-    checkpoint: <FolderPicker field="checkpoint" />,
+    checkpoint: (
+      <>
+        <FolderPicker field="checkpoint" />
+        <HubCard />
+        <HubPanel />
+      </>
+    ),
     reward_model: <FolderPicker field="reward_model" />,
   };
   return (

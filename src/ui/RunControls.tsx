@@ -16,7 +16,7 @@ import {
   startLabel,
   type StartBlocker,
 } from '../store/selectors';
-import { deviceStartText, statusLineOf } from '../store/status-line';
+import { deviceStartText, downloadText, statusLineOf } from '../store/status-line';
 import { StepEstimateNote } from './StepEstimate';
 
 /** Why Start and Step are greyed out, as their tooltip. */
@@ -111,6 +111,7 @@ export function RunControls() {
   const viewRunId = useLab((s) => s.viewRunId);
   const runs = useLab((s) => s.runs);
   const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs });
+  const download = downloadText(useLab((s) => s.hubDownloads));
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);
   const stepRun = useLab((s) => s.stepRun);
@@ -181,6 +182,7 @@ export function RunControls() {
           <span key={d}> · {d}</span>
         ))}
         {line.live && <span data-testid="status-live"> · {line.live}</span>}
+        {download && <span data-testid="status-download"> · {download}</span>}
         {/* The live run's seed group, at the end whichever run the line is about (the live part names the live run). */}
         {p.seedQueue && (
           <span data-testid="status-seed-queue" data-index={p.seedQueue.index} data-size={p.seedQueue.size}>

@@ -33,6 +33,10 @@ import { markStartup } from './startup-marks';
 import { estimateDraft } from '../engine/model-estimates';
 import { probeThroughput } from '../bench/throughput-probe';
 import { assumedThroughput, type Throughput } from '../rl/step-estimate';
+import { followingFetch, HubManager } from '../engine/hub-manager';
+import { hubModelOf } from '../engine/checkpoint-path';
+import { pageHubSources } from '../hub/origins';
+import { opfsSnapshotStore } from '../engine/opfs-snapshot-store';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -191,7 +195,7 @@ type Response_ = globalThis.Response;
 let folders: Promise<IdbFolderStore> | null = null;
 const folderStore = () => (folders ??= IdbFolderStore.open());
 
-const assets: AssetLoader = {
+const siteAssets: AssetLoader = {
   bytes: async (p) =>
     p.startsWith(LOCAL_FOLDER_PREFIX)
       ? (await folderStore()).get(p)
@@ -201,6 +205,51 @@ const assets: AssetLoader = {
       ? new TextDecoder().decode(await (await folderStore()).get(p))
       : (await fetchAsset(p)).text(),
 };
+
+// Hub models: kept in the Origin Private File System under hub/ (src/engine/opfs-snapshot-store.ts); the token in
+// the manager's memory only. A checkpoint named by hub id is read from there, never fetched by a run.
+let hubRoot: ReturnType<typeof openHubStore> | null = null;
+async function openHubStore() {
+  if (!navigator.storage?.getDirectory)
+    throw new Error(
+      'this browser has no Origin Private File System here (private mode?), so hub models cannot be kept',
+    );
+  const root = await navigator.storage.getDirectory();
+  return opfsSnapshotStore(await root.getDirectoryHandle('hub', { create: true }));
+}
+/** The hub origins this build's CSP lists: the manager refuses any other before a request. */
+const hubSources = pageHubSources();
+const hub = new HubManager({
+  store: () => (hubRoot ??= openHubStore()),
+  // The browser follows the hub's redirect to its download host (a manual redirect's Location is hidden from a page).
+  fetch: followingFetch((input, init) => fetch(input, init), hubSources),
+  sources: hubSources,
+  now: () => performance.now(),
+  emit: (progress) => enqueue(() => post({ type: 'hub-progress', progress })),
+  limits: () => (ctx ? ctx.device.limits : null),
+});
+
+/** The kept hub models and the browser's storage, as the storage panel shows them. */
+async function hubModels(): Promise<Replies['hub-list']> {
+  const [models, storage, persistent] = await Promise.all([
+    hub.list(),
+    (navigator.storage?.estimate?.() ?? Promise.resolve(null))
+      .then((e) => (e ? { usage: e.usage ?? 0, quota: e.quota ?? 0 } : null))
+      .catch(() => null),
+    (navigator.storage?.persisted?.() ?? Promise.resolve(false)).catch(() => false),
+  ]);
+  return { type: 'hub-models', models, storage, persistent };
+}
+
+const assets = hub.assets(siteAssets);
+
+/** A run's checkpoint or reward model named by hub id must be kept complete: refused before anything loads. */
+async function requireKeptModels(config: { checkpoint: string | null; reward_model: string | null }): Promise<void> {
+  for (const value of [config.checkpoint, config.reward_model]) {
+    const model = hubModelOf(value);
+    if (model !== null) await hub.requireKept(model);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Engine and its store
@@ -393,6 +442,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'configure': {
       markStartup('run-configure');
+      await requireKeptModels(req.config);
       await openStore();
       await engine.create({
         config: req.config,
@@ -407,6 +457,7 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     }
     case 'start-seeds':
+      await requireKeptModels(req.config);
       await openStore();
       await engine.startSeeds({ config: req.config, preset: req.preset, backend: req.backend, seeds: req.seeds });
       return answer(req, DONE);
@@ -505,6 +556,22 @@ async function handle(req: Envelope): Promise<void> {
       const estimates = await Promise.all(req.configs.map((config) => estimateDraft(config, assets, limits, t)));
       return answer(req, { type: 'estimates', estimates, throughput: t.source });
     }
+    case 'hub-check':
+      return answer(req, { type: 'hub-checked', check: await hub.check(req.model, req.endpoint, req.config) });
+    case 'hub-download':
+      await hub.download(req.model, req.endpoint);
+      return answer(req, DONE);
+    case 'hub-cancel':
+      hub.cancel(req.model);
+      return answer(req, DONE);
+    case 'hub-token':
+      hub.setToken(req.token);
+      return answer(req, DONE);
+    case 'hub-list':
+      return answer(req, await hubModels());
+    case 'hub-delete':
+      await hub.remove(req.model);
+      return answer(req, await hubModels());
     default:
       return assertNever(req);
   }

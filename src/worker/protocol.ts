@@ -11,6 +11,7 @@ import type { MetricBatch } from '../engine/metric-batch';
 import type { BackendKind, RunHeader, RunMode, RunProgress } from '../engine/types';
 import type { ModelEstimate, ModelEstimateProblem } from '../engine/model-estimates';
 import type { AdapterReport } from '../gpu/adapter';
+import type { HubCheck, HubProgress, KeptModel } from '../hub/manager-types';
 import type { CaseResult } from '../kernels/verify';
 import type { Alert } from '../rl/alerts';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
@@ -82,7 +83,23 @@ export type Request =
   /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
   | { type: 'sandbox-host'; port: MessagePort }
   /** Parameters, memory plan and seconds-per-step estimate of each config's model on this adapter (nothing downloaded). */
-  | { type: 'estimate'; configs: RLConfig[] };
+  | { type: 'estimate'; configs: RLConfig[] }
+  /**
+   * Fetch a hub model's small files (config.json first, then tokenizer files, generation_config.json, the
+   * safetensors index, a HEAD of each weight file) into the browser's storage and check them against `config`.
+   * `endpoint`: the hub's address (the hf_endpoint knob). No weight is fetched.
+   */
+  | { type: 'hub-check'; model: string; endpoint: string; config: RLConfig }
+  /** Fetch (or resume) a checked model's weights into the browser's storage; progress arrives as hub-progress. */
+  | { type: 'hub-download'; model: string; endpoint: string }
+  /** Stop a download after the chunk in flight; what was fetched stays kept for a later resume. */
+  | { type: 'hub-cancel'; model: string }
+  /** The person's hub token, kept in the worker's memory until the page closes (null forgets it). */
+  | { type: 'hub-token'; token: string | null }
+  /** The kept models, the storage quota; the answer is the hub-models reply. */
+  | { type: 'hub-list' }
+  /** Remove a kept model (complete or partial) from the browser's storage. */
+  | { type: 'hub-delete'; model: string };
 
 /** Token strings of sampled groups: [group][completion][token]. */
 export type TokenTexts = string[][][];
@@ -131,7 +148,23 @@ export interface Replies {
   'sandbox-host': Done;
   /** One estimate (or why none) per config, in order; `throughput`: where the adapter's speed figures come from. */
   estimate: { type: 'estimates'; estimates: (ModelEstimate | ModelEstimateProblem)[]; throughput: string };
+  'hub-check': { type: 'hub-checked'; check: HubCheck };
+  /** After every file is kept and verified (a cancel answers with an error naming the pause). */
+  'hub-download': Done;
+  'hub-cancel': Done;
+  'hub-token': Done;
+  'hub-list': HubModels;
+  /** The kept models after the removal. */
+  'hub-delete': HubModels;
 }
+
+/** The models the browser keeps and its storage, as the storage panel shows them. */
+export type HubModels = {
+  type: 'hub-models';
+  models: KeptModel[];
+  storage: { usage: number; quota: number } | null;
+  persistent: boolean;
+};
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 /** A compile-time check: every request type has a reply in Replies, and Replies names no other. */
@@ -176,6 +209,8 @@ export type WorkerEvent =
   | { type: 'notice'; level: 'warning' | 'error'; message: string }
   /** A warning sign in a run's metrics at a step (src/rl/alerts.ts): shown, and marked on its metric's chart. */
   | { type: 'alert'; runId: string; alert: Alert }
+  /** A hub download's progress, a few times a second while it runs, and once when it ends, pauses or fails. */
+  | { type: 'hub-progress'; progress: HubProgress }
   /** A problem no request asked about: a device loss, an uncaptured GPU error, a failed device start. */
   | { type: 'error'; message: string; fatal: boolean };
 

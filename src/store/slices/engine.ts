@@ -220,6 +220,8 @@ export const engineSlice: LabSlice<EngineSlice> =
             return s.addNotice(r.level, r.message);
           case 'alert':
             return s.addAlert(r.runId, r.alert);
+          case 'hub-progress':
+            return s.hubProgressed(r.progress);
           case 'error':
             if (r.fatal) set({ gpuStatus: 'error', gpuMessage: r.message, selftestRunning: false });
             return s.addNotice('error', r.message);
