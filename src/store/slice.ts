@@ -9,6 +9,24 @@ import type { LabState } from './index';
 /** A small synchronous key-value store (the browser's localStorage, or a test's map). */
 export type KeyValueStorage = Pick<Storage, 'getItem' | 'setItem'>;
 
+/** `key`'s value, or null where storage is absent or refuses to be read (a browser's privacy setting). */
+export function readStored(storage: KeyValueStorage | null, key: string): string | null {
+  try {
+    return storage?.getItem(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps `value` under `key` where storage allows; a full or refusing storage keeps it on the page for this visit. */
+export function writeStored(storage: KeyValueStorage | null, key: string, value: string): void {
+  try {
+    storage?.setItem(key, value);
+  } catch {
+    // Storage full or refused: nothing outlives the page, nothing else breaks.
+  }
+}
+
 /** What a store gives each of its slices. */
 export interface SliceDeps {
   /** The line to this store's engine worker. */

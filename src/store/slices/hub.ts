@@ -8,7 +8,7 @@ import type { HubCheck, HubProgress, KeptModel } from '../../hub/manager-types';
 import { DEFAULT_HUB_ENDPOINT, parseEndpoint, parseHubId } from '../../hub/hub-id';
 import { resolveConfig } from '../../rl/config';
 import type { HubModels } from '../../worker/protocol';
-import type { LabSlice } from '../slice';
+import { readStored, writeStored, type LabSlice } from '../slice';
 
 /** The Hugging Face Hub, the endpoint when none is set (as huggingface_hub's default). */
 export const DEFAULT_HF_ENDPOINT = DEFAULT_HUB_ENDPOINT;
@@ -71,7 +71,7 @@ export const hubSlice: LabSlice<HubSlice> =
   (set, get) => {
     const models = (r: HubModels) => set({ hubKept: r.models, hubStorage: r.storage, hubPersistent: r.persistent });
     return {
-      hubEndpoint: storage?.getItem(ENDPOINT_KEY) || DEFAULT_HF_ENDPOINT,
+      hubEndpoint: readStored(storage, ENDPOINT_KEY) || DEFAULT_HF_ENDPOINT,
       hubTokenSet: false,
       hubCheck: null,
       hubDownloads: {},
@@ -82,7 +82,7 @@ export const hubSlice: LabSlice<HubSlice> =
 
       setHubEndpoint(endpoint) {
         set({ hubEndpoint: endpoint, hubCheck: null });
-        if (endpointProblem(endpoint) === null) storage?.setItem(ENDPOINT_KEY, endpoint);
+        if (endpointProblem(endpoint) === null) writeStored(storage, ENDPOINT_KEY, endpoint);
       },
 
       setHubToken(token) {

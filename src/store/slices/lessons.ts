@@ -10,7 +10,7 @@ import { lessonRunConfig } from '../../lessons/results';
 import { lessonRunResults } from '../lesson-results';
 import { rolloutKey } from './inspector';
 import { lessonRunBlocker } from '../selectors';
-import type { LabSlice, KeyValueStorage } from '../slice';
+import { readStored, writeStored, type LabSlice } from '../slice';
 
 /** What the learner has done in a lesson, kept across visits. */
 export interface LessonProgress {
@@ -121,11 +121,7 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
     const putProgress = (id: string, p: Partial<LessonProgress>) => {
       const lessonProgress = { ...get().lessonProgress, [id]: { ...progressOf(id), ...p } };
       set({ lessonProgress });
-      try {
-        storage?.setItem(LESSON_PROGRESS_KEY, JSON.stringify(lessonProgress));
-      } catch {
-        // Storage full or refused: the progress stays on the page for this visit.
-      }
+      writeStored(storage, LESSON_PROGRESS_KEY, JSON.stringify(lessonProgress));
     };
     const session = () => get().lesson;
     const patch = (p: Partial<LessonSession>) => {
@@ -163,7 +159,7 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
 
     return {
       lesson: null,
-      lessonProgress: parseLessonProgress(readStored(storage)),
+      lessonProgress: parseLessonProgress(readStored(storage, LESSON_PROGRESS_KEY)),
 
       openLesson(id) {
         const lesson = lessonById(id);
@@ -244,11 +240,3 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
     };
   };
 
-/** The stored progress text, or null where storage is absent or refuses to be read. */
-function readStored(storage: KeyValueStorage | null): string | null {
-  try {
-    return storage?.getItem(LESSON_PROGRESS_KEY) ?? null;
-  } catch {
-    return null;
-  }
-}
