@@ -379,6 +379,10 @@ async function handle(req: Envelope): Promise<void> {
       else if (req.then === 'step') engine.stepOnce();
       return answer(req, DONE);
     }
+    case 'prepare':
+      markStartup('prepare');
+      engine.prepare({ config: req.config, backend: req.backend });
+      return answer(req, DONE);
     case 'start-seeds':
       await openStore();
       await engine.startSeeds({ config: req.config, preset: req.preset, backend: req.backend, seeds: req.seeds });
