@@ -485,8 +485,10 @@ export class LabEngine {
     let session: RunSession;
     const prepared = this.takePrepared(config, o.backend, o.mode);
     try {
-      if (prepared) {
-        session = await prepared.adopt(this.sinkOf(a));
+      // A prepared session that could not open (a fetch that failed then, say) leaves the run to open its own.
+      const adopted = prepared ? await prepared.adopt(this.sinkOf(a)).catch(() => null) : null;
+      if (adopted) {
+        session = adopted;
         // The run's kernel count from now on (those its prepared step compiled are already built).
         if (o.backend === 'webgpu') this.countCompiles(a, await this.deps.gpu());
       } else session = await this.openSession(a, null);
