@@ -3,7 +3,7 @@
 // saved state left off; a full quota keeps training, says so, and leaves saved runs intact; a lost device
 // interrupts; bad imports are refused; a diverging run (NaN metrics or weights) goes back to its last finite saved
 // state and pauses; alerts warn or pause.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { MODEL_PRESETS } from '../model/config';
 import { initParams } from '../core/model-shapes';
@@ -18,7 +18,7 @@ import { nodeRewardSandbox } from '../cli/reward-sandbox';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
-import type { TrainerFactory } from './run-session';
+import { createTrainer, type TrainerFactory } from './run-session';
 import { defaultRunName, type EngineEvent } from './types';
 import type { CompileRecord, GpuContext } from '../gpu';
 
@@ -248,6 +248,95 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     await engine.deviceLost('GPU device lost (unknown): test');
     expect(engine.progress().status).toBe('paused');
     expect(h.backend).toBe('cpu');
+  });
+});
+
+describe('LabEngine.prepare', () => {
+  /** A step's records without their wall times (the rest is a function of the config and the seed). */
+  const untimed = (events: EngineEvent[]) =>
+    recordsOf(events).map((r) => ({
+      ...r,
+      metrics: Object.fromEntries(
+        Object.entries(r.metrics).filter(([k]) => !/^(perf\/|timing_s\/|step_time$)/.test(k)),
+      ),
+    }));
+
+  it("a prepared run is the created run's own: its first step trained ahead, the same records, one trainer", async () => {
+    const fresh = makeEngine();
+    await fresh.engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    fresh.engine.stepOnce();
+    await fresh.engine.idle();
+
+    const stepsRun: number[] = [];
+    const counting: TrainerFactory = async (o) => {
+      const t = await createTrainer(o);
+      return {
+        ...t,
+        get step() {
+          return t.step;
+        },
+        runStep: () => (stepsRun.push(t.step), t.runStep()),
+      };
+    };
+    const ahead = makeEngine(new MemoryRunStore(), { createTrainer: counting });
+    ahead.engine.prepare({ config: tinyConfig(), backend: 'cpu' });
+    // The device counts as busy from now until the first step is over (the worker's matmul tune waits).
+    expect(ahead.engine.trainerIdle()).toBe(false);
+    // The first step starts with the prepared trainer, before any run exists.
+    await vi.waitFor(() => expect(stepsRun).toEqual([0]));
+    const h = await ahead.engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
+    ahead.engine.stepOnce();
+    await ahead.engine.idle();
+    expect(stepsRun).toEqual([0]);
+    expect(untimed(ahead.events)).toEqual(untimed(fresh.events));
+    expect(untimed(ahead.events)[0].initialEval?.step).toBe(0);
+    // Stored as any run's first step, and training goes on from it.
+    expect((await ahead.store.readRecords(h.id)).rows.length).toBe(2);
+    expect(ahead.engine.progress()).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
+    ahead.engine.stepOnce();
+    await ahead.engine.idle();
+    expect(stepsRun).toEqual([0, 1]);
+  });
+
+  it('a run of another config discards the prepared one and trains its own from step 0 (scripted trainer)', async () => {
+    const made: number[] = [];
+    const destroyed: number[] = [];
+    const scripted: TrainerFactory = async (o) => {
+      const id = made.push(o.config.seed);
+      let step = 0;
+      return {
+        get step() {
+          return step;
+        },
+        async runStep() {
+          step++;
+          const metrics = { reward: o.config.seed };
+          return [{ kind: 'step', step, optimizerStep: step, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics }];
+        },
+        evaluate: async () => ({ step, items: 0, accuracy: 0, reward: 0, passAtK: [] }),
+        saveStateBytes: async () => Uint8Array.of(step),
+        exportCheckpoint: async () => {
+          throw new Error('not used');
+        },
+        destroy: () => void destroyed.push(id),
+      };
+    };
+    const { engine, events } = makeEngine(new MemoryRunStore(), { createTrainer: scripted });
+    const config = (seed: number) => tinyConfig({ seed, checkpoint: null });
+    engine.prepare({ config: config(1), backend: 'cpu' });
+    await engine.create({ config: config(2), preset: 'grpo', backend: 'cpu' });
+    engine.stepOnce();
+    await engine.idle();
+    expect(made).toEqual([1, 2]);
+    // The prepared trainer goes (first: run 2's own ends only when its run does).
+    await vi.waitFor(() => expect(destroyed[0]).toBe(1));
+    expect(recordsOf(events).map((r) => [r.step, r.metrics.reward])).toEqual([[1, 2]]);
+    // A reward_fn is never run before Run is pressed: no trainer is made for it.
+    const other = makeEngine(new MemoryRunStore(), { createTrainer: scripted });
+    other.engine.prepare({ config: tinyConfig({ reward_fn: '(p, c) => c.length' }), backend: 'cpu' });
+    expect(other.engine.trainerIdle()).toBe(true);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(made).toEqual([1, 2]);
   });
 });
 

@@ -22,6 +22,7 @@ import { checkRewardFn, tryRewardFn, type RewardFnProblem, type RewardFnTrialRow
 import {
   RunSession,
   exportPolicyFolder,
+  createTrainer,
   policyFiles,
   type PolicyFiles,
   type RunSink,
@@ -45,6 +46,8 @@ import {
   type RunStatus,
 } from './types';
 import { PACE_WINDOW, stepPace } from './step-pace';
+import { PreparedRun } from './prepared-run';
+import { matmulTuning } from '../kernels/matmul';
 
 /** What a run is exported as. */
 export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';
@@ -146,6 +149,8 @@ export class LabEngine {
   private seedQueue: SeedQueue | null = null;
   /** An objective comparison is using the trainer (training waits for it: both would sample on the same buffers). */
   private comparing = false;
+  /** The page's next run, opened and its first step trained ahead (prepare), until a run adopts or replaces it. */
+  private prepared: PreparedRun | null = null;
   private readonly now: () => number;
   private readonly wall: () => number;
   private adapter = '';
@@ -259,7 +264,7 @@ export class LabEngine {
    */
   trainerIdle(): boolean {
     const a = this.active;
-    if (this.busy() || this.comparing) return false;
+    if (this.busy() || this.comparing || this.prepared?.busy) return false;
     return !a || a.header.status === 'done' || a.header.status === 'failed' || a.header.status === 'interrupted';
   }
 
@@ -275,6 +280,55 @@ export class LabEngine {
       /* a lost device may refuse to destroy; nothing to keep */
     }
     if (!quiet) this.emitProgress();
+  }
+
+  /**
+   * Opens the run that `create` with this config would make and trains its first step now, while nothing else uses
+   * the device (the page sends the open lesson's first run while the person reads its question): the pipelines
+   * compile and the step-0 evaluation and step 1 train before Run is pressed. A create with the same config (and
+   * the same matmul variants) adopts it; any other run discards it. Does nothing while a run is loaded and can
+   * train, or for a config with a reward_fn (nobody's code runs unasked). RL runs only (a lesson's supervised run
+   * is not prepared).
+   */
+  prepare(o: { config: RLConfig; backend: BackendKind }): void {
+    if (!this.trainerIdle()) return;
+    const config = validateConfig(o.config);
+    if (config.reward_fn !== null) return;
+    if (this.prepared?.matches(config, o.backend)) return;
+    this.dropPrepared();
+    let ctx: GpuContext | null = null;
+    const open = (sink: RunSink, factory: TrainerFactory, device: () => Promise<GpuContext>) =>
+      this.sessionOf(config, o.backend, 'rl', sink, device, factory);
+    this.prepared = new PreparedRun({
+      config,
+      backend: o.backend,
+      createTrainer: this.deps.createTrainer ?? createTrainer,
+      // On WebGPU the device first, so the matmul variants the step trains with are known from the start.
+      open: ({ sink, createTrainer: factory }) =>
+        o.backend === 'webgpu'
+          ? this.deps.gpu().then((c) => {
+              ctx = c;
+              return open(sink, factory, async () => c);
+            })
+          : open(sink, factory, () => this.deps.gpu()),
+      variants: () => (ctx ? JSON.stringify(Object.entries(matmulTuning(ctx.device)).sort()) : null),
+    });
+  }
+
+  /** Discards the prepared run, if any (its session goes once its first step is over). */
+  private dropPrepared(): void {
+    this.prepared?.discard();
+    this.prepared = null;
+  }
+
+  /** The prepared run when it is the first step of a run of `config` (taken: a second create does not get it). */
+  private takePrepared(config: RLConfig, backend: BackendKind, mode: RunMode | undefined): PreparedRun | null {
+    const p = this.prepared;
+    if (!p) return null;
+    this.prepared = null;
+    if ((mode ?? 'rl') === 'rl' && p.matches(config, backend)) return p;
+    p.discard();
+    return null;
   }
 
   /**
@@ -435,8 +489,15 @@ export class LabEngine {
     this.active = a;
     this.emitProgress();
     let session: RunSession;
+    const prepared = this.takePrepared(config, o.backend, o.mode);
     try {
-      session = await this.openSession(a, null);
+      // A prepared session that could not open (a fetch that failed then, say) leaves the run to open its own.
+      const adopted = prepared ? await prepared.adopt(this.sinkOf(a)).catch(() => null) : null;
+      if (adopted) {
+        session = adopted;
+        // The run's kernel count from now on (those its prepared step compiled are already built).
+        if (o.backend === 'webgpu') this.countCompiles(a, await this.deps.gpu());
+      } else session = await this.openSession(a, null);
     } catch (e) {
       if (this.active === a) this.release();
       throw e;
@@ -561,6 +622,7 @@ export class LabEngine {
     const saved = await this.deps.store.getState(runId);
     if (!saved) throw new Error(`"${h.name}" has no saved trainer state to compare on`);
     this.dropSeedQueue();
+    this.dropPrepared();
     if (this.active) this.release();
     const header: RunHeader = { ...h, status: 'loading' };
     const a = newActive(header);
@@ -727,26 +789,40 @@ export class LabEngine {
   /** The session of a run: at its saved resume point, or (never saved) at its config's start policy. */
   private openSession(a: Active, from: SavedRun | null): Promise<RunSession> {
     const h = a.header;
+    const device = async () => {
+      const ctx = await this.deps.gpu();
+      this.countCompiles(a, ctx);
+      return ctx;
+    };
+    return this.sessionOf(h.config, h.backend, h.mode ?? 'rl', this.sinkOf(a), device, this.deps.createTrainer, from);
+  }
+
+  /** A session as the engine opens every run's (a run's own, or a prepared one with its forwarding sink). */
+  private sessionOf(
+    config: RLConfig,
+    backend: BackendKind,
+    mode: RunMode,
+    sink: RunSink,
+    device: () => Promise<GpuContext>,
+    trainerFactory: TrainerFactory | undefined,
+    from: SavedRun | null = null,
+  ): Promise<RunSession> {
     return RunSession.open(
       {
-        config: h.config,
-        backend: h.backend,
+        config,
+        backend,
         divergence: 'pause',
-        mode: h.mode ?? 'rl',
+        mode,
         inspectGroups: this.deps.inspectGroups ?? 2,
         autosaveMs: this.deps.autosaveMs ?? 30_000,
       },
       {
         assets: this.deps.assets,
-        sink: this.sinkOf(a),
-        device: async () => {
-          const ctx = await this.deps.gpu();
-          this.countCompiles(a, ctx);
-          return ctx;
-        },
+        sink,
+        device,
         now: this.now,
         ...(this.deps.rewardSandbox && { rewardSandbox: this.deps.rewardSandbox }),
-        ...(this.deps.createTrainer && { createTrainer: this.deps.createTrainer }),
+        ...(trainerFactory && { createTrainer: trainerFactory }),
       },
       from,
     );
@@ -820,6 +896,7 @@ export class LabEngine {
    * interrupted; resume continues from its last saved state on a new device.
    */
   async deviceLost(why: string): Promise<void> {
+    this.dropPrepared();
     const a = this.active;
     if (a?.header.backend !== 'webgpu' || !LIVE.includes(a.header.status)) return;
     const text = lostText(a, why);
@@ -839,6 +916,7 @@ export class LabEngine {
    */
   async resume(runId: string): Promise<RunRecords> {
     if (this.busy()) throw new Error('a run is training: pause or reset it first');
+    this.dropPrepared();
     const h = await this.deps.store.getRun(runId);
     if (!h) throw new Error(`no saved run ${runId}`);
     if (h.status === 'imported')

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { packRows } from '../engine/metric-batch';
 import { rowOf, type RunProgress } from '../engine/types';
 import type { AdapterReport } from '../gpu/adapter';
-import { FIRST_LESSON, LESSONS, lessonById } from '../lessons';
+import { FIRST_LESSON, LESSONS, lessonById, type Lesson } from '../lessons';
 import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { EvalRecord, StepRecord } from '../rl/stream';
 import type { Response } from '../worker/protocol';
@@ -94,6 +94,13 @@ function answered() {
   return l;
 }
 
+/** What the page sends when `lesson` is open with the device ready: its first run, to be prepared before Run. */
+const prepareOf = (lesson: Lesson) => ({
+  type: 'prepare',
+  config: lessonRunConfig(lesson, lesson.runs[0], 0),
+  backend: 'webgpu',
+});
+
 let l: ReturnType<typeof lab>;
 beforeEach(() => {
   l = lab();
@@ -161,7 +168,7 @@ describe('one control runs while a lesson is open', () => {
     s().startRun();
     s().stepRun();
     s().startSeedGroup();
-    expect(sent).toEqual([{ type: 'init' }]);
+    expect(sent).toEqual([{ type: 'init' }, prepareOf(clipZero)]);
     s().startLesson();
     expect(sent.at(-1)).toMatchObject({ type: 'configure', name: runA.label, then: 'start' });
     s().closeLesson();
@@ -180,7 +187,7 @@ describe('the answer', () => {
     s().openLesson('clip-zero');
     expect(lessonRunBlocker(s())).toBe('answer');
     s().startLesson();
-    expect(sent).toEqual([{ type: 'init' }]);
+    expect(sent).toEqual([{ type: 'init' }, prepareOf(clipZero)]);
     s().answerLesson(7); // not a choice
     expect(lessonProgressOf(s(), 'clip-zero').answer).toBeNull();
     s().answerLesson(2);
@@ -255,7 +262,7 @@ describe("a lesson's runs", () => {
       ['training', 8],
       ['waiting', 0],
     ]);
-    expect(sent).toHaveLength(2);
+    expect(sent).toHaveLength(3); // init, the prepared first run, run a
 
     respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
     expect(sent.at(-1)).toEqual({

@@ -456,6 +456,10 @@ async function handle(req: Envelope): Promise<void> {
       else if (req.then === 'step') engine.stepOnce();
       return answer(req, DONE);
     }
+    case 'prepare':
+      markStartup('prepare');
+      engine.prepare({ config: req.config, backend: req.backend });
+      return answer(req, DONE);
     case 'start-seeds':
       await requireKeptModels(req.config);
       await openStore();

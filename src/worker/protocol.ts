@@ -46,6 +46,8 @@ export type Request =
       /** 'sft': a supervised run on the task's demonstrations instead of RL (a lesson's SFT run); default 'rl'. */
       mode?: RunMode;
     }
+  /** The run the page will most likely configure next (the open lesson's first run): opened and its first step trained ahead (LabEngine.prepare); no reply but 'done'. */
+  | { type: 'prepare'; config: RLConfig; backend: BackendKind }
   /** A seed group: the config over `seeds` seeds (its seed, seed + 1, ...), run after run; pause and reset act on the queue. */
   | { type: 'start-seeds'; config: RLConfig; preset: PresetName | null; backend: BackendKind; seeds: number }
   /** Train the current run until its last step or a pause. */
@@ -115,6 +117,7 @@ export interface Replies {
   init: Done;
   selftest: Done;
   configure: Done;
+  prepare: Done;
   'start-seeds': Done;
   start: Done;
   pause: Done;

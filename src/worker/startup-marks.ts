@@ -12,10 +12,12 @@ export type StartupStage =
   | 'configure'
   | 'first-metrics'
   | 'first-point'
-  // engine worker: device acquired, matmul autotune done (measured or cached), a configure request arrives, the run
-  // is created (warm start fetched, model built), the first and second rollout steps finished.
+  // engine worker: device acquired, matmul autotune done (measured or cached), the page's likely next run is being
+  // prepared (LabEngine.prepare: its first step trains before Run), a configure request arrives, the run is created
+  // (warm start fetched, model built; or the prepared run adopted), the first and second rollout steps finished.
   | 'device'
   | 'autotune'
+  | 'prepare'
   | 'run-configure'
   | 'run-created'
   | 'step-1'

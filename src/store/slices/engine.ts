@@ -6,6 +6,7 @@
 
 import { IDLE_PROGRESS, type RunMode, type RunProgress } from '../../engine/types';
 import type { AdapterReport } from '../../gpu/adapter';
+import type { RLConfig } from '../../rl/config';
 import type { CaseResult } from '../../kernels/verify';
 import {
   assertNever,
@@ -57,6 +58,12 @@ export interface EngineActions {
   startNewRun(name: string, mode?: RunMode): boolean;
   /** One rollout step (of the current paused run, or of a new run), then pause. */
   stepRun(): void;
+  /**
+   * Tells the engine the run the page will most likely start next (`config`, on the chosen backend), so it can be
+   * opened and its first step trained while the person reads (LabEngine.prepare). Only while the device is ready
+   * and no run is loading or training.
+   */
+  prepareRun(config: RLConfig): void;
   resetRun(): void;
   /** Continues a saved run from its last saved state, and edits and shows its config. */
   resumeRun(runId: string): void;
@@ -164,6 +171,13 @@ export const engineSlice: LabSlice<EngineSlice> =
         launch('step');
       },
 
+      prepareRun(config) {
+        const s = get();
+        if (s.gpuStatus !== 'ready' || s.backend !== 'webgpu') return;
+        if (['loading', 'running', 'pausing'].includes(s.progress.status)) return;
+        link.send({ type: 'prepare', config, backend: s.backend });
+      },
+
       resetRun() {
         if (canReset(get())) link.send({ type: 'reset' });
       },
@@ -182,7 +196,9 @@ export const engineSlice: LabSlice<EngineSlice> =
             return set({ tuneState: r.state, tuning: r.tuning });
           case 'ready':
             markStartup('gpu-ready');
-            return set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
+            set({ gpuStatus: 'ready', adapter: r.report, tuning: r.tuning ?? null, gpuMessage: null });
+            // The open lesson's first run starts preparing while its question is read.
+            return get().prepareLessonRun();
           case 'unavailable':
             // Without WebGPU the CPU backend is the only one; the page says so and labels it slow.
             set({ gpuStatus: 'unavailable', gpuMessage: r.message });

@@ -89,6 +89,8 @@ export interface LessonsActions {
   lessonRunProgressed(p: RunProgress): void;
   /** The engine refused to configure the launched run (the message is shown as a notice too). */
   lessonRunRefused(message: string): void;
+  /** Before the open lesson's runs start: its first run is prepared (EngineActions.prepareRun), unless it is supervised. */
+  prepareLessonRun(): void;
 }
 
 export type LessonsSlice = LessonsState & LessonsActions;
@@ -174,6 +176,15 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
         set({ lesson: idle(id, LESSON_DEFAULT_SEED) });
         const plane = lesson.highlight.planes[0];
         if (plane) get().setColorBy(plane);
+        get().prepareLessonRun();
+      },
+
+      prepareLessonRun() {
+        const s = session();
+        const lesson = s && lessonById(s.lessonId);
+        const first = lesson?.runs[0];
+        if (!lesson || !first || s.phase !== 'ready' || first.mode === 'sft') return;
+        get().prepareRun(lessonRunConfig(lesson, first, s.seed));
       },
 
       closeLesson() {
