@@ -8,7 +8,6 @@ import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { hubOriginsPlugin } from './scripts/hub-origins-plugin';
 import { offlinePlugin } from './scripts/offline-plugin';
@@ -46,10 +45,6 @@ export default defineConfig({
     setupFiles: ['src/testing/no-hub-setup.ts'],
     // Dawn's native module is happiest in a child process of its own, not a worker thread.
     pool: 'forks',
-    // Two test files at a time even on a 2-core machine (Vitest's own default there is one: cores - 1). A GPU file
-    // spends much of its time in work that keeps one core busy (SwiftShader compiling a pipeline, the trainer's
-    // JavaScript between readbacks), so a second file uses the other core meanwhile; `--maxWorkers=1` still runs one.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default'],
     projects: [
       {
