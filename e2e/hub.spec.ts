@@ -63,6 +63,10 @@ test('a hub model: link, check, download cut by a reload, resume, two steps, del
   await expect(page.getByTestId('hub-architecture')).toContainText('LlamaForCausalLM: 1 layer, hidden 64');
   await expect(page.getByTestId('hub-architecture')).toContainText('vocabulary 49152');
   await expect(page.getByTestId('hub-memory')).toContainText('Memory plan of this config');
+  // The seconds-per-step estimate of the draft config on this adapter, before any weight is fetched.
+  await expect(page.getByTestId('hub-estimate')).toContainText(
+    /One step of this config: .* on this adapter \(estimate\)/,
+  );
   const confirm = page.getByTestId('hub-download');
   await expect(confirm).toContainText(`from 127.0.0.1:${HUB_PORT}`);
   // The check fetched small files only: the weights were not requested with GET.

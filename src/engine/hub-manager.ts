@@ -38,6 +38,8 @@ export interface HubManagerDeps {
   emit(progress: HubProgress): void;
   /** The device's buffer limits for the memory plan, when a device is open. */
   limits?(): { maxBufferSize: number; maxStorageBufferBindingSize: number } | null;
+  /** Seconds of one step of `config` on `model` on this adapter, and the source of its speed figures (null: no device). */
+  estimate?(config: RLConfig, model: ModelConfig): Promise<{ seconds: number; source: string } | null>;
   emitEveryMs?: number;
   /** The window the rate is measured over (default 5 s). */
   rateWindowMs?: number;
@@ -268,6 +270,7 @@ export class HubManager {
       downloadBytes,
       sizesKnown: pending.every((f) => f.size !== null),
       memory: modelConfig && refused === null ? this.memoryPlan(config, modelConfig) : null,
+      estimate: modelConfig && refused === null ? ((await this.deps.estimate?.(config, modelConfig)) ?? null) : null,
       generation: generationDefaults(await readKept('generation_config.json')),
       chatTemplate: hasChatTemplate(await readKept('tokenizer_config.json')),
     };

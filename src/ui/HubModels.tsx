@@ -8,6 +8,7 @@ import { useEffect, useState } from 'react';
 import type { HubProgress, KeptModel } from '../hub/manager-types';
 import { endpointProblem, hubModelOf, useLab } from '../store';
 import { clock, formatBytes } from '../store/format';
+import { ESTIMATE_ACCURACY, describeSeconds } from '../store/schema';
 import { fieldHelpId } from './FieldInput';
 
 /** Models the site ships as Hugging Face folders (public/models/), offered in the model field's list. */
@@ -140,6 +141,11 @@ export function HubCard() {
                   </summary>
                   <pre>{check.memory.lines.join('\n')}</pre>
                 </details>
+              )}
+              {check.estimate && (
+                <p data-testid="hub-estimate" title={`Speed figures: ${check.estimate.source}. ${ESTIMATE_ACCURACY}`}>
+                  One step of this config: {describeSeconds(check.estimate.seconds)} on this adapter (estimate)
+                </p>
               )}
               <p className="hint" data-testid="hub-extras">
                 {check.chatTemplate ? 'Chat template: yes.' : 'No chat template.'}{' '}

@@ -32,7 +32,7 @@ import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } fro
 import { markStartup } from './startup-marks';
 import { estimateDraft } from '../engine/model-estimates';
 import { probeThroughput } from '../bench/throughput-probe';
-import { assumedThroughput, type Throughput } from '../rl/step-estimate';
+import { assumedThroughput, estimateStepSeconds, stepWork, type Throughput } from '../rl/step-estimate';
 import { followingFetch, HubManager } from '../engine/hub-manager';
 import { hubModelOf } from '../engine/checkpoint-path';
 import { pageHubSources } from '../hub/origins';
@@ -227,6 +227,11 @@ const hub = new HubManager({
   now: () => performance.now(),
   emit: (progress) => enqueue(() => post({ type: 'hub-progress', progress })),
   limits: () => (ctx ? ctx.device.limits : null),
+  estimate: async (config, model) => {
+    if (!ctx) return null;
+    const t = await adapterThroughput(ctx);
+    return { seconds: estimateStepSeconds(stepWork(config, model), t).seconds, source: t.source };
+  },
 });
 
 /** The kept hub models and the browser's storage, as the storage panel shows them. */
