@@ -91,6 +91,14 @@ function group(): GroupRecord {
 }
 
 describe('run export formats', () => {
+  it('refuses a metrics row whose last cell opens a quote it never closes (its cells would vanish into it)', () => {
+    const lines = metricsToCsv(header, rows).split('\n');
+    expect(splitCsvLine('1,"a,b",2')).toEqual(['1', 'a,b', '2']);
+    expect(splitCsvLine('1,2,"')).toBeNull();
+    lines[2] = `${lines[2].slice(0, lines[2].lastIndexOf(','))},"`;
+    expect(() => parseRunFile('metrics.csv', lines.join('\n'))).toThrow(/line 3: a quoted cell is never closed/);
+  });
+
   it('metrics JSONL round-trips rows (NaN, ±inf), evals and the config', () => {
     const back = parseRunFile('a.jsonl', metricsToJsonl(header, rows, evals));
     expect(back.rows).toEqual(rowsBack);

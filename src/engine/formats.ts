@@ -573,8 +573,11 @@ function parseJsonl(file: string, text: string): RunData {
   );
 }
 
-/** Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes). */
-export function splitCsvLine(line: string): string[] {
+/**
+ * Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes).
+ * Null when a quoted cell is never closed (the line's remaining cells would vanish into it).
+ */
+export function splitCsvLine(line: string): string[] | null {
   const cells: string[] = [];
   let cur = '';
   let quoted = false;
@@ -592,6 +595,7 @@ export function splitCsvLine(line: string): string[] {
       cur = '';
     } else cur += ch;
   }
+  if (quoted) return null;
   cells.push(cur);
   return cells;
 }
@@ -624,7 +628,7 @@ function parseCsv(file: string, text: string): RunData {
     new At(file, 1).fail(`the run description is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   const header = readHeader(new At(file, 1), headerValue);
-  const cols = splitCsvLine(lines[1] ?? '');
+  const cols = splitCsvLine(lines[1] ?? '') ?? [];
   if (CSV_INDEX.some((w, i) => cols[i] !== w))
     new At(file, 2).fail(`the header row must start with ${CSV_INDEX.join(',')}, got ${quote(lines[1] ?? '')}`);
   // update,updates follow in files written since the trainer records them.
@@ -666,7 +670,7 @@ function parseCsv(file: string, text: string): RunData {
       evals.push(readEval(at, v as Record<string, Json>));
       continue;
     }
-    const cells = splitCsvLine(lines[i]);
+    const cells = splitCsvLine(lines[i]) ?? at.fail('a quoted cell is never closed (a " with no closing ")');
     if (cells.length !== cols.length) at.fail(`${cells.length} cells, but the header has ${cols.length} columns`);
     const ints = cells.slice(0, leading).map((c, j) => {
       const v = Number(c);
