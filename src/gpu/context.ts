@@ -41,8 +41,9 @@ export class GpuContext {
   /**
    * When set, every pipeline's first dispatch is submitted alone and timed into its CompileRecord
    * (firstDispatchMs): drivers such as lavapipe compile there, not in createComputePipeline. For measuring compile
-   * times (the self-test's --compiles); it splits recorders' command buffers (same order, same results) and
-   * makes no difference without it. Not with profiling recorders.
+   * times (the self-test's --compiles); it splits recorders' command buffers (same order of dispatches, same
+   * results) and makes no difference without it. Not with profiling recorders. While it is set, an upload made
+   * between a recorder's dispatches reaches the queue after the dispatches submitted so far, not after all of them.
    */
   measureFirstDispatches = false;
 
