@@ -3,7 +3,9 @@
 // consecutive rows (query rows for the forward and dq, key rows for dk/dv), the rows' head vectors held in vec4
 // registers, every loop over the head dim unrolled. Each key (forward, dq) or query (dk/dv) a thread loads serves
 // its RQ rows: on SwiftShader a storage load costs about ten vec4 multiply-adds, so RQ = 4 roughly halves these
-// kernels' time at the nano and micro presets' shapes against a thread per row (BENCHMARKS.md). A pair of a thread's
+// kernels' time at the nano and micro presets' shapes against a thread per row (BENCHMARKS.md). RQ is 4 up to
+// HD 16, then 2 and 1 (rowsPerThread in src/kernels/attention.ts keeps RQ * HD4 <= 16: compile time grows steeply
+// with the registers written out). A pair of a thread's
 // rows that the causal mask hides is computed and discarded by select(), without a branch. Taken where the rows
 // fill the device or the adapter is a CPU one; otherwise attention.wgsl's lanes (defaultAttentionPath in
 // src/kernels/attention.ts).

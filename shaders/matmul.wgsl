@@ -1,4 +1,4 @@
-// matmul: batched C = alpha * op(A) * op(B) (+ C when ACCUMULATE), row-major f32.
+// matmul: batched C = alpha * op(A) * op(B) (+ C when p.accumulate != 0), row-major f32.
 // op(A) is (M,K), stored (M,K) or, with TRANS_A, (K,M); op(B) is (K,N), stored (K,N) or, with TRANS_B, (N,K).
 // Entry points: matmul_naive (one thread per element: the oracle), matmul_blocked (each thread a 4x4 tile held in
 // registers, no workgroup barriers: fast on SwiftShader and decent everywhere), matmul_vec4 (the same tile with
@@ -8,7 +8,6 @@
 
 override TRANS_A: bool = false;
 override TRANS_B: bool = false;
-override ACCUMULATE: bool = false;
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
 
@@ -29,9 +28,11 @@ fn b_at(base: u32, k: u32, j: u32) -> f32 {
   return B[base + k * p.N + j];
 }
 
+// Accumulation is a uniform, not an override constant: one pipeline serves both (half the pipelines to compile,
+// for one uniform branch per stored element).
 fn store(base: u32, i: u32, j: u32, v: f32) {
   let idx = base + i * p.N + j;
-  if (ACCUMULATE) {
+  if (p.accumulate != 0u) {
     C[idx] = C[idx] + p.alpha * v;
   } else {
     C[idx] = p.alpha * v;

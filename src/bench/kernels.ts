@@ -84,9 +84,9 @@ function flopOf(d: Dispatch): number | undefined {
 function shapeOf(d: Dispatch): string {
   const w = words(d);
   if (isMatmul(d)) {
-    const [M, N, K, batch] = w;
+    const [M, N, K, batch, , , , , accumulate] = w;
     const c = d.constants ?? {};
-    const layout = `${c.TRANS_A ? 'A^T' : 'A'}*${c.TRANS_B ? 'B^T' : 'B'}${c.ACCUMULATE ? ' +=' : ''}`;
+    const layout = `${c.TRANS_A ? 'A^T' : 'A'}*${c.TRANS_B ? 'B^T' : 'B'}${accumulate ? ' +=' : ''}`;
     return `${batch > 1 ? `${batch}x` : ''}${M}x${N}x${K} ${layout}`;
   }
   return d.bindings[0] ? `(${d.bindings[0].shape.join(',')})` : '';

@@ -34,6 +34,18 @@ export class GpuContext {
   private peakBytes = 0;
   private readonly compiled: CompileRecord[] = [];
   private readonly compileListeners = new Set<(r: CompileRecord) => void>();
+  /** Each pipeline's compile record, and the pipelines whose first dispatch has been recorded (first-dispatch probe). */
+  private readonly compileRecords = new WeakMap<GPUComputePipeline, CompileRecord>();
+  private readonly dispatchedPipelines = new WeakSet<GPUComputePipeline>();
+  private readonly firstDispatchTimings: Promise<void>[] = [];
+  /**
+   * When set, every pipeline's first dispatch is submitted alone and timed into its CompileRecord
+   * (firstDispatchMs): drivers such as lavapipe compile there, not in createComputePipeline. For measuring compile
+   * times (the self-test's --compiles); it splits recorders' command buffers (same order of dispatches, same
+   * results) and makes no difference without it. Not with profiling recorders. While it is set, an upload made
+   * between a recorder's dispatches reaches the queue after the dispatches submitted so far, not after all of them.
+   */
+  measureFirstDispatches = false;
 
   constructor(
     readonly device: GPUDevice,
@@ -66,8 +78,9 @@ export class GpuContext {
   family(name: string, source: string): KernelFamily {
     let f = this.familyCache.get(name);
     if (!f) {
-      f = new KernelFamily(this.device, name, source, (r) => {
+      f = new KernelFamily(this.device, name, source, (r, pipeline) => {
         this.compiled.push(r);
+        this.compileRecords.set(pipeline, r);
         for (const l of this.compileListeners) l(r);
       });
       this.familyCache.set(name, f);
@@ -82,6 +95,35 @@ export class GpuContext {
    */
   compileLog(): readonly CompileRecord[] {
     return this.compiled;
+  }
+
+  /** Whether the recorder should submit this pipeline's dispatch alone and time it (measureFirstDispatches). */
+  wantsFirstDispatchProbe(pipeline: GPUComputePipeline): boolean {
+    return this.measureFirstDispatches && !this.dispatchedPipelines.has(pipeline);
+  }
+
+  /**
+   * Submits `before` (the work recorded ahead of the probed dispatch), then `probe` (that dispatch alone), and
+   * times the probe from the later of its submit and the end of `before` to its completion.
+   */
+  submitFirstDispatchProbe(pipeline: GPUComputePipeline, before: GPUCommandBuffer, probe: GPUCommandBuffer): void {
+    this.dispatchedPipelines.add(pipeline);
+    const queue = this.device.queue;
+    queue.submit([before]);
+    const beforeDone = queue.onSubmittedWorkDone().then(() => performance.now());
+    const submitted = performance.now();
+    queue.submit([probe]);
+    const record = this.compileRecords.get(pipeline);
+    this.firstDispatchTimings.push(
+      Promise.all([beforeDone, queue.onSubmittedWorkDone().then(() => performance.now())]).then(([start, end]) => {
+        if (record) record.firstDispatchMs = end - Math.max(start, submitted);
+      }),
+    );
+  }
+
+  /** Resolves once every probed first dispatch so far has completed and been written to its CompileRecord. */
+  async firstDispatchesTimed(): Promise<void> {
+    await Promise.all(this.firstDispatchTimings);
   }
 
   /** Told of each pipeline as it is compiled (the lab's status line counts them). Returns an unsubscribe. */

@@ -2,9 +2,9 @@
 // tensors check their shapes (uniform packing: params.test.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GpuValidationError, grid, type GpuContext } from '.';
+import { GpuValidationError, compileReport, grid, type GpuContext } from '.';
 import { acquireNodeDevice } from './node';
-import { add, fill } from '../kernels/elementwise';
+import { add, fill, scale } from '../kernels/elementwise';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -44,6 +44,37 @@ describe('GPU runtime', () => {
     fam.pipeline('listened_main', { width: 2 });
     expect(heard).toEqual(['listened.listened_main']);
     expect(ctx.compileLog().length - before).toBe(2);
+  });
+
+  it('times the first dispatch of each pipeline alone when measuring compiles, with the same results', async () => {
+    const fam = ctx.family(
+      'probed',
+      '@group(0) @binding(1) var<storage, read_write> o: array<f32>;\n' +
+        '@compute @workgroup_size(1) fn probed_double() { o[0] = o[0] * 2.0 + 1.0; }\n' +
+        '@compute @workgroup_size(1) fn probed_square() { o[0] = o[0] * o[0]; }',
+    );
+    const out = ctx.fromArray([3], [1], { label: 'probed-out' });
+    const copied = ctx.tensor([1], { label: 'probed-copy' });
+    ctx.measureFirstDispatches = true;
+    try {
+      const rec = ctx.recorder('probe');
+      // double, square, double: (3*2+1)^2*2+1 = 99 only if the split command buffers keep the order.
+      for (const entry of ['probed_double', 'probed_square', 'probed_double'])
+        rec.dispatch({ family: fam, entry, bindings: [out], workgroups: [1] });
+      scale(rec, copied, out, 1); // a pipeline created elsewhere is probed too
+      rec.submit();
+      const [o, c] = await ctx.readMany([out, copied]);
+      expect([o[0], c[0]]).toEqual([99, 99]);
+      await ctx.firstDispatchesTimed();
+    } finally {
+      ctx.measureFirstDispatches = false;
+    }
+    const records = ctx.compileLog().filter((r) => r.family === 'probed');
+    expect(records.map((r) => r.pipeline)).toEqual(['probed.probed_double', 'probed.probed_square']);
+    for (const r of records) expect(r.firstDispatchMs).toBeGreaterThanOrEqual(0);
+    expect(compileReport(records, Number.POSITIVE_INFINITY)[0]).toMatch(
+      /^2 pipelines compiled .*creation \+ first dispatch/,
+    );
   });
 
   it('a validation error names the kernel by its label', async () => {

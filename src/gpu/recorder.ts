@@ -28,7 +28,7 @@ export interface Dispatch {
 }
 
 export class Recorder {
-  private readonly encoder: GPUCommandEncoder;
+  private encoder: GPUCommandEncoder;
   private pass: GPUComputePassEncoder | null = null;
   private readonly timer: GpuTimer | null;
   private submitted = false;
@@ -66,6 +66,21 @@ export class Recorder {
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
     const group = this.ctx.bindGroup(pipeline, params, d.bindings);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
+    if (!this.timer && this.ctx.wantsFirstDispatchProbe(pipeline)) {
+      // Measuring compiles: the work so far, then this dispatch alone, each in its own command buffer (same order).
+      this.endPass();
+      const probe = this.ctx.device.createCommandEncoder({ label: `${this.label}: first dispatch of ${name}` });
+      const probePass = probe.beginComputePass({ label: name });
+      probePass.setPipeline(pipeline);
+      probePass.setBindGroup(0, group);
+      probePass.dispatchWorkgroups(x, y, z);
+      probePass.end();
+      this.ctx.submitFirstDispatchProbe(pipeline, this.encoder.finish(), probe.finish());
+      this.encoder = this.ctx.device.createCommandEncoder({ label: this.label });
+      this.dispatched.push({ name, buffers: d.bindings.map((t) => t.label) });
+      this.dispatchCount++;
+      return this;
+    }
     const pass = this.timer
       ? this.encoder.beginComputePass({ label: name, timestampWrites: this.timer.next(name) })
       : this.computePass();

@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GpuContext } from '../gpu';
-import { attentionBackward, attentionForward } from './attention';
+import { ROWS_MAX_REGISTER_VEC4, attentionBackward, attentionForward, rowsPerThread } from './attention';
 import { attentionCases } from './attention.cases';
 import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 
@@ -48,6 +48,16 @@ describe('attention within WebGPU default limits', () => {
     }
     await dev.flush();
     expect(dawn).toBeDefined();
+  });
+});
+
+describe('attention-rows rows per thread', () => {
+  it('keeps 4 rows a thread to head dim 16, then halves them to stay within the register bound', () => {
+    const at = (HD: number) => rowsPerThread(64, HD);
+    expect([4, 8, 12, 16, 20, 32, 36, 64].map(at)).toEqual([4, 4, 4, 4, 2, 2, 1, 1]);
+    for (const HD of [4, 16, 20, 32, 36, 64]) expect(at(HD) * (HD / 4)).toBeLessThanOrEqual(ROWS_MAX_REGISTER_VEC4);
+    expect(rowsPerThread(1, 8)).toBe(1); // a decode step's single query
+    expect(rowsPerThread(3, 8)).toBe(1);
   });
 });
 

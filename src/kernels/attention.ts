@@ -58,10 +58,27 @@ export function rowsPathSupports(HD: number): boolean {
 
 const rowsSources = new Map<string, string>();
 
-/** Rows per thread of the 'rows' path (RQ in attention-rows.wgsl) for sequences of `perSequence` rows: 4, or 1 for a
- * decode step's single query, where a thread's other rows would only be computed and discarded. */
-export function rowsPerThread(perSequence: number): number {
-  return perSequence >= 4 ? 4 : 1;
+/**
+ * The most head-dim vec4 a thread of the 'rows' path holds per register array (RQ * HD / 4): the rows' queries and
+ * accumulators (forward, dq) or keys, values and both accumulators (dk/dv) are each RQ * HD / 4 vec4, every one a
+ * named register in straight-line code. Compilers that keep them all live in one block grow steeply with that
+ * count: at HD 64 with 4 rows a thread a pipeline took 44-86 s on SwiftShader and over a minute on lavapipe
+ * (BENCHMARKS.md, "Two drivers"). 16 keeps 4 rows a thread up to HD 16 (the nano, micro and tiny presets), 2 up to
+ * HD 32 and 1 above.
+ */
+export const ROWS_MAX_REGISTER_VEC4 = 16;
+
+/**
+ * Rows per thread of the 'rows' path (RQ in attention-rows.wgsl) for sequences of `perSequence` rows at head dim HD:
+ * 4, fewer where 4 rows would hold more than ROWS_MAX_REGISTER_VEC4 vec4 per array, and 1 for a decode step's single
+ * query, where a thread's other rows would only be computed and discarded. A row's arithmetic is the same whatever
+ * RQ is (the same keys in the same order), so the results do not depend on it.
+ */
+export function rowsPerThread(perSequence: number, HD: number): number {
+  if (perSequence < 4) return 1;
+  let rq = 4;
+  while (rq > 1 && rq * Math.ceil(HD / 4) > ROWS_MAX_REGISTER_VEC4) rq /= 2;
+  return rq;
 }
 
 /**
@@ -100,7 +117,7 @@ export function defaultAttentionPath(ctx: GpuContext, HD: number, rows: number, 
 /**
  * Where one entry point over `rows` rows of `length` items runs: on opts.path (else defaultAttentionPath), its
  * family, override constants and workgroups. The rows come as sequences of `perSequence` rows (T query rows, or Tcap
- * key rows), which the 'rows' path gives rowsPerThread(perSequence) to a thread. Both files name their entry points
+ * key rows), which the 'rows' path gives rowsPerThread(perSequence, HD) to a thread. Both files name their entry points
  * alike.
  */
 function launch(
@@ -119,7 +136,7 @@ function launch(
     );
   }
   if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
-    const RQ = rowsPerThread(perSequence);
+    const RQ = rowsPerThread(perSequence, HD);
     const threads = (rows / perSequence) * Math.ceil(perSequence / RQ);
     return { family: rowsFamily(rec.ctx, HD, RQ, kv), workgroups: workgroups(rec, threads, ROWS_WG) };
   }

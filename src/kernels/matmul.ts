@@ -37,6 +37,7 @@ const PARAMS = uniforms('Params', {
   strideB: 'u32',
   strideC: 'u32',
   alpha: 'f32',
+  accumulate: 'u32', // 1: C += alpha * op(A) op(B)
 });
 export const MATMUL_SHADER = declareShader('matmul.wgsl', raw, { uniforms: [PARAMS] });
 
@@ -163,6 +164,7 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     strideB: d.strideB,
     strideC: d.strideC,
     alpha: opts.alpha ?? 1,
+    accumulate: opts.accumulate ? 1 : 0,
   });
   // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4); the others 8x8
   // invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
@@ -179,7 +181,6 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   const constants = {
     TRANS_A: !!opts.transA,
     TRANS_B: !!opts.transB,
-    ACCUMULATE: !!opts.accumulate,
     ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }),
   };
   rec.dispatch({ family, entry, label, constants, params, bindings: [out, a, b], workgroups: [...grid, d.batch] });
