@@ -250,4 +250,3 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
       },
     };
   };
-
