@@ -43,6 +43,33 @@ function rowLse(logits: HostTensor, n: number, V: number, tau: number): { max: n
   return { max, lse: max + Math.log(sum) };
 }
 
+/** Row n's log-sum-exp of logits / tau and its entropy -sum_v p_v log p_v (the shader's row_stats). */
+function rowStats(logits: HostTensor, n: number, V: number, tau: number): { lse: number; h: number } {
+  const o = n * V;
+  const { lse } = rowLse(logits, n, V, tau);
+  let h = 0;
+  for (let v = 0; v < V; v++) {
+    const lp = logits.data[o + v] / tau - lse;
+    h -= Math.exp(lp) * lp; // p = 0 underflow gives 0 * finite = 0
+  }
+  return { lse, h };
+}
+
+/** Twin of write_forward: row n's target log-prob and entropy, from the row's statistics. */
+function writeForward(
+  logprob: HostTensor,
+  entropy: HostTensor,
+  logits: HostTensor,
+  targets: Uint32Array,
+  n: number,
+  V: number,
+  tau: number,
+  st: { lse: number; h: number },
+): void {
+  logprob.data[n] = logits.data[n * V + targets[n]] / tau - st.lse;
+  entropy.data[n] = st.h;
+}
+
 /**
  * logprob[n] = log softmax(logits[n] / tau)[targets[n]];  entropy[n] = -sum_v p_v log p_v.
  * @param logprob (N) overwritten.
@@ -63,17 +90,7 @@ export function logprobForward(
     [logprob, 'logprob'],
     [entropy, 'entropy'],
   ]);
-  for (let n = 0; n < N; n++) {
-    const o = n * V;
-    const { lse } = rowLse(logits, n, V, tau);
-    let h = 0;
-    for (let v = 0; v < V; v++) {
-      const lp = logits.data[o + v] / tau - lse;
-      h -= Math.exp(lp) * lp; // p = 0 underflow gives 0 * finite = 0
-    }
-    logprob.data[n] = logits.data[o + targets[n]] / tau - lse;
-    entropy.data[n] = h;
-  }
+  for (let n = 0; n < N; n++) writeForward(logprob, entropy, logits, targets, n, V, tau, rowStats(logits, n, V, tau));
 }
 
 /**
@@ -106,12 +123,7 @@ export function logprobBackward(
   }
   for (let n = 0; n < N; n++) {
     const o = n * V;
-    const { lse } = rowLse(logits, n, V, tau);
-    let h = 0;
-    for (let v = 0; v < V; v++) {
-      const lp = logits.data[o + v] / tau - lse;
-      h -= Math.exp(lp) * lp;
-    }
+    const { lse, h } = rowStats(logits, n, V, tau);
     const gl = dLogprob.data[n];
     const gh = dEntropy.data[n];
     for (let v = 0; v < V; v++) {
@@ -146,12 +158,12 @@ export function logprobForwardSumPiSquared(
     [entropy, 'entropy'],
     [sumPiSquared, 'sumPiSquared'],
   ]);
-  logprobForward(logprob, entropy, logits, targets, opts);
   for (let n = 0; n < N; n++) {
     const o = n * V;
-    const { lse } = rowLse(logits, n, V, tau);
+    const st = rowStats(logits, n, V, tau);
+    writeForward(logprob, entropy, logits, targets, n, V, tau, st);
     let s = 0;
-    for (let v = 0; v < V; v++) s += Math.exp(2 * (logits.data[o + v] / tau - lse));
+    for (let v = 0; v < V; v++) s += Math.exp(2 * (logits.data[o + v] / tau - st.lse));
     sumPiSquared.data[n] = s;
   }
 }
