@@ -131,19 +131,18 @@ export function* zipChunks(entries: readonly ZipEntry[], options: ZipOptions = {
     const bigOffset = offset > limit;
     // Local header: with a ZIP64 extra holding both sizes when the entry is large (APPNOTE 4.5.3).
     const localExtra = bigSize ? 4 + 16 : 0;
-    const local = new Fields(30 + name.length + localExtra)
-      .u32(0x04034b50)
-      .u16(bigSize ? 45 : 20)
-      .u16(0x0800) // bit 11: the name is UTF-8
-      .u16(0) // stored
-      .u16(time)
-      .u16(date)
-      .u32(crc)
-      .u32(bigSize ? MAX32 : size)
-      .u32(bigSize ? MAX32 : size)
-      .u16(name.length)
-      .u16(localExtra)
-      .raw(name);
+    const local = new Fields(30 + name.length + localExtra).u32(0x04034b50).u16(bigSize ? 45 : 20);
+    // From the flags to the sizes, the local and the central header hold the same fields (APPNOTE 4.3.7, 4.3.12).
+    const shared = (f: Fields) =>
+      f
+        .u16(0x0800) // bit 11: the name is UTF-8
+        .u16(0) // stored
+        .u16(time)
+        .u16(date)
+        .u32(crc)
+        .u32(bigSize ? MAX32 : size)
+        .u32(bigSize ? MAX32 : size);
+    shared(local).u16(name.length).u16(localExtra).raw(name);
     if (bigSize) local.u16(0x0001).u16(16).u64(size).u64(size);
     // Central header: the ZIP64 extra holds only the fields whose classic slot says 0xFFFFFFFF, in APPNOTE order.
     const zip64Fields = [...(bigSize ? [size, size] : []), ...(bigOffset ? [offset] : [])];
@@ -151,14 +150,8 @@ export function* zipChunks(entries: readonly ZipEntry[], options: ZipOptions = {
     const header = new Fields(46 + name.length + centralExtra)
       .u32(0x02014b50)
       .u16((3 << 8) | 45) // made by: Unix, spec 4.5
-      .u16(bigSize || bigOffset ? 45 : 20)
-      .u16(0x0800)
-      .u16(0)
-      .u16(time)
-      .u16(date)
-      .u32(crc)
-      .u32(bigSize ? MAX32 : size)
-      .u32(bigSize ? MAX32 : size)
+      .u16(bigSize || bigOffset ? 45 : 20);
+    shared(header)
       .u16(name.length)
       .u16(centralExtra)
       .u16(0) // comment length

@@ -228,8 +228,10 @@ const hub = new HubManager({
   emit: (progress) => enqueue(() => post({ type: 'hub-progress', progress })),
   limits: () => (ctx ? ctx.device.limits : null),
   estimate: async (config, model) => {
-    if (!ctx) return null;
-    const t = await adapterThroughput(ctx);
+    // The page opens the device at load; a check before it is ready waits for it. No WebGPU: no estimate.
+    const c = await device().catch(() => null);
+    if (!c) return null;
+    const t = await adapterThroughput(c);
     return { seconds: estimateStepSeconds(stepWork(config, model), t).seconds, source: t.source };
   },
 });
