@@ -134,6 +134,8 @@ describe('HubManager against the mock hub', () => {
     expect(check.downloadBytes).toBe(WEIGHTS);
     expect(check.sizesKnown).toBe(true);
     expect(check.chatTemplate).toBe(true);
+    // generation_config.json's sampling defaults, under the file's names (tiny-qwen2 states do_sample only).
+    expect(check.generation).toEqual({ do_sample: false });
     expect(check.memory?.totalBytes).toBeGreaterThan(0);
     expect(check.origin).toBe(hub.endpoint);
     const weights = check.files.find((f) => f.name === 'model.safetensors');

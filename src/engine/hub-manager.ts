@@ -7,6 +7,7 @@
 // memory only: never in a message to the page, a store, a file or an error; download.ts sends it to the
 // endpoint's origin alone.
 
+import { generationDefaults } from '../model/generation-defaults';
 import { describePlan } from '../model/memory-plan';
 import { CheckpointError } from '../model/checkpoint-format';
 import { parameterCount, type ModelConfig } from '../model/config';
@@ -152,20 +153,24 @@ function describeArchitecture(json: Record<string, unknown>, model: ModelConfig 
   return `${arch}: ${model.nLayers} layer${model.nLayers === 1 ? '' : 's'}, hidden ${model.dModel}, ${model.nHeads} heads (${model.nKvHeads} key/value), MLP ${model.dFF}, vocabulary ${model.vocabSize}, ${params.toLocaleString('en-US')} parameters`;
 }
 
-/** The hub's sampling defaults a run may start from (generation_config.json), or null. */
-function generationDefaults(text: string | null): HubCheck['generation'] {
-  if (text === null) return null;
+/** generation_config.json's sampling defaults (read by the model's own reader), under the file's field names. */
+function hubGenerationDefaults(text: string | null): HubCheck['generation'] {
+  let json: unknown = null;
   try {
-    const g = JSON.parse(text) as Record<string, unknown>;
-    const out: NonNullable<HubCheck['generation']> = {};
-    if (typeof g.temperature === 'number') out.temperature = g.temperature;
-    if (typeof g.top_p === 'number') out.top_p = g.top_p;
-    if (typeof g.top_k === 'number') out.top_k = g.top_k;
-    if (typeof g.do_sample === 'boolean') out.do_sample = g.do_sample;
-    return Object.keys(out).length ? out : null;
+    json = text === null ? null : JSON.parse(text);
   } catch {
     return null;
   }
+  const g = generationDefaults(
+    json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : null,
+  );
+  if (!g) return null;
+  return {
+    ...(g.doSample !== undefined && { do_sample: g.doSample }),
+    ...(g.temperature !== undefined && { temperature: g.temperature }),
+    ...(g.topP !== undefined && { top_p: g.topP }),
+    ...(g.topK !== undefined && { top_k: g.topK }),
+  };
 }
 
 function hasChatTemplate(text: string | null): boolean {
@@ -271,7 +276,7 @@ export class HubManager {
       sizesKnown: pending.every((f) => f.size !== null),
       memory: modelConfig && refused === null ? this.memoryPlan(config, modelConfig) : null,
       estimate: modelConfig && refused === null ? ((await this.deps.estimate?.(config, modelConfig)) ?? null) : null,
-      generation: generationDefaults(await readKept('generation_config.json')),
+      generation: hubGenerationDefaults(await readKept('generation_config.json')),
       chatTemplate: hasChatTemplate(await readKept('tokenizer_config.json')),
     };
   }
