@@ -8,16 +8,9 @@
 // runs before they press Run.
 
 import type { StepRecord } from '../rl/stream';
-import { sameValue } from '../schema/fields';
-import type { RLConfig } from '../rl/config';
+import { sameConfig, type RLConfig } from '../rl/config';
 import type { RunSession, RunSink, TrainerFactory, TrainerLike } from './run-session';
 import type { BackendKind } from './types';
-
-/** Two validated configs are the same experiment: every field equal. */
-function sameExperiment(a: RLConfig, b: RLConfig): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof RLConfig)[]);
-  return [...keys].every((k) => sameValue(a[k], b[k]));
-}
 
 /**
  * A trainer whose first runStep was started when it was made: runStep hands that step's records to the first
@@ -117,7 +110,7 @@ export class PreparedRun {
    */
   matches(config: RLConfig, backend: BackendKind): boolean {
     const variantsKept = this.variantsAtStart === undefined || this.o.variants() === this.variantsAtStart;
-    return backend === this.backend && variantsKept && sameExperiment(config, this.config);
+    return backend === this.backend && variantsKept && sameConfig(config, this.config);
   }
 
   /** The session, its records and saves now going to `sink`; rejects when it could not be opened. */

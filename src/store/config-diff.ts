@@ -16,10 +16,7 @@ import {
 
 const FIELD_NAMES = Object.values(FIELD_SECTIONS).flat();
 
-/** Two configs are the same experiment: every field equal. */
-export function sameConfig(a: RLConfig, b: RLConfig): boolean {
-  return (Object.keys(a) as RLField[]).every((k) => sameValue(a[k], b[k]));
-}
+export { sameConfig } from '../rl/config';
 
 /** A config value as text for tables and tooltips. */
 export function showValue(v: unknown): string {

@@ -8,6 +8,7 @@ export {
   FIELD_SECTIONS,
   FIELD_SPECS,
   RL_FIELDS,
+  sameConfig,
   type RLConfig,
   type RLField,
 } from './schema';

@@ -16,6 +16,7 @@ import {
   optString,
   optText,
   real,
+  sameValue,
   section,
   weights,
   type ConfigOf,
@@ -509,6 +510,11 @@ export type RLField = keyof RLConfig;
 
 /** Field names in declaration order. */
 export const FIELD_NAMES = Object.keys(RL_FIELDS) as RLField[];
+
+/** Two complete configs are the same experiment: every field equal. */
+export function sameConfig(a: RLConfig, b: RLConfig): boolean {
+  return FIELD_NAMES.every((k) => sameValue(a[k], b[k]));
+}
 
 /** Every field's spec under one type, for code that walks the schema. */
 export const FIELD_SPECS: Readonly<Record<RLField, FieldSpec>> = RL_FIELDS;
