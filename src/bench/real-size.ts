@@ -74,6 +74,22 @@ export function realSizeFolder(model: ModelConfig = SMOLLM2_135M): RealSizeFolde
 }
 
 /**
+ * Each mode's run: the configuration of the issue's memory targets (src/rl/memory.test.ts asserts their plans at
+ * 8 x 8 x 256): bf16 storage, gradient checkpointing, a reference model (beta 0.04), and the minibatch that fits,
+ * 4 sequences under LoRA (rank 16) and 1 under full fine-tuning (num_minibatches = rows / minibatch, so the batch
+ * takes rows / minibatch optimizer steps). `targetBytes` is the issue's budget for the peak at that batch.
+ */
+export const REAL_SIZE_MODES = {
+  lora: {
+    label: 'LoRA r=16, minibatch 4',
+    minibatchRows: 4,
+    targetBytes: 1.5 * 2 ** 30,
+    extra: { lora_rank: 16, lora_alpha: 32 },
+  },
+  full: { label: 'full fine-tune, minibatch 1', minibatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
+} as const;
+
+/**
  * Two GRPO steps of the real-size model in one mode: the first compiles the pipelines, the second is measured.
  * `folder` is shared between modes (building it encodes 135M weights).
  */
@@ -84,6 +100,8 @@ export async function benchRealSizeStep(
   folder: RealSizeFolder,
   progress: (m: string) => void = () => {},
 ): Promise<RealSizeResult> {
+  const settings = REAL_SIZE_MODES[mode];
+  const rows = shape.prompts * shape.generations;
   const config = resolveConfig('grpo', {
     checkpoint: FOLDER,
     task: 'copy',
@@ -95,7 +113,10 @@ export async function benchRealSizeStep(
     seed: 1,
     // The issue's storage: bf16 weights (and KV cache), f32 arithmetic; 'auto' would pick f32 wherever it fits.
     weight_dtype: 'bf16',
-    ...(mode === 'lora' ? { lora_rank: 8 } : {}),
+    beta: 0.04,
+    gradient_checkpointing: true,
+    num_minibatches: rows / Math.min(rows, settings.minibatchRows),
+    ...settings.extra,
   });
   const planned = rlResolvedMemoryPlan(config, folder.model, {
     maxBufferSize: ctx.device.limits.maxBufferSize,
@@ -138,6 +159,8 @@ export async function benchRealSizeStep(
     phases,
     peakBytes,
     plannedPeakBytes: planned.peakBytes,
+    label: settings.label,
+    targetBytes: settings.targetBytes,
     pipelines: compiled.length,
     compileS: compiled.reduce((s, r) => s + r.ms, 0) / 1000,
     slowestCompiles: compileReport(compiled, 5),

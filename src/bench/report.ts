@@ -71,6 +71,9 @@ export interface RealSizeResult {
   peakBytes: number;
   /** The memory plan's peak for the same config (src/rl/memory.ts), to read the measured peak against. */
   plannedPeakBytes: number;
+  /** The mode's run in words ("LoRA r=16, minibatch 4") and the issue's budget for its peak at 8 x 8 x 256. */
+  label: string;
+  targetBytes: number;
   /** Pipelines compiled and their total wall time; the slowest, as compileReport lines. */
   pipelines: number;
   compileS: number;
@@ -346,14 +349,14 @@ export function realSizeMarkdown(results: readonly RealSizeResult[], device: str
   if (results.length === 0) return '';
   const rows = results.map(
     (r) =>
-      `| ${r.mode === 'lora' ? 'LoRA (rank 8)' : 'full fine-tune'} | ${r.stepS.toFixed(1)} | ${r.firstStepS.toFixed(1)} | ${r.rolloutTokensPerS.toFixed(1)} | ${r.trainTokensPerS.toFixed(1)} | ${formatBytes(r.peakBytes)} (plan ${formatBytes(r.plannedPeakBytes)}) | ${r.pipelines} in ${r.compileS.toFixed(1)} s | ${Object.entries(
+      `| ${r.label} | ${r.stepS.toFixed(1)} | ${r.firstStepS.toFixed(1)} | ${r.rolloutTokensPerS.toFixed(1)} | ${r.trainTokensPerS.toFixed(1)} | ${formatBytes(r.peakBytes)} (plan ${formatBytes(r.plannedPeakBytes)}; target at 8x8x256 ${formatBytes(r.targetBytes)}) | ${r.pipelines} in ${r.compileS.toFixed(1)} s | ${Object.entries(
         r.phases,
       )
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
         .join(', ')} |`,
   );
   return [
-    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights, bf16 storage) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
+    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights, bf16 storage, gradient checkpointing, a reference model at beta 0.04) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
     '',
     '| mode | s/step | first step s | rollout tokens/s | train tokens/s | peak GPU tensors | pipelines compiled | phases of the measured step (s) |',
     '|---|---|---|---|---|---|---|---|',
