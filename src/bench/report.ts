@@ -356,7 +356,7 @@ export function realSizeMarkdown(results: readonly RealSizeResult[], device: str
         .join(', ')} |`,
   );
   return [
-    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights, bf16 storage, gradient checkpointing, a reference model at beta 0.04) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
+    `Real size: one GRPO step of SmolLM2-135M's architecture (${(results[0].parameters / 1e6).toFixed(1)}M parameters, random weights, bf16 storage, gradient checkpointing, a reference model at beta 0.04, no weight-update maps) on ${device}; ${results[0].shape}${/fallback/.test(device) ? ' (a small batch: a CPU adapter)' : ''}. Second step measured; the first compiles.`,
     '',
     '| mode | s/step | first step s | rollout tokens/s | train tokens/s | peak GPU tensors | pipelines compiled | phases of the measured step (s) |',
     '|---|---|---|---|---|---|---|---|',
