@@ -81,7 +81,9 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const recs = recordsOf(events);
     expect(recs.length).toBe(2); // num_iterations 2, one minibatch
     expect(recs[1].groups?.length).toBeGreaterThan(0);
-    expect(recs[0].initialEval?.step).toBe(0); // the evaluation before training, on the run's first record
+    // The run keeps W_0 (weight tracking): its evaluation before training runs at W_0 after the first step, so the
+    // first step's records come without waiting for it, and the second step's first record carries it.
+    expect(recs.some((r) => r.initialEval)).toBe(false);
     for (const r of recs) expect(Number.isFinite(r.metrics.reward)).toBe(true);
     expect((await store.getState(h.id))?.step).toBe(1);
 
@@ -91,6 +93,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const all = recordsOf(events);
     expect(all.map((r) => r.optimizerStep)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(all.filter((r) => r.eval).map((r) => r.eval!.step)).toEqual([2, 4]);
+    expect(all.filter((r) => r.initialEval).map((r) => [r.step, r.update, r.initialEval!.step])).toEqual([[2, 0, 0]]);
 
     const stored = await store.readRecords(h.id);
     expect(stored.rows.length).toBe(8);
@@ -289,13 +292,14 @@ describe('LabEngine.prepare', () => {
     await ahead.engine.idle();
     expect(stepsRun).toEqual([0]);
     expect(untimed(ahead.events)).toEqual(untimed(fresh.events));
-    expect(untimed(ahead.events)[0].initialEval?.step).toBe(0);
     // Stored as any run's first step, and training goes on from it.
     expect((await ahead.store.readRecords(h.id)).rows.length).toBe(2);
     expect(ahead.engine.progress()).toMatchObject({ status: 'paused', step: 1, savedStep: 1 });
     ahead.engine.stepOnce();
     await ahead.engine.idle();
     expect(stepsRun).toEqual([0, 1]);
+    // The step-0 evaluation (at W_0, after the first step) comes with the second step, as in a run not prepared.
+    expect(recordsOf(ahead.events).find((r) => r.initialEval)?.step).toBe(2);
   });
 
   it('a run of another config discards the prepared one and trains its own from step 0 (scripted trainer)', async () => {

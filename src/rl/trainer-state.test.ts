@@ -113,6 +113,18 @@ const MALFORMED: [string, (m: Record<string, unknown>) => void, ((t: Tensors) =>
     null,
     /successRate\.easy: the key must be a difficulty/,
   ],
+  [
+    'initialEvalPending not true',
+    (m) => (m.initialEvalPending = 'yes'),
+    null,
+    /initialEvalPending: must be true when present, got "yes"/,
+  ],
+  [
+    'initialEvalPending without the starting weights',
+    (m) => (m.initialEvalPending = true),
+    null,
+    /initialEvalPending: the step-0 evaluation runs at the starting weights, but start\/ is missing/,
+  ],
   ['policyOptimizerStep missing', (m) => delete m.policyOptimizerStep, null, /policyOptimizerStep: .*got nothing/],
   ['criticOptimizerStep a string', (m) => (m.criticOptimizerStep = 'two'), null, /criticOptimizerStep: .*got "two"/],
   ['an unknown field', (m) => (m.stepz = 1), null, /stepz: unknown field/],

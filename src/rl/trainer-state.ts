@@ -37,6 +37,11 @@ export interface TrainerMeta {
   baseline: RunningBaseline | null;
   /** Adaptive curriculum: success rate (EMA) per difficulty. */
   successRate: Record<string, number>;
+  /**
+   * Set in a state saved after the first step of a run whose step-0 evaluation runs after that step, at W_0
+   * (Trainer.runStep): the next step runs it. Absent otherwise (and in older files).
+   */
+  initialEvalPending?: true;
 }
 
 /** Everything needed to resume a run exactly. */
@@ -158,6 +163,7 @@ function metaProblems(
     'lastEntropy',
     'baseline',
     'successRate',
+    'initialEvalPending',
     'policyOptimizerStep',
     'criticOptimizerStep',
   ]);
@@ -219,6 +225,12 @@ function metaProblems(
       if (typeof r !== 'number' || !(r >= 0 && r <= 1))
         problems.push(`successRate.${d}: must be a rate in [0, 1], got ${shown(r)}`);
     }
+  }
+  if (raw.initialEvalPending !== undefined) {
+    if (raw.initialEvalPending !== true)
+      problems.push(`initialEvalPending: must be true when present, got ${shown(raw.initialEvalPending)}`);
+    else if (!parts.start)
+      problems.push('initialEvalPending: the step-0 evaluation runs at the starting weights, but start/ is missing');
   }
   push(wholeProblem('policyOptimizerStep', raw.policyOptimizerStep, 0));
   if (raw.criticOptimizerStep !== null) push(wholeProblem('criticOptimizerStep', raw.criticOptimizerStep, 0));

@@ -242,7 +242,7 @@ describe('trainer: determinism and resume', () => {
 });
 
 describe('trainer: held-out evaluation', () => {
-  it('evaluates once before training (step 0, on the first record), then every eval_every steps; a resumed run does not re-evaluate step 0', async () => {
+  it('evaluates step 0 before training when it keeps no W_0, and after the first step at W_0 when it does: the same evaluation; a saved state keeps it pending', async () => {
     const config = small('grpo', {
       steps: 2,
       num_iterations: 2,
@@ -251,23 +251,60 @@ describe('trainer: held-out evaluation', () => {
       eval_num_generations: 2,
     });
     const init = { config: warm.ck.config, params: warm.ck.params };
+    // No weight tracking, so no W_0 to go back to: the evaluation runs before training, on the first record.
+    const untracked = await runAll({ ...config, weight_stats_every: 0, rank1_eval: false });
+    const before = untracked.filter((r) => r.initialEval);
+    expect(before).toHaveLength(1);
+    expect(before[0]).toBe(untracked[0]);
+    expect(before[0].initialEval).toMatchObject({ step: 0, items: 4 });
+    expect(before[0].initialEval!.passAtK).toHaveLength(2);
+    // W_0 kept (weight_stats_every's default): the same evaluation, at W_0 after step 1, on step 2's first record.
     const records = await runAll(config);
     const initial = records.filter((r) => r.initialEval);
     expect(initial).toHaveLength(1);
-    expect(initial[0]).toBe(records[0]);
-    expect(initial[0].initialEval).toMatchObject({ step: 0, items: 4 });
-    expect(initial[0].initialEval!.passAtK).toHaveLength(2);
+    expect(initial[0]).toBe(records.find((r) => r.step === 2));
+    expect(initial[0].initialEval).toEqual(before[0].initialEval);
     expect(records.filter((r) => r.eval).map((r) => r.eval!.step)).toEqual([2]);
-    // Evaluation has its own RNG: the step-0 evaluation leaves the training stream as it was without it.
+    // Evaluation has its own RNG and puts W back exactly: the training stream is the one without evaluations.
     const unevaluated = await runAll({ ...config, eval_every: 0 });
     expect(records.map((r) => untimed(r.metrics))).toEqual(unevaluated.map((r) => untimed(r.metrics)));
 
+    // A state saved after step 1 carries the pending evaluation; the resumed run's next step runs it at W_0.
     const first = await Trainer.create({ config, init, tokenizer: warm.tok, backend: { kind: 'webgpu', ctx } });
-    expect((await first.runStep())[0].initialEval?.step).toBe(0);
-    const bytes = encodeTrainerState(await first.saveState());
+    expect((await first.runStep()).some((r) => r.initialEval)).toBe(false);
+    const state = await first.saveState();
+    expect(state.meta.initialEvalPending).toBe(true);
+    const bytes = encodeTrainerState(state);
     first.destroy();
     const resumed = await Trainer.create({
       config,
+      init,
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+      resume: decodeTrainerState(bytes),
+    });
+    const second = await resumed.runStep();
+    expect(second[0].initialEval).toEqual(before[0].initialEval);
+    expect(second[second.length - 1].eval?.step).toBe(2);
+    // Once run, nothing is pending: a state saved now has no flag, and its resumed run evaluates no step 0.
+    expect((await resumed.saveState()).meta.initialEvalPending).toBeUndefined();
+    resumed.destroy();
+  });
+
+  it('a resumed run does not re-evaluate step 0 once it has run', async () => {
+    const config = small('grpo', { steps: 3, eval_every: 0, weight_stats_every: 0, rank1_eval: false });
+    const init = { config: warm.ck.config, params: warm.ck.params };
+    const run = await Trainer.create({
+      config: { ...config, eval_every: 2, eval_items: 4, eval_num_generations: 2 },
+      init,
+      tokenizer: warm.tok,
+      backend: { kind: 'webgpu', ctx },
+    });
+    expect((await run.runStep())[0].initialEval?.step).toBe(0);
+    const bytes = encodeTrainerState(await run.saveState());
+    run.destroy();
+    const resumed = await Trainer.create({
+      config: { ...config, eval_every: 2, eval_items: 4, eval_num_generations: 2 },
       init,
       tokenizer: warm.tok,
       backend: { kind: 'webgpu', ctx },

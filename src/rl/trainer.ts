@@ -106,6 +106,8 @@ export class Trainer {
   private readonly tasks = new Map<number, Task>();
   private readonly inspectGroups: number;
   private stopped = false;
+  /** The step-0 evaluation waits for the next step (runStep): it runs at W_0 after the first step. */
+  private initialEvalPending: boolean;
   /** The run's starting weights W_0 (host arrays) and their copy beside the policy, when weights are tracked. */
   private readonly startParams: ParamArrays | null;
   private readonly weights: WeightTracker | null;
@@ -202,6 +204,7 @@ export class Trainer {
       (this.config.weight_stats_every > 0 || (this.config.rank1_eval && this.config.eval_every > 0));
     this.startParams = tracked ? (resume ? (resume.start ?? resume.learner.policy) : opts.init.params) : null;
     this.weights = this.startParams ? createWeightTracker(this.learner.policy, this.startParams) : null;
+    this.initialEvalPending = resume?.meta.initialEvalPending === true && this.weights !== null;
   }
 
   /** A trainer for `opts.config` starting from `opts.init` (or continuing `opts.resume`). */
@@ -257,8 +260,16 @@ export class Trainer {
     const c = this.config;
     const d = this.derived;
     // The held-out score before any training, so a chart can answer "did RL help?" from step 0. Only a run that
-    // starts at step 0 has it (a resumed run already evaluated, or never will); it is not part of step 1's time.
-    const initialEval = c.eval_every > 0 && this.step === 0 ? await this.evaluate() : undefined;
+    // starts at step 0 has it (a resumed run already evaluated, or never will); it is not part of a step's time.
+    // A run that keeps W_0 beside the policy (weight tracking) runs it after its first step, at W_0, and the second
+    // step's first record carries it: the first step's figures then come without waiting for an evaluation (on a
+    // first visit, the compile of its pipelines too). Not when step 1 evaluates anyway (eval_every 1) or is the last.
+    const deferInitialEval = c.eval_every > 1 && c.steps > 1 && this.step === 0 && this.weights !== null;
+    let initialEval: EvalRecord | undefined;
+    if (this.initialEvalPending) {
+      initialEval = await this.evaluateStart();
+      this.initialEvalPending = false;
+    } else if (c.eval_every > 0 && this.step === 0 && !deferInitialEval) initialEval = await this.evaluate();
     const tStep = performance.now();
     const phases = new PhaseTimes();
     const time = phases.time.bind(phases);
@@ -381,6 +392,7 @@ export class Trainer {
     const results = await time('update_actor', () => this.learner.collect());
     this.latest = { ro, scored };
     this.step++;
+    if (deferInitialEval) this.initialEvalPending = true;
     this.numTokens += ro.sampledTokens;
 
     // Host-side state that follows the batch.
@@ -467,6 +479,12 @@ export class Trainer {
     return record;
   }
 
+  /** The held-out evaluation of the run's start (step 0) at W_0, the exact weights put back after it. */
+  private async evaluateStart(): Promise<EvalRecord> {
+    const task = this.taskAt(this.derived.difficulty);
+    return this.weights!.withStart(() => evaluateHeldOut(this, this.learner.policy, task, 0));
+  }
+
   /**
    * A/B of the run's objective (A, with the current entropy coefficient) and `b` on one batch at the current
    * parameters (src/rl/compare.ts): the latest step's rollouts, or a batch sampled now on its own RNG stream (the
@@ -524,6 +542,7 @@ export class Trainer {
         lastEntropy: this.lastEntropy,
         baseline: this.baseline ? { ...this.baseline } : null,
         successRate: { ...this.successRate },
+        ...(this.initialEvalPending ? { initialEvalPending: true as const } : {}),
       },
       learner: await this.learner.saveState(),
       ...(this.startParams ? { start: this.startParams } : {}),

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import { GpuPolicy } from '../model/policy';
+import { CpuPolicy, GpuPolicy, type Policy } from '../model/policy';
 import { paramShapes } from '../core/model-shapes';
 import { squaredSingularValues } from '../reference/jacobi';
 import { resolveConfig, type RLConfig } from './config';
@@ -129,6 +129,27 @@ describe('weight tracker in the trainer', () => {
     } finally {
       tracker.destroy();
       policy.destroy();
+    }
+  });
+
+  it('withStart: every weight is W_0 while the callback runs (GPU and CPU), and the exact weights come back, also after a throw', async () => {
+    const { params } = await run(small());
+    const gpu = GpuPolicy.create(ctx, init.config, params);
+    const cpu = new CpuPolicy(init.config, params);
+    for (const policy of [gpu, cpu] as Policy[]) {
+      const tracker = createWeightTracker(policy, init.params);
+      try {
+        const inside = await tracker.withStart(() => policy.download());
+        await expect(tracker.withStart(() => Promise.reject(new Error('inside')))).rejects.toThrow('inside');
+        const after = await policy.download();
+        for (const { name } of paramShapes(init.config)) {
+          expect(Array.from(inside[name]), `${policy.backend} ${name} at W_0`).toEqual(Array.from(init.params[name]));
+          expect(Array.from(after[name]), `${policy.backend} ${name} restored`).toEqual(Array.from(params[name]));
+        }
+      } finally {
+        tracker.destroy();
+        policy.destroy();
+      }
     }
   });
 

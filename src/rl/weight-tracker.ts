@@ -4,7 +4,7 @@
 // readback (src/kernels/weight-stats.ts); and the rank-1 evaluation: each matrix set to W_0 + sigma_1 u_1 v_1^T for
 // the length of a callback, then restored exactly. Not the trainer's schedule of measurements (trainer.ts).
 
-import type { GpuContext, Tensor } from '../gpu';
+import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { RANK1_ITERATIONS, rank1Apply, rank1Share, relativeUpdate, weightUpdateStats } from '../kernels/weight-stats';
 import type { ParamArrays } from '../model/checkpoint';
 import { CpuPolicy, GpuPolicy, type Policy } from '../model/policy';
@@ -47,6 +47,11 @@ export interface WeightTracker {
    * vector's update is already rank 1), then puts the exact weights back, bit for bit, even when `fn` throws.
    */
   withRank1<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` with every tracked weight (all of the policy's) at W_0, the run's start, then puts the exact weights
+   * back, bit for bit, even when `fn` throws: the step-0 evaluation, run after the first step (Trainer.runStep).
+   */
+  withStart<T>(fn: () => Promise<T>): Promise<T>;
   destroy(): void;
 }
 
@@ -110,15 +115,43 @@ class GpuWeightTracker implements WeightTracker {
   }
 
   async withRank1<T>(fn: () => Promise<T>): Promise<T> {
-    const { ctx } = this;
-    const matrices = this.entries.map((e, i) => ({ e, i })).filter(({ e }) => e.matrix);
-    const backups = matrices.map(({ e }) => ctx.tensor(e.w.shape, { label: `weights.backup:${e.name}` }));
-    try {
-      const rec = ctx.recorder('weights.rank1');
-      matrices.forEach(({ e, i }, k) => {
-        weightUpdateStats(rec, this.stats, e.u, e.v, e.w, e.w0, { slot: i, iterations: RANK1_ITERATIONS });
-        rec.copy(backups[k], e.w);
+    const matrices = this.entries.filter((e) => e.matrix);
+    return this.withWeights(
+      matrices,
+      'weights.rank1',
+      (rec, e) => {
+        // The statistics read W before it is replaced (the backup's copy is recorded first, from the same W).
+        weightUpdateStats(rec, this.stats, e.u, e.v, e.w, e.w0, {
+          slot: this.entries.indexOf(e),
+          iterations: RANK1_ITERATIONS,
+        });
         rank1Apply(rec, e.w, e.w0, e.u, e.v);
+      },
+      fn,
+    );
+  }
+
+  async withStart<T>(fn: () => Promise<T>): Promise<T> {
+    return this.withWeights(this.entries, 'weights.start', (rec, e) => rec.copy(e.w, e.w0), fn);
+  }
+
+  /**
+   * Backs up `entries`' weights, records `set` for each into one submit, runs `fn`, and copies the backups back
+   * (after `fn`, also when it throws; nothing is changed when recording `set` throws).
+   */
+  private async withWeights<T>(
+    entries: readonly GpuEntry[],
+    label: string,
+    set: (rec: Recorder, e: GpuEntry) => void,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    const { ctx } = this;
+    const backups = entries.map((e) => ctx.tensor(e.w.shape, { label: `weights.backup:${e.name}` }));
+    try {
+      const rec = ctx.recorder(label);
+      entries.forEach((e, k) => {
+        rec.copy(backups[k], e.w);
+        set(rec, e);
       });
       rec.submit();
     } catch (e) {
@@ -130,7 +163,7 @@ class GpuWeightTracker implements WeightTracker {
       return await fn();
     } finally {
       const rec = ctx.recorder('weights.restore');
-      matrices.forEach(({ e }, k) => rec.copy(e.w, backups[k]));
+      entries.forEach((e, k) => rec.copy(e.w, backups[k]));
       rec.submit();
       // The copies must have run before their sources go.
       await ctx.flush();
@@ -187,13 +220,28 @@ class CpuWeightTracker implements WeightTracker {
 
   async withRank1<T>(fn: () => Promise<T>): Promise<T> {
     const matrices = this.entries.map((e, i) => ({ e, i })).filter(({ e }) => e.matrix);
-    const backups = matrices.map(({ e }) => e.w.data.slice());
+    return this.withWeights(
+      matrices.map(({ e }) => e),
+      () => {
+        this.statsOf(matrices);
+        for (const { e } of matrices) twin.rank1Apply(e.w, e.w0, e.u, e.v);
+      },
+      fn,
+    );
+  }
+
+  async withStart<T>(fn: () => Promise<T>): Promise<T> {
+    return this.withWeights(this.entries, () => this.entries.forEach((e) => e.w.data.set(e.w0.data)), fn);
+  }
+
+  /** Backs up `entries`' weights, runs `set` then `fn`, and puts the backups back (also when either throws). */
+  private async withWeights<T>(entries: readonly CpuEntry[], set: () => void, fn: () => Promise<T>): Promise<T> {
+    const backups = entries.map((e) => e.w.data.slice());
     try {
-      this.statsOf(matrices);
-      for (const { e } of matrices) twin.rank1Apply(e.w, e.w0, e.u, e.v);
+      set();
       return await fn();
     } finally {
-      matrices.forEach(({ e }, k) => e.w.data.set(backups[k]));
+      entries.forEach((e, k) => e.w.data.set(backups[k]));
     }
   }
 
