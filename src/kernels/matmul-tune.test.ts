@@ -21,11 +21,13 @@ import {
   autotuneMatmul,
   cachedMatmulTuning,
   clearMatmulTuneCache,
+  isLlvmpipe,
   shippedTuning,
   tuneCandidates,
   type TuneMeasurement,
   type TuneStore,
 } from './matmul-tune';
+import type { GpuContext } from '../gpu';
 import { useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
@@ -129,11 +131,30 @@ describe('matmul autotune', () => {
     expect(matmulTuning(gpu.ctx.device)).toEqual({});
   });
 
-  it('ships the 8x8 tile (quick to compile) for software adapters and the default variant for GPUs', () => {
+  it('ships the 8x8 tile (quick to compile) for SwiftShader, vec4 for llvmpipe and the default variant for GPUs', () => {
     const variants = Object.values(shippedTuning(gpu.ctx));
-    if (gpu.ctx.report.isFallbackAdapter) expect(variants).toEqual(['wide', 'wide', 'wide']);
+    if (isLlvmpipe(gpu.ctx)) expect(variants).toEqual(['vec4', 'vec4', 'vec4']);
+    else if (gpu.ctx.report.isFallbackAdapter) expect(variants).toEqual(['wide', 'wide', 'wide']);
     else expect(variants).toEqual([]);
-    for (const v of variants) expect(TUNE_CANDIDATES).toContain(v);
+    for (const v of variants) expect(tuneCandidates(gpu.ctx)).toContain(v);
+  });
+
+  it('tunes llvmpipe among the variants that compile within the budget there, and no register tile', () => {
+    const fake = (description: string) =>
+      ({ report: { vendor: 'mesa', architecture: 'software', description, isFallbackAdapter: true } }) as GpuContext;
+    const llvmpipe = fake('llvmpipe: Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)');
+    expect(isLlvmpipe(llvmpipe)).toBe(true);
+    expect(tuneCandidates(llvmpipe)).toEqual(['blocked', 'strided', 'vec4']);
+    const swiftshader = {
+      report: {
+        vendor: 'google',
+        architecture: 'swiftshader',
+        description: 'SwiftShader Device',
+        isFallbackAdapter: true,
+      },
+    } as GpuContext;
+    expect(isLlvmpipe(swiftshader)).toBe(false);
+    expect(tuneCandidates(swiftshader)).toEqual(['blocked', 'wide', 'tall', 'square']);
   });
 });
 

@@ -34,9 +34,25 @@ export const TUNE_CANDIDATES: readonly MatmulVariant[] = [
  * sections): each candidate left out saves three pipeline compiles and their timings on a first visit.
  */
 export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
+  if (isLlvmpipe(ctx)) return TUNE_CANDIDATES.filter((v) => QUICK_ON_LLVMPIPE.includes(v));
   const slowOnCpu: readonly MatmulVariant[] = ['tiled', 'strided', 'vec4'];
   return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && slowOnCpu.includes(v)));
 }
+
+/**
+ * Mesa's llvmpipe (lavapipe in Vulkan), the other CPU adapter: its LLVM compiles the register tiles slowly where
+ * SwiftShader does not. Cold (Mesa's shader cache off), on an idle 2-core machine, a pipeline's creation plus first
+ * dispatch took 0.53 s for 'blocked' and 0.66 s for 'vec4', but 3.2 s for the 8x8 tile ('wide'), 10.6 s for 16x8
+ * ('tall') and 43.0 s for 16x16 ('square'), over the 2 s compile budget; and 'vec4' ran fastest at the tune shapes on
+ * every layout there (NT 2.9 ms, NN 3.5, TN 2.0, against 'wide' 3.6, 3.9, 3.4; 'tiled' 13-15). BENCHMARKS.md.
+ */
+export function isLlvmpipe(ctx: GpuContext): boolean {
+  const r = ctx.report;
+  return /llvmpipe|lavapipe/i.test(`${r.vendor} ${r.architecture} ${r.description}`);
+}
+
+/** The candidates on llvmpipe: the variants that compile within the budget there (isLlvmpipe). */
+const QUICK_ON_LLVMPIPE: readonly MatmulVariant[] = ['blocked', 'strided', 'vec4'];
 
 /** The layouts the model uses: x W^T (forward), dY W (backward data), dY^T X (weight gradients). */
 export const TUNED_LAYOUTS: readonly MatmulLayout[] = ['NT', 'NN', 'TN'];
@@ -109,13 +125,15 @@ export class TuneStopped extends Error {
 }
 
 /**
- * The variants per adapter class for an adapter not measured yet, chosen for the time to a first step: a software
- * (CPU) adapter takes the 8x8 tile ('wide') on every layout, whose pipelines compile in about 0.08 s where the 16x16
- * tile the autotune picks there takes 0.4 s (BENCHMARKS.md); in the page that halved the time to the first chart point
- * on SwiftShader (README). A GPU keeps matmul()'s default ('blocked'), since the autotune's rankings on the GPUs
- * measured so far were within the timestamps' quantization. The adapter's own tune replaces them for later runs.
+ * The variants per adapter class for an adapter not measured yet, chosen for the time to a first step: SwiftShader
+ * takes the 8x8 tile ('wide') on every layout, whose pipelines compile in about 0.08 s where the 16x16 tile the
+ * autotune picks there takes 0.4 s (BENCHMARKS.md); in the page that halved the time to the first chart point on
+ * SwiftShader (README). llvmpipe takes 'vec4', its fastest to run and among its quickest to compile (isLlvmpipe). A
+ * GPU keeps matmul()'s default ('blocked'), since the autotune's rankings on the GPUs measured so far were within the
+ * timestamps' quantization. The adapter's own tune replaces them for later runs.
  */
 export function shippedTuning(ctx: GpuContext): MatmulTuning {
+  if (isLlvmpipe(ctx)) return { NT: 'vec4', NN: 'vec4', TN: 'vec4' };
   return ctx.report.isFallbackAdapter ? { NT: 'wide', NN: 'wide', TN: 'wide' } : {};
 }
 
