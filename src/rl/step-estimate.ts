@@ -281,7 +281,7 @@ export function assumedThroughput(software: boolean): Throughput {
  * estimate.ts measures it).
  */
 export const ESTIMATE_ACCURACY =
-  "How good it is: on SwiftShader with this probe (a 2-core machine at load 24-25) it gave 0.3-0.7x the measured step of nano, micro and tiny-qwen2 runs, too low most in the update; a GPU's default figures were fitted to an H100's nano-to-base steps in BENCHMARKS.md (0.86-1.04x of those). Take it as within about 3x, more often too low.";
+  "How good it is: on SwiftShader with this probe (a 2-core machine at load 24-25) it gave 0.3-0.7x the measured step of nano, micro and tiny-qwen2 runs, too low most in the update; a GPU's default figures were fitted to an H100's nano-to-base steps in BENCHMARKS.md (0.86-1.04x of those) and gave 0.83-0.90x an H200's SmolLM2-135M steps. Take it as within about 3x, more often too low.";
 
 /** Seconds in words for the page and the CLI: "about 12 s", "about 0.4 s", "about 3 min". */
 export function describeSeconds(seconds: number): string {
