@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// After `vite build`: the page's bundle (the entry chunk index.html loads and the chunks it preloads) holds no WGSL
-// and no trainer code; those belong in the engine worker's chunk. src/layers.test.ts checks the imports; this
+// After `vite build`: the page's bundle (the entry chunk index.html loads, the chunks it preloads, the app chunk the
+// entry imports once the engine worker is started (src/main.tsx), and every chunk those import statically) holds no
+// WGSL and no trainer code; those belong in the engine worker's chunk. src/layers.test.ts checks the imports; this
 // checks what the bundler made of them. WGSL is told by its markers, the trainer by the long string literals of
 // src/rl/trainer.ts and src/rl/learner.ts (read from the sources, so the check follows them as they change), each
 // of which must turn up in some other chunk, so a marker that matches nothing cannot pass unnoticed.
@@ -40,17 +41,36 @@ function fail(message) {
 
 const html = join(DIST, 'index.html');
 if (!existsSync(html)) fail(`${html} is not there: run \`npx vite build\` first`);
-const page = [
+const entries = [
   ...readFileSync(html, 'utf8').matchAll(
     /<(?:script[^>]*\bsrc|link[^>]*rel="modulepreload"[^>]*\bhref)="\/?([^"]+\.js)"/g,
   ),
 ].map((m) => m[1]);
-if (!page.length) fail('index.html loads no script');
+if (!entries.length) fail('index.html loads no script');
 const assets = readdirSync(join(DIST, 'assets'))
   .filter((f) => f.endsWith('.js'))
   .map((f) => `assets/${f}`);
-const others = assets.filter((f) => !page.includes(f));
 const text = (f) => readFileSync(join(DIST, f), 'utf8');
+const matches = (t, re) => [...t.matchAll(re)].map((m) => `assets/${m[1]}`);
+/**
+ * The chunks a chunk loads with it: its static imports; for an entry, also the chunks it imports dynamically and
+ * the ones their import preloads (Vite's list of "assets/..." names). Worker scripts are URLs ("/assets/..."), not
+ * imports, so they are not followed.
+ */
+const loads = (f, entry) => {
+  const t = text(f);
+  const out = matches(t, /(?:\bfrom|\bimport)\s*["'`]\.\/([^"'`]+\.js)["'`]/g);
+  if (entry)
+    out.push(
+      ...matches(t, /\bimport\(\s*["'`]\.\/([^"'`]+\.js)["'`]\s*\)/g),
+      ...matches(t, /["'`]assets\/([^"'`]+\.js)["'`]/g),
+    );
+  return out;
+};
+const page = [...entries];
+for (let i = 0; i < page.length; i++)
+  for (const g of loads(page[i], entries.includes(page[i]))) if (!page.includes(g) && assets.includes(g)) page.push(g);
+const others = assets.filter((f) => !page.includes(f));
 const othersText = others.map(text).join('\n');
 
 const trainer = TRAINER_SOURCES.flatMap((src) =>

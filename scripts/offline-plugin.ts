@@ -1,6 +1,7 @@
 // The Vite plugin that makes the built page work offline after its first visit: it writes sw.js, the service worker
 // (scripts/service-worker.js) with the list of files to keep inlined, so every build changes sw.js and browsers
-// update it. Kept: the page, its entry chunk and the chunks it imports statically, its CSS, the engine worker, the
+// update it. Kept: the page, its entry chunk, the app chunk the entry imports once it has started the engine worker
+// (src/main.tsx), the chunks those import statically, their CSS, the engine worker, the
 // shipped warm starts and tokenizers. Not kept: what loads only on demand (the benchmark panel and its worker,
 // the peer backend, transformers.js and its WASM) and test fixtures, so the first visit does not fetch heavy
 // libraries in the background. Build-time only.
@@ -25,10 +26,14 @@ interface BundleItem {
   fileName: string;
   isEntry?: boolean;
   imports?: string[];
+  dynamicImports?: string[];
   viteMetadata?: { importedCss?: Set<string> };
 }
 
-/** The built files a first visit needs to run a lab offline: the entry chunk, its static imports and CSS, the engine worker. */
+/**
+ * The built files a first visit needs to run a lab offline: the entry chunk and the app chunk it imports (its dynamic
+ * imports; not those of the chunks below it, which load on demand), their static imports and CSS, the engine worker.
+ */
 export function keptBuildFiles(bundle: Readonly<Record<string, BundleItem>>): string[] {
   const kept = new Set<string>();
   const visit = (name: string) => {
@@ -38,7 +43,9 @@ export function keptBuildFiles(bundle: Readonly<Record<string, BundleItem>>): st
     for (const css of item.viteMetadata?.importedCss ?? []) kept.add(css);
     for (const i of item.imports ?? []) visit(i);
   };
-  for (const item of Object.values(bundle)) if (item.type === 'chunk' && item.isEntry) visit(item.fileName);
+  for (const item of Object.values(bundle))
+    if (item.type === 'chunk' && item.isEntry)
+      for (const name of [item.fileName, ...(item.dynamicImports ?? [])]) visit(name);
   for (const item of Object.values(bundle)) {
     if (/(^|\/)engine\.worker-[^/]*\.js$/.test(item.fileName) || item.fileName.endsWith('.css'))
       kept.add(item.fileName);

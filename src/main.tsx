@@ -1,19 +1,6 @@
-// Page entry: mounts the React app. Nothing heavy is imported here (no transformers.js, no engine code:
-// the engine runs in its worker).
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './ui/App';
-import './ui/styles.css';
+// Page entry: starts the engine worker first, so that its script and the GPU device load while the app's own
+// bundle does (the app asks for the device only once React has rendered), then loads and mounts the app (mount.tsx).
+import { startEngineWorker } from './worker/client';
 
-// The built page keeps itself for offline use (sw.js, made by scripts/offline-plugin.ts); the dev server does not.
-if (import.meta.env.PROD && 'serviceWorker' in navigator) {
-  navigator.serviceWorker
-    .register(`${import.meta.env.BASE_URL}sw.js`)
-    .catch((e: unknown) => console.warn(`offline copy not kept: ${e instanceof Error ? e.message : String(e)}`));
-}
-
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+startEngineWorker(location.search);
+void import('./mount');

@@ -7,12 +7,29 @@ import type { ReplyOf, Request, Response, WorkerEvent } from './protocol';
 import { RequestChannel } from './requests';
 import { hostSandboxes } from './sandbox-host';
 
+/** The engine worker started ahead of the page's app (startEngineWorker), until an EngineClient takes it. */
+let early: Worker | null = null;
+
+function engineWorker(): Worker {
+  return new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'rl-lab-engine' });
+}
+
+/**
+ * Starts the engine worker as the page's first act (main.tsx, before the app's bundle loads): the worker's script
+ * and its GPU device then load while the page's own code does. Not on the bench page (?bench), which measures on a
+ * worker and device of its own, alone.
+ */
+export function startEngineWorker(search: string): void {
+  if (!early && !new URLSearchParams(search).has('bench')) early = engineWorker();
+}
+
 export class EngineClient {
   private readonly worker: Worker;
   private readonly channel: RequestChannel;
 
   constructor(onEvent: (e: WorkerEvent) => void) {
-    this.worker = new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'rl-lab-engine' });
+    this.worker = early ?? engineWorker();
+    early = null;
     this.channel = new RequestChannel(this.worker, onEvent);
     this.worker.onmessage = (ev: MessageEvent<Response>) => {
       const t0 = performance.now();

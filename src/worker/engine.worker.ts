@@ -43,6 +43,13 @@ const FLUSH_MS = 250;
 
 let ctx: GpuContext | null = null;
 let acquiring: Promise<GpuContext> | null = null;
+/**
+ * The adapter and device asked for as this worker loads, before the page's init (the page starts this worker ahead
+ * of its own bundle: worker/client.ts startEngineWorker), so the device comes while the page renders. The first
+ * device() takes it; a device asked for after a loss is a fresh one.
+ */
+let early: Promise<GpuContext> | null = acquireDevice({ runtime: 'browser' });
+early.catch(() => {}); // its failure is reported when device() takes it
 
 function post(message: Response, transfer: Transferable[] = []): void {
   (self as unknown as { postMessage(m: Response, t: Transferable[]): void }).postMessage(message, transfer);
@@ -61,7 +68,9 @@ function enqueue(task: () => void | Promise<void>): void {
 
 async function device(): Promise<GpuContext> {
   if (ctx) return ctx;
-  acquiring ??= acquireDevice({ runtime: 'browser' })
+  const asked = early ?? acquireDevice({ runtime: 'browser' });
+  early = null;
+  acquiring ??= asked
     .then(async (c) => {
       markStartup('device');
       ctx = c;
