@@ -68,9 +68,10 @@ function enqueue(task: () => void | Promise<void>): void {
 
 async function device(): Promise<GpuContext> {
   if (ctx) return ctx;
+  if (acquiring) return acquiring;
   const asked = early ?? acquireDevice({ runtime: 'browser' });
   early = null;
-  acquiring ??= asked
+  acquiring = asked
     .then(async (c) => {
       markStartup('device');
       ctx = c;
