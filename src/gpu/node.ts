@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { acquireDevice, type AcquireOptions } from './adapter';
 import type { GpuContext } from './context';
 import { WebGpuUnavailableError, nodeWebGpuAdvice } from './errors';
-import { SWIFTSHADER_ICD, VULKAN_DRIVERS, type VulkanDriver } from './vulkan-drivers';
+import { SWIFTSHADER_ICD, VULKAN_DRIVERS, adapterInfoText, vulkanDriverOf, type VulkanDriver } from './vulkan-drivers';
 
 export { SWIFTSHADER_ICD, VULKAN_DRIVERS, isVulkanDriver, type VulkanDriver } from './vulkan-drivers';
 
@@ -28,11 +28,9 @@ export function useVulkanDriver(driver: VulkanDriver): void {
 
 /** Throws unless the context's adapter is `driver`'s (so a wrong or missing ICD cannot pass as the right one). */
 export function assertVulkanDriver(ctx: GpuContext, driver: VulkanDriver): void {
-  const r = ctx.report;
-  const text = `${r.vendor} ${r.architecture} ${r.device} ${r.description}`;
-  if (!VULKAN_DRIVERS[driver].adapterMatch.test(text))
+  if (vulkanDriverOf(ctx.report) !== driver)
     throw new WebGpuUnavailableError(
-      `asked for the ${driver} Vulkan driver (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? ''}) but the adapter is "${text.trim()}"`,
+      `asked for the ${driver} Vulkan driver (VK_ICD_FILENAMES=${process.env.VK_ICD_FILENAMES ?? ''}) but the adapter is "${adapterInfoText(ctx.report).trim()}"`,
     );
 }
 

@@ -21,3 +21,22 @@ export type VulkanDriver = keyof typeof VULKAN_DRIVERS;
 export function isVulkanDriver(name: string): name is VulkanDriver {
   return Object.hasOwn(VULKAN_DRIVERS, name);
 }
+
+/** The fields of an adapter's info that tell its driver (AdapterReport has them). */
+interface AdapterInfoText {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+}
+
+/** An adapter's info as the one line each driver's adapterMatch is tested against. */
+export function adapterInfoText(r: AdapterInfoText): string {
+  return `${r.vendor} ${r.architecture} ${r.device} ${r.description}`;
+}
+
+/** Which of VULKAN_DRIVERS an adapter runs on, by its info; null for any other (a GPU's own driver). */
+export function vulkanDriverOf(r: AdapterInfoText): VulkanDriver | null {
+  const text = adapterInfoText(r);
+  return (Object.keys(VULKAN_DRIVERS) as VulkanDriver[]).find((d) => VULKAN_DRIVERS[d].adapterMatch.test(text)) ?? null;
+}

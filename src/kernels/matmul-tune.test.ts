@@ -141,7 +141,9 @@ describe('matmul autotune', () => {
 
   it('tunes llvmpipe among the variants that compile within the budget there, and no register tile', () => {
     const fake = (description: string) =>
-      ({ report: { vendor: 'mesa', architecture: 'software', description, isFallbackAdapter: true } }) as GpuContext;
+      ({
+        report: { vendor: 'mesa', architecture: 'software', device: '', description, isFallbackAdapter: true },
+      }) as GpuContext;
     const llvmpipe = fake('llvmpipe: Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)');
     expect(isLlvmpipe(llvmpipe)).toBe(true);
     expect(tuneCandidates(llvmpipe)).toEqual(['blocked', 'strided', 'vec4']);
@@ -149,6 +151,7 @@ describe('matmul autotune', () => {
       report: {
         vendor: 'google',
         architecture: 'swiftshader',
+        device: '',
         description: 'SwiftShader Device',
         isFallbackAdapter: true,
       },

@@ -6,6 +6,7 @@
 // measure later (a stop callback ends a measurement between two timed products). Not the benchmark.
 
 import type { GpuContext, Tensor } from '../gpu';
+import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { Rng, randomArray } from '../core/random';
 import {
   matmul,
@@ -47,8 +48,7 @@ export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
  * every layout there (NT 2.9 ms, NN 3.5, TN 2.0, against 'wide' 3.6, 3.9, 3.4; 'tiled' 13-15). BENCHMARKS.md.
  */
 export function isLlvmpipe(ctx: GpuContext): boolean {
-  const r = ctx.report;
-  return /llvmpipe|lavapipe/i.test(`${r.vendor} ${r.architecture} ${r.description}`);
+  return vulkanDriverOf(ctx.report) === 'lavapipe';
 }
 
 /** The candidates on llvmpipe: the variants that compile within the budget there (isLlvmpipe). */
