@@ -20,12 +20,16 @@
 override LANES: u32 = 1u;        // threads per row (1, 4, 16 or 64)
 override ROWS: u32 = 64u;        // rows per workgroup
 override WG: u32 = LANES * ROWS; // derived: do not pass
+// The run's discrete configuration, constant per pipeline so that code for a feature that is off is not compiled
+// (a third of objective_rows' compile time on SwiftShader, nearly all of objective_select's).
+override FLAGS: u32 = 0u;   // F_* bits (objective_select, objective_rows)
+override RS_MODE: u32 = 0u; // RS_*: the rollout correction (objective_rows)
 
 // Declared in src/kernels/objective.ts: SELECT_WG (objective_select's workgroup; the twin's selectionSum follows its
 // order), FINAL_WG (objective_finalize: one thread per metric, plus the loss), the planes P_* of the packed input
 // (each N*L words; P_COVKEY: scratch u32 covariance keys, 0 not a candidate; P_FLAGS: u32 flags, bit 0 kept by the
-// entropy quantile, bit 1 cov-selected), the stats layout S_ROWS and RP, the feature bits F_* of Params.flags and
-// the codes of Params.lossType (LOSS_*), aggMode (AGG_*), klMode (KL_*) and rsMode (RS_*, the rollout correction).
+// entropy quantile, bit 1 cov-selected), the stats layout S_ROWS and RP, the feature bits F_* of FLAGS and
+// the codes of Params.lossType (LOSS_*), aggMode (AGG_*), klMode (KL_*) and RS_MODE (RS_*, the rollout correction).
 // @consts
 
 // Stats buffer (u32 words): batch values, then RP words per row from S_ROWS.
@@ -118,21 +122,21 @@ fn capped_exp(x: f32) -> f32 { return exp(min(x, 20.0)); }
 
 // Outside [rsMin, rsMax] (a bound whose flag is unset does not bound).
 fn rs_outside(v: f32) -> bool {
-  return ((p.flags & F_RS_MIN) != 0u && v < p.rsMin) || ((p.flags & F_RS_MAX) != 0u && v > p.rsMax);
+  return ((FLAGS & F_RS_MIN) != 0u && v < p.rsMin) || ((FLAGS & F_RS_MAX) != 0u && v > p.rsMax);
 }
 
 // The twin's rolloutCorrectionWeight: (c, truncated, masked) from the token's log weight x, the row's sum X and n.
 fn rs_weight(x: f32, rowSum: f32, n: f32) -> vec3<f32> {
-  switch (p.rsMode) {
+  switch (RS_MODE) {
     case RS_TOKEN_TRUNCATE, RS_SEQUENCE_TRUNCATE: {
-      let w = capped_exp(select(rowSum, x, p.rsMode == RS_TOKEN_TRUNCATE));
+      let w = capped_exp(select(rowSum, x, RS_MODE == RS_TOKEN_TRUNCATE));
       var c = w;
-      if ((p.flags & F_RS_MIN) != 0u) { c = max(c, p.rsMin); }
-      if ((p.flags & F_RS_MAX) != 0u) { c = min(c, p.rsMax); }
+      if ((FLAGS & F_RS_MIN) != 0u) { c = max(c, p.rsMin); }
+      if ((FLAGS & F_RS_MAX) != 0u) { c = min(c, p.rsMax); }
       return vec3<f32>(c, select(0.0, 1.0, rs_outside(w)), 0.0);
     }
     case RS_TOKEN_MASK, RS_SEQUENCE_MASK: {
-      let w = capped_exp(select(rowSum, x, p.rsMode == RS_TOKEN_MASK));
+      let w = capped_exp(select(rowSum, x, RS_MODE == RS_TOKEN_MASK));
       let out = rs_outside(w);
       return vec3<f32>(select(w, 0.0, out), 0.0, select(0.0, 1.0, out));
     }
@@ -173,9 +177,9 @@ fn objective_select(@builtin(local_invocation_index) lid: u32) {
   atomicAdd(&sel_count, c);
   workgroupBarrier();
   let n = atomicLoad(&sel_count);
-  let selEnt = (p.flags & F_SEL_ENT) != 0u;
-  let clipCov = (p.flags & F_CLIP_COV) != 0u;
-  let covMode = (p.flags & (F_CLIP_COV | F_KL_COV)) != 0u;
+  let selEnt = (FLAGS & F_SEL_ENT) != 0u;
+  let clipCov = (FLAGS & F_CLIP_COV) != 0u;
+  let covMode = (FLAGS & (F_CLIP_COV | F_KL_COV)) != 0u;
 
   var meanA = 0.0;
   var meanLp = 0.0;
@@ -321,11 +325,11 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let NL = p.N * p.L;
   let gmpo = p.lossType == LOSS_GMPO;
   let seqGrad = gmpo || (p.seqLevel == 1u && p.lossType != LOSS_CISPO && p.lossType != LOSS_PG);
-  let hasSel = (p.flags & (F_SEL_ENT | F_CLIP_COV | F_KL_COV)) != 0u;
+  let hasSel = (FLAGS & (F_SEL_ENT | F_CLIP_COV | F_KL_COV)) != 0u;
 
   // Row pass 1: n_i, the sum that makes the sequence ratio, the rollout correction's X_i and the off-policy
   // mask's summed log(pi_sampler / pi_theta).
-  let hasSampler = (p.flags & F_SAMPLER) != 0u;
+  let hasSampler = (FLAGS & F_SAMPLER) != 0u;
   var n = 0.0;
   var sumD = 0.0;
   var sumIs = 0.0;
@@ -349,7 +353,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   n = pre.x;
   let rSeq = select(1.0, exp(pre.y / n), n > 0.0);
   let logWV = clamp(row_sum(vec4<f32>(sumV, 0.0, 0.0, 0.0), lid).x, log(1e-8), 20.0); // vespo
-  let offDrop = (p.flags & F_OFF) != 0u && n > 0.0 && pre.w / n > p.offThreshold;
+  let offDrop = (FLAGS & F_OFF) != 0u && n > 0.0 && pre.w / n > p.offThreshold;
 
   let M = bitcast<f32>(row_stats[S_M]);
   let Nf = f32(p.N);
@@ -392,7 +396,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       case LOSS_PPO_CLIP: {
         let lo = 1.0 - p.epsLow;
         let hi = 1.0 + p.epsHigh;
-        let hasDelta = (p.flags & F_DELTA) != 0u;
+        let hasDelta = (FLAGS & F_DELTA) != 0u;
         let rc = select(r, min(r, p.delta), hasDelta);
         let u1 = rc * A;
         let u2 = clamp(r, lo, hi) * A;
@@ -403,7 +407,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
           l = -u2;
           gr = select(0.0, -A, r > lo && r < hi);
         }
-        if ((p.flags & F_DUAL) != 0u && A < 0.0 && l > -p.clipC * A) {
+        if ((FLAGS & F_DUAL) != 0u && A < 0.0 && l > -p.clipC * A) {
           l = -p.clipC * A;
           gr = 0.0;
         }
@@ -457,10 +461,10 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if (hasSel) { fl = packed[P_FLAGS * NL + idx]; }
     let keep = f32(fl & 1u);
     let picked = f32((fl >> 1u) & 1u);
-    let det = select(0.0, picked, (p.flags & F_CLIP_COV) != 0u);
-    let klSel = select(0.0, picked, (p.flags & F_KL_COV) != 0u);
+    let det = select(0.0, picked, (FLAGS & F_CLIP_COV) != 0u);
+    let klSel = select(0.0, picked, (FLAGS & F_KL_COV) != 0u);
     var corr = vec3<f32>(1.0, 0.0, 0.0);
-    if (p.rsMode != RS_OFF) { corr = rs_weight(old - in_f(P_SAMPLER, idx), pre.z, n); }
+    if (RS_MODE != RS_OFF) { corr = rs_weight(old - in_f(P_SAMPLER, idx), pre.z, n); }
     let offKeep = select(1.0, 0.0, offDrop && A < 0.0);
     q3 += vec4<f32>(corr.x, corr.y, corr.z, 1.0 - offKeep);
     let c = corr.x * offKeep;
@@ -476,7 +480,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     }
     g += w * c * klSel * p.klCovCoef * sign(d);
     var kl = 0.0;
-    if ((p.flags & F_KL) != 0u) {
+    if ((FLAGS & F_KL) != 0u) {
       if (p.klMode == KL_EXACT) {
         kl = in_f(P_KLX, idx);
       } else {
@@ -492,8 +496,8 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             dk = select(0.0, -expm1(-u), k3 < 10.0 && k3 > -10.0);
           }
         }
-        if ((p.flags & F_KL_ST) != 0u) { dk = u; } // straight-through: k2's gradient
-        if ((p.flags & F_KL_BC) != 0u) {
+        if ((FLAGS & F_KL_ST) != 0u) { dk = u; } // straight-through: k2's gradient
+        if ((FLAGS & F_KL_BC) != 0u) {
           // Unbiased KL (use_bias_correction_kl): q k, q the ratio; q's gradient to the token, or summed to the row.
           let q = select(rho, rSeq, p.seqLevel == 1u);
           g += w * p.beta * q * dk;
@@ -514,9 +518,9 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     recs[4u * NL + idx] = w;
     q0 += vec4<f32>(contrib, w * lpg, select(0.0, 1.0, side < 0.0 && p.lossType != LOSS_CISPO), select(0.0, 1.0, side > 0.0 && p.lossType != LOSS_CISPO));
     q1 += vec4<f32>(0.0, kl, 0.0, H);
-    if ((p.flags & F_KLX) != 0u) { q1.z += in_f(P_KLX, idx); }
+    if ((FLAGS & F_KLX) != 0u) { q1.z += in_f(P_KLX, idx); }
     var diff = 0.0;
-    if ((p.flags & F_SAMPLER) != 0u) {
+    if ((FLAGS & F_SAMPLER) != 0u) {
       diff = abs(old - in_f(P_SAMPLER, idx));
       diffMax = max(diffMax, diff);
     }

@@ -80,6 +80,9 @@ fn sampler_random(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wo
 
 
 const NONE: u32 = 0xffffffffu;
+// Whether top-k or top-p is on: the radix search below is compiled only then (without it sampler_sample compiles in
+// about half the time on SwiftShader, and plain temperature sampling is the default).
+override FILTERED: bool = true;
 
 var<workgroup> chosen: array<u32, ROWS>; // per row slot: the token drawn by the lane that owns the draw
 
@@ -234,10 +237,10 @@ fn sampler_sample(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   if (p.greedy == 0u) {
     // Top-k: the largest key K with count(key >= K) >= k is the key of the k-th largest z.
     var kKey = 0u;
-    if (p.topK > 0u && p.topK < p.cols) { kKey = radix_threshold(p.topK, false, 0u, zmax, n, lane, lid); }
+    if (FILTERED && p.topK > 0u && p.topK < p.cols) { kKey = radix_threshold(p.topK, false, 0u, zmax, n, lane, lid); }
     // Top-p within the top-k set: the largest key K whose head {key >= K} holds mass >= topP * mass(top-k set).
     var pKey = 0u;
-    if (p.topP < 1.0) { pKey = radix_threshold(0u, true, kKey, zmax, n, lane, lid); }
+    if (FILTERED && p.topP < 1.0) { pKey = radix_threshold(0u, true, kKey, zmax, n, lane, lid); }
     let tKey = max(kKey, pKey);
 
     // Inverse CDF in vocabulary order: lane i of the row owns columns [i * chunk, (i + 1) * chunk).

@@ -131,12 +131,10 @@ describe('matmul autotune', () => {
     expect(matmulTuning(gpu.ctx.device)).toEqual({});
   });
 
-  it('ships the 8x8 tile (quick to compile) for SwiftShader, vec4 for llvmpipe and the default variant for GPUs', () => {
+  it('ships vec4 (quick to compile) for the CPU adapters and the default variant for GPUs', () => {
     const variants = Object.values(shippedTuning(gpu.ctx));
-    if (isLlvmpipe(gpu.ctx)) expect(variants).toEqual(['vec4', 'vec4', 'vec4']);
-    else if (gpu.ctx.report.isFallbackAdapter) expect(variants).toEqual(['wide', 'wide', 'wide']);
+    if (gpu.ctx.report.isFallbackAdapter || isLlvmpipe(gpu.ctx)) expect(variants).toEqual(['vec4', 'vec4', 'vec4']);
     else expect(variants).toEqual([]);
-    for (const v of variants) expect(tuneCandidates(gpu.ctx)).toContain(v);
   });
 
   it('tunes llvmpipe among the variants that compile within the budget there, and no register tile', () => {

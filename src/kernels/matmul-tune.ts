@@ -125,16 +125,18 @@ export class TuneStopped extends Error {
 }
 
 /**
- * The variants per adapter class for an adapter not measured yet, chosen for the time to a first step: SwiftShader
- * takes the 8x8 tile ('wide') on every layout, whose pipelines compile in about 0.08 s where the 16x16 tile the
- * autotune picks there takes 0.4 s (BENCHMARKS.md); in the page that halved the time to the first chart point on
- * SwiftShader (README). llvmpipe takes 'vec4', its fastest to run and among its quickest to compile (isLlvmpipe). A
- * GPU keeps matmul()'s default ('blocked'), since the autotune's rankings on the GPUs measured so far were within the
- * timestamps' quantization. The adapter's own tune replaces them for later runs.
+ * The variants per adapter class for an adapter not measured yet, chosen for the time to a first step. Both CPU
+ * adapters take 'vec4' on every layout (unaligned products fall back to 'blocked'): its pipelines compile in a tenth
+ * of the register tiles' time and it runs the first lesson's step as fast. On SwiftShader in Node, the first lesson's
+ * five matmul pipelines took 2.0-2.4 s with the 8x8 tile ('wide') and 0.34-0.41 s with 'vec4' (created back to back,
+ * machine shared), and the later steps took 1.17 s with 'vec4' against 1.24-1.32 s with 'wide'. On llvmpipe 'vec4' is
+ * also the fastest to run at the tune shapes (isLlvmpipe). At larger shapes SwiftShader runs the register tiles faster
+ * (BENCHMARKS.md), which its own tune measures while no run trains and installs for the next run. A GPU keeps
+ * matmul()'s default ('blocked'), since the autotune's rankings on the GPUs measured so far were within the
+ * timestamps' quantization.
  */
 export function shippedTuning(ctx: GpuContext): MatmulTuning {
-  if (isLlvmpipe(ctx)) return { NT: 'vec4', NN: 'vec4', TN: 'vec4' };
-  return ctx.report.isFallbackAdapter ? { NT: 'wide', NN: 'wide', TN: 'wide' } : {};
+  return ctx.report.isFallbackAdapter || isLlvmpipe(ctx) ? { NT: 'vec4', NN: 'vec4', TN: 'vec4' } : {};
 }
 
 /** This adapter's measured tuning if memory or the store holds one (installed on ctx's device then), else null. */

@@ -49,7 +49,10 @@ const PLANE: Record<keyof ObjectiveTensors, number> = {
 const STATS_BATCH = 16;
 const STATS_ROW = 24;
 
-/** Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of flags (F_*). */
+/**
+ * Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of the FLAGS
+ * override (F_*): the features a run has on are pipeline constants, so code for one that is off is not compiled.
+ */
 const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7, vespo: 8 } as const;
 const AGG = {
   'token-mean': 0,
@@ -74,7 +77,7 @@ const F = {
   KL_ST: 4096,
   KL_BC: 8192,
 } as const;
-/** Rollout correction: its mode codes (the shader's RS_*) and flag bits (bounds present, off-policy mask on). */
+/** Rollout correction: its mode codes (the RS_MODE override) and flag bits (bounds present, off-policy mask on). */
 const RS = {
   off: 0,
   token_truncate: 1,
@@ -92,7 +95,6 @@ const PARAMS = uniforms('Params', {
   seqLevel: 'u32', // 1: sequence-level ratio (GSPO)
   aggMode: 'u32', // AGG_*
   klMode: 'u32', // KL_*
-  flags: 'u32', // F_* bits
   epsLow: 'f32',
   epsHigh: 'f32',
   clipC: 'f32',
@@ -108,7 +110,6 @@ const PARAMS = uniforms('Params', {
   covLb: 'f32',
   covUb: 'f32',
   klCovCoef: 'f32',
-  rsMode: 'u32', // RS_*: the rollout correction (tis_cap is token_truncate)
   rsMin: 'f32', // C_min (flag F_RS_MIN)
   rsMax: 'f32', // C_max (flag F_RS_MAX)
   offThreshold: 'f32', // off_policy_mask_threshold (flag F_OFF)
@@ -250,7 +251,6 @@ export function objectiveForwardBackward(
     seqLevel: cfg.importance_sampling_level === 'sequence' ? 1 : 0,
     aggMode: AGG[cfg.loss_agg_mode],
     klMode: KL[klBase],
-    flags,
     epsLow: cfg.epsilon,
     epsHigh: epsilonHigh(cfg),
     clipC: cfg.clip_ratio_c ?? 0,
@@ -266,7 +266,6 @@ export function objectiveForwardBackward(
     covLb: cfg.clip_cov_lb,
     covUb: cfg.clip_cov_ub,
     klCovCoef: cfg.kl_cov_coef,
-    rsMode: RS[rc?.mode ?? 'off'],
     rsMin: rc?.min ?? 0,
     rsMax: rc?.max ?? 0,
     offThreshold: cfg.off_policy_mask_threshold ?? 0,
@@ -280,11 +279,18 @@ export function objectiveForwardBackward(
 
   const family = ctx.family('objective', OBJECTIVE_SHADER.source);
   const layout = objectiveLayout(N, L);
-  rec.dispatch({ family, entry: 'objective_select', params, bindings: [packed, stats], workgroups: [1] });
+  rec.dispatch({
+    family,
+    entry: 'objective_select',
+    constants: { FLAGS: flags & (F.SEL_ENT | F.CLIP_COV | F.KL_COV) }, // the bits it reads: fewer pipelines
+    params,
+    bindings: [packed, stats],
+    workgroups: [1],
+  });
   rec.dispatch({
     family,
     entry: 'objective_rows',
-    constants: layout,
+    constants: { ...layout, FLAGS: flags, RS_MODE: RS[rc?.mode ?? 'off'] }, // RS_MODE token_truncate: tis_cap
     params,
     bindings: [dLogp, dEntropy, records, stats, packed],
     workgroups: grid(Math.ceil(N / layout.ROWS), ctx.device.limits.maxComputeWorkgroupsPerDimension),

@@ -76,7 +76,7 @@ export function sampleTokens(
   rec.dispatch({
     family: family(rec),
     entry: 'sampler_sample',
-    constants: { ...layout },
+    constants: { ...layout, FILTERED: (s.topK > 0 && s.topK < V) || s.topP < 1 ? 1 : 0 },
     params,
     bindings: [tokens, logprob, entropy, filteredLogprob, logits],
     workgroups: rowWorkgroups(rec, N, layout),
