@@ -3,7 +3,7 @@
 // buffers, one clipped AdamW step after the last), for every loss aggregation, with the KL in the loss, an entropy
 // bonus, LoRA, the critic and gradient checkpointing (grad-accum.fixture.ts holds the case).
 
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_OBJECTIVE_CONFIG, type ObjectiveConfig } from '../schema/objective';
 import { useNodeDevice } from '../testing/test-device';
 import { gaCase, gaInit, type GaTolerances } from './grad-accum.fixture';
@@ -26,23 +26,29 @@ const KL: ObjectiveConfig = {
 describe('gradient accumulation on the GPU learner: k micro-batches make the step of the whole minibatch', () => {
   for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const)
     it(`${agg}, k3 KL in the loss and an entropy bonus, k = 2 and 3`, async () => {
-      await gaCase(agg, () => new GpuLearner(gpu.ctx, gaInit()), { ...KL, loss_agg_mode: agg }, [2, 3], TOL);
+      expect(
+        await gaCase(agg, () => new GpuLearner(gpu.ctx, gaInit()), { ...KL, loss_agg_mode: agg }, [2, 3], TOL),
+      ).toEqual([]);
     });
 
   it('sequence-level ratio (GSPO), the exact KL, a row per micro-batch (one without masked tokens)', async () => {
     const cfg: ObjectiveConfig = { ...KL, kl_estimator: 'exact', importance_sampling_level: 'sequence' };
-    await gaCase('gspo exact', () => new GpuLearner(gpu.ctx, gaInit()), cfg, [6], TOL);
+    expect(await gaCase('gspo exact', () => new GpuLearner(gpu.ctx, gaInit()), cfg, [6], TOL)).toEqual([]);
   });
 
   it('LoRA', async () => {
-    await gaCase('lora', () => new GpuLearner(gpu.ctx, gaInit({ lora: true })), KL, [2, 3], TOL);
+    expect(await gaCase('lora', () => new GpuLearner(gpu.ctx, gaInit({ lora: true })), KL, [2, 3], TOL)).toEqual([]);
   });
 
   it('the critic (PPO): the value loss over the minibatch, one critic step', async () => {
-    await gaCase('critic', () => new GpuLearner(gpu.ctx, gaInit({ critic: true })), KL, [3], TOL, { critic: true });
+    expect(
+      await gaCase('critic', () => new GpuLearner(gpu.ctx, gaInit({ critic: true })), KL, [3], TOL, { critic: true }),
+    ).toEqual([]);
   });
 
   it('gradient checkpointing: each micro-batch recomputes its own layers', async () => {
-    await gaCase('recompute', () => new GpuLearner(gpu.ctx, gaInit({ recompute: true })), KL, [2], TOL);
+    expect(await gaCase('recompute', () => new GpuLearner(gpu.ctx, gaInit({ recompute: true })), KL, [2], TOL)).toEqual(
+      [],
+    );
   });
 });

@@ -3,12 +3,11 @@
 // with the KL in the loss, an entropy bonus, LoRA and the critic (grad-accum.fixture.ts holds the case). The
 // tolerance is f32 summation order: the twin sums each micro-batch's per-row gradients, then the micro-batches.
 
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_OBJECTIVE_CONFIG, type ObjectiveConfig } from '../schema/objective';
 import { CpuLearner } from './cpu-learner';
 import { gaCase, gaInit, type GaTolerances } from './grad-accum.fixture';
 import { combineMicroScalars, STEP_SCALARS, type StepScalar } from './learner';
-import { expect } from 'vitest';
 
 // Weights ~0.3 and AdamW's first step lr g / (|g| + 1) (lr 0.5): a gradient summed in another order moves by a few
 // f32 ulps of its magnitude, the weight by lr times that; the objective's own arithmetic is double precision.
@@ -24,20 +23,22 @@ const KL: ObjectiveConfig = {
 describe('gradient accumulation on the CPU learner: k micro-batches make the step of the whole minibatch', () => {
   for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const)
     it(`${agg}, k3 KL in the loss and an entropy bonus, k = 2 and 3`, async () => {
-      await gaCase(agg, () => new CpuLearner(gaInit()), { ...KL, loss_agg_mode: agg }, [2, 3], TOL);
+      expect(await gaCase(agg, () => new CpuLearner(gaInit()), { ...KL, loss_agg_mode: agg }, [2, 3], TOL)).toEqual([]);
     });
 
   it('sequence-level ratio (GSPO), the exact KL, a row per micro-batch (one without masked tokens)', async () => {
     const cfg: ObjectiveConfig = { ...KL, kl_estimator: 'exact', importance_sampling_level: 'sequence' };
-    await gaCase('gspo exact', () => new CpuLearner(gaInit()), cfg, [6], TOL);
+    expect(await gaCase('gspo exact', () => new CpuLearner(gaInit()), cfg, [6], TOL)).toEqual([]);
   });
 
   it('LoRA', async () => {
-    await gaCase('lora', () => new CpuLearner(gaInit({ lora: true })), KL, [2, 3], TOL);
+    expect(await gaCase('lora', () => new CpuLearner(gaInit({ lora: true })), KL, [2, 3], TOL)).toEqual([]);
   });
 
   it('the critic (PPO): the value loss over the minibatch, one critic step', async () => {
-    await gaCase('critic', () => new CpuLearner(gaInit({ critic: true })), KL, [3], TOL, { critic: true });
+    expect(
+      await gaCase('critic', () => new CpuLearner(gaInit({ critic: true })), KL, [3], TOL, { critic: true }),
+    ).toEqual([]);
   });
 });
 
