@@ -28,7 +28,7 @@ import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
 import { rlResolvedMemoryPlan } from './memory';
 import { resolveWeightDtype, type WeightDtype } from '../core/half';
-import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
+import { curriculumDifficulty, learningRateAt, microBatchRows, minibatchRows } from './schedule';
 import {
   PhaseTimes,
   explainedVariance,
@@ -289,12 +289,11 @@ export class Trainer {
       for (let r = 0; r < N; r++) if (truncatedRows[r]) mask.fill(0, r * S, (r + 1) * S);
 
     // Minibatches (contiguous rows, the same split every epoch), each as its gradient_accumulation_steps micro-batches
-    // (contiguous rows of it, one shape), in the training layout. Scoring runs micro-batch by micro-batch too.
+    // (contiguous rows of it, one shape, at most the planned size), in the training layout. Scoring runs micro-batch
+    // by micro-batch too.
     const P = maxOf(ro.prompts.map((p) => p.length));
     const mbs = minibatchRows(N, c.num_minibatches);
-    const micro = mbs.map((rows) =>
-      minibatchRows(rows.length, c.gradient_accumulation_steps).map((part) => part.map((i) => rows[i])),
-    );
+    const micro = mbs.map((rows) => microBatchRows(rows, d.microBatchSize));
     const seqs: SequenceBatch[][] = micro.map((parts) =>
       parts.map((rows) => sequenceBatch(ro.prompts, rollout.tokens, S, rows, P, tok.padId)),
     );
