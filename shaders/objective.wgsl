@@ -16,6 +16,8 @@
 //   objective_finalize (loss, metrics, stats)   one workgroup: a thread per metric reduces the row partials in row
 //                      order (sums; the per-row clip fractions' min / max for low_min / high_max). No float atomics
 //                      anywhere: every sum has a fixed order, so results are deterministic.
+// Gradient accumulation (flag F_AGG): the call is one micro-batch of a minibatch, and M and N of the aggregation
+// weights and of the metrics' means are the minibatch's (Params.aggTokens, aggRows) rather than counted here.
 
 override LANES: u32 = 1u;        // threads per row (1, 4, 16 or 64)
 override ROWS: u32 = 64u;        // rows per workgroup
@@ -269,7 +271,8 @@ fn objective_select(@builtin(local_invocation_index) lid: u32) {
     }
   }
   if (lid == 0u) {
-    sel_stats[S_M] = bitcast<u32>(f32(n));
+    // Under gradient accumulation (F_AGG) M is the whole minibatch's masked tokens, given by the wrapper.
+    sel_stats[S_M] = bitcast<u32>(select(f32(n), p.aggTokens, (p.flags & F_AGG) != 0u));
     sel_stats[S_KEY_ENT] = keyEnt;
     sel_stats[S_KEY_COV] = keyCov;
     sel_stats[S_MEAN_A] = bitcast<u32>(meanA);
@@ -356,7 +359,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let offDrop = (FLAGS & F_OFF) != 0u && n > 0.0 && pre.w / n > p.offThreshold;
 
   let M = bitcast<f32>(row_stats[S_M]);
-  let Nf = f32(p.N);
+  let Nf = select(f32(p.N), f32(p.aggRows), (p.flags & F_AGG) != 0u); // the minibatch's N under F_AGG
   var w = 0.0;
   switch (p.aggMode) {
     case AGG_TOKEN_MEAN: { w = select(0.0, 1.0 / M, M > 0.0); }

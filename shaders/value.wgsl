@@ -6,7 +6,8 @@
 // One workgroup of WG threads loops over all N*L tokens (a training batch has at most ~16k): no float atomics, and
 // every sum has a fixed order, the twin's: thread t sums tokens t, t + WG, t + 2 WG, ... in index order, then a
 // tree, for s = WG/2, ..., 1: partial[t] += partial[t + s]. A second loop writes dValues, which needs the total
-// masked count M. Tokens with mask 0 are skipped entirely (padding may hold any value) and get dValues = 0.
+// masked count M (under gradient accumulation the whole minibatch's, Params.aggTokens). Tokens with mask 0 are
+// skipped entirely (padding may hold any value) and get dValues = 0.
 
 // @consts
 
@@ -62,7 +63,7 @@ fn value_loss_forward_backward(@builtin(local_invocation_index) lid: u32) {
     workgroupBarrier();
   }
   let tot = red_a[0];
-  let M = tot.x;
+  let M = select(tot.x, p.aggTokens, p.agg != 0u); // the minibatch's count under gradient accumulation
   let inv = select(0.0, 1.0 / M, M != 0.0);
   if (lid == 0u) {
     loss[0] = p.coef * tot.y * inv;

@@ -126,7 +126,7 @@ describe('real-size section', () => {
     // LoRA keeps no moments for the base weights: its peak is below full fine-tuning's.
     expect(results[0].peakBytes).toBeLessThan(results[1].peakBytes);
     const md = realSizeMarkdown(results, 'test adapter');
-    expect(md).toContain('| LoRA r=16, minibatch 4 |');
-    expect(md).toContain('| full fine-tune, minibatch 1 |');
+    expect(md).toContain('| LoRA r=16, micro-batch 4 |');
+    expect(md).toContain('| full fine-tune, micro-batch 1 |');
   });
 });

@@ -14,7 +14,7 @@ import { encodeCheckpoint } from '../model/checkpoint';
 import { parameterCount, type ModelConfig } from '../model/config';
 import { SMOLLM2_135M } from '../model/real-models.fixture';
 import { buildCharTokenizerJson } from '../model/tokenizer';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig, type RLConfig } from '../rl/config';
 import { rlResolvedMemoryPlan } from '../rl/memory';
 import { benchParams } from './step';
 import type { GrpoShape } from './grpo';
@@ -75,34 +75,28 @@ export function realSizeFolder(model: ModelConfig = SMOLLM2_135M): RealSizeFolde
 
 /**
  * Each mode's run: the configuration of the issue's memory targets (src/rl/memory.test.ts asserts their plans at
- * 8 x 8 x 256): bf16 storage, gradient checkpointing, a reference model (beta 0.04), no weight-update maps, and the
- * minibatch that fits, 4 sequences under LoRA (rank 16) and 1 under full fine-tuning (num_minibatches = rows /
- * minibatch, so the batch takes rows / minibatch optimizer steps). `targetBytes` is the issue's budget for the peak at that batch.
+ * 8 x 8 x 256): bf16 storage, gradient checkpointing, a reference model (beta 0.04), no weight-update maps, one
+ * minibatch (the trainer's default: one optimizer step per batch) and the micro-batch that fits, 4 sequences under
+ * LoRA (rank 16) and 1 under full fine-tuning (gradient_accumulation_steps = rows / micro-batch: the gradients of
+ * the micro-batches add up before the one step). `targetBytes` is the issue's budget for the peak at that batch.
+ * BENCHMARKS.md's figures up to 2026-11-28 were measured with minibatches of those sizes instead (num_minibatches =
+ * rows / minibatch, so rows / minibatch optimizer steps a batch), at the same planned memory.
  */
 export const REAL_SIZE_MODES = {
   lora: {
-    label: 'LoRA r=16, minibatch 4',
-    minibatchRows: 4,
+    label: 'LoRA r=16, micro-batch 4',
+    microBatchRows: 4,
     targetBytes: 1.5 * 2 ** 30,
     extra: { lora_rank: 16, lora_alpha: 32 },
   },
-  full: { label: 'full fine-tune, minibatch 1', minibatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
+  full: { label: 'full fine-tune, micro-batch 1', microBatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
 } as const;
 
-/**
- * Two GRPO steps of the real-size model in one mode: the first compiles the pipelines, the second is measured.
- * `folder` is shared between modes (building it encodes 135M weights).
- */
-export async function benchRealSizeStep(
-  ctx: GpuContext,
-  mode: 'lora' | 'full',
-  shape: GrpoShape,
-  folder: RealSizeFolder,
-  progress: (m: string) => void = () => {},
-): Promise<RealSizeResult> {
+/** The run of one mode at `shape` (REAL_SIZE_MODES): two GRPO steps on the in-memory folder. */
+export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape): RLConfig {
   const settings = REAL_SIZE_MODES[mode];
   const rows = shape.prompts * shape.generations;
-  const config = resolveConfig('grpo', {
+  return resolveConfig('grpo', {
     checkpoint: FOLDER,
     task: 'copy',
     train_batch_size: shape.prompts,
@@ -117,9 +111,24 @@ export async function benchRealSizeStep(
     gradient_checkpointing: true,
     // The weight-update maps keep an f32 copy of the starting weights (514.6 MiB here); the targets are without them.
     weight_stats_every: 0,
-    num_minibatches: rows / Math.min(rows, settings.minibatchRows),
+    gradient_accumulation_steps: rows / Math.min(rows, settings.microBatchRows),
     ...settings.extra,
   });
+}
+
+/**
+ * Two GRPO steps of the real-size model in one mode: the first compiles the pipelines, the second is measured.
+ * `folder` is shared between modes (building it encodes 135M weights).
+ */
+export async function benchRealSizeStep(
+  ctx: GpuContext,
+  mode: 'lora' | 'full',
+  shape: GrpoShape,
+  folder: RealSizeFolder,
+  progress: (m: string) => void = () => {},
+): Promise<RealSizeResult> {
+  const settings = REAL_SIZE_MODES[mode];
+  const config = realSizeConfig(mode, shape);
   const planned = rlResolvedMemoryPlan(config, folder.model, {
     maxBufferSize: ctx.device.limits.maxBufferSize,
     maxStorageBufferBindingSize: ctx.device.limits.maxStorageBufferBindingSize,

@@ -71,7 +71,7 @@ export interface RealSizeResult {
   peakBytes: number;
   /** The memory plan's peak for the same config (src/rl/memory.ts), to read the measured peak against. */
   plannedPeakBytes: number;
-  /** The mode's run in words ("LoRA r=16, minibatch 4") and the budget for its peak at 8 x 8 x 256. */
+  /** The mode's run in words ("LoRA r=16, micro-batch 4") and the budget for its peak at 8 x 8 x 256. */
   label: string;
   targetBytes: number;
   /** Pipelines compiled and their total wall time; the slowest, as compileReport lines. */

@@ -126,6 +126,15 @@ const cases: [string, RLConfig][] = [
     }),
   ],
   [
+    'ppo with two minibatches of four micro-batches',
+    resolveConfig('ppo', {
+      train_batch_size: 4,
+      num_generations: 8,
+      num_minibatches: 2,
+      gradient_accumulation_steps: 4,
+    }),
+  ],
+  [
     'reinforce with several updates per batch',
     resolveConfig('reinforce', {
       num_iterations: 2,
@@ -173,6 +182,28 @@ describe('exports', () => {
     mappingRows(target, c)
       .flatMap((r) => r.settings)
       .find((s) => s.key === key)?.value;
+
+  it('gradient accumulation: each trainer takes the micro-batch (or the count of them) in its unit', () => {
+    const over = { train_batch_size: 4, num_generations: 8, num_minibatches: 2, gradient_accumulation_steps: 4 };
+    const grpo = resolveConfig('grpo', over);
+    // A minibatch of 32 / 2 = 16 completions in 4 micro-batches of 4.
+    expect(setting('trl', grpo, 'per_device_train_batch_size')).toBe(4);
+    expect(setting('trl', grpo, 'gradient_accumulation_steps')).toBe(4);
+    expect(setting('verl', grpo, 'actor_rollout_ref.actor.ppo_mini_batch_size')).toBe(2);
+    expect(setting('verl', grpo, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu')).toBe(4);
+    expect(setting('verl', grpo, 'critic.ppo_micro_batch_size_per_gpu')).toBeUndefined();
+    expect(setting('openrlhf', grpo, '--train.batch_size')).toBe(16);
+    expect(setting('openrlhf', grpo, '--train.micro_batch_size')).toBe(4);
+    const ppo = resolveConfig('ppo', over);
+    expect(setting('trl', ppo, 'num_mini_batches')).toBe(2);
+    expect(setting('trl', ppo, 'gradient_accumulation_steps')).toBe(4);
+    expect(setting('verl', ppo, 'critic.ppo_micro_batch_size_per_gpu')).toBe(4);
+    // Without accumulation a micro-batch is the minibatch.
+    const one = resolveConfig('grpo', { train_batch_size: 4, num_generations: 8, num_minibatches: 2 });
+    expect(setting('trl', one, 'per_device_train_batch_size')).toBe(16);
+    expect(setting('trl', one, 'gradient_accumulation_steps')).toBe(1);
+    expect(setting('verl', one, 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu')).toBe(16);
+  });
 
   it('converts values whose meaning or unit differs', () => {
     const grpo = resolveConfig('grpo', {});

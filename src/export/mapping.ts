@@ -272,14 +272,18 @@ const TRL: Partial<Record<RLField, Conversion>> = {
     trlClass === 'PPOConfig' ? set('num_ppo_epochs', c.num_iterations) : set('num_iterations', c.num_iterations),
   num_minibatches: ({ c, d, trlClass }) => {
     if (trlClass === 'PPOConfig') return set('num_mini_batches', c.num_minibatches);
-    return {
-      settings: [
-        { key: 'per_device_train_batch_size', value: d.minibatchSize },
-        { key: 'gradient_accumulation_steps', value: 1 },
-      ],
-      comment: `one optimizer step per ${d.minibatchSize} completions on one process (with P processes divide per_device_train_batch_size by P)`,
-    };
+    return set(
+      'per_device_train_batch_size',
+      d.microBatchSize,
+      `one optimizer step per ${d.minibatchSize} completions = per_device_train_batch_size x gradient_accumulation_steps on one process (with P processes divide per_device_train_batch_size by P)`,
+    );
   },
+  gradient_accumulation_steps: ({ c, d }) =>
+    set(
+      'gradient_accumulation_steps',
+      c.gradient_accumulation_steps,
+      `micro-batches per optimizer step, as in the lab: ${c.gradient_accumulation_steps} of ${d.microBatchSize} completions`,
+    ),
   train_batch_size: ({ c, d, trlClass }) =>
     trlClass === 'PPOConfig'
       ? none(
@@ -582,6 +586,13 @@ const VERL: Partial<Record<RLField, Conversion>> = {
       : none(
           `verl's minibatch is a whole number of prompts; ${c.train_batch_size} prompts do not split into ${c.num_minibatches}`,
         ),
+  gradient_accumulation_steps: ({ c, d }) => ({
+    settings: [
+      { key: `${A}ppo_micro_batch_size_per_gpu`, value: d.microBatchSize },
+      ...(d.needsCritic ? [{ key: 'critic.ppo_micro_batch_size_per_gpu', value: d.microBatchSize }] : []),
+    ],
+    comment: `verl counts a micro-batch in samples per GPU: B * G / num_minibatches / gradient_accumulation_steps = ${d.minibatchSize} / ${c.gradient_accumulation_steps} on one GPU (with P GPUs divide by P)`,
+  }),
   max_completion_length: ({ d }) =>
     set(
       'data.max_response_length',
@@ -739,6 +750,12 @@ const OPENRLHF: Partial<Record<RLField, Conversion>> = {
   },
   num_minibatches: ({ d }) =>
     set('--train.batch_size', d.minibatchSize, 'OpenRLHF counts a minibatch in samples: B * G / num_minibatches'),
+  gradient_accumulation_steps: ({ c, d }) =>
+    set(
+      '--train.micro_batch_size',
+      d.microBatchSize,
+      `OpenRLHF counts a micro-batch in samples per GPU: --train.batch_size / gradient_accumulation_steps = ${d.minibatchSize} / ${c.gradient_accumulation_steps} on one GPU (with P GPUs divide by P)`,
+    ),
   dynamic_sampling: ({ c }) =>
     c.dynamic_sampling
       ? {

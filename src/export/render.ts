@@ -362,10 +362,9 @@ function renderVerl(
   const own: Setting[] = [
     { key: 'actor_rollout_ref.rollout.name', value: 'vllm' },
     { key: 'data.max_prompt_length', value: d.maxPromptTokens },
-    { key: 'actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', value: 1 },
+    // The update's micro-batches (actor and critic) are the gradient_accumulation_steps row's (mapping.ts).
     { key: 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', value: 1 },
     { key: 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', value: 1 },
-    ...(d.needsCritic ? [{ key: 'critic.ppo_micro_batch_size_per_gpu', value: 1 }] : []),
     { key: 'custom_reward_function.name', value: 'compute_score' },
     { key: 'trainer.logger', value: 'console' },
   ];

@@ -4,7 +4,8 @@
 // adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
-import { OBJECTIVE_METRICS } from '../reference/objective';
+import { OBJECTIVE_METRICS, objectiveForwardBackward as refObjective } from '../reference/objective';
+import { host, type HostTensor } from '../core/host-tensor';
 import { Rng } from '../core/random';
 import { objectiveForwardBackward, objectiveLayout } from './objective';
 import { objectiveCases, pickInputs, randomObjectiveInputs } from './objective.cases';
@@ -226,4 +227,90 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
       close('dLogp', r.dLogp, c.grad.flat());
     });
   }
+});
+
+// Gradient accumulation: a minibatch's rows split into micro-batches, each call given the minibatch's totals (rows,
+// masked tokens). The GPU follows the twin on each micro-batch, and the micro-batches' losses, gradients, records
+// and token-mean metrics add up to the whole minibatch's (the twin's, in double precision, so only f32 rounding of
+// the results separates them).
+describe('objective with the minibatch totals of a micro-batch', () => {
+  const N = 9;
+  const L = 13;
+  /** The max / min metrics, each the call's own (the learner combines them); the others are shares that add up. */
+  const EXTREME = /[_/](max|min)$/;
+  const parts = [
+    [0, 4],
+    [4, 9],
+  ] as const;
+  const rowsOf = (h: HostTensor, [a, b]: readonly [number, number]) =>
+    host(Float32Array.from(h.data.subarray(a * L, b * L)), [b - a, L]);
+  const outsHost = (n: number) => [
+    host(new Float32Array(1), [1]),
+    host(new Float32Array(n * L), [n, L]),
+    host(new Float32Array(n * L), [n, L]),
+    host(new Float32Array(5 * n * L), [5, n, L]),
+    host(new Float32Array(OBJECTIVE_METRICS.length), [OBJECTIVE_METRICS.length]),
+  ];
+  const close = (label: string, got: ArrayLike<number>, want: ArrayLike<number>, tol = { atol: 2e-6, rtol: 1e-4 }) => {
+    const r = compareArrays(got, want, tol);
+    expect(r.pass, `${label}: ${r.summary}`).toBe(true);
+  };
+  for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const)
+    it(`${agg}: the GPU follows the twin, and the micro-batches add up to the minibatch`, async () => {
+      const all = randomObjectiveInputs(new Rng(31), N, L);
+      const cfg = resolveObjectiveConfig({ loss_agg_mode: agg, beta: 0.05, entropy_coef: 0.02, tis_cap: 2 });
+      const use = { ref: true, sampler: true };
+      const whole = outsHost(N);
+      refObjective(whole[0], whole[1], whole[2], whole[3], whole[4], pickInputs(all, use), cfg);
+      let tokens = 0;
+      for (let i = 0; i < N * L; i++) tokens += all[3].data[i];
+      const totals = { rows: N, tokens };
+      let loss = 0;
+      const metricSum = new Float64Array(OBJECTIVE_METRICS.length);
+      for (const part of parts) {
+        const n = part[1] - part[0];
+        const ins = all.map((h) => rowsOf(h, part));
+        const twin = outsHost(n);
+        refObjective(twin[0], twin[1], twin[2], twin[3], twin[4], pickInputs(ins, use), cfg, totals);
+        const dev = ins.map((h, i) => gpu.ctx.fromArray(h.data, h.shape, { label: `agg:in${i}` }));
+        const outs = twin.map((h, i) => gpu.ctx.tensor(h.shape, { label: `agg:out${i}` }));
+        const rec = gpu.ctx.recorder('objective totals');
+        objectiveForwardBackward(rec, outs[0], outs[1], outs[2], outs[3], outs[4], pickInputs(dev, use), cfg, totals);
+        rec.submit();
+        const got = await gpu.ctx.readMany(outs);
+        for (const t of [...dev, ...outs]) t.destroy();
+        ['loss', 'dLogp', 'dEntropy', 'records', 'metrics'].forEach((name, i) =>
+          close(`${agg} rows ${part}: GPU ${name}`, got[i], twin[i].data),
+        );
+        // The micro-batch's gradients, records are the minibatch's rows' own.
+        const at = (h: HostTensor, plane: number, size: number) =>
+          h.data.subarray(plane * size + part[0] * L, plane * size + part[1] * L);
+        close(`${agg} rows ${part}: dLogp`, twin[1].data, at(whole[1], 0, N * L), { atol: 1e-9, rtol: 1e-6 });
+        for (let p = 0; p < 5; p++)
+          close(
+            `${agg} rows ${part}: record ${p}`,
+            twin[3].data.subarray(p * n * L, (p + 1) * n * L),
+            at(whole[3], p, N * L),
+            {
+              atol: 1e-9,
+              rtol: 1e-6,
+            },
+          );
+        loss += twin[0].data[0];
+        twin[4].data.forEach((v, j) => (metricSum[j] += v));
+      }
+      close(`${agg}: summed loss`, [loss], whole[0].data, { atol: 1e-7, rtol: 1e-6 });
+      const summed = OBJECTIVE_METRICS.map((name, j) => (EXTREME.test(name) ? 0 : metricSum[j]));
+      const want = OBJECTIVE_METRICS.map((name, j) => (EXTREME.test(name) ? 0 : whole[4].data[j]));
+      close(`${agg}: summed metrics`, summed, want, { atol: 1e-7, rtol: 1e-6 });
+    });
+
+  it('refuses a batch-level token selection and totals below the call', () => {
+    const ins = randomObjectiveInputs(new Rng(3), 2, 4);
+    const o = outsHost(2);
+    const call = (cfg: Partial<ObjectiveConfig>, totals: { rows: number; tokens: number }) =>
+      refObjective(o[0], o[1], o[2], o[3], o[4], pickInputs(ins, {}), resolveObjectiveConfig(cfg), totals);
+    expect(() => call({ top_entropy_quantile: 0.5 }, { rows: 4, tokens: 8 })).toThrow(/token selection/);
+    expect(() => call({}, { rows: 1, tokens: 8 })).toThrow(/totals.rows must be an integer >= the call's N = 2/);
+  });
 });

@@ -9,7 +9,9 @@ import {
   OBJECTIVE_METRICS,
   OBJECTIVE_RECORDS,
   SELECT_WG,
+  checkAggregationTotals,
   objectivePlan,
+  type AggregationTotals,
   type ObjectiveInputs,
 } from '../reference/objective';
 import {
@@ -26,6 +28,7 @@ export {
   OBJECTIVE_METRICS,
   OBJECTIVE_RECORDS,
   objectiveMetricRecord,
+  type AggregationTotals,
   type ObjectiveMetricName,
 } from '../reference/objective';
 
@@ -76,6 +79,7 @@ const F = {
   KL_COV: 256,
   KL_ST: 4096,
   KL_BC: 8192,
+  AGG: 16384,
 } as const;
 /** Rollout correction: its mode codes (the RS_MODE override) and flag bits (bounds present, off-policy mask on). */
 const RS = {
@@ -119,6 +123,8 @@ const PARAMS = uniforms('Params', {
   vespoLamPos: 'f32',
   vespoKNeg: 'f32',
   vespoLamNeg: 'f32',
+  aggRows: 'u32', // flag F_AGG: the minibatch's rows N (gradient accumulation)
+  aggTokens: 'f32', // flag F_AGG: the minibatch's masked tokens M
 });
 export const OBJECTIVE_SHADER = declareShader('objective.wgsl', raw, {
   uniforms: [PARAMS],
@@ -188,6 +194,7 @@ function requireSize(kernel: string, t: Tensor, name: string, size: number, N: n
  * @param metrics  (K) overwritten: OBJECTIVE_METRICS values.
  * @param inputs   (N, L) f32 tensors; mask must be 0/1 (not checked on the GPU).
  * @param config   objective knobs, complete and valid (an RL config, or resolveObjectiveConfig's result).
+ * @param totals   the minibatch's rows and masked tokens when these inputs are one micro-batch of it (the twin's).
  */
 export function objectiveForwardBackward(
   rec: Recorder,
@@ -198,9 +205,11 @@ export function objectiveForwardBackward(
   metrics: Tensor,
   inputs: ObjectiveTensors,
   config: ObjectiveConfig = DEFAULT_OBJECTIVE_CONFIG,
+  totals?: AggregationTotals,
 ): void {
   const kernel = 'objectiveForwardBackward';
   const plan = objectivePlan(kernel, inputs, config, (t) => t.shape);
+  if (totals) checkAggregationTotals(kernel, plan, totals);
   const { cfg, N, L } = plan;
   const NL = N * L;
   for (const [name, t] of Object.entries(inputs) as [string, Tensor | undefined][]) {
@@ -243,6 +252,7 @@ export function objectiveForwardBackward(
   if (plan.klCov) flags |= F.KL_COV;
   if (isStraightThroughKl(cfg.kl_estimator)) flags |= F.KL_ST;
   if (cfg.use_bias_correction_kl) flags |= F.KL_BC;
+  if (totals) flags |= F.AGG;
   const klBase = isStraightThroughKl(cfg.kl_estimator) ? KL_STRAIGHT_THROUGH[cfg.kl_estimator] : cfg.kl_estimator;
   const params = PARAMS.pack({
     N,
@@ -275,6 +285,8 @@ export function objectiveForwardBackward(
     vespoLamPos: cfg.vespo_lambda_pos,
     vespoKNeg: cfg.vespo_k_neg,
     vespoLamNeg: cfg.vespo_lambda_neg,
+    aggRows: totals?.rows ?? 0,
+    aggTokens: totals?.tokens ?? 0,
   });
 
   const family = ctx.family('objective', OBJECTIVE_SHADER.source);

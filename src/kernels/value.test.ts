@@ -168,3 +168,51 @@ describe('value twin', () => {
     expect(Array.from(clip.dValues)).toEqual(Array.from(plain.dValues));
   });
 });
+
+// Gradient accumulation: a minibatch's rows in two micro-batches, each call given the minibatch's masked-token count.
+describe('value loss with the minibatch total of a micro-batch', () => {
+  it('the GPU follows the twin, and the micro-batches add up to the minibatch', async () => {
+    const [N, L] = [7, 11];
+    const all = randomValueInputs(new Rng(17), N, L);
+    const opts = { coef: 0.5, cliprange: 0.1 };
+    const out = (n: number) => [
+      host(new Float32Array(1), [1]),
+      host(new Float32Array(n * L), [n, L]),
+      host(new Float32Array(VALUE_METRICS.length), [VALUE_METRICS.length]),
+    ];
+    const whole = out(N);
+    ref.valueLossForwardBackward(whole[0], whole[1], whole[2], all[0], all[1], all[2], all[3], opts);
+    const totalTokens = all[3].data.reduce((a, b) => a + b, 0);
+    let loss = 0;
+    const metrics = new Float64Array(VALUE_METRICS.length);
+    for (const [a, b] of [
+      [0, 3],
+      [3, 7],
+    ]) {
+      const ins = all.map((h) => host(Float32Array.from(h.data.subarray(a * L, b * L)), [b - a, L]));
+      const twin = out(b - a);
+      ref.valueLossForwardBackward(twin[0], twin[1], twin[2], ins[0], ins[1], ins[2], ins[3], { ...opts, totalTokens });
+      const dev = ins.map((h, i) => gpu.ctx.fromArray(h.data, h.shape, { label: `agg:in${i}` }));
+      const outs = twin.map((h, i) => gpu.ctx.tensor(h.shape, { label: `agg:out${i}` }));
+      const rec = gpu.ctx.recorder('value totals');
+      valueLossForwardBackward(rec, outs[0], outs[1], outs[2], dev[0], dev[1], dev[2], dev[3], {
+        ...opts,
+        totalTokens,
+      });
+      rec.submit();
+      const got = await gpu.ctx.readMany(outs);
+      for (const t of [...dev, ...outs]) t.destroy();
+      got.forEach((g, i) => {
+        const r = compareArrays(g, twin[i].data, { atol: 1e-6, rtol: 1e-4 });
+        expect(r.pass, `rows ${a}..${b} output ${i}: ${r.summary}`).toBe(true);
+      });
+      const r = compareArrays(twin[1].data, whole[1].data.subarray(a * L, b * L), { atol: 1e-9, rtol: 1e-6 });
+      expect(r.pass, `rows ${a}..${b} dValues: ${r.summary}`).toBe(true);
+      loss += twin[0].data[0];
+      twin[2].data.forEach((v, j) => (metrics[j] += v));
+    }
+    expect(compareArrays([loss], whole[0].data, { atol: 1e-7, rtol: 1e-6 }).pass).toBe(true);
+    const m = compareArrays(metrics, whole[2].data, { atol: 1e-7, rtol: 1e-6 });
+    expect(m.pass, m.summary).toBe(true);
+  });
+});

@@ -14,6 +14,8 @@ const PARAMS = uniforms('Params', {
   clip: 'u32', // 1: clip V to [Vold - cliprange, Vold + cliprange]
   cliprange: 'f32',
   coef: 'f32', // vf_coef
+  agg: 'u32', // 1: divide by aggTokens, the minibatch's masked tokens (gradient accumulation), not the own count
+  aggTokens: 'f32',
 });
 /** WG: the one workgroup's threads, the twin's summation order. */
 export const VALUE_SHADER = declareShader('value.wgsl', raw, { uniforms: [PARAMS], consts: { WG: VALUE_THREADS } });
@@ -45,7 +47,7 @@ export function valueLossForwardBackward(
   opts: ValueLossOptions,
 ): void {
   const kernel = 'valueLossForwardBackward';
-  const { clip, cliprange, coef } = resolveValueLossOptions(kernel, opts);
+  const { clip, cliprange, coef, totalTokens } = resolveValueLossOptions(kernel, opts);
   const named: [Tensor, string][] = [
     [values, 'values'],
     [oldValues, 'oldValues'],
@@ -68,7 +70,14 @@ export function valueLossForwardBackward(
   rec.dispatch({
     family: rec.ctx.family('value', VALUE_SHADER.source),
     entry: 'value_loss_forward_backward',
-    params: PARAMS.pack({ count: values.size, clip: clip ? 1 : 0, cliprange, coef }),
+    params: PARAMS.pack({
+      count: values.size,
+      clip: clip ? 1 : 0,
+      cliprange,
+      coef,
+      agg: totalTokens !== null ? 1 : 0,
+      aggTokens: totalTokens ?? 0,
+    }),
     bindings: [loss, dValues, metrics, values, oldValues, returns, mask],
     workgroups: [1],
   });

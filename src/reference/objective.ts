@@ -105,6 +105,34 @@ export const OBJECTIVE_RECORDS = [
   'weight', //       4: the aggregation weight w m
 ] as const;
 
+/**
+ * The minibatch's totals when a call covers one micro-batch of it (gradient accumulation): the aggregation weights
+ * use the minibatch's masked tokens M and rows N instead of the call's own, so the micro-batches' losses and
+ * gradients add up to the minibatch's; the token-mean metrics are divided by `tokens` too (each call gives its
+ * share, and the shares add up to the minibatch's mean); the max / min metrics stay the call's own. The batch-level
+ * token selections (top_entropy_quantile, clip_cov, kl_cov) are refused with totals: their threshold is over the
+ * whole minibatch, which one call does not see.
+ */
+export interface AggregationTotals {
+  /** Rows (sequences) of the whole minibatch: N of the seq-mean aggregations. */
+  rows: number;
+  /** Masked tokens of the whole minibatch: M of token-mean and of the metrics' means. */
+  tokens: number;
+}
+
+/** Checks totals against the call's own rows and masked tokens (shared with the GPU wrapper). */
+export function checkAggregationTotals(kernel: string, plan: ObjectivePlan, totals: AggregationTotals): void {
+  const { rows, tokens } = totals;
+  if (!(Number.isInteger(rows) && rows >= plan.N))
+    throw new Error(`${kernel}: totals.rows must be an integer >= the call's N = ${plan.N}, got ${rows}`);
+  if (!(Number.isInteger(tokens) && tokens >= 0 && tokens < 2 ** 24))
+    throw new Error(`${kernel}: totals.tokens must be an integer in [0, 2^24), got ${tokens}`);
+  if (plan.selectEntropy || plan.clipCov || plan.klCov)
+    throw new Error(
+      `${kernel}: totals (a micro-batch of a minibatch) cannot be combined with a batch-level token selection (top_entropy_quantile, clip_cov, kl_cov)`,
+    );
+}
+
 /** Per-token inputs, each (N, L). */
 export interface ObjectiveInputs<T = HostTensor> {
   /** log pi_theta of the sampled token (the trainer's forward). */
@@ -318,6 +346,7 @@ function checkOutputs(kernel: string, N: number, L: number, outs: [HostTensor, s
  * @param metrics  (K) overwritten: OBJECTIVE_METRICS values.
  * @param inputs   per-token (N, L) inputs; mask must be 0/1.
  * @param config   objective knobs, complete and valid (an RL config, or resolveObjectiveConfig's result).
+ * @param totals   the minibatch's rows and masked tokens when these inputs are one micro-batch of it.
  */
 export function objectiveForwardBackward(
   loss: HostTensor,
@@ -327,12 +356,16 @@ export function objectiveForwardBackward(
   metrics: HostTensor,
   inputs: ObjectiveInputs,
   config: ObjectiveConfig = DEFAULT_OBJECTIVE_CONFIG,
+  totals?: AggregationTotals,
 ): void {
   const kernel = 'objectiveForwardBackward';
   const plan = objectivePlan(kernel, inputs, config, (t) => t.shape);
-  const { cfg, N, L, beta } = plan;
-  const NL = N * L;
-  checkOutputs(kernel, N, L, [
+  if (totals) checkAggregationTotals(kernel, plan, totals);
+  const { cfg, N: rows, L, beta } = plan;
+  // N and M of the aggregation: the minibatch's under gradient accumulation, else this call's.
+  const N = totals ? totals.rows : rows;
+  const NL = rows * L;
+  checkOutputs(kernel, rows, L, [
     [loss, 'loss', 1],
     [dLogp, 'dLogp', NL],
     [dEntropy, 'dEntropy', NL],
@@ -351,7 +384,7 @@ export function objectiveForwardBackward(
     if (mask[i] !== 0 && mask[i] !== 1) throw new Error(`${kernel}: mask must be 0 or 1, got ${mask[i]} at ${i}`);
   }
   const sel = objectiveSelection(inputs, plan);
-  const M = sel.count;
+  const M = totals ? totals.tokens : sel.count;
   const alpha = cfg.entropy_coef;
   const gmpo = cfg.loss_type === 'gmpo';
   const vespo = cfg.loss_type === 'vespo';
@@ -388,7 +421,7 @@ export function objectiveForwardBackward(
   dEntropy.data.fill(0);
   const gRow = new Float64Array(L);
 
-  for (let i = 0; i < N; i++) {
+  for (let i = 0; i < rows; i++) {
     const o = i * L;
     let n = 0;
     let sumD = 0;

@@ -32,19 +32,28 @@ export interface ValueLossOptions {
   cliprange?: number;
   /** Weight of the value loss, vf_coef (finite). */
   coef: number;
+  /**
+   * Gradient accumulation: the whole minibatch's masked-token count M when this call is one micro-batch of it. The
+   * loss, its gradient and the metrics are divided by it instead of the call's own count, so the micro-batches'
+   * results add up to the minibatch's.
+   */
+  totalTokens?: number;
 }
 
 /** Validates the options (shared with the GPU wrapper). */
 export function resolveValueLossOptions(
   kernel: string,
   opts: ValueLossOptions,
-): { clip: boolean; cliprange: number; coef: number } {
+): { clip: boolean; cliprange: number; coef: number; totalTokens: number | null } {
   const { cliprange, coef } = opts;
+  const totalTokens = opts.totalTokens ?? null;
+  if (totalTokens !== null && !(Number.isInteger(totalTokens) && totalTokens >= 0 && totalTokens < 2 ** 24))
+    throw new Error(`${kernel}: totalTokens must be an integer in [0, 2^24) or absent, got ${totalTokens}`);
   if (!Number.isFinite(coef)) throw new Error(`${kernel}: coef (vf_coef) must be a finite number, got ${coef}`);
   if (cliprange !== undefined && !(cliprange >= 0 && Number.isFinite(cliprange))) {
     throw new Error(`${kernel}: cliprange must be a finite number >= 0 or absent, got ${cliprange}`);
   }
-  return { clip: cliprange !== undefined, cliprange: cliprange ?? 0, coef };
+  return { clip: cliprange !== undefined, cliprange: cliprange ?? 0, coef, totalTokens };
 }
 
 /** One token's loss l, clipped flag (uc > u) and dl/dV. */
@@ -85,7 +94,7 @@ export function valueLossForwardBackward(
   opts: ValueLossOptions,
 ): void {
   const kernel = 'valueLossForwardBackward';
-  const { clip, cliprange, coef } = resolveValueLossOptions(kernel, opts);
+  const { clip, cliprange, coef, totalTokens } = resolveValueLossOptions(kernel, opts);
   const n = values.data.length;
   for (const [t, name] of [
     [oldValues, 'oldValues'],
@@ -117,7 +126,8 @@ export function valueLossForwardBackward(
   for (let s = VALUE_THREADS / 2; s > 0; s >>= 1) {
     for (let t = 0; t < s; t++) for (let k = 0; k < 5; k++) part[t][k] += part[t + s][k];
   }
-  const [M, sumL, sumClip, sumV, sumR] = part[0];
+  const [own, sumL, sumClip, sumV, sumR] = part[0];
+  const M = totalTokens ?? own;
   const inv = M !== 0 ? 1 / M : 0;
   loss.data[0] = coef * sumL * inv;
   metrics.data[0] = sumL * inv;

@@ -294,6 +294,32 @@ describe('cross-field rules', () => {
     expect(problems({ train_batch_size: 3, num_generations: 4, num_minibatches: 6 })).toBe('');
   });
 
+  it('gradient_accumulation_steps divides the minibatch and refuses the batch-level token selections', () => {
+    expect(
+      problems({ train_batch_size: 4, num_generations: 4, num_minibatches: 2, gradient_accumulation_steps: 3 }),
+    ).toBe(
+      "gradient_accumulation_steps: must divide the minibatch's N / num_minibatches = 16 / 2 = 8 rows into equal micro-batches, got 3",
+    );
+    expect(
+      problems({ train_batch_size: 4, num_generations: 4, num_minibatches: 2, gradient_accumulation_steps: 8 }),
+    ).toBe('');
+    expect(
+      derive(resolveConfig(null, { train_batch_size: 4, num_generations: 4, gradient_accumulation_steps: 4 }))
+        .microBatchSize,
+    ).toBe(4);
+    expect(
+      problems({ train_batch_size: 4, num_generations: 4, gradient_accumulation_steps: 2, top_entropy_quantile: 0.2 }),
+    ).toMatch(
+      /^gradient_accumulation_steps: 2 micro-batches cannot run with top_entropy_quantile 0.2, whose token selection takes a threshold over the whole minibatch/,
+    );
+    expect(
+      problems({ train_batch_size: 4, num_generations: 4, gradient_accumulation_steps: 2, kl_cov_ratio: 0.01 }),
+    ).toMatch(/kl_cov_ratio 0.01/);
+    expect(
+      problems({ train_batch_size: 4, num_generations: 4, gradient_accumulation_steps: 1, kl_cov_ratio: 0.01 }),
+    ).toBe('');
+  });
+
   it('optimal_token_baseline: refuses a rollout correction (its weights would enter W), takes the KL in the reward', () => {
     expect(problems({ adv_estimator: 'optimal_token_baseline', tis_cap: 2 })).toMatch(
       /^tis_cap: adv_estimator 'optimal_token_baseline' with a rollout correction would scale/,

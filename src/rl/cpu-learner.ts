@@ -15,10 +15,14 @@ import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '
 import { host, type HostTensor } from '../core/host-tensor';
 import { VALUE_METRICS, valueLossForwardBackward } from '../reference/value';
 import type { SequenceBatch } from './batch';
+import type { AggregationTotals } from '../reference/objective';
 import {
   type INSPECT_PLANES,
   STEP_SCALARS,
+  combineMicroScalars,
   criticInit,
+  microBatchesOf,
+  type StepInputs,
   type Learner,
   type LearnerInit,
   type LearnerState,
@@ -180,7 +184,50 @@ export class CpuLearner implements Learner {
     return { ...planes, ...ref };
   }
 
-  update(inp: UpdateInputs, opts: UpdateOptions): void {
+  update(step: StepInputs, opts: UpdateOptions): void {
+    const mb = microBatchesOf('CpuLearner.update', step);
+    // Each micro-batch's forward and backward in turn, its gradients summed with the others', one optimizer step.
+    const parts = mb.micro.map((inp) => this.microStep(inp, opts, mb.totals));
+    const scalars = combineMicroScalars(
+      parts.map((p) => p.scalars),
+      mb.tokens,
+    );
+    scalars.grad_norm = this.policy.optimizerStep(sumGrads(parts.map((p) => p.grads)), opts.policy);
+    if (this.critic && opts.critic)
+      scalars['critic/grad_norm'] = this.critic.optimizerStep(sumGrads(parts.map((p) => p.criticGrads!)), opts.critic);
+    const inspected: UpdateResult['inspected'] = new Map();
+    const S = mb.micro[0].seq.S;
+    for (const row of opts.inspectRows) {
+      const j = mb.starts.findLastIndex((start) => start <= row);
+      const r = row - mb.starts[j];
+      const { records, logp, entropy } = parts[j];
+      const MS = mb.micro[j].seq.N * S;
+      const plane = (p: number) => records.slice(p * MS + r * S, p * MS + (r + 1) * S);
+      const rec = {} as Record<(typeof INSPECT_PLANES)[number], Float32Array>;
+      rec.logp = logp.slice(r * S, (r + 1) * S);
+      rec.entropy = entropy.slice(r * S, (r + 1) * S);
+      OBJECTIVE_RECORDS.forEach((name, p) => (rec[name] = plane(p)));
+      inspected.set(row, rec);
+    }
+    this.results.push({ scalars, inspected });
+  }
+
+  /**
+   * One micro-batch's forward, objective (over the minibatch's totals when given) and backward: its summed
+   * gradients (the critic's too), scalars (grad norms left 0: the optimizer step sets them) and per-token planes.
+   */
+  private microStep(
+    inp: UpdateInputs,
+    opts: UpdateOptions,
+    totals: AggregationTotals | undefined,
+  ): {
+    grads: ModelParams;
+    criticGrads: ModelParams | null;
+    scalars: Record<StepScalar, number>;
+    records: Float32Array;
+    logp: Float32Array;
+    entropy: Float32Array;
+  } {
     const { seq } = inp;
     const { S, N: M } = seq;
     const MS = M * S;
@@ -233,6 +280,7 @@ export class CpuLearner implements Learner {
         ...(this.ref ? { refLogp: host(refLogp, shape), klExact: host(klExact, shape) } : {}),
       },
       opts.objective,
+      totals,
     );
     const cfg = opts.objective;
     const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
@@ -263,12 +311,10 @@ export class CpuLearner implements Learner {
         modelBackward(this.policy.config, this.policy.params, f.cache, dLogits, this.policy.lora ?? undefined),
       );
     }
-    const gradNorm = this.policy.optimizerStep(sumGrads(grads), opts.policy);
-
     const scalars = Object.fromEntries(STEP_SCALARS.map((k) => [k, 0])) as Record<StepScalar, number>;
     OBJECTIVE_METRICS.forEach((k, i) => (scalars[k] = metrics.data[i]));
     scalars.loss = loss.data[0];
-    scalars.grad_norm = gradNorm;
+    let criticGrads: ModelParams | null = null;
     if (this.critic && opts.critic) {
       if (!inp.oldValues || !inp.returns) throw new Error('CpuLearner.update: the critic needs oldValues and returns');
       const cf: RowForward[] = [];
@@ -292,6 +338,7 @@ export class CpuLearner implements Learner {
         {
           coef: opts.critic.vfCoef,
           ...(opts.critic.cliprange !== null ? { cliprange: opts.critic.cliprange } : {}),
+          ...(totals ? { totalTokens: totals.tokens } : {}),
         },
       );
       const cg: ModelParams[] = [];
@@ -302,19 +349,17 @@ export class CpuLearner implements Learner {
         for (let s = 0; s < S; s++) dLogits.data[(c.first + s) * V] = dValues.data[n * S + s];
         cg.push(modelBackward(this.critic.config, this.critic.params, c.cache, dLogits));
       }
-      scalars['critic/grad_norm'] = this.critic.optimizerStep(sumGrads(cg), opts.critic);
+      criticGrads = sumGrads(cg);
       VALUE_METRICS.forEach((k, i) => (scalars[k] = vMetrics.data[i]));
     }
-    const inspected: UpdateResult['inspected'] = new Map();
-    for (const row of opts.inspectRows) {
-      const plane = (p: number) => (records.data as Float32Array).slice(p * MS + row * S, p * MS + (row + 1) * S);
-      const rec = {} as Record<(typeof INSPECT_PLANES)[number], Float32Array>;
-      rec.logp = logp.slice(row * S, (row + 1) * S);
-      rec.entropy = entropy.slice(row * S, (row + 1) * S);
-      OBJECTIVE_RECORDS.forEach((name, p) => (rec[name] = plane(p)));
-      inspected.set(row, rec);
-    }
-    this.results.push({ scalars, inspected });
+    return {
+      grads: sumGrads(grads),
+      criticGrads,
+      scalars,
+      records: records.data as Float32Array,
+      logp,
+      entropy,
+    };
   }
 
   async collect(): Promise<UpdateResult[]> {

@@ -17,7 +17,12 @@ import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { gatherRows } from '../kernels/decode';
 import { scale } from '../kernels/elementwise';
 import { ChunkedHead, scalarHeadBackward, scalarHeadForward } from '../kernels/head-chunked';
-import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from '../kernels/objective';
+import {
+  OBJECTIVE_METRICS,
+  OBJECTIVE_RECORDS,
+  objectiveForwardBackward,
+  type AggregationTotals,
+} from '../kernels/objective';
 import { VALUE_METRICS, valueLossForwardBackward } from '../kernels/value';
 import { kvCacheDtype, type WeightDtype } from '../core/half';
 import type { ParamArrays } from '../model/checkpoint';
@@ -40,6 +45,53 @@ export interface UpdateInputs {
   returns?: Float32Array;
 }
 
+/**
+ * One optimizer step's inputs: a minibatch, or its micro-batches (gradient accumulation: each runs its forward and
+ * backward in turn, the gradients add up, one optimizer step). Micro-batches are contiguous rows of the minibatch in
+ * order and share one (N, S, T) shape.
+ */
+export type StepInputs = UpdateInputs | readonly UpdateInputs[];
+
+/** A step's micro-batches (one without accumulation), their masked tokens and first rows, and the totals they share. */
+export interface MicroBatches {
+  micro: readonly UpdateInputs[];
+  /** Masked tokens of each micro-batch. */
+  tokens: number[];
+  /** Each micro-batch's first row in the minibatch. */
+  starts: number[];
+  /** Rows of the minibatch. */
+  rows: number;
+  /** The minibatch's rows and masked tokens for the objective and value loss; undefined with one micro-batch. */
+  totals: AggregationTotals | undefined;
+}
+
+/** Splits StepInputs into micro-batches and checks that they share one shape. */
+export function microBatchesOf(kernel: string, inp: StepInputs): MicroBatches {
+  const micro: readonly UpdateInputs[] = isMicroList(inp) ? inp : [inp];
+  if (!micro.length) throw new Error(`${kernel}: no micro-batches`);
+  const { N, S, T } = micro[0].seq;
+  const tokens: number[] = [];
+  const starts: number[] = [];
+  let rows = 0;
+  for (const m of micro) {
+    if (m.seq.N !== N || m.seq.S !== S || m.seq.T !== T)
+      throw new Error(
+        `${kernel}: micro-batches must share one shape; got (${m.seq.N}, ${m.seq.S}, ${m.seq.T}) after (${N}, ${S}, ${T})`,
+      );
+    let n = 0;
+    for (let i = 0; i < m.mask.length; i++) n += m.mask[i];
+    tokens.push(n);
+    starts.push(rows);
+    rows += m.seq.N;
+  }
+  const total = tokens.reduce((a, b) => a + b, 0);
+  return { micro, tokens, starts, rows, totals: micro.length > 1 ? { rows, tokens: total } : undefined };
+}
+
+function isMicroList(inp: StepInputs): inp is readonly UpdateInputs[] {
+  return Array.isArray(inp);
+}
+
 /** Hyperparameters of one optimizer step. */
 export interface UpdateOptions {
   objective: ObjectiveConfig;
@@ -53,6 +105,70 @@ export interface UpdateOptions {
 /** Scalars of one optimizer step (STEP_SCALARS order). */
 export const STEP_SCALARS = [...OBJECTIVE_METRICS, 'loss', 'grad_norm', ...VALUE_METRICS, 'critic/grad_norm'] as const;
 export type StepScalar = (typeof STEP_SCALARS)[number];
+
+/**
+ * How a step scalar of a minibatch combines over its micro-batches (each computed with the minibatch's totals):
+ * 'sum' for the token means (each micro-batch gives its share of the minibatch's mean) and the losses, 'max' and
+ * 'min' for the extremes ('min' over the micro-batches that have masked tokens: low_min leaves out rows without
+ * any), 'last' for what only the optimizer step, after the last micro-batch, measures (the accumulated gradient's norm).
+ */
+export const MICRO_COMBINE: Record<StepScalar, 'sum' | 'max' | 'min' | 'last'> = {
+  policy_loss: 'sum',
+  'clip_ratio/low_mean': 'sum',
+  'clip_ratio/high_mean': 'sum',
+  'clip_ratio/region_mean': 'sum',
+  cispo_clip_ratio: 'sum',
+  kl: 'sum',
+  'kl/exact': 'sum',
+  entropy: 'sum',
+  approx_kl: 'sum',
+  'sampling/sampling_logp_difference/mean': 'sum',
+  'sampling/sampling_logp_difference/max': 'max',
+  'token_selection/entropy_kept_frac': 'sum',
+  'token_selection/cov_selected_frac': 'sum',
+  'clip_ratio/low_min': 'min',
+  'clip_ratio/high_max': 'max',
+  'sampling/importance_sampling_ratio/mean': 'sum',
+  'rollout_correction/truncated_frac': 'sum',
+  'rollout_correction/masked_frac': 'sum',
+  'off_policy_mask/masked_frac': 'sum',
+  loss: 'sum',
+  grad_norm: 'last',
+  value_loss: 'sum',
+  value_clipfrac: 'sum',
+  vpred_mean: 'sum',
+  return_mean: 'sum',
+  'critic/grad_norm': 'last',
+};
+
+/** One step's scalars from its micro-batches' (MICRO_COMBINE; `tokens`: each micro-batch's masked tokens). */
+export function combineMicroScalars(
+  parts: readonly Record<StepScalar, number>[],
+  tokens: readonly number[],
+): Record<StepScalar, number> {
+  if (parts.length === 1) return { ...parts[0] };
+  const out = {} as Record<StepScalar, number>;
+  for (const name of STEP_SCALARS) {
+    const v = parts.map((p) => p[name]);
+    switch (MICRO_COMBINE[name]) {
+      case 'sum':
+        out[name] = v.reduce((a, b) => a + b, 0);
+        break;
+      case 'max':
+        out[name] = v.reduce((a, b) => Math.max(a, b), 0);
+        break;
+      case 'min': {
+        const counted = v.filter((_, j) => tokens[j] > 0);
+        out[name] = counted.length ? counted.reduce((a, b) => Math.min(a, b), Infinity) : 0;
+        break;
+      }
+      case 'last':
+        out[name] = v[v.length - 1];
+        break;
+    }
+  }
+  return out;
+}
 
 /** The per-token planes kept for an inspected row, each (S). */
 export const INSPECT_PLANES = ['logp', 'entropy', ...OBJECTIVE_RECORDS] as const;
@@ -137,8 +253,8 @@ export interface Learner {
   score(batches: SequenceBatch[], temperature: number, policy: boolean, sumPiSquared?: boolean): Promise<ScoreResult>;
   /** log pi_theta and H of every completion token at the current parameters (and log pi_ref, exact KL), one readback; not used by training. */
   tokenPlanes(seq: SequenceBatch, temperature: number): Promise<TokenPlanes>;
-  /** Records one optimizer step (no readback on the GPU). */
-  update(inp: UpdateInputs, opts: UpdateOptions): void;
+  /** Records one optimizer step, over its micro-batches when given several (no readback on the GPU). */
+  update(inp: StepInputs, opts: UpdateOptions): void;
   /** Results of every update() since the last collect(), in order (one readback). */
   collect(): Promise<UpdateResult[]>;
   /** Copies the policy into the reference (periodic reference reset). */
@@ -219,7 +335,9 @@ export class GpuLearner implements Learner {
   /** Per-update scalars (STEP_SCALARS each), grown as needed; collect() reads [0, pending). */
   private stats: Tensor;
   private statsCapacity = 0;
-  private pending: { rows: readonly number[]; S: number; inspect: Tensor | null }[] = [];
+  /** Per pending update: its inspected rows, S, their planes, its first stats slot and its micro-batches' masked tokens. */
+  private pending: { rows: readonly number[]; S: number; inspect: Tensor | null; first: number; tokens: number[] }[] =
+    [];
   /** Stats buffers replaced by a larger one; submitted work may still read them, so they die at collect(). */
   private retired: Tensor[] = [];
 
@@ -460,134 +578,171 @@ export class GpuLearner implements Learner {
     return this.ref ? { logp, entropy, refLogp, klExact } : { logp, entropy };
   }
 
-  update(inp: UpdateInputs, opts: UpdateOptions): void {
+  update(step: StepInputs, opts: UpdateOptions): void {
     const { ctx } = this;
-    const seq = inp.seq;
-    const t = this.tensors(seq);
-    const fwd = this.uploadSeq(t, seq);
-    ctx.upload(t.advantages, inp.advantages);
-    ctx.upload(t.mask, inp.mask);
-    ctx.upload(t.samplerLogp, inp.samplerLogp);
-    if (inp.oldLogp) ctx.upload(t.oldLogp, inp.oldLogp);
-    const crit = this.critic && opts.critic ? opts.critic : null;
-    if (crit) {
-      if (!inp.oldValues || !inp.returns) throw new Error('GpuLearner.update: the critic needs oldValues and returns');
-      ctx.upload(t.oldValues, inp.oldValues);
-      ctx.upload(t.returns, inp.returns);
-    }
-    const slot = this.pending.length;
-    if (slot >= this.statsCapacity) {
-      // Grow: the old buffer may still be read by submitted work, so it is not destroyed until collect().
-      const old = this.stats;
-      const grown = this.growStats(this.statsCapacity * 2);
-      const rec0 = ctx.recorder('rl.stats.grow');
-      rec0.copy(grown.view(0, [old.size]), old);
-      rec0.submit();
-      this.retired.push(old);
-      this.stats = grown;
-    }
+    const mb = microBatchesOf('GpuLearner.update', step);
     const K = STEP_SCALARS.length;
-    const at = (offset: number, n: number) => this.stats.view(slot * K + offset, [n]);
-    const cfg = opts.objective;
-    const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
-    const temperature = opts.temperature;
+    const first = this.pendingSlots();
+    this.reserveStats(first + mb.micro.length);
+    const S = mb.micro[0].seq.S;
+    const planes = INSPECT_PLANES.length;
+    // The inspected rows' per-token planes, copied out of each micro-batch before the next overwrites them.
+    const inspect = opts.inspectRows.length
+      ? ctx.tensor([opts.inspectRows.length, planes, S], { label: 'rl.inspect' })
+      : null;
+    const last = mb.micro.length - 1;
+    // One command buffer per micro-batch: the next one's uploads reuse the same buffers, and a queue write lands
+    // before the next submit. The gradients accumulate across them (zeroed by the first), the optimizer steps once
+    // after the last.
+    mb.micro.forEach((inp, j) => {
+      const seq = inp.seq;
+      const t = this.tensors(seq);
+      const fwd = this.uploadSeq(t, seq);
+      ctx.upload(t.advantages, inp.advantages);
+      ctx.upload(t.mask, inp.mask);
+      ctx.upload(t.samplerLogp, inp.samplerLogp);
+      if (inp.oldLogp) ctx.upload(t.oldLogp, inp.oldLogp);
+      const crit = this.critic && opts.critic ? opts.critic : null;
+      if (crit) {
+        if (!inp.oldValues || !inp.returns)
+          throw new Error('GpuLearner.update: the critic needs oldValues and returns');
+        ctx.upload(t.oldValues, inp.oldValues);
+        ctx.upload(t.returns, inp.returns);
+      }
+      const at = (offset: number, n: number) => this.stats.view((first + j) * K + offset, [n]);
+      const cfg = opts.objective;
+      const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
+      const temperature = opts.temperature;
 
-    const rec = ctx.recorder('rl.update');
-    // Policy forward and the per-token log-probs and entropies of the completion tokens.
-    const ws = this.model.forward(rec, seq.N, seq.T, fwd);
-    const rws = this.headForward(rec, t, ws, fwd, seq, temperature);
-    gather(rec, t.logp, t.lpFull, t.gatherIdx);
-    gather(rec, t.entropy, t.entFull, t.gatherIdx);
-    if (!inp.oldLogp) rec.copy(t.oldLogp, t.logp); // the step's own forward is pi_old: rho = 1 exactly
-    if (this.ref) {
-      gather(rec, t.refLogp, t.refLpFull, t.gatherIdx);
-      gather(rec, t.klExact, t.klFull, t.gatherIdx);
-    }
-    objectiveForwardBackward(
-      rec,
-      t.loss,
-      t.dLogp,
-      t.dEnt,
-      t.records,
-      t.objectiveMetrics,
-      {
-        logp: t.logp,
-        oldLogp: t.oldLogp,
-        advantages: t.advantages,
-        mask: t.mask,
-        entropy: t.entropy,
-        samplerLogp: t.samplerLogp,
-        ...(this.ref ? { refLogp: t.refLogp, klExact: t.klExact } : {}),
-      },
-      cfg,
-    );
-    // d loss / d (per-token logp, entropy) back to every position, then through the fused head to the hidden states.
-    gather(rec, t.dLpFull, t.dLogpExt, t.scatterIdx);
-    gather(rec, t.dEntFull, t.dEntExt, t.scatterIdx);
-    const klRef = exact && this.ref && rws;
-    if (klRef) {
-      // The exact KL's gradient (not in dLogp): d loss / d klExact = beta * the aggregation weight (records plane 4).
-      const S = seq.S;
-      const MS = seq.N * S;
-      rec.copy(t.weightPlane, t.records.view(4 * MS, [MS]));
-      scale(rec, t.dKl, t.weightPlane, cfg.beta);
-      gather(rec, t.dKlFull, t.dKlExt, t.scatterIdx);
-    }
-    this.model.zeroGrads(rec);
-    t.head.backward(rec, {
-      policy: { h: ws.nf, W: this.model.headWeightTensor },
-      targets: t.targets,
-      dLogp: t.dLpFull,
-      dEntropy: t.dEntFull,
-      ...(klRef ? { reference: { h: rws.nf, W: this.ref!.headWeightTensor, dKl: t.dKlFull } } : {}),
-      dH: this.model.dHidden(ws),
-      dW: this.model.headGradTensor,
-      temperature,
-    });
-    this.model.backward(rec, ws, fwd);
-    this.model.optimizerStep(rec, opts.policy);
-    rec.copy(at(0, OBJECTIVE_METRICS.length), t.objectiveMetrics);
-    rec.copy(at(OBJECTIVE_METRICS.length, 1), t.loss);
-    rec.copy(at(OBJECTIVE_METRICS.length + 1, 1), this.model.gradNorm);
-    if (crit && this.critic && t.valuesFull && t.dValuesFull) {
-      const cws = this.critic.forward(rec, seq.N, seq.T, fwd);
-      scalarHeadForward(rec, t.valuesFull, cws.nf, this.critic.headWeightTensor);
-      gather(rec, t.values, t.valuesFull, t.gatherIdx);
-      valueLossForwardBackward(rec, t.valueLoss, t.dValues, t.valueMetrics, t.values, t.oldValues, t.returns, t.mask, {
-        coef: crit.vfCoef,
-        ...(crit.cliprange !== null ? { cliprange: crit.cliprange } : {}),
-      });
-      gather(rec, t.dValuesFull, t.dValuesExt, t.scatterIdx);
-      this.critic.zeroGrads(rec);
-      scalarHeadBackward(
+      const rec = ctx.recorder('rl.update');
+      // Policy forward and the per-token log-probs and entropies of the completion tokens.
+      const ws = this.model.forward(rec, seq.N, seq.T, fwd);
+      const rws = this.headForward(rec, t, ws, fwd, seq, temperature);
+      gather(rec, t.logp, t.lpFull, t.gatherIdx);
+      gather(rec, t.entropy, t.entFull, t.gatherIdx);
+      if (!inp.oldLogp) rec.copy(t.oldLogp, t.logp); // the step's own forward is pi_old: rho = 1 exactly
+      if (this.ref) {
+        gather(rec, t.refLogp, t.refLpFull, t.gatherIdx);
+        gather(rec, t.klExact, t.klFull, t.gatherIdx);
+      }
+      objectiveForwardBackward(
         rec,
-        this.critic.dHidden(cws),
-        this.critic.headGradTensor,
-        t.dValuesFull,
-        cws.nf,
-        this.critic.headWeightTensor,
+        t.loss,
+        t.dLogp,
+        t.dEnt,
+        t.records,
+        t.objectiveMetrics,
+        {
+          logp: t.logp,
+          oldLogp: t.oldLogp,
+          advantages: t.advantages,
+          mask: t.mask,
+          entropy: t.entropy,
+          samplerLogp: t.samplerLogp,
+          ...(this.ref ? { refLogp: t.refLogp, klExact: t.klExact } : {}),
+        },
+        cfg,
+        mb.totals,
       );
-      this.critic.backward(rec, cws, fwd);
-      this.critic.optimizerStep(rec, crit);
-      rec.copy(at(OBJECTIVE_METRICS.length + 2, VALUE_METRICS.length), t.valueMetrics);
-      rec.copy(at(OBJECTIVE_METRICS.length + 2 + VALUE_METRICS.length, 1), this.critic.gradNorm);
-    }
-    // The inspected rows' per-token planes, copied out before the next update overwrites them.
-    let inspect: Tensor | null = null;
-    if (opts.inspectRows.length) {
-      const S = seq.S;
-      const MS = seq.N * S;
-      const planes = INSPECT_PLANES.length;
-      inspect = ctx.tensor([opts.inspectRows.length, planes, S], { label: 'rl.inspect' });
-      opts.inspectRows.forEach((row, k) => {
-        const dst = (p: number) => inspect!.view((k * planes + p) * S, [S]);
-        rec.copy(dst(0), t.logp.view(row * S, [S]));
-        rec.copy(dst(1), t.entropy.view(row * S, [S]));
-        OBJECTIVE_RECORDS.forEach((_, p) => rec.copy(dst(2 + p), t.records.view(p * MS + row * S, [S])));
+      // d loss / d (per-token logp, entropy) back to every position, then through the fused head to the hidden states.
+      gather(rec, t.dLpFull, t.dLogpExt, t.scatterIdx);
+      gather(rec, t.dEntFull, t.dEntExt, t.scatterIdx);
+      const klRef = exact && this.ref && rws;
+      if (klRef) {
+        // The exact KL's gradient (not in dLogp): d loss / d klExact = beta * the aggregation weight (records plane 4).
+        const MS = seq.N * S;
+        rec.copy(t.weightPlane, t.records.view(4 * MS, [MS]));
+        scale(rec, t.dKl, t.weightPlane, cfg.beta);
+        gather(rec, t.dKlFull, t.dKlExt, t.scatterIdx);
+      }
+      if (j === 0) this.model.zeroGrads(rec);
+      t.head.backward(rec, {
+        policy: { h: ws.nf, W: this.model.headWeightTensor },
+        targets: t.targets,
+        dLogp: t.dLpFull,
+        dEntropy: t.dEntFull,
+        ...(klRef ? { reference: { h: rws.nf, W: this.ref!.headWeightTensor, dKl: t.dKlFull } } : {}),
+        dH: this.model.dHidden(ws),
+        dW: this.model.headGradTensor,
+        temperature,
       });
-    }
-    rec.submit();
-    this.pending.push({ rows: opts.inspectRows, S: seq.S, inspect });
+      this.model.backward(rec, ws, fwd);
+      if (j === last) {
+        this.model.optimizerStep(rec, opts.policy);
+        rec.copy(at(OBJECTIVE_METRICS.length + 1, 1), this.model.gradNorm);
+      }
+      rec.copy(at(0, OBJECTIVE_METRICS.length), t.objectiveMetrics);
+      rec.copy(at(OBJECTIVE_METRICS.length, 1), t.loss);
+      if (crit && this.critic && t.valuesFull && t.dValuesFull) {
+        const cws = this.critic.forward(rec, seq.N, seq.T, fwd);
+        scalarHeadForward(rec, t.valuesFull, cws.nf, this.critic.headWeightTensor);
+        gather(rec, t.values, t.valuesFull, t.gatherIdx);
+        valueLossForwardBackward(
+          rec,
+          t.valueLoss,
+          t.dValues,
+          t.valueMetrics,
+          t.values,
+          t.oldValues,
+          t.returns,
+          t.mask,
+          {
+            coef: crit.vfCoef,
+            ...(crit.cliprange !== null ? { cliprange: crit.cliprange } : {}),
+            ...(mb.totals ? { totalTokens: mb.totals.tokens } : {}),
+          },
+        );
+        gather(rec, t.dValuesFull, t.dValuesExt, t.scatterIdx);
+        if (j === 0) this.critic.zeroGrads(rec);
+        scalarHeadBackward(
+          rec,
+          this.critic.dHidden(cws),
+          this.critic.headGradTensor,
+          t.dValuesFull,
+          cws.nf,
+          this.critic.headWeightTensor,
+        );
+        this.critic.backward(rec, cws, fwd);
+        if (j === last) {
+          this.critic.optimizerStep(rec, crit);
+          rec.copy(at(OBJECTIVE_METRICS.length + 2 + VALUE_METRICS.length, 1), this.critic.gradNorm);
+        }
+        rec.copy(at(OBJECTIVE_METRICS.length + 2, VALUE_METRICS.length), t.valueMetrics);
+      }
+      if (inspect) {
+        const MS = seq.N * S;
+        opts.inspectRows.forEach((row, k) => {
+          const r = row - mb.starts[j];
+          if (r < 0 || r >= seq.N) return;
+          const dst = (p: number) => inspect.view((k * planes + p) * S, [S]);
+          rec.copy(dst(0), t.logp.view(r * S, [S]));
+          rec.copy(dst(1), t.entropy.view(r * S, [S]));
+          OBJECTIVE_RECORDS.forEach((_, p) => rec.copy(dst(2 + p), t.records.view(p * MS + r * S, [S])));
+        });
+      }
+      rec.submit();
+    });
+    this.pending.push({ rows: opts.inspectRows, S, inspect, first, tokens: mb.tokens });
+  }
+
+  /** Stats slots taken by the pending updates (one per micro-batch). */
+  private pendingSlots(): number {
+    const p = this.pending[this.pending.length - 1];
+    return p ? p.first + p.tokens.length : 0;
+  }
+
+  /** Makes the stats buffer hold `slots` slots; the old buffer may still be read by submitted work (dies at collect()). */
+  private reserveStats(slots: number): void {
+    if (slots <= this.statsCapacity) return;
+    const old = this.stats;
+    let capacity = this.statsCapacity;
+    while (capacity < slots) capacity *= 2;
+    const grown = this.growStats(capacity);
+    const rec0 = this.ctx.recorder('rl.stats.grow');
+    rec0.copy(grown.view(0, [old.size]), old);
+    rec0.submit();
+    this.retired.push(old);
+    this.stats = grown;
   }
 
   /**
@@ -627,11 +782,15 @@ export class GpuLearner implements Learner {
     for (const x of [...inspects, ...this.retired]) x.destroy();
     this.retired = [];
     let k = 0;
-    return pending.map((p, u) => {
-      const scalars = Object.fromEntries(STEP_SCALARS.map((name, i) => [name, stats[u * K + i]])) as Record<
-        StepScalar,
-        number
-      >;
+    return pending.map((p) => {
+      const parts = p.tokens.map(
+        (_, j) =>
+          Object.fromEntries(STEP_SCALARS.map((name, i) => [name, stats[(p.first + j) * K + i]])) as Record<
+            StepScalar,
+            number
+          >,
+      );
+      const scalars = combineMicroScalars(parts, p.tokens);
       const inspected: UpdateResult['inspected'] = new Map();
       if (p.inspect) {
         const data = insp[k++];

@@ -1,10 +1,11 @@
 // The memory plan against what a run really allocates: four training steps of a small model on the GPU (Dawn,
 // SwiftShader without a GPU), counting every tensor's bytes (GpuContext.tensorBytes), for a run with a reference
-// and two minibatches, for PPO with a critic and per-layer activation recomputation (gradient_checkpointing), and for
+// and two minibatches, for one with a reference and four micro-batches a minibatch (gradient_accumulation_steps: the
+// plan sizes activations by the micro-batch), for PPO with a critic and per-layer activation recomputation (gradient_checkpointing), and for
 // LoRA (the adapters' gradients and moments only), for LoRA with weight_dtype bf16 (the frozen base, the reference and
 // the rollouts' KV cache stored half, planned at 2 bytes a value), on a task whose training shape changes between steps (so buffers
 // kept per shape would pile up). The plan must cover the measured peak and overstate it by less than 10%
-// (measured: 3.8-5.6%), so its refusals are about the real buffers.
+// (measured: 3.9-5.7%), so its refusals are about the real buffers.
 // A missing adapter fails the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
@@ -54,6 +55,18 @@ describe('memory plan against the bytes a run allocates', () => {
         train_batch_size: 1,
         num_generations: 8,
         num_minibatches: 2,
+        beta: 0.04,
+        eval_items: 0,
+        steps: 4,
+      }),
+    ],
+    [
+      'GRPO with a reference and gradient accumulation: 4 micro-batches of 2 rows a minibatch',
+      resolveConfig('grpo', {
+        task: 'addition',
+        train_batch_size: 1,
+        num_generations: 8,
+        gradient_accumulation_steps: 4,
         beta: 0.04,
         eval_items: 0,
         steps: 4,

@@ -47,6 +47,8 @@ describe('memory plan of an RL run', () => {
       rank1Backup: c.rank1_eval && c.eval_every > 0,
     });
     expect(rlMemoryShape({ ...c, eval_items: 0 }).rolloutRows).toBe(32);
+    // Gradient accumulation: a training forward holds a micro-batch, minibatch / gradient_accumulation_steps rows.
+    expect(rlMemoryShape({ ...c, gradient_accumulation_steps: 4 }).trainRows).toBe(4);
     const untracked = rlMemoryShape({ ...c, weight_stats_every: 0, rank1_eval: false });
     expect([untracked.startWeights, untracked.rank1Backup]).toEqual([false, false]);
     expect(rlMemoryShape(resolveConfig('ppo', {})).critic).toBe(true);
@@ -84,27 +86,38 @@ describe('memory plan of an RL run', () => {
         ...extra,
       });
     const lora = { lora_rank: 16, lora_alpha: 32 };
-    const cases: { name: string; model: ModelConfig; extra: Partial<RLConfig>; gib: number }[] = [
+    // Each as minibatches of its training rows (extra) and as one minibatch of micro-batches of those rows
+    // (accumulated): the same plan, since a training forward holds one micro-batch either way.
+    const cases: {
+      name: string;
+      model: ModelConfig;
+      extra: Partial<RLConfig>;
+      accumulated: Partial<RLConfig>;
+      gib: number;
+    }[] = [
       {
         name: 'SmolLM2-135M, LoRA r=16, minibatch 4',
         model: SMOLLM2_135M,
         extra: { ...lora, num_minibatches: 16 },
+        accumulated: { ...lora, gradient_accumulation_steps: 16 },
         gib: 1.44,
       },
       {
         name: 'SmolLM2-135M, full fine-tuning, minibatch 1',
         model: SMOLLM2_135M,
         extra: { num_minibatches: 64 },
+        accumulated: { gradient_accumulation_steps: 64 },
         gib: 2.97,
       },
       {
         name: 'Qwen2.5-0.5B, LoRA r=16, minibatch 2',
         model: QWEN25_05B,
         extra: { ...lora, num_minibatches: 32 },
+        accumulated: { ...lora, gradient_accumulation_steps: 32 },
         gib: 2.84,
       },
     ];
-    it.each(cases)('$name: $gib GiB, the KV cache at 2 bytes a value', ({ model, extra, gib }) => {
+    it.each(cases)('$name: $gib GiB, the KV cache at 2 bytes a value', ({ model, extra, accumulated, gib }) => {
       // A checkpoint's config is checked against its own context when loaded, not the presets' here.
       const c = config({ ...extra, checkpoint: 'models/real' });
       const shape = rlMemoryShape(c);
@@ -123,6 +136,11 @@ describe('memory plan of an RL run', () => {
       expect(f32.peakBytes).toBeGreaterThan(budget.budgetBytes);
       const auto = rlResolvedMemoryPlan({ ...c, weight_dtype: 'auto' }, model, budget);
       expect([auto.weightDtype, auto.plan.peakBytes, auto.plan.problems]).toEqual(['bf16', plan.peakBytes, []]);
+      // The same rows as micro-batches of one minibatch: the same plan, part by part.
+      const acc = rlResolvedMemoryPlan(config({ ...accumulated, checkpoint: 'models/real' }), model, BIG).plan;
+      expect(rlMemoryShape(config({ ...accumulated, checkpoint: 'models/real' })).trainRows).toBe(shape.trainRows);
+      expect(acc.parts).toEqual(plan.parts);
+      expect(acc.peakBytes).toBe(plan.peakBytes);
     });
   });
 

@@ -1,6 +1,6 @@
-// The memory plan of an RL run: maps the config's knobs (batch, generations, minibatches, lengths, KL, critic)
-// onto the model's memory plan (src/model/memory-plan.ts), naming those knobs in its refusals. Pure: the device's
-// limits and the budget come from the caller. Not the plan's arithmetic, which lives with the model's buffers.
+// The memory plan of an RL run: maps the config's knobs (batch, generations, minibatches and their micro-batches,
+// lengths, KL, critic) onto the model's memory plan (src/model/memory-plan.ts), naming those knobs in its refusals.
+// Pure: the device's limits and the budget come from the caller. Not the plan's arithmetic, which lives with the model's buffers.
 
 import type { ModelConfig } from '../model/config';
 import {
@@ -17,7 +17,8 @@ import { resolveWeightDtype, WEIGHT_DTYPE_BYTES, type WeightDtype } from '../cor
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
 export const RL_MEMORY_KNOBS: MemoryKnobs = {
   rolloutRows: 'train_batch_size x num_generations (sequences sampled at once)',
-  trainRows: 'the minibatch (raise num_minibatches, or lower train_batch_size x num_generations)',
+  trainRows:
+    'the micro-batch (raise gradient_accumulation_steps, or num_minibatches, or lower train_batch_size x num_generations)',
   completionTokens: 'max_completion_length',
   model: 'the model (a smaller preset or checkpoint)',
   weightTracking: 'weight_stats_every 0 and rank1_eval false (no copy of the starting weights)',
@@ -26,7 +27,8 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
 /**
  * The shapes a run of `config` allocates for. Rollouts sample N = B*G sequences at once; an evaluation samples at
  * most max(64, N) (src/rl/evaluate.ts: chunks of eval_num_generations samples per prompt). Scoring and updates
- * run minibatches of N / num_minibatches sequences, each prompt + completion long.
+ * run micro-batches of N / num_minibatches / gradient_accumulation_steps sequences, each prompt + completion long
+ * (gradient accumulation holds one micro-batch's activations at a time; the gradients are the model's own buffers).
  */
 export function rlMemoryShape(config: RLConfig): MemoryShape {
   const d = derive(config);
@@ -43,7 +45,7 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     rolloutRows: Math.max(N, evalRows),
     promptTokens: d.maxPromptTokens,
     completionTokens: d.maxCompletionLength,
-    trainRows: d.minibatchSize,
+    trainRows: d.microBatchSize,
     reference: d.needsReference,
     critic: d.needsCritic,
     // As the trainer decides (src/rl/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/random';
-import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
+import { curriculumDifficulty, learningRateAt, microBatchRows, minibatchRows } from './schedule';
 
 describe('schedule', () => {
   it('learning rate: linear warmup then cosine / linear decay to 0', () => {
@@ -25,6 +25,21 @@ describe('schedule', () => {
       [0, 1],
       [2, 3, 4],
     ]);
+  });
+
+  it('micro-batches: equal and within the planned size; a short minibatch takes more, smaller ones', () => {
+    const rows = [8, 9, 10, 11, 12, 13, 14, 15];
+    // gradient_accumulation_steps 4 of a full minibatch of 8: micro-batches of 2.
+    expect(microBatchRows(rows, 2)).toEqual([
+      [8, 9],
+      [10, 11],
+      [12, 13],
+      [14, 15],
+    ]);
+    expect(microBatchRows(rows, 8)).toEqual([rows]);
+    // 6 rows (dynamic sampling kept fewer groups) under a plan of 4: two of 3; 7 rows under 2: seven of 1.
+    expect(microBatchRows(rows.slice(0, 6), 4)).toEqual([rows.slice(0, 3), rows.slice(3, 6)]);
+    expect(microBatchRows(rows.slice(0, 7), 2)).toEqual(rows.slice(0, 7).map((r) => [r]));
   });
 });
 

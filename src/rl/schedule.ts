@@ -34,6 +34,20 @@ export function minibatchRows(N: number, parts: number): number[][] {
 }
 
 /**
+ * A minibatch's rows as contiguous micro-batches (gradient accumulation) of one size, at most `maxRows` rows each
+ * (derive()'s microBatchSize, what the memory plan sized), in the fewest such parts: gradient_accumulation_steps
+ * parts of a full minibatch; a minibatch that dynamic sampling left short splits into the fewest equal parts that
+ * fit (a row each at worst), so the micro-batches of an update share one shape and stay within the plan.
+ */
+export function microBatchRows(rows: readonly number[], maxRows: number): number[][] {
+  const n = rows.length;
+  let parts = Math.max(1, Math.ceil(n / Math.max(1, maxRows)));
+  while (n % parts !== 0) parts++;
+  const size = n / parts;
+  return Array.from({ length: parts }, (_, p) => rows.slice(p * size, (p + 1) * size));
+}
+
+/**
  * The difficulty of the rollout step after `stepsDone` steps, between the task's easiest (`min`) and the configured
  * `target`. fixed: always the target. easy_to_hard: a linear ramp from min to target over the run. adaptive: a
  * draw with weight 1 - success rate per difficulty (unseen difficulties count as 0 success, no weight below 0.05);

@@ -84,6 +84,18 @@ describe('step work', () => {
     expect(two.optimizer).toBe(2 * 12 * 172);
   });
 
+  it('gradient accumulation: the same products in a forward per micro-batch, one AdamW step a minibatch', () => {
+    const whole = stepWork(config({ beta: 0.04 }), TINY, { promptTokens: 2 });
+    const micro = stepWork(config({ beta: 0.04, gradient_accumulation_steps: 2 }), TINY, { promptTokens: 2 });
+    const by = (w: typeof whole) => Object.fromEntries(w.phases.map((p) => [p.phase, p]));
+    const [a, b] = [by(whole), by(micro)];
+    for (const phase of ['old_log_prob', 'update_actor', 'optimizer']) expect(b[phase].flops).toBe(a[phase].flops);
+    expect(b.update_actor.submits).toBe(2 * a.update_actor.submits);
+    expect(b.old_log_prob.submits).toBe(2 * a.old_log_prob.submits);
+    expect(b.optimizer.dispatches).toBe(a.optimizer.dispatches);
+    expect(b.update_actor.detail).toMatch(/1 minibatch\(es\) of 2 micro-batches/);
+  });
+
   it('under LoRA trains only the adapters and adds their products', () => {
     // rank 1 on q_proj: 8 multiply-adds a token, 8 trained values.
     const f = flops({ lora_rank: 1, lora_targets: 'q_proj' });

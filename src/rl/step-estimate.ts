@@ -129,7 +129,8 @@ export interface StepWorkOptions {
  * The work of one rollout step of `config` on `model`, phase by phase, counted as the trainer runs it
  * (src/rl/trainer.ts): N = B*G rows sampled from P prompt tokens for S completion tokens; scoring passes only when
  * the ratio is not 1 or a reference, critic or pi_old statistic needs them; num_iterations passes of the update over
- * every row; one AdamW step per minibatch per pass.
+ * every row, a forward and backward per micro-batch (gradient_accumulation_steps a minibatch); one AdamW step per
+ * minibatch per pass.
  */
 export function stepWork(config: RLConfig, model: ModelConfig, options: StepWorkOptions = {}): StepWork {
   const d = derive(config);
@@ -178,6 +179,9 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
   const forwardFlops = 2 * N * (T * L * (layerMacs + loraMacs) + L * causalAttentionMacs(model, T) + S * C * V);
   const activationBytes = N * T * L * (C * 10 + kv * 2) * F32;
   const minibatches = config.num_minibatches;
+  // Forwards (and backwards) of a pass: one per micro-batch; the optimizer steps once per minibatch.
+  const micro = config.gradient_accumulation_steps;
+  const chunks = minibatches * micro;
 
   const ratioIsOne = d.ratioIsOne;
   const sumPiSquared = SUM_PI_SQUARED_ESTIMATORS.includes(config.adv_estimator);
@@ -187,9 +191,9 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
   const score: PhaseWork = {
     phase: 'old_log_prob',
     flops: scoringModels * forwardFlops,
-    bytes: scoringModels * minibatches * (policyWeightBytes + activationBytes / minibatches),
-    submits: scoringModels * minibatches,
-    dispatches: scoringModels * minibatches * L * layerDispatches,
+    bytes: scoringModels * chunks * (policyWeightBytes + activationBytes / chunks),
+    submits: scoringModels * chunks,
+    dispatches: scoringModels * chunks * L * layerDispatches,
     detail: needScore
       ? `${scoringModels} forward(s) over ${N} x ${T} tokens (${[scorePolicy && 'old policy', d.needsReference && 'reference', d.needsCritic && 'critic'].filter(Boolean).join(', ')})`
       : 'none: one update per batch makes its own forward pi_old',
@@ -214,10 +218,10 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
     bytes:
       passes *
       models *
-      (minibatches * (3 * policyWeightBytes + 2 * trained * F32) + 2 * activationBytes + 2 * N * S * V * F32),
-    submits: passes * models * minibatches * UPDATE_SUBMITS_PER_MINIBATCH,
-    dispatches: passes * models * minibatches * (3 * L * layerDispatches + 8),
-    detail: `${passes} pass(es) x ${minibatches} minibatch(es): forward + backward of ${N} x ${T} tokens${lora ? ` (LoRA r=${lora.rank}: ${trained.toLocaleString('en-US')} trained values)` : ''}${config.gradient_checkpointing ? ', layers recomputed' : ''}`,
+      (chunks * (3 * policyWeightBytes + 2 * trained * F32) + 2 * activationBytes + 2 * N * S * V * F32),
+    submits: passes * models * chunks * UPDATE_SUBMITS_PER_MINIBATCH,
+    dispatches: passes * models * chunks * (3 * L * layerDispatches + 8),
+    detail: `${passes} pass(es) x ${minibatches} minibatch(es)${micro > 1 ? ` of ${micro} micro-batches` : ''}: forward + backward of ${N} x ${T} tokens${lora ? ` (LoRA r=${lora.rank}: ${trained.toLocaleString('en-US')} trained values)` : ''}${config.gradient_checkpointing ? ', layers recomputed' : ''}`,
   };
   const optimizerSteps = passes * minibatches;
   const optimizer: PhaseWork = {

@@ -142,6 +142,7 @@ const FIELDS_ADDED_LATER = [
   'use_bias_correction_kl',
   'multi_objective_aggregation',
   'sampling_defaults',
+  'gradient_accumulation_steps',
 ] as const satisfies readonly (keyof RLConfig)[];
 
 /** The saved meta checked field by field; returns the problems (each naming its field) and the decoded meta. */

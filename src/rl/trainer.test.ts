@@ -343,6 +343,27 @@ describe('trainer: CPU learner', () => {
   });
 });
 
+describe('trainer: gradient accumulation', () => {
+  it('micro-batches (scored and updated one at a time) give the optimizer steps of whole minibatches', async () => {
+    // PPO with a critic and the KL in the loss, two minibatches of 4 rows and two epochs: pi_old is scored micro-batch
+    // by micro-batch, every update after the first is off-policy (ratios clip), and each takes one step either way.
+    const base = small('ppo', { steps: 1, beta: 0.05, kl_placement: 'in_loss', num_minibatches: 2, num_iterations: 2 });
+    const whole = await runAll(base);
+    const micro = await runAll({ ...base, gradient_accumulation_steps: 2 });
+    expect(micro.map((r) => [r.epoch, r.minibatch])).toEqual(whole.map((r) => [r.epoch, r.minibatch]));
+    expect(Math.max(...whole.map((r) => r.metrics['clip_ratio/region_mean']))).toBeGreaterThan(0);
+    // f32 summation order, compounded over four AdamW steps (Adam's step is sign-like: lr g / (|g| + eps)).
+    micro.forEach((r, i) => {
+      for (const [k, v] of Object.entries(untimed(whole[i].metrics))) {
+        const w = r.metrics[k];
+        expect(Math.abs(w - v), `update ${i} ${k}: micro ${w} whole ${v}`).toBeLessThanOrEqual(
+          1e-4 * Math.max(1, Math.abs(v)),
+        );
+      }
+    });
+  });
+});
+
 describe('trainer: optimal_token_baseline', () => {
   it('scores sum pi^2 before the update, on the GPU as on the CPU learner, and gives each position its own baseline', async () => {
     // 4 groups of 8, so that some group's rewards differ (a group that ties has A ~ 0 at every position).

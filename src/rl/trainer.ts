@@ -28,7 +28,7 @@ import { GpuLearner, type Learner, type ScoreResult } from './learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
 import { rlResolvedMemoryPlan } from './memory';
 import { resolveWeightDtype, type WeightDtype } from '../core/half';
-import { curriculumDifficulty, learningRateAt, minibatchRows } from './schedule';
+import { curriculumDifficulty, learningRateAt, microBatchRows, minibatchRows } from './schedule';
 import {
   PhaseTimes,
   explainedVariance,
@@ -288,10 +288,15 @@ export class Trainer {
     if (c.mask_truncated_completions)
       for (let r = 0; r < N; r++) if (truncatedRows[r]) mask.fill(0, r * S, (r + 1) * S);
 
-    // Minibatches (contiguous rows, the same split every epoch) in the training layout.
+    // Minibatches (contiguous rows, the same split every epoch), each as its gradient_accumulation_steps micro-batches
+    // (contiguous rows of it, one shape, at most the planned size), in the training layout. Scoring runs micro-batch
+    // by micro-batch too.
     const P = maxOf(ro.prompts.map((p) => p.length));
     const mbs = minibatchRows(N, c.num_minibatches);
-    const seqs: SequenceBatch[] = mbs.map((rows) => sequenceBatch(ro.prompts, rollout.tokens, S, rows, P, tok.padId));
+    const micro = mbs.map((rows) => microBatchRows(rows, d.microBatchSize));
+    const seqs: SequenceBatch[][] = micro.map((parts) =>
+      parts.map((rows) => sequenceBatch(ro.prompts, rollout.tokens, S, rows, P, tok.padId)),
+    );
 
     const ratioIsOne = c.num_iterations === 1 && mbs.length === 1;
     // The optimal token baseline reads log pi_old and sum_v pi_old(v)^2 of every token before the update.
@@ -301,7 +306,7 @@ export class Trainer {
     // needs log pi_old before the update (k1 = log pi_old - log pi_ref), or the advantage needs pi_old itself.
     const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared;
     const scored = needScore
-      ? await time('old_log_prob', () => this.learner.score(seqs, c.temperature, scorePolicy, sumPiSquared))
+      ? await time('old_log_prob', () => this.learner.score(seqs.flat(), c.temperature, scorePolicy, sumPiSquared))
       : null;
 
     const adv = await time('adv', () => {
@@ -366,15 +371,15 @@ export class Trainer {
           };
           const last = epoch === c.num_iterations - 1;
           this.learner.update(
-            {
-              seq: seqs[mb],
-              advantages: takeRows(adv.advantages, S, rows),
-              mask: takeRows(mask, S, rows),
-              samplerLogp: takeRows(rollout.logprobs, S, rows),
-              oldLogp: scored?.oldLogp && !ratioIsOne ? takeRows(scored.oldLogp, S, rows) : null,
-              oldValues: scored?.values ? takeRows(scored.values, S, rows) : undefined,
-              returns: adv.returns ? takeRows(adv.returns, S, rows) : undefined,
-            },
+            micro[mb].map((part, j) => ({
+              seq: seqs[mb][j],
+              advantages: takeRows(adv.advantages, S, part),
+              mask: takeRows(mask, S, part),
+              samplerLogp: takeRows(rollout.logprobs, S, part),
+              oldLogp: scored?.oldLogp && !ratioIsOne ? takeRows(scored.oldLogp, S, part) : null,
+              oldValues: scored?.values ? takeRows(scored.values, S, part) : undefined,
+              returns: adv.returns ? takeRows(adv.returns, S, part) : undefined,
+            })),
             {
               objective,
               temperature: c.temperature,

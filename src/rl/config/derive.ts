@@ -15,6 +15,8 @@ export interface DerivedConfig {
   sequencesPerStep: number;
   /** Sequences per optimizer step: N / num_minibatches. */
   minibatchSize: number;
+  /** Sequences per forward and backward of the update: minibatchSize / gradient_accumulation_steps. */
+  microBatchSize: number;
   /** Optimizer steps per batch: num_iterations * num_minibatches. */
   optimizerStepsPerBatch: number;
   /** Optimizer steps of the whole run: steps * optimizerStepsPerBatch. */
@@ -73,6 +75,7 @@ export function derive(c: RLConfig): DerivedConfig {
   return {
     sequencesPerStep: N,
     minibatchSize: N / c.num_minibatches,
+    microBatchSize: N / c.num_minibatches / c.gradient_accumulation_steps,
     optimizerStepsPerBatch,
     totalOptimizerSteps: c.steps * optimizerStepsPerBatch,
     needsReference: c.beta > 0,

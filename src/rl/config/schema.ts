@@ -304,6 +304,16 @@ const OPTIMIZER_FIELDS = section('optimizer', {
     also: ['ppo_mini_batch_size', 'num_mini_batches'],
     note: "verl ppo_mini_batch_size and OpenRLHF --train.batch_size give a minibatch's size instead: num_minibatches = batch / their size",
   }),
+  gradient_accumulation_steps: int(
+    "micro-batches per minibatch: each runs its forward and backward in turn, their gradients add up, and the minibatch still takes ONE optimizer step (the same step up to f32 summation order) while only a micro-batch's activations are held at once; divides the minibatch's N / num_minibatches rows",
+    1,
+    1,
+    65_536,
+    {
+      trl: 'gradient_accumulation_steps',
+      note: "verl ppo_micro_batch_size_per_gpu and OpenRLHF --train.micro_batch_size give a micro-batch's size instead: minibatch rows / gradient_accumulation_steps",
+    },
+  ),
   learning_rate: real('AdamW peak learning rate of the policy', 3e-4, 0, 1, {
     minExclusive: true,
     trl: 'learning_rate',

@@ -123,6 +123,11 @@ function crossFieldErrors(c: RLConfig): string[] {
     e.push(
       `num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`,
     );
+  else if ((N / c.num_minibatches) % c.gradient_accumulation_steps !== 0)
+    e.push(
+      `gradient_accumulation_steps: must divide the minibatch's N / num_minibatches = ${N} / ${c.num_minibatches} = ${N / c.num_minibatches} rows into equal micro-batches, got ${c.gradient_accumulation_steps}`,
+    );
+  e.push(...accumulationSelectionErrors(c));
   e.push(...objectiveRuleErrors(c));
   try {
     parseLoraTargets(c.lora_targets);
@@ -172,6 +177,23 @@ function crossFieldErrors(c: RLConfig): string[] {
  * a reward_fn (a misspelled one would weigh a part that is always 0), and some weight must be nonzero (all zero
  * makes every reward 0: nothing learns).
  */
+/**
+ * The batch-level token selections (top_entropy_quantile, clip_cov, kl_cov) pick tokens by a threshold over the
+ * whole minibatch's entropies or covariances; a micro-batch sees only its own rows, so with
+ * gradient_accumulation_steps > 1 they are refused rather than computed over the wrong set.
+ */
+function accumulationSelectionErrors(c: RLConfig): string[] {
+  if (c.gradient_accumulation_steps === 1) return [];
+  const on: string[] = [];
+  if (c.top_entropy_quantile < 1) on.push(`top_entropy_quantile ${c.top_entropy_quantile}`);
+  if (c.clip_cov_ratio > 0) on.push(`clip_cov_ratio ${c.clip_cov_ratio}`);
+  if (c.kl_cov_ratio > 0) on.push(`kl_cov_ratio ${c.kl_cov_ratio}`);
+  return on.map(
+    (what) =>
+      `gradient_accumulation_steps: ${c.gradient_accumulation_steps} micro-batches cannot run with ${what}, whose token selection takes a threshold over the whole minibatch; set gradient_accumulation_steps to 1 (raise num_minibatches for memory instead) or turn the selection off`,
+  );
+}
+
 function rewardWeightErrors(c: RLConfig, factory: TaskFactory): string[] {
   if (c.reward_weights === null) return [];
   const names = [
