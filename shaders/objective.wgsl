@@ -24,7 +24,7 @@ override ROWS: u32 = 64u;        // rows per workgroup
 override WG: u32 = LANES * ROWS; // derived: do not pass
 // The run's discrete configuration, constant per pipeline so that code for a feature that is off is not compiled
 // (a third of objective_rows' compile time on SwiftShader, nearly all of objective_select's).
-override FLAGS: u32 = 0u;   // F_* bits (objective_select, objective_rows)
+override FLAGS: u32 = 0u;   // F_* bits (objective_select: only those it reads; objective_rows: all)
 override RS_MODE: u32 = 0u; // RS_*: the rollout correction (objective_rows)
 
 // Declared in src/kernels/objective.ts: SELECT_WG (objective_select's workgroup; the twin's selectionSum follows its
@@ -272,7 +272,7 @@ fn objective_select(@builtin(local_invocation_index) lid: u32) {
   }
   if (lid == 0u) {
     // Under gradient accumulation (F_AGG) M is the whole minibatch's masked tokens, given by the wrapper.
-    sel_stats[S_M] = bitcast<u32>(select(f32(n), p.aggTokens, (p.flags & F_AGG) != 0u));
+    sel_stats[S_M] = bitcast<u32>(select(f32(n), p.aggTokens, (FLAGS & F_AGG) != 0u));
     sel_stats[S_KEY_ENT] = keyEnt;
     sel_stats[S_KEY_COV] = keyCov;
     sel_stats[S_MEAN_A] = bitcast<u32>(meanA);
@@ -359,7 +359,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   let offDrop = (FLAGS & F_OFF) != 0u && n > 0.0 && pre.w / n > p.offThreshold;
 
   let M = bitcast<f32>(row_stats[S_M]);
-  let Nf = select(f32(p.N), f32(p.aggRows), (p.flags & F_AGG) != 0u); // the minibatch's N under F_AGG
+  let Nf = select(f32(p.N), f32(p.aggRows), (FLAGS & F_AGG) != 0u); // the minibatch's N under F_AGG
   var w = 0.0;
   switch (p.aggMode) {
     case AGG_TOKEN_MEAN: { w = select(0.0, 1.0 / M, M > 0.0); }

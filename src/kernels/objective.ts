@@ -294,7 +294,7 @@ export function objectiveForwardBackward(
   rec.dispatch({
     family,
     entry: 'objective_select',
-    constants: { FLAGS: flags & (F.SEL_ENT | F.CLIP_COV | F.KL_COV) }, // the bits it reads: fewer pipelines
+    constants: { FLAGS: flags & (F.SEL_ENT | F.CLIP_COV | F.KL_COV | F.AGG) }, // the bits it reads: fewer pipelines
     params,
     bindings: [packed, stats],
     workgroups: [1],
