@@ -5,10 +5,10 @@
 // (Mesa's lavapipe/llvmpipe) that is what keeps the compile cheap: they compile the written-out form of
 // attention-rows.wgsl in 5-26 s per entry point at head dims 12-64 (every vector storage load written out
 // becomes a per-lane gather with its own bounds checks, and the named registers all stay live across the key
-// loop), this form in 0.2-1.7 s (BENCHMARKS.md, "attention-rows"). SwiftShader, which keeps a dynamically indexed
-// array in memory, runs this form 2.5-4x slower than the registers, so it takes it only where the registers would
-// be too many (HD > 64). Chosen by rowsForm in src/kernels/attention.ts; with rowsPerThread's smaller bound for
-// this form (RQ * HD4 <= 8: 4 rows a thread up to head dim 8, 2 up to 16, then 1).
+// loop), this form in 0.3-1.1 s (BENCHMARKS.md, "attention-rows"). SwiftShader, which keeps a dynamically indexed
+// array in memory, runs this form 2-4x slower than the registers. So rowsForm in src/kernels/attention.ts takes it
+// where one row's head vector is more than the adapter's register bound (rowsRegisterBound): above head dim 24 on
+// lavapipe, above 64 everywhere (Qwen3's 128). rowsPerThread's bound for this form: RQ * HD4 <= 8.
 //
 // A template, expanded by src/kernels/attention.ts (src/gpu/template.ts) for one HD4 and one RQ: a line ending in
 // `// @qrows` is repeated RQ times with $t replaced by 0, 1, ..., RQ - 1 (a thread's rows). Rows of a thread past

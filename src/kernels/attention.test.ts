@@ -4,12 +4,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GpuContext } from '../gpu';
 import {
+  ROWS_LAVAPIPE_MAX_REGISTER_VEC4,
   ROWS_MAX_LOOPED_VEC4,
   ROWS_MAX_REGISTER_VEC4,
   attentionBackward,
   attentionForward,
   rowsForm,
   rowsPerThread,
+  rowsRegisterBound,
 } from './attention';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { attentionCases } from './attention.cases';
@@ -69,15 +71,23 @@ describe('attention-rows rows per thread', () => {
   });
 
   it('gives the looped form 4 rows a thread to head dim 8, 2 to 16, then 1, up to head dim 128', () => {
-    const at = (HD: number) => rowsPerThread(64, HD, 'looped');
+    const at = (HD: number) => rowsPerThread(64, HD, ROWS_MAX_LOOPED_VEC4);
     expect([4, 8, 12, 16, 20, 32, 64, 128].map(at)).toEqual([4, 4, 2, 2, 1, 1, 1, 1]);
     for (const HD of [4, 8, 16, 32]) expect(at(HD) * (HD / 4)).toBeLessThanOrEqual(ROWS_MAX_LOOPED_VEC4);
-    expect(rowsPerThread(1, 128, 'looped')).toBe(1);
+    expect(rowsPerThread(1, 128, ROWS_MAX_LOOPED_VEC4)).toBe(1);
   });
 
-  it('takes the looped form on lavapipe and above head dim 64, the registers form elsewhere', () => {
+  it("keeps lavapipe's registers form to 2 rows a thread at head dim 12 and 1 row to head dim 24", () => {
+    const at = (HD: number) => rowsPerThread(64, HD, ROWS_LAVAPIPE_MAX_REGISTER_VEC4);
+    expect([4, 8, 12, 16, 24].map(at)).toEqual([4, 2, 2, 1, 1]);
+  });
+
+  it('takes the registers form while a row fits the register bound (head dim 64, 24 on lavapipe), else the looped', () => {
     const lavapipe = vulkanDriverOf(gpu.ctx.report) === 'lavapipe';
-    expect(rowsForm(gpu.ctx, 12)).toBe(lavapipe ? 'looped' : 'registers');
+    expect(rowsRegisterBound(gpu.ctx)).toBe(lavapipe ? ROWS_LAVAPIPE_MAX_REGISTER_VEC4 : ROWS_MAX_REGISTER_VEC4);
+    expect(rowsForm(gpu.ctx, 12)).toBe('registers');
+    expect(rowsForm(gpu.ctx, 24)).toBe('registers');
+    expect(rowsForm(gpu.ctx, 28)).toBe(lavapipe ? 'looped' : 'registers');
     expect(rowsForm(gpu.ctx, 64)).toBe(lavapipe ? 'looped' : 'registers');
     expect(rowsForm(gpu.ctx, 68)).toBe('looped');
     expect(rowsForm(gpu.ctx, 128)).toBe('looped');

@@ -77,39 +77,51 @@ const rowsSources = new Map<string, string>();
  * a named register in straight-line code. Compilers that keep them all live in one block grow steeply with that
  * count: at HD 64 with 4 rows a thread a pipeline took 44-86 s on SwiftShader and over a minute on lavapipe
  * (BENCHMARKS.md, "Two drivers"). 16 keeps 4 rows a thread up to HD 16 (the nano, micro and tiny presets), 2 up to
- * HD 32 and 1 to HD 64; above, the 'looped' form.
+ * HD 32 and 1 to HD 64; above, the 'looped' form. Lavapipe's bound is smaller (ROWS_LAVAPIPE_MAX_REGISTER_VEC4).
  */
 export const ROWS_MAX_REGISTER_VEC4 = 16;
 
 /**
+ * ROWS_MAX_REGISTER_VEC4 on lavapipe (Mesa's llvmpipe), whose LLVM cost grows far more steeply with the registers
+ * and storage loads written out: cold, at head dim 12 with 4 rows a thread (12 vec4 per array) the forward, dq and
+ * dk/dv took 2.1, 3.2 and 5.9 s, with 2 rows (6 vec4) 0.5, 0.7 and 0.8 s, and at head dim 64 (16 vec4) 7-16 s.
+ * 6 keeps the registers form, at 2 rows a thread, for the nano preset's head dim 12 (3-4x faster there than the
+ * looped form) and 1 row to head dim 24; above, lavapipe takes the looped form (BENCHMARKS.md, "attention-rows").
+ */
+export const ROWS_LAVAPIPE_MAX_REGISTER_VEC4 = 6;
+
+/** The registers form's bound on this adapter: ROWS_LAVAPIPE_MAX_REGISTER_VEC4 on lavapipe, else ROWS_MAX_REGISTER_VEC4. */
+export function rowsRegisterBound(ctx: GpuContext): number {
+  return vulkanDriverOf(ctx.report) === 'lavapipe' ? ROWS_LAVAPIPE_MAX_REGISTER_VEC4 : ROWS_MAX_REGISTER_VEC4;
+}
+
+/**
  * The same bound for the 'looped' form (RQ * HD / 4 per private array): each of a thread's rows is written out
- * in every loop body; 4 rows a thread up to HD 8, 2 up to HD 16 (on lavapipe as fast as 4 there, for about half
- * the compile) and 1 above.
+ * in every loop body; 4 rows a thread up to HD 8, 2 up to HD 16 and 1 above (on lavapipe 2 rows at head dims
+ * 12-16 ran as fast as 4, for about half the compile).
  */
 export const ROWS_MAX_LOOPED_VEC4 = 8;
 
 /**
- * The form of the 'rows' path on this adapter at head dim HD: 'looped' on lavapipe (Mesa's llvmpipe: LLVM compiles
- * the unrolled form in 5-26 s per entry point at head dims 12-64, the looped one in under 2 s, and runs it as fast
- * at head dims 32-64) and wherever HD > 4 * ROWS_MAX_REGISTER_VEC4 (one row's registers already too many); else
- * 'registers' (SwiftShader, which runs it 2.5-4x faster than the looped form and compiles it in under 2 s, and
- * GPUs). BENCHMARKS.md, "attention-rows".
+ * The form of the 'rows' path on this adapter at head dim HD: 'registers' while one row's head vector fits the
+ * adapter's register bound (rowsRegisterBound: to head dim 64 on SwiftShader, which runs that form 2-4x faster than
+ * the looped one and compiles it in under 2 s, and on GPUs; to head dim 24 on lavapipe), else 'looped' (lavapipe
+ * compiles the registers form at head dims 32-64 in 3-16 s per entry point, the looped one in under 1.1 s, and runs
+ * it 1.1-2.2x slower there). BENCHMARKS.md, "attention-rows".
  */
 export function rowsForm(ctx: GpuContext, HD: number): RowsForm {
-  if (Math.ceil(HD / 4) > ROWS_MAX_REGISTER_VEC4) return 'looped';
-  return vulkanDriverOf(ctx.report) === 'lavapipe' ? 'looped' : 'registers';
+  return Math.ceil(HD / 4) <= rowsRegisterBound(ctx) ? 'registers' : 'looped';
 }
 
 /**
  * Rows per thread of the 'rows' path (RQ in attention-rows*.wgsl) for sequences of `perSequence` rows at head dim
- * HD in `form`: 4, fewer where 4 rows would hold more than the form's bound (ROWS_MAX_REGISTER_VEC4,
- * ROWS_MAX_LOOPED_VEC4) per array, and 1 for a decode step's single query, where a thread's other rows would only be
- * computed and discarded. A row's arithmetic is the same whatever RQ is (the same keys in the same order), so the
- * results do not depend on it.
+ * HD: 4, fewer where 4 rows would hold more than `bound` vec4 per array (the form's: rowsRegisterBound,
+ * ROWS_MAX_LOOPED_VEC4), and 1 for a decode step's single query, where a thread's other rows would only be computed
+ * and discarded. A row's arithmetic is the same whatever RQ is (the same keys in the same order), so the results do
+ * not depend on it.
  */
-export function rowsPerThread(perSequence: number, HD: number, form: RowsForm = 'registers'): number {
+export function rowsPerThread(perSequence: number, HD: number, bound = ROWS_MAX_REGISTER_VEC4): number {
   if (perSequence < 4) return 1;
-  const bound = form === 'looped' ? ROWS_MAX_LOOPED_VEC4 : ROWS_MAX_REGISTER_VEC4;
   let rq = 4;
   while (rq > 1 && rq * Math.ceil(HD / 4) > bound) rq /= 2;
   return rq;
@@ -180,7 +192,7 @@ function launch(
   }
   if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
     const form = opts.rowsForm ?? rowsForm(rec.ctx, HD);
-    const RQ = rowsPerThread(perSequence, HD, form);
+    const RQ = rowsPerThread(perSequence, HD, form === 'looped' ? ROWS_MAX_LOOPED_VEC4 : rowsRegisterBound(rec.ctx));
     const threads = (rows / perSequence) * Math.ceil(perSequence / RQ);
     return { family: rowsFamily(rec.ctx, form, HD, RQ, kv), workgroups: workgroups(rec, threads, ROWS_WG) };
   }
