@@ -150,7 +150,8 @@ function forwardCase(s: AttentionShape, variant: AttentionVariant): KernelCase {
       { shape: sh.q, random: true },
       { shape: sh.lse, random: true },
     ],
-    gpu: (rec, [out, lse], ins) => gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, variant)),
+    gpu: (rec, [out, lse], ins) =>
+      gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, variant)),
     twin: ([out, lse], ins) => {
       const [q, k, v] = ins as HostTensor[];
       ref.attentionForward(out, lse, q, k, v, twinOpts(s, ins));

@@ -162,8 +162,6 @@ function attentionHalfCase(dtype: HalfDtype, s: CacheShape, variant: AttentionVa
 export function kvHalfCases(): KernelCase[] {
   return HALF_DTYPES.flatMap((dtype) => [
     kvWriteHalfCase(dtype),
-    ...CACHE_SHAPES.flatMap((s) =>
-      attentionVariants(s.HD).map((variant) => attentionHalfCase(dtype, s, variant)),
-    ),
+    ...CACHE_SHAPES.flatMap((s) => attentionVariants(s.HD).map((variant) => attentionHalfCase(dtype, s, variant))),
   ]);
 }
