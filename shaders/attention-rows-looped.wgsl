@@ -2,10 +2,10 @@
 // per RQ consecutive rows) with the head dim walked by loops instead of written out: a row's head vectors live in
 // private arrays `array<vec4<f32>, HD4>` indexed by the loop counter, and every loop over the head dim runs to
 // p.HD / 4 (a uniform, = HD4), so no compiler can unroll it back into HD4 named registers. For LLVM-based drivers
-// (Mesa's lavapipe/llvmpipe) that is what keeps the compile cheap: they compile the written-out form of
-// attention-rows.wgsl in 5-26 s per entry point at head dims 12-64 (every vector storage load written out
-// becomes a per-lane gather with its own bounds checks, and the named registers all stay live across the key
-// loop), this form in 0.3-1.1 s (BENCHMARKS.md, "attention-rows"). SwiftShader, which keeps a dynamically indexed
+// (Mesa's lavapipe/llvmpipe) that is what keeps the compile cheap: their cost grows steeply with the storage
+// loads and live registers written out, and cold on an idle machine lavapipe compiled the written-out form of
+// attention-rows.wgsl in 1.6-6.1 s per entry point at head dims 32-64 (about twice that in CPU time), this form
+// in 0.14-0.4 s (BENCHMARKS.md, "attention-rows in two forms"). SwiftShader, which keeps a dynamically indexed
 // array in memory, runs this form 2-4x slower than the registers. So rowsForm in src/kernels/attention.ts takes it
 // where one row's head vector is more than the adapter's register bound (rowsRegisterBound): above head dim 24 on
 // lavapipe, above 64 everywhere (Qwen3's 128). rowsPerThread's bound for this form: RQ * HD4 <= 8.

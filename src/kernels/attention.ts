@@ -83,10 +83,12 @@ export const ROWS_MAX_REGISTER_VEC4 = 16;
 
 /**
  * ROWS_MAX_REGISTER_VEC4 on lavapipe (Mesa's llvmpipe), whose LLVM cost grows far more steeply with the registers
- * and storage loads written out: cold, at head dim 12 with 4 rows a thread (12 vec4 per array) the forward, dq and
- * dk/dv took 2.1, 3.2 and 5.9 s, with 2 rows (6 vec4) 0.5, 0.7 and 0.8 s, and at head dim 64 (16 vec4) 7-16 s.
- * 6 keeps the registers form, at 2 rows a thread, for the nano preset's head dim 12 (3-4x faster there than the
- * looped form) and 1 row to head dim 24; above, lavapipe takes the looped form (BENCHMARKS.md, "attention-rows").
+ * and storage loads written out: cold on an idle machine, at head dim 12 with 4 rows a thread (12 vec4 per array)
+ * the forward, dq and dk/dv took 0.96, 1.43 and 1.72 s (1.7-3.4 s of CPU), with 2 rows (6 vec4) 0.40, 0.59 and
+ * 0.78 s, and at head dim 64 (16 vec4) 2.6, 4.1 and 6.1 s.
+ * 6 keeps the registers form, at 2 rows a thread, for the nano preset's head dim 12 (3-5x faster there than the
+ * looped form) and 1 row to head dim 24; above, lavapipe takes the looped form (BENCHMARKS.md, "attention-rows in
+ * two forms").
  */
 export const ROWS_LAVAPIPE_MAX_REGISTER_VEC4 = 6;
 
@@ -106,8 +108,8 @@ export const ROWS_MAX_LOOPED_VEC4 = 8;
  * The form of the 'rows' path on this adapter at head dim HD: 'registers' while one row's head vector fits the
  * adapter's register bound (rowsRegisterBound: to head dim 64 on SwiftShader, which runs that form 2-4x faster than
  * the looped one and compiles it in under 2 s, and on GPUs; to head dim 24 on lavapipe), else 'looped' (lavapipe
- * compiles the registers form at head dims 32-64 in 3-16 s per entry point, the looped one in under 1.1 s, and runs
- * it 1.1-2.2x slower there). BENCHMARKS.md, "attention-rows".
+ * compiles the registers form at head dims 32-64 in 1.6-6.1 s per entry point, the looped one in 0.14-0.4 s, and
+ * runs it 1.1-2.2x slower there). BENCHMARKS.md, "attention-rows in two forms".
  */
 export function rowsForm(ctx: GpuContext, HD: number): RowsForm {
   return Math.ceil(HD / 4) <= rowsRegisterBound(ctx) ? 'registers' : 'looped';
