@@ -4,9 +4,10 @@
 // registers, every loop over the head dim unrolled. Each key (forward, dq) or query (dk/dv) a thread loads serves
 // its RQ rows: on SwiftShader a storage load costs about ten vec4 multiply-adds, so RQ = 4 roughly halves these
 // kernels' time at the nano and micro presets' shapes against a thread per row (BENCHMARKS.md). RQ is 4 up to
-// HD 16, then 2 and 1 (rowsPerThread in src/kernels/attention.ts keeps RQ * HD4 <= 16: compile time grows steeply
-// with the registers written out). A pair of a thread's
-// rows that the causal mask hides is computed and discarded by select(), without a branch. Taken where the rows
+// HD 16, then 2 and 1 (rowsPerThread in src/kernels/attention.ts keeps RQ * HD4 <= 16, and <= 6 on lavapipe:
+// compile time grows steeply with the registers written out). Above that bound for one row (head dim 64; 24 on
+// lavapipe) the rows path takes attention-rows-looped.wgsl, the same kernels with the head dim walked by loops.
+// A pair of a thread's rows that the causal mask hides is computed and discarded by select(), without a branch. Taken where the rows
 // fill the device or the adapter is a CPU one; otherwise attention.wgsl's lanes (defaultAttentionPath in
 // src/kernels/attention.ts).
 //

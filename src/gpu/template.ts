@@ -9,7 +9,8 @@
 //     kernel tiled in two dimensions, such as matmul.wgsl's matmul_wide over rows and columns, uses one marker each).
 // The unrolling markers exist because compilers such as SwiftShader's do not unroll loops or keep dynamically
 // indexed private arrays in registers, so loops over a small fixed dimension are written out
-// (shaders/attention-rows.wgsl, matmul.wgsl's matmul_wide).
+// (shaders/attention-rows.wgsl, matmul.wgsl's matmul_wide). LLVM-based drivers (lavapipe) pay for written-out code
+// in compile time instead; shaders/attention-rows-looped.wgsl is the same kernel with the loops kept.
 
 const UNROLL = /\s*\/\/ @unroll\s*$/;
 const INCLUDE = /^\s*\/\/ @include ([a-z0-9][a-z0-9-]*)\s*$/;

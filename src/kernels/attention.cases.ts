@@ -1,7 +1,8 @@
 // Verification cases of shaders/attention.wgsl against src/reference/attention.ts: forward (out and lse) and
 // backward (dq, dk, dv) at awkward shapes: single element, GQA, multi-query, T not a multiple of the workgroup,
 // KV-cache decode (T=1) and prefix (T < Tk), a custom scale, large scores, left padding (kvStart, with pad
-// queries that see no key) and keys in a larger cache buffer (Tcap > Tk).
+// queries that see no key) and keys in a larger cache buffer (Tcap > Tk). Each shape on every kernel variant
+// that takes its head dim (attentionVariants: lanes, and the rows path in both its forms), on whatever driver runs.
 
 import type { Tensor } from '../gpu';
 import type { Tolerance } from '../reference/compare';
@@ -71,7 +72,32 @@ export const ATTENTION_SHAPES: AttentionShape[] = [
   { B: 3, T: 21, NH: 4, NKV: 2, HD: 12, kvStart: [0, 5, 20], tag: 'nano head dim, left-padded' },
   { B: 2, T: 7, Tk: 11, Tcap: 13, NH: 8, NKV: 4, HD: 32, kvStart: [1, 0], tag: 'small head dim, prefix in cache' },
   { B: 1, T: 13, NH: 6, NKV: 2, HD: 64, tag: 'base head dim, groups of 3' },
+  // Qwen3's head dim: the rows path's looped form only (one row's registers would be 32 vec4 per array).
+  { B: 2, T: 9, NH: 4, NKV: 2, HD: 128, kvStart: [0, 3], tag: 'Qwen3 head dim, left-padded' },
+  { B: 1, T: 1, Tk: 11, Tcap: 12, NH: 2, NKV: 1, HD: 128, tag: 'Qwen3 head dim, decode from cache' },
 ];
+
+/** A kernel variant a case runs on: the path and, for 'rows', its form. */
+export interface AttentionVariant {
+  path: gpu.AttentionPath;
+  rowsForm?: gpu.RowsForm;
+}
+
+/** Every kernel variant that takes head dim HD: lanes; rows in its registers form (HD <= 64) and its looped form. */
+export function attentionVariants(HD: number): AttentionVariant[] {
+  if (!gpu.rowsPathSupports(HD)) return [{ path: 'lanes' }];
+  const registers = Math.ceil(HD / 4) <= gpu.ROWS_MAX_REGISTER_VEC4;
+  return [
+    { path: 'lanes' },
+    ...(registers ? [{ path: 'rows' as const, rowsForm: 'registers' as const }] : []),
+    { path: 'rows', rowsForm: 'looped' },
+  ];
+}
+
+/** The variant as a case name shows it: [lanes], [rows], [rows looped]. */
+export function variantLabel(v: AttentionVariant): string {
+  return v.rowsForm === 'looped' ? `${v.path} looped` : v.path;
+}
 
 // Outputs are f32 sums of up to Tk terms against the twin's f64; a few ulps of exp() per term on top.
 const TOL: Tolerance = { atol: 1e-5, rtol: 1e-4 };
@@ -102,21 +128,21 @@ function twinOpts(s: AttentionShape, ins: HostInput[]): ref.AttentionOptions {
   };
 }
 
-/** The wrapper's options on one kernel path; kvStart is the last GPU input when the shape has one. */
-function gpuOpts(s: AttentionShape, ins: Tensor[], path: gpu.AttentionPath): gpu.AttentionOptions {
+/** The wrapper's options on one kernel variant; kvStart is the last GPU input when the shape has one. */
+function gpuOpts(s: AttentionShape, ins: Tensor[], variant: AttentionVariant): gpu.AttentionOptions {
   return {
-    path,
+    ...variant,
     ...(s.scale === undefined ? {} : { scale: s.scale }),
     ...(s.Tcap === undefined ? {} : { keys: s.Tk ?? s.T }),
     ...(s.kvStart ? { kvStart: ins[ins.length - 1] as Tensor<'u32'> } : {}),
   };
 }
 
-function forwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
+function forwardCase(s: AttentionShape, variant: AttentionVariant): KernelCase {
   const sh = shapes(s);
   const qk = s.qkScale ?? 2;
   return gpuTwinCase({
-    name: `attentionForward [${path}] ${label(s)}`,
+    name: `attentionForward [${variantLabel(variant)}] ${label(s)}`,
     family: 'attention',
     inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv), ...startInput(s)],
     // Random starting values: the kernel must overwrite every element.
@@ -124,7 +150,8 @@ function forwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
       { shape: sh.q, random: true },
       { shape: sh.lse, random: true },
     ],
-    gpu: (rec, [out, lse], ins) => gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, path)),
+    gpu: (rec, [out, lse], ins) =>
+      gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, variant)),
     twin: ([out, lse], ins) => {
       const [q, k, v] = ins as HostTensor[];
       ref.attentionForward(out, lse, q, k, v, twinOpts(s, ins));
@@ -133,11 +160,11 @@ function forwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
   });
 }
 
-function backwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
+function backwardCase(s: AttentionShape, variant: AttentionVariant): KernelCase {
   const sh = shapes(s);
   const qk = s.qkScale ?? 2;
   return gpuTwinCase({
-    name: `attentionBackward [${path}] ${label(s)}`,
+    name: `attentionBackward [${variantLabel(variant)}] ${label(s)}`,
     family: 'attention',
     // dOut, q, k, v random; out and lse from the twin's forward, as the backward sees them in training.
     inputs: (rng) => {
@@ -159,7 +186,7 @@ function backwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
     ],
     gpu: (rec, [dq, dk, dv], ins) => {
       const [dOut, q, k, v, out, lse] = ins;
-      gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, gpuOpts(s, ins, path));
+      gpu.attentionBackward(rec, dq, dk, dv, dOut, q, k, v, out, lse, gpuOpts(s, ins, variant));
     },
     twin: ([dq, dk, dv], ins) => {
       const [dOut, q, k, v, out, lse] = ins as HostTensor[];
@@ -169,10 +196,9 @@ function backwardCase(s: AttentionShape, path: gpu.AttentionPath): KernelCase {
   });
 }
 
-/** Forward and backward cases for every shape in ATTENTION_SHAPES, on each kernel path that takes the shape. */
+/** Forward and backward cases for every shape in ATTENTION_SHAPES, on each kernel variant that takes the shape. */
 export function attentionCases(): KernelCase[] {
-  return ATTENTION_SHAPES.flatMap((s) => {
-    const paths: gpu.AttentionPath[] = gpu.rowsPathSupports(s.HD) ? ['lanes', 'rows'] : ['lanes'];
-    return paths.flatMap((path) => [forwardCase(s, path), backwardCase(s, path)]);
-  });
+  return ATTENTION_SHAPES.flatMap((s) =>
+    attentionVariants(s.HD).flatMap((v) => [forwardCase(s, v), backwardCase(s, v)]),
+  );
 }

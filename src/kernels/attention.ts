@@ -1,12 +1,15 @@
 // Typed wrappers of shaders/attention.wgsl: causal grouped-query attention, forward and backward (flash style:
 // the forward saves the logsumexp per query row, the backward recomputes the probabilities). Same names and
 // argument order as src/reference/attention.ts, after the recorder. Not the projections or RoPE. Two kernel
-// paths: shaders/attention-rows.wgsl (a thread per 4 rows, head vectors in unrolled vec4 registers) when HD divides
-// by 4 and either the rows fill the device or the adapter is a CPU one, and shaders/attention.wgsl (rows split
-// over lanes, any HD) for the rest, such as a decode step's few long rows on a GPU (defaultAttentionPath).
+// paths: 'rows' (a thread per 1-4 rows) when HD divides by 4 and either the rows fill the device or the adapter is a
+// CPU one, and shaders/attention.wgsl (rows split over lanes, any HD) for the rest, such as a decode step's few long
+// rows on a GPU (defaultAttentionPath). The rows path has two forms of one algorithm (rowsForm): the head vectors in
+// unrolled vec4 registers (shaders/attention-rows.wgsl) or in private arrays walked by loops
+// (shaders/attention-rows-looped.wgsl), for the compilers that the unrolled form costs seconds.
 
 import raw from '../../shaders/attention.wgsl?raw';
 import rowsRaw from '../../shaders/attention-rows.wgsl?raw';
+import rowsLoopedRaw from '../../shaders/attention-rows-looped.wgsl?raw';
 import {
   declareShader,
   grid,
@@ -21,6 +24,7 @@ import {
   type Tensor,
 } from '../gpu';
 import { expandRepeated, expandUnrolled } from '../gpu/template';
+import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { operandCodec, withHalfOperand, withHalfVec4Operand, type HalfCodec } from './half-operand';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
@@ -40,16 +44,25 @@ export interface AttentionOptions {
    */
   keys?: number;
   /**
-   * The kernel path: 'rows' (attention-rows.wgsl; needs HD % 4 == 0 and HD <= 64), 'lanes' (attention.wgsl).
+   * The kernel path: 'rows' (attention-rows*.wgsl; needs HD % 4 == 0 and HD <= 128), 'lanes' (attention.wgsl).
    * Default: defaultAttentionPath.
    */
   path?: AttentionPath;
+  /** The form of the 'rows' path (tests run both on every driver). Default: rowsForm. */
+  rowsForm?: RowsForm;
 }
 
 export type AttentionPath = 'rows' | 'lanes';
 
-/** The largest head dim of the 'rows' path (16 vec4 registers per head vector). */
-export const ROWS_MAX_HD = 64;
+/**
+ * The two forms of the 'rows' path, the same arithmetic in the same order: 'registers' (attention-rows.wgsl, every
+ * loop over the head dim written out, head vectors in named vec4 registers) and 'looped' (attention-rows-looped.wgsl,
+ * head vectors in private arrays walked by loops that stay rolled).
+ */
+export type RowsForm = 'registers' | 'looped';
+
+/** The largest head dim of the 'rows' path (Qwen3's 128; the 'looped' form above ROWS_MAX_REGISTER_VEC4 * 4). */
+export const ROWS_MAX_HD = 128;
 
 /** Whether the 'rows' path takes head dim HD. */
 export function rowsPathSupports(HD: number): boolean {
@@ -59,44 +72,81 @@ export function rowsPathSupports(HD: number): boolean {
 const rowsSources = new Map<string, string>();
 
 /**
- * The most head-dim vec4 a thread of the 'rows' path holds per register array (RQ * HD / 4): the rows' queries and
- * accumulators (forward, dq) or keys, values and both accumulators (dk/dv) are each RQ * HD / 4 vec4, every one a
- * named register in straight-line code. Compilers that keep them all live in one block grow steeply with that
+ * The most head-dim vec4 a thread of the 'registers' form holds per register array (RQ * HD / 4): the rows' queries
+ * and accumulators (forward, dq) or keys, values and both accumulators (dk/dv) are each RQ * HD / 4 vec4, every one
+ * a named register in straight-line code. Compilers that keep them all live in one block grow steeply with that
  * count: at HD 64 with 4 rows a thread a pipeline took 44-86 s on SwiftShader and over a minute on lavapipe
  * (BENCHMARKS.md, "Two drivers"). 16 keeps 4 rows a thread up to HD 16 (the nano, micro and tiny presets), 2 up to
- * HD 32 and 1 above.
+ * HD 32 and 1 to HD 64; above, the 'looped' form. Lavapipe's bound is smaller (ROWS_LAVAPIPE_MAX_REGISTER_VEC4).
  */
 export const ROWS_MAX_REGISTER_VEC4 = 16;
 
 /**
- * Rows per thread of the 'rows' path (RQ in attention-rows.wgsl) for sequences of `perSequence` rows at head dim HD:
- * 4, fewer where 4 rows would hold more than ROWS_MAX_REGISTER_VEC4 vec4 per array, and 1 for a decode step's single
- * query, where a thread's other rows would only be computed and discarded. A row's arithmetic is the same whatever
- * RQ is (the same keys in the same order), so the results do not depend on it.
+ * ROWS_MAX_REGISTER_VEC4 on lavapipe (Mesa's llvmpipe), whose LLVM cost grows far more steeply with the registers
+ * and storage loads written out: cold on an idle machine, at head dim 12 with 4 rows a thread (12 vec4 per array)
+ * the forward, dq and dk/dv took 0.96, 1.43 and 1.72 s (1.7-3.4 s of CPU), with 2 rows (6 vec4) 0.40, 0.59 and
+ * 0.78 s, and at head dim 64 (16 vec4) 2.6, 4.1 and 6.1 s.
+ * 6 keeps the registers form, at 2 rows a thread, for the nano preset's head dim 12 (3-5x faster there than the
+ * looped form) and 1 row to head dim 24; above, lavapipe takes the looped form (BENCHMARKS.md, "attention-rows in
+ * two forms").
  */
-export function rowsPerThread(perSequence: number, HD: number): number {
+export const ROWS_LAVAPIPE_MAX_REGISTER_VEC4 = 6;
+
+/** The registers form's bound on this adapter: ROWS_LAVAPIPE_MAX_REGISTER_VEC4 on lavapipe, else ROWS_MAX_REGISTER_VEC4. */
+export function rowsRegisterBound(ctx: GpuContext): number {
+  return vulkanDriverOf(ctx.report) === 'lavapipe' ? ROWS_LAVAPIPE_MAX_REGISTER_VEC4 : ROWS_MAX_REGISTER_VEC4;
+}
+
+/**
+ * The same bound for the 'looped' form (RQ * HD / 4 per private array): each of a thread's rows is written out
+ * in every loop body; 4 rows a thread up to HD 8, 2 up to HD 16 and 1 above (on lavapipe 2 rows at head dims
+ * 12-16 ran as fast as 4, for about half the compile).
+ */
+export const ROWS_MAX_LOOPED_VEC4 = 8;
+
+/**
+ * The form of the 'rows' path on this adapter at head dim HD: 'registers' while one row's head vector fits the
+ * adapter's register bound (rowsRegisterBound: to head dim 64 on SwiftShader, which runs that form 2-4x faster than
+ * the looped one and compiles it in under 2 s, and on GPUs; to head dim 24 on lavapipe), else 'looped' (lavapipe
+ * compiles the registers form at head dims 32-64 in 1.6-6.1 s per entry point, the looped one in 0.14-0.4 s, and
+ * runs it 1.1-2.2x slower there). BENCHMARKS.md, "attention-rows in two forms".
+ */
+export function rowsForm(ctx: GpuContext, HD: number): RowsForm {
+  return Math.ceil(HD / 4) <= rowsRegisterBound(ctx) ? 'registers' : 'looped';
+}
+
+/**
+ * Rows per thread of the 'rows' path (RQ in attention-rows*.wgsl) for sequences of `perSequence` rows at head dim
+ * HD: 4, fewer where 4 rows would hold more than `bound` vec4 per array (the form's: rowsRegisterBound,
+ * ROWS_MAX_LOOPED_VEC4), and 1 for a decode step's single query, where a thread's other rows would only be computed
+ * and discarded. A row's arithmetic is the same whatever RQ is (the same keys in the same order), so the results do
+ * not depend on it.
+ */
+export function rowsPerThread(perSequence: number, HD: number, bound = ROWS_MAX_REGISTER_VEC4): number {
   if (perSequence < 4) return 1;
   let rq = 4;
-  while (rq > 1 && rq * Math.ceil(HD / 4) > ROWS_MAX_REGISTER_VEC4) rq /= 2;
+  while (rq > 1 && rq * Math.ceil(HD / 4) > bound) rq /= 2;
   return rq;
 }
 
 /**
- * attention-rows.wgsl expanded for HD and RQ rows per thread (one family each, compiled on first use); with a codec,
- * the forward's keys and values (fk, fv) read from a KV cache stored half.
+ * attention-rows.wgsl ('registers') or attention-rows-looped.wgsl ('looped') expanded for HD and RQ rows per thread
+ * (one family each, compiled on first use); with a codec, the forward's keys and values (fk, fv) read from a KV
+ * cache stored half.
  */
-function rowsFamily(ctx: GpuContext, HD: number, RQ: number, kv: HalfCodec | null): KernelFamily {
+function rowsFamily(ctx: GpuContext, form: RowsForm, HD: number, RQ: number, kv: HalfCodec | null): KernelFamily {
   const HD4 = HD / 4;
-  const key = `hd${HD}-rq${RQ}${kv ? `-kv-${kv}` : ''}`;
+  const key = `${form === 'looped' ? 'looped-' : ''}hd${HD}-rq${RQ}${kv ? `-kv-${kv}` : ''}`;
   let text = rowsSources.get(key);
   if (!text) {
+    const shader = form === 'looped' ? ATTENTION_ROWS_LOOPED_SHADER : ATTENTION_ROWS_SHADER;
     const byRow = expandRepeated(
-      ATTENTION_ROWS_SHADER.source.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)),
+      shader.source.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)),
       'qrows',
       RQ,
       (t) => ({ $t: String(t) }),
     );
-    text = expandUnrolled(byRow, HD4);
+    text = form === 'looped' ? byRow : expandUnrolled(byRow, HD4);
     if (kv) text = withHalfVec4Operand(withHalfVec4Operand(text, 'fk', kv), 'fv', kv).replaceAll('enable f16;\n', '');
     if (kv === 'f16-native') text = `enable f16;\n${text}`;
     rowsSources.set(key, text);
@@ -106,12 +156,14 @@ function rowsFamily(ctx: GpuContext, HD: number, RQ: number, kv: HalfCodec | nul
 
 /**
  * The path a kernel over `rows` rows of `length` items takes by default: 'rows' where it applies and either a
- * thread per row already fills the device (attentionLayout gives one lane) or the adapter is a CPU (software)
- * one, where parallelism beyond its few cores buys nothing and workgroup barriers are slow; else 'lanes'.
+ * thread per row already fills the device (attentionLayout gives one lane; on a GPU only up to the head dims of
+ * the 'registers' form, as the 'looped' form's private arrays are not measured there) or the adapter is a CPU
+ * (software) one, where parallelism beyond its few cores buys nothing and workgroup barriers are slow; else 'lanes'.
  */
 export function defaultAttentionPath(ctx: GpuContext, HD: number, rows: number, length: number): AttentionPath {
   if (!rowsPathSupports(HD)) return 'lanes';
-  return ctx.report.isFallbackAdapter || attentionLayout(rows, length).LANES === 1 ? 'rows' : 'lanes';
+  if (ctx.report.isFallbackAdapter) return 'rows';
+  return Math.ceil(HD / 4) <= ROWS_MAX_REGISTER_VEC4 && attentionLayout(rows, length).LANES === 1 ? 'rows' : 'lanes';
 }
 
 /**
@@ -135,10 +187,16 @@ function launch(
       `${kernel}: path 'rows' needs a head dim that divides by 4 and is at most ${ROWS_MAX_HD}, got ${HD}`,
     );
   }
+  if (opts.rowsForm === 'registers' && Math.ceil(HD / 4) > ROWS_MAX_REGISTER_VEC4) {
+    throw new Error(
+      `${kernel}: rowsForm 'registers' holds at most ${ROWS_MAX_REGISTER_VEC4} vec4 per head vector (head dim ${4 * ROWS_MAX_REGISTER_VEC4}), got head dim ${HD}`,
+    );
+  }
   if ((opts.path ?? defaultAttentionPath(rec.ctx, HD, rows, length)) === 'rows') {
-    const RQ = rowsPerThread(perSequence, HD);
+    const form = opts.rowsForm ?? rowsForm(rec.ctx, HD);
+    const RQ = rowsPerThread(perSequence, HD, form === 'looped' ? ROWS_MAX_LOOPED_VEC4 : rowsRegisterBound(rec.ctx));
     const threads = (rows / perSequence) * Math.ceil(perSequence / RQ);
-    return { family: rowsFamily(rec.ctx, HD, RQ, kv), workgroups: workgroups(rec, threads, ROWS_WG) };
+    return { family: rowsFamily(rec.ctx, form, HD, RQ, kv), workgroups: workgroups(rec, threads, ROWS_WG) };
   }
   const layout = attentionLayout(rows, length);
   return {
@@ -180,6 +238,10 @@ const PARAMS = uniforms('Params', {
 });
 export const ATTENTION_SHADER = declareShader('attention.wgsl', raw, { uniforms: [PARAMS], consts: { HB, STATS_WG } });
 export const ATTENTION_ROWS_SHADER = declareShader('attention-rows.wgsl', rowsRaw, {
+  uniforms: [PARAMS],
+  consts: { WG: ROWS_WG },
+});
+export const ATTENTION_ROWS_LOOPED_SHADER = declareShader('attention-rows-looped.wgsl', rowsLoopedRaw, {
   uniforms: [PARAMS],
   consts: { WG: ROWS_WG },
 });

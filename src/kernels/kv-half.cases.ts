@@ -12,7 +12,8 @@ import { kvWriteHalf } from '../reference/decode';
 import { halfBitsToF32, toHalfBits, type HalfDtype } from '../core/half';
 import { host } from '../core/host-tensor';
 import { Rng } from '../core/random';
-import { attentionForward, rowsPathSupports, type AttentionPath } from './attention';
+import { attentionForward } from './attention';
+import { attentionVariants, variantLabel, type AttentionVariant } from './attention.cases';
 import { kvWrite } from './decode';
 import { halfCodec } from './half-operand';
 import { HALF_DTYPES } from './half.cases';
@@ -111,9 +112,9 @@ const CACHE_SHAPES: CacheShape[] = [
 
 const TOL = { atol: 1e-5, rtol: 1e-4 };
 
-function attentionHalfCase(dtype: HalfDtype, s: CacheShape, path: AttentionPath): KernelCase {
+function attentionHalfCase(dtype: HalfDtype, s: CacheShape, variant: AttentionVariant): KernelCase {
   const name =
-    `attentionForward [${path}] ${dtype} cache ${s.tag} B=${s.B} T=${s.T} Tk=${s.Tk} Tcap=${s.Tcap} ` +
+    `attentionForward [${variantLabel(variant)}] ${dtype} cache ${s.tag} B=${s.B} T=${s.T} Tk=${s.Tk} Tcap=${s.Tcap} ` +
     `NH=${s.NH} NKV=${s.NKV} HD=${s.HD} kvStart=[${s.kvStart.join(',')}]`;
   return {
     name,
@@ -133,7 +134,7 @@ function attentionHalfCase(dtype: HalfDtype, s: CacheShape, path: AttentionPath)
       const gLse = ctx.tensor([s.B, s.NH, s.T], { label: `${name}:lse` });
       const t0 = performance.now();
       const rec = ctx.recorder(name);
-      attentionForward(rec, gOut, gLse, gq, gk, gv, { kvStart: gStart, keys: s.Tk, path });
+      attentionForward(rec, gOut, gLse, gq, gk, gv, { kvStart: gStart, keys: s.Tk, ...variant });
       rec.submit();
       const [out, lse] = await ctx.readMany([gOut, gLse]);
       const ms = performance.now() - t0;
@@ -157,14 +158,10 @@ function attentionHalfCase(dtype: HalfDtype, s: CacheShape, path: AttentionPath)
   };
 }
 
-/** Every half-KV-cache case, both half dtypes, attention on each path that takes the head dim. */
+/** Every half-KV-cache case, both half dtypes, attention on each kernel variant that takes the head dim. */
 export function kvHalfCases(): KernelCase[] {
   return HALF_DTYPES.flatMap((dtype) => [
     kvWriteHalfCase(dtype),
-    ...CACHE_SHAPES.flatMap((s) =>
-      (rowsPathSupports(s.HD) ? (['lanes', 'rows'] as const) : (['lanes'] as const)).map((path) =>
-        attentionHalfCase(dtype, s, path),
-      ),
-    ),
+    ...CACHE_SHAPES.flatMap((s) => attentionVariants(s.HD).map((variant) => attentionHalfCase(dtype, s, variant))),
   ]);
 }

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PEAK_SHADER } from '../bench/peak';
 import type { ShaderDeclaration, UniformStruct } from '../gpu';
-import { ATTENTION_ROWS_SHADER, ATTENTION_SHADER } from './attention';
+import { ATTENTION_ROWS_LOOPED_SHADER, ATTENTION_ROWS_SHADER, ATTENTION_SHADER } from './attention';
 import { BIAS_SHADER } from './bias';
 import { BRADLEY_TERRY_SHADER } from './bradley-terry';
 import { CROSS_ENTROPY_SHADER } from './cross-entropy';
@@ -32,6 +32,7 @@ import { withBlocks } from './wgsl-blocks';
 const DECLARED: readonly ShaderDeclaration[] = [
   ATTENTION_SHADER,
   ATTENTION_ROWS_SHADER,
+  ATTENTION_ROWS_LOOPED_SHADER,
   BIAS_SHADER,
   BRADLEY_TERRY_SHADER,
   CROSS_ENTROPY_SHADER,
