@@ -76,9 +76,10 @@ function report(label: string, t: Timeline): string {
   ];
   const lines = [`time to first step, ${label}:`];
   let prev = 0;
-  for (const name of order) {
+  // In the order they happened: the worker prepares the opening lesson's run before the app has started it.
+  const happened = order.filter((name) => t.marks[name] !== undefined).sort((a, b) => t.marks[a] - t.marks[b]);
+  for (const name of happened) {
     const at = t.marks[name];
-    if (at === undefined) continue;
     lines.push(`  ${name.padEnd(22)} ${(at / 1000).toFixed(2).padStart(7)} s  (+${((at - prev) / 1000).toFixed(2)} s)`);
     prev = at;
   }

@@ -69,6 +69,7 @@ export const PAGE_IMPORTS: readonly string[] = [
   // lesson texts, checks and the gathering of a run's records for them
   'lessons',
   'lessons/results',
+  'lessons/opening',
   // small pure helpers of the engine layer
   'engine/types',
   'engine/seed-group',

@@ -4,7 +4,7 @@
 // feeds messages in through handleResponse). The rules of the run controls are selectors.ts.
 
 import { create } from 'zustand';
-import { EngineClient } from '../worker/client';
+import { connectEngine } from '../worker/client';
 import { engineLink, type EngineConnector } from './engine-link';
 import type { KeyValueStorage, SliceDeps } from './slice';
 import { alertsSlice, type AlertsSlice } from './slices/alerts';
@@ -56,7 +56,7 @@ function browserStorage(): KeyValueStorage | null {
 }
 
 /** The page's engine: the worker, started on the first startEngine(). */
-const connectWorker: EngineConnector = (onEvent) => new EngineClient(onEvent);
+const connectWorker: EngineConnector = connectEngine;
 
 /** A lab store with its own engine link and counters. */
 export function createLabStore(options: LabStoreOptions = {}) {

@@ -3,12 +3,21 @@
 // answer (requests.ts), and hands every event to one listener (the store). Also hosts the reward-function
 // sandboxes the engine asks for (sandbox-host.ts).
 
+import type { RLConfig } from '../rl/config';
 import type { ReplyOf, Request, Response, WorkerEvent } from './protocol';
 import { RequestChannel } from './requests';
 import { hostSandboxes } from './sandbox-host';
 
-/** The engine worker started ahead of the page's app (startEngineWorker), until an EngineClient takes it. */
-let early: Worker | null = null;
+/**
+ * The engine client started ahead of the page's app (startEngineWorker), until the app's store connects to it
+ * (connectEngine): the events it got meanwhile wait for that listener.
+ */
+interface EarlyClient {
+  client: EngineClient;
+  listener: ((e: WorkerEvent) => void) | null;
+  waiting: WorkerEvent[];
+}
+let early: EarlyClient | null = null;
 
 function engineWorker(): Worker {
   return new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'rl-lab-engine' });
@@ -20,7 +29,37 @@ function engineWorker(): Worker {
  * worker and device of its own, alone.
  */
 export function startEngineWorker(search: string): void {
-  if (!early && !new URLSearchParams(search).has('bench')) early = engineWorker();
+  if (early || new URLSearchParams(search).has('bench')) return;
+  const started: EarlyClient = {
+    client: new EngineClient((e) => (started.listener ? started.listener(e) : started.waiting.push(e))),
+    listener: null,
+    waiting: [],
+  };
+  early = started;
+}
+
+/**
+ * Asks the early engine worker to prepare the run the opening lesson will (its pipelines compile and its first step
+ * trains while the app loads; the app's own prepare of the same config finds it). Best effort: a failure here
+ * surfaces, if it matters, when the app starts a run.
+ */
+export function prepareEarly(config: RLConfig): void {
+  early?.client.request({ type: 'prepare', config, backend: 'webgpu' }).catch(() => {});
+}
+
+/**
+ * The page's engine client, reporting to `onEvent`: the one startEngineWorker started, with the events it got
+ * before (delivered after this returns, so the caller holds the connection by then), or a new one.
+ */
+export function connectEngine(onEvent: (e: WorkerEvent) => void): EngineClient {
+  if (!early) return new EngineClient(onEvent);
+  const started = early;
+  early = null;
+  queueMicrotask(() => {
+    started.listener = onEvent;
+    for (const e of started.waiting.splice(0)) onEvent(e);
+  });
+  return started.client;
 }
 
 export class EngineClient {
@@ -28,8 +67,7 @@ export class EngineClient {
   private readonly channel: RequestChannel;
 
   constructor(onEvent: (e: WorkerEvent) => void) {
-    this.worker = early ?? engineWorker();
-    early = null;
+    this.worker = engineWorker();
     this.channel = new RequestChannel(this.worker, onEvent);
     this.worker.onmessage = (ev: MessageEvent<Response>) => {
       const t0 = performance.now();

@@ -8,6 +8,7 @@ import { foreignCheckpointOrigin } from '../../engine/checkpoint-path';
 import type { BackendKind, RunHeader } from '../../engine/types';
 import { hubSourcesAllow, pageHubSources } from '../../hub/origins';
 import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
+import { openingLessonId } from '../../lessons/opening';
 import {
   configFromUrlParamsKeeping,
   resolveConfig,
@@ -107,9 +108,9 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
 
   initConfig(search, site = pageSite()) {
     const params = new URLSearchParams(search);
-    const lesson = params.get('lesson');
     // No link at all: the page opens on the first lesson's question (its run is the default config).
-    if (lesson !== null || [...params.keys()].length === 0) get().openLesson(lesson ?? FIRST_LESSON.id);
+    const lesson = openingLessonId(search);
+    if (lesson !== null) get().openLesson(lesson);
     for (const p of PAGE_PARAMS) params.delete(p);
     if ([...params.keys()].length === 0) return;
     const { config, preset, problems, dropped } = configFromUrlParamsKeeping(params);

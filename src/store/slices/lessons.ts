@@ -6,6 +6,7 @@
 
 import type { RunProgress } from '../../engine/types';
 import { LESSON_DEFAULT_SEED, LESSONS, lessonById, type Lesson, type LessonVerdict } from '../../lessons';
+import { lessonPreparedRunConfig } from '../../lessons/opening';
 import { lessonRunConfig } from '../../lessons/results';
 import { lessonRunResults } from '../lesson-results';
 import { rolloutKey } from './inspector';
@@ -182,9 +183,8 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
       prepareLessonRun() {
         const s = session();
         const lesson = s && lessonById(s.lessonId);
-        const first = lesson?.runs[0];
-        if (!lesson || !first || s.phase !== 'ready' || first.mode === 'sft') return;
-        get().prepareRun(lessonRunConfig(lesson, first, s.seed));
+        const config = lesson && s.phase === 'ready' ? lessonPreparedRunConfig(lesson, s.seed) : null;
+        if (config) get().prepareRun(config);
       },
 
       closeLesson() {
