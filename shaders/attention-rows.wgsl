@@ -25,19 +25,8 @@
 // @uniforms Params
 // @consts
 
-const HD4: u32 = __HD4__u;
-const RQ: u32 = __RQ__u; // rows per thread
-const NEG_BIG: f32 = -3.402823e38; // "minus infinity" that stays finite: exp(NEG_BIG - m) is 0
-
 @group(0) @binding(0) var<uniform> p: Params;
-// Each entry's bindings follow its twin's argument order, so a slot holds different tensors per entry.
-@group(0) @binding(1) var<storage, read_write> o1: array<vec4<f32>>; // forward: out; dq: dq; dkdv: dk
-@group(0) @binding(2) var<storage, read_write> o2f: array<f32>;      // forward: lse (B,NH,T)
-@group(0) @binding(2) var<storage, read_write> o2: array<vec4<f32>>; // dkdv: dv
-
-fn thread_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-  return (wid.x + wid.y * nwg.x) * WG + lid;
-}
+// @include attention-rows-head
 
 // ---------------------------------------------------------------------------------------------------------
 // Forward: a thread per RQ consecutive query rows of one (b, h): an online softmax over keys kvStart[b] .. (its

@@ -26,6 +26,7 @@ import {
 import { expandRepeated, expandUnrolled } from '../gpu/template';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { operandCodec, withHalfOperand, withHalfVec4Operand, type HalfCodec } from './half-operand';
+import { withBlocks } from './wgsl-blocks';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {
@@ -141,7 +142,7 @@ function rowsFamily(ctx: GpuContext, form: RowsForm, HD: number, RQ: number, kv:
   if (!text) {
     const shader = form === 'looped' ? ATTENTION_ROWS_LOOPED_SHADER : ATTENTION_ROWS_SHADER;
     const byRow = expandRepeated(
-      shader.source.replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)),
+      withBlocks(shader.source, shader.file).replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)),
       'qrows',
       RQ,
       (t) => ({ $t: String(t) }),

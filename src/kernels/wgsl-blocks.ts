@@ -4,6 +4,7 @@
 // block is added here with its `?raw` import; the expander reads no files itself, so that one registry serves
 // Vite in the browser and src/cli/raw-loader.mjs in Node.
 
+import attentionRowsHead from '../../shaders/blocks/attention-rows-head.wgsl?raw';
 import halfBits from '../../shaders/blocks/half-bits.wgsl?raw';
 import rowLanes from '../../shaders/blocks/row-lanes.wgsl?raw';
 import rowLanesSubgroup from '../../shaders/blocks/row-lanes-subgroup.wgsl?raw';
@@ -15,6 +16,7 @@ import { expandIncludes } from '../gpu/template';
 
 /** Block name (its file's name under shaders/blocks, without .wgsl) -> its text. */
 export const WGSL_BLOCKS: Readonly<Record<string, string>> = {
+  'attention-rows-head': attentionRowsHead,
   'half-bits': halfBits,
   'row-layout': rowLayout,
   'row-lanes': rowLanes,

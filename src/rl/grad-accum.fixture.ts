@@ -9,7 +9,7 @@ import { Rng } from '../core/random';
 import type { ParamArrays } from '../model/checkpoint';
 import { MODEL_PRESETS, type ModelConfig } from '../model/config';
 import { compareArrays, type Tolerance } from '../reference/compare';
-import type { ObjectiveConfig } from '../schema/objective';
+import { DEFAULT_OBJECTIVE_CONFIG, type ObjectiveConfig } from '../schema/objective';
 import { sequenceBatch, takeRows } from './batch';
 import { STEP_SCALARS, type Learner, type LearnerInit, type UpdateInputs, type UpdateOptions } from './learner';
 import { minibatchRows } from './schedule';
@@ -93,6 +93,28 @@ export interface GaTolerances {
   /** Step scalars. */
   scalars: Tolerance;
 }
+
+/**
+ * The objective both learners' cases use: a k3 KL in the loss and an entropy bonus, so every aggregated term has
+ * a part in the gradient.
+ */
+export const GA_OBJECTIVE: ObjectiveConfig = {
+  ...DEFAULT_OBJECTIVE_CONFIG,
+  beta: 0.05,
+  kl_placement: 'in_loss',
+  kl_estimator: 'k3',
+  entropy_coef: 0.01,
+};
+
+/**
+ * Weights ~0.3 and AdamW's first step lr g / (|g| + 1) (lr 0.5): a gradient summed in another order (k partial sums
+ * of the rows' terms instead of one, on the GPU in f32 matmul reductions) moves by a few f32 ulps of its magnitude,
+ * the weight by lr times that.
+ */
+export const GA_TOLERANCES: GaTolerances = {
+  weights: { atol: 1e-6, rtol: 1e-5 },
+  scalars: { atol: 1e-6, rtol: 1e-5 },
+};
 
 /**
  * Runs one step with gradient_accumulation_steps 1 and with each k of `ks` on fresh learners from `make`, and

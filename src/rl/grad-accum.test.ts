@@ -4,40 +4,41 @@
 // tolerance is f32 summation order: the twin sums each micro-batch's per-row gradients, then the micro-batches.
 
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OBJECTIVE_CONFIG, type ObjectiveConfig } from '../schema/objective';
+import type { ObjectiveConfig } from '../schema/objective';
 import { CpuLearner } from './cpu-learner';
-import { gaCase, gaInit, type GaTolerances } from './grad-accum.fixture';
+import { GA_OBJECTIVE, GA_TOLERANCES, gaCase, gaInit } from './grad-accum.fixture';
 import { combineMicroScalars, STEP_SCALARS, type StepScalar } from './learner';
-
-// Weights ~0.3 and AdamW's first step lr g / (|g| + 1) (lr 0.5): a gradient summed in another order moves by a few
-// f32 ulps of its magnitude, the weight by lr times that; the objective's own arithmetic is double precision.
-const TOL: GaTolerances = { weights: { atol: 1e-6, rtol: 1e-5 }, scalars: { atol: 1e-6, rtol: 1e-5 } };
-const KL: ObjectiveConfig = {
-  ...DEFAULT_OBJECTIVE_CONFIG,
-  beta: 0.05,
-  kl_placement: 'in_loss',
-  kl_estimator: 'k3',
-  entropy_coef: 0.01,
-};
 
 describe('gradient accumulation on the CPU learner: k micro-batches make the step of the whole minibatch', () => {
   for (const agg of ['token-mean', 'seq-mean-token-mean', 'seq-mean-token-sum', 'seq-mean-token-sum-norm'] as const)
     it(`${agg}, k3 KL in the loss and an entropy bonus, k = 2 and 3`, async () => {
-      expect(await gaCase(agg, () => new CpuLearner(gaInit()), { ...KL, loss_agg_mode: agg }, [2, 3], TOL)).toEqual([]);
+      expect(
+        await gaCase(
+          agg,
+          () => new CpuLearner(gaInit()),
+          { ...GA_OBJECTIVE, loss_agg_mode: agg },
+          [2, 3],
+          GA_TOLERANCES,
+        ),
+      ).toEqual([]);
     });
 
   it('sequence-level ratio (GSPO), the exact KL, a row per micro-batch (one without masked tokens)', async () => {
-    const cfg: ObjectiveConfig = { ...KL, kl_estimator: 'exact', importance_sampling_level: 'sequence' };
-    expect(await gaCase('gspo exact', () => new CpuLearner(gaInit()), cfg, [6], TOL)).toEqual([]);
+    const cfg: ObjectiveConfig = { ...GA_OBJECTIVE, kl_estimator: 'exact', importance_sampling_level: 'sequence' };
+    expect(await gaCase('gspo exact', () => new CpuLearner(gaInit()), cfg, [6], GA_TOLERANCES)).toEqual([]);
   });
 
   it('LoRA', async () => {
-    expect(await gaCase('lora', () => new CpuLearner(gaInit({ lora: true })), KL, [2, 3], TOL)).toEqual([]);
+    expect(
+      await gaCase('lora', () => new CpuLearner(gaInit({ lora: true })), GA_OBJECTIVE, [2, 3], GA_TOLERANCES),
+    ).toEqual([]);
   });
 
   it('the critic (PPO): the value loss over the minibatch, one critic step', async () => {
     expect(
-      await gaCase('critic', () => new CpuLearner(gaInit({ critic: true })), KL, [3], TOL, { critic: true }),
+      await gaCase('critic', () => new CpuLearner(gaInit({ critic: true })), GA_OBJECTIVE, [3], GA_TOLERANCES, {
+        critic: true,
+      }),
     ).toEqual([]);
   });
 });
