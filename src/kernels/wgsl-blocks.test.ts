@@ -21,7 +21,8 @@ describe('WGSL_BLOCKS', () => {
     );
     const halfBits = ['decode.wgsl', 'half-pack.wgsl'];
     const rowKernels = ['cross-entropy.wgsl', 'kl.wgsl', 'logprob.wgsl', 'sampler.wgsl', 'softmax.wgsl'];
-    expect(including.sort()).toEqual([...rowKernels, ...halfBits].sort());
+    const attentionRows = ['attention-rows.wgsl', 'attention-rows-looped.wgsl'];
+    expect(including.sort()).toEqual([...rowKernels, ...halfBits, ...attentionRows].sort());
     for (const f of rowKernels) {
       for (const reduction of ['workgroup', 'subgroups'] as RowReduction[]) {
         const out = withBlocks(readFileSync(new URL(f, shaderDir), 'utf8'), f, reduction);
@@ -36,6 +37,13 @@ describe('WGSL_BLOCKS', () => {
       expect(out, f).not.toMatch(/^\s*\/\/\s*@include/m);
       for (const fn of ['bf16_bits', 'f16_bits'])
         expect(out.match(new RegExp(`^fn ${fn}\\(`, 'gm')), `${f} ${fn}`).toHaveLength(1);
+    }
+    // Both forms of attention-rows take their constants, output bindings and thread index from block attention-rows-head.
+    for (const f of attentionRows) {
+      const out = withBlocks(readFileSync(new URL(f, shaderDir), 'utf8'), f);
+      expect(out, f).not.toMatch(/^\s*\/\/\s*@include/m);
+      for (const line of [/^const HD4: u32 = __HD4__u;$/gm, /^fn thread_of\(/gm, /var<storage, read_write> o1:/gm])
+        expect(out.match(line), `${f} ${line}`).toHaveLength(1);
     }
   });
 
