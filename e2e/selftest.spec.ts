@@ -3,8 +3,8 @@
 import { expect, test } from '@playwright/test';
 
 test('the page shows a real adapter and the kernel self-test passes in the browser', async ({ page }, testInfo) => {
-  // A bound on waiting, not a timing assertion: every case's pipelines compile in the browser (1,336 cases, 105 s for
-  // 1,141 of them in CI before the attention and objective variants were added).
+  // A bound on waiting, not a timing assertion: every case's pipelines compile in the browser (1,173 cases took
+  // 146 s in CI, where 1,141 took 105 s before the attention and objective variants were added).
   test.setTimeout(600_000);
   const external: string[] = [];
   page.on('request', (req) => {
