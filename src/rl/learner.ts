@@ -591,6 +591,10 @@ export class GpuLearner implements Learner {
       ? ctx.tensor([opts.inspectRows.length, planes, S], { label: 'rl.inspect' })
       : null;
     const last = mb.micro.length - 1;
+    const crit = this.critic && opts.critic ? opts.critic : null;
+    const cfg = opts.objective;
+    const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
+    const temperature = opts.temperature;
     // One command buffer per micro-batch: the next one's uploads reuse the same buffers, and a queue write lands
     // before the next submit. The gradients accumulate across them (zeroed by the first), the optimizer steps once
     // after the last.
@@ -602,7 +606,6 @@ export class GpuLearner implements Learner {
       ctx.upload(t.mask, inp.mask);
       ctx.upload(t.samplerLogp, inp.samplerLogp);
       if (inp.oldLogp) ctx.upload(t.oldLogp, inp.oldLogp);
-      const crit = this.critic && opts.critic ? opts.critic : null;
       if (crit) {
         if (!inp.oldValues || !inp.returns)
           throw new Error('GpuLearner.update: the critic needs oldValues and returns');
@@ -610,9 +613,6 @@ export class GpuLearner implements Learner {
         ctx.upload(t.returns, inp.returns);
       }
       const at = (offset: number, n: number) => this.stats.view((first + j) * K + offset, [n]);
-      const cfg = opts.objective;
-      const exact = cfg.beta > 0 && cfg.kl_placement === 'in_loss' && cfg.kl_estimator === 'exact';
-      const temperature = opts.temperature;
 
       const rec = ctx.recorder('rl.update');
       // Policy forward and the per-token log-probs and entropies of the completion tokens.
