@@ -1,4 +1,4 @@
-// The layer rule of README.md and docs/architecture.md (src/layers.ts holds it), read from the imports of every file
+// The layer rule of docs/architecture.md (src/layers.ts holds it), read from the imports of every file
 // under src/: a module imports only from its own layer or lower ones; the UI imports values only from the store (types
 // from anywhere); the page (main.tsx, ui, store) imports values from below only from the pure modules of
 // PAGE_IMPORTS, and nothing it reaches, however far down, is GPU, kernel, WGSL or trainer code; React, zustand and
@@ -196,12 +196,10 @@ describe('layers', () => {
     expect(PAGE_IMPORTS.filter((id) => resolveImport(join(SRC, 'main.tsx'), `./${id}`) === null)).toEqual([]);
   });
 
-  it('README.md and docs/architecture.md quote the layer order of src/layers.ts', () => {
+  it('docs/architecture.md quotes the layer order of src/layers.ts', () => {
     expect(LAYER_LINE).toBe(
       'main.tsx, cli -> ui -> store -> lessons -> worker client ~> worker -> bench -> engine -> export -> rl -> tasks -> model -> kernels -> reference -> gpu -> hub -> core -> schema',
     );
-    const readme = readFileSync(join(SRC, '..', 'README.md'), 'utf8');
-    expect(readme.match(/Dependencies point one way: `([^`]+)`/)?.[1]).toBe(LAYER_LINE);
     const architecture = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8');
     const block = architecture
       .slice(architecture.indexOf('## The dependency rule'))

@@ -1,6 +1,6 @@
-// The layers of src/ and what the page may import from below it: the one copy of the dependency rule. README.md
-// and docs/architecture.md quote LAYER_LINE; src/layers.test.ts enforces ORDER and PAGE_IMPORTS on every import and
-// checks that both documents quote the line as rendered here.
+// The layers of src/ and what the page may import from below it: the one copy of the dependency rule.
+// docs/architecture.md quotes LAYER_LINE; src/layers.test.ts enforces ORDER and PAGE_IMPORTS on every import and
+// checks that the page quotes the line as rendered here.
 
 /**
  * Layers from the top; a layer may import from itself and the layers after it. `main` is src/main.tsx and the

@@ -2,7 +2,8 @@
 # Runs the benchmark (npm run bench) from a bundle, on a machine with no Node.js and no network.
 # Packed into .devbench/ by scripts/device-bench/pack.sh. Run from the repo root: bash .devbench/run.sh [bench args...]   e.g. bash .devbench/run.sh --preset all --reps 5
 # The args pass straight to the bench, so its recorded command reads "npm run bench -- <args>".
-# Results (BENCHMARKS.md, the report <out>/latest.{md,json}) and log.txt go to $OUT.
+# Results (BENCHMARKS.md, the device's detail file docs/benchmarks/<device>.md, the report <out>/latest.{md,json})
+# and log.txt go to $OUT.
 set -o pipefail
 
 OUT=${OUT:-/tmp/devbench-out}
@@ -93,6 +94,7 @@ main() {
   rc=$?
   echo "== bench exit $rc after $((SECONDS - t0)) s"
   cp -f BENCHMARKS.md "$OUT/" 2>/dev/null
+  mkdir -p "$OUT/benchmarks" && cp -f docs/benchmarks/*.md "$OUT/benchmarks/" 2>/dev/null
   for f in "$bench_out"/latest.*; do [ -f "$f" ] && cp -f "$f" "$OUT/"; done
   ls -la "$OUT"
   return $rc

@@ -1,5 +1,6 @@
 // The benchmark suite in --quick mode on nano produces a well-formed report (every section, finite figures, the
-// peer and the CPU twin beside ours, Markdown tables), and BENCHMARKS.md keeps one section per device and command.
+// peer and the CPU twin beside ours, Markdown tables), the device's detail file keeps one section per command, and
+// BENCHMARKS.md's summary reads the figures back from it.
 // The real-size section's step runs through a RunSession over an in-memory folder (here SmolLM2-135M's layout at a
 // narrow width, so the test stays cheap). Correctness of the harness only: no timing is asserted.
 
@@ -7,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { captureDispatches, groupDispatches, tensorRole } from './kernels';
-import { REPORT_SCHEMA, reportMarkdown, updateBenchmarksMarkdown, type BenchReport } from './report';
+import { REPORT_SCHEMA, reportMarkdown, updateDeviceBenchmarksMarkdown, type BenchReport } from './report';
+import { benchSections } from './summary';
 import { OurStep, benchParams, randomBatch } from './step';
 import { runBench } from './suite';
 import { MODEL_PRESETS } from '../model/config';
@@ -85,24 +87,30 @@ describe('bench harness', () => {
     expect(rollout.every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
   });
 
-  it('renders Markdown and keeps one BENCHMARKS.md section per device and command', () => {
+  it("renders Markdown and keeps one section per device and command in the device's detail file", () => {
     const md = reportMarkdown(report);
     expect(md).toContain('| training step, same model and batch |');
     expect(md).toContain('TensorFlow.js WebGPU');
     expect(md).toContain('jax-js WebGPU (jit)');
     expect(md).toContain('| matmul, same shape and data |');
     expect(md).toContain('| kernel (tensors) |');
-    const once = updateBenchmarksMarkdown('', report);
-    const twice = updateBenchmarksMarkdown(once, { ...report, createdAt: 'later' });
+    const once = updateDeviceBenchmarksMarkdown('', report);
+    const twice = updateDeviceBenchmarksMarkdown(once, { ...report, createdAt: 'later' });
     expect(twice.split('<!-- bench:').length).toBe(2);
     expect(twice).toContain('later');
-    const other = updateBenchmarksMarkdown(twice, { ...report, adapter: { ...report.adapter, vendor: 'other' } });
+    const other = updateDeviceBenchmarksMarkdown(twice, { ...report, adapter: { ...report.adapter, vendor: 'other' } });
     expect(other.split('<!-- bench:').length).toBe(3);
-    const otherCommand = updateBenchmarksMarkdown(other, {
+    const otherCommand = updateDeviceBenchmarksMarkdown(other, {
       ...report,
       options: { ...report.options, presets: ['small'] },
     });
     expect(otherCommand.split('<!-- bench:').length).toBe(4);
+    // BENCHMARKS.md's summary reads the step and each peer's ratio back from the section the bench wrote.
+    const [section] = benchSections(once);
+    expect(section.command).toBe(report.command);
+    const nano = section.presets.find((p) => p.preset === 'nano');
+    expect(nano?.stepMs).toBeDefined();
+    expect(nano?.peers.map((p) => p.name)).toEqual(expect.arrayContaining(['TensorFlow.js', 'jax-js', 'CPU twin']));
   });
 });
 

@@ -79,7 +79,7 @@ export function realSizeFolder(model: ModelConfig = SMOLLM2_135M): RealSizeFolde
  * minibatch (the trainer's default: one optimizer step per batch) and the micro-batch that fits, 4 sequences under
  * LoRA (rank 16) and 1 under full fine-tuning (gradient_accumulation_steps = rows / micro-batch: the gradients of
  * the micro-batches add up before the one step). `targetBytes` is the issue's budget for the peak at that batch.
- * BENCHMARKS.md's figures up to 2026-11-28 were measured with minibatches of those sizes instead (num_minibatches =
+ * docs/benchmarks/nvidia.md's figures up to 2026-11-28 were measured with minibatches of those sizes instead (num_minibatches =
  * rows / minibatch, so rows / minibatch optimizer steps a batch), at the same planned memory.
  */
 export const REAL_SIZE_MODES = {

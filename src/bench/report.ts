@@ -7,6 +7,7 @@ import type { TuneMeasurement } from '../kernels/matmul-tune';
 import type { PeakResult } from './peak';
 import type { TimingMethod } from './measure';
 import { formatBytes } from '../core/format';
+import { deviceFileHeader } from './summary';
 
 export const REPORT_SCHEMA = 'rl-lab-bench/1';
 
@@ -313,7 +314,10 @@ export function autotuneMarkdown(a: NonNullable<BenchReport['autotune']>): strin
   )}`;
 }
 
-/** A stable key for a device and what was run on it: one BENCHMARKS.md section per (device, presets, sections). */
+/**
+ * A stable key for a device and what was run on it: one section of the device's detail file (docs/benchmarks/<device>.md)
+ * per (device, presets, sections).
+ */
 export function sectionKey(report: Pick<BenchReport, 'adapter' | 'options'>): string {
   const a = report.adapter;
   const device = [a.runtime, a.vendor, a.architecture, a.description || a.device].filter(Boolean).join(' ');
@@ -325,19 +329,16 @@ export function sectionKey(report: Pick<BenchReport, 'adapter' | 'options'>): st
 }
 
 /**
- * BENCHMARKS.md with this report's section replacing the previous one for the same device, presets and sections
- * (or appended): each section sits between <!-- bench:KEY --> and <!-- /bench:KEY --> markers.
+ * The device's detail file (docs/benchmarks/<device>.md, `deviceFileName`) with this report's section replacing the
+ * previous one for the same device, presets and sections (or appended): each section sits between <!-- bench:KEY -->
+ * and <!-- /bench:KEY --> markers. BENCHMARKS.md's summary is generated from these files (src/bench/summary.ts).
  */
-export function updateBenchmarksMarkdown(existing: string, report: BenchReport): string {
+export function updateDeviceBenchmarksMarkdown(existing: string, report: BenchReport): string {
   const key = sectionKey(report);
   const begin = `<!-- bench:${key} -->`;
   const end = `<!-- /bench:${key} -->`;
   const block = `${begin}\n${reportMarkdown(report)}${end}`;
-  const header =
-    '# Benchmarks\n\nThe latest `npm run bench` results per device, written by the bench itself: one section per device and ' +
-    'command (presets and sections), replaced when that command runs again. Read the ratios within one section; absolute ' +
-    'times depend on the machine and its load (noted in each section).\n';
-  const base = existing.trim() ? existing : header;
+  const base = existing.trim() ? existing : deviceFileHeader(report.device);
   const i = base.indexOf(begin);
   const j = base.indexOf(end);
   if (i >= 0 && j > i) return base.slice(0, i) + block + base.slice(j + end.length);

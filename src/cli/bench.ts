@@ -1,18 +1,20 @@
 // `npm run bench -- [--preset nano,micro] [--quick] [--reps 5] [--selftest] [--out runs/bench]`: the benchmark suite
 // (src/bench/suite.ts) in Node on the machine's WebGPU adapter through Dawn, with the TensorFlow.js and jax-js
-// peers on the same device. Writes a JSON report and a Markdown table, and (full runs) this device's section of BENCHMARKS.md.
+// peers on the same device. Writes a JSON report and a Markdown table, and (full runs) this device's section of its
+// detail file docs/benchmarks/<device>.md, then BENCHMARKS.md's summary of every device (src/cli/benchmarks-doc.ts).
 // Progress goes to stderr, the Markdown to stdout. The page runs the same suite at /?bench.
 
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describeAdapter } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
-import { reportMarkdown, updateBenchmarksMarkdown } from '../bench/report';
+import { reportMarkdown } from '../bench/report';
 import { CLI_SECTIONS, SUITE_SECTIONS, runBench, type SuiteSection } from '../bench/suite';
 import { kernelCases, runKernelCases } from '../kernels/cases';
 import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
+import { recordBenchReport } from './benchmarks-doc';
 
 const FLAGS: Record<string, FlagSpec> = {
   preset: {
@@ -52,7 +54,7 @@ const FLAGS: Record<string, FlagSpec> = {
   out: { type: 'string', doc: 'directory for the JSON report and Markdown table', default: 'runs/bench' },
   record: {
     type: 'boolean',
-    doc: "replace this device and command's section of BENCHMARKS.md (default: on, except with --quick)",
+    doc: "replace this device and command's section of docs/benchmarks/<device>.md and regenerate BENCHMARKS.md's summary (default: on, except with --quick)",
   },
   help: { type: 'boolean', doc: 'show this help' },
 };
@@ -127,10 +129,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(md);
     process.stderr.write(`report: ${join(dir, `bench-${stamp}.json`)} and .md\n`);
     if (record) {
-      const path = 'BENCHMARKS.md';
-      const existing = await readFile(path, 'utf8').catch(() => '');
-      await writeFile(path, updateBenchmarksMarkdown(existing, report));
-      process.stderr.write(`updated ${path}\n`);
+      for (const path of recordBenchReport('.', report)) process.stderr.write(`updated ${path}\n`);
     }
     return 0;
   } finally {

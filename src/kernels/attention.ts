@@ -77,7 +77,7 @@ const rowsSources = new Map<string, string>();
  * and accumulators (forward, dq) or keys, values and both accumulators (dk/dv) are each RQ * HD / 4 vec4, every one
  * a named register in straight-line code. Compilers that keep them all live in one block grow steeply with that
  * count: at HD 64 with 4 rows a thread a pipeline took 44-86 s on SwiftShader and over a minute on lavapipe
- * (BENCHMARKS.md, "Two drivers"). 16 keeps 4 rows a thread up to HD 16 (the nano, micro and tiny presets), 2 up to
+ * (docs/benchmarks/drivers.md). 16 keeps 4 rows a thread up to HD 16 (the nano, micro and tiny presets), 2 up to
  * HD 32 and 1 to HD 64; above, the 'looped' form. Lavapipe's bound is smaller (ROWS_LAVAPIPE_MAX_REGISTER_VEC4).
  */
 export const ROWS_MAX_REGISTER_VEC4 = 16;
@@ -88,8 +88,8 @@ export const ROWS_MAX_REGISTER_VEC4 = 16;
  * the forward, dq and dk/dv took 0.96, 1.43 and 1.72 s (1.7-3.4 s of CPU), with 2 rows (6 vec4) 0.40, 0.59 and
  * 0.78 s, and at head dim 64 (16 vec4) 2.6, 4.1 and 6.1 s.
  * 6 keeps the registers form, at 2 rows a thread, for the nano preset's head dim 12 (3-5x faster there than the
- * looped form) and 1 row to head dim 24; above, lavapipe takes the looped form (BENCHMARKS.md, "attention-rows in
- * two forms").
+ * looped form) and 1 row to head dim 24; above, lavapipe takes the looped form (docs/benchmarks/drivers.md,
+ * "attention-rows in two forms").
  */
 export const ROWS_LAVAPIPE_MAX_REGISTER_VEC4 = 6;
 
@@ -110,7 +110,7 @@ export const ROWS_MAX_LOOPED_VEC4 = 8;
  * adapter's register bound (rowsRegisterBound: to head dim 64 on SwiftShader, which runs that form 2-4x faster than
  * the looped one and compiles it in under 2 s, and on GPUs; to head dim 24 on lavapipe), else 'looped' (lavapipe
  * compiles the registers form at head dims 32-64 in 1.6-6.1 s per entry point, the looped one in 0.14-0.4 s, and
- * runs it 1.1-2.2x slower there). BENCHMARKS.md, "attention-rows in two forms".
+ * runs it 1.1-2.2x slower there). docs/benchmarks/drivers.md, "attention-rows in two forms".
  */
 export function rowsForm(ctx: GpuContext, HD: number): RowsForm {
   return Math.ceil(HD / 4) <= rowsRegisterBound(ctx) ? 'registers' : 'looped';

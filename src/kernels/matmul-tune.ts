@@ -31,7 +31,7 @@ export const TUNE_CANDIDATES: readonly MatmulVariant[] = [
 /**
  * The candidates worth timing on an adapter. On software (CPU) adapters 'tiled' is left out, because workgroup
  * barriers are very slow there and compiling it costs about a second of startup on SwiftShader, and so are
- * 'strided' and 'vec4', which the larger register tiles beat at every shape there (BENCHMARKS.md's SwiftShader
+ * 'strided' and 'vec4', which the larger register tiles beat at every shape there (docs/benchmarks/swiftshader.md's
  * sections): each candidate left out saves three pipeline compiles and their timings on a first visit.
  */
 export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
@@ -45,7 +45,7 @@ export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
  * SwiftShader does not. Cold (Mesa's shader cache off), on an idle 2-core machine, a pipeline's creation plus first
  * dispatch took 0.53 s for 'blocked' and 0.66 s for 'vec4', but 3.2 s for the 8x8 tile ('wide'), 10.6 s for 16x8
  * ('tall') and 43.0 s for 16x16 ('square'), over the 2 s compile budget; and 'vec4' ran fastest at the tune shapes on
- * every layout there (NT 2.9 ms, NN 3.5, TN 2.0, against 'wide' 3.6, 3.9, 3.4; 'tiled' 13-15). BENCHMARKS.md.
+ * every layout there (NT 2.9 ms, NN 3.5, TN 2.0, against 'wide' 3.6, 3.9, 3.4; 'tiled' 13-15). docs/benchmarks/drivers.md.
  */
 export function isLlvmpipe(ctx: GpuContext): boolean {
   return vulkanDriverOf(ctx.report) === 'lavapipe';
@@ -131,7 +131,7 @@ export class TuneStopped extends Error {
  * five matmul pipelines took 2.0-2.4 s with the 8x8 tile ('wide') and 0.34-0.41 s with 'vec4' (created back to back,
  * machine shared), and the later steps took 1.17 s with 'vec4' against 1.24-1.32 s with 'wide'. On llvmpipe 'vec4' is
  * also the fastest to run at the tune shapes (isLlvmpipe). At larger shapes SwiftShader runs the register tiles faster
- * (BENCHMARKS.md), which its own tune measures while no run trains and installs for the next run. A GPU keeps
+ * (docs/benchmarks/swiftshader.md), which its own tune measures while no run trains and installs for the next run. A GPU keeps
  * matmul()'s default ('blocked'), since the autotune's rankings on the GPUs measured so far were within the
  * timestamps' quantization.
  */

@@ -1,5 +1,5 @@
 // The shipped warm-start checkpoints: each one in the manifest loads, validates against its config.json, uses the
-// lab's character tokenizer, and records the task, seed and steps the manifest states; README's table agrees.
+// lab's character tokenizer, and records the task, seed and steps the manifest states; docs/models.md's table agrees.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
@@ -30,9 +30,9 @@ describe('shipped warm starts', () => {
     }
   });
 
-  it("README's warm-start table states what the manifest records", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const rows = [...readme.matchAll(/^\| (\w+) \| (\d+) \| (\d+) \| ([\d.]+)% /gm)].map((m) => [
+  it("docs/models.md's warm-start table states what the manifest records", () => {
+    const models = readFileSync(new URL('../../docs/models.md', import.meta.url), 'utf8');
+    const rows = [...models.matchAll(/^\| (\w+) \| (\d+) \| (\d+) \| ([\d.]+)% /gm)].map((m) => [
       m[1],
       Number(m[2]),
       Number(m[3]),

@@ -1,6 +1,6 @@
 // Proof that RL learns, in CI: from the shipped copy warm start, GRPO and PPO (with its critic) each raise held-out
 // greedy accuracy (100 held-out prompts, the same before and after) within a budget this CPU-only machine
-// affords. Runs are deterministic on a given device, so the numbers in the README are what this test measures.
+// affords. Runs are deterministic on a given device, so the numbers in docs/training.md are what this test measures.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';

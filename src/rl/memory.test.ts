@@ -1,5 +1,5 @@
 // The RL run's memory plan (memory.ts): the shapes it takes from the config's knobs, SmolLM2-135M's plan at the
-// default batch (printed: the README quotes it), and the trainer refusing an over-large run before it allocates
+// default batch (printed: docs/models.md quotes it), and the trainer refusing an over-large run before it allocates
 // anything, with the knobs to change in the message. No GPU: the trainer is refused before it would touch one.
 
 import { describe, expect, it } from 'vitest';

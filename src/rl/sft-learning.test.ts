@@ -1,6 +1,6 @@
 // Learning, in CI: a nano model learns the copy task from scratch, on the GPU path (WGSL through Dawn), to at
 // least 90% greedy accuracy on held-out items. Budget: the step count below on this 2-core CPU machine
-// (SwiftShader); see the README for the measured time.
+// (SwiftShader); the test logs its accuracy and training time.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';

@@ -127,7 +127,7 @@ describe('step work', () => {
 
 describe("a GPU's default figures", () => {
   it("reproduce the H100's GRPO steps of BENCHMARKS.md (8 x 8 copy completions) within 1.25x, as fitted", () => {
-    // step_time in seconds, from BENCHMARKS.md's NVIDIA sections ("GRPO step of the RL trainer").
+    // step_time in seconds, from docs/benchmarks/nvidia.md's H100 sections ("GRPO step of the RL trainer").
     const H100 = { nano: [48, 0.2334], micro: [48, 0.2672], small: [64, 0.4252], base: [64, 0.8105] } as const;
     for (const [preset, [tokens, seconds]] of Object.entries(H100)) {
       const config = resolveConfig('grpo', {

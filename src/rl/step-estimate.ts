@@ -4,7 +4,7 @@
 // reference, critic), the update's forward and backward (LoRA: no base weight gradients; gradient checkpointing: one
 // more forward; the LM head over completion tokens in row chunks) and AdamW; then seconds with an adapter's measured
 // throughput (src/bench/throughput-probe.ts, or the figures of BENCHMARKS.md for its kind of adapter). A roofline with
-// a cost per submit and per dispatch: an estimate, not a measurement; README says how close it came. Pure: no device.
+// a cost per submit and per dispatch: an estimate, not a measurement; docs/lab.md says how close it came. Pure: no device.
 
 import { headDim, paramShapes } from '../core/model-shapes';
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
@@ -281,7 +281,7 @@ export function assumedThroughput(software: boolean): Throughput {
 }
 
 /**
- * How close the estimate came to measured steps, for the page's tooltip and the README (scripts/calibrate-step-
+ * How close the estimate came to measured steps, for the page's tooltip and docs/lab.md (scripts/calibrate-step-
  * estimate.ts measures it).
  */
 export const ESTIMATE_ACCURACY =
