@@ -9,7 +9,13 @@ import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from './quote';
-import { dppoCap, isStraightThroughKl } from '../schema/objective';
+import { dppoCap, isStraightThroughKl, lossFormula, type LossType } from '../schema/objective';
+
+/** A loss_type's per-token loss as the schema writes it: its formula, and its symbols' meaning. */
+function lossText(type: LossType): string {
+  const { formula, where } = lossFormula(type);
+  return where ? `${formula}, ${where}` : formula;
+}
 
 /** The trainers an experiment exports to. */
 export const EXPORT_TARGETS = ['trl', 'verl', 'openrlhf'] as const;
@@ -201,9 +207,7 @@ const TRL: Partial<Record<RLField, Conversion>> = {
         'no GMPO in GRPOConfig (TRL has it in trl.experimental.gmpo); the lab clips token log-ratios to gmpo_clip and takes their geometric mean',
       );
     if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl' || c.loss_type === 'dro')
-      return none(
-        `no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${c.loss_type === 'dro' ? '-(A log pi - dro_beta (log rho)^2 / 2)' : "-A sg(min(rho, c)) log pi inside DPPO's divergence region"}`,
-      );
+      return none(`no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${lossText(c.loss_type)}`);
     return none(
       'no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient',
     );
@@ -458,9 +462,7 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
     if (!mode && c.loss_type === 'vespo')
-      return none(
-        "no VESPO in verl (TRL's loss_type vespo); the lab weighs -A log pi by a Gamma weight of the sequence ratio",
-      );
+      return none(`no VESPO in verl (TRL's loss_type vespo); the lab: ${lossText('vespo')}`);
     if (!mode)
       return none(
         'no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs',

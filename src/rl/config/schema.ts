@@ -143,6 +143,7 @@ const SAMPLING_FIELDS = section('sampling', {
     ['lab', 'model'] as const,
     'lab',
     {
+      since: '2026-11-28',
       note: "vLLM: generation_config='auto' (the model's defaults; request values win); TRL: its own temperature/top_p/top_k, do_sample always on",
     },
   ),
@@ -198,6 +199,7 @@ const SAMPLING_FIELDS = section('sampling', {
     WEIGHT_DTYPES,
     'f32',
     {
+      since: '2026-11-27',
       verl: 'actor_rollout_ref.rollout.dtype',
       also: ['vllm_dtype'],
       note: "verl's rollout defaults to bfloat16 (vLLM/SGLang); TRL's vLLM and OpenRLHF's engines take the model's dtype (bf16 in their examples), with no field of their own",
@@ -227,6 +229,7 @@ const ADVANTAGE_FIELDS = section('advantage', {
     MULTI_OBJECTIVE_AGGREGATIONS,
     'sum_then_normalize',
     {
+      since: '2026-11-27',
       trl: 'multi_objective_aggregation',
       note: "verl: adv_estimator 'gdpo' reads each reward from compute_score's dict (algorithm.gdpo_reward_keys); OpenRLHF sums the rewards first",
     },
@@ -275,14 +278,18 @@ const REGULARIZER_FIELDS = {
     // Adaptive entropy, TRL's controller (Skywork-OR1; docs/algorithms.md#adaptive-entropy-coefficient): alpha's
     // bounds, and whether alpha acts only while the entropy is at or below entropy_target.
     entropy_coef_min: real('adaptive entropy: lower bound of alpha', -1, -1, 1, {
+      since: '2026-11-27',
       trl: 'entropy_coef_min',
       note: 'TRL default 0.0 (the bonus never turns into a penalty); the lab -1',
     }),
-    entropy_coef_max: real('adaptive entropy: upper bound of alpha', 1, -1, 1, { trl: 'entropy_coef_max' }),
+    entropy_coef_max: real('adaptive entropy: upper bound of alpha', 1, -1, 1, {
+      since: '2026-11-27',
+      trl: 'entropy_coef_max',
+    }),
     entropy_bonus_gate: flag(
       "adaptive entropy: apply alpha only while the last step's mean entropy is at or below entropy_target (none before the first measurement)",
       false,
-      { trl: 'use_adaptive_entropy', note: 'TRL: always so under use_adaptive_entropy' },
+      { since: '2026-11-27', trl: 'use_adaptive_entropy', note: 'TRL: always so under use_adaptive_entropy' },
     ),
   }),
 };
@@ -310,6 +317,7 @@ const OPTIMIZER_FIELDS = section('optimizer', {
     1,
     65_536,
     {
+      since: '2026-11-28',
       trl: 'gradient_accumulation_steps',
       note: "verl ppo_micro_batch_size_per_gpu and OpenRLHF --train.micro_batch_size give a micro-batch's size instead: minibatch rows / gradient_accumulation_steps",
     },
@@ -471,7 +479,7 @@ const SCHEDULE_FIELDS = section('schedule', {
     10,
     0,
     1_000_000,
-    { trl: 'save_steps', verl: 'trainer.save_freq' },
+    { since: '2026-11-24', trl: 'save_steps', verl: 'trainer.save_freq' },
   ),
   eval_num_generations: int(
     'samples per held-out prompt at evaluation, for pass@k (k = 1, 2, 4, ... up to this)',
