@@ -63,7 +63,7 @@ export interface EnumField<V extends string = string> extends Common {
   valueDocs?: Readonly<Record<V, ValueDoc>>;
 }
 
-/** One enum value's formula (`1/M`, `-(A log pi - dro_beta (log rho)^2 / 2)`) and what its symbols mean. */
+/** One enum value's formula (`1/M`, `-A log pi`) and what its symbols mean. */
 export interface ValueDoc {
   formula: string;
   /** The formula's symbols and consequences in words (", " follows the formula when both are shown). */
