@@ -61,6 +61,15 @@ export interface EnumField<V extends string = string> extends Common {
   values: readonly V[];
   /** Each value's formula or meaning in one line, where the value stands for one (the explain and A/B texts read it). */
   valueDocs?: Readonly<Record<V, ValueDoc>>;
+  /** Each value's name in the other trainers, where theirs differ from ours (the exports read it). */
+  valueNames?: Readonly<Record<V, ValueNames>>;
+}
+
+/** One enum value's name in TRL, verl and OpenRLHF; null: that trainer has no such value (absent: not stated). */
+export interface ValueNames {
+  trl?: string | null;
+  verl?: string | null;
+  openrlhf?: string | null;
 }
 
 /** One enum value's formula (`1/M`, `-A log pi`) and what its symbols mean. */
@@ -165,16 +174,25 @@ export const optReal = (
   max: number,
   o: NumOpts = {},
 ) => num<true>(doc, def, min, max, false, true, o, nullMeans);
-/** One of `values` (with `valueDocs`, each value's formula). */
+/** One of `values` (with `valueDocs`, each value's formula; with `valueNames`, its names in other trainers). */
 export const oneOf = <
   const V extends string,
-  O extends FieldFacts & { valueDocs?: Readonly<Record<NoInfer<V>, ValueDoc>> } = FieldFacts,
+  O extends FieldFacts & {
+    valueDocs?: Readonly<Record<NoInfer<V>, ValueDoc>>;
+    valueNames?: Readonly<Record<NoInfer<V>, ValueNames>>;
+  } = FieldFacts,
 >(
   doc: string,
   values: readonly V[],
   def: NoInfer<V>,
   o: O = {} as O,
-): Unsectioned<EnumField<V>> & Pick<O, 'valueDocs'> => ({ kind: 'enum', doc, default: def, values, ...o });
+): Unsectioned<EnumField<V>> & Pick<O, 'valueDocs' | 'valueNames'> => ({
+  kind: 'enum',
+  doc,
+  default: def,
+  values,
+  ...o,
+});
 /** true or false. */
 export const flag = (doc: string, def: boolean, o: FieldFacts = {}): Unsectioned<BooleanField> => ({
   kind: 'boolean',

@@ -184,6 +184,13 @@ export const POLICY_LOSS_FIELDS = section('loss', {
         'seq-mean-token-sum': { formula: '1/N', where: "N the step's sequences: a long completion weighs more" },
         'seq-mean-token-sum-norm': { formula: '1/(N·L_max)', where: "N the step's sequences: a constant" },
       },
+      // TRL's loss_type that aggregates so (its ppo-clip losses); none sums tokens per sequence unnormalized.
+      valueNames: {
+        'token-mean': { trl: 'dapo' },
+        'seq-mean-token-mean': { trl: 'grpo' },
+        'seq-mean-token-sum': { trl: null },
+        'seq-mean-token-sum-norm': { trl: 'dr_grpo' },
+      },
     },
   ),
   top_entropy_quantile: real(
@@ -323,6 +330,17 @@ export const OBJECTIVE_REGULARIZER_FIELDS = section('regularizers', {
       verl: 'actor_rollout_ref.actor.kl_loss_type',
       openrlhf: '--algo.kl.estimator',
       note: "TRL GRPO always uses k3; verl's k1+ / k3+ / low_var_kl+ are the straight-through ones (its k3 is low_var_kl)",
+      // verl's names (core_algos.kl_penalty): the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped).
+      valueNames: {
+        k1: { verl: 'k1' },
+        k2: { verl: 'k2' },
+        k3: { verl: 'low_var_kl' },
+        low_var_kl: { verl: 'low_var_kl' },
+        exact: { verl: null },
+        'k1+': { verl: 'k1+' },
+        'k3+': { verl: 'k3+' },
+        'low_var_kl+': { verl: 'low_var_kl+' },
+      },
     },
   ),
   use_bias_correction_kl: flag(

@@ -230,7 +230,25 @@ const ADVANTAGE_FIELDS = section('advantage', {
     'the advantage estimator (docs/algorithms.md#advantage-estimators; src/rl/advantages.ts)',
     ADV_ESTIMATORS,
     'grpo',
-    { verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator', also: ['advantage_estimator'] },
+    {
+      verl: 'algorithm.adv_estimator',
+      openrlhf: '--algo.advantage.estimator',
+      also: ['advantage_estimator'],
+      // verl's AdvantageEstimator and OpenRLHF's --algo.advantage.estimator values (TRL: the config class, trlClassOf).
+      valueNames: {
+        grpo: { verl: 'grpo', openrlhf: 'group_norm' },
+        dr_grpo: { verl: 'grpo', openrlhf: 'dr_grpo' },
+        rloo: { verl: 'rloo', openrlhf: 'rloo' },
+        reinforce: { verl: null, openrlhf: null },
+        reinforce_pp: { verl: 'reinforce_plus_plus', openrlhf: 'reinforce' },
+        reinforce_pp_baseline: { verl: 'reinforce_plus_plus_baseline', openrlhf: 'reinforce_baseline' },
+        remax: { verl: 'remax', openrlhf: null },
+        opo: { verl: 'opo', openrlhf: null },
+        gae: { verl: 'gae', openrlhf: 'gae' },
+        grpo_passk: { verl: 'grpo_passk', openrlhf: null },
+        optimal_token_baseline: { verl: 'optimal_token_baseline', openrlhf: null },
+      },
+    },
   ),
   scale_rewards: oneOf(
     "grpo's divisor: the group's std, the batch's std (Lite PPO), or none (= Dr. GRPO)",
