@@ -72,7 +72,7 @@ export function trlClassHas(cls: TrlClass, field: string): boolean {
 /** An enum value's name in a trainer, as the schema's valueNames give it (null: none there). */
 function valueName(
   target: ExportTarget,
-  field: 'adv_estimator' | 'kl_estimator' | 'loss_agg_mode',
+  field: 'adv_estimator' | 'kl_estimator' | 'loss_agg_mode' | 'rollout_is_mode',
   value: string,
 ): string | null {
   const names: Readonly<Record<string, ValueNames>> = RL_FIELDS[field].valueNames;
@@ -782,15 +782,15 @@ const OPENRLHF: Partial<Record<RLField, Conversion>> = {
   rollout_is_mode: ({ c }) => {
     const rc = rolloutCorrectionOf(c);
     if (!rc) return none('off in the lab: --algo.advantage.is_correction_enable not given');
-    const type = { token_truncate: 'tis', token_mask: 'icepop', sequence_geo_mask: 'seq-mask-tis' } as const;
-    if (rc.mode === 'sequence_truncate' || rc.mode === 'sequence_mask')
+    const type = valueName('openrlhf', 'rollout_is_mode', rc.mode);
+    if (type === null)
       return none(
         `OpenRLHF has no sequence-product weight (seq-mask-tis bounds the geometric mean); the lab: ${rc.mode} in [${rc.min}, ${rc.max}]`,
       );
     return {
       settings: [
         { key: '--algo.advantage.is_correction_enable', value: true },
-        { key: '--algo.advantage.is_correction_type', value: type[rc.mode] },
+        { key: '--algo.advantage.is_correction_type', value: type },
         { key: '--algo.advantage.is_correction_threshold', value: [lowerOf(rc), upperOf(rc)] },
       ],
       comment: `OpenRLHF corrects only under --actor.policy_loss_type ppo${rc.min === null ? '; no lower bound in the lab, so the lower end is 0' : ''}${rc.max === null ? '; no upper bound in the lab: exp(20), its weight cap' : ''}`,

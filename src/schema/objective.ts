@@ -271,6 +271,15 @@ export const POLICY_LOSS_FIELDS = section('loss', {
       openrlhf: '--algo.advantage.is_correction_type',
       also: ['vllm_importance_sampling_correction', 'rollout_rs', 'is_correction_type', 'is_correction_enable'],
       note: 'TRL: needs vllm_importance_sampling_correction (on by default, mode sequence_mask); verl: rollout_is token / sequence truncates, rollout_rs token_k1 / seq_sum_k1 / seq_mean_k1 masks; OpenRLHF: tis = token_truncate, icepop = token_mask, seq-mask-tis = sequence_geo_mask, with --algo.advantage.is_correction_enable',
+      // OpenRLHF's --algo.advantage.is_correction_type values (no sequence-product weight there).
+      valueNames: {
+        off: { openrlhf: null },
+        token_truncate: { openrlhf: 'tis' },
+        token_mask: { openrlhf: 'icepop' },
+        sequence_truncate: { openrlhf: null },
+        sequence_mask: { openrlhf: null },
+        sequence_geo_mask: { openrlhf: 'seq-mask-tis' },
+      },
     },
   ),
   rollout_is_clip_min: optReal(
