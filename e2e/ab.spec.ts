@@ -47,9 +47,9 @@ test('compare GRPO with Dr. GRPO and with an edited epsilon_high on the latest s
   await expect(result).toContainText('A: GRPO (DeepSeekMath) (this run) vs B: Dr. GRPO, on the batch of step 3');
   const explanation = panel.getByTestId('compare-explanation');
   await expect(explanation).toContainText(
-    'A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y|) (N = 16, L =',
+    'A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y_i|) (N = 16, L_max =',
   );
-  await expect(explanation).toContainText('B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L)');
+  await expect(explanation).toContainText('B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L_max)');
   await expect(explanation).toContainText(/Share of the gradient .* \d+(\.\d)?% under A, \d+(\.\d)?% under B/);
   await expect(explanation).toContainText(/Clipped tokens: A \d+ \(\d+ low, \d+ high\), B \d+/);
   expect(await panel.getByTestId('compare-cells').locator('tbody tr').count()).toBeGreaterThan(0);

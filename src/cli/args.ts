@@ -1,17 +1,30 @@
 // A small, strict command-line parser: --flag value, --flag=value and boolean --flag. Unknown flags and bad
 // numbers are errors that name the flag and the rule; an unknown flag names the nearest known one (or the field
-// another trainer's name stands for), whichever form it was given in.
+// another trainer's name stands for), whichever form it was given in. FlagSpec is the one format every CLI's own
+// flags are written in; config fields and settings come from the registry (src/rl/config/schema.ts).
 
-import { clipText, isFieldName, nearestField } from '../schema/fields';
+import { clipText, isFieldName, nearestField, type SettingSpec } from '../schema/fields';
 
 export interface FlagSpec {
   type: 'string' | 'number' | 'boolean';
   doc: string;
+  /** The value's placeholder in --help and messages (`<dir>`); the type's name when absent. */
+  value?: string;
   default?: string | number | boolean;
   /** For numbers: inclusive range. */
   min?: number;
   max?: number;
   integer?: boolean;
+}
+
+/** A setting of the registry (SETTINGS) as a flag: --<name> <value>, its doc. */
+export function settingFlag(setting: SettingSpec): FlagSpec {
+  return { type: 'string', value: setting.value, doc: setting.doc };
+}
+
+/** " <placeholder>" for a flag that takes a value, "" for a switch. */
+export function flagValueText(spec: FlagSpec): string {
+  return spec.type === 'boolean' ? '' : ` <${spec.value ?? spec.type}>`;
 }
 
 export class UsageError extends Error {
@@ -72,7 +85,7 @@ export function helpText(usage: string, specs: Record<string, FlagSpec>): string
   const rows = Object.entries(specs).map(([k, s]) => {
     const range = s.min !== undefined || s.max !== undefined ? ` [${s.min ?? ''}..${s.max ?? ''}]` : '';
     const def = s.default !== undefined ? ` (default ${s.default})` : '';
-    return `  --${k}${s.type === 'boolean' ? '' : ` <${s.type}>`}`.padEnd(26) + `${s.doc}${range}${def}`;
+    return `  --${k}${flagValueText(s)}`.padEnd(26) + `${s.doc}${range}${def}`;
   });
   return `${usage}\n\n${rows.join('\n')}\n`;
 }

@@ -7,10 +7,10 @@
 import { GpuPolicy } from '../model/policy';
 import { textTokens } from '../core/end-of-sequence';
 import { encodePrompt } from '../rl/sft';
-import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
+import { UsageError, helpText, parseArgs, runCli, settingFlag, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
 import { fetchHubModel, hubOptionsFromEnv, hubRepoOf } from './hub-cache';
-import { DEFAULT_HUB_ENDPOINT } from '../hub/hub-id';
+import { SETTINGS } from '../rl/config';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -18,10 +18,7 @@ const FLAGS: Record<string, FlagSpec> = {
     type: 'string',
     doc: 'checkpoint directory (model.safetensors or shards, config.json, tokenizer.json, tokenizer_config.json), or a hub id org/name[@revision] (downloaded from --hf_endpoint)',
   },
-  hf_endpoint: {
-    type: 'string',
-    doc: `the hub a --checkpoint org/name[@revision] is downloaded from (default: HF_ENDPOINT, else ${DEFAULT_HUB_ENDPOINT}), into RL_LAB_CACHE_DIR; HF_TOKEN for gated models`,
-  },
+  hf_endpoint: settingFlag(SETTINGS.hf_endpoint),
   prompt: { type: 'string', doc: 'prompt text (BOS is added when the tokenizer puts one first)' },
   chat: { type: 'boolean', doc: "give the prompt as one user message through the tokenizer's chat template" },
   greedy: { type: 'boolean', doc: 'argmax decoding' },

@@ -26,7 +26,8 @@ import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
 import type { ModelConfig } from '../model/config';
 import type { HubClient, PartialFile } from '../hub/download';
-import { DEFAULT_HUB_ENDPOINT, looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
+import { SETTINGS } from '../rl/config';
 import {
   DOWNLOAD_RECORD_FILE,
   incompletePath,
@@ -143,7 +144,7 @@ export interface HubOptions {
 /** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR. */
 export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = process.env): Omit<HubOptions, 'log'> {
   return {
-    endpoint: flag ?? (env.HF_ENDPOINT || DEFAULT_HUB_ENDPOINT),
+    endpoint: flag ?? (env[SETTINGS.hf_endpoint.env] || SETTINGS.hf_endpoint.default),
     token: env.HF_TOKEN || null,
     cacheDir: hubCacheDir(env),
   };

@@ -24,6 +24,7 @@ import {
   SECTIONS,
   PRESET_NAMES,
   RL_FIELDS,
+  SETTINGS,
   configToJson,
   configWarnings,
   decodeFieldText,
@@ -44,7 +45,16 @@ import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
 import { rlResolvedMemoryPlan } from '../rl/memory';
 import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
-import { EXIT, UsageError, progressBar, skipUnknownValue, unknownFlagMessage } from './args';
+import {
+  EXIT,
+  UsageError,
+  flagValueText,
+  progressBar,
+  settingFlag,
+  skipUnknownValue,
+  unknownFlagMessage,
+  type FlagSpec,
+} from './args';
 import {
   PUBLIC_DIR,
   TRAINER_STATE_FILE,
@@ -72,7 +82,6 @@ import {
 } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { hubOptionsFromEnv, runHubAssets } from './hub-cache';
-import { DEFAULT_HUB_ENDPOINT } from '../hub/hub-id';
 import { groupSeeds, seedCountError, seedGroupEndText } from '../engine/seed-group';
 import { bootstrapBand } from '../store/seed-bands';
 import {
@@ -87,43 +96,57 @@ import {
   sealSafetensors,
 } from './run-folder';
 
-/** Flags of the RL command that are not config fields. */
-const COMMAND_FLAGS: Record<string, { value: string | null; doc: string }> = {
-  preset: { value: 'name', doc: `algorithm preset: ${PRESET_NAMES.join(', ')} (default grpo)` },
-  config: { value: 'file.json', doc: 'config file: an object of fields, optionally with "preset"; flags override it' },
+/** Flags of the RL command that are not config fields (every config field is a flag too: --<field>). */
+const COMMAND_FLAGS: Record<string, FlagSpec> = {
+  preset: { type: 'string', value: 'name', doc: `algorithm preset: ${PRESET_NAMES.join(', ')} (default grpo)` },
+  config: {
+    type: 'string',
+    value: 'file.json',
+    doc: 'config file: an object of fields, optionally with "preset"; flags override it',
+  },
   init: {
+    type: 'string',
     value: 'dir',
     doc: "checkpoint directory to start from (default: the task's shipped warm start, else a fresh `model`)",
   },
   resume: {
+    type: 'string',
     value: 'file',
     doc: 'trainer_state.safetensors of an earlier run: continue it exactly with its saved config. May change on resume: --steps (more steps extend the run), --save_every, --out, --backend, --inspect-groups, --quiet, --autotune, --memory-budget, --hf_endpoint; any other flag is refused',
   },
   out: {
+    type: 'string',
     value: 'dir',
     doc: 'output directory (default runs/<task>-<preset>-<time>; on --resume, the directory of the state file). A folder that holds another run is refused unless --resume continues that run or --overwrite is given; a lock file (.rl-lab.lock) keeps a second writer out',
   },
   overwrite: {
-    value: null,
+    type: 'boolean',
     doc: "let --out hold another run: once the new run's checks pass (config, prompts, tokenizer, reward_fn, the model), that run's files there are removed (only those) and the new run is written",
   },
-  backend: { value: 'webgpu|cpu', doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)' },
+  backend: {
+    type: 'string',
+    value: 'webgpu|cpu',
+    doc: 'webgpu (default, Dawn) or cpu (the CPU twins: slow, smallest models only)',
+  },
   seeds: {
+    type: 'string',
     value: 'n',
     doc: "a seed group: the config over n seeds (its seed, seed + 1, ...), one run after the other, each in --out/seed-<s>/; a seed that fails is named and the others go on; ends with each seed's last reward and held-out accuracy and their median with a 95% bootstrap band",
   },
-  'inspect-groups': { value: 'n', doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)' },
-  quiet: { value: null, doc: 'no progress bar' },
-  autotune: { value: null, doc: AUTOTUNE_FLAG.doc },
+  'inspect-groups': {
+    type: 'string',
+    value: 'n',
+    doc: 'groups per step written to rollouts.jsonl with per-token records (default 2)',
+  },
+  quiet: { type: 'boolean', doc: 'no progress bar' },
+  autotune: AUTOTUNE_FLAG,
   'memory-budget': {
+    type: 'string',
     value: 'GiB',
     doc: "GPU memory the run may use: the memory plan (printed at the start) refuses a run that needs more, naming the knobs to lower (default: only the device's per-buffer limits are checked)",
   },
-  hf_endpoint: {
-    value: 'URL',
-    doc: `the hub a --checkpoint or --reward_model of the form org/name[@revision] is downloaded from (default: HF_ENDPOINT, else ${DEFAULT_HUB_ENDPOINT}); files are kept in RL_LAB_CACHE_DIR (default ~/.cache/rl-lab) and read from there on later runs with no request; HF_TOKEN is sent to this origin only, for gated or private models`,
-  },
-  help: { value: null, doc: 'show this help' },
+  hf_endpoint: settingFlag(SETTINGS.hf_endpoint),
+  help: { type: 'boolean', doc: 'show this help' },
 };
 
 function fieldHelp(name: string, spec: FieldSpec): string {
@@ -148,9 +171,7 @@ function fieldHelp(name: string, spec: FieldSpec): string {
 }
 
 export function rlHelpText(): string {
-  const cmd = Object.entries(COMMAND_FLAGS).map(
-    ([k, f]) => `  --${k}${f.value ? ` <${f.value}>` : ''}`.padEnd(34) + f.doc,
-  );
+  const cmd = Object.entries(COMMAND_FLAGS).map(([k, f]) => `  --${k}${flagValueText(f)}`.padEnd(34) + f.doc);
   const fields = (Object.entries(FIELD_SECTIONS) as [Section, readonly RLField[]][]).flatMap(([section, names]) => [
     '',
     `${SECTIONS[section].title} (${SECTIONS[section].math}):`,
@@ -196,10 +217,10 @@ export function parseRlArgs(argv: readonly string[]): ParsedRlArgs {
         ? raw.replace(/-/g, '_')
         : raw;
     if (isFieldName(COMMAND_FLAGS, name)) {
-      if (COMMAND_FLAGS[name].value === null) command[name] = inline === undefined ? true : inline !== 'false';
+      if (COMMAND_FLAGS[name].type === 'boolean') command[name] = inline === undefined ? true : inline !== 'false';
       else {
         const v = inline ?? argv[++i];
-        if (v === undefined) throw new UsageError(`--${name} needs a value <${COMMAND_FLAGS[name].value}>`);
+        if (v === undefined) throw new UsageError(`--${name} needs a value${flagValueText(COMMAND_FLAGS[name])}`);
         command[name] = v;
       }
       continue;

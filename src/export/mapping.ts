@@ -1,15 +1,31 @@
 // How each knob of an RL config is written for TRL, verl and OpenRLHF: one row per config field, with the
 // settings it becomes in that trainer or a comment saying there is none and what the lab does. The names come from
-// the schema's foreign names (src/schema/fields.ts OtherNames on RL_FIELDS); this file only converts values whose
-// meaning or unit differs (an enum's spelling, a count that is a ratio there, a pair that is two fields here).
+// the schema's foreign names (src/schema/fields.ts OtherNames on RL_FIELDS, and valueNames for an enum value's
+// spelling there); this file only converts values whose meaning or unit differs (a count that is a ratio there, a
+// pair that is two fields here).
 // Not the rendering of scripts (render.ts) and not the trainers' field lists (fixtures/, read by the tests).
 
-import { FIELD_NAMES, FIELD_SPECS, derive, type DerivedConfig, type RLConfig, type RLField } from '../rl/config';
+import {
+  FIELD_NAMES,
+  FIELD_SPECS,
+  RL_FIELDS,
+  derive,
+  type DerivedConfig,
+  type RLConfig,
+  type RLField,
+} from '../rl/config';
+import type { ValueNames } from '../schema/fields';
 import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective';
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from './quote';
-import { dppoCap, isStraightThroughKl } from '../schema/objective';
+import { dppoCap, isStraightThroughKl, lossFormula, type LossType } from '../schema/objective';
+
+/** A loss_type's per-token loss as the schema writes it: its formula, and its symbols' meaning. */
+function lossText(type: LossType): string {
+  const { formula, where } = lossFormula(type);
+  return where ? `${formula}, ${where}` : formula;
+}
 
 /** The trainers an experiment exports to. */
 export const EXPORT_TARGETS = ['trl', 'verl', 'openrlhf'] as const;
@@ -51,6 +67,16 @@ export function trlClassOf(c: RLConfig): TrlClass {
 /** True when the TRL config class has the field (its own, or TrainingArguments' that every TRL config inherits). */
 export function trlClassHas(cls: TrlClass, field: string): boolean {
   return (trlFields.classes[cls] as readonly string[]).includes(field) || trlFields.inherited.fields.includes(field);
+}
+
+/** An enum value's name in a trainer, as the schema's valueNames give it (null: none there). */
+function valueName(
+  target: ExportTarget,
+  field: 'adv_estimator' | 'kl_estimator' | 'loss_agg_mode' | 'rollout_is_mode',
+  value: string,
+): string | null {
+  const names: Readonly<Record<string, ValueNames>> = RL_FIELDS[field].valueNames;
+  return names[value]?.[target] ?? null;
 }
 
 /** A field's value as the mapping table shows it. */
@@ -150,13 +176,6 @@ const trlRolloutCorrection = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings'
   };
 };
 
-const TRL_LOSS_TYPE_OF_AGG: Readonly<Record<RLConfig['loss_agg_mode'], string | null>> = {
-  'token-mean': 'dapo',
-  'seq-mean-token-mean': 'grpo',
-  'seq-mean-token-sum-norm': 'dr_grpo',
-  'seq-mean-token-sum': null,
-};
-
 /** TRL's LoRA is a PEFT LoraConfig given to the trainer (peft_config), written by render.ts; none when the lab's is off. */
 const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'> => {
   if (c.lora_rank === 0) return none('LoRA is off in the lab (lora_rank 0); the trainer gets no peft_config');
@@ -201,9 +220,7 @@ const TRL: Partial<Record<RLField, Conversion>> = {
         'no GMPO in GRPOConfig (TRL has it in trl.experimental.gmpo); the lab clips token log-ratios to gmpo_clip and takes their geometric mean',
       );
     if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl' || c.loss_type === 'dro')
-      return none(
-        `no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${c.loss_type === 'dro' ? '-(A log pi - dro_beta (log rho)^2 / 2)' : "-A sg(min(rho, c)) log pi inside DPPO's divergence region"}`,
-      );
+      return none(`no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${lossText(c.loss_type)}`);
     return none(
       'no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient',
     );
@@ -229,7 +246,7 @@ const TRL: Partial<Record<RLField, Conversion>> = {
         'luspo',
         "LUSPO: GSPO's sequence loss times its length, averaged over sequences (= seq-mean-token-sum at sequence level); with beta > 0 TRL averages its KL over every position, the lab under the same weights",
       );
-    const t = TRL_LOSS_TYPE_OF_AGG[c.loss_agg_mode];
+    const t = valueName('trl', 'loss_agg_mode', c.loss_agg_mode);
     return t
       ? set('loss_type', t, FIELD_SPECS.loss_agg_mode.note ?? null)
       : none(
@@ -371,32 +388,6 @@ const TRL: Partial<Record<RLField, Conversion>> = {
 // ---------------------------------------------------------------------------------------------------------
 // verl: dotted override paths of verl.trainer.main_ppo.
 
-const VERL_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | null>> = {
-  grpo: 'grpo',
-  dr_grpo: 'grpo',
-  rloo: 'rloo',
-  reinforce: null,
-  reinforce_pp: 'reinforce_plus_plus',
-  reinforce_pp_baseline: 'reinforce_plus_plus_baseline',
-  remax: 'remax',
-  opo: 'opo',
-  gae: 'gae',
-  grpo_passk: 'grpo_passk',
-  optimal_token_baseline: 'optimal_token_baseline',
-};
-
-/** verl's KL estimator names (core_algos.kl_penalty); the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped). */
-const VERL_KL: Readonly<Record<RLConfig['kl_estimator'], string | null>> = {
-  k1: 'k1',
-  k2: 'k2',
-  k3: 'low_var_kl',
-  low_var_kl: 'low_var_kl',
-  exact: null,
-  'k1+': 'k1+',
-  'k3+': 'k3+',
-  'low_var_kl+': 'low_var_kl+',
-};
-
 function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
   if (c.clip_cov_ratio > 0) return 'clip_cov';
   if (c.kl_cov_ratio > 0) return 'kl_cov';
@@ -458,9 +449,7 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   loss_type: ({ c, d }) => {
     const mode = verlLossMode(c, d);
     if (!mode && c.loss_type === 'vespo')
-      return none(
-        "no VESPO in verl (TRL's loss_type vespo); the lab weighs -A log pi by a Gamma weight of the sequence ratio",
-      );
+      return none(`no VESPO in verl (TRL's loss_type vespo); the lab: ${lossText('vespo')}`);
     if (!mode)
       return none(
         'no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs',
@@ -535,7 +524,7 @@ const VERL: Partial<Record<RLField, Conversion>> = {
     };
   },
   kl_estimator: ({ c, d }) => {
-    const name = VERL_KL[c.kl_estimator];
+    const name = valueName('verl', 'kl_estimator', c.kl_estimator);
     if (!name) return none("no full-vocabulary KL estimator to match the lab's exact KL in verl");
     const clamped = c.kl_estimator === 'k3' || c.kl_estimator === 'k3+';
     const plus = isStraightThroughKl(c.kl_estimator)
@@ -547,7 +536,7 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   },
   kl_placement: () => written('beta (use_kl_loss / use_kl_in_reward)'),
   adv_estimator: ({ c }) => {
-    const name = VERL_ESTIMATOR[c.adv_estimator];
+    const name = valueName('verl', 'adv_estimator', c.adv_estimator);
     if (!name)
       return none(
         'no plain REINFORCE estimator (A = r) in verl; the lab uses the reward itself (or a running-mean baseline) as the advantage',
@@ -694,20 +683,6 @@ const VERL: Partial<Record<RLField, Conversion>> = {
 // ---------------------------------------------------------------------------------------------------------
 // OpenRLHF: train_ppo_ray flags.
 
-const OPENRLHF_ESTIMATOR: Readonly<Record<RLConfig['adv_estimator'], string | null>> = {
-  grpo: 'group_norm',
-  dr_grpo: 'dr_grpo',
-  rloo: 'rloo',
-  reinforce: null,
-  reinforce_pp: 'reinforce',
-  reinforce_pp_baseline: 'reinforce_baseline',
-  remax: null,
-  opo: null,
-  gae: 'gae',
-  grpo_passk: null,
-  optimal_token_baseline: null,
-};
-
 const OPENRLHF: Partial<Record<RLField, Conversion>> = {
   lora_targets: ({ c }) => loraTargetsRow(c, FIELD_SPECS.lora_targets.openrlhf!),
   loss_type: ({ c }) => {
@@ -733,7 +708,7 @@ const OPENRLHF: Partial<Record<RLField, Conversion>> = {
       ? set('--algo.kl.use_loss', true, 'on: the KL is in the loss')
       : none('in_reward: --algo.kl.use_loss not given, so OpenRLHF puts the KL in the reward'),
   adv_estimator: ({ c }) => {
-    const name = OPENRLHF_ESTIMATOR[c.adv_estimator];
+    const name = valueName('openrlhf', 'adv_estimator', c.adv_estimator);
     return name ? set('--algo.advantage.estimator', name) : none(`no ${c.adv_estimator} estimator in OpenRLHF`);
   },
   scale_rewards: ({ c }) => {
@@ -807,15 +782,15 @@ const OPENRLHF: Partial<Record<RLField, Conversion>> = {
   rollout_is_mode: ({ c }) => {
     const rc = rolloutCorrectionOf(c);
     if (!rc) return none('off in the lab: --algo.advantage.is_correction_enable not given');
-    const type = { token_truncate: 'tis', token_mask: 'icepop', sequence_geo_mask: 'seq-mask-tis' } as const;
-    if (rc.mode === 'sequence_truncate' || rc.mode === 'sequence_mask')
+    const type = valueName('openrlhf', 'rollout_is_mode', rc.mode);
+    if (type === null)
       return none(
         `OpenRLHF has no sequence-product weight (seq-mask-tis bounds the geometric mean); the lab: ${rc.mode} in [${rc.min}, ${rc.max}]`,
       );
     return {
       settings: [
         { key: '--algo.advantage.is_correction_enable', value: true },
-        { key: '--algo.advantage.is_correction_type', value: type[rc.mode] },
+        { key: '--algo.advantage.is_correction_type', value: type },
         { key: '--algo.advantage.is_correction_threshold', value: [lowerOf(rc), upperOf(rc)] },
       ],
       comment: `OpenRLHF corrects only under --actor.policy_loss_type ppo${rc.min === null ? '; no lower bound in the lab, so the lower end is 0' : ''}${rc.max === null ? '; no upper bound in the lab: exp(20), its weight cap' : ''}`,

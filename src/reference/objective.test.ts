@@ -13,6 +13,7 @@ import {
   LOSS_AGG_MODES,
   OBJECTIVE_FIELDS,
   KL_STRAIGHT_THROUGH,
+  ROLLOUT_IS_MODES,
   epsilonHigh,
   isStraightThroughKl,
   resolveObjectiveConfig,
@@ -349,6 +350,21 @@ describe('objective twin: dppo_tv, dppo_kl, dro and vespo gradients match centra
     expectClose('dLogp', r.dLogp, [0, -1.05 / 3, 0]);
     expectClose('clip sides', r.records.subarray(3, 6), [1, 0, -1]);
     expect(r.metrics['clip_ratio/region_mean']).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("vespo refuses every rollout correction: TRL folds the sampler's ratio into phi's sequence weight, the lab would multiply each token's loss", () => {
+    for (const rollout_is_mode of ROLLOUT_IS_MODES.filter((m) => m !== 'off'))
+      expect(() => resolveObjectiveConfig({ loss_type: 'vespo', rollout_is_mode })).toThrow(
+        new RegExp(
+          `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL.*rollout_is_mode '${rollout_is_mode}'`,
+        ),
+      );
+    expect(() => resolveObjectiveConfig({ loss_type: 'vespo', tis_cap: 2 })).toThrow(/tis_cap: loss_type 'vespo'/);
+    expect(resolveObjectiveConfig({ loss_type: 'vespo' }).rollout_is_mode).toBe('off');
+    // The same modes stay accepted with the other losses.
+    expect(resolveObjectiveConfig({ loss_type: 'cispo', rollout_is_mode: 'token_mask' }).rollout_is_mode).toBe(
+      'token_mask',
+    );
   });
 
   it('dro needs dro_beta and DPPO / DRO a token-level ratio', () => {

@@ -62,10 +62,10 @@ describe('explainComparison', () => {
     const e = explainComparison(await comparison(lengthBatch(), cfg('grpo'), cfg('dr_grpo'), true));
     const text = e.lines.join('\n');
     expect(text).toContain(
-      "A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y|) (N = 4, L = 8), so every completion's tokens sum to 0.25 whatever its length (2-8 tokens).",
+      "A: loss_agg_mode seq-mean-token-mean weighs each token 1/(N·|y_i|) (N = 4, L_max = 8), so every completion's tokens sum to 0.25 whatever its length (2-8 tokens).",
     );
     expect(text).toContain(
-      "B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L) (N = 4, L = 8), so a completion's tokens sum to 0.0625 (2 tokens) up to 0.25 (8 tokens): longer completions weigh more.",
+      "B: loss_agg_mode seq-mean-token-sum-norm weighs each token 1/(N·L_max) (N = 4, L_max = 8), so a completion's tokens sum to 0.0625 (2 tokens) up to 0.25 (8 tokens): longer completions weigh more.",
     );
     // GRPO's |A| = 0.5 / std([1, 1, 0, 0]) = 0.866; Dr. GRPO's |A| = 0.5.
     expect(text).toContain('A (grpo, scale_rewards group) mean |A| 0.866, B (dr_grpo) 0.5; no token changes sign');

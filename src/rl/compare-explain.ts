@@ -5,7 +5,7 @@
 // sum, so objectives whose overall scale differs (token-mean vs a 1/L norm) compare by where they push, not how hard
 // (Adam's per-parameter normalization takes most of the overall scale out anyway).
 
-import { lossKlCoef, type LossAggMode } from '../schema/objective';
+import { aggregationWeight, lossKlCoef } from '../schema/objective';
 import type { ObjectiveComparison, ObjectiveSideValues } from './compare';
 
 /** One completion's totals under A and B. */
@@ -60,14 +60,6 @@ export interface ComparisonExplanation {
   medianLength: number;
 }
 
-/** Each loss_agg_mode's per-token weight w, as a formula (N sequences, |y| a completion's loss tokens, M all of them, L the padded length). */
-const TOKEN_WEIGHT: Record<LossAggMode, string> = {
-  'token-mean': '1/M',
-  'seq-mean-token-mean': '1/(N·|y|)',
-  'seq-mean-token-sum': '1/N',
-  'seq-mean-token-sum-norm': '1/(N·L)',
-};
-
 /** A number in 3 significant digits (exponent form below 1e-3). */
 export function num(x: number): string {
   if (x === 0) return '0';
@@ -107,7 +99,7 @@ function sideName(k: 'A' | 'B', s: ObjectiveSideValues): string {
 function weightLine(k: 'A' | 'B', side: ObjectiveSideValues, cs: CompletionShift[], N: number, S: number): string {
   const total = (c: CompletionShift) => (k === 'A' ? c.weightA : c.weightB);
   const live = cs.filter((c) => total(c) > 0);
-  const head = `${k}: loss_agg_mode ${side.config.loss_agg_mode} weighs each token ${TOKEN_WEIGHT[side.config.loss_agg_mode]} (N = ${N}, L = ${S})`;
+  const head = `${k}: loss_agg_mode ${side.config.loss_agg_mode} weighs each token ${aggregationWeight(side.config.loss_agg_mode).formula} (N = ${N}, L_max = ${S})`;
   if (!live.length) return `${head}; every completion is masked.`;
   const lo = live.reduce((m, c) => (total(c) < total(m) ? c : m));
   const hi = live.reduce((m, c) => (total(c) > total(m) ? c : m));

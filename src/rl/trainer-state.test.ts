@@ -6,9 +6,15 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_PRESETS } from '../model/config';
 import { readSafetensors, writeSafetensors } from '../model/safetensors';
-import { resolveConfig } from './config';
+import { DEFAULT_CONFIG, FIELD_NAMES, FIELD_SPECS, resolveConfig } from './config';
 import { fixtureParams } from './trainer-state.fixture';
-import { TrainerStateError, decodeTrainerState, encodeTrainerState, type TrainerState } from './trainer-state';
+import {
+  FIELDS_ADDED_LATER,
+  TrainerStateError,
+  decodeTrainerState,
+  encodeTrainerState,
+  type TrainerState,
+} from './trainer-state';
 
 const params = fixtureParams;
 
@@ -250,6 +256,19 @@ describe('trainer state file', () => {
     const back = decodeTrainerState(old);
     expect(JSON.stringify(back.meta.config)).toBe(JSON.stringify(state().meta.config));
     expect(back.meta.lastEntropy).toBeNull();
+  });
+
+  it('every field the schema dates with `since` may be missing from a file, with its default; any other is refused', () => {
+    expect(FIELDS_ADDED_LATER.length).toBeGreaterThan(10);
+    const old = withMeta(encodeTrainerState(state()), (m) => {
+      for (const k of FIELDS_ADDED_LATER) delete cfg(m)[k];
+    });
+    const back = decodeTrainerState(old).meta.config;
+    for (const k of FIELDS_ADDED_LATER) expect(back[k], k).toEqual(DEFAULT_CONFIG[k]);
+    const undated = FIELD_NAMES.find((k) => FIELD_SPECS[k].since === undefined)!;
+    expect(() => decodeTrainerState(withMeta(encodeTrainerState(state()), (m) => delete cfg(m)[undated]))).toThrow(
+      new RegExp(`${undated}: missing`),
+    );
   });
 
   it('a file written before save_every existed decodes with its default', () => {

@@ -10,7 +10,16 @@ import { readSafetensors, writeSafetensors, type SafetensorsTensorInput } from '
 import { loraShapes, parseLoraTargets } from '../core/lora-layout';
 import { paramShapes } from '../core/model-shapes';
 import type { RunningBaseline } from './advantages';
-import { DEFAULT_CONFIG, FIELD_NAMES, RLConfigError, derive, validateConfig, type RLConfig } from './config';
+import {
+  DEFAULT_CONFIG,
+  FIELD_NAMES,
+  FIELD_SPECS,
+  RLConfigError,
+  derive,
+  validateConfig,
+  type RLConfig,
+  type RLField,
+} from './config';
 import type { LearnerState } from './learner';
 
 /**
@@ -123,27 +132,11 @@ function partProblems(part: string, arrays: ParamArrays, expected: { name: strin
   return problems;
 }
 
-/** Config fields added after version 1: a file without them takes their defaults (which mean what it ran with). */
-const FIELDS_ADDED_LATER = [
-  'save_every',
-  'rollout_is_mode',
-  'rollout_is_clip_min',
-  'rollout_is_clip_max',
-  'off_policy_mask_threshold',
-  'entropy_coef_min',
-  'entropy_coef_max',
-  'entropy_bonus_gate',
-  'rollout_dtype',
-  'dro_beta',
-  'vespo_k_pos',
-  'vespo_lambda_pos',
-  'vespo_k_neg',
-  'vespo_lambda_neg',
-  'use_bias_correction_kl',
-  'multi_objective_aggregation',
-  'sampling_defaults',
-  'gradient_accumulation_steps',
-] as const satisfies readonly (keyof RLConfig)[];
+/**
+ * Config fields added after version 1 (those the schema dates with `since`): a file without them takes their
+ * defaults (which mean what it ran with).
+ */
+export const FIELDS_ADDED_LATER: readonly RLField[] = FIELD_NAMES.filter((k) => FIELD_SPECS[k].since !== undefined);
 
 /** The saved meta checked field by field; returns the problems (each naming its field) and the decoded meta. */
 function metaProblems(

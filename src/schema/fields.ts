@@ -1,6 +1,8 @@
-// The kinds of knob a config is made of (number, enum, boolean, string, weights), each declared once with its
-// doc, default, range, panel section and its names in TRL, verl and OpenRLHF; and the rules every boundary (URL,
-// file, UI, CLI, resume) applies to a raw value: checking it, parsing it from text, printing its range. A leaf
+// The kinds of knob a config is made of (number, enum, boolean, string, weights), each declared once with every
+// fact about it: doc, default, range, panel section, the date it joined saved trainer states, each enum value's
+// formula, its names in TRL, verl and OpenRLHF, and the rules between it and other knobs (FieldRule). Its CLI flag
+// is --<name>. Also the rules every boundary (URL, file, UI, CLI, resume) applies to a raw value: checking it,
+// parsing it from text, printing its range; and the page and CLI settings that are not knobs (SettingSpec). A leaf
 // module: it imports nothing, so the objective's knobs (objective.ts) can sit below the kernels and their twins.
 
 /** Config panel sections, in the order the panel shows them, with the docs/algorithms.md section of their math. */
@@ -27,7 +29,17 @@ export interface OtherNames {
   note?: string;
 }
 
-interface Common extends OtherNames {
+/** What a field declares beyond its kind and range: other trainers' names and the date it joined saved states. */
+export interface FieldFacts extends OtherNames {
+  /**
+   * The date (YYYY-MM-DD) the field was added after the first saved trainer states (format version 1): a state
+   * saved before then lacks it and resumes with its default, which is what that run used. Absent: every saved
+   * state holds the field.
+   */
+  since?: string;
+}
+
+interface Common extends FieldFacts {
   doc: string;
   section: Section;
 }
@@ -47,6 +59,24 @@ export interface EnumField<V extends string = string> extends Common {
   kind: 'enum';
   default: V;
   values: readonly V[];
+  /** Each value's formula or meaning in one line, where the value stands for one (the explain and A/B texts read it). */
+  valueDocs?: Readonly<Record<V, ValueDoc>>;
+  /** Each value's name in the other trainers, where theirs differ from ours (the exports read it). */
+  valueNames?: Readonly<Record<V, ValueNames>>;
+}
+
+/** One enum value's name in TRL, verl and OpenRLHF; null: that trainer has no such value (absent: not stated). */
+export interface ValueNames {
+  trl?: string | null;
+  verl?: string | null;
+  openrlhf?: string | null;
+}
+
+/** One enum value's formula (`1/M`, `-A log pi`) and what its symbols mean. */
+export interface ValueDoc {
+  formula: string;
+  /** The formula's symbols and consequences in words (", " follows the formula when both are shown). */
+  where?: string;
 }
 export interface BooleanField extends Common {
   kind: 'boolean';
@@ -91,7 +121,7 @@ export type ConfigOf<Fs> = { [K in keyof Fs]: ValueOf<Fs[K]> };
 // Constructors. The section is stamped by `section()`, so each field is written with its doc and range only.
 
 type Unsectioned<F> = Omit<F, 'section'>;
-interface NumOpts extends OtherNames {
+interface NumOpts extends FieldFacts {
   minExclusive?: boolean;
   maxExclusive?: boolean;
 }
@@ -121,7 +151,7 @@ const num = <Nl extends boolean>(
   };
 };
 /** A whole number in [min, max]. */
-export const int = (doc: string, def: number, min: number, max: number, o: OtherNames = {}) =>
+export const int = (doc: string, def: number, min: number, max: number, o: FieldFacts = {}) =>
   num<false>(doc, def, min, max, true, false, o);
 /** A whole number in [min, max], or null meaning `nullMeans`. */
 export const optInt = (
@@ -130,7 +160,7 @@ export const optInt = (
   def: number | null,
   min: number,
   max: number,
-  o: OtherNames = {},
+  o: FieldFacts = {},
 ) => num<true>(doc, def, min, max, true, true, o, nullMeans);
 /** A real number in the range (ends exclusive when asked). */
 export const real = (doc: string, def: number, min: number, max: number, o: NumOpts = {}) =>
@@ -144,22 +174,34 @@ export const optReal = (
   max: number,
   o: NumOpts = {},
 ) => num<true>(doc, def, min, max, false, true, o, nullMeans);
-/** One of `values`. */
-export const oneOf = <const V extends string>(
+/** One of `values` (with `valueDocs`, each value's formula; with `valueNames`, its names in other trainers). */
+export const oneOf = <
+  const V extends string,
+  O extends FieldFacts & {
+    valueDocs?: Readonly<Record<NoInfer<V>, ValueDoc>>;
+    valueNames?: Readonly<Record<NoInfer<V>, ValueNames>>;
+  } = FieldFacts,
+>(
   doc: string,
   values: readonly V[],
   def: NoInfer<V>,
-  o: OtherNames = {},
-): Unsectioned<EnumField<V>> => ({ kind: 'enum', doc, default: def, values, ...o });
+  o: O = {} as O,
+): Unsectioned<EnumField<V>> & Pick<O, 'valueDocs' | 'valueNames'> => ({
+  kind: 'enum',
+  doc,
+  default: def,
+  values,
+  ...o,
+});
 /** true or false. */
-export const flag = (doc: string, def: boolean, o: OtherNames = {}): Unsectioned<BooleanField> => ({
+export const flag = (doc: string, def: boolean, o: FieldFacts = {}): Unsectioned<BooleanField> => ({
   kind: 'boolean',
   doc,
   default: def,
   ...o,
 });
 /** Non-empty text, or null meaning `nullMeans`. */
-export const optString = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({
+export const optString = (doc: string, nullMeans: string, o: FieldFacts = {}): Unsectioned<StringField> => ({
   kind: 'string',
   doc,
   default: null,
@@ -167,7 +209,7 @@ export const optString = (doc: string, nullMeans: string, o: OtherNames = {}): U
   ...o,
 });
 /** Non-empty text of several lines (source code, a data file), or null meaning `nullMeans`. */
-export const optText = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<StringField> => ({
+export const optText = (doc: string, nullMeans: string, o: FieldFacts = {}): Unsectioned<StringField> => ({
   kind: 'string',
   doc,
   default: null,
@@ -176,7 +218,7 @@ export const optText = (doc: string, nullMeans: string, o: OtherNames = {}): Uns
   ...o,
 });
 /** Reward function name -> weight, or null meaning `nullMeans`. */
-export const weights = (doc: string, nullMeans: string, o: OtherNames = {}): Unsectioned<WeightsField> => ({
+export const weights = (doc: string, nullMeans: string, o: FieldFacts = {}): Unsectioned<WeightsField> => ({
   kind: 'weights',
   doc,
   default: null,
@@ -192,6 +234,46 @@ export function section<S extends Section, Fs extends Record<string, Unsectioned
   return Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { ...f, section: s }])) as {
     [K in keyof Fs]: Fs[K] & { section: S };
   };
+}
+
+/**
+ * A rule between fields: `problem` returns the message (starting with the field to change, stating the rule) for
+ * a config that breaks it, else null. 'kernel' rules are what the objective needs to be defined at all (the twin
+ * and the GPU refuse those too); 'training' rules only the training config's validation applies.
+ */
+export interface FieldRule<C> {
+  scope: 'kernel' | 'training';
+  problem: (c: C) => string | null;
+}
+
+/** The messages of every rule `c` breaks, in the rules' order ('kernel' scope: the kernel rules only). */
+export function ruleProblems<C>(
+  rules: readonly FieldRule<C>[],
+  c: C,
+  scope: 'kernel' | 'training' = 'training',
+): string[] {
+  const out: string[] = [];
+  for (const rule of rules) {
+    if (scope === 'kernel' && rule.scope !== 'kernel') continue;
+    const p = rule.problem(c);
+    if (p !== null) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * A setting of the page or the CLIs that is not a knob of the experiment: it changes where things come from (the
+ * hub's address), never what a run computes, so it is no config field, no part of a link or a saved run.
+ */
+export interface SettingSpec {
+  doc: string;
+  /** The value's placeholder in --help (`<URL>`). */
+  value: string;
+  /** The environment variable the CLIs read when the flag is not given. */
+  env?: string;
+  /** The key under which the page keeps the value in its storage. */
+  storageKey?: string;
+  default: string;
 }
 
 /** Every field's default: the base every preset starts from. */

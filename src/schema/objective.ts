@@ -2,9 +2,22 @@
 // ratio and clipping, token selection, the KL term in the loss and the entropy bonus, each declared once as a field
 // of the RL config. The objective's CPU twin (src/reference/objective.ts) and its GPU wrapper
 // (src/kernels/objective.ts) take an ObjectiveConfig: any RL config is one, since these fields are RL_FIELDS'.
-// The rules between these fields live here too. Not the advantage estimators, the sampler or the optimizer.
+// The rules between these fields (OBJECTIVE_RULES) live here too. Not the advantage estimators, the sampler or the
+// optimizer.
 
-import { defaultsOf, fieldProblems, flag, oneOf, optReal, real, section, type ConfigOf } from './fields';
+import {
+  defaultsOf,
+  fieldProblems,
+  flag,
+  oneOf,
+  optReal,
+  real,
+  ruleProblems,
+  section,
+  type ConfigOf,
+  type FieldRule,
+  type ValueDoc,
+} from './fields';
 
 /**
  * verl's later token losses (docs/algorithms.md#loss-dppo_tv-dppo_kl-and-dro): DPPO's divergence masks, Binary-TV
@@ -77,6 +90,27 @@ export const POLICY_LOSS_FIELDS = section('loss', {
       openrlhf: '--actor.policy_loss_type',
       also: ['loss_mode', 'policy_loss_type'],
       note: "verl's 'geo_mean' is gmpo; dppo_tv, dppo_kl and dro are verl's loss_mode names; TRL's loss_type mostly picks the aggregation (see loss_agg_mode), except 'cispo', 'sapo' and 'vespo'",
+      valueDocs: {
+        ppo_clip: { formula: '-min(rho A, clip(rho, 1 - epsilon, 1 + epsilon_high) A)' },
+        cispo: { formula: '-sg(min(rho, eps_max)) A log pi' },
+        gmpo: {
+          formula: '-A g_i',
+          where: "g_i the geometric mean of the sequence's token ratios, each clipped to gmpo_clip in log space",
+        },
+        sapo: { formula: '-A 4 sigma(tau (rho - 1)) / tau', where: 'tau = tau_pos where A > 0, else tau_neg' },
+        pg: { formula: '-A log pi', where: 'no ratio' },
+        dppo_tv: {
+          formula: '-A sg(min(rho, c)) log pi',
+          where:
+            "inside DPPO's divergence region (total variation of the token's probability below epsilon / epsilon_high)",
+        },
+        dppo_kl: {
+          formula: '-A sg(min(rho, c)) log pi',
+          where: "inside DPPO's divergence region (binary KL of the token's probability below epsilon / epsilon_high)",
+        },
+        dro: { formula: '-(A log pi - dro_beta (log rho)^2 / 2)' },
+        vespo: { formula: '-sg(phi(w)) A log pi', where: 'phi a Gamma weight of the sequence ratio w' },
+      },
     },
   ),
   importance_sampling_level: oneOf(
@@ -140,6 +174,23 @@ export const POLICY_LOSS_FIELDS = section('loss', {
       verl: 'actor_rollout_ref.actor.loss_agg_mode',
       note: "TRL loss_type: grpo ~ seq-mean-token-mean, dapo/bnpo ~ token-mean, dr_grpo ~ seq-mean-token-sum-norm, luspo ~ seq-mean-token-sum with importance_sampling_level 'sequence'",
       also: ['luspo'],
+      // Each value's token weight w (docs/algorithms.md#loss-aggregation): the inspector's and the A/B's words.
+      valueDocs: {
+        'token-mean': { formula: '1/M', where: 'M the loss tokens of the optimizer step: every token weighs the same' },
+        'seq-mean-token-mean': {
+          formula: '1/(N·|y_i|)',
+          where: "N the step's sequences, |y_i| this completion's loss tokens: each sequence weighs the same",
+        },
+        'seq-mean-token-sum': { formula: '1/N', where: "N the step's sequences: a long completion weighs more" },
+        'seq-mean-token-sum-norm': { formula: '1/(N·L_max)', where: "N the step's sequences: a constant" },
+      },
+      // TRL's loss_type that aggregates so (its ppo-clip losses); none sums tokens per sequence unnormalized.
+      valueNames: {
+        'token-mean': { trl: 'dapo' },
+        'seq-mean-token-mean': { trl: 'grpo' },
+        'seq-mean-token-sum': { trl: null },
+        'seq-mean-token-sum-norm': { trl: 'dr_grpo' },
+      },
     },
   ),
   top_entropy_quantile: real(
@@ -182,16 +233,18 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     null,
     0,
     1000,
-    { minExclusive: true, verl: 'actor_rollout_ref.actor.policy_loss.dro_beta' },
+    { since: '2026-11-27', minExclusive: true, verl: 'actor_rollout_ref.actor.policy_loss.dro_beta' },
   ),
   vespo_k_pos: real('vespo: k, the power of w in phi(w) = e^lambda w^k e^(-lambda w), where A >= 0', 2, 0, 100, {
+    since: '2026-11-28',
     trl: 'vespo_k_pos',
   }),
   vespo_lambda_pos: real('vespo: lambda, the decay of phi(w) for large w, where A >= 0', 3, 0, 100, {
+    since: '2026-11-28',
     trl: 'vespo_lambda_pos',
   }),
-  vespo_k_neg: real('vespo: k where A < 0', 3, 0, 100, { trl: 'vespo_k_neg' }),
-  vespo_lambda_neg: real('vespo: lambda where A < 0', 2, 0, 100, { trl: 'vespo_lambda_neg' }),
+  vespo_k_neg: real('vespo: k where A < 0', 3, 0, 100, { since: '2026-11-28', trl: 'vespo_k_neg' }),
+  vespo_lambda_neg: real('vespo: lambda where A < 0', 2, 0, 100, { since: '2026-11-28', trl: 'vespo_lambda_neg' }),
   tis_cap: optReal(
     'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
     'no correction (the gap is still reported)',
@@ -212,11 +265,21 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     ROLLOUT_IS_MODES,
     'off',
     {
+      since: '2026-11-27',
       trl: 'vllm_importance_sampling_mode',
       verl: 'algorithm.rollout_correction.rollout_is',
       openrlhf: '--algo.advantage.is_correction_type',
       also: ['vllm_importance_sampling_correction', 'rollout_rs', 'is_correction_type', 'is_correction_enable'],
       note: 'TRL: needs vllm_importance_sampling_correction (on by default, mode sequence_mask); verl: rollout_is token / sequence truncates, rollout_rs token_k1 / seq_sum_k1 / seq_mean_k1 masks; OpenRLHF: tis = token_truncate, icepop = token_mask, seq-mask-tis = sequence_geo_mask, with --algo.advantage.is_correction_enable',
+      // OpenRLHF's --algo.advantage.is_correction_type values (no sequence-product weight there).
+      valueNames: {
+        off: { openrlhf: null },
+        token_truncate: { openrlhf: 'tis' },
+        token_mask: { openrlhf: 'icepop' },
+        sequence_truncate: { openrlhf: null },
+        sequence_mask: { openrlhf: null },
+        sequence_geo_mask: { openrlhf: 'seq-mask-tis' },
+      },
     },
   ),
   rollout_is_clip_min: optReal(
@@ -226,6 +289,7 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     0,
     100,
     {
+      since: '2026-11-27',
       trl: 'vllm_importance_sampling_clip_min',
       openrlhf: '--algo.advantage.is_correction_threshold',
       note: "OpenRLHF: the first of the pair; verl rollout_rs token_k1: the bounds as '1/C_max_1/C_min' (it bounds -log w)",
@@ -238,6 +302,7 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     0,
     1e6,
     {
+      since: '2026-11-27',
       minExclusive: true,
       trl: 'vllm_importance_sampling_clip_max',
       verl: 'algorithm.rollout_correction.rollout_is_threshold',
@@ -252,7 +317,7 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     null,
     0,
     100,
-    { minExclusive: true, trl: 'off_policy_mask_threshold' },
+    { since: '2026-11-27', minExclusive: true, trl: 'off_policy_mask_threshold' },
   ),
 });
 
@@ -274,12 +339,23 @@ export const OBJECTIVE_REGULARIZER_FIELDS = section('regularizers', {
       verl: 'actor_rollout_ref.actor.kl_loss_type',
       openrlhf: '--algo.kl.estimator',
       note: "TRL GRPO always uses k3; verl's k1+ / k3+ / low_var_kl+ are the straight-through ones (its k3 is low_var_kl)",
+      // verl's names (core_algos.kl_penalty): the lab's k3 is unclamped, verl's k3 is low_var_kl (clamped).
+      valueNames: {
+        k1: { verl: 'k1' },
+        k2: { verl: 'k2' },
+        k3: { verl: 'low_var_kl' },
+        low_var_kl: { verl: 'low_var_kl' },
+        exact: { verl: null },
+        'k1+': { verl: 'k1+' },
+        'k3+': { verl: 'k3+' },
+        'low_var_kl+': { verl: 'low_var_kl+' },
+      },
     },
   ),
   use_bias_correction_kl: flag(
     "DeepSeek-V3.2's unbiased KL: the in-loss KL estimate k is multiplied by the ratio r = pi_theta / pi_old (token, or the sequence's under importance_sampling_level 'sequence'), gradient through r too, since the tokens were sampled from pi_old",
     false,
-    { trl: 'use_bias_correction_kl', note: 'verl and OpenRLHF have no such correction' },
+    { since: '2026-11-27', trl: 'use_bias_correction_kl', note: 'verl and OpenRLHF have no such correction' },
   ),
   kl_placement: oneOf(
     'in_loss: + beta k per token (GRPO); in_reward: token reward -beta k1 (PPO, REINFORCE++)',
@@ -315,6 +391,16 @@ export type ObjectiveConfig = ConfigOf<typeof OBJECTIVE_FIELDS>;
 
 /** The defaults: ppo_clip at the token level, token-mean, no KL, no entropy bonus. */
 export const DEFAULT_OBJECTIVE_CONFIG: Readonly<ObjectiveConfig> = Object.freeze(defaultsOf(OBJECTIVE_FIELDS));
+
+/** A loss_agg_mode's token weight w as a formula (`1/M`), from the field's value docs. */
+export function aggregationWeight(mode: LossAggMode): ValueDoc {
+  return OBJECTIVE_FIELDS.loss_agg_mode.valueDocs[mode];
+}
+
+/** A loss_type's per-token loss l as a formula, from the field's value docs. */
+export function lossFormula(type: LossType): ValueDoc {
+  return OBJECTIVE_FIELDS.loss_type.valueDocs[type];
+}
 
 /** The upper clip epsilon in effect: epsilon_high, or epsilon when it is null. */
 export function epsilonHigh(c: Pick<ObjectiveConfig, 'epsilon' | 'epsilon_high'>): number {
@@ -392,78 +478,125 @@ export function rolloutCorrectionWeight(
 }
 
 /**
- * The rules between the objective's fields, each message starting with the field to change. 'kernel': what the
- * objective needs to be defined at all (the twin and the GPU refuse nothing else). 'training': those plus the
- * rules a training config follows (CISPO's weight is per token, clip-higher only widens, the cap lies above the
- * clip); the RL config's validation applies these.
+ * The rules between the objective's fields, declared once beside them; each message starts with the field to
+ * change. 'kernel': what the objective needs to be defined at all (the twin and the GPU refuse nothing else).
+ * 'training': the rules a training config follows besides (CISPO's weight is per token, clip-higher only widens,
+ * the cap lies above the clip); the RL config's validation applies both.
  */
+export const OBJECTIVE_RULES: readonly FieldRule<ObjectiveConfig>[] = [
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.importance_sampling_level === 'sequence' && c.loss_type === 'cispo'
+        ? "importance_sampling_level: 'sequence' is not defined for loss_type 'cispo' (CISPO weights each token's log-prob by that token's own stop-gradient ratio); use 'token'"
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.importance_sampling_level === 'sequence' && c.loss_type === 'gmpo'
+        ? "importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio (the geometric mean of clipped token ratios); use 'token'"
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.epsilon_high !== null && c.epsilon_high < c.epsilon
+        ? `epsilon_high: must be >= epsilon (clip-higher only widens the upper bound), got ${c.epsilon_high} < ${c.epsilon}`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.delta !== null && c.loss_type === 'ppo_clip' && c.delta <= 1 + epsilonHigh(c)
+        ? `delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = ${1 + epsilonHigh(c)}, got ${c.delta}`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      (DIVERGENCE_LOSS_TYPES as readonly string[]).includes(c.loss_type) && c.importance_sampling_level !== 'token'
+        ? `importance_sampling_level: loss_type '${c.loss_type}' weighs each token by its own ratio (verl's per-token loss); use 'token'`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.loss_type === 'vespo' && c.importance_sampling_level !== 'token'
+        ? "importance_sampling_level: loss_type 'vespo' forms its own sequence weight from the summed log-ratio (TRL requires 'token'); use 'token'"
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.loss_type === 'vespo' && c.tis_cap !== null
+        ? "tis_cap: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL, not as a factor; not supported here (set tis_cap null)"
+        : null,
+  },
+  // TRL's vespo adds the log of the correction weight (per token, or the sequence's) to the sequence's summed
+  // log-ratio inside phi, and multiplies no token's loss by it; the lab would multiply each token's loss instead.
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.loss_type === 'vespo' && c.rollout_is_mode !== 'off'
+        ? `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL (log w_i plus the summed log correction weights, inside phi), not as a factor of each token's loss as rollout_is_mode '${c.rollout_is_mode}' applies it here; not supported with vespo (set rollout_is_mode 'off')`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.loss_type === 'dro' && c.dro_beta === null
+        ? "dro_beta: loss_type 'dro' needs its penalty coefficient dro_beta > 0 (verl refuses it unset too)"
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.use_bias_correction_kl && c.kl_estimator === 'exact'
+        ? "use_bias_correction_kl: the ratio correction multiplies a per-token estimate; kl_estimator 'exact' is the full-vocabulary KL, whose gradient is taken elsewhere; use k1, k2, k3 or low_var_kl (or their + forms)"
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.clip_cov_lb >= c.clip_cov_ub
+        ? `clip_cov_lb: must be below clip_cov_ub (${c.clip_cov_ub}), got ${c.clip_cov_lb}`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.clip_cov_ratio > 0 && c.kl_cov_ratio > 0
+        ? 'clip_cov_ratio: Clip-Cov and KL-Cov (kl_cov_ratio) cannot both be on; choose one'
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      (c.clip_cov_ratio > 0 || c.kl_cov_ratio > 0) &&
+      (c.loss_type !== 'ppo_clip' || c.importance_sampling_level !== 'token')
+        ? `${c.clip_cov_ratio > 0 ? 'clip_cov_ratio' : 'kl_cov_ratio'}: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.tis_cap !== null && c.rollout_is_mode !== 'off'
+        ? `tis_cap: is rollout_is_mode 'token_truncate' with rollout_is_clip_max = tis_cap; set tis_cap or rollout_is_mode '${c.rollout_is_mode}', not both`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.rollout_is_clip_min !== null && c.rollout_is_clip_max !== null && c.rollout_is_clip_min >= c.rollout_is_clip_max
+        ? `rollout_is_clip_min: must be below rollout_is_clip_max (${c.rollout_is_clip_max}), got ${c.rollout_is_clip_min}`
+        : null,
+  },
+];
+
+/** The messages of every objective rule `c` breaks ('kernel': the kernel rules only). */
 export function objectiveRuleErrors(c: ObjectiveConfig, scope: 'kernel' | 'training' = 'training'): string[] {
-  const e: string[] = [];
-  const training = scope === 'training';
-  if (training && c.importance_sampling_level === 'sequence' && c.loss_type === 'cispo') {
-    e.push(
-      "importance_sampling_level: 'sequence' is not defined for loss_type 'cispo' (CISPO weights each token's log-prob by that token's own stop-gradient ratio); use 'token'",
-    );
-  }
-  if (c.importance_sampling_level === 'sequence' && c.loss_type === 'gmpo') {
-    e.push(
-      "importance_sampling_level: loss_type 'gmpo' forms its own sequence ratio (the geometric mean of clipped token ratios); use 'token'",
-    );
-  }
-  if (training && c.epsilon_high !== null && c.epsilon_high < c.epsilon) {
-    e.push(
-      `epsilon_high: must be >= epsilon (clip-higher only widens the upper bound), got ${c.epsilon_high} < ${c.epsilon}`,
-    );
-  }
-  const epsHigh = epsilonHigh(c);
-  if (training && c.delta !== null && c.loss_type === 'ppo_clip' && c.delta <= 1 + epsHigh) {
-    e.push(`delta: the cap on rho must exceed the upper clip bound 1 + epsilon_high = ${1 + epsHigh}, got ${c.delta}`);
-  }
-  if ((DIVERGENCE_LOSS_TYPES as readonly string[]).includes(c.loss_type) && c.importance_sampling_level !== 'token')
-    e.push(
-      `importance_sampling_level: loss_type '${c.loss_type}' weighs each token by its own ratio (verl's per-token loss); use 'token'`,
-    );
-  if (c.loss_type === 'vespo' && c.importance_sampling_level !== 'token')
-    e.push(
-      "importance_sampling_level: loss_type 'vespo' forms its own sequence weight from the summed log-ratio (TRL requires 'token'); use 'token'",
-    );
-  if (c.loss_type === 'vespo' && c.tis_cap !== null)
-    e.push(
-      "tis_cap: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL, not as a factor; not supported here (set tis_cap null)",
-    );
-  if (c.loss_type === 'dro' && c.dro_beta === null)
-    e.push("dro_beta: loss_type 'dro' needs its penalty coefficient dro_beta > 0 (verl refuses it unset too)");
-  if (c.use_bias_correction_kl && c.kl_estimator === 'exact')
-    e.push(
-      "use_bias_correction_kl: the ratio correction multiplies a per-token estimate; kl_estimator 'exact' is the full-vocabulary KL, whose gradient is taken elsewhere; use k1, k2, k3 or low_var_kl (or their + forms)",
-    );
-  if (c.clip_cov_lb >= c.clip_cov_ub)
-    e.push(`clip_cov_lb: must be below clip_cov_ub (${c.clip_cov_ub}), got ${c.clip_cov_lb}`);
-  if (c.clip_cov_ratio > 0 && c.kl_cov_ratio > 0)
-    e.push('clip_cov_ratio: Clip-Cov and KL-Cov (kl_cov_ratio) cannot both be on; choose one');
-  if (
-    (c.clip_cov_ratio > 0 || c.kl_cov_ratio > 0) &&
-    (c.loss_type !== 'ppo_clip' || c.importance_sampling_level !== 'token')
-  ) {
-    e.push(
-      `${c.clip_cov_ratio > 0 ? 'clip_cov_ratio' : 'kl_cov_ratio'}: covariance token selection needs loss_type 'ppo_clip' with importance_sampling_level 'token'`,
-    );
-  }
-  if (c.tis_cap !== null && c.rollout_is_mode !== 'off') {
-    e.push(
-      `tis_cap: is rollout_is_mode 'token_truncate' with rollout_is_clip_max = tis_cap; set tis_cap or rollout_is_mode '${c.rollout_is_mode}', not both`,
-    );
-  }
-  if (
-    c.rollout_is_clip_min !== null &&
-    c.rollout_is_clip_max !== null &&
-    c.rollout_is_clip_min >= c.rollout_is_clip_max
-  ) {
-    e.push(
-      `rollout_is_clip_min: must be below rollout_is_clip_max (${c.rollout_is_clip_max}), got ${c.rollout_is_clip_min}`,
-    );
-  }
-  return e;
+  return ruleProblems(OBJECTIVE_RULES, c, scope);
 }
 
 /**

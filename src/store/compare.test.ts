@@ -119,7 +119,7 @@ describe('compare slice', () => {
     const view = s().comparison!;
     expect(view.labelA).toBe('A: GRPO (DeepSeekMath) (this run)');
     expect(view.labelB).toBe('B: Dr. GRPO with epsilon_high 0.28');
-    expect(view.explanation.lines.join('\n')).toContain('1/(N·L)');
+    expect(view.explanation.lines.join('\n')).toContain('1/(N·L_max)');
     expect(s().comparePending).toBeNull();
   });
 

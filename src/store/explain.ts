@@ -4,7 +4,7 @@
 // w and loss share in words. Pure; no React.
 
 import type { RLConfig } from '../rl/config';
-import { rolloutCorrectionOf, rolloutCorrectionWeight } from '../schema/objective';
+import { aggregationWeight, rolloutCorrectionOf, rolloutCorrectionWeight } from '../schema/objective';
 import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../rl/stream';
 import { fmt } from './format';
 
@@ -225,23 +225,15 @@ const COLOR_SYMBOLS: Record<ColorQuantity, string> = {
   loss: 'share',
 };
 
-/** The weight w of each loss_agg_mode (docs/algorithms.md#loss-aggregation), in words the inspector shows. */
-const AGG_WEIGHTS: Record<RLConfig['loss_agg_mode'], string> = {
-  'token-mean': 'w = 1/M, M the loss tokens of the optimizer step: every token weighs the same',
-  'seq-mean-token-mean':
-    "w = 1/(N·|y_i|), N the step's sequences, |y_i| this completion's loss tokens: each sequence weighs the same",
-  'seq-mean-token-sum': "w = 1/N, N the step's sequences: a long completion weighs more",
-  'seq-mean-token-sum-norm': "w = 1/(N·L_max), N the step's sequences: a constant",
-};
-
 /**
  * What the hover's "weight w" and "loss share" are, for this config: w from loss_agg_mode (masked tokens have
  * w = 0), and the share written as the formula docs/algorithms.md#total-loss sums over the tokens.
  */
 export function lossShareTerms(c: RLConfig): { weight: string; share: string } {
   const beta = c.beta > 0 && c.kl_placement === 'in_loss';
+  const w = aggregationWeight(c.loss_agg_mode);
   return {
-    weight: `weight w: how much this token counts in the step's loss, from loss_agg_mode ${c.loss_agg_mode}: ${AGG_WEIGHTS[c.loss_agg_mode]}; 0 when masked`,
+    weight: `weight w: how much this token counts in the step's loss, from loss_agg_mode ${c.loss_agg_mode}: w = ${w.formula}, ${w.where}; 0 when masked`,
     share: `loss share: this token's term w·(l${beta ? ' + β·k' : ''} − α·H), l its policy loss; the shares of every token of the optimizer step sum to its loss`,
   };
 }

@@ -202,3 +202,24 @@ describe('a link read as far as it goes', () => {
     expect(resolveConfig('grpo', { reward_fn: '(p, c) => {\n  return 1;\n}' }).reward_fn).toContain('\n');
   });
 });
+
+describe('vespo and the rollout correction', () => {
+  it("refuses vespo with any rollout_is_mode: TRL folds the sampler's ratio into the sequence weight, not into each token's loss", () => {
+    for (const rollout_is_mode of [
+      'token_truncate',
+      'token_mask',
+      'sequence_truncate',
+      'sequence_mask',
+      'sequence_geo_mask',
+    ]) {
+      const problems = problemsOf(() => resolveConfig('grpo', { loss_type: 'vespo', rollout_is_mode }));
+      expect(problems).toEqual([
+        `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL (log w_i plus the summed log correction weights, inside phi), not as a factor of each token's loss as rollout_is_mode '${rollout_is_mode}' applies it here; not supported with vespo (set rollout_is_mode 'off')`,
+      ]);
+    }
+    expect(resolveConfig('grpo', { loss_type: 'vespo' }).loss_type).toBe('vespo');
+    expect(resolveConfig('grpo', { loss_type: 'ppo_clip', rollout_is_mode: 'token_truncate' }).rollout_is_mode).toBe(
+      'token_truncate',
+    );
+  });
+});

@@ -1,6 +1,7 @@
 // The RL training config, one import for its users: the schema (schema.ts, over src/schema/), the named presets
 // (presets.ts), validation at the boundaries (validate.ts), derived quantities (derive.ts), and the JSON and URL
-// codecs (codecs.ts, messages.ts). The knobs themselves are declared once, in schema.ts and src/schema/objective.ts.
+// codecs (codecs.ts, messages.ts). The knobs, their rules and the settings that are not knobs are declared once, in
+// schema.ts and src/schema/objective.ts.
 
 export {
   DEFAULT_CONFIG,
@@ -8,9 +9,12 @@ export {
   FIELD_SECTIONS,
   FIELD_SPECS,
   RL_FIELDS,
+  RL_RULES,
+  SETTINGS,
   sameConfig,
   type RLConfig,
   type RLField,
+  type SettingName,
 } from './schema';
 export { PRESETS, PRESET_INFO, PRESET_NAMES, isPresetName, type PresetName } from './presets';
 export {

@@ -1,7 +1,10 @@
-// The RL training config's schema: every knob once, with its doc, default, range, panel section and its names in
-// TRL, verl and OpenRLHF (src/schema/fields.ts). The objective's knobs are declared in src/schema/objective.ts and
-// spread in here; the rest (task, sampling, advantages, optimizer, critic, schedule) are declared below. The config
-// type, the defaults, the panel sections, validation, codecs, CLI flags and --help all derive from RL_FIELDS.
+// The RL training config's registry: every knob once, with its doc, default, range, panel section, the date it
+// joined saved trainer states, its enum values' formulas and its names in TRL, verl and OpenRLHF
+// (src/schema/fields.ts), and the rules between knobs (RL_RULES). The objective's knobs and rules are declared in
+// src/schema/objective.ts and spread in here; the rest (task, sampling, advantages, optimizer, critic, schedule)
+// are declared below. The config type, the defaults, the panel sections, validation, codecs, both CLIs' flags and
+// --help, the inspector's and the A/B's formulas, trainer-state compatibility and the exports all derive from
+// RL_FIELDS. The settings that are not knobs (SETTINGS: the hub's address) are declared here too.
 
 import { MODEL_PRESETS } from '../../model/config';
 import { ANSWER_FORMATS, taskChoices } from '../../tasks';
@@ -20,11 +23,26 @@ import {
   section,
   weights,
   type ConfigOf,
+  type FieldRule,
   type FieldSpec,
   type Section,
+  type SettingSpec,
 } from '../../schema/fields';
-import { OBJECTIVE_REGULARIZER_FIELDS, POLICY_LOSS_FIELDS } from '../../schema/objective';
-import { ADV_ESTIMATORS, MULTI_OBJECTIVE_AGGREGATIONS, SCALE_REWARDS } from '../advantages';
+import {
+  OBJECTIVE_REGULARIZER_FIELDS,
+  OBJECTIVE_RULES,
+  POLICY_LOSS_FIELDS,
+  rolloutCorrectionOf,
+} from '../../schema/objective';
+import { parseLoraTargets } from '../../core/lora-layout';
+import { DEFAULT_HUB_ENDPOINT } from '../../hub/hub-id';
+import {
+  ADV_ESTIMATORS,
+  GROUP_ESTIMATORS,
+  MULTI_OBJECTIVE_AGGREGATIONS,
+  SCALE_REWARDS,
+  TOKEN_REWARD_ESTIMATORS,
+} from '../advantages';
 import { WEIGHT_DTYPES } from '../../core/half';
 
 /** The weight_dtype knob's values: auto, then the storage dtypes (src/core/half.ts). */
@@ -143,6 +161,7 @@ const SAMPLING_FIELDS = section('sampling', {
     ['lab', 'model'] as const,
     'lab',
     {
+      since: '2026-11-28',
       note: "vLLM: generation_config='auto' (the model's defaults; request values win); TRL: its own temperature/top_p/top_k, do_sample always on",
     },
   ),
@@ -198,6 +217,7 @@ const SAMPLING_FIELDS = section('sampling', {
     WEIGHT_DTYPES,
     'f32',
     {
+      since: '2026-11-27',
       verl: 'actor_rollout_ref.rollout.dtype',
       also: ['vllm_dtype'],
       note: "verl's rollout defaults to bfloat16 (vLLM/SGLang); TRL's vLLM and OpenRLHF's engines take the model's dtype (bf16 in their examples), with no field of their own",
@@ -210,7 +230,25 @@ const ADVANTAGE_FIELDS = section('advantage', {
     'the advantage estimator (docs/algorithms.md#advantage-estimators; src/rl/advantages.ts)',
     ADV_ESTIMATORS,
     'grpo',
-    { verl: 'algorithm.adv_estimator', openrlhf: '--algo.advantage.estimator', also: ['advantage_estimator'] },
+    {
+      verl: 'algorithm.adv_estimator',
+      openrlhf: '--algo.advantage.estimator',
+      also: ['advantage_estimator'],
+      // verl's AdvantageEstimator and OpenRLHF's --algo.advantage.estimator values (TRL: the config class, trlClassOf).
+      valueNames: {
+        grpo: { verl: 'grpo', openrlhf: 'group_norm' },
+        dr_grpo: { verl: 'grpo', openrlhf: 'dr_grpo' },
+        rloo: { verl: 'rloo', openrlhf: 'rloo' },
+        reinforce: { verl: null, openrlhf: null },
+        reinforce_pp: { verl: 'reinforce_plus_plus', openrlhf: 'reinforce' },
+        reinforce_pp_baseline: { verl: 'reinforce_plus_plus_baseline', openrlhf: 'reinforce_baseline' },
+        remax: { verl: 'remax', openrlhf: null },
+        opo: { verl: 'opo', openrlhf: null },
+        gae: { verl: 'gae', openrlhf: 'gae' },
+        grpo_passk: { verl: 'grpo_passk', openrlhf: null },
+        optimal_token_baseline: { verl: 'optimal_token_baseline', openrlhf: null },
+      },
+    },
   ),
   scale_rewards: oneOf(
     "grpo's divisor: the group's std, the batch's std (Lite PPO), or none (= Dr. GRPO)",
@@ -227,6 +265,7 @@ const ADVANTAGE_FIELDS = section('advantage', {
     MULTI_OBJECTIVE_AGGREGATIONS,
     'sum_then_normalize',
     {
+      since: '2026-11-27',
       trl: 'multi_objective_aggregation',
       note: "verl: adv_estimator 'gdpo' reads each reward from compute_score's dict (algorithm.gdpo_reward_keys); OpenRLHF sums the rewards first",
     },
@@ -275,14 +314,18 @@ const REGULARIZER_FIELDS = {
     // Adaptive entropy, TRL's controller (Skywork-OR1; docs/algorithms.md#adaptive-entropy-coefficient): alpha's
     // bounds, and whether alpha acts only while the entropy is at or below entropy_target.
     entropy_coef_min: real('adaptive entropy: lower bound of alpha', -1, -1, 1, {
+      since: '2026-11-27',
       trl: 'entropy_coef_min',
       note: 'TRL default 0.0 (the bonus never turns into a penalty); the lab -1',
     }),
-    entropy_coef_max: real('adaptive entropy: upper bound of alpha', 1, -1, 1, { trl: 'entropy_coef_max' }),
+    entropy_coef_max: real('adaptive entropy: upper bound of alpha', 1, -1, 1, {
+      since: '2026-11-27',
+      trl: 'entropy_coef_max',
+    }),
     entropy_bonus_gate: flag(
       "adaptive entropy: apply alpha only while the last step's mean entropy is at or below entropy_target (none before the first measurement)",
       false,
-      { trl: 'use_adaptive_entropy', note: 'TRL: always so under use_adaptive_entropy' },
+      { since: '2026-11-27', trl: 'use_adaptive_entropy', note: 'TRL: always so under use_adaptive_entropy' },
     ),
   }),
 };
@@ -310,6 +353,7 @@ const OPTIMIZER_FIELDS = section('optimizer', {
     1,
     65_536,
     {
+      since: '2026-11-28',
       trl: 'gradient_accumulation_steps',
       note: "verl ppo_micro_batch_size_per_gpu and OpenRLHF --train.micro_batch_size give a micro-batch's size instead: minibatch rows / gradient_accumulation_steps",
     },
@@ -471,7 +515,7 @@ const SCHEDULE_FIELDS = section('schedule', {
     10,
     0,
     1_000_000,
-    { trl: 'save_steps', verl: 'trainer.save_freq' },
+    { since: '2026-11-24', trl: 'save_steps', verl: 'trainer.save_freq' },
   ),
   eval_num_generations: int(
     'samples per held-out prompt at evaluation, for pass@k (k = 1, 2, 4, ... up to this)',
@@ -536,3 +580,133 @@ export const FIELD_SECTIONS: Readonly<Record<Section, readonly RLField[]>> = Obj
 
 /** The defaults of every field (the base every preset starts from). */
 export const DEFAULT_CONFIG: Readonly<RLConfig> = Object.freeze(defaultsOf(RL_FIELDS));
+
+/**
+ * The rules between the config's fields that the config alone decides, declared once: the objective's
+ * (OBJECTIVE_RULES) and the rest below, each message starting with the field to change. The rules that need the
+ * task built (its difficulty range, reward names, prompt lengths) are validate.ts's.
+ */
+export const RL_RULES: readonly FieldRule<RLConfig>[] = [
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.entropy_coef_min > c.entropy_coef_max
+        ? `entropy_coef_min: must not exceed entropy_coef_max (${c.entropy_coef_max}), got ${c.entropy_coef_min}`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      !GROUP_ESTIMATORS.includes(c.adv_estimator) || c.num_generations >= 2
+        ? null
+        : c.adv_estimator === 'rloo'
+          ? `num_generations: rloo's leave-one-out baseline divides by G - 1 and needs num_generations >= 2, got ${c.num_generations}`
+          : `num_generations: adv_estimator '${c.adv_estimator}' compares the completions of a group and needs num_generations >= 2, got ${c.num_generations}`,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.multi_objective_aggregation === 'normalize_then_sum' && c.adv_estimator !== 'grpo'
+        ? `multi_objective_aggregation: normalize_then_sum (GDPO) replaces grpo's normalization and needs adv_estimator 'grpo', got '${c.adv_estimator}'`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.adv_estimator === 'grpo_passk' && c.scale_rewards === 'batch'
+        ? "scale_rewards: adv_estimator 'grpo_passk' divides by the group's std or not at all (verl's norm_adv_by_std_in_grpo); use 'group' or 'none'"
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.adv_estimator === 'optimal_token_baseline' && rolloutCorrectionOf(c)
+        ? `${c.tis_cap !== null ? 'tis_cap' : 'rollout_is_mode'}: adv_estimator 'optimal_token_baseline' with a rollout correction would scale each token's variance weight by the squared importance weight (verl's rollout_is_weights), which the lab's scoring pass does not compute; turn the correction off or choose another estimator`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.adv_estimator === 'gae' && c.vf_coef <= 0
+        ? `vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.dynamic_sampling && c.num_generations < 2
+        ? `dynamic_sampling: drops groups whose rewards are all equal, and with num_generations ${c.num_generations} every group is; use num_generations >= 2`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) => {
+      const N = c.train_batch_size * c.num_generations;
+      if (N % c.num_minibatches !== 0)
+        return `num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`;
+      if ((N / c.num_minibatches) % c.gradient_accumulation_steps !== 0)
+        return `gradient_accumulation_steps: must divide the minibatch's N / num_minibatches = ${N} / ${c.num_minibatches} = ${N / c.num_minibatches} rows into equal micro-batches, got ${c.gradient_accumulation_steps}`;
+      return null;
+    },
+  },
+  // The batch-level token selections (top_entropy_quantile, clip_cov, kl_cov) pick tokens by a threshold over the
+  // whole minibatch's entropies or covariances; a micro-batch sees only its own rows, so with
+  // gradient_accumulation_steps > 1 they are refused rather than computed over the wrong set.
+  ...(
+    [
+      ['top_entropy_quantile', (c: RLConfig) => c.top_entropy_quantile < 1],
+      ['clip_cov_ratio', (c: RLConfig) => c.clip_cov_ratio > 0],
+      ['kl_cov_ratio', (c: RLConfig) => c.kl_cov_ratio > 0],
+    ] as const
+  ).map(
+    ([field, on]): FieldRule<RLConfig> => ({
+      scope: 'training',
+      problem: (c) =>
+        c.gradient_accumulation_steps > 1 && on(c)
+          ? `gradient_accumulation_steps: ${c.gradient_accumulation_steps} micro-batches cannot run with ${field} ${c[field]}, whose token selection takes a threshold over the whole minibatch; set gradient_accumulation_steps to 1 (raise num_minibatches for memory instead) or turn the selection off`
+          : null,
+    }),
+  ),
+  ...OBJECTIVE_RULES,
+  {
+    scope: 'training',
+    problem: (c) => {
+      try {
+        parseLoraTargets(c.lora_targets);
+        return null;
+      } catch (err) {
+        return `lora_targets: ${(err as Error).message}`;
+      }
+    },
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.rollout_dtype !== 'f32' && c.lora_rank > 0
+        ? `rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA (lora_rank ${c.lora_rank}) set weight_dtype to store the base in ${c.rollout_dtype}, or rollout_dtype to f32`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)
+        ? `kl_placement: 'in_reward' puts -beta * k1 in per-token rewards, which only ${TOKEN_REWARD_ESTIMATORS.join(', ')} use; ` +
+          `adv_estimator '${c.adv_estimator}' needs kl_placement 'in_loss' (or beta 0)`
+        : null,
+  },
+];
+
+/**
+ * The settings of the page and the CLIs that are not knobs: where things come from, never what a run computes, so
+ * no part of a config, a link or a saved run. Each CLI that takes one reads its flag (--<name>) from here.
+ */
+export const SETTINGS = {
+  hf_endpoint: {
+    doc: `the hub a checkpoint or reward_model of the form org/name[@revision] is downloaded from (default: HF_ENDPOINT, else ${DEFAULT_HUB_ENDPOINT}); files are kept in RL_LAB_CACHE_DIR (default ~/.cache/rl-lab) and read from there on later runs with no request; HF_TOKEN is sent to this origin only, for gated or private models`,
+    value: 'URL',
+    env: 'HF_ENDPOINT',
+    storageKey: 'rl-lab.hf_endpoint',
+    default: DEFAULT_HUB_ENDPOINT,
+  },
+} as const satisfies Record<string, SettingSpec>;
+export type SettingName = keyof typeof SETTINGS;

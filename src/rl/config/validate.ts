@@ -4,14 +4,12 @@
 
 import { MODEL_PRESETS } from '../../model/config';
 import { PROMPT_LIST_TASK, type Task, type TaskFactory } from '../../tasks';
-import { clipText, describe, fieldProblems, quote, sameValue, suggestion } from '../../schema/fields';
-import { objectiveRuleErrors, rolloutCorrectionOf } from '../../schema/objective';
-import { parseLoraTargets } from '../../core/lora-layout';
-import { GROUP_ESTIMATORS, TOKEN_REWARD_ESTIMATORS } from '../advantages';
+import { clipText, describe, fieldProblems, quote, ruleProblems, sameValue, suggestion } from '../../schema/fields';
+import { GROUP_ESTIMATORS } from '../advantages';
 import { LEARNED_REWARD_NAME } from '../learned-reward';
 import { USER_REWARD_NAME } from '../user-reward';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
-import { DEFAULT_CONFIG, RL_FIELDS, type RLConfig, type RLField } from './schema';
+import { DEFAULT_CONFIG, RL_FIELDS, RL_RULES, type RLConfig, type RLField } from './schema';
 import { taskFactoryOf, taskOf } from './task-of';
 
 /** A config that cannot be used, with every problem found (each message starts with the field it is about). */
@@ -72,10 +70,12 @@ export function resolveConfig(preset: PresetName | null, overrides: Readonly<Rec
   return validateConfig(merged);
 }
 
-/** The rules between fields. Each message starts with the field to change and states the rule. */
+/**
+ * The rules between fields: the registry's (RL_RULES, which the config alone decides), then those against the task
+ * the config builds. Each message starts with the field to change and states the rule.
+ */
 function crossFieldErrors(c: RLConfig): string[] {
   const e: string[] = [];
-  const N = c.train_batch_size * c.num_generations;
   const factory = factoryOrNull(c);
   if (!factory) {
     // The task cannot be built (a prompt list that is missing or malformed): the rules about it cannot be checked.
@@ -85,66 +85,14 @@ function crossFieldErrors(c: RLConfig): string[] {
       e.push(`prompts: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  if (c.entropy_coef_min > c.entropy_coef_max)
-    e.push(`entropy_coef_min: must not exceed entropy_coef_max (${c.entropy_coef_max}), got ${c.entropy_coef_min}`);
+  e.push(...ruleProblems(RL_RULES, c));
   const range = factory?.difficultyRange;
   if (range && c.difficulty !== null && (c.difficulty < range.min || c.difficulty > range.max)) {
     e.push(
       `difficulty: ${c.task}'s difficulty (${range.meaning}) is a whole number in [${range.min}, ${range.max}], got ${c.difficulty}`,
     );
   }
-  if (GROUP_ESTIMATORS.includes(c.adv_estimator) && c.num_generations < 2) {
-    e.push(
-      c.adv_estimator === 'rloo'
-        ? `num_generations: rloo's leave-one-out baseline divides by G - 1 and needs num_generations >= 2, got ${c.num_generations}`
-        : `num_generations: adv_estimator '${c.adv_estimator}' compares the completions of a group and needs num_generations >= 2, got ${c.num_generations}`,
-    );
-  }
-  if (c.multi_objective_aggregation === 'normalize_then_sum' && c.adv_estimator !== 'grpo')
-    e.push(
-      `multi_objective_aggregation: normalize_then_sum (GDPO) replaces grpo's normalization and needs adv_estimator 'grpo', got '${c.adv_estimator}'`,
-    );
-  if (c.adv_estimator === 'grpo_passk' && c.scale_rewards === 'batch')
-    e.push(
-      "scale_rewards: adv_estimator 'grpo_passk' divides by the group's std or not at all (verl's norm_adv_by_std_in_grpo); use 'group' or 'none'",
-    );
-  if (c.adv_estimator === 'optimal_token_baseline' && rolloutCorrectionOf(c))
-    e.push(
-      `${c.tis_cap !== null ? 'tis_cap' : 'rollout_is_mode'}: adv_estimator 'optimal_token_baseline' with a rollout correction would scale each token's variance weight by the squared importance weight (verl's rollout_is_weights), which the lab's scoring pass does not compute; turn the correction off or choose another estimator`,
-    );
-  if (c.adv_estimator === 'gae' && c.vf_coef <= 0)
-    e.push(`vf_coef: adv_estimator 'gae' learns a critic and needs vf_coef > 0, got ${c.vf_coef}`);
-  if (c.dynamic_sampling && c.num_generations < 2) {
-    e.push(
-      `dynamic_sampling: drops groups whose rewards are all equal, and with num_generations ${c.num_generations} every group is; use num_generations >= 2`,
-    );
-  }
-  if (N % c.num_minibatches !== 0)
-    e.push(
-      `num_minibatches: must divide the N = train_batch_size * num_generations = ${N} sequences of a step, got ${c.num_minibatches}`,
-    );
-  else if ((N / c.num_minibatches) % c.gradient_accumulation_steps !== 0)
-    e.push(
-      `gradient_accumulation_steps: must divide the minibatch's N / num_minibatches = ${N} / ${c.num_minibatches} = ${N / c.num_minibatches} rows into equal micro-batches, got ${c.gradient_accumulation_steps}`,
-    );
-  e.push(...accumulationSelectionErrors(c));
-  e.push(...objectiveRuleErrors(c));
-  try {
-    parseLoraTargets(c.lora_targets);
-  } catch (err) {
-    e.push(`lora_targets: ${(err as Error).message}`);
-  }
   if (factory) e.push(...rewardWeightErrors(c, factory));
-  if (c.rollout_dtype !== 'f32' && c.lora_rank > 0)
-    e.push(
-      `rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA (lora_rank ${c.lora_rank}) set weight_dtype to store the base in ${c.rollout_dtype}, or rollout_dtype to f32`,
-    );
-  if (c.kl_placement === 'in_reward' && c.beta > 0 && !TOKEN_REWARD_ESTIMATORS.includes(c.adv_estimator)) {
-    e.push(
-      `kl_placement: 'in_reward' puts -beta * k1 in per-token rewards, which only ${TOKEN_REWARD_ESTIMATORS.join(', ')} use; ` +
-        `adv_estimator '${c.adv_estimator}' needs kl_placement 'in_loss' (or beta 0)`,
-    );
-  }
   const task = factory ? taskOrNull(c) : null;
   if (task) {
     const L = c.max_completion_length ?? task.maxCompletionLength + 1;
@@ -177,23 +125,6 @@ function crossFieldErrors(c: RLConfig): string[] {
  * a reward_fn (a misspelled one would weigh a part that is always 0), and some weight must be nonzero (all zero
  * makes every reward 0: nothing learns).
  */
-/**
- * The batch-level token selections (top_entropy_quantile, clip_cov, kl_cov) pick tokens by a threshold over the
- * whole minibatch's entropies or covariances; a micro-batch sees only its own rows, so with
- * gradient_accumulation_steps > 1 they are refused rather than computed over the wrong set.
- */
-function accumulationSelectionErrors(c: RLConfig): string[] {
-  if (c.gradient_accumulation_steps === 1) return [];
-  const on: string[] = [];
-  if (c.top_entropy_quantile < 1) on.push(`top_entropy_quantile ${c.top_entropy_quantile}`);
-  if (c.clip_cov_ratio > 0) on.push(`clip_cov_ratio ${c.clip_cov_ratio}`);
-  if (c.kl_cov_ratio > 0) on.push(`kl_cov_ratio ${c.kl_cov_ratio}`);
-  return on.map(
-    (what) =>
-      `gradient_accumulation_steps: ${c.gradient_accumulation_steps} micro-batches cannot run with ${what}, whose token selection takes a threshold over the whole minibatch; set gradient_accumulation_steps to 1 (raise num_minibatches for memory instead) or turn the selection off`,
-  );
-}
-
 function rewardWeightErrors(c: RLConfig, factory: TaskFactory): string[] {
   if (c.reward_weights === null) return [];
   const names = [

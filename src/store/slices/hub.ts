@@ -5,15 +5,15 @@
 // run or the page's storage. Nothing here fetches by itself: a shared link only fills the model field.
 
 import type { HubCheck, HubProgress, KeptModel } from '../../hub/manager-types';
-import { DEFAULT_HUB_ENDPOINT, parseEndpoint, parseHubId } from '../../hub/hub-id';
-import { resolveConfig } from '../../rl/config';
+import { parseEndpoint, parseHubId } from '../../hub/hub-id';
+import { SETTINGS, resolveConfig } from '../../rl/config';
 import type { HubModels } from '../../worker/protocol';
 import { readStored, writeStored, type LabSlice } from '../slice';
 
-/** The Hugging Face Hub, the endpoint when none is set (as huggingface_hub's default). */
-export const DEFAULT_HF_ENDPOINT = DEFAULT_HUB_ENDPOINT;
+/** The Hugging Face Hub, the endpoint when none is set (as huggingface_hub's default; the setting's, SETTINGS). */
+export const DEFAULT_HF_ENDPOINT = SETTINGS.hf_endpoint.default;
 /** Where the page keeps the endpoint the person set (not a secret; the token is never stored). */
-const ENDPOINT_KEY = 'rl-lab.hf_endpoint';
+const ENDPOINT_KEY = SETTINGS.hf_endpoint.storageKey;
 
 export interface HubCheckState {
   model: string;
