@@ -89,6 +89,15 @@ export function regionNames(source: string, where = 'shader'): string[] {
  * with it) and region `as-written` dropped with its markers. Throws on a named region the source lacks.
  */
 export function replaceRegions(source: string, regions: Readonly<Record<string, string>>, where = 'shader'): string {
+  return rewriteRegions(source, regions, true, where);
+}
+
+function rewriteRegions(
+  source: string,
+  regions: Readonly<Record<string, string>>,
+  dropAsWritten: boolean,
+  where: string,
+): string {
   const lines = source.split('\n');
   const found = regionsOf(lines, where);
   for (const name of Object.keys(regions))
@@ -96,11 +105,10 @@ export function replaceRegions(source: string, regions: Readonly<Record<string, 
   const out: string[] = [];
   let i = 0;
   for (const r of found) {
-    if (r.start < i) continue; // inside a region already replaced
-    const replaced = r.name === AS_WRITTEN || Object.hasOwn(regions, r.name);
-    if (!replaced) continue;
+    const drop = dropAsWritten && r.name === AS_WRITTEN;
+    if (r.start < i || !(drop || Object.hasOwn(regions, r.name))) continue; // kept, or inside one replaced
     out.push(...lines.slice(i, r.start));
-    if (r.name !== AS_WRITTEN) {
+    if (!drop) {
       const text = regions[r.name].replace(/\n$/, '');
       out.push(lines[r.start], ...(text === '' ? [] : text.split('\n')), lines[r.end]);
     }
@@ -128,7 +136,7 @@ export function blockText(
 
 /**
  * `source` with every region named after a block holding that block's text (blockText); other regions are left
- * as they are. A shader as written is its own fillBlockRegions (the shader-sources test); throws where a block
+ * as they are. A shader as written is its own fillBlockRegions (src/kernels/wgsl-blocks.test.ts); throws where a block
  * would enter a shader twice (WGSL forbids a second definition).
  */
 export function fillBlockRegions(source: string, blocks: Readonly<Record<string, string>>, where = 'shader'): string {
@@ -153,22 +161,7 @@ function fillRegions(
     contents[r.name] = blockText(r.name, blocks, chain);
     i = r.end + 1;
   }
-  return replaceRegionsKeepingAsWritten(source, contents, where);
-}
-
-/** replaceRegions without dropping region `as-written` (filling a file as written keeps it). */
-function replaceRegionsKeepingAsWritten(source: string, regions: Record<string, string>, where: string): string {
-  const lines = source.split('\n');
-  const out: string[] = [];
-  let i = 0;
-  for (const r of regionsOf(lines, where)) {
-    if (r.start < i || !Object.hasOwn(regions, r.name)) continue;
-    const text = regions[r.name];
-    out.push(...lines.slice(i, r.start), lines[r.start], ...(text === '' ? [] : text.split('\n')), lines[r.end]);
-    i = r.end + 1;
-  }
-  out.push(...lines.slice(i));
-  return out.join('\n');
+  return rewriteRegions(source, contents, false, where); // a file as written keeps region as-written
 }
 
 /**
