@@ -136,8 +136,8 @@ export function blockText(
 
 /**
  * `source` with every region named after a block holding that block's text (blockText); other regions are left
- * as they are. A shader as written is its own fillBlockRegions (src/kernels/wgsl-blocks.test.ts); throws where a block
- * would enter a shader twice (WGSL forbids a second definition).
+ * as they are. A shader as written is its own fillBlockRegions (src/kernels/wgsl-blocks.test.ts); throws where a
+ * block would enter a shader twice (WGSL forbids a second definition).
  */
 export function fillBlockRegions(source: string, blocks: Readonly<Record<string, string>>, where = 'shader'): string {
   const filled = fillRegions(source, blocks, [], where);
