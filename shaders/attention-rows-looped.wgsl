@@ -10,20 +10,51 @@
 // where one row's head vector is more than the adapter's register bound (rowsRegisterBound): above head dim 24 on
 // lavapipe, above 64 everywhere (Qwen3's 128). rowsPerThread's bound for this form: RQ * HD4 <= 8.
 //
-// A template, expanded by src/kernels/attention.ts (src/gpu/template.ts) for one HD4 and one RQ: a line ending in
-// `// @qrows` is repeated RQ times with $t replaced by 0, 1, ..., RQ - 1 (a thread's rows). Rows of a thread past
-// the last row are clamped to it on load and not stored.
+// Specialized by src/kernels/attention.ts (src/gpu/specialize.ts) for one HD4 and one RQ (as written, 1 and 1,
+// region as-written): a line ending in `// @qrows` is repeated RQ times with _t replaced by 0, 1, ..., RQ - 1 (a
+// thread's rows). Rows of a thread past the last row are clamped to it on load and not stored.
 // Entry points and their bindings (after the uniform params at 0), as attention.wgsl's:
 //   attention_forward        (out, lse, q, k, v, kvStart)
 //   attention_backward_dq    (dq, dOut, q, k, v, stats, kvStart)
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)
 // (attention_backward_stats stays in attention.wgsl.) CPU twin: src/reference/attention.ts.
 
-// @uniforms Params
-// @consts
+struct Params {
+  B: u32,
+  T: u32,
+  Tk: u32,
+  Tcap: u32,
+  NH: u32,
+  NKV: u32,
+  HD: u32,
+  scale: f32,
+}
+const WG: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> p: Params;
-// @include attention-rows-head
+// @region attention-rows-head
+// Block attention-rows-head (region attention-rows-head): what both forms of attention-rows share, the head-dim
+// and rows-per-thread constants (values that src/kernels/attention.ts specializes; as written, head dim 4 and one
+// row a thread), the output bindings (after the uniform params at 0, which each shader binds itself) and a
+// thread's index.
+
+const HD4: u32 = 1u; // head dim / 4
+const RQ: u32 = 1u; // rows per thread
+const NEG_BIG: f32 = -3.402823e38; // "minus infinity" that stays finite: exp(NEG_BIG - m) is 0
+
+// Each entry's bindings follow its twin's argument order, so a slot holds different tensors per entry.
+@group(0) @binding(1) var<storage, read_write> o1: array<vec4<f32>>; // forward: out; dq: dq; dkdv: dk
+@group(0) @binding(2) var<storage, read_write> o2f: array<f32>;      // forward: lse (B,NH,T)
+@group(0) @binding(2) var<storage, read_write> o2: array<vec4<f32>>; // dkdv: dv
+
+fn thread_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+  return (wid.x + wid.y * nwg.x) * WG + lid;
+}
+// @end attention-rows-head
+// @region as-written
+// As written: copy 0 of every repeated line (one row a thread).
+const _t: u32 = 0u;
+// @end as-written
 
 // ---------------------------------------------------------------------------------------------------------
 // Forward: a thread per RQ consecutive query rows of one (b, h), an online softmax over keys kvStart[b] .. (its
@@ -51,41 +82,41 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
   let first = fStart[b];
   let offset = p.Tk - p.T;
   let end = min(tFirst + RQ - 1u, p.T - 1u) + offset + 1u;
-  let t$t = min(tFirst + $t, p.T - 1u); // @qrows
-  let last$t = t$t + offset; // @qrows
-  let qo$t = ((b * p.T + t$t) * p.NH + h) * HD4; // @qrows
-  var q$t: array<vec4<f32>, HD4>; // @qrows
-  var a$t: array<vec4<f32>, HD4>; // @qrows
+  let t_t = min(tFirst + _t, p.T - 1u); // @qrows
+  let last_t = t_t + offset; // @qrows
+  let qo_t = ((b * p.T + t_t) * p.NH + h) * HD4; // @qrows
+  var q_t: array<vec4<f32>, HD4>; // @qrows
+  var a_t: array<vec4<f32>, HD4>; // @qrows
   for (var c = 0u; c < hd4; c++) {
-    q$t[c] = fq[qo$t + c] * p.scale; // @qrows
+    q_t[c] = fq[qo_t + c] * p.scale; // @qrows
   }
-  var m$t = NEG_BIG; // @qrows
-  var l$t = 0.0; // @qrows
+  var m_t = NEG_BIG; // @qrows
+  var l_t = 0.0; // @qrows
   var ko = (b * p.Tcap * p.NKV + g) * HD4 + first * kStride;
   for (var j = first; j < end; j++) {
-    var s$t = 0.0; // @qrows
+    var s_t = 0.0; // @qrows
     for (var c = 0u; c < hd4; c++) {
       let kc = fk[ko + c];
-      s$t += dot(q$t[c], kc); // @qrows
+      s_t += dot(q_t[c], kc); // @qrows
     }
-    let see$t = j <= last$t; // @qrows
-    let mNew$t = select(m$t, max(m$t, s$t), see$t); // @qrows
-    let keep$t = exp(m$t - mNew$t); // @qrows
-    let w$t = select(0.0, exp(s$t - mNew$t), see$t); // @qrows
-    m$t = mNew$t; // @qrows
-    l$t = l$t * keep$t + w$t; // @qrows
+    let see_t = j <= last_t; // @qrows
+    let mNew_t = select(m_t, max(m_t, s_t), see_t); // @qrows
+    let keep_t = exp(m_t - mNew_t); // @qrows
+    let w_t = select(0.0, exp(s_t - mNew_t), see_t); // @qrows
+    m_t = mNew_t; // @qrows
+    l_t = l_t * keep_t + w_t; // @qrows
     for (var c = 0u; c < hd4; c++) {
       let vc = fv[ko + c];
-      a$t[c] = a$t[c] * keep$t + w$t * vc; // @qrows
+      a_t[c] = a_t[c] * keep_t + w_t * vc; // @qrows
     }
     ko += kStride;
   }
   // seen: false for a pad query (no visible key)
-  let seen$t = l$t > 0.0; // @qrows
-  let inv$t = select(0.0, 1.0 / l$t, seen$t); // @qrows
-  if (tFirst + $t < p.T) { o2f[bh * p.T + t$t] = select(0.0, m$t + log(l$t), seen$t); } // @qrows
+  let seen_t = l_t > 0.0; // @qrows
+  let inv_t = select(0.0, 1.0 / l_t, seen_t); // @qrows
+  if (tFirst + _t < p.T) { o2f[bh * p.T + t_t] = select(0.0, m_t + log(l_t), seen_t); } // @qrows
   for (var c = 0u; c < hd4; c++) {
-    if (tFirst + $t < p.T) { o1[qo$t + c] = a$t[c] * inv$t; } // @qrows
+    if (tFirst + _t < p.T) { o1[qo_t + c] = a_t[c] * inv_t; } // @qrows
   }
 }
 
@@ -119,38 +150,38 @@ fn attention_backward_dq(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
   let first = qStart[b];
   let offset = p.Tk - p.T;
   let end = min(tFirst + RQ - 1u, p.T - 1u) + offset + 1u;
-  let t$t = min(tFirst + $t, p.T - 1u); // @qrows
-  let last$t = t$t + offset; // @qrows
-  let qo$t = ((b * p.T + t$t) * p.NH + h) * HD4; // @qrows
-  let st$t = qStats[bh * p.T + t$t]; // @qrows
-  var q$t: array<vec4<f32>, HD4>; // @qrows
-  var d$t: array<vec4<f32>, HD4>; // @qrows
-  var a$t: array<vec4<f32>, HD4>; // @qrows
+  let t_t = min(tFirst + _t, p.T - 1u); // @qrows
+  let last_t = t_t + offset; // @qrows
+  let qo_t = ((b * p.T + t_t) * p.NH + h) * HD4; // @qrows
+  let st_t = qStats[bh * p.T + t_t]; // @qrows
+  var q_t: array<vec4<f32>, HD4>; // @qrows
+  var d_t: array<vec4<f32>, HD4>; // @qrows
+  var a_t: array<vec4<f32>, HD4>; // @qrows
   for (var c = 0u; c < hd4; c++) {
-    q$t[c] = qQ[qo$t + c] * p.scale; // @qrows
-    d$t[c] = qDOut[qo$t + c]; // @qrows
+    q_t[c] = qQ[qo_t + c] * p.scale; // @qrows
+    d_t[c] = qDOut[qo_t + c]; // @qrows
   }
   var kk: array<vec4<f32>, HD4>;
   var ko = (b * p.Tcap * p.NKV + g) * HD4 + first * kStride;
   for (var j = first; j < end; j++) {
-    var s$t = 0.0; // @qrows
-    var dp$t = 0.0; // @qrows
+    var s_t = 0.0; // @qrows
+    var dp_t = 0.0; // @qrows
     for (var c = 0u; c < hd4; c++) {
       let kc = qK[ko + c];
       let vc = qV[ko + c];
       kk[c] = kc;
-      s$t += dot(q$t[c], kc); // @qrows
-      dp$t += dot(d$t[c], vc); // @qrows
+      s_t += dot(q_t[c], kc); // @qrows
+      dp_t += dot(d_t[c], vc); // @qrows
     }
-    let ds$t = select(0.0, exp(s$t - st$t.x) * (dp$t - st$t.y), j <= last$t); // @qrows
+    let ds_t = select(0.0, exp(s_t - st_t.x) * (dp_t - st_t.y), j <= last_t); // @qrows
     for (var c = 0u; c < hd4; c++) {
       let kc = kk[c];
-      a$t[c] += ds$t * kc; // @qrows
+      a_t[c] += ds_t * kc; // @qrows
     }
     ko += kStride;
   }
   for (var c = 0u; c < hd4; c++) {
-    if (tFirst + $t < p.T) { o1[qo$t + c] = a$t[c] * p.scale; } // @qrows
+    if (tFirst + _t < p.T) { o1[qo_t + c] = a_t[c] * p.scale; } // @qrows
   }
 }
 
@@ -179,20 +210,20 @@ fn attention_backward_dkdv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_w
   let group = p.NH / p.NKV;
   let offset = p.Tk - p.T;
   let start = kStart[b];
-  let j$t = min(jFirst + $t, p.Tcap - 1u); // @qrows
-  let ko$t = ((b * p.Tcap + j$t) * p.NKV + g) * HD4; // @qrows
-  let visible$t = j$t < p.Tk && j$t >= start; // @qrows
+  let j_t = min(jFirst + _t, p.Tcap - 1u); // @qrows
+  let ko_t = ((b * p.Tcap + j_t) * p.NKV + g) * HD4; // @qrows
+  let visible_t = j_t < p.Tk && j_t >= start; // @qrows
   var anyVisible = false;
-  anyVisible = anyVisible || visible$t; // @qrows
+  anyVisible = anyVisible || visible_t; // @qrows
   let t0 = select(0u, jFirst - offset, jFirst > offset); // the first query that sees key jFirst
   let tEnd = select(t0, p.T, anyVisible);
-  var k$t: array<vec4<f32>, HD4>; // @qrows
-  var v$t: array<vec4<f32>, HD4>; // @qrows
-  var ak$t: array<vec4<f32>, HD4>; // @qrows
-  var av$t: array<vec4<f32>, HD4>; // @qrows
+  var k_t: array<vec4<f32>, HD4>; // @qrows
+  var v_t: array<vec4<f32>, HD4>; // @qrows
+  var ak_t: array<vec4<f32>, HD4>; // @qrows
+  var av_t: array<vec4<f32>, HD4>; // @qrows
   for (var c = 0u; c < hd4; c++) {
-    k$t[c] = kK[ko$t + c] * p.scale; // @qrows
-    v$t[c] = kV[ko$t + c]; // @qrows
+    k_t[c] = kK[ko_t + c] * p.scale; // @qrows
+    v_t[c] = kV[ko_t + c]; // @qrows
   }
   var qq: array<vec4<f32>, HD4>;
   var dd: array<vec4<f32>, HD4>;
@@ -200,28 +231,28 @@ fn attention_backward_dkdv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_w
     for (var h = g * group; h < (g + 1u) * group; h++) {
       let qo = ((b * p.T + t) * p.NH + h) * HD4;
       let st = kStats[(b * p.NH + h) * p.T + t];
-      var s$t = 0.0; // @qrows
-      var dp$t = 0.0; // @qrows
+      var s_t = 0.0; // @qrows
+      var dp_t = 0.0; // @qrows
       for (var c = 0u; c < hd4; c++) {
         let qc = kQ[qo + c];
         let dc = kDOut[qo + c];
         qq[c] = qc;
         dd[c] = dc;
-        s$t += dot(qc, k$t[c]); // @qrows
-        dp$t += dot(dc, v$t[c]); // @qrows
+        s_t += dot(qc, k_t[c]); // @qrows
+        dp_t += dot(dc, v_t[c]); // @qrows
       }
-      let pr$t = select(0.0, exp(s$t - st.x), visible$t && j$t <= t + offset); // @qrows
-      let ds$t = pr$t * (dp$t - st.y); // @qrows
+      let pr_t = select(0.0, exp(s_t - st.x), visible_t && j_t <= t + offset); // @qrows
+      let ds_t = pr_t * (dp_t - st.y); // @qrows
       for (var c = 0u; c < hd4; c++) {
         let qc = qq[c];
         let dc = dd[c];
-        ak$t[c] += ds$t * qc; // @qrows
-        av$t[c] += pr$t * dc; // @qrows
+        ak_t[c] += ds_t * qc; // @qrows
+        av_t[c] += pr_t * dc; // @qrows
       }
     }
   }
   for (var c = 0u; c < hd4; c++) {
-    if (jFirst + $t < p.Tcap) { o1[ko$t + c] = ak$t[c] * p.scale; } // @qrows
-    if (jFirst + $t < p.Tcap) { o2[ko$t + c] = av$t[c]; } // @qrows
+    if (jFirst + _t < p.Tcap) { o1[ko_t + c] = ak_t[c] * p.scale; } // @qrows
+    if (jFirst + _t < p.Tcap) { o2[ko_t + c] = av_t[c]; } // @qrows
   }
 }

@@ -11,10 +11,11 @@
 // fill the device or the adapter is a CPU one; otherwise attention.wgsl's lanes (defaultAttentionPath in
 // src/kernels/attention.ts).
 //
-// A template, expanded by src/kernels/attention.ts (src/gpu/template.ts) for one HD4 and one RQ:
-//   a line ending in `// @qrows` is repeated RQ times with $t replaced by 0, 1, ..., RQ - 1 (a thread's rows);
-//   a line ending in `// @unroll` is repeated HD4 times with $c replaced by 0, 1, ..., HD4 - 1;
-//   a line ending in `// @qrows @unroll` is repeated for every (row, c); @sum(expr) sums expr over $c.
+// Specialized by src/kernels/attention.ts (src/gpu/specialize.ts) for one HD4 and one RQ; as written, the kernel
+// for HD4 = 1 and RQ = 1 (region as-written):
+//   a line ending in `// @qrows` is repeated RQ times with _t replaced by 0, 1, ..., RQ - 1 (a thread's rows);
+//   a line ending in `// @unroll` is repeated HD4 times with _c replaced by 0, 1, ..., HD4 - 1;
+//   a line ending in `// @qrows @unroll` is repeated for every (row, c); sum_c(expr) sums expr over _c.
 // Rows of a thread past the last row are clamped to it on load and not stored.
 // Entry points and their bindings (after the uniform params at 0), as attention.wgsl's:
 //   attention_forward        (out, lse, q, k, v, kvStart)
@@ -22,11 +23,44 @@
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)
 // (attention_backward_stats stays in attention.wgsl.) CPU twin: src/reference/attention.ts.
 
-// @uniforms Params
-// @consts
+struct Params {
+  B: u32,
+  T: u32,
+  Tk: u32,
+  Tcap: u32,
+  NH: u32,
+  NKV: u32,
+  HD: u32,
+  scale: f32,
+}
+const WG: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> p: Params;
-// @include attention-rows-head
+// @region attention-rows-head
+// Block attention-rows-head (region attention-rows-head): what both forms of attention-rows share, the head-dim
+// and rows-per-thread constants (values that src/kernels/attention.ts specializes; as written, head dim 4 and one
+// row a thread), the output bindings (after the uniform params at 0, which each shader binds itself) and a
+// thread's index.
+
+const HD4: u32 = 1u; // head dim / 4
+const RQ: u32 = 1u; // rows per thread
+const NEG_BIG: f32 = -3.402823e38; // "minus infinity" that stays finite: exp(NEG_BIG - m) is 0
+
+// Each entry's bindings follow its twin's argument order, so a slot holds different tensors per entry.
+@group(0) @binding(1) var<storage, read_write> o1: array<vec4<f32>>; // forward: out; dq: dq; dkdv: dk
+@group(0) @binding(2) var<storage, read_write> o2f: array<f32>;      // forward: lse (B,NH,T)
+@group(0) @binding(2) var<storage, read_write> o2: array<vec4<f32>>; // dkdv: dv
+
+fn thread_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+  return (wid.x + wid.y * nwg.x) * WG + lid;
+}
+// @end attention-rows-head
+// @region as-written
+// As written: copy 0 of every repeated line (one row a thread, head dim 4), a sum over the head dim its one term.
+const _t: u32 = 0u;
+const _c: u32 = 0u;
+fn sum_c(x: f32) -> f32 { return x; }
+// @end as-written
 
 // ---------------------------------------------------------------------------------------------------------
 // Forward: a thread per RQ consecutive query rows of one (b, h): an online softmax over keys kvStart[b] .. (its
@@ -53,32 +87,32 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
   let first = fStart[b];
   let offset = p.Tk - p.T;
   let end = min(tFirst + RQ - 1u, p.T - 1u) + offset + 1u;
-  let t$t = min(tFirst + $t, p.T - 1u); // @qrows
-  let last$t = t$t + offset; // @qrows
-  let qo$t = ((b * p.T + t$t) * p.NH + h) * HD4; // @qrows
-  let q$t_$c = fq[qo$t + $c] * p.scale; // @qrows @unroll
-  var a$t_$c = vec4<f32>(0.0); // @qrows @unroll
-  var m$t = NEG_BIG; // @qrows
-  var l$t = 0.0; // @qrows
+  let t_t = min(tFirst + _t, p.T - 1u); // @qrows
+  let last_t = t_t + offset; // @qrows
+  let qo_t = ((b * p.T + t_t) * p.NH + h) * HD4; // @qrows
+  let q_t__c = fq[qo_t + _c] * p.scale; // @qrows @unroll
+  var a_t__c = vec4<f32>(0.0); // @qrows @unroll
+  var m_t = NEG_BIG; // @qrows
+  var l_t = 0.0; // @qrows
   var ko = (b * p.Tcap * p.NKV + g) * HD4 + first * kStride;
   for (var j = first; j < end; j++) {
-    let k$c = fk[ko + $c]; // @unroll
-    let v$c = fv[ko + $c]; // @unroll
-    let s$t = @sum(dot(q$t_$c, k$c)); // @qrows
-    let see$t = j <= last$t; // @qrows
-    let mNew$t = select(m$t, max(m$t, s$t), see$t); // @qrows
-    let keep$t = exp(m$t - mNew$t); // @qrows
-    let w$t = select(0.0, exp(s$t - mNew$t), see$t); // @qrows
-    m$t = mNew$t; // @qrows
-    l$t = l$t * keep$t + w$t; // @qrows
-    a$t_$c = a$t_$c * keep$t + w$t * v$c; // @qrows @unroll
+    let k_c = fk[ko + _c]; // @unroll
+    let v_c = fv[ko + _c]; // @unroll
+    let s_t = sum_c(dot(q_t__c, k_c)); // @qrows
+    let see_t = j <= last_t; // @qrows
+    let mNew_t = select(m_t, max(m_t, s_t), see_t); // @qrows
+    let keep_t = exp(m_t - mNew_t); // @qrows
+    let w_t = select(0.0, exp(s_t - mNew_t), see_t); // @qrows
+    m_t = mNew_t; // @qrows
+    l_t = l_t * keep_t + w_t; // @qrows
+    a_t__c = a_t__c * keep_t + w_t * v_c; // @qrows @unroll
     ko += kStride;
   }
   // seen: false for a pad query (no visible key)
-  let seen$t = l$t > 0.0; // @qrows
-  let inv$t = select(0.0, 1.0 / l$t, seen$t); // @qrows
-  if (tFirst + $t < p.T) { o2f[bh * p.T + t$t] = select(0.0, m$t + log(l$t), seen$t); } // @qrows
-  if (tFirst + $t < p.T) { o1[qo$t + $c] = a$t_$c * inv$t; } // @qrows @unroll
+  let seen_t = l_t > 0.0; // @qrows
+  let inv_t = select(0.0, 1.0 / l_t, seen_t); // @qrows
+  if (tFirst + _t < p.T) { o2f[bh * p.T + t_t] = select(0.0, m_t + log(l_t), seen_t); } // @qrows
+  if (tFirst + _t < p.T) { o1[qo_t + _c] = a_t__c * inv_t; } // @qrows @unroll
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -110,24 +144,24 @@ fn attention_backward_dq(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_wor
   let first = qStart[b];
   let offset = p.Tk - p.T;
   let end = min(tFirst + RQ - 1u, p.T - 1u) + offset + 1u;
-  let t$t = min(tFirst + $t, p.T - 1u); // @qrows
-  let last$t = t$t + offset; // @qrows
-  let qo$t = ((b * p.T + t$t) * p.NH + h) * HD4; // @qrows
-  let st$t = qStats[bh * p.T + t$t]; // @qrows
-  let q$t_$c = qQ[qo$t + $c] * p.scale; // @qrows @unroll
-  let d$t_$c = qDOut[qo$t + $c]; // @qrows @unroll
-  var a$t_$c = vec4<f32>(0.0); // @qrows @unroll
+  let t_t = min(tFirst + _t, p.T - 1u); // @qrows
+  let last_t = t_t + offset; // @qrows
+  let qo_t = ((b * p.T + t_t) * p.NH + h) * HD4; // @qrows
+  let st_t = qStats[bh * p.T + t_t]; // @qrows
+  let q_t__c = qQ[qo_t + _c] * p.scale; // @qrows @unroll
+  let d_t__c = qDOut[qo_t + _c]; // @qrows @unroll
+  var a_t__c = vec4<f32>(0.0); // @qrows @unroll
   var ko = (b * p.Tcap * p.NKV + g) * HD4 + first * kStride;
   for (var j = first; j < end; j++) {
-    let k$c = qK[ko + $c]; // @unroll
-    let v$c = qV[ko + $c]; // @unroll
-    let s$t = @sum(dot(q$t_$c, k$c)); // @qrows
-    let dp$t = @sum(dot(d$t_$c, v$c)); // @qrows
-    let ds$t = select(0.0, exp(s$t - st$t.x) * (dp$t - st$t.y), j <= last$t); // @qrows
-    a$t_$c += ds$t * k$c; // @qrows @unroll
+    let k_c = qK[ko + _c]; // @unroll
+    let v_c = qV[ko + _c]; // @unroll
+    let s_t = sum_c(dot(q_t__c, k_c)); // @qrows
+    let dp_t = sum_c(dot(d_t__c, v_c)); // @qrows
+    let ds_t = select(0.0, exp(s_t - st_t.x) * (dp_t - st_t.y), j <= last_t); // @qrows
+    a_t__c += ds_t * k_c; // @qrows @unroll
     ko += kStride;
   }
-  if (tFirst + $t < p.T) { o1[qo$t + $c] = a$t_$c * p.scale; } // @qrows @unroll
+  if (tFirst + _t < p.T) { o1[qo_t + _c] = a_t__c * p.scale; } // @qrows @unroll
 }
 
 @group(0) @binding(3) var<storage, read> kDOut: array<vec4<f32>>; // dOut (B,T,NH,HD)
@@ -154,31 +188,31 @@ fn attention_backward_dkdv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_w
   let group = p.NH / p.NKV;
   let offset = p.Tk - p.T;
   let start = kStart[b];
-  let j$t = min(jFirst + $t, p.Tcap - 1u); // @qrows
-  let ko$t = ((b * p.Tcap + j$t) * p.NKV + g) * HD4; // @qrows
-  let visible$t = j$t < p.Tk && j$t >= start; // @qrows
+  let j_t = min(jFirst + _t, p.Tcap - 1u); // @qrows
+  let ko_t = ((b * p.Tcap + j_t) * p.NKV + g) * HD4; // @qrows
+  let visible_t = j_t < p.Tk && j_t >= start; // @qrows
   var anyVisible = false;
-  anyVisible = anyVisible || visible$t; // @qrows
+  anyVisible = anyVisible || visible_t; // @qrows
   let t0 = select(0u, jFirst - offset, jFirst > offset); // the first query that sees key jFirst
   let tEnd = select(t0, p.T, anyVisible);
-  let k$t_$c = kK[ko$t + $c] * p.scale; // @qrows @unroll
-  let v$t_$c = kV[ko$t + $c]; // @qrows @unroll
-  var ak$t_$c = vec4<f32>(0.0); // @qrows @unroll
-  var av$t_$c = vec4<f32>(0.0); // @qrows @unroll
+  let k_t__c = kK[ko_t + _c] * p.scale; // @qrows @unroll
+  let v_t__c = kV[ko_t + _c]; // @qrows @unroll
+  var ak_t__c = vec4<f32>(0.0); // @qrows @unroll
+  var av_t__c = vec4<f32>(0.0); // @qrows @unroll
   for (var t = t0; t < tEnd; t++) {
     for (var h = g * group; h < (g + 1u) * group; h++) {
       let qo = ((b * p.T + t) * p.NH + h) * HD4;
-      let q$c = kQ[qo + $c]; // @unroll
-      let d$c = kDOut[qo + $c]; // @unroll
+      let q_c = kQ[qo + _c]; // @unroll
+      let d_c = kDOut[qo + _c]; // @unroll
       let st = kStats[(b * p.NH + h) * p.T + t];
-      let s$t = @sum(dot(q$c, k$t_$c)); // @qrows
-      let dp$t = @sum(dot(d$c, v$t_$c)); // @qrows
-      let pr$t = select(0.0, exp(s$t - st.x), visible$t && j$t <= t + offset); // @qrows
-      let ds$t = pr$t * (dp$t - st.y); // @qrows
-      ak$t_$c += ds$t * q$c; // @qrows @unroll
-      av$t_$c += pr$t * d$c; // @qrows @unroll
+      let s_t = sum_c(dot(q_c, k_t__c)); // @qrows
+      let dp_t = sum_c(dot(d_c, v_t__c)); // @qrows
+      let pr_t = select(0.0, exp(s_t - st.x), visible_t && j_t <= t + offset); // @qrows
+      let ds_t = pr_t * (dp_t - st.y); // @qrows
+      ak_t__c += ds_t * q_c; // @qrows @unroll
+      av_t__c += pr_t * d_c; // @qrows @unroll
     }
   }
-  if (jFirst + $t < p.Tcap) { o1[ko$t + $c] = ak$t_$c * p.scale; } // @qrows @unroll
-  if (jFirst + $t < p.Tcap) { o2[ko$t + $c] = av$t_$c; } // @qrows @unroll
+  if (jFirst + _t < p.Tcap) { o1[ko_t + _c] = ak_t__c * p.scale; } // @qrows @unroll
+  if (jFirst + _t < p.Tcap) { o2[ko_t + _c] = av_t__c; } // @qrows @unroll
 }

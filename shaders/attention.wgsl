@@ -31,9 +31,19 @@ override PART: u32 = 256u; // floats of the merge buffer, >= WG; a round merges 
 // Head dims per workgroup: private arrays need a constant size. HD > HB runs ceil(HD / HB) workgroups per row,
 // each recomputing the scores (full-HD dots) and producing its own slice of dims. STATS_WG: attention_backward_stats'
 // threads, a thread per query row.
-// @consts
+const HB: u32 = 64u;
+const STATS_WG: u32 = 64u;
 
-// @uniforms Params
+struct Params {
+  B: u32,
+  T: u32,
+  Tk: u32,
+  Tcap: u32,
+  NH: u32,
+  NKV: u32,
+  HD: u32,
+  scale: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 // Each entry's bindings follow its twin's argument order, so the same slot holds different tensors per entry;

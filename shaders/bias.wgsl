@@ -5,7 +5,10 @@
 
 override WG: u32 = 256u;
 
-// @uniforms Params
+struct Params {
+  rows: u32,
+  cols: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // bias_add: x (rows, cols); bias_grad: dbias (cols)

@@ -7,9 +7,13 @@
 // partial[t] += partial[t + s]. The gradient loop gives each score one thread, which sums its pairs in pair order:
 // O(N P) work without float atomics, fine for the few hundred pairs of a reward-model batch.
 
-// @consts
+const WG: u32 = 64u;
 
-// @uniforms Params
+struct Params {
+  n: u32,
+  pairs: u32,
+  center_coef: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> loss: array<f32>;     // (1)

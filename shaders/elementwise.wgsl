@@ -1,14 +1,17 @@
 // elementwise: flat f32 operations over n elements, one element per invocation: an f32, or where n divides by 4 a
-// vec4 (the file is a template: src/kernels/value-type.ts sets the alias V to f32 or vec4<f32>; on SwiftShader a
-// vec4 load costs about twice an f32 one, for four values).
+// vec4 (src/kernels/value-type.ts specializes the alias V, f32 as written, to vec4<f32>; on SwiftShader a vec4
+// load costs about twice an f32 one, for four values).
 // Entry points: elementwise_add (out = a + b), elementwise_scale (out = alpha * a), elementwise_fill (out = value),
 // elementwise_copy (out = a). CPU twins: src/reference/elementwise.ts (add, scale, fill, copy).
 
 override WG: u32 = 256u;
 
-alias V = __V__;
+alias V = f32; // the value type: f32, or vec4<f32> (src/kernels/value-type.ts)
 
-// @uniforms Params
+struct Params {
+  n: u32,
+  alpha: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<V>; // (n)

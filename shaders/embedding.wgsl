@@ -18,7 +18,11 @@ override WG: u32 = 256u;
 const FIRST: u32 = 0x80000000u; // links[n] flag: n is its token's first occurrence
 const SKIP: u32 = 0x7fffffffu;  // links[n] for an id >= V
 
-// @uniforms Params
+struct Params {
+  rows: u32,
+  C: u32,
+  V: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 

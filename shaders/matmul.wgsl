@@ -11,7 +11,17 @@ override TRANS_B: bool = false;
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
 
-// @uniforms Params
+struct Params {
+  M: u32,
+  N: u32,
+  K: u32,
+  batch: u32,
+  strideA: u32,
+  strideB: u32,
+  strideC: u32,
+  alpha: f32,
+  accumulate: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> C: array<f32>; // (batch, M, N)
@@ -195,15 +205,27 @@ fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
 // j0..j0+COLS-1 held as COLS/4 vec4 per row): 8x8 is variant 'wide', 16x8 'tall', 16x16 'square'. Larger tiles do
 // more multiply-adds per operand load (ROWS * COLS per ROWS + COLS floats), which is what pays on CPU drivers: on
 // SwiftShader a storage load costs about as much as ten vec4 multiply-adds (BENCHMARKS.md). Same layouts and
-// divisibility as matmul_vec4. The file is a template (src/gpu/template.ts; matmul.ts expands it once per tile):
-// `__ROWS__` and `__COLS__` are the tile; a line ending in `// @rows` is repeated for $r = 0..ROWS-1 ($rq = $r / 4,
-// $rl = $r % 4), one in `// @quads` for $q = 0..ROWS/4-1, one in `// @cols` for column quads $v = 0..COLS/4-1 ($v0
-// .. $v3 = its columns 4$v .. 4$v+3), one in `// @ku` for $u = 0..3 (k within a step of 4), one in `// @unroll`
-// for columns $c = 0..COLS-1; a line with several markers for every combination, the first marker outermost
-// (matmul.ts expands @ku, then @rows, @quads, @cols and @unroll). Rows and columns past C are clamped on load and skipped on store.
+// divisibility as matmul_vec4. Specialized once per tile by matmul.ts (src/gpu/specialize.ts): WIDE_ROWS and
+// WIDE_COLS are the tile; a line ending in `// @ku` is repeated for _u = 0..3 (k within a step of 4), one in
+// `// @rows` for _r = 0..ROWS-1 (_rq = _r / 4, _rl = _r % 4), one in `// @quads` for row quads _rq = 0..ROWS/4-1,
+// one in `// @cols` for column quads _v = 0..COLS/4-1 (_v0 .. _v3 = its columns 4 _v .. 4 _v + 3); a line with
+// several markers for every combination, the first marker outermost (passes in that order). As written, copy 0
+// of every repeated line (region as-written): valid WGSL, though only a specialized tile computes a whole tile.
+// Rows and columns past C are clamped on load and skipped on store.
 
-const WIDE_ROWS: u32 = __ROWS__u;
-const WIDE_COLS: u32 = __COLS__u;
+const WIDE_ROWS: u32 = 4u;
+const WIDE_COLS: u32 = 4u;
+// @region as-written
+const _u: u32 = 0u;
+const _r: u32 = 0u;
+const _rq: u32 = 0u;
+const _rl: u32 = 0u;
+const _v: u32 = 0u;
+const _v0: u32 = 0u;
+const _v1: u32 = 1u;
+const _v2: u32 = 2u;
+const _v3: u32 = 3u;
+// @end as-written
 
 // Stores 4 columns j..j+3 of row i of the tile, skipping what lies outside C.
 fn store_quad(baseC: u32, i: u32, j: u32, v: vec4<f32>) {
@@ -223,29 +245,29 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
   let baseB = z * p.strideB;
   let iLast = p.M - 1u;
   let jLast = p.N - 1u;
-  var acc$r_$v = vec4<f32>(0.0); // @rows @cols
+  var acc_r__v = vec4<f32>(0.0); // @rows @cols
   if (!TRANS_A && TRANS_B) {
     // A (M,K) and B (N,K): dot products along k, 4 k at a time. K % 4 == 0.
     let K4 = p.K / 4u;
-    let a$r = (baseA + min(i0 + $r, iLast) * p.K) / 4u; // @rows
-    let b$c = (baseB + min(j0 + $c, jLast) * p.K) / 4u; // @unroll
+    let a_r = (baseA + min(i0 + _r, iLast) * p.K) / 4u; // @rows
+    let b_v0 = (baseB + min(j0 + _v0, jLast) * p.K) / 4u; let b_v1 = (baseB + min(j0 + _v1, jLast) * p.K) / 4u; let b_v2 = (baseB + min(j0 + _v2, jLast) * p.K) / 4u; let b_v3 = (baseB + min(j0 + _v3, jLast) * p.K) / 4u; // @cols
     for (var k = 0u; k < K4; k++) {
-      let y$c = B4[b$c + k]; // @unroll
-      let x$r = A4[a$r + k]; // @rows
-      acc$r_$v += vec4<f32>(dot(x$r, y$v0), dot(x$r, y$v1), dot(x$r, y$v2), dot(x$r, y$v3)); // @rows @cols
+      let y_v0 = B4[b_v0 + k]; let y_v1 = B4[b_v1 + k]; let y_v2 = B4[b_v2 + k]; let y_v3 = B4[b_v3 + k]; // @cols
+      let x_r = A4[a_r + k]; // @rows
+      acc_r__v += vec4<f32>(dot(x_r, y_v0), dot(x_r, y_v1), dot(x_r, y_v2), dot(x_r, y_v3)); // @rows @cols
     }
   } else if (!TRANS_A) {
     // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j: 4 rows of B per column quad, the updates
     // ordered k-outermost as in A^T*B below. K % 4 == 0 and N % 4 == 0.
     let K4 = p.K / 4u;
     let N4 = p.N / 4u;
-    let a$r = (baseA + min(i0 + $r, iLast) * p.K) / 4u; // @rows
-    var b$v = baseB / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
+    let a_r = (baseA + min(i0 + _r, iLast) * p.K) / 4u; // @rows
+    var b_v = baseB / 4u + min(j0 / 4u + _v, N4 - 1u); // @cols
     for (var k = 0u; k < K4; k++) {
-      let y$v = array<vec4<f32>, 4>(B4[b$v], B4[b$v + N4], B4[b$v + 2u * N4], B4[b$v + 3u * N4]); // @cols
-      b$v += 4u * N4; // @cols
-      let x$r = A4[a$r + k]; // @rows
-      acc$r_$v += x$r[$u] * y$v[$u]; // @ku @rows @cols
+      let y_v = array<vec4<f32>, 4>(B4[b_v], B4[b_v + N4], B4[b_v + 2u * N4], B4[b_v + 3u * N4]); // @cols
+      b_v += 4u * N4; // @cols
+      let x_r = A4[a_r + k]; // @rows
+      acc_r__v += x_r[_u] * y_v[_u]; // @ku @rows @cols
     }
   } else {
     // A stored (K,M) and B (K,N): at each k, rows i0..i0+ROWS-1 of op(A) are ROWS/4 vec4 and the tile's columns of
@@ -255,25 +277,25 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Four k per iteration, the updates ordered k-outermost so that consecutive multiply-adds hit different
     // accumulators: SwiftShader runs this loop up to twice as fast as one k per iteration; the last K % 4 k one
     // at a time.
-    var a$q = baseA / 4u + min(i0 / 4u + $q, M4 - 1u); // @quads
-    var b$v = baseB / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
+    var a_rq = baseA / 4u + min(i0 / 4u + _rq, M4 - 1u); // @quads
+    var b_v = baseB / 4u + min(j0 / 4u + _v, N4 - 1u); // @cols
     let K4 = p.K / 4u;
     for (var k4 = 0u; k4 < K4; k4++) {
-      let x$q_$u = A4[a$q + $u * M4]; // @ku @quads
-      let y$v_$u = B4[b$v + $u * N4]; // @ku @cols
-      a$q += 4u * M4; // @quads
-      b$v += 4u * N4; // @cols
-      acc$r_$v += x$rq_$u[$rl] * y$v_$u; // @ku @rows @cols
+      let x_rq__u = A4[a_rq + _u * M4]; // @ku @quads
+      let y_v__u = B4[b_v + _u * N4]; // @ku @cols
+      a_rq += 4u * M4; // @quads
+      b_v += 4u * N4; // @cols
+      acc_r__v += x_rq__u[_rl] * y_v__u; // @ku @rows @cols
     }
     for (var k = 4u * K4; k < p.K; k++) {
-      let x$q = A4[a$q]; // @quads
-      let y$v = B4[b$v]; // @cols
-      a$q += M4; // @quads
-      b$v += N4; // @cols
-      acc$r_$v += x$rq[$rl] * y$v; // @rows @cols
+      let x_rq = A4[a_rq]; // @quads
+      let y_v = B4[b_v]; // @cols
+      a_rq += M4; // @quads
+      b_v += N4; // @cols
+      acc_r__v += x_rq[_rl] * y_v; // @rows @cols
     }
   }
-  store_quad(z * p.strideC, i0 + $r, j0 + $v0, acc$r_$v); // @rows @cols
+  store_quad(z * p.strideC, i0 + _r, j0 + _v0, acc_r__v); // @rows @cols
 }
 
 // matmul_wide_scalar_a: the same tile for the shapes whose op(A) cannot be read 4 floats at a time (A*B with K, or
@@ -288,16 +310,16 @@ fn matmul_wide_scalar_a(@builtin(global_invocation_id) gid: vec3<u32>) {
   let baseA = z * p.strideA;
   let iLast = p.M - 1u;
   let N4 = p.N / 4u;
-  var acc$r_$v = vec4<f32>(0.0); // @rows @cols
-  let row$r = min(i0 + $r, iLast); // @rows
-  var b$v = (z * p.strideB) / 4u + min(j0 / 4u + $v, N4 - 1u); // @cols
+  var acc_r__v = vec4<f32>(0.0); // @rows @cols
+  let row_r = min(i0 + _r, iLast); // @rows
+  var b_v = (z * p.strideB) / 4u + min(j0 / 4u + _v, N4 - 1u); // @cols
   for (var k = 0u; k < p.K; k++) {
-    let y$v = B4[b$v]; // @cols
-    b$v += N4; // @cols
-    let x$r = a_at(baseA, row$r, k); // @rows
-    acc$r_$v += x$r * y$v; // @rows @cols
+    let y_v = B4[b_v]; // @cols
+    b_v += N4; // @cols
+    let x_r = a_at(baseA, row_r, k); // @rows
+    acc_r__v += x_r * y_v; // @rows @cols
   }
-  store_quad(z * p.strideC, i0 + $r, j0 + $v0, acc$r_$v); // @rows @cols
+  store_quad(z * p.strideC, i0 + _r, j0 + _v0, acc_r__v); // @rows @cols
 }
 
 // ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4

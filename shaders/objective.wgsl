@@ -32,7 +32,58 @@ override RS_MODE: u32 = 0u; // RS_*: the rollout correction (objective_rows)
 // (each N*L words; P_COVKEY: scratch u32 covariance keys, 0 not a candidate; P_FLAGS: u32 flags, bit 0 kept by the
 // entropy quantile, bit 1 cov-selected), the stats layout S_ROWS and RP, the feature bits F_* of FLAGS and
 // the codes of Params.lossType (LOSS_*), aggMode (AGG_*), klMode (KL_*) and RS_MODE (RS_*, the rollout correction).
-// @consts
+const SELECT_WG: u32 = 256u;
+const FINAL_WG: u32 = 20u;
+const P_LOGP: u32 = 0u;
+const P_OLD: u32 = 1u;
+const P_ADV: u32 = 2u;
+const P_MASK: u32 = 3u;
+const P_ENT: u32 = 4u;
+const P_REF: u32 = 5u;
+const P_SAMPLER: u32 = 6u;
+const P_KLX: u32 = 7u;
+const P_COVKEY: u32 = 8u;
+const P_FLAGS: u32 = 9u;
+const S_ROWS: u32 = 16u;
+const RP: u32 = 24u;
+const F_DUAL: u32 = 1u;
+const F_DELTA: u32 = 2u;
+const F_SAMPLER: u32 = 8u;
+const F_KLX: u32 = 16u;
+const F_KL: u32 = 32u;
+const F_SEL_ENT: u32 = 64u;
+const F_CLIP_COV: u32 = 128u;
+const F_KL_COV: u32 = 256u;
+const F_KL_ST: u32 = 4096u;
+const F_KL_BC: u32 = 8192u;
+const F_AGG: u32 = 16384u;
+const F_RS_MIN: u32 = 512u;
+const F_RS_MAX: u32 = 1024u;
+const F_OFF: u32 = 2048u;
+const RS_OFF: u32 = 0u;
+const RS_TOKEN_TRUNCATE: u32 = 1u;
+const RS_TOKEN_MASK: u32 = 2u;
+const RS_SEQUENCE_TRUNCATE: u32 = 3u;
+const RS_SEQUENCE_MASK: u32 = 4u;
+const RS_SEQUENCE_GEO_MASK: u32 = 5u;
+const LOSS_PPO_CLIP: u32 = 0u;
+const LOSS_CISPO: u32 = 1u;
+const LOSS_GMPO: u32 = 2u;
+const LOSS_SAPO: u32 = 3u;
+const LOSS_PG: u32 = 4u;
+const LOSS_DPPO_TV: u32 = 5u;
+const LOSS_DPPO_KL: u32 = 6u;
+const LOSS_DRO: u32 = 7u;
+const LOSS_VESPO: u32 = 8u;
+const AGG_TOKEN_MEAN: u32 = 0u;
+const AGG_SEQ_MEAN_TOKEN_MEAN: u32 = 1u;
+const AGG_SEQ_MEAN_TOKEN_SUM: u32 = 2u;
+const AGG_SEQ_MEAN_TOKEN_SUM_NORM: u32 = 3u;
+const KL_K1: u32 = 1u;
+const KL_K2: u32 = 2u;
+const KL_K3: u32 = 3u;
+const KL_LOW_VAR_KL: u32 = 4u;
+const KL_EXACT: u32 = 5u;
 
 // Stats buffer (u32 words): batch values, then RP words per row from S_ROWS.
 const S_M: u32 = 0u;       // f32 masked-token count M
@@ -60,7 +111,40 @@ const Q_TRUNC: u32 = 15u; // rollout correction: tokens truncated
 const Q_ISMASK: u32 = 16u; // rollout correction: tokens masked
 const Q_OFF: u32 = 17u;   // off-policy mask: tokens dropped
 
-// @uniforms Params
+struct Params {
+  N: u32,
+  L: u32,
+  lossType: u32,
+  seqLevel: u32,
+  aggMode: u32,
+  klMode: u32,
+  epsLow: f32,
+  epsHigh: f32,
+  clipC: f32,
+  delta: f32,
+  epsMax: f32,
+  tauPos: f32,
+  tauNeg: f32,
+  gmpoClip: f32,
+  beta: f32,
+  entropyCoef: f32,
+  oneMinusQ: f32,
+  covFrac: f32,
+  covLb: f32,
+  covUb: f32,
+  klCovCoef: f32,
+  rsMin: f32,
+  rsMax: f32,
+  offThreshold: f32,
+  dppoCap: f32,
+  droBeta: f32,
+  vespoKPos: f32,
+  vespoLamPos: f32,
+  vespoKNeg: f32,
+  vespoLamNeg: f32,
+  aggRows: u32,
+  aggTokens: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 // objective_select

@@ -14,9 +14,26 @@
 override WG: u32 = 256u;   // a power of two
 override ELEMS: u32 = 8u;  // grad_norm_partial: elements per thread, so a chunk is WG * ELEMS elements
 
-// @uniforms NormParams
+struct NormParams {
+  n: u32,
+  offset: u32,
+  chunks: u32,
+  maxNorm: f32,
+}
 
-// @uniforms AdamParams
+struct AdamParams {
+  n: u32,
+  lr: f32,
+  beta1: f32,
+  beta2: f32,
+  oneMinusBeta1: f32,
+  oneMinusBeta2: f32,
+  eps: f32,
+  weightDecay: f32,
+  bc1: f32,
+  bc2: f32,
+  gradScale: f32,
+}
 
 // (Bindings repeat numbers across entry points: WGSL only requires them distinct within one entry's interface.)
 @group(0) @binding(0) var<uniform> pn: NormParams;

@@ -5,7 +5,10 @@
 
 override WG: u32 = 64u;
 
-// @uniforms Params
+struct Params {
+  iters: u32,
+  scale: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;

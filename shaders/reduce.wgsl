@@ -10,7 +10,10 @@ override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
 override ROWS: u32 = 64u;        // rows per workgroup
 override WG: u32 = LANES * ROWS; // derived: do not pass
 
-// @uniforms Params
+struct Params {
+  rows: u32,
+  cols: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // (rows)

@@ -5,9 +5,9 @@
 //               the two dispatches of the backward.
 // CPU twins: src/reference/rmsnorm.ts (rmsnormForward, rmsnormBackward).
 //
-// A template (src/kernels/value-type.ts): the alias V is f32, or vec4<f32> where C divides by 4, and every loop over
-// channels and every channel index below counts values of type V (W floats each): on SwiftShader a vec4 load
-// costs about twice an f32 one, for four values. total() sums the components of a V.
+// Specialized by src/kernels/value-type.ts: the alias V is f32 as written, or vec4<f32> where C divides by 4, and
+// every loop over channels and every channel index below counts values of type V (W floats each): on SwiftShader
+// a vec4 load costs about twice an f32 one, for four values. total() sums the components of a V (region total).
 //
 // Rows (forward, backward dx): a workgroup takes ROWS rows and gives each LANES threads (src/kernels/rows.ts,
 // rowLayout, picked from C only); lane i takes channels i, i + LANES, ...; the row's lanes are summed in lane
@@ -25,13 +25,19 @@ override WG: u32 = LANES * ROWS;    // derived: do not pass
 override COLS: u32 = 4u;            // backward: channels per dWeight workgroup, a power of two dividing WG
 override ACCUMULATE: bool = false;  // backward: dx += instead of dx =
 
-alias V = __V__;
-const W: u32 = __W__u; // floats per V
+alias V = f32;
+const W: u32 = 1u; // floats per V
 
-// @uniforms Params
+struct Params {
+  rows: u32,
+  C: u32,
+  eps: f32,
+}
 
 fn total(v: V) -> f32 {
-  return __TOTAL__;
+  // @region total
+  return v;
+  // @end total
 }
 
 @group(0) @binding(0) var<uniform> p: Params;

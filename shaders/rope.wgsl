@@ -21,8 +21,14 @@
 
 override WG: u32 = 64u;
 
-// @uniforms Params
-// @consts
+struct Params {
+  rows: u32,
+  T: u32,
+  H: u32,
+  half: u32,
+  pos_offset: u32,
+}
+const TABLE_STRIDE: u32 = 8u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // (B,T,H,HD); also the input in place

@@ -20,7 +20,17 @@
 //               sampler_random (words (N,4)): the raw Philox words, a test hook for the RNG.
 // CPU twin: src/reference/sampler.ts (sampleTokens, samplerRandom), which states the definitions precisely.
 
-// @uniforms Params
+struct Params {
+  rows: u32,
+  cols: u32,
+  seed: u32,
+  step: u32,
+  greedy: u32,
+  topK: u32,
+  tau: f32,
+  topP: f32,
+  logMinP: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> tokens: array<u32>;          // (N)
@@ -32,7 +42,138 @@
 @group(0) @binding(1) var<storage, read_write> words: array<u32>;           // sampler_random: (N,4)
 
 // Row layout (LANES, ROWS, WG, row_of), lane merges and row_stats(); reads `logits` and `p.tau`.
-// @include row-stats
+// @region row-stats
+// Block row-stats (region row-stats): max, argmax, log-sum-exp and entropy of softmax(logits / tau) over a
+// row, for logprob.wgsl and sampler.wgsl; includes block row-lanes. A fragment, not a shader: shaders hold
+// it in a region of its name. The including shader declares `logits` (storage array<f32>, (rows, cols))
+// and a uniform `p` with `tau` (temperature > 0). Both wrappers lay rows out with rowLayout(V), so the sampler's
+// log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call: the same
+// code in the same order (pi_old of a rollout is exactly the sampler's distribution). The lane merges (lanes_sum,
+// lanes_argmax) come from block row-lanes, or row-lanes-subgroup on a device with subgroups (one variant for
+// every family of a device, src/kernels/wgsl-blocks.ts).
+
+// @region row-lanes
+// Block row-lanes (region row-lanes): the merges of a row's lanes (f32 sum and max, and argmax), in lane
+// order through workgroup memory, on top of block row-layout, which it includes. A fragment, not a shader:
+// shaders hold it in a region of its name (src/gpu/specialize.ts). Every device runs it; a device with the `subgroups`
+// feature gets block row-lanes-subgroup in its place (same functions, same results up to summation order).
+// Call every merge in uniform control flow: rows past the last one join them too.
+
+// @region row-layout
+// Block row-layout (region row-layout): how the row kernels (softmax, cross-entropy, logprob, sampler, kl)
+// spread rows over threads. A fragment, not a shader: shaders hold it in a region of its name.
+// A workgroup takes ROWS rows and gives each LANES threads (src/kernels/rows.ts, rowLayout, picked from the row
+// length only); lane i takes columns i, i + LANES, ... of its row; the row's lanes are merged in lane order
+// through a small workgroup buffer of MERGE entries (the includer's, or block row-lanes's f32 one): two slots
+// that alternate (merge_slot), so a slot is rewritten only after the next merge's barrier, one barrier per
+// merge. LANES = 1 (short rows, e.g. a 99-token vocabulary: a thread per row) has no barrier at all:
+// SwiftShader runs barriers very slowly.
+
+override LANES: u32 = 1u;        // threads per row: 1, 4, 16 or 64
+override ROWS: u32 = 64u;        // rows per workgroup
+override WG: u32 = LANES * ROWS; // derived: do not pass
+override MERGE: u32 = 2u * WG;   // derived: the two merge slots
+
+const NEG_BIG: f32 = -3.402823e38;
+
+var<private> merge_slot: u32; // the slot of the next merge: 0 or 1
+
+// This thread's row (may be past the last row: such threads read nothing but join the merges).
+fn row_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+  return (wid.x + wid.y * nwg.x) * ROWS + lid / LANES;
+}
+// @end row-layout
+
+var<workgroup> lane_buf: array<f32, MERGE>;
+var<workgroup> lane_buf_u: array<u32, MERGE>;
+
+// The row's LANES values of v in lane order, combined with op (0: sum, 1: max).
+fn lanes_merge(v: f32, lid: u32, op: u32) -> f32 {
+  if (LANES == 1u) { return v; }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf[o + lid] = v;
+  workgroupBarrier();
+  let r0 = o + lid - lid % LANES;
+  var a = lane_buf[r0];
+  for (var i = 1u; i < LANES; i++) {
+    let b = lane_buf[r0 + i];
+    if (op == 0u) { a += b; } else { a = max(a, b); }
+  }
+  return a;
+}
+
+// The sum of the row's LANES values of v, in lane order.
+fn lanes_sum(v: f32, lid: u32) -> f32 {
+  return lanes_merge(v, lid, 0u);
+}
+
+// The largest of the row's LANES values of v.
+fn lanes_max(v: f32, lid: u32) -> f32 {
+  return lanes_merge(v, lid, 1u);
+}
+
+// The row's largest v and its lowest index i, as (bitcast<u32>(v), i).
+fn lanes_argmax(v: f32, i: u32, lid: u32) -> vec2<u32> {
+  if (LANES == 1u) { return vec2<u32>(bitcast<u32>(v), i); }
+  let o = merge_slot * WG;
+  merge_slot ^= 1u;
+  lane_buf[o + lid] = v;
+  lane_buf_u[o + lid] = i;
+  workgroupBarrier();
+  let r0 = o + lid - lid % LANES;
+  var m = lane_buf[r0];
+  var mi = lane_buf_u[r0];
+  for (var j = 1u; j < LANES; j++) {
+    let b = lane_buf[r0 + j];
+    let bi = lane_buf_u[r0 + j];
+    if (b > m || (b == m && bi < mi)) {
+      m = b;
+      mi = bi;
+    }
+  }
+  return vec2<u32>(bitcast<u32>(m), mi);
+}
+// @end row-lanes
+
+var<private> row_base: u32; // this thread's row * cols
+
+fn z_at(c: u32) -> f32 {
+  return logits[row_base + c] / p.tau;
+}
+
+struct RowStats {
+  zmax: f32,   // max of z = logits / tau
+  argmax: u32, // its lowest index
+  logZ: f32,   // log sum exp(z - zmax)
+  H: f32,      // entropy of softmax(z)
+}
+
+// Statistics of softmax(z) over the first n columns of the row at row_base (n = 0: reads nothing). Call in
+// uniform control flow.
+fn row_stats(n: u32, lane: u32, lid: u32) -> RowStats {
+  var m = NEG_BIG;
+  var mi = 0u;
+  for (var c = lane; c < n; c += LANES) {
+    let z = z_at(c);
+    if (z > m) {
+      m = z;
+      mi = c;
+    }
+  }
+  let am = lanes_argmax(m, mi, lid);
+  let zmax = bitcast<f32>(am.x);
+  var s = 0.0;
+  for (var c = lane; c < n; c += LANES) { s += exp(z_at(c) - zmax); }
+  let logZ = log(lanes_sum(s, lid));
+  var h = 0.0;
+  for (var c = lane; c < n; c += LANES) {
+    let lp = (z_at(c) - zmax) - logZ;
+    h -= exp(lp) * lp;
+  }
+  return RowStats(zmax, am.y, logZ, lanes_sum(h, lid));
+}
+// @end row-stats
 
 // ---- Philox4x32-10 ----
 

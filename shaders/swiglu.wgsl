@@ -1,6 +1,6 @@
 // swiglu: the Llama MLP gate, out = silu(gate) * up with silu(g) = g * sigmoid(g), elementwise over n values,
-// one element per invocation: an f32, or where n divides by 4 a vec4 (the file is a template: src/kernels/value-type.ts
-// sets the alias V to f32 or vec4<f32>; on SwiftShader a vec4 load costs about twice an f32 one, for four values).
+// one element per invocation: an f32, or where n divides by 4 a vec4 (src/kernels/value-type.ts specializes the
+// alias V, f32 as written, to vec4<f32>; on SwiftShader a vec4 load costs about twice an f32 one, for four values).
 // Not the gate/up/down projections (matmuls).
 // Entry points: swiglu_forward (out, gate, up); swiglu_backward (dGate, dUp, dOut, gate, up).
 // CPU twins: src/reference/swiglu.ts (swigluForward, swigluBackward).
@@ -10,9 +10,11 @@
 
 override WG: u32 = 256u;
 
-alias V = __V__;
+alias V = f32; // the value type: f32, or vec4<f32> (src/kernels/value-type.ts)
 
-// @uniforms Params
+struct Params {
+  n: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 

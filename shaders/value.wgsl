@@ -9,9 +9,16 @@
 // masked count M (under gradient accumulation the whole minibatch's, Params.aggTokens). Tokens with mask 0 are
 // skipped entirely (padding may hold any value) and get dValues = 0.
 
-// @consts
+const WG: u32 = 64u;
 
-// @uniforms Params
+struct Params {
+  count: u32,
+  clip: u32,
+  cliprange: f32,
+  coef: f32,
+  agg: u32,
+  aggTokens: f32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> loss: array<f32>;    // (1)

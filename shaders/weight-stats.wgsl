@@ -15,7 +15,12 @@
 const WG: u32 = 64u; // weight_update_stats' one workgroup; 64 keeps SwiftShader's barriers cheap
 override APPLY_WG: u32 = 256u;
 
-// @uniforms Params
+struct Params {
+  rows: u32,
+  cols: u32,
+  slot: u32,
+  iterations: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>; // (matrices * 3) stats; weight_update_stats only

@@ -1,9 +1,10 @@
-// Block attention-rows-head (`// @include attention-rows-head`): what both forms of attention-rows share, the
-// head-dim and rows-per-thread constants (their placeholders filled in by src/kernels/attention.ts), the output
-// bindings (after the uniform params at 0, which each shader binds itself) and a thread's index.
+// Block attention-rows-head (region attention-rows-head): what both forms of attention-rows share, the head-dim
+// and rows-per-thread constants (values that src/kernels/attention.ts specializes; as written, head dim 4 and one
+// row a thread), the output bindings (after the uniform params at 0, which each shader binds itself) and a
+// thread's index.
 
-const HD4: u32 = __HD4__u;
-const RQ: u32 = __RQ__u; // rows per thread
+const HD4: u32 = 1u; // head dim / 4
+const RQ: u32 = 1u; // rows per thread
 const NEG_BIG: f32 = -3.402823e38; // "minus infinity" that stays finite: exp(NEG_BIG - m) is 0
 
 // Each entry's bindings follow its twin's argument order, so a slot holds different tensors per entry.

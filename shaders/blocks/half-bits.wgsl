@@ -1,6 +1,6 @@
-// Block half-bits (`// @include half-bits`): an f32's bits rounded to bfloat16 or IEEE half bits, round to nearest
+// Block half-bits (region half-bits): an f32's bits rounded to bfloat16 or IEEE half bits, round to nearest
 // even in integer arithmetic, so every adapter stores the same bits and none needs shader-f16. A fragment, not a
-// shader: src/gpu/template.ts pastes it in place of the marker. Included by half-pack.wgsl (the sampler's half copy
+// shader: shaders hold it in a region of its name. Included by half-pack.wgsl (the sampler's half copy
 // of the weights) and decode.wgsl (the half KV cache). CPU twin: src/core/half.ts (f32ToBf16Bits, f32ToF16Bits).
 
 /** bfloat16 bits of the f32 with bits u: round to nearest even; a NaN stays a (quiet) NaN of the same sign. */

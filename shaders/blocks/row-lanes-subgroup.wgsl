@@ -1,6 +1,6 @@
 // Block row-lanes-subgroup: block row-lanes's merges (lanes_sum, lanes_max, lanes_argmax) with subgroup
-// operations, for devices with the `subgroups` feature; src/kernels/wgsl-blocks.ts pastes it where a shader says
-// `// @include row-lanes` and puts `enable subgroups;` first. A fragment, not a shader. Not used elsewhere.
+// operations, for devices with the `subgroups` feature; src/kernels/wgsl-blocks.ts puts it in a shader's region
+// row-lanes and puts `enable subgroups;` first. A fragment, not a shader. Not used elsewhere.
 // A row's LANES lanes (consecutive local invocation indices, starting at a multiple of LANES) are merged in two
 // steps: a butterfly of subgroupShuffleXor over clusters of `width` = min(LANES, invocations in the subgroup)
 // lanes, a fixed tree whose result every lane of the cluster holds bit for bit (float + and max commute); then,
@@ -14,7 +14,8 @@
 // different sizes could round the sampler's and logprob's sums differently; 4-lane rows never depend on it.
 // Call every merge in uniform control flow: rows past the last one join them too.
 
-// @include row-layout
+// @region row-layout
+// @end row-layout
 
 var<workgroup> lane_buf: array<f32, MERGE>;
 var<workgroup> lane_buf_u: array<u32, MERGE>;

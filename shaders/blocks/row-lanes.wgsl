@@ -1,10 +1,11 @@
-// Block row-lanes (`// @include row-lanes`): the merges of a row's lanes (f32 sum and max, and argmax), in lane
+// Block row-lanes (region row-lanes): the merges of a row's lanes (f32 sum and max, and argmax), in lane
 // order through workgroup memory, on top of block row-layout, which it includes. A fragment, not a shader:
-// src/gpu/template.ts pastes it in place of the marker. Every device runs it; a device with the `subgroups`
+// shaders hold it in a region of its name (src/gpu/specialize.ts). Every device runs it; a device with the `subgroups`
 // feature gets block row-lanes-subgroup in its place (same functions, same results up to summation order).
 // Call every merge in uniform control flow: rows past the last one join them too.
 
-// @include row-layout
+// @region row-layout
+// @end row-layout
 
 var<workgroup> lane_buf: array<f32, MERGE>;
 var<workgroup> lane_buf_u: array<u32, MERGE>;

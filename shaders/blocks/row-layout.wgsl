@@ -1,5 +1,5 @@
-// Block row-layout (`// @include row-layout`): how the row kernels (softmax, cross-entropy, logprob, sampler, kl)
-// spread rows over threads. A fragment, not a shader: src/gpu/template.ts pastes it in place of the marker.
+// Block row-layout (region row-layout): how the row kernels (softmax, cross-entropy, logprob, sampler, kl)
+// spread rows over threads. A fragment, not a shader: shaders hold it in a region of its name.
 // A workgroup takes ROWS rows and gives each LANES threads (src/kernels/rows.ts, rowLayout, picked from the row
 // length only); lane i takes columns i, i + LANES, ... of its row; the row's lanes are merged in lane order
 // through a small workgroup buffer of MERGE entries (the includer's, or block row-lanes's f32 one): two slots

@@ -1,9 +1,10 @@
-// Block row-max-logsum (`// @include row-max-logsum`): a row's max and the log of its softmax normaliser, for
+// Block row-max-logsum (region row-max-logsum): a row's max and the log of its softmax normaliser, for
 // the kernels without a temperature (softmax, cross-entropy); includes block row-lanes. A fragment, not a
-// shader: src/gpu/template.ts pastes it in place of the marker. The including shader defines
+// shader: shaders hold it in a region of its name. The including shader defines
 // `fn row_value(i: u32) -> f32`, element i of its (rows, cols) input, so the block needs no buffer of its own.
 
-// @include row-lanes
+// @region row-lanes
+// @end row-lanes
 
 // (max, log sum exp(v - max)) over the first n columns of the row at base (n = 0: reads nothing), with
 // v = row_value(base + c); log-sum-exp = max + log sum. Call in uniform control flow.

@@ -1,13 +1,14 @@
-// Block row-stats (`// @include row-stats`): max, argmax, log-sum-exp and entropy of softmax(logits / tau) over a
-// row, for logprob.wgsl and sampler.wgsl; includes block row-lanes. A fragment, not a shader: src/gpu/template.ts
-// pastes it in place of the marker. The including shader declares `logits` (storage array<f32>, (rows, cols))
+// Block row-stats (region row-stats): max, argmax, log-sum-exp and entropy of softmax(logits / tau) over a
+// row, for logprob.wgsl and sampler.wgsl; includes block row-lanes. A fragment, not a shader: shaders hold
+// it in a region of its name. The including shader declares `logits` (storage array<f32>, (rows, cols))
 // and a uniform `p` with `tau` (temperature > 0). Both wrappers lay rows out with rowLayout(V), so the sampler's
 // log-prob and entropy equal logprob_forward's bit for bit, whatever the number of rows of either call: the same
 // code in the same order (pi_old of a rollout is exactly the sampler's distribution). The lane merges (lanes_sum,
 // lanes_argmax) come from block row-lanes, or row-lanes-subgroup on a device with subgroups (one variant for
 // every family of a device, src/kernels/wgsl-blocks.ts).
 
-// @include row-lanes
+// @region row-lanes
+// @end row-lanes
 
 var<private> row_base: u32; // this thread's row * cols
 

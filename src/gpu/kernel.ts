@@ -13,7 +13,7 @@ export interface CompileRecord {
   family: string;
   /** Wall time of createComputePipeline (plus the module's creation for the family's first pipeline). */
   ms: number;
-  /** Size of the family's WGSL after template expansion, in characters. */
+  /** Size of the family's WGSL as compiled (specialized: src/gpu/specialize.ts), in characters. */
   wgslChars: number;
   /**
    * Wall time of the pipeline's first dispatch, submitted alone (from its submit, or the end of the work queued
@@ -34,7 +34,7 @@ export class KernelFamily {
   constructor(
     private readonly device: GPUDevice,
     readonly name: string,
-    /** The WGSL compiled (after template expansion), e.g. to tell which variant a context chose. */
+    /** The WGSL compiled (specialized: src/gpu/specialize.ts), e.g. to tell which variant a context chose. */
     readonly source: string,
     /** Told of every pipeline compiled (the context's compile log). */
     private readonly onCompiled: (r: CompileRecord, pipeline: GPUComputePipeline) => void = () => {},

@@ -1,47 +1,41 @@
-// The `// @uniforms` and `// @consts` markers: replaced by the declared struct and constants, and every mismatch
-// between a shader's markers and its declaration is an error naming the file.
+// A kernel's declared uniform structs and constants checked against the shader as written: each must stand in the
+// file once, exactly as the declaration writes it; every mismatch is an error naming the file.
 import { describe, expect, it } from 'vitest';
 import { uniforms } from './params';
 import { declareShader, flattenConsts } from './shader-decl';
 
 const P = uniforms('Params', { n: 'u32', alpha: 'f32' });
+const STRUCT = 'struct Params {\n  n: u32,\n  alpha: f32,\n}';
 
 describe('declareShader', () => {
-  it('replaces the markers by the struct and the constants, groups named GROUP_KEY', () => {
-    const d = declareShader(
-      't.wgsl',
-      '// @consts\n// @uniforms Params\n@group(0) @binding(0) var<uniform> p: Params;',
-      {
-        uniforms: [P],
-        consts: { WG: 64, MODE: { 'token-mean': 0, seq_mean: 1 } },
-      },
-    );
-    expect(d.source).toBe(
-      'const WG: u32 = 64u;\nconst MODE_TOKEN_MEAN: u32 = 0u;\nconst MODE_SEQ_MEAN: u32 = 1u;\nstruct Params {\n  n: u32,\n  alpha: f32,\n}\n@group(0) @binding(0) var<uniform> p: Params;',
-    );
+  it('accepts the file that declares the struct and the constants as declared, groups named GROUP_KEY', () => {
+    const text = `const WG: u32 = 64u;\nconst MODE_TOKEN_MEAN: u32 = 0u;\nconst MODE_SEQ_MEAN: u32 = 1u;\n${STRUCT}\n@group(0) @binding(0) var<uniform> p: Params;`;
+    const d = declareShader('t.wgsl', text, {
+      uniforms: [P],
+      consts: { WG: 64, MODE: { 'token-mean': 0, seq_mean: 1 } },
+    });
+    expect(d.source).toBe(text);
     expect(d.consts).toEqual({ WG: 64, MODE_TOKEN_MEAN: 0, MODE_SEQ_MEAN: 1 });
   });
 
-  it('fails on a marker without a declaration, a declaration without a marker, a hand-written struct', () => {
-    expect(() => declareShader('t.wgsl', '// @uniforms Other', { uniforms: [P] })).toThrow(
-      /t\.wgsl: .*Other.* names no declared/,
-    );
+  it('fails on a struct missing, written otherwise or twice, and on a constant missing, differing or twice', () => {
     expect(() => declareShader('t.wgsl', 'fn f() {}', { uniforms: [P] })).toThrow(
-      /has no "\/\/ @uniforms Params" line/,
+      /t\.wgsl: struct Params must be declared once exactly as its UniformStruct writes it, found 0/,
     );
-    expect(() => declareShader('t.wgsl', '// @uniforms Params\n// @uniforms Params', { uniforms: [P] })).toThrow(
-      /placed twice/,
+    expect(() => declareShader('t.wgsl', 'struct Params { n: u32, alpha: f32 }', { uniforms: [P] })).toThrow(/found 0/);
+    expect(() => declareShader('t.wgsl', `${STRUCT}\n${STRUCT}`, { uniforms: [P] })).toThrow(/found 2/);
+    expect(() => declareShader('t.wgsl', `${STRUCT}\nstruct Params { n: u32 }`, { uniforms: [P] })).toThrow(
+      /struct Params is declared 2 times/,
     );
-    expect(() => declareShader('t.wgsl', 'struct Params { n: u32 }\n// @uniforms Params', { uniforms: [P] })).toThrow(
-      /written by hand/,
+    expect(() => declareShader('t.wgsl', STRUCT, { uniforms: [P], consts: { A: 1 } })).toThrow(
+      't.wgsl: constant A must be declared once as "const A: u32 = 1u;"',
     );
-    expect(() => declareShader('t.wgsl', '// @uniforms Params', { uniforms: [P], consts: { A: 1 } })).toThrow(
-      /no "\/\/ @consts" line/,
+    expect(() => declareShader('t.wgsl', `${STRUCT}\nconst A: u32 = 2u;`, { uniforms: [P], consts: { A: 1 } })).toThrow(
+      /constant A must be declared once/,
     );
-    expect(() => declareShader('t.wgsl', '// @uniforms Params\n// @consts', { uniforms: [P] })).toThrow(
-      /no constants are declared/,
-    );
-    expect(() => declareShader('t.wgsl', '// @uniforms  Params', { uniforms: [P] })).toThrow(/malformed marker/);
+    expect(() =>
+      declareShader('t.wgsl', `${STRUCT}\nconst A: u32 = 1u;\nconst A: u32 = 1u;`, { uniforms: [P], consts: { A: 1 } }),
+    ).toThrow(/constant A must be declared once/);
   });
 
   it('takes only u32 constants with upper-case names, each once', () => {

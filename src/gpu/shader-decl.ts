@@ -1,6 +1,7 @@
-// A kernel family's WGSL declarations made once, in TypeScript: its uniform structs (src/gpu/params.ts) and its
-// constants (enum codes, sizes the wrapper shares). The shader holds markers: a line `// @uniforms Name` becomes
-// struct Name, a line `// @consts` every constant as `const NAME: u32 = value;` (a group { a: 0 } named G: G_A).
+// A kernel family's WGSL declarations made once in TypeScript, its uniform structs (src/gpu/params.ts) and its
+// constants (enum codes, sizes the wrapper shares), checked against the shader as written: the file declares each
+// struct exactly as UniformStruct.wgsl() writes it and each constant as `const NAME: u32 = valueu;` (a group
+// { a: 0 } named G: G_A), so the WGSL file is complete as written and cannot drift from the wrapper's packing.
 
 import type { UniformStruct } from './params';
 
@@ -10,17 +11,12 @@ export type ConstValue = number | Readonly<Record<string, number>>;
 export interface ShaderDeclaration {
   /** shaders/<file>, for messages and the drift test. */
   readonly file: string;
-  /** The shader as written, with its markers. */
-  readonly raw: string;
-  /** The shader with the declarations in place of the markers; other template markers stay. */
+  /** The shader as written (valid WGSL; src/gpu/specialize.ts makes a kernel's variants from it). */
   readonly source: string;
   readonly uniforms: readonly UniformStruct[];
   /** The constants as emitted: WGSL name -> value. */
   readonly consts: Readonly<Record<string, number>>;
 }
-
-const UNIFORMS = /^\s*\/\/ @uniforms ([A-Za-z][A-Za-z0-9_]*)\s*$/;
-const CONSTS = /^\s*\/\/ @consts\s*$/;
 
 /** The WGSL names and values of `consts`, groups flattened. */
 export function flattenConsts(consts: Readonly<Record<string, ConstValue>>): Record<string, number> {
@@ -40,47 +36,33 @@ export function flattenConsts(consts: Readonly<Record<string, ConstValue>>): Rec
   return out;
 }
 
-/** Expands `raw`'s `// @uniforms` and `// @consts` lines; each declared struct and the constants need one marker. */
+/** The line that declares constant `name` in a shader. */
+export const constLine = (name: string, value: number) => `const ${name}: u32 = ${value}u;`;
+
+/**
+ * Checks that `source` declares each of `decl`'s uniform structs exactly as UniformStruct.wgsl() writes it (once)
+ * and each constant as constLine writes it (once); throws naming the file and the first mismatch.
+ */
 export function declareShader(
   file: string,
-  raw: string,
+  source: string,
   decl: { uniforms: readonly UniformStruct[]; consts?: Readonly<Record<string, ConstValue>> },
 ): ShaderDeclaration {
   const consts = flattenConsts(decl.consts ?? {});
-  const structs = new Map(decl.uniforms.map((u) => [u.name, u]));
-  const placed = new Set<string>();
-  let constsPlaced = false;
-  const source = raw
-    .split('\n')
-    .map((line) => {
-      const u = UNIFORMS.exec(line);
-      if (u) {
-        const s = structs.get(u[1]);
-        if (!s) throw new Error(`${file}: "// @uniforms ${u[1]}" names no declared uniform struct`);
-        if (placed.has(u[1])) throw new Error(`${file}: struct ${u[1]} is placed twice`);
-        placed.add(u[1]);
-        return s.wgsl();
-      }
-      if (CONSTS.test(line)) {
-        if (constsPlaced) throw new Error(`${file}: "// @consts" appears twice`);
-        constsPlaced = true;
-        return Object.entries(consts)
-          .map(([n, v]) => `const ${n}: u32 = ${v}u;`)
-          .join('\n');
-      }
-      if (/^\s*\/\/\s*@(uniforms|consts)\b/.test(line)) throw new Error(`${file}: malformed marker "${line.trim()}"`);
-      return line;
-    })
-    .join('\n');
-  for (const name of structs.keys()) {
-    if (!placed.has(name))
-      throw new Error(`${file}: uniform struct ${name} is declared but has no "// @uniforms ${name}" line`);
-    if (new RegExp(`\\bstruct\\s+${name}\\b`).test(raw))
-      throw new Error(`${file}: struct ${name} is written by hand; it is generated`);
+  const count = (text: string) => source.split(text).length - 1;
+  for (const u of decl.uniforms) {
+    const n = count(u.wgsl());
+    if (n !== 1)
+      throw new Error(
+        `${file}: struct ${u.name} must be declared once exactly as its UniformStruct writes it, found ${n}:\n${u.wgsl()}`,
+      );
+    const named = [...source.matchAll(new RegExp(`^\\s*struct\\s+${u.name}\\b`, 'gm'))].length;
+    if (named !== 1) throw new Error(`${file}: struct ${u.name} is declared ${named} times`);
   }
-  if (Object.keys(consts).length > 0 && !constsPlaced)
-    throw new Error(`${file}: constants are declared but there is no "// @consts" line`);
-  if (Object.keys(consts).length === 0 && constsPlaced)
-    throw new Error(`${file}: "// @consts" but no constants are declared`);
-  return { file, raw, source, uniforms: decl.uniforms, consts };
+  for (const [name, value] of Object.entries(consts)) {
+    const lines = source.split('\n').filter((l) => new RegExp(`^\\s*const\\s+${name}\\b`).test(l));
+    if (lines.length !== 1 || lines[0].trim() !== constLine(name, value))
+      throw new Error(`${file}: constant ${name} must be declared once as "${constLine(name, value)}"`);
+  }
+  return { file, source, uniforms: decl.uniforms, consts };
 }

@@ -23,10 +23,9 @@ import {
   type Recorder,
   type Tensor,
 } from '../gpu';
-import { expandRepeated, expandUnrolled } from '../gpu/template';
+import { specialize } from '../gpu/specialize';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { operandCodec, withHalfOperand, withHalfVec4Operand, type HalfCodec } from './half-operand';
-import { withBlocks } from './wgsl-blocks';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {
@@ -141,13 +140,13 @@ function rowsFamily(ctx: GpuContext, form: RowsForm, HD: number, RQ: number, kv:
   let text = rowsSources.get(key);
   if (!text) {
     const shader = form === 'looped' ? ATTENTION_ROWS_LOOPED_SHADER : ATTENTION_ROWS_SHADER;
-    const byRow = expandRepeated(
-      withBlocks(shader.source, shader.file).replace('__HD4__', String(HD4)).replace('__RQ__', String(RQ)),
-      'qrows',
-      RQ,
-      (t) => ({ $t: String(t) }),
+    const qrows = { marker: 'qrows', count: RQ, tokens: (t: number) => ({ _t: t }) };
+    const unroll = { marker: 'unroll', count: HD4, tokens: (c: number) => ({ _c: c }), sum: 'sum_c' };
+    text = specialize(
+      shader.source,
+      { values: { HD4, RQ }, repeats: form === 'looped' ? [qrows] : [qrows, unroll] },
+      shader.file,
     );
-    text = form === 'looped' ? byRow : expandUnrolled(byRow, HD4);
     if (kv) text = withHalfVec4Operand(withHalfVec4Operand(text, 'fk', kv), 'fv', kv).replaceAll('enable f16;\n', '');
     if (kv === 'f16-native') text = `enable f16;\n${text}`;
     rowsSources.set(key, text);

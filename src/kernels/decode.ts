@@ -3,7 +3,6 @@
 
 import raw from '../../shaders/decode.wgsl?raw';
 import { declareShader, grid, isHalfStorage, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
-import { withBlocks } from './wgsl-blocks';
 import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../core/end-of-sequence';
 
 const WG = 64;
@@ -21,7 +20,7 @@ const PARAMS = uniforms('Params', {
 });
 export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS] });
 /** The shader with its blocks (half-bits) pasted in. */
-const SOURCE = withBlocks(DECODE_SHADER.source, 'decode.wgsl');
+const SOURCE = DECODE_SHADER.source;
 
 function launch(rec: Recorder, entry: string, threads: number, params: Params, bindings: Tensor[]): void {
   rec.dispatch({

@@ -4,14 +4,13 @@
 
 import raw from '../../shaders/half-pack.wgsl?raw';
 import { declareShader, grid, isHalfStorage, uniforms, type Recorder, type Tensor } from '../gpu';
-import { withBlocks } from './wgsl-blocks';
 
 const WG = 256;
 
 const PARAMS = uniforms('Params', { n: 'u32' }); // elements
 export const HALF_PACK_SHADER = declareShader('half-pack.wgsl', raw, { uniforms: [PARAMS] });
 /** The shader with its blocks (half-bits) pasted in. */
-const SOURCE = withBlocks(HALF_PACK_SHADER.source, 'half-pack.wgsl');
+const SOURCE = HALF_PACK_SHADER.source;
 
 /** out = `a` rounded to out's half dtype (bf16 or f16), element for element; `a` is f32 of out's size. */
 export function packHalf(rec: Recorder, out: Tensor, a: Tensor): void {

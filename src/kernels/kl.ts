@@ -8,7 +8,6 @@ import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import type { KlBackwardOptions, KlOptions } from '../reference/kl';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
-import { withBlocks } from './wgsl-blocks';
 
 const PARAMS = uniforms('Params', {
   rows: 'u32',
@@ -19,7 +18,7 @@ const PARAMS = uniforms('Params', {
 export const KL_SHADER = declareShader('kl.wgsl', raw, { uniforms: [PARAMS] });
 
 /** shaders/kl.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
-const source = withBlocks(KL_SHADER.source, 'kl.wgsl');
+const source = KL_SHADER.source;
 
 export type { KlBackwardOptions, KlOptions } from '../reference/kl';
 

@@ -7,7 +7,7 @@
 
 import raw from '../../shaders/matmul.wgsl?raw';
 import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
-import { expandRepeated, expandUnrolled } from '../gpu/template';
+import { specialize } from '../gpu/specialize';
 import { matmulDims, type MatmulOptions } from '../reference/matmul';
 import { operandCodec, withHalfOperand, type HalfCodec } from './half-operand';
 
@@ -49,20 +49,25 @@ function isTile(v: MatmulVariant): v is TileVariant {
   return Object.hasOwn(TILES, v);
 }
 
-/** matmul.wgsl with matmul_wide's tile of `rows` x `cols` expanded (src/gpu/template.ts). */
+/** matmul.wgsl with matmul_wide's tile of `rows` x `cols` written out (src/gpu/specialize.ts). */
 function expandTile(rows: number, cols: number): string {
-  let text = MATMUL_SHADER.source.replaceAll('__ROWS__', String(rows)).replaceAll('__COLS__', String(cols));
-  text = expandRepeated(text, 'ku', 4, (u) => ({ $u: String(u) }));
-  text = expandRepeated(text, 'rows', rows, (r) => ({ $rq: String(r >> 2), $rl: String(r & 3), $r: String(r) }));
-  text = expandRepeated(text, 'quads', rows / 4, (q) => ({ $q: String(q) }));
-  text = expandRepeated(text, 'cols', cols / 4, (v) => ({
-    $v0: String(4 * v),
-    $v1: String(4 * v + 1),
-    $v2: String(4 * v + 2),
-    $v3: String(4 * v + 3),
-    $v: String(v),
-  }));
-  return expandUnrolled(text, cols);
+  return specialize(
+    MATMUL_SHADER.source,
+    {
+      values: { WIDE_ROWS: rows, WIDE_COLS: cols },
+      repeats: [
+        { marker: 'ku', count: 4, tokens: (u) => ({ _u: u }) },
+        { marker: 'rows', count: rows, tokens: (r) => ({ _rq: r >> 2, _rl: r & 3, _r: r }) },
+        { marker: 'quads', count: rows / 4, tokens: (q) => ({ _rq: q }) },
+        {
+          marker: 'cols',
+          count: cols / 4,
+          tokens: (v) => ({ _v: v, _v0: 4 * v, _v1: 4 * v + 1, _v2: 4 * v + 2, _v3: 4 * v + 3 }),
+        },
+      ],
+    },
+    MATMUL_SHADER.file,
+  );
 }
 const sources = new Map<string, string>();
 const tunings = new WeakMap<GPUDevice, MatmulTuning>();

@@ -3,7 +3,7 @@
 
 import { grid, uniforms, type KernelFamily, type Recorder, type Tensor } from '../gpu';
 
-/** The uniforms of the row kernels launched by rowDispatch (softmax, reduce): their `// @uniforms Params`. */
+/** The uniforms of the row kernels launched by rowDispatch (softmax, reduce): their struct Params. */
 export const ROW_PARAMS = uniforms('Params', { rows: 'u32', cols: 'u32' });
 
 /** Threads per workgroup of the row kernels (ROWS * LANES, the shaders' WG). */

@@ -1,14 +1,25 @@
-// The value type of the templates of flat and per-channel kernels (shaders/elementwise.wgsl, swiglu.wgsl,
-// rmsnorm.wgsl, each declaring `alias V = __V__;`): four floats per invocation, V = vec4<f32>, where the count of
-// floats divides by 4, else V = f32. On SwiftShader a vec4 load costs about twice an f32 one, for four values.
-// Fills in __V__, __W__ (floats per V) and __TOTAL__ (the sum of the components of a V named v).
+// The value type of the flat and per-channel kernels (shaders/elementwise.wgsl, swiglu.wgsl, rmsnorm.wgsl, each
+// declaring `alias V = f32;` as written): four floats per invocation, V = vec4<f32>, where the count of floats
+// divides by 4, else V = f32. On SwiftShader a vec4 load costs about twice an f32 one, for four values. The vec4
+// form sets, through src/gpu/specialize.ts, the alias V, the constant W (floats per V) where the shader declares
+// it, and the region `total` (the sum of the components of a V named v) where the shader has it.
 
 import type { GpuContext, KernelFamily } from '../gpu';
+import { regionNames, specialize } from '../gpu/specialize';
 
-const TYPES = {
-  f32: { __V__: 'f32', __W__: '1', __TOTAL__: 'v' },
-  vec4: { __V__: 'vec4<f32>', __W__: '4', __TOTAL__: 'v.x + v.y + v.z + v.w' },
-} as const;
+/** The shader with V = vec4<f32> (and W, total() to match). */
+export function vec4Form(source: string, shaderName: string): string {
+  const hasW = /^const W: u32 = 1u;/m.test(source);
+  const hasTotal = regionNames(source, shaderName).includes('total');
+  return specialize(
+    source,
+    {
+      values: { V: 'vec4<f32>', ...(hasW ? { W: 4 } : {}) },
+      regions: hasTotal ? { total: '  return v.x + v.y + v.z + v.w;' } : {},
+    },
+    shaderName,
+  );
+}
 
 /**
  * The family of `name` for `count` floats (its V is vec4 where count divides by 4; that family is named
@@ -21,7 +32,14 @@ export function valueTypeFamily(
   count: number,
 ): { family: KernelFamily; values: number } {
   const vec4 = count % 4 === 0;
-  const fill = vec4 ? TYPES.vec4 : TYPES.f32;
-  const text = Object.entries(fill).reduce((t, [token, value]) => t.replaceAll(token, value), source);
-  return { family: ctx.family(vec4 ? `${name}-vec4` : name, text), values: vec4 ? count / 4 : count };
+  const familyName = vec4 ? `${name}-vec4` : name;
+  let text = forms.get(familyName);
+  if (text === undefined) {
+    text = vec4 ? vec4Form(source, `${name}.wgsl`) : specialize(source, {}, `${name}.wgsl`);
+    forms.set(familyName, text);
+  }
+  return { family: ctx.family(familyName, text), values: vec4 ? count / 4 : count };
 }
+
+/** Family name -> its specialized text (each shader is specialized once per process). */
+const forms = new Map<string, string>();

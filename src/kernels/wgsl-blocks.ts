@@ -1,8 +1,9 @@
-// The shared WGSL blocks (shaders/blocks/*.wgsl) by the names their `// @include` markers use, the expansion of a
-// shader with them (src/gpu/template.ts), and the row kernels' reduction variant per device: the lane merges of
-// block row-lanes through workgroup memory, or block row-lanes-subgroup's where the device has `subgroups`. A
-// block is added here with its `?raw` import; the expander reads no files itself, so that one registry serves
-// Vite in the browser and src/cli/raw-loader.mjs in Node.
+// The shared WGSL blocks (shaders/blocks/*.wgsl) by the names of the regions that hold them in the shaders as
+// written (src/gpu/specialize.ts; the shader-sources test keeps every such region equal to its block), and the
+// row kernels' reduction variant per device: the lane merges of block row-lanes through workgroup memory, as
+// written, or block row-lanes-subgroup's in region row-lanes where the device has `subgroups`. A block is added
+// here with its `?raw` import; the specializer reads no files itself, so that one registry serves Vite in the
+// browser and src/cli/raw-loader.mjs in Node.
 
 import attentionRowsHead from '../../shaders/blocks/attention-rows-head.wgsl?raw';
 import halfBits from '../../shaders/blocks/half-bits.wgsl?raw';
@@ -12,7 +13,7 @@ import rowLayout from '../../shaders/blocks/row-layout.wgsl?raw';
 import rowMaxLogsum from '../../shaders/blocks/row-max-logsum.wgsl?raw';
 import rowStats from '../../shaders/blocks/row-stats.wgsl?raw';
 import type { GpuContext, KernelFamily } from '../gpu';
-import { expandIncludes } from '../gpu/template';
+import { blockText, specialize } from '../gpu/specialize';
 
 /** Block name (its file's name under shaders/blocks, without .wgsl) -> its text. */
 export const WGSL_BLOCKS: Readonly<Record<string, string>> = {
@@ -39,19 +40,15 @@ export function rowReductionOf(ctx: GpuContext): RowReduction {
   return ctx.device.features.has('subgroups') ? 'subgroups' : 'workgroup';
 }
 
-/** The blocks a variant includes: 'subgroups' reads `// @include row-lanes` as block row-lanes-subgroup. */
-const VARIANT_BLOCKS: Record<RowReduction, Readonly<Record<string, string>>> = {
-  workgroup: WGSL_BLOCKS,
-  subgroups: { ...WGSL_BLOCKS, 'row-lanes': rowLanesSubgroup },
-};
-
 /**
- * `source` (shaders/<shaderName>) with its `// @include` lines replaced by the blocks' text; with 'subgroups',
- * block row-lanes-subgroup stands for row-lanes and the module starts with `enable subgroups;`.
+ * `source` (shaders/<shaderName>, region row-lanes holding block row-lanes as written) in a row reduction
+ * variant: with 'subgroups', region row-lanes holds block row-lanes-subgroup and the module starts with
+ * `enable subgroups;`; with 'workgroup', the shader as written (region `as-written` dropped).
  */
-export function withBlocks(source: string, shaderName: string, reduction: RowReduction = 'workgroup'): string {
-  const expanded = expandIncludes(source, VARIANT_BLOCKS[reduction], shaderName);
-  return reduction === 'subgroups' ? `enable subgroups;\n${expanded}` : expanded;
+export function withRowReduction(source: string, shaderName: string, reduction: RowReduction = 'workgroup'): string {
+  if (reduction === 'workgroup') return specialize(source, {}, shaderName);
+  const regions = { 'row-lanes': blockText('row-lanes-subgroup', WGSL_BLOCKS) };
+  return `enable subgroups;\n${specialize(source, { regions }, shaderName)}`;
 }
 
 const expansions = new Map<string, string>();
@@ -66,7 +63,7 @@ export function rowFamily(ctx: GpuContext, familyName: string, template: string,
   const key = `${shaderName}|${reduction}`;
   let source = expansions.get(key);
   if (source === undefined) {
-    source = withBlocks(template, shaderName, reduction);
+    source = withRowReduction(template, shaderName, reduction);
     expansions.set(key, source);
   }
   return ctx.family(familyName, source);
