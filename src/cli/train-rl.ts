@@ -81,7 +81,7 @@ import {
   checkRunFolder,
   claimRunFolder,
   clearRunFiles,
-  newRunId,
+  newFolderRunId,
   readSeal,
   readSealOf,
   sealSafetensors,
@@ -721,7 +721,7 @@ async function trainOne(
   driver: Driver,
 ): Promise<RunEnd> {
   const { config, preset, from, statePath, out } = plan;
-  const runId = plan.runId ?? newRunId();
+  const runId = plan.runId ?? newFolderRunId();
   const paths = {
     metrics: join(out, 'metrics.jsonl'),
     rollouts: join(out, 'rollouts.jsonl'),
