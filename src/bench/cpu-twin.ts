@@ -4,7 +4,7 @@
 
 import type { ParamArrays } from '../model/checkpoint';
 import type { ModelConfig } from '../model/config';
-import type { StepOptions } from '../model/gpu-model';
+import { clippedAdamwOptions, type StepOptions } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../reference/cross-entropy';
 import { modelBackward, modelForward } from '../reference/model';
 import { paramShapes, type ModelParams } from '../core/model-shapes';
@@ -51,15 +51,7 @@ export class CpuTwinStep {
       host(new Float32Array(1), [1]),
       host(new Float32Array(1), [1]),
       { params: this.names.map((n) => this.params[n]), m: this.m, v: this.v, grads: this.names.map((n) => grads[n]) },
-      {
-        lr: opts.lr,
-        t: this.t,
-        weightDecay: opts.weightDecay,
-        beta1: opts.beta1,
-        beta2: opts.beta2,
-        eps: opts.eps,
-        maxNorm: opts.maxGradNorm,
-      },
+      clippedAdamwOptions(opts, this.t),
     );
     return loss.data[0];
   }

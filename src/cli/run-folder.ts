@@ -44,8 +44,8 @@ export const RUN_FILES = [
 export const RUN_ID_KEY = 'rl_lab_run_id';
 export const CONTENT_HASH_KEY = 'rl_lab_sha256';
 
-/** A new run's id: random, recorded in rl_config.json and in every checkpoint and trainer state it saves. */
-export function newRunId(): string {
+/** A new run folder's id: a random UUID, recorded in rl_config.json and in every checkpoint and trainer state the run saves. */
+export function newFolderRunId(): string {
   return randomUUID();
 }
 

@@ -90,7 +90,7 @@ import {
   checkRunFolder,
   claimRunFolder,
   clearRunFiles,
-  newRunId,
+  newFolderRunId,
   readSeal,
   readSealOf,
   sealSafetensors,
@@ -742,7 +742,7 @@ async function trainOne(
   driver: Driver,
 ): Promise<RunEnd> {
   const { config, preset, from, statePath, out } = plan;
-  const runId = plan.runId ?? newRunId();
+  const runId = plan.runId ?? newFolderRunId();
   const paths = {
     metrics: join(out, 'metrics.jsonl'),
     rollouts: join(out, 'rollouts.jsonl'),

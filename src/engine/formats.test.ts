@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../rl/config';
 import type { GroupRecord } from '../rl/stream';
 import { HISTOGRAMS, type HistogramId } from '../schema/histograms';
-import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError, splitCsvLine } from './formats';
+import { splitCsvLine } from '../core/csv';
+import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError } from './formats';
 import { withUpdateIndex } from './metric-batch';
 import type { MetricRow, RunHeader } from './types';
 

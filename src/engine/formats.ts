@@ -24,6 +24,7 @@ import { withUpdateIndex } from './metric-batch';
 import type { ForeignTrainer, MetricRow, RunData, RunHeader, RunOrigin, RunStatus } from './types';
 import { maxOf } from '../schema/extremes';
 import { clipText, quote } from '../schema/fields';
+import { splitCsvLine } from '../core/csv';
 
 /** A file that is not a readable RL Lab export; the message says where and why. */
 export class RunFileError extends Error {
@@ -571,33 +572,6 @@ function parseJsonl(file: string, text: string): RunData {
       ...(batches.has(step) && { batch: batches.get(step)! }),
     })),
   );
-}
-
-/**
- * Splits one CSV line into cells (RFC 4180 quoting; no newlines inside cells, which the exporter never writes).
- * Null when a quoted cell is never closed (the line's remaining cells would vanish into it).
- */
-export function splitCsvLine(line: string): string[] | null {
-  const cells: string[] = [];
-  let cur = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else cur += ch;
-    } else if (ch === '"' && cur === '') quoted = true;
-    else if (ch === ',') {
-      cells.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  if (quoted) return null;
-  cells.push(cur);
-  return cells;
 }
 
 function parseCsvNumber(at: At, s: string, what: string): number | undefined {

@@ -6,13 +6,13 @@
 
 import { configFromJson } from '../model/checkpoint';
 import { parseLlamaConfigJson } from '../model/checkpoint-format';
-import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../model/config';
 import { generationDefaults, type GenerationDefaults } from '../model/generation-defaults';
 import type { MemoryDevice } from '../model/memory-plan';
 import { REAL_CONFIG_FILES, type RealModelName } from '../model/real-models.fixture';
 import { REAL_MODEL_CHOICES, derive, type RLConfig } from '../rl/config';
 import { rlResolvedMemoryPlan } from '../rl/memory';
-import { estimateStepSeconds, parameterCount, stepWork, type StepPhase, type Throughput } from '../rl/step-estimate';
+import { estimateStepSeconds, stepWork, type StepPhase, type Throughput } from '../rl/step-estimate';
 import { checkpointDir } from './checkpoint-path';
 import type { AssetLoader } from './start-policy';
 

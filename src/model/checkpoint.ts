@@ -44,8 +44,8 @@ export interface Checkpoint {
   special: SpecialIds;
 }
 
-/** config.json for a model config. */
-export function configToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJson {
+/** The Hugging Face config.json of a model config (its inverse is configFromJson). */
+export function modelConfigToJson(c: ModelConfig, special: SpecialIds): LlamaConfigJson {
   return buildLlamaConfigJson({
     vocabSize: c.vocabSize,
     hidden: c.dModel,
@@ -146,7 +146,7 @@ export function encodeCheckpoint(ck: Checkpoint): { safetensors: Uint8Array; con
     tensors.set(name, { dtype: 'F32', shape, data });
   }
   const safetensors = writeSafetensors(tensors, { format: 'pt', ...ck.metadata });
-  const configJson = `${JSON.stringify(configToJson(ck.config, ck.special), null, 2)}\n`;
+  const configJson = `${JSON.stringify(modelConfigToJson(ck.config, ck.special), null, 2)}\n`;
   return { safetensors, configJson };
 }
 

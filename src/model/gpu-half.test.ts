@@ -23,7 +23,7 @@ import {
 } from '../core/half';
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
-import { configToJson, decodeCheckpointHalf, type ParamArrays } from './checkpoint';
+import { modelConfigToJson, decodeCheckpointHalf, type ParamArrays } from './checkpoint';
 import { writeSafetensors, type SafetensorsTensorInput } from './safetensors';
 import type { ModelConfig } from './config';
 import { GpuModel } from './gpu-model';
@@ -300,7 +300,10 @@ describe('a BF16 or F16 checkpoint stays half from the file to the GPU', () => {
     const tensors = new Map<string, SafetensorsTensorInput>();
     for (const { name, shape } of paramShapes(CONFIG)) tensors.set(name, { dtype, shape, data: params[name] });
     const special = { bosId: 1, eosId: 2, padId: 0 };
-    return { bytes: writeSafetensors(tensors, { format: 'pt' }), json: JSON.stringify(configToJson(CONFIG, special)) };
+    return {
+      bytes: writeSafetensors(tensors, { format: 'pt' }),
+      json: JSON.stringify(modelConfigToJson(CONFIG, special)),
+    };
   }
 
   it.each([

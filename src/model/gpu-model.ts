@@ -31,6 +31,7 @@ import { ropeBackward, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../core/lora-layout';
 import { headDim, paramShapes } from '../core/model-shapes';
+import type { AdamwOptions } from '../reference/adamw';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { checkModelFitsDevice } from './memory-plan';
@@ -157,6 +158,22 @@ export interface StepOptions {
   eps?: number;
   /** Clip the global gradient norm to this (undefined: no clipping). */
   maxGradNorm?: number;
+}
+
+/** What clippedAdamwStep (on the GPU and in its CPU twin) takes for optimizer step `t` (counted from 1). */
+export function clippedAdamwOptions(
+  opts: StepOptions,
+  t: number,
+): Omit<AdamwOptions, 'gradScale'> & { maxNorm?: number } {
+  return {
+    lr: opts.lr,
+    t,
+    weightDecay: opts.weightDecay,
+    beta1: opts.beta1,
+    beta2: opts.beta2,
+    eps: opts.eps,
+    maxNorm: opts.maxGradNorm,
+  };
 }
 
 export class GpuModel {
@@ -804,15 +821,7 @@ export class GpuModel {
         v: names.map((n) => this.v.get(n)!),
         grads: names.map((n) => this.grads.get(n)!),
       },
-      {
-        lr: opts.lr,
-        t: this.step,
-        weightDecay: opts.weightDecay,
-        beta1: opts.beta1,
-        beta2: opts.beta2,
-        eps: opts.eps,
-        maxNorm: opts.maxGradNorm,
-      },
+      clippedAdamwOptions(opts, this.step),
     );
   }
 

@@ -15,7 +15,7 @@ import { host, type HostTensor } from '../core/host-tensor';
 import type { ParamArrays } from './checkpoint';
 import type { ModelConfig } from './config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
-import { GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
+import { clippedAdamwOptions, GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
 import { endOfSequenceIds } from '../core/end-of-sequence';
 import { roundToWeightDtype, storesHalf, type WeightDtype } from '../core/half';
@@ -306,15 +306,7 @@ export class CpuPolicy implements Policy {
         v: names.map((n) => this.v[n]),
         grads: names.map((n) => grads[n]),
       },
-      {
-        lr: opts.lr,
-        t: this.step,
-        weightDecay: opts.weightDecay,
-        beta1: opts.beta1,
-        beta2: opts.beta2,
-        eps: opts.eps,
-        maxNorm: opts.maxGradNorm,
-      },
+      clippedAdamwOptions(opts, this.step),
     );
     return norm.data[0];
   }

@@ -3,7 +3,7 @@
 // a Llama config still refuses attention_bias, and a model config with qkvBias round-trips through config.json.
 
 import { describe, expect, it } from 'vitest';
-import { configFromJson, configToJson } from './checkpoint';
+import { configFromJson, modelConfigToJson } from './checkpoint';
 import { hasQkvBias, llamaTensorNames, parseLlamaConfigJson } from './checkpoint-format';
 import type { ModelConfig } from './config';
 import { parameterCount } from './config';
@@ -57,7 +57,7 @@ describe('Qwen2 config.json', () => {
       tiedEmbeddings: true,
       qkvBias: true,
     };
-    const json = configToJson(config, { bosId: 1, eosId: 2, padId: 0 });
+    const json = modelConfigToJson(config, { bosId: 1, eosId: 2, padId: 0 });
     expect(json.architectures).toEqual(['Qwen2ForCausalLM']);
     expect(JSON.parse(JSON.stringify(json))).not.toHaveProperty('attention_bias');
     expect(configFromJson(parseLlamaConfigJson(JSON.parse(JSON.stringify(json)))).config).toEqual(config);

@@ -11,8 +11,14 @@ import { parseLlamaConfigJson } from './checkpoint-format';
 import type { ModelConfig } from './config';
 import { REAL_CONFIG_FILES, type RealModelName } from './real-models.fixture';
 import { f32ToBf16Bits, bf16BitsToF32, writeSafetensors, type SafetensorsTensorInput } from './safetensors';
-import { BYTE_LEVEL, byteLevelBpeModel, bytesToUnicode, TINY_CHAT_TEMPLATE, type TinyFolder } from './tiny-hf';
-import type { AddedTokenJson } from './tokenizer';
+import {
+  BYTE_LEVEL,
+  byteLevelBpeModel,
+  bytesToUnicode,
+  specialAddedToken,
+  TINY_CHAT_TEMPLATE,
+  type TinyFolder,
+} from './tiny-hf';
 
 /** One special token at a fixed id. */
 interface SpecialToken {
@@ -120,16 +126,6 @@ export function syntheticMerges(count: number): [string, string][] {
   return merges;
 }
 
-const added = ({ id, content }: SpecialToken): AddedTokenJson => ({
-  id,
-  content,
-  single_word: false,
-  lstrip: false,
-  rstrip: false,
-  normalized: false,
-  special: true,
-});
-
 /** tokenizer.json with regular tokens at every id the specials leave free, below `regularEnd`. */
 function tokenizerJson(layout: TokenizerLayout, regularCount: number): object {
   const taken = new Set(layout.specials.map((s) => s.id));
@@ -149,7 +145,7 @@ function tokenizerJson(layout: TokenizerLayout, regularCount: number): object {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: layout.specials.map(added),
+    added_tokens: layout.specials.map((s) => specialAddedToken(s.id, s.content)),
     normalizer: null,
     pre_tokenizer: BYTE_LEVEL,
     post_processor:
@@ -246,7 +242,7 @@ export function buildRealArchFolder(name: RealModelName, opts: RealArchOptions =
     add_bos_token: layout.addBos,
     add_eos_token: false,
     added_tokens_decoder: Object.fromEntries(
-      layout.specials.map((s) => [String(s.id), { ...added(s), id: undefined }]),
+      layout.specials.map((s) => [String(s.id), { ...specialAddedToken(s.id, s.content), id: undefined }]),
     ),
     bos_token: layout.bos,
     clean_up_tokenization_spaces: false,

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { ropeInverseFrequencies, type Llama3RopeScaling } from '../core/rope-frequencies';
-import { configFromJson, configToJson } from './checkpoint';
+import { configFromJson, modelConfigToJson } from './checkpoint';
 import { llamaTensorNames, parseLlamaConfigJson } from './checkpoint-format';
 import { parameterCount, type ModelConfig } from './config';
 import { loadHfFolder, type FolderReader } from './hf-folder';
@@ -102,13 +102,13 @@ describe('recorded config.json files', () => {
   it('Qwen3 and Llama 3 configs write back to config.json and read the same model config', () => {
     for (const name of ['qwen3-0.6b', 'llama-3.2-3b'] as const) {
       const { config, special } = realModelConfig(name);
-      const json = configToJson(config, special);
+      const json = modelConfigToJson(config, special);
       expect(json.model_type).toBe(name === 'qwen3-0.6b' ? 'qwen3' : 'llama');
       expect(configFromJson(parseLlamaConfigJson(JSON.parse(JSON.stringify(json)))).config).toEqual(config);
     }
-    expect(configToJson(realModelConfig('qwen3-0.6b').config, realModelConfig('qwen3-0.6b').special).head_dim).toBe(
-      128,
-    );
+    expect(
+      modelConfigToJson(realModelConfig('qwen3-0.6b').config, realModelConfig('qwen3-0.6b').special).head_dim,
+    ).toBe(128);
   });
 
   it('Qwen3 lists q_norm and k_norm (head_dim wide) after o_proj', () => {
@@ -128,7 +128,7 @@ describe('recorded config.json files', () => {
     const { config, special } = realModelConfig('llama-3.2-1b-instruct');
     expect(REAL_CONFIG_FILES['llama-3.2-1b-instruct'].eos_token_id).toEqual([128001, 128008, 128009]);
     expect(special).toMatchObject({ eosId: 128001, eosIds: [128001, 128008, 128009] });
-    expect(configToJson(config, special).eos_token_id).toEqual([128001, 128008, 128009]);
+    expect(modelConfigToJson(config, special).eos_token_id).toEqual([128001, 128008, 128009]);
     // The base model's config.json names one eos id.
     const base = realModelConfig('llama-3.2-1b').special;
     expect(base.eosId).toBe(128001);

@@ -69,7 +69,8 @@ export function learnByteLevelMerges(texts: readonly string[], count: number): [
   return merges;
 }
 
-const special = (id: number, content: string): AddedTokenJson => ({
+/** tokenizer.json's entry for a special token at a fixed id (matched whole, never normalized or stripped). */
+export const specialAddedToken = (id: number, content: string): AddedTokenJson => ({
   id,
   content,
   single_word: false,
@@ -125,7 +126,7 @@ function byteLevelTokenizerJson(
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: specials.map((s, i) => special(specialId(i), s)),
+    added_tokens: specials.map((s, i) => specialAddedToken(specialId(i), s)),
     normalizer: extra.normalizer,
     pre_tokenizer: BYTE_LEVEL,
     post_processor: extra.post_processor(ids),

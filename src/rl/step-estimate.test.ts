@@ -2,7 +2,7 @@
 // layer, 2 query heads and 1 key/value head of dim 2), and its seconds as the roofline sums them. No timing.
 
 import { describe, expect, it } from 'vitest';
-import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../model/config';
 import { resolveConfig } from './config';
 import {
   assumedThroughput,
@@ -11,7 +11,6 @@ import {
   estimateStepSeconds,
   layerMatmulMacsPerToken,
   loraMacsPerToken,
-  parameterCount,
   stepWork,
   type StepPhase,
 } from './step-estimate';

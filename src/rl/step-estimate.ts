@@ -6,10 +6,10 @@
 // throughput (src/bench/throughput-probe.ts, or the figures of BENCHMARKS.md for its kind of adapter). A roofline with
 // a cost per submit and per dispatch: an estimate, not a measurement; docs/lab.md says how close it came. Pure: no device.
 
-import { headDim, paramShapes } from '../core/model-shapes';
+import { headDim } from '../core/model-shapes';
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import { resolveWeightDtype, WEIGHT_DTYPE_BYTES } from '../core/half';
-import type { ModelConfig } from '../model/config';
+import { parameterCount, type ModelConfig } from '../model/config';
 import { SUM_PI_SQUARED_ESTIMATORS } from './advantages';
 import { derive, type RLConfig } from './config';
 
@@ -101,11 +101,6 @@ export function causalAttentionMacs(m: ModelConfig, tokens: number): number {
 export function loraMacsPerToken(m: ModelConfig, rank: number, targets: readonly LoraTarget[]): number {
   const p = projections(m);
   return targets.reduce((s, t) => s + rank * (p[t][0] + p[t][1]), 0);
-}
-
-/** Values of the model's parameters. */
-export function parameterCount(m: ModelConfig): number {
-  return paramShapes(m).reduce((s, { shape }) => s + shape.reduce((a, b) => a * b, 1), 0);
 }
 
 /** Kernels a layer's forward dispatches (two norms, q/k/v, RoPE, attention, o, residuals, gate/up, SwiGLU, down). */

@@ -4,6 +4,7 @@
 // number: "3.50" and "3.5" agree). Malformed files are refused with the line and what is wrong. Not a file
 // picker (the config panel has one) and not a generator: the items are the list's.
 
+import { splitCsvLine } from '../core/csv';
 import { defineTask, show, splitOfKey, type Check, type TaskFactory } from './task';
 
 /** The task's name in the config (`task: prompts`); the list is the config's `prompts` text. */
@@ -29,28 +30,11 @@ export interface PromptListItem {
 const PRINTABLE = /^[\x20-\x7e]*$/;
 const NUMBER = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
-/** The fields of one CSV line (RFC 4180 quoting: "a ""quoted"" field", commas inside quotes). */
+/** The fields of one CSV line (RFC 4180 quoting), or the line's error when a quoted field is not closed. */
 function csvFields(line: string, lineNo: number): string[] {
-  const out: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"' && field === '') quoted = true;
-    else if (ch === ',') {
-      out.push(field);
-      field = '';
-    } else field += ch;
-  }
-  if (quoted) throw new PromptListError(`line ${lineNo}: a quoted field is not closed`);
-  out.push(field);
-  return out;
+  const fields = splitCsvLine(line);
+  if (fields === null) throw new PromptListError(`line ${lineNo}: a quoted field is not closed`);
+  return fields;
 }
 
 /** Checks one prompt or answer: text, not empty, printable ASCII (the lab's tokenizer), not too long. */

@@ -38,10 +38,10 @@ import { chartEntries, groupMembers, seedGroupLabel } from '../store/seed-groups
 import { HISTOGRAM_IDS, type HistogramId } from '../store/schema';
 import { markStartup } from '../store/startup';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
+import { ChartFrame, ChartLegend, PLOT_STYLE, PlotOrPlaceholder, plotBox, useDeferredPlot } from './ChartFrame';
 import { runColor, seriesStroke } from './colors';
 import { HistogramHeatmap, SolveRateChart } from './Distributions';
 import { PassAtKChart } from './PassAtKChart';
-import { useNearViewport, useStaggered } from './render-queue';
 
 /** Each recorded histogram's heatmap follows the chart of its scalar summary (the rest go after the charts). */
 const HEATMAP_AFTER: Record<string, HistogramId> = { groups: 'advantage', entropy: 'entropy' };
@@ -66,8 +66,6 @@ function tooltipLabel(x: unknown, payload: readonly { payload?: Record<string, u
   return `${X_AXIS_LABEL} ${Math.ceil(Number(x))}${typeof opt === 'number' ? ` · optimizer step ${opt}` : ''}`;
 }
 
-const AXIS_LABEL_STYLE = { fontSize: 11, fill: 'var(--muted)' };
-
 /** The statistics across seeds, as the page names them. */
 const STATISTIC_NAMES: Record<SeedStatistic, string> = { median: 'median', iqm: 'IQM' };
 
@@ -85,29 +83,28 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
   const overlay = data.runCount > 1;
   return (
     <ComposedChart
-      responsive
+      {...plotBox(186)}
       data={data.rows}
-      style={{ width: '100%', height: 186 }}
       // Room on the right for half of the last step's label, centred on the plot's edge.
       margin={{ top: 4, right: Math.max(8, tickLabelOverhang(data.xAxis.ticks.at(-1)) + 2), bottom: 4, left: 4 }}
     >
-      <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
+      <CartesianGrid {...PLOT_STYLE.grid} />
       <XAxis
         dataKey="x"
         type="number"
         domain={data.xAxis.domain}
         ticks={data.xAxis.ticks}
-        tick={{ fontSize: 11 }}
+        tick={PLOT_STYLE.tick}
         interval={0}
         height={34}
-        label={{ value: X_AXIS_LABEL, position: 'insideBottom', offset: 0, style: AXIS_LABEL_STYLE }}
+        label={{ value: X_AXIS_LABEL, position: 'insideBottom', offset: 0, style: PLOT_STYLE.axisLabel }}
       />
       <YAxis
         scale={data.log ? 'log' : 'linear'}
         domain={data.yAxis.domain}
         ticks={data.yAxis.ticks}
         allowDataOverflow
-        tick={{ fontSize: 11 }}
+        tick={PLOT_STYLE.tick}
         interval={0}
         width={valueAxisWidth(data.yAxis.ticks)}
         tickFormatter={fmtTick}
@@ -115,14 +112,13 @@ const Plot = memo(function Plot({ spec, data, marks }: { spec: ChartSpec; data: 
           value: spec.y,
           angle: -90,
           position: 'insideLeft',
-          style: { ...AXIS_LABEL_STYLE, textAnchor: 'middle' },
+          style: { ...PLOT_STYLE.axisLabel, textAnchor: 'middle' },
         }}
       />
       <Tooltip
         formatter={(v, name) => [tooltipValue(v), String(name)]}
         labelFormatter={tooltipLabel}
-        contentStyle={{ fontSize: 12 }}
-        isAnimationActive={false}
+        {...PLOT_STYLE.tooltip}
       />
       {data.bands.map((b) => (
         <Area
@@ -215,8 +211,18 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
   const metrics = [...new Set(data.series.map((s) => s.metric))];
   const prefix = sharedPrefix(metrics);
   const group = data.seedGroups[0];
+  const entries = metrics.map((metric) => {
+    const stroke = seriesStroke(overlay, 0, spec.metrics.indexOf(metric));
+    return {
+      key: metric,
+      glyph: DASH_GLYPH[stroke.dash ?? ''] ?? '━',
+      label: metric.slice(prefix.length),
+      color: overlay ? undefined : stroke.color,
+      title: metricHelp(metric),
+    };
+  });
   return (
-    <div className="chart-legend">
+    <ChartLegend entries={entries}>
       {group && (
         // What a group's line and band are, said once and short (the legend shares the chart's height); the hover
         // text adds how many seeds the steps have when they differ (a seed that ended early, or a value not reported).
@@ -229,15 +235,7 @@ function LegendRow({ spec, data }: { spec: ChartSpec; data: ChartData }) {
         </span>
       )}
       {prefix && <span className="legend-prefix">{prefix}</span>}
-      {metrics.map((metric) => {
-        const stroke = seriesStroke(overlay, 0, spec.metrics.indexOf(metric));
-        return (
-          <span key={metric} style={overlay ? undefined : { color: stroke.color }} title={metricHelp(metric)}>
-            {DASH_GLYPH[stroke.dash ?? ''] ?? '━'} {metric.slice(prefix.length)}
-          </span>
-        );
-      })}
-    </div>
+    </ChartLegend>
   );
 }
 
@@ -299,14 +297,12 @@ const MetricChart = memo(function MetricChart({
   quiet: ChartQuietness;
 }) {
   const setLogScale = useLab((s) => s.setLogScale);
-  const ref = useRef<HTMLElement>(null);
-  const near = useNearViewport(ref);
   // `versions` changes whenever a table grows; the tables themselves are mutated in place.
   const data = useMemo(
     () => chartData(spec, runs, { smoothing, maxPoints: MAX_POINTS, log, statistic }),
     [spec, runs, smoothing, log, statistic, versions],
   );
-  const drawn = useStaggered(`chart-${spec.id}`, data, near, REDRAW_MS);
+  const { ref, drawn } = useDeferredPlot(`chart-${spec.id}`, data, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
   // Time to first step ends when a plot has drawn a point (after React committed it).
   useEffect(() => {
@@ -321,8 +317,8 @@ const MetricChart = memo(function MetricChart({
   const notes = [...(spec.note ? [spec.note] : []), ...quiet.notes];
   const lessons = [...new Set([...(spec.noteLesson ? [spec.noteLesson] : []), ...quiet.lessons])];
   return (
-    <figure
-      ref={ref}
+    <ChartFrame
+      frameRef={ref}
       className={['chart', highlighted && 'highlighted', notes.length > 0 && 'has-notes'].filter(Boolean).join(' ')}
       data-testid={`chart-${spec.id}`}
       data-highlighted={highlighted}
@@ -338,23 +334,28 @@ const MetricChart = memo(function MetricChart({
       data-seeds={data.seedGroups
         .map((g) => (g.minSeeds === g.maxSeeds ? g.maxSeeds : `${g.minSeeds}-${g.maxSeeds}`))
         .join(',')}
-    >
-      <figcaption>
-        <span className="chart-title" title={chartHelp(spec)}>
+      title={
+        <>
           {spec.title}
           {highlighted && <span className="lesson-tag"> · lesson: look here</span>}
-        </span>
-        {lessons.map((id) => (
-          <LessonLink key={id} id={id} testId={`chart-lesson-${spec.id}`}>
-            why? lesson
-          </LessonLink>
-        ))}
-        {spec.log !== 'never' && (
-          <label className="log-toggle">
-            <input type="checkbox" checked={log} onChange={(e) => setLogScale(spec.id, e.target.checked)} /> log
-          </label>
-        )}
-      </figcaption>
+        </>
+      }
+      help={chartHelp(spec)}
+      caption={
+        <>
+          {lessons.map((id) => (
+            <LessonLink key={id} id={id} testId={`chart-lesson-${spec.id}`}>
+              why? lesson
+            </LessonLink>
+          ))}
+          {spec.log !== 'never' && (
+            <label className="log-toggle">
+              <input type="checkbox" checked={log} onChange={(e) => setLogScale(spec.id, e.target.checked)} /> log
+            </label>
+          )}
+        </>
+      }
+    >
       {notes.length > 0 && (
         <div className="chart-notes" title={notes.join('\n')}>
           {notes.map((n) => (
@@ -371,13 +372,15 @@ const MetricChart = memo(function MetricChart({
         aria-describedby={`chart-summary-${spec.id}`}
         data-testid="chart-figure"
       >
-        {drawn ? <Plot spec={spec} data={drawn} marks={marks} /> : <div className="plot-placeholder" />}
+        <PlotOrPlaceholder drawn={drawn}>
+          {(shown) => <Plot spec={spec} data={shown} marks={marks} />}
+        </PlotOrPlaceholder>
       </div>
       <p className="sr-only" id={`chart-summary-${spec.id}`} data-testid="chart-summary">
         {chartSummary(data)}
       </p>
       {drawn && <LegendRow spec={spec} data={drawn} />}
-    </figure>
+    </ChartFrame>
   );
 });
 

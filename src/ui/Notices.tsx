@@ -4,6 +4,15 @@
 // device loss, a failed request. Each can be dismissed; none blocks the lab.
 import { useLab } from '../store';
 
+/** The ✕ that dismisses a notice. */
+function DismissButton({ onClick, testId }: { onClick: () => void; testId?: string }) {
+  return (
+    <button type="button" className="link" onClick={onClick} aria-label="dismiss" data-testid={testId}>
+      ✕
+    </button>
+  );
+}
+
 export function Notices() {
   const notices = useLab((s) => s.notices);
   const urlError = useLab((s) => s.urlError);
@@ -37,38 +46,20 @@ export function Notices() {
                 Use the checkpoint from {linkCheckpoint.origin}
               </button>
             )}
-            <button
-              type="button"
-              className="link"
-              onClick={refuseLinkCheckpoint}
-              aria-label="dismiss"
-              data-testid="link-checkpoint-refuse"
-            >
-              ✕
-            </button>
+            <DismissButton onClick={refuseLinkCheckpoint} testId="link-checkpoint-refuse" />
           </span>
         </div>
       )}
       {urlError && (
         <p className="notice error" role="alert" data-testid="url-error">
           <span>{urlError}</span>
-          <button
-            type="button"
-            className="link"
-            onClick={dismissUrlError}
-            aria-label="dismiss"
-            data-testid="url-error-dismiss"
-          >
-            ✕
-          </button>
+          <DismissButton onClick={dismissUrlError} testId="url-error-dismiss" />
         </p>
       )}
       {notices.map((n) => (
         <p key={n.id} className={`notice ${n.level}`} role="alert" data-testid="notice" data-level={n.level}>
           <span>{n.message}</span>
-          <button type="button" className="link" onClick={() => dismiss(n.id)} aria-label="dismiss">
-            ✕
-          </button>
+          <DismissButton onClick={() => dismiss(n.id)} />
         </p>
       ))}
     </div>

@@ -8,8 +8,8 @@ import { linearAxis } from '../store/axes';
 import { fmt } from '../store/format';
 import { runLabels } from '../store/run-names';
 import type { EvalRecord } from '../store/schema';
+import { ChartFrame, ChartLegend, PLOT_STYLE, PlotOrPlaceholder, plotBox, useDeferredPlot } from './ChartFrame';
 import { metricColor, runColor } from './colors';
-import { useNearViewport, useStaggered } from './render-queue';
 
 /** pass@k is a fraction: the axis is [0, 1] at round steps (0, 0.2, ... 1). */
 const PASS_TICKS = linearAxis(0, 1, 6).ticks;
@@ -17,7 +17,7 @@ const PASS_TICKS = linearAxis(0, 1, 6).ticks;
 const NO_EVALS: EvalRecord[] = [];
 
 /** An evaluation's name: step 0 is the policy before any training (the trainer evaluates it first). */
-function stepLabel(step: number): string {
+export function evalStepLabel(step: number): string {
   return step === 0 ? 'step 0 (before training)' : `step ${step}`;
 }
 
@@ -47,7 +47,7 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
     const out: { key: string; label: string; color: string; dash?: string; passAtK: number[] }[] = [];
     steps.forEach((s, i) => {
       const e = primary.find((x) => x.step === s);
-      if (e) out.push({ key: `p${s}`, label: stepLabel(s), color: metricColor(i), passAtK: e.passAtK });
+      if (e) out.push({ key: `p${s}`, label: evalStepLabel(s), color: metricColor(i), passAtK: e.passAtK });
     });
     runIds.slice(1).forEach((id, j) => {
       const ev = stableEvals[j + 1] ?? [];
@@ -64,11 +64,9 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
     });
     return out;
   }, [stableEvals, steps.join(','), runIds.join(','), labels]);
-  const ref = useRef<HTMLElement>(null);
-  const near = useNearViewport(ref);
-  const drawn = useStaggered('chart-pass-at-k', curves, near);
+  const { ref, drawn } = useDeferredPlot('chart-pass-at-k', curves);
   if (!primary.length && curves.length === 0)
-    return <figure ref={ref} className="chart wide" hidden data-testid="chart-pass-at-k" data-evals={0} />;
+    return <ChartFrame frameRef={ref} className="chart wide" hidden data-testid="chart-pass-at-k" data-evals={0} />;
   const shown = drawn ?? [];
   const K = Math.max(0, ...shown.map((c) => c.passAtK.length));
   const rows = Array.from({ length: K }, (_, k) =>
@@ -76,21 +74,16 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
   );
   const last = primary[primary.length - 1];
   return (
-    <figure
-      ref={ref}
+    <ChartFrame
+      frameRef={ref}
       className="chart wide"
       data-testid="chart-pass-at-k"
       data-evals={primary.length}
       data-last={JSON.stringify(last?.passAtK ?? [])}
       data-finite={!!last && last.passAtK.every(Number.isFinite)}
-    >
-      <figcaption>
-        <span
-          className="chart-title"
-          title="unbiased pass@k = 1 - C(n-c, k)/C(n, k) on held-out prompts, n = eval_num_generations samples each"
-        >
-          Held-out pass@k
-        </span>
+      title="Held-out pass@k"
+      help="unbiased pass@k = 1 - C(n-c, k)/C(n, k) on held-out prompts, n = eval_num_generations samples each"
+      caption={
         <span className="eval-steps">
           {primary.map((e) => (
             <label key={e.step}>
@@ -107,66 +100,55 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
             </label>
           ))}
         </span>
-      </figcaption>
-      {!drawn ? (
-        <div className="plot-placeholder" />
-      ) : (
-        <LineChart
-          responsive
-          data={rows}
-          style={{ width: '100%', height: 170 }}
-          margin={{ top: 4, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" />
-          <XAxis
-            dataKey="k"
-            type="number"
-            scale="log"
-            domain={[1, Math.max(2, K)]}
-            ticks={rows.map((r) => r.k as number).filter((k) => (k & (k - 1)) === 0 || k === K)}
-            tick={{ fontSize: 11 }}
-          />
-          <YAxis
-            domain={[0, 1]}
-            ticks={PASS_TICKS}
-            interval={0}
-            tick={{ fontSize: 11 }}
-            width={40}
-            tickFormatter={(v: number) => fmt(v)}
-          />
-          <Tooltip
-            formatter={(v, name) => [fmt(Number(v)), String(name)]}
-            labelFormatter={(k) => `k = ${k}`}
-            contentStyle={{ fontSize: 12 }}
-            isAnimationActive={false}
-          />
-          {shown.map((c) => (
-            <Line
-              key={c.key}
-              dataKey={c.key}
-              name={c.label}
-              stroke={c.color}
-              strokeDasharray={c.dash}
-              dot
-              isAnimationActive={false}
-              connectNulls
+      }
+    >
+      <PlotOrPlaceholder drawn={drawn}>
+        {() => (
+          <LineChart {...plotBox(170)} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
+            <CartesianGrid {...PLOT_STYLE.grid} />
+            <XAxis
+              dataKey="k"
+              type="number"
+              scale="log"
+              domain={[1, Math.max(2, K)]}
+              ticks={rows.map((r) => r.k as number).filter((k) => (k & (k - 1)) === 0 || k === K)}
+              tick={PLOT_STYLE.tick}
             />
-          ))}
-        </LineChart>
-      )}
-      <div className="chart-legend">
-        {shown.map((c) => (
-          <span key={c.key} style={{ color: c.color }}>
-            ━ {c.label}
-          </span>
-        ))}
-      </div>
+            <YAxis
+              domain={[0, 1]}
+              ticks={PASS_TICKS}
+              interval={0}
+              tick={PLOT_STYLE.tick}
+              width={40}
+              tickFormatter={(v: number) => fmt(v)}
+            />
+            <Tooltip
+              formatter={(v, name) => [fmt(Number(v)), String(name)]}
+              labelFormatter={(k) => `k = ${k}`}
+              {...PLOT_STYLE.tooltip}
+            />
+            {shown.map((c) => (
+              <Line
+                key={c.key}
+                dataKey={c.key}
+                name={c.label}
+                stroke={c.color}
+                strokeDasharray={c.dash}
+                dot
+                isAnimationActive={false}
+                connectNulls
+              />
+            ))}
+          </LineChart>
+        )}
+      </PlotOrPlaceholder>
+      <ChartLegend entries={shown.map((c) => ({ key: c.key, glyph: '━', label: c.label, color: c.color }))} />
       {primary.length > 0 && (
         <p className="hint" data-testid="eval-accuracy">
           greedy held-out accuracy:{' '}
-          {primary.map((e) => `${stepLabel(e.step)}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
+          {primary.map((e) => `${evalStepLabel(e.step)}: ${(e.accuracy * 100).toFixed(0)}%`).join(' · ')}
         </p>
       )}
-    </figure>
+    </ChartFrame>
   );
 }
