@@ -37,23 +37,12 @@ const WG: u32 = 64u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 // @region attention-rows-head
-// Block attention-rows-head (region attention-rows-head): what both forms of attention-rows share, the head-dim
-// and rows-per-thread constants (values that src/kernels/attention.ts specializes; as written, head dim 4 and one
-// row a thread), the output bindings (after the uniform params at 0, which each shader binds itself) and a
-// thread's index.
-
-const HD4: u32 = 1u; // head dim / 4
-const RQ: u32 = 1u; // rows per thread
-const NEG_BIG: f32 = -3.402823e38; // "minus infinity" that stays finite: exp(NEG_BIG - m) is 0
-
-// Each entry's bindings follow its twin's argument order, so a slot holds different tensors per entry.
-@group(0) @binding(1) var<storage, read_write> o1: array<vec4<f32>>; // forward: out; dq: dq; dkdv: dk
-@group(0) @binding(2) var<storage, read_write> o2f: array<f32>;      // forward: lse (B,NH,T)
-@group(0) @binding(2) var<storage, read_write> o2: array<vec4<f32>>; // dkdv: dv
-
-fn thread_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-  return (wid.x + wid.y * nwg.x) * WG + lid;
-}
+// Stand-ins for what this file uses of block attention-rows-head; kernels compile the block here.
+const HD4: u32 = 1u; const RQ: u32 = 1u; const NEG_BIG: f32 = -3.402823e38;
+@group(0) @binding(1) var<storage, read_write> o1: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> o2f: array<f32>;
+@group(0) @binding(2) var<storage, read_write> o2: array<vec4<f32>>;
+fn thread_of(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 { return lid; }
 // @end attention-rows-head
 // @region as-written
 // As written: copy 0 of every repeated line (one row a thread, head dim 4), a sum over the head dim its one term.

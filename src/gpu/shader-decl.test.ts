@@ -1,5 +1,6 @@
 // A kernel's declared uniform structs and constants checked against the shader as written: each must stand in the
-// file once, exactly as the declaration writes it; every mismatch is an error naming the file.
+// file once, exactly as the declaration writes it; every mismatch is an error naming the file. With blocks, the
+// declared source holds each block's text in place of the file's stand-ins, and is what is checked.
 import { describe, expect, it } from 'vitest';
 import { uniforms } from './params';
 import { declareShader, flattenConsts } from './shader-decl';
@@ -36,6 +37,18 @@ describe('declareShader', () => {
     expect(() =>
       declareShader('t.wgsl', `${STRUCT}\nconst A: u32 = 1u;\nconst A: u32 = 1u;`, { uniforms: [P], consts: { A: 1 } }),
     ).toThrow(/constant A must be declared once/);
+  });
+
+  it("holds each block's text where the file holds its stand-ins, and checks the filled source", () => {
+    const blocks = { half: 'const B: u32 = 2u;\nfn half(x: u32) -> u32 { return x / B; }' };
+    const written = `${STRUCT}\n// @region half\nfn half(x: u32) -> u32 { return x; }\n// @end half\n`;
+    const d = declareShader('t.wgsl', written, { uniforms: [P], blocks });
+    expect(d.source).toBe(`${STRUCT}\n// @region half\n${blocks.half}\n// @end half\n`);
+    expect(declareShader('t.wgsl', written, { uniforms: [P] }).source).toBe(written);
+    expect(() => declareShader('t.wgsl', written, { uniforms: [P], consts: { B: 2 }, blocks: { half: '' } })).toThrow(
+      /constant B must be declared once/,
+    );
+    expect(declareShader('t.wgsl', written, { uniforms: [P], consts: { B: 2 }, blocks }).consts).toEqual({ B: 2 });
   });
 
   it('takes only u32 constants with upper-case names, each once', () => {

@@ -2,8 +2,12 @@
 // constants (enum codes, sizes the wrapper shares), checked against the shader as written: the file declares each
 // struct exactly as UniformStruct.wgsl() writes it and each constant as `const NAME: u32 = valueu;` (a group
 // { a: 0 } named G: G_A), so the WGSL file is complete as written and cannot drift from the wrapper's packing.
+// A shader that uses shared blocks (shaders/blocks, src/kernels/wgsl-blocks.ts) holds only stand-ins for them as
+// written; its declaration gets the blocks and holds the shader with each block's text in place of its stand-ins,
+// the source every kernel of the family compiles or specializes.
 
 import type { UniformStruct } from './params';
+import { fillBlockRegions } from './specialize';
 
 /** A constant, or a group of codes named GROUP_KEY (key upper-cased, dashes as underscores). */
 export type ConstValue = number | Readonly<Record<string, number>>;
@@ -11,7 +15,11 @@ export type ConstValue = number | Readonly<Record<string, number>>;
 export interface ShaderDeclaration {
   /** shaders/<file>, for messages and the drift test. */
   readonly file: string;
-  /** The shader as written (valid WGSL; src/gpu/specialize.ts makes a kernel's variants from it). */
+  /**
+   * The shader as written with each region named after a shared block holding that block's text
+   * (fillBlockRegions) in place of the stand-ins: what the family compiles, or makes variants of through
+   * src/gpu/specialize.ts. Without block regions, the file exactly as written.
+   */
   readonly source: string;
   readonly uniforms: readonly UniformStruct[];
   /** The constants as emitted: WGSL name -> value. */
@@ -40,14 +48,21 @@ export function flattenConsts(consts: Readonly<Record<string, ConstValue>>): Rec
 export const constLine = (name: string, value: number) => `const ${name}: u32 = ${value}u;`;
 
 /**
- * Checks that `source` declares each of `decl`'s uniform structs exactly as UniformStruct.wgsl() writes it (once)
- * and each constant as constLine writes it (once); throws naming the file and the first mismatch.
+ * The declaration of shaders/`file`, whose text as written is `written`: with `blocks` (block name -> text, the
+ * registry src/kernels/wgsl-blocks.ts) its block regions are filled. Checks that the filled source declares each
+ * of `decl`'s uniform structs exactly as UniformStruct.wgsl() writes it (once) and each constant as constLine
+ * writes it (once); throws naming the file and the first mismatch.
  */
 export function declareShader(
   file: string,
-  source: string,
-  decl: { uniforms: readonly UniformStruct[]; consts?: Readonly<Record<string, ConstValue>> },
+  written: string,
+  decl: {
+    uniforms: readonly UniformStruct[];
+    consts?: Readonly<Record<string, ConstValue>>;
+    blocks?: Readonly<Record<string, string>>;
+  },
 ): ShaderDeclaration {
+  const source = decl.blocks ? fillBlockRegions(written, decl.blocks, file) : written;
   const consts = flattenConsts(decl.consts ?? {});
   const count = (text: string) => source.split(text).length - 1;
   for (const u of decl.uniforms) {

@@ -1,7 +1,9 @@
 // Every shader file (shaders/*.wgsl) is valid WGSL as written: Dawn compiles each raw file, unexpanded, with no
 // error, and creates a compute pipeline for each of its entry points with the overrides' defaults. The
-// specializer (src/gpu/specialize.ts) only makes variants of what already compiles; the blocks under
-// shaders/blocks are fragments that the shaders hold in their regions (src/kernels/wgsl-blocks.test.ts).
+// specializer (src/gpu/specialize.ts) only makes variants of what already compiles. The blocks under
+// shaders/blocks are fragments: a shader as written holds stand-ins for a block's declarations in a region of its
+// name, with the block's exact signatures (src/kernels/wgsl-blocks.test.ts), and compiles with them here; its
+// declaration puts the block's text in their place.
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useNodeDevice } from '../testing/test-device';

@@ -2,11 +2,10 @@
 // family compiles, for what pipeline-overridable constants cannot express. Text in, text out: it reads no files
 // (shaders arrive through `?raw` imports, Vite's in the browser and src/cli/raw-loader.mjs in Node; the shared
 // blocks' registry is src/kernels/wgsl-blocks.ts). Three operations, applied in this order:
-//   regions  the lines between `// @region name` and `// @end name` replaced by other text. A region named after a
-//            shared block (shaders/blocks/name.wgsl) holds that block's text in the file as written (fillBlockRegions
-//            writes it there and a test keeps it so); the row kernels swap block row-lanes for row-lanes-subgroup,
-//            rmsnorm swaps the sum of a value's components. A region `as-written` is always dropped, markers too: it
-//            declares what only the file as written needs (the repetition indices below, at copy 0).
+//   regions  the lines between `// @region name` and `// @end name` replaced by other text: the row kernels swap
+//            block row-lanes for row-lanes-subgroup, rmsnorm swaps the sum of a value's components. A region
+//            `as-written` is always dropped, markers too: it declares what only the file as written needs (the
+//            repetition indices below, at copy 0).
 //   values   the initializer of a module-scope `const NAME ... = x;`, `override NAME ... = x;` or the type of
 //            `alias NAME = T;` replaced: sizes that shape private arrays or unrolled code (head dim, rows per
 //            thread, a matmul tile) and the value type V of the flat kernels (f32 or vec4<f32>).
@@ -16,6 +15,13 @@
 //            `// @b` for b's pass (a later repeat), so a line tiled in two dimensions lists the outer one first. A
 //            repeat may name a sum function: `sum_c(expr)` becomes (expr at copy 0 + ... + expr at copy count - 1),
 //            on every code line, before that pass repeats lines.
+// Blocks come before all three. A shared block (shaders/blocks/name.wgsl) is written once, there: in a
+// shader as written, a region of the block's name holds only stand-ins, the block's declarations that the shader
+// uses with the block's exact signatures and trivial bodies, so that the file compiles alone; the shader's
+// declaration (src/gpu/shader-decl.ts, declareShader with the registry src/kernels/wgsl-blocks.ts) puts the
+// block's whole text in their place (fillBlockRegions, a block's own regions filled from the blocks it includes),
+// and that is the source every kernel compiles or specializes. src/kernels/wgsl-blocks.test.ts checks that each
+// stand-in is declared in its block exactly so, and src/gpu/shaders-as-written.test.ts that each file compiles.
 // Written-out code exists because compilers such as SwiftShader's do not unroll loops or keep dynamically indexed
 // private arrays in registers (shaders/attention-rows.wgsl, matmul.wgsl's matmul_wide); LLVM-based drivers
 // (lavapipe) pay for it in compile time instead, so attention-rows-looped.wgsl keeps its loops. Comment lines are
@@ -120,7 +126,7 @@ function rewriteRegions(
 
 /**
  * The text of block `name` with the regions it includes filled in, recursively: what a region `name` holds in a
- * shader as written. Throws on an unknown block or an include cycle.
+ * shader's declared source (fillBlockRegions). Throws on an unknown block or an include cycle.
  */
 export function blockText(
   name: string,
@@ -135,9 +141,9 @@ export function blockText(
 }
 
 /**
- * `source` with every region named after a block holding that block's text (blockText); other regions are left
- * as they are. A shader as written is its own fillBlockRegions (src/kernels/wgsl-blocks.test.ts); throws where a
- * block would enter a shader twice (WGSL forbids a second definition).
+ * `source` with every region named after a block holding that block's text (blockText) in place of what it held
+ * (a shader's stand-ins; a region inside goes with it); other regions are left as they are, region `as-written`
+ * included. Throws where a block would enter a shader twice (WGSL forbids a second definition).
  */
 export function fillBlockRegions(source: string, blocks: Readonly<Record<string, string>>, where = 'shader'): string {
   const filled = fillRegions(source, blocks, [], where);

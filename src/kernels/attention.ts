@@ -26,6 +26,7 @@ import {
 import { specialize } from '../gpu/specialize';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { operandCodec, withHalfOperand, withHalfVec4Operand, type HalfCodec } from './half-operand';
+import { WGSL_BLOCKS } from './wgsl-blocks';
 
 /** The twin's options (src/reference/attention.ts), with kvStart on the GPU. */
 export interface AttentionOptions {
@@ -240,10 +241,12 @@ export const ATTENTION_SHADER = declareShader('attention.wgsl', raw, { uniforms:
 export const ATTENTION_ROWS_SHADER = declareShader('attention-rows.wgsl', rowsRaw, {
   uniforms: [PARAMS],
   consts: { WG: ROWS_WG },
+  blocks: WGSL_BLOCKS,
 });
 export const ATTENTION_ROWS_LOOPED_SHADER = declareShader('attention-rows-looped.wgsl', rowsLoopedRaw, {
   uniforms: [PARAMS],
   consts: { WG: ROWS_WG },
+  blocks: WGSL_BLOCKS,
 });
 
 /** Threads per workgroup (ROWS * LANES); the shader's merge buffer (PART = 256 floats) must hold them. */

@@ -9,14 +9,17 @@ import { declareShader, uniforms, type GpuContext, type Recorder, type Tensor } 
 import type { CrossEntropyBackwardOptions } from '../reference/cross-entropy';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
-import { rowFamily } from './wgsl-blocks';
+import { WGSL_BLOCKS, rowFamily } from './wgsl-blocks';
 
 const PARAMS = uniforms('Params', {
   rows: 'u32',
   cols: 'u32',
   dLoss: 'f32', // backward only: upstream gradient of the scalar loss
 });
-export const CROSS_ENTROPY_SHADER = declareShader('cross-entropy.wgsl', raw, { uniforms: [PARAMS] });
+export const CROSS_ENTROPY_SHADER = declareShader('cross-entropy.wgsl', raw, {
+  uniforms: [PARAMS],
+  blocks: WGSL_BLOCKS,
+});
 
 /** shaders/cross-entropy.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
 const familyOf = (rec: Recorder) =>

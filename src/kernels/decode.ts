@@ -4,6 +4,7 @@
 import raw from '../../shaders/decode.wgsl?raw';
 import { declareShader, grid, isHalfStorage, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
 import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../core/end-of-sequence';
+import { WGSL_BLOCKS } from './wgsl-blocks';
 
 const WG = 64;
 
@@ -18,7 +19,7 @@ const PARAMS = uniforms('Params', {
   eosIdsLow: 'vec4<u32>',
   eosIdsHigh: 'vec4<u32>',
 });
-export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS] });
+export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS], blocks: WGSL_BLOCKS });
 /** The shader with its blocks (half-bits) pasted in. */
 const SOURCE = DECODE_SHADER.source;
 

@@ -4,11 +4,12 @@
 
 import raw from '../../shaders/half-pack.wgsl?raw';
 import { declareShader, grid, isHalfStorage, uniforms, type Recorder, type Tensor } from '../gpu';
+import { WGSL_BLOCKS } from './wgsl-blocks';
 
 const WG = 256;
 
 const PARAMS = uniforms('Params', { n: 'u32' }); // elements
-export const HALF_PACK_SHADER = declareShader('half-pack.wgsl', raw, { uniforms: [PARAMS] });
+export const HALF_PACK_SHADER = declareShader('half-pack.wgsl', raw, { uniforms: [PARAMS], blocks: WGSL_BLOCKS });
 /** The shader with its blocks (half-bits) pasted in. */
 const SOURCE = HALF_PACK_SHADER.source;
 

@@ -8,6 +8,7 @@ import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import type { KlBackwardOptions, KlOptions } from '../reference/kl';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
+import { WGSL_BLOCKS } from './wgsl-blocks';
 
 const PARAMS = uniforms('Params', {
   rows: 'u32',
@@ -15,7 +16,7 @@ const PARAMS = uniforms('Params', {
   tau: 'f32', // temperature > 0
   accumulate: 'u32', // backward: 1 adds into dLogits, 0 overwrites
 });
-export const KL_SHADER = declareShader('kl.wgsl', raw, { uniforms: [PARAMS] });
+export const KL_SHADER = declareShader('kl.wgsl', raw, { uniforms: [PARAMS], blocks: WGSL_BLOCKS });
 
 /** shaders/kl.wgsl with its shared blocks included (src/kernels/wgsl-blocks.ts). */
 const source = KL_SHADER.source;

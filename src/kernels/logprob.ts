@@ -8,14 +8,14 @@ import raw from '../../shaders/logprob.wgsl?raw';
 import { declareShader, uniforms, type Recorder, type Tensor } from '../gpu';
 import type { LogprobOptions } from '../reference/logprob';
 import { rowLayout, rowWorkgroups, rowsCols } from './rows';
-import { rowFamily } from './wgsl-blocks';
+import { WGSL_BLOCKS, rowFamily } from './wgsl-blocks';
 
 const PARAMS = uniforms('Params', {
   rows: 'u32',
   cols: 'u32',
   tau: 'f32', // temperature > 0: z = logits / tau
 });
-export const LOGPROB_SHADER = declareShader('logprob.wgsl', raw, { uniforms: [PARAMS] });
+export const LOGPROB_SHADER = declareShader('logprob.wgsl', raw, { uniforms: [PARAMS], blocks: WGSL_BLOCKS });
 
 /** shaders/logprob.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
 const family = (rec: Recorder) => rowFamily(rec.ctx, 'logprob', LOGPROB_SHADER.source, 'logprob.wgsl');

@@ -7,7 +7,7 @@ import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gp
 import { samplerSettings, type SamplerOptions } from '../reference/sampler';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
-import { rowFamily } from './wgsl-blocks';
+import { WGSL_BLOCKS, rowFamily } from './wgsl-blocks';
 
 const PARAMS = uniforms('Params', {
   rows: 'u32',
@@ -20,7 +20,7 @@ const PARAMS = uniforms('Params', {
   topP: 'f32', // 1: off
   logMinP: 'f32', // log(min_p), or -3.4e38 when off
 });
-export const SAMPLER_SHADER = declareShader('sampler.wgsl', raw, { uniforms: [PARAMS] });
+export const SAMPLER_SHADER = declareShader('sampler.wgsl', raw, { uniforms: [PARAMS], blocks: WGSL_BLOCKS });
 
 /** shaders/sampler.wgsl with its shared blocks, in the recorder's device's row reduction variant (wgsl-blocks.ts). */
 const family = (rec: Recorder) => rowFamily(rec.ctx, 'sampler', SAMPLER_SHADER.source, 'sampler.wgsl');

@@ -4,9 +4,9 @@
 import raw from '../../shaders/softmax.wgsl?raw';
 import { declareShader, type Recorder, type Tensor } from '../gpu';
 import { ROW_PARAMS, rowDispatch } from './rows';
-import { rowFamily } from './wgsl-blocks';
+import { WGSL_BLOCKS, rowFamily } from './wgsl-blocks';
 
-export const SOFTMAX_SHADER = declareShader('softmax.wgsl', raw, { uniforms: [ROW_PARAMS] });
+export const SOFTMAX_SHADER = declareShader('softmax.wgsl', raw, { uniforms: [ROW_PARAMS], blocks: WGSL_BLOCKS });
 
 /** shaders/softmax.wgsl with its shared blocks, in the recorder's device's variant. */
 const family = (rec: Recorder) => rowFamily(rec.ctx, 'softmax', SOFTMAX_SHADER.source, 'softmax.wgsl');

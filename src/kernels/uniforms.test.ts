@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PEAK_SHADER } from '../bench/peak';
 import type { ShaderDeclaration, UniformStruct } from '../gpu';
+import { fillBlockRegions } from '../gpu/specialize';
 import { ATTENTION_ROWS_LOOPED_SHADER, ATTENTION_ROWS_SHADER, ATTENTION_SHADER } from './attention';
 import { BIAS_SHADER } from './bias';
 import { BRADLEY_TERRY_SHADER } from './bradley-terry';
@@ -27,6 +28,7 @@ import { SOFTMAX_SHADER } from './softmax';
 import { SWIGLU_SHADER } from './swiglu';
 import { VALUE_SHADER } from './value';
 import { WEIGHT_STATS_SHADER } from './weight-stats';
+import { WGSL_BLOCKS } from './wgsl-blocks';
 
 const DECLARED: readonly ShaderDeclaration[] = [
   ATTENTION_SHADER,
@@ -62,12 +64,14 @@ const uniformVars = (wgsl: string) =>
   new Map([...code(wgsl).matchAll(/var<uniform>\s+(\w+)\s*:\s*(\w+)\s*;/g)].map((m) => [m[1], m[2]]));
 
 describe('kernel uniform declarations', () => {
-  it('cover every shader with uniforms, each declared once with the file as written', () => {
+  it('cover every shader with uniforms, each declared once with the file as written, its blocks filled in', () => {
     const withUniforms = readdirSync(shaderDir).filter(
       (f) => f.endsWith('.wgsl') && /var<uniform>/.test(readFileSync(new URL(f, shaderDir), 'utf8')),
     );
     expect(DECLARED.map((d) => d.file).sort()).toEqual(withUniforms.sort());
-    for (const d of DECLARED) expect(d.source, d.file).toBe(readFileSync(new URL(d.file, shaderDir), 'utf8'));
+    // A declaration holds each block's text where the file holds its stand-ins (src/kernels/wgsl-blocks.ts).
+    for (const d of DECLARED)
+      expect(d.source, d.file).toBe(fillBlockRegions(readFileSync(new URL(d.file, shaderDir), 'utf8'), WGSL_BLOCKS));
   });
 
   it('stand in the file as written, each uniform struct once, exactly as its declaration writes it', () => {

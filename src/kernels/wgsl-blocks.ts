@@ -1,9 +1,10 @@
-// The shared WGSL blocks (shaders/blocks/*.wgsl) by the names of the regions that hold them in the shaders as
-// written (src/gpu/specialize.ts; the shader-sources test keeps every such region equal to its block), and the
-// row kernels' reduction variant per device: the lane merges of block row-lanes through workgroup memory, as
-// written, or block row-lanes-subgroup's in region row-lanes where the device has `subgroups`. A block is added
-// here with its `?raw` import; the specializer reads no files itself, so that one registry serves Vite in the
-// browser and src/cli/raw-loader.mjs in Node.
+// The shared WGSL blocks (shaders/blocks/*.wgsl), each written once, by the names of the regions that stand for
+// them in the shaders as written (src/gpu/specialize.ts): there a region holds only stand-ins, and a kernel's
+// declaration (declareShader with these blocks) fills it with the block's text; and the row kernels' reduction
+// variant per device: the lane merges of block row-lanes through workgroup memory, or block row-lanes-subgroup's
+// in region row-lanes where the device has `subgroups`. A block is added here with its `?raw` import; the
+// specializer reads no files itself, so that one registry serves Vite in the browser and src/cli/raw-loader.mjs
+// in Node.
 
 import attentionRowsHead from '../../shaders/blocks/attention-rows-head.wgsl?raw';
 import halfBits from '../../shaders/blocks/half-bits.wgsl?raw';
@@ -41,9 +42,9 @@ export function rowReductionOf(ctx: GpuContext): RowReduction {
 }
 
 /**
- * `source` (shaders/<shaderName>, region row-lanes holding block row-lanes as written) in a row reduction
- * variant: with 'subgroups', region row-lanes holds block row-lanes-subgroup and the module starts with
- * `enable subgroups;`; with 'workgroup', the shader as written (region `as-written` dropped).
+ * `source` (the declared source of shaders/<shaderName>: region row-lanes holds block row-lanes) in a row
+ * reduction variant: with 'subgroups', region row-lanes holds block row-lanes-subgroup and the module starts with
+ * `enable subgroups;`; with 'workgroup', the source as declared (region `as-written` dropped).
  */
 export function withRowReduction(source: string, shaderName: string, reduction: RowReduction = 'workgroup'): string {
   if (reduction === 'workgroup') return specialize(source, {}, shaderName);
