@@ -1,5 +1,6 @@
-// Reads the test tiers' reports (Vitest's and Playwright's JSON) and prints each tier's counts and time, ending with
-// one line "tests: N passed, M failed" that CI reads (", K tiers not run" added when the run stopped early).
+// Reads the test tiers' reports (Vitest's and Playwright's JSON) and prints each tier's counts, time and slowest
+// files (Vitest) or tests (Playwright), ending with one line "tests: N passed, M failed" that CI reads
+// (", K tiers not run" added when the run stopped early).
 // scripts/test.sh calls it with one argument per tier:
 //   node scripts/summarize-tests.mjs [--time SECONDS] NAME=REPORT[@SECONDS] ... NAME=not-run ...
 // (REPORT: a Vitest or Playwright JSON report; @SECONDS: the tier's wall time; not-run: an earlier tier failed).
@@ -23,6 +24,27 @@ function parseArgs(argv) {
     tiers.push({ name: m[1], report: m[2], seconds: m[3] ?? null });
   }
   return { seconds, tiers };
+}
+
+/** How many of a tier's slowest files (Vitest) or tests (Playwright) the summary names, to show where its time goes. */
+const SLOWEST = 5;
+
+/** A report's [seconds, name] per Vitest file or Playwright test, slowest first. */
+function slowest(report) {
+  const root = `${process.cwd()}/`;
+  if ('testResults' in report)
+    return report.testResults
+      .map((f) => [(f.endTime - f.startTime) / 1000, f.name.replace(root, '')])
+      .sort((a, b) => b[0] - a[0]);
+  const out = [];
+  const walk = (suite) => {
+    for (const spec of suite.specs ?? [])
+      for (const t of spec.tests)
+        out.push([t.results.reduce((sum, r) => sum + r.duration, 0) / 1000, `${spec.file} › ${spec.title}`]);
+    for (const inner of suite.suites ?? []) walk(inner);
+  };
+  for (const suite of report.suites) walk(suite);
+  return out.sort((a, b) => b[0] - a[0]);
 }
 
 /** A report's counts, from Vitest's JSON reporter or Playwright's. */
@@ -55,13 +77,15 @@ for (const tier of tiers) {
     ok = false;
     continue;
   }
-  const c = counts(JSON.parse(readFileSync(tier.report, 'utf8')));
+  const report = JSON.parse(readFileSync(tier.report, 'utf8'));
+  const c = counts(report);
   passed += c.passed;
   failed += c.failed;
   skipped += c.skipped;
   console.log(
     `${tier.name}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${tier.seconds ? ` in ${tier.seconds} s` : ''}`,
   );
+  for (const [s, name] of slowest(report).slice(0, SLOWEST)) console.log(`  ${s.toFixed(0).padStart(5)} s  ${name}`);
 }
 if (seconds) console.log(`time: ${seconds} s`);
 const notRunText = notRun ? `, ${notRun} tier${notRun > 1 ? 's' : ''} not run` : '';
