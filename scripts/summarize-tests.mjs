@@ -3,7 +3,7 @@
 // (", K tiers not run" added when the run stopped early).
 // scripts/test.sh calls it with one argument per tier:
 //   node scripts/summarize-tests.mjs [--time SECONDS] NAME=REPORT[@SECONDS] ... NAME=not-run ...
-// (REPORT: a Vitest or Playwright JSON report; @SECONDS: the tier's wall time; not-run: an earlier tier failed).
+// (REPORT: a Vitest or Playwright JSON report; @SECONDS: the tier's wall time; not-run: an earlier step failed).
 // Exits 1 when a tier did not run, a report is missing, a test failed, or nothing ran.
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -67,7 +67,7 @@ let notRun = 0;
 let ok = true;
 for (const tier of tiers) {
   if (tier.report === 'not-run') {
-    console.log(`${tier.name}: not run (an earlier tier failed)`);
+    console.log(`${tier.name}: not run (an earlier step failed)`);
     notRun++;
     ok = false;
     continue;

@@ -57,7 +57,10 @@ bash scripts/setup-system.sh || {
   exit 1
 }
 begin 'GPU tier: vitest --project slow (Dawn on SwiftShader, CLIs, training runs)'
-npx vitest run --project slow --reporter=default --reporter=json --outputFile.json=test-results/vitest-slow.json
+# One fork by default: Dawn's SwiftShader already spreads each dispatch over both cores (docs/tests.md, "Tiers").
+# RL_LAB_GPU_WORKERS=2 tries two forks.
+npx vitest run --project slow --maxWorkers="${RL_LAB_GPU_WORKERS:-1}" --reporter=default --reporter=json \
+  --outputFile.json=test-results/vitest-slow.json
 slow=$?
 tiers+=("gpu=test-results/vitest-slow.json@$(took)")
 
