@@ -68,8 +68,9 @@ describe('docs/lessons.md', () => {
  * - together they run every preset, run mode, sampler precision and reward source the catalog uses (PPO's critic:
  *   critic-vs-group; REINFORCE++: kl-estimators; Dr. GRPO: length-bias; SFT: rl-vs-sft; a bf16 sampler:
  *   sampler-mismatch; a learned reward: learned-reward), which the first test below holds as the catalog grows;
- * - they hold each kind of check: exact facts at every step (sampler-mismatch, kl-estimators, length-bias), two runs'
- *   statistics compared (critic-vs-group), held-out pass@k (rl-vs-sft) and a trend over the run (learned-reward).
+ * - they hold each kind of check: exact facts at every step (sampler-mismatch, kl-estimators, length-bias), a
+ *   statistic held over a run (critic-vs-group), two runs compared on held-out pass@k (rl-vs-sft) and a trend over
+ *   the run against another run's (learned-reward).
  * The others are checked elsewhere: clip-zero and reward-hacking run to their verdict on seed 0 in the browser tier
  * (e2e/lessons.spec.ts); first-run's phenomenon, GRPO from the copy warm start raising accuracy, is
  * src/rl/learning.test.ts's; entropy-collapse, dead-groups and weak-vs-strong-prior are GRPO runs with checks of the
