@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite on a fresh machine, in tiers (docs/tests.md, "Tiers"), quickest first:
-#   1. quick: typecheck, then the fast tier (Vitest `fast`: pure logic on the CPU, no Dawn, two worker threads).
+#   1. quick: typecheck, then the fast tier (Vitest `fast`: pure logic on the CPU, no Dawn, a thread per core).
 #      A failure here stops the run: nothing slower starts.
 #   2. system packages (scripts/setup-system.sh: Chromium, the Vulkan loader), then the GPU tier (Vitest `slow`: GPU
 #      kernels through Dawn on SwiftShader, the model, the trainer, the CLIs, a sample of the lessons' checks; the
@@ -39,7 +39,7 @@ if ! npx tsc --noEmit -p tsconfig.json; then
 fi
 typecheck_s=$(took)
 begin 'quick tier: vitest --project fast (pure logic, no Dawn)'
-npx vitest run --project fast --maxWorkers=2 --reporter=default --reporter=json \
+npx vitest run --project fast --maxWorkers=100% --reporter=default --reporter=json \
   --outputFile.json=test-results/vitest-fast.json
 fast=$?
 tiers+=("quick=test-results/vitest-fast.json@$(($(took) + typecheck_s))")
