@@ -1,29 +1,77 @@
 #!/usr/bin/env bash
-# `npm test`: the whole suite on a fresh machine. Installs missing system packages (scripts/setup-system.sh),
-# typechecks, runs the Node tier (Vitest: GPU kernels through Dawn on SwiftShader, twins, tasks, model; the second
-# driver, lavapipe, is `npm run test:lavapipe`, not part of this), then the browser tier
-# (Playwright in Debian's Chromium with WebGPU), and prints one closing line with the totals.
+# `npm test`: the whole suite on a fresh machine, in tiers (docs/tests.md, "Tiers"), quickest first:
+#   1. quick: typecheck, then the fast tier (Vitest `fast`: pure logic on the CPU, no Dawn, a thread per core).
+#      A failure here stops the run: nothing slower starts.
+#   2. system packages (scripts/setup-system.sh: Chromium, the Vulkan loader), then the GPU tier (Vitest `slow`: GPU
+#      kernels through Dawn on SwiftShader, the model, the trainer, the CLIs, a sample of the lessons' checks; the
+#      second driver, lavapipe, is `npm run test:lavapipe`, not part of this).
+#   3. the browser tier (Playwright in Debian's Chromium with WebGPU; the kernel self-test on its sample) and the
+#      page bundle check. It runs even when the GPU tier failed, so one run reports both.
+# Each tier's report goes to test-results/; scripts/summarize-tests.mjs prints each tier's counts and time and ends
+# with one closing line with the totals. The full versions of what the tiers sample: `npm run lessons -- --check`
+# (every lesson, 5 seeds) and `RL_LAB_FULL_SELFTEST=1 npx playwright test e2e/selftest.spec.ts` (every kernel case).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 mkdir -p test-results
+# A report left from an earlier run would be read as this run's.
+rm -f test-results/vitest-fast.json test-results/vitest-slow.json test-results/e2e.json
 
-bash scripts/setup-system.sh || exit 1
+# name=report@seconds for each tier that ran, name=not-run for each that did not (scripts/summarize-tests.mjs).
+tiers=()
+tier_start=0
+begin() {
+  echo "== $1"
+  tier_start=$(date +%s)
+}
+took() { echo $(($(date +%s) - tier_start)); }
+summarize() {
+  node scripts/summarize-tests.mjs --time "$(($(date +%s) - start))" "${tiers[@]}"
+}
 
-echo "== typecheck"
-npx tsc --noEmit -p tsconfig.json || { echo "typecheck failed"; exit 1; }
+# 1. Quick tier: stop at the first failure.
+begin 'quick tier: typecheck'
+if ! npx tsc --noEmit -p tsconfig.json; then
+  echo 'typecheck failed: the fast, GPU and browser tiers did not run'
+  tiers+=(quick=not-run gpu=not-run browser=not-run)
+  summarize
+  exit 1
+fi
+typecheck_s=$(took)
+begin 'quick tier: vitest --project fast (pure logic, no Dawn)'
+npx vitest run --project fast --maxWorkers=100% --reporter=default --reporter=json \
+  --outputFile.json=test-results/vitest-fast.json
+fast=$?
+tiers+=("quick=test-results/vitest-fast.json@$(($(took) + typecheck_s))")
+if [ $fast -ne 0 ]; then
+  echo 'fast tier failed: the GPU and browser tiers did not run'
+  tiers+=(gpu=not-run browser=not-run)
+  summarize
+  exit 1
+fi
 
-echo "== unit (vitest, Node + Dawn)"
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json
-unit=$?
+# 2. GPU tier.
+bash scripts/setup-system.sh || {
+  tiers+=(gpu=not-run browser=not-run)
+  summarize
+  exit 1
+}
+begin 'GPU tier: vitest --project slow (Dawn on SwiftShader, CLIs, training runs)'
+# One fork by default: Dawn's SwiftShader already spreads each dispatch over both cores (docs/tests.md, "Tiers").
+# RL_LAB_GPU_WORKERS=2 tries two forks.
+npx vitest run --project slow --maxWorkers="${RL_LAB_GPU_WORKERS:-1}" --reporter=default --reporter=json \
+  --outputFile.json=test-results/vitest-slow.json
+slow=$?
+tiers+=("gpu=test-results/vitest-slow.json@$(took)")
 
-echo "== e2e (playwright, Chromium + WebGPU)"
+# 3. Browser tier.
+begin 'browser tier: playwright (Chromium + WebGPU)'
 npx playwright test
-e2e=$?
+browser=$?
+echo '== page bundle (the e2e build'"'"'s entry chunk: no WGSL, no trainer code)'
+node scripts/check-entry-chunk.mjs || browser=1
+tiers+=("browser=test-results/e2e.json@$(took)")
 
-echo "== page bundle (the e2e build's entry chunk: no WGSL, no trainer code)"
-node scripts/check-entry-chunk.mjs || e2e=1
-
-node scripts/summarize-tests.mjs test-results/vitest.json test-results/e2e.json "$(( $(date +%s) - start ))"
+summarize
 summary=$?
-[ $unit -eq 0 ] && [ $e2e -eq 0 ] && [ $summary -eq 0 ]
+[ $slow -eq 0 ] && [ $browser -eq 0 ] && [ $summary -eq 0 ]

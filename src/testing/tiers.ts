@@ -3,8 +3,9 @@
 //         package, the CLI's tuned device), start the CLI in a child process (which may open one), or train the real
 //         model through a LabEngine or the train CLI in process (src/testing/train-in-process.ts); 120 s per test
 //   fast  everything else: pure logic on the CPU, no Dawn; 10 s per test (`npm run test:fast`)
-// `npm test` runs both, each file once, and the kernel and GPU-model files of the slow tier a second time on
-// lavapipe (secondDriverFiles).
+// `npm test` (scripts/test.sh) runs the fast tier first and stops there on a failure, then the slow tier, each file
+// once; `npm run test:lavapipe` runs the kernel and GPU-model files of the slow tier a second time on lavapipe
+// (secondDriverFiles).
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';

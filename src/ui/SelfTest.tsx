@@ -1,6 +1,12 @@
 // The kernel self-test: runs every WGSL kernel case in the engine worker against its CPU twin and lists
-// PASS/FAIL with the error and the time of each.
+// PASS/FAIL with the error and the time of each. At /?selftest&sample it runs the representative subset instead
+// (each family's first case and every tenth after it: src/kernels/case-sample.ts), as the browser test tier does.
 import { useLab } from '../store';
+
+/** Whether the page's query asks for the sampled self-test (?selftest&sample). */
+function sampledByQuery(): boolean {
+  return new URLSearchParams(globalThis.location?.search ?? '').has('sample');
+}
 
 export function SelfTest() {
   const ready = useLab((s) => s.gpuStatus === 'ready');
@@ -9,14 +15,26 @@ export function SelfTest() {
   const total = useLab((s) => s.selftestTotal);
   const summary = useLab((s) => s.selftestSummary);
   const run = useLab((s) => s.runSelfTest);
+  const sampled = sampledByQuery();
   return (
     <section className="panel" aria-labelledby="selftest-title">
       <h2 id="selftest-title">Kernel self-test</h2>
       <p className="hint">
         Each case runs a WGSL kernel on random inputs at an awkward shape and compares it with its CPU twin.
+        {sampled &&
+          ' This page runs a representative sample of each family\'s cases; without "&sample" it runs them all.'}
       </p>
-      <button type="button" data-testid="selftest-run" disabled={!ready || running} onClick={() => run()}>
-        {running ? `Running… ${results.length}/${total || '?'}` : 'Run kernel self-test'}
+      <button
+        type="button"
+        data-testid="selftest-run"
+        disabled={!ready || running}
+        onClick={() => run(undefined, sampled)}
+      >
+        {running
+          ? `Running… ${results.length}/${total || '?'}`
+          : sampled
+            ? 'Run kernel self-test (sample)'
+            : 'Run kernel self-test'}
       </button>
       {summary && (
         <p className={`summary ${summary.failed ? 'fail' : 'pass'}`} data-testid="selftest-summary">

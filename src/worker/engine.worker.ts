@@ -14,6 +14,7 @@ import type { AssetLoader } from '../engine/start-policy';
 import type { EngineEvent, RolloutRecord } from '../engine/types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
+import { sampleCases } from '../kernels/case-sample';
 import { setMatmulTuning, type MatmulTuning } from '../kernels/matmul';
 import {
   TuneStopped,
@@ -425,9 +426,10 @@ async function init(): Promise<void> {
   await opened;
 }
 
-async function selftest(filter: string | undefined): Promise<void> {
+async function selftest(filter: string | undefined, sample: boolean): Promise<void> {
   const c = await device();
-  const cases = kernelCases().filter((k) => !filter || k.name.includes(filter));
+  const matching = kernelCases().filter((k) => !filter || k.name.includes(filter));
+  const cases = sample ? sampleCases(matching) : matching;
   const t0 = performance.now();
   let index = 0;
   const results = await runKernelCases(c, cases, (result) =>
@@ -455,7 +457,7 @@ async function handle(req: Envelope): Promise<void> {
       await init();
       return answer(req, DONE);
     case 'selftest':
-      await selftest(req.filter);
+      await selftest(req.filter, req.sample ?? false);
       return answer(req, DONE);
     case 'configure': {
       markStartup('run-configure');

@@ -34,7 +34,13 @@ export const TEST_HOOKS_GLOBAL = '__rlLabTestHooks';
 /** Page -> worker. */
 export type Request =
   | { type: 'init'; hooks?: EngineTestHooks }
-  | { type: 'selftest' /** Only cases whose name contains this text (all when empty). */; filter?: string }
+  | {
+      type: 'selftest';
+      /** Only cases whose name contains this text (all when empty). */
+      filter?: string;
+      /** Only the representative sample of them (src/kernels/case-sample.ts); all when absent. */
+      sample?: boolean;
+    }
   /** A new run from a config (the current paused run, if any, stays saved); then start, single-step, or wait. `name`: the run's name (default: preset, task and seed). */
   | {
       type: 'configure';

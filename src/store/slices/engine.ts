@@ -45,7 +45,8 @@ export interface EngineState {
 export interface EngineActions {
   /** Starts the engine worker (once per store) and asks for a device. */
   startEngine(): void;
-  runSelfTest(filter?: string): void;
+  /** Runs the kernel cases whose name contains `filter` (all when absent); with `sample`, their representative sample. */
+  runSelfTest(filter?: string, sample?: boolean): void;
   /** Every event of the worker (a message that answers no request) comes in here. */
   handleResponse(r: WorkerEvent): void;
   /** Continues the current paused run when its config is the edited one, else starts a new run from the edited config. */
@@ -145,11 +146,11 @@ export const engineSlice: LabSlice<EngineSlice> =
         link.send(hooks ? { type: 'init', hooks } : { type: 'init' });
       },
 
-      runSelfTest(filter) {
+      runSelfTest(filter, sample) {
         const s = get();
         if (s.gpuStatus !== 'ready' || s.selftestRunning) return;
         set({ selftestRunning: true, selftestResults: [], selftestSummary: null, selftestTotal: 0 });
-        link.request({ type: 'selftest', filter }).catch((e: unknown) => {
+        link.request({ type: 'selftest', filter, sample }).catch((e: unknown) => {
           set({ selftestRunning: false });
           get().addNotice('error', messageOf(e));
         });
