@@ -194,7 +194,7 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
       gpu: () => Promise.reject(new Error('no GPU')),
       emit: () => undefined,
     });
-    await second.recover();
+    await second.runs.recover();
     await second.resume(h.id);
     second.start();
     await second.idle();

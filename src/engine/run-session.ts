@@ -13,13 +13,15 @@ import type { ModelConfig } from '../model/config';
 import { tokenizerFromFiles } from '../model/hf-folder';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
 import type { Tokenizer } from '../model/tokenizer';
-import { parseLoraTargets } from '../core/lora-layout';
+import { parseLoraTargets, type LoraSpec } from '../core/lora-layout';
+import type { Policy } from '../model/policy';
 import { watchStep, type Alert, type StepExtremes } from '../rl/alerts';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import { describeSamplingResolution, resolveSamplingDefaults, validateConfig, type RLConfig } from '../rl/config';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import type { LearnedReward } from '../rl/learned-reward';
 import type { EvalRecord, StepRecord } from '../rl/stream';
+import type { RolloutSetting } from '../rl/rollouts';
 import { Trainer, assertPromptsFit, type TrainerBackend } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
 import type { UserRewardSandbox } from '../rl/user-reward';
@@ -42,9 +44,18 @@ export interface TrainerLike {
   exportCheckpoint(): Promise<Checkpoint>;
   /** A/B of the run's objective and `b` on one batch (src/rl/compare.ts); absent on scripted test trainers. */
   compareObjectives?(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison>;
-  /** The real trainer behind it, for drivers that use its learner (supervised lesson runs, the reward-model CLI). */
-  readonly trainer?: Trainer;
+  /** What the trainer samples and scores with, for its drivers (absent on scripted test trainers). */
+  readonly setting?: TrainerSetting;
   destroy(): void;
+}
+
+/**
+ * What a driver reads of a real trainer beyond its steps: the setting its rollouts are sampled and scored in (the
+ * config, the derived sizes, the tokenizer, the reward_fn and reward_model), its LoRA spec, and the policy it trains.
+ */
+export interface TrainerSetting extends RolloutSetting {
+  lora: LoraSpec | null;
+  policy: Policy;
 }
 
 /** What a session asks a trainer factory for. */
@@ -80,7 +91,15 @@ export const createTrainer: TrainerFactory = async (o) => {
     get step() {
       return t.step;
     },
-    trainer: t,
+    setting: {
+      config: t.config,
+      derived: t.derived,
+      tokenizer: t.tokenizer,
+      userReward: t.userReward,
+      learnedReward: t.learnedReward,
+      lora: t.lora,
+      policy: t.learner.policy,
+    },
     runStep: () => t.runStep(),
     evaluate: () => t.evaluate(),
     saveStateBytes: async () => encodeTrainerState(await t.saveState()),
@@ -234,6 +253,20 @@ export class RunSession {
   /** Rollout steps done. */
   get step(): number {
     return this.trainer.step;
+  }
+
+  /** What the run's trainer samples and scores with (the derived config, LoRA, the reward sources, its policy). */
+  get setting(): TrainerSetting {
+    const s = this.trainer.setting;
+    if (!s) throw new Error("this run's trainer offers no setting (a scripted trainer)");
+    return s;
+  }
+
+  /** A/B of the run's objective and `b` on one batch at the current parameters (src/rl/compare.ts); between steps only. */
+  compareObjectives(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison> {
+    const trainer = this.trainer;
+    if (!trainer.compareObjectives) throw new Error("this run's trainer cannot compare objectives");
+    return trainer.compareObjectives(b, source);
   }
 
   get done(): boolean {

@@ -9,7 +9,6 @@ import type { RLConfig } from '../rl/config';
 import { taskOf } from '../rl/config';
 import { trainSft, type SftOptions } from '../rl/sft';
 import type { EvalRecord, StepRecord } from '../rl/stream';
-import type { Trainer } from '../rl/trainer';
 import type { TrainerLike } from './run-session';
 
 export type { RunMode } from './types';
@@ -35,19 +34,19 @@ export function supervisedOptions(config: RLConfig): SftOptions {
 
 /** `base`'s policy trained by supervised steps instead of rollouts; `base` is destroyed with it. */
 export function supervisedTrainer(base: TrainerLike, config: RLConfig): TrainerLike {
-  const trainer: Trainer | undefined = base.trainer;
-  if (!trainer) {
+  const setting = base.setting;
+  if (!setting) {
     base.destroy();
     throw new Error('a supervised (sft) run needs the real trainer');
   }
-  const sft = trainSft(trainer.learner.policy, taskOf(config), trainer.tokenizer, supervisedOptions(config));
+  const sft = trainSft(setting.policy, taskOf(config), setting.tokenizer, supervisedOptions(config));
   let step = 0;
-  const evaluateAt = async (at: number): Promise<EvalRecord> => ({ ...(await trainer.evaluate()), step: at });
+  const evaluateAt = async (at: number): Promise<EvalRecord> => ({ ...(await base.evaluate()), step: at });
   return {
     get step() {
       return step;
     },
-    trainer,
+    setting,
     async runStep(): Promise<StepRecord[]> {
       const initialEval = config.eval_every > 0 && step === 0 ? await evaluateAt(0) : undefined;
       const next = await sft.next();
