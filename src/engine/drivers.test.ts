@@ -6,7 +6,9 @@
 // - a run stopped after its second step and resumed reaches the same step-4 metrics as the lesson runner's
 //   uninterrupted run;
 // - a seed group (seed-group-run.ts) gives each seed's run the same records from the page's queue and from
-//   `npm run train -- --seeds`.
+//   `npm run train -- --seeds`;
+// - a supervised run (mode 'sft', no RL trainer behind it) gives the same records and weights through the page's
+//   engine as sft.ts's own loop on the start policy (the loop `npm run train -- --sft` runs).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +18,13 @@ import { runLesson } from '../lessons/run';
 import { configWarnings, resolveConfig, type RLConfig } from '../rl/config';
 import { decodeTrainerState } from '../rl/trainer-state';
 import type { Metrics } from '../rl/stream';
+import { decodeCheckpoint } from '../model/checkpoint';
+import { CpuPolicy } from '../model/policy';
+import { taskOf } from '../rl/config';
+import { trainSft } from '../rl/sft';
 import { LabEngine } from './lab-engine';
+import { loadStartPolicy } from './start-policy';
+import { supervisedOptions } from './supervised-trainer';
 import { trainInProcess as cli } from '../testing/train-in-process';
 import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';
@@ -275,5 +283,27 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
     // The two seeds trained differently (the comparison is not of two copies of one run).
     const seedRows = (seed: number) => jsonl(join(out, `seed-${seed}`, 'metrics.jsonl')).map(timeless);
     expect(seedRows(5)).not.toEqual(seedRows(6));
+  });
+
+  it("a supervised run: the engine's records and weights equal sft.ts's own loop on the start policy", async () => {
+    const sft = config({ ...KNOBS, steps: 3 });
+    const { engine: e, store } = engine();
+    const h = await e.create({ config: sft, preset: 'grpo', backend: 'cpu', mode: 'sft' });
+    e.start();
+    await e.idle();
+    expect(e.progress()).toMatchObject({ status: 'done', step: 3 });
+    const rows = (await store.readRecords(h.id)).rows.map((r) => [r.step, r.metrics.loss, r.metrics.learning_rate]);
+    const files = await e.runs.export(h.id, 'checkpoint');
+
+    // The loop itself: sft.ts on the start policy, a CPU policy of its weights.
+    const start = await loadStartPolicy(sft, PUBLIC_ASSETS);
+    const policy = new CpuPolicy(start.init.config, start.init.params);
+    const direct: (number | undefined)[][] = [];
+    for await (const p of trainSft(policy, taskOf(sft), start.tokenizer, supervisedOptions(sft)))
+      direct.push([p.step, p.loss, p.lr]);
+    expect(rows).toEqual(direct);
+    const file = (name: string) => files.find((f) => f.name.endsWith(`/${name}`))!.data;
+    const engineWeights = decodeCheckpoint(file('model.safetensors') as Uint8Array, file('config.json') as string);
+    expect(engineWeights.params).toEqual(await policy.download());
   });
 });

@@ -28,7 +28,8 @@ import type { UserRewardSandbox } from '../rl/user-reward';
 import { cpuRefusal } from './cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
-import { supervisedTrainer } from './supervised-trainer';
+import { createSupervisedTrainer } from './supervised-trainer';
+import type { SftOptions } from '../rl/sft';
 import type { BackendKind, RunMode } from './types';
 
 /** What a session needs from a trainer: the real one (src/rl/trainer.ts), or a scripted one in the engine's tests. */
@@ -71,6 +72,8 @@ export interface TrainerRequest {
   rewardSandbox?: UserRewardSandbox;
   learnedReward?: LearnedReward;
   memoryBudgetBytes?: number | null;
+  /** A supervised run's options (default: the config's, supervisedOptions). */
+  supervised?: SftOptions;
 }
 
 export type TrainerFactory = (o: TrainerRequest) => Promise<TrainerLike>;
@@ -155,6 +158,8 @@ export interface RunPorts {
   now?: () => number;
   /** The trainer factory (default: the real trainer). */
   createTrainer?: TrainerFactory;
+  /** The trainer factory of a supervised run (default: supervised-trainer.ts's, which makes no RL trainer). */
+  createSupervisedTrainer?: TrainerFactory;
 }
 
 /**
@@ -172,6 +177,8 @@ export interface RunSessionOptions {
    * start (src/engine/supervised-trainer.ts), which keep no resume point.
    */
   mode?: RunMode;
+  /** A supervised run's options (default: the config's, supervisedOptions). */
+  supervised?: SftOptions;
   /** Groups per step with per-token records (default 2). */
   inspectGroups?: number;
   /** Save at least this often besides every save_every steps (the page: 30 s); default never. */
@@ -324,7 +331,9 @@ export class RunSession {
           })
         : undefined;
     try {
-      const made = await this.factory({
+      const factory =
+        this.options.mode === 'sft' ? (this.ports.createSupervisedTrainer ?? createSupervisedTrainer) : this.factory;
+      this.current = await factory({
         config: this.config,
         init,
         tokenizer,
@@ -334,8 +343,8 @@ export class RunSession {
         ...(this.ports.rewardSandbox && { rewardSandbox: this.ports.rewardSandbox }),
         ...(learnedReward && { learnedReward }),
         memoryBudgetBytes: this.options.memoryBudgetBytes ?? null,
+        ...(this.options.supervised && { supervised: this.options.supervised }),
       });
-      this.current = this.options.mode === 'sft' ? supervisedTrainer(made, this.config) : made;
     } catch (e) {
       learnedReward?.destroy();
       throw e;
