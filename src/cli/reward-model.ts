@@ -139,18 +139,18 @@ async function main(argv: string[]): Promise<number> {
     { config, backend: 'webgpu', divergence: 'stop' },
     { assets: CLI_ASSETS, sink: NO_SINK, device: async () => ctx },
   );
-  const trainer = session.trainer.trainer!;
-  const tok = trainer.tokenizer;
+  const setting = session.setting;
+  const tok = setting.tokenizer;
   const ck = await session.trainer.exportCheckpoint();
   console.error(
-    `reward model for ${config.task} (difficulty ${trainer.derived.difficulty}) from ${start.dir}, ${parameterCount(ck.config).toLocaleString('en-US')} parameters; ` +
+    `reward model for ${config.task} (difficulty ${setting.derived.difficulty}) from ${start.dir}, ${parameterCount(ck.config).toLocaleString('en-US')} parameters; ` +
       `pairs sampled at temperature ${config.temperature}, ${config.num_generations} per prompt`,
   );
   const metricsPath = join(out, 'metrics.jsonl');
   writeFileAtomic(metricsPath, '');
   const result = await trainLabRewardModel(
-    trainer,
-    trainer.learner.policy,
+    setting,
+    setting.policy,
     { ctx, config: ck.config, params: ck.params },
     opts,
     (step, m) => {
@@ -175,7 +175,7 @@ async function main(argv: string[]): Promise<number> {
     {
       made_by: `npm run reward-model -- ${argv.join(' ')}`,
       task: config.task,
-      difficulty: trainer.derived.difficulty,
+      difficulty: setting.derived.difficulty,
       policy: config.checkpoint,
       held_out_accuracy_before: result.heldOutAccuracyBefore,
     },

@@ -82,7 +82,8 @@ import {
 } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { hubOptionsFromEnv, runHubAssets } from './hub-cache';
-import { groupSeeds, seedCountError, seedGroupEndText } from '../engine/seed-group';
+import { groupSeeds, newSeedGroupId, seedCountError } from '../engine/seed-group';
+import { SeedGroupRun, runSeedGroup } from '../engine/seed-group-run';
 import { bootstrapBand } from '../store/seed-bands';
 import {
   type FolderMode,
@@ -817,7 +818,7 @@ async function trainOne(
  * that does not compile is refused input. One that fails on real completions fails at its first step.
  */
 async function assertRewardFnCompiles(session: RunSession): Promise<void> {
-  const reward = session.trainer.trainer?.userReward;
+  const reward = session.setting.userReward;
   if (!reward) return;
   try {
     await reward.score([]);
@@ -840,19 +841,19 @@ async function trainOpened(
   onSaved: () => void,
 ): Promise<RunEnd> {
   const { config, preset, from, statePath, out } = plan;
-  const trainer = session.trainer.trainer!;
+  const { derived, lora, learnedReward } = session.setting;
   const startStep = session.step;
-  if (trainer.learnedReward) console.error(`reward_model: ${trainer.learnedReward.source}`);
+  if (learnedReward) console.error(`reward_model: ${learnedReward.source}`);
   const modelConfig = session.start!.modelConfig;
   const source = from ? `${statePath} at step ${from.step}` : session.start!.source;
   console.error(
-    `${config.task} (difficulty ${trainer.derived.difficulty}), ${preset ?? 'resumed'}, seed ${config.seed}, ${parameterCount(modelConfig).toLocaleString('en-US')} parameters from ${source}; ` +
-      `steps ${startStep + 1}..${config.steps} of ${trainer.derived.sequencesPerStep} completions, ${trainer.derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
+    `${config.task} (difficulty ${derived.difficulty}), ${preset ?? 'resumed'}, seed ${config.seed}, ${parameterCount(modelConfig).toLocaleString('en-US')} parameters from ${source}; ` +
+      `steps ${startStep + 1}..${config.steps} of ${derived.sequencesPerStep} completions, ${derived.optimizerStepsPerBatch} optimizer step(s) each; out ${out}`,
   );
-  if (trainer.lora) {
-    const trainable = loraShapes(modelConfig, trainer.lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
+  if (lora) {
+    const trainable = loraShapes(modelConfig, lora).reduce((n, s) => n + s.shape[0] * s.shape[1], 0);
     console.error(
-      `LoRA rank ${trainer.lora.rank}, alpha ${trainer.lora.alpha} on ${trainer.lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`,
+      `LoRA rank ${lora.rank}, alpha ${lora.alpha} on ${lora.targets.join(', ')}: ${trainable.toLocaleString('en-US')} trainable parameters, the base frozen`,
     );
   }
 
@@ -916,41 +917,32 @@ async function trainSeedGroup(
   plan: { config: RLConfig; preset: PresetName | null; out: string; seeds: number; folder: FolderMode },
   driver: Driver,
 ): Promise<number> {
-  const seeds = groupSeeds(plan.config.seed, plan.seeds);
-  const ends: { seed: number; end: RunEnd }[] = [];
-  const failed: { seed: number; why: string }[] = [];
-  for (const [i, seed] of seeds.entries()) {
-    if (driver.signal) {
-      failed.push(...seeds.slice(i).map((s) => ({ seed: s, why: `not started: ${driver.signal}` })));
-      break;
-    }
-    const out = join(plan.out, `seed-${seed}`);
-    console.error(`seed ${seed} (${i + 1} of ${seeds.length}):`);
-    try {
+  const group = new SeedGroupRun(newSeedGroupId(Date.now()), plan.config, plan.seeds);
+  const seeds = group.seeds;
+  const ends = await runSeedGroup<RunEnd>(
+    group,
+    async (config) => {
+      const out = join(plan.out, `seed-${config.seed}`);
       const end = await trainOne(
-        {
-          config: { ...plan.config, seed },
-          preset: plan.preset,
-          from: null,
-          statePath: null,
-          out,
-          runId: null,
-          folder: plan.folder,
-        },
+        { config, preset: plan.preset, from: null, statePath: null, out, runId: null, folder: plan.folder },
         driver,
       );
-      if (end.code === EXIT.interrupted)
-        failed.push({ seed, why: `interrupted; resume it with --resume ${join(out, TRAINER_STATE_FILE)}` });
-      else ends.push({ seed, end });
-    } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
-      failed.push({ seed, why });
-      const left = seeds.length - i - 1;
-      console.error(
-        `seed ${seed} failed: ${why}${left > 0 ? ` (the other seed${left > 1 ? 's go' : ' goes'} on)` : ''}`,
-      );
-    }
-  }
+      return end.code === EXIT.interrupted
+        ? { kind: 'stopped', why: `interrupted; resume it with --resume ${join(out, TRAINER_STATE_FILE)}` }
+        : { kind: 'trained', result: end };
+    },
+    {
+      stopped: () => (driver.signal ? `not started: ${driver.signal}` : null),
+      onStart: (seed) => console.error(`seed ${seed} (${group.index + 1} of ${seeds.length}):`),
+      onFailed: (seed, why) => {
+        const left = group.left;
+        console.error(
+          `seed ${seed} failed: ${why}${left > 0 ? ` (the other seed${left > 1 ? 's go' : ' goes'} on)` : ''}`,
+        );
+      },
+    },
+  ).then((trained) => trained.map(({ seed, result }) => ({ seed, end: result })));
+  const failed = group.failed;
   const fmt = (x: number | undefined, scale = 1, digits = 3) =>
     x === undefined || !Number.isFinite(x) ? '-' : (x * scale).toFixed(digits);
   console.error(`\nseed group: ${ends.length} of ${seeds.length} seeds trained, in ${plan.out}`);
@@ -969,7 +961,7 @@ async function trainSeedGroup(
   const heldOut = ends.flatMap((x) => (x.end.lastEval ? [x.end.lastEval.accuracy] : []));
   if (heldOut.length)
     console.error(`  median held-out accuracy over ${heldOut.length} seeds: ${band(heldOut, 100, 1, '%')}`);
-  const ended = seedGroupEndText(seeds.length, failed);
+  const ended = group.endText();
   if (ended) console.error(ended);
   console.log(plan.out);
   if (driver.signal) return EXIT.interrupted;

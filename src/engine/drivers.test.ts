@@ -4,7 +4,11 @@
 //   records kept;
 // - an alerting config raises the same alerts in the same order;
 // - a run stopped after its second step and resumed reaches the same step-4 metrics as the lesson runner's
-//   uninterrupted run.
+//   uninterrupted run;
+// - a seed group (seed-group-run.ts) gives each seed's run the same records from the page's queue and from
+//   `npm run train -- --seeds`;
+// - a supervised run (mode 'sft', no RL trainer behind it) gives the same records and weights through the page's
+//   engine as sft.ts's own loop on the start policy (the loop `npm run train -- --sft` runs).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +18,13 @@ import { runLesson } from '../lessons/run';
 import { configWarnings, resolveConfig, type RLConfig } from '../rl/config';
 import { decodeTrainerState } from '../rl/trainer-state';
 import type { Metrics } from '../rl/stream';
+import { decodeCheckpoint } from '../model/checkpoint';
+import { CpuPolicy } from '../model/policy';
+import { taskOf } from '../rl/config';
+import { trainSft } from '../rl/sft';
 import { LabEngine } from './lab-engine';
+import { loadStartPolicy } from './start-policy';
+import { supervisedOptions } from './supervised-trainer';
 import { trainInProcess as cli } from '../testing/train-in-process';
 import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';
@@ -35,6 +45,8 @@ const KNOBS = {
 /** learning_rate 1 with weight_decay 10 blows the weights up within a few steps. */
 const DIVERGING = { ...KNOBS, learning_rate: 1, weight_decay: 10, steps: 30 } as const;
 const PLAIN = { ...KNOBS, steps: 4 } as const;
+/** Two seeds of two steps each. */
+const SEEDED = { ...KNOBS, steps: 2, seed: 5 } as const;
 /** A fresh model on copy: every group fails alike, which the alerts catch. */
 const ALERTING = { ...KNOBS, checkpoint: null, steps: 6 } as const;
 
@@ -90,6 +102,10 @@ const jsonl = (path: string) =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Record<string, number>);
+
+/** A metric row without its wall times (which differ from run to run), keyed as the CLI's metrics.jsonl. */
+const timeless = (row: Record<string, number | undefined>) =>
+  Object.fromEntries(Object.entries(row).filter(([k]) => !/^(perf\/|timing_s\/|step_time$)/.test(k)));
 
 /** "The run diverged: entropy = NaN at step 5 (optimizer step 5)" of a message. */
 const firstSentence = (m: string) => m.split('. ')[0];
@@ -194,7 +210,7 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
       gpu: () => Promise.reject(new Error('no GPU')),
       emit: () => undefined,
     });
-    await second.recover();
+    await second.runs.recover();
     await second.resume(h.id);
     second.start();
     await second.idle();
@@ -223,5 +239,71 @@ describe('the engine, the CLI and the lesson runner drive one run the same way',
       expect(engineLast[k], k).toBe(uninterrupted![k]);
       expect(cliLast[k], k).toBe(uninterrupted![k]);
     }
+  });
+
+  it("a seed group: each seed's run has the same records from the page's queue and from the CLI", async () => {
+    const { engine: e, store } = engine();
+    await e.startSeeds({ config: config(SEEDED), preset: 'grpo', backend: 'cpu', seeds: 2 });
+    await e.idle();
+    const runs = (await store.listRuns()).sort((a, b) => a.seedGroup!.index - b.seedGroup!.index);
+    expect(runs.map((h) => [h.config.seed, h.status, h.seedGroup?.index, h.seedGroup?.size])).toEqual([
+      [5, 'done', 0, 2],
+      [6, 'done', 1, 2],
+    ]);
+
+    const out = tempDir();
+    const run = await cli([
+      ...flags({ ...SEEDED, preset: 'grpo' }),
+      '--seeds',
+      '2',
+      '--backend',
+      'cpu',
+      '--quiet',
+      '--out',
+      out,
+    ]);
+    expect(run.error).toBeNull();
+    expect(run.code).toBe(0);
+    for (const h of runs) {
+      const rows = (await store.readRecords(h.id)).rows.map((r) =>
+        timeless({
+          step: r.step,
+          optimizer_step: r.optimizerStep,
+          update: r.update,
+          updates: r.updates,
+          epoch: r.epoch,
+          minibatch: r.minibatch,
+          ...r.metrics,
+        }),
+      );
+      const lines = jsonl(join(out, `seed-${h.config.seed}`, 'metrics.jsonl')).map(timeless);
+      expect(rows.length).toBe(SEEDED.steps);
+      expect(lines).toEqual(rows);
+    }
+    // The two seeds trained differently (the comparison is not of two copies of one run).
+    const seedRows = (seed: number) => jsonl(join(out, `seed-${seed}`, 'metrics.jsonl')).map(timeless);
+    expect(seedRows(5)).not.toEqual(seedRows(6));
+  });
+
+  it("a supervised run: the engine's records and weights equal sft.ts's own loop on the start policy", async () => {
+    const sft = config({ ...KNOBS, steps: 3 });
+    const { engine: e, store } = engine();
+    const h = await e.create({ config: sft, preset: 'grpo', backend: 'cpu', mode: 'sft' });
+    e.start();
+    await e.idle();
+    expect(e.progress()).toMatchObject({ status: 'done', step: 3 });
+    const rows = (await store.readRecords(h.id)).rows.map((r) => [r.step, r.metrics.loss, r.metrics.learning_rate]);
+    const files = await e.runs.export(h.id, 'checkpoint');
+
+    // The loop itself: sft.ts on the start policy, a CPU policy of its weights.
+    const start = await loadStartPolicy(sft, PUBLIC_ASSETS);
+    const policy = new CpuPolicy(start.init.config, start.init.params);
+    const direct: (number | undefined)[][] = [];
+    for await (const p of trainSft(policy, taskOf(sft), start.tokenizer, supervisedOptions(sft)))
+      direct.push([p.step, p.loss, p.lr]);
+    expect(rows).toEqual(direct);
+    const file = (name: string) => files.find((f) => f.name.endsWith(`/${name}`))!.data;
+    const engineWeights = decodeCheckpoint(file('model.safetensors') as Uint8Array, file('config.json') as string);
+    expect(engineWeights.params).toEqual(await policy.download());
   });
 });

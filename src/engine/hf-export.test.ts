@@ -68,7 +68,7 @@ describe('checkpoint export as the folder from_pretrained loads', () => {
     const h = await engine.create({ config, preset: 'grpo', backend: 'cpu', name });
     engine.stepOnce();
     await engine.idle();
-    const files = await engine.exportRun(h.id, 'checkpoint');
+    const files = await engine.runs.export(h.id, 'checkpoint');
     const folder = files[0].name.split('/')[0];
     expect(folder).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]*-step1$/);
     const names = files.map((f) => f.name.slice(folder.length + 1));

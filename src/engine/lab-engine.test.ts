@@ -101,9 +101,9 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(stored.rolloutSteps).toEqual([1, 2, 3, 4]);
     expect((await store.getRun(h.id))?.status).toBe('done');
 
-    const [csv] = await engine.exportRun(h.id, 'metrics-csv');
-    const [jsonl] = await engine.exportRun(h.id, 'metrics-jsonl');
-    const [rollouts] = await engine.exportRun(h.id, 'rollouts-jsonl');
+    const [csv] = await engine.runs.export(h.id, 'metrics-csv');
+    const [jsonl] = await engine.runs.export(h.id, 'metrics-jsonl');
+    const [rollouts] = await engine.runs.export(h.id, 'rollouts-jsonl');
     const fromCsv = parseRunFile(csv.name, csv.data as string);
     const fromJsonl = parseRunFile(jsonl.name, jsonl.data as string);
     // Files always carry each row's index within its rollout step; rows stored without one get it on the way out.
@@ -119,7 +119,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
       (await store.readRollouts(h.id, 1))!.groups[0].completions[0].tokens.logpOld,
     );
 
-    const files = await engine.exportRun(h.id, 'checkpoint');
+    const files = await engine.runs.export(h.id, 'checkpoint');
     expect(files.map((f) => f.name.split('/').pop())).toEqual([
       'model.safetensors',
       'config.json',
@@ -131,11 +131,11 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const ck = decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string);
     expect(ck.config.dModel).toBe(48);
 
-    const imported = await engine.importRun(jsonl.name, jsonl.data as string);
+    const imported = await engine.runs.import(jsonl.name, jsonl.data as string);
     expect(imported.id).not.toBe(h.id);
     expect((await store.readRecords(imported.id)).rows).toEqual(exported);
     // A TRL log imports beside it as a run from TRL, with nothing to resume.
-    const trl = await engine.importRun(
+    const trl = await engine.runs.import(
       'trainer_state.json',
       JSON.stringify({ global_step: 1, log_history: [{ step: 1, epoch: 0.5, reward: 0.5, kl: 0.01 }] }),
     );
@@ -175,11 +175,11 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     expect(stored.evals.map((e) => e.step)).toEqual([0, 3]);
     expect(stored.evals[1].passAtK.length).toBe(config.eval_num_generations);
     // The policy it trained downloads like any run's.
-    const files = await engine.exportRun(h.id, 'checkpoint');
+    const files = await engine.runs.export(h.id, 'checkpoint');
     expect(files[0].name).toMatch(/model\.safetensors$/);
     // Once another run is open, the supervised run has nothing saved to download, and says why.
     await engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
-    await expect(engine.exportRun(h.id, 'checkpoint')).rejects.toThrow(
+    await expect(engine.runs.export(h.id, 'checkpoint')).rejects.toThrow(
       /supervised run, which keeps no saved checkpoint/,
     );
   });
@@ -202,7 +202,7 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     await store.putHeader({ ...(await store.getRun(h.id))!, status: 'running', step: 3 });
 
     const second = makeEngine(store);
-    await second.engine.recover();
+    await second.engine.runs.recover();
     expect((await store.getRun(h.id))?.status).toBe('interrupted');
     const records = await second.engine.resume(h.id);
     expect(records.rows.length).toBe(4);
@@ -244,8 +244,8 @@ describe('LabEngine (CPU backend, real trainer)', () => {
     const { engine, store } = makeEngine();
     const h = await engine.create({ config: tinyConfig(), preset: 'grpo', backend: 'cpu' });
     const before = await store.listRuns();
-    await expect(engine.importRun('bad.jsonl', '{"type":"run"}\n')).rejects.toBeInstanceOf(RunFileError);
-    await expect(engine.importRun('bad.csv', 'step,reward\n1,2\n')).rejects.toThrow(/bad\.csv: line 1/);
+    await expect(engine.runs.import('bad.jsonl', '{"type":"run"}\n')).rejects.toBeInstanceOf(RunFileError);
+    await expect(engine.runs.import('bad.csv', 'step,reward\n1,2\n')).rejects.toThrow(/bad\.csv: line 1/);
     expect(await store.listRuns()).toEqual(before);
     // Device loss only concerns WebGPU runs; a CPU run keeps going.
     await engine.deviceLost('GPU device lost (unknown): test');
@@ -581,7 +581,7 @@ describe('LabEngine divergence (CPU backend, real trainer)', () => {
         allFinite(state.learner.policyOptimizer.v),
     ).toBe(true);
     expect(allFinite(decodeCheckpoint(saved.safetensors, saved.configJson).params)).toBe(true);
-    const files = await engine.exportRun(h.id, 'checkpoint');
+    const files = await engine.runs.export(h.id, 'checkpoint');
     expect(files[0].name).toMatch(/-step1\/model\.safetensors$/);
     expect(allFinite(decodeCheckpoint(files[0].data as Uint8Array, files[1].data as string).params)).toBe(true);
 
@@ -819,8 +819,8 @@ describe('LabEngine saved runs: names and objective A/B after a reload (CPU back
 
     // A new engine on the same store: the page after a reload.
     const { engine } = makeEngine(store);
-    await expect(engine.renameRun(h.id, 'line\nbreak')).rejects.toThrow(/one line of text/);
-    expect((await engine.renameRun(h.id, '  my baseline ')).name).toBe('my baseline');
+    await expect(engine.runs.rename(h.id, 'line\nbreak')).rejects.toThrow(/one line of text/);
+    expect((await engine.runs.rename(h.id, '  my baseline ')).name).toBe('my baseline');
     expect((await store.getRun(h.id))!.name).toBe('my baseline');
     await expect(engine.resume(h.id)).rejects.toThrow(/has done all its 1 steps/);
     const records = await engine.openSaved(h.id);
@@ -834,7 +834,7 @@ describe('LabEngine saved runs: names and objective A/B after a reload (CPU back
     expect(comparison.rows.length).toBe(8);
     // Nothing of the saved run changed.
     expect((await store.getRun(h.id))!).toMatchObject({ status: 'done', step: 1, name: 'my baseline' });
-    expect((await engine.renameRun(h.id, '')).name).toBe(defaultRunName(h.config, 'grpo'));
+    expect((await engine.runs.rename(h.id, '')).name).toBe(defaultRunName(h.config, 'grpo'));
     engine.reset();
   });
 });

@@ -44,7 +44,7 @@ describe('checkpoint download of a LoRA run', () => {
     engine.stepOnce();
     await engine.idle();
     const warm = (await loadCheckpointDir(new URL('../../public/checkpoints/copy', import.meta.url).pathname)).ck;
-    const live = await engine.exportRun(h.id, 'checkpoint');
+    const live = await engine.runs.export(h.id, 'checkpoint');
     const folder = live[0].name.split('/')[0];
     expect(live.map((f) => f.name)).toEqual([
       `${folder}/model.safetensors`,
@@ -77,7 +77,7 @@ describe('checkpoint download of a LoRA run', () => {
     }
     // From the store (the run no longer in memory): the same adapters, from the saved trainer state.
     const engine2 = new LabEngine({ store, assets: PUBLIC_ASSETS, gpu: async () => ctx, emit: () => {} });
-    const stored = await engine2.exportRun(h.id, 'checkpoint');
+    const stored = await engine2.runs.export(h.id, 'checkpoint');
     expect(stored.map((f) => f.name)).toEqual(live.map((f) => f.name));
     expect(Array.from(stored[7].data as Uint8Array)).toEqual(Array.from(live[7].data as Uint8Array));
   });

@@ -7,6 +7,8 @@
 // buffer goes while the GPU still reads it). Only RL runs without a reward_fn are prepared: nothing a person wrote
 // runs before they press Run.
 
+import type { GpuContext } from '../gpu';
+import { matmulTuning } from '../kernels/matmul';
 import type { StepRecord } from '../rl/stream';
 import { sameConfig, type RLConfig } from '../rl/config';
 import type { RunSession, RunSink, TrainerFactory, TrainerLike } from './run-session';
@@ -26,8 +28,8 @@ function startingFirstStep(t: TrainerLike): { trainer: TrainerLike; settled: Pro
     get step() {
       return t.step;
     },
-    get trainer() {
-      return t.trainer;
+    get setting() {
+      return t.setting;
     },
     runStep() {
       const f = first;
@@ -99,6 +101,33 @@ export class PreparedRun {
     this.session.catch(() => undefined);
   }
 
+  /**
+   * A prepared run on the device `gpu` gives: on WebGPU the device is acquired first, so the matmul variants the
+   * step trains with are known from the start (a later change of them discards the run: matches).
+   */
+  static onDevice(o: {
+    config: RLConfig;
+    backend: BackendKind;
+    createTrainer: TrainerFactory;
+    gpu(): Promise<GpuContext>;
+    open(sink: RunSink, factory: TrainerFactory, device: () => Promise<GpuContext>): Promise<RunSession>;
+  }): PreparedRun {
+    let ctx: GpuContext | null = null;
+    return new PreparedRun({
+      config: o.config,
+      backend: o.backend,
+      createTrainer: o.createTrainer,
+      open: ({ sink, createTrainer: factory }) =>
+        o.backend === 'webgpu'
+          ? o.gpu().then((c) => {
+              ctx = c;
+              return o.open(sink, factory, async () => c);
+            })
+          : o.open(sink, factory, () => o.gpu()),
+      variants: () => (ctx ? JSON.stringify(Object.entries(matmulTuning(ctx.device)).sort()) : null),
+    });
+  }
+
   /** The first step is still training (the device is busy with it). */
   get busy(): boolean {
     return this.stepping;
@@ -128,5 +157,42 @@ export class PreparedRun {
         /* never opened, or a lost device refusing to destroy: nothing to free */
       }
     });
+  }
+}
+
+/** The engine's one prepared run: replaced by a run of another config, taken by the run it is the first step of, or dropped. */
+export class PreparedSlot {
+  private run: PreparedRun | null = null;
+
+  /** The prepared run's first step is still training. */
+  get busy(): boolean {
+    return this.run?.busy ?? false;
+  }
+
+  /** A run of `config` on `backend` is prepared already. */
+  holds(config: RLConfig, backend: BackendKind): boolean {
+    return this.run?.matches(config, backend) ?? false;
+  }
+
+  /** Prepares `run`, discarding the one prepared before. */
+  replace(run: PreparedRun): void {
+    this.drop();
+    this.run = run;
+  }
+
+  /** Discards the prepared run, if any (its session goes once its first step is over). */
+  drop(): void {
+    this.run?.discard();
+    this.run = null;
+  }
+
+  /** The prepared run when it is the first step of an RL run of `config` (taken: a second create does not get it); any other is discarded. */
+  take(config: RLConfig, backend: BackendKind, rl: boolean): PreparedRun | null {
+    const p = this.run;
+    this.run = null;
+    if (!p) return null;
+    if (rl && p.matches(config, backend)) return p;
+    p.discard();
+    return null;
   }
 }

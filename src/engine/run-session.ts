@@ -13,20 +13,23 @@ import type { ModelConfig } from '../model/config';
 import { tokenizerFromFiles } from '../model/hf-folder';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
 import type { Tokenizer } from '../model/tokenizer';
-import { parseLoraTargets } from '../core/lora-layout';
+import { parseLoraTargets, type LoraSpec } from '../core/lora-layout';
+import type { Policy } from '../model/policy';
 import { watchStep, type Alert, type StepExtremes } from '../rl/alerts';
 import type { CompareSource, ObjectiveComparison } from '../rl/compare';
 import { describeSamplingResolution, resolveSamplingDefaults, validateConfig, type RLConfig } from '../rl/config';
 import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
 import type { LearnedReward } from '../rl/learned-reward';
 import type { EvalRecord, StepRecord } from '../rl/stream';
+import type { RolloutSetting } from '../rl/rollouts';
 import { Trainer, assertPromptsFit, type TrainerBackend } from '../rl/trainer';
 import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
 import type { UserRewardSandbox } from '../rl/user-reward';
 import { cpuRefusal } from './cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
-import { supervisedTrainer } from './supervised-trainer';
+import { createSupervisedTrainer } from './supervised-trainer';
+import type { SftOptions } from '../rl/sft';
 import type { BackendKind, RunMode } from './types';
 
 /** What a session needs from a trainer: the real one (src/rl/trainer.ts), or a scripted one in the engine's tests. */
@@ -42,9 +45,18 @@ export interface TrainerLike {
   exportCheckpoint(): Promise<Checkpoint>;
   /** A/B of the run's objective and `b` on one batch (src/rl/compare.ts); absent on scripted test trainers. */
   compareObjectives?(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison>;
-  /** The real trainer behind it, for drivers that use its learner (supervised lesson runs, the reward-model CLI). */
-  readonly trainer?: Trainer;
+  /** What the trainer samples and scores with, for its drivers (absent on scripted test trainers). */
+  readonly setting?: TrainerSetting;
   destroy(): void;
+}
+
+/**
+ * What a driver reads of a real trainer beyond its steps: the setting its rollouts are sampled and scored in (the
+ * config, the derived sizes, the tokenizer, the reward_fn and reward_model), its LoRA spec, and the policy it trains.
+ */
+export interface TrainerSetting extends RolloutSetting {
+  lora: LoraSpec | null;
+  policy: Policy;
 }
 
 /** What a session asks a trainer factory for. */
@@ -60,6 +72,8 @@ export interface TrainerRequest {
   rewardSandbox?: UserRewardSandbox;
   learnedReward?: LearnedReward;
   memoryBudgetBytes?: number | null;
+  /** A supervised run's options (default: the config's, supervisedOptions). */
+  supervised?: SftOptions;
 }
 
 export type TrainerFactory = (o: TrainerRequest) => Promise<TrainerLike>;
@@ -80,7 +94,15 @@ export const createTrainer: TrainerFactory = async (o) => {
     get step() {
       return t.step;
     },
-    trainer: t,
+    setting: {
+      config: t.config,
+      derived: t.derived,
+      tokenizer: t.tokenizer,
+      userReward: t.userReward,
+      learnedReward: t.learnedReward,
+      lora: t.lora,
+      policy: t.learner.policy,
+    },
     runStep: () => t.runStep(),
     evaluate: () => t.evaluate(),
     saveStateBytes: async () => encodeTrainerState(await t.saveState()),
@@ -136,6 +158,8 @@ export interface RunPorts {
   now?: () => number;
   /** The trainer factory (default: the real trainer). */
   createTrainer?: TrainerFactory;
+  /** The trainer factory of a supervised run (default: supervised-trainer.ts's, which makes no RL trainer). */
+  createSupervisedTrainer?: TrainerFactory;
 }
 
 /**
@@ -153,6 +177,8 @@ export interface RunSessionOptions {
    * start (src/engine/supervised-trainer.ts), which keep no resume point.
    */
   mode?: RunMode;
+  /** A supervised run's options (default: the config's, supervisedOptions). */
+  supervised?: SftOptions;
   /** Groups per step with per-token records (default 2). */
   inspectGroups?: number;
   /** Save at least this often besides every save_every steps (the page: 30 s); default never. */
@@ -236,6 +262,20 @@ export class RunSession {
     return this.trainer.step;
   }
 
+  /** What the run's trainer samples and scores with (the derived config, LoRA, the reward sources, its policy). */
+  get setting(): TrainerSetting {
+    const s = this.trainer.setting;
+    if (!s) throw new Error("this run's trainer offers no setting (a scripted trainer)");
+    return s;
+  }
+
+  /** A/B of the run's objective and `b` on one batch at the current parameters (src/rl/compare.ts); between steps only. */
+  compareObjectives(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison> {
+    const trainer = this.trainer;
+    if (!trainer.compareObjectives) throw new Error("this run's trainer cannot compare objectives");
+    return trainer.compareObjectives(b, source);
+  }
+
   get done(): boolean {
     return this.trainer.step >= this.config.steps;
   }
@@ -291,7 +331,9 @@ export class RunSession {
           })
         : undefined;
     try {
-      const made = await this.factory({
+      const factory =
+        this.options.mode === 'sft' ? (this.ports.createSupervisedTrainer ?? createSupervisedTrainer) : this.factory;
+      this.current = await factory({
         config: this.config,
         init,
         tokenizer,
@@ -301,8 +343,8 @@ export class RunSession {
         ...(this.ports.rewardSandbox && { rewardSandbox: this.ports.rewardSandbox }),
         ...(learnedReward && { learnedReward }),
         memoryBudgetBytes: this.options.memoryBudgetBytes ?? null,
+        ...(this.options.supervised && { supervised: this.options.supervised }),
       });
-      this.current = this.options.mode === 'sft' ? supervisedTrainer(made, this.config) : made;
     } catch (e) {
       learnedReward?.destroy();
       throw e;

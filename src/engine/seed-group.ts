@@ -1,8 +1,7 @@
 // Seed groups: one config trained over N seeds (seed s, s+1, ...) queued on one device, each seed a named run whose
 // header carries the group (RunHeader.seedGroup). The plain data and rules the engine, `npm run train -- --seeds`, its
-// tests and the page share; the page's queue is driven by the LabEngine (src/engine/lab-engine.ts), the CLI's by
-// src/cli/train-rl.ts. Not the charts' statistics
-// across seeds (src/store/seed-bands.ts).
+// tests and the page share. A group's execution, for the page's queue and the CLI alike, is seed-group-run.ts (not
+// imported by the page). Not the charts' statistics across seeds (src/store/seed-bands.ts).
 
 /** The smallest and largest number of seeds a group may have: one seed is a run, more than 10 ties the device up for long. */
 export const SEED_GROUP_MIN = 2;

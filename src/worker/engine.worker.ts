@@ -28,6 +28,7 @@ import {
 import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Envelope, type Replies, type Request, type Response, type TuneState } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
+import { checkRewardFn, tryRewardFn } from '../rl/reward-fn-trial';
 import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
@@ -278,11 +279,14 @@ let startSandbox: StartSandbox | null = null;
 let store: RunStore = new MemoryRunStore();
 const queue = new RecordQueue();
 
+/** Where every reward_fn runs: the runs' and the editor's checks and trials. */
+const rewardSandbox = browserRewardSandbox((scripts) => {
+  if (!startSandbox) throw new Error('reward_fn: the page has not connected its sandbox host yet');
+  return startSandbox(scripts);
+});
+
 const engine = new LabEngine({
-  rewardSandbox: browserRewardSandbox((scripts) => {
-    if (!startSandbox) throw new Error('reward_fn: the page has not connected its sandbox host yet');
-    return startSandbox(scripts);
-  }),
+  rewardSandbox,
   store: {
     // The store is opened asynchronously at init; every call goes to whichever store is current.
     listRuns: () => store.listRuns(),
@@ -355,7 +359,7 @@ function onEngineEvent(e: EngineEvent): void {
 }
 
 async function postRollouts(runId: string, { step, groups, batch }: RolloutRecord): Promise<void> {
-  const texts = tokenTexts(groups, await engine.tokenizerFor(runId));
+  const texts = tokenTexts(groups, await engine.runs.tokenizerFor(runId));
   const t = transferableGroups(groups);
   post({ type: 'rollouts', runId, step, groups: t.groups, texts, ...(batch && { batch }) }, t.transfer);
 }
@@ -373,7 +377,7 @@ setInterval(flush, FLUSH_MS);
 
 async function postRuns(): Promise<void> {
   const [runs, storage, persistent] = await Promise.all([
-    engine.listRuns(),
+    engine.runs.list(),
     store.estimate().catch(() => null),
     (navigator.storage?.persisted?.() ?? Promise.resolve(false)).catch(() => false),
   ]);
@@ -400,7 +404,7 @@ function openStore(): Promise<void> {
         message: `Runs cannot be saved in this browser: ${messageOf(e)}. Runs are kept in memory until the page closes.`,
       });
     }
-    await engine
+    await engine.runs
       .recover()
       .catch((e: unknown) =>
         post({ type: 'notice', level: 'warning', message: `Could not check saved runs: ${messageOf(e)}` }),
@@ -508,30 +512,30 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'load-run': {
       await openStore();
-      postRunData(req.runId, await engine.loadRun(req.runId, req.metrics));
+      postRunData(req.runId, await engine.runs.load(req.runId, req.metrics));
       return answer(req, DONE);
     }
     case 'load-rollouts': {
-      const rollout = await engine.loadRollouts(req.runId, req.step);
+      const rollout = await engine.runs.loadRollouts(req.runId, req.step);
       enqueue(() => postRollouts(req.runId, rollout));
       return answer(req, DONE);
     }
     case 'delete-run':
-      await engine.deleteRun(req.runId);
+      await engine.runs.delete(req.runId);
       return answer(req, DONE);
     case 'export': {
-      const files = await engine.exportRun(req.runId, req.kind);
+      const files = await engine.runs.export(req.runId, req.kind);
       const transfer = files.flatMap((f) => (typeof f.data === 'string' ? [] : [f.data.buffer as ArrayBuffer]));
       return answer(req, { type: 'export-ready', runId: req.runId, kind: req.kind, files }, transfer);
     }
     case 'import': {
       await openStore();
-      const header = await engine.importRun(req.fileName, req.text);
+      const header = await engine.runs.import(req.fileName, req.text);
       return answer(req, { type: 'imported', header });
     }
     case 'compare-objectives': {
       const { runId, comparison } = await engine.compareObjectives(req.config, req.source);
-      const tok = await engine.tokenizerFor(runId);
+      const tok = await engine.runs.tokenizerFor(runId);
       const texts = comparison.rows.map((r) => tokenStrings(r.tokens, tok));
       return answer(req, { type: 'objective-comparison', runId, comparison, texts });
     }
@@ -542,12 +546,12 @@ async function handle(req: Envelope): Promise<void> {
     }
     case 'rename-run':
       await openStore();
-      await engine.renameRun(req.runId, req.name);
+      await engine.runs.rename(req.runId, req.name);
       return answer(req, DONE);
     case 'check-reward-fn':
-      return answer(req, { type: 'reward-fn-checked', problem: await engine.checkRewardFn(req.source) });
+      return answer(req, { type: 'reward-fn-checked', problem: await checkRewardFn(rewardSandbox, req.source) });
     case 'try-reward-fn': {
-      const r = await engine.tryRewardFn(req.config);
+      const r = await tryRewardFn(rewardSandbox, req.config);
       return answer(req, {
         type: 'reward-fn-tried',
         rows: 'rows' in r ? r.rows : null,
