@@ -8,7 +8,7 @@
 // 1440 x 900 go to the test's output (and to SHOTS_DIR when set).
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
-import { resolveConfig } from '../src/rl/config';
+import { resolveConfig } from '../src/schema/config';
 import { METRICS } from '../src/schema/metrics';
 import { guard, shot } from './helpers';
 

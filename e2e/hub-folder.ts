@@ -3,7 +3,7 @@
 // SwiftShader. Run by the spec through tsx (the fixtures' JSON imports need tsx's loader, not Playwright's).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildRealArchFolder } from '../src/model/real-arch-folder';
+import { buildRealArchFolder } from '../src/io/real-arch-folder';
 
 const out = process.argv[2];
 if (!out) throw new Error('usage: npx tsx e2e/hub-folder.ts <out-dir>');

@@ -9,7 +9,7 @@ import { guard, ready, shot, SMALL, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1500 } });
 
-const TRL_STATE = fileURLToPath(new URL('../src/engine/fixtures/trl-trainer_state.json', import.meta.url));
+const TRL_STATE = fileURLToPath(new URL('../src/io/fixtures/trl-trainer_state.json', import.meta.url));
 
 test('import a TRL trainer_state.json and overlay it on a browser run', async ({ page }, info) => {
   const w = await guard(page);

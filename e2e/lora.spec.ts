@@ -4,11 +4,11 @@
 // download is one .zip of the folder transformers loads (merged weights) and the adapter folder in PEFT's layout.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { readZip } from '../src/core/zip';
+import { readZip } from '../src/io/zip';
 import { guard, lastValues, ready, shot, waitStatus, expectFiniteCharts } from './helpers';
 
 /** transformers' recorded file names (the fixture the unit tests check the export against). */
-const hf = JSON.parse(readFileSync(new URL('../src/model/fixtures/transformers.json', import.meta.url), 'utf8'));
+const hf = JSON.parse(readFileSync(new URL('../src/io/fixtures/transformers.json', import.meta.url), 'utf8'));
 
 const RUN =
   'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4&max_completion_length=8' +

@@ -1,4 +1,4 @@
-// The page's hub store (src/engine/opfs-snapshot-store.ts) in real Chromium, whose Origin Private File System Node
+// The page's hub store (src/io/opfs-snapshot-store.ts) in real Chromium, whose Origin Private File System Node
 // lacks: a download cut by a reload keeps what was written and is listed as partial, then resumes after the kept
 // bytes, hashes to the file's SHA-256 (the kept prefix read back), commits, lists as complete under two revisions,
 // and is removed revision by revision until its storage is freed. Run in a dedicated worker (sync access handles,

@@ -5,7 +5,7 @@
 // Screenshots are saved as artifacts.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { readZip } from '../src/core/zip';
+import { readZip } from '../src/io/zip';
 import { guard, ready, shot, SMALL, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 1500 } });

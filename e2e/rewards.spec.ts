@@ -1,7 +1,7 @@
 // A reward function of one's own in the browser: GRPO with a reward_fn written in the config panel trains a few
 // steps and charts rewards/user/mean beside the task's parts; a function that never returns is stopped by its
 // sandbox's time limit, and the run pauses with the message; a prompt list picked as a file becomes task prompts
-// (a malformed one named by its line). Screenshots of each. Not the sandbox's unit tests (src/rl/user-reward.test.ts).
+// (a malformed one named by its line). Screenshots of each. Not the sandbox's unit tests (src/rl/rewards/user-reward.test.ts).
 import { expect, test } from '@playwright/test';
 import { SMALL, guard, lastValues, ready, setField, shot, waitStatus } from './helpers';
 

@@ -1,4 +1,4 @@
-// Compares the seconds-per-step estimate (src/rl/step-estimate.ts) with measured GRPO steps on this machine's adapter:
+// Compares the seconds-per-step estimate (src/schema/step-estimate.ts) with measured GRPO steps on this machine's adapter:
 // the throughput probe first (src/bench/throughput-probe.ts), then 1 + REPS steps each of the bench's nano and micro
 // GRPO steps (src/bench/grpo.ts: 8 prompts x 8 completions, copy task) and of the real-model experiment on the shipped
 // tiny-qwen2 folder (chat template, LoRA, think/answer word problems); prints measured and estimated seconds per
@@ -12,11 +12,11 @@ import { PUBLIC_ASSETS } from '../src/engine/node-assets';
 import { NO_SINK, RunSession } from '../src/engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../src/engine/start-policy';
 import { acquireNodeDevice } from '../src/gpu/node';
-import { MODEL_PRESETS, type ModelConfig } from '../src/model/config';
-import { buildCharTokenizerJson } from '../src/model/tokenizer';
-import { realModelExperiment, resolveConfig, type RLConfig } from '../src/rl/config';
+import { MODEL_PRESETS, type ModelConfig } from '../src/schema/model-config';
+import { buildCharTokenizerJson } from '../src/io/tokenizer';
+import { realModelExperiment, resolveConfig, type RLConfig } from '../src/schema/config';
 import { describeAdapter } from '../src/schema/adapter-text';
-import { estimateStepSeconds, stepWork, type Throughput } from '../src/rl/step-estimate';
+import { estimateStepSeconds, stepWork, type Throughput } from '../src/schema/step-estimate';
 
 const reps = Number(process.argv[process.argv.indexOf('--reps') + 1]) || 2;
 const CHAR_ONLY: AssetLoader = {

@@ -3,7 +3,7 @@
 // entry imports once the engine worker is started (src/main.tsx), and every chunk those import statically) holds no
 // WGSL and no trainer code; those belong in the engine worker's chunk. src/layers.test.ts checks the imports; this
 // checks what the bundler made of them. WGSL is told by its markers, the trainer by the long string literals of
-// src/rl/trainer.ts and src/rl/learner.ts (read from the sources, so the check follows them as they change), each
+// src/rl/algorithm/trainer.ts and src/rl/learners/learner.ts (read from the sources, so the check follows them as they change), each
 // of which must turn up in some other chunk, so a marker that matches nothing cannot pass unnoticed (metric names,
 // which the page shows, are not markers).
 // Usage: node scripts/check-entry-chunk.mjs [dist]   (exit 1 on a finding)
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = process.argv[2] ?? join(ROOT, 'dist');
 const WGSL_MARKERS = ['@compute', '@workgroup_size', 'var<storage'];
-const TRAINER_SOURCES = ['src/rl/trainer.ts', 'src/rl/learner.ts'];
+const TRAINER_SOURCES = ['src/rl/algorithm/trainer.ts', 'src/rl/learners/learner.ts'];
 const CATALOG = 'src/schema/metrics.ts';
 
 /** The single-quoted string literals of a TypeScript text (comments and templates skipped), at least `min` long. */

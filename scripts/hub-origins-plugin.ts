@@ -1,4 +1,4 @@
-// The Vite plugin that puts the hub origins (src/hub/origins.ts) into the page: into index.html's
+// The Vite plugin that puts the hub origins (src/schema/hub-origins.ts) into the page: into index.html's
 // Content-Security-Policy (connect-src), and into the bundle as __RL_LAB_EXTRA_HUB_ORIGINS__ for pageHubSources(),
 // so the CSP the browser enforces and the origin check the page shows are one list. RL_LAB_EXTRA_HUB_ORIGINS
 // (comma-separated http(s) origins) adds a mirror's or the tests' mock hub; a bad entry fails the build, named.
@@ -9,7 +9,7 @@ import {
   hubConnectSources,
   parseExtraHubOrigins,
   withHubConnectSources,
-} from '../src/hub/origins';
+} from '../src/schema/hub-origins';
 
 export function hubOriginsPlugin(env: Record<string, string | undefined> = process.env): Plugin {
   const extra = parseExtraHubOrigins(env[EXTRA_HUB_ORIGINS_VAR]);

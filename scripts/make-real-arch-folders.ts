@@ -1,11 +1,11 @@
-// Writes a random-initialised Hugging Face folder for each recorded real architecture (src/model/real-arch-folder.ts:
+// Writes a random-initialised Hugging Face folder for each recorded real architecture (src/io/real-arch-folder.ts:
 // exact widths, head dim and vocabulary, 2 layers by default, BF16 weights, a byte-level BPE tokenizer.json of the
 // real vocabulary size) under a directory of your choice. Large (hundreds of MB): never committed; tests build them
 // at test time. Run: npm run real-arch-folders -- <out-dir> [--layers N] [--f32] [model ...]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildRealArchFolder } from '../src/model/real-arch-folder';
-import { REAL_CONFIG_FILES, type RealModelName } from '../src/model/real-models.fixture';
+import { buildRealArchFolder } from '../src/io/real-arch-folder';
+import { REAL_CONFIG_FILES, type RealModelName } from '../src/io/real-models.fixture';
 
 const args = process.argv.slice(2);
 const out = args.find((a) => !a.startsWith('--') && !(a in REAL_CONFIG_FILES));

@@ -1,7 +1,7 @@
 # Writes the lab's shipped reward classifier, public/models/sentiment-char/: a tiny character-level sentiment
 # model (embedding, one convolution, masked max-pool, linear head) trained on synthetic reviews, exported to ONNX
 # so transformers.js's text-classification pipeline runs it (Node: onnxruntime-node; the page: WASM or WebGPU).
-# Also writes src/model/fixtures/sentiment-char.json: texts and the logits PyTorch gives, which the tests compare
+# Also writes src/io/fixtures/sentiment-char.json: texts and the logits PyTorch gives, which the tests compare
 # with transformers.js's. Run with Debian's interpreter: /usr/bin/python3 scripts/make-reward-classifier.py
 import json
 import os

@@ -1,10 +1,10 @@
 // Writes public/models/tiny-llama/ and public/models/tiny-qwen2/: two tiny randomly initialized Hugging Face
-// checkpoints with byte-level BPE tokenizers learned from the tasks' prompts and answers (src/model/tiny-hf.ts
+// checkpoints with byte-level BPE tokenizers learned from the tasks' prompts and answers (src/io/tiny-hf.ts
 // builds them; a test checks the committed files match). Deterministic. Run: npm run tiny-models
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildTinyHfFolders } from '../src/model/tiny-hf';
+import { buildTinyHfFolders } from '../src/io/tiny-hf';
 import { taskCorpus } from '../src/tasks/corpus';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../public/models');

@@ -5,7 +5,7 @@
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseHubId } from '../src/hub/hub-id';
+import { parseHubId } from '../src/schema/hub-id';
 import { startMockHub, type MockRepo } from '../src/testing/mock-hub';
 
 function filesOf(root: string, dir = root): Record<string, Uint8Array> {

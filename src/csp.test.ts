@@ -1,5 +1,5 @@
 // The page's Content-Security-Policy (index.html, as the build writes it): connections only to its own origin, the
-// blob:/data: URLs it makes and the hub origins of src/hub/origins.ts (the Hugging Face Hub and its download hosts,
+// blob:/data: URLs it makes and the hub origins of src/schema/hub-origins.ts (the Hugging Face Hub and its download hosts,
 // plus a build's RL_LAB_EXTRA_HUB_ORIGINS), scripts only its own and its blob: URLs (the reward sandbox's;
 // WebAssembly allowed, no eval, no inline script), workers its own or blob:, no plugins; and the dev server's
 // additions (inline refresh preamble, hot-reload socket) stay out of the built page.
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Plugin } from 'vite';
 import { hubOriginsPlugin } from '../scripts/hub-origins-plugin';
-import { HUB_CONNECT_SOURCES, pageHubSources } from './hub/origins';
+import { HUB_CONNECT_SOURCES, pageHubSources } from './schema/hub-origins';
 
 const source = readFileSync(new URL('../index.html', import.meta.url), 'utf8');
 

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FIELD_NAMES } from './rl/config';
+import { FIELD_NAMES } from './schema/config';
 import { currentBenchmarksSummary } from './cli/benchmarks-doc';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

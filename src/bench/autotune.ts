@@ -13,10 +13,10 @@ import {
 } from '../kernels/attention';
 import { layoutOf, matmulTuning, matmulVariantSupports, variantFor } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
-import type { ModelConfig } from '../model/config';
+import type { ModelConfig } from '../schema/model-config';
 import { Rng, randomArray } from '../core/random';
 import { hasTimestamps, median } from './measure';
-import type { BenchRow, BenchShape } from './report';
+import type { BenchRow, BenchShape } from '../schema/bench-report';
 
 /** The four matmul shapes that dominate a training step of `config` at N = B*T rows. */
 export function modelMatmulShapes(config: ModelConfig, N: number): (MatmulShape & { role: string })[] {

@@ -8,14 +8,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { captureDispatches, groupDispatches, tensorRole } from './kernels';
-import { REPORT_SCHEMA, reportMarkdown, updateDeviceBenchmarksMarkdown, type BenchReport } from './report';
-import { benchSections } from './summary';
+import {
+  REPORT_SCHEMA,
+  reportMarkdown,
+  updateDeviceBenchmarksMarkdown,
+  type BenchReport,
+} from '../schema/bench-report';
+import { benchSections } from '../schema/bench-summary';
 import { OurStep, benchParams, randomBatch } from './step';
 import { runBench } from './suite';
-import { MODEL_PRESETS } from '../model/config';
-import { SMOLLM2_135M } from '../model/real-models.fixture';
+import { MODEL_PRESETS } from '../schema/model-config';
+import { SMOLLM2_135M } from '../io/real-models.fixture';
 import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
-import { realSizeMarkdown } from './report';
+import { realSizeMarkdown } from '../schema/bench-report';
 
 let ctx: GpuContext;
 beforeAll(async () => {

@@ -2,8 +2,8 @@
 // (src/reference/model.ts), the reference cross-entropy and the reference clipped AdamW, in f32, single-threaded
 // JavaScript. Not an optimized CPU trainer: the oracle the GPU kernels are tested against.
 
-import type { ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { clippedAdamwOptions, type StepOptions } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../reference/cross-entropy';
 import { modelBackward, modelForward } from '../reference/model';

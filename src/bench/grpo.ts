@@ -5,11 +5,11 @@
 import type { GpuContext } from '../gpu';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
-import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
-import { buildCharTokenizerJson } from '../model/tokenizer';
-import { resolveConfig, type RLConfig } from '../rl/config';
+import { MODEL_PRESETS, type ModelPresetName } from '../schema/model-config';
+import { buildCharTokenizerJson } from '../io/tokenizer';
+import { resolveConfig, type RLConfig } from '../schema/config';
 import { median } from './measure';
-import type { BenchRow } from './report';
+import type { BenchRow } from '../schema/bench-report';
 
 /** The only file a fresh model's run reads: the character vocabulary, built in memory (the bench reads no site files). */
 const CHAR_ONLY: AssetLoader = {

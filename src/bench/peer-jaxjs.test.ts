@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
 import { matmul } from '../kernels/matmul';
-import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import { MODEL_PRESETS, type ModelConfig } from '../schema/model-config';
 import { Rng, randomArray } from '../core/random';
 import { modelMatmulShapes } from './autotune';
 import { JaxLlama, JaxMatmul, jaxBatch, jaxSync, useJaxOnDevice } from './peer-jaxjs';

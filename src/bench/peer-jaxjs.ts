@@ -17,8 +17,8 @@ import {
   type OwnedFunction,
 } from '@jax-js/jax';
 import type { GpuContext } from '../gpu';
-import type { ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import type { StepOptions } from '../model/gpu-model';
 import { paramShapes } from '../core/model-shapes';
 import { causalBias, ropeTables } from './peer-tables';

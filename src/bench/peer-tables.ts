@@ -2,7 +2,7 @@
 // sin in Hugging Face Llama's rotate_half layout, and the additive causal mask. Plain arrays, built once per
 // sequence length; the kernels' own RoPE and mask live in shaders/ and src/reference/rope.ts.
 
-import type { ModelConfig } from '../model/config';
+import type { ModelConfig } from '../schema/model-config';
 
 /** cos and sin of position t times inv_freq[i] = theta^(-2i/HD), duplicated over both halves: (T, HD) row-major. */
 export function ropeTables(

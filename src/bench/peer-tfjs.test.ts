@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice, installNavigatorGpu } from '../gpu/node';
-import { MODEL_PRESETS, type ModelConfig } from '../model/config';
+import { MODEL_PRESETS, type ModelConfig } from '../schema/model-config';
 import { TfjsLlama, releaseTfjs, tfjsBatch, tfjsSync, useTfjsOnDevice } from './peer-tfjs';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 

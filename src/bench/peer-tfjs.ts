@@ -7,8 +7,8 @@ import * as tf from '@tensorflow/tfjs-core';
 // The Node and browser bundles of tfjs-core leave gradients out; autograd needs them (Node: src/cli/register-tfjs.mjs).
 import '@tensorflow/tfjs-core/dist/register_all_gradients';
 import type { GpuContext } from '../gpu';
-import type { ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import type { StepOptions } from '../model/gpu-model';
 import { paramShapes } from '../core/model-shapes';
 import { causalBias, ropeTables } from './peer-tables';

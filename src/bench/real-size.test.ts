@@ -3,9 +3,9 @@
 // keep the memory plan of SmolLM2-135M under each mode's target. No GPU: the plan is arithmetic.
 
 import { describe, expect, it } from 'vitest';
-import { SMOLLM2_135M } from '../model/real-models.fixture';
-import { derive } from '../rl/config';
-import { rlResolvedMemoryPlan } from '../rl/memory';
+import { SMOLLM2_135M } from '../io/real-models.fixture';
+import { derive } from '../schema/config';
+import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { REAL_SIZE_MODES, realSizeConfig } from './real-size';
 
 const BIG = { maxBufferSize: 2 ** 36, maxStorageBufferBindingSize: 2 ** 36 };

@@ -10,15 +10,15 @@ import type { GpuContext } from '../gpu';
 import { compileReport } from '../gpu/kernel';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
-import { encodeCheckpoint } from '../model/checkpoint';
-import { parameterCount, type ModelConfig } from '../model/config';
-import { SMOLLM2_135M } from '../model/real-models.fixture';
-import { buildCharTokenizerJson } from '../model/tokenizer';
-import { resolveConfig, type RLConfig } from '../rl/config';
-import { rlResolvedMemoryPlan } from '../rl/memory';
+import { encodeCheckpoint } from '../io/checkpoint';
+import { parameterCount, type ModelConfig } from '../schema/model-config';
+import { SMOLLM2_135M } from '../io/real-models.fixture';
+import { buildCharTokenizerJson } from '../io/tokenizer';
+import { resolveConfig, type RLConfig } from '../schema/config';
+import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { benchParams } from './step';
 import type { GrpoShape } from './grpo';
-import type { RealSizeResult } from './report';
+import type { RealSizeResult } from '../schema/bench-report';
 
 /** The name the in-memory folder is served under (checkpoints/<name>/). */
 const FOLDER = 'real-size-smollm2-135m';
@@ -74,7 +74,7 @@ export function realSizeFolder(model: ModelConfig = SMOLLM2_135M): RealSizeFolde
 }
 
 /**
- * Each mode's run: the configuration of the issue's memory targets (src/rl/memory.test.ts asserts their plans at
+ * Each mode's run: the configuration of the issue's memory targets (src/rl/observation/memory.test.ts asserts their plans at
  * 8 x 8 x 256): bf16 storage, gradient checkpointing, a reference model (beta 0.04), no weight-update maps, one
  * minibatch (the trainer's default: one optimizer step per batch) and the micro-batch that fits, 4 sequences under
  * LoRA (rank 16) and 1 under full fine-tuning (gradient_accumulation_steps = rows / micro-batch: the gradients of

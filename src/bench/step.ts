@@ -7,8 +7,8 @@
 
 import type { GpuContext, Recorder, Tensor } from '../gpu';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
-import type { ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { GpuModel, type ForwardInputs, type StepOptions, type Workspace } from '../model/gpu-model';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';

@@ -8,7 +8,7 @@
 import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
-import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../model/config';
+import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
 import { generate } from '../model/generate';
 import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
@@ -26,7 +26,7 @@ import {
   type BenchShape,
   type PresetInfo,
   type RealSizeResult,
-} from './report';
+} from '../schema/bench-report';
 import { BENCH_STEP, OurStep, benchParams, randomBatch } from './step';
 
 /**

@@ -1,4 +1,4 @@
-// A short measurement of an adapter's speed for the step estimate (src/rl/step-estimate.ts): the round trip of one
+// A short measurement of an adapter's speed for the step estimate (src/schema/step-estimate.ts): the round trip of one
 // small pass, the cost of a pass more in one submit, a training-shaped matmul (1024 rows) and a decode-shaped one
 // (64 rows streaming a square weight), each grown until it takes long enough to time by wall clock, median of 5.
 // Well under a second on SwiftShader; run by the worker only once a run has trained (never before the first step)
@@ -7,7 +7,7 @@
 import type { GpuContext, Tensor } from '../gpu';
 import { Rng, randomArray } from '../core/random';
 import { matmul } from '../kernels/matmul';
-import type { Throughput } from '../rl/step-estimate';
+import type { Throughput } from '../schema/step-estimate';
 import { describeAdapter } from '../schema/adapter-text';
 
 /** A product's wall time long enough that the round trip is a small part of it. */

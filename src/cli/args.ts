@@ -1,7 +1,7 @@
 // A small, strict command-line parser: --flag value, --flag=value and boolean --flag. Unknown flags and bad
 // numbers are errors that name the flag and the rule; an unknown flag names the nearest known one (or the field
 // another trainer's name stands for), whichever form it was given in. FlagSpec is the one format every CLI's own
-// flags are written in; config fields and settings come from the registry (src/rl/config/schema.ts).
+// flags are written in; config fields and settings come from the registry (src/schema/config/schema.ts).
 
 import { clipText, isFieldName, nearestField, type SettingSpec } from '../schema/fields';
 

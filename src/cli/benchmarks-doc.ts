@@ -1,18 +1,18 @@
 // The benchmark documents on disk: the bench's report goes into its device's detail file (docs/benchmarks/<device>.md)
 // and BENCHMARKS.md's summary is regenerated from every detail file (`npm run bench`, `npm run docs:benchmarks`).
-// The Markdown itself is src/bench/report.ts's and src/bench/summary.ts's; this module only reads and writes files.
+// The Markdown itself is src/schema/bench-report.ts's and src/schema/bench-summary.ts's; this module only reads and writes files.
 
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchReport } from '../bench/report';
-import { updateDeviceBenchmarksMarkdown } from '../bench/report';
+import type { BenchReport } from '../schema/bench-report';
+import { updateDeviceBenchmarksMarkdown } from '../schema/bench-report';
 import {
   BENCHMARKS_DIR,
   BENCHMARKS_SUMMARY_PATH,
   benchmarksSummary,
   deviceFileName,
   withBenchmarksSummary,
-} from '../bench/summary';
+} from '../schema/bench-summary';
 
 const read = (path: string): string => {
   try {

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RLConfigError } from '../rl/config';
+import { RLConfigError } from '../schema/config';
 import { UsageError, exitCodeOf } from './args';
 import { runExport } from './export';
 

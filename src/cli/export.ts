@@ -19,9 +19,9 @@ import {
 } from '../export';
 import { LORA_ADAPTER_DIR, exportPolicyFolder } from '../engine/run-session';
 import { readSourceGenerationConfig } from '../engine/start-policy';
-import { loadingLines } from '../export/hf-model-folder';
-import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../model/peft';
-import { suggestion } from '../rl/config';
+import { loadingLines } from '../io/hf-model-folder';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../io/peft';
+import { suggestion } from '../schema/config';
 import { UsageError, runCli } from './args';
 import { CLI_ASSETS, TRAINER_STATE_FILE, mkdirOrFail, readFileOrFail, writeFileAtomic } from './files';
 import { configFromArgs, parseRlArgs, readTrainerStateFile, rlHelpText } from './train-rl';

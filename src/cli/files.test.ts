@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../io/checkpoint';
 import { EXIT, exitCodeOf } from './args';
 import {
   FileError,

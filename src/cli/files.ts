@@ -15,9 +15,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { encodeCheckpoint, type Checkpoint } from '../model/checkpoint';
-import { loadHfFolder, unusableCheckpointProblems } from '../model/hf-folder';
-import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import { encodeCheckpoint, type Checkpoint } from '../io/checkpoint';
+import { loadHfFolder, unusableCheckpointProblems } from '../io/hf-folder';
+import { loadCharTokenizer, type Tokenizer } from '../io/tokenizer';
 import { PUBLIC_ASSETS, PUBLIC_DIR } from '../engine/node-assets';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 
@@ -206,7 +206,7 @@ export interface LoadedCheckpointDir {
 /**
  * Reads a checkpoint directory: the lab's own (model.safetensors, config.json, tokenizer.json) or any Hugging Face
  * Llama/Qwen2 folder (shards with model.safetensors.index.json, a BPE tokenizer.json with tokenizer_config.json and
- * generation_config.json; src/model/hf-folder.ts). A missing file fails as a FileError with its path; a malformed
+ * generation_config.json; src/io/hf-folder.ts). A missing file fails as a FileError with its path; a malformed
  * or unusable one with the directory and the file named, keeping its class (CheckpointError, SafetensorsError,
  * TokenizerError), so the CLI's exit code says "refused input".
  */

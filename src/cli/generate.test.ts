@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint } from '../io/checkpoint';
 import { EXIT } from './args';
 import { PUBLIC_DIR } from './files';
 

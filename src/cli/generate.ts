@@ -5,12 +5,12 @@
 // any sampling, by loadCheckpointDir.
 
 import { GpuPolicy } from '../model/policy';
-import { textTokens } from '../core/end-of-sequence';
-import { encodePrompt } from '../rl/sft';
+import { textTokens } from '../io/end-of-sequence';
+import { encodePrompt } from '../rl/learners/sft';
 import { UsageError, helpText, parseArgs, runCli, settingFlag, type FlagSpec } from './args';
 import { loadCheckpointDir } from './files';
 import { fetchHubModel, hubOptionsFromEnv, hubRepoOf } from './hub-cache';
-import { SETTINGS } from '../rl/config';
+import { SETTINGS } from '../schema/config';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 
 const FLAGS: Record<string, FlagSpec> = {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { encodePrompt } from '../rl/sft';
+import { encodePrompt } from '../rl/learners/sft';
 import { EXIT } from './args';
 import { loadCheckpointDir } from './files';
 

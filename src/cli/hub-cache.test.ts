@@ -7,9 +7,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadHfFolder } from '../model/hf-folder';
-import { readSafetensors, writeSafetensors } from '../model/safetensors';
-import { parseHubId } from '../hub/hub-id';
+import { loadHfFolder } from '../io/hf-folder';
+import { readSafetensors, writeSafetensors } from '../io/safetensors';
+import { parseHubId } from '../schema/hub-id';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
 import { TEST_HUB_ENDPOINT } from '../testing/test-hub';
 import { CLI_ASSETS, PUBLIC_DIR } from './files';

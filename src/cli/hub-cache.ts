@@ -20,14 +20,14 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { checkpointDir } from '../engine/checkpoint-path';
+import { checkpointDir } from '../schema/checkpoint-path';
 import { rewardModelDir } from '../engine/learned-reward';
 import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
-import type { ModelConfig } from '../model/config';
+import type { ModelConfig } from '../schema/model-config';
 import type { HubClient, PartialFile } from '../hub/download';
-import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
-import { SETTINGS } from '../rl/config';
+import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../schema/hub-id';
+import { SETTINGS } from '../schema/config';
 import {
   DOWNLOAD_RECORD_FILE,
   incompletePath,

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LESSONS, lessonById, type Lesson } from '../lessons';
-import { runLesson, type LessonOutcome } from '../lessons/run';
+import { runLesson, type LessonOutcome } from './lesson-run';
 import { lessonRunsText } from '../lessons/table';
 import { UsageError, runCli } from './args';
 import { PUBLIC_ASSETS } from './files';

@@ -1,6 +1,6 @@
 // `npm run profile -- [preset] [B] [T]`: one SFT training step of a model preset, kernel by kernel (GPU timestamps);
 // prints the heaviest kernels. A development tool; `npm run bench` is the benchmark.
-import { MODEL_PRESETS, type ModelPresetName } from '../model/config';
+import { MODEL_PRESETS, type ModelPresetName } from '../schema/model-config';
 import { GpuModel } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import { initParams } from '../core/model-shapes';

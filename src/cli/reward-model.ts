@@ -6,13 +6,13 @@
 
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parameterCount } from '../model/config';
+import { parameterCount } from '../schema/model-config';
 import {
   REWARD_MODEL_TRAINING_DEFAULTS,
   rewardModelFiles,
   trainLabRewardModel,
   type RewardModelTrainingOptions,
-} from '../rl/reward-model-train';
+} from '../rl/rewards/reward-model-train';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import { EXIT, UsageError, helpText, parseArgs, progressBar, runCli, type FlagSpec } from './args';
 import { CLI_ASSETS, mkdirOrFail, writeFileAtomic, writeFilesAtomic } from './files';

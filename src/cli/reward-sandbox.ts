@@ -1,4 +1,4 @@
-// The Node sandbox of a user-written reward function (src/rl/user-reward.ts): a worker_threads thread with a heap
+// The Node sandbox of a user-written reward function (src/rl/rewards/user-reward.ts): a worker_threads thread with a heap
 // limit that runs the function with vm in a fresh context (ECMAScript builtins only: no require, process, fetch,
 // timers, WebAssembly or SharedArrayBuffer, no eval or Function, ArrayBuffers and typed arrays counted against
 // USER_REWARD_BUFFER_LIMIT_BYTES), called once per batch, and terminated when a batch runs past the time limit,
@@ -16,7 +16,7 @@ import {
   nodeRunnerProgram,
   type SandboxChannel,
   type UserRewardSandbox,
-} from '../rl/user-reward';
+} from '../rl/rewards/user-reward';
 
 /**
  * The thread's code (CommonJS, run with eval). The context's global object has a null prototype and code

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, readPeftAdapter } from '../model/peft';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, readPeftAdapter } from '../io/peft';
 import { compareArrays } from '../reference/compare';
 import { mergeLoraAdapters } from '../reference/lora';
 import { EXIT } from './args';

@@ -13,9 +13,9 @@ import { appendFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GpuContext } from '../gpu';
-import { encodeCheckpoint } from '../model/checkpoint';
-import { parameterCount } from '../model/config';
-import { tokenizerFromFiles } from '../model/hf-folder';
+import { encodeCheckpoint } from '../io/checkpoint';
+import { parameterCount } from '../schema/model-config';
+import { tokenizerFromFiles } from '../io/hf-folder';
 import { describePlan, MemoryPlanError } from '../model/memory-plan';
 import { formatBytes } from '../core/format';
 import {
@@ -39,12 +39,12 @@ import {
   type RLConfig,
   type RLField,
   type Section,
-} from '../rl/config';
-import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
+} from '../schema/config';
+import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../schema/stream';
 import type { MetricName } from '../schema/metrics';
 import { clipText, isFieldName } from '../schema/fields';
-import { rlResolvedMemoryPlan } from '../rl/memory';
-import { decodeTrainerState, type TrainerState } from '../rl/trainer-state';
+import { rlResolvedMemoryPlan } from '../rl/observation/memory';
+import { decodeTrainerState, type TrainerState } from '../rl/algorithm/trainer-state';
 import {
   EXIT,
   UsageError,
@@ -68,7 +68,7 @@ import {
 } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
 import { nodeRewardSandbox } from './reward-sandbox';
-import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../model/peft';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../io/peft';
 import { loraShapes } from '../core/lora-layout';
 import {
   LORA_ADAPTER_DIR,
@@ -82,7 +82,7 @@ import {
 } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
 import { hubOptionsFromEnv, runHubAssets } from './hub-cache';
-import { groupSeeds, newSeedGroupId, seedCountError } from '../engine/seed-group';
+import { groupSeeds, newSeedGroupId, seedCountError } from '../schema/seed-group';
 import { SeedGroupRun, runSeedGroup } from '../engine/seed-group-run';
 import { bootstrapBand } from '../store/seed-bands';
 import {
@@ -908,7 +908,7 @@ async function trainOpened(
 }
 
 /**
- * A seed group: the config at its seed, seed + 1, ... (src/engine/seed-group.ts, as the page's "Run over seeds"), one
+ * A seed group: the config at its seed, seed + 1, ... (src/schema/seed-group.ts, as the page's "Run over seeds"), one
  * run after the other on one device, each in `out`/seed-<s>/. A seed that fails is named and the others go on; a
  * signal stops the group after the run in progress is saved. Ends with each seed's last reward and held-out accuracy,
  * and their median with its 95% bootstrap band across seeds (src/store/seed-bands.ts, the page's statistic).

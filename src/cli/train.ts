@@ -4,9 +4,9 @@
 
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../model/config';
+import { MODEL_PRESETS, parameterCount, type ModelPresetName } from '../schema/model-config';
 import { GpuPolicy } from '../model/policy';
-import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../rl/sft';
+import { SFT_DEFAULTS, evaluateGreedy, trainSft } from '../rl/learners/sft';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { getTask, taskNames } from '../tasks';

@@ -1,5 +1,5 @@
 // Splitting one CSV line into its cells (RFC 4180 quoting), the one splitter of the metrics-CSV reader
-// (src/engine/formats.ts) and the prompt-list reader (src/tasks/prompt-list.ts). Lines only: a cell holding a
+// (src/io/run-files.ts) and the prompt-list reader (src/tasks/prompt-list.ts). Lines only: a cell holding a
 // newline is not read (neither file kind writes one).
 
 /**

@@ -6,7 +6,7 @@ import type { FloatArray, HostTensor } from './host-tensor';
 import type { Rng } from './random';
 import type { Llama3RopeScaling } from './rope-frequencies';
 
-/** The architecture numbers of a Llama-style decoder (src/model/config.ts validates and extends them). */
+/** The architecture numbers of a Llama-style decoder (src/schema/model-config.ts validates and extends them). */
 export interface ModelDims {
   /** V: vocabulary size. */
   vocabSize: number;

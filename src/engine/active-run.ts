@@ -6,14 +6,21 @@
 // a run opens, trains, pauses and goes; this file keeps one run's state straight.
 
 import { GpuDeviceLostError, type GpuContext } from '../gpu';
-import { UserRewardError } from '../rl/user-reward';
-import { evalsOf, type EvalRecord, type GroupRecord } from '../rl/stream';
+import { UserRewardError } from '../rl/rewards/user-reward';
+import { evalsOf, type EvalRecord, type GroupRecord } from '../schema/stream';
 import type { Metrics } from '../schema/metrics';
 import type { RunSession, RunSink, StepOutcome } from './run-session';
 import { StorageFullError, type RunRecords, type RunStore } from './run-store';
-import type { SeedQueueProgress } from './seed-group';
-import { PACE_WINDOW, stepPace } from './step-pace';
-import { rowOf, type EngineEvent, type RunHeader, type RunPhase, type RunProgress, type RunStatus } from './types';
+import type { SeedQueueProgress } from '../schema/seed-group';
+import { PACE_WINDOW, stepPace } from '../schema/step-pace';
+import {
+  rowOf,
+  type EngineEvent,
+  type RunHeader,
+  type RunPhase,
+  type RunProgress,
+  type RunStatus,
+} from '../schema/run-types';
 
 /** The least time between two progress events for kernels compiled in a first step. */
 const COMPILE_PROGRESS_MS = 250;

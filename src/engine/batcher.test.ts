@@ -2,10 +2,10 @@
 // charts' rollout-step axis, runs drain in order, and transferable copies of token planes own their buffers
 // (transferring them detaches nothing else).
 import { describe, expect, it } from 'vitest';
-import type { GroupRecord, StepRecord } from '../rl/stream';
+import type { GroupRecord, StepRecord } from '../schema/stream';
 import { RecordQueue, tokenTexts, transferableGroups } from './batcher';
-import { batchTransfer, chartX, packRows, unpackBatch } from './metric-batch';
-import type { MetricRow } from './types';
+import { batchTransfer, chartX, packRows, unpackBatch } from '../schema/metric-batch';
+import type { MetricRow } from '../schema/run-types';
 
 function rec(step: number, opt: number, metrics: Record<string, number>, groups?: GroupRecord[]): StepRecord {
   return { kind: 'step', step, optimizerStep: opt, update: 0, updates: 1, epoch: 0, minibatch: 0, metrics, groups };

@@ -2,11 +2,11 @@
 // come, and the worker drains the queue on a timer, so the page receives metrics at a steady rate (a few
 // messages a second) however fast the GPU steps. Pure data; the timer belongs to the worker.
 
-import type { Tokenizer } from '../model/tokenizer';
-import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../rl/stream';
-import type { RolloutRecord } from './types';
-import { packRows, type MetricBatch } from './metric-batch';
-import { rowOf } from './types';
+import type { Tokenizer } from '../io/tokenizer';
+import { evalsOf, type EvalRecord, type GroupRecord, type StepRecord } from '../schema/stream';
+import type { RolloutRecord } from '../schema/run-types';
+import { packRows, type MetricBatch } from '../schema/metric-batch';
+import { rowOf } from '../schema/run-types';
 
 /** What one drain sends for one run: its new metric rows, sampled groups by step, and evaluations. */
 export interface Drained {

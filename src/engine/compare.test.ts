@@ -2,7 +2,7 @@
 // copy warm start: refused before a step and while the run trains, answered between steps with both sides over the
 // whole batch, training refused while a comparison runs, and the run trains on afterwards.
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import { LabEngine } from './lab-engine';
 import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';

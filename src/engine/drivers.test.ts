@@ -14,21 +14,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Lesson } from '../lessons/lesson';
-import { runLesson } from '../lessons/run';
-import { configWarnings, resolveConfig, type RLConfig } from '../rl/config';
-import { decodeTrainerState } from '../rl/trainer-state';
-import type { Metrics } from '../rl/stream';
-import { decodeCheckpoint } from '../model/checkpoint';
+import { runLesson } from '../cli/lesson-run';
+import { configWarnings, resolveConfig, type RLConfig } from '../schema/config';
+import { decodeTrainerState } from '../rl/algorithm/trainer-state';
+import type { Metrics } from '../schema/stream';
+import { decodeCheckpoint } from '../io/checkpoint';
 import { CpuPolicy } from '../model/policy';
-import { taskOf } from '../rl/config';
-import { trainSft } from '../rl/sft';
+import { taskOf } from '../schema/config';
+import { trainSft } from '../rl/learners/sft';
 import { LabEngine } from './lab-engine';
 import { loadStartPolicy } from './start-policy';
 import { supervisedOptions } from './supervised-trainer';
 import { trainInProcess as cli } from '../testing/train-in-process';
 import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';
-import type { EngineEvent } from './types';
+import type { EngineEvent } from '../schema/run-types';
 
 /** The knobs every driver gets: GRPO on copy from its warm start, 2 prompts x 4 completions, saved every step. */
 const KNOBS = {

@@ -4,10 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { badJsonValues, INHERITED_NAMES, pick } from '../reference/fuzz-inputs';
 import { Rng } from '../core/random';
-import { FIELD_NAMES, FIELD_SPECS, resolveConfig } from '../rl/config';
-import type { GroupRecord } from '../rl/stream';
-import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError } from './formats';
-import type { MetricRow, RunHeader } from './types';
+import { FIELD_NAMES, FIELD_SPECS, resolveConfig } from '../schema/config';
+import type { GroupRecord } from '../schema/stream';
+import { metricsToCsv, metricsToJsonl, parseRunFile, rolloutsToJsonl, RunFileError } from '../io/run-files';
+import type { MetricRow, RunHeader } from '../schema/run-types';
 
 const header: RunHeader = {
   id: 'run-1',

@@ -2,18 +2,18 @@
 // and the tiny Llama folder is trained a step on the CPU backend, exported, zipped, read back out of the zip through
 // the lab's own Hugging Face folder loader, and compared with the run's saved policy: the same weights, the same
 // greedy continuation, the same tokenizer ids; the names and layout are transformers' recorded ones
-// (model/fixtures/transformers.json), the source's generation_config.json and chat template are carried over, and a
+// (io/fixtures/transformers.json), the source's generation_config.json and chat template are carried over, and a
 // hostile run name reaches no file unsanitised.
 
 import { describe, expect, it } from 'vitest';
 import { host } from '../core/host-tensor';
 import { paramShapes } from '../core/model-shapes';
-import { readZip, zipBytes } from '../core/zip';
-import { decodeCheckpoint } from '../model/checkpoint';
-import { loadHfFolder } from '../model/hf-folder';
-import hf from '../model/fixtures/transformers.json';
+import { readZip, zipBytes } from '../io/zip';
+import { decodeCheckpoint } from '../io/checkpoint';
+import { loadHfFolder } from '../io/hf-folder';
+import hf from '../io/fixtures/transformers.json';
 import { modelForward } from '../reference/model';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import { LabEngine } from './lab-engine';
 import { PUBLIC_ASSETS } from './node-assets';
 import { MemoryRunStore } from './run-store';

@@ -7,10 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PartialFile } from '../hub/download';
-import type { HubRepo } from '../hub/hub-id';
+import type { HubRepo } from '../schema/hub-id';
 import type { HubProgress, KeptModel } from '../hub/manager-types';
 import type { SnapshotManifest } from '../hub/snapshot';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
 import { etaSeconds, followingFetch, HubManager, RateMeter, type KeptStore } from './hub-manager';
 

@@ -7,19 +7,19 @@
 // memory only: never in a message to the page, a store, a file or an error; download.ts sends it to the
 // endpoint's origin alone.
 
-import { generationDefaults } from '../model/generation-defaults';
+import { generationDefaults } from '../schema/generation-defaults';
 import { describePlan } from '../model/memory-plan';
-import { CheckpointError } from '../model/checkpoint-format';
-import { parameterCount, type ModelConfig } from '../model/config';
-import type { RLConfig } from '../rl/config';
-import { rlResolvedMemoryPlan } from '../rl/memory';
+import { CheckpointError } from '../io/hf-layout';
+import { parameterCount, type ModelConfig } from '../schema/model-config';
+import type { RLConfig } from '../schema/config';
+import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { formatBytes } from '../core/format';
 import { HubError, type HubClient, type PartialFile } from '../hub/download';
-import { HubIdError, parseEndpoint, parseHubId, type HubRepo } from '../hub/hub-id';
-import { hubSourcesAllow } from '../hub/origins';
+import { HubIdError, parseEndpoint, parseHubId, type HubRepo } from '../schema/hub-id';
+import { hubSourcesAllow } from '../schema/hub-origins';
 import type { HubCheck, HubDownloadState, HubFileState, HubProgress, KeptModel } from '../hub/manager-types';
 import { fetchSnapshot, type SnapshotManifest, type SnapshotStore } from '../hub/snapshot';
-import { hubModelOf } from './checkpoint-path';
+import { hubModelOf } from '../schema/checkpoint-path';
 import { CHECKPOINT_FILE_PLAN, checkpointModelConfig } from './hub-plans';
 import type { AssetLoader } from './start-policy';
 

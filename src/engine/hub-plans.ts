@@ -2,12 +2,12 @@
 // read as the engine reads a causal LM's: shared by the CLI's hub cache (src/cli/hub-cache.ts) and the engine
 // worker's download manager (hub-manager.ts), so both fetch the same files and refuse the same architectures.
 
-import { configFromJson } from '../model/checkpoint';
-import { CheckpointError, parseLlamaConfigJson } from '../model/checkpoint-format';
-import type { ModelConfig } from '../model/config';
-import { parseShardIndex, SHARD_INDEX_FILE } from '../model/hf-folder';
+import { configFromJson } from '../io/checkpoint';
+import { CheckpointError, parseLlamaConfigJson } from '../io/hf-layout';
+import type { ModelConfig } from '../schema/model-config';
+import { parseShardIndex, SHARD_INDEX_FILE } from '../io/hf-folder';
 import { CLASSIFIER_FILES } from '../model/reward-classifier';
-import { REWARD_MODEL_KIND } from '../rl/reward-model';
+import { REWARD_MODEL_KIND } from '../rl/rewards/reward-model';
 import type { FilePlan } from '../hub/snapshot';
 
 /** The files of a causal LM: tokenizer files and generation_config when present, then its weights (one file or shards). */

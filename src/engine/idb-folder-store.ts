@@ -3,10 +3,10 @@
 // engine worker's file reader; the page sends the files. Not the runs store (idb-run-store.ts).
 
 import { openKeyValueDb } from './idb-tune-store';
-import { LOCAL_FOLDER_PREFIX } from './folder-names';
+import { LOCAL_FOLDER_PREFIX } from '../schema/folder-names';
 import { StorageFullError } from './run-store';
 
-export { LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from './folder-names';
+export { LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../schema/folder-names';
 
 const DB_NAME = 'rl-lab-folders';
 const STORE = 'files';

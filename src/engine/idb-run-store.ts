@@ -2,9 +2,9 @@
 // every write one transaction, so a write that fails (a full quota) leaves what was saved before untouched and
 // surfaces as StorageFullError. Not the in-memory store (run-store.ts) and not the export formats.
 
-import type { EvalRecord } from '../rl/stream';
+import type { EvalRecord } from '../schema/stream';
 import { StorageFullError, type RunRecords, type RunStore, type SavedState } from './run-store';
-import type { MetricRow, RolloutRecord, RunData, RunHeader } from './types';
+import type { MetricRow, RolloutRecord, RunData, RunHeader } from '../schema/run-types';
 
 const DB_NAME = 'rl-lab';
 const DB_VERSION = 1;

@@ -4,22 +4,22 @@
 // interrupts; bad imports are refused; a diverging run (NaN metrics or weights) goes back to its last finite saved
 // state and pauses; alerts warn or pause.
 import { describe, expect, it, vi } from 'vitest';
-import { decodeCheckpoint, encodeCheckpoint } from '../model/checkpoint';
-import { MODEL_PRESETS } from '../model/config';
+import { decodeCheckpoint, encodeCheckpoint } from '../io/checkpoint';
+import { MODEL_PRESETS } from '../schema/model-config';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import { resolveConfig, type RLConfig } from '../rl/config';
-import { learningRate } from '../rl/sft';
-import { decodeTrainerState } from '../rl/trainer-state';
+import { resolveConfig, type RLConfig } from '../schema/config';
+import { learningRate } from '../rl/learners/sft';
+import { decodeTrainerState } from '../rl/algorithm/trainer-state';
 import { chartOf } from '../schema/metrics';
-import { parseRunFile, RunFileError } from './formats';
-import { withUpdateIndex } from './metric-batch';
+import { parseRunFile, RunFileError } from '../io/run-files';
+import { withUpdateIndex } from '../schema/metric-batch';
 import { nodeRewardSandbox } from '../cli/reward-sandbox';
 import { LabEngine, type LabEngineDeps } from './lab-engine';
 import { MemoryRunStore } from './run-store';
 import { PUBLIC_ASSETS } from './node-assets';
 import { createTrainer, type TrainerFactory } from './run-session';
-import { defaultRunName, type EngineEvent } from './types';
+import { defaultRunName, type EngineEvent } from '../schema/run-types';
 import type { CompileRecord, GpuContext } from '../gpu';
 
 const assets = PUBLIC_ASSETS;

@@ -8,16 +8,16 @@
 // postMessage: the worker wires it to the page, the tests to an in-memory store and a scripted trainer.
 
 import type { GpuContext } from '../gpu';
-import type { CompareSource, ObjectiveComparison } from '../rl/compare';
-import { validateConfig, type PresetName, type RLConfig } from '../rl/config';
-import { checkRewardFn } from '../rl/reward-fn-trial';
-import { UserRewardError, type UserRewardSandbox } from '../rl/user-reward';
+import type { CompareSource, ObjectiveComparison } from '../rl/observation/compare';
+import { validateConfig, type PresetName, type RLConfig } from '../schema/config';
+import { checkRewardFn } from '../rl/rewards/reward-fn-trial';
+import { UserRewardError, type UserRewardSandbox } from '../rl/rewards/user-reward';
 import { ActiveRun, type ActiveRunIo } from './active-run';
 import { PreparedRun, PreparedSlot } from './prepared-run';
 import { RunLibrary, newRunId } from './run-library';
 import { RunSession, createTrainer, type RunSink, type SavedRun, type TrainerFactory } from './run-session';
 import type { RunRecords, RunStore } from './run-store';
-import { newSeedGroupId, seedCountError, type SeedGroupTag } from './seed-group';
+import { newSeedGroupId, seedCountError, type SeedGroupTag } from '../schema/seed-group';
 import { SeedGroupRun, SeedQueue } from './seed-group-run';
 import type { AssetLoader } from './start-policy';
 import {
@@ -28,7 +28,7 @@ import {
   type RunHeader,
   type RunMode,
   type RunProgress,
-} from './types';
+} from '../schema/run-types';
 
 export { newRunId, slug, type DownloadFile, type ExportKind } from './run-library';
 
@@ -62,7 +62,7 @@ export interface NewRun {
   mode?: RunMode;
 }
 
-/** The default name of a run: preset, task and seed (engine/types.ts defaultRunName). */
+/** The default name of a run: preset, task and seed (schema/run-types.ts defaultRunName). */
 export const runName = defaultRunName;
 
 export class LabEngine {
@@ -320,7 +320,7 @@ export class LabEngine {
   }
 
   /**
-   * A/B of the current run's objective and `b` on one batch at its current parameters (src/rl/compare.ts): its latest
+   * A/B of the current run's objective and `b` on one batch at its current parameters (src/rl/observation/compare.ts): its latest
    * rollout step or a fresh batch. Only between steps (paused or done); the run itself does not change.
    */
   async compareObjectives(

@@ -2,16 +2,16 @@
 // transformers.js, recognised by onnx/model.onnx) or a reward model trained in the lab (recognised by config.json's
 // "rl_lab": { "kind": "reward-model" }). Files come through an AssetLoader (fetch in the worker, the file system in
 // the CLI), so nothing is read from anywhere else. Not the models themselves (src/model/reward-classifier.ts,
-// src/rl/reward-model.ts).
+// src/rl/rewards/reward-model.ts).
 
-import { decodeCheckpoint } from '../model/checkpoint';
+import { decodeCheckpoint } from '../io/checkpoint';
 import { CLASSIFIER_FILES, classifierLabels, loadRewardClassifier } from '../model/reward-classifier';
-import type { ModelConfig } from '../model/config';
-import type { RLConfig } from '../rl/config';
-import { classifierReward, labReward, type LearnedReward } from '../rl/learned-reward';
-import { LabRewardModel, REWARD_MODEL_KIND } from '../rl/reward-model';
+import type { ModelConfig } from '../schema/model-config';
+import type { RLConfig } from '../schema/config';
+import { classifierReward, labReward, type LearnedReward } from '../rl/rewards/learned-reward';
+import { LabRewardModel, REWARD_MODEL_KIND } from '../rl/rewards/reward-model';
 import type { AssetLoader } from './start-policy';
-import type { TrainerBackend } from '../rl/trainer';
+import type { TrainerBackend } from '../rl/algorithm/trainer';
 
 /** What the lab reward model must agree with: the policy's vocabulary and pad id. */
 export interface LearnedRewardContext {

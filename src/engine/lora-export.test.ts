@@ -5,12 +5,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
-import { decodeCheckpoint } from '../model/checkpoint';
-import peftFacts from '../model/fixtures/peft.json';
-import { readPeftAdapter } from '../model/peft';
+import { decodeCheckpoint } from '../io/checkpoint';
+import peftFacts from '../io/fixtures/peft.json';
+import { readPeftAdapter } from '../io/peft';
 import { compareArrays } from '../reference/compare';
 import { mergeLoraAdapters } from '../reference/lora';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import { loadCheckpointDir } from '../cli/files';
 import { LabEngine } from './lab-engine';
 import { PUBLIC_ASSETS } from './node-assets';

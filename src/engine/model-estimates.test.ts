@@ -3,8 +3,8 @@
 // config.json, and a folder that does not exist, named.
 
 import { describe, expect, it } from 'vitest';
-import { REAL_MODEL_CHOICES, realModelExperiment, resolveConfig } from '../rl/config';
-import { assumedThroughput } from '../rl/step-estimate';
+import { REAL_MODEL_CHOICES, realModelExperiment, resolveConfig } from '../schema/config';
+import { assumedThroughput } from '../schema/step-estimate';
 import { estimateDraft, type ModelEstimate } from './model-estimates';
 import { PUBLIC_ASSETS } from './node-assets';
 import type { AssetLoader } from './start-policy';

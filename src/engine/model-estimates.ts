@@ -1,19 +1,19 @@
 // What the page shows before Start: for the draft config and for each model the real-model experiment offers, the
-// parameters, the memory plan's peak and whether it fits, and the seconds-per-step estimate (src/rl/step-estimate.ts)
+// parameters, the memory plan's peak and whether it fits, and the seconds-per-step estimate (src/schema/step-estimate.ts)
 // on this adapter. A model is known from its config.json alone: a preset, a folder's config.json (a small file; no
 // weight is read), or a hub id whose config.json is recorded in the repository. Not the probe that measures the
 // adapter (src/bench/throughput-probe.ts) and not the download of a hub model.
 
-import { configFromJson } from '../model/checkpoint';
-import { parseLlamaConfigJson } from '../model/checkpoint-format';
-import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../model/config';
-import { generationDefaults, type GenerationDefaults } from '../model/generation-defaults';
+import { configFromJson } from '../io/checkpoint';
+import { parseLlamaConfigJson } from '../io/hf-layout';
+import { MODEL_PRESETS, parameterCount, type ModelConfig } from '../schema/model-config';
+import { generationDefaults, type GenerationDefaults } from '../schema/generation-defaults';
 import type { MemoryDevice } from '../model/memory-plan';
-import { REAL_CONFIG_FILES, type RealModelName } from '../model/real-models.fixture';
-import { REAL_MODEL_CHOICES, derive, type RLConfig } from '../rl/config';
-import { rlResolvedMemoryPlan } from '../rl/memory';
-import { estimateStepSeconds, stepWork, type StepPhase, type Throughput } from '../rl/step-estimate';
-import { checkpointDir } from './checkpoint-path';
+import { REAL_CONFIG_FILES, type RealModelName } from '../io/real-models.fixture';
+import { REAL_MODEL_CHOICES, derive, type RLConfig } from '../schema/config';
+import { rlResolvedMemoryPlan } from '../rl/observation/memory';
+import { estimateStepSeconds, stepWork, type StepPhase, type Throughput } from '../schema/step-estimate';
+import { checkpointDir } from '../schema/checkpoint-path';
 import type { AssetLoader } from './start-policy';
 
 /** One model's figures for a config. */

@@ -9,10 +9,10 @@
 
 import type { GpuContext } from '../gpu';
 import { matmulTuning } from '../kernels/matmul';
-import type { StepRecord } from '../rl/stream';
-import { sameConfig, type RLConfig } from '../rl/config';
+import type { StepRecord } from '../schema/stream';
+import { sameConfig, type RLConfig } from '../schema/config';
 import type { RunSession, RunSink, TrainerFactory, TrainerLike } from './run-session';
-import type { BackendKind } from './types';
+import type { BackendKind } from '../schema/run-types';
 
 /**
  * A trainer whose first runStep was started when it was made: runStep hands that step's records to the first

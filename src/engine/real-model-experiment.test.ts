@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { useNodeDevice } from '../testing/test-device';
-import { realModelExperiment, resolveConfig } from '../rl/config';
+import { realModelExperiment, resolveConfig } from '../schema/config';
 import { PUBLIC_ASSETS } from './node-assets';
 import { NO_SINK, RunSession } from './run-session';
 import type { AssetLoader } from './start-policy';

@@ -3,14 +3,14 @@
 // header and session are newer than the store's); any other driver with a RunStore (a test, a command) uses it as it
 // is. Runs left training when the page went away are marked interrupted here (recover).
 
-import { tokenizerFromFiles } from '../model/hf-folder';
-import type { Tokenizer } from '../model/tokenizer';
-import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from './formats';
-import { chartedRows, parseRunOrTrainerLog } from './foreign-logs';
+import { tokenizerFromFiles } from '../io/hf-folder';
+import type { Tokenizer } from '../io/tokenizer';
+import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from '../io/run-files';
+import { chartedRows, parseRunOrTrainerLog } from '../io/foreign-logs';
 import { exportPolicyFolder, policyFiles, type PolicyFiles, type RunSession, type SavedRun } from './run-session';
 import type { RunRecords, RunStore } from './run-store';
 import { CHAR_TOKENIZER_PATH, readSourceGenerationConfig, type AssetLoader } from './start-policy';
-import { defaultRunName, runNameProblem, type RolloutRecord, type RunHeader } from './types';
+import { defaultRunName, runNameProblem, type RolloutRecord, type RunHeader } from '../schema/run-types';
 
 /** What a run is exported as. */
 export type ExportKind = 'metrics-csv' | 'metrics-jsonl' | 'rollouts-jsonl' | 'checkpoint';

@@ -6,33 +6,33 @@
 // folder, memory), a device and a clock. Not a loop: a driver calls step() as it pleases (the page until Pause, the
 // CLI until the last step or a signal) and decides what a stop means.
 
-import { POLICY_ADAPTER_DIR, hfExport, type HfExport } from '../export/hf-model-folder';
+import { POLICY_ADAPTER_DIR, hfExport, type HfExport } from '../io/hf-model-folder';
 import type { GpuContext } from '../gpu';
-import { decodeCheckpoint, encodeCheckpoint, type Checkpoint, type ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
-import { tokenizerFromFiles } from '../model/hf-folder';
-import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../model/peft';
-import type { Tokenizer } from '../model/tokenizer';
+import { decodeCheckpoint, encodeCheckpoint, type Checkpoint, type ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
+import { tokenizerFromFiles } from '../io/hf-folder';
+import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE, peftAdapterFiles } from '../io/peft';
+import type { Tokenizer } from '../io/tokenizer';
 import { parseLoraTargets, type LoraSpec } from '../core/lora-layout';
 import type { Policy } from '../model/policy';
-import { watchStep, type Alert, type StepExtremes } from '../rl/alerts';
-import type { CompareSource, ObjectiveComparison } from '../rl/compare';
-import { describeSamplingResolution, resolveSamplingDefaults, validateConfig, type RLConfig } from '../rl/config';
-import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/divergence';
-import type { LearnedReward } from '../rl/learned-reward';
-import type { EvalRecord, StepRecord } from '../rl/stream';
-import type { RolloutSetting } from '../rl/rollouts';
-import { Trainer, assertPromptsFit, type TrainerBackend } from '../rl/trainer';
-import { decodeTrainerState, encodeTrainerState } from '../rl/trainer-state';
-import type { UserRewardSandbox } from '../rl/user-reward';
-import { cpuRefusal } from './cpu-limit';
+import { watchStep, type Alert, type StepExtremes } from '../rl/observation/alerts';
+import type { CompareSource, ObjectiveComparison } from '../rl/observation/compare';
+import { describeSamplingResolution, resolveSamplingDefaults, validateConfig, type RLConfig } from '../schema/config';
+import { divergenceText, firstNonFinite, firstNonFiniteTensor } from '../rl/observation/divergence';
+import type { LearnedReward } from '../rl/rewards/learned-reward';
+import type { EvalRecord, StepRecord } from '../schema/stream';
+import type { RolloutSetting } from '../rl/algorithm/rollouts';
+import { Trainer, assertPromptsFit, type TrainerBackend } from '../rl/algorithm/trainer';
+import { decodeTrainerState, encodeTrainerState } from '../rl/algorithm/trainer-state';
+import type { UserRewardSandbox } from '../rl/rewards/user-reward';
+import { cpuRefusal } from '../schema/cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
 import { createSupervisedTrainer } from './supervised-trainer';
-import type { SftOptions } from '../rl/sft';
-import type { BackendKind, RunMode } from './types';
+import type { SftOptions } from '../rl/learners/sft';
+import type { BackendKind, RunMode } from '../schema/run-types';
 
-/** What a session needs from a trainer: the real one (src/rl/trainer.ts), or a scripted one in the engine's tests. */
+/** What a session needs from a trainer: the real one (src/rl/algorithm/trainer.ts), or a scripted one in the engine's tests. */
 export interface TrainerLike {
   /** Rollout steps done. */
   readonly step: number;
@@ -43,7 +43,7 @@ export interface TrainerLike {
   saveStateBytes(): Promise<Uint8Array>;
   /** The policy as a Hugging Face checkpoint (under LoRA the merged weights). */
   exportCheckpoint(): Promise<Checkpoint>;
-  /** A/B of the run's objective and `b` on one batch (src/rl/compare.ts); absent on scripted test trainers. */
+  /** A/B of the run's objective and `b` on one batch (src/rl/observation/compare.ts); absent on scripted test trainers. */
   compareObjectives?(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison>;
   /** What the trainer samples and scores with, for its drivers (absent on scripted test trainers). */
   readonly setting?: TrainerSetting;
@@ -269,7 +269,7 @@ export class RunSession {
     return s;
   }
 
-  /** A/B of the run's objective and `b` on one batch at the current parameters (src/rl/compare.ts); between steps only. */
+  /** A/B of the run's objective and `b` on one batch at the current parameters (src/rl/observation/compare.ts); between steps only. */
   compareObjectives(b: RLConfig, source: CompareSource): Promise<ObjectiveComparison> {
     const trainer = this.trainer;
     if (!trainer.compareObjectives) throw new Error("this run's trainer cannot compare objectives");
@@ -509,7 +509,7 @@ export interface PolicyFiles {
 export const LORA_ADAPTER_DIR = POLICY_ADAPTER_DIR;
 
 /**
- * A policy exported as the folders transformers and PEFT load (export/hf-model-folder.ts): the one path the page's
+ * A policy exported as the folders transformers and PEFT load (io/hf-model-folder.ts): the one path the page's
  * checkpoint export and the CLI's `export --to hf` share. `sourceGenerationConfigJson` is the source model's
  * generation_config.json (readSourceGenerationConfig), `baseModel` the checkpoint the run started from.
  */

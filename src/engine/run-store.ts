@@ -3,8 +3,10 @@
 // optional byte quota (the engine's tests, and the fallback where a browser has no IndexedDB). The IndexedDB
 // store is idb-run-store.ts. Every write is atomic: a write that fails leaves what was saved before untouched.
 
-import type { EvalRecord } from '../rl/stream';
-import type { MetricRow, RolloutRecord, RunData, RunHeader } from './types';
+import type { EvalRecord } from '../schema/stream';
+import type { MetricRow, RolloutRecord, RunData, RunHeader, RunRecords } from '../schema/run-types';
+
+export type { RunRecords } from '../schema/run-types';
 
 /** The browser refused a write because its storage quota is used up. Nothing saved before is affected. */
 export class StorageFullError extends Error {
@@ -26,13 +28,6 @@ export interface SavedState {
   tokenizerJson: string;
   /** Its tokenizer_config.json (a Hugging Face BPE tokenizer's special tokens and chat template); absent for the character vocabulary. */
   tokenizerConfigJson?: string | null;
-}
-
-/** A run's records for charts: metric rows, evaluations, and the steps that have sampled groups. */
-export interface RunRecords {
-  rows: MetricRow[];
-  evals: EvalRecord[];
-  rolloutSteps: number[];
 }
 
 export interface RunStore {

@@ -5,8 +5,8 @@
 // `npm run train -- --seeds` runs one with runSeedGroup, seed after seed to the end or a signal. The plain data and
 // texts the page also imports are in seed-group.ts (kept free of the engine).
 
-import type { RLConfig } from '../rl/config';
-import { groupSeeds, seedGroupEndText, type SeedGroupTag, type SeedQueueProgress } from './seed-group';
+import type { RLConfig } from '../schema/config';
+import { groupSeeds, seedGroupEndText, type SeedGroupTag, type SeedQueueProgress } from '../schema/seed-group';
 
 /** A seed whose run failed, was interrupted, or could not start, and why. */
 export interface FailedSeed {

@@ -2,19 +2,19 @@
 // folder (public/models/tiny-qwen2/, a URL), or a fresh model of a preset, with its tokenizer (character or BPE). Reads files through an injected loader (fetch in the
 // worker, the file system in tests), so it runs anywhere. Not the trainer and not the runs store.
 
-import type { ParamArrays } from '../model/checkpoint';
-import { MODEL_PRESETS, type ModelConfig } from '../model/config';
-import type { GenerationDefaults } from '../model/generation-defaults';
-import { loadHfFolder } from '../model/hf-folder';
-import { loadCharTokenizer, type Tokenizer } from '../model/tokenizer';
+import type { ParamArrays } from '../io/checkpoint';
+import { MODEL_PRESETS, type ModelConfig } from '../schema/model-config';
+import type { GenerationDefaults } from '../schema/generation-defaults';
+import { loadHfFolder } from '../io/hf-folder';
+import { loadCharTokenizer, type Tokenizer } from '../io/tokenizer';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import type { RLConfig } from '../rl/config';
+import type { RLConfig } from '../schema/config';
 
-import { checkpointDir } from './checkpoint-path';
+import { checkpointDir } from '../schema/checkpoint-path';
 
-export { CPU_MAX_PARAMETERS, cpuRefusal } from './cpu-limit';
-export { checkpointDir, foreignCheckpointOrigin } from './checkpoint-path';
+export { CPU_MAX_PARAMETERS, cpuRefusal } from '../schema/cpu-limit';
+export { checkpointDir, foreignCheckpointOrigin } from '../schema/checkpoint-path';
 
 /** Reads a file of the site (paths relative to its root, e.g. "checkpoints/copy/config.json"). */
 export interface AssetLoader {

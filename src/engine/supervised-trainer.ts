@@ -1,4 +1,4 @@
-// A supervised run (SFT on the task's demonstrations, src/rl/sft.ts) as a trainer the run session steps like any
+// A supervised run (SFT on the task's demonstrations, src/rl/learners/sft.ts) as a trainer the run session steps like any
 // other, with no RL trainer behind it: each step is one optimizer step of train_batch_size x num_generations
 // demonstrations on the policy an RL run of the config would train, recorded as a step record (its loss and learning
 // rate), with the RL runs' held-out evaluation on their schedule (before the first step and every eval_every steps
@@ -12,14 +12,14 @@ import { Rng } from '../core/random';
 import { assertPlanFits } from '../model/memory-plan';
 import { CpuPolicy, GpuPolicy, type Policy } from '../model/policy';
 import { roundModelWeights } from '../reference/half-weights';
-import { derive, taskOf, validateConfig, type RLConfig } from '../rl/config';
-import { evaluateHeldOut } from '../rl/evaluate';
-import { rlResolvedMemoryPlan } from '../rl/memory';
-import { trainSft, type SftOptions } from '../rl/sft';
-import type { EvalRecord, StepRecord } from '../rl/stream';
+import { derive, taskOf, validateConfig, type RLConfig } from '../schema/config';
+import { evaluateHeldOut } from '../rl/algorithm/evaluate';
+import { rlResolvedMemoryPlan } from '../rl/observation/memory';
+import { trainSft, type SftOptions } from '../rl/learners/sft';
+import type { EvalRecord, StepRecord } from '../schema/stream';
 import type { TrainerFactory, TrainerRequest, TrainerSetting } from './run-session';
 
-export type { RunMode } from './types';
+export type { RunMode } from '../schema/run-types';
 
 /**
  * The supervised options of a config: `steps` steps of train_batch_size x num_generations demonstrations (as many
@@ -41,7 +41,7 @@ export function supervisedOptions(config: RLConfig): SftOptions {
 }
 
 /**
- * The policy an RL run of the request's config trains, built as its learner builds it (rl/learner.ts, rl/cpu-learner.ts):
+ * The policy an RL run of the request's config trains, built as its learner builds it (rl/learners/learner.ts, rl/learners/cpu-learner.ts):
  * the same rows, LoRA adapters from their own stream of the seed, weight and rollout precisions, and on WebGPU the
  * same memory-plan refusal. Only the policy: a supervised run has no reference, critic or rollouts.
  */
@@ -80,7 +80,7 @@ function supervisedPolicy(o: TrainerRequest, config: RLConfig): Policy {
 
 /**
  * A supervised run's trainer, without an RL trainer: the policy (supervisedPolicy) trained by sft.ts's steps, and the
- * held-out evaluation (rl/evaluate.ts) of the run's task at its difficulty, scored by every reward source of the
+ * held-out evaluation (rl/algorithm/evaluate.ts) of the run's task at its difficulty, scored by every reward source of the
  * config, sampled as a run that has taken no rollout step. The request's `supervised` options replace the config's
  * (supervisedOptions).
  */

@@ -2,7 +2,7 @@
 // difficulty and seed, in the rows TRL (datasets-style JSONL: prompt, answer) and verl (data_source, prompt as chat
 // messages, reward_model.ground_truth) read. Plain text out; not the verifiers (the reward modules are in render.ts).
 
-import { derive, taskOf, type RLConfig } from '../rl/config';
+import { derive, taskOf, type RLConfig } from '../schema/config';
 import { Rng } from '../core/random';
 import type { Split, TaskItem } from '../tasks';
 

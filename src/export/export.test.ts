@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIELD_NAMES, PRESET_NAMES, resolveConfig, type RLConfig } from '../rl/config';
+import { FIELD_NAMES, PRESET_NAMES, resolveConfig, type RLConfig } from '../schema/config';
 import { getTask } from '../tasks';
 import {
   EXPORT_TARGETS,

@@ -11,7 +11,7 @@ export {
   type MappingRow,
   type Setting,
 } from './mapping';
-export { ExportValueError } from './quote';
+export { ExportValueError } from '../core/quote';
 export {
   CONFIG_FILE,
   DEFAULT_MODEL_PATH,

@@ -3,7 +3,7 @@
 // key is one of the trainer's own (fixtures/), and with LoRA off nothing of it is written.
 
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import openrlhfFields from './fixtures/openrlhf.json';
 import verlFields from './fixtures/verl.json';
 import { mappingRows } from './mapping';

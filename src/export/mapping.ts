@@ -13,12 +13,12 @@ import {
   type DerivedConfig,
   type RLConfig,
   type RLField,
-} from '../rl/config';
+} from '../schema/config';
 import type { ValueNames } from '../schema/fields';
 import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective';
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
-import { ExportValueError } from './quote';
+import { ExportValueError } from '../core/quote';
 import { dppoCap, isStraightThroughKl, lossFormula, type LossType } from '../schema/objective';
 
 /** A loss_type's per-token loss as the schema writes it: its formula, and its symbols' meaning. */

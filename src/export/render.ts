@@ -12,7 +12,7 @@ import {
   type PresetName,
   type RLConfig,
   type RLField,
-} from '../rl/config';
+} from '../schema/config';
 import { PROMPT_LIST_TASK } from '../tasks';
 import { exportItems, jsonl, plainRow, rowCounts, verlRow } from './data';
 import {
@@ -25,7 +25,7 @@ import {
   pyString,
   shellQuote,
   shellWord,
-} from './quote';
+} from '../core/quote';
 import VERIFIERS_PY from './verifiers.py?raw';
 import {
   TARGET_LABELS,

@@ -14,7 +14,7 @@ import {
   repoIdOfFolder,
   snapshotFilePath,
 } from './cache-layout';
-import { parseHubId } from './hub-id';
+import { parseHubId } from '../schema/hub-id';
 
 const COMMIT = 'a'.repeat(40);
 const repo = parseHubId('Org-1/name.v2@dev');

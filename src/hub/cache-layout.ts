@@ -1,5 +1,5 @@
 // The layout of a hub cache, shared by the CLI's folder (src/cli/hub-cache.ts) and the page's origin-private
-// storage (src/engine/opfs-snapshot-store.ts), after huggingface_hub's but without its blobs/ and symlinks:
+// storage (src/io/opfs-snapshot-store.ts), after huggingface_hub's but without its blobs/ and symlinks:
 //   models--<org>--<name>/refs/<revision>                            the commit the revision resolved to, once complete
 //   models--<org>--<name>/snapshots/<commit>/<file>                   each file, renamed in once verified
 //   models--<org>--<name>/snapshots/<commit>/<file>.incomplete        a download in progress (resumed with Range)
@@ -8,7 +8,7 @@
 // Paths are arrays of names (each checked by hub-id's rules before it gets here); each store joins them its own way.
 // Parsing of the two JSON records lives here so both stores accept and refuse the same files.
 
-import type { HubRepo } from './hub-id';
+import type { HubRepo } from '../schema/hub-id';
 import type { DownloadRecord, SnapshotManifest } from './snapshot';
 
 export const MANIFEST_FILE = '.rl-lab-snapshot.json';

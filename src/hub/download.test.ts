@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
 import { downloadFile, fileMeta, type HubClient, type PartialFile } from './download';
-import { parseHubId } from './hub-id';
+import { parseHubId } from '../schema/hub-id';
 
 const WEIGHTS = new Uint8Array(5000).map((_, i) => i % 251);
 

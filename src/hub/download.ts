@@ -7,8 +7,8 @@
 // `authorization` when the CDN's netloc differs). The bytes land in a PartialFile (`<file>.incomplete`) the caller
 // supplies, are checked for size and hash, and only then committed. No Node: fetch and the storage are injected.
 
-import { resolveUrl, type HubRepo } from './hub-id';
-import { hubSourcesAllow } from './origins';
+import { resolveUrl, type HubRepo } from '../schema/hub-id';
+import { hubSourcesAllow } from '../schema/hub-origins';
 
 /** A download that failed; the message names the model, the file, the host or the HTTP status. */
 export class HubError extends Error {

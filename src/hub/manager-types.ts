@@ -34,7 +34,7 @@ export interface HubCheck {
   sizesKnown: boolean;
   /** The memory plan of the draft config on this model, in words, with its total; null when refused. */
   memory: { totalBytes: number; budgetBytes: number | null; fits: boolean; lines: string[] } | null;
-  /** Seconds of one step of the draft config on this adapter (src/rl/step-estimate.ts), and where the adapter's speed figures come from; null when refused or the adapter has no WebGPU device. */
+  /** Seconds of one step of the draft config on this adapter (src/schema/step-estimate.ts), and where the adapter's speed figures come from; null when refused or the adapter has no WebGPU device. */
   estimate: { seconds: number; source: string } | null;
   /** generation_config.json's sampling defaults, where it has them. */
   generation: { temperature?: number; top_p?: number; top_k?: number; do_sample?: boolean } | null;

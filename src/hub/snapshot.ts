@@ -4,7 +4,7 @@
 // memory plan, and may refuse), then the weights, each resumed and verified. A snapshot the cache holds complete is
 // read with no request. The storage is injected (the CLI's file system; the page's origin-private storage).
 
-import { COMMIT, resolveUrl, type HubRepo } from './hub-id';
+import { COMMIT, resolveUrl, type HubRepo } from '../schema/hub-id';
 import {
   downloadFile,
   fileMeta,

@@ -6,7 +6,7 @@ import {
   kvWrite as kvWriteTwin,
 } from '../reference/decode';
 import { decodeFinish, gatherRows, kvWrite } from './decode';
-import type { EndOfSequence } from '../core/end-of-sequence';
+import type { EndOfSequence } from '../io/end-of-sequence';
 import { gpuTwinCase, randomHost, randomInts, type KernelCase } from './verify';
 
 const exact = { atol: 0, rtol: 0 };

@@ -3,7 +3,7 @@
 
 import raw from '../../shaders/decode.wgsl?raw';
 import { declareShader, grid, isHalfStorage, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
-import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../core/end-of-sequence';
+import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../io/end-of-sequence';
 import { WGSL_BLOCKS } from './wgsl-blocks';
 
 const WG = 64;

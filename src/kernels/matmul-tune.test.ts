@@ -3,7 +3,7 @@
 // gives the whole model's loss and gradients of the CPU twin. Correctness only: no timing is asserted.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODEL_PRESETS } from '../model/config';
+import { MODEL_PRESETS } from '../schema/model-config';
 import { GpuModel } from '../model/gpu-model';
 import {
   crossEntropyBackward as ceBackwardTwin,

@@ -1,7 +1,7 @@
 // Typed wrappers of shaders/weight-stats.wgsl: a weight's update statistics against its starting copy (||dW||_F^2,
 // ||W_0||_F^2, sigma_1^2 by power iteration, the top right singular vector) and the rank-1 update W_0 + u v^T.
 // Same names and argument order as src/reference/weight-stats.ts. Not the bookkeeping over a whole model
-// (src/rl/weight-tracker.ts).
+// (src/rl/observation/weight-tracker.ts).
 
 import raw from '../../shaders/weight-stats.wgsl?raw';
 import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';

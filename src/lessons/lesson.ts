@@ -4,8 +4,8 @@
 // budget, narration bound to live values, what to look at, and a check over the runs' metrics that decides whether
 // the phenomenon appeared this time. Not the runner (run.ts) and not the page (store/slices/lessons.ts).
 
-import type { PresetName, RLConfig } from '../rl/config';
-import type { EvalRecord, GroupRecord, Metrics, TokenPlane } from '../rl/stream';
+import type { PresetName, RLConfig } from '../schema/config';
+import type { EvalRecord, GroupRecord, Metrics, TokenPlane } from '../schema/stream';
 import type { ChartId } from '../schema/metrics';
 
 /** One run of a lesson: a preset and the knobs it changes, over a shipped warm start (`checkpoint`). */

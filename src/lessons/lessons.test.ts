@@ -7,14 +7,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PUBLIC_ASSETS } from '../engine/node-assets';
 import { useNodeDevice } from '../testing/test-device';
-import { validateConfig } from '../rl/config';
+import { validateConfig } from '../schema/config';
 import { CHARTS, metricSpec } from '../schema/metrics';
 import { LESSONS, lessonById, renderNarration } from './index';
 import type { Lesson } from './lesson';
 import { narrationPlaceholders } from './narration';
 import { lessonsTable } from './table';
 import { lessonRunConfig } from './results';
-import { runLesson } from './run';
+import { runLesson } from '../cli/lesson-run';
 
 describe('the lesson catalog', () => {
   it('lists every file of catalog/ once, with unique kebab-case ids', () => {
@@ -73,7 +73,7 @@ describe('docs/lessons.md', () => {
  *   the run against another run's (learned-reward).
  * The others are checked elsewhere: clip-zero and reward-hacking run to their verdict on seed 0 in the browser tier
  * (e2e/lessons.spec.ts); first-run's phenomenon, GRPO from the copy warm start raising accuracy, is
- * src/rl/learning.test.ts's; entropy-collapse, dead-groups and weak-vs-strong-prior are GRPO runs with checks of the
+ * src/rl/algorithm/learning.test.ts's; entropy-collapse, dead-groups and weak-vs-strong-prior are GRPO runs with checks of the
  * kinds above. All of them, on 5 seeds, are `npm run lessons -- --check`.
  */
 const CI_SAMPLE: readonly string[] = [

@@ -2,7 +2,7 @@
 // first run's latest value, {key:metric} a named run's; values print with 3 significant digits, and a value not
 // there yet prints as "…". Pure functions over LessonRunResult-like data, used by the page and the headless runner.
 
-import type { EvalRecord, Metrics } from '../rl/stream';
+import type { EvalRecord, Metrics } from '../schema/stream';
 import type { Lesson, LessonRunResult } from './lesson';
 
 /** Latest metrics per run key (what the page has so far). */

@@ -2,7 +2,7 @@
 // does when the page loads (initConfig opens the lesson, prepareLessonRun prepares its first run), said once so that
 // the page's entry can ask the engine worker for the same run before the app has loaded (src/main.tsx).
 
-import type { RLConfig } from '../rl/config';
+import type { RLConfig } from '../schema/config';
 import { FIRST_LESSON, LESSON_DEFAULT_SEED, lessonById, type Lesson } from './index';
 import { lessonRunConfig } from './results';
 

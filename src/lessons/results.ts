@@ -2,8 +2,8 @@
 // a LessonRunResult. Pure functions of the config and the records, shared by the headless runner (run.ts) and the
 // page (store/lesson-results.ts), so both hand a check the same thing; no trainer, no engine, no GPU.
 
-import { resolveConfig, type RLConfig } from '../rl/config';
-import { evalsOf, type StepRecord } from '../rl/stream';
+import { resolveConfig, type RLConfig } from '../schema/config';
+import { evalsOf, type StepRecord } from '../schema/stream';
 import { lessonRunOverrides, type Lesson, type LessonRun, type LessonRunResult } from './lesson';
 
 /** The config of one run of a lesson at `seed`: the preset, the run's knobs, the lesson's seed and step budget. */

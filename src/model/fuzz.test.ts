@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { INHERITED_NAMES, pick } from '../reference/fuzz-inputs';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import { CheckpointError } from './checkpoint-format';
-import { decodeCheckpoint, encodeCheckpoint, type ParamArrays } from './checkpoint';
-import { MODEL_PRESETS } from './config';
-import { readSafetensors, SafetensorsError } from './safetensors';
+import { CheckpointError } from '../io/hf-layout';
+import { decodeCheckpoint, encodeCheckpoint, type ParamArrays } from '../io/checkpoint';
+import { MODEL_PRESETS } from '../schema/model-config';
+import { readSafetensors, SafetensorsError } from '../io/safetensors';
 
 const config = MODEL_PRESETS.nano;
 const special = { bosId: 1, eosId: 2, padId: 0 };

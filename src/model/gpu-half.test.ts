@@ -23,9 +23,9 @@ import {
 } from '../core/half';
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
-import { modelConfigToJson, decodeCheckpointHalf, type ParamArrays } from './checkpoint';
-import { writeSafetensors, type SafetensorsTensorInput } from './safetensors';
-import type { ModelConfig } from './config';
+import { modelConfigToJson, decodeCheckpointHalf, type ParamArrays } from '../io/checkpoint';
+import { writeSafetensors, type SafetensorsTensorInput } from '../io/safetensors';
+import type { ModelConfig } from '../schema/model-config';
 import { GpuModel } from './gpu-model';
 import { CpuPolicy, GpuPolicy } from './policy';
 import { hostParams, randomAdapters, randomBaseParams, runModel } from '../testing/gpu-model-harness';

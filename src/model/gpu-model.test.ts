@@ -11,11 +11,11 @@ import { ChunkedHead } from '../kernels/head-chunked';
 import { fixtureLossInputs, parityError, parityFixtureFrom } from '../reference/fixture';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import type { ParamArrays } from './checkpoint';
-import type { ModelConfig } from './config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { generate, leftPad } from './generate';
 import { GpuModel } from './gpu-model';
-import { readSafetensors } from './safetensors';
+import { readSafetensors } from '../io/safetensors';
 
 let ctx: GpuContext;
 beforeAll(async () => {

@@ -32,8 +32,8 @@ import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../core/lora-layout';
 import { headDim, paramShapes } from '../core/model-shapes';
 import type { AdamwOptions } from '../reference/adamw';
-import type { ParamArrays } from './checkpoint';
-import type { ModelConfig } from './config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { checkModelFitsDevice } from './memory-plan';
 import { isHalfBits, storesHalf, weightToF32, weightToHalf, type WeightData, type WeightDtype } from '../core/half';
 

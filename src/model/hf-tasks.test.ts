@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { Rng } from '../core/random';
-import { textTokens } from '../core/end-of-sequence';
-import { encodePrompt, promptTokenBound } from '../rl/sft';
+import { textTokens } from '../io/end-of-sequence';
+import { encodePrompt, promptTokenBound } from '../rl/learners/sft';
 import { getTask, taskFactories, taskNames } from '../tasks';
-import { loadHfFolder, type HfFolder } from './hf-folder';
+import { loadHfFolder, type HfFolder } from '../io/hf-folder';
 import { GpuPolicy } from './policy';
 
 const MODELS = fileURLToPath(new URL('../../public/models/', import.meta.url));

@@ -4,9 +4,9 @@
 // recomputation (printed beside their f32 figures). Pure arithmetic: no device.
 
 import { describe, expect, it } from 'vitest';
-import { parameterCount } from './config';
+import { parameterCount } from '../schema/model-config';
 import { HEAD_SCRATCH_BYTES } from '../kernels/head-chunked';
-import { QWEN25_05B, SMOLLM2_135M } from './real-models.fixture';
+import { QWEN25_05B, SMOLLM2_135M } from '../io/real-models.fixture';
 import {
   MemoryPlanError,
   assertPlanFits,

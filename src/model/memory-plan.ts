@@ -5,7 +5,7 @@
 // No (rows, T, V) logits exist: training runs the head in row chunks of a bounded scratch (kernels/head-chunked.ts);
 // only a decode step holds whole logits, (rows, V). Frozen weights (the LoRA base and the reference) are counted at
 // MemoryShape.storageBytes per value and the KV cache at kvCacheBytes, so half-precision storage can be planned.
-// Knows the buffers GpuModel, generate() and the GPU learner allocate; not the RL config (src/rl/memory.ts maps
+// Knows the buffers GpuModel, generate() and the GPU learner allocate; not the RL config (src/rl/observation/memory.ts maps
 // its knobs onto this plan and names them in the refusals).
 
 import { formatBytes } from '../core/format';
@@ -13,7 +13,7 @@ import { loraShapes, type LoraSpec } from '../core/lora-layout';
 import { storesHalf } from '../core/half';
 import { headDim, paramShapes } from '../core/model-shapes';
 import { HEAD_SCRATCH_BYTES, chunkedHeadBytes, headChunkRows } from '../kernels/head-chunked';
-import type { ModelConfig } from './config';
+import type { ModelConfig } from '../schema/model-config';
 
 const F32 = 4;
 

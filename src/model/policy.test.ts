@@ -6,7 +6,7 @@ import type { GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import type { ModelConfig } from './config';
+import type { ModelConfig } from '../schema/model-config';
 import type { Rollout } from './generate';
 import { CpuPolicy, GpuPolicy, type Policy, type SftBatch } from './policy';
 

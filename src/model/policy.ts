@@ -12,12 +12,12 @@ import { paramShapes, type ModelParams } from '../core/model-shapes';
 import { clippedAdamwStep } from '../reference/optimizer';
 import { sampleTokens } from '../reference/sampler';
 import { host, type HostTensor } from '../core/host-tensor';
-import type { ParamArrays } from './checkpoint';
-import type { ModelConfig } from './config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
 import { clippedAdamwOptions, GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
 import { maxOf } from '../schema/extremes';
-import { endOfSequenceIds } from '../core/end-of-sequence';
+import { endOfSequenceIds } from '../io/end-of-sequence';
 import { roundToWeightDtype, storesHalf, type WeightDtype } from '../core/half';
 
 /** A right-padded batch of B sequences of T tokens for supervised steps; position t of a row is t. */

@@ -16,17 +16,17 @@ import { host } from '../core/host-tensor';
 import { loraShapes, type LoraSpec } from '../core/lora-layout';
 import { paramShapes } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import { resolveConfig } from '../rl/config';
-import { encodePrompt } from '../rl/sft';
-import { Trainer } from '../rl/trainer';
-import type { ParamArrays } from './checkpoint';
-import type { ModelConfig } from './config';
+import { resolveConfig } from '../schema/config';
+import { encodePrompt } from '../rl/learners/sft';
+import { Trainer } from '../rl/algorithm/trainer';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { GpuModel } from './gpu-model';
-import { loadHfFolder } from './hf-folder';
+import { loadHfFolder } from '../io/hf-folder';
 import { GpuPolicy } from './policy';
-import { buildRealArchFolder } from './real-arch-folder';
-import type { RealModelName } from './real-models.fixture';
-import { folderReader } from './tiny-hf';
+import { buildRealArchFolder } from '../io/real-arch-folder';
+import type { RealModelName } from '../io/real-models.fixture';
+import { folderReader } from '../io/tiny-hf';
 
 let ctx: GpuContext;
 beforeAll(async () => {

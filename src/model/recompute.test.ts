@@ -9,8 +9,8 @@ import { loraShapes, type LoraSpec } from '../core/lora-layout';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { useNodeDevice } from '../testing/test-device';
-import type { ParamArrays } from './checkpoint';
-import type { ModelConfig } from './config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import { GpuModel, type GpuModelOptions, type LoraInit } from './gpu-model';
 
 const gpu = useNodeDevice();

@@ -10,7 +10,7 @@ import {
   RewardClassifierError,
   softmaxRow,
 } from './reward-classifier';
-import fixture from './fixtures/sentiment-char.json';
+import fixture from '../io/fixtures/sentiment-char.json';
 
 const DIR = new URL('../../public/models/sentiment-char/', import.meta.url);
 const shipped = (): Map<string, Uint8Array> =>

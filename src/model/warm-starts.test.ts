@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../cli/files';
-import { buildCharTokenizerJson } from './tokenizer';
-import { MODEL_PRESETS } from './config';
+import { buildCharTokenizerJson } from '../io/tokenizer';
+import { MODEL_PRESETS } from '../schema/model-config';
 import { getTask } from '../tasks';
 
 const root = new URL('../../public/checkpoints/', import.meta.url);

@@ -1,6 +1,6 @@
 // CPU twin of shaders/bradley-terry.wgsl: the Bradley-Terry loss of a reward model over P preference pairs
 // (docs/algorithms.md#reward-models-and-bradley-terry), forward and backward in one call: the scalar loss,
-// d loss / d scores and three metrics. Not the reward model's forward (src/rl/reward-model.ts).
+// d loss / d scores and three metrics. Not the reward model's forward (src/rl/rewards/reward-model.ts).
 //
 // Scores s (N) are the model's scalar rewards of N sequences; pair p says sequence c_p is preferred to r_p.
 //   d_p = s[c_p] - s[r_p];  loss = (1/P) sum_p [ softplus(-d_p) + lambda (s[c_p] + s[r_p])^2 ]   (0 when P = 0)

@@ -3,7 +3,7 @@
 // index; decodeFinish applies end-of-sequence logic to one step's samples and writes them into the completion
 // buffers. Bit copies but for kvWriteHalf: they work on any 32-bit data.
 
-import { endOfSequenceIds, type EndOfSequence } from '../core/end-of-sequence';
+import { endOfSequenceIds, type EndOfSequence } from '../io/end-of-sequence';
 import { toHalfBits, type HalfDtype } from '../core/half';
 
 /** A 32-bit array the bookkeeping kernels copy bits of (floats are copied through their bits). */

@@ -1,6 +1,6 @@
 // Turns the PyTorch parity fixture (public/fixtures/llama-parity.safetensors, made by
 // scripts/make-parity-fixture.py) into reference-model inputs and expectations, and defines the parity error.
-// Not a safetensors parser: callers parse the file (src/model/safetensors.ts) and pass the tensor map in,
+// Not a safetensors parser: callers parse the file (src/io/safetensors.ts) and pass the tensor map in,
 // so src/reference stays below src/model in the dependency order.
 
 import type { ModelDims, ModelParams } from '../core/model-shapes';

@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { randomObjectiveInputs } from '../kernels/objective.cases';
-import { PRESET_NAMES, resolveConfig, type PresetName } from '../rl/config';
+import { PRESET_NAMES, resolveConfig, type PresetName } from '../schema/config';
 import {
   DEFAULT_OBJECTIVE_CONFIG,
   KL_ESTIMATORS,
@@ -55,7 +55,7 @@ function run(inputs: ObjectiveInputs, config: Partial<ObjectiveConfig>): Run {
   return { loss: loss.data[0], dLogp: dLogp.data, dEntropy: dEntropy.data, records: records.data, metrics: m };
 }
 
-/** A named preset's objective knobs (the RL presets of src/rl/config/presets.ts, not a copy). */
+/** A named preset's objective knobs (the RL presets of src/schema/config/presets.ts, not a copy). */
 const preset = (name: PresetName): ObjectiveConfig => {
   const c = resolveConfig(name);
   return Object.fromEntries(

@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readSafetensors } from '../model/safetensors';
+import { readSafetensors } from '../io/safetensors';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { fixtureLossInputs, parityError, parityFixtureFrom, type ParityFixture } from './fixture';
 import { modelBackward, modelForward } from './model';

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { randomObjectiveInputs } from '../kernels/objective.cases';
-import { resolveConfig, type RLConfig } from '../rl/config';
+import { resolveConfig, type RLConfig } from '../schema/config';
 import { verlRolloutCorrection } from '../export/mapping';
 import { OBJECTIVE_FIELDS, ROLLOUT_IS_MODES, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveInputs } from './objective';

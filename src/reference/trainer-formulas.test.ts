@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import fixture from './fixtures/trainer-formulas.json';
-import { gdpoAdvantages, grpoPasskAdvantages, optimalTokenBaselineAdvantages } from '../rl/advantages';
+import { gdpoAdvantages, grpoPasskAdvantages, optimalTokenBaselineAdvantages } from '../rl/algorithm/advantages';
 import { host } from '../core/host-tensor';
 import { resolveObjectiveConfig, type KlEstimator } from '../schema/objective';
 import { compareArrays } from './compare';

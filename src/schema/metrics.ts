@@ -300,7 +300,7 @@ export interface MetricSpec {
    * by `scale` (default 1) where the unit changed (perf/step_ms in milliseconds became step_time in seconds: 0.001).
    */
   formerly?: readonly { name: string; scale?: number }[];
-  /** When a value of this metric is a warning sign the lab tells the person about (src/rl/alerts.ts watches for it). */
+  /** When a value of this metric is a warning sign the lab tells the person about (src/rl/observation/alerts.ts watches for it). */
   alert?: MetricAlert;
 }
 

@@ -4,10 +4,10 @@
 // explanation and the labels naming B's edits, a stale answer is ignored, and a refusal is shown. Also the
 // tokens' colours and values as the panel draws them.
 import { describe, expect, it } from 'vitest';
-import type { RunHeader, RunProgress } from '../engine/types';
-import { compareObjectives, type ObjectiveComparison } from '../rl/compare';
-import { randomComparedBatch } from '../rl/compare.fixture';
-import { resolveConfig, type RLConfig } from '../rl/config';
+import type { RunHeader, RunProgress } from '../schema/run-types';
+import { compareObjectives, type ObjectiveComparison } from '../rl/observation/compare';
+import { randomComparedBatch } from '../rl/observation/compare.fixture';
+import { resolveConfig, type RLConfig } from '../schema/config';
 import type { Response } from '../worker/protocol';
 import { comparedColor, comparedScale, comparedTokens, highlightedTokens } from './compare';
 import { MASKED_COLOR } from './explain';
@@ -176,7 +176,7 @@ describe('compared tokens as drawn', () => {
     const shareScale = comparedScale(c, 'share');
     expect(shareScale).toBe(Math.max(...c.a.lossShare, ...c.b.lossShare));
     expect(comparedScale(c, 'clip')).toBe(1);
-    const { explainComparison } = await import('../rl/compare-explain');
+    const { explainComparison } = await import('../schema/compare-explain');
     const marked = highlightedTokens(explainComparison(c));
     expect(marked.size).toBe(8);
   });

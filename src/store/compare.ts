@@ -1,14 +1,14 @@
 // The objective A/B as the page draws it: each token's values under A and B (loss share, gradient share, clip
 // side), their colours on the inspector's scales, what each colour means, and which tokens the explanation
-// highlights. Pure; no React. The comparison itself is src/rl/compare.ts, its words src/rl/compare-explain.ts.
+// highlights. Pure; no React. The comparison itself is src/rl/observation/compare.ts, its words src/schema/compare-explain.ts.
 
-import type { ObjectiveComparison, ObjectiveSideValues } from '../rl/compare';
-import type { ComparisonExplanation } from '../rl/compare-explain';
+import type { ObjectiveComparison, ObjectiveSideValues } from '../rl/observation/compare';
+import type { ComparisonExplanation } from '../schema/compare-explain';
 import { MASKED_COLOR, divergingColor, sequentialColor, type LegendSwatch } from './explain';
 
-export type { ComparisonExplanation, CellShift, CompletionShift, TokenDifference } from '../rl/compare-explain';
-export { num, pct } from '../rl/compare-explain';
-export type { CompareSource, ComparedRow, ObjectiveComparison, ObjectiveSideValues } from '../rl/compare';
+export type { ComparisonExplanation, CellShift, CompletionShift, TokenDifference } from '../schema/compare-explain';
+export { num, pct } from '../schema/compare-explain';
+export type { CompareSource, ComparedRow, ObjectiveComparison, ObjectiveSideValues } from '../rl/observation/compare';
 
 /** What the side-by-side tokens are coloured by. */
 export const COMPARE_QUANTITIES = ['share', 'grad', 'clip'] as const;

@@ -12,11 +12,11 @@ import {
   type PresetName,
   type RLConfig,
   type RLField,
-} from '../rl/config';
+} from '../schema/config';
 
 const FIELD_NAMES = Object.values(FIELD_SECTIONS).flat();
 
-export { sameConfig } from '../rl/config';
+export { sameConfig } from '../schema/config';
 
 /** A config value as text for tables and tooltips. */
 export function showValue(v: unknown): string {

@@ -4,9 +4,9 @@
 // by reward.
 
 import { describe, expect, it } from 'vitest';
-import { packRows, unpackBatch } from '../engine/metric-batch';
-import type { MetricRow } from '../engine/types';
-import type { GroupSummary } from '../rl/stream';
+import { packRows, unpackBatch } from '../schema/metric-batch';
+import type { MetricRow } from '../schema/run-types';
+import type { GroupSummary } from '../schema/stream';
 import { HISTOGRAMS } from '../schema/histograms';
 import { groupsByReward, histogramGrid, solveRates } from './dynamics';
 import { MetricTable } from './metric-table';

@@ -3,7 +3,7 @@
 // histograms of the starting and the latest evaluation, and the inspector's all-groups view sorted by reward.
 // Pure; no React. Not the histograms' bins (src/schema/histograms.ts) nor the drawing (src/ui/Heatmap.tsx).
 
-import type { CompletionSummary, EvalRecord, GroupSummary } from '../rl/stream';
+import type { CompletionSummary, EvalRecord, GroupSummary } from '../schema/stream';
 import { HISTOGRAMS, binLabel, type HistogramId } from '../schema/histograms';
 import type { MetricTable } from './metric-table';
 

@@ -3,7 +3,7 @@
 // its reason and asked again next time.
 import { describe, expect, it } from 'vitest';
 import type { ModelEstimate } from '../engine/model-estimates';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import { createLabStore } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
 

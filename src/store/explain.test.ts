@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../core/random';
 import { objectiveForwardBackward, OBJECTIVE_METRICS, OBJECTIVE_RECORDS } from '../reference/objective';
 import { host, zeros } from '../core/host-tensor';
-import { resolveConfig, type RLConfig } from '../rl/config';
+import { resolveConfig, type RLConfig } from '../schema/config';
 import {
   COLOR_QUANTITIES,
   colorLegend,

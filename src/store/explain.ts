@@ -3,9 +3,9 @@
 // recorded for it. Also the token quantities the inspector colours by, the legend of each colouring, and the weight
 // w and loss share in words. Pure; no React.
 
-import type { RLConfig } from '../rl/config';
+import type { RLConfig } from '../schema/config';
 import { aggregationWeight, rolloutCorrectionOf, rolloutCorrectionWeight } from '../schema/objective';
-import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../rl/stream';
+import { TOKEN_PLANES, type CompletionRecord, type TokenPlane } from '../schema/stream';
 import { fmt } from './format';
 
 /** One token's numbers, as recorded by the trainer. */
@@ -46,7 +46,7 @@ export function tokenView(c: CompletionRecord, t: number, text: string): TokenVi
   };
 }
 
-/** Quantities the inspector can colour tokens by (the planes of a token record, rl/stream.ts). */
+/** Quantities the inspector can colour tokens by (the planes of a token record, schema/stream.ts). */
 export const COLOR_QUANTITIES = TOKEN_PLANES;
 export type ColorQuantity = TokenPlane;
 

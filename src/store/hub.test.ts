@@ -3,7 +3,7 @@
 // status line shows the download apart from the run's phase; the token goes to the worker and is kept nowhere in
 // the store, the link or its storage; a bad endpoint or id is named before anything is sent.
 import { describe, expect, it } from 'vitest';
-import { configToUrlParams, resolveConfig } from '../rl/config';
+import { configToUrlParams, resolveConfig } from '../schema/config';
 import type { HubProgress } from '../hub/manager-types';
 import { createLabStore, DEFAULT_HF_ENDPOINT } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';

@@ -91,7 +91,7 @@ export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
 export { isEstimate, type EstimateTopic, type EstimateView, type EstimatesSlice } from './slices/estimates';
-export { hubModelOf } from '../engine/checkpoint-path';
+export { hubModelOf } from '../schema/checkpoint-path';
 export { DEFAULT_HF_ENDPOINT, endpointProblem, type HubSlice, type HubCheckState } from './slices/hub';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export {
@@ -109,7 +109,7 @@ export type { Notice, NoticesSlice } from './slices/notices';
 export type { RunsSlice } from './slices/runs';
 export type { SeedsSlice } from './slices/seeds';
 export { BAND_LEVEL, BOOTSTRAP_RESAMPLES, type SeedStatistic } from './seed-bands';
-export { SEED_GROUP_MAX, SEED_GROUP_MIN } from '../engine/seed-group';
+export { SEED_GROUP_MAX, SEED_GROUP_MIN } from '../schema/seed-group';
 export {
   LESSON_PROGRESS_KEY,
   NO_PROGRESS,

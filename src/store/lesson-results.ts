@@ -1,11 +1,11 @@
 // A lesson's runs as its check sees them, rebuilt from what the page holds: each run's metric table, evaluations
 // and cached sampled groups turned back into the trainer's step records, then gathered by the lessons layer's own
-// collectRun (lessons/results.ts), so the page and the headless runner (lessons/run.ts) hand a check the same LessonRunResult. Pure
+// collectRun (lessons/results.ts), so the page and the headless runner (cli/lesson-run.ts) hand a check the same LessonRunResult. Pure
 // functions of store data; no React, no engine.
 
 import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { Lesson, LessonRunResult } from '../lessons';
-import type { GroupRecord, StepRecord } from '../rl/stream';
+import type { GroupRecord, StepRecord } from '../schema/stream';
 import type { RunView } from './slices/charts';
 
 /**

@@ -4,12 +4,12 @@
 // page's metric tables, another seed reruns, progress outlives the store and bad stored progress is ignored, and
 // the page's records rebuild exactly what the headless runner collects.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { packRows } from '../engine/metric-batch';
-import { rowOf, type RunProgress } from '../engine/types';
+import { packRows } from '../schema/metric-batch';
+import { rowOf, type RunProgress } from '../schema/run-types';
 import type { AdapterReport } from '../gpu/adapter';
 import { FIRST_LESSON, LESSONS, lessonById, type Lesson } from '../lessons';
 import { collectRun, lessonRunConfig } from '../lessons/results';
-import type { EvalRecord, StepRecord } from '../rl/stream';
+import type { EvalRecord, StepRecord } from '../schema/stream';
 import type { Response } from '../worker/protocol';
 import { createLabStore, IDLE_PROGRESS, LESSON_PROGRESS_KEY } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';

@@ -2,7 +2,7 @@
 // template) are kept in this browser under their content hash and the address carries `ref.<field>=<hash>`; an
 // address under MAX_ADDRESS_CHARS always; a link whose kept values this browser lacks opens without them and says so.
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../rl/config';
+import { resolveConfig } from '../schema/config';
 import {
   MAX_ADDRESS_CHARS,
   MAX_INLINE_VALUE,

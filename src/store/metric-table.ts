@@ -4,8 +4,8 @@
 // the columns, each rollout step's histograms (entropy, advantage) by step, for the heatmaps. Pure data, no React;
 // the store wraps each table with a version number so components re-render when it grows.
 
-import type { MetricBatch } from '../engine/metric-batch';
-import type { StepHistograms } from '../rl/stream';
+import type { MetricBatch } from '../schema/metric-batch';
+import type { StepHistograms } from '../schema/stream';
 
 export class MetricTable {
   private cap = 0;

@@ -1,8 +1,8 @@
 // Run labels tell runs apart by the knobs that differ between them (not by colour alone), stay distinct for equal
 // configs, and for a run alone name what it changed from its preset.
 import { describe, expect, it } from 'vitest';
-import { defaultRunName, type RunHeader } from '../engine/types';
-import { resolveConfig, type PresetName } from '../rl/config';
+import { defaultRunName, type RunHeader } from '../schema/run-types';
+import { resolveConfig, type PresetName } from '../schema/config';
 import { runLabels } from './run-names';
 
 function header(id: string, preset: PresetName, over: Record<string, unknown> = {}, createdAt = 0): RunHeader {

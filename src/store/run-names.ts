@@ -5,9 +5,9 @@
 // where its algorithm departs from its preset. A run imported from TRL, verl or OpenRLHF: its trainer and file. Labels
 // that would still be equal lead with the knobs that differ among them, then are numbered by creation ("#2"). Pure.
 
-import { TRAINER_TITLES, defaultRunName } from '../engine/types';
-import type { RunHeader } from '../engine/types';
-import { FIELD_SECTIONS } from '../rl/config';
+import { TRAINER_TITLES, defaultRunName } from '../schema/run-types';
+import type { RunHeader } from '../schema/run-types';
+import { FIELD_SECTIONS } from '../schema/config';
 import { sameValue } from '../schema/fields';
 import { configDiff, differsFromPreset, showValue } from './config-diff';
 

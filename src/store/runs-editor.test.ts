@@ -3,8 +3,8 @@
 // sent and a refusal is one notice; notices are one per problem (a reward_fn failure replaces the last); the
 // editor's check drops a stale answer, and a function known not to compile makes no configure request.
 import { describe, expect, it } from 'vitest';
-import type { RunHeader, RunProgress } from '../engine/types';
-import { resolveConfig } from '../rl/config';
+import type { RunHeader, RunProgress } from '../schema/run-types';
+import { resolveConfig } from '../schema/config';
 import { compareBlocker, createLabStore, IDLE_PROGRESS } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
 

@@ -22,7 +22,7 @@ export {
   type PresetName,
   type RLConfig,
   type RLField,
-} from '../rl/config';
+} from '../schema/config';
 export {
   REAL_MODEL_CHOICES,
   REAL_MODEL_TASKS,
@@ -30,12 +30,12 @@ export {
   realModelExperiment,
   resolveSamplingDefaults,
   type RealModelTask,
-} from '../rl/config';
-export { ESTIMATE_ACCURACY, describeSeconds } from '../rl/step-estimate';
+} from '../schema/config';
+export { ESTIMATE_ACCURACY, describeSeconds } from '../schema/step-estimate';
 export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFactory, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';
 export type { ExportKind } from '../engine/lab-engine';
-export { MAX_RUN_NAME, TRAINER_TITLES } from '../engine/types';
-export type { BackendKind, RunHeader, RunProgress } from '../engine/types';
-export type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
+export { MAX_RUN_NAME, TRAINER_TITLES } from '../schema/run-types';
+export type { BackendKind, RunHeader, RunProgress } from '../schema/run-types';
+export type { EvalRecord, GroupRecord, GroupSummary } from '../schema/stream';

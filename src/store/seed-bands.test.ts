@@ -3,7 +3,7 @@
 // within the seeds' range, narrows as more seeds agree, is the same every time), runs of different lengths (each
 // step counts its seeds), and a chart of a seed group: one line and one band per metric instead of a line per seed.
 import { describe, expect, it } from 'vitest';
-import { packRows } from '../engine/metric-batch';
+import { packRows } from '../schema/metric-batch';
 import { Rng } from '../core/random';
 import { chartData, chartsFor, seriesKey, type ChartRun } from './charts';
 import { MetricTable } from './metric-table';

@@ -3,13 +3,13 @@
 // seed as its runs, a group's label, and the seeds slice: what "Run over seeds" sends, opening a group loads its
 // runs' records, "every seed" overlays them, and Start continues a paused seed queue.
 import { describe, expect, it } from 'vitest';
-import type { RunHeader, RunProgress } from '../engine/types';
-import { resolveConfig } from '../rl/config';
+import type { RunHeader, RunProgress } from '../schema/run-types';
+import { resolveConfig } from '../schema/config';
 import { createLabStore, IDLE_PROGRESS } from './index';
 import { fakeEngine } from './fake-engine.fixture';
 import { canContinue, chartRunIds, startLabel } from './selectors';
 import { chartEntries, runsListRows, seedGroupLabel } from './seed-groups';
-import { packRows } from '../engine/metric-batch';
+import { packRows } from '../schema/metric-batch';
 
 function run(
   id: string,

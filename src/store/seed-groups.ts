@@ -2,7 +2,7 @@
 // them (one row per group, at its newest run's place), which runs the charts draw as one group and which as lines of
 // their own, and a group's label. Pure functions of run headers; the statistics across seeds are seed-bands.ts.
 
-import type { RunHeader } from '../engine/types';
+import type { RunHeader } from '../schema/run-types';
 
 /** How a seed group is drawn: its statistic across seeds with a band, or every seed as a line of its own. */
 export type SeedGroupView = 'band' | 'seeds';

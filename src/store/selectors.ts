@@ -3,11 +3,11 @@
 // and the store's actions check the same ones, so a button and its action never disagree. Pure functions of the
 // state; no React, no side effects.
 
-import { cpuRefusal } from '../engine/cpu-limit';
+import { cpuRefusal } from '../schema/cpu-limit';
 import type { ExportKind } from '../engine/lab-engine';
-import type { BackendKind, RunHeader } from '../engine/types';
+import type { BackendKind, RunHeader } from '../schema/run-types';
 import { latestOf, lessonById, renderNarration, type Lesson, type LessonRunResult } from '../lessons';
-import { MODEL_PRESETS } from '../model/config';
+import { MODEL_PRESETS } from '../schema/model-config';
 import { CHARTS, type ChartId } from '../schema/metrics';
 import { sameConfig } from './config-diff';
 import type { LabState } from './index';

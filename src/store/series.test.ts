@@ -3,10 +3,10 @@
 // exactly one chart (the catalog's, else its family's), runs with different update counts aligned on the
 // rollout-step axis, and a 10,000-step run of 30 metrics decimated to at most the points asked for.
 import { describe, expect, it } from 'vitest';
-import { packRows } from '../engine/metric-batch';
-import type { MetricRow } from '../engine/types';
+import { packRows } from '../schema/metric-batch';
+import type { MetricRow } from '../schema/run-types';
 import { CHARTS, METRICS, metricSpec } from '../schema/metrics';
-import { resolveConfig, RL_FIELDS } from '../rl/config';
+import { resolveConfig, RL_FIELDS } from '../schema/config';
 import {
   chartData,
   chartHelp,

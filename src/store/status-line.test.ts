@@ -2,8 +2,8 @@
 // paused and why, finished), no ETA until a step after the session's first is timed, and a line about the saved run
 // the charts show (where it stopped, its last reward, whether another run trains) instead of "no run yet".
 import { describe, expect, it } from 'vitest';
-import { IDLE_PROGRESS, type RunHeader, type RunPhase, type RunProgress } from '../engine/types';
-import { resolveConfig } from '../rl/config';
+import { IDLE_PROGRESS, type RunHeader, type RunPhase, type RunProgress } from '../schema/run-types';
+import { resolveConfig } from '../schema/config';
 import { phaseText, statusLine } from './status-line';
 
 const live = (p: Partial<RunProgress>): RunProgress => ({

@@ -4,8 +4,8 @@
 // are being tuned in the background for the next run, and, when the charts show another run, what the live one is
 // doing. One pure formatter; RunControls only lays its parts out.
 
-import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../engine/types';
-import { timeLeftMs } from '../engine/step-pace';
+import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../schema/run-types';
+import { timeLeftMs } from '../schema/step-pace';
 import type { HubProgress } from '../hub/manager-types';
 import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';

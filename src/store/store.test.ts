@@ -3,14 +3,14 @@
 // experiment, the worker's messages land in the right slices, the run controls' rules (selectors) decide both
 // the buttons and what the actions send, stores share nothing, and config diffs name exactly the differing fields.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { packRows } from '../engine/metric-batch';
-import type { RunHeader, RunProgress } from '../engine/types';
+import { packRows } from '../schema/metric-batch';
+import type { RunHeader, RunProgress } from '../schema/run-types';
 import type { AdapterReport } from '../gpu/adapter';
-import { configToUrlParams, resolveConfig } from '../rl/config';
-import { pageHubSources } from '../hub/origins';
+import { configToUrlParams, resolveConfig } from '../schema/config';
+import { pageHubSources } from '../schema/hub-origins';
 import { TEST_HOOKS_GLOBAL, type Response } from '../worker/protocol';
 import { configDiff, differsFromPreset, switchPreset } from './config-diff';
-import { ALERT_RULES } from '../rl/alerts';
+import { ALERT_RULES } from '../rl/observation/alerts';
 import { alertsOn, createLabStore, IDLE_PROGRESS, LAB_DEFAULT, type LabStore } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
 import {

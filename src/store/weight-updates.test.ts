@@ -3,8 +3,8 @@
 // matrix's latest rank-1 share, and the rank-1 evaluations beside the full ones.
 
 import { describe, expect, it } from 'vitest';
-import { packRows } from '../engine/metric-batch';
-import type { EvalRecord } from '../rl/stream';
+import { packRows } from '../schema/metric-batch';
+import type { EvalRecord } from '../schema/stream';
 import { compareWeightNames } from '../schema/weight-names';
 import { MetricTable } from './metric-table';
 import { heatPosition, latestShares, rank1Accuracies, weightUpdateGrid } from './weight-updates';

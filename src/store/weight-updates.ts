@@ -3,7 +3,7 @@
 // rank1_share), its logarithmic colour scale, each matrix's latest rank-1 share, and the held-out accuracy of the
 // rank-1 update beside the full update's. Pure; no React, no drawing (src/ui/WeightUpdates.tsx draws).
 
-import type { EvalRecord } from '../rl/stream';
+import type { EvalRecord } from '../schema/stream';
 import { compareWeightNames } from '../schema/weight-names';
 import type { MetricTable } from './metric-table';
 

@@ -1,3 +1,3 @@
-// The zip writer the page uses to save an exported folder as one download (ui/Downloads.tsx): core/zip.ts, pure,
+// The zip writer the page uses to save an exported folder as one download (ui/Downloads.tsx): io/zip.ts, pure,
 // re-exported here because the UI imports values only through the store.
-export { zipChunks } from '../core/zip';
+export { zipChunks } from '../io/zip';

@@ -7,8 +7,8 @@ import { loraShapes, type LoraSpec } from '../core/lora-layout';
 import { initParams, type ModelParams } from '../core/model-shapes';
 import { host } from '../core/host-tensor';
 import { Rng } from '../core/random';
-import type { ParamArrays } from '../model/checkpoint';
-import type { ModelConfig } from '../model/config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
 import type { GpuModel } from '../model/gpu-model';
 
 /** Base weights drawn with std 0.3 (large enough that every gradient is well above rounding). */

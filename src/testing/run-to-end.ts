@@ -1,8 +1,8 @@
 // A trainer run from its options to its last step, every record returned: the trainer's own tests and scripts. The
 // product makes trainers only through a RunSession (src/engine/run-session.ts).
 
-import { Trainer, type TrainerOptions } from '../rl/trainer';
-import type { StepRecord } from '../rl/stream';
+import { Trainer, type TrainerOptions } from '../rl/algorithm/trainer';
+import type { StepRecord } from '../schema/stream';
 
 /** Runs a trainer from `opts` to its last step and returns every record. */
 export async function runToEnd(opts: TrainerOptions): Promise<StepRecord[]> {

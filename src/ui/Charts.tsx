@@ -14,7 +14,7 @@
 import { Fragment, memo, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { useShallow } from 'zustand/react/shallow';
-import type { Alert } from '../rl/alerts';
+import type { Alert } from '../rl/observation/alerts';
 import { alertsOn, BAND_LEVEL, BOOTSTRAP_RESAMPLES, lessonById, useLab } from '../store';
 import { tickLabelOverhang, valueAxisWidth } from '../store/axes';
 import {

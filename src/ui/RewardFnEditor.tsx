@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { useLab } from '../store';
 import { fmt } from '../store/format';
 import { RL_FIELDS, decodeFieldText, encodeFieldText } from '../store/schema';
-import type { RewardFnProblem } from '../rl/reward-fn-trial';
+import type { RewardFnProblem } from '../rl/rewards/reward-fn-trial';
 import { fieldHelpId } from './FieldInput';
 
 /** How long typing must pause before the text is compiled. */

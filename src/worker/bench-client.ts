@@ -2,9 +2,9 @@
 // class that posts them. Separate from the lab's engine worker and its protocol: the bench page starts only this.
 
 import type { AdapterReport } from '../gpu';
-import type { BenchReport, BenchRow } from '../bench/report';
+import type { BenchReport, BenchRow } from '../schema/bench-report';
 import type { SuiteSection } from '../bench/suite';
-import type { ModelPresetName } from '../model/config';
+import type { ModelPresetName } from '../schema/model-config';
 
 /** What the page may ask for: runBench's options that make sense in a page. */
 export interface BenchRunOptions {

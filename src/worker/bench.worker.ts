@@ -2,7 +2,7 @@
 // `npm run bench` runs in Node), streaming each measured row to the page. Not the lab's engine worker.
 
 import { acquireDevice, describeAdapter, WebGpuUnavailableError, type GpuContext } from '../gpu';
-import { reportMarkdown } from '../bench/report';
+import { reportMarkdown } from '../schema/bench-report';
 import { runBench } from '../bench/suite';
 import type { BenchRequest, BenchResponse, BenchRunOptions } from './bench-client';
 

@@ -3,7 +3,7 @@
 // answer (requests.ts), and hands every event to one listener (the store). Also hosts the reward-function
 // sandboxes the engine asks for (sandbox-host.ts).
 
-import type { RLConfig } from '../rl/config';
+import type { RLConfig } from '../schema/config';
 import type { ReplyOf, Request, Response, WorkerEvent } from './protocol';
 import { RequestChannel } from './requests';
 import { hostSandboxes } from './sandbox-host';

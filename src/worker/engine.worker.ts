@@ -8,10 +8,10 @@ import { RecordQueue, tokenStrings, tokenTexts, transferableGroups } from '../en
 import { IdbRunStore } from '../engine/idb-run-store';
 import { idbTuneStore } from '../engine/idb-tune-store';
 import { LabEngine } from '../engine/lab-engine';
-import { batchTransfer, packRows } from '../engine/metric-batch';
+import { batchTransfer, packRows } from '../schema/metric-batch';
 import { MemoryRunStore, type RunRecords, type RunStore } from '../engine/run-store';
 import type { AssetLoader } from '../engine/start-policy';
-import type { EngineEvent, RolloutRecord } from '../engine/types';
+import type { EngineEvent, RolloutRecord } from '../schema/run-types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
 import { sampleCases } from '../kernels/case-sample';
@@ -28,17 +28,17 @@ import {
 import { runKernelCases } from '../kernels/verify';
 import { assertNever, type Envelope, type Replies, type Request, type Response, type TuneState } from './protocol';
 import { browserRewardSandbox } from './reward-sandbox';
-import { checkRewardFn, tryRewardFn } from '../rl/reward-fn-trial';
+import { checkRewardFn, tryRewardFn } from '../rl/rewards/reward-fn-trial';
 import { sandboxClient, type StartSandbox } from './sandbox-host';
 import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } from '../engine/idb-folder-store';
 import { markStartup } from './startup-marks';
 import { estimateDraft } from '../engine/model-estimates';
 import { probeThroughput } from '../bench/throughput-probe';
-import { assumedThroughput, estimateStepSeconds, stepWork, type Throughput } from '../rl/step-estimate';
+import { assumedThroughput, estimateStepSeconds, stepWork, type Throughput } from '../schema/step-estimate';
 import { followingFetch, HubManager } from '../engine/hub-manager';
-import { hubModelOf } from '../engine/checkpoint-path';
-import { pageHubSources } from '../hub/origins';
-import { opfsSnapshotStore } from '../engine/opfs-snapshot-store';
+import { hubModelOf } from '../schema/checkpoint-path';
+import { pageHubSources } from '../schema/hub-origins';
+import { opfsSnapshotStore } from '../io/opfs-snapshot-store';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -218,7 +218,7 @@ const siteAssets: AssetLoader = {
       : (await fetchAsset(p)).text(),
 };
 
-// Hub models: kept in the Origin Private File System under hub/ (src/engine/opfs-snapshot-store.ts); the token in
+// Hub models: kept in the Origin Private File System under hub/ (src/io/opfs-snapshot-store.ts); the token in
 // the manager's memory only. A checkpoint named by hub id is read from there, never fetched by a run.
 let hubRoot: ReturnType<typeof openHubStore> | null = null;
 async function openHubStore() {

@@ -7,17 +7,17 @@
 // notices, device errors) carry no id and go to the store's one listener.
 
 import type { DownloadFile, ExportKind } from '../engine/lab-engine';
-import type { MetricBatch } from '../engine/metric-batch';
-import type { BackendKind, RunHeader, RunMode, RunProgress } from '../engine/types';
+import type { MetricBatch } from '../schema/metric-batch';
+import type { BackendKind, RunHeader, RunMode, RunProgress } from '../schema/run-types';
 import type { ModelEstimate, ModelEstimateProblem } from '../engine/model-estimates';
 import type { AdapterReport } from '../gpu/adapter';
 import type { HubCheck, HubProgress, KeptModel } from '../hub/manager-types';
 import type { CaseResult } from '../kernels/verify';
-import type { Alert } from '../rl/alerts';
-import type { CompareSource, ObjectiveComparison } from '../rl/compare';
-import type { RewardFnProblem, RewardFnTrialRow } from '../rl/reward-fn-trial';
-import type { PresetName, RLConfig } from '../rl/config';
-import type { EvalRecord, GroupRecord, GroupSummary } from '../rl/stream';
+import type { Alert } from '../rl/observation/alerts';
+import type { CompareSource, ObjectiveComparison } from '../rl/observation/compare';
+import type { RewardFnProblem, RewardFnTrialRow } from '../rl/rewards/reward-fn-trial';
+import type { PresetName, RLConfig } from '../schema/config';
+import type { EvalRecord, GroupRecord, GroupSummary } from '../schema/stream';
 
 /**
  * What a browser test may set on the page before it loads (window.__rlLabTestHooks, through Playwright's
@@ -216,7 +216,7 @@ export type WorkerEvent =
   | { type: 'run-data'; runId: string; batch: MetricBatch; evals: EvalRecord[]; rolloutSteps: number[] }
   /** A recoverable problem (storage full, a step not saved): shown, and training goes on. */
   | { type: 'notice'; level: 'warning' | 'error'; message: string }
-  /** A warning sign in a run's metrics at a step (src/rl/alerts.ts): shown, and marked on its metric's chart. */
+  /** A warning sign in a run's metrics at a step (src/rl/observation/alerts.ts): shown, and marked on its metric's chart. */
   | { type: 'alert'; runId: string; alert: Alert }
   /** A hub download's progress, a few times a second while it runs, and once when it ends, pauses or fails. */
   | { type: 'hub-progress'; progress: HubProgress }

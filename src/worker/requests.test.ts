@@ -2,8 +2,8 @@
 // caller whose id it carries, whatever order the worker answers in; events reach the listener; a dead worker fails
 // every request in flight.
 import { describe, expect, it } from 'vitest';
-import type { RunHeader } from '../engine/types';
-import { resolveConfig } from '../rl/config';
+import type { RunHeader } from '../schema/run-types';
+import { resolveConfig } from '../schema/config';
 import type { Envelope, Response, WorkerEvent } from './protocol';
 import { RequestChannel, RequestError } from './requests';
 

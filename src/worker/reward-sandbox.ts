@@ -1,4 +1,4 @@
-// The browser sandbox of a user-written reward function (src/rl/user-reward.ts): a dedicated Worker made from a
+// The browser sandbox of a user-written reward function (src/rl/rewards/user-reward.ts): a dedicated Worker made from a
 // Blob, started by the PAGE at the engine worker's request (src/worker/sandbox-host.ts), so it runs under the page's
 // Content-Security-Policy (no eval or Function, no `import()` from elsewhere, no connections off the site). Its
 // script is the runner alone; the person's script is a second Blob the runner loads once it has locked its scope
@@ -19,7 +19,7 @@ import {
   sourcePosition,
   syntaxCheckScript,
   type UserRewardSandbox,
-} from '../rl/user-reward';
+} from '../rl/rewards/user-reward';
 import type { StartSandbox } from './sandbox-host';
 
 /** How long the syntax-only worker may take to answer before the error is shown without its place. */

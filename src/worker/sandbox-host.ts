@@ -1,13 +1,13 @@
 // The page's side of the reward-function sandbox: the engine worker asks, over a MessagePort, for a dedicated Worker
 // whose script is the runner (a Blob) and whose name is the URL of a second Blob, the person's script, which the
-// runner loads with importScripts once it has locked its scope down (src/rl/user-reward.ts). Blob workers take
+// runner loads with importScripts once it has locked its scope down (src/rl/rewards/user-reward.ts). Blob workers take
 // their Content-Security-Policy from the document that creates them, so started here they run under the page's
 // policy (index.html: scripts only from this site and its own blob: URLs, no eval, connections only to this site):
 // the user's code cannot reach the network by `import()` or `Function`, which no deleted global can stop. Started
 // by the engine worker they would have that worker's policy, which is none. Messages and errors are relayed as
 // they are, each tagged with the sandbox it came from; the engine worker keeps the time limit and checks replies.
 
-import type { SandboxChannel } from '../rl/user-reward';
+import type { SandboxChannel } from '../rl/rewards/user-reward';
 
 /** The two scripts of one sandbox: the runner (the worker's own) and the person's, loaded by the runner. */
 export interface SandboxScripts {

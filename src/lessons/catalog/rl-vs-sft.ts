@@ -1,7 +1,7 @@
 // Lesson rl-vs-sft: the same warm start and budget spent two ways, supervised fine-tuning on correct
 // demonstrations or GRPO on the verifier's reward, compared on the same held-out prompts (greedy accuracy and
 // pass@k). The SFT run is a run session in mode 'sft' (LessonRun mode 'sft', src/engine/supervised-trainer.ts over
-// src/rl/sft.ts), on the page as in the lesson runner.
+// src/rl/learners/sft.ts), on the page as in the lesson runner.
 
 import type { Lesson } from '../lesson';
 import { finalEval, runOf } from '../narration';

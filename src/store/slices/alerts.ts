@@ -1,7 +1,7 @@
-// The alerts slice: the warning signs the engine found in each run's metrics (src/rl/alerts.ts), kept per run so
+// The alerts slice: the warning signs the engine found in each run's metrics (src/rl/observation/alerts.ts), kept per run so
 // the charts mark the step where each fired; each is also shown as a notice. Not the detection (the engine's).
 
-import type { Alert } from '../../rl/alerts';
+import type { Alert } from '../../rl/observation/alerts';
 import type { LabSlice } from '../slice';
 
 export interface AlertsState {

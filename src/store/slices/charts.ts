@@ -2,8 +2,8 @@
 // the charts and the inspector show, the runs overlaid on it, and the chart settings (smoothing, log scales).
 // Chart settings never reach the worker; showing a saved run asks the worker for its records.
 
-import type { MetricBatch } from '../../engine/metric-batch';
-import type { EvalRecord } from '../../rl/stream';
+import type { MetricBatch } from '../../schema/metric-batch';
+import type { EvalRecord } from '../../schema/stream';
 import { MetricTable } from '../metric-table';
 import type { LabSlice } from '../slice';
 

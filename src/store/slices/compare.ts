@@ -1,9 +1,9 @@
 // The objective A/B slice: objective B being set up (a preset applied to the current run's config, or that config,
 // then knobs edited and checked like the config panel's draft), which batch to compare on, the request in flight,
-// and the last comparison with its explanation (src/rl/compare-explain.ts). A is always the current run's objective.
+// and the last comparison with its explanation (src/schema/compare-explain.ts). A is always the current run's objective.
 
-import type { CompareSource, ObjectiveComparison } from '../../rl/compare';
-import { explainComparison, type ComparisonExplanation } from '../../rl/compare-explain';
+import type { CompareSource, ObjectiveComparison } from '../../rl/observation/compare';
+import { explainComparison, type ComparisonExplanation } from '../../schema/compare-explain';
 import {
   FIELD_NAMES,
   FIELD_SECTIONS,
@@ -12,7 +12,7 @@ import {
   type PresetName,
   type RLConfig,
   type RLField,
-} from '../../rl/config';
+} from '../../schema/config';
 import { OBJECTIVE_FIELDS } from '../../schema/objective';
 import type { ReplyOf } from '../../worker/protocol';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';

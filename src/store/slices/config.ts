@@ -4,9 +4,9 @@
 // hub origins this build allows, and the shipped warm-start checkpoints. Edits validate per field as they are made;
 // nothing here talks to the engine.
 
-import { foreignCheckpointOrigin } from '../../engine/checkpoint-path';
-import type { BackendKind, RunHeader } from '../../engine/types';
-import { hubSourcesAllow, pageHubSources } from '../../hub/origins';
+import { foreignCheckpointOrigin } from '../../schema/checkpoint-path';
+import type { BackendKind, RunHeader } from '../../schema/run-types';
+import { hubSourcesAllow, pageHubSources } from '../../schema/hub-origins';
 import { FIRST_LESSON, lessonRunOverrides } from '../../lessons';
 import { openingLessonId } from '../../lessons/opening';
 import {
@@ -16,7 +16,7 @@ import {
   type PresetName,
   type RLConfig,
   type RLField,
-} from '../../rl/config';
+} from '../../schema/config';
 import { clipText } from '../../schema/fields';
 import { checkDraft, switchPreset, type DraftCheck } from '../config-diff';
 import type { LabSlice } from '../slice';
@@ -55,7 +55,7 @@ export interface ConfigState {
    * is false where the page's Content-Security-Policy lets it connect nowhere there (not one of `hubOrigins`).
    */
   linkCheckpoint: { checkpoint: string; origin: string; reachable: boolean } | null;
-  /** The connect sources of hubs this build allows (src/hub/origins.ts), the same list as its CSP's connect-src. */
+  /** The connect sources of hubs this build allows (src/schema/hub-origins.ts), the same list as its CSP's connect-src. */
   hubOrigins: readonly string[];
   warmStarts: WarmStart[];
 }

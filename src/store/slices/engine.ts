@@ -4,9 +4,9 @@
 // owns them; answers to requests come back to the call that sent them (a refused configure to the lessons, a failed
 // self-test to its flag). Whether a control may act is decided by selectors.ts, as for the buttons.
 
-import { IDLE_PROGRESS, type RunMode, type RunProgress } from '../../engine/types';
+import { IDLE_PROGRESS, type RunMode, type RunProgress } from '../../schema/run-types';
 import type { AdapterReport } from '../../gpu/adapter';
-import type { RLConfig } from '../../rl/config';
+import type { RLConfig } from '../../schema/config';
 import type { CaseResult } from '../../kernels/verify';
 import {
   assertNever,
@@ -22,7 +22,7 @@ import { isFunctionProblem } from './reward-fn';
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export { IDLE_PROGRESS } from '../../engine/types';
+export { IDLE_PROGRESS } from '../../schema/run-types';
 
 export interface EngineState {
   /** starting: the device is requested; ready: runs can start (with the cached tune, or the shipped variants). */

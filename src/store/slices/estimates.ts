@@ -1,10 +1,10 @@
 // The step estimates the page shows before Start: for the edited config ("about N s per step on this adapter") and
 // for each model of the real-model experiment (parameters, memory, s/step), asked of the worker, which sizes each
 // model from its config.json alone (src/engine/model-estimates.ts). An answer for configs no longer asked is dropped.
-// Not the experiment's choices (src/rl/config/real-model-experiment.ts) and not the run's measured pace.
+// Not the experiment's choices (src/schema/config/real-model-experiment.ts) and not the run's measured pace.
 
 import type { ModelEstimate, ModelEstimateProblem } from '../../engine/model-estimates';
-import type { RLConfig } from '../../rl/config';
+import type { RLConfig } from '../../schema/config';
 import type { LabSlice } from '../slice';
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));

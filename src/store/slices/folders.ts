@@ -3,7 +3,7 @@
 // and the field that asked (checkpoint or reward_model) then names that path, so the run reads the folder like a
 // shipped one, also after a reload. Not the folder store itself (src/engine/idb-folder-store.ts).
 
-import { isModelFile } from '../../engine/folder-names';
+import { isModelFile } from '../../schema/folder-names';
 import type { ReplyOf } from '../../worker/protocol';
 import type { LabSlice } from '../slice';
 

@@ -5,8 +5,8 @@
 // run or the page's storage. Nothing here fetches by itself: a shared link only fills the model field.
 
 import type { HubCheck, HubProgress, KeptModel } from '../../hub/manager-types';
-import { parseEndpoint, parseHubId } from '../../hub/hub-id';
-import { SETTINGS, resolveConfig } from '../../rl/config';
+import { parseEndpoint, parseHubId } from '../../schema/hub-id';
+import { SETTINGS, resolveConfig } from '../../schema/config';
 import type { HubModels } from '../../worker/protocol';
 import { readStored, writeStored, type LabSlice } from '../slice';
 

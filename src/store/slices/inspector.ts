@@ -2,7 +2,7 @@
 // it lists the sampled groups' tokens or every group of the step in brief (sorted by reward), and the sampled groups
 // fetched from the worker (a bounded cache, newest kept).
 
-import type { GroupRecord, GroupSummary } from '../../rl/stream';
+import type { GroupRecord, GroupSummary } from '../../schema/stream';
 import type { TokenTexts } from '../../worker/protocol';
 import type { ColorQuantity } from '../explain';
 import type { LabSlice } from '../slice';

@@ -4,7 +4,7 @@
 // of the lesson's check once every run is done, and each lesson's progress kept in the browser's storage. The
 // lessons themselves are data (src/lessons); the rules of the Run button and the live narration are selectors.
 
-import type { RunProgress } from '../../engine/types';
+import type { RunProgress } from '../../schema/run-types';
 import { LESSON_DEFAULT_SEED, LESSONS, lessonById, type Lesson, type LessonVerdict } from '../../lessons';
 import { lessonPreparedRunConfig } from '../../lessons/opening';
 import { lessonRunConfig } from '../../lessons/results';

@@ -2,7 +2,7 @@
 // worker; the page never parses or runs it) and the last "test on one batch" (each completion's reward). Answers for
 // a text that is no longer the one typed are dropped. Not the config draft itself (slices/config.ts).
 
-import type { RewardFnProblem, RewardFnTrialRow } from '../../rl/reward-fn-trial';
+import type { RewardFnProblem, RewardFnTrialRow } from '../../rl/rewards/reward-fn-trial';
 import type { LabSlice } from '../slice';
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -3,7 +3,7 @@
 // An export's files and an import's run (or its error) come back as the answer to that very request.
 
 import type { DownloadFile, ExportKind } from '../../engine/lab-engine';
-import type { RunHeader } from '../../engine/types';
+import type { RunHeader } from '../../schema/run-types';
 import { runExports } from '../selectors';
 import type { LabSlice } from '../slice';
 

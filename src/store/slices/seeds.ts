@@ -1,9 +1,9 @@
 // The seeds slice: seed groups from the page's side. The number of seeds the person picked and starting the edited
-// config over them (the engine queues the runs, src/engine/seed-group.ts), how each group is drawn (its statistic
+// config over them (the engine queues the runs, src/schema/seed-group.ts), how each group is drawn (its statistic
 // across seeds with a bootstrap band, or every seed as a line) and which statistic (median or IQM), and opening a
 // group on the charts, which loads its runs' records. The statistics themselves are src/store/seed-bands.ts.
 
-import { SEED_GROUP_MAX, SEED_GROUP_MIN } from '../../engine/seed-group';
+import { SEED_GROUP_MAX, SEED_GROUP_MIN } from '../../schema/seed-group';
 import type { SeedStatistic } from '../seed-bands';
 import { groupMembers, type SeedGroupView } from '../seed-groups';
 import { startBlocker } from '../selectors';
