@@ -28,14 +28,15 @@ import type { UserRewardSandbox } from '../rl/rewards/user-reward';
 import { cpuRefusal } from '../schema/cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
-import { createSupervisedTrainer } from './supervised-trainer';
-import type { SftOptions } from '../rl/learners/sft';
+import { createSupervisedTrainer, type SupervisedOptions } from './supervised-trainer';
 import type { BackendKind, RunMode } from '../schema/run-types';
 
 /** What a session needs from a trainer: the real one (src/rl/algorithm/trainer.ts), or a scripted one in the engine's tests. */
 export interface TrainerLike {
   /** Rollout steps done. */
   readonly step: number;
+  /** True when the trainer has ended its run before the config's steps (a supervised run at its stop accuracy). */
+  readonly finished?: boolean;
   /** One rollout batch and its optimizer steps' records (the last carries sampled groups and maybe an eval). */
   runStep(): Promise<StepRecord[]>;
   evaluate(): Promise<EvalRecord>;
@@ -73,7 +74,7 @@ export interface TrainerRequest {
   learnedReward?: LearnedReward;
   memoryBudgetBytes?: number | null;
   /** A supervised run's options (default: the config's, supervisedOptions). */
-  supervised?: SftOptions;
+  supervised?: SupervisedOptions;
 }
 
 export type TrainerFactory = (o: TrainerRequest) => Promise<TrainerLike>;
@@ -178,7 +179,7 @@ export interface RunSessionOptions {
    */
   mode?: RunMode;
   /** A supervised run's options (default: the config's, supervisedOptions). */
-  supervised?: SftOptions;
+  supervised?: SupervisedOptions;
   /** Groups per step with per-token records (default 2). */
   inspectGroups?: number;
   /** Save at least this often besides every save_every steps (the page: 30 s); default never. */
@@ -276,8 +277,9 @@ export class RunSession {
     return trainer.compareObjectives(b, source);
   }
 
+  /** The last step is done, or the trainer ended the run (TrainerLike.finished). */
   get done(): boolean {
-    return this.trainer.step >= this.config.steps;
+    return this.trainer.step >= this.config.steps || this.trainer.finished === true;
   }
 
   /** The backend a run of `kind` trains on for a model (the CPU twins refuse models above their size limit). */

@@ -1,32 +1,42 @@
-// A supervised run (SFT on the task's demonstrations, src/rl/learners/sft.ts) as a trainer the run session steps like any
-// other, with no RL trainer behind it: each step is one optimizer step of train_batch_size x num_generations
-// demonstrations on the policy an RL run of the config would train, recorded as a step record (its loss and learning
-// rate), with the RL runs' held-out evaluation on their schedule (before the first step and every eval_every steps
-// and after the last, when eval_every > 0).
-// So the page, the lesson runner and the CLI drive SFT through the one run loop (run-session.ts). Not resumable:
-// it keeps no trainer state (the session saves no resume point for it).
+// A supervised run (SFT on the task's demonstrations, src/rl/learners/sft.ts) as a trainer the run session steps like
+// any other, with no RL trainer behind it: each step runs sft.ts's optimizer steps up to the next one whose loss is
+// read back (every step unless `logEvery` says otherwise) and is recorded as a step record (its loss and learning
+// rate, and with `validation` the greedy held-out accuracy after it), on the policy an RL run of the config would
+// train, with the RL runs' held-out evaluation on their schedule (before the first step and every eval_every steps
+// and after the last, when eval_every > 0). With `stopAtAccuracy` the run ends early once validation reaches it.
+// So the page, the lesson runner and `npm run train -- --sft` drive SFT through the one run loop (run-session.ts).
+// Not resumable: it keeps no trainer state (the session saves no resume point for it).
 
-import { initLoraAdapters, parseLoraTargets } from '../core/lora-layout';
-import { kvCacheDtype, resolveWeightDtype } from '../core/half';
-import { Rng } from '../core/random';
-import { assertPlanFits } from '../model/memory-plan';
-import { CpuPolicy, GpuPolicy, type Policy } from '../model/policy';
-import { roundModelWeights } from '../reference/half-weights';
+import type { LoraSpec } from '../core/lora-layout';
+import type { Policy } from '../model/policy';
 import { derive, taskOf, validateConfig, type RLConfig } from '../schema/config';
 import { evaluateHeldOut } from '../rl/algorithm/evaluate';
-import { rlResolvedMemoryPlan } from '../rl/observation/memory';
-import { trainSft, type SftOptions } from '../rl/learners/sft';
+import { cpuLearnerPolicy, gpuLearnerPolicy, learnerPolicyInit } from '../rl/learners/learner-policy';
+import { evaluateGreedy, trainSft, type SftOptions } from '../rl/learners/sft';
 import type { EvalRecord, StepRecord } from '../schema/stream';
 import type { TrainerFactory, TrainerRequest, TrainerSetting } from './run-session';
 
 export type { RunMode } from '../schema/run-types';
+
+/** What a supervised run does: sft.ts's options, and what the run adds around its steps. */
+export interface SupervisedOptions extends SftOptions {
+  /** Rows of the policy's forward (default: the RL run's of the config, learnerPolicyInit). */
+  rows?: number;
+  /**
+   * Greedy accuracy on `n` held-out items drawn with `seed` (evaluateGreedy) after every step, recorded as
+   * eval/validation_accuracy. Its own seed keeps a final evaluation on another seed unbiased.
+   */
+  validation?: { n: number; seed: number };
+  /** Ends the run once validation accuracy reaches this (warm starts that leave RL room); needs `validation`. */
+  stopAtAccuracy?: number;
+}
 
 /**
  * The supervised options of a config: `steps` steps of train_batch_size x num_generations demonstrations (as many
  * sequences as an RL step samples), peak learning_rate without warmup (sft.ts decays it to a tenth over the run),
  * the config's weight decay, gradient clip and seed; the loss read back every step.
  */
-export function supervisedOptions(config: RLConfig): SftOptions {
+export function supervisedOptions(config: RLConfig): SupervisedOptions {
   return {
     steps: config.steps,
     batchSize: config.train_batch_size * config.num_generations,
@@ -41,41 +51,22 @@ export function supervisedOptions(config: RLConfig): SftOptions {
 }
 
 /**
- * The policy an RL run of the request's config trains, built as its learner builds it (rl/learners/learner.ts, rl/learners/cpu-learner.ts):
- * the same rows, LoRA adapters from their own stream of the seed, weight and rollout precisions, and on WebGPU the
- * same memory-plan refusal. Only the policy: a supervised run has no reference, critic or rollouts.
+ * The policy an RL run of the request's config trains, built as its learner builds it (learnerPolicyInit and the
+ * learners' own constructors, src/rl/learners/learner-policy.ts): the same rows (unless `rows` says), LoRA adapters
+ * from their own stream of the seed, weight and rollout precisions, and on WebGPU the same memory-plan refusal. Only
+ * the policy: a supervised run has no reference, critic or rollouts.
  */
-function supervisedPolicy(o: TrainerRequest, config: RLConfig): Policy {
-  const derived = derive(config);
-  const model = o.init.config;
-  const spec =
-    config.lora_rank > 0
-      ? { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) }
-      : null;
-  const lora = spec && {
-    spec,
-    adapters: initLoraAdapters(model, spec, new Rng(Math.imul(config.seed + 7, 0x9e3779b1))),
+function supervisedPolicy(
+  o: TrainerRequest,
+  config: RLConfig,
+  rows: number | undefined,
+): { policy: Policy; lora: LoraSpec | null } {
+  const init = {
+    ...o.init,
+    ...learnerPolicyInit(config, o.init.config, o.backend, { memoryBudgetBytes: o.memoryBudgetBytes, rows }),
   };
-  const maxRows = Math.max(derived.minibatchSize, config.train_batch_size * config.num_generations, config.eval_items);
-  if (o.backend.kind === 'webgpu') {
-    const { maxBufferSize, maxStorageBufferBindingSize } = o.backend.ctx.device.limits;
-    const device = { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: o.memoryBudgetBytes ?? null };
-    const resolved = rlResolvedMemoryPlan(config, model, device);
-    assertPlanFits(resolved.plan);
-    const weightDtype = resolved.weightDtype;
-    return GpuPolicy.create(o.backend.ctx, model, o.init.params, maxRows, lora ?? undefined, {
-      weightDtype,
-      recompute: config.gradient_checkpointing,
-      rolloutDtype: config.rollout_dtype,
-      kvDtype: kvCacheDtype(weightDtype),
-    });
-  }
-  const weightDtype = resolveWeightDtype(config.weight_dtype, () => true);
-  const params = lora ? roundModelWeights(model, o.init.params, weightDtype) : o.init.params;
-  return new CpuPolicy(model, params, lora ?? undefined, {
-    rolloutDtype: config.rollout_dtype,
-    kvDtype: kvCacheDtype(weightDtype),
-  });
+  const policy = o.backend.kind === 'webgpu' ? gpuLearnerPolicy(o.backend.ctx, init) : cpuLearnerPolicy(init);
+  return { policy, lora: init.lora?.spec ?? null };
 }
 
 /**
@@ -92,7 +83,10 @@ export const createSupervisedTrainer: TrainerFactory = async (o) => {
   if (config.reward_model !== null && !o.learnedReward)
     throw new Error(`reward_model: ${config.reward_model} was not loaded for this trainer`);
   const derived = derive(config);
-  const policy = supervisedPolicy(o, config);
+  const options = o.supervised ?? supervisedOptions(config);
+  if (options.stopAtAccuracy !== undefined && !options.validation)
+    throw new Error('a supervised run stops at a validation accuracy only when it validates (validation)');
+  const { policy, lora } = supervisedPolicy(o, config, options.rows);
   const userReward = config.reward_fn !== null && o.rewardSandbox ? o.rewardSandbox(config.reward_fn) : null;
   const setting: TrainerSetting = {
     config,
@@ -100,16 +94,14 @@ export const createSupervisedTrainer: TrainerFactory = async (o) => {
     tokenizer: o.tokenizer,
     userReward,
     learnedReward: config.reward_model !== null ? (o.learnedReward ?? null) : null,
-    lora:
-      config.lora_rank > 0
-        ? { rank: config.lora_rank, alpha: config.lora_alpha, targets: parseLoraTargets(config.lora_targets) }
-        : null,
+    lora,
     policy,
   };
   const task = taskOf(config);
   const heldOut = taskOf(config, derived.difficulty);
-  const sft = trainSft(policy, task, o.tokenizer, o.supervised ?? supervisedOptions(config));
+  const sft = trainSft(policy, task, o.tokenizer, options);
   let step = 0;
+  let finished = false;
   const evaluateAt = async (at: number): Promise<EvalRecord> => ({
     ...(await evaluateHeldOut(setting, policy, heldOut, 0)),
     step: at,
@@ -118,12 +110,23 @@ export const createSupervisedTrainer: TrainerFactory = async (o) => {
     get step() {
       return step;
     },
+    get finished() {
+      return finished;
+    },
     setting,
     async runStep(): Promise<StepRecord[]> {
       const initialEval = config.eval_every > 0 && step === 0 ? await evaluateAt(0) : undefined;
-      const next = await sft.next();
-      if (next.done) throw new Error(`the supervised run has done all its ${config.steps} steps`);
+      const next = finished ? null : await sft.next();
+      if (!next || next.done) throw new Error(`the supervised run has done all its ${step} steps`);
       step = next.value.step;
+      if (step >= options.steps) finished = true;
+      const metrics: Record<string, number> = { loss: next.value.loss, learning_rate: next.value.lr };
+      if (options.validation) {
+        const { n, seed } = options.validation;
+        const accuracy = (await evaluateGreedy(policy, task, o.tokenizer, { n, seed, split: 'heldout' })).accuracy;
+        metrics['eval/validation_accuracy'] = accuracy;
+        if (options.stopAtAccuracy !== undefined && accuracy >= options.stopAtAccuracy) finished = true;
+      }
       const record: StepRecord = {
         kind: 'step',
         step,
@@ -132,7 +135,7 @@ export const createSupervisedTrainer: TrainerFactory = async (o) => {
         updates: 1,
         epoch: 0,
         minibatch: 0,
-        metrics: { loss: next.value.loss, learning_rate: next.value.lr },
+        metrics,
       };
       if (initialEval) record.initialEval = initialEval;
       if (config.eval_every > 0 && (step % config.eval_every === 0 || step === config.steps))

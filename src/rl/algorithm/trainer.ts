@@ -4,14 +4,12 @@
 // Backend-neutral: the learner (learner.ts, cpu-learner.ts) does the tensor work; rollouts.ts, step-metrics.ts,
 // inspector-records.ts, evaluate.ts and schedule.ts hold the pieces. Not the worker plumbing or the CLI.
 
-import type { GpuContext } from '../../gpu';
 import type { Checkpoint, ParamArrays } from '../../io/checkpoint';
 import type { ModelConfig } from '../../schema/model-config';
 import type { Tokenizer } from '../../io/tokenizer';
 import { promptTokenBound } from '../learners/sft';
-import { assertPlanFits } from '../../model/memory-plan';
 import { Rng } from '../../core/random';
-import { initLoraAdapters, parseLoraTargets, type LoraSpec } from '../../core/lora-layout';
+import type { LoraSpec } from '../../core/lora-layout';
 import { CpuPolicy, GpuPolicy } from '../../model/policy';
 import type { Task } from '../../tasks';
 import { SUM_PI_SQUARED_ESTIMATORS, computeAdvantages, mean, rewardPartsOf, type RunningBaseline } from './advantages';
@@ -26,8 +24,7 @@ import { stepDynamics } from '../observation/dynamics';
 import { groupRecords, groupSummaries, inspectedRows } from '../observation/inspector-records';
 import { GpuLearner, type Learner, type ScoreResult } from '../learners/learner';
 import { sampleStepRollouts, type StepRollouts } from './rollouts';
-import { rlResolvedMemoryPlan } from '../observation/memory';
-import { resolveWeightDtype, type WeightDtype } from '../../core/half';
+import { learnerPolicyInit, type PolicyBackend } from '../learners/learner-policy';
 import { curriculumDifficulty, learningRateAt, microBatchRows, minibatchRows } from './schedule';
 import {
   PhaseTimes,
@@ -44,8 +41,8 @@ import type { LearnedReward } from '../rewards/learned-reward';
 import type { UserRewardFunction, UserRewardSandbox } from '../rewards/user-reward';
 import { maxOf } from '../../schema/extremes';
 
-/** Where the tensor work runs. */
-export type TrainerBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
+/** Where the tensor work runs: WebGPU with its context, or the CPU twins. */
+export type TrainerBackend = PolicyBackend;
 
 export interface TrainerOptions {
   /** A validated RL config (resolveConfig / parseConfigJson / configFromUrlParams). */
@@ -129,23 +126,13 @@ export class Trainer {
     this.rng = new Rng(this.config.seed);
     this.entropyCoef = this.config.entropy_coef;
     const resume = opts.resume;
-    this.lora =
-      this.config.lora_rank > 0
-        ? {
-            rank: this.config.lora_rank,
-            alpha: this.config.lora_alpha,
-            targets: parseLoraTargets(this.config.lora_targets),
-          }
-        : null;
-    // Fresh adapters from their own stream of the seed, so turning LoRA on leaves the data and sampling RNGs alone.
-    const lora = this.lora
-      ? {
-          spec: this.lora,
-          adapters:
-            resume?.learner.lora ??
-            initLoraAdapters(opts.init.config, this.lora, new Rng(Math.imul(this.config.seed + 7, 0x9e3779b1))),
-        }
-      : null;
+    // The prompts' fit in the context is said before the memory plan's refusal.
+    assertPromptsFit(this.config, tokenizer, opts.init.config.contextLength);
+    const policy = learnerPolicyInit(this.config, opts.init.config, opts.backend, {
+      memoryBudgetBytes: opts.memoryBudgetBytes,
+      adapters: resume?.learner.lora,
+    });
+    this.lora = policy.lora?.spec ?? null;
     const init = {
       config: opts.init.config,
       params: resume ? resume.learner.policy : opts.init.params,
@@ -153,29 +140,8 @@ export class Trainer {
       critic: resume?.learner.critic ?? null,
       needsReference: this.derived.needsReference,
       needsCritic: this.derived.needsCritic,
-      recompute: this.config.gradient_checkpointing,
-      maxRows: Math.max(
-        this.derived.minibatchSize,
-        this.config.train_batch_size * this.config.num_generations,
-        this.config.eval_items,
-      ),
-      lora,
-      weightDtype: 'f32' as WeightDtype,
-      rolloutDtype: this.config.rollout_dtype,
+      ...policy,
     };
-    assertPromptsFit(this.config, tokenizer, opts.init.config.contextLength);
-    // weight_dtype 'auto': f32 where the plan with f32 weights fits (every toy preset: seeded runs unchanged), else
-    // bf16. Without a device (the CPU learner) there is no budget to exceed: f32. The run is then checked against the
-    // plan at the resolved width (frozen weights and the rollouts' KV cache, src/rl/observation/memory.ts), so a run that fits
-    // only with half storage is allowed when it gets it.
-    if (opts.backend.kind === 'webgpu') {
-      // Refused before anything is allocated, with the knobs to change (the device's own error would come later).
-      const { maxBufferSize, maxStorageBufferBindingSize } = opts.backend.ctx.device.limits;
-      const device = { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null };
-      const resolved = rlResolvedMemoryPlan(this.config, opts.init.config, device);
-      init.weightDtype = resolved.weightDtype;
-      assertPlanFits(resolved.plan);
-    } else init.weightDtype = resolveWeightDtype(this.config.weight_dtype, () => true);
     if (this.config.reward_fn !== null && !opts.rewardSandbox)
       throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
     if (this.config.reward_model !== null && !opts.learnedReward)

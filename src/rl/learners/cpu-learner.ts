@@ -5,8 +5,9 @@
 import type { ParamArrays } from '../../io/checkpoint';
 import type { ModelConfig } from '../../schema/model-config';
 import { CpuPolicy } from '../../model/policy';
+import { cpuLearnerPolicy } from './learner-policy';
 import { roundModelWeights } from '../../reference/half-weights';
-import { kvCacheDtype, type WeightDtype } from '../../core/half';
+import type { WeightDtype } from '../../core/half';
 import { klExactBackward, klExactForward } from '../../reference/kl';
 import { logprobBackward, logprobForward, logprobForwardSumPiSquared } from '../../reference/logprob';
 import { modelBackward, modelForward, type ModelCache, type ModelLora } from '../../reference/model';
@@ -79,11 +80,7 @@ export class CpuLearner implements Learner {
     // The twin of the GPU's half storage: a frozen base (LoRA) and the reference hold their weights rounded as the
     // GPU would store them (weight_dtype), then compute in f32 as before.
     const frozen = (p: ParamArrays) => roundModelWeights(init.config, p, this.dtype);
-    this.policy = new CpuPolicy(init.config, init.lora ? frozen(init.params) : init.params, init.lora ?? undefined, {
-      rolloutDtype: init.rolloutDtype,
-      // Its rollouts round keys and values as the GPU's KV cache stores them (kvCacheDtype).
-      kvDtype: kvCacheDtype(this.dtype),
-    });
+    this.policy = cpuLearnerPolicy(init);
     this.ref = init.needsReference ? new CpuPolicy(init.config, frozen(init.reference ?? init.params)) : null;
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);

@@ -24,11 +24,12 @@ import {
   type AggregationTotals,
 } from '../../kernels/objective';
 import { VALUE_METRICS, valueLossForwardBackward } from '../../kernels/value';
-import { kvCacheDtype, type WeightDtype } from '../../core/half';
+import type { WeightDtype } from '../../core/half';
 import type { ParamArrays } from '../../io/checkpoint';
 import type { ModelConfig } from '../../schema/model-config';
 import { GpuModel, type ForwardInputs, type LoraInit, type StepOptions, type Workspace } from '../../model/gpu-model';
-import { GpuPolicy, type Policy } from '../../model/policy';
+import type { GpuPolicy, Policy } from '../../model/policy';
+import { gpuLearnerPolicy } from './learner-policy';
 import type { ObjectiveConfig } from '../../schema/objective';
 import type { SequenceBatch } from '../algorithm/batch';
 
@@ -347,13 +348,7 @@ export class GpuLearner implements Learner {
   ) {
     const weightDtype = init.weightDtype ?? 'f32';
     const recompute = init.recompute ?? false;
-    // The rollouts' KV cache follows the frozen weights' dtype (kvCacheDtype): half wherever weight_dtype is.
-    this.policy = GpuPolicy.create(ctx, init.config, init.params, init.maxRows, init.lora ?? undefined, {
-      weightDtype,
-      recompute,
-      rolloutDtype: init.rolloutDtype,
-      kvDtype: kvCacheDtype(weightDtype),
-    });
+    this.policy = gpuLearnerPolicy(ctx, init);
     this.headScratchBytes = init.headScratchBytes;
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The
     // reference is frozen: no gradients, and its forward keeps one layer's activations.
