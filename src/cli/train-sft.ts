@@ -77,6 +77,11 @@ const FLAGS: Record<string, FlagSpec> = {
   help: { type: 'boolean', doc: 'show this help' },
 };
 
+/** Whether `argv` asks `npm run train` for the supervised warm start (--sft) rather than RL. */
+export function isSftCommand(argv: readonly string[]): boolean {
+  return argv.some((a) => a === '--sft' || a.startsWith('--sft='));
+}
+
 /** The supervised warm start: `argv` holds --sft and the flags above. */
 export async function trainSftCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, FLAGS);

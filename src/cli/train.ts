@@ -3,8 +3,6 @@
 
 import { runCli } from './args';
 import { trainRl } from './train-rl';
-import { trainSftCommand } from './train-sft';
+import { isSftCommand, trainSftCommand } from './train-sft';
 
-runCli('train', (argv) =>
-  argv.some((a) => a === '--sft' || a.startsWith('--sft=')) ? trainSftCommand(argv) : trainRl(argv),
-);
+runCli('train', (argv) => (isSftCommand(argv) ? trainSftCommand(argv) : trainRl(argv)));

@@ -8,7 +8,8 @@
 // - a seed group (seed-group-run.ts) gives each seed's run the same records from the page's queue and from
 //   `npm run train -- --seeds`;
 // - a supervised run (mode 'sft', no RL trainer behind it) gives the same records and weights through the page's
-//   engine as sft.ts's own loop on the start policy (the loop `npm run train -- --sft` runs).
+//   engine as sft.ts's own loop on the start policy (`npm run train -- --sft`, a session of the same mode on the
+//   GPU, is checked against that loop in src/cli/train-sft.test.ts).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,8 +1,10 @@
-// `npm run train` in the test's own process: its stderr captured (progress, warnings, alerts as "warning: ..."
-// lines), and the error it stopped with, if any. Faster than a child process, for tests that compare drivers.
+// `npm run train` (RL, or with --sft the supervised warm start) in the test's own process: its stderr captured
+// (progress, warnings, alerts as "warning: ..." lines), and the error it stopped with, if any. Faster than a child
+// process, for tests that compare drivers.
 
 import { vi } from 'vitest';
 import { trainRl } from '../cli/train-rl';
+import { isSftCommand, trainSftCommand } from '../cli/train-sft';
 
 /** The CLI in process: its stderr, its exit code (null when it threw) or the error it stopped with. */
 export async function trainInProcess(
@@ -18,7 +20,7 @@ export async function trainInProcess(
   });
   const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
   try {
-    const code = await trainRl(argv);
+    const code = await (isSftCommand(argv) ? trainSftCommand(argv) : trainRl(argv));
     return { stderr, code, error: null };
   } catch (e) {
     return { stderr, code: null, error: e as Error };
