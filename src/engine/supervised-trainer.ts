@@ -23,8 +23,8 @@ export interface SupervisedOptions extends SftOptions {
   /** Rows of the policy's forward (default: the RL run's of the config, learnerPolicyInit). */
   rows?: number;
   /**
-   * Greedy accuracy on `n` held-out items drawn with `seed` (evaluateGreedy) after every step, recorded as
-   * eval/validation_accuracy. Its own seed keeps a final evaluation on another seed unbiased.
+   * Greedy accuracy on `n` held-out items drawn with `seed` (evaluateGreedy) after every step the run records (every
+   * `logEvery` optimizer steps, and the last), as eval/validation_accuracy. Its own seed keeps a final evaluation on another seed unbiased.
    */
   validation?: { n: number; seed: number };
   /** Ends the run once validation accuracy reaches this (warm starts that leave RL room); needs `validation`. */
@@ -51,8 +51,8 @@ export function supervisedOptions(config: RLConfig): SupervisedOptions {
 }
 
 /**
- * The policy an RL run of the request's config trains, built as its learner builds it (learnerPolicyInit and the
- * learners' own constructors, src/rl/learners/learner-policy.ts): the same rows (unless `rows` says), LoRA adapters
+ * The policy an RL run of the request's config trains, built as its learner builds it (learnerPolicyInit, then
+ * gpuLearnerPolicy or cpuLearnerPolicy, src/rl/learners/learner-policy.ts): the same rows (unless `rows` says), LoRA adapters
  * from their own stream of the seed, weight and rollout precisions, and on WebGPU the same memory-plan refusal. Only
  * the policy: a supervised run has no reference, critic or rollouts.
  */
