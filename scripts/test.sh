@@ -56,13 +56,13 @@ bash scripts/setup-system.sh || {
   summarize
   exit 1
 }
-# The GPU tier (two Vitest forks) and the browser tier run side by side: a Vitest fork keeps about one core busy (it
-# drives Dawn's SwiftShader from one thread most of the time), so the forks and Chromium together keep the machine's
-# two cores full until the GPU tier's last file (docs/tests.md, "Tiers"). Each writes its log to test-results/ and the log is printed when both are done.
+# The GPU tier and the browser tier run side by side: each keeps about one core busy (a Vitest fork drives Dawn's
+# SwiftShader from one thread most of the time; Chromium's GPU process likewise), so together they fill the machine's
+# two (docs/tests.md, "Tiers"). Each writes its log to test-results/ and the log is printed when both are done.
 # RL_LAB_TIERS_IN_SEQUENCE=1 runs them one after the other, printing as they go; RL_LAB_GPU_WORKERS sets the GPU
-# tier's forks (2 by default).
+# tier's forks (1 by default).
 gpu_tier() {
-  npx vitest run --project slow --maxWorkers="${RL_LAB_GPU_WORKERS:-2}" --reporter=default --reporter=json \
+  npx vitest run --project slow --maxWorkers="${RL_LAB_GPU_WORKERS:-1}" --reporter=default --reporter=json \
     --outputFile.json=test-results/vitest-slow.json
 }
 browser_tier() {
