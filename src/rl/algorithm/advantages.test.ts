@@ -2,8 +2,8 @@
 // comments), degenerate groups, whitening safety, GAE against a brute-force sum, pass@k against enumeration, and
 // grpo_passk / GDPO by hand (their trainers' own formulas: src/reference/trainer-formulas.test.ts).
 import { describe, expect, it } from 'vitest';
+import { ADV_ESTIMATORS } from '../../schema/algorithm-names';
 import {
-  ADV_ESTIMATORS,
   computeAdvantages,
   drGrpoAdvantages,
   gaeAdvantages,

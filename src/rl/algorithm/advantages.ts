@@ -9,25 +9,11 @@
 // 0 (a completion dropped by mask_truncated_completions) gets all-zero outputs and takes no part in whitening.
 
 import {
+  ADV_ESTIMATORS,
   type AdvEstimator,
   type MultiObjectiveAggregation,
   type ScaleRewards,
-  ADV_ESTIMATORS,
-  SCALE_REWARDS,
-  GROUP_ESTIMATORS,
-  TOKEN_REWARD_ESTIMATORS,
-  SUM_PI_SQUARED_ESTIMATORS,
-  MULTI_OBJECTIVE_AGGREGATIONS,
 } from '../../schema/algorithm-names';
-export {
-  ADV_ESTIMATORS,
-  SCALE_REWARDS,
-  GROUP_ESTIMATORS,
-  TOKEN_REWARD_ESTIMATORS,
-  SUM_PI_SQUARED_ESTIMATORS,
-  MULTI_OBJECTIVE_AGGREGATIONS,
-};
-export type { AdvEstimator, MultiObjectiveAggregation, ScaleRewards } from '../../schema/algorithm-names';
 /** The optimal token baseline's guard on its denominator: B_t = sum G W / (sum W + OTB_EPS) (verl's epsilon). */
 export const OTB_EPS = 1e-8;
 

@@ -13,8 +13,9 @@ import type { Task, TaskItem, Verdict } from '../../tasks';
 import { groupRewardStats } from './advantages';
 import { takeRows } from './batch';
 import type { DerivedConfig, RLConfig } from '../../schema/config';
-import { LEARNED_REWARD_NAME, type LearnedReward } from '../rewards/learned-reward';
-import { USER_REWARD_NAME, type UserRewardFunction } from '../rewards/user-reward';
+import { LEARNED_REWARD_NAME, USER_REWARD_NAME } from '../../schema/algorithm-names';
+import type { LearnedReward } from '../rewards/learned-reward';
+import type { UserRewardFunction } from '../rewards/user-reward';
 
 /** Rollouts of one step, with rewards, before advantages. */
 export interface StepRollouts {

@@ -3,8 +3,6 @@
 // kinds behind it: a text classifier run by transformers.js (src/model/reward-classifier.ts) and a reward model
 // trained in the lab (reward-model.ts). Loading either from a folder is the engine's (src/engine/learned-reward.ts).
 
-import { LEARNED_REWARD_NAME } from '../../schema/algorithm-names';
-export { LEARNED_REWARD_NAME };
 import type { RewardClassifier } from '../../model/reward-classifier';
 import type { LabRewardModel } from './reward-model';
 

@@ -5,8 +5,6 @@
 // Blob worker the page starts, a worker_threads thread with a vm context in Node) live in
 // src/worker/reward-sandbox.ts and src/cli/reward-sandbox.ts. Not a task verifier (src/tasks/).
 
-import { USER_REWARD_NAME } from '../../schema/algorithm-names';
-export { USER_REWARD_NAME };
 import type { TaskItem } from '../../tasks';
 
 /** How long one batch of completions may take in the sandbox before it is stopped (an endless loop, say). */
