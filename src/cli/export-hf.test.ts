@@ -78,6 +78,13 @@ describe('npm run export -- --to hf', () => {
     expect(read(hf.generation_config_file)).toEqual(
       JSON.parse(readFileSync(join(TINY_QWEN2, 'generation_config.json'), 'utf8')),
     );
+    // config.json keeps the source config.json's own end of sequence (558); generation_config.json keeps its list
+    // ([558, 556]), as save_pretrained writes each file's own. The run's checkpoint lists both ids it stops on.
+    const sourceConfig = JSON.parse(readFileSync(join(TINY_QWEN2, 'config.json'), 'utf8'));
+    expect(JSON.parse(readFileSync(join(run, 'config.json'), 'utf8')).eos_token_id).toEqual([558, 556]);
+    expect(read(hf.config_file).eos_token_id).toBe(sourceConfig.eos_token_id);
+    expect(read(hf.config_file).eos_token_id).toBe(558);
+    expect(read(hf.generation_config_file).eos_token_id).toEqual([558, 556]);
     expect(read(hf.tokenizer_config_file).chat_template).toBe(
       JSON.parse(readFileSync(join(TINY_QWEN2, 'tokenizer_config.json'), 'utf8')).chat_template,
     );

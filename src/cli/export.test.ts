@@ -12,9 +12,9 @@ import { runExport } from './export';
 const quiet = () => {};
 
 describe('npm run export', () => {
-  it('writes a verl run from a preset and field flags', () => {
+  it('writes a verl run from a preset and field flags', async () => {
     const out = mkdtempSync(join(tmpdir(), 'export-'));
-    const files = runExport(
+    const files = await runExport(
       [
         '--to',
         'verl',
@@ -50,31 +50,33 @@ describe('npm run export', () => {
     );
   });
 
-  it('reads --config with its preset, flags overriding the file', () => {
+  it('reads --config with its preset, flags overriding the file', async () => {
     const out = mkdtempSync(join(tmpdir(), 'export-'));
     const config = join(out, 'config.json');
     writeFileSync(config, JSON.stringify({ preset: 'rloo', task: 'parity', beta: 0.02, steps: 2 }));
-    runExport(['--to', 'trl', '--config', config, '--beta', '0.03', '--out', join(out, 'trl')], quiet);
+    await runExport(['--to', 'trl', '--config', config, '--beta', '0.03', '--out', join(out, 'trl')], quiet);
     const script = readFileSync(join(out, 'trl', 'train_trl.py'), 'utf8');
     expect(script).toContain('from trl import RLOOConfig, RLOOTrainer');
     expect(script).toContain('    beta=0.03,');
   });
 
-  it('refuses a missing or unknown trainer and a foreign field name', () => {
-    expect(() => runExport(['--out', 'x'], quiet)).toThrow(UsageError);
-    expect(() => runExport(['--to', 'deepspeed', '--out', 'x'], quiet)).toThrow(
+  it('refuses a missing or unknown trainer and a foreign field name', async () => {
+    await expect(runExport(['--out', 'x'], quiet)).rejects.toThrow(UsageError);
+    await expect(runExport(['--to', 'deepspeed', '--out', 'x'], quiet)).rejects.toThrow(
       /--to must be one of trl, verl, openrlhf/,
     );
-    expect(() => runExport(['--to', 'trl', '--kl_coef', '0.1', '--out', 'x'], quiet)).toThrow(/did you mean --beta/);
+    await expect(runExport(['--to', 'trl', '--kl_coef', '0.1', '--out', 'x'], quiet)).rejects.toThrow(
+      /did you mean --beta/,
+    );
   });
 
-  it('refuses a model name that is code or breaks the scripts, naming --hf-model, and writes nothing', () => {
+  it('refuses a model name that is code or breaks the scripts, naming --hf-model, and writes nothing', async () => {
     for (const model of ['$(touch marker)', '`touch marker`', 'org/my"model', "it's", 'a b', '-x', 'm\nx'])
       for (const to of ['trl', 'verl', 'openrlhf']) {
         const out = mkdtempSync(join(tmpdir(), 'export-'));
         let err: unknown = null;
         try {
-          runExport(['--to', to, '--preset', 'grpo', '--task', 'copy', '--hf-model', model, '--out', out], quiet);
+          await runExport(['--to', to, '--preset', 'grpo', '--task', 'copy', '--hf-model', model, '--out', out], quiet);
         } catch (e) {
           err = e;
         }
@@ -85,19 +87,19 @@ describe('npm run export', () => {
       }
   });
 
-  it('refuses a checkpoint or reward_model with a line break, naming the field', () => {
+  it('refuses a checkpoint or reward_model with a line break, naming the field', async () => {
     const out = mkdtempSync(join(tmpdir(), 'export-'));
     for (const field of ['checkpoint', 'reward_model'])
-      expect(() =>
+      await expect(
         runExport(['--to', 'verl', '--task', 'copy', `--${field}`, 'copy\n$(touch M)', '--out', out], quiet),
-      ).toThrow(RLConfigError);
-    expect(() =>
+      ).rejects.toThrow(RLConfigError);
+    await expect(
       runExport(['--to', 'verl', '--task', 'copy', '--checkpoint', 'copy\n$(touch M)', '--out', out], quiet),
-    ).toThrow(/checkpoint: must be one line without control characters/);
+    ).rejects.toThrow(/checkpoint: must be one line without control characters/);
     expect(readdirSync(out), 'nothing written').toEqual([]);
   });
 
-  it('writes a reward function of several lines and a prompt list of two rows as their own files, never in the scripts', () => {
+  it('writes a reward function of several lines and a prompt list of two rows as their own files, never in the scripts', async () => {
     const out = mkdtempSync(join(tmpdir(), 'export-'));
     const rewardFn = '(prompt, completion) => {\n  // a comment\n  return completion.length > 3 ? 1 : 0;\n}';
     const prompts = '{"prompt": "$(touch M) one", "answer": "1"}\n{"prompt": "print(\\"two\\")", "answer": "2"}\n';
@@ -105,7 +107,7 @@ describe('npm run export', () => {
     writeFileSync(config, JSON.stringify({ preset: 'grpo', task: 'prompts', prompts, reward_fn: rewardFn, steps: 1 }));
     for (const to of ['trl', 'verl', 'openrlhf'] as const) {
       const dir = join(out, to);
-      runExport(['--to', to, '--config', config, '--hf-model', 'org/base', '--out', dir], quiet);
+      await runExport(['--to', to, '--config', config, '--hf-model', 'org/base', '--out', dir], quiet);
       expect(readFileSync(join(dir, 'user_reward_fn.js'), 'utf8')).toBe(rewardFn);
       expect(readFileSync(join(dir, 'prompt_list.txt'), 'utf8')).toBe(prompts);
       const entry = readFileSync(
@@ -131,10 +133,13 @@ describe('npm run export', () => {
     }
   });
 
-  it('writes the exact config as lab_config.json, which --config reads back to the same export', () => {
+  it('writes the exact config as lab_config.json, which --config reads back to the same export', async () => {
     const out = mkdtempSync(join(tmpdir(), 'export-'));
-    runExport(['--to', 'verl', '--preset', 'dapo', '--task', 'sort', '--beta', '0.01', '--out', join(out, 'a')], quiet);
-    runExport(['--to', 'verl', '--config', join(out, 'a', 'lab_config.json'), '--out', join(out, 'b')], quiet);
+    await runExport(
+      ['--to', 'verl', '--preset', 'dapo', '--task', 'sort', '--beta', '0.01', '--out', join(out, 'a')],
+      quiet,
+    );
+    await runExport(['--to', 'verl', '--config', join(out, 'a', 'lab_config.json'), '--out', join(out, 'b')], quiet);
     for (const f of ['run_verl.sh', 'lab_config.json', 'data/train.jsonl', 'README.md'])
       expect(readFileSync(join(out, 'b', f), 'utf8'), f).toBe(readFileSync(join(out, 'a', f), 'utf8'));
   });

@@ -18,10 +18,17 @@ import {
   type ExportTarget,
 } from '../export';
 import { LORA_ADAPTER_DIR, exportPolicyFolder } from '../engine/run-session';
-import { readSourceGenerationConfig } from '../engine/start-policy';
+import {
+  CHAR_TOKENIZER_PATH,
+  checkpointDir,
+  readSourceGenerationConfig,
+  readSourceModelConfig,
+} from '../engine/start-policy';
+import { tokenizerFromFiles } from '../io/hf-folder';
+import type { Tokenizer } from '../io/tokenizer';
 import { loadingLines } from '../io/hf-model-folder';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../io/peft';
-import { suggestion } from '../schema/config';
+import { suggestion, type RLConfig } from '../schema/config';
 import { UsageError, runCli } from './args';
 import { CLI_ASSETS, TRAINER_STATE_FILE, mkdirOrFail, readFileOrFail, writeFileAtomic } from './files';
 import { configFromArgs, parseRlArgs, readTrainerStateFile, rlHelpText } from './train-rl';
@@ -66,11 +73,26 @@ function splitExportFlags(argv: readonly string[]): {
   return { own, rest };
 }
 
+/**
+ * The tokenizer of the model the config trains (its checkpoint's tokenizer.json and tokenizer_config.json, the chat
+ * template inside; the character vocabulary for a fresh model or a folder without one), read as a run reads it.
+ */
+async function labTokenizer(config: RLConfig): Promise<Tokenizer> {
+  const dir = config.checkpoint === null ? null : checkpointDir(config.checkpoint);
+  const read = async (name: string) => (dir === null ? null : CLI_ASSETS.text(`${dir}${name}`).catch(() => null));
+  const tokenizerJson = (await read('tokenizer.json')) ?? (await CLI_ASSETS.text(CHAR_TOKENIZER_PATH));
+  try {
+    return await tokenizerFromFiles(tokenizerJson, await read('tokenizer_config.json'));
+  } catch (e) {
+    throw new UsageError(`checkpoint "${config.checkpoint}" (${dir}): ${(e as Error).message}`);
+  }
+}
+
 /** Runs the command; returns the files written (paths under --out). */
-export function runExport(
+export async function runExport(
   argv: readonly string[],
   log: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
-): string[] {
+): Promise<string[]> {
   const { own, rest } = splitExportFlags(argv);
   if (own.to === HF_TARGET) throw new UsageError("--to hf is exportCommand's (it reads a run folder)");
   const parsed = parseRlArgs(rest);
@@ -85,9 +107,14 @@ export function runExport(
     throw new UsageError(`--to must be one of ${targets.join(', ')}; got "${target}"${suggestion(target, targets)}`);
   if (typeof parsed.command.out !== 'string') throw new UsageError('--out <dir> is required');
   const { config, preset } = configFromArgs(parsed);
+  const tokenizer = target === 'verl' ? await labTokenizer(config) : undefined;
   let e: Export;
   try {
-    e = exportExperiment(target as ExportTarget, config, { preset, model: own['hf-model'] ?? DEFAULT_MODEL_PATH });
+    e = exportExperiment(target as ExportTarget, config, {
+      preset,
+      model: own['hf-model'] ?? DEFAULT_MODEL_PATH,
+      tokenizer,
+    });
   } catch (err) {
     // A value the trainer's files cannot hold is the person's input: refused by name, exit 2, nothing written.
     if (err instanceof ExportValueError) throw new UsageError(err.message);
@@ -115,7 +142,8 @@ const HF_TARGET = 'hf';
 /**
  * Writes the policy a run folder holds (its last save: model.safetensors, config.json, the tokenizer files and, for a
  * LoRA run, adapter/) as the folders transformers and PEFT load, under `--out`, through exportPolicyFolder (the page's
- * code path). The source model's generation_config.json is read where the run's checkpoint names a folder here.
+ * code path). The source model's generation_config.json and config.json (whose eos_token_id the exported config.json
+ * keeps) are read where the run's checkpoint names a folder here.
  */
 async function exportRunFolder(
   runDir: string | undefined,
@@ -149,6 +177,7 @@ async function exportRunFolder(
     { step: state.state.meta.step, files },
     await readSourceGenerationConfig(checkpoint, CLI_ASSETS),
     checkpoint,
+    await readSourceModelConfig(checkpoint, CLI_ASSETS),
   );
   const written: string[] = [];
   for (const f of e.files) {

@@ -9,7 +9,12 @@ import { metricsToCsv, metricsToJsonl, rolloutsToJsonl } from '../io/run-files';
 import { chartedRows, parseRunOrTrainerLog } from '../io/foreign-logs';
 import { exportPolicyFolder, policyFiles, type PolicyFiles, type RunSession, type SavedRun } from './run-session';
 import type { RunRecords, RunStore } from './run-store';
-import { CHAR_TOKENIZER_PATH, readSourceGenerationConfig, type AssetLoader } from './start-policy';
+import {
+  CHAR_TOKENIZER_PATH,
+  readSourceGenerationConfig,
+  readSourceModelConfig,
+  type AssetLoader,
+} from './start-policy';
 import { defaultRunName, runNameProblem, type RolloutRecord, type RunHeader } from '../schema/run-types';
 
 /** What a run is exported as. */
@@ -221,6 +226,7 @@ export class RunLibrary {
           policy,
           await readSourceGenerationConfig(h.config.checkpoint, this.deps.assets),
           h.config.checkpoint,
+          await readSourceModelConfig(h.config.checkpoint, this.deps.assets),
         );
         return out.files.map((f) => ({
           name: f.path,

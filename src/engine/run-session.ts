@@ -513,15 +513,17 @@ export const LORA_ADAPTER_DIR = POLICY_ADAPTER_DIR;
 /**
  * A policy exported as the folders transformers and PEFT load (io/hf-model-folder.ts): the one path the page's
  * checkpoint export and the CLI's `export --to hf` share. `sourceGenerationConfigJson` is the source model's
- * generation_config.json (readSourceGenerationConfig), `baseModel` the checkpoint the run started from.
+ * generation_config.json (readSourceGenerationConfig), `baseModel` the checkpoint the run started from,
+ * `sourceConfigJson` its config.json (readSourceModelConfig), whose eos_token_id the exported config.json keeps.
  */
 export function exportPolicyFolder(
   runName: string,
   policy: PolicyFiles,
   sourceGenerationConfigJson: string | null,
   baseModel: string | null,
+  sourceConfigJson: string | null = null,
 ): HfExport {
-  return hfExport({ runName, policy, sourceGenerationConfigJson, baseModel });
+  return hfExport({ runName, policy, sourceGenerationConfigJson, baseModel, sourceConfigJson });
 }
 
 /**

@@ -77,21 +77,34 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
 }
 
 /**
- * The generation_config.json of the folder a run started from (sampling defaults, end-of-sequence ids), for its
- * export; null for a fresh model, a folder without one, or one that cannot be read now (the export then writes the
- * ids config.json names). A URL checkpoint (a scheme of two or more letters, so not a drive letter) is not fetched
- * again: an export contacts no origin by itself.
+ * A JSON object file of the folder a run started from, for its export; null for a fresh model, a folder without it,
+ * or one that cannot be read now. A URL checkpoint (a scheme of two or more letters, so not a drive letter) is not
+ * fetched again: an export contacts no origin by itself.
  */
-export async function readSourceGenerationConfig(
-  checkpoint: string | null,
-  assets: AssetLoader,
-): Promise<string | null> {
+async function readSourceJson(checkpoint: string | null, assets: AssetLoader, file: string): Promise<string | null> {
   if (checkpoint === null || /^[A-Za-z][A-Za-z0-9+.-]+:/.test(checkpoint)) return null;
   try {
-    const text = await assets.text(`${checkpointDir(checkpoint)}generation_config.json`);
+    const text = await assets.text(`${checkpointDir(checkpoint)}${file}`);
     const v: unknown = JSON.parse(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? text : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The generation_config.json of the folder a run started from (sampling defaults, end-of-sequence ids), for its
+ * export; null when there is none to read (readSourceJson): the export then writes the ids config.json names.
+ */
+export function readSourceGenerationConfig(checkpoint: string | null, assets: AssetLoader): Promise<string | null> {
+  return readSourceJson(checkpoint, assets, 'generation_config.json');
+}
+
+/**
+ * The config.json of the folder a run started from, for its export: the exported config.json keeps that file's own
+ * eos_token_id, as save_pretrained does (the run's checkpoint records every end-of-sequence id the tokenizer stops
+ * on, generation_config.json's list included). Null when there is none to read (readSourceJson).
+ */
+export function readSourceModelConfig(checkpoint: string | null, assets: AssetLoader): Promise<string | null> {
+  return readSourceJson(checkpoint, assets, 'config.json');
 }

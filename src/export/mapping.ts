@@ -19,6 +19,7 @@ import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from '../core/quote';
+import { withDeclaredBooleans } from './declarations';
 import { dppoCap, isStraightThroughKl, lossFormula, type LossType } from '../schema/objective';
 
 /** A loss_type's per-token loss as the schema writes it: its formula, and its symbols' meaning. */
@@ -882,6 +883,7 @@ export function mappingRows(target: ExportTarget, c: RLConfig): MappingRow[] {
     const context = CONTEXT[field]?.[target];
     const conv = CONVERSIONS[target][field];
     const row = context ? written(context) : conv ? conv(ctx) : defaultRow(target, field, ctx);
-    return { field, lab: labValueText(c[field]), ...row };
+    // Booleans in the trainer's declared form (an OpenRLHF switch that is false is not given).
+    return withDeclaredBooleans(target, { field, lab: labValueText(c[field]), ...row });
   });
 }

@@ -27,6 +27,9 @@ import {
   shellWord,
 } from '../core/quote';
 import VERIFIERS_PY from './verifiers.py?raw';
+import { encodePrompt } from '../io/encode-prompt';
+import type { Tokenizer } from '../io/tokenizer';
+import { booleanForm } from './declarations';
 import {
   TARGET_LABELS,
   loraTargetsOf,
@@ -67,6 +70,38 @@ export interface ExportOptions {
   model: string;
   /** Prompts per split at most; the default writes the run's prompts (data.ts rowCounts). */
   maxRows?: number;
+  /**
+   * The lab model's tokenizer (its chat template inside), to count verl's data.max_prompt_length in the model's
+   * tokens; without one the export writes the lab's count in characters and says so.
+   */
+  tokenizer?: Tokenizer;
+}
+
+/** verl's data.max_prompt_length and how it was counted. */
+interface PromptLength {
+  value: number;
+  note: string;
+}
+
+/**
+ * verl's data.max_prompt_length: the longest exported prompt in the model's tokens with its chat template applied
+ * (verl's RLHFDataset applies the template to the chat-message prompts the export writes, then filters or truncates
+ * past this length), by the lab's own prompt encoding (io/encode-prompt.ts).
+ */
+function verlPromptLength(c: RLConfig, prompts: readonly string[], tok: Tokenizer | undefined): PromptLength {
+  if (!tok)
+    return {
+      value: derive(c).maxPromptTokens,
+      note: "the task's longest prompt in characters + 1: no tokenizer was given (npm run export counts the model's tokens)",
+    };
+  const chat = tok.applyChatTemplate !== null;
+  const value = Math.max(...prompts.map((p) => encodePrompt(tok, p, chat).length));
+  return {
+    value,
+    note: chat
+      ? "the longest prompt in the model's tokens, its chat template applied as verl applies it"
+      : "the longest prompt in the model's tokens; this tokenizer has no chat template, which verl's dataset applies",
+  };
 }
 
 /** The folder (relative to the export) a run's model defaults to when no model is named: the lab's checkpoint in Hugging Face format. */
@@ -130,18 +165,23 @@ function hydraValue(field: string, v: SettingValue): string {
   return `[${v.map((x: number | string) => (typeof x === 'string' ? hydraWord(field, x) : numberText(field, x))).join(',')}]`;
 }
 
-/** An OpenRLHF flag and its value as shell words. */
+/**
+ * An OpenRLHF flag and its value as shell words. A boolean is a switch there (declarations.ts: store_true), given
+ * bare when true; mapping.ts leaves out a false one.
+ */
 function shellWords(field: string, s: Setting): string {
-  if (s.value === true) return s.key;
   const v = s.value;
+  if (typeof v === 'boolean') {
+    if (booleanForm('openrlhf', s.key) !== 'switch' || !v)
+      throw new Error(`export: ${s.key} ${v} is not a switch OpenRLHF takes bare`);
+    return s.key;
+  }
   const values =
     typeof v === 'string'
       ? [v]
       : typeof v === 'number'
         ? [numberText(field, v)]
-        : v === false
-          ? ['false']
-          : v.map((x: number | string) => (typeof x === 'string' ? x : numberText(field, x)));
+        : v.map((x: number | string) => (typeof x === 'string' ? x : numberText(field, x)));
   return [s.key, ...values].map((w) => shellWord(field, w)).join(' ');
 }
 
@@ -267,7 +307,7 @@ function renderTrl(
   const cls = trlClassOf(c);
   const trainer = cls.replace('Config', 'Trainer');
   const module = cls === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
-  const keys = ['output_dir', 'report_to', ...(cls === 'GRPOConfig' ? ['reward_weights'] : [])];
+  const keys = ['output_dir', 'report_to', 'use_cpu', 'bf16', ...(cls === 'GRPOConfig' ? ['reward_weights'] : [])];
   // LoRA: PEFT's config for the trainer, the lab's rank, alpha and projections (all-linear adapts the same seven).
   const lora =
     c.lora_rank > 0 && cls !== 'PPOConfig'
@@ -282,6 +322,7 @@ function renderTrl(
     ).map((l) => `# ${commentText(l)}`),
     'import argparse',
     '',
+    'import torch',
     'from datasets import load_dataset',
     ...(lora ? ['from peft import LoraConfig'] : []),
     `from ${module} import ${cls}, ${trainer}`,
@@ -303,6 +344,9 @@ function renderTrl(
     `config = ${cls}(`,
     '    output_dir="out",',
     '    report_to="none",',
+    '    # Without a GPU (a laptop) the run trains on the CPU; bf16, which TRL turns on by default, only where the GPU has it.',
+    '    use_cpu=not torch.cuda.is_available(),',
+    '    bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),',
     ...(cls === 'GRPOConfig'
       ? ['    reward_weights=[1.0],  # one reward function, lab_reward; it applies the weights of the lab (WEIGHTS)']
       : []),
@@ -357,11 +401,12 @@ function renderVerl(
   model: string,
   rows: MappingRow[],
   evalOn: boolean,
+  promptLength: PromptLength,
 ): { text: string; keys: string[] } {
   const d = derive(c);
   const own: Setting[] = [
     { key: 'actor_rollout_ref.rollout.name', value: 'vllm' },
-    { key: 'data.max_prompt_length', value: d.maxPromptTokens },
+    { key: 'data.max_prompt_length', value: promptLength.value },
     // The update's micro-batches (actor and critic) are the gradient_accumulation_steps row's (mapping.ts).
     { key: 'actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu', value: 1 },
     { key: 'actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu', value: 1 },
@@ -402,6 +447,7 @@ function renderVerl(
     '  "custom_reward_function.path=$HERE/reward_fn.py"',
     '  "trainer.n_gpus_per_node=$GPUS"',
     "  'trainer.nnodes=1'",
+    `  # data.max_prompt_length: ${commentText(promptLength.note)}`,
     ...own.map((s) => word(s.key, s)),
   ];
   if (!evalOn)
@@ -581,8 +627,18 @@ export function exportExperiment(target: ExportTarget, c: RLConfig, options: Exp
   const evalOn = c.eval_every > 0 && c.eval_items > 0;
   const train = exportItems(c, 'train', cap(counts.train));
   const heldout = exportItems(c, 'heldout', cap(Math.max(counts.heldout, 1)));
-  const render = { trl: renderTrl, verl: renderVerl, openrlhf: renderOpenrlhf }[target];
-  const { text, keys } = render(c, options.preset, model, rows, evalOn);
+  const promptLength =
+    target === 'verl'
+      ? verlPromptLength(
+          c,
+          [...train, ...heldout].map((it) => it.prompt),
+          options.tokenizer,
+        )
+      : null;
+  const { text, keys } =
+    target === 'verl'
+      ? renderVerl(c, options.preset, model, rows, evalOn, promptLength!)
+      : { trl: renderTrl, openrlhf: renderOpenrlhf }[target](c, options.preset, model, rows, evalOn);
   const files: ExportFile[] = [{ path: ENTRY[target], text }];
   if (target === 'verl') {
     files.push({ path: 'reward_fn.py', text: verlReward(c) });

@@ -110,6 +110,35 @@ describe('hfExport', () => {
   });
 });
 
+describe("hfExport's end-of-sequence ids", () => {
+  // The run's checkpoint lists every id its tokenizer stops on ([2, 5]: generation_config.json's list).
+  const generation = '{\n  "eos_token_id": [2, 5]\n}\n';
+  const exported = (sourceConfigJson: string | null) => {
+    const e = hfExport({
+      runName: 'r',
+      policy: policy(false),
+      sourceGenerationConfigJson: generation,
+      baseModel: null,
+      sourceConfigJson,
+    });
+    const file = (name: string) => JSON.parse(e.files.find((f) => f.path === `r-step7/${name}`)!.data as string);
+    return { config: file(hf.config_file), generation: file(hf.generation_config_file) };
+  };
+
+  it("keeps the source config.json's own eos_token_id in config.json, and the list in generation_config.json", () => {
+    const out = exported(JSON.stringify({ eos_token_id: 2, bos_token_id: 1 }));
+    expect(out.config.eos_token_id).toBe(2);
+    expect(out.config).toMatchObject({ bos_token_id: 1, pad_token_id: 0 });
+    expect(out.generation.eos_token_id).toEqual([2, 5]);
+  });
+
+  it("writes the run's ids when the source config.json cannot be read or names none", () => {
+    expect(exported(null).config.eos_token_id).toEqual([2, 5]);
+    expect(exported('{"bos_token_id": 1}').config.eos_token_id).toEqual([2, 5]);
+    expect(() => exported('[2]')).toThrow(/config\.json is not a JSON object/);
+  });
+});
+
 describe('hfExport of weights past the shard size', () => {
   it('splits them into model-0000k-of-0000N.safetensors with model.safetensors.index.json, which the folder loader reads back', async () => {
     const config = MODEL_PRESETS.nano;

@@ -32,6 +32,12 @@ export interface HfExportInput {
   policy: PolicyFileSet;
   /** The source model's generation_config.json, or null when it had none (the ids of config.json are written). */
   sourceGenerationConfigJson: string | null;
+  /**
+   * The source model's config.json, or null when it cannot be read: config.json keeps its eos_token_id, as
+   * save_pretrained keeps each file's own (the run's checkpoint lists every id its tokenizer stops on, the
+   * generation_config.json list included). Without it the run's config.json is written as it is.
+   */
+  sourceConfigJson?: string | null;
   /** The hub id or path the run started from, for adapter_config.json's base_model_name_or_path; null for none. */
   baseModel: string | null;
   /**
@@ -143,6 +149,15 @@ function specialTokensMap(tokenizerConfig: JsonObject): JsonObject | null {
   return Object.keys(out).length ? out : null;
 }
 
+/** The run's config.json with the source model's own eos_token_id (when the source config.json names one). */
+function withSourceEos(config: JsonObject, sourceConfigJson: string | null): JsonObject {
+  if (sourceConfigJson === null) return config;
+  const source = objectOf(sourceConfigJson, `the source model's ${hf.config_file}`);
+  const eos = source.eos_token_id;
+  if (eos === undefined || eos === null || JSON.stringify(eos) === JSON.stringify(config.eos_token_id)) return config;
+  return { ...config, eos_token_id: eos };
+}
+
 /** generation_config.json: the source model's, else the end-of-sequence, start and padding ids config.json names. */
 function generationConfig(source: string | null, config: JsonObject): string {
   if (source !== null) {
@@ -245,8 +260,9 @@ export function hfExport(input: HfExportInput): HfExport {
     const v = need(name);
     return typeof v === 'string' ? v : new TextDecoder().decode(v);
   };
-  const configJson = text(hf.config_file);
-  const config = objectOf(configJson, hf.config_file);
+  const runConfig = objectOf(text(hf.config_file), hf.config_file);
+  const config = withSourceEos(runConfig, input.sourceConfigJson ?? null);
+  const configJson = config === runConfig ? text(hf.config_file) : json(config);
   const tokenizerJson = text(hf.tokenizer_file);
   const keptTokenizerConfig = byName.has(hf.tokenizer_config_file) ? text(hf.tokenizer_config_file) : null;
   const tokenizerConfig =

@@ -7,6 +7,9 @@ import type { Policy, SftBatch } from '../../model/policy';
 import type { Tokenizer } from '../../io/tokenizer';
 import { Rng } from '../../core/random';
 import { textTokens } from '../../io/end-of-sequence';
+import { encodePrompt } from '../../io/encode-prompt';
+
+export { encodePrompt };
 import type { Task, TaskItem } from '../../tasks';
 
 export interface SftOptions {
@@ -47,22 +50,6 @@ export interface SftProgress {
   loss: number;
   lr: number;
   elapsedMs: number;
-}
-
-/**
- * Token ids of a prompt: [BOS] prompt (BOS when the tokenizer puts one first), or with `chat` the tokenizer's chat
- * template around it as one user message, encoded without adding BOS (the template writes it where it wants one),
- * as transformers' apply_chat_template does. Throws when `chat` is asked of a tokenizer without a template.
- */
-export function encodePrompt(tok: Tokenizer, prompt: string, chat = false): number[] {
-  if (chat) {
-    if (!tok.applyChatTemplate)
-      throw new Error(
-        "chat_template: this model's tokenizer has no chat template (tokenizer_config.json chat_template)",
-      );
-    return tok.encode(tok.applyChatTemplate(prompt));
-  }
-  return tok.prependsBos ? [tok.bosId, ...tok.encode(prompt)] : tok.encode(prompt);
 }
 
 /**
