@@ -378,6 +378,8 @@ function renderTrl(
       ...(lora ? [lora] : []),
       ')',
       'trainer.train()',
+      "# out/trainer_state.json: the run's log, which the lab imports (Runs: import a trainer log).",
+      'trainer.save_state()',
       '',
     );
   }

@@ -167,5 +167,7 @@ describe('the TRL script on a machine without a GPU', () => {
       expect(text).toContain('\nimport torch\n');
       expect(text).toContain('    use_cpu=not torch.cuda.is_available(),\n');
       expect(text).toContain('    bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),\n');
+      expect(text).toContain('\ntrainer.train()\n');
+      expect(text).toContain('\ntrainer.save_state()\n');
     });
 });

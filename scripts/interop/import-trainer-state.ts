@@ -1,0 +1,17 @@
+// The interop tier's last step: a trainer_state.json that TRL wrote, imported into the lab as the Runs page imports
+// a trainer log (io/foreign-logs.ts parseRunOrTrainerLog). Prints the run's trainer, rows and the lab metrics it
+// charts; exits 1 when the file is not read as TRL's or carries no metric row.
+//   npx tsx scripts/interop/import-trainer-state.ts out/trainer_state.json
+
+import { readFileSync } from 'node:fs';
+import { parseRunOrTrainerLog } from '../../src/io/foreign-logs';
+
+const file = process.argv[2];
+if (!file) throw new Error('usage: import-trainer-state.ts TRAINER_STATE_JSON');
+const run = parseRunOrTrainerLog(file, readFileSync(file, 'utf8'));
+const origin = run.header.origin;
+const names = [...new Set(run.rows.flatMap((r) => Object.keys(r.metrics)))].sort();
+console.log(
+  `  ${file}: ${origin?.trainer ?? 'not a trainer log'}, ${run.rows.length} row(s) at step(s) ${run.rows.map((r) => r.step).join(', ')}; lab metrics: ${names.join(', ')}${origin?.uncatalogued.length ? `; under TRL's own names: ${origin.uncatalogued.join(', ')}` : ''}`,
+);
+if (origin?.trainer !== 'trl' || run.rows.length === 0 || names.length === 0) process.exit(1);
