@@ -11,7 +11,8 @@ if (!file) throw new Error('usage: import-trainer-state.ts TRAINER_STATE_JSON');
 const run = parseRunOrTrainerLog(file, readFileSync(file, 'utf8'));
 const origin = run.header.origin;
 const names = [...new Set(run.rows.flatMap((r) => Object.keys(r.metrics)))].sort();
+const shown = names.length > 10 ? `${names.slice(0, 10).join(', ')}, ...` : names.join(', ');
 console.log(
-  `  ${file}: ${origin?.trainer ?? 'not a trainer log'}, ${run.rows.length} row(s) at step(s) ${run.rows.map((r) => r.step).join(', ')}; lab metrics: ${names.join(', ')}${origin?.uncatalogued.length ? `; under TRL's own names: ${origin.uncatalogued.join(', ')}` : ''}`,
+  `  imported into the lab: ${origin?.trainer ?? 'not a trainer log'}, ${run.rows.length} row(s) at step(s) ${run.rows.map((r) => r.step).join(', ')}, ${names.length} metrics (${shown})${origin?.uncatalogued.length ? `; ${origin.uncatalogued.length} under TRL's own names` : ''}`,
 );
 if (origin?.trainer !== 'trl' || run.rows.length === 0 || names.length === 0) process.exit(1);

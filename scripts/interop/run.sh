@@ -23,7 +23,8 @@ HERE="$ROOT/scripts/interop"
 cd "$ROOT"
 VENV="$ROOT/.interop/venv"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/rl-lab-interop-XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+# RL_LAB_INTEROP_KEEP=1 keeps the folder (exports, logs) for a look after a failure.
+[ -n "${RL_LAB_INTEROP_KEEP:-}" ] && echo "work folder: $WORK (kept)" || trap 'rm -rf "$WORK"' EXIT
 step() { echo "== $* ($(($(date +%s) - START)) s)"; }
 fixture() { node -e "process.stdout.write(require('$ROOT/src/export/fixtures/$1.json').commit)"; }
 
@@ -144,17 +145,21 @@ PY
 done
 
 # 4 and 5. Every preset's OpenRLHF command through OpenRLHF's parser; every preset's verl overrides through verl's config.
-PRESETS="$(npx tsx -e "import { PRESET_NAMES } from './src/schema/config'; console.log(PRESET_NAMES.join(' '))")"
-for p in $PRESETS; do
-  step "OpenRLHF and verl: preset $p"
-  npm run -s export -- --to openrlhf --preset "$p" --task countdown --out "$WORK/openrlhf-$p" >/dev/null
-  PATH="$WORK/bin:$PATH" MODEL=org/model bash "$WORK/openrlhf-$p/run_openrlhf.sh" >"$WORK/openrlhf-$p/parsed.json"
-  "$PY" - "$WORK/openrlhf-$p/parsed.json" <<'PY'
+step "export every preset to OpenRLHF and verl (countdown; verl's prompt length in tiny-qwen2's tokens)"
+PRESETS="$(npx tsx scripts/interop/export-presets.ts "$WORK" "$QWEN")"
+openrlhf() {
+  PATH="$WORK/bin:$PATH" MODEL=org/model bash "$WORK/openrlhf-$1/run_openrlhf.sh" >"$WORK/openrlhf-$1/parsed.json"
+  "$PY" - "$WORK/openrlhf-$1/parsed.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 print(f"  OpenRLHF's parser: estimator {a['algo']['advantage']['estimator']}, apply_chat_template {a['data']['apply_chat_template']}, gradient_checkpointing_enable {a['actor']['gradient_checkpointing_enable']}, n_samples_per_prompt {a['rollout']['n_samples_per_prompt']}")
 PY
-  npm run -s export -- --to verl --preset "$p" --task countdown --checkpoint "$QWEN" --out "$WORK/verl-$p" >/dev/null
+}
+for p in $PRESETS; do
+  step "OpenRLHF and verl: preset $p"
+  openrlhf "$p"
   PATH="$WORK/bin:$PATH" MODEL="$QWEN" bash "$WORK/verl-$p/run_verl.sh" | sed 's/^/  verl: /'
 done
+step "OpenRLHF: grpo with the chat template and gradient checkpointing on (switches given bare)"
+openrlhf grpo-switches-on
 step "interop: every check passed"

@@ -307,7 +307,14 @@ function renderTrl(
   const cls = trlClassOf(c);
   const trainer = cls.replace('Config', 'Trainer');
   const module = cls === 'PPOConfig' ? 'trl.experimental.ppo' : 'trl';
-  const keys = ['output_dir', 'report_to', 'use_cpu', 'bf16', ...(cls === 'GRPOConfig' ? ['reward_weights'] : [])];
+  const keys = [
+    'output_dir',
+    'report_to',
+    'logging_steps',
+    'use_cpu',
+    'bf16',
+    ...(cls === 'GRPOConfig' ? ['reward_weights'] : []),
+  ];
   // LoRA: PEFT's config for the trainer, the lab's rank, alpha and projections (all-linear adapts the same seven).
   const lora =
     c.lora_rank > 0 && cls !== 'PPOConfig'
@@ -344,6 +351,7 @@ function renderTrl(
     `config = ${cls}(`,
     '    output_dir="out",',
     '    report_to="none",',
+    '    logging_steps=1,  # every optimizer step in out/trainer_state.json, as the lab logs every step',
     '    # Without a GPU (a laptop) the run trains on the CPU; bf16, which TRL turns on by default, only where the GPU has it.',
     '    use_cpu=not torch.cuda.is_available(),',
     '    bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),',

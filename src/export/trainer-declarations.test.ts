@@ -169,5 +169,6 @@ describe('the TRL script on a machine without a GPU', () => {
       expect(text).toContain('    bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),\n');
       expect(text).toContain('\ntrainer.train()\n');
       expect(text).toContain('\ntrainer.save_state()\n');
+      expect(text).toContain('    logging_steps=1,');
     });
 });

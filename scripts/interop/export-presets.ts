@@ -1,0 +1,27 @@
+// The interop tier's OpenRLHF and verl exports of every preset, in one process (npm run export's own code, runExport):
+//   npx tsx scripts/interop/export-presets.ts OUT_DIR CHECKPOINT
+// writes OUT_DIR/openrlhf-<preset>/ and OUT_DIR/verl-<preset>/ for the countdown task, verl's with CHECKPOINT's
+// tokenizer (its data.max_prompt_length counted in that model's tokens), and OUT_DIR/openrlhf-grpo-switches-on/ (chat
+// template and gradient checkpointing on); prints the presets, space-separated.
+
+import { join } from 'node:path';
+import { runExport } from '../../src/cli/export';
+import { PRESET_NAMES } from '../../src/schema/config';
+
+const [out, checkpoint] = process.argv.slice(2);
+if (!out || !checkpoint) throw new Error('usage: export-presets.ts OUT_DIR CHECKPOINT');
+const quiet = () => {};
+for (const preset of PRESET_NAMES) {
+  const common = ['--preset', preset, '--task', 'countdown'];
+  await runExport(['--to', 'openrlhf', ...common, '--out', join(out, `openrlhf-${preset}`)], quiet);
+  await runExport(['--to', 'verl', ...common, '--checkpoint', checkpoint, '--out', join(out, `verl-${preset}`)], quiet);
+}
+// The switches on: OpenRLHF's store_true flags given bare.
+await runExport(
+  [
+    ...['--to', 'openrlhf', '--preset', 'grpo', '--task', 'countdown', '--checkpoint', checkpoint],
+    ...['--chat_template', 'true', '--gradient_checkpointing', 'true', '--out', join(out, 'openrlhf-grpo-switches-on')],
+  ],
+  quiet,
+);
+console.log(PRESET_NAMES.join(' '));
