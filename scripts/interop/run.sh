@@ -53,7 +53,7 @@ PY
   IFS=: read -r -a DIRS <<<"$WHEELS"
   for d in "${DIRS[@]}"; do LINKS+=(--find-links "$d"); done
   echo "wheels from: $WHEELS"
-  TORCH_CPU="$(for d in "${DIRS[@]}"; do ls "$d"/torch-*+cpu-*.whl 2>/dev/null; done | sort -V | tail -1)"
+  TORCH_CPU="$(for d in "${DIRS[@]}"; do ls "$d"/torch-*+cpu-*.whl 2>/dev/null || true; done | sort -V | tail -1)"
   [ -n "$TORCH_CPU" ] || { echo "no CPU torch wheel (torch-*+cpu-*.whl) in $WHEELS" >&2; exit 2; }
   PIP=("$VENV/bin/python" -m pip install -q --no-index "${LINKS[@]}")
   "${PIP[@]}" "$TORCH_CPU"
