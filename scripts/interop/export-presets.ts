@@ -1,5 +1,5 @@
 // The interop tier's OpenRLHF and verl exports of every preset, in one process (npm run export's own code, runExport):
-//   npx tsx scripts/interop/export-presets.ts OUT_DIR CHECKPOINT
+//   npx tsx --import ./src/cli/register-raw.mjs scripts/interop/export-presets.ts OUT_DIR CHECKPOINT
 // writes OUT_DIR/openrlhf-<preset>/ and OUT_DIR/verl-<preset>/ for the countdown task, verl's with CHECKPOINT's
 // tokenizer (its data.max_prompt_length counted in that model's tokens), and OUT_DIR/openrlhf-grpo-switches-on/ (chat
 // template and gradient checkpointing on); prints the presets, space-separated.

@@ -146,7 +146,7 @@ done
 
 # 4 and 5. Every preset's OpenRLHF command through OpenRLHF's parser; every preset's verl overrides through verl's config.
 step "export every preset to OpenRLHF and verl (countdown; verl's prompt length in tiny-qwen2's tokens)"
-PRESETS="$(npx tsx scripts/interop/export-presets.ts "$WORK" "$QWEN")"
+PRESETS="$(npx tsx --import ./src/cli/register-raw.mjs scripts/interop/export-presets.ts "$WORK" "$QWEN")"
 openrlhf() {
   PATH="$WORK/bin:$PATH" MODEL=org/model bash "$WORK/openrlhf-$1/run_openrlhf.sh" >"$WORK/openrlhf-$1/parsed.json"
   "$PY" - "$WORK/openrlhf-$1/parsed.json" <<'PY'
