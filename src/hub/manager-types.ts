@@ -1,7 +1,7 @@
 // What the page and the engine worker say about hub models: the check made from a model's small files before any
 // weight is fetched (architecture, memory plan, download size), a download's progress per file, and the models the
 // browser keeps. Plain data, shared by the worker protocol (src/worker/protocol.ts), the worker's download manager
-// and the store; no code.
+// and the store; no code but the list of states under way.
 
 /** One file of a hub model as a check or a download sees it. */
 export interface HubFileState {
@@ -42,8 +42,28 @@ export interface HubCheck {
   chatTemplate: boolean;
 }
 
-/** Where one model's download stands. */
-export type HubDownloadState = 'checking' | 'downloading' | 'verifying' | 'done' | 'paused' | 'failed';
+/**
+ * Where one model's download stands. 'stalled': no data for a while (the transfer is cut at the idle timeout);
+ * 'retrying': waiting to resume after a cut (HubProgress.retry says which resume of how many).
+ */
+export type HubDownloadState =
+  | 'checking'
+  | 'downloading'
+  | 'stalled'
+  | 'retrying'
+  | 'verifying'
+  | 'done'
+  | 'paused'
+  | 'failed';
+
+/** The states of a download still under way (pause is offered; the model is busy). */
+export const ACTIVE_DOWNLOAD_STATES: readonly HubDownloadState[] = [
+  'checking',
+  'downloading',
+  'stalled',
+  'retrying',
+  'verifying',
+];
 
 /** A download's progress (WorkerEvent 'hub-progress'), sent a few times a second while it runs. */
 export interface HubProgress {
@@ -59,8 +79,10 @@ export interface HubProgress {
   rate: number;
   /** Seconds left at that rate, or null. */
   etaSeconds: number | null;
-  /** Why it failed or paused, in the person's words (a 401 says what to do; offline names the host). */
+  /** Why it failed, paused, stalled or is retrying, in the person's words (a 401 says what to do; offline names the host). */
   message: string | null;
+  /** While 'retrying': this resume's number and how many there may be ("retrying 2 of 3"). */
+  retry?: { retry: number; retries: number };
 }
 
 /** A model the browser keeps (complete, or a download to resume). */
