@@ -139,7 +139,9 @@ describe('the transfer policy against a hostile hub', () => {
   it('names a hub that never answers a HEAD, with its host and the file', async () => {
     hub.faults.silentHead = { file: 'config.json' };
     const message = await timeRefusal('HEAD never answered', () => fileMeta(quick(), repo, 'config.json'));
-    expect(message).toBe(`no answer from ${host(hub.endpoint)} for 1 s while asking for config.json of org/tiny (HEAD)`);
+    expect(message).toBe(
+      `no answer from ${host(hub.endpoint)} for 1 s while asking for config.json of org/tiny (HEAD)`,
+    );
   });
 
   it('stops a body that runs past the announced size the moment it would, and removes the download', async () => {
@@ -174,7 +176,11 @@ describe('the transfer policy against a hostile hub', () => {
   it('a stop (the page pausing) ends a back-off at once', async () => {
     hub.faults.stall = { file: 'model.safetensors', afterBytes: 10 };
     const stop = new AbortController();
-    const c: HubClient = { ...quick(), transfer: { ...QUICK, backoffMs: 60_000, maxBackoffMs: 60_000 }, signal: stop.signal };
+    const c: HubClient = {
+      ...quick(),
+      transfer: { ...QUICK, backoffMs: 60_000, maxBackoffMs: 60_000 },
+      signal: stop.signal,
+    };
     const meta = await fileMeta(c, repo, 'model.safetensors');
     const message = await timeRefusal('stopped in back-off', () =>
       downloadFile(c, repo, 'model.safetensors', 'main', meta, memoryPartial(), undefined, (n) => {

@@ -335,7 +335,15 @@ export async function downloadFile(
     let have = await partial.size();
     if (attempt > 0) {
       const waitMs = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (attempt - 1));
-      onNotice?.({ kind: 'retrying', file, retry: attempt, retries: policy.resumes, waitMs, bytes: have, reason: lastError });
+      onNotice?.({
+        kind: 'retrying',
+        file,
+        retry: attempt,
+        retries: policy.resumes,
+        waitMs,
+        bytes: have,
+        reason: lastError,
+      });
       await pause(waitMs, client.signal);
       if (client.signal?.aborted) throw new HubError(`${where(repo, file, revision)}: stopped`);
     }

@@ -106,7 +106,8 @@ export async function fetchSnapshot(
   hooks: SnapshotHooks,
 ): Promise<Snapshot> {
   const cached = await store.complete(repo);
-  if (cached && (await cachedSnapshotHolds(store, repo, cached, hooks))) return { commit: cached.commit, manifest: cached, cached: true };
+  if (cached && (await cachedSnapshotHolds(store, repo, cached, hooks)))
+    return { commit: cached.commit, manifest: cached, cached: true };
 
   // config.json first, at the revision asked for; every later file at the commit it resolved to.
   const headed = await fileMeta(client, repo, 'config.json');
