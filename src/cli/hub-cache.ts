@@ -25,7 +25,13 @@ import { rewardModelDir } from '../engine/learned-reward';
 import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
 import type { ModelConfig } from '../schema/model-config';
-import { seconds, type HubClient, type PartialFile, type TransferPolicy } from '../hub/download';
+import {
+  seconds,
+  transferOfTimeoutSetting,
+  type HubClient,
+  type PartialFile,
+  type TransferPolicy,
+} from '../hub/download';
 import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../schema/hub-id';
 import { SETTINGS } from '../schema/config';
 import {
@@ -148,12 +154,20 @@ export interface HubOptions {
   transfer?: Partial<TransferPolicy>;
 }
 
-/** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR. */
+/** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR; RL_LAB_HUB_TIMEOUT. */
 export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = process.env): Omit<HubOptions, 'log'> {
+  const timeout = SETTINGS.hub_timeout.env;
+  let transfer: HubOptions['transfer'];
+  try {
+    transfer = transferOfTimeoutSetting(env[timeout], timeout);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   return {
     endpoint: flag ?? (env[SETTINGS.hf_endpoint.env] || SETTINGS.hf_endpoint.default),
     token: env.HF_TOKEN || null,
     cacheDir: hubCacheDir(env),
+    ...(Object.keys(transfer).length > 0 && { transfer }),
   };
 }
 

@@ -9,7 +9,6 @@ import { startMockHub, type MockHub } from '../testing/mock-hub';
 import {
   downloadFile,
   fileMeta,
-  seconds,
   transferPolicy,
   type HubClient,
   type PartialFile,
@@ -102,7 +101,7 @@ async function timeRefusal(what: string, refused: () => Promise<unknown>): Promi
     () => 'resolved',
     (e: Error) => e.message,
   );
-  console.log(`${what}: refused after ${seconds(performance.now() - t0)}: ${message}`);
+  console.log(`${what}: refused after ${((performance.now() - t0) / 1000).toFixed(2)} s: ${message}`);
   return message;
 }
 

@@ -67,6 +67,19 @@ export const DEFAULT_TRANSFER_POLICY: TransferPolicy = {
   maxUnannouncedBytes: 256 << 20,
 };
 
+/**
+ * The transfer policy a hub_timeout setting (src/schema/config/schema.ts's SETTINGS; RL_LAB_HUB_TIMEOUT) gives:
+ * its seconds as both the headers and the idle timeout. Absent or empty: the defaults; anything but a positive
+ * number of seconds (at most an hour) is refused naming the variable.
+ */
+export function transferOfTimeoutSetting(text: string | undefined, name: string): Partial<TransferPolicy> {
+  if (text === undefined || text.trim() === '') return {};
+  const s = Number(text);
+  if (!/^\s*\d+(\.\d+)?\s*$/.test(text) || !(s > 0) || s > 3600)
+    throw new HubError(`${name}: ${JSON.stringify(text.slice(0, 40))} is not a number of seconds between 0 and 3600`);
+  return { headersTimeoutMs: Math.round(s * 1000), idleTimeoutMs: Math.round(s * 1000) };
+}
+
 /** The policy of a client: its own fields over the defaults. */
 export const transferPolicy = (client: Pick<HubClient, 'transfer'>): TransferPolicy => ({
   ...DEFAULT_TRANSFER_POLICY,

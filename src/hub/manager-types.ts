@@ -1,7 +1,7 @@
 // What the page and the engine worker say about hub models: the check made from a model's small files before any
 // weight is fetched (architecture, memory plan, download size), a download's progress per file, and the models the
 // browser keeps. Plain data, shared by the worker protocol (src/worker/protocol.ts), the worker's download manager
-// and the store; no code but the list of states under way.
+// and the store; no code.
 
 /** One file of a hub model as a check or a download sees it. */
 export interface HubFileState {
@@ -55,15 +55,6 @@ export type HubDownloadState =
   | 'done'
   | 'paused'
   | 'failed';
-
-/** The states of a download still under way (pause is offered; the model is busy). */
-export const ACTIVE_DOWNLOAD_STATES: readonly HubDownloadState[] = [
-  'checking',
-  'downloading',
-  'stalled',
-  'retrying',
-  'verifying',
-];
 
 /** A download's progress (WorkerEvent 'hub-progress'), sent a few times a second while it runs. */
 export interface HubProgress {

@@ -6,11 +6,20 @@
 
 import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../schema/run-types';
 import { timeLeftMs } from '../schema/step-pace';
-import { ACTIVE_DOWNLOAD_STATES, type HubProgress } from '../hub/manager-types';
+import type { HubDownloadState, HubProgress } from '../hub/manager-types';
 import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';
 import { viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
+
+/** The states of a hub download still under way (pause is offered; the model is busy). */
+export const ACTIVE_DOWNLOAD_STATES: readonly HubDownloadState[] = [
+  'checking',
+  'downloading',
+  'stalled',
+  'retrying',
+  'verifying',
+];
 
 export interface StatusLineInput {
   progress: RunProgress;

@@ -5,7 +5,8 @@
 // in memory only, each kept model with its size, resume and delete, the browser's quota and persistence).
 
 import { useEffect, useState } from 'react';
-import { ACTIVE_DOWNLOAD_STATES, type HubProgress, type KeptModel } from '../hub/manager-types';
+import type { HubProgress, KeptModel } from '../hub/manager-types';
+import { ACTIVE_DOWNLOAD_STATES } from '../store/status-line';
 import { endpointProblem, hubModelOf, useLab } from '../store';
 import { clock, formatBytes } from '../store/format';
 import { ESTIMATE_ACCURACY, describeSeconds } from '../store/schema';
