@@ -430,6 +430,18 @@ describe('which values are hub ids', () => {
     });
   });
 
+  it('reads RL_LAB_HUB_TIMEOUT as both timeouts in seconds, and refuses anything else naming it', () => {
+    expect(hubOptionsFromEnv(null, { RL_LAB_HUB_TIMEOUT: '2.5' }).transfer).toEqual({
+      headersTimeoutMs: 2500,
+      idleTimeoutMs: 2500,
+    });
+    expect(hubOptionsFromEnv(null, { RL_LAB_HUB_TIMEOUT: '' }).transfer).toBeUndefined();
+    for (const bad of ['0', '-1', 'abc', '1e3', '99999', '$(touch x)'])
+      expect(() => hubOptionsFromEnv(null, { RL_LAB_HUB_TIMEOUT: bad }), bad).toThrow(
+        `RL_LAB_HUB_TIMEOUT: ${JSON.stringify(bad)} is not a number of seconds between 0 and 3600`,
+      );
+  });
+
   it('in tests, an id without an endpoint goes to a closed port on this machine and fails at once naming it', async () => {
     expect(process.env.HF_ENDPOINT).toBe(TEST_HUB_ENDPOINT);
     const opts = { ...hubOptionsFromEnv(null), cacheDir: cache, log: (l: string) => lines.push(l) };
