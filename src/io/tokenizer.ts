@@ -465,23 +465,35 @@ export async function loadPretrainedTokenizer(
  * The model's vocabulary (token -> id) as Hugging Face tokenizers reads it: an object for BPE, WordPiece and
  * WordLevel, a list of [token, score] for Unigram (the id is the place). Null for a model it does not know.
  */
-function modelVocabulary(model: JsonObject): Map<string, number> | null {
-  const vocab = new Map<string, number>();
+function modelVocabulary(model: JsonObject): Vocabulary | null {
   if (Array.isArray(model.vocab)) {
+    const byToken = new Map<string, number>();
     model.vocab.forEach((entry, id) => {
-      if (Array.isArray(entry) && typeof entry[0] === 'string' && !vocab.has(entry[0])) vocab.set(entry[0], id);
+      if (Array.isArray(entry) && typeof entry[0] === 'string' && !byToken.has(entry[0])) byToken.set(entry[0], id);
     });
-    return vocab;
+    return { size: byToken.size, get: (t) => byToken.get(t), has: (t) => byToken.has(t) };
   }
-  if (!isObject(model.vocab)) return null;
-  for (const [token, id] of Object.entries(model.vocab)) {
+  const vocab = model.vocab;
+  if (!isObject(vocab)) return null;
+  // The parsed object itself is the table (a copy into a Map costs as much again on a 128k vocabulary).
+  let size = 0;
+  for (const token in vocab) {
+    const id = vocab[token];
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
       throw new TokenizerError(
         `tokenizer.json model.vocab ${JSON.stringify(token)} has id ${JSON.stringify(id)}, not a token id`,
       );
-    vocab.set(token, id);
+    size++;
   }
-  return vocab;
+  const has = (t: string) => Object.hasOwn(vocab, t);
+  return { size, has, get: (t) => (has(t) ? (vocab[t] as number) : undefined) };
+}
+
+/** A model's vocabulary as the checks read it. */
+interface Vocabulary {
+  size: number;
+  get(token: string): number | undefined;
+  has(token: string): boolean;
 }
 
 /** A merge's two parts, as Hugging Face tokenizers splits it ("a b" on its one space, or ["a", "b"]), or null. */
@@ -515,16 +527,17 @@ export function validateAgainstVocabulary(tj: JsonObject): void {
 
   if (model.type === 'BPE' && Array.isArray(model.merges)) {
     const prefix = typeof model.continuing_subword_prefix === 'string' ? model.continuing_subword_prefix : '';
-    const kinds = new Set(model.merges.map((m) => (typeof m === 'string' ? 'text' : 'pair')));
-    if (kinds.size > 1) throw bad('model.merges mixes "a b" strings and ["a", "b"] pairs');
-    model.merges.forEach((merge, i) => {
+    const merges: unknown[] = model.merges;
+    const text = typeof merges[0] === 'string';
+    merges.forEach((merge, i) => {
+      const shown = () => `model.merges[${i}] (${JSON.stringify(merge)})`;
+      if ((typeof merge === 'string') !== text) throw bad('model.merges mixes "a b" strings and ["a", "b"] pairs');
       const parts = mergeParts(merge);
-      const shown = `model.merges[${i}] (${JSON.stringify(merge)})`;
-      if (parts === null) throw bad(`${shown} is not two tokens`);
+      if (parts === null) throw bad(`${shown()} is not two tokens`);
       const [a, b] = parts;
       const joined = a + (prefix && b.startsWith(prefix) ? b.slice(prefix.length) : b);
       for (const token of [a, b, joined])
-        if (!vocab.has(token)) throw bad(`${shown}: the token ${JSON.stringify(token)} is not in model.vocab`);
+        if (!vocab.has(token)) throw bad(`${shown()}: the token ${JSON.stringify(token)} is not in model.vocab`);
     });
   }
 
