@@ -33,11 +33,13 @@ export default defineConfig({
   },
   webServer: {
     command: `npx vite build && npx vite preview --host 127.0.0.1 --port ${port} --strictPort`,
-    // The mock hub of e2e/hub.spec.ts and its CDN: this build's CSP and hub origin check allow them.
-    env: { ...process.env, RL_LAB_EXTRA_HUB_ORIGINS: 'http://127.0.0.1:4311,http://127.0.0.1:4312' } as Record<
-      string,
-      string
-    >,
+    // The mock hub of e2e/hub.spec.ts and its CDN: this build's CSP and hub origin check allow them. Its hub
+    // downloads give up on a silent server after 2 s (RL_LAB_HUB_TIMEOUT), so the stall case ends in seconds.
+    env: {
+      ...process.env,
+      RL_LAB_EXTRA_HUB_ORIGINS: 'http://127.0.0.1:4311,http://127.0.0.1:4312',
+      RL_LAB_HUB_TIMEOUT: '2',
+    } as Record<string, string>,
     url: `http://127.0.0.1:${port}`,
     // Always build and serve this tree: a server left running from an older build would test stale code.
     reuseExistingServer: false,

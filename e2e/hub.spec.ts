@@ -4,7 +4,10 @@
 // memory). A link naming the id contacts nothing; Check fetches the small files only; the confirmed download is cut
 // by a reload and the partial is kept; Resume finishes it; two GRPO steps train on it; Delete frees the storage and
 // a run on the deleted model fails saying what to do. A gated model answers 401 until a token is given, and the
-// token never reaches the CDN.
+// token never reaches the CDN. A hostile CDN: one that falls silent after some bytes is shown stalled, then
+// retrying n of N, then failed naming the host and the file (this build cuts a silent transfer after 2 s,
+// RL_LAB_HUB_TIMEOUT in playwright.config.ts); one that streams past the announced size is stopped there, its
+// partial file removed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ const CDN_PORT = 4312;
 const ENDPOINT = `http://127.0.0.1:${HUB_PORT}`;
 const MODEL = 'lab-test/smol-random';
 const GATED = 'lab-test/gated';
+const HOSTILE = 'lab-test/hostile';
 const TOKEN = 'hf_e2e_token';
 
 let WEIGHTS = 0;
@@ -31,9 +35,16 @@ test.beforeAll(async () => {
   const files = Object.fromEntries(readdirSync(dir).map((f) => [f, new Uint8Array(readFileSync(join(dir, f)))]));
   rmSync(dir, { recursive: true });
   WEIGHTS = files['model.safetensors'].length;
-  hub = await startMockHub({ [MODEL]: { files }, [GATED]: { files, token: TOKEN } }, { hub: HUB_PORT, cdn: CDN_PORT });
+  hub = await startMockHub(
+    { [MODEL]: { files }, [GATED]: { files, token: TOKEN }, [HOSTILE]: { files } },
+    { hub: HUB_PORT, cdn: CDN_PORT },
+  );
 });
 test.afterAll(() => hub?.close());
+test.afterEach(() => {
+  hub.faults.stall = undefined;
+  hub.faults.endless = undefined;
+});
 
 /** Opens the hub panel and points it at the mock hub (the endpoint is kept across reloads). */
 async function useMockHub(page: Page): Promise<void> {
@@ -137,4 +148,64 @@ test('a gated hub model asks for a token, which reaches the hub and never its CD
   // The token is in no link and no storage of the page.
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + location.href);
   expect(stored).not.toContain(TOKEN);
+});
+
+/** Opens HOSTILE's card, checks it and starts its download. */
+async function startHostileDownload(page: Page): Promise<void> {
+  await guard(page);
+  await page.goto(`/?checkpoint=${HOSTILE}`);
+  await useMockHub(page);
+  await page.getByTestId('hub-check').click();
+  await expect(page.getByTestId('hub-architecture')).toContainText('LlamaForCausalLM');
+  await page.getByTestId('hub-download').click();
+}
+
+test('a CDN that falls silent: stalled, retrying n of N, then failed naming the host and the file', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const t0 = Date.now();
+  hub.faults.stall = { file: 'model.safetensors', afterBytes: 100_000 };
+  await startHostileDownload(page);
+  const progress = page.getByTestId('hub-progress');
+  await expect(progress).toHaveAttribute('data-state', 'stalled', { timeout: 20_000 });
+  await expect(page.getByTestId('hub-progress-message')).toContainText(
+    `no data from 127.0.0.1:${CDN_PORT} for 0.33 s while downloading model.safetensors`,
+  );
+  await expect(progress).toHaveAttribute('data-state', 'retrying', { timeout: 20_000 });
+  await expect(page.getByTestId('hub-progress-state')).toHaveText('retrying 1 of 3');
+  await expect(page.getByTestId('hub-progress-message')).toContainText(
+    `no data from 127.0.0.1:${CDN_PORT} for 2 s while downloading model.safetensors; resuming model.safetensors from byte`,
+  );
+  await expect(progress).toHaveAttribute('data-state', 'failed', { timeout: 60_000 });
+  await expect(page.getByTestId('hub-progress-message')).toContainText(
+    `after 4 tries (no data from 127.0.0.1:${CDN_PORT} for 2 s while downloading model.safetensors); the partial file is kept`,
+  );
+  console.log(`silent CDN: failed in the page after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  // Each resume asked for the rest only.
+  const ranges = hub.requests.filter((r) => r.server === 'cdn' && r.method === 'GET' && r.path.includes('hostile'));
+  expect(ranges.map((r) => r.range)).toEqual([null, 'bytes=100000-', 'bytes=200000-', 'bytes=300000-']);
+});
+
+test('a CDN that streams past the announced size is stopped there, and nothing of it is kept', async ({ page }) => {
+  test.setTimeout(60_000);
+  const t0 = Date.now();
+  hub.faults.endless = { file: 'model.safetensors' };
+  await startHostileDownload(page);
+  await expect(page.getByTestId('hub-progress')).toHaveAttribute('data-state', 'failed', { timeout: 30_000 });
+  await expect(page.getByTestId('hub-progress-message')).toContainText(
+    `127.0.0.1:${CDN_PORT} sent more than the ${WEIGHTS} bytes the hub announced (the transfer was stopped at the first byte past them); removed the download`,
+  );
+  console.log(`endless CDN: refused in the page after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  // The partial file was removed from the origin's storage: the snapshot holds the small files, no weights.
+  const kept = await page.evaluate(async () => {
+    let dir = await navigator.storage.getDirectory();
+    for (const name of ['hub', 'models--lab-test--hostile', 'snapshots', 'c'.repeat(40)])
+      dir = await dir.getDirectoryHandle(name);
+    const names: string[] = [];
+    for await (const name of (dir as unknown as { keys(): AsyncIterable<string> }).keys()) names.push(name);
+    return names.sort();
+  });
+  expect(kept).toContain('config.json');
+  expect(kept.filter((n) => n.startsWith('model.safetensors'))).toEqual([]);
 });

@@ -192,18 +192,18 @@ describe('a Hugging Face folder whose tokenizer the model cannot take', () => {
   }
 
   it('refuses ids at or past vocab_size by the largest id, not the count, naming the id and a special one', async () => {
-    // <|im_end|> (the end-of-sequence token) moves from id 558 to 5000: still 559 tokens, fewer than 560.
+    // The vocabulary's last entry ("fdb") moves from id 555 to 5000, and tokenizer_config and generation_config name
+    // it the end of sequence: still 559 tokens, fewer than 560. (Added tokens keep their ids: tokenizers numbers them after the
+    // 556 entries of the vocabulary, as the file does.)
     const dir = editedQwen((j) => {
-      const added = j['tokenizer.json'].added_tokens as { id: number; content: string }[];
-      added.find((a) => a.content === '<|im_end|>')!.id = 5000;
-      const decoder = j['tokenizer_config.json'].added_tokens_decoder as Record<string, unknown>;
-      decoder['5000'] = decoder['558'];
-      delete decoder['558'];
+      const model = j['tokenizer.json'].model as { vocab: Record<string, number> };
+      model.vocab.fdb = 5000;
+      j['tokenizer_config.json'].eos_token = 'fdb';
       j['generation_config.json'].eos_token_id = [5000, 556];
     });
     const e = await rejected(loadCheckpointDir(dir));
     expect(e.message).toBe(
-      `checkpoint ${dir}: tokenizer.json: the tokenizer's ids reach 5000 (token "<|im_end|>") but the model's vocab_size is 560 (every token id must be below vocab_size; the end-of-sequence id 5000 is not)`,
+      `checkpoint ${dir}: tokenizer.json: the tokenizer's ids reach 5000 (token "fdb") but the model's vocab_size is 560 (every token id must be below vocab_size; the end-of-sequence id 5000 is not)`,
     );
     expect(exitCodeOf(e)).toBe(EXIT.usage);
   });

@@ -3,7 +3,16 @@
 // checks, the token kept from the CDN and from the disk, a model refused from its config.json before any weight
 // is asked for, and a second run that makes no request. Content: the shipped tiny-qwen2 folder.
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,6 +39,8 @@ const options = (over: Partial<HubOptions> = {}): HubOptions => ({
   token: null,
   cacheDir: cache,
   log: (l) => lines.push(l),
+  // Short back-offs between resumes, so the cases that drop every try end quickly.
+  transfer: { backoffMs: 20, maxBackoffMs: 50 },
   ...over,
 });
 
@@ -226,7 +237,7 @@ describe('hub downloads (mock hub)', () => {
     hub.faults.wrongSize = { file: 'model.safetensors', size: size - 10 };
     const partial = join(cache, 'models--org--tiny', 'snapshots', COMMIT, 'model.safetensors.incomplete');
     await expect(fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options())).rejects.toThrow(
-      `got ${size} bytes but the hub says ${size - 10}; removed the download`,
+      `${new URL(hub.cdnOrigin).host} sent more than the ${size - 10} bytes the hub announced (the transfer was stopped at the first byte past them); removed the download`,
     );
     expect(existsSync(partial)).toBe(false);
     hub.faults.wrongSize = undefined;
@@ -236,6 +247,65 @@ describe('hub downloads (mock hub)', () => {
     );
     expect(existsSync(partial)).toBe(false);
     expect(existsSync(join(cache, 'models--org--tiny', 'snapshots', COMMIT, 'model.safetensors'))).toBe(false);
+  });
+
+  it('names a weight file announced as 0 bytes with a hash, and asks for no byte of it', async () => {
+    hub.faults.wrongSize = { file: 'model.safetensors', size: 0 };
+    const t0 = performance.now();
+    const error = await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options()).catch((e: Error) => e);
+    console.log(`0-byte announcement: refused after ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    expect(String(error)).toMatch(
+      /model\.safetensors of org\/tiny at revision [0-9a-f]{40}: the hub announced it as 0 bytes with SHA-256 [0-9a-f]{64}, which is not the hash of an empty file \(e3b0c442[0-9a-f]{56}\); nothing was downloaded/,
+    );
+    expect(hub.requests.filter((r) => r.server === 'cdn')).toEqual([]);
+  });
+
+  it('a wrong file planted in the snapshot without a completion marker is named and fetched again', async () => {
+    const weights = tinyFiles()['model.safetensors'];
+    const dir = join(cache, 'models--org--tiny', 'snapshots', COMMIT);
+    mkdirSync(dir, { recursive: true });
+    const planted = weights.slice();
+    planted[100] ^= 0xff;
+    writeFileSync(join(dir, 'model.safetensors'), planted);
+    const t0 = performance.now();
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    console.log(`planted file without marker: refetched after ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^checkpoint org\/tiny: model\.safetensors of org\/tiny in the cache does not match the hub \(SHA-256 [0-9a-f]{64}, the hub announces [0-9a-f]{64}\): fetching it again$/,
+      ),
+    );
+    expect(Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(weights))).toBe(0);
+    expect(weightRequests().filter((r) => r.server === 'cdn' && r.method === 'GET')).toHaveLength(1);
+    // A planted file of another size is named by its size.
+    rmSync(join(cache, 'models--org--tiny', 'refs'), { recursive: true });
+    writeFileSync(join(dir, 'model.safetensors'), weights.subarray(0, 10));
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(lines).toContainEqual(expect.stringContaining(`(10 bytes, the hub announces ${weights.length})`));
+    expect(Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(weights))).toBe(0);
+  });
+
+  it('a wrong file planted in a complete snapshot (its marker kept) is named and fetched again', async () => {
+    const weights = tinyFiles()['model.safetensors'];
+    const dir = await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    const planted = weights.slice();
+    planted[100] ^= 0xff;
+    writeFileSync(join(dir, 'model.safetensors'), planted);
+    hub.requests.length = 0;
+    const t0 = performance.now();
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    console.log(`planted file with marker: refetched after ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^checkpoint org\/tiny: model\.safetensors of org\/tiny in the cache does not match its record \(SHA-256 [0-9a-f]{64}, recorded [0-9a-f]{64}\): fetching it again$/,
+      ),
+    );
+    expect(Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(weights))).toBe(0);
+    expect(weightRequests().filter((r) => r.server === 'cdn' && r.method === 'GET')).toHaveLength(1);
+    // The snapshot holds again: the next run reads it with no request.
+    hub.requests.length = 0;
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(hub.requests).toEqual([]);
   });
 
   it('refuses a model the engine cannot run from its config.json, before any weight is asked for', async () => {
@@ -358,6 +428,18 @@ describe('which values are hub ids', () => {
       token: null,
       cacheDir: '/x/rl-lab',
     });
+  });
+
+  it('reads RL_LAB_HUB_TIMEOUT as both timeouts in seconds, and refuses anything else naming it', () => {
+    expect(hubOptionsFromEnv(null, { RL_LAB_HUB_TIMEOUT: '2.5' }).transfer).toEqual({
+      headersTimeoutMs: 2500,
+      idleTimeoutMs: 2500,
+    });
+    expect(hubOptionsFromEnv(null, { RL_LAB_HUB_TIMEOUT: '' }).transfer).toBeUndefined();
+    for (const bad of ['0', '-1', 'abc', '1e3', '99999', '$(touch x)'])
+      expect(() => hubOptionsFromEnv(null, { RL_LAB_HUB_TIMEOUT: bad }), bad).toThrow(
+        `RL_LAB_HUB_TIMEOUT: ${JSON.stringify(bad)} is not a number of seconds between 0 and 3600`,
+      );
   });
 
   it('in tests, an id without an endpoint goes to a closed port on this machine and fails at once naming it', async () => {

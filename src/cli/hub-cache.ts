@@ -25,7 +25,13 @@ import { rewardModelDir } from '../engine/learned-reward';
 import type { AssetLoader } from '../engine/start-policy';
 import { formatBytes } from '../core/format';
 import type { ModelConfig } from '../schema/model-config';
-import type { HubClient, PartialFile } from '../hub/download';
+import {
+  seconds,
+  transferOfTimeoutSetting,
+  type HubClient,
+  type PartialFile,
+  type TransferPolicy,
+} from '../hub/download';
 import { looksLikeHubId, parseEndpoint, parseHubId, type HubRepo } from '../schema/hub-id';
 import { SETTINGS } from '../schema/config';
 import {
@@ -70,8 +76,10 @@ function fileSize(path: string): number | null {
   }
 }
 
+/** SHA-256 of the file at `path`, read in chunks (no file: the hash of no bytes). */
 function sha256OfFile(path: string): string {
   const hash = createHash('sha256');
+  if (fileSize(path) === null) return hash.digest('hex');
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.alloc(1 << 20);
@@ -118,6 +126,9 @@ export function fsSnapshotStore(root: string): SnapshotStore {
     },
     read: async (repo, commit, file) => new Uint8Array(readFileSync(join(snapshotDir(root, repo, commit), file))),
     committedSize: async (repo, commit, file) => fileSize(join(snapshotDir(root, repo, commit), file)),
+    committedSha256: async (repo, commit, file) => sha256OfFile(join(root, ...snapshotFilePath(repo, commit, file))),
+    removeCommitted: async (repo, commit, file) =>
+      rmSync(join(root, ...snapshotFilePath(repo, commit, file)), { force: true }),
     async finish(repo, manifest) {
       writeAtomically(join(snapshotDir(root, repo, manifest.commit), MANIFEST_FILE), recordText(manifest));
       writeAtomically(join(root, ...refPath(repo)), manifest.commit);
@@ -139,14 +150,24 @@ export interface HubOptions {
   /** Told the model's config before its weights are fetched, to print (and check) the memory plan; may throw. */
   plan?(model: ModelConfig): void;
   progress?(file: string, bytes: number, total: number | null): void;
+  /** Timeouts and resumes of every transfer (absent fields: src/hub/download.ts's DEFAULT_TRANSFER_POLICY). */
+  transfer?: Partial<TransferPolicy>;
 }
 
-/** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR. */
+/** HubOptions from the environment: `flag`, else HF_ENDPOINT, else the Hugging Face Hub; HF_TOKEN; RL_LAB_CACHE_DIR; RL_LAB_HUB_TIMEOUT. */
 export function hubOptionsFromEnv(flag: string | null, env: NodeJS.ProcessEnv = process.env): Omit<HubOptions, 'log'> {
+  const timeout = SETTINGS.hub_timeout.env;
+  let transfer: HubOptions['transfer'];
+  try {
+    transfer = transferOfTimeoutSetting(env[timeout], timeout);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   return {
     endpoint: flag ?? (env[SETTINGS.hf_endpoint.env] || SETTINGS.hf_endpoint.default),
     token: env.HF_TOKEN || null,
     cacheDir: hubCacheDir(env),
+    ...(Object.keys(transfer).length > 0 && { transfer }),
   };
 }
 
@@ -172,7 +193,12 @@ export async function fetchHubModel(
   opts: HubOptions,
 ): Promise<string> {
   const endpoint = parseEndpoint(opts.endpoint);
-  const client: HubClient = { endpoint, token: opts.token, fetch: opts.fetch ?? fetch };
+  const client: HubClient = {
+    endpoint,
+    token: opts.token,
+    fetch: opts.fetch ?? fetch,
+    ...(opts.transfer && { transfer: opts.transfer }),
+  };
   const store = fsSnapshotStore(opts.cacheDir);
   const snap = await fetchSnapshot(
     client,
@@ -194,6 +220,13 @@ export async function fetchHubModel(
         );
       },
       progress: opts.progress,
+      transfer: (n) =>
+        opts.log(
+          n.kind === 'stalled'
+            ? `${kind} ${repo.id}: no data from ${n.host} for ${seconds(n.silentMs)} while downloading ${n.file} (stalled)`
+            : `${kind} ${repo.id}: ${n.reason}; retrying ${n.retry} of ${n.retries} in ${seconds(n.waitMs)}, from byte ${n.bytes}`,
+        ),
+      notice: (line) => opts.log(`${kind} ${repo.id}: ${line}`),
     },
   );
   const dir = snapshotDir(opts.cacheDir, repo, snap.commit);

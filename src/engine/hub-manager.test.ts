@@ -61,6 +61,13 @@ function memoryStore(): KeptStore & { files: Map<string, Uint8Array> } {
       return b;
     },
     committedSize: async (repo, commit, file) => stored.get(key(repo, commit, file))?.length ?? null,
+    committedSha256: async (repo, commit, file) => {
+      const { createHash } = await import('node:crypto');
+      return createHash('sha256')
+        .update(stored.get(key(repo, commit, file)) ?? new Uint8Array(0))
+        .digest('hex');
+    },
+    removeCommitted: async (repo, commit, file) => void stored.delete(key(repo, commit, file)),
     finish: async (repo, manifest) => void refs.set(`${repo.id}@${repo.revision}`, manifest),
     async list() {
       const kept: KeptModel[] = [];
@@ -117,6 +124,8 @@ describe('HubManager against the mock hub', () => {
       now: () => clock,
       emit: (p) => events.push(p),
       emitEveryMs: 0,
+      // Timeouts of a second and short back-offs: each hostile case ends in seconds.
+      transfer: { headersTimeoutMs: 1000, idleTimeoutMs: 1000, resumes: 2, backoffMs: 20, maxBackoffMs: 50 },
     });
 
   beforeEach(async () => {
@@ -193,6 +202,33 @@ describe('HubManager against the mock hub', () => {
     await m.download('org/tiny', hub.endpoint);
     expect(hub.requests.find((r) => r.server === 'cdn' && r.method === 'GET')?.range).toBe(`bytes=${kept}-`);
     expect(events.at(-1)?.state).toBe('done');
+  });
+
+  it('shows a stalled transfer, then each resume (retrying n of N), then fails naming the host and the file', async () => {
+    hub.faults.stall = { file: 'model.safetensors', afterBytes: 1000 };
+    await expect(manager().download('org/tiny', hub.endpoint)).rejects.toThrow(
+      `after 3 tries (no data from ${new URL(hub.cdnOrigin).host} for 1 s while downloading model.safetensors)`,
+    );
+    const states = events.map((e) => e.state);
+    expect(states).toContain('stalled');
+    const retries = events.filter((e) => e.state === 'retrying');
+    expect(retries.map((e) => e.retry)).toEqual([
+      { retry: 1, retries: 2 },
+      { retry: 2, retries: 2 },
+    ]);
+    expect(retries[0].message).toMatch(
+      /^no data from 127\.0\.0\.1:\d+ for 1 s while downloading model\.safetensors; resuming model\.safetensors from byte 1000 in 0\.02 s \(retry 1 of 2\)$/,
+    );
+    expect(events.at(-1)).toMatchObject({ state: 'failed', current: null });
+  });
+
+  it('stops an endless body at the announced size and fails naming it', async () => {
+    hub.faults.endless = { file: 'model.safetensors' };
+    await expect(manager().download('org/tiny', hub.endpoint)).rejects.toThrow(
+      `sent more than the ${WEIGHTS} bytes the hub announced`,
+    );
+    expect(store.files.has(`org/tiny/${'c'.repeat(40)}/model.safetensors.incomplete`)).toBe(false);
+    expect(events.at(-1)?.state).toBe('failed');
   });
 
   it('pauses on cancel, keeping what was fetched, and resumes', async () => {

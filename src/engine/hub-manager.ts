@@ -14,7 +14,7 @@ import { parameterCount, type ModelConfig } from '../schema/model-config';
 import type { RLConfig } from '../schema/config';
 import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { formatBytes } from '../core/format';
-import { HubError, type HubClient, type PartialFile } from '../hub/download';
+import { HubError, seconds, type HubClient, type PartialFile, type TransferPolicy } from '../hub/download';
 import { HubIdError, parseEndpoint, parseHubId, type HubRepo } from '../schema/hub-id';
 import { hubSourcesAllow } from '../schema/hub-origins';
 import type { HubCheck, HubDownloadState, HubFileState, HubProgress, KeptModel } from '../hub/manager-types';
@@ -46,6 +46,8 @@ export interface HubManagerDeps {
   rateWindowMs?: number;
   /** The connect sources the page's CSP lists (pageHubSources()); a URL outside them is refused, named. */
   sources?: readonly string[];
+  /** Timeouts and resumes of every transfer (src/hub/download.ts's TransferPolicy; absent fields: its defaults). */
+  transfer?: Partial<TransferPolicy>;
 }
 
 /**
@@ -117,6 +119,8 @@ function recording(store: SnapshotStore) {
     complete: (repo) => store.complete(repo),
     read: (repo, commit, file) => store.read(repo, commit, file),
     finish: (repo, manifest) => store.finish(repo, manifest),
+    committedSha256: (repo, commit, file) => store.committedSha256(repo, commit, file),
+    removeCommitted: (repo, commit, file) => store.removeCommitted(repo, commit, file),
     ...optionalBegin(store),
     async committedSize(repo, commit, file) {
       seen.commit = commit;
@@ -201,11 +205,12 @@ export class HubManager {
   }
 
   private client(endpoint: URL, signal?: AbortSignal): HubClient {
-    const f = this.deps.fetch;
     return {
       endpoint,
       token: this.token,
-      fetch: signal ? (input, init) => f(input, { ...init, signal }) : f,
+      fetch: this.deps.fetch,
+      ...(signal && { signal }),
+      ...(this.deps.transfer && { transfer: this.deps.transfer }),
       ...(this.deps.sources && { sources: this.deps.sources }),
     };
   }
@@ -312,6 +317,8 @@ export class HubManager {
     let fetched = 0;
     let current: string | null = null;
     let state: HubDownloadState = 'checking';
+    /** What a stall or a resume says while it lasts (cleared by the next bytes). */
+    let note: { message: string; retry?: HubProgress['retry'] } | null = null;
     let lastEmit = Number.NEGATIVE_INFINITY;
     const snapshot = (message: string | null): HubProgress => {
       const list = [...files.values()];
@@ -327,7 +334,8 @@ export class HubManager {
         total,
         rate,
         etaSeconds: state === 'downloading' ? etaSeconds(total === null ? null : total - bytes, rate) : null,
-        message,
+        message: message ?? note?.message ?? null,
+        ...(note?.retry && { retry: note.retry }),
       };
     };
     const emit = (force: boolean, message: string | null = null) => {
@@ -358,17 +366,37 @@ export class HubManager {
           f.kept = bytes;
           f.size = total ?? f.size;
           current = file;
+          note = null;
           meter.add(this.deps.now(), fetched);
           if (total !== null && bytes >= total) setState('verifying');
           else if (state !== 'downloading') setState('downloading');
           else emit(false);
         },
+        transfer: (n) => {
+          current = n.file;
+          if (n.kind === 'stalled') {
+            note = { message: `no data from ${n.host} for ${seconds(n.silentMs)} while downloading ${n.file}` };
+            setState('stalled');
+          } else {
+            note = {
+              message: `${n.reason}; resuming ${n.file} from byte ${n.bytes} in ${seconds(n.waitMs)} (retry ${n.retry} of ${n.retries})`,
+              retry: { retry: n.retry, retries: n.retries },
+            };
+            setState('retrying');
+          }
+        },
+        notice: (line) => {
+          note = { message: line };
+          emit(true);
+        },
       });
       for (const f of files.values()) if (f.size !== null) f.kept = f.size;
       current = null;
+      note = null;
       setState('done');
     } catch (e) {
       current = null;
+      note = null;
       if (flight.cancelled) {
         await this.refreshKept(files, rec.store, repo, rec.seen.commit);
         const message = `paused: ${formatBytes(snapshot(null).bytes)} kept in this browser; Resume continues from there`;

@@ -77,7 +77,13 @@ export function parseManifest(text: string, commit: string): SnapshotManifest | 
     return null;
   }
   if (typeof m !== 'object' || m === null || m.commit !== commit || !Array.isArray(m.files)) return null;
-  const ok = m.files.every((f) => isRelativeFile(f?.name) && Number.isSafeInteger(f.size) && f.size >= 0);
+  const ok = m.files.every(
+    (f) =>
+      isRelativeFile(f?.name) &&
+      Number.isSafeInteger(f.size) &&
+      f.size >= 0 &&
+      (f.sha256 === undefined || (typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256))),
+  );
   return ok ? m : null;
 }
 

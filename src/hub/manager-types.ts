@@ -42,8 +42,19 @@ export interface HubCheck {
   chatTemplate: boolean;
 }
 
-/** Where one model's download stands. */
-export type HubDownloadState = 'checking' | 'downloading' | 'verifying' | 'done' | 'paused' | 'failed';
+/**
+ * Where one model's download stands. 'stalled': no data for a while (the transfer is cut at the idle timeout);
+ * 'retrying': waiting to resume after a cut (HubProgress.retry says which resume of how many).
+ */
+export type HubDownloadState =
+  | 'checking'
+  | 'downloading'
+  | 'stalled'
+  | 'retrying'
+  | 'verifying'
+  | 'done'
+  | 'paused'
+  | 'failed';
 
 /** A download's progress (WorkerEvent 'hub-progress'), sent a few times a second while it runs. */
 export interface HubProgress {
@@ -59,8 +70,10 @@ export interface HubProgress {
   rate: number;
   /** Seconds left at that rate, or null. */
   etaSeconds: number | null;
-  /** Why it failed or paused, in the person's words (a 401 says what to do; offline names the host). */
+  /** Why it failed, paused, stalled or is retrying, in the person's words (a 401 says what to do; offline names the host). */
   message: string | null;
+  /** While 'retrying': this resume's number and how many there may be ("retrying 2 of 3"). */
+  retry?: { retry: number; retries: number };
 }
 
 /** A model the browser keeps (complete, or a download to resume). */

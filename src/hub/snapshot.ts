@@ -2,7 +2,11 @@
 // caller checks that the engine runs its architecture), then the small files (tokenizer files, generation_config,
 // the safetensors index), then a HEAD of every weight file for the download's size (the caller prints it and the
 // memory plan, and may refuse), then the weights, each resumed and verified. A snapshot the cache holds complete is
-// read with no request. The storage is injected (the CLI's file system; the page's origin-private storage).
+// read with no request once each file's SHA-256 matches the one its manifest recorded (a manifest of an older
+// version, with no hashes, is checked against the hub again). A file found committed is reused only when it
+// matches the HEAD: its size, and its SHA-256 where the hub announced one; one that differs is named
+// (hooks.notice), removed and fetched again. The storage is injected (the CLI's file system; the page's
+// origin-private storage).
 
 import { COMMIT, resolveUrl, type HubRepo } from '../schema/hub-id';
 import {
@@ -13,14 +17,16 @@ import {
   type HubClient,
   type PartialFile,
   type Progress,
+  type TransferNotice,
 } from './download';
 
-/** What the cache records of a complete snapshot: its commit and each file it holds, with its size. */
+/** What the cache records of a complete snapshot: its commit and each file it holds, with its size and SHA-256. */
 export interface SnapshotManifest {
   repo: string;
   revision: string;
   commit: string;
-  files: { name: string; size: number }[];
+  /** sha256: the hub's where it announced one, else the bytes' own when committed (absent in older manifests). */
+  files: { name: string; size: number; sha256?: string }[];
 }
 
 /**
@@ -47,6 +53,10 @@ export interface SnapshotStore {
   read(repo: HubRepo, commit: string, file: string): Promise<Uint8Array>;
   /** Size of a committed file of the snapshot, or null when it is not there. */
   committedSize(repo: HubRepo, commit: string, file: string): Promise<number | null>;
+  /** Lowercase hex SHA-256 of a committed file of the snapshot (read in chunks). */
+  committedSha256(repo: HubRepo, commit: string, file: string): Promise<string>;
+  /** Removes a committed file of the snapshot (one that does not match what the hub announced). */
+  removeCommitted(repo: HubRepo, commit: string, file: string): Promise<void>;
   /** Records the complete snapshot and points `repo.revision` at it. */
   finish(repo: HubRepo, manifest: SnapshotManifest): Promise<void>;
   /** Records what is being fetched (cache-layout's DOWNLOAD_RECORD_FILE), before the files it lists. */
@@ -68,6 +78,10 @@ export interface SnapshotHooks {
   /** Told the files still to download and their bytes (null: unknown) before any is fetched; may throw to refuse. */
   beforeDownload?(files: { name: string; size: number | null }[]): void;
   progress?: Progress;
+  /** Told when a transfer stalls or waits to resume (src/hub/download.ts's TransferNotice). */
+  transfer?(notice: TransferNotice): void;
+  /** Told, in words, of a cached file that did not match and is fetched again. */
+  notice?(line: string): void;
 }
 
 export interface Snapshot {
@@ -92,7 +106,8 @@ export async function fetchSnapshot(
   hooks: SnapshotHooks,
 ): Promise<Snapshot> {
   const cached = await store.complete(repo);
-  if (cached) return { commit: cached.commit, manifest: cached, cached: true };
+  if (cached && (await cachedSnapshotHolds(store, repo, cached, hooks)))
+    return { commit: cached.commit, manifest: cached, cached: true };
 
   // config.json first, at the revision asked for; every later file at the commit it resolved to.
   const headed = await fileMeta(client, repo, 'config.json');
@@ -102,7 +117,7 @@ export async function fetchSnapshot(
     headed.location.origin === client.endpoint.origin && commit !== repo.revision
       ? { ...headed, location: resolveUrl(client.endpoint, repo, 'config.json', commit) }
       : headed;
-  const files = new Map<string, number>();
+  const files = new Map<string, { size: number; sha256: string }>();
   const record = (known: { name: string; size: number | null }[]) =>
     store.begin?.(repo, {
       repo: repo.id,
@@ -112,12 +127,34 @@ export async function fetchSnapshot(
       files: known,
     });
   await record([{ name: 'config.json', size: configMeta.size }]);
+  /** A committed file that differs from the HEAD (size, or SHA-256 where announced) is named and removed. */
+  const keptMatches = async (file: string, meta: FileMeta, size: number): Promise<boolean> => {
+    let why: string | null = null;
+    if (meta.size !== null && size !== meta.size) why = `${size} bytes, the hub announces ${meta.size}`;
+    else if (meta.sha256 !== null) {
+      const got = await store.committedSha256(repo, commit, file);
+      if (got !== meta.sha256) why = `SHA-256 ${got}, the hub announces ${meta.sha256}`;
+    }
+    if (why === null) return true;
+    hooks.notice?.(`${file} of ${repo.id} in the cache does not match the hub (${why}): fetching it again`);
+    await store.removeCommitted(repo, commit, file);
+    return false;
+  };
   const get = async (file: string, meta: FileMeta) => {
     const have = await store.committedSize(repo, commit, file);
-    if (have === null)
-      await downloadFile(client, repo, file, commit, meta, store.partial(repo, commit, file), hooks.progress);
+    if (have === null || !(await keptMatches(file, meta, have)))
+      await downloadFile(
+        client,
+        repo,
+        file,
+        commit,
+        meta,
+        store.partial(repo, commit, file),
+        hooks.progress,
+        hooks.transfer,
+      );
     const size = (await store.committedSize(repo, commit, file)) ?? 0;
-    files.set(file, size);
+    files.set(file, { size, sha256: meta.sha256 ?? (await store.committedSha256(repo, commit, file)) });
   };
   await get('config.json', configMeta);
   hooks.checkConfig(new TextDecoder().decode(await store.read(repo, commit, 'config.json')));
@@ -143,7 +180,7 @@ export async function fetchSnapshot(
   for (const { name, meta } of metas)
     if ((await store.committedSize(repo, commit, name)) === null) todo.push({ name, size: meta.size });
   await record([
-    ...[...files].map(([name, size]) => ({ name, size })),
+    ...[...files].map(([name, f]) => ({ name, size: f.size })),
     ...metas.map(({ name, meta }) => ({ name, size: meta.size })),
   ]);
   hooks.beforeDownload?.(todo);
@@ -153,8 +190,36 @@ export async function fetchSnapshot(
     repo: repo.id,
     revision: repo.revision,
     commit,
-    files: [...files].map(([name, size]) => ({ name, size })),
+    files: [...files].map(([name, f]) => ({ name, size: f.size, sha256: f.sha256 })),
   };
   await store.finish(repo, manifest);
   return { commit, manifest, cached: false };
+}
+
+/**
+ * Whether a snapshot the store holds complete may be read as it is: every file's SHA-256 equals its manifest's
+ * (a manifest without hashes, from an older version, is checked against the hub instead). A file that differs is
+ * named and removed, and the snapshot is fetched again.
+ */
+async function cachedSnapshotHolds(
+  store: SnapshotStore,
+  repo: HubRepo,
+  manifest: SnapshotManifest,
+  hooks: SnapshotHooks,
+): Promise<boolean> {
+  let holds = true;
+  for (const f of manifest.files) {
+    if (f.sha256 === undefined) {
+      holds = false;
+      continue;
+    }
+    const got = await store.committedSha256(repo, manifest.commit, f.name);
+    if (got === f.sha256) continue;
+    hooks.notice?.(
+      `${f.name} of ${repo.id} in the cache does not match its record (SHA-256 ${got}, recorded ${f.sha256}): fetching it again`,
+    );
+    await store.removeCommitted(repo, manifest.commit, f.name);
+    holds = false;
+  }
+  return holds;
 }

@@ -313,6 +313,16 @@ export function opfsSnapshotStore(root: FileSystemDirectoryHandle): OpfsSnapshot
     async committedSize(repo, commit, file) {
       return (await fileOf(root, snapshotFilePath(repo, commit, file)))?.size ?? null;
     },
+    async committedSha256(repo, commit, file) {
+      const f = await fileOf(root, snapshotFilePath(repo, commit, file));
+      const hash = new Sha256();
+      for (let at = 0; f && at < f.size; at += READ_BACK_BYTES)
+        hash.update(new Uint8Array(await f.slice(at, Math.min(f.size, at + READ_BACK_BYTES)).arrayBuffer()));
+      return hash.digestHex();
+    },
+    async removeCommitted(repo, commit, file) {
+      await removeAt(root, snapshotFilePath(repo, commit, file));
+    },
     async begin(repo, record) {
       await writeWhole(root, [...snapshotPath(repo, record.commit), DOWNLOAD_RECORD_FILE], recordText(record));
     },

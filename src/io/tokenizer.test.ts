@@ -200,6 +200,39 @@ describe('loadPretrainedTokenizer (Hugging Face JS tokenizers)', () => {
   });
 });
 
+describe('the chat template bound', () => {
+  const withTemplate = (chat_template: string) => {
+    const { json, config } = tinyByteLevelBpe();
+    return loadPretrainedTokenizer(json, { ...config, chat_template });
+  };
+
+  it('counts every loop iteration: empty nested loops are refused on load, in seconds', async () => {
+    const t0 = performance.now();
+    await expect(
+      withTemplate('{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}'),
+    ).rejects.toThrow(/^tokenizer_config\.json chat_template runs too long \(a render may take 100,000 steps/);
+    console.log(`empty nested loops: refused after ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  });
+
+  it('counts every character a block outputs, even text the render throws away', async () => {
+    // A text of 4,096 characters, then 2,000 blocks that each output it into a variable that is dropped: no single
+    // value is large, the render outputs nothing, and the blocks make 8 million characters.
+    await expect(
+      withTemplate(
+        '{% set ns = namespace(s="yyyyyyyy") %}{% for i in range(9) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}' +
+          '{% for i in range(2000) %}{% set x %}{{ ns.s }}{% endset %}{% endfor %}',
+      ),
+    ).rejects.toThrow(/^tokenizer_config\.json chat_template makes too much text/);
+  });
+
+  it('renders an ordinary template with loops as before', async () => {
+    const t = await withTemplate(
+      '{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}{% if add_generation_prompt %}<assistant>{% endif %}',
+    );
+    expect(t.applyChatTemplate?.('hi')).toBe('<user>hi<assistant>');
+  });
+});
+
 /** GPT-2's byte -> printable-unicode table (bytes_to_unicode). */
 function bytesToUnicode(): string[] {
   const bs: number[] = [];

@@ -370,6 +370,7 @@ export async function loadPretrainedTokenizer(
 ): Promise<Tokenizer> {
   const tj = parseJsonInput(json, 'tokenizer.json');
   const config = configJson === undefined ? {} : parseJsonInput(configJson, 'tokenizer_config.json');
+  validateAgainstVocabulary(tj);
   const cleanUp = config.clean_up_tokenization_spaces === true;
   const backend = options.backend ?? 'tokenizers';
   let core: HfCoreTokenizer;
@@ -417,7 +418,10 @@ export async function loadPretrainedTokenizer(
     );
   const bosId = resolve('bos_token', BOS_NAMES) ?? eosId;
   const padId = resolve('pad_token', PAD_NAMES) ?? eosId;
-  const unkTok = tokenFromConfig(config, 'unk_token') ?? core.unkToken;
+  const configUnk = tokenFromConfig(config, 'unk_token');
+  if (configUnk !== null && core.token_to_id(configUnk) === undefined)
+    throw new TokenizerError(`tokenizer_config.json unk_token ${JSON.stringify(configUnk)} is not in the vocabulary`);
+  const unkTok = configUnk ?? core.unkToken;
   const unkId = unkTok === null ? null : (core.token_to_id(unkTok) ?? null);
   const unkText = unkTok ?? '';
   const specialIds = new Set(core.specialIds);
@@ -457,10 +461,151 @@ export async function loadPretrainedTokenizer(
   };
 }
 
+/**
+ * The model's vocabulary (token -> id) as Hugging Face tokenizers reads it: an object for BPE, WordPiece and
+ * WordLevel, a list of [token, score] for Unigram (the id is the place). Null for a model it does not know.
+ */
+function modelVocabulary(model: JsonObject): Vocabulary | null {
+  if (Array.isArray(model.vocab)) {
+    const byToken = new Map<string, number>();
+    model.vocab.forEach((entry, id) => {
+      if (Array.isArray(entry) && typeof entry[0] === 'string' && !byToken.has(entry[0])) byToken.set(entry[0], id);
+    });
+    return { size: byToken.size, get: (t) => byToken.get(t), has: (t) => byToken.has(t) };
+  }
+  const vocab = model.vocab;
+  if (!isObject(vocab)) return null;
+  // The parsed object itself is the table (a copy into a Map costs as much again on a 128k vocabulary).
+  let size = 0;
+  for (const token in vocab) {
+    const id = vocab[token];
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
+      throw new TokenizerError(
+        `tokenizer.json model.vocab ${JSON.stringify(token)} has id ${JSON.stringify(id)}, not a token id`,
+      );
+    size++;
+  }
+  const has = (t: string) => Object.hasOwn(vocab, t);
+  return { size, has, get: (t) => (has(t) ? (vocab[t] as number) : undefined) };
+}
+
+/** A model's vocabulary as the checks read it. */
+interface Vocabulary {
+  size: number;
+  get(token: string): number | undefined;
+  has(token: string): boolean;
+}
+
+/** A merge's two parts, as Hugging Face tokenizers splits it ("a b" on its one space, or ["a", "b"]), or null. */
+function mergeParts(merge: unknown): [string, string] | null {
+  if (typeof merge === 'string') {
+    const parts = merge.split(' ');
+    return parts.length === 2 ? [parts[0], parts[1]] : null;
+  }
+  if (Array.isArray(merge) && merge.length === 2 && typeof merge[0] === 'string' && typeof merge[1] === 'string')
+    return [merge[0], merge[1]];
+  return null;
+}
+
+/**
+ * Refuses a tokenizer.json that Hugging Face tokenizers (the Rust library transformers uses) would refuse or read
+ * otherwise than the JS tokenizers would, naming the first bad entry: a BPE merge that is not two parts, or whose
+ * parts or result are not in the vocabulary ("Token `co` out of vocabulary" there; the JS library drops such a
+ * merge and encodes other text than the model was trained on); an added token whose id is not the one tokenizers
+ * gives it (its vocabulary id when it is in the vocabulary, else the next after the vocabulary and the added tokens
+ * before it: the JS library takes the file's id); a post-processor special token whose ids are not its tokens'.
+ */
+export function validateAgainstVocabulary(tj: JsonObject): void {
+  const model = tj.model;
+  if (!isObject(model)) return; // the library names a missing model itself
+  const vocab = modelVocabulary(model);
+  if (vocab === null) return;
+  const bad = (what: string) =>
+    new TokenizerError(
+      `tokenizer.json ${what}; Hugging Face tokenizers refuses or reads this file otherwise, so it is not used`,
+    );
+
+  if (model.type === 'BPE' && Array.isArray(model.merges)) {
+    const prefix = typeof model.continuing_subword_prefix === 'string' ? model.continuing_subword_prefix : '';
+    const merges: unknown[] = model.merges;
+    const text = typeof merges[0] === 'string';
+    merges.forEach((merge, i) => {
+      const shown = () => `model.merges[${i}] (${JSON.stringify(merge)})`;
+      if ((typeof merge === 'string') !== text) throw bad('model.merges mixes "a b" strings and ["a", "b"] pairs');
+      const parts = mergeParts(merge);
+      if (parts === null) throw bad(`${shown()} is not two tokens`);
+      const [a, b] = parts;
+      const joined = a + (prefix && b.startsWith(prefix) ? b.slice(prefix.length) : b);
+      for (const token of [a, b, joined])
+        if (!vocab.has(token)) throw bad(`${shown()}: the token ${JSON.stringify(token)} is not in model.vocab`);
+    });
+  }
+
+  if (Array.isArray(tj.added_tokens)) {
+    const vocabSize = vocab.size;
+    const added = new Map<string, number>();
+    let top: number | null = null;
+    tj.added_tokens.forEach((entry, i) => {
+      if (!isObject(entry) || typeof entry.content !== 'string' || typeof entry.id !== 'number')
+        throw bad(`added_tokens[${i}] has no "content" text and "id" number`);
+      const content = entry.content;
+      // AddedVocabulary::add_tokens: the vocabulary's id, an added token's earlier id, else the next free one.
+      let id = vocab.get(content) ?? added.get(content);
+      if (id === undefined) {
+        id = top === null ? vocabSize : top >= vocabSize || vocabSize === 0 ? top + 1 : vocabSize;
+        added.set(content, id);
+        top = top === null ? id : Math.max(top, id);
+      }
+      if (entry.id !== id)
+        throw bad(
+          `added_tokens[${i}] (${JSON.stringify(content)}) has id ${entry.id}, but it is id ${id} ${vocab.has(content) ? 'in model.vocab' : `as tokenizers numbers added tokens (after the ${vocabSize} of model.vocab and the added tokens before it)`}`,
+        );
+    });
+  }
+
+  const post = tj.post_processor;
+  const processors = isObject(post)
+    ? post.type === 'Sequence' && Array.isArray(post.processors)
+      ? post.processors.filter(isObject)
+      : [post]
+    : [];
+  for (const p of processors) {
+    if (p.type !== 'TemplateProcessing' || !isObject(p.special_tokens)) continue;
+    for (const [name, special] of Object.entries(p.special_tokens)) {
+      const ids: unknown = isObject(special) ? special.ids : undefined;
+      const tokens: unknown = isObject(special) ? special.tokens : undefined;
+      if (!Array.isArray(ids) || !Array.isArray(tokens))
+        throw bad(`post_processor special token ${JSON.stringify(name)} has no "ids" and "tokens" lists`);
+      if (ids.length !== tokens.length)
+        throw bad(
+          `post_processor special token ${JSON.stringify(name)} has ${ids.length} ids for ${tokens.length} tokens`,
+        );
+      tokens.forEach((token, k) => {
+        const id = typeof token === 'string' ? (vocab.get(token) ?? addedId(tj, token)) : undefined;
+        if (id !== ids[k])
+          throw bad(
+            `post_processor special token ${JSON.stringify(name)}: ${JSON.stringify(token)} is ${id === undefined ? 'not in the vocabulary' : `id ${id}`}, not ${JSON.stringify(ids[k])}`,
+          );
+      });
+    }
+  }
+}
+
+/** The id an added token has in the file (checked against tokenizers' numbering before this is asked). */
+function addedId(tj: JsonObject, token: string): number | undefined {
+  const list = Array.isArray(tj.added_tokens) ? tj.added_tokens : [];
+  const entry = list.find((a) => isObject(a) && a.content === token) as JsonObject | undefined;
+  return typeof entry?.id === 'number' ? entry.id : undefined;
+}
+
 // The special tokens a chat template may name, as transformers.js passes them (SPECIAL_TOKEN_ATTRIBUTES there).
 const TEMPLATE_TOKENS = ['bos_token', 'eos_token', 'unk_token', 'sep_token', 'pad_token', 'cls_token', 'mask_token'];
 
-/** What one render of a chat template may take: evaluation steps (loop iterations included) and characters. */
+/**
+ * What one render of a chat template may take: steps (every evaluation and every run of a block, so each loop
+ * iteration counts even when its body is empty) and characters (every value made, and every block's output summed
+ * over the render).
+ */
 export const CHAT_TEMPLATE_MAX_STEPS = 100_000;
 export const CHAT_TEMPLATE_MAX_CHARS = 4 << 20;
 
@@ -468,8 +613,11 @@ export const CHAT_TEMPLATE_MAX_CHARS = 4 << 20;
  * A renderer of a Jinja chat template for one user message, with the variables transformers.js'
  * `apply_chat_template` passes (messages, add_generation_prompt, tools, documents, the special tokens' text).
  * The Jinja engine is imported on first use, like the tokenizers. A render is bounded: at most
- * CHAT_TEMPLATE_MAX_STEPS evaluations (a `range` longer than that is refused before it is made) and no value or
- * output over CHAT_TEMPLATE_MAX_CHARS characters; past either it fails with a TokenizerError naming chat_template.
+ * CHAT_TEMPLATE_MAX_STEPS steps, where a step is an evaluation or a run of a block (each loop iteration runs its
+ * body's block, so `{% for %}{% for %}{% endfor %}{% endfor %}` counts every inner iteration; a `range` longer than
+ * the bound is refused before it is made), no value over CHAT_TEMPLATE_MAX_CHARS characters, and no more than
+ * CHAT_TEMPLATE_MAX_CHARS characters output by all its blocks together; past any of them it fails with a
+ * TokenizerError naming chat_template.
  * The template is rendered once on load, so one that cannot render is refused there.
  */
 async function chatTemplateRenderer(source: string, config: JsonObject): Promise<(userText: string) => string> {
@@ -491,15 +639,37 @@ async function chatTemplateRenderer(source: string, config: JsonObject): Promise
     new TokenizerError(
       `tokenizer_config.json chat_template ${what} (a render may take ${CHAT_TEMPLATE_MAX_STEPS.toLocaleString('en-US')} steps and ${CHAT_TEMPLATE_MAX_CHARS.toLocaleString('en-US')} characters): it cannot be used`,
     );
-  /** The interpreter of one render, counting its evaluations and measuring every text value it makes. */
+  /**
+   * The interpreter of one render, counting its evaluations and block runs (loop iterations) as steps, measuring
+   * every text value it makes, and summing the characters every block outputs.
+   */
   class BoundedInterpreter extends Interpreter {
     private steps = 0;
-    override evaluate(...args: Parameters<InstanceType<typeof Interpreter>['evaluate']>) {
+    private chars = 0;
+    private step() {
       if (++this.steps > CHAT_TEMPLATE_MAX_STEPS) throw tooBig('runs too long');
+    }
+    override evaluate(...args: Parameters<InstanceType<typeof Interpreter>['evaluate']>) {
+      this.step();
       const value = super.evaluate(...args);
       const v = (value as { value?: unknown } | undefined)?.value;
       if (typeof v === 'string' && v.length > CHAT_TEMPLATE_MAX_CHARS) throw tooBig('makes too much text');
       return value;
+    }
+    constructor(env: InstanceType<typeof Environment>) {
+      super(env);
+      // evaluateBlock is private in the library's types (not at run time): every loop iteration, if, set block,
+      // macro and call runs through it, so it is wrapped on the instance.
+      type Block = (statements: unknown, environment: unknown) => { value: string };
+      const self = this as unknown as { evaluateBlock: Block };
+      const run = self.evaluateBlock.bind(this);
+      self.evaluateBlock = (statements, environment) => {
+        this.step();
+        const out = run(statements, environment);
+        this.chars += out.value.length;
+        if (this.chars > CHAT_TEMPLATE_MAX_CHARS) throw tooBig('makes too much text');
+        return out;
+      };
     }
   }
   const range = (start: number, stop?: number, step = 1) => {

@@ -21,6 +21,12 @@ export const HUB_CONNECT_SOURCES: readonly string[] = [
 /** The build-time variable of extra origins, comma-separated: `http://127.0.0.1:4311,https://hub.example.org`. */
 export const EXTRA_HUB_ORIGINS_VAR = 'RL_LAB_EXTRA_HUB_ORIGINS';
 
+/**
+ * The variable of a hub download's timeout in seconds (SETTINGS.hub_timeout): read by the CLIs at run time, and by
+ * the page's build (scripts/hub-origins-plugin.ts) for its engine worker.
+ */
+export const HUB_TIMEOUT_VAR = 'RL_LAB_HUB_TIMEOUT';
+
 /** Set by vite.config.ts (define) to this build's extra origins; absent outside a Vite build (the CLI). */
 declare const __RL_LAB_EXTRA_HUB_ORIGINS__: readonly string[] | undefined;
 

@@ -6,11 +6,20 @@
 
 import type { RunHeader, RunPhase, RunProgress, RunStatus } from '../schema/run-types';
 import { timeLeftMs } from '../schema/step-pace';
-import type { HubProgress } from '../hub/manager-types';
+import type { HubDownloadState, HubProgress } from '../hub/manager-types';
 import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';
 import { viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
+
+/** The states of a hub download still under way (pause is offered; the model is busy). */
+export const ACTIVE_DOWNLOAD_STATES: readonly HubDownloadState[] = [
+  'checking',
+  'downloading',
+  'stalled',
+  'retrying',
+  'verifying',
+];
 
 export interface StatusLineInput {
   progress: RunProgress;
@@ -150,7 +159,7 @@ export function statusLineOf(
  * 12.0 MB of 50.0 MB · 2.0 MB/s · 0:19 left"; null when none runs.
  */
 export function downloadText(downloads: Readonly<Record<string, HubProgress>>): string | null {
-  const p = Object.values(downloads).find((d) => ['checking', 'downloading', 'verifying'].includes(d.state));
+  const p = Object.values(downloads).find((d) => ACTIVE_DOWNLOAD_STATES.includes(d.state));
   if (!p) return null;
   const parts = [
     `${p.state === 'verifying' ? 'verifying' : 'downloading'} ${p.model}: ${formatBytes(p.bytes)}${p.total !== null ? ` of ${formatBytes(p.total)}` : ''}`,

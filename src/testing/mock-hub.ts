@@ -2,13 +2,17 @@
 // answers `/<org>/<name>/resolve/<rev>/<file>` (GET and HEAD) with X-Repo-Commit; a large file (its name ends in
 // .safetensors or .onnx) gets a 302 to the second server (the CDN), with X-Linked-Size and X-Linked-Etag (its
 // SHA-256), as the hub does; a small one is answered directly with its ETag. Both honour `Range: bytes=N-` (206).
-// A renamed repo answers a 307 with a relative Location. Faults on request: slow (chunks with a pause), a connection dropped after N bytes, a gated repo (401 without
-// the token, 403 with a wrong one), a wrong size or hash. Every request is logged (method, path, range, whether it
+// A renamed repo answers a 307 with a relative Location. Faults on request: slow (chunks with a pause), a connection
+// dropped after N bytes, a gated repo (401 without the token, 403 with a wrong one), a wrong size or hash, and the
+// hostile ones a transfer policy must survive: a stall after the headers and some bytes (the connection left open,
+// silent), a HEAD never answered, a body that never ends, a gzip-encoded body (a "bomb": a few KB that inflate to
+// many MB). Every request is logged (method, path, range, whether it
 // carried Authorization) so tests can count them. Both answer with the CORS headers a page on another origin needs
 // (and a preflight), and the CDN names each file by its SHA-256 ETag, which is what a browser that follows the
 // hub's redirect sees.
 
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -41,6 +45,14 @@ export interface MockFaults {
   wrongSize?: { file: string; size: number };
   /** Announce this SHA-256 for `file`. */
   wrongSha256?: { file: string; sha256: string };
+  /** Every GET of `file`: the headers and the first `afterBytes` bytes, then silence with the connection open. */
+  stall?: { file: string; afterBytes: number };
+  /** A HEAD of `file` on the hub is never answered (nor closed). */
+  silentHead?: { file: string };
+  /** Every GET of `file`: the file, then zeros forever (no Content-Length), until the client hangs up. */
+  endless?: { file: string };
+  /** Every GET of `file`: `inflatedBytes` zeros, gzip-compressed, with Content-Encoding: gzip. */
+  gzip?: { file: string; inflatedBytes: number };
 }
 
 export interface MockHub {
@@ -125,7 +137,24 @@ export async function startMockHub(
     body: Uint8Array,
     head: Record<string, string>,
   ) => {
-    const m = hub.faults.ignoreRange ? null : /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    const faults = hub.faults;
+    if (req.method === 'GET' && faults.gzip?.file === file) {
+      const packed = gzipSync(new Uint8Array(faults.gzip.inflatedBytes));
+      res.writeHead(200, { ...head, 'Content-Encoding': 'gzip', 'Content-Length': String(packed.length) }).end(packed);
+      return;
+    }
+    if (req.method === 'GET' && faults.endless?.file === file) {
+      res.writeHead(200, { ...head });
+      const zeros = new Uint8Array(64 * 1024);
+      const more = () => {
+        if (res.destroyed || res.writableEnded) return;
+        if (res.write(zeros)) setImmediate(more);
+        else res.once('drain', more);
+      };
+      res.write(body, more);
+      return;
+    }
+    const m = faults.ignoreRange ? null : /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
     let start = 0;
     if (m) {
       start = Number(m[1]);
@@ -144,6 +173,11 @@ export async function startMockHub(
       return;
     }
     let rest = body.subarray(start);
+    if (faults.stall?.file === file) {
+      // The headers and a few bytes, then nothing: the connection stays open until the client cuts it.
+      res.write(rest.subarray(0, faults.stall.afterBytes));
+      return;
+    }
     const drop = hub.faults.drop;
     if (drop && drop.file === file && drop.count > 0) {
       drop.count--;
@@ -198,6 +232,7 @@ export async function startMockHub(
     const data = repo.files[file];
     if (data === undefined)
       return void res.writeHead(404, { 'X-Error-Code': 'EntryNotFound', 'X-Repo-Commit': commit }).end();
+    if (req.method === 'HEAD' && hub.faults.silentHead?.file === file) return; // never answered
     const body = bytesOf(data);
     const size = hub.faults.wrongSize?.file === file ? hub.faults.wrongSize.size : body.length;
     const hash = hub.faults.wrongSha256?.file === file ? hub.faults.wrongSha256.sha256 : sha256(body);

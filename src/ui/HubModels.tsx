@@ -6,6 +6,7 @@
 
 import { useEffect, useState } from 'react';
 import type { HubProgress, KeptModel } from '../hub/manager-types';
+import { ACTIVE_DOWNLOAD_STATES } from '../store/status-line';
 import { endpointProblem, hubModelOf, useLab } from '../store';
 import { clock, formatBytes } from '../store/format';
 import { ESTIMATE_ACCURACY, describeSeconds } from '../store/schema';
@@ -93,7 +94,7 @@ export function HubCard() {
   if (model === null) return null;
   const host = hostOf(endpoint);
   const check = state?.check ?? null;
-  const running = progress && ['checking', 'downloading', 'verifying'].includes(progress.state);
+  const running = progress && ACTIVE_DOWNLOAD_STATES.includes(progress.state);
   const endpointBad = endpointProblem(endpoint);
   // Kept whole since the check (its download finished): the check's download size is spent.
   const keptWhole = kept?.complete === true || progress?.state === 'done';
@@ -186,11 +187,15 @@ export function HubCard() {
 function HubProgressView({ progress: p }: { progress: HubProgress }) {
   const pause = useLab((s) => s.pauseHubDownload);
   const download = useLab((s) => s.downloadHubModel);
-  const running = ['checking', 'downloading', 'verifying'].includes(p.state);
+  const running = ACTIVE_DOWNLOAD_STATES.includes(p.state);
   return (
     <div className="hub-progress" data-testid="hub-progress" data-state={p.state}>
       <p>
-        <strong>{p.state}</strong> {formatBytes(p.bytes)}
+        <strong data-testid="hub-progress-state">
+          {p.state}
+          {p.state === 'retrying' && p.retry ? ` ${p.retry.retry} of ${p.retry.retries}` : ''}
+        </strong>{' '}
+        {formatBytes(p.bytes)}
         {p.total !== null ? ` of ${formatBytes(p.total)}` : ''}
         {running && p.rate > 0 ? ` · ${rateText(p.rate)}` : ''}
         {running && p.etaSeconds !== null ? ` · ${clock(p.etaSeconds * 1000)} left` : ''}{' '}
@@ -251,7 +256,10 @@ export function HubPanel() {
     void refresh();
   }, [refresh]);
   const problem = endpointProblem(endpoint);
-  const busy = (k: KeptModel) => ['checking', 'downloading', 'verifying'].includes(downloads[k.model]?.state ?? '');
+  const busy = (k: KeptModel) => {
+    const state = downloads[k.model]?.state;
+    return state !== undefined && ACTIVE_DOWNLOAD_STATES.includes(state);
+  };
   return (
     <details
       className="hub-panel"

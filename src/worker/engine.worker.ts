@@ -36,6 +36,7 @@ import { estimateDraft } from '../engine/model-estimates';
 import { probeThroughput } from '../bench/throughput-probe';
 import { assumedThroughput, estimateStepSeconds, stepWork, type Throughput } from '../schema/step-estimate';
 import { followingFetch, HubManager } from '../engine/hub-manager';
+import type { TransferPolicy } from '../hub/download';
 import { hubModelOf } from '../schema/checkpoint-path';
 import { pageHubSources } from '../schema/hub-origins';
 import { opfsSnapshotStore } from '../io/opfs-snapshot-store';
@@ -231,7 +232,10 @@ async function openHubStore() {
 }
 /** The hub origins this build's CSP lists: the manager refuses any other before a request. */
 const hubSources = pageHubSources();
+/** This build's RL_LAB_HUB_TIMEOUT (scripts/hub-origins-plugin.ts), as a transfer policy; absent: the defaults. */
+declare const __RL_LAB_HUB_TRANSFER__: Partial<TransferPolicy> | undefined;
 const hub = new HubManager({
+  ...(typeof __RL_LAB_HUB_TRANSFER__ !== 'undefined' && { transfer: __RL_LAB_HUB_TRANSFER__ }),
   store: () => (hubRoot ??= openHubStore()),
   // The browser follows the hub's redirect to its download host (a manual redirect's Location is hidden from a page).
   fetch: followingFetch((input, init) => fetch(input, init), hubSources),

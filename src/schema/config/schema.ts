@@ -31,6 +31,7 @@ import {
 import { OBJECTIVE_REGULARIZER_FIELDS, OBJECTIVE_RULES, POLICY_LOSS_FIELDS, rolloutCorrectionOf } from '../objective';
 import { parseLoraTargets } from '../../core/lora-layout';
 import { DEFAULT_HUB_ENDPOINT } from '../hub-id';
+import { HUB_TIMEOUT_VAR } from '../hub-origins';
 import {
   ADV_ESTIMATORS,
   GROUP_ESTIMATORS,
@@ -702,6 +703,12 @@ export const SETTINGS = {
     env: 'HF_ENDPOINT',
     storageKey: 'rl-lab.hf_endpoint',
     default: DEFAULT_HUB_ENDPOINT,
+  },
+  hub_timeout: {
+    doc: "seconds a hub download waits for an answer's headers, and for each next byte of a file, before it cuts the transfer (naming the host and the file) and resumes it with Range, up to 3 times; the CLIs read RL_LAB_HUB_TIMEOUT, the page takes it from the same variable when it is built",
+    value: 'SECONDS',
+    env: HUB_TIMEOUT_VAR,
+    default: '30',
   },
 } as const satisfies Record<string, SettingSpec>;
 export type SettingName = keyof typeof SETTINGS;
