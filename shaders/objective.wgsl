@@ -75,6 +75,7 @@ const LOSS_DPPO_TV: u32 = 5u;
 const LOSS_DPPO_KL: u32 = 6u;
 const LOSS_DRO: u32 = 7u;
 const LOSS_VESPO: u32 = 8u;
+const LOSS_PRIME_DPPO: u32 = 9u;
 const AGG_TOKEN_MEAN: u32 = 0u;
 const AGG_SEQ_MEAN_TOKEN_MEAN: u32 = 1u;
 const AGG_SEQ_MEAN_TOKEN_SUM: u32 = 2u;
@@ -142,6 +143,8 @@ struct Params {
   vespoLamPos: f32,
   vespoKNeg: f32,
   vespoLamNeg: f32,
+  advTau: f32,
+  klTau: f32,
   aggRows: u32,
   aggTokens: f32,
 }
@@ -532,6 +535,20 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         if (!(phi < 3.0e38)) { phi = 0.0; } // non-finite -> 0, as TRL's nan_to_num
         l = -phi * A * lp;
         gdir = -phi * A;
+      }
+      case LOSS_PRIME_DPPO: { // prime-rl: -adv_tau A min(rho_b, delta) v + kl_tau e^2, e = logp - b, b the sampler
+        let b = select(old, in_f(P_SAMPLER, idx), hasSampler);
+        let e = lp - b;
+        let rb = exp(e);
+        let diff = exp(lp) - exp(b);
+        let masked = select(diff < -p.epsLow, diff > p.epsHigh, A > 0.0);
+        let keep = select(1.0, 0.0, masked);
+        let hasDelta = (FLAGS & F_DELTA) != 0u;
+        let wgt = select(rb, min(rb, p.delta), hasDelta);
+        let capped = hasDelta && rb >= p.delta;
+        l = -p.advTau * A * wgt * keep + p.klTau * e * e;
+        gdir = -p.advTau * A * select(rb, 0.0, capped) * keep + 2.0 * p.klTau * e;
+        if (masked) { side = select(-1.0, 1.0, A > 0.0); }
       }
       case LOSS_DRO: { // DRO: -(A logp - beta d^2 / 2)
         l = -(lp * A - 0.5 * p.droBeta * d * d);

@@ -288,6 +288,39 @@ describe('objective twin: dppo_tv, dppo_kl, dro and vespo gradients match centra
   }
 
   for (const loss_agg_mode of LOSS_AGG_MODES) {
+    for (const delta of [null, 1.3]) {
+      it(`prime_dppo ${loss_agg_mode} delta ${delta}`, () => {
+        const inputs = randomInputs(seed++, 4, 6, 0.9);
+        for (let i = 0; i < inputs.samplerLogp.data.length; i++)
+          inputs.samplerLogp.data[i] = Math.min(inputs.samplerLogp.data[i], -0.01);
+        const config: Partial<ObjectiveConfig> = {
+          loss_type: 'prime_dppo',
+          loss_agg_mode,
+          epsilon: 0.05,
+          epsilon_high: 0.08,
+          delta,
+          adv_tau: 0.8,
+          kl_tau: 0.05,
+          beta: 0.05,
+          kl_estimator: 'k3',
+          entropy_coef: 0.02,
+        };
+        // The ratio is against the sampler (samplerLogp fixed) and passes its gradient: logp alone moves.
+        const ins: ObjectiveInputs<T64> = { ...inputs, klExact: undefined };
+        const r = run(ins, config);
+        const g = fdGrad(() => run(ins, config).loss, inputs.logp.data, []);
+        const c = compareArrays(r.dLogp, g, FD_TOL);
+        expect(c.pass, `dLogp: ${c.summary}`).toBe(true);
+        // Some tokens fall outside the total-variation region (side != 0) and keep only the squared log-ratio.
+        const NL = inputs.logp.data.length;
+        let outside = 0;
+        for (let i = 0; i < NL; i++) if (inputs.mask.data[i] && r.records[NL + i] !== 0) outside++;
+        expect(outside).toBeGreaterThan(0);
+      });
+    }
+  }
+
+  for (const loss_agg_mode of LOSS_AGG_MODES) {
     it(`vespo ${loss_agg_mode}`, () => {
       const inputs = randomInputs(seed++, 4, 6, 0.05);
       const config: Partial<ObjectiveConfig> = { loss_type: 'vespo', loss_agg_mode, beta: 0.05, entropy_coef: 0.02 };

@@ -788,6 +788,18 @@ export const METRICS = [
     trl: 'frac_reward_zero_std',
   },
   {
+    name: 'frac_reward_zero_mean',
+    doc: 'Fraction of groups whose mean reward is 0 (with 0/1 rewards: every completion failed). MaxRL divides by the mean and gives such a group no advantage at all; under any group estimator it teaches nothing.',
+    formula: '(1/B) #{b : |mean_{i in b} r_i| <= 1e-8}',
+    healthy: 'Below frac_reward_zero_std (it counts only the all-wrong part of the all-equal groups); near 0 once the task is partly solved.',
+    moves:
+      'Near 1: almost every prompt is failed by all G completions; lower the difficulty or raise temperature or num_generations.',
+    unit: 'fraction',
+    chart: 'fractions',
+    per: 'rollout',
+    trl: 'frac_reward_zero_mean',
+  },
+  {
     name: 'dynamic_sampling/filtered_frac',
     doc: 'Fraction of the groups sampled in this rollout step that dynamic sampling dropped for having all-equal rewards; 0 when dynamic_sampling is off.',
     formula:

@@ -18,6 +18,7 @@ export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty:
     reward: stats.reward,
     reward_std: stats.reward_std,
     frac_reward_zero_std: stats.frac_reward_zero_std,
+    frac_reward_zero_mean: stats.frac_reward_zero_mean,
     accuracy: mean(ro.parts.accuracy ?? new Float32Array(N)),
     difficulty,
     'dynamic_sampling/filtered_frac': ro.groupsSampled ? ro.groupsDropped / ro.groupsSampled : 0,
