@@ -541,7 +541,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         let e = lp - b;
         let rb = exp(e);
         let diff = exp(lp) - exp(b);
-        let masked = select(diff < -p.epsLow, diff > p.epsHigh, A > 0.0);
+        let masked = select((diff < -p.epsLow), (diff > p.epsHigh), A > 0.0);
         let keep = select(1.0, 0.0, masked);
         let hasDelta = (FLAGS & F_DELTA) != 0u;
         let wgt = select(rb, min(rb, p.delta), hasDelta);
