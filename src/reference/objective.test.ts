@@ -924,7 +924,7 @@ describe('objective config', () => {
   it.each([
     [
       { loss_type: 'ppo' },
-      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro, vespo; got "ppo"/,
+      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro, vespo, prime_dppo; got "ppo"/,
     ],
     [{ epsilon: 1 }, /epsilon: must be in \[0, 1\), got 1/],
     [{ epsilon: Number.NaN }, /epsilon: must be a number in \[0, 1\), got NaN/],
