@@ -383,6 +383,27 @@ export const METRICS = [
     chart: 'reward',
     per: 'rollout',
   },
+  {
+    name: 'avg_correctness',
+    doc: "The RLHF book's avg_correctness: the mean graded correctness of the rollout step's completions. A task that grades partial answers scores a `correctness` part (spell_backward: reasoning-gym's score_answer, 1 exact, else the share of positions right); on any other task it is the accuracy part.",
+    formula: '(1/N) sum_i R_correctness(x, y_i)   (R_accuracy where the task has no correctness part)',
+    healthy: 'At or above accuracy (partial credit only adds); rising with reward.',
+    moves:
+      'Rising while accuracy stays flat: answers get closer without becoming exact (most letters right on spell_backward).',
+    unit: 'fraction',
+    chart: 'reward',
+    per: 'rollout',
+  },
+  {
+    name: 'avg_format',
+    doc: "The RLHF book's avg_format: the mean of the task's format part over the rollout step's completions (well-formed answers: one lowercase word on spell_backward, the think/answer tags under answer_format think).",
+    formula: '(1/N) sum_i R_format(x, y_i)',
+    healthy: 'Near 1 after a few steps from a warm start; the format is easier than the answer.',
+    moves: 'Falling: the policy drifts off the answer form (check entropy and the completions in the inspector).',
+    unit: 'fraction',
+    chart: 'reward',
+    per: 'rollout',
+  },
 
   // Group signal
   {

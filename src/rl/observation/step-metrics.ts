@@ -20,6 +20,8 @@ export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty:
     frac_reward_zero_std: stats.frac_reward_zero_std,
     frac_reward_zero_mean: stats.frac_reward_zero_mean,
     accuracy: mean(ro.parts.accuracy ?? new Float32Array(N)),
+    avg_correctness: mean(ro.parts.correctness ?? ro.parts.accuracy ?? new Float32Array(N)),
+    avg_format: mean(ro.parts.format ?? new Float32Array(N)),
     difficulty,
     'dynamic_sampling/filtered_frac': ro.groupsSampled ? ro.groupsDropped / ro.groupsSampled : 0,
   };
