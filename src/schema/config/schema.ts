@@ -553,6 +553,14 @@ const SCHEDULE_FIELDS = section('schedule', {
     ['warn', 'pause'] as const,
     'warn',
   ),
+  speedrun_target: optReal(
+    "the speedrun's finish line: the reward the 100-step rolling mean must reach; the run's summary gives the step and the training seconds at which it first did (the RLHF book's --speedrun-target-reward)",
+    'no finish line (the summary gives the best 100-step rolling mean)',
+    null,
+    -1e6,
+    1e6,
+    { since: '2026-12-06' },
+  ),
 });
 
 /** Every field of the RL config: one-line doc, default, range or allowed values, section, other trainers' names. The single source. */
