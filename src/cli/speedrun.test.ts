@@ -10,14 +10,20 @@ const run = (n: number, r: (step: number) => number): SpeedrunPoint[] =>
 
 describe('speedrunOf', () => {
   it('has no rolling mean before the window is full', () => {
-    const s = speedrunOf(run(99, () => 1), 0.5);
+    const s = speedrunOf(
+      run(99, () => 1),
+      0.5,
+    );
     expect([s.best, s.reachedStep]).toEqual([null, null]);
     expect(speedrunText(s)).toBe('speedrun: no 100-step rolling reward yet (99 of 100 steps)');
   });
 
   it('finds the first step whose 100-step mean reaches the target, with the seconds summed to it', () => {
     // reward = step / 200: the mean of steps k-99..k is (k - 49.5) / 200, >= 0.5 first at k = 150.
-    const s = speedrunOf(run(300, (k) => k / 200), 0.5);
+    const s = speedrunOf(
+      run(300, (k) => k / 200),
+      0.5,
+    );
     expect(s.reachedStep).toBe(150);
     expect(s.reachedSeconds).toBe(75);
     expect(s.best?.step).toBe(300);
@@ -28,12 +34,22 @@ describe('speedrunOf', () => {
   });
 
   it('reports the best mean without a target, and a target not reached', () => {
-    const s = speedrunOf(run(120, (k) => (k % 2 ? 0 : 1)), null);
-    expect(s.best?.mean).toBeCloseTo(0.5, 12);
-    expect(speedrunText(s)).toMatch(/^speedrun: best 0\.500 at step 100 \(100-step rolling reward; set speedrun_target/);
-    expect(speedrunText(speedrunOf(run(120, () => 0.2), 0.9))).toBe(
-      'speedrun: the 100-step rolling reward has not reached 0.9 (best 0.200 at step 100)',
+    const s = speedrunOf(
+      run(120, (k) => (k % 2 ? 0 : 1)),
+      null,
     );
+    expect(s.best?.mean).toBeCloseTo(0.5, 12);
+    expect(speedrunText(s)).toMatch(
+      /^speedrun: best 0\.500 at step 100 \(100-step rolling reward; set speedrun_target/,
+    );
+    expect(
+      speedrunText(
+        speedrunOf(
+          run(120, () => 0.2),
+          0.9,
+        ),
+      ),
+    ).toBe('speedrun: the 100-step rolling reward has not reached 0.9 (best 0.200 at step 100)');
   });
 
   it("keeps a rewritten step's last point, and leaves a non-finite reward out of the window", () => {

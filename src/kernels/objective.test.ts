@@ -103,7 +103,14 @@ describe('objective wrapper', () => {
 describe("objective on the GPU matches the trainers' KL formulas", () => {
   const F32 = { atol: 2e-6, rtol: 2e-5 };
   async function klOnGpu(
-    rows: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][]; adv?: number[][]; sampler?: number[][] },
+    rows: {
+      logp: number[][];
+      old: number[][];
+      ref: number[][];
+      mask: number[][];
+      adv?: number[][];
+      sampler?: number[][];
+    },
     cfg: Partial<ObjectiveConfig>,
   ) {
     const N = rows.logp.length;

@@ -56,7 +56,18 @@ const STATS_ROW = 24;
  * Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of the FLAGS
  * override (F_*): the features a run has on are pipeline constants, so code for one that is off is not compiled.
  */
-const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7, vespo: 8, prime_dppo: 9 } as const;
+const LOSS = {
+  ppo_clip: 0,
+  cispo: 1,
+  gmpo: 2,
+  sapo: 3,
+  pg: 4,
+  dppo_tv: 5,
+  dppo_kl: 6,
+  dro: 7,
+  vespo: 8,
+  prime_dppo: 9,
+} as const;
 const AGG = {
   'token-mean': 0,
   'seq-mean-token-mean': 1,

@@ -812,7 +812,8 @@ export const METRICS = [
     name: 'frac_reward_zero_mean',
     doc: 'Fraction of groups whose mean reward is 0 (with 0/1 rewards: every completion failed). MaxRL divides by the mean and gives such a group no advantage at all; under any group estimator it teaches nothing.',
     formula: '(1/B) #{b : |mean_{i in b} r_i| <= 1e-8}',
-    healthy: 'Below frac_reward_zero_std (it counts only the all-wrong part of the all-equal groups); near 0 once the task is partly solved.',
+    healthy:
+      'Below frac_reward_zero_std (it counts only the all-wrong part of the all-equal groups); near 0 once the task is partly solved.',
     moves:
       'Near 1: almost every prompt is failed by all G completions; lower the difficulty or raise temperature or num_generations.',
     unit: 'fraction',

@@ -263,10 +263,16 @@ export const POLICY_LOSS_FIELDS = section('loss', {
     since: '2026-12-06',
     note: "prime-rl's trainer.loss.adv_tau (default 1); its DPPO masks dppo_mask_low / dppo_mask_high are epsilon / epsilon_high here",
   }),
-  kl_tau: real("prime_dppo: the coefficient of the squared log-ratio to the sampler, + kl_tau (log pi/mu)^2", 1e-3, 0, 100, {
-    since: '2026-12-06',
-    note: "prime-rl's trainer.loss.kl_tau (default 1e-3; Kimi K2.5's KL term)",
-  }),
+  kl_tau: real(
+    'prime_dppo: the coefficient of the squared log-ratio to the sampler, + kl_tau (log pi/mu)^2',
+    1e-3,
+    0,
+    100,
+    {
+      since: '2026-12-06',
+      note: "prime-rl's trainer.loss.kl_tau (default 1e-3; Kimi K2.5's KL term)",
+    },
+  ),
   tis_cap: optReal(
     'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
     'no correction (the gap is still reported)',

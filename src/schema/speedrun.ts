@@ -32,7 +32,11 @@ export interface Speedrun {
  * The readout over `points`, one per rollout step in step order (a step given twice keeps its last point, as a
  * rewound run rewrites it). A step whose reward is not finite counts as missing: the window then holds fewer values.
  */
-export function speedrunOf(points: readonly SpeedrunPoint[], target: number | null, window = SPEEDRUN_WINDOW): Speedrun {
+export function speedrunOf(
+  points: readonly SpeedrunPoint[],
+  target: number | null,
+  window = SPEEDRUN_WINDOW,
+): Speedrun {
   const byStep = new Map<number, SpeedrunPoint>();
   for (const p of points) byStep.set(p.step, p);
   const steps = [...byStep.values()].sort((a, b) => a.step - b.step);

@@ -12,7 +12,9 @@ describe('spell_backward', () => {
   it("equals reasoning-gym's score_answer on every case of the fixture", () => {
     expect(fixture.cases.length).toBeGreaterThan(400);
     for (const c of fixture.cases)
-      expect(spellBackwardScore(c.answer, c.completion), `${c.answer} <- ${JSON.stringify(c.completion)}`).toBe(c.score);
+      expect(spellBackwardScore(c.answer, c.completion), `${c.answer} <- ${JSON.stringify(c.completion)}`).toBe(
+        c.score,
+      );
   });
 
   it('scores by hand: exact 1, a wrong letter (n-1)/n, the whole word and more 0.8', () => {

@@ -23,7 +23,9 @@ const WORDS_BY_LENGTH: readonly (readonly string[])[] = (() => {
 })();
 
 /** WORDS_UP_TO[n]: the words of 3 up to n letters, in list order. */
-const WORDS_UP_TO: readonly (readonly string[])[] = WORDS_BY_LENGTH.map((_, n) => WORDS_BY_LENGTH.slice(3, n + 1).flat());
+const WORDS_UP_TO: readonly (readonly string[])[] = WORDS_BY_LENGTH.map((_, n) =>
+  WORDS_BY_LENGTH.slice(3, n + 1).flat(),
+);
 
 /**
  * reasoning-gym's SpellBackwardDataset.score_answer (49b0713): 1 for the reversed word (case-insensitive); otherwise

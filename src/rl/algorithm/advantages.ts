@@ -14,7 +14,12 @@ import {
   type MultiObjectiveAggregation,
   type ScaleRewards,
 } from '../../schema/algorithm-names';
-import { focalGroupFactors, maxRlSequenceAdvantages, scaleRowsByGroup, type FocalOptions } from './pass-rate-advantages';
+import {
+  focalGroupFactors,
+  maxRlSequenceAdvantages,
+  scaleRowsByGroup,
+  type FocalOptions,
+} from './pass-rate-advantages';
 /** The optimal token baseline's guard on its denominator: B_t = sum G W / (sum W + OTB_EPS) (verl's epsilon). */
 export const OTB_EPS = 1e-8;
 
@@ -144,7 +149,9 @@ export function computeAdvantages(
     case 'f_grpo': {
       const focal = opts.focal ?? { gamma: 1, rewardCorrect: 1, rewardWrong: 0 };
       const factors = focalGroupFactors(shapeOf(input).rewards, input.groupSize, focal);
-      return { advantages: scaleRowsByGroup(grpoAdvantages(input, opts.scaleRewards ?? 'group'), input.groupSize, factors) };
+      return {
+        advantages: scaleRowsByGroup(grpoAdvantages(input, opts.scaleRewards ?? 'group'), input.groupSize, factors),
+      };
     }
     default: {
       const never: never = estimator;

@@ -21,7 +21,11 @@ describe('max_rl needs binary rewards', () => {
     ]);
     expect(
       problemsOf(() =>
-        resolveConfig('grpo', { adv_estimator: 'max_rl', task: 'addition', reward_weights: { accuracy: 1, format: 0.5 } }),
+        resolveConfig('grpo', {
+          adv_estimator: 'max_rl',
+          task: 'addition',
+          reward_weights: { accuracy: 1, format: 0.5 },
+        }),
       ),
     ).toEqual([
       "reward_weights: adv_estimator 'max_rl' needs binary (0/1) rewards, so accuracy:1 and no other part; they are accuracy:1, format:0.5 (set reward_weights accuracy:1)",
