@@ -16,6 +16,11 @@ in for other purposes (verifiers, jaxtyping, beartype, verl's registry) are repl
   verl verl-project/verl 1dda039b9c6311889a9c9a26040677e1254814f9 (2026-08-22): verl/trainer/ppo/core_algos.py
     compute_grpo_outcome_advantage (F-GRPO's A_GRPO; verl's F-GRPO itself, f_grpo_gamma, is not in this commit, so
     its focal factor (1 - mu_pos)^gamma is the issue's formula, applied here to verl's GRPO output).
+  TRL huggingface/trl f2cd57710ae345ea6428ae95363267fcf38a3dc8 (2026-07-24): trl/trainer/grpo_trainer.py
+    GRPOTrainer.get_gamma_weights (vespo) with importance_sampling_ratio, cut out of the class. The ratio itself is made
+    inline in _generate_and_score_completions (not a function): its token_truncate / token_mask lines are repeated
+    here (exp((old - sampling) * mask), clamped to [clip_min, clip_max] or set to 0 outside), and the loss is
+    _compute_loss's vespo line, -phi * A * logp, with no importance weight factor, over the token count ('dapo').
 
 Run with Debian's interpreter (python3-torch), mirrors from the `fetch` tool:
     /usr/bin/python3 scripts/make-estimator-peer-fixture.py [--prime-rl DIR] [--verl DIR]
@@ -26,6 +31,7 @@ import argparse
 import ast
 import asyncio
 import json
+import math
 import os
 import subprocess
 import sys
@@ -37,6 +43,7 @@ import numpy as np
 import torch
 
 PRIME_RL_COMMIT = "559b44772e471d1538537b8805cc77f3824a5e64"
+TRL_COMMIT = "f2cd57710ae345ea6428ae95363267fcf38a3dc8"
 VERL_COMMIT = "1dda039b9c6311889a9c9a26040677e1254814f9"
 
 torch.set_default_dtype(torch.float64)
@@ -240,20 +247,69 @@ def prime_loss_cases(ns):
     return out
 
 
+# ------------------------------------------------------------------------------------------ TRL: vespo with token IS
+
+
+def trl_gamma_weights(mirror):
+    src = source_at(mirror, TRL_COMMIT, "trl/trainer/grpo_trainer.py")
+    tree = ast.parse(src)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GRPOTrainer")
+    fn = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "get_gamma_weights")
+    lines = src.splitlines()
+    start = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+    body = "\n".join(line[4:] for line in lines[start - 1 : fn.end_lineno])  # dedent out of the class
+    ns = {"torch": torch, "math": __import__("math")}
+    exec(compile("from __future__ import annotations\n" + body, "grpo_trainer.py", "exec"), ns)
+    return ns["get_gamma_weights"]
+
+
+def vespo_is_cases(get_gamma_weights):
+    out = []
+    N, L = 4, 6
+    lp = -0.05 - 2.5 * torch.rand(N, L, generator=gen)
+    old = lp + 0.08 * (2 * torch.rand(N, L, generator=gen) - 1)
+    sampling = old + 0.2 * (2 * torch.rand(N, L, generator=gen) - 1)
+    adv = torch.tensor([[1.2], [-0.7], [0.0], [-1.5]])
+    mask = torch.tensor([[1] * 6, [1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0]], dtype=torch.float64)
+    for mode, clip_min, clip_max in (("token_truncate", 0.9, 1.1), ("token_mask", 0.85, 1.18), ("token_truncate", None, 1.05)):
+        ratio = torch.exp((old - sampling) * mask)
+        if mode == "token_truncate":
+            ratio = torch.clamp(ratio, min=clip_min, max=clip_max)
+        else:
+            lo = clip_min if clip_min is not None else -math.inf
+            hi = clip_max if clip_max is not None else math.inf
+            ratio = ratio.masked_fill((ratio < lo) | (ratio > hi), value=0.0)
+        x = lp.clone().requires_grad_(True)
+        phi_seq = get_gamma_weights(adv, x - old, mask, ratio)
+        per_token_loss = -phi_seq * adv * x
+        loss = (per_token_loss * mask).sum() / mask.sum().clamp(min=1.0)
+        loss.backward()
+        out.append({
+            "mode": mode, "clip_min": clip_min, "clip_max": clip_max,
+            "logp": lp.tolist(), "old_logp": old.tolist(), "sampling_logp": sampling.tolist(),
+            "advantages": adv.tolist(), "mask": mask.tolist(),
+            "loss": loss.item(), "phi_seq": phi_seq.flatten().tolist(), "grad": (x.grad * mask).tolist(),
+        })
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prime-rl", default="/work/.mirror/PrimeIntellect-ai+prime-rl/repo")
     ap.add_argument("--verl", default="/work/.mirror/verl-project+verl/repo")
+    ap.add_argument("--trl", default="/work/.mirror/huggingface+trl/repo")
     args = ap.parse_args()
     fixture = {
         "what": "cases computed by the peers' own functions; see scripts/make-estimator-peer-fixture.py",
         "sources": {
             "prime-rl": f"PrimeIntellect-ai/prime-rl@{PRIME_RL_COMMIT} src/prime_rl/orchestrator/algo/max_rl.py, src/prime_rl/trainer/rl/loss.py",
             "verl": f"verl-project/verl@{VERL_COMMIT} verl/trainer/ppo/core_algos.py compute_grpo_outcome_advantage",
+            "trl": f"huggingface/trl@{TRL_COMMIT} trl/trainer/grpo_trainer.py GRPOTrainer.get_gamma_weights",
         },
         "prime_max_rl": max_rl_cases(prime_max_rl(args.prime_rl)),
         "f_grpo_on_verl_grpo": f_grpo_cases(verl_grpo(args.verl)),
         "prime_default_loss": prime_loss_cases(prime_default_loss(args.prime_rl)),
+        "trl_vespo_token_is": vespo_is_cases(trl_gamma_weights(args.trl)),  # last: the cases above keep their draws
     }
     path = os.path.join(os.path.dirname(__file__), "..", "src", "reference", "fixtures", "estimator-peers.json")
     with open(path, "w") as f:

@@ -437,6 +437,11 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       if (hasSampler) { sumIs += old - b; }
       sumOff += b - lp;
       sumV += clamp(d, -20.0, 20.0);
+      // TRL's vespo: a token rollout correction's weight enters the sequence weight in log space (the twin's
+      // vespoLogCorrection), not the loss.
+      if (RS_MODE != RS_OFF && p.lossType == LOSS_VESPO) {
+        sumV += clamp(log(max(rs_weight(old - b, 0.0, 0.0).x, 1e-30)), log(1e-8), 20.0);
+      }
     }
   }
   let pre = row_sum(vec4<f32>(n, sumD, sumIs, sumOff), lid);
@@ -571,7 +576,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if (RS_MODE != RS_OFF) { corr = rs_weight(old - in_f(P_SAMPLER, idx), pre.z, n); }
     let offKeep = select(1.0, 0.0, offDrop && A < 0.0);
     q3 += vec4<f32>(corr.x, corr.y, corr.z, 1.0 - offKeep);
-    let c = corr.x * offKeep;
+    let c = select(corr.x, 1.0, p.lossType == LOSS_VESPO) * offKeep; // vespo: the weight is inside phi
     let factor = c * keep * (1.0 - det);
     let lpg = factor * l + c * klSel * p.klCovCoef * abs(d);
     var g = 0.0;

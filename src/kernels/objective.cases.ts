@@ -260,6 +260,18 @@ export function objectiveCases(): KernelCase[] {
       );
     }
     cases.push(objectiveCase('dro beta=0.7', N, L, { loss_type: 'dro', dro_beta: 0.7, tis_cap: 1.1 }, ALL));
+    // VESPO with TRL's token rollout correction inside its sequence weight (truncated, masked, tis_cap).
+    for (const [label, rc] of [
+      ['token_truncate', { rollout_is_mode: 'token_truncate', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 }],
+      ['token_mask', { rollout_is_mode: 'token_mask', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 }],
+      ['tis_cap', { tis_cap: 1.05 }],
+    ] as const) {
+      cases.push(
+        objectiveCase(`vespo ${label}`, N, L, { loss_type: 'vespo', beta: 0.04, entropy_coef: 0.01, ...rc }, ALL, {
+          spread: 0.05,
+        }),
+      );
+    }
     // prime-rl's default loss against the sampler's log-probs, with and without the delta cap on pi / mu.
     for (const delta of [null, 1.2]) {
       cases.push(

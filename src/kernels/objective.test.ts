@@ -223,6 +223,30 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
       close('dLogp', r.dLogp, c.grad.flat());
     });
   }
+  // TRL's vespo with a token rollout correction inside its sequence weight (fixtures/estimator-peers.json).
+  for (const c of estimatorPeers.trl_vespo_token_is) {
+    it(`TRL vespo with ${c.mode} [${c.clip_min}, ${c.clip_max}]`, async () => {
+      const r = await klOnGpu(
+        {
+          logp: c.logp,
+          old: c.old_logp,
+          ref: c.logp,
+          mask: c.mask,
+          adv: c.advantages.map(([a]) => c.logp[0].map(() => a)),
+          sampler: c.sampling_logp,
+        },
+        {
+          beta: 0,
+          loss_type: 'vespo',
+          rollout_is_mode: c.mode as 'token_truncate' | 'token_mask',
+          rollout_is_clip_min: c.clip_min,
+          rollout_is_clip_max: c.clip_max,
+        },
+      );
+      close('loss', [r.loss], [c.loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
+    });
+  }
   for (const c of trainerFormulas.trl_vespo) {
     it('TRL vespo policy loss', async () => {
       const r = await klOnGpu(

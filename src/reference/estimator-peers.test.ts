@@ -97,3 +97,45 @@ describe("prime_dppo equals prime-rl's default_loss_fn", () => {
     });
   }
 });
+
+describe("vespo with a token rollout correction equals TRL's get_gamma_weights with importance_sampling_ratio", () => {
+  for (const c of fixture.trl_vespo_token_is) {
+    it(`${c.mode} [${c.clip_min}, ${c.clip_max}]: loss and gradient`, () => {
+      const N = c.logp.length;
+      const L = c.logp[0].length;
+      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
+      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
+      const [loss, dLogp, dEntropy, records, metrics] = [
+        z([1]),
+        z([N, L]),
+        z([N, L]),
+        z([OBJECTIVE_RECORDS.length, N, L]),
+        z([OBJECTIVE_METRICS.length]),
+      ];
+      objectiveForwardBackward(
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        {
+          logp: t(c.logp),
+          oldLogp: t(c.old_logp),
+          samplerLogp: t(c.sampling_logp),
+          advantages: t(c.advantages.map(([a]) => c.logp[0].map(() => a))),
+          mask: t(c.mask),
+          entropy: t(c.mask.map((r) => r.map(() => 0))),
+        },
+        resolveObjectiveConfig({
+          loss_type: 'vespo',
+          loss_agg_mode: 'token-mean',
+          rollout_is_mode: c.mode as 'token_truncate' | 'token_mask',
+          rollout_is_clip_min: c.clip_min,
+          rollout_is_clip_max: c.clip_max,
+        }),
+      );
+      expectClose('loss', loss.data, [c.loss]);
+      expectClose('dLogp', dLogp.data, c.grad.flat());
+    });
+  }
+});

@@ -14,7 +14,8 @@
 //             exp(clamp(d, -20, 20)), C = clip_ratio_c (null: 20) and v = dppoValid (the divergence mask); side +1
 //             (A > 0) or -1 where v = 0.
 //   vespo:    (TRL) l = -sg(phi) A logp, gradient -phi A, phi = vespoWeight of the row's summed log-ratio; the ratio
-//             record is w; side 0.
+//             record is w; side 0. A token rollout correction (token_truncate, token_mask, tis_cap) adds each token's
+//             clamp(log c, log 1e-8, 20) to that sum (vespoLogCorrection) and does not multiply the loss (TRL's form).
 //   dro:      (verl) l = -(A logp - dro_beta d^2 / 2), gradient -A + dro_beta d; side 0.
 //   prime_dppo: (prime-rl's default loss) e = logp - b, b = samplerLogp (oldLogp without it), rho_b = exp(e);
 //             l = -adv_tau A min(rho_b, delta) v + kl_tau e^2, gradient -adv_tau A rho_b [rho_b < delta] v +
@@ -440,6 +441,8 @@ export function objectiveForwardBackward(
       if (smp) sumIs += old[idx] - smp[idx];
       sumOff += (smp ? smp[idx] : old[idx]) - lp[idx];
       if (vespo) sumVespo += Math.min(Math.max(d, -20), 20);
+      // TRL's vespo takes the token rollout correction's weight into its sequence weight (log space), not the loss.
+      if (vespo && plan.correction) sumVespo += vespoLogCorrection(plan.correction, old[idx] - smp![idx]);
     }
     const offDrop = plan.offPolicyMask && n > 0 && sumOff / n > cfg.off_policy_mask_threshold!;
     const rSeq = n > 0 ? Math.exp(sumD / n) : 1;
@@ -559,7 +562,7 @@ export function objectiveForwardBackward(
         ? rolloutCorrectionWeight(plan.correction, old[idx] - smp![idx], sumIs, n)
         : { c: 1, truncated: false, masked: false };
       const offKeep = offDrop && A < 0 ? 0 : 1;
-      const c = corr.c * offKeep;
+      const c = (vespo ? 1 : corr.c) * offKeep; // vespo: the weight is inside phi (sumVespo)
       const factor = c * keep * (1 - det);
       const lpg = factor * l + c * klSel * cfg.kl_cov_coef * Math.abs(d);
       let g = 0;
@@ -670,6 +673,16 @@ export function dppoValid(cfg: ObjectiveConfig, logp: number, oldLogp: number, A
   if (cfg.loss_type === 'dppo_tv') return (A > 0 ? p - q <= epsilonHigh(cfg) : p - q >= -cfg.epsilon) ? 1 : 0;
   const b = q * (oldLogp - logp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
   return (A > 0 ? b <= epsilonHigh(cfg) || p <= q : b <= cfg.epsilon || p >= q) ? 1 : 0;
+}
+
+/**
+ * TRL's token rollout correction inside VESPO's sequence weight (get_gamma_weights with importance_sampling_ratio):
+ * the token's weight c (truncated or masked as rollout_is_mode says; 0 when masked) enters the row's summed log-ratio
+ * as clamp(log c, log 1e-8, 20), instead of multiplying the token's loss.
+ */
+export function vespoLogCorrection(rc: RolloutCorrection, x: number): number {
+  const c = rolloutCorrectionWeight(rc, x, 0, 0).c;
+  return Math.min(Math.max(Math.log(Math.max(c, 1e-30)), Math.log(1e-8)), 20);
 }
 
 /**

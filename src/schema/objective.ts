@@ -568,20 +568,13 @@ export const OBJECTIVE_RULES: readonly FieldRule<ObjectiveConfig>[] = [
         ? "importance_sampling_level: loss_type 'vespo' forms its own sequence weight from the summed log-ratio (TRL requires 'token'); use 'token'"
         : null,
   },
+  // TRL's vespo adds each token's log correction weight to the sequence's summed log-ratio inside phi (and multiplies
+  // no token's loss by it), for its token modes only; TRL refuses the sequence modes with vespo, as here.
   {
     scope: 'kernel',
     problem: (c) =>
-      c.loss_type === 'vespo' && c.tis_cap !== null
-        ? "tis_cap: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL, not as a factor; not supported here (set tis_cap null)"
-        : null,
-  },
-  // TRL's vespo adds the log of the correction weight (per token, or the sequence's) to the sequence's summed
-  // log-ratio inside phi, and multiplies no token's loss by it; the lab would multiply each token's loss instead.
-  {
-    scope: 'kernel',
-    problem: (c) =>
-      c.loss_type === 'vespo' && c.rollout_is_mode !== 'off'
-        ? `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL (log w_i plus the summed log correction weights, inside phi), not as a factor of each token's loss as rollout_is_mode '${c.rollout_is_mode}' applies it here; not supported with vespo (set rollout_is_mode 'off')`
+      c.loss_type === 'vespo' && c.rollout_is_mode.startsWith('sequence')
+        ? `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight token by token (TRL allows only token_truncate and token_mask with vespo); '${c.rollout_is_mode}' is not supported with vespo`
         : null,
   },
   {
