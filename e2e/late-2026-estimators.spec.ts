@@ -1,6 +1,6 @@
 // The late-2026 estimators and loss in the page, each opened from a shared link carrying its knobs: MaxRL on binary
-// rewards, F-GRPO with its focal knobs, the prime_rl preset's loss with adv_tau / kl_tau, and spell_backward with a
-// speedrun finish line. Each trains two steps on the smallest setting with two updates per batch (so the ratio is
+// rewards, F-GRPO with its focal knobs, the prime_rl preset's loss with adv_tau / kl_tau, spell_backward with a
+// speedrun finish line, and VESPO with a token rollout correction in TRL's form. Each trains two steps on the smallest setting with two updates per batch (so the ratio is
 // not 1), every chart's last values are finite, and the speedrun readout is in the status line. No request leaves
 // localhost.
 import { expect, test } from '@playwright/test';
@@ -13,6 +13,10 @@ const VARIANTS: [string, string][] = [
   ['f_grpo', `preset=grpo&${SMALL}&adv_estimator=f_grpo&f_grpo_gamma=2&f_grpo_reward_wrong=0.1`],
   ['prime_rl preset (prime_dppo)', `preset=prime_rl&${SMALL}&adv_tau=0.5&kl_tau=0.01`],
   ['spell_backward with a speedrun target', `preset=grpo&${SPELL}&speedrun_target=0.5`],
+  [
+    "vespo with a bf16 sampler and token_mask (TRL's form)",
+    `preset=grpo&${SMALL}&loss_type=vespo&rollout_dtype=bf16&rollout_is_mode=token_mask&rollout_is_clip_min=0.5&rollout_is_clip_max=2`,
+  ],
 ];
 
 test('each late-2026 estimator, loss and task trains two finite steps from a link', async ({ page }) => {
