@@ -75,6 +75,7 @@ const LOSS_DPPO_TV: u32 = 5u;
 const LOSS_DPPO_KL: u32 = 6u;
 const LOSS_DRO: u32 = 7u;
 const LOSS_VESPO: u32 = 8u;
+const LOSS_PRIME_DPPO: u32 = 9u;
 const AGG_TOKEN_MEAN: u32 = 0u;
 const AGG_SEQ_MEAN_TOKEN_MEAN: u32 = 1u;
 const AGG_SEQ_MEAN_TOKEN_SUM: u32 = 2u;
@@ -142,6 +143,8 @@ struct Params {
   vespoLamPos: f32,
   vespoKNeg: f32,
   vespoLamNeg: f32,
+  advTau: f32,
+  klTau: f32,
   aggRows: u32,
   aggTokens: f32,
 }
@@ -434,6 +437,11 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       if (hasSampler) { sumIs += old - b; }
       sumOff += b - lp;
       sumV += clamp(d, -20.0, 20.0);
+      // TRL's vespo: a token rollout correction's weight enters the sequence weight in log space (the twin's
+      // vespoLogCorrection), not the loss.
+      if (RS_MODE != RS_OFF && p.lossType == LOSS_VESPO) {
+        sumV += clamp(log(max(rs_weight(old - b, 0.0, 0.0).x, 1e-30)), log(1e-8), 20.0);
+      }
     }
   }
   let pre = row_sum(vec4<f32>(n, sumD, sumIs, sumOff), lid);
@@ -533,6 +541,20 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
         l = -phi * A * lp;
         gdir = -phi * A;
       }
+      case LOSS_PRIME_DPPO: { // prime-rl: -adv_tau A min(rho_b, delta) v + kl_tau e^2, e = logp - b, b the sampler
+        let b = select(old, in_f(P_SAMPLER, idx), hasSampler);
+        let e = lp - b;
+        let rb = exp(e);
+        let diff = exp(lp) - exp(b);
+        let masked = select((diff < -p.epsLow), (diff > p.epsHigh), A > 0.0);
+        let keep = select(1.0, 0.0, masked);
+        let hasDelta = (FLAGS & F_DELTA) != 0u;
+        let wgt = select(rb, min(rb, p.delta), hasDelta);
+        let capped = hasDelta && rb >= p.delta;
+        l = -p.advTau * A * wgt * keep + p.klTau * e * e;
+        gdir = -p.advTau * A * select(rb, 0.0, capped) * keep + 2.0 * p.klTau * e;
+        if (masked) { side = select(-1.0, 1.0, A > 0.0); }
+      }
       case LOSS_DRO: { // DRO: -(A logp - beta d^2 / 2)
         l = -(lp * A - 0.5 * p.droBeta * d * d);
         gdir = -A + p.droBeta * d;
@@ -554,7 +576,7 @@ fn objective_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     if (RS_MODE != RS_OFF) { corr = rs_weight(old - in_f(P_SAMPLER, idx), pre.z, n); }
     let offKeep = select(1.0, 0.0, offDrop && A < 0.0);
     q3 += vec4<f32>(corr.x, corr.y, corr.z, 1.0 - offKeep);
-    let c = corr.x * offKeep;
+    let c = select(corr.x, 1.0, p.lossType == LOSS_VESPO) * offKeep; // vespo: the weight is inside phi
     let factor = c * keep * (1.0 - det);
     let lpg = factor * l + c * klSel * p.klCovCoef * abs(d);
     var g = 0.0;

@@ -67,6 +67,7 @@ import {
   writeFilesAtomic,
 } from './files';
 import { AUTOTUNE_FLAG, acquireTunedDevice } from './tuned-device';
+import { speedrunLineOfFolder } from './speedrun-line';
 import { nodeRewardSandbox } from './reward-sandbox';
 import { PEFT_CONFIG_FILE, PEFT_WEIGHTS_FILE } from '../io/peft';
 import { loraShapes } from '../core/lora-layout';
@@ -904,6 +905,7 @@ async function trainOpened(
   console.error(
     `done: ${took}; last reward ${last.reward?.toFixed(3)}, accuracy ${((last.accuracy ?? 0) * 100).toFixed(1)}%; saved to ${out}`,
   );
+  console.error(speedrunLineOfFolder(out, config.speedrun_target));
   return { code: EXIT.ok, last, lastEval };
 }
 

@@ -187,13 +187,31 @@ const trlLora = ({ c, trlClass }: Ctx): Pick<MappingRow, 'settings' | 'comment'>
   return written("the trainer's peft_config=LoraConfig(...)");
 };
 
+/**
+ * MaxRL and F-GRPO in a trainer that has neither (TRL 1.19, verl 1dda039): null for any other estimator. MaxRL is
+ * prime-rl's max_rl algorithm (TRL's scale_rewards 'mean' is a proposal); verl's F-GRPO (f_grpo_gamma) is newer than
+ * the verl the export targets.
+ */
+function passRateEstimatorRow(c: RLConfig, trainer: 'TRL' | 'verl'): Pick<MappingRow, 'settings' | 'comment'> | null {
+  if (c.adv_estimator === 'max_rl')
+    return none(
+      `no MaxRL in ${trainer} (prime-rl's algorithm max_rl); the lab: a = (r - mean_g r) / mean_g r per group, 0 where the mean is 0`,
+    );
+  if (c.adv_estimator === 'f_grpo')
+    return none(
+      `no F-GRPO in ${trainer}${trainer === 'verl' ? ' 1dda039 (later verl: f_grpo_gamma, f_grpo_reward_correct, f_grpo_reward_wrong)' : ''}; the lab: GRPO's advantage times (1 - mu_pos)^${c.f_grpo_gamma}, mu_pos the group's pass rate`,
+    );
+  return null;
+}
+
 const TRL: Partial<Record<RLField, Conversion>> = {
   adv_estimator: (ctx) =>
-    ctx.c.adv_estimator === 'optimal_token_baseline'
+    passRateEstimatorRow(ctx.c, 'TRL') ??
+    (ctx.c.adv_estimator === 'optimal_token_baseline'
       ? none(
           "no optimal token baseline in TRL (its advantage is one number per completion); verl's optimal_token_baseline: a baseline per group and token position weighted by the cumulative sum of 1 - 2 pi_t + sum pi^2",
         )
-      : defaultRow('trl', 'adv_estimator', ctx),
+      : defaultRow('trl', 'adv_estimator', ctx)),
   rollout_is_mode: trlRolloutCorrection,
   ...Object.fromEntries(CORRECTION_ROWS.map((f) => [f, ({ c }: Ctx) => correctionPart(c)])),
   entropy_bonus_gate: ({ c, trlClass }) =>
@@ -222,6 +240,7 @@ const TRL: Partial<Record<RLField, Conversion>> = {
       );
     if (c.loss_type === 'dppo_tv' || c.loss_type === 'dppo_kl' || c.loss_type === 'dro')
       return none(`no ${c.loss_type} in TRL (verl's loss_mode ${c.loss_type}); the lab: ${lossText(c.loss_type)}`);
+    if (c.loss_type === 'prime_dppo') return none(`no prime-rl loss in TRL; the lab: ${lossText('prime_dppo')}`);
     return none(
       'no REINFORCE loss (-A log pi without a ratio) in TRL; with num_iterations 1 and one minibatch the clipped loss has the same gradient',
     );
@@ -395,7 +414,7 @@ function verlLossMode(c: RLConfig, d: DerivedConfig): string | null {
   if (c.loss_type === 'ppo_clip') return c.importance_sampling_level === 'sequence' ? 'gspo' : 'vanilla';
   if (c.loss_type === 'gmpo') return 'geo_mean';
   if (c.loss_type === 'pg') return d.ratioIsOne ? 'vanilla' : null;
-  if (c.loss_type === 'vespo') return null;
+  if (c.loss_type === 'vespo' || c.loss_type === 'prime_dppo') return null;
   return c.loss_type;
 }
 
@@ -451,6 +470,10 @@ const VERL: Partial<Record<RLField, Conversion>> = {
     const mode = verlLossMode(c, d);
     if (!mode && c.loss_type === 'vespo')
       return none(`no VESPO in verl (TRL's loss_type vespo); the lab: ${lossText('vespo')}`);
+    if (!mode && c.loss_type === 'prime_dppo')
+      return none(
+        `no prime-rl default loss in verl (its nearest is loss_mode dppo_tv, a stop-gradient ratio to pi_old with no squared log-ratio); the lab: ${lossText('prime_dppo')}`,
+      );
     if (!mode)
       return none(
         'no REINFORCE loss (-A log pi without a ratio) in verl; the lab runs more than one optimizer step per batch, so the clipped loss differs',
@@ -537,6 +560,8 @@ const VERL: Partial<Record<RLField, Conversion>> = {
   },
   kl_placement: () => written('beta (use_kl_loss / use_kl_in_reward)'),
   adv_estimator: ({ c }) => {
+    const passRate = passRateEstimatorRow(c, 'verl');
+    if (passRate) return passRate;
     const name = valueName('verl', 'adv_estimator', c.adv_estimator);
     if (!name)
       return none(

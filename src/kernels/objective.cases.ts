@@ -177,7 +177,7 @@ export function objectiveCases(): KernelCase[] {
     for (const loss_agg_mode of LOSS_AGG_MODES) {
       for (const [N, L] of SHAPES) {
         const kl_estimator = KL_ESTIMATORS[j % KL_ESTIMATORS.length];
-        const tis = j % 2 === 1 && loss_type !== 'vespo'; // vespo refuses tis_cap
+        const tis = j % 2 === 1 && loss_type !== 'vespo' && loss_type !== 'prime_dppo'; // both refuse tis_cap
         j++;
         const cfg: Partial<ObjectiveConfig> = {
           loss_type,
@@ -260,6 +260,40 @@ export function objectiveCases(): KernelCase[] {
       );
     }
     cases.push(objectiveCase('dro beta=0.7', N, L, { loss_type: 'dro', dro_beta: 0.7, tis_cap: 1.1 }, ALL));
+    // VESPO with TRL's token rollout correction inside its sequence weight (truncated, masked, tis_cap).
+    for (const [label, rc] of [
+      ['token_truncate', { rollout_is_mode: 'token_truncate', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 }],
+      ['token_mask', { rollout_is_mode: 'token_mask', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 }],
+      ['tis_cap', { tis_cap: 1.05 }],
+    ] as const) {
+      cases.push(
+        objectiveCase(`vespo ${label}`, N, L, { loss_type: 'vespo', beta: 0.04, entropy_coef: 0.01, ...rc }, ALL, {
+          spread: 0.05,
+        }),
+      );
+    }
+    // prime-rl's default loss against the sampler's log-probs, with and without the delta cap on pi / mu.
+    for (const delta of [null, 1.2]) {
+      cases.push(
+        objectiveCase(
+          `prime_dppo eps 0.05/0.08 delta ${delta}`,
+          N,
+          L,
+          {
+            loss_type: 'prime_dppo',
+            epsilon: 0.05,
+            epsilon_high: 0.08,
+            delta,
+            adv_tau: 0.7,
+            kl_tau: 0.01,
+            beta: 0.04,
+            entropy_coef: 0.01,
+          },
+          ALL,
+          { spread: 0.9, oldIsLogProb: true },
+        ),
+      );
+    }
     // VESPO with a small spread so that the summed log-ratio keeps phi away from 0 on short rows.
     cases.push(
       objectiveCase('vespo', N, L, { loss_type: 'vespo', beta: 0.04, entropy_coef: 0.01 }, ALL, { spread: 0.05 }),

@@ -13,6 +13,7 @@ import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
 import { resolveObjectiveConfig, type KlEstimator, type ObjectiveConfig } from '../schema/objective';
 import { compareArrays } from '../reference/compare';
 import trainerFormulas from '../reference/fixtures/trainer-formulas.json';
+import estimatorPeers from '../reference/fixtures/estimator-peers.json';
 
 const gpu = useNodeDevice();
 
@@ -102,7 +103,14 @@ describe('objective wrapper', () => {
 describe("objective on the GPU matches the trainers' KL formulas", () => {
   const F32 = { atol: 2e-6, rtol: 2e-5 };
   async function klOnGpu(
-    rows: { logp: number[][]; old: number[][]; ref: number[][]; mask: number[][]; adv?: number[][] },
+    rows: {
+      logp: number[][];
+      old: number[][];
+      ref: number[][];
+      mask: number[][];
+      adv?: number[][];
+      sampler?: number[][];
+    },
     cfg: Partial<ObjectiveConfig>,
   ) {
     const N = rows.logp.length;
@@ -117,6 +125,7 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
       mask: up(rows.mask, 'mask'),
       entropy: up(zeros, 'ent'),
       refLogp: up(rows.ref, 'ref'),
+      ...(rows.sampler ? { samplerLogp: up(rows.sampler, 'sampler') } : {}),
     };
     const outs = [[1], [N, L], [N, L], [5, N, L], [OBJECTIVE_METRICS.length]].map((s, i) =>
       gpu.ctx.tensor(s, { label: `trainer-kl:out${i}` }),
@@ -187,6 +196,55 @@ describe("objective on the GPU matches the trainers' KL formulas", () => {
       const outside = Array.from(r.sides).filter((x) => x !== 0).length;
       const M = c.response_mask.flat().reduce((a, b) => a + b, 0);
       expect(outside / M).toBeCloseTo(c.pg_clipfrac, 6);
+    });
+  }
+  // prime-rl's default_loss_fn, run on these inputs (fixtures/estimator-peers.json): the ratio is to the sampler.
+  for (const c of estimatorPeers.prime_default_loss) {
+    it(`prime-rl default loss (prime_dppo), adv_tau ${c.config.adv_tau}, kl_tau ${c.config.kl_tau}`, async () => {
+      const r = await klOnGpu(
+        {
+          logp: c.trainer_logprobs,
+          old: c.trainer_logprobs,
+          ref: c.trainer_logprobs,
+          mask: c.mask,
+          adv: c.advantages,
+          sampler: c.inference_logprobs,
+        },
+        {
+          beta: 0,
+          loss_type: 'prime_dppo',
+          epsilon: c.config.dppo_mask_low,
+          epsilon_high: c.config.dppo_mask_high,
+          adv_tau: c.config.adv_tau,
+          kl_tau: c.config.kl_tau,
+        },
+      );
+      close('loss', [r.loss], [c.loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
+    });
+  }
+  // TRL's vespo with a token rollout correction inside its sequence weight (fixtures/estimator-peers.json).
+  for (const c of estimatorPeers.trl_vespo_token_is) {
+    it(`TRL vespo with ${c.mode} [${c.clip_min}, ${c.clip_max}]`, async () => {
+      const r = await klOnGpu(
+        {
+          logp: c.logp,
+          old: c.old_logp,
+          ref: c.logp,
+          mask: c.mask,
+          adv: c.advantages.map(([a]) => c.logp[0].map(() => a)),
+          sampler: c.sampling_logp,
+        },
+        {
+          beta: 0,
+          loss_type: 'vespo',
+          rollout_is_mode: c.mode as 'token_truncate' | 'token_mask',
+          rollout_is_clip_min: c.clip_min,
+          rollout_is_clip_max: c.clip_max,
+        },
+      );
+      close('loss', [r.loss], [c.loss]);
+      close('dLogp', r.dLogp, c.grad.flat());
     });
   }
   for (const c of trainerFormulas.trl_vespo) {

@@ -56,7 +56,18 @@ const STATS_ROW = 24;
  * Codes of Params.lossType, aggMode and klMode (the shader's LOSS_*, AGG_*, KL_*), and the bits of the FLAGS
  * override (F_*): the features a run has on are pipeline constants, so code for one that is off is not compiled.
  */
-const LOSS = { ppo_clip: 0, cispo: 1, gmpo: 2, sapo: 3, pg: 4, dppo_tv: 5, dppo_kl: 6, dro: 7, vespo: 8 } as const;
+const LOSS = {
+  ppo_clip: 0,
+  cispo: 1,
+  gmpo: 2,
+  sapo: 3,
+  pg: 4,
+  dppo_tv: 5,
+  dppo_kl: 6,
+  dro: 7,
+  vespo: 8,
+  prime_dppo: 9,
+} as const;
 const AGG = {
   'token-mean': 0,
   'seq-mean-token-mean': 1,
@@ -123,6 +134,8 @@ const PARAMS = uniforms('Params', {
   vespoLamPos: 'f32',
   vespoKNeg: 'f32',
   vespoLamNeg: 'f32',
+  advTau: 'f32', // prime_dppo: the advantage term's coefficient
+  klTau: 'f32', // prime_dppo: the squared log-ratio's coefficient
   aggRows: 'u32', // flag F_AGG: the minibatch's rows N (gradient accumulation)
   aggTokens: 'f32', // flag F_AGG: the minibatch's masked tokens M
 });
@@ -285,6 +298,8 @@ export function objectiveForwardBackward(
     vespoLamPos: cfg.vespo_lambda_pos,
     vespoKNeg: cfg.vespo_k_neg,
     vespoLamNeg: cfg.vespo_lambda_neg,
+    advTau: cfg.adv_tau,
+    klTau: cfg.kl_tau,
     aggRows: totals?.rows ?? 0,
     aggTokens: totals?.tokens ?? 0,
   });

@@ -288,6 +288,39 @@ describe('objective twin: dppo_tv, dppo_kl, dro and vespo gradients match centra
   }
 
   for (const loss_agg_mode of LOSS_AGG_MODES) {
+    for (const delta of [null, 1.3]) {
+      it(`prime_dppo ${loss_agg_mode} delta ${delta}`, () => {
+        const inputs = randomInputs(seed++, 4, 6, 0.9);
+        for (let i = 0; i < inputs.samplerLogp.data.length; i++)
+          inputs.samplerLogp.data[i] = Math.min(inputs.samplerLogp.data[i], -0.01);
+        const config: Partial<ObjectiveConfig> = {
+          loss_type: 'prime_dppo',
+          loss_agg_mode,
+          epsilon: 0.05,
+          epsilon_high: 0.08,
+          delta,
+          adv_tau: 0.8,
+          kl_tau: 0.05,
+          beta: 0.05,
+          kl_estimator: 'k3',
+          entropy_coef: 0.02,
+        };
+        // The ratio is against the sampler (samplerLogp fixed) and passes its gradient: logp alone moves.
+        const ins: ObjectiveInputs<T64> = { ...inputs, klExact: undefined };
+        const r = run(ins, config);
+        const g = fdGrad(() => run(ins, config).loss, inputs.logp.data, []);
+        const c = compareArrays(r.dLogp, g, FD_TOL);
+        expect(c.pass, `dLogp: ${c.summary}`).toBe(true);
+        // Some tokens fall outside the total-variation region (side != 0) and keep only the squared log-ratio.
+        const NL = inputs.logp.data.length;
+        let outside = 0;
+        for (let i = 0; i < NL; i++) if (inputs.mask.data[i] && r.records[NL + i] !== 0) outside++;
+        expect(outside).toBeGreaterThan(0);
+      });
+    }
+  }
+
+  for (const loss_agg_mode of LOSS_AGG_MODES) {
     it(`vespo ${loss_agg_mode}`, () => {
       const inputs = randomInputs(seed++, 4, 6, 0.05);
       const config: Partial<ObjectiveConfig> = { loss_type: 'vespo', loss_agg_mode, beta: 0.05, entropy_coef: 0.02 };
@@ -352,19 +385,31 @@ describe('objective twin: dppo_tv, dppo_kl, dro and vespo gradients match centra
     expect(r.metrics['clip_ratio/region_mean']).toBeCloseTo(2 / 3, 12);
   });
 
-  it("vespo refuses every rollout correction: TRL folds the sampler's ratio into phi's sequence weight, the lab would multiply each token's loss", () => {
-    for (const rollout_is_mode of ROLLOUT_IS_MODES.filter((m) => m !== 'off'))
+  it("vespo takes a token rollout correction into phi's sequence weight (TRL's form) and refuses the sequence modes", () => {
+    for (const rollout_is_mode of ROLLOUT_IS_MODES.filter((m) => m.startsWith('sequence')))
       expect(() => resolveObjectiveConfig({ loss_type: 'vespo', rollout_is_mode })).toThrow(
-        new RegExp(
-          `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL.*rollout_is_mode '${rollout_is_mode}'`,
-        ),
+        new RegExp(`rollout_is_mode: loss_type 'vespo' .*'${rollout_is_mode}' is not supported with vespo`),
       );
-    expect(() => resolveObjectiveConfig({ loss_type: 'vespo', tis_cap: 2 })).toThrow(/tis_cap: loss_type 'vespo'/);
-    expect(resolveObjectiveConfig({ loss_type: 'vespo' }).rollout_is_mode).toBe('off');
-    // The same modes stay accepted with the other losses.
-    expect(resolveObjectiveConfig({ loss_type: 'cispo', rollout_is_mode: 'token_mask' }).rollout_is_mode).toBe(
-      'token_mask',
-    );
+    // A masked token (its weight 0) takes its whole row's phi to about 0, and no token's loss is multiplied by c:
+    // a row with every weight inside the bounds keeps the loss it has without the correction.
+    const logp = [-1, -2, -0.5, -1.5];
+    const t = (x: number[]) => host(Float64Array.from(x), [2, 2]);
+    const ins: ObjectiveInputs<T64> = {
+      logp: t(logp),
+      oldLogp: t(logp),
+      samplerLogp: t([-1, -2.5, -0.5, -1.5]), // row 0's second token: w = e^0.5, outside [0.9, 1.1]
+      advantages: t([1, 1, -1, -1]),
+      mask: t([1, 1, 1, 1]),
+      entropy: t([0, 0, 0, 0]),
+    };
+    const cfg = { loss_type: 'vespo', rollout_is_clip_min: 0.9, rollout_is_clip_max: 1.1 } as const;
+    const masked = run(ins, { ...cfg, rollout_is_mode: 'token_mask' });
+    const off = run({ ...ins, samplerLogp: undefined }, { loss_type: 'vespo' });
+    expect(masked.records.subarray(0, 2).every((w) => Math.abs(w - 1e-8) < 1e-12)).toBe(true); // w = 1e-8: phi ~ 0
+    expectClose('row 1 unchanged', masked.dLogp.subarray(2), Array.from(off.dLogp.subarray(2)));
+    // token_truncate: the outside weight becomes 1.1, so log w_0 = log 1.1 and phi = e^3 1.1^2 e^(-3.3).
+    const truncated = run(ins, { ...cfg, rollout_is_mode: 'token_truncate' });
+    expect(truncated.dLogp[0]).toBeCloseTo(-(Math.exp(3) * 1.1 ** 2 * Math.exp(-3.3)) / 4, 12);
   });
 
   it('dro needs dro_beta and DPPO / DRO a token-level ratio', () => {
@@ -891,7 +936,7 @@ describe('objective config', () => {
   it.each([
     [
       { loss_type: 'ppo' },
-      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro, vespo; got "ppo"/,
+      /loss_type: must be one of ppo_clip, cispo, gmpo, sapo, pg, dppo_tv, dppo_kl, dro, vespo, prime_dppo; got "ppo"/,
     ],
     [{ epsilon: 1 }, /epsilon: must be in \[0, 1\), got 1/],
     [{ epsilon: Number.NaN }, /epsilon: must be a number in \[0, 1\), got NaN/],

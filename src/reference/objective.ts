@@ -14,8 +14,12 @@
 //             exp(clamp(d, -20, 20)), C = clip_ratio_c (null: 20) and v = dppoValid (the divergence mask); side +1
 //             (A > 0) or -1 where v = 0.
 //   vespo:    (TRL) l = -sg(phi) A logp, gradient -phi A, phi = vespoWeight of the row's summed log-ratio; the ratio
-//             record is w; side 0.
+//             record is w; side 0. A token rollout correction (token_truncate, token_mask, tis_cap) adds each token's
+//             clamp(log c, log 1e-8, 20) to that sum (vespoLogCorrection) and does not multiply the loss (TRL's form).
 //   dro:      (verl) l = -(A logp - dro_beta d^2 / 2), gradient -A + dro_beta d; side 0.
+//   prime_dppo: (prime-rl's default loss) e = logp - b, b = samplerLogp (oldLogp without it), rho_b = exp(e);
+//             l = -adv_tau A min(rho_b, delta) v + kl_tau e^2, gradient -adv_tau A rho_b [rho_b < delta] v +
+//             2 kl_tau e, v = primeDppoValid (DPPO's total-variation mask against b); side +1 (A > 0) or -1 where v = 0.
 //   gmpo:     (verl's geo_mean) dc = clamp(d, -20, 20); e = clamp(dc, -gmpo_clip, gmpo_clip); dmin = min(dc, e)
 //             where A > 0, max(dc, e) where A < 0, 0 where A = 0; g_i = exp(sum_t m dmin / n_i); l = -A g_i.
 //             Side +1 (A > 0, dc > gmpo_clip) or -1 (A < 0, dc < -gmpo_clip): those tokens pass no gradient.
@@ -437,6 +441,8 @@ export function objectiveForwardBackward(
       if (smp) sumIs += old[idx] - smp[idx];
       sumOff += (smp ? smp[idx] : old[idx]) - lp[idx];
       if (vespo) sumVespo += Math.min(Math.max(d, -20), 20);
+      // TRL's vespo takes the token rollout correction's weight into its sequence weight (log space), not the loss.
+      if (vespo && plan.correction) sumVespo += vespoLogCorrection(plan.correction, old[idx] - smp![idx]);
     }
     const offDrop = plan.offPolicyMask && n > 0 && sumOff / n > cfg.off_policy_mask_threshold!;
     const rSeq = n > 0 ? Math.exp(sumD / n) : 1;
@@ -533,6 +539,13 @@ export function objectiveForwardBackward(
           gdir = -phi * A;
           break;
         }
+        case 'prime_dppo': {
+          const tok = primeDppoToken(cfg, lp[idx], smp ? smp[idx] : old[idx], A);
+          l = tok.l;
+          gdir = tok.gdir;
+          side = tok.side;
+          break;
+        }
         case 'dro': {
           const beta = cfg.dro_beta!;
           l = -(lp[idx] * A - 0.5 * beta * d * d);
@@ -549,7 +562,7 @@ export function objectiveForwardBackward(
         ? rolloutCorrectionWeight(plan.correction, old[idx] - smp![idx], sumIs, n)
         : { c: 1, truncated: false, masked: false };
       const offKeep = offDrop && A < 0 ? 0 : 1;
-      const c = corr.c * offKeep;
+      const c = (vespo ? 1 : corr.c) * offKeep; // vespo: the weight is inside phi (sumVespo)
       const factor = c * keep * (1 - det);
       const lpg = factor * l + c * klSel * cfg.kl_cov_coef * Math.abs(d);
       let g = 0;
@@ -660,6 +673,42 @@ export function dppoValid(cfg: ObjectiveConfig, logp: number, oldLogp: number, A
   if (cfg.loss_type === 'dppo_tv') return (A > 0 ? p - q <= epsilonHigh(cfg) : p - q >= -cfg.epsilon) ? 1 : 0;
   const b = q * (oldLogp - logp) + (1 - q) * Math.log((1 - q + 1e-8) / (1 - p + 1e-8));
   return (A > 0 ? b <= epsilonHigh(cfg) || p <= q : b <= cfg.epsilon || p >= q) ? 1 : 0;
+}
+
+/**
+ * TRL's token rollout correction inside VESPO's sequence weight (get_gamma_weights with importance_sampling_ratio):
+ * the token's weight c (truncated or masked as rollout_is_mode says; 0 when masked) enters the row's summed log-ratio
+ * as clamp(log c, log 1e-8, 20), instead of multiplying the token's loss.
+ */
+export function vespoLogCorrection(rc: RolloutCorrection, x: number): number {
+  const c = rolloutCorrectionWeight(rc, x, 0, 0).c;
+  return Math.min(Math.max(Math.log(Math.max(c, 1e-30)), Math.log(1e-8)), 20);
+}
+
+/**
+ * prime-rl's default loss at one token (default_loss_fn: DPPO-Binary TV's mask and Kimi K2.5's squared log-ratio),
+ * against the sampler's log-prob b: e = logp - b, rho_b = exp(e), p - q = exp(logp) - exp(b); the token is kept
+ * unless p - q > epsilon_high where A > 0, or p - q < -epsilon elsewhere (prime-rl's dppo_mask_high / _low).
+ * l = -adv_tau A min(rho_b, delta) [kept] + kl_tau e^2; gdir = d l / d logp; side +1 / -1 for a masked token.
+ */
+export function primeDppoToken(
+  cfg: ObjectiveConfig,
+  logp: number,
+  samplerLogp: number,
+  A: number,
+): { l: number; gdir: number; side: number } {
+  const e = logp - samplerLogp;
+  const rho = Math.exp(e);
+  const diff = Math.exp(logp) - Math.exp(samplerLogp);
+  const masked = A > 0 ? diff > epsilonHigh(cfg) : diff < -cfg.epsilon;
+  const keep = masked ? 0 : 1;
+  const capped = cfg.delta !== null && rho >= cfg.delta;
+  const w = cfg.delta !== null ? Math.min(rho, cfg.delta) : rho;
+  return {
+    l: -cfg.adv_tau * A * w * keep + cfg.kl_tau * e * e,
+    gdir: -cfg.adv_tau * A * (capped ? 0 : rho) * keep + 2 * cfg.kl_tau * e,
+    side: masked ? (A > 0 ? 1 : -1) : 0,
+  };
 }
 
 /**

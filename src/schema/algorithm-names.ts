@@ -16,6 +16,8 @@ export const ADV_ESTIMATORS = [
   'gae',
   'grpo_passk',
   'optimal_token_baseline',
+  'max_rl',
+  'f_grpo',
 ] as const;
 
 export type AdvEstimator = (typeof ADV_ESTIMATORS)[number];
@@ -33,6 +35,8 @@ export const GROUP_ESTIMATORS: readonly AdvEstimator[] = [
   'opo',
   'reinforce_pp_baseline',
   'grpo_passk',
+  'max_rl',
+  'f_grpo',
 ];
 
 /** Estimators that build per-token rewards (-beta * k1 per token, r_i at the last token): the KL can sit in the reward. */

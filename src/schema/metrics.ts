@@ -383,6 +383,27 @@ export const METRICS = [
     chart: 'reward',
     per: 'rollout',
   },
+  {
+    name: 'avg_correctness',
+    doc: "The RLHF book's avg_correctness: the mean graded correctness of the rollout step's completions. A task that grades partial answers scores a `correctness` part (spell_backward: reasoning-gym's score_answer, 1 exact, else the share of positions right); on any other task it is the accuracy part.",
+    formula: '(1/N) sum_i R_correctness(x, y_i)   (R_accuracy where the task has no correctness part)',
+    healthy: 'At or above accuracy (partial credit only adds); rising with reward.',
+    moves:
+      'Rising while accuracy stays flat: answers get closer without becoming exact (most letters right on spell_backward).',
+    unit: 'fraction',
+    chart: 'reward',
+    per: 'rollout',
+  },
+  {
+    name: 'avg_format',
+    doc: "The RLHF book's avg_format: the mean of the task's format part over the rollout step's completions (well-formed answers: one lowercase word on spell_backward, the think/answer tags under answer_format think).",
+    formula: '(1/N) sum_i R_format(x, y_i)',
+    healthy: 'Near 1 after a few steps from a warm start; the format is easier than the answer.',
+    moves: 'Falling: the policy drifts off the answer form (check entropy and the completions in the inspector).',
+    unit: 'fraction',
+    chart: 'reward',
+    per: 'rollout',
+  },
 
   // Group signal
   {
@@ -786,6 +807,19 @@ export const METRICS = [
       lesson: 'dead-groups',
     },
     trl: 'frac_reward_zero_std',
+  },
+  {
+    name: 'frac_reward_zero_mean',
+    doc: 'Fraction of groups whose mean reward is 0 (with 0/1 rewards: every completion failed). MaxRL divides by the mean and gives such a group no advantage at all; under any group estimator it teaches nothing.',
+    formula: '(1/B) #{b : |mean_{i in b} r_i| <= 1e-8}',
+    healthy:
+      'Below frac_reward_zero_std (it counts only the all-wrong part of the all-equal groups); near 0 once the task is partly solved.',
+    moves:
+      'Near 1: almost every prompt is failed by all G completions; lower the difficulty or raise temperature or num_generations.',
+    unit: 'fraction',
+    chart: 'fractions',
+    per: 'rollout',
+    trl: 'frac_reward_zero_mean',
   },
   {
     name: 'dynamic_sampling/filtered_frac',

@@ -28,7 +28,16 @@ export const DIVERGENCE_LOSS_TYPES = ['dppo_tv', 'dppo_kl', 'dro'] as const;
 export const DPPO_DEFAULT_CAP = 20;
 
 /** Policy losses (`loss_type`): the per-token loss l_{i,t}. `pg` is REINFORCE's -A log pi (no ratio). */
-export const LOSS_TYPES = ['ppo_clip', 'cispo', 'gmpo', 'sapo', 'pg', ...DIVERGENCE_LOSS_TYPES, 'vespo'] as const;
+export const LOSS_TYPES = [
+  'ppo_clip',
+  'cispo',
+  'gmpo',
+  'sapo',
+  'pg',
+  ...DIVERGENCE_LOSS_TYPES,
+  'vespo',
+  'prime_dppo',
+] as const;
 export type LossType = (typeof LOSS_TYPES)[number];
 /** Where the ratio lives: per token, or one length-normalized ratio per sequence (GSPO). */
 export const IMPORTANCE_SAMPLING_LEVELS = ['token', 'sequence'] as const;
@@ -82,7 +91,7 @@ export type RolloutIsMode = (typeof ROLLOUT_IS_MODES)[number];
 /** The policy loss section of the config panel. */
 export const POLICY_LOSS_FIELDS = section('loss', {
   loss_type: oneOf(
-    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, pg (-A log pi, no ratio), dppo_tv / dppo_kl (DPPO: -A sg(min(rho, c)) log pi on tokens whose probability moved less than epsilon / epsilon_high in total variation / binary KL), dro (-(A log pi - dro_beta (log rho)^2 / 2)) or vespo (-sg(phi(w)) A log pi, phi a Gamma weight of the sequence ratio w)',
+    'per-token policy loss: ppo_clip, cispo, gmpo, sapo, pg (-A log pi, no ratio), dppo_tv / dppo_kl (DPPO: -A sg(min(rho, c)) log pi on tokens whose probability moved less than epsilon / epsilon_high in total variation / binary KL), dro (-(A log pi - dro_beta (log rho)^2 / 2)), vespo (-sg(phi(w)) A log pi, phi a Gamma weight of the sequence ratio w) or prime_dppo (the prime-rl default: -adv_tau A pi/mu on tokens inside the DPPO total-variation region + kl_tau (log pi/mu)^2, mu the sampler)',
     LOSS_TYPES,
     'ppo_clip',
     {
@@ -110,6 +119,11 @@ export const POLICY_LOSS_FIELDS = section('loss', {
         },
         dro: { formula: '-(A log pi - dro_beta (log rho)^2 / 2)' },
         vespo: { formula: '-sg(phi(w)) A log pi', where: 'phi a Gamma weight of the sequence ratio w' },
+        prime_dppo: {
+          formula: '-adv_tau A min(pi/mu, delta) v + kl_tau (log pi/mu)^2',
+          where:
+            "mu the sampler's probability; v = 0 where pi - mu moved past epsilon_high (A > 0) or below -epsilon (else): prime-rl's default loss",
+        },
       },
     },
   ),
@@ -245,6 +259,20 @@ export const POLICY_LOSS_FIELDS = section('loss', {
   }),
   vespo_k_neg: real('vespo: k where A < 0', 3, 0, 100, { since: '2026-11-28', trl: 'vespo_k_neg' }),
   vespo_lambda_neg: real('vespo: lambda where A < 0', 2, 0, 100, { since: '2026-11-28', trl: 'vespo_lambda_neg' }),
+  adv_tau: real("prime_dppo: the advantage term's coefficient, -adv_tau A pi/mu", 1, 0, 100, {
+    since: '2026-12-06',
+    note: "prime-rl's trainer.loss.adv_tau (default 1); its DPPO masks dppo_mask_low / dppo_mask_high are epsilon / epsilon_high here",
+  }),
+  kl_tau: real(
+    'prime_dppo: the coefficient of the squared log-ratio to the sampler, + kl_tau (log pi/mu)^2',
+    1e-3,
+    0,
+    100,
+    {
+      since: '2026-12-06',
+      note: "prime-rl's trainer.loss.kl_tau (default 1e-3; Kimi K2.5's KL term)",
+    },
+  ),
   tis_cap: optReal(
     'truncated IS: multiply l by min(pi_old_train / pi_sampler, tis_cap) (train/sampler mismatch)',
     'no correction (the gap is still reported)',
@@ -522,24 +550,31 @@ export const OBJECTIVE_RULES: readonly FieldRule<ObjectiveConfig>[] = [
   {
     scope: 'kernel',
     problem: (c) =>
+      c.loss_type === 'prime_dppo' && c.importance_sampling_level !== 'token'
+        ? "importance_sampling_level: loss_type 'prime_dppo' weighs each token by its own ratio to the sampler (prime-rl's per-token loss); use 'token'"
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
+      c.loss_type === 'prime_dppo' && (c.tis_cap !== null || c.rollout_is_mode !== 'off')
+        ? `${c.tis_cap !== null ? 'tis_cap' : 'rollout_is_mode'}: loss_type 'prime_dppo' already takes its ratio against the sampler (pi / mu), so a rollout correction would weigh the mismatch twice; set ${c.tis_cap !== null ? 'tis_cap null' : "rollout_is_mode 'off'"}`
+        : null,
+  },
+  {
+    scope: 'kernel',
+    problem: (c) =>
       c.loss_type === 'vespo' && c.importance_sampling_level !== 'token'
         ? "importance_sampling_level: loss_type 'vespo' forms its own sequence weight from the summed log-ratio (TRL requires 'token'); use 'token'"
         : null,
   },
+  // TRL's vespo adds each token's log correction weight to the sequence's summed log-ratio inside phi (and multiplies
+  // no token's loss by it), for its token modes only; TRL refuses the sequence modes with vespo, as here.
   {
     scope: 'kernel',
     problem: (c) =>
-      c.loss_type === 'vespo' && c.tis_cap !== null
-        ? "tis_cap: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL, not as a factor; not supported here (set tis_cap null)"
-        : null,
-  },
-  // TRL's vespo adds the log of the correction weight (per token, or the sequence's) to the sequence's summed
-  // log-ratio inside phi, and multiplies no token's loss by it; the lab would multiply each token's loss instead.
-  {
-    scope: 'kernel',
-    problem: (c) =>
-      c.loss_type === 'vespo' && c.rollout_is_mode !== 'off'
-        ? `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL (log w_i plus the summed log correction weights, inside phi), not as a factor of each token's loss as rollout_is_mode '${c.rollout_is_mode}' applies it here; not supported with vespo (set rollout_is_mode 'off')`
+      c.loss_type === 'vespo' && c.rollout_is_mode.startsWith('sequence')
+        ? `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight token by token (TRL allows only token_truncate and token_mask with vespo); '${c.rollout_is_mode}' is not supported with vespo`
         : null,
   },
   {

@@ -11,6 +11,7 @@ import { parity } from './parity';
 import { PROMPT_LIST_TASK, promptListTask } from './prompt-list';
 import { thinkFormat } from './think-format';
 import { sort } from './sort';
+import { spellBackward } from './spell-backward';
 import { wordProblems } from './word-problems';
 import type { Task, TaskFactory } from './task';
 
@@ -33,6 +34,7 @@ export { banditArmRewards } from './bandit';
 export { solveKnightsKnaves, statementHolds } from './knights-knaves';
 export { PROMPT_LIST_TASK, PromptListError, answerMatches, parsePromptList, promptListTask } from './prompt-list';
 export { lastNumber } from './word-problems';
+export { SPELL_BACKWARD_QUESTION, spellBackwardScore } from './spell-backward';
 export { THINK_BUDGET, thinkFormat, thinkFormatTask } from './think-format';
 
 /** Every task name, in picker order (simplest first). */
@@ -40,6 +42,7 @@ export const taskNames = [
   'bandit',
   'copy',
   'reverse',
+  'spell_backward',
   'sort',
   'parity',
   'count',
@@ -58,6 +61,7 @@ export const taskFactories: Readonly<Record<TaskName, TaskFactory>> = {
   bandit,
   copy,
   reverse,
+  spell_backward: spellBackward,
   sort,
   parity,
   count,

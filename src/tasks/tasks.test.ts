@@ -77,7 +77,7 @@ describe('registry', () => {
 });
 
 /** Tasks written in English sentences, for instruct models with pretrained tokenizers. */
-const SENTENCE_TASKS: readonly string[] = ['word_problems'];
+const SENTENCE_TASKS: readonly string[] = ['word_problems', 'spell_backward'];
 
 describe.each(taskNames.map((n) => [n]))('task %s', (name) => {
   it('is deterministic for a seed', () => {

@@ -17,6 +17,7 @@ import {
   type StartBlocker,
 } from '../store/selectors';
 import { deviceStartText, downloadText, statusLineOf } from '../store/status-line';
+import { speedrunLineOf } from '../store/speedrun';
 import { StepEstimateNote } from './StepEstimate';
 
 /** Why Start and Step are greyed out, as their tooltip. */
@@ -111,6 +112,9 @@ export function RunControls() {
   const viewRunId = useLab((s) => s.viewRunId);
   const runs = useLab((s) => s.runs);
   const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs });
+  const speedrun = useLab((s) =>
+    speedrunLineOf(s, line.about === 'viewed' ? viewRunId : line.about === 'live' ? p.runId : null),
+  );
   const download = downloadText(useLab((s) => s.hubDownloads));
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);
@@ -181,6 +185,7 @@ export function RunControls() {
         {line.details.map((d) => (
           <span key={d}> · {d}</span>
         ))}
+        {speedrun && <span data-testid="status-speedrun"> · {speedrun}</span>}
         {line.live && <span data-testid="status-live"> · {line.live}</span>}
         {download && <span data-testid="status-download"> · {download}</span>}
         {/* The live run's seed group, at the end whichever run the line is about (the live part names the live run). */}

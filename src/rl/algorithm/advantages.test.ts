@@ -262,7 +262,7 @@ describe('degenerate groups and whitening', () => {
     const L = 6;
     const mask = Array.from({ length: N * L }, () => (rng.uniform() > 0.3 ? 1 : 0));
     const input: AdvantageInput = {
-      rewards: Array.from({ length: N }, () => Math.round(rng.uniform())),
+      rewards: Array.from({ length: N }, () => (rng.uniform() > 0.5 ? 1 : 0)), // 0/1: max_rl takes no other
       mask,
       groupSize: 4,
       k1: Array.from({ length: N * L }, () => rng.uniform() - 0.5),

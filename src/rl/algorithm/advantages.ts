@@ -14,6 +14,12 @@ import {
   type MultiObjectiveAggregation,
   type ScaleRewards,
 } from '../../schema/algorithm-names';
+import {
+  focalGroupFactors,
+  maxRlSequenceAdvantages,
+  scaleRowsByGroup,
+  type FocalOptions,
+} from './pass-rate-advantages';
 /** The optimal token baseline's guard on its denominator: B_t = sum G W / (sum W + OTB_EPS) (verl's epsilon). */
 export const OTB_EPS = 1e-8;
 
@@ -77,6 +83,8 @@ export interface AdvantageOptions {
   multiObjectiveAggregation?: MultiObjectiveAggregation;
   /** GDPO: each reward function's (N) values R_k and its weight w_k (rewards = sum_k w_k R_k). */
   rewardParts?: readonly RewardPart[];
+  /** `f_grpo`: the focal exponent and the correct / wrong rewards (default gamma 1, R_correct 1, R_wrong 0). */
+  focal?: FocalOptions;
 }
 
 /** One reward function's values over the batch and its weight. */
@@ -134,6 +142,17 @@ export function computeAdvantages(
       return { advantages: grpoPasskAdvantages(input, opts.scaleRewards ?? 'group') };
     case 'optimal_token_baseline':
       return { advantages: optimalTokenBaselineAdvantages(input, opts.beta ?? 0) };
+    case 'max_rl': {
+      const s = shapeOf(input);
+      return { advantages: broadcast(maxRlSequenceAdvantages(s.rewards, s.G), s) };
+    }
+    case 'f_grpo': {
+      const focal = opts.focal ?? { gamma: 1, rewardCorrect: 1, rewardWrong: 0 };
+      const factors = focalGroupFactors(shapeOf(input).rewards, input.groupSize, focal);
+      return {
+        advantages: scaleRowsByGroup(grpoAdvantages(input, opts.scaleRewards ?? 'group'), input.groupSize, factors),
+      };
+    }
     default: {
       const never: never = estimator;
       throw new RangeError(`unknown adv_estimator ${JSON.stringify(never)}; known: ${ADV_ESTIMATORS.join(', ')}`);
@@ -490,6 +509,8 @@ export interface GroupRewardStats {
   reward_std: number;
   /** `frac_reward_zero_std`: fraction of groups whose rewards are all equal (span <= ZERO_STD_TOL). */
   frac_reward_zero_std: number;
+  /** `frac_reward_zero_mean`: fraction of groups whose mean reward is 0 (|mean| <= ZERO_STD_TOL): MaxRL's silent groups. */
+  frac_reward_zero_mean: number;
   /** (B) per-group mean. */
   groupMean: Float64Array;
   /** (B) per-group unbiased std (0 for G = 1). */
@@ -498,7 +519,7 @@ export interface GroupRewardStats {
   zeroStd: boolean[];
 }
 
-/** `reward`, `reward_std`, `frac_reward_zero_std` and the per-group numbers behind them. */
+/** `reward`, `reward_std`, `frac_reward_zero_std`, `frac_reward_zero_mean` and the per-group numbers behind them. */
 export function groupRewardStats(rewards: ArrayLike<number>, groupSize: number): GroupRewardStats {
   const r = finite(rewards, 'rewards');
   checkGroups(r.length, groupSize);
@@ -518,6 +539,7 @@ export function groupRewardStats(rewards: ArrayLike<number>, groupSize: number):
     reward: mean(r),
     reward_std: mean(std),
     frac_reward_zero_std: zeroStd.filter(Boolean).length / B,
+    frac_reward_zero_mean: Array.from(gm).filter((m) => Math.abs(m) <= ZERO_STD_TOL).length / B,
     groupMean: gm,
     groupStd: std,
     zeroStd,

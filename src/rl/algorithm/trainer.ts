@@ -14,6 +14,7 @@ import { CpuPolicy, GpuPolicy } from '../../model/policy';
 import type { Task } from '../../tasks';
 import { SUM_PI_SQUARED_ESTIMATORS } from '../../schema/algorithm-names';
 import { computeAdvantages, mean, rewardPartsOf, type RunningBaseline } from './advantages';
+import { focalOptionsOf } from './pass-rate-advantages';
 import { appliedEntropyCoef, nextEntropyCoef } from './entropy-control';
 import { sequenceBatch, takeRows, type SequenceBatch } from './batch';
 import { RLConfigError, derive, taskOf, validateConfig, type DerivedConfig, type RLConfig } from '../../schema/config';
@@ -302,6 +303,7 @@ export class Trainer {
           lam: c.lam,
           baselineMomentum: c.reinforce_baseline_momentum,
           baseline: this.baseline,
+          focal: focalOptionsOf(c),
           multiObjectiveAggregation: c.multi_objective_aggregation,
           rewardParts: rewardPartsOf(ro.parts, d.rewardWeights),
         },

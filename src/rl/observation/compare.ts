@@ -15,6 +15,7 @@ import * as twin from '../../reference/objective';
 import { host, type HostTensor } from '../../core/host-tensor';
 import type { ObjectiveConfig } from '../../schema/objective';
 import { computeAdvantages } from '../algorithm/advantages';
+import { focalOptionsOf } from '../algorithm/pass-rate-advantages';
 import { sequenceBatch } from '../algorithm/batch';
 import { derive, type RLConfig } from '../../schema/config';
 import type { Learner, ScoreResult } from '../learners/learner';
@@ -130,6 +131,7 @@ export function sideInputs(batch: ComparedBatch, c: RLConfig): { mask: Float32Ar
       lam: c.lam,
       baselineMomentum: c.reinforce_baseline_momentum,
       baseline: null,
+      focal: focalOptionsOf(c),
     },
   );
   return { mask, advantages: res.advantages };

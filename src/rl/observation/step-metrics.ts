@@ -18,7 +18,12 @@ export function rolloutMetrics(ro: StepRollouts, mask: Float32Array, difficulty:
     reward: stats.reward,
     reward_std: stats.reward_std,
     frac_reward_zero_std: stats.frac_reward_zero_std,
+    frac_reward_zero_mean: stats.frac_reward_zero_mean,
     accuracy: mean(ro.parts.accuracy ?? new Float32Array(N)),
+    // The RLHF book's names, from the verdicts (whatever reward_weights weighs): graded correctness where the task
+    // scores one, else its accuracy; and the format part.
+    avg_correctness: mean(ro.verdicts.map((v) => v.parts.correctness ?? v.parts.accuracy ?? 0)),
+    avg_format: mean(ro.verdicts.map((v) => v.parts.format ?? 0)),
     difficulty,
     'dynamic_sampling/filtered_frac': ro.groupsSampled ? ro.groupsDropped / ro.groupsSampled : 0,
   };

@@ -204,20 +204,16 @@ describe('a link read as far as it goes', () => {
 });
 
 describe('vespo and the rollout correction', () => {
-  it("refuses vespo with any rollout_is_mode: TRL folds the sampler's ratio into the sequence weight, not into each token's loss", () => {
-    for (const rollout_is_mode of [
-      'token_truncate',
-      'token_mask',
-      'sequence_truncate',
-      'sequence_mask',
-      'sequence_geo_mask',
-    ]) {
+  it("takes TRL's token modes into its sequence weight, and refuses the sequence modes (TRL refuses them too)", () => {
+    for (const rollout_is_mode of ['sequence_truncate', 'sequence_mask', 'sequence_geo_mask']) {
       const problems = problemsOf(() => resolveConfig('grpo', { loss_type: 'vespo', rollout_is_mode }));
       expect(problems).toEqual([
-        `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight in TRL (log w_i plus the summed log correction weights, inside phi), not as a factor of each token's loss as rollout_is_mode '${rollout_is_mode}' applies it here; not supported with vespo (set rollout_is_mode 'off')`,
+        `rollout_is_mode: loss_type 'vespo' takes the sampler's ratio into its sequence weight token by token (TRL allows only token_truncate and token_mask with vespo); '${rollout_is_mode}' is not supported with vespo`,
       ]);
     }
-    expect(resolveConfig('grpo', { loss_type: 'vespo' }).loss_type).toBe('vespo');
+    for (const rollout_is_mode of ['token_truncate', 'token_mask'] as const)
+      expect(resolveConfig('grpo', { loss_type: 'vespo', rollout_is_mode }).rollout_is_mode).toBe(rollout_is_mode);
+    expect(resolveConfig('grpo', { loss_type: 'vespo', tis_cap: 2 }).tis_cap).toBe(2);
     expect(resolveConfig('grpo', { loss_type: 'ppo_clip', rollout_is_mode: 'token_truncate' }).rollout_is_mode).toBe(
       'token_truncate',
     );

@@ -120,7 +120,7 @@ describe('fields and defaults', () => {
     );
     expect(problems({ epsilon: 1 })).toMatch(/epsilon: must be in \[0, 1\), got 1/);
     expect(problems({ adv_estimator: 'gpro' })).toMatch(
-      /adv_estimator: must be one of grpo, dr_grpo, .*gae, grpo_passk, optimal_token_baseline; got "gpro"; did you mean grpo\?/,
+      /adv_estimator: must be one of grpo, dr_grpo, .*gae, grpo_passk, optimal_token_baseline, max_rl, f_grpo; got "gpro"; did you mean grpo\?/,
     );
     expect(problems({ loss_agg_mode: 'token_mean' })).toMatch(/loss_agg_mode: .*; did you mean token-mean\?/);
     expect(problems({ task: 'additon' })).toMatch(/task: must be one of .*; got "additon"; did you mean addition\?/);

@@ -16,6 +16,7 @@ export const PRESET_NAMES = [
   'reinforce_pp',
   'remax',
   'ppo',
+  'prime_rl',
 ] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
@@ -37,6 +38,10 @@ export const PRESET_INFO: Readonly<Record<PresetName, { label: string; descripti
   },
   remax: { label: 'ReMax', description: 'a greedy rollout per prompt as the baseline' },
   ppo: { label: 'PPO', description: 'a critic, GAE and the value loss' },
+  prime_rl: {
+    label: 'prime-rl',
+    description: "prime-rl's defaults: centred rewards, DPPO's mask on pi/mu and a squared log-ratio to the sampler",
+  },
 };
 
 /**
@@ -126,6 +131,7 @@ export const PRESETS = {
     lam: 0.95,
     vf_coef: 0.1,
   },
+  prime_rl: { adv_estimator: 'dr_grpo', loss_type: 'prime_dppo' },
 } as const satisfies Record<PresetName, Partial<RLConfig>>;
 
 /** True if `name` is one of PRESET_NAMES. */

@@ -243,6 +243,8 @@ const ADVANTAGE_FIELDS = section('advantage', {
         gae: { verl: 'gae', openrlhf: 'gae' },
         grpo_passk: { verl: 'grpo_passk', openrlhf: null },
         optimal_token_baseline: { verl: 'optimal_token_baseline', openrlhf: null },
+        max_rl: { verl: null, openrlhf: null },
+        f_grpo: { verl: null, openrlhf: null },
       },
     },
   ),
@@ -285,6 +287,18 @@ const ADVANTAGE_FIELDS = section('advantage', {
     verl: 'algorithm.lam',
     openrlhf: '--algo.advantage.lambd',
     also: ['lambd', 'lambda', 'gae_lambda'],
+  }),
+  f_grpo_gamma: real("f_grpo: gamma of the focal factor (1 - mu_pos)^gamma on GRPO's advantage (0: GRPO)", 1, 0, 100, {
+    since: '2026-12-06',
+    note: "verl's f_grpo_gamma (F-GRPO; newer than the verl the exports target)",
+  }),
+  f_grpo_reward_correct: real('f_grpo: R_correct, the reward of a correct completion in mu_pos', 1, -1e6, 1e6, {
+    since: '2026-12-06',
+    note: "verl's f_grpo_reward_correct (newer than the verl the exports target)",
+  }),
+  f_grpo_reward_wrong: real('f_grpo: R_wrong, the reward of a wrong completion in mu_pos', 0, -1e6, 1e6, {
+    since: '2026-12-06',
+    note: "verl's f_grpo_reward_wrong (newer than the verl the exports target)",
   }),
 });
 
@@ -540,6 +554,14 @@ const SCHEDULE_FIELDS = section('schedule', {
     ['warn', 'pause'] as const,
     'warn',
   ),
+  speedrun_target: optReal(
+    "the speedrun's finish line: the reward the 100-step rolling mean must reach; the run's summary gives the step and the training seconds at which it first did (the RLHF book's --speedrun-target-reward)",
+    'no finish line (the summary gives the best 100-step rolling mean)',
+    null,
+    -1e6,
+    1e6,
+    { since: '2026-12-06' },
+  ),
 });
 
 /** Every field of the RL config: one-line doc, default, range or allowed values, section, other trainers' names. The single source. */
@@ -604,6 +626,20 @@ export const RL_RULES: readonly FieldRule<RLConfig>[] = [
     problem: (c) =>
       c.multi_objective_aggregation === 'normalize_then_sum' && c.adv_estimator !== 'grpo'
         ? `multi_objective_aggregation: normalize_then_sum (GDPO) replaces grpo's normalization and needs adv_estimator 'grpo', got '${c.adv_estimator}'`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.adv_estimator === 'f_grpo' && !(c.f_grpo_reward_correct > c.f_grpo_reward_wrong)
+        ? `f_grpo_reward_correct: must be greater than f_grpo_reward_wrong (${c.f_grpo_reward_wrong}), got ${c.f_grpo_reward_correct}`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.adv_estimator === 'max_rl' && (c.reward_fn !== null || c.reward_model !== null)
+        ? `${c.reward_fn !== null ? 'reward_fn' : 'reward_model'}: adv_estimator 'max_rl' needs binary (0/1) rewards, and a ${c.reward_fn !== null ? 'reward function of your own' : 'learned reward'} is not; drop it or choose another estimator`
         : null,
   },
   {

@@ -94,6 +94,7 @@ function crossFieldErrors(c: RLConfig): string[] {
   }
   if (factory) e.push(...rewardWeightErrors(c, factory));
   const task = factory ? taskOrNull(c) : null;
+  if (task) e.push(...binaryRewardErrors(c, task.weights));
   if (task) {
     const L = c.max_completion_length ?? task.maxCompletionLength + 1;
     if (c.overlong_buffer_enable && c.overlong_buffer_len !== null && c.overlong_buffer_len >= L) {
@@ -118,6 +119,24 @@ function crossFieldErrors(c: RLConfig): string[] {
     }
   }
   return e;
+}
+
+/**
+ * adv_estimator max_rl is defined for pass/fail rewards: the weights in effect must give the accuracy part 1 and
+ * every other part 0 (the task's own weights mix in a format part, so a wrong but well-formed answer scores 0.1).
+ * Rewards still not 0 or 1 (a task whose accuracy has partial credit) are refused when the batch is scored.
+ */
+function binaryRewardErrors(c: RLConfig, taskWeights: { accuracy: number; format: number }): string[] {
+  if (c.adv_estimator !== 'max_rl') return [];
+  const w: Record<string, number> = c.reward_weights ?? { ...taskWeights };
+  const others = Object.entries(w).filter(([k, v]) => k !== 'accuracy' && v !== 0);
+  if ((w.accuracy ?? 0) === 1 && others.length === 0) return [];
+  const shown = Object.entries(w)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(', ');
+  return [
+    `reward_weights: adv_estimator 'max_rl' needs binary (0/1) rewards, so accuracy:1 and no other part; ${c.reward_weights ? 'they are' : `${c.task}'s own weights are`} ${shown} (set reward_weights accuracy:1)`,
+  ];
 }
 
 /**
@@ -202,7 +221,7 @@ export function configWarnings(c: RLConfig): string[] {
       `kl_estimator: '${c.kl_estimator}' is not used with kl_placement 'in_reward', where the token reward is -beta * k1 (it is still plotted)`,
     );
   }
-  if (c.adv_estimator !== 'grpo' && c.adv_estimator !== 'grpo_passk')
+  if (c.adv_estimator !== 'grpo' && c.adv_estimator !== 'grpo_passk' && c.adv_estimator !== 'f_grpo')
     ignored('scale_rewards', `by adv_estimator '${c.adv_estimator}' (only grpo divides by a std)`);
   else if (c.multi_objective_aggregation === 'normalize_then_sum')
     ignored(

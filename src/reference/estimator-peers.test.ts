@@ -1,0 +1,141 @@
+// The lab's MaxRL, F-GRPO and prime_dppo against the peers' own functions run on random inputs
+// (fixtures/estimator-peers.json, written by scripts/make-estimator-peer-fixture.py, which cuts each function out of
+// its repository at a named commit and executes it): prime-rl's MaxRLAlgorithm.score_group, verl's
+// compute_grpo_outcome_advantage under F-GRPO's focal factor, and prime-rl's default_loss_fn (loss and gradient,
+// summed over samples and divided by the token count as its compute_loss does). The GPU objective is checked against
+// the same loss cases in src/kernels/objective.test.ts.
+
+import { describe, expect, it } from 'vitest';
+import fixture from './fixtures/estimator-peers.json';
+import { computeAdvantages } from '../rl/algorithm/advantages';
+import { host } from '../core/host-tensor';
+import { resolveObjectiveConfig } from '../schema/objective';
+import { compareArrays } from './compare';
+import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from './objective';
+
+/** prime-rl's MaxRL computes in float32: its advantages carry about 7 digits. */
+const F32 = { atol: 1e-6, rtol: 1e-6 };
+const F64 = { atol: 1e-9, rtol: 1e-9 };
+
+function expectClose(label: string, got: ArrayLike<number>, want: ArrayLike<number>, tol = F64): void {
+  const c = compareArrays(got, want, tol);
+  expect(c.pass, `${label}: ${c.summary}`).toBe(true);
+}
+
+describe("max_rl equals prime-rl's MaxRLAlgorithm", () => {
+  for (const c of fixture.prime_max_rl) {
+    it(`G = ${c.G}, ${c.rewards.length / c.G} groups (one all-failed)`, () => {
+      const N = c.rewards.length;
+      const r = computeAdvantages('max_rl', { rewards: c.rewards, mask: new Array(N).fill(1), groupSize: c.G });
+      expectClose('advantages', r.advantages, c.advantages, F32);
+    });
+  }
+});
+
+describe("f_grpo equals verl's GRPO advantage times (1 - mu_pos)^gamma", () => {
+  for (const c of fixture.f_grpo_on_verl_grpo) {
+    it(`G = ${c.G}, gamma ${c.gamma}, R_wrong ${c.reward_wrong}, std ${c.norm_adv_by_std_in_grpo}`, () => {
+      const N = c.rewards.length;
+      const r = computeAdvantages(
+        'f_grpo',
+        { rewards: c.rewards, mask: new Array(N).fill(1), groupSize: c.G },
+        {
+          scaleRewards: c.norm_adv_by_std_in_grpo ? 'group' : 'none',
+          focal: { gamma: c.gamma, rewardCorrect: c.reward_correct, rewardWrong: c.reward_wrong },
+        },
+      );
+      // The lab's advantages are f32.
+      expectClose('advantages', r.advantages, c.advantages, F32);
+    });
+  }
+});
+
+describe("prime_dppo equals prime-rl's default_loss_fn", () => {
+  for (const c of fixture.prime_default_loss) {
+    const k = c.config;
+    it(`masks ${k.dppo_mask_low} / ${k.dppo_mask_high}, adv_tau ${k.adv_tau}, kl_tau ${k.kl_tau}: loss and gradient`, () => {
+      const N = c.trainer_logprobs.length;
+      const L = c.trainer_logprobs[0].length;
+      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
+      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
+      const [loss, dLogp, dEntropy, records, metrics] = [
+        z([1]),
+        z([N, L]),
+        z([N, L]),
+        z([OBJECTIVE_RECORDS.length, N, L]),
+        z([OBJECTIVE_METRICS.length]),
+      ];
+      objectiveForwardBackward(
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        {
+          logp: t(c.trainer_logprobs),
+          // prime-rl has no recomputed pi_old: the ratio is to the sampler. oldLogp only feeds the lab's metrics.
+          oldLogp: t(c.trainer_logprobs),
+          samplerLogp: t(c.inference_logprobs),
+          advantages: t(c.advantages),
+          mask: t(c.mask),
+          entropy: t(c.mask.map((r) => r.map(() => 0))),
+        },
+        resolveObjectiveConfig({
+          loss_type: 'prime_dppo',
+          loss_agg_mode: 'token-mean',
+          epsilon: k.dppo_mask_low,
+          epsilon_high: k.dppo_mask_high,
+          adv_tau: k.adv_tau,
+          kl_tau: k.kl_tau,
+        }),
+      );
+      expectClose('loss', loss.data, [c.loss]);
+      expectClose('dLogp', dLogp.data, c.grad.flat());
+      // Some tokens fall outside DPPO's region, so the case tests the mask.
+      const NL = N * L;
+      expect(Array.from(records.data.subarray(NL, 2 * NL)).some((s) => s !== 0)).toBe(true);
+    });
+  }
+});
+
+describe("vespo with a token rollout correction equals TRL's get_gamma_weights with importance_sampling_ratio", () => {
+  for (const c of fixture.trl_vespo_token_is) {
+    it(`${c.mode} [${c.clip_min}, ${c.clip_max}]: loss and gradient`, () => {
+      const N = c.logp.length;
+      const L = c.logp[0].length;
+      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
+      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
+      const [loss, dLogp, dEntropy, records, metrics] = [
+        z([1]),
+        z([N, L]),
+        z([N, L]),
+        z([OBJECTIVE_RECORDS.length, N, L]),
+        z([OBJECTIVE_METRICS.length]),
+      ];
+      objectiveForwardBackward(
+        loss,
+        dLogp,
+        dEntropy,
+        records,
+        metrics,
+        {
+          logp: t(c.logp),
+          oldLogp: t(c.old_logp),
+          samplerLogp: t(c.sampling_logp),
+          advantages: t(c.advantages.map(([a]) => c.logp[0].map(() => a))),
+          mask: t(c.mask),
+          entropy: t(c.mask.map((r) => r.map(() => 0))),
+        },
+        resolveObjectiveConfig({
+          loss_type: 'vespo',
+          loss_agg_mode: 'token-mean',
+          rollout_is_mode: c.mode as 'token_truncate' | 'token_mask',
+          rollout_is_clip_min: c.clip_min,
+          rollout_is_clip_max: c.clip_max,
+        }),
+      );
+      expectClose('loss', loss.data, [c.loss]);
+      expectClose('dLogp', dLogp.data, c.grad.flat());
+    });
+  }
+});
