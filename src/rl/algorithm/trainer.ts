@@ -281,18 +281,14 @@ export class Trainer {
     const ratioIsOne = c.num_iterations === 1 && mbs.length === 1;
     // The optimal token baseline reads log pi_old and sum_v pi_old(v)^2 of every token before the update.
     const sumPiSquared = SUM_PI_SQUARED_ESTIMATORS.includes(c.adv_estimator);
+    // The mismatch diagnostics (src/reference/mismatch-diagnostics.ts) read log pi_old beside the sampler's
+    // log-probs: the policy is scored whenever the sampler is not the learner (half or stale weights, filtered
+    // log-probs).
+    const samplerDiffers = c.rollout_dtype !== 'f32' || c.rollout_logprobs === 'filtered' || this.stale !== null;
     const needScore =
-      !ratioIsOne ||
-      this.learner.hasReference ||
-      this.learner.hasCritic ||
-      sumPiSquared ||
-      c.rollout_dtype !== 'f32' ||
-      this.stale !== null;
+      !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared || samplerDiffers;
     // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
     // needs log pi_old before the update (k1 = log pi_old - log pi_ref), or the advantage needs pi_old itself.
-    // The mismatch diagnostics (src/rl/observation/mismatch.ts) read log pi_old beside the sampler's log-probs: the
-    // policy is scored whenever the sampler is not the learner (half weights, stale weights).
-    const samplerDiffers = c.rollout_dtype !== 'f32' || this.stale !== null;
     const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared || samplerDiffers;
     const scored = needScore
       ? await time('old_log_prob', () => this.learner.score(seqs.flat(), c.temperature, scorePolicy, sumPiSquared))

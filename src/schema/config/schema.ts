@@ -218,6 +218,16 @@ const SAMPLING_FIELDS = section('sampling', {
       note: "verl's rollout defaults to bfloat16 (vLLM/SGLang); TRL's vLLM and OpenRLHF's engines take the model's dtype (bf16 in their examples), with no field of their own",
     },
   ),
+  rollout_logprobs: oneOf(
+    "which log-prob the sampler records for each token it draws, the behaviour policy mu of the rollout correction: full (log softmax(z / tau) over the whole vocabulary, what the learner computes) or filtered (the distribution after top_k / top_p / min_p, renormalised over the kept tokens, as vLLM's processed_logprobs which TRL's AsyncGRPOTrainer asks for); filtered makes pi_old / mu the kept mass, below 1 on every filtered token (TRL issue 6789, docs/algorithms.md#which-log-probs-the-sampler-records)",
+    ['full', 'filtered'],
+    'full',
+    {
+      since: '2026-12-06',
+      also: ['logprobs_mode', 'logprobs-mode'],
+      note: "vLLM's --logprobs-mode: processed_logprobs is filtered here (after temperature, top-k and top-p); raw_logprobs is before the temperature, which no value here matches; verl and OpenRLHF recompute log pi_old with the trainer and take vLLM's log-probs for the rollout correction only",
+    },
+  ),
   // Stale rollouts (src/rl/algorithm/staleness.ts, docs/algorithms.md#stale-rollouts).
   max_staleness: int(
     "stale rollouts: each batch is sampled by the weights of max_staleness weight syncs before the learner's current version (an asynchronous trainer's queue kept full: TRL's default max_inflight_tasks holds max_staleness batches); the sampler's log-probs are the behaviour policy mu that rollout_is_mode corrects for. 0: on-policy",
