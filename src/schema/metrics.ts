@@ -125,10 +125,10 @@ export const CHARTS = [
   },
   {
     id: 'sampling',
-    title: 'Sampler vs trainer log-prob gap',
-    y: 'nats',
+    title: 'Sampler vs trainer mismatch',
+    y: 'nats, ratio or steps',
     log: 'off',
-    note: 'the same kernels sample and train, so only float rounding differs, unless rollout_dtype has the sampler read bf16/f16 weights',
+    note: 'the same kernels sample and train, so only float rounding differs, unless rollout_dtype has the sampler read bf16/f16 weights, max_staleness / weight_sync_steps older ones, or rollout_logprobs filtered log-probs; mismatch_kl is the early warning of off-policy collapse',
   },
   {
     id: 'rollout_correction',
