@@ -107,7 +107,7 @@ describe('stale rollouts: the trainer (CPU learner)', () => {
     // Later batches come from weights 1 and 2 steps old.
     expect(a[2].metrics['mismatch_kl/mean']).toBeGreaterThan(1e-6);
     // chi2_token is a sample estimate of E_mu[rho^2] - 1: away from 0, of either sign on a small batch.
-    expect(Math.abs(a[2].metrics['rollout_corr/chi2_token'])).toBeGreaterThan(1e-6);
+    expect(Math.abs(a[2].metrics['rollout_corr/chi2_token'] ?? 0)).toBeGreaterThan(1e-6);
     // Its first batch is an on-policy run's first batch (the same W_0, the same RNG).
     expect(a[0].metrics.reward).toBe(fresh[0].metrics.reward);
     expect(a[0].metrics['completions/mean_length']).toBe(fresh[0].metrics['completions/mean_length']);
