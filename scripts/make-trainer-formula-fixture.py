@@ -423,6 +423,143 @@ def vespo_cases():
     return out
 
 
+# ------------------------------------------------------- prime-rl and verl: the sampler/learner mismatch diagnostics
+# Not transcribed: the peers' own functions are read from their git objects and run as written (decorators and
+# annotations dropped, since jaxtyping/beartype/torch.compile are not needed to compute), with verl's masked_mean and
+# masked_sum from verl/utils/torch_functional.py. Only prime-rl's Tensors.compute_stats (mean, unbiased std, max over
+# the concatenated token values) and compute_loss's per-sample loop are restated, in mismatch_cases.
+
+PRIME_RL_COMMIT = "559b44772e471d1538537b8805cc77f3824a5e64"  # PrimeIntellect-ai/prime-rl, 2026-08-21
+VERL_DIAG_COMMIT = "b178a3cd56f58b2d502255daba591e92833930a7"  # volcengine/verl, 2026-01-29
+
+
+def peer_source(env, default_git_dir, commit, path):
+    import subprocess
+
+    git_dir = os.environ.get(env, default_git_dir)
+    if not os.path.isdir(git_dir):
+        sys.exit(f"make-trainer-formula-fixture: set {env} to a git directory of the peer's repository (not found: {git_dir})")
+    return subprocess.run(
+        ["git", "--git-dir", git_dir, "show", f"{commit}:{path}"], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def peer_functions(source, names, namespace):
+    """Defines the named top-level functions of `source` in `namespace`, as written, without decorators or annotations."""
+    import ast
+
+    tree = ast.parse(source)
+    wanted = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    missing = set(names) - {n.name for n in wanted}
+    if missing:
+        sys.exit(f"make-trainer-formula-fixture: the peer source lacks {sorted(missing)}")
+    for fn in wanted:
+        fn.decorator_list = []
+        fn.returns = None
+        for a in fn.args.args + fn.args.kwonlyargs:
+            a.annotation = None
+    module = ast.Module(body=wanted, type_ignores=[])
+    exec(compile(ast.fix_missing_locations(module), "<peer>", "exec"), namespace)
+    return namespace
+
+
+def mismatch_peers():
+    import types
+    from typing import Any, Optional
+
+    verl_f = types.SimpleNamespace()
+    fns = peer_functions(
+        peer_source("VERL_GIT_DIR", "/work/.mirror/volcengine+verl/repo", VERL_DIAG_COMMIT, "verl/utils/torch_functional.py"),
+        ["masked_sum", "masked_mean"],
+        {"torch": torch},
+    )
+    verl_f.masked_sum, verl_f.masked_mean = fns["masked_sum"], fns["masked_mean"]
+    helper = peer_source(
+        "VERL_GIT_DIR", "/work/.mirror/volcengine+verl/repo", VERL_DIAG_COMMIT, "verl/trainer/ppo/rollout_corr_helper.py"
+    )
+    verl = peer_functions(
+        helper,
+        ["compute_offpolicy_metrics", "compute_is_metrics", "compute_rollout_correction_weights"],
+        {"torch": torch, "math": math, "verl_F": verl_f, "SAFETY_BOUND": 20.0, "Optional": Optional, "Any": Any},
+    )
+    loss = peer_source(
+        "PRIME_RL_GIT_DIR", "/work/.mirror/PrimeIntellect-ai+prime-rl/repo", PRIME_RL_COMMIT, "src/prime_rl/trainer/rl/loss.py"
+    )
+    prime = peer_functions(
+        loss,
+        ["_safe_mean", "compute_importance_ratio_and_mismatch_kl", "default_loss_fn"],
+        {"torch": torch, "LossOutputs": lambda loss, metrics: types.SimpleNamespace(loss=loss, metrics=metrics)},
+    )
+    return verl, prime
+
+
+def mismatch_cases():
+    verl, prime = mismatch_peers()
+    import types
+
+    out = []
+    for N, S, threshold, spread in ((8, 6, 2.0, 1.2), (12, 5, 3.0, 1.5), (5, 7, 3.0, 0.6), (3, 9, 2.0, 0.05)):
+        learner = rand(N, S, lo=-2.5, hi=-0.05)
+        sampler = (learner + rand(N, S, lo=-spread, hi=spread)).clamp(max=-1e-3)
+        lengths = [S] + [int(x) for x in torch.randint(0, S + 1, (N - 1,), generator=gen)]
+        lengths[-1] = 0 if N > 3 else lengths[-1]  # an empty row where there are enough rows
+        mask = torch.tensor([[1.0 if t < n else 0.0 for t in range(S)] for n in lengths])
+        adv_rows = rand(N, 1, lo=-1.5, hi=1.5)
+        adv_rows[1 % N] = 0.0
+        adv = adv_rows.expand(N, S).clone()
+        # verl: the off-policy diagnostics (old_log_prob: the learner's, rollout_log_prob: the sampler's) and the token
+        # IS metrics on the untruncated weights (compute_rollout_correction_weights at rollout_is "token").
+        off = verl["compute_offpolicy_metrics"](learner, sampler, mask)
+        _, is_metrics = verl["compute_rollout_correction_weights"](learner - sampler, mask, "token", threshold, False)
+        # prime-rl: mismatch_kl of the loss tokens (train.py), its mean / std / max (Tensors.compute_stats), and the
+        # DPPO mask's advantage shares per sample (compute_loss runs default_loss_fn on each), averaged over samples.
+        _, _, kl = prime["compute_importance_ratio_and_mismatch_kl"](learner, sampler)
+        kl = kl[mask.bool()]
+        cfg = types.SimpleNamespace(dppo_mask_low=0.2, dppo_mask_high=0.2, adv_tau=1.0, kl_tau=1e-3)
+        per_sample = [
+            prime["default_loss_fn"](
+                types.SimpleNamespace(
+                    trainer_logprobs=learner[i],
+                    inference_logprobs=sampler[i],
+                    ref_logprobs=None,
+                    advantages=adv[i],
+                    loss_mask=mask[i].bool(),
+                    loss_weights=None,
+                ),
+                cfg,
+            ).metrics
+            for i in range(N)
+        ]
+        out.append(
+            {
+                "S": S,
+                "threshold": threshold,
+                "learner_logp": learner.flatten().tolist(),
+                "sampler_logp": sampler.flatten().tolist(),
+                "mask": mask.flatten().tolist(),
+                "advantages": adv.flatten().tolist(),
+                "metrics": {
+                    "mismatch_kl/mean": kl.mean().item(),
+                    "mismatch_kl/std": kl.std().item(),
+                    "mismatch_kl/max": kl.max().item(),
+                    "rollout_corr/rollout_is_eff_sample_size": is_metrics["rollout_is_eff_sample_size"],
+                    "rollout_corr/rollout_is_ratio_fraction_high": is_metrics["rollout_is_ratio_fraction_high"],
+                    "rollout_corr/rollout_is_ratio_fraction_low": is_metrics["rollout_is_ratio_fraction_low"],
+                    "rollout_corr/ppl_ratio": off["ppl_ratio"],
+                    "rollout_corr/chi2_token": off["chi2_token"],
+                    "rollout_corr/chi2_seq": off["chi2_seq"],
+                    "masked_advantage_positive/mean": torch.stack(
+                        [m["masked_advantage_positive"].double() for m in per_sample]
+                    ).mean().item(),
+                    "masked_advantage_negative/mean": torch.stack(
+                        [m["masked_advantage_negative"].double() for m in per_sample]
+                    ).mean().item(),
+                },
+            }
+        )
+    return out
+
+
 def main():
     fixture = {
         "what": "cases computed by functions transcribed from verl and TRL; see scripts/make-trainer-formula-fixture.py",
@@ -436,7 +573,15 @@ def main():
         "trl_normalize_then_sum": gdpo_cases(),
         "trl_use_bias_correction_kl": bias_kl_cases(),
         "trl_vespo": vespo_cases(),
-        "verl_optimal_token_baseline": otb_cases(),  # last: the cases above keep their random draws
+        "verl_optimal_token_baseline": otb_cases(),  # the cases above keep their random draws
+        # Run from the peers' own sources (their git objects), not transcribed: see mismatch_peers.
+        "mismatch_diagnostics": {
+            "sources": {
+                "prime_rl": f"PrimeIntellect-ai/prime-rl@{PRIME_RL_COMMIT} src/prime_rl/trainer/rl/loss.py",
+                "verl": f"volcengine/verl@{VERL_DIAG_COMMIT} verl/trainer/ppo/rollout_corr_helper.py",
+            },
+            "cases": mismatch_cases(),
+        },
     }
     path = os.path.join(os.path.dirname(__file__), "..", "src", "reference", "fixtures", "trainer-formulas.json")
     os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -12,6 +12,7 @@ import { lengthBias } from './catalog/length-bias';
 import { rewardHacking } from './catalog/reward-hacking';
 import { rlVsSft } from './catalog/rl-vs-sft';
 import { samplerMismatch } from './catalog/sampler-mismatch';
+import { staleRollouts } from './catalog/stale-rollouts';
 import { weakVsStrongPrior } from './catalog/weak-vs-strong-prior';
 import type { Lesson } from './lesson';
 
@@ -23,6 +24,7 @@ export const LESSONS: readonly Lesson[] = [
   lengthBias,
   klEstimators,
   samplerMismatch,
+  staleRollouts,
   criticVsGroup,
   weakVsStrongPrior,
   rewardHacking,

@@ -18,6 +18,11 @@ export interface GenerateOptions {
   /** Every end-of-sequence id when the model has several (at most MAX_EOS_IDS); `eosId` counts either way. */
   eosIds?: readonly number[];
   padId: number;
+  /**
+   * Record each token's log-prob under the filtered, renormalised distribution it was drawn from (after top-k,
+   * top-p, min-p; vLLM's processed_logprobs) instead of the full softmax(z / tau) (the rollout_logprobs knob).
+   */
+  recordFiltered?: boolean;
   /** Read the finished flags every this many steps to stop early (default 8; 0 never checks). */
   checkEvery?: number;
 }
@@ -28,7 +33,10 @@ export interface Rollout {
   maxNewTokens: number;
   /** Completion tokens; padId after a row's end. */
   tokens: Uint32Array;
-  /** log pi_old(token): log softmax(logits / temperature) at each completion token; 0 after the end. */
+  /**
+   * The sampler's log-prob of each completion token: log softmax(logits / temperature), or under recordFiltered the
+   * log-prob in the filtered, renormalised distribution; 0 after the end.
+   */
   logprobs: Float32Array;
   /** Entropy of softmax(logits / temperature) at each completion position; 0 after the end. */
   entropies: Float32Array;
@@ -154,7 +162,7 @@ export async function generate(
         head,
       );
       sampleTokens(rec, sampled, lp, ent, flp, head.logits, { ...opts.sampler, step: s });
-      decodeFinish(rec, state, sampled, lp, ent, {
+      decodeFinish(rec, state, sampled, opts.recordFiltered ? flp : lp, ent, {
         step: s,
         eosId: opts.eosId,
         eosIds: opts.eosIds,

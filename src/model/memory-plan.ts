@@ -50,12 +50,19 @@ export interface MemoryShape {
   recompute?: boolean;
   /** The sampler reads a half copy of the policy's matrices (rollout_dtype bf16/f16): 2 bytes a matrix value more. */
   rolloutCopy?: boolean;
+  /**
+   * Stale rollouts (max_staleness, weight_sync_steps): copies of the policy's weights kept for the sampler, the
+   * snapshots plus the one backup of the live weights while a snapshot samples (src/rl/algorithm/staleness.ts).
+   */
+  samplerCopies?: number;
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
 export interface MemoryKnobs {
   /** What sets MemoryShape.rolloutRows, e.g. "train_batch_size x num_generations". */
   rolloutRows: string;
+  /** What sets MemoryShape.samplerCopies, e.g. "max_staleness (lower it)". */
+  samplerCopies?: string;
   /** What sets MemoryShape.trainRows, e.g. "num_minibatches (raise it)". */
   trainRows: string;
   /** What sets MemoryShape.completionTokens, e.g. "max_completion_length". */
@@ -244,6 +251,7 @@ export function planMemory(
   const rolloutW = shape.rolloutCopy
     ? 2 * paramShapes(m).reduce((n, p) => n + (storesHalf(p.shape) ? p.shape.reduce((a, b) => a * b, 1) : 0), 0)
     : 0;
+  const staleW = (shape.samplerCopies ?? 0) * policyW.total;
   const who = (parts: [boolean, string][]) =>
     parts
       .filter(([on]) => on)
@@ -281,14 +289,19 @@ export function planMemory(
   const parts: MemoryPlanPart[] = [
     {
       part: 'weights',
-      bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW,
+      bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW + staleW,
       detail:
         `${models}: ${formatBytes(policyStored)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
         `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}` +
-        `${shape.rolloutCopy ? `; the sampler's half copy ${formatBytes(rolloutW)}` : ''}`,
-      knobs: [knobs.model, ...(shape.startWeights ? [knobs.weightTracking] : [])],
+        `${shape.rolloutCopy ? `; the sampler's half copy ${formatBytes(rolloutW)}` : ''}` +
+        `${staleW > 0 ? `; the sampler's ${shape.samplerCopies} weight copies (snapshots and a backup) ${formatBytes(staleW)}` : ''}`,
+      knobs: [
+        knobs.model,
+        ...(shape.startWeights ? [knobs.weightTracking] : []),
+        ...(staleW > 0 && knobs.samplerCopies ? [knobs.samplerCopies] : []),
+      ],
     },
     {
       part: 'gradients',

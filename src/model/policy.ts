@@ -243,12 +243,14 @@ export class CpuPolicy implements Policy {
       const tok = new Uint32Array(R);
       const lp = host(new Float32Array(R), [R]);
       const ent = host(new Float32Array(R), [R]);
-      sampleTokens(tok, lp, ent, host(new Float32Array(R), [R]), logits, { ...opts.sampler, step: s });
+      const filtered = host(new Float32Array(R), [R]);
+      sampleTokens(tok, lp, ent, filtered, logits, { ...opts.sampler, step: s });
+      const recorded = opts.recordFiltered ? filtered : lp;
       for (let r = 0; r < R; r++) {
         if (done[r]) continue;
         const i = r * S + s;
         out.tokens[i] = tok[r];
-        out.logprobs[i] = lp.data[r];
+        out.logprobs[i] = recorded.data[r];
         out.entropies[i] = ent.data[r];
         out.mask[i] = 1;
         seqs[r].push(tok[r]);

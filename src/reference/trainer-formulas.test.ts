@@ -3,7 +3,8 @@
 // low_var_kl+) value and gradient, verl's grpo_passk advantages, TRL's GDPO (multi_objective_aggregation
 // normalize_then_sum), TRL's KL term with use_bias_correction_kl (value and gradient, token and sequence ratio), and
 // verl's dppo_tv, dppo_kl and dro losses (loss, gradient, pg_clipfrac), TRL's vespo loss, and verl's
-// optimal_token_baseline advantages with their inputs (log pi_old and sum pi^2 from logits).
+// optimal_token_baseline advantages with their inputs (log pi_old and sum pi^2 from logits); and the mismatch
+// diagnostics (src/reference/mismatch-diagnostics.ts) against prime-rl's and verl's functions run from their sources.
 // The GPU objective is checked against the same loss and KL cases in src/kernels/objective.test.ts.
 
 import { describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { resolveObjectiveConfig, type KlEstimator } from '../schema/objective';
 import { compareArrays } from './compare';
 import { logprobForwardSumPiSquared } from './logprob';
 import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, klEstimate, objectiveForwardBackward } from './objective';
+import { MISMATCH_METRICS, mismatchDiagnostics } from './mismatch-diagnostics';
 
 const TOL = { atol: 1e-9, rtol: 1e-9 };
 
@@ -259,4 +261,17 @@ describe("TRL's vespo loss (get_gamma_weights, dapo aggregation)", () => {
       expectClose('gradient', dLogp.data, c.grad.flat());
     });
   }
+});
+
+describe("the mismatch diagnostics against prime-rl's and verl's own functions (run from their sources)", () => {
+  fixture.mismatch_diagnostics.cases.forEach((c, k) => {
+    it(`case ${k}: ${c.mask.length / c.S} rows of ${c.S} tokens, C = ${c.threshold}`, () => {
+      const got = mismatchDiagnostics(c.learner_logp, c.sampler_logp, c.mask, c.advantages, c.S, c.threshold);
+      for (const name of MISMATCH_METRICS) {
+        const want = (c.metrics as Record<string, number>)[name];
+        expect(got[name], name).toBeDefined();
+        expectClose(name, [got[name]!], [want], { atol: 1e-9, rtol: 1e-7 });
+      }
+    });
+  });
 });

@@ -40,6 +40,10 @@ const RUNS: { label: string; config: RLConfig }[] = [
       weight_stats_every: 1,
     }),
   },
+  {
+    label: 'grpo with stale rollouts (max_staleness 1), so the staleness and mismatch metrics appear',
+    config: small('grpo', { steps: 2, max_staleness: 1 }),
+  },
 ];
 
 const records = (config: RLConfig) =>

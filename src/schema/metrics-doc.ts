@@ -64,6 +64,7 @@ function otherNames(m: MetricSpec): string[] {
   if (m.trl) out.push(`TRL ${code(m.trl)}`);
   if (m.verl) out.push(`verl ${code(m.verl)}`);
   if (m.openrlhf) out.push(`OpenRLHF ${code(m.openrlhf)}`);
+  if (m.primeRl) out.push(`prime-rl ${code(m.primeRl)}`);
   return out;
 }
 

@@ -125,10 +125,10 @@ export const CHARTS = [
   },
   {
     id: 'sampling',
-    title: 'Sampler vs trainer log-prob gap',
-    y: 'nats',
+    title: 'Sampler vs trainer mismatch',
+    y: 'nats, ratio or steps',
     log: 'off',
-    note: 'the same kernels sample and train, so only float rounding differs, unless rollout_dtype has the sampler read bf16/f16 weights',
+    note: 'the same kernels sample and train, so only float rounding differs, unless rollout_dtype has the sampler read bf16/f16 weights, max_staleness / weight_sync_steps older ones, or rollout_logprobs filtered log-probs; mismatch_kl is the early warning of off-policy collapse',
   },
   {
     id: 'rollout_correction',
@@ -293,6 +293,8 @@ export interface MetricSpec {
   trl?: string;
   verl?: string;
   openrlhf?: string;
+  /** prime-rl's name (its trainer's W&B keys). */
+  primeRl?: string;
   /** How those trainers' quantity differs from this one, where it does (estimator, aggregation, when logged). */
   compare?: string;
   /**
@@ -972,6 +974,183 @@ export const METRICS = [
     formerly: [{ name: 'sampling/logp_diff/max' }],
   },
 
+  // Sampler/learner mismatch diagnostics (src/reference/mismatch-diagnostics.ts, docs/algorithms.md#mismatch-diagnostics)
+  {
+    name: 'mismatch_kl/mean',
+    doc: "Mean over the loss tokens of the k3 estimate of KL(mu || pi_old) between the sampler mu and the learner's pi_old: prime-rl's early warning of off-policy collapse.",
+    formula: '(1/M) sum_{i,t} m_{i,t} (rho - log rho - 1),  rho = pi_old(y_{i,t}) / mu(y_{i,t})',
+    healthy:
+      'Below 1e-6 with an f32 sampler on the current weights; about 1e-6 to 1e-5 with rollout_dtype bf16; it grows with max_staleness as the learner moves away from the weights that sampled.',
+    moves:
+      'A sustained, growing mean: the sampler and the learner drift apart (stale weights, a high learning rate); prime-rl reads it as the sign of coming off-policy collapse. Lower max_staleness or turn on a rollout correction.',
+    unit: 'nats',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/k3_kl',
+    primeRl: 'mismatch_kl/all/mean',
+    compare:
+      "prime-rl measures it against the learner's forward at each micro-step (pi_theta; the same as pi_old on the first); verl's k3_kl is the same mean",
+  },
+  {
+    name: 'mismatch_kl/std',
+    doc: "Standard deviation over the loss tokens of the per-token mismatch KL (unbiased, as torch's std).",
+    formula: 'sqrt( (1/(M-1)) sum_{i,t} m_{i,t} (k_{i,t} - mean k)^2 ),  k = rho - log rho - 1',
+    healthy: 'Of the order of the mean or below; absent with one loss token.',
+    moves: 'Far above the mean: a few tokens carry the mismatch (near-tied logits, tokens the update moved most).',
+    unit: 'nats',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    primeRl: 'mismatch_kl/all/std',
+  },
+  {
+    name: 'mismatch_kl/max',
+    doc: 'Largest per-token mismatch KL over the loss tokens.',
+    formula: 'max_{i,t : m_{i,t} = 1} (rho - log rho - 1)',
+    healthy: 'Below about 1e-3 on-policy; a stale sampler reaches 0.1 and more.',
+    moves: 'A spike: one token whose probability the learner moved far from what the sampler saw.',
+    unit: 'nats',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    primeRl: 'mismatch_kl/all/max',
+  },
+  {
+    name: 'rollout_corr/rollout_is_eff_sample_size',
+    doc: "Effective sample size of the token importance weights clamped to [1/C, C], as a fraction of the tokens (verl's ESS; C is rollout_is_clip_max or tis_cap, else verl's 2).",
+    formula: '1 / mean_t( (w~_t / mean w~)^2 ),  w~ = clamp(pi_old / mu, 1/C, C)',
+    healthy: 'About 1: the weights are all alike. Below 0.9: a few tokens carry most of the weight.',
+    moves:
+      'Falling: the weights spread (stale or low-precision sampling); a corrected loss then leans on fewer tokens.',
+    unit: 'fraction',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/rollout_is_eff_sample_size',
+  },
+  {
+    name: 'rollout_corr/rollout_is_ratio_fraction_high',
+    doc: 'Share of the loss tokens whose importance weight pi_old / mu is above C: out of bounds above.',
+    formula: '(1/M) sum_{i,t} m_{i,t} [pi_old / mu > C]',
+    healthy: '0 on-policy; a few percent with a stale sampler.',
+    moves:
+      'Rising: the learner now favours tokens the sampler made rare; a truncating correction caps them at C, a masking one drops them.',
+    unit: 'fraction',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/rollout_is_ratio_fraction_high',
+  },
+  {
+    name: 'rollout_corr/rollout_is_ratio_fraction_low',
+    doc: 'Share of the loss tokens whose importance weight pi_old / mu is below 1/C: out of bounds below.',
+    formula: '(1/M) sum_{i,t} m_{i,t} [pi_old / mu < 1/C]',
+    healthy: '0 on-policy; a few percent with a stale sampler.',
+    moves: 'Rising: the learner has moved away from tokens the sampler still drew often.',
+    unit: 'fraction',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/rollout_is_ratio_fraction_low',
+  },
+  {
+    name: 'rollout_corr/ppl_ratio',
+    doc: "Mean over sequences of the learner's perplexity over the sampler's: exp(mean log mu - mean log pi_old) per sequence.",
+    formula: '(1/N) sum_i exp( (1/|y_i|) sum_t log mu(y_{i,t}) - (1/|y_i|) sum_t log pi_old(y_{i,t}) )',
+    healthy: 'About 1.',
+    moves:
+      'Above 1: the learner finds the sampled text less likely than the sampler did (it moved away from it); below 1: more likely.',
+    unit: 'ratio',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/ppl_ratio',
+  },
+  {
+    name: 'rollout_corr/chi2_token',
+    doc: 'Token chi-squared divergence of pi_old from mu: the variance of the token importance weights.',
+    formula: '(1/M) sum_{i,t} m_{i,t} rho_{i,t}^2 - 1,  rho = exp(clamp(log pi_old - log mu, -20, 20))',
+    healthy: 'About 0 (1e-5 with a bf16 sampler).',
+    moves: 'Rising: importance weights spread, so a corrected gradient gets noisier.',
+    unit: 'ratio',
+    range: [-1, Infinity],
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/chi2_token',
+  },
+  {
+    name: 'rollout_corr/chi2_seq',
+    doc: 'Sequence chi-squared divergence: the variance of the sequence importance weights prod_t rho_t.',
+    formula: '(1/N) sum_i exp(2 clamp(sum_t m_{i,t} log rho_{i,t}, -20, 20)) - 1',
+    healthy: 'About 0; it grows with the length of the completions as well as with the mismatch.',
+    moves:
+      'Far above chi2_token: the per-token gaps compound over long sequences; sequence-level corrections get very noisy.',
+    unit: 'ratio',
+    range: [-1, Infinity],
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    verl: 'rollout_corr/chi2_seq',
+  },
+  {
+    name: 'masked_advantage_positive/mean',
+    doc: "Among the tokens prime-rl's default loss would mask (DPPO: pi_old - mu above 0.2 where A > 0, below -0.2 where A < 0), the share with a positive advantage; per sequence (0 when none), averaged over sequences.",
+    formula:
+      '(1/N) sum_i |{t in D_i : A_{i,t} > 0}| / max(|D_i|, 1),  D_i = {t : m_{i,t}, A > 0 ? pi_old - mu > 0.2 : pi_old - mu < -0.2}',
+    healthy:
+      '0 on-policy (no token moves 0.2 in probability); with a stale sampler the masked tokens show which side of the advantage the drift favours.',
+    moves:
+      'Rising: the learner has already raised tokens the sampler drew rarely and the batch rewards them; their gradient would be dropped by a DPPO mask.',
+    unit: 'fraction',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    primeRl: 'masked_advantage_positive/mean',
+    compare:
+      "prime-rl measures the mask against the learner's forward at each micro-step, with its dppo_mask_low / dppo_mask_high (0.2 by default, fixed here)",
+  },
+  {
+    name: 'masked_advantage_negative/mean',
+    doc: "Among the tokens prime-rl's default loss would mask, the share with a negative advantage; per sequence (0 when none), averaged over sequences.",
+    formula: '(1/N) sum_i |{t in D_i : A_{i,t} < 0}| / max(|D_i|, 1)',
+    healthy: '0 on-policy.',
+    moves:
+      'Rising: the learner has already lowered tokens the batch penalises; a DPPO mask stops pushing them further.',
+    unit: 'fraction',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'when the learner scores the batch before its updates: the sampler differs (rollout_dtype half, max_staleness, weight_sync_steps) or the objective needs log pi_old',
+    primeRl: 'masked_advantage_negative/mean',
+  },
+  // Stale rollouts (src/rl/algorithm/staleness.ts, docs/algorithms.md#stale-rollouts)
+  {
+    name: 'off_policy/steps_behind',
+    doc: "Optimizer steps between the weights that sampled the batch and the learner's weights when it was sampled.",
+    formula: 't - v x weight_sync_steps,  v = max(0, floor(t / weight_sync_steps) - max_staleness)',
+    healthy:
+      'max_staleness x weight_sync_steps once the run is past its first syncs (0 on-policy, smaller at the start).',
+    moves: 'It is set by the knobs: the lab samples every batch at the largest staleness they allow.',
+    unit: 'steps',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'with max_staleness above 0 or weight_sync_steps above 1',
+    primeRl: 'off_policy/mean',
+    compare:
+      "prime-rl's off_policy/mean counts trainer versions between dispatch and training, one per optimizer step; TRL drops samples more than max_staleness versions old",
+  },
+  {
+    name: 'off_policy/versions_behind',
+    doc: "Weight syncs (model versions) between the sampler's weights and the learner's: the staleness TRL's AsyncGRPOTrainer compares with max_staleness.",
+    formula: 'floor(t / weight_sync_steps) - v',
+    healthy: 'max_staleness once the run has made that many syncs.',
+    moves: 'It is set by the knobs.',
+    unit: 'versions',
+    chart: 'sampling',
+    per: 'rollout',
+    when: 'with max_staleness above 0 or weight_sync_steps above 1',
+  },
   // Rollout correction and the off-policy mask (docs/algorithms.md#rollout-correction)
   {
     name: 'sampling/importance_sampling_ratio/mean',

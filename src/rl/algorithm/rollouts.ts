@@ -100,6 +100,7 @@ export async function sampleStepRollouts(
       eosId: tok.eosId,
       eosIds: tok.eosIds,
       padId: tok.padId,
+      recordFiltered: c.rollout_logprobs === 'filtered',
     });
     const r = await scoreCompletions(s, task, items, prompts, rollout);
     if (c.adv_estimator === 'remax') {

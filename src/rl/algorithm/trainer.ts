@@ -42,6 +42,8 @@ import { createWeightTracker, type WeightTracker } from '../observation/weight-t
 import type { LearnedReward } from '../rewards/learned-reward';
 import type { UserRewardFunction, UserRewardSandbox } from '../rewards/user-reward';
 import { maxOf } from '../../schema/extremes';
+import { createStaleSampler, samplerVersion, stalenessActive, type StaleSampler } from './staleness';
+import { diagnosticThreshold, mismatchDiagnostics } from '../../reference/mismatch-diagnostics';
 
 /** Where the tensor work runs: WebGPU with its context, or the CPU twins. */
 export type TrainerBackend = PolicyBackend;
@@ -110,6 +112,8 @@ export class Trainer {
   /** The run's starting weights W_0 (host arrays) and their copy beside the policy, when weights are tracked. */
   private readonly startParams: ParamArrays | null;
   private readonly weights: WeightTracker | null;
+  /** The ring of weight snapshots the sampler reads under max_staleness / weight_sync_steps, or null (on-policy). */
+  private readonly stale: StaleSampler | null;
   private readonly backend: TrainerBackend;
   /** The LoRA spec when lora_rank > 0. */
   readonly lora: LoraSpec | null;
@@ -173,6 +177,11 @@ export class Trainer {
     this.startParams = tracked ? (resume ? (resume.start ?? resume.learner.policy) : opts.init.params) : null;
     this.weights = this.startParams ? createWeightTracker(this.learner.policy, this.startParams) : null;
     this.initialEvalPending = resume?.meta.initialEvalPending === true && this.weights !== null;
+    if (resume && stalenessActive(this.config))
+      throw new Error(
+        'resume: a saved state keeps no sampler snapshots, so a run with max_staleness or weight_sync_steps cannot continue exactly; start it again',
+      );
+    this.stale = createStaleSampler(this.learner.policy, this.config, this.optimizerStep);
   }
 
   /** A trainer for `opts.config` starting from `opts.init` (or continuing `opts.resume`). */
@@ -243,7 +252,11 @@ export class Trainer {
     const time = phases.time.bind(phases);
     const difficulty = this.nextDifficulty();
     const task = this.taskAt(difficulty);
-    const ro = await time('gen', () => sampleStepRollouts(this, this.learner.policy, task, this.rng, this.step));
+    const sampler = samplerVersion(this.optimizerStep, c);
+    const sample = () => sampleStepRollouts(this, this.learner.policy, task, this.rng, this.step);
+    const ro = await time('gen', () =>
+      this.stale ? this.stale.withSamplerWeights(this.optimizerStep, sample) : sample(),
+    );
     const { rollout } = ro;
     const N = rollout.rows;
     const G = c.num_generations;
@@ -269,10 +282,15 @@ export class Trainer {
     const ratioIsOne = c.num_iterations === 1 && mbs.length === 1;
     // The optimal token baseline reads log pi_old and sum_v pi_old(v)^2 of every token before the update.
     const sumPiSquared = SUM_PI_SQUARED_ESTIMATORS.includes(c.adv_estimator);
-    const needScore = !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared;
+    // The mismatch diagnostics (src/reference/mismatch-diagnostics.ts) read log pi_old beside the sampler's
+    // log-probs: the policy is scored whenever the sampler is not the learner (half or stale weights, filtered
+    // log-probs).
+    const samplerDiffers = c.rollout_dtype !== 'f32' || c.rollout_logprobs === 'filtered' || this.stale !== null;
+    const needScore =
+      !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared || samplerDiffers;
     // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
     // needs log pi_old before the update (k1 = log pi_old - log pi_ref), or the advantage needs pi_old itself.
-    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared;
+    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared || samplerDiffers;
     const scored = needScore
       ? await time('old_log_prob', () => this.learner.score(seqs.flat(), c.temperature, scorePolicy, sumPiSquared))
       : null;
@@ -359,6 +377,7 @@ export class Trainer {
               inspectRows: last ? rows.map((r, i) => (inspectRows.has(r) ? i : -1)).filter((i) => i >= 0) : [],
             },
           );
+          this.stale?.afterOptimizerStep(this.optimizerStep);
           updates.push({ epoch, minibatch: mb, lr, rows });
         });
       }
@@ -396,6 +415,15 @@ export class Trainer {
       timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations),
     );
     batchMetrics.entropy_coef = objective.entropy_coef;
+    if (this.stale) {
+      batchMetrics['off_policy/steps_behind'] = sampler.stepsBehind;
+      batchMetrics['off_policy/versions_behind'] = sampler.versionsBehind;
+    }
+    if (scored?.oldLogp)
+      Object.assign(
+        batchMetrics,
+        mismatchDiagnostics(scored.oldLogp, rollout.logprobs, mask, adv.advantages, S, diagnosticThreshold(c)),
+      );
     batchMetrics.num_tokens = this.numTokens;
     // From values already on the host: the rollout's per-token entropies (read back with its tokens), the verdicts,
     // the lengths and the advantages; no readback of its own.
@@ -563,6 +591,7 @@ export class Trainer {
   }
 
   destroy(): void {
+    this.stale?.destroy();
     this.weights?.destroy();
     this.userReward?.destroy();
     this.learnedReward?.destroy();

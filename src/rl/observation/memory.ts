@@ -13,6 +13,7 @@ import {
 import { parseLoraTargets } from '../../core/lora-layout';
 import { derive, type RLConfig } from '../../schema/config';
 import { resolveWeightDtype, WEIGHT_DTYPE_BYTES, type WeightDtype } from '../../core/half';
+import { snapshotSlots } from '../algorithm/staleness';
 
 /** The knobs of the RL config that scale each part of the plan, as the refusals name them. */
 export const RL_MEMORY_KNOBS: MemoryKnobs = {
@@ -22,6 +23,7 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
   completionTokens: 'max_completion_length',
   model: 'the model (a smaller preset or checkpoint)',
   weightTracking: 'weight_stats_every 0 and rank1_eval false (no copy of the starting weights)',
+  samplerCopies: 'max_staleness (max_staleness + 2 copies of the weights; 0 with weight_sync_steps 1 keeps none)',
 };
 
 /**
@@ -55,6 +57,8 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     ...(lora ? { lora } : {}),
     ...(config.gradient_checkpointing ? { recompute: true } : {}),
     ...(config.rollout_dtype !== 'f32' ? { rolloutCopy: true } : {}),
+    // As the trainer decides (src/rl/algorithm/staleness.ts): the snapshots and one backup of the live weights.
+    ...(snapshotSlots(config) > 0 ? { samplerCopies: snapshotSlots(config) + 1 } : {}),
   };
 }
 

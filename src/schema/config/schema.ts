@@ -219,6 +219,40 @@ const SAMPLING_FIELDS = section('sampling', {
       note: "verl's rollout defaults to bfloat16 (vLLM/SGLang); TRL's vLLM and OpenRLHF's engines take the model's dtype (bf16 in their examples), with no field of their own",
     },
   ),
+  rollout_logprobs: oneOf(
+    "which log-prob the sampler records for each token it draws, the behaviour policy mu of the rollout correction: full (log softmax(z / tau) over the whole vocabulary, what the learner computes) or filtered (the distribution after top_k / top_p / min_p, renormalised over the kept tokens, as vLLM's processed_logprobs which TRL's AsyncGRPOTrainer asks for); filtered makes pi_old / mu the kept mass, below 1 on every filtered token (TRL issue 6789, docs/algorithms.md#which-log-probs-the-sampler-records)",
+    ['full', 'filtered'],
+    'full',
+    {
+      since: '2026-12-06',
+      also: ['logprobs_mode', 'logprobs-mode'],
+      note: "vLLM's --logprobs-mode: processed_logprobs is filtered here (after temperature, top-k and top-p); raw_logprobs is before the temperature, which no value here matches; verl and OpenRLHF recompute log pi_old with the trainer and take vLLM's log-probs for the rollout correction only",
+    },
+  ),
+  // Stale rollouts (src/rl/algorithm/staleness.ts, docs/algorithms.md#stale-rollouts).
+  max_staleness: int(
+    "stale rollouts: each batch is sampled by the weights of max_staleness weight syncs before the learner's current version (an asynchronous trainer's queue kept full: TRL's default max_inflight_tasks holds max_staleness batches); the sampler's log-probs are the behaviour policy mu that rollout_is_mode corrects for. 0: on-policy",
+    0,
+    0,
+    64,
+    {
+      since: '2026-12-06',
+      trl: 'max_staleness',
+      also: ['max_off_policy_steps', 'max_trajectory_age_steps', 'max_async_level', 'staleness_threshold'],
+      note: "TRL's AsyncGRPOTrainer discards samples more than max_staleness weight syncs old and otherwise takes them as they come; here every batch is exactly that old. prime-rl: orchestrator.max_off_policy_steps (1 step off-policy by default); NeMo-RL: grpo.async_grpo.max_trajectory_age_steps; verl's fully async recipe: async_training.staleness_threshold (a fraction of a batch, not steps)",
+    },
+  ),
+  weight_sync_steps: int(
+    "stale rollouts: optimizer steps between two copies of the learner's weights to the sampler (one weight sync, one version); with max_staleness the sampler lags max_staleness x weight_sync_steps optimizer steps or more",
+    1,
+    1,
+    1000,
+    {
+      since: '2026-12-06',
+      trl: 'weight_sync_steps',
+      note: "TRL's AsyncGRPOTrainer pushes the weights to its vLLM server every weight_sync_steps training steps and counts a model version per push; verl's fully async recipe: async_training.trigger_parameter_sync_step",
+    },
+  ),
 });
 
 const ADVANTAGE_FIELDS = section('advantage', {
@@ -716,6 +750,13 @@ export const RL_RULES: readonly FieldRule<RLConfig>[] = [
     problem: (c) =>
       c.rollout_dtype !== 'f32' && c.lora_rank > 0
         ? `rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA (lora_rank ${c.lora_rank}) set weight_dtype to store the base in ${c.rollout_dtype}, or rollout_dtype to f32`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      (c.max_staleness > 0 || c.weight_sync_steps > 1) && c.lora_rank > 0
+        ? `max_staleness: the sampler's weight snapshots are of a policy trained in full; with LoRA (lora_rank ${c.lora_rank}) set max_staleness to 0 and weight_sync_steps to 1`
         : null,
   },
   {
