@@ -41,6 +41,9 @@ import { createWeightTracker, type WeightTracker } from '../observation/weight-t
 import type { LearnedReward } from '../rewards/learned-reward';
 import type { UserRewardFunction, UserRewardSandbox } from '../rewards/user-reward';
 import { maxOf } from '../../schema/extremes';
+import { distills } from '../../schema/distillation';
+import { distillAdvantages, teacherLogprobs } from './distillation';
+import { Teacher, type TeacherWeights } from '../learners/teacher';
 
 /** Where the tensor work runs: WebGPU with its context, or the CPU twins. */
 export type TrainerBackend = PolicyBackend;
@@ -62,6 +65,8 @@ export interface TrainerOptions {
   learnedReward?: LearnedReward;
   /** Bytes the run may use on the GPU; the memory plan (src/rl/observation/memory.ts) refuses a run that needs more. */
   memoryBudgetBytes?: number | null;
+  /** The config's teacher, loaded by the caller (src/engine/teacher.ts); needed when it names one. */
+  teacher?: TeacherWeights;
 }
 
 /**
@@ -89,6 +94,8 @@ export class Trainer {
   readonly userReward: UserRewardFunction | null;
   /** The config's reward_model, or null. */
   readonly learnedReward: LearnedReward | null;
+  /** The config's teacher on the run's backend (on-policy distillation), or null. */
+  readonly teacher: Teacher | null;
   /** Rollout steps done. */
   step = 0;
   /** Optimizer steps done. */
@@ -132,6 +139,7 @@ export class Trainer {
     const policy = learnerPolicyInit(this.config, opts.init.config, opts.backend, {
       memoryBudgetBytes: opts.memoryBudgetBytes,
       adapters: resume?.learner.lora,
+      ...(opts.teacher ? { teacher: opts.teacher.config } : {}),
     });
     this.lora = policy.lora?.spec ?? null;
     const init = {
@@ -151,6 +159,15 @@ export class Trainer {
     this.userReward =
       this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
     this.learnedReward = this.config.reward_model !== null ? (opts.learnedReward ?? null) : null;
+    if (this.config.teacher !== null && !opts.teacher)
+      throw new Error(`teacher: ${this.config.teacher} was not loaded for this trainer`);
+    this.teacher =
+      this.config.teacher !== null && opts.teacher
+        ? new Teacher(opts.teacher, opts.backend, {
+            maxRows: this.derived.microBatchSize,
+            weightDtype: policy.weightDtype ?? 'f32',
+          })
+        : null;
     if (resume) {
       const m = resume.meta;
       this.step = m.step;
@@ -268,13 +285,36 @@ export class Trainer {
     const ratioIsOne = c.num_iterations === 1 && mbs.length === 1;
     // The optimal token baseline reads log pi_old and sum_v pi_old(v)^2 of every token before the update.
     const sumPiSquared = SUM_PI_SQUARED_ESTIMATORS.includes(c.adv_estimator);
-    const needScore = !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared;
+    // Distillation reads log pi_S = log pi_old of every token before the update.
+    const distilling = distills(c);
+    const needScore = !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared || distilling;
     // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
     // needs log pi_old before the update (k1 = log pi_old - log pi_ref), or the advantage needs pi_old itself.
-    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared;
+    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared || distilling;
     const scored = needScore
       ? await time('old_log_prob', () => this.learner.score(seqs.flat(), c.temperature, scorePolicy, sumPiSquared))
       : null;
+
+    const teacherLogp = distilling
+      ? await time('teacher', () =>
+          teacherLogprobs({
+            seqs: seqs.flat(),
+            rows: micro.flat(),
+            temperature: c.temperature,
+            teacher: this.teacher,
+            self: {
+              learner: this.learner,
+              prompts: ro.prompts,
+              completions: rollout.tokens,
+              S,
+              demonstration: (r) => task.solve(ro.items[Math.floor(r / G)]),
+              tokenizer: tok,
+              contextLength: this.modelConfig.contextLength,
+            },
+          }),
+        )
+      : null;
+    let distillMetrics: Metrics = {};
 
     const adv = await time('adv', () => {
       let k1: Float32Array | undefined;
@@ -307,7 +347,11 @@ export class Trainer {
         },
       );
       if (res.baseline) this.baseline = res.baseline;
-      return res;
+      if (!teacherLogp) return res;
+      // On-policy distillation: lambda * (log pi_T - log pi_S) added to each token's advantage (distillation.ts).
+      const dist = distillAdvantages(res.advantages, teacherLogp, scored!.oldLogp!, mask, c.distill_coef);
+      distillMetrics = { 'distill/reverse_kl': dist.reverseKl, 'distill/adv_share': dist.share };
+      return { ...res, advantages: dist.advantages };
     });
 
     const inspectRows = inspectedRows(this.inspectGroups, N, G);
@@ -394,6 +438,7 @@ export class Trainer {
       timingMetrics(phases.seconds, stepSeconds, ro.rolloutTokens, maskedTokens(mask) * c.num_iterations),
     );
     batchMetrics.entropy_coef = objective.entropy_coef;
+    Object.assign(batchMetrics, distillMetrics);
     batchMetrics.num_tokens = this.numTokens;
     // From values already on the host: the rollout's per-token entropies (read back with its tokens), the verdicts,
     // the lengths and the advantages; no readback of its own.
@@ -564,6 +609,7 @@ export class Trainer {
     this.weights?.destroy();
     this.userReward?.destroy();
     this.learnedReward?.destroy();
+    this.teacher?.destroy();
     this.learner.destroy();
   }
 }
