@@ -62,9 +62,10 @@ export function distillAdvantages(
 }
 
 /**
- * The prompt self-distillation's teacher reads: the demonstration (the item's reference answer) put before the
- * prompt as "<demonstration>\n", so the same policy, conditioned on it, scores the student's completion of the
- * prompt. BOS (when the prompt starts with one) stays first. The demonstration's tokens come from `encode`.
+ * The prompt self-distillation's teacher reads: the demonstration (the item's reference answer) and a space put
+ * before the prompt, "<demonstration> <prompt>", so the same policy, conditioned on it, scores the student's
+ * completion of the prompt (a space: every vocabulary has one, the lab's character vocabulary no newline). BOS (when
+ * the prompt starts with one) stays first. The demonstration's tokens come from `encode`.
  */
 export function demonstrationPrompt(
   prompt: readonly number[],
@@ -72,7 +73,7 @@ export function demonstrationPrompt(
   encode: (text: string) => number[],
   bosId: number | null,
 ): number[] {
-  const demo = encode(`${demonstration}\n`);
+  const demo = encode(`${demonstration} `);
   if (bosId !== null && prompt[0] === bosId) return [bosId, ...demo, ...prompt.slice(1)];
   return [...demo, ...prompt];
 }
