@@ -40,6 +40,8 @@ const RUNS: { label: string; config: RLConfig }[] = [
       weight_stats_every: 1,
     }),
   },
+  // The distillation metrics, from the teacher that needs no second model: the policy with the demonstration.
+  { label: 'grpo with self-distillation', config: small('grpo', { self_distill: true }) },
 ];
 
 const records = (config: RLConfig) =>
