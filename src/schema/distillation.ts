@@ -21,7 +21,7 @@ export const DISTILLATION_FIELDS = section('advantage', {
     },
   ),
   distill_coef: real(
-    "lambda of A_t = A_task,t + lambda * sg[log pi_T(y_t | c_t) - log pi_S(y_t | c_t)]: the weight of the reverse KL to the teacher (or, with self_distill, to the demonstration-conditioned policy) beside the task reward's advantage; set every reward_weights entry to 0 to distill alone",
+    "lambda of A_t = A_task,t + lambda * sg[log pi_T(y_t | c_t) - log pi_S(y_t | c_t)]: the weight of the reverse KL to the teacher (or, with self_distill, to the demonstration-conditioned policy) beside the task reward's advantage; set every reward_weights entry to 0 to distill alone, or distill_coef to 0 to let the teacher only watch (distill/reverse_kl measured, the advantage the task's)",
     1,
     0,
     100,
@@ -59,13 +59,6 @@ export const DISTILLATION_RULES: readonly FieldRule<DistillationConfig>[] = [
     problem: (c) =>
       c.teacher !== null && c.self_distill
         ? `self_distill: the teacher is the policy itself conditioned on the demonstration; unset teacher (${c.teacher}) or self_distill`
-        : null,
-  },
-  {
-    scope: 'training',
-    problem: (c) =>
-      distills(c) && c.distill_coef === 0
-        ? `distill_coef: 0 leaves the ${c.self_distill ? 'self-distillation' : 'teacher'} without weight; give it a positive weight or unset ${c.self_distill ? 'self_distill' : 'teacher'}`
         : null,
   },
 ];
