@@ -64,6 +64,15 @@ export const CHARTS = [
         why: 'one update per batch, so pi_theta is pi_old when it is measured',
         lesson: 'clip-zero',
       },
+      {
+        when: [
+          { knob: 'teacher', is: [null] },
+          { knob: 'self_distill', is: [false] },
+        ],
+        metrics: ['distill/reverse_kl', 'distill/adv_share'],
+        kind: 'off',
+        why: 'no teacher to distill from',
+      },
     ],
   },
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
