@@ -248,9 +248,12 @@ export function hubAssets(base: AssetLoader, folders: ReadonlyMap<string, string
   return { bytes: (p) => base.bytes(map(p)), text: (p) => base.text(map(p)) };
 }
 
-/** The hub ids of a run's checkpoint and reward_model, downloaded or found in the cache, as an AssetLoader over `base`. */
+/**
+ * The hub ids of a run's checkpoint, reward_model and teacher, downloaded or found in the cache, as an AssetLoader
+ * over `base`.
+ */
 export async function runHubAssets(
-  config: { checkpoint: string | null; reward_model: string | null },
+  config: { checkpoint: string | null; reward_model: string | null; teacher?: string | null },
   base: AssetLoader,
   opts: HubOptions,
 ): Promise<AssetLoader> {
@@ -261,5 +264,12 @@ export async function runHubAssets(
   const rm = hubRepoOf('reward_model', config.reward_model);
   if (rm && config.reward_model)
     folders.set(rewardModelDir(config.reward_model), await fetchHubModel(rm, 'reward_model', opts));
+  // The teacher is a checkpoint too; the memory plan it reads is the policy's, so its config is not planned here.
+  const teacher = hubRepoOf('teacher', config.teacher ?? null);
+  if (teacher && config.teacher)
+    folders.set(
+      checkpointDir(config.teacher),
+      await fetchHubModel(teacher, 'checkpoint', { ...opts, plan: undefined }),
+    );
   return folders.size ? hubAssets(base, folders) : base;
 }

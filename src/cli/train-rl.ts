@@ -759,14 +759,16 @@ async function trainOne(
   driver.savedText = savedText;
   const sink = folderSink(out, paths, config.lora_rank > 0, savedText, runId);
   if (statePath !== null) sink.savedIn = dirname(statePath);
-  const onStart = ({ modelConfig, backend }: SessionStart) => {
+  const onStart = ({ modelConfig, backend, teacher }: SessionStart) => {
+    if (teacher) console.error(`teacher: ${teacher.source}`);
     if (backend.kind !== 'webgpu') return;
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
-    const { plan: memory } = rlResolvedMemoryPlan(config, modelConfig, {
-      maxBufferSize,
-      maxStorageBufferBindingSize,
-      budgetBytes: driver.memoryBudgetBytes,
-    });
+    const { plan: memory } = rlResolvedMemoryPlan(
+      config,
+      modelConfig,
+      { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: driver.memoryBudgetBytes },
+      teacher?.modelConfig,
+    );
     console.error(`memory plan:\n  ${describePlan(memory).join('\n  ')}`);
   };
   const session = await RunSession.open(

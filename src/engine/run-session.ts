@@ -28,6 +28,7 @@ import type { UserRewardSandbox } from '../rl/rewards/user-reward';
 import { cpuRefusal } from '../schema/cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
+import { loadTeacher } from './teacher';
 import { createSupervisedTrainer, type SupervisedOptions } from './supervised-trainer';
 import type { BackendKind, RunMode } from '../schema/run-types';
 
@@ -196,6 +197,8 @@ export interface SessionStart {
   /** In words: "warm start checkpoints/copy/", "fresh nano model, seed 0", "saved state at step 10". */
   source: string;
   backend: TrainerBackend;
+  /** The teacher's model (on-policy distillation), read before the trainer is made; absent without one. */
+  teacher?: { modelConfig: ModelConfig; source: string };
 }
 
 /** One step's outcome. */
@@ -320,7 +323,17 @@ export class RunSession {
     // The prompts' fit in the model's context is refused input, said before a device is acquired.
     assertPromptsFit(this.config, tokenizer, init.config.contextLength);
     const backend = await this.backendFor(init.config);
-    this.start = { modelConfig: init.config, source, backend };
+    // On-policy distillation's teacher, read through the same assets as the policy and checked against its tokenizer.
+    const teacher =
+      this.config.teacher !== null
+        ? await loadTeacher(this.config, this.ports.assets, { tokenizer, model: init.config })
+        : undefined;
+    this.start = {
+      modelConfig: init.config,
+      source,
+      backend,
+      ...(teacher && { teacher: { modelConfig: teacher.config, source: teacher.source } }),
+    };
     this.options.onStart?.(this.start);
     // Every reward source of the config: the task's verifier (in the trainer), reward_fn in the driver's sandbox, and
     // reward_model read through the same assets as the policy.
@@ -344,6 +357,7 @@ export class RunSession {
         ...(from && { resume: from.state }),
         ...(this.ports.rewardSandbox && { rewardSandbox: this.ports.rewardSandbox }),
         ...(learnedReward && { learnedReward }),
+        ...(teacher && { teacher }),
         memoryBudgetBytes: this.options.memoryBudgetBytes ?? null,
         ...(this.options.supervised && { supervised: this.options.supervised }),
       });

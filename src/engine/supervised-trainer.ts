@@ -7,6 +7,7 @@
 // So the page, the lesson runner and `npm run train -- --sft` drive SFT through the one run loop (run-session.ts).
 // Not resumable: it keeps no trainer state (the session saves no resume point for it).
 
+import { distills } from '../schema/distillation';
 import type { LoraSpec } from '../core/lora-layout';
 import type { Policy } from '../model/policy';
 import { derive, taskOf, validateConfig, type RLConfig } from '../schema/config';
@@ -78,6 +79,10 @@ function supervisedPolicy(
 export const createSupervisedTrainer: TrainerFactory = async (o) => {
   if (o.resume) throw new Error('a supervised (sft) run cannot resume from a saved state');
   const config = validateConfig(o.config);
+  if (distills(config))
+    throw new Error(
+      `${config.self_distill ? 'self_distill' : 'teacher'}: a supervised (sft) run trains on the task's demonstrations; on-policy distillation scores the policy's own samples, so run it in RL mode`,
+    );
   if (config.reward_fn !== null && !o.rewardSandbox)
     throw new Error('reward_fn: this trainer was given no sandbox to run the reward function in');
   if (config.reward_model !== null && !o.learnedReward)

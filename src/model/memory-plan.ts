@@ -55,6 +55,10 @@ export interface MemoryShape {
    * snapshots plus the one backup of the live weights while a snapshot samples (src/rl/algorithm/staleness.ts).
    */
   samplerCopies?: number;
+   * A distillation teacher (src/rl/learners/teacher.ts), any size, the policy's vocabulary: its weights at
+   * storageBytes, a forward-only workspace of the training shape, its own LM head chunk scratch and per-token planes.
+   */
+  teacher?: ModelConfig | null;
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
@@ -283,20 +287,29 @@ export function planMemory(
     (shape.reference ? workspaceActivationBytes(m, M, T, 'infer') : 0) +
     (shape.critic ? workspaceActivationBytes(m, M, T, trainMode) : 0);
   const learnerPlanes = F32 * LEARNER_FLOATS_PER_TOKEN * M * T;
+  // The teacher scores the training shape with a learner of its own: frozen weights, one forward-only workspace,
+  // its head's chunk scratch (its width) and the learner's per-token planes.
+  const teacher = shape.teacher ?? null;
+  const teacherW = teacher ? weightBytes(teacher, half).total : 0;
+  const teacherActs = teacher ? workspaceActivationBytes(teacher, M, T, 'infer') + learnerPlanes : 0;
+  const teacherHead = teacher
+    ? chunkedHeadBytes({ dModel: teacher.dModel, vocabSize: teacher.vocabSize, maxRows: M * T, reference: false })
+    : 0;
   const kvBytes = shape.kvCacheBytes ?? F32;
   const kvCache = kvBytes * 2 * m.nLayers * R * T * KV;
 
   const parts: MemoryPlanPart[] = [
     {
       part: 'weights',
-      bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW + staleW,
+      bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW + staleW + teacherW,
       detail:
         `${models}: ${formatBytes(policyStored)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
         `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}` +
         `${shape.rolloutCopy ? `; the sampler's half copy ${formatBytes(rolloutW)}` : ''}` +
-        `${staleW > 0 ? `; the sampler's ${shape.samplerCopies} weight copies (snapshots and a backup) ${formatBytes(staleW)}` : ''}`,
+        `${staleW > 0 ? `; the sampler's ${shape.samplerCopies} weight copies (snapshots and a backup) ${formatBytes(staleW)}` : ''}` +
+        `${teacher ? `; the teacher ${formatBytes(teacherW)}` : ''}`,
       knobs: [
         knobs.model,
         ...(shape.startWeights ? [knobs.weightTracking] : []),
@@ -329,13 +342,13 @@ export function planMemory(
     },
     {
       part: 'activations',
-      bytes: cached[0] + cached[1] + otherActs + learnerPlanes,
+      bytes: cached[0] + cached[1] + otherActs + learnerPlanes + teacherActs,
       detail: `training ${M} x ${T} positions (${models}; the reference forward-only${shape.recompute ? ', the rest recomputed per layer' : ''}), prefill ${R} x ${P} and decode ${R} x 1 (forward-only)`,
       knobs: [knobs.trainRows, knobs.completionTokens, knobs.rolloutRows],
     },
     {
       part: 'head',
-      bytes: headScratch + sampledLogits + sampledRows,
+      bytes: headScratch + sampledLogits + sampledRows + teacherHead,
       detail: `chunks of ${headRows} of ${M * T} training rows x ${V} (${shape.reference ? "logits, the reference's, their gradient" : 'logits and their gradient'}), ${R} x ${V} sampled logits`,
       knobs: [knobs.rolloutRows],
     },
@@ -361,6 +374,16 @@ export function planMemory(
       detail: 'the largest parameter tensor',
       knobs: [knobs.model],
     },
+    ...(teacher
+      ? [
+          {
+            name: `the teacher's ${weightBytes(teacher, half).largest.name}`,
+            bytes: weightBytes(teacher, half).largest.bytes,
+            detail: "the teacher's largest parameter tensor",
+            knobs: [knobs.model],
+          },
+        ]
+      : []),
     {
       name: 'KV cache of one layer',
       bytes: kvBytes * R * T * KV,

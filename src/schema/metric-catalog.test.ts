@@ -44,6 +44,8 @@ const RUNS: { label: string; config: RLConfig }[] = [
     label: 'grpo with stale rollouts (max_staleness 1), so the staleness and mismatch metrics appear',
     config: small('grpo', { steps: 2, max_staleness: 1 }),
   },
+  // The distillation metrics, from the teacher that needs no second model: the policy with the demonstration.
+  { label: 'grpo with self-distillation', config: small('grpo', { self_distill: true }) },
 ];
 
 const records = (config: RLConfig) =>

@@ -64,6 +64,15 @@ export const CHARTS = [
         why: 'one update per batch, so pi_theta is pi_old when it is measured',
         lesson: 'clip-zero',
       },
+      {
+        when: [
+          { knob: 'teacher', is: [null] },
+          { knob: 'self_distill', is: [false] },
+        ],
+        metrics: ['distill/reverse_kl', 'distill/adv_share'],
+        kind: 'off',
+        why: 'no teacher to distill from',
+      },
     ],
   },
   { id: 'lengths', title: 'Completion length', y: 'tokens', log: 'never' },
@@ -625,6 +634,36 @@ export const METRICS = [
     unit: 'nats',
     chart: 'kl',
     per: 'update',
+  },
+  {
+    name: 'distill/reverse_kl',
+    doc: "On-policy distillation: the teacher-student KL per token, the one-sample estimate of KL(pi_S || pi_T) on the student's own samples (the teacher: the teacher checkpoint, or the policy with the demonstration in context under self_distill).",
+    formula: '(1/M) sum_{i,t} m_{i,t} (log pi_S(y_{i,t} | c) - log pi_T(y_{i,t} | c)),  pi_S = pi_old',
+    healthy:
+      'Falls over a distilling run toward 0 as the student takes on the teacher; a few nats per token at the start from a fresh student.',
+    moves:
+      'Falling: the student imitates the teacher on its own samples. Flat: distill_coef too small for the learning rate, or the task advantage pulls elsewhere. Negative: the student is surer of its tokens than the teacher (a one-sample estimate may be, on one batch).',
+    unit: 'nats',
+    chart: 'kl',
+    per: 'rollout',
+    when: 'with a teacher or self_distill',
+    compare:
+      "prime-rl logs ref_kl = mean(log pi_ref - log pi), this metric's negative; Tinker's cookbook logs teacher_kl, the same per-token mean",
+  },
+  {
+    name: 'distill/adv_share',
+    doc: "On-policy distillation: the share of the advantage's magnitude that comes from the teacher's per-token signal rather than from the task reward's advantage.",
+    formula:
+      'sum_{i,t} m_{i,t} |lambda d_{i,t}| / sum_{i,t} m_{i,t} (|lambda d_{i,t}| + |A^task_{i,t}|),  d = log pi_T - log pi_S, lambda = distill_coef',
+    healthy:
+      '1 when distilling alone (every reward weight 0); between 0 and 1 when the reward and the teacher share the advantage.',
+    moves:
+      'Near 1 with a reward: the teacher drowns the reward (lower distill_coef). Near 0: the teacher barely speaks (its KL is small, or distill_coef is).',
+    unit: 'fraction',
+    range: [0, 1],
+    chart: 'kl',
+    per: 'rollout',
+    when: 'with a teacher or self_distill',
   },
   {
     name: 'approx_kl',

@@ -421,7 +421,10 @@ describe('charts whose feature is off', () => {
     const c = resolveConfig('grpo', { beta: 0, num_iterations: 2 });
     expect(chartQuietness(chart('kl'), [run('a', c)])).toEqual({
       whole: false,
-      notes: ['kl, kl/exact off in this run: beta = 0 (no reference model to measure against)'],
+      notes: [
+        'kl, kl/exact off in this run: beta = 0 (no reference model to measure against)',
+        'distill/reverse_kl, distill/adv_share off in this run: teacher unset, self_distill = false (no teacher to distill from)',
+      ],
       lessons: [],
     });
     // With one update per batch approx_kl is 0 too: every metric of the chart is quiet.

@@ -44,6 +44,9 @@ import type { UserRewardFunction, UserRewardSandbox } from '../rewards/user-rewa
 import { maxOf } from '../../schema/extremes';
 import { createStaleSampler, samplerVersion, stalenessActive, type StaleSampler } from './staleness';
 import { diagnosticThreshold, mismatchDiagnostics } from '../../reference/mismatch-diagnostics';
+import { distills } from '../../schema/distillation';
+import { distillAdvantages, teacherLogprobs } from './distillation';
+import { Teacher, type TeacherWeights } from '../learners/teacher';
 
 /** Where the tensor work runs: WebGPU with its context, or the CPU twins. */
 export type TrainerBackend = PolicyBackend;
@@ -65,6 +68,8 @@ export interface TrainerOptions {
   learnedReward?: LearnedReward;
   /** Bytes the run may use on the GPU; the memory plan (src/rl/observation/memory.ts) refuses a run that needs more. */
   memoryBudgetBytes?: number | null;
+  /** The config's teacher, loaded by the caller (src/engine/teacher.ts); needed when it names one. */
+  teacher?: TeacherWeights;
 }
 
 /**
@@ -92,6 +97,8 @@ export class Trainer {
   readonly userReward: UserRewardFunction | null;
   /** The config's reward_model, or null. */
   readonly learnedReward: LearnedReward | null;
+  /** The config's teacher on the run's backend (on-policy distillation), or null. */
+  readonly teacher: Teacher | null;
   /** Rollout steps done. */
   step = 0;
   /** Optimizer steps done. */
@@ -137,6 +144,7 @@ export class Trainer {
     const policy = learnerPolicyInit(this.config, opts.init.config, opts.backend, {
       memoryBudgetBytes: opts.memoryBudgetBytes,
       adapters: resume?.learner.lora,
+      ...(opts.teacher ? { teacher: opts.teacher.config } : {}),
     });
     this.lora = policy.lora?.spec ?? null;
     const init = {
@@ -156,6 +164,15 @@ export class Trainer {
     this.userReward =
       this.config.reward_fn !== null && opts.rewardSandbox ? opts.rewardSandbox(this.config.reward_fn) : null;
     this.learnedReward = this.config.reward_model !== null ? (opts.learnedReward ?? null) : null;
+    if (this.config.teacher !== null && !opts.teacher)
+      throw new Error(`teacher: ${this.config.teacher} was not loaded for this trainer`);
+    this.teacher =
+      this.config.teacher !== null && opts.teacher
+        ? new Teacher(opts.teacher, opts.backend, {
+            maxRows: this.derived.microBatchSize,
+            weightDtype: policy.weightDtype ?? 'f32',
+          })
+        : null;
     if (resume) {
       const m = resume.meta;
       this.step = m.step;
@@ -284,16 +301,43 @@ export class Trainer {
     const sumPiSquared = SUM_PI_SQUARED_ESTIMATORS.includes(c.adv_estimator);
     // The mismatch diagnostics (src/reference/mismatch-diagnostics.ts) read log pi_old beside the sampler's
     // log-probs: the policy is scored whenever the sampler is not the learner (half or stale weights, filtered
-    // log-probs).
+    // log-probs). Distillation reads log pi_S = log pi_old of every token before the update.
     const samplerDiffers = c.rollout_dtype !== 'f32' || c.rollout_logprobs === 'filtered' || this.stale !== null;
+    const distilling = distills(c);
     const needScore =
-      !ratioIsOne || this.learner.hasReference || this.learner.hasCritic || sumPiSquared || samplerDiffers;
+      !ratioIsOne ||
+      this.learner.hasReference ||
+      this.learner.hasCritic ||
+      sumPiSquared ||
+      samplerDiffers ||
+      distilling;
     // With one update per batch the update's own forward is pi_old, so the policy is scored only when the KL-in-reward
     // needs log pi_old before the update (k1 = log pi_old - log pi_ref), or the advantage needs pi_old itself.
-    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared || samplerDiffers;
+    const scorePolicy = !ratioIsOne || d.klInReward || sumPiSquared || samplerDiffers || distilling;
     const scored = needScore
       ? await time('old_log_prob', () => this.learner.score(seqs.flat(), c.temperature, scorePolicy, sumPiSquared))
       : null;
+
+    const teacherLogp = distilling
+      ? await time('teacher', () =>
+          teacherLogprobs({
+            seqs: seqs.flat(),
+            rows: micro.flat(),
+            temperature: c.temperature,
+            teacher: this.teacher,
+            self: {
+              learner: this.learner,
+              prompts: ro.prompts,
+              completions: rollout.tokens,
+              S,
+              demonstration: (r) => task.solve(ro.items[Math.floor(r / G)]),
+              tokenizer: tok,
+              contextLength: this.modelConfig.contextLength,
+            },
+          }),
+        )
+      : null;
+    let distillMetrics: Metrics = {};
 
     const adv = await time('adv', () => {
       let k1: Float32Array | undefined;
@@ -327,7 +371,11 @@ export class Trainer {
         },
       );
       if (res.baseline) this.baseline = res.baseline;
-      return res;
+      if (!teacherLogp) return res;
+      // On-policy distillation: lambda * (log pi_T - log pi_S) added to each token's advantage (distillation.ts).
+      const dist = distillAdvantages(res.advantages, teacherLogp, scored!.oldLogp!, mask, c.distill_coef);
+      distillMetrics = { 'distill/reverse_kl': dist.reverseKl, 'distill/adv_share': dist.share };
+      return { ...res, advantages: dist.advantages };
     });
 
     const inspectRows = inspectedRows(this.inspectGroups, N, G);
@@ -424,6 +472,7 @@ export class Trainer {
         batchMetrics,
         mismatchDiagnostics(scored.oldLogp, rollout.logprobs, mask, adv.advantages, S, diagnosticThreshold(c)),
       );
+    Object.assign(batchMetrics, distillMetrics);
     batchMetrics.num_tokens = this.numTokens;
     // From values already on the host: the rollout's per-token entropies (read back with its tokens), the verdicts,
     // the lengths and the advantages; no readback of its own.
@@ -595,6 +644,7 @@ export class Trainer {
     this.weights?.destroy();
     this.userReward?.destroy();
     this.learnedReward?.destroy();
+    this.teacher?.destroy();
     this.learner.destroy();
   }
 }

@@ -17,7 +17,10 @@ import { rlResolvedMemoryPlan } from '../observation/memory';
 import type { LearnerInit } from './learner';
 
 /** The policy's part of a learner's init, read from the run's config. */
-export type LearnerPolicyInit = Pick<LearnerInit, 'maxRows' | 'lora' | 'weightDtype' | 'rolloutDtype' | 'recompute'>;
+export type LearnerPolicyInit = Pick<
+  LearnerInit,
+  'maxRows' | 'lora' | 'weightDtype' | 'rolloutDtype' | 'recompute' | 'frozen'
+>;
 
 /** The device a policy is built on: WebGPU with its context, or the CPU twins. */
 export type PolicyBackend = { kind: 'webgpu'; ctx: GpuContext } | { kind: 'cpu' };
@@ -35,7 +38,7 @@ export function learnerPolicyInit(
   config: RLConfig,
   model: ModelConfig,
   backend: PolicyBackend,
-  opts: { memoryBudgetBytes?: number | null; adapters?: ParamArrays; rows?: number } = {},
+  opts: { memoryBudgetBytes?: number | null; adapters?: ParamArrays; rows?: number; teacher?: ModelConfig } = {},
 ): LearnerPolicyInit {
   const spec =
     config.lora_rank > 0
@@ -52,7 +55,7 @@ export function learnerPolicyInit(
   if (backend.kind === 'webgpu') {
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
     const device = { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null };
-    const resolved = rlResolvedMemoryPlan(config, model, device);
+    const resolved = rlResolvedMemoryPlan(config, model, device, opts.teacher);
     weightDtype = resolved.weightDtype;
     assertPlanFits(resolved.plan);
   }
@@ -79,6 +82,7 @@ export function gpuLearnerPolicy(ctx: GpuContext, init: PolicyStart): GpuPolicy 
     recompute: init.recompute ?? false,
     rolloutDtype: init.rolloutDtype,
     kvDtype: kvCacheDtype(weightDtype),
+    ...(init.frozen ? { frozen: true } : {}),
   });
 }
 
@@ -89,7 +93,7 @@ export function gpuLearnerPolicy(ctx: GpuContext, init: PolicyStart): GpuPolicy 
  */
 export function cpuLearnerPolicy(init: PolicyStart): CpuPolicy {
   const weightDtype = init.weightDtype ?? 'f32';
-  const params = init.lora ? roundModelWeights(init.config, init.params, weightDtype) : init.params;
+  const params = init.lora || init.frozen ? roundModelWeights(init.config, init.params, weightDtype) : init.params;
   return new CpuPolicy(init.config, params, init.lora ?? undefined, {
     rolloutDtype: init.rolloutDtype,
     kvDtype: kvCacheDtype(weightDtype),

@@ -239,6 +239,11 @@ export interface LearnerInit {
   recompute?: boolean;
   /** Bytes of (rows, V) scratch the chunked LM head may hold (default HEAD_SCRATCH_BYTES; tests force small chunks). */
   headScratchBytes?: number;
+  /**
+   * A policy that only scores (a distillation teacher, src/rl/learners/teacher.ts): frozen, no gradients or AdamW
+   * moments, its weights stored at weightDtype. Never updated.
+   */
+  frozen?: boolean;
 }
 
 /** The backend-neutral learner the trainer drives. */

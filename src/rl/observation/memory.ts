@@ -32,7 +32,7 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
  * run micro-batches of N / num_minibatches / gradient_accumulation_steps sequences, each prompt + completion long
  * (gradient accumulation holds one micro-batch's activations at a time; the gradients are the model's own buffers).
  */
-export function rlMemoryShape(config: RLConfig): MemoryShape {
+export function rlMemoryShape(config: RLConfig, teacher?: ModelConfig): MemoryShape {
   const d = derive(config);
   const lora =
     config.lora_rank > 0
@@ -59,6 +59,8 @@ export function rlMemoryShape(config: RLConfig): MemoryShape {
     ...(config.rollout_dtype !== 'f32' ? { rolloutCopy: true } : {}),
     // As the trainer decides (src/rl/algorithm/staleness.ts): the snapshots and one backup of the live weights.
     ...(snapshotSlots(config) > 0 ? { samplerCopies: snapshotSlots(config) + 1 } : {}),
+    // On-policy distillation's teacher (src/rl/learners/teacher.ts): frozen, scoring the training shape only.
+    ...(teacher ? { teacher } : {}),
   };
 }
 
@@ -72,8 +74,9 @@ export function rlMemoryPlan(
   model: ModelConfig,
   device: MemoryDevice,
   frozenWeightBytes: 2 | 4 = 4,
+  teacher?: ModelConfig,
 ): MemoryPlan {
-  const shape = { ...rlMemoryShape(config), storageBytes: frozenWeightBytes, kvCacheBytes: frozenWeightBytes };
+  const shape = { ...rlMemoryShape(config, teacher), storageBytes: frozenWeightBytes, kvCacheBytes: frozenWeightBytes };
   return planMemory(model, shape, RL_MEMORY_KNOBS, device);
 }
 
@@ -86,9 +89,10 @@ export function rlResolvedMemoryPlan(
   config: RLConfig,
   model: ModelConfig,
   device: MemoryDevice,
+  teacher?: ModelConfig,
 ): { weightDtype: WeightDtype; plan: MemoryPlan } {
-  const f32Plan = rlMemoryPlan(config, model, device);
+  const f32Plan = rlMemoryPlan(config, model, device, 4, teacher);
   const weightDtype = resolveWeightDtype(config.weight_dtype, () => f32Plan.problems.length === 0);
-  const plan = WEIGHT_DTYPE_BYTES[weightDtype] === 4 ? f32Plan : rlMemoryPlan(config, model, device, 2);
+  const plan = WEIGHT_DTYPE_BYTES[weightDtype] === 4 ? f32Plan : rlMemoryPlan(config, model, device, 2, teacher);
   return { weightDtype, plan };
 }

@@ -28,6 +28,7 @@ import {
   type Section,
   type SettingSpec,
 } from '../fields';
+import { DISTILLATION_FIELDS, DISTILLATION_RULES } from '../distillation';
 import { OBJECTIVE_REGULARIZER_FIELDS, OBJECTIVE_RULES, POLICY_LOSS_FIELDS, rolloutCorrectionOf } from '../objective';
 import { parseLoraTargets } from '../../core/lora-layout';
 import { DEFAULT_HUB_ENDPOINT } from '../hub-id';
@@ -603,6 +604,7 @@ export const RL_FIELDS = {
   ...TASK_FIELDS,
   ...SAMPLING_FIELDS,
   ...ADVANTAGE_FIELDS,
+  ...DISTILLATION_FIELDS,
   ...POLICY_LOSS_FIELDS,
   ...REGULARIZER_FIELDS,
   ...OPTIMIZER_FIELDS,
@@ -734,6 +736,7 @@ export const RL_RULES: readonly FieldRule<RLConfig>[] = [
     }),
   ),
   ...OBJECTIVE_RULES,
+  ...DISTILLATION_RULES,
   {
     scope: 'training',
     problem: (c) => {

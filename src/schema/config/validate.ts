@@ -9,6 +9,7 @@ import { GROUP_ESTIMATORS } from '../algorithm-names';
 import { LEARNED_REWARD_NAME } from '../algorithm-names';
 import { USER_REWARD_NAME } from '../algorithm-names';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
+import { distills } from '../distillation';
 import { DEFAULT_CONFIG, RL_FIELDS, RL_RULES, type RLConfig, type RLField } from './schema';
 import { taskFactoryOf, taskOf } from './task-of';
 
@@ -166,7 +167,8 @@ function rewardWeightErrors(c: RLConfig, factory: TaskFactory): string[] {
         `reward_weights: ${c.task} has no reward function ${clipText(name)}${suggestion(name, names)}; its rewards are ${names.join(', ')}`,
       );
   }
-  if (Object.values(c.reward_weights).every((w) => w === 0)) {
+  // Distillation alone: every reward weighed 0, the teacher's per-token signal the only advantage.
+  if (Object.values(c.reward_weights).every((w) => w === 0) && !distills(c)) {
     e.push(
       `reward_weights: every weight is 0, so every reward is 0 and nothing is learned; give one of ${c.task}'s rewards (${names.join(', ')}) a nonzero weight`,
     );

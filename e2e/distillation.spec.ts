@@ -1,0 +1,47 @@
+// On-policy distillation in the page: the knobs come from a link (a teacher folder on the site, every reward weighed
+// 0) and from the config form the schema generates (distill_coef's number input, self_distill's checkbox); two steps
+// train in the engine worker, which fetches the teacher's files from the site, and the KL chart receives finite
+// distill/reverse_kl and distill/adv_share. Self-distillation (no second model) trains two finite steps too.
+import { expect, test } from '@playwright/test';
+import { expectFiniteCharts, guard, lastValues, ready, setField, SMALL, waitStatus } from './helpers';
+
+test('a teacher from a link trains two finite steps; its files come from the site', async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(
+    `/?preset=grpo&${SMALL}&steps=2&eval_every=0&teacher=models/copy-teacher&reward_weights=accuracy:0,format:0`,
+  );
+  await expect(page.getByTestId('url-error')).toHaveCount(0);
+  await ready(page);
+  await expect(page.locator('#field-input-teacher')).toHaveValue('models/copy-teacher');
+  await setField(page, 'advantage', 'distill_coef', '0.5');
+  await page.getByTestId('run-start').click();
+  await waitStatus(page, /done/, 2);
+  await expect(page.getByTestId('run-message')).toHaveCount(0);
+  await expectFiniteCharts(page, ['kl']);
+  const kl = await lastValues(page, 'kl');
+  expect(kl['distill/reverse_kl']).toBeGreaterThan(0);
+  // Distillation alone: the whole advantage is the teacher's.
+  expect(kl['distill/adv_share']).toBe(1);
+  expect(w.requests.some((p) => p.endsWith('/models/copy-teacher/model.safetensors'))).toBe(true);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('self-distillation from the form trains two finite steps', async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?preset=grpo&${SMALL}&steps=2&eval_every=0`);
+  await ready(page);
+  await setField(page, 'advantage', 'distill_coef', '0.5');
+  await page.locator('#field-input-self_distill').check();
+  await page.getByTestId('run-start').click();
+  await waitStatus(page, /done/, 2);
+  await expect(page.getByTestId('run-message')).toHaveCount(0);
+  await expectFiniteCharts(page, ['kl']);
+  const kl = await lastValues(page, 'kl');
+  expect(kl['distill/adv_share']).toBeGreaterThan(0);
+  expect(kl['distill/adv_share']).toBeLessThan(1);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});

@@ -1,0 +1,75 @@
+// Loads a run's `teacher` (on-policy distillation) through the same path as the policy's warm start: a shipped
+// name (checkpoints/<name>/), a folder or URL (a lab run's saved checkpoint, a Hugging Face folder), or a hub id the
+// driver has put in its assets (the CLI's hub cache, the page's kept models). Refuses, with the reason named, a
+// teacher whose tokenizer is not the student's: the teacher scores the student's token ids, so the two must mean
+// the same text by every id. Not the scoring (src/rl/learners/teacher.ts).
+
+import { loadHfFolder } from '../io/hf-folder';
+import type { Tokenizer } from '../io/tokenizer';
+import type { RLConfig } from '../schema/config';
+import { checkpointDir } from '../schema/checkpoint-path';
+import type { ModelConfig } from '../schema/model-config';
+import type { TeacherWeights } from '../rl/learners/teacher';
+import { CHAR_TOKENIZER_PATH, type AssetLoader } from './start-policy';
+import { assertPromptsFit } from '../rl/algorithm/trainer';
+
+/**
+ * Why `teacher` cannot score `student`'s tokens, or null when it can: the same token ids with the same strings,
+ * the same special ids, the same BOS rule, and a model vocabulary (embedding rows) of the same size.
+ */
+export function teacherTokenizerMismatch(
+  student: { tokenizer: Tokenizer; model: ModelConfig },
+  teacher: { tokenizer: Tokenizer; model: ModelConfig },
+): string | null {
+  const s = student.tokenizer;
+  const t = teacher.tokenizer;
+  if (teacher.model.vocabSize !== student.model.vocabSize)
+    return `its model has ${teacher.model.vocabSize} vocabulary rows and the student's ${student.model.vocabSize}`;
+  if (t.vocabSize !== s.vocabSize) return `its tokenizer has ${t.vocabSize} tokens and the student's ${s.vocabSize}`;
+  for (const [name, a, b] of [
+    ['bos', t.bosId, s.bosId],
+    ['eos', t.eosId, s.eosId],
+    ['pad', t.padId, s.padId],
+  ] as const)
+    if (a !== b) return `its ${name} id is ${a} and the student's ${b}`;
+  if (t.prependsBos !== s.prependsBos)
+    return `its tokenizer ${t.prependsBos ? 'starts' : 'does not start'} a prompt with BOS and the student's ${s.prependsBos ? 'does' : 'does not'}`;
+  for (let id = 0; id < s.vocabSize; id++) {
+    const a = t.tokenString(id);
+    const b = s.tokenString(id);
+    if (a !== b)
+      return `token ${id} is ${JSON.stringify(a)} in its tokenizer and ${JSON.stringify(b)} in the student's`;
+  }
+  return null;
+}
+
+/** Reads the config's teacher and checks it against the student; fails with a message naming the folder. */
+export async function loadTeacher(
+  config: RLConfig,
+  assets: AssetLoader,
+  student: { tokenizer: Tokenizer; model: ModelConfig },
+): Promise<TeacherWeights> {
+  if (config.teacher === null) throw new Error('teacher: not set');
+  const dir = checkpointDir(config.teacher);
+  const read = {
+    bytes: (name: string) => assets.bytes(`${dir}${name}`),
+    text: (name: string) => assets.text(`${dir}${name}`),
+  };
+  let folder: Awaited<ReturnType<typeof loadHfFolder>>;
+  try {
+    folder = await loadHfFolder(read, () => assets.text(CHAR_TOKENIZER_PATH));
+  } catch (e) {
+    throw new Error(`teacher "${config.teacher}" (${dir}): ${(e as Error).message}`);
+  }
+  const mismatch = teacherTokenizerMismatch(student, { tokenizer: folder.tokenizer, model: folder.ck.config });
+  if (mismatch)
+    throw new Error(
+      `teacher "${config.teacher}" (${dir}): its tokenizer is not the student's (${mismatch}); a teacher scores the student's token ids, so it needs the same tokenizer`,
+    );
+  try {
+    assertPromptsFit(config, student.tokenizer, folder.ck.config.contextLength);
+  } catch (e) {
+    throw new Error(`teacher "${config.teacher}" (${dir}): in the teacher's context, ${(e as Error).message}`);
+  }
+  return { config: folder.ck.config, params: folder.ck.params, source: `teacher ${dir}` };
+}
