@@ -1,6 +1,14 @@
 // The GPU runtime's public surface (browser-safe; Node's Dawn entry is ./node.ts, imported separately).
 export { acquireDevice, describeAdapter, type AdapterReport, type AcquireOptions } from './adapter';
 export { GpuContext, type TensorOptions } from './context';
+export {
+  GpuCounts,
+  boundBytes,
+  countsSince,
+  type CountsSnapshot,
+  type DispatchCost,
+  type PhaseCounts,
+} from './counters';
 export { GpuDeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors';
 export {
   COMPILE_BUDGET_MS,

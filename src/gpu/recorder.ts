@@ -4,6 +4,7 @@
 
 import type { GpuContext } from './context';
 import type { KernelFamily, OverrideConstants } from './kernel';
+import { boundBytes, type DispatchCost } from './counters';
 import type { Params } from './params';
 import type { Tensor } from './tensor';
 import { GpuTimer, type KernelTiming } from './timer';
@@ -25,6 +26,11 @@ export interface Dispatch {
   workgroups: readonly [number, number?, number?];
   /** Name shown in timings (defaults to family.entry). */
   label?: string;
+  /**
+   * Bytes moved and FLOPs by the kernel's own model (the profile's roofline and the counted bytes per step);
+   * default: every distinct bound tensor's bytes once, no FLOPs.
+   */
+  cost?: DispatchCost;
 }
 
 export class Recorder {
@@ -66,6 +72,7 @@ export class Recorder {
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
     const group = this.ctx.bindGroup(pipeline, params, d.bindings);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
+    this.ctx.counts.dispatch(this.label, name, d.cost ?? { bytes: boundBytes(d.bindings), flops: 0 });
     if (!this.timer && this.ctx.wantsFirstDispatchProbe(pipeline)) {
       // Measuring compiles: the work so far, then this dispatch alone, each in its own command buffer (same order).
       this.endPass();
@@ -109,6 +116,7 @@ export class Recorder {
     this.timer?.resolve(this.encoder);
     if (this.profileWall) this.wallStart = performance.now();
     this.ctx.device.queue.submit([this.encoder.finish()]);
+    this.ctx.counts.submit(this.label);
     this.submitted = true;
     this.ctx.closeRecorder(this);
     if (this.profileWall) {

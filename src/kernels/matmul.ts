@@ -188,5 +188,10 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     TRANS_B: !!opts.transB,
     ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }),
   };
-  rec.dispatch({ family, entry, label, constants, params, bindings: [out, a, b], workgroups: [...grid, d.batch] });
+  // Each operand read once and C written once (read too when accumulating): the least traffic of the product.
+  const cost = {
+    bytes: a.byteLength + b.byteLength + out.byteLength * (opts.accumulate ? 2 : 1),
+    flops: 2 * d.M * d.N * d.K * d.batch,
+  };
+  rec.dispatch({ family, entry, label, constants, params, bindings: [out, a, b], workgroups: [...grid, d.batch], cost });
 }
