@@ -5,6 +5,7 @@
 import type { AdapterReport } from './adapter';
 import { GpuDeviceLostError, GpuValidationError } from './errors';
 import { GpuCounts } from './counters';
+import type { GpuProfiler } from './profiler';
 import { KernelFamily, type CompileRecord } from './kernel';
 import type { Params } from './params';
 import { Recorder, type RecorderOptions } from './recorder';
@@ -36,6 +37,8 @@ export class GpuContext {
   private readonly compiled: CompileRecord[] = [];
   /** Dispatches, submits, readbacks, pipelines, bytes and FLOPs so far (src/gpu/counters.ts). */
   readonly counts = new GpuCounts();
+  /** While set, every recorder is profiled into it (src/gpu/profiler.ts; `npm run profile`, the bench). */
+  profiler: GpuProfiler | null = null;
   private readonly compileListeners = new Set<(r: CompileRecord) => void>();
   /** Each pipeline's compile record, and the pipelines whose first dispatch has been recorded (first-dispatch probe). */
   private readonly compileRecords = new WeakMap<GPUComputePipeline, CompileRecord>();

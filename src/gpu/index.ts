@@ -9,6 +9,7 @@ export {
   type DispatchCost,
   type PhaseCounts,
 } from './counters';
+export { GpuProfiler, type KernelProfile, type PhaseProfile } from './profiler';
 export { GpuDeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors';
 export {
   COMPILE_BUDGET_MS,

@@ -52,10 +52,15 @@ export class Recorder {
     options: RecorderOptions,
   ) {
     this.encoder = ctx.device.createCommandEncoder({ label });
-    this.timer = options.profile && ctx.device.features.has('timestamp-query') ? new GpuTimer(ctx.device, label) : null;
-    this.profileWall = Boolean(options.profile) && !this.timer;
+    // An attached profiler (GpuContext.profiler) profiles every recorder.
+    const profile = options.profile ?? Boolean(ctx.profiler);
+    this.timer = profile && ctx.device.features.has('timestamp-query') ? new GpuTimer(ctx.device, label) : null;
+    this.profileWall = profile && !this.timer;
+    this.profiled = ctx.profiler ? [] : null;
   }
   private readonly profileWall: boolean;
+  /** Each dispatch's name and cost, for the context's profiler (null when none is attached). */
+  private readonly profiled: { name: string; cost: DispatchCost }[] | null;
 
   /** Records one dispatch. Validation problems surface at submit/flush with the pipeline's label. */
   dispatch(d: Dispatch): this {
@@ -72,7 +77,9 @@ export class Recorder {
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
     const group = this.ctx.bindGroup(pipeline, params, d.bindings);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
-    this.ctx.counts.dispatch(this.label, name, d.cost ?? { bytes: boundBytes(d.bindings), flops: 0 });
+    const cost = d.cost ?? { bytes: boundBytes(d.bindings), flops: 0 };
+    this.ctx.counts.dispatch(this.label, name, cost);
+    this.profiled?.push({ name, cost });
     if (!this.timer && this.ctx.wantsFirstDispatchProbe(pipeline)) {
       // Measuring compiles: the work so far, then this dispatch alone, each in its own command buffer (same order).
       this.endPass();
@@ -122,6 +129,7 @@ export class Recorder {
     if (this.profileWall) {
       this.wallDone = this.ctx.device.queue.onSubmittedWorkDone().then(() => performance.now() - this.wallStart);
     }
+    if (this.profiled && this.ctx.profiler) this.ctx.profiler.collect(this.label, this.profiled, this.timings());
   }
 
   /** Per-dispatch GPU times (profiling only); without timestamp-query, one entry for the whole phase. */

@@ -79,6 +79,12 @@ export interface RealSizeResult {
   pipelines: number;
   compileS: number;
   slowestCompiles: string[];
+  /**
+   * The measured step's profile (src/bench/roofline.ts's tables: the decode step's and the update's kernels with
+   * their share of the measured bandwidth and peak) and its counts (dispatches per decode step, submits, readbacks),
+   * as lines; absent where the step was not profiled.
+   */
+  profile?: string[];
 }
 
 export interface BenchReport {
@@ -364,5 +370,8 @@ export function realSizeMarkdown(results: readonly RealSizeResult[], device: str
     ...rows,
     '',
     ...results.flatMap((r) => [`Slowest compiles (${r.mode}):`, '', '```', ...r.slowestCompiles, '```', '']),
+    ...results.flatMap((r) =>
+      r.profile ? [`Profile of the measured step (${r.mode}):`, '', '```', ...r.profile, '```', ''] : [],
+    ),
   ].join('\n');
 }
