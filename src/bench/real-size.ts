@@ -98,8 +98,8 @@ export const REAL_SIZE_MODES = {
   full: { label: 'full fine-tune, micro-batch 1', microBatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
 } as const;
 
-/** The run of one mode at `shape` (REAL_SIZE_MODES): two GRPO steps on the in-memory folder. */
-export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape): RLConfig {
+/** The run of one mode at `shape` (REAL_SIZE_MODES): `steps` GRPO steps (default two) on the in-memory folder. */
+export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape, steps = 2): RLConfig {
   const settings = REAL_SIZE_MODES[mode];
   const rows = shape.prompts * shape.generations;
   return resolveConfig('grpo', {
@@ -108,7 +108,7 @@ export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape): RLConfi
     train_batch_size: shape.prompts,
     num_generations: shape.generations,
     max_completion_length: shape.maxTokens,
-    steps: 2,
+    steps,
     eval_every: 0,
     seed: 1,
     // The issue's storage: bf16 weights (and KV cache), f32 arithmetic; 'auto' would pick f32 wherever it fits.
@@ -135,7 +135,9 @@ export async function benchRealSizeStep(
   options: RealSizeOptions = {},
 ): Promise<RealSizeResult> {
   const settings = REAL_SIZE_MODES[mode];
-  const config = realSizeConfig(mode, shape);
+  // A profile runs a third step (the second stays the unprofiled measurement: timestamps split the passes).
+  const steps = options.profile ? 3 : 2;
+  const config = realSizeConfig(mode, shape, steps);
   const planned = rlResolvedMemoryPlan(config, folder.model, {
     maxBufferSize: ctx.device.limits.maxBufferSize,
     maxStorageBufferBindingSize: ctx.device.limits.maxStorageBufferBindingSize,
@@ -152,10 +154,11 @@ export async function benchRealSizeStep(
   const profiler = options.profile ? new GpuProfiler() : null;
   let profile: string[] | undefined;
   try {
-    for (let i = 0; i < 2; i++) {
-      progress(`real size, ${mode}: step ${i + 1} of 2${i === 0 ? ' (compiles the pipelines)' : ''}`);
-      // The measured step is the profiled one (the wall time then includes the timestamps' small cost).
-      if (i === 1 && profiler) ctx.profiler = profiler;
+    for (let i = 0; i < steps; i++) {
+      progress(
+        `real size, ${mode}: step ${i + 1} of ${steps}${i === 0 ? ' (compiles the pipelines)' : i === 2 ? ' (profiled)' : ''}`,
+      );
+      if (i === 2 && profiler) ctx.profiler = profiler;
       const before = ctx.counts.snapshot();
       const t0 = performance.now();
       const o = await session.runStep().finally(() => {
@@ -164,7 +167,7 @@ export async function benchRealSizeStep(
       wall.push((performance.now() - t0) / 1000);
       if (o.kind === 'diverged') throw new Error(o.message);
       metrics.push(o.records[o.records.length - 1].metrics);
-      if (i === 1 && profiler && options.profile)
+      if (i === 2 && profiler && options.profile)
         profile = await profileLines(profiler, countsSince(before, ctx.counts.snapshot()), folder.model.nLayers, {
           roof: options.profile.roof,
           top: options.profile.top,

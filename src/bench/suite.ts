@@ -6,7 +6,7 @@
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, type Recorder } from '../gpu';
-import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../kernels/matmul';
+import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
 import { generate } from '../model/generate';
@@ -18,6 +18,7 @@ import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
 import { hasTimestamps, interleavedSamples, median, wallSamples, yieldToEventLoop } from './measure';
 import { measurePeak } from './peak';
+import { measureBandwidth } from './roofline';
 import {
   FIRST_STEP,
   REPORT_SCHEMA,
@@ -400,12 +401,16 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   }
   const realSize: RealSizeResult[] = [];
   if (sections.has('real') && !stop()) {
-    progress('real size: encoding a random SmolLM2-135M folder');
+    progress('real size: the copy bandwidth, and encoding a random SmolLM2-135M folder');
+    // Each mode's third step is profiled against the adapter's ceilings (the report's roofline tables).
+    const roof = { gbps: await measureBandwidth(ctx), gflops: peak?.gflops ?? (await measurePeak(ctx, reps)).gflops };
     const folder = realSizeFolder();
     for (const mode of ['lora', 'full'] as const) {
       if (stop()) break;
       try {
-        realSize.push(await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress));
+        realSize.push(
+          await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress, { profile: { roof } }),
+        );
       } catch (e) {
         notes.push(`real size, ${mode}: failed: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -455,7 +460,7 @@ async function benchMatmulVsJax(
     const out = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
     const peer = new jax.JaxMatmul(s, aData, bData);
     const tuned = tuning[layoutOf(s)];
-    const variant = variantFor(tuned ?? 'blocked', s);
+    const variant = defaultVariantFor(tuned ?? 'blocked', s);
     try {
       const samples = await interleavedSamples(
         [
@@ -608,7 +613,7 @@ async function benchBigMatmul(
     }, reps);
     const ms = median(samples) / inner;
     const gflops = (2 * N ** 3) / (ms / 1000) / 1e9;
-    const variant = variantFor(matmulTuning(ctx.device)[layoutOf({})] ?? 'blocked', { M: N, N, K: N });
+    const variant = defaultVariantFor(matmulTuning(ctx.device)[layoutOf({})] ?? 'blocked', { M: N, N, K: N });
     return { N, variant, ms, gflops, ofPeak: peakGflops ? gflops / peakGflops : undefined, samples: samples.length };
   } finally {
     for (const t of [a, b, out]) t.destroy();

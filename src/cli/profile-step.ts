@@ -74,7 +74,7 @@ async function profileRealModel(argv: string[]): Promise<number> {
     const folder = realSizeFolder(model);
     const r = await benchRealSizeStep(ctx, mode, shape, folder, log, { profile: { roof, top: Number(args.top) } });
     console.log(
-      `${name} (${layers} layers, ${(r.parameters / 1e6).toFixed(1)}M parameters), ${r.label}, ${r.shape}, on ${ctx.report.description || ctx.report.architecture}: step ${r.stepS.toFixed(2)} s (profiled), first step ${r.firstStepS.toFixed(2)} s`,
+      `${name} (${layers} layers, ${(r.parameters / 1e6).toFixed(1)}M parameters), ${r.label}, ${r.shape}, on ${ctx.report.description || ctx.report.architecture}: step ${r.stepS.toFixed(2)} s (the second, unprofiled), first step ${r.firstStepS.toFixed(2)} s`,
     );
     for (const line of r.profile ?? []) console.log(line);
   } finally {

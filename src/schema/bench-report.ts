@@ -80,7 +80,7 @@ export interface RealSizeResult {
   compileS: number;
   slowestCompiles: string[];
   /**
-   * The measured step's profile (src/bench/roofline.ts's tables: the decode step's and the update's kernels with
+   * A third step's profile (src/bench/roofline.ts's tables: the decode step's and the update's kernels with
    * their share of the measured bandwidth and peak) and its counts (dispatches per decode step, submits, readbacks),
    * as lines; absent where the step was not profiled.
    */
@@ -371,7 +371,9 @@ export function realSizeMarkdown(results: readonly RealSizeResult[], device: str
     '',
     ...results.flatMap((r) => [`Slowest compiles (${r.mode}):`, '', '```', ...r.slowestCompiles, '```', '']),
     ...results.flatMap((r) =>
-      r.profile ? [`Profile of the measured step (${r.mode}):`, '', '```', ...r.profile, '```', ''] : [],
+      r.profile
+        ? [`Profile of a third step, after the measured one (${r.mode}):`, '', '```', ...r.profile, '```', '']
+        : [],
     ),
   ].join('\n');
 }
