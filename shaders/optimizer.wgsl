@@ -3,6 +3,7 @@
 // readback. Deterministic: the norm is per-chunk partial sums of squares (fixed-order trees) into a small buffer,
 // then one workgroup reduces the partials in a fixed order. No atomics.
 // Entry points: grad_norm_partial (partials, grad): partials[offset + chunk] = sum of g^2 over one chunk;
+//               grad_norm_partial_packed (partials, arena, chunk bounds): the same over tensors packed in one arena;
 //               grad_norm_finalize (norm, partials): norm[0] = sqrt(sum of the partials);
 //               grad_clip_scale (scale, norm): scale[0] = maxNorm / (norm + 1e-6) if norm > maxNorm, else 1;
 //               grad_clip (grads, norm): grads *= that factor, in place;
@@ -81,6 +82,30 @@ fn grad_norm_partial(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
   }
   let total = workgroup_sum(s, lid);
   if (lid == 0u) { out[pn.offset + chunk] = total; }
+}
+
+// Several tensors in one arena: chunk c sums arena[chunks[2c] + j * WG + lid] below chunks[2c + 1] (its tensor's
+// end), the same elements in the same order as grad_norm_partial over that tensor alone, so the partials (and the
+// norm) are bit for bit the per-tensor ones. pn.chunks: the number of chunks.
+@group(0) @binding(3) var<storage, read> chunkBounds: array<u32>;
+
+@compute @workgroup_size(WG)
+fn grad_norm_partial_packed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                            @builtin(local_invocation_index) lid: u32) {
+  let chunk = wid.x + wid.y * nwg.x;
+  if (chunk >= pn.chunks) { return; } // grid overhang; uniform across the workgroup
+  let start = chunkBounds[2u * chunk];
+  let end = chunkBounds[2u * chunk + 1u];
+  var s = 0.0;
+  for (var j = 0u; j < ELEMS; j++) {
+    let i = start + j * WG + lid;
+    if (i < end) {
+      let g = src[i];
+      s += g * g;
+    }
+  }
+  let total = workgroup_sum(s, lid);
+  if (lid == 0u) { out[chunk] = total; }
 }
 
 @compute @workgroup_size(WG)

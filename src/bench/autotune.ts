@@ -11,7 +11,7 @@ import {
   rowsPathSupports,
   type AttentionPath,
 } from '../kernels/attention';
-import { layoutOf, matmulTuning, matmulVariantSupports, variantFor } from '../kernels/matmul';
+import { defaultVariantFor, layoutOf, matmulTuning, matmulVariantSupports } from '../kernels/matmul';
 import { TUNE_CANDIDATES, measureLayout, type MatmulShape } from '../kernels/matmul-tune';
 import type { ModelConfig } from '../schema/model-config';
 import { Rng, randomArray } from '../core/random';
@@ -44,7 +44,7 @@ export async function benchMatmulVariants(
     const flop = 2 * s.M * s.N * s.K;
     const label = `${s.M}x${s.N}x${s.K} ${s.transA ? 'A^T' : 'A'}*${s.transB ? 'B^T' : 'B'}`;
     const variants = TUNE_CANDIDATES.filter((v) => matmulVariantSupports(v, s));
-    const chosen = variantFor(tuned[layout] ?? 'blocked', s);
+    const chosen = defaultVariantFor(tuned[layout] ?? 'blocked', s);
     for (const m of await measureLayout(ctx, layout, [s], variants, reps)) {
       rows.push({
         section: 'autotune',

@@ -126,7 +126,19 @@ describe('real-size section', () => {
     const folder = realSizeFolder(narrow);
     const shape = realSizeShape(ctx, true);
     const results = [];
-    for (const mode of ['lora', 'full'] as const) results.push(await benchRealSizeStep(ctx, mode, shape, folder));
+    // LoRA also runs a third step, profiled against made-up ceilings (the roofline's columns are ratios of them).
+    const roof = { gbps: 1, gflops: 1 };
+    for (const mode of ['lora', 'full'] as const)
+      results.push(
+        await benchRealSizeStep(
+          ctx,
+          mode,
+          shape,
+          folder,
+          () => {},
+          mode === 'lora' ? { profile: { roof, top: 3 } } : {},
+        ),
+      );
     for (const r of results) {
       expect(r.stepS, r.mode).toBeGreaterThan(0);
       expect(r.rolloutTokensPerS, r.mode).toBeGreaterThan(0);
@@ -138,7 +150,24 @@ describe('real-size section', () => {
     expect(results[0].pipelines).toBeGreaterThan(0);
     // LoRA keeps no moments for the base weights: its peak is below full fine-tuning's.
     expect(results[0].peakBytes).toBeLessThan(results[1].peakBytes);
+    const profile = results[0].profile ?? [];
+    expect(results[1].profile).toBeUndefined();
+    expect(profile.join('\n')).toMatch(/dispatches per token step over 2 layers/);
+    for (const phase of [
+      'rollout.decode: per decode token step',
+      'rl.update: per GRPO step',
+      'rl.score: per GRPO step',
+    ])
+      expect(
+        profile.some((l) => l.startsWith(phase)),
+        phase,
+      ).toBe(true);
+    // A kernel row per phase at most `top`, each with the two roofline fractions.
+    const decodeAt = profile.findIndex((l) => l.startsWith('rollout.decode'));
+    const firstKernel = profile[decodeAt + 2];
+    expect(firstKernel).toMatch(/^ {2}\S+.*%.*%\s*$/);
     const md = realSizeMarkdown(results, 'test adapter');
+    expect(md).toContain('Profile of a third step, after the measured one (lora):');
     expect(md).toContain('| LoRA r=16, micro-batch 4 |');
     expect(md).toContain('| full fine-tune, micro-batch 1 |');
   });

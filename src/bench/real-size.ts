@@ -6,7 +6,7 @@
 // compares with the plan) and the pipelines' compile time. On a CPU adapter (SwiftShader, lavapipe) the batch is
 // small so a step takes minutes; on a GPU it is the issue's 8 prompts x 8 completions x 256 new tokens.
 
-import type { GpuContext } from '../gpu';
+import { GpuProfiler, countsSince, type GpuContext } from '../gpu';
 import { compileReport } from '../gpu/kernel';
 import { NO_SINK, RunSession } from '../engine/run-session';
 import { CHAR_TOKENIZER_PATH, type AssetLoader } from '../engine/start-policy';
@@ -19,6 +19,12 @@ import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { benchParams } from './step';
 import type { GrpoShape } from './grpo';
 import type { RealSizeResult } from '../schema/bench-report';
+import { phaseTable, type Roof } from './roofline';
+
+/** Options of benchRealSizeStep: profile the measured step against `roof` (null: no roofline columns). */
+export interface RealSizeOptions {
+  profile?: { roof: Roof | null; top?: number };
+}
 
 /** The name the in-memory folder is served under (checkpoints/<name>/). */
 const FOLDER = 'real-size-smollm2-135m';
@@ -92,8 +98,8 @@ export const REAL_SIZE_MODES = {
   full: { label: 'full fine-tune, micro-batch 1', microBatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
 } as const;
 
-/** The run of one mode at `shape` (REAL_SIZE_MODES): two GRPO steps on the in-memory folder. */
-export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape): RLConfig {
+/** The run of one mode at `shape` (REAL_SIZE_MODES): `steps` GRPO steps (default two) on the in-memory folder. */
+export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape, steps = 2): RLConfig {
   const settings = REAL_SIZE_MODES[mode];
   const rows = shape.prompts * shape.generations;
   return resolveConfig('grpo', {
@@ -102,7 +108,7 @@ export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape): RLConfi
     train_batch_size: shape.prompts,
     num_generations: shape.generations,
     max_completion_length: shape.maxTokens,
-    steps: 2,
+    steps,
     eval_every: 0,
     seed: 1,
     // The issue's storage: bf16 weights (and KV cache), f32 arithmetic; 'auto' would pick f32 wherever it fits.
@@ -126,9 +132,12 @@ export async function benchRealSizeStep(
   shape: GrpoShape,
   folder: RealSizeFolder,
   progress: (m: string) => void = () => {},
+  options: RealSizeOptions = {},
 ): Promise<RealSizeResult> {
   const settings = REAL_SIZE_MODES[mode];
-  const config = realSizeConfig(mode, shape);
+  // A profile runs a third step (the second stays the unprofiled measurement: timestamps split the passes).
+  const steps = options.profile ? 3 : 2;
+  const config = realSizeConfig(mode, shape, steps);
   const planned = rlResolvedMemoryPlan(config, folder.model, {
     maxBufferSize: ctx.device.limits.maxBufferSize,
     maxStorageBufferBindingSize: ctx.device.limits.maxStorageBufferBindingSize,
@@ -142,16 +151,30 @@ export async function benchRealSizeStep(
   );
   const metrics: Record<string, number>[] = [];
   const wall: number[] = [];
+  const profiler = options.profile ? new GpuProfiler() : null;
+  let profile: string[] | undefined;
   try {
-    for (let i = 0; i < 2; i++) {
-      progress(`real size, ${mode}: step ${i + 1} of 2${i === 0 ? ' (compiles the pipelines)' : ''}`);
+    for (let i = 0; i < steps; i++) {
+      progress(
+        `real size, ${mode}: step ${i + 1} of ${steps}${i === 0 ? ' (compiles the pipelines)' : i === 2 ? ' (profiled)' : ''}`,
+      );
+      if (i === 2 && profiler) ctx.profiler = profiler;
+      const before = ctx.counts.snapshot();
       const t0 = performance.now();
-      const o = await session.runStep();
+      const o = await session.runStep().finally(() => {
+        ctx.profiler = null;
+      });
       wall.push((performance.now() - t0) / 1000);
       if (o.kind === 'diverged') throw new Error(o.message);
       metrics.push(o.records[o.records.length - 1].metrics);
+      if (i === 2 && profiler && options.profile)
+        profile = await profileLines(profiler, countsSince(before, ctx.counts.snapshot()), folder.model.nLayers, {
+          roof: options.profile.roof,
+          top: options.profile.top,
+        });
     }
   } finally {
+    ctx.profiler = null;
     session.destroy();
   }
   const peakBytes = ctx.tensorBytes().peak - liveBefore;
@@ -175,5 +198,58 @@ export async function benchRealSizeStep(
     pipelines: compiled.length,
     compileS: compiled.reduce((s, r) => s + r.ms, 0) / 1000,
     slowestCompiles: compileReport(compiled, 5),
+    ...(profile ? { profile } : {}),
   };
+}
+
+/** Decode per token step, prefill and the update and scoring passes per GRPO step: the phases a profile reports. */
+const PROFILED_PHASES: readonly { phase: string; perSubmit: boolean; stepName: string }[] = [
+  { phase: 'rollout.decode', perSubmit: true, stepName: 'decode token step' },
+  { phase: 'rl.update', perSubmit: false, stepName: 'GRPO step' },
+  { phase: 'rl.score', perSubmit: false, stepName: 'GRPO step' },
+  { phase: 'rollout.prefill', perSubmit: false, stepName: 'GRPO step' },
+];
+
+/**
+ * A profiled step's lines: the counts (dispatches per decode step and per layer, submits and readbacks per step,
+ * pipelines), then the top kernels of each phase with the roofline columns.
+ */
+export async function profileLines(
+  profiler: GpuProfiler,
+  counts: ReturnType<typeof countsSince>,
+  layers: number,
+  opts: { roof: Roof | null; top?: number },
+): Promise<string[]> {
+  const { phases, kernels } = await profiler.result();
+  const decode = counts.phases['rollout.decode'];
+  const lines = [
+    `counts of the step: ${counts.dispatches} dispatches, ${counts.submits} submits, ${counts.readbacks} readbacks, ${counts.pipelines} pipelines compiled; ${Object.entries(
+      counts.phases,
+    )
+      .map(([k, v]) => `${k} ${v.dispatches} dispatches in ${v.submits} submits`)
+      .join(', ')}`,
+    ...(decode
+      ? [
+          `decode: ${(decode.dispatches / decode.submits).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.submits / 1e6).toFixed(2)} MB moved per token step`,
+        ]
+      : []),
+    ...(opts.roof
+      ? [
+          `roof: copy bandwidth ${opts.roof.gbps.toFixed(2)} GB/s, arithmetic peak ${opts.roof.gflops.toFixed(1)} GFLOP/s`,
+        ]
+      : []),
+  ];
+  for (const want of PROFILED_PHASES) {
+    const phase = phases.find((p) => p.phase === want.phase);
+    if (!phase) continue;
+    lines.push(
+      '',
+      ...phaseTable(phase, kernels, opts.roof, {
+        steps: want.perSubmit ? phase.submits : 1,
+        stepName: want.stepName,
+        top: opts.top,
+      }),
+    );
+  }
+  return lines;
 }

@@ -6,7 +6,7 @@
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, type Recorder } from '../gpu';
-import { layoutOf, matmul, matmulTuning, setMatmulTuning, variantFor } from '../kernels/matmul';
+import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
 import { generate } from '../model/generate';
@@ -15,9 +15,11 @@ import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './a
 import { CpuTwinStep } from './cpu-twin';
 import { benchGrpoStep, grpoShape } from './grpo';
 import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
+import { SMOLLM2_135M } from '../io/real-models.fixture';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
 import { hasTimestamps, interleavedSamples, median, wallSamples, yieldToEventLoop } from './measure';
 import { measurePeak } from './peak';
+import { measureBandwidth } from './roofline';
 import {
   FIRST_STEP,
   REPORT_SCHEMA,
@@ -398,14 +400,23 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     progress('matmul 4096^2 x 4096');
     bigMatmul = await benchBigMatmul(ctx, quick ? 512 : 4096, reps, peak?.gflops);
   }
+  let modelMatmuls: BenchReport['modelMatmuls'];
+  if (sections.has('matmul-4096') && !stop()) {
+    progress("SmolLM2-135M's own matmuls");
+    modelMatmuls = await benchModelMatmuls(ctx, quick, reps, peak?.gflops);
+  }
   const realSize: RealSizeResult[] = [];
   if (sections.has('real') && !stop()) {
-    progress('real size: encoding a random SmolLM2-135M folder');
+    progress('real size: the copy bandwidth, and encoding a random SmolLM2-135M folder');
+    // Each mode's third step is profiled against the adapter's ceilings (the report's roofline tables).
+    const roof = { gbps: await measureBandwidth(ctx), gflops: peak?.gflops ?? (await measurePeak(ctx, reps)).gflops };
     const folder = realSizeFolder();
     for (const mode of ['lora', 'full'] as const) {
       if (stop()) break;
       try {
-        realSize.push(await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress));
+        realSize.push(
+          await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress, { profile: { roof } }),
+        );
       } catch (e) {
         notes.push(`real size, ${mode}: failed: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -426,6 +437,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     peak,
     realSize,
     bigMatmul,
+    modelMatmuls,
     compiles: compileSummary(ctx),
     totalSeconds: (performance.now() - t0) / 1000,
   };
@@ -455,7 +467,7 @@ async function benchMatmulVsJax(
     const out = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
     const peer = new jax.JaxMatmul(s, aData, bData);
     const tuned = tuning[layoutOf(s)];
-    const variant = variantFor(tuned ?? 'blocked', s);
+    const variant = defaultVariantFor(tuned ?? 'blocked', s);
     try {
       const samples = await interleavedSamples(
         [
@@ -588,6 +600,57 @@ function compileSummary(ctx: GpuContext): NonNullable<BenchReport['compiles']> {
  * One N x N x N matmul (A*B, the tuned variant for that layout) timed by wall clock: `reps` submits of 4 matmuls
  * each, waited for, after a warm-up; GFLOP/s and the fraction of the measured peak (when there is one).
  */
+/**
+ * SmolLM2-135M's products (autotune.ts's modelMatmulShapes, the forward's weights stored bf16 as the real-size runs
+ * store them) at a decode step's 64 rows and a training micro-batch's 1024 rows (8 and 64 when `quick`), each timed
+ * like benchBigMatmul with the variant matmul() picks by default.
+ */
+async function benchModelMatmuls(
+  ctx: GpuContext,
+  quick: boolean,
+  reps: number,
+  peakGflops: number | undefined,
+): Promise<NonNullable<BenchReport['modelMatmuls']>> {
+  const out: NonNullable<BenchReport['modelMatmuls']> = [];
+  const rng = new Rng(8);
+  const tuning = matmulTuning(ctx.device);
+  // A decode step's rows, then a training micro-batch's (each shape at both: the weight-gradient product too).
+  for (const rows of quick ? [8, 64] : [64, 1024]) {
+    for (const s of modelMatmulShapes(SMOLLM2_135M, rows)) {
+      // The forward's weight operand (x W^T) is stored bf16 under LoRA and in the rollout; the rest are f32.
+      const half = Boolean(s.transB);
+      const a = ctx.fromArray(randomArray(rng, s.M * s.K), s.transA ? [s.K, s.M] : [s.M, s.K], { label: 'bench.mm.a' });
+      const bShape = s.transB ? [s.N, s.K] : [s.K, s.N];
+      const b = half
+        ? ctx.tensor(bShape, { dtype: 'bf16', label: 'bench.mm.b' })
+        : ctx.fromArray(randomArray(rng, s.K * s.N), bShape, { label: 'bench.mm.b' });
+      const c = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
+      const inner = 4;
+      try {
+        const samples = await wallSamples(async () => {
+          const rec = ctx.recorder('bench.model-matmul');
+          for (let i = 0; i < inner; i++) matmul(rec, c, a, b, { transA: s.transA, transB: s.transB });
+          rec.submit();
+          await ctx.flush();
+        }, reps);
+        const ms = median(samples) / inner;
+        const gflops = (2 * s.M * s.N * s.K) / (ms / 1000) / 1e9;
+        out.push({
+          role: `${rows} rows: ${s.role}`,
+          shape: `${s.M}x${s.N}x${s.K}${half ? ' (B bf16)' : ''}`,
+          variant: defaultVariantFor(tuning[layoutOf(s)] ?? 'blocked', s),
+          ms,
+          gflops,
+          ofPeak: peakGflops ? gflops / peakGflops : undefined,
+        });
+      } finally {
+        for (const t of [a, b, c]) t.destroy();
+      }
+    }
+  }
+  return out;
+}
+
 async function benchBigMatmul(
   ctx: GpuContext,
   N: number,
@@ -608,7 +671,7 @@ async function benchBigMatmul(
     }, reps);
     const ms = median(samples) / inner;
     const gflops = (2 * N ** 3) / (ms / 1000) / 1e9;
-    const variant = variantFor(matmulTuning(ctx.device)[layoutOf({})] ?? 'blocked', { M: N, N, K: N });
+    const variant = defaultVariantFor(matmulTuning(ctx.device)[layoutOf({})] ?? 'blocked', { M: N, N, K: N });
     return { N, variant, ms, gflops, ofPeak: peakGflops ? gflops / peakGflops : undefined, samples: samples.length };
   } finally {
     for (const t of [a, b, out]) t.destroy();

@@ -1,14 +1,90 @@
-// `npm run profile -- [preset] [B] [T]`: one SFT training step of a model preset, kernel by kernel (GPU timestamps);
-// prints the heaviest kernels. A development tool; `npm run bench` is the benchmark.
+// `npm run profile -- --model smollm2-135m [flags]`: one GRPO step of a recorded real architecture (random weights,
+// the real-size bench's run: bf16 storage, checkpointing, a reference model), the second of two, profiled kernel by
+// kernel (GPU timestamps where the adapter has them), decode and update apart: per kernel its calls, time, bytes
+// and FLOPs per step and their fractions of the adapter's measured bandwidth and peak, after the step's counts
+// (src/gpu/counters.ts). `--layers` keeps fewer decoder layers (a CPU adapter). The older form
+// `npm run profile -- [preset] [B] [T]` profiles one SFT step of a small preset. A development tool; `npm run bench`
+// is the benchmark.
 import { MODEL_PRESETS, type ModelPresetName } from '../schema/model-config';
 import { GpuModel } from '../model/gpu-model';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import { initParams } from '../core/model-shapes';
 import { Rng } from '../core/random';
-import { UsageError, runCli } from './args';
+import { UsageError, helpText, parseArgs, runCli, type FlagSpec } from './args';
 import { acquireTunedDevice } from './tuned-device';
+import { REAL_CONFIG_FILES, realModelConfig, type RealModelName } from '../io/real-models.fixture';
+import { benchRealSizeStep, realSizeFolder, realSizeShape } from '../bench/real-size';
+import { measureRoof } from '../bench/roofline';
+
+const FLAGS: Record<string, FlagSpec> = {
+  model: {
+    type: 'string',
+    value: 'name',
+    doc: `a recorded architecture: ${Object.keys(REAL_CONFIG_FILES).join(', ')}`,
+  },
+  mode: {
+    type: 'string',
+    value: 'lora|full',
+    doc: 'LoRA r=16 or full fine-tuning (the real-size modes)',
+    default: 'lora',
+  },
+  layers: { type: 'number', doc: 'decoder layers kept (default: all of the model)', integer: true, min: 1 },
+  prompts: {
+    type: 'number',
+    doc: 'prompts per step (default: the real-size batch of the adapter)',
+    integer: true,
+    min: 1,
+  },
+  generations: { type: 'number', doc: 'completions per prompt', integer: true, min: 1 },
+  tokens: { type: 'number', doc: 'new tokens per completion at most', integer: true, min: 1 },
+  top: { type: 'number', doc: 'kernels shown per phase', integer: true, min: 1, default: 10 },
+  roofline: {
+    type: 'boolean',
+    doc: 'measure the copy bandwidth and arithmetic peak (--roofline=false: skip)',
+    default: true,
+  },
+  help: { type: 'boolean', doc: 'show this help' },
+};
+
+async function profileRealModel(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, FLAGS);
+  if (args.help) {
+    process.stdout.write(helpText('usage: npm run profile -- --model <name> [flags]', FLAGS));
+    return 0;
+  }
+  const name = String(args.model ?? '');
+  if (!(name in REAL_CONFIG_FILES))
+    throw new UsageError(`--model must be one of ${Object.keys(REAL_CONFIG_FILES).join(', ')}, got "${name}"`);
+  const mode = String(args.mode);
+  if (mode !== 'lora' && mode !== 'full') throw new UsageError(`--mode must be lora or full, got "${mode}"`);
+  const recorded = realModelConfig(name as RealModelName).config;
+  const layers = Math.min(Number(args.layers ?? recorded.nLayers), recorded.nLayers);
+  const model = { ...recorded, nLayers: layers };
+  const ctx = await acquireTunedDevice();
+  try {
+    const base = realSizeShape(ctx);
+    const shape = {
+      prompts: Number(args.prompts ?? base.prompts),
+      generations: Number(args.generations ?? base.generations),
+      maxTokens: Number(args.tokens ?? base.maxTokens),
+    };
+    const log = (m: string) => process.stderr.write(`${m}\n`);
+    const roof = args.roofline ? await measureRoof(ctx) : null;
+    log(`building ${name} with ${layers} of ${recorded.nLayers} layers (random weights)`);
+    const folder = realSizeFolder(model);
+    const r = await benchRealSizeStep(ctx, mode, shape, folder, log, { profile: { roof, top: Number(args.top) } });
+    console.log(
+      `${name} (${layers} layers, ${(r.parameters / 1e6).toFixed(1)}M parameters), ${r.label}, ${r.shape}, on ${ctx.report.description || ctx.report.architecture}: step ${r.stepS.toFixed(2)} s (the second, unprofiled), first step ${r.firstStepS.toFixed(2)} s`,
+    );
+    for (const line of r.profile ?? []) console.log(line);
+  } finally {
+    ctx.destroy();
+  }
+  return 0;
+}
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0]?.startsWith('--')) return profileRealModel(argv);
   const preset = (argv[0] ?? 'nano') as ModelPresetName;
   if (!(preset in MODEL_PRESETS))
     throw new UsageError(

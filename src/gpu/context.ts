@@ -4,6 +4,8 @@
 
 import type { AdapterReport } from './adapter';
 import { GpuDeviceLostError, GpuValidationError } from './errors';
+import { GpuCounts } from './counters';
+import type { GpuProfiler } from './profiler';
 import { KernelFamily, type CompileRecord } from './kernel';
 import type { Params } from './params';
 import { Recorder, type RecorderOptions } from './recorder';
@@ -33,6 +35,10 @@ export class GpuContext {
   private liveBytes = 0;
   private peakBytes = 0;
   private readonly compiled: CompileRecord[] = [];
+  /** Dispatches, submits, readbacks, pipelines, bytes and FLOPs so far (src/gpu/counters.ts). */
+  readonly counts = new GpuCounts();
+  /** While set, every recorder is profiled into it (src/gpu/profiler.ts; `npm run profile`, the bench). */
+  profiler: GpuProfiler | null = null;
   private readonly compileListeners = new Set<(r: CompileRecord) => void>();
   /** Each pipeline's compile record, and the pipelines whose first dispatch has been recorded (first-dispatch probe). */
   private readonly compileRecords = new WeakMap<GPUComputePipeline, CompileRecord>();
@@ -80,6 +86,7 @@ export class GpuContext {
     if (!f) {
       f = new KernelFamily(this.device, name, source, (r, pipeline) => {
         this.compiled.push(r);
+        this.counts.pipeline();
         this.compileRecords.set(pipeline, r);
         for (const l of this.compileListeners) l(r);
       });
@@ -192,6 +199,7 @@ export class GpuContext {
       return s;
     });
     this.device.queue.submit([encoder.finish()]);
+    this.counts.readback();
     await Promise.all(staging.map((s) => s.mapAsync(GPUMapMode.READ)));
     const out = tensors.map((t, i) => {
       const copy = staging[i].getMappedRange().slice(0, t.byteLength);

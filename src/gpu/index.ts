@@ -1,6 +1,16 @@
 // The GPU runtime's public surface (browser-safe; Node's Dawn entry is ./node.ts, imported separately).
 export { acquireDevice, describeAdapter, type AdapterReport, type AcquireOptions } from './adapter';
 export { GpuContext, type TensorOptions } from './context';
+export { arenaSize, tensorArena, type TensorArena } from './arena';
+export {
+  GpuCounts,
+  boundBytes,
+  countsSince,
+  type CountsSnapshot,
+  type DispatchCost,
+  type PhaseCounts,
+} from './counters';
+export { GpuProfiler, type KernelProfile, type PhaseProfile } from './profiler';
 export { GpuDeviceLostError, GpuValidationError, WebGpuUnavailableError } from './errors';
 export {
   COMPILE_BUDGET_MS,

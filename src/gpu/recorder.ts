@@ -4,6 +4,7 @@
 
 import type { GpuContext } from './context';
 import type { KernelFamily, OverrideConstants } from './kernel';
+import { boundBytes, type DispatchCost } from './counters';
 import type { Params } from './params';
 import type { Tensor } from './tensor';
 import { GpuTimer, type KernelTiming } from './timer';
@@ -25,6 +26,11 @@ export interface Dispatch {
   workgroups: readonly [number, number?, number?];
   /** Name shown in timings (defaults to family.entry). */
   label?: string;
+  /**
+   * Bytes moved and FLOPs by the kernel's own model (the profile's roofline and the counted bytes per step);
+   * default: every distinct bound tensor's bytes once, no FLOPs.
+   */
+  cost?: DispatchCost;
 }
 
 export class Recorder {
@@ -46,10 +52,15 @@ export class Recorder {
     options: RecorderOptions,
   ) {
     this.encoder = ctx.device.createCommandEncoder({ label });
-    this.timer = options.profile && ctx.device.features.has('timestamp-query') ? new GpuTimer(ctx.device, label) : null;
-    this.profileWall = Boolean(options.profile) && !this.timer;
+    // An attached profiler (GpuContext.profiler) profiles every recorder.
+    const profile = options.profile ?? Boolean(ctx.profiler);
+    this.timer = profile && ctx.device.features.has('timestamp-query') ? new GpuTimer(ctx.device, label) : null;
+    this.profileWall = profile && !this.timer;
+    this.profiled = ctx.profiler ? [] : null;
   }
   private readonly profileWall: boolean;
+  /** Each dispatch's name and cost, for the context's profiler (null when none is attached). */
+  private readonly profiled: { name: string; cost: DispatchCost }[] | null;
 
   /** Records one dispatch. Validation problems surface at submit/flush with the pipeline's label. */
   dispatch(d: Dispatch): this {
@@ -66,6 +77,9 @@ export class Recorder {
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
     const group = this.ctx.bindGroup(pipeline, params, d.bindings);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
+    const cost = d.cost ?? { bytes: boundBytes(d.bindings), flops: 0 };
+    this.ctx.counts.dispatch(this.label, name, cost);
+    this.profiled?.push({ name, cost });
     if (!this.timer && this.ctx.wantsFirstDispatchProbe(pipeline)) {
       // Measuring compiles: the work so far, then this dispatch alone, each in its own command buffer (same order).
       this.endPass();
@@ -109,11 +123,13 @@ export class Recorder {
     this.timer?.resolve(this.encoder);
     if (this.profileWall) this.wallStart = performance.now();
     this.ctx.device.queue.submit([this.encoder.finish()]);
+    this.ctx.counts.submit(this.label);
     this.submitted = true;
     this.ctx.closeRecorder(this);
     if (this.profileWall) {
       this.wallDone = this.ctx.device.queue.onSubmittedWorkDone().then(() => performance.now() - this.wallStart);
     }
+    if (this.profiled && this.ctx.profiler) this.ctx.profiler.collect(this.label, this.profiled, this.timings());
   }
 
   /** Per-dispatch GPU times (profiling only); without timestamp-query, one entry for the whole phase. */

@@ -367,6 +367,12 @@ export function attentionForward(
     entry: 'attention_forward',
     params: params(d, opts),
     bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
+    // The first Tk positions of k and v are read (a KV cache is bound whole); per (row, head, query, key) one
+    // dot product and one multiply-add of HD.
+    cost: {
+      bytes: out.byteLength + lse.byteLength + q.byteLength + ((k.byteLength + v.byteLength) * d.Tk) / d.Tcap,
+      flops: 4 * d.B * d.NH * d.T * d.Tk * d.HD,
+    },
   });
 }
 

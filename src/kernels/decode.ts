@@ -2,7 +2,16 @@
 // Same names as src/reference/decode.ts, with the recorder first; shapes come from the tensors.
 
 import raw from '../../shaders/decode.wgsl?raw';
-import { declareShader, grid, isHalfStorage, uniforms, type Params, type Recorder, type Tensor } from '../gpu';
+import {
+  declareShader,
+  grid,
+  isHalfStorage,
+  uniforms,
+  type DispatchCost,
+  type Params,
+  type Recorder,
+  type Tensor,
+} from '../gpu';
 import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../io/end-of-sequence';
 import { WGSL_BLOCKS } from './wgsl-blocks';
 
@@ -23,7 +32,14 @@ export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARA
 /** The shader with its blocks (half-bits) pasted in. */
 const SOURCE = DECODE_SHADER.source;
 
-function launch(rec: Recorder, entry: string, threads: number, params: Params, bindings: Tensor[]): void {
+function launch(
+  rec: Recorder,
+  entry: string,
+  threads: number,
+  params: Params,
+  bindings: Tensor[],
+  cost?: DispatchCost,
+): void {
   rec.dispatch({
     family: rec.ctx.family('decode', SOURCE),
     entry,
@@ -31,6 +47,7 @@ function launch(rec: Recorder, entry: string, threads: number, params: Params, b
     params,
     bindings,
     workgroups: grid(Math.ceil(threads / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    cost,
   });
 }
 
@@ -73,14 +90,21 @@ export function kvWrite(rec: Recorder, cache: Tensor, x: Tensor, pos: number): v
   if (pos + T > Tcap)
     throw new Error(`kvWrite: positions ${pos}..${pos + T - 1} exceed the capacity ${Tcap} of ${cache.describe()}`);
   if (!isHalfStorage(cache.dtype)) {
-    launch(rec, 'decode_kv_write', B * T * W, p(B, T, Tcap, W, pos), [cache, x]);
+    // x read, and its positions of the cache written (the cache is bound whole).
+    launch(rec, 'decode_kv_write', B * T * W, p(B, T, Tcap, W, pos), [cache, x], {
+      bytes: 2 * x.byteLength,
+      flops: 0,
+    });
     return;
   }
   if (x.dtype !== 'f32') throw new Error(`kvWrite: a ${cache.dtype} cache takes f32 values, got ${x.describe()}`);
   if (W % 2 !== 0)
     throw new Error(`kvWrite: a ${cache.dtype} cache needs an even number of values per position, got ${W}`);
   const words = W / 2;
-  launch(rec, `decode_kv_write_${cache.dtype}`, B * T * words, p(B, T, Tcap, words, pos), [cache, x]);
+  launch(rec, `decode_kv_write_${cache.dtype}`, B * T * words, p(B, T, Tcap, words, pos), [cache, x], {
+    bytes: x.byteLength * 1.5,
+    flops: 0,
+  });
 }
 
 /** out (R, ...W) <- x (N, ...W) at rows idx (R). */
@@ -89,7 +113,10 @@ export function gatherRows(rec: Recorder, out: Tensor, x: Tensor, idx: Tensor<'u
   const W = out.size / Math.max(R, 1);
   if (out.shape[0] !== R || x.size % W !== 0)
     throw new Error(`gatherRows: ${out.describe()} must have one row of ${x.describe()} per index`);
-  launch(rec, 'decode_gather_rows', R * W, p(0, R, 0, W, 0), [out, x, idx]);
+  launch(rec, 'decode_gather_rows', R * W, p(0, R, 0, W, 0), [out, x, idx], {
+    bytes: 2 * out.byteLength + idx.byteLength,
+    flops: 0,
+  });
 }
 
 /** The completion buffers decodeFinish writes (see src/reference/decode.ts DecodeState). */

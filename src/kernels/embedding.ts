@@ -75,6 +75,11 @@ export function embeddingForward(rec: Recorder, out: Tensor, table: Tensor, toke
     params: PARAMS.pack({ rows: N, C, V }),
     bindings: [out, table, tokens],
     workgroups: grid(Math.ceil((N * C) / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    // One table row read per token (the table is bound whole): out twice over (f32) plus the ids.
+    cost: {
+      bytes: out.byteLength + (out.size * table.byteLength) / Math.max(1, table.size) + tokens.byteLength,
+      flops: 0,
+    },
   });
 }
 

@@ -19,7 +19,15 @@ import * as refSampler from '../reference/sampler';
 import { host, type HostTensor } from '../core/host-tensor';
 import { crossEntropyBackward, crossEntropyForward } from './cross-entropy';
 import { logprobBackward, logprobForward } from './logprob';
-import { adamwStep, adamwStepScaled, clippedAdamwStep, gradClip, gradClipScale, gradNorm } from './optimizer';
+import {
+  adamwStep,
+  adamwStepScaled,
+  clippedAdamwStep,
+  gradClip,
+  gradClipScale,
+  gradNorm,
+  packedOptimizerOf,
+} from './optimizer';
 import { REAL_VOCABS, rowEdgeShapes, rowLayout } from './rows';
 import { samplerRandom, sampleTokens } from './sampler';
 import {
@@ -290,6 +298,44 @@ function optimizerCases(): KernelCase[] {
             const grads = ins.slice(K * (s + 1), K * (s + 2));
             clippedAdamwStep(rec, outs[3 * K], outs[3 * K + 1], { params, m, v, grads }, { ...opts, t: s + 1 });
           }
+        },
+        twin: (outs, ins) => {
+          const [params, m, v] = [0, 1, 2].map((j) => outs.slice(j * K, (j + 1) * K));
+          params.forEach((p, i) => p.data.set(ins[i].data as Float32Array));
+          for (let s = 0; s < STEPS; s++) {
+            const grads = ins.slice(K * (s + 1), K * (s + 2)).map(f32In);
+            refOpt.clippedAdamwStep(outs[3 * K], outs[3 * K + 1], { params, m, v, grads }, { ...opts, t: s + 1 });
+          }
+        },
+        tol: { atol: 1e-6, rtol: 1e-5 },
+      }),
+    );
+    // The same steps with the tensors packed in arenas (one AdamW and one norm-partials dispatch for all of them).
+    cases.push(
+      gpuTwinCase({
+        name: `clippedAdamwStep packed ${STEPS} steps over ${K} tensors maxNorm=${maxNorm ?? 'none'}`,
+        family: 'optimizer',
+        inputs: (rng) => [
+          ...GRAD_SHAPES.map((s) => randomHost(rng, s)),
+          ...Array.from({ length: STEPS }, () => GRAD_SHAPES.map((s) => randomHost(rng, s, 0.1))).flat(),
+        ],
+        outputs: [...[0, 1, 2].flatMap(() => GRAD_SHAPES.map((shape) => ({ shape }))), { shape: [1] }, { shape: [1] }],
+        gpu: (rec, outs, ins) => {
+          const packed = packedOptimizerOf(rec.ctx, GRAD_SHAPES);
+          packed.params.views.forEach((p, i) => rec.copy(p, ins[i]));
+          for (let s = 0; s < STEPS; s++) {
+            packed.grads.views.forEach((g, i) => rec.copy(g, ins[K * (s + 1) + i]));
+            clippedAdamwStep(
+              rec,
+              outs[3 * K],
+              outs[3 * K + 1],
+              { params: packed.params.views, m: packed.m.views, v: packed.v.views, grads: packed.grads.views, packed },
+              { ...opts, t: s + 1 },
+            );
+          }
+          [packed.params, packed.m, packed.v].forEach((a, j) =>
+            a.views.forEach((t, i) => rec.copy(outs[j * K + i], t)),
+          );
         },
         twin: (outs, ins) => {
           const [params, m, v] = [0, 1, 2].map((j) => outs.slice(j * K, (j + 1) * K));

@@ -1,7 +1,9 @@
 // Typed wrapper of shaders/matmul.wgsl: checks shapes, picks a variant, records the dispatch.
 // Same name and argument order as the CPU twin src/reference/matmul.ts (after the recorder).
 // The variant is the caller's, else the one the autotune chose for this device and layout (matmul-tune.ts), else
-// 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back (variantFor).
+// 'blocked'; a variant that cannot take a shape (matmulVariantSupports) falls back (variantFor). A tuned default
+// whose workgroup covers far more rows than the product has (a decode step's few rows) steps down to a smaller
+// tile (defaultVariantFor): the autotune measures training-sized products.
 // The B operand (the weights of y = x W^T and dx = dy W) may be stored bf16 or f16: every variant then reads it
 // through half-operand.ts (widened to f32 on load; A, C and the accumulation stay f32).
 
@@ -128,6 +130,35 @@ export function variantFor(
   return wanted === 'square' ? variantFor('tall', s) : 'blocked';
 }
 
+/** Rows of C one workgroup of a variant covers (8 x 8 invocations of its register tile). */
+function rowsPerWorkgroup(v: MatmulVariant): number {
+  if (v === 'tiled') return 64;
+  if (v === 'naive') return WG;
+  return (isTile(v) ? TILES[v][0] : 4) * WG;
+}
+
+/** The smaller tiles a few-rows product steps down to, in order. */
+const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = { square: 'wide', tall: 'wide', wide: 'vec4' };
+
+/**
+ * The variant matmul() runs when the caller names none: the tuned (or default) one for the layout, stepped down
+ * from 'square'/'tall' to 'wide' and from 'wide' to 'vec4' while the product's rows fill at most half of a
+ * workgroup's (measured on SwiftShader, 4 x 1536 x 576 with bf16 weights: vec4 23 ms, wide 51, tall 127), then
+ * variantFor's fallbacks. Every variant equals the naive oracle (matmul tests); the rows of C are summed in a
+ * different order along K from one variant to another, so results can differ in the last bits.
+ */
+export function defaultVariantFor(
+  tuned: MatmulVariant,
+  s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean },
+): MatmulVariant {
+  let v = tuned;
+  for (let next = SMALLER_TILE[v]; next && 2 * s.M <= rowsPerWorkgroup(v); next = SMALLER_TILE[v]) {
+    if (!matmulVariantSupports(next, s)) break;
+    v = next;
+  }
+  return variantFor(v, s);
+}
+
 function vec4Operands(s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
   switch (layoutOf(s)) {
     case 'NT':
@@ -158,8 +189,10 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   ] as const)
     if (t.dtype !== 'f32') throw new Error(`matmul: ${what} must be f32, got ${t.describe()}`);
   const codec = operandCodec('matmul', 'b', b.dtype, rec.ctx.device);
-  const wanted = opts.variant ?? tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked';
-  const variant = variantFor(wanted, { ...d, transA: opts.transA, transB: opts.transB });
+  const shape = { ...d, transA: opts.transA, transB: opts.transB };
+  const variant = opts.variant
+    ? variantFor(opts.variant, shape)
+    : defaultVariantFor(tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked', shape);
   const params = PARAMS.pack({
     M: d.M,
     N: d.N,
@@ -188,5 +221,19 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     TRANS_B: !!opts.transB,
     ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }),
   };
-  rec.dispatch({ family, entry, label, constants, params, bindings: [out, a, b], workgroups: [...grid, d.batch] });
+  // Each operand read once and C written once (read too when accumulating): the least traffic of the product.
+  const cost = {
+    bytes: a.byteLength + b.byteLength + out.byteLength * (opts.accumulate ? 2 : 1),
+    flops: 2 * d.M * d.N * d.K * d.batch,
+  };
+  rec.dispatch({
+    family,
+    entry,
+    label,
+    constants,
+    params,
+    bindings: [out, a, b],
+    workgroups: [...grid, d.batch],
+    cost,
+  });
 }

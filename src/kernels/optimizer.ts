@@ -4,7 +4,17 @@
 // (same names and argument order; where a twin takes a number the GPU wrapper takes a 1-element tensor).
 
 import raw from '../../shaders/optimizer.wgsl?raw';
-import { declareShader, grid, uniforms, type Params, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import {
+  declareShader,
+  grid,
+  uniforms,
+  type Params,
+  type GpuContext,
+  type Recorder,
+  type Tensor,
+  type TensorArena,
+  tensorArena,
+} from '../gpu';
 import type { AdamwOptions } from '../reference/adamw';
 
 /**
@@ -262,6 +272,90 @@ export interface OptimizerState {
   m: readonly Tensor[];
   v: readonly Tensor[];
   grads: readonly Tensor[];
+  /**
+   * The same tensors packed in four arenas of one layout (packedOptimizer), the lists above being their views: the
+   * step is then four dispatches whatever the number of tensors, with the same results bit for bit.
+   */
+  packed?: PackedOptimizer;
+}
+
+/** Arenas of params, m, v and gradients laid out alike, and the gradient norm's chunk bounds over them. */
+export interface PackedOptimizer {
+  params: TensorArena;
+  m: TensorArena;
+  v: TensorArena;
+  grads: TensorArena;
+  /** (2 per chunk) u32: each GRAD_NORM_CHUNK chunk's first element in the arena and its tensor's end. */
+  chunkBounds: Tensor<'u32'>;
+  chunks: number;
+}
+
+/**
+ * The chunk bounds of gradients packed in an arena (one per GRAD_NORM_CHUNK elements of each tensor, in order), as
+ * gradNorm would cut each tensor alone. Upload them once: the layout does not change.
+ */
+export function packedChunkBounds(grads: TensorArena): Uint32Array {
+  const out: number[] = [];
+  grads.views.forEach((g, i) => {
+    const start = grads.starts[i];
+    for (let c = 0; c < Math.ceil(g.size / GRAD_NORM_CHUNK); c++) out.push(start + c * GRAD_NORM_CHUNK, start + g.size);
+  });
+  return Uint32Array.from(out);
+}
+
+/**
+ * Four zeroed arenas of `shapes` (params, m, v, gradients; labelled `names[i]`, `adam_m:...`, `adam_v:...`,
+ * `grad:...`) and their chunk bounds uploaded: the state clippedAdamwStep steps in four dispatches.
+ */
+export function packedOptimizerOf(
+  ctx: GpuContext,
+  shapes: readonly (readonly number[])[],
+  names: readonly string[] = shapes.map((_, i) => `packed.${i}`),
+): PackedOptimizer {
+  const arena = (prefix: string) =>
+    tensorArena(
+      ctx,
+      shapes,
+      names.map((n) => `${prefix}${n}`),
+      `${prefix || 'params:'}packed`,
+    );
+  const grads = arena('grad:');
+  const bounds = packedChunkBounds(grads);
+  return {
+    params: arena(''),
+    m: arena('adam_m:'),
+    v: arena('adam_v:'),
+    grads,
+    chunkBounds: ctx.fromArray<'u32'>(bounds.length ? bounds : new Uint32Array(2), [Math.max(2, bounds.length)], {
+      dtype: 'u32',
+      label: 'grad_norm.chunk_bounds',
+    }),
+    chunks: bounds.length / 2,
+  };
+}
+
+/** Destroys a packed state's buffers (the views go with them). */
+export function destroyPacked(p: PackedOptimizer): void {
+  for (const a of [p.params, p.m, p.v, p.grads]) a.all.destroy();
+  p.chunkBounds.destroy();
+}
+
+/** Checks that four arenas share one layout and that the chunk bounds cover their gradients. */
+function checkPacked(p: PackedOptimizer, state: OptimizerState): void {
+  const { params, m, v, grads } = p;
+  for (const [name, a] of [
+    ['m', m],
+    ['v', v],
+    ['grads', grads],
+  ] as const)
+    if (a.all.size !== params.all.size || a.starts.some((s, i) => s !== params.starts[i]))
+      throw new Error(`clippedAdamwStep: the packed ${name} arena is laid out unlike the params arena`);
+  if (p.chunks !== gradNormPartials(grads.views) || p.chunkBounds.size < 2 * p.chunks)
+    throw new Error(`clippedAdamwStep: ${p.chunkBounds.describe()} does not bound the ${p.chunks} gradient chunks`);
+  state.params.forEach((t, i) => {
+    if (t.buffer !== params.all.buffer || state.grads[i].buffer !== grads.all.buffer)
+      throw new Error(`clippedAdamwStep: ${t.describe()} is not a view of the packed arenas`);
+  });
 }
 
 /**
@@ -284,9 +378,43 @@ export function clippedAdamwStep(
       `clippedAdamwStep: params, m, v and grads must be parallel lists (${n}, ${state.m.length}, ${state.v.length}, ${state.grads.length})`,
     );
   }
-  gradNorm(rec, norm, state.grads);
+  const packed = state.packed;
+  if (packed) {
+    checkPacked(packed, state);
+    gradNormPacked(rec, norm, packed);
+  } else gradNorm(rec, norm, state.grads);
   // maxNorm undefined means no clipping: an infinite threshold gives the factor 1 on the GPU.
   gradClipScale(rec, scale, norm, { maxNorm: opts.maxNorm ?? 3.4e38 });
+  if (packed) {
+    // One AdamW over the arenas: elementwise, so each tensor's values are the per-tensor step's; the zero padding
+    // (zero gradient, moments and parameter) stays zero.
+    adamwStepScaled(rec, packed.params.all, packed.m.all, packed.v.all, packed.grads.all, scale, opts);
+    return;
+  }
   for (let i = 0; i < n; i++)
     adamwStepScaled(rec, state.params[i], state.m[i], state.v[i], state.grads[i], scale, opts);
+}
+
+/** gradNorm over gradients packed in an arena: one partial-sum dispatch over every chunk, then the finalize. */
+function gradNormPacked(rec: Recorder, out: Tensor, p: PackedOptimizer): void {
+  scalarTensor('gradNorm', 'out', out);
+  const partials = partialsScratch(rec.ctx, p.chunks);
+  if (p.chunks > 0)
+    rec.dispatch({
+      family: family(rec),
+      entry: 'grad_norm_partial_packed',
+      constants: { WG, ELEMS },
+      params: NORM_PARAMS.pack({ n: 0, offset: 0, chunks: p.chunks, maxNorm: 0 }),
+      bindings: [partials, p.grads.all, p.chunkBounds],
+      workgroups: grid(p.chunks, maxDim(rec)),
+      cost: { bytes: 4 * p.grads.views.reduce((s, g) => s + g.size, 0) + 4 * p.chunks, flops: 0 },
+    });
+  rec.dispatch({
+    family: family(rec),
+    entry: 'grad_norm_finalize',
+    constants: { WG, ELEMS },
+    params: NORM_PARAMS.pack({ n: p.chunks, offset: 0, chunks: 0, maxNorm: 0 }),
+    bindings: [out, partials],
+    workgroups: [1],
+  });
 }

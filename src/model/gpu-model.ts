@@ -17,7 +17,7 @@
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
 // there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
-import type { GpuContext, Recorder, Tensor } from '../gpu';
+import { arenaSize, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
 import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
@@ -25,7 +25,7 @@ import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
 import { packHalf } from '../kernels/half-pack';
 import { matmul } from '../kernels/matmul';
-import { clippedAdamwStep } from '../kernels/optimizer';
+import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
 import { ropeBackward, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
@@ -193,6 +193,8 @@ export class GpuModel {
   private readonly frozenGainGrad: Tensor | null;
   /** The same for the per-head q/k norm gains (HD wide). */
   private readonly frozenHeadGainGrad: Tensor | null;
+  /** Under LoRA, the adapters, gradients and moments packed in arenas (views in the maps); null otherwise. */
+  private packed: PackedOptimizer | null = null;
   private readonly m = new Map<string, Tensor>();
   private readonly v = new Map<string, Tensor>();
   /** Optimizer steps taken (AdamW's t). */
@@ -280,14 +282,39 @@ export class GpuModel {
         model.rolloutParams.set(name, ctx.tensor(shape, { dtype: rolloutDtype, label: `rollout:${name}` }));
     }
     if (lora) {
-      for (const { name, shape } of loraShapes(config, lora.spec)) {
+      const shapes = loraShapes(config, lora.spec);
+      // The adapters, their gradients and moments packed in four arenas (one AdamW dispatch over all of them),
+      // where an arena fits one binding; else one buffer each.
+      const packed =
+        4 *
+          arenaSize(
+            ctx,
+            shapes.map((s) => s.shape),
+          ) <=
+        ctx.device.limits.maxStorageBufferBindingSize
+          ? packedOptimizerOf(
+              ctx,
+              shapes.map((s) => s.shape),
+              shapes.map((s) => s.name),
+            )
+          : null;
+      model.packed = packed;
+      shapes.forEach(({ name, shape }, i) => {
         const data = lora.adapters[name];
         if (!data) throw new Error(`GpuModel: LoRA adapter ${name} is missing`);
         if (data.length !== shape[0] * shape[1])
           throw new Error(`GpuModel: LoRA adapter ${name} has ${data.length} values, want [${shape.join(', ')}]`);
-        model.adapters.set(name, ctx.fromArray(data, shape, { label: name }));
-        model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
-      }
+        if (packed) {
+          ctx.upload(packed.params.views[i], data);
+          model.adapters.set(name, packed.params.views[i]);
+          model.grads.set(name, packed.grads.views[i]);
+          model.m.set(name, packed.m.views[i]);
+          model.v.set(name, packed.v.views[i]);
+        } else {
+          model.adapters.set(name, ctx.fromArray(data, shape, { label: name }));
+          model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+        }
+      });
     }
     return model;
   }
@@ -383,7 +410,8 @@ export class GpuModel {
 
   /** Reads the optimizer state back: first and second moments by parameter name (empty before the first step). */
   async downloadOptimizerState(): Promise<{ m: ParamArrays; v: ParamArrays; step: number }> {
-    const names = [...this.m.keys()];
+    // Packed moments exist (as zeros) from the start; before the first step there are none to report.
+    const names = this.packed && this.step === 0 ? [] : [...this.m.keys()];
     const arrays = await this.ctx.readMany([...names.map((n) => this.m.get(n)!), ...names.map((n) => this.v.get(n)!)]);
     const m = Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
     const v = Object.fromEntries(names.map((n, i) => [n, arrays[names.length + i] as Float32Array]));
@@ -469,8 +497,9 @@ export class GpuModel {
     const N = B * T;
     const layers: LayerActs[] = [];
     for (let l = 0; l < (mode === 'train' ? c.nLayers : 1); l++) {
+      const x = t([B, T, c.dModel], `L${l}.x`);
       layers.push({
-        x: t([B, T, c.dModel], `L${l}.x`),
+        x,
         n1: t([B, T, c.dModel], `L${l}.n1`),
         rstd1: t([N], `L${l}.rstd1`),
         q: t([B, T, c.nHeads, HD], `L${l}.q`),
@@ -486,7 +515,9 @@ export class GpuModel {
         v: t([B, T, c.nKvHeads, HD], `L${l}.v`),
         att: t([B, T, c.nHeads, HD], `L${l}.att`),
         lse: t([B, c.nHeads, T], `L${l}.lse`),
-        h: t([B, T, c.dModel], `L${l}.h`),
+        // Forward-only: the residual stream stays in x (h = x + attention, then x = h + MLP, each accumulated in
+        // place), so no copy of it is made per layer; training keeps x for the backward.
+        h: mode === 'infer' ? x : t([B, T, c.dModel], `L${l}.h`),
         n2: t([B, T, c.dModel], `L${l}.n2`),
         rstd2: t([N], `L${l}.rstd2`),
         gate: t([B, T, c.dFF], `L${l}.gate`),
@@ -590,7 +621,7 @@ export class GpuModel {
     } else {
       attentionForward(rec, a.att, a.lse, a.q, a.k, a.v, { kvStart: inp.kvStart });
     }
-    copy(rec, a.h, a.x);
+    if (a.h !== a.x) copy(rec, a.h, a.x);
     matmul(rec, a.h.reshape2d(), a.att.reshape2d(), W(`${pre}self_attn.o_proj.weight`), {
       ...lin,
       accumulate: true,
@@ -602,7 +633,7 @@ export class GpuModel {
     adapt('gate_proj', a.gate, a.n2);
     adapt('up_proj', a.up, a.n2);
     swigluForward(rec, a.act, a.gate, a.up);
-    copy(rec, xNext, a.h);
+    if (xNext !== a.h) copy(rec, xNext, a.h);
     matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
       ...lin,
       accumulate: true,
@@ -688,7 +719,8 @@ export class GpuModel {
 
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
   zeroGrads(rec: Recorder): void {
-    for (const g of this.grads.values()) fill(rec, g, 0);
+    if (this.packed) fill(rec, this.packed.grads.all, 0);
+    else for (const g of this.grads.values()) fill(rec, g, 0);
     if (this.frozenGainGrad) fill(rec, this.frozenGainGrad, 0);
     if (this.frozenHeadGainGrad) fill(rec, this.frozenHeadGainGrad, 0);
   }
@@ -820,6 +852,7 @@ export class GpuModel {
         m: names.map((n) => this.m.get(n)!),
         v: names.map((n) => this.v.get(n)!),
         grads: names.map((n) => this.grads.get(n)!),
+        ...(this.packed ? { packed: this.packed } : {}),
       },
       clippedAdamwOptions(opts, this.step),
     );
@@ -881,6 +914,7 @@ export class GpuModel {
     for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
     for (const map of [this.params, this.rolloutParams, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
+    if (this.packed) destroyPacked(this.packed);
     this.frozenGainGrad?.destroy();
     this.frozenHeadGainGrad?.destroy();
     this.gradNorm.destroy();

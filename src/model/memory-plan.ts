@@ -193,7 +193,8 @@ function workspaceActivationBytes(m: ModelConfig, B: number, T: number, mode: Wo
   const KV = m.nKvHeads * headDim(m);
   const F = m.dFF;
   const perLayer = 6 * C + 2 * KV + 3 * F + 2 + m.nHeads;
-  if (mode === 'infer') return F32 * B * T * (perLayer + 2 * C + 1);
+  // 'infer': one layer's activations without h (the residual stream is accumulated in x), then xOut, nf, rstdf.
+  if (mode === 'infer') return F32 * B * T * (perLayer - C + 2 * C + 1);
   const rest = 6 * C + 2 * KV + 3 * F + 1;
   // 'recompute': one layer's activations, and every other layer's input x.
   if (mode === 'recompute') return F32 * B * T * (perLayer + (m.nLayers - 1) * C + rest);

@@ -79,6 +79,12 @@ export interface RealSizeResult {
   pipelines: number;
   compileS: number;
   slowestCompiles: string[];
+  /**
+   * A third step's profile (src/bench/roofline.ts's tables: the decode step's and the update's kernels with
+   * their share of the measured bandwidth and peak) and its counts (dispatches per decode step, submits, readbacks),
+   * as lines; absent where the step was not profiled.
+   */
+  profile?: string[];
 }
 
 export interface BenchReport {
@@ -104,6 +110,8 @@ export interface BenchReport {
   realSize?: RealSizeResult[];
   /** One N^3 matmul by wall clock over repeats ('matmul-4096'), against the measured peak. */
   bigMatmul?: { N: number; variant: string; ms: number; gflops: number; ofPeak?: number; samples: number };
+  /** SmolLM2-135M's own products at decode and training rows ('matmul-4096'), the default variant, against the peak. */
+  modelMatmuls?: { role: string; shape: string; variant: string; ms: number; gflops: number; ofPeak?: number }[];
   /** The kernel self-test run first (`npm run bench -- --selftest`): cases passed and failed, the failures' names. */
   selftest?: { passed: number; failed: string[]; seconds: number };
   /** Every pipeline the run compiled (src/gpu/kernel.ts): how many, how long, how many over the budget, the slowest. */
@@ -283,6 +291,19 @@ export function reportMarkdown(report: BenchReport): string {
       `Matmul ${m.N}x${m.N}x${m.N} (A*B, ${m.variant}, wall clock, median of ${m.samples}): ${fmt(m.ms)} ms, ${fmt(m.gflops)} GFLOP/s${m.ofPeak !== undefined ? `, ${(m.ofPeak * 100).toFixed(1)}% of the measured peak` : ''}.`,
     );
   }
+  if (report.modelMatmuls?.length)
+    tail.push(
+      [
+        "SmolLM2-135M's own matmuls (bf16 weights where the model stores them, the default variant, wall clock):",
+        '',
+        '| product | shape | variant | ms | GFLOP/s | of peak |',
+        '|---|---|---|---:|---:|---:|',
+        ...report.modelMatmuls.map(
+          (m) =>
+            `| ${m.role} | ${m.shape} | ${m.variant} | ${fmt(m.ms)} | ${fmt(m.gflops)} | ${m.ofPeak !== undefined ? `${(m.ofPeak * 100).toFixed(1)}%` : ''} |`,
+        ),
+      ].join('\n'),
+    );
   if (report.realSize?.length) tail.push(realSizeMarkdown(report.realSize, report.device));
   if (report.compiles)
     tail.push(['Pipeline compiles of the whole run:', '', '```', ...report.compiles.slowest, '```'].join('\n'));
@@ -364,5 +385,10 @@ export function realSizeMarkdown(results: readonly RealSizeResult[], device: str
     ...rows,
     '',
     ...results.flatMap((r) => [`Slowest compiles (${r.mode}):`, '', '```', ...r.slowestCompiles, '```', '']),
+    ...results.flatMap((r) =>
+      r.profile
+        ? [`Profile of a third step, after the measured one (${r.mode}):`, '', '```', ...r.profile, '```', '']
+        : [],
+    ),
   ].join('\n');
 }

@@ -1,0 +1,49 @@
+// One buffer holding many tensors (an arena): each tensor a view at an offset aligned for binding, so a kernel can
+// treat them all as one array (the multi-tensor optimizer step: one AdamW dispatch over every LoRA adapter) while
+// every other kernel binds them one at a time. The padding between views is zero and stays zero under elementwise
+// kernels that map zero to zero (AdamW with zero gradients, fills of zero).
+
+import type { GpuContext } from './context';
+import { Tensor, shapeSize } from './tensor';
+
+/** A buffer of f32 tensors: the whole buffer as one tensor and the views, with each view's first element. */
+export interface TensorArena {
+  /** The whole buffer as one 1-D f32 tensor (owns the buffer: destroy it, not the views). */
+  all: Tensor<'f32'>;
+  views: Tensor<'f32'>[];
+  /** Each view's first element in `all`. */
+  starts: number[];
+}
+
+/** Elements of f32 between view starts: the device's storage-binding offset alignment. */
+function alignment(ctx: GpuContext): number {
+  return Math.max(1, ctx.device.limits.minStorageBufferOffsetAlignment / 4);
+}
+
+/** Elements an arena of these shapes takes on this device (with the padding that aligns each view). */
+export function arenaSize(ctx: GpuContext, shapes: readonly (readonly number[])[]): number {
+  const a = alignment(ctx);
+  return shapes.reduce((n, s) => Math.ceil(n / a) * a + shapeSize(s), 0);
+}
+
+/** A zeroed arena holding one f32 tensor per shape, labelled `labels[i]`. */
+export function tensorArena(
+  ctx: GpuContext,
+  shapes: readonly (readonly number[])[],
+  labels: readonly string[],
+  label: string,
+): TensorArena {
+  const a = alignment(ctx);
+  const starts: number[] = [];
+  let n = 0;
+  for (const s of shapes) {
+    n = Math.ceil(n / a) * a;
+    starts.push(n);
+    n += shapeSize(s);
+  }
+  const all = ctx.tensor<'f32'>([Math.max(1, n)], { label });
+  const views = shapes.map(
+    (s, i) => new Tensor(all.buffer, s, 'f32', labels[i], all.byteOffset + 4 * starts[i], false),
+  );
+  return { all, views, starts };
+}

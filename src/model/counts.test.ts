@@ -1,0 +1,145 @@
+// The counted proxies of speed at a real architecture (SmolLM2-135M's widths, head dim and vocabulary, random BF16
+// weights, 1-2 layers; real-arch-folder.ts): dispatches per decode step and per layer, submits and readbacks per
+// rollout, bytes a decode step moves against the bytes of the weights it reads, and the dispatches, submits,
+// readbacks and pipelines of a GRPO step with LoRA. They hold on every adapter, so the exact counts are asserted:
+// a change that adds a dispatch, a submit, a readback or a pipeline fails here, and one that removes some updates
+// the numbers (docs/benchmarks/counts.md keeps them before and after each change).
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countsSince, type CountsSnapshot, type GpuContext } from '../gpu';
+import { acquireNodeDevice } from '../gpu/node';
+import { loraShapes, type LoraSpec } from '../core/lora-layout';
+import { resolveConfig } from '../schema/config';
+import { Trainer } from '../rl/algorithm/trainer';
+import { encodePrompt } from '../rl/learners/sft';
+import { loadHfFolder } from '../io/hf-folder';
+import { buildRealArchFolder } from '../io/real-arch-folder';
+import { folderReader } from '../io/tiny-hf';
+import type { ModelConfig } from '../schema/model-config';
+import type { ParamArrays } from '../io/checkpoint';
+import type { Tokenizer } from '../io/tokenizer';
+import { decodeStepCounts, type DecodeStepCounts } from './counts';
+
+let ctx: GpuContext;
+let config: ModelConfig;
+let params: ParamArrays;
+let tokenizer: Tokenizer;
+beforeAll(async () => {
+  ctx = await acquireNodeDevice();
+  const built = buildRealArchFolder('smollm2-135m', { layers: 2 });
+  const loaded = await loadHfFolder(folderReader(built.files));
+  config = loaded.ck.config;
+  params = loaded.ck.params;
+  tokenizer = loaded.tokenizer;
+}, 120_000);
+afterAll(() => ctx?.destroy());
+
+const ALL_TARGETS: LoraSpec['targets'] = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
+
+describe('counted proxies at SmolLM2-135M widths', () => {
+  it('a decode step: dispatches per layer and fixed, one submit per token step, one readback per rollout', async () => {
+    const prompts = ['addition:12+34=', 'sort:5281='].map((p) => encodePrompt(tokenizer, p));
+    const plain = await decodeStepCounts(ctx, config, params, prompts, null);
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ALL_TARGETS };
+    const adapters = Object.fromEntries(
+      loraShapes(config, spec).map(({ name, shape }) => [name, new Float32Array(shape[0] * shape[1])]),
+    );
+    const lora = await decodeStepCounts(ctx, config, params, prompts, { spec, adapters });
+    console.log('decode counts', JSON.stringify({ plain, lora }));
+    const want: Record<'plain' | 'lora', DecodeStepCounts> = {
+      plain: EXPECTED_DECODE_PLAIN,
+      lora: EXPECTED_DECODE_LORA,
+    };
+    expect({ plain, lora }).toEqual(want);
+  }, 600_000);
+
+  it('a GRPO step with LoRA: dispatches and submits per phase, readbacks, pipelines compiled', async () => {
+    // A fresh device, so the pipelines counted are every one the run compiles.
+    const own = await acquireNodeDevice();
+    try {
+      const run = resolveConfig('grpo', {
+        task: 'addition',
+        difficulty: 1,
+        train_batch_size: 2,
+        num_generations: 2,
+        steps: 2,
+        eval_every: 0,
+        seed: 3,
+        max_completion_length: 4,
+        beta: 0.04,
+        lora_rank: 4,
+        weight_stats_every: 0,
+      });
+      const trainer = await Trainer.create({
+        config: run,
+        init: { config, params },
+        tokenizer,
+        backend: { kind: 'webgpu', ctx: own },
+      });
+      const marks: CountsSnapshot[] = [own.counts.snapshot()];
+      try {
+        for await (const _ of trainer.run()) marks.push(own.counts.snapshot());
+      } finally {
+        trainer.destroy();
+      }
+      expect(marks.length).toBe(3);
+      const first = countsSince(marks[0], marks[1]);
+      const second = countsSince(marks[1], marks[2]);
+      const summary = {
+        pipelinesFirstStep: first.pipelines,
+        pipelinesSecondStep: second.pipelines,
+        secondStep: {
+          dispatches: second.dispatches,
+          submits: second.submits,
+          readbacks: second.readbacks,
+          phases: Object.fromEntries(
+            Object.entries(second.phases).map(([k, v]) => [k, { dispatches: v.dispatches, submits: v.submits }]),
+          ),
+          optimizerDispatches: Object.entries(second.kernels)
+            .filter(([k]) => k.startsWith('optimizer.'))
+            .reduce((s, [, v]) => s + v.dispatches, 0),
+        },
+      };
+      console.log('GRPO step counts', JSON.stringify(summary));
+      expect(summary).toEqual(EXPECTED_GRPO);
+    } finally {
+      own.destroy();
+    }
+  }, 600_000);
+});
+
+// Today's counts (docs/benchmarks/counts.md has their history). SmolLM2's seven projections per layer, LoRA on all.
+// A forward-only layer accumulates the residual stream in place (no copies); the last layer's output is copied
+// into xOut once, which the fixed part counts.
+const EXPECTED_DECODE_PLAIN: DecodeStepCounts = {
+  dispatchesPerLayer: 15,
+  dispatchesFixed: 7,
+  submitsPerRollout: 4,
+  readbacksPerRollout: 1,
+  tokenSteps: 4,
+  bytesOverWeights: 1.009,
+};
+const EXPECTED_DECODE_LORA: DecodeStepCounts = {
+  ...EXPECTED_DECODE_PLAIN,
+  // Two extra products per adapted projection (x A^T, then y += s xa B^T).
+  dispatchesPerLayer: 29,
+  bytesOverWeights: 1.011,
+};
+const EXPECTED_GRPO = {
+  pipelinesFirstStep: 32,
+  pipelinesSecondStep: 0,
+  secondStep: {
+    dispatches: 496,
+    submits: 6,
+    readbacks: 3,
+    phases: {
+      'rollout.prefill': { dispatches: 65, submits: 1 },
+      'rollout.decode': { dispatches: 195, submits: 3 },
+      'rl.score': { dispatches: 32, submits: 1 },
+      'rl.update': { dispatches: 204, submits: 1 },
+    },
+    // The 28 adapter tensors (2 layers x 7 targets x A, B) packed in arenas: the norm's partial sums, its finalize,
+    // the clip factor and one AdamW (and one fill zeroes every gradient).
+    optimizerDispatches: 4,
+  },
+};

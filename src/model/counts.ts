@@ -1,0 +1,96 @@
+// The counted proxies of a rollout (src/gpu/counters.ts): one greedy rollout at one and at two layers of a model,
+// from which the dispatches of a decode step split into a fixed part and a part per layer, with the submits and
+// readbacks of a rollout and the bytes a decode step moves against the bytes of the weights. Asserted by
+// src/model/counts.test.ts; printed by `npm run profile` and the bench.
+
+import { countsSince, type GpuContext } from '../gpu';
+import type { ParamArrays } from '../io/checkpoint';
+import type { ModelConfig } from '../schema/model-config';
+import type { LoraInit } from './gpu-model';
+import { GpuPolicy } from './policy';
+
+/** The counts of one decode step and of one rollout. */
+export interface DecodeStepCounts {
+  /** Dispatches of one decode step (T = 1) per decoder layer. */
+  dispatchesPerLayer: number;
+  /** Dispatches of one decode step outside the layers (embedding, final norm, head, sampler, bookkeeping). */
+  dispatchesFixed: number;
+  /** Command buffers submitted per rollout of `tokenSteps` steps (prefill included). */
+  submitsPerRollout: number;
+  /** Readbacks per rollout. */
+  readbacksPerRollout: number;
+  /** Token steps of the rollout (prefill included). */
+  tokenSteps: number;
+  /**
+   * Bytes one decode step moves (by the kernels' own cost models) over the bytes of the weights the rollout reads,
+   * at two layers, to 3 decimals: 1 would be each weight read once and nothing else.
+   */
+  bytesOverWeights: number;
+}
+
+/** Token steps of the counted rollout: a prefill and 3 decode steps, under the early-stop check's period (8). */
+const TOKEN_STEPS = 4;
+
+/** One rollout at `layers` layers: its decode-step dispatches, submits, readbacks, step bytes and weight bytes. */
+async function rolloutAt(
+  ctx: GpuContext,
+  config: ModelConfig,
+  params: ParamArrays,
+  prompts: readonly (readonly number[])[],
+  lora: LoraInit | null,
+  layers: number,
+) {
+  const policy = GpuPolicy.create(ctx, { ...config, nLayers: layers }, params, prompts.length, lora ?? undefined);
+  try {
+    const weights = [...policy.model.params.values(), ...policy.model.adapters.values()].reduce(
+      (s, t) => s + t.byteLength,
+      0,
+    );
+    const before = ctx.counts.snapshot();
+    const rollout = await policy.generate(prompts, {
+      maxNewTokens: TOKEN_STEPS,
+      sampler: { temperature: 1, greedy: true, seed: 0 },
+      eosId: config.vocabSize + 1, // never sampled: every row runs the whole length
+      padId: 0,
+    });
+    const c = countsSince(before, ctx.counts.snapshot());
+    const decode = c.phases['rollout.decode'];
+    if (!decode || decode.submits !== rollout.steps - 1)
+      throw new Error(`decodeStepCounts: expected ${rollout.steps - 1} decode submits, got ${decode?.submits ?? 0}`);
+    return {
+      dispatches: decode.dispatches / decode.submits,
+      bytes: decode.bytes / decode.submits,
+      weights,
+      submits: c.submits,
+      readbacks: c.readbacks,
+      steps: rollout.steps,
+    };
+  } finally {
+    policy.destroy();
+  }
+}
+
+/**
+ * The decode step's counts of `config` (which must have at least two layers; `params` its weights), with `lora`'s
+ * adapters or none: a greedy rollout of TOKEN_STEPS steps at one layer and at two.
+ */
+export async function decodeStepCounts(
+  ctx: GpuContext,
+  config: ModelConfig,
+  params: ParamArrays,
+  prompts: readonly (readonly number[])[],
+  lora: LoraInit | null,
+): Promise<DecodeStepCounts> {
+  if (config.nLayers < 2) throw new Error(`decodeStepCounts: needs a model of 2 layers or more, got ${config.nLayers}`);
+  const one = await rolloutAt(ctx, config, params, prompts, lora, 1);
+  const two = await rolloutAt(ctx, config, params, prompts, lora, 2);
+  const perLayer = two.dispatches - one.dispatches;
+  return {
+    dispatchesPerLayer: perLayer,
+    dispatchesFixed: one.dispatches - perLayer,
+    submitsPerRollout: two.submits,
+    readbacksPerRollout: two.readbacks,
+    tokenSteps: two.steps,
+    bytesOverWeights: Math.round((two.bytes / two.weights) * 1000) / 1000,
+  };
+}
