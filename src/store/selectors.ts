@@ -139,9 +139,22 @@ export function cpuBackendRefusal(s: LabState): string | null {
   return preset ? cpuRefusal(preset) : null;
 }
 
-/** The runs on the charts, first the viewed one then the overlaid ones, each only once its records are on the page. */
+/**
+ * The runs on the charts, each only once its records are on the page: while a lesson is open, exactly the lesson's
+ * runs (in the lesson's order; none before its Run), so the axes fit their steps and no earlier run is drawn beside
+ * them; else the viewed run then the overlaid ones (the person's overlay, untouched by a lesson).
+ */
 export function chartRunIds(s: LabState): string[] {
-  return [s.viewRunId, ...s.overlay].filter((id): id is string => !!id && !!s.views[id]);
+  const ids = s.lesson ? lessonRunIds(s) : [s.viewRunId, ...s.overlay];
+  return ids.filter((id): id is string => !!id && !!s.views[id]);
+}
+
+/** The engine's run ids of the open lesson's runs launched so far, in the lesson's order. */
+export function lessonRunIds(s: Pick<LabState, 'lesson'>): string[] {
+  const l = s.lesson;
+  const lesson = l && lessonById(l.lessonId);
+  if (!lesson) return [];
+  return lesson.runs.flatMap((r) => (l.runIds[r.key] === undefined ? [] : [l.runIds[r.key]]));
 }
 
 /** The open lesson, if any. */
@@ -203,12 +216,23 @@ export function lessonRunStates(s: LabState): LessonRunState[] {
         ? 'waiting'
         : l.phase === 'done' || i < l.current
           ? 'done'
-          : l.phase === 'stopped'
+          : l.phase === 'stopped' || l.phase === 'interrupted'
             ? 'stopped'
             : 'training';
-    const step = state === 'done' ? lesson.steps : live ? s.progress.step : 0;
+    const saved = runId === undefined ? undefined : s.runs.find((h) => h.id === runId);
+    const step = state === 'done' ? lesson.steps : live ? s.progress.step : (saved?.step ?? 0);
     return { key: run.key, label: run.label, state, step, steps: lesson.steps };
   });
+}
+
+/** The open lesson's interrupted run (a reload stopped it), with its saved header, or null. */
+export function lessonInterruptedRun(s: LabState): { label: string; header: RunHeader; steps: number } | null {
+  const lesson = openedLesson(s);
+  const l = s.lesson;
+  if (!lesson || l?.phase !== 'interrupted') return null;
+  const run = lesson.runs[l.current];
+  const header = s.runs.find((h) => h.id === l.runIds[run.key]);
+  return header ? { label: run.label, header, steps: lesson.steps } : null;
 }
 
 const NO_CHARTS: readonly ChartId[] = [];

@@ -9,7 +9,7 @@ import { timeLeftMs } from '../schema/step-pace';
 import type { HubProgress } from '../hub/manager-types';
 import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';
-import { viewedRun } from './selectors';
+import { lessonInterruptedRun, viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
 
 export interface StatusLineInput {
@@ -19,6 +19,10 @@ export interface StatusLineInput {
   tuneState?: EngineState['tuneState'];
   /** A lesson is open (its Run, not Start, starts its runs). */
   lessonOpen?: boolean;
+  /** The open lesson's question is answered (what is left is its Run). */
+  lessonAnswered?: boolean;
+  /** The open lesson's run a reload interrupted, and its step (the lesson offers Resume). */
+  lessonInterrupted?: { label: string; step: number } | null;
   /** The run the charts show (null: none); the live run when it is the same id. */
   viewed: RunHeader | null;
 }
@@ -103,10 +107,28 @@ function liveDetails(p: RunProgress): string[] {
 }
 
 /** The status line: about the run the charts show, and what the live run is doing when that is another one. */
-export function statusLine({ progress: p, gpuStatus, tuneState, lessonOpen, viewed }: StatusLineInput): StatusLine {
+export function statusLine({
+  progress: p,
+  gpuStatus,
+  tuneState,
+  lessonOpen,
+  lessonAnswered,
+  lessonInterrupted,
+  viewed,
+}: StatusLineInput): StatusLine {
   const line = statusLineOfRun({ progress: p, gpuStatus, viewed });
-  if (lessonOpen && line.about === 'none' && p.phase.kind === 'idle' && !deviceStartText(gpuStatus))
-    line.phase = "no run yet: answer the lesson's question, then press its Run";
+  const idle = line.about !== 'live' && p.phase.kind === 'idle' && !deviceStartText(gpuStatus);
+  if (lessonOpen && lessonInterrupted && (idle || p.status === 'interrupted'))
+    return {
+      about: 'none',
+      name: '',
+      phase: `the lesson's run "${lessonInterrupted.label}" was interrupted at step ${lessonInterrupted.step} by a reload: Resume it in the lesson`,
+      details: [],
+    };
+  if (lessonOpen && line.about === 'none' && idle)
+    line.phase = lessonAnswered
+      ? "no run yet: press the lesson's Run"
+      : "no run yet: answer the lesson's question, then press its Run";
   const tune = tuneText(tuneState);
   return tune ? { ...line, details: [...line.details, tune] } : line;
 }
@@ -134,13 +156,16 @@ function statusLineOfRun({ progress: p, gpuStatus, viewed }: StatusLineInput): S
 
 /** The status line of a store's state (the parts RunControls selects: each a stable reference). */
 export function statusLineOf(
-  s: Pick<LabState, 'progress' | 'gpuStatus' | 'tuneState' | 'lesson' | 'viewRunId' | 'runs'>,
+  s: Pick<LabState, 'progress' | 'gpuStatus' | 'tuneState' | 'lesson' | 'viewRunId' | 'runs' | 'lessonProgress'>,
 ): StatusLine {
+  const interrupted = s.lesson?.phase === 'interrupted' ? lessonInterruptedRun(s as LabState) : null;
   return statusLine({
     progress: s.progress,
     gpuStatus: s.gpuStatus,
     tuneState: s.tuneState,
     lessonOpen: s.lesson !== null,
+    lessonAnswered: s.lesson !== null && (s.lessonProgress[s.lesson.lessonId]?.answer ?? null) !== null,
+    lessonInterrupted: interrupted && { label: interrupted.label, step: interrupted.header.step },
     viewed: viewedRun(s),
   });
 }

@@ -110,7 +110,8 @@ export function RunControls() {
   const lesson = useLab((s) => s.lesson);
   const viewRunId = useLab((s) => s.viewRunId);
   const runs = useLab((s) => s.runs);
-  const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs });
+  const lessonProgress = useLab((s) => s.lessonProgress);
+  const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs, lessonProgress });
   const download = downloadText(useLab((s) => s.hubDownloads));
   const startRun = useLab((s) => s.startRun);
   const pauseRun = useLab((s) => s.pauseRun);

@@ -16,7 +16,7 @@ import { MAX_RUN_NAME, TRAINER_TITLES, type ExportKind, type RunHeader } from '.
 import { runLabels } from '../store/run-names';
 import { seedStatistic } from '../store/seed-bands';
 import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
-import { canResumeRun, isCurrentRun, runExports, runStep } from '../store/selectors';
+import { canResumeRun, chartRunIds, isCurrentRun, runExports, runStep } from '../store/selectors';
 import { runColor } from './colors';
 import { canWriteFolders, pickExportFolder } from './Downloads';
 
@@ -330,12 +330,12 @@ function SeedGroupRows({
 }
 
 function ConfigDiffTable() {
-  const viewRunId = useLab((s) => s.viewRunId);
-  const overlay = useLab((s) => s.overlay);
+  // The runs the charts draw (a lesson's own while one is open).
+  const ids = useLab(useShallow(chartRunIds));
   const runs = useLab((s) => s.runs);
   const charted = useMemo(
-    () => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r),
-    [viewRunId, overlay, runs],
+    () => ids.map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r),
+    [ids, runs],
   );
   // A run imported from another trainer's log has no known config (its header holds the lab's defaults): left out.
   const shown = useMemo(() => charted.filter((r) => !r.origin), [charted]);
