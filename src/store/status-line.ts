@@ -9,6 +9,7 @@ import { timeLeftMs } from '../schema/step-pace';
 import type { HubProgress } from '../hub/manager-types';
 import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';
+import { savedRunNames } from './run-names';
 import { lessonInterruptedRun, viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
 
@@ -25,6 +26,8 @@ export interface StatusLineInput {
   lessonInterrupted?: { label: string; step: number } | null;
   /** The run the charts show (null: none); the live run when it is the same id. */
   viewed: RunHeader | null;
+  /** The runs' names as the runs list and the charts show them (by id); absent: the engine's names. */
+  names?: ReadonlyMap<string, string>;
 }
 
 export interface StatusLine {
@@ -115,8 +118,9 @@ export function statusLine({
   lessonAnswered,
   lessonInterrupted,
   viewed,
+  names,
 }: StatusLineInput): StatusLine {
-  const line = statusLineOfRun({ progress: p, gpuStatus, viewed });
+  const line = statusLineOfRun({ progress: p, gpuStatus, viewed, names });
   const idle = line.about !== 'live' && p.phase.kind === 'idle' && !deviceStartText(gpuStatus);
   if (lessonOpen && lessonInterrupted && (idle || p.status === 'interrupted'))
     return {
@@ -134,7 +138,8 @@ export function statusLine({
 }
 
 /** The status line without the background tune. */
-function statusLineOfRun({ progress: p, gpuStatus, viewed }: StatusLineInput): StatusLine {
+function statusLineOfRun({ progress: p, gpuStatus, viewed, names }: StatusLineInput): StatusLine {
+  const nameOf = (id: string | null, engineName: string) => (id !== null && names?.get(id)) || engineName;
   const device = deviceStartText(gpuStatus);
   const livePhase =
     device && (p.phase.kind === 'idle' || p.phase.kind === 'loading')
@@ -145,13 +150,18 @@ function statusLineOfRun({ progress: p, gpuStatus, viewed }: StatusLineInput): S
     const details = [savedRunState(viewed)];
     if (viewed.seedGroup) details.push(`seed group: run ${viewed.seedGroup.index + 1} of ${viewed.seedGroup.size}`);
     if (reward !== undefined && Number.isFinite(reward)) details.push(`last reward ${fmt(reward)}`);
-    const line: StatusLine = { about: 'viewed', name: viewed.name, phase: 'viewing a saved run', details };
-    if (p.runId) line.live = `live run ${p.name}: ${livePhase}`;
+    const line: StatusLine = {
+      about: 'viewed',
+      name: nameOf(viewed.id, viewed.name),
+      phase: 'viewing a saved run',
+      details,
+    };
+    if (p.runId) line.live = `live run ${nameOf(p.runId, p.name)}: ${livePhase}`;
     else if (device) line.live = device;
     return line;
   }
   if (!p.runId) return { about: 'none', name: '', phase: livePhase, details: [] };
-  return { about: 'live', name: p.name, phase: livePhase, details: liveDetails(p) };
+  return { about: 'live', name: nameOf(p.runId, p.name), phase: livePhase, details: liveDetails(p) };
 }
 
 /** The status line of a store's state (the parts RunControls selects: each a stable reference). */
@@ -167,6 +177,7 @@ export function statusLineOf(
     lessonAnswered: s.lesson !== null && (s.lessonProgress[s.lesson.lessonId]?.answer ?? null) !== null,
     lessonInterrupted: interrupted && { label: interrupted.label, step: interrupted.header.step },
     viewed: viewedRun(s),
+    names: savedRunNames(s.runs),
   });
 }
 

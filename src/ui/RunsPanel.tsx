@@ -13,7 +13,7 @@ import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
 import { fmt, formatBytes } from '../store/format';
 import { MAX_RUN_NAME, TRAINER_TITLES, type ExportKind, type RunHeader } from '../store/schema';
-import { runLabels } from '../store/run-names';
+import { savedRunNames } from '../store/run-names';
 import { seedStatistic } from '../store/seed-bands';
 import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
 import { canResumeRun, chartRunIds, isCurrentRun, runExports, runStep } from '../store/selectors';
@@ -341,7 +341,7 @@ function ConfigDiffTable() {
   const shown = useMemo(() => charted.filter((r) => !r.origin), [charted]);
   const foreign = useMemo(() => charted.filter((r) => r.origin), [charted]);
   const rows = useMemo(() => configDiff(shown), [shown]);
-  const labels = useMemo(() => runLabels(charted), [charted]);
+  const labels = savedRunNames(runs);
   if (charted.length < 2) return null;
   return (
     <div className="config-diff" data-testid="config-diff" data-rows={rows.length}>
@@ -431,7 +431,7 @@ export function RunsPanel() {
   const lastImported = useLab((s) => s.lastImported);
   const importFile = useLab((s) => s.importFile);
   const addNotice = useLab((s) => s.addNotice);
-  const labels = useMemo(() => runLabels(runs), [runs]);
+  const labels = savedRunNames(runs);
   const rows = useMemo(() => runsListRows(runs), [runs]);
   return (
     <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>
