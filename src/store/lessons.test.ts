@@ -7,7 +7,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { packRows } from '../schema/metric-batch';
 import { rowOf, type RunProgress } from '../schema/run-types';
 import type { AdapterReport } from '../gpu/adapter';
-import { FIRST_LESSON, LESSONS, lessonById, type Lesson } from '../lessons';
+import { FIRST_LESSON, LESSONS, lessonById, narrationNumber, type Lesson } from '../lessons';
+import { smooth } from './series';
 import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { EvalRecord, StepRecord } from '../schema/stream';
 import type { Response } from '../worker/protocol';
@@ -161,7 +162,11 @@ describe('the page with no link', () => {
       { id: 'clip', title: 'Clip ratio' },
       { id: 'kl', title: expect.any(String) },
     ]);
-    for (const lesson of LESSONS) expect(lessonChartTitles(lesson)).toHaveLength(lesson.highlight.charts.length);
+    for (const lesson of LESSONS)
+      expect(lessonChartTitles(lesson)).toHaveLength(
+        lesson.highlight.charts.length + (lesson.highlight.passAtK ? 1 : 0),
+      );
+    expect(lessonChartTitles(FIRST_LESSON).at(-1)).toEqual({ id: 'pass-at-k', title: 'Held-out pass@k' });
   });
 });
 
@@ -261,6 +266,13 @@ describe("a lesson's runs", () => {
       ),
     );
     respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 8, totalSteps: 8 }));
+    // The narration quotes what the chart shows: the value smoothed with the chart's weight, not the raw last step.
+    const klSeries = Array.from({ length: 8 }, (_, i) => 0.01 * (i + 1));
+    const shownKl = narrationNumber(smooth(klSeries, s().smoothing).at(-1)!);
+    expect(s().smoothing).toBeGreaterThan(0);
+    expect(shownKl).not.toBe('0.08');
+    expect(lessonNarration(s())[0]).toContain(`clip_ratio/region_mean is 0 and approx_kl is ${shownKl}`);
+    s().setSmoothing(0);
     expect(lessonNarration(s())[0]).toContain('clip_ratio/region_mean is 0 and approx_kl is 0.08');
     expect(lessonRunStates(s()).map((r) => [r.state, r.step])).toEqual([
       ['training', 8],

@@ -6,7 +6,8 @@
 import { cpuRefusal } from '../schema/cpu-limit';
 import type { ExportKind } from '../engine/lab-engine';
 import type { BackendKind, RunHeader } from '../schema/run-types';
-import { latestOf, lessonById, renderNarration, type Lesson, type LessonRunResult } from '../lessons';
+import { lessonById, renderNarration, smoothedLatestOf, type Lesson, type LessonRunResult } from '../lessons';
+import { smooth } from './series';
 import { MODEL_PRESETS } from '../schema/model-config';
 import { CHARTS, type ChartId } from '../schema/metrics';
 import { sameConfig } from './config-diff';
@@ -187,11 +188,14 @@ export function lessonResults(s: LabState): LessonRunResult[] {
   return lessonRunResults(lesson, s.lesson!, s.views, (runId, step) => s.rollouts[rolloutKey(runId, step)]?.groups);
 }
 
-/** The open lesson's narration with the runs' latest values in place ("…" where a value is not there yet). */
+/**
+ * The open lesson's narration with the runs' latest values in place ("…" where a value is not there yet): each the
+ * value the charts show, smoothed as they are (the chart's smoothing weight), not the noisy last step.
+ */
 export function lessonNarration(s: LabState): string[] {
   const lesson = openedLesson(s);
   if (!lesson) return [];
-  const latest = latestOf(lessonResults(s));
+  const latest = smoothedLatestOf(lessonResults(s), s.smoothing, smooth);
   return lesson.narration.map((text) => renderNarration(text, lesson, latest));
 }
 
@@ -237,12 +241,17 @@ export function lessonInterruptedRun(s: LabState): { label: string; header: RunH
 
 const NO_CHARTS: readonly ChartId[] = [];
 
-/** The charts a lesson points at, with their titles, in the lesson's order (unknown ids left out). */
-export function lessonChartTitles(lesson: Lesson): { id: ChartId; title: string }[] {
-  return lesson.highlight.charts.flatMap((id) => {
+/** The test id suffix of the held-out pass@k chart (chart-pass-at-k), which a lesson may point at beside CHARTS. */
+export const PASS_AT_K_CHART = 'pass-at-k';
+
+/** The charts a lesson points at, with their titles, in the lesson's order (unknown ids left out), then pass@k. */
+export function lessonChartTitles(lesson: Lesson): { id: ChartId | typeof PASS_AT_K_CHART; title: string }[] {
+  const charts: { id: ChartId | typeof PASS_AT_K_CHART; title: string }[] = lesson.highlight.charts.flatMap((id) => {
     const chart = CHARTS.find((c) => c.id === id);
     return chart ? [{ id, title: chart.title }] : [];
   });
+  if (lesson.highlight.passAtK) charts.push({ id: PASS_AT_K_CHART, title: 'Held-out pass@k' });
+  return charts;
 }
 
 /** The charts the open lesson asks the learner to look at (the same array while the lesson stays open). */

@@ -344,7 +344,16 @@ export function CompareObjectives() {
   const blocker = useLab(compareBlocker);
   const pending = useLab((s) => s.comparePending !== null);
   const error = useLab((s) => s.compareError);
-  const dependency = useLab(compareDependencyOf);
+  // Strings, so the selection is stable between renders (the dependency object is built anew each time).
+  const dependencyReason = useLab((s) => compareDependencyOf(s)?.reason ?? null);
+  const dependencyFix = useLab((s) => {
+    const d = compareDependencyOf(s);
+    return d
+      ? Object.entries(d.fix)
+          .map(([k, v]) => `${k} to ${String(v)}`)
+          .join(', ')
+      : null;
+  });
   const fixDependency = useLab((s) => s.fixCompareDependency);
   const view = useLab((s) => s.comparison);
   const step = useLab((s) => s.progress.step);
@@ -427,14 +436,11 @@ export function CompareObjectives() {
         </button>{' '}
         {blocker && !pending && <span className="hint">{blocker}</span>}
       </div>
-      {dependency && (
+      {dependencyReason && (
         <p className="compare-fix" data-testid="compare-fix">
-          {dependency.reason}.{' '}
+          {dependencyReason}.{' '}
           <button type="button" className="secondary" data-testid="compare-fix-apply" onClick={fixDependency}>
-            Set B's{' '}
-            {Object.entries(dependency.fix)
-              .map(([k, v]) => `${k} to ${String(v)}`)
-              .join(', ')}
+            Set B's {dependencyFix}
           </button>
         </p>
       )}

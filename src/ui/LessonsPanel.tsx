@@ -135,7 +135,11 @@ function RunLine({ lesson, index }: { lesson: Lesson; index: number }) {
 
 /** A run of the lesson that a reload interrupted: where it stopped, and Resume (the lesson follows it to its verdict). */
 function Interrupted() {
-  const run = useLab(lessonInterruptedRun);
+  // Each part selected on its own: the selector builds a new object each time, its parts are stable.
+  const header = useLab((s) => lessonInterruptedRun(s)?.header ?? null);
+  const label = useLab((s) => lessonInterruptedRun(s)?.label ?? '');
+  const steps = useLab((s) => lessonInterruptedRun(s)?.steps ?? 0);
+  const run = header && { header, label, steps };
   const resumeLesson = useLab((s) => s.resumeLesson);
   const blocked = useLab((s) => isBusy(s) || !engineReady(s));
   if (!run) return null;
@@ -207,11 +211,17 @@ function RunBar({ lesson }: { lesson: Lesson }) {
 
 function Narration() {
   const lines = useLab(useShallow(lessonNarration));
+  const smoothing = useLab((s) => s.smoothing);
   return (
     <div className="lesson-narration" data-testid="lesson-narration">
       {lines.map((t, i) => (
         <p key={i}>{t}</p>
       ))}
+      <p className="hint small" data-testid="lesson-narration-smoothing">
+        {smoothing > 0
+          ? `Values as the charts draw them: smoothed (weight ${smoothing}), not the last step alone.`
+          : 'Values as the charts draw them: the last step (smoothing is off).'}
+      </p>
     </div>
   );
 }
