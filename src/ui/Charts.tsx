@@ -422,7 +422,10 @@ function OffCharts({
               {q.lessons.map((id) => (
                 <Fragment key={id}>
                   {' ('}
-                  <LessonLink id={id} testId={`chart-off-lesson-${spec.id}`} />
+                  {/* The lesson's own title asks about another chart (clip-zero on the KL chart): the link says why. */}
+                  <LessonLink id={id} testId={`chart-off-lesson-${spec.id}`}>
+                    why? a lesson shows it
+                  </LessonLink>
                   {')'}
                 </Fragment>
               ))}
