@@ -136,7 +136,7 @@ test('5. one name per run: the runs list, the status line and the legend agree, 
   await expect(page.getByTestId('overlay-legend')).toContainText(name);
   await expect(page.getByTestId('overlay-legend')).toContainText(secondName);
   await expect(firstRow).toHaveAttribute('data-label', name);
-  await page.getByTestId('charts').scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollTo(0, 0));
   await shotAt(page, 'finding5-names');
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
@@ -198,6 +198,41 @@ test('7. no keyboard trap: Escape then Tab leaves the reward_fn editor; the less
     tabs++;
   }
   expect(await focusedTestId(page), `after ${tabs} Tabs`).toBe('lesson-run');
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('10. words and layout: the status after an answer, field names broken only after an underscore', async ({
+  page,
+}) => {
+  const w = await guard(page);
+  await page.goto('/');
+  await ready(page);
+  await page.getByTestId('lesson-choice-2').click();
+  await expect(page.getByTestId('run-status')).toContainText("no run yet: press the lesson's Run");
+  // Every visible field name: each of its underscore-separated parts sits on one line.
+  const field = page.getByTestId('field-mask_truncated_completions');
+  const section = page.locator('details.config-section', { has: field });
+  if (!(await section.evaluate((d) => (d as HTMLDetailsElement).open))) await section.locator('summary').click();
+  await field.scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-field-names');
+  const broken = await page.evaluate(() =>
+    [...document.querySelectorAll('.field-name')]
+      .filter((e) => (e as HTMLElement).offsetParent !== null)
+      .flatMap((e) =>
+        [...e.childNodes]
+          .filter((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').replace('_', '').length > 0)
+          .flatMap((n) => {
+            const text = (n.textContent ?? '').replace(/_$/, '');
+            const r = document.createRange();
+            r.setStart(n, 0);
+            r.setEnd(n, text.length);
+            const lines = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+            return lines.size > 1 ? [`${e.textContent}: "${text}"`] : [];
+          }),
+      ),
+  );
+  expect(broken).toEqual([]);
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
