@@ -1,5 +1,6 @@
 // Lessons end to end in a real Chromium with WebGPU on SwiftShader, through the real trainer in the engine worker:
-// a shared link (?lesson=<id>) opens the lesson, the learner answers before Run is enabled, the lesson's runs go
+// a shared link (?lesson=<id>) opens the lesson, the learner answers before Run is enabled (the answer is judged
+// once the runs are done), the lesson's runs go
 // one after the other, the narration quotes live numbers, the lesson's charts are outlined, the check's verdict
 // shows its values, and a reload keeps the learner's progress. WALKED lists the lessons walked here (each costs
 // its full runs on a software GPU). No request leaves localhost; screenshots are saved as artifacts.
@@ -55,7 +56,7 @@ test("a newcomer's first minutes: the first lesson's question, its Run the one c
 
   // Answer, then the lesson's Run: the status names the phases, and the reward chart gets its first point.
   await page.getByTestId('lesson-choice-2').click();
-  await expect(page.getByTestId('lesson-answer-feedback')).toBeVisible();
+  await expect(page.getByTestId('lesson-prediction')).toBeVisible(); // the answer waits for the run
   await page.getByTestId('lesson-run').click();
   await expect(page.getByTestId('lesson')).toHaveAttribute('data-phase', 'running');
   await expect(page.getByTestId('run-status')).toContainText(/compiling|evaluating|training|step/);
@@ -102,7 +103,8 @@ for (const walk of WALKED) {
     await expect(page.getByTestId('lesson-run')).toBeDisabled();
     await shot(page, info, `${walk.id}-opened`);
     await page.getByTestId(`lesson-choice-${walk.choice}`).click();
-    await expect(page.getByTestId('lesson-answer-feedback')).toBeVisible();
+    await expect(page.getByTestId('lesson-prediction')).toBeVisible();
+    await expect(page.getByTestId('lesson-answer-feedback')).toHaveCount(0); // judged and explained after the run
     await expect(page.getByTestId(`lesson-choice-${walk.choice}`)).toBeDisabled();
 
     // Run: the runs go one after the other; the narration quotes the live values of the first.
@@ -121,6 +123,7 @@ for (const walk of WALKED) {
     const verdict = page.getByTestId('lesson-verdict');
     await expect(verdict).toHaveAttribute('data-observed', 'true');
     await expect(verdict).toContainText('Observed');
+    await expect(page.getByTestId('lesson-answer-feedback')).toBeVisible();
     const values = await verdictValues(page);
     expect(Object.keys(values).length).toBeGreaterThan(0);
     for (const [k, v] of Object.entries(values)) expect(Number.isFinite(v), `${k} = ${v}`).toBe(true);

@@ -482,7 +482,7 @@ export class HubManager {
     throw new Error(
       kept
         ? `the hub model ${model} is only partly downloaded in this browser (${formatBytes(kept.bytes)}${kept.total !== null ? ` of ${formatBytes(kept.total)}` : ''}): resume its download (hub models, below the model field), then start the run`
-        : `the hub model ${model} is not kept in this browser (never downloaded, or deleted): type it in the model field, Check it and confirm the download, then start the run`,
+        : `the hub model ${model} is not kept in this browser (never downloaded, or deleted): type it in the checkpoint field, Check it and confirm the download, then start the run`,
     );
   }
 

@@ -44,4 +44,4 @@ export function lessonById(id: string): Lesson | undefined {
 
 export type { Lesson, LessonCheck, LessonQuestion, LessonRun, LessonRunResult, LessonVerdict } from './lesson';
 export { LESSON_DEFAULT_SEED, lessonRunOverrides } from './lesson';
-export { latestOf, renderNarration, narrationNumber, type LatestMetrics } from './narration';
+export { latestOf, renderNarration, narrationNumber, smoothedLatestOf, type LatestMetrics } from './narration';

@@ -86,8 +86,11 @@ export interface Lesson {
    * "clip_ratio/region_mean is {a:clip_ratio/region_mean}". Shown while and after the runs go.
    */
   narration: readonly string[];
-  /** Charts and inspector planes to highlight. */
-  highlight: { charts: readonly ChartId[]; planes: readonly TokenPlane[] };
+  /**
+   * Charts and inspector planes to highlight; `passAtK`: the held-out pass@k chart too (a lesson whose `look` names
+   * pass@k must set it, so its "look here" reaches it).
+   */
+  highlight: { charts: readonly ChartId[]; planes: readonly TokenPlane[]; passAtK?: boolean };
   check: LessonCheck;
   /** The closing explanation, shown after the check. */
   explain: string;

@@ -42,6 +42,8 @@ describe('the lesson catalog', () => {
     }
     const chartIds: string[] = CHARTS.map((c) => c.id);
     for (const c of l.highlight.charts) expect(chartIds).toContain(c);
+    // Every chart the lesson's text names has its "look here": the pass@k chart too.
+    if (/pass@k/.test(l.look)) expect(l.highlight.passAtK, `${l.id} names pass@k`).toBe(true);
     for (const text of [l.title, l.source, l.look, l.explain, l.next, l.check.claim, l.check.whyNot])
       expect(text.trim().length).toBeGreaterThan(0);
   });

@@ -41,6 +41,30 @@ export function latestOf(runs: readonly LessonRunResult[]): Record<string, Metri
   return Object.fromEntries(runs.map((r) => [r.key, r.steps[r.steps.length - 1]]));
 }
 
+/**
+ * The latest metrics of each run, each the debiased exponential moving average of its values over the rollout
+ * steps with weight `smoothing` (TensorBoard's, as the page's charts draw them: src/store/series.ts smooth), so a
+ * narration quotes the value the chart shows rather than the noisy last step. `smooth` is the charts' function.
+ */
+export function smoothedLatestOf(
+  runs: readonly LessonRunResult[],
+  smoothing: number,
+  smooth: (values: ArrayLike<number>, weight: number) => ArrayLike<number>,
+): Record<string, Metrics | undefined> {
+  return Object.fromEntries(
+    runs.map((r) => {
+      const last = r.steps[r.steps.length - 1];
+      if (!last) return [r.key, undefined];
+      const out: Record<string, number> = {};
+      for (const metric of Object.keys(last)) {
+        const ys = smooth(series(r, metric), smoothing);
+        out[metric] = ys[ys.length - 1];
+      }
+      return [r.key, out as Metrics];
+    }),
+  );
+}
+
 /** The values of `metric` over a run's rollout steps (missing values skipped). */
 export function series(run: LessonRunResult, metric: string): number[] {
   const out: number[] = [];

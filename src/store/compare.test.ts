@@ -11,7 +11,14 @@ import { resolveConfig, type RLConfig } from '../schema/config';
 import type { Response } from '../worker/protocol';
 import { comparedColor, comparedScale, comparedTokens, highlightedTokens } from './compare';
 import { MASKED_COLOR } from './explain';
-import { COMPARE_FIELDS, compareBlocker, createLabStore, IDLE_PROGRESS } from './index';
+import {
+  COMPARE_FIELDS,
+  compareBlocker,
+  compareDependency,
+  compareDependencyOf,
+  createLabStore,
+  IDLE_PROGRESS,
+} from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
 
 function lab() {
@@ -127,13 +134,57 @@ describe('compare slice', () => {
     const { store, respond, fail } = lab();
     respond({ type: 'runs', runs: [header('paused')], storage: null, persistent: false });
     respond({ type: 'progress', progress: progress('paused') });
-    store.getState().pickCompareObjective('ppo');
+    store.getState().pickCompareObjective('dapo');
     store.getState().runComparison();
-    fail('compare-objectives', 'objective B: adv_estimator gae needs a critic');
+    fail('compare-objectives', 'objective B: the batch is gone');
     await settle();
-    expect(store.getState().compareError).toBe('objective B: adv_estimator gae needs a critic');
+    expect(store.getState().compareError).toBe('objective B: the batch is gone');
     expect(store.getState().comparePending).toBeNull();
     expect(store.getState().notices).toEqual([]);
+    // The message is about the B it was given: a change to B clears it.
+    store.getState().setCompareField('epsilon_high', 0.3);
+    expect(store.getState().compareError).toBeNull();
+  });
+
+  it('Dr. GRPO vs GRPO: B invalid only by beta (no reference policy in A) offers the fix; Compare waits until then', () => {
+    const { store, sent, respond } = lab();
+    const s = () => store.getState();
+    const dr = resolveConfig('dr_grpo', { task: 'copy', difficulty: 3, train_batch_size: 2, num_generations: 4 });
+    respond({
+      type: 'runs',
+      runs: [{ ...header('paused'), config: dr, preset: 'dr_grpo' }],
+      storage: null,
+      persistent: false,
+    });
+    respond({ type: 'progress', progress: progress('paused') });
+    s().pickCompareObjective('grpo');
+    expect(s().compareCheck?.config).not.toBeNull(); // B is a valid config on its own
+    expect(compareDependencyOf(s())).toEqual({
+      field: 'beta',
+      reason:
+        "B's beta 0.04 adds a KL term, which needs a reference policy's log-probs; run A kept none (its beta is 0)",
+      fix: { beta: 0 },
+    });
+    expect(compareBlocker(s())).toMatch(/needs a reference policy's log-probs.*\(fix below\)$/);
+    const before = sent.length;
+    s().runComparison();
+    expect(sent.length).toBe(before); // blocked: nothing sent
+    s().fixCompareDependency();
+    expect(s().compareDraft?.beta).toBe(0);
+    expect(compareDependencyOf(s())).toBeNull();
+    expect(compareBlocker(s())).toBeNull();
+    s().runComparison();
+    expect(sent.at(-1)).toMatchObject({ type: 'compare-objectives', config: { adv_estimator: 'grpo', beta: 0 } });
+  });
+
+  it('names the other dependent knobs: the group size, a critic, greedy rollouts', () => {
+    const grpo = resolveConfig('grpo');
+    expect(compareDependency(grpo, { ...grpo, num_generations: grpo.num_generations * 2 })?.fix).toEqual({
+      num_generations: grpo.num_generations,
+    });
+    expect(compareDependency(grpo, { ...grpo, adv_estimator: 'gae' })?.reason).toMatch(/needs a critic/);
+    expect(compareDependency(grpo, { ...grpo, adv_estimator: 'remax' })?.fix).toEqual({ adv_estimator: 'grpo' });
+    expect(compareDependency(grpo, grpo)).toBeNull();
   });
 });
 

@@ -97,6 +97,8 @@ export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile 
 export {
   COMPARE_FIELDS,
   compareBlocker,
+  compareDependency,
+  compareDependencyOf,
   compareEdits,
   currentRunConfig,
   type CompareSlice,

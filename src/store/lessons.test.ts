@@ -7,7 +7,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { packRows } from '../schema/metric-batch';
 import { rowOf, type RunProgress } from '../schema/run-types';
 import type { AdapterReport } from '../gpu/adapter';
-import { FIRST_LESSON, LESSONS, lessonById, type Lesson } from '../lessons';
+import { FIRST_LESSON, LESSONS, lessonById, narrationNumber, type Lesson } from '../lessons';
+import { smooth } from './series';
 import { collectRun, lessonRunConfig } from '../lessons/results';
 import type { EvalRecord, StepRecord } from '../schema/stream';
 import type { Response } from '../worker/protocol';
@@ -15,7 +16,9 @@ import { createLabStore, IDLE_PROGRESS, LESSON_PROGRESS_KEY } from './index';
 import { fakeEngine, settle } from './fake-engine.fixture';
 import { viewRecords } from './lesson-results';
 import {
+  chartRunIds,
   highlightedCharts,
+  lessonInterruptedRun,
   lessonChartTitles,
   lessonNarration,
   lessonProgressOf,
@@ -24,7 +27,9 @@ import {
   startBlocker,
 } from './selectors';
 import { MetricTable } from './metric-table';
-import { parseLessonProgress } from './slices/lessons';
+import { LESSON_SESSION_KEY, parseLessonProgress, parseLessonSession } from './slices/lessons';
+import type { RunHeader } from '../schema/run-types';
+import { statusLineOf } from './status-line';
 
 const clipZero = lessonById('clip-zero')!;
 const [runA, runB] = clipZero.runs;
@@ -157,7 +162,11 @@ describe('the page with no link', () => {
       { id: 'clip', title: 'Clip ratio' },
       { id: 'kl', title: expect.any(String) },
     ]);
-    for (const lesson of LESSONS) expect(lessonChartTitles(lesson)).toHaveLength(lesson.highlight.charts.length);
+    for (const lesson of LESSONS)
+      expect(lessonChartTitles(lesson)).toHaveLength(
+        lesson.highlight.charts.length + (lesson.highlight.passAtK ? 1 : 0),
+      );
+    expect(lessonChartTitles(FIRST_LESSON).at(-1)).toEqual({ id: 'pass-at-k', title: 'Held-out pass@k' });
   });
 });
 
@@ -257,6 +266,13 @@ describe("a lesson's runs", () => {
       ),
     );
     respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 8, totalSteps: 8 }));
+    // The narration quotes what the chart shows: the value smoothed with the chart's weight, not the raw last step.
+    const klSeries = Array.from({ length: 8 }, (_, i) => 0.01 * (i + 1));
+    const shownKl = narrationNumber(smooth(klSeries, s().smoothing).at(-1)!);
+    expect(s().smoothing).toBeGreaterThan(0);
+    expect(shownKl).not.toBe('0.08');
+    expect(lessonNarration(s())[0]).toContain(`clip_ratio/region_mean is 0 and approx_kl is ${shownKl}`);
+    s().setSmoothing(0);
     expect(lessonNarration(s())[0]).toContain('clip_ratio/region_mean is 0 and approx_kl is 0.08');
     expect(lessonRunStates(s()).map((r) => [r.state, r.step])).toEqual([
       ['training', 8],
@@ -277,7 +293,8 @@ describe("a lesson's runs", () => {
     respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
     expect(s().lesson?.runIds).toEqual({ a: 'ra' });
     respond(progress({ runId: 'rb', name: runB.label, status: 'loading' }));
-    expect([s().viewRunId, s().overlay, sent.at(-1)]).toEqual(['rb', ['ra'], { type: 'load-run', runId: 'ra' }]); // both runs on the charts
+    // Both runs on the charts (the lesson's view), the person's overlay untouched.
+    expect([s().viewRunId, s().overlay, chartRunIds(s())]).toEqual(['rb', [], ['ra', 'rb']]);
     respond(
       metricsOf(
         'rb',
@@ -301,7 +318,7 @@ describe("a lesson's runs", () => {
     // Another seed: the same runs at seed 1; a verdict that does not observe keeps "observed" from before.
     s().rerunLessonWithAnotherSeed();
     expect(s().lesson).toMatchObject({ seed: 1, phase: 'running', runIds: {}, verdict: null });
-    expect(s().overlay).toEqual([]); // the first go's runs leave the charts
+    expect(chartRunIds(s())).toEqual([]); // the first go's runs leave the charts
     expect(sent.at(-1)).toMatchObject({ type: 'configure', config: { ...configA, seed: 1 }, name: runA.label });
     respond(progress({ runId: 'ra1', name: runA.label, status: 'running' }));
     respond(
@@ -406,5 +423,150 @@ describe("the page's records", () => {
     const config = lessonRunConfig(clipZero, runB, 0);
     expect(collectRun(runB, config, rebuilt)).toEqual(collectRun(runB, config, rs));
     expect(rebuilt.map((r) => [r.update, r.updates, r.epoch])).toEqual(rs.map((r) => [r.update, r.updates, r.epoch]));
+  });
+});
+
+/** A saved run's header as the worker lists it. */
+const savedRun = (id: string, name: string, status: RunHeader['status'], step: number): RunHeader => ({
+  id,
+  name,
+  createdAt: 0,
+  updatedAt: 0,
+  config: lessonRunConfig(clipZero, runA, 0),
+  preset: runA.preset,
+  backend: 'webgpu',
+  status,
+  step,
+  savedStep: step,
+  elapsedMs: 0,
+  adapter: '',
+  lastMetrics: {},
+});
+
+describe('a lesson owns its view', () => {
+  it("shows exactly its runs while open (none before its Run); the person's overlay comes back when it closes", () => {
+    const { s, respond } = answered();
+    s().closeLesson();
+    respond({
+      type: 'runs',
+      runs: [savedRun('old1', 'grpo · long run', 'done', 150), savedRun('old2', 'grpo · another', 'done', 150)],
+      storage: null,
+      persistent: false,
+    });
+    respond(
+      metricsOf(
+        'old1',
+        records(150, 1, () => 0),
+      ),
+    );
+    respond(
+      metricsOf(
+        'old2',
+        records(150, 1, () => 0),
+      ),
+    );
+    s().showRun('old1');
+    s().toggleOverlay('old2');
+    expect(chartRunIds(s())).toEqual(['old1', 'old2']);
+    s().openLesson('clip-zero');
+    expect(chartRunIds(s())).toEqual([]);
+    s().startLesson();
+    respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 1, totalSteps: 8 }));
+    respond(
+      metricsOf(
+        'ra',
+        records(1, 1, () => 0),
+      ),
+    );
+    expect(chartRunIds(s())).toEqual(['ra']);
+    expect(s().overlay).toEqual(['old2']);
+    s().closeLesson();
+    expect(chartRunIds(s())).toEqual(['ra', 'old2']);
+  });
+});
+
+describe('a reload mid-lesson', () => {
+  it('finds the run interrupted, offers Resume, and the resumed run finishes the narration and the verdict', () => {
+    const { s, respond, storage, sent } = answered();
+    s().startLesson();
+    respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 3, totalSteps: 8 }));
+    expect(parseLessonSession(storage.map.get(LESSON_SESSION_KEY) ?? null, 'clip-zero')).toMatchObject({
+      phase: 'interrupted',
+      runIds: { a: 'ra' },
+    });
+
+    // The reload: a new store on the same storage; the worker lists the run as interrupted at step 3.
+    const again = lab(storage);
+    const t = again.s;
+    t().startEngine();
+    again.respond(READY);
+    t().initConfig('?lesson=clip-zero');
+    expect(t().lesson).toMatchObject({ phase: 'interrupted', runIds: { a: 'ra' }, current: 0 });
+    expect(lessonInterruptedRun(t())).toBeNull(); // the runs list has not come yet
+    again.respond({
+      type: 'runs',
+      runs: [savedRun('ra', runA.label, 'interrupted', 3)],
+      storage: null,
+      persistent: false,
+    });
+    expect(lessonInterruptedRun(t())).toMatchObject({ label: runA.label, steps: 8, header: { step: 3 } });
+    expect(statusLineOf(t()).phase).toBe(
+      `the lesson's run "${runA.label}" was interrupted at step 3 by a reload: Resume it in the lesson`,
+    );
+    t().loadLessonRuns();
+    expect(again.sent.at(-1)).toEqual({ type: 'load-run', runId: 'ra' });
+    expect(lessonRunStates(t()).map((r) => [r.state, r.step])).toEqual([
+      ['stopped', 3],
+      ['waiting', 0],
+    ]);
+
+    t().resumeLesson();
+    expect(again.sent.at(-1)).toEqual({ type: 'resume', runId: 'ra' });
+    expect(t().lesson?.phase).toBe('running');
+    // The engine's state from before the resume is not a stop; the resumed run is followed to its end.
+    again.respond(progress({ runId: 'ra', name: runA.label, status: 'interrupted', step: 3, totalSteps: 8 }));
+    expect(t().lesson?.phase).toBe('running');
+    again.respond(progress({ runId: 'ra', name: runA.label, status: 'loading', step: 3, totalSteps: 8 }));
+    again.respond(
+      metricsOf(
+        'ra',
+        records(8, 1, () => 0),
+      ),
+    );
+    again.respond(progress({ runId: 'ra', name: runA.label, status: 'done', step: 8, totalSteps: 8 }));
+    expect(again.sent.at(-1)).toMatchObject({ type: 'configure', name: runB.label });
+    again.respond(progress({ runId: 'rb', name: runB.label, status: 'running', step: 1, totalSteps: 8 }));
+    again.respond(
+      metricsOf(
+        'rb',
+        records(8, 2, () => 0.05),
+      ),
+    );
+    again.respond(progress({ runId: 'rb', name: runB.label, status: 'done', step: 8, totalSteps: 8 }));
+    expect(t().lesson?.phase).toBe('done');
+    expect(t().lesson?.verdict?.observed).toBe(true);
+    expect(lessonNarration(t()).join(' ')).not.toContain('…');
+    expect(sent.length).toBeGreaterThan(0);
+
+    // A second reload keeps the verdict.
+    const third = lab(storage);
+    third.s().initConfig('?lesson=clip-zero');
+    expect(third.s().lesson).toMatchObject({ phase: 'done', verdict: { observed: true } });
+  });
+
+  it('a stored session is read field by field: another lesson, bad JSON or bad fields give none', () => {
+    expect(parseLessonSession('{', 'clip-zero')).toBeNull();
+    expect(parseLessonSession(JSON.stringify({ lessonId: 'first-run', phase: 'done' }), 'clip-zero')).toBeNull();
+    const ok = { lessonId: 'clip-zero', seed: 0, phase: 'running', runIds: { a: 'ra', z: 7 }, current: 0 };
+    expect(parseLessonSession(JSON.stringify(ok), 'clip-zero')).toMatchObject({
+      phase: 'interrupted',
+      runIds: { a: 'ra' },
+    });
+    expect(parseLessonSession(JSON.stringify({ ...ok, current: 5 }), 'clip-zero')).toBeNull();
+    expect(parseLessonSession(JSON.stringify({ ...ok, runIds: {} }), 'clip-zero')).toMatchObject({ phase: 'ready' });
+    expect(parseLessonSession(JSON.stringify({ ...ok, phase: 'done', verdict: 3 }), 'clip-zero')).toMatchObject({
+      phase: 'stopped',
+      verdict: null,
+    });
   });
 });

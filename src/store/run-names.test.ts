@@ -1,9 +1,12 @@
-// Run labels tell runs apart by the knobs that differ between them (not by colour alone), stay distinct for equal
-// configs, and for a run alone name what it changed from its preset.
+// Run names: what each run is (a given name, else its preset, the algorithm's knobs it changed, its seed), distinct
+// against the earlier saved runs only, so a name never changes when runs are added, charted or edited; the status
+// line shows the same name as the runs list.
 import { describe, expect, it } from 'vitest';
 import { defaultRunName, type RunHeader } from '../schema/run-types';
 import { resolveConfig, type PresetName } from '../schema/config';
-import { runLabels } from './run-names';
+import { savedRunNames, savedRunNamesOf } from './run-names';
+import { IDLE_PROGRESS } from './index';
+import { statusLine } from './status-line';
 
 function header(id: string, preset: PresetName, over: Record<string, unknown> = {}, createdAt = 0): RunHeader {
   const config = resolveConfig(preset, over);
@@ -24,121 +27,85 @@ function header(id: string, preset: PresetName, over: Record<string, unknown> = 
   };
 }
 
-describe('run labels', () => {
-  it('name the preset and the knobs whose values differ among the runs', () => {
-    const labels = runLabels([
-      header('a', 'grpo', { learning_rate: 1e-3, temperature: 0.7 }),
-      header('b', 'grpo', { learning_rate: 3e-4, temperature: 1 }),
+describe('saved run names', () => {
+  it('name what the run is: the preset, the algorithm knobs changed from it (not the experiment), the seed', () => {
+    const names = savedRunNamesOf([
+      header('plain', 'grpo', { task: 'copy', difficulty: 3, learning_rate: 1e-3, num_generations: 8, seed: 0 }, 1),
+      header('clip', 'grpo', { epsilon_high: 0.28, seed: 0 }, 2),
+      header('many', 'dr_grpo', { epsilon: 0.1, epsilon_high: 0.3, beta: 0.1, entropy_coef: 0.01, seed: 2 }, 3),
     ]);
-    expect(labels.get('a')).toBe('grpo · temp 0.7 · lr 0.001');
-    expect(labels.get('b')).toBe('grpo · temp 1 · lr 0.0003');
+    expect(names.get('plain')).toBe('grpo · seed 0');
+    expect(names.get('clip')).toBe('grpo · epsilon_high 0.28 · seed 0');
+    expect(names.get('many')).toMatch(/^dr_grpo · .+ · \+1 more · seed 2$/);
+    expect(savedRunNamesOf([])).toEqual(new Map());
   });
 
-  it('name a preset change and the knobs it brings, at most three and a count of the rest', () => {
-    const labels = runLabels([header('a', 'grpo'), header('b', 'dapo')]);
-    expect(labels.get('a')).toMatch(/^grpo · .+ · \+\d+ more$/);
-    expect(labels.get('b')).toMatch(/^dapo · /);
-    expect(labels.get('a')!.split(' · ')).toHaveLength(5);
+  it('never change when later runs are saved; a later run that would repeat a name adds what differs, else #n', () => {
+    const first = header('first', 'grpo', { seed: 0 }, 1);
+    const alone = savedRunNamesOf([first]).get('first');
+    const all = [
+      first,
+      header('lr', 'grpo', { seed: 0, learning_rate: 2e-3 }, 2),
+      header('same', 'grpo', { seed: 0 }, 3),
+      header('seed', 'grpo', { seed: 1 }, 4),
+    ];
+    const names = savedRunNamesOf(all);
+    expect(names.get('first')).toBe(alone);
+    expect(Object.fromEntries(names)).toEqual({
+      first: 'grpo · seed 0',
+      lr: 'grpo · seed 0 · lr 0.002',
+      same: 'grpo · seed 0 #2',
+      seed: 'grpo · seed 1',
+    });
+    // Any subset charted or listed: each run keeps the name it has among all the saved runs.
+    expect(savedRunNamesOf(all.slice(0, 2)).get('lr')).toBe(names.get('lr'));
   });
 
-  it('name a run imported from another trainer by its trainer and file, and label the lab runs among themselves', () => {
+  it('lead with a given name (a lesson run, a rename), told apart from an earlier one by its seed; imported logs by trainer and file', () => {
+    const lesson = (id: string, seed: number, at: number) => ({
+      ...header(id, 'grpo', { seed }, at),
+      name: 'β = 0 (no KL)',
+    });
     const trl = (id: string, createdAt: number): RunHeader => ({
       ...header(id, 'grpo', {}, createdAt),
       preset: null,
       status: 'imported',
       origin: { trainer: 'trl', file: 'trainer_state.json', uncatalogued: [] },
     });
-    const labels = runLabels([
-      header('lab', 'grpo', { seed: 3 }),
-      trl('t2', 20),
-      trl('t1', 10),
-      { ...trl('v', 5), origin: { trainer: 'verl', file: 'metrics.jsonl', uncatalogued: [] } },
+    const names = savedRunNamesOf([
+      lesson('l0', 0, 1),
+      lesson('l1', 1, 2),
+      lesson('l0b', 0, 3),
+      trl('t1', 4),
+      trl('t2', 5),
     ]);
-    expect(Object.fromEntries(labels)).toEqual({
-      lab: 'grpo · addition · seed 3',
+    expect(Object.fromEntries(names)).toEqual({
+      l0: 'β = 0 (no KL)',
+      l1: 'β = 0 (no KL) · seed 1',
+      l0b: 'β = 0 (no KL) #2',
       t1: 'TRL · trainer_state.json',
       t2: 'TRL · trainer_state.json #2',
-      v: 'verl · metrics.jsonl',
     });
   });
 
-  it('number runs with equal configs by creation, so no two labels are the same', () => {
-    const labels = runLabels([
-      header('late', 'grpo', { seed: 1 }, 20),
-      header('early', 'grpo', { seed: 1 }, 10),
-      header('other', 'grpo', { seed: 2 }, 5),
-    ]);
-    expect(labels.get('early')).toBe('grpo · seed 1');
-    expect(labels.get('late')).toBe('grpo · seed 1 #2');
-    expect(labels.get('other')).toBe('grpo · seed 2');
-  });
-
-  it('for a run alone, name its task and what it changed from its preset', () => {
-    expect(runLabels([header('a', 'grpo', { task: 'copy', difficulty: 3 })]).get('a')).toBe('grpo · copy 3');
-    expect(
-      runLabels([
-        header('a', 'grpo', { task: 'copy', difficulty: 3, learning_rate: 1e-3, steps: 40, curriculum: 'adaptive' }),
-      ]).get('a'),
-    ).toBe('grpo · copy 3 · lr 0.001');
-    expect(runLabels([])).toEqual(new Map());
-  });
-
-  it('name each run by the knobs where it stands apart from the others, not by what most of them share', () => {
-    // Lesson-like runs: most on copy 3 from one checkpoint, one on another task; they differ in one knob each.
-    const common = { task: 'copy', difficulty: 3 };
-    const labels = runLabels([
-      header('base', 'grpo', common, 1),
-      header('lr', 'grpo', { ...common, learning_rate: 1e-3 }, 2),
-      header('temp', 'grpo', { ...common, temperature: 0.5 }, 3),
-      header('task', 'grpo', { task: 'reverse', difficulty: 2 }, 4),
-    ]);
-    expect(Object.fromEntries(labels)).toEqual({
-      base: 'grpo',
-      lr: 'grpo · lr 0.001',
-      temp: 'grpo · temp 0.5',
-      task: 'grpo · task reverse · difficulty 2',
-    });
-  });
-
-  it('close every label with the seed when the seeds differ, and tell seeds of one config apart', () => {
-    const labels = runLabels([
-      header('s1', 'grpo', { seed: 1 }, 1),
-      header('s2', 'grpo', { seed: 2 }, 2),
-      header('s3lr', 'grpo', { seed: 3, learning_rate: 1e-3 }, 3),
-    ]);
-    expect(Object.fromEntries(labels)).toEqual({
-      s1: 'grpo · seed 1',
-      s2: 'grpo · seed 2',
-      s3lr: 'grpo · lr 0.001 · seed 3',
-    });
-    expect(new Set(labels.values()).size).toBe(3);
-  });
-
-  it('lead with a name a person or a lesson gave the run, and cut a long value such as a reward function', () => {
-    const named = { ...header('lesson', 'grpo', { learning_rate: 1e-3 }, 1), name: 'β = 0 (no KL)' };
+  it('cut a long value such as a reward function', () => {
+    const a = header('a', 'grpo', {}, 1);
     const fn = header('fn', 'grpo', { reward_fn: '(p, c) => c.length > 3 ? 1 : 0' }, 2);
-    const labels = runLabels([named, fn, header('plain', 'grpo', {}, 3)]);
-    expect(labels.get('lesson')).toBe('β = 0 (no KL)');
-    expect(labels.get('fn')).toBe('grpo · reward_fn (p, c) => c.len…');
-    expect(runLabels([named]).get('lesson')).toBe('β = 0 (no KL)');
+    expect(savedRunNamesOf([a, fn]).get('fn')).toBe('grpo · seed 0 · reward_fn (p, c) => c.len…');
   });
 
-  it('lead with the knobs that tell runs apart when their short labels are equal, and never give two runs one label', () => {
-    // Two runs stand apart from the majority in more knobs than a short label names, and differ only in the last.
-    const many = { temperature: 0.5, top_k: 5, epsilon: 0.1, beta: 0.1 };
-    const labels = runLabels([
-      header('a', 'grpo', { ...many, learning_rate: 1e-3 }, 1),
-      header('b', 'grpo', { ...many, learning_rate: 2e-3 }, 2),
-      header('c', 'grpo', {}, 3),
-      header('d', 'grpo', {}, 4),
-      header('e', 'grpo', {}, 5),
-    ]);
-    expect(labels.get('a')).not.toBe(labels.get('b'));
-    expect(labels.get('a')).not.toMatch(/#\d/);
-    expect(labels.get('a')).toMatch(/^grpo · lr 0.001 · /);
-    expect(labels.get('b')).toMatch(/^grpo · lr 0.002 · /);
-    expect(labels.get('c')).toBe('grpo');
-    expect(labels.get('d')).toBe('grpo #2');
-    expect(labels.get('e')).toBe('grpo #3');
+  it('the status line names a run as the runs list does', () => {
+    const runs = [header('a', 'grpo', { seed: 0 }, 1), header('b', 'dr_grpo', { seed: 0 }, 2)];
+    const names = savedRunNames(runs);
+    expect(savedRunNames(runs)).toBe(names); // computed once per runs list
+    // The engine's own name ("Dr. GRPO · addition · seed 0") is not what the list shows: the status line follows the list.
+    const live = statusLine({
+      progress: { ...IDLE_PROGRESS, runId: 'b', name: runs[1].name, status: 'done' },
+      gpuStatus: 'ready',
+      viewed: runs[1],
+      names,
+    });
+    expect(live.name).toBe('dr_grpo · seed 0');
+    expect(live.name).not.toBe(runs[1].name);
   });
 });

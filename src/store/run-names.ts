@@ -1,15 +1,14 @@
-// Run labels that tell runs apart by what differs between them, not only by colour: a run's own name when it was
-// given one (by the person, or the lesson run's label), else its preset; then the knobs in which it stands apart from
-// the other runs shown (a value most of them do not share: "grpo · lr 0.001 · temp 0.7"), algorithm knobs before the
-// setup (task, model, schedule), and the seed whenever the runs' seeds differ. A run alone: its task and the knobs
-// where its algorithm departs from its preset. A run imported from TRL, verl or OpenRLHF: its trainer and file. Labels
-// that would still be equal lead with the knobs that differ among them, then are numbered by creation ("#2"). Pure.
+// Run names, one per saved run, the same on the charts' legend, the runs list, the config diff and the status line:
+// by what each run is (a given name, else its preset, the algorithm's knobs it changed from that preset, and its
+// seed), made distinct against the earlier saved runs only, so a run keeps its name whichever runs are on the
+// charts, whatever the editor holds, and when later runs are added. A run imported from TRL, verl or OpenRLHF: its
+// trainer and file. Pure.
 
 import { TRAINER_TITLES, defaultRunName } from '../schema/run-types';
 import type { RunHeader } from '../schema/run-types';
 import { FIELD_SECTIONS } from '../schema/config';
 import { sameValue } from '../schema/fields';
-import { configDiff, differsFromPreset, showValue } from './config-diff';
+import { configDiff, differsFromPreset, KEPT_ON_PRESET_SWITCH, showValue } from './config-diff';
 
 /** Short names for the knobs that differ most often between runs; the others are written as the knob itself. */
 const SHORT_KNOB: Readonly<Record<string, string>> = {
@@ -20,7 +19,7 @@ const SHORT_KNOB: Readonly<Record<string, string>> = {
   max_completion_length: 'L_max',
 };
 
-/** How many differing knobs a label names before it says "+n more" (the full diff is the overlay's table). */
+/** How many knobs a name lists before it says "+n more" (the full diff is the overlay's table). */
 const MAX_KNOBS = 3;
 
 /**
@@ -71,24 +70,8 @@ function labelOrder(fields: readonly string[]): string[] {
   return [...fields.filter((f) => !SETUP.has(f)), ...fields.filter((f) => SETUP.has(f))];
 }
 
-/** The fields in which `h` stands apart: its value is held by no more than half of `runs`. */
-function standsApartIn(h: RunHeader, runs: readonly RunHeader[], fields: readonly string[]): string[] {
-  return fields.filter((f) => {
-    const mine = knobValue(h, f);
-    const sharing = runs.filter((o) => sameValue(knobValue(o, f), mine)).length;
-    return sharing * 2 <= runs.length;
-  });
-}
-
-/**
- * A label for each run (by id), distinct whenever the configs are: with two or more runs, the preset and the
- * knobs whose values differ among them; a run alone, the preset, its task and the algorithm's knobs it changed
- * from its preset (not the setup: task, model, schedule). Runs with equal configs are numbered by creation ("#2").
- */
-export function runLabels(all: readonly RunHeader[]): Map<string, string> {
-  const out = new Map<string, string>();
-  // A run from another trainer's log has no lab config to tell it by: its trainer and file name it, and the
-  // lab's runs are labelled among themselves.
+/** Names the runs imported from another trainer's log (by its trainer and file, numbered by creation) into `out`. */
+function nameForeignRuns(all: readonly RunHeader[], out: Map<string, string>): void {
   const foreign = all.filter((h) => h.origin);
   for (const h of foreign) {
     const text = `${TRAINER_TITLES[h.origin!.trainer]} · ${h.origin!.file}`;
@@ -98,48 +81,64 @@ export function runLabels(all: readonly RunHeader[]): Map<string, string> {
       ).length + 1;
     out.set(h.id, n > 1 ? `${text} #${n}` : text);
   }
-  const runs = all.filter((h) => !h.origin);
-  if (runs.length === 1) {
-    const h = runs[0];
-    const given = givenName(h);
-    if (given) {
-      out.set(h.id, given);
-      return out;
+}
+
+/** The experiment's fields (task, model, schedule, batch and sampling, learning rate, seed): a run's own name leaves them out. */
+const EXPERIMENT = new Set<string>(KEPT_ON_PRESET_SWITCH);
+
+/** What a run is: its given name, else its preset, the algorithm's knobs it changed from the preset, and its seed. */
+export function ownRunName(h: RunHeader): string {
+  if (givenName(h)) return givenName(h)!;
+  const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter(
+    (f) => !EXPERIMENT.has(f),
+  );
+  return label(h, labelOrder(changed), [], MAX_KNOBS, ['seed']);
+}
+
+/**
+ * The name of each saved run (by id): its own name (ownRunName); a run whose own name an earlier run holds adds the
+ * knobs in which it differs from those runs (the seed first for a given name), and "#n" when none tells them apart.
+ * A run's name depends only on itself and the runs saved before it, so it never changes when runs are added, charted
+ * or edited. Runs imported from another trainer are named by trainer and file.
+ */
+export function savedRunNamesOf(all: readonly RunHeader[]): Map<string, string> {
+  const out = new Map<string, string>();
+  nameForeignRuns(all, out);
+  const taken = new Set<string>();
+  /** Earlier runs by their own name. */
+  const holders = new Map<string, RunHeader[]>();
+  for (const h of all.filter((r) => !r.origin).sort((a, b) => a.createdAt - b.createdAt)) {
+    const own = ownRunName(h);
+    const before = holders.get(own) ?? [];
+    let name = own;
+    if (before.length) {
+      const differ = configDiff([...before, h].map((r) => ({ config: r.config, preset: r.preset })))
+        .map((r) => r.field)
+        .filter((f) => f !== 'preset' && before.every((o) => !sameValue(knobValue(o, f), knobValue(h, f))));
+      const fields =
+        givenName(h) && differ.includes('seed') ? ['seed', ...differ.filter((f) => f !== 'seed')] : labelOrder(differ);
+      const parts = fields
+        .filter((f) => !own.includes(knobPart(f, knobValue(h, f))))
+        .slice(0, MAX_KNOBS)
+        .map((f) => knobPart(f, knobValue(h, f)));
+      if (parts.length) name = `${own} · ${parts.join(' · ')}`;
     }
-    const changed = [...differsFromPreset(h.config as unknown as Record<string, unknown>, h.preset)].filter(
-      (f) => !SETUP.has(f),
-    );
-    const task = `${h.config.task}${h.config.difficulty !== null ? ` ${h.config.difficulty}` : ''}`;
-    out.set(h.id, label(h, changed, [task]));
-    return out;
-  }
-  const diff = configDiff(runs.map((h) => ({ config: h.config, preset: h.preset })))
-    .map((r) => r.field)
-    .filter((f) => f !== 'preset');
-  // The seed closes every label whenever the seeds differ; the other knobs are named where a run stands apart.
-  const tail = diff.includes('seed') ? ['seed'] : [];
-  const knobs = labelOrder(diff.filter((f) => f !== 'seed'));
-  const own = new Map<string, string[]>();
-  const first = new Map<string, string>();
-  for (const h of runs) {
-    own.set(h.id, givenName(h) ? [] : standsApartIn(h, runs, knobs));
-    first.set(h.id, label(h, own.get(h.id)!, [], MAX_KNOBS, tail));
-  }
-  // Runs whose labels are equal lead with the knobs that differ among them (runs with equal configs have none).
-  const alike = new Map<string, RunHeader[]>();
-  for (const h of runs) alike.set(first.get(h.id)!, [...(alike.get(first.get(h.id)!) ?? []), h]);
-  const seen = new Map<string, number>();
-  for (const h of [...runs].sort((a, b) => a.createdAt - b.createdAt)) {
-    let text = first.get(h.id)!;
-    const group = alike.get(text)!;
-    if (group.length > 1) {
-      const within = knobs.filter((f) => group.some((o) => !sameValue(knobValue(o, f), knobValue(group[0], f))));
-      if (within.length)
-        text = label(h, [...within, ...own.get(h.id)!.filter((f) => !within.includes(f))], [], MAX_KNOBS, tail);
-    }
-    const n = (seen.get(text) ?? 0) + 1;
-    seen.set(text, n);
-    out.set(h.id, n > 1 ? `${text} #${n}` : text);
+    for (let n = 2; taken.has(name); n++) name = `${own} #${n}`;
+    taken.add(name);
+    holders.set(own, [...before, h]);
+    out.set(h.id, name);
   }
   return out;
+}
+
+/** savedRunNamesOf, computed once per runs list (the store's list is a new array whenever it changes). */
+const namesByList = new WeakMap<readonly RunHeader[], Map<string, string>>();
+
+export function savedRunNames(runs: readonly RunHeader[]): Map<string, string> {
+  let names = namesByList.get(runs);
+  if (!names) {
+    names = savedRunNamesOf(runs);
+    namesByList.set(runs, names);
+  }
+  return names;
 }

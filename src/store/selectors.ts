@@ -6,7 +6,8 @@
 import { cpuRefusal } from '../schema/cpu-limit';
 import type { ExportKind } from '../engine/lab-engine';
 import type { BackendKind, RunHeader } from '../schema/run-types';
-import { latestOf, lessonById, renderNarration, type Lesson, type LessonRunResult } from '../lessons';
+import { lessonById, renderNarration, smoothedLatestOf, type Lesson, type LessonRunResult } from '../lessons';
+import { smooth } from './series';
 import { MODEL_PRESETS } from '../schema/model-config';
 import { CHARTS, type ChartId } from '../schema/metrics';
 import { sameConfig } from './config-diff';
@@ -139,9 +140,22 @@ export function cpuBackendRefusal(s: LabState): string | null {
   return preset ? cpuRefusal(preset) : null;
 }
 
-/** The runs on the charts, first the viewed one then the overlaid ones, each only once its records are on the page. */
+/**
+ * The runs on the charts, each only once its records are on the page: while a lesson is open, exactly the lesson's
+ * runs (in the lesson's order; none before its Run), so the axes fit their steps and no earlier run is drawn beside
+ * them; else the viewed run then the overlaid ones (the person's overlay, untouched by a lesson).
+ */
 export function chartRunIds(s: LabState): string[] {
-  return [s.viewRunId, ...s.overlay].filter((id): id is string => !!id && !!s.views[id]);
+  const ids = s.lesson ? lessonRunIds(s) : [s.viewRunId, ...s.overlay];
+  return ids.filter((id): id is string => !!id && !!s.views[id]);
+}
+
+/** The engine's run ids of the open lesson's runs launched so far, in the lesson's order. */
+export function lessonRunIds(s: Pick<LabState, 'lesson'>): string[] {
+  const l = s.lesson;
+  const lesson = l && lessonById(l.lessonId);
+  if (!lesson) return [];
+  return lesson.runs.flatMap((r) => (l.runIds[r.key] === undefined ? [] : [l.runIds[r.key]]));
 }
 
 /** The open lesson, if any. */
@@ -174,11 +188,14 @@ export function lessonResults(s: LabState): LessonRunResult[] {
   return lessonRunResults(lesson, s.lesson!, s.views, (runId, step) => s.rollouts[rolloutKey(runId, step)]?.groups);
 }
 
-/** The open lesson's narration with the runs' latest values in place ("…" where a value is not there yet). */
+/**
+ * The open lesson's narration with the runs' latest values in place ("…" where a value is not there yet): each the
+ * value the charts show, smoothed as they are (the chart's smoothing weight), not the noisy last step.
+ */
 export function lessonNarration(s: LabState): string[] {
   const lesson = openedLesson(s);
   if (!lesson) return [];
-  const latest = latestOf(lessonResults(s));
+  const latest = smoothedLatestOf(lessonResults(s), s.smoothing, smooth);
   return lesson.narration.map((text) => renderNarration(text, lesson, latest));
 }
 
@@ -203,22 +220,38 @@ export function lessonRunStates(s: LabState): LessonRunState[] {
         ? 'waiting'
         : l.phase === 'done' || i < l.current
           ? 'done'
-          : l.phase === 'stopped'
+          : l.phase === 'stopped' || l.phase === 'interrupted'
             ? 'stopped'
             : 'training';
-    const step = state === 'done' ? lesson.steps : live ? s.progress.step : 0;
+    const saved = runId === undefined ? undefined : s.runs.find((h) => h.id === runId);
+    const step = state === 'done' ? lesson.steps : live ? s.progress.step : (saved?.step ?? 0);
     return { key: run.key, label: run.label, state, step, steps: lesson.steps };
   });
 }
 
+/** The open lesson's interrupted run (a reload stopped it), with its saved header, or null. */
+export function lessonInterruptedRun(s: LabState): { label: string; header: RunHeader; steps: number } | null {
+  const lesson = openedLesson(s);
+  const l = s.lesson;
+  if (!lesson || l?.phase !== 'interrupted') return null;
+  const run = lesson.runs[l.current];
+  const header = s.runs.find((h) => h.id === l.runIds[run.key]);
+  return header ? { label: run.label, header, steps: lesson.steps } : null;
+}
+
 const NO_CHARTS: readonly ChartId[] = [];
 
-/** The charts a lesson points at, with their titles, in the lesson's order (unknown ids left out). */
-export function lessonChartTitles(lesson: Lesson): { id: ChartId; title: string }[] {
-  return lesson.highlight.charts.flatMap((id) => {
+/** The test id suffix of the held-out pass@k chart (chart-pass-at-k), which a lesson may point at beside CHARTS. */
+export const PASS_AT_K_CHART = 'pass-at-k';
+
+/** The charts a lesson points at, with their titles, in the lesson's order (unknown ids left out), then pass@k. */
+export function lessonChartTitles(lesson: Lesson): { id: ChartId | typeof PASS_AT_K_CHART; title: string }[] {
+  const charts: { id: ChartId | typeof PASS_AT_K_CHART; title: string }[] = lesson.highlight.charts.flatMap((id) => {
     const chart = CHARTS.find((c) => c.id === id);
     return chart ? [{ id, title: chart.title }] : [];
   });
+  if (lesson.highlight.passAtK) charts.push({ id: PASS_AT_K_CHART, title: 'Held-out pass@k' });
+  return charts;
 }
 
 /** The charts the open lesson asks the learner to look at (the same array while the lesson stays open). */

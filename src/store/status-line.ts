@@ -9,7 +9,8 @@ import { timeLeftMs } from '../schema/step-pace';
 import type { HubDownloadState, HubProgress } from '../hub/manager-types';
 import { clock, fmt, formatBytes, throughput } from './format';
 import type { LabState } from './index';
-import { viewedRun } from './selectors';
+import { savedRunNames } from './run-names';
+import { lessonInterruptedRun, viewedRun } from './selectors';
 import type { EngineState } from './slices/engine';
 
 /** The states of a hub download still under way (pause is offered; the model is busy). */
@@ -28,8 +29,14 @@ export interface StatusLineInput {
   tuneState?: EngineState['tuneState'];
   /** A lesson is open (its Run, not Start, starts its runs). */
   lessonOpen?: boolean;
+  /** The open lesson's question is answered (what is left is its Run). */
+  lessonAnswered?: boolean;
+  /** The open lesson's run a reload interrupted, and its step (the lesson offers Resume). */
+  lessonInterrupted?: { label: string; step: number } | null;
   /** The run the charts show (null: none); the live run when it is the same id. */
   viewed: RunHeader | null;
+  /** The runs' names as the runs list and the charts show them (by id); absent: the engine's names. */
+  names?: ReadonlyMap<string, string>;
 }
 
 export interface StatusLine {
@@ -112,16 +119,36 @@ function liveDetails(p: RunProgress): string[] {
 }
 
 /** The status line: about the run the charts show, and what the live run is doing when that is another one. */
-export function statusLine({ progress: p, gpuStatus, tuneState, lessonOpen, viewed }: StatusLineInput): StatusLine {
-  const line = statusLineOfRun({ progress: p, gpuStatus, viewed });
-  if (lessonOpen && line.about === 'none' && p.phase.kind === 'idle' && !deviceStartText(gpuStatus))
-    line.phase = "no run yet: answer the lesson's question, then press its Run";
+export function statusLine({
+  progress: p,
+  gpuStatus,
+  tuneState,
+  lessonOpen,
+  lessonAnswered,
+  lessonInterrupted,
+  viewed,
+  names,
+}: StatusLineInput): StatusLine {
+  const line = statusLineOfRun({ progress: p, gpuStatus, viewed, names });
+  const idle = line.about !== 'live' && p.phase.kind === 'idle' && !deviceStartText(gpuStatus);
+  if (lessonOpen && lessonInterrupted && (idle || p.status === 'interrupted'))
+    return {
+      about: 'none',
+      name: '',
+      phase: `the lesson's run "${lessonInterrupted.label}" was interrupted at step ${lessonInterrupted.step} by a reload: Resume it in the lesson`,
+      details: [],
+    };
+  if (lessonOpen && line.about === 'none' && idle)
+    line.phase = lessonAnswered
+      ? "no run yet: press the lesson's Run"
+      : "no run yet: answer the lesson's question, then press its Run";
   const tune = tuneText(tuneState);
   return tune ? { ...line, details: [...line.details, tune] } : line;
 }
 
 /** The status line without the background tune. */
-function statusLineOfRun({ progress: p, gpuStatus, viewed }: StatusLineInput): StatusLine {
+function statusLineOfRun({ progress: p, gpuStatus, viewed, names }: StatusLineInput): StatusLine {
+  const nameOf = (id: string | null, engineName: string) => (id !== null && names?.get(id)) || engineName;
   const device = deviceStartText(gpuStatus);
   const livePhase =
     device && (p.phase.kind === 'idle' || p.phase.kind === 'loading')
@@ -132,25 +159,34 @@ function statusLineOfRun({ progress: p, gpuStatus, viewed }: StatusLineInput): S
     const details = [savedRunState(viewed)];
     if (viewed.seedGroup) details.push(`seed group: run ${viewed.seedGroup.index + 1} of ${viewed.seedGroup.size}`);
     if (reward !== undefined && Number.isFinite(reward)) details.push(`last reward ${fmt(reward)}`);
-    const line: StatusLine = { about: 'viewed', name: viewed.name, phase: 'viewing a saved run', details };
-    if (p.runId) line.live = `live run ${p.name}: ${livePhase}`;
+    const line: StatusLine = {
+      about: 'viewed',
+      name: nameOf(viewed.id, viewed.name),
+      phase: 'viewing a saved run',
+      details,
+    };
+    if (p.runId) line.live = `live run ${nameOf(p.runId, p.name)}: ${livePhase}`;
     else if (device) line.live = device;
     return line;
   }
   if (!p.runId) return { about: 'none', name: '', phase: livePhase, details: [] };
-  return { about: 'live', name: p.name, phase: livePhase, details: liveDetails(p) };
+  return { about: 'live', name: nameOf(p.runId, p.name), phase: livePhase, details: liveDetails(p) };
 }
 
 /** The status line of a store's state (the parts RunControls selects: each a stable reference). */
 export function statusLineOf(
-  s: Pick<LabState, 'progress' | 'gpuStatus' | 'tuneState' | 'lesson' | 'viewRunId' | 'runs'>,
+  s: Pick<LabState, 'progress' | 'gpuStatus' | 'tuneState' | 'lesson' | 'viewRunId' | 'runs' | 'lessonProgress'>,
 ): StatusLine {
+  const interrupted = s.lesson?.phase === 'interrupted' ? lessonInterruptedRun(s as LabState) : null;
   return statusLine({
     progress: s.progress,
     gpuStatus: s.gpuStatus,
     tuneState: s.tuneState,
     lessonOpen: s.lesson !== null,
+    lessonAnswered: s.lesson !== null && (s.lessonProgress[s.lesson.lessonId]?.answer ?? null) !== null,
+    lessonInterrupted: interrupted && { label: interrupted.label, step: interrupted.header.step },
     viewed: viewedRun(s),
+    names: savedRunNames(s.runs),
   });
 }
 

@@ -32,7 +32,7 @@ import {
   type ChartSpec,
 } from '../store/charts';
 import { fmt, fmtTick } from '../store/format';
-import { runLabels } from '../store/run-names';
+import { savedRunNames } from '../store/run-names';
 import type { SeedStatistic } from '../store/seed-bands';
 import { chartEntries, groupMembers, seedGroupLabel } from '../store/seed-groups';
 import { HISTOGRAM_IDS, type HistogramId } from '../store/schema';
@@ -422,7 +422,10 @@ function OffCharts({
               {q.lessons.map((id) => (
                 <Fragment key={id}>
                   {' ('}
-                  <LessonLink id={id} testId={`chart-off-lesson-${spec.id}`} />
+                  {/* The lesson's own title asks about another chart (clip-zero on the KL chart): the link says why. */}
+                  <LessonLink id={id} testId={`chart-off-lesson-${spec.id}`}>
+                    why? a lesson shows it
+                  </LessonLink>
                   {')'}
                 </Fragment>
               ))}
@@ -467,7 +470,8 @@ export function Charts() {
   );
   const drawnHeaders = useMemo(() => entries.flatMap((e) => runs.filter((r) => r.id === e.id)), [entries, runs]);
   const labels = useMemo(() => {
-    const named = runLabels(drawnHeaders);
+    // Each run's name among all the saved runs: the same in the runs list and the status line, whatever is drawn.
+    const named = new Map(savedRunNames(runs));
     for (const e of entries) if (e.groupId) named.set(e.id, seedGroupLabel(groupMembers(runs, e.groupId)));
     return named;
   }, [drawnHeaders, entries, runs]);

@@ -4,7 +4,15 @@
 // share by length and correctness, the tokens that differ most, each completion's tokens under A and B side by side
 // (coloured as in the inspector, the top differing tokens outlined), and one completion's per-token numbers.
 import { useMemo, useState } from 'react';
-import { COMPARE_FIELDS, compareBlocker, compareEdits, currentRunConfig, useLab, type ComparisonView } from '../store';
+import {
+  COMPARE_FIELDS,
+  compareBlocker,
+  compareDependencyOf,
+  compareEdits,
+  currentRunConfig,
+  useLab,
+  type ComparisonView,
+} from '../store';
 import {
   COMPARE_LABELS,
   COMPARE_QUANTITIES,
@@ -336,6 +344,17 @@ export function CompareObjectives() {
   const blocker = useLab(compareBlocker);
   const pending = useLab((s) => s.comparePending !== null);
   const error = useLab((s) => s.compareError);
+  // Strings, so the selection is stable between renders (the dependency object is built anew each time).
+  const dependencyReason = useLab((s) => compareDependencyOf(s)?.reason ?? null);
+  const dependencyFix = useLab((s) => {
+    const d = compareDependencyOf(s);
+    return d
+      ? Object.entries(d.fix)
+          .map(([k, v]) => `${k} to ${String(v)}`)
+          .join(', ')
+      : null;
+  });
+  const fixDependency = useLab((s) => s.fixCompareDependency);
   const view = useLab((s) => s.comparison);
   const step = useLab((s) => s.progress.step);
   const a = useLab(currentRunConfig);
@@ -417,6 +436,14 @@ export function CompareObjectives() {
         </button>{' '}
         {blocker && !pending && <span className="hint">{blocker}</span>}
       </div>
+      {dependencyReason && (
+        <p className="compare-fix" data-testid="compare-fix">
+          {dependencyReason}.{' '}
+          <button type="button" className="secondary" data-testid="compare-fix-apply" onClick={fixDependency}>
+            Set B's {dependencyFix}
+          </button>
+        </p>
+      )}
       <BKnobs />
       {error && (
         <p className="field-error" role="alert" data-testid="compare-error">

@@ -2,7 +2,7 @@
 // field's name, with its doc and range on hover and as the input's accessible description, a mark when it differs
 // from the preset, and its inline message when invalid. Reads and writes the store's draft, or the draft of a
 // binding (objective B of the A/B panel); knows nothing about other fields.
-import { useEffect, useState } from 'react';
+import { useEffect, useState, Fragment } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
 import {
@@ -168,7 +168,19 @@ export function FieldInput({
       data-value={toText(value)}
     >
       <label htmlFor={id} className="field-label" title={fieldHelp(name)}>
-        <span className="field-name">{name}</span>
+        {/* Breaks only after an underscore (max_completion_ / length), never mid-word; <wbr> adds no text to the name. */}
+        <span className="field-name">
+          {name.split('_').map((part, i) => (
+            <Fragment key={i}>
+              {i > 0 && (
+                <>
+                  _<wbr />
+                </>
+              )}
+              {part}
+            </Fragment>
+          ))}
+        </span>
         {/* A space, so the name reads "lr differs from the preset", not "lrdiffers ...". */}
         {differs && ' '}
         {differs && (

@@ -1,12 +1,17 @@
 // The Lessons panel: the list of lessons with each one's progress, and the open lesson: its question (answered
-// before Run), what to look at, its runs, narration quoting their live values, the check's verdict with its
-// numbers, the explanation and what to try next. The lesson's rules (may it run, where its runs are, the
-// narration) are the store's selectors; this is layout only.
+// before Run; the right answer and its explanation only once the run has shown it, or when asked), what to look
+// at, its runs, a run a reload interrupted offered with Resume at the top, narration quoting their live values, the
+// check's verdict with its numbers, the explanation and what to try next. The lesson's rules (may it run, where its
+// runs are, the narration) are the store's selectors; this is layout only.
+import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { LESSONS, narrationNumber, useLab, type Lesson } from '../store';
 import { COLOR_LABELS } from '../store/explain';
 import {
+  engineReady,
+  isBusy,
   lessonChartTitles,
+  lessonInterruptedRun,
   lessonNarration,
   lessonProgressOf,
   lessonRunBlocker,
@@ -56,9 +61,19 @@ function LessonList() {
   );
 }
 
+/** The lesson's Run button takes the keyboard focus (after an answer: the next thing to do). */
+function focusLessonRun(): void {
+  setTimeout(() => document.querySelector<HTMLElement>('[data-testid="lesson-run"]')?.focus(), 0);
+}
+
 function Question({ lesson }: { lesson: Lesson }) {
   const answer = useLab((s) => lessonProgressOf(s, lesson.id).answer);
+  const ranBefore = useLab((s) => lessonProgressOf(s, lesson.id).completed);
+  const phase = useLab((s) => s.lesson?.phase);
   const answerLesson = useLab((s) => s.answerLesson);
+  // Predict first, kept honest: the answer waits for the run to show the phenomenon (or for the person to ask).
+  const [asked, setAsked] = useState(false);
+  const revealed = answer !== null && (asked || ranBefore || phase === 'done');
   const q = lesson.question;
   return (
     <div className="lesson-question">
@@ -70,17 +85,28 @@ function Question({ lesson }: { lesson: Lesson }) {
           <button
             type="button"
             key={i}
-            className={`choice${answer === i ? ' chosen' : ''}${answer !== null && i === q.answer ? ' right' : ''}`}
+            className={`choice${answer === i ? ' chosen' : ''}${revealed && i === q.answer ? ' right' : ''}`}
             data-testid={`lesson-choice-${i}`}
             disabled={answer !== null}
             aria-pressed={answer === i}
-            onClick={() => answerLesson(i)}
+            onClick={() => {
+              answerLesson(i);
+              focusLessonRun();
+            }}
           >
             {c}
           </button>
         ))}
       </div>
-      {answer !== null && (
+      {answer !== null && !revealed && (
+        <p className="lesson-prediction small" data-testid="lesson-prediction">
+          Your prediction is kept; the run will tell.{' '}
+          <button type="button" className="link small" data-testid="lesson-reveal" onClick={() => setAsked(true)}>
+            show the answer now
+          </button>
+        </p>
+      )}
+      {revealed && (
         <p
           className={`lesson-feedback ${answer === q.answer ? 'pass' : 'fail'}`}
           data-testid="lesson-answer-feedback"
@@ -104,6 +130,32 @@ function RunLine({ lesson, index }: { lesson: Lesson; index: number }) {
       <span className={`run-state ${state}`}>{state === 'training' ? `step ${step}/${lesson.steps}` : state}</span>{' '}
       {run.label}
     </li>
+  );
+}
+
+/** A run of the lesson that a reload interrupted: where it stopped, and Resume (the lesson follows it to its verdict). */
+function Interrupted() {
+  // Each part selected on its own: the selector builds a new object each time, its parts are stable.
+  const header = useLab((s) => lessonInterruptedRun(s)?.header ?? null);
+  const label = useLab((s) => lessonInterruptedRun(s)?.label ?? '');
+  const steps = useLab((s) => lessonInterruptedRun(s)?.steps ?? 0);
+  const run = header && { header, label, steps };
+  const resumeLesson = useLab((s) => s.resumeLesson);
+  const blocked = useLab((s) => isBusy(s) || !engineReady(s));
+  if (!run) return null;
+  return (
+    <div className="lesson-interrupted" data-testid="lesson-interrupted" role="status">
+      <p>
+        <strong>
+          Your run "{run.label}" stopped at step {run.header.step}/{run.steps}
+        </strong>{' '}
+        when the page closed; its saved state is kept{run.header.savedStep > 0 ? ` (step ${run.header.savedStep})` : ''}
+        .
+      </p>
+      <button type="button" data-testid="lesson-resume" disabled={blocked} onClick={resumeLesson}>
+        Resume it
+      </button>
+    </div>
   );
 }
 
@@ -159,11 +211,17 @@ function RunBar({ lesson }: { lesson: Lesson }) {
 
 function Narration() {
   const lines = useLab(useShallow(lessonNarration));
+  const smoothing = useLab((s) => s.smoothing);
   return (
     <div className="lesson-narration" data-testid="lesson-narration">
       {lines.map((t, i) => (
         <p key={i}>{t}</p>
       ))}
+      <p className="hint small" data-testid="lesson-narration-smoothing">
+        {smoothing > 0
+          ? `Values as the charts draw them: smoothed (weight ${smoothing}), not the last step alone.`
+          : 'Values as the charts draw them: the last step (smoothing is off).'}
+      </p>
     </div>
   );
 }
@@ -270,6 +328,10 @@ function LookHere({ lesson }: { lesson: Lesson }) {
 function OpenLesson({ lesson }: { lesson: Lesson }) {
   const phase = useLab((s) => s.lesson!.phase);
   const closeLesson = useLab((s) => s.closeLesson);
+  const loadLessonRuns = useLab((s) => s.loadLessonRuns);
+  const runsListed = useLab((s) => s.runs.length);
+  // After a reload the lesson's runs are in storage: their records come back to the charts once the list knows them.
+  useEffect(() => loadLessonRuns(), [loadLessonRuns, runsListed]);
   return (
     <article className="lesson" data-testid="lesson" data-lesson={lesson.id} data-phase={phase}>
       <div className="lesson-head">
@@ -286,6 +348,7 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
         </a>
       </div>
       <h3 data-testid="lesson-title">{lesson.title}</h3>
+      <Interrupted />
       <p className="small">
         Your progress: <ProgressMarks lessonId={lesson.id} />
       </p>
@@ -296,7 +359,7 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
       </p>
       <RunBar lesson={lesson} />
       <Planes lesson={lesson} />
-      {phase !== 'ready' && <Narration />}
+      {phase !== 'ready' && phase !== 'interrupted' && <Narration />}
       <Verdict lesson={lesson} />
     </article>
   );

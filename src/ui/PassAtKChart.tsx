@@ -6,7 +6,8 @@ import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts'
 import { useLab } from '../store';
 import { linearAxis } from '../store/axes';
 import { fmt } from '../store/format';
-import { runLabels } from '../store/run-names';
+import { savedRunNames } from '../store/run-names';
+import { openedLesson } from '../store/selectors';
 import type { EvalRecord } from '../store/schema';
 import { ChartFrame, ChartLegend, PLOT_STYLE, PlotOrPlaceholder, plotBox, useDeferredPlot } from './ChartFrame';
 import { metricColor, runColor } from './colors';
@@ -31,10 +32,9 @@ function defaultSteps(evals: readonly EvalRecord[]): number[] {
 export function PassAtKChart({ runIds }: { runIds: string[] }) {
   const views = useLab((s) => s.views);
   const runs = useLab((s) => s.runs);
-  const labels = useMemo(
-    () => runLabels(runIds.flatMap((id) => runs.filter((r) => r.id === id))),
-    [runIds.join(','), runs],
-  );
+  const labels = savedRunNames(runs);
+  // An open lesson that asks to compare pass@k outlines this chart as it does its other charts.
+  const highlighted = useLab((s) => !!openedLesson(s)?.highlight.passAtK);
   const [chosen, setChosen] = useState<number[] | null>(null);
   const primary = (runIds[0] ? views[runIds[0]]?.evals : undefined) ?? NO_EVALS;
   const steps = chosen?.filter((s) => primary.some((e) => e.step === s)) ?? defaultSteps(primary);
@@ -76,7 +76,8 @@ export function PassAtKChart({ runIds }: { runIds: string[] }) {
   return (
     <ChartFrame
       frameRef={ref}
-      className="chart wide"
+      className={`chart wide${highlighted ? ' highlighted' : ''}`}
+      data-highlighted={highlighted}
       data-testid="chart-pass-at-k"
       data-evals={primary.length}
       data-last={JSON.stringify(last?.passAtK ?? [])}

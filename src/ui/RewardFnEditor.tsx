@@ -2,7 +2,7 @@
 // whose text is compiled in the reward sandbox once typing pauses (through the worker; the page never parses or
 // runs it), with the problem shown at the person's own line and column; and "test on one batch", which scores the
 // task's answers (right and altered) through the same sandbox and lists each completion's reward.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLab } from '../store';
 import { fmt } from '../store/format';
 import { RL_FIELDS, decodeFieldText, encodeFieldText } from '../store/schema';
@@ -34,6 +34,8 @@ export function RewardFnEditor({ id }: { id: string }) {
   const trial = useLab((s) => s.rewardFnTrial);
   const [text, setText] = useState(encodeFieldText(value));
   const [focused, setFocused] = useState(false);
+  // Escape arms a way out: the next Tab moves focus as Tab does elsewhere (WCAG 2.1.2, no keyboard trap).
+  const escaped = useRef(false);
   useEffect(() => {
     if (!focused) setText(encodeFieldText(value));
   }, [value, focused]);
@@ -65,11 +67,20 @@ export function RewardFnEditor({ id }: { id: string }) {
         aria-invalid={state === 'error'}
         aria-describedby={`${fieldHelpId('reward_fn')} ${id}-status`}
         onFocus={() => setFocused(true)}
-        onBlur={() => setFocused(false)}
+        onBlur={() => {
+          setFocused(false);
+          escaped.current = false;
+        }}
         onChange={(e) => edit(e.target.value)}
         onKeyDown={(e) => {
           // Tab indents (two spaces); Escape then Tab leaves the box, as the keyboard expects.
-          if (e.key !== 'Tab' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey) return;
+          if (e.key === 'Escape') {
+            escaped.current = true;
+            return;
+          }
+          const leaving = escaped.current;
+          escaped.current = false;
+          if (leaving || e.key !== 'Tab' || e.shiftKey || e.altKey || e.ctrlKey || e.metaKey) return;
           e.preventDefault();
           const el = e.currentTarget;
           const { selectionStart: a, selectionEnd: b } = el;

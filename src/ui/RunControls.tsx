@@ -111,7 +111,8 @@ export function RunControls() {
   const lesson = useLab((s) => s.lesson);
   const viewRunId = useLab((s) => s.viewRunId);
   const runs = useLab((s) => s.runs);
-  const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs });
+  const lessonProgress = useLab((s) => s.lessonProgress);
+  const line = statusLineOf({ progress: p, gpuStatus, tuneState, lesson, viewRunId, runs, lessonProgress });
   const speedrun = useLab((s) =>
     speedrunLineOf(s, line.about === 'viewed' ? viewRunId : line.about === 'live' ? p.runId : null),
   );

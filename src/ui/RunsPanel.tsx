@@ -13,10 +13,10 @@ import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
 import { fmt, formatBytes } from '../store/format';
 import { MAX_RUN_NAME, TRAINER_TITLES, type ExportKind, type RunHeader } from '../store/schema';
-import { runLabels } from '../store/run-names';
+import { savedRunNames } from '../store/run-names';
 import { seedStatistic } from '../store/seed-bands';
 import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
-import { canResumeRun, isCurrentRun, runExports, runStep } from '../store/selectors';
+import { canResumeRun, chartRunIds, isCurrentRun, runExports, runStep } from '../store/selectors';
 import { runColor } from './colors';
 import { canWriteFolders, pickExportFolder } from './Downloads';
 
@@ -330,18 +330,18 @@ function SeedGroupRows({
 }
 
 function ConfigDiffTable() {
-  const viewRunId = useLab((s) => s.viewRunId);
-  const overlay = useLab((s) => s.overlay);
+  // The runs the charts draw (a lesson's own while one is open).
+  const ids = useLab(useShallow(chartRunIds));
   const runs = useLab((s) => s.runs);
   const charted = useMemo(
-    () => [viewRunId, ...overlay].map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r),
-    [viewRunId, overlay, runs],
+    () => ids.map((id) => runs.find((r) => r.id === id)).filter((r): r is RunHeader => !!r),
+    [ids, runs],
   );
   // A run imported from another trainer's log has no known config (its header holds the lab's defaults): left out.
   const shown = useMemo(() => charted.filter((r) => !r.origin), [charted]);
   const foreign = useMemo(() => charted.filter((r) => r.origin), [charted]);
   const rows = useMemo(() => configDiff(shown), [shown]);
-  const labels = useMemo(() => runLabels(charted), [charted]);
+  const labels = savedRunNames(runs);
   if (charted.length < 2) return null;
   return (
     <div className="config-diff" data-testid="config-diff" data-rows={rows.length}>
@@ -431,7 +431,7 @@ export function RunsPanel() {
   const lastImported = useLab((s) => s.lastImported);
   const importFile = useLab((s) => s.importFile);
   const addNotice = useLab((s) => s.addNotice);
-  const labels = useMemo(() => runLabels(runs), [runs]);
+  const labels = savedRunNames(runs);
   const rows = useMemo(() => runsListRows(runs), [runs]);
   return (
     <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>

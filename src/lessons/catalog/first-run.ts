@@ -64,7 +64,7 @@ export const firstRun: Lesson = {
     'The reward is {a:reward} now; training accuracy (sampled answers that are right) is {a:accuracy}.',
     'Each step samples a group of answers per prompt; reward_std is {a:reward_std}: where a group mixes right and wrong answers there is a signal to learn from.',
   ],
-  highlight: { charts: ['reward', 'entropy'], planes: ['advantage'] },
+  highlight: { charts: ['reward', 'entropy'], planes: ['advantage'], passAtK: true },
   check: {
     claim: `the mean reward of the last ${WINDOW} steps is at least ${MIN_GAIN} above the mean of the first ${WINDOW}`,
     evaluate(runs) {

@@ -37,6 +37,8 @@ export interface ChartsActions {
   /** Shows a saved run and asks the worker for its records. */
   openRun(runId: string): void;
   toggleOverlay(runId: string): void;
+  /** Asks the worker for a saved run's records without showing it (a lesson's runs after a reload). */
+  loadRunRecords(runId: string): void;
   /** Charts one more of an imported log's uncharted names (origin.uncharted) and shows that run. */
   chartMetric(runId: string, name: string): void;
   setSmoothing(w: number): void;
@@ -88,6 +90,10 @@ export const chartsSlice: LabSlice<ChartsSlice> =
 
       openRun(runId) {
         get().showRun(runId);
+        loadRun(runId);
+      },
+
+      loadRunRecords(runId) {
         loadRun(runId);
       },
 

@@ -5,6 +5,7 @@
 import type { CompareSource, ObjectiveComparison } from '../../rl/observation/compare';
 import { explainComparison, type ComparisonExplanation } from '../../schema/compare-explain';
 import {
+  derive,
   FIELD_NAMES,
   FIELD_SECTIONS,
   PRESET_INFO,
@@ -59,6 +60,8 @@ export interface CompareActions {
   /** B = `preset` applied to the current run's config (keeping its task, batch sizes, schedule), or that config itself. */
   pickCompareObjective(preset: PresetName | null): void;
   setCompareField(field: RLField, value: unknown): void;
+  /** Applies the fix compareDependencyOf offers (B's dependent knob set to what A's batch carries). */
+  fixCompareDependency(): void;
   /** Asks the worker for the A/B of the current run and B. */
   runComparison(): void;
   /** The answer to comparison `id` (ignored unless it is the one in flight). */
@@ -88,6 +91,55 @@ export function compareEdits(
   return FIELD_NAMES.filter((f) => !sameValue(draft[f], preset ? base[f] : a[f]));
 }
 
+/**
+ * B is valid on its own but cannot be evaluated on A's batch because of a knob that depends on what A's run kept (a
+ * reference policy, a critic, greedy rollouts, the group size): the reason in words and the one-click fix (B's knob
+ * set to what A's batch carries). Null when B fits A's batch. The worker's own check is
+ * src/rl/observation/compare.ts comparisonProblem; this says it before the request, with the fix.
+ */
+export interface CompareDependency {
+  field: RLField;
+  reason: string;
+  fix: Partial<RLConfig>;
+}
+
+export function compareDependency(a: RLConfig, b: RLConfig): CompareDependency | null {
+  if (derive(b).needsReference && !derive(a).needsReference)
+    return {
+      field: 'beta',
+      reason: `B's beta ${b.beta} adds a KL term, which needs a reference policy's log-probs; run A kept none (its beta is ${a.beta})`,
+      fix: { beta: 0 },
+    };
+  if (b.num_generations !== a.num_generations)
+    return {
+      field: 'num_generations',
+      reason: `B's num_generations ${b.num_generations} differs from the batch's groups of ${a.num_generations}`,
+      fix: { num_generations: a.num_generations },
+    };
+  for (const [estimator, needs] of [
+    ['gae', 'a critic'],
+    ['remax', 'greedy rollouts'],
+  ] as const)
+    if (b.adv_estimator === estimator && a.adv_estimator !== estimator)
+      return {
+        field: 'adv_estimator',
+        reason: `B's adv_estimator ${estimator} needs ${needs}, and run A (${a.adv_estimator}) has none`,
+        fix: { adv_estimator: a.adv_estimator },
+      };
+  return null;
+}
+
+/** The dependency problem of the B being edited against the current run's config, or null. */
+export function compareDependencyOf(s: {
+  progress: { runId: string | null };
+  runs: readonly { id: string; config: RLConfig; preset: PresetName | null }[];
+  compareCheck: DraftCheck | null;
+}): CompareDependency | null {
+  const a = currentRunConfig(s);
+  const b = s.compareCheck?.config;
+  return a && b ? compareDependency(a.config, b) : null;
+}
+
 /** Why Compare cannot run now (in words), or null when it can. */
 export function compareBlocker(
   s: CompareState & {
@@ -110,6 +162,8 @@ export function compareBlocker(
     return 'a run opened from its saved state keeps no batch: compare on a fresh batch';
   if (!s.compareDraft || !s.compareCheck) return 'pick objective B';
   if (!s.compareCheck.config) return "B's knobs have an error (named below)";
+  const dependency = compareDependencyOf(s);
+  if (dependency) return `${dependency.reason} (fix below)`;
   if (s.comparePending) return 'comparing…';
   return null;
 }
@@ -143,14 +197,21 @@ export const compareSlice: LabSlice<CompareSlice> =
 
       setCompareField(field, value) {
         const draft = { ...(get().compareDraft ?? {}), [field]: value };
-        set({ compareDraft: draft, compareCheck: checkDraft(draft) });
+        // A message about the earlier B no longer holds once B changes.
+        set({ compareDraft: draft, compareCheck: checkDraft(draft), compareError: null });
+      },
+
+      fixCompareDependency() {
+        const dependency = compareDependencyOf(get());
+        if (!dependency) return;
+        for (const [field, value] of Object.entries(dependency.fix)) get().setCompareField(field as RLField, value);
       },
 
       runComparison() {
         const s = get();
         const a = currentRunConfig(s);
         const b = s.compareCheck?.config;
-        if (!a || !b || s.comparePending !== null || !s.progress.runId) return;
+        if (!a || !b || compareBlocker(s) !== null || !s.progress.runId) return;
         const id = nextId++;
         const edits = compareEdits(a.config, s.comparePreset, b);
         set({

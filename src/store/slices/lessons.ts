@@ -1,8 +1,10 @@
 // The lessons slice: the open lesson (from the panel or a ?lesson=<id> link), the learner's answer, its runs
-// launched one after the other through the engine slice (each named by its label, all at one seed, the earlier
-// ones overlaid on the charts as the next one trains), the verdict
-// of the lesson's check once every run is done, and each lesson's progress kept in the browser's storage. The
-// lessons themselves are data (src/lessons); the rules of the Run button and the live narration are selectors.
+// launched one after the other through the engine slice (each named by its label, all at one seed; while the
+// lesson is open the charts show exactly its runs, selectors.ts chartRunIds, and the person's overlay is left as
+// it was), the verdict of the lesson's check once every run is done, and each lesson's progress kept in the
+// browser's storage. The open lesson's session is kept too: a reload mid-run finds its run interrupted, offers
+// Resume, and the resumed run finishes the narration and the verdict. The lessons themselves are data
+// (src/lessons); the rules of the Run button and the live narration are selectors.
 
 import type { RunProgress } from '../../schema/run-types';
 import { LESSON_DEFAULT_SEED, LESSONS, lessonById, type Lesson, type LessonVerdict } from '../../lessons';
@@ -10,7 +12,7 @@ import { lessonPreparedRunConfig } from '../../lessons/opening';
 import { lessonRunConfig } from '../../lessons/results';
 import { lessonRunResults } from '../lesson-results';
 import { rolloutKey } from './inspector';
-import { lessonRunBlocker } from '../selectors';
+import { engineReady, isBusy, lessonRunBlocker } from '../selectors';
 import { readStored, writeStored, type LabSlice } from '../slice';
 
 /** What the learner has done in a lesson, kept across visits. */
@@ -49,8 +51,11 @@ export function parseLessonProgress(text: string | null): Record<string, LessonP
   return out;
 }
 
-/** Where the lesson's runs stand. */
-export type LessonPhase = 'ready' | 'running' | 'done' | 'stopped';
+/**
+ * Where the lesson's runs stand. 'interrupted': a run was training when the page closed (a reload); the engine kept
+ * it as interrupted, and the lesson offers to resume it.
+ */
+export type LessonPhase = 'ready' | 'running' | 'done' | 'stopped' | 'interrupted';
 
 /** The open lesson and its runs in this visit. */
 export interface LessonSession {
@@ -68,6 +73,60 @@ export interface LessonSession {
   verdict: LessonVerdict | null;
   /** Why the runs stopped before the verdict. */
   stopReason: string | null;
+  /** The current run was resumed from its saved state: until the engine reports it loading or training, a stale "interrupted" is not a stop. */
+  resuming?: boolean;
+}
+
+/** Where the open lesson's session is kept across a reload (one at a time: the lesson open last). */
+export const LESSON_SESSION_KEY = 'rl-lab.lesson-session.v1';
+
+/**
+ * The stored session of lesson `lessonId`, or null (none, another lesson's, or not well-formed: never thrown). A
+ * session that was running when the page closed comes back 'interrupted'.
+ */
+export function parseLessonSession(text: string | null, lessonId: string): LessonSession | null {
+  let raw: unknown;
+  try {
+    raw = text === null ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof raw !== 'object' || raw === null) return null;
+  const r = raw as Record<string, unknown>;
+  const lesson = lessonById(lessonId);
+  if (!lesson || r.lessonId !== lessonId) return null;
+  const phases: LessonPhase[] = ['ready', 'running', 'done', 'stopped', 'interrupted'];
+  if (!phases.includes(r.phase as LessonPhase) || !Number.isInteger(r.seed) || !Number.isInteger(r.current))
+    return null;
+  const current = r.current as number;
+  if (current < 0 || current >= lesson.runs.length) return null;
+  if (typeof r.runIds !== 'object' || r.runIds === null) return null;
+  const runIds: Record<string, string> = {};
+  for (const run of lesson.runs) {
+    const id = (r.runIds as Record<string, unknown>)[run.key];
+    if (typeof id === 'string') runIds[run.key] = id;
+  }
+  const verdict = r.verdict as LessonVerdict | null;
+  const verdictOk =
+    verdict !== null &&
+    typeof verdict === 'object' &&
+    typeof verdict.observed === 'boolean' &&
+    typeof verdict.summary === 'string' &&
+    typeof verdict.values === 'object';
+  let phase = r.phase as LessonPhase;
+  if (phase === 'running' || phase === 'interrupted')
+    phase = runIds[lesson.runs[current].key] !== undefined ? 'interrupted' : 'ready';
+  if (phase === 'done' && !verdictOk) phase = 'stopped';
+  return {
+    lessonId,
+    seed: r.seed as number,
+    phase,
+    runIds,
+    current,
+    launchedOver: null,
+    verdict: phase === 'done' && verdictOk ? verdict : null,
+    stopReason: typeof r.stopReason === 'string' && phase === 'stopped' ? r.stopReason : null,
+  };
 }
 
 export interface LessonsState {
@@ -92,6 +151,10 @@ export interface LessonsActions {
   lessonRunRefused(message: string): void;
   /** Before the open lesson's runs start: its first run is prepared (EngineActions.prepareRun), unless it is supervised. */
   prepareLessonRun(): void;
+  /** Resumes the lesson's interrupted run from its saved state; the lesson follows it to its verdict. */
+  resumeLesson(): void;
+  /** Loads the records of the lesson's runs that the page does not hold yet (after a reload), once each. */
+  loadLessonRuns(): void;
 }
 
 export type LessonsSlice = LessonsState & LessonsActions;
@@ -127,10 +190,17 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
       writeStored(storage, LESSON_PROGRESS_KEY, JSON.stringify(lessonProgress));
     };
     const session = () => get().lesson;
+    /** Sets the session and keeps it in storage (null: the lesson closed; the stored session stays for its return). */
+    const putSession = (lesson: LessonSession | null) => {
+      set({ lesson });
+      if (lesson) writeStored(storage, LESSON_SESSION_KEY, JSON.stringify(lesson));
+    };
     const patch = (p: Partial<LessonSession>) => {
       const s = session();
-      if (s) set({ lesson: { ...s, ...p } });
+      if (s) putSession({ ...s, ...p });
     };
+    /** Run ids whose records were asked for by loadLessonRuns (each once per visit). */
+    const asked = new Set<string>();
     const stop = (reason: string) => patch({ phase: 'stopped', stopReason: reason });
 
     /** Shows run `index`'s config as the edited one and starts it as a new run named by its label. */
@@ -174,7 +244,8 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
           return;
         }
         if (session()?.lessonId === id) return;
-        set({ lesson: idle(id, LESSON_DEFAULT_SEED) });
+        putSession(parseLessonSession(readStored(storage, LESSON_SESSION_KEY), id) ?? idle(id, LESSON_DEFAULT_SEED));
+        get().loadLessonRuns();
         const plane = lesson.highlight.planes[0];
         if (plane) get().setColorBy(plane);
         get().prepareLessonRun();
@@ -203,9 +274,8 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
         const s = session();
         const lesson = s && lessonById(s.lessonId);
         if (!lesson || lessonRunBlocker(get()) !== null) return;
-        // The runs of an earlier go leave the charts: the new runs carry the same names.
-        for (const id of Object.values(s.runIds)) if (get().overlay.includes(id)) get().toggleOverlay(id);
-        set({ lesson: { ...idle(lesson.id, seed ?? s.seed), phase: 'running' } });
+        // The runs of an earlier go leave the charts (the charts show the session's runs only).
+        putSession({ ...idle(lesson.id, seed ?? s.seed), phase: 'running' });
         launch(lesson, 0);
       },
 
@@ -227,8 +297,11 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
             return stop(`Another run ("${p.name}") took the engine before "${run.label}" started.`);
           runId = p.runId;
           patch({ runIds: { ...s.runIds, [run.key]: runId } });
-          // The charts show the new run; the lesson's earlier runs stay on them beside it, for comparison.
-          for (const id of Object.values(s.runIds)) if (!get().overlay.includes(id)) get().toggleOverlay(id);
+        }
+        if (s.resuming) {
+          // The resumed run: the engine reports it loading, then training; what came before is the old state.
+          if (p.runId !== runId || (p.status !== 'loading' && p.status !== 'running' && p.status !== 'done')) return;
+          patch({ resuming: false });
         }
         if (p.runId !== runId)
           return stop(
@@ -241,6 +314,26 @@ export const lessonsSlice: LabSlice<LessonsSlice> =
         if (p.status !== 'done') return;
         if (s.current + 1 < lesson.runs.length) return launch(lesson, s.current + 1);
         finish(lesson);
+      },
+
+      resumeLesson() {
+        const s = session();
+        const lesson = s && lessonById(s.lessonId);
+        if (!lesson || s.phase !== 'interrupted' || isBusy(get()) || !engineReady(get())) return;
+        const runId = s.runIds[lesson.runs[s.current].key];
+        if (runId === undefined || !get().runs.some((h) => h.id === runId)) return;
+        patch({ phase: 'running', resuming: true, stopReason: null, launchedOver: null });
+        get().resumeRun(runId);
+      },
+
+      loadLessonRuns() {
+        const s = session();
+        if (!s) return;
+        for (const id of Object.values(s.runIds))
+          if (!asked.has(id) && !get().views[id] && get().runs.some((h) => h.id === id)) {
+            asked.add(id);
+            get().loadRunRecords(id);
+          }
       },
 
       lessonRunRefused(message) {
