@@ -55,6 +55,7 @@ export interface MemoryShape {
    * snapshots plus the one backup of the live weights while a snapshot samples (src/rl/algorithm/staleness.ts).
    */
   samplerCopies?: number;
+  /**
    * A distillation teacher (src/rl/learners/teacher.ts), any size, the policy's vocabulary: its weights at
    * storageBytes, a forward-only workspace of the training shape, its own LM head chunk scratch and per-token planes.
    */
