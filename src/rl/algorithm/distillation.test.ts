@@ -16,21 +16,11 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../core/random';
 import { buildCharTokenizerJson, loadCharTokenizer } from '../../io/tokenizer';
-import { RLConfigError, resolveConfig, validateConfig } from '../../schema/config';
+import { problemsOf, resolveConfig, validateConfig } from '../../schema/config';
 import { MODEL_PRESETS } from '../../schema/model-config';
 import { teacherTokenizerMismatch } from '../../engine/teacher';
 import { rlMemoryPlan } from '../observation/memory';
 import { demonstrationPrompt, distillAdvantages } from './distillation';
-
-function problemsOf(f: () => unknown): string[] {
-  try {
-    f();
-    return [];
-  } catch (e) {
-    if (e instanceof RLConfigError) return e.problems;
-    throw e;
-  }
-}
 
 /** Random (N*S) planes with ragged masks: each row's completion ends at a random length, some rows empty. */
 function batch(seed: number, N: number, S: number) {

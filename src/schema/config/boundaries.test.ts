@@ -11,21 +11,11 @@ import { MAX_SUGGESTED_NAME, nearestField, unknownFieldMessage } from '../fields
 import { taskFactories, taskNames } from '../../tasks';
 import { configFromUrlParams, configFromUrlParamsKeeping, parseConfigJson } from './codecs';
 import { RL_FIELDS } from './schema';
-import { RLConfigError, checkConfig, resolveConfig } from './validate';
+import { checkConfig, problemsOf, resolveConfig } from './validate';
 
 const INHERITED = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'] as const;
 
 /** The problems an RLConfigError lists, or [] when the call succeeds. */
-function problemsOf(f: () => unknown): string[] {
-  try {
-    f();
-    return [];
-  } catch (e) {
-    if (e instanceof RLConfigError) return e.problems;
-    throw e;
-  }
-}
-
 describe('names inherited from Object.prototype are not fields', () => {
   it.each(INHERITED)('JSON field %s is refused as unknown', (name) => {
     const text = `{ "preset": "grpo", ${JSON.stringify(name)}: 1 }`;

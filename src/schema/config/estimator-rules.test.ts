@@ -2,17 +2,7 @@
 // (0/1) rewards, f_grpo's correct reward above its wrong one, prime_dppo per token and without a second rollout
 // correction; and the knobs resolve, with their defaults, from the prime_rl preset.
 import { describe, expect, it } from 'vitest';
-import { RLConfigError, resolveConfig } from './validate';
-
-function problemsOf(f: () => unknown): string[] {
-  try {
-    f();
-    return [];
-  } catch (e) {
-    if (e instanceof RLConfigError) return e.problems;
-    throw e;
-  }
-}
+import { problemsOf, resolveConfig } from './validate';
 
 describe('max_rl needs binary rewards', () => {
   it("refuses a task's own weights (they mix in a format part), naming reward_weights", () => {

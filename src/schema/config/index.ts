@@ -21,6 +21,7 @@ export {
   RLConfigError,
   checkConfig,
   configWarnings,
+  problemsOf,
   resolveConfig,
   validateConfig,
   type ConfigCheck,

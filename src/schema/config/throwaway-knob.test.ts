@@ -39,9 +39,10 @@ vi.mock('../objective', async (importOriginal) => {
   };
 });
 
-const { DEFAULT_CONFIG, FIELD_SECTIONS, RLConfigError, configFromUrlParams, configToJson, configToUrlParams } =
-  await import('./index');
-const { parseConfigJson, resolveConfig } = await import('./index');
+const { DEFAULT_CONFIG, FIELD_SECTIONS, configFromUrlParams, configToJson, configToUrlParams } = await import(
+  './index'
+);
+const { parseConfigJson, problemsOf, resolveConfig } = await import('./index');
 const { parseRlArgs, configFromArgs, rlHelpText } = await import('../../cli/train-rl');
 const { decodeTrainerState, encodeTrainerState, FIELDS_ADDED_LATER } = await import('../../rl/algorithm/trainer-state');
 const { exportExperiment, mappingRows } = await import('../../export');
@@ -52,16 +53,6 @@ const { readSafetensors, writeSafetensors } = await import('../../io/safetensors
 /** The config resolved from the grpo preset with `overrides`, as a plain record (the type knows no throwaway). */
 const resolved = (overrides: Record<string, unknown> = {}) =>
   resolveConfig('grpo', overrides) as unknown as Record<string, unknown>;
-
-function problemsOf(f: () => unknown): string[] {
-  try {
-    f();
-    return [];
-  } catch (e) {
-    if (e instanceof RLConfigError) return e.problems;
-    throw e;
-  }
-}
 
 describe('a knob declared in the registry alone', () => {
   it('has its default in every config and its place in the panel section', () => {

@@ -328,3 +328,14 @@ function taskOrNull(c: RLConfig): Task | null {
     return null; // the difficulty error is reported on its own
   }
 }
+
+/** The problems an RLConfigError lists when `f` throws one, [] when `f` returns (other errors rethrown). */
+export function problemsOf(f: () => unknown): string[] {
+  try {
+    f();
+    return [];
+  } catch (e) {
+    if (e instanceof RLConfigError) return e.problems;
+    throw e;
+  }
+}
