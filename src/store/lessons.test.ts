@@ -483,6 +483,29 @@ describe('a lesson owns its view', () => {
     s().closeLesson();
     expect(chartRunIds(s())).toEqual(['ra', 'old2']);
   });
+
+  it('opening or overlaying a run of its own keeps the lesson; any other run from the list closes it and is shown', () => {
+    const { s, respond } = answered();
+    respond({
+      type: 'runs',
+      runs: [savedRun('old1', 'grpo · long run', 'done', 150), savedRun('old2', 'grpo · another', 'done', 150)],
+      storage: null,
+      persistent: false,
+    });
+    s().startLesson();
+    respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 1, totalSteps: 8 }));
+    s().openRun('ra');
+    expect(s().lesson?.lessonId).toBe('clip-zero');
+    s().openRun('old1');
+    expect(s().lesson).toBeNull();
+    expect(s().viewRunId).toBe('old1');
+
+    s().openLesson('clip-zero');
+    expect(s().lesson?.lessonId).toBe('clip-zero');
+    s().toggleOverlay('old2');
+    expect(s().lesson).toBeNull();
+    expect(s().overlay).toContain('old2');
+  });
 });
 
 describe('a reload mid-lesson', () => {

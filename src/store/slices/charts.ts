@@ -5,6 +5,7 @@
 import type { MetricBatch } from '../../schema/metric-batch';
 import type { EvalRecord } from '../../schema/stream';
 import { MetricTable } from '../metric-table';
+import { lessonRunIds } from '../selectors';
 import type { LabSlice } from '../slice';
 
 /** A run's records on the page. `version` changes whenever the table grows (the table grows in place). */
@@ -70,6 +71,14 @@ export const chartsSlice: LabSlice<ChartsSlice> =
       const metrics = get().pickedMetrics[runId];
       link.send(metrics?.length ? { type: 'load-run', runId, metrics } : { type: 'load-run', runId });
     };
+    /**
+     * Opening or overlaying a run from the list while a lesson owns the charts (they show exactly its runs) is
+     * leaving the lesson: it closes, so the charts show what was asked for. The lesson's own runs keep it open.
+     */
+    const leaveLessonFor = (runId: string) => {
+      const s = get();
+      if (s.lesson && !lessonRunIds(s).includes(runId)) s.closeLesson();
+    };
     return {
       views: {},
       viewRunId: null,
@@ -89,6 +98,7 @@ export const chartsSlice: LabSlice<ChartsSlice> =
       },
 
       openRun(runId) {
+        leaveLessonFor(runId);
         get().showRun(runId);
         loadRun(runId);
       },
@@ -110,6 +120,7 @@ export const chartsSlice: LabSlice<ChartsSlice> =
           set({ overlay: overlay.filter((id) => id !== runId) });
           return;
         }
+        leaveLessonFor(runId);
         set({ overlay: [...overlay, runId] });
         // The live run's view is complete already; any other is loaded (again) from storage.
         if (!views[runId] || runId !== get().progress.runId) loadRun(runId);
