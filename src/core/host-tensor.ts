@@ -27,6 +27,11 @@ export function host<A extends FloatArray>(data: A, shape: readonly number[]): H
   return { data, shape: [...shape] };
 }
 
+/** An f64 (rows, columns) tensor from equal-length rows (a fixture's nested lists). */
+export function hostRows(rows: readonly (readonly number[])[]): HostTensor<Float64Array> {
+  return host(Float64Array.from(rows.flat()), [rows.length, rows[0]?.length ?? 0]);
+}
+
 /** A zero-filled host tensor of the same precision as `like` (Float32Array by default). */
 export function zeros(shape: readonly number[], like: 'f32' | 'f64' = 'f32'): HostTensor {
   const n = numel(shape);

@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import fixture from './fixtures/estimator-peers.json';
 import { computeAdvantages } from '../rl/algorithm/advantages';
-import { host } from '../core/host-tensor';
+import { hostRows } from '../core/host-tensor';
 import { resolveObjectiveConfig } from '../schema/objective';
 import { compareArrays } from './compare';
-import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward } from './objective';
+import { objectiveOutputs } from './objective';
 
 /** prime-rl's MaxRL computes in float32: its advantages carry about 7 digits. */
 const F32 = { atol: 1e-6, rtol: 1e-6 };
@@ -54,31 +54,15 @@ describe("prime_dppo equals prime-rl's default_loss_fn", () => {
   for (const c of fixture.prime_default_loss) {
     const k = c.config;
     it(`masks ${k.dppo_mask_low} / ${k.dppo_mask_high}, adv_tau ${k.adv_tau}, kl_tau ${k.kl_tau}: loss and gradient`, () => {
-      const N = c.trainer_logprobs.length;
-      const L = c.trainer_logprobs[0].length;
-      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
-      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
-      const [loss, dLogp, dEntropy, records, metrics] = [
-        z([1]),
-        z([N, L]),
-        z([N, L]),
-        z([OBJECTIVE_RECORDS.length, N, L]),
-        z([OBJECTIVE_METRICS.length]),
-      ];
-      objectiveForwardBackward(
-        loss,
-        dLogp,
-        dEntropy,
-        records,
-        metrics,
+      const out = objectiveOutputs(
         {
-          logp: t(c.trainer_logprobs),
+          logp: hostRows(c.trainer_logprobs),
           // prime-rl has no recomputed pi_old: the ratio is to the sampler. oldLogp only feeds the lab's metrics.
-          oldLogp: t(c.trainer_logprobs),
-          samplerLogp: t(c.inference_logprobs),
-          advantages: t(c.advantages),
-          mask: t(c.mask),
-          entropy: t(c.mask.map((r) => r.map(() => 0))),
+          oldLogp: hostRows(c.trainer_logprobs),
+          samplerLogp: hostRows(c.inference_logprobs),
+          advantages: hostRows(c.advantages),
+          mask: hostRows(c.mask),
+          entropy: hostRows(c.mask.map((r) => r.map(() => 0))),
         },
         resolveObjectiveConfig({
           loss_type: 'prime_dppo',
@@ -89,11 +73,11 @@ describe("prime_dppo equals prime-rl's default_loss_fn", () => {
           kl_tau: k.kl_tau,
         }),
       );
-      expectClose('loss', loss.data, [c.loss]);
-      expectClose('dLogp', dLogp.data, c.grad.flat());
-      // Some tokens fall outside DPPO's region, so the case tests the mask.
-      const NL = N * L;
-      expect(Array.from(records.data.subarray(NL, 2 * NL)).some((s) => s !== 0)).toBe(true);
+      expectClose('loss', [out.loss], [c.loss]);
+      expectClose('dLogp', out.dLogp, c.grad.flat());
+      // Some tokens fall outside DPPO's region, so the case tests the mask (records plane 1, the clip side).
+      const NL = c.mask.length * c.mask[0].length;
+      expect(Array.from(out.records.subarray(NL, 2 * NL)).some((s) => s !== 0)).toBe(true);
     });
   }
 });
@@ -101,30 +85,15 @@ describe("prime_dppo equals prime-rl's default_loss_fn", () => {
 describe("vespo with a token rollout correction equals TRL's get_gamma_weights with importance_sampling_ratio", () => {
   for (const c of fixture.trl_vespo_token_is) {
     it(`${c.mode} [${c.clip_min}, ${c.clip_max}]: loss and gradient`, () => {
-      const N = c.logp.length;
       const L = c.logp[0].length;
-      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
-      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
-      const [loss, dLogp, dEntropy, records, metrics] = [
-        z([1]),
-        z([N, L]),
-        z([N, L]),
-        z([OBJECTIVE_RECORDS.length, N, L]),
-        z([OBJECTIVE_METRICS.length]),
-      ];
-      objectiveForwardBackward(
-        loss,
-        dLogp,
-        dEntropy,
-        records,
-        metrics,
+      const out = objectiveOutputs(
         {
-          logp: t(c.logp),
-          oldLogp: t(c.old_logp),
-          samplerLogp: t(c.sampling_logp),
-          advantages: t(c.advantages.map(([a]) => c.logp[0].map(() => a))),
-          mask: t(c.mask),
-          entropy: t(c.mask.map((r) => r.map(() => 0))),
+          logp: hostRows(c.logp),
+          oldLogp: hostRows(c.old_logp),
+          samplerLogp: hostRows(c.sampling_logp),
+          advantages: hostRows(c.advantages.map(([a]) => new Array(L).fill(a))),
+          mask: hostRows(c.mask),
+          entropy: hostRows(c.mask.map((r) => r.map(() => 0))),
         },
         resolveObjectiveConfig({
           loss_type: 'vespo',
@@ -134,8 +103,8 @@ describe("vespo with a token rollout correction equals TRL's get_gamma_weights w
           rollout_is_clip_max: c.clip_max,
         }),
       );
-      expectClose('loss', loss.data, [c.loss]);
-      expectClose('dLogp', dLogp.data, c.grad.flat());
+      expectClose('loss', [out.loss], [c.loss]);
+      expectClose('dLogp', out.dLogp, c.grad.flat());
     });
   }
 });

@@ -72,7 +72,7 @@ import {
 
 export { LOG_WEIGHT_CAP, rolloutCorrectionWeight } from '../schema/objective';
 import { floatKey } from './sampler';
-import type { HostTensor } from '../core/host-tensor';
+import { host, numel, type HostTensor } from '../core/host-tensor';
 
 /** Index -> name of the metrics output (K = OBJECTIVE_METRICS.length). Means are over masked tokens (M). */
 export const OBJECTIVE_METRICS = [
@@ -339,6 +339,41 @@ function checkOutputs(kernel: string, N: number, L: number, outs: [HostTensor, s
     if (t.data.length !== size)
       throw new Error(`${kernel}: ${name} has ${t.data.length} elements, want ${size} (N=${N}, L=${L})`);
   }
+}
+
+/** What objectiveForwardBackward writes, as f64 arrays: the loss, d loss / d logp and d entropy, records, metrics. */
+export interface ObjectiveOutputs {
+  loss: number;
+  dLogp: Float64Array;
+  dEntropy: Float64Array;
+  /** (5, N, L) OBJECTIVE_RECORDS planes. */
+  records: Float64Array;
+  /** OBJECTIVE_METRICS values, in that order. */
+  metrics: Float64Array;
+}
+
+/** objectiveForwardBackward over f64 outputs it allocates: one call for a check that wants the numbers. */
+export function objectiveOutputs(
+  inputs: ObjectiveInputs,
+  config: ObjectiveConfig = DEFAULT_OBJECTIVE_CONFIG,
+): ObjectiveOutputs {
+  const [N, L] = inputs.logp.shape;
+  const out = (shape: number[]) => host(new Float64Array(numel(shape)), shape);
+  const [loss, dLogp, dEntropy, records, metrics] = [
+    out([1]),
+    out([N, L]),
+    out([N, L]),
+    out([OBJECTIVE_RECORDS.length, N, L]),
+    out([OBJECTIVE_METRICS.length]),
+  ];
+  objectiveForwardBackward(loss, dLogp, dEntropy, records, metrics, inputs, config);
+  return {
+    loss: loss.data[0],
+    dLogp: dLogp.data,
+    dEntropy: dEntropy.data,
+    records: records.data,
+    metrics: metrics.data,
+  };
 }
 
 /**

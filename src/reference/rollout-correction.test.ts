@@ -8,22 +8,19 @@ import { randomObjectiveInputs } from '../kernels/objective.cases';
 import { resolveConfig, type RLConfig } from '../schema/config';
 import { verlRolloutCorrection } from '../export/mapping';
 import { OBJECTIVE_FIELDS, ROLLOUT_IS_MODES, resolveObjectiveConfig, type ObjectiveConfig } from '../schema/objective';
-import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, objectiveForwardBackward, type ObjectiveInputs } from './objective';
+import { OBJECTIVE_METRICS, objectiveOutputs, type ObjectiveInputs } from './objective';
 import { Rng } from '../core/random';
-import { host, type HostTensor } from '../core/host-tensor';
+import { host, hostRows } from '../core/host-tensor';
 
 type Metric = (typeof OBJECTIVE_METRICS)[number];
 
 function run(inputs: ObjectiveInputs, config: Partial<ObjectiveConfig>) {
-  const [N, L] = inputs.logp.shape;
-  const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
-  const outs = [z([1]), z([N, L]), z([N, L]), z([OBJECTIVE_RECORDS.length, N, L]), z([OBJECTIVE_METRICS.length])];
-  objectiveForwardBackward(outs[0], outs[1], outs[2], outs[3], outs[4], inputs, resolveObjectiveConfig(config));
-  const metrics = Object.fromEntries(OBJECTIVE_METRICS.map((m, j) => [m, outs[4].data[j]])) as Record<Metric, number>;
-  return { loss: outs[0].data[0], dLogp: outs[1].data, records: outs[3].data, metrics };
+  const out = objectiveOutputs(inputs, resolveObjectiveConfig(config));
+  const metrics = Object.fromEntries(OBJECTIVE_METRICS.map((m, j) => [m, out.metrics[j]])) as Record<Metric, number>;
+  return { loss: out.loss, dLogp: out.dLogp, records: out.records, metrics };
 }
 
-const t64 = (rows: number[][]): HostTensor => host(Float64Array.from(rows.flat()), [rows.length, rows[0].length]);
+const t64 = hostRows;
 
 /**
  * The per-token factor c the correction applies, read off the objective itself: with logp == oldLogp (ratio 1),

@@ -10,11 +10,11 @@
 import { describe, expect, it } from 'vitest';
 import fixture from './fixtures/trainer-formulas.json';
 import { gdpoAdvantages, grpoPasskAdvantages, optimalTokenBaselineAdvantages } from '../rl/algorithm/advantages';
-import { host } from '../core/host-tensor';
+import { host, hostRows } from '../core/host-tensor';
 import { resolveObjectiveConfig, type KlEstimator } from '../schema/objective';
 import { compareArrays } from './compare';
 import { logprobForwardSumPiSquared } from './logprob';
-import { OBJECTIVE_METRICS, OBJECTIVE_RECORDS, klEstimate, objectiveForwardBackward } from './objective';
+import { OBJECTIVE_METRICS, klEstimate, objectiveOutputs } from './objective';
 import { MISMATCH_METRICS, mismatchDiagnostics } from './mismatch-diagnostics';
 
 const TOL = { atol: 1e-9, rtol: 1e-9 };
@@ -35,35 +35,20 @@ function klTermOnly(
   mask: number[][],
   config: Parameters<typeof resolveObjectiveConfig>[0],
 ) {
-  const N = logp.length;
-  const L = logp[0].length;
-  const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
-  const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
-  const [loss, dLogp, dEntropy, records, metrics] = [
-    z([1]),
-    z([N, L]),
-    z([N, L]),
-    z([OBJECTIVE_RECORDS.length, N, L]),
-    z([OBJECTIVE_METRICS.length]),
-  ];
   const zeros = logp.map((r) => r.map(() => 0));
-  objectiveForwardBackward(
-    loss,
-    dLogp,
-    dEntropy,
-    records,
-    metrics,
+  const out = objectiveOutputs(
     {
-      logp: t(logp),
-      oldLogp: t(oldLogp),
-      advantages: t(zeros),
-      mask: t(mask),
-      entropy: t(zeros),
-      refLogp: t(refLogp),
+      logp: hostRows(logp),
+      oldLogp: hostRows(oldLogp),
+      advantages: hostRows(zeros),
+      mask: hostRows(mask),
+      entropy: hostRows(zeros),
+      refLogp: hostRows(refLogp),
     },
     resolveObjectiveConfig({ beta: 1, loss_agg_mode: 'token-mean', ...config }),
   );
-  return { loss: loss.data[0], dLogp: dLogp.data, kl: records.data.subarray(2 * N * L, 3 * N * L) };
+  const NL = logp.length * logp[0].length;
+  return { loss: out.loss, dLogp: out.dLogp, kl: out.records.subarray(2 * NL, 3 * NL) };
 }
 
 describe("verl's straight-through KL (kl_penalty with a '+' name)", () => {
@@ -174,35 +159,19 @@ describe("TRL's multi_objective_aggregation normalize_then_sum (GDPO)", () => {
 describe("verl's dppo_tv, dppo_kl and dro policy losses (token-mean)", () => {
   for (const c of fixture.verl_policy_loss) {
     it(`${c.loss_mode}: loss, gradient and the fraction outside DPPO's region`, () => {
-      const N = c.log_prob.length;
-      const L = c.log_prob[0].length;
-      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
-      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
-      const [loss, dLogp, dEntropy, records, metrics] = [
-        z([1]),
-        z([N, L]),
-        z([N, L]),
-        z([OBJECTIVE_RECORDS.length, N, L]),
-        z([OBJECTIVE_METRICS.length]),
-      ];
       const cfg = c.config as {
         clip_ratio_low?: number;
         clip_ratio_high?: number;
         clip_ratio_c?: number;
         dro_beta?: number;
       };
-      objectiveForwardBackward(
-        loss,
-        dLogp,
-        dEntropy,
-        records,
-        metrics,
+      const out = objectiveOutputs(
         {
-          logp: t(c.log_prob),
-          oldLogp: t(c.old_log_prob),
-          advantages: t(c.advantages),
-          mask: t(c.response_mask),
-          entropy: t(c.log_prob.map((r) => r.map(() => 0))),
+          logp: hostRows(c.log_prob),
+          oldLogp: hostRows(c.old_log_prob),
+          advantages: hostRows(c.advantages),
+          mask: hostRows(c.response_mask),
+          entropy: hostRows(c.log_prob.map((r) => r.map(() => 0))),
         },
         resolveObjectiveConfig({
           loss_type: c.loss_mode as 'dppo_tv' | 'dppo_kl' | 'dro',
@@ -213,9 +182,9 @@ describe("verl's dppo_tv, dppo_kl and dro policy losses (token-mean)", () => {
           dro_beta: cfg.dro_beta ?? null,
         }),
       );
-      expect(loss.data[0]).toBeCloseTo(c.pg_loss, 12);
-      expectClose('gradient', dLogp.data, c.grad.flat());
-      const region = metrics.data[OBJECTIVE_METRICS.indexOf('clip_ratio/region_mean')];
+      expect(out.loss).toBeCloseTo(c.pg_loss, 12);
+      expectClose('gradient', out.dLogp, c.grad.flat());
+      const region = out.metrics[OBJECTIVE_METRICS.indexOf('clip_ratio/region_mean')];
       expect(region).toBeCloseTo(c.pg_clipfrac, 12);
     });
   }
@@ -223,30 +192,15 @@ describe("verl's dppo_tv, dppo_kl and dro policy losses (token-mean)", () => {
 
 describe("TRL's vespo loss (get_gamma_weights, dapo aggregation)", () => {
   for (const c of fixture.trl_vespo) {
-    it('loss, gradient and the sequence ratio', () => {
-      const N = c.logp.length;
+    it('loss and gradient', () => {
       const L = c.logp[0].length;
-      const t = (rows: number[][]) => host(Float64Array.from(rows.flat()), [N, L]);
-      const z = (shape: number[]) => host(new Float64Array(shape.reduce((a, b) => a * b, 1)), shape);
-      const [loss, dLogp, dEntropy, records, metrics] = [
-        z([1]),
-        z([N, L]),
-        z([N, L]),
-        z([OBJECTIVE_RECORDS.length, N, L]),
-        z([OBJECTIVE_METRICS.length]),
-      ];
-      objectiveForwardBackward(
-        loss,
-        dLogp,
-        dEntropy,
-        records,
-        metrics,
+      const out = objectiveOutputs(
         {
-          logp: t(c.logp),
-          oldLogp: t(c.old_logp),
-          advantages: t(c.advantages.map(([a]) => c.logp[0].map(() => a))),
-          mask: t(c.mask),
-          entropy: t(c.logp.map((r) => r.map(() => 0))),
+          logp: hostRows(c.logp),
+          oldLogp: hostRows(c.old_logp),
+          advantages: hostRows(c.advantages.map(([a]) => new Array(L).fill(a))),
+          mask: hostRows(c.mask),
+          entropy: hostRows(c.logp.map((r) => r.map(() => 0))),
         },
         resolveObjectiveConfig({
           loss_type: 'vespo',
@@ -257,8 +211,8 @@ describe("TRL's vespo loss (get_gamma_weights, dapo aggregation)", () => {
           vespo_lambda_neg: c.params.lambda_neg,
         }),
       );
-      expect(loss.data[0]).toBeCloseTo(c.loss, 12);
-      expectClose('gradient', dLogp.data, c.grad.flat());
+      expect(out.loss).toBeCloseTo(c.loss, 12);
+      expectClose('gradient', out.dLogp, c.grad.flat());
     });
   }
 });
