@@ -73,15 +73,18 @@ describe.each(NAMES)('tasks on %s', (name) => {
       for (const chat of chatModes) {
         for (const greedy of [true, false]) {
           const prompts = batch.map(({ item }) => encodePrompt(tok, item.prompt, chat));
+          // The rows share one length: the longest completion any task allows, within the context the longest
+          // prompt leaves (a verifier scores a cut completion too).
+          const maxNewTokens = Math.min(longest, ck.config.contextLength - Math.max(...prompts.map((p) => p.length)));
           const out = await policy.generate(prompts, {
-            maxNewTokens: longest,
+            maxNewTokens,
             sampler: { temperature: 1, greedy, seed: 9 },
             eosId: tok.eosId,
             eosIds: tok.eosIds,
             padId: tok.padId,
           });
           batch.forEach(({ task, item }, r) => {
-            const ids = textTokens(out.tokens.subarray(r * longest, r * longest + out.lengths[r]), tok);
+            const ids = textTokens(out.tokens.subarray(r * maxNewTokens, r * maxNewTokens + out.lengths[r]), tok);
             const text = tok.decode(ids, { skipSpecialTokens: true });
             const verdict = task.verify(item, text);
             expect(verdict.reward, `${task.name} on ${JSON.stringify(text)}`).toBeGreaterThanOrEqual(0);

@@ -55,7 +55,7 @@ export const rlVsSft: Lesson = {
     'GRPO: accuracy on its own samples is {rl:accuracy}, and {rl:frac_reward_zero_std} of its groups are all-equal and teach nothing.',
     "GRPO's entropy is {rl:entropy}: it concentrates probability on answers it already produces.",
   ],
-  highlight: { charts: ['reward', 'entropy', 'fractions'], planes: ['advantage'] },
+  highlight: { charts: ['reward', 'entropy', 'fractions'], planes: ['advantage'], passAtK: true },
   check: {
     claim: 'on the same held-out prompts, the SFT run ends above the GRPO run both at pass@1 and at pass@16',
     evaluate(runs) {
