@@ -11,7 +11,7 @@ in for other purposes (verifiers, jaxtyping, beartype, verl's registry) are repl
     src/prime_rl/orchestrator/algo/max_rl.py (the whole module: MaxRLAlgorithm.score_group), with
     algo/base.py iter_trainable_traces and algo/routing.py assign_advantages;
     src/prime_rl/trainer/rl/loss.py LossInputs, LossOutputs, _safe_mean, compute_importance_ratio_and_mismatch_kl,
-    default_loss_fn, with packages/prime-rl-configs/.../trainer.py DefaultLossConfig's defaults. compute_loss sums
+    default_loss_fn, ref_kl_loss_fn (the opd / opsd algorithms' loss), with packages/prime-rl-configs/.../trainer.py DefaultLossConfig's defaults. compute_loss sums
     default_loss_fn over the packed samples and divides by the rl token count (rl_scale): that division is done here.
   verl verl-project/verl 1dda039b9c6311889a9c9a26040677e1254814f9 (2026-08-22): verl/trainer/ppo/core_algos.py
     compute_grpo_outcome_advantage (F-GRPO's A_GRPO; verl's F-GRPO itself, f_grpo_gamma, is not in this commit, so
@@ -208,7 +208,14 @@ def prime_default_loss(mirror):
         "Callable": __import__("typing").Callable,
         "DefaultLossConfig": object,
     }
-    names = ["LossInputs", "LossOutputs", "_safe_mean", "compute_importance_ratio_and_mismatch_kl", "default_loss_fn"]
+    names = [
+        "LossInputs",
+        "LossOutputs",
+        "_safe_mean",
+        "compute_importance_ratio_and_mismatch_kl",
+        "default_loss_fn",
+        "ref_kl_loss_fn",
+    ]
     return run_defs(src, names, ns)
 
 
@@ -243,6 +250,41 @@ def prime_loss_cases(ns):
             "trainer_logprobs": trainer.tolist(), "inference_logprobs": inference.tolist(),
             "advantages": adv.tolist(), "mask": mask.tolist(),
             "loss": loss.item(), "grad": (x.grad * mask).tolist(),
+        })
+    return out
+
+
+def prime_ref_kl_cases(ns):
+    """prime-rl's opd loss (ref_kl_loss_fn) on the student's own samples (trainer = inference log-probs, ratio 1, as
+    in a fully on-policy step): its gradient, over the ref_kl token count as compute_loss divides, and its ref_kl
+    metric. The lab's distillation advantage through its objective must give the same gradient."""
+    out = []
+    for lengths, L in (([7, 5, 3, 6], 7), ([1, 9, 4], 9)):
+        N = len(lengths)
+        student = -0.05 - 3.0 * torch.rand(N, L, generator=gen)
+        teacher = -0.05 - 3.0 * torch.rand(N, L, generator=gen)
+        mask = torch.tensor([[1.0 if t < n else 0.0 for t in range(L)] for n in lengths])
+        x = student.clone().requires_grad_(True)
+        total = 0.0
+        ref_kl = []
+        for i, n in enumerate(lengths):
+            inputs = ns["LossInputs"](
+                trainer_logprobs=x[i, :n],
+                inference_logprobs=student[i, :n],
+                ref_logprobs=teacher[i, :n],
+                advantages=torch.zeros(n),
+                loss_mask=torch.ones(n, dtype=torch.bool),
+            )
+            o = ns["ref_kl_loss_fn"](inputs)
+            total = total + o.loss
+            ref_kl.append(o.metrics["ref_kl"].item())
+        loss = total / sum(lengths)  # compute_loss: ref_kl_loss / ref_kl_scale, the ref_kl token count
+        loss.backward()
+        out.append({
+            "student_logprobs": student.tolist(), "teacher_logprobs": teacher.tolist(), "mask": mask.tolist(),
+            "loss": loss.item(), "grad": (x.grad * mask).tolist(),
+            # prime-rl logs ref_kl per sample; over samples of these lengths, the token-weighted mean is the batch's
+            "ref_kl_token_mean": sum(k * n for k, n in zip(ref_kl, lengths)) / sum(lengths),
         })
     return out
 
@@ -309,7 +351,9 @@ def main():
         "prime_max_rl": max_rl_cases(prime_max_rl(args.prime_rl)),
         "f_grpo_on_verl_grpo": f_grpo_cases(verl_grpo(args.verl)),
         "prime_default_loss": prime_loss_cases(prime_default_loss(args.prime_rl)),
-        "trl_vespo_token_is": vespo_is_cases(trl_gamma_weights(args.trl)),  # last: the cases above keep their draws
+        "trl_vespo_token_is": vespo_is_cases(trl_gamma_weights(args.trl)),
+        # after the cases above, which keep their draws
+        "prime_ref_kl": prime_ref_kl_cases(prime_default_loss(args.prime_rl)),
     }
     path = os.path.join(os.path.dirname(__file__), "..", "src", "reference", "fixtures", "estimator-peers.json")
     with open(path, "w") as f:

@@ -1,13 +1,15 @@
-// The lab's MaxRL, F-GRPO and prime_dppo against the peers' own functions run on random inputs
-// (fixtures/estimator-peers.json, written by scripts/make-estimator-peer-fixture.py, which cuts each function out of
-// its repository at a named commit and executes it): prime-rl's MaxRLAlgorithm.score_group, verl's
-// compute_grpo_outcome_advantage under F-GRPO's focal factor, and prime-rl's default_loss_fn (loss and gradient,
-// summed over samples and divided by the token count as its compute_loss does). The GPU objective is checked against
-// the same loss cases in src/kernels/objective.test.ts.
+// The lab's MaxRL, F-GRPO, prime_dppo and on-policy distillation against the peers' own functions run on random
+// inputs (fixtures/estimator-peers.json, written by scripts/make-estimator-peer-fixture.py, which cuts each function
+// out of its repository at a named commit and executes it): prime-rl's MaxRLAlgorithm.score_group, verl's
+// compute_grpo_outcome_advantage under F-GRPO's focal factor, prime-rl's default_loss_fn (loss and gradient, summed
+// over samples and divided by the token count as its compute_loss does), and prime-rl's ref_kl_loss_fn (the opd
+// algorithm's loss) against the lab's distillation advantage through its objective. The GPU objective is checked
+// against the same loss cases in src/kernels/objective.test.ts.
 
 import { describe, expect, it } from 'vitest';
 import fixture from './fixtures/estimator-peers.json';
 import { computeAdvantages } from '../rl/algorithm/advantages';
+import { distillAdvantages } from '../rl/algorithm/distillation';
 import { hostRows } from '../core/host-tensor';
 import { resolveObjectiveConfig } from '../schema/objective';
 import { compareArrays } from './compare';
@@ -105,6 +107,35 @@ describe("vespo with a token rollout correction equals TRL's get_gamma_weights w
       );
       expectClose('loss', [out.loss], [c.loss]);
       expectClose('dLogp', out.dLogp, c.grad.flat());
+    });
+  }
+});
+
+describe("on-policy distillation equals prime-rl's opd loss (ref_kl_loss_fn) on the student's own samples", () => {
+  for (const c of fixture.prime_ref_kl) {
+    const lengths = c.mask.map((r) => r.reduce((a, b) => a + b, 0));
+    it(`rows of ${lengths.join(', ')} tokens: gradient and the teacher KL`, () => {
+      const [student, teacher, mask] = [c.student_logprobs, c.teacher_logprobs, c.mask].map((rows) =>
+        Float32Array.from(rows.flat()),
+      );
+      // The lab's opd: no task reward, distill_coef 1; its objective at ratio 1 (the sampler's own log-probs).
+      const distilled = distillAdvantages(new Float32Array(mask.length), teacher, student, mask, 1);
+      const L = c.mask[0].length;
+      const rows = (a: Float32Array) => c.mask.map((_, r) => Array.from(a.subarray(r * L, (r + 1) * L)));
+      const out = objectiveOutputs(
+        {
+          logp: hostRows(c.student_logprobs),
+          oldLogp: hostRows(c.student_logprobs),
+          advantages: hostRows(rows(distilled.advantages)),
+          mask: hostRows(c.mask),
+          entropy: hostRows(c.mask.map((r) => r.map(() => 0))),
+        },
+        resolveObjectiveConfig({ loss_type: 'ppo_clip', loss_agg_mode: 'token-mean' }),
+      );
+      // The advantages pass through f32 (the lab's planes): about 7 digits.
+      expectClose('gradient', out.dLogp, c.grad.flat(), F32);
+      // distill/reverse_kl is (1/M) sum (log pi_S - log pi_T): prime-rl's ref_kl with the sign turned.
+      expect(distilled.reverseKl).toBeCloseTo(-c.ref_kl_token_mean, 5);
     });
   }
 });
