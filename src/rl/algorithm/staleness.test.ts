@@ -1,7 +1,8 @@
 // Stale rollouts on the CPU twins: the version arithmetic (TRL's model versions, one per weight sync), the ring of
 // snapshots (the sampler reads exactly the snapshot of its version and the live weights come back bit for bit), and
 // the trainer under max_staleness: deterministic under a seed, every batch as stale as the knobs allow, the mismatch
-// diagnostics measured, and the first batch (sampled at W_0 either way) equal to an on-policy run's.
+// diagnostics measured, the first batch (sampled at W_0 either way) equal to an on-policy run's, and a saved state
+// that resumes exactly (it keeps the snapshots).
 
 import { describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../../cli/files';
@@ -113,19 +114,33 @@ describe('stale rollouts: the trainer (CPU learner)', () => {
     expect(a[0].metrics['completions/mean_length']).toBe(fresh[0].metrics['completions/mean_length']);
   }, 120_000);
 
-  it('refuses to resume a stale run, whose saved state keeps no snapshots', async () => {
+  it('resumes exactly: the saved state keeps the sampler snapshots; a state without them is refused by name', async () => {
     const { Trainer } = await import('./trainer');
-    const config = small({ max_staleness: 1, steps: 2 });
+    const { decodeTrainerState, encodeTrainerState } = await import('./trainer-state');
+    const config = small({ max_staleness: 2, weight_sync_steps: 2, steps: 5 });
     const opts = {
       config,
       init: { config: warm.ck.config, params: warm.ck.params },
       tokenizer: warm.tok,
       backend: { kind: 'cpu' as const },
     };
-    const t = await Trainer.create(opts);
-    await t.runStep();
-    const state = await t.saveState();
-    t.destroy();
-    await expect(Trainer.create({ ...opts, resume: state })).rejects.toThrow(/keeps no sampler snapshots/);
-  }, 60_000);
+    const straight = await run(config);
+    const first = await Trainer.create(opts);
+    const records = [];
+    for (let i = 0; i < 3; i++) records.push(...(await first.runStep()));
+    const state = decodeTrainerState(encodeTrainerState(await first.saveState()));
+    first.destroy();
+    // After 3 optimizer steps, 1 weight sync: versions 0 and 1 are what the sampler may still read.
+    expect(state.stale?.map((s) => s.version)).toEqual([0, 1]);
+    const resumed = await Trainer.create({ ...opts, resume: state });
+    for (let i = 0; i < 2; i++) records.push(...(await resumed.runStep()));
+    resumed.destroy();
+    expect(records.map((r) => r.metrics['off_policy/steps_behind'])).toEqual([0, 1, 2, 3, 4]);
+    expect(records.map((r) => timeless(r.metrics))).toEqual(straight.map((r) => timeless(r.metrics)));
+
+    // A state saved before snapshots were kept: the trainer and the file reader name what is missing.
+    const { stale: _kept, ...bare } = state;
+    await expect(Trainer.create({ ...opts, resume: bare })).rejects.toThrow(/keeps no sampler snapshots/);
+    expect(() => decodeTrainerState(encodeTrainerState(bare))).toThrow(/stale_v0: missing \(max_staleness 2/);
+  }, 120_000);
 });

@@ -21,6 +21,7 @@ import {
   type RLField,
 } from '../../schema/config';
 import type { LearnerState } from '../learners/learner';
+import { modelVersion, stalenessActive, type StaleSnapshot } from './staleness';
 
 /**
  * The trainer's counters and host-side state (the tensors live in LearnerState). Version 1; fields added since
@@ -59,6 +60,8 @@ export interface TrainerState {
   learner: LearnerState;
   /** The run's starting weights W_0, when the run tracks its weight updates (weight_stats_every, rank1_eval). */
   start?: ParamArrays;
+  /** The sampler's snapshots under max_staleness / weight_sync_steps (staleness.ts), oldest version first. */
+  stale?: StaleSnapshot[];
 }
 
 /** Serializes a trainer state (policy, reference, critic, AdamW moments, the starting weights, counters, RNG) into one safetensors file. */
@@ -79,6 +82,7 @@ export function encodeTrainerState(state: TrainerState): Uint8Array {
   add('critic_adam_m', l.criticOptimizer?.m);
   add('critic_adam_v', l.criticOptimizer?.v);
   add('start', state.start);
+  for (const { version, params } of state.stale ?? []) add(stalePart(version), params);
   const meta = {
     ...state.meta,
     policyOptimizerStep: l.policyOptimizer.step,
@@ -109,6 +113,14 @@ function wholeProblem(field: string, v: unknown, min: number, max = Number.MAX_S
 /** The tensor parts a state may hold, and the architecture each part's tensors follow. */
 const POLICY_PARTS = ['policy', 'lora', 'policy_adam_m', 'policy_adam_v', 'reference', 'start'] as const;
 const CRITIC_PARTS = ['critic', 'critic_adam_m', 'critic_adam_v'] as const;
+
+/** The part holding the sampler's snapshot of model version `version` (the policy's architecture). */
+const stalePart = (version: number) => `stale_v${version}`;
+/** The model version of a snapshot part's name, or null when `part` is not one. */
+function staleVersion(part: string): number | null {
+  const m = /^stale_v(0|[1-9][0-9]{0,8})$/.exec(part);
+  return m ? Number(m[1]) : null;
+}
 
 /** Problems of one part's tensors against the architecture: every tensor present, of the right size, finite. */
 function partProblems(part: string, arrays: ParamArrays, expected: { name: string; shape: number[] }[]): string[] {
@@ -233,9 +245,13 @@ function metaProblems(
   // optimizer has stepped (the trainer would otherwise start them from zero, or the reference from the policy,
   // without a word).
   for (const part of Object.keys(parts)) {
-    if (!(POLICY_PARTS as readonly string[]).includes(part) && !(CRITIC_PARTS as readonly string[]).includes(part))
+    if (
+      !(POLICY_PARTS as readonly string[]).includes(part) &&
+      !(CRITIC_PARTS as readonly string[]).includes(part) &&
+      staleVersion(part) === null
+    )
       problems.push(
-        `${part}/: not a tensor group of a trainer state (known: ${[...POLICY_PARTS, ...CRITIC_PARTS].join(', ')})`,
+        `${part}/: not a tensor group of a trainer state (known: ${[...POLICY_PARTS, ...CRITIC_PARTS, 'stale_v<version>'].join(', ')})`,
       );
   }
   if (!parts.policy) problems.push('policy: no policy tensors');
@@ -261,6 +277,20 @@ function metaProblems(
       if (typeof raw.criticOptimizerStep === 'number' && raw.criticOptimizerStep > 0)
         required.push('critic_adam_m', 'critic_adam_v');
     }
+    // Stale rollouts: the versions the sampler may still read, from max_staleness syncs behind to the newest.
+    const staleParts = Object.keys(parts).filter((p) => staleVersion(p) !== null);
+    if (stalenessActive(config) && typeof raw.optimizerStep === 'number') {
+      const newest = modelVersion(raw.optimizerStep, config);
+      for (let v = Math.max(0, newest - config.max_staleness); v <= newest; v++)
+        if (!parts[stalePart(v)])
+          problems.push(
+            `${stalePart(v)}: missing (max_staleness ${config.max_staleness}, weight_sync_steps ${config.weight_sync_steps}: the sampler reads model version ${v} after optimizer step ${raw.optimizerStep}; a state saved before snapshots were kept cannot continue exactly)`,
+          );
+    } else
+      for (const p of staleParts)
+        problems.push(
+          `${p}: the config samples on-policy (max_staleness 0, weight_sync_steps 1), so it keeps no snapshots`,
+        );
     for (const part of required)
       if (part !== 'policy' && !parts[part])
         problems.push(
@@ -272,7 +302,7 @@ function metaProblems(
       if (lora && trained.includes(part)) problems.push(...partProblems(part, arrays, lora));
       else if (part === 'lora')
         continue; // refused above
-      else if ((POLICY_PARTS as readonly string[]).includes(part))
+      else if ((POLICY_PARTS as readonly string[]).includes(part) || staleVersion(part) !== null)
         problems.push(...partProblems(part, arrays, paramShapes(modelConfig)));
       else if ((CRITIC_PARTS as readonly string[]).includes(part))
         problems.push(...partProblems(part, arrays, paramShapes(criticDims)));
@@ -344,5 +374,16 @@ export function decodeTrainerState(bytes: Uint8Array): TrainerState {
       step: criticOptimizerStep ?? 0,
     };
   }
-  return { meta: rest, learner, ...(parts.start ? { start: parts.start } : {}) };
+  const stale = Object.keys(parts)
+    .flatMap((p) => {
+      const version = staleVersion(p);
+      return version === null ? [] : [{ version, params: parts[p] }];
+    })
+    .sort((a, b) => a.version - b.version);
+  return {
+    meta: rest,
+    learner,
+    ...(parts.start ? { start: parts.start } : {}),
+    ...(stale.length ? { stale } : {}),
+  };
 }

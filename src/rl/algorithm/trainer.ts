@@ -194,11 +194,11 @@ export class Trainer {
     this.startParams = tracked ? (resume ? (resume.start ?? resume.learner.policy) : opts.init.params) : null;
     this.weights = this.startParams ? createWeightTracker(this.learner.policy, this.startParams) : null;
     this.initialEvalPending = resume?.meta.initialEvalPending === true && this.weights !== null;
-    if (resume && stalenessActive(this.config))
+    if (resume && stalenessActive(this.config) && !resume.stale)
       throw new Error(
-        'resume: a saved state keeps no sampler snapshots, so a run with max_staleness or weight_sync_steps cannot continue exactly; start it again',
+        'resume: this saved state keeps no sampler snapshots (it was saved before they were kept), so a run with max_staleness or weight_sync_steps cannot continue exactly; start it again',
       );
-    this.stale = createStaleSampler(this.learner.policy, this.config, this.optimizerStep);
+    this.stale = createStaleSampler(this.learner.policy, this.config, this.optimizerStep, resume?.stale);
   }
 
   /** A trainer for `opts.config` starting from `opts.init` (or continuing `opts.resume`). */
@@ -597,6 +597,7 @@ export class Trainer {
       },
       learner: await this.learner.saveState(),
       ...(this.startParams ? { start: this.startParams } : {}),
+      ...(this.stale ? { stale: await this.stale.snapshots() } : {}),
     };
   }
 
