@@ -47,6 +47,8 @@ test('1. a lesson shows exactly its runs; the overlay ticked before comes back w
   await page.getByTestId('lesson-item-reward-hacking').click();
   await expect(page.getByTestId('lesson')).toHaveAttribute('data-lesson', 'reward-hacking');
   await expect(page.getByTestId('charts')).toHaveAttribute('data-runs', '0');
+  // Nor on the distributions beside them.
+  await expect(page.getByTestId('heatmap-advantage')).toHaveAttribute('data-steps', '0');
   await expect(page.getByTestId('config-diff')).toHaveCount(0);
   await page.getByTestId('charts').scrollIntoViewIfNeeded();
   await shotAt(page, 'finding1-lesson-charts');

@@ -17,6 +17,7 @@ import { fakeEngine, settle } from './fake-engine.fixture';
 import { viewRecords } from './lesson-results';
 import {
   chartRunIds,
+  shownRunId,
   highlightedCharts,
   lessonInterruptedRun,
   lessonChartTitles,
@@ -468,8 +469,11 @@ describe('a lesson owns its view', () => {
     s().showRun('old1');
     s().toggleOverlay('old2');
     expect(chartRunIds(s())).toEqual(['old1', 'old2']);
+    expect(shownRunId(s())).toBe('old1');
     s().openLesson('clip-zero');
     expect(chartRunIds(s())).toEqual([]);
+    // The single-run views (distributions, weight updates, inspector) show none of the earlier runs either.
+    expect(shownRunId(s())).toBeNull();
     s().startLesson();
     respond(progress({ runId: 'ra', name: runA.label, status: 'running', step: 1, totalSteps: 8 }));
     respond(
@@ -479,6 +483,7 @@ describe('a lesson owns its view', () => {
       ),
     );
     expect(chartRunIds(s())).toEqual(['ra']);
+    expect(shownRunId(s())).toBe('ra');
     expect(s().overlay).toEqual(['old2']);
     s().closeLesson();
     expect(chartRunIds(s())).toEqual(['ra', 'old2']);

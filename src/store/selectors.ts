@@ -150,6 +150,20 @@ export function chartRunIds(s: LabState): string[] {
   return ids.filter((id): id is string => !!id && !!s.views[id]);
 }
 
+/**
+ * The run the single-run views (the distributions, the weight updates, the solve rates, the inspector) show: the
+ * first run on the charts, so they never draw a run the charts leave out (an earlier run while a lesson is open and
+ * has none of its own yet); null when the charts show none.
+ */
+export function shownRunId(s: LabState): string | null {
+  return (s.lesson ? lessonRunIds(s).find((id) => !!s.views[id]) : s.viewRunId) ?? null;
+}
+
+/** A run's records on the page, if loaded (undefined for no run). */
+export function runView(s: LabState, runId: string | null): LabState['views'][string] | undefined {
+  return runId ? s.views[runId] : undefined;
+}
+
 /** The engine's run ids of the open lesson's runs launched so far, in the lesson's order. */
 export function lessonRunIds(s: Pick<LabState, 'lesson'>): string[] {
   const l = s.lesson;

@@ -12,6 +12,7 @@ import { ChartFrame, ChartLegend, PLOT_STYLE, PlotOrPlaceholder, plotBox, useDef
 import { metricColor } from './colors';
 import { Heatmap } from './Heatmap';
 import { evalStepLabel } from './PassAtKChart';
+import { runView, shownRunId } from '../store/selectors';
 
 /** Columns of a heatmap at most (adjacent steps are summed past it). */
 const MAX_COLUMNS = 200;
@@ -23,7 +24,7 @@ const TITLES: Record<HistogramId, string> = {
 
 /** One recorded histogram of the viewed run as a heatmap over its rollout steps. */
 export const HistogramHeatmap = memo(function HistogramHeatmap({ id }: { id: HistogramId }) {
-  const view = useLab((s) => (s.viewRunId ? s.views[s.viewRunId] : undefined));
+  const view = useLab((s) => runView(s, shownRunId(s)));
   const version = view?.version ?? 0;
   const grid = useMemo(() => (view ? histogramGrid(view.table, id, MAX_COLUMNS) : null), [view?.table, version, id]);
   const { ref, drawn } = useDeferredPlot(`heatmap-${id}`, grid, 1000);
@@ -67,7 +68,7 @@ export const HistogramHeatmap = memo(function HistogramHeatmap({ id }: { id: His
 
 /** The held-out solve-rate histogram of the viewed run: its first evaluation (before training) and its latest. */
 export function SolveRateChart() {
-  const evals = useLab((s) => (s.viewRunId ? s.views[s.viewRunId]?.evals : undefined));
+  const evals = useLab((s) => runView(s, shownRunId(s))?.evals);
   const sets = useMemo(() => solveRates(evals ?? []), [evals]);
   const { ref, drawn } = useDeferredPlot('chart-solve-rate', sets);
   if (!sets.length) return <ChartFrame frameRef={ref} hidden data-testid="chart-solve-rate" data-evals={0} />;

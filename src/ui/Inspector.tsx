@@ -20,6 +20,7 @@ import {
 } from '../store/explain';
 import { fmt } from '../store/format';
 import type { GroupRecord, GroupSummary, RLConfig } from '../store/schema';
+import { runView, shownRunId } from '../store/selectors';
 
 /** Groups the all-groups view draws before "show all" (a big batch's hundreds of rows are drawn only when asked). */
 const FIRST_GROUPS = 16;
@@ -311,8 +312,8 @@ function AllGroups({ batch, step }: { batch: GroupSummary[]; step: number }) {
 }
 
 export function Inspector() {
-  const runId = useLab((s) => s.viewRunId);
-  const view = useLab((s) => (s.viewRunId ? s.views[s.viewRunId] : undefined));
+  const runId = useLab(shownRunId);
+  const view = useLab((s) => runView(s, shownRunId(s)));
   const chosen = useLab((s) => s.inspectStep);
   const setStep = useLab((s) => s.setInspectStep);
   const colorBy = useLab((s) => s.colorBy);

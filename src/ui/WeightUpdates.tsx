@@ -13,6 +13,7 @@ import {
   weightUpdateGrid,
   type WeightUpdateGrid,
 } from '../store/weight-updates';
+import { runView, shownRunId } from '../store/selectors';
 
 /** Height of one heatmap row in CSS pixels (the labels and shares beside it share it). */
 const ROW_PX = 13;
@@ -52,14 +53,14 @@ function drawHeatmap(canvas: HTMLCanvasElement, grid: WeightUpdateGrid): void {
 }
 
 export function WeightUpdates() {
-  const view = useLab((s) => (s.viewRunId ? s.views[s.viewRunId] : undefined));
+  const view = useLab((s) => runView(s, shownRunId(s)));
   const table = view?.table;
   const version = view?.version;
   const grid = useMemo(() => (table ? weightUpdateGrid(table) : null), [table, version]);
   const shares = useMemo(() => (grid ? latestShares(grid) : []), [grid]);
   const accuracies = useMemo(() => rank1Accuracies(view?.evals ?? []), [view?.evals]);
   // A LoRA run's base does not move (only its adapters train), so the run measures nothing here.
-  const loraRank = useLab((s) => s.runs.find((r) => r.id === s.viewRunId)?.config.lora_rank ?? 0);
+  const loraRank = useLab((s) => s.runs.find((r) => r.id === shownRunId(s))?.config.lora_rank ?? 0);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [hover, setHover] = useState<{ row: number; col: number } | null>(null);
   useEffect(() => {
