@@ -5,6 +5,7 @@
 export {
   EXPORT_TARGETS,
   TARGET_LABELS,
+  estimatorRefusal,
   mappingRows,
   trlClassOf,
   type ExportTarget,

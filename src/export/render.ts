@@ -32,6 +32,7 @@ import type { Tokenizer } from '../io/tokenizer';
 import { booleanForm } from './declarations';
 import {
   TARGET_LABELS,
+  estimatorRefusal,
   loraTargetsOf,
   mappingRows,
   labValueText,
@@ -631,6 +632,8 @@ function checkExportable(c: RLConfig): void {
 export function exportExperiment(target: ExportTarget, c: RLConfig, options: ExportOptions): Export {
   const model = checkModelName('hf-model', options.model);
   checkExportable(c);
+  const refusal = estimatorRefusal(target, c);
+  if (refusal) throw new ExportValueError(`adv_estimator: ${refusal}`);
   const rows = mappingRows(target, c);
   const counts = rowCounts(c);
   const cap = (n: number) => Math.min(n, options.maxRows ?? n);

@@ -42,9 +42,31 @@ export default function RunElsewhere() {
       <input id="export-model" data-testid="elsewhere-model" value={model} onChange={(e) => setModel(e.target.value)} />
     </>
   );
+  // The trainer tabs stay when one trainer refuses the experiment, so another can be picked.
+  const targetTabs = (
+    <div className="export-targets" role="tablist" aria-label="Trainer">
+      {EXPORT_TARGETS.map((t) => (
+        <button
+          key={t}
+          type="button"
+          role="tab"
+          aria-selected={t === target}
+          className={t === target ? '' : 'secondary'}
+          data-testid={`elsewhere-target-${t}`}
+          onClick={() => {
+            setTarget(t);
+            setCopied(false);
+          }}
+        >
+          {TARGET_LABELS[t]}
+        </button>
+      ))}
+    </div>
+  );
   if ('error' in result)
     return (
       <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
+        {targetTabs}
         {modelInput}
         <p className="message error" role="alert" data-testid="elsewhere-error">
           Cannot export: {result.error}
@@ -56,24 +78,7 @@ export default function RunElsewhere() {
   const commented = exported.rows.filter((r) => r.settings.length === 0).length;
   return (
     <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
-      <div className="export-targets" role="tablist" aria-label="Trainer">
-        {EXPORT_TARGETS.map((t) => (
-          <button
-            key={t}
-            type="button"
-            role="tab"
-            aria-selected={t === target}
-            className={t === target ? '' : 'secondary'}
-            data-testid={`elsewhere-target-${t}`}
-            onClick={() => {
-              setTarget(t);
-              setCopied(false);
-            }}
-          >
-            {TARGET_LABELS[t]}
-          </button>
-        ))}
-      </div>
+      {targetTabs}
       <p className="hint">
         Written against {TARGET_VERSIONS[target]}. {exported.keys.length} settings; {commented} of{' '}
         {exported.rows.length} fields have no setting of their own and are comments saying why.
