@@ -22,7 +22,9 @@ export {
   bundleScript,
   exportExperiment,
   mappingTable,
+  verlPromptLengthOf,
   type Export,
   type ExportFile,
   type ExportOptions,
+  type PromptLength,
 } from './render';
