@@ -166,6 +166,20 @@ describe('trainer logs as runs', () => {
     expect(run.rows[2].metrics).toMatchObject({ reward: 0.47, entropy: 1.61 });
     expect(Object.hasOwn(run.rows[2].metrics, 'train_runtime')).toBe(false);
     expect(run.header.origin?.summary).toMatchObject({ train_runtime: 61.5, train_loss: 0.0004 });
+    // The same from TRL itself: 1.13.0 running the lab's grpo export with logging_steps=2 and max_steps=3 (step 3
+    // was logged only in the summary), copied unchanged.
+    const real = readFileSync(new URL('./fixtures/trl-1.13-grpo-logging2-trainer_state.json', import.meta.url), 'utf8');
+    const trl = parseRunOrTrainerLog('trainer_state.json', real);
+    expect(trl.rows.map((r) => r.step)).toEqual([2, 3]);
+    expect(trl.rows[1].metrics).toMatchObject({ entropy: 5.294974327087402, num_tokens: 155 });
+    expect(Object.hasOwn(trl.rows[1].metrics, 'train_runtime')).toBe(false);
+    expect(trl.header.origin?.summary).toEqual({
+      total_flos: 0,
+      train_loss: 0,
+      train_runtime: 6.6257,
+      train_samples_per_second: 1.811,
+      train_steps_per_second: 0.453,
+    });
     // Only the summary (logging_steps beyond max_steps, no GRPO metrics gathered): no row, and no log.
     const only = JSON.stringify({ ...state, log_history: [summary] });
     expect(() => parseRunOrTrainerLog('s.json', only)).toThrow(/^s\.json: a TRL log with no logged steps/);
