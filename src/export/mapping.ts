@@ -927,7 +927,7 @@ export function estimatorRefusal(target: ExportTarget, c: RLConfig): string | nu
         : "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches); verl's reinforce_plus_plus whitens the returns over the batch",
     remax: "the lab's remax subtracts each prompt's greedy-rollout reward, a baseline OpenRLHF does not compute",
   };
-  const what = lab[c.adv_estimator] ?? `the lab's ${c.adv_estimator} (docs/algorithms.md#estimator-${c.adv_estimator})`;
+  const what = lab[c.adv_estimator] ?? `the lab's ${c.adv_estimator} (docs/algorithms.md#advantage-estimators)`;
   return `${label} has no estimator that computes ${c.adv_estimator} (${own}; ${what}); without one ${label} would run its default, gae with a critic, so the export is refused`;
 }
 
