@@ -50,6 +50,10 @@ test('export the edited experiment to TRL and verl from the page and download it
   await page.getByTestId('elsewhere-target-verl').click();
   await expect(page.getByTestId('elsewhere-script')).toContainText("'actor_rollout_ref.actor.clip_ratio_high=0.28'");
   await expect(page.getByTestId('elsewhere-script')).toContainText("'+algorithm.filter_groups.enable=True'");
+  // data.max_prompt_length in the model's tokens: the worker read the model's tokenizer files for the page.
+  await expect(page.getByTestId('elsewhere-script')).toContainText(
+    "# data.max_prompt_length: the longest prompt in the model's tokens",
+  );
   await shot(page, info, 'run-elsewhere-verl');
   const [bundle] = await Promise.all([
     page.waitForEvent('download'),

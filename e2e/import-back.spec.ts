@@ -22,6 +22,8 @@ test('import a TRL trainer_state.json and overlay it on a browser run', async ({
   await page.getByTestId('import-file').setInputFiles(TRL_STATE);
   await expect(page.getByTestId('import-ok')).toContainText('(4 steps, from TRL)');
   await expect(page.getByTestId('import-uncatalogued')).toContainText('eval_reward');
+  // TRL's end-of-run entry is the run's summary, not a fifth step.
+  await expect(page.getByTestId('import-summary')).toContainText('train_runtime 61.5, train_samples_per_second 1.04');
   const trl = page.locator('[data-testid=run-row][data-origin=trl]');
   await expect(trl).toHaveAttribute('data-status', 'imported');
   await expect(trl).toContainText('TRL · imported from trl-trainer_state.json');

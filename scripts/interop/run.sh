@@ -148,6 +148,7 @@ done
 step "export every preset to OpenRLHF and verl (countdown; verl's prompt length in tiny-qwen2's tokens)"
 PRESETS="$(npx tsx --import ./src/cli/register-raw.mjs scripts/interop/export-presets.ts "$WORK" "$QWEN")"
 openrlhf() {
+  if [ -f "$WORK/openrlhf-$1/REFUSED" ]; then sed 's/^/  OpenRLHF: refused: /' "$WORK/openrlhf-$1/REFUSED"; return; fi
   PATH="$WORK/bin:$PATH" MODEL=org/model bash "$WORK/openrlhf-$1/run_openrlhf.sh" >"$WORK/openrlhf-$1/parsed.json"
   "$PY" - "$WORK/openrlhf-$1/parsed.json" <<'PY'
 import json, sys
@@ -158,7 +159,11 @@ PY
 for p in $PRESETS; do
   step "OpenRLHF and verl: preset $p"
   openrlhf "$p"
-  PATH="$WORK/bin:$PATH" MODEL="$QWEN" bash "$WORK/verl-$p/run_verl.sh" | sed 's/^/  verl: /'
+  if [ -f "$WORK/verl-$p/REFUSED" ]; then
+    sed 's/^/  verl: refused: /' "$WORK/verl-$p/REFUSED"
+  else
+    PATH="$WORK/bin:$PATH" MODEL="$QWEN" bash "$WORK/verl-$p/run_verl.sh" | sed 's/^/  verl: /'
+  fi
 done
 step "OpenRLHF: grpo with the chat template and gradient checkpointing on (switches given bare)"
 openrlhf grpo-switches-on

@@ -19,7 +19,7 @@ import {
 } from '../export';
 import { LORA_ADAPTER_DIR, exportPolicyFolder } from '../engine/run-session';
 import {
-  CHAR_TOKENIZER_PATH,
+  loadStartTokenizerFiles,
   checkpointDir,
   readSourceGenerationConfig,
   readSourceModelConfig,
@@ -78,12 +78,11 @@ function splitExportFlags(argv: readonly string[]): {
  * template inside; the character vocabulary for a fresh model or a folder without one), read as a run reads it.
  */
 async function labTokenizer(config: RLConfig): Promise<Tokenizer> {
-  const dir = config.checkpoint === null ? null : checkpointDir(config.checkpoint);
-  const read = async (name: string) => (dir === null ? null : CLI_ASSETS.text(`${dir}${name}`).catch(() => null));
-  const tokenizerJson = (await read('tokenizer.json')) ?? (await CLI_ASSETS.text(CHAR_TOKENIZER_PATH));
+  const { tokenizerJson, tokenizerConfigJson } = await loadStartTokenizerFiles(config, CLI_ASSETS);
   try {
-    return await tokenizerFromFiles(tokenizerJson, await read('tokenizer_config.json'));
+    return await tokenizerFromFiles(tokenizerJson, tokenizerConfigJson);
   } catch (e) {
+    const dir = config.checkpoint === null ? null : checkpointDir(config.checkpoint);
     throw new UsageError(`checkpoint "${config.checkpoint}" (${dir}): ${(e as Error).message}`);
   }
 }

@@ -19,6 +19,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadHfFolder } from '../io/hf-folder';
 import { readSafetensors, writeSafetensors } from '../io/safetensors';
 import { parseHubId } from '../schema/hub-id';
+import { MANIFEST_FILE } from '../hub/cache-layout';
 import { startMockHub, type MockHub } from '../testing/mock-hub';
 import { TEST_HUB_ENDPOINT } from '../testing/test-hub';
 import { CLI_ASSETS, PUBLIC_DIR } from './files';
@@ -306,6 +307,83 @@ describe('hub downloads (mock hub)', () => {
     hub.requests.length = 0;
     await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
     expect(hub.requests).toEqual([]);
+  });
+
+  /** The manifest of the complete snapshot, read and rewritten as one who can write the cache would. */
+  const forgeManifest = (
+    dir: string,
+    edit: (files: { name: string; size: number; sha256?: string }[]) => unknown[],
+  ) => {
+    const path = join(dir, MANIFEST_FILE);
+    const manifest = JSON.parse(readFileSync(path, 'utf8')) as {
+      files: { name: string; size: number; sha256?: string }[];
+    };
+    writeFileSync(path, `${JSON.stringify({ ...manifest, files: edit(manifest.files) }, null, 2)}\n`);
+  };
+
+  it("a manifest whose recorded SHA-256 is not the file's is not trusted: named, the file fetched again", async () => {
+    const weights = tinyFiles()['model.safetensors'];
+    const dir = await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    forgeManifest(dir, (files) =>
+      files.map((f) => (f.name === 'model.safetensors' ? { ...f, sha256: 'f'.repeat(64) } : f)),
+    );
+    hub.requests.length = 0;
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^checkpoint org\/tiny: model\.safetensors of org\/tiny in the cache does not match its record \(SHA-256 [0-9a-f]{64}, recorded f{64}\): fetching it again$/,
+      ),
+    );
+    expect(weightRequests().filter((r) => r.server === 'cdn' && r.method === 'GET')).toHaveLength(1);
+    expect(Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(weights))).toBe(0);
+    // The manifest is written anew with the hub's hash, and holds with no request after.
+    hub.requests.length = 0;
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(hub.requests).toEqual([]);
+  });
+
+  it("a manifest whose size is not the file's is not trusted: the file is checked against the hub's HEAD", async () => {
+    const weights = tinyFiles()['model.safetensors'];
+    const dir = await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    // A wrong file of another size, and the manifest's size forged to match it (its recorded hash kept).
+    writeFileSync(join(dir, 'model.safetensors'), weights.subarray(0, 64));
+    forgeManifest(dir, (files) => files.map((f) => (f.name === 'model.safetensors' ? { ...f, size: 64 } : f)));
+    hub.requests.length = 0;
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(lines).toContainEqual(expect.stringContaining('model.safetensors of org/tiny in the cache does not match'));
+    expect(weightRequests().filter((r) => r.server === 'cdn' && r.method === 'GET')).toHaveLength(1);
+    expect(Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(weights))).toBe(0);
+    // Only the size forged (the file intact): its hash against the hub's, kept with no weight fetched.
+    forgeManifest(dir, (files) => files.map((f) => (f.name === 'model.safetensors' ? { ...f, size: 1 } : f)));
+    hub.requests.length = 0;
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(weightRequests().filter((r) => r.method === 'GET')).toEqual([]);
+    expect(weightRequests().filter((r) => r.method === 'HEAD').length).toBeGreaterThan(0);
+    const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as {
+      files: { name: string; size: number }[];
+    };
+    expect(manifest.files.find((f) => f.name === 'model.safetensors')?.size).toBe(weights.length);
+  });
+
+  it('a manifest that leaves a file of the snapshot out is not trusted: the file left out is checked and fetched again', async () => {
+    const weights = tinyFiles()['model.safetensors'];
+    const dir = await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    const planted = weights.slice();
+    planted[100] ^= 0xff;
+    writeFileSync(join(dir, 'model.safetensors'), planted);
+    forgeManifest(dir, (files) => files.filter((f) => f.name !== 'model.safetensors'));
+    hub.requests.length = 0;
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(lines).toContainEqual(
+      expect.stringContaining('model.safetensors of org/tiny in the cache does not match the hub'),
+    );
+    expect(Buffer.compare(readFileSync(join(dir, 'model.safetensors')), Buffer.from(weights))).toBe(0);
+    // The same for a small file the reader takes when present (tokenizer.json), left out and replaced.
+    const tokenizer = tinyFiles()['tokenizer.json'];
+    writeFileSync(join(dir, 'tokenizer.json'), '{"forged": true}');
+    forgeManifest(dir, (files) => files.filter((f) => f.name !== 'tokenizer.json'));
+    await fetchHubModel(parseHubId('org/tiny'), 'checkpoint', options());
+    expect(Buffer.compare(readFileSync(join(dir, 'tokenizer.json')), Buffer.from(tokenizer))).toBe(0);
   });
 
   it('refuses a model the engine cannot run from its config.json, before any weight is asked for', async () => {

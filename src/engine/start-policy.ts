@@ -76,6 +76,30 @@ export async function loadStartPolicy(config: RLConfig, assets: AssetLoader): Pr
   };
 }
 
+/** The tokenizer files of the model `config` trains, as a run reads them (loadStartPolicy), without its weights. */
+export interface StartTokenizerFiles {
+  tokenizerJson: string;
+  /** tokenizer_config.json (special tokens, chat template), or null where the folder has none. */
+  tokenizerConfigJson: string | null;
+}
+
+/**
+ * The tokenizer files of the policy `config` starts from: its checkpoint folder's tokenizer.json (the character
+ * vocabulary for a folder without one, as loadHfFolder's fallback) and tokenizer_config.json where the folder has
+ * one; the character vocabulary for a fresh model. For counting prompts in the model's tokens (the verl export's
+ * data.max_prompt_length) in the CLI and, through the worker, on the page.
+ */
+export async function loadStartTokenizerFiles(config: RLConfig, assets: AssetLoader): Promise<StartTokenizerFiles> {
+  const char = () => assets.text(CHAR_TOKENIZER_PATH);
+  if (config.checkpoint === null) return { tokenizerJson: await char(), tokenizerConfigJson: null };
+  const dir = checkpointDir(config.checkpoint);
+  const optional = (name: string) => assets.text(`${dir}${name}`).catch(() => null);
+  return {
+    tokenizerJson: (await optional('tokenizer.json')) ?? (await char()),
+    tokenizerConfigJson: await optional('tokenizer_config.json'),
+  };
+}
+
 /**
  * A JSON object file of the folder a run started from, for its export; null for a fresh model, a folder without it,
  * or one that cannot be read now. A URL checkpoint (a scheme of two or more letters, so not a drive letter) is not

@@ -5,6 +5,7 @@
 export {
   EXPORT_TARGETS,
   TARGET_LABELS,
+  estimatorRefusal,
   mappingRows,
   trlClassOf,
   type ExportTarget,
@@ -21,7 +22,9 @@ export {
   bundleScript,
   exportExperiment,
   mappingTable,
+  verlPromptLengthOf,
   type Export,
   type ExportFile,
   type ExportOptions,
+  type PromptLength,
 } from './render';

@@ -19,7 +19,7 @@ import { rolloutCorrectionOf, type RolloutCorrection } from '../schema/objective
 import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
 import trlFields from './fixtures/trl.json';
 import { ExportValueError } from '../core/quote';
-import { withDeclaredBooleans } from './declarations';
+import { OPENRLHF_FLAGS, withDeclaredBooleans } from './declarations';
 import { dppoCap, isStraightThroughKl, lossFormula, type LossType } from '../schema/objective';
 
 /** A loss_type's per-token loss as the schema writes it: its formula, and its symbols' meaning. */
@@ -735,7 +735,9 @@ const OPENRLHF: Partial<Record<RLField, Conversion>> = {
       : none('in_reward: --algo.kl.use_loss not given, so OpenRLHF puts the KL in the reward'),
   adv_estimator: ({ c }) => {
     const name = valueName('openrlhf', 'adv_estimator', c.adv_estimator);
-    return name ? set('--algo.advantage.estimator', name) : none(`no ${c.adv_estimator} estimator in OpenRLHF`);
+    return name
+      ? set('--algo.advantage.estimator', name)
+      : none(`no ${c.adv_estimator} estimator in OpenRLHF: ${estimatorRefusal('openrlhf', c)}`);
   },
   scale_rewards: ({ c }) => {
     if (c.adv_estimator === 'grpo' && c.scale_rewards === 'none')
@@ -899,6 +901,34 @@ function defaultRow(target: ExportTarget, field: RLField, ctx: Ctx): Pick<Mappin
     );
   if (typeof v === 'object') return none(`${key} takes another form; ${what}`);
   return set(key, v as SettingValue, spec.note ?? null);
+}
+
+/** OpenRLHF's --algo.advantage.estimator values, as its parser declares them (fixtures/openrlhf-args.json). */
+const OPENRLHF_ESTIMATORS = OPENRLHF_FLAGS['--algo.advantage.estimator'].choices ?? [];
+
+/**
+ * Why a trainer cannot run the config's advantage estimator (null: it can). verl and OpenRLHF default to gae (a
+ * critic and GAE), so an export that left the estimator out would train something else: exportExperiment refuses
+ * it instead. OpenRLHF (v0.11.0 experience_maker.py) centres every `reinforce` advantage on the batch's token mean
+ * (and divides by the batch's std unless --algo.advantage.no_std_norm), so the lab's reinforce (a = r - b, b = 0 or
+ * a running mean of earlier batches) is none of its estimators; nor is ReMax's greedy-rollout baseline.
+ */
+export function estimatorRefusal(target: ExportTarget, c: RLConfig): string | null {
+  if (target === 'trl' || valueName(target, 'adv_estimator', c.adv_estimator) !== null) return null;
+  const label = TARGET_LABELS[target];
+  const own =
+    target === 'openrlhf'
+      ? `OpenRLHF's estimators are ${OPENRLHF_ESTIMATORS.join(', ')}`
+      : `verl's AdvantageEstimator has no ${c.adv_estimator}`;
+  const lab: Partial<Record<RLConfig['adv_estimator'], string>> = {
+    reinforce:
+      target === 'openrlhf'
+        ? "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches); OpenRLHF's reinforce is REINFORCE++, which centres every advantage on this batch's mean (and divides by its std)"
+        : "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches); verl's reinforce_plus_plus whitens the returns over the batch",
+    remax: "the lab's remax subtracts each prompt's greedy-rollout reward, a baseline OpenRLHF does not compute",
+  };
+  const what = lab[c.adv_estimator] ?? `the lab's ${c.adv_estimator} (docs/algorithms.md#advantage-estimators)`;
+  return `${label} has no estimator that computes ${c.adv_estimator} (${own}; ${what}); without one ${label} would run its default, gae with a critic, so the export is refused`;
 }
 
 /** Every field of the config as rows for one trainer, in the schema's order: nothing is left out. */

@@ -32,6 +32,7 @@ import type { Tokenizer } from '../io/tokenizer';
 import { booleanForm } from './declarations';
 import {
   TARGET_LABELS,
+  estimatorRefusal,
   loraTargetsOf,
   mappingRows,
   labValueText,
@@ -75,10 +76,15 @@ export interface ExportOptions {
    * tokens; without one the export writes the lab's count in characters and says so.
    */
   tokenizer?: Tokenizer;
+  /**
+   * verl's data.max_prompt_length counted where the tokenizer is (verlPromptLengthOf: the page's export gets it from
+   * the worker, which reads the model's tokenizer); used instead of `tokenizer`.
+   */
+  promptLength?: PromptLength;
 }
 
 /** verl's data.max_prompt_length and how it was counted. */
-interface PromptLength {
+export interface PromptLength {
   value: number;
   note: string;
 }
@@ -628,22 +634,45 @@ function checkExportable(c: RLConfig): void {
  * An experiment as the files one trainer runs (every field mapped or commented), with the keys it writes. Throws
  * ExportValueError naming the field when a value cannot be written (quote.ts).
  */
+/** The items an export writes: the run's training prompts and its held-out ones, `maxRows` per split at most. */
+function exportSplits(c: RLConfig, maxRows: number | undefined) {
+  const counts = rowCounts(c);
+  const cap = (n: number) => Math.min(n, maxRows ?? n);
+  return {
+    train: exportItems(c, 'train', cap(counts.train)),
+    heldout: exportItems(c, 'heldout', cap(Math.max(counts.heldout, 1))),
+  };
+}
+
+/**
+ * verl's data.max_prompt_length of the export of `c` (`maxRows` as exportExperiment's): the longest prompt it writes
+ * in `tokenizer`'s tokens, its chat template applied; without a tokenizer the task's length in characters + 1.
+ */
+export function verlPromptLengthOf(c: RLConfig, tokenizer: Tokenizer | undefined, maxRows?: number): PromptLength {
+  const { train, heldout } = exportSplits(c, maxRows);
+  return verlPromptLength(
+    c,
+    [...train, ...heldout].map((it) => it.prompt),
+    tokenizer,
+  );
+}
+
 export function exportExperiment(target: ExportTarget, c: RLConfig, options: ExportOptions): Export {
   const model = checkModelName('hf-model', options.model);
   checkExportable(c);
+  const refusal = estimatorRefusal(target, c);
+  if (refusal) throw new ExportValueError(`adv_estimator: ${refusal}`);
   const rows = mappingRows(target, c);
-  const counts = rowCounts(c);
-  const cap = (n: number) => Math.min(n, options.maxRows ?? n);
   const evalOn = c.eval_every > 0 && c.eval_items > 0;
-  const train = exportItems(c, 'train', cap(counts.train));
-  const heldout = exportItems(c, 'heldout', cap(Math.max(counts.heldout, 1)));
+  const { train, heldout } = exportSplits(c, options.maxRows);
   const promptLength =
     target === 'verl'
-      ? verlPromptLength(
+      ? (options.promptLength ??
+        verlPromptLength(
           c,
           [...train, ...heldout].map((it) => it.prompt),
           options.tokenizer,
-        )
+        ))
       : null;
   const { text, keys } =
     target === 'verl'

@@ -3,10 +3,10 @@
 // the safetensors index), then a HEAD of every weight file for the download's size (the caller prints it and the
 // memory plan, and may refuse), then the weights, each resumed and verified. A snapshot the cache holds complete is
 // read with no request once each file's SHA-256 matches the one its manifest recorded (a manifest of an older
-// version, with no hashes, is checked against the hub again). A file found committed is reused only when it
-// matches the HEAD: its size, and its SHA-256 where the hub announced one; one that differs is named
-// (hooks.notice), removed and fetched again. The storage is injected (the CLI's file system; the page's
-// origin-private storage).
+// version, with no hashes, or one that leaves out a file the reader takes, is checked against the hub again). A
+// file found committed is reused only when it matches the HEAD: its size, and its SHA-256 where the hub announced
+// one; one that differs is named (hooks.notice), removed and fetched again. The storage is injected (the CLI's file
+// system; the page's origin-private storage).
 
 import { COMMIT, resolveUrl, type HubRepo } from '../schema/hub-id';
 import {
@@ -106,7 +106,7 @@ export async function fetchSnapshot(
   hooks: SnapshotHooks,
 ): Promise<Snapshot> {
   const cached = await store.complete(repo);
-  if (cached && (await cachedSnapshotHolds(store, repo, cached, hooks)))
+  if (cached && (await cachedSnapshotHolds(store, repo, cached, plan, hooks)))
     return { commit: cached.commit, manifest: cached, cached: true };
 
   // config.json first, at the revision asked for; every later file at the commit it resolved to.
@@ -199,15 +199,29 @@ export async function fetchSnapshot(
 /**
  * Whether a snapshot the store holds complete may be read as it is: every file's SHA-256 equals its manifest's
  * (a manifest without hashes, from an older version, is checked against the hub instead). A file that differs is
- * named and removed, and the snapshot is fetched again.
+ * named and removed, and the snapshot is fetched again. So is a snapshot whose manifest leaves out a file the
+ * reader would take from the folder (config.json, an optional file present there, a file the plan requires): the
+ * file left out is then checked against the hub's HEAD like any file found committed.
  */
 async function cachedSnapshotHolds(
   store: SnapshotStore,
   repo: HubRepo,
   manifest: SnapshotManifest,
+  plan: FilePlan,
   hooks: SnapshotHooks,
 ): Promise<boolean> {
-  let holds = true;
+  const listed = new Set(manifest.files.map((f) => f.name));
+  const unlisted: string[] = [];
+  for (const file of ['config.json', ...plan.optional])
+    if (!listed.has(file) && (await store.committedSize(repo, manifest.commit, file)) !== null) unlisted.push(file);
+  if (!listed.has('config.json')) unlisted.push('config.json');
+  else {
+    const read = async (file: string) => (listed.has(file) ? store.read(repo, manifest.commit, file) : null);
+    for (const file of await plan.required(read)) if (!listed.has(file)) unlisted.push(file);
+  }
+  for (const file of new Set(unlisted))
+    hooks.notice?.(`${file} of ${repo.id} is not in its record in the cache: checking it against the hub`);
+  let holds = unlisted.length === 0;
   for (const f of manifest.files) {
     if (f.sha256 === undefined) {
       holds = false;

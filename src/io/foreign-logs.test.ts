@@ -98,12 +98,19 @@ const OPENRLHF_JSONL = [
   .join('\n');
 
 describe('trainer logs as runs', () => {
-  it('maps a TRL trainer_state.json through the catalog, merges eval entries into their step and skips the summary', () => {
+  it("maps a TRL trainer_state.json through the catalog, merges eval entries into their step and keeps the end-of-run summary as the run's", () => {
     const run = parseRunOrTrainerLog('trainer_state.json', TRL_STATE);
     expect(run.header.origin).toEqual({
       trainer: 'trl',
       file: 'trainer_state.json',
       uncatalogued: ['eval_loss', 'eval_reward', 'eval_runtime', 'eval_samples_per_second', 'eval_steps_per_second'],
+      summary: {
+        total_flos: 0,
+        train_loss: 0.0004,
+        train_runtime: 61.5,
+        train_samples_per_second: 1.04,
+        train_steps_per_second: 0.065,
+      },
     });
     expect(run.header.status).toBe('imported');
     expect(run.header.config).toEqual(DEFAULT_CONFIG);
@@ -119,11 +126,63 @@ describe('trainer logs as runs', () => {
       learning_rate: 1e-5,
     });
     expect(run.rows[1].metrics).toMatchObject({ eval_reward: 0.3, entropy: 1.72 });
-    // Position keys and the run summary are not metrics.
+    // Position keys and the run summary are not a step's metrics.
     for (const r of run.rows)
       for (const k of ['epoch', 'step', 'train_runtime', 'train_loss']) expect(Object.hasOwn(r.metrics, k)).toBe(false);
     expect(run.header.step).toBe(4);
     expect(run.header.lastMetrics.reward).toBe(0.58);
+  });
+
+  it('reads a trainer_state.json TRL wrote: its one step, and the end-of-run entry as the summary, no second step', () => {
+    // Written by TRL 1.13.0 (transformers 5.18.0, CPU) running the lab's TRL export of grpo on copy for one
+    // optimizer step (npm run test:interop; scripts/interop/run.sh), copied unchanged.
+    const real = readFileSync(new URL('./fixtures/trl-1.13-grpo-trainer_state.json', import.meta.url), 'utf8');
+    const run = parseRunOrTrainerLog('trainer_state.json', real);
+    expect(run.rows.map((r) => r.step)).toEqual([1]);
+    expect(run.rows[0].metrics).toMatchObject({ reward: 0, entropy: 5.202662944793701, num_tokens: 56 });
+    expect(run.header.origin?.summary).toEqual({
+      total_flos: 0,
+      train_loss: 0,
+      train_runtime: 2.9277,
+      train_samples_per_second: 1.366,
+      train_steps_per_second: 0.342,
+    });
+    for (const k of ['train_runtime', 'train_loss', 'total_flos'])
+      expect(Object.hasOwn(run.rows[0].metrics, k)).toBe(false);
+  });
+
+  it("keeps the step metrics TRL folds into the end-of-run entry (a run shorter than logging_steps) as that step's row", () => {
+    const state = JSON.parse(TRL_STATE) as { log_history: Record<string, number>[] };
+    // GRPOTrainer.log merges the metrics gathered since the last entry into the summary: here steps 3 and 4 were
+    // not logged on their own, so the summary at step 4 carries their averages.
+    const [step1, step2, eval2, step3] = state.log_history;
+    const summary = state.log_history.at(-1)!;
+    const folded = { ...step3, ...summary, step: 4 };
+    const run = parseRunOrTrainerLog(
+      'trainer_state.json',
+      JSON.stringify({ ...state, log_history: [step1, step2, eval2, folded] }),
+    );
+    expect(run.rows.map((r) => r.step)).toEqual([1, 2, 4]);
+    expect(run.rows[2].metrics).toMatchObject({ reward: 0.47, entropy: 1.61 });
+    expect(Object.hasOwn(run.rows[2].metrics, 'train_runtime')).toBe(false);
+    expect(run.header.origin?.summary).toMatchObject({ train_runtime: 61.5, train_loss: 0.0004 });
+    // The same from TRL itself: 1.13.0 running the lab's grpo export with logging_steps=2 and max_steps=3 (step 3
+    // was logged only in the summary), copied unchanged.
+    const real = readFileSync(new URL('./fixtures/trl-1.13-grpo-logging2-trainer_state.json', import.meta.url), 'utf8');
+    const trl = parseRunOrTrainerLog('trainer_state.json', real);
+    expect(trl.rows.map((r) => r.step)).toEqual([2, 3]);
+    expect(trl.rows[1].metrics).toMatchObject({ entropy: 5.294974327087402, num_tokens: 155 });
+    expect(Object.hasOwn(trl.rows[1].metrics, 'train_runtime')).toBe(false);
+    expect(trl.header.origin?.summary).toEqual({
+      total_flos: 0,
+      train_loss: 0,
+      train_runtime: 6.6257,
+      train_samples_per_second: 1.811,
+      train_steps_per_second: 0.453,
+    });
+    // Only the summary (logging_steps beyond max_steps, no GRPO metrics gathered): no row, and no log.
+    const only = JSON.stringify({ ...state, log_history: [summary] });
+    expect(() => parseRunOrTrainerLog('s.json', only)).toThrow(/^s\.json: a TRL log with no logged steps/);
   });
 
   it("reads verl's file logger: wrapped lines, step 0's validation, a cut last line dropped", () => {

@@ -41,10 +41,25 @@ const STEP_KEYS = ['step', 'global_step', 'train/global_step', 'training/global_
 const POSITION_KEYS = new Set<string>([...STEP_KEYS, 'epoch', 'training/epoch']);
 
 /**
- * TRL's Trainer ends log_history with a summary of the whole run (train_runtime, train_loss, total_flos,
- * train_samples_per_second, ...) at the last step: not a step's measurement, so it is not drawn.
+ * TRL's Trainer ends log_history with a summary of the whole run at the last step (transformers' Trainer
+ * _inner_training_loop: speed_metrics('train', ...) gives train_runtime, train_samples_per_second,
+ * train_steps_per_second and train_tokens_per_second, then total_flos and train_loss, and the memory tracker's
+ * train_mem_* / init_mem_* when skip_memory_metrics is off). The entry holding train_runtime is that summary. Its
+ * summary keys are not a step's measurement: they become the run's summary (origin.summary), never a row. TRL's
+ * GRPOTrainer.log (huggingface/trl f2cd577) adds to it the step metrics logged since the last entry (a run shorter
+ * than logging_steps, or max_steps not a multiple of it), averaged: those are a row at the entry's step.
  */
 const TRL_SUMMARY_KEY = 'train_runtime';
+const TRL_SUMMARY_NAME = /^(?:train_|total_flos$|(?:before_)?init_mem_)/;
+
+/** The summary keys of TRL's end-of-run entry, and the entry without them (its step metrics, if any). */
+function splitTrlSummary(entry: Entry): { summary: Entry; rest: Entry } | null {
+  if (!Object.hasOwn(entry, TRL_SUMMARY_KEY)) return null;
+  const summary: Entry = {};
+  const rest: Entry = {};
+  for (const [k, v] of Object.entries(entry)) (TRL_SUMMARY_NAME.test(k) ? summary : rest)[k] = v;
+  return { summary, rest };
+}
 
 interface NameMap {
   exact: Map<string, string>;
@@ -220,7 +235,9 @@ function rowsOf(
   file: string,
   trainer: ForeignTrainer,
   entries: { where: string; entry: Entry }[],
-): { rows: MetricRow[] } & Pick<RunOrigin, 'uncatalogued' | 'uncharted' | 'nonFinite'> {
+): { rows: MetricRow[] } & Pick<RunOrigin, 'uncatalogued' | 'uncharted' | 'nonFinite' | 'summary'> {
+  /** TRL's end-of-run summary, under the catalog's names where it has them. */
+  const summary: Record<string, number> = Object.create(null) as Record<string, number>;
   const byStep = new Map<number, Record<string, number>>();
   /** Names the catalog lacks, in order of first appearance, with how many entries report them. */
   const uncatalogued = new Map<string, number>();
@@ -228,8 +245,17 @@ function rowsOf(
   const labNames = new Map<string, string | undefined>();
   const nonFinite: string[] = [];
   let nonFiniteCount = 0;
-  entries.forEach(({ where, entry }, i) => {
-    const step = entryStep(file, where, entry, i + 1);
+  entries.forEach(({ where, entry: logged }, i) => {
+    const step = entryStep(file, where, logged, i + 1);
+    const split = trainer === 'trl' ? splitTrlSummary(logged) : null;
+    if (split)
+      for (const [k, v] of Object.entries(split.summary)) {
+        const value = metricValue(v);
+        if (value !== undefined) summary[labMetricName(trainer, k) ?? k] = value;
+      }
+    const entry = split ? split.rest : logged;
+    // An entry with no measurement of its own (TRL's summary alone) makes no row.
+    if (split && !Object.entries(entry).some(([k, v]) => !POSITION_KEYS.has(k) && metricValue(v) !== undefined)) return;
     const metrics = byStep.get(step) ?? (Object.create(null) as Record<string, number>);
     for (const [k, v] of Object.entries(entry)) {
       if (POSITION_KEYS.has(k)) continue;
@@ -270,6 +296,7 @@ function rowsOf(
     uncatalogued: ranked.slice(0, MAX_CHARTED_UNCATALOGUED).sort(),
     ...(beyond.length > 0 && { uncharted: { count: beyond.length, names: beyond.slice(0, MAX_LISTED_UNCHARTED) } }),
     ...(nonFiniteCount > 0 && { nonFinite: { count: nonFiniteCount, notes: nonFinite } }),
+    ...(Object.keys(summary).length > 0 && { summary: { ...summary } }),
   };
 }
 
@@ -355,7 +382,7 @@ export function readTrainerLog(
       if (!isObj(e)) throw new RunFileError(`${file}: log_history[${i}] must be an object`);
       return { where: `log_history[${i}]`, entry: e };
     });
-    return { trainer: 'trl', entries: entries.filter(({ entry }) => !Object.hasOwn(entry, TRL_SUMMARY_KEY)) };
+    return { trainer: 'trl', entries };
   }
   const first = firstLineObject(start);
   if (!first || first.type === 'run') return null;

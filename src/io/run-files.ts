@@ -383,10 +383,15 @@ function readOrigin(at: At, v: unknown): RunOrigin {
     at.fail(`origin.trainer must be one of ${FOREIGN_TRAINERS.join(', ')}, got ${JSON.stringify(o.trainer)}`);
   const uncatalogued = o.uncatalogued ?? [];
   if (!Array.isArray(uncatalogued)) at.fail('origin.uncatalogued must be an array of metric names');
+  if (o.summary !== undefined && !isObj(o.summary)) at.fail('origin.summary must be an object {name: number}');
+  const summary = o.summary as Record<string, Json> | undefined;
   return {
     trainer: o.trainer as ForeignTrainer,
     file: readStr(at, o.file, 'origin.file'),
     uncatalogued: (uncatalogued as Json[]).map((n, i) => readStr(at, n, `origin.uncatalogued[${i}]`)),
+    ...(summary && {
+      summary: Object.fromEntries(Object.entries(summary).map(([k, v]) => [k, readNum(at, v, `origin.summary.${k}`)])),
+    }),
   };
 }
 

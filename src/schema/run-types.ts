@@ -94,6 +94,11 @@ export interface RunOrigin {
   uncharted?: { count: number; names: string[] };
   /** Values that are not finite (NaN, Infinity), kept so: how many, and the first named ("step 37: grad_norm is NaN"). */
   nonFinite?: { count: number; notes: string[] };
+  /**
+   * The log's end-of-run summary, not a step's measurement (TRL's last log_history entry: train_runtime,
+   * train_loss, train_samples_per_second, total_flos, ...), under the catalog's names where it has them.
+   */
+  summary?: Record<string, number>;
 }
 
 /** One stored optimizer step: a StepRecord without its groups and eval (those have their own tables). */

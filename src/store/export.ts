@@ -11,3 +11,4 @@ export {
   bundleScript,
   exportExperiment,
 } from '../export';
+export { verlPromptLengthKey } from './slices/verl-prompt-length';

@@ -19,6 +19,7 @@ import { lessonsSlice, type LessonsSlice } from './slices/lessons';
 import { noticesSlice, type NoticesSlice } from './slices/notices';
 import { runsSlice, type RunsSlice } from './slices/runs';
 import { rewardFnSlice, type RewardFnSlice } from './slices/reward-fn';
+import { verlPromptLengthSlice, type VerlPromptLengthSlice } from './slices/verl-prompt-length';
 import { estimatesSlice, type EstimatesSlice } from './slices/estimates';
 import { seedsSlice, type SeedsSlice } from './slices/seeds';
 
@@ -36,6 +37,7 @@ export type LabState = ConfigSlice &
   SeedsSlice &
   FoldersSlice &
   RewardFnSlice &
+  VerlPromptLengthSlice &
   EstimatesSlice &
   HubSlice;
 
@@ -77,6 +79,7 @@ export function createLabStore(options: LabStoreOptions = {}) {
     ...seedsSlice(deps)(...a),
     ...foldersSlice(deps)(...a),
     ...rewardFnSlice(deps)(...a),
+    ...verlPromptLengthSlice(deps)(...a),
     ...estimatesSlice(deps)(...a),
     ...hubSlice(deps)(...a),
   }));

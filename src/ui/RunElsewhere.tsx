@@ -1,7 +1,7 @@
 // The "Run elsewhere" panel's body: the edited experiment exported for TRL, verl or OpenRLHF (the script or launch
 // command, copy and download buttons, one self-unpacking download of every file) and the mapping table of every
 // config field. Loaded lazily when the panel is opened (Lab.tsx), so the generators stay off the startup path.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useLab, type ExportTarget, type Setting } from '../store';
 import {
   DEFAULT_MODEL_PATH,
@@ -11,6 +11,7 @@ import {
   bundleName,
   bundleScript,
   exportExperiment,
+  verlPromptLengthKey,
 } from '../store/export';
 import { save } from './Downloads';
 
@@ -25,26 +26,68 @@ export default function RunElsewhere() {
   const [target, setTarget] = useState<ExportTarget>('trl');
   const [model, setModel] = useState(DEFAULT_MODEL_PATH);
   const [copied, setCopied] = useState(false);
+  // verl's data.max_prompt_length is counted in the model's tokens: the worker has the model's tokenizer and counts.
+  const counted = useLab((s) => s.verlPromptLength);
+  const loadVerlPromptLength = useLab((s) => s.loadVerlPromptLength);
+  useEffect(() => {
+    if (config && target === 'verl') loadVerlPromptLength(config);
+  }, [config, target, loadVerlPromptLength]);
+  const forConfig = config !== null && counted?.key === verlPromptLengthKey(config) ? counted : null;
+  const promptLength = forConfig?.promptLength ?? null;
+  const tokenizerProblem = forConfig?.problem ?? null;
+  const tokenizerPending = target === 'verl' && !promptLength && !tokenizerProblem;
   // A value the trainer's files cannot hold (a model name that is not a hub name or path, a NUL) is refused by
   // the exporter with a message naming the field; it is shown beside the model input instead of the files.
   const result = useMemo(() => {
-    if (!config) return null;
+    if (!config || tokenizerPending) return null;
     try {
-      return { exported: exportExperiment(target, config, { preset, model: model.trim() || DEFAULT_MODEL_PATH }) };
+      const options = { preset, model: model.trim() || DEFAULT_MODEL_PATH, ...(promptLength && { promptLength }) };
+      return { exported: exportExperiment(target, config, options) };
     } catch (e) {
       return { error: (e as Error).message };
     }
-  }, [config, preset, target, model]);
-  if (!result) return <p className="hint">Fix the marked fields to export the experiment.</p>;
+  }, [config, preset, target, model, promptLength, tokenizerPending]);
   const modelInput = (
     <>
       <label htmlFor="export-model">Model: a Hugging Face format checkpoint folder or a hub model name</label>
       <input id="export-model" data-testid="elsewhere-model" value={model} onChange={(e) => setModel(e.target.value)} />
     </>
   );
+  // The trainer tabs stay when one trainer refuses the experiment, so another can be picked.
+  const targetTabs = (
+    <div className="export-targets" role="tablist" aria-label="Trainer">
+      {EXPORT_TARGETS.map((t) => (
+        <button
+          key={t}
+          type="button"
+          role="tab"
+          aria-selected={t === target}
+          className={t === target ? '' : 'secondary'}
+          data-testid={`elsewhere-target-${t}`}
+          onClick={() => {
+            setTarget(t);
+            setCopied(false);
+          }}
+        >
+          {TARGET_LABELS[t]}
+        </button>
+      ))}
+    </div>
+  );
+  if (config && tokenizerPending)
+    return (
+      <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
+        {targetTabs}
+        <p className="hint" data-testid="elsewhere-tokenizer-pending">
+          Reading the model's tokenizer to count verl's data.max_prompt_length in its tokens...
+        </p>
+      </div>
+    );
+  if (!result) return <p className="hint">Fix the marked fields to export the experiment.</p>;
   if ('error' in result)
     return (
       <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
+        {targetTabs}
         {modelInput}
         <p className="message error" role="alert" data-testid="elsewhere-error">
           Cannot export: {result.error}
@@ -56,24 +99,14 @@ export default function RunElsewhere() {
   const commented = exported.rows.filter((r) => r.settings.length === 0).length;
   return (
     <div className="run-elsewhere" data-testid="run-elsewhere-body" data-target={target}>
-      <div className="export-targets" role="tablist" aria-label="Trainer">
-        {EXPORT_TARGETS.map((t) => (
-          <button
-            key={t}
-            type="button"
-            role="tab"
-            aria-selected={t === target}
-            className={t === target ? '' : 'secondary'}
-            data-testid={`elsewhere-target-${t}`}
-            onClick={() => {
-              setTarget(t);
-              setCopied(false);
-            }}
-          >
-            {TARGET_LABELS[t]}
-          </button>
-        ))}
-      </div>
+      {targetTabs}
+      {target === 'verl' && tokenizerProblem && (
+        <p className="message warning" role="alert" data-testid="elsewhere-tokenizer-problem">
+          The model's tokenizer could not be read ({tokenizerProblem}), so data.max_prompt_length below is the task's
+          longest prompt in characters + 1, which verl's chat template can exceed: set it to the prompt's length in the
+          model's tokens before running.
+        </p>
+      )}
       <p className="hint">
         Written against {TARGET_VERSIONS[target]}. {exported.keys.length} settings; {commented} of{' '}
         {exported.rows.length} fields have no setting of their own and are comments saying why.

@@ -479,6 +479,16 @@ export function RunsPanel() {
               Not in the metric catalog, kept under their own names: {lastImported.origin.uncatalogued.join(', ')}.
             </span>
           )}
+          {lastImported.origin?.summary && (
+            <span data-testid="import-summary">
+              {' '}
+              End of run ({TRAINER_TITLES[lastImported.origin.trainer]}'s summary, not a step):{' '}
+              {Object.entries(lastImported.origin.summary)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(', ')}
+              .
+            </span>
+          )}
           {lastImported.origin?.nonFinite && (
             <span data-testid="import-non-finite">
               {' '}

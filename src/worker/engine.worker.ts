@@ -10,7 +10,7 @@ import { idbTuneStore } from '../engine/idb-tune-store';
 import { LabEngine } from '../engine/lab-engine';
 import { batchTransfer, packRows } from '../schema/metric-batch';
 import { MemoryRunStore, type RunRecords, type RunStore } from '../engine/run-store';
-import type { AssetLoader } from '../engine/start-policy';
+import { loadStartTokenizerFiles, type AssetLoader } from '../engine/start-policy';
 import type { EngineEvent, RolloutRecord } from '../schema/run-types';
 import { acquireDevice, describeAdapter, GpuDeviceLostError, WebGpuUnavailableError, type GpuContext } from '../gpu';
 import { kernelCases } from '../kernels/cases';
@@ -40,6 +40,8 @@ import type { TransferPolicy } from '../hub/download';
 import { hubModelOf } from '../schema/checkpoint-path';
 import { pageHubSources } from '../schema/hub-origins';
 import { opfsSnapshotStore } from '../io/opfs-snapshot-store';
+import { tokenizerFromFiles } from '../io/hf-folder';
+import { verlPromptLengthOf } from '../export';
 
 /** How often queued records go to the page. */
 const FLUSH_MS = 250;
@@ -565,6 +567,11 @@ async function handle(req: Envelope): Promise<void> {
         rows: 'rows' in r ? r.rows : null,
         problem: 'problem' in r ? r.problem : null,
       });
+    }
+    case 'verl-prompt-length': {
+      const files = await loadStartTokenizerFiles(req.config, assets);
+      const tok = await tokenizerFromFiles(files.tokenizerJson, files.tokenizerConfigJson);
+      return answer(req, { type: 'verl-prompt-length', promptLength: verlPromptLengthOf(req.config, tok) });
     }
     case 'import-folder': {
       const name = localFolderName(req.name);

@@ -18,6 +18,7 @@ import type { CompareSource, ObjectiveComparison } from '../rl/observation/compa
 import type { RewardFnProblem, RewardFnTrialRow } from '../rl/rewards/reward-fn-trial';
 import type { PresetName, RLConfig } from '../schema/config';
 import type { EvalRecord, GroupRecord, GroupSummary } from '../schema/stream';
+import type { PromptLength } from '../export';
 
 /**
  * What a browser test may set on the page before it loads (window.__rlLabTestHooks, through Playwright's
@@ -86,6 +87,8 @@ export type Request =
   | { type: 'check-reward-fn'; source: string }
   /** Score one batch of the config's task with its reward_fn, in its sandbox. */
   | { type: 'try-reward-fn'; config: RLConfig }
+  /** verl's data.max_prompt_length of the export of `config`, in the tokens of the model it trains (export/render.ts). */
+  | { type: 'verl-prompt-length'; config: RLConfig }
   /** A model folder picked from disk (paths inside it), kept in IndexedDB as local/<name>/. */
   | { type: 'import-folder'; name: string; files: { path: string; bytes: Uint8Array }[] }
   /** The port on which the page starts reward-function sandboxes for the engine (src/worker/sandbox-host.ts). */
@@ -152,6 +155,7 @@ export interface Replies {
   /** null: it compiles to a function. */
   'check-reward-fn': { type: 'reward-fn-checked'; problem: RewardFnProblem | null };
   'try-reward-fn': { type: 'reward-fn-tried'; rows: RewardFnTrialRow[] | null; problem: RewardFnProblem | null };
+  'verl-prompt-length': { type: 'verl-prompt-length'; promptLength: PromptLength };
   /** Where the folder is kept (local/<name>/) and the files kept. */
   'import-folder': { type: 'folder-imported'; path: string; files: string[] };
   'sandbox-host': Done;
