@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIELD_NAMES, PRESET_NAMES, resolveConfig, type RLConfig } from '../schema/config';
+import { ADV_ESTIMATORS } from '../schema/algorithm-names';
 import { getTask } from '../tasks';
 import {
   EXPORT_TARGETS,
@@ -457,5 +458,31 @@ describe('the 2026 variants under the names the other trainers use', () => {
     for (const e of ['grpo', 'dr_grpo', 'rloo', 'reinforce_pp', 'remax', 'opo', 'grpo_passk', 'optimal_token_baseline'])
       for (const s of row('verl', resolveConfig('grpo', { adv_estimator: e }), 'adv_estimator').settings)
         if (s.key === 'algorithm.adv_estimator') expect(known.has(String(s.value)), `${e} -> ${s.value}`).toBe(true);
+  });
+});
+
+describe("TRL's advantage: the script's config class computes the lab's estimator, or the export is refused", () => {
+  it('writes grpo, dr_grpo, rloo and gae; refuses every other estimator naming why', () => {
+    const written: string[] = [];
+    for (const adv_estimator of ADV_ESTIMATORS) {
+      // Binary rewards where an estimator needs them (max_rl, f_grpo, grpo_passk): copy's accuracy alone.
+      const c = resolveConfig(adv_estimator === 'gae' ? 'ppo' : 'grpo', {
+        adv_estimator,
+        task: 'copy',
+        reward_weights: { accuracy: 1 },
+      });
+      const refusal = estimatorRefusal('trl', c);
+      if (refusal === null) {
+        written.push(adv_estimator);
+        continue;
+      }
+      // Before: GRPOConfig was written for all of them, training GRPO's advantage under the lab's name.
+      expect(refusal).toContain(`TRL has no estimator that computes ${adv_estimator}`);
+      expect(refusal).toContain("GRPOConfig's group-normalized advantage");
+      expect(() => exportExperiment('trl', c, { preset: 'grpo', model: 'checkpoint', maxRows: 4 })).toThrow(
+        `adv_estimator: ${refusal}`,
+      );
+    }
+    expect(written.sort()).toEqual(['dr_grpo', 'gae', 'grpo', 'rloo']);
   });
 });

@@ -906,29 +906,39 @@ function defaultRow(target: ExportTarget, field: RLField, ctx: Ctx): Pick<Mappin
 /** OpenRLHF's --algo.advantage.estimator values, as its parser declares them (fixtures/openrlhf-args.json). */
 const OPENRLHF_ESTIMATORS = OPENRLHF_FLAGS['--algo.advantage.estimator'].choices ?? [];
 
+/** The lab's estimators TRL computes, by config class (trlClassOf): GRPOConfig grpo and dr_grpo, RLOOConfig, PPOConfig. */
+const TRL_ESTIMATORS: readonly RLConfig['adv_estimator'][] = ['grpo', 'dr_grpo', 'rloo', 'gae'];
+
 /**
  * Why a trainer cannot run the config's advantage estimator (null: it can). verl and OpenRLHF default to gae (a
- * critic and GAE), so an export that left the estimator out would train something else: exportExperiment refuses
- * it instead. OpenRLHF (v0.11.0 experience_maker.py) centres every `reinforce` advantage on the batch's token mean
- * (and divides by the batch's std unless --algo.advantage.no_std_norm), so the lab's reinforce (a = r - b, b = 0 or
- * a running mean of earlier batches) is none of its estimators; nor is ReMax's greedy-rollout baseline.
+ * critic and GAE), and TRL's GRPOConfig computes GRPO's group-normalized advantage whatever the lab's estimator, so
+ * an export that left the estimator out would train something else: exportExperiment refuses it instead. OpenRLHF
+ * (v0.11.0 experience_maker.py) centres every `reinforce` advantage on the batch's token mean (and divides by the
+ * batch's std unless --algo.advantage.no_std_norm), so the lab's reinforce (a = r - b, b = 0 or a running mean of
+ * earlier batches) is none of its estimators; nor is ReMax's greedy-rollout baseline.
  */
 export function estimatorRefusal(target: ExportTarget, c: RLConfig): string | null {
-  if (target === 'trl' || valueName(target, 'adv_estimator', c.adv_estimator) !== null) return null;
+  const est = c.adv_estimator;
+  if (target === 'trl' ? TRL_ESTIMATORS.includes(est) : valueName(target, 'adv_estimator', est) !== null) return null;
   const label = TARGET_LABELS[target];
   const own =
     target === 'openrlhf'
       ? `OpenRLHF's estimators are ${OPENRLHF_ESTIMATORS.join(', ')}`
-      : `verl's AdvantageEstimator has no ${c.adv_estimator}`;
+      : target === 'verl'
+        ? `verl's AdvantageEstimator has no ${est}`
+        : "TRL's GRPOConfig computes grpo and dr_grpo, RLOOConfig rloo, PPOConfig gae";
   const lab: Partial<Record<RLConfig['adv_estimator'], string>> = {
     reinforce:
       target === 'openrlhf'
         ? "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches); OpenRLHF's reinforce is REINFORCE++, which centres every advantage on this batch's mean (and divides by its std)"
-        : "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches); verl's reinforce_plus_plus whitens the returns over the batch",
-    remax: "the lab's remax subtracts each prompt's greedy-rollout reward, a baseline OpenRLHF does not compute",
+        : target === 'verl'
+          ? "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches); verl's reinforce_plus_plus whitens the returns over the batch"
+          : "the lab's reinforce is a = r - b (b = 0, or a running mean of earlier batches)",
+    remax: `the lab's remax subtracts each prompt's greedy-rollout reward, a baseline ${label} does not compute`,
   };
-  const what = lab[c.adv_estimator] ?? `the lab's ${c.adv_estimator} (docs/algorithms.md#advantage-estimators)`;
-  return `${label} has no estimator that computes ${c.adv_estimator} (${own}; ${what}); without one ${label} would run its default, gae with a critic, so the export is refused`;
+  const what = lab[est] ?? `the lab's ${est} (docs/algorithms.md#advantage-estimators)`;
+  const instead = target === 'trl' ? "GRPOConfig's group-normalized advantage" : 'its default, gae with a critic';
+  return `${label} has no estimator that computes ${est} (${own}; ${what}); without one ${label} would run ${instead}, so the export is refused`;
 }
 
 /** Every field of the config as rows for one trainer, in the schema's order: nothing is left out. */
