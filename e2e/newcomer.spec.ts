@@ -236,3 +236,153 @@ test('10. words and layout: the status after an answer, field names broken only 
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
+
+test('10. words and layout: a jump list to the sections at the top; the model and checkpoint fields show a hub id whole', async ({
+  page,
+}) => {
+  const w = await guard(page);
+  await page.goto('/?checkpoint=models/tiny-qwen2');
+  await ready(page);
+  await shotAt(page, 'finding10-top');
+  // The model field says where the architecture comes from, whole (not "from the checkpoint: c"); a hub id fits
+  // the checkpoint field.
+  const fromCheckpoint = page.getByTestId('model-from-checkpoint');
+  await expect(fromCheckpoint).toContainText('from the checkpoint: models/tiny-qwen2');
+  const checkpoint = page.getByTestId('checkpoint-input');
+  await checkpoint.fill('HuggingFaceTB/SmolLM2-135M-Instruct');
+  await checkpoint.scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-model-fields');
+  // The jump list: at the top of the page, one link per section; the runs link brings the runs table into view.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const jump = page.getByTestId('jump-list');
+  await expect(jump).toBeInViewport();
+  for (const section of ['charts', 'inspector', 'compare', 'runs'])
+    await expect(jump.getByTestId(`jump-${section}`)).toBeVisible();
+  await jump.getByTestId('jump-runs').click();
+  await expect(page.locator('#runs-title')).toBeInViewport();
+
+  await expect(fromCheckpoint).toHaveText('from the checkpoint: HuggingFaceTB/SmolLM2-135M-Instruct');
+  for (const testId of ['checkpoint-input', 'model-from-checkpoint']) {
+    const { overflow, outside } = await page.getByTestId(testId).evaluate((e) => {
+      const el = e as HTMLElement;
+      const panel = el.closest('.panel')!.getBoundingClientRect();
+      return { overflow: el.scrollWidth - el.clientWidth, outside: el.getBoundingClientRect().right - panel.right };
+    });
+    expect(overflow, `${testId}: text wider than the field`).toBeLessThanOrEqual(0);
+    expect(outside, `${testId}: past the panel's edge`).toBeLessThanOrEqual(0);
+  }
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test("10. words and layout: a lesson's docs references are links to the docs' sections", async ({ page }) => {
+  const w = await guard(page);
+  await page.goto('/?lesson=first-run');
+  await ready(page);
+  const link = page.getByTestId('lesson-source').getByRole('link', { name: 'docs/algorithms.md#advantage-estimators' });
+  await expect(link).toHaveAttribute('href', 'docs/algorithms.html#advantage-estimators');
+  const doc = await page.request.get(new URL('docs/algorithms.html', page.url()).href);
+  expect(doc.ok()).toBe(true);
+  expect(await doc.text()).toContain('<h2 id="advantage-estimators">Advantage estimators</h2>');
+  // A field's help carries its section's math as a link too.
+  await expect(
+    page.getByTestId('field-temperature').locator('.field-doc a[href="docs/algorithms.html#sampling"]'),
+  ).toHaveCount(1);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('10. words and layout: after a run, heatmap labels are whole and the chart grid has no empty cells', async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?${SMALL}&preset=grpo&steps=2&eval_every=1`);
+  await ready(page);
+  await runToEnd(page, 1);
+  await expect(page.getByTestId('chart-pass-at-k')).toBeVisible();
+  const heatmap = page.locator('.chart-grid .heatmap').first();
+  await heatmap.scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-heatmap');
+  // Every heatmap's row labels and column ticks lie whole inside what clips them: their own box where it hides
+  // overflow, and their chart (which does).
+  const clipped = await page.evaluate(() =>
+    [...document.querySelectorAll('.chart-grid .heatmap')].flatMap((h) => {
+      const chart = h.closest('.chart')!.getBoundingClientRect();
+      return [...h.querySelectorAll<HTMLElement>('.heatmap-rows span, .heatmap-ticks span')]
+        .filter((s) => (s.textContent ?? '') !== '')
+        .flatMap((s) => {
+          const range = document.createRange();
+          range.selectNodeContents(s);
+          const text = range.getBoundingClientRect();
+          const boxes = [chart];
+          if (getComputedStyle(s).overflow !== 'visible') boxes.push(s.getBoundingClientRect());
+          const cut = boxes.some(
+            (b) =>
+              text.left < b.left - 0.5 ||
+              text.right > b.right + 0.5 ||
+              text.top < b.top - 0.5 ||
+              text.bottom > b.bottom + 0.5,
+          );
+          return cut ? [`${h.getAttribute('data-testid')}: "${s.textContent}"`] : [];
+        });
+    }),
+  );
+  expect(clipped).toEqual([]);
+  // Each row of the grid but the last is full: its charts span all the columns.
+  const rows = await page.evaluate(() => {
+    const grid = document.querySelector<HTMLElement>('.chart-grid')!;
+    const columns = getComputedStyle(grid).gridTemplateColumns.split(' ').length;
+    const items = [...grid.children].filter((c) => (c as HTMLElement).getClientRects().length > 0) as HTMLElement[];
+    const byTop = new Map<number, number>();
+    for (const item of items) {
+      const top = Math.round(item.getBoundingClientRect().top);
+      const span = getComputedStyle(item).gridColumnStart.startsWith('span')
+        ? 2
+        : item.classList.contains('wide')
+          ? 2
+          : 1;
+      byTop.set(top, (byTop.get(top) ?? 0) + span);
+    }
+    return { columns, filled: [...byTop.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]) };
+  });
+  await page.getByTestId('chart-pass-at-k').scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-chart-grid');
+  expect(rows.columns).toBe(2);
+  expect(
+    rows.filled.slice(0, -1).every((n) => n === rows.columns),
+    `cells per row: ${rows.filled}`,
+  ).toBe(true);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('10. words and layout: a LoRA run of models/tiny-qwen2/ exports a PEFT snippet whose base Python can load', async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(
+    '/?preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4' +
+      '&max_completion_length=8&eval_every=0&lora_rank=4&lora_alpha=8&steps=1',
+  );
+  await ready(page);
+  await runToEnd(page, 1);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('run-row').first().getByTestId('export-checkpoint').click(),
+  ]);
+  const folder = download.suggestedFilename().replace(/\.zip$/, '');
+  const python = page.getByTestId('export-python');
+  await expect(python).toBeVisible();
+  await page.getByTestId('last-export').scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-peft');
+  await expect(python).toContainText(
+    `PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained("tiny-qwen2"), "${folder}-adapter")`,
+  );
+  await expect(python).toContainText("this site's models/tiny-qwen2/");
+  await expect(python).not.toContainText('from_pretrained("models/');
+  await expect(page.getByTestId('last-export')).toContainText('tiny-qwen2/');
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});

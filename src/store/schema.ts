@@ -39,3 +39,4 @@ export type { ExportKind } from '../engine/lab-engine';
 export { MAX_RUN_NAME, TRAINER_TITLES } from '../schema/run-types';
 export type { BackendKind, RunHeader, RunProgress } from '../schema/run-types';
 export type { EvalRecord, GroupRecord, GroupSummary } from '../schema/stream';
+export { splitDocRefs, type DocTextPart } from '../schema/doc-links';
