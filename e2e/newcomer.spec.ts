@@ -202,6 +202,44 @@ test('7. no keyboard trap: Escape then Tab leaves the reward_fn editor; the less
   expect(w.errors).toEqual([]);
 });
 
+test('8. offline after one visit: the shipped models/tiny-qwen2 trains; a file not kept is named as missing offline', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(600_000);
+  // No guard here: a routed page bypasses its service worker, and the offline copy is what this test is about.
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const RUN =
+    '/?preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4' +
+    '&max_completion_length=8&eval_every=0&steps=1';
+  await page.goto(RUN);
+  await ready(page);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await ready(page);
+    await runToEnd(page, 1);
+    await expect(page.getByTestId('notice')).toHaveCount(0);
+
+    // A folder the offline copy does not hold: the message says the page is offline and which file is missing.
+    await setField(page, 'task', 'checkpoint', 'models/not-shipped/');
+    await page.getByTestId('run-start').click();
+    const message = page.getByTestId('notice').filter({ hasText: 'models/not-shipped/' });
+    await expect(message).toContainText(
+      /\/models\/not-shipped\/[a-z_.]+: the page is offline and this file is not in its/,
+    );
+    await expect(message).not.toContainText('Failed to fetch');
+    await expect(message).not.toContainText('model.safetensors.index.json');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shotAt(page, 'finding8-offline');
+  } finally {
+    await context.setOffline(false);
+  }
+  expect(errors).toEqual([]);
+});
+
 test('10. words and layout: the status after an answer, field names broken only after an underscore', async ({
   page,
 }) => {

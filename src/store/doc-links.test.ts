@@ -31,7 +31,9 @@ describe('docs references', () => {
     const page = renderDocPage('x', '# Title\nsome <b>text</b> & docs/metrics.md#group-signal\n## Part two');
     expect(page).toContain('<h1 id="title">Title</h1>');
     expect(page).toContain('<h2 id="part-two">Part two</h2>');
-    expect(page).toContain('some &lt;b&gt;text&lt;/b&gt; &amp; <a href="metrics.html#group-signal">docs/metrics.md#group-signal</a>');
+    expect(page).toContain(
+      'some &lt;b&gt;text&lt;/b&gt; &amp; <a href="metrics.html#group-signal">docs/metrics.md#group-signal</a>',
+    );
   });
 
   it("every reference in the lessons, the fields' help and the sections lands on a doc and a heading of it", () => {

@@ -39,6 +39,7 @@ import { followingFetch, HubManager } from '../engine/hub-manager';
 import type { TransferPolicy } from '../hub/download';
 import { hubModelOf } from '../schema/checkpoint-path';
 import { pageHubSources } from '../schema/hub-origins';
+import { OfflineFileError } from '../io/hf-layout';
 import { opfsSnapshotStore } from '../io/opfs-snapshot-store';
 
 /** How often queued records go to the page. */
@@ -196,7 +197,10 @@ const siteBase = new URL(import.meta.env.BASE_URL, self.location.origin);
 
 async function fetchAsset(path: string): Promise<Response_> {
   const url = new URL(path, siteBase);
-  const r = await fetch(url);
+  // A request that gets no answer while the browser is offline: a file the offline copy does not keep.
+  const r = await fetch(url).catch((e: unknown) => {
+    throw navigator.onLine === false ? new OfflineFileError(url.pathname) : e;
+  });
   // A static server answers a missing file with the page itself (SPA fallback): that is a missing file too.
   if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html'))
     throw new Error(`${url.pathname}: ${r.ok ? 'not found' : `${r.status} ${r.statusText}`}`);
