@@ -7,7 +7,8 @@
 // Screenshots go to SHOTS_DIR (default test-results) as <finding>-<SHOTS_TAG>.png, for the before/after of the issue.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { guard, ready, setField, SMALL, waitStatus } from './helpers';
+import { fmt } from '../src/store/format';
+import { guard, lastValues, ready, setField, SMALL, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
@@ -138,6 +139,24 @@ test('5. one name per run: the runs list, the status line and the legend agree, 
   await expect(firstRow).toHaveAttribute('data-label', name);
   await page.evaluate(() => window.scrollTo(0, 0));
   await shotAt(page, 'finding5-names');
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test("5. the runs table's reward is the charts' smoothed reward, and its heading says so", async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?${SMALL}&preset=grpo&steps=4&eval_every=0`);
+  await ready(page);
+  await runToEnd(page, 1);
+  await expect(page.getByTestId('runs-reward-head')).toHaveAttribute('title', /smoothed with the charts' smoothing/);
+  const cell = page.getByTestId('run-row').first().getByTestId('run-reward');
+  await expect(cell).toHaveAttribute('data-smoothed', 'true');
+  // No smoothing: the raw last step, as the charts then draw it.
+  const slider = page.getByTestId('smoothing');
+  await slider.fill('0');
+  const raw = (await lastValues(page, 'reward')).reward;
+  await expect(cell).toHaveText(fmt(raw));
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
