@@ -259,6 +259,30 @@ test('8. offline after one visit: the shipped models/tiny-qwen2 trains; a file n
   expect(errors).toEqual([]);
 });
 
+test('9. the step estimate: one method before and after the first run, with its range', async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?${SMALL}&preset=grpo&steps=1&eval_every=0`);
+  await ready(page);
+  const estimate = page.getByTestId('step-estimate');
+  await expect(estimate).toHaveAttribute('data-state', 'ready', { timeout: 120_000 });
+  // Before any run: the adapter's measured figures, and the range measured steps fell in when calibrated.
+  await expect(estimate).toHaveAttribute('title', /Adapter figures: measured on this adapter/);
+  await expect(estimate).toContainText(/about [\d.]+ (s|min) per step \([\d.]+-[\d.]+ (s|min)\) on this adapter/);
+  const before = await estimate.getAttribute('data-seconds');
+  const [low, high] = (await estimate.getAttribute('data-range'))!.split(',').map(Number);
+  expect(low).toBeLessThan(Number(before));
+  expect(high).toBeGreaterThan(Number(before));
+  await shotAt(page, 'finding9-estimate');
+  await runToEnd(page, 1);
+  // After it: the same figures, so the same seconds for the same config (no jump when the probe lands).
+  await expect(estimate).toHaveAttribute('data-state', 'ready');
+  await expect(estimate).toHaveAttribute('title', /Adapter figures: measured on this adapter/);
+  await expect(estimate).toHaveAttribute('data-seconds', before!);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
 test('10. words and layout: the status after an answer, field names broken only after an underscore', async ({
   page,
 }) => {

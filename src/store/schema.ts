@@ -31,7 +31,7 @@ export {
   resolveSamplingDefaults,
   type RealModelTask,
 } from '../schema/config';
-export { ESTIMATE_ACCURACY, describeSeconds } from '../schema/step-estimate';
+export { ESTIMATE_ACCURACY, describeSeconds, describeSecondsRange } from '../schema/step-estimate';
 export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFactory, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';
