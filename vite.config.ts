@@ -10,6 +10,7 @@ import type { Plugin } from 'vite';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { hubOriginsPlugin } from './scripts/hub-origins-plugin';
+import { docsPlugin } from './scripts/docs-plugin';
 import { offlinePlugin } from './scripts/offline-plugin';
 import { TEST_HUB_ENDPOINT } from './src/testing/test-hub';
 import { secondDriverFiles, testTiers } from './src/testing/tiers';
@@ -34,7 +35,7 @@ const devServerPolicy: Plugin = {
 };
 
 export default defineConfig({
-  plugins: [react(), offlinePlugin(), hubOriginsPlugin(), devServerPolicy],
+  plugins: [react(), offlinePlugin(), docsPlugin(), hubOriginsPlugin(), devServerPolicy],
   worker: { format: 'es' },
   build: { target: 'es2022', chunkSizeWarningLimit: 1500 },
   preview: { host: '127.0.0.1', port: 4173, strictPort: true },

@@ -51,11 +51,17 @@ test('a LoRA run trains 3 steps on the tiny Qwen2 folder and downloads its adapt
     ),
     `${folder}/${hf.special_tokens_map_file}`,
     ...['adapter_config.json', 'adapter_model.safetensors', 'README.md'].map((n) => `${folder}-adapter/${n}`),
+    // The base, a folder of the site Python cannot load by its path: its files beside the adapter.
+    ...[hf.weights_file, hf.config_file, hf.generation_config_file, hf.tokenizer_file, hf.tokenizer_config_file].map(
+      (n) => `tiny-qwen2/${n}`,
+    ),
   ]);
   const adapterConfig = JSON.parse(new TextDecoder().decode(entries[6].data));
   expect(adapterConfig.base_model_name_or_path).toBe('models/tiny-qwen2/');
   await expect(page.getByTestId('export-python')).toContainText(`AutoModelForCausalLM.from_pretrained("${folder}")`);
-  await expect(page.getByTestId('export-python')).toContainText(`PeftModel.from_pretrained(`);
+  await expect(page.getByTestId('export-python')).toContainText(
+    `PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained("tiny-qwen2"), "${folder}-adapter")`,
+  );
   await page.getByTestId('last-export').scrollIntoViewIfNeeded();
   await shot(page, info, 'export-zip');
 

@@ -7,7 +7,8 @@
 // Screenshots go to SHOTS_DIR (default test-results) as <finding>-<SHOTS_TAG>.png, for the before/after of the issue.
 import { mkdirSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { guard, ready, setField, SMALL, waitStatus } from './helpers';
+import { fmt } from '../src/store/format';
+import { guard, lastValues, ready, setField, SMALL, waitStatus } from './helpers';
 
 test.use({ viewport: { width: 1440, height: 900 } });
 
@@ -144,6 +145,24 @@ test('5. one name per run: the runs list, the status line and the legend agree, 
   expect(w.errors).toEqual([]);
 });
 
+test("5. the runs table's reward is the charts' smoothed reward, and its heading says so", async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?${SMALL}&preset=grpo&steps=4&eval_every=0`);
+  await ready(page);
+  await runToEnd(page, 1);
+  await expect(page.getByTestId('runs-reward-head')).toHaveAttribute('title', /smoothed with the charts' smoothing/);
+  const cell = page.getByTestId('run-row').first().getByTestId('run-reward');
+  await expect(cell).toHaveAttribute('data-smoothed', 'true');
+  // No smoothing: the raw last step, as the charts then draw it.
+  const slider = page.getByTestId('smoothing');
+  await slider.fill('0');
+  const raw = (await lastValues(page, 'reward')).reward;
+  await expect(cell).toHaveText(fmt(raw));
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
 test("6. the README's A/B: a Dr. GRPO run against GRPO offers the beta fix, Compare waits for it, then compares", async ({
   page,
 }) => {
@@ -204,6 +223,68 @@ test('7. no keyboard trap: Escape then Tab leaves the reward_fn editor; the less
   expect(w.errors).toEqual([]);
 });
 
+test('8. offline after one visit: the shipped models/tiny-qwen2 trains; a file not kept is named as missing offline', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(600_000);
+  // No guard here: a routed page bypasses its service worker, and the offline copy is what this test is about.
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const RUN =
+    '/?preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4' +
+    '&max_completion_length=8&eval_every=0&steps=1';
+  await page.goto(RUN);
+  await ready(page);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 120_000 });
+  await context.setOffline(true);
+  try {
+    await page.reload();
+    await ready(page);
+    await runToEnd(page, 1);
+    await expect(page.getByTestId('notice')).toHaveCount(0);
+
+    // A folder the offline copy does not hold: the message says the page is offline and which file is missing.
+    await setField(page, 'task', 'checkpoint', 'models/not-shipped/');
+    await page.getByTestId('run-start').click();
+    const message = page.getByTestId('notice').filter({ hasText: 'models/not-shipped/' });
+    await expect(message).toContainText(
+      /\/models\/not-shipped\/[a-z_.]+: the page is offline and this file is not in its/,
+    );
+    await expect(message).not.toContainText('Failed to fetch');
+    await expect(message).not.toContainText('model.safetensors.index.json');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shotAt(page, 'finding8-offline');
+  } finally {
+    await context.setOffline(false);
+  }
+  expect(errors).toEqual([]);
+});
+
+test('9. the step estimate: one method before and after the first run, with its range', async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?${SMALL}&preset=grpo&steps=1&eval_every=0`);
+  await ready(page);
+  const estimate = page.getByTestId('step-estimate');
+  await expect(estimate).toHaveAttribute('data-state', 'ready', { timeout: 120_000 });
+  // Before any run: the adapter's measured figures, and the range measured steps fell in when calibrated.
+  await expect(estimate).toHaveAttribute('title', /Adapter figures: measured on this adapter/);
+  await expect(estimate).toContainText(/about [\d.]+ (s|min) per step \([\d.]+-[\d.]+ (s|min)\) on this adapter/);
+  const before = await estimate.getAttribute('data-seconds');
+  const [low, high] = (await estimate.getAttribute('data-range'))!.split(',').map(Number);
+  expect(low).toBeLessThan(Number(before));
+  expect(high).toBeGreaterThan(Number(before));
+  await shotAt(page, 'finding9-estimate');
+  await runToEnd(page, 1);
+  // After it: the same figures, so the same seconds for the same config (no jump when the probe lands).
+  await expect(estimate).toHaveAttribute('data-state', 'ready');
+  await expect(estimate).toHaveAttribute('title', /Adapter figures: measured on this adapter/);
+  await expect(estimate).toHaveAttribute('data-seconds', before!);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
 test('10. words and layout: the status after an answer, field names broken only after an underscore', async ({
   page,
 }) => {
@@ -235,6 +316,156 @@ test('10. words and layout: the status after an answer, field names broken only 
       ),
   );
   expect(broken).toEqual([]);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('10. words and layout: a jump list to the sections at the top; the model and checkpoint fields show a hub id whole', async ({
+  page,
+}) => {
+  const w = await guard(page);
+  await page.goto('/?checkpoint=models/tiny-qwen2');
+  await ready(page);
+  await shotAt(page, 'finding10-top');
+  // The model field says where the architecture comes from, whole (not "from the checkpoint: c"); a hub id fits
+  // the checkpoint field.
+  const fromCheckpoint = page.getByTestId('model-from-checkpoint');
+  await expect(fromCheckpoint).toContainText('from the checkpoint: models/tiny-qwen2');
+  const checkpoint = page.getByTestId('checkpoint-input');
+  await checkpoint.fill('HuggingFaceTB/SmolLM2-135M-Instruct');
+  await checkpoint.scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-model-fields');
+  // The jump list: at the top of the page, one link per section; the runs link brings the runs table into view.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const jump = page.getByTestId('jump-list');
+  await expect(jump).toBeInViewport();
+  for (const section of ['charts', 'inspector', 'compare', 'runs'])
+    await expect(jump.getByTestId(`jump-${section}`)).toBeVisible();
+  await jump.getByTestId('jump-runs').click();
+  await expect(page.locator('#runs-title')).toBeInViewport();
+
+  await expect(fromCheckpoint).toHaveText('from the checkpoint: HuggingFaceTB/SmolLM2-135M-Instruct');
+  for (const testId of ['checkpoint-input', 'model-from-checkpoint']) {
+    const { overflow, outside } = await page.getByTestId(testId).evaluate((e) => {
+      const el = e as HTMLElement;
+      const panel = el.closest('.panel')!.getBoundingClientRect();
+      return { overflow: el.scrollWidth - el.clientWidth, outside: el.getBoundingClientRect().right - panel.right };
+    });
+    expect(overflow, `${testId}: text wider than the field`).toBeLessThanOrEqual(0);
+    expect(outside, `${testId}: past the panel's edge`).toBeLessThanOrEqual(0);
+  }
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test("10. words and layout: a lesson's docs references are links to the docs' sections", async ({ page }) => {
+  const w = await guard(page);
+  await page.goto('/?lesson=first-run');
+  await ready(page);
+  const link = page.getByTestId('lesson-source').getByRole('link', { name: 'docs/algorithms.md#advantage-estimators' });
+  await expect(link).toHaveAttribute('href', 'docs/algorithms.html#advantage-estimators');
+  const doc = await page.request.get(new URL('docs/algorithms.html', page.url()).href);
+  expect(doc.ok()).toBe(true);
+  expect(await doc.text()).toContain('<h2 id="advantage-estimators">Advantage estimators</h2>');
+  // A field's help carries its section's math as a link too.
+  await expect(
+    page.getByTestId('field-temperature').locator('.field-doc a[href="docs/algorithms.html#sampling"]'),
+  ).toHaveCount(1);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('10. words and layout: after a run, heatmap labels are whole and the chart grid has no empty cells', async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(`/?${SMALL}&preset=grpo&steps=2&eval_every=1`);
+  await ready(page);
+  await runToEnd(page, 1);
+  await expect(page.getByTestId('chart-pass-at-k')).toBeVisible();
+  const heatmap = page.locator('.chart-grid .heatmap').first();
+  await heatmap.scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-heatmap');
+  // Every heatmap's row labels and column ticks lie whole inside what clips them: their own box where it hides
+  // overflow, and their chart (which does).
+  const clipped = await page.evaluate(() =>
+    [...document.querySelectorAll('.chart-grid .heatmap')].flatMap((h) => {
+      const chart = h.closest('.chart')!.getBoundingClientRect();
+      return [...h.querySelectorAll<HTMLElement>('.heatmap-rows span, .heatmap-ticks span')]
+        .filter((s) => (s.textContent ?? '') !== '')
+        .flatMap((s) => {
+          const range = document.createRange();
+          range.selectNodeContents(s);
+          const text = range.getBoundingClientRect();
+          const boxes = [chart];
+          if (getComputedStyle(s).overflow !== 'visible') boxes.push(s.getBoundingClientRect());
+          const cut = boxes.some(
+            (b) =>
+              text.left < b.left - 0.5 ||
+              text.right > b.right + 0.5 ||
+              text.top < b.top - 0.5 ||
+              text.bottom > b.bottom + 0.5,
+          );
+          return cut ? [`${h.getAttribute('data-testid')}: "${s.textContent}"`] : [];
+        });
+    }),
+  );
+  expect(clipped).toEqual([]);
+  // Each row of the grid but the last is full: its charts span all the columns.
+  const rows = await page.evaluate(() => {
+    const grid = document.querySelector<HTMLElement>('.chart-grid')!;
+    const columns = getComputedStyle(grid).gridTemplateColumns.split(' ').length;
+    const items = [...grid.children].filter((c) => (c as HTMLElement).getClientRects().length > 0) as HTMLElement[];
+    const byTop = new Map<number, number>();
+    for (const item of items) {
+      const top = Math.round(item.getBoundingClientRect().top);
+      const span = getComputedStyle(item).gridColumnStart.startsWith('span')
+        ? 2
+        : item.classList.contains('wide')
+          ? 2
+          : 1;
+      byTop.set(top, (byTop.get(top) ?? 0) + span);
+    }
+    return { columns, filled: [...byTop.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]) };
+  });
+  await page.getByTestId('chart-pass-at-k').scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-chart-grid');
+  expect(rows.columns).toBe(2);
+  expect(
+    rows.filled.slice(0, -1).every((n) => n === rows.columns),
+    `cells per row: ${rows.filled}`,
+  ).toBe(true);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
+test('10. words and layout: a LoRA run of models/tiny-qwen2/ exports a PEFT snippet whose base Python can load', async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto(
+    '/?preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&train_batch_size=2&num_generations=4' +
+      '&max_completion_length=8&eval_every=0&lora_rank=4&lora_alpha=8&steps=1',
+  );
+  await ready(page);
+  await runToEnd(page, 1);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('run-row').first().getByTestId('export-checkpoint').click(),
+  ]);
+  const folder = download.suggestedFilename().replace(/\.zip$/, '');
+  const python = page.getByTestId('export-python');
+  await expect(python).toBeVisible();
+  await page.getByTestId('last-export').scrollIntoViewIfNeeded();
+  await shotAt(page, 'finding10-peft');
+  await expect(python).toContainText(
+    `PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained("tiny-qwen2"), "${folder}-adapter")`,
+  );
+  await expect(python).toContainText("this site's models/tiny-qwen2/");
+  await expect(python).not.toContainText('from_pretrained("models/');
+  await expect(page.getByTestId('last-export')).toContainText('tiny-qwen2/');
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });

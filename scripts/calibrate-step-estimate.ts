@@ -2,7 +2,8 @@
 // the throughput probe first (src/bench/throughput-probe.ts), then 1 + REPS steps each of the bench's nano and micro
 // GRPO steps (src/bench/grpo.ts: 8 prompts x 8 completions, copy task) and of the real-model experiment on the shipped
 // tiny-qwen2 folder (chat template, LoRA, think/answer word problems); prints measured and estimated seconds per
-// phase and their ratio, and the machine's load. `npm run calibrate-estimate` (add `-- --reps N`).
+// phase and their ratio (with the adapter kind's calibration factor, src/schema/step-estimate.ts, and without it:
+// the factor is set from the ratio without it), and the machine's load. `npm run calibrate-estimate` (add `-- --reps N`).
 
 import { loadavg } from 'node:os';
 import { grpoBenchConfig, grpoShape } from '../src/bench/grpo';
@@ -16,7 +17,7 @@ import { MODEL_PRESETS, type ModelConfig } from '../src/schema/model-config';
 import { buildCharTokenizerJson } from '../src/io/tokenizer';
 import { realModelExperiment, resolveConfig, type RLConfig } from '../src/schema/config';
 import { describeAdapter } from '../src/schema/adapter-text';
-import { estimateStepSeconds, stepWork, type Throughput } from '../src/schema/step-estimate';
+import { assumedThroughput, estimateStepSeconds, stepWork, type Throughput } from '../src/schema/step-estimate';
 
 const reps = Number(process.argv[process.argv.indexOf('--reps') + 1]) || 2;
 const CHAR_ONLY: AssetLoader = {
@@ -60,6 +61,11 @@ const measuredRuns: { name: string; m: Awaited<ReturnType<typeof measure>> }[] =
 function row(name: string, measured: Awaited<ReturnType<typeof measure>>, t: Throughput): string {
   measuredRuns.push({ name, m: measured });
   const e = estimateStepSeconds(stepWork(measured.config, measured.model), t);
+  const factor = t.calibration?.factor ?? 1;
+  const assumed = estimateStepSeconds(stepWork(measured.config, measured.model), assumedThroughput(true)).seconds;
+  console.error(
+    `${name}: step measured ${measured.phases.step.toFixed(3)} s, probe estimate ${e.seconds.toFixed(3)} s, assumed-figures estimate ${assumed.toFixed(3)} s`,
+  );
   const est = Object.fromEntries(e.phases.map((p) => [p.phase, p.seconds]));
   const cells = [
     ['gen', measured.phases.gen, est.gen],
@@ -70,7 +76,7 @@ function row(name: string, measured: Awaited<ReturnType<typeof measure>>, t: Thr
   return cells
     .map(
       ([phase, got, want]) =>
-        `| ${name} | ${phase} | ${got.toFixed(3)} | ${want.toFixed(3)} | ${got > 0 ? (want / got).toFixed(2) : '-'}x |`,
+        `| ${name} | ${phase} | ${got.toFixed(3)} | ${want.toFixed(3)} | ${got > 0 ? (want / got).toFixed(2) : '-'}x | ${got > 0 ? (want / factor / got).toFixed(2) : '-'}x |`,
     )
     .join('\n');
 }
@@ -84,8 +90,8 @@ async function main() {
     `  flops ${(t.flopsPerSecond / 1e9).toFixed(2)} GFLOP/s, bytes ${(t.bytesPerSecond / 1e9).toFixed(2)} GB/s, submit ${(t.submitSeconds * 1e3).toFixed(3)} ms, dispatch ${(t.dispatchSeconds * 1e6).toFixed(1)} us`,
   );
   const lines = [
-    '| run | phase | measured s | estimated s | estimate / measured |',
-    '| --- | --- | ---: | ---: | ---: |',
+    '| run | phase | measured s | estimated s | estimate / measured | without the calibration factor |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
   ];
   for (const preset of ['nano', 'micro'] as const) {
     const m = await measure(grpoBenchConfig(preset, grpoShape(preset), reps), ctx);

@@ -7,7 +7,7 @@
 import type { GpuContext, Tensor } from '../gpu';
 import { Rng, randomArray } from '../core/random';
 import { matmul } from '../kernels/matmul';
-import type { Throughput } from '../schema/step-estimate';
+import { calibrationFor, type Throughput } from '../schema/step-estimate';
 import { describeAdapter } from '../schema/adapter-text';
 
 /** A product's wall time long enough that the round trip is a small part of it. */
@@ -84,6 +84,7 @@ export async function probeThroughput(ctx: GpuContext): Promise<Throughput> {
       bytesPerSecond,
       submitSeconds,
       dispatchSeconds,
+      calibration: calibrationFor(ctx.report.isFallbackAdapter),
       source: `measured on this adapter (${describeAdapter(ctx.report)}): matmul 1024x${train.n}x${train.n} ${(flopsPerSecond / 1e9).toFixed(1)} GFLOP/s, 64 rows x ${decode.n}^2 weight ${(bytesPerSecond / 1e9).toFixed(1)} GB/s, round trip ${one.toFixed(2)} ms`,
     };
   } finally {

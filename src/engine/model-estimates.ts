@@ -28,6 +28,8 @@ export interface ModelEstimate {
   memoryProblems: string[];
   /** Seconds of one rollout step, and per phase. */
   seconds: number;
+  /** The seconds measured steps may take, low and high (the calibration's spread). */
+  range: readonly [number, number];
   phases: { phase: StepPhase; seconds: number }[];
   /** Where the model's config came from, in words. */
   configFrom: string;
@@ -98,6 +100,7 @@ export function estimateModel(
     weightDtype,
     memoryProblems: plan.problems,
     seconds: estimate.seconds,
+    range: estimate.range,
     phases: estimate.phases.map(({ phase, seconds }) => ({ phase, seconds })),
     ...extra,
   };

@@ -5,7 +5,7 @@
 // anywhere; every problem names the file. Not the file system and not the run's start policy.
 
 import { configFromJson, decodeCheckpoint, type Checkpoint, type CheckpointShard } from './checkpoint';
-import { CheckpointError, parseLlamaConfigJson } from './hf-layout';
+import { CheckpointError, OfflineFileError, parseLlamaConfigJson } from './hf-layout';
 import { readSafetensorsHeader } from './safetensors';
 import { endOfSequenceListProblem } from './end-of-sequence';
 import { generationDefaults, type GenerationDefaults } from '../schema/generation-defaults';
@@ -149,6 +149,8 @@ export async function loadHfFolder(read: FolderReader, fallbackTokenizer?: () =>
     weights = single;
     weightFiles = ['model.safetensors'];
   } else {
+    // Offline, the index could not come either: the message names the file and why, not a missing index.
+    if (single instanceof OfflineFileError) throw single;
     const indexText = await optional(() => read.text(SHARD_INDEX_FILE));
     if (indexText === null) {
       if (single instanceof Error) {

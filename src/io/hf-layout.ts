@@ -75,6 +75,20 @@ export class CheckpointError extends Error {
   override name = 'CheckpointError';
 }
 
+/**
+ * A file of the site that could not be read because the page is offline and the file is not in its offline copy
+ * (the service worker's, scripts/offline-plugin.ts): no other file of that folder will come either, so a loader
+ * says this and looks for no alternative (a shard index) that would fail the same way.
+ */
+export class OfflineFileError extends Error {
+  override name = 'OfflineFileError';
+  constructor(readonly path: string) {
+    super(
+      `${path}: the page is offline and this file is not in its offline copy (only what the lab ships is kept after a first visit: the warm starts, the shipped models and tokenizers); connect and load the page again`,
+    );
+  }
+}
+
 type JsonObject = Record<string, unknown>;
 
 /** A config.json value as a message shows it: JSON, cut to 80 characters. */

@@ -20,6 +20,7 @@ const estimate = (seconds: number): ModelEstimate => ({
   peakBytes: 1e6,
   weightDtype: 'f32',
   memoryProblems: [],
+  range: [seconds * 0.55, seconds * 1.95],
   seconds,
   phases: [{ phase: 'gen', seconds }],
   configFrom: 'the nano preset',

@@ -94,7 +94,7 @@ export type { EngineConnection, EngineConnector } from './engine-link';
 export { alertsOn, type AlertsSlice } from './slices/alerts';
 export type { ChartsSlice, RunView } from './slices/charts';
 export { isEstimate, type EstimateTopic, type EstimateView, type EstimatesSlice } from './slices/estimates';
-export { hubModelOf } from '../schema/checkpoint-path';
+export { checkpointDir, hubModelOf } from '../schema/checkpoint-path';
 export { DEFAULT_HF_ENDPOINT, endpointProblem, type HubSlice, type HubCheckState } from './slices/hub';
 export { splitPickedPaths, type FolderField, type FolderImport, type PickedFile } from './slices/folders';
 export {

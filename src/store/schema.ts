@@ -31,7 +31,7 @@ export {
   resolveSamplingDefaults,
   type RealModelTask,
 } from '../schema/config';
-export { ESTIMATE_ACCURACY, describeSeconds } from '../schema/step-estimate';
+export { ESTIMATE_ACCURACY, describeSeconds, describeSecondsRange } from '../schema/step-estimate';
 export { PROMPT_LIST_TASK, taskChoices, taskFactories, taskNames, type TaskFactory, type TaskName } from '../tasks';
 export { CHARTS, METRICS, metricSpec, type ChartFamily, type ChartId, type MetricSpec } from '../schema/metrics';
 export { HISTOGRAMS, HISTOGRAM_IDS, type HistogramId } from '../schema/histograms';
@@ -39,3 +39,4 @@ export type { ExportKind } from '../engine/lab-engine';
 export { MAX_RUN_NAME, TRAINER_TITLES } from '../schema/run-types';
 export type { BackendKind, RunHeader, RunProgress } from '../schema/run-types';
 export type { EvalRecord, GroupRecord, GroupSummary } from '../schema/stream';
+export { splitDocRefs, type DocTextPart } from '../schema/doc-links';

@@ -21,6 +21,19 @@ export function currentRun(s: LabState): RunHeader | undefined {
   return s.progress.runId === null ? undefined : s.runs.find((r) => r.id === s.progress.runId);
 }
 
+/**
+ * A run's reward as the charts draw it at its last point: the reward column of the records the page holds,
+ * smoothed at the charts' weight by the charts' own smooth (as the narration's smoothedLatestOf is), its last
+ * finite value; undefined while the page holds no records of the run (the runs list asks for them).
+ */
+export function chartReward(s: Pick<LabState, 'views' | 'smoothing'>, runId: string): number | undefined {
+  const column = s.views[runId]?.table.column('reward');
+  if (!column) return undefined;
+  const smoothed = smooth(column, s.smoothing);
+  for (let i = smoothed.length - 1; i >= 0; i--) if (Number.isFinite(smoothed[i])) return smoothed[i];
+  return undefined;
+}
+
 /** The engine's current run is doing something (loading, training, or finishing a step before it pauses). */
 export function isBusy(s: LabState): boolean {
   const st = s.progress.status;

@@ -28,6 +28,8 @@ import { RewardFnEditor } from './RewardFnEditor';
 import { ShareLink } from './ShareLink';
 
 const OPEN_SECTIONS = new Set(['task', 'sampling', 'schedule']);
+/** Fields whose values are paths or hub ids ("HuggingFaceTB/SmolLM2-135M-Instruct"): the input gets a line of its own. */
+const STACKED_FIELDS: ReadonlySet<RLField> = new Set(['checkpoint', 'reward_model']);
 
 function PresetPicker() {
   const preset = useLab((s) => s.preset);
@@ -310,6 +312,7 @@ export function ConfigPanel() {
                 presetValue={base[f]}
                 custom={custom[f]}
                 extra={extra[f]}
+                stacked={STACKED_FIELDS.has(f) || (f === 'model' && typeof draft.checkpoint === 'string')}
               />
             ))}
           </div>

@@ -4,7 +4,7 @@
 // written into it. The store holds the files; this is the only place that touches Blob URLs and directory handles.
 import { useEffect, useState } from 'react';
 import { zipChunks } from '../store/zip';
-import { useLab } from '../store';
+import { checkpointDir, hubModelOf, useLab } from '../store';
 
 /** Saves one file as a browser download (also the "Run elsewhere" panel's). */
 export function save(name: string, mime: string, data: string | Uint8Array | Blob): void {
@@ -69,28 +69,89 @@ interface LastExport {
 
 const sizeOf = (d: string | Uint8Array) => (typeof d === 'string' ? new Blob([d]).size : d.byteLength);
 
-/** The Python that loads the exported folders (the adapter's base model from its adapter_config.json, quoted as JSON). */
-function pythonLines(files: { name: string; data: string | Uint8Array }[], folders: string[]): string[] {
+type ExportFile = { name: string; data: string | Uint8Array };
+
+/** The adapter's base model as its adapter_config.json names it (the run's checkpoint), or null. */
+function adapterBase(files: ExportFile[], adapter: string | undefined): string | null {
+  const config = files.find((f) => f.name === `${adapter}/adapter_config.json`);
+  if (!adapter || !config) return null;
+  try {
+    const base: unknown = JSON.parse(
+      typeof config.data === 'string' ? config.data : new TextDecoder().decode(config.data),
+    ).base_model_name_or_path;
+    return typeof base === 'string' ? base : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The folder of this site a base names (the shipped models/tiny-qwen2/, a warm start's checkpoints/<name>/), or
+ * null for a hub id, a URL or a folder imported from the person's disk (local/<name>/): those Python reads as named.
+ */
+function siteFolderOf(base: string): string | null {
+  if (hubModelOf(base) !== null || /^[a-z][a-z0-9+.-]*:/i.test(base)) return null;
+  const dir = checkpointDir(base);
+  return /^(models|checkpoints)\//.test(dir) ? dir : null;
+}
+
+/** A folder's name on disk: the path's last part ("models/tiny-qwen2/" -> "tiny-qwen2"). */
+const lastPart = (dir: string) => dir.replace(/\/+$/, '').split('/').pop() ?? dir;
+
+/**
+ * A LoRA export whose base is a folder of this site: that folder's files, fetched from the site (or its offline
+ * copy), as one more folder of the export, since Python cannot load a path of the site. The same file names as the
+ * merged folder's (config, weights, tokenizer files); a file the site lacks is left out. Empty for any other base.
+ */
+async function siteBaseFiles(files: ExportFile[], folders: string[]): Promise<ExportFile[]> {
+  const adapter = folders.find((f) => f.endsWith('-adapter'));
+  const base = adapterBase(files, adapter);
+  const dir = base === null ? null : siteFolderOf(base);
+  if (dir === null) return [];
+  const names = files
+    .filter((f) => f.name.startsWith(`${folders[0]}/`))
+    .map((f) => f.name.slice(folders[0].length + 1));
+  const out: ExportFile[] = [];
+  for (const name of names) {
+    const r = await fetch(new URL(dir + name, document.baseURI)).catch(() => null);
+    // A static server answers a missing file with the page itself (200, text/html): no model folder holds HTML.
+    if (r?.ok && !(r.headers.get('content-type') ?? '').startsWith('text/html'))
+      out.push({ name: `${lastPart(dir)}/${name}`, data: new Uint8Array(await r.arrayBuffer()) });
+  }
+  return out;
+}
+
+/**
+ * The Python that loads the exported folders (quoted as JSON, which Python reads as its own string literal). A
+ * LoRA adapter loads onto its base: a hub id as named; a folder of this site from the copy the export carries
+ * beside the adapter (or, without it, from a folder of that name the comment says to fill); an imported folder
+ * from where it is on the person's disk.
+ */
+function pythonLines(files: ExportFile[], folders: string[]): string[] {
   const lines = [
     'from transformers import AutoModelForCausalLM',
     `model = AutoModelForCausalLM.from_pretrained(${JSON.stringify(folders[0])})`,
   ];
   const adapter = folders.find((f) => f.endsWith('-adapter'));
-  const config = files.find((f) => f.name === `${adapter}/adapter_config.json`);
-  if (adapter && config) {
-    let base: unknown = null;
-    try {
-      base = JSON.parse(
-        typeof config.data === 'string' ? config.data : new TextDecoder().decode(config.data),
-      ).base_model_name_or_path;
-    } catch {
-      /* the line below says "path/to/base" */
-    }
+  if (!adapter) return lines;
+  const base = adapterBase(files, adapter);
+  const site = base === null ? null : siteFolderOf(base);
+  let path = base ?? 'path/to/base';
+  lines.push('from peft import PeftModel');
+  if (site !== null) {
+    path = lastPart(site);
     lines.push(
-      'from peft import PeftModel',
-      `lora = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(${JSON.stringify(typeof base === 'string' ? base : 'path/to/base')}), ${JSON.stringify(adapter)})`,
+      folders.includes(path)
+        ? `# The base: this site's ${site} (a model the lab ships, on no hub), exported beside the adapter as ${path}/.`
+        : `# The base: this site's ${site} (a model the lab ships, on no hub); save its files into ${path}/ first.`,
     );
-  }
+  } else if (base?.startsWith('local/')) {
+    path = lastPart(base);
+    lines.push(`# The base: the folder you imported as ${base}; put its path on your disk here.`);
+  } else if (base === null) lines.push('# The base: the model the run started from; put its folder or hub id here.');
+  lines.push(
+    `lora = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(${JSON.stringify(path)}), ${JSON.stringify(adapter)})`,
+  );
   return lines;
 }
 
@@ -113,18 +174,23 @@ export function Downloads() {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!downloads) return;
-    const files = downloads.files;
+    const given = downloads.files;
     clear();
     setError(null);
-    if (!files.some((f) => f.name.includes('/'))) {
-      for (const f of files) save(f.name, f.mime, f.data);
-      setLast({ files: files.map((f) => ({ name: f.name, bytes: sizeOf(f.data) })) });
+    if (!given.some((f) => f.name.includes('/'))) {
+      for (const f of given) save(f.name, f.mime, f.data);
+      setLast({ files: given.map((f) => ({ name: f.name, bytes: sizeOf(f.data) })) });
       return;
     }
-    const folders = [...new Set(files.map((f) => f.name.split('/')[0]))];
-    const python = pythonLines(files, folders);
     const dir = pendingDir;
     pendingDir = null;
+    const givenFolders = [...new Set(given.map((f) => f.name.split('/')[0]))];
+    void siteBaseFiles(given, givenFolders).then((base) => saveFolders([...given, ...base], dir));
+  }, [downloads, clear]);
+  /** Saves the export's folders: into the picked folder, else as one .zip. */
+  const saveFolders = (files: ExportFile[], dir: WritableDir | null) => {
+    const folders = [...new Set(files.map((f) => f.name.split('/')[0]))];
+    const python = pythonLines(files, folders);
     if (dir) {
       writeInto(dir, files).then(
         () =>
@@ -143,7 +209,7 @@ export function Downloads() {
     const name = `${folders[0]}.zip`;
     save(name, 'application/zip', zip);
     setLast({ files: [{ name, bytes: zip.size }], folder: { how: 'zip', where: name, folders, python } });
-  }, [downloads, clear]);
+  };
   if (error)
     return (
       <p className="error small" data-testid="last-export-error">

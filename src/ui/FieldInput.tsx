@@ -5,6 +5,7 @@
 import { useEffect, useState, Fragment } from 'react';
 import { useLab } from '../store';
 import { showValue } from '../store/config-diff';
+import { DocText } from './DocText';
 import {
   RL_FIELDS,
   SECTIONS,
@@ -69,6 +70,7 @@ export function FieldInput({
   custom,
   extra,
   binding,
+  stacked = false,
 }: {
   name: RLField;
   differs: boolean;
@@ -76,6 +78,8 @@ export function FieldInput({
   custom?: React.ReactNode;
   extra?: React.ReactNode;
   binding?: FieldBinding;
+  /** The input on a line of its own below the name, the panel's whole width (a hub id or a path is long). */
+  stacked?: boolean;
 }) {
   const draftValue = useLab((s) => s.draft[name]);
   const draftError = useLab((s) => s.check.fieldErrors[name]);
@@ -161,7 +165,7 @@ export function FieldInput({
   const range = spec.kind === 'number' ? rangeText(spec) : '';
   return (
     <div
-      className={`field${error ? ' invalid' : ''}`}
+      className={`field${stacked ? ' stacked' : ''}${error ? ' invalid' : ''}`}
       data-testid={`${prefix}field-${name}`}
       data-differs={differs}
       data-invalid={!!error}
@@ -195,7 +199,7 @@ export function FieldInput({
         )}
         {/* Out of the label's name (aria-hidden); the input's description (aria-describedby) reads it. */}
         <span className="field-doc" id={helpId} aria-hidden="true">
-          {fieldHelp(name)}
+          <DocText text={fieldHelp(name)} />
         </span>
       </label>
       <div className="field-input">

@@ -1,6 +1,6 @@
 // A generic heatmap: rows x columns of values drawn as coloured cells on one canvas (cheap for hundreds of columns,
-// no element per cell), row labels on the left, column ticks at round steps below (store/axes.ts), and the hovered
-// cell's text underneath.
+// no element per cell), row labels on the left as wide as the widest (never cut), column ticks at round steps below
+// (store/axes.ts) kept inside the canvas's width, and the hovered cell's text underneath.
 // Knows nothing of what the rows are (histogram bins, layers, ...): the caller passes labels, values and the text
 // of a cell. Colour: a sequential scale from the page background to dark blue, on the square root of value / max
 // so small shares stay visible. Not the data (store/dynamics.ts builds a histogram's grid).
@@ -115,11 +115,16 @@ export function Heatmap({ rows, columns, values, max, xLabel, cellText, height =
         />
       </div>
       <div className="heatmap-ticks">
-        {columnTicks(columns, 5).map(({ index, label }) => (
-          <span key={index} style={{ left: `${((index + 0.5) / Math.max(1, columns.length)) * 100}%` }}>
-            {label}
-          </span>
-        ))}
+        {columnTicks(columns, 5).map(({ index, label }) => {
+          // At the tick's column; the label's anchor slides from its left end (at the canvas's left edge) to its
+          // right end (at the right edge), so a label near an edge stays inside the chart instead of being cut.
+          const at = ((index + 0.5) / Math.max(1, columns.length)) * 100;
+          return (
+            <span key={index} style={{ left: `${at}%`, transform: `translateX(-${at}%)` }}>
+              {label}
+            </span>
+          );
+        })}
       </div>
       <div className="heatmap-hover hint small" data-testid={testId ? `${testId}-hover` : undefined}>
         {hover ? cellText(hover[0], hover[1]) : `${xLabel} →; hover a cell`}

@@ -70,14 +70,22 @@ export function ModelField() {
   );
 }
 
-/** The model preset field: the preset's select, or where the architecture comes from when a checkpoint is set. */
+/**
+ * The model preset field when a checkpoint is set: where the architecture comes from, as text that wraps (a
+ * disabled select cut it to "from the checkpoint: c"); an output, so the field's label still names it.
+ */
 export function ModelPresetField() {
   const checkpoint = useLab((s) => s.draft.checkpoint);
   if (typeof checkpoint !== 'string') return null;
   return (
-    <select id="field-input-model" aria-describedby={fieldHelpId('model')} data-testid="model-from-checkpoint" disabled>
-      <option>from the checkpoint: {checkpoint}</option>
-    </select>
+    <output
+      id="field-input-model"
+      className="from-checkpoint"
+      aria-describedby={fieldHelpId('model')}
+      data-testid="model-from-checkpoint"
+    >
+      from the checkpoint: <code>{checkpoint}</code>
+    </output>
   );
 }
 

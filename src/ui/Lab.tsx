@@ -40,6 +40,36 @@ function SkipToRunControls() {
   );
 }
 
+/** The page's sections the jump list links to: each panel's heading id and the word the link shows. */
+const SECTIONS: readonly { heading: string; label: string }[] = [
+  { heading: 'charts-title', label: 'charts' },
+  { heading: 'weights-title', label: 'weights' },
+  { heading: 'inspector-title', label: 'inspector' },
+  { heading: 'compare-title', label: 'compare' },
+  { heading: 'runs-title', label: 'runs' },
+];
+
+/**
+ * The jump list at the top of the main column: one link per section of a long page (the runs table sits thousands
+ * of pixels down once a run has charts), each scrolling its section's heading to the top. A section not on the page
+ * (a panel that failed and shows its error instead) is skipped by the browser: the link does nothing.
+ */
+function JumpList() {
+  return (
+    <nav className="jump-list" aria-label="Sections of the page" data-testid="jump-list">
+      <span className="muted">Jump to:</span>{' '}
+      {SECTIONS.map((s, i) => (
+        <span key={s.heading}>
+          {i > 0 && ' · '}
+          <a href={`#${s.heading}`} data-testid={`jump-${s.label}`}>
+            {s.label}
+          </a>
+        </span>
+      ))}
+    </nav>
+  );
+}
+
 export function Lab() {
   return (
     <div className="lab">
@@ -60,6 +90,7 @@ export function Lab() {
           </PanelBoundary>
         </aside>
         <main className="lab-main">
+          <JumpList />
           <RunControls />
           <PanelBoundary name="charts">
             <Charts />

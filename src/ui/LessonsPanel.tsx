@@ -3,6 +3,7 @@
 // at, its runs, a run a reload interrupted offered with Resume at the top, narration quoting their live values, the
 // check's verdict with its numbers, the explanation and what to try next. The lesson's rules (may it run, where its
 // runs are, the narration) are the store's selectors; this is layout only.
+import { DocText } from './DocText';
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { LESSONS, narrationNumber, useLab, type Lesson } from '../store';
@@ -352,7 +353,9 @@ function OpenLesson({ lesson }: { lesson: Lesson }) {
       <p className="small">
         Your progress: <ProgressMarks lessonId={lesson.id} />
       </p>
-      <p className="small muted">{lesson.source}</p>
+      <p className="small muted" data-testid="lesson-source">
+        <DocText text={lesson.source} />
+      </p>
       <Question lesson={lesson} />
       <p className="lesson-look">
         <strong>Look at:</strong> {lesson.look} <LookHere lesson={lesson} />

@@ -7,7 +7,7 @@
 // group as its statistic across seeds with a band, or every seed as a line. Each run is labelled by what sets it
 // apart (run-names.ts) and can be renamed; any run with a saved state, a finished one too, can be opened to compare
 // objectives on it.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useLab } from '../store';
 import { configDiff, showValue } from '../store/config-diff';
@@ -16,7 +16,7 @@ import { MAX_RUN_NAME, TRAINER_TITLES, type ExportKind, type RunHeader } from '.
 import { savedRunNames } from '../store/run-names';
 import { seedStatistic } from '../store/seed-bands';
 import { runsListRows, seedGroupLabel, type SeedGroupView } from '../store/seed-groups';
-import { canResumeRun, chartRunIds, isCurrentRun, runExports, runStep } from '../store/selectors';
+import { canResumeRun, chartReward, chartRunIds, isCurrentRun, runExports, runStep } from '../store/selectors';
 import { runColor } from './colors';
 import { canWriteFolders, pickExportFolder } from './Downloads';
 
@@ -97,7 +97,9 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
   const comparable = !live && !h.origin && h.status !== 'imported' && h.savedStep > 0;
   const viewing = viewRunId === h.id;
   const overlaid = overlay.includes(h.id);
-  const reward = h.lastMetrics.reward;
+  // The charts' smoothed reward at the run's last point; the stored last step's until its records are here.
+  const smoothed = useLab((s) => chartReward(s, h.id));
+  const reward = smoothed ?? h.lastMetrics.reward;
   return (
     <tr
       data-testid="run-row"
@@ -160,7 +162,14 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
         {/* A foreign log's config is not known (the header holds the lab's defaults), so neither is its length. */}
         {h.origin ? step : `${step}/${h.config.steps}`}
       </td>
-      <td className="num">{reward !== undefined ? fmt(reward) : '—'}</td>
+      <td
+        className="num"
+        data-testid="run-reward"
+        data-smoothed={smoothed !== undefined}
+        title={smoothed !== undefined ? undefined : "the last step, unsmoothed: the run's records are loading"}
+      >
+        {reward !== undefined ? fmt(reward) : '—'}
+      </td>
       <td className="actions">
         {resumable && (
           <button
@@ -261,7 +270,11 @@ function SeedGroupRows({
     const state = h.id === liveId && liveStatus ? liveStatus : h.status;
     counts.set(state, (counts.get(state) ?? 0) + 1);
   }
-  const rewards = members.map((h) => h.lastMetrics.reward).filter((r): r is number => Number.isFinite(r));
+  const rewards = useLab(
+    useShallow((s) =>
+      members.map((h) => chartReward(s, h.id) ?? h.lastMetrics.reward).filter((r): r is number => Number.isFinite(r)),
+    ),
+  );
   const label = seedGroupLabel(members);
   return (
     <>
@@ -303,7 +316,7 @@ function SeedGroupRows({
         <td className="num">
           {members.filter((h) => h.status === 'done').length}/{size} done
         </td>
-        <td className="num" title="median of the seeds' last reward">
+        <td className="num" title="median of the seeds' rewards as the charts draw them at their last point (smoothed)">
           {rewards.length ? fmt(seedStatistic(rewards, 'median')) : '—'}
         </td>
         <td className="actions">
@@ -433,6 +446,20 @@ export function RunsPanel() {
   const addNotice = useLab((s) => s.addNotice);
   const labels = savedRunNames(runs);
   const rows = useMemo(() => runsListRows(runs), [runs]);
+  const smoothing = useLab((s) => s.smoothing);
+  // Each saved run's records, asked for once, so its reward column is the charts' smoothed value.
+  const loadRunRecords = useLab((s) => s.loadRunRecords);
+  const asked = useRef(new Set<string>());
+  const unloaded = useLab(
+    useShallow((s) => s.runs.filter((h) => !s.views[h.id] && h.id !== s.progress.runId).map((h) => h.id)),
+  );
+  useEffect(() => {
+    for (const id of unloaded)
+      if (!asked.current.has(id)) {
+        asked.current.add(id);
+        loadRunRecords(id);
+      }
+  }, [unloaded, loadRunRecords]);
   return (
     <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>
       <div className="charts-head">
@@ -514,7 +541,13 @@ export function RunsPanel() {
               <th>run</th>
               <th>status</th>
               <th className="num">step</th>
-              <th className="num">reward</th>
+              <th
+                className="num"
+                title={`the reward as the charts draw it at the run's last point: smoothed with the charts' smoothing (${smoothing.toFixed(2)}), not the raw last step`}
+                data-testid="runs-reward-head"
+              >
+                reward (smoothed)
+              </th>
               <th>actions</th>
             </tr>
           </thead>

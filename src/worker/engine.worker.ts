@@ -7,6 +7,7 @@
 import { RecordQueue, tokenStrings, tokenTexts, transferableGroups } from '../engine/batcher';
 import { IdbRunStore } from '../engine/idb-run-store';
 import { idbTuneStore } from '../engine/idb-tune-store';
+import { AdapterFigures } from '../engine/adapter-figures';
 import { LabEngine } from '../engine/lab-engine';
 import { batchTransfer, packRows } from '../schema/metric-batch';
 import { MemoryRunStore, type RunRecords, type RunStore } from '../engine/run-store';
@@ -34,11 +35,12 @@ import { IdbFolderStore, LOCAL_FOLDER_PREFIX, isModelFile, localFolderName } fro
 import { markStartup } from './startup-marks';
 import { estimateDraft } from '../engine/model-estimates';
 import { probeThroughput } from '../bench/throughput-probe';
-import { assumedThroughput, estimateStepSeconds, stepWork, type Throughput } from '../schema/step-estimate';
+import { assumedThroughput, estimateStepSeconds, stepWork } from '../schema/step-estimate';
 import { followingFetch, HubManager } from '../engine/hub-manager';
 import type { TransferPolicy } from '../hub/download';
 import { hubModelOf } from '../schema/checkpoint-path';
 import { pageHubSources } from '../schema/hub-origins';
+import { OfflineFileError } from '../io/hf-layout';
 import { opfsSnapshotStore } from '../io/opfs-snapshot-store';
 import { tokenizerFromFiles } from '../io/hf-folder';
 import { verlPromptLengthOf } from '../export';
@@ -118,28 +120,22 @@ async function device(): Promise<GpuContext> {
   return acquiring;
 }
 
-/** This adapter's speed measured by the probe (src/bench/throughput-probe.ts), once, or the measurement under way. */
-let measuredThroughput: Promise<Throughput> | null = null;
-
 /**
- * The adapter's speed for the step estimate: measured by one short probe, but only once a run has trained a step in
- * this page and while nothing trains (never on the way to the first step); until then the figures BENCHMARKS.md
- * measured on its kind of adapter, saying so. A failed probe falls back to those figures and is tried again later.
+ * The adapter's figures for every step estimate (src/engine/adapter-figures.ts): one probe, at the first estimate
+ * asked while the device is idle, awaited by every estimate; the kind's figures only if it failed.
  */
-async function adapterThroughput(c: GpuContext): Promise<Throughput> {
-  const assumed = assumedThroughput(c.report.isFallbackAdapter);
-  if (!measuredThroughput && recordEvents > 0 && engine.deviceIdle()) {
-    measuredThroughput = probeThroughput(c);
-    measuredThroughput.catch(() => {
-      measuredThroughput = null;
-    });
-  }
-  if (!measuredThroughput) return assumed;
-  try {
-    return await measuredThroughput;
-  } catch {
-    return assumed;
-  }
+let adapterFigures: { ctx: GpuContext; figures: AdapterFigures } | null = null;
+function figuresOf(c: GpuContext): AdapterFigures {
+  if (adapterFigures?.ctx !== c)
+    adapterFigures = {
+      ctx: c,
+      figures: new AdapterFigures(
+        () => probeThroughput(c),
+        () => assumedThroughput(c.report.isFallbackAdapter),
+        () => engine.deviceIdle(),
+      ),
+    };
+  return adapterFigures.figures;
 }
 
 /** How often the background tune looks whether a run still holds the trainer. */
@@ -198,7 +194,10 @@ const siteBase = new URL(import.meta.env.BASE_URL, self.location.origin);
 
 async function fetchAsset(path: string): Promise<Response_> {
   const url = new URL(path, siteBase);
-  const r = await fetch(url);
+  // A request that gets no answer while the browser is offline: a file the offline copy does not keep.
+  const r = await fetch(url).catch((e: unknown) => {
+    throw navigator.onLine === false ? new OfflineFileError(url.pathname) : e;
+  });
   // A static server answers a missing file with the page itself (SPA fallback): that is a missing file too.
   if (!r.ok || (r.headers.get('content-type') ?? '').includes('text/html'))
     throw new Error(`${url.pathname}: ${r.ok ? 'not found' : `${r.status} ${r.statusText}`}`);
@@ -249,7 +248,9 @@ const hub = new HubManager({
     // The page opens the device at load; a check before it is ready waits for it. No WebGPU: no estimate.
     const c = await device().catch(() => null);
     if (!c) return null;
-    const t = await adapterThroughput(c);
+    const f = await figuresOf(c).figures();
+    if (!('throughput' in f)) return null;
+    const t = f.throughput;
     return { seconds: estimateStepSeconds(stepWork(config, model), t).seconds, source: t.source };
   },
 });
@@ -590,7 +591,9 @@ async function handle(req: Envelope): Promise<void> {
       return answer(req, DONE);
     case 'estimate': {
       const c = await device();
-      const t = await adapterThroughput(c);
+      const f = await figuresOf(c).figures();
+      if (!('throughput' in f)) throw new Error(f.waiting);
+      const t = f.throughput;
       const limits = {
         maxBufferSize: c.device.limits.maxBufferSize,
         maxStorageBufferBindingSize: c.device.limits.maxStorageBufferBindingSize,
