@@ -166,7 +166,13 @@ function RunRow({ h, label, inGroup = false }: { h: RunHeader; label: string; in
         className="num"
         data-testid="run-reward"
         data-smoothed={smoothed !== undefined}
-        title={smoothed !== undefined ? undefined : "the last step, unsmoothed: the run's records are loading"}
+        title={
+          smoothed !== undefined
+            ? undefined
+            : h.origin
+              ? 'the last logged reward, unsmoothed: open the run to chart its records'
+              : "the last step, unsmoothed: the run's records are loading"
+        }
       >
         {reward !== undefined ? fmt(reward) : '—'}
       </td>
@@ -447,21 +453,42 @@ export function RunsPanel() {
   const labels = savedRunNames(runs);
   const rows = useMemo(() => runsListRows(runs), [runs]);
   const smoothing = useLab((s) => s.smoothing);
-  // Each saved run's records, asked for once, so its reward column is the charts' smoothed value.
+  // Each saved run's records, asked for once the table is near the view (not at page load), so its reward column
+  // is the charts' smoothed value. An imported log keeps its last logged reward: its records can hold thousands of
+  // names, loaded only when it is opened.
   const loadRunRecords = useLab((s) => s.loadRunRecords);
   const asked = useRef(new Set<string>());
+  const panel = useRef<HTMLElement>(null);
+  const [seen, setSeen] = useState(false);
+  useEffect(() => {
+    const el = panel.current;
+    if (seen || !el) return;
+    if (typeof IntersectionObserver === 'undefined') return setSeen(true);
+    const io = new IntersectionObserver((es) => es.some((e) => e.isIntersecting) && setSeen(true), {
+      rootMargin: '400px',
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [seen]);
   const unloaded = useLab(
-    useShallow((s) => s.runs.filter((h) => !s.views[h.id] && h.id !== s.progress.runId).map((h) => h.id)),
+    useShallow((s) => s.runs.filter((h) => !h.origin && !s.views[h.id] && h.id !== s.progress.runId).map((h) => h.id)),
   );
   useEffect(() => {
+    if (!seen) return;
     for (const id of unloaded)
       if (!asked.current.has(id)) {
         asked.current.add(id);
         loadRunRecords(id);
       }
-  }, [unloaded, loadRunRecords]);
+  }, [seen, unloaded, loadRunRecords]);
   return (
-    <section className="panel runs" aria-labelledby="runs-title" data-testid="runs-panel" data-count={runs.length}>
+    <section
+      ref={panel}
+      className="panel runs"
+      aria-labelledby="runs-title"
+      data-testid="runs-panel"
+      data-count={runs.length}
+    >
       <div className="charts-head">
         <h2 id="runs-title">Runs</h2>
         <label className="import">
