@@ -145,6 +145,35 @@ test('5. one name per run: the runs list, the status line and the legend agree, 
   expect(w.errors).toEqual([]);
 });
 
+test('4. the narration quotes the values the charts draw: smoothed at their weight, the last step only with smoothing off', async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto('/?lesson=reward-hacking');
+  await ready(page);
+  await page.getByTestId('lesson-choice-1').click();
+  await page.getByTestId('lesson-run').click();
+  await expect(page.getByTestId('lesson')).toHaveAttribute('data-phase', 'done', { timeout: 540_000 });
+  const note = page.getByTestId('lesson-narration-smoothing');
+  await expect(note).toContainText('smoothed (weight 0.6), not the last step alone');
+  // "... and the reward the policy sees is X.": X as the narration quotes it.
+  const quoted = async () => {
+    const text = (await page.getByTestId('lesson-narration').locator('p').first().textContent()) ?? '';
+    return Number(/the reward the policy sees is (-?\d+(?:\.\d+)?)/.exec(text)?.[1]);
+  };
+  const smoothed = await quoted();
+  // Smoothing off: the note says so and the narration quotes the chart's last step exactly.
+  await page.getByTestId('smoothing').fill('0');
+  await expect(note).toContainText('the last step (smoothing is off)');
+  const raw = (await lastValues(page, 'reward')).reward;
+  await expect.poll(quoted).toBeCloseTo(raw, 3);
+  // The two differ on this run (the reward moved over its last steps): the smoothed quote was not the last step.
+  expect(Math.abs(smoothed - raw)).toBeGreaterThan(1e-3);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});
+
 test("5. the runs table's reward is the charts' smoothed reward, and its heading says so", async ({ page }) => {
   test.setTimeout(600_000);
   const w = await guard(page);
