@@ -177,3 +177,24 @@ test('lesson rl-vs-sft: its supervised run trains on the page', async ({ page })
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });
+
+// distill-vs-rl's runs carry a teacher (models/copy-teacher, fetched from the site by the engine worker): its first
+// run, GRPO with the teacher only watching (distill_coef 0), trains on the page and charts the KL of the student's
+// samples to the teacher, with none of the advantage the teacher's. Two steps show the teacher goes through the lab.
+test('lesson distill-vs-rl: its runs load the teacher and chart the KL to it on the page', async ({ page }) => {
+  test.setTimeout(600_000);
+  const w = await guard(page);
+  await page.goto('/?lesson=distill-vs-rl');
+  await ready(page);
+  await page.getByTestId('lesson-choice-1').click();
+  await expect(page.getByTestId('lesson-run')).toBeEnabled();
+  await expect(page.getByTestId('lesson-blocked')).toHaveCount(0);
+  await page.getByTestId('lesson-run').click();
+  await expect(page.getByTestId('lesson-run-rl')).toHaveAttribute('data-state', 'training');
+  await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', /^([2-9]|1\d)$/, { timeout: 540_000 });
+  await expect.poll(async () => (await lastValues(page, 'kl'))['distill/reverse_kl'] ?? 0).toBeGreaterThan(0);
+  expect((await lastValues(page, 'kl'))['distill/adv_share']).toBe(0);
+  expect(w.requests.some((p) => p.endsWith('/models/copy-teacher/model.safetensors'))).toBe(true);
+  expect(w.external).toEqual([]);
+  expect(w.errors).toEqual([]);
+});

@@ -4,6 +4,7 @@
 import { clipZero } from './catalog/clip-zero';
 import { criticVsGroup } from './catalog/critic-vs-group';
 import { deadGroups } from './catalog/dead-groups';
+import { distillVsRl } from './catalog/distill-vs-rl';
 import { entropyCollapse } from './catalog/entropy-collapse';
 import { firstRun } from './catalog/first-run';
 import { klEstimators } from './catalog/kl-estimators';
@@ -30,6 +31,7 @@ export const LESSONS: readonly Lesson[] = [
   rewardHacking,
   learnedReward,
   rlVsSft,
+  distillVsRl,
 ];
 
 /** The lesson whose run is the experiment the page opens on (store/slices/config.ts LAB_DEFAULT). */

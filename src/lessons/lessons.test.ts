@@ -67,9 +67,10 @@ describe('docs/lessons.md', () => {
 
 /**
  * The lessons whose checks the GPU tier runs, chosen rather than drawn:
- * - together they run every preset, run mode, sampler precision and reward source the catalog uses (PPO's critic:
- *   critic-vs-group; REINFORCE++: kl-estimators; Dr. GRPO: length-bias; SFT: rl-vs-sft; a bf16 sampler:
- *   sampler-mismatch; a learned reward: learned-reward), which the first test below holds as the catalog grows;
+ * - together they run every preset, run mode, sampler precision, reward source and teacher the catalog uses (PPO's
+ *   critic: critic-vs-group; REINFORCE++: kl-estimators; Dr. GRPO: length-bias; SFT: rl-vs-sft; a bf16 sampler:
+ *   sampler-mismatch; a learned reward: learned-reward; a distillation teacher: distill-vs-rl), which the first test
+ *   below holds as the catalog grows;
  * - they hold each kind of check: exact facts at every step (sampler-mismatch, kl-estimators, length-bias), a
  *   statistic held over a run (critic-vs-group), two runs compared on held-out pass@k (rl-vs-sft) and a trend over
  *   the run against another run's (learned-reward).
@@ -85,9 +86,10 @@ const CI_SAMPLE: readonly string[] = [
   'critic-vs-group',
   'rl-vs-sft',
   'learned-reward',
+  'distill-vs-rl',
 ];
 
-/** What kinds of run a lesson makes: each run's preset, mode, sampler precision and reward source. */
+/** What kinds of run a lesson makes: each run's preset, mode, sampler precision, reward source and teacher. */
 function runKinds(lessons: readonly Lesson[]): string[] {
   const kinds = lessons.flatMap((l) =>
     l.runs.flatMap((r) => {
@@ -97,6 +99,7 @@ function runKinds(lessons: readonly Lesson[]): string[] {
         `mode ${r.mode ?? 'rl'}`,
         `sampler ${c.rollout_dtype}`,
         `reward ${c.reward_model ? 'learned' : 'functions'}`,
+        `teacher ${c.teacher === null ? 'none' : 'checkpoint'}`,
       ];
     }),
   );

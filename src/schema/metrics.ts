@@ -843,7 +843,7 @@ export const METRICS = [
       threshold: 1,
       steps: 5,
       cause:
-        "Every group's completions got the same reward, so every group-relative advantage is 0 and no step trains.",
+        "Every group's completions got the same reward, so every group-relative advantage is 0 and the reward trains nothing (only a distillation teacher's per-token term, distill/adv_share, still moves the policy).",
       knob: 'Move difficulty (down when reward is 0, up when it is 1), raise temperature or num_generations, or turn on dynamic_sampling.',
       lesson: 'dead-groups',
     },
