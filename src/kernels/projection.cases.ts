@@ -50,7 +50,7 @@ function vectorViews(ctx: GpuContext, parts: HostTensor<Float32Array>[], label: 
   return { all, views };
 }
 
-function finish(name: string, got: Float32Array[], want: HostTensor[], K: number, ms: number, dtype: WeightDtype) {
+function finish(got: Float32Array[], want: HostTensor[], K: number) {
   let pass = true;
   let maxAbsError = 0;
   const parts = want.map((w, i) => {
@@ -59,7 +59,7 @@ function finish(name: string, got: Float32Array[], want: HostTensor[], K: number
     maxAbsError = Math.max(maxAbsError, c.maxAbsError);
     return want.length > 1 ? `out${i}: ${c.summary}` : c.summary;
   });
-  return { pass, maxAbsError, ms, summary: parts.join('; '), codec: dtype };
+  return { pass, maxAbsError, summary: parts.join('; ') };
 }
 
 function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): KernelCase {
@@ -99,7 +99,7 @@ function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): Ke
         norm: norm ? { gain, eps: 1e-5 } : null,
         biases: bias ? three(biases) : null,
       });
-      const r = finish(name, got, ys, s.K, ms, dtype);
+      const r = finish(got, ys, s.K);
       const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
       return { name, family: 'projection', pass: r.pass, maxAbsError: r.maxAbsError, ms, summary: `${codec}: ${r.summary}` };
     },
@@ -132,7 +132,7 @@ function gateUpCase(s: Shape, norm: boolean, dtype: WeightDtype): KernelCase {
       const ms = performance.now() - t0;
       for (const t of [gX, gG.t, gU.t, gGain, gAct]) t.destroy();
       gateUpTwin(act, x, gG.rounded, gU.rounded, { norm: norm ? { gain, eps: 1e-6 } : null });
-      const r = finish(name, [got], [act], s.K, ms, dtype);
+      const r = finish([got], [act], s.K);
       const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
       return { name, family: 'projection', pass: r.pass, maxAbsError: r.maxAbsError, ms, summary: `${codec}: ${r.summary}` };
     },

@@ -17,13 +17,14 @@
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
 // there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
-import { arenaSize, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { arenaSize, tensorArena, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
 import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
 import { packHalf } from '../kernels/half-pack';
+import { projectionFits, projectionGateUp, projectionQkv } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
@@ -213,6 +214,13 @@ export class GpuModel {
   private readonly rolloutParams = new Map<string, Tensor>();
   /** The dtype of the KV caches createKvCache allocates (GpuModelOptions.kvDtype). */
   readonly kvDtype: WeightDtype;
+  /**
+   * With q/k/v biases (Qwen2), each layer's input_layernorm gain and q, k, v biases live in one arena (the params
+   * are its views), so the fused q/k/v projection of a decode step binds them as one buffer; these own the arenas.
+   */
+  private readonly vectorArenas: Tensor[] = [];
+  /** Whether a decode step's q/k/v and gate/up products fit the fused projections (widths dividing by 4). */
+  private readonly fusedDecode: { qkv: boolean; gateUp: boolean };
 
   private constructor(
     readonly ctx: GpuContext,
@@ -232,6 +240,10 @@ export class GpuModel {
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
     this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
     this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
+    this.fusedDecode = {
+      qkv: projectionFits(config.dModel, [config.nHeads * this.HD, config.nKvHeads * this.HD]),
+      gateUp: projectionFits(config.dModel, [config.dFF]),
+    };
   }
 
   /**
@@ -265,17 +277,21 @@ export class GpuModel {
       );
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
+    const vectorViews = model.layerVectorViews();
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
       const n = shape.reduce((a, b) => a * b, 1);
       const length = isHalfBits(data) ? data.bits.length : data.length;
       if (length !== n) throw new Error(`GpuModel: parameter ${name} has ${length} values, want [${shape.join(', ')}]`);
+      const view = vectorViews.get(name);
+      if (view) ctx.upload(view, weightToF32(data));
       model.params.set(
         name,
-        dtype !== 'f32' && storesHalf(shape)
-          ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
-          : ctx.fromArray(weightToF32(data), shape, { label: name }),
+        view ??
+          (dtype !== 'f32' && storesHalf(shape)
+            ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
+            : ctx.fromArray(weightToF32(data), shape, { label: name })),
       );
       if (!lora && !frozen) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
       if (rolloutDtype !== 'f32' && storesHalf(shape))
@@ -317,6 +333,30 @@ export class GpuModel {
       });
     }
     return model;
+  }
+
+  /**
+   * With q/k/v biases, one arena per layer holding its input_layernorm gain and q, k, v biases (f32), by parameter
+   * name; none without biases (the fused projection then binds the gain alone).
+   */
+  private layerVectorViews(): Map<string, Tensor> {
+    const views = new Map<string, Tensor>();
+    const c = this.config;
+    if (!c.qkvBias) return views;
+    for (let l = 0; l < c.nLayers; l++) {
+      const pre = `model.layers.${l}.`;
+      const names = [
+        `${pre}input_layernorm.weight`,
+        `${pre}self_attn.q_proj.bias`,
+        `${pre}self_attn.k_proj.bias`,
+        `${pre}self_attn.v_proj.bias`,
+      ];
+      const shapes = [[c.dModel], [c.nHeads * this.HD], [c.nKvHeads * this.HD], [c.nKvHeads * this.HD]];
+      const arena = tensorArena(this.ctx, shapes, names, `L${l}.norm_and_qkv_bias`);
+      this.vectorArenas.push(arena.all);
+      names.forEach((n, i) => views.set(n, arena.views[i]));
+    }
+    return views;
   }
 
   /** What the optimizer updates: the base weights, or under LoRA the adapters. */
@@ -588,14 +628,41 @@ export class GpuModel {
     const lin = { transB: true };
     // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
     const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => this.loraForward(rec, l, tg, a, y, x);
-    rmsnormForward(rec, a.n1, a.rstd1, a.x, this.p(`${pre}input_layernorm.weight`), { eps: c.normEps });
-    matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
-    matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
-    matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
+    // A decode step (one position per row, against the cache) runs q/k/v as one product with the biases in its
+    // epilogue and gate/up with SwiGLU as one, each with its RMSNorm folded in where no adapter needs the normed rows
+    // (src/kernels/projection.ts; the normed rows, gate and up are then never written).
+    const decode = cache !== undefined && a.q.shape[1] === 1;
+    const adapted = (...tgs: LoraTarget[]) => tgs.some((tg) => this.lora?.spec.targets.includes(tg));
+    const fusedQkv = decode && this.fusedDecode.qkv;
+    const foldNorm1 = fusedQkv && !adapted('q_proj', 'k_proj', 'v_proj');
+    const fusedGateUp = decode && this.fusedDecode.gateUp && !adapted('gate_proj', 'up_proj');
+    const gain1 = this.p(`${pre}input_layernorm.weight`);
+    if (!foldNorm1) rmsnormForward(rec, a.n1, a.rstd1, a.x, gain1, { eps: c.normEps });
+    if (fusedQkv) {
+      const bias = (n: string) => this.p(`${pre}self_attn.${n}_proj.bias`);
+      projectionQkv(
+        rec,
+        [a.q.reshape2d(), a.k.reshape2d(), a.v.reshape2d()],
+        (foldNorm1 ? a.x : a.n1).reshape2d(),
+        [
+          W(`${pre}self_attn.q_proj.weight`),
+          W(`${pre}self_attn.k_proj.weight`),
+          W(`${pre}self_attn.v_proj.weight`),
+        ],
+        {
+          norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
+          biases: c.qkvBias ? [bias('q'), bias('k'), bias('v')] : null,
+        },
+      );
+    } else {
+      matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
+      matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
+      matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
+    }
     adapt('q_proj', a.q, a.n1);
     adapt('k_proj', a.k, a.n1);
     adapt('v_proj', a.v, a.n1);
-    if (c.qkvBias) {
+    if (c.qkvBias && !fusedQkv) {
       // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.
       biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
       biasAdd(rec, a.k.reshape2d(), this.p(`${pre}self_attn.k_proj.bias`));
@@ -627,12 +694,24 @@ export class GpuModel {
       accumulate: true,
     });
     adapt('o_proj', a.h, a.att);
-    rmsnormForward(rec, a.n2, a.rstd2, a.h, this.p(`${pre}post_attention_layernorm.weight`), { eps: c.normEps });
-    matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.gate_proj.weight`), lin);
-    matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.up_proj.weight`), lin);
-    adapt('gate_proj', a.gate, a.n2);
-    adapt('up_proj', a.up, a.n2);
-    swigluForward(rec, a.act, a.gate, a.up);
+    const gain2 = this.p(`${pre}post_attention_layernorm.weight`);
+    if (fusedGateUp) {
+      projectionGateUp(
+        rec,
+        a.act.reshape2d(),
+        a.h.reshape2d(),
+        W(`${pre}mlp.gate_proj.weight`),
+        W(`${pre}mlp.up_proj.weight`),
+        { norm: { gain: gain2, eps: c.normEps } },
+      );
+    } else {
+      rmsnormForward(rec, a.n2, a.rstd2, a.h, gain2, { eps: c.normEps });
+      matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.gate_proj.weight`), lin);
+      matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.up_proj.weight`), lin);
+      adapt('gate_proj', a.gate, a.n2);
+      adapt('up_proj', a.up, a.n2);
+      swigluForward(rec, a.act, a.gate, a.up);
+    }
     if (xNext !== a.h) copy(rec, xNext, a.h);
     matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
       ...lin,
@@ -915,6 +994,7 @@ export class GpuModel {
     for (const map of [this.params, this.rolloutParams, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     if (this.packed) destroyPacked(this.packed);
+    for (const t of this.vectorArenas) t.destroy();
     this.frozenGainGrad?.destroy();
     this.frozenHeadGainGrad?.destroy();
     this.gradNorm.destroy();
