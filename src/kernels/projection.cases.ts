@@ -81,16 +81,10 @@ function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): Ke
       const t0 = performance.now();
       const rec = ctx.recorder(name);
       const three = <T>(a: T[]) => a as unknown as [T, T, T];
-      projectionQkv(
-        rec,
-        three(gY),
-        gX,
-        three(gW.map((w) => w.t)),
-        {
-          norm: norm ? { gain: vec.views[0], eps: 1e-5 } : null,
-          biases: bias ? three(vec.views.slice(norm ? 1 : 0)) : null,
-        },
-      );
+      projectionQkv(rec, three(gY), gX, three(gW.map((w) => w.t)), {
+        norm: norm ? { gain: vec.views[0], eps: 1e-5 } : null,
+        biases: bias ? three(vec.views.slice(norm ? 1 : 0)) : null,
+      });
       rec.submit();
       const got = (await ctx.readMany(gY)) as Float32Array[];
       const ms = performance.now() - t0;
@@ -101,7 +95,14 @@ function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): Ke
       });
       const r = finish(got, ys, s.K);
       const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
-      return { name, family: 'projection', pass: r.pass, maxAbsError: r.maxAbsError, ms, summary: `${codec}: ${r.summary}` };
+      return {
+        name,
+        family: 'projection',
+        pass: r.pass,
+        maxAbsError: r.maxAbsError,
+        ms,
+        summary: `${codec}: ${r.summary}`,
+      };
     },
   };
 }
@@ -134,7 +135,14 @@ function gateUpCase(s: Shape, norm: boolean, dtype: WeightDtype): KernelCase {
       gateUpTwin(act, x, gG.rounded, gU.rounded, { norm: norm ? { gain, eps: 1e-6 } : null });
       const r = finish([got], [act], s.K);
       const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
-      return { name, family: 'projection', pass: r.pass, maxAbsError: r.maxAbsError, ms, summary: `${codec}: ${r.summary}` };
+      return {
+        name,
+        family: 'projection',
+        pass: r.pass,
+        maxAbsError: r.maxAbsError,
+        ms,
+        summary: `${codec}: ${r.summary}`,
+      };
     },
   };
 }

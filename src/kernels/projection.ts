@@ -67,7 +67,9 @@ function vectorsOf(kernel: string, fallback: Tensor, parts: (Tensor | null)[]): 
   const start = Math.min(...present.map((t) => t.byteOffset));
   const end = Math.max(...present.map((t) => t.byteOffset + t.byteLength));
   const bound =
-    present.length === 1 ? present[0] : new Tensor(buffer, [(end - start) / 4], 'f32', `${kernel}:vectors`, start, false);
+    present.length === 1
+      ? present[0]
+      : new Tensor(buffer, [(end - start) / 4], 'f32', `${kernel}:vectors`, start, false);
   return { bound, at: parts.map((t) => (t ? (t.byteOffset - start) / 4 : 0)) };
 }
 
@@ -83,7 +85,8 @@ function weightsOf(kernel: string, rec: Recorder, ws: readonly Tensor[], K: numb
   const N = ws.map((w, s) => {
     if (w.shape.length !== 2 || w.shape[1] !== K)
       throw new Error(`${kernel}: weight ${s} ${w.describe()} must be (N, ${K})`);
-    if (w.dtype !== ws[0].dtype) throw new Error(`${kernel}: the weights must share a dtype, got ${w.dtype} and ${ws[0].dtype}`);
+    if (w.dtype !== ws[0].dtype)
+      throw new Error(`${kernel}: the weights must share a dtype, got ${w.dtype} and ${ws[0].dtype}`);
     return w.shape[0];
   });
   return { N, codec: operandCodec(kernel, 'the weights', ws[0].dtype, rec.ctx.device) };

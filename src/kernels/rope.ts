@@ -214,7 +214,13 @@ export function ropeDecodeKv(
     workgroups: grid(Math.ceil((N * half) / 2 / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
     // q read and written; k and v read; their rows of the caches written.
     cost: {
-      bytes: 2 * q.byteLength + k.byteLength + v.byteLength + ((k.byteLength + v.byteLength) * (kcache.dtype === 'f32' ? 2 : 1)) / 2 + freqs.byteLength + positions.byteLength,
+      bytes:
+        2 * q.byteLength +
+        k.byteLength +
+        v.byteLength +
+        ((k.byteLength + v.byteLength) * (kcache.dtype === 'f32' ? 2 : 1)) / 2 +
+        freqs.byteLength +
+        positions.byteLength,
       flops: 0,
     },
   });

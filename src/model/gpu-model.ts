@@ -28,7 +28,7 @@ import { projectionFits, projectionGateUp, projectionQkv } from '../kernels/proj
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
-import { ropeBackward, ropeForward } from '../kernels/rope';
+import { ropeBackward, ropeDecodeKv, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../core/lora-layout';
 import { headDim, paramShapes } from '../core/model-shapes';
@@ -175,6 +175,23 @@ export function clippedAdamwOptions(
     eps: opts.eps,
     maxNorm: opts.maxGradNorm,
   };
+}
+
+/**
+ * The parameters GpuModel keeps in one arena per layer, by layer: with q/k/v biases (Qwen2) the input_layernorm gain
+ * and the q, k and v biases (the fused q/k/v projection binds them as one buffer); none without biases.
+ */
+export function layerVectorArenas(config: ModelConfig): string[][] {
+  if (!config.qkvBias) return [];
+  return Array.from({ length: config.nLayers }, (_, l) => {
+    const pre = `model.layers.${l}.`;
+    return [
+      `${pre}input_layernorm.weight`,
+      `${pre}self_attn.q_proj.bias`,
+      `${pre}self_attn.k_proj.bias`,
+      `${pre}self_attn.v_proj.bias`,
+    ];
+  });
 }
 
 export class GpuModel {
@@ -341,21 +358,17 @@ export class GpuModel {
    */
   private layerVectorViews(): Map<string, Tensor> {
     const views = new Map<string, Tensor>();
-    const c = this.config;
-    if (!c.qkvBias) return views;
-    for (let l = 0; l < c.nLayers; l++) {
-      const pre = `model.layers.${l}.`;
-      const names = [
-        `${pre}input_layernorm.weight`,
-        `${pre}self_attn.q_proj.bias`,
-        `${pre}self_attn.k_proj.bias`,
-        `${pre}self_attn.v_proj.bias`,
-      ];
-      const shapes = [[c.dModel], [c.nHeads * this.HD], [c.nKvHeads * this.HD], [c.nKvHeads * this.HD]];
-      const arena = tensorArena(this.ctx, shapes, names, `L${l}.norm_and_qkv_bias`);
+    const shapes = new Map(paramShapes(this.config).map((p) => [p.name, p.shape]));
+    layerVectorArenas(this.config).forEach((names, l) => {
+      const arena = tensorArena(
+        this.ctx,
+        names.map((n) => shapes.get(n)!),
+        names,
+        `L${l}.norm_and_qkv_bias`,
+      );
       this.vectorArenas.push(arena.all);
       names.forEach((n, i) => views.set(n, arena.views[i]));
-    }
+    });
     return views;
   }
 
@@ -644,11 +657,7 @@ export class GpuModel {
         rec,
         [a.q.reshape2d(), a.k.reshape2d(), a.v.reshape2d()],
         (foldNorm1 ? a.x : a.n1).reshape2d(),
-        [
-          W(`${pre}self_attn.q_proj.weight`),
-          W(`${pre}self_attn.k_proj.weight`),
-          W(`${pre}self_attn.v_proj.weight`),
-        ],
+        [W(`${pre}self_attn.q_proj.weight`), W(`${pre}self_attn.k_proj.weight`), W(`${pre}self_attn.v_proj.weight`)],
         {
           norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
           biases: c.qkvBias ? [bias('q'), bias('k'), bias('v')] : null,
@@ -676,11 +685,19 @@ export class GpuModel {
       rmsnormForward(rec, a.q, qk.rstdQ, qk.qPre, this.p(`${pre}self_attn.q_norm.weight`), { eps: c.normEps });
       rmsnormForward(rec, a.k, qk.rstdK, qk.kPre, this.p(`${pre}self_attn.k_norm.weight`), { eps: c.normEps });
     }
-    ropeForward(rec, a.q, a.q, rope);
-    ropeForward(rec, a.k, a.k, rope);
+    if (cache && this.HD % 4 === 0) {
+      // Against a cache (prefill or decode): q's RoPE, k's RoPE and both cache writes in one dispatch, bit for bit
+      // the four it replaces (a.k itself stays unrotated: attention reads the cache).
+      ropeDecodeKv(rec, a.q, a.k, a.v, cache.kv.k[l], cache.kv.v[l], cache.pos, rope);
+    } else {
+      ropeForward(rec, a.q, a.q, rope);
+      ropeForward(rec, a.k, a.k, rope);
+    }
     if (cache) {
-      kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
-      kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
+      if (this.HD % 4 !== 0) {
+        kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
+        kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
+      }
       attentionForward(rec, a.att, a.lse, a.q, cache.kv.k[l], cache.kv.v[l], {
         kvStart: inp.kvStart,
         keys: cache.pos + a.q.shape[1],

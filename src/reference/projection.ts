@@ -39,7 +39,12 @@ function projectionDims(
 }
 
 /** Each row's op(x) and the factor its products are scaled by (rstd, or 1 without a norm). */
-function inputRows(x: HostTensor, M: number, K: number, norm: FoldedNorm | null): { rows: Float64Array[]; r: number[] } {
+function inputRows(
+  x: HostTensor,
+  M: number,
+  K: number,
+  norm: FoldedNorm | null,
+): { rows: Float64Array[]; r: number[] } {
   const rows: Float64Array[] = [];
   const r: number[] = [];
   for (let i = 0; i < M; i++) {
