@@ -5,9 +5,11 @@
 //                       v products from three weight buffers; the column space is [0, N0 + N1 + N2) and each
 //                       invocation's 4 columns lie in one of the three (N0 and N1 divide by 4).
 //   projection_gate_up: act = silu(op(x) W0^T) * (op(x) W1^T): the MLP's gate and up products with SwiGLU.
-// op(x) = x, or with NORM the RMSNorm folded in: op(x)[i, k] = x[i, k] * g[k] * rstd_i with rstd_i =
-// 1/sqrt(mean_k x[i, k]^2 + eps) summed from the same vec4 loads of x, and applied after the dot product
-// (y = rstd_i * sum_k (x g)[i, k] W[j, k]): no normed copy of x is written.
+// op(x) = x, or with NORM the RMSNorm folded in: op(x)[i, k] = g[k] * (x[i, k] * rstd_i), rstd_i =
+// 1/sqrt(mean_k x[i, k]^2 + eps), each row's rstd summed first in rmsnorm.wgsl's order (LANES strided lanes of vec4
+// squares merged in lane order), so op(x) is bit for bit the row rmsnorm_forward writes and no normed copy of x is
+// written. The dot products are summed in matmul_vec4's order: the outputs equal rmsnorm_forward, matmul (A*B^T),
+// biasAdd and swiglu_forward in sequence wherever those do (the sampler's log-probs equal the trainer's).
 // Each invocation computes a 4 x 4 tile of rows and columns (matmul.wgsl's matmul_vec4 A*B^T loop), K divisible
 // by 4; out-of-range rows and columns read a clamped index and are not stored.
 // Vectors: the gain g at gainAt and the biases b0, b1, b2 at biasAt0..2 of one f32 array (a layer's arena of its
@@ -17,6 +19,7 @@
 // CPU twins: src/reference/projection.ts (projectionQkv, projectionGateUp).
 
 override NORM: bool = false;
+override LANES: u32 = 1u; // rmsnorm.wgsl's lanes per row for rows of K (src/kernels/rows.ts rowLayout)
 override BIAS: bool = false;
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
@@ -60,10 +63,44 @@ fn gain4_g(k4: u32) -> vec4<f32> {
   return vec4<f32>(gain_g[at], gain_g[at + 1u], gain_g[at + 2u], gain_g[at + 3u]);
 }
 
-// rstd of each of the tile's 4 rows from their sums of squares (ones without NORM).
-fn rstd4(ss: vec4<f32>) -> vec4<f32> {
+// rmsnorm_forward's rstd of a row from its vec4s v(c), c < K/4: lane l sums the squares of vec4s l, l + LANES, ...
+// (each vec4's four in order), and the lanes are added in lane order. One copy per input array (an entry point may
+// use only its own bindings).
+fn row_rstd_qkv(a: u32) -> f32 {
+  let n = p.K / 4u;
+  var total_ss = 0.0;
+  for (var lane = 0u; lane < LANES; lane++) {
+    var ss = 0.0;
+    for (var c = lane; c < n; c += LANES) {
+      let sq = X4[a + c] * X4[a + c];
+      ss += sq.x + sq.y + sq.z + sq.w;
+    }
+    if (lane == 0u) { total_ss = ss; } else { total_ss += ss; }
+  }
+  return 1.0 / sqrt(total_ss / f32(p.K) + p.eps);
+}
+fn row_rstd_gate_up(a: u32) -> f32 {
+  let n = p.K / 4u;
+  var total_ss = 0.0;
+  for (var lane = 0u; lane < LANES; lane++) {
+    var ss = 0.0;
+    for (var c = lane; c < n; c += LANES) {
+      let sq = Xg4[a + c] * Xg4[a + c];
+      ss += sq.x + sq.y + sq.z + sq.w;
+    }
+    if (lane == 0u) { total_ss = ss; } else { total_ss += ss; }
+  }
+  return 1.0 / sqrt(total_ss / f32(p.K) + p.eps);
+}
+
+// The tile's 4 rows' rstd (ones without NORM).
+fn rstd4_qkv(a: vec4<u32>) -> vec4<f32> {
   if (!NORM) { return vec4<f32>(1.0); }
-  return inverseSqrt(ss / f32(p.K) + vec4<f32>(p.eps));
+  return vec4<f32>(row_rstd_qkv(a.x), row_rstd_qkv(a.y), row_rstd_qkv(a.z), row_rstd_qkv(a.w));
+}
+fn rstd4_gate_up(a: vec4<u32>) -> vec4<f32> {
+  if (!NORM) { return vec4<f32>(1.0); }
+  return vec4<f32>(row_rstd_gate_up(a.x), row_rstd_gate_up(a.y), row_rstd_gate_up(a.z), row_rstd_gate_up(a.w));
 }
 
 // The tile's rows (clamped to the last) and their first vec4 in X4.
@@ -73,7 +110,7 @@ fn row_starts(i0: u32) -> vec4<u32> {
   return vec4<u32>(i0, min(i0 + 1u, iLast), min(i0 + 2u, iLast), min(i0 + 3u, iLast)) * K4;
 }
 
-// Stores row r of a tile (rstd-scaled accumulators + bias) into y of width n at column c0, skipping the columns past n.
+// Stores row i of a tile into y of width n at column c0, skipping the columns past n.
 fn store_row0(i: u32, c0: u32, v: vec4<f32>) {
   for (var c = 0u; c < 4u; c++) { if (c0 + c < p.N0) { Y0[i * p.N0 + c0 + c] = v[c]; } }
 }
@@ -118,19 +155,18 @@ fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>) {
   var acc1 = vec4<f32>(0.0);
   var acc2 = vec4<f32>(0.0);
   var acc3 = vec4<f32>(0.0);
-  var ss = vec4<f32>(0.0);
+  let r = rstd4_qkv(a);
   for (var k = 0u; k < K4; k++) {
     var x0 = X4[a.x + k];
     var x1 = X4[a.y + k];
     var x2 = X4[a.z + k];
     var x3 = X4[a.w + k];
     if (NORM) {
-      ss += vec4<f32>(dot(x0, x0), dot(x1, x1), dot(x2, x2), dot(x3, x3));
       let g = gain4(k);
-      x0 *= g;
-      x1 *= g;
-      x2 *= g;
-      x3 *= g;
+      x0 = g * (x0 * r.x);
+      x1 = g * (x1 * r.y);
+      x2 = g * (x2 * r.z);
+      x3 = g * (x3 * r.w);
     }
     var y0: vec4<f32>;
     var y1: vec4<f32>;
@@ -157,11 +193,13 @@ fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>) {
     acc2 += vec4<f32>(dot(x2, y0), dot(x2, y1), dot(x2, y2), dot(x2, y3));
     acc3 += vec4<f32>(dot(x3, y0), dot(x3, y1), dot(x3, y2), dot(x3, y3));
   }
-  let r = rstd4(ss);
   var at = p.biasAt0;
   if (seg == 1u) { at = p.biasAt1; } else if (seg == 2u) { at = p.biasAt2; }
   let bias = bias4(at, c0, n);
-  var rows = array<vec4<f32>, 4>(acc0 * r.x + bias, acc1 * r.y + bias, acc2 * r.z + bias, acc3 * r.w + bias);
+  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  if (BIAS) {
+    for (var i = 0u; i < 4u; i++) { rows[i] = rows[i] + bias; }
+  }
   for (var i = 0u; i < 4u; i++) {
     if (i0 + i >= p.M) { break; }
     if (seg == 0u) {
@@ -197,19 +235,18 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
   var u1 = vec4<f32>(0.0);
   var u2 = vec4<f32>(0.0);
   var u3 = vec4<f32>(0.0);
-  var ss = vec4<f32>(0.0);
+  let r = rstd4_gate_up(a);
   for (var k = 0u; k < K4; k++) {
     var x0 = Xg4[a.x + k];
     var x1 = Xg4[a.y + k];
     var x2 = Xg4[a.z + k];
     var x3 = Xg4[a.w + k];
     if (NORM) {
-      ss += vec4<f32>(dot(x0, x0), dot(x1, x1), dot(x2, x2), dot(x3, x3));
       let g = gain4_g(k);
-      x0 *= g;
-      x1 *= g;
-      x2 *= g;
-      x3 *= g;
+      x0 = g * (x0 * r.x);
+      x1 = g * (x1 * r.y);
+      x2 = g * (x2 * r.z);
+      x3 = g * (x3 * r.w);
     }
     let w0 = Wg_4[b.x + k];
     let w1 = Wg_4[b.y + k];
@@ -228,13 +265,7 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
     u2 += vec4<f32>(dot(x2, v0), dot(x2, v1), dot(x2, v2), dot(x2, v3));
     u3 += vec4<f32>(dot(x3, v0), dot(x3, v1), dot(x3, v2), dot(x3, v3));
   }
-  let r = rstd4(ss);
-  var rows = array<vec4<f32>, 4>(
-    swiglu4(g0 * r.x, u0 * r.x),
-    swiglu4(g1 * r.y, u1 * r.y),
-    swiglu4(g2 * r.z, u2 * r.z),
-    swiglu4(g3 * r.w, u3 * r.w),
-  );
+  var rows = array<vec4<f32>, 4>(swiglu4(g0, u0), swiglu4(g1, u1), swiglu4(g2, u2), swiglu4(g3, u3));
   for (var i = 0u; i < 4u; i++) {
     if (i0 + i >= p.M) { break; }
     let v = rows[i];

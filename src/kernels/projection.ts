@@ -1,6 +1,8 @@
 // Typed wrappers of shaders/projection.wgsl: the fused few-rows projections of a decode step, q/k/v in one dispatch
 // (with Qwen2's biases in its epilogue) and gate/up with SwiGLU in one, each optionally with the preceding RMSNorm
 // folded in. Same names and argument order as the CPU twins src/reference/projection.ts (after the recorder).
+// Bit for bit the kernels they replace (rmsnormForward, matmul's A*B^T vec4 loop, biasAdd, swigluForward) run in
+// sequence: the norm's rstd is summed in rmsnorm's order and the dot products in matmul's.
 // The weights may be stored f32, bf16 or f16 (all of one dispatch alike), read through half-operand.ts.
 // The norm's gain and the biases are bound as one storage buffer (the kernel binds 8 at most, WebGPU's default):
 // either one tensor, or views of one arena (GpuModel keeps a Qwen2 layer's gain and q/k/v biases in one).
@@ -8,6 +10,7 @@
 import raw from '../../shaders/projection.wgsl?raw';
 import { declareShader, Tensor, uniforms, type Recorder } from '../gpu';
 import { operandCodec, withHalfVec4Operand, type HalfCodec } from './half-operand';
+import { rowLayout } from './rows';
 
 const WG = 8;
 
@@ -128,7 +131,13 @@ export function projectionQkv(
     family: familyOf(rec, codec),
     entry: 'projection_qkv',
     label: `projection.projection_qkv${codec ? `.${codec}` : ''}`,
-    constants: { NORM: opts.norm !== null, BIAS: opts.biases !== null, WG_X: WG, WG_Y: WG },
+    constants: {
+      NORM: opts.norm !== null,
+      BIAS: opts.biases !== null,
+      LANES: opts.norm ? rowLayout(K).LANES : 1,
+      WG_X: WG,
+      WG_Y: WG,
+    },
     params: PARAMS.pack({
       M,
       K,
@@ -179,7 +188,7 @@ export function projectionGateUp(
     family: familyOf(rec, codec),
     entry: 'projection_gate_up',
     label: `projection.projection_gate_up${codec ? `.${codec}` : ''}`,
-    constants: { NORM: gain !== null, WG_X: WG, WG_Y: WG },
+    constants: { NORM: gain !== null, LANES: gain ? rowLayout(K).LANES : 1, WG_X: WG, WG_Y: WG },
     params: PARAMS.pack({
       M,
       K,

@@ -644,10 +644,14 @@ export class GpuModel {
     // A decode step (one position per row, against the cache) runs q/k/v as one product with the biases in its
     // epilogue and gate/up with SwiGLU as one, each with its RMSNorm folded in where no adapter needs the normed rows
     // (src/kernels/projection.ts; the normed rows, gate and up are then never written).
+    // The fused kernels compute bit for bit what the kernels they replace do, so the sampler's log-probs still
+    // equal the trainer's. Adapters add their delta before the bias, so with adapted q/k/v the bias stays apart.
     const decode = cache !== undefined && a.q.shape[1] === 1;
     const adapted = (...tgs: LoraTarget[]) => tgs.some((tg) => this.lora?.spec.targets.includes(tg));
     const fusedQkv = decode && this.fusedDecode.qkv;
-    const foldNorm1 = fusedQkv && !adapted('q_proj', 'k_proj', 'v_proj');
+    const qkvAdapted = adapted('q_proj', 'k_proj', 'v_proj');
+    const foldNorm1 = fusedQkv && !qkvAdapted;
+    const biasInEpilogue = fusedQkv && !qkvAdapted && c.qkvBias === true;
     const fusedGateUp = decode && this.fusedDecode.gateUp && !adapted('gate_proj', 'up_proj');
     const gain1 = this.p(`${pre}input_layernorm.weight`);
     if (!foldNorm1) rmsnormForward(rec, a.n1, a.rstd1, a.x, gain1, { eps: c.normEps });
@@ -660,7 +664,7 @@ export class GpuModel {
         [W(`${pre}self_attn.q_proj.weight`), W(`${pre}self_attn.k_proj.weight`), W(`${pre}self_attn.v_proj.weight`)],
         {
           norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
-          biases: c.qkvBias ? [bias('q'), bias('k'), bias('v')] : null,
+          biases: biasInEpilogue ? [bias('q'), bias('k'), bias('v')] : null,
         },
       );
     } else {
@@ -671,7 +675,7 @@ export class GpuModel {
     adapt('q_proj', a.q, a.n1);
     adapt('k_proj', a.k, a.n1);
     adapt('v_proj', a.v, a.n1);
-    if (c.qkvBias && !fusedQkv) {
+    if (c.qkvBias && !biasInEpilogue) {
       // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.
       biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
       biasAdd(rec, a.k.reshape2d(), this.p(`${pre}self_attn.k_proj.bias`));
