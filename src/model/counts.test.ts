@@ -40,7 +40,7 @@ describe('counted proxies at SmolLM2-135M widths', () => {
   it('a decode step: dispatches per layer and fixed, one submit per token step, one readback per rollout', async () => {
     const prompts = ['addition:12+34=', 'sort:5281='].map((p) => encodePrompt(tokenizer, p));
     const plain = await decodeStepCounts(ctx, config, params, prompts, null);
-    const spec: LoraSpec = { rank: 2, alpha: 4, targets: ALL_TARGETS };
+    const spec: LoraSpec = { rank: 4, alpha: 8, targets: ALL_TARGETS };
     const adapters = Object.fromEntries(
       loraShapes(config, spec).map(({ name, shape }) => [name, new Float32Array(shape[0] * shape[1])]),
     );

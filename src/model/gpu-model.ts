@@ -650,7 +650,14 @@ export class GpuModel {
     const adapted = (...tgs: LoraTarget[]) => tgs.some((tg) => this.lora?.spec.targets.includes(tg));
     const fusedQkv = decode && this.fusedDecode.qkv;
     const qkvAdapted = adapted('q_proj', 'k_proj', 'v_proj');
-    const foldNorm1 = fusedQkv && !qkvAdapted;
+    // With q, k and v all adapted (the default) at a rank divisible by 4, their three x A^T products are one fused
+    // product too, reading x with the norm folded in like the base's: no normed copy of x is needed at all.
+    const rank = this.lora?.spec.rank ?? 0;
+    const loraDownFused =
+      fusedQkv &&
+      (['q_proj', 'k_proj', 'v_proj'] as const).every((tg) => adapted(tg)) &&
+      projectionFits(c.dModel, [rank]);
+    const foldNorm1 = fusedQkv && (!qkvAdapted || loraDownFused);
     const biasInEpilogue = fusedQkv && !qkvAdapted && c.qkvBias === true;
     const fusedGateUp = decode && this.fusedDecode.gateUp && !adapted('gate_proj', 'up_proj');
     const gain1 = this.p(`${pre}input_layernorm.weight`);
@@ -672,9 +679,28 @@ export class GpuModel {
       matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
       matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
     }
-    adapt('q_proj', a.q, a.n1);
-    adapt('k_proj', a.k, a.n1);
-    adapt('v_proj', a.v, a.n1);
+    if (loraDownFused) {
+      const n = (tg: LoraTarget) => loraNames(l, tg);
+      const xa = (tg: LoraTarget) => a.xa[tg]!;
+      const A = (tg: LoraTarget) => this.adapters.get(n(tg).A)!;
+      projectionQkv(
+        rec,
+        [xa('q_proj'), xa('k_proj'), xa('v_proj')],
+        a.x.reshape2d(),
+        [A('q_proj'), A('k_proj'), A('v_proj')],
+        {
+          norm: { gain: gain1, eps: c.normEps },
+          biases: null,
+        },
+      );
+      this.loraUp(rec, l, 'q_proj', a, a.q);
+      this.loraUp(rec, l, 'k_proj', a, a.k);
+      this.loraUp(rec, l, 'v_proj', a, a.v);
+    } else {
+      adapt('q_proj', a.q, a.n1);
+      adapt('k_proj', a.k, a.n1);
+      adapt('v_proj', a.v, a.n1);
+    }
     if (c.qkvBias && !biasInEpilogue) {
       // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.
       biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
@@ -745,9 +771,16 @@ export class GpuModel {
   private loraForward(rec: Recorder, l: number, tg: LoraTarget, a: LayerActs, y: Tensor, x: Tensor): void {
     const xa = a.xa[tg];
     if (!this.lora || !xa) return;
-    const n = loraNames(l, tg);
-    matmul(rec, xa, x.reshape2d(), this.adapters.get(n.A)!, { transB: true });
-    matmul(rec, y.reshape2d(), xa, this.adapters.get(n.B)!, { transB: true, accumulate: true, alpha: this.lora.scale });
+    matmul(rec, xa, x.reshape2d(), this.adapters.get(loraNames(l, tg).A)!, { transB: true });
+    this.loraUp(rec, l, tg, a, y);
+  }
+
+  /** The second half of loraForward: y += s xa B^T from the kept xa. */
+  private loraUp(rec: Recorder, l: number, tg: LoraTarget, a: LayerActs, y: Tensor): void {
+    const xa = a.xa[tg];
+    if (!this.lora || !xa) return;
+    const B = this.adapters.get(loraNames(l, tg).B)!;
+    matmul(rec, y.reshape2d(), xa, B, { transB: true, accumulate: true, alpha: this.lora.scale });
   }
 
   /** Twin: loraBackward. dB += s dY^T xa, dA += (s dY B)^T x, dX += (s dY B) A. */
