@@ -8,8 +8,13 @@
 //   rope_forward_positions, rope_backward_positions               position = positions[b*T + t]
 //   rope_forward_inplace, rope_backward_inplace                   (out, freqs): rotates out in place
 //   rope_forward_inplace_positions, rope_backward_inplace_positions   (out, freqs, positions)
-// CPU twins: src/reference/rope.ts (ropeForward, ropeBackward). In-place needs its own entry points because
-// WebGPU rejects one buffer bound both writable and readable in a dispatch.
+//   rope_decode_kv (q, freqs, positions, k, v, kcache, vcache): a forward against a KV cache in one dispatch: q
+//       rotated in place (H heads), k rotated (Hkv heads) and written into kcache and v into vcache at cache
+//       position pos_offset + t, the cache stored f32 or, with KV_MODE 1/2, bf16/f16 (rounded to nearest even as
+//       decode.wgsl's decode_kv_write_bf16/_f16 do). Each invocation takes two consecutive pairs (HD divisible by 4),
+//       so the 32-bit words of a half cache are each written by one invocation.
+// CPU twins: src/reference/rope.ts (ropeForward, ropeBackward, ropeDecodeKv). In-place needs its own entry points
+// because WebGPU rejects one buffer bound both writable and readable in a dispatch.
 //
 // Angles are exact to ~1e-6 rad for positions < 2^24 (plain f32 pos * inv_freq is off by ~pos * 3e-8 rad,
 // 1e-4 at pos 4096): `freqs` (half, 8), built in f64 by the wrapper, holds per pair i the turn rate
@@ -20,13 +25,17 @@
 // absolute error, and SwiftShader's are off by 1.9e-4. Outputs match the f64 twin to ~1e-6.
 
 override WG: u32 = 64u;
+override KV_MODE: u32 = 0u; // rope_decode_kv's cache storage: 0 f32, 1 bf16, 2 f16
 
+// Hkv (key/value heads; H counts the query heads) and Tcap (cache positions per row) are rope_decode_kv's.
 struct Params {
   rows: u32,
   T: u32,
   H: u32,
   half: u32,
   pos_offset: u32,
+  Hkv: u32,
+  Tcap: u32,
 }
 const TABLE_STRIDE: u32 = 8u;
 
@@ -37,6 +46,18 @@ const TABLE_STRIDE: u32 = 8u;
 @group(0) @binding(4) var<storage, read> positions: array<u32>; // (B*T)
 // In-place variants bind positions third (a different variable may share a binding across entry points).
 @group(0) @binding(3) var<storage, read> positions_ip: array<u32>; // (B*T)
+// rope_decode_kv: out is q, positions_ip the positions, then the new keys and values and the caches (their words).
+@group(0) @binding(4) var<storage, read> k_new: array<f32>;          // (B,T,Hkv,HD)
+@group(0) @binding(5) var<storage, read> v_new: array<f32>;          // (B,T,Hkv,HD)
+@group(0) @binding(6) var<storage, read_write> k_cache: array<u32>;  // (B,Tcap,Hkv,HD) f32 bits or half pairs
+@group(0) @binding(7) var<storage, read_write> v_cache: array<u32>;
+
+// bf16_bits(u), f16_bits(u): an f32's bits rounded to half bits.
+// @region half-bits
+// Stand-ins for what this file uses of block half-bits; kernels compile the block here.
+fn bf16_bits(u: u32) -> u32 { return u >> 16u; }
+fn f16_bits(u: u32) -> u32 { return u >> 16u; }
+// @end half-bits
 
 // (row n, pair i) of this invocation; n == p.rows past the end.
 fn job(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> vec2<u32> {
@@ -168,4 +189,53 @@ fn rope_backward_inplace_positions(@builtin(workgroup_id) wid: vec3<u32>, @built
   let j = job(wid, nwg, lid);
   if (j.x >= p.rows) { return; }
   apply_inplace(j.x, j.y, cos_sin(positions_ip[j.x], j.y, -1.0));
+}
+
+// Writes elements e and e + 1 (e even) of a cache row: two f32 words, or one word of two halves (low first).
+fn cache_pair(k: bool, e: u32, a: f32, b: f32) {
+  if (KV_MODE == 0u) {
+    if (k) { k_cache[e] = bitcast<u32>(a); k_cache[e + 1u] = bitcast<u32>(b); }
+    else { v_cache[e] = bitcast<u32>(a); v_cache[e + 1u] = bitcast<u32>(b); }
+    return;
+  }
+  var word: u32;
+  if (KV_MODE == 1u) { word = bf16_bits(bitcast<u32>(a)) | (bf16_bits(bitcast<u32>(b)) << 16u); }
+  else { word = f16_bits(bitcast<u32>(a)) | (f16_bits(bitcast<u32>(b)) << 16u); }
+  if (k) { k_cache[e / 2u] = word; } else { v_cache[e / 2u] = word; }
+}
+
+@compute @workgroup_size(WG)
+fn rope_decode_kv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+  let quarter = p.half / 2u;
+  let job_id = (wid.x + wid.y * nwg.x) * WG + lid;
+  if (job_id >= p.rows * quarter) { return; }
+  let n = job_id / quarter;
+  let i = 2u * (job_id - n * quarter); // pairs i and i + 1
+  let pos = positions_ip[n];
+  let cs0 = cos_sin(pos, i, 1.0);
+  let cs1 = cos_sin(pos, i + 1u, 1.0);
+  for (var h = 0u; h < p.H; h++) {
+    let o = head_base(n, h, i);
+    let r0 = rotate(out[o], out[o + p.half], cs0);
+    let r1 = rotate(out[o + 1u], out[o + 1u + p.half], cs1);
+    out[o] = r0.x;
+    out[o + 1u] = r1.x;
+    out[o + p.half] = r0.y;
+    out[o + 1u + p.half] = r1.y;
+  }
+  // Row n = b * T + t goes to cache row b * Tcap + pos_offset + t.
+  let t = n % p.T;
+  let crow = (n - t) / p.T * p.Tcap + p.pos_offset + t;
+  let HD = 2u * p.half;
+  for (var h = 0u; h < p.Hkv; h++) {
+    let o = (n * p.Hkv + h) * HD + i;
+    let c = (crow * p.Hkv + h) * HD + i;
+    let r0 = rotate(k_new[o], k_new[o + p.half], cs0);
+    let r1 = rotate(k_new[o + 1u], k_new[o + 1u + p.half], cs1);
+    cache_pair(true, c, r0.x, r1.x);
+    cache_pair(true, c + p.half, r0.y, r1.y);
+    cache_pair(false, c, v_new[o], v_new[o + 1u]);
+    cache_pair(false, c + p.half, v_new[o + p.half], v_new[o + 1u + p.half]);
+  }
 }

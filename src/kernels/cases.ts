@@ -17,6 +17,8 @@ import { REAL_VOCABS, rowEdgeShapes } from './rows';
 import * as softmax from './softmax';
 import { attentionCases } from './attention.cases';
 import { biasCases } from './bias.cases';
+import { projectionCases } from './projection.cases';
+import { ropeDecodeKvCases } from './rope-decode-kv.cases';
 import { decodeCases } from './decode.cases';
 import { headCases } from './head.cases';
 import { klCases } from './kl.cases';
@@ -340,7 +342,7 @@ export function coreCases(): KernelCase[] {
 /**
  * Every kernel case, in a stable order (the browser self-test and `npm run selftest` run them all). In Node, the
  * families with their own test file (attention, layers, head, objective, kl, value, weight-stats, bias, bradley-terry,
- * half-precision weights) run there, so each case runs once.
+ * half-precision weights, the fused decode projections, rope_decode_kv) run there, so each case runs once.
  */
 export function kernelCases(): KernelCase[] {
   return [
@@ -355,5 +357,7 @@ export function kernelCases(): KernelCase[] {
     ...biasCases(),
     ...bradleyTerryCases(),
     ...halfCases(),
+    ...projectionCases(),
+    ...ropeDecodeKvCases(),
   ];
 }

@@ -8,6 +8,7 @@
 
 import raw from '../../shaders/rope.wgsl?raw';
 import { declareShader, grid, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { WGSL_BLOCKS } from './wgsl-blocks';
 import { ropeInverseFrequencies, type Llama3RopeScaling, type RopeFrequencySpec } from '../core/rope-frequencies';
 
 const WG = 64;
@@ -32,8 +33,14 @@ const PARAMS = uniforms('Params', {
   H: 'u32',
   half: 'u32', // HD / 2
   pos_offset: 'u32', // without positions: position of token t is pos_offset + t
+  Hkv: 'u32', // rope_decode_kv: key/value heads
+  Tcap: 'u32', // rope_decode_kv: cache positions per row
 });
-export const ROPE_SHADER = declareShader('rope.wgsl', raw, { uniforms: [PARAMS], consts: { TABLE_STRIDE } });
+export const ROPE_SHADER = declareShader('rope.wgsl', raw, {
+  uniforms: [PARAMS],
+  consts: { TABLE_STRIDE },
+  blocks: WGSL_BLOCKS,
+});
 
 /**
  * The shader's frequency table for (theta, scaling, HD): per pair i, the turn rate f = inv_freq[i] / 2pi
@@ -121,7 +128,7 @@ function rotate(
     family: rec.ctx.family('rope', ROPE_SHADER.source),
     entry,
     constants: { WG },
-    params: PARAMS.pack({ rows: N, T, H, half, pos_offset: posOffset }),
+    params: PARAMS.pack({ rows: N, T, H, half, pos_offset: posOffset, Hkv: 0, Tcap: 0 }),
     bindings,
     workgroups: grid(Math.ceil((N * half) / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
   });
@@ -143,4 +150,78 @@ export function ropeForward(rec: Recorder, out: Tensor, x: Tensor, opts: GpuRope
  */
 export function ropeBackward(rec: Recorder, dx: Tensor, dOut: Tensor, opts: GpuRopeOptions): void {
   rotate('ropeBackward', 'backward', rec, dx, dOut, opts);
+}
+
+/** The cache storages rope_decode_kv writes, by KV_MODE. */
+const KV_MODES = { f32: 0, bf16: 1, f16: 2 } as const;
+
+/**
+ * A forward against a KV cache in one dispatch: q rotated in place, k rotated and written into `kcache` and v into
+ * `vcache` at cache positions pos..pos+T-1 (twin: ropeDecodeKv; the same rotations as ropeForward and the same
+ * writes as kvWrite, bit for bit). k and v themselves are left as they are.
+ * @param q       (B,T,NH,HD) queries, rotated in place.
+ * @param k       (B,T,NKV,HD) new keys.
+ * @param v       (B,T,NKV,HD) new values.
+ * @param kcache  (B,Tcap,NKV,HD) f32, bf16 or f16; vcache the same.
+ * @param pos     the cache position of each row's first new token.
+ * @param opts    theta, scaling and the RoPE position of every token (positions, required).
+ */
+export function ropeDecodeKv(
+  rec: Recorder,
+  q: Tensor,
+  k: Tensor,
+  v: Tensor,
+  kcache: Tensor,
+  vcache: Tensor,
+  pos: number,
+  opts: GpuRopeOptions & { positions: Tensor<'u32'> },
+): void {
+  const kernel = 'ropeDecodeKv';
+  if (q.shape.length !== 4 || k.shape.length !== 4) throw new Error(`${kernel}: q and k must be (B,T,H,HD)`);
+  const [B, T, H, HD] = q.shape;
+  const Hkv = k.shape[2];
+  for (const [t, what] of [
+    [k, 'k'],
+    [v, 'v'],
+  ] as const)
+    if (t.shape.length !== 4 || t.shape[0] !== B || t.shape[1] !== T || t.shape[2] !== Hkv || t.shape[3] !== HD)
+      throw new Error(`${kernel}: ${what} ${t.describe()} must be (${B}, ${T}, ${Hkv}, ${HD})`);
+  for (const t of [q, k, v]) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  if (HD % 4 !== 0) throw new Error(`${kernel}: head dim ${HD} must divide by 4`);
+  const Tcap = kcache.shape[1];
+  for (const c of [kcache, vcache]) {
+    if (c.shape.length !== 4 || c.shape[0] !== B || c.shape[2] !== Hkv || c.shape[3] !== HD)
+      throw new Error(`${kernel}: cache ${c.describe()} must be (${B}, Tcap, ${Hkv}, ${HD})`);
+    if (c.shape[1] !== Tcap || c.dtype !== kcache.dtype)
+      throw new Error(`${kernel}: the caches ${kcache.describe()} and ${c.describe()} must match`);
+  }
+  if (!Object.hasOwn(KV_MODES, kcache.dtype)) throw new Error(`${kernel}: a ${kcache.dtype} cache is not supported`);
+  if (!Number.isInteger(pos) || pos < 0 || pos + T > Tcap)
+    throw new Error(`${kernel}: positions ${pos}..${pos + T - 1} exceed the capacity ${Tcap} of ${kcache.describe()}`);
+  if (!(opts.theta > 0)) throw new Error(`${kernel}: theta ${opts.theta} must be positive`);
+  const positions = opts.positions;
+  if (positions.dtype !== 'u32' || positions.size !== B * T)
+    throw new Error(`${kernel}: positions ${positions.describe()} must be u32 with B*T=${B * T} entries`);
+  const N = B * T;
+  const half = HD / 2;
+  const freqs = freqTensor(rec.ctx, { theta: opts.theta, scaling: opts.scaling }, HD);
+  rec.dispatch({
+    family: rec.ctx.family('rope', ROPE_SHADER.source),
+    entry: 'rope_decode_kv',
+    constants: { WG, KV_MODE: KV_MODES[kcache.dtype as keyof typeof KV_MODES] },
+    params: PARAMS.pack({ rows: N, T, H, half, pos_offset: pos, Hkv, Tcap }),
+    bindings: [q, freqs, positions, k, v, kcache, vcache],
+    workgroups: grid(Math.ceil((N * half) / 2 / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
+    // q read and written; k and v read; their rows of the caches written.
+    cost: {
+      bytes:
+        2 * q.byteLength +
+        k.byteLength +
+        v.byteLength +
+        ((k.byteLength + v.byteLength) * (kcache.dtype === 'f32' ? 2 : 1)) / 2 +
+        freqs.byteLength +
+        positions.byteLength,
+      flops: 0,
+    },
+  });
 }

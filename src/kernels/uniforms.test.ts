@@ -20,6 +20,7 @@ import { LOGPROB_SHADER } from './logprob';
 import { MATMUL_SHADER } from './matmul';
 import { OBJECTIVE_SHADER } from './objective';
 import { OPTIMIZER_SHADER } from './optimizer';
+import { PROJECTION_SHADER } from './projection';
 import { REDUCE_SHADER } from './reduce';
 import { RMSNORM_SHADER } from './rmsnorm';
 import { ROPE_SHADER } from './rope';
@@ -46,6 +47,7 @@ const DECLARED: readonly ShaderDeclaration[] = [
   MATMUL_SHADER,
   OBJECTIVE_SHADER,
   OPTIMIZER_SHADER,
+  PROJECTION_SHADER,
   PEAK_SHADER,
   REDUCE_SHADER,
   RMSNORM_SHADER,

@@ -87,7 +87,7 @@ describe('WGSL_BLOCKS', () => {
 
   it('fill each shader that uses one with its whole text, once', () => {
     const using = shaders.filter((f) => blockRegions(f).length > 0);
-    const halfBits = ['decode.wgsl', 'half-pack.wgsl'];
+    const halfBits = ['decode.wgsl', 'half-pack.wgsl', 'rope.wgsl'];
     const rowKernels = ['cross-entropy.wgsl', 'kl.wgsl', 'logprob.wgsl', 'sampler.wgsl', 'softmax.wgsl'];
     const attentionRows = ['attention-rows.wgsl', 'attention-rows-looped.wgsl'];
     expect(using.sort()).toEqual([...rowKernels, ...halfBits, ...attentionRows].sort());

@@ -17,17 +17,18 @@
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
 // there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
-import { arenaSize, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { arenaSize, tensorArena, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
 import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
 import { packHalf } from '../kernels/half-pack';
+import { projectionFits, projectionGateUp, projectionQkv } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
-import { ropeBackward, ropeForward } from '../kernels/rope';
+import { ropeBackward, ropeDecodeKv, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
 import { loraBaseWeight, loraNames, loraScale, loraShapes, type LoraSpec, type LoraTarget } from '../core/lora-layout';
 import { headDim, paramShapes } from '../core/model-shapes';
@@ -176,6 +177,23 @@ export function clippedAdamwOptions(
   };
 }
 
+/**
+ * The parameters GpuModel keeps in one arena per layer, by layer: with q/k/v biases (Qwen2) the input_layernorm gain
+ * and the q, k and v biases (the fused q/k/v projection binds them as one buffer); none without biases.
+ */
+export function layerVectorArenas(config: ModelConfig): string[][] {
+  if (!config.qkvBias) return [];
+  return Array.from({ length: config.nLayers }, (_, l) => {
+    const pre = `model.layers.${l}.`;
+    return [
+      `${pre}input_layernorm.weight`,
+      `${pre}self_attn.q_proj.bias`,
+      `${pre}self_attn.k_proj.bias`,
+      `${pre}self_attn.v_proj.bias`,
+    ];
+  });
+}
+
 export class GpuModel {
   /** The base weights (HF names). Frozen under LoRA. */
   readonly params = new Map<string, Tensor>();
@@ -213,6 +231,13 @@ export class GpuModel {
   private readonly rolloutParams = new Map<string, Tensor>();
   /** The dtype of the KV caches createKvCache allocates (GpuModelOptions.kvDtype). */
   readonly kvDtype: WeightDtype;
+  /**
+   * With q/k/v biases (Qwen2), each layer's input_layernorm gain and q, k, v biases live in one arena (the params
+   * are its views), so the fused q/k/v projection of a decode step binds them as one buffer; these own the arenas.
+   */
+  private readonly vectorArenas: Tensor[] = [];
+  /** Whether a decode step's q/k/v and gate/up products fit the fused projections (widths dividing by 4). */
+  private readonly fusedDecode: { qkv: boolean; gateUp: boolean };
 
   private constructor(
     readonly ctx: GpuContext,
@@ -232,6 +257,10 @@ export class GpuModel {
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
     this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
     this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
+    this.fusedDecode = {
+      qkv: projectionFits(config.dModel, [config.nHeads * this.HD, config.nKvHeads * this.HD]),
+      gateUp: projectionFits(config.dModel, [config.dFF]),
+    };
   }
 
   /**
@@ -265,17 +294,21 @@ export class GpuModel {
       );
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
+    const vectorViews = model.layerVectorViews();
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
       const n = shape.reduce((a, b) => a * b, 1);
       const length = isHalfBits(data) ? data.bits.length : data.length;
       if (length !== n) throw new Error(`GpuModel: parameter ${name} has ${length} values, want [${shape.join(', ')}]`);
+      const view = vectorViews.get(name);
+      if (view) ctx.upload(view, weightToF32(data));
       model.params.set(
         name,
-        dtype !== 'f32' && storesHalf(shape)
-          ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
-          : ctx.fromArray(weightToF32(data), shape, { label: name }),
+        view ??
+          (dtype !== 'f32' && storesHalf(shape)
+            ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
+            : ctx.fromArray(weightToF32(data), shape, { label: name })),
       );
       if (!lora && !frozen) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
       if (rolloutDtype !== 'f32' && storesHalf(shape))
@@ -317,6 +350,26 @@ export class GpuModel {
       });
     }
     return model;
+  }
+
+  /**
+   * With q/k/v biases, one arena per layer holding its input_layernorm gain and q, k, v biases (f32), by parameter
+   * name; none without biases (the fused projection then binds the gain alone).
+   */
+  private layerVectorViews(): Map<string, Tensor> {
+    const views = new Map<string, Tensor>();
+    const shapes = new Map(paramShapes(this.config).map((p) => [p.name, p.shape]));
+    layerVectorArenas(this.config).forEach((names, l) => {
+      const arena = tensorArena(
+        this.ctx,
+        names.map((n) => shapes.get(n)!),
+        names,
+        `L${l}.norm_and_qkv_bias`,
+      );
+      this.vectorArenas.push(arena.all);
+      names.forEach((n, i) => views.set(n, arena.views[i]));
+    });
+    return views;
   }
 
   /** What the optimizer updates: the base weights, or under LoRA the adapters. */
@@ -588,14 +641,67 @@ export class GpuModel {
     const lin = { transB: true };
     // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
     const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => this.loraForward(rec, l, tg, a, y, x);
-    rmsnormForward(rec, a.n1, a.rstd1, a.x, this.p(`${pre}input_layernorm.weight`), { eps: c.normEps });
-    matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
-    matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
-    matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
-    adapt('q_proj', a.q, a.n1);
-    adapt('k_proj', a.k, a.n1);
-    adapt('v_proj', a.v, a.n1);
-    if (c.qkvBias) {
+    // A decode step (one position per row, against the cache) runs q/k/v as one product with the biases in its
+    // epilogue and gate/up with SwiGLU as one, each with its RMSNorm folded in where no adapter needs the normed rows
+    // (src/kernels/projection.ts; the normed rows, gate and up are then never written).
+    // The fused kernels compute bit for bit what the kernels they replace do, so the sampler's log-probs still
+    // equal the trainer's. Adapters add their delta before the bias, so with adapted q/k/v the bias stays apart.
+    const decode = cache !== undefined && a.q.shape[1] === 1;
+    const adapted = (...tgs: LoraTarget[]) => tgs.some((tg) => this.lora?.spec.targets.includes(tg));
+    const fusedQkv = decode && this.fusedDecode.qkv;
+    const qkvAdapted = adapted('q_proj', 'k_proj', 'v_proj');
+    // With q, k and v all adapted (the default) at a rank divisible by 4, their three x A^T products are one fused
+    // product too, reading x with the norm folded in like the base's: no normed copy of x is needed at all.
+    const rank = this.lora?.spec.rank ?? 0;
+    const loraDownFused =
+      fusedQkv &&
+      (['q_proj', 'k_proj', 'v_proj'] as const).every((tg) => adapted(tg)) &&
+      projectionFits(c.dModel, [rank]);
+    const foldNorm1 = fusedQkv && (!qkvAdapted || loraDownFused);
+    const biasInEpilogue = fusedQkv && !qkvAdapted && c.qkvBias === true;
+    const fusedGateUp = decode && this.fusedDecode.gateUp && !adapted('gate_proj', 'up_proj');
+    const gain1 = this.p(`${pre}input_layernorm.weight`);
+    if (!foldNorm1) rmsnormForward(rec, a.n1, a.rstd1, a.x, gain1, { eps: c.normEps });
+    if (fusedQkv) {
+      const bias = (n: string) => this.p(`${pre}self_attn.${n}_proj.bias`);
+      projectionQkv(
+        rec,
+        [a.q.reshape2d(), a.k.reshape2d(), a.v.reshape2d()],
+        (foldNorm1 ? a.x : a.n1).reshape2d(),
+        [W(`${pre}self_attn.q_proj.weight`), W(`${pre}self_attn.k_proj.weight`), W(`${pre}self_attn.v_proj.weight`)],
+        {
+          norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
+          biases: biasInEpilogue ? [bias('q'), bias('k'), bias('v')] : null,
+        },
+      );
+    } else {
+      matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
+      matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
+      matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
+    }
+    if (loraDownFused) {
+      const n = (tg: LoraTarget) => loraNames(l, tg);
+      const xa = (tg: LoraTarget) => a.xa[tg]!;
+      const A = (tg: LoraTarget) => this.adapters.get(n(tg).A)!;
+      projectionQkv(
+        rec,
+        [xa('q_proj'), xa('k_proj'), xa('v_proj')],
+        a.x.reshape2d(),
+        [A('q_proj'), A('k_proj'), A('v_proj')],
+        {
+          norm: { gain: gain1, eps: c.normEps },
+          biases: null,
+        },
+      );
+      this.loraUp(rec, l, 'q_proj', a, a.q);
+      this.loraUp(rec, l, 'k_proj', a, a.k);
+      this.loraUp(rec, l, 'v_proj', a, a.v);
+    } else {
+      adapt('q_proj', a.q, a.n1);
+      adapt('k_proj', a.k, a.n1);
+      adapt('v_proj', a.v, a.n1);
+    }
+    if (c.qkvBias && !biasInEpilogue) {
       // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.
       biasAdd(rec, a.q.reshape2d(), this.p(`${pre}self_attn.q_proj.bias`));
       biasAdd(rec, a.k.reshape2d(), this.p(`${pre}self_attn.k_proj.bias`));
@@ -609,11 +715,19 @@ export class GpuModel {
       rmsnormForward(rec, a.q, qk.rstdQ, qk.qPre, this.p(`${pre}self_attn.q_norm.weight`), { eps: c.normEps });
       rmsnormForward(rec, a.k, qk.rstdK, qk.kPre, this.p(`${pre}self_attn.k_norm.weight`), { eps: c.normEps });
     }
-    ropeForward(rec, a.q, a.q, rope);
-    ropeForward(rec, a.k, a.k, rope);
+    if (cache && this.HD % 4 === 0) {
+      // Against a cache (prefill or decode): q's RoPE, k's RoPE and both cache writes in one dispatch, bit for bit
+      // the four it replaces (a.k itself stays unrotated: attention reads the cache).
+      ropeDecodeKv(rec, a.q, a.k, a.v, cache.kv.k[l], cache.kv.v[l], cache.pos, rope);
+    } else {
+      ropeForward(rec, a.q, a.q, rope);
+      ropeForward(rec, a.k, a.k, rope);
+    }
     if (cache) {
-      kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
-      kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
+      if (this.HD % 4 !== 0) {
+        kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
+        kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
+      }
       attentionForward(rec, a.att, a.lse, a.q, cache.kv.k[l], cache.kv.v[l], {
         kvStart: inp.kvStart,
         keys: cache.pos + a.q.shape[1],
@@ -627,12 +741,24 @@ export class GpuModel {
       accumulate: true,
     });
     adapt('o_proj', a.h, a.att);
-    rmsnormForward(rec, a.n2, a.rstd2, a.h, this.p(`${pre}post_attention_layernorm.weight`), { eps: c.normEps });
-    matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.gate_proj.weight`), lin);
-    matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.up_proj.weight`), lin);
-    adapt('gate_proj', a.gate, a.n2);
-    adapt('up_proj', a.up, a.n2);
-    swigluForward(rec, a.act, a.gate, a.up);
+    const gain2 = this.p(`${pre}post_attention_layernorm.weight`);
+    if (fusedGateUp) {
+      projectionGateUp(
+        rec,
+        a.act.reshape2d(),
+        a.h.reshape2d(),
+        W(`${pre}mlp.gate_proj.weight`),
+        W(`${pre}mlp.up_proj.weight`),
+        { norm: { gain: gain2, eps: c.normEps } },
+      );
+    } else {
+      rmsnormForward(rec, a.n2, a.rstd2, a.h, gain2, { eps: c.normEps });
+      matmul(rec, a.gate.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.gate_proj.weight`), lin);
+      matmul(rec, a.up.reshape2d(), a.n2.reshape2d(), W(`${pre}mlp.up_proj.weight`), lin);
+      adapt('gate_proj', a.gate, a.n2);
+      adapt('up_proj', a.up, a.n2);
+      swigluForward(rec, a.act, a.gate, a.up);
+    }
     if (xNext !== a.h) copy(rec, xNext, a.h);
     matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
       ...lin,
@@ -645,9 +771,16 @@ export class GpuModel {
   private loraForward(rec: Recorder, l: number, tg: LoraTarget, a: LayerActs, y: Tensor, x: Tensor): void {
     const xa = a.xa[tg];
     if (!this.lora || !xa) return;
-    const n = loraNames(l, tg);
-    matmul(rec, xa, x.reshape2d(), this.adapters.get(n.A)!, { transB: true });
-    matmul(rec, y.reshape2d(), xa, this.adapters.get(n.B)!, { transB: true, accumulate: true, alpha: this.lora.scale });
+    matmul(rec, xa, x.reshape2d(), this.adapters.get(loraNames(l, tg).A)!, { transB: true });
+    this.loraUp(rec, l, tg, a, y);
+  }
+
+  /** The second half of loraForward: y += s xa B^T from the kept xa. */
+  private loraUp(rec: Recorder, l: number, tg: LoraTarget, a: LayerActs, y: Tensor): void {
+    const xa = a.xa[tg];
+    if (!this.lora || !xa) return;
+    const B = this.adapters.get(loraNames(l, tg).B)!;
+    matmul(rec, y.reshape2d(), xa, B, { transB: true, accumulate: true, alpha: this.lora.scale });
   }
 
   /** Twin: loraBackward. dB += s dY^T xa, dA += (s dY B)^T x, dX += (s dY B) A. */
@@ -915,6 +1048,7 @@ export class GpuModel {
     for (const map of [this.params, this.rolloutParams, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     if (this.packed) destroyPacked(this.packed);
+    for (const t of this.vectorArenas) t.destroy();
     this.frozenGainGrad?.destroy();
     this.frozenHeadGainGrad?.destroy();
     this.gradNorm.destroy();

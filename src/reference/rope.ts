@@ -3,9 +3,12 @@
 // as in the original RoPE paper / Meta's complex-number code. Not the attention itself (attention.ts).
 // GPU entry points: rope_forward, rope_forward_inplace, rope_forward_positions, rope_forward_inplace_positions
 // (ropeForward) and rope_backward, rope_backward_inplace, rope_backward_positions, rope_backward_inplace_positions
-// (ropeBackward): _inplace when out === x, _positions with explicit per-token positions.
+// (ropeBackward): _inplace when out === x, _positions with explicit per-token positions; rope_decode_kv
+// (ropeDecodeKv: the rotations and the KV-cache writes of a forward against a cache, in one dispatch).
 
-import type { HostTensor } from '../core/host-tensor';
+import { host, type HostTensor } from '../core/host-tensor';
+import type { HalfDtype } from '../core/half';
+import { kvWrite, kvWriteHalf } from './decode';
 import { ropeInverseFrequencies, type Llama3RopeScaling } from '../core/rope-frequencies';
 
 export interface RopeOptions {
@@ -81,4 +84,34 @@ export function ropeForward(out: HostTensor, x: HostTensor, opts: RopeOptions): 
  */
 export function ropeBackward(dx: HostTensor, dOut: HostTensor, opts: RopeOptions): void {
   rotate('ropeBackward', dx, dOut, opts, -1);
+}
+
+/**
+ * Twin of rope_decode_kv: a forward against a KV cache in one step. q is rotated in place (ropeForward); k rotated
+ * (into a copy: k itself is left as it is) and written into kcache at positions pos..pos+T-1, v into vcache, each
+ * as kvWrite (an f32 cache) or kvWriteHalf (a cache of half bits, `dtype`) writes them.
+ * @param q       (B,T,NH,HD), rotated in place.
+ * @param k, v    (B,T,NKV,HD).
+ * @param caches  k and v caches (B*Tcap*NKV*HD values: f32, or half bits with `dtype`), and Tcap.
+ */
+export function ropeDecodeKv(
+  q: HostTensor,
+  k: HostTensor,
+  v: HostTensor,
+  caches: { k: Float32Array | Uint16Array; v: Float32Array | Uint16Array; Tcap: number; dtype: 'f32' | HalfDtype },
+  pos: number,
+  opts: RopeOptions,
+): void {
+  ropeForward(q, q, opts);
+  const rotated = host(new Float32Array(k.data.length), k.shape);
+  ropeForward(rotated, k, opts);
+  const [B, T, H, HD] = k.shape;
+  const dims = { B, T, Tcap: caches.Tcap, W: H * HD };
+  for (const [cache, x] of [
+    [caches.k, rotated.data as Float32Array],
+    [caches.v, v.data as Float32Array],
+  ] as const) {
+    if (caches.dtype === 'f32') kvWrite(cache as Float32Array, x, dims, pos);
+    else kvWriteHalf(cache as Uint16Array, x, dims, pos, caches.dtype);
+  }
 }

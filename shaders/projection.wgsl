@@ -1,0 +1,274 @@
+// projection: the fused few-rows projections of a decode step (y = op(x) W^T, W stored (N, K) like nn.Linear),
+// each reading its weights once in one dispatch instead of one matmul per projection and separate epilogues.
+// Entry points:
+//   projection_qkv:     y0 = op(x) W0^T (+ b0), y1 = op(x) W1^T (+ b1), y2 = op(x) W2^T (+ b2): attention's q, k and
+//                       v products from three weight buffers; the column space is [0, N0 + N1 + N2) and each
+//                       invocation's 4 columns lie in one of the three (N0 and N1 divide by 4).
+//   projection_gate_up: act = silu(op(x) W0^T) * (op(x) W1^T): the MLP's gate and up products with SwiGLU.
+// op(x) = x, or with NORM the RMSNorm folded in: op(x)[i, k] = g[k] * (x[i, k] * rstd_i), rstd_i =
+// 1/sqrt(mean_k x[i, k]^2 + eps), each row's rstd summed first in rmsnorm.wgsl's order (LANES strided lanes of vec4
+// squares merged in lane order), so op(x) is bit for bit the row rmsnorm_forward writes and no normed copy of x is
+// written. The dot products are summed in matmul_vec4's order: the outputs equal rmsnorm_forward, matmul (A*B^T),
+// biasAdd and swiglu_forward in sequence wherever those do (the sampler's log-probs equal the trainer's).
+// Each invocation computes a 4 x 4 tile of rows and columns (matmul.wgsl's matmul_vec4 A*B^T loop), K divisible
+// by 4; out-of-range rows and columns read a clamped index and are not stored.
+// Vectors: the gain g at gainAt and the biases b0, b1, b2 at biasAt0..2 of one f32 array (a layer's arena of its
+// norm gain and q/k/v biases, or the gain itself): 8 storage buffers at most, WebGPU's default limit.
+// The weights may be stored bf16/f16 (src/kernels/projection.ts rewrites W0_4..W2_4, Wg_4 and Wu_4 through
+// half-operand.ts).
+// CPU twins: src/reference/projection.ts (projectionQkv, projectionGateUp).
+
+override NORM: bool = false;
+override LANES: u32 = 1u; // rmsnorm.wgsl's lanes per row for rows of K (src/kernels/rows.ts rowLayout)
+override BIAS: bool = false;
+override WG_X: u32 = 8u;
+override WG_Y: u32 = 8u;
+
+struct Params {
+  M: u32,
+  K: u32,
+  N0: u32,
+  N1: u32,
+  N2: u32,
+  gainAt: u32,
+  biasAt0: u32,
+  biasAt1: u32,
+  biasAt2: u32,
+  eps: f32,
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> Y0: array<f32>; // (M, N0); projection_gate_up: act (M, N0)
+@group(0) @binding(2) var<storage, read_write> Y1: array<f32>; // (M, N1)
+@group(0) @binding(3) var<storage, read_write> Y2: array<f32>; // (M, N2)
+@group(0) @binding(4) var<storage, read> X4: array<vec4<f32>>; // (M, K)
+@group(0) @binding(5) var<storage, read> W0_4: array<vec4<f32>>; // (N0, K)
+@group(0) @binding(6) var<storage, read> W1_4: array<vec4<f32>>; // (N1, K)
+@group(0) @binding(7) var<storage, read> W2_4: array<vec4<f32>>; // (N2, K)
+@group(0) @binding(8) var<storage, read> vecs: array<f32>;     // gain (K) at gainAt; biases at biasAt0..2
+
+// projection_gate_up (its own variables at its own bindings: WGSL allows that across entry points)
+@group(0) @binding(1) var<storage, read_write> act: array<f32>;  // (M, N0)
+@group(0) @binding(2) var<storage, read> Xg4: array<vec4<f32>>;  // (M, K)
+@group(0) @binding(3) var<storage, read> Wg_4: array<vec4<f32>>; // gate (N0, K)
+@group(0) @binding(4) var<storage, read> Wu_4: array<vec4<f32>>; // up (N0, K)
+@group(0) @binding(5) var<storage, read> gain_g: array<f32>;     // (K) at gainAt
+
+fn gain4(k4: u32) -> vec4<f32> {
+  let at = p.gainAt + 4u * k4;
+  return vec4<f32>(vecs[at], vecs[at + 1u], vecs[at + 2u], vecs[at + 3u]);
+}
+fn gain4_g(k4: u32) -> vec4<f32> {
+  let at = p.gainAt + 4u * k4;
+  return vec4<f32>(gain_g[at], gain_g[at + 1u], gain_g[at + 2u], gain_g[at + 3u]);
+}
+
+// rmsnorm_forward's rstd of a row from its vec4s v(c), c < K/4: lane l sums the squares of vec4s l, l + LANES, ...
+// (each vec4's four in order), and the lanes are added in lane order. One copy per input array (an entry point may
+// use only its own bindings).
+fn row_rstd_qkv(a: u32) -> f32 {
+  let n = p.K / 4u;
+  var total_ss = 0.0;
+  for (var lane = 0u; lane < LANES; lane++) {
+    var ss = 0.0;
+    for (var c = lane; c < n; c += LANES) {
+      let sq = X4[a + c] * X4[a + c];
+      ss += sq.x + sq.y + sq.z + sq.w;
+    }
+    if (lane == 0u) { total_ss = ss; } else { total_ss += ss; }
+  }
+  return 1.0 / sqrt(total_ss / f32(p.K) + p.eps);
+}
+fn row_rstd_gate_up(a: u32) -> f32 {
+  let n = p.K / 4u;
+  var total_ss = 0.0;
+  for (var lane = 0u; lane < LANES; lane++) {
+    var ss = 0.0;
+    for (var c = lane; c < n; c += LANES) {
+      let sq = Xg4[a + c] * Xg4[a + c];
+      ss += sq.x + sq.y + sq.z + sq.w;
+    }
+    if (lane == 0u) { total_ss = ss; } else { total_ss += ss; }
+  }
+  return 1.0 / sqrt(total_ss / f32(p.K) + p.eps);
+}
+
+// The tile's 4 rows' rstd (ones without NORM).
+fn rstd4_qkv(a: vec4<u32>) -> vec4<f32> {
+  if (!NORM) { return vec4<f32>(1.0); }
+  return vec4<f32>(row_rstd_qkv(a.x), row_rstd_qkv(a.y), row_rstd_qkv(a.z), row_rstd_qkv(a.w));
+}
+fn rstd4_gate_up(a: vec4<u32>) -> vec4<f32> {
+  if (!NORM) { return vec4<f32>(1.0); }
+  return vec4<f32>(row_rstd_gate_up(a.x), row_rstd_gate_up(a.y), row_rstd_gate_up(a.z), row_rstd_gate_up(a.w));
+}
+
+// The tile's rows (clamped to the last) and their first vec4 in X4.
+fn row_starts(i0: u32) -> vec4<u32> {
+  let iLast = p.M - 1u;
+  let K4 = p.K / 4u;
+  return vec4<u32>(i0, min(i0 + 1u, iLast), min(i0 + 2u, iLast), min(i0 + 3u, iLast)) * K4;
+}
+
+// Stores row i of a tile into y of width n at column c0, skipping the columns past n.
+fn store_row0(i: u32, c0: u32, v: vec4<f32>) {
+  for (var c = 0u; c < 4u; c++) { if (c0 + c < p.N0) { Y0[i * p.N0 + c0 + c] = v[c]; } }
+}
+fn store_row1(i: u32, c0: u32, v: vec4<f32>) {
+  for (var c = 0u; c < 4u; c++) { if (c0 + c < p.N1) { Y1[i * p.N1 + c0 + c] = v[c]; } }
+}
+fn store_row2(i: u32, c0: u32, v: vec4<f32>) {
+  for (var c = 0u; c < 4u; c++) { if (c0 + c < p.N2) { Y2[i * p.N2 + c0 + c] = v[c]; } }
+}
+
+fn bias4(at: u32, c0: u32, n: u32) -> vec4<f32> {
+  if (!BIAS) { return vec4<f32>(0.0); }
+  let last = n - 1u;
+  return vec4<f32>(vecs[at + c0], vecs[at + min(c0 + 1u, last)], vecs[at + min(c0 + 2u, last)],
+                   vecs[at + min(c0 + 3u, last)]);
+}
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  let total = p.N0 + p.N1 + p.N2;
+  if (i0 >= p.M || j0 >= total) { return; }
+  // The segment of the tile's columns and their first column in it.
+  var seg = 0u;
+  var c0 = j0;
+  var n = p.N0;
+  if (j0 >= p.N0 + p.N1) {
+    seg = 2u;
+    c0 = j0 - p.N0 - p.N1;
+    n = p.N2;
+  } else if (j0 >= p.N0) {
+    seg = 1u;
+    c0 = j0 - p.N0;
+    n = p.N1;
+  }
+  let K4 = p.K / 4u;
+  let last = n - 1u;
+  let b = vec4<u32>(c0, min(c0 + 1u, last), min(c0 + 2u, last), min(c0 + 3u, last)) * K4;
+  let a = row_starts(i0);
+  var acc0 = vec4<f32>(0.0);
+  var acc1 = vec4<f32>(0.0);
+  var acc2 = vec4<f32>(0.0);
+  var acc3 = vec4<f32>(0.0);
+  let r = rstd4_qkv(a);
+  for (var k = 0u; k < K4; k++) {
+    var x0 = X4[a.x + k];
+    var x1 = X4[a.y + k];
+    var x2 = X4[a.z + k];
+    var x3 = X4[a.w + k];
+    if (NORM) {
+      let g = gain4(k);
+      x0 = g * (x0 * r.x);
+      x1 = g * (x1 * r.y);
+      x2 = g * (x2 * r.z);
+      x3 = g * (x3 * r.w);
+    }
+    var y0: vec4<f32>;
+    var y1: vec4<f32>;
+    var y2: vec4<f32>;
+    var y3: vec4<f32>;
+    if (seg == 0u) {
+      y0 = W0_4[b.x + k];
+      y1 = W0_4[b.y + k];
+      y2 = W0_4[b.z + k];
+      y3 = W0_4[b.w + k];
+    } else if (seg == 1u) {
+      y0 = W1_4[b.x + k];
+      y1 = W1_4[b.y + k];
+      y2 = W1_4[b.z + k];
+      y3 = W1_4[b.w + k];
+    } else {
+      y0 = W2_4[b.x + k];
+      y1 = W2_4[b.y + k];
+      y2 = W2_4[b.z + k];
+      y3 = W2_4[b.w + k];
+    }
+    acc0 += vec4<f32>(dot(x0, y0), dot(x0, y1), dot(x0, y2), dot(x0, y3));
+    acc1 += vec4<f32>(dot(x1, y0), dot(x1, y1), dot(x1, y2), dot(x1, y3));
+    acc2 += vec4<f32>(dot(x2, y0), dot(x2, y1), dot(x2, y2), dot(x2, y3));
+    acc3 += vec4<f32>(dot(x3, y0), dot(x3, y1), dot(x3, y2), dot(x3, y3));
+  }
+  var at = p.biasAt0;
+  if (seg == 1u) { at = p.biasAt1; } else if (seg == 2u) { at = p.biasAt2; }
+  let bias = bias4(at, c0, n);
+  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+  if (BIAS) {
+    for (var i = 0u; i < 4u; i++) { rows[i] = rows[i] + bias; }
+  }
+  for (var i = 0u; i < 4u; i++) {
+    if (i0 + i >= p.M) { break; }
+    if (seg == 0u) {
+      store_row0(i0 + i, c0, rows[i]);
+    } else if (seg == 1u) {
+      store_row1(i0 + i, c0, rows[i]);
+    } else {
+      store_row2(i0 + i, c0, rows[i]);
+    }
+  }
+}
+
+// silu(g) * u as swiglu.wgsl computes it: 1 / (1 + exp(-g)) is 0 for g below -88 (exp overflows to +inf), the
+// right limit.
+fn swiglu4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
+  return g * (1.0 / (1.0 + exp(-g))) * u;
+}
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  if (i0 >= p.M || j0 >= p.N0) { return; }
+  let K4 = p.K / 4u;
+  let last = p.N0 - 1u;
+  let b = vec4<u32>(j0, min(j0 + 1u, last), min(j0 + 2u, last), min(j0 + 3u, last)) * K4;
+  let a = row_starts(i0);
+  var g0 = vec4<f32>(0.0);
+  var g1 = vec4<f32>(0.0);
+  var g2 = vec4<f32>(0.0);
+  var g3 = vec4<f32>(0.0);
+  var u0 = vec4<f32>(0.0);
+  var u1 = vec4<f32>(0.0);
+  var u2 = vec4<f32>(0.0);
+  var u3 = vec4<f32>(0.0);
+  let r = rstd4_gate_up(a);
+  for (var k = 0u; k < K4; k++) {
+    var x0 = Xg4[a.x + k];
+    var x1 = Xg4[a.y + k];
+    var x2 = Xg4[a.z + k];
+    var x3 = Xg4[a.w + k];
+    if (NORM) {
+      let g = gain4_g(k);
+      x0 = g * (x0 * r.x);
+      x1 = g * (x1 * r.y);
+      x2 = g * (x2 * r.z);
+      x3 = g * (x3 * r.w);
+    }
+    let w0 = Wg_4[b.x + k];
+    let w1 = Wg_4[b.y + k];
+    let w2 = Wg_4[b.z + k];
+    let w3 = Wg_4[b.w + k];
+    let v0 = Wu_4[b.x + k];
+    let v1 = Wu_4[b.y + k];
+    let v2 = Wu_4[b.z + k];
+    let v3 = Wu_4[b.w + k];
+    g0 += vec4<f32>(dot(x0, w0), dot(x0, w1), dot(x0, w2), dot(x0, w3));
+    g1 += vec4<f32>(dot(x1, w0), dot(x1, w1), dot(x1, w2), dot(x1, w3));
+    g2 += vec4<f32>(dot(x2, w0), dot(x2, w1), dot(x2, w2), dot(x2, w3));
+    g3 += vec4<f32>(dot(x3, w0), dot(x3, w1), dot(x3, w2), dot(x3, w3));
+    u0 += vec4<f32>(dot(x0, v0), dot(x0, v1), dot(x0, v2), dot(x0, v3));
+    u1 += vec4<f32>(dot(x1, v0), dot(x1, v1), dot(x1, v2), dot(x1, v3));
+    u2 += vec4<f32>(dot(x2, v0), dot(x2, v1), dot(x2, v2), dot(x2, v3));
+    u3 += vec4<f32>(dot(x3, v0), dot(x3, v1), dot(x3, v2), dot(x3, v3));
+  }
+  var rows = array<vec4<f32>, 4>(swiglu4(g0, u0), swiglu4(g1, u1), swiglu4(g2, u2), swiglu4(g3, u3));
+  for (var i = 0u; i < 4u; i++) {
+    if (i0 + i >= p.M) { break; }
+    let v = rows[i];
+    for (var c = 0u; c < 4u; c++) { if (j0 + c < p.N0) { act[(i0 + i) * p.N0 + j0 + c] = v[c]; } }
+  }
+}

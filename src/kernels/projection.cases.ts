@@ -1,0 +1,166 @@
+// GPU-vs-twin cases of the fused decode projections (shaders/projection.wgsl): q/k/v in one dispatch and gate/up
+// with SwiGLU in one, with and without the folded RMSNorm and Qwen2's biases (the gain and biases bound as views of
+// one buffer, as GpuModel's per-layer arena binds them), f32 and half weights, at awkward shapes: one row, ragged
+// rows over a workgroup's 32, outputs of unequal widths whose tiles straddle a workgroup's 32 columns, a long K.
+// The twin runs on the weights rounded as the GPU stores them, so half weights share the f32 tolerance.
+
+import { Tensor, type GpuContext } from '../gpu';
+import { compareArrays } from '../reference/compare';
+import { projectionGateUp as gateUpTwin, projectionQkv as qkvTwin } from '../reference/projection';
+import { roundToWeightDtype, toHalfBits, type WeightDtype } from '../core/half';
+import { host, type HostTensor } from '../core/host-tensor';
+import { Rng } from '../core/random';
+import { halfCodec } from './half-operand';
+import { projectionGateUp, projectionQkv } from './projection';
+import { randomHost, seedOf, type CaseResult, type KernelCase } from './verify';
+
+/** Rows M, width K, and the widths of q, k, v (gate/up use the first). */
+const SHAPES = [
+  { M: 1, K: 4, N: [4, 4, 4] },
+  { M: 3, K: 20, N: [12, 4, 8] },
+  { M: 5, K: 36, N: [40, 8, 8] },
+  { M: 37, K: 8, N: [68, 36, 36] },
+  { M: 2, K: 600, N: [24, 8, 8] },
+];
+
+type Shape = (typeof SHAPES)[number];
+
+function uploadWeight(ctx: GpuContext, w: HostTensor<Float32Array>, dtype: WeightDtype, label: string) {
+  if (dtype === 'f32') return { t: ctx.fromArray(w.data, w.shape, { label }), rounded: w };
+  const t = ctx.fromArray<typeof dtype>(toHalfBits(w.data, dtype), w.shape, { dtype, label });
+  return { t, rounded: host(roundToWeightDtype(w.data, dtype), w.shape) };
+}
+
+/** The gain and biases laid out as in an arena: each at an offset aligned for binding, views of one tensor. */
+function vectorViews(ctx: GpuContext, parts: HostTensor<Float32Array>[], label: string) {
+  const align = Math.max(1, ctx.device.limits.minStorageBufferOffsetAlignment / 4);
+  const starts: number[] = [];
+  let n = 0;
+  for (const p of parts) {
+    n = Math.ceil(n / align) * align;
+    starts.push(n);
+    n += p.data.length;
+  }
+  const data = new Float32Array(n);
+  parts.forEach((p, i) => data.set(p.data, starts[i]));
+  const all = ctx.fromArray(data, [n], { label });
+  const views = parts.map(
+    (p, i) => new Tensor(all.buffer, p.shape, 'f32', `${label}:${i}`, all.byteOffset + 4 * starts[i], false),
+  );
+  return { all, views };
+}
+
+function finish(got: Float32Array[], want: HostTensor[], K: number) {
+  let pass = true;
+  let maxAbsError = 0;
+  const parts = want.map((w, i) => {
+    const c = compareArrays(got[i], w.data, { atol: 2e-5 * Math.sqrt(K), rtol: 1e-5 });
+    pass &&= c.pass;
+    maxAbsError = Math.max(maxAbsError, c.maxAbsError);
+    return want.length > 1 ? `out${i}: ${c.summary}` : c.summary;
+  });
+  return { pass, maxAbsError, summary: parts.join('; ') };
+}
+
+function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): KernelCase {
+  const name = `projectionQkv M=${s.M} K=${s.K} N=${s.N.join('/')}${norm ? ' norm' : ''}${bias ? ' bias' : ''} ${dtype}`;
+  return {
+    name,
+    family: 'projection',
+    async run(ctx): Promise<CaseResult> {
+      const rng = new Rng(seedOf(name));
+      const x = randomHost(rng, [s.M, s.K], 2);
+      const ws = s.N.map((n) => randomHost(rng, [n, s.K]));
+      const gain = randomHost(rng, [s.K]);
+      const biases = s.N.map((n) => randomHost(rng, [n]));
+      const ys = s.N.map((n) => host(new Float32Array(s.M * n), [s.M, n]));
+      const gX = ctx.fromArray(x.data, x.shape, { label: `${name}:x` });
+      const gW = ws.map((w, i) => uploadWeight(ctx, w, dtype, `${name}:w${i}`));
+      const vec = vectorViews(ctx, [...(norm ? [gain] : []), ...(bias ? biases : [])], `${name}:vectors`);
+      const gY = ys.map((y, i) => ctx.tensor(y.shape, { label: `${name}:y${i}` }));
+      const t0 = performance.now();
+      const rec = ctx.recorder(name);
+      const three = <T>(a: T[]) => a as unknown as [T, T, T];
+      projectionQkv(rec, three(gY), gX, three(gW.map((w) => w.t)), {
+        norm: norm ? { gain: vec.views[0], eps: 1e-5 } : null,
+        biases: bias ? three(vec.views.slice(norm ? 1 : 0)) : null,
+      });
+      rec.submit();
+      const got = (await ctx.readMany(gY)) as Float32Array[];
+      const ms = performance.now() - t0;
+      for (const t of [gX, ...gW.map((w) => w.t), vec.all, ...gY]) t.destroy();
+      qkvTwin(three(ys), x, three(gW.map((w) => w.rounded)), {
+        norm: norm ? { gain, eps: 1e-5 } : null,
+        biases: bias ? three(biases) : null,
+      });
+      const r = finish(got, ys, s.K);
+      const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
+      return {
+        name,
+        family: 'projection',
+        pass: r.pass,
+        maxAbsError: r.maxAbsError,
+        ms,
+        summary: `${codec}: ${r.summary}`,
+      };
+    },
+  };
+}
+
+function gateUpCase(s: Shape, norm: boolean, dtype: WeightDtype): KernelCase {
+  const F = s.N[0];
+  const name = `projectionGateUp M=${s.M} K=${s.K} F=${F}${norm ? ' norm' : ''} ${dtype}`;
+  return {
+    name,
+    family: 'projection',
+    async run(ctx): Promise<CaseResult> {
+      const rng = new Rng(seedOf(name));
+      const x = randomHost(rng, [s.M, s.K], 2);
+      const wg = randomHost(rng, [F, s.K]);
+      const wu = randomHost(rng, [F, s.K]);
+      const gain = randomHost(rng, [s.K]);
+      const act = host(new Float32Array(s.M * F), [s.M, F]);
+      const gX = ctx.fromArray(x.data, x.shape, { label: `${name}:x` });
+      const gG = uploadWeight(ctx, wg, dtype, `${name}:wg`);
+      const gU = uploadWeight(ctx, wu, dtype, `${name}:wu`);
+      const gGain = ctx.fromArray(gain.data, gain.shape, { label: `${name}:gain` });
+      const gAct = ctx.tensor(act.shape, { label: `${name}:act` });
+      const t0 = performance.now();
+      const rec = ctx.recorder(name);
+      projectionGateUp(rec, gAct, gX, gG.t, gU.t, { norm: norm ? { gain: gGain, eps: 1e-6 } : null });
+      rec.submit();
+      const got = (await ctx.read(gAct)) as Float32Array;
+      const ms = performance.now() - t0;
+      for (const t of [gX, gG.t, gU.t, gGain, gAct]) t.destroy();
+      gateUpTwin(act, x, gG.rounded, gU.rounded, { norm: norm ? { gain, eps: 1e-6 } : null });
+      const r = finish([got], [act], s.K);
+      const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
+      return {
+        name,
+        family: 'projection',
+        pass: r.pass,
+        maxAbsError: r.maxAbsError,
+        ms,
+        summary: `${codec}: ${r.summary}`,
+      };
+    },
+  };
+}
+
+export function projectionCases(): KernelCase[] {
+  const cases: KernelCase[] = [];
+  for (const s of SHAPES) {
+    for (const [norm, bias] of [
+      [false, false],
+      [true, false],
+      [false, true],
+      [true, true],
+    ] as const)
+      cases.push(qkvCase(s, norm, bias, 'f32'));
+    cases.push(gateUpCase(s, false, 'f32'), gateUpCase(s, true, 'f32'));
+  }
+  // Half weights (two rows share no word here: K divides by 4), with the norm and biases.
+  for (const dtype of ['bf16', 'f16'] as const)
+    for (const s of [SHAPES[1], SHAPES[3]]) cases.push(qkvCase(s, true, true, dtype), gateUpCase(s, true, dtype));
+  return cases;
+}

@@ -1,0 +1,99 @@
+// GPU-vs-twin tier for the fused decode projections (shaders/projection.wgsl against src/reference/projection.ts),
+// the fused kernels against the GPU kernels they replace run in sequence (bit for bit), and the kernel's fit within
+// WebGPU's default 8 storage buffers per stage.
+
+import { describe, expect, it } from 'vitest';
+import { projectionCases } from './projection.cases';
+import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
+import { tensorArena } from '../gpu';
+import { Rng } from '../core/random';
+import { randomHost } from './verify';
+import { PROJECTION_SHADER, projectionGateUp, projectionQkv } from './projection';
+import { rmsnormForward } from './rmsnorm';
+import { matmul as gpuMatmul } from './matmul';
+import { biasAdd as gpuBiasAdd } from './bias';
+import { swigluForward as gpuSwiglu } from './swiglu';
+
+const gpu = useNodeDevice();
+
+describe('fused decode projections on the GPU match their CPU twins', () => {
+  itEachCaseMatchesTwin(gpu, projectionCases(), { logResults: true });
+});
+
+describe('the fused projections equal the kernels they replace, bit for bit', () => {
+  // rmsnormForward, matmul A*B^T (the variants that sum 4 k at a time: vec4 and the register tiles the autotune
+  // picks for training-sized products), biasAdd and swigluForward in sequence, on the GPU. Rows of K >= 1024 get 4
+  // lanes in rmsnorm (rows.ts): the fused norm sums them in the same order.
+  const shapes = [
+    { M: 5, K: 36, N: [40, 8, 12] },
+    { M: 64, K: 576, N: [64, 16, 16] },
+    { M: 3, K: 1024, N: [16, 8, 8] },
+  ];
+  const variants = ['vec4', 'wide', 'tall'] as const;
+  const bits = (a: ArrayLike<number>) => new Uint32Array(Float32Array.from(a).buffer);
+  for (const s of shapes)
+    for (const variant of variants)
+      it(`M=${s.M} K=${s.K}: q/k/v with norm and biases, gate/up with norm, against matmul ${variant}`, async () => {
+        const ctx = gpu.ctx;
+        const rng = new Rng(s.M * 1000 + s.K);
+        const up = (shape: number[], scale = 1) => ctx.fromArray(randomHost(rng, shape, scale).data, shape);
+        const x = up([s.M, s.K], 3);
+        const gain = up([s.K]);
+        const ws = s.N.map((n) => up([n, s.K]));
+        const bs = s.N.map((n) => up([n]));
+        const [wg, wu] = [up([s.N[0], s.K]), up([s.N[0], s.K])];
+        const out = (n: number) => ctx.tensor([s.M, n]);
+        const fused = s.N.map(out);
+        const fusedAct = out(s.N[0]);
+        const separate = s.N.map(out);
+        const [gate, upOut, act] = [out(s.N[0]), out(s.N[0]), out(s.N[0])];
+        const normed = ctx.tensor([s.M, s.K]);
+        const rstd = ctx.tensor([s.M]);
+        // The gain and biases as views of one buffer, as the model's arena holds them.
+        const rec = ctx.recorder('projection bits');
+        const three = <T>(a: T[]) => a as unknown as [T, T, T];
+        const arena = tensorArena(ctx, [[s.K], ...s.N.map((n) => [n])], ['gain', 'b0', 'b1', 'b2'], 'vectors');
+        [gain, ...bs].forEach((t, i) => rec.copy(arena.views[i], t));
+        projectionQkv(rec, three(fused), x, three(ws), {
+          norm: { gain: arena.views[0], eps: 1e-5 },
+          biases: three(arena.views.slice(1)),
+        });
+        projectionGateUp(rec, fusedAct, x, wg, wu, { norm: { gain, eps: 1e-5 } });
+        rmsnormForward(rec, normed, rstd, x, gain, { eps: 1e-5 });
+        separate.forEach((y, i) => {
+          gpuMatmul(rec, y, normed, ws[i], { transB: true, variant });
+          gpuBiasAdd(rec, y, bs[i]);
+        });
+        gpuMatmul(rec, gate, normed, wg, { transB: true, variant });
+        gpuMatmul(rec, upOut, normed, wu, { transB: true, variant });
+        gpuSwiglu(rec, act, gate, upOut);
+        rec.submit();
+        const got = await ctx.readMany([...fused, fusedAct, ...separate, act]);
+        for (let i = 0; i < 4; i++) expect(bits(got[i] as Float32Array)).toEqual(bits(got[4 + i] as Float32Array));
+        for (const t of [
+          x,
+          gain,
+          ...ws,
+          ...bs,
+          wg,
+          wu,
+          ...fused,
+          fusedAct,
+          ...separate,
+          gate,
+          upOut,
+          act,
+          normed,
+          rstd,
+        ])
+          t.destroy();
+        arena.all.destroy();
+      });
+});
+
+describe('projection within WebGPU default limits', () => {
+  it('binds at most 8 storage buffers per entry point', () => {
+    const storage = [...PROJECTION_SHADER.source.matchAll(/@binding\((\d+)\) var<storage/g)].map((m) => Number(m[1]));
+    expect(Math.max(...storage)).toBeLessThanOrEqual(8);
+  });
+});

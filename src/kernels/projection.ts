@@ -1,0 +1,211 @@
+// Typed wrappers of shaders/projection.wgsl: the fused few-rows projections of a decode step, q/k/v in one dispatch
+// (with Qwen2's biases in its epilogue) and gate/up with SwiGLU in one, each optionally with the preceding RMSNorm
+// folded in. Same names and argument order as the CPU twins src/reference/projection.ts (after the recorder).
+// Bit for bit the kernels they replace (rmsnormForward, matmul's A*B^T vec4 loop, biasAdd, swigluForward) run in
+// sequence: the norm's rstd is summed in rmsnorm's order and the dot products in matmul's.
+// The weights may be stored f32, bf16 or f16 (all of one dispatch alike), read through half-operand.ts.
+// The norm's gain and the biases are bound as one storage buffer (the kernel binds 8 at most, WebGPU's default):
+// either one tensor, or views of one arena (GpuModel keeps a Qwen2 layer's gain and q/k/v biases in one).
+
+import raw from '../../shaders/projection.wgsl?raw';
+import { declareShader, Tensor, uniforms, type Recorder } from '../gpu';
+import { operandCodec, withHalfVec4Operand, type HalfCodec } from './half-operand';
+import { rowLayout } from './rows';
+
+const WG = 8;
+
+const PARAMS = uniforms('Params', {
+  M: 'u32',
+  K: 'u32',
+  N0: 'u32',
+  N1: 'u32',
+  N2: 'u32',
+  gainAt: 'u32',
+  biasAt0: 'u32',
+  biasAt1: 'u32',
+  biasAt2: 'u32',
+  eps: 'f32',
+});
+export const PROJECTION_SHADER = declareShader('projection.wgsl', raw, { uniforms: [PARAMS] });
+
+/** The folded RMSNorm of the input rows: its gain (K) and epsilon. */
+export interface GpuFoldedNorm {
+  gain: Tensor;
+  eps: number;
+}
+
+const sources = new Map<string, string>();
+
+function familyOf(rec: Recorder, codec: HalfCodec | null) {
+  const name = `projection${codec ? `-${codec}` : ''}`;
+  let text = sources.get(name);
+  if (text === undefined) {
+    text = PROJECTION_SHADER.source;
+    if (codec) {
+      for (const w of ['W0_4', 'W1_4', 'W2_4', 'Wg_4', 'Wu_4'])
+        text = withHalfVec4Operand(text, w, codec).replaceAll('enable f16;\n', '');
+      if (codec === 'f16-native') text = `enable f16;\n${text}`;
+    }
+    sources.set(name, text);
+  }
+  return rec.ctx.family(name, text);
+}
+
+/**
+ * Whether the fused projections take rows of width K into outputs of widths `widths`: every contiguous dimension
+ * divides by 4 (vec4 loads along K; each output's columns in whole tiles of 4).
+ */
+export function projectionFits(K: number, widths: readonly number[]): boolean {
+  return K % 4 === 0 && widths.every((n) => n % 4 === 0 && n > 0);
+}
+
+/** The one f32 buffer the gain and biases are bound as, and each one's first element in it. */
+function vectorsOf(kernel: string, fallback: Tensor, parts: (Tensor | null)[]): { bound: Tensor; at: number[] } {
+  const present = parts.filter((t): t is Tensor => t !== null);
+  for (const t of present) if (t.dtype !== 'f32') throw new Error(`${kernel}: ${t.describe()} must be f32`);
+  if (present.length === 0) return { bound: fallback, at: parts.map(() => 0) };
+  const buffer = present[0].buffer;
+  if (present.some((t) => t.buffer !== buffer))
+    throw new Error(`${kernel}: the norm's gain and the biases must be views of one buffer (an arena)`);
+  const start = Math.min(...present.map((t) => t.byteOffset));
+  const end = Math.max(...present.map((t) => t.byteOffset + t.byteLength));
+  const bound =
+    present.length === 1
+      ? present[0]
+      : new Tensor(buffer, [(end - start) / 4], 'f32', `${kernel}:vectors`, start, false);
+  return { bound, at: parts.map((t) => (t ? (t.byteOffset - start) / 4 : 0)) };
+}
+
+/** Rows M and width K of x, checked. */
+function rowsOf(kernel: string, x: Tensor, K: number): number {
+  if (x.dtype !== 'f32') throw new Error(`${kernel}: x must be f32, got ${x.describe()}`);
+  if (x.shape[x.shape.length - 1] !== K) throw new Error(`${kernel}: x ${x.describe()} must have ${K} columns`);
+  return x.size / K;
+}
+
+/** Each weight's rows, checked to be (N, K), and their common storage codec. */
+function weightsOf(kernel: string, rec: Recorder, ws: readonly Tensor[], K: number) {
+  const N = ws.map((w, s) => {
+    if (w.shape.length !== 2 || w.shape[1] !== K)
+      throw new Error(`${kernel}: weight ${s} ${w.describe()} must be (N, ${K})`);
+    if (w.dtype !== ws[0].dtype)
+      throw new Error(`${kernel}: the weights must share a dtype, got ${w.dtype} and ${ws[0].dtype}`);
+    return w.shape[0];
+  });
+  return { N, codec: operandCodec(kernel, 'the weights', ws[0].dtype, rec.ctx.device) };
+}
+
+function checkOutput(kernel: string, y: Tensor, M: number, N: number, what: string): void {
+  if (y.dtype !== 'f32' || y.size !== M * N || y.shape[y.shape.length - 1] !== N)
+    throw new Error(`${kernel}: ${what} ${y.describe()} must be f32 (${M}, ${N})`);
+}
+
+/**
+ * y_s = op(x) W_s^T (+ b_s) for s = 0, 1, 2 (q, k, v) in one dispatch; op(x) = x, or with `norm` x's RMSNorm.
+ * @param ys    three outputs (M, N_s), overwritten (each may have more dimensions: (B, T, H, HD)).
+ * @param x     (M, K) rows: the residual stream with `norm`, else already normed.
+ * @param ws    three weights (N_s, K), f32 or all of one half dtype.
+ * @param opts  norm: the gain (K) and eps to fold in; biases: three (N_s), views of one buffer with the gain.
+ */
+export function projectionQkv(
+  rec: Recorder,
+  ys: readonly [Tensor, Tensor, Tensor],
+  x: Tensor,
+  ws: readonly [Tensor, Tensor, Tensor],
+  opts: { norm: GpuFoldedNorm | null; biases: readonly [Tensor, Tensor, Tensor] | null },
+): void {
+  const kernel = 'projectionQkv';
+  const K = ws[0].shape[1];
+  const M = rowsOf(kernel, x, K);
+  const { N, codec } = weightsOf(kernel, rec, ws, K);
+  if (!projectionFits(K, N)) throw new Error(`${kernel}: K=${K} and N=${N.join(', ')} must divide by 4`);
+  ys.forEach((y, s) => checkOutput(kernel, y, M, N[s], `output ${s}`));
+  if (opts.norm && opts.norm.gain.size !== K) throw new Error(`${kernel}: the gain must have ${K} elements`);
+  opts.biases?.forEach((b, s) => {
+    if (b.size !== N[s]) throw new Error(`${kernel}: bias ${s} ${b.describe()} must have ${N[s]} elements`);
+  });
+  const { bound, at } = vectorsOf(kernel, x, [opts.norm?.gain ?? null, ...(opts.biases ?? [null, null, null])]);
+  const total = N[0] + N[1] + N[2];
+  const weightBytes = ws.reduce((s, w) => s + w.byteLength, 0);
+  rec.dispatch({
+    family: familyOf(rec, codec),
+    entry: 'projection_qkv',
+    label: `projection.projection_qkv${codec ? `.${codec}` : ''}`,
+    constants: {
+      NORM: opts.norm !== null,
+      BIAS: opts.biases !== null,
+      LANES: opts.norm ? rowLayout(K).LANES : 1,
+      WG_X: WG,
+      WG_Y: WG,
+    },
+    params: PARAMS.pack({
+      M,
+      K,
+      N0: N[0],
+      N1: N[1],
+      N2: N[2],
+      gainAt: at[0],
+      biasAt0: at[1],
+      biasAt1: at[2],
+      biasAt2: at[3],
+      eps: opts.norm?.eps ?? 0,
+    }),
+    bindings: [...ys, x, ...ws, bound],
+    workgroups: [Math.ceil(total / (4 * WG)), Math.ceil(M / (4 * WG))],
+    cost: {
+      bytes: x.byteLength + weightBytes + 4 * M * total + (bound === x ? 0 : bound.byteLength),
+      flops: 2 * M * total * K,
+    },
+  });
+}
+
+/**
+ * act = silu(op(x) Wg^T) * (op(x) Wu^T) in one dispatch; op(x) = x, or with `norm` x's RMSNorm.
+ * @param act  (M, F) overwritten.
+ * @param x    (M, K) rows.
+ * @param wg   (F, K) gate weight.
+ * @param wu   (F, K) up weight (the gate's dtype).
+ */
+export function projectionGateUp(
+  rec: Recorder,
+  act: Tensor,
+  x: Tensor,
+  wg: Tensor,
+  wu: Tensor,
+  opts: { norm: GpuFoldedNorm | null },
+): void {
+  const kernel = 'projectionGateUp';
+  const K = wg.shape[1];
+  const M = rowsOf(kernel, x, K);
+  const { N, codec } = weightsOf(kernel, rec, [wg, wu], K);
+  if (N[0] !== N[1]) throw new Error(`${kernel}: gate has ${N[0]} rows, up ${N[1]}`);
+  const F = N[0];
+  if (!projectionFits(K, [F])) throw new Error(`${kernel}: K=${K} and F=${F} must divide by 4`);
+  checkOutput(kernel, act, M, F, 'act');
+  const gain = opts.norm?.gain ?? null;
+  if (gain && (gain.size !== K || gain.dtype !== 'f32')) throw new Error(`${kernel}: the gain must be f32 (${K})`);
+  rec.dispatch({
+    family: familyOf(rec, codec),
+    entry: 'projection_gate_up',
+    label: `projection.projection_gate_up${codec ? `.${codec}` : ''}`,
+    constants: { NORM: gain !== null, LANES: gain ? rowLayout(K).LANES : 1, WG_X: WG, WG_Y: WG },
+    params: PARAMS.pack({
+      M,
+      K,
+      N0: F,
+      N1: F,
+      N2: 0,
+      gainAt: 0,
+      biasAt0: 0,
+      biasAt1: 0,
+      biasAt2: 0,
+      eps: opts.norm?.eps ?? 0,
+    }),
+    bindings: [act, x, wg, wu, gain ?? x],
+    workgroups: [Math.ceil(F / (4 * WG)), Math.ceil(M / (4 * WG))],
+    cost: {
+      bytes: x.byteLength + wg.byteLength + wu.byteLength + act.byteLength + (gain ? gain.byteLength : 0),
+      flops: 4 * M * F * K,
+    },
+  });
+}
