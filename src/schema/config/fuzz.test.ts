@@ -242,22 +242,26 @@ describe('fuzz: configs (JSON)', () => {
 });
 
 describe('fuzz: links (URL parameters)', () => {
-  it.each(LINK_CASES.map((c) => [c.label, c] as const))('%s', (_, c) => {
-    const params = new URLSearchParams(c.input);
-    expectOutcome(
-      c,
-      outcome(() => configFromUrlParams(params)),
-      expectValid,
-    );
-    // Read as far as it goes (the page): never throws, keeps a valid config, names the same problems, summarized.
-    const kept = configFromUrlParamsKeeping(params);
-    expectValid(kept.config);
-    if (c.mustName !== null) expect(kept.problems.join('\n'), c.label).toContain(c.mustName);
-    const summary = summarizeProblems(kept.problems);
-    expect(summary.split('\n').length).toBeLessThanOrEqual(6);
-    expect(Math.max(0, ...summary.split(/\s+/).map((w) => w.length))).toBeLessThanOrEqual(100);
-    // The largest cases (900 unknown fields, each matched against every knob's name) take about 2 s on one core.
-  }, 30_000);
+  it.each(LINK_CASES.map((c) => [c.label, c] as const))(
+    '%s',
+    (_, c) => {
+      const params = new URLSearchParams(c.input);
+      expectOutcome(
+        c,
+        outcome(() => configFromUrlParams(params)),
+        expectValid,
+      );
+      // Read as far as it goes (the page): never throws, keeps a valid config, names the same problems, summarized.
+      const kept = configFromUrlParamsKeeping(params);
+      expectValid(kept.config);
+      if (c.mustName !== null) expect(kept.problems.join('\n'), c.label).toContain(c.mustName);
+      const summary = summarizeProblems(kept.problems);
+      expect(summary.split('\n').length).toBeLessThanOrEqual(6);
+      expect(Math.max(0, ...summary.split(/\s+/).map((w) => w.length))).toBeLessThanOrEqual(100);
+      // The largest cases (900 unknown fields, each matched against every knob's name) take about 2 s on one core.
+    },
+    30_000,
+  );
 });
 
 describe('fuzz: CLI flags', () => {
