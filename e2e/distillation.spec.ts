@@ -5,6 +5,10 @@
 import { expect, test } from '@playwright/test';
 import { expectFiniteCharts, guard, lastValues, ready, setField, SMALL, waitStatus } from './helpers';
 
+// The offline copy's service worker would serve the shipped folders from its cache, out of the request log these
+// tests read ("its files come from the site"); offline is e2e/offline.spec.ts's and newcomer.spec.ts's.
+test.use({ serviceWorkers: 'block' });
+
 test('a teacher from a link trains two finite steps; its files come from the site', async ({ page }) => {
   test.setTimeout(600_000);
   const w = await guard(page);

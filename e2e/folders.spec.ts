@@ -7,6 +7,10 @@
 import { expect, test } from '@playwright/test';
 import { guard, lastValues, ready, shot, waitStatus } from './helpers';
 
+// The offline copy's service worker would serve the shipped folders from its cache, out of the request log these
+// tests read; offline is e2e/offline.spec.ts's and newcomer.spec.ts's.
+test.use({ serviceWorkers: 'block' });
+
 const SETTING =
   'preset=grpo&task=addition&difficulty=1&chat_template=true&lora_rank=4&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
 

@@ -6,6 +6,10 @@
 import { expect, test } from '@playwright/test';
 import { guard, ready, shot, waitStatus, expectFiniteCharts } from './helpers';
 
+// The offline copy's service worker would serve the shipped folders from its cache, out of the request log these
+// tests read ("its files come from the site"); offline is e2e/offline.spec.ts's and newcomer.spec.ts's.
+test.use({ serviceWorkers: 'block' });
+
 const RUN =
   'preset=grpo&task=addition&difficulty=1&checkpoint=models/tiny-qwen2/&chat_template=true&train_batch_size=2&num_generations=4&max_completion_length=8&eval_items=2&eval_num_generations=4&eval_every=0&entropy_coef=0.01';
 

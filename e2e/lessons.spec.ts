@@ -7,7 +7,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { guard, lastValues, ready, shot, waitStatus } from './helpers';
 
-test.use({ viewport: { width: 1440, height: 1200 } });
+// The offline copy's service worker would serve the shipped teacher from its cache, out of the request log the
+// distillation lesson's test reads; offline is e2e/offline.spec.ts's and newcomer.spec.ts's.
+test.use({ viewport: { width: 1440, height: 1200 }, serviceWorkers: 'block' });
 
 /**
  * The lessons walked end to end: id, the choice the learner makes, a chart the lesson highlights and its first

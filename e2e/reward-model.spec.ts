@@ -7,7 +7,9 @@
 import { expect, test } from '@playwright/test';
 import { guard, lastValues, ready, shot, SMALL, waitStatus } from './helpers';
 
-test.use({ viewport: { width: 1440, height: 1500 } });
+// The offline copy's service worker would serve the shipped reward models from its cache, out of the request log
+// these tests read; offline is e2e/offline.spec.ts's and newcomer.spec.ts's.
+test.use({ viewport: { width: 1440, height: 1500 }, serviceWorkers: 'block' });
 
 test('GRPO with the shipped text classifier as the reward', async ({ page }, info) => {
   test.setTimeout(300_000);

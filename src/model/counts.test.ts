@@ -111,15 +111,15 @@ describe('counted proxies at SmolLM2-135M widths', () => {
 // Today's counts (docs/benchmarks/counts.md has their history). SmolLM2's seven projections per layer, LoRA on all.
 // A forward-only layer accumulates the residual stream in place (no copies); the last layer's output is copied
 // into xOut once, which the fixed part counts. A decode layer: q/k/v as one product with the input norm folded in,
-// RoPE and the two cache writes as one dispatch, attention, the o product, gate/up with the post-attention norm
-// folded in and SwiGLU in its epilogue, the down product: 6.
+// RoPE and the two cache writes as one dispatch, attention, the o product, the post-attention norm, the gate and up
+// products, SwiGLU, the down product: 9 (the fused gate/up/SwiGLU product is off: gpu-model.ts says why).
 const EXPECTED_DECODE_PLAIN: DecodeStepCounts = {
-  dispatchesPerLayer: 6,
+  dispatchesPerLayer: 9,
   dispatchesFixed: 7,
   submitsPerRollout: 4,
   readbacksPerRollout: 1,
   tokenSteps: 4,
-  bytesOverWeights: 1.008,
+  bytesOverWeights: 1.009,
 };
 const EXPECTED_DECODE_LORA: DecodeStepCounts = {
   ...EXPECTED_DECODE_PLAIN,

@@ -259,7 +259,10 @@ export class GpuModel {
     this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
     this.fusedDecode = {
       qkv: projectionFits(config.dModel, [config.nHeads * this.HD, config.nKvHeads * this.HD]),
-      gateUp: projectionFits(config.dModel, [config.dFF]),
+      // Off: on the copy warm start's widths (d 48, ff 128) the fused gate/up/SwiGLU product moved the sampler's
+      // log-probs off the trainer's by 9.5e-7 (src/rl/algorithm/trainer.test.ts, "one update per batch"), so a
+      // decode step keeps the norm, the two products and SwiGLU apart until the kernel sums as they do at every width.
+      gateUp: false,
     };
   }
 
