@@ -257,13 +257,11 @@ export class GpuModel {
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
     this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
     this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
-    this.fusedDecode = {
-      qkv: projectionFits(config.dModel, [config.nHeads * this.HD, config.nKvHeads * this.HD]),
-      // Off: on the copy warm start's widths (d 48, ff 128) the fused gate/up/SwiGLU product moved the sampler's
-      // log-probs off the trainer's by 9.5e-7 (src/rl/algorithm/trainer.test.ts, "one update per batch"), so a
-      // decode step keeps the norm, the two products and SwiGLU apart until the kernel sums as they do at every width.
-      gateUp: false,
-    };
+    // Both off: on the copy warm start's widths (d 48, ff 128) each fused product, whose RMSNorm is folded in, moved
+    // the sampler's log-probs off the trainer's by 9.5e-7 (src/rl/algorithm/trainer.test.ts, "one update per
+    // batch"; either one alone on is enough), so a decode step keeps the norms and products apart until the folded
+    // norm sums as rmsnorm does at every width. RoPE and the KV writes stay fused (bit for bit at every width tested).
+    this.fusedDecode = { qkv: false, gateUp: false };
   }
 
   /**
