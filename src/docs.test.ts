@@ -9,6 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FIELD_NAMES } from './schema/config';
+import { headingSlug } from './schema/doc-links';
 import { currentBenchmarksSummary } from './cli/benchmarks-doc';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,19 +21,9 @@ function files(dir: string, ext: RegExp): string[] {
   });
 }
 
-/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped except - and _, spaces to -. */
-export function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-}
-
 function anchorsOf(page: string): Set<string> {
   const text = readFileSync(join(ROOT, page), 'utf8').replace(/```[\s\S]*?```/g, '');
-  return new Set([...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => slug(m[1])));
+  return new Set([...text.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => headingSlug(m[1])));
 }
 
 /** The documents people read: the root's pages and everything under docs/. */
@@ -58,9 +49,9 @@ function citedPath(citing: string, cited: string): string | undefined {
 
 describe('documents the repository cites', () => {
   it('slugs follow GitHub', () => {
-    expect(slug('Importance ratio')).toBe('importance-ratio');
-    expect(slug('Loss `ppo_clip`: the clipped surrogate')).toBe('loss-ppo_clip-the-clipped-surrogate');
-    expect(slug('Value loss (PPO)')).toBe('value-loss-ppo');
+    expect(headingSlug('Importance ratio')).toBe('importance-ratio');
+    expect(headingSlug('Loss `ppo_clip`: the clipped surrogate')).toBe('loss-ppo_clip-the-clipped-surrogate');
+    expect(headingSlug('Value loss (PPO)')).toBe('value-loss-ppo');
   });
 
   it('every cited .md file exists, and every docs/<page>.md#anchor is a heading of that page', () => {
