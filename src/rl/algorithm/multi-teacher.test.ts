@@ -13,7 +13,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../core/random';
-import { loadCheckpointDir } from '../../cli/files';
+import { PUBLIC_ASSETS, loadCheckpointDir } from '../../cli/files';
+import { loadTeachers } from '../../engine/teacher';
 import { configFromUrlParams, configToUrlParams, problemsOf, resolveConfig, checkConfig } from '../../schema/config';
 import { DEFAULT_TEACHER_ID, teacherIdFor } from '../../schema/distillation';
 import { MODEL_PRESETS } from '../../schema/model-config';
@@ -256,6 +257,25 @@ describe("the teachers' memory and exports", () => {
           .every((l) => /^\s*(#|\/\/|\|)/.test(l) || l.includes('"prompts"') || l.includes('"rev"')),
       ).toBe(true);
     }
+  });
+});
+
+describe('loading the teachers', () => {
+  it("reads every teacher once, and refuses one whose tokenizer is not the student's, naming its id", async () => {
+    const copy = await loadCheckpointDir(new URL('../../../public/checkpoints/copy', import.meta.url).pathname);
+    const student = { tokenizer: copy.tok, model: copy.ck.config };
+    const c = resolveConfig('grpo', { ...base, teacher: 'copy', teachers: { self: 'copy', rev: 'reverse' } });
+    const loaded = await loadTeachers(c, PUBLIC_ASSETS, student);
+    expect(Object.keys(loaded)).toEqual(['self', 'rev']);
+    expect(loaded.rev.source).toBe('teacher rev checkpoints/reverse/');
+    const other = resolveConfig('grpo', {
+      ...base,
+      teacher: 'copy',
+      teachers: { self: 'copy', rev: 'models/tiny-llama' },
+    });
+    await expect(loadTeachers(other, PUBLIC_ASSETS, student)).rejects.toThrow(
+      /^teachers rev "models\/tiny-llama" \(models\/tiny-llama\/\): its tokenizer is not the student's \(.+\); a teacher scores the student's token ids, so it needs the same tokenizer$/,
+    );
   });
 });
 
