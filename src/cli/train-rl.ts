@@ -768,7 +768,8 @@ async function trainOne(
       config,
       modelConfig,
       { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: driver.memoryBudgetBytes },
-      [...(teacher ? [teacher.modelConfig] : []), ...(teachers ?? []).map((t) => t.modelConfig)],
+      // Each distinct teacher once: ids sharing a folder share its weights (one model config object).
+      [...new Set([...(teacher ? [teacher.modelConfig] : []), ...(teachers ?? []).map((t) => t.modelConfig)])],
     );
     console.error(`memory plan:\n  ${describePlan(memory).join('\n  ')}`);
   };

@@ -29,6 +29,7 @@ import { cpuRefusal } from '../schema/cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
 import { loadTeacher, loadTeachers } from './teacher';
+import { checkpointDir } from '../schema/checkpoint-path';
 import { createSupervisedTrainer, type SupervisedOptions } from './supervised-trainer';
 import type { BackendKind, RunMode } from '../schema/run-types';
 
@@ -332,7 +333,7 @@ export class RunSession {
         : undefined;
     const teachers =
       this.config.teachers !== null
-        ? await loadTeachers(this.config, this.ports.assets, { tokenizer, model: init.config })
+        ? await loadTeachers(this.config, this.ports.assets, { tokenizer, model: init.config }, teacher)
         : undefined;
     this.start = {
       modelConfig: init.config,
@@ -340,7 +341,12 @@ export class RunSession {
       backend,
       ...(teacher && { teacher: { modelConfig: teacher.config, source: teacher.source } }),
       ...(teachers && {
-        teachers: Object.entries(teachers).map(([id, t]) => ({ id, modelConfig: t.config, source: t.source })),
+        // Each id with its own folder in words (ids sharing a folder share one TeacherWeights and its source).
+        teachers: Object.entries(teachers).map(([id, t]) => ({
+          id,
+          modelConfig: t.config,
+          source: `teacher ${id} ${checkpointDir(this.config.teachers?.[id] ?? '')}`,
+        })),
       }),
     };
     this.options.onStart?.(this.start);

@@ -55,17 +55,27 @@ export async function loadTeacher(
 
 /**
  * Reads every teacher of `teachers` (multi-teacher distillation), each checked against the student as the teacher
- * is; a failure names the teacher's id and folder.
+ * is; a failure names the teacher's id and folder. A folder named twice (or the default teacher's, given as
+ * `loaded`) is read once: its ids share one TeacherWeights, which the trainer loads once.
  */
 export async function loadTeachers(
   config: RLConfig,
   assets: AssetLoader,
   student: { tokenizer: Tokenizer; model: ModelConfig },
+  loaded?: TeacherWeights,
 ): Promise<Record<string, TeacherWeights>> {
+  const byDir = new Map<string, TeacherWeights>();
+  if (loaded && config.teacher !== null) byDir.set(checkpointDir(config.teacher), loaded);
   const out: Record<string, TeacherWeights> = {};
   for (const [id, checkpoint] of Object.entries(config.teachers ?? {})) {
-    const weights = await loadTeacherCheckpoint(config, checkpoint, `teachers ${id} "${checkpoint}"`, assets, student);
-    out[id] = { ...weights, source: `teacher ${id} ${checkpointDir(checkpoint)}` };
+    const dir = checkpointDir(checkpoint);
+    let weights = byDir.get(dir);
+    if (!weights) {
+      weights = await loadTeacherCheckpoint(config, checkpoint, `teachers ${id} "${checkpoint}"`, assets, student);
+      weights.source = `teacher ${id} ${dir}`;
+      byDir.set(dir, weights);
+    }
+    out[id] = weights;
   }
   return out;
 }

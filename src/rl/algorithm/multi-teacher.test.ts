@@ -268,6 +268,16 @@ describe('loading the teachers', () => {
     const loaded = await loadTeachers(c, PUBLIC_ASSETS, student);
     expect(Object.keys(loaded)).toEqual(['self', 'rev']);
     expect(loaded.rev.source).toBe('teacher rev checkpoints/reverse/');
+    // A folder named twice is read once; so is the default teacher's, when given.
+    const twice = resolveConfig('grpo', {
+      ...base,
+      teacher: 'copy',
+      teachers: { self: 'copy', rev: 'reverse', again: 'checkpoints/copy' },
+    });
+    const shared = await loadTeachers(twice, PUBLIC_ASSETS, student, loaded.self);
+    expect(shared.self).toBe(loaded.self);
+    expect(shared.again).toBe(loaded.self);
+    expect(shared.rev).not.toBe(loaded.rev);
     const other = resolveConfig('grpo', {
       ...base,
       teacher: 'copy',

@@ -151,10 +151,10 @@ export class Trainer {
     const policy = learnerPolicyInit(this.config, opts.init.config, opts.backend, {
       memoryBudgetBytes: opts.memoryBudgetBytes,
       adapters: resume?.learner.lora,
-      teachers: [
-        ...(opts.teacher ? [opts.teacher.config] : []),
-        ...Object.values(opts.teachers ?? {}).map((t) => t.config),
-      ],
+      // Each distinct teacher once: ids that share a folder share its weights (src/engine/teacher.ts loadTeachers).
+      teachers: [...new Set([...(opts.teacher ? [opts.teacher] : []), ...Object.values(opts.teachers ?? {})])].map(
+        (t) => t.config,
+      ),
     });
     this.lora = policy.lora?.spec ?? null;
     const init = {
@@ -180,15 +180,17 @@ export class Trainer {
     this.teacher =
       this.config.teacher !== null && opts.teacher ? new Teacher(opts.teacher, opts.backend, teacherOpts) : null;
     if (this.config.teachers !== null) {
+      // One Teacher per distinct weights: ids sharing a folder (or the default teacher's) share its scorer.
+      const made = new Map<TeacherWeights, Teacher>(this.teacher && opts.teacher ? [[opts.teacher, this.teacher]] : []);
       const byId = new Map<string, Teacher>(this.teacher ? [[DEFAULT_TEACHER_ID, this.teacher]] : []);
       for (const id of Object.keys(this.config.teachers)) {
         const weights = opts.teachers?.[id];
         if (!weights) {
-          for (const [other, t] of byId) if (other !== DEFAULT_TEACHER_ID) t.destroy();
-          this.teacher?.destroy();
+          for (const t of new Set(made.values())) t.destroy();
           throw new Error(`teachers: ${id} (${this.config.teachers[id]}) was not loaded for this trainer`);
         }
-        byId.set(id, new Teacher(weights, opts.backend, teacherOpts));
+        if (!made.has(weights)) made.set(weights, new Teacher(weights, opts.backend, teacherOpts));
+        byId.set(id, made.get(weights)!);
       }
       this.teachers = byId;
     } else this.teachers = null;
@@ -685,8 +687,8 @@ export class Trainer {
     this.weights?.destroy();
     this.userReward?.destroy();
     this.learnedReward?.destroy();
-    this.teacher?.destroy();
-    for (const [id, t] of this.teachers ?? []) if (id !== DEFAULT_TEACHER_ID) t.destroy();
+    // Every distinct teacher once (the default teacher is one of them under teachers).
+    for (const t of new Set([...(this.teacher ? [this.teacher] : []), ...(this.teachers?.values() ?? [])])) t.destroy();
     this.learner.destroy();
   }
 }
