@@ -28,7 +28,7 @@ export const DISTILLATION_FIELDS = section('advantage', {
     {
       since: '2026-12-07',
       also: ['teacher_models', 'teacher_server_urls'],
-      note: "TRL's AsyncDistillationTrainer: teacher_server_urls (id -> a teacher's vLLM server) with a teacher_id column per row (trl/experimental/async_distillation, 361edd36); its DistillationTrainer's teacher_models is a proposal (#7215). GRPOConfig, verl and OpenRLHF have no multi-teacher field",
+      note: "TRL's AsyncDistillationTrainer: teacher_server_urls (id -> a teacher's vLLM server) with a teacher_id column per row (trl/experimental/async_distillation, 361edd36); its DistillationTrainer's teacher_models is a proposal (#7215). GRPOConfig, verl and OpenRLHF have no multi-teacher field; the exported TRL and OpenRLHF prompts carry each row's teacher_id",
     },
   ),
   distill_coef: real(

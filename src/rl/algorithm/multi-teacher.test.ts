@@ -260,6 +260,33 @@ describe("the teachers' memory and exports", () => {
   });
 });
 
+describe("the exported prompts carry TRL's teacher_id column", () => {
+  it('each TRL / OpenRLHF row names its teacher (the default teacher as teacher); none without teachers', () => {
+    const c = resolveConfig('grpo', { ...base, teacher: 'copy', teachers: { self: 'copy', rev: 'reverse' }, steps: 4 });
+    const expected: Record<string, string> = {
+      ab: 'self',
+      cd: 'rev',
+      ef: 'teacher',
+      gh: 'rev',
+      ij: 'self',
+      kl: 'teacher',
+    };
+    for (const target of ['trl', 'openrlhf'] as const) {
+      const file = exportExperiment(target, c, { preset: 'grpo', model: 'm', maxRows: 16 }).files.find(
+        (f) => f.path === 'data/train.jsonl',
+      )!;
+      const rows = file.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { prompt: string; teacher_id: string });
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.teacher_id).toBe(expected[r.prompt]);
+    }
+    const plain = exportExperiment('trl', resolveConfig('grpo', base), { preset: 'grpo', model: 'm', maxRows: 4 });
+    expect(plain.files.find((f) => f.path === 'data/train.jsonl')!.text).not.toContain('teacher_id');
+  });
+});
+
 describe('loading the teachers', () => {
   it("reads every teacher once, and refuses one whose tokenizer is not the student's, naming its id", async () => {
     const copy = await loadCheckpointDir(new URL('../../../public/checkpoints/copy', import.meta.url).pathname);
