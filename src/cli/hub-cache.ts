@@ -249,11 +249,16 @@ export function hubAssets(base: AssetLoader, folders: ReadonlyMap<string, string
 }
 
 /**
- * The hub ids of a run's checkpoint, reward_model and teacher, downloaded or found in the cache, as an AssetLoader
+ * The hub ids of a run's checkpoint, reward_model and teachers, downloaded or found in the cache, as an AssetLoader
  * over `base`.
  */
 export async function runHubAssets(
-  config: { checkpoint: string | null; reward_model: string | null; teacher?: string | null },
+  config: {
+    checkpoint: string | null;
+    reward_model: string | null;
+    teacher?: string | null;
+    teachers?: Readonly<Record<string, string>> | null;
+  },
   base: AssetLoader,
   opts: HubOptions,
 ): Promise<AssetLoader> {
@@ -264,12 +269,15 @@ export async function runHubAssets(
   const rm = hubRepoOf('reward_model', config.reward_model);
   if (rm && config.reward_model)
     folders.set(rewardModelDir(config.reward_model), await fetchHubModel(rm, 'reward_model', opts));
-  // The teacher is a checkpoint too; the memory plan it reads is the policy's, so its config is not planned here.
-  const teacher = hubRepoOf('teacher', config.teacher ?? null);
-  if (teacher && config.teacher)
-    folders.set(
-      checkpointDir(config.teacher),
-      await fetchHubModel(teacher, 'checkpoint', { ...opts, plan: undefined }),
-    );
+  // The teachers are checkpoints too; the memory plan it reads is the policy's, so their configs are not planned here.
+  const teachers: [string, string | null][] = [
+    ['teacher', config.teacher ?? null],
+    ...Object.entries(config.teachers ?? {}).map(([id, v]): [string, string] => [`teachers ${id}`, v]),
+  ];
+  for (const [field, value] of teachers) {
+    const teacher = hubRepoOf(field, value);
+    if (teacher && value)
+      folders.set(checkpointDir(value), await fetchHubModel(teacher, 'checkpoint', { ...opts, plan: undefined }));
+  }
   return folders.size ? hubAssets(base, folders) : base;
 }

@@ -759,15 +759,17 @@ async function trainOne(
   driver.savedText = savedText;
   const sink = folderSink(out, paths, config.lora_rank > 0, savedText, runId);
   if (statePath !== null) sink.savedIn = dirname(statePath);
-  const onStart = ({ modelConfig, backend, teacher }: SessionStart) => {
+  const onStart = ({ modelConfig, backend, teacher, teachers }: SessionStart) => {
     if (teacher) console.error(`teacher: ${teacher.source}`);
+    for (const t of teachers ?? []) console.error(`teachers: ${t.source}`);
     if (backend.kind !== 'webgpu') return;
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
     const { plan: memory } = rlResolvedMemoryPlan(
       config,
       modelConfig,
       { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: driver.memoryBudgetBytes },
-      teacher?.modelConfig,
+      // Each distinct teacher once: ids sharing a folder share its weights (one model config object).
+      [...new Set([...(teacher ? [teacher.modelConfig] : []), ...(teachers ?? []).map((t) => t.modelConfig)])],
     );
     console.error(`memory plan:\n  ${describePlan(memory).join('\n  ')}`);
   };

@@ -28,7 +28,8 @@ import type { UserRewardSandbox } from '../rl/rewards/user-reward';
 import { cpuRefusal } from '../schema/cpu-limit';
 import { loadLearnedReward } from './learned-reward';
 import { loadStartPolicy, type AssetLoader } from './start-policy';
-import { loadTeacher } from './teacher';
+import { loadTeacher, loadTeachers } from './teacher';
+import { checkpointDir } from '../schema/checkpoint-path';
 import { createSupervisedTrainer, type SupervisedOptions } from './supervised-trainer';
 import type { BackendKind, RunMode } from '../schema/run-types';
 
@@ -199,6 +200,8 @@ export interface SessionStart {
   backend: TrainerBackend;
   /** The teacher's model (on-policy distillation), read before the trainer is made; absent without one. */
   teacher?: { modelConfig: ModelConfig; source: string };
+  /** The teachers' models by id (multi-teacher distillation), read before the trainer is made; absent without them. */
+  teachers?: { id: string; modelConfig: ModelConfig; source: string }[];
 }
 
 /** One step's outcome. */
@@ -328,11 +331,23 @@ export class RunSession {
       this.config.teacher !== null
         ? await loadTeacher(this.config, this.ports.assets, { tokenizer, model: init.config })
         : undefined;
+    const teachers =
+      this.config.teachers !== null
+        ? await loadTeachers(this.config, this.ports.assets, { tokenizer, model: init.config }, teacher)
+        : undefined;
     this.start = {
       modelConfig: init.config,
       source,
       backend,
       ...(teacher && { teacher: { modelConfig: teacher.config, source: teacher.source } }),
+      ...(teachers && {
+        // Each id with its own folder in words (ids sharing a folder share one TeacherWeights and its source).
+        teachers: Object.entries(teachers).map(([id, t]) => ({
+          id,
+          modelConfig: t.config,
+          source: `teacher ${id} ${checkpointDir(this.config.teachers?.[id] ?? '')}`,
+        })),
+      }),
     };
     this.options.onStart?.(this.start);
     // Every reward source of the config: the task's verifier (in the trainer), reward_fn in the driver's sandbox, and
@@ -358,6 +373,7 @@ export class RunSession {
         ...(this.ports.rewardSandbox && { rewardSandbox: this.ports.rewardSandbox }),
         ...(learnedReward && { learnedReward }),
         ...(teacher && { teacher }),
+        ...(teachers && { teachers }),
         memoryBudgetBytes: this.options.memoryBudgetBytes ?? null,
         ...(this.options.supervised && { supervised: this.options.supervised }),
       });

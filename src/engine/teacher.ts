@@ -1,4 +1,4 @@
-// Loads a run's `teacher` (on-policy distillation) through the same path as the policy's warm start: a shipped
+// Loads a run's `teacher` and `teachers` (on-policy distillation, one teacher or several by id) through the same path as the policy's warm start: a shipped
 // name (checkpoints/<name>/), a folder or URL (a lab run's saved checkpoint, a Hugging Face folder), or a hub id the
 // driver has put in its assets (the CLI's hub cache, the page's kept models). Refuses, with the reason named, a
 // teacher whose tokenizer is not the student's: the teacher scores the student's token ids, so the two must mean
@@ -50,7 +50,45 @@ export async function loadTeacher(
   student: { tokenizer: Tokenizer; model: ModelConfig },
 ): Promise<TeacherWeights> {
   if (config.teacher === null) throw new Error('teacher: not set');
-  const dir = checkpointDir(config.teacher);
+  return loadTeacherCheckpoint(config, config.teacher, `teacher "${config.teacher}"`, assets, student);
+}
+
+/**
+ * Reads every teacher of `teachers` (multi-teacher distillation), each checked against the student as the teacher
+ * is; a failure names the teacher's id and folder. A folder named twice (or the default teacher's, given as
+ * `loaded`) is read once: its ids share one TeacherWeights, which the trainer loads once.
+ */
+export async function loadTeachers(
+  config: RLConfig,
+  assets: AssetLoader,
+  student: { tokenizer: Tokenizer; model: ModelConfig },
+  loaded?: TeacherWeights,
+): Promise<Record<string, TeacherWeights>> {
+  const byDir = new Map<string, TeacherWeights>();
+  if (loaded && config.teacher !== null) byDir.set(checkpointDir(config.teacher), loaded);
+  const out: Record<string, TeacherWeights> = {};
+  for (const [id, checkpoint] of Object.entries(config.teachers ?? {})) {
+    const dir = checkpointDir(checkpoint);
+    let weights = byDir.get(dir);
+    if (!weights) {
+      weights = await loadTeacherCheckpoint(config, checkpoint, `teachers ${id} "${checkpoint}"`, assets, student);
+      weights.source = `teacher ${id} ${dir}`;
+      byDir.set(dir, weights);
+    }
+    out[id] = weights;
+  }
+  return out;
+}
+
+/** One teacher checkpoint read and checked against the student; `label` starts every message about it. */
+async function loadTeacherCheckpoint(
+  config: RLConfig,
+  checkpoint: string,
+  label: string,
+  assets: AssetLoader,
+  student: { tokenizer: Tokenizer; model: ModelConfig },
+): Promise<TeacherWeights> {
+  const dir = checkpointDir(checkpoint);
   const read = {
     bytes: (name: string) => assets.bytes(`${dir}${name}`),
     text: (name: string) => assets.text(`${dir}${name}`),
@@ -59,17 +97,17 @@ export async function loadTeacher(
   try {
     folder = await loadHfFolder(read, () => assets.text(CHAR_TOKENIZER_PATH));
   } catch (e) {
-    throw new Error(`teacher "${config.teacher}" (${dir}): ${(e as Error).message}`);
+    throw new Error(`${label} (${dir}): ${(e as Error).message}`);
   }
   const mismatch = teacherTokenizerMismatch(student, { tokenizer: folder.tokenizer, model: folder.ck.config });
   if (mismatch)
     throw new Error(
-      `teacher "${config.teacher}" (${dir}): its tokenizer is not the student's (${mismatch}); a teacher scores the student's token ids, so it needs the same tokenizer`,
+      `${label} (${dir}): its tokenizer is not the student's (${mismatch}); a teacher scores the student's token ids, so it needs the same tokenizer`,
     );
   try {
     assertPromptsFit(config, student.tokenizer, folder.ck.config.contextLength);
   } catch (e) {
-    throw new Error(`teacher "${config.teacher}" (${dir}): in the teacher's context, ${(e as Error).message}`);
+    throw new Error(`${label} (${dir}): in the teacher's context, ${(e as Error).message}`);
   }
   return { config: folder.ck.config, params: folder.ck.params, source: `teacher ${dir}` };
 }

@@ -1,8 +1,10 @@
 // The prompts an exported experiment trains and evaluates on, drawn from the lab's own task at the config's
 // difficulty and seed, in the rows TRL (datasets-style JSONL: prompt, answer) and verl (data_source, prompt as chat
-// messages, reward_model.ground_truth) read. Plain text out; not the verifiers (the reward modules are in render.ts).
+// messages, reward_model.ground_truth) read; under multi-teacher distillation each row names its teacher in TRL's
+// teacher_id column. Plain text out; not the verifiers (the reward modules are in render.ts).
 
 import { derive, taskOf, type RLConfig } from '../schema/config';
+import { teacherIdFor } from '../schema/distillation';
 import { Rng } from '../core/random';
 import type { Split, TaskItem } from '../tasks';
 
@@ -24,9 +26,28 @@ export function exportItems(c: RLConfig, split: Split, n: number): TaskItem[] {
   return Array.from({ length: n }, () => task.sample(rng, split));
 }
 
-/** The datasets-style JSONL row TRL and OpenRLHF read: the prompt and the canonical answer (the reward's label). */
-export function plainRow(item: TaskItem): { prompt: string; answer: string } {
-  return { prompt: item.prompt, answer: item.answer };
+/**
+ * Each item's teacher under multi-teacher distillation (`teachers`): its prompt's teacher_id, or the default
+ * teacher's id ('teacher') for a prompt with none; null for every item without teachers.
+ */
+export function exportTeacherIdOf(c: RLConfig): (item: TaskItem) => string | null {
+  if (c.teachers === null) return () => null;
+  const task = taskOf(c, derive(c).difficulty);
+  return (item) => teacherIdFor(task.teacherId(item), c);
+}
+
+/**
+ * The datasets-style JSONL row TRL and OpenRLHF read: the prompt and the canonical answer (the reward's label), and
+ * the row's teacher under multi-teacher distillation in TRL's `teacher_id` column (its AsyncDistillationTrainer
+ * routes each row to the teacher_server_urls entry it names).
+ */
+export function plainRow(
+  item: TaskItem,
+  teacherId: string | null = null,
+): { prompt: string; answer: string; teacher_id?: string } {
+  return teacherId === null
+    ? { prompt: item.prompt, answer: item.answer }
+    : { prompt: item.prompt, answer: item.answer, teacher_id: teacherId };
 }
 
 /** verl's row layout (RLHFDataset): data_source, prompt as chat messages, reward_model.ground_truth; extra_info carries the prompt text for the reward function. */

@@ -83,6 +83,11 @@ function valueName(
 /** A field's value as the mapping table shows it. */
 export function labValueText(v: unknown): string {
   if (v === null) return 'null';
+  // Names (teachers: id -> checkpoint) as the CLI flag takes them, id=checkpoint.
+  if (typeof v === 'object' && Object.values(v).some((x) => typeof x === 'string'))
+    return Object.entries(v as Record<string, string>)
+      .map(([k, x]) => `${k}=${x}`)
+      .join(', ');
   if (typeof v === 'object')
     return Object.entries(v as Record<string, number>)
       .map(([k, w]) => `${k}:${w}`)

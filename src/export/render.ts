@@ -14,7 +14,7 @@ import {
   type RLField,
 } from '../schema/config';
 import { PROMPT_LIST_TASK } from '../tasks';
-import { exportItems, jsonl, plainRow, rowCounts, verlRow } from './data';
+import { exportItems, exportTeacherIdOf, jsonl, plainRow, rowCounts, verlRow } from './data';
 import {
   ExportValueError,
   checkModelName,
@@ -685,8 +685,9 @@ export function exportExperiment(target: ExportTarget, c: RLConfig, options: Exp
     files.push({ path: 'data/heldout.jsonl', text: jsonl(heldout.map((it, i) => verlRow(c, it, 'heldout', i))) });
   } else {
     if (target === 'openrlhf') files.push({ path: 'reward_func.py', text: openrlhfReward(c) });
-    files.push({ path: 'data/train.jsonl', text: jsonl(train.map(plainRow)) });
-    files.push({ path: 'data/heldout.jsonl', text: jsonl(heldout.map(plainRow)) });
+    const teacherOf = exportTeacherIdOf(c);
+    files.push({ path: 'data/train.jsonl', text: jsonl(train.map((it) => plainRow(it, teacherOf(it)))) });
+    files.push({ path: 'data/heldout.jsonl', text: jsonl(heldout.map((it) => plainRow(it, teacherOf(it)))) });
   }
   for (const field of FIELD_NAMES) {
     const file = valueFileOf(field);

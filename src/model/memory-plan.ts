@@ -56,10 +56,11 @@ export interface MemoryShape {
    */
   samplerCopies?: number;
   /**
-   * A distillation teacher (src/rl/learners/teacher.ts), any size, the policy's vocabulary: its weights at
-   * storageBytes, a forward-only workspace of the training shape, its own LM head chunk scratch and per-token planes.
+   * The distillation teachers (src/rl/learners/teacher.ts; several under multi-teacher distillation), any size, the
+   * policy's vocabulary: each one's weights at storageBytes, a forward-only workspace of the training shape, its own
+   * LM head chunk scratch and per-token planes (each teacher is a learner of its own, all held for the run).
    */
-  teacher?: ModelConfig | null;
+  teachers?: readonly ModelConfig[];
 }
 
 /** The settings of a run that scale each part of the plan, in the caller's words (the RL config's knob names). */
@@ -291,12 +292,16 @@ export function planMemory(
   const learnerPlanes = F32 * LEARNER_FLOATS_PER_TOKEN * M * T;
   // The teacher scores the training shape with a learner of its own: frozen weights, one forward-only workspace,
   // its head's chunk scratch (its width) and the learner's per-token planes.
-  const teacher = shape.teacher ?? null;
-  const teacherW = teacher ? weightBytes(teacher, half).total : 0;
-  const teacherActs = teacher ? workspaceActivationBytes(teacher, M, T, 'infer') + learnerPlanes : 0;
-  const teacherHead = teacher
-    ? chunkedHeadBytes({ dModel: teacher.dModel, vocabSize: teacher.vocabSize, maxRows: M * T, reference: false })
-    : 0;
+  const teachers = shape.teachers ?? [];
+  const sum = (f: (t: ModelConfig) => number) => teachers.reduce((a, t) => a + f(t), 0);
+  const teacherW = sum((t) => weightBytes(t, half).total);
+  const teacherActs = sum((t) => workspaceActivationBytes(t, M, T, 'infer') + learnerPlanes);
+  const teacherHead = sum((t) =>
+    chunkedHeadBytes({ dModel: t.dModel, vocabSize: t.vocabSize, maxRows: M * T, reference: false }),
+  );
+  const teacherLargest = teachers
+    .map((t) => weightBytes(t, half).largest)
+    .reduce<{ name: string; bytes: number } | null>((a, b) => (a && a.bytes >= b.bytes ? a : b), null);
   const kvBytes = shape.kvCacheBytes ?? F32;
   const kvCache = kvBytes * 2 * m.nLayers * R * T * KV;
 
@@ -311,7 +316,7 @@ export function planMemory(
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}` +
         `${shape.rolloutCopy ? `; the sampler's half copy ${formatBytes(rolloutW)}` : ''}` +
         `${staleW > 0 ? `; the sampler's ${shape.samplerCopies} weight copies (snapshots and a backup) ${formatBytes(staleW)}` : ''}` +
-        `${teacher ? `; the teacher ${formatBytes(teacherW)}` : ''}`,
+        `${teachers.length === 1 ? `; the teacher ${formatBytes(teacherW)}` : teachers.length > 1 ? `; the ${teachers.length} teachers ${formatBytes(teacherW)}` : ''}`,
       knobs: [
         knobs.model,
         ...(shape.startWeights ? [knobs.weightTracking] : []),
@@ -376,12 +381,12 @@ export function planMemory(
       detail: 'the largest parameter tensor',
       knobs: [knobs.model],
     },
-    ...(teacher
+    ...(teacherLargest
       ? [
           {
-            name: `the teacher's ${weightBytes(teacher, half).largest.name}`,
-            bytes: weightBytes(teacher, half).largest.bytes,
-            detail: "the teacher's largest parameter tensor",
+            name: `the teacher's ${teacherLargest.name}`,
+            bytes: teacherLargest.bytes,
+            detail: `the ${teachers.length > 1 ? "teachers' " : "teacher's "}largest parameter tensor`,
             knobs: [knobs.model],
           },
         ]

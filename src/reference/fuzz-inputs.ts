@@ -72,6 +72,20 @@ export function badJsonValues(spec: FieldSpec): unknown[] {
         { constructor: 1 },
         { [long]: 1 },
       ];
+    case 'names':
+      return [
+        [],
+        {},
+        5,
+        'math=checkpoints/copy',
+        { math: '' },
+        { math: 5 },
+        { math: 'a\nb' },
+        { 'a b': 'checkpoints/copy' },
+        { '-x': 'checkpoints/copy' },
+        JSON.parse('{"__proto__":"x"}'),
+        { [long]: 'checkpoints/copy' },
+      ];
   }
 }
 
@@ -104,5 +118,7 @@ export function badTextValues(spec: FieldSpec): string[] {
         `${long}:1`,
         '[1,2]',
       ];
+    case 'names':
+      return ['math', 'math=', '=checkpoints/copy', '{bad json', '__proto__=x', 'a b=x', `${long}=x`, '[1,2]'];
   }
 }

@@ -1,4 +1,4 @@
-// The kinds of knob a config is made of (number, enum, boolean, string, weights), each declared once with every
+// The kinds of knob a config is made of (number, enum, boolean, string, weights, names), each declared once with every
 // fact about it: doc, default, range, panel section, the date it joined saved trainer states, each enum value's
 // formula, its names in TRL, verl and OpenRLHF, and the rules between it and other knobs (FieldRule). Its CLI flag
 // is --<name>. Also the rules every boundary (URL, file, UI, CLI, resume) applies to a raw value: checking it,
@@ -95,8 +95,18 @@ export interface WeightsField extends Common {
   nullMeans: string;
 }
 
+/** Id -> one-line text (a teacher id -> its checkpoint), or null meaning `nullMeans`. */
+export interface NamesField extends Common {
+  kind: 'names';
+  default: Record<string, string> | null;
+  nullMeans: string;
+  /** What a key is and what its value is, in messages: 'teacher id', 'checkpoint'. */
+  keyWhat: string;
+  valueWhat: string;
+}
+
 /** One knob's specification: documentation, default, allowed values, section and other trainers' names. */
-export type FieldSpec = NumberField | EnumField | BooleanField | StringField | WeightsField;
+export type FieldSpec = NumberField | EnumField | BooleanField | StringField | WeightsField | NamesField;
 
 /** The TypeScript type of a field's value. */
 export type ValueOf<F> =
@@ -112,7 +122,9 @@ export type ValueOf<F> =
           ? string | null
           : F extends WeightsField
             ? Record<string, number> | null
-            : never;
+            : F extends NamesField
+              ? Record<string, string> | null
+              : never;
 
 /** The config type a record of fields describes. */
 export type ConfigOf<Fs> = { [K in keyof Fs]: ValueOf<Fs[K]> };
@@ -225,6 +237,25 @@ export const weights = (doc: string, nullMeans: string, o: FieldFacts = {}): Uns
   nullMeans,
   ...o,
 });
+
+/** Id -> one-line text (a teacher id -> its checkpoint), or null meaning `nullMeans`. */
+export const names = (
+  doc: string,
+  nullMeans: string,
+  what: { key: string; value: string },
+  o: FieldFacts = {},
+): Unsectioned<NamesField> => ({
+  kind: 'names',
+  doc,
+  default: null,
+  nullMeans,
+  keyWhat: what.key,
+  valueWhat: what.value,
+  ...o,
+});
+
+/** A names field's key: a letter or digit first, then letters, digits, _ . -, at most 64 in all. */
+export const NAME_KEY = /^[A-Za-z0-9][\w.-]{0,63}$/;
 
 /** The fields of one panel section, each stamped with it. */
 export function section<S extends Section, Fs extends Record<string, Unsectioned<FieldSpec>>>(
@@ -360,6 +391,23 @@ export function fieldProblem(key: string, spec: FieldSpec, v: unknown): string |
       }
       return null;
     }
+    case 'names': {
+      if (v === null) return null;
+      if (typeof v !== 'object' || Array.isArray(v))
+        return `${key}: must be an object of ${spec.keyWhat} -> ${spec.valueWhat}, or null (${spec.nullMeans}), got ${got}`;
+      const entries = Object.entries(v as Record<string, unknown>);
+      if (entries.length === 0) return `${key}: needs at least one ${spec.keyWhat} (or null: ${spec.nullMeans})`;
+      for (const [name, value] of entries) {
+        if (!NAME_KEY.test(name))
+          return `${key}: the ${spec.keyWhat} ${quote(name)} must start with a letter or digit and use letters, digits, _ . - (at most 64)`;
+        if (typeof value !== 'string' || value.trim() === '')
+          return `${key}: the ${spec.valueWhat} of ${name} must be non-empty text, got ${describe(value)}`;
+        const control = CONTROL_CHARACTER.exec(value);
+        if (control)
+          return `${key}: the ${spec.valueWhat} of ${name} must be one line without control characters; got ${describe(value)} with U+${(control[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')} at ${control.index}`;
+      }
+      return null;
+    }
   }
 }
 
@@ -428,12 +476,37 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
       }
       return { ...out };
     }
+    case 'names': {
+      if (isNull) return null;
+      if (s.startsWith('{')) {
+        try {
+          return JSON.parse(s) as unknown;
+        } catch {
+          return { error: `${key}: not valid JSON: ${quote(text)}` };
+        }
+      }
+      // A null-prototype map, so a key like __proto__ is an entry (and refused by the names rule), not a prototype.
+      const out: Record<string, string> = Object.create(null) as Record<string, string>;
+      for (const part of s.split(',')) {
+        const at = part.indexOf('=');
+        const name = at > 0 ? part.slice(0, at).trim() : '';
+        const value = at > 0 ? part.slice(at + 1).trim() : '';
+        if (!name || !value)
+          return {
+            error: `${key}: expected ${spec.keyWhat}=${spec.valueWhat} pairs separated by commas (math=checkpoints/a,code=checkpoints/b) or JSON, got ${quote(text)}`,
+          };
+        out[name] = value;
+      }
+      return { ...out };
+    }
   }
 }
 
 /** One field's value as text (URL parameter, CLI flag): numbers as JS prints them, null as '', weights as name:w,name:w. */
 export function encodeFieldText(v: unknown): string {
   if (v === null || v === undefined) return '';
+  // Names (id -> text) as JSON: their text may hold the commas and colons the pairs form separates by.
+  if (typeof v === 'object' && Object.values(v).some((x) => typeof x === 'string')) return JSON.stringify(v);
   if (typeof v === 'object')
     return Object.entries(v)
       .map(([k, w]) => `${k}:${String(w)}`)
@@ -454,6 +527,8 @@ export function kindText(spec: FieldSpec): string {
       return `text, or null (${spec.nullMeans})`;
     case 'weights':
       return `name:w,name:w, or null (${spec.nullMeans})`;
+    case 'names':
+      return `${spec.keyWhat}=${spec.valueWhat},..., or JSON, or null (${spec.nullMeans})`;
   }
 }
 

@@ -46,15 +46,24 @@ const RUNS: { label: string; config: RLConfig }[] = [
   },
   // The distillation metrics, from the teacher that needs no second model: the policy with the demonstration.
   { label: 'grpo with self-distillation', config: small('grpo', { self_distill: true }) },
+  // Multi-teacher distillation's per-teacher metric: a prompt list whose rows name teacher a, scored by the warm start.
+  {
+    label: 'grpo with teachers by teacher_id',
+    config: small('grpo', {
+      task: 'prompts',
+      prompts:
+        '{"prompt": "ab", "answer": "ab", "teacher_id": "a"}\n{"prompt": "cd", "answer": "cd", "teacher_id": "a"}',
+      teachers: { a: 'copy' },
+      difficulty: null,
+    }),
+  },
 ];
 
-const records = (config: RLConfig) =>
-  runToEnd({
-    config,
-    init: { config: warm.ck.config, params: warm.ck.params },
-    tokenizer: warm.tok,
-    backend: { kind: 'cpu' },
-  });
+const records = (config: RLConfig) => {
+  const init = { config: warm.ck.config, params: warm.ck.params };
+  const teachers = Object.fromEntries(Object.keys(config.teachers ?? {}).map((id) => [id, { ...init, source: id }]));
+  return runToEnd({ config, init, tokenizer: warm.tok, backend: { kind: 'cpu' }, teachers });
+};
 
 describe('metric catalog: the names the trainer emits', () => {
   const runs: { label: string; records: StepRecord[] }[] = [];

@@ -67,6 +67,7 @@ export const CHARTS = [
       {
         when: [
           { knob: 'teacher', is: [null] },
+          { knob: 'teachers', is: [null] },
           { knob: 'self_distill', is: [false] },
         ],
         metrics: ['distill/reverse_kl', 'distill/adv_share'],
@@ -649,6 +650,21 @@ export const METRICS = [
     when: 'with a teacher or self_distill',
     compare:
       "prime-rl logs ref_kl = mean(log pi_ref - log pi), this metric's negative; Tinker's cookbook logs teacher_kl, the same per-token mean",
+  },
+  {
+    name: 'distill/reverse_kl/<teacher>',
+    doc: "Multi-teacher distillation: distill/reverse_kl over the completions of the prompts one teacher scores (its teacher_id in your prompt list; 'teacher' for the default teacher, which scores prompts with none), one series per teacher beside the overall one.",
+    formula:
+      "(1/M_k) sum_{i in rows of k, t} m_{i,t} (log pi_S(y_{i,t} | c) - log pi_{T_k}(y_{i,t} | c)),  M_k the loss tokens of k's rows",
+    healthy: 'Each falls toward 0 as the student takes on that teacher on its prompts.',
+    moves:
+      "One falling while another holds: the student learns one source's teacher and not the other's (more of one source in the list, or a teacher far from the student). Absent at a step: no prompt of that teacher was drawn.",
+    unit: 'nats',
+    chart: 'kl',
+    per: 'rollout',
+    when: 'with teachers',
+    compare:
+      "TRL's AsyncDistillationTrainer logs teacher_jsd/<teacher_id> (its divergence per teacher) and teacher_score_s/<teacher_id>",
   },
   {
     name: 'distill/adv_share',

@@ -423,7 +423,7 @@ describe('charts whose feature is off', () => {
       whole: false,
       notes: [
         'kl, kl/exact off in this run: beta = 0 (no reference model to measure against)',
-        'distill/reverse_kl, distill/adv_share off in this run: teacher unset, self_distill = false (no teacher to distill from)',
+        'distill/reverse_kl, distill/adv_share off in this run: teacher unset, teachers unset, self_distill = false (no teacher to distill from)',
       ],
       lessons: [],
     });
@@ -482,7 +482,8 @@ describe('charts whose feature is off', () => {
           const f = fields[cond.knob];
           expect(f, `${c.id}: ${cond.knob}`).toBeDefined();
           for (const v of 'is' in cond ? cond.is : cond.not) {
-            if (v === null) expect(f.nullable || f.kind === 'string', `${cond.knob} null`).toBe(true);
+            if (v === null)
+              expect(f.nullable || f.kind === 'string' || f.kind === 'names', `${cond.knob} null`).toBe(true);
             else if (f.kind === 'enum') expect(f.values, `${cond.knob} ${v}`).toContain(v);
             else expect(typeof v, `${cond.knob} ${v}`).toBe(f.kind);
           }

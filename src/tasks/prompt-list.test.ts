@@ -21,18 +21,71 @@ const problem = (text: string) => {
 };
 
 describe('prompt list: reading', () => {
+  it('reads a teacher_id per row (JSONL key or CSV column), absent or empty meaning the default teacher', () => {
+    const items = parsePromptList(
+      '{"prompt": "2+2=", "answer": "4", "teacher_id": "math"}\n{"prompt": "hi:", "answer": "hi"}\n{"prompt": "x:", "answer": "x", "teacher_id": null}',
+    );
+    expect(items.map((it) => [it.prompt, it.teacherId, it.line])).toEqual([
+      ['2+2=', 'math', 1],
+      ['hi:', null, 2],
+      ['x:', null, 3],
+    ]);
+    const csv = parsePromptList('prompt,Teacher_ID,answer\n2+2=,math,4\nhi:,,hi\n"a,b", code.v-2 ,ab');
+    expect(csv.map((it) => [it.prompt, it.teacherId, it.answer])).toEqual([
+      ['2+2=', 'math', '4'],
+      ['hi:', null, 'hi'],
+      ['a,b', 'code.v-2', 'ab'],
+    ]);
+    // The task hands each item's teacher id to the trainer, by the item's prompt.
+    const task = promptListTask(
+      '{"prompt": "2+2=", "answer": "4", "teacher_id": "math"}\n{"prompt": "hi:", "answer": "hi"}',
+    ).create();
+    expect(task.teacherId({ prompt: '2+2=', answer: '4' })).toBe('math');
+    expect(task.teacherId({ prompt: 'hi:', answer: 'hi' })).toBeNull();
+    expect(task.teacherId({ prompt: 'not in the list', answer: '' })).toBeNull();
+  });
+
+  it('refuses a hostile or malformed teacher_id with its line', () => {
+    expect(problem('{"prompt": "a", "answer": "b", "teacher_id": 3}')).toBe(
+      'line 1: "teacher_id" must be text (a teacher id), got number',
+    );
+    expect(problem('{"prompt": "a", "answer": "b"}\n{"prompt": "c", "answer": "d", "teacher_id": ["x"]}')).toBe(
+      'line 2: "teacher_id" must be text (a teacher id), got object',
+    );
+    for (const [id, ch] of [
+      ['a b', ' '],
+      ['$(rm -rf /)', ' '],
+      ['x\u0000', '\u0000'],
+      ['x\ny', '\n'],
+      ['caf\u00e9', '\u00e9'],
+      ['\u202eevil', '\u202e'],
+    ]) {
+      const message = problem(`{"prompt": "a", "answer": "b", "teacher_id": ${JSON.stringify(id)}}`);
+      expect(message.startsWith('line 1: the teacher_id ')).toBe(true);
+      expect(
+        message.endsWith(`has the character ${JSON.stringify(ch)}; a teacher id is one word of printable ASCII`),
+      ).toBe(true);
+    }
+    expect(problem(`prompt,answer,teacher_id\nq,1,${'t'.repeat(65)}`)).toBe(
+      'line 2: the teacher_id has 65 characters, more than 64',
+    );
+    expect(problem('prompt,answer,teacher_id\nq,1,math\nq,1,code')).toBe(
+      'line 3: the prompt "q" is on line 2 with another teacher_id',
+    );
+  });
+
   it('reads JSONL and CSV alike', () => {
     expect(
       parsePromptList(
         '{"prompt": "2+2=", "answer": "4"}\n\n{"prompt": "capital of France:", "answer": "Paris", "extra": 1}\n',
       ),
     ).toEqual([
-      { prompt: '2+2=', answer: '4', line: 1 },
-      { prompt: 'capital of France:', answer: 'Paris', line: 3 },
+      { prompt: '2+2=', answer: '4', teacherId: null, line: 1 },
+      { prompt: 'capital of France:', answer: 'Paris', teacherId: null, line: 3 },
     ]);
     expect(parsePromptList('\uFEFFid,Prompt,Answer\r\n1,"say ""hi"", twice:","hi, hi"\r\n2,7*6=,42\r\n')).toEqual([
-      { prompt: 'say "hi", twice:', answer: 'hi, hi', line: 2 },
-      { prompt: '7*6=', answer: '42', line: 3 },
+      { prompt: 'say "hi", twice:', answer: 'hi, hi', teacherId: null, line: 2 },
+      { prompt: '7*6=', answer: '42', teacherId: null, line: 3 },
     ]);
     expect(parsePromptList('{"prompt": "n?", "answer": 3.5}')[0].answer).toBe('3.5');
   });

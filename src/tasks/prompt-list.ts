@@ -1,7 +1,8 @@
 // The person's own prompts as a task: a list of prompts with their answers, read from JSONL (one
 // {"prompt": ..., "answer": ...} per line) or CSV (a header row naming the prompt and answer columns), held out
 // one in ten by a hash of the prompt's text, and verified by exact match (or numeric equality when the answer is a
-// number: "3.50" and "3.5" agree). Malformed files are refused with the line and what is wrong. Not a file
+// number: "3.50" and "3.5" agree). A row may name the teacher that scores it under multi-teacher distillation
+// (TRL's `teacher_id` column). Malformed files are refused with the line and what is wrong. Not a file
 // picker (the config panel has one) and not a generator: the items are the list's.
 
 import { splitCsvLine } from '../core/csv';
@@ -13,6 +14,11 @@ export const PROMPT_LIST_TASK = 'prompts';
 /** Longest prompt and answer accepted, in characters (the models' contexts are 64-256 tokens). */
 export const MAX_PROMPT_CHARS = 200;
 export const MAX_ANSWER_CHARS = 100;
+/** Longest teacher_id accepted, in characters (the teachers knob's ids are at most 64). */
+export const MAX_TEACHER_ID_CHARS = 64;
+
+/** The optional column naming a row's teacher (multi-teacher distillation), TRL's name for it. */
+export const TEACHER_ID_COLUMN = 'teacher_id';
 
 /** A prompt list that cannot be used; the message names the line and what is wrong with it. */
 export class PromptListError extends Error {
@@ -23,6 +29,8 @@ export class PromptListError extends Error {
 export interface PromptListItem {
   prompt: string;
   answer: string;
+  /** The teacher that scores this prompt (the teachers knob's id), or null: the default teacher. */
+  teacherId: string | null;
   line: number;
 }
 
@@ -57,6 +65,28 @@ function checkText(what: 'prompt' | 'answer', v: unknown, lineNo: number): strin
   return v;
 }
 
+/** Checks one row's teacher_id: absent (null, or an empty CSV cell) or one printable word of at most 64 characters. */
+function checkTeacherId(v: unknown, lineNo: number): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string')
+    throw new PromptListError(`line ${lineNo}: "${TEACHER_ID_COLUMN}" must be text (a teacher id), got ${typeof v}`);
+  const id = v.trim();
+  if (id === '') return null;
+  if (id.length > MAX_TEACHER_ID_CHARS)
+    throw new PromptListError(
+      `line ${lineNo}: the ${TEACHER_ID_COLUMN} has ${id.length} characters, more than ${MAX_TEACHER_ID_CHARS}`,
+    );
+  const bad = [...id].find((ch) => {
+    const c = ch.codePointAt(0) ?? 0;
+    return c <= 32 || c > 126;
+  });
+  if (bad !== undefined)
+    throw new PromptListError(
+      `line ${lineNo}: the ${TEACHER_ID_COLUMN} ${show(id, MAX_TEACHER_ID_CHARS)} has the character ${JSON.stringify(bad)}; a teacher id is one word of printable ASCII`,
+    );
+  return id;
+}
+
 /**
  * The items of a prompt list: JSONL when its first non-blank line starts with `{`, CSV otherwise. Blank lines are
  * skipped. Throws PromptListError naming the line of the first problem.
@@ -86,6 +116,7 @@ export function parsePromptList(text: string): PromptListItem[] {
       items.push({
         prompt: checkText('prompt', r.prompt, lineNo),
         answer: checkText('answer', r.answer, lineNo),
+        teacherId: checkTeacherId(r[TEACHER_ID_COLUMN], lineNo),
         line: lineNo,
       });
     });
@@ -101,6 +132,7 @@ export function parsePromptList(text: string): PromptListItem[] {
     };
     const p = col('prompt');
     const a = col('answer');
+    const t = header.indexOf(TEACHER_ID_COLUMN);
     for (let i = first + 1; i < lines.length; i++) {
       if (lines[i].trim() === '') continue;
       const fields = csvFields(lines[i], i + 1);
@@ -111,6 +143,7 @@ export function parsePromptList(text: string): PromptListItem[] {
       items.push({
         prompt: checkText('prompt', fields[p], i + 1),
         answer: checkText('answer', fields[a], i + 1),
+        teacherId: t < 0 ? null : checkTeacherId(fields[t], i + 1),
         line: i + 1,
       });
     }
@@ -122,6 +155,10 @@ export function parsePromptList(text: string): PromptListItem[] {
     if (before && before.answer !== it.answer)
       throw new PromptListError(
         `line ${it.line}: the prompt ${show(it.prompt)} is on line ${before.line} with another answer`,
+      );
+    if (before && before.teacherId !== it.teacherId)
+      throw new PromptListError(
+        `line ${it.line}: the prompt ${show(it.prompt)} is on line ${before.line} with another ${TEACHER_ID_COLUMN}`,
       );
     seen.set(it.prompt, it);
   }
@@ -179,5 +216,6 @@ export function promptListTask(text: string): TaskFactory {
     solve: (it) => it.answer,
     completionLimit: () => limit,
     check: (it, completion) => check(it, completion),
+    teacherId: (it) => it.teacherId,
   });
 }

@@ -90,6 +90,11 @@ export interface Task {
   solve(item: TaskItem): string;
   /** The split an item belongs to (a pure function of its prompt), or null if the prompt is not this task's. */
   splitOf(item: TaskItem): Split | null;
+  /**
+   * The teacher id the item's prompt names (multi-teacher distillation routes it to that teacher), or null: the
+   * default teacher scores it. A prompt list's teacher_id column; every generated task is one source, so null.
+   */
+  teacherId(item: TaskItem): string | null;
 }
 
 /** What a task's `check` reports before the weights are applied. */
@@ -131,6 +136,8 @@ export interface TaskDefinition<P> {
   /** Judges a non-empty, not overlong completion made of alphabet characters. */
   check(problem: P, completion: string, difficulty: number): Check;
   meta?(problem: P, difficulty: number): Record<string, MetaValue>;
+  /** The teacher id a problem's prompt names (Task.teacherId); absent: none, the default teacher scores every prompt. */
+  teacherId?(problem: P): string | null;
 }
 
 /** A task before a difficulty is chosen: what the registry holds. */
@@ -312,6 +319,11 @@ export function defineTask<P>(def: TaskDefinition<P>): TaskFactory {
         const problem = typeof item?.prompt === 'string' ? def.parse(item.prompt) : null;
         if (problem === null) return null;
         return def.disjointSplits ? splitOfKey(def.name, def.key(problem)) : 'train';
+      },
+      teacherId(item: TaskItem): string | null {
+        if (!def.teacherId) return null;
+        const problem = typeof item?.prompt === 'string' ? def.parse(item.prompt) : null;
+        return problem === null ? null : def.teacherId(problem);
       },
     };
   };

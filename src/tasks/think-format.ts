@@ -67,6 +67,7 @@ export function thinkFormatTask(inner: Task): Task {
     verify,
     solve: (item) => `${OPEN_THINK}${CLOSE_THINK}${OPEN_ANSWER}${inner.solve(item)}${CLOSE_ANSWER}`,
     splitOf: (item) => inner.splitOf(item),
+    teacherId: (item) => inner.teacherId(item),
   };
 }
 

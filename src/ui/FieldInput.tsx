@@ -34,7 +34,8 @@ export function fieldHelp(name: RLField): string {
       `range ${rangeText(spec)}${spec.integer ? ', whole numbers' : ''}${spec.nullable ? `; empty = ${spec.nullMeans}` : ''}`,
     );
   if (spec.kind === 'enum') parts.push(`one of ${spec.values.join(', ')}`);
-  if (spec.kind === 'string' || spec.kind === 'weights') parts.push(`empty = ${spec.nullMeans}`);
+  if (spec.kind === 'string' || spec.kind === 'weights' || spec.kind === 'names')
+    parts.push(`empty = ${spec.nullMeans}`);
   parts.push(`default ${showValue(spec.default)}`);
   const others = [
     spec.trl && `TRL ${spec.trl}`,
@@ -154,7 +155,7 @@ export function FieldInput({
         placeholder={
           spec.kind === 'number' && spec.nullable
             ? spec.nullMeans
-            : spec.kind === 'string' || spec.kind === 'weights'
+            : spec.kind === 'string' || spec.kind === 'weights' || spec.kind === 'names'
               ? spec.nullMeans
               : ''
         }

@@ -269,13 +269,19 @@ async function hubModels(): Promise<Replies['hub-list']> {
 
 const assets = hub.assets(siteAssets);
 
-/** A run's checkpoint, reward model or teacher named by hub id must be kept complete: refused before anything loads. */
+/** A run's checkpoint, reward model or teachers named by hub id must be kept complete: refused before anything loads. */
 async function requireKeptModels(config: {
   checkpoint: string | null;
   reward_model: string | null;
   teacher?: string | null;
+  teachers?: Readonly<Record<string, string>> | null;
 }): Promise<void> {
-  for (const value of [config.checkpoint, config.reward_model, config.teacher ?? null]) {
+  for (const value of [
+    config.checkpoint,
+    config.reward_model,
+    config.teacher ?? null,
+    ...Object.values(config.teachers ?? {}),
+  ]) {
     const model = hubModelOf(value);
     if (model !== null) await hub.requireKept(model);
   }

@@ -44,8 +44,8 @@ import type { UserRewardFunction, UserRewardSandbox } from '../rewards/user-rewa
 import { maxOf } from '../../schema/extremes';
 import { createStaleSampler, samplerVersion, stalenessActive, type StaleSampler } from './staleness';
 import { diagnosticThreshold, mismatchDiagnostics } from '../../reference/mismatch-diagnostics';
-import { distills } from '../../schema/distillation';
-import { distillAdvantages, teacherLogprobs } from './distillation';
+import { DEFAULT_TEACHER_ID, distills, teacherIdFor } from '../../schema/distillation';
+import { distillAdvantages, reverseKlByTeacher, teacherLogprobs } from './distillation';
 import { Teacher, type TeacherWeights } from '../learners/teacher';
 
 /** Where the tensor work runs: WebGPU with its context, or the CPU twins. */
@@ -70,6 +70,8 @@ export interface TrainerOptions {
   memoryBudgetBytes?: number | null;
   /** The config's teacher, loaded by the caller (src/engine/teacher.ts); needed when it names one. */
   teacher?: TeacherWeights;
+  /** The config's teachers by id (multi-teacher distillation), loaded by the caller; needed when it names some. */
+  teachers?: Readonly<Record<string, TeacherWeights>>;
 }
 
 /**
@@ -99,6 +101,11 @@ export class Trainer {
   readonly learnedReward: LearnedReward | null;
   /** The config's teacher on the run's backend (on-policy distillation), or null. */
   readonly teacher: Teacher | null;
+  /**
+   * Multi-teacher distillation: every teacher on the run's backend by id (the teacher knob's under 'teacher'), loaded
+   * once for the run; null when the config has no teachers.
+   */
+  readonly teachers: ReadonlyMap<string, Teacher> | null;
   /** Rollout steps done. */
   step = 0;
   /** Optimizer steps done. */
@@ -144,7 +151,10 @@ export class Trainer {
     const policy = learnerPolicyInit(this.config, opts.init.config, opts.backend, {
       memoryBudgetBytes: opts.memoryBudgetBytes,
       adapters: resume?.learner.lora,
-      ...(opts.teacher ? { teacher: opts.teacher.config } : {}),
+      // Each distinct teacher once: ids that share a folder share its weights (src/engine/teacher.ts loadTeachers).
+      teachers: [...new Set([...(opts.teacher ? [opts.teacher] : []), ...Object.values(opts.teachers ?? {})])].map(
+        (t) => t.config,
+      ),
     });
     this.lora = policy.lora?.spec ?? null;
     const init = {
@@ -166,13 +176,24 @@ export class Trainer {
     this.learnedReward = this.config.reward_model !== null ? (opts.learnedReward ?? null) : null;
     if (this.config.teacher !== null && !opts.teacher)
       throw new Error(`teacher: ${this.config.teacher} was not loaded for this trainer`);
+    const teacherOpts = { maxRows: this.derived.microBatchSize, weightDtype: policy.weightDtype ?? 'f32' };
     this.teacher =
-      this.config.teacher !== null && opts.teacher
-        ? new Teacher(opts.teacher, opts.backend, {
-            maxRows: this.derived.microBatchSize,
-            weightDtype: policy.weightDtype ?? 'f32',
-          })
-        : null;
+      this.config.teacher !== null && opts.teacher ? new Teacher(opts.teacher, opts.backend, teacherOpts) : null;
+    if (this.config.teachers !== null) {
+      // One Teacher per distinct weights: ids sharing a folder (or the default teacher's) share its scorer.
+      const made = new Map<TeacherWeights, Teacher>(this.teacher && opts.teacher ? [[opts.teacher, this.teacher]] : []);
+      const byId = new Map<string, Teacher>(this.teacher ? [[DEFAULT_TEACHER_ID, this.teacher]] : []);
+      for (const id of Object.keys(this.config.teachers)) {
+        const weights = opts.teachers?.[id];
+        if (!weights) {
+          for (const t of new Set(made.values())) t.destroy();
+          throw new Error(`teachers: ${id} (${this.config.teachers[id]}) was not loaded for this trainer`);
+        }
+        if (!made.has(weights)) made.set(weights, new Teacher(weights, opts.backend, teacherOpts));
+        byId.set(id, made.get(weights)!);
+      }
+      this.teachers = byId;
+    } else this.teachers = null;
     if (resume) {
       const m = resume.meta;
       this.step = m.step;
@@ -318,6 +339,16 @@ export class Trainer {
       ? await time('old_log_prob', () => this.learner.score(seqs.flat(), c.temperature, scorePolicy, sumPiSquared))
       : null;
 
+    // Multi-teacher distillation: each row's teacher, by its prompt's teacher_id (validated: every row has one).
+    const teacherOfRow = (r: number): string => {
+      const item = ro.items[Math.floor(r / G)];
+      const id = teacherIdFor(task.teacherId(item), c);
+      if (id === null)
+        throw new Error(
+          `teachers: no teacher scores the prompt ${JSON.stringify(item.prompt)} (teacher_id ${task.teacherId(item)})`,
+        );
+      return id;
+    };
     const teacherLogp = distilling
       ? await time('teacher', () =>
           teacherLogprobs({
@@ -325,6 +356,14 @@ export class Trainer {
             rows: micro.flat(),
             temperature: c.temperature,
             teacher: this.teacher,
+            ...(this.teachers && {
+              teachers: {
+                byId: this.teachers,
+                teacherOfRow,
+                batch: (rows: readonly number[]) => sequenceBatch(ro.prompts, rollout.tokens, S, rows, P, tok.padId),
+                S,
+              },
+            }),
             self: {
               learner: this.learner,
               prompts: ro.prompts,
@@ -375,6 +414,9 @@ export class Trainer {
       // On-policy distillation: lambda * (log pi_T - log pi_S) added to each token's advantage (distillation.ts).
       const dist = distillAdvantages(res.advantages, teacherLogp, scored!.oldLogp!, mask, c.distill_coef);
       distillMetrics = { 'distill/reverse_kl': dist.reverseKl, 'distill/adv_share': dist.share };
+      if (this.teachers)
+        for (const [id, kl] of reverseKlByTeacher(teacherLogp, scored!.oldLogp!, mask, S, teacherOfRow))
+          distillMetrics[`distill/reverse_kl/${id}`] = kl;
       return { ...res, advantages: dist.advantages };
     });
 
@@ -645,7 +687,8 @@ export class Trainer {
     this.weights?.destroy();
     this.userReward?.destroy();
     this.learnedReward?.destroy();
-    this.teacher?.destroy();
+    // Every distinct teacher once (the default teacher is one of them under teachers).
+    for (const t of new Set([...(this.teacher ? [this.teacher] : []), ...(this.teachers?.values() ?? [])])) t.destroy();
     this.learner.destroy();
   }
 }

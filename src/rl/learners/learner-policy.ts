@@ -38,7 +38,12 @@ export function learnerPolicyInit(
   config: RLConfig,
   model: ModelConfig,
   backend: PolicyBackend,
-  opts: { memoryBudgetBytes?: number | null; adapters?: ParamArrays; rows?: number; teacher?: ModelConfig } = {},
+  opts: {
+    memoryBudgetBytes?: number | null;
+    adapters?: ParamArrays;
+    rows?: number;
+    teachers?: readonly ModelConfig[];
+  } = {},
 ): LearnerPolicyInit {
   const spec =
     config.lora_rank > 0
@@ -55,7 +60,7 @@ export function learnerPolicyInit(
   if (backend.kind === 'webgpu') {
     const { maxBufferSize, maxStorageBufferBindingSize } = backend.ctx.device.limits;
     const device = { maxBufferSize, maxStorageBufferBindingSize, budgetBytes: opts.memoryBudgetBytes ?? null };
-    const resolved = rlResolvedMemoryPlan(config, model, device, opts.teacher);
+    const resolved = rlResolvedMemoryPlan(config, model, device, opts.teachers);
     weightDtype = resolved.weightDtype;
     assertPlanFits(resolved.plan);
   }

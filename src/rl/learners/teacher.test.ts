@@ -3,8 +3,10 @@
 // of awkward shapes, stored f32 and bf16, and its log pi_T of every completion token equals the CPU learner's over
 // the same (rounded) weights. Then the trainer with a teacher on WebGPU: a teacher that is the student's own
 // weights has reverse KL exactly 0, a stronger one (the shipped copy warm start scoring a fresh student) a positive
-// one, and distillation alone (every reward weighed 0) puts the whole advantage on the teacher. A missing adapter
-// fails the suite; it never skips.
+// one, and distillation alone (every reward weighed 0) puts the whole advantage on the teacher. Two teachers by
+// prompt source: each row gets its own teacher's log-probs on the GPU, and in the trainer a teacher that is the
+// student's own weights has reverse KL exactly 0 on its rows while the other's is positive. A missing adapter fails
+// the suite; it never skips.
 
 import { describe, expect, it } from 'vitest';
 import { initParams } from '../../core/model-shapes';
@@ -17,6 +19,7 @@ import { MODEL_PRESETS, type ModelConfig } from '../../schema/model-config';
 import { useNodeDevice } from '../../testing/test-device';
 import { runToEnd } from '../../testing/run-to-end';
 import { sequenceBatch } from '../algorithm/batch';
+import { teacherLogprobs } from '../algorithm/distillation';
 import { Teacher } from './teacher';
 
 const gpu = useNodeDevice();
@@ -111,5 +114,92 @@ describe('the trainer with a teacher on WebGPU', () => {
       expect(m['distill/adv_share']).toBe(1);
       expect(Number.isFinite(m.loss)).toBe(true);
     }
+  });
+});
+
+describe('two teachers by prompt source on WebGPU', () => {
+  it("each row gets its own teacher's log-probs: the routed pass equals each teacher scoring every row", async () => {
+    const rng = new Rng(8);
+    const completions = Uint32Array.from({ length: PROMPTS.length * S }, () => 3 + rng.int(TEACHER.vocabSize - 3));
+    const P = 5;
+    const micro = [
+      [0, 1, 2],
+      [3, 4],
+    ];
+    const batch = (rows: readonly number[]) => sequenceBatch(PROMPTS, completions, S, rows, P, 0);
+    const backend = { kind: 'webgpu' as const, ctx: gpu.ctx };
+    const a = new Teacher({ config: TEACHER, params: params(TEACHER, 11), source: 'a' }, backend, {
+      maxRows: 3,
+      weightDtype: 'f32',
+    });
+    const b = new Teacher({ config: TEACHER, params: params(TEACHER, 12), source: 'b' }, backend, {
+      maxRows: 3,
+      weightDtype: 'f32',
+    });
+    try {
+      const teacherOfRow = (r: number) => (r === 1 || r === 3 ? 'b' : 'a');
+      const routed = await teacherLogprobs({
+        seqs: [],
+        rows: micro,
+        temperature: 0.7,
+        teacher: null,
+        teachers: {
+          byId: new Map([
+            ['a', a],
+            ['b', b],
+          ]),
+          teacherOfRow,
+          batch,
+          S,
+        },
+      });
+      const allA = await a.logprobs(micro.map(batch), 0.7);
+      const allB = await b.logprobs(micro.map(batch), 0.7);
+      const expected = Float32Array.from(routed, (_, i) => (teacherOfRow(Math.floor(i / S)) === 'a' ? allA : allB)[i]);
+      const r = compareArrays(routed, expected, { atol: 1e-6, rtol: 1e-6 });
+      expect(r.pass, `routed teacher logp: ${r.summary}`).toBe(true);
+      // The two teachers differ, so a row scored by the wrong one would show.
+      expect(compareArrays(allA, allB, { atol: 1e-3, rtol: 1e-3 }).pass).toBe(false);
+    } finally {
+      a.destroy();
+      b.destroy();
+    }
+  });
+
+  it("in the trainer: the student's own weights as one teacher (reverse KL exactly 0 on its rows), reverse's as the other", async () => {
+    const copy = await loadCheckpointDir(new URL('../../../public/checkpoints/copy', import.meta.url).pathname);
+    const reverse = await loadCheckpointDir(new URL('../../../public/checkpoints/reverse', import.meta.url).pathname);
+    const init = { config: copy.ck.config, params: copy.ck.params };
+    const prompts = [
+      '{"prompt": "ab", "answer": "ab", "teacher_id": "self"}',
+      '{"prompt": "cd", "answer": "cd", "teacher_id": "rev"}',
+      '{"prompt": "ef", "answer": "ef", "teacher_id": "self"}',
+      '{"prompt": "gh", "answer": "gh", "teacher_id": "rev"}',
+    ].join('\n');
+    const records = await runToEnd({
+      config: resolveConfig('grpo', {
+        task: 'prompts',
+        prompts,
+        teachers: { self: 'copy', rev: 'reverse' },
+        train_batch_size: 4,
+        num_generations: 2,
+        steps: 2,
+        eval_every: 0,
+        seed: 2,
+      }),
+      init,
+      tokenizer: copy.tok,
+      backend: { kind: 'webgpu', ctx: gpu.ctx },
+      teachers: {
+        self: { ...init, source: 'teacher self = student' },
+        rev: { config: reverse.ck.config, params: reverse.ck.params, source: 'teacher rev checkpoints/reverse' },
+      },
+    });
+    const first = records[0].metrics as Record<string, number>;
+    expect(first['distill/reverse_kl/self']).toBe(0);
+    expect(first['distill/reverse_kl/rev']).toBeGreaterThan(0);
+    expect(first['distill/reverse_kl']).toBeGreaterThan(0);
+    expect(first['distill/reverse_kl']).toBeLessThan(first['distill/reverse_kl/rev']);
+    for (const r of records) expect(Number.isFinite((r.metrics as Record<string, number>).loss)).toBe(true);
   });
 });

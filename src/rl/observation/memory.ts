@@ -26,13 +26,17 @@ export const RL_MEMORY_KNOBS: MemoryKnobs = {
   samplerCopies: 'max_staleness (max_staleness + 2 copies of the weights; 0 with weight_sync_steps 1 keeps none)',
 };
 
+/** A run's distillation teachers' models: one (the teacher knob's), or every teacher of multi-teacher distillation. */
+export type TeacherModels = ModelConfig | readonly ModelConfig[];
+
 /**
  * The shapes a run of `config` allocates for. Rollouts sample N = B*G sequences at once; an evaluation samples at
  * most max(64, N) (src/rl/algorithm/evaluate.ts: chunks of eval_num_generations samples per prompt). Scoring and updates
  * run micro-batches of N / num_minibatches / gradient_accumulation_steps sequences, each prompt + completion long
  * (gradient accumulation holds one micro-batch's activations at a time; the gradients are the model's own buffers).
  */
-export function rlMemoryShape(config: RLConfig, teacher?: ModelConfig): MemoryShape {
+export function rlMemoryShape(config: RLConfig, teachers: TeacherModels = []): MemoryShape {
+  const teacherList = Array.isArray(teachers) ? teachers : [teachers as ModelConfig];
   const d = derive(config);
   const lora =
     config.lora_rank > 0
@@ -59,8 +63,8 @@ export function rlMemoryShape(config: RLConfig, teacher?: ModelConfig): MemorySh
     ...(config.rollout_dtype !== 'f32' ? { rolloutCopy: true } : {}),
     // As the trainer decides (src/rl/algorithm/staleness.ts): the snapshots and one backup of the live weights.
     ...(snapshotSlots(config) > 0 ? { samplerCopies: snapshotSlots(config) + 1 } : {}),
-    // On-policy distillation's teacher (src/rl/learners/teacher.ts): frozen, scoring the training shape only.
-    ...(teacher ? { teacher } : {}),
+    // On-policy distillation's teachers (src/rl/learners/teacher.ts): frozen, scoring the training shape only.
+    ...(teacherList.length ? { teachers: teacherList } : {}),
   };
 }
 
@@ -74,9 +78,13 @@ export function rlMemoryPlan(
   model: ModelConfig,
   device: MemoryDevice,
   frozenWeightBytes: 2 | 4 = 4,
-  teacher?: ModelConfig,
+  teachers: TeacherModels = [],
 ): MemoryPlan {
-  const shape = { ...rlMemoryShape(config, teacher), storageBytes: frozenWeightBytes, kvCacheBytes: frozenWeightBytes };
+  const shape = {
+    ...rlMemoryShape(config, teachers),
+    storageBytes: frozenWeightBytes,
+    kvCacheBytes: frozenWeightBytes,
+  };
   return planMemory(model, shape, RL_MEMORY_KNOBS, device);
 }
 
@@ -89,10 +97,10 @@ export function rlResolvedMemoryPlan(
   config: RLConfig,
   model: ModelConfig,
   device: MemoryDevice,
-  teacher?: ModelConfig,
+  teachers: TeacherModels = [],
 ): { weightDtype: WeightDtype; plan: MemoryPlan } {
-  const f32Plan = rlMemoryPlan(config, model, device, 4, teacher);
+  const f32Plan = rlMemoryPlan(config, model, device, 4, teachers);
   const weightDtype = resolveWeightDtype(config.weight_dtype, () => f32Plan.problems.length === 0);
-  const plan = WEIGHT_DTYPE_BYTES[weightDtype] === 4 ? f32Plan : rlMemoryPlan(config, model, device, 2, teacher);
+  const plan = WEIGHT_DTYPE_BYTES[weightDtype] === 4 ? f32Plan : rlMemoryPlan(config, model, device, 2, teachers);
   return { weightDtype, plan };
 }

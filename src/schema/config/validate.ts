@@ -3,13 +3,13 @@
 // that are set but have no effect. Runs once per boundary, never per optimizer step.
 
 import { MODEL_PRESETS } from '../model-config';
-import { PROMPT_LIST_TASK, type Task, type TaskFactory } from '../../tasks';
+import { PROMPT_LIST_TASK, parsePromptList, type Task, type TaskFactory } from '../../tasks';
 import { clipText, describe, fieldProblems, quote, ruleProblems, sameValue, suggestion } from '../fields';
 import { GROUP_ESTIMATORS } from '../algorithm-names';
 import { LEARNED_REWARD_NAME } from '../algorithm-names';
 import { USER_REWARD_NAME } from '../algorithm-names';
 import { PRESETS, PRESET_NAMES, isPresetName, type PresetName } from './presets';
-import { distills } from '../distillation';
+import { distills, teacherIdFor } from '../distillation';
 import { DEFAULT_CONFIG, RL_FIELDS, RL_RULES, type RLConfig, type RLField } from './schema';
 import { taskFactoryOf, taskOf } from './task-of';
 
@@ -94,6 +94,7 @@ function crossFieldErrors(c: RLConfig): string[] {
     );
   }
   if (factory) e.push(...rewardWeightErrors(c, factory));
+  if (factory) e.push(...teacherRouteErrors(c));
   const task = factory ? taskOrNull(c) : null;
   if (task) e.push(...binaryRewardErrors(c, task.weights));
   if (task) {
@@ -174,6 +175,42 @@ function rewardWeightErrors(c: RLConfig, factory: TaskFactory): string[] {
     );
   }
   return e;
+}
+
+/** The prompt list's items when the config trains on one that parses, else null (its errors are reported on their own). */
+function promptListItems(c: RLConfig): ReturnType<typeof parsePromptList> | null {
+  if (c.task !== PROMPT_LIST_TASK || c.prompts === null) return null;
+  try {
+    return parsePromptList(c.prompts);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Multi-teacher distillation against the prompts (docs/algorithms.md#several-teachers-by-prompt-source): teachers
+ * routes by the prompt list's teacher_id column, so it needs task prompts; with a teacher checkpoint, every row's
+ * teacher must be configured (its teacher_id an id of teachers, or, with none, the default teacher). The first
+ * unrouted row is named by its line.
+ */
+function teacherRouteErrors(c: RLConfig): string[] {
+  if (c.teachers !== null && c.task !== PROMPT_LIST_TASK)
+    return [
+      `teachers: task '${c.task}' has one prompt source, so one teacher scores it (set teacher instead); teachers routes the prompts of your prompt list (task ${PROMPT_LIST_TASK}) by their teacher_id`,
+    ];
+  if (c.teacher === null && c.teachers === null) return [];
+  const ids = Object.keys(c.teachers ?? {});
+  for (const it of promptListItems(c) ?? []) {
+    if (teacherIdFor(it.teacherId, c) !== null) continue;
+    if (it.teacherId === null)
+      return [
+        `teacher: line ${it.line} of the prompt list has no teacher_id, and no default teacher scores such a prompt; give it one of ${ids.join(', ')} or set teacher`,
+      ];
+    return [
+      `teachers: line ${it.line} of the prompt list names teacher_id ${quote(it.teacherId)}, which ${ids.length ? `is not one of teachers (${ids.join(', ')})` : 'no teacher has: teachers is not set'}`,
+    ];
+  }
+  return [];
 }
 
 /**
@@ -305,6 +342,15 @@ export function configWarnings(c: RLConfig): string[] {
     w.push(`eval_every: ${c.eval_every} is more than steps (${c.steps}), so the run never evaluates before the end`);
   if (c.prompts !== null && c.task !== PROMPT_LIST_TASK)
     ignored('prompts', `by task '${c.task}' (only task ${PROMPT_LIST_TASK} trains on the list)`);
+  const listed = promptListItems(c);
+  const routed = listed?.filter((it) => it.teacherId !== null) ?? [];
+  if (routed.length && c.teacher === null && c.teachers === null)
+    w.push(
+      `prompts: the teacher_id of line ${routed[0].line} and ${routed.length - 1} more is ignored without teachers (only a teacher checkpoint per id reads it)`,
+    );
+  for (const id of Object.keys(c.teachers ?? {}))
+    if (listed && !routed.some((it) => it.teacherId === id))
+      w.push(`teachers: ${id} scores no prompt (no line of the prompt list has teacher_id ${id})`);
   const r = factoryOrNull(c)?.difficultyRange;
   if (c.curriculum !== 'fixed' && r) {
     if ((c.difficulty ?? r.default) === r.min)
