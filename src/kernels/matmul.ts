@@ -173,8 +173,9 @@ export function defaultMatmulVariant(
 /**
  * How a variant sums each element of C = A*B^T along K: 'k4' (vec4 and matmul_wide's tiles: a dot product of 4 k
  * at a time, added to the sum) or 'k1' (naive, blocked, strided and tiled: one k's product at a time, in k order;
- * tiled's zero padding past K adds +0 to a sum that starts at +0, which leaves every sum as it is). Two variants of
- * one order give the same bits (a product's sum has no other freedom); of two orders, not in general.
+ * tiled's zero padding past K adds +0 to a sum that starts at +0, which leaves every sum as it is). Kernels of one
+ * order give the same bits where the driver compiles their multiply-adds alike (src/kernels/projection.test.ts checks
+ * the fused projections against every variant on each driver); of two orders they differ in the last bits.
  */
 export type MatmulSumOrder = 'k4' | 'k1';
 
