@@ -8,8 +8,11 @@
 // op(x) = x, or with NORM the RMSNorm folded in: op(x)[i, k] = g[k] * (x[i, k] * rstd_i), rstd_i =
 // 1/sqrt(mean_k x[i, k]^2 + eps), each row's rstd summed first in rmsnorm.wgsl's order (LANES strided lanes of vec4
 // squares merged in lane order), so op(x) is bit for bit the row rmsnorm_forward writes and no normed copy of x is
-// written. The dot products are summed in matmul_vec4's order: the outputs equal rmsnorm_forward, matmul (A*B^T),
-// biasAdd and swiglu_forward in sequence wherever those do (the sampler's log-probs equal the trainer's).
+// written. The products are summed along K in the order of the matmul variant they must equal (K1 off: matmul_vec4's
+// and the register tiles' A*B^T order, a dot product of 4 k at a time added to the sum; K1 on: matmul_blocked's,
+// strided's, tiled's and naive's, one k at a time), so the outputs equal rmsnorm_forward, matmul (A*B^T), biasAdd
+// and swiglu_forward in sequence wherever matmul runs a variant of that order (src/kernels/projection.ts,
+// projectionSumOrder: the sampler's log-probs equal the trainer's).
 // Each invocation computes a 4 x 4 tile of rows and columns (matmul.wgsl's matmul_vec4 A*B^T loop), K divisible
 // by 4; out-of-range rows and columns read a clamped index and are not stored.
 // Vectors: the gain g at gainAt and the biases b0, b1, b2 at biasAt0..2 of one f32 array (a layer's arena of its
@@ -21,6 +24,7 @@
 override NORM: bool = false;
 override LANES: u32 = 1u; // rmsnorm.wgsl's lanes per row for rows of K (src/kernels/rows.ts rowLayout)
 override BIAS: bool = false;
+override K1: bool = false; // sum one k at a time (matmul_blocked's order) instead of 4 k per dot product
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
 
@@ -101,6 +105,22 @@ fn rstd4_qkv(a: vec4<u32>) -> vec4<f32> {
 fn rstd4_gate_up(a: vec4<u32>) -> vec4<f32> {
   if (!NORM) { return vec4<f32>(1.0); }
   return vec4<f32>(row_rstd_gate_up(a.x), row_rstd_gate_up(a.y), row_rstd_gate_up(a.z), row_rstd_gate_up(a.w));
+}
+
+// One vec4 of k of a row's 4 columns added to its sum acc: with K1 one k at a time, each k's product with the 4
+// columns' weights added as matmul_blocked adds it (acc += a * b); else the 4 k's dot product per column, as
+// matmul_vec4 adds it.
+fn step4(acc: vec4<f32>, x: vec4<f32>, y0: vec4<f32>, y1: vec4<f32>, y2: vec4<f32>, y3: vec4<f32>) -> vec4<f32> {
+  var s = acc;
+  if (K1) {
+    s += x.x * vec4<f32>(y0.x, y1.x, y2.x, y3.x);
+    s += x.y * vec4<f32>(y0.y, y1.y, y2.y, y3.y);
+    s += x.z * vec4<f32>(y0.z, y1.z, y2.z, y3.z);
+    s += x.w * vec4<f32>(y0.w, y1.w, y2.w, y3.w);
+  } else {
+    s += vec4<f32>(dot(x, y0), dot(x, y1), dot(x, y2), dot(x, y3));
+  }
+  return s;
 }
 
 // The tile's rows (clamped to the last) and their first vec4 in X4.
@@ -188,10 +208,10 @@ fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>) {
       y2 = W2_4[b.z + k];
       y3 = W2_4[b.w + k];
     }
-    acc0 += vec4<f32>(dot(x0, y0), dot(x0, y1), dot(x0, y2), dot(x0, y3));
-    acc1 += vec4<f32>(dot(x1, y0), dot(x1, y1), dot(x1, y2), dot(x1, y3));
-    acc2 += vec4<f32>(dot(x2, y0), dot(x2, y1), dot(x2, y2), dot(x2, y3));
-    acc3 += vec4<f32>(dot(x3, y0), dot(x3, y1), dot(x3, y2), dot(x3, y3));
+    acc0 = step4(acc0, x0, y0, y1, y2, y3);
+    acc1 = step4(acc1, x1, y0, y1, y2, y3);
+    acc2 = step4(acc2, x2, y0, y1, y2, y3);
+    acc3 = step4(acc3, x3, y0, y1, y2, y3);
   }
   var at = p.biasAt0;
   if (seg == 1u) { at = p.biasAt1; } else if (seg == 2u) { at = p.biasAt2; }
@@ -256,14 +276,14 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v1 = Wu_4[b.y + k];
     let v2 = Wu_4[b.z + k];
     let v3 = Wu_4[b.w + k];
-    g0 += vec4<f32>(dot(x0, w0), dot(x0, w1), dot(x0, w2), dot(x0, w3));
-    g1 += vec4<f32>(dot(x1, w0), dot(x1, w1), dot(x1, w2), dot(x1, w3));
-    g2 += vec4<f32>(dot(x2, w0), dot(x2, w1), dot(x2, w2), dot(x2, w3));
-    g3 += vec4<f32>(dot(x3, w0), dot(x3, w1), dot(x3, w2), dot(x3, w3));
-    u0 += vec4<f32>(dot(x0, v0), dot(x0, v1), dot(x0, v2), dot(x0, v3));
-    u1 += vec4<f32>(dot(x1, v0), dot(x1, v1), dot(x1, v2), dot(x1, v3));
-    u2 += vec4<f32>(dot(x2, v0), dot(x2, v1), dot(x2, v2), dot(x2, v3));
-    u3 += vec4<f32>(dot(x3, v0), dot(x3, v1), dot(x3, v2), dot(x3, v3));
+    g0 = step4(g0, x0, w0, w1, w2, w3);
+    g1 = step4(g1, x1, w0, w1, w2, w3);
+    g2 = step4(g2, x2, w0, w1, w2, w3);
+    g3 = step4(g3, x3, w0, w1, w2, w3);
+    u0 = step4(u0, x0, v0, v1, v2, v3);
+    u1 = step4(u1, x1, v0, v1, v2, v3);
+    u2 = step4(u2, x2, v0, v1, v2, v3);
+    u3 = step4(u3, x3, v0, v1, v2, v3);
   }
   var rows = array<vec4<f32>, 4>(swiglu4(g0, u0), swiglu4(g1, u1), swiglu4(g2, u2), swiglu4(g3, u3));
   for (var i = 0u; i < 4u; i++) {

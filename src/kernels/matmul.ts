@@ -159,6 +159,30 @@ export function defaultVariantFor(
   return variantFor(v, s);
 }
 
+/**
+ * The variant matmul() runs for a shape when the caller names none: defaultVariantFor of the device's tuned variant
+ * for the layout, else of 'blocked'.
+ */
+export function defaultMatmulVariant(
+  device: GPUDevice,
+  s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean },
+): MatmulVariant {
+  return defaultVariantFor(tunings.get(device)?.[layoutOf(s)] ?? 'blocked', s);
+}
+
+/**
+ * How a variant sums each element of C = A*B^T along K: 'k4' (vec4 and matmul_wide's tiles: a dot product of 4 k
+ * at a time, added to the sum) or 'k1' (naive, blocked, strided and tiled: one k's product at a time, in k order;
+ * tiled's zero padding past K adds +0 to a sum that starts at +0, which leaves every sum as it is). Kernels of one
+ * order give the same bits where the driver compiles their multiply-adds alike (src/kernels/projection.test.ts checks
+ * the fused projections against every variant on each driver); of two orders they differ in the last bits.
+ */
+export type MatmulSumOrder = 'k4' | 'k1';
+
+export function matmulSumOrder(variant: MatmulVariant): MatmulSumOrder {
+  return variant === 'vec4' || isTile(variant) ? 'k4' : 'k1';
+}
+
 function vec4Operands(s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean }): boolean {
   switch (layoutOf(s)) {
     case 'NT':
@@ -190,9 +214,7 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     if (t.dtype !== 'f32') throw new Error(`matmul: ${what} must be f32, got ${t.describe()}`);
   const codec = operandCodec('matmul', 'b', b.dtype, rec.ctx.device);
   const shape = { ...d, transA: opts.transA, transB: opts.transB };
-  const variant = opts.variant
-    ? variantFor(opts.variant, shape)
-    : defaultVariantFor(tunings.get(rec.ctx.device)?.[layoutOf(opts)] ?? 'blocked', shape);
+  const variant = opts.variant ? variantFor(opts.variant, shape) : defaultMatmulVariant(rec.ctx.device, shape);
   const params = PARAMS.pack({
     M: d.M,
     N: d.N,

@@ -1,7 +1,8 @@
 // GPU-vs-twin cases of the fused decode projections (shaders/projection.wgsl): q/k/v in one dispatch and gate/up
 // with SwiGLU in one, with and without the folded RMSNorm and Qwen2's biases (the gain and biases bound as views of
 // one buffer, as GpuModel's per-layer arena binds them), f32 and half weights, at awkward shapes: one row, ragged
-// rows over a workgroup's 32, outputs of unequal widths whose tiles straddle a workgroup's 32 columns, a long K.
+// rows over a workgroup's 32, outputs of unequal widths whose tiles straddle a workgroup's 32 columns, a long K; in
+// both orders along K (opts.order: 'k4' as matmul_vec4 sums, 'k1' as matmul_blocked does).
 // The twin runs on the weights rounded as the GPU stores them, so half weights share the f32 tolerance.
 
 import { Tensor, type GpuContext } from '../gpu';
@@ -12,6 +13,7 @@ import { host, type HostTensor } from '../core/host-tensor';
 import { Rng } from '../core/random';
 import { halfCodec } from './half-operand';
 import { projectionGateUp, projectionQkv } from './projection';
+import type { MatmulSumOrder } from './matmul';
 import { randomHost, seedOf, type CaseResult, type KernelCase } from './verify';
 
 /** Rows M, width K, and the widths of q, k, v (gate/up use the first). */
@@ -62,8 +64,8 @@ function finish(got: Float32Array[], want: HostTensor[], K: number) {
   return { pass, maxAbsError, summary: parts.join('; ') };
 }
 
-function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): KernelCase {
-  const name = `projectionQkv M=${s.M} K=${s.K} N=${s.N.join('/')}${norm ? ' norm' : ''}${bias ? ' bias' : ''} ${dtype}`;
+function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype, order: MatmulSumOrder): KernelCase {
+  const name = `projectionQkv M=${s.M} K=${s.K} N=${s.N.join('/')}${norm ? ' norm' : ''}${bias ? ' bias' : ''} ${dtype} ${order}`;
   return {
     name,
     family: 'projection',
@@ -84,6 +86,7 @@ function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): Ke
       projectionQkv(rec, three(gY), gX, three(gW.map((w) => w.t)), {
         norm: norm ? { gain: vec.views[0], eps: 1e-5 } : null,
         biases: bias ? three(vec.views.slice(norm ? 1 : 0)) : null,
+        order,
       });
       rec.submit();
       const got = (await ctx.readMany(gY)) as Float32Array[];
@@ -107,9 +110,9 @@ function qkvCase(s: Shape, norm: boolean, bias: boolean, dtype: WeightDtype): Ke
   };
 }
 
-function gateUpCase(s: Shape, norm: boolean, dtype: WeightDtype): KernelCase {
+function gateUpCase(s: Shape, norm: boolean, dtype: WeightDtype, order: MatmulSumOrder): KernelCase {
   const F = s.N[0];
-  const name = `projectionGateUp M=${s.M} K=${s.K} F=${F}${norm ? ' norm' : ''} ${dtype}`;
+  const name = `projectionGateUp M=${s.M} K=${s.K} F=${F}${norm ? ' norm' : ''} ${dtype} ${order}`;
   return {
     name,
     family: 'projection',
@@ -127,7 +130,7 @@ function gateUpCase(s: Shape, norm: boolean, dtype: WeightDtype): KernelCase {
       const gAct = ctx.tensor(act.shape, { label: `${name}:act` });
       const t0 = performance.now();
       const rec = ctx.recorder(name);
-      projectionGateUp(rec, gAct, gX, gG.t, gU.t, { norm: norm ? { gain: gGain, eps: 1e-6 } : null });
+      projectionGateUp(rec, gAct, gX, gG.t, gU.t, { norm: norm ? { gain: gGain, eps: 1e-6 } : null, order });
       rec.submit();
       const got = (await ctx.read(gAct)) as Float32Array;
       const ms = performance.now() - t0;
@@ -156,11 +159,14 @@ export function projectionCases(): KernelCase[] {
       [false, true],
       [true, true],
     ] as const)
-      cases.push(qkvCase(s, norm, bias, 'f32'));
-    cases.push(gateUpCase(s, false, 'f32'), gateUpCase(s, true, 'f32'));
+      cases.push(qkvCase(s, norm, bias, 'f32', 'k4'));
+    cases.push(gateUpCase(s, false, 'f32', 'k4'), gateUpCase(s, true, 'f32', 'k4'));
+    cases.push(qkvCase(s, true, true, 'f32', 'k1'), gateUpCase(s, true, 'f32', 'k1'));
   }
   // Half weights (two rows share no word here: K divides by 4), with the norm and biases.
   for (const dtype of ['bf16', 'f16'] as const)
-    for (const s of [SHAPES[1], SHAPES[3]]) cases.push(qkvCase(s, true, true, dtype), gateUpCase(s, true, dtype));
+    for (const s of [SHAPES[1], SHAPES[3]])
+      for (const order of ['k4', 'k1'] as const)
+        cases.push(qkvCase(s, true, true, dtype, order), gateUpCase(s, true, dtype, order));
   return cases;
 }

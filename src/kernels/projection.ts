@@ -1,8 +1,10 @@
 // Typed wrappers of shaders/projection.wgsl: the fused few-rows projections of a decode step, q/k/v in one dispatch
 // (with Qwen2's biases in its epilogue) and gate/up with SwiGLU in one, each optionally with the preceding RMSNorm
 // folded in. Same names and argument order as the CPU twins src/reference/projection.ts (after the recorder).
-// Bit for bit the kernels they replace (rmsnormForward, matmul's A*B^T vec4 loop, biasAdd, swigluForward) run in
-// sequence: the norm's rstd is summed in rmsnorm's order and the dot products in matmul's.
+// Bit for bit the kernels they replace (rmsnormForward, matmul A*B^T, biasAdd, swigluForward) run in sequence: the
+// norm's rstd is summed in rmsnorm's order and the products along K in the order of the matmul variant they stand
+// for (opts.order: 'k4' as vec4 and the register tiles sum, 'k1' as blocked, strided and tiled do; projectionSumOrder
+// gives the order of the variant matmul() itself picks).
 // The weights may be stored f32, bf16 or f16 (all of one dispatch alike), read through half-operand.ts.
 // The norm's gain and the biases are bound as one storage buffer (the kernel binds 8 at most, WebGPU's default):
 // either one tensor, or views of one arena (GpuModel keeps a Qwen2 layer's gain and q/k/v biases in one).
@@ -10,6 +12,7 @@
 import raw from '../../shaders/projection.wgsl?raw';
 import { declareShader, Tensor, uniforms, type Recorder } from '../gpu';
 import { operandCodec, withHalfVec4Operand, type HalfCodec } from './half-operand';
+import { defaultMatmulVariant, matmulSumOrder, type MatmulSumOrder } from './matmul';
 import { rowLayout } from './rows';
 
 const WG = 8;
@@ -59,6 +62,20 @@ export function projectionFits(K: number, widths: readonly number[]): boolean {
   return K % 4 === 0 && widths.every((n) => n % 4 === 0 && n > 0);
 }
 
+/**
+ * The order along K in which matmul() sums x W^T for rows x of width K and weights of `widths` rows when no variant
+ * is named (the variant the trainer's forward runs: the device's tuned one, matmulSumOrder), or null where the fused
+ * projections cannot equal those products: the widths do not fit (projectionFits), or the products' variants sum in
+ * different orders. The rows M do not change the order: for A*B^T with K divisible by 4 matmul() steps a larger
+ * register tile down to a smaller one for few rows, both 'k4' (projection.test.ts pins it for every variant), so
+ * the order at a decode step's rows is the order at a training batch's.
+ */
+export function projectionSumOrder(device: GPUDevice, K: number, widths: readonly number[]): MatmulSumOrder | null {
+  if (!projectionFits(K, widths)) return null;
+  const orders = new Set(widths.map((N) => matmulSumOrder(defaultMatmulVariant(device, { M: 1, N, K, transB: true }))));
+  return orders.size === 1 ? [...orders][0] : null;
+}
+
 /** The one f32 buffer the gain and biases are bound as, and each one's first element in it. */
 function vectorsOf(kernel: string, fallback: Tensor, parts: (Tensor | null)[]): { bound: Tensor; at: number[] } {
   const present = parts.filter((t): t is Tensor => t !== null);
@@ -105,14 +122,19 @@ function checkOutput(kernel: string, y: Tensor, M: number, N: number, what: stri
  * @param ys    three outputs (M, N_s), overwritten (each may have more dimensions: (B, T, H, HD)).
  * @param x     (M, K) rows: the residual stream with `norm`, else already normed.
  * @param ws    three weights (N_s, K), f32 or all of one half dtype.
- * @param opts  norm: the gain (K) and eps to fold in; biases: three (N_s), views of one buffer with the gain.
+ * @param opts  norm: the gain (K) and eps to fold in; biases: three (N_s), views of one buffer with the gain;
+ *              order: the order along K of the matmul variant to equal (projectionSumOrder).
  */
 export function projectionQkv(
   rec: Recorder,
   ys: readonly [Tensor, Tensor, Tensor],
   x: Tensor,
   ws: readonly [Tensor, Tensor, Tensor],
-  opts: { norm: GpuFoldedNorm | null; biases: readonly [Tensor, Tensor, Tensor] | null },
+  opts: {
+    norm: GpuFoldedNorm | null;
+    biases: readonly [Tensor, Tensor, Tensor] | null;
+    order: MatmulSumOrder;
+  },
 ): void {
   const kernel = 'projectionQkv';
   const K = ws[0].shape[1];
@@ -130,10 +152,11 @@ export function projectionQkv(
   rec.dispatch({
     family: familyOf(rec, codec),
     entry: 'projection_qkv',
-    label: `projection.projection_qkv${codec ? `.${codec}` : ''}`,
+    label: `projection.projection_qkv.${opts.order}${codec ? `.${codec}` : ''}`,
     constants: {
       NORM: opts.norm !== null,
       BIAS: opts.biases !== null,
+      K1: opts.order === 'k1',
       LANES: opts.norm ? rowLayout(K).LANES : 1,
       WG_X: WG,
       WG_Y: WG,
@@ -165,6 +188,7 @@ export function projectionQkv(
  * @param x    (M, K) rows.
  * @param wg   (F, K) gate weight.
  * @param wu   (F, K) up weight (the gate's dtype).
+ * @param opts norm: the gain (K) and eps to fold in; order: the order along K of the matmul variant to equal.
  */
 export function projectionGateUp(
   rec: Recorder,
@@ -172,7 +196,7 @@ export function projectionGateUp(
   x: Tensor,
   wg: Tensor,
   wu: Tensor,
-  opts: { norm: GpuFoldedNorm | null },
+  opts: { norm: GpuFoldedNorm | null; order: MatmulSumOrder },
 ): void {
   const kernel = 'projectionGateUp';
   const K = wg.shape[1];
@@ -187,8 +211,14 @@ export function projectionGateUp(
   rec.dispatch({
     family: familyOf(rec, codec),
     entry: 'projection_gate_up',
-    label: `projection.projection_gate_up${codec ? `.${codec}` : ''}`,
-    constants: { NORM: gain !== null, LANES: gain ? rowLayout(K).LANES : 1, WG_X: WG, WG_Y: WG },
+    label: `projection.projection_gate_up.${opts.order}${codec ? `.${codec}` : ''}`,
+    constants: {
+      NORM: gain !== null,
+      K1: opts.order === 'k1',
+      LANES: gain ? rowLayout(K).LANES : 1,
+      WG_X: WG,
+      WG_Y: WG,
+    },
     params: PARAMS.pack({
       M,
       K,

@@ -1,10 +1,11 @@
 // The GPU model as a whole: PyTorch parity (logits, loss, every gradient), KV-cache decoding against the full
-// forward (with left-padded rows of different lengths), and GPU rollouts (greedy = argmax of the full forward,
-// same seed = same tokens, sampler log-probs = trainer log-probs, one readback per batch).
+// forward (with left-padded rows of different lengths), GPU rollouts (greedy = argmax of the full forward,
+// same seed = same tokens, sampler log-probs = trainer log-probs, one readback per batch), and the fused decode
+// products' sampler log-probs equal to the trainer's bit for bit, untuned and tuned.
 
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GpuContext, Tensor } from '../gpu';
+import { countsSince, type GpuContext, type Tensor } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { crossEntropyBackward, crossEntropyForward } from '../kernels/cross-entropy';
 import { ChunkedHead } from '../kernels/head-chunked';
@@ -16,6 +17,9 @@ import type { ModelConfig } from '../schema/model-config';
 import { generate, leftPad } from './generate';
 import { GpuModel } from './gpu-model';
 import { readSafetensors } from '../io/safetensors';
+import { configFromJson } from '../io/checkpoint';
+import { realModelConfig } from '../io/real-models.fixture';
+import { setMatmulTuning, type MatmulTuning } from '../kernels/matmul';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -25,8 +29,8 @@ afterAll(() => ctx?.destroy());
 
 const u32 = (data: Uint32Array, label: string) => ctx.fromArray<'u32'>(data, [data.length], { dtype: 'u32', label });
 
-function randomModel(config: ModelConfig, seed: number): ParamArrays {
-  const p = initParams(config, new Rng(seed), { std: 0.3 });
+function randomModel(config: ModelConfig, seed: number, std = 0.3): ParamArrays {
+  const p = initParams(config, new Rng(seed), { std });
   return Object.fromEntries(Object.entries(p).map(([k, v]) => [k, Float32Array.from(v.data)]));
 }
 
@@ -51,6 +55,57 @@ async function fullLogits(
   all.destroy();
   for (const t of Object.values(inp)) t.destroy();
   return { logits, P: pad.P };
+}
+
+/**
+ * The largest |sampler log-prob - trainer log-prob| over a rollout's completion tokens: the trainer's path is a
+ * training forward of each prompt + completion and the chunked head (a small budget: several row chunks) at
+ * temperature tau, as the trainer recomputes pi_old.
+ */
+async function samplerVsTrainer(
+  model: GpuModel,
+  prompts: readonly (readonly number[])[],
+  out: { rows: number; tokens: Uint32Array; lengths: ArrayLike<number>; logprobs: Float32Array },
+  maxNew: number,
+  temperature: number,
+  padId = 0,
+): Promise<number> {
+  let worst = 0;
+  for (let r = 0; r < out.rows; r++) {
+    const completion = Array.from(out.tokens.subarray(r * maxNew, r * maxNew + out.lengths[r]));
+    const seq = [...prompts[r], ...completion];
+    const pad = leftPad([seq], padId);
+    const inp = { tokens: u32(pad.tokens, 't'), positions: u32(pad.positions, 'p') };
+    const targets = u32(
+      Uint32Array.from({ length: seq.length }, (_, i) => seq[i + 1] ?? 0),
+      'targets',
+    );
+    const lp: Tensor = ctx.tensor([seq.length]);
+    const ent: Tensor = ctx.tensor([seq.length]);
+    const rec = ctx.recorder('logprobs');
+    const head = new ChunkedHead(ctx, {
+      dModel: model.config.dModel,
+      vocabSize: model.config.vocabSize,
+      maxRows: seq.length,
+      reference: false,
+      budgetBytes: 3 * 2 * 4 * model.config.vocabSize,
+    });
+    const ws = model.forward(rec, 1, seq.length, inp);
+    head.forward(rec, {
+      policy: { h: ws.nf, W: model.headWeightTensor },
+      targets,
+      logp: lp,
+      entropy: ent,
+      temperature,
+    });
+    rec.submit();
+    head.destroy();
+    const got = await ctx.read(lp);
+    for (let s = 0; s < completion.length; s++)
+      worst = Math.max(worst, Math.abs(got[prompts[r].length - 1 + s] - out.logprobs[r * maxNew + s]));
+    for (const t of [inp.tokens, inp.positions, targets, lp, ent]) t.destroy();
+  }
+  return worst;
 }
 
 describe('GPU model vs PyTorch (public/fixtures/llama-parity.safetensors)', () => {
@@ -231,42 +286,7 @@ describe('rollouts on the GPU', () => {
       for (let s = n; s < 12; s++) expect(a.tokens[r * 12 + s]).toBe(padId);
     }
     // pi_old from the sampler equals log softmax(logits / tau) of the training forward at those tokens.
-    let worst = 0;
-    for (let r = 0; r < a.rows; r++) {
-      const completion = Array.from(a.tokens.subarray(r * 12, r * 12 + a.lengths[r]));
-      const seq = [...prompts[r], ...completion];
-      const pad = leftPad([seq], padId);
-      const inp = { tokens: u32(pad.tokens, 't'), positions: u32(pad.positions, 'p') };
-      const targets = u32(
-        Uint32Array.from({ length: seq.length }, (_, i) => seq[i + 1] ?? 0),
-        'targets',
-      );
-      const lp: Tensor = ctx.tensor([seq.length]);
-      const ent: Tensor = ctx.tensor([seq.length]);
-      const rec = ctx.recorder('logprobs');
-      // The trainer's path: the chunked head on the final norm's output (a small budget: several row chunks).
-      const head = new ChunkedHead(ctx, {
-        dModel: model.config.dModel,
-        vocabSize: model.config.vocabSize,
-        maxRows: seq.length,
-        reference: false,
-        budgetBytes: 3 * 2 * 4 * model.config.vocabSize,
-      });
-      const ws = model.forward(rec, 1, seq.length, inp);
-      head.forward(rec, {
-        policy: { h: ws.nf, W: model.headWeightTensor },
-        targets,
-        logp: lp,
-        entropy: ent,
-        temperature: 0.9,
-      });
-      rec.submit();
-      head.destroy();
-      const got = await ctx.read(lp);
-      for (let s = 0; s < completion.length; s++) {
-        worst = Math.max(worst, Math.abs(got[prompts[r].length - 1 + s] - a.logprobs[r * 12 + s]));
-      }
-    }
+    const worst = await samplerVsTrainer(model, prompts, a, 12, 0.9);
     console.log(`sampler vs trainer log-prob: max |diff| ${worst.toExponential(2)}`);
     expect(worst).toBeLessThan(1e-5);
     model.destroy();
@@ -279,4 +299,63 @@ describe('rollouts on the GPU', () => {
     ).rejects.toThrow(/prompt length 3 \+ maxNewTokens 30 exceeds the model's context length 32/);
     model.destroy();
   });
+});
+
+describe("the fused decode products equal the trainer's forward, bit for bit", () => {
+  // A decode step runs q/k/v and gate/up as fused products with their norms folded in (projection.wgsl); the
+  // trainer's forward runs rmsnorm and one matmul per product. The sampler's log-probs must equal the trainer's
+  // exactly (one update per batch gives a ratio of exactly 1), so the fused products must sum along K in the order
+  // of the variant the trainer's matmul runs: untuned that is blocked (one k at a time), tuned for a CPU adapter
+  // vec4 (4 k per dot product). Summed in vec4's order under blocked, the copy warm start's widths were 1.4e-6 off.
+  const copyJson = JSON.parse(
+    readFileSync(new URL('../../public/checkpoints/copy/config.json', import.meta.url), 'utf8'),
+  ) as Parameters<typeof configFromJson>[0];
+  const smollm = realModelConfig('smollm2-135m').config;
+  const models: { name: string; config: ModelConfig; std: number }[] = [
+    { name: 'the copy warm start (d 48, ff 128)', config: configFromJson(copyJson).config, std: 0.3 },
+    {
+      name: 'SmolLM2-135M widths, one layer (d 576, ff 1536, head dim 64)',
+      config: { ...smollm, nLayers: 1, vocabSize: 99, contextLength: 32 },
+      std: 0.05,
+    },
+  ];
+  const tunings: { name: string; tuning: MatmulTuning | null }[] = [
+    { name: 'untuned (blocked)', tuning: null },
+    { name: 'tuned vec4 (a CPU adapter)', tuning: { NT: 'vec4', NN: 'vec4', TN: 'vec4' } },
+  ];
+  const prompts = [
+    [1, 5, 6, 7],
+    [1, 9],
+    [1, 3, 4, 5, 6, 7, 8],
+  ];
+  for (const m of models)
+    for (const t of tunings)
+      it(`${m.name}, ${t.name}`, async () => {
+        setMatmulTuning(ctx.device, t.tuning);
+        const model = GpuModel.create(ctx, m.config, randomModel(m.config, 11, m.std));
+        try {
+          const before = ctx.counts.snapshot();
+          const maxNewTokens = 8;
+          const out = await generate(model, prompts, {
+            maxNewTokens,
+            sampler: { temperature: 0.9, seed: 5 },
+            eosId: 2,
+            padId: 0,
+            checkEvery: 0,
+          });
+          const kernels = Object.keys(countsSince(before, ctx.counts.snapshot()).kernels);
+          // Both fused products ran (so the comparison below covers them).
+          expect(kernels.filter((k) => k.startsWith('projection.')).sort()).toEqual(
+            expect.arrayContaining([
+              expect.stringMatching(/^projection\.projection_gate_up\./),
+              expect.stringMatching(/^projection\.projection_qkv\./),
+            ]),
+          );
+          const worst = await samplerVsTrainer(model, prompts, out, maxNewTokens, 0.9);
+          expect(worst).toBe(0);
+        } finally {
+          model.destroy();
+          setMatmulTuning(ctx.device, null);
+        }
+      });
 });

@@ -24,7 +24,7 @@ import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
 import { packHalf } from '../kernels/half-pack';
-import { projectionFits, projectionGateUp, projectionQkv } from '../kernels/projection';
+import { projectionGateUp, projectionQkv, projectionSumOrder } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
@@ -236,8 +236,6 @@ export class GpuModel {
    * are its views), so the fused q/k/v projection of a decode step binds them as one buffer; these own the arenas.
    */
   private readonly vectorArenas: Tensor[] = [];
-  /** Whether a decode step's q/k/v and gate/up products fit the fused projections (widths dividing by 4). */
-  private readonly fusedDecode: { qkv: boolean; gateUp: boolean };
 
   private constructor(
     readonly ctx: GpuContext,
@@ -257,11 +255,6 @@ export class GpuModel {
     this.lora = lora ? { spec: lora, scale: loraScale(lora) } : null;
     this.frozenGainGrad = lora ? ctx.tensor([config.dModel], { label: 'grad:frozen_gain' }) : null;
     this.frozenHeadGainGrad = lora && config.qkNorm ? ctx.tensor([this.HD], { label: 'grad:frozen_head_gain' }) : null;
-    // Both off: on the copy warm start's widths (d 48, ff 128) each fused product, whose RMSNorm is folded in, moved
-    // the sampler's log-probs off the trainer's by 9.5e-7 (src/rl/algorithm/trainer.test.ts, "one update per
-    // batch"; either one alone on is enough), so a decode step keeps the norms and products apart until the folded
-    // norm sums as rmsnorm does at every width. RoPE and the KV writes stay fused (bit for bit at every width tested).
-    this.fusedDecode = { qkv: false, gateUp: false };
   }
 
   /**
@@ -645,22 +638,31 @@ export class GpuModel {
     // A decode step (one position per row, against the cache) runs q/k/v as one product with the biases in its
     // epilogue and gate/up with SwiGLU as one, each with its RMSNorm folded in where no adapter needs the normed rows
     // (src/kernels/projection.ts; the normed rows, gate and up are then never written).
-    // The fused kernels compute bit for bit what the kernels they replace do, so the sampler's log-probs still
-    // equal the trainer's. Adapters add their delta before the bias, so with adapted q/k/v the bias stays apart.
+    // The fused kernels compute bit for bit what the kernels they replace do, so the sampler's log-probs equal the
+    // trainer's, but only when they sum along K in the order of the matmul variant the trainer's forward runs for
+    // those products: vec4 and the register tiles sum 4 k per dot product, blocked, strided and tiled one k at a time
+    // (untuned matmul() runs blocked: with the fused products in vec4's order the copy warm start's sampler was
+    // 1.4e-6 off the trainer). projectionSumOrder gives that order from the device's tuning now, or null where no
+    // order of the fused kernel equals the trainer's (then the products stay apart).
+    // Adapters add their delta before the bias, so with adapted q/k/v the bias stays apart.
     const decode = cache !== undefined && a.q.shape[1] === 1;
     const adapted = (...tgs: LoraTarget[]) => tgs.some((tg) => this.lora?.spec.targets.includes(tg));
-    const fusedQkv = decode && this.fusedDecode.qkv;
+    const device = this.ctx.device;
+    const qkvOrder = decode ? projectionSumOrder(device, c.dModel, [c.nHeads * this.HD, c.nKvHeads * this.HD]) : null;
+    const fusedQkv = qkvOrder !== null;
     const qkvAdapted = adapted('q_proj', 'k_proj', 'v_proj');
     // With q, k and v all adapted (the default) at a rank divisible by 4, their three x A^T products are one fused
     // product too, reading x with the norm folded in like the base's: no normed copy of x is needed at all.
     const rank = this.lora?.spec.rank ?? 0;
-    const loraDownFused =
-      fusedQkv &&
-      (['q_proj', 'k_proj', 'v_proj'] as const).every((tg) => adapted(tg)) &&
-      projectionFits(c.dModel, [rank]);
+    const loraDownOrder =
+      fusedQkv && (['q_proj', 'k_proj', 'v_proj'] as const).every((tg) => adapted(tg))
+        ? projectionSumOrder(device, c.dModel, [rank])
+        : null;
+    const loraDownFused = loraDownOrder !== null;
     const foldNorm1 = fusedQkv && (!qkvAdapted || loraDownFused);
     const biasInEpilogue = fusedQkv && !qkvAdapted && c.qkvBias === true;
-    const fusedGateUp = decode && this.fusedDecode.gateUp && !adapted('gate_proj', 'up_proj');
+    const gateUpOrder =
+      decode && !adapted('gate_proj', 'up_proj') ? projectionSumOrder(device, c.dModel, [c.dFF]) : null;
     const gain1 = this.p(`${pre}input_layernorm.weight`);
     if (!foldNorm1) rmsnormForward(rec, a.n1, a.rstd1, a.x, gain1, { eps: c.normEps });
     if (fusedQkv) {
@@ -673,6 +675,7 @@ export class GpuModel {
         {
           norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
           biases: biasInEpilogue ? [bias('q'), bias('k'), bias('v')] : null,
+          order: qkvOrder,
         },
       );
     } else {
@@ -692,6 +695,7 @@ export class GpuModel {
         {
           norm: { gain: gain1, eps: c.normEps },
           biases: null,
+          order: loraDownOrder,
         },
       );
       this.loraUp(rec, l, 'q_proj', a, a.q);
@@ -743,14 +747,14 @@ export class GpuModel {
     });
     adapt('o_proj', a.h, a.att);
     const gain2 = this.p(`${pre}post_attention_layernorm.weight`);
-    if (fusedGateUp) {
+    if (gateUpOrder) {
       projectionGateUp(
         rec,
         a.act.reshape2d(),
         a.h.reshape2d(),
         W(`${pre}mlp.gate_proj.weight`),
         W(`${pre}mlp.up_proj.weight`),
-        { norm: { gain: gain2, eps: c.normEps } },
+        { norm: { gain: gain2, eps: c.normEps }, order: gateUpOrder },
       );
     } else {
       rmsnormForward(rec, a.n2, a.rstd2, a.h, gain2, { eps: c.normEps });
