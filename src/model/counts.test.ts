@@ -19,6 +19,7 @@ import type { ModelConfig } from '../schema/model-config';
 import type { ParamArrays } from '../io/checkpoint';
 import type { Tokenizer } from '../io/tokenizer';
 import { decodeStepCounts, type DecodeStepCounts } from './counts';
+import { decodeDispatches } from '../schema/step-estimate';
 
 let ctx: GpuContext;
 let config: ModelConfig;
@@ -51,6 +52,12 @@ describe('counted proxies at SmolLM2-135M widths', () => {
       lora: EXPECTED_DECODE_LORA,
     };
     expect({ plain, lora }).toEqual(want);
+    // The step estimate counts the decode step's dispatches as the engine dispatches them.
+    for (const [counted, estimated] of [
+      [plain, decodeDispatches(null)],
+      [lora, decodeDispatches(spec)],
+    ] as const)
+      expect({ perLayer: counted.dispatchesPerLayer, fixed: counted.dispatchesFixed }).toEqual(estimated);
   }, 600_000);
 
   it('a GRPO step with LoRA: dispatches and submits per phase, readbacks, pipelines compiled', async () => {

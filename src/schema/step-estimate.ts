@@ -148,14 +148,38 @@ export function loraMacsPerToken(m: ModelConfig, rank: number, targets: readonly
 
 /** Kernels a layer's forward dispatches (two norms, q/k/v, RoPE, attention, o, residuals, gate/up, SwiGLU, down). */
 const FORWARD_DISPATCHES_PER_LAYER = 12;
-/** The head, the sampler's passes and the embedding lookup of a decode step. */
-const DECODE_DISPATCHES_EXTRA = 4;
+/**
+ * Kernels a layer of a decode step dispatches (src/model/counts.test.ts asserts the same): q/k/v with the norm folded
+ * in, RoPE with the KV writes, attention, o with the residual, gate/up with the norm and SwiGLU folded in, down.
+ * LoRA adds its two products per target; adapted gate or up keep the norm, the two products and SwiGLU apart (three
+ * more); q, k and v all adapted at a rank divisible by 4 share one x A^T product (two fewer).
+ */
+const DECODE_DISPATCHES_PER_LAYER = 6;
+/** The embedding lookup, the final norm, the head and the sampler's passes of a decode step. */
+const DECODE_DISPATCHES_EXTRA = 7;
 /** Submit-and-wait round trips of a training forward + backward + objective on one minibatch. */
 const UPDATE_SUBMITS_PER_MINIBATCH = 8;
 /** AdamW's floating-point operations per trained value (moments, bias corrections, the update, weight decay). */
 const ADAMW_FLOPS_PER_VALUE = 12;
 /** AdamW's memory traffic per trained value: read weight, gradient and two moments; write weight and moments. */
 const ADAMW_VALUES_MOVED = 7;
+
+/**
+ * The dispatches of one decode step: per layer and outside the layers, with LoRA of `rank` on `targets` or without
+ * (src/model/counts.test.ts checks these against the counted decode step).
+ */
+export function decodeDispatches(lora: { rank: number; targets: readonly LoraTarget[] } | null): {
+  perLayer: number;
+  fixed: number;
+} {
+  const adapted = (t: LoraTarget) => lora?.targets.includes(t) === true;
+  const perLayer =
+    DECODE_DISPATCHES_PER_LAYER +
+    (lora ? 2 * lora.targets.length : 0) +
+    (adapted('gate_proj') || adapted('up_proj') ? 3 : 0) -
+    (adapted('q_proj') && adapted('k_proj') && adapted('v_proj') && (lora?.rank ?? 0) % 4 === 0 ? 2 : 0);
+  return { perLayer, fixed: DECODE_DISPATCHES_EXTRA };
+}
 
 /** Prompt tokens the estimate assumes: the config's bound, as the memory plan takes it. */
 export interface StepWorkOptions {
@@ -192,6 +216,7 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
   const kvBytes = frozenBytes;
   const loraDispatches = lora ? 2 * lora.targets.length : 0;
   const layerDispatches = FORWARD_DISPATCHES_PER_LAYER + loraDispatches;
+  const decode = decodeDispatches(lora);
 
   // Rollouts: a prefill of P tokens per row (the head on its last position), then S - 1 decode steps of N rows,
   // each reading every weight once and the KV cache of the positions so far.
@@ -209,7 +234,7 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
     flops: prefillFlops + decodeFlops,
     bytes: samplerWeightBytes + 2 * L * N * P * kv * kvBytes + decodeBytes,
     submits: 1 + decodeSteps,
-    dispatches: (1 + decodeSteps) * (L * layerDispatches + DECODE_DISPATCHES_EXTRA),
+    dispatches: L * layerDispatches + DECODE_DISPATCHES_EXTRA + decodeSteps * (L * decode.perLayer + decode.fixed),
     detail: `${N} rows: prefill ${P} tokens, ${decodeSteps} decode steps reading the weights and the KV cache`,
   };
 
