@@ -1,7 +1,7 @@
 // On-policy distillation in the page: the knobs come from a link (a teacher folder on the site, every reward weighed
 // 0) and from the config form the schema generates (distill_coef's number input, self_distill's checkbox); two steps
 // train in the engine worker, which fetches the teacher's files from the site, and the KL chart receives finite
-// distill/reverse_kl and distill/adv_share. Self-distillation (no second model) trains two finite steps too, and so
+// distill/reverse_kl and (on the fractions chart) distill/adv_share. Self-distillation (no second model) trains two finite steps too, and so
 // do two teachers by prompt source (a prompt list whose rows name their teacher, the teachers knob from a link and
 // from the form), each teacher's reverse KL on the KL chart.
 import { expect, test } from '@playwright/test';
@@ -27,8 +27,8 @@ test('a teacher from a link trains two finite steps; its files come from the sit
   await expectFiniteCharts(page, ['kl']);
   const kl = await lastValues(page, 'kl');
   expect(kl['distill/reverse_kl']).toBeGreaterThan(0);
-  // Distillation alone: the whole advantage is the teacher's.
-  expect(kl['distill/adv_share']).toBe(1);
+  // Distillation alone: the whole advantage is the teacher's (a share, drawn with the fractions, not on KL's nats).
+  expect((await lastValues(page, 'fractions'))['distill/adv_share']).toBe(1);
   expect(w.requests.some((p) => p.endsWith('/models/copy-teacher/model.safetensors'))).toBe(true);
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
@@ -44,10 +44,10 @@ test('self-distillation from the form trains two finite steps', async ({ page })
   await page.getByTestId('run-start').click();
   await waitStatus(page, /done/, 2);
   await expect(page.getByTestId('run-message')).toHaveCount(0);
-  await expectFiniteCharts(page, ['kl']);
-  const kl = await lastValues(page, 'kl');
-  expect(kl['distill/adv_share']).toBeGreaterThan(0);
-  expect(kl['distill/adv_share']).toBeLessThan(1);
+  await expectFiniteCharts(page, ['kl', 'fractions']);
+  const share = (await lastValues(page, 'fractions'))['distill/adv_share'];
+  expect(share).toBeGreaterThan(0);
+  expect(share).toBeLessThan(1);
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);
 });

@@ -195,7 +195,7 @@ test('lesson distill-vs-rl: its runs load the teacher and chart the KL to it on 
   await expect(page.getByTestId('lesson-run-rl')).toHaveAttribute('data-state', 'training');
   await expect(page.getByTestId('run-status')).toHaveAttribute('data-step', /^([2-9]|1\d)$/, { timeout: 540_000 });
   await expect.poll(async () => (await lastValues(page, 'kl'))['distill/reverse_kl'] ?? 0).toBeGreaterThan(0);
-  expect((await lastValues(page, 'kl'))['distill/adv_share']).toBe(0);
+  expect((await lastValues(page, 'fractions'))['distill/adv_share']).toBe(0);
   expect(w.requests.some((p) => p.endsWith('/models/copy-teacher/model.safetensors'))).toBe(true);
   expect(w.external).toEqual([]);
   expect(w.errors).toEqual([]);

@@ -33,6 +33,15 @@ describe('metric catalog', () => {
     }
   });
 
+  it('draws a metric in nats only on an axis in nats, and nothing else there (a share on a KL axis misreads)', () => {
+    const axis = new Map<string, string>(CHARTS.map((c) => [c.id, c.y]));
+    for (const m of specs) {
+      const y = axis.get(m.chart) ?? '';
+      if (y === 'nats') expect(m.unit, `${m.name} on ${m.chart}`).toBe('nats');
+      if (m.unit === 'nats') expect(y, `${m.name} on ${m.chart}`).toMatch(/\bnats\b/);
+    }
+  });
+
   it('gives every metric a doc, a formula, a healthy range and what its moves mean', () => {
     for (const m of specs) {
       for (const field of ['doc', 'formula', 'healthy', 'moves'] as const)

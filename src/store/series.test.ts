@@ -423,7 +423,7 @@ describe('charts whose feature is off', () => {
       whole: false,
       notes: [
         'kl, kl/exact off in this run: beta = 0 (no reference model to measure against)',
-        'distill/reverse_kl, distill/adv_share off in this run: teacher unset, teachers unset, self_distill = false (no teacher to distill from)',
+        'distill/reverse_kl off in this run: teacher unset, teachers unset, self_distill = false (no teacher to distill from)',
       ],
       lessons: [],
     });

@@ -63,7 +63,7 @@ export const distillVsRl: Lesson = {
     },
   ],
   steps: 16,
-  look: "Compare the three runs on the KL chart (distill/reverse_kl: how far each student's own samples are from the teacher, per token; distill/adv_share: how much of the advantage is the teacher's) and on the Reward chart (accuracy, the verifier's verdict, measured in every run) beside the zero-signal fraction.",
+  look: "Compare the three runs on the KL chart (distill/reverse_kl: how far each student's own samples are from the teacher, per token), on the Reward chart (accuracy, the verifier's verdict, measured in every run) and on the fractions chart (distill/adv_share: how much of the advantage is the teacher's, beside the zero-signal fraction).",
   narration: [
     'KL to the teacher per token: GRPO {rl:distill/reverse_kl}, distillation {opd:distill/reverse_kl}, both {both:distill/reverse_kl}.',
     "GRPO's groups with no signal (every reward equal): {rl:frac_reward_zero_std}. The teacher's share of the advantage beside the reward: {both:distill/adv_share}.",
