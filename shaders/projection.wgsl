@@ -14,7 +14,10 @@
 // and swiglu_forward in sequence wherever matmul runs a variant of that order (src/kernels/projection.ts,
 // projectionSumOrder: the sampler's log-probs equal the trainer's).
 // Each invocation computes a 4 x 4 tile of rows and columns (matmul.wgsl's matmul_vec4 A*B^T loop), K divisible
-// by 4; out-of-range rows and columns read a clamped index and are not stored.
+// by 4; out-of-range rows and columns read a clamped index and are not stored. A workgroup is WG_X column tiles by
+// WG_Y row tiles, shaped to the rows (src/kernels/projection.ts projectionWorkgroup: 64 x 1 for a decode step's 4
+// rows), and with NORM sums its rows' rstd once for all its tiles. projection_qkv picks its weight buffer once per
+// invocation and runs one K loop per buffer (a choice inside the loop cost a branch per k on SwiftShader).
 // Vectors: the gain g at gainAt and the biases b0, b1, b2 at biasAt0..2 of one f32 array (a layer's arena of its
 // norm gain and q/k/v biases, or the gain itself): 8 storage buffers at most, WebGPU's default limit.
 // The weights may be stored bf16/f16 (src/kernels/projection.ts rewrites W0_4..W2_4, Wg_4 and Wu_4 through
@@ -97,14 +100,60 @@ fn row_rstd_gate_up(a: u32) -> f32 {
   return 1.0 / sqrt(total_ss / f32(p.K) + p.eps);
 }
 
-// The tile's 4 rows' rstd (ones without NORM).
-fn rstd4_qkv(a: vec4<u32>) -> vec4<f32> {
-  if (!NORM) { return vec4<f32>(1.0); }
-  return vec4<f32>(row_rstd_qkv(a.x), row_rstd_qkv(a.y), row_rstd_qkv(a.z), row_rstd_qkv(a.w));
+// With NORM each workgroup sums its rows' rstd once, before any invocation returns: row r of the workgroup's 4 * WG_Y
+// rows by invocation r (rows past M skipped), into rstd_wg, then a barrier; the tiles read their rows' from it.
+// Each rstd is summed by one invocation in row_rstd's order, so it is the value every tile computed for itself
+// before, without each of the WG_X column tiles re-reading the rows of x.
+var<workgroup> rstd_wg: array<f32, 4u * WG_Y>;
+
+fn rstd_of_rows_qkv(row0: u32, li: u32) {
+  if (!NORM) { return; }
+  for (var r = li; r < 4u * WG_Y; r += WG_X * WG_Y) {
+    if (row0 + r < p.M) { rstd_wg[r] = row_rstd_qkv((row0 + r) * (p.K / 4u)); }
+  }
+  workgroupBarrier();
 }
-fn rstd4_gate_up(a: vec4<u32>) -> vec4<f32> {
+fn rstd_of_rows_gate_up(row0: u32, li: u32) {
+  if (!NORM) { return; }
+  for (var r = li; r < 4u * WG_Y; r += WG_X * WG_Y) {
+    if (row0 + r < p.M) { rstd_wg[r] = row_rstd_gate_up((row0 + r) * (p.K / 4u)); }
+  }
+  workgroupBarrier();
+}
+
+// The tile's 4 rows' rstd (ones without NORM): rows i0.. clamped to the last, from rstd_wg (row0: the workgroup's
+// first row).
+fn rstd4(i0: u32, row0: u32) -> vec4<f32> {
   if (!NORM) { return vec4<f32>(1.0); }
-  return vec4<f32>(row_rstd_gate_up(a.x), row_rstd_gate_up(a.y), row_rstd_gate_up(a.z), row_rstd_gate_up(a.w));
+  let iLast = p.M - 1u;
+  return vec4<f32>(rstd_wg[i0 - row0], rstd_wg[min(i0 + 1u, iLast) - row0], rstd_wg[min(i0 + 2u, iLast) - row0],
+                   rstd_wg[min(i0 + 3u, iLast) - row0]);
+}
+
+// A 4-row tile of vec4s: the rows' x at one k (normed with NORM), or the rows' sums of 4 columns.
+struct Tile4 {
+  r0: vec4<f32>,
+  r1: vec4<f32>,
+  r2: vec4<f32>,
+  r3: vec4<f32>,
+}
+
+// The tile's rows' vec4 k of x, with NORM g * (x * rstd) as rmsnorm_forward writes it.
+fn x_tile_qkv(a: vec4<u32>, k: u32, r: vec4<f32>) -> Tile4 {
+  var t = Tile4(X4[a.x + k], X4[a.y + k], X4[a.z + k], X4[a.w + k]);
+  if (NORM) {
+    let g = gain4(k);
+    t = Tile4(g * (t.r0 * r.x), g * (t.r1 * r.y), g * (t.r2 * r.z), g * (t.r3 * r.w));
+  }
+  return t;
+}
+fn x_tile_gate_up(a: vec4<u32>, k: u32, r: vec4<f32>) -> Tile4 {
+  var t = Tile4(Xg4[a.x + k], Xg4[a.y + k], Xg4[a.z + k], Xg4[a.w + k]);
+  if (NORM) {
+    let g = gain4_g(k);
+    t = Tile4(g * (t.r0 * r.x), g * (t.r1 * r.y), g * (t.r2 * r.z), g * (t.r3 * r.w));
+  }
+  return t;
 }
 
 // One vec4 of k of a row's 4 columns added to its sum acc: with K1 one k at a time, each k's product with the 4
@@ -149,7 +198,10 @@ fn bias4(at: u32, c0: u32, n: u32) -> vec4<f32> {
 }
 
 @compute @workgroup_size(WG_X, WG_Y, 1)
-fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+                  @builtin(local_invocation_index) li: u32) {
+  let row0 = wid.y * 4u * WG_Y;
+  rstd_of_rows_qkv(row0, li);
   let j0 = gid.x * 4u;
   let i0 = gid.y * 4u;
   let total = p.N0 + p.N1 + p.N2;
@@ -171,47 +223,48 @@ fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>) {
   let last = n - 1u;
   let b = vec4<u32>(c0, min(c0 + 1u, last), min(c0 + 2u, last), min(c0 + 3u, last)) * K4;
   let a = row_starts(i0);
+  let r = rstd4(i0, row0);
+  // One loop per weight buffer, chosen once per invocation (not per k).
   var acc0 = vec4<f32>(0.0);
   var acc1 = vec4<f32>(0.0);
   var acc2 = vec4<f32>(0.0);
   var acc3 = vec4<f32>(0.0);
-  let r = rstd4_qkv(a);
-  for (var k = 0u; k < K4; k++) {
-    var x0 = X4[a.x + k];
-    var x1 = X4[a.y + k];
-    var x2 = X4[a.z + k];
-    var x3 = X4[a.w + k];
-    if (NORM) {
-      let g = gain4(k);
-      x0 = g * (x0 * r.x);
-      x1 = g * (x1 * r.y);
-      x2 = g * (x2 * r.z);
-      x3 = g * (x3 * r.w);
+  if (seg == 0u) {
+    for (var k = 0u; k < K4; k++) {
+      let x = x_tile_qkv(a, k, r);
+      let y0 = W0_4[b.x + k];
+      let y1 = W0_4[b.y + k];
+      let y2 = W0_4[b.z + k];
+      let y3 = W0_4[b.w + k];
+      acc0 = step4(acc0, x.r0, y0, y1, y2, y3);
+      acc1 = step4(acc1, x.r1, y0, y1, y2, y3);
+      acc2 = step4(acc2, x.r2, y0, y1, y2, y3);
+      acc3 = step4(acc3, x.r3, y0, y1, y2, y3);
     }
-    var y0: vec4<f32>;
-    var y1: vec4<f32>;
-    var y2: vec4<f32>;
-    var y3: vec4<f32>;
-    if (seg == 0u) {
-      y0 = W0_4[b.x + k];
-      y1 = W0_4[b.y + k];
-      y2 = W0_4[b.z + k];
-      y3 = W0_4[b.w + k];
-    } else if (seg == 1u) {
-      y0 = W1_4[b.x + k];
-      y1 = W1_4[b.y + k];
-      y2 = W1_4[b.z + k];
-      y3 = W1_4[b.w + k];
-    } else {
-      y0 = W2_4[b.x + k];
-      y1 = W2_4[b.y + k];
-      y2 = W2_4[b.z + k];
-      y3 = W2_4[b.w + k];
+  } else if (seg == 1u) {
+    for (var k = 0u; k < K4; k++) {
+      let x = x_tile_qkv(a, k, r);
+      let y0 = W1_4[b.x + k];
+      let y1 = W1_4[b.y + k];
+      let y2 = W1_4[b.z + k];
+      let y3 = W1_4[b.w + k];
+      acc0 = step4(acc0, x.r0, y0, y1, y2, y3);
+      acc1 = step4(acc1, x.r1, y0, y1, y2, y3);
+      acc2 = step4(acc2, x.r2, y0, y1, y2, y3);
+      acc3 = step4(acc3, x.r3, y0, y1, y2, y3);
     }
-    acc0 = step4(acc0, x0, y0, y1, y2, y3);
-    acc1 = step4(acc1, x1, y0, y1, y2, y3);
-    acc2 = step4(acc2, x2, y0, y1, y2, y3);
-    acc3 = step4(acc3, x3, y0, y1, y2, y3);
+  } else {
+    for (var k = 0u; k < K4; k++) {
+      let x = x_tile_qkv(a, k, r);
+      let y0 = W2_4[b.x + k];
+      let y1 = W2_4[b.y + k];
+      let y2 = W2_4[b.z + k];
+      let y3 = W2_4[b.w + k];
+      acc0 = step4(acc0, x.r0, y0, y1, y2, y3);
+      acc1 = step4(acc1, x.r1, y0, y1, y2, y3);
+      acc2 = step4(acc2, x.r2, y0, y1, y2, y3);
+      acc3 = step4(acc3, x.r3, y0, y1, y2, y3);
+    }
   }
   var at = p.biasAt0;
   if (seg == 1u) { at = p.biasAt1; } else if (seg == 2u) { at = p.biasAt2; }
@@ -239,7 +292,10 @@ fn swiglu4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
 }
 
 @compute @workgroup_size(WG_X, WG_Y, 1)
-fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+                      @builtin(local_invocation_index) li: u32) {
+  let row0 = wid.y * 4u * WG_Y;
+  rstd_of_rows_gate_up(row0, li);
   let j0 = gid.x * 4u;
   let i0 = gid.y * 4u;
   if (i0 >= p.M || j0 >= p.N0) { return; }
@@ -247,6 +303,7 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
   let last = p.N0 - 1u;
   let b = vec4<u32>(j0, min(j0 + 1u, last), min(j0 + 2u, last), min(j0 + 3u, last)) * K4;
   let a = row_starts(i0);
+  let r = rstd4(i0, row0);
   var g0 = vec4<f32>(0.0);
   var g1 = vec4<f32>(0.0);
   var g2 = vec4<f32>(0.0);
@@ -255,19 +312,8 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
   var u1 = vec4<f32>(0.0);
   var u2 = vec4<f32>(0.0);
   var u3 = vec4<f32>(0.0);
-  let r = rstd4_gate_up(a);
   for (var k = 0u; k < K4; k++) {
-    var x0 = Xg4[a.x + k];
-    var x1 = Xg4[a.y + k];
-    var x2 = Xg4[a.z + k];
-    var x3 = Xg4[a.w + k];
-    if (NORM) {
-      let g = gain4_g(k);
-      x0 = g * (x0 * r.x);
-      x1 = g * (x1 * r.y);
-      x2 = g * (x2 * r.z);
-      x3 = g * (x3 * r.w);
-    }
+    let x = x_tile_gate_up(a, k, r);
     let w0 = Wg_4[b.x + k];
     let w1 = Wg_4[b.y + k];
     let w2 = Wg_4[b.z + k];
@@ -276,14 +322,14 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v1 = Wu_4[b.y + k];
     let v2 = Wu_4[b.z + k];
     let v3 = Wu_4[b.w + k];
-    g0 = step4(g0, x0, w0, w1, w2, w3);
-    g1 = step4(g1, x1, w0, w1, w2, w3);
-    g2 = step4(g2, x2, w0, w1, w2, w3);
-    g3 = step4(g3, x3, w0, w1, w2, w3);
-    u0 = step4(u0, x0, v0, v1, v2, v3);
-    u1 = step4(u1, x1, v0, v1, v2, v3);
-    u2 = step4(u2, x2, v0, v1, v2, v3);
-    u3 = step4(u3, x3, v0, v1, v2, v3);
+    g0 = step4(g0, x.r0, w0, w1, w2, w3);
+    g1 = step4(g1, x.r1, w0, w1, w2, w3);
+    g2 = step4(g2, x.r2, w0, w1, w2, w3);
+    g3 = step4(g3, x.r3, w0, w1, w2, w3);
+    u0 = step4(u0, x.r0, v0, v1, v2, v3);
+    u1 = step4(u1, x.r1, v0, v1, v2, v3);
+    u2 = step4(u2, x.r2, v0, v1, v2, v3);
+    u3 = step4(u3, x.r3, v0, v1, v2, v3);
   }
   var rows = array<vec4<f32>, 4>(swiglu4(g0, u0), swiglu4(g1, u1), swiglu4(g2, u2), swiglu4(g3, u3));
   for (var i = 0u; i < 4u; i++) {

@@ -9,7 +9,7 @@ import { tensorArena } from '../gpu';
 import { Rng } from '../core/random';
 import { randomHost } from './verify';
 import { toHalfBits } from '../core/half';
-import { PROJECTION_SHADER, projectionGateUp, projectionQkv } from './projection';
+import { PROJECTION_SHADER, projectionGateUp, projectionQkv, projectionWorkgroup } from './projection';
 import { rmsnormForward } from './rmsnorm';
 import { MATMUL_VARIANTS, matmul as gpuMatmul, matmulSumOrder } from './matmul';
 import { biasAdd as gpuBiasAdd } from './bias';
@@ -26,14 +26,25 @@ describe('the fused projections equal the kernels they replace, bit for bit', ()
   // and the register tiles, 'k1' for naive, blocked, strided and tiled), biasAdd and swigluForward in sequence, on
   // the GPU. K 48 with q 48, k/v 24 and gate/up 128 is the shipped checkpoints' layer (the copy warm start's). Rows of
   // K >= 1024 get 4 lanes in rmsnorm (rows.ts): the fused norm sums them in the same order. The bf16 shape's
-  // weights are stored bf16, as a LoRA or frozen base's are (both sides widen them on load).
+  // weights are stored bf16, as a LoRA or frozen base's are (both sides widen them on load). The rows pick the
+  // workgroup's shape (projectionWorkgroup): the shapes cover each of its row-tile counts, 1 to 8.
   const shapes: { M: number; K: number; N: number[]; F?: number; dtype?: 'bf16' }[] = [
     { M: 5, K: 36, N: [40, 8, 12] },
     { M: 8, K: 48, N: [48, 24, 24], F: 128 },
     { M: 4, K: 48, N: [48, 24, 24], F: 128, dtype: 'bf16' },
     { M: 64, K: 576, N: [64, 16, 16] },
     { M: 3, K: 1024, N: [16, 8, 8] },
+    { M: 13, K: 48, N: [48, 24, 24], F: 36 },
   ];
+  it('the shapes run every workgroup shape the rows can pick', () => {
+    const picked = new Set(shapes.map((s) => projectionWorkgroup(s.M).WG_Y));
+    expect([...picked].sort((a, b) => a - b)).toEqual([1, 2, 4, 8]);
+    for (const M of [1, 4, 5, 8, 9, 16, 17, 64, 1000]) {
+      const { WG_X, WG_Y } = projectionWorkgroup(M);
+      expect(WG_X * WG_Y).toBe(64);
+      expect(4 * WG_Y >= M || WG_Y === 8).toBe(true);
+    }
+  });
   const variants = MATMUL_VARIANTS;
   const bits = (a: ArrayLike<number>) => new Uint32Array(Float32Array.from(a).buffer);
   for (const s of shapes)

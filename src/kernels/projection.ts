@@ -15,7 +15,19 @@ import { operandCodec, withHalfVec4Operand, type HalfCodec } from './half-operan
 import { defaultMatmulVariant, matmulSumOrder, type MatmulSumOrder } from './matmul';
 import { rowLayout } from './rows';
 
-const WG = 8;
+/** Invocations per workgroup: 64, as WG_X column tiles x WG_Y row tiles of 4 x 4. */
+const WG_INVOCATIONS = 64;
+
+/**
+ * The workgroup's shape for M rows: just enough row tiles for the rows (a power of 2, at most 8: 8 x 8 from 29 rows
+ * up), the rest of its 64 invocations along the columns, so a decode step's few rows leave no invocation idle and
+ * the rows' folded norm, summed once per workgroup, serves as many column tiles as there are.
+ */
+export function projectionWorkgroup(M: number): { WG_X: number; WG_Y: number } {
+  let WG_Y = 1;
+  while (WG_Y < 8 && 4 * WG_Y < M) WG_Y *= 2;
+  return { WG_X: WG_INVOCATIONS / WG_Y, WG_Y };
+}
 
 const PARAMS = uniforms('Params', {
   M: 'u32',
@@ -148,6 +160,7 @@ export function projectionQkv(
   });
   const { bound, at } = vectorsOf(kernel, x, [opts.norm?.gain ?? null, ...(opts.biases ?? [null, null, null])]);
   const total = N[0] + N[1] + N[2];
+  const shape = projectionWorkgroup(M);
   const weightBytes = ws.reduce((s, w) => s + w.byteLength, 0);
   rec.dispatch({
     family: familyOf(rec, codec),
@@ -158,8 +171,7 @@ export function projectionQkv(
       BIAS: opts.biases !== null,
       K1: opts.order === 'k1',
       LANES: opts.norm ? rowLayout(K).LANES : 1,
-      WG_X: WG,
-      WG_Y: WG,
+      ...shape,
     },
     params: PARAMS.pack({
       M,
@@ -174,7 +186,7 @@ export function projectionQkv(
       eps: opts.norm?.eps ?? 0,
     }),
     bindings: [...ys, x, ...ws, bound],
-    workgroups: [Math.ceil(total / (4 * WG)), Math.ceil(M / (4 * WG))],
+    workgroups: [Math.ceil(total / (4 * shape.WG_X)), Math.ceil(M / (4 * shape.WG_Y))],
     cost: {
       bytes: x.byteLength + weightBytes + 4 * M * total + (bound === x ? 0 : bound.byteLength),
       flops: 2 * M * total * K,
@@ -208,6 +220,7 @@ export function projectionGateUp(
   checkOutput(kernel, act, M, F, 'act');
   const gain = opts.norm?.gain ?? null;
   if (gain && (gain.size !== K || gain.dtype !== 'f32')) throw new Error(`${kernel}: the gain must be f32 (${K})`);
+  const shape = projectionWorkgroup(M);
   rec.dispatch({
     family: familyOf(rec, codec),
     entry: 'projection_gate_up',
@@ -216,8 +229,7 @@ export function projectionGateUp(
       NORM: gain !== null,
       K1: opts.order === 'k1',
       LANES: gain ? rowLayout(K).LANES : 1,
-      WG_X: WG,
-      WG_Y: WG,
+      ...shape,
     },
     params: PARAMS.pack({
       M,
@@ -232,7 +244,7 @@ export function projectionGateUp(
       eps: opts.norm?.eps ?? 0,
     }),
     bindings: [act, x, wg, wu, gain ?? x],
-    workgroups: [Math.ceil(F / (4 * WG)), Math.ceil(M / (4 * WG))],
+    workgroups: [Math.ceil(F / (4 * shape.WG_X)), Math.ceil(M / (4 * shape.WG_Y))],
     cost: {
       bytes: x.byteLength + wg.byteLength + wu.byteLength + act.byteLength + (gain ? gain.byteLength : 0),
       flops: 4 * M * F * K,
