@@ -128,6 +128,9 @@ test('time to first step: page load to the first chart point, without and with a
   for (const [visit, t] of Object.entries(results)) {
     // Every stage was reached, in order: the marks are what the numbers above are made of.
     expect(t.marks['first-point'], visit).toBeGreaterThan(t.marks['gpu-ready']);
+    // The first point is the run's own (a reload draws its restored run before Run: that point does not count).
+    expect(t.marks['first-point'], visit).toBeGreaterThan(t.marks['first-metrics']);
+    expect(t.marks['first-metrics'], visit).toBeGreaterThan(t.marks.configure);
     expect(t.marks['worker:step-1'], visit).toBeGreaterThan(t.marks['worker:run-created']);
   }
   expect(w.external).toEqual([]);

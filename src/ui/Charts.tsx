@@ -36,7 +36,7 @@ import { savedRunNames } from '../store/run-names';
 import type { SeedStatistic } from '../store/seed-bands';
 import { chartEntries, groupMembers, seedGroupLabel } from '../store/seed-groups';
 import { HISTOGRAM_IDS, type HistogramId } from '../store/schema';
-import { markStartup } from '../store/startup';
+import { markStartup, startupMarked } from '../store/startup';
 import { chartRunIds, highlightedCharts } from '../store/selectors';
 import { ChartFrame, ChartLegend, PLOT_STYLE, PlotOrPlaceholder, plotBox, useDeferredPlot } from './ChartFrame';
 import { runColor, seriesStroke } from './colors';
@@ -304,9 +304,10 @@ const MetricChart = memo(function MetricChart({
   );
   const { ref, drawn } = useDeferredPlot(`chart-${spec.id}`, data, REDRAW_MS);
   const finite = Object.values(data.last).every((v) => Number.isFinite(v));
-  // Time to first step ends when a plot has drawn a point (after React committed it).
+  // Time to first step ends when a plot has drawn a point (after React committed it) once this page's engine has sent
+  // metrics: a reload draws its restored run's points before any step, and those do not end it.
   useEffect(() => {
-    if (drawn && drawn.rawPoints > 0) markStartup('first-point');
+    if (drawn && drawn.rawPoints > 0 && startupMarked('first-metrics')) markStartup('first-point');
   }, [drawn]);
   const marks = useMemo(
     () => alertsOn(alerts, spec.band ? [...spec.metrics, spec.band.std] : spec.metrics),

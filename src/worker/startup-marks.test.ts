@@ -1,7 +1,7 @@
 // The time-to-first-step marks are set once per stage, at the first time it is reached, under the shared prefix
 // the e2e (e2e/first-step.spec.ts) reads them by.
 import { expect, it } from 'vitest';
-import { STARTUP_MARK_PREFIX, markStartup } from './startup-marks';
+import { STARTUP_MARK_PREFIX, markStartup, startupMarked } from './startup-marks';
 
 it('marks a stage once, at its first occurrence', () => {
   const named = () => performance.getEntriesByName(`${STARTUP_MARK_PREFIX}first-point`, 'mark');
@@ -13,4 +13,10 @@ it('marks a stage once, at its first occurrence', () => {
   expect(named()[0].startTime).toBe(first);
   markStartup('step-1');
   expect(performance.getEntriesByName(`${STARTUP_MARK_PREFIX}step-1`, 'mark')).toHaveLength(1);
+});
+
+it('says whether a stage was reached (the charts end time to first step only after the first metrics)', () => {
+  expect(startupMarked('first-metrics')).toBe(false);
+  markStartup('first-metrics');
+  expect(startupMarked('first-metrics')).toBe(true);
 });

@@ -6,7 +6,8 @@
 /** Stages in the order they happen: page (engine-start ... first-point) and engine worker (device ... step-2). */
 export type StartupStage =
   // page: the worker is asked for a device, the device is ready (autotune done), a run is configured, the first
-  // metric rows arrive, and a chart has drawn its first point.
+  // metric rows arrive, and a chart has drawn its first point after them (a reload draws its restored run's points
+  // at once: those are not a step of this page's run).
   | 'engine-start'
   | 'gpu-ready'
   | 'configure'
@@ -26,6 +27,11 @@ export type StartupStage =
 export const STARTUP_MARK_PREFIX = 'rl-lab:';
 
 const marked = new Set<StartupStage>();
+
+/** Whether `stage` has been reached in this page or worker. */
+export function startupMarked(stage: StartupStage): boolean {
+  return marked.has(stage);
+}
 
 /** Marks `stage` the first time it is reached in this page or worker; later calls do nothing. */
 export function markStartup(stage: StartupStage): void {
