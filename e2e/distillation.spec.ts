@@ -83,6 +83,8 @@ test('two teachers by prompt source from a link and the form train two finite st
   await expect(page.locator('#field-input-teachers')).toHaveValue('');
   await setField(page, 'advantage', 'teachers', 'self=copy,rev=reverse');
   await expect(page.locator('#field-input-teachers')).toHaveAttribute('aria-invalid', 'false');
+  // The link's one problem is answered: its notice closes.
+  await expect(page.getByTestId('url-error')).toHaveCount(0);
   await page.getByTestId('run-start').click();
   await waitStatus(page, /done/, 2);
   await expect(page.getByTestId('run-message')).toHaveCount(0);

@@ -135,6 +135,33 @@ describe('config slice', () => {
     expect(Math.max(...urlError!.split(/\s+/).map((w) => w.length))).toBeLessThanOrEqual(90);
   });
 
+  it("stops naming a link's field once the person edits it, and closes when nothing is left", () => {
+    useLab.getState().initConfig('?preset=dapo&beta=abc&temperature=hot&nope=1');
+    const s = () => useLab.getState();
+    expect(s().urlError).toMatch(/^beta: must be a number/m);
+    s().setField('beta', 0.01);
+    expect(s().urlError).not.toMatch(/beta: /);
+    expect(s().urlError).toMatch(/temperature: must be a number/);
+    // A field the link did not get wrong leaves the notice as it is.
+    const before = s().urlError;
+    s().setField('seed', 3);
+    expect(s().urlError).toBe(before);
+    s().setField('temperature', 0.9);
+    // An unknown field is no field to edit: the notice still names it.
+    expect(s().urlError).toBe("The link's config is used except for what is named below.\nunknown field nope");
+    s().dismissUrlError();
+    expect(s().urlError).toBeNull();
+    useLab.getState().initConfig('?preset=dapo&beta=abc');
+    s().setField('beta', 0.02);
+    expect(s().urlError).toBeNull();
+    // A field the link's cross-field check left at the preset's value (teachers against the prompt list's ids).
+    const prompts = '{"prompt": "ab", "answer": "ab", "teacher_id": "rev"}';
+    useLab.getState().initConfig(`?${new URLSearchParams({ task: 'prompts', prompts, teachers: 'self=copy' })}`);
+    expect(s().urlError).toMatch(/\(teachers stay at the preset's values\)/);
+    s().setField('teachers', { self: 'copy', rev: 'reverse' });
+    expect(s().urlError).toBeNull();
+  });
+
   it('closes the link notice', () => {
     useLab.getState().initConfig('?nope=1');
     expect(useLab.getState().urlError).toMatch(/unknown field nope/);

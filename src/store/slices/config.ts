@@ -51,6 +51,11 @@ export interface ConfigState {
   /** What of the link's config could not be used (summarized: the first problems and a count of the rest). */
   urlError: string | null;
   /**
+   * What urlError is made of: the link's problems ("field: why" where a field is named) and the fields left at the
+   * preset's values. Editing such a field settles its problems: they leave the notice, which closes when none is left.
+   */
+  linkProblems: { problems: readonly string[]; dropped: readonly string[] };
+  /**
    * A link's checkpoint on another site, held back (not in the draft, never fetched) until confirmed; `reachable`
    * is false where the page's Content-Security-Policy lets it connect nowhere there (not one of `hubOrigins`).
    */
@@ -97,11 +102,24 @@ const defaultDraft = (): Record<string, unknown> => ({ ...resolveConfig(LAB_DEFA
 /** A draft and its check, always set together. */
 const edited = (draft: Record<string, unknown>) => ({ draft, check: checkDraft(draft) });
 
+/** The link notice of `problems`, `dropped` the fields they left at the preset's values; null with no problem. */
+function linkNotice(
+  problems: readonly string[],
+  dropped: readonly string[],
+): Pick<ConfigState, 'urlError' | 'linkProblems'> {
+  const kept =
+    dropped.length > 5 ? `${dropped.slice(0, 5).join(', ')} and ${dropped.length - 5} more` : dropped.join(', ');
+  const urlError = problems.length
+    ? `The link's config is used except for what is named below${dropped.length ? ` (${kept} stay at the preset's values)` : ''}.\n${summarizeProblems(problems)}`
+    : null;
+  return { urlError, linkProblems: { problems, dropped } };
+}
+
 export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
   preset: LAB_DEFAULT.preset,
   ...edited(defaultDraft()),
   backend: 'webgpu',
-  urlError: null,
+  ...linkNotice([], []),
   linkCheckpoint: null,
   hubOrigins: pageHubSources(),
   warmStarts: [],
@@ -131,16 +149,11 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
       dropped.push('reward_model');
       draft.reward_model = resolveConfig(preset).reward_model;
     }
-    const kept =
-      dropped.length > 5 ? `${dropped.slice(0, 5).join(', ')} and ${dropped.length - 5} more` : dropped.join(', ');
-    const urlError = problems.length
-      ? `The link's config is used except for what is named below${dropped.length ? ` (${kept} stay at the preset's values)` : ''}.\n${summarizeProblems(problems)}`
-      : null;
-    set({ ...edited(draft), preset, urlError, linkCheckpoint });
+    set({ ...edited(draft), preset, ...linkNotice(problems, dropped), linkCheckpoint });
   },
 
   dismissUrlError() {
-    set({ urlError: null });
+    set(linkNotice([], []));
   },
 
   confirmLinkCheckpoint() {
@@ -177,7 +190,16 @@ export const configSlice: LabSlice<ConfigSlice> = () => (set, get) => ({
   },
 
   setField(field, value) {
-    set(edited({ ...get().draft, [field]: value }));
+    const { problems, dropped } = get().linkProblems;
+    // The person has answered the link's problem with this field: the notice stops naming it.
+    const named = dropped.includes(field) || problems.some((p) => p.startsWith(`${field}:`));
+    const settled = named
+      ? linkNotice(
+          problems.filter((p) => !p.startsWith(`${field}:`)),
+          dropped.filter((f) => f !== field),
+        )
+      : {};
+    set({ ...edited({ ...get().draft, [field]: value }), ...settled });
   },
 
   applyPreset(preset) {
