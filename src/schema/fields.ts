@@ -456,13 +456,7 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
       return isNull ? null : s;
     case 'weights': {
       if (isNull) return null;
-      if (s.startsWith('{')) {
-        try {
-          return JSON.parse(s) as unknown;
-        } catch {
-          return { error: `${key}: not valid JSON: ${quote(text)}` };
-        }
-      }
+      if (s.startsWith('{')) return parseJsonField(key, s, text);
       // A null-prototype map, so a name like __proto__ is an entry (and refused by the weights rule), not a prototype.
       const out: Record<string, number> = Object.create(null) as Record<string, number>;
       for (const part of s.split(',')) {
@@ -478,13 +472,7 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
     }
     case 'names': {
       if (isNull) return null;
-      if (s.startsWith('{')) {
-        try {
-          return JSON.parse(s) as unknown;
-        } catch {
-          return { error: `${key}: not valid JSON: ${quote(text)}` };
-        }
-      }
+      if (s.startsWith('{')) return parseJsonField(key, s, text);
       // A null-prototype map, so a key like __proto__ is an entry (and refused by the names rule), not a prototype.
       const out: Record<string, string> = Object.create(null) as Record<string, string>;
       for (const part of s.split(',')) {
@@ -499,6 +487,15 @@ export function decodeFieldText(key: string, spec: FieldSpec, text: string): unk
       }
       return { ...out };
     }
+  }
+}
+
+/** A map field written as JSON (weights, names): the parsed value for the field's rule, or the error naming the key. */
+function parseJsonField(key: string, s: string, text: string): unknown {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    return { error: `${key}: not valid JSON: ${quote(text)}` };
   }
 }
 

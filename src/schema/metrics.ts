@@ -9,6 +9,12 @@ const ONE_UPDATE = [
   { knob: 'num_minibatches', is: [1] },
 ] as const;
 const NO_CRITIC = [{ knob: 'adv_estimator', not: ['gae'] }] as const;
+/** No teacher checkpoint, no teachers by prompt source and no self-distillation: nothing distills. */
+const NO_TEACHER = [
+  { knob: 'teacher', is: [null] },
+  { knob: 'teachers', is: [null] },
+  { knob: 'self_distill', is: [false] },
+] as const;
 
 /** The charts of the lab, in page order. Every metric is drawn on exactly one. */
 export const CHARTS = [
@@ -65,11 +71,7 @@ export const CHARTS = [
         lesson: 'clip-zero',
       },
       {
-        when: [
-          { knob: 'teacher', is: [null] },
-          { knob: 'teachers', is: [null] },
-          { knob: 'self_distill', is: [false] },
-        ],
+        when: NO_TEACHER,
         metrics: ['distill/reverse_kl'],
         kind: 'off',
         why: 'no teacher to distill from',
@@ -99,11 +101,7 @@ export const CHARTS = [
         why: 'no group is refilled',
       },
       {
-        when: [
-          { knob: 'teacher', is: [null] },
-          { knob: 'teachers', is: [null] },
-          { knob: 'self_distill', is: [false] },
-        ],
+        when: NO_TEACHER,
         metrics: ['distill/adv_share'],
         kind: 'off',
         why: 'no teacher to distill from',
