@@ -4,7 +4,7 @@
 // check's verdict with its numbers, the explanation and what to try next. The lesson's rules (may it run, where its
 // runs are, the narration) are the store's selectors; this is layout only.
 import { DocText } from './DocText';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { LESSONS, narrationNumber, useLab, type Lesson } from '../store';
 import { COLOR_LABELS } from '../store/explain';
@@ -62,11 +62,6 @@ function LessonList() {
   );
 }
 
-/** The lesson's Run button takes the keyboard focus (after an answer: the next thing to do). */
-function focusLessonRun(): void {
-  setTimeout(() => document.querySelector<HTMLElement>('[data-testid="lesson-run"]')?.focus(), 0);
-}
-
 function Question({ lesson }: { lesson: Lesson }) {
   const answer = useLab((s) => lessonProgressOf(s, lesson.id).answer);
   const ranBefore = useLab((s) => lessonProgressOf(s, lesson.id).completed);
@@ -90,10 +85,7 @@ function Question({ lesson }: { lesson: Lesson }) {
             data-testid={`lesson-choice-${i}`}
             disabled={answer !== null}
             aria-pressed={answer === i}
-            onClick={() => {
-              answerLesson(i);
-              focusLessonRun();
-            }}
+            onClick={() => answerLesson(i)}
           >
             {c}
           </button>
@@ -160,9 +152,30 @@ function Interrupted() {
   );
 }
 
+/**
+ * After an answer the Run is the next thing to do: it takes the keyboard focus as soon as it can be pressed (the
+ * engine or a model load may still hold it), unless the person has moved the focus out of the lesson meanwhile.
+ */
+function useFocusRunAfterAnswer(lessonId: string, enabled: boolean) {
+  const answered = useLab((s) => lessonProgressOf(s, lessonId).answer !== null);
+  const run = useRef<HTMLButtonElement>(null);
+  const wasAnswered = useRef(answered);
+  const pending = useRef(false);
+  useEffect(() => {
+    if (answered && !wasAnswered.current) pending.current = true;
+    wasAnswered.current = answered;
+    if (!pending.current || !enabled || !run.current) return;
+    pending.current = false;
+    const active = document.activeElement;
+    if (!active || active === document.body || run.current.closest('.lesson')?.contains(active)) run.current.focus();
+  }, [answered, enabled]);
+  return run;
+}
+
 function RunBar({ lesson }: { lesson: Lesson }) {
   const session = useLab((s) => s.lesson!);
   const blocker = useLab(lessonRunBlocker);
+  const runButton = useFocusRunAfterAnswer(lesson.id, blocker === null);
   const startLesson = useLab((s) => s.startLesson);
   const rerun = useLab((s) => s.rerunLessonWithAnotherSeed);
   const ranOnce = session.phase === 'done' || session.phase === 'stopped';
@@ -170,6 +183,7 @@ function RunBar({ lesson }: { lesson: Lesson }) {
     <div className="lesson-runs" data-testid="lesson-runs" data-phase={session.phase}>
       <div className="buttons">
         <button
+          ref={runButton}
           type="button"
           data-testid="lesson-run"
           disabled={blocker !== null}
