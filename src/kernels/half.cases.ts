@@ -1,8 +1,9 @@
 // GPU-vs-twin cases of the kernels that read or write half-precision weights (bf16 or f16 storage, f32 arithmetic):
 // matmul with a half B operand in every variant and each layout the weights take (A*B^T forward, A*B input
 // gradient, A^T*B for completeness), at shapes with odd rows so two rows share a 32-bit word, and the embedding
-// gather from a half table; and packHalf, which writes f32 values into half storage (bit-exact against the host's
-// rounding, edge values included). The twin is the f32 kernel's twin on the values rounded as the GPU stores them
+// gather from a half table; packHalf, which writes f32 values into half storage (bit-exact against the host's
+// rounding, edge values included), and unpackHalf, which widens half storage back to f32 (bit-exact: every half bit
+// pattern's value, subnormals, infinities and signed zeros included). The twin is the f32 kernel's twin on the values rounded as the GPU stores them
 // (roundToWeightDtype), so the tolerance is the f32 cases' own. Which f16 codec runs is the device's: native
 // (shader-f16) where it has the feature, u32 words through unpack2x16float where not; each case names it.
 
@@ -14,8 +15,8 @@ import { roundToWeightDtype, toHalfBits, type HalfDtype } from '../core/half';
 import { host } from '../core/host-tensor';
 import { Rng } from '../core/random';
 import { embeddingForward } from './embedding';
-import { packHalf } from './half-pack';
-import { packHalf as packHalfTwin } from '../reference/half-pack';
+import { packHalf, unpackHalf } from './half-pack';
+import { packHalf as packHalfTwin, unpackHalf as unpackHalfTwin } from '../reference/half-pack';
 import { halfCodec } from './half-operand';
 import { MATMUL_VARIANTS, matmul, matmulVariantSupports } from './matmul';
 import { randomHost, randomInts, seedOf, type CaseResult, type KernelCase } from './verify';
@@ -170,6 +171,43 @@ function packHalfCase(dtype: HalfDtype, n: number): KernelCase {
 }
 
 /**
+ * unpackHalf on `n` half bit patterns (counting up from 0, so n = 65536 is every pattern: subnormals, infinities, NaNs
+ * and both zeros; fewer: the first n, then a ragged last word): each f32 must be the twin's bit for bit, NaN for NaN.
+ */
+function unpackHalfCase(dtype: HalfDtype, n: number): KernelCase {
+  const name = `unpackHalf ${dtype} n=${n}`;
+  return {
+    name,
+    family: 'half-pack',
+    async run(ctx) {
+      const bits = Uint16Array.from({ length: n }, (_, i) => i & 0xffff);
+      const gA = ctx.fromArray<HalfDtype>(bits, [n], { dtype, label: `${name}:a` });
+      const gOut = ctx.tensor([n], { label: `${name}:out` });
+      const t0 = performance.now();
+      const rec = ctx.recorder(name);
+      unpackHalf(rec, gOut, gA);
+      rec.submit();
+      const read = (await ctx.read(gOut)) as Float32Array;
+      const got = new Uint32Array(read.buffer, read.byteOffset, read.length);
+      const ms = performance.now() - t0;
+      for (const t of [gA, gOut]) t.destroy();
+      const want = new Float32Array(n);
+      unpackHalfTwin(want, bits, dtype);
+      const wantBits = new Uint32Array(want.buffer);
+      const same = (i: number) => got[i] === wantBits[i] || (Number.isNaN(want[i]) && Number.isNaN(read[i]));
+      const bad = [...want.keys()].filter((i) => !same(i));
+      const summary =
+        got.length !== n
+          ? `read ${got.length} values, want ${n}`
+          : bad.length === 0
+            ? `${n} values equal bit for bit`
+            : `${bad.length} of ${n} differ, first at 0x${bits[bad[0]].toString(16)}: 0x${got[bad[0]].toString(16)}, want 0x${wantBits[bad[0]].toString(16)}`;
+      return { name, family: 'half-pack', pass: got.length === n && bad.length === 0, summary, maxAbsError: 0, ms };
+    },
+  };
+}
+
+/**
  * Which variants each dtype runs, to keep SwiftShader's compile time down (seconds per module and layout for 'tiled'
  * and the larger tiles): bf16 every variant ('tiled' in the weights' two layouts); f16 the variants that read B one
  * element at a time (naive, blocked) and as vec4 (vec4, wide), the two loaders every other variant calls.
@@ -192,6 +230,8 @@ export function halfCases(): KernelCase[] {
     cases.push(embeddingHalfCase(dtype, 11, 7, 19), embeddingHalfCase(dtype, 5, 8, 6));
     // One element (a lone low half), the edges alone (odd), and a ragged last workgroup of words.
     for (const n of [1, PACK_EDGES.length, 1031]) cases.push(packHalfCase(dtype, n));
+    // A lone low half, a ragged last workgroup of words, and every half bit pattern.
+    for (const n of [1, 1031, 65536]) cases.push(unpackHalfCase(dtype, n));
   }
   return cases;
 }
