@@ -20,7 +20,7 @@ import { runBench } from './suite';
 import { MODEL_PRESETS } from '../schema/model-config';
 import { SMOLLM2_135M } from '../io/real-models.fixture';
 import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
-import { realSizeMarkdown } from '../schema/bench-report';
+import { REAL_SIZE_MODE_NAMES, realSizeMarkdown } from '../schema/bench-report';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -128,7 +128,7 @@ describe('real-size section', () => {
     const results = [];
     // LoRA also runs a third step, profiled against made-up ceilings (the roofline's columns are ratios of them).
     const roof = { gbps: 1, gflops: 1 };
-    for (const mode of ['lora', 'full'] as const)
+    for (const mode of REAL_SIZE_MODE_NAMES)
       results.push(
         await benchRealSizeStep(
           ctx,

@@ -7,11 +7,12 @@ import { SMOLLM2_135M } from '../io/real-models.fixture';
 import { derive } from '../schema/config';
 import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { REAL_SIZE_MODES, realSizeConfig } from './real-size';
+import { REAL_SIZE_MODE_NAMES } from '../schema/bench-report';
 
 const BIG = { maxBufferSize: 2 ** 36, maxStorageBufferBindingSize: 2 ** 36 };
 
 describe('real-size modes', () => {
-  for (const mode of ['lora', 'full'] as const)
+  for (const mode of REAL_SIZE_MODE_NAMES)
     it(`${REAL_SIZE_MODES[mode].label}: one optimizer step a batch, planned under the target`, () => {
       const config = realSizeConfig(mode, { prompts: 8, generations: 8, maxTokens: 256 });
       const d = derive(config);

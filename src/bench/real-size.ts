@@ -18,7 +18,7 @@ import { resolveConfig, type RLConfig } from '../schema/config';
 import { rlResolvedMemoryPlan } from '../rl/observation/memory';
 import { benchParams } from './step';
 import type { GrpoShape } from './grpo';
-import type { RealSizeResult } from '../schema/bench-report';
+import type { RealSizeMode, RealSizeResult } from '../schema/bench-report';
 import { phaseTable, type Roof } from './roofline';
 
 /** Options of benchRealSizeStep: profile the measured step against `roof` (null: no roofline columns). */
@@ -95,11 +95,21 @@ export const REAL_SIZE_MODES = {
     targetBytes: 1.5 * 2 ** 30,
     extra: { lora_rank: 16, lora_alpha: 32 },
   },
+  // The same run with the adapters merged into a copy the sampler reads (rollout_merge_lora): decode steps without
+  // adapter products. The copy is f16 (2 bytes a value, 8 times finer than bf16): an f32 one (+405 MiB) would take
+  // the plan to 1.61 GiB, over the target. A half sampler has the learner score the batch (log pi_old, beside the
+  // reference it scores anyway), as rollout_dtype does for a policy trained in full.
+  'lora-merged': {
+    label: 'LoRA r=16 merged into an f16 sampler copy, micro-batch 4',
+    microBatchRows: 4,
+    targetBytes: 1.5 * 2 ** 30,
+    extra: { lora_rank: 16, lora_alpha: 32, rollout_merge_lora: true, rollout_dtype: 'f16' },
+  },
   full: { label: 'full fine-tune, micro-batch 1', microBatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
-} as const;
+} as const satisfies Record<RealSizeMode, unknown>;
 
 /** The run of one mode at `shape` (REAL_SIZE_MODES): `steps` GRPO steps (default two) on the in-memory folder. */
-export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape, steps = 2): RLConfig {
+export function realSizeConfig(mode: RealSizeMode, shape: GrpoShape, steps = 2): RLConfig {
   const settings = REAL_SIZE_MODES[mode];
   const rows = shape.prompts * shape.generations;
   return resolveConfig('grpo', {
@@ -128,7 +138,7 @@ export function realSizeConfig(mode: 'lora' | 'full', shape: GrpoShape, steps = 
  */
 export async function benchRealSizeStep(
   ctx: GpuContext,
-  mode: 'lora' | 'full',
+  mode: RealSizeMode,
   shape: GrpoShape,
   folder: RealSizeFolder,
   progress: (m: string) => void = () => {},

@@ -9,6 +9,7 @@ import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, typ
 import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
+import { REAL_SIZE_MODE_NAMES } from '../schema/bench-report';
 import { generate } from '../model/generate';
 import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
@@ -411,7 +412,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     // Each mode's third step is profiled against the adapter's ceilings (the report's roofline tables).
     const roof = { gbps: await measureBandwidth(ctx), gflops: peak?.gflops ?? (await measurePeak(ctx, reps)).gflops };
     const folder = realSizeFolder();
-    for (const mode of ['lora', 'full'] as const) {
+    for (const mode of REAL_SIZE_MODE_NAMES) {
       if (stop()) break;
       try {
         realSize.push(

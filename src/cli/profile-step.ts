@@ -15,6 +15,7 @@ import { acquireTunedDevice } from './tuned-device';
 import { REAL_CONFIG_FILES, realModelConfig, type RealModelName } from '../io/real-models.fixture';
 import { benchRealSizeStep, realSizeFolder, realSizeShape } from '../bench/real-size';
 import { measureRoof } from '../bench/roofline';
+import { REAL_SIZE_MODE_NAMES, type RealSizeMode } from '../schema/bench-report';
 
 const FLAGS: Record<string, FlagSpec> = {
   model: {
@@ -24,8 +25,8 @@ const FLAGS: Record<string, FlagSpec> = {
   },
   mode: {
     type: 'string',
-    value: 'lora|full',
-    doc: 'LoRA r=16 or full fine-tuning (the real-size modes)',
+    value: REAL_SIZE_MODE_NAMES.join('|'),
+    doc: 'LoRA r=16, the same merged into the sampler copy, or full fine-tuning (the real-size modes)',
     default: 'lora',
   },
   layers: { type: 'number', doc: 'decoder layers kept (default: all of the model)', integer: true, min: 1 },
@@ -55,8 +56,9 @@ async function profileRealModel(argv: string[]): Promise<number> {
   const name = String(args.model ?? '');
   if (!(name in REAL_CONFIG_FILES))
     throw new UsageError(`--model must be one of ${Object.keys(REAL_CONFIG_FILES).join(', ')}, got "${name}"`);
-  const mode = String(args.mode);
-  if (mode !== 'lora' && mode !== 'full') throw new UsageError(`--mode must be lora or full, got "${mode}"`);
+  const mode = String(args.mode) as RealSizeMode;
+  if (!REAL_SIZE_MODE_NAMES.includes(mode))
+    throw new UsageError(`--mode must be one of ${REAL_SIZE_MODE_NAMES.join(', ')}, got "${mode}"`);
   const recorded = realModelConfig(name as RealModelName).config;
   const layers = Math.min(Number(args.layers ?? recorded.nLayers), recorded.nLayers);
   const model = { ...recorded, nLayers: layers };

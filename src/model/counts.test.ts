@@ -46,7 +46,14 @@ describe('counted proxies at SmolLM2-135M widths', () => {
       loraShapes(config, spec).map(({ name, shape }) => [name, new Float32Array(shape[0] * shape[1])]),
     );
     const lora = await decodeStepCounts(ctx, config, params, prompts, { spec, adapters });
-    console.log('decode counts', JSON.stringify({ plain, lora }));
+    // Merged into the sampler's copy (rollout_merge_lora), the adapters add no dispatch to a decode step.
+    const merged = await decodeStepCounts(ctx, config, params, prompts, { spec, adapters }, { rolloutMergeLora: true });
+    expect({ perLayer: merged.dispatchesPerLayer, fixed: merged.dispatchesFixed }).toEqual({
+      perLayer: plain.dispatchesPerLayer,
+      fixed: plain.dispatchesFixed,
+    });
+    expect(merged.submitsPerRollout).toBe(plain.submitsPerRollout);
+    console.log('decode counts', JSON.stringify({ plain, lora, merged }));
     const want: Record<'plain' | 'lora', DecodeStepCounts> = {
       plain: EXPECTED_DECODE_PLAIN,
       lora: EXPECTED_DECODE_LORA,

@@ -39,8 +39,11 @@ async function rolloutAt(
   prompts: readonly (readonly number[])[],
   lora: LoraInit | null,
   layers: number,
+  rolloutMergeLora: boolean,
 ) {
-  const policy = GpuPolicy.create(ctx, { ...config, nLayers: layers }, params, prompts.length, lora ?? undefined);
+  const policy = GpuPolicy.create(ctx, { ...config, nLayers: layers }, params, prompts.length, lora ?? undefined, {
+    rolloutMergeLora,
+  });
   try {
     const weights = [...policy.model.params.values(), ...policy.model.adapters.values()].reduce(
       (s, t) => s + t.byteLength,
@@ -72,7 +75,8 @@ async function rolloutAt(
 
 /**
  * The decode step's counts of `config` (which must have at least two layers; `params` its weights), with `lora`'s
- * adapters or none: a greedy rollout of TOKEN_STEPS steps at one layer and at two.
+ * adapters or none (`rolloutMergeLora`: merged into the sampler's copy): a greedy rollout of TOKEN_STEPS steps at
+ * one layer and at two. bytesOverWeights counts the weights as the params and adapters (not a merged copy).
  */
 export async function decodeStepCounts(
   ctx: GpuContext,
@@ -80,10 +84,11 @@ export async function decodeStepCounts(
   params: ParamArrays,
   prompts: readonly (readonly number[])[],
   lora: LoraInit | null,
+  { rolloutMergeLora = false }: { rolloutMergeLora?: boolean } = {},
 ): Promise<DecodeStepCounts> {
   if (config.nLayers < 2) throw new Error(`decodeStepCounts: needs a model of 2 layers or more, got ${config.nLayers}`);
-  const one = await rolloutAt(ctx, config, params, prompts, lora, 1);
-  const two = await rolloutAt(ctx, config, params, prompts, lora, 2);
+  const one = await rolloutAt(ctx, config, params, prompts, lora, 1, rolloutMergeLora);
+  const two = await rolloutAt(ctx, config, params, prompts, lora, 2, rolloutMergeLora);
   const perLayer = two.dispatches - one.dispatches;
   return {
     dispatchesPerLayer: perLayer,

@@ -2,24 +2,27 @@
 // adapter gradient at awkward shapes (GQA 3:1, Qwen2 biases, widths 12 and 10, ranks 1 and 3), the first forward
 // equal to the base model exactly (B = 0), the merged weights' logits equal to the adapted model's, KV-cache rollouts
 // of left-padded prompts through the adapters equal to the merged model's, the backward without any of the base's
-// gradient work (dispatches counted), and an optimizer step that moves the adapters only. Runs on the machine's
-// WebGPU adapter through Dawn.
+// gradient work (dispatches counted), an optimizer step that moves the adapters only, and rollouts that read the
+// adapters merged into the sampler's copy (rollout_merge_lora). Runs on the machine's WebGPU adapter through Dawn.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GpuContext } from '../gpu';
+import { countsSince, type GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { embeddingBackward } from '../kernels/embedding';
 import { compareArrays } from '../reference/compare';
 import { mergeLoraAdapters } from '../reference/lora';
+import { roundModelWeights } from '../reference/half-weights';
 import { initLoraAdapters, loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
 import { modelBackward, modelForward } from '../reference/model';
 import { paramShapes } from '../core/model-shapes';
 import { Rng } from '../core/random';
 import { host } from '../core/host-tensor';
+import { UNIT_ROUNDOFF, type WeightDtype } from '../core/half';
 import type { ParamArrays } from '../io/checkpoint';
 import type { ModelConfig } from '../schema/model-config';
 import { generate } from './generate';
 import { GpuModel } from './gpu-model';
+import { CpuPolicy } from './policy';
 import { hostParams, randomAdapters, randomBaseParams, runModel } from '../testing/gpu-model-harness';
 
 let ctx: GpuContext;
@@ -199,5 +202,133 @@ describe('GPU model with LoRA', () => {
         .sort(),
     );
     model.destroy();
+  });
+});
+
+// Merged LoRA rollouts (GpuModelOptions.rolloutMergeLora, the rollout_merge_lora knob): the sampler reads each adapted
+// matrix merged with its adapter, W + s B A, from a copy refreshed before each rollout. With an f32 base and copy the
+// rollout equals, bit for bit, the rollout of a model loaded from download()'s merged weights (the same merge,
+// dispatch for dispatch) and follows the adapters when they change; with a half base, a half copy or both it equals
+// the CPU twin (CpuPolicy with rolloutMergeLora: the merged matrices rounded to the copy's dtype) and stays within
+// the rounding of the unmerged sampler; a decode step runs the dispatches of a model trained in full; training
+// forwards still run through the adapters.
+const MERGE_SPEC: LoraSpec = { rank: 4, alpha: 8, targets: LORA_TARGETS };
+/** Left-padded prompts of different lengths, sampled at temperature 1 with one seed. */
+const MERGE_PROMPTS = [
+  [1, 5, 6, 7],
+  [1, 9],
+  [1, 3, 4, 5, 6, 7, 8],
+  [1, 9],
+];
+const MERGE_OPTS = { maxNewTokens: 8, sampler: { temperature: 1, seed: 4 }, eosId: 2, padId: 0, checkEvery: 0 };
+const worstGap = (a: Float32Array, b: Float32Array) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
+
+/** Dispatches of a short rollout by phase: the prefill (the merge included) and the decode steps. */
+async function rolloutDispatches(model: GpuModel): Promise<{ prefill: number; decode: number }> {
+  const before = ctx.counts.snapshot();
+  await generate(model, MERGE_PROMPTS, {
+    ...MERGE_OPTS,
+    maxNewTokens: 3,
+    sampler: { temperature: 1, greedy: true, seed: 0 },
+    eosId: 99,
+  });
+  const c = countsSince(before, ctx.counts.snapshot());
+  model.destroy();
+  return { prefill: c.phases['rollout.prefill'].dispatches, decode: c.phases['rollout.decode'].dispatches };
+}
+
+describe('merged LoRA rollouts (rolloutMergeLora)', () => {
+  it("f32: the rollout is the merged model's bit for bit, follows the adapters when they change, and training still runs through them", async () => {
+    const base = baseParams(31);
+    const adapters = trainedAdapters(MERGE_SPEC, 32);
+    const model = GpuModel.create(ctx, CONFIG, base, 4, 2, { spec: MERGE_SPEC, adapters }, { rolloutMergeLora: true });
+    const unmergedModel = GpuModel.create(ctx, CONFIG, base, 4, 2, { spec: MERGE_SPEC, adapters });
+    for (const step of [0, 1]) {
+      if (step === 1) {
+        // The adapters move (as an optimizer step moves them): the next rollout merges the new ones.
+        const moved = trainedAdapters(MERGE_SPEC, 33);
+        for (const [name, data] of Object.entries(moved)) {
+          ctx.upload(model.adapters.get(name)!, data);
+          ctx.upload(unmergedModel.adapters.get(name)!, data);
+        }
+      }
+      const merged = GpuModel.create(ctx, CONFIG, await model.download(), 4);
+      const got = await generate(model, MERGE_PROMPTS, MERGE_OPTS);
+      const want = await generate(merged, MERGE_PROMPTS, MERGE_OPTS);
+      expect(Array.from(got.tokens), `step ${step}`).toEqual(Array.from(want.tokens));
+      expect(Array.from(got.logprobs), `step ${step}`).toEqual(Array.from(want.logprobs));
+      // Against the adapters' own products: the same sampler up to float rounding.
+      const unmerged = await generate(unmergedModel, MERGE_PROMPTS, MERGE_OPTS);
+      expect(Array.from(got.tokens)).toEqual(Array.from(unmerged.tokens));
+      expect(worstGap(got.logprobs, unmerged.logprobs)).toBeLessThan(1e-4);
+      merged.destroy();
+    }
+    // The training forward is the adapted model's, not the merged copy's.
+    const a = await run(model);
+    const b = await run(unmergedModel);
+    expect(Array.from(a.logits)).toEqual(Array.from(b.logits));
+    model.destroy();
+    unmergedModel.destroy();
+  });
+
+  it('a decode step runs no adapter product: the dispatches of a model trained in full, the merge once per rollout', async () => {
+    const base = baseParams(41);
+    const adapters = trainedAdapters(MERGE_SPEC, 42);
+    const lora = { spec: MERGE_SPEC, adapters };
+    const merged = await rolloutDispatches(GpuModel.create(ctx, CONFIG, base, 4, 2, lora, { rolloutMergeLora: true }));
+    const full = await rolloutDispatches(GpuModel.create(ctx, CONFIG, base, 4));
+    const unmerged = await rolloutDispatches(GpuModel.create(ctx, CONFIG, base, 4, 2, lora));
+    expect(merged.decode).toBeGreaterThan(0);
+    expect(merged.decode).toBe(full.decode);
+    expect(unmerged.decode).toBeGreaterThan(merged.decode);
+    // The merge: per adapted matrix one copy of W and one s B A product, once per rollout, before the prefill.
+    expect(merged.prefill - full.prefill).toBe(2 * CONFIG.nLayers * MERGE_SPEC.targets.length);
+  });
+
+  const HALF_CASES: { weightDtype: WeightDtype; rolloutDtype: WeightDtype }[] = [
+    { weightDtype: 'bf16', rolloutDtype: 'f32' },
+    { weightDtype: 'f32', rolloutDtype: 'bf16' },
+    { weightDtype: 'bf16', rolloutDtype: 'bf16' },
+    { weightDtype: 'f16', rolloutDtype: 'f16' },
+  ];
+  it.each(HALF_CASES)(
+    'base $weightDtype, merged copy $rolloutDtype: the CPU twin on the merged matrices rounded; the unmerged sampler within the rounding',
+    async ({ weightDtype, rolloutDtype }) => {
+      const base = baseParams(51);
+      const adapters = trainedAdapters(MERGE_SPEC, 52);
+      const lora = { spec: MERGE_SPEC, adapters };
+      const model = GpuModel.create(ctx, CONFIG, base, 4, 2, lora, {
+        weightDtype,
+        rolloutDtype,
+        rolloutMergeLora: true,
+      });
+      const got = await generate(model, MERGE_PROMPTS, MERGE_OPTS);
+      const stored = roundModelWeights(CONFIG, base, weightDtype);
+      const twin = await new CpuPolicy(CONFIG, stored, lora, { rolloutDtype, rolloutMergeLora: true }).generate(
+        MERGE_PROMPTS,
+        MERGE_OPTS,
+      );
+      expect(Array.from(got.tokens)).toEqual(Array.from(twin.tokens));
+      expect(worstGap(got.logprobs, twin.logprobs)).toBeLessThan(1e-4);
+      // The adapters' own products on the same stored base: apart by the copy's rounding only.
+      const unmergedModel = GpuModel.create(ctx, CONFIG, base, 4, 2, lora, { weightDtype });
+      const unmerged = await generate(unmergedModel, MERGE_PROMPTS, MERGE_OPTS);
+      const bound = 64 * UNIT_ROUNDOFF[rolloutDtype] * (CONFIG.nLayers + 1);
+      const sameTokens = got.tokens.every((t, i) => t === unmerged.tokens[i]);
+      if (sameTokens) expect(worstGap(got.logprobs, unmerged.logprobs)).toBeLessThan(Math.max(bound, 1e-5));
+      if (rolloutDtype !== 'f32') expect(worstGap(got.logprobs, unmerged.logprobs)).toBeGreaterThan(0);
+      model.destroy();
+      unmergedModel.destroy();
+    },
+  );
+
+  it('is refused without adapters, and a half copy under LoRA only merged', () => {
+    const base = baseParams(61);
+    expect(() => GpuModel.create(ctx, CONFIG, base, 4, 2, undefined, { rolloutMergeLora: true })).toThrow(
+      /rolloutMergeLora merges LoRA adapters/,
+    );
+    const lora = { spec: MERGE_SPEC, adapters: trainedAdapters(MERGE_SPEC, 62) };
+    expect(() => GpuModel.create(ctx, CONFIG, base, 4, 2, lora, { rolloutDtype: 'bf16' })).toThrow(/rolloutMergeLora/);
+    expect(() => new CpuPolicy(CONFIG, base, lora, { rolloutDtype: 'bf16' })).toThrow(/merged LoRA rollout/);
   });
 });

@@ -12,6 +12,11 @@
 // copy of a trained model's matrices, as a trainer whose inference engine holds the weights in bf16 does, while the
 // training forward and backward read the f32 masters. The copy is refreshed on the GPU (half-pack.wgsl) at the start
 // of each rollout, so it always holds the latest optimizer step; the 1-D gains and biases stay f32 in both.
+// Merged LoRA rollouts (GpuModelOptions.rolloutMergeLora, the rollout_merge_lora knob): the sampler reads a copy of
+// each adapted matrix with its adapter merged in, W + s B A, in rolloutDtype (f32, or bf16/f16 as an inference
+// engine fed merged weights holds them), refreshed at the start of each rollout like the half copy; a decode step then
+// runs the products of a model trained in full (6 dispatches a layer) instead of two adapter products on each
+// adapted projection. Training still runs W x + s (x A^T) B^T, so the sampler and the learner differ by rounding.
 // The training forward ends at the final norm: no (B, T, V) logits are ever allocated. The LM head runs on those
 // hidden states in row chunks (src/kernels/head-chunked.ts) or on a few rows (a decode step); its backward writes
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
@@ -23,7 +28,7 @@ import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite } from '../kernels/decode';
-import { packHalf } from '../kernels/half-pack';
+import { packHalf, unpackHalf } from '../kernels/half-pack';
 import { projectionGateUp, projectionQkv, projectionSumOrder } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
@@ -85,9 +90,15 @@ export interface GpuModelOptions {
   /**
    * The dtype the rollout (KV-cache prefill and decode) reads a fully trained model's matrices in: f32 (the
    * default: the sampler reads the trained weights themselves), or bf16/f16 (a half copy refreshed before each
-   * rollout). Not with LoRA or a frozen model, whose storage weightDtype already sets.
+   * rollout). Not for a frozen model, whose storage weightDtype already sets; under LoRA only with rolloutMergeLora,
+   * as the dtype of the merged copy.
    */
   rolloutDtype?: WeightDtype;
+  /**
+   * Under LoRA: the rollout reads each adapted matrix merged with its adapter (W + s B A) from a copy in rolloutDtype,
+   * refreshed before each rollout, instead of adding the adapters' two products to each projection. Default false.
+   */
+  rolloutMergeLora?: boolean;
   /**
    * The dtype the KV cache of decoding (rollouts) is stored in: f32, or bf16/f16 (two values a 32-bit word, rounded to
    * nearest even when written, widened exactly when attention reads them; every activation stays f32). Independent
@@ -227,8 +238,15 @@ export class GpuModel {
   readonly weightDtype: WeightDtype;
   /** The dtype the rollout reads the matrices in (GpuModelOptions.rolloutDtype; f32: it reads the params). */
   readonly rolloutDtype: WeightDtype;
-  /** The rollout's half copy of the matrices (GpuModelOptions.rolloutDtype), empty when the rollout reads params. */
+  /**
+   * The rollout's copy of the matrices, empty when the rollout reads the params: the half copy of a model trained in
+   * full (GpuModelOptions.rolloutDtype), or under LoRA the merged copy of each adapted matrix (rolloutMergeLora).
+   */
   private readonly rolloutParams = new Map<string, Tensor>();
+  /** Whether the rollout reads merged LoRA matrices (GpuModelOptions.rolloutMergeLora). */
+  readonly rolloutMergeLora: boolean;
+  /** f32 scratch by shape, where the merged copy is half: W + s B A is summed in f32 and then rounded. */
+  private readonly mergeScratch = new Map<string, Tensor>();
   /** The dtype of the KV caches createKvCache allocates (GpuModelOptions.kvDtype). */
   readonly kvDtype: WeightDtype;
   /**
@@ -248,6 +266,7 @@ export class GpuModel {
     this.recompute = opts.recompute ?? false;
     this.weightDtype = lora || this.frozen ? (opts.weightDtype ?? 'f32') : 'f32';
     this.rolloutDtype = opts.rolloutDtype ?? 'f32';
+    this.rolloutMergeLora = opts.rolloutMergeLora ?? false;
     this.kvDtype = opts.kvDtype ?? 'f32';
     this.HD = headDim(config);
     this.gradNorm = ctx.tensor([1], { label: 'grad_norm' });
@@ -282,9 +301,11 @@ export class GpuModel {
     const frozen = opts.frozen ?? false;
     if (frozen && lora) throw new Error('GpuModel: a frozen model carries no LoRA adapters');
     const rolloutDtype = opts.rolloutDtype ?? 'f32';
-    if (rolloutDtype !== 'f32' && (frozen || lora))
+    const mergeLora = opts.rolloutMergeLora ?? false;
+    if (mergeLora && !lora) throw new Error('GpuModel: rolloutMergeLora merges LoRA adapters; this model has none');
+    if (rolloutDtype !== 'f32' && (frozen || (lora && !mergeLora)))
       throw new Error(
-        `GpuModel: rolloutDtype ${rolloutDtype} is for a model trained in full; a frozen or LoRA base is stored in weightDtype`,
+        `GpuModel: rolloutDtype ${rolloutDtype} is for a model trained in full or a merged LoRA rollout (rolloutMergeLora); a frozen or LoRA base is stored in weightDtype`,
       );
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
@@ -305,9 +326,19 @@ export class GpuModel {
             : ctx.fromArray(weightToF32(data), shape, { label: name })),
       );
       if (!lora && !frozen) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
-      if (rolloutDtype !== 'f32' && storesHalf(shape))
+      if (rolloutDtype !== 'f32' && storesHalf(shape) && !lora)
         model.rolloutParams.set(name, ctx.tensor(shape, { dtype: rolloutDtype, label: `rollout:${name}` }));
     }
+    if (lora && mergeLora)
+      for (let l = 0; l < config.nLayers; l++)
+        for (const tg of lora.spec.targets) {
+          const name = loraBaseWeight(l, tg);
+          const shape = model.p(name).shape;
+          model.rolloutParams.set(name, ctx.tensor(shape, { dtype: rolloutDtype, label: `merged:${name}` }));
+          const key = shape.join('x');
+          if (rolloutDtype !== 'f32' && !model.mergeScratch.has(key))
+            model.mergeScratch.set(key, ctx.tensor(shape, { label: `merge_scratch:${key}` }));
+        }
     if (lora) {
       const shapes = loraShapes(config, lora.spec);
       // The adapters, their gradients and moments packed in four arenas (one AdamW dispatch over all of them),
@@ -385,33 +416,35 @@ export class GpuModel {
   async download(): Promise<ParamArrays> {
     const base = await this.downloadBase();
     if (!this.lora) return base;
-    const { spec, scale } = this.lora;
-    const half = this.weightDtype !== 'f32';
     for (let l = 0; l < this.config.nLayers; l++) {
       const rec = this.ctx.recorder(`lora.merge.L${l}`);
-      const merged = spec.targets.map((tg) => {
+      const merged = this.lora.spec.targets.map((tg) => {
         const name = loraBaseWeight(l, tg);
-        const W = this.p(name);
-        const n = loraNames(l, tg);
-        const out = this.ctx.tensor(W.shape, { label: `merged:${name}` });
-        // A half base is widened on the host (downloadBase) and s B A added there: the copy kernel moves f32 only.
-        if (!half) copy(rec, out, W);
-        matmul(rec, out, this.adapters.get(n.B)!, this.adapters.get(n.A)!, { accumulate: !half, alpha: scale });
+        const out = this.ctx.tensor(this.p(name).shape, { label: `merged:${name}` });
+        this.mergeAdapter(rec, out, l, tg);
         return { name, out };
       });
       rec.submit();
       const arrays = await this.ctx.readMany(merged.map((m) => m.out));
       merged.forEach((m, i) => {
-        const delta = arrays[i] as Float32Array;
-        if (half) {
-          const w = base[m.name];
-          for (let j = 0; j < delta.length; j++) delta[j] = Math.fround(w[j] + delta[j]);
-        }
-        base[m.name] = delta;
+        base[m.name] = arrays[i] as Float32Array;
         m.out.destroy();
       });
     }
     return base;
+  }
+
+  /**
+   * out (f32, the projection's shape) = W + s B A for layer l's adapted projection tg: the base copied, or widened
+   * exactly where it is stored half, then s B A accumulated onto it. The one merge of checkpoints (download) and of
+   * the sampler's merged copy (refreshRolloutWeights). Twin: mergeLoraAdapters.
+   */
+  private mergeAdapter(rec: Recorder, out: Tensor, l: number, tg: LoraTarget): void {
+    const W = this.p(loraBaseWeight(l, tg));
+    if (W.dtype === 'f32') copy(rec, out, W);
+    else unpackHalf(rec, out, W);
+    const n = loraNames(l, tg);
+    matmul(rec, out, this.adapters.get(n.B)!, this.adapters.get(n.A)!, { accumulate: true, alpha: this.lora!.scale });
   }
 
   /** Reads the base weights back as they are (under LoRA, without the adapters); half weights widened to f32. */
@@ -485,12 +518,24 @@ export class GpuModel {
   }
 
   /**
-   * Rounds the current f32 matrices into the rollout's half copy (nothing when the rollout reads the params). The
-   * rollout calls it before its prefill, so the sampler always runs on the weights of the latest optimizer step,
-   * however they were written (a step, an upload, a rewind).
+   * Writes the rollout's copy of the matrices from the current weights (nothing when the rollout reads the params):
+   * the f32 matrices rounded into the half copy, or under LoRA each adapted matrix merged, W + s B A (the base
+   * widened to f32 where it is stored half, s B A accumulated onto it as download() merges, then rounded where the
+   * copy is half). The rollout calls it before its prefill, so the sampler always runs on the weights of the latest
+   * optimizer step, however they were written (a step, an upload, a rewind).
    */
   refreshRolloutWeights(rec: Recorder): void {
-    for (const [name, half] of this.rolloutParams) packHalf(rec, half, this.p(name));
+    if (!this.rolloutMergeLora) {
+      for (const [name, half] of this.rolloutParams) packHalf(rec, half, this.p(name));
+      return;
+    }
+    for (let l = 0; l < this.config.nLayers; l++)
+      for (const tg of this.lora!.spec.targets) {
+        const merged = this.rolloutParams.get(loraBaseWeight(l, tg))!;
+        const sum = merged.dtype === 'f32' ? merged : this.mergeScratch.get(merged.shape.join('x'))!;
+        this.mergeAdapter(rec, sum, l, tg);
+        if (sum !== merged) packHalf(rec, merged, sum);
+      }
   }
 
   private g(name: string): Tensor {
@@ -633,8 +678,12 @@ export class GpuModel {
     const W = (name: string) => (cache ? this.rolloutWeight(name) : this.p(name));
     const rope = { theta: c.ropeTheta, scaling: c.ropeScaling, positions: inp.positions };
     const lin = { transB: true };
+    // A merged LoRA rollout reads W + s B A from the copy (W): no adapter product runs against the cache.
+    const unmerged = !(cache && this.rolloutMergeLora);
     // With LoRA, y += s (x A^T) B^T on each adapted projection, right after its base matmul.
-    const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => this.loraForward(rec, l, tg, a, y, x);
+    const adapt = (tg: LoraTarget, y: Tensor, x: Tensor) => {
+      if (unmerged) this.loraForward(rec, l, tg, a, y, x);
+    };
     // A decode step (one position per row, against the cache) runs q/k/v as one product with the biases in its
     // epilogue and gate/up with SwiGLU as one, each with its RMSNorm folded in where no adapter needs the normed rows
     // (src/kernels/projection.ts; the normed rows, gate and up are then never written).
@@ -646,7 +695,7 @@ export class GpuModel {
     // order of the fused kernel equals the trainer's (then the products stay apart).
     // Adapters add their delta before the bias, so with adapted q/k/v the bias stays apart.
     const decode = cache !== undefined && a.q.shape[1] === 1;
-    const adapted = (...tgs: LoraTarget[]) => tgs.some((tg) => this.lora?.spec.targets.includes(tg));
+    const adapted = (...tgs: LoraTarget[]) => unmerged && tgs.some((tg) => this.lora?.spec.targets.includes(tg));
     const device = this.ctx.device;
     const qkvOrder = decode ? projectionSumOrder(device, c.dModel, [c.nHeads * this.HD, c.nKvHeads * this.HD]) : null;
     const fusedQkv = qkvOrder !== null;
@@ -1050,7 +1099,7 @@ export class GpuModel {
   /** Frees every buffer of the model. */
   destroy(): void {
     for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
-    for (const map of [this.params, this.rolloutParams, this.adapters, this.grads, this.m, this.v])
+    for (const map of [this.params, this.rolloutParams, this.mergeScratch, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     if (this.packed) destroyPacked(this.packed);
     for (const t of this.vectorArenas) t.destroy();

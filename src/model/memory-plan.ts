@@ -9,7 +9,7 @@
 // its knobs onto this plan and names them in the refusals).
 
 import { formatBytes } from '../core/format';
-import { loraShapes, type LoraSpec } from '../core/lora-layout';
+import { loraShapes, projectionShape, type LoraSpec } from '../core/lora-layout';
 import { storesHalf } from '../core/half';
 import { headDim, paramShapes } from '../core/model-shapes';
 import { HEAD_SCRATCH_BYTES, chunkedHeadBytes, headChunkRows } from '../kernels/head-chunked';
@@ -48,8 +48,12 @@ export interface MemoryShape {
   kvCacheBytes?: 2 | 4;
   /** Per-layer activation recomputation: training workspaces keep each layer's input and one layer's activations. */
   recompute?: boolean;
-  /** The sampler reads a half copy of the policy's matrices (rollout_dtype bf16/f16): 2 bytes a matrix value more. */
-  rolloutCopy?: boolean;
+  /**
+   * The sampler reads a copy of the policy's matrices at `bytes` a value: the half copy of a policy trained in full
+   * (rollout_dtype bf16/f16), or under LoRA the merged copy of each adapted matrix (rollout_merge_lora, in
+   * rollout_dtype), with, where that copy is half, an f32 scratch of each distinct adapted shape to sum W + s B A in.
+   */
+  rolloutCopy?: { bytes: 2 | 4 };
   /**
    * Stale rollouts (max_staleness, weight_sync_steps): copies of the policy's weights kept for the sampler, the
    * snapshots plus the one backup of the live weights while a snapshot samples (src/rl/algorithm/staleness.ts).
@@ -255,9 +259,7 @@ export function planMemory(
   // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
   const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
   const backupW = shape.rank1Backup ? policyW.total : 0;
-  const rolloutW = shape.rolloutCopy
-    ? 2 * paramShapes(m).reduce((n, p) => n + (storesHalf(p.shape) ? p.shape.reduce((a, b) => a * b, 1) : 0), 0)
-    : 0;
+  const rolloutW = shape.rolloutCopy ? rolloutCopyBytes(m, shape.rolloutCopy.bytes, lora) : 0;
   const staleW = (shape.samplerCopies ?? 0) * policyW.total;
   const who = (parts: [boolean, string][]) =>
     parts
@@ -314,7 +316,7 @@ export function planMemory(
         `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}` +
-        `${shape.rolloutCopy ? `; the sampler's half copy ${formatBytes(rolloutW)}` : ''}` +
+        `${shape.rolloutCopy ? `; the sampler's ${lora ? 'merged LoRA' : 'half'} copy ${formatBytes(rolloutW)}` : ''}` +
         `${staleW > 0 ? `; the sampler's ${shape.samplerCopies} weight copies (snapshots and a backup) ${formatBytes(staleW)}` : ''}` +
         `${teachers.length === 1 ? `; the teacher ${formatBytes(teacherW)}` : teachers.length > 1 ? `; the ${teachers.length} teachers ${formatBytes(teacherW)}` : ''}`,
       knobs: [
@@ -464,4 +466,17 @@ export function describePlan(plan: MemoryPlan): string[] {
         : `every buffer is within the per-buffer limit; the peak of ${formatBytes(plan.peakBytes)} was not checked against the device's memory (no budget was set: give one, e.g. --memory-budget)`,
   );
   return lines;
+}
+
+/**
+ * The bytes of the sampler's copy of the matrices at `bytes` a value: every matrix of a model trained in full, or under
+ * `lora` each adapted matrix merged, plus (a half merged copy) an f32 scratch of each distinct adapted shape.
+ */
+function rolloutCopyBytes(m: ModelConfig, bytes: 2 | 4, lora: Pick<LoraSpec, 'targets'> | null): number {
+  const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+  if (!lora) return bytes * paramShapes(m).reduce((n, p) => n + (storesHalf(p.shape) ? size(p.shape) : 0), 0);
+  const shapes = lora.targets.map((t) => projectionShape(m, t));
+  const scratch =
+    bytes === 2 ? F32 * [...new Map(shapes.map((s) => [s.join('x'), size(s)])).values()].reduce((a, b) => a + b, 0) : 0;
+  return bytes * m.nLayers * shapes.reduce((n, s) => n + size(s), 0) + scratch;
 }

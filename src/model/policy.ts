@@ -6,7 +6,7 @@ import type { GpuContext, Tensor } from '../gpu';
 import { ChunkedHead } from '../kernels/head-chunked';
 import * as ref from '../reference/cross-entropy';
 import { mergeLoraAdapters } from '../reference/lora';
-import { loraShapes } from '../core/lora-layout';
+import { loraBaseWeight, loraShapes } from '../core/lora-layout';
 import { modelBackward, modelForward, type ModelLora } from '../reference/model';
 import { paramShapes, type ModelParams } from '../core/model-shapes';
 import { clippedAdamwStep } from '../reference/optimizer';
@@ -171,6 +171,8 @@ export class CpuPolicy implements Policy {
   step = 0;
   /** The dtype the sampler reads the matrices in (twin of GpuModelOptions.rolloutDtype). */
   readonly rolloutDtype: WeightDtype;
+  /** Under LoRA, the sampler reads the merged matrices W + s B A (twin of GpuModelOptions.rolloutMergeLora). */
+  readonly rolloutMergeLora: boolean;
 
   /** The twin of the GPU's KV-cache dtype: decoding rounds the keys and values it attends to (default f32). */
   readonly kvDtype: WeightDtype;
@@ -179,11 +181,15 @@ export class CpuPolicy implements Policy {
     readonly config: ModelConfig,
     params: ParamArrays,
     lora?: LoraInit,
-    opts: { rolloutDtype?: WeightDtype; kvDtype?: WeightDtype } = {},
+    opts: { rolloutDtype?: WeightDtype; rolloutMergeLora?: boolean; kvDtype?: WeightDtype } = {},
   ) {
     this.rolloutDtype = opts.rolloutDtype ?? 'f32';
-    if (this.rolloutDtype !== 'f32' && lora)
-      throw new Error(`CpuPolicy: rolloutDtype ${this.rolloutDtype} is for a model trained in full, not under LoRA`);
+    this.rolloutMergeLora = opts.rolloutMergeLora ?? false;
+    if (this.rolloutMergeLora && !lora) throw new Error('CpuPolicy: rolloutMergeLora merges LoRA adapters; none here');
+    if (this.rolloutDtype !== 'f32' && lora && !this.rolloutMergeLora)
+      throw new Error(
+        `CpuPolicy: rolloutDtype ${this.rolloutDtype} is for a model trained in full or a merged LoRA rollout, not under unmerged LoRA`,
+      );
     this.kvDtype = opts.kvDtype ?? 'f32';
     const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
       Object.fromEntries(
@@ -227,6 +233,7 @@ export class CpuPolicy implements Policy {
     const done = new Uint8Array(R);
     const eos = new Set(endOfSequenceIds(opts));
     const weights = this.rolloutWeights();
+    const lora = this.rolloutMergeLora ? undefined : (this.lora ?? undefined);
     let steps = 0;
     for (let s = 0; s < S && !done.every(Boolean); s++) {
       steps++;
@@ -235,7 +242,7 @@ export class CpuPolicy implements Policy {
       for (let r = 0; r < R; r++) {
         if (done[r]) continue;
         const seq = Uint32Array.from(seqs[r]);
-        const { logits: l } = modelForward(this.config, weights, seq, 1, seq.length, this.lora ?? undefined, {
+        const { logits: l } = modelForward(this.config, weights, seq, 1, seq.length, lora, {
           kvDtype: this.kvDtype,
         });
         logits.data.set(l.data.subarray((seq.length - 1) * V, seq.length * V), r * V);
@@ -263,10 +270,31 @@ export class CpuPolicy implements Policy {
 
   /**
    * The parameters as the sampler reads them: the matrices rounded to rolloutDtype and widened back (what the GPU's
-   * half copy holds, half-pack.wgsl), the gains and biases as they are; the parameters themselves for f32.
+   * half copy holds, half-pack.wgsl), the gains and biases as they are; the parameters themselves for f32. Under a
+   * merged LoRA rollout, the adapted matrices merged (W + s B A) and rounded to rolloutDtype, the others as stored.
    */
   private rolloutWeights(): ModelParams {
     const dtype = this.rolloutDtype;
+    if (this.rolloutMergeLora && this.lora) {
+      const { spec, adapters } = this.lora;
+      const adapted = new Set(
+        Array.from({ length: this.config.nLayers }, (_, l) => spec.targets.map((tg) => loraBaseWeight(l, tg))).flat(),
+      );
+      const arrays = (p: ModelParams, names: Iterable<string>) =>
+        Object.fromEntries([...names].map((k) => [k, Float32Array.from(p[k].data)]));
+      const merged = mergeLoraAdapters(
+        this.config,
+        spec,
+        arrays(this.params, adapted),
+        arrays(adapters, Object.keys(adapters)),
+      );
+      return Object.fromEntries(
+        Object.entries(this.params).map(([name, t]) => [
+          name,
+          adapted.has(name) ? host(roundToWeightDtype(merged[name], dtype), t.shape) : t,
+        ]),
+      );
+    }
     if (dtype === 'f32') return this.params;
     return Object.fromEntries(
       Object.entries(this.params).map(([name, t]) => [

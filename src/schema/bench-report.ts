@@ -55,8 +55,15 @@ export interface PresetInfo {
   shape: BenchShape;
 }
 
+/**
+ * The real-size bench's modes (src/bench/real-size.ts REAL_SIZE_MODES): LoRA, LoRA merged into the sampler's f16
+ * copy (rollout_merge_lora), full fine-tuning.
+ */
+export const REAL_SIZE_MODE_NAMES = ['lora', 'lora-merged', 'full'] as const;
+export type RealSizeMode = (typeof REAL_SIZE_MODE_NAMES)[number];
+
 export interface RealSizeResult {
-  mode: 'lora' | 'full';
+  mode: RealSizeMode;
   /** "2 prompts x 2 completions, up to 16 new tokens". */
   shape: string;
   parameters: number;

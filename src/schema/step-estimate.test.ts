@@ -108,6 +108,26 @@ describe('step work', () => {
     );
   });
 
+  it('a merged LoRA rollout: the sampler runs no adapter product, the merge once per rollout, the update unchanged', () => {
+    const phase = (o: Record<string, unknown>) =>
+      Object.fromEntries(
+        stepWork(config(o), TINY, { promptTokens: 2 }).phases.map((p) => [p.phase, p]),
+      ) as unknown as Record<StepPhase, { flops: number; bytes: number; dispatches: number }>;
+    const lora = { lora_rank: 1, lora_targets: 'q_proj' };
+    const unmerged = phase(lora);
+    const merged = phase({ ...lora, rollout_merge_lora: true });
+    const full = phase({});
+    // q_proj is (4, 4): the merge is 2 x rank x 16 flops, and 2 dispatches (copy, product) with an f32 copy.
+    expect(merged.gen.flops).toBe(full.gen.flops + 2 * 16);
+    expect(merged.gen.dispatches).toBe(full.gen.dispatches + 2);
+    expect(unmerged.gen.dispatches).toBeGreaterThan(merged.gen.dispatches);
+    expect(merged.update_actor).toEqual(unmerged.update_actor);
+    // A half copy: rounded from an f32 scratch, one dispatch more, and read at 2 bytes a value.
+    const half = phase({ ...lora, rollout_merge_lora: true, rollout_dtype: 'bf16' });
+    expect(half.gen.dispatches).toBe(merged.gen.dispatches + 1);
+    expect(half.gen.bytes).toBeLessThan(merged.gen.bytes + 16 * 2 * 4);
+  });
+
   it('turns work into seconds as the longer of arithmetic and traffic, plus launches', () => {
     const work = stepWork(config(), TINY, { promptTokens: 2 });
     const t = { flopsPerSecond: 1e3, bytesPerSecond: 1e12, submitSeconds: 0, dispatchSeconds: 0, source: 'test' };

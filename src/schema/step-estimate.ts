@@ -7,7 +7,7 @@
 // a cost per submit and per dispatch: an estimate, not a measurement; docs/lab.md says how close it came. Pure: no device.
 
 import { headDim } from '../core/model-shapes';
-import { parseLoraTargets, type LoraTarget } from '../core/lora-layout';
+import { parseLoraTargets, projectionShape, type LoraTarget } from '../core/lora-layout';
 import { resolveWeightDtype, WEIGHT_DTYPE_BYTES } from '../core/half';
 import { parameterCount, type ModelConfig } from './model-config';
 import { SUM_PI_SQUARED_ESTIMATORS } from './algorithm-names';
@@ -212,30 +212,50 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
   // plan decides it against the device; a half store halves only these reads).
   const frozenBytes = WEIGHT_DTYPE_BYTES[resolveWeightDtype(config.weight_dtype, () => true)];
   const policyWeightBytes = lora ? params * frozenBytes + loraParams * F32 : params * F32;
-  const samplerWeightBytes = config.rollout_dtype !== 'f32' ? params * 2 : policyWeightBytes;
+  // A merged LoRA rollout (rollout_merge_lora) reads each adapted matrix from its merged copy (in rollout_dtype) and
+  // runs no adapter product; the copy is refreshed once per rollout: W read, s B A summed onto it, the copy written.
+  const merged = lora !== null && config.rollout_merge_lora;
+  const copyBytes = WEIGHT_DTYPE_BYTES[config.rollout_dtype];
+  const adaptedValues = merged
+    ? L * lora.targets.reduce((n, t) => n + projectionShape(model, t).reduce((a, b) => a * b, 1), 0)
+    : 0;
+  const samplerWeightBytes = merged
+    ? policyWeightBytes + adaptedValues * (copyBytes - frozenBytes) - loraParams * F32
+    : config.rollout_dtype !== 'f32'
+      ? params * 2
+      : policyWeightBytes;
+  const samplerLoraMacs = merged ? 0 : loraMacs;
+  const mergeBytes = merged ? adaptedValues * (frozenBytes + copyBytes + (copyBytes < F32 ? 2 * F32 : 0)) : 0;
+  const mergeFlops = merged ? 2 * lora.rank * adaptedValues : 0;
+  const mergeDispatches = merged ? (copyBytes < F32 ? 3 : 2) * L * lora.targets.length : 0;
   const kvBytes = frozenBytes;
   const loraDispatches = lora ? 2 * lora.targets.length : 0;
   const layerDispatches = FORWARD_DISPATCHES_PER_LAYER + loraDispatches;
-  const decode = decodeDispatches(lora);
+  const prefillLayerDispatches = FORWARD_DISPATCHES_PER_LAYER + (merged ? 0 : loraDispatches);
+  const decode = decodeDispatches(merged ? null : lora);
 
   // Rollouts: a prefill of P tokens per row (the head on its last position), then S - 1 decode steps of N rows,
   // each reading every weight once and the KV cache of the positions so far.
-  const prefillFlops = 2 * N * (P * L * (layerMacs + loraMacs) + L * causalAttentionMacs(model, P) + C * V);
+  const prefillFlops = 2 * N * (P * L * (layerMacs + samplerLoraMacs) + L * causalAttentionMacs(model, P) + C * V);
   let decodeFlops = 0;
   let decodeBytes = 0;
   const decodeSteps = Math.max(0, S - 1);
   for (let s = 1; s <= decodeSteps; s++) {
     const keys = P + s;
-    decodeFlops += 2 * N * (L * (layerMacs + loraMacs + attentionMacsPerToken(model, keys)) + C * V);
+    decodeFlops += 2 * N * (L * (layerMacs + samplerLoraMacs + attentionMacsPerToken(model, keys)) + C * V);
     decodeBytes += samplerWeightBytes + 2 * L * N * keys * kv * kvBytes + 2 * N * V * F32;
   }
   const gen: PhaseWork = {
     phase: 'gen',
-    flops: prefillFlops + decodeFlops,
-    bytes: samplerWeightBytes + 2 * L * N * P * kv * kvBytes + decodeBytes,
+    flops: mergeFlops + prefillFlops + decodeFlops,
+    bytes: mergeBytes + samplerWeightBytes + 2 * L * N * P * kv * kvBytes + decodeBytes,
     submits: 1 + decodeSteps,
-    dispatches: L * layerDispatches + DECODE_DISPATCHES_EXTRA + decodeSteps * (L * decode.perLayer + decode.fixed),
-    detail: `${N} rows: prefill ${P} tokens, ${decodeSteps} decode steps reading the weights and the KV cache`,
+    dispatches:
+      mergeDispatches +
+      L * prefillLayerDispatches +
+      DECODE_DISPATCHES_EXTRA +
+      decodeSteps * (L * decode.perLayer + decode.fixed),
+    detail: `${N} rows: ${merged ? "the adapters merged into the sampler's copy, " : ''}prefill ${P} tokens, ${decodeSteps} decode steps reading the weights and the KV cache`,
   };
 
   // One training forward over every row: the layers on all T positions, the head on the S completion positions.

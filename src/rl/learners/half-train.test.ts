@@ -1,8 +1,10 @@
 // GRPO with LoRA on a half-precision base (weight_dtype bf16 and f16, the reference model half too), on the real GPU
 // path (Dawn): two steps with finite metrics that move the adapters, the base held as the rounded warm start, the
 // CPU learner (the twins on the rounded weights) agreeing with the GPU learner; and weight_dtype auto keeps the toy
-// run in f32 (its seeded outputs unchanged); and rollout_dtype bf16 (the sampler on bf16 weights beside an f32 learner),
-// where the GPU and the CPU twins sample the same tokens and report the same sampler gap.
+// run in f32 (its seeded outputs unchanged); rollout_dtype bf16 (the sampler on bf16 weights beside an f32 learner),
+// where the GPU and the CPU twins sample the same tokens and report the same sampler gap; and rollout_merge_lora (the
+// sampler on the adapters merged into a copy): with an f32 copy the run trains the same adapters as unmerged, the
+// sampler off by float rounding only; with a bf16 copy the GPU and the CPU twins agree on the samples and the gap.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../../cli/files';
@@ -123,5 +125,61 @@ describe('rollout_dtype bf16: the sampler reads bf16 weights, the learner trains
     expect(cpu['completions/mean_length']).toBe(gpu['completions/mean_length']);
     // The ratio is still exactly 1 (one update per batch: pi_old is the learner's own forward), so nothing clips.
     expect(gpu['clip_ratio/region_mean']).toBe(0);
+  });
+});
+
+describe('rollout_merge_lora: the sampler reads W + s B A from a copy', () => {
+  const config = (over: Partial<RLConfig>) =>
+    resolveConfig('grpo', {
+      task: 'copy',
+      difficulty: 3,
+      train_batch_size: 2,
+      num_generations: 4,
+      temperature: 1,
+      steps: 2,
+      eval_every: 0,
+      seed: 5,
+      lora_rank: 4,
+      weight_stats_every: 0,
+      ...over,
+    });
+  const run = async (
+    c: RLConfig,
+    backend: { kind: 'cpu' } | { kind: 'webgpu'; ctx: GpuContext } = { kind: 'webgpu', ctx },
+  ) => {
+    const t = await Trainer.create({ config: c, init, tokenizer: warm.tok, backend });
+    const metrics = [];
+    for (let i = 0; i < c.steps; i++) metrics.push((await t.runStep())[0].metrics);
+    const adapters = (await t.exportLoraAdapters())!.adapters;
+    t.destroy();
+    return { metrics, adapters };
+  };
+
+  it('f32 copy: the same samples and adapters as the unmerged run; the sampler gap is float rounding, not 0', async () => {
+    const merged = await run(config({ rollout_merge_lora: true }));
+    const unmerged = await run(config({}));
+    const gap = (m: Record<string, number>) => m['sampling/sampling_logp_difference/max'] ?? Number.NaN;
+    for (const [i, m] of merged.metrics.entries()) {
+      expect(m.reward, `step ${i + 1}`).toBe(unmerged.metrics[i].reward);
+      expect(m['completions/mean_length']).toBe(unmerged.metrics[i]['completions/mean_length']);
+      expect(gap(unmerged.metrics[i])).toBe(0);
+      expect(gap(m)).toBeLessThan(1e-4);
+    }
+    // After the first update the adapters are non-zero, so the merged sampler computes differently from the learner.
+    expect(gap(merged.metrics[1])).toBeGreaterThan(0);
+    expect(Object.values(merged.adapters).some((a) => a.some((x) => x !== 0))).toBe(true);
+    for (const [name, a] of Object.entries(unmerged.adapters))
+      expect(Array.from(merged.adapters[name]), name).toEqual(Array.from(a));
+  });
+
+  it('bf16 copy: the GPU and the CPU twins sample the same tokens and report the same non-zero gap', async () => {
+    const c = config({ rollout_merge_lora: true, rollout_dtype: 'bf16', steps: 1 });
+    const gpu = (await run(c)).metrics[0];
+    const cpu = (await run(c, { kind: 'cpu' })).metrics[0];
+    const gap = (m: typeof gpu) => m['sampling/sampling_logp_difference/mean'] ?? Number.NaN;
+    expect(gap(gpu)).toBeGreaterThan(1e-4);
+    expect(Math.abs(gap(cpu) - gap(gpu))).toBeLessThan(1e-2 * gap(gpu));
+    expect(cpu.reward).toBe(gpu.reward);
+    expect(cpu['completions/mean_length']).toBe(gpu['completions/mean_length']);
   });
 });

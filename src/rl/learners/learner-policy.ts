@@ -19,7 +19,7 @@ import type { LearnerInit } from './learner';
 /** The policy's part of a learner's init, read from the run's config. */
 export type LearnerPolicyInit = Pick<
   LearnerInit,
-  'maxRows' | 'lora' | 'weightDtype' | 'rolloutDtype' | 'recompute' | 'frozen'
+  'maxRows' | 'lora' | 'weightDtype' | 'rolloutDtype' | 'rolloutMergeLora' | 'recompute' | 'frozen'
 >;
 
 /** The device a policy is built on: WebGPU with its context, or the CPU twins. */
@@ -69,6 +69,7 @@ export function learnerPolicyInit(
     lora,
     weightDtype,
     rolloutDtype: config.rollout_dtype,
+    rolloutMergeLora: lora !== null && config.rollout_merge_lora,
     recompute: config.gradient_checkpointing,
   };
 }
@@ -86,6 +87,7 @@ export function gpuLearnerPolicy(ctx: GpuContext, init: PolicyStart): GpuPolicy 
     weightDtype,
     recompute: init.recompute ?? false,
     rolloutDtype: init.rolloutDtype,
+    rolloutMergeLora: init.rolloutMergeLora ?? false,
     kvDtype: kvCacheDtype(weightDtype),
     ...(init.frozen ? { frozen: true } : {}),
   });
@@ -101,6 +103,7 @@ export function cpuLearnerPolicy(init: PolicyStart): CpuPolicy {
   const params = init.lora || init.frozen ? roundModelWeights(init.config, init.params, weightDtype) : init.params;
   return new CpuPolicy(init.config, params, init.lora ?? undefined, {
     rolloutDtype: init.rolloutDtype,
+    rolloutMergeLora: init.rolloutMergeLora ?? false,
     kvDtype: kvCacheDtype(weightDtype),
   });
 }

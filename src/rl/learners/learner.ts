@@ -235,6 +235,11 @@ export interface LearnerInit {
    * refreshed before each rollout (GpuModelOptions.rolloutDtype; the CPU twin samples from the rounded weights).
    */
   rolloutDtype?: WeightDtype;
+  /**
+   * Under LoRA, the rollouts read each adapted matrix merged with its adapter, in rolloutDtype (the
+   * rollout_merge_lora knob; GpuModelOptions.rolloutMergeLora). Default false.
+   */
+  rolloutMergeLora?: boolean;
   /** Per-layer activation recomputation in the policy's and the critic's training backward (gradient_checkpointing). */
   recompute?: boolean;
   /** Bytes of (rows, V) scratch the chunked LM head may hold (default HEAD_SCRATCH_BYTES; tests force small chunks). */

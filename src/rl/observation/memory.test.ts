@@ -64,6 +64,20 @@ describe('memory plan of an RL run', () => {
       .filter((p) => p.shape.length === 2)
       .reduce((n, p) => n + p.shape[0] * p.shape[1], 0);
     expect(weights(copy) - weights(f32)).toBe(2 * matrixValues);
+    // A merged LoRA copy (rollout_merge_lora): each adapted matrix at rollout_dtype's width, and where that is half
+    // an f32 scratch of each distinct adapted shape (SmolLM2-135M: q/o 576 x 576, k/v 192 x 576, gate/up 1536 x 576,
+    // down 576 x 1536).
+    const lora = { ...c, lora_rank: 8 };
+    const unmerged = weights(rlMemoryPlan(lora, SMOLLM2_135M, BIG));
+    const adaptedPerLayer = 2 * 576 * 576 + 2 * 192 * 576 + 3 * 1536 * 576;
+    const L = SMOLLM2_135M.nLayers;
+    expect(weights(rlMemoryPlan({ ...lora, rollout_merge_lora: true }, SMOLLM2_135M, BIG)) - unmerged).toBe(
+      4 * L * adaptedPerLayer,
+    );
+    const scratch = 4 * (576 * 576 + 192 * 576 + 1536 * 576 + 576 * 1536);
+    const halfMerged = rlMemoryPlan({ ...lora, rollout_merge_lora: true, rollout_dtype: 'bf16' }, SMOLLM2_135M, BIG);
+    expect(weights(halfMerged) - unmerged).toBe(2 * L * adaptedPerLayer + scratch);
+    expect(halfMerged.parts.find((x) => x.part === 'weights')!.detail).toMatch(/the sampler's merged LoRA copy/);
   });
 
   describe("the issue's targets through the RL config: weight_dtype bf16 stores the frozen weights and the KV cache half", () => {

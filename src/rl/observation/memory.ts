@@ -60,7 +60,10 @@ export function rlMemoryShape(config: RLConfig, teachers: TeacherModels = []): M
     rank1Backup: tracking && config.rank1_eval && config.eval_every > 0,
     ...(lora ? { lora } : {}),
     ...(config.gradient_checkpointing ? { recompute: true } : {}),
-    ...(config.rollout_dtype !== 'f32' ? { rolloutCopy: true } : {}),
+    // As the learner builds its policy (learner-policy.ts): a half copy, or under LoRA the merged copy.
+    ...(config.rollout_dtype !== 'f32' || (lora && config.rollout_merge_lora)
+      ? { rolloutCopy: { bytes: WEIGHT_DTYPE_BYTES[config.rollout_dtype] as 2 | 4 } }
+      : {}),
     // As the trainer decides (src/rl/algorithm/staleness.ts): the snapshots and one backup of the live weights.
     ...(snapshotSlots(config) > 0 ? { samplerCopies: snapshotSlots(config) + 1 } : {}),
     // On-policy distillation's teachers (src/rl/learners/teacher.ts): frozen, scoring the training shape only.

@@ -331,9 +331,14 @@ describe('cross-field rules', () => {
     );
   });
 
-  it('a half-precision sampler copy (rollout_dtype) is for a policy trained in full, not under LoRA', () => {
+  it('a half-precision sampler copy (rollout_dtype) under LoRA holds the merged matrices (rollout_merge_lora)', () => {
     expect(problems({ rollout_dtype: 'bf16', lora_rank: 4 })).toMatch(
-      /^rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA \(lora_rank 4\) set weight_dtype/,
+      /^rollout_dtype: with LoRA \(lora_rank 4\) a half-precision sampler copy holds the merged matrices: turn rollout_merge_lora on/,
+    );
+    expect(problems({ rollout_dtype: 'bf16', lora_rank: 4, rollout_merge_lora: true })).toBe('');
+    expect(problems({ rollout_merge_lora: true, lora_rank: 4 })).toBe('');
+    expect(problems({ rollout_merge_lora: true })).toMatch(
+      /^rollout_merge_lora: it merges LoRA adapters .* lora_rank 0/,
     );
     expect(problems({ rollout_dtype: 'f16' })).toBe('');
     expect(problems({ rollout_dtype: 'fp8' as never })).toMatch(/^rollout_dtype: must be one of f32, bf16, f16/);

@@ -220,6 +220,15 @@ const SAMPLING_FIELDS = section('sampling', {
       note: "verl's rollout defaults to bfloat16 (vLLM/SGLang); TRL's vLLM and OpenRLHF's engines take the model's dtype (bf16 in their examples), with no field of their own",
     },
   ),
+  rollout_merge_lora: flag(
+    "LoRA: the sampler reads each adapted matrix merged with its adapter, W + (alpha / r) B A, from a copy in rollout_dtype refreshed before each rollout (as TRL merges the adapter into the weights it syncs to vLLM), instead of adding two adapter products to each projection at every decode step: fewer, larger products per token, for the adapted matrices' copy in memory; the sampler then differs from the learner by float rounding (f32) or by the half rounding (bf16/f16)",
+    false,
+    {
+      since: '2026-12-07',
+      also: ['merge_lora', 'merge_adapter'],
+      note: "TRL's GRPOTrainer merges the PEFT adapter (merge_adapter) before each weight sync to vLLM, in the model's dtype, with no field to turn it off; verl and OpenRLHF hand vLLM the adapter itself",
+    },
+  ),
   rollout_logprobs: oneOf(
     "which log-prob the sampler records for each token it draws, the behaviour policy mu of the rollout correction: full (log softmax(z / tau) over the whole vocabulary, what the learner computes) or filtered (the distribution after top_k / top_p / min_p, renormalised over the kept tokens, as vLLM's processed_logprobs which TRL's AsyncGRPOTrainer asks for); filtered makes pi_old / mu the kept mass, below 1 on every filtered token (TRL issue 6789, docs/algorithms.md#which-log-probs-the-sampler-records)",
     ['full', 'filtered'],
@@ -751,8 +760,15 @@ export const RL_RULES: readonly FieldRule<RLConfig>[] = [
   {
     scope: 'training',
     problem: (c) =>
-      c.rollout_dtype !== 'f32' && c.lora_rank > 0
-        ? `rollout_dtype: a half-precision sampler copy is for a policy trained in full; with LoRA (lora_rank ${c.lora_rank}) set weight_dtype to store the base in ${c.rollout_dtype}, or rollout_dtype to f32`
+      c.rollout_dtype !== 'f32' && c.lora_rank > 0 && !c.rollout_merge_lora
+        ? `rollout_dtype: with LoRA (lora_rank ${c.lora_rank}) a half-precision sampler copy holds the merged matrices: turn rollout_merge_lora on, set weight_dtype to store the base in ${c.rollout_dtype}, or set rollout_dtype to f32`
+        : null,
+  },
+  {
+    scope: 'training',
+    problem: (c) =>
+      c.rollout_merge_lora && c.lora_rank === 0
+        ? "rollout_merge_lora: it merges LoRA adapters into the sampler's copy; with lora_rank 0 there are none (set lora_rank, or turn it off)"
         : null,
   },
   {
