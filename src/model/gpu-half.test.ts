@@ -28,7 +28,14 @@ import { writeSafetensors, type SafetensorsTensorInput } from '../io/safetensors
 import type { ModelConfig } from '../schema/model-config';
 import { GpuModel, layerVectorArenas } from './gpu-model';
 import { CpuPolicy, GpuPolicy } from './policy';
-import { hostParams, randomAdapters, randomBaseParams, runModel } from '../testing/gpu-model-harness';
+import {
+  hostParams,
+  randomAdapters,
+  randomBaseParams,
+  runModel,
+  LEFT_PADDED_PROMPTS,
+  worstGap,
+} from '../testing/gpu-model-harness';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -142,12 +149,7 @@ describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
     const adapters = adaptersOf(spec, 8);
     const gpuPolicy = GpuPolicy.create(ctx, CONFIG, params, 4, { spec, adapters }, { weightDtype: dtype });
     const cpuPolicy = new CpuPolicy(CONFIG, roundModelWeights(CONFIG, params, dtype), { spec, adapters });
-    const prompts = [
-      [1, 5, 6, 7],
-      [1, 9],
-      [1, 3, 4, 5, 6, 7, 8],
-      [1, 9],
-    ];
+    const prompts = LEFT_PADDED_PROMPTS;
     const opts = { maxNewTokens: 10, sampler: { temperature: 1, greedy: true, seed: 1 }, eosId: 2, padId: 0 };
     const a = await gpuPolicy.generate(prompts, opts);
     const b = await cpuPolicy.generate(prompts, opts);
@@ -158,14 +160,8 @@ describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
 });
 
 describe.each(DTYPES)('half-precision rollouts of a policy trained in f32 (rolloutDtype %s)', (dtype) => {
-  const prompts = [
-    [1, 5, 6, 7],
-    [1, 9],
-    [1, 3, 4, 5, 6, 7, 8],
-    [1, 9],
-  ];
+  const prompts = LEFT_PADDED_PROMPTS;
   const opts = { maxNewTokens: 10, sampler: { temperature: 1, seed: 3 }, eosId: 2, padId: 0, checkEvery: 0 };
-  const worstGap = (a: Float32Array, b: Float32Array) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
   const S = opts.maxNewTokens;
   const V = CONFIG.vocabSize;
   /** log softmax of the f32 model's logits at each sampled completion token (0 past a row's end), as (R, S). */

@@ -23,7 +23,14 @@ import type { ModelConfig } from '../schema/model-config';
 import { generate } from './generate';
 import { GpuModel } from './gpu-model';
 import { CpuPolicy } from './policy';
-import { hostParams, randomAdapters, randomBaseParams, runModel } from '../testing/gpu-model-harness';
+import {
+  hostParams,
+  randomAdapters,
+  randomBaseParams,
+  runModel,
+  LEFT_PADDED_PROMPTS,
+  worstGap,
+} from '../testing/gpu-model-harness';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -123,12 +130,7 @@ describe('GPU model with LoRA', () => {
     const adapted = GpuModel.create(ctx, CONFIG, baseParams(8), 4, 2, { spec, adapters: trainedAdapters(spec, 9) });
     const merged = GpuModel.create(ctx, CONFIG, await adapted.download(), 4);
     // Left-padded prompts of different lengths; sampled at temperature 1 with one seed, so both draw the same tokens.
-    const prompts = [
-      [1, 5, 6, 7],
-      [1, 9],
-      [1, 3, 4, 5, 6, 7, 8],
-      [1, 9],
-    ];
+    const prompts = LEFT_PADDED_PROMPTS;
     const opts = { maxNewTokens: 6, sampler: { temperature: 1, seed: 4 }, eosId: 2, padId: 0 };
     const a = await generate(adapted, prompts, opts);
     const m = await generate(merged, prompts, opts);
@@ -213,20 +215,12 @@ describe('GPU model with LoRA', () => {
 // the rounding of the unmerged sampler; a decode step runs the dispatches of a model trained in full; training
 // forwards still run through the adapters.
 const MERGE_SPEC: LoraSpec = { rank: 4, alpha: 8, targets: LORA_TARGETS };
-/** Left-padded prompts of different lengths, sampled at temperature 1 with one seed. */
-const MERGE_PROMPTS = [
-  [1, 5, 6, 7],
-  [1, 9],
-  [1, 3, 4, 5, 6, 7, 8],
-  [1, 9],
-];
 const MERGE_OPTS = { maxNewTokens: 8, sampler: { temperature: 1, seed: 4 }, eosId: 2, padId: 0, checkEvery: 0 };
-const worstGap = (a: Float32Array, b: Float32Array) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
 
 /** Dispatches of a short rollout by phase: the prefill (the merge included) and the decode steps. */
 async function rolloutDispatches(model: GpuModel): Promise<{ prefill: number; decode: number }> {
   const before = ctx.counts.snapshot();
-  await generate(model, MERGE_PROMPTS, {
+  await generate(model, LEFT_PADDED_PROMPTS, {
     ...MERGE_OPTS,
     maxNewTokens: 3,
     sampler: { temperature: 1, greedy: true, seed: 0 },
@@ -253,12 +247,12 @@ describe('merged LoRA rollouts (rolloutMergeLora)', () => {
         }
       }
       const merged = GpuModel.create(ctx, CONFIG, await model.download(), 4);
-      const got = await generate(model, MERGE_PROMPTS, MERGE_OPTS);
-      const want = await generate(merged, MERGE_PROMPTS, MERGE_OPTS);
+      const got = await generate(model, LEFT_PADDED_PROMPTS, MERGE_OPTS);
+      const want = await generate(merged, LEFT_PADDED_PROMPTS, MERGE_OPTS);
       expect(Array.from(got.tokens), `step ${step}`).toEqual(Array.from(want.tokens));
       expect(Array.from(got.logprobs), `step ${step}`).toEqual(Array.from(want.logprobs));
       // Against the adapters' own products: the same sampler up to float rounding.
-      const unmerged = await generate(unmergedModel, MERGE_PROMPTS, MERGE_OPTS);
+      const unmerged = await generate(unmergedModel, LEFT_PADDED_PROMPTS, MERGE_OPTS);
       expect(Array.from(got.tokens)).toEqual(Array.from(unmerged.tokens));
       expect(worstGap(got.logprobs, unmerged.logprobs)).toBeLessThan(1e-4);
       merged.destroy();
@@ -302,17 +296,17 @@ describe('merged LoRA rollouts (rolloutMergeLora)', () => {
         rolloutDtype,
         rolloutMergeLora: true,
       });
-      const got = await generate(model, MERGE_PROMPTS, MERGE_OPTS);
+      const got = await generate(model, LEFT_PADDED_PROMPTS, MERGE_OPTS);
       const stored = roundModelWeights(CONFIG, base, weightDtype);
       const twin = await new CpuPolicy(CONFIG, stored, lora, { rolloutDtype, rolloutMergeLora: true }).generate(
-        MERGE_PROMPTS,
+        LEFT_PADDED_PROMPTS,
         MERGE_OPTS,
       );
       expect(Array.from(got.tokens)).toEqual(Array.from(twin.tokens));
       expect(worstGap(got.logprobs, twin.logprobs)).toBeLessThan(1e-4);
       // The adapters' own products on the same stored base: apart by the copy's rounding only.
       const unmergedModel = GpuModel.create(ctx, CONFIG, base, 4, 2, lora, { weightDtype });
-      const unmerged = await generate(unmergedModel, MERGE_PROMPTS, MERGE_OPTS);
+      const unmerged = await generate(unmergedModel, LEFT_PADDED_PROMPTS, MERGE_OPTS);
       const bound = 64 * UNIT_ROUNDOFF[rolloutDtype] * (CONFIG.nLayers + 1);
       const sameTokens = got.tokens.every((t, i) => t === unmerged.tokens[i]);
       if (sameTokens) expect(worstGap(got.logprobs, unmerged.logprobs)).toBeLessThan(Math.max(bound, 1e-5));

@@ -20,6 +20,7 @@ import { readSafetensors } from '../io/safetensors';
 import { configFromJson } from '../io/checkpoint';
 import { realModelConfig } from '../io/real-models.fixture';
 import { setMatmulTuning, type MatmulTuning } from '../kernels/matmul';
+import { LEFT_PADDED_PROMPTS } from '../testing/gpu-model-harness';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -241,12 +242,7 @@ describe('rollouts on the GPU', () => {
   };
   const eosId = 2;
   const padId = 0;
-  const prompts = [
-    [1, 5, 6, 7],
-    [1, 9],
-    [1, 3, 4, 5, 6, 7, 8],
-    [1, 9],
-  ];
+  const prompts = LEFT_PADDED_PROMPTS;
 
   it('greedy decoding equals the argmax of the full forward at every step', async () => {
     const model = GpuModel.create(ctx, config, randomModel(config, 3));

@@ -69,3 +69,18 @@ export async function runModel(
   for (const t of Object.values(inp)) t.destroy();
   return { logits, grads };
 }
+
+/**
+ * Prompts of different lengths (so rollouts left-pad them; two rows alike), for rollout tests of the small test
+ * models (token ids under 10).
+ */
+export const LEFT_PADDED_PROMPTS: readonly (readonly number[])[] = [
+  [1, 5, 6, 7],
+  [1, 9],
+  [1, 3, 4, 5, 6, 7, 8],
+  [1, 9],
+];
+
+/** The largest absolute difference between two arrays of the same length (log-probs of two samplers). */
+export const worstGap = (a: Float32Array, b: Float32Array): number =>
+  a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i])), 0);
