@@ -10,6 +10,7 @@ import { arenaSize, type GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { compareArrays } from '../reference/compare';
 import { roundModelWeights } from '../reference/half-weights';
+import { mergeLoraAdapters } from '../reference/lora';
 import { modelBackward, modelForward } from '../reference/model';
 import { loraShapes, LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
 import { paramShapes } from '../core/model-shapes';
@@ -93,13 +94,17 @@ describe.each(DTYPES)('GPU model with %s weights', (dtype) => {
       const g = compareArrays(got.grads[name], want[name].data, { atol: 3e-5, rtol: 1e-4 });
       expect(g.pass, `${name}: ${g.summary}`).toBe(true);
     }
-    // The merged download: the stored base (widened) plus s B A.
+    // The merged download: the stored base (widened exactly on the GPU) plus s B A, against the twin's merge.
     const merged = await model.download();
-    const wantMerged = roundModelWeights(CONFIG, params, dtype);
+    const rounded = roundModelWeights(CONFIG, params, dtype);
     const name = 'model.layers.1.self_attn.q_proj.weight';
     const base = await model.downloadBase();
-    expect(base[name]).toEqual(wantMerged[name]);
+    expect(base[name]).toEqual(rounded[name]);
     expect(compareArrays(merged[name], base[name], { atol: 0, rtol: 0 }).pass).toBe(false);
+    for (const [n, w] of Object.entries(mergeLoraAdapters(CONFIG, spec, rounded, adapters))) {
+      const m = compareArrays(merged[n], w, { atol: 1e-6, rtol: 1e-6 });
+      expect(m.pass, `merge ${n}: ${m.summary}`).toBe(true);
+    }
     model.destroy();
   });
 
