@@ -95,15 +95,14 @@ export const REAL_SIZE_MODES = {
     targetBytes: 1.5 * 2 ** 30,
     extra: { lora_rank: 16, lora_alpha: 32 },
   },
-  // The same run with the adapters merged into a copy the sampler reads (rollout_merge_lora): decode steps without
-  // adapter products. The copy is f16 (2 bytes a value, 8 times finer than bf16): an f32 one (+405 MiB) would take
-  // the plan to 1.61 GiB, over the target. A half sampler has the learner score the batch (log pi_old, beside the
-  // reference it scores anyway), as rollout_dtype does for a policy trained in full.
+  // The same run with the adapters merged into an f32 copy the sampler reads (rollout_merge_lora): decode steps
+  // without adapter products, the sampler off the learner by float rounding only (no scoring pass added). The copy's
+  // 405 MiB fit the target because the reference reads the policy's frozen base (derive().referenceIsBase).
   'lora-merged': {
-    label: 'LoRA r=16 merged into an f16 sampler copy, micro-batch 4',
+    label: 'LoRA r=16 merged into an f32 sampler copy, micro-batch 4',
     microBatchRows: 4,
     targetBytes: 1.5 * 2 ** 30,
-    extra: { lora_rank: 16, lora_alpha: 32, rollout_merge_lora: true, rollout_dtype: 'f16' },
+    extra: { lora_rank: 16, lora_alpha: 32, rollout_merge_lora: true },
   },
   full: { label: 'full fine-tune, micro-batch 1', microBatchRows: 1, targetBytes: 3 * 2 ** 30, extra: {} },
 } as const satisfies Record<RealSizeMode, unknown>;

@@ -141,6 +141,25 @@ describe('GPU model with LoRA', () => {
     merged.destroy();
   });
 
+  it("frozenView: the policy's base with the adapters off, no copy: the base model's logits bit for bit, and destroying it leaves the policy whole", async () => {
+    const params = baseParams(13);
+    const spec: LoraSpec = { rank: 2, alpha: 4, targets: LORA_TARGETS };
+    const policy = GpuModel.create(ctx, CONFIG, params, B, 2, { spec, adapters: trainedAdapters(spec, 14) });
+    const reference = GpuModel.create(ctx, CONFIG, params, B, 1, undefined, { frozen: true });
+    const before = (await run(policy)).logits;
+    const view = policy.frozenView();
+    expect(view.frozen).toBe(true);
+    expect(view.lora).toBeNull();
+    expect(view.params.get('model.layers.0.mlp.up_proj.weight')).toBe(
+      policy.params.get('model.layers.0.mlp.up_proj.weight'),
+    );
+    expect(Array.from((await run(view)).logits)).toEqual(Array.from((await run(reference)).logits));
+    view.destroy();
+    expect(Array.from((await run(policy)).logits)).toEqual(Array.from(before));
+    policy.destroy();
+    reference.destroy();
+  });
+
   it("records none of the base's gradient work: its weight-gradient matmuls, bias and embedding gradients are skipped", async () => {
     const params = baseParams(12);
     const inp = { tokens: u32(tokens, 'tokens'), positions: u32(positions, 'positions') };

@@ -247,6 +247,8 @@ export class GpuModel {
   readonly rolloutMergeLora: boolean;
   /** f32 scratch by shape, where the merged copy is half: W + s B A is summed in f32 and then rounded. */
   private readonly mergeScratch = new Map<string, Tensor>();
+  /** False for a frozenView: its params (and their arenas) belong to the model it views. */
+  private paramsOwned = true;
   /** The dtype of the KV caches createKvCache allocates (GpuModelOptions.kvDtype). */
   readonly kvDtype: WeightDtype;
   /**
@@ -375,6 +377,21 @@ export class GpuModel {
       });
     }
     return model;
+  }
+
+  /**
+   * A frozen model (a reference: no gradients, 'infer' workspaces) that reads this model's parameters, with no copy:
+   * under LoRA the policy's base with the adapters off is the reference while the base never moves. Its own
+   * workspaces only; destroying it leaves the parameters to their owner, and the owner must outlive it.
+   */
+  frozenView(maxWorkspaces = 1): GpuModel {
+    const view = new GpuModel(this.ctx, this.config, maxWorkspaces, null, {
+      frozen: true,
+      weightDtype: this.weightDtype,
+    });
+    for (const [name, t] of this.params) view.params.set(name, t);
+    view.paramsOwned = false;
+    return view;
   }
 
   /**
@@ -1099,8 +1116,9 @@ export class GpuModel {
   /** Frees every buffer of the model. */
   destroy(): void {
     for (const key of [...this.workspaces.keys()]) this.destroyWorkspace(key);
-    for (const map of [this.params, this.rolloutParams, this.mergeScratch, this.adapters, this.grads, this.m, this.v])
+    for (const map of [this.rolloutParams, this.mergeScratch, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
+    if (this.paramsOwned) for (const t of this.params.values()) t.destroy();
     if (this.packed) destroyPacked(this.packed);
     for (const t of this.vectorArenas) t.destroy();
     this.frozenGainGrad?.destroy();

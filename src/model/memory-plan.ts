@@ -29,6 +29,8 @@ export interface MemoryShape {
   trainRows: number;
   /** A frozen reference model runs beside the policy (KL): its weights, its (never used) gradients, its forward. */
   reference: boolean;
+  /** The reference reads the policy's frozen LoRA base (derive().referenceIsBase): no weights of its own. */
+  referenceIsBase?: boolean;
   /** A critic (a second model with an untied head) trains beside the policy: everything the policy has, again. */
   critic: boolean /** The run's starting weights W_0 are kept beside the policy (to measure how far each weight moved). */;
   startWeights?: boolean;
@@ -254,7 +256,7 @@ export function planMemory(
         (mode === 'train' ? m.nLayers * lora.targets.length + 1 : lora.targets.length + (mode === 'infer' ? 0 : 1))
       : 0;
   const trainMode: WorkspaceMode = shape.recompute ? 'recompute' : 'train';
-  const refW = shape.reference ? frozenW.total : 0;
+  const refW = shape.reference && !shape.referenceIsBase ? frozenW.total : 0;
   const critW = shape.critic ? criticW.total : 0;
   // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
   const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
@@ -266,9 +268,10 @@ export function planMemory(
       .filter(([on]) => on)
       .map(([, s]) => s)
       .join(' + ');
+  const sharedRef = shape.reference && shape.referenceIsBase === true;
   const models = who([
     [true, 'policy'],
-    [shape.reference, 'reference'],
+    [shape.reference && !sharedRef, 'reference'],
     [shape.critic, 'critic'],
   ]);
 
@@ -312,7 +315,8 @@ export function planMemory(
       part: 'weights',
       bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW + staleW + teacherW,
       detail:
-        `${models}: ${formatBytes(policyStored)}${shape.reference ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${models}: ${formatBytes(policyStored)}${shape.reference && !sharedRef ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${sharedRef ? " (the reference reads the policy's frozen base)" : ''}` +
         `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
         `${shape.startWeights ? `; W_0 ${formatBytes(startW)}` : ''}${shape.rank1Backup ? `; the rank-1 evaluation's copy ${formatBytes(backupW)}` : ''}` +
@@ -352,7 +356,11 @@ export function planMemory(
     {
       part: 'activations',
       bytes: cached[0] + cached[1] + otherActs + learnerPlanes + teacherActs,
-      detail: `training ${M} x ${T} positions (${models}; the reference forward-only${shape.recompute ? ', the rest recomputed per layer' : ''}), prefill ${R} x ${P} and decode ${R} x 1 (forward-only)`,
+      detail: `training ${M} x ${T} positions (${who([
+        [true, 'policy'],
+        [shape.reference, 'reference'],
+        [shape.critic, 'critic'],
+      ])}; the reference forward-only${shape.recompute ? ', the rest recomputed per layer' : ''}), prefill ${R} x ${P} and decode ${R} x 1 (forward-only)`,
       knobs: [knobs.trainRows, knobs.completionTokens, knobs.rolloutRows],
     },
     {

@@ -56,7 +56,7 @@ export interface PresetInfo {
 }
 
 /**
- * The real-size bench's modes (src/bench/real-size.ts REAL_SIZE_MODES): LoRA, LoRA merged into the sampler's f16
+ * The real-size bench's modes (src/bench/real-size.ts REAL_SIZE_MODES): LoRA, LoRA merged into the sampler's f32
  * copy (rollout_merge_lora), full fine-tuning.
  */
 export const REAL_SIZE_MODE_NAMES = ['lora', 'lora-merged', 'full'] as const;

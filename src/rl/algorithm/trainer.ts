@@ -163,6 +163,7 @@ export class Trainer {
       reference: resume?.learner.reference ?? null,
       critic: resume?.learner.critic ?? null,
       needsReference: this.derived.needsReference,
+      referenceIsBase: this.derived.referenceIsBase,
       needsCritic: this.derived.needsCritic,
       ...policy,
     };

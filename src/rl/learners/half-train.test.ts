@@ -4,7 +4,9 @@
 // run in f32 (its seeded outputs unchanged); rollout_dtype bf16 (the sampler on bf16 weights beside an f32 learner),
 // where the GPU and the CPU twins sample the same tokens and report the same sampler gap; and rollout_merge_lora (the
 // sampler on the adapters merged into a copy): with an f32 copy the run trains the same adapters as unmerged, the
-// sampler off by float rounding only; with a bf16 copy the GPU and the CPU twins agree on the samples and the gap.
+// sampler off by float rounding only; with a bf16 copy the GPU and the CPU twins agree on the samples and the gap;
+// and the reference under LoRA, which reads the policy's frozen base (no copy): the same run, metric for metric, as
+// with a reference of its own.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpointDir } from '../../cli/files';
@@ -182,4 +184,34 @@ describe('rollout_merge_lora: the sampler reads W + s B A from a copy', () => {
     expect(cpu.reward).toBe(gpu.reward);
     expect(cpu['completions/mean_length']).toBe(gpu['completions/mean_length']);
   });
+});
+
+describe("under LoRA the reference reads the policy's frozen base", () => {
+  it.each(['f32', 'bf16'] as const)(
+    '%s base: two steps equal, metric for metric, the run whose reference holds a copy (reference resets after the run)',
+    async (dtype) => {
+      const run = async (over: Partial<RLConfig>) => {
+        const t = await Trainer.create({
+          config: halfLora({ weight_dtype: dtype, ...over }),
+          init,
+          tokenizer: warm.tok,
+          backend: { kind: 'webgpu', ctx },
+        });
+        const records = [...(await t.runStep()), ...(await t.runStep())];
+        const adapters = (await t.exportLoraAdapters())!.adapters;
+        t.destroy();
+        return { metrics: records.map((r) => r.metrics), adapters };
+      };
+      // ref_model_sync_steps beyond the run: never reset, but a model of its own (derive().referenceIsBase false).
+      const copy = await run({ ref_model_sync_steps: 1000 });
+      const shared = await run({});
+      for (const [i, m] of shared.metrics.entries()) {
+        const want = copy.metrics[i] as Record<string, unknown>;
+        for (const [k, v] of Object.entries(m)) if (!timed(k)) expect(v, `step ${i + 1} ${k}`).toEqual(want[k]);
+      }
+      expect(shared.metrics[1].kl).toBeGreaterThan(0);
+      for (const [name, a] of Object.entries(copy.adapters))
+        expect(Array.from(shared.adapters[name]), name).toEqual(Array.from(a));
+    },
+  );
 });

@@ -218,6 +218,11 @@ export interface LearnerInit {
   /** Reference parameters (default: a copy of params) when beta > 0. */
   reference?: ParamArrays | null;
   needsReference: boolean;
+  /**
+   * The reference reads the policy's frozen LoRA base instead of a copy (derive().referenceIsBase: LoRA, no reference
+   * resets); `reference` is then not read. The CPU twins keep a copy (the same values).
+   */
+  referenceIsBase?: boolean;
   needsCritic: boolean;
   /** Critic parameters when resuming (default: the policy's trunk with a zero head). */
   critic?: ParamArrays | null;
@@ -340,6 +345,8 @@ export class GpuLearner implements Learner {
   readonly backend = 'webgpu';
   readonly policy: GpuPolicy;
   private readonly ref: GpuModel | null;
+  /** Whether `ref` is a view of the policy's frozen base (LearnerInit.referenceIsBase). */
+  private readonly refIsBase: boolean;
   private readonly critic: GpuModel | null;
   private readonly headScratchBytes: number | undefined;
   private seqs = new Map<string, SeqTensors>();
@@ -362,12 +369,17 @@ export class GpuLearner implements Learner {
     this.headScratchBytes = init.headScratchBytes;
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The
     // reference is frozen: no gradients, and its forward keeps one layer's activations.
-    this.ref = init.needsReference
-      ? GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1, undefined, {
-          weightDtype,
-          frozen: true,
-        })
-      : null;
+    this.refIsBase = init.needsReference && (init.referenceIsBase ?? false);
+    if (init.referenceIsBase && !init.lora)
+      throw new Error("GpuLearner: the reference reads the policy's frozen base only under LoRA");
+    this.ref = !init.needsReference
+      ? null
+      : init.referenceIsBase
+        ? this.policy.model.frozenView()
+        : GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1, undefined, {
+            weightDtype,
+            frozen: true,
+          });
     if (init.needsCritic) {
       const c = criticInit(init.config, init.params);
       this.critic = GpuModel.create(ctx, c.config, init.critic ?? c.params, init.maxRows, 1, undefined, { recompute });
@@ -814,6 +826,7 @@ export class GpuLearner implements Learner {
 
   async syncReference(): Promise<void> {
     if (!this.ref) return;
+    if (this.refIsBase) throw new Error("syncReference: the reference is the policy's frozen base (referenceIsBase)");
     // Converted to the reference's storage (rounded to half when it is half).
     this.ref.uploadBase(await this.model.download());
   }
@@ -848,8 +861,9 @@ export class GpuLearner implements Learner {
     this.dropSeqs();
     this.stats.destroy();
     for (const x of this.retired) x.destroy();
-    this.policy.destroy();
+    // The reference first: a view of the policy's base (referenceIsBase) must not outlive it.
     this.ref?.destroy();
+    this.policy.destroy();
     this.critic?.destroy();
   }
 }

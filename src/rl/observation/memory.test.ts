@@ -80,9 +80,25 @@ describe('memory plan of an RL run', () => {
     expect(halfMerged.parts.find((x) => x.part === 'weights')!.detail).toMatch(/the sampler's merged LoRA copy/);
   });
 
+  it("under LoRA the reference reads the policy's frozen base, unless reference resets make it a model of its own", () => {
+    const c = resolveConfig('grpo', { beta: 0.04, lora_rank: 8, weight_stats_every: 0, rank1_eval: false });
+    expect(derive(c).referenceIsBase).toBe(true);
+    const weightsOf = (x: RLConfig) => rlMemoryPlan(x, SMOLLM2_135M, BIG).parts.find((p) => p.part === 'weights')!;
+    const shared = weightsOf(c);
+    expect(shared.detail).toMatch(/^policy: [\d.]+ MiB \(the reference reads the policy's frozen base\)/);
+    const resets = { ...c, ref_model_sync_steps: 10 };
+    expect(derive(resets).referenceIsBase).toBe(false);
+    const copied = weightsOf(resets);
+    expect(copied.detail).toMatch(/^policy \+ reference: /);
+    expect(copied.bytes - shared.bytes).toBe(4 * parameterCount(SMOLLM2_135M));
+    // A policy trained in full moves: its reference is always a copy.
+    expect(derive({ ...c, lora_rank: 0 }).referenceIsBase).toBe(false);
+  });
+
   describe("the issue's targets through the RL config: weight_dtype bf16 stores the frozen weights and the KV cache half", () => {
     // 8 prompts x 8 completions, a 64-token prompt (BOS + one 63-character prompt of the prompts task), 256 new
-    // tokens, a reference (beta), gradient_checkpointing; the figures are memory-plan.test.ts's.
+    // tokens, a reference (beta), gradient_checkpointing; the figures are memory-plan.test.ts's, except that under LoRA
+    // the reference reads the policy's frozen base (derive().referenceIsBase) instead of holding a copy.
     const prompt = 'x'.repeat(63);
     const config = (extra: Partial<RLConfig>) =>
       resolveConfig('grpo', {
@@ -114,7 +130,8 @@ describe('memory plan of an RL run', () => {
         model: SMOLLM2_135M,
         extra: { ...lora, num_minibatches: 16 },
         accumulated: { ...lora, gradient_accumulation_steps: 16 },
-        gib: 1.43,
+        // memory-plan.test.ts's 1.43 less the reference's copy of the base: under LoRA it reads the policy's base.
+        gib: 1.18,
       },
       {
         name: 'SmolLM2-135M, full fine-tuning, minibatch 1',
@@ -128,7 +145,8 @@ describe('memory plan of an RL run', () => {
         model: QWEN25_05B,
         extra: { ...lora, num_minibatches: 32 },
         accumulated: { ...lora, gradient_accumulation_steps: 32 },
-        gib: 2.82,
+        // 2.82 with a copy of the base for the reference.
+        gib: 1.9,
       },
     ];
     it.each(cases)('$name: $gib GiB, the KV cache at 2 bytes a value', ({ model, extra, accumulated, gib }) => {

@@ -53,6 +53,8 @@ export function rlMemoryShape(config: RLConfig, teachers: TeacherModels = []): M
     completionTokens: d.maxCompletionLength,
     trainRows: d.microBatchSize,
     reference: d.needsReference,
+    // As the trainer decides: under LoRA without reference resets the reference is the policy's frozen base.
+    ...(d.referenceIsBase ? { referenceIsBase: true } : {}),
     critic: d.needsCritic,
     // As the trainer decides (src/rl/algorithm/trainer.ts): W_0 is kept when weights are measured or rank-1 evaluated.
     startWeights: tracking && (config.weight_stats_every > 0 || (config.rank1_eval && config.eval_every > 0)),

@@ -23,6 +23,12 @@ export interface DerivedConfig {
   totalOptimizerSteps: number;
   /** True when beta > 0: a frozen reference policy is kept and run. */
   needsReference: boolean;
+  /**
+   * The reference reads the policy's frozen base, with no weights of its own: under LoRA the base never moves, so
+   * without reference resets (ref_model_sync_steps 0) it is the reference (TRL's PEFT path runs the policy with its
+   * adapters disabled; verl's ref_in_actor).
+   */
+  referenceIsBase: boolean;
   /** True for adv_estimator gae: a critic is trained beside the policy. */
   needsCritic: boolean;
   /**
@@ -79,6 +85,7 @@ export function derive(c: RLConfig): DerivedConfig {
     optimizerStepsPerBatch,
     totalOptimizerSteps: c.steps * optimizerStepsPerBatch,
     needsReference: c.beta > 0,
+    referenceIsBase: c.beta > 0 && c.lora_rank > 0 && c.ref_model_sync_steps === 0,
     needsCritic: c.adv_estimator === 'gae',
     ratioIsOne: c.num_iterations === 1 && c.num_minibatches === 1,
     usesRatio: c.loss_type !== 'pg',
