@@ -205,6 +205,23 @@ export function layerVectorArenas(config: ModelConfig): string[][] {
   });
 }
 
+/**
+ * Why a model cannot sample with these rollout options, or null (GpuModel.create and its twin CpuPolicy refuse the
+ * same ones): a merged LoRA rollout needs adapters; a copy in another dtype is for a model trained in full, or under
+ * LoRA the merged copy's dtype (a frozen or LoRA base is read as weightDtype stores it).
+ */
+export function rolloutOptionsProblem(
+  opts: Pick<GpuModelOptions, 'rolloutDtype' | 'rolloutMergeLora'>,
+  model: { lora: boolean; frozen: boolean },
+): string | null {
+  const dtype = opts.rolloutDtype ?? 'f32';
+  const merge = opts.rolloutMergeLora ?? false;
+  if (merge && !model.lora) return 'rolloutMergeLora merges LoRA adapters; this model has none';
+  if (dtype !== 'f32' && (model.frozen || (model.lora && !merge)))
+    return `rolloutDtype ${dtype} is for a model trained in full or a merged LoRA rollout (rolloutMergeLora); a frozen or LoRA base is stored in weightDtype`;
+  return null;
+}
+
 export class GpuModel {
   /** The base weights (HF names). Frozen under LoRA. */
   readonly params = new Map<string, Tensor>();
@@ -304,11 +321,8 @@ export class GpuModel {
     if (frozen && lora) throw new Error('GpuModel: a frozen model carries no LoRA adapters');
     const rolloutDtype = opts.rolloutDtype ?? 'f32';
     const mergeLora = opts.rolloutMergeLora ?? false;
-    if (mergeLora && !lora) throw new Error('GpuModel: rolloutMergeLora merges LoRA adapters; this model has none');
-    if (rolloutDtype !== 'f32' && (frozen || (lora && !mergeLora)))
-      throw new Error(
-        `GpuModel: rolloutDtype ${rolloutDtype} is for a model trained in full or a merged LoRA rollout (rolloutMergeLora); a frozen or LoRA base is stored in weightDtype`,
-      );
+    const problem = rolloutOptionsProblem(opts, { lora: lora !== undefined, frozen });
+    if (problem) throw new Error(`GpuModel: ${problem}`);
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
     const vectorViews = model.layerVectorViews();

@@ -9,6 +9,7 @@
 // its knobs onto this plan and names them in the refusals).
 
 import { formatBytes } from '../core/format';
+import { numel } from '../core/host-tensor';
 import { loraShapes, projectionShape, type LoraSpec } from '../core/lora-layout';
 import { storesHalf } from '../core/half';
 import { headDim, paramShapes } from '../core/model-shapes';
@@ -256,7 +257,10 @@ export function planMemory(
         (mode === 'train' ? m.nLayers * lora.targets.length + 1 : lora.targets.length + (mode === 'infer' ? 0 : 1))
       : 0;
   const trainMode: WorkspaceMode = shape.recompute ? 'recompute' : 'train';
-  const refW = shape.reference && !shape.referenceIsBase ? frozenW.total : 0;
+  // Under LoRA without reference resets the reference reads the policy's frozen base: no weights of its own.
+  const sharedRef = shape.reference && shape.referenceIsBase === true;
+  const ownRef = shape.reference && !sharedRef;
+  const refW = ownRef ? frozenW.total : 0;
   const critW = shape.critic ? criticW.total : 0;
   // W_0, plus the tracker's two power-iteration vectors per weight (rows + columns) and three sums per weight.
   const startW = shape.startWeights ? policyW.total + trackerScratchBytes(m) : 0;
@@ -268,10 +272,9 @@ export function planMemory(
       .filter(([on]) => on)
       .map(([, s]) => s)
       .join(' + ');
-  const sharedRef = shape.reference && shape.referenceIsBase === true;
   const models = who([
     [true, 'policy'],
-    [shape.reference && !sharedRef, 'reference'],
+    [ownRef, 'reference'],
     [shape.critic, 'critic'],
   ]);
 
@@ -315,7 +318,7 @@ export function planMemory(
       part: 'weights',
       bytes: policyStored + loraW + refW + critW + startW + backupW + rolloutW + staleW + teacherW,
       detail:
-        `${models}: ${formatBytes(policyStored)}${shape.reference && !sharedRef ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
+        `${models}: ${formatBytes(policyStored)}${ownRef ? ` + ${formatBytes(refW)}` : ''}${shape.critic ? ` + ${formatBytes(critW)}` : ''}` +
         `${sharedRef ? " (the reference reads the policy's frozen base)" : ''}` +
         `${half !== F32 ? ` (frozen weights ${half} B a value)` : ''}` +
         `${shape.lora ? `; LoRA adapters ${formatBytes(loraW)}` : ''}` +
@@ -481,10 +484,11 @@ export function describePlan(plan: MemoryPlan): string[] {
  * `lora` each adapted matrix merged, plus (a half merged copy) an f32 scratch of each distinct adapted shape.
  */
 function rolloutCopyBytes(m: ModelConfig, bytes: 2 | 4, lora: Pick<LoraSpec, 'targets'> | null): number {
-  const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
-  if (!lora) return bytes * paramShapes(m).reduce((n, p) => n + (storesHalf(p.shape) ? size(p.shape) : 0), 0);
+  if (!lora) return bytes * paramShapes(m).reduce((n, p) => n + (storesHalf(p.shape) ? numel(p.shape) : 0), 0);
   const shapes = lora.targets.map((t) => projectionShape(m, t));
   const scratch =
-    bytes === 2 ? F32 * [...new Map(shapes.map((s) => [s.join('x'), size(s)])).values()].reduce((a, b) => a + b, 0) : 0;
-  return bytes * m.nLayers * shapes.reduce((n, s) => n + size(s), 0) + scratch;
+    bytes === 2
+      ? F32 * [...new Map(shapes.map((s) => [s.join('x'), numel(s)])).values()].reduce((a, b) => a + b, 0)
+      : 0;
+  return bytes * m.nLayers * shapes.reduce((n, s) => n + numel(s), 0) + scratch;
 }

@@ -15,7 +15,14 @@ import { host, type HostTensor } from '../core/host-tensor';
 import type { ParamArrays } from '../io/checkpoint';
 import type { ModelConfig } from '../schema/model-config';
 import { generate, type GenerateOptions, type Rollout } from './generate';
-import { clippedAdamwOptions, GpuModel, type GpuModelOptions, type LoraInit, type StepOptions } from './gpu-model';
+import {
+  clippedAdamwOptions,
+  GpuModel,
+  rolloutOptionsProblem,
+  type GpuModelOptions,
+  type LoraInit,
+  type StepOptions,
+} from './gpu-model';
 import { maxOf } from '../schema/extremes';
 import { endOfSequenceIds } from '../io/end-of-sequence';
 import { roundToWeightDtype, storesHalf, type WeightDtype } from '../core/half';
@@ -185,11 +192,8 @@ export class CpuPolicy implements Policy {
   ) {
     this.rolloutDtype = opts.rolloutDtype ?? 'f32';
     this.rolloutMergeLora = opts.rolloutMergeLora ?? false;
-    if (this.rolloutMergeLora && !lora) throw new Error('CpuPolicy: rolloutMergeLora merges LoRA adapters; none here');
-    if (this.rolloutDtype !== 'f32' && lora && !this.rolloutMergeLora)
-      throw new Error(
-        `CpuPolicy: rolloutDtype ${this.rolloutDtype} is for a model trained in full or a merged LoRA rollout, not under unmerged LoRA`,
-      );
+    const problem = rolloutOptionsProblem(opts, { lora: lora !== undefined, frozen: false });
+    if (problem) throw new Error(`CpuPolicy: ${problem}`);
     this.kvDtype = opts.kvDtype ?? 'f32';
     const make = (shapes: { name: string; shape: number[] }[], fill: (name: string, n: number) => Float32Array) =>
       Object.fromEntries(

@@ -7,6 +7,7 @@
 // a cost per submit and per dispatch: an estimate, not a measurement; docs/lab.md says how close it came. Pure: no device.
 
 import { headDim } from '../core/model-shapes';
+import { numel } from '../core/host-tensor';
 import { parseLoraTargets, projectionShape, type LoraTarget } from '../core/lora-layout';
 import { resolveWeightDtype, WEIGHT_DTYPE_BYTES } from '../core/half';
 import { parameterCount, type ModelConfig } from './model-config';
@@ -216,9 +217,7 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
   // runs no adapter product; the copy is refreshed once per rollout: W read, s B A summed onto it, the copy written.
   const merged = lora !== null && config.rollout_merge_lora;
   const copyBytes = WEIGHT_DTYPE_BYTES[config.rollout_dtype];
-  const adaptedValues = merged
-    ? L * lora.targets.reduce((n, t) => n + projectionShape(model, t).reduce((a, b) => a * b, 1), 0)
-    : 0;
+  const adaptedValues = merged ? L * lora.targets.reduce((n, t) => n + numel(projectionShape(model, t)), 0) : 0;
   const samplerWeightBytes = merged
     ? policyWeightBytes + adaptedValues * (copyBytes - frozenBytes) - loraParams * F32
     : config.rollout_dtype !== 'f32'

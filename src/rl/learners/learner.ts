@@ -370,11 +370,11 @@ export class GpuLearner implements Learner {
     // The reference and the critic run training batches only: one workspace each (the memory plan counts one). The
     // reference is frozen: no gradients, and its forward keeps one layer's activations.
     this.refIsBase = init.needsReference && (init.referenceIsBase ?? false);
-    if (init.referenceIsBase && !init.lora)
+    if (this.refIsBase && !init.lora)
       throw new Error("GpuLearner: the reference reads the policy's frozen base only under LoRA");
     this.ref = !init.needsReference
       ? null
-      : init.referenceIsBase
+      : this.refIsBase
         ? this.policy.model.frozenView()
         : GpuModel.create(ctx, init.config, init.reference ?? init.params, init.maxRows, 1, undefined, {
             weightDtype,
