@@ -90,6 +90,9 @@ describe('bench harness', () => {
     expect(report.peak?.gflops).toBeGreaterThan(0);
     const rollout = report.rows.filter((r) => r.section === 'rollout');
     expect(rollout.every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
+    // The decode step again with each step submitted alone, its time against the engine's shared submits.
+    const alone = rollout.find((r) => r.name === 'decode, per step, each submitted alone');
+    expect(alone?.vsOurs).toBeGreaterThan(0);
   });
 
   it("renders Markdown and keeps one section per device and command in the device's detail file", () => {

@@ -212,11 +212,11 @@ export async function benchRealSizeStep(
 }
 
 /** Decode per token step, prefill and the update and scoring passes per GRPO step: the phases a profile reports. */
-const PROFILED_PHASES: readonly { phase: string; perSubmit: boolean; stepName: string }[] = [
-  { phase: 'rollout.decode', perSubmit: true, stepName: 'decode token step' },
-  { phase: 'rl.update', perSubmit: false, stepName: 'GRPO step' },
-  { phase: 'rl.score', perSubmit: false, stepName: 'GRPO step' },
-  { phase: 'rollout.prefill', perSubmit: false, stepName: 'GRPO step' },
+const PROFILED_PHASES: readonly { phase: string; perStep: boolean; stepName: string }[] = [
+  { phase: 'rollout.decode', perStep: true, stepName: 'decode token step' },
+  { phase: 'rl.update', perStep: false, stepName: 'GRPO step' },
+  { phase: 'rl.score', perStep: false, stepName: 'GRPO step' },
+  { phase: 'rollout.prefill', perStep: false, stepName: 'GRPO step' },
 ];
 
 /**
@@ -239,7 +239,7 @@ export async function profileLines(
       .join(', ')}`,
     ...(decode
       ? [
-          `decode: ${(decode.dispatches / decode.submits).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.submits / 1e6).toFixed(2)} MB moved per token step`,
+          `decode: ${(decode.dispatches / decode.steps).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.steps / 1e6).toFixed(2)} MB moved per token step, ${(decode.steps / decode.submits).toFixed(1)} token steps per submit`,
         ]
       : []),
     ...(opts.roof
@@ -254,7 +254,7 @@ export async function profileLines(
     lines.push(
       '',
       ...phaseTable(phase, kernels, opts.roof, {
-        steps: want.perSubmit ? phase.submits : 1,
+        steps: want.perStep ? phase.steps : 1,
         stepName: want.stepName,
         top: opts.top,
       }),

@@ -53,7 +53,7 @@ const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(x < 0.01 ?
 
 /**
  * Lines of one phase's table: its kernels ranked by time (by bytes where there are no timestamps), the top `top`,
- * each per step (`steps`: the phase's submits per step, e.g. decode token steps), with the roofline columns.
+ * each per step (`steps`: the phase's steps counted, e.g. decode token steps, or 1 for the whole phase), with the roofline columns.
  */
 export function phaseTable(
   phase: PhaseProfile,

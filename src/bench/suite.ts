@@ -11,6 +11,7 @@ import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
 import { REAL_SIZE_MODE_NAMES } from '../schema/bench-report';
 import { generate } from '../model/generate';
+import { DECODE_STEPS_PER_SUBMIT } from '../schema/step-estimate';
 import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
@@ -523,7 +524,8 @@ async function benchMatmulVsJax(
 /**
  * Rollout throughput with the engine's generate(): a prefill-only call (one sampled token) and a full call
  * (newTokens decode steps, no early stop); decode time per step is the median of their paired differences over
- * newTokens - 1.
+ * newTokens - 1. The full call runs again with each decode step submitted alone (stepsPerSubmit 1, the engine before
+ * 2026-12-07), so the row's vsOurs says what sharing command buffers gains on this adapter.
  */
 async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
   const { rows, prompt, newTokens } = shape.rollout;
@@ -533,27 +535,31 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
     1,
     ...Array.from({ length: prompt - 1 }, () => 3 + rng.int(V - 3)),
   ]);
-  const gen = (S: number) => async () => {
+  const gen = (S: number, stepsPerSubmit?: number) => async () => {
     await generate(ours.model, prompts, {
       maxNewTokens: S,
       sampler: { temperature: 1, seed: 1 },
       eosId: 2,
       padId: 0,
       checkEvery: 0,
+      stepsPerSubmit,
     });
   };
   // At least 3 pairs: the per-step figure is a difference of two wall times, and one stall in a single pair can
   // outweigh the whole decode. Each pair runs back to back, so the median of the pairs' differences is taken.
-  const { pre, full } = await interleavedSamples(
+  const { pre, full, alone } = await interleavedSamples(
     [
       ['pre', gen(1)],
       ['full', gen(newTokens)],
+      ['alone', gen(newTokens, 1)],
     ],
     Math.max(reps, 3),
   );
   const preMs = median(pre);
   const fullMs = median(full);
-  const perStep = median(full.map((f, i) => f - pre[i])) / Math.max(1, newTokens - 1);
+  const perStepOf = (xs: number[]) => median(xs.map((f, i) => f - pre[i])) / Math.max(1, newTokens - 1);
+  const perStep = perStepOf(full);
+  const perStepAlone = perStepOf(alone);
   const shapeText = `${rows} x (${prompt} + ${newTokens})`;
   return [
     {
@@ -573,6 +579,17 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
       samples: full.length,
       method: 'wall',
       tokensPerS: rows / (perStep / 1000),
+    },
+    {
+      section: 'rollout',
+      name: 'decode, per step, each submitted alone',
+      shape: `${rows} rows`,
+      ms: perStepAlone,
+      samples: alone.length,
+      method: 'wall',
+      tokensPerS: rows / (perStepAlone / 1000),
+      vsOurs: perStepAlone / perStep,
+      note: `${DECODE_STEPS_PER_SUBMIT} steps share a submit in the engine's rollouts`,
     },
     {
       section: 'rollout',

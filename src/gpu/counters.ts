@@ -14,6 +14,11 @@ export interface DispatchCost {
 export interface PhaseCounts {
   dispatches: number;
   submits: number;
+  /**
+   * Steps of the phase: what a recorder marked with Recorder.countStep (several decode token steps in one command
+   * buffer), or one per submit where it marked none.
+   */
+  steps: number;
   bytes: number;
   flops: number;
 }
@@ -32,7 +37,7 @@ export interface CountsSnapshot {
   kernels: Record<string, PhaseCounts>;
 }
 
-const empty = (): PhaseCounts => ({ dispatches: 0, submits: 0, bytes: 0, flops: 0 });
+const empty = (): PhaseCounts => ({ dispatches: 0, submits: 0, steps: 0, bytes: 0, flops: 0 });
 
 export class GpuCounts {
   dispatches = 0;
@@ -68,10 +73,12 @@ export class GpuCounts {
     }
   }
 
-  /** One command buffer submitted by phase `phase`. */
-  submit(phase: string): void {
+  /** One command buffer submitted by phase `phase`, holding `steps` of its steps. */
+  submit(phase: string, steps: number): void {
     this.submits++;
-    this.phase(phase).submits++;
+    const p = this.phase(phase);
+    p.submits++;
+    p.steps += steps;
   }
 
   readback(): void {
@@ -106,6 +113,7 @@ export function countsSince(before: CountsSnapshot, after: CountsSnapshot): Coun
       const d = {
         dispatches: v.dispatches - o.dispatches,
         submits: v.submits - o.submits,
+        steps: v.steps - o.steps,
         bytes: v.bytes - o.bytes,
         flops: v.flops - o.flops,
       };

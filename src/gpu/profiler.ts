@@ -18,10 +18,14 @@ export interface KernelProfile {
   flops: number;
 }
 
-/** One phase's totals: submits, dispatches, GPU time summed over dispatches, wall time from submits to completion. */
+/**
+ * One phase's totals: submits, steps (Recorder.countStep), dispatches, GPU time summed over dispatches, wall time
+ * from submits to completion.
+ */
 export interface PhaseProfile {
   phase: string;
   submits: number;
+  steps: number;
   dispatches: number;
   /** Sum of the dispatches' timestamped times; NaN without timestamps. */
   gpuMs: number;
@@ -36,21 +40,23 @@ export class GpuProfiler {
 
   private phase(name: string): PhaseProfile {
     let p = this.phases.get(name);
-    if (!p) this.phases.set(name, (p = { phase: name, submits: 0, dispatches: 0, gpuMs: 0, wallMs: 0 }));
+    if (!p) this.phases.set(name, (p = { phase: name, submits: 0, steps: 0, dispatches: 0, gpuMs: 0, wallMs: 0 }));
     return p;
   }
 
   /**
-   * One submitted recorder: its dispatches' names and costs in order, and its timings (one per dispatch with
+   * One submitted recorder: the steps of its phase it held, its dispatches' names and costs in order, and its timings (one per dispatch with
    * timestamps; one for the whole phase without).
    */
   collect(
     phase: string,
+    steps: number,
     dispatches: readonly { name: string; cost: DispatchCost }[],
     timings: Promise<KernelTiming[]>,
   ): void {
     const p = this.phase(phase);
     p.submits++;
+    p.steps += steps;
     p.dispatches += dispatches.length;
     for (const d of dispatches) {
       const key = `${phase}\u0000${d.name}`;

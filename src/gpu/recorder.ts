@@ -42,6 +42,8 @@ export class Recorder {
   private wallDone: Promise<number> | null = null;
   /** Number of dispatches recorded (for tests asserting the shape of a phase). */
   dispatchCount = 0;
+  /** Steps of the phase marked with countStep (0: the command buffer counts as one step). */
+  private steps = 0;
   /** Each dispatch's kernel name and bound tensor labels, to say which kernel a validation error is about. */
   private readonly dispatched: { name: string; buffers: string[] }[] = [];
 
@@ -116,6 +118,16 @@ export class Recorder {
     return this;
   }
 
+  /**
+   * Marks one more step of the phase recorded into this command buffer, where one submit holds several (decode
+   * token steps): the counters and the profile then report per step, not per submit.
+   */
+  countStep(): this {
+    this.assertOpen();
+    this.steps++;
+    return this;
+  }
+
   /** Finishes the command buffer and submits it. The recorder cannot be used afterwards. */
   submit(): void {
     this.assertOpen();
@@ -123,13 +135,14 @@ export class Recorder {
     this.timer?.resolve(this.encoder);
     if (this.profileWall) this.wallStart = performance.now();
     this.ctx.device.queue.submit([this.encoder.finish()]);
-    this.ctx.counts.submit(this.label);
+    const steps = Math.max(1, this.steps);
+    this.ctx.counts.submit(this.label, steps);
     this.submitted = true;
     this.ctx.closeRecorder(this);
     if (this.profileWall) {
       this.wallDone = this.ctx.device.queue.onSubmittedWorkDone().then(() => performance.now() - this.wallStart);
     }
-    if (this.profiled && this.ctx.profiler) this.ctx.profiler.collect(this.label, this.profiled, this.timings());
+    if (this.profiled && this.ctx.profiler) this.ctx.profiler.collect(this.label, steps, this.profiled, this.timings());
   }
 
   /** Per-dispatch GPU times (profiling only); without timestamp-query, one entry for the whole phase. */

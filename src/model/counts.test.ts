@@ -38,7 +38,7 @@ afterAll(() => ctx?.destroy());
 const ALL_TARGETS: LoraSpec['targets'] = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'];
 
 describe('counted proxies at SmolLM2-135M widths', () => {
-  it('a decode step: dispatches per layer and fixed, one submit per token step, one readback per rollout', async () => {
+  it('a decode step: dispatches per layer and fixed, token steps batched per submit, one readback per rollout', async () => {
     const prompts = ['addition:12+34=', 'sort:5281='].map((p) => encodePrompt(tokenizer, p));
     const plain = await decodeStepCounts(ctx, config, params, prompts, null);
     const spec: LoraSpec = { rank: 4, alpha: 8, targets: ALL_TARGETS };
@@ -107,7 +107,10 @@ describe('counted proxies at SmolLM2-135M widths', () => {
           submits: second.submits,
           readbacks: second.readbacks,
           phases: Object.fromEntries(
-            Object.entries(second.phases).map(([k, v]) => [k, { dispatches: v.dispatches, submits: v.submits }]),
+            Object.entries(second.phases).map(([k, v]) => [
+              k,
+              { dispatches: v.dispatches, submits: v.submits, steps: v.steps },
+            ]),
           ),
           optimizerDispatches: Object.entries(second.kernels)
             .filter(([k]) => k.startsWith('optimizer.'))
@@ -131,7 +134,8 @@ describe('counted proxies at SmolLM2-135M widths', () => {
 const EXPECTED_DECODE_PLAIN: DecodeStepCounts = {
   dispatchesPerLayer: 6,
   dispatchesFixed: 7,
-  submitsPerRollout: 4,
+  // The prefill's submit and one for the 3 decode steps (up to 8 share a command buffer; 4 before they did).
+  submitsPerRollout: 2,
   readbacksPerRollout: 1,
   tokenSteps: 4,
   bytesOverWeights: 1.008,
@@ -151,13 +155,14 @@ const EXPECTED_GRPO = {
   pipelinesSecondStep: 0,
   secondStep: {
     dispatches: 442,
-    submits: 6,
+    // 6 before the decode steps shared a command buffer.
+    submits: 4,
     readbacks: 3,
     phases: {
-      'rollout.prefill': { dispatches: 59, submits: 1 },
-      'rollout.decode': { dispatches: 147, submits: 3 },
-      'rl.score': { dispatches: 32, submits: 1 },
-      'rl.update': { dispatches: 204, submits: 1 },
+      'rollout.prefill': { dispatches: 59, submits: 1, steps: 1 },
+      'rollout.decode': { dispatches: 147, submits: 1, steps: 3 },
+      'rl.score': { dispatches: 32, submits: 1, steps: 1 },
+      'rl.update': { dispatches: 204, submits: 1, steps: 1 },
     },
     // The 28 adapter tensors (2 layers x 7 targets x A, B) packed in arenas: the norm's partial sums, its finalize,
     // the clip factor and one AdamW (and one fill zeroes every gradient).

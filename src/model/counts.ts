@@ -58,11 +58,11 @@ async function rolloutAt(
     });
     const c = countsSince(before, ctx.counts.snapshot());
     const decode = c.phases['rollout.decode'];
-    if (!decode || decode.submits !== rollout.steps - 1)
-      throw new Error(`decodeStepCounts: expected ${rollout.steps - 1} decode submits, got ${decode?.submits ?? 0}`);
+    if (!decode || decode.steps !== rollout.steps - 1)
+      throw new Error(`decodeStepCounts: expected ${rollout.steps - 1} decode steps, got ${decode?.steps ?? 0}`);
     return {
-      dispatches: decode.dispatches / decode.submits,
-      bytes: decode.bytes / decode.submits,
+      dispatches: decode.dispatches / decode.steps,
+      bytes: decode.bytes / decode.steps,
       weights,
       submits: c.submits,
       readbacks: c.readbacks,

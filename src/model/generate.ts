@@ -1,12 +1,15 @@
 // Rollouts on the GPU: prefill a left-padded batch of prompts, then decode one token per step against the KV
 // cache, sampling on the GPU. Nothing is read back per token: one readback at the end, plus a 4-byte-per-row
-// "all finished?" check every few steps so a batch that ended early stops early.
+// "all finished?" check every few steps so a batch that ended early stops early. Several decode steps share one
+// command buffer (every step's positions are uploaded once, each step binding its own row), so a GPU whose decode
+// step is bound by the submit pays it once per `stepsPerSubmit` steps.
 
-import type { Tensor } from '../gpu';
+import type { Recorder, Tensor } from '../gpu';
 import { decodeFinish, type DecodeBuffers } from '../kernels/decode';
 import { sampleTokens, type SamplerOptions } from '../kernels/sampler';
 import type { GpuModel } from './gpu-model';
 import { maxOf } from '../schema/extremes';
+import { DECODE_STEPS_PER_SUBMIT } from '../schema/step-estimate';
 
 export interface GenerateOptions {
   /** Longest completion, in tokens (EOS included). */
@@ -25,6 +28,11 @@ export interface GenerateOptions {
   recordFiltered?: boolean;
   /** Read the finished flags every this many steps to stop early (default 8; 0 never checks). */
   checkEvery?: number;
+  /**
+   * Decode steps recorded into one command buffer (default 8); a submit also ends wherever the finished flags are
+   * read, so with the defaults each check reads after a submit of 8 steps (the prefill is submitted alone).
+   */
+  stepsPerSubmit?: number;
 }
 
 /** The outcome of one batch of rollouts; all (R, S) arrays are row-major with S = maxNewTokens. */
@@ -117,7 +125,16 @@ export async function generate(
       { dtype: 'u32', label: 'prefill.last' },
     ),
   );
-  const stepPositions = u32([R], 'step.positions');
+  // Every decode step's positions (P + s - 1 - kvStart[r]) in one upload: row s - 1 of an (S - 1, stride) plane,
+  // its stride padded so each row starts at a storage-binding offset the device accepts.
+  const align = ctx.device.limits.minStorageBufferOffsetAlignment / 4;
+  const stride = Math.ceil(R / align) * align;
+  const positionPlane = new Uint32Array(Math.max(1, S - 1) * stride);
+  for (let s = 1; s < S; s++)
+    for (let r = 0; r < R; r++) positionPlane[(s - 1) * stride + r] = P + s - 1 - pad.kvStart[r];
+  const stepPositions = t(
+    ctx.fromArray<'u32'>(positionPlane, [positionPlane.length], { dtype: 'u32', label: 'step.positions' }),
+  );
   const identity = t(
     ctx.fromArray<'u32'>(
       Uint32Array.from({ length: R }, (_, r) => r),
@@ -136,17 +153,16 @@ export async function generate(
   const ent = f32([R], 'sampled.entropy');
   const flp = f32([R], 'sampled.filtered_logprob');
   const checkEvery = opts.checkEvery ?? 8;
+  const stepsPerSubmit = opts.stepsPerSubmit ?? DECODE_STEPS_PER_SUBMIT;
+  if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1)
+    throw new Error(`generate: stepsPerSubmit must be a whole number of 1 or more, got ${stepsPerSubmit}`);
   let readbacks = 0;
   let steps = 0;
   try {
+    let rec: Recorder | null = null;
     for (let s = 0; s < S; s++) {
       const prefill = s === 0;
-      if (!prefill)
-        ctx.upload(
-          stepPositions,
-          Uint32Array.from(pad.kvStart, (start) => P + s - 1 - start),
-        );
-      const rec = ctx.recorder(prefill ? 'rollout.prefill' : 'rollout.decode');
+      rec ??= ctx.recorder(prefill ? 'rollout.prefill' : 'rollout.decode');
       // Half-precision rollouts: the sampler's copy of the weights rounded from the latest f32 ones first.
       if (prefill) model.refreshRolloutWeights(rec);
       const ws = model.workspaceFor(R, prefill ? P : 1, 'infer');
@@ -157,7 +173,7 @@ export async function generate(
         prefill ? 0 : P + s - 1,
         prefill
           ? { tokens: prefillTokens, positions: prefillPositions, kvStart }
-          : { tokens: state.current, positions: stepPositions, kvStart },
+          : { tokens: state.current, positions: stepPositions.view((s - 1) * stride, [R]), kvStart },
         prefill ? prefillLast : identity,
         head,
       );
@@ -168,9 +184,14 @@ export async function generate(
         eosIds: opts.eosIds,
         padId: opts.padId,
       });
-      rec.submit();
+      rec.countStep();
       steps++;
-      if (checkEvery > 0 && s + 1 < S && (s + 1) % checkEvery === 0) {
+      const check = checkEvery > 0 && s + 1 < S && (s + 1) % checkEvery === 0;
+      if (prefill || check || (s + 1) % stepsPerSubmit === 0 || s + 1 === S) {
+        rec.submit();
+        rec = null;
+      }
+      if (check) {
         readbacks++;
         const done = await ctx.read(state.done);
         if (done.every((d) => d === 1)) break;

@@ -21,6 +21,7 @@ import { configFromJson } from '../io/checkpoint';
 import { realModelConfig } from '../io/real-models.fixture';
 import { setMatmulTuning, type MatmulTuning } from '../kernels/matmul';
 import { LEFT_PADDED_PROMPTS } from '../testing/gpu-model-harness';
+import { rolloutSubmits } from '../schema/step-estimate';
 
 let ctx: GpuContext;
 beforeAll(async () => {
@@ -285,6 +286,48 @@ describe('rollouts on the GPU', () => {
     const worst = await samplerVsTrainer(model, prompts, a, 12, 0.9);
     console.log(`sampler vs trainer log-prob: max |diff| ${worst.toExponential(2)}`);
     expect(worst).toBeLessThan(1e-5);
+    model.destroy();
+  });
+
+  it('several decode steps per submit: the same rollout bit for bit, the submits counted per phase', async () => {
+    const model = GpuModel.create(ctx, config, randomModel(config, 6));
+    const S = 20;
+    const opts = { maxNewTokens: S, sampler: { temperature: 1, seed: 9 }, eosId: config.vocabSize + 1, padId };
+    const run = async (stepsPerSubmit: number, checkEvery = 0) => {
+      const before = ctx.counts.snapshot();
+      const out = await generate(model, prompts, { ...opts, stepsPerSubmit, checkEvery });
+      const { phases } = countsSince(before, ctx.counts.snapshot());
+      const phase = (k: string) => ({ submits: phases[k]?.submits, steps: phases[k]?.steps });
+      return { out, prefill: phase('rollout.prefill'), decode: phase('rollout.decode') };
+    };
+    const one = await run(1);
+    expect(one.prefill).toEqual({ submits: 1, steps: 1 });
+    expect(one.decode).toEqual({ submits: S - 1, steps: S - 1 });
+    expect(rolloutSubmits(S, 1)).toBe(S);
+    // Decode steps 1..19: a submit after steps 2, 5, 8, ... (every 3rd token step, the prefill counted) and the last.
+    for (const [k, submits] of [
+      [3, 7],
+      [8, 3],
+      [32, 1],
+    ] as const) {
+      const batched = await run(k);
+      expect(batched.prefill).toEqual({ submits: 1, steps: 1 });
+      expect(batched.decode, `${k} steps per submit`).toEqual({ submits, steps: S - 1 });
+      expect(rolloutSubmits(S, k), "the step estimate's count").toBe(1 + submits);
+      for (const key of ['tokens', 'logprobs', 'entropies', 'mask', 'lengths'] as const)
+        expect(Array.from(batched.out[key]), `${key} at ${k} steps per submit`).toEqual(Array.from(one.out[key]));
+    }
+    // An early stop reads after a submit: with most ids ending a row, both stop at the same check.
+    const ending = { ...opts, eosId, eosIds: [2, 3, 4, 5, 6, 7, 8, 9], checkEvery: 4 };
+    const early1 = await generate(model, prompts, { ...ending, stepsPerSubmit: 1 });
+    const early8 = await generate(model, prompts, { ...ending, stepsPerSubmit: 8 });
+    expect(early1.steps).toBeLessThan(S);
+    expect(early8.steps).toBe(early1.steps);
+    expect(early8.readbacks).toBe(early1.readbacks);
+    expect(Array.from(early8.tokens)).toEqual(Array.from(early1.tokens));
+    await expect(generate(model, prompts, { ...opts, stepsPerSubmit: 0 })).rejects.toThrow(
+      /stepsPerSubmit must be a whole number of 1 or more, got 0/,
+    );
     model.destroy();
   });
 

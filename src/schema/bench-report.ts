@@ -206,9 +206,16 @@ export function presetMarkdown(rows: readonly BenchRow[], info: PresetInfo, peak
     out.push(
       '',
       table(
-        ['rollout', 'shape', 'ms (median)', 'tokens/s'],
-        rollout.map((r) => [r.name, r.shape ?? '', fmt(r.ms), fmt(r.tokensPerS, 0)]),
-        [false, false, true, true],
+        ['rollout', 'shape', 'ms (median)', 'tokens/s', 'time vs ours', 'note'],
+        rollout.map((r) => [
+          r.name,
+          r.shape ?? '',
+          fmt(r.ms),
+          fmt(r.tokensPerS, 0),
+          r.vsOurs !== undefined ? `${fmt(r.vsOurs)}x` : '',
+          r.note ?? '',
+        ]),
+        [false, false, true, true, true, false],
       ),
     );
   }

@@ -26,8 +26,13 @@ export interface PhaseWork {
   flops: number;
   /** Bytes read and written from GPU memory (weights, KV cache, logits, activations, optimizer state). */
   bytes: number;
-  /** Submit-and-wait round trips (one per decode step; a few per minibatch). */
+  /** Command buffers submitted (the prefill's, one per DECODE_STEPS_PER_SUBMIT decode steps; a few per minibatch). */
   submits: number;
+  /**
+   * The rollout's submits with each decode step in its own command buffer, as the engine ran before 2026-12-07 and
+   * the calibrations were measured (gen only).
+   */
+  unbatchedSubmits?: number;
   /** Compute passes dispatched. */
   dispatches: number;
   /** What was counted, in words. */
@@ -67,6 +72,11 @@ export interface EstimateCalibration {
   spread: readonly [number, number];
   /** The runs it came from, in words. */
   note: string;
+  /**
+   * Its runs submitted each decode step alone (before 2026-12-07): what sharing command buffers gains is not measured
+   * on that kind of adapter, so the range's high end is the estimate at the unbatched submits.
+   */
+  measuredUnbatched?: boolean;
 }
 
 /**
@@ -81,6 +91,7 @@ export const SOFTWARE_CALIBRATION: EstimateCalibration = {
   factor: 2.6,
   spread: [0.55, 1.95],
   note: 'SwiftShader, nano/micro/tiny-qwen2 steps on a loaded 2-core machine',
+  measuredUnbatched: true,
 };
 
 /** A GPU's default figures were fitted to an H100's nano-to-base steps (0.86-1.04x) and gave 0.83-0.90x an H200's SmolLM2-135M steps. */
@@ -88,6 +99,7 @@ export const GPU_CALIBRATION: EstimateCalibration = {
   factor: 1,
   spread: [0.95, 1.25],
   note: "an H100's nano-to-base steps and an H200's SmolLM2-135M steps",
+  measuredUnbatched: true,
 };
 
 /** The calibration of an adapter's kind: a software adapter (SwiftShader) or a GPU. */
@@ -98,7 +110,10 @@ export function calibrationFor(software: boolean): EstimateCalibration {
 /** A step's seconds, by phase, and how they were reached. */
 export interface StepEstimate {
   seconds: number;
-  /** The seconds measured steps may take, low and high (the calibration's spread around `seconds`). */
+  /**
+   * The seconds measured steps may take, low and high: the calibration's spread around `seconds`, the high end taken
+   * at the unbatched submits where the calibration was measured so (EstimateCalibration.measuredUnbatched).
+   */
   range: readonly [number, number];
   phases: { phase: StepPhase; seconds: number; bound: 'compute' | 'memory' | 'launch' }[];
   work: StepWork;
@@ -158,6 +173,22 @@ const FORWARD_DISPATCHES_PER_LAYER = 12;
 const DECODE_DISPATCHES_PER_LAYER = 6;
 /** The embedding lookup, the final norm, the head and the sampler's passes of a decode step. */
 const DECODE_DISPATCHES_EXTRA = 7;
+/**
+ * Decode steps recorded into one command buffer (src/model/generate.ts): the early-stop check's period, so a check
+ * never waits on a half-filled batch of steps.
+ */
+export const DECODE_STEPS_PER_SUBMIT = 8;
+
+/**
+ * Command buffers a rollout of up to `maxNewTokens` tokens submits when it runs to the end (generate's loop): the
+ * prefill's, then one after every `stepsPerSubmit`-th token step (the prefill counted) and one after the last.
+ */
+export function rolloutSubmits(maxNewTokens: number, stepsPerSubmit = DECODE_STEPS_PER_SUBMIT): number {
+  if (maxNewTokens <= 1) return 1;
+  // Token steps 2..S end a command buffer at each multiple of stepsPerSubmit, and at S.
+  const atMultiples = Math.floor(maxNewTokens / stepsPerSubmit) - (stepsPerSubmit === 1 ? 1 : 0);
+  return 1 + atMultiples + (maxNewTokens % stepsPerSubmit === 0 ? 0 : 1);
+}
 /** Submit-and-wait round trips of a training forward + backward + objective on one minibatch. */
 const UPDATE_SUBMITS_PER_MINIBATCH = 8;
 /** AdamW's floating-point operations per trained value (moments, bias corrections, the update, weight decay). */
@@ -186,6 +217,11 @@ export function decodeDispatches(lora: { rank: number; targets: readonly LoraTar
 export interface StepWorkOptions {
   /** Longest prompt in tokens (default: derive()'s bound, one token a character, as the memory plan assumes). */
   promptTokens?: number;
+  /**
+   * Decode steps per command buffer (default DECODE_STEPS_PER_SUBMIT, as generate records them; 1 is the engine
+   * before 2026-12-07, which the GPU figures were fitted to).
+   */
+  decodeStepsPerSubmit?: number;
 }
 
 /**
@@ -248,7 +284,8 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
     phase: 'gen',
     flops: mergeFlops + prefillFlops + decodeFlops,
     bytes: mergeBytes + samplerWeightBytes + 2 * L * N * P * kv * kvBytes + decodeBytes,
-    submits: 1 + decodeSteps,
+    submits: rolloutSubmits(S, options.decodeStepsPerSubmit),
+    unbatchedSubmits: rolloutSubmits(S, 1),
     dispatches:
       mergeDispatches +
       L * prefillLayerDispatches +
@@ -327,8 +364,22 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
  * memory traffic at bytesPerSecond, plus its round trips and launches. The phases run one after the other.
  */
 export function estimateStepSeconds(work: StepWork, t: Throughput): StepEstimate {
+  const phases = phaseSeconds(work.phases, t);
+  const seconds = phases.reduce((s, p) => s + p.seconds, 0);
+  const [low, high] = t.calibration?.spread ?? [1, 1];
+  const unbatched = t.calibration?.measuredUnbatched
+    ? phaseSeconds(
+        work.phases.map((p) => ({ ...p, submits: p.unbatchedSubmits ?? p.submits })),
+        t,
+      ).reduce((s, p) => s + p.seconds, 0)
+    : seconds;
+  return { seconds, range: [seconds * low, Math.max(seconds, unbatched) * high], phases, work, throughput: t };
+}
+
+/** Each phase's seconds: the longer of its arithmetic and its traffic, plus its launches, times the calibration. */
+function phaseSeconds(work: readonly PhaseWork[], t: Throughput): StepEstimate['phases'] {
   const factor = t.calibration?.factor ?? 1;
-  const phases = work.phases.map((p) => {
+  return work.map((p) => {
     const compute = p.flops / t.flopsPerSecond;
     const memory = p.bytes / t.bytesPerSecond;
     const launch = p.submits * t.submitSeconds + p.dispatches * t.dispatchSeconds;
@@ -337,9 +388,6 @@ export function estimateStepSeconds(work: StepWork, t: Throughput): StepEstimate
       launch > Math.max(compute, memory) ? 'launch' : compute >= memory ? 'compute' : 'memory';
     return { phase: p.phase, seconds, bound };
   });
-  const seconds = phases.reduce((s, p) => s + p.seconds, 0);
-  const [low, high] = t.calibration?.spread ?? [1, 1];
-  return { seconds, range: [seconds * low, seconds * high], phases, work, throughput: t };
 }
 
 /**
@@ -372,7 +420,7 @@ export function assumedThroughput(software: boolean): Throughput {
  * estimate.ts measures it).
  */
 export const ESTIMATE_ACCURACY =
-  "How good it is: on SwiftShader the probe's roofline gave 0.2-0.7x the measured step of nano, micro and tiny-qwen2 runs (on a busy 2-core machine), so it is multiplied by 2.6 and the range is where those runs then fell (0.55-1.95x of it); a GPU's figures were fitted to an H100's nano-to-base steps (0.86-1.04x) and gave 0.83-0.90x an H200's SmolLM2-135M steps (range 0.95-1.25x).";
+  "How good it is: on SwiftShader the probe's roofline gave 0.2-0.7x the measured step of nano, micro and tiny-qwen2 runs (on a busy 2-core machine), so it is multiplied by 2.6 and the range is where those runs then fell (0.55-1.95x of it); a GPU's figures were fitted to an H100's nano-to-base steps (0.86-1.04x) and gave 0.83-0.90x an H200's SmolLM2-135M steps (range 0.95-1.25x). Those runs submitted each decode step alone; 8 share a submit now, a gain not yet measured, so the range reaches up to the unbatched estimate.";
 
 /** A range of seconds in words: "0.6-1.4 s", "12-30 s", "2-5 min" (the unit of the high end). */
 export function describeSecondsRange([low, high]: readonly [number, number]): string {
