@@ -8,7 +8,7 @@
 #   gl/             the Vulkan loader and glvnd as Debian packages (apt-get download, amd64), and this machine's
 #                   libstdc++ for Dawn's GLIBCXX_3.4.30 where the device machine's is older.
 # Then, on the device machine, from the repo root with .devbench carried over:
-#   DEVBENCH_TMP=/tmp/db bash .devbench/run.sh --selftest --preset nano,micro --sections phase,compare,grpo,autotune,real,matmul-4096 --reps 3
+#   DEVBENCH_TMP=/tmp/db bash .devbench/run.sh --selftest --preset nano,micro --sections phase,compare,rollout,grpo,autotune,real,matmul-4096 --reps 3
 # (what `npm run bench:gpu` runs), which leaves BENCHMARKS.md, docs/benchmarks/*.md (as benchmarks/), the report (latest.{md,json}) and log.txt in $OUT.
 # Needs xz, apt-get and Debian's package lists (the same sources the setup script installs from).
 set -euo pipefail

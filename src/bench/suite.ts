@@ -560,46 +560,25 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
   const perStepOf = (xs: number[]) => median(xs.map((f, i) => f - pre[i])) / Math.max(1, newTokens - 1);
   const perStep = perStepOf(full);
   const perStepAlone = perStepOf(alone);
-  const shapeText = `${rows} x (${prompt} + ${newTokens})`;
+  /** A row of `tokens` tokens in `ms`, from `samples` timings. */
+  const row = (name: string, shape: string, ms: number, samples: number, tokens: number) => ({
+    section: 'rollout' as const,
+    name,
+    shape,
+    ms,
+    samples,
+    method: 'wall' as const,
+    tokensPerS: tokens / (ms / 1000),
+  });
   return [
+    row('prefill (+ first token)', `${rows} x ${prompt}`, preMs, pre.length, rows * prompt),
+    row('decode, per step', `${rows} rows`, perStep, full.length, rows),
     {
-      section: 'rollout',
-      name: 'prefill (+ first token)',
-      shape: `${rows} x ${prompt}`,
-      ms: preMs,
-      samples: pre.length,
-      method: 'wall',
-      tokensPerS: (rows * prompt) / (preMs / 1000),
-    },
-    {
-      section: 'rollout',
-      name: 'decode, per step',
-      shape: `${rows} rows`,
-      ms: perStep,
-      samples: full.length,
-      method: 'wall',
-      tokensPerS: rows / (perStep / 1000),
-    },
-    {
-      section: 'rollout',
-      name: 'decode, per step, each submitted alone',
-      shape: `${rows} rows`,
-      ms: perStepAlone,
-      samples: alone.length,
-      method: 'wall',
-      tokensPerS: rows / (perStepAlone / 1000),
+      ...row('decode, per step, each submitted alone', `${rows} rows`, perStepAlone, alone.length, rows),
       vsOurs: perStepAlone / perStep,
       note: `${DECODE_STEPS_PER_SUBMIT} steps share a submit in the engine's rollouts`,
     },
-    {
-      section: 'rollout',
-      name: 'whole rollout',
-      shape: shapeText,
-      ms: fullMs,
-      samples: full.length,
-      method: 'wall',
-      tokensPerS: (rows * newTokens) / (fullMs / 1000),
-    },
+    row('whole rollout', `${rows} x (${prompt} + ${newTokens})`, fullMs, full.length, rows * newTokens),
   ];
 }
 
