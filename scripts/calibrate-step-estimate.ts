@@ -7,6 +7,7 @@
 
 import { loadavg } from 'node:os';
 import { grpoBenchConfig, grpoShape } from '../src/bench/grpo';
+import { estimatedPhases } from '../src/bench/estimate-check';
 import { median } from '../src/bench/measure';
 import { probeThroughput } from '../src/bench/throughput-probe';
 import { PUBLIC_ASSETS } from '../src/engine/node-assets';
@@ -66,11 +67,11 @@ function row(name: string, measured: Awaited<ReturnType<typeof measure>>, t: Thr
   console.error(
     `${name}: step measured ${measured.phases.step.toFixed(3)} s, probe estimate ${e.seconds.toFixed(3)} s, assumed-figures estimate ${assumed.toFixed(3)} s`,
   );
-  const est = Object.fromEntries(e.phases.map((p) => [p.phase, p.seconds]));
+  const est = estimatedPhases(e);
   const cells = [
     ['gen', measured.phases.gen, est.gen],
     ['old_log_prob', measured.phases.old_log_prob, est.old_log_prob],
-    ['update (+AdamW)', measured.phases.update, est.update_actor + est.optimizer],
+    ['update (+AdamW)', measured.phases.update, est.update],
     ['step', measured.phases.step, e.seconds],
   ] as const;
   return cells

@@ -93,6 +93,14 @@ describe('bench harness', () => {
     // The decode step again with each step submitted alone, its time against the engine's shared submits.
     const alone = rollout.find((r) => r.name === 'decode, per step, each submitted alone');
     expect(alone?.vsOurs).toBeGreaterThan(0);
+    // The step estimate beside the measured GRPO step: the page's (the probe's figures) and the kind's defaults'.
+    const check = report.estimates?.find((c) => c.step === 'nano GRPO');
+    expect(check?.measuredS).toBeGreaterThan(0);
+    expect(check?.probe.seconds).toBeGreaterThan(0);
+    expect(check?.probe.range[1]).toBeGreaterThanOrEqual(check?.probe.seconds ?? Number.NaN);
+    expect(check?.assumed.seconds).toBeGreaterThan(0);
+    expect(check?.phases.map((p) => p.phase)).toEqual(['gen', 'old_log_prob', 'update']);
+    expect(report.probeSource).toMatch(/measured on this adapter/);
   });
 
   it("renders Markdown and keeps one section per device and command in the device's detail file", () => {
@@ -102,6 +110,8 @@ describe('bench harness', () => {
     expect(md).toContain('jax-js WebGPU (jit)');
     expect(md).toContain('| matmul, same shape and data |');
     expect(md).toContain('| kernel (tensors) |');
+    expect(md).toContain("| step | measured s | page's estimate s (range) |");
+    expect(md).toMatch(/\| nano GRPO \| [0-9.]+ \| [0-9.]+ \([0-9.]+-[0-9.]+\) \| [0-9.]+x \| (yes|no) \|/);
     const once = updateDeviceBenchmarksMarkdown('', report);
     const twice = updateDeviceBenchmarksMarkdown(once, { ...report, createdAt: 'later' });
     expect(twice.split('<!-- bench:').length).toBe(2);

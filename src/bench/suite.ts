@@ -9,14 +9,15 @@ import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, typ
 import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
-import { REAL_SIZE_MODE_NAMES } from '../schema/bench-report';
 import { generate } from '../model/generate';
-import { DECODE_STEPS_PER_SUBMIT } from '../schema/step-estimate';
+import { assumedThroughput, DECODE_STEPS_PER_SUBMIT } from '../schema/step-estimate';
 import { Rng, randomArray } from '../core/random';
 import { benchAttentionPaths, benchMatmulVariants, modelMatmulShapes } from './autotune';
 import { CpuTwinStep } from './cpu-twin';
-import { benchGrpoStep, grpoShape } from './grpo';
-import { benchRealSizeStep, realSizeFolder, realSizeShape } from './real-size';
+import { benchGrpoStep, grpoBenchConfig, grpoShape } from './grpo';
+import { estimateCheck, type EstimateFigures } from './estimate-check';
+import { probeThroughput } from './throughput-probe';
+import { benchRealSizeStep, realSizeConfig, realSizeFolder, realSizeShape } from './real-size';
 import { SMOLLM2_135M } from '../io/real-models.fixture';
 import { captureDispatches, groupDispatches, timeGroup } from './kernels';
 import { hasTimestamps, interleavedSamples, median, wallSamples, yieldToEventLoop } from './measure';
@@ -24,10 +25,12 @@ import { measurePeak } from './peak';
 import { measureBandwidth } from './roofline';
 import {
   FIRST_STEP,
+  REAL_SIZE_MODE_NAMES,
   REPORT_SCHEMA,
   type BenchReport,
   type BenchRow,
   type BenchShape,
+  type EstimateCheck,
   type PresetInfo,
   type RealSizeResult,
 } from '../schema/bench-report';
@@ -123,6 +126,14 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
   if (sections.has('autotune')) {
     progress('adapter arithmetic peak');
     peak = await measurePeak(ctx, reps);
+  }
+  // The figures the page's step estimate would take on this adapter, measured as the page measures them, so each
+  // GRPO step measured below is set beside what the estimate says of it.
+  const estimates: EstimateCheck[] = [];
+  let figures: EstimateFigures | null = null;
+  if ((sections.has('grpo') || sections.has('real')) && !stop()) {
+    progress("the step estimate's throughput probe");
+    figures = { probe: await probeThroughput(ctx), assumed: assumedThroughput(ctx.report.isFallbackAdapter) };
   }
   // A peer that cannot start is left out with a note; the rest of the suite runs.
   const startPeer = async <M>(
@@ -334,13 +345,28 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
         if (sections.has('grpo') && !stop()) {
           progress(`${preset}: GRPO steps (trainer)`);
           try {
-            for (const row of await benchGrpoStep(
-              ctx,
-              preset,
-              grpoShape(preset, quick),
-              Math.max(1, Math.min(reps, 2)),
-            ))
-              emit({ preset, ...row });
+            const grpoReps = Math.max(1, Math.min(reps, 2));
+            const grpoRows = await benchGrpoStep(ctx, preset, grpoShape(preset, quick), grpoReps);
+            for (const row of grpoRows) emit({ preset, ...row });
+            if (figures) {
+              const seconds = (name: string) => (grpoRows.find((r) => r.name === name)?.ms ?? 0) / 1000;
+              estimates.push(
+                estimateCheck(
+                  `${preset} GRPO`,
+                  grpoBenchConfig(preset, grpoShape(preset, quick), grpoReps),
+                  MODEL_PRESETS[preset],
+                  {
+                    stepS: seconds('step'),
+                    phases: {
+                      gen: seconds('gen'),
+                      old_log_prob: seconds('old_log_prob'),
+                      update: seconds('update_actor'),
+                    },
+                  },
+                  figures,
+                ),
+              );
+            }
           } catch (e) {
             notes.push(`${preset}: GRPO step failed: ${(e as Error).message.split('\n')[0]}`);
           }
@@ -416,9 +442,26 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     for (const mode of REAL_SIZE_MODE_NAMES) {
       if (stop()) break;
       try {
-        realSize.push(
-          await benchRealSizeStep(ctx, mode, realSizeShape(ctx, quick), folder, progress, { profile: { roof } }),
-        );
+        const shape = realSizeShape(ctx, quick);
+        const result = await benchRealSizeStep(ctx, mode, shape, folder, progress, { profile: { roof } });
+        realSize.push(result);
+        if (figures)
+          estimates.push(
+            estimateCheck(
+              `real size, ${mode}`,
+              realSizeConfig(mode, shape),
+              folder.model,
+              {
+                stepS: result.stepS,
+                phases: {
+                  gen: result.phases.gen ?? 0,
+                  old_log_prob: result.phases.old_log_prob ?? 0,
+                  update: result.phases.update_actor ?? 0,
+                },
+              },
+              figures,
+            ),
+          );
       } catch (e) {
         notes.push(`real size, ${mode}: failed: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -438,6 +481,7 @@ export async function runBench(ctx: GpuContext, options: BenchOptions): Promise<
     autotune,
     peak,
     realSize,
+    ...(estimates.length ? { estimates, probeSource: figures?.probe.source } : {}),
     bigMatmul,
     modelMatmuls,
     compiles: compileSummary(ctx),

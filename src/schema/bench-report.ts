@@ -115,6 +115,13 @@ export interface BenchReport {
   peak?: PeakResult;
   /** The real-size section (src/bench/real-size.ts): one GRPO step of SmolLM2-135M per mode. */
   realSize?: RealSizeResult[];
+  /** Where the estimate checks' probe figures came from (Throughput.source), when they ran. */
+  probeSource?: string;
+  /**
+   * The step estimate against each GRPO step the run measured (src/bench/estimate-check.ts): the page's (the
+   * throughput probe's figures) and the adapter kind's default figures', whole step and by phase.
+   */
+  estimates?: EstimateCheck[];
   /** One N^3 matmul by wall clock over repeats ('matmul-4096'), against the measured peak. */
   bigMatmul?: { N: number; variant: string; ms: number; gflops: number; ofPeak?: number; samples: number };
   /** SmolLM2-135M's own products at decode and training rows ('matmul-4096'), the default variant, against the peak. */
@@ -124,6 +131,19 @@ export interface BenchReport {
   /** Every pipeline the run compiled (src/gpu/kernel.ts): how many, how long, how many over the budget, the slowest. */
   compiles?: { pipelines: number; seconds: number; overBudget: number; slowest: string[] };
   totalSeconds: number;
+}
+
+/** One measured GRPO step beside what the step estimate said of it (src/bench/estimate-check.ts). */
+export interface EstimateCheck {
+  /** Which step: "nano GRPO", "real size, lora", ... */
+  step: string;
+  measuredS: number;
+  /** The page's estimate on this adapter: the throughput probe's figures with the kind's calibration. */
+  probe: { seconds: number; range: readonly [number, number] };
+  /** The estimate from the adapter kind's default figures (assumedThroughput). */
+  assumed: { seconds: number; range: readonly [number, number] };
+  /** Each phase the estimate models: measured seconds and the probe estimate's. */
+  phases: { phase: string; measuredS: number; probeS: number }[];
 }
 
 const fmt = (x: number | undefined, digits = 2): string => {
@@ -319,6 +339,7 @@ export function reportMarkdown(report: BenchReport): string {
       ].join('\n'),
     );
   if (report.realSize?.length) tail.push(realSizeMarkdown(report.realSize, report.device));
+  if (report.estimates?.length) tail.push(estimatesMarkdown(report.estimates, report.probeSource));
   if (report.compiles)
     tail.push(['Pipeline compiles of the whole run:', '', '```', ...report.compiles.slowest, '```'].join('\n'));
   return (
@@ -378,6 +399,22 @@ export function updateDeviceBenchmarksMarkdown(existing: string, report: BenchRe
   const j = base.indexOf(end);
   if (i >= 0 && j > i) return base.slice(0, i) + block + base.slice(j + end.length);
   return `${base.trimEnd()}\n\n${block}\n`;
+}
+
+/** The estimate checks as a table: measured, the page's estimate and its range, the kind's figures, by phase. */
+export function estimatesMarkdown(checks: readonly EstimateCheck[], probeSource = ''): string {
+  const ratio = (m: number, e: number) => (e > 0 ? `${(m / e).toFixed(2)}x` : '');
+  const range = ([lo, hi]: readonly [number, number]) => `${fmt(lo)}-${fmt(hi)}`;
+  return [
+    `The step estimate (src/schema/step-estimate.ts) against the measured steps: the page's (the throughput probe's figures${probeSource ? `: ${probeSource}` : ''}) and the adapter kind's default figures'; "measured / estimate" over 1 means the step took longer than estimated.`,
+    '',
+    "| step | measured s | page's estimate s (range) | measured / estimate | in range | default figures s | measured / estimate | phases: measured / page's estimate s |",
+    '|---|---:|---:|---:|---|---:|---:|---|',
+    ...checks.map(
+      (c) =>
+        `| ${c.step} | ${fmt(c.measuredS)} | ${fmt(c.probe.seconds)} (${range(c.probe.range)}) | ${ratio(c.measuredS, c.probe.seconds)} | ${c.measuredS >= c.probe.range[0] && c.measuredS <= c.probe.range[1] ? 'yes' : 'no'} | ${fmt(c.assumed.seconds)} | ${ratio(c.measuredS, c.assumed.seconds)} | ${c.phases.map((p) => `${p.phase} ${fmt(p.measuredS)} / ${fmt(p.probeS)}`).join(', ')} |`,
+    ),
+  ].join('\n');
 }
 
 /** The section's Markdown: one row per mode, then each mode's slowest compiles. */
