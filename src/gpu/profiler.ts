@@ -45,8 +45,8 @@ export class GpuProfiler {
   }
 
   /**
-   * One submitted recorder: the steps of its phase it held, its dispatches' names and costs in order, and its timings (one per dispatch with
-   * timestamps; one for the whole phase without).
+   * One submitted recorder: the steps of its phase it held, its dispatches' names and costs in order, and its
+   * timings (one per dispatch with timestamps; one for the whole phase without).
    */
   collect(
     phase: string,

@@ -89,6 +89,9 @@ export async function generate(
   const { ctx, config } = model;
   if (prompts.length === 0) throw new Error('generate: no prompts');
   if (prompts.some((p) => p.length === 0)) throw new Error('generate: every prompt needs at least one token (BOS)');
+  const stepsPerSubmit = opts.stepsPerSubmit ?? DECODE_STEPS_PER_SUBMIT;
+  if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1)
+    throw new Error(`generate: stepsPerSubmit must be a whole number of 1 or more, got ${stepsPerSubmit}`);
   const S = opts.maxNewTokens;
   const pad = leftPad(prompts, opts.padId);
   const { R, P } = pad;
@@ -153,9 +156,6 @@ export async function generate(
   const ent = f32([R], 'sampled.entropy');
   const flp = f32([R], 'sampled.filtered_logprob');
   const checkEvery = opts.checkEvery ?? 8;
-  const stepsPerSubmit = opts.stepsPerSubmit ?? DECODE_STEPS_PER_SUBMIT;
-  if (!Number.isInteger(stepsPerSubmit) || stepsPerSubmit < 1)
-    throw new Error(`generate: stepsPerSubmit must be a whole number of 1 or more, got ${stepsPerSubmit}`);
   let readbacks = 0;
   let steps = 0;
   try {
