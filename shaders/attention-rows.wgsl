@@ -18,7 +18,8 @@
 //   a line ending in `// @qrows @unroll` is repeated for every (row, c); sum_c(expr) sums expr over _c.
 // Rows of a thread past the last row are clamped to it on load and not stored.
 // Entry points and their bindings (after the uniform params at 0), as attention.wgsl's:
-//   attention_forward        (out, lse, q, k, v, kvStart)
+//   attention_forward        (out, lse, q, k, v, kvStart, cursor)   Tk + cursor[0] keys valid (a decode step's
+//                            count, advanced on the GPU: decode.wgsl decode_advance); 0 outside decoding
 //   attention_backward_dq    (dq, dOut, q, k, v, stats, kvStart)
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)
 // (attention_backward_stats stays in attention.wgsl.) CPU twin: src/reference/attention.ts.
@@ -60,6 +61,7 @@ fn sum_c(x: f32) -> f32 { return x; }
 @group(0) @binding(4) var<storage, read> fk: array<vec4<f32>>; // k (B,Tcap,NKV,HD)
 @group(0) @binding(5) var<storage, read> fv: array<vec4<f32>>; // v (B,Tcap,NKV,HD)
 @group(0) @binding(6) var<storage, read> fStart: array<u32>;   // kvStart (B)
+@group(0) @binding(7) var<storage, read> fCursor: array<u32>; // (1): keys valid = Tk + fCursor[0] (a decode step)
 
 @compute @workgroup_size(WG)
 fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -74,7 +76,7 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
   let g = h / (p.NH / p.NKV);
   let kStride = p.NKV * HD4;
   let first = fStart[b];
-  let offset = p.Tk - p.T;
+  let offset = p.Tk + fCursor[0] - p.T;
   let end = min(tFirst + RQ - 1u, p.T - 1u) + offset + 1u;
   let t_t = min(tFirst + _t, p.T - 1u); // @qrows
   let last_t = t_t + offset; // @qrows

@@ -6,7 +6,8 @@
 // j < kvStart[b] are masked, so query t sees keys kvStart[b] <= j <= a; a query with none (a < kvStart[b], a
 // pad query) outputs 0 with lse 0 and passes no gradient. Query head h reads kv head h / (NH / NKV).
 // Entry points and their bindings (after the uniform params at 0):
-//   attention_forward        (out, lse, q, k, v, kvStart)
+//   attention_forward        (out, lse, q, k, v, kvStart, cursor)   Tk + cursor[0] keys valid (a decode step's
+//                            count, advanced on the GPU: decode.wgsl decode_advance); 0 outside decoding
 //   attention_backward_stats (stats, dOut, out, lse)              stats (B,NH,T,2) = (lse, D = rowsum(dOut*out))
 //   attention_backward_dq    (dq, dOut, q, k, v, stats, kvStart)
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)
@@ -92,6 +93,7 @@ fn gather(r: u32, c: u32) -> f32 {
 @group(0) @binding(4) var<storage, read> fk: array<f32>; // k (B,Tcap,NKV,HD)
 @group(0) @binding(5) var<storage, read> fv: array<f32>; // v (B,Tcap,NKV,HD)
 @group(0) @binding(6) var<storage, read> fStart: array<u32>; // kvStart (B)
+@group(0) @binding(7) var<storage, read> fCursor: array<u32>; // (1): keys valid = Tk + fCursor[0] (a decode step)
 
 @compute @workgroup_size(WG)
 fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -110,7 +112,7 @@ fn attention_forward(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
   let qo = ((b * p.T + t) * p.NH + h) * HD;
   var first = 0u;
   if (live) { first = fStart[b]; }
-  let end = select(0u, t + (p.Tk - p.T) + 1u, live); // keys first .. t + Tk - T
+  let end = select(0u, t + (p.Tk + fCursor[0] - p.T) + 1u, live); // keys first .. t + Tk - T
   let kStride = p.NKV * HD;
   let kBase = (b * p.Tcap * p.NKV + g) * HD;
 

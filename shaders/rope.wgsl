@@ -8,11 +8,13 @@
 //   rope_forward_positions, rope_backward_positions               position = positions[b*T + t]
 //   rope_forward_inplace, rope_backward_inplace                   (out, freqs): rotates out in place
 //   rope_forward_inplace_positions, rope_backward_inplace_positions   (out, freqs, positions)
-//   rope_decode_kv (q, freqs, positions, k, v, kcache, vcache): a forward against a KV cache in one dispatch: q
-//       rotated in place (H heads), k rotated (Hkv heads) and written into kcache and v into vcache at cache
-//       position pos_offset + t, the cache stored f32 or, with KV_MODE 1/2, bf16/f16 (rounded to nearest even as
-//       decode.wgsl's decode_kv_write_bf16/_f16 do). Each invocation takes two consecutive pairs (HD divisible by 4),
-//       so the 32-bit words of a half cache are each written by one invocation.
+//   rope_decode_kv (q, freqs, positions, k, v, kcache, vcache, cursor): a forward against a KV cache in one
+//       dispatch: q rotated in place (H heads), k rotated (Hkv heads) and written into kcache and v into vcache at
+//       cache position pos_offset + cursor + t, the cache stored f32 or, with KV_MODE 1/2, bf16/f16 (rounded to
+//       nearest even as decode.wgsl's decode_kv_write_bf16/_f16 do); the rotation's position is positions[n] +
+//       cursor. cursor[0] is a rollout's decode step, advanced on the GPU (decode.wgsl decode_advance), so every
+//       decode step records the same dispatch with the same bindings. Each invocation takes two consecutive pairs
+//       (HD divisible by 4), so the 32-bit words of a half cache are each written by one invocation.
 // CPU twins: src/reference/rope.ts (ropeForward, ropeBackward, ropeDecodeKv). In-place needs its own entry points
 // because WebGPU rejects one buffer bound both writable and readable in a dispatch.
 //
@@ -51,6 +53,7 @@ const TABLE_STRIDE: u32 = 8u;
 @group(0) @binding(5) var<storage, read> v_new: array<f32>;          // (B,T,Hkv,HD)
 @group(0) @binding(6) var<storage, read_write> k_cache: array<u32>;  // (B,Tcap,Hkv,HD) f32 bits or half pairs
 @group(0) @binding(7) var<storage, read_write> v_cache: array<u32>;
+@group(0) @binding(8) var<storage, read> cursor: array<u32>;         // (1): added to positions and pos_offset
 
 // bf16_bits(u), f16_bits(u): an f32's bits rounded to half bits.
 // @region half-bits
@@ -212,7 +215,8 @@ fn rope_decode_kv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
   if (job_id >= p.rows * quarter) { return; }
   let n = job_id / quarter;
   let i = 2u * (job_id - n * quarter); // pairs i and i + 1
-  let pos = positions_ip[n];
+  let step = cursor[0];
+  let pos = positions_ip[n] + step;
   let cs0 = cos_sin(pos, i, 1.0);
   let cs1 = cos_sin(pos, i + 1u, 1.0);
   for (var h = 0u; h < p.H; h++) {
@@ -224,9 +228,9 @@ fn rope_decode_kv(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     out[o + p.half] = r0.y;
     out[o + 1u + p.half] = r1.y;
   }
-  // Row n = b * T + t goes to cache row b * Tcap + pos_offset + t.
+  // Row n = b * T + t goes to cache row b * Tcap + pos_offset + cursor + t.
   let t = n % p.T;
-  let crow = (n - t) / p.T * p.Tcap + p.pos_offset + t;
+  let crow = (n - t) / p.T * p.Tcap + p.pos_offset + step + t;
   let HD = 2u * p.half;
   for (var h = 0u; h < p.Hkv; h++) {
     let o = (n * p.Hkv + h) * HD + i;

@@ -16,7 +16,8 @@
 // bit for bit on one device);
 // filteredLogprob, the token's log-prob under the filtered, renormalised distribution that was sampled (0 for
 // greedy).
-// Entry points: sampler_sample (tokens, logprob, entropy, filteredLogprob, logits);
+// Entry points: sampler_sample (tokens, logprob, entropy, filteredLogprob, logits, cursor): the RNG's step is
+//                 p.step + cursor[0] (a rollout's decode cursor, src/kernels/decode.ts; a zero outside decoding);
 //               sampler_random (words (N,4)): the raw Philox words, a test hook for the RNG.
 // CPU twin: src/reference/sampler.ts (sampleTokens, samplerRandom), which states the definitions precisely.
 
@@ -38,6 +39,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read_write> entropy: array<f32>;         // (N)
 @group(0) @binding(4) var<storage, read_write> filteredLogprob: array<f32>; // (N)
 @group(0) @binding(5) var<storage, read> logits: array<f32>;                // (N,V)
+@group(0) @binding(6) var<storage, read> cursor: array<u32>;                // (1): added to p.step (a decode step)
 
 @group(0) @binding(1) var<storage, read_write> words: array<u32>;           // sampler_random: (N,4)
 
@@ -81,15 +83,15 @@ fn philox4x32_10(counter: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
   return c;
 }
 
-fn sampler_words(row: u32) -> vec4<u32> {
-  return philox4x32_10(vec4<u32>(row, p.step, 0u, 0u), vec2<u32>(p.seed, 0u));
+fn sampler_words(row: u32, step: u32) -> vec4<u32> {
+  return philox4x32_10(vec4<u32>(row, step, 0u, 0u), vec2<u32>(p.seed, 0u));
 }
 
 @compute @workgroup_size(64)
 fn sampler_random(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let row = gid.x + gid.y * nwg.x * 64u;
   if (row >= p.rows) { return; }
-  let w = sampler_words(row);
+  let w = sampler_words(row, p.step);
   words[row * 4u] = w.x;
   words[row * 4u + 1u] = w.y;
   words[row * 4u + 2u] = w.z;
@@ -289,7 +291,7 @@ fn sampler_sample(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
       }
       total = acc;
     }
-    let u = f32(sampler_words(row).x >> 8u) * (1.0 / 16777216.0);
+    let u = f32(sampler_words(row, p.step + cursor[0]).x >> 8u) * (1.0 / 16777216.0);
     let goal = u * total;
     let owner = lo <= goal && goal < hi; // intervals [lo, hi) are disjoint: at most one lane owns the draw
     var pick = NONE;

@@ -23,6 +23,8 @@ export class GpuContext {
   private readonly familyCache = new Map<string, KernelFamily>();
   private readonly paramBuffers = new Map<string, GPUBuffer>();
   private readonly bindGroups = new Map<string, GPUBindGroup>();
+  /** Each pipeline's bind group layout, asked of Dawn once (asking costs about as much as creating a bind group). */
+  private readonly bindGroupLayouts = new WeakMap<GPUComputePipeline, GPUBindGroupLayout>();
   private readonly objectIds = new WeakMap<object, number>();
   private nextId = 1;
   private readonly pendingErrors: Promise<string[]>[] = [];
@@ -275,8 +277,16 @@ export class GpuContext {
     return b;
   }
 
-  /** A cached bind group: binding 0 is the uniform parameters (when given), then tensors at 1, 2, ... */
-  bindGroup(pipeline: GPUComputePipeline, params: GPUBuffer | null, tensors: readonly Tensor[]): GPUBindGroup {
+  /**
+   * A cached bind group: binding 0 is the uniform parameters (when given), then tensors at 1, 2, ... A new one is
+   * counted against `phase` (the recorder's label): creating it is the largest host cost of recording a dispatch.
+   */
+  bindGroup(
+    pipeline: GPUComputePipeline,
+    params: GPUBuffer | null,
+    tensors: readonly Tensor[],
+    phase = 'unrecorded',
+  ): GPUBindGroup {
     const key = [
       this.id(pipeline),
       params ? this.id(params) : 0,
@@ -288,8 +298,11 @@ export class GpuContext {
       const entries: GPUBindGroupEntry[] = [];
       if (params) entries.push({ binding: 0, resource: { buffer: params } });
       tensors.forEach((t, i) => entries.push({ binding: i + 1, resource: t.binding }));
-      g = this.device.createBindGroup({ label: pipeline.label, layout: pipeline.getBindGroupLayout(0), entries });
+      let layout = this.bindGroupLayouts.get(pipeline);
+      if (!layout) this.bindGroupLayouts.set(pipeline, (layout = pipeline.getBindGroupLayout(0)));
+      g = this.device.createBindGroup({ label: pipeline.label, layout, entries });
       this.bindGroups.set(key, g);
+      this.counts.bindGroup(phase);
     }
     return g;
   }

@@ -1,5 +1,5 @@
-// Counted proxies of speed that hold on every adapter (a CPU one included): dispatches, submits, readbacks and
-// pipelines compiled, and the bytes and FLOPs each dispatch moves by its kernel's own account (Dispatch.cost), or
+// Counted proxies of speed that hold on every adapter (a CPU one included): dispatches, submits, readbacks,
+// pipelines compiled and bind groups created (the host's largest cost of recording a dispatch), and the bytes and FLOPs each dispatch moves by its kernel's own account (Dispatch.cost), or
 // by default every bound tensor once. GpuContext keeps one GpuCounts; Recorder and readMany feed it. The tests
 // assert today's counts of a decode step and a GRPO step (src/model/counts.test.ts) so a regression fails a test
 // whatever the timing noise; the bench and `npm run profile` print them.
@@ -19,6 +19,8 @@ export interface PhaseCounts {
    * buffer), or one per submit where it marked none.
    */
   steps: number;
+  /** Bind groups created for the phase's dispatches (the rest were cached: GpuContext.bindGroup). */
+  bindGroups: number;
   bytes: number;
   flops: number;
 }
@@ -29,6 +31,7 @@ export interface CountsSnapshot {
   submits: number;
   readbacks: number;
   pipelines: number;
+  bindGroups: number;
   bytes: number;
   flops: number;
   /** Per recorder label. */
@@ -37,13 +40,14 @@ export interface CountsSnapshot {
   kernels: Record<string, PhaseCounts>;
 }
 
-const empty = (): PhaseCounts => ({ dispatches: 0, submits: 0, steps: 0, bytes: 0, flops: 0 });
+const empty = (): PhaseCounts => ({ dispatches: 0, submits: 0, steps: 0, bindGroups: 0, bytes: 0, flops: 0 });
 
 export class GpuCounts {
   dispatches = 0;
   submits = 0;
   readbacks = 0;
   pipelines = 0;
+  bindGroups = 0;
   bytes = 0;
   flops = 0;
   private readonly phases = new Map<string, PhaseCounts>();
@@ -89,6 +93,12 @@ export class GpuCounts {
     this.pipelines++;
   }
 
+  /** One bind group created for a dispatch of phase `phase`. */
+  bindGroup(phase: string): void {
+    this.bindGroups++;
+    this.phase(phase).bindGroups++;
+  }
+
   snapshot(): CountsSnapshot {
     const copy = (m: Map<string, PhaseCounts>) => Object.fromEntries([...m].map(([k, v]) => [k, { ...v }]));
     return {
@@ -96,6 +106,7 @@ export class GpuCounts {
       submits: this.submits,
       readbacks: this.readbacks,
       pipelines: this.pipelines,
+      bindGroups: this.bindGroups,
       bytes: this.bytes,
       flops: this.flops,
       phases: copy(this.phases),
@@ -114,6 +125,7 @@ export function countsSince(before: CountsSnapshot, after: CountsSnapshot): Coun
         dispatches: v.dispatches - o.dispatches,
         submits: v.submits - o.submits,
         steps: v.steps - o.steps,
+        bindGroups: v.bindGroups - o.bindGroups,
         bytes: v.bytes - o.bytes,
         flops: v.flops - o.flops,
       };
@@ -126,6 +138,7 @@ export function countsSince(before: CountsSnapshot, after: CountsSnapshot): Coun
     submits: after.submits - before.submits,
     readbacks: after.readbacks - before.readbacks,
     pipelines: after.pipelines - before.pipelines,
+    bindGroups: after.bindGroups - before.bindGroups,
     bytes: after.bytes - before.bytes,
     flops: after.flops - before.flops,
     phases: diff(before.phases, after.phases),

@@ -77,7 +77,7 @@ export class Recorder {
     }
     const pipeline = d.family.pipeline(d.entry, d.constants);
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
-    const group = this.ctx.bindGroup(pipeline, params, d.bindings);
+    const group = this.ctx.bindGroup(pipeline, params, d.bindings, this.label);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
     const cost = d.cost ?? { bytes: boundBytes(d.bindings), flops: 0 };
     this.ctx.counts.dispatch(this.label, name, cost);

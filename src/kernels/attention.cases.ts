@@ -30,6 +30,11 @@ interface AttentionShape {
   tag?: string;
   /** Tolerance when the default does not apply (say why beside the shape). */
   tol?: Tolerance;
+  /**
+   * The forward only: a decode cursor holding this value (src/kernels/decode.ts), bound as a u32 input after
+   * kvStart; the kernel's parameters then count Tk less it and the kernel adds its GPU value back.
+   */
+  cursor?: number;
 }
 
 export const ATTENTION_SHAPES: AttentionShape[] = [
@@ -75,6 +80,8 @@ export const ATTENTION_SHAPES: AttentionShape[] = [
   // Qwen3's head dim: the rows path's looped form only (one row's registers would be 32 vec4 per array).
   { B: 2, T: 9, NH: 4, NKV: 2, HD: 128, kvStart: [0, 3], tag: 'Qwen3 head dim, left-padded' },
   { B: 1, T: 1, Tk: 11, Tcap: 12, NH: 2, NKV: 1, HD: 128, tag: 'Qwen3 head dim, decode from cache' },
+  { B: 3, T: 1, Tk: 13, Tcap: 20, NH: 4, NKV: 2, HD: 8, kvStart: [0, 4, 12], cursor: 6, tag: 'decode, cursor' },
+  { B: 2, T: 1, Tk: 19, Tcap: 19, NH: 9, NKV: 3, HD: 64, kvStart: [3, 0], cursor: 18, tag: 'decode, cursor' },
 ];
 
 /** A kernel variant a case runs on: the path and, for 'rows', its form. */
@@ -128,13 +135,29 @@ function twinOpts(s: AttentionShape, ins: HostInput[]): ref.AttentionOptions {
   };
 }
 
-/** The wrapper's options on one kernel variant; kvStart is the last GPU input when the shape has one. */
-function gpuOpts(s: AttentionShape, ins: Tensor[], variant: AttentionVariant): gpu.AttentionOptions {
+/** The forward's cursor input (u32, one element), after kvStart, when the shape has one. */
+function cursorInput(s: AttentionShape): HostInput[] {
+  return s.cursor === undefined ? [] : [{ data: Uint32Array.of(s.cursor), shape: [1] }];
+}
+
+/**
+ * The wrapper's options on one kernel variant; kvStart is the last GPU input when the shape has one, or the one
+ * before the cursor (the forward's last input) when `withCursor`.
+ */
+function gpuOpts(
+  s: AttentionShape,
+  ins: Tensor[],
+  variant: AttentionVariant,
+  withCursor = false,
+): gpu.AttentionOptions {
+  const cursor = withCursor && s.cursor !== undefined;
+  const last = ins.length - 1;
   return {
     ...variant,
     ...(s.scale === undefined ? {} : { scale: s.scale }),
     ...(s.Tcap === undefined ? {} : { keys: s.Tk ?? s.T }),
-    ...(s.kvStart ? { kvStart: ins[ins.length - 1] as Tensor<'u32'> } : {}),
+    ...(s.kvStart ? { kvStart: ins[cursor ? last - 1 : last] as Tensor<'u32'> } : {}),
+    ...(cursor ? { cursor: { tensor: ins[last] as Tensor<'u32'>, value: s.cursor ?? 0 } } : {}),
   };
 }
 
@@ -144,17 +167,23 @@ function forwardCase(s: AttentionShape, variant: AttentionVariant): KernelCase {
   return gpuTwinCase({
     name: `attentionForward [${variantLabel(variant)}] ${label(s)}`,
     family: 'attention',
-    inputs: (rng) => [randomHost(rng, sh.q, qk), randomHost(rng, sh.kv, qk), randomHost(rng, sh.kv), ...startInput(s)],
+    inputs: (rng) => [
+      randomHost(rng, sh.q, qk),
+      randomHost(rng, sh.kv, qk),
+      randomHost(rng, sh.kv),
+      ...startInput(s),
+      ...cursorInput(s),
+    ],
     // Random starting values: the kernel must overwrite every element.
     outputs: [
       { shape: sh.q, random: true },
       { shape: sh.lse, random: true },
     ],
     gpu: (rec, [out, lse], ins) =>
-      gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, variant)),
+      gpu.attentionForward(rec, out, lse, ins[0], ins[1], ins[2], gpuOpts(s, ins, variant, true)),
     twin: ([out, lse], ins) => {
       const [q, k, v] = ins as HostTensor[];
-      ref.attentionForward(out, lse, q, k, v, twinOpts(s, ins));
+      ref.attentionForward(out, lse, q, k, v, twinOpts(s, s.cursor === undefined ? ins : ins.slice(0, -1)));
     },
     tol: s.tol ?? TOL,
   });
@@ -199,6 +228,8 @@ function backwardCase(s: AttentionShape, variant: AttentionVariant): KernelCase 
 /** Forward and backward cases for every shape in ATTENTION_SHAPES, on each kernel variant that takes the shape. */
 export function attentionCases(): KernelCase[] {
   return ATTENTION_SHAPES.flatMap((s) =>
-    attentionVariants(s.HD).flatMap((v) => [forwardCase(s, v), backwardCase(s, v)]),
+    attentionVariants(s.HD).flatMap((v) =>
+      s.cursor === undefined ? [forwardCase(s, v), backwardCase(s, v)] : [forwardCase(s, v)],
+    ),
   );
 }

@@ -25,6 +25,7 @@ import {
 } from '../gpu';
 import { specialize } from '../gpu/specialize';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
+import { checkCursor, zeroCursor, type DecodeCursor } from './decode';
 import { operandCodec, withHalfOperand, withHalfVec4Operand, type HalfCodec } from './half-operand';
 import { WGSL_BLOCKS } from './wgsl-blocks';
 
@@ -44,6 +45,11 @@ export interface AttentionOptions {
    * Tk: query i sits at absolute position Tk - T + i.
    */
   keys?: number;
+  /**
+   * The forward only: a decode step's cursor (decode.ts): the kernel reads Tk as keys - cursor.value plus the
+   * cursor's GPU value, so one recorded dispatch serves every step. Default: none (a cached zero is bound).
+   */
+  cursor?: DecodeCursor;
   /**
    * The kernel path: 'rows' (attention-rows*.wgsl; needs HD % 4 == 0 and HD <= 128), 'lanes' (attention.wgsl).
    * Default: defaultAttentionPath.
@@ -317,12 +323,21 @@ function dims(kernel: string, q: Tensor, k: Tensor, v: Tensor, lse: Tensor, opts
   const ks = opts.kvStart;
   if (ks && (ks.dtype !== 'u32' || ks.size !== B))
     throw new Error(`${kernel}: kvStart ${ks.describe()} must be (B)=(${B}) u32`);
+  if (opts.cursor) {
+    if (kernel !== 'attentionForward') throw new Error(`${kernel}: a decode cursor is the forward's only`);
+    checkCursor(kernel, opts.cursor, Tk);
+  }
   return { B, T, Tk, Tcap, NH, NKV, HD };
 }
 
 /** The kvStart tensor to bind: the caller's, or owned zeros (no padding). */
 function kvStartOf(rec: Recorder, d: ReturnType<typeof dims>, opts: AttentionOptions): Tensor<'u32'> {
   return opts.kvStart ?? ownedTensor(rec.ctx, 'zeros', d.B, 'u32');
+}
+
+/** The forward's cursor tensor to bind: the caller's, or the context's zero (Tk as given). */
+function cursorOf(rec: Recorder, opts: AttentionOptions): Tensor<'u32'> {
+  return opts.cursor?.tensor ?? zeroCursor(rec.ctx);
 }
 
 function sameShape(kernel: string, a: Tensor, aName: string, b: Tensor, bName: string): void {
@@ -333,7 +348,8 @@ function sameShape(kernel: string, a: Tensor, aName: string, b: Tensor, bName: s
 }
 
 function params(d: ReturnType<typeof dims>, opts: AttentionOptions): Params {
-  const { B, T, Tk, Tcap, NH, NKV, HD } = d;
+  const { B, T, Tcap, NH, NKV, HD } = d;
+  const Tk = d.Tk - (opts.cursor?.value ?? 0); // the forward adds the cursor's GPU value back
   return PARAMS.pack({ B, T, Tk, Tcap, NH, NKV, HD, scale: opts.scale ?? 1 / Math.sqrt(d.HD) });
 }
 
@@ -366,7 +382,7 @@ export function attentionForward(
     ...launch('attentionForward', rec, d.HD, d.B * d.NH * d.T, d.T, d.Tk, opts, kv),
     entry: 'attention_forward',
     params: params(d, opts),
-    bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts)],
+    bindings: [out, lse, q, k, v, kvStartOf(rec, d, opts), cursorOf(rec, opts)],
     // The first Tk positions of k and v are read (a KV cache is bound whole); per (row, head, query, key) one
     // dot product and one multiply-add of HD.
     cost: {

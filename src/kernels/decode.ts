@@ -8,6 +8,7 @@ import {
   isHalfStorage,
   uniforms,
   type DispatchCost,
+  type GpuContext,
   type Params,
   type Recorder,
   type Tensor,
@@ -16,6 +17,35 @@ import { endOfSequenceIds, MAX_EOS_IDS, type EndOfSequence } from '../io/end-of-
 import { WGSL_BLOCKS } from './wgsl-blocks';
 
 const WG = 64;
+
+/**
+ * A decode step's cursor: a u32 on the GPU (tensor[0]) that the kernels of a step against a KV cache add to their
+ * base position (ropeDecodeKv: the cache row written and the rotation's positions; attentionForward: the keys
+ * valid). A rollout sets it before each decode step by a copy inside the command buffer, so every step records the
+ * same dispatches with the same bindings and parameters: no bind group or uniform buffer is made per step.
+ * `value` is what the tensor holds when the dispatches run; the host's checks, launch shapes and costs use it.
+ */
+export interface DecodeCursor {
+  tensor: Tensor<'u32'>;
+  value: number;
+}
+
+/** Checks a cursor whose value is subtracted from `base` (a position or a key count) in the kernel's parameters. */
+export function checkCursor(kernel: string, cursor: DecodeCursor, base: number): void {
+  if (cursor.tensor.dtype !== 'u32' || cursor.tensor.size < 1)
+    throw new Error(`${kernel}: the decode cursor ${cursor.tensor.describe()} must be u32 with an element`);
+  if (!Number.isInteger(cursor.value) || cursor.value < 0 || cursor.value > base)
+    throw new Error(`${kernel}: the decode cursor's value ${cursor.value} must be a whole number from 0 to ${base}`);
+}
+
+const zeroCursors = new WeakMap<GpuContext, Tensor<'u32'>>();
+
+/** The tensor a kernel binds as its cursor when the caller gives none: one zero per context (never written). */
+export function zeroCursor(ctx: GpuContext): Tensor<'u32'> {
+  let t = zeroCursors.get(ctx);
+  if (!t) zeroCursors.set(ctx, (t = ctx.tensor<'u32'>([1], { dtype: 'u32', label: 'decode:zero_cursor' })));
+  return t;
+}
 
 const PARAMS = uniforms('Params', {
   B: 'u32', // rows (batch)

@@ -404,17 +404,23 @@ export async function runGpuSampler(
   logits: HostTensor<Float32Array>,
   opts: refSampler.SamplerOptions,
   label = 'sampler',
+  cursor?: number,
 ): Promise<SamplerRun> {
   const V = logits.shape[logits.shape.length - 1];
   const N = logits.data.length / V;
   const gl = ctx.fromArray(logits.data, logits.shape, { label: `${label}:logits` });
   const tokens = ctx.tensor<'u32'>([N], { dtype: 'u32', label: `${label}:tokens` });
   const outs = ['logprob', 'entropy', 'filteredLogprob'].map((n) => ctx.tensor([N], { label: `${label}:${n}` }));
+  // A decode cursor holding `cursor`: the kernel's step parameter is opts.step less it, its GPU value added back.
+  const gc =
+    cursor === undefined
+      ? null
+      : ctx.fromArray<'u32'>(Uint32Array.of(cursor), [1], { dtype: 'u32', label: `${label}:cursor` });
   const rec = ctx.recorder(label);
-  sampleTokens(rec, tokens, outs[0], outs[1], outs[2], gl, opts);
+  sampleTokens(rec, tokens, outs[0], outs[1], outs[2], gl, opts, gc ? { tensor: gc, value: cursor ?? 0 } : undefined);
   rec.submit();
   const [t, lp, h, flp] = await ctx.readMany([tokens, ...outs]);
-  for (const x of [gl, tokens, ...outs]) x.destroy();
+  for (const x of [gl, tokens, ...outs, ...(gc ? [gc] : [])]) x.destroy();
   return {
     tokens: t as Uint32Array,
     logprob: lp as Float32Array,
@@ -448,14 +454,22 @@ export function runTwinSampler(logits: HostTensor<Float32Array>, opts: refSample
  * A sampler case: N rows of V random logits in [-scale, scale]; with `tieStep`, each logit rounded to a multiple of
  * it, so that many tokens tie at every top-k / top-p / min-p threshold (ties are kept: the kept set may exceed k).
  */
-function samplerCase(N: number, V: number, scale: number, opts: refSampler.SamplerOptions, tieStep = 0): KernelCase {
+function samplerCase(
+  N: number,
+  V: number,
+  scale: number,
+  opts: refSampler.SamplerOptions,
+  tieStep = 0,
+  cursor?: number,
+): KernelCase {
   const parts = [`tau=${opts.temperature}`];
   if (opts.topK) parts.push(`topK=${opts.topK}`);
   if (opts.topP !== undefined) parts.push(`topP=${opts.topP}`);
   if (opts.minP) parts.push(`minP=${opts.minP}`);
   if (opts.greedy) parts.push('greedy');
   const ties = tieStep > 0 ? ` ties (logits in steps of ${tieStep})` : '';
-  const name = `sampleTokens ${N}x${V}${scale >= 1e4 ? ' logits 1e4' : ''}${ties} ${parts.join(' ')} seed=${opts.seed} step=${opts.step}`;
+  const moved = cursor === undefined ? '' : ` (a decode cursor of ${cursor})`;
+  const name = `sampleTokens ${N}x${V}${scale >= 1e4 ? ' logits 1e4' : ''}${ties} ${parts.join(' ')} seed=${opts.seed} step=${opts.step}${moved}`;
   return {
     name,
     family: 'sampler',
@@ -464,7 +478,7 @@ function samplerCase(N: number, V: number, scale: number, opts: refSampler.Sampl
       if (tieStep > 0)
         for (let i = 0; i < logits.data.length; i++) logits.data[i] = Math.round(logits.data[i] / tieStep) * tieStep;
       const t0 = performance.now();
-      const got = await runGpuSampler(ctx, logits, opts, name);
+      const got = await runGpuSampler(ctx, logits, opts, name, cursor);
       const ms = performance.now() - t0;
       const want = runTwinSampler(logits, opts);
       // A log-prob is a difference of scaled logits z = x / tau and a log-sum-exp of them, each rounded at |z|'s
@@ -563,6 +577,8 @@ function samplerCases(): KernelCase[] {
     samplerCase(7, 300, 1e4, { temperature: 0.7, seed, step: 8 }),
     samplerCase(7, 300, 1e4, { temperature: 1, topP: 0.9, topK: 10, seed, step: 8 }),
     samplerCase(33, 37, 0.3, { temperature: 1, seed: 0xdeadbeef, step: 0xffffffff }),
+    samplerCase(33, 300, 3, { temperature: 0.7, topK: 50, topP: 0.9, seed, step: 9 }, 0, 8),
+    samplerCase(7, 37, 3, { temperature: 1, seed: 0xdeadbeef, step: 0xffffffff }, 0, 0xfffffffe),
     // A GPT-2-sized vocabulary: the threshold searches at scale (twin sorts 50k values per row).
     samplerCase(3, 50257, 3, { temperature: 0.8, topK: 40, topP: 0.95, seed, step: 10 }),
     samplerCase(3, 50257, 3, { temperature: 1, topP: 0.9, minP: 0.01, seed, step: 11 }),

@@ -8,6 +8,7 @@
 
 import raw from '../../shaders/rope.wgsl?raw';
 import { declareShader, grid, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { checkCursor, zeroCursor, type DecodeCursor } from './decode';
 import { WGSL_BLOCKS } from './wgsl-blocks';
 import { ropeInverseFrequencies, type Llama3RopeScaling, type RopeFrequencySpec } from '../core/rope-frequencies';
 
@@ -164,7 +165,9 @@ const KV_MODES = { f32: 0, bf16: 1, f16: 2 } as const;
  * @param v       (B,T,NKV,HD) new values.
  * @param kcache  (B,Tcap,NKV,HD) f32, bf16 or f16; vcache the same.
  * @param pos     the cache position of each row's first new token.
- * @param opts    theta, scaling and the RoPE position of every token (positions, required).
+ * @param opts    theta, scaling and the RoPE position of every token (positions, required); with a decode cursor
+ *                (decode.ts) the kernel reads pos - cursor.value and positions - cursor.value and adds the cursor's
+ *                GPU value, so the positions tensor and the parameters stay the same from step to step.
  */
 export function ropeDecodeKv(
   rec: Recorder,
@@ -174,7 +177,7 @@ export function ropeDecodeKv(
   kcache: Tensor,
   vcache: Tensor,
   pos: number,
-  opts: GpuRopeOptions & { positions: Tensor<'u32'> },
+  opts: GpuRopeOptions & { positions: Tensor<'u32'>; cursor?: DecodeCursor },
 ): void {
   const kernel = 'ropeDecodeKv';
   if (q.shape.length !== 4 || k.shape.length !== 4) throw new Error(`${kernel}: q and k must be (B,T,H,HD)`);
@@ -202,6 +205,7 @@ export function ropeDecodeKv(
   const positions = opts.positions;
   if (positions.dtype !== 'u32' || positions.size !== B * T)
     throw new Error(`${kernel}: positions ${positions.describe()} must be u32 with B*T=${B * T} entries`);
+  if (opts.cursor) checkCursor(kernel, opts.cursor, pos);
   const N = B * T;
   const half = HD / 2;
   const freqs = freqTensor(rec.ctx, { theta: opts.theta, scaling: opts.scaling }, HD);
@@ -209,8 +213,9 @@ export function ropeDecodeKv(
     family: rec.ctx.family('rope', ROPE_SHADER.source),
     entry: 'rope_decode_kv',
     constants: { WG, KV_MODE: KV_MODES[kcache.dtype as keyof typeof KV_MODES] },
-    params: PARAMS.pack({ rows: N, T, H, half, pos_offset: pos, Hkv, Tcap }),
-    bindings: [q, freqs, positions, k, v, kcache, vcache],
+    // The kernel adds the cursor's GPU value to pos_offset and to every position.
+    params: PARAMS.pack({ rows: N, T, H, half, pos_offset: pos - (opts.cursor?.value ?? 0), Hkv, Tcap }),
+    bindings: [q, freqs, positions, k, v, kcache, vcache, opts.cursor?.tensor ?? zeroCursor(rec.ctx)],
     workgroups: grid(Math.ceil((N * half) / 2 / WG), rec.ctx.device.limits.maxComputeWorkgroupsPerDimension),
     // q read and written; k and v read; their rows of the caches written.
     cost: {

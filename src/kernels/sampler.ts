@@ -5,6 +5,7 @@
 import raw from '../../shaders/sampler.wgsl?raw';
 import { declareShader, grid, uniforms, type Recorder, type Tensor } from '../gpu';
 import { samplerSettings, type SamplerOptions } from '../reference/sampler';
+import { checkCursor, zeroCursor, type DecodeCursor } from './decode';
 import { headDims } from './logprob';
 import { rowLayout, rowWorkgroups } from './rows';
 import { WGSL_BLOCKS, rowFamily } from './wgsl-blocks';
@@ -36,6 +37,8 @@ export type { SamplerOptions } from '../reference/sampler';
  * @param entropy         (N) entropy of softmax(logits / tau).
  * @param filteredLogprob (N) the token's log-prob under the filtered, renormalised distribution (0 for greedy).
  * @param logits          (N,V) f32, finite.
+ * @param cursor          a decode step's cursor (decode.ts): the RNG's step is opts.step - cursor.value plus the
+ *                        cursor's GPU value, so one recorded dispatch serves every step.
  */
 export function sampleTokens(
   rec: Recorder,
@@ -45,9 +48,11 @@ export function sampleTokens(
   filteredLogprob: Tensor,
   logits: Tensor,
   opts: SamplerOptions,
+  cursor?: DecodeCursor,
 ): void {
   const kernel = 'sampleTokens';
   const s = samplerSettings(kernel, opts);
+  if (cursor) checkCursor(kernel, cursor, s.step);
   const { N, V } = headDims(
     kernel,
     logits,
@@ -65,7 +70,7 @@ export function sampleTokens(
     rows: N,
     cols: V,
     seed: s.seed,
-    step: s.step,
+    step: s.step - (cursor?.value ?? 0),
     greedy: s.greedy ? 1 : 0,
     topK: s.topK,
     tau: s.tau,
@@ -78,7 +83,7 @@ export function sampleTokens(
     entry: 'sampler_sample',
     constants: { ...layout, FILTERED: (s.topK > 0 && s.topK < V) || s.topP < 1 ? 1 : 0 },
     params,
-    bindings: [tokens, logprob, entropy, filteredLogprob, logits],
+    bindings: [tokens, logprob, entropy, filteredLogprob, logits, cursor?.tensor ?? zeroCursor(rec.ctx)],
     workgroups: rowWorkgroups(rec, N, layout),
   });
 }

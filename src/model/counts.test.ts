@@ -109,7 +109,7 @@ describe('counted proxies at SmolLM2-135M widths', () => {
           phases: Object.fromEntries(
             Object.entries(second.phases).map(([k, v]) => [
               k,
-              { dispatches: v.dispatches, submits: v.submits, steps: v.steps },
+              { dispatches: v.dispatches, submits: v.submits, steps: v.steps, bindGroups: v.bindGroups },
             ]),
           ),
           optimizerDispatches: Object.entries(second.kernels)
@@ -139,6 +139,10 @@ const EXPECTED_DECODE_PLAIN: DecodeStepCounts = {
   readbacksPerRollout: 1,
   tokenSteps: 4,
   bytesOverWeights: 1.008,
+  // The decode cursor (src/kernels/decode.ts) keeps RoPE with the cache writes, attention and the sampler the same
+  // dispatch every step: only decode_finish's column parameter makes a bind group per step (2 per layer and 2
+  // outside them before the cursor).
+  bindGroupsPerDecodeStep: { perLayer: 0, fixed: 1 },
 };
 const EXPECTED_DECODE_LORA: DecodeStepCounts = {
   ...EXPECTED_DECODE_PLAIN,
@@ -158,11 +162,13 @@ const EXPECTED_GRPO = {
     // 6 before the decode steps shared a command buffer.
     submits: 4,
     readbacks: 3,
+    // Bind groups made in the second step (the others were cached from the first): the rollout's and the update's
+    // tensors are made afresh each step, so most of theirs are new; decode steps after a rollout's first make one.
     phases: {
-      'rollout.prefill': { dispatches: 59, submits: 1, steps: 1 },
-      'rollout.decode': { dispatches: 147, submits: 1, steps: 3 },
-      'rl.score': { dispatches: 32, submits: 1, steps: 1 },
-      'rl.update': { dispatches: 204, submits: 1, steps: 1 },
+      'rollout.prefill': { dispatches: 59, submits: 1, steps: 1, bindGroups: 58 },
+      'rollout.decode': { dispatches: 147, submits: 1, steps: 3, bindGroups: 48 },
+      'rl.score': { dispatches: 32, submits: 1, steps: 1, bindGroups: 1 },
+      'rl.update': { dispatches: 204, submits: 1, steps: 1, bindGroups: 151 },
     },
     // The 28 adapter tensors (2 layers x 7 targets x A, B) packed in arenas: the norm's partial sums, its finalize,
     // the clip factor and one AdamW (and one fill zeroes every gradient).

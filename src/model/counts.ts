@@ -1,6 +1,7 @@
 // The counted proxies of a rollout (src/gpu/counters.ts): one greedy rollout at one and at two layers of a model,
 // from which the dispatches of a decode step split into a fixed part and a part per layer, with the submits and
-// readbacks of a rollout and the bytes a decode step moves against the bytes of the weights. Asserted by
+// readbacks of a rollout, the bytes a decode step moves against the bytes of the weights, and (from a longer
+// rollout at each) the bind groups each further decode step creates. Asserted by
 // src/model/counts.test.ts; printed by `npm run profile` and the bench.
 
 import { countsSince, type GpuContext } from '../gpu';
@@ -26,10 +27,17 @@ export interface DecodeStepCounts {
    * at two layers, to 3 decimals: 1 would be each weight read once and nothing else.
    */
   bytesOverWeights: number;
+  /**
+   * Bind groups a decode step creates once the rollout's first decode step has made its own (the rest are cached):
+   * per layer and outside the layers. Creating one is the host's largest cost of recording a dispatch.
+   */
+  bindGroupsPerDecodeStep: { perLayer: number; fixed: number };
 }
 
 /** Token steps of the counted rollout: a prefill and 3 decode steps, under the early-stop check's period (8). */
 const TOKEN_STEPS = 4;
+/** Token steps of the longer rollout whose extra decode steps count the bind groups made per step. */
+const LONGER_TOKEN_STEPS = 8;
 
 /** One rollout at `layers` layers: its decode-step dispatches, submits, readbacks, step bytes and weight bytes. */
 async function rolloutAt(
@@ -40,6 +48,7 @@ async function rolloutAt(
   lora: LoraInit | null,
   layers: number,
   rolloutMergeLora: boolean,
+  tokenSteps = TOKEN_STEPS,
 ) {
   const policy = GpuPolicy.create(ctx, { ...config, nLayers: layers }, params, prompts.length, lora ?? undefined, {
     rolloutMergeLora,
@@ -51,7 +60,7 @@ async function rolloutAt(
     );
     const before = ctx.counts.snapshot();
     const rollout = await policy.generate(prompts, {
-      maxNewTokens: TOKEN_STEPS,
+      maxNewTokens: tokenSteps,
       sampler: { temperature: 1, greedy: true, seed: 0 },
       eosId: config.vocabSize + 1, // never sampled: every row runs the whole length
       padId: 0,
@@ -64,6 +73,7 @@ async function rolloutAt(
       dispatches: decode.dispatches / decode.steps,
       bytes: decode.bytes / decode.steps,
       weights,
+      bindGroups: decode.bindGroups,
       submits: c.submits,
       readbacks: c.readbacks,
       steps: rollout.steps,
@@ -90,6 +100,13 @@ export async function decodeStepCounts(
   const one = await rolloutAt(ctx, config, params, prompts, lora, 1, rolloutMergeLora);
   const two = await rolloutAt(ctx, config, params, prompts, lora, 2, rolloutMergeLora);
   const perLayer = two.dispatches - one.dispatches;
+  // The longer rollouts' extra decode steps, each made fresh like the short ones: the bind groups per step.
+  const extra = LONGER_TOKEN_STEPS - TOKEN_STEPS;
+  const perStep = async (short: { bindGroups: number }, layers: number) => {
+    const long = await rolloutAt(ctx, config, params, prompts, lora, layers, rolloutMergeLora, LONGER_TOKEN_STEPS);
+    return (long.bindGroups - short.bindGroups) / extra;
+  };
+  const [bindOne, bindTwo] = [await perStep(one, 1), await perStep(two, 2)];
   return {
     dispatchesPerLayer: perLayer,
     dispatchesFixed: one.dispatches - perLayer,
@@ -97,5 +114,6 @@ export async function decodeStepCounts(
     readbacksPerRollout: two.readbacks,
     tokenSteps: two.steps,
     bytesOverWeights: Math.round((two.bytes / two.weights) * 1000) / 1000,
+    bindGroupsPerDecodeStep: { perLayer: bindTwo - bindOne, fixed: 2 * bindOne - bindTwo },
   };
 }

@@ -128,16 +128,32 @@ export async function generate(
       { dtype: 'u32', label: 'prefill.last' },
     ),
   );
-  // Every decode step's positions (P + s - 1 - kvStart[r]) in one upload: row s - 1 of an (S - 1, stride) plane,
-  // its stride padded so each row starts at a storage-binding offset the device accepts.
+  // Decode step s (1 <= s < S) writes cache position P + s - 1 and rotates row r at P + s - 1 - kvStart[r]. Where
+  // the model takes a decode cursor, every step binds the same tensors with the same parameters (no bind group or
+  // uniform buffer made per step, the host's largest cost of recording one): the first step's positions, and a
+  // cursor set to s - 1 by a copy from the steps' table before the step's dispatches. Otherwise each step binds
+  // its row of an (S - 1, stride) plane of positions, uploaded once, the stride padded to a storage-binding offset.
+  const useCursor = model.decodeCursorFits;
   const align = ctx.device.limits.minStorageBufferOffsetAlignment / 4;
   const stride = Math.ceil(R / align) * align;
-  const positionPlane = new Uint32Array(Math.max(1, S - 1) * stride);
-  for (let s = 1; s < S; s++)
+  const positionPlane = new Uint32Array((useCursor ? 1 : Math.max(1, S - 1)) * stride);
+  for (let s = 1; s < (useCursor ? Math.min(2, S) : S); s++)
     for (let r = 0; r < R; r++) positionPlane[(s - 1) * stride + r] = P + s - 1 - pad.kvStart[r];
   const stepPositions = t(
     ctx.fromArray<'u32'>(positionPlane, [positionPlane.length], { dtype: 'u32', label: 'step.positions' }),
   );
+  const cursor = useCursor
+    ? {
+        tensor: u32([1], 'step.cursor'),
+        values: t(
+          ctx.fromArray<'u32'>(
+            Uint32Array.from({ length: Math.max(1, S - 1) }, (_, i) => i),
+            [Math.max(1, S - 1)],
+            { dtype: 'u32', label: 'step.cursor_values' },
+          ),
+        ),
+      }
+    : null;
   const identity = t(
     ctx.fromArray<'u32'>(
       Uint32Array.from({ length: R }, (_, r) => r),
@@ -166,6 +182,8 @@ export async function generate(
       // Half-precision rollouts: the sampler's copy of the weights rounded from the latest f32 ones first.
       if (prefill) model.refreshRolloutWeights(rec);
       const ws = model.workspaceFor(R, prefill ? P : 1, 'infer');
+      const stepCursor = cursor && !prefill ? { tensor: cursor.tensor, value: s - 1 } : undefined;
+      if (cursor && stepCursor) rec.copy(cursor.tensor, cursor.values.view(s - 1, [1]));
       model.decodeForward(
         rec,
         ws,
@@ -173,11 +191,12 @@ export async function generate(
         prefill ? 0 : P + s - 1,
         prefill
           ? { tokens: prefillTokens, positions: prefillPositions, kvStart }
-          : { tokens: state.current, positions: stepPositions.view((s - 1) * stride, [R]), kvStart },
+          : { tokens: state.current, positions: stepPositions.view(stepCursor ? 0 : (s - 1) * stride, [R]), kvStart },
         prefill ? prefillLast : identity,
         head,
+        stepCursor,
       );
-      sampleTokens(rec, sampled, lp, ent, flp, head.logits, { ...opts.sampler, step: s });
+      sampleTokens(rec, sampled, lp, ent, flp, head.logits, { ...opts.sampler, step: s }, stepCursor);
       decodeFinish(rec, state, sampled, opts.recordFiltered ? flp : lp, ent, {
         step: s,
         eosId: opts.eosId,

@@ -27,7 +27,7 @@ import { attentionBackward, attentionForward } from '../kernels/attention';
 import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
-import { gatherRows, kvWrite } from '../kernels/decode';
+import { gatherRows, kvWrite, type DecodeCursor } from '../kernels/decode';
 import { packHalf, unpackHalf } from '../kernels/half-pack';
 import { projectionGateUp, projectionQkv, projectionSumOrder } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
@@ -694,6 +694,7 @@ export class GpuModel {
   /**
    * One decoder layer: x -> (h, xNext). With a cache, the new keys and values are written at cache position
    * `pos` and attention reads the cache's first pos + T positions; without, it attends over the fresh k and v.
+   * A decode cursor (decodeCursorFits) moves pos and the positions by its GPU value (src/kernels/decode.ts).
    */
   private layerForward(
     rec: Recorder,
@@ -701,7 +702,7 @@ export class GpuModel {
     a: LayerActs,
     xNext: Tensor,
     inp: ForwardInputs,
-    cache?: { kv: KvCache; pos: number },
+    cache?: { kv: KvCache; pos: number; cursor?: DecodeCursor },
   ): void {
     const c = this.config;
     const pre = `model.layers.${l}.`;
@@ -803,12 +804,14 @@ export class GpuModel {
     if (cache && this.HD % 4 === 0) {
       // Against a cache (prefill or decode): q's RoPE, k's RoPE and both cache writes in one dispatch, bit for bit
       // the four it replaces (a.k itself stays unrotated: attention reads the cache).
-      ropeDecodeKv(rec, a.q, a.k, a.v, cache.kv.k[l], cache.kv.v[l], cache.pos, rope);
+      ropeDecodeKv(rec, a.q, a.k, a.v, cache.kv.k[l], cache.kv.v[l], cache.pos, { ...rope, cursor: cache.cursor });
     } else {
       ropeForward(rec, a.q, a.q, rope);
       ropeForward(rec, a.k, a.k, rope);
     }
     if (cache) {
+      if (cache.cursor && !this.decodeCursorFits)
+        throw new Error(`layerForward: a decode cursor needs a head dim divisible by 4, got ${this.HD}`);
       if (this.HD % 4 !== 0) {
         kvWrite(rec, cache.kv.k[l], a.k, cache.pos);
         kvWrite(rec, cache.kv.v[l], a.v, cache.pos);
@@ -816,6 +819,7 @@ export class GpuModel {
       attentionForward(rec, a.att, a.lse, a.q, cache.kv.k[l], cache.kv.v[l], {
         kvStart: inp.kvStart,
         keys: cache.pos + a.q.shape[1],
+        cursor: cache.cursor,
       });
     } else {
       attentionForward(rec, a.att, a.lse, a.q, a.k, a.v, { kvStart: inp.kvStart });
@@ -1090,8 +1094,17 @@ export class GpuModel {
   }
 
   /**
+   * Whether a forward against a KV cache can take a decode cursor (src/kernels/decode.ts): its fused RoPE and cache
+   * write (ropeDecodeKv) needs a head dim divisible by 4; the separate kernels of other head dims take none.
+   */
+  get decodeCursorFits(): boolean {
+    return this.HD % 4 === 0;
+  }
+
+  /**
    * Forward of T new positions per row against a KV cache (prefill: T = prompt length; decode: T = 1), writing
    * their keys and values at cache position `pos`. Returns the logits of each row's last new position (rows, V).
+   * With a cursor (decodeCursorFits) `pos` and inp.positions are moved by its GPU value less cursor.value.
    */
   decodeForward(
     rec: Recorder,
@@ -1101,10 +1114,15 @@ export class GpuModel {
     inp: ForwardInputs,
     lastRows: Tensor<'u32'>,
     out: { x: Tensor; nf: Tensor; rstd: Tensor; logits: Tensor },
+    cursor?: DecodeCursor,
   ): void {
     embeddingForward(rec, ws.layers[0].x, this.rolloutWeight('model.embed_tokens.weight'), inp.tokens);
     ws.layers.forEach((a, l) =>
-      this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, { kv, pos }),
+      this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp, {
+        kv,
+        pos,
+        cursor,
+      }),
     );
     gatherRows(rec, out.x, ws.xOut.reshape2d(), lastRows);
     this.finalNorm(rec, out.x, out.nf, out.rstd);
