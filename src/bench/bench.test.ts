@@ -89,10 +89,14 @@ describe('bench harness', () => {
     expect(report.autotune?.tuning.NT).toBeDefined();
     expect(report.peak?.gflops).toBeGreaterThan(0);
     const rollout = report.rows.filter((r) => r.section === 'rollout');
-    expect(rollout.every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
+    expect(rollout.filter((r) => r.method !== 'host').every((r) => (r.tokensPerS ?? 0) > 0)).toBe(true);
     // The decode step again with each step submitted alone, its time against the engine's shared submits.
     const alone = rollout.find((r) => r.name === 'decode, per step, each submitted alone');
     expect(alone?.vsOurs).toBeGreaterThan(0);
+    // The host's time recording a decode step, from the engine's own clock around its recording calls.
+    const host = rollout.find((r) => r.name === 'decode, host time recording a step');
+    expect(host?.method).toBe('host');
+    expect(host?.samples).toBeGreaterThanOrEqual(3);
     // The step estimate beside the measured GRPO step: the page's (the probe's figures) and the kind's defaults'.
     const check = report.estimates?.find((c) => c.step === 'nano GRPO');
     expect(check?.measuredS).toBeGreaterThan(0);
@@ -166,6 +170,7 @@ describe('real-size section', () => {
     const profile = results[0].profile ?? [];
     expect(results[1].profile).toBeUndefined();
     expect(profile.join('\n')).toMatch(/dispatches per token step over 2 layers/);
+    expect(profile.join('\n')).toMatch(/\d+\.\d bind groups made and \d+\.\d\d ms of host time recording per token step/);
     for (const phase of [
       'rollout.decode: per decode token step',
       'rl.update: per GRPO step',

@@ -4,7 +4,11 @@
 import type { Dispatch, GpuContext } from '../gpu';
 
 /** How a figure was timed: GPU timestamps around each dispatch, or wall clock from submit to completion. */
-export type TimingMethod = 'timestamp' | 'wall';
+/**
+ * How a figure was timed: GPU timestamps, wall clock around submit-and-wait, or 'host': the CPU's time inside the
+ * engine's recording calls (src/gpu/counters.ts recordingMs), which the GPU's work can overlap.
+ */
+export type TimingMethod = 'timestamp' | 'wall' | 'host';
 
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;

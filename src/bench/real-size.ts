@@ -232,14 +232,14 @@ export async function profileLines(
   const { phases, kernels } = await profiler.result();
   const decode = counts.phases['rollout.decode'];
   const lines = [
-    `counts of the step: ${counts.dispatches} dispatches, ${counts.submits} submits, ${counts.readbacks} readbacks, ${counts.pipelines} pipelines compiled; ${Object.entries(
+    `counts of the step: ${counts.dispatches} dispatches, ${counts.submits} submits, ${counts.readbacks} readbacks, ${counts.pipelines} pipelines compiled, ${counts.bindGroups} bind groups made; ${Object.entries(
       counts.phases,
     )
       .map(([k, v]) => `${k} ${v.dispatches} dispatches in ${v.submits} submits`)
       .join(', ')}`,
     ...(decode
       ? [
-          `decode: ${(decode.dispatches / decode.steps).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.steps / 1e6).toFixed(2)} MB moved per token step, ${(decode.steps / decode.submits).toFixed(1)} token steps per submit`,
+          `decode: ${(decode.dispatches / decode.steps).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.steps / 1e6).toFixed(2)} MB moved per token step, ${(decode.steps / decode.submits).toFixed(1)} token steps per submit, ${(decode.bindGroups / decode.steps).toFixed(1)} bind groups made and ${((counts.recordingMs['rollout.decode'] ?? 0) / decode.steps).toFixed(2)} ms of host time recording per token step (timestamps on)`,
         ]
       : []),
     ...(opts.roof

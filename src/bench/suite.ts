@@ -5,7 +5,7 @@
 // peak, and every kernel of the step. Takes a GpuContext, so Node (src/cli/bench.ts) and the browser
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
-import { COMPILE_BUDGET_MS, compileReport, describeAdapter, type GpuContext, type Recorder } from '../gpu';
+import { COMPILE_BUDGET_MS, compileReport, countsSince, describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
@@ -579,7 +579,11 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
     1,
     ...Array.from({ length: prompt - 1 }, () => 3 + rng.int(V - 3)),
   ]);
+  // The full calls' host time recording their decode steps, per step (GpuCounts.recordingMs).
+  const hostPerStep: number[] = [];
+  const ctx = ours.model.ctx;
   const gen = (S: number, stepsPerSubmit?: number) => async () => {
+    const before = ctx.counts.snapshot();
     await generate(ours.model, prompts, {
       maxNewTokens: S,
       sampler: { temperature: 1, seed: 1 },
@@ -588,6 +592,10 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
       checkEvery: 0,
       stepsPerSubmit,
     });
+    if (S !== newTokens || stepsPerSubmit !== undefined) return;
+    const c = countsSince(before, ctx.counts.snapshot());
+    const steps = c.phases['rollout.decode']?.steps ?? 0;
+    if (steps > 0) hostPerStep.push((c.recordingMs['rollout.decode'] ?? 0) / steps);
   };
   // At least 3 pairs: the per-step figure is a difference of two wall times, and one stall in a single pair can
   // outweigh the whole decode. Each pair runs back to back, so the median of the pairs' differences is taken.
@@ -621,6 +629,12 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
       ...row('decode, per step, each submitted alone', `${rows} rows`, perStepAlone, alone.length, rows),
       vsOurs: perStepAlone / perStep,
       note: `${DECODE_STEPS_PER_SUBMIT} steps share a submit in the engine's rollouts`,
+    },
+    {
+      ...row('decode, host time recording a step', `${rows} rows`, median(hostPerStep), hostPerStep.length, rows),
+      method: 'host' as const,
+      tokensPerS: undefined, // a share of a step's time, not a rate of tokens
+      note: "the CPU's share of a decode step (the GPU's work overlaps it): near the step's time, the host bounds it",
     },
     row('whole rollout', `${rows} x (${prompt} + ${newTokens})`, fullMs, full.length, rows * newTokens),
   ];

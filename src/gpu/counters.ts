@@ -38,6 +38,11 @@ export interface CountsSnapshot {
   phases: Record<string, PhaseCounts>;
   /** Per dispatch label (kernel family and entry, e.g. "matmul.matmul_blocked"). */
   kernels: Record<string, PhaseCounts>;
+  /**
+   * Per recorder label, host milliseconds spent inside the recorder's calls (dispatch, copy, submit): the CPU's
+   * cost of recording the phase. A time, not a count: it varies with the machine and the run.
+   */
+  recordingMs: Record<string, number>;
 }
 
 const empty = (): PhaseCounts => ({ dispatches: 0, submits: 0, steps: 0, bindGroups: 0, bytes: 0, flops: 0 });
@@ -52,6 +57,7 @@ export class GpuCounts {
   flops = 0;
   private readonly phases = new Map<string, PhaseCounts>();
   private readonly kernels = new Map<string, PhaseCounts>();
+  private readonly recordingMs = new Map<string, number>();
 
   private phase(label: string): PhaseCounts {
     let p = this.phases.get(label);
@@ -93,6 +99,11 @@ export class GpuCounts {
     this.pipelines++;
   }
 
+  /** Host time spent recording phase `phase` (a recorder call's duration). */
+  recording(phase: string, ms: number): void {
+    this.recordingMs.set(phase, (this.recordingMs.get(phase) ?? 0) + ms);
+  }
+
   /** One bind group created for a dispatch of phase `phase`. */
   bindGroup(phase: string): void {
     this.bindGroups++;
@@ -111,6 +122,7 @@ export class GpuCounts {
       flops: this.flops,
       phases: copy(this.phases),
       kernels: copy(this.kernels),
+      recordingMs: Object.fromEntries(this.recordingMs),
     };
   }
 }
@@ -143,6 +155,11 @@ export function countsSince(before: CountsSnapshot, after: CountsSnapshot): Coun
     flops: after.flops - before.flops,
     phases: diff(before.phases, after.phases),
     kernels: diff(before.kernels, after.kernels),
+    recordingMs: Object.fromEntries(
+      Object.entries(after.recordingMs)
+        .map(([k, ms]) => [k, ms - (before.recordingMs[k] ?? 0)] as const)
+        .filter(([, ms]) => ms > 0),
+    ),
   };
 }
 

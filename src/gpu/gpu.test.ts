@@ -2,7 +2,7 @@
 // tensors check their shapes (uniform packing: params.test.ts).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GpuValidationError, compileReport, grid, type GpuContext } from '.';
+import { GpuValidationError, compileReport, countsSince, grid, type GpuContext } from '.';
 import { acquireNodeDevice } from './node';
 import { add, fill, scale } from '../kernels/elementwise';
 
@@ -138,6 +138,26 @@ describe('GPU runtime', () => {
 });
 
 describe('helpers', () => {
+  it('counts the bind groups it makes per phase (a cached one is not made again) and the host time recording', async () => {
+    const [a, b, out] = [0, 1, 2].map((i) => ctx.tensor([8], { label: `counted-${i}` }));
+    const before = ctx.counts.snapshot();
+    for (const label of ['counted.first', 'counted.again']) {
+      const rec = ctx.recorder(label);
+      add(rec, out, a, b); // the same kernel, tensors and parameters: made once, then cached
+      add(rec, out, a, b);
+      scale(rec, out, a, 2); // another kernel
+      scale(rec, out, a, 3); // other parameters: another uniform buffer, so another bind group
+      rec.submit();
+    }
+    const c = countsSince(before, ctx.counts.snapshot());
+    expect(c.phases['counted.first'].bindGroups).toBe(3);
+    expect(c.phases['counted.again'].bindGroups).toBe(0);
+    expect(c.bindGroups).toBe(3);
+    for (const label of ['counted.first', 'counted.again']) expect(c.recordingMs[label]).toBeGreaterThan(0);
+    await ctx.read(out);
+    for (const t of [a, b, out]) t.destroy();
+  });
+
   it('grid() spreads large workgroup counts over two dimensions without losing any', () => {
     expect(grid(10)).toEqual([10, 1]);
     for (const n of [65535, 65536, 1_000_003]) {

@@ -66,9 +66,16 @@ export class Recorder {
 
   /** Records one dispatch. Validation problems surface at submit/flush with the pipeline's label. */
   dispatch(d: Dispatch): this {
+    const start = performance.now();
+    this.recordDispatch(d);
+    this.ctx.counts.recording(this.label, performance.now() - start);
+    return this;
+  }
+
+  private recordDispatch(d: Dispatch): void {
     this.assertOpen();
     const [x, y = 1, z = 1] = d.workgroups;
-    if (x === 0 || y === 0 || z === 0) return this;
+    if (x === 0 || y === 0 || z === 0) return;
     const maxDim = this.ctx.device.limits.maxComputeWorkgroupsPerDimension;
     if (x > maxDim || y > maxDim || z > maxDim) {
       throw new Error(
@@ -95,7 +102,7 @@ export class Recorder {
       this.encoder = this.ctx.device.createCommandEncoder({ label: this.label });
       this.dispatched.push({ name, buffers: d.bindings.map((t) => t.label) });
       this.dispatchCount++;
-      return this;
+      return;
     }
     const pass = this.timer
       ? this.encoder.beginComputePass({ label: name, timestampWrites: this.timer.next(name) })
@@ -106,15 +113,16 @@ export class Recorder {
     if (this.timer) pass.end();
     this.dispatched.push({ name, buffers: d.bindings.map((t) => t.label) });
     this.dispatchCount++;
-    return this;
   }
 
   /** Copies src into dst (same element count). */
   copy(dst: Tensor, src: Tensor): this {
+    const start = performance.now();
     this.assertOpen();
     if (dst.byteLength !== src.byteLength) throw new Error(`copy ${src.describe()} -> ${dst.describe()}: sizes differ`);
     this.endPass();
     this.encoder.copyBufferToBuffer(src.buffer, src.byteOffset, dst.buffer, dst.byteOffset, src.byteLength);
+    this.ctx.counts.recording(this.label, performance.now() - start);
     return this;
   }
 
@@ -130,6 +138,7 @@ export class Recorder {
 
   /** Finishes the command buffer and submits it. The recorder cannot be used afterwards. */
   submit(): void {
+    const start = performance.now();
     this.assertOpen();
     this.endPass();
     this.timer?.resolve(this.encoder);
@@ -137,6 +146,7 @@ export class Recorder {
     this.ctx.device.queue.submit([this.encoder.finish()]);
     const steps = Math.max(1, this.steps);
     this.ctx.counts.submit(this.label, steps);
+    this.ctx.counts.recording(this.label, performance.now() - start);
     this.submitted = true;
     this.ctx.closeRecorder(this);
     if (this.profileWall) {
