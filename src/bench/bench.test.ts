@@ -170,7 +170,9 @@ describe('real-size section', () => {
     const profile = results[0].profile ?? [];
     expect(results[1].profile).toBeUndefined();
     expect(profile.join('\n')).toMatch(/dispatches per token step over 2 layers/);
-    expect(profile.join('\n')).toMatch(/\d+\.\d bind groups made and \d+\.\d\d ms of host time recording per token step/);
+    expect(profile.join('\n')).toMatch(
+      /\d+\.\d bind groups made and \d+\.\d\d ms of host time recording per token step/,
+    );
     for (const phase of [
       'rollout.decode: per decode token step',
       'rl.update: per GRPO step',

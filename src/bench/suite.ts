@@ -7,6 +7,7 @@
 
 import { COMPILE_BUDGET_MS, compileReport, countsSince, describeAdapter, type GpuContext, type Recorder } from '../gpu';
 import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
+import { matmulSplitK, matmulSplitKFits } from '../kernels/matmul-split-k';
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
 import { generate } from '../model/generate';
@@ -681,23 +682,34 @@ async function benchModelMatmuls(
         : ctx.fromArray(randomArray(rng, s.K * s.N), bShape, { label: 'bench.mm.b' });
       const c = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
       const inner = 4;
-      try {
-        const samples = await wallSamples(async () => {
-          const rec = ctx.recorder('bench.model-matmul');
-          for (let i = 0; i < inner; i++) matmul(rec, c, a, b, { transA: s.transA, transB: s.transB });
-          rec.submit();
-          await ctx.flush();
-        }, reps);
-        const ms = median(samples) / inner;
-        const gflops = (2 * s.M * s.N * s.K) / (ms / 1000) / 1e9;
-        out.push({
-          role: `${rows} rows: ${s.role}`,
-          shape: `${s.M}x${s.N}x${s.K}${half ? ' (B bf16)' : ''}`,
+      // x W^T at a decode step's rows: the split-K product beside matmul()'s (src/kernels/matmul-split-k.ts).
+      const kernels: { variant: string; record: (rec: Recorder) => void }[] = [
+        {
           variant: defaultVariantFor(tuning[layoutOf(s)] ?? 'blocked', s),
-          ms,
-          gflops,
-          ofPeak: peakGflops ? gflops / peakGflops : undefined,
-        });
+          record: (rec) => matmul(rec, c, a, b, { transA: s.transA, transB: s.transB }),
+        },
+      ];
+      if (s.transB && !s.transA && rows <= 64 && matmulSplitKFits(s.M, s.N, s.K))
+        kernels.push({ variant: 'split-k', record: (rec) => matmulSplitK(rec, c, a, b) });
+      try {
+        for (const { variant, record } of kernels) {
+          const samples = await wallSamples(async () => {
+            const rec = ctx.recorder('bench.model-matmul');
+            for (let i = 0; i < inner; i++) record(rec);
+            rec.submit();
+            await ctx.flush();
+          }, reps);
+          const ms = median(samples) / inner;
+          const gflops = (2 * s.M * s.N * s.K) / (ms / 1000) / 1e9;
+          out.push({
+            role: `${rows} rows: ${s.role}`,
+            shape: `${s.M}x${s.N}x${s.K}${half ? ' (B bf16)' : ''}`,
+            variant,
+            ms,
+            gflops,
+            ofPeak: peakGflops ? gflops / peakGflops : undefined,
+          });
+        }
       } finally {
         for (const t of [a, b, c]) t.destroy();
       }

@@ -124,7 +124,10 @@ export interface BenchReport {
   estimates?: EstimateCheck[];
   /** One N^3 matmul by wall clock over repeats ('matmul-4096'), against the measured peak. */
   bigMatmul?: { N: number; variant: string; ms: number; gflops: number; ofPeak?: number; samples: number };
-  /** SmolLM2-135M's own products at decode and training rows ('matmul-4096'), the default variant, against the peak. */
+  /**
+   * SmolLM2-135M's own products at decode and training rows ('matmul-4096'), the default variant (and at decode rows
+   * the split-K product, variant 'split-k'), against the peak.
+   */
   modelMatmuls?: { role: string; shape: string; variant: string; ms: number; gflops: number; ofPeak?: number }[];
   /** The kernel self-test run first (`npm run bench -- --selftest`): cases passed and failed, the failures' names. */
   selftest?: { passed: number; failed: string[]; seconds: number };
@@ -328,7 +331,7 @@ export function reportMarkdown(report: BenchReport): string {
   if (report.modelMatmuls?.length)
     tail.push(
       [
-        "SmolLM2-135M's own matmuls (bf16 weights where the model stores them, the default variant, wall clock):",
+        "SmolLM2-135M's own matmuls (bf16 weights where the model stores them, the default variant, and at a decode step's rows the split-K product beside it; wall clock):",
         '',
         '| product | shape | variant | ms | GFLOP/s | of peak |',
         '|---|---|---|---:|---:|---:|',
