@@ -2,8 +2,9 @@
 // op(A) is (M,K), stored (M,K) or, with TRANS_A, (K,M); op(B) is (K,N), stored (K,N) or, with TRANS_B, (N,K).
 // Entry points: matmul_naive (one thread per element: the oracle), matmul_blocked (each thread a 4x4 tile held in
 // registers, no workgroup barriers: fast on SwiftShader and decent everywhere), matmul_vec4 (the same tile with
-// vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with 8x8 to 16x16 tiles) and
-// matmul_tiled (64x64 workgroup tiles staged in workgroup memory: the usual choice on GPUs). src/kernels/matmul-tune.ts picks one per device and layout.
+// vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with 8x8 to 16x16 tiles),
+// matmul_tiled (64x64 workgroup tiles staged in workgroup memory: the usual choice on GPUs) and matmul_tiled128
+// (128x128 workgroup tiles, 8x8 per invocation, for large products on GPUs). src/kernels/matmul-tune.ts picks one per device and layout.
 // CPU twin: src/reference/matmul.ts (matmul).
 
 override TRANS_A: bool = false;
@@ -370,6 +371,91 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
   }
   if (z >= p.batch) { return; }
   store_tile(z * p.strideC, tileI + lid.y * 4u, tileJ + lid.x * 4u, 1u, 1u, acc);
+}
+
+// ---- matmul_tiled128: matmul_tiled with a 128x128 tile of C per 16x16 workgroup, each invocation an 8x8 block (its
+// rows ty*4 .. ty*4+3 and 64+ty*4 .. 64+ty*4+3, its columns likewise with tx, so that neighbouring invocations read
+// neighbouring vec4 of the staged slices), over K-slices of 8 staged in workgroup memory (8 KiB, as matmul_tiled):
+// 64 multiply-adds per 4 vec4 reads of workgroup memory where matmul_tiled does 16 per 2. For large products on
+// GPUs. The same sum as matmul_tiled, blocked and naive: one k at a time in k order (slices padded with zeros past K
+// add +0), so the results are theirs bit for bit wherever the driver compiles the multiply-adds alike.
+
+const TILE2: u32 = 128u;
+const TK2: u32 = 8u;
+var<workgroup> As2: array<vec4<f32>, 256>; // [k][row quad of the tile]: rows 4q .. 4q+3 of slice row k
+var<workgroup> Bs2: array<vec4<f32>, 256>; // [k][column quad of the tile]
+
+// Element `row` (`col`) of slice row k of A (B), at its vec4 and lane.
+fn stage_a(k: u32, row: u32, v: f32) {
+  As2[k * 32u + row / 4u][row % 4u] = v;
+}
+fn stage_b(k: u32, col: u32, v: f32) {
+  Bs2[k * 32u + col / 4u][col % 4u] = v;
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn matmul_tiled128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let z = wid.z;
+  let tileI = wid.y * TILE2;
+  let tileJ = wid.x * TILE2;
+  let t = lid.y * 16u + lid.x;
+  let baseA = z * p.strideA;
+  let baseB = z * p.strideB;
+  // acc[2r + h]: row r of the 8 (r < 4: ty*4 + r; else 64 + ty*4 + r - 4), columns of half h (tx*4 .. or 64 + tx*4 ..).
+  var acc: array<vec4<f32>, 16>;
+  for (var k0 = 0u; k0 < p.K; k0 += TK2) {
+    for (var e = 0u; e < 4u; e++) {
+      let idx = t + 256u * e; // 0 .. 1023: a slice element of A and one of B
+      // Consecutive invocations read consecutive addresses of each operand's storage.
+      var row = idx / TK2;
+      var kk = idx % TK2;
+      if (TRANS_A) { row = idx % TILE2; kk = idx / TILE2; }
+      let i = tileI + row;
+      let ka = k0 + kk;
+      stage_a(kk, row, select(0.0, a_at(baseA, min(i, p.M - 1u), min(ka, p.K - 1u)), i < p.M && ka < p.K));
+      var col = idx % TILE2;
+      var kb = idx / TILE2;
+      if (TRANS_B) { col = idx / TK2; kb = idx % TK2; }
+      let j = tileJ + col;
+      let kg = k0 + kb;
+      stage_b(kb, col, select(0.0, b_at(baseB, min(kg, p.K - 1u), min(j, p.N - 1u)), j < p.N && kg < p.K));
+    }
+    workgroupBarrier();
+    for (var kk = 0u; kk < TK2; kk++) {
+      let a0 = As2[kk * 32u + lid.y];
+      let a1 = As2[kk * 32u + 16u + lid.y];
+      let b0 = Bs2[kk * 32u + lid.x];
+      let b1 = Bs2[kk * 32u + 16u + lid.x];
+      acc[0] += a0.x * b0;
+      acc[1] += a0.x * b1;
+      acc[2] += a0.y * b0;
+      acc[3] += a0.y * b1;
+      acc[4] += a0.z * b0;
+      acc[5] += a0.z * b1;
+      acc[6] += a0.w * b0;
+      acc[7] += a0.w * b1;
+      acc[8] += a1.x * b0;
+      acc[9] += a1.x * b1;
+      acc[10] += a1.y * b0;
+      acc[11] += a1.y * b1;
+      acc[12] += a1.z * b0;
+      acc[13] += a1.z * b1;
+      acc[14] += a1.w * b0;
+      acc[15] += a1.w * b1;
+    }
+    workgroupBarrier();
+  }
+  if (z >= p.batch) { return; }
+  let baseC = z * p.strideC;
+  for (var r = 0u; r < 8u; r++) {
+    let i = tileI + select(0u, 64u, r >= 4u) + lid.y * 4u + r % 4u;
+    if (i >= p.M) { continue; }
+    for (var c = 0u; c < 4u; c++) {
+      let j = tileJ + lid.x * 4u + c;
+      if (j < p.N) { store(baseC, i, j, acc[2u * r][c]); }
+      if (j + 64u < p.N) { store(baseC, i, j + 64u, acc[2u * r + 1u][c]); }
+    }
+  }
 }
 
 // ---- matmul_strided: matmul_blocked's 4x4 register tile with its rows and columns spread WG_Y and WG_X apart

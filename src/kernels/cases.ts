@@ -45,7 +45,8 @@ const MATMUL_SHAPES: { M: number; N: number; K: number; batch: number; shareB?: 
   { M: 76, N: 136, K: 20, batch: 1 },
   // More than one 128-row block of C per workgroup of 'tall' (16x8 per invocation), ragged rows, batched.
   { M: 140, N: 20, K: 12, batch: 2 },
-  // Columns that divide by 16 ('square' takes only those): over one 128-column block, ragged rows; and batched.
+  // Columns that divide by 16 ('square' takes only those): over one 128-column block, ragged rows (and over one
+  // 128x128 block of 'tiled128' both ways, K ragged against its slices of 8); and batched.
   { M: 140, N: 144, K: 20, batch: 1 },
   { M: 36, N: 32, K: 40, batch: 2 },
   // A small output over a long K (the weight gradients' shape), A ragged (scalar A loads on A^T*B) or not.
@@ -119,8 +120,8 @@ function matmulCases(): KernelCase[] {
 /**
  * The LM head at Qwen2.5's vocabulary: logits = nf E^T (3 rows), its input gradient dLogits E (a reduction over
  * 151,936) and the weight gradient dE += dLogits^T nf (151,936 output rows): the dispatch grids at a real
- * vocabulary's size. Every variant but 'naive' and 'tiled', whose grids follow the same formula and whose loops
- * the shapes above cover: on SwiftShader they take 0.5-3 s ('naive') and 4-8 s ('tiled') per product at 3 rows.
+ * vocabulary's size. Every variant but 'naive' and the two 'tiled', whose grids follow the same formula and whose
+ * loops the shapes above cover: on SwiftShader they take 0.5-3 s ('naive') and 4-8 s ('tiled') per product at 3 rows.
  */
 function lmHeadCases(): KernelCase[] {
   const R = 3;
@@ -149,7 +150,7 @@ function lmHeadCases(): KernelCase[] {
       opts: { transA: true, accumulate: true },
     },
   ];
-  return MATMUL_VARIANTS.filter((v) => v !== 'naive' && v !== 'tiled').flatMap((variant) =>
+  return MATMUL_VARIANTS.filter((v) => v !== 'naive' && v !== 'tiled' && v !== 'tiled128').flatMap((variant) =>
     products
       .filter((p) => matmulVariantSupports(variant, { M: p.M, N: p.N, K: p.K, ...p.opts }))
       .map((p) =>

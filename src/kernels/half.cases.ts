@@ -209,12 +209,12 @@ function unpackHalfCase(dtype: HalfDtype, n: number): KernelCase {
 
 /**
  * Which variants each dtype runs, to keep SwiftShader's compile time down (seconds per module and layout for 'tiled'
- * and the larger tiles): bf16 every variant ('tiled' in the weights' two layouts); f16 the variants that read B one
+ * and the larger tiles): bf16 every variant (both 'tiled' in the weights' two layouts); f16 the variants that read B one
  * element at a time (naive, blocked) and as vec4 (vec4, wide), the two loaders every other variant calls.
  */
 function covered(dtype: HalfDtype, variant: (typeof MATMUL_VARIANTS)[number], transA: boolean): boolean {
   if (dtype === 'f16') return ['naive', 'blocked', 'vec4', 'wide'].includes(variant);
-  return !(variant === 'tiled' && transA);
+  return !((variant === 'tiled' || variant === 'tiled128') && transA);
 }
 
 /** Every half-weight case, both half dtypes. */

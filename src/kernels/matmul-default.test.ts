@@ -18,6 +18,11 @@ describe('defaultVariantFor', () => {
     expect(defaultVariantFor('tall', decode(1024))).toBe('tall');
     expect(defaultVariantFor('blocked', decode(1))).toBe('blocked');
     expect(defaultVariantFor('tiled', decode(1))).toBe('tiled');
+    expect(defaultVariantFor('tiled128', decode(65))).toBe('tiled128');
+  });
+  it('steps the 128-row tile down to the 64-row one for 64 rows or fewer (both sum one k at a time)', () => {
+    expect(defaultVariantFor('tiled128', decode(64))).toBe('tiled');
+    expect(defaultVariantFor('tiled128', decode(1))).toBe('tiled');
   });
   it('stops where the smaller tile cannot take the shape, then falls back as variantFor does', () => {
     // K = 3: no vec4 operands for A*B^T, so no tile variant at all.

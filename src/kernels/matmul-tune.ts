@@ -26,6 +26,7 @@ export const TUNE_CANDIDATES: readonly MatmulVariant[] = [
   'tall',
   'square',
   'tiled',
+  'tiled128',
 ];
 
 /**
@@ -36,7 +37,7 @@ export const TUNE_CANDIDATES: readonly MatmulVariant[] = [
  */
 export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
   if (isLlvmpipe(ctx)) return TUNE_CANDIDATES.filter((v) => QUICK_ON_LLVMPIPE.includes(v));
-  const slowOnCpu: readonly MatmulVariant[] = ['tiled', 'strided', 'vec4'];
+  const slowOnCpu: readonly MatmulVariant[] = ['tiled', 'tiled128', 'strided', 'vec4'];
   return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && slowOnCpu.includes(v)));
 }
 

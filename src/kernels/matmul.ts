@@ -14,7 +14,17 @@ import { matmulDims, type MatmulOptions } from '../reference/matmul';
 import { operandCodec, withHalfOperand, type HalfCodec } from './half-operand';
 
 /** The implementations of matmul; 'naive' is the oracle, the others must match it. */
-export const MATMUL_VARIANTS = ['naive', 'blocked', 'strided', 'vec4', 'wide', 'tall', 'square', 'tiled'] as const;
+export const MATMUL_VARIANTS = [
+  'naive',
+  'blocked',
+  'strided',
+  'vec4',
+  'wide',
+  'tall',
+  'square',
+  'tiled',
+  'tiled128',
+] as const;
 export type MatmulVariant = (typeof MATMUL_VARIANTS)[number];
 
 /** Storage layout of the operands: N = as stored, T = transposed (A*B^T is 'NT'). */
@@ -133,12 +143,18 @@ export function variantFor(
 /** Rows of C one workgroup of a variant covers (8 x 8 invocations of its register tile). */
 function rowsPerWorkgroup(v: MatmulVariant): number {
   if (v === 'tiled') return 64;
+  if (v === 'tiled128') return 128;
   if (v === 'naive') return WG;
   return (isTile(v) ? TILES[v][0] : 4) * WG;
 }
 
 /** The smaller tiles a few-rows product steps down to, in order. */
-const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = { square: 'wide', tall: 'wide', wide: 'vec4' };
+const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = {
+  square: 'wide',
+  tall: 'wide',
+  wide: 'vec4',
+  tiled128: 'tiled',
+};
 
 /**
  * The variant matmul() runs when the caller names none: the tuned (or default) one for the layout, stepped down
@@ -172,9 +188,9 @@ export function defaultMatmulVariant(
 
 /**
  * How a variant sums each element of C = A*B^T along K: 'k4' (vec4 and matmul_wide's tiles: a dot product of 4 k
- * at a time, added to the sum) or 'k1' (naive, blocked, strided and tiled: one k's product at a time, in k order;
- * tiled's zero padding past K adds +0 to a sum that starts at +0, which leaves every sum as it is). Kernels of one
- * order give the same bits where the driver compiles their multiply-adds alike (src/kernels/projection.test.ts checks
+ * at a time, added to the sum) or 'k1' (naive, blocked, strided, tiled and tiled128: one k's product at a time, in k
+ * order; the tiles' zero padding past K adds +0 to a sum that starts at +0, which leaves every sum as it is). Kernels
+ * of one order give the same bits where the driver compiles their multiply-adds alike (src/kernels/projection.test.ts checks
  * the fused projections against every variant on each driver); of two orders they differ in the last bits.
  */
 export type MatmulSumOrder = 'k4' | 'k1';
@@ -226,10 +242,18 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     alpha: opts.alpha ?? 1,
     accumulate: opts.accumulate ? 1 : 0,
   });
-  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4); the others 8x8
-  // invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
+  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4) and 'tiled128' 128x128 (of
+  // 8x8); the others 8x8 invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
   const [tileRows, tileCols] =
-    variant === 'tiled' ? [8, 8] : variant === 'naive' ? [1, 1] : isTile(variant) ? TILES[variant] : [4, 4];
+    variant === 'tiled'
+      ? [8, 8]
+      : variant === 'tiled128'
+        ? [16, 16]
+        : variant === 'naive'
+          ? [1, 1]
+          : isTile(variant)
+            ? TILES[variant]
+            : [4, 4];
   const grid: [number, number] = [Math.ceil(d.N / (tileCols * WG)), Math.ceil(d.M / (tileRows * WG))];
   const family = familyOf(rec, variant, codec);
   const entry = isTile(variant)
@@ -241,7 +265,7 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
   const constants = {
     TRANS_A: !!opts.transA,
     TRANS_B: !!opts.transB,
-    ...(variant === 'tiled' ? {} : { WG_X: WG, WG_Y: WG }),
+    ...(variant === 'tiled' || variant === 'tiled128' ? {} : { WG_X: WG, WG_Y: WG }),
   };
   // Each operand read once and C written once (read too when accumulating): the least traffic of the product.
   const cost = {

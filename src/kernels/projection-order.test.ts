@@ -49,7 +49,7 @@ function layerProducts(c: ModelConfig) {
 }
 
 describe('matmulSumOrder', () => {
-  it('vec4 and the register tiles sum 4 k per dot product; naive, blocked, strided and tiled one k at a time', () => {
+  it('vec4 and the register tiles sum 4 k per dot product; naive, blocked, strided and both tiled one k at a time', () => {
     const orders = Object.fromEntries(MATMUL_VARIANTS.map((v) => [v, matmulSumOrder(v)]));
     expect(orders).toEqual({
       naive: 'k1',
@@ -60,6 +60,7 @@ describe('matmulSumOrder', () => {
       tall: 'k4',
       square: 'k4',
       tiled: 'k1',
+      tiled128: 'k1',
     });
   });
 });
@@ -84,6 +85,7 @@ describe('projectionSumOrder', () => {
       ['blocked', 'k1'],
       ['strided', 'k1'],
       ['tiled', 'k1'],
+      ['tiled128', 'k1'],
       ['vec4', 'k4'],
       ['wide', 'k4'],
       ['tall', 'k4'],
