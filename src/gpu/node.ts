@@ -3,6 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { acquireDevice, type AcquireOptions } from './adapter';
+import { backOffDawnPolling } from './dawn-polling';
 import type { GpuContext } from './context';
 import { WebGpuUnavailableError, nodeWebGpuAdvice } from './errors';
 import { SWIFTSHADER_ICD, VULKAN_DRIVERS, adapterInfoText, vulkanDriverOf, type VulkanDriver } from './vulkan-drivers';
@@ -62,6 +63,7 @@ export async function acquireNodeDevice(options: Omit<AcquireOptions, 'gpu' | 'r
     );
   }
   Object.assign(globalThis, webgpu.globals);
+  backOffDawnPolling();
   // One Dawn instance per process, held for the process's lifetime: if it is garbage-collected while a device
   // lives, Dawn's event processing touches freed state and the process aborts.
   dawnInstance ??= webgpu.create(DAWN_FLAGS);
