@@ -239,7 +239,7 @@ export async function profileLines(
       .join(', ')}`,
     ...(decode
       ? [
-          `decode: ${(decode.dispatches / decode.steps).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.steps / 1e6).toFixed(2)} MB moved per token step, ${(decode.steps / decode.submits).toFixed(1)} token steps per submit, ${(decode.bindGroups / decode.steps).toFixed(1)} bind groups made and ${((counts.recordingMs['rollout.decode'] ?? 0) / decode.steps).toFixed(2)} ms of host time recording per token step (timestamps on)`,
+          `decode: ${(decode.dispatches / decode.steps).toFixed(1)} dispatches per token step over ${layers} layers, ${(decode.bytes / decode.steps / 1e6).toFixed(2)} MB moved per token step, ${(decode.steps / decode.submits).toFixed(1)} token steps per submit, ${(decode.bindGroups / decode.steps).toFixed(1)} bind groups made (the first decode step's included) and ${((counts.recordingMs['rollout.decode'] ?? 0) / decode.steps).toFixed(2)} ms of host time recording per token step (timestamps on)`,
         ]
       : []),
     ...(opts.roof
