@@ -327,6 +327,30 @@ fn matmul_wide_scalar_a(@builtin(global_invocation_id) gid: vec3<u32>) {
 // block; 64x16 slices of op(A) and 16x64 slices of op(B) are staged in workgroup memory (8 KiB), loaded
 // cooperatively along each operand's contiguous dimension. Good on GPUs; slow on SwiftShader (barriers).
 
+// Element idx of a K-slice (tk values of k from k0) of op(A)'s rows i0 .. i0 + tile - 1, or of op(B)'s columns:
+// its place in the slice (k, and the row or column `at` within the tile) and its value (0 past M, N or K), the
+// index mapped so that consecutive invocations read consecutive addresses of the operand's storage. Shared by
+// matmul_tiled and matmul_tiled128.
+struct SliceElement { k: u32, at: u32, v: f32 }
+
+fn slice_a(idx: u32, tile: u32, tk: u32, baseA: u32, i0: u32, k0: u32) -> SliceElement {
+  var row = idx / tk;
+  var kk = idx % tk;
+  if (TRANS_A) { row = idx % tile; kk = idx / tile; }
+  let i = i0 + row;
+  let k = k0 + kk;
+  return SliceElement(kk, row, select(0.0, a_at(baseA, min(i, p.M - 1u), min(k, p.K - 1u)), i < p.M && k < p.K));
+}
+
+fn slice_b(idx: u32, tile: u32, tk: u32, baseB: u32, j0: u32, k0: u32) -> SliceElement {
+  var col = idx % tile;
+  var kk = idx / tile;
+  if (TRANS_B) { col = idx / tk; kk = idx % tk; }
+  let j = j0 + col;
+  let k = k0 + kk;
+  return SliceElement(kk, col, select(0.0, b_at(baseB, min(k, p.K - 1u), min(j, p.N - 1u)), j < p.N && k < p.K));
+}
+
 const TILE: u32 = 64u;
 const TK: u32 = 16u;
 var<workgroup> As: array<array<f32, 64>, 16>; // [k][row of the tile]
@@ -344,19 +368,10 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation
   for (var k0 = 0u; k0 < p.K; k0 += TK) {
     for (var e = 0u; e < 4u; e++) {
       let idx = t + 256u * e;
-      // Consecutive invocations read consecutive addresses of each operand's storage.
-      var row = idx / TK;
-      var kk = idx % TK;
-      if (TRANS_A) { row = idx % TILE; kk = idx / TILE; }
-      let i = tileI + row;
-      let ka = k0 + kk;
-      As[kk][row] = select(0.0, a_at(baseA, min(i, p.M - 1u), min(ka, p.K - 1u)), i < p.M && ka < p.K);
-      var col = idx % TILE;
-      var kb = idx / TILE;
-      if (TRANS_B) { col = idx / TK; kb = idx % TK; }
-      let j = tileJ + col;
-      let kg = k0 + kb;
-      Bs[kb][col] = select(0.0, b_at(baseB, min(kg, p.K - 1u), min(j, p.N - 1u)), j < p.N && kg < p.K);
+      let a = slice_a(idx, TILE, TK, baseA, tileI, k0);
+      As[a.k][a.at] = a.v;
+      let b = slice_b(idx, TILE, TK, baseB, tileJ, k0);
+      Bs[b.k][b.at] = b.v;
     }
     workgroupBarrier();
     for (var kk = 0u; kk < TK; kk++) {
@@ -385,14 +400,6 @@ const TK2: u32 = 8u;
 var<workgroup> As2: array<vec4<f32>, 256>; // [k][row quad of the tile]: rows 4q .. 4q+3 of slice row k
 var<workgroup> Bs2: array<vec4<f32>, 256>; // [k][column quad of the tile]
 
-// Element `row` (`col`) of slice row k of A (B), at its vec4 and lane.
-fn stage_a(k: u32, row: u32, v: f32) {
-  As2[k * 32u + row / 4u][row % 4u] = v;
-}
-fn stage_b(k: u32, col: u32, v: f32) {
-  Bs2[k * 32u + col / 4u][col % 4u] = v;
-}
-
 @compute @workgroup_size(16, 16, 1)
 fn matmul_tiled128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let z = wid.z;
@@ -406,19 +413,10 @@ fn matmul_tiled128(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
   for (var k0 = 0u; k0 < p.K; k0 += TK2) {
     for (var e = 0u; e < 4u; e++) {
       let idx = t + 256u * e; // 0 .. 1023: a slice element of A and one of B
-      // Consecutive invocations read consecutive addresses of each operand's storage.
-      var row = idx / TK2;
-      var kk = idx % TK2;
-      if (TRANS_A) { row = idx % TILE2; kk = idx / TILE2; }
-      let i = tileI + row;
-      let ka = k0 + kk;
-      stage_a(kk, row, select(0.0, a_at(baseA, min(i, p.M - 1u), min(ka, p.K - 1u)), i < p.M && ka < p.K));
-      var col = idx % TILE2;
-      var kb = idx / TILE2;
-      if (TRANS_B) { col = idx / TK2; kb = idx % TK2; }
-      let j = tileJ + col;
-      let kg = k0 + kb;
-      stage_b(kb, col, select(0.0, b_at(baseB, min(kg, p.K - 1u), min(j, p.N - 1u)), j < p.N && kg < p.K));
+      let a = slice_a(idx, TILE2, TK2, baseA, tileI, k0);
+      As2[a.k * 32u + a.at / 4u][a.at % 4u] = a.v;
+      let b = slice_b(idx, TILE2, TK2, baseB, tileJ, k0);
+      Bs2[b.k * 32u + b.at / 4u][b.at % 4u] = b.v;
     }
     workgroupBarrier();
     for (var kk = 0u; kk < TK2; kk++) {

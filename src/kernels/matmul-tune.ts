@@ -9,6 +9,7 @@ import type { GpuContext, Tensor } from '../gpu';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { Rng, randomArray } from '../core/random';
 import {
+  MATMUL_VARIANTS,
   matmul,
   matmulVariantSupports,
   setMatmulTuning,
@@ -17,17 +18,8 @@ import {
   type MatmulVariant,
 } from './matmul';
 
-/** Variants the autotune chooses between ('naive' is the oracle, never a candidate). */
-export const TUNE_CANDIDATES: readonly MatmulVariant[] = [
-  'blocked',
-  'strided',
-  'vec4',
-  'wide',
-  'tall',
-  'square',
-  'tiled',
-  'tiled128',
-];
+/** Variants the autotune chooses between: every variant but 'naive', the oracle. */
+export const TUNE_CANDIDATES: readonly MatmulVariant[] = MATMUL_VARIANTS.filter((v) => v !== 'naive');
 
 /**
  * The candidates worth timing on an adapter. On software (CPU) adapters 'tiled' is left out, because workgroup
