@@ -14,8 +14,8 @@
 // region as-written): a line ending in `// @qrows` is repeated RQ times with _t replaced by 0, 1, ..., RQ - 1 (a
 // thread's rows). Rows of a thread past the last row are clamped to it on load and not stored.
 // Entry points and their bindings (after the uniform params at 0), as attention.wgsl's:
-//   attention_forward        (out, lse, q, k, v, kvStart, cursor)   Tk + cursor[0] keys valid (a decode step's
-//                            count, advanced on the GPU: decode.wgsl decode_advance); 0 outside decoding
+//   attention_forward        (out, lse, q, k, v, kvStart, cursor)   Tk + cursor[0] keys valid (cursor: a rollout's
+//                            decode step, src/kernels/decode.ts DecodeCursor; a zero outside decoding)
 //   attention_backward_dq    (dq, dOut, q, k, v, stats, kvStart)
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)
 // (attention_backward_stats stays in attention.wgsl.) CPU twin: src/reference/attention.ts.

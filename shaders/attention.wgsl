@@ -6,8 +6,8 @@
 // j < kvStart[b] are masked, so query t sees keys kvStart[b] <= j <= a; a query with none (a < kvStart[b], a
 // pad query) outputs 0 with lse 0 and passes no gradient. Query head h reads kv head h / (NH / NKV).
 // Entry points and their bindings (after the uniform params at 0):
-//   attention_forward        (out, lse, q, k, v, kvStart, cursor)   Tk + cursor[0] keys valid (a decode step's
-//                            count, advanced on the GPU: decode.wgsl decode_advance); 0 outside decoding
+//   attention_forward        (out, lse, q, k, v, kvStart, cursor)   Tk + cursor[0] keys valid (cursor: a rollout's
+//                            decode step, src/kernels/decode.ts DecodeCursor; a zero outside decoding)
 //   attention_backward_stats (stats, dOut, out, lse)              stats (B,NH,T,2) = (lse, D = rowsum(dOut*out))
 //   attention_backward_dq    (dq, dOut, q, k, v, stats, kvStart)
 //   attention_backward_dkdv  (dk, dv, dOut, q, k, v, stats, kvStart)

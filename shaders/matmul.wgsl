@@ -3,8 +3,9 @@
 // Entry points: matmul_naive (one thread per element: the oracle), matmul_blocked (each thread a 4x4 tile held in
 // registers, no workgroup barriers: fast on SwiftShader and decent everywhere), matmul_vec4 (the same tile with
 // vec4 loads, for shapes whose contiguous dimensions divide by 4), matmul_wide (the same with 8x8 to 16x16 tiles),
-// matmul_tiled (64x64 workgroup tiles staged in workgroup memory: the usual choice on GPUs) and matmul_tiled128
-// (128x128 workgroup tiles, 8x8 per invocation, for large products on GPUs). src/kernels/matmul-tune.ts picks one per device and layout.
+// matmul_tiled (64x64 workgroup tiles staged in workgroup memory: the usual choice on GPUs), matmul_tiled128
+// (128x128 workgroup tiles, 8x8 per invocation, for large products on GPUs) and matmul_split_k (A*B^T for few
+// rows with K split over 16 invocations, not a variant of matmul(): src/kernels/matmul.ts matmulSplitK). src/kernels/matmul-tune.ts picks one per device and layout.
 // CPU twin: src/reference/matmul.ts (matmul).
 
 override TRANS_A: bool = false;
@@ -116,6 +117,25 @@ fn matmul_blocked(@builtin(global_invocation_id) gid: vec3<u32>) {
 @group(0) @binding(2) var<storage, read> A4: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> B4: array<vec4<f32>>;
 
+// One step of an A*B^T 4x4 register tile at vec4 index k along K: rows a (vec4 offsets of 4 rows of A) against
+// rows b of B, as 4 k-wide dot products added per element (matmul_vec4's and matmul_split_k's order).
+fn nt_tile_step(a: vec4<u32>, b: vec4<u32>, k: u32) -> array<vec4<f32>, 4> {
+  let x0 = A4[a.x + k];
+  let x1 = A4[a.y + k];
+  let x2 = A4[a.z + k];
+  let x3 = A4[a.w + k];
+  let y0 = B4[b.x + k];
+  let y1 = B4[b.y + k];
+  let y2 = B4[b.z + k];
+  let y3 = B4[b.w + k];
+  return array<vec4<f32>, 4>(
+    vec4<f32>(dot(x0, y0), dot(x0, y1), dot(x0, y2), dot(x0, y3)),
+    vec4<f32>(dot(x1, y0), dot(x1, y1), dot(x1, y2), dot(x1, y3)),
+    vec4<f32>(dot(x2, y0), dot(x2, y1), dot(x2, y2), dot(x2, y3)),
+    vec4<f32>(dot(x3, y0), dot(x3, y1), dot(x3, y2), dot(x3, y3)),
+  );
+}
+
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
   let j0 = gid.x * 4u;
@@ -144,18 +164,11 @@ fn matmul_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
     let b2 = (baseB + cj.z * p.K) / 4u;
     let b3 = (baseB + cj.w * p.K) / 4u;
     for (var k = 0u; k < K4; k++) {
-      let x0 = A4[a0 + k];
-      let x1 = A4[a1 + k];
-      let x2 = A4[a2 + k];
-      let x3 = A4[a3 + k];
-      let y0 = B4[b0 + k];
-      let y1 = B4[b1 + k];
-      let y2 = B4[b2 + k];
-      let y3 = B4[b3 + k];
-      acc0 += vec4<f32>(dot(x0, y0), dot(x0, y1), dot(x0, y2), dot(x0, y3));
-      acc1 += vec4<f32>(dot(x1, y0), dot(x1, y1), dot(x1, y2), dot(x1, y3));
-      acc2 += vec4<f32>(dot(x2, y0), dot(x2, y1), dot(x2, y2), dot(x2, y3));
-      acc3 += vec4<f32>(dot(x3, y0), dot(x3, y1), dot(x3, y2), dot(x3, y3));
+      let d = nt_tile_step(vec4<u32>(a0, a1, a2, a3), vec4<u32>(b0, b1, b2, b3), k);
+      acc0 += d[0];
+      acc1 += d[1];
+      acc2 += d[2];
+      acc3 += d[3];
     }
   } else if (!TRANS_A) {
     // A (M,K) rows contiguous in k; B (K,N) rows contiguous in j. K % 4 == 0 and N % 4 == 0.
@@ -485,4 +498,44 @@ fn matmul_strided(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
     acc3 += a_at(baseA, ri.w, k) * b;
   }
   store_tile(z * p.strideC, i0, j0, WG_Y, WG_X, array<vec4<f32>, 4>(acc0, acc1, acc2, acc3));
+}
+
+// ---- matmul_split_k: A*B^T (B stored (N,K)) for a decode step's few rows, the K loop split over 16 invocations.
+// matmul_vec4 gives each invocation a 4x4 tile of C and walks all of K alone: at a decode step's rows (M <= 64) a
+// product of SmolLM2-135M's widths is 36 to 96 workgroups, each invocation a chain of K / 4 dependent steps, which
+// leaves most of a large GPU idle. Here the SPLIT_LANES = 16 invocations of a tile each take every 16th group of 4 k
+// (lane l: groups l, l + 16, ...; neighbouring lanes read neighbouring 16 bytes of a row), so a chain is K / 64 steps
+// with 16 times the invocations; the 16 partial tiles are then summed through workgroup memory in lane order: one
+// fixed order, not matmul_vec4's (results differ from it in the last bits). A workgroup is 64 invocations: 4 tiles
+// side by side (16 columns) of 4 rows; invocation l of a tile then stores element (l / 4, l % 4). No batch, no
+// transposed A, K % 4 == 0 (src/kernels/matmul.ts matmulSplitK).
+
+const SPLIT_LANES: u32 = 16u; // K lanes of a tile; also its 16 elements, one stored per lane
+const SPLIT_TILES: u32 = 4u; // tiles per workgroup, side by side along the columns
+var<workgroup> partial: array<vec4<f32>, 256>; // every invocation's partial tile, row by row (4 KiB)
+
+@compute @workgroup_size(64)
+fn matmul_split_k(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let lane = lid % SPLIT_LANES;
+  let tile = lid / SPLIT_LANES;
+  let i0 = wid.y * 4u;
+  let j0 = (wid.x * SPLIT_TILES + tile) * 4u;
+  let K4 = p.K / 4u;
+  let rows = min(vec4<u32>(i0, i0 + 1u, i0 + 2u, i0 + 3u), vec4<u32>(p.M - 1u)) * K4;
+  let cols = min(vec4<u32>(j0, j0 + 1u, j0 + 2u, j0 + 3u), vec4<u32>(p.N - 1u)) * K4;
+  var acc = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  for (var k = lane; k < K4; k += SPLIT_LANES) {
+    let d = nt_tile_step(rows, cols, k);
+    for (var r = 0u; r < 4u; r++) { acc[r] += d[r]; }
+  }
+  for (var r = 0u; r < 4u; r++) { partial[lid * 4u + r] = acc[r]; }
+  workgroupBarrier();
+  // This invocation's element of its tile, summed over the tile's lanes in lane order.
+  let r = lane / 4u;
+  let c = lane % 4u;
+  var sum = 0.0;
+  for (var l = 0u; l < SPLIT_LANES; l++) { sum += partial[(tile * SPLIT_LANES + l) * 4u + r][c]; }
+  let i = i0 + r;
+  let j = j0 + c;
+  if (i < p.M && j < p.N) { store(0u, i, j, sum); }
 }

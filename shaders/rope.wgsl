@@ -12,7 +12,7 @@
 //       dispatch: q rotated in place (H heads), k rotated (Hkv heads) and written into kcache and v into vcache at
 //       cache position pos_offset + cursor + t, the cache stored f32 or, with KV_MODE 1/2, bf16/f16 (rounded to
 //       nearest even as decode.wgsl's decode_kv_write_bf16/_f16 do); the rotation's position is positions[n] +
-//       cursor. cursor[0] is a rollout's decode step, advanced on the GPU (decode.wgsl decode_advance), so every
+//       cursor. cursor[0] is a rollout's decode step, set by a copy before it (src/kernels/decode.ts DecodeCursor), so every
 //       decode step records the same dispatch with the same bindings. Each invocation takes two consecutive pairs
 //       (HD divisible by 4), so the 32-bit words of a half cache are each written by one invocation.
 // CPU twins: src/reference/rope.ts (ropeForward, ropeBackward, ropeDecodeKv). In-place needs its own entry points

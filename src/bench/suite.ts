@@ -6,8 +6,16 @@
 // (src/worker/bench.worker.ts) run exactly this code. No DOM, no React, no Node APIs.
 
 import { COMPILE_BUDGET_MS, compileReport, countsSince, describeAdapter, type GpuContext, type Recorder } from '../gpu';
-import { defaultVariantFor, layoutOf, matmul, matmulTuning, setMatmulTuning } from '../kernels/matmul';
-import { matmulSplitK, matmulSplitKFits } from '../kernels/matmul-split-k';
+import {
+  defaultVariantFor,
+  layoutOf,
+  matmul,
+  matmulSplitK,
+  matmulSplitKFits,
+  matmulTuning,
+  setMatmulTuning,
+} from '../kernels/matmul';
+
 import { autotuneMatmul, type TuneStore } from '../kernels/matmul-tune';
 import { MODEL_PRESETS, parameterCount, type ModelConfig, type ModelPresetName } from '../schema/model-config';
 import { generate } from '../model/generate';
@@ -682,7 +690,7 @@ async function benchModelMatmuls(
         : ctx.fromArray(randomArray(rng, s.K * s.N), bShape, { label: 'bench.mm.b' });
       const c = ctx.tensor([s.M, s.N], { label: 'bench.mm.out' });
       const inner = 4;
-      // x W^T at a decode step's rows: the split-K product beside matmul()'s (src/kernels/matmul-split-k.ts).
+      // x W^T at a decode step's rows: the split-K product beside matmul()'s (matmulSplitK).
       const kernels: { variant: string; record: (rec: Recorder) => void }[] = [
         {
           variant: defaultVariantFor(tuning[layoutOf(s)] ?? 'blocked', s),

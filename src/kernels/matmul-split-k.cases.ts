@@ -1,4 +1,4 @@
-// Cases of the split-K few-rows product (src/kernels/matmul-split-k.ts) against its CPU twin (matmul with transB on
+// Cases of the split-K few-rows product (src/kernels/matmul.ts matmulSplitK) against its CPU twin (matmul with transB on
 // the weights as stored) and against matmul()'s own product on the GPU, both within the f32 rounding of sums of K
 // terms (the orders differ). Awkward shapes: one row, rows and columns that fill no whole tile (M 1, 3, 5, 33; N 1,
 // 7, 13), K of 4 (lanes with no k), K not a multiple of 64 (lanes with one group more than others), a decode step's
@@ -12,8 +12,8 @@ import type { GpuContext } from '../gpu';
 import { compareArrays } from '../reference/compare';
 import { matmul as matmulTwin } from '../reference/matmul';
 import { halfCodec } from './half-operand';
-import { matmul } from './matmul';
-import { matmulSplitK } from './matmul-split-k';
+import { matmul, matmulSplitK } from './matmul';
+
 import { randomHost, seedOf, type CaseResult, type KernelCase } from './verify';
 
 interface Shape {

@@ -283,3 +283,67 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     cost,
   });
 }
+
+/** Columns of C one workgroup of matmul_split_k covers (4 tiles of 4 side by side), and its rows (one tile's). */
+const SPLIT_K_COLUMNS = 16;
+const SPLIT_K_ROWS = 4;
+
+/** Whether matmulSplitK takes out (M, N) = a (M, K) b^T: K a positive multiple of 4 (vec4 loads along K). */
+export function matmulSplitKFits(M: number, N: number, K: number): boolean {
+  return M >= 1 && N >= 1 && K >= 4 && K % 4 === 0;
+}
+
+/**
+ * out (M, N) = alpha * a (M, K) b^T (+ out when accumulating) for few rows (a decode step's), with the K loop of
+ * each 4x4 tile split over 16 invocations (shaders/matmul.wgsl matmul_split_k); b stored (N, K) f32, bf16 or f16
+ * (twin: the CPU matmul with transB on roundToWeightDtype(b)). It sums along K in its own order (16 strided partial
+ * sums added in lane order), so it equals matmul()'s product within rounding, not bit for bit: the engine's
+ * rollouts keep the trainer's order (src/kernels/projection.ts), and the bench times this kernel beside matmul()
+ * at a decode step's rows until a GPU shows whether a decode step gains. 2-D operands only.
+ */
+export function matmulSplitK(
+  rec: Recorder,
+  out: Tensor,
+  a: Tensor,
+  b: Tensor,
+  opts: { alpha?: number; accumulate?: boolean } = {},
+): void {
+  const kernel = 'matmulSplitK';
+  if (a.shape.length !== 2 || b.shape.length !== 2 || out.shape.length !== 2)
+    throw new Error(`${kernel}: a, b and out must be 2-D, got ${a.describe()}, ${b.describe()}, ${out.describe()}`);
+  const [M, K] = a.shape;
+  const [N, Kb] = b.shape;
+  if (Kb !== K) throw new Error(`${kernel}: b ${b.describe()} must be (N, ${K}) for a ${a.describe()}`);
+  if (out.shape[0] !== M || out.shape[1] !== N)
+    throw new Error(`${kernel}: out ${out.describe()} must be (${M}, ${N})`);
+  if (!matmulSplitKFits(M, N, K)) throw new Error(`${kernel}: K = ${K} must be a positive multiple of 4`);
+  for (const [what, t] of [
+    ['out', out],
+    ['a', a],
+  ] as const)
+    if (t.dtype !== 'f32') throw new Error(`${kernel}: ${what} must be f32, got ${t.describe()}`);
+  const codec = operandCodec(kernel, 'b', b.dtype, rec.ctx.device);
+  rec.dispatch({
+    family: familyOf(rec, 'vec4', codec),
+    entry: 'matmul_split_k',
+    label: `matmul.matmul_split_k${codec ? `.${codec}` : ''}`,
+    params: PARAMS.pack({
+      M,
+      N,
+      K,
+      batch: 1,
+      strideA: 0,
+      strideB: 0,
+      strideC: 0,
+      alpha: opts.alpha ?? 1,
+      accumulate: opts.accumulate ? 1 : 0,
+    }),
+    bindings: [out, a, b],
+    workgroups: [Math.ceil(N / SPLIT_K_COLUMNS), Math.ceil(M / SPLIT_K_ROWS)],
+    // Each operand read once and C written once (read too when accumulating), as matmul() counts it.
+    cost: {
+      bytes: a.byteLength + b.byteLength + out.byteLength * (opts.accumulate ? 2 : 1),
+      flops: 2 * M * N * K,
+    },
+  });
+}

@@ -18,7 +18,6 @@ import { HALF_PACK_SHADER } from './half-pack';
 import { KL_SHADER } from './kl';
 import { LOGPROB_SHADER } from './logprob';
 import { MATMUL_SHADER } from './matmul';
-import { MATMUL_SPLIT_K_SHADER } from './matmul-split-k';
 import { OBJECTIVE_SHADER } from './objective';
 import { OPTIMIZER_SHADER } from './optimizer';
 import { PROJECTION_SHADER } from './projection';
@@ -46,7 +45,6 @@ const DECLARED: readonly ShaderDeclaration[] = [
   KL_SHADER,
   LOGPROB_SHADER,
   MATMUL_SHADER,
-  MATMUL_SPLIT_K_SHADER,
   OBJECTIVE_SHADER,
   OPTIMIZER_SHADER,
   PROJECTION_SHADER,

@@ -136,8 +136,9 @@ export async function generate(
   const useCursor = model.decodeCursorFits;
   const align = ctx.device.limits.minStorageBufferOffsetAlignment / 4;
   const stride = Math.ceil(R / align) * align;
-  const positionPlane = new Uint32Array((useCursor ? 1 : Math.max(1, S - 1)) * stride);
-  for (let s = 1; s < (useCursor ? Math.min(2, S) : S); s++)
+  const planeRows = useCursor ? 1 : Math.max(1, S - 1);
+  const positionPlane = new Uint32Array(planeRows * stride);
+  for (let s = 1; s < S && s <= planeRows; s++)
     for (let r = 0; r < R; r++) positionPlane[(s - 1) * stride + r] = P + s - 1 - pad.kvStart[r];
   const stepPositions = t(
     ctx.fromArray<'u32'>(positionPlane, [positionPlane.length], { dtype: 'u32', label: 'step.positions' }),
