@@ -4,7 +4,18 @@
 //   projection_qkv:     y0 = op(x) W0^T (+ b0), y1 = op(x) W1^T (+ b1), y2 = op(x) W2^T (+ b2): attention's q, k and
 //                       v products from three weight buffers; the column space is [0, N0 + N1 + N2) and each
 //                       invocation's 4 columns lie in one of the three (N0 and N1 divide by 4).
-//   projection_gate_up: act = silu(op(x) W0^T) * (op(x) W1^T): the MLP's gate and up products with SwiGLU.
+//   projection_gate_up: act = silu(op(x) W0^T) * (op(x) W1^T): the MLP's gate and up products with SwiGLU; with
+//                       PAIR the two products themselves, written at outAt0 and outAt1 of one buffer (a LoRA
+//                       layer's x A^T for its gate and up adapters, whose xa rows are views of one buffer).
+//   projection_qkv_lora, projection_gate_up_lora: the same with a LoRA epilogue, y_s += scale * xa_s B_s^T added to
+//                       each product before its bias or SwiGLU (a decode step's adapted projections: xa_s = op(x)
+//                       A_s^T computed before, B_s (N_s, rank)), as the trainer's matmul(y, xa, B, accumulate) adds it.
+//   projection_add_lora: y += x W0^T, then y += scale * xa B^T: an adapted o or down product accumulating into the
+//                       residual stream, as the trainer's two accumulating matmuls add them.
+// The epilogue sums along the rank in the order of the matmul variant the trainer runs for xa B^T (LORA_K1, as K1
+// for the base products); xa and B are read as f32 from lora_xa and lora_b at xaAt0..2 and bAt0..2 (views of one
+// buffer each: a layer's xa rows and the adapters' arena). projection_qkv_lora binds 10 storage buffers (the model
+// runs it only where the device allows them, projectionQkvLoraFits); every other entry point binds 8 at most.
 // op(x) = x, or with NORM the RMSNorm folded in: op(x)[i, k] = g[k] * (x[i, k] * rstd_i), rstd_i =
 // 1/sqrt(mean_k x[i, k]^2 + eps), each row's rstd summed first in rmsnorm.wgsl's order (LANES strided lanes of vec4
 // squares merged in lane order), so op(x) is bit for bit the row rmsnorm_forward writes and no normed copy of x is
@@ -28,6 +39,8 @@ override NORM: bool = false;
 override LANES: u32 = 1u; // rmsnorm.wgsl's lanes per row for rows of K (src/kernels/rows.ts rowLayout)
 override BIAS: bool = false;
 override K1: bool = false; // sum one k at a time (matmul_blocked's order) instead of 4 k per dot product
+override LORA_K1: bool = false; // the same for the LoRA epilogue's sum along the rank
+override PAIR: bool = false; // projection_gate_up: store the two products, no SwiGLU
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
 
@@ -42,6 +55,16 @@ struct Params {
   biasAt1: u32,
   biasAt2: u32,
   eps: f32,
+  rank: u32,
+  loraScale: f32,
+  xaAt0: u32,
+  xaAt1: u32,
+  xaAt2: u32,
+  bAt0: u32,
+  bAt1: u32,
+  bAt2: u32,
+  outAt0: u32,
+  outAt1: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -60,6 +83,10 @@ struct Params {
 @group(0) @binding(3) var<storage, read> Wg_4: array<vec4<f32>>; // gate (N0, K)
 @group(0) @binding(4) var<storage, read> Wu_4: array<vec4<f32>>; // up (N0, K)
 @group(0) @binding(5) var<storage, read> gain_g: array<f32>;     // (K) at gainAt
+
+// The LoRA epilogue's operands (the *_lora entry points)
+@group(0) @binding(9) var<storage, read> lora_xa: array<f32>;  // xa_s (M, rank) at xaAt0..2
+@group(0) @binding(10) var<storage, read> lora_b: array<f32>;  // B_s (N_s, rank) at bAt0..2
 
 fn gain4(k4: u32) -> vec4<f32> {
   let at = p.gainAt + 4u * k4;
@@ -160,8 +187,12 @@ fn x_tile_gate_up(a: vec4<u32>, k: u32, r: vec4<f32>) -> Tile4 {
 // columns' weights added as matmul_blocked adds it (acc += a * b); else the 4 k's dot product per column, as
 // matmul_vec4 adds it.
 fn step4(acc: vec4<f32>, x: vec4<f32>, y0: vec4<f32>, y1: vec4<f32>, y2: vec4<f32>, y3: vec4<f32>) -> vec4<f32> {
+  return step4_in(K1, acc, x, y0, y1, y2, y3);
+}
+fn step4_in(k1: bool, acc: vec4<f32>, x: vec4<f32>, y0: vec4<f32>, y1: vec4<f32>, y2: vec4<f32>,
+            y3: vec4<f32>) -> vec4<f32> {
   var s = acc;
-  if (K1) {
+  if (k1) {
     s += x.x * vec4<f32>(y0.x, y1.x, y2.x, y3.x);
     s += x.y * vec4<f32>(y0.y, y1.y, y2.y, y3.y);
     s += x.z * vec4<f32>(y0.z, y1.z, y2.z, y3.z);
@@ -197,6 +228,143 @@ fn bias4(at: u32, c0: u32, n: u32) -> vec4<f32> {
                    vecs[at + min(c0 + 3u, last)]);
 }
 
+// The K loop of a 4 x 4 tile against one weight buffer (b: the tile's 4 columns' first vec4s), one function per
+// buffer: the buffer is chosen once per invocation, not per k.
+fn product_w0(a: vec4<u32>, b: vec4<u32>, r: vec4<f32>) -> array<vec4<f32>, 4> {
+  var t = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  for (var k = 0u; k < p.K / 4u; k++) {
+    let x = x_tile_qkv(a, k, r);
+    let y0 = W0_4[b.x + k];
+    let y1 = W0_4[b.y + k];
+    let y2 = W0_4[b.z + k];
+    let y3 = W0_4[b.w + k];
+    t[0] = step4(t[0], x.r0, y0, y1, y2, y3);
+    t[1] = step4(t[1], x.r1, y0, y1, y2, y3);
+    t[2] = step4(t[2], x.r2, y0, y1, y2, y3);
+    t[3] = step4(t[3], x.r3, y0, y1, y2, y3);
+  }
+  return t;
+}
+fn product_w1(a: vec4<u32>, b: vec4<u32>, r: vec4<f32>) -> array<vec4<f32>, 4> {
+  var t = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  for (var k = 0u; k < p.K / 4u; k++) {
+    let x = x_tile_qkv(a, k, r);
+    let y0 = W1_4[b.x + k];
+    let y1 = W1_4[b.y + k];
+    let y2 = W1_4[b.z + k];
+    let y3 = W1_4[b.w + k];
+    t[0] = step4(t[0], x.r0, y0, y1, y2, y3);
+    t[1] = step4(t[1], x.r1, y0, y1, y2, y3);
+    t[2] = step4(t[2], x.r2, y0, y1, y2, y3);
+    t[3] = step4(t[3], x.r3, y0, y1, y2, y3);
+  }
+  return t;
+}
+fn product_w2(a: vec4<u32>, b: vec4<u32>, r: vec4<f32>) -> array<vec4<f32>, 4> {
+  var t = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  for (var k = 0u; k < p.K / 4u; k++) {
+    let x = x_tile_qkv(a, k, r);
+    let y0 = W2_4[b.x + k];
+    let y1 = W2_4[b.y + k];
+    let y2 = W2_4[b.z + k];
+    let y3 = W2_4[b.w + k];
+    t[0] = step4(t[0], x.r0, y0, y1, y2, y3);
+    t[1] = step4(t[1], x.r1, y0, y1, y2, y3);
+    t[2] = step4(t[2], x.r2, y0, y1, y2, y3);
+    t[3] = step4(t[3], x.r3, y0, y1, y2, y3);
+  }
+  return t;
+}
+
+// A tile's 4 columns, clamped to the last of n, from its first column c0.
+fn tile_columns(c0: u32, n: u32) -> vec4<u32> {
+  let last = n - 1u;
+  return vec4<u32>(c0, min(c0 + 1u, last), min(c0 + 2u, last), min(c0 + 3u, last));
+}
+
+// The LoRA delta of row i at columns cols: xa[i] . B[c] for each column c, xa's rows at xaAt and B's at bAt of
+// width rank, summed along the rank 4 at a time (LORA_K1: one k at a time) as the trainer's matmul sums xa B^T.
+fn lora_delta(i: u32, cols: vec4<u32>, xaAt: u32, bAt: u32) -> vec4<f32> {
+  let R = p.rank;
+  let xr = xaAt + i * R;
+  let b = vec4<u32>(bAt) + cols * R;
+  var acc = vec4<f32>(0.0);
+  for (var k = 0u; k < R; k += 4u) {
+    let x = vec4<f32>(lora_xa[xr + k], lora_xa[xr + k + 1u], lora_xa[xr + k + 2u], lora_xa[xr + k + 3u]);
+    let y0 = vec4<f32>(lora_b[b.x + k], lora_b[b.x + k + 1u], lora_b[b.x + k + 2u], lora_b[b.x + k + 3u]);
+    let y1 = vec4<f32>(lora_b[b.y + k], lora_b[b.y + k + 1u], lora_b[b.y + k + 2u], lora_b[b.y + k + 3u]);
+    let y2 = vec4<f32>(lora_b[b.z + k], lora_b[b.z + k + 1u], lora_b[b.z + k + 2u], lora_b[b.z + k + 3u]);
+    let y3 = vec4<f32>(lora_b[b.w + k], lora_b[b.w + k + 1u], lora_b[b.w + k + 2u], lora_b[b.w + k + 3u]);
+    acc = step4_in(LORA_K1, acc, x, y0, y1, y2, y3);
+  }
+  return acc;
+}
+
+// rows[r] += loraScale * delta for the tile's rows from i0 (clamped to the last row), as matmul's accumulating
+// store adds alpha * v.
+fn add_lora(rows: array<vec4<f32>, 4>, i0: u32, cols: vec4<u32>, xaAt: u32, bAt: u32) -> array<vec4<f32>, 4> {
+  var t = rows;
+  let iLast = p.M - 1u;
+  for (var i = 0u; i < 4u; i++) {
+    t[i] = t[i] + p.loraScale * lora_delta(min(i0 + i, iLast), cols, xaAt, bAt);
+  }
+  return t;
+}
+
+// A q/k/v tile: its segment (0, 1, 2), the first column in it, the segment's width, and the products.
+struct QkvTile {
+  seg: u32,
+  c0: u32,
+  n: u32,
+  rows: array<vec4<f32>, 4>,
+}
+
+// The tile at column j0 of [0, N0 + N1 + N2) and row i0 (row0: the workgroup's first row, for the rows' rstd).
+fn qkv_tile(j0: u32, i0: u32, row0: u32) -> QkvTile {
+  var t = QkvTile(0u, j0, p.N0, array<vec4<f32>, 4>());
+  if (j0 >= p.N0 + p.N1) {
+    t.seg = 2u;
+    t.c0 = j0 - p.N0 - p.N1;
+    t.n = p.N2;
+  } else if (j0 >= p.N0) {
+    t.seg = 1u;
+    t.c0 = j0 - p.N0;
+    t.n = p.N1;
+  }
+  let b = tile_columns(t.c0, t.n) * (p.K / 4u);
+  let a = row_starts(i0);
+  let r = rstd4(i0, row0);
+  if (t.seg == 0u) {
+    t.rows = product_w0(a, b, r);
+  } else if (t.seg == 1u) {
+    t.rows = product_w1(a, b, r);
+  } else {
+    t.rows = product_w2(a, b, r);
+  }
+  return t;
+}
+
+// Adds the tile's bias (BIAS) and stores its rows.
+fn qkv_store(i0: u32, t: QkvTile) {
+  var at = p.biasAt0;
+  if (t.seg == 1u) { at = p.biasAt1; } else if (t.seg == 2u) { at = p.biasAt2; }
+  let bias = bias4(at, t.c0, t.n);
+  var rows = t.rows;
+  if (BIAS) {
+    for (var i = 0u; i < 4u; i++) { rows[i] = rows[i] + bias; }
+  }
+  for (var i = 0u; i < 4u; i++) {
+    if (i0 + i >= p.M) { break; }
+    if (t.seg == 0u) {
+      store_row0(i0 + i, t.c0, rows[i]);
+    } else if (t.seg == 1u) {
+      store_row1(i0 + i, t.c0, rows[i]);
+    } else {
+      store_row2(i0 + i, t.c0, rows[i]);
+    }
+  }
+}
+
 @compute @workgroup_size(WG_X, WG_Y, 1)
 fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
                   @builtin(local_invocation_index) li: u32) {
@@ -204,84 +372,49 @@ fn projection_qkv(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgr
   rstd_of_rows_qkv(row0, li);
   let j0 = gid.x * 4u;
   let i0 = gid.y * 4u;
-  let total = p.N0 + p.N1 + p.N2;
-  if (i0 >= p.M || j0 >= total) { return; }
-  // The segment of the tile's columns and their first column in it.
-  var seg = 0u;
-  var c0 = j0;
-  var n = p.N0;
-  if (j0 >= p.N0 + p.N1) {
-    seg = 2u;
-    c0 = j0 - p.N0 - p.N1;
-    n = p.N2;
-  } else if (j0 >= p.N0) {
-    seg = 1u;
-    c0 = j0 - p.N0;
-    n = p.N1;
+  if (i0 >= p.M || j0 >= p.N0 + p.N1 + p.N2) { return; }
+  qkv_store(i0, qkv_tile(j0, i0, row0));
+}
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn projection_qkv_lora(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+                       @builtin(local_invocation_index) li: u32) {
+  let row0 = wid.y * 4u * WG_Y;
+  rstd_of_rows_qkv(row0, li);
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  if (i0 >= p.M || j0 >= p.N0 + p.N1 + p.N2) { return; }
+  var t = qkv_tile(j0, i0, row0);
+  var xaAt = p.xaAt0;
+  var bAt = p.bAt0;
+  if (t.seg == 1u) {
+    xaAt = p.xaAt1;
+    bAt = p.bAt1;
+  } else if (t.seg == 2u) {
+    xaAt = p.xaAt2;
+    bAt = p.bAt2;
   }
-  let K4 = p.K / 4u;
-  let last = n - 1u;
-  let b = vec4<u32>(c0, min(c0 + 1u, last), min(c0 + 2u, last), min(c0 + 3u, last)) * K4;
-  let a = row_starts(i0);
-  let r = rstd4(i0, row0);
-  // One loop per weight buffer, chosen once per invocation (not per k).
-  var acc0 = vec4<f32>(0.0);
-  var acc1 = vec4<f32>(0.0);
-  var acc2 = vec4<f32>(0.0);
-  var acc3 = vec4<f32>(0.0);
-  if (seg == 0u) {
-    for (var k = 0u; k < K4; k++) {
-      let x = x_tile_qkv(a, k, r);
-      let y0 = W0_4[b.x + k];
-      let y1 = W0_4[b.y + k];
-      let y2 = W0_4[b.z + k];
-      let y3 = W0_4[b.w + k];
-      acc0 = step4(acc0, x.r0, y0, y1, y2, y3);
-      acc1 = step4(acc1, x.r1, y0, y1, y2, y3);
-      acc2 = step4(acc2, x.r2, y0, y1, y2, y3);
-      acc3 = step4(acc3, x.r3, y0, y1, y2, y3);
-    }
-  } else if (seg == 1u) {
-    for (var k = 0u; k < K4; k++) {
-      let x = x_tile_qkv(a, k, r);
-      let y0 = W1_4[b.x + k];
-      let y1 = W1_4[b.y + k];
-      let y2 = W1_4[b.z + k];
-      let y3 = W1_4[b.w + k];
-      acc0 = step4(acc0, x.r0, y0, y1, y2, y3);
-      acc1 = step4(acc1, x.r1, y0, y1, y2, y3);
-      acc2 = step4(acc2, x.r2, y0, y1, y2, y3);
-      acc3 = step4(acc3, x.r3, y0, y1, y2, y3);
-    }
-  } else {
-    for (var k = 0u; k < K4; k++) {
-      let x = x_tile_qkv(a, k, r);
-      let y0 = W2_4[b.x + k];
-      let y1 = W2_4[b.y + k];
-      let y2 = W2_4[b.z + k];
-      let y3 = W2_4[b.w + k];
-      acc0 = step4(acc0, x.r0, y0, y1, y2, y3);
-      acc1 = step4(acc1, x.r1, y0, y1, y2, y3);
-      acc2 = step4(acc2, x.r2, y0, y1, y2, y3);
-      acc3 = step4(acc3, x.r3, y0, y1, y2, y3);
-    }
+  t.rows = add_lora(t.rows, i0, tile_columns(t.c0, t.n), xaAt, bAt);
+  qkv_store(i0, t);
+}
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn projection_add_lora(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  if (i0 >= p.M || j0 >= p.N0) { return; }
+  let cols = tile_columns(j0, p.N0);
+  var rows = product_w0(row_starts(i0), cols * (p.K / 4u), vec4<f32>(1.0));
+  // y + 1 * acc, as matmul's accumulating store adds the product, then the adapter's delta.
+  for (var i = 0u; i < 4u; i++) {
+    let row = min(i0 + i, p.M - 1u) * p.N0;
+    let y = vec4<f32>(Y0[row + cols.x], Y0[row + cols.y], Y0[row + cols.z], Y0[row + cols.w]);
+    rows[i] = y + rows[i];
   }
-  var at = p.biasAt0;
-  if (seg == 1u) { at = p.biasAt1; } else if (seg == 2u) { at = p.biasAt2; }
-  let bias = bias4(at, c0, n);
-  var rows = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
-  if (BIAS) {
-    for (var i = 0u; i < 4u; i++) { rows[i] = rows[i] + bias; }
-  }
+  rows = add_lora(rows, i0, cols, p.xaAt0, p.bAt0);
   for (var i = 0u; i < 4u; i++) {
     if (i0 + i >= p.M) { break; }
-    if (seg == 0u) {
-      store_row0(i0 + i, c0, rows[i]);
-    } else if (seg == 1u) {
-      store_row1(i0 + i, c0, rows[i]);
-    } else {
-      store_row2(i0 + i, c0, rows[i]);
-    }
+    store_row0(i0 + i, j0, rows[i]);
   }
 }
 
@@ -291,17 +424,14 @@ fn swiglu4(g: vec4<f32>, u: vec4<f32>) -> vec4<f32> {
   return g * (1.0 / (1.0 + exp(-g))) * u;
 }
 
-@compute @workgroup_size(WG_X, WG_Y, 1)
-fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
-                      @builtin(local_invocation_index) li: u32) {
-  let row0 = wid.y * 4u * WG_Y;
-  rstd_of_rows_gate_up(row0, li);
-  let j0 = gid.x * 4u;
-  let i0 = gid.y * 4u;
-  if (i0 >= p.M || j0 >= p.N0) { return; }
-  let K4 = p.K / 4u;
-  let last = p.N0 - 1u;
-  let b = vec4<u32>(j0, min(j0 + 1u, last), min(j0 + 2u, last), min(j0 + 3u, last)) * K4;
+// The gate and up products of a tile (rows g0..g3 and u0..u3).
+struct GateUpTile {
+  g: array<vec4<f32>, 4>,
+  u: array<vec4<f32>, 4>,
+}
+
+fn gate_up_tile(j0: u32, i0: u32, row0: u32) -> GateUpTile {
+  let b = tile_columns(j0, p.N0) * (p.K / 4u);
   let a = row_starts(i0);
   let r = rstd4(i0, row0);
   var g0 = vec4<f32>(0.0);
@@ -312,7 +442,7 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(wo
   var u1 = vec4<f32>(0.0);
   var u2 = vec4<f32>(0.0);
   var u3 = vec4<f32>(0.0);
-  for (var k = 0u; k < K4; k++) {
+  for (var k = 0u; k < p.K / 4u; k++) {
     let x = x_tile_gate_up(a, k, r);
     let w0 = Wg_4[b.x + k];
     let w1 = Wg_4[b.y + k];
@@ -331,10 +461,51 @@ fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(wo
     u2 = step4(u2, x.r2, v0, v1, v2, v3);
     u3 = step4(u3, x.r3, v0, v1, v2, v3);
   }
-  var rows = array<vec4<f32>, 4>(swiglu4(g0, u0), swiglu4(g1, u1), swiglu4(g2, u2), swiglu4(g3, u3));
+  return GateUpTile(array<vec4<f32>, 4>(g0, g1, g2, g3), array<vec4<f32>, 4>(u0, u1, u2, u3));
+}
+
+// Stores a tile's rows of act (N0 wide) at element `at` onward.
+fn store_act(at: u32, i0: u32, j0: u32, rows: array<vec4<f32>, 4>) {
   for (var i = 0u; i < 4u; i++) {
     if (i0 + i >= p.M) { break; }
     let v = rows[i];
-    for (var c = 0u; c < 4u; c++) { if (j0 + c < p.N0) { act[(i0 + i) * p.N0 + j0 + c] = v[c]; } }
+    for (var c = 0u; c < 4u; c++) { if (j0 + c < p.N0) { act[at + (i0 + i) * p.N0 + j0 + c] = v[c]; } }
   }
+}
+
+fn store_swiglu(i0: u32, j0: u32, t: GateUpTile) {
+  store_act(0u, i0, j0, array<vec4<f32>, 4>(swiglu4(t.g[0], t.u[0]), swiglu4(t.g[1], t.u[1]),
+                                            swiglu4(t.g[2], t.u[2]), swiglu4(t.g[3], t.u[3])));
+}
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn projection_gate_up(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+                      @builtin(local_invocation_index) li: u32) {
+  let row0 = wid.y * 4u * WG_Y;
+  rstd_of_rows_gate_up(row0, li);
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  if (i0 >= p.M || j0 >= p.N0) { return; }
+  let t = gate_up_tile(j0, i0, row0);
+  if (PAIR) {
+    store_act(p.outAt0, i0, j0, t.g);
+    store_act(p.outAt1, i0, j0, t.u);
+  } else {
+    store_swiglu(i0, j0, t);
+  }
+}
+
+@compute @workgroup_size(WG_X, WG_Y, 1)
+fn projection_gate_up_lora(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+                           @builtin(local_invocation_index) li: u32) {
+  let row0 = wid.y * 4u * WG_Y;
+  rstd_of_rows_gate_up(row0, li);
+  let j0 = gid.x * 4u;
+  let i0 = gid.y * 4u;
+  if (i0 >= p.M || j0 >= p.N0) { return; }
+  var t = gate_up_tile(j0, i0, row0);
+  let cols = tile_columns(j0, p.N0);
+  t.g = add_lora(t.g, i0, cols, p.xaAt0, p.bAt0);
+  t.u = add_lora(t.u, i0, cols, p.xaAt1, p.bAt1);
+  store_swiglu(i0, j0, t);
 }

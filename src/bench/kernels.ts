@@ -3,7 +3,7 @@
 // and times each group's dispatch alone. Arithmetic (GFLOP/s) for matmul and attention from their parameters;
 // memory (GB/s, every bound tensor counted once) for the rest. Not a profiler of whole phases (suite.ts).
 
-import type { Dispatch, Recorder } from '../gpu';
+import type { Dispatch, Recorder, Tensor } from '../gpu';
 import { dispatchSamples, median, type TimingMethod } from './measure';
 
 /** The dispatches of a step with the same kernel, parameters and tensor roles. */
@@ -96,13 +96,14 @@ function shapeOf(d: Dispatch): string {
 export function groupDispatches(dispatches: readonly Dispatch[]): KernelGroup[] {
   const groups = new Map<string, KernelGroup>();
   for (const d of dispatches) {
-    const roles = d.bindings.map((t) => tensorRole(t.label));
+    const bound = d.bindings.filter((t): t is Tensor => t !== null);
+    const roles = bound.map((t) => tensorRole(t.label));
     const name = `${kernelName(d)}(${roles.join(', ')})`;
-    const key = `${name}|${d.params?.key() ?? ''}|${JSON.stringify(d.constants ?? {})}|${d.bindings.map((t) => t.shape.join('x')).join(',')}`;
+    const key = `${name}|${d.params?.key() ?? ''}|${JSON.stringify(d.constants ?? {})}|${bound.map((t) => t.shape.join('x')).join(',')}`;
     const g = groups.get(key);
     if (g) g.count++;
     else {
-      const bytes = d.bindings.reduce((s, t) => s + t.byteLength, 0);
+      const bytes = bound.reduce((s, t) => s + t.byteLength, 0);
       groups.set(key, { name, shape: shapeOf(d), dispatch: d, count: 1, flop: flopOf(d), bytes });
     }
   }

@@ -284,20 +284,22 @@ export class GpuContext {
   bindGroup(
     pipeline: GPUComputePipeline,
     params: GPUBuffer | null,
-    tensors: readonly Tensor[],
+    tensors: readonly (Tensor | null)[],
     phase = 'unrecorded',
   ): GPUBindGroup {
     const key = [
       this.id(pipeline),
       params ? this.id(params) : 0,
-      ...tensors.map((t) => `${this.id(t.buffer)}@${t.byteOffset}+${t.byteLength}`),
+      ...tensors.map((t) => (t ? `${this.id(t.buffer)}@${t.byteOffset}+${t.byteLength}` : '-')),
     ].join('|');
     let g = this.bindGroups.get(key);
     if (!g) {
       if (this.bindGroups.size >= MAX_CACHED_BIND_GROUPS) this.bindGroups.clear();
       const entries: GPUBindGroupEntry[] = [];
       if (params) entries.push({ binding: 0, resource: { buffer: params } });
-      tensors.forEach((t, i) => entries.push({ binding: i + 1, resource: t.binding }));
+      tensors.forEach((t, i) => {
+        if (t) entries.push({ binding: i + 1, resource: t.binding });
+      });
       let layout = this.bindGroupLayouts.get(pipeline);
       if (!layout) this.bindGroupLayouts.set(pipeline, (layout = pipeline.getBindGroupLayout(0)));
       g = this.device.createBindGroup({ label: pipeline.label, layout, entries });

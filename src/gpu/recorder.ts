@@ -14,14 +14,18 @@ export interface RecorderOptions {
   profile?: boolean;
 }
 
-/** One kernel launch. Bindings: uniform params at @binding(0) when given, then tensors at 1, 2, ... in order. */
+/**
+ * One kernel launch. Bindings: uniform params at @binding(0) when given, then tensors at 1, 2, ... in order, a null
+ * standing for a binding number the entry point does not use (entry points of one shader may share variables at
+ * fixed numbers and leave others out).
+ */
 export interface Dispatch {
   family: KernelFamily;
   entry: string;
   constants?: OverrideConstants;
   params?: Params;
   /** Outputs first, then inputs: the argument order of the kernel's CPU twin. */
-  bindings: readonly Tensor[];
+  bindings: readonly (Tensor | null)[];
   /** Workgroup counts; x and y must each be at most the device's maxComputeWorkgroupsPerDimension. */
   workgroups: readonly [number, number?, number?];
   /** Name shown in timings (defaults to family.entry). */
@@ -86,7 +90,8 @@ export class Recorder {
     const params = d.params ? this.ctx.paramBuffer(d.params) : null;
     const group = this.ctx.bindGroup(pipeline, params, d.bindings, this.label);
     const name = d.label ?? `${d.family.name}.${d.entry}`;
-    const cost = d.cost ?? { bytes: boundBytes(d.bindings), flops: 0 };
+    const bound = d.bindings.filter((t): t is Tensor => t !== null);
+    const cost = d.cost ?? { bytes: boundBytes(bound), flops: 0 };
     this.ctx.counts.dispatch(this.label, name, cost);
     this.profiled?.push({ name, cost });
     if (!this.timer && this.ctx.wantsFirstDispatchProbe(pipeline)) {
@@ -100,7 +105,7 @@ export class Recorder {
       probePass.end();
       this.ctx.submitFirstDispatchProbe(pipeline, this.encoder.finish(), probe.finish());
       this.encoder = this.ctx.device.createCommandEncoder({ label: this.label });
-      this.dispatched.push({ name, buffers: d.bindings.map((t) => t.label) });
+      this.dispatched.push({ name, buffers: bound.map((t) => t.label) });
       this.dispatchCount++;
       return;
     }
@@ -111,7 +116,7 @@ export class Recorder {
     pass.setBindGroup(0, group);
     pass.dispatchWorkgroups(x, y, z);
     if (this.timer) pass.end();
-    this.dispatched.push({ name, buffers: d.bindings.map((t) => t.label) });
+    this.dispatched.push({ name, buffers: bound.map((t) => t.label) });
     this.dispatchCount++;
   }
 

@@ -5,11 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import { projectionCases } from './projection.cases';
 import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
-import { tensorArena } from '../gpu';
+import { tensorArena, type Tensor } from '../gpu';
 import { Rng } from '../core/random';
 import { randomHost } from './verify';
 import { toHalfBits } from '../core/half';
-import { PROJECTION_SHADER, projectionGateUp, projectionQkv, projectionWorkgroup } from './projection';
+import {
+  PROJECTION_SHADER,
+  QKV_LORA_STORAGE_BUFFERS,
+  projectionAddLora,
+  projectionGateUp,
+  projectionPair,
+  projectionQkv,
+  projectionQkvLoraFits,
+  projectionWorkgroup,
+} from './projection';
 import { rmsnormForward } from './rmsnorm';
 import { MATMUL_VARIANTS, matmul as gpuMatmul, matmulSumOrder } from './matmul';
 import { biasAdd as gpuBiasAdd } from './bias';
@@ -114,9 +123,157 @@ describe('the fused projections equal the kernels they replace, bit for bit', ()
       });
 });
 
+describe("the LoRA epilogues equal the adapters' matmuls run after the base products, bit for bit", () => {
+  // The trainer's LoRA forward (GpuModel.loraForward): xa = op(x) A^T, then y += s xa B^T (an accumulating matmul with
+  // alpha s) after the base product, before the bias and SwiGLU; o and down accumulate their base product into the
+  // residual first. The fused kernels sum the base along K in the base variant's order and the delta along the rank
+  // in the adapters' variant's order (here the next variant in the list, so the two orders differ in some runs).
+  const shapes = [
+    { M: 5, K: 36, N: [40, 8, 12], F: 24 },
+    { M: 4, K: 48, N: [48, 24, 24], F: 128, dtype: 'bf16' as const },
+    { M: 64, K: 576, N: [64, 16, 16], F: 64 },
+  ];
+  const rank = 8;
+  const variants = MATMUL_VARIANTS;
+  const bits = (a: ArrayLike<number>) => new Uint32Array(Float32Array.from(a).buffer);
+  for (const s of shapes)
+    variants.forEach((variant, v) => {
+      const loraVariant = variants[(v + 1) % variants.length];
+      it(`M=${s.M} K=${s.K}${s.dtype ? ` ${s.dtype}` : ''}: base ${variant}, adapters ${loraVariant}`, async () => {
+        const order = matmulSumOrder(variant);
+        const loraOrder = matmulSumOrder(loraVariant);
+        const ctx = gpu.ctx;
+        const rng = new Rng(s.M * 1000 + s.K + v);
+        const up = (shape: number[], scale = 1) => ctx.fromArray(randomHost(rng, shape, scale).data, shape);
+        const weight = (shape: number[]) =>
+          s.dtype
+            ? ctx.fromArray<'bf16'>(toHalfBits(randomHost(rng, shape).data, s.dtype), shape, { dtype: s.dtype })
+            : up(shape);
+        const x = up([s.M, s.K], 3);
+        const gain = up([s.K]);
+        const out = (n: number) => ctx.tensor([s.M, n]);
+        // The base weights, the adapters (A (rank, K), B (N, rank)) in one arena, the xa rows in another.
+        // (out, in) of q, k, v, gate, up and down.
+        const dims: [number, number][] = [
+          ...s.N.map((n): [number, number] => [n, s.K]),
+          [s.F, s.K],
+          [s.F, s.K],
+          [s.K, s.F],
+        ];
+        const ws = dims.map((d) => weight(d));
+        const adapters = tensorArena(
+          ctx,
+          dims.flatMap(([n, k]) => [
+            [rank, k],
+            [n, rank],
+          ]),
+          dims.flatMap((_, i) => [`A${i}`, `B${i}`]),
+          'adapters',
+        );
+        const rec = ctx.recorder('lora epilogue bits');
+        adapters.views.forEach((t, i) => rec.copy(t, up([...t.shape], i % 2 ? 0.5 : 1)));
+        const A = (i: number) => adapters.views[2 * i];
+        const B = (i: number) => adapters.views[2 * i + 1];
+        const xas = tensorArena(
+          ctx,
+          dims.map(() => [s.M, rank]),
+          dims.map((_, i) => `xa${i}`),
+          'xa',
+        );
+        const xa = (i: number) => xas.views[i];
+        const biases = tensorArena(ctx, [[s.K], ...s.N.map((n) => [n])], ['gain', 'b0', 'b1', 'b2'], 'vectors');
+        rec.copy(biases.views[0], gain);
+        s.N.forEach((n, i) => rec.copy(biases.views[1 + i], up([n])));
+        const scale = 2;
+        const three = <T>(a: T[]) => a as unknown as [T, T, T];
+        const lora = (idx: number[]) => ({ xa: idx.map(xa), B: idx.map(B), scale, order: loraOrder });
+        // Fused: the q/k/v adapters' x A^T with the norm folded, then q/k/v with the epilogue and biases; the gate/up
+        // adapters' pair, then gate/up with the epilogue; o/down accumulating with the epilogue.
+        const fusedQkv = s.N.map(out);
+        const fusedAct = out(s.F);
+        const residual = up([s.M, s.K], 2);
+        const fusedRes = out(s.K);
+        rec.copy(fusedRes, residual);
+        const norm = { gain: biases.views[0], eps: 1e-5 };
+        projectionQkv(rec, three([0, 1, 2].map(xa)), x, three([0, 1, 2].map(A)), { norm, biases: null, order });
+        projectionQkv(rec, three(fusedQkv), x, three(ws.slice(0, 3)), {
+          norm,
+          biases: three(biases.views.slice(1)),
+          order,
+          lora: lora([0, 1, 2]),
+        });
+        projectionPair(rec, [xa(3), xa(4)], x, [A(3), A(4)], { norm, order });
+        projectionGateUp(rec, fusedAct, x, ws[3], ws[4], { norm, order, lora: lora([3, 4]) });
+        gpuMatmul(rec, xa(5), fusedAct, A(5), { transB: true, variant });
+        projectionAddLora(rec, fusedRes, fusedAct, ws[5], { order, lora: lora([5]) });
+        // Separate, as the trainer runs them (its xa rows in fresh tensors).
+        const normed = ctx.tensor([s.M, s.K]);
+        const rstd = ctx.tensor([s.M]);
+        rmsnormForward(rec, normed, rstd, x, biases.views[0], { eps: 1e-5 });
+        const sepXa = dims.map(() => out(rank));
+        const adapted = (y: Tensor, input: Tensor, i: number, accumulate: boolean) => {
+          gpuMatmul(rec, y, input, ws[i], { transB: true, variant, accumulate });
+          gpuMatmul(rec, sepXa[i], input, A(i), { transB: true, variant });
+          gpuMatmul(rec, y, sepXa[i], B(i), { transB: true, variant: loraVariant, accumulate: true, alpha: scale });
+        };
+        const sepQkv = s.N.map(out);
+        sepQkv.forEach((y, i) => {
+          adapted(y, normed, i, false);
+          gpuBiasAdd(rec, y, biases.views[1 + i]);
+        });
+        const [gate, upOut, act] = [out(s.F), out(s.F), out(s.F)];
+        adapted(gate, normed, 3, false);
+        adapted(upOut, normed, 4, false);
+        gpuSwiglu(rec, act, gate, upOut);
+        const sepRes = out(s.K);
+        rec.copy(sepRes, residual);
+        adapted(sepRes, act, 5, true);
+        rec.submit();
+        const got = await ctx.readMany([
+          ...fusedQkv,
+          fusedAct,
+          fusedRes,
+          xa(3),
+          xa(4),
+          ...sepQkv,
+          act,
+          sepRes,
+          sepXa[3],
+          sepXa[4],
+        ]);
+        for (let i = 0; i < 7; i++)
+          expect(bits(got[i] as Float32Array), `output ${i}`).toEqual(bits(got[7 + i] as Float32Array));
+        for (const t of [
+          x,
+          gain,
+          residual,
+          ...ws,
+          ...fusedQkv,
+          fusedAct,
+          fusedRes,
+          normed,
+          rstd,
+          ...sepXa,
+          ...sepQkv,
+          gate,
+          upOut,
+          act,
+          sepRes,
+        ])
+          t.destroy();
+        for (const a of [adapters, xas, biases]) a.all.destroy();
+      });
+    });
+});
+
 describe('projection within WebGPU default limits', () => {
-  it('binds at most 8 storage buffers per entry point', () => {
-    const storage = [...PROJECTION_SHADER.source.matchAll(/@binding\((\d+)\) var<storage/g)].map((m) => Number(m[1]));
-    expect(Math.max(...storage)).toBeLessThanOrEqual(8);
+  it('binds at most 8 storage buffers per entry point but projection_qkv_lora, which binds 10', () => {
+    const storage = [...PROJECTION_SHADER.source.matchAll(/@binding\((\d+)\) var<storage[^>]*> (\w+)/g)];
+    const over = storage.filter((m) => Number(m[1]) > 8).map((m) => m[2]);
+    expect(over).toEqual(['lora_xa', 'lora_b']);
+    // Those two are the LoRA epilogue's operands: projection_gate_up_lora binds 7 (1-5, 9, 10), projection_add_lora
+    // 6 (1, 4, 5, 8, 9, 10), projection_qkv_lora 10, which the model runs only where the device allows it.
+    expect(QKV_LORA_STORAGE_BUFFERS).toBe(10);
+    expect(projectionQkvLoraFits(gpu.ctx.device)).toBe(gpu.ctx.device.limits.maxStorageBuffersPerShaderStage >= 10);
   });
 });

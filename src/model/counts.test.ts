@@ -146,19 +146,22 @@ const EXPECTED_DECODE_PLAIN: DecodeStepCounts = {
 };
 const EXPECTED_DECODE_LORA: DecodeStepCounts = {
   ...EXPECTED_DECODE_PLAIN,
-  // Two extra products per adapted projection (x A^T, then y += s xa B^T). With q, k and v all adapted at a rank
-  // divisible by 4 their three x A^T products are one fused product, the input norm folded into it as into the
-  // base's; adapted gate/up products stay apart with their norm and SwiGLU (their adapters add to the
-  // pre-activation products): 21 (26 with the fused products off, 29 before RoPE and the cache writes were one).
-  dispatchesPerLayer: 21,
-  bytesOverWeights: 1.01,
+  // Each adapted product adds its adapters' delta y += s xa B^T in its own epilogue, after its x A^T: q/k/v's three
+  // x A^T as one product with the input norm folded in, then q/k/v with the deltas (projection_qkv_lora); gate/up's
+  // two x A^T as one pair with the post-attention norm folded in, then gate/up with the deltas and SwiGLU; o's and
+  // down's x A^T, then each product accumulating into the residual with its delta (projection_add_lora): 10 (21
+  // with the deltas as products of their own, 26 with the fused products off, 29 before RoPE and the cache writes
+  // were one).
+  dispatchesPerLayer: 10,
+  bytesOverWeights: 1.008,
 };
 const EXPECTED_GRPO = {
-  // rope_decode_kv and projection_qkv compiled, decode_kv_write no longer.
-  pipelinesFirstStep: 33,
+  // rope_decode_kv and projection_qkv compiled, decode_kv_write no longer; the LoRA epilogues' four entry points
+  // (projection_qkv_lora, the pair, projection_gate_up_lora, projection_add_lora) compiled too (33 before them).
+  pipelinesFirstStep: 37,
   pipelinesSecondStep: 0,
   secondStep: {
-    dispatches: 442,
+    dispatches: 376,
     // 6 before the decode steps shared a command buffer.
     submits: 4,
     readbacks: 3,
@@ -166,7 +169,7 @@ const EXPECTED_GRPO = {
     // tensors are made afresh each step, so most of theirs are new; decode steps after a rollout's first make one.
     phases: {
       'rollout.prefill': { dispatches: 59, submits: 1, steps: 1, bindGroups: 58 },
-      'rollout.decode': { dispatches: 147, submits: 1, steps: 3, bindGroups: 48 },
+      'rollout.decode': { dispatches: 81, submits: 1, steps: 3, bindGroups: 27 },
       'rl.score': { dispatches: 32, submits: 1, steps: 1, bindGroups: 1 },
       'rl.update': { dispatches: 204, submits: 1, steps: 1, bindGroups: 151 },
     },

@@ -20,7 +20,8 @@ import { readSafetensors } from '../io/safetensors';
 import { configFromJson } from '../io/checkpoint';
 import { realModelConfig } from '../io/real-models.fixture';
 import { setMatmulTuning, type MatmulTuning } from '../kernels/matmul';
-import { LEFT_PADDED_PROMPTS } from '../testing/gpu-model-harness';
+import { LEFT_PADDED_PROMPTS, randomAdapters } from '../testing/gpu-model-harness';
+import { LORA_TARGETS, type LoraSpec } from '../core/lora-layout';
 import { rolloutSubmits } from '../schema/step-estimate';
 
 let ctx: GpuContext;
@@ -367,34 +368,43 @@ describe("the fused decode products equal the trainer's forward, bit for bit", (
     [1, 9],
     [1, 3, 4, 5, 6, 7, 8],
   ];
+  // With LoRA on every projection (trained adapters, B nonzero) the decode step's adapted products add the
+  // adapters' deltas in their epilogues (q/k/v, gate/up, o and down): those too must equal the trainer's
+  // loraForward, the delta summed along the rank in the order of the trainer's xa B^T product.
+  const loras: { name: string; spec: LoraSpec | null }[] = [
+    { name: '', spec: null },
+    { name: ', LoRA r=8 on all 7 projections', spec: { rank: 8, alpha: 16, targets: LORA_TARGETS } },
+  ];
   for (const m of models)
     for (const t of tunings)
-      it(`${m.name}, ${t.name}`, async () => {
-        setMatmulTuning(ctx.device, t.tuning);
-        const model = GpuModel.create(ctx, m.config, randomModel(m.config, 11, m.std));
-        try {
-          const before = ctx.counts.snapshot();
-          const maxNewTokens = 8;
-          const out = await generate(model, prompts, {
-            maxNewTokens,
-            sampler: { temperature: 0.9, seed: 5 },
-            eosId: 2,
-            padId: 0,
-            checkEvery: 0,
-          });
-          const kernels = Object.keys(countsSince(before, ctx.counts.snapshot()).kernels);
-          // Both fused products ran (so the comparison below covers them).
-          expect(kernels.filter((k) => k.startsWith('projection.')).sort()).toEqual(
-            expect.arrayContaining([
-              expect.stringMatching(/^projection\.projection_gate_up\./),
-              expect.stringMatching(/^projection\.projection_qkv\./),
-            ]),
-          );
-          const worst = await samplerVsTrainer(model, prompts, out, maxNewTokens, 0.9);
-          expect(worst).toBe(0);
-        } finally {
-          model.destroy();
-          setMatmulTuning(ctx.device, null);
-        }
-      });
+      for (const lo of loras)
+        it(`${m.name}, ${t.name}${lo.name}`, async () => {
+          setMatmulTuning(ctx.device, t.tuning);
+          const lora = lo.spec ? { spec: lo.spec, adapters: randomAdapters(m.config, lo.spec, 3) } : undefined;
+          const model = GpuModel.create(ctx, m.config, randomModel(m.config, 11, m.std), 64, 2, lora);
+          try {
+            const before = ctx.counts.snapshot();
+            const maxNewTokens = 8;
+            const out = await generate(model, prompts, {
+              maxNewTokens,
+              sampler: { temperature: 0.9, seed: 5 },
+              eosId: 2,
+              padId: 0,
+              checkEvery: 0,
+            });
+            const kernels = Object.keys(countsSince(before, ctx.counts.snapshot()).kernels);
+            // Both fused products ran (so the comparison below covers them).
+            const fused = lo.spec
+              ? ['projection_qkv_lora', 'projection_pair', 'projection_gate_up_lora', 'projection_add_lora']
+              : ['projection_gate_up', 'projection_qkv'];
+            expect(kernels.filter((k) => k.startsWith('projection.')).sort()).toEqual(
+              expect.arrayContaining(fused.map((f) => expect.stringMatching(new RegExp(`^projection\\.${f}\\.`)))),
+            );
+            const worst = await samplerVsTrainer(model, prompts, out, maxNewTokens, 0.9);
+            expect(worst).toBe(0);
+          } finally {
+            model.destroy();
+            setMatmulTuning(ctx.device, null);
+          }
+        });
 });

@@ -29,7 +29,16 @@ import { copy, fill } from '../kernels/elementwise';
 import { embeddingBackward, embeddingForward } from '../kernels/embedding';
 import { gatherRows, kvWrite, type DecodeCursor } from '../kernels/decode';
 import { packHalf, unpackHalf } from '../kernels/half-pack';
-import { projectionGateUp, projectionQkv, projectionSumOrder } from '../kernels/projection';
+import {
+  projectionAddLora,
+  projectionGateUp,
+  projectionPair,
+  projectionQkv,
+  projectionQkvLoraFits,
+  projectionSumOrder,
+  spanOf,
+  type GpuLoraEpilogue,
+} from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
@@ -64,7 +73,8 @@ interface LayerActs {
   gate: Tensor; // (B,T,F)
   up: Tensor; // (B,T,F)
   act: Tensor; // (B,T,F) silu(gate) * up
-  xa: Partial<Record<LoraTarget, Tensor>>; // with LoRA: (N, r) x A^T of each adapted projection
+  xa: Partial<Record<LoraTarget, Tensor>>; // with LoRA: (N, r) x A^T of each adapted projection, views of xaArena
+  xaArena: Tensor | null; // with LoRA: the one buffer of the layer's xa rows (a decode step's epilogues bind it once)
 }
 
 /**
@@ -619,8 +629,17 @@ export class GpuModel {
     const t = (shape: number[], label: string) => this.ctx.tensor(shape, { label });
     const N = B * T;
     const layers: LayerActs[] = [];
+    const targets = this.lora?.spec.targets ?? [];
     for (let l = 0; l < (mode === 'train' ? c.nLayers : 1); l++) {
       const x = t([B, T, c.dModel], `L${l}.x`);
+      const xa = this.lora
+        ? tensorArena(
+            this.ctx,
+            targets.map(() => [N, this.lora!.spec.rank]),
+            targets.map((tg) => `L${l}.xa.${tg}`),
+            `L${l}.xa`,
+          )
+        : null;
       layers.push({
         x,
         n1: t([B, T, c.dModel], `L${l}.n1`),
@@ -646,9 +665,8 @@ export class GpuModel {
         gate: t([B, T, c.dFF], `L${l}.gate`),
         up: t([B, T, c.dFF], `L${l}.up`),
         act: t([B, T, c.dFF], `L${l}.act`),
-        xa: Object.fromEntries(
-          (this.lora?.spec.targets ?? []).map((tg) => [tg, t([N, this.lora!.spec.rank], `L${l}.xa.${tg}`)]),
-        ),
+        xa: Object.fromEntries(targets.map((tg, i) => [tg, xa!.views[i]])),
+        xaArena: xa?.all ?? null,
       });
     }
     // Forward-only: every layer runs in the one layer's buffers (its output written over its input, x, once read).
@@ -725,11 +743,13 @@ export class GpuModel {
     // (untuned matmul() runs blocked: with the fused products in vec4's order the copy warm start's sampler was
     // 1.4e-6 off the trainer). projectionSumOrder gives that order from the device's tuning now, or null where no
     // order of the fused kernel equals the trainer's (then the products stay apart).
-    // Adapters add their delta before the bias, so with adapted q/k/v the bias stays apart.
+    // Adapters add their delta before the bias: with adapted q/k/v the bias stays apart unless the product adds the
+    // delta itself (below).
     const decode = cache !== undefined && a.q.shape[1] === 1;
     const adapted = (...tgs: LoraTarget[]) => unmerged && tgs.some((tg) => this.lora?.spec.targets.includes(tg));
     const device = this.ctx.device;
-    const qkvOrder = decode ? projectionSumOrder(device, c.dModel, [c.nHeads * this.HD, c.nKvHeads * this.HD]) : null;
+    const qkvWidths = [c.nHeads * this.HD, c.nKvHeads * this.HD, c.nKvHeads * this.HD];
+    const qkvOrder = decode ? projectionSumOrder(device, c.dModel, qkvWidths) : null;
     const fusedQkv = qkvOrder !== null;
     const qkvAdapted = adapted('q_proj', 'k_proj', 'v_proj');
     // With q, k and v all adapted (the default) at a rank divisible by 4, their three x A^T products are one fused
@@ -740,34 +760,27 @@ export class GpuModel {
         ? projectionSumOrder(device, c.dModel, [rank])
         : null;
     const loraDownFused = loraDownOrder !== null;
+    // A decode step's adapted products add their adapters' deltas y += s xa B^T in their own epilogue (one dispatch
+    // for q/k/v, one for gate/up with SwiGLU, one for o and one for down, each after its x A^T), where the deltas
+    // sum along the rank in the order the trainer's xa B^T product does (src/kernels/projection.ts).
+    const qkvLora =
+      loraDownFused && projectionQkvLoraFits(device)
+        ? this.loraEpilogue(l, a, ['q_proj', 'k_proj', 'v_proj'], qkvWidths)
+        : null;
     const foldNorm1 = fusedQkv && (!qkvAdapted || loraDownFused);
-    const biasInEpilogue = fusedQkv && !qkvAdapted && c.qkvBias === true;
+    const biasInEpilogue = fusedQkv && c.qkvBias === true && (!qkvAdapted || qkvLora !== null);
+    const gateUpAdapted = adapted('gate_proj', 'up_proj');
     const gateUpOrder =
-      decode && !adapted('gate_proj', 'up_proj') ? projectionSumOrder(device, c.dModel, [c.dFF]) : null;
+      decode && (!gateUpAdapted || (adapted('gate_proj') && adapted('up_proj')))
+        ? projectionSumOrder(device, c.dModel, [c.dFF])
+        : null;
+    const gateUpLoraDown = gateUpOrder && gateUpAdapted ? projectionSumOrder(device, c.dModel, [rank]) : null;
+    const gateUpLora = gateUpLoraDown ? this.loraEpilogue(l, a, ['gate_proj', 'up_proj'], [c.dFF, c.dFF]) : null;
     const gain1 = this.p(`${pre}input_layernorm.weight`);
     if (!foldNorm1) rmsnormForward(rec, a.n1, a.rstd1, a.x, gain1, { eps: c.normEps });
-    if (fusedQkv) {
-      const bias = (n: string) => this.p(`${pre}self_attn.${n}_proj.bias`);
-      projectionQkv(
-        rec,
-        [a.q.reshape2d(), a.k.reshape2d(), a.v.reshape2d()],
-        (foldNorm1 ? a.x : a.n1).reshape2d(),
-        [W(`${pre}self_attn.q_proj.weight`), W(`${pre}self_attn.k_proj.weight`), W(`${pre}self_attn.v_proj.weight`)],
-        {
-          norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
-          biases: biasInEpilogue ? [bias('q'), bias('k'), bias('v')] : null,
-          order: qkvOrder,
-        },
-      );
-    } else {
-      matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
-      matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
-      matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
-    }
     if (loraDownFused) {
-      const n = (tg: LoraTarget) => loraNames(l, tg);
       const xa = (tg: LoraTarget) => a.xa[tg]!;
-      const A = (tg: LoraTarget) => this.adapters.get(n(tg).A)!;
+      const A = (tg: LoraTarget) => this.adapters.get(loraNames(l, tg).A)!;
       projectionQkv(
         rec,
         [xa('q_proj'), xa('k_proj'), xa('v_proj')],
@@ -779,6 +792,29 @@ export class GpuModel {
           order: loraDownOrder,
         },
       );
+    }
+    if (fusedQkv) {
+      const bias = (n: string) => this.p(`${pre}self_attn.${n}_proj.bias`);
+      projectionQkv(
+        rec,
+        [a.q.reshape2d(), a.k.reshape2d(), a.v.reshape2d()],
+        (foldNorm1 ? a.x : a.n1).reshape2d(),
+        [W(`${pre}self_attn.q_proj.weight`), W(`${pre}self_attn.k_proj.weight`), W(`${pre}self_attn.v_proj.weight`)],
+        {
+          norm: foldNorm1 ? { gain: gain1, eps: c.normEps } : null,
+          biases: biasInEpilogue ? [bias('q'), bias('k'), bias('v')] : null,
+          order: qkvOrder,
+          lora: qkvLora ?? undefined,
+        },
+      );
+    } else {
+      matmul(rec, a.q.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.q_proj.weight`), lin);
+      matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
+      matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
+    }
+    if (qkvLora) {
+      // Added in the product's epilogue.
+    } else if (loraDownFused) {
       this.loraUp(rec, l, 'q_proj', a, a.q);
       this.loraUp(rec, l, 'k_proj', a, a.k);
       this.loraUp(rec, l, 'v_proj', a, a.v);
@@ -825,20 +861,29 @@ export class GpuModel {
       attentionForward(rec, a.att, a.lse, a.q, a.k, a.v, { kvStart: inp.kvStart });
     }
     if (a.h !== a.x) copy(rec, a.h, a.x);
-    matmul(rec, a.h.reshape2d(), a.att.reshape2d(), W(`${pre}self_attn.o_proj.weight`), {
-      ...lin,
-      accumulate: true,
-    });
-    adapt('o_proj', a.h, a.att);
+    if (!(decode && this.addAdaptedProduct(rec, l, 'o_proj', a, a.h, a.att, W(`${pre}self_attn.o_proj.weight`)))) {
+      matmul(rec, a.h.reshape2d(), a.att.reshape2d(), W(`${pre}self_attn.o_proj.weight`), {
+        ...lin,
+        accumulate: true,
+      });
+      adapt('o_proj', a.h, a.att);
+    }
     const gain2 = this.p(`${pre}post_attention_layernorm.weight`);
-    if (gateUpOrder) {
+    if (gateUpOrder && (!gateUpAdapted || gateUpLora)) {
+      if (gateUpLoraDown && gateUpLora) {
+        const A = (tg: LoraTarget) => this.adapters.get(loraNames(l, tg).A)!;
+        projectionPair(rec, [a.xa.gate_proj!, a.xa.up_proj!], a.h.reshape2d(), [A('gate_proj'), A('up_proj')], {
+          norm: { gain: gain2, eps: c.normEps },
+          order: gateUpLoraDown,
+        });
+      }
       projectionGateUp(
         rec,
         a.act.reshape2d(),
         a.h.reshape2d(),
         W(`${pre}mlp.gate_proj.weight`),
         W(`${pre}mlp.up_proj.weight`),
-        { norm: { gain: gain2, eps: c.normEps }, order: gateUpOrder },
+        { norm: { gain: gain2, eps: c.normEps }, order: gateUpOrder, lora: gateUpLora ?? undefined },
       );
     } else {
       rmsnormForward(rec, a.n2, a.rstd2, a.h, gain2, { eps: c.normEps });
@@ -849,11 +894,51 @@ export class GpuModel {
       swigluForward(rec, a.act, a.gate, a.up);
     }
     if (xNext !== a.h) copy(rec, xNext, a.h);
-    matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
-      ...lin,
-      accumulate: true,
-    });
-    adapt('down_proj', xNext, a.act);
+    if (!(decode && this.addAdaptedProduct(rec, l, 'down_proj', a, xNext, a.act, W(`${pre}mlp.down_proj.weight`)))) {
+      matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
+        ...lin,
+        accumulate: true,
+      });
+      adapt('down_proj', xNext, a.act);
+    }
+  }
+
+  /**
+   * The LoRA epilogue of a decode step's product over targets `tgs` with outputs of `widths` (GpuLoraEpilogue): the
+   * targets' xa rows and B, summed in the order of the trainer's xa B^T product; null where the targets are not all
+   * adapted, the rank or widths do not divide by 4, the orders differ, or the B are not views of one buffer.
+   */
+  private loraEpilogue(l: number, a: LayerActs, tgs: LoraTarget[], widths: number[]): GpuLoraEpilogue | null {
+    if (!this.lora || !tgs.every((tg) => a.xa[tg])) return null;
+    const order = projectionSumOrder(this.ctx.device, this.lora.spec.rank, widths);
+    const B = tgs.map((tg) => this.adapters.get(loraNames(l, tg).B)!);
+    const xa = tgs.map((tg) => a.xa[tg]!);
+    if (order === null || !spanOf(B) || !spanOf(xa)) return null;
+    return { xa, B, scale: this.lora.scale, order };
+  }
+
+  /**
+   * A decode step's adapted o or down product in two dispatches: xa = x A^T as the trainer runs it, then y += x W^T
+   * + s xa B^T (projectionAddLora, the base summed in the order of the trainer's matmul). False, recording nothing,
+   * where tg is not adapted (unmerged) or the fused product cannot equal the trainer's.
+   */
+  private addAdaptedProduct(
+    rec: Recorder,
+    l: number,
+    tg: 'o_proj' | 'down_proj',
+    a: LayerActs,
+    y: Tensor,
+    x: Tensor,
+    w: Tensor,
+  ): boolean {
+    if (this.rolloutMergeLora) return false;
+    const K = x.shape[x.shape.length - 1];
+    const order = projectionSumOrder(this.ctx.device, K, [this.config.dModel]);
+    const lora = order ? this.loraEpilogue(l, a, [tg], [this.config.dModel]) : null;
+    if (!order || !lora) return false;
+    matmul(rec, lora.xa[0], x.reshape2d(), this.adapters.get(loraNames(l, tg).A)!, { transB: true });
+    projectionAddLora(rec, y.reshape2d(), x.reshape2d(), w, { order, lora });
+    return true;
   }
 
   /** Twin: loraForward of src/reference/lora.ts. xa = x A^T (kept), y += s xa B^T; nothing when tg is not adapted. */
@@ -1136,8 +1221,9 @@ export class GpuModel {
     // Layers may share tensors ('infer', 'recompute'): each is destroyed once.
     const tensors = new Set<Tensor>([ws.xOut, ws.nf, ws.rstdf]);
     for (const a of ws.layers) {
-      for (const [name, t] of Object.entries(a)) if (name !== 'xa' && name !== 'qkNorm') tensors.add(t as Tensor);
-      for (const t of Object.values(a.xa)) tensors.add(t);
+      for (const [name, t] of Object.entries(a))
+        if (name !== 'xa' && name !== 'xaArena' && name !== 'qkNorm') tensors.add(t as Tensor);
+      if (a.xaArena) tensors.add(a.xaArena);
       for (const t of Object.values(a.qkNorm ?? {})) tensors.add(t);
     }
     for (const [name, t] of Object.entries(ws.grad ?? {})) if (t && name !== 'dqkNormed') tensors.add(t as Tensor);

@@ -167,8 +167,7 @@ const FORWARD_DISPATCHES_PER_LAYER = 12;
 /**
  * Kernels a layer of a decode step dispatches (src/model/counts.test.ts asserts the same): q/k/v with the norm folded
  * in, RoPE with the KV writes, attention, o with the residual, gate/up with the norm and SwiGLU folded in, down.
- * LoRA adds its two products per target; adapted gate or up keep the norm, the two products and SwiGLU apart (three
- * more); q, k and v all adapted at a rank divisible by 4 share one x A^T product (two fewer).
+ * LoRA: see decodeDispatches.
  */
 const DECODE_DISPATCHES_PER_LAYER = 6;
 /** The embedding lookup, the final norm, the head and the sampler's passes of a decode step. */
@@ -198,19 +197,30 @@ const ADAMW_VALUES_MOVED = 7;
 
 /**
  * The dispatches of one decode step: per layer and outside the layers, with LoRA of `rank` on `targets` or without
- * (src/model/counts.test.ts checks these against the counted decode step).
+ * (src/model/counts.test.ts checks these against the counted decode step), as src/model/gpu-model.ts records them.
+ * At a rank divisible by 4 each adapted product adds its adapters' delta in its own epilogue after one x A^T product:
+ * q, k and v all adapted share one (+1; +3 more where the device binds fewer than 10 storage buffers,
+ * `qkvEpilogue` false, and their deltas stay products of their own), gate and up both adapted one pair (+1), o and
+ * down one each (+1). Otherwise an adapted projection adds its two products (x A^T, y += s xa B^T), adapted q/k/v
+ * their input norm (+1) and adapted gate/up their norm, two products and SwiGLU apart (+3).
  */
-export function decodeDispatches(lora: { rank: number; targets: readonly LoraTarget[] } | null): {
-  perLayer: number;
-  fixed: number;
-} {
-  const adapted = (t: LoraTarget) => lora?.targets.includes(t) === true;
-  const perLayer =
-    DECODE_DISPATCHES_PER_LAYER +
-    (lora ? 2 * lora.targets.length : 0) +
-    (adapted('gate_proj') || adapted('up_proj') ? 3 : 0) -
-    (adapted('q_proj') && adapted('k_proj') && adapted('v_proj') && (lora?.rank ?? 0) % 4 === 0 ? 2 : 0);
-  return { perLayer, fixed: DECODE_DISPATCHES_EXTRA };
+export function decodeDispatches(
+  lora: { rank: number; targets: readonly LoraTarget[] } | null,
+  qkvEpilogue = true,
+): { perLayer: number; fixed: number } {
+  const fixed = DECODE_DISPATCHES_EXTRA;
+  if (!lora) return { perLayer: DECODE_DISPATCHES_PER_LAYER, fixed };
+  const count = (...tgs: LoraTarget[]) => tgs.filter((t) => lora.targets.includes(t)).length;
+  const fused = lora.rank % 4 === 0;
+  const qkv = count('q_proj', 'k_proj', 'v_proj');
+  const gateUp = count('gate_proj', 'up_proj');
+  let perLayer = DECODE_DISPATCHES_PER_LAYER;
+  if (qkv === 3 && fused) perLayer += qkvEpilogue ? 1 : 4;
+  else if (qkv > 0) perLayer += 1 + 2 * qkv;
+  if (gateUp === 2 && fused) perLayer += 1;
+  else if (gateUp > 0) perLayer += 3 + 2 * gateUp;
+  perLayer += (fused ? 1 : 2) * count('o_proj', 'down_proj');
+  return { perLayer, fixed };
 }
 
 /** Prompt tokens the estimate assumes: the config's bound, as the memory plan takes it. */
