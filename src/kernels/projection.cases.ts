@@ -80,7 +80,16 @@ function loraOperands(
   return { host, gpu, buffers: [gXa.all, gB.all] };
 }
 
-function finish(got: Float32Array[], want: HostTensor[], K: number) {
+/** The case's result: each output against the twin's, named by the weights' codec where they are half. */
+function finish(
+  ctx: GpuContext,
+  name: string,
+  got: Float32Array[],
+  want: HostTensor[],
+  K: number,
+  ms: number,
+  dtype: WeightDtype = 'f32',
+): CaseResult {
   let pass = true;
   let maxAbsError = 0;
   const parts = want.map((w, i) => {
@@ -89,7 +98,8 @@ function finish(got: Float32Array[], want: HostTensor[], K: number) {
     maxAbsError = Math.max(maxAbsError, c.maxAbsError);
     return want.length > 1 ? `out${i}: ${c.summary}` : c.summary;
   });
-  return { pass, maxAbsError, summary: parts.join('; ') };
+  const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
+  return { name, family: 'projection', pass, maxAbsError, ms, summary: `${codec}: ${parts.join('; ')}` };
 }
 
 function qkvCase(
@@ -135,16 +145,7 @@ function qkvCase(
         biases: bias ? three(biases) : null,
         lora: lora?.host,
       });
-      const r = finish(got, ys, s.K);
-      const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
-      return {
-        name,
-        family: 'projection',
-        pass: r.pass,
-        maxAbsError: r.maxAbsError,
-        ms,
-        summary: `${codec}: ${r.summary}`,
-      };
+      return finish(ctx, name, got, ys, s.K, ms, dtype);
     },
   };
 }
@@ -187,16 +188,7 @@ function gateUpCase(
       const ms = performance.now() - t0;
       for (const t of [gX, gG.t, gU.t, gGain, gAct, ...(lora?.buffers ?? [])]) t.destroy();
       gateUpTwin(act, x, gG.rounded, gU.rounded, { norm: norm ? { gain, eps: 1e-6 } : null, lora: lora?.host });
-      const r = finish([got], [act], s.K);
-      const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
-      return {
-        name,
-        family: 'projection',
-        pass: r.pass,
-        maxAbsError: r.maxAbsError,
-        ms,
-        summary: `${codec}: ${r.summary}`,
-      };
+      return finish(ctx, name, [got], [act], s.K, ms, dtype);
     },
   };
 }
@@ -229,8 +221,7 @@ function pairCase(s: Shape, norm: boolean, order: MatmulSumOrder): KernelCase {
       const ms = performance.now() - t0;
       for (const t of [gX, ...gW, gGain, out.all]) t.destroy();
       pairTwin([ys[0], ys[1]], x, [ws[0], ws[1]], { norm: norm ? { gain, eps: 1e-5 } : null });
-      const r = finish(got, ys, s.K);
-      return { name, family: 'projection', pass: r.pass, maxAbsError: r.maxAbsError, ms, summary: r.summary };
+      return finish(ctx, name, got, ys, s.K, ms);
     },
   };
 }
@@ -265,16 +256,7 @@ function addLoraCase(
       const ms = performance.now() - t0;
       for (const t of [gX, gW.t, gY, ...lora.buffers]) t.destroy();
       addLoraTwin(y, x, gW.rounded, { lora: lora.host });
-      const r = finish([got], [y], s.K);
-      const codec = dtype === 'f32' ? 'f32' : halfCodec(dtype, ctx.device);
-      return {
-        name,
-        family: 'projection',
-        pass: r.pass,
-        maxAbsError: r.maxAbsError,
-        ms,
-        summary: `${codec}: ${r.summary}`,
-      };
+      return finish(ctx, name, [got], [y], s.K, ms, dtype);
     },
   };
 }
