@@ -16,6 +16,8 @@ struct Params {
   padId: u32,
   eosIdsLow: vec4<u32>,
   eosIdsHigh: vec4<u32>,
+  logprobAt: u32,
+  entropyAt: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -93,22 +95,25 @@ fn decode_gather_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgr
 
 // --- decode_finish: one step's samples into the completion buffers, with end-of-sequence logic.
 // (Bindings may repeat numbers used above: WGSL only requires them distinct within one entry point's interface.)
+// The step's samples are one buffer: the sampled ids (R) at 0, the log-probs' and entropies' bits (R each) at
+// logprobAt and entropyAt (views of one arena, so 8 storage buffers in all, WebGPU's default). The column written is
+// pos + cursor[0]: a rollout's decode cursor (src/kernels/decode.ts DecodeCursor), so every decode step records the
+// same dispatch with the same bindings, or a zero for a step given by pos alone.
 @group(0) @binding(1) var<storage, read_write> current: array<u32>;   // (R)
 @group(0) @binding(2) var<storage, read_write> done: array<u32>;      // (R)
 @group(0) @binding(3) var<storage, read_write> tokens: array<u32>;    // (R, S)
 @group(0) @binding(4) var<storage, read_write> logprobs: array<f32>;  // (R, S)
 @group(0) @binding(5) var<storage, read_write> entropies: array<f32>; // (R, S)
 @group(0) @binding(6) var<storage, read_write> mask: array<f32>;      // (R, S)
-@group(0) @binding(7) var<storage, read> sampled: array<u32>;        // (R)
-@group(0) @binding(8) var<storage, read> logprob: array<f32>;        // (R)
-@group(0) @binding(9) var<storage, read> entropy: array<f32>;        // (R)
+@group(0) @binding(7) var<storage, read> samples: array<u32>;        // sampled (R), log-prob and entropy bits (R each)
+@group(0) @binding(8) var<storage, read> cursor: array<u32>;         // (1): added to pos
 
 @compute @workgroup_size(WG)
 fn decode_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {
   let r = linear(wid, nwg, lid);
   if (r >= p.B) { return; }
-  let i = r * p.Tcap + p.pos;
+  let i = r * p.Tcap + p.pos + cursor[0];
   if (done[r] != 0u) {
     tokens[i] = p.padId;
     logprobs[i] = 0.0;
@@ -117,10 +122,10 @@ fn decode_finish(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     current[r] = p.padId;
     return;
   }
-  let tok = sampled[r];
+  let tok = samples[r];
   tokens[i] = tok;
-  logprobs[i] = logprob[r];
-  entropies[i] = entropy[r];
+  logprobs[i] = bitcast<f32>(samples[p.logprobAt + r]);
+  entropies[i] = bitcast<f32>(samples[p.entropyAt + r]);
   mask[i] = 1.0;
   current[r] = tok;
   // Unused id slots repeat the first id, so comparing all eight is the same as comparing the ids given.

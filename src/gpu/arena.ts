@@ -47,3 +47,20 @@ export function tensorArena(
   );
   return { all, views, starts };
 }
+
+/**
+ * One tensor spanning views of one buffer (bound once by a kernel that reads or writes them all) and each view's
+ * first element in it (0 for a missing part), or null where the views lie in different buffers. The span is typed
+ * f32; the kernel binds the bytes as whatever array it declares.
+ */
+export function spanOf(parts: readonly (Tensor | null)[]): { bound: Tensor; at: number[] } | null {
+  const present = parts.filter((t): t is Tensor => t !== null);
+  if (present.length === 0) return null;
+  const buffer = present[0].buffer;
+  if (present.some((t) => t.buffer !== buffer)) return null;
+  const start = Math.min(...present.map((t) => t.byteOffset));
+  const end = Math.max(...present.map((t) => t.byteOffset + t.byteLength));
+  const bound =
+    present.length === 1 ? present[0] : new Tensor(buffer, [(end - start) / 4], 'f32', 'span', start, false);
+  return { bound, at: parts.map((t) => (t ? (t.byteOffset - start) / 4 : 0)) };
+}

@@ -1,7 +1,7 @@
 // The GPU runtime's public surface (browser-safe; Node's Dawn entry is ./node.ts, imported separately).
 export { acquireDevice, describeAdapter, type AdapterReport, type AcquireOptions } from './adapter';
 export { GpuContext, type TensorOptions } from './context';
-export { arenaSize, tensorArena, type TensorArena } from './arena';
+export { arenaSize, spanOf, tensorArena, type TensorArena } from './arena';
 export {
   GpuCounts,
   boundBytes,

@@ -6,6 +6,7 @@ import {
   kvWrite as kvWriteTwin,
 } from '../reference/decode';
 import { decodeFinish, gatherRows, kvWrite } from './decode';
+import { Tensor, tensorArena } from '../gpu';
 import type { EndOfSequence } from '../io/end-of-sequence';
 import { gpuTwinCase, randomHost, randomInts, type KernelCase } from './verify';
 
@@ -61,6 +62,23 @@ export function decodeCases(): KernelCase[] {
       0,
     ),
   );
+  // The same steps through a decode cursor, as a rollout records them: step s >= 1 at column 1 plus the cursor's
+  // value s - 1, set by an upload before the step (the kernel reads the column from the GPU, not its parameters).
+  cases.push(
+    finishCase(
+      'decodeFinish R=6 S=5 over 5 steps, a decode cursor',
+      [
+        [5, 2, 7, 9, 3, 2],
+        [2, 8, 2, 4, 5, 6],
+        [9, 9, 9, 2, 7, 6],
+        [4, 4, 4, 4, 2, 6],
+        [1, 1, 1, 1, 1, 1],
+      ],
+      { eosId: 2 },
+      0,
+      true,
+    ),
+  );
   // Several end-of-sequence ids (Llama 3.2 Instruct ships three): a row ends at the first of any of them. Row 0
   // meets the second id (7) before the first (2); row 3 never meets one; the pad is one of the ids (Qwen pads with
   // <|endoftext|>, which also ends a completion), so the pad written after a row's end is itself an id.
@@ -96,9 +114,11 @@ export function decodeCases(): KernelCase[] {
 
 /**
  * A decodeFinish case over `steps.length` steps: `steps[s][r]` is row r's sample at step s. The GPU kernel and its
- * twin update the same completion buffers; every buffer must match bit for bit.
+ * twin update the same completion buffers; every buffer must match bit for bit. The samples are views of one arena
+ * (with its alignment padding between them), as a rollout allocates them; with `cursor` every step after the first
+ * takes its column from a decode cursor.
  */
-function finishCase(name: string, steps: number[][], eos: EndOfSequence, padId: number): KernelCase {
+function finishCase(name: string, steps: number[][], eos: EndOfSequence, padId: number, cursor = false): KernelCase {
   const S = steps.length;
   const R = steps[0].length;
   const stepsSampled = steps.map((a) => Uint32Array.from(a));
@@ -125,15 +145,18 @@ function finishCase(name: string, steps: number[][], eos: EndOfSequence, padId: 
         entropies: ctx.tensor([R, S], { label: 'entropies' }),
         mask: ctx.tensor([R, S], { label: 'mask' }),
       };
-      const sampled = ctx.tensor<'u32'>([R], { dtype: 'u32', label: 'sampled' });
-      const logprob = ctx.tensor([R], { label: 'logprob' });
-      const entropy = ctx.tensor([R], { label: 'entropy' });
+      const arena = tensorArena(ctx, [[R], [R], [R]], ['sampled', 'logprob', 'entropy'], 'samples');
+      const [ids, logprob, entropy] = arena.views;
+      const sampled = new Tensor<'u32'>(ids.buffer, [R], 'u32', 'sampled', ids.byteOffset, false);
+      const gc = ctx.tensor<'u32'>([1], { dtype: 'u32', label: 'cursor' });
       for (let s = 0; s < S; s++) {
         ctx.upload(sampled, stepsSampled[s]);
         ctx.upload(logprob, lp(s));
         ctx.upload(entropy, en(s));
+        const stepCursor = cursor && s > 0 ? { tensor: gc, value: s - 1 } : undefined;
+        if (stepCursor) ctx.upload(gc, Uint32Array.of(s - 1));
         const rec = ctx.recorder(`decodeFinish step ${s}`);
-        decodeFinish(rec, g, sampled, logprob, entropy, { step: s, ...eos, padId });
+        decodeFinish(rec, g, sampled, logprob, entropy, { step: s, ...eos, padId, cursor: stepCursor });
         rec.submit();
         decodeFinishTwin(twin, stepsSampled[s], lp(s), en(s), { step: s, S, ...eos, padId });
       }
@@ -141,7 +164,7 @@ function finishCase(name: string, steps: number[][], eos: EndOfSequence, padId: 
       const want = [twin.current, twin.done, twin.tokens, twin.logprobs, twin.entropies, twin.mask];
       const names = ['current', 'done', 'tokens', 'logprobs', 'entropies', 'mask'];
       const bad = names.filter((_, i) => got[i].some((v, j) => v !== want[i][j]));
-      for (const t of [...Object.values(g), sampled, logprob, entropy]) t.destroy();
+      for (const t of [...Object.values(g), arena.all, gc]) t.destroy();
       return {
         name: this.name,
         family: 'decode',

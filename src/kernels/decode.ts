@@ -6,6 +6,7 @@ import {
   declareShader,
   grid,
   isHalfStorage,
+  spanOf,
   uniforms,
   type DispatchCost,
   type GpuContext,
@@ -57,6 +58,9 @@ const PARAMS = uniforms('Params', {
   // End-of-sequence ids (finish): up to MAX_EOS_IDS, unused slots repeating the first id.
   eosIdsLow: 'vec4<u32>',
   eosIdsHigh: 'vec4<u32>',
+  // finish: the log-prob's and entropy's first element in the step's samples buffer.
+  logprobAt: 'u32',
+  entropyAt: 'u32',
 });
 export const DECODE_SHADER = declareShader('decode.wgsl', raw, { uniforms: [PARAMS], blocks: WGSL_BLOCKS });
 /** The shader with its blocks (half-bits) pasted in. */
@@ -89,6 +93,7 @@ function p(
   pos: number,
   eos: EndOfSequence = { eosId: 0 },
   padId = 0,
+  samplesAt: { logprob: number; entropy: number } = { logprob: 0, entropy: 0 },
 ): Params {
   const ids = endOfSequenceIds(eos);
   if (ids.length > MAX_EOS_IDS)
@@ -103,6 +108,8 @@ function p(
     padId,
     eosIdsLow: [slot(0), slot(1), slot(2), slot(3)],
     eosIdsHigh: [slot(4), slot(5), slot(6), slot(7)],
+    logprobAt: samplesAt.logprob,
+    entropyAt: samplesAt.entropy,
   });
 }
 
@@ -161,7 +168,9 @@ export interface DecodeBuffers {
 
 /**
  * One step's samples (R) into column `step` of the (R, S) completion buffers, with end-of-sequence logic: a row
- * ends at the first of any of its end-of-sequence ids (`eosId`, and `eosIds` when there are several).
+ * ends at the first of any of its end-of-sequence ids (`eosId`, and `eosIds` when there are several). `sampled`,
+ * `logprob` and `entropy` are views of one buffer (bound as one: 8 storage buffers in all). With a decode cursor the
+ * column is step - cursor.value plus the cursor's GPU value, so every step of a rollout records the same dispatch.
  */
 export function decodeFinish(
   rec: Recorder,
@@ -169,21 +178,31 @@ export function decodeFinish(
   sampled: Tensor<'u32'>,
   logprob: Tensor,
   entropy: Tensor,
-  opts: { step: number; padId: number } & EndOfSequence,
+  opts: { step: number; padId: number; cursor?: DecodeCursor } & EndOfSequence,
 ): void {
   const [R, S] = state.tokens.shape;
-  if (sampled.size !== R || state.current.size !== R)
-    throw new Error(`decodeFinish: ${sampled.describe()} must have ${R} rows`);
+  if (sampled.size !== R || state.current.size !== R || logprob.size !== R || entropy.size !== R)
+    throw new Error(`decodeFinish: the samples must have ${R} rows, got ${sampled.describe()}`);
   if (opts.step >= S) throw new Error(`decodeFinish: step ${opts.step} is past the completion length ${S}`);
-  launch(rec, 'decode_finish', R, p(R, 1, S, 1, opts.step, opts, opts.padId), [
-    state.current,
-    state.done,
-    state.tokens,
-    state.logprobs,
-    state.entropies,
-    state.mask,
-    sampled,
-    logprob,
-    entropy,
-  ]);
+  const samples = spanOf([sampled, logprob, entropy]);
+  if (!samples || samples.at[0] !== 0)
+    throw new Error('decodeFinish: the sampled ids, log-probs and entropies must be views of one buffer, ids first');
+  if (opts.cursor) checkCursor('decodeFinish', opts.cursor, opts.step);
+  const base = opts.step - (opts.cursor?.value ?? 0);
+  launch(
+    rec,
+    'decode_finish',
+    R,
+    p(R, 1, S, 1, base, opts, opts.padId, { logprob: samples.at[1], entropy: samples.at[2] }),
+    [
+      state.current,
+      state.done,
+      state.tokens,
+      state.logprobs,
+      state.entropies,
+      state.mask,
+      samples.bound,
+      opts.cursor?.tensor ?? zeroCursor(rec.ctx),
+    ],
+  );
 }

@@ -13,7 +13,7 @@
 // either one tensor, or views of one arena (GpuModel keeps a Qwen2 layer's gain and q/k/v biases in one).
 
 import raw from '../../shaders/projection.wgsl?raw';
-import { declareShader, Tensor, uniforms, type Recorder } from '../gpu';
+import { declareShader, spanOf, uniforms, type Recorder, type Tensor } from '../gpu';
 import { operandCodec, withHalfVec4Operand, type HalfCodec } from './half-operand';
 import { defaultMatmulVariant, matmulSumOrder, type MatmulSumOrder } from './matmul';
 import { rowLayout } from './rows';
@@ -141,22 +141,6 @@ export function projectionSumOrder(device: GPUDevice, K: number, widths: readonl
   if (!projectionFits(K, widths)) return null;
   const orders = new Set(widths.map((N) => matmulSumOrder(defaultMatmulVariant(device, { M: 1, N, K, transB: true }))));
   return orders.size === 1 ? [...orders][0] : null;
-}
-
-/**
- * The one f32 tensor spanning views of one buffer, and each view's first element in it (0 for a missing part), or
- * null where the views lie in different buffers.
- */
-export function spanOf(parts: readonly (Tensor | null)[]): { bound: Tensor; at: number[] } | null {
-  const present = parts.filter((t): t is Tensor => t !== null);
-  if (present.length === 0) return null;
-  const buffer = present[0].buffer;
-  if (present.some((t) => t.buffer !== buffer)) return null;
-  const start = Math.min(...present.map((t) => t.byteOffset));
-  const end = Math.max(...present.map((t) => t.byteOffset + t.byteLength));
-  const bound =
-    present.length === 1 ? present[0] : new Tensor(buffer, [(end - start) / 4], 'f32', 'span', start, false);
-  return { bound, at: parts.map((t) => (t ? (t.byteOffset - start) / 4 : 0)) };
 }
 
 /** The one f32 buffer the gain and biases are bound as, and each one's first element in it. */

@@ -139,10 +139,10 @@ const EXPECTED_DECODE_PLAIN: DecodeStepCounts = {
   readbacksPerRollout: 1,
   tokenSteps: 4,
   bytesOverWeights: 1.008,
-  // The decode cursor (src/kernels/decode.ts) keeps RoPE with the cache writes, attention and the sampler the same
-  // dispatch every step: only decode_finish's column parameter makes a bind group per step (2 per layer and 2
-  // outside them before the cursor).
-  bindGroupsPerDecodeStep: { perLayer: 0, fixed: 1 },
+  // The decode cursor (src/kernels/decode.ts) keeps RoPE with the cache writes, attention, the sampler and
+  // decode_finish the same dispatch every step: no bind group is made after a rollout's first decode step (2 per
+  // layer and 2 outside them before the cursor; 1 outside them while decode_finish took its column as a parameter).
+  bindGroupsPerDecodeStep: { perLayer: 0, fixed: 0 },
 };
 const EXPECTED_DECODE_LORA: DecodeStepCounts = {
   ...EXPECTED_DECODE_PLAIN,
@@ -166,10 +166,10 @@ const EXPECTED_GRPO = {
     submits: 4,
     readbacks: 3,
     // Bind groups made in the second step (the others were cached from the first): the rollout's and the update's
-    // tensors are made afresh each step, so most of theirs are new; decode steps after a rollout's first make one.
+    // tensors are made afresh each step, so most of theirs are new; decode steps after a rollout's first make none.
     phases: {
       'rollout.prefill': { dispatches: 59, submits: 1, steps: 1, bindGroups: 58 },
-      'rollout.decode': { dispatches: 81, submits: 1, steps: 3, bindGroups: 27 },
+      'rollout.decode': { dispatches: 81, submits: 1, steps: 3, bindGroups: 25 },
       'rl.score': { dispatches: 32, submits: 1, steps: 1, bindGroups: 1 },
       'rl.update': { dispatches: 204, submits: 1, steps: 1, bindGroups: 151 },
     },

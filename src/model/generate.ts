@@ -4,7 +4,7 @@
 // command buffer (every step's positions are uploaded once, each step binding its own row), so a GPU whose decode
 // step is bound by the submit pays it once per `stepsPerSubmit` steps.
 
-import type { Recorder, Tensor } from '../gpu';
+import { tensorArena, Tensor, type Recorder } from '../gpu';
 import { decodeFinish, type DecodeBuffers } from '../kernels/decode';
 import { sampleTokens, type SamplerOptions } from '../kernels/sampler';
 import type { GpuModel } from './gpu-model';
@@ -168,10 +168,16 @@ export async function generate(
     rstd: f32([R], 'last.rstd'),
     logits: f32([R, V], 'last.logits'),
   };
-  const sampled = u32([R], 'sampled');
-  const lp = f32([R], 'sampled.logprob');
-  const ent = f32([R], 'sampled.entropy');
-  const flp = f32([R], 'sampled.filtered_logprob');
+  // The sampler's outputs are views of one buffer, which decode_finish binds once.
+  const samples = tensorArena(
+    ctx,
+    [[R], [R], [R], [R]],
+    ['sampled', 'sampled.logprob', 'sampled.entropy', 'sampled.filtered_logprob'],
+    'samples',
+  );
+  t(samples.all);
+  const [ids, lp, ent, flp] = samples.views;
+  const sampled = new Tensor<'u32'>(ids.buffer, [R], 'u32', 'sampled', ids.byteOffset, false);
   const checkEvery = opts.checkEvery ?? 8;
   let readbacks = 0;
   let steps = 0;
@@ -200,6 +206,7 @@ export async function generate(
       sampleTokens(rec, sampled, lp, ent, flp, head.logits, { ...opts.sampler, step: s }, stepCursor);
       decodeFinish(rec, state, sampled, opts.recordFiltered ? flp : lp, ent, {
         step: s,
+        cursor: stepCursor,
         eosId: opts.eosId,
         eosIds: opts.eosIds,
         padId: opts.padId,

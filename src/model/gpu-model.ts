@@ -22,7 +22,7 @@
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
 // there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
-import { arenaSize, tensorArena, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { arenaSize, spanOf, tensorArena, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
 import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
@@ -36,7 +36,6 @@ import {
   projectionQkv,
   projectionQkvLoraFits,
   projectionSumOrder,
-  spanOf,
   type GpuLoraEpilogue,
 } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
@@ -713,12 +712,14 @@ export class GpuModel {
    * One decoder layer: x -> (h, xNext). With a cache, the new keys and values are written at cache position
    * `pos` and attention reads the cache's first pos + T positions; without, it attends over the fresh k and v.
    * A decode cursor (decodeCursorFits) moves pos and the positions by its GPU value (src/kernels/decode.ts).
+   * xNext null: backward()'s recompute, which makes only what the layer's backward reads (not the output, which the
+   * forward wrote and the next layer's backward no longer needs).
    */
   private layerForward(
     rec: Recorder,
     l: number,
     a: LayerActs,
-    xNext: Tensor,
+    xNext: Tensor | null,
     inp: ForwardInputs,
     cache?: { kv: KvCache; pos: number; cursor?: DecodeCursor },
   ): void {
@@ -893,6 +894,14 @@ export class GpuModel {
       adapt('up_proj', a.up, a.n2);
       swigluForward(rec, a.act, a.gate, a.up);
     }
+    if (xNext === null) {
+      // Recomputing: the down product and the residual add are skipped (their output, the next layer's input or
+      // xOut, still holds what the forward wrote); the down adapter's xa is made, since its backward reads it.
+      const xa = a.xa.down_proj;
+      if (this.lora && xa)
+        matmul(rec, xa, a.act.reshape2d(), this.adapters.get(loraNames(l, 'down_proj').A)!, { transB: true });
+      return;
+    }
     if (xNext !== a.h) copy(rec, xNext, a.h);
     if (!(decode && this.addAdaptedProduct(rec, l, 'down_proj', a, xNext, a.act, W(`${pre}mlp.down_proj.weight`)))) {
       matmul(rec, xNext.reshape2d(), a.act.reshape2d(), W(`${pre}mlp.down_proj.weight`), {
@@ -1065,9 +1074,8 @@ export class GpuModel {
       const G = (n: string) => this.g(pre + n);
       const adaptBack = (tg: LoraTarget, dX: Tensor, dY: Tensor, x: Tensor) =>
         this.loraBackward(rec, ws, g, l, tg, dX, dY, x);
-      // Recompute: this layer's activations again from its input (its output, already consumed, is rewritten as it was).
-      if (ws.mode === 'recompute')
-        this.layerForward(rec, l, a, l + 1 < ws.layers.length ? ws.layers[l + 1].x : ws.xOut, inp);
+      // Recompute: this layer's activations again from its input, all but its output (already consumed).
+      if (ws.mode === 'recompute') this.layerForward(rec, l, a, null, inp);
       // MLP: x' = h + act Wd^T.
       matmul(rec, g.dAct.reshape2d(), g.dRes.reshape2d(), W('mlp.down_proj.weight'));
       weightGrad(pre + 'mlp.down_proj.weight', g.dRes, a.act);

@@ -1,7 +1,7 @@
 // Per-layer activation recomputation (GpuModel's 'recompute' workspaces, the gradient_checkpointing knob): one
 // forward and backward of a full model and of a LoRA model (Qwen2 biases, GQA) gives exactly the gradients of the
-// model that keeps every layer's activations (the recomputed forward is the same dispatches on the same inputs), while
-// the workspace holds fewer bytes; and a frozen model's forward-only workspace gives the same hidden states as a
+// model that keeps every layer's activations (the recomputed forward is the same dispatches on the same inputs, less
+// the layer's output, which the forward kept), while the workspace holds fewer bytes; and a frozen model's forward-only workspace gives the same hidden states as a
 // training one. Runs on the machine's WebGPU adapter through Dawn; a missing adapter fails the suite.
 
 import { describe, expect, it } from 'vitest';
@@ -54,18 +54,20 @@ async function step(opts: GpuModelOptions, lora?: LoraInit) {
   const modelBytes = ctx.tensorBytes().live - before;
   const rec = ctx.recorder('recompute');
   const ws = model.forward(rec, B, T, inp);
+  const forwardDispatches = rec.dispatchCount;
   const wsBytes = ctx.tensorBytes().live - before - modelBytes;
   if (!opts.frozen) {
     model.zeroGrads(rec);
     model.headBackwardOf(rec, ws, dLogits);
     model.backward(rec, ws, inp);
   }
+  const dispatches = rec.dispatchCount;
   rec.submit();
   const hidden = (await ctx.read(ws.nf)) as Float32Array;
   const grads = await model.downloadGrads();
   model.destroy();
   for (const t of [inp.tokens, inp.positions, dLogits]) t.destroy();
-  return { grads, hidden, wsBytes };
+  return { grads, hidden, wsBytes, forwardDispatches, dispatches };
 }
 
 describe('per-layer activation recomputation', () => {
@@ -97,6 +99,11 @@ describe('per-layer activation recomputation', () => {
         expect(Array.from(again.grads[name]), `${label} ${name}`).toEqual(Array.from(g));
       }
       expect(again.wsBytes, label).toBeLessThan(kept.wsBytes);
+      // The recompute runs each layer's forward but its output: not the residual copy and the down product (nor,
+      // with down adapted, its y += s xa B^T; its x A^T stays, the backward reads xa). The forward's fixed part is
+      // the embedding and the final norm.
+      const skipped = label === 'LoRA' ? 3 : 2;
+      expect(again.dispatches - kept.dispatches, label).toBe(kept.forwardDispatches - 2 - CONFIG.nLayers * skipped);
     }
   });
 

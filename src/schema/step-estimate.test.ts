@@ -103,9 +103,15 @@ describe('step work', () => {
     // attention 960; head data only 480.
     expect(f.update_actor).toBe(3040 + 480 + 2400 + 320 + 960 + 480);
     expect(f.optimizer).toBe(12 * 8);
-    // Gradient checkpointing recomputes the layers' forward once more.
+    // Gradient checkpointing recomputes the layers' forward once more, but for the down product (4 x 6 multiply-adds
+    // a token, 2 x 2 x 5 x 24 = 480), whose output the backward does not read.
     expect(flops({ lora_rank: 1, lora_targets: 'q_proj', gradient_checkpointing: true }).update_actor).toBe(
-      3040 + 480 + 2400 + 320 + 960 + 480 + 3040,
+      3040 + 480 + 2400 + 320 + 960 + 480 + 3040 - 480,
+    );
+    // With down adapted (rank 1: 6 + 4 multiply-adds a token), its B product (4) is skipped too, its x A^T is not.
+    const down = { lora_rank: 1, lora_targets: 'down_proj' };
+    expect(flops({ ...down, gradient_checkpointing: true }).update_actor - flops(down).update_actor).toBe(
+      2 * 2 * (5 * (120 + 10) + 120) - 2 * 2 * 5 * (24 + 4),
     );
   });
 

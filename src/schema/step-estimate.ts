@@ -331,14 +331,17 @@ export function stepWork(config: RLConfig, model: ModelConfig, options: StepWork
   // The update: forward, then a backward of twice the forward's products (data gradients, and weight gradients of
   // every weight, or under LoRA of the adapters only: the base's data gradients alone), the head's data and (full
   // fine-tuning) weight gradients, attention's backward twice its forward; gradient checkpointing adds a forward
-  // of the layers. Critic runs train a second model the same way.
+  // of the layers but their down products and the down adapters' B products (the recompute makes only what the
+  // backward reads: src/model/gpu-model.ts). Critic runs train a second model the same way.
   const layerFwd = 2 * N * (T * L * (layerMacs + loraMacs) + L * causalAttentionMacs(model, T));
   const headFwd = 2 * N * S * C * V;
   const baseGrad = lora ? 0 : 2 * N * T * L * layerMacs;
   const backward =
     2 * N * T * L * layerMacs + baseGrad + 2 * 2 * N * T * L * loraMacs + 2 * 2 * N * L * causalAttentionMacs(model, T);
   const headBack = headFwd * (lora ? 1 : 2);
-  const recompute = config.gradient_checkpointing ? layerFwd : 0;
+  const [downOut, downIn] = projections(model).down_proj;
+  const downMacs = downOut * downIn + (lora?.targets.includes('down_proj') ? lora.rank * downOut : 0);
+  const recompute = config.gradient_checkpointing ? layerFwd - 2 * N * T * L * downMacs : 0;
   const models = d.needsCritic ? 2 : 1;
   const passes = config.num_iterations;
   const update: PhaseWork = {
