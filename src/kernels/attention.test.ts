@@ -1,8 +1,8 @@
 // GPU-vs-twin tier for shaders/attention.wgsl: every case in attention.cases.ts runs the real WGSL through Dawn
 // (SwiftShader on machines without a GPU) and is compared with src/reference/attention.ts. Never skips.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GpuContext } from '../gpu';
+import { describe, expect, it } from 'vitest';
+import type { GpuContext } from '../gpu';
 import {
   ROWS_LAVAPIPE_MAX_REGISTER_VEC4,
   ROWS_MAX_LOOPED_VEC4,
@@ -15,7 +15,7 @@ import {
 } from './attention';
 import { vulkanDriverOf } from '../gpu/vulkan-drivers';
 import { attentionCases } from './attention.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
+import { itEachCaseMatchesTwin, useDefaultLimitsDevice, useNodeDevice } from '../testing/test-device';
 
 const gpu = useNodeDevice();
 
@@ -32,21 +32,10 @@ describe('attention kernels on the GPU match their CPU twin', () => {
 describe('attention within WebGPU default limits', () => {
   // The engine requests the adapter's maxStorageBuffersPerShaderStage (12 on SwiftShader), but a browser
   // adapter may offer only WebGPU's default of 8: every entry point must fit it (dk/dv binds exactly 8).
-  let small: GpuContext | undefined;
-  // Held for the test file's lifetime: a Dawn instance collected while its device lives aborts the process.
-  let dawn: GPU | undefined;
-  beforeAll(async () => {
-    const webgpu = await import('webgpu');
-    dawn = webgpu.create([]);
-    const adapter = await dawn.requestAdapter();
-    if (!adapter) throw new Error('no adapter for the default-limits device');
-    const device = await adapter.requestDevice({ label: 'default-limits' }); // no required limits: the defaults
-    small = new GpuContext(device, gpu.ctx.report);
-  });
-  afterAll(() => small?.destroy());
+  const small = useDefaultLimitsDevice(gpu);
 
   it('runs every padded and cached case on a device with 8 storage buffers per stage', async () => {
-    const dev = small!;
+    const dev = small.ctx;
     const limit = (c: GpuContext) => c.device.limits.maxStorageBuffersPerShaderStage;
     console.log(`storage buffers per stage: engine device ${limit(gpu.ctx)}, default-limits device ${limit(dev)}`);
     expect(dev.device.limits.maxStorageBuffersPerShaderStage).toBe(8);
@@ -57,7 +46,6 @@ describe('attention within WebGPU default limits', () => {
       expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
     }
     await dev.flush();
-    expect(dawn).toBeDefined();
   });
 });
 

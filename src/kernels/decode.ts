@@ -185,7 +185,7 @@ export function decodeFinish(
     throw new Error(`decodeFinish: the samples must have ${R} rows, got ${sampled.describe()}`);
   if (opts.step >= S) throw new Error(`decodeFinish: step ${opts.step} is past the completion length ${S}`);
   const samples = spanOf([sampled, logprob, entropy]);
-  if (!samples || samples.at[0] !== 0)
+  if (samples?.at[0] !== 0)
     throw new Error('decodeFinish: the sampled ids, log-probs and entropies must be views of one buffer, ids first');
   if (opts.cursor) checkCursor('decodeFinish', opts.cursor, opts.step);
   const base = opts.step - (opts.cursor?.value ?? 0);

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { projectionCases } from './projection.cases';
-import { itEachCaseMatchesTwin, useNodeDevice } from '../testing/test-device';
+import { itEachCaseMatchesTwin, useDefaultLimitsDevice, useNodeDevice } from '../testing/test-device';
 import { tensorArena, type Tensor } from '../gpu';
 import { Rng } from '../core/random';
 import { randomHost } from './verify';
@@ -267,6 +267,24 @@ describe("the LoRA epilogues equal the adapters' matmuls run after the base prod
 });
 
 describe('projection within WebGPU default limits', () => {
+  const small = useDefaultLimitsDevice(gpu);
+
+  it('runs every case but projection_qkv_lora on a device with 8 storage buffers per stage, which refuses that one', async () => {
+    const dev = small.ctx;
+    expect(dev.device.limits.maxStorageBuffersPerShaderStage).toBe(8);
+    expect(projectionQkvLoraFits(dev.device)).toBe(false);
+    const all = projectionCases();
+    const qkvLora = (name: string) => name.startsWith('projectionQkv') && name.includes(' lora ');
+    const fitting = all.filter((c) => !qkvLora(c.name));
+    expect(all.length - fitting.length).toBeGreaterThanOrEqual(15);
+    for (const c of fitting.filter((_, i) => i % 3 === 0 || /lora|Pair/.test(fitting[i].name))) {
+      const r = await c.run(dev);
+      expect(r.pass, `${c.name}: ${r.summary}`).toBe(true);
+    }
+    await expect(all.find((c) => qkvLora(c.name))!.run(dev)).rejects.toThrow(/binds 10 storage buffers/);
+    await dev.flush();
+  });
+
   it('binds at most 8 storage buffers per entry point but projection_qkv_lora, which binds 10', () => {
     const storage = [...PROJECTION_SHADER.source.matchAll(/@binding\((\d+)\) var<storage[^>]*> (\w+)/g)];
     const over = storage.filter((m) => Number(m[1]) > 8).map((m) => m[2]);

@@ -6,7 +6,7 @@
 // adapter that is not the named driver, fails the file loudly; nothing falls back to another driver.
 
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeAdapter, type GpuContext } from '../gpu';
+import { describeAdapter, GpuContext } from '../gpu';
 import { acquireNodeDevice, assertVulkanDriver, isVulkanDriver, useVulkanDriver, type VulkanDriver } from '../gpu/node';
 import type { KernelCase } from '../kernels/verify';
 
@@ -63,6 +63,36 @@ export function useNodeDevice(): TestDevice {
       return get().report.features.includes('shader-f16');
     },
     driver: requestedTestDriver(),
+  };
+}
+
+/**
+ * A second device with WebGPU's default limits (no limit raised: 8 storage buffers per shader stage, as a browser
+ * adapter may give), for the kernels that must fit them; acquired in beforeAll, destroyed in afterAll. The engine's
+ * own devices raise the limits to the adapter's (SwiftShader: 12 storage buffers), so kernels that bind more pass
+ * there and fail here. `ctx` shares the file device's report.
+ */
+export function useDefaultLimitsDevice(gpu: Pick<TestDevice, 'ctx'>): Pick<TestDevice, 'ctx'> {
+  let small: GpuContext | undefined;
+  // Held for the file's lifetime: a Dawn instance collected while its device lives aborts the process.
+  let dawn: GPU | undefined;
+  beforeAll(async () => {
+    const webgpu = await import('webgpu');
+    dawn = webgpu.create([]);
+    const adapter = await dawn.requestAdapter();
+    if (!adapter) throw new Error('no adapter for the default-limits device');
+    const device = await adapter.requestDevice({ label: 'default-limits' }); // no required limits: the defaults
+    small = new GpuContext(device, gpu.ctx.report);
+  });
+  afterAll(() => {
+    small?.destroy();
+    expect(dawn).toBeDefined();
+  });
+  return {
+    get ctx(): GpuContext {
+      if (!small) throw new Error('the default-limits device is acquired in beforeAll');
+      return small;
+    },
   };
 }
 
