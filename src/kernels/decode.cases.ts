@@ -12,6 +12,15 @@ import { gpuTwinCase, randomHost, randomInts, type KernelCase } from './verify';
 
 const exact = { atol: 0, rtol: 0 };
 
+/** Six rows' samples over five steps: the rows end (id 2) at steps 0 to 3, the last steps write pads. */
+const FIVE_STEPS = [
+  [5, 2, 7, 9, 3, 2],
+  [2, 8, 2, 4, 5, 6],
+  [9, 9, 9, 2, 7, 6],
+  [4, 4, 4, 4, 2, 6],
+  [1, 1, 1, 1, 1, 1],
+];
+
 export function decodeCases(): KernelCase[] {
   const cases: KernelCase[] = [];
   for (const [B, T, Tcap, W, pos] of [
@@ -48,37 +57,10 @@ export function decodeCases(): KernelCase[] {
     );
   }
   // decodeFinish over a few steps: rows finish at different steps; the token buffer is compared through its bits.
-  cases.push(
-    finishCase(
-      'decodeFinish R=6 S=5 over 5 steps',
-      [
-        [5, 2, 7, 9, 3, 2],
-        [2, 8, 2, 4, 5, 6],
-        [9, 9, 9, 2, 7, 6],
-        [4, 4, 4, 4, 2, 6],
-        [1, 1, 1, 1, 1, 1],
-      ],
-      { eosId: 2 },
-      0,
-    ),
-  );
+  cases.push(finishCase('decodeFinish R=6 S=5 over 5 steps', FIVE_STEPS, { eosId: 2 }, 0));
   // The same steps through a decode cursor, as a rollout records them: step s >= 1 at column 1 plus the cursor's
   // value s - 1, set by an upload before the step (the kernel reads the column from the GPU, not its parameters).
-  cases.push(
-    finishCase(
-      'decodeFinish R=6 S=5 over 5 steps, a decode cursor',
-      [
-        [5, 2, 7, 9, 3, 2],
-        [2, 8, 2, 4, 5, 6],
-        [9, 9, 9, 2, 7, 6],
-        [4, 4, 4, 4, 2, 6],
-        [1, 1, 1, 1, 1, 1],
-      ],
-      { eosId: 2 },
-      0,
-      true,
-    ),
-  );
+  cases.push(finishCase('decodeFinish R=6 S=5 over 5 steps, a decode cursor', FIVE_STEPS, { eosId: 2 }, 0, true));
   // Several end-of-sequence ids (Llama 3.2 Instruct ships three): a row ends at the first of any of them. Row 0
   // meets the second id (7) before the first (2); row 3 never meets one; the pad is one of the ids (Qwen pads with
   // <|endoftext|>, which also ends a completion), so the pad written after a row's end is itself an id.
