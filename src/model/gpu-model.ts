@@ -813,13 +813,12 @@ export class GpuModel {
       matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
       matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
     }
-    if (qkvLora) {
-      // Added in the product's epilogue.
-    } else if (loraDownFused) {
+    // With qkvLora the deltas were added in the product's epilogue.
+    if (loraDownFused && !qkvLora) {
       this.loraUp(rec, l, 'q_proj', a, a.q);
       this.loraUp(rec, l, 'k_proj', a, a.k);
       this.loraUp(rec, l, 'v_proj', a, a.v);
-    } else {
+    } else if (!loraDownFused) {
       adapt('q_proj', a.q, a.n1);
       adapt('k_proj', a.k, a.n1);
       adapt('v_proj', a.v, a.n1);
@@ -871,11 +870,11 @@ export class GpuModel {
     }
     const gain2 = this.p(`${pre}post_attention_layernorm.weight`);
     if (gateUpOrder && (!gateUpAdapted || gateUpLora)) {
-      if (gateUpLoraDown && gateUpLora) {
+      if (gateUpLora) {
         const A = (tg: LoraTarget) => this.adapters.get(loraNames(l, tg).A)!;
         projectionPair(rec, [a.xa.gate_proj!, a.xa.up_proj!], a.h.reshape2d(), [A('gate_proj'), A('up_proj')], {
           norm: { gain: gain2, eps: c.normEps },
-          order: gateUpLoraDown,
+          order: gateUpLoraDown!,
         });
       }
       projectionGateUp(
