@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.destroy());
 
-export const LEARNING_BUDGET = { task: 'copy', difficulty: 3, steps: 300, batchSize: 32, lr: 3e-3 } as const;
+export const LEARNING_BUDGET = { task: 'copy', difficulty: 3, steps: 200, batchSize: 32, lr: 3e-3 } as const;
 
 describe('learning', () => {
   it(`nano learns copy (length ${LEARNING_BUDGET.difficulty}) from scratch to >= 90% held-out greedy accuracy in ${LEARNING_BUDGET.steps} steps`, async () => {
