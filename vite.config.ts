@@ -1,5 +1,6 @@
 // Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite: the fast project
-// (pure logic, no Dawn: `npm run test:fast`), the slow project (GPU device, CLI processes, real training runs) and
+// (pure logic, no Dawn: `npm run test:fast`), the slow projects (GPU device, CLI processes, real training runs;
+// `slow` in one shared process, `slow-own-process` for the files that need their own) and
 // the lavapipe project (the kernel and GPU-model files again on Mesa's lavapipe driver); src/testing/tiers.ts tells
 // them apart.
 // The GPU tests run real WGSL through Dawn on whatever Vulkan driver VK_ICD_FILENAMES names
@@ -13,13 +14,14 @@ import { hubOriginsPlugin } from './scripts/hub-origins-plugin';
 import { docsPlugin } from './scripts/docs-plugin';
 import { offlinePlugin } from './scripts/offline-plugin';
 import { TEST_HUB_ENDPOINT } from './src/testing/test-hub';
-import { secondDriverFiles, testTiers } from './src/testing/tiers';
+import { secondDriverFiles, slowProcesses, testTiers } from './src/testing/tiers';
 import { SWIFTSHADER_ICD, VULKAN_DRIVERS } from './src/gpu/vulkan-drivers';
 
 const swiftshaderIcd = SWIFTSHADER_ICD;
 const vulkanEnv: Record<string, string> =
   process.env.VK_ICD_FILENAMES || !existsSync(swiftshaderIcd) ? {} : { VK_ICD_FILENAMES: swiftshaderIcd };
 const tiers = testTiers(import.meta.dirname);
+const slow = slowProcesses(import.meta.dirname, tiers.slow);
 
 /**
  * The dev server only: index.html's Content-Security-Policy plus what Vite's dev client needs (the inline React
@@ -55,9 +57,15 @@ export default defineConfig({
         // No Dawn here, so worker threads, cheaper to start than the forks the slow project needs.
         test: { name: 'fast', include: tiers.fast, pool: 'threads', testTimeout: 10_000, hookTimeout: 10_000 },
       },
+      // The slow tier: one process for its files (isolate off), but for the few that need one of their own
+      // (src/testing/tiers.ts, OWN_PROCESS_SIGNS). `--project 'slow*'` runs both.
       {
         extends: true,
-        test: { name: 'slow', include: tiers.slow, testTimeout: 120_000, hookTimeout: 120_000 },
+        test: { name: 'slow', include: slow.shared, isolate: false, testTimeout: 120_000, hookTimeout: 120_000 },
+      },
+      {
+        extends: true,
+        test: { name: 'slow-own-process', include: slow.ownProcess, testTimeout: 120_000, hookTimeout: 120_000 },
       },
       // Opt-in (npm run test:lavapipe): on a loaded 2-core machine its first-dispatch compiles take far longer than
       // the rest of the suite (BENCHMARKS.md, "Two drivers").

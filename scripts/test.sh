@@ -3,10 +3,10 @@
 #   1. quick: typecheck, then the fast tier (Vitest `fast`: pure logic on the CPU, no Dawn, a thread per core).
 #      A failure here stops the run: nothing slower starts.
 #   2. system packages (scripts/setup-system.sh: Chromium, the Vulkan loader), then, side by side, the GPU tier
-#      (Vitest `slow`: GPU kernels through Dawn on SwiftShader, the model, the trainer, the CLIs, a sample of the
-#      lessons' checks; the second driver, lavapipe, is `npm run test:lavapipe`, not part of this) and the browser
-#      tier (Playwright in Debian's Chromium with WebGPU; the kernel self-test on its sample) with the page bundle
-#      check. Both always run, so one run reports both.
+#      (Vitest's `slow` projects: GPU kernels through Dawn on SwiftShader, the model, the trainer, the CLIs, a sample
+#      of the lessons' checks; the second driver, lavapipe, is `npm run test:lavapipe`, not part of this) and the
+#      browser tier (Playwright in Debian's Chromium with WebGPU; the kernel self-test on its sample) with the page
+#      bundle check. Both always run, so one run reports both.
 # Each tier's report goes to test-results/; scripts/summarize-tests.mjs prints each tier's counts and time and ends
 # with one closing line with the totals. The full versions of what the tiers sample: `npm run lessons -- --check`
 # (every lesson, 5 seeds) and `RL_LAB_FULL_SELFTEST=1 npx playwright test e2e/selftest.spec.ts` (every kernel case).
@@ -62,7 +62,7 @@ bash scripts/setup-system.sh || {
 # RL_LAB_TIERS_IN_SEQUENCE=1 runs them one after the other, printing as they go; RL_LAB_GPU_WORKERS sets the GPU
 # tier's forks (1 by default).
 gpu_tier() {
-  npx vitest run --project slow --maxWorkers="${RL_LAB_GPU_WORKERS:-1}" --reporter=default --reporter=json \
+  npx vitest run --project 'slow*' --maxWorkers="${RL_LAB_GPU_WORKERS:-1}" --reporter=default --reporter=json \
     --outputFile.json=test-results/vitest-slow.json
 }
 browser_tier() {
@@ -72,7 +72,7 @@ browser_tier() {
   node scripts/check-entry-chunk.mjs || rc=1
   return $rc
 }
-begin 'GPU tier: vitest --project slow (Dawn on SwiftShader, CLIs, training runs) and browser tier: playwright (Chromium + WebGPU)'
+begin 'GPU tier: vitest --project slow* (Dawn on SwiftShader, CLIs, training runs) and browser tier: playwright (Chromium + WebGPU)'
 if [ "${RL_LAB_TIERS_IN_SEQUENCE:-0}" = 1 ]; then
   gpu_tier
   slow=$?

@@ -4,7 +4,10 @@
 // every layout). The browser tier runs this subset (e2e/selftest.spec.ts opens /?selftest&sample); the page's button
 // at /?selftest, `npm run selftest` and the kernel test files in Node run every case.
 
-/** One case of every this many in each family (1,410 cases give 81; src/kernels/case-sample.test.ts checks every matmul variant and layout is among them). */
+/**
+ * One case of every this many in each family (1,410 cases give 81; src/kernels/case-sample.test.ts checks every
+ * matmul variant and layout is among them).
+ */
 export const SAMPLE_STRIDE = 20;
 
 /** The cases at positions 0, stride, 2 stride, ... of each family, in their original order. */

@@ -3,6 +3,9 @@
 //         package, the CLI's tuned device), start the CLI in a child process (which may open one), or train the real
 //         model through a LabEngine or the train CLI in process (src/testing/train-in-process.ts); 120 s per test
 //   fast  everything else: pure logic on the CPU, no Dawn; 10 s per test (`npm run test:fast`)
+// The slow tier's files share one process (Vitest's `slow` project, isolate off: a file does not pay for a fresh
+// process, module graph and Dawn instance, and the tier took 31% less time on 12 files); the few that bind a
+// process-wide backend or mock a module run each in a process of its own (`slow-own-process`, OWN_PROCESS_SIGNS).
 // `npm test` (scripts/test.sh) runs the fast tier first and stops there on a failure, then the slow tier, each file
 // once; `npm run test:lavapipe` runs the kernel and GPU-model files of the slow tier a second time on lavapipe
 // (secondDriverFiles).
@@ -41,6 +44,25 @@ function testFiles(root: string, dir: string): string[] {
 export function testTiers(root: string): Record<Tier, string[]> {
   const out: Record<Tier, string[]> = { fast: [], slow: [] };
   for (const f of testFiles(root, join(root, 'src')).sort()) out[tierOf(readFileSync(join(root, f), 'utf8'))].push(f);
+  return out;
+}
+
+/**
+ * What keeps a slow file out of the shared process: jax-js starts its WebGPU backend once per process, bound to one
+ * GPUDevice (the bench's peer and its test each bind their own device), and vi.mock replaces a module for the
+ * files after it too when the module graph is shared.
+ */
+const OWN_PROCESS_SIGNS: readonly RegExp[] = [/^[^'"`\n]*\b(?:useJaxOnDevice|runBench)\(/m, /^[^'"`\n]*\bvi\.mock\(/m];
+
+/** Whether a slow test file must run in a process of its own, from its source text. */
+export function needsOwnProcess(text: string): boolean {
+  return OWN_PROCESS_SIGNS.some((re) => re.test(text));
+}
+
+/** The slow files of `tiers` split into those that share one process and those that each run in their own. */
+export function slowProcesses(root: string, slow: readonly string[]): { shared: string[]; ownProcess: string[] } {
+  const out = { shared: [] as string[], ownProcess: [] as string[] };
+  for (const f of slow) (needsOwnProcess(readFileSync(join(root, f), 'utf8')) ? out.ownProcess : out.shared).push(f);
   return out;
 }
 
