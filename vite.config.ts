@@ -1,6 +1,6 @@
 // Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite: the fast project
 // (pure logic, no Dawn: `npm run test:fast`), the slow projects (GPU device, CLI processes, real training runs;
-// `slow` in one shared process, `slow-own-process` for the files that need their own) and
+// `slow` in one shared process, `slow-alone` for the files that need their own) and
 // the lavapipe project (the kernel and GPU-model files again on Mesa's lavapipe driver); src/testing/tiers.ts tells
 // them apart.
 // The GPU tests run real WGSL through Dawn on whatever Vulkan driver VK_ICD_FILENAMES names
@@ -14,14 +14,15 @@ import { hubOriginsPlugin } from './scripts/hub-origins-plugin';
 import { docsPlugin } from './scripts/docs-plugin';
 import { offlinePlugin } from './scripts/offline-plugin';
 import { TEST_HUB_ENDPOINT } from './src/testing/test-hub';
-import { secondDriverFiles, slowProcesses, testTiers } from './src/testing/tiers';
+import { secondDriverFiles, sharedAndAlone, testTiers } from './src/testing/tiers';
 import { SWIFTSHADER_ICD, VULKAN_DRIVERS } from './src/gpu/vulkan-drivers';
 
 const swiftshaderIcd = SWIFTSHADER_ICD;
 const vulkanEnv: Record<string, string> =
   process.env.VK_ICD_FILENAMES || !existsSync(swiftshaderIcd) ? {} : { VK_ICD_FILENAMES: swiftshaderIcd };
 const tiers = testTiers(import.meta.dirname);
-const slow = slowProcesses(import.meta.dirname, tiers.slow);
+const fast = sharedAndAlone(import.meta.dirname, tiers.fast);
+const slow = sharedAndAlone(import.meta.dirname, tiers.slow);
 
 /**
  * The dev server only: index.html's Content-Security-Policy plus what Vite's dev client needs (the inline React
@@ -55,17 +56,29 @@ export default defineConfig({
         // The webgpu package is a throwing stand-in here: a misclassified file fails instead of finding a device.
         resolve: { alias: { webgpu: fileURLToPath(new URL('./src/testing/no-webgpu.ts', import.meta.url)) } },
         // No Dawn here, so worker threads, cheaper to start than the forks the slow project needs.
-        test: { name: 'fast', include: tiers.fast, pool: 'threads', testTimeout: 10_000, hookTimeout: 10_000 },
+        test: {
+          name: 'fast',
+          include: fast.shared,
+          pool: 'threads',
+          isolate: false,
+          testTimeout: 10_000,
+          hookTimeout: 10_000,
+        },
+      },
+      {
+        extends: true,
+        resolve: { alias: { webgpu: fileURLToPath(new URL('./src/testing/no-webgpu.ts', import.meta.url)) } },
+        test: { name: 'fast-alone', include: fast.alone, pool: 'threads', testTimeout: 10_000, hookTimeout: 10_000 },
       },
       // The slow tier: one process for its files (isolate off), but for the few that need one of their own
-      // (src/testing/tiers.ts, OWN_PROCESS_SIGNS). `--project 'slow*'` runs both.
+      // (src/testing/tiers.ts, ALONE_SIGNS). `--project 'slow*'` runs both.
       {
         extends: true,
         test: { name: 'slow', include: slow.shared, isolate: false, testTimeout: 120_000, hookTimeout: 120_000 },
       },
       {
         extends: true,
-        test: { name: 'slow-own-process', include: slow.ownProcess, testTimeout: 120_000, hookTimeout: 120_000 },
+        test: { name: 'slow-alone', include: slow.alone, testTimeout: 120_000, hookTimeout: 120_000 },
       },
       // Opt-in (npm run test:lavapipe): on a loaded 2-core machine its first-dispatch compiles take far longer than
       // the rest of the suite (BENCHMARKS.md, "Two drivers").

@@ -38,8 +38,8 @@ if ! npx tsc --noEmit -p tsconfig.json; then
   exit 1
 fi
 typecheck_s=$(took)
-begin 'quick tier: vitest --project fast (pure logic, no Dawn)'
-npx vitest run --project fast --maxWorkers=100% --reporter=default --reporter=json \
+begin 'quick tier: vitest --project fast* (pure logic, no Dawn)'
+npx vitest run --project 'fast*' --maxWorkers=100% --reporter=default --reporter=json \
   --outputFile.json=test-results/vitest-fast.json
 fast=$?
 tiers+=("quick=test-results/vitest-fast.json@$(($(took) + typecheck_s))")

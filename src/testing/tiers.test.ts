@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import config from '../../vite.config';
-import { needsOwnProcess, testTiers, tierOf } from './tiers';
+import { needsOwnWorker, testTiers, tierOf } from './tiers';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -20,23 +20,31 @@ function projects(): Record<string, string[]> {
 
 describe('test tiers', () => {
   it('splits every test file into fast or slow, once', () => {
-    const { fast, slow: shared, 'slow-own-process': ownProcess } = projects();
-    const slow = [...shared, ...ownProcess].sort();
+    const p = projects();
+    const [fast, slow] = [[...p.fast, ...p['fast-alone']].sort(), [...p.slow, ...p['slow-alone']].sort()];
     const tiers = testTiers(ROOT);
     expect(fast).toEqual(tiers.fast);
     expect(slow).toEqual(tiers.slow);
-    expect(shared.filter((f) => ownProcess.includes(f))).toEqual([]);
+    expect(p.fast.filter((f) => p['fast-alone'].includes(f))).toEqual([]);
+    expect(p.slow.filter((f) => p['slow-alone'].includes(f))).toEqual([]);
     // jax-js binds one device per process: the bench and its jax-js peer's test each run in their own.
-    expect(ownProcess).toEqual(expect.arrayContaining(['src/bench/bench.test.ts', 'src/bench/peer-jaxjs.test.ts']));
-    expect(shared.length).toBeGreaterThan(ownProcess.length);
+    expect(p['slow-alone']).toEqual(
+      expect.arrayContaining(['src/bench/bench.test.ts', 'src/bench/peer-jaxjs.test.ts']),
+    );
+    expect(p['fast-alone']).toContain('src/schema/config/throwaway-knob.test.ts');
+    expect(p.slow.length).toBeGreaterThan(p['slow-alone'].length);
+    expect(p.fast.length).toBeGreaterThan(p['fast-alone'].length);
     expect(fast.length).toBeGreaterThan(30);
     expect(slow.length).toBeGreaterThan(10);
     expect(fast.filter((f) => slow.includes(f))).toEqual([]);
   });
 
   it('keeps every file that acquires a device out of the fast tier', () => {
-    const { fast, slow: shared, 'slow-own-process': ownProcess } = projects();
-    const slow = [...shared, ...ownProcess];
+    const p = projects();
+    const [fast, slow] = [
+      [...p.fast, ...p['fast-alone']],
+      [...p.slow, ...p['slow-alone']],
+    ];
     // Independent of tiers.ts's signs: the files that import the device helpers.
     const acquiresDevice = /^import\s[^;]*?from\s+'[^']*\/(?:testing\/test-device|gpu\/node)'/m;
     const acquires = [...fast, ...slow].filter((f) => acquiresDevice.test(readFileSync(join(ROOT, f), 'utf8')));
@@ -55,11 +63,11 @@ describe('test tiers', () => {
     expect(tierOf("import { grpoAdvantages } from './advantages';")).toBe('fast');
   });
 
-  it('reads the signs of a file that needs a process of its own', () => {
-    expect(needsOwnProcess('  await useJaxOnDevice(ctx);')).toBe(true);
-    expect(needsOwnProcess('    report = await runBench(ctx, {')).toBe(true);
-    expect(needsOwnProcess("vi.mock('./tuned-device', async (real) => ({")).toBe(true);
-    expect(needsOwnProcess('const ctx = await acquireNodeDevice();')).toBe(false);
-    expect(needsOwnProcess("// a comment naming 'vi.mock(' is not a call")).toBe(false);
+  it('reads the signs of a file that needs a worker of its own', () => {
+    expect(needsOwnWorker('  await useJaxOnDevice(ctx);')).toBe(true);
+    expect(needsOwnWorker('    report = await runBench(ctx, {')).toBe(true);
+    expect(needsOwnWorker("vi.mock('./tuned-device', async (real) => ({")).toBe(true);
+    expect(needsOwnWorker('const ctx = await acquireNodeDevice();')).toBe(false);
+    expect(needsOwnWorker("// a comment naming 'vi.mock(' is not a call")).toBe(false);
   });
 });

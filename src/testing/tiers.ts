@@ -3,9 +3,10 @@
 //         package, the CLI's tuned device), start the CLI in a child process (which may open one), or train the real
 //         model through a LabEngine or the train CLI in process (src/testing/train-in-process.ts); 120 s per test
 //   fast  everything else: pure logic on the CPU, no Dawn; 10 s per test (`npm run test:fast`)
-// The slow tier's files share one process (Vitest's `slow` project, isolate off: a file does not pay for a fresh
-// process, module graph and Dawn instance, and the tier took 31% less time on 12 files); the few that bind a
-// process-wide backend or mock a module run each in a process of its own (`slow-own-process`, OWN_PROCESS_SIGNS).
+// Each tier's files share their worker (Vitest's isolate off, the `fast` and `slow` projects: a file does not pay for
+// a fresh module graph, nor in the slow tier for a fresh process and Dawn instance: 12 slow files took 57.5 s against
+// 83.5 s, the fast tier 51 s against 75 s); the few that bind a process-wide backend or mock a module run each in a
+// worker of their own (`fast-alone`, `slow-alone`: ALONE_SIGNS).
 // `npm test` (scripts/test.sh) runs the fast tier first and stops there on a failure, then the slow tier, each file
 // once; `npm run test:lavapipe` runs the kernel and GPU-model files of the slow tier a second time on lavapipe
 // (secondDriverFiles).
@@ -48,21 +49,21 @@ export function testTiers(root: string): Record<Tier, string[]> {
 }
 
 /**
- * What keeps a slow file out of the shared process: jax-js starts its WebGPU backend once per process, bound to one
- * GPUDevice (the bench's peer and its test each bind their own device), and vi.mock replaces a module for the
- * files after it too when the module graph is shared.
+ * What keeps a file out of its tier's shared worker: jax-js starts its WebGPU backend once per process, bound to one
+ * GPUDevice (the bench's peer and its test each bind their own device), and vi.mock replaces a module for the files
+ * after it too when the module graph is shared.
  */
-const OWN_PROCESS_SIGNS: readonly RegExp[] = [/^[^'"`\n]*\b(?:useJaxOnDevice|runBench)\(/m, /^[^'"`\n]*\bvi\.mock\(/m];
+const ALONE_SIGNS: readonly RegExp[] = [/^[^'"`\n]*\b(?:useJaxOnDevice|runBench)\(/m, /^[^'"`\n]*\bvi\.mock\(/m];
 
-/** Whether a slow test file must run in a process of its own, from its source text. */
-export function needsOwnProcess(text: string): boolean {
-  return OWN_PROCESS_SIGNS.some((re) => re.test(text));
+/** Whether a test file must run in a worker of its own, from its source text. */
+export function needsOwnWorker(text: string): boolean {
+  return ALONE_SIGNS.some((re) => re.test(text));
 }
 
-/** The slow files of `tiers` split into those that share one process and those that each run in their own. */
-export function slowProcesses(root: string, slow: readonly string[]): { shared: string[]; ownProcess: string[] } {
-  const out = { shared: [] as string[], ownProcess: [] as string[] };
-  for (const f of slow) (needsOwnProcess(readFileSync(join(root, f), 'utf8')) ? out.ownProcess : out.shared).push(f);
+/** One tier's files split into those that share a worker and those that each run alone. */
+export function sharedAndAlone(root: string, files: readonly string[]): { shared: string[]; alone: string[] } {
+  const out = { shared: [] as string[], alone: [] as string[] };
+  for (const f of files) (needsOwnWorker(readFileSync(join(root, f), 'utf8')) ? out.alone : out.shared).push(f);
   return out;
 }
 
