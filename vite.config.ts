@@ -25,6 +25,24 @@ const fast = sharedAndAlone(import.meta.dirname, tiers.fast);
 const slow = sharedAndAlone(import.meta.dirname, tiers.slow);
 
 /**
+ * A tier's two Vitest projects: `name`, whose files share their worker (isolate off), and `name-alone`, whose files
+ * each run in a worker of their own (src/testing/tiers.ts, ALONE_SIGNS). `--project 'name*'` runs both.
+ */
+function tierProjects(
+  name: string,
+  files: { shared: string[]; alone: string[] },
+  base: {
+    resolve?: { alias: Record<string, string> };
+    test: { pool?: 'threads'; testTimeout: number; hookTimeout: number };
+  },
+) {
+  return [
+    { extends: true as const, ...base, test: { ...base.test, name, include: files.shared, isolate: false } },
+    { extends: true as const, ...base, test: { ...base.test, name: `${name}-alone`, include: files.alone } },
+  ];
+}
+
+/**
  * The dev server only: index.html's Content-Security-Policy plus what Vite's dev client needs (the inline React
  * refresh preamble and the hot-reload socket). Builds and `vite preview` serve the policy as written.
  */
@@ -51,35 +69,13 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default'],
     projects: [
-      {
-        extends: true,
-        // The webgpu package is a throwing stand-in here: a misclassified file fails instead of finding a device.
+      // The webgpu package is a throwing stand-in in the fast tier: a misclassified file fails instead of finding a
+      // device. No Dawn there, so worker threads, cheaper to start than the forks the slow tier needs.
+      ...tierProjects('fast', fast, {
         resolve: { alias: { webgpu: fileURLToPath(new URL('./src/testing/no-webgpu.ts', import.meta.url)) } },
-        // No Dawn here, so worker threads, cheaper to start than the forks the slow project needs.
-        test: {
-          name: 'fast',
-          include: fast.shared,
-          pool: 'threads',
-          isolate: false,
-          testTimeout: 10_000,
-          hookTimeout: 10_000,
-        },
-      },
-      {
-        extends: true,
-        resolve: { alias: { webgpu: fileURLToPath(new URL('./src/testing/no-webgpu.ts', import.meta.url)) } },
-        test: { name: 'fast-alone', include: fast.alone, pool: 'threads', testTimeout: 10_000, hookTimeout: 10_000 },
-      },
-      // The slow tier: one process for its files (isolate off), but for the few that need one of their own
-      // (src/testing/tiers.ts, ALONE_SIGNS). `--project 'slow*'` runs both.
-      {
-        extends: true,
-        test: { name: 'slow', include: slow.shared, isolate: false, testTimeout: 120_000, hookTimeout: 120_000 },
-      },
-      {
-        extends: true,
-        test: { name: 'slow-alone', include: slow.alone, testTimeout: 120_000, hookTimeout: 120_000 },
-      },
+        test: { pool: 'threads', testTimeout: 10_000, hookTimeout: 10_000 },
+      }),
+      ...tierProjects('slow', slow, { test: { testTimeout: 120_000, hookTimeout: 120_000 } }),
       // Opt-in (npm run test:lavapipe): on a loaded 2-core machine its first-dispatch compiles take far longer than
       // the rest of the suite (BENCHMARKS.md, "Two drivers").
       ...(process.env.RL_LAB_SECOND_DRIVER

@@ -813,15 +813,15 @@ export class GpuModel {
       matmul(rec, a.k.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.k_proj.weight`), lin);
       matmul(rec, a.v.reshape2d(), a.n1.reshape2d(), W(`${pre}self_attn.v_proj.weight`), lin);
     }
-    // With qkvLora the deltas were added in the product's epilogue.
-    if (loraDownFused && !qkvLora) {
-      this.loraUp(rec, l, 'q_proj', a, a.q);
-      this.loraUp(rec, l, 'k_proj', a, a.k);
-      this.loraUp(rec, l, 'v_proj', a, a.v);
-    } else if (!loraDownFused) {
+    // With x A^T fused above, the deltas are added here unless q/k/v's epilogue (qkvLora) added them already.
+    if (!loraDownFused) {
       adapt('q_proj', a.q, a.n1);
       adapt('k_proj', a.k, a.n1);
       adapt('v_proj', a.v, a.n1);
+    } else if (!qkvLora) {
+      this.loraUp(rec, l, 'q_proj', a, a.q);
+      this.loraUp(rec, l, 'k_proj', a, a.k);
+      this.loraUp(rec, l, 'v_proj', a, a.v);
     }
     if (c.qkvBias && !biasInEpilogue) {
       // Qwen2: the biases are added before RoPE (src/reference/model.ts). Llama configs record no bias kernel.

@@ -18,10 +18,13 @@ function projects(): Record<string, string[]> {
   return out;
 }
 
+/** A tier's files: its shared project's and its alone project's. */
+const tierFiles = (p: Record<string, string[]>, tier: string) => [...p[tier], ...p[`${tier}-alone`]].sort();
+
 describe('test tiers', () => {
   it('splits every test file into fast or slow, once', () => {
     const p = projects();
-    const [fast, slow] = [[...p.fast, ...p['fast-alone']].sort(), [...p.slow, ...p['slow-alone']].sort()];
+    const [fast, slow] = [tierFiles(p, 'fast'), tierFiles(p, 'slow')];
     const tiers = testTiers(ROOT);
     expect(fast).toEqual(tiers.fast);
     expect(slow).toEqual(tiers.slow);
@@ -41,10 +44,7 @@ describe('test tiers', () => {
 
   it('keeps every file that acquires a device out of the fast tier', () => {
     const p = projects();
-    const [fast, slow] = [
-      [...p.fast, ...p['fast-alone']],
-      [...p.slow, ...p['slow-alone']],
-    ];
+    const [fast, slow] = [tierFiles(p, 'fast'), tierFiles(p, 'slow')];
     // Independent of tiers.ts's signs: the files that import the device helpers.
     const acquiresDevice = /^import\s[^;]*?from\s+'[^']*\/(?:testing\/test-device|gpu\/node)'/m;
     const acquires = [...fast, ...slow].filter((f) => acquiresDevice.test(readFileSync(join(ROOT, f), 'utf8')));

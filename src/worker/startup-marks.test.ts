@@ -1,6 +1,7 @@
 // The time-to-first-step marks are set once per stage, at the first time it is reached, under the shared prefix
 // the e2e (e2e/first-step.spec.ts) reads them by.
 import { beforeEach, expect, it, vi } from 'vitest';
+import { STARTUP_MARK_PREFIX } from './startup-marks';
 
 // The fast tier's files share their worker (Vitest's isolate off): a store test before this one may have reached
 // stages already, in the module's once-per-page set and on the same `performance`. Each test takes a fresh module
@@ -8,12 +9,12 @@ import { beforeEach, expect, it, vi } from 'vitest';
 beforeEach(() => {
   vi.resetModules();
   for (const m of performance.getEntriesByType('mark'))
-    if (m.name.startsWith('rl-lab:')) performance.clearMarks(m.name);
+    if (m.name.startsWith(STARTUP_MARK_PREFIX)) performance.clearMarks(m.name);
 });
 const freshMarks = () => import('./startup-marks');
 
 it('marks a stage once, at its first occurrence', async () => {
-  const { STARTUP_MARK_PREFIX, markStartup } = await freshMarks();
+  const { markStartup } = await freshMarks();
   const named = () => performance.getEntriesByName(`${STARTUP_MARK_PREFIX}first-point`, 'mark');
   expect(named()).toHaveLength(0);
   markStartup('first-point');
