@@ -576,9 +576,11 @@ async function benchMatmulVsJax(
 
 /**
  * Rollout throughput with the engine's generate(): a prefill-only call (one sampled token) and a full call
- * (newTokens decode steps, no early stop); decode time per step is the median of their paired differences over
- * newTokens - 1. The full call runs again with each decode step submitted alone (stepsPerSubmit 1, the engine before
- * 2026-12-07), so the row's vsOurs says what sharing command buffers gains on this adapter.
+ * (newTokens decode steps, no early stop). The full call waits for the GPU once its prefill is submitted and times
+ * the rest (newTokens - 1 decode steps and the final readback) from there: the decode's time per step is the median
+ * of those times over newTokens - 1, one clock's interval, never a difference of two runs. The full call runs again
+ * with each decode step submitted alone (stepsPerSubmit 1, the engine before 2026-12-07), so the row's vsOurs says
+ * what sharing command buffers gains on this adapter. The whole rollout's time includes that one wait.
  */
 async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Promise<Omit<BenchRow, 'preset'>[]> {
   const { rows, prompt, newTokens } = shape.rollout;
@@ -590,37 +592,48 @@ async function benchRollout(ours: OurStep, shape: BenchShape, reps: number): Pro
   ]);
   // The full calls' host time recording their decode steps, per step (GpuCounts.recordingMs).
   const hostPerStep: number[] = [];
+  // Each full call's decode time, from the prefill's completion to the end, keyed by the call's name.
+  const decodeMs: Record<'full' | 'alone', number[]> = { full: [], alone: [] };
   const ctx = ours.model.ctx;
-  const gen = (S: number, stepsPerSubmit?: number) => async () => {
+  const gen = (S: number, decode?: { key: 'full' | 'alone'; stepsPerSubmit?: number }) => async () => {
     const before = ctx.counts.snapshot();
+    let decodeStart = 0;
     await generate(ours.model, prompts, {
       maxNewTokens: S,
       sampler: { temperature: 1, seed: 1 },
       eosId: 2,
       padId: 0,
       checkEvery: 0,
-      stepsPerSubmit,
+      stepsPerSubmit: decode?.stepsPerSubmit,
+      afterPrefill: decode
+        ? async () => {
+            await ctx.flush();
+            decodeStart = performance.now();
+          }
+        : undefined,
     });
-    if (S !== newTokens || stepsPerSubmit !== undefined) return;
+    if (!decode) return;
+    decodeMs[decode.key].push(performance.now() - decodeStart);
+    if (decode.key !== 'full') return;
     const c = countsSince(before, ctx.counts.snapshot());
     const steps = c.phases['rollout.decode']?.steps ?? 0;
     if (steps > 0) hostPerStep.push((c.recordingMs['rollout.decode'] ?? 0) / steps);
   };
-  // At least 3 pairs: the per-step figure is a difference of two wall times, and one stall in a single pair can
-  // outweigh the whole decode. Each pair runs back to back, so the median of the pairs' differences is taken.
+  // At least 3 rounds, so one stall in a round does not become the figure.
   const { pre, full, alone } = await interleavedSamples(
     [
       ['pre', gen(1)],
-      ['full', gen(newTokens)],
-      ['alone', gen(newTokens, 1)],
+      ['full', gen(newTokens, { key: 'full' })],
+      ['alone', gen(newTokens, { key: 'alone', stepsPerSubmit: 1 })],
     ],
     Math.max(reps, 3),
   );
   const preMs = median(pre);
   const fullMs = median(full);
-  const perStepOf = (xs: number[]) => median(xs.map((f, i) => f - pre[i])) / Math.max(1, newTokens - 1);
-  const perStep = perStepOf(full);
-  const perStepAlone = perStepOf(alone);
+  // The timed rounds' decode times (the warm-up rounds' come first).
+  const perStepOf = (xs: number[], n: number) => median(xs.slice(-n)) / Math.max(1, newTokens - 1);
+  const perStep = perStepOf(decodeMs.full, full.length);
+  const perStepAlone = perStepOf(decodeMs.alone, alone.length);
   /** A row of `tokens` tokens in `ms`, from `samples` timings. */
   const row = (name: string, shape: string, ms: number, samples: number, tokens: number) => ({
     section: 'rollout' as const,

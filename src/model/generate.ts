@@ -33,6 +33,11 @@ export interface GenerateOptions {
    * read, so with the defaults each check reads after a submit of 8 steps (the prefill is submitted alone).
    */
   stepsPerSubmit?: number;
+  /**
+   * Awaited once the prefill is submitted, before the first decode step is recorded. The bench waits for the GPU
+   * there and reads the clock, so the decode steps are timed on their own rather than as a difference of two runs.
+   */
+  afterPrefill?: () => Promise<void>;
 }
 
 /** The outcome of one batch of rollouts; all (R, S) arrays are row-major with S = maxNewTokens. */
@@ -218,6 +223,7 @@ export async function generate(
         rec.submit();
         rec = null;
       }
+      if (prefill && opts.afterPrefill) await opts.afterPrefill();
       if (check) {
         readbacks++;
         const done = await ctx.read(state.done);

@@ -326,6 +326,21 @@ describe('rollouts on the GPU', () => {
     expect(early8.steps).toBe(early1.steps);
     expect(early8.readbacks).toBe(early1.readbacks);
     expect(Array.from(early8.tokens)).toEqual(Array.from(early1.tokens));
+    // The bench's hook after the prefill: awaited once, with the prefill submitted and no decode step yet; the
+    // rollout is the same.
+    const seen: { prefill: number; decode: number }[] = [];
+    const before = ctx.counts.snapshot();
+    const hooked = await generate(model, prompts, {
+      ...opts,
+      stepsPerSubmit: 8,
+      afterPrefill: async () => {
+        const { phases } = countsSince(before, ctx.counts.snapshot());
+        seen.push({ prefill: phases['rollout.prefill']?.submits ?? 0, decode: phases['rollout.decode']?.steps ?? 0 });
+        await ctx.flush();
+      },
+    });
+    expect(seen).toEqual([{ prefill: 1, decode: 0 }]);
+    expect(Array.from(hooked.tokens)).toEqual(Array.from(one.out.tokens));
     await expect(generate(model, prompts, { ...opts, stepsPerSubmit: 0 })).rejects.toThrow(
       /stepsPerSubmit must be a whole number of 1 or more, got 0/,
     );
