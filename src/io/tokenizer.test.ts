@@ -136,15 +136,18 @@ describe('loadPretrainedTokenizer (Hugging Face JS tokenizers)', () => {
 
   for (const backend of ['tokenizers', 'transformers'] as const) {
     describe(`backend ${backend}`, () => {
-      let hf: Tokenizer;
+      // Loaded once, by whichever test runs first: each test awaits it, so none depends on the tests' order.
+      let loading: Promise<Tokenizer> | undefined;
+      const loaded = () => (loading ??= loadPretrainedTokenizer(charJsonText, undefined, { backend }));
       it('loads the char tokenizer.json with the same special ids and size', async () => {
-        hf = await loadPretrainedTokenizer(charJsonText, undefined, { backend });
+        const hf = await loaded();
         expect(hf.kind).toBe('pretrained');
         expect([hf.padId, hf.bosId, hf.eosId, hf.unkId, hf.vocabSize]).toEqual([0, 1, 2, 3, 99]);
         expect([...hf.specialIds].sort()).toEqual([0, 1, 2, 3]);
       });
 
-      it('round-trips every printable character', () => {
+      it('round-trips every printable character', async () => {
+        const hf = await loaded();
         const ids = hf.encode(PRINTABLE);
         expect(ids).toEqual(pure.encode(PRINTABLE));
         expect(hf.decode(ids)).toBe(PRINTABLE);
@@ -153,7 +156,8 @@ describe('loadPretrainedTokenizer (Hugging Face JS tokenizers)', () => {
         expect(hf.decode(hf.encode("a . b , c ' d n't"))).toBe("a . b , c ' d n't");
       });
 
-      it(`gives identical ids and decodes to the pure-TS tokenizer on ${strings.length} strings`, () => {
+      it(`gives identical ids and decodes to the pure-TS tokenizer on ${strings.length} strings`, async () => {
+        const hf = await loaded();
         for (const s of strings) {
           const ids = hf.encode(s);
           expect(ids, JSON.stringify(s)).toEqual(pure.encode(s));
@@ -164,7 +168,8 @@ describe('loadPretrainedTokenizer (Hugging Face JS tokenizers)', () => {
         expect(hf.decode([5, 120])).toBe(pure.decode([5, 120]));
       });
 
-      it('maps unknown characters to <unk>', () => {
+      it('maps unknown characters to <unk>', async () => {
+        const hf = await loaded();
         expect(hf.encode('é😀')).toEqual([3, 3]);
       });
     });
