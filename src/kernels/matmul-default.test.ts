@@ -1,28 +1,44 @@
-// The variant matmul() runs by default (defaultVariantFor): the tuned tile stepped down for products with few rows
-// (a decode step), never for training-sized ones, and never to a variant that cannot take the shape.
+// The variant matmul() runs by default (defaultVariantFor): the tuned tile stepped down for products too small for
+// it, with rows that would fill at most half of an invocation's tile (a decode step) or fewer than four invocations
+// across (a LoRA adapter's rank), never for training-sized ones, and never to a variant that cannot take the shape.
 
 import { describe, expect, it } from 'vitest';
 import { defaultVariantFor } from './matmul';
 
 describe('defaultVariantFor', () => {
-  const decode = (M: number) => ({ M, N: 1536, K: 576, transB: true });
-  it('steps a tall or square tile down for few rows: wide at 64 rows, vec4 at 32 or fewer', () => {
-    expect(defaultVariantFor('tall', decode(64))).toBe('wide');
-    expect(defaultVariantFor('square', decode(64))).toBe('wide');
-    expect(defaultVariantFor('tall', decode(4))).toBe('vec4');
-    expect(defaultVariantFor('wide', decode(1))).toBe('vec4');
-    expect(defaultVariantFor('wide', decode(33))).toBe('wide');
+  const rows = (M: number) => ({ M, N: 1536, K: 576, transB: true });
+  it('steps a tall or square tile down for few rows: wide at 8 rows or fewer, vec4 at 4 or fewer', () => {
+    expect(defaultVariantFor('square', rows(8))).toBe('wide');
+    expect(defaultVariantFor('tall', rows(5))).toBe('wide');
+    expect(defaultVariantFor('tall', rows(4))).toBe('vec4');
+    expect(defaultVariantFor('square', rows(1))).toBe('vec4');
+    expect(defaultVariantFor('wide', rows(1))).toBe('vec4');
+    expect(defaultVariantFor('wide', rows(5))).toBe('wide');
   });
-  it('keeps the tuned tile for training-sized products and variants without a row tile', () => {
-    expect(defaultVariantFor('tall', decode(65))).toBe('tall');
-    expect(defaultVariantFor('tall', decode(1024))).toBe('tall');
-    expect(defaultVariantFor('blocked', decode(1))).toBe('blocked');
-    expect(defaultVariantFor('tiled', decode(1))).toBe('tiled');
-    expect(defaultVariantFor('tiled128', decode(65))).toBe('tiled128');
+  it('keeps the tuned tile from 9 rows on: a 16-row tile three-quarters full is still the fastest', () => {
+    expect(defaultVariantFor('square', rows(9))).toBe('square');
+    expect(defaultVariantFor('square', rows(12))).toBe('square');
+    expect(defaultVariantFor('tall', rows(64))).toBe('tall');
+    expect(defaultVariantFor('tall', rows(1024))).toBe('tall');
+  });
+  it('steps down for fewer than four invocations across: a LoRA rank of 16 at 160 rows, in each layout', () => {
+    expect(defaultVariantFor('square', { M: 160, N: 16, K: 576, transB: true })).toBe('vec4'); // x A^T
+    expect(defaultVariantFor('square', { M: 1536, N: 16, K: 160, transA: true })).toBe('vec4'); // dY^T xa
+    expect(defaultVariantFor('square', { M: 160, N: 16, K: 1536 })).toBe('vec4'); // dY B
+    // 48 columns (nano's width): three 16-wide tiles across, six 8-wide ones.
+    expect(defaultVariantFor('square', { M: 1024, N: 48, K: 48, transB: true })).toBe('wide');
+    expect(defaultVariantFor('square', { M: 1024, N: 64, K: 48, transB: true })).toBe('square');
+    // The rank's transpose (dXa^T x: 16 rows, 576 columns) keeps the 16-row tile.
+    expect(defaultVariantFor('square', { M: 16, N: 576, K: 160, transA: true })).toBe('square');
+  });
+  it('keeps variants without a register tile', () => {
+    expect(defaultVariantFor('blocked', rows(1))).toBe('blocked');
+    expect(defaultVariantFor('tiled', rows(1))).toBe('tiled');
+    expect(defaultVariantFor('tiled128', rows(65))).toBe('tiled128');
   });
   it('steps the 128-row tile down to the 64-row one for 64 rows or fewer (both sum one k at a time)', () => {
-    expect(defaultVariantFor('tiled128', decode(64))).toBe('tiled');
-    expect(defaultVariantFor('tiled128', decode(1))).toBe('tiled');
+    expect(defaultVariantFor('tiled128', rows(64))).toBe('tiled');
+    expect(defaultVariantFor('tiled128', rows(1))).toBe('tiled');
   });
   it('stops where the smaller tile cannot take the shape, then falls back as variantFor does', () => {
     // K = 3: no vec4 operands for A*B^T, so no tile variant at all.

@@ -140,15 +140,17 @@ export function variantFor(
   return wanted === 'square' ? variantFor('tall', s) : 'blocked';
 }
 
-/** Rows of C one workgroup of a variant covers (8 x 8 invocations of its register tile). */
-function rowsPerWorkgroup(v: MatmulVariant): number {
-  if (v === 'tiled') return 64;
-  if (v === 'tiled128') return 128;
-  if (v === 'naive') return WG;
-  return (isTile(v) ? TILES[v][0] : 4) * WG;
+/**
+ * Rows and columns of C one workgroup of a variant covers: 'tiled' 64 x 64 (16 x 16 invocations of 4 x 4) and
+ * 'tiled128' 128 x 128 (of 8 x 8); the others 8 x 8 invocations of 1 (naive), of a matmul_wide tile, or of 4 x 4.
+ */
+function workgroupSpan(v: MatmulVariant): readonly [number, number] {
+  const [rows, cols] =
+    v === 'tiled' ? [8, 8] : v === 'tiled128' ? [16, 16] : v === 'naive' ? [1, 1] : isTile(v) ? TILES[v] : [4, 4];
+  return [rows * WG, cols * WG];
 }
 
-/** The smaller tiles a few-rows product steps down to, in order. */
+/** The smaller tiles a product too small for its tile steps down to, in order. */
 const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = {
   square: 'wide',
   tall: 'wide',
@@ -157,18 +159,36 @@ const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = {
 };
 
 /**
+ * Whether a product is too small for variant v, so that the next smaller tile runs it faster. For matmul_wide's
+ * tiles and vec4 (one tile per invocation): rows filling at most half of an invocation's tile (the rest is computed
+ * for nothing), or fewer than 4 invocations across the columns (SwiftShader runs a workgroup's invocations four at a
+ * time along x, so a product one or two invocations wide leaves most of each four idle). For 'tiled128': rows
+ * filling at most half of its workgroup's 128.
+ */
+function tooSmallFor(v: MatmulVariant, s: { M: number; N: number }): boolean {
+  if (v === 'tiled128') return 2 * s.M <= workgroupSpan(v)[0];
+  const [rows, cols] = isTile(v) ? TILES[v] : [4, 4];
+  return 2 * s.M <= rows || s.N < 4 * cols;
+}
+
+/**
  * The variant matmul() runs when the caller names none: the tuned (or default) one for the layout, stepped down
- * from 'square'/'tall' to 'wide' and from 'wide' to 'vec4' while the product's rows fill at most half of a
- * workgroup's (measured on SwiftShader, 4 x 1536 x 576 with bf16 weights: vec4 23 ms, wide 51, tall 127), then
- * variantFor's fallbacks. Every variant equals the naive oracle (matmul tests); the rows of C are summed in a
- * different order along K from one variant to another, so results can differ in the last bits.
+ * from 'square'/'tall' to 'wide' and from 'wide' to 'vec4' while the product is too small for the tile
+ * (tooSmallFor), then variantFor's fallbacks. Measured on SwiftShader (2 cores), bf16 weights, median ms of 5 x 6
+ * products (square / wide / vec4): 1 x 1536 x 576 A*B^T 4.52 / 3.01 / 2.11; 4 rows 4.65 / 3.19 / 2.08; 8 rows
+ * 4.99 / 3.40 / 4.06; 12 rows 4.62 / 5.69 / 5.32; 32 rows 9.70 / 11.86 / 15.10; 64 rows 19.25 / 25.38 / 30.41
+ * (A*B at 576 x 1536 alike). A LoRA rank of 16 at 160 rows, f32: x A^T 160 x 16 x 576 2.99-3.73 / 1.68-1.77 /
+ * 1.19-1.26; dY^T xa 1536 x 16 x 160 7.89 / 5.60 / 5.02; dY B 160 x 16 x 1536 10.51 / 5.03 / 3.27. Every variant
+ * equals the naive oracle (matmul tests); the elements of C are summed in a different order along K from one
+ * variant to another (matmul_wide's tiles agree with each other in every layout, and with vec4 except in A*B), so
+ * results can differ in the last bits.
  */
 export function defaultVariantFor(
   tuned: MatmulVariant,
   s: { M: number; N: number; K: number; transA?: boolean; transB?: boolean },
 ): MatmulVariant {
   let v = tuned;
-  for (let next = SMALLER_TILE[v]; next && 2 * s.M <= rowsPerWorkgroup(v); next = SMALLER_TILE[v]) {
+  for (let next = SMALLER_TILE[v]; next && tooSmallFor(v, s); next = SMALLER_TILE[v]) {
     if (!matmulVariantSupports(next, s)) break;
     v = next;
   }
@@ -242,19 +262,8 @@ export function matmul(rec: Recorder, out: Tensor, a: Tensor, b: Tensor, opts: G
     alpha: opts.alpha ?? 1,
     accumulate: opts.accumulate ? 1 : 0,
   });
-  // Workgroup grid: 'tiled' covers 64x64 of C per workgroup (16x16 invocations of 4x4) and 'tiled128' 128x128 (of
-  // 8x8); the others 8x8 invocations of 1 (naive), of a matmul_wide tile (rows x columns), or of 4x4 elements.
-  const [tileRows, tileCols] =
-    variant === 'tiled'
-      ? [8, 8]
-      : variant === 'tiled128'
-        ? [16, 16]
-        : variant === 'naive'
-          ? [1, 1]
-          : isTile(variant)
-            ? TILES[variant]
-            : [4, 4];
-  const grid: [number, number] = [Math.ceil(d.N / (tileCols * WG)), Math.ceil(d.M / (tileRows * WG))];
+  const [spanRows, spanCols] = workgroupSpan(variant);
+  const grid: [number, number] = [Math.ceil(d.N / spanCols), Math.ceil(d.M / spanRows)];
   const family = familyOf(rec, variant, codec);
   const entry = isTile(variant)
     ? vec4Operands({ ...d, ...opts })
