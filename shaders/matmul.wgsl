@@ -247,7 +247,7 @@ const WIDE_QUADS: u32 = WIDE_ROWS * WIDE_COLS / 4u;
 // Stores the tile, quad by quad, skipping what lies outside C. The accumulators are copied into a private array
 // and stored by one loop: a store written out per quad (a bounds check, the accumulate branch, four guarded writes,
 // 64 copies for the 16x16 tile) was half or more of the tile's compile time on SwiftShader (1.3-1.7 s against
-// 0.35-0.46 s for the square tile), while the loop runs once per invocation, after the whole K loop.
+// 0.35-0.48 s for the square tile), while the loop runs once per invocation, after the whole K loop.
 fn store_tile_quads(baseC: u32, i0: u32, j0: u32, tile: ptr<function, array<vec4<f32>, WIDE_QUADS>>) {
   for (var t = 0u; t < WIDE_QUADS; t++) {
     let i = i0 + t / (WIDE_COLS / 4u);

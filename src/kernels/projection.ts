@@ -134,8 +134,8 @@ export function projectionFits(K: number, widths: readonly number[]): boolean {
  * is named (the variant the trainer's forward runs: the device's tuned one, matmulSumOrder), or null where the fused
  * projections cannot equal those products: the widths do not fit (projectionFits), or the products' variants sum in
  * different orders. The rows M do not change the order: for A*B^T with K divisible by 4 matmul() steps a larger
- * register tile down to a smaller one for few rows, both 'k4' (projection.test.ts pins it for every variant), so
- * the order at a decode step's rows is the order at a training batch's.
+ * register tile down to a smaller one (or to vec4) for few rows or columns, all 'k4' (projection.test.ts pins it for
+ * every variant), so the order at a decode step's rows is the order at a training batch's.
  */
 export function projectionSumOrder(device: GPUDevice, K: number, widths: readonly number[]): MatmulSumOrder | null {
   if (!projectionFits(K, widths)) return null;
