@@ -1,8 +1,8 @@
-// Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite: the fast project
-// (pure logic, no Dawn: `npm run test:fast`), the slow projects (GPU device, CLI processes, real training runs;
-// `slow` in one shared process, `slow-alone` for the files that need their own) and
-// the lavapipe project (the kernel and GPU-model files again on Mesa's lavapipe driver); src/testing/tiers.ts tells
-// them apart.
+// Vite builds the lab page; Vitest (configured here too) runs the Node tiers of the test suite: the fast projects
+// (pure logic, no Dawn: `npm run test:fast`), the slow projects (GPU device, CLI processes, real training runs),
+// each tier's files sharing a worker (`fast`, `slow`) but for those that need their own (`fast-alone`,
+// `slow-alone`), and the lavapipe project (the kernel and GPU-model files again on Mesa's lavapipe driver);
+// src/testing/tiers.ts tells them apart.
 // The GPU tests run real WGSL through Dawn on whatever Vulkan driver VK_ICD_FILENAMES names
 // (Chromium's SwiftShader on machines without a GPU; see scripts/setup-system.sh).
 import { defineConfig } from 'vitest/config';

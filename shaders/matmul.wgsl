@@ -241,21 +241,27 @@ const _v2: u32 = 2u;
 const _v3: u32 = 3u;
 // @end as-written
 
-// The tile's column quads, row-major (quad t: row t / (WIDE_COLS / 4), columns 4 (t % (WIDE_COLS / 4)) ..).
-const WIDE_QUADS: u32 = WIDE_ROWS * WIDE_COLS / 4u;
+// The tile's column quads per row, and its quads in all, row-major (quad t: row t / WIDE_QUAD_COLS, columns from
+// 4 (t % WIDE_QUAD_COLS)).
+const WIDE_QUAD_COLS: u32 = WIDE_COLS / 4u;
+const WIDE_QUADS: u32 = WIDE_ROWS * WIDE_QUAD_COLS;
 
-// Stores the tile, quad by quad, skipping what lies outside C. The accumulators are copied into a private array
-// and stored by one loop: a store written out per quad (a bounds check, the accumulate branch, four guarded writes,
-// 64 copies for the 16x16 tile) was half or more of the tile's compile time on SwiftShader (1.3-1.7 s against
-// 0.35-0.48 s for the square tile), while the loop runs once per invocation, after the whole K loop.
-fn store_tile_quads(baseC: u32, i0: u32, j0: u32, tile: ptr<function, array<vec4<f32>, WIDE_QUADS>>) {
-  for (var t = 0u; t < WIDE_QUADS; t++) {
-    let i = i0 + t / (WIDE_COLS / 4u);
-    if (i >= p.M) { return; }
-    let j = j0 + 4u * (t % (WIDE_COLS / 4u));
-    for (var c = 0u; c < 4u; c++) {
-      if (j + c < p.N) { store(baseC, i, j + c, (*tile)[t][c]); }
-    }
+// Stores the tile as 4x4 blocks through store_tile, skipping what lies outside C. The accumulators are copied into a
+// private array and stored by one loop: a store written out per quad (a bounds check, the accumulate branch, four
+// guarded writes, 64 copies for the 16x16 tile) was half or more of the tile's compile time on SwiftShader (1.3-1.7 s
+// against 0.35-0.48 s for the square tile), while the loop runs once per invocation, after the whole K loop.
+fn store_wide_tile(baseC: u32, i0: u32, j0: u32, tile: ptr<function, array<vec4<f32>, WIDE_QUADS>>) {
+  for (var b = 0u; b < WIDE_QUADS / 4u; b++) {
+    let rq = b / WIDE_QUAD_COLS;
+    let v = b % WIDE_QUAD_COLS;
+    let t = 4u * rq * WIDE_QUAD_COLS + v; // the block's first row
+    let rows = array<vec4<f32>, 4>(
+      (*tile)[t],
+      (*tile)[t + WIDE_QUAD_COLS],
+      (*tile)[t + 2u * WIDE_QUAD_COLS],
+      (*tile)[t + 3u * WIDE_QUAD_COLS],
+    );
+    store_tile(baseC, i0 + 4u * rq, j0 + 4u * v, 1u, 1u, rows);
   }
 }
 
@@ -320,8 +326,8 @@ fn matmul_wide(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
   }
   var tile: array<vec4<f32>, WIDE_QUADS>;
-  tile[_r * (WIDE_COLS / 4u) + _v] = acc_r__v; // @rows @cols
-  store_tile_quads(z * p.strideC, i0, j0, &tile);
+  tile[_r * WIDE_QUAD_COLS + _v] = acc_r__v; // @rows @cols
+  store_wide_tile(z * p.strideC, i0, j0, &tile);
 }
 
 // matmul_wide_scalar_a: the same tile for the shapes whose op(A) cannot be read 4 floats at a time (A*B with K, or
@@ -346,8 +352,8 @@ fn matmul_wide_scalar_a(@builtin(global_invocation_id) gid: vec3<u32>) {
     acc_r__v += x_r * y_v; // @rows @cols
   }
   var tile: array<vec4<f32>, WIDE_QUADS>;
-  tile[_r * (WIDE_COLS / 4u) + _v] = acc_r__v; // @rows @cols
-  store_tile_quads(z * p.strideC, i0, j0, &tile);
+  tile[_r * WIDE_QUAD_COLS + _v] = acc_r__v; // @rows @cols
+  store_wide_tile(z * p.strideC, i0, j0, &tile);
 }
 
 // ---- matmul_tiled: the classic GPU kernel. A 16x16 workgroup computes a 64x64 tile of C, each invocation a 4x4

@@ -140,13 +140,19 @@ export function variantFor(
   return wanted === 'square' ? variantFor('tall', s) : 'blocked';
 }
 
+/** Rows and columns of C one invocation of a WG x WG workgroup computes: 1 (naive), a matmul_wide tile, or 4 x 4. */
+function invocationTile(v: Exclude<MatmulVariant, 'tiled' | 'tiled128'>): readonly [number, number] {
+  return v === 'naive' ? [1, 1] : isTile(v) ? TILES[v] : [4, 4];
+}
+
 /**
  * Rows and columns of C one workgroup of a variant covers: 'tiled' 64 x 64 (16 x 16 invocations of 4 x 4) and
- * 'tiled128' 128 x 128 (of 8 x 8); the others 8 x 8 invocations of 1 (naive), of a matmul_wide tile, or of 4 x 4.
+ * 'tiled128' 128 x 128 (of 8 x 8); the others WG x WG invocations of their invocationTile.
  */
 function workgroupSpan(v: MatmulVariant): readonly [number, number] {
-  const [rows, cols] =
-    v === 'tiled' ? [8, 8] : v === 'tiled128' ? [16, 16] : v === 'naive' ? [1, 1] : isTile(v) ? TILES[v] : [4, 4];
+  if (v === 'tiled') return [64, 64];
+  if (v === 'tiled128') return [128, 128];
+  const [rows, cols] = invocationTile(v);
   return [rows * WG, cols * WG];
 }
 
@@ -162,12 +168,12 @@ const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = {
  * Whether a product is too small for variant v, so that the next smaller tile runs it faster. For matmul_wide's
  * tiles and vec4 (one tile per invocation): rows filling at most half of an invocation's tile (the rest is computed
  * for nothing), or fewer than 4 invocations across the columns (SwiftShader runs a workgroup's invocations four at a
- * time along x, so a product one or two invocations wide leaves most of each four idle). For 'tiled128': rows
- * filling at most half of its workgroup's 128.
+ * time along x, so a product one or two invocations wide leaves most of each four idle). For the workgroup tiles
+ * ('tiled128'; 'tiled' has no smaller one): rows filling at most half of the workgroup's.
  */
 function tooSmallFor(v: MatmulVariant, s: { M: number; N: number }): boolean {
-  if (v === 'tiled128') return 2 * s.M <= workgroupSpan(v)[0];
-  const [rows, cols] = isTile(v) ? TILES[v] : [4, 4];
+  if (v === 'tiled' || v === 'tiled128') return 2 * s.M <= workgroupSpan(v)[0];
+  const [rows, cols] = invocationTile(v);
   return 2 * s.M <= rows || s.N < 4 * cols;
 }
 
