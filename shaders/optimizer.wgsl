@@ -86,7 +86,8 @@ fn grad_norm_partial(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgro
 
 // Several tensors in one arena: chunk c sums arena[chunks[2c] + j * WG + lid] below chunks[2c + 1] (its tensor's
 // end), the same elements in the same order as grad_norm_partial over that tensor alone, so the partials (and the
-// norm) are bit for bit the per-tensor ones. pn.chunks: the number of chunks.
+// norm) are bit for bit the per-tensor ones. pn.chunks: the number of chunks; pn.offset: the first one's partial (the
+// arenas' groups before this one).
 @group(0) @binding(3) var<storage, read> chunkBounds: array<u32>;
 
 @compute @workgroup_size(WG)
@@ -105,7 +106,7 @@ fn grad_norm_partial_packed(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_
     }
   }
   let total = workgroup_sum(s, lid);
-  if (lid == 0u) { out[chunk] = total; }
+  if (lid == 0u) { out[pn.offset + chunk] = total; }
 }
 
 @compute @workgroup_size(WG)

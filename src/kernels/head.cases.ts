@@ -329,7 +329,13 @@ function optimizerCases(): KernelCase[] {
               rec,
               outs[3 * K],
               outs[3 * K + 1],
-              { params: packed.params.views, m: packed.m.views, v: packed.v.views, grads: packed.grads.views, packed },
+              {
+                params: packed.params.views,
+                m: packed.m.views,
+                v: packed.v.views,
+                grads: packed.grads.views,
+                packed: [packed],
+              },
               { ...opts, t: s + 1 },
             );
           }

@@ -14,6 +14,7 @@ import {
   type Tensor,
   type TensorArena,
   tensorArena,
+  arenaSize,
 } from '../gpu';
 import type { AdamwOptions } from '../reference/adamw';
 
@@ -273,22 +274,35 @@ export interface OptimizerState {
   v: readonly Tensor[];
   grads: readonly Tensor[];
   /**
-   * The same tensors packed in four arenas of one layout (packedOptimizer), the lists above being their views: the
-   * step is then four dispatches whatever the number of tensors, with the same results bit for bit.
+   * The same tensors packed in groups of four arenas of one layout (packedOptimizerOf), the lists above being their
+   * views, group after group in list order: the step is then two dispatches a group plus two whatever the number of
+   * tensors, with the same results bit for bit.
    */
-  packed?: PackedOptimizer;
+  packed?: readonly PackedOptimizer[];
 }
 
-/** Arenas of params, m, v and gradients laid out alike, and the gradient norm's chunk bounds over them. */
-export interface PackedOptimizer {
+/**
+ * A run of tensors packed as params and gradients in two arenas of one layout, and the gradient norm's chunk bounds
+ * over them; AdamW's moments join at the first step (momentsOf), so a model that never steps does not hold them.
+ */
+export interface PackedTensors {
   params: TensorArena;
-  m: TensorArena;
-  v: TensorArena;
   grads: TensorArena;
   /** (2 per chunk) u32: each GRAD_NORM_CHUNK chunk's first element in the arena and its tensor's end. */
   chunkBounds: Tensor<'u32'>;
   chunks: number;
+  /** The tensors' names (the params views' labels; `grad:`, `adam_m:` and `adam_v:` before them for the others). */
+  names: readonly string[];
 }
+
+/** AdamW's first and second moments of packed tensors: two more arenas of their layout. */
+export interface PackedMoments {
+  m: TensorArena;
+  v: TensorArena;
+}
+
+/** Packed tensors with their moments: one group clippedAdamwStep steps. */
+export type PackedOptimizer = PackedTensors & PackedMoments;
 
 /**
  * The chunk bounds of gradients packed in an arena (one per GRAD_NORM_CHUNK elements of each tensor, in order), as
@@ -303,59 +317,120 @@ export function packedChunkBounds(grads: TensorArena): Uint32Array {
   return Uint32Array.from(out);
 }
 
-/**
- * Four zeroed arenas of `shapes` (params, m, v, gradients; labelled `names[i]`, `adam_m:...`, `adam_v:...`,
- * `grad:...`) and their chunk bounds uploaded: the state clippedAdamwStep steps in four dispatches.
- */
-export function packedOptimizerOf(
+function packedArena(
+  ctx: GpuContext,
+  shapes: readonly (readonly number[])[],
+  names: readonly string[],
+  prefix: string,
+) {
+  return tensorArena(
+    ctx,
+    shapes,
+    names.map((n) => `${prefix}${n}`),
+    `${prefix || 'params:'}packed ${names[0]}${names.length > 1 ? ` .. ${names[names.length - 1]}` : ''}`,
+  );
+}
+
+/** Zeroed params and gradient arenas of `shapes` (labelled `names[i]` and `grad:...`) and their chunk bounds. */
+export function packedTensorsOf(
   ctx: GpuContext,
   shapes: readonly (readonly number[])[],
   names: readonly string[] = shapes.map((_, i) => `packed.${i}`),
-): PackedOptimizer {
-  const arena = (prefix: string) =>
-    tensorArena(
-      ctx,
-      shapes,
-      names.map((n) => `${prefix}${n}`),
-      `${prefix || 'params:'}packed`,
-    );
-  const grads = arena('grad:');
+): PackedTensors {
+  const grads = packedArena(ctx, shapes, names, 'grad:');
   const bounds = packedChunkBounds(grads);
   return {
-    params: arena(''),
-    m: arena('adam_m:'),
-    v: arena('adam_v:'),
+    params: packedArena(ctx, shapes, names, ''),
     grads,
     chunkBounds: ctx.fromArray<'u32'>(bounds.length ? bounds : new Uint32Array(2), [Math.max(2, bounds.length)], {
       dtype: 'u32',
       label: 'grad_norm.chunk_bounds',
     }),
     chunks: bounds.length / 2,
+    names,
   };
 }
 
-/** Destroys a packed state's buffers (the views go with them). */
-export function destroyPacked(p: PackedOptimizer): void {
-  for (const a of [p.params, p.m, p.v, p.grads]) a.all.destroy();
+/** Zeroed moment arenas of the packed tensors' layout (labelled `adam_m:...` and `adam_v:...`). */
+export function momentsOf(ctx: GpuContext, p: PackedTensors): PackedMoments {
+  const shapes = p.params.views.map((t) => t.shape);
+  return { m: packedArena(ctx, shapes, p.names, 'adam_m:'), v: packedArena(ctx, shapes, p.names, 'adam_v:') };
+}
+
+/** All four arenas of `shapes` at once (packedTensorsOf and momentsOf). */
+export function packedOptimizerOf(
+  ctx: GpuContext,
+  shapes: readonly (readonly number[])[],
+  names?: readonly string[],
+): PackedOptimizer {
+  const p = packedTensorsOf(ctx, shapes, names);
+  return { ...p, ...momentsOf(ctx, p) };
+}
+
+/**
+ * How to cut tensors into packed groups: consecutive runs [start, end) whose arenas each hold at most `maxElements`
+ * (default: one storage binding of this device), filled greedily in order, never splitting a unit (consecutive
+ * tensors of one `units` key, e.g. one layer's, which a kernel binds as one span). Null where one unit alone does not
+ * fit (then pack nothing).
+ */
+export function packedRuns(
+  ctx: GpuContext,
+  shapes: readonly (readonly number[])[],
+  units: readonly string[],
+  maxElements = Math.floor(
+    Math.min(ctx.device.limits.maxStorageBufferBindingSize, ctx.device.limits.maxBufferSize) / 4,
+  ),
+): [number, number][] | null {
+  const fits = (start: number, end: number) => arenaSize(ctx, shapes.slice(start, end)) <= maxElements;
+  const runs: [number, number][] = [];
+  let start = 0;
+  for (let i = 0; i < shapes.length; ) {
+    let end = i + 1;
+    while (end < shapes.length && units[end] === units[i]) end++;
+    if (!fits(i, end)) return null;
+    if (!fits(start, end)) {
+      runs.push([start, i]);
+      start = i;
+    }
+    i = end;
+  }
+  if (shapes.length > start) runs.push([start, shapes.length]);
+  return runs;
+}
+
+/** Destroys packed buffers (the views go with them). */
+export function destroyPacked(p: PackedTensors & Partial<PackedMoments>): void {
+  for (const a of [p.params, p.grads, p.m, p.v]) a?.all.destroy();
   p.chunkBounds.destroy();
 }
 
-/** Checks that four arenas share one layout and that the chunk bounds cover their gradients. */
-function checkPacked(p: PackedOptimizer, state: OptimizerState): void {
-  const { params, m, v, grads } = p;
-  for (const [name, a] of [
-    ['m', m],
-    ['v', v],
-    ['grads', grads],
-  ] as const)
-    if (a.all.size !== params.all.size || a.starts.some((s, i) => s !== params.starts[i]))
-      throw new Error(`clippedAdamwStep: the packed ${name} arena is laid out unlike the params arena`);
-  if (p.chunks !== gradNormPartials(grads.views) || p.chunkBounds.size < 2 * p.chunks)
-    throw new Error(`clippedAdamwStep: ${p.chunkBounds.describe()} does not bound the ${p.chunks} gradient chunks`);
-  state.params.forEach((t, i) => {
-    if (t.buffer !== params.all.buffer || state.grads[i].buffer !== grads.all.buffer)
-      throw new Error(`clippedAdamwStep: ${t.describe()} is not a view of the packed arenas`);
-  });
+/**
+ * Checks that each group's four arenas share one layout, that its chunk bounds cover its gradients, and that the
+ * groups' views are the state's lists in order.
+ */
+function checkPacked(groups: readonly PackedOptimizer[], state: OptimizerState): void {
+  let at = 0;
+  for (const p of groups) {
+    const { params, m, v, grads } = p;
+    for (const [name, a] of [
+      ['m', m],
+      ['v', v],
+      ['grads', grads],
+    ] as const)
+      if (a.all.size !== params.all.size || a.starts.some((s, i) => s !== params.starts[i]))
+        throw new Error(`clippedAdamwStep: the packed ${name} arena is laid out unlike the params arena`);
+    if (p.chunks !== gradNormPartials(grads.views) || p.chunkBounds.size < 2 * p.chunks)
+      throw new Error(`clippedAdamwStep: ${p.chunkBounds.describe()} does not bound the ${p.chunks} gradient chunks`);
+    const isView = (t: Tensor | undefined, arena: TensorArena, i: number) =>
+      t?.buffer === arena.all.buffer && t.byteOffset === arena.views[i].byteOffset;
+    params.views.forEach((_, i) => {
+      if (!isView(state.params[at + i], params, i) || !isView(state.grads[at + i], grads, i))
+        throw new Error(`clippedAdamwStep: tensor ${at + i} of the state is not a view of the packed arenas`);
+    });
+    at += params.views.length;
+  }
+  if (at !== state.params.length)
+    throw new Error(`clippedAdamwStep: the packed groups hold ${at} tensors, the state ${state.params.length}`);
 }
 
 /**
@@ -386,34 +461,42 @@ export function clippedAdamwStep(
   // maxNorm undefined means no clipping: an infinite threshold gives the factor 1 on the GPU.
   gradClipScale(rec, scale, norm, { maxNorm: opts.maxNorm ?? 3.4e38 });
   if (packed) {
-    // One AdamW over the arenas: elementwise, so each tensor's values are the per-tensor step's; the zero padding
-    // (zero gradient, moments and parameter) stays zero.
-    adamwStepScaled(rec, packed.params.all, packed.m.all, packed.v.all, packed.grads.all, scale, opts);
+    // One AdamW over each group's arenas: elementwise, so each tensor's values are the per-tensor step's; the zero
+    // padding (zero gradient, moments and parameter) stays zero.
+    for (const p of packed) adamwStepScaled(rec, p.params.all, p.m.all, p.v.all, p.grads.all, scale, opts);
     return;
   }
   for (let i = 0; i < n; i++)
     adamwStepScaled(rec, state.params[i], state.m[i], state.v[i], state.grads[i], scale, opts);
 }
 
-/** gradNorm over gradients packed in an arena: one partial-sum dispatch over every chunk, then the finalize. */
-function gradNormPacked(rec: Recorder, out: Tensor, p: PackedOptimizer): void {
+/**
+ * gradNorm over gradients packed in groups of arenas: one partial-sum dispatch over every chunk of a group, writing
+ * after the groups before it (the per-tensor partials' order), then the finalize over all of them.
+ */
+function gradNormPacked(rec: Recorder, out: Tensor, groups: readonly PackedTensors[]): void {
   scalarTensor('gradNorm', 'out', out);
-  const partials = partialsScratch(rec.ctx, p.chunks);
-  if (p.chunks > 0)
-    rec.dispatch({
-      family: family(rec),
-      entry: 'grad_norm_partial_packed',
-      constants: { WG, ELEMS },
-      params: NORM_PARAMS.pack({ n: 0, offset: 0, chunks: p.chunks, maxNorm: 0 }),
-      bindings: [partials, p.grads.all, p.chunkBounds],
-      workgroups: grid(p.chunks, maxDim(rec)),
-      cost: { bytes: 4 * p.grads.views.reduce((s, g) => s + g.size, 0) + 4 * p.chunks, flops: 0 },
-    });
+  const total = groups.reduce((s, p) => s + p.chunks, 0);
+  const partials = partialsScratch(rec.ctx, total);
+  let offset = 0;
+  for (const p of groups) {
+    if (p.chunks > 0)
+      rec.dispatch({
+        family: family(rec),
+        entry: 'grad_norm_partial_packed',
+        constants: { WG, ELEMS },
+        params: NORM_PARAMS.pack({ n: 0, offset, chunks: p.chunks, maxNorm: 0 }),
+        bindings: [partials, p.grads.all, p.chunkBounds],
+        workgroups: grid(p.chunks, maxDim(rec)),
+        cost: { bytes: 4 * p.grads.views.reduce((s, g) => s + g.size, 0) + 4 * p.chunks, flops: 0 },
+      });
+    offset += p.chunks;
+  }
   rec.dispatch({
     family: family(rec),
     entry: 'grad_norm_finalize',
     constants: { WG, ELEMS },
-    params: NORM_PARAMS.pack({ n: p.chunks, offset: 0, chunks: 0, maxNorm: 0 }),
+    params: NORM_PARAMS.pack({ n: total, offset: 0, chunks: 0, maxNorm: 0 }),
     bindings: [out, partials],
     workgroups: [1],
   });

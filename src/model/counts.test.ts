@@ -6,7 +6,7 @@
 // the numbers (docs/benchmarks/counts.md keeps them before and after each change).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countsSince, type CountsSnapshot, type GpuContext } from '../gpu';
+import { arenaSize, countsSince, type CountsSnapshot, type GpuContext } from '../gpu';
 import { acquireNodeDevice } from '../gpu/node';
 import { loraShapes, type LoraSpec } from '../core/lora-layout';
 import { resolveConfig } from '../schema/config';
@@ -19,6 +19,8 @@ import type { ModelConfig } from '../schema/model-config';
 import type { ParamArrays } from '../io/checkpoint';
 import type { Tokenizer } from '../io/tokenizer';
 import { decodeStepCounts, type DecodeStepCounts } from './counts';
+import { GpuModel } from './gpu-model';
+import { paramShapes } from '../core/model-shapes';
 import { decodeDispatches } from '../schema/step-estimate';
 
 let ctx: GpuContext;
@@ -121,6 +123,31 @@ describe('counted proxies at SmolLM2-135M widths', () => {
       expect(summary).toEqual(EXPECTED_GRPO);
     } finally {
       own.destroy();
+    }
+  }, 600_000);
+
+  it("a full fine-tune's optimizer step: a fixed number of dispatches over every parameter", async () => {
+    // SmolLM2's embedding and two layers trained in full: 20 tensors, 35.6M f32 parameters, in one packed group
+    // wherever a storage binding holds 142 MB (SwiftShader's 1 GiB, most GPUs'); two on a 128 MiB binding.
+    const model = GpuModel.create(ctx, config, params, 2, 1);
+    try {
+      const shapes = paramShapes(config).map((p) => p.shape);
+      const bytes = 4 * arenaSize(ctx, shapes);
+      const oneGroup = bytes <= ctx.device.limits.maxStorageBufferBindingSize;
+      const rec = ctx.recorder('rl.update');
+      model.zeroGrads(rec);
+      const fills = rec.dispatchCount;
+      model.optimizerStep(rec, { lr: 1e-5, weightDecay: 0.01, maxGradNorm: 1 });
+      const counted = { tensors: shapes.length, fills, optimizer: rec.dispatchCount - fills };
+      rec.submit();
+      await ctx.flush();
+      console.log('full fine-tune optimizer counts', JSON.stringify({ ...counted, bytes, oneGroup }));
+      // One fill zeroes every gradient; the norm's partial sums, its finalize, the clip factor and one AdamW (42 and
+      // 20 fills before the parameters were packed: a partial-sum and an AdamW dispatch per tensor).
+      if (oneGroup) expect(counted).toEqual({ tensors: 20, fills: 1, optimizer: 4 });
+      else expect(counted).toEqual({ tensors: 20, fills: 2, optimizer: 6 });
+    } finally {
+      model.destroy();
     }
   }, 600_000);
 });

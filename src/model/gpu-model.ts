@@ -22,7 +22,7 @@
 // the gradient of the final norm's output (Workspace.dn) and the head weight's gradient, and backward() goes on from
 // there. Not the sampler loop (generate.ts) and not the losses (they produce dLogprob/dEntropy).
 
-import { arenaSize, spanOf, tensorArena, type GpuContext, type Recorder, type Tensor } from '../gpu';
+import { spanOf, tensorArena, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import { attentionBackward, attentionForward } from '../kernels/attention';
 import { biasAdd, biasGrad } from '../kernels/bias';
 import { copy, fill } from '../kernels/elementwise';
@@ -39,7 +39,15 @@ import {
   type GpuLoraEpilogue,
 } from '../kernels/projection';
 import { matmul } from '../kernels/matmul';
-import { clippedAdamwStep, destroyPacked, packedOptimizerOf, type PackedOptimizer } from '../kernels/optimizer';
+import {
+  clippedAdamwStep,
+  destroyPacked,
+  momentsOf,
+  packedRuns,
+  packedTensorsOf,
+  type PackedMoments,
+  type PackedTensors,
+} from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
 import { ropeBackward, ropeDecodeKv, ropeForward } from '../kernels/rope';
 import { swigluBackward, swigluForward } from '../kernels/swiglu';
@@ -248,8 +256,14 @@ export class GpuModel {
   private readonly frozenGainGrad: Tensor | null;
   /** The same for the per-head q/k norm gains (HD wide). */
   private readonly frozenHeadGainGrad: Tensor | null;
-  /** Under LoRA, the adapters, gradients and moments packed in arenas (views in the maps); null otherwise. */
-  private packed: PackedOptimizer | null = null;
+  /**
+   * The trained tensors (the adapters, or every parameter of a model trained in full) and their gradients packed in
+   * groups of arenas (packedRuns: a layer's never split; the maps hold views), so that the optimizer step is two
+   * dispatches a group; empty where one layer's tensors do not fit a storage binding (then one buffer each).
+   */
+  private packed: PackedTensors[] = [];
+  /** Each packed group's AdamW moments, made with the maps' by the first optimizer step (ensureMoments). */
+  private packedMoments: PackedMoments[] = [];
   private readonly m = new Map<string, Tensor>();
   private readonly v = new Map<string, Tensor>();
   /** Optimizer steps taken (AdamW's t). */
@@ -334,14 +348,18 @@ export class GpuModel {
     if (problem) throw new Error(`GpuModel: ${problem}`);
     const model = new GpuModel(ctx, config, maxWorkspaces, lora?.spec ?? null, opts);
     const dtype = model.weightDtype;
-    const vectorViews = model.layerVectorViews();
+    const trainedShapes = lora ? loraShapes(config, lora.spec) : frozen ? [] : paramShapes(config);
+    const packedViews = model.packTrained(trainedShapes);
+    // A layer's norm gain and q/k/v biases bound as one span: its packed group, else an arena of their own.
+    const vectorViews = !lora && packedViews.size ? new Map<string, Tensor>() : model.layerVectorViews();
     for (const { name, shape } of paramShapes(config)) {
       const data = params[name];
       if (!data) throw new Error(`GpuModel: parameter ${name} is missing`);
       const n = shape.reduce((a, b) => a * b, 1);
       const length = isHalfBits(data) ? data.bits.length : data.length;
       if (length !== n) throw new Error(`GpuModel: parameter ${name} has ${length} values, want [${shape.join(', ')}]`);
-      const view = vectorViews.get(name);
+      const packedView = lora ? undefined : packedViews.get(name);
+      const view = vectorViews.get(name) ?? packedView?.param;
       if (view) ctx.upload(view, weightToF32(data));
       model.params.set(
         name,
@@ -350,7 +368,7 @@ export class GpuModel {
             ? ctx.fromArray(weightToHalf(data, dtype), shape, { dtype, label: name })
             : ctx.fromArray(weightToF32(data), shape, { label: name })),
       );
-      if (!lora && !frozen) model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
+      if (!lora && !frozen) model.grads.set(name, packedView?.grad ?? ctx.tensor(shape, { label: `grad:${name}` }));
       if (rolloutDtype !== 'f32' && storesHalf(shape) && !lora)
         model.rolloutParams.set(name, ctx.tensor(shape, { dtype: rolloutDtype, label: `rollout:${name}` }));
     }
@@ -364,42 +382,43 @@ export class GpuModel {
           if (rolloutDtype !== 'f32' && !model.mergeScratch.has(key))
             model.mergeScratch.set(key, ctx.tensor(shape, { label: `merge_scratch:${key}` }));
         }
-    if (lora) {
-      const shapes = loraShapes(config, lora.spec);
-      // The adapters, their gradients and moments packed in four arenas (one AdamW dispatch over all of them),
-      // where an arena fits one binding; else one buffer each.
-      const packed =
-        4 *
-          arenaSize(
-            ctx,
-            shapes.map((s) => s.shape),
-          ) <=
-        ctx.device.limits.maxStorageBufferBindingSize
-          ? packedOptimizerOf(
-              ctx,
-              shapes.map((s) => s.shape),
-              shapes.map((s) => s.name),
-            )
-          : null;
-      model.packed = packed;
-      shapes.forEach(({ name, shape }, i) => {
+    if (lora)
+      for (const { name, shape } of trainedShapes) {
         const data = lora.adapters[name];
         if (!data) throw new Error(`GpuModel: LoRA adapter ${name} is missing`);
         if (data.length !== shape[0] * shape[1])
           throw new Error(`GpuModel: LoRA adapter ${name} has ${data.length} values, want [${shape.join(', ')}]`);
-        if (packed) {
-          ctx.upload(packed.params.views[i], data);
-          model.adapters.set(name, packed.params.views[i]);
-          model.grads.set(name, packed.grads.views[i]);
-          model.m.set(name, packed.m.views[i]);
-          model.v.set(name, packed.v.views[i]);
-        } else {
-          model.adapters.set(name, ctx.fromArray(data, shape, { label: name }));
-          model.grads.set(name, ctx.tensor(shape, { label: `grad:${name}` }));
-        }
-      });
-    }
+        const packedView = packedViews.get(name);
+        if (packedView) ctx.upload(packedView.param, data);
+        model.adapters.set(name, packedView?.param ?? ctx.fromArray(data, shape, { label: name }));
+        model.grads.set(name, packedView?.grad ?? ctx.tensor(shape, { label: `grad:${name}` }));
+      }
     return model;
+  }
+
+  /**
+   * Packs the trained tensors and their gradients in groups of arenas (this.packed), one layer's tensors always in one
+   * group; returns each one's param and gradient views by name, none where packedRuns finds no way to pack them.
+   */
+  private packTrained(shapes: { name: string; shape: number[] }[]): Map<string, { param: Tensor; grad: Tensor }> {
+    const views = new Map<string, { param: Tensor; grad: Tensor }>();
+    const layerOf = (name: string) => /layers\.(\d+)\./.exec(name)?.[1] ?? name;
+    const runs = packedRuns(
+      this.ctx,
+      shapes.map((s) => s.shape),
+      shapes.map((s) => layerOf(s.name)),
+    );
+    for (const [start, end] of runs ?? []) {
+      const run = shapes.slice(start, end);
+      const group = packedTensorsOf(
+        this.ctx,
+        run.map((s) => s.shape),
+        run.map((s) => s.name),
+      );
+      this.packed.push(group);
+      run.forEach(({ name }, i) => views.set(name, { param: group.params.views[i], grad: group.grads.views[i] }));
+    }
+    return views;
   }
 
   /**
@@ -530,8 +549,7 @@ export class GpuModel {
 
   /** Reads the optimizer state back: first and second moments by parameter name (empty before the first step). */
   async downloadOptimizerState(): Promise<{ m: ParamArrays; v: ParamArrays; step: number }> {
-    // Packed moments exist (as zeros) from the start; before the first step there are none to report.
-    const names = this.packed && this.step === 0 ? [] : [...this.m.keys()];
+    const names = [...this.m.keys()];
     const arrays = await this.ctx.readMany([...names.map((n) => this.m.get(n)!), ...names.map((n) => this.v.get(n)!)]);
     const m = Object.fromEntries(names.map((n, i) => [n, arrays[i] as Float32Array]));
     const v = Object.fromEntries(names.map((n, i) => [n, arrays[names.length + i] as Float32Array]));
@@ -1034,7 +1052,7 @@ export class GpuModel {
 
   /** Sets every gradient to zero (call before the backward of a fresh accumulation). */
   zeroGrads(rec: Recorder): void {
-    if (this.packed) fill(rec, this.packed.grads.all, 0);
+    if (this.packed.length) for (const p of this.packed) fill(rec, p.grads.all, 0);
     else for (const g of this.grads.values()) fill(rec, g, 0);
     if (this.frozenGainGrad) fill(rec, this.frozenGainGrad, 0);
     if (this.frozenHeadGainGrad) fill(rec, this.frozenHeadGainGrad, 0);
@@ -1145,6 +1163,14 @@ export class GpuModel {
 
   private ensureMoments(): void {
     if (this.m.size) return;
+    this.packedMoments = this.packed.map((p) => momentsOf(this.ctx, p));
+    this.packed.forEach((p, g) =>
+      p.names.forEach((name, i) => {
+        this.m.set(name, this.packedMoments[g].m.views[i]);
+        this.v.set(name, this.packedMoments[g].v.views[i]);
+      }),
+    );
+    if (this.packed.length) return;
     for (const [name, p] of this.trained) {
       this.m.set(name, this.ctx.tensor(p.shape, { label: `adam_m:${name}` }));
       this.v.set(name, this.ctx.tensor(p.shape, { label: `adam_v:${name}` }));
@@ -1166,7 +1192,7 @@ export class GpuModel {
         m: names.map((n) => this.m.get(n)!),
         v: names.map((n) => this.v.get(n)!),
         grads: names.map((n) => this.grads.get(n)!),
-        ...(this.packed ? { packed: this.packed } : {}),
+        ...(this.packed.length ? { packed: this.packed.map((p, g) => ({ ...p, ...this.packedMoments[g] })) } : {}),
       },
       clippedAdamwOptions(opts, this.step),
     );
@@ -1244,7 +1270,7 @@ export class GpuModel {
     for (const map of [this.rolloutParams, this.mergeScratch, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     if (this.paramsOwned) for (const t of this.params.values()) t.destroy();
-    if (this.packed) destroyPacked(this.packed);
+    this.packed.forEach((p, g) => destroyPacked({ ...p, ...this.packedMoments[g] }));
     for (const t of this.vectorArenas) t.destroy();
     this.frozenGainGrad?.destroy();
     this.frozenHeadGainGrad?.destroy();
