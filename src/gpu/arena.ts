@@ -23,7 +23,8 @@ function alignment(ctx: GpuContext): number {
 /** Elements an arena of these shapes takes on this device (with the padding that aligns each view). */
 export function arenaSize(ctx: GpuContext, shapes: readonly (readonly number[])[]): number {
   const a = alignment(ctx);
-  return shapes.reduce((n, s) => Math.ceil(n / a) * a + shapeSize(s), 0);
+  const n = shapes.reduce((n, s) => Math.ceil(n / a) * a + shapeSize(s), 0);
+  return Math.max(4, Math.ceil(n / 4) * 4);
 }
 
 /** A zeroed arena holding one f32 tensor per shape, labelled `labels[i]`. */
@@ -41,7 +42,8 @@ export function tensorArena(
     starts.push(n);
     n += shapeSize(s);
   }
-  const all = ctx.tensor<'f32'>([Math.max(1, n)], { label });
+  // A whole number of vec4 (a kernel may read the arena as quads: the optimizer's packed entry points).
+  const all = ctx.tensor<'f32'>([Math.max(4, Math.ceil(n / 4) * 4)], { label });
   const views = shapes.map(
     (s, i) => new Tensor(all.buffer, s, 'f32', labels[i], all.byteOffset + 4 * starts[i], false),
   );

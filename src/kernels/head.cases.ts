@@ -161,8 +161,8 @@ function crossEntropyCases(): KernelCase[] {
 
 // --------------------------------------------------------------------------------------------- optimizer
 
-/** Gradient tensors of odd sizes; 5000 and 2049 span several 2048-element partial-sum chunks. */
-const GRAD_SHAPES: number[][] = [[1], [37], [5000], [3, 7, 11], [2049]];
+/** Gradient tensors of odd sizes (not multiples of the norm's 4-element quads); 32771 spans two partial-sum chunks. */
+const GRAD_SHAPES: number[][] = [[1], [37], [5000], [3, 7, 11], [2049], [32771]];
 
 function optimizerCases(): KernelCase[] {
   const cases: KernelCase[] = [];

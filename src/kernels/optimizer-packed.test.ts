@@ -1,5 +1,5 @@
 // The packed optimizer step (tensors in groups of arenas: one norm-partials and one AdamW dispatch a group) gives the
-// per-tensor step's parameters, moments and norm bit for bit, at sizes that straddle the norm's 2048-element chunks
+// per-tensor step's parameters, moments and norm bit for bit, at sizes that straddle the norm's 32,768-element chunks
 // and the arenas' alignment padding, in one group and cut in several; and how packedRuns cuts the groups.
 
 import { describe, expect, it } from 'vitest';
@@ -9,17 +9,18 @@ import { arenaSize } from '../gpu';
 import { clippedAdamwStep, destroyPacked, packedOptimizerOf, packedRuns, type PackedOptimizer } from './optimizer';
 
 const gpu = useNodeDevice();
-const SHAPES = [[1], [63], [2049], [5, 413], [4096], [3, 7, 11]];
+// Lengths below, at and past the norm's 32,768-element chunk (and its 4-element quads), and odd ones.
+const SHAPES = [[1], [63], [2049], [5, 413], [32768], [3, 7, 11], [2, 32771]];
 
 describe('packed clippedAdamwStep', () => {
   it.each([
-    ['one group', [[0, 6]]],
+    ['one group', [[0, 7]]],
     [
       'three groups',
       [
         [0, 2],
         [2, 5],
-        [5, 6],
+        [5, 7],
       ],
     ],
   ] as const)('%s equals the per-tensor step bit for bit over 3 steps', async (_, runs) => {
@@ -71,7 +72,7 @@ describe('packed clippedAdamwStep', () => {
         `output ${i}`,
       ).toBe(true);
     expect((got[half - 1] as Float32Array)[0]).toBeGreaterThan(1); // the norm clipped: the scale mattered
-    // Norm partials and AdamW a group, the finalize and the clip factor once: 4 dispatches for six tensors in one
+    // Norm partials and AdamW a group, the finalize and the clip factor once: 4 dispatches for seven tensors in one
     // group, 8 in three.
     expect(packedDispatches).toBe(2 * runs.length + 2);
     groups.forEach((g) => destroyPacked(g));

@@ -24,7 +24,13 @@ import type { AdamwOptions } from '../reference/adamw';
  * small preset: the norm's partial sums took 1.09 s of a 9.1 s step with 256 threads, 0.12 s with 64).
  */
 const WG = 64;
-const ELEMS = 32;
+/**
+ * Elements a thread of the norm's partial sums reads (ELEMS / 4 quads): at 32 (2,048-element chunks) the workgroups'
+ * reduction trees, not the reads, were most of the time on SwiftShader (16M elements: 312 ms; 43 ms at 512 as vec4).
+ */
+const ELEMS = 512;
+/** Threads per workgroup of the packed AdamW, a vec4 each (SwiftShader, 16M elements: 265 ms at 64, 138 at 256). */
+const ADAM_WG = 256;
 /** Elements per partial sum of squares in gradNorm. */
 export const GRAD_NORM_CHUNK = WG * ELEMS;
 
@@ -463,11 +469,29 @@ export function clippedAdamwStep(
   if (packed) {
     // One AdamW over each group's arenas: elementwise, so each tensor's values are the per-tensor step's; the zero
     // padding (zero gradient, moments and parameter) stays zero.
-    for (const p of packed) adamwStepScaled(rec, p.params.all, p.m.all, p.v.all, p.grads.all, scale, opts);
+    for (const p of packed) adamwStepPacked(rec, p, scale, opts);
     return;
   }
   for (let i = 0; i < n; i++)
     adamwStepScaled(rec, state.params[i], state.m[i], state.v[i], state.grads[i], scale, opts);
+}
+
+/** adamwStepScaled over one group's arenas, a vec4 a thread (their length divides by 4: src/gpu/arena.ts). */
+function adamwStepPacked(
+  rec: Recorder,
+  p: PackedOptimizer,
+  gradScale: Tensor,
+  opts: Omit<AdamwOptions, 'gradScale'>,
+): void {
+  const n = p.params.all.size;
+  rec.dispatch({
+    family: family(rec),
+    entry: 'adamw_step_packed',
+    constants: { WG: ADAM_WG, ELEMS },
+    params: adamParams('adamwStepScaled', n, opts),
+    bindings: [p.params.all, p.m.all, p.v.all, p.grads.all, gradScale],
+    workgroups: grid(Math.ceil(n / 4 / ADAM_WG), maxDim(rec)),
+  });
 }
 
 /**
@@ -486,7 +510,7 @@ function gradNormPacked(rec: Recorder, out: Tensor, groups: readonly PackedTenso
         entry: 'grad_norm_partial_packed',
         constants: { WG, ELEMS },
         params: NORM_PARAMS.pack({ n: 0, offset, chunks: p.chunks, maxNorm: 0 }),
-        bindings: [partials, p.grads.all, p.chunkBounds],
+        bindings: [partials, null, p.chunkBounds, p.grads.all],
         workgroups: grid(p.chunks, maxDim(rec)),
         cost: { bytes: 4 * p.grads.views.reduce((s, g) => s + g.size, 0) + 4 * p.chunks, flops: 0 },
       });
