@@ -165,16 +165,42 @@ const SMALLER_TILE: Partial<Record<MatmulVariant, MatmulVariant>> = {
 };
 
 /**
+ * The share of SwiftShader's lanes that compute columns of C for a tile `cols` wide: it runs a workgroup's invocations
+ * four at a time along x, so ceil(N / cols) invocations across take whole fours (those past N return at once).
+ */
+function columnLanesUsed(N: number, cols: number): number {
+  const across = Math.ceil(N / cols);
+  return N / (cols * 4 * Math.ceil(across / 4));
+}
+
+/**
  * Whether a product is too small for variant v, so that the next smaller tile runs it faster. For matmul_wide's
  * tiles and vec4 (one tile per invocation): rows filling at most half of an invocation's tile (the rest is computed
- * for nothing), or fewer than 4 invocations across the columns (SwiftShader runs a workgroup's invocations four at a
- * time along x, so a product one or two invocations wide leaves most of each four idle). For the workgroup tiles
- * ('tiled128'; 'tiled' has no smaller one): rows filling at most half of the workgroup's.
+ * for nothing), or a smaller tile that puts at least 1.5 times the share of the lanes to work across the columns
+ * (columnLanesUsed: a LoRA rank of 16 fills a quarter of a 16-wide tile's fours, half of an 8-wide tile's, all of
+ * vec4's; 48 columns fill three quarters of either tile's, and the larger tile's better reuse wins), or a product
+ * that is one workgroup of this tile and several of the smaller one (a CPU adapter runs a workgroup on one core: a
+ * weight gradient of nano's, 128 x 48 x 1024 A^T*B, one 128 x 128 workgroup of the 16x16 tile, ran 1.28x faster as two
+ * of the 8x8 one). For the workgroup tiles ('tiled128'; 'tiled' has no smaller one): rows filling at most half of
+ * the workgroup's.
  */
 function tooSmallFor(v: MatmulVariant, s: { M: number; N: number }): boolean {
   if (v === 'tiled' || v === 'tiled128') return 2 * s.M <= workgroupSpan(v)[0];
   const [rows, cols] = invocationTile(v);
-  return 2 * s.M <= rows || s.N < 4 * cols;
+  const next = SMALLER_TILE[v];
+  if (next !== 'wide' && next !== 'vec4') return 2 * s.M <= rows;
+  const nextCols = invocationTile(next)[1];
+  return (
+    2 * s.M <= rows ||
+    columnLanesUsed(s.N, nextCols) >= 1.5 * columnLanesUsed(s.N, cols) ||
+    (workgroupsOver(v, s) === 1 && workgroupsOver(next, s) > 1)
+  );
+}
+
+/** The workgroups of variant v's grid over C (M x N). */
+function workgroupsOver(v: MatmulVariant, s: { M: number; N: number }): number {
+  const [rows, cols] = workgroupSpan(v);
+  return Math.ceil(s.M / rows) * Math.ceil(s.N / cols);
 }
 
 /**
@@ -184,7 +210,11 @@ function tooSmallFor(v: MatmulVariant, s: { M: number; N: number }): boolean {
  * products (square / wide / vec4): 1 x 1536 x 576 A*B^T 4.52 / 3.01 / 2.11; 4 rows 4.65 / 3.19 / 2.08; 8 rows
  * 4.99 / 3.40 / 4.06; 12 rows 4.62 / 5.69 / 5.32; 32 rows 9.70 / 11.86 / 15.10; 64 rows 19.25 / 25.38 / 30.41
  * (A*B at 576 x 1536 alike). A LoRA rank of 16 at 160 rows, f32: x A^T 160 x 16 x 576 2.99-3.73 / 1.68-1.77 /
- * 1.19-1.26; dY^T xa 1536 x 16 x 160 7.89 / 5.60 / 5.02; dY B 160 x 16 x 1536 10.51 / 5.03 / 3.27. Every variant
+ * 1.19-1.26; dY^T xa 1536 x 16 x 160 7.89 / 5.60 / 5.02; dY B 160 x 16 x 1536 10.51 / 5.03 / 3.27. Nano's 48 columns
+ * (median of 11): 1024 x 48 x 128 A*B 4.7 / 6.7 / 5.7, A*B^T 4.1 / 5.2 / 5.7; its 24 columns 1024 x 24 x 48 A*B 2.7 /
+ * 2.7 / 2.7 (and 2.9 / 2.6 / 3.8 in another run), A*B^T 2.7 / 2.7 / 3.1. Its weight gradients, A^T*B (median of
+ * 30): 128 x 48 x 1024 6.30 / 4.93 / 7.20, 48 x 128 x 1024 4.82 / 3.70 / 6.97 (one workgroup of the 16x16 tile, two of
+ * the 8x8), 48 x 48 x 1024 2.45 / 3.52 / 3.57 (one of either); micro's 176 x 64 x 1024 5.84 / 7.98 / 11.22. Every variant
  * equals the naive oracle (matmul tests); the elements of C are summed in a different order along K from one
  * variant to another (matmul_wide's tiles agree with each other in every layout, and with vec4 except in A*B), so
  * results can differ in the last bits.
