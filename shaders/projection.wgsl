@@ -28,7 +28,8 @@
 // by 4; out-of-range rows and columns read a clamped index and are not stored. A workgroup is WG_X column tiles by
 // WG_Y row tiles, shaped to the rows (src/kernels/projection.ts projectionWorkgroup: 64 x 1 for a decode step's 4
 // rows), and with NORM sums its rows' rstd once for all its tiles. projection_qkv picks its weight buffer once per
-// invocation and runs one K loop per buffer (a choice inside the loop cost a branch per k on SwiftShader).
+// invocation and runs one K loop per buffer (a choice inside the loop cost a branch per k on SwiftShader), or with
+// ONE_K_LOOP one loop choosing at each k (lavapipe, where the three loops compiled over the 2 s budget).
 // Vectors: the gain g at gainAt and the biases b0, b1, b2 at biasAt0..2 of one f32 array (a layer's arena of its
 // norm gain and q/k/v biases, or the gain itself): 8 storage buffers at most, WebGPU's default limit.
 // The weights may be stored bf16/f16 (src/kernels/projection.ts rewrites W0_4..W2_4, Wg_4 and Wu_4 through
@@ -41,6 +42,10 @@ override BIAS: bool = false;
 override K1: bool = false; // sum one k at a time (matmul_blocked's order) instead of 4 k per dot product
 override LORA_K1: bool = false; // the same for the LoRA epilogue's sum along the rank
 override PAIR: bool = false; // projection_gate_up: store the two products, no SwiGLU
+// projection_qkv(_lora): one K loop that picks the weight buffer at each k instead of one loop per buffer (the same
+// products in the same order): lavapipe compiles it in about 60% of the time and runs it as fast; SwiftShader runs it
+// 2.5x slower (src/kernels/projection.ts qkvOneLoop).
+override ONE_K_LOOP: bool = false;
 override WG_X: u32 = 8u;
 override WG_Y: u32 = 8u;
 
@@ -276,6 +281,28 @@ fn product_w2(a: vec4<u32>, b: vec4<u32>, r: vec4<f32>) -> array<vec4<f32>, 4> {
   return t;
 }
 
+// The three products above as one loop (ONE_K_LOOP): segment seg's weights, read through w_seg at each k.
+fn w_seg(seg: u32, i: u32) -> vec4<f32> {
+  if (seg == 0u) { return W0_4[i]; }
+  if (seg == 1u) { return W1_4[i]; }
+  return W2_4[i];
+}
+fn product_seg(seg: u32, a: vec4<u32>, b: vec4<u32>, r: vec4<f32>) -> array<vec4<f32>, 4> {
+  var t = array<vec4<f32>, 4>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
+  for (var k = 0u; k < p.K / 4u; k++) {
+    let x = x_tile_qkv(a, k, r);
+    let y0 = w_seg(seg, b.x + k);
+    let y1 = w_seg(seg, b.y + k);
+    let y2 = w_seg(seg, b.z + k);
+    let y3 = w_seg(seg, b.w + k);
+    t[0] = step4(t[0], x.r0, y0, y1, y2, y3);
+    t[1] = step4(t[1], x.r1, y0, y1, y2, y3);
+    t[2] = step4(t[2], x.r2, y0, y1, y2, y3);
+    t[3] = step4(t[3], x.r3, y0, y1, y2, y3);
+  }
+  return t;
+}
+
 // A tile's 4 columns, clamped to the last of n, from its first column c0.
 fn tile_columns(c0: u32, n: u32) -> vec4<u32> {
   let last = n - 1u;
@@ -334,7 +361,9 @@ fn qkv_tile(j0: u32, i0: u32, row0: u32) -> QkvTile {
   let b = tile_columns(t.c0, t.n) * (p.K / 4u);
   let a = row_starts(i0);
   let r = rstd4(i0, row0);
-  if (t.seg == 0u) {
+  if (ONE_K_LOOP) {
+    t.rows = product_seg(t.seg, a, b, r);
+  } else if (t.seg == 0u) {
     t.rows = product_w0(a, b, r);
   } else if (t.seg == 1u) {
     t.rows = product_w1(a, b, r);

@@ -110,8 +110,9 @@ function qkvCase(
   order: MatmulSumOrder,
   rank = 0,
   loraOrder: MatmulSumOrder = order,
+  bothForms = false,
 ): KernelCase {
-  const name = `projectionQkv M=${s.M} K=${s.K} N=${s.N.join('/')}${norm ? ' norm' : ''}${bias ? ' bias' : ''} ${dtype} ${order}${rank ? ` lora r=${rank} ${loraOrder}` : ''}`;
+  const name = `projectionQkv M=${s.M} K=${s.K} N=${s.N.join('/')}${norm ? ' norm' : ''}${bias ? ' bias' : ''} ${dtype} ${order}${rank ? ` lora r=${rank} ${loraOrder}` : ''}${bothForms ? ' one K loop = three' : ''}`;
   return {
     name,
     family: 'projection',
@@ -130,22 +131,35 @@ function qkvCase(
       const t0 = performance.now();
       const rec = ctx.recorder(name);
       const three = <T>(a: T[]) => a as unknown as [T, T, T];
-      projectionQkv(rec, three(gY), gX, three(gW.map((w) => w.t)), {
-        norm: norm ? { gain: vec.views[0], eps: 1e-5 } : null,
-        biases: bias ? three(vec.views.slice(norm ? 1 : 0)) : null,
-        order,
-        lora: lora?.gpu,
-      });
+      // bothForms: the one-loop form (ONE_K_LOOP) into gY, the three-loop form into gY3, to be equal bit for bit.
+      const gY3 = bothForms ? ys.map((y, i) => ctx.tensor(y.shape, { label: `${name}:y3_${i}` })) : [];
+      for (const [out, oneKLoop] of bothForms
+        ? ([
+            [gY, true],
+            [gY3, false],
+          ] as const)
+        : ([[gY, undefined]] as const))
+        projectionQkv(rec, three(out), gX, three(gW.map((w) => w.t)), {
+          norm: norm ? { gain: vec.views[0], eps: 1e-5 } : null,
+          biases: bias ? three(vec.views.slice(norm ? 1 : 0)) : null,
+          order,
+          lora: lora?.gpu,
+          oneKLoop,
+        });
       rec.submit();
       const got = (await ctx.readMany(gY)) as Float32Array[];
+      const gotThree = (await ctx.readMany(gY3)) as Float32Array[];
       const ms = performance.now() - t0;
-      for (const t of [gX, ...gW.map((w) => w.t), vec.all, ...gY, ...(lora?.buffers ?? [])]) t.destroy();
+      for (const t of [gX, ...gW.map((w) => w.t), vec.all, ...gY, ...gY3, ...(lora?.buffers ?? [])]) t.destroy();
+      const differing = gotThree.filter((y, i) => !Buffer.from(y.buffer).equals(Buffer.from(got[i].buffer))).length;
       qkvTwin(three(ys), x, three(gW.map((w) => w.rounded)), {
         norm: norm ? { gain, eps: 1e-5 } : null,
         biases: bias ? three(biases) : null,
         lora: lora?.host,
       });
-      return finish(ctx, name, got, ys, s.K, ms, dtype);
+      const result = finish(ctx, name, got, ys, s.K, ms, dtype);
+      if (!differing) return result;
+      return { ...result, pass: false, summary: `${result.summary}; ${differing} output(s) differ between the forms` };
     },
   };
 }
@@ -293,6 +307,13 @@ export function projectionCases(): KernelCase[] {
       cases.push(addLoraCase(s, 'f32', order, rank, loraOrder));
     }
   for (const s of SHAPES) cases.push(pairCase(s, true, 'k4'), pairCase(s, false, 'k1'));
+  // The q/k/v product's two forms (one K loop, or one per weight) agree bit for bit, plain and with the epilogue.
+  for (const s of [SHAPES[3], SHAPES[4]])
+    cases.push(
+      qkvCase(s, true, true, 'f32', 'k4', 0, 'k4', true),
+      qkvCase(s, true, true, 'f32', 'k1', 8, 'k4', true),
+      qkvCase(s, false, false, 'bf16', 'k4', 4, 'k1', true),
+    );
   for (const dtype of ['bf16', 'f16'] as const) {
     cases.push(
       qkvCase(SHAPES[3], true, false, dtype, 'k4', 4, 'k4'),

@@ -13,10 +13,11 @@
 // either one tensor, or views of one arena (GpuModel keeps a Qwen2 layer's gain and q/k/v biases in one).
 
 import raw from '../../shaders/projection.wgsl?raw';
-import { declareShader, spanOf, uniforms, type Recorder, type Tensor } from '../gpu';
+import { declareShader, spanOf, uniforms, type GpuContext, type Recorder, type Tensor } from '../gpu';
 import { operandCodec, withHalfVec4Operand, type HalfCodec } from './half-operand';
 import { defaultMatmulVariant, matmulSumOrder, type MatmulSumOrder } from './matmul';
 import { rowLayout } from './rows';
+import { isLlvmpipe } from './matmul-tune';
 
 /** Invocations per workgroup: 64, as WG_X column tiles x WG_Y row tiles of 4 x 4. */
 const WG_INVOCATIONS = 64;
@@ -102,6 +103,16 @@ export const QKV_LORA_STORAGE_BUFFERS = 10;
 /** Whether the device binds projection_qkv_lora's storage buffers (WebGPU's default is 8; every other entry fits). */
 export function projectionQkvLoraFits(device: GPUDevice): boolean {
   return device.limits.maxStorageBuffersPerShaderStage >= QKV_LORA_STORAGE_BUFFERS;
+}
+
+/**
+ * Whether projection_qkv(_lora) runs its three weights in one K loop on this adapter (shaders/projection.wgsl
+ * ONE_K_LOOP): on lavapipe, where the three loops of the LoRA entry compiled in 1.7-2.7 s cold (creation + first
+ * dispatch; 1.1-1.4 s as one loop) and ran as fast as one (4 rows at SmolLM2-135M's q/k/v, bf16: 0.5-0.85 ms either
+ * way); not on SwiftShader, where one loop ran 2.5x slower (5.0 ms against 2.0), nor on GPUs (not measured).
+ */
+export function qkvOneLoop(ctx: GpuContext): boolean {
+  return isLlvmpipe(ctx);
 }
 
 const sources = new Map<string, string>();
@@ -230,6 +241,8 @@ export function projectionQkv(
     biases: readonly [Tensor, Tensor, Tensor] | null;
     order: MatmulSumOrder;
     lora?: GpuLoraEpilogue;
+    /** One K loop for the three weights (default: qkvOneLoop of the device); the same results either way. */
+    oneKLoop?: boolean;
   },
 ): void {
   const kernel = 'projectionQkv';
@@ -261,6 +274,7 @@ export function projectionQkv(
       BIAS: opts.biases !== null,
       K1: opts.order === 'k1',
       LANES: opts.norm ? rowLayout(K).LANES : 1,
+      ONE_K_LOOP: opts.oneKLoop ?? qkvOneLoop(rec.ctx),
       ...shape,
       ...lora?.constants,
     },
