@@ -20,11 +20,25 @@ function alignment(ctx: GpuContext): number {
   return Math.max(1, ctx.device.limits.minStorageBufferOffsetAlignment / 4);
 }
 
+/**
+ * Where each view of an arena of these shapes starts (element offsets aligned for binding) and the arena's length, a
+ * whole number of vec4 (a kernel may read the arena as quads: the optimizer's packed entry points).
+ */
+function arenaLayout(ctx: GpuContext, shapes: readonly (readonly number[])[]): { starts: number[]; size: number } {
+  const a = alignment(ctx);
+  const starts: number[] = [];
+  let n = 0;
+  for (const s of shapes) {
+    n = Math.ceil(n / a) * a;
+    starts.push(n);
+    n += shapeSize(s);
+  }
+  return { starts, size: Math.max(4, Math.ceil(n / 4) * 4) };
+}
+
 /** Elements an arena of these shapes takes on this device (with the padding that aligns each view). */
 export function arenaSize(ctx: GpuContext, shapes: readonly (readonly number[])[]): number {
-  const a = alignment(ctx);
-  const n = shapes.reduce((n, s) => Math.ceil(n / a) * a + shapeSize(s), 0);
-  return Math.max(4, Math.ceil(n / 4) * 4);
+  return arenaLayout(ctx, shapes).size;
 }
 
 /** A zeroed arena holding one f32 tensor per shape, labelled `labels[i]`. */
@@ -34,16 +48,8 @@ export function tensorArena(
   labels: readonly string[],
   label: string,
 ): TensorArena {
-  const a = alignment(ctx);
-  const starts: number[] = [];
-  let n = 0;
-  for (const s of shapes) {
-    n = Math.ceil(n / a) * a;
-    starts.push(n);
-    n += shapeSize(s);
-  }
-  // A whole number of vec4 (a kernel may read the arena as quads: the optimizer's packed entry points).
-  const all = ctx.tensor<'f32'>([Math.max(4, Math.ceil(n / 4) * 4)], { label });
+  const { starts, size } = arenaLayout(ctx, shapes);
+  const all = ctx.tensor<'f32'>([size], { label });
   const views = shapes.map(
     (s, i) => new Tensor(all.buffer, s, 'f32', labels[i], all.byteOffset + 4 * starts[i], false),
   );

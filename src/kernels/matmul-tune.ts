@@ -32,8 +32,8 @@ export const TUNE_CANDIDATES: readonly MatmulVariant[] = MATMUL_VARIANTS.filter(
  */
 export function tuneCandidates(ctx: GpuContext): MatmulVariant[] {
   if (isLlvmpipe(ctx)) return TUNE_CANDIDATES.filter((v) => QUICK_ON_LLVMPIPE.includes(v));
-  const slowOnCpu: readonly MatmulVariant[] = ['tiled', 'tiled128', 'strided', 'vec4', 'tall'];
-  return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && slowOnCpu.includes(v)));
+  const leftOutOnCpu: readonly MatmulVariant[] = ['tiled', 'tiled128', 'strided', 'vec4', 'tall'];
+  return TUNE_CANDIDATES.filter((v) => !(ctx.report.isFallbackAdapter && leftOutOnCpu.includes(v)));
 }
 
 /**

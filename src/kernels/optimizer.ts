@@ -117,11 +117,16 @@ export function gradNorm(rec: Recorder, out: Tensor, grads: readonly Tensor[], o
     });
     offset += chunks;
   }
+  finalizeNorm(rec, out, partials, total);
+}
+
+/** norm[0] = sqrt(sum of the first n partial sums), one workgroup in a fixed order (gradNorm's last dispatch). */
+function finalizeNorm(rec: Recorder, out: Tensor, partials: Tensor, n: number): void {
   rec.dispatch({
     family: family(rec),
     entry: 'grad_norm_finalize',
     constants: { WG, ELEMS },
-    params: NORM_PARAMS.pack({ n: total, offset: 0, chunks: 0, maxNorm: 0 }),
+    params: NORM_PARAMS.pack({ n, offset: 0, chunks: 0, maxNorm: 0 }),
     bindings: [out, partials],
     workgroups: [1],
   });
@@ -314,7 +319,7 @@ export type PackedOptimizer = PackedTensors & PackedMoments;
  * The chunk bounds of gradients packed in an arena (one per GRAD_NORM_CHUNK elements of each tensor, in order), as
  * gradNorm would cut each tensor alone. Upload them once: the layout does not change.
  */
-export function packedChunkBounds(grads: TensorArena): Uint32Array {
+function packedChunkBounds(grads: TensorArena): Uint32Array {
   const out: number[] = [];
   grads.views.forEach((g, i) => {
     const start = grads.starts[i];
@@ -516,12 +521,5 @@ function gradNormPacked(rec: Recorder, out: Tensor, groups: readonly PackedTenso
       });
     offset += p.chunks;
   }
-  rec.dispatch({
-    family: family(rec),
-    entry: 'grad_norm_finalize',
-    constants: { WG, ELEMS },
-    params: NORM_PARAMS.pack({ n: total, offset: 0, chunks: 0, maxNorm: 0 }),
-    bindings: [out, partials],
-    workgroups: [1],
-  });
+  finalizeNorm(rec, out, partials, total);
 }

@@ -46,6 +46,7 @@ import {
   packedRuns,
   packedTensorsOf,
   type PackedMoments,
+  type PackedOptimizer,
   type PackedTensors,
 } from '../kernels/optimizer';
 import { rmsnormBackward, rmsnormForward } from '../kernels/rmsnorm';
@@ -1161,6 +1162,11 @@ export class GpuModel {
     if (!frozen) embeddingBackward(rec, this.g('model.embed_tokens.weight'), g.dRes, inp.tokens);
   }
 
+  /** Each packed group with its moments once the first optimizer step has made them (ensureMoments). */
+  private packedGroups(): (PackedTensors & Partial<PackedMoments>)[] {
+    return this.packed.map((p, g) => ({ ...p, ...this.packedMoments[g] }));
+  }
+
   private ensureMoments(): void {
     if (this.m.size) return;
     this.packedMoments = this.packed.map((p) => momentsOf(this.ctx, p));
@@ -1192,7 +1198,7 @@ export class GpuModel {
         m: names.map((n) => this.m.get(n)!),
         v: names.map((n) => this.v.get(n)!),
         grads: names.map((n) => this.grads.get(n)!),
-        ...(this.packed.length ? { packed: this.packed.map((p, g) => ({ ...p, ...this.packedMoments[g] })) } : {}),
+        ...(this.packed.length ? { packed: this.packedGroups() as PackedOptimizer[] } : {}),
       },
       clippedAdamwOptions(opts, this.step),
     );
@@ -1270,7 +1276,7 @@ export class GpuModel {
     for (const map of [this.rolloutParams, this.mergeScratch, this.adapters, this.grads, this.m, this.v])
       for (const t of map.values()) t.destroy();
     if (this.paramsOwned) for (const t of this.params.values()) t.destroy();
-    this.packed.forEach((p, g) => destroyPacked({ ...p, ...this.packedMoments[g] }));
+    for (const p of this.packedGroups()) destroyPacked(p);
     for (const t of this.vectorArenas) t.destroy();
     this.frozenGainGrad?.destroy();
     this.frozenHeadGainGrad?.destroy();
